@@ -1,0 +1,49 @@
+//! Turning results into files and text: JSON and CSV as the run writes them, the tables
+//! printed at the end, and the report rendered from the saved JSON. Nothing here touches
+//! the GPU, so every output can be regenerated from a results folder.
+pub mod csv;
+pub mod json;
+pub mod table;
+
+/// A failure writing or reading result files.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error("could not {action} {path}: {source}")]
+    Io {
+        action: &'static str,
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path} is not a streamlab result: {source}")]
+    Json {
+        path: std::path::PathBuf,
+        source: serde_json::Error,
+    },
+    #[error("{0} holds no streamlab results (no summary.json or experiment JSON): point --from at a folder written by a run")]
+    Empty(std::path::PathBuf),
+}
+
+/// Write `contents` to `dir/name`, naming the path on failure.
+pub fn write_file(dir: &std::path::Path, name: &str, contents: &str) -> Result<(), ReportError> {
+    let path = dir.join(name);
+    std::fs::write(&path, contents).map_err(|source| ReportError::Io {
+        action: "write",
+        path,
+        source,
+    })
+}
+
+/// Render the report of the results in `dir` from its saved JSON (no GPU needed).
+pub fn render(dir: &std::path::Path) -> Result<(), ReportError> {
+    let run = json::SavedRun::load(dir)?;
+    if let Some(r) = &run.matmul_streams {
+        print!("\nmatmul-streams\n{}", table::matmul_streams(r));
+    }
+    if let Some(r) = &run.memcpy_kernel {
+        print!("\nmemcpy-kernel\n{}", table::memcpy_kernel(r));
+    }
+    if let Some(r) = &run.sincos_overlap {
+        print!("\nsincos-overlap\n{}", table::sincos_overlap(r));
+    }
+    Ok(())
+}

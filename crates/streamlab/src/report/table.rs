@@ -1,0 +1,134 @@
+//! The plain-text tables printed at the end of a run, in the write-ups' own formats.
+use std::fmt::Write;
+
+use crate::results::{
+    DeviceInfo, MatmulStreamsResult, MemcpyKernelResult, RunSummary, SincosOverlapResult,
+};
+
+pub fn device(info: &DeviceInfo) -> String {
+    format!(
+        "GPU {}: {} (compute {}.{}, {} SMs, {} copy engines, concurrent kernels: {}, {:.1} GiB, CUDA driver {}{})\n",
+        info.ordinal,
+        info.name,
+        info.compute_capability.0,
+        info.compute_capability.1,
+        info.sm_count,
+        info.copy_engines,
+        if info.concurrent_kernels { "yes" } else { "no" },
+        info.total_memory_bytes as f64 / (1u64 << 30) as f64,
+        info.driver_cuda_version,
+        info.pcie_link.as_ref().map(|l| format!(", {l}")).unwrap_or_default(),
+    )
+}
+
+pub fn matmul_streams(r: &MatmulStreamsResult) -> String {
+    let mut out = String::from("streams  mean ms  median ms  speedup  tasks/stream  model ms\n");
+    for p in &r.points {
+        let s = &p.time.summary;
+        let _ = writeln!(
+            out,
+            "{:>7}  {:>7.3}  {:>9.3}  {:>6.2}x  {:>12}  {:>8.3}",
+            p.streams, s.mean, s.median, p.speedup, p.tasks_per_stream, p.model_ms
+        );
+    }
+    let _ = writeln!(out, "verification: {}", r.verification.detail);
+    out
+}
+
+pub fn memcpy_kernel(r: &MemcpyKernelResult) -> String {
+    let mut out = format!("copy engines (asyncEngineCount): {}\n", r.device.copy_engines);
+    let mut streams = None;
+    for row in &r.rows {
+        if streams != Some(row.streams) {
+            streams = Some(row.streams);
+            let _ = writeln!(out, "{} streams\n  Cycles    HtoD  Kernel    DtoH   Total  Concurrent  Speedup  Amdahl", row.streams);
+        }
+        let _ = writeln!(
+            out,
+            "{:>8} {:>7.2} {:>7.2} {:>7.2} {:>7.2} {:>11.2} {:>7.2}x {:>6.2}x",
+            row.cycles,
+            row.htod.summary.mean,
+            row.kernel.summary.mean,
+            row.dtoh.summary.mean,
+            row.total.summary.mean,
+            row.concurrent.summary.mean,
+            row.speedup,
+            row.amdahl_ideal
+        );
+    }
+    let _ = writeln!(
+        out,
+        "breakeven (kernel outlasts the copies) at cycles: {}",
+        r.breakeven_cycles.map_or("not reached".to_owned(), |c| c.to_string())
+    );
+    let _ = writeln!(out, "verification: {}", r.verification.detail);
+    out
+}
+
+pub fn sincos_overlap(r: &SincosOverlapResult) -> String {
+    let mut out = format!(
+        "Time for sequential transfer and execution in ms = {:.4}\n",
+        r.sequential.summary.mean
+    );
+    for p in r.points.iter().filter(|p| p.streams == r.params.streams) {
+        let _ = writeln!(out, "Time for {} transfer and execution in ms = {:.4} ({} streams)", p.variant.label(), p.time.summary.mean, p.streams);
+    }
+    let _ = writeln!(out, "Max error = {:e}", r.verification.max_abs_error);
+    let _ = writeln!(out, "streams  async 1 ms  async 2 ms");
+    let mut counts: Vec<usize> = r.points.iter().map(|p| p.streams).collect();
+    counts.dedup();
+    for s in counts {
+        let mean = |v| {
+            r.points
+                .iter()
+                .find(|p| p.streams == s && p.variant == v)
+                .map_or(f64::NAN, |p| p.time.summary.mean)
+        };
+        let _ = writeln!(out, "{s:>7}  {:>10.4}  {:>10.4}", mean(crate::results::SincosVariant::Async1), mean(crate::results::SincosVariant::Async2));
+    }
+    let _ = writeln!(
+        out,
+        "alone: HtoD {:.4} ms, kernel {:.4} ms, DtoH {:.4} ms (copy-engine bound {:.4} ms)",
+        r.htod_alone.summary.mean,
+        r.kernel_alone.summary.mean,
+        r.dtoh_alone.summary.mean,
+        r.htod_alone.summary.mean.max(r.dtoh_alone.summary.mean)
+    );
+    let _ = writeln!(out, "verification: {}", r.verification.detail);
+    out
+}
+
+/// The compact table `run-all` prints last.
+pub fn summary(s: &RunSummary) -> String {
+    let mut out = device(&s.device);
+    let verdict = |v: bool| if v { "verified" } else { "FAILED" };
+    if let Some(x) = &s.experiments.sincos_overlap {
+        let _ = writeln!(
+            out,
+            "sincos-overlap  sequential {:.3} ms, best async {:.3} ms ({}, {} streams)  {}",
+            x.sequential_ms, x.best_async_ms, x.best_async_variant.label(), x.best_async_streams, verdict(x.verified)
+        );
+    }
+    if let Some(x) = &s.experiments.matmul_streams {
+        let _ = writeln!(
+            out,
+            "matmul-streams  1 stream {:.3} ms, {} streams {:.3} ms, speedup {:.2}x  {}",
+            x.ms_by_streams.first().copied().unwrap_or(f64::NAN),
+            x.ms_by_streams.len(),
+            x.ms_by_streams.last().copied().unwrap_or(f64::NAN),
+            x.speedup_max_streams,
+            verdict(x.verified)
+        );
+    }
+    if let Some(x) = &s.experiments.memcpy_kernel {
+        let _ = writeln!(
+            out,
+            "memcpy-kernel   {} streams, best speedup {:.2}x, breakeven cycles {}  {}",
+            x.num_streams,
+            x.best_speedup,
+            x.breakeven_cycles.map_or("not reached".to_owned(), |c| c.to_string()),
+            verdict(x.verified)
+        );
+    }
+    out
+}

@@ -1,0 +1,50 @@
+//! Reading what a GPU is: name, compute capability, engines, memory, driver, PCIe link.
+use cudarc::driver::{result, sys};
+
+use super::{Context, RuntimeError};
+use crate::results::DeviceInfo;
+
+use sys::CUdevice_attribute as A;
+
+/// Describe `device` (whose context is current).
+pub fn query_info(ordinal: usize, device: sys::CUdevice) -> Result<DeviceInfo, RuntimeError> {
+    let attr = |a: A| -> Result<i32, RuntimeError> {
+        // SAFETY: `device` is a valid handle.
+        unsafe { result::device::get_attribute(device, a) }.doing("reading device attributes")
+    };
+    let mut version = 0i32;
+    // SAFETY: writes one int.
+    unsafe { sys::cuDriverGetVersion(&mut version) }
+        .result()
+        .doing("reading the driver version")?;
+    let pci = (
+        attr(A::CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID)?,
+        attr(A::CU_DEVICE_ATTRIBUTE_PCI_BUS_ID)?,
+        attr(A::CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID)?,
+    );
+    Ok(DeviceInfo {
+        ordinal,
+        name: result::device::get_name(device).doing("reading the device name")?,
+        compute_capability: (
+            attr(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?,
+            attr(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
+        ),
+        sm_count: attr(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
+        copy_engines: attr(A::CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT)?,
+        concurrent_kernels: attr(A::CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS)? != 0,
+        // SAFETY: `device` is a valid handle.
+        total_memory_bytes: unsafe { result::device::total_mem(device) }
+            .doing("reading the memory size")? as u64,
+        driver_cuda_version: format!("{}.{}", version / 1000, version % 1000 / 10),
+        pcie_link: pcie_link(pci),
+    })
+}
+
+/// "PCIe 32.0 GT/s x16" from sysfs, where the device's PCI function is visible.
+fn pcie_link((domain, bus, dev): (i32, i32, i32)) -> Option<String> {
+    let base = format!("/sys/bus/pci/devices/{domain:04x}:{bus:02x}:{dev:02x}.0");
+    let read = |file: &str| std::fs::read_to_string(format!("{base}/{file}")).ok();
+    let speed = read("current_link_speed")?;
+    let width = read("current_link_width")?;
+    Some(format!("PCIe {} x{}", speed.trim().trim_end_matches(" PCIe"), width.trim()))
+}
