@@ -8,7 +8,9 @@ fn main() {
         .kernel("add_kernel", 5)
         .kernel("sincos", 4);
     builder.emit_rerun_directives();
-    let ptx = builder.build().unwrap_or_else(|err| fail_build_script(&err));
+    let ptx = builder
+        .build()
+        .unwrap_or_else(|err| fail_build_script(&err));
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:warning=kernels built: {}", ptx.display());
 }

@@ -37,6 +37,10 @@ pub fn cell(row: usize, col: usize, cols: usize) -> usize {
     row * cols + col
 }
 
+/// Products loaded per step of [`matmul_cell`]: all loads of a step are issued before
+/// its multiply-adds, so that many memory requests are in flight per thread.
+pub const MATMUL_UNROLL: usize = 8;
+
 /// One cell of `C = A·B`: the dot product of row `row` of `a` (`rows × aligned`) with
 /// column `col` of `b` (`aligned × cols`), accumulated in order with fused multiply-adds.
 ///
@@ -52,33 +56,67 @@ pub unsafe fn matmul_cell(
     cols: usize,
     aligned: usize,
 ) -> f32 {
-    let mut sum = 0.0f32;
+    // SAFETY (all reads below): the caller guarantees row `row` of `a` and column `col`
+    // of `b` are in bounds, and `k + u < aligned` throughout.
     let a_row = unsafe { a.add(row * aligned) };
-    for k in 0..aligned {
-        // SAFETY: the caller guarantees both reads are in bounds.
-        let (x, y) = unsafe { (*a_row.add(k), *b.add(cell(k, col, cols))) };
-        sum = fma(x, y, sum);
+    let b_col = unsafe { b.add(col) };
+    let mut sum = 0.0f32;
+    let mut k = 0;
+    while k + MATMUL_UNROLL <= aligned {
+        let mut x = [0.0f32; MATMUL_UNROLL];
+        let mut y = [0.0f32; MATMUL_UNROLL];
+        for u in 0..MATMUL_UNROLL {
+            unsafe {
+                x[u] = *a_row.add(k + u);
+                y[u] = *b_col.add((k + u) * cols);
+            }
+        }
+        for u in 0..MATMUL_UNROLL {
+            sum = fma(x[u], y[u], sum);
+        }
+        k += MATMUL_UNROLL;
+    }
+    while k < aligned {
+        sum = fma(
+            unsafe { *a_row.add(k) },
+            unsafe { *b_col.add(k * cols) },
+            sum,
+        );
+        k += 1;
     }
     sum
 }
 
 /// AddKernel's work for one element: add `add_value` to `value`, `cycles` times, with
-/// C's two's-complement wrap-around. The running value is kept in a volatile slot, as
-/// the Handbook's `volatile int value` is, so the compiler cannot fold the loop into
-/// one multiply and the kernel's run time grows linearly with `cycles`.
+/// C's two's-complement wrap-around. Each sum passes through [`opaque`], so the compiler
+/// cannot fold the loop into one multiply and the kernel's run time grows linearly with
+/// `cycles`: the counterpart of the Handbook's `volatile int value`, which NVVM keeps in
+/// a register and adds to once per iteration.
 #[inline(always)]
 pub fn add_repeatedly(value: i32, add_value: i32, cycles: i32) -> i32 {
-    let mut slot = value;
-    let slot = &raw mut slot;
+    let mut value = value;
     for _ in 0..cycles {
-        // SAFETY: `slot` points at a live local.
-        unsafe {
-            let current = core::ptr::read_volatile(slot);
-            core::ptr::write_volatile(slot, current.wrapping_add(add_value));
-        }
+        value = opaque(value.wrapping_add(add_value));
     }
-    // SAFETY: as above.
-    unsafe { core::ptr::read_volatile(slot) }
+    value
+}
+
+/// The identity, hidden from the optimizer: on the GPU an inline-assembly block (only a
+/// comment naming the register) that claims to rewrite it, so the value stays in a
+/// register and nothing is folded across it.
+#[inline(always)]
+pub fn opaque(value: i32) -> i32 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let mut value = value;
+        // SAFETY: the assembly is a comment; it touches no memory and no stack.
+        unsafe { core::arch::asm!("// {0}", inout(reg32) value, options(nomem, nostack)) };
+        value
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        core::hint::black_box(value)
+    }
 }
 
 /// The expected result of [`add_repeatedly`], in closed form: `value + add_value·cycles`

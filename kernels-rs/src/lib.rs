@@ -12,7 +12,7 @@
 #![no_std]
 #![cfg_attr(
     target_arch = "nvptx64",
-    feature(abi_gpu_kernel, stdarch_nvptx, core_float_math)
+    feature(abi_gpu_kernel, stdarch_nvptx, core_float_math, asm_experimental_arch)
 )]
 
 pub mod element;

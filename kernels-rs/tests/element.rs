@@ -25,7 +25,11 @@ fn sqrt_and_fma_are_correctly_rounded() {
     for _ in 0..100_000 {
         let (x, y, z) = (rng.unit() * 100.0, rng.unit() - 0.5, rng.unit());
         assert_eq!(sqrt(x), (x as f64).sqrt() as f32, "sqrt({x})");
-        assert_eq!(fma(x, y, z), (x as f64 * y as f64 + z as f64) as f32, "fma({x},{y},{z})");
+        assert_eq!(
+            fma(x, y, z),
+            (x as f64 * y as f64 + z as f64) as f32,
+            "fma({x},{y},{z})"
+        );
     }
 }
 
@@ -59,14 +63,23 @@ fn add_repeatedly_matches_the_closed_form_and_wraps_like_c() {
     assert_eq!(add_repeatedly(i32::MAX, 1, 1), i32::MIN);
     assert_eq!(add_repeatedly(i32::MIN, -1, 3), i32::MAX - 2);
     assert_eq!(add_repeatedly(5, 0xcc, 0), 5);
-    assert_eq!(add_repeatedly(5, 0xcc, -4), 5, "a negative count runs no iteration");
+    assert_eq!(
+        add_repeatedly(5, 0xcc, -4),
+        5,
+        "a negative count runs no iteration"
+    );
     assert_eq!(add_repeatedly_closed_form(0, 0x4000_0000, 4), 0);
 }
 
 #[test]
 fn matmul_cell_matches_f64_on_non_square_shapes() {
     let mut rng = Rng(4);
-    for (rows, cols, aligned) in [(3usize, 5usize, 7usize), (32, 16, 257), (1, 9, 1000), (17, 1, 33)] {
+    for (rows, cols, aligned) in [
+        (3usize, 5usize, 7usize),
+        (32, 16, 257),
+        (1, 9, 1000),
+        (17, 1, 33),
+    ] {
         let a: Vec<f32> = (0..rows * aligned).map(|_| rng.unit() - 0.5).collect();
         let b: Vec<f32> = (0..aligned * cols).map(|_| rng.unit() - 0.5).collect();
         for row in 0..rows {
@@ -76,7 +89,10 @@ fn matmul_cell_matches_f64_on_non_square_shapes() {
                     .map(|k| a[cell(row, k, aligned)] as f64 * b[cell(k, col, cols)] as f64)
                     .sum();
                 let tolerance = 1e-6 * aligned as f64;
-                assert!((got as f64 - want).abs() <= tolerance, "({row},{col}): {got} vs {want}");
+                assert!(
+                    (got as f64 - want).abs() <= tolerance,
+                    "({row},{col}): {got} vs {want}"
+                );
             }
         }
     }

@@ -54,7 +54,9 @@ pub enum BuildError {
     },
     #[error("invalid PTX from the kernel crate: {0}")]
     Ptx(#[from] PtxError),
-    #[error("invalid target-cpu `{0}` in {TARGET_CPU_ENV}: expected `sm_` and a number such as sm_90")]
+    #[error(
+        "invalid target-cpu `{0}` in {TARGET_CPU_ENV}: expected `sm_` and a number such as sm_90"
+    )]
     TargetCpu(String),
 }
 
@@ -109,8 +111,14 @@ impl PtxBuilder {
     /// Print the `cargo:` lines that make the calling build script rerun when the kernel
     /// sources or the build options change.
     pub fn emit_rerun_directives(&self) {
-        println!("cargo:rerun-if-changed={}", self.crate_dir.join("src").display());
-        println!("cargo:rerun-if-changed={}", self.crate_dir.join("Cargo.toml").display());
+        println!(
+            "cargo:rerun-if-changed={}",
+            self.crate_dir.join("src").display()
+        );
+        println!(
+            "cargo:rerun-if-changed={}",
+            self.crate_dir.join("Cargo.toml").display()
+        );
         for var in [TARGET_CPU_ENV, toolchain::CARGO_ENV, toolchain::RUSTC_ENV] {
             println!("cargo:rerun-if-env-changed={var}");
         }
@@ -148,7 +156,13 @@ impl PtxBuilder {
             .arg("--release")
             .arg("--manifest-path")
             .arg(self.crate_dir.join("Cargo.toml"))
-            .args(["--target", TARGET, "-Zbuild-std=core", "--crate-type", "cdylib"])
+            .args([
+                "--target",
+                TARGET,
+                "-Zbuild-std=core",
+                "--crate-type",
+                "cdylib",
+            ])
             .arg("--target-dir")
             .arg(target_dir)
             .args(["--config", "profile.release.lto=\"fat\""])
@@ -164,7 +178,8 @@ impl PtxBuilder {
                 cmd.env_remove(var.as_ref());
             }
         }
-        cmd.env("RUSTC", &toolchain.rustc).env("RUSTC_BOOTSTRAP", "1");
+        cmd.env("RUSTC", &toolchain.rustc)
+            .env("RUSTC_BOOTSTRAP", "1");
         let status = cmd.status().map_err(|source| BuildError::Spawn {
             program: toolchain.cargo.display().to_string(),
             source,
@@ -242,10 +257,21 @@ mod tests {
 
     #[test]
     fn child_build_drops_host_build_settings_but_keeps_cargo_home() {
-        for var in ["CARGO_ENCODED_RUSTFLAGS", "CARGO_TARGET_DIR", "RUSTC_WRAPPER", "RUSTFLAGS", "CARGO"] {
+        for var in [
+            "CARGO_ENCODED_RUSTFLAGS",
+            "CARGO_TARGET_DIR",
+            "RUSTC_WRAPPER",
+            "RUSTFLAGS",
+            "CARGO",
+        ] {
             assert!(inherited_build_setting(var), "{var}");
         }
-        for var in ["CARGO_HOME", "CARGO_NET_OFFLINE", "CARGO_REGISTRIES_CRATES_IO_PROTOCOL", "PATH"] {
+        for var in [
+            "CARGO_HOME",
+            "CARGO_NET_OFFLINE",
+            "CARGO_REGISTRIES_CRATES_IO_PROTOCOL",
+            "PATH",
+        ] {
             assert!(!inherited_build_setting(var), "{var}");
         }
     }

@@ -177,12 +177,17 @@ mod tests {
         assert_eq!(err, PtxError::MissingEntry("sincos".to_owned()));
         assert!(err.to_string().contains("sincos"));
         let err = validate(SAMPLE, "sm_90", &[("fill".to_owned(), 3)]).unwrap_err();
-        assert!(err.to_string().contains("`fill` takes 4 parameters, expected 3"), "{err}");
+        assert!(
+            err.to_string()
+                .contains("`fill` takes 4 parameters, expected 3"),
+            "{err}"
+        );
     }
 
     #[test]
     fn unresolved_extern_is_reported() {
-        let text = format!("{SAMPLE}.extern .func (.param .b32 func_retval0) sinf(\n.param .b32 x\n);\n");
+        let text =
+            format!("{SAMPLE}.extern .func (.param .b32 func_retval0) sinf(\n.param .b32 x\n);\n");
         let err = validate(&text, "sm_90", &fill4()).unwrap_err();
         assert_eq!(err, PtxError::Extern("sinf".to_owned()));
         assert_eq!(extern_name(" __nv_cosf(.param .b32 x);"), "__nv_cosf");

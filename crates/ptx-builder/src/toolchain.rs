@@ -21,7 +21,9 @@ pub enum ToolchainError {
          or `rustup toolchain install nightly --component rust-src`"
     )]
     NotFound,
-    #[error("{var} points to {path}, which does not exist; set it to a cargo/rustc pair or unset it")]
+    #[error(
+        "{var} points to {path}, which does not exist; set it to a cargo/rustc pair or unset it"
+    )]
     BadOverride { var: &'static str, path: PathBuf },
     #[error("{CARGO_ENV} and {RUSTC_ENV} must be set together")]
     HalfOverride,

@@ -20,7 +20,10 @@ pub enum AppError {
     #[error(transparent)]
     Report(#[from] ReportError),
     #[error("could not create the results folder {path}: {source}")]
-    OutDir { path: PathBuf, source: std::io::Error },
+    OutDir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("verification failed (results written to {dir}): {detail}")]
     Verification { dir: PathBuf, detail: String },
 }
@@ -74,7 +77,10 @@ fn out_dir(requested: Option<&Path>) -> Result<PathBuf, AppError> {
     let path = requested
         .map(Path::to_owned)
         .unwrap_or_else(|| Path::new("results").join(crate::clock::now_compact()));
-    std::fs::create_dir_all(&path).map_err(|source| AppError::OutDir { path: path.clone(), source })?;
+    std::fs::create_dir_all(&path).map_err(|source| AppError::OutDir {
+        path: path.clone(),
+        source,
+    })?;
     Ok(path)
 }
 
@@ -83,7 +89,11 @@ fn failure(v: &crate::results::Verification) -> Option<String> {
     (!v.passed).then(|| v.detail.clone())
 }
 
-fn matmul(ctx: &Context, p: &matmul_streams::Params, out: &Path) -> Result<(MatmulStreamsResult, Option<String>), AppError> {
+fn matmul(
+    ctx: &Context,
+    p: &matmul_streams::Params,
+    out: &Path,
+) -> Result<(MatmulStreamsResult, Option<String>), AppError> {
     let r = matmul_streams::run(ctx, p)?;
     json::write(out, files::MATMUL_STREAMS, &r)?;
     report::write_file(out, "matmul-streams.csv", &report::csv::matmul_streams(&r))?;
@@ -92,7 +102,11 @@ fn matmul(ctx: &Context, p: &matmul_streams::Params, out: &Path) -> Result<(Matm
     Ok((r, failed))
 }
 
-fn memcpy(ctx: &Context, p: &memcpy_kernel::Params, out: &Path) -> Result<(MemcpyKernelResult, Option<String>), AppError> {
+fn memcpy(
+    ctx: &Context,
+    p: &memcpy_kernel::Params,
+    out: &Path,
+) -> Result<(MemcpyKernelResult, Option<String>), AppError> {
     let r = memcpy_kernel::run(ctx, p)?;
     json::write(out, files::MEMCPY_KERNEL, &r)?;
     report::write_file(out, "memcpy-kernel.csv", &report::csv::memcpy_kernel(&r))?;
@@ -101,7 +115,11 @@ fn memcpy(ctx: &Context, p: &memcpy_kernel::Params, out: &Path) -> Result<(Memcp
     Ok((r, failed))
 }
 
-fn sincos(ctx: &Context, p: &sincos_overlap::Params, out: &Path) -> Result<(SincosOverlapResult, Option<String>), AppError> {
+fn sincos(
+    ctx: &Context,
+    p: &sincos_overlap::Params,
+    out: &Path,
+) -> Result<(SincosOverlapResult, Option<String>), AppError> {
     let r = sincos_overlap::run(ctx, p)?;
     json::write(out, files::SINCOS_OVERLAP, &r)?;
     report::write_file(out, "sincos-overlap.csv", &report::csv::sincos_overlap(&r))?;
@@ -114,14 +132,41 @@ fn run_all(ctx: &Context, quick: bool, out: &Path) -> Result<Option<String>, App
     fn pick<P>(quick: bool, small: P, full: P) -> P {
         if quick { small } else { full }
     }
-    let (s, s_fail) = sincos(ctx, &pick(quick, sincos_overlap::Params::quick(), sincos_overlap::Params::default()), out)?;
-    let (m, m_fail) = matmul(ctx, &pick(quick, matmul_streams::Params::quick(), matmul_streams::Params::default()), out)?;
-    let (k, k_fail) = memcpy(ctx, &pick(quick, memcpy_kernel::Params::quick(), memcpy_kernel::Params::default()), out)?;
+    let (s, s_fail) = sincos(
+        ctx,
+        &pick(
+            quick,
+            sincos_overlap::Params::quick(),
+            sincos_overlap::Params::default(),
+        ),
+        out,
+    )?;
+    let (m, m_fail) = matmul(
+        ctx,
+        &pick(
+            quick,
+            matmul_streams::Params::quick(),
+            matmul_streams::Params::default(),
+        ),
+        out,
+    )?;
+    let (k, k_fail) = memcpy(
+        ctx,
+        &pick(
+            quick,
+            memcpy_kernel::Params::quick(),
+            memcpy_kernel::Params::default(),
+        ),
+        out,
+    )?;
     let summary = summarize(ctx, Some(&s), Some(&m), Some(&k));
     json::write(out, files::SUMMARY, &summary)?;
     report::render(out)?;
     print!("\nsummary\n{}", report::table::summary(&summary));
-    Ok([s_fail, m_fail, k_fail].into_iter().flatten().reduce(|a, b| format!("{a}; {b}")))
+    Ok([s_fail, m_fail, k_fail]
+        .into_iter()
+        .flatten()
+        .reduce(|a, b| format!("{a}; {b}")))
 }
 
 /// The `summary.json` headline of whichever experiments ran.
@@ -146,7 +191,10 @@ pub fn summarize_experiments(
 ) -> ExperimentsSummary {
     ExperimentsSummary {
         sincos_overlap: sincos.and_then(|r| {
-            let best = r.points.iter().min_by(|a, b| a.time.summary.mean.total_cmp(&b.time.summary.mean))?;
+            let best = r
+                .points
+                .iter()
+                .min_by(|a, b| a.time.summary.mean.total_cmp(&b.time.summary.mean))?;
             Some(SincosSummary {
                 verified: r.verification.passed,
                 sequential_ms: r.sequential.summary.mean,
@@ -163,7 +211,11 @@ pub fn summarize_experiments(
         memcpy_kernel: memcpy.map(|r| MemcpySummary {
             verified: r.verification.passed,
             num_streams: r.params.streams.start() as usize,
-            best_speedup: r.rows.iter().map(|row| row.speedup).fold(f64::NAN, f64::max),
+            best_speedup: r
+                .rows
+                .iter()
+                .map(|row| row.speedup)
+                .fold(f64::NAN, f64::max),
             breakeven_cycles: r.breakeven_cycles,
         }),
     }

@@ -84,14 +84,17 @@ where
 {
     let to_json = |p: &P| serde_json::to_value(p).expect("params serialise");
     let (given, mut merged) = (to_json(given), to_json(&quick));
-    if let (Some(matches), Some(given), Some(merged)) = (matches, given.as_object(), merged.as_object_mut()) {
+    if let (Some(matches), Some(given), Some(merged)) =
+        (matches, given.as_object(), merged.as_object_mut())
+    {
         for (field, value) in given {
             if matches.value_source(field) == Some(ValueSource::CommandLine) {
                 merged.insert(field.clone(), value.clone());
             }
         }
     }
-    serde_json::from_value(merged).map_err(|err| clap::Error::raw(clap::error::ErrorKind::InvalidValue, err))
+    serde_json::from_value(merged)
+        .map_err(|err| clap::Error::raw(clap::error::ErrorKind::InvalidValue, err))
 }
 
 #[cfg(test)]
@@ -108,30 +111,61 @@ mod tests {
 
     #[test]
     fn defaults_are_the_write_ups() {
-        let Command::MatmulStreams(p) = parse_ok(&["matmul-streams"]).command else { panic!() };
+        let Command::MatmulStreams(p) = parse_ok(&["matmul-streams"]).command else {
+            panic!()
+        };
         assert_eq!(p, matmul_streams::Params::default());
-        let Command::SincosOverlap(p) = parse_ok(&["sincos-overlap"]).command else { panic!() };
-        assert_eq!((p.elements, p.threads, p.warmup, p.iterations, p.streams), (1 << 25, 1024, 100, 1000, 4));
-        let Command::MemcpyKernel(p) = parse_ok(&["memcpy-kernel"]).command else { panic!() };
+        let Command::SincosOverlap(p) = parse_ok(&["sincos-overlap"]).command else {
+            panic!()
+        };
+        assert_eq!(
+            (p.elements, p.threads, p.warmup, p.iterations, p.streams),
+            (1 << 25, 1024, 100, 1000, 4)
+        );
+        let Command::MemcpyKernel(p) = parse_ok(&["memcpy-kernel"]).command else {
+            panic!()
+        };
         assert_eq!(p, memcpy_kernel::Params::default());
     }
 
     #[test]
     fn quick_keeps_explicit_options() {
-        let cli = parse_ok(&["--quick", "sincos-overlap", "--iterations", "7", "--stream-counts", "1,3"]);
-        let Command::SincosOverlap(p) = cli.command else { panic!() };
+        let cli = parse_ok(&[
+            "--quick",
+            "sincos-overlap",
+            "--iterations",
+            "7",
+            "--stream-counts",
+            "1,3",
+        ]);
+        let Command::SincosOverlap(p) = cli.command else {
+            panic!()
+        };
         assert_eq!(p.iterations, 7);
         assert_eq!(p.stream_counts, [1, 3]);
         assert_eq!(p.elements, sincos_overlap::Params::quick().elements);
-        let Command::MemcpyKernel(p) = parse_ok(&["memcpy-kernel", "--quick", "--streams", "2..=4"]).command else { panic!() };
+        let Command::MemcpyKernel(p) =
+            parse_ok(&["memcpy-kernel", "--quick", "--streams", "2..=4"]).command
+        else {
+            panic!()
+        };
         assert_eq!((p.size, p.streams.start(), p.streams.end()), (16, 2, 4));
     }
 
     #[test]
     fn malformed_options_are_clap_usage_errors() {
-        assert_eq!(parse_err(&["memcpy-kernel", "--cycles", "9..=3"]).exit_code(), 2);
-        assert_eq!(parse_err(&["matmul-streams", "--rows", "-3"]).exit_code(), 2);
-        assert_eq!(parse_err(&["sincos-overlap", "--streams", "x"]).exit_code(), 2);
+        assert_eq!(
+            parse_err(&["memcpy-kernel", "--cycles", "9..=3"]).exit_code(),
+            2
+        );
+        assert_eq!(
+            parse_err(&["matmul-streams", "--rows", "-3"]).exit_code(),
+            2
+        );
+        assert_eq!(
+            parse_err(&["sincos-overlap", "--streams", "x"]).exit_code(),
+            2
+        );
         assert_eq!(parse_err(&["no-such-command"]).exit_code(), 2);
         assert_eq!(parse_err(&["report"]).exit_code(), 2);
     }
@@ -139,6 +173,9 @@ mod tests {
     #[test]
     fn global_options_parse_anywhere() {
         let cli = parse_ok(&["run-all", "--device", "3", "--out", "/tmp/x"]);
-        assert_eq!((cli.device, cli.out.as_deref()), (3, Some(std::path::Path::new("/tmp/x"))));
+        assert_eq!(
+            (cli.device, cli.out.as_deref()),
+            (3, Some(std::path::Path::new("/tmp/x")))
+        );
     }
 }

@@ -39,7 +39,10 @@ mod tests {
     #[test]
     fn embedded_ptx_has_the_four_kernels_and_the_default_target() {
         for name in kernels_rs::KERNEL_NAMES {
-            assert!(RUST_PTX.contains(&format!(".entry {name}(")), "{name} missing");
+            assert!(
+                RUST_PTX.contains(&format!(".entry {name}(")),
+                "{name} missing"
+            );
         }
         assert!(ptx_target(RUST_PTX).starts_with("sm_"));
         assert_eq!(ptx_target(".version 7.8\n.target sm_80\n"), "sm_80");

@@ -21,9 +21,11 @@ impl Task {
         let bar = std::io::stderr().is_terminal().then(|| {
             let bar = ProgressBar::new(total);
             bar.set_style(
-                ProgressStyle::with_template("{prefix:>16} [{bar:30}] {pos}/{len} {msg} ({elapsed})")
-                    .expect("valid template")
-                    .progress_chars("=> "),
+                ProgressStyle::with_template(
+                    "{prefix:>16} [{bar:30}] {pos}/{len} {msg} ({elapsed})",
+                )
+                .expect("valid template")
+                .progress_chars("=> "),
             );
             bar.set_prefix(label.to_owned());
             bar

@@ -17,13 +17,18 @@ impl IntRange {
     /// `start..=end`, or an error naming the problem when it is empty.
     pub fn new(start: i64, end: i64) -> Result<IntRange, String> {
         if start > end {
-            return Err(format!("the range {start}..={end} is empty: the start must not exceed the end"));
+            return Err(format!(
+                "the range {start}..={end} is empty: the start must not exceed the end"
+            ));
         }
         Ok(IntRange { start, end })
     }
 
     pub fn single(value: i64) -> IntRange {
-        IntRange { start: value, end: value }
+        IntRange {
+            start: value,
+            end: value,
+        }
     }
 
     pub fn start(&self) -> i64 {
@@ -54,7 +59,9 @@ impl FromStr for IntRange {
         };
         match s.split_once("..=") {
             Some((start, end)) => IntRange::new(number(start)?, number(end)?),
-            None if s.contains("..") => Err(format!("`{s}`: write an inclusive range as START..=END")),
+            None if s.contains("..") => {
+                Err(format!("`{s}`: write an inclusive range as START..=END"))
+            }
             None => Ok(IntRange::single(number(s)?)),
         }
     }
@@ -94,15 +101,32 @@ mod tests {
         assert_eq!((r.start(), r.end()), (0, 4096));
         assert_eq!(r.values(64).count(), 65);
         assert_eq!(r.values(64).last(), Some(4096));
-        assert_eq!("4..=10".parse::<IntRange>().unwrap().values(4).collect::<Vec<_>>(), [4, 8]);
+        assert_eq!(
+            "4..=10"
+                .parse::<IntRange>()
+                .unwrap()
+                .values(4)
+                .collect::<Vec<_>>(),
+            [4, 8]
+        );
     }
 
     #[test]
     fn rejects_empty_and_malformed_ranges() {
         assert!("9..=3".parse::<IntRange>().unwrap_err().contains("empty"));
-        assert!("3..9".parse::<IntRange>().unwrap_err().contains("START..=END"));
+        assert!(
+            "3..9"
+                .parse::<IntRange>()
+                .unwrap_err()
+                .contains("START..=END")
+        );
         assert!("x".parse::<IntRange>().is_err());
         assert!(serde_json::from_str::<IntRange>("[5, 1]").is_err());
-        assert_eq!(serde_json::from_str::<IntRange>("[1, 5]").unwrap().to_string(), "1..=5");
+        assert_eq!(
+            serde_json::from_str::<IntRange>("[1, 5]")
+                .unwrap()
+                .to_string(),
+            "1..=5"
+        );
     }
 }

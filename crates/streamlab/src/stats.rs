@@ -70,7 +70,10 @@ mod tests {
     #[test]
     fn summary_of_known_samples() {
         let s = Summary::of(&[4.0, 1.0, 3.0, 2.0]).unwrap();
-        assert_eq!((s.count, s.mean, s.median, s.min, s.max), (4, 2.5, 2.5, 1.0, 4.0));
+        assert_eq!(
+            (s.count, s.mean, s.median, s.min, s.max),
+            (4, 2.5, 2.5, 1.0, 4.0)
+        );
         assert!((s.stddev - 1.290_994_448_7).abs() < 1e-9);
         let odd = Summary::of(&[5.0, 1.0, 2.0]).unwrap();
         assert_eq!(odd.median, 2.0);

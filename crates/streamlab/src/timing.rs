@@ -18,7 +18,9 @@ impl Region {
         Ok(Region {
             start: gpu.event()?,
             stop: gpu.event()?,
-            joins: (0..streams).map(|_| gpu.event()).collect::<Result<_, _>>()?,
+            joins: (0..streams)
+                .map(|_| gpu.event())
+                .collect::<Result<_, _>>()?,
         })
     }
 

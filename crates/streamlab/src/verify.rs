@@ -3,8 +3,17 @@ use crate::results::Verification;
 
 /// Compare `out` with `expected` element by element; within `tolerance` passes
 /// (0 means exact). NaN never passes.
-pub fn compare<T: Copy + Into<f64>>(what: &str, out: &[T], expected: &[f64], tolerance: f64) -> Verification {
-    assert_eq!(out.len(), expected.len(), "output and reference differ in length");
+pub fn compare<T: Copy + Into<f64>>(
+    what: &str,
+    out: &[T],
+    expected: &[f64],
+    tolerance: f64,
+) -> Verification {
+    assert_eq!(
+        out.len(),
+        expected.len(),
+        "output and reference differ in length"
+    );
     let mut mismatches = 0u64;
     let mut max_abs_error = 0.0f64;
     let mut first = None;
@@ -22,7 +31,10 @@ pub fn compare<T: Copy + Into<f64>>(what: &str, out: &[T], expected: &[f64], tol
         }
     }
     let detail = match first {
-        None => format!("{what}: all {} elements within {tolerance:e} of the CPU reference", out.len()),
+        None => format!(
+            "{what}: all {} elements within {tolerance:e} of the CPU reference",
+            out.len()
+        ),
         Some((i, got, want)) => format!(
             "{what}: {mismatches} of {} elements wrong; first at index {i}: got {got}, expected {want}",
             out.len()
@@ -41,14 +53,29 @@ pub fn compare<T: Copy + Into<f64>>(what: &str, out: &[T], expected: &[f64], tol
 pub fn combine(checks: Vec<Verification>) -> Verification {
     let failed: Vec<&Verification> = checks.iter().filter(|c| !c.passed).collect();
     let detail = match failed.first() {
-        None => format!("{} checks passed; {}", checks.len(), checks.last().map_or("", |c| c.detail.as_str())),
-        Some(first) => format!("{} of {} checks failed; {}", failed.len(), checks.len(), first.detail),
+        None => format!(
+            "{} checks passed; {}",
+            checks.len(),
+            checks.last().map_or("", |c| c.detail.as_str())
+        ),
+        Some(first) => format!(
+            "{} of {} checks failed; {}",
+            failed.len(),
+            checks.len(),
+            first.detail
+        ),
     };
     Verification {
         passed: failed.is_empty(),
         checked: checks.iter().map(|c| c.checked).sum(),
         mismatches: checks.iter().map(|c| c.mismatches).sum(),
-        max_abs_error: checks.iter().map(|c| c.max_abs_error).fold(0.0, |a, b| if a.is_nan() || b.is_nan() { f64::NAN } else { a.max(b) }),
+        max_abs_error: checks.iter().map(|c| c.max_abs_error).fold(0.0, |a, b| {
+            if a.is_nan() || b.is_nan() {
+                f64::NAN
+            } else {
+                a.max(b)
+            }
+        }),
         detail,
     }
 }
@@ -74,6 +101,10 @@ mod tests {
         assert!(!nan.passed && nan.max_abs_error.is_nan());
         let all = combine(vec![compare("a", &[1i32], &[1.0], 0.0), nan]);
         assert!(!all.passed);
-        assert!(all.detail.contains("1 of 2 checks failed; poisoned"), "{}", all.detail);
+        assert!(
+            all.detail.contains("1 of 2 checks failed; poisoned"),
+            "{}",
+            all.detail
+        );
     }
 }

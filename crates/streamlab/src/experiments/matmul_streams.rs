@@ -64,9 +64,16 @@ impl Params {
     }
 
     pub fn validate(&self) -> Result<(), UsageError> {
-        for (name, value) in [("--rows", self.rows), ("--cols", self.cols), ("--aligned", self.aligned)] {
+        for (name, value) in [
+            ("--rows", self.rows),
+            ("--cols", self.cols),
+            ("--aligned", self.aligned),
+        ] {
             if value == 0 || value > i32::MAX as usize {
-                return Err(UsageError::new(format!("{name} {value} is out of range: use 1..={}", i32::MAX)));
+                return Err(UsageError::new(format!(
+                    "{name} {value} is out of range: use 1..={}",
+                    i32::MAX
+                )));
             }
         }
         if self.aligned > 1 << 24 {
@@ -77,20 +84,29 @@ impl Params {
             )));
         }
         if !(1..=32).contains(&self.block) {
-            return Err(UsageError::new(format!("--block {} is out of range: use 1..=32 (block² threads)", self.block)));
+            return Err(UsageError::new(format!(
+                "--block {} is out of range: use 1..=32 (block² threads)",
+                self.block
+            )));
         }
         if self.max_streams == 0 {
-            return Err(UsageError::new("--max-streams 0 cannot carry work: use at least 1"));
+            return Err(UsageError::new(
+                "--max-streams 0 cannot carry work: use at least 1",
+            ));
         }
         if self.trials == 0 {
-            return Err(UsageError::new("--trials 0 measures nothing: use at least 1"));
+            return Err(UsageError::new(
+                "--trials 0 measures nothing: use at least 1",
+            ));
         }
         Ok(())
     }
 
     /// Bytes of device memory the run needs.
     pub fn device_bytes(&self) -> usize {
-        self.max_streams * (self.rows * self.aligned + self.aligned * self.cols + self.rows * self.cols) * 4
+        self.max_streams
+            * (self.rows * self.aligned + self.aligned * self.cols + self.rows * self.cols)
+            * 4
     }
 }
 
@@ -124,22 +140,46 @@ pub fn run(ctx: &Context, params: &Params) -> Result<MatmulStreamsResult, Runtim
         .collect::<Result<Vec<_>, RuntimeError>>()?;
     // The wiki's fill grids: one block more than needed along each axis.
     let fill_shape = |rows: usize, cols: usize| Shape {
-        grid: ((cols / p.block as usize + 1) as u32, (rows / p.block as usize + 1) as u32),
+        grid: (
+            (cols / p.block as usize + 1) as u32,
+            (rows / p.block as usize + 1) as u32,
+        ),
         block,
     };
     for product in &products {
-        fill(ctx, &streams[0], fill_shape(p.rows, p.aligned), &product.a, p.rows, p.aligned, 1.0)?;
-        fill(ctx, &streams[0], fill_shape(p.aligned, p.cols), &product.b, p.aligned, p.cols, 1.0)?;
+        fill(
+            ctx,
+            &streams[0],
+            fill_shape(p.rows, p.aligned),
+            &product.a,
+            p.rows,
+            p.aligned,
+            1.0,
+        )?;
+        fill(
+            ctx,
+            &streams[0],
+            fill_shape(p.aligned, p.cols),
+            &product.b,
+            p.aligned,
+            p.cols,
+            1.0,
+        )?;
     }
     gpu.synchronize()?;
     let mul_shape = Shape {
-        grid: (p.cols.div_ceil(p.block as usize) as u32, p.rows.div_ceil(p.block as usize) as u32),
+        grid: (
+            p.cols.div_ceil(p.block as usize) as u32,
+            p.rows.div_ceil(p.block as usize) as u32,
+        ),
         block,
     };
     let mut trials_ms = vec![vec![0.0; p.max_streams]; p.trials];
     let mut checks = Vec::new();
     let mut task = crate::progress::Task::start("matmul-streams", p.trials as u64);
-    let regions = (1..=p.max_streams).map(|used| Region::new(gpu, used)).collect::<Result<Vec<_>, _>>()?;
+    let regions = (1..=p.max_streams)
+        .map(|used| Region::new(gpu, used))
+        .collect::<Result<Vec<_>, _>>()?;
     for (trial, row) in trials_ms.iter_mut().enumerate() {
         for used in 1..=p.max_streams {
             for product in &products {
@@ -173,7 +213,9 @@ pub fn run(ctx: &Context, params: &Params) -> Result<MatmulStreamsResult, Runtim
 
 /// Per stream count: the samples across trials, speedup over one stream, and the model.
 pub fn points(trials_ms: &[Vec<f64>], products: usize) -> Vec<MatmulPoint> {
-    let column = |s: usize| Series::new(trials_ms.iter().map(|row| row[s - 1]).collect()).expect("finite times");
+    let column = |s: usize| {
+        Series::new(trials_ms.iter().map(|row| row[s - 1]).collect()).expect("finite times")
+    };
     let one = column(1).summary.mean;
     (1..=products)
         .map(|s| {
@@ -202,11 +244,22 @@ fn fill(
     stream.launch(
         &ctx.kernels.fill,
         shape,
-        &[matrix.at(0), Arg::I32(rows as i32), Arg::I32(cols as i32), Arg::F32(value)],
+        &[
+            matrix.at(0),
+            Arg::I32(rows as i32),
+            Arg::I32(cols as i32),
+            Arg::F32(value),
+        ],
     )
 }
 
-fn multiply(ctx: &Context, stream: &Stream, shape: Shape, product: &Product, p: &Params) -> Result<(), RuntimeError> {
+fn multiply(
+    ctx: &Context,
+    stream: &Stream,
+    shape: Shape,
+    product: &Product,
+    p: &Params,
+) -> Result<(), RuntimeError> {
     stream.launch(
         &ctx.kernels.matmul,
         shape,
@@ -222,7 +275,12 @@ fn multiply(ctx: &Context, stream: &Stream, shape: Shape, product: &Product, p: 
 }
 
 /// Copy every C back and check every cell equals `aligned` exactly.
-fn check_products(ctx: &Context, products: &[Product], p: &Params, used: usize) -> Result<Verification, RuntimeError> {
+fn check_products(
+    ctx: &Context,
+    products: &[Product],
+    p: &Params,
+    used: usize,
+) -> Result<Verification, RuntimeError> {
     let gpu = ctx.gpu;
     let cells = p.rows * p.cols;
     let mut host = gpu.pinned(cells * products.len(), f32::NAN)?;
@@ -233,7 +291,11 @@ fn check_products(ctx: &Context, products: &[Product], p: &Params, used: usize) 
     stream.synchronize()?;
     let expected = vec![p.aligned as f64; host.len()];
     Ok(crate::verify::compare(
-        &format!("C = {} in all {} products with {used} streams", p.aligned, products.len()),
+        &format!(
+            "C = {} in all {} products with {used} streams",
+            p.aligned,
+            products.len()
+        ),
         host.as_slice(),
         &expected,
         0.0,
@@ -241,14 +303,26 @@ fn check_products(ctx: &Context, products: &[Product], p: &Params, used: usize) 
 }
 
 /// One traced iteration with every stream in use.
-fn trace(ctx: &Context, streams: &[Stream], shape: Shape, products: &[Product], p: &Params) -> Result<Timeline, RuntimeError> {
+fn trace(
+    ctx: &Context,
+    streams: &[Stream],
+    shape: Shape,
+    products: &[Product],
+    p: &Params,
+) -> Result<Timeline, RuntimeError> {
     let gpu = ctx.gpu;
     let mut tracer = Tracer::begin(gpu, streams)?;
     for (i, product) in products.iter().enumerate() {
         let s = i % streams.len();
-        tracer.op(gpu, streams, s, OpKind::Kernel, |stream| multiply(ctx, stream, shape, product, p))?;
+        tracer.op(gpu, streams, s, OpKind::Kernel, |stream| {
+            multiply(ctx, stream, shape, product, p)
+        })?;
     }
-    tracer.finish(gpu, &format!("matmul-streams ({} streams)", streams.len()), streams.len())
+    tracer.finish(
+        gpu,
+        &format!("matmul-streams ({} streams)", streams.len()),
+        streams.len(),
+    )
 }
 
 #[cfg(test)]
@@ -276,11 +350,41 @@ mod tests {
     #[test]
     fn bad_parameters_are_usage_errors() {
         let bad = |p: Params| p.validate().unwrap_err().to_string();
-        assert!(bad(Params { rows: 0, ..Params::default() }).contains("--rows 0"));
-        assert!(bad(Params { max_streams: 0, ..Params::default() }).contains("--max-streams 0"));
-        assert!(bad(Params { block: 64, ..Params::default() }).contains("--block 64"));
-        assert!(bad(Params { trials: 0, ..Params::default() }).contains("--trials 0"));
-        assert!(bad(Params { aligned: 1 << 25, ..Params::default() }).contains("too large"));
+        assert!(
+            bad(Params {
+                rows: 0,
+                ..Params::default()
+            })
+            .contains("--rows 0")
+        );
+        assert!(
+            bad(Params {
+                max_streams: 0,
+                ..Params::default()
+            })
+            .contains("--max-streams 0")
+        );
+        assert!(
+            bad(Params {
+                block: 64,
+                ..Params::default()
+            })
+            .contains("--block 64")
+        );
+        assert!(
+            bad(Params {
+                trials: 0,
+                ..Params::default()
+            })
+            .contains("--trials 0")
+        );
+        assert!(
+            bad(Params {
+                aligned: 1 << 25,
+                ..Params::default()
+            })
+            .contains("too large")
+        );
         assert!(Params::default().validate().is_ok() && Params::quick().validate().is_ok());
     }
 }

@@ -89,7 +89,10 @@ impl Params {
 
     pub fn validate(&self) -> Result<(), UsageError> {
         if self.size == 0 || self.size > 4096 {
-            return Err(UsageError::new(format!("--size {} is out of range: use 1..=4096 (M ints)", self.size)));
+            return Err(UsageError::new(format!(
+                "--size {} is out of range: use 1..=4096 (M ints)",
+                self.size
+            )));
         }
         if self.cycles.start() < 0 || self.cycles.end() > i32::MAX as i64 / 2 {
             return Err(UsageError::new(format!(
@@ -98,10 +101,16 @@ impl Params {
             )));
         }
         if self.cycles_step < 1 {
-            return Err(UsageError::new(format!("--cycles-step {} must be at least 1", self.cycles_step)));
+            return Err(UsageError::new(format!(
+                "--cycles-step {} must be at least 1",
+                self.cycles_step
+            )));
         }
         if self.streams.start() < 1 {
-            return Err(UsageError::new(format!("--streams {}: a stream count must be at least 1", self.streams)));
+            return Err(UsageError::new(format!(
+                "--streams {}: a stream count must be at least 1",
+                self.streams
+            )));
         }
         if self.streams.end() as usize > self.elements() {
             return Err(UsageError::new(format!(
@@ -111,10 +120,14 @@ impl Params {
             )));
         }
         if self.blocks_per_sm == 0 || !(1..=1024).contains(&self.threads) {
-            return Err(UsageError::new("--blocks-per-sm must be at least 1 and --threads within 1..=1024"));
+            return Err(UsageError::new(
+                "--blocks-per-sm must be at least 1 and --threads within 1..=1024",
+            ));
         }
         if self.repeats == 0 {
-            return Err(UsageError::new("--repeats 0 measures nothing: use at least 1"));
+            return Err(UsageError::new(
+                "--repeats 0 measures nothing: use at least 1",
+            ));
         }
         Ok(())
     }
@@ -144,7 +157,10 @@ pub fn run(ctx: &Context, params: &Params) -> Result<MemcpyKernelResult, Runtime
     gpu.ensure_fits(2 * n * size_of::<i32>())?;
     let mut rng = crate::rng::Rng::new(crate::rng::Rng::seed_from_clock());
     let mut host_in = gpu.pinned(n, 0i32)?;
-    host_in.as_mut_slice().iter_mut().for_each(|x| *x = rng.any_i32());
+    host_in
+        .as_mut_slice()
+        .iter_mut()
+        .for_each(|x| *x = rng.any_i32());
     let mut buffers = Buffers {
         host_in,
         host_out: gpu.pinned(n, -1i32)?,
@@ -156,7 +172,8 @@ pub fn run(ctx: &Context, params: &Params) -> Result<MemcpyKernelResult, Runtime
     let max_streams = params.streams.end() as usize;
     let streams = gpu.streams(max_streams)?;
     let events: Vec<_> = (0..4).map(|_| gpu.event()).collect::<Result<_, _>>()?;
-    let planned = params.streams.values(1).count() * params.cycles.values(params.cycles_step).count();
+    let planned =
+        params.streams.values(1).count() * params.cycles.values(params.cycles_step).count();
     let mut task = crate::progress::Task::start("memcpy-kernel", planned as u64);
     let mut sequential: BTreeMap<i64, Sequential> = BTreeMap::new();
     let mut rows = Vec::new();
@@ -170,13 +187,19 @@ pub fn run(ctx: &Context, params: &Params) -> Result<MemcpyKernelResult, Runtime
         let mut cycles = cycles_values.next();
         while let Some(c) = cycles {
             let c32 = c as i32;
-            let mut verify_run = |buffers: &mut Buffers, stream: &Stream, what: &str| -> Result<(), RuntimeError> {
-                gpu.synchronize()?;
-                checks.push(check_output(buffers, params.add_value, c32, &format!("{what}, cycles {c}")));
-                stream.poison(&buffers.dev_out)?;
-                fill_parallel(buffers.host_out.as_mut_slice(), -1);
-                gpu.synchronize()
-            };
+            let mut verify_run =
+                |buffers: &mut Buffers, stream: &Stream, what: &str| -> Result<(), RuntimeError> {
+                    gpu.synchronize()?;
+                    checks.push(check_output(
+                        buffers,
+                        params.add_value,
+                        c32,
+                        &format!("{what}, cycles {c}"),
+                    ));
+                    stream.poison(&buffers.dev_out)?;
+                    fill_parallel(buffers.host_out.as_mut_slice(), -1);
+                    gpu.synchronize()
+                };
             if !sequential.contains_key(&c) {
                 let mut seq = Sequential::default();
                 for _ in 0..params.repeats {
@@ -199,13 +222,22 @@ pub fn run(ctx: &Context, params: &Params) -> Result<MemcpyKernelResult, Runtime
             let mut concurrent = Vec::with_capacity(params.repeats);
             for _ in 0..params.repeats {
                 region.begin(&streams[..used])?;
-                issue_concurrent(ctx, &streams[..used], &parts, shape, &mut buffers, params.add_value, c32)?;
+                issue_concurrent(
+                    ctx,
+                    &streams[..used],
+                    &parts,
+                    shape,
+                    &mut buffers,
+                    params.add_value,
+                    c32,
+                )?;
                 concurrent.push(region.end(&streams[..used])?);
             }
             verify_run(&mut buffers, &streams[0], &format!("{used} streams"))?;
             let seq = &sequential[&c];
             let row = make_row(c32, used, seq, concurrent);
-            let crossed = row.kernel.summary.mean > row.htod.summary.mean.max(row.dtoh.summary.mean);
+            let crossed =
+                row.kernel.summary.mean > row.htod.summary.mean.max(row.dtoh.summary.mean);
             if crossed && breakeven.is_none() {
                 breakeven = Some(c32);
             }
@@ -222,7 +254,14 @@ pub fn run(ctx: &Context, params: &Params) -> Result<MemcpyKernelResult, Runtime
         }
     }
     task.finish();
-    let timeline = trace(ctx, &streams[..params.streams.start() as usize], shape, &mut buffers, params, breakeven.unwrap_or(params.cycles.start() as i32))?;
+    let timeline = trace(
+        ctx,
+        &streams[..params.streams.start() as usize],
+        shape,
+        &mut buffers,
+        params,
+        breakeven.unwrap_or(params.cycles.start() as i32),
+    )?;
     Ok(MemcpyKernelResult {
         params: params.clone(),
         device: gpu.info().clone(),
@@ -234,9 +273,19 @@ pub fn run(ctx: &Context, params: &Params) -> Result<MemcpyKernelResult, Runtime
     })
 }
 
-fn make_row(cycles: i32, streams: usize, seq: &Sequential, concurrent: Vec<f64>) -> MemcpyKernelRow {
+fn make_row(
+    cycles: i32,
+    streams: usize,
+    seq: &Sequential,
+    concurrent: Vec<f64>,
+) -> MemcpyKernelRow {
     let series = |v: &[f64]| Series::new(v.to_vec()).expect("finite samples");
-    let (htod, kernel, dtoh, total) = (series(&seq.htod), series(&seq.kernel), series(&seq.dtoh), series(&seq.total));
+    let (htod, kernel, dtoh, total) = (
+        series(&seq.htod),
+        series(&seq.kernel),
+        series(&seq.dtoh),
+        series(&seq.total),
+    );
     let concurrent = series(&concurrent);
     let parts = [htod.summary.mean, kernel.summary.mean, dtoh.summary.mean];
     let longest = parts.iter().cloned().fold(f64::MIN, f64::max);
@@ -292,7 +341,12 @@ fn issue_concurrent(
         launch_add(ctx, stream, shape, buffers, part.clone(), add_value, cycles)?;
     }
     for (stream, part) in streams.iter().zip(parts) {
-        stream.dtoh(&mut buffers.host_out, part.start, &buffers.dev_out, part.clone())?;
+        stream.dtoh(
+            &mut buffers.host_out,
+            part.start,
+            &buffers.dev_out,
+            part.clone(),
+        )?;
     }
     Ok(())
 }
@@ -312,13 +366,35 @@ fn trace(
     for kind in [OpKind::HtoD, OpKind::Kernel, OpKind::DtoH] {
         for (s, part) in parts.iter().enumerate() {
             tracer.op(gpu, streams, s, kind, |stream| match kind {
-                OpKind::HtoD => stream.htod(&buffers.dev_in, part.start, &buffers.host_in, part.clone()),
-                OpKind::Kernel => launch_add(ctx, stream, shape, buffers, part.clone(), params.add_value, cycles),
-                OpKind::DtoH => stream.dtoh(&mut buffers.host_out, part.start, &buffers.dev_out, part.clone()),
+                OpKind::HtoD => {
+                    stream.htod(&buffers.dev_in, part.start, &buffers.host_in, part.clone())
+                }
+                OpKind::Kernel => launch_add(
+                    ctx,
+                    stream,
+                    shape,
+                    buffers,
+                    part.clone(),
+                    params.add_value,
+                    cycles,
+                ),
+                OpKind::DtoH => stream.dtoh(
+                    &mut buffers.host_out,
+                    part.start,
+                    &buffers.dev_out,
+                    part.clone(),
+                ),
             })?;
         }
     }
-    tracer.finish(gpu, &format!("memcpy-kernel concurrent, cycles {cycles} ({} streams)", streams.len()), streams.len())
+    tracer.finish(
+        gpu,
+        &format!(
+            "memcpy-kernel concurrent, cycles {cycles} ({} streams)",
+            streams.len()
+        ),
+        streams.len(),
+    )
 }
 
 /// Check every output element: `out[i] == in[i] + add_value·cycles` with wrap-around.
@@ -336,7 +412,8 @@ fn check_output(buffers: &Buffers, add_value: i32, cycles: i32, what: &str) -> V
                     let mut bad = 0u64;
                     let mut first = None;
                     for (j, (&x, &got)) in input.iter().zip(output).enumerate() {
-                        let want = kernels_rs::element::add_repeatedly_closed_form(x, add_value, cycles);
+                        let want =
+                            kernels_rs::element::add_repeatedly_closed_form(x, add_value, cycles);
                         if got != want {
                             bad += 1;
                             first.get_or_insert((k * size + j, got, want));
@@ -346,7 +423,10 @@ fn check_output(buffers: &Buffers, add_value: i32, cycles: i32, what: &str) -> V
                 })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().expect("checker thread")).fold((0, None), |(n, f), (b, g)| (n + b, f.or(g)))
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("checker thread"))
+            .fold((0, None), |(n, f), (b, g)| (n + b, f.or(g)))
     });
     Verification {
         passed: mismatches == 0,
@@ -354,8 +434,13 @@ fn check_output(buffers: &Buffers, add_value: i32, cycles: i32, what: &str) -> V
         mismatches,
         max_abs_error: if mismatches == 0 { 0.0 } else { f64::NAN },
         detail: match first {
-            None => format!("{what}: all {} ints equal in + {add_value}·{cycles}", input.len()),
-            Some((i, got, want)) => format!("{what}: {mismatches} ints wrong; first at {i}: got {got}, expected {want}"),
+            None => format!(
+                "{what}: all {} ints equal in + {add_value}·{cycles}",
+                input.len()
+            ),
+            Some((i, got, want)) => {
+                format!("{what}: {mismatches} ints wrong; first at {i}: got {got}, expected {want}")
+            }
         },
     }
 }
@@ -379,23 +464,62 @@ mod tests {
         let p = Params::default();
         assert_eq!(p.elements(), 128 << 20);
         assert_eq!(p.cycles.values(p.cycles_step).count(), 65);
-        assert_eq!((p.streams.start(), p.blocks_per_sm, p.threads, p.add_value), (8, 16, 256, 0xcc));
+        assert_eq!(
+            (p.streams.start(), p.blocks_per_sm, p.threads, p.add_value),
+            (8, 16, 256, 0xcc)
+        );
         assert!(p.validate().is_ok() && Params::quick().validate().is_ok());
     }
 
     #[test]
     fn bad_parameters_are_usage_errors() {
         let bad = |p: Params| p.validate().unwrap_err().to_string();
-        assert!(bad(Params { size: 0, ..Params::default() }).contains("--size 0"));
-        assert!(bad(Params { streams: IntRange::single(0), ..Params::default() }).contains("at least 1"));
-        assert!(bad(Params { cycles_step: 0, ..Params::default() }).contains("--cycles-step"));
-        assert!(bad(Params { cycles: IntRange::new(-5, 3).unwrap(), ..Params::default() }).contains("--cycles"));
-        assert!(bad(Params { size: 1, streams: IntRange::single(2 << 20), ..Params::default() }).contains("fewer streams"));
+        assert!(
+            bad(Params {
+                size: 0,
+                ..Params::default()
+            })
+            .contains("--size 0")
+        );
+        assert!(
+            bad(Params {
+                streams: IntRange::single(0),
+                ..Params::default()
+            })
+            .contains("at least 1")
+        );
+        assert!(
+            bad(Params {
+                cycles_step: 0,
+                ..Params::default()
+            })
+            .contains("--cycles-step")
+        );
+        assert!(
+            bad(Params {
+                cycles: IntRange::new(-5, 3).unwrap(),
+                ..Params::default()
+            })
+            .contains("--cycles")
+        );
+        assert!(
+            bad(Params {
+                size: 1,
+                streams: IntRange::single(2 << 20),
+                ..Params::default()
+            })
+            .contains("fewer streams")
+        );
     }
 
     #[test]
     fn row_speedup_and_amdahl_ideal_follow_the_means() {
-        let seq = Sequential { htod: vec![10.0], kernel: vec![5.0], dtoh: vec![10.0], total: vec![25.0] };
+        let seq = Sequential {
+            htod: vec![10.0],
+            kernel: vec![5.0],
+            dtoh: vec![10.0],
+            total: vec![25.0],
+        };
         let row = make_row(64, 8, &seq, vec![12.5]);
         assert_eq!(row.speedup, 2.0);
         assert_eq!(row.amdahl_ideal, 2.5);

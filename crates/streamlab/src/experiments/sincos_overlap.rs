@@ -5,13 +5,17 @@
 //! * asynchronous 1: per stream, copy in, kernel, copy out (depth first);
 //! * asynchronous 2: all copies in, all kernels, all copies out (breadth first);
 //!
-//! each after warm-up iterations, each iteration timed on its own, at `--streams` and
-//! every count of `--stream-counts`. Each part alone over the whole array (copy in,
+//! each after warm-up iterations, at `--streams` and every count of `--stream-counts`.
+//! As in the blog's program, iterations are issued back to back and timed together, so
+//! one iteration's copies out may overlap the next one's copies in; the timed iterations
+//! are split into `--batches` so that each batch's mean per iteration is one sample. Each part alone over the whole array (copy in,
 //! kernel, copy out) is timed too: the larger copy is the copy-engine bound.
 use serde::{Deserialize, Serialize};
 
 use crate::experiments::{Context, UsageError, chunks};
-use crate::results::{OpKind, SincosOverlapResult, SincosPoint, SincosVariant, Timeline, Verification};
+use crate::results::{
+    OpKind, SincosOverlapResult, SincosPoint, SincosVariant, Timeline, Verification,
+};
 use crate::runtime::{Arg, DeviceBuffer, PinnedBuffer, RuntimeError, Shape, Stream};
 use crate::stats::Series;
 use crate::timing::{Region, Tracer};
@@ -32,6 +36,9 @@ pub struct Params {
     /// Timed iterations per configuration.
     #[arg(long, default_value_t = 1000)]
     pub iterations: usize,
+    /// Timed batches the iterations are split into; each gives one sample.
+    #[arg(long, default_value_t = 10)]
+    pub batches: usize,
     /// Streams of the headline comparison (the blog's 4); also the traced count.
     #[arg(long, default_value_t = 4)]
     pub streams: usize,
@@ -47,6 +54,7 @@ impl Params {
             elements: 1 << 22,
             warmup: 5,
             iterations: 20,
+            batches: 4,
             stream_counts: vec![1, 2, 4, 8],
             ..Params::default()
         }
@@ -70,14 +78,27 @@ impl Params {
             )));
         }
         if !(1..=1024).contains(&self.threads) {
-            return Err(UsageError::new(format!("--threads {} is out of range: use 1..=1024", self.threads)));
+            return Err(UsageError::new(format!(
+                "--threads {} is out of range: use 1..=1024",
+                self.threads
+            )));
         }
         if self.iterations == 0 {
-            return Err(UsageError::new("--iterations 0 measures nothing: use at least 1"));
+            return Err(UsageError::new(
+                "--iterations 0 measures nothing: use at least 1",
+            ));
+        }
+        if self.batches == 0 || self.batches > self.iterations {
+            return Err(UsageError::new(format!(
+                "--batches {} must be within 1..={} (--iterations)",
+                self.batches, self.iterations
+            )));
         }
         for &count in self.all_stream_counts().iter() {
             if count == 0 {
-                return Err(UsageError::new("a stream count of 0 cannot carry work: use at least 1"));
+                return Err(UsageError::new(
+                    "a stream count of 0 cannot carry work: use at least 1",
+                ));
             }
             if count > self.elements {
                 return Err(UsageError::new(format!(
@@ -97,6 +118,7 @@ impl Default for Params {
             threads: 1024,
             warmup: 100,
             iterations: 1000,
+            batches: 10,
             streams: 4,
             stream_counts: vec![1, 2, 4, 8, 16],
         }
@@ -118,7 +140,10 @@ pub fn run(ctx: &Context, params: &Params) -> Result<SincosOverlapResult, Runtim
     gpu.ensure_fits(2 * n * size_of::<f32>())?;
     let mut rng = crate::rng::Rng::new(crate::rng::Rng::seed_from_clock());
     let mut host_a = gpu.pinned(n, 0.0f32)?;
-    host_a.as_mut_slice().iter_mut().for_each(|x| *x = rng.unit_f32());
+    host_a
+        .as_mut_slice()
+        .iter_mut()
+        .for_each(|x| *x = rng.unit_f32());
     let buffers = Buffers {
         host_a,
         host_b: gpu.pinned(n, f32::NAN)?,
@@ -134,23 +159,28 @@ pub fn run(ctx: &Context, params: &Params) -> Result<SincosOverlapResult, Runtim
     let mut task = crate::progress::Task::start("sincos-overlap", configs as u64);
     let mut checks = Vec::new();
 
-    let measure = |variant: Variant, used: usize, buffers: &mut Buffers| -> Result<(Series, Option<Verification>), RuntimeError> {
+    let measure = |variant: Variant,
+                   used: usize,
+                   buffers: &mut Buffers|
+     -> Result<(Series, Option<Verification>), RuntimeError> {
         let streams = &streams[..used];
         let region = Region::new(gpu, used)?;
         let parts = chunks(n, used);
         streams[0].poison(&buffers.dev_b)?;
         buffers.host_b.as_mut_slice().fill(f32::NAN);
         gpu.synchronize()?;
+        region.begin(streams)?;
         for _ in 0..params.warmup {
-            region.begin(streams)?;
             issue(ctx, variant, streams, &parts, buffers, params.threads)?;
-            region.end(streams)?;
         }
-        let mut samples = Vec::with_capacity(params.iterations);
-        for _ in 0..params.iterations {
+        region.end(streams)?;
+        let mut samples = Vec::with_capacity(params.batches);
+        for batch in chunks(params.iterations, params.batches) {
             region.begin(streams)?;
-            issue(ctx, variant, streams, &parts, buffers, params.threads)?;
-            samples.push(region.end(streams)?);
+            for _ in batch.clone() {
+                issue(ctx, variant, streams, &parts, buffers, params.threads)?;
+            }
+            samples.push(region.end(streams)? / batch.len() as f64);
         }
         gpu.synchronize()?;
         let check = variant.writes_output().then(|| {
@@ -161,7 +191,10 @@ pub fn run(ctx: &Context, params: &Params) -> Result<SincosOverlapResult, Runtim
                 1e-6,
             )
         });
-        Ok((Series::new(samples).expect("at least one finite sample"), check))
+        Ok((
+            Series::new(samples).expect("at least one finite sample"),
+            check,
+        ))
     };
 
     let (sequential, check) = measure(Variant::Whole(SincosVariant::Sequential), 1, &mut buffers)?;
@@ -172,7 +205,11 @@ pub fn run(ctx: &Context, params: &Params) -> Result<SincosOverlapResult, Runtim
         for variant in [SincosVariant::Async1, SincosVariant::Async2] {
             let (time, check) = measure(Variant::Whole(variant), used, &mut buffers)?;
             checks.extend(check);
-            points.push(SincosPoint { variant, streams: used, time });
+            points.push(SincosPoint {
+                variant,
+                streams: used,
+                time,
+            });
             task.step(&format!("{} x{used}", variant.label()));
         }
     }
@@ -183,7 +220,15 @@ pub fn run(ctx: &Context, params: &Params) -> Result<SincosOverlapResult, Runtim
     }
     let timelines = [SincosVariant::Async1, SincosVariant::Async2]
         .into_iter()
-        .map(|variant| trace(ctx, variant, &streams[..params.streams], &mut buffers, params))
+        .map(|variant| {
+            trace(
+                ctx,
+                variant,
+                &streams[..params.streams],
+                &mut buffers,
+                params,
+            )
+        })
         .collect::<Result<Vec<_>, _>>()?;
     task.step("traced");
     task.finish();
@@ -226,7 +271,13 @@ impl Variant {
     }
 }
 
-fn launch_chunk(ctx: &Context, stream: &Stream, part: &std::ops::Range<usize>, buffers: &Buffers, threads: u32) -> Result<(), RuntimeError> {
+fn launch_chunk(
+    ctx: &Context,
+    stream: &Stream,
+    part: &std::ops::Range<usize>,
+    buffers: &Buffers,
+    threads: u32,
+) -> Result<(), RuntimeError> {
     let blocks = part.len().div_ceil(threads as usize) as u32;
     stream.launch(
         &ctx.kernels.sincos,
@@ -240,12 +291,25 @@ fn launch_chunk(ctx: &Context, stream: &Stream, part: &std::ops::Range<usize>, b
     )
 }
 
-fn htod_chunk(stream: &Stream, part: &std::ops::Range<usize>, buffers: &Buffers) -> Result<(), RuntimeError> {
+fn htod_chunk(
+    stream: &Stream,
+    part: &std::ops::Range<usize>,
+    buffers: &Buffers,
+) -> Result<(), RuntimeError> {
     stream.htod(&buffers.dev_a, part.start, &buffers.host_a, part.clone())
 }
 
-fn dtoh_chunk(stream: &Stream, part: &std::ops::Range<usize>, buffers: &mut Buffers) -> Result<(), RuntimeError> {
-    stream.dtoh(&mut buffers.host_b, part.start, &buffers.dev_b, part.clone())
+fn dtoh_chunk(
+    stream: &Stream,
+    part: &std::ops::Range<usize>,
+    buffers: &mut Buffers,
+) -> Result<(), RuntimeError> {
+    stream.dtoh(
+        &mut buffers.host_b,
+        part.start,
+        &buffers.dev_b,
+        part.clone(),
+    )
 }
 
 /// Issue one iteration of `variant` over `streams`, chunk `s` on stream `s`.
@@ -320,7 +384,15 @@ fn trace(
             OpKind::DtoH => dtoh_chunk(stream, part, buffers),
         })?;
     }
-    tracer.finish(gpu, &format!("sincos-overlap {} ({} streams)", variant.label(), streams.len()), streams.len())
+    tracer.finish(
+        gpu,
+        &format!(
+            "sincos-overlap {} ({} streams)",
+            variant.label(),
+            streams.len()
+        ),
+        streams.len(),
+    )
 }
 
 /// The f64 reference `a[i] + sqrt(sin(i)² + cos(i)²)`, computed on all cores.
@@ -358,11 +430,58 @@ mod tests {
     #[test]
     fn bad_parameters_are_usage_errors() {
         let bad = |p: Params| p.validate().unwrap_err().to_string();
-        assert!(bad(Params { elements: 0, ..Params::default() }).contains("--elements 0"));
-        assert!(bad(Params { streams: 0, ..Params::default() }).contains("stream count of 0"));
-        assert!(bad(Params { elements: 4, stream_counts: vec![8], streams: 1, ..Params::default() }).contains("at most 4"));
-        assert!(bad(Params { threads: 2048, ..Params::default() }).contains("--threads"));
-        assert!(bad(Params { iterations: 0, ..Params::default() }).contains("--iterations"));
+        assert!(
+            bad(Params {
+                elements: 0,
+                ..Params::default()
+            })
+            .contains("--elements 0")
+        );
+        assert!(
+            bad(Params {
+                streams: 0,
+                ..Params::default()
+            })
+            .contains("stream count of 0")
+        );
+        assert!(
+            bad(Params {
+                elements: 4,
+                stream_counts: vec![8],
+                streams: 1,
+                ..Params::default()
+            })
+            .contains("at most 4")
+        );
+        assert!(
+            bad(Params {
+                threads: 2048,
+                ..Params::default()
+            })
+            .contains("--threads")
+        );
+        assert!(
+            bad(Params {
+                iterations: 0,
+                ..Params::default()
+            })
+            .contains("--iterations")
+        );
+        assert!(
+            bad(Params {
+                batches: 0,
+                ..Params::default()
+            })
+            .contains("--batches")
+        );
+        assert!(
+            bad(Params {
+                iterations: 5,
+                batches: 6,
+                ..Params::default()
+            })
+            .contains("--batches 6")
+        );
         assert!(Params::default().validate().is_ok());
         assert!(Params::quick().validate().is_ok());
     }

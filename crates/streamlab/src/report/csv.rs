@@ -4,7 +4,13 @@ use crate::results::{MatmulStreamsResult, MemcpyKernelResult, SincosOverlapResul
 /// The wiki's CSV: header `1 Stream,2 Streams,…`, one row per trial, milliseconds.
 pub fn matmul_streams(result: &MatmulStreamsResult) -> String {
     let header: Vec<String> = (1..=result.params.max_streams)
-        .map(|s| if s == 1 { "1 Stream".to_owned() } else { format!("{s} Streams") })
+        .map(|s| {
+            if s == 1 {
+                "1 Stream".to_owned()
+            } else {
+                format!("{s} Streams")
+            }
+        })
         .collect();
     let mut out = header.join(",") + "\n";
     for trial in &result.trials_ms {
@@ -17,7 +23,8 @@ pub fn matmul_streams(result: &MatmulStreamsResult) -> String {
 /// The Handbook's table as CSV: `Streams,Cycles,HtoD,Kernel,DtoH,Total,Concurrent,Speedup`
 /// (means, milliseconds), plus the Amdahl ideal.
 pub fn memcpy_kernel(result: &MemcpyKernelResult) -> String {
-    let mut out = String::from("Streams,Cycles,HtoD,Kernel,DtoH,Total,Concurrent,Speedup,AmdahlIdeal\n");
+    let mut out =
+        String::from("Streams,Cycles,HtoD,Kernel,DtoH,Total,Concurrent,Speedup,AmdahlIdeal\n");
     for r in &result.rows {
         out += &format!(
             "{},{},{:.4},{:.4},{:.4},{:.4},{:.4},{:.3},{:.3}\n",
@@ -39,7 +46,10 @@ pub fn memcpy_kernel(result: &MemcpyKernelResult) -> String {
 pub fn sincos_overlap(result: &SincosOverlapResult) -> String {
     let mut out = String::from("variant,streams,mean_ms,median_ms,min_ms,max_ms\n");
     let seq = &result.sequential.summary;
-    out += &format!("sequential,1,{:.4},{:.4},{:.4},{:.4}\n", seq.mean, seq.median, seq.min, seq.max);
+    out += &format!(
+        "sequential,1,{:.4},{:.4},{:.4},{:.4}\n",
+        seq.mean, seq.median, seq.min, seq.max
+    );
     for p in &result.points {
         let s = &p.time.summary;
         out += &format!(

@@ -5,7 +5,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::{ReportError, write_file};
-use crate::results::{MatmulStreamsResult, MemcpyKernelResult, RunSummary, SincosOverlapResult, files};
+use crate::results::{
+    MatmulStreamsResult, MemcpyKernelResult, RunSummary, SincosOverlapResult, files,
+};
 
 /// Write `value` as pretty JSON to `dir/name`.
 pub fn write<T: Serialize>(dir: &Path, name: &str, value: &T) -> Result<(), ReportError> {
@@ -19,9 +21,17 @@ pub fn read<T: DeserializeOwned>(dir: &Path, name: &str) -> Result<Option<T>, Re
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(source) => return Err(ReportError::Io { action: "read", path, source }),
+        Err(source) => {
+            return Err(ReportError::Io {
+                action: "read",
+                path,
+                source,
+            });
+        }
     };
-    serde_json::from_str(&text).map(Some).map_err(|source| ReportError::Json { path, source })
+    serde_json::from_str(&text)
+        .map(Some)
+        .map_err(|source| ReportError::Json { path, source })
 }
 
 /// Everything a results folder holds.
@@ -42,7 +52,10 @@ impl SavedRun {
             memcpy_kernel: read(dir, files::MEMCPY_KERNEL)?,
             sincos_overlap: read(dir, files::SINCOS_OVERLAP)?,
         };
-        if run.matmul_streams.is_none() && run.memcpy_kernel.is_none() && run.sincos_overlap.is_none() {
+        if run.matmul_streams.is_none()
+            && run.memcpy_kernel.is_none()
+            && run.sincos_overlap.is_none()
+        {
             return Err(ReportError::Empty(dir.to_owned()));
         }
         Ok(run)
@@ -58,10 +71,16 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("streamlab-json-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let err = SavedRun::load(&dir).unwrap_err();
-        assert!(err.to_string().contains("holds no streamlab results"), "{err}");
+        assert!(
+            err.to_string().contains("holds no streamlab results"),
+            "{err}"
+        );
         std::fs::write(dir.join(files::MATMUL_STREAMS), "{not json").unwrap();
         let err = SavedRun::load(&dir).unwrap_err();
-        assert!(err.to_string().contains("is not a streamlab result"), "{err}");
+        assert!(
+            err.to_string().contains("is not a streamlab result"),
+            "{err}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -17,7 +17,10 @@ pub fn device(info: &DeviceInfo) -> String {
         if info.concurrent_kernels { "yes" } else { "no" },
         info.total_memory_bytes as f64 / (1u64 << 30) as f64,
         info.driver_cuda_version,
-        info.pcie_link.as_ref().map(|l| format!(", {l}")).unwrap_or_default(),
+        info.pcie_link
+            .as_ref()
+            .map(|l| format!(", {l}"))
+            .unwrap_or_default(),
     )
 }
 
@@ -36,12 +39,19 @@ pub fn matmul_streams(r: &MatmulStreamsResult) -> String {
 }
 
 pub fn memcpy_kernel(r: &MemcpyKernelResult) -> String {
-    let mut out = format!("copy engines (asyncEngineCount): {}\n", r.device.copy_engines);
+    let mut out = format!(
+        "copy engines (asyncEngineCount): {}\n",
+        r.device.copy_engines
+    );
     let mut streams = None;
     for row in &r.rows {
         if streams != Some(row.streams) {
             streams = Some(row.streams);
-            let _ = writeln!(out, "{} streams\n  Cycles    HtoD  Kernel    DtoH   Total  Concurrent  Speedup  Amdahl", row.streams);
+            let _ = writeln!(
+                out,
+                "{} streams\n  Cycles    HtoD  Kernel    DtoH   Total  Concurrent  Speedup  Amdahl",
+                row.streams
+            );
         }
         let _ = writeln!(
             out,
@@ -59,7 +69,8 @@ pub fn memcpy_kernel(r: &MemcpyKernelResult) -> String {
     let _ = writeln!(
         out,
         "breakeven (kernel outlasts the copies) at cycles: {}",
-        r.breakeven_cycles.map_or("not reached".to_owned(), |c| c.to_string())
+        r.breakeven_cycles
+            .map_or("not reached".to_owned(), |c| c.to_string())
     );
     let _ = writeln!(out, "verification: {}", r.verification.detail);
     out
@@ -71,7 +82,13 @@ pub fn sincos_overlap(r: &SincosOverlapResult) -> String {
         r.sequential.summary.mean
     );
     for p in r.points.iter().filter(|p| p.streams == r.params.streams) {
-        let _ = writeln!(out, "Time for {} transfer and execution in ms = {:.4} ({} streams)", p.variant.label(), p.time.summary.mean, p.streams);
+        let _ = writeln!(
+            out,
+            "Time for {} transfer and execution in ms = {:.4} ({} streams)",
+            p.variant.label(),
+            p.time.summary.mean,
+            p.streams
+        );
     }
     let _ = writeln!(out, "Max error = {:e}", r.verification.max_abs_error);
     let _ = writeln!(out, "streams  async 1 ms  async 2 ms");
@@ -84,7 +101,12 @@ pub fn sincos_overlap(r: &SincosOverlapResult) -> String {
                 .find(|p| p.streams == s && p.variant == v)
                 .map_or(f64::NAN, |p| p.time.summary.mean)
         };
-        let _ = writeln!(out, "{s:>7}  {:>10.4}  {:>10.4}", mean(crate::results::SincosVariant::Async1), mean(crate::results::SincosVariant::Async2));
+        let _ = writeln!(
+            out,
+            "{s:>7}  {:>10.4}  {:>10.4}",
+            mean(crate::results::SincosVariant::Async1),
+            mean(crate::results::SincosVariant::Async2)
+        );
     }
     let _ = writeln!(
         out,
@@ -106,7 +128,11 @@ pub fn summary(s: &RunSummary) -> String {
         let _ = writeln!(
             out,
             "sincos-overlap  sequential {:.3} ms, best async {:.3} ms ({}, {} streams)  {}",
-            x.sequential_ms, x.best_async_ms, x.best_async_variant.label(), x.best_async_streams, verdict(x.verified)
+            x.sequential_ms,
+            x.best_async_ms,
+            x.best_async_variant.label(),
+            x.best_async_streams,
+            verdict(x.verified)
         );
     }
     if let Some(x) = &s.experiments.matmul_streams {
@@ -126,7 +152,8 @@ pub fn summary(s: &RunSummary) -> String {
             "memcpy-kernel   {} streams, best speedup {:.2}x, breakeven cycles {}  {}",
             x.num_streams,
             x.best_speedup,
-            x.breakeven_cycles.map_or("not reached".to_owned(), |c| c.to_string()),
+            x.breakeven_cycles
+                .map_or("not reached".to_owned(), |c| c.to_string()),
             verdict(x.verified)
         );
     }

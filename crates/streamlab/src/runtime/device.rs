@@ -46,5 +46,9 @@ fn pcie_link((domain, bus, dev): (i32, i32, i32)) -> Option<String> {
     let read = |file: &str| std::fs::read_to_string(format!("{base}/{file}")).ok();
     let speed = read("current_link_speed")?;
     let width = read("current_link_width")?;
-    Some(format!("PCIe {} x{}", speed.trim().trim_end_matches(" PCIe"), width.trim()))
+    Some(format!(
+        "PCIe {} x{}",
+        speed.trim().trim_end_matches(" PCIe"),
+        width.trim()
+    ))
 }

@@ -139,8 +139,7 @@ impl Gpu {
         let bytes = len.max(1) * size_of::<T>();
         // SAFETY: flags 0 asks for ordinary (cached, not write-combined) pinned memory.
         let ptr = unsafe { result::malloc_host(bytes, 0) }
-            .map_err(|source| RuntimeError::Pinned { bytes, source })?
-            as *mut T;
+            .map_err(|source| RuntimeError::Pinned { bytes, source })? as *mut T;
         // SAFETY: the allocation holds `len` elements of T.
         unsafe { std::slice::from_raw_parts_mut(ptr, len) }.fill(fill);
         Ok(PinnedBuffer { ptr, len })
@@ -188,7 +187,8 @@ pub struct Kernels {
 impl Kernels {
     /// Load a PTX module holding the four entry points.
     pub fn load(ptx: &str, set: crate::kernels::KernelSet) -> Result<Kernels, RuntimeError> {
-        let image = CString::new(ptx).map_err(|_| RuntimeError::Module("PTX contains a NUL byte".into()))?;
+        let image = CString::new(ptx)
+            .map_err(|_| RuntimeError::Module("PTX contains a NUL byte".into()))?;
         // SAFETY: `image` is a NUL-terminated PTX text; the module lives for the process.
         let module = unsafe { result::module::load_data(image.as_ptr() as *const c_void) }
             .map_err(|err| RuntimeError::Module(err.to_string()))?;
@@ -258,7 +258,10 @@ impl Stream {
         src_range: Range<usize>,
     ) -> Result<(), RuntimeError> {
         let count = src_range.len();
-        assert!(dst_start + count <= dst.len && src_range.end <= src.len, "copy out of bounds");
+        assert!(
+            dst_start + count <= dst.len && src_range.end <= src.len,
+            "copy out of bounds"
+        );
         // SAFETY: both ranges are in bounds; the host buffer is pinned and outlives the copy
         // because callers synchronise before dropping or reading it.
         let host = unsafe { std::slice::from_raw_parts(src.ptr.add(src_range.start), count) };
@@ -275,7 +278,10 @@ impl Stream {
         src_range: Range<usize>,
     ) -> Result<(), RuntimeError> {
         let count = src_range.len();
-        assert!(dst_start + count <= dst.len && src_range.end <= src.len, "copy out of bounds");
+        assert!(
+            dst_start + count <= dst.len && src_range.end <= src.len,
+            "copy out of bounds"
+        );
         // SAFETY: as in `htod`.
         let host = unsafe { std::slice::from_raw_parts_mut(dst.ptr.add(dst_start), count) };
         unsafe { result::memcpy_dtoh_async(host, src.addr(src_range.start), self.raw) }
@@ -293,8 +299,10 @@ impl Stream {
                 Arg::F32(v) => widen(v.to_ne_bytes()),
             })
             .collect();
-        let mut params: Vec<*mut c_void> =
-            values.iter_mut().map(|v| v.as_mut_ptr() as *mut c_void).collect();
+        let mut params: Vec<*mut c_void> = values
+            .iter_mut()
+            .map(|v| v.as_mut_ptr() as *mut c_void)
+            .collect();
         // SAFETY: each parameter points at a value of the kernel's parameter size (the
         // 4-byte ones at the start of an 8-byte slot); the driver copies them at launch.
         unsafe {
@@ -327,8 +335,14 @@ impl Stream {
     /// Make later work on this stream wait for `event`.
     pub fn wait(&self, event: &Event) -> Result<(), RuntimeError> {
         // SAFETY: both handles are live.
-        unsafe { result::stream::wait_event(self.raw, event.raw, sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT) }
-            .doing("making a stream wait")
+        unsafe {
+            result::stream::wait_event(
+                self.raw,
+                event.raw,
+                sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
+            )
+        }
+        .doing("making a stream wait")
     }
 
     /// Block until everything issued on this stream has finished.
@@ -358,7 +372,8 @@ pub struct Event {
 
 impl Event {
     fn new() -> Result<Event, RuntimeError> {
-        let raw = result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT).doing("creating an event")?;
+        let raw = result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT)
+            .doing("creating an event")?;
         Ok(Event { raw })
     }
 
@@ -403,7 +418,11 @@ impl<T> DeviceBuffer<T> {
     }
 
     fn addr(&self, index: usize) -> sys::CUdeviceptr {
-        assert!(index <= self.len, "element {index} outside a buffer of {}", self.len);
+        assert!(
+            index <= self.len,
+            "element {index} outside a buffer of {}",
+            self.len
+        );
         self.ptr + (index * size_of::<T>()) as u64
     }
 }
