@@ -19,7 +19,9 @@ pub enum ReportError {
         path: std::path::PathBuf,
         source: serde_json::Error,
     },
-    #[error("{0} holds no streamlab results (no summary.json or experiment JSON): point --from at a folder written by a run")]
+    #[error(
+        "{0} holds no streamlab results (no summary.json or experiment JSON): point --from at a folder written by a run"
+    )]
     Empty(std::path::PathBuf),
 }
 
