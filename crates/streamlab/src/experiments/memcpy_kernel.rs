@@ -88,9 +88,9 @@ impl Params {
     }
 
     pub fn validate(&self) -> Result<(), UsageError> {
-        if self.size == 0 || self.size > 4096 {
+        if self.size == 0 || self.size > 1 << 16 {
             return Err(UsageError::new(format!(
-                "--size {} is out of range: use 1..=4096 (M ints)",
+                "--size {} is out of range: use 1..=65536 (M ints)",
                 self.size
             )));
         }

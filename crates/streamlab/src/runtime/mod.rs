@@ -67,6 +67,12 @@ impl<T> Context<T> for Result<T, DriverError> {
     }
 }
 
+/// Whether this machine has an NVIDIA driver library (libcuda) to load.
+pub fn driver_present() -> bool {
+    // SAFETY: probing for the library has no preconditions.
+    unsafe { sys::is_culib_present() }
+}
+
 /// One GPU with a current context and the Rust kernels loaded.
 pub struct Gpu {
     info: DeviceInfo,
@@ -77,8 +83,7 @@ impl Gpu {
     /// Open GPU `ordinal`: load the driver, make its primary context current on this
     /// thread and load the embedded Rust PTX.
     pub fn open(ordinal: usize) -> Result<Gpu, RuntimeError> {
-        // SAFETY: probing for the library has no preconditions.
-        if !unsafe { sys::is_culib_present() } {
+        if !driver_present() {
             return Err(RuntimeError::NoDriver);
         }
         result::init().doing("initialising the driver")?;
