@@ -12,7 +12,9 @@ fn expected() -> Vec<(String, usize)> {
 
 /// The text of one entry, from `.entry name(` to the next entry or the end.
 fn body(name: &str) -> &'static str {
-    let start = RUST_PTX.find(&format!(".entry {name}(")).expect("entry present");
+    let start = RUST_PTX
+        .find(&format!(".entry {name}("))
+        .expect("entry present");
     let rest = &RUST_PTX[start + 1..];
     let end = rest.find(".entry ").map_or(rest.len(), |e| e);
     &rest[..end]
@@ -24,13 +26,23 @@ fn all_four_kernels_with_their_parameter_counts() {
     let summary = validate(RUST_PTX, target, &expected()).expect("valid PTX");
     assert_eq!(summary.entries.len(), 4);
     assert!(summary.externs.is_empty());
-    assert_eq!(target, std::env::var("STREAMLAB_TARGET_CPU").as_deref().unwrap_or("sm_90"));
+    assert_eq!(
+        target,
+        std::env::var("STREAMLAB_TARGET_CPU")
+            .as_deref()
+            .unwrap_or("sm_90")
+    );
 }
 
 #[test]
 fn validation_rejects_a_tampered_module() {
     let renamed = RUST_PTX.replace(".entry sincos(", ".entry sincos2(");
-    assert!(validate(&renamed, "sm_90", &expected()).unwrap_err().to_string().contains("sincos"));
+    assert!(
+        validate(&renamed, "sm_90", &expected())
+            .unwrap_err()
+            .to_string()
+            .contains("sincos")
+    );
     let with_extern = format!("{RUST_PTX}\n.extern .func __nv_sinf(.param .b32 x);\n");
     assert!(validate(&with_extern, "sm_90", &expected()).is_err());
     assert!(validate(RUST_PTX, "sm_70", &expected()).is_err());
@@ -39,7 +51,10 @@ fn validation_rejects_a_tampered_module() {
 #[test]
 fn add_kernel_keeps_one_addition_per_cycle_in_a_loop() {
     let add = body("add_kernel");
-    let adds = add.lines().filter(|l| l.trim_start().starts_with("add.s32")).count();
+    let adds = add
+        .lines()
+        .filter(|l| l.trim_start().starts_with("add.s32"))
+        .count();
     let barriers = add.matches("begin inline asm").count();
     assert!(barriers >= 1, "no optimisation barrier in add_kernel");
     assert!(adds >= barriers, "{adds} additions for {barriers} barriers");
@@ -47,17 +62,28 @@ fn add_kernel_keeps_one_addition_per_cycle_in_a_loop() {
     let lines: Vec<&str> = add.lines().collect();
     let looped = lines.iter().enumerate().any(|(i, line)| {
         line.trim_end().ends_with(':')
-            && lines[i..].iter().any(|l| l.contains("bra") && l.contains(line.trim().trim_end_matches(':')))
+            && lines[i..]
+                .iter()
+                .any(|l| l.contains("bra") && l.contains(line.trim().trim_end_matches(':')))
     });
     assert!(looped, "add_kernel has no loop");
-    let multiplies = add.lines().filter(|l| l.trim_start().starts_with("mul.lo.s32")).count();
-    assert!(multiplies <= 1, "only the grid stride may be a multiply, found {multiplies}");
+    let multiplies = add
+        .lines()
+        .filter(|l| l.trim_start().starts_with("mul.lo.s32"))
+        .count();
+    assert!(
+        multiplies <= 1,
+        "only the grid stride may be a multiply, found {multiplies}"
+    );
 }
 
 #[test]
 fn math_is_inlined_with_correct_rounding() {
     let sincos = body("sincos");
-    assert!(sincos.contains("sqrt.rn.f32"), "sqrt is not the correctly rounded instruction");
+    assert!(
+        sincos.contains("sqrt.rn.f32"),
+        "sqrt is not the correctly rounded instruction"
+    );
     assert!(body("matmul").contains("fma.rn.f32"));
     assert!(parse(RUST_PTX).externs.is_empty());
 }
