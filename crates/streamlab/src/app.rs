@@ -155,7 +155,7 @@ fn run_all(ctx: &Context, quick: bool, out: &Path) -> Result<Option<String>, App
         &pick(
             quick,
             memcpy_kernel::Params::quick(),
-            memcpy_kernel::Params::default(),
+            memcpy_kernel::Params::run_all(),
         ),
         out,
     )?;

@@ -46,7 +46,8 @@ pub enum Command {
     /// (all copies in, all kernels, all copies out), over --streams and a sweep of stream
     /// counts, beside each part timed alone (the copy-engine bound).
     SincosOverlap(sincos_overlap::Params),
-    /// Run all three experiments with their defaults (or --quick), write summary.json and
+    /// Run all three experiments with their defaults (or --quick), memcpy-kernel at 8
+    /// streams (the Handbook's) and at 32 (a deeper pipeline); write summary.json and
     /// print a compact table.
     RunAll,
     /// Render the report again from a results folder's JSON, with no GPU.

@@ -41,6 +41,9 @@ pub struct Params {
     /// Streams shmoo: N or START..=END.
     #[arg(long, default_value = "8")]
     pub streams: IntRange,
+    /// Step of the streams shmoo.
+    #[arg(long, default_value_t = 1)]
+    pub streams_step: i64,
     /// Blocks per SM of each AddKernel launch (blocks = SMs × this).
     #[arg(long, default_value_t = 16)]
     pub blocks_per_sm: u32,
@@ -62,6 +65,7 @@ impl Default for Params {
             cycles: IntRange::new(0, 4096).expect("non-empty"),
             cycles_step: 64,
             streams: IntRange::single(8),
+            streams_step: 1,
             blocks_per_sm: 16,
             threads: 256,
             add_value: 0xcc,
@@ -71,6 +75,16 @@ impl Default for Params {
 }
 
 impl Params {
+    /// What `run-all` measures: the Handbook's 8 streams, and 32 streams, a deeper
+    /// pipeline whose fill and drain are a quarter as long.
+    pub fn run_all() -> Params {
+        Params {
+            streams: IntRange::new(8, 32).expect("non-empty"),
+            streams_step: 24,
+            ..Params::default()
+        }
+    }
+
     /// Small sizes for a fast look.
     pub fn quick() -> Params {
         Params {
@@ -104,6 +118,12 @@ impl Params {
             return Err(UsageError::new(format!(
                 "--cycles-step {} must be at least 1",
                 self.cycles_step
+            )));
+        }
+        if self.streams_step < 1 {
+            return Err(UsageError::new(format!(
+                "--streams-step {} must be at least 1",
+                self.streams_step
             )));
         }
         if self.streams.start() < 1 {
@@ -169,7 +189,12 @@ pub fn run(ctx: &Context, params: &Params) -> Result<MemcpyKernelResult, Runtime
     };
     let blocks = gpu.info().sm_count.max(1) as u32 * params.blocks_per_sm;
     let shape = Shape::linear(blocks, params.threads);
-    let max_streams = params.streams.end() as usize;
+    let stream_counts: Vec<usize> = params
+        .streams
+        .values(params.streams_step)
+        .map(|s| s as usize)
+        .collect();
+    let max_streams = stream_counts.iter().copied().max().unwrap_or(1);
     let streams = gpu.streams(max_streams)?;
     let events: Vec<_> = (0..4).map(|_| gpu.event()).collect::<Result<_, _>>()?;
     let planned =
@@ -179,7 +204,7 @@ pub fn run(ctx: &Context, params: &Params) -> Result<MemcpyKernelResult, Runtime
     let mut rows = Vec::new();
     let mut checks: Vec<Verification> = Vec::new();
     let mut breakeven = None;
-    for used in params.streams.values(1).map(|s| s as usize) {
+    for &used in &stream_counts {
         let parts = chunks(n, used);
         let region = Region::new(gpu, used)?;
         let mut cycles_values = params.cycles.values(params.cycles_step);
@@ -469,6 +494,11 @@ mod tests {
             (8, 16, 256, 0xcc)
         );
         assert!(p.validate().is_ok() && Params::quick().validate().is_ok());
+        let all = Params::run_all();
+        assert_eq!(
+            all.streams.values(all.streams_step).collect::<Vec<_>>(),
+            [8, 32]
+        );
     }
 
     #[test]
