@@ -20,7 +20,7 @@ pub fn compare<T: Copy + Into<f64>>(
     for (i, (&got, &want)) in out.iter().zip(expected).enumerate() {
         let got: f64 = got.into();
         let error = (got - want).abs();
-        if !(error <= tolerance) {
+        if error.is_nan() || error > tolerance {
             mismatches += 1;
             first.get_or_insert((i, got, want));
         }

@@ -13,6 +13,7 @@
 //! count so they always cover N, and the cycles range is extended until the kernel takes
 //! longer than the copies, so the breakeven point is always in the table.
 use std::collections::BTreeMap;
+use std::collections::btree_map::Entry;
 
 use serde::{Deserialize, Serialize};
 
@@ -225,7 +226,7 @@ pub fn run(ctx: &Context, params: &Params) -> Result<MemcpyKernelResult, Runtime
                     fill_parallel(buffers.host_out.as_mut_slice(), -1);
                     gpu.synchronize()
                 };
-            if !sequential.contains_key(&c) {
+            if let Entry::Vacant(slot) = sequential.entry(c) {
                 let mut seq = Sequential::default();
                 for _ in 0..params.repeats {
                     let s = &streams[0];
@@ -242,7 +243,7 @@ pub fn run(ctx: &Context, params: &Params) -> Result<MemcpyKernelResult, Runtime
                     seq.total.push(events[0].elapsed_ms(&events[3])?);
                 }
                 verify_run(&mut buffers, &streams[0], "sequential")?;
-                sequential.insert(c, seq);
+                slot.insert(seq);
             }
             let mut concurrent = Vec::with_capacity(params.repeats);
             for _ in 0..params.repeats {
