@@ -4,8 +4,11 @@
 //! ([`runtime`], [`timing`]) → samples and statistics ([`stats`], [`results`]) → files
 //! and the report ([`report`]), which can always be rendered again from the files.
 pub mod app;
+pub mod baseline;
+pub mod bounds;
 pub mod cli;
 pub mod clock;
+pub mod compare;
 pub mod experiments;
 pub mod kernels;
 pub mod progress;

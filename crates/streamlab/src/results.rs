@@ -11,6 +11,8 @@ pub mod files {
     pub const MATMUL_STREAMS: &str = "matmul-streams.json";
     pub const MEMCPY_KERNEL: &str = "memcpy-kernel.json";
     pub const SINCOS_OVERLAP: &str = "sincos-overlap.json";
+    pub const KERNEL_COMPARISON: &str = "kernel-comparison.json";
+    pub const BOUNDS: &str = "bounds.json";
 }
 
 /// The GPU and driver a result was measured on.
@@ -242,4 +244,85 @@ pub struct MemcpySummary {
     pub num_streams: usize,
     pub best_speedup: f64,
     pub breakeven_cycles: Option<i32>,
+}
+
+/// How the CUDA C++ twins (`cuda/kernels.cu`) were compiled.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CudaBuild {
+    /// The NVRTC library that compiled them, e.g. "NVRTC 12.9".
+    pub compiler: String,
+    /// Every option passed to NVRTC.
+    pub options: Vec<String>,
+    /// `.target` of the PTX NVRTC produced (e.g. sm_90).
+    pub ptx_target: String,
+}
+
+/// The lower quartile, median and upper quartile of a set of samples (milliseconds),
+/// interpolated linearly between order statistics.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Quartiles {
+    pub q1: f64,
+    pub median: f64,
+    pub q3: f64,
+}
+
+/// One kernel timed as Rust and as CUDA C++, launches interleaved on one stream.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KernelTiming {
+    /// The kernel and its case, e.g. "add_kernel (cycles 256)".
+    pub kernel: String,
+    /// The launch shape and sizes, in words.
+    pub launch: String,
+    pub rust: Series,
+    pub cuda: Series,
+    pub rust_quartiles: Quartiles,
+    pub cuda_quartiles: Quartiles,
+    /// Median Rust time over median CUDA C++ time: below 1 the Rust kernel is faster.
+    pub ratio_median: f64,
+    /// Both outputs against the CPU reference and against each other.
+    pub verification: Verification,
+}
+
+/// Result of comparing the Rust kernels with their CUDA C++ twins.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KernelComparison {
+    pub params: crate::compare::Params,
+    pub device: DeviceInfo,
+    pub cuda_build: CudaBuild,
+    pub kernels: Vec<KernelTiming>,
+    pub verification: Verification,
+}
+
+/// The machine's physical limits, measured over one buffer size.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Bounds {
+    pub params: crate::bounds::Params,
+    pub device: DeviceInfo,
+    /// Bytes moved by one copy in each direction.
+    pub bytes: u64,
+    /// Pinned host to device, one copy per sample.
+    pub h2d: Series,
+    /// Device to pinned host, one copy per sample.
+    pub d2h: Series,
+    /// One copy each way at once on two streams, per sample.
+    pub bidirectional: Series,
+    /// Device to device, one copy per sample.
+    pub d2d: Series,
+    /// Milliseconds per launch of an empty-ish kernel (fill of a 1×1 matrix), each
+    /// sample the mean of `launches` back-to-back launches.
+    pub launch: Series,
+    /// Medians of the series above.
+    pub h2d_ms: f64,
+    pub d2h_ms: f64,
+    pub bidirectional_ms: f64,
+    pub d2d_ms: f64,
+    /// GB/s (10^9 bytes) from the medians.
+    pub h2d_gbps: f64,
+    pub d2h_gbps: f64,
+    /// Both directions together: 2 × bytes over the bidirectional median.
+    pub bidirectional_gbps: f64,
+    /// Bytes read plus bytes written: 2 × bytes over the device-to-device median.
+    pub d2d_gbps: f64,
+    /// Microseconds per launch (median).
+    pub launch_us: f64,
 }

@@ -293,6 +293,31 @@ impl Stream {
             .doing("copying device to host")
     }
 
+    /// Copy `src_range` of device buffer `src` into `dst` starting at element `dst_start`.
+    pub fn dtod<T: Copy>(
+        &self,
+        dst: &DeviceBuffer<T>,
+        dst_start: usize,
+        src: &DeviceBuffer<T>,
+        src_range: Range<usize>,
+    ) -> Result<(), RuntimeError> {
+        let count = src_range.len();
+        assert!(
+            dst_start + count <= dst.len && src_range.end <= src.len,
+            "copy out of bounds"
+        );
+        // SAFETY: both ranges are in bounds of live device allocations.
+        unsafe {
+            result::memcpy_dtod_async(
+                dst.addr(dst_start),
+                src.addr(src_range.start),
+                count * size_of::<T>(),
+                self.raw,
+            )
+        }
+        .doing("copying device to device")
+    }
+
     /// Launch `kernel` with `shape` and `args` on this stream.
     pub fn launch(&self, kernel: &Kernel, shape: Shape, args: &[Arg]) -> Result<(), RuntimeError> {
         let mut values: Vec<[u8; 8]> = args
