@@ -1,14 +1,18 @@
 //! What each subcommand does, from parsed options to files on disk and a verdict.
 use std::path::{Path, PathBuf};
 
-use crate::cli::{Cli, Command};
+use crate::baseline::{self, Availability, CudaKernels};
+use crate::cli::{Cli, Command, KernelChoice};
+use crate::compare::{self, CompareError};
 use crate::experiments::{Context, UsageError, matmul_streams, memcpy_kernel, sincos_overlap};
+use crate::kernels::KernelSet;
 use crate::report::{self, ReportError, json};
 use crate::results::{
-    ExperimentsSummary, MatmulStreamsResult, MatmulSummary, MemcpyKernelResult, MemcpySummary,
-    RunSummary, SincosOverlapResult, SincosSummary, files,
+    Bounds, BoundsSummary, ExperimentRatios, ExperimentsSummary, KernelComparison,
+    MatmulStreamsResult, MatmulSummary, MemcpyKernelResult, MemcpySummary, RunSummary,
+    RustOverCuda, SincosOverlapResult, SincosSummary, Verification, files,
 };
-use crate::runtime::{Gpu, RuntimeError};
+use crate::runtime::{Gpu, Kernels, RuntimeError};
 
 /// Why a command failed; usage errors exit with 2, everything else with 1.
 #[derive(Debug, thiserror::Error)]
@@ -19,6 +23,8 @@ pub enum AppError {
     Runtime(#[from] RuntimeError),
     #[error(transparent)]
     Report(#[from] ReportError),
+    #[error("the CUDA C++ kernels are unavailable: {0}")]
+    Baseline(String),
     #[error("could not create the results folder {path}: {source}")]
     OutDir {
         path: PathBuf,
@@ -44,32 +50,73 @@ pub fn run(cli: Cli) -> Result<(), AppError> {
         Command::MatmulStreams(p) => p.validate()?,
         Command::MemcpyKernel(p) => p.validate()?,
         Command::SincosOverlap(p) => p.validate()?,
+        Command::Bounds(p) => p.validate()?,
+        Command::CompareKernels(p) => p.validate()?,
         Command::Report { from } => return report::render(from).map_err(AppError::from),
         Command::DeviceInfo | Command::RunAll => {}
     }
     let gpu = Gpu::open(cli.device)?;
-    let ctx = Context {
-        gpu: &gpu,
-        kernels: gpu.kernels(),
-        started_utc,
-    };
     if let Command::DeviceInfo = cli.command {
         print!("{}", report::table::device(gpu.info()));
         return Ok(());
     }
+    let wants_cuda =
+        matches!(cli.command, Command::CompareKernels(_)) || cli.kernels != KernelChoice::Rust;
+    let cuda = if wants_cuda {
+        cuda_kernels(&gpu, &cli)?
+    } else {
+        None
+    };
+    let mut sets = Vec::new();
+    if cli.kernels != KernelChoice::Cuda {
+        sets.push(*gpu.kernels());
+    }
+    sets.extend(cuda.as_ref().map(|c| c.kernels));
     let out = out_dir(cli.out.as_deref())?;
     eprint!("{}", report::table::device(gpu.info()));
     eprintln!("results: {}", out.display());
-    let failures = match &cli.command {
-        Command::MatmulStreams(p) => matmul(&ctx, p, &out)?.1,
-        Command::MemcpyKernel(p) => memcpy(&ctx, p, &out)?.1,
-        Command::SincosOverlap(p) => sincos(&ctx, p, &out)?.1,
-        Command::RunAll => run_all(&ctx, cli.quick, &out)?,
-        Command::DeviceInfo | Command::Report { .. } => unreachable!("handled above"),
+    let mut run = Run {
+        gpu: &gpu,
+        sets,
+        started_utc,
+        out: out.clone(),
+        failures: Vec::new(),
     };
-    match failures {
-        Some(detail) => Err(AppError::Verification { dir: out, detail }),
-        None => Ok(()),
+    match &cli.command {
+        Command::MatmulStreams(p) => drop(run.matmul(p)?),
+        Command::MemcpyKernel(p) => drop(run.memcpy(p)?),
+        Command::SincosOverlap(p) => drop(run.sincos(p)?),
+        Command::Bounds(p) => drop(run.bounds(p)?),
+        Command::CompareKernels(p) => drop(run.compare(p, cuda.as_ref())?),
+        Command::RunAll => run.all(cli.quick, cuda.as_ref())?,
+        Command::DeviceInfo | Command::Report { .. } => unreachable!("handled above"),
+    }
+    match run.failures.is_empty() {
+        true => Ok(()),
+        false => Err(AppError::Verification {
+            dir: out,
+            detail: run.failures.join("; "),
+        }),
+    }
+}
+
+/// The CUDA C++ kernels, or `None` with a visible note when `--kernels both` and this
+/// machine has no NVRTC; with `--kernels cuda` (or `compare-kernels`) that is an error.
+fn cuda_kernels(gpu: &Gpu, cli: &Cli) -> Result<Option<CudaKernels>, AppError> {
+    let required =
+        cli.kernels == KernelChoice::Cuda || matches!(cli.command, Command::CompareKernels(_));
+    let unavailable = |why: String| {
+        if required {
+            Err(AppError::Baseline(why))
+        } else {
+            eprintln!("note: running the Rust kernels only; {why}");
+            Ok(None)
+        }
+    };
+    match baseline::load(gpu) {
+        Ok(Availability::Ready(cuda)) => Ok(Some(cuda)),
+        Ok(Availability::NvrtcMissing(note)) => unavailable(note.to_string()),
+        Err(err) => unavailable(err.to_string()),
     }
 }
 
@@ -84,139 +131,299 @@ fn out_dir(requested: Option<&Path>) -> Result<PathBuf, AppError> {
     Ok(path)
 }
 
-/// The failure detail of a verification, if it failed.
-fn failure(v: &crate::results::Verification) -> Option<String> {
-    (!v.passed).then(|| v.detail.clone())
-}
-
-fn matmul(
-    ctx: &Context,
-    p: &matmul_streams::Params,
-    out: &Path,
-) -> Result<(MatmulStreamsResult, Option<String>), AppError> {
-    let r = matmul_streams::run(ctx, p)?;
-    json::write(out, files::MATMUL_STREAMS, &r)?;
-    report::write_file(out, "matmul-streams.csv", &report::csv::matmul_streams(&r))?;
-    print!("\nmatmul-streams\n{}", report::table::matmul_streams(&r));
-    let failed = failure(&r.verification);
-    Ok((r, failed))
-}
-
-fn memcpy(
-    ctx: &Context,
-    p: &memcpy_kernel::Params,
-    out: &Path,
-) -> Result<(MemcpyKernelResult, Option<String>), AppError> {
-    let r = memcpy_kernel::run(ctx, p)?;
-    json::write(out, files::MEMCPY_KERNEL, &r)?;
-    report::write_file(out, "memcpy-kernel.csv", &report::csv::memcpy_kernel(&r))?;
-    print!("\nmemcpy-kernel\n{}", report::table::memcpy_kernel(&r));
-    let failed = failure(&r.verification);
-    Ok((r, failed))
-}
-
-fn sincos(
-    ctx: &Context,
-    p: &sincos_overlap::Params,
-    out: &Path,
-) -> Result<(SincosOverlapResult, Option<String>), AppError> {
-    let r = sincos_overlap::run(ctx, p)?;
-    json::write(out, files::SINCOS_OVERLAP, &r)?;
-    report::write_file(out, "sincos-overlap.csv", &report::csv::sincos_overlap(&r))?;
-    print!("\nsincos-overlap\n{}", report::table::sincos_overlap(&r));
-    let failed = failure(&r.verification);
-    Ok((r, failed))
-}
-
-fn run_all(ctx: &Context, quick: bool, out: &Path) -> Result<Option<String>, AppError> {
-    fn pick<P>(quick: bool, small: P, full: P) -> P {
-        if quick { small } else { full }
+/// The result file of an experiment for a kernel set: `name.json` for Rust,
+/// `name-cuda.json` for CUDA C++ (and the same stem for its CSV).
+fn file_stem(experiment: &str, set: KernelSet) -> String {
+    match set {
+        KernelSet::Rust => experiment.to_owned(),
+        KernelSet::Cuda => format!("{experiment}-cuda"),
     }
-    let (s, s_fail) = sincos(
-        ctx,
-        &pick(
+}
+
+/// One invocation: the GPU, the kernel sets to run, where results go, and the
+/// verification failures so far (reported after everything is written).
+struct Run<'a> {
+    gpu: &'a Gpu,
+    sets: Vec<Kernels>,
+    started_utc: String,
+    out: PathBuf,
+    failures: Vec<String>,
+}
+
+impl Run<'_> {
+    fn context<'k>(&'k self, kernels: &'k Kernels) -> Context<'k> {
+        Context {
+            gpu: self.gpu,
+            kernels,
+            started_utc: self.started_utc.clone(),
+        }
+    }
+
+    fn note(&mut self, verification: &Verification) {
+        if !verification.passed {
+            self.failures.push(verification.detail.clone());
+        }
+    }
+
+    fn matmul(&mut self, p: &matmul_streams::Params) -> Result<Vec<MatmulStreamsResult>, AppError> {
+        let mut results = Vec::new();
+        for kernels in self.sets.clone() {
+            let r = matmul_streams::run(&self.context(&kernels), p)?;
+            let stem = file_stem("matmul-streams", kernels.set);
+            json::write(&self.out, &format!("{stem}.json"), &r)?;
+            report::write_file(
+                &self.out,
+                &format!("{stem}.csv"),
+                &report::csv::matmul_streams(&r),
+            )?;
+            print!("\n{stem}\n{}", report::table::matmul_streams(&r));
+            self.note(&r.verification);
+            results.push(r);
+        }
+        Ok(results)
+    }
+
+    fn memcpy(&mut self, p: &memcpy_kernel::Params) -> Result<Vec<MemcpyKernelResult>, AppError> {
+        let mut results = Vec::new();
+        for kernels in self.sets.clone() {
+            let r = memcpy_kernel::run(&self.context(&kernels), p)?;
+            let stem = file_stem("memcpy-kernel", kernels.set);
+            json::write(&self.out, &format!("{stem}.json"), &r)?;
+            report::write_file(
+                &self.out,
+                &format!("{stem}.csv"),
+                &report::csv::memcpy_kernel(&r),
+            )?;
+            print!("\n{stem}\n{}", report::table::memcpy_kernel(&r));
+            self.note(&r.verification);
+            results.push(r);
+        }
+        Ok(results)
+    }
+
+    fn sincos(&mut self, p: &sincos_overlap::Params) -> Result<Vec<SincosOverlapResult>, AppError> {
+        let mut results = Vec::new();
+        for kernels in self.sets.clone() {
+            let r = sincos_overlap::run(&self.context(&kernels), p)?;
+            let stem = file_stem("sincos-overlap", kernels.set);
+            json::write(&self.out, &format!("{stem}.json"), &r)?;
+            report::write_file(
+                &self.out,
+                &format!("{stem}.csv"),
+                &report::csv::sincos_overlap(&r),
+            )?;
+            print!("\n{stem}\n{}", report::table::sincos_overlap(&r));
+            self.note(&r.verification);
+            results.push(r);
+        }
+        Ok(results)
+    }
+
+    fn bounds(&mut self, p: &crate::bounds::Params) -> Result<Bounds, AppError> {
+        let b = crate::bounds::measure(self.gpu, p)?;
+        json::write(&self.out, files::BOUNDS, &b)?;
+        print!("\nbounds\n{}", report::table::bounds(&b));
+        Ok(b)
+    }
+
+    fn compare(
+        &mut self,
+        p: &compare::Params,
+        cuda: Option<&CudaKernels>,
+    ) -> Result<Option<KernelComparison>, AppError> {
+        let Some(cuda) = cuda else { return Ok(None) };
+        let r = match compare::run(self.gpu, cuda, p) {
+            Ok(r) => r,
+            Err(CompareError::Mismatch(r)) => *r,
+            Err(CompareError::Runtime(err)) => return Err(err.into()),
+        };
+        json::write(&self.out, files::KERNEL_COMPARISON, &r)?;
+        print!(
+            "\nkernel comparison (Rust over CUDA C++)\n{}",
+            report::table::kernel_comparison(&r)
+        );
+        self.note(&r.verification);
+        Ok(Some(r))
+    }
+
+    /// `run-all`: bounds, kernel comparison, the three experiments with every kernel set,
+    /// `summary.json`, the report, and the compact table.
+    fn all(&mut self, quick: bool, cuda: Option<&CudaKernels>) -> Result<(), AppError> {
+        fn pick<P>(quick: bool, small: P, full: P) -> P {
+            if quick { small } else { full }
+        }
+        let bounds = self.bounds(&pick(
+            quick,
+            crate::bounds::Params::quick(),
+            crate::bounds::Params::default(),
+        ))?;
+        let comparison = self.compare(
+            &pick(quick, compare::Params::quick(), compare::Params::default()),
+            cuda,
+        )?;
+        let s = self.sincos(&pick(
             quick,
             sincos_overlap::Params::quick(),
             sincos_overlap::Params::default(),
-        ),
-        out,
-    )?;
-    let (m, m_fail) = matmul(
-        ctx,
-        &pick(
+        ))?;
+        let m = self.matmul(&pick(
             quick,
             matmul_streams::Params::quick(),
             matmul_streams::Params::default(),
-        ),
-        out,
-    )?;
-    let (k, k_fail) = memcpy(
-        ctx,
-        &pick(
+        ))?;
+        let k = self.memcpy(&pick(
             quick,
             memcpy_kernel::Params::quick(),
             memcpy_kernel::Params::run_all(),
-        ),
-        out,
-    )?;
-    let summary = summarize(ctx, Some(&s), Some(&m), Some(&k));
-    json::write(out, files::SUMMARY, &summary)?;
-    report::render(out)?;
-    print!("\nsummary\n{}", report::table::summary(&summary));
-    Ok([s_fail, m_fail, k_fail]
-        .into_iter()
-        .flatten()
-        .reduce(|a, b| format!("{a}; {b}")))
-}
-
-/// The `summary.json` headline of whichever experiments ran.
-pub fn summarize(
-    ctx: &Context,
-    sincos: Option<&SincosOverlapResult>,
-    matmul: Option<&MatmulStreamsResult>,
-    memcpy: Option<&MemcpyKernelResult>,
-) -> RunSummary {
-    RunSummary {
-        device: ctx.gpu.info().clone(),
-        provenance: ctx.provenance(),
-        experiments: summarize_experiments(sincos, matmul, memcpy),
+        ))?;
+        let of = |set| ByKernels {
+            sincos: s.iter().find(|r| r.provenance.kernels == set),
+            matmul: m.iter().find(|r| r.provenance.kernels == set),
+            memcpy: k.iter().find(|r| r.provenance.kernels == set),
+        };
+        let (rust, cuda) = (of(KernelSet::Rust.label()), of(KernelSet::Cuda.label()));
+        let provenance = self.context(&self.sets[0]).provenance();
+        let summary = RunSummary {
+            device: self.gpu.info().clone(),
+            provenance,
+            experiments: rust.summary(),
+            bounds: Some(bounds_summary(&bounds)),
+            rust_over_cuda: comparison.as_ref().and_then(rust_over_cuda),
+            cuda_experiments: cuda.any().then(|| cuda.summary()),
+            experiment_rust_over_cuda: cuda.any().then(|| experiment_ratios(&rust, &cuda)),
+        };
+        json::write(&self.out, files::SUMMARY, &summary)?;
+        report::render(&self.out)?;
+        print!("\nsummary\n{}", report::table::summary(&summary));
+        Ok(())
     }
 }
 
-/// The per-experiment headline figures.
-pub fn summarize_experiments(
-    sincos: Option<&SincosOverlapResult>,
-    matmul: Option<&MatmulStreamsResult>,
-    memcpy: Option<&MemcpyKernelResult>,
-) -> ExperimentsSummary {
-    ExperimentsSummary {
-        sincos_overlap: sincos.and_then(|r| {
-            let best = r
-                .points
-                .iter()
-                .min_by(|a, b| a.time.summary.mean.total_cmp(&b.time.summary.mean))?;
-            Some(SincosSummary {
+/// The results of one kernel set, where it ran.
+struct ByKernels<'a> {
+    sincos: Option<&'a SincosOverlapResult>,
+    matmul: Option<&'a MatmulStreamsResult>,
+    memcpy: Option<&'a MemcpyKernelResult>,
+}
+
+impl ByKernels<'_> {
+    fn any(&self) -> bool {
+        self.sincos.is_some() || self.matmul.is_some() || self.memcpy.is_some()
+    }
+
+    /// The `summary.json` headline figures.
+    fn summary(&self) -> ExperimentsSummary {
+        ExperimentsSummary {
+            sincos_overlap: self.sincos.and_then(|r| {
+                let best = r
+                    .points
+                    .iter()
+                    .min_by(|a, b| a.time.summary.mean.total_cmp(&b.time.summary.mean))?;
+                Some(SincosSummary {
+                    verified: r.verification.passed,
+                    sequential_ms: r.sequential.summary.mean,
+                    best_async_ms: best.time.summary.mean,
+                    best_async_variant: best.variant,
+                    best_async_streams: best.streams,
+                })
+            }),
+            matmul_streams: self.matmul.map(|r| MatmulSummary {
                 verified: r.verification.passed,
-                sequential_ms: r.sequential.summary.mean,
-                best_async_ms: best.time.summary.mean,
-                best_async_variant: best.variant,
-                best_async_streams: best.streams,
+                ms_by_streams: r.points.iter().map(|p| p.time.summary.mean).collect(),
+                speedup_max_streams: r.points.last().map_or(f64::NAN, |p| p.speedup),
+            }),
+            memcpy_kernel: self.memcpy.map(|r| MemcpySummary {
+                verified: r.verification.passed,
+                num_streams: r.params.streams.start() as usize,
+                best_speedup: r
+                    .rows
+                    .iter()
+                    .map(|row| row.speedup)
+                    .fold(f64::NAN, f64::max),
+                breakeven_cycles: r.breakeven_cycles,
+            }),
+        }
+    }
+}
+
+fn bounds_summary(b: &Bounds) -> BoundsSummary {
+    BoundsSummary {
+        h2d_ms: b.h2d_ms,
+        d2h_ms: b.d2h_ms,
+        h2d_gbps: b.h2d_gbps,
+        d2h_gbps: b.d2h_gbps,
+        bidirectional_gbps: b.bidirectional_gbps,
+        d2d_gbps: b.d2d_gbps,
+        launch_us: b.launch_us,
+    }
+}
+
+/// Per kernel, the ratio of its first case (e.g. `add_kernel (cycles 256)`).
+fn rust_over_cuda(c: &KernelComparison) -> Option<RustOverCuda> {
+    let ratio = |name: &str| {
+        c.kernels
+            .iter()
+            .find(|k| k.kernel == name || k.kernel.starts_with(&format!("{name} ")))
+            .map(|k| k.ratio_median)
+    };
+    Some(RustOverCuda {
+        fill: ratio("fill")?,
+        matmul: ratio("matmul")?,
+        add_kernel: ratio("add_kernel")?,
+        sincos: ratio("sincos")?,
+    })
+}
+
+/// Total time of the configurations both kernel sets measured, Rust over CUDA C++.
+fn experiment_ratios(rust: &ByKernels, cuda: &ByKernels) -> ExperimentRatios {
+    let total = |times: Vec<(String, f64)>, other: &[(String, f64)]| -> (f64, f64) {
+        times
+            .iter()
+            .filter_map(|(key, t)| other.iter().find(|(k, _)| k == key).map(|(_, u)| (*t, *u)))
+            .fold((0.0, 0.0), |(a, b), (t, u)| (a + t, b + u))
+    };
+    let ratio = |r: Vec<(String, f64)>, c: Vec<(String, f64)>| {
+        let (a, b) = total(r, &c);
+        (b > 0.0).then(|| a / b)
+    };
+    let sincos = |r: &SincosOverlapResult| -> Vec<(String, f64)> {
+        std::iter::once(("sequential".to_owned(), r.sequential.summary.mean))
+            .chain(
+                r.points
+                    .iter()
+                    .map(|p| (format!("{:?}{}", p.variant, p.streams), p.time.summary.mean)),
+            )
+            .collect()
+    };
+    let matmul = |r: &MatmulStreamsResult| -> Vec<(String, f64)> {
+        r.points
+            .iter()
+            .map(|p| (p.streams.to_string(), p.time.summary.mean))
+            .collect()
+    };
+    let memcpy = |r: &MemcpyKernelResult| -> Vec<(String, f64)> {
+        r.rows
+            .iter()
+            .map(|row| {
+                (
+                    format!("{}/{}", row.streams, row.cycles),
+                    row.total.summary.mean + row.concurrent.summary.mean,
+                )
             })
-        }),
-        matmul_streams: matmul.map(|r| MatmulSummary {
-            verified: r.verification.passed,
-            ms_by_streams: r.points.iter().map(|p| p.time.summary.mean).collect(),
-            speedup_max_streams: r.points.last().map_or(f64::NAN, |p| p.speedup),
-        }),
-        memcpy_kernel: memcpy.map(|r| MemcpySummary {
-            verified: r.verification.passed,
-            num_streams: r.params.streams.start() as usize,
-            best_speedup: r
-                .rows
-                .iter()
-                .map(|row| row.speedup)
-                .fold(f64::NAN, f64::max),
-            breakeven_cycles: r.breakeven_cycles,
-        }),
+            .collect()
+    };
+    ExperimentRatios {
+        sincos_overlap: rust
+            .sincos
+            .zip(cuda.sincos)
+            .and_then(|(r, c)| ratio(sincos(r), sincos(c))),
+        matmul_streams: rust
+            .matmul
+            .zip(cuda.matmul)
+            .and_then(|(r, c)| ratio(matmul(r), matmul(c))),
+        memcpy_kernel: rust
+            .memcpy
+            .zip(cuda.memcpy)
+            .and_then(|(r, c)| ratio(memcpy(r), memcpy(c))),
     }
 }

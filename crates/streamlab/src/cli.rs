@@ -7,6 +7,7 @@ use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::experiments::{matmul_streams, memcpy_kernel, sincos_overlap};
+use crate::{bounds, compare};
 
 /// Reproduce the classic CUDA-streams experiments with Rust kernels, verify every output,
 /// and write JSON, CSV and a report.
@@ -22,8 +23,21 @@ pub struct Cli {
     /// Small sizes for a fast look; explicit options still win.
     #[arg(long, global = true)]
     pub quick: bool,
+    /// Which kernels the experiments run: the Rust ones, their CUDA C++ twins (compiled
+    /// at run time with NVRTC), or both on the same buffers. With `both`, a machine
+    /// without NVRTC runs the Rust kernels and says so.
+    #[arg(long, global = true, value_enum, default_value_t = KernelChoice::Both)]
+    pub kernels: KernelChoice,
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// The `--kernels` choice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum KernelChoice {
+    Rust,
+    Cuda,
+    Both,
 }
 
 #[derive(Debug, Subcommand)]
@@ -46,9 +60,15 @@ pub enum Command {
     /// (all copies in, all kernels, all copies out), over --streams and a sweep of stream
     /// counts, beside each part timed alone (the copy-engine bound).
     SincosOverlap(sincos_overlap::Params),
-    /// Run all three experiments with their defaults (or --quick), memcpy-kernel at 8
-    /// streams (the Handbook's) and at 32 (a deeper pipeline); write summary.json and
-    /// print a compact table.
+    /// Measure the physical limits: pinned HtoD and DtoH bandwidth alone and both at once,
+    /// device-to-device bandwidth and launch overhead, for the sincos array size.
+    Bounds(bounds::Params),
+    /// Time each Rust kernel against its CUDA C++ twin (NVRTC) from interleaved launches on
+    /// the experiments' buffers and shapes: medians, spread, and Rust over CUDA C++.
+    CompareKernels(compare::Params),
+    /// Measure the bounds, compare the kernels, and run all three experiments with their
+    /// defaults (or --quick), memcpy-kernel at 8 streams (the Handbook's) and at 32 (a
+    /// deeper pipeline); write summary.json and the report, and print a compact table.
     RunAll,
     /// Render the report again from a results folder's JSON, with no GPU.
     Report {
@@ -72,6 +92,8 @@ where
             Command::MatmulStreams(p) => *p = overlay(p, matmul_streams::Params::quick(), sub)?,
             Command::MemcpyKernel(p) => *p = overlay(p, memcpy_kernel::Params::quick(), sub)?,
             Command::SincosOverlap(p) => *p = overlay(p, sincos_overlap::Params::quick(), sub)?,
+            Command::Bounds(p) => *p = overlay(p, bounds::Params::quick(), sub)?,
+            Command::CompareKernels(p) => *p = overlay(p, compare::Params::quick(), sub)?,
             _ => {}
         }
     }
@@ -169,6 +191,19 @@ mod tests {
         );
         assert_eq!(parse_err(&["no-such-command"]).exit_code(), 2);
         assert_eq!(parse_err(&["report"]).exit_code(), 2);
+    }
+
+    #[test]
+    fn kernels_default_to_both_and_accept_one_set() {
+        assert_eq!(parse_ok(&["run-all"]).kernels, KernelChoice::Both);
+        assert_eq!(
+            parse_ok(&["sincos-overlap", "--kernels", "rust"]).kernels,
+            KernelChoice::Rust
+        );
+        assert_eq!(
+            parse_err(&["run-all", "--kernels", "opencl"]).exit_code(),
+            2
+        );
     }
 
     #[test]

@@ -11,6 +11,10 @@ pub mod files {
     pub const MATMUL_STREAMS: &str = "matmul-streams.json";
     pub const MEMCPY_KERNEL: &str = "memcpy-kernel.json";
     pub const SINCOS_OVERLAP: &str = "sincos-overlap.json";
+    /// The same experiments run with the CUDA C++ kernels.
+    pub const MATMUL_STREAMS_CUDA: &str = "matmul-streams-cuda.json";
+    pub const MEMCPY_KERNEL_CUDA: &str = "memcpy-kernel-cuda.json";
+    pub const SINCOS_OVERLAP_CUDA: &str = "sincos-overlap-cuda.json";
     pub const KERNEL_COMPARISON: &str = "kernel-comparison.json";
     pub const BOUNDS: &str = "bounds.json";
 }
@@ -208,7 +212,49 @@ pub struct SincosPoint {
 pub struct RunSummary {
     pub device: DeviceInfo,
     pub provenance: Provenance,
+    /// The headline of each experiment run with the Rust kernels.
     pub experiments: ExperimentsSummary,
+    /// The physical limits measured for the sincos array size.
+    pub bounds: Option<BoundsSummary>,
+    /// Per kernel: median Rust time over median CUDA C++ time (below 1: Rust is faster).
+    pub rust_over_cuda: Option<RustOverCuda>,
+    /// The same headline with the CUDA C++ kernels, when they ran.
+    pub cuda_experiments: Option<ExperimentsSummary>,
+    /// Per experiment: time of every configuration measured with both kernel sets, Rust
+    /// over CUDA C++.
+    pub experiment_rust_over_cuda: Option<ExperimentRatios>,
+}
+
+/// `summary.json`'s `bounds`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BoundsSummary {
+    pub h2d_ms: f64,
+    pub d2h_ms: f64,
+    pub h2d_gbps: f64,
+    pub d2h_gbps: f64,
+    pub bidirectional_gbps: f64,
+    pub d2d_gbps: f64,
+    pub launch_us: f64,
+}
+
+/// `summary.json`'s `rust_over_cuda`: median-time ratios per kernel.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RustOverCuda {
+    pub fill: f64,
+    pub matmul: f64,
+    pub add_kernel: f64,
+    pub sincos: f64,
+}
+
+/// Whole-experiment ratios, Rust over CUDA C++.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExperimentRatios {
+    #[serde(rename = "sincos-overlap")]
+    pub sincos_overlap: Option<f64>,
+    #[serde(rename = "matmul-streams")]
+    pub matmul_streams: Option<f64>,
+    #[serde(rename = "memcpy-kernel")]
+    pub memcpy_kernel: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

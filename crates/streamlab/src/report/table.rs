@@ -2,7 +2,8 @@
 use std::fmt::Write;
 
 use crate::results::{
-    DeviceInfo, MatmulStreamsResult, MemcpyKernelResult, RunSummary, SincosOverlapResult,
+    Bounds, DeviceInfo, KernelComparison, MatmulStreamsResult, MemcpyKernelResult, RunSummary,
+    SincosOverlapResult,
 };
 
 pub fn device(info: &DeviceInfo) -> String {
@@ -120,6 +121,35 @@ pub fn sincos_overlap(r: &SincosOverlapResult) -> String {
     out
 }
 
+pub fn bounds(b: &Bounds) -> String {
+    format!(
+        "{:.0} MiB each way: HtoD {:.3} ms ({:.1} GB/s), DtoH {:.3} ms ({:.1} GB/s), both at once {:.1} GB/s in total\n\
+         device to device {:.1} GB/s (read + write), launch overhead {:.2} us\n",
+        b.bytes as f64 / (1u64 << 20) as f64,
+        b.h2d_ms,
+        b.h2d_gbps,
+        b.d2h_ms,
+        b.d2h_gbps,
+        b.bidirectional_gbps,
+        b.d2d_gbps,
+        b.launch_us
+    )
+}
+
+pub fn kernel_comparison(c: &KernelComparison) -> String {
+    let mut out =
+        String::from("kernel                      Rust median ms  CUDA C++ median ms  Rust/CUDA\n");
+    for k in &c.kernels {
+        let _ = writeln!(
+            out,
+            "{:<27} {:>14.4} {:>19.4} {:>10.3}",
+            k.kernel, k.rust.summary.median, k.cuda.summary.median, k.ratio_median
+        );
+    }
+    let _ = writeln!(out, "verification: {}", c.verification.detail);
+    out
+}
+
 /// The compact table `run-all` prints last.
 pub fn summary(s: &RunSummary) -> String {
     let mut out = device(&s.device);
@@ -155,6 +185,30 @@ pub fn summary(s: &RunSummary) -> String {
             x.breakeven_cycles
                 .map_or("not reached".to_owned(), |c| c.to_string()),
             verdict(x.verified)
+        );
+    }
+    if let Some(b) = &s.bounds {
+        let _ = writeln!(
+            out,
+            "bounds          HtoD {:.3} ms ({:.1} GB/s), DtoH {:.3} ms ({:.1} GB/s), both ways {:.1} GB/s, device {:.0} GB/s",
+            b.h2d_ms, b.h2d_gbps, b.d2h_ms, b.d2h_gbps, b.bidirectional_gbps, b.d2d_gbps
+        );
+    }
+    if let Some(r) = &s.rust_over_cuda {
+        let _ = writeln!(
+            out,
+            "Rust/CUDA C++   fill {:.3}, matmul {:.3}, add_kernel {:.3}, sincos {:.3} (median kernel times)",
+            r.fill, r.matmul, r.add_kernel, r.sincos
+        );
+    }
+    if let Some(r) = &s.experiment_rust_over_cuda {
+        let show = |x: Option<f64>| x.map_or("-".to_owned(), |x| format!("{x:.3}"));
+        let _ = writeln!(
+            out,
+            "Rust/CUDA C++   experiments: sincos-overlap {}, matmul-streams {}, memcpy-kernel {}",
+            show(r.sincos_overlap),
+            show(r.matmul_streams),
+            show(r.memcpy_kernel)
         );
     }
     out
