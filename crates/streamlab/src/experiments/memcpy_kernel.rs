@@ -44,6 +44,7 @@ pub struct Params {
     pub streams: IntRange,
     /// Step of the streams shmoo.
     #[arg(long, default_value_t = 1)]
+    #[serde(default = "one")]
     pub streams_step: i64,
     /// Blocks per SM of each AddKernel launch (blocks = SMs × this).
     #[arg(long, default_value_t = 16)]
@@ -57,6 +58,11 @@ pub struct Params {
     /// Timed repetitions of each row.
     #[arg(long, default_value_t = 3)]
     pub repeats: usize,
+}
+
+/// The streams step of results saved before the step existed.
+fn one() -> i64 {
+    1
 }
 
 impl Default for Params {
