@@ -1,9 +1,23 @@
 //! Turning results into files and text: JSON and CSV as the run writes them, the tables
 //! printed at the end, and the report rendered from the saved JSON. Nothing here touches
 //! the GPU, so every output can be regenerated from a results folder.
+//!
+//! [`render`] reads a results folder and writes, beside the JSON:
+//! 1. the charts (`matmul-streams.svg`, `memcpy-kernel-speedup.svg`,
+//!    `memcpy-kernel-breakdown.svg`, `sincos-overlap.svg`),
+//! 2. per traced iteration a Gantt chart `<experiment>-timeline[-N].svg` and the
+//!    Chrome trace-event JSON `<experiment>-trace[-N].json`,
+//! 3. `report.md` and the self-contained `report.html`.
+pub mod chart;
 pub mod csv;
+pub mod document;
+pub mod html;
 pub mod json;
+pub mod markdown;
+pub mod plot;
+pub mod svg;
 pub mod table;
+pub mod timeline;
 
 /// A failure writing or reading result files.
 #[derive(Debug, thiserror::Error)]
@@ -23,6 +37,8 @@ pub enum ReportError {
         "{0} holds no streamlab results (no summary.json or experiment JSON): point --from at a folder written by a run"
     )]
     Empty(std::path::PathBuf),
+    #[error("cannot draw the report: {0}")]
+    Invalid(String),
 }
 
 /// Write `contents` to `dir/name`, naming the path on failure.
@@ -35,9 +51,21 @@ pub fn write_file(dir: &std::path::Path, name: &str, contents: &str) -> Result<(
     })
 }
 
-/// Render the report of the results in `dir` from its saved JSON (no GPU needed).
+/// Render the report of the results in `dir` from its saved JSON (no GPU needed): print
+/// the tables, then write the charts, timelines, traces, `report.md` and `report.html`
+/// into `dir`.
 pub fn render(dir: &std::path::Path) -> Result<(), ReportError> {
     let run = json::SavedRun::load(dir)?;
+    print_tables(&run);
+    let doc = document::Document::new(&run)?;
+    for (name, contents) in doc.files() {
+        write_file(dir, name, contents)?;
+    }
+    write_file(dir, "report.md", &markdown::render(&doc))?;
+    write_file(dir, "report.html", &html::render(&doc))
+}
+
+fn print_tables(run: &json::SavedRun) {
     if let Some(r) = &run.matmul_streams {
         print!("\nmatmul-streams\n{}", table::matmul_streams(r));
     }
@@ -47,5 +75,4 @@ pub fn render(dir: &std::path::Path) -> Result<(), ReportError> {
     if let Some(r) = &run.sincos_overlap {
         print!("\nsincos-overlap\n{}", table::sincos_overlap(r));
     }
-    Ok(())
 }
