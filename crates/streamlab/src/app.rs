@@ -52,7 +52,12 @@ pub fn run(cli: Cli) -> Result<(), AppError> {
         Command::SincosOverlap(p) => p.validate()?,
         Command::Bounds(p) => p.validate()?,
         Command::CompareKernels(p) => p.validate()?,
-        Command::Report { from } => return report::render(from).map_err(AppError::from),
+        Command::Report { from } => {
+            report::render(from)?;
+            print!("{}", report::tables(&json::SavedRun::load(from)?));
+            println!("\nreport: {}", from.join("report.html").display());
+            return Ok(());
+        }
         Command::DeviceInfo | Command::RunAll => {}
     }
     let gpu = Gpu::open(cli.device)?;
@@ -295,6 +300,7 @@ impl Run<'_> {
         json::write(&self.out, files::SUMMARY, &summary)?;
         report::render(&self.out)?;
         print!("\nsummary\n{}", report::table::summary(&summary));
+        println!("\nreport: {}", self.out.join("report.html").display());
         Ok(())
     }
 }

@@ -56,7 +56,6 @@ pub fn write_file(dir: &std::path::Path, name: &str, contents: &str) -> Result<(
 /// into `dir`.
 pub fn render(dir: &std::path::Path) -> Result<(), ReportError> {
     let run = json::SavedRun::load(dir)?;
-    print_tables(&run);
     let doc = document::Document::new(&run)?;
     for (name, contents) in doc.files() {
         write_file(dir, name, contents)?;
@@ -65,14 +64,20 @@ pub fn render(dir: &std::path::Path) -> Result<(), ReportError> {
     write_file(dir, "report.html", &html::render(&doc))
 }
 
-fn print_tables(run: &json::SavedRun) {
+/// The printed tables of every result in `run`, as a run prints them.
+pub fn tables(run: &json::SavedRun) -> String {
+    let mut out = String::new();
     if let Some(r) = &run.matmul_streams {
-        print!("\nmatmul-streams\n{}", table::matmul_streams(r));
+        out += &format!("\nmatmul-streams\n{}", table::matmul_streams(r));
     }
     if let Some(r) = &run.memcpy_kernel {
-        print!("\nmemcpy-kernel\n{}", table::memcpy_kernel(r));
+        out += &format!("\nmemcpy-kernel\n{}", table::memcpy_kernel(r));
     }
     if let Some(r) = &run.sincos_overlap {
-        print!("\nsincos-overlap\n{}", table::sincos_overlap(r));
+        out += &format!("\nsincos-overlap\n{}", table::sincos_overlap(r));
     }
+    if let Some(s) = &run.summary {
+        out += &format!("\nsummary\n{}", table::summary(s));
+    }
+    out
 }
