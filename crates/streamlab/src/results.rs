@@ -350,7 +350,8 @@ pub struct Bounds {
     pub h2d: Series,
     /// Device to pinned host, one copy per sample.
     pub d2h: Series,
-    /// One copy each way at once on two streams, per sample.
+    /// One copy each way at once on two streams: each sample is the mean over
+    /// `bounds::STEADY_PAIRS` pairs issued back to back.
     pub bidirectional: Series,
     /// Device to device, one copy per sample.
     pub d2d: Series,
