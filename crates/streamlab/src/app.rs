@@ -170,58 +170,52 @@ impl Run<'_> {
         }
     }
 
-    fn matmul(&mut self, p: &matmul_streams::Params) -> Result<Vec<MatmulStreamsResult>, AppError> {
+    /// Run one experiment with every kernel set: write its JSON and CSV, print its table,
+    /// and note a failed verification.
+    fn experiment<R: serde::Serialize>(
+        &mut self,
+        name: &str,
+        run: impl Fn(&Context) -> Result<R, RuntimeError>,
+        output: Output<R>,
+    ) -> Result<Vec<R>, AppError> {
         let mut results = Vec::new();
         for kernels in self.sets.clone() {
-            let r = matmul_streams::run(&self.context(&kernels), p)?;
-            let stem = file_stem("matmul-streams", kernels.set);
+            let r = run(&self.context(&kernels))?;
+            let stem = file_stem(name, kernels.set);
             json::write(&self.out, &format!("{stem}.json"), &r)?;
-            report::write_file(
-                &self.out,
-                &format!("{stem}.csv"),
-                &report::csv::matmul_streams(&r),
-            )?;
-            print!("\n{stem}\n{}", report::table::matmul_streams(&r));
-            self.note(&r.verification);
+            report::write_file(&self.out, &format!("{stem}.csv"), &(output.csv)(&r))?;
+            print!("\n{stem}\n{}", (output.table)(&r));
+            self.note((output.verification)(&r));
             results.push(r);
         }
         Ok(results)
+    }
+
+    fn matmul(&mut self, p: &matmul_streams::Params) -> Result<Vec<MatmulStreamsResult>, AppError> {
+        let output = Output {
+            csv: report::csv::matmul_streams,
+            table: report::table::matmul_streams,
+            verification: |r| &r.verification,
+        };
+        self.experiment("matmul-streams", |ctx| matmul_streams::run(ctx, p), output)
     }
 
     fn memcpy(&mut self, p: &memcpy_kernel::Params) -> Result<Vec<MemcpyKernelResult>, AppError> {
-        let mut results = Vec::new();
-        for kernels in self.sets.clone() {
-            let r = memcpy_kernel::run(&self.context(&kernels), p)?;
-            let stem = file_stem("memcpy-kernel", kernels.set);
-            json::write(&self.out, &format!("{stem}.json"), &r)?;
-            report::write_file(
-                &self.out,
-                &format!("{stem}.csv"),
-                &report::csv::memcpy_kernel(&r),
-            )?;
-            print!("\n{stem}\n{}", report::table::memcpy_kernel(&r));
-            self.note(&r.verification);
-            results.push(r);
-        }
-        Ok(results)
+        let output = Output {
+            csv: report::csv::memcpy_kernel,
+            table: report::table::memcpy_kernel,
+            verification: |r| &r.verification,
+        };
+        self.experiment("memcpy-kernel", |ctx| memcpy_kernel::run(ctx, p), output)
     }
 
     fn sincos(&mut self, p: &sincos_overlap::Params) -> Result<Vec<SincosOverlapResult>, AppError> {
-        let mut results = Vec::new();
-        for kernels in self.sets.clone() {
-            let r = sincos_overlap::run(&self.context(&kernels), p)?;
-            let stem = file_stem("sincos-overlap", kernels.set);
-            json::write(&self.out, &format!("{stem}.json"), &r)?;
-            report::write_file(
-                &self.out,
-                &format!("{stem}.csv"),
-                &report::csv::sincos_overlap(&r),
-            )?;
-            print!("\n{stem}\n{}", report::table::sincos_overlap(&r));
-            self.note(&r.verification);
-            results.push(r);
-        }
-        Ok(results)
+        let output = Output {
+            csv: report::csv::sincos_overlap,
+            table: report::table::sincos_overlap,
+            verification: |r| &r.verification,
+        };
+        self.experiment("sincos-overlap", |ctx| sincos_overlap::run(ctx, p), output)
     }
 
     fn bounds(&mut self, p: &crate::bounds::Params) -> Result<Bounds, AppError> {
@@ -303,6 +297,13 @@ impl Run<'_> {
         println!("\nreport: {}", self.out.join("report.html").display());
         Ok(())
     }
+}
+
+/// How an experiment's result becomes files and text.
+struct Output<R> {
+    csv: fn(&R) -> String,
+    table: fn(&R) -> String,
+    verification: fn(&R) -> &Verification,
 }
 
 /// The results of one kernel set, where it ran.
