@@ -1,11 +1,15 @@
-//! The report rendered from saved JSON: the committed H100 results and a small sincos
-//! fixture, each rendered into a scratch copy. Checks that every chart and timeline is
-//! well-formed SVG with the expected bars and rows, that each trace matches its timeline,
-//! that `report.md` links every SVG, and that headless Chromium shows every inline chart.
+//! The report rendered from saved JSON: the committed H100 results, the same folder without
+//! the files later runs added, and a small sincos fixture, each rendered into a scratch
+//! copy. Checks that every chart and timeline is well-formed SVG with the expected bars
+//! and rows, that each trace matches its timeline, that `report.md` links every SVG, that
+//! headless Chromium shows every inline chart, and that the limits, the Rust-against-CUDA
+//! C++ comparison and one efficiency per configuration are there, with a spot-checked
+//! efficiency recomputed here from the raw means.
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
+use streamlab::report::document::{Document, EFFICIENCY, Section, Table};
 use streamlab::report::{self, chart, json::SavedRun};
 use streamlab::results::{
     DeviceInfo, OpKind, Provenance, SincosOverlapResult, SincosPoint, SincosVariant, Timeline,
@@ -186,12 +190,43 @@ fn check_outputs(dir: &Path) -> usize {
             "3 variants per stream count"
         );
         let bound = r.htod_alone.summary.mean.max(r.dtoh_alone.summary.mean);
-        assert_eq!(values(dir, "sincos-overlap.svg", "level"), vec![bound]);
+        let mut levels = vec![bound];
+        let summary = run.summary.as_ref().and_then(|s| s.bounds.as_ref());
+        let rate = (run.bounds.as_ref().map(|b| b.bidirectional_gbps))
+            .or(summary.map(|b| b.bidirectional_gbps));
+        if let Some(rate) = rate {
+            levels.push(2.0 * (r.params.elements * 4) as f64 / (rate * 1e6));
+        }
+        assert_eq!(values(dir, "sincos-overlap.svg", "level"), levels);
         svgs += 1 + check_timelines(
             dir,
             "sincos-overlap",
             &r.timelines.iter().collect::<Vec<_>>(),
         );
+    }
+    if let Some(c) = &run.kernel_comparison {
+        let chart = svg_classes(dir, "kernel-comparison.svg");
+        assert_eq!(
+            count(&chart, "bar"),
+            2 * c.kernels.len(),
+            "Rust and CUDA C++ per case"
+        );
+        assert_eq!(
+            count(&chart, "whisker"),
+            2 * c.kernels.len(),
+            "quartiles per bar"
+        );
+        let medians: Vec<f64> = (c.kernels.iter().map(|k| k.rust_quartiles.median))
+            .chain(c.kernels.iter().map(|k| k.cuda_quartiles.median))
+            .collect();
+        assert_eq!(values(dir, "kernel-comparison.svg", "bar"), medians);
+        let text = read(dir, "kernel-comparison.svg");
+        for words in ["ms", "Rust", "CUDA C++", "median"] {
+            assert!(text.contains(words), "the comparison chart lacks {words:?}");
+        }
+        svgs += 1;
+    } else {
+        assert!(!dir.join("kernel-comparison.svg").exists());
     }
     check_markdown(dir, svgs);
     check_html(dir, svgs);
@@ -290,6 +325,261 @@ fn h100_results_render_every_chart_timeline_and_trace() {
     let svgs = check_outputs(&dir);
     assert!(svgs >= 6, "only {svgs} SVG files");
     check_dom(&dir, svgs);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The number in `column` (a header prefix) of every row of `t`.
+fn column(t: &Table, prefix: &str) -> Vec<f64> {
+    let i = t
+        .column(prefix)
+        .unwrap_or_else(|| panic!("no column {prefix:?} in {:?}", t.header));
+    (t.rows.iter())
+        .map(|row| {
+            let cell = row[i].trim_end_matches('×');
+            cell.parse()
+                .unwrap_or_else(|_| panic!("{prefix}: {:?} is not a number", row[i]))
+        })
+        .collect()
+}
+
+/// The row of `t` whose first cells are `key`.
+fn row<'a>(t: &'a Table, key: &[&str]) -> &'a [String] {
+    (t.rows.iter())
+        .find(|row| row.iter().zip(key).all(|(cell, k)| cell == k))
+        .unwrap_or_else(|| panic!("no row {key:?}"))
+}
+
+fn cell(t: &Table, row: &[String], prefix: &str) -> f64 {
+    row[t.column(prefix).unwrap()].parse().unwrap()
+}
+
+/// Every configuration row has one efficiency, a finite number above 0.
+fn check_efficiency(section: &Section, configurations: usize) {
+    let t = &section.tables[0];
+    assert_eq!(
+        t.rows.len(),
+        configurations,
+        "{}: one row per configuration",
+        section.id
+    );
+    let values = column(t, EFFICIENCY);
+    assert_eq!(values.len(), configurations);
+    for e in values {
+        assert!(e.is_finite() && e > 0.0, "{}: efficiency {e}", section.id);
+    }
+}
+
+/// The pipeline bound of three engines written out: each engine's busy time plus the
+/// work before it in the first chunk and after it in the last one, over `chunks`.
+fn three_engine_bound(h: f64, k: f64, d: f64, chunks: f64) -> f64 {
+    let rest = |busy: f64| busy + (h + k + d - busy) / chunks;
+    rest(h).max(rest(k)).max(rest(d))
+}
+
+#[test]
+fn h100_report_has_limits_comparison_and_an_efficiency_per_configuration() {
+    let dir = h100_copy("sections");
+    let run = SavedRun::load(&dir).unwrap();
+    let (Some(bounds), Some(comparison)) = (&run.bounds, &run.kernel_comparison) else {
+        panic!("docs/results/h100 lacks bounds.json or kernel-comparison.json");
+    };
+    let cuda = &run.cuda;
+    assert!(cuda.matmul_streams.is_some() && cuda.memcpy_kernel.is_some());
+    let sincos_cuda = cuda
+        .sincos_overlap
+        .as_ref()
+        .expect("sincos-overlap-cuda.json");
+    let doc = Document::new(&run).unwrap();
+
+    let limits = doc.limits.as_ref().expect("limits from bounds.json");
+    assert_eq!(limits.table.rows.len(), 5, "HtoD, DtoH, both, DtoD, launch");
+    assert!(
+        limits.table.rows[0][1].ends_with("MiB"),
+        "sizes: {:?}",
+        limits.table.rows[0]
+    );
+    assert_eq!(
+        limits.table.rows[2][2],
+        format!("{:.3} ms", bounds.bidirectional_ms)
+    );
+
+    let versus = doc
+        .section("rust-against-cuda")
+        .expect("the comparison section");
+    let kernels = &versus.tables[0];
+    assert_eq!(
+        kernels.rows.len(),
+        comparison.kernels.len(),
+        "one row per kernel case"
+    );
+    for (row, k) in kernels.rows.iter().zip(&comparison.kernels) {
+        assert_eq!(row[0], k.kernel);
+        assert_eq!(
+            cell(kernels, row, "Rust median"),
+            (k.rust_quartiles.median * 1e4).round() / 1e4
+        );
+        assert_eq!(
+            cell(kernels, row, "CUDA C++ median"),
+            (k.cuda_quartiles.median * 1e4).round() / 1e4
+        );
+        let ratio = cell(kernels, row, "Rust / CUDA");
+        assert!((ratio - k.rust_quartiles.median / k.cuda_quartiles.median).abs() < 2e-3);
+        assert!(row.last().unwrap().starts_with("passed"));
+    }
+    let experiments = &versus.tables[1];
+    let ratios = run
+        .summary
+        .as_ref()
+        .and_then(|s| s.experiment_rust_over_cuda.as_ref())
+        .unwrap();
+    let expected = [
+        ratios.matmul_streams,
+        ratios.memcpy_kernel,
+        ratios.sincos_overlap,
+    ];
+    let shown = column(experiments, "Rust / CUDA");
+    assert_eq!(shown.len(), 3, "one row per experiment");
+    for (shown, expected) in shown.iter().zip(expected) {
+        assert!((shown - expected.unwrap()).abs() < 5e-4);
+    }
+    assert!(
+        experiments
+            .rows
+            .iter()
+            .all(|r| r[2].contains("ms") || r[2].contains('×'))
+    );
+
+    let matmul = run.matmul_streams.as_ref().unwrap();
+    let section = doc.section("matmul-streams").unwrap();
+    check_efficiency(section, matmul.points.len());
+    let t = &section.tables[0];
+    let last = matmul.points.last().unwrap();
+    let r = row(t, &[&last.streams.to_string()]);
+    let one_stream = matmul.points[0].time.summary.mean;
+    let model = one_stream * (16f64 / last.streams as f64).ceil() / 16.0;
+    assert!((cell(t, r, EFFICIENCY) - model / last.time.summary.mean).abs() < 6e-4);
+    assert_eq!(column(t, "CUDA C++").len(), matmul.points.len());
+
+    let memcpy = run.memcpy_kernel.as_ref().unwrap();
+    let section = doc.section("memcpy-kernel").unwrap();
+    check_efficiency(section, memcpy.rows.len());
+    let t = &section.tables[0];
+    let spot = &memcpy.rows[memcpy.rows.len() / 2];
+    let r = row(t, &[&spot.streams.to_string(), &spot.cycles.to_string()]);
+    let mean = |s: &streamlab::stats::Series| s.summary.mean;
+    let bound = three_engine_bound(
+        mean(&spot.htod),
+        mean(&spot.kernel),
+        mean(&spot.dtoh),
+        spot.streams as f64,
+    );
+    assert!((cell(t, r, "pipeline bound") - bound).abs() < 6e-4);
+    assert!((cell(t, r, EFFICIENCY) - bound / mean(&spot.concurrent)).abs() < 6e-4);
+
+    let sincos = run.sincos_overlap.as_ref().unwrap();
+    let section = doc.section("sincos-overlap").unwrap();
+    check_efficiency(section, 1 + sincos.points.len());
+    let t = &section.tables[0];
+    let spot = (sincos.points.iter())
+        .find(|p| p.variant == SincosVariant::Async2 && p.streams == 4)
+        .unwrap();
+    let r = row(t, &["asynchronous 2", "4"]);
+    let (h, k, d) = (
+        mean(&sincos.htod_alone),
+        mean(&sincos.kernel_alone),
+        mean(&sincos.dtoh_alone),
+    );
+    let bound = three_engine_bound(h, k, d, 4.0);
+    assert!((cell(t, r, EFFICIENCY) - bound / mean(&spot.time)).abs() < 6e-4);
+    assert!((cell(t, r, "copy-engine bound") - h.max(d) / mean(&spot.time)).abs() < 6e-4);
+    let cuda_spot = (sincos_cuda.points.iter())
+        .find(|p| p.variant == SincosVariant::Async2 && p.streams == 4)
+        .unwrap();
+    assert!((cell(t, r, "CUDA C++") - mean(&cuda_spot.time)).abs() < 6e-4);
+    let sequential = row(t, &["sequential", "1"]);
+    assert!(
+        (cell(t, sequential, EFFICIENCY) - (h + k + d) / mean(&sincos.sequential)).abs() < 6e-4
+    );
+
+    report::render(&dir).unwrap();
+    let md = read(&dir, "report.md");
+    let html = read(&dir, "report.html");
+    for words in [
+        "Measured physical limits",
+        "Rust kernels against CUDA C++",
+        "both directions at once",
+        "efficiency (pipeline bound / mean)",
+        "efficiency (bound / concurrent)",
+        "efficiency (model / mean)",
+        "real floor",
+    ] {
+        assert!(md.contains(words), "report.md lacks {words:?}");
+        assert!(html.contains(words), "report.html lacks {words:?}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The H100 folder as a run from before bounds and CUDA C++ twins wrote it.
+#[test]
+fn a_folder_without_bounds_or_cuda_results_still_renders() {
+    let dir = h100_copy("old");
+    for name in [
+        files::BOUNDS,
+        files::KERNEL_COMPARISON,
+        files::MATMUL_STREAMS_CUDA,
+        files::MEMCPY_KERNEL_CUDA,
+        files::SINCOS_OVERLAP_CUDA,
+    ] {
+        std::fs::remove_file(dir.join(name)).unwrap();
+    }
+    let mut summary: Value = serde_json::from_str(&read(&dir, files::SUMMARY)).unwrap();
+    let fields = summary.as_object_mut().unwrap();
+    for key in [
+        "bounds",
+        "rust_over_cuda",
+        "cuda_experiments",
+        "experiment_rust_over_cuda",
+    ] {
+        fields.remove(key);
+    }
+    std::fs::write(dir.join(files::SUMMARY), summary.to_string()).unwrap();
+
+    report::render(&dir).unwrap();
+    let svgs = check_outputs(&dir);
+    let md = read(&dir, "report.md");
+    for absent in [
+        "Measured physical limits",
+        "Rust kernels against CUDA C++",
+        "CUDA C++ mean",
+    ] {
+        assert!(
+            !md.contains(absent),
+            "report.md shows {absent:?} without its data"
+        );
+    }
+    let doc = Document::new(&SavedRun::load(&dir).unwrap()).unwrap();
+    assert_eq!(doc.sections.len(), 3, "the three experiments only");
+    for section in &doc.sections {
+        for e in column(&section.tables[0], EFFICIENCY) {
+            assert!(e.is_finite() && e > 0.0);
+        }
+    }
+    check_dom(&dir, svgs);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_cuda_file_measured_with_rust_kernels_is_refused() {
+    let dir = scratch("mislabelled");
+    let result = sincos_fixture();
+    write_fixture(&dir, &result);
+    let text = serde_json::to_string(&result).unwrap();
+    std::fs::write(dir.join(files::SINCOS_OVERLAP_CUDA), text).unwrap();
+    let err = report::render(&dir).unwrap_err().to_string();
+    assert!(
+        err.contains("sincos-overlap-cuda.json") && err.contains("\"rust\""),
+        "{err}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -408,7 +698,10 @@ fn a_sincos_result_alone_renders_its_chart_bound_and_both_timelines() {
     assert_eq!(check_outputs(&dir), 3);
     let md = read(&dir, "report.md");
     assert!(md.contains("## Measured physical limits"), "{md}");
-    assert!(md.contains("| host to device (pinned) | 55.2 GB/s (2.430 ms per copy) |"));
+    assert!(
+        md.contains("| host to device alone (pinned) | – | 2.430 ms | – | 55.2 GB/s |"),
+        "limits from summary.json:\n{md}"
+    );
     assert!(
         md.contains("= 1.100 ms"),
         "copy-engine bound missing:\n{md}"

@@ -1,9 +1,11 @@
-//! The experiments' charts: which measured numbers, and which bound, each one draws.
-use super::plot::{BarSeries, Level, Line, PALETTE, Plot, XAxis};
+//! The charts: which measured numbers, and which bound, each one draws (the experiments'
+//! charts and the Rust-against-CUDA C++ kernel comparison).
+use super::plot::{BarSeries, Level, Line, PALETTE, Plot, XAxis, YScale};
 use super::svg::Stroke;
+use crate::bounds::{self, Stages};
 use crate::results::{
-    MatmulStreamsResult, MemcpyKernelResult, MemcpyKernelRow, OpKind, SincosOverlapResult,
-    SincosVariant,
+    KernelComparison, MatmulStreamsResult, MemcpyKernelResult, MemcpyKernelRow, OpKind, Quartiles,
+    SincosOverlapResult, SincosVariant,
 };
 use crate::stats::Series;
 
@@ -23,10 +25,29 @@ const BOUND: Stroke = Stroke {
     dashed: true,
 };
 
-/// The sincos copy-engine bound: one direction's copies cannot go faster than the
-/// slower of HtoD alone and DtoH alone (means, ms).
+/// sincos-overlap's three parts, each measured alone over the whole array (means, ms).
+pub fn sincos_stages(r: &SincosOverlapResult) -> Stages {
+    Stages {
+        htod_ms: r.htod_alone.summary.mean,
+        kernel_ms: r.kernel_alone.summary.mean,
+        dtoh_ms: r.dtoh_alone.summary.mean,
+    }
+}
+
+/// The sincos copy-engine bound: the busiest copy engine, `max(HtoD alone, DtoH alone)`
+/// with one engine per direction (means, ms).
 pub fn copy_engine_bound_ms(r: &SincosOverlapResult) -> f64 {
-    r.htod_alone.summary.mean.max(r.dtoh_alone.summary.mean)
+    let s = sincos_stages(r);
+    bounds::copy_engine_bound_ms(s.htod_ms, s.dtoh_ms, r.device.copy_engines)
+}
+
+/// A memcpy-kernel row's sequential parts (means, ms).
+pub fn memcpy_stages(row: &MemcpyKernelRow) -> Stages {
+    Stages {
+        htod_ms: row.htod.summary.mean,
+        kernel_ms: row.kernel.summary.mean,
+        dtoh_ms: row.dtoh.summary.mean,
+    }
 }
 
 /// Mean time per stream count with min–max whiskers, and the tasks-per-stream model.
@@ -54,7 +75,9 @@ pub fn matmul_streams(r: &MatmulStreamsResult) -> Plot {
         x_label: "streams".into(),
         y_label: "time for all products (ms)".into(),
         x: XAxis::Categories(labels),
+        y_scale: YScale::Linear,
         bars: vec![bars],
+        bar_labels: false,
         stacked: false,
         lines: vec![model],
         levels: vec![],
@@ -81,7 +104,7 @@ fn rows_with(r: &MemcpyKernelResult, streams: usize) -> Vec<&MemcpyKernelRow> {
 }
 
 /// Speedup over the sequential version vs cycles, one line per stream count, with the
-/// Amdahl ideal of the three engines fully overlapped.
+/// Amdahl ideal of the engines fully overlapped ([`bounds::amdahl_speedup`]).
 pub fn memcpy_speedup(r: &MemcpyKernelResult) -> Plot {
     let counts = memcpy_stream_counts(r);
     let mut lines: Vec<Line> = (counts.iter().enumerate())
@@ -99,7 +122,10 @@ pub fn memcpy_speedup(r: &MemcpyKernelResult) -> Plot {
             name: "Amdahl ideal".into(),
             stroke: BOUND,
             points: (rows_with(r, first).iter())
-                .map(|row| (f64::from(row.cycles), row.amdahl_ideal))
+                .map(|row| {
+                    let ideal = bounds::amdahl_speedup(memcpy_stages(row), r.device.copy_engines);
+                    (f64::from(row.cycles), ideal)
+                })
                 .collect(),
             markers: false,
         });
@@ -112,7 +138,9 @@ pub fn memcpy_speedup(r: &MemcpyKernelResult) -> Plot {
         x_label: "AddKernel cycles".into(),
         y_label: "speedup over sequential (×)".into(),
         x: XAxis::Linear,
+        y_scale: YScale::Linear,
         bars: vec![],
+        bar_labels: false,
         stacked: false,
         lines,
         levels: vec![],
@@ -136,6 +164,8 @@ pub fn memcpy_breakdown(r: &MemcpyKernelResult) -> Plot {
         x_label: "AddKernel cycles".into(),
         y_label: "time (ms)".into(),
         x: XAxis::Categories(rows.iter().map(|row| row.cycles.to_string()).collect()),
+        y_scale: YScale::Linear,
+        bar_labels: false,
         bars: vec![
             part(OpKind::HtoD, |row| row.htod.summary.mean),
             part(OpKind::Kernel, |row| row.kernel.summary.mean),
@@ -163,8 +193,10 @@ pub fn sincos_mean(r: &SincosOverlapResult, variant: SincosVariant, streams: usi
         .map_or(f64::NAN, |p| p.time.summary.mean)
 }
 
-/// Sequential, async 1 and async 2 per stream count, with the copy-engine bound.
-pub fn sincos_overlap(r: &SincosOverlapResult) -> Plot {
+/// Sequential, async 1 and async 2 per stream count, with the copy-engine bound and,
+/// where the bidirectional rate was measured, the floor of both directions at once
+/// (`bidirectional_floor_ms`).
+pub fn sincos_overlap(r: &SincosOverlapResult, bidirectional_floor_ms: Option<f64>) -> Plot {
     let counts = sincos_stream_counts(r);
     let variant = |v: SincosVariant, color| BarSeries {
         name: v.label().into(),
@@ -186,6 +218,8 @@ pub fn sincos_overlap(r: &SincosOverlapResult) -> Plot {
         x_label: "streams".into(),
         y_label: "time per iteration (ms)".into(),
         x: XAxis::Categories(counts.iter().map(ToString::to_string).collect()),
+        y_scale: YScale::Linear,
+        bar_labels: false,
         bars: vec![
             sequential,
             variant(SincosVariant::Async1, PALETTE[0]),
@@ -193,10 +227,50 @@ pub fn sincos_overlap(r: &SincosOverlapResult) -> Plot {
         ],
         stacked: false,
         lines: vec![],
-        levels: vec![Level {
-            name: "copy-engine bound max(HtoD alone, DtoH alone)".into(),
+        levels: std::iter::once(Level {
+            name: "copy-engine bound".into(),
             stroke: BOUND,
             y: copy_engine_bound_ms(r),
-        }],
+        })
+        .chain(bidirectional_floor_ms.map(|y| Level {
+            name: "both directions at once (measured rate)".into(),
+            stroke: Stroke {
+                color: PALETTE[3],
+                ..BOUND
+            },
+            y,
+        }))
+        .collect(),
+    }
+}
+
+/// Median time per launch of each kernel case as Rust and as CUDA C++, side by side with
+/// quartile whiskers, on a log axis (the cases span three decades).
+pub fn kernel_comparison(c: &KernelComparison) -> Plot {
+    let series =
+        |name: &str, color, pick: fn(&crate::results::KernelTiming) -> &Quartiles| BarSeries {
+            name: name.into(),
+            color,
+            values: c.kernels.iter().map(|k| pick(k).median).collect(),
+            whiskers: Some(
+                (c.kernels.iter())
+                    .map(|k| (pick(k).q1, pick(k).q3))
+                    .collect(),
+            ),
+        };
+    Plot {
+        title: "Rust kernels against CUDA C++: median time per launch".into(),
+        x_label: "kernel case (whiskers: lower to upper quartile)".into(),
+        y_label: "time per launch (ms, log scale)".into(),
+        x: XAxis::Categories(c.kernels.iter().map(|k| k.kernel.clone()).collect()),
+        y_scale: YScale::Log,
+        bars: vec![
+            series("Rust", PALETTE[0], |k| &k.rust_quartiles),
+            series("CUDA C++", PALETTE[1], |k| &k.cuda_quartiles),
+        ],
+        bar_labels: true,
+        stacked: false,
+        lines: vec![],
+        levels: vec![],
     }
 }

@@ -1,4 +1,6 @@
-//! Reading and writing the JSON result files.
+//! Reading and writing the JSON result files. A results folder always holds at least one
+//! experiment run with the Rust kernels; the measured bounds, the kernel comparison and the
+//! same experiments run with the CUDA C++ kernels are there when the run made them.
 use std::path::Path;
 
 use serde::Serialize;
@@ -6,7 +8,8 @@ use serde::de::DeserializeOwned;
 
 use super::{ReportError, write_file};
 use crate::results::{
-    MatmulStreamsResult, MemcpyKernelResult, RunSummary, SincosOverlapResult, files,
+    Bounds, KernelComparison, MatmulStreamsResult, MemcpyKernelResult, Provenance, RunSummary,
+    SincosOverlapResult, files,
 };
 
 /// Write `value` as pretty JSON to `dir/name`.
@@ -41,6 +44,36 @@ pub struct SavedRun {
     pub matmul_streams: Option<MatmulStreamsResult>,
     pub memcpy_kernel: Option<MemcpyKernelResult>,
     pub sincos_overlap: Option<SincosOverlapResult>,
+    /// `bounds.json`: the copy bandwidths and launch overhead.
+    pub bounds: Option<Bounds>,
+    /// `kernel-comparison.json`: each kernel timed as Rust and as CUDA C++.
+    pub kernel_comparison: Option<KernelComparison>,
+    /// The experiments run with the CUDA C++ kernels (`<experiment>-cuda.json`).
+    pub cuda: CudaRuns,
+}
+
+/// The experiments of a results folder run with the CUDA C++ kernels.
+#[derive(Debug, Clone, Default)]
+pub struct CudaRuns {
+    pub matmul_streams: Option<MatmulStreamsResult>,
+    pub memcpy_kernel: Option<MemcpyKernelResult>,
+    pub sincos_overlap: Option<SincosOverlapResult>,
+}
+
+/// `value` read from `dir/name`, refused unless its kernels are the CUDA C++ ones.
+fn read_cuda<T: DeserializeOwned>(
+    dir: &Path,
+    name: &str,
+    provenance: fn(&T) -> &Provenance,
+) -> Result<Option<T>, ReportError> {
+    let value: Option<T> = read(dir, name)?;
+    match value.as_ref().map(|v| provenance(v).kernels.as_str()) {
+        Some(kernels) if kernels != "cuda" => Err(ReportError::Invalid(format!(
+            "{} was measured with the {kernels:?} kernels, not the CUDA C++ ones",
+            dir.join(name).display()
+        ))),
+        _ => Ok(value),
+    }
 }
 
 impl SavedRun {
@@ -51,6 +84,25 @@ impl SavedRun {
             matmul_streams: read(dir, files::MATMUL_STREAMS)?,
             memcpy_kernel: read(dir, files::MEMCPY_KERNEL)?,
             sincos_overlap: read(dir, files::SINCOS_OVERLAP)?,
+            bounds: read(dir, files::BOUNDS)?,
+            kernel_comparison: read(dir, files::KERNEL_COMPARISON)?,
+            cuda: CudaRuns {
+                matmul_streams: read_cuda::<MatmulStreamsResult>(
+                    dir,
+                    files::MATMUL_STREAMS_CUDA,
+                    |r| &r.provenance,
+                )?,
+                memcpy_kernel: read_cuda::<MemcpyKernelResult>(
+                    dir,
+                    files::MEMCPY_KERNEL_CUDA,
+                    |r| &r.provenance,
+                )?,
+                sincos_overlap: read_cuda::<SincosOverlapResult>(
+                    dir,
+                    files::SINCOS_OVERLAP_CUDA,
+                    |r| &r.provenance,
+                )?,
+            },
         };
         if run.matmul_streams.is_none()
             && run.memcpy_kernel.is_none()

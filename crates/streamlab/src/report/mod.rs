@@ -4,7 +4,8 @@
 //!
 //! [`render`] reads a results folder and writes, beside the JSON:
 //! 1. the charts (`matmul-streams.svg`, `memcpy-kernel-speedup.svg`,
-//!    `memcpy-kernel-breakdown.svg`, `sincos-overlap.svg`),
+//!    `memcpy-kernel-breakdown.svg`, `sincos-overlap.svg`, and `kernel-comparison.svg`
+//!    when the folder has a kernel comparison),
 //! 2. per traced iteration a Gantt chart `<experiment>-timeline[-N].svg` and the
 //!    Chrome trace-event JSON `<experiment>-trace[-N].json`,
 //! 3. `report.md` and the self-contained `report.html`.

@@ -1,7 +1,8 @@
 //! A generic two-axis plot: a titled frame with labelled axes and ticks, a legend, and
 //! layers of marks (grouped or stacked bars with whiskers, lines with markers, horizontal
-//! reference levels). The y axis always starts at zero; the x axis is either categories
-//! (one band per bar group) or a linear scale.
+//! reference levels). The y axis is linear from zero, or logarithmic over whole decades
+//! for values that span several; the x axis is either categories (one band per bar group)
+//! or a linear scale.
 use super::svg::{Anchor, Rect, Stroke, Svg};
 
 const WIDTH: f64 = 820.0;
@@ -27,7 +28,16 @@ pub enum XAxis {
     Linear,
 }
 
-/// One bar per category, optionally with a min–max whisker.
+/// How the y axis maps values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum YScale {
+    /// From zero to a round number above every value.
+    Linear,
+    /// Whole decades around every positive value; bars rise from the lowest decade.
+    Log,
+}
+
+/// One bar per category, optionally with a whisker (e.g. min–max or quartiles).
 #[derive(Debug, Clone, PartialEq)]
 pub struct BarSeries {
     pub name: String,
@@ -61,7 +71,10 @@ pub struct Plot {
     pub x_label: String,
     pub y_label: String,
     pub x: XAxis,
+    pub y_scale: YScale,
     pub bars: Vec<BarSeries>,
+    /// Write each bar's value above it.
+    pub bar_labels: bool,
     /// Stack the bar series instead of placing them side by side.
     pub stacked: bool,
     pub lines: Vec<Line>,
@@ -73,7 +86,10 @@ pub struct Plot {
 struct Frame {
     x_min: f64,
     x_max: f64,
+    /// 0 on a linear axis, the lowest decade on a logarithmic one.
+    y_min: f64,
     y_max: f64,
+    y_scale: YScale,
 }
 
 impl Frame {
@@ -83,7 +99,29 @@ impl Frame {
     }
 
     fn py(&self, y: f64) -> f64 {
-        HEIGHT - BOTTOM - y / self.y_max * (HEIGHT - TOP - BOTTOM)
+        let share = match self.y_scale {
+            YScale::Linear => y / self.y_max,
+            YScale::Log => {
+                let y = y.max(self.y_min);
+                (y / self.y_min).log10() / (self.y_max / self.y_min).log10()
+            }
+        };
+        HEIGHT - BOTTOM - share * (HEIGHT - TOP - BOTTOM)
+    }
+
+    /// The y ticks: round values on a linear axis, 1, 2 and 5 per decade on a log one.
+    fn y_ticks(&self) -> Vec<f64> {
+        match self.y_scale {
+            YScale::Linear => ticks(0.0, self.y_max),
+            YScale::Log => {
+                let first = self.y_min.log10().round() as i32;
+                let last = self.y_max.log10().round() as i32;
+                (first..=last)
+                    .flat_map(|k| [1.0, 2.0, 5.0].map(|m| m * 10f64.powi(k)))
+                    .filter(|t| *t <= self.y_max * (1.0 + 1e-9))
+                    .collect()
+            }
+        }
     }
 }
 
@@ -121,8 +159,16 @@ pub fn round_up(max: f64) -> f64 {
 
 /// A tick value without needless decimals.
 pub fn tick_label(value: f64) -> String {
-    let text = format!("{value:.3}");
-    let text = text.trim_end_matches('0').trim_end_matches('.');
+    trimmed(&format!("{value:.3}"))
+}
+
+/// A decimal number without trailing zeros after its point.
+fn trimmed(text: &str) -> String {
+    let text = if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        text
+    };
     if text == "-0" {
         "0".to_owned()
     } else {
@@ -130,8 +176,17 @@ pub fn tick_label(value: f64) -> String {
     }
 }
 
-/// The top of the y axis: a round number above every value drawn.
-fn y_top(plot: &Plot) -> f64 {
+/// A positive value with `digits` significant digits and no exponent.
+pub fn significant(value: f64, digits: i32) -> String {
+    if !value.is_finite() || value <= 0.0 {
+        return tick_label(value);
+    }
+    let decimals = (digits - 1 - value.log10().floor() as i32).max(0) as usize;
+    format!("{value:.decimals$}")
+}
+
+/// Every value the plot draws against the y axis.
+fn y_values(plot: &Plot) -> Vec<f64> {
     let mut values: Vec<f64> = Vec::new();
     if plot.stacked {
         let n = plot.bars.iter().map(|b| b.values.len()).max().unwrap_or(0);
@@ -144,11 +199,35 @@ fn y_top(plot: &Plot) -> f64 {
     }
     values.extend(plot.lines.iter().flat_map(|l| l.points.iter().map(|p| p.1)));
     values.extend(plot.levels.iter().map(|l| l.y));
-    let max = values
-        .into_iter()
-        .filter(|v| v.is_finite())
-        .fold(0.0, f64::max);
-    round_up(max * 1.05)
+    values.extend(
+        (plot.bars.iter())
+            .flat_map(|b| b.whiskers.iter().flatten())
+            .map(|w| w.0),
+    );
+    values.retain(|v| v.is_finite());
+    values
+}
+
+/// The y range: from zero to a round number above every value, or the decades around
+/// every positive value.
+fn y_range(plot: &Plot) -> (f64, f64) {
+    let values = y_values(plot);
+    let max = values.iter().copied().fold(0.0, f64::max);
+    match plot.y_scale {
+        YScale::Linear => (0.0, round_up(max * 1.05)),
+        YScale::Log => {
+            let min = (values.iter().copied())
+                .filter(|v| *v > 0.0)
+                .fold(f64::INFINITY, f64::min);
+            if min.is_finite() {
+                let low = 10f64.powf(min.log10().floor());
+                let high = 10f64.powf((max * 1.05).log10().ceil());
+                (low, high.max(low * 10.0))
+            } else {
+                (1.0, 10.0)
+            }
+        }
+    }
 }
 
 fn stack_height(bars: &[BarSeries], i: usize) -> f64 {
@@ -159,13 +238,9 @@ fn stack_height(bars: &[BarSeries], i: usize) -> f64 {
 }
 
 fn frame(plot: &Plot) -> Frame {
-    let y_max = y_top(plot);
-    match &plot.x {
-        XAxis::Categories(labels) => Frame {
-            x_min: -0.5,
-            x_max: labels.len() as f64 - 0.5,
-            y_max,
-        },
+    let (y_min, y_max) = y_range(plot);
+    let (x_min, x_max) = match &plot.x {
+        XAxis::Categories(labels) => (-0.5, labels.len() as f64 - 0.5),
         XAxis::Linear => {
             let xs = || plot.lines.iter().flat_map(|l| l.points.iter().map(|p| p.0));
             let x_min = xs().filter(|x| x.is_finite()).fold(f64::INFINITY, f64::min);
@@ -173,19 +248,18 @@ fn frame(plot: &Plot) -> Frame {
                 .filter(|x| x.is_finite())
                 .fold(f64::NEG_INFINITY, f64::max);
             if x_min < x_max {
-                Frame {
-                    x_min,
-                    x_max,
-                    y_max,
-                }
+                (x_min, x_max)
             } else {
-                Frame {
-                    x_min: 0.0,
-                    x_max: 1.0,
-                    y_max,
-                }
+                (0.0, 1.0)
             }
         }
+    };
+    Frame {
+        x_min,
+        x_max,
+        y_min,
+        y_max,
+        y_scale: plot.y_scale,
     }
 }
 
@@ -210,10 +284,14 @@ pub fn render(plot: &Plot) -> String {
 
 fn y_axis(svg: &mut Svg, f: &Frame, label: &str) {
     let grid = Stroke::solid("#e3e3e3", 1.0);
-    for t in ticks(0.0, f.y_max) {
+    for t in f.y_ticks() {
         let y = f.py(t);
+        let label = match f.y_scale {
+            YScale::Linear => tick_label(t),
+            YScale::Log => trimmed(&significant(t, 2)),
+        };
         svg.line((LEFT, y), (WIDTH - RIGHT, y), grid, "grid");
-        svg.text((LEFT - 6.0, y + 4.0), &tick_label(t), Anchor::End, 11.0);
+        svg.text((LEFT - 6.0, y + 4.0), &label, Anchor::End, 11.0);
     }
     let axis = Stroke::solid("#444", 1.0);
     svg.line((LEFT, TOP), (LEFT, HEIGHT - BOTTOM), axis, "axis");
@@ -256,11 +334,11 @@ fn bars(svg: &mut Svg, f: &Frame, plot: &Plot) {
     if plot.stacked {
         stacked_bars(svg, f, &plot.bars);
     } else {
-        grouped_bars(svg, f, &plot.bars);
+        grouped_bars(svg, f, &plot.bars, plot.bar_labels);
     }
 }
 
-fn grouped_bars(svg: &mut Svg, f: &Frame, series: &[BarSeries]) {
+fn grouped_bars(svg: &mut Svg, f: &Frame, series: &[BarSeries], labels: bool) {
     let group = band(f) * 0.8;
     let width = group / series.len().max(1) as f64;
     for (k, s) in series.iter().enumerate() {
@@ -271,11 +349,17 @@ fn grouped_bars(svg: &mut Svg, f: &Frame, series: &[BarSeries]) {
                 x,
                 y: top,
                 width: width * 0.92,
-                height: f.py(0.0) - top,
+                height: f.py(f.y_min) - top,
             };
             svg.rect(r, s.color, "bar", Some(v));
+            let mut label_y = top;
             if let Some((low, high)) = s.whiskers.as_ref().and_then(|w| w.get(i)) {
                 whisker(svg, f, x + width * 0.46, (*low, *high));
+                label_y = label_y.min(f.py(*high));
+            }
+            if labels && v.is_finite() {
+                let at = (x + width * 0.46, label_y - 5.0);
+                svg.text(at, &significant(v, 3), Anchor::Middle, 10.0);
             }
         }
     }
@@ -326,40 +410,42 @@ fn draw_line(svg: &mut Svg, f: &Frame, line: &Line) {
     }
 }
 
-/// One legend entry per bar series, line and level, in a row under the title.
-fn legend(svg: &mut Svg, plot: &Plot) {
-    let mut x = LEFT;
-    let y = 48.0;
-    for b in &plot.bars {
-        let swatch = Rect {
-            x,
-            y: y - 10.0,
-            width: 12.0,
-            height: 12.0,
-        };
-        svg.rect(swatch, b.color, "legend-swatch", None);
-        x = legend_label(svg, x, y, &b.name);
-    }
-    let strokes = plot
-        .lines
-        .iter()
-        .map(|l| (l.stroke, l.name.as_str()))
-        .chain(plot.levels.iter().map(|l| (l.stroke, l.name.as_str())));
-    for (stroke, name) in strokes {
-        svg.line(
-            (x - 4.0, y - 4.0),
-            (x + 16.0, y - 4.0),
-            stroke,
-            "legend-line",
-        );
-        x = legend_label(svg, x + 4.0, y, name);
-    }
+/// How a legend entry shows its series.
+enum Key {
+    Swatch(&'static str),
+    Stroke(Stroke),
 }
 
-/// Write a legend label after its swatch at `x`; the x of the next entry.
-fn legend_label(svg: &mut Svg, x: f64, y: f64, name: &str) -> f64 {
-    svg.text((x + 16.0, y), name, Anchor::Start, 12.0);
-    x + 16.0 + 7.0 * name.chars().count() as f64 + 18.0
+/// One legend entry per bar series, line and level, in a row under the title that wraps
+/// onto a second row when it would pass the right edge.
+fn legend(svg: &mut Svg, plot: &Plot) {
+    let entries = (plot.bars.iter())
+        .map(|b| (Key::Swatch(b.color), b.name.as_str()))
+        .chain((plot.lines.iter()).map(|l| (Key::Stroke(l.stroke), l.name.as_str())))
+        .chain((plot.levels.iter()).map(|l| (Key::Stroke(l.stroke), l.name.as_str())));
+    let (mut x, mut y) = (LEFT, 48.0);
+    for (key, name) in entries {
+        let width = 20.0 + 7.0 * name.chars().count() as f64;
+        if x > LEFT && x + width > WIDTH - RIGHT {
+            (x, y) = (LEFT, y + 16.0);
+        }
+        match key {
+            Key::Swatch(color) => {
+                let swatch = Rect {
+                    x,
+                    y: y - 10.0,
+                    width: 12.0,
+                    height: 12.0,
+                };
+                svg.rect(swatch, color, "legend-swatch", None);
+            }
+            Key::Stroke(stroke) => {
+                svg.line((x, y - 4.0), (x + 14.0, y - 4.0), stroke, "legend-line");
+            }
+        }
+        svg.text((x + 18.0, y), name, Anchor::Start, 12.0);
+        x += width + 16.0;
+    }
 }
 
 #[cfg(test)]
@@ -378,6 +464,43 @@ mod tests {
         assert_eq!(round_up(0.0), 1.0);
         assert_eq!(tick_label(2.5), "2.5");
         assert_eq!(tick_label(40.0), "40");
+        assert_eq!(significant(0.018_831, 3), "0.0188");
+        assert_eq!(significant(3.438_83, 3), "3.44");
+        assert_eq!(significant(1234.5, 3), "1234");
+    }
+
+    #[test]
+    fn a_log_axis_spans_whole_decades_with_bars_from_the_bottom() {
+        let plot = Plot {
+            title: "log".into(),
+            x_label: "case".into(),
+            y_label: "time (ms)".into(),
+            x: XAxis::Categories(vec!["a".into(), "b".into()]),
+            y_scale: YScale::Log,
+            bars: vec![BarSeries {
+                name: "s".into(),
+                color: PALETTE[0],
+                values: vec![0.0188, 4.49],
+                whiskers: Some(vec![(0.0187, 0.019), (4.48, 4.5)]),
+            }],
+            bar_labels: true,
+            stacked: false,
+            lines: vec![],
+            levels: vec![],
+        };
+        let (low, high) = y_range(&plot);
+        assert!((low - 0.01).abs() < 1e-12 && (high - 10.0).abs() < 1e-9);
+        let f = frame(&plot);
+        assert_eq!(f.y_ticks().len(), 10, "1, 2, 5 × 0.01 … 1, and 10");
+        assert!((f.py(0.01) - (HEIGHT - BOTTOM)).abs() < 1e-9);
+        assert!((f.py(10.0) - TOP).abs() < 1e-9);
+        let svg = render(&plot);
+        assert_eq!(svg.matches("class=\"bar\"").count(), 2);
+        assert!(svg.contains(">0.0188<") && svg.contains(">4.49<"), "{svg}");
+        assert!(
+            svg.contains(">0.01<") && svg.contains(">10<"),
+            "decade ticks: {svg}"
+        );
     }
 
     #[test]
@@ -387,7 +510,9 @@ mod tests {
             x_label: "x".into(),
             y_label: "y".into(),
             x: XAxis::Linear,
+            y_scale: YScale::Linear,
             bars: vec![],
+            bar_labels: false,
             stacked: false,
             lines: vec![],
             levels: vec![],
