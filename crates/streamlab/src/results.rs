@@ -136,7 +136,7 @@ pub struct MemcpyKernelResult {
     pub provenance: Provenance,
     /// One row per (streams, cycles) measured, in the order measured.
     pub rows: Vec<MemcpyKernelRow>,
-    /// The first cycles value whose kernel time exceeds the HtoD copy time, per stream count.
+    /// The first cycles value whose kernel time (median) exceeds both copy times.
     pub breakeven_cycles: Option<i32>,
     pub verification: Verification,
     pub timeline: Option<Timeline>,
@@ -152,10 +152,10 @@ pub struct MemcpyKernelRow {
     pub dtoh: Series,
     pub total: Series,
     pub concurrent: Series,
-    /// Sequential total over concurrent (means).
+    /// Sequential total over concurrent (medians, so one disturbed repeat cannot set it).
     pub speedup: f64,
     /// Best possible speedup with the three engines fully overlapped:
-    /// (htod + kernel + dtoh) / max(htod, kernel, dtoh), from the measured means.
+    /// (htod + kernel + dtoh) / max(htod, kernel, dtoh), from the measured medians.
     pub amdahl_ideal: f64,
 }
 

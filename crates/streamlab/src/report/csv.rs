@@ -21,7 +21,7 @@ pub fn matmul_streams(result: &MatmulStreamsResult) -> String {
 }
 
 /// The Handbook's table as CSV: `Streams,Cycles,HtoD,Kernel,DtoH,Total,Concurrent,Speedup`
-/// (means, milliseconds), plus the Amdahl ideal.
+/// (medians of the repeats, milliseconds), plus the Amdahl ideal.
 pub fn memcpy_kernel(result: &MemcpyKernelResult) -> String {
     let mut out =
         String::from("Streams,Cycles,HtoD,Kernel,DtoH,Total,Concurrent,Speedup,AmdahlIdeal\n");
@@ -30,11 +30,11 @@ pub fn memcpy_kernel(result: &MemcpyKernelResult) -> String {
             "{},{},{:.4},{:.4},{:.4},{:.4},{:.4},{:.3},{:.3}\n",
             r.streams,
             r.cycles,
-            r.htod.summary.mean,
-            r.kernel.summary.mean,
-            r.dtoh.summary.mean,
-            r.total.summary.mean,
-            r.concurrent.summary.mean,
+            r.htod.summary.median,
+            r.kernel.summary.median,
+            r.dtoh.summary.median,
+            r.total.summary.median,
+            r.concurrent.summary.median,
             r.speedup,
             r.amdahl_ideal
         );

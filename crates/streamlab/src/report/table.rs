@@ -50,7 +50,7 @@ pub fn memcpy_kernel(r: &MemcpyKernelResult) -> String {
             streams = Some(row.streams);
             let _ = writeln!(
                 out,
-                "{} streams\n  Cycles    HtoD  Kernel    DtoH   Total  Concurrent  Speedup  Amdahl",
+                "{} streams (medians, ms)\n  Cycles    HtoD  Kernel    DtoH   Total  Concurrent  Speedup  Amdahl",
                 row.streams
             );
         }
@@ -58,11 +58,11 @@ pub fn memcpy_kernel(r: &MemcpyKernelResult) -> String {
             out,
             "{:>8} {:>7.2} {:>7.2} {:>7.2} {:>7.2} {:>11.2} {:>7.2}x {:>6.2}x",
             row.cycles,
-            row.htod.summary.mean,
-            row.kernel.summary.mean,
-            row.dtoh.summary.mean,
-            row.total.summary.mean,
-            row.concurrent.summary.mean,
+            row.htod.summary.median,
+            row.kernel.summary.median,
+            row.dtoh.summary.median,
+            row.total.summary.median,
+            row.concurrent.summary.median,
             row.speedup,
             row.amdahl_ideal
         );
