@@ -140,8 +140,91 @@ fn test() -> Result<(), String> {
     ]);
     run(clippy)?;
     let mut tests = cargo();
-    tests.args(["test", "--workspace"]);
-    run(tests)
+    // --nocapture so that a test's "skipped: …" line is seen, not swallowed.
+    tests.args(["test", "--workspace", "--", "--nocapture"]);
+    let tally = run_counting(tests)?;
+    println!(
+        "tests: {} passed, {} failed, {} skipped",
+        tally.passed, tally.failed, tally.skipped
+    );
+    if tally.failed > 0 {
+        return Err(format!("{} tests failed", tally.failed));
+    }
+    Ok(())
+}
+
+/// Passed, failed and visibly skipped tests over all of cargo test's binaries.
+#[derive(Debug, Default, PartialEq)]
+struct Tally {
+    passed: u64,
+    failed: u64,
+    skipped: u64,
+}
+
+impl Tally {
+    /// Count one line of cargo test's output.
+    fn read(&mut self, line: &str) {
+        if let Some(rest) = line.trim().strip_prefix("test result: ") {
+            let count = |word: &str| {
+                rest.split(';')
+                    .find_map(|part| {
+                        part.trim()
+                            .strip_suffix(word)?
+                            .trim()
+                            .rsplit(' ')
+                            .next()?
+                            .parse::<u64>()
+                            .ok()
+                    })
+                    .unwrap_or(0)
+            };
+            self.passed += count("passed");
+            self.failed += count("failed");
+        } else if line.trim_start().starts_with("skipped:") {
+            self.skipped += 1;
+        }
+    }
+}
+
+/// Run `cmd`, echoing its output as it comes, and count its tests.
+fn run_counting(mut cmd: Command) -> Result<Tally, String> {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let shown = format!("{cmd:?}");
+    eprintln!("xtask: running {shown}");
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|err| format!("could not start {shown}: {err}"))?;
+    let stderr = child.stderr.take().expect("piped stderr");
+    let errors = std::thread::spawn(move || {
+        let mut tally = Tally::default();
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            eprintln!("{line}");
+            tally.read(&line);
+        }
+        tally
+    });
+    let mut tally = Tally::default();
+    for line in BufReader::new(child.stdout.take().expect("piped stdout"))
+        .lines()
+        .map_while(Result::ok)
+    {
+        println!("{line}");
+        tally.read(&line);
+    }
+    let from_stderr = errors
+        .join()
+        .map_err(|_| "the output reader stopped".to_owned())?;
+    tally.passed += from_stderr.passed;
+    tally.failed += from_stderr.failed;
+    tally.skipped += from_stderr.skipped;
+    let status = child.wait().map_err(|err| format!("{shown}: {err}"))?;
+    if !status.success() && tally.failed == 0 {
+        return Err(format!("{shown} failed ({status})"));
+    }
+    Ok(tally)
 }
 
 fn ptx() -> Result<(), String> {
@@ -183,4 +266,30 @@ fn dist() -> Result<PathBuf, String> {
     std::fs::copy(&binary, &dest)
         .map_err(|err| format!("could not copy to {}: {err}", dest.display()))?;
     Ok(dest)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tally_reads_cargo_test_summaries_and_skip_lines() {
+        let mut tally = Tally::default();
+        for line in [
+            "test result: ok. 12 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s",
+            "test result: FAILED. 3 passed; 2 failed; 0 ignored; 0 measured; 0 filtered out",
+            "skipped: no NVIDIA driver on this machine",
+            "running 4 tests",
+        ] {
+            tally.read(line);
+        }
+        assert_eq!(
+            tally,
+            Tally {
+                passed: 15,
+                failed: 2,
+                skipped: 1
+            }
+        );
+    }
 }
