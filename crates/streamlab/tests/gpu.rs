@@ -8,7 +8,9 @@ use streamlab::results::{RunSummary, files};
 #[test]
 fn quick_run_all_verifies_every_experiment() {
     if !streamlab::runtime::driver_present() {
-        eprintln!("skipped: no NVIDIA driver on this machine, so the GPU run cannot be tested here");
+        eprintln!(
+            "skipped: no NVIDIA driver on this machine, so the GPU run cannot be tested here"
+        );
         return;
     }
     let out = std::env::temp_dir().join(format!("streamlab-gpu-{}", std::process::id()));
@@ -22,7 +24,11 @@ fn quick_run_all_verifies_every_experiment() {
     let summary: RunSummary = serde_json::from_str(&text).expect("summary.json parses");
     let e = &summary.experiments;
     assert!(e.sincos_overlap.as_ref().is_some_and(|x| x.verified));
-    assert!(e.matmul_streams.as_ref().is_some_and(|x| x.verified && x.ms_by_streams.len() == 16));
+    assert!(
+        e.matmul_streams
+            .as_ref()
+            .is_some_and(|x| x.verified && x.ms_by_streams.len() == 16)
+    );
     assert!(e.memcpy_kernel.as_ref().is_some_and(|x| x.verified));
     assert!(out.join("report.html").is_file());
     std::fs::remove_dir_all(&out).expect("clean up");
