@@ -58,7 +58,8 @@ pub enum Command {
     /// b = a + sqrt(sin² + cos²) over 2^25 pinned floats: sequential (blocking copies)
     /// against asynchronous version 1 (per stream: copy, kernel, copy) and version 2
     /// (all copies in, all kernels, all copies out), over --streams and a sweep of stream
-    /// counts, beside each part timed alone (the copy-engine bound).
+    /// counts, beside each part timed alone (the copy-engine bound). As in the blog's
+    /// program, iterations run back to back and are timed together, in --batches.
     SincosOverlap(sincos_overlap::Params),
     /// Measure the physical limits: pinned HtoD and DtoH bandwidth alone and both at once,
     /// device-to-device bandwidth and launch overhead, for the sincos array size.
