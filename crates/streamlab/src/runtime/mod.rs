@@ -262,11 +262,7 @@ impl Stream {
         src: &PinnedBuffer<T>,
         src_range: Range<usize>,
     ) -> Result<(), RuntimeError> {
-        let count = src_range.len();
-        assert!(
-            dst_start + count <= dst.len && src_range.end <= src.len,
-            "copy out of bounds"
-        );
+        let count = copy_len(dst_start, dst.len, &src_range, src.len);
         // SAFETY: both ranges are in bounds; the host buffer is pinned and outlives the copy
         // because callers synchronise before dropping or reading it.
         let host = unsafe { std::slice::from_raw_parts(src.ptr.add(src_range.start), count) };
@@ -274,7 +270,7 @@ impl Stream {
             .doing("copying host to device")
     }
 
-    /// Copy `count` device elements from `src` at `src_start` into host `dst` from `dst_start`.
+    /// Copy `src_range` of device buffer `src` into host `dst` starting at element `dst_start`.
     pub fn dtoh<T: Copy>(
         &self,
         dst: &mut PinnedBuffer<T>,
@@ -282,11 +278,7 @@ impl Stream {
         src: &DeviceBuffer<T>,
         src_range: Range<usize>,
     ) -> Result<(), RuntimeError> {
-        let count = src_range.len();
-        assert!(
-            dst_start + count <= dst.len && src_range.end <= src.len,
-            "copy out of bounds"
-        );
+        let count = copy_len(dst_start, dst.len, &src_range, src.len);
         // SAFETY: as in `htod`.
         let host = unsafe { std::slice::from_raw_parts_mut(dst.ptr.add(dst_start), count) };
         unsafe { result::memcpy_dtoh_async(host, src.addr(src_range.start), self.raw) }
@@ -301,11 +293,7 @@ impl Stream {
         src: &DeviceBuffer<T>,
         src_range: Range<usize>,
     ) -> Result<(), RuntimeError> {
-        let count = src_range.len();
-        assert!(
-            dst_start + count <= dst.len && src_range.end <= src.len,
-            "copy out of bounds"
-        );
+        let count = copy_len(dst_start, dst.len, &src_range, src.len);
         // SAFETY: both ranges are in bounds of live device allocations.
         unsafe {
             result::memcpy_dtod_async(
@@ -380,6 +368,17 @@ impl Stream {
         // SAFETY: the handle is live.
         unsafe { result::stream::synchronize(self.raw) }.doing("waiting for a stream")
     }
+}
+
+/// The element count of a copy of `src_range` (of a buffer of `src_len`) to `dst_start`
+/// (of a buffer of `dst_len`); a copy outside either buffer is a bug in the caller.
+fn copy_len(dst_start: usize, dst_len: usize, src_range: &Range<usize>, src_len: usize) -> usize {
+    let count = src_range.len();
+    assert!(
+        dst_start + count <= dst_len && src_range.end <= src_len,
+        "copy out of bounds"
+    );
+    count
 }
 
 fn widen(bytes: [u8; 4]) -> [u8; 8] {
