@@ -501,56 +501,15 @@ pub fn agree<T: Copy + Into<f64>>(
     tolerance: f64,
 ) -> Verification {
     verify::combine(vec![
-        check(&format!("{what} (Rust)"), rust, &expected, tolerance),
-        check(&format!("{what} (CUDA C++)"), cuda, &expected, tolerance),
-        check(
+        verify::compare(&format!("{what} (Rust)"), rust, &expected, tolerance),
+        verify::compare(&format!("{what} (CUDA C++)"), cuda, &expected, tolerance),
+        verify::compare(
             &format!("{what} (Rust against CUDA C++)"),
             rust,
             |i| cuda[i].into(),
             tolerance,
         ),
     ])
-}
-
-/// [`verify::compare`] with the reference computed per element instead of stored.
-fn check<T: Copy + Into<f64>>(
-    what: &str,
-    out: &[T],
-    expected: impl Fn(usize) -> f64,
-    tolerance: f64,
-) -> Verification {
-    let mut mismatches = 0u64;
-    let mut max_abs_error = 0.0f64;
-    let mut first = None;
-    for (i, &got) in out.iter().enumerate() {
-        let (got, want) = (got.into(), expected(i));
-        let error = (got - want).abs();
-        if error.is_nan() || error > tolerance {
-            mismatches += 1;
-            first.get_or_insert((i, got, want));
-        }
-        max_abs_error = if error.is_nan() || max_abs_error.is_nan() {
-            f64::NAN
-        } else {
-            max_abs_error.max(error)
-        };
-    }
-    Verification {
-        passed: mismatches == 0,
-        checked: out.len() as u64,
-        mismatches,
-        max_abs_error,
-        detail: match first {
-            None => format!(
-                "{what}: all {} elements within {tolerance:e} of the reference",
-                out.len()
-            ),
-            Some((i, got, want)) => format!(
-                "{what}: {mismatches} of {} elements wrong; first at index {i}: got {got}, expected {want}",
-                out.len()
-            ),
-        },
-    }
 }
 
 #[cfg(test)]
