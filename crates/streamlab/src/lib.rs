@@ -11,6 +11,7 @@ pub mod clock;
 pub mod compare;
 pub mod experiments;
 pub mod kernels;
+pub mod parallel;
 pub mod progress;
 pub mod range;
 pub mod report;

@@ -229,7 +229,10 @@ pub fn run(ctx: &Context, params: &Params) -> Result<MemcpyKernelResult, Runtime
                         &format!("{what}, cycles {c}"),
                     ));
                     stream.poison(&buffers.dev_out)?;
-                    fill_parallel(buffers.host_out.as_mut_slice(), -1);
+                    crate::parallel::for_each_chunk_mut(
+                        buffers.host_out.as_mut_slice(),
+                        |_, chunk| chunk.fill(-1),
+                    );
                     gpu.synchronize()
                 };
             if let Entry::Vacant(slot) = sequential.entry(c) {
@@ -436,34 +439,20 @@ fn trace(
 /// Check every output element: `out[i] == in[i] + add_value·cycles` with wrap-around.
 fn check_output(buffers: &Buffers, add_value: i32, cycles: i32, what: &str) -> Verification {
     let (input, output) = (buffers.host_in.as_slice(), buffers.host_out.as_slice());
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let size = input.len().div_ceil(threads).max(1);
-    let (mismatches, first) = std::thread::scope(|scope| {
-        let handles: Vec<_> = input
-            .chunks(size)
-            .zip(output.chunks(size))
-            .enumerate()
-            .map(|(k, (input, output))| {
-                scope.spawn(move || {
-                    let mut bad = 0u64;
-                    let mut first = None;
-                    for (j, (&x, &got)) in input.iter().zip(output).enumerate() {
-                        let want =
-                            kernels_rs::element::add_repeatedly_closed_form(x, add_value, cycles);
-                        if got != want {
-                            bad += 1;
-                            first.get_or_insert((k * size + j, got, want));
-                        }
-                    }
-                    (bad, first)
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("checker thread"))
-            .fold((0, None), |(n, f), (b, g)| (n + b, f.or(g)))
-    });
+    let (mismatches, first) = crate::parallel::map_chunks(input.len(), |range| {
+        let mut bad = 0u64;
+        let mut first = None;
+        for i in range {
+            let want = kernels_rs::element::add_repeatedly_closed_form(input[i], add_value, cycles);
+            if output[i] != want {
+                bad += 1;
+                first.get_or_insert((i, output[i], want));
+            }
+        }
+        (bad, first)
+    })
+    .into_iter()
+    .fold((0, None), |(n, f), (b, g)| (n + b, f.or(g)));
     Verification {
         passed: mismatches == 0,
         checked: input.len() as u64,
@@ -479,16 +468,6 @@ fn check_output(buffers: &Buffers, add_value: i32, cycles: i32, what: &str) -> V
             }
         },
     }
-}
-
-fn fill_parallel(out: &mut [i32], value: i32) {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let size = out.len().div_ceil(threads).max(1);
-    std::thread::scope(|scope| {
-        for chunk in out.chunks_mut(size) {
-            scope.spawn(move || chunk.fill(value));
-        }
-    });
 }
 
 #[cfg(test)]

@@ -398,16 +398,10 @@ fn trace(
 /// The f64 reference `a[i] + sqrt(sin(i)² + cos(i)²)`, computed on all cores.
 pub fn reference(a: &[f32]) -> Vec<f64> {
     let mut out = vec![0.0f64; a.len()];
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let size = a.len().div_ceil(threads).max(1);
-    std::thread::scope(|scope| {
-        for (k, (out, a)) in out.chunks_mut(size).zip(a.chunks(size)).enumerate() {
-            scope.spawn(move || {
-                for (j, (o, &x)) in out.iter_mut().zip(a).enumerate() {
-                    let i = (k * size + j) as u32 as f32 as f64;
-                    *o = x as f64 + (i.sin().powi(2) + i.cos().powi(2)).sqrt();
-                }
-            });
+    crate::parallel::for_each_chunk_mut(&mut out, |start, chunk| {
+        for (j, o) in chunk.iter_mut().enumerate() {
+            let i = (start + j) as u32 as f32 as f64;
+            *o = a[start + j] as f64 + (i.sin().powi(2) + i.cos().powi(2)).sqrt();
         }
     });
     out
