@@ -1,16 +1,8 @@
-//! Builds the Rust kernels in `kernels-rs/` to PTX; `src/kernels.rs` embeds the result.
-use ptx_builder::{PtxBuilder, fail_build_script};
-
+//! Builds the Rust kernels in `kernels-rs/` to PTX, every entry checked against its
+//! declaration; `runtime::kernels` embeds the result.
 fn main() {
-    let builder = PtxBuilder::new("../../kernels-rs")
-        .kernel("fill", 4)
-        .kernel("matmul", 6)
-        .kernel("add_kernel", 5)
-        .kernel("sincos", 4);
-    builder.emit_rerun_directives();
-    let ptx = builder
+    nvptx_builder::Builder::new("../../kernels-rs")
+        .kernels(&kernels_rs::KERNELS)
         .build()
-        .unwrap_or_else(|err| fail_build_script(&err));
-    println!("cargo:rerun-if-changed=build.rs");
-    println!("cargo:warning=kernels built: {}", ptx.display());
+        .unwrap_or_else(|err| nvptx_builder::fail(&err));
 }

@@ -1,9 +1,11 @@
 //! Per-element math of the kernels: plain functions the GPU entry points call for each
 //! thread and the host tests call on the CPU, so both run the same arithmetic.
 //!
-//! `sqrt` and `fma` are correctly rounded on both sides (PTX `sqrt.rn.f32` / `fma.rn.f32`
-//! on the GPU, `libm` on the host), so the GPU and host results agree bit for bit except
-//! where `sin`/`cos` are involved, which both take from `libm`.
+//! Each kernel has a *plain* form, the write-up's algorithm ported as it reads, and a
+//! *tuned* form; both compute the same results. `sqrt` and `fma` are correctly rounded
+//! on both sides (PTX `sqrt.rn.f32` / `fma.rn.f32` on the GPU, `libm` on the host), and
+//! `sin`/`cos` come from the `libm` crate on both, so the GPU and the host agree bit for
+//! bit.
 
 /// Correctly rounded square root (`sqrt.rn.f32` on the GPU).
 #[inline(always)]
@@ -31,18 +33,40 @@ pub fn fma(x: f32, y: f32, z: f32) -> f32 {
     }
 }
 
-/// Row-major index of cell (`row`, `col`) in a matrix with `cols` columns.
+/// Plain matmul cell: the dot product of row `row` of `a` (`rows × aligned`) with
+/// column `col` of `b` (`aligned × cols`), one fused multiply-add per product in order,
+/// as the wiki's loop reads, with Rust's checked indexing.
 #[inline(always)]
-pub fn cell(row: usize, col: usize, cols: usize) -> usize {
-    row * cols + col
+pub fn matmul_cell_plain(
+    a: &[f32],
+    b: &[f32],
+    row: usize,
+    col: usize,
+    cols: usize,
+    aligned: usize,
+) -> f32 {
+    let mut sum = 0.0f32;
+    for k in 0..aligned {
+        sum = fma(a[row * aligned + k], b[k * cols + col], sum);
+    }
+    sum
 }
 
 /// Products loaded per step of [`matmul_cell`]: all loads of a step are issued before
 /// its multiply-adds, so that many memory requests are in flight per thread.
-pub const MATMUL_UNROLL: usize = 8;
+pub const MATMUL_BATCH: u32 = 8;
 
-/// One cell of `C = A·B`: the dot product of row `row` of `a` (`rows × aligned`) with
-/// column `col` of `b` (`aligned × cols`), accumulated in order with fused multiply-adds.
+/// Tuned matmul cell: the same products in the same order as [`matmul_cell_plain`]
+/// (so the same result, bit for bit), with the loads of [`MATMUL_BATCH`] products issued
+/// before their multiply-adds.
+///
+/// Written for the GPU compilers: two pointers walk the row and the column, and both
+/// loops count a 32-bit number of steps fixed before they start (`aligned / 8`
+/// batches, then `aligned % 8` single products). Indexed as `while k + 8 <= aligned`
+/// over `usize`, LLVM could not tell that the remainder loop runs fewer than 8 times
+/// (it unrolled it 8×, dead code that ptxas unrolled 4× more), did not unroll the batch
+/// loop, and compared 64-bit counters; in this form it unrolls the batch loop twice, as
+/// NVVM does for the CUDA C++ twin written the same way.
 ///
 /// # Safety
 /// `a` must be readable for `(row + 1) * aligned` elements and `b` for
@@ -54,44 +78,59 @@ pub unsafe fn matmul_cell(
     row: usize,
     col: usize,
     cols: usize,
-    aligned: usize,
+    aligned: u32,
 ) -> f32 {
     // SAFETY (all reads below): the caller guarantees row `row` of `a` and column `col`
-    // of `b` are in bounds, and `k + u < aligned` throughout.
-    let a_row = unsafe { a.add(row * aligned) };
-    let b_col = unsafe { b.add(col) };
+    // of `b` are in bounds; `a_k` and `b_k` point at product `k` of them and every read
+    // is at some `k < aligned`. The steps use `wrapping_add`: after the last product
+    // `b_k` points `cols` rows past the column, which may be outside `b`.
+    let mut a_k = unsafe { a.add(row * aligned as usize) };
+    let mut b_k = unsafe { b.add(col) };
+    let batch = MATMUL_BATCH as usize;
     let mut sum = 0.0f32;
-    let mut k = 0;
-    while k + MATMUL_UNROLL <= aligned {
-        let mut x = [0.0f32; MATMUL_UNROLL];
-        let mut y = [0.0f32; MATMUL_UNROLL];
-        for u in 0..MATMUL_UNROLL {
+    for _ in 0..aligned / MATMUL_BATCH {
+        let mut x = [0.0f32; MATMUL_BATCH as usize];
+        let mut y = [0.0f32; MATMUL_BATCH as usize];
+        for u in 0..batch {
             unsafe {
-                x[u] = *a_row.add(k + u);
-                y[u] = *b_col.add((k + u) * cols);
+                x[u] = *a_k.add(u);
+                y[u] = *b_k.add(u * cols);
             }
         }
-        for u in 0..MATMUL_UNROLL {
+        for u in 0..batch {
             sum = fma(x[u], y[u], sum);
         }
-        k += MATMUL_UNROLL;
+        a_k = a_k.wrapping_add(batch);
+        b_k = b_k.wrapping_add(batch * cols);
     }
-    while k < aligned {
-        sum = fma(
-            unsafe { *a_row.add(k) },
-            unsafe { *b_col.add(k * cols) },
-            sum,
-        );
-        k += 1;
+    for _ in 0..aligned % MATMUL_BATCH {
+        sum = fma(unsafe { *a_k }, unsafe { *b_k }, sum);
+        a_k = a_k.wrapping_add(1);
+        b_k = b_k.wrapping_add(cols);
     }
     sum
 }
 
-/// AddKernel's work for one element: add `add_value` to `value`, `cycles` times, with
-/// C's two's-complement wrap-around. Each sum passes through [`opaque`], so the compiler
-/// cannot fold the loop into one multiply and the kernel's run time grows linearly with
-/// `cycles`: the counterpart of the Handbook's `volatile int value`, which NVVM keeps in
-/// a register and adds to once per iteration.
+/// Plain AddKernel element: the Handbook's `volatile int value`, as Rust says it: the
+/// running value lives in a stack slot read and written with volatile accesses, so the
+/// compiler cannot fold the loop into one multiply. LLVM keeps the slot in local memory
+/// (one store per cycle), where NVVM keeps a `volatile` scalar in a register.
+#[inline(always)]
+pub fn add_repeatedly_volatile(value: i32, add_value: i32, cycles: i32) -> i32 {
+    let mut slot = value;
+    let slot = &mut slot as *mut i32;
+    for _ in 0..cycles {
+        // SAFETY: `slot` points at a live local.
+        unsafe { slot.write_volatile(slot.read_volatile().wrapping_add(add_value)) };
+    }
+    // SAFETY: as above.
+    unsafe { slot.read_volatile() }
+}
+
+/// Tuned AddKernel element: add `add_value` to `value`, `cycles` times, with C's
+/// two's-complement wrap-around. Each sum passes through [`opaque`], which keeps it in a
+/// register while hiding it from the optimizer, so the loop is not folded into one
+/// multiply and the run time grows linearly with `cycles`.
 #[inline(always)]
 pub fn add_repeatedly(value: i32, add_value: i32, cycles: i32) -> i32 {
     let mut value = value;
@@ -102,8 +141,8 @@ pub fn add_repeatedly(value: i32, add_value: i32, cycles: i32) -> i32 {
 }
 
 /// The identity, hidden from the optimizer: on the GPU an inline-assembly block (only a
-/// comment naming the register) that claims to rewrite it, so the value stays in a
-/// register and nothing is folded across it.
+/// comment naming the register) that claims to rewrite it, as `asm volatile("" :
+/// "+r"(value))` does in the CUDA C++ twin.
 #[inline(always)]
 pub fn opaque(value: i32) -> i32 {
     #[cfg(target_arch = "nvptx64")]
@@ -119,16 +158,33 @@ pub fn opaque(value: i32) -> i32 {
     }
 }
 
-/// The expected result of [`add_repeatedly`], in closed form: `value + add_value·cycles`
-/// with wrap-around (negative `cycles` run no iterations, as the C loop does).
+/// The expected result of AddKernel, in closed form: `value + add_value·cycles` with
+/// wrap-around (negative `cycles` run no iterations, as the C loop does).
 pub fn add_repeatedly_closed_form(value: i32, add_value: i32, cycles: i32) -> i32 {
     value.wrapping_add(add_value.wrapping_mul(cycles.max(0)))
 }
 
-/// The sincos kernel's element: `a + sqrt(sin(x)² + cos(x)²)` with `x = i as f32`.
+/// Plain sincos element: `a + sqrt(sin(x)² + cos(x)²)` with `x = i as f32`, sine and
+/// cosine computed separately, as the blog's code does.
+#[inline(always)]
+pub fn sincos_element_plain(a: f32, i: u32) -> f32 {
+    let x = i as f32;
+    let s = libm::sinf(x);
+    let c = libm::cosf(x);
+    a + sqrt(fma(s, s, c * c))
+}
+
+/// Tuned sincos element: the same with sine and cosine from one `sincosf`, which reduces
+/// the argument once.
 #[inline(always)]
 pub fn sincos_element(a: f32, i: u32) -> f32 {
-    let x = i as f32;
+    sincos_of(a, i as f32)
+}
+
+/// `a + sqrt(sin(x)² + cos(x)²)` for any `x`: the sincos element math, for kernels that
+/// take `x` from their input rather than from the index.
+#[inline(always)]
+pub fn sincos_of(a: f32, x: f32) -> f32 {
     let (s, c) = libm::sincosf(x);
     a + sqrt(fma(s, s, c * c))
 }

@@ -1,34 +1,55 @@
-//! The four streamlab kernels, written in Rust for `nvptx64-nvidia-cuda`.
+//! streamlab's GPU kernels in Rust, written with `#[kernel]` in Rust-CUDA's style and
+//! compiled to PTX by rustc's own NVPTX backend (`nvptx-builder`).
 //!
-//! * `fill(matrix, rows, cols, value)`: every cell of a row-major matrix becomes `value`.
-//! * `matmul(a, b, c, rows, cols, aligned)`: the naive product, one thread per output cell.
-//! * `add_kernel(out, in, n, add_value, cycles)`: the CUDA Handbook's make-work kernel.
-//! * `sincos(a, b, offset, n)`: `b[i] = a[i] + sqrt(sin(i)² + cos(i)²)`.
+//! | kernel | parameters | what it does |
+//! | --- | --- | --- |
+//! | [`fill`] | `matrix: *mut f32, rows: u32, cols: u32, value: f32` | every cell becomes `value` |
+//! | [`matmul_plain`], [`matmul`] | `a: &[f32], b: &[f32], c: &mut [f32], rows: u32, cols: u32, aligned: u32` | the naive product, one thread per cell of `c` |
+//! | [`add_kernel_plain`], [`add_kernel`] | `out: &mut [i32], input: &[i32], add_value: i32, cycles: i32` | the CUDA Handbook's make-work kernel |
+//! | [`sincos_plain`], [`sincos`] | `a: &[f32], b: &mut [f32], offset: u32` | `b[j] = a[j] + sqrt(sin(i)² + cos(i)²)`, `i = offset + j` |
+//! | [`empty`] | none | nothing: the cost of a launch |
+//! | [`spin`] | `elapsed: &mut [u64], ns: u64` | spins `ns` nanoseconds of the GPU clock |
 //!
-//! The per-element math lives in [`element`], plain functions that compile for the host
-//! too, so the host tests and the GPU run the same code. The `extern "gpu-kernel"` entry
-//! points and the [`thread`] index helpers exist only when compiling for `nvptx64`; the
-//! `ptx-builder` crate compiles this crate to one PTX module.
+//! Compiled for the host, each kernel is a unit struct implementing
+//! [`nvptx_kernel::Kernel`]: its signature, from which a host gets typed launches, and
+//! which [`KERNELS`] lists for the builder to check against the PTX. The per-element
+//! math is in [`element`], plain functions that compile for the host too, so tests run
+//! the kernels' arithmetic on the CPU. A kernel crate that reuses only that math depends
+//! on this crate with `default-features = false` (no `entries`), so its PTX holds none
+//! of these entry points.
+//!
+//! ```
+//! use nvptx_kernel::Kernel;
+//! assert_eq!(kernels_rs::sincos::SIGNATURE.to_string(), "sincos(a: &[f32], b: &mut [f32], offset: u32)");
+//! assert_eq!(kernels_rs::element::add_repeatedly(1, 2, 3), 7);
+//! ```
 #![no_std]
 #![cfg_attr(
     target_arch = "nvptx64",
-    feature(abi_gpu_kernel, stdarch_nvptx, core_float_math, asm_experimental_arch)
+    feature(abi_gpu_kernel, core_float_math, asm_experimental_arch)
 )]
 
 pub mod element;
+#[cfg(any(feature = "entries", not(target_arch = "nvptx64")))]
+pub mod kernels;
 
-#[cfg(target_arch = "nvptx64")]
-pub mod thread;
+#[cfg(any(feature = "entries", not(target_arch = "nvptx64")))]
+pub use kernels::*;
 
-#[cfg(target_arch = "nvptx64")]
-mod entry;
-
-/// The names of the kernel entry points, in the order the PTX declares them.
-pub const KERNEL_NAMES: [&str; 4] = ["fill", "matmul", "add_kernel", "sincos"];
-
-#[cfg(target_arch = "nvptx64")]
-#[panic_handler]
-fn panic(_: &core::panic::PanicInfo) -> ! {
-    // SAFETY: `trap` aborts the kernel; the host sees a launch failure.
-    unsafe { core::arch::nvptx::trap() }
-}
+/// Every kernel's declaration, for the builder's check of the PTX and for hosts that
+/// load them by name.
+#[cfg(not(target_arch = "nvptx64"))]
+pub const KERNELS: [nvptx_kernel::KernelSignature; 9] = {
+    use nvptx_kernel::Kernel;
+    [
+        fill::SIGNATURE,
+        matmul_plain::SIGNATURE,
+        matmul::SIGNATURE,
+        add_kernel_plain::SIGNATURE,
+        add_kernel::SIGNATURE,
+        sincos_plain::SIGNATURE,
+        sincos::SIGNATURE,
+        empty::SIGNATURE,
+        spin::SIGNATURE,
+    ]
+};

@@ -1,6 +1,7 @@
 //! The kernels' element math on the CPU, against f64 references.
 use kernels_rs::element::{
-    add_repeatedly, add_repeatedly_closed_form, cell, fma, matmul_cell, sincos_element, sqrt,
+    add_repeatedly, add_repeatedly_closed_form, add_repeatedly_volatile, fma, matmul_cell,
+    matmul_cell_plain, sincos_element, sincos_element_plain, sincos_of, sqrt,
 };
 
 /// SplitMix64: a small deterministic generator for test inputs.
@@ -72,27 +73,51 @@ fn add_repeatedly_matches_the_closed_form_and_wraps_like_c() {
 }
 
 #[test]
-fn matmul_cell_matches_f64_on_non_square_shapes() {
+fn plain_and_volatile_add_kernels_agree_with_the_tuned_one() {
+    let mut rng = Rng(5);
+    for _ in 0..500 {
+        let (value, add, cycles) = (
+            rng.next() as i32,
+            rng.next() as i32,
+            (rng.next() % 100) as i32,
+        );
+        assert_eq!(
+            add_repeatedly_volatile(value, add, cycles),
+            add_repeatedly(value, add, cycles)
+        );
+    }
+}
+
+#[test]
+fn tuned_matmul_cell_is_the_plain_in_order_chain_bit_for_bit() {
     let mut rng = Rng(4);
     for (rows, cols, aligned) in [
         (3usize, 5usize, 7usize),
-        (32, 16, 257),
-        (1, 9, 1000),
-        (17, 1, 33),
+        (4, 16, 257),
+        (2, 9, 1000),
+        (5, 1, 33),
+        (1, 3, 0),
+        (2, 2, 8),
+        (2, 2, 15),
+        (2, 2, 16),
+        (2, 2, 17),
     ] {
         let a: Vec<f32> = (0..rows * aligned).map(|_| rng.unit() - 0.5).collect();
         let b: Vec<f32> = (0..aligned * cols).map(|_| rng.unit() - 0.5).collect();
         for row in 0..rows {
             for col in 0..cols {
-                let got = unsafe { matmul_cell(a.as_ptr(), b.as_ptr(), row, col, cols, aligned) };
-                let want: f64 = (0..aligned)
-                    .map(|k| a[cell(row, k, aligned)] as f64 * b[cell(k, col, cols)] as f64)
-                    .sum();
-                let tolerance = 1e-6 * aligned as f64;
-                assert!(
-                    (got as f64 - want).abs() <= tolerance,
-                    "({row},{col}): {got} vs {want}"
+                let tuned =
+                    unsafe { matmul_cell(a.as_ptr(), b.as_ptr(), row, col, cols, aligned as u32) };
+                let plain = matmul_cell_plain(&a, &b, row, col, cols, aligned);
+                assert_eq!(
+                    tuned.to_bits(),
+                    plain.to_bits(),
+                    "({row},{col}) of {rows}x{cols}x{aligned}"
                 );
+                let want: f64 = (0..aligned)
+                    .map(|k| a[row * aligned + k] as f64 * b[k * cols + col] as f64)
+                    .sum();
+                assert!((plain as f64 - want).abs() <= 1e-6 * aligned.max(1) as f64);
             }
         }
     }
@@ -103,6 +128,25 @@ fn matmul_of_ones_is_exactly_the_inner_dimension() {
     let (rows, cols, aligned) = (2, 3, 131_072);
     let a = vec![1.0f32; rows * aligned];
     let b = vec![1.0f32; aligned * cols];
-    let got = unsafe { matmul_cell(a.as_ptr(), b.as_ptr(), 1, 2, cols, aligned) };
+    let got = unsafe { matmul_cell(a.as_ptr(), b.as_ptr(), 1, 2, cols, aligned as u32) };
     assert_eq!(got, 131_072.0);
+    assert_eq!(matmul_cell_plain(&a, &b, 1, 2, cols, aligned), 131_072.0);
+}
+
+#[test]
+fn plain_sincos_is_within_1e_minus_6_like_the_tuned_one() {
+    let mut rng = Rng(6);
+    for i in (0u32..1 << 25).step_by(977) {
+        let a = rng.unit();
+        let x = i as f32 as f64;
+        let reference = a as f64 + (x.sin().powi(2) + x.cos().powi(2)).sqrt();
+        assert!(
+            (sincos_element_plain(a, i) as f64 - reference).abs() <= 1e-6,
+            "{i}"
+        );
+        assert_eq!(
+            sincos_of(a, i as f32).to_bits(),
+            sincos_element(a, i).to_bits()
+        );
+    }
 }

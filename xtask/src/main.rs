@@ -1,42 +1,55 @@
 //! `cargo xtask <task>`: the project's own tasks, needing nothing but cargo.
 //!
 //! * `setup`: install what a fresh Debian machine lacks (the kernel toolchain
-//!   `rustc-web cargo-web rust-web-src`, and `chromium` for the report test), or print
-//!   what to run when this is not root on Debian.
-//! * `test`: setup, then everything CI checks: fmt, clippy, tests.
-//! * `ptx`: write the kernels' PTX to `target/ptx/` for reading.
+//!   `rustc-web cargo-web rust-web-src`, and `chromium` for the report's browser test),
+//!   or print what to run when this is not root on Debian.
+//! * `test`: setup, then everything CI checks: fmt, clippy, tests, docs.
+//! * `ptx`: write the kernels' PTX to `target/ptx/kernels.ptx` for reading.
 //! * `run-all`: setup, build, and run every experiment (`streamlab run-all`).
-//! * `dist`: build the release binary into `target/dist/` to carry to a GPU machine.
+//! * `dist`: the release binary, the example hosts, the own-kernel example's PTX and
+//!   every test executable in `target/dist/`, with `run-tests.sh`, to carry to a GPU
+//!   machine (which has no Rust).
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode};
+use std::process::{Command, ExitCode, Stdio};
 
-use ptx_builder::{Probe, PtxBuilder, toolchain};
+use nvptx_builder::{Builder, Probe, toolchain};
 
 const TASKS: &str = "\
 usage: cargo xtask <task> [args]
 
 tasks:
   setup     install the kernel toolchain and chromium when missing (root on Debian)
-  test      setup, then cargo fmt --check, clippy -D warnings, cargo test --workspace
+  test      setup, then cargo fmt --check, clippy -D warnings, every test, cargo doc
   ptx       write the kernels' PTX to target/ptx/kernels.ptx
   run-all   setup, build in release mode, run `streamlab run-all [args]`
-  dist      build the release binary into target/dist/streamlab";
+  dist      the release binary, the examples, the test executables and run-tests.sh
+            in target/dist/
+  help      this list";
 
 /// The Debian packages that provide a Rust toolchain with library source.
 const KERNEL_PACKAGES: [&str; 3] = ["rustc-web", "cargo-web", "rust-web-src"];
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let result = match args.first().map(String::as_str) {
+    let task = args.first().map(String::as_str);
+    let rest = args.get(1..).unwrap_or_default();
+    if rest.iter().any(|a| a == "--help" || a == "-h") && task != Some("run-all") {
+        println!("{TASKS}");
+        return ExitCode::SUCCESS;
+    }
+    let result = match task {
+        None | Some("help" | "--help" | "-h") => {
+            println!("{TASKS}");
+            return ExitCode::SUCCESS;
+        }
         Some("setup") => setup(),
         Some("test") => setup().and_then(|()| test()),
         Some("ptx") => ptx(),
-        Some("run-all") => setup().and_then(|()| run_all(&args[1..])),
-        Some("dist") => dist().map(|path| println!("{}", path.display())),
-        Some(other) => Err(format!("unknown task `{other}`\n\n{TASKS}")),
-        None => {
-            println!("{TASKS}");
-            return ExitCode::SUCCESS;
+        Some("run-all") => setup().and_then(|()| run_all(rest)),
+        Some("dist") => dist().map(|dir| println!("{}", dir.display())),
+        Some(other) => {
+            eprintln!("xtask: unknown task `{other}`\n\n{TASKS}");
+            return ExitCode::from(2);
         }
     };
     match result {
@@ -113,9 +126,7 @@ fn setup() -> Result<(), String> {
     }
     let command = format!("sudo apt-get install -y {}", missing.join(" "));
     match kernel_toolchain {
-        Err(err) => Err(format!(
-            "{err}\nOn Debian run: {command}\nElsewhere: rustup toolchain install nightly --component rust-src"
-        )),
+        Err(err) => Err(format!("{err}\nOn Debian run: {command}")),
         Ok(_) => {
             eprintln!(
                 "xtask: chromium is missing, so the report's browser test will be skipped; on Debian run: {command}"
@@ -143,6 +154,10 @@ fn test() -> Result<(), String> {
     // --nocapture so that a test's "skipped: …" line is seen, not swallowed.
     tests.args(["test", "--workspace", "--", "--nocapture"]);
     let tally = run_counting(tests)?;
+    let mut doc = cargo();
+    doc.args(["doc", "--no-deps", "--workspace", "--exclude", "xtask"])
+        .env("RUSTDOCFLAGS", "-D warnings");
+    run(doc)?;
     println!(
         "tests: {} passed, {} failed, {} skipped",
         tally.passed, tally.failed, tally.skipped
@@ -184,12 +199,17 @@ impl Tally {
             self.skipped += 1;
         }
     }
+
+    fn add(&mut self, other: Tally) {
+        self.passed += other.passed;
+        self.failed += other.failed;
+        self.skipped += other.skipped;
+    }
 }
 
 /// Run `cmd`, echoing its output as it comes, and count its tests.
 fn run_counting(mut cmd: Command) -> Result<Tally, String> {
     use std::io::{BufRead, BufReader};
-    use std::process::Stdio;
     let shown = format!("{cmd:?}");
     eprintln!("xtask: running {shown}");
     let mut child = cmd
@@ -214,12 +234,11 @@ fn run_counting(mut cmd: Command) -> Result<Tally, String> {
         println!("{line}");
         tally.read(&line);
     }
-    let from_stderr = errors
-        .join()
-        .map_err(|_| "the output reader stopped".to_owned())?;
-    tally.passed += from_stderr.passed;
-    tally.failed += from_stderr.failed;
-    tally.skipped += from_stderr.skipped;
+    tally.add(
+        errors
+            .join()
+            .map_err(|_| "the output reader stopped".to_owned())?,
+    );
     let status = child.wait().map_err(|err| format!("{shown}: {err}"))?;
     if !status.success() && tally.failed == 0 {
         return Err(format!("{shown} failed ({status})"));
@@ -228,18 +247,12 @@ fn run_counting(mut cmd: Command) -> Result<Tally, String> {
 }
 
 fn ptx() -> Result<(), String> {
-    let out = root().join("target/ptx");
-    std::fs::create_dir_all(&out)
-        .map_err(|err| format!("could not create {}: {err}", out.display()))?;
-    let path = PtxBuilder::new(root().join("kernels-rs"))
-        .out_dir(&out)
-        .kernel("fill", 4)
-        .kernel("matmul", 6)
-        .kernel("add_kernel", 5)
-        .kernel("sincos", 4)
+    let ptx = Builder::new(root().join("kernels-rs"))
+        .kernels(&kernels_rs::KERNELS)
+        .copy_to(root().join("target/ptx/kernels.ptx"))
         .build()
         .map_err(|err| err.to_string())?;
-    println!("{}", path.display());
+    println!("{}", ptx.path.display());
     Ok(())
 }
 
@@ -257,15 +270,118 @@ fn run_all(args: &[String]) -> Result<(), String> {
     run(cmd)
 }
 
+/// The script that runs the shipped test executables on a GPU machine and prints the
+/// same tally `cargo xtask test` prints.
+const RUN_TESTS: &str = r#"#!/usr/bin/env bash
+# Runs every test executable beside this script (built by `cargo xtask dist`), from the
+# checkout two folders up (where docs/results/ is), and prints a tally.
+# Usage: target/dist/run-tests.sh [test-name-filter]
+set -u
+here="$(cd "$(dirname "$0")" && pwd)"
+export STREAMLAB_BIN="$here/streamlab"
+export STREAMLAB_ROOT="$(cd "$here/../.." && pwd)"
+cd "$STREAMLAB_ROOT"
+passed=0; failed=0; skipped=0
+for test in "$here"/tests/*; do
+    echo "== $(basename "$test")"
+    out="$("$test" --nocapture --test-threads=1 "$@" 2>&1)"; status=$?
+    printf '%s\n' "$out"
+    p=$(printf '%s\n' "$out" | sed -n 's/^test result: .* \([0-9]*\) passed; \([0-9]*\) failed.*/\1 \2/p')
+    passed=$((passed + ${p% *})); failed=$((failed + ${p#* }))
+    skipped=$((skipped + $(printf '%s\n' "$out" | grep -c '^skipped:')))
+    [ "$status" -eq 0 ] || [ "${p#* }" -gt 0 ] || failed=$((failed + 1))
+done
+echo "tests: $passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
+"#;
+
+/// The example hosts `dist` carries, each built as `target/release/<name>`.
+const EXAMPLES: [&str; 3] = ["vecadd", "reuse-sincos", "own-kernel"];
+
 fn dist() -> Result<PathBuf, String> {
     let binary = build_release()?;
     let dir = root().join("target/dist");
-    std::fs::create_dir_all(&dir)
-        .map_err(|err| format!("could not create {}: {err}", dir.display()))?;
-    let dest = dir.join("streamlab");
-    std::fs::copy(&binary, &dest)
-        .map_err(|err| format!("could not copy to {}: {err}", dest.display()))?;
-    Ok(dest)
+    let tests_dir = dir.join("tests");
+    let _ = std::fs::remove_dir_all(&tests_dir);
+    std::fs::create_dir_all(&tests_dir)
+        .map_err(|err| format!("could not create {}: {err}", tests_dir.display()))?;
+    let copy = |from: &Path, to: &Path| {
+        std::fs::copy(from, to).map(drop).map_err(|err| {
+            format!(
+                "could not copy {} to {}: {err}",
+                from.display(),
+                to.display()
+            )
+        })
+    };
+    copy(&binary, &dir.join("streamlab"))?;
+    let mut examples = cargo();
+    examples.args(["build", "--release"]);
+    for example in EXAMPLES {
+        examples.args(["--package", example]);
+    }
+    run(examples)?;
+    for example in EXAMPLES {
+        copy(
+            &root().join("target/release").join(example),
+            &dir.join(example),
+        )?;
+    }
+    // own-kernel writes its kernel crate's PTX, which `streamlab overlap` runs.
+    let mut own = Command::new(root().join("target/release/own-kernel"));
+    own.arg(dir.join("own-kernel.ptx"));
+    run(own)?;
+    let listing = cargo()
+        .args([
+            "test",
+            "--release",
+            "--package",
+            "streamlab",
+            "--no-run",
+            "--message-format=json",
+        ])
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|err| format!("could not build the tests: {err}"))?;
+    if !listing.status.success() {
+        return Err("building the test executables failed".into());
+    }
+    for executable in test_executables(&String::from_utf8_lossy(&listing.stdout)) {
+        let name = Path::new(&executable)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let name = name
+            .rsplit_once('-')
+            .map_or(name.as_str(), |(stem, _)| stem)
+            .to_owned();
+        copy(Path::new(&executable), &tests_dir.join(name))?;
+    }
+    let script = dir.join("run-tests.sh");
+    std::fs::write(&script, RUN_TESTS)
+        .map_err(|err| format!("could not write {}: {err}", script.display()))?;
+    make_executable(&script)?;
+    Ok(dir)
+}
+
+/// The test executables in cargo's JSON messages.
+fn test_executables(messages: &str) -> Vec<String> {
+    messages
+        .lines()
+        .filter(|line| {
+            line.contains("\"reason\":\"compiler-artifact\"") && line.contains("\"test\":true")
+        })
+        .filter_map(|line| {
+            let (_, rest) = line.split_once("\"executable\":\"")?;
+            rest.split_once('"').map(|(path, _)| path.to_owned())
+        })
+        .collect()
+}
+
+fn make_executable(path: &Path) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
+        .map_err(|err| format!("could not make {} executable: {err}", path.display()))
 }
 
 #[cfg(test)]
@@ -291,5 +407,13 @@ mod tests {
                 skipped: 1
             }
         );
+    }
+
+    #[test]
+    fn test_executables_are_read_from_cargo_messages() {
+        let messages = r#"{"reason":"compiler-artifact","profile":{"test":true},"executable":"/t/release/deps/gpu-abc"}
+{"reason":"compiler-artifact","profile":{"test":false},"executable":"/t/release/streamlab"}
+{"reason":"build-finished","success":true}"#;
+        assert_eq!(test_executables(messages), ["/t/release/deps/gpu-abc"]);
     }
 }

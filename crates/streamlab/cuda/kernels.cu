@@ -1,43 +1,80 @@
-// The CUDA C++ twins of the four Rust kernels in kernels-rs/: the same algorithms, the
-// same signatures and the same launch shapes, so the two can be timed against each other.
-// streamlab compiles this file at run time with NVRTC (src/baseline.rs); NVRTC provides
-// size_t and the math functions (sinf, cosf, sqrtf, fmaf) without any #include.
+// The CUDA C++ twins of the Rust kernels in kernels-rs/, written statement for statement
+// alike, with the same entry names and parameters: a Rust slice is a pointer and a
+// length here. `*_plain` kernels are the write-ups' code; the others are tuned exactly as
+// their Rust twins are. streamlab compiles this file at run time with NVRTC
+// (src/runtime/baseline.rs); NVRTC provides size_t and the math functions (sinf, cosf,
+// sincosf, sqrtf, fmaf) from NVIDIA's CUDA math library, without any #include.
 
-// Fill a rows x cols row-major matrix with `value`.
-// 2-D grid: x runs along the columns, y along the rows.
-extern "C" __global__ void fill(float *matrix, int rows, int cols, float value)
+#define MATMUL_BATCH 8u
+
+// Fill a rows x cols row-major matrix with `value`; 2-D grid, x = column, y = row.
+extern "C" __global__ void fill(float *matrix, unsigned rows, unsigned cols, float value)
 {
-    int row = blockIdx.y * blockDim.y + threadIdx.y;
-    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned col = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned row = blockIdx.y * blockDim.y + threadIdx.y;
     if (row >= rows || col >= cols)
         return;
-    matrix[(size_t)row * cols + col] = value;
+    size_t cell = (size_t)row * cols + col;
+    matrix[cell] = value;
 }
 
-// c = a * b, with a: rows x aligned, b: aligned x cols, c: rows x cols.
-// One thread per cell of c; the dot product is summed in order with fused multiply-adds.
-extern "C" __global__ void matmul(const float *a, const float *b, float *c,
-                                  int rows, int cols, int aligned)
+// Plain c = a * b (a: rows x aligned, b: aligned x cols, c: rows x cols), one thread per
+// cell of c, the wiki's loop.
+extern "C" __global__ void matmul_plain(const float *a, size_t a_len, const float *b,
+                                        size_t b_len, float *c, size_t c_len, unsigned rows,
+                                        unsigned cols, unsigned aligned)
 {
-    int row = blockIdx.y * blockDim.y + threadIdx.y;
-    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned col = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned row = blockIdx.y * blockDim.y + threadIdx.y;
     if (row >= rows || col >= cols)
         return;
-    const float *a_row = a + (size_t)row * aligned;
     float sum = 0.0f;
-    for (int k = 0; k < aligned; k++)
-        sum = fmaf(a_row[k], b[(size_t)k * cols + col], sum);
+    for (size_t k = 0; k < aligned; k++)
+        sum = fmaf(a[(size_t)row * aligned + k], b[k * cols + col], sum);
     c[(size_t)row * cols + col] = sum;
 }
 
-// The CUDA Handbook's AddKernel: a grid-stride loop over n ints, each becoming
-// in[i] + add_value * cycles by `cycles` separate additions. `volatile` keeps the
-// compiler from folding the loop into one multiply, so the run time grows with cycles.
-extern "C" __global__ void add_kernel(int *out, const int *in, size_t n,
-                                      int add_value, int cycles)
+// Tuned c = a * b: the same products in the same order, the loads of MATMUL_BATCH
+// products issued before their multiply-adds; two pointers walk the row and the column,
+// and both loops count a 32-bit number of steps fixed before they start.
+extern "C" __global__ void matmul(const float *a, size_t a_len, const float *b, size_t b_len,
+                                  float *c, size_t c_len, unsigned rows, unsigned cols,
+                                  unsigned aligned)
 {
-    for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += (size_t)blockDim.x * gridDim.x) {
+    unsigned col = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row >= rows || col >= cols)
+        return;
+    const float *a_k = a + (size_t)row * aligned;
+    const float *b_k = b + col;
+    float sum = 0.0f;
+    for (unsigned step = 0; step < aligned / MATMUL_BATCH; step++) {
+        float x[MATMUL_BATCH];
+        float y[MATMUL_BATCH];
+        for (size_t u = 0; u < MATMUL_BATCH; u++) {
+            x[u] = a_k[u];
+            y[u] = b_k[u * cols];
+        }
+        for (size_t u = 0; u < MATMUL_BATCH; u++)
+            sum = fmaf(x[u], y[u], sum);
+        a_k += MATMUL_BATCH;
+        b_k += MATMUL_BATCH * (size_t)cols;
+    }
+    for (unsigned step = 0; step < aligned % MATMUL_BATCH; step++) {
+        sum = fmaf(*a_k, *b_k, sum);
+        a_k += 1;
+        b_k += cols;
+    }
+    c[(size_t)row * cols + col] = sum;
+}
+
+// Plain AddKernel, the CUDA Handbook's: a grid-stride loop over n ints, each becoming
+// in[i] + add_value * cycles by `cycles` additions to a `volatile` local.
+extern "C" __global__ void add_kernel_plain(int *out, size_t out_len, const int *in,
+                                            size_t in_len, int add_value, int cycles)
+{
+    size_t stride = (size_t)(blockDim.x * gridDim.x);
+    for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < out_len; i += stride) {
         volatile int value = in[i];
         for (int j = 0; j < cycles; j++)
             value += add_value;
@@ -45,18 +82,68 @@ extern "C" __global__ void add_kernel(int *out, const int *in, size_t n,
     }
 }
 
-// b[i] = a[i] + sqrt(sin(i)^2 + cos(i)^2) for i = offset + thread index, i < n.
-// The CUDA math library already gives the C name `sincos` to sincos(double, double*,
-// double*), so this kernel is `sincos_kernel` here and streamlab renames its PTX entry
-// to `sincos`, the name the Rust kernel has.
-extern "C" __global__ void sincos_kernel(const float *a, float *b, unsigned offset,
-                                         unsigned n)
+// Tuned AddKernel: the running sum kept in a register behind an empty assembly barrier,
+// so the loop is not folded into one multiply.
+extern "C" __global__ void add_kernel(int *out, size_t out_len, const int *in, size_t in_len,
+                                      int add_value, int cycles)
 {
-    unsigned i = offset + blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n)
+    size_t stride = (size_t)(blockDim.x * gridDim.x);
+    for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < out_len; i += stride) {
+        int value = in[i];
+        for (int j = 0; j < cycles; j++) {
+            value += add_value;
+            asm volatile("" : "+r"(value));
+        }
+        out[i] = value;
+    }
+}
+
+// Plain sincos, the blog's: b[j] = a[j] + sqrt(sin(i)^2 + cos(i)^2) for the global index
+// i = offset + j (a and b are one chunk of the arrays), sine and cosine apart.
+extern "C" __global__ void sincos_plain(const float *a, size_t a_len, float *b, size_t b_len,
+                                        unsigned offset)
+{
+    unsigned j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= b_len)
         return;
-    float x = (float)i;
+    float x = (float)(offset + j);
     float s = sinf(x);
     float c = cosf(x);
-    b[i] = a[i] + sqrtf(fmaf(s, s, c * c));
+    b[j] = a[j] + sqrtf(fmaf(s, s, c * c));
+}
+
+// Tuned sincos: the same with one sincosf. The CUDA math library already gives the C name
+// `sincos` to sincos(double, double*, double*), so this entry is `sincos_kernel` here and
+// streamlab renames it to `sincos` in the PTX, the name the Rust kernel has.
+extern "C" __global__ void sincos_kernel(const float *a, size_t a_len, float *b, size_t b_len,
+                                         unsigned offset)
+{
+    unsigned j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= b_len)
+        return;
+    float x = (float)(offset + j);
+    float s;
+    float c;
+    sincosf(x, &s, &c);
+    b[j] = a[j] + sqrtf(fmaf(s, s, c * c));
+}
+
+// An empty kernel: what a launch costs on its own.
+extern "C" __global__ void empty()
+{
+}
+
+// Spin for `ns` nanoseconds of the GPU's global timer, then (thread 0 of the block) write
+// the nanoseconds spun to elapsed[block].
+extern "C" __global__ void spin(unsigned long long *elapsed, size_t elapsed_len,
+                                unsigned long long ns)
+{
+    unsigned long long start;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    unsigned long long now = start;
+    while (now - start < ns)
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    size_t block = blockIdx.x;
+    if (threadIdx.x == 0 && block < elapsed_len)
+        elapsed[block] = now - start;
 }

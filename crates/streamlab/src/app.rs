@@ -1,436 +1,369 @@
-//! What each subcommand does, from parsed options to files on disk and a verdict.
+//! What each command does, from parsed options to files on disk and a verdict: one
+//! generic path runs any experiment (validate, open the GPU, measure with each kernel
+//! set, write its JSON with the derived numbers and trace checks, its CSV, print its
+//! table); `run-all` runs them all in order and writes `summary.json` and the report.
+//! A signal stops a run between measurements; what was measured is written and marked
+//! incomplete.
 use std::path::{Path, PathBuf};
 
-use crate::baseline::{self, Availability, CudaKernels};
-use crate::cli::{Cli, Command, KernelChoice};
-use crate::compare::{self, CompareError};
-use crate::experiments::{Context, UsageError, matmul_streams, memcpy_kernel, sincos_overlap};
-use crate::kernels::KernelSet;
-use crate::report::{self, ReportError, json};
-use crate::results::{
-    Bounds, BoundsSummary, ExperimentRatios, ExperimentsSummary, KernelComparison,
-    MatmulStreamsResult, MatmulSummary, MemcpyKernelResult, MemcpySummary, RunSummary,
-    RustOverCuda, SincosOverlapResult, SincosSummary, Verification, files,
-};
-use crate::runtime::{Gpu, Kernels, RuntimeError};
+use serde::Serialize;
+use streamlab_results::derived::summary::{RunStatus, summarize};
+use streamlab_results::derived::trace::{self, TraceChecks};
+use streamlab_results::folder::{self, FolderError, SavedRun};
+use streamlab_results::report::{self, Render, ReportError};
+use streamlab_results::saved::bounds::Bounds;
+use streamlab_results::saved::compare_kernels::CompareKernels;
+use streamlab_results::saved::graph_overlap::GraphOverlap;
+use streamlab_results::saved::kernel_concurrency::KernelConcurrency;
+use streamlab_results::saved::launch_overhead::LaunchOverhead;
+use streamlab_results::saved::mapped::Mapped;
+use streamlab_results::saved::matmul_streams::MatmulStreams;
+use streamlab_results::saved::memcpy_kernel::MemcpyKernel;
+use streamlab_results::saved::overlap::Overlap;
+use streamlab_results::saved::overlap_map::OverlapMap;
+use streamlab_results::saved::sincos_overlap::SincosOverlap;
+use streamlab_results::saved::{Experiment, KernelForm, KernelSet, Params, UsageError, files};
 
-/// Why a command failed; usage errors exit with 2, everything else with 1.
+use crate::cli::{self, Command, KernelChoice, KernelOptions, Parsed, RunOptions};
+use crate::experiments::{Context, Run, RunError};
+use crate::runtime::baseline::{self, Availability, BaselineError, CudaKernels};
+use crate::runtime::{Gpu, Kernels, RuntimeError};
+use crate::stop::{self, Signal};
+
+/// Why a command failed; usage errors exit with 2, an interrupted run with 128 + the
+/// signal, everything else with 1.
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
     #[error(transparent)]
     Usage(#[from] UsageError),
     #[error(transparent)]
+    Options(#[from] clap::Error),
+    #[error(transparent)]
     Runtime(#[from] RuntimeError),
+    #[error("{0}")]
+    Input(String),
+    #[error(transparent)]
+    Baseline(#[from] BaselineError),
+    #[error(transparent)]
+    Folder(#[from] FolderError),
     #[error(transparent)]
     Report(#[from] ReportError),
-    #[error("the CUDA C++ kernels are unavailable: {0}")]
-    Baseline(String),
     #[error("could not create the results folder {path}: {source}")]
     OutDir {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("verification failed (results written to {dir}): {detail}")]
-    Verification { dir: PathBuf, detail: String },
+    #[error("{} check(s) failed (results written to {}): {}", .details.len(), .dir.display(), .details.join("; "))]
+    Failed { dir: PathBuf, details: Vec<String> },
+    #[error("stopped by {}: what was measured is in {} (marked incomplete)", .signal.name(), .dir.display())]
+    Interrupted { signal: Signal, dir: PathBuf },
 }
 
 impl AppError {
     pub fn exit_code(&self) -> i32 {
         match self {
             AppError::Usage(_) => 2,
+            AppError::Options(err) => err.exit_code(),
+            AppError::Interrupted { signal, .. } => signal.exit_code(),
             _ => 1,
         }
     }
 }
 
+impl From<RunError> for AppError {
+    fn from(err: RunError) -> AppError {
+        match err {
+            RunError::Runtime(e) => AppError::Runtime(e),
+            RunError::Usage(e) => AppError::Usage(e),
+            RunError::Input(e) => AppError::Input(e),
+        }
+    }
+}
+
 /// Run the parsed command.
-pub fn run(cli: Cli) -> Result<(), AppError> {
-    let started_utc = crate::clock::now_rfc3339();
-    match &cli.command {
-        Command::MatmulStreams(p) => p.validate()?,
-        Command::MemcpyKernel(p) => p.validate()?,
-        Command::SincosOverlap(p) => p.validate()?,
-        Command::Bounds(p) => p.validate()?,
-        Command::CompareKernels(p) => p.validate()?,
-        Command::Report { from } => {
-            report::render(from)?;
-            print!("{}", report::tables(&json::SavedRun::load(from)?));
-            println!("\nreport: {}", from.join("report.html").display());
-            return Ok(());
+pub fn run(parsed: Parsed) -> Result<(), AppError> {
+    let sub = parsed.sub();
+    match &parsed.cli.command {
+        Command::DeviceInfo { device } => {
+            let gpu = Gpu::open(*device)?;
+            print!("{}", report::table::device(gpu.info()));
+            Ok(())
         }
-        Command::DeviceInfo | Command::RunAll => {}
-    }
-    let gpu = Gpu::open(cli.device)?;
-    if let Command::DeviceInfo = cli.command {
-        print!("{}", report::table::device(gpu.info()));
-        return Ok(());
-    }
-    let wants_cuda =
-        matches!(cli.command, Command::CompareKernels(_)) || cli.kernels != KernelChoice::Rust;
-    let cuda = if wants_cuda {
-        cuda_kernels(&gpu, &cli)?
-    } else {
-        None
-    };
-    let mut sets = Vec::new();
-    if cli.kernels != KernelChoice::Cuda {
-        sets.push(*gpu.kernels());
-    }
-    sets.extend(cuda.as_ref().map(|c| c.kernels));
-    let out = out_dir(cli.out.as_deref())?;
-    eprint!("{}", report::table::device(gpu.info()));
-    eprintln!("results: {}", out.display());
-    let mut run = Run {
-        gpu: &gpu,
-        sets,
-        started_utc,
-        out: out.clone(),
-        failures: Vec::new(),
-    };
-    match &cli.command {
-        Command::MatmulStreams(p) => drop(run.matmul(p)?),
-        Command::MemcpyKernel(p) => drop(run.memcpy(p)?),
-        Command::SincosOverlap(p) => drop(run.sincos(p)?),
-        Command::Bounds(p) => drop(run.bounds(p)?),
-        Command::CompareKernels(p) => drop(run.compare(p, cuda.as_ref())?),
-        Command::RunAll => run.all(cli.quick, cuda.as_ref())?,
-        Command::DeviceInfo | Command::Report { .. } => unreachable!("handled above"),
-    }
-    match run.failures.is_empty() {
-        true => Ok(()),
-        false => Err(AppError::Verification {
-            dir: out,
-            detail: run.failures.join("; "),
-        }),
+        Command::Report { from, out } => render(from, out.as_deref().unwrap_or(from)),
+        Command::RunAll { kernels, run } => run_all(kernels, run),
+        Command::KernelConcurrency(a) if a.params.worker_queues.is_some() => {
+            let queues = a.params.worker_queues.expect("checked");
+            let gpu = Gpu::open(a.run.device)?;
+            let ctx = Context {
+                gpu: &gpu,
+                kernels: gpu.kernels(),
+                cuda: None,
+                form: KernelForm::Tuned,
+                started_utc: "",
+            };
+            let run = crate::experiments::kernel_concurrency::worker(&ctx, &a.params, queues)?;
+            println!(
+                "{}",
+                serde_json::to_string(&run).expect("a worker's result serialises")
+            );
+            Ok(())
+        }
+        Command::Bounds(a) => single::<Bounds>(&a.params, &a.run, None, sub),
+        Command::CompareKernels(a) => single::<CompareKernels>(&a.params, &a.run, None, sub),
+        Command::MatmulStreams(a) => {
+            single::<MatmulStreams>(&a.params, &a.run, Some(&a.kernels), sub)
+        }
+        Command::MemcpyKernel(a) => {
+            single::<MemcpyKernel>(&a.params, &a.run, Some(&a.kernels), sub)
+        }
+        Command::SincosOverlap(a) => {
+            single::<SincosOverlap>(&a.params, &a.run, Some(&a.kernels), sub)
+        }
+        Command::KernelConcurrency(a) => single::<KernelConcurrency>(&a.params, &a.run, None, sub),
+        Command::LaunchOverhead(a) => single::<LaunchOverhead>(&a.params, &a.run, None, sub),
+        Command::GraphOverlap(a) => single::<GraphOverlap>(&a.params, &a.run, None, sub),
+        Command::OverlapMap(a) => single::<OverlapMap>(&a.params, &a.run, None, sub),
+        Command::Mapped(a) => single::<Mapped>(&a.params, &a.run, None, sub),
+        Command::Overlap(a) => single::<Overlap>(&a.params, &a.run, None, sub),
     }
 }
 
-/// The CUDA C++ kernels, or `None` with a visible note when `--kernels both` and this
-/// machine has no NVRTC; with `--kernels cuda` (or `compare-kernels`) that is an error.
-fn cuda_kernels(gpu: &Gpu, cli: &Cli) -> Result<Option<CudaKernels>, AppError> {
-    let required =
-        cli.kernels == KernelChoice::Cuda || matches!(cli.command, Command::CompareKernels(_));
-    let unavailable = |why: String| {
-        if required {
-            Err(AppError::Baseline(why))
+/// One experiment: its parameters (with `--quick`), validated before the GPU is opened.
+fn single<E: Run + Render>(
+    given: &E::Params,
+    run: &RunOptions,
+    kernels: Option<&KernelOptions>,
+    matches: Option<&clap::ArgMatches>,
+) -> Result<(), AppError> {
+    let params = cli::with_quick(given, run.quick, matches)?;
+    params.validate()?;
+    let mut session = Session::open(run, kernels, E::NAME == CompareKernels::NAME)?;
+    session.measure::<E>(&params)?;
+    session.finish()
+}
+
+/// `run-all`: every experiment in turn, then `summary.json` and the report.
+fn run_all(kernels: &KernelOptions, run: &RunOptions) -> Result<(), AppError> {
+    type Step = fn(&mut Session, bool) -> Result<bool, AppError>;
+    fn step<E: Run + Render>(session: &mut Session, quick: bool) -> Result<bool, AppError> {
+        let params = if quick {
+            E::Params::quick()
         } else {
-            eprintln!("note: running the Rust kernels only; {why}");
-            Ok(None)
-        }
-    };
-    match baseline::load(gpu) {
-        Ok(Availability::Ready(cuda)) => Ok(Some(cuda)),
-        Ok(Availability::NvrtcMissing(note)) => unavailable(note.to_string()),
-        Err(err) => unavailable(err.to_string()),
+            E::Params::run_all()
+        };
+        let results = session.measure::<E>(&params)?;
+        Ok(results.iter().all(|r| E::provenance(r).complete))
     }
+    let steps: [(&str, Step); 10] = [
+        (Bounds::NAME, step::<Bounds>),
+        (CompareKernels::NAME, step::<CompareKernels>),
+        (SincosOverlap::NAME, step::<SincosOverlap>),
+        (MatmulStreams::NAME, step::<MatmulStreams>),
+        (MemcpyKernel::NAME, step::<MemcpyKernel>),
+        (KernelConcurrency::NAME, step::<KernelConcurrency>),
+        (LaunchOverhead::NAME, step::<LaunchOverhead>),
+        (GraphOverlap::NAME, step::<GraphOverlap>),
+        (OverlapMap::NAME, step::<OverlapMap>),
+        (Mapped::NAME, step::<Mapped>),
+    ];
+    let mut session = Session::open(run, Some(kernels), false)?;
+    let mut status = RunStatus::default();
+    for (name, step) in steps {
+        if stop::requested().is_some() {
+            status.steps_not_run.push(name.to_owned());
+            continue;
+        }
+        if name == CompareKernels::NAME && session.cuda.is_none() {
+            eprintln!("note: skipping compare-kernels: the CUDA C++ twins are unavailable");
+            status.steps_not_run.push(name.to_owned());
+            continue;
+        }
+        if !step(&mut session, run.quick)? {
+            status.steps_not_run.push(name.to_owned());
+        }
+    }
+    status.interrupted_by = stop::requested().map(|s| s.name().to_owned());
+    let saved = SavedRun::load(&session.out)?;
+    if let Some(summary) = summarize(&saved, status) {
+        folder::write_json(&session.out, files::SUMMARY, &summary)?;
+        print!("\nsummary\n{}", report::table::summary(&summary));
+    }
+    let saved = SavedRun::load(&session.out)?;
+    // After a signal the report is still rendered whole: it shows what was measured.
+    report::render(&saved, &session.out, &|| true)?;
+    println!(
+        "\nreport: {}",
+        session.out.join(files::REPORT_HTML).display()
+    );
+    session.finish()
 }
 
-fn out_dir(requested: Option<&Path>) -> Result<PathBuf, AppError> {
-    let path = requested
-        .map(Path::to_owned)
-        .unwrap_or_else(|| Path::new("results").join(crate::clock::now_compact()));
-    std::fs::create_dir_all(&path).map_err(|source| AppError::OutDir {
-        path: path.clone(),
+/// `report --from DIR --out OUT`: the report rendered again from saved JSON.
+fn render(from: &Path, out: &Path) -> Result<(), AppError> {
+    let saved = SavedRun::load(from)?;
+    std::fs::create_dir_all(out).map_err(|source| AppError::OutDir {
+        path: out.to_owned(),
         source,
     })?;
-    Ok(path)
-}
-
-/// The result file of an experiment for a kernel set: `name.json` for Rust,
-/// `name-cuda.json` for CUDA C++ (and the same stem for its CSV).
-fn file_stem(experiment: &str, set: KernelSet) -> String {
-    match set {
-        KernelSet::Rust => experiment.to_owned(),
-        KernelSet::Cuda => format!("{experiment}-cuda"),
+    eprintln!(
+        "rendering the report of {} into {}",
+        from.display(),
+        out.display()
+    );
+    let rendered = report::render(&saved, out, &|| stop::requested().is_none());
+    match (rendered, stop::requested()) {
+        (Ok(_), None) => {
+            print!("{}", report::tables(&saved));
+            println!("\nreport: {}", out.join(files::REPORT_HTML).display());
+            Ok(())
+        }
+        (Ok(_) | Err(ReportError::Stopped { .. }), Some(signal)) => Err(AppError::Interrupted {
+            signal,
+            dir: out.to_owned(),
+        }),
+        (Err(err), _) => Err(err.into()),
     }
 }
 
-/// One invocation: the GPU, the kernel sets to run, where results go, and the
-/// verification failures so far (reported after everything is written).
-struct Run<'a> {
-    gpu: &'a Gpu,
-    sets: Vec<Kernels>,
-    started_utc: String,
+/// The GPU, the kernel sets to run, where results go, and the failed checks so far
+/// (reported after everything is written).
+struct Session {
+    gpu: Gpu,
+    cuda: Option<CudaKernels>,
+    choice: KernelChoice,
+    form: KernelForm,
     out: PathBuf,
+    started_utc: String,
     failures: Vec<String>,
 }
 
-impl Run<'_> {
-    fn context<'k>(&'k self, kernels: &'k Kernels) -> Context<'k> {
-        Context {
-            gpu: self.gpu,
-            kernels,
-            started_utc: self.started_utc.clone(),
+/// What an experiment's JSON holds: its result, the numbers derived from it, and the
+/// checks of its traced timelines.
+#[derive(Serialize)]
+struct SavedFile<'a, R: Serialize, D: Serialize> {
+    #[serde(flatten)]
+    result: &'a R,
+    derived: D,
+    trace_checks: Vec<TraceChecks>,
+}
+
+impl Session {
+    /// Open the GPU, load the CUDA C++ twins where they are wanted, and create the
+    /// results folder (only once all that worked).
+    fn open(
+        run: &RunOptions,
+        kernels: Option<&KernelOptions>,
+        need_cuda: bool,
+    ) -> Result<Session, AppError> {
+        let started_utc = crate::clock::now_rfc3339();
+        let gpu = Gpu::open(run.device)?;
+        let choice = kernels.map_or(KernelChoice::Rust, |k| k.kernels);
+        let cuda = match baseline::load(&gpu)? {
+            Availability::Ready(cuda) => Some(cuda),
+            Availability::NvrtcMissing(note) if need_cuda || choice == KernelChoice::Cuda => {
+                return Err(AppError::Input(format!(
+                    "the CUDA C++ twins are needed but unavailable: {note}"
+                )));
+            }
+            Availability::NvrtcMissing(note) => {
+                eprintln!("note: {note}");
+                None
+            }
+        };
+        let out = run
+            .out
+            .clone()
+            .unwrap_or_else(|| Path::new("results").join(crate::clock::now_compact()));
+        std::fs::create_dir_all(&out).map_err(|source| AppError::OutDir {
+            path: out.clone(),
+            source,
+        })?;
+        eprint!("{}", report::table::device(gpu.info()));
+        eprintln!("results: {}", out.display());
+        Ok(Session {
+            gpu,
+            cuda,
+            choice,
+            form: kernels.map_or(KernelForm::Tuned, |k| k.form),
+            out,
+            started_utc,
+            failures: Vec::new(),
+        })
+    }
+
+    /// The kernel sets experiment `E` runs with.
+    fn sets<E: Experiment>(&self) -> Vec<&Kernels> {
+        let rust = self.gpu.kernels();
+        let cuda = self.cuda.as_ref().map(|c| &c.kernels);
+        if !E::USES_KERNEL_SETS {
+            return vec![rust];
+        }
+        match self.choice {
+            KernelChoice::Rust => vec![rust],
+            KernelChoice::Cuda => cuda.into_iter().collect(),
+            KernelChoice::Both => std::iter::once(rust).chain(cuda).collect(),
         }
     }
 
-    fn note(&mut self, verification: &Verification) {
-        if !verification.passed {
-            self.failures.push(verification.detail.clone());
-        }
-    }
-
-    /// Run one experiment with every kernel set: write its JSON and CSV, print its table,
-    /// and note a failed verification.
-    fn experiment<R: serde::Serialize>(
-        &mut self,
-        name: &str,
-        run: impl Fn(&Context) -> Result<R, RuntimeError>,
-        output: Output<R>,
-    ) -> Result<Vec<R>, AppError> {
+    /// Run `E` with each of its kernel sets; write each result's JSON (with its derived
+    /// numbers and trace checks) and CSV, print its table, and note failed checks.
+    fn measure<E: Run + Render>(&mut self, params: &E::Params) -> Result<Vec<E::Result>, AppError> {
         let mut results = Vec::new();
-        for kernels in self.sets.clone() {
-            let r = run(&self.context(&kernels))?;
-            let stem = file_stem(name, kernels.set);
-            json::write(&self.out, &format!("{stem}.json"), &r)?;
-            report::write_file(&self.out, &format!("{stem}.csv"), &(output.csv)(&r))?;
-            print!("\n{stem}\n{}", (output.table)(&r));
-            self.note((output.verification)(&r));
-            results.push(r);
+        let sets: Vec<Kernels> = self.sets::<E>().into_iter().copied().collect();
+        for kernels in &sets {
+            let ctx = Context {
+                gpu: &self.gpu,
+                kernels,
+                cuda: self.cuda.as_ref(),
+                form: self.form,
+                started_utc: &self.started_utc,
+            };
+            let result = E::run(&ctx, params)?;
+            let set = kernels.set;
+            let trace_checks: Vec<TraceChecks> = E::timelines(&result)
+                .into_iter()
+                .map(trace::check)
+                .collect();
+            let verification = E::verification(&result);
+            if !verification.passed {
+                self.failures
+                    .push(format!("{}: {}", E::NAME, verification.detail));
+            }
+            self.failures
+                .extend(trace_checks.iter().flat_map(TraceChecks::failures));
+            let file = SavedFile {
+                result: &result,
+                derived: E::derive(&result),
+                trace_checks,
+            };
+            folder::write_json(&self.out, &files::json(E::NAME, set), &file)?;
+            if let Some(csv) = E::csv(&result) {
+                folder::write_atomic(&self.out, &files::csv(E::NAME, set), csv.as_bytes())?;
+            }
+            let heading = match set {
+                KernelSet::Rust => E::NAME.to_owned(),
+                KernelSet::Cuda => format!("{} (CUDA C++ kernels)", E::NAME),
+            };
+            print!("\n{heading}\n{}", E::table(&result));
+            results.push(result);
         }
         Ok(results)
     }
 
-    fn matmul(&mut self, p: &matmul_streams::Params) -> Result<Vec<MatmulStreamsResult>, AppError> {
-        let output = Output {
-            csv: report::csv::matmul_streams,
-            table: report::table::matmul_streams,
-            verification: |r| &r.verification,
-        };
-        self.experiment("matmul-streams", |ctx| matmul_streams::run(ctx, p), output)
-    }
-
-    fn memcpy(&mut self, p: &memcpy_kernel::Params) -> Result<Vec<MemcpyKernelResult>, AppError> {
-        let output = Output {
-            csv: report::csv::memcpy_kernel,
-            table: report::table::memcpy_kernel,
-            verification: |r| &r.verification,
-        };
-        self.experiment("memcpy-kernel", |ctx| memcpy_kernel::run(ctx, p), output)
-    }
-
-    fn sincos(&mut self, p: &sincos_overlap::Params) -> Result<Vec<SincosOverlapResult>, AppError> {
-        let output = Output {
-            csv: report::csv::sincos_overlap,
-            table: report::table::sincos_overlap,
-            verification: |r| &r.verification,
-        };
-        self.experiment("sincos-overlap", |ctx| sincos_overlap::run(ctx, p), output)
-    }
-
-    fn bounds(&mut self, p: &crate::bounds::Params) -> Result<Bounds, AppError> {
-        let b = crate::bounds::measure(self.gpu, p)?;
-        json::write(&self.out, files::BOUNDS, &b)?;
-        print!("\nbounds\n{}", report::table::bounds(&b));
-        Ok(b)
-    }
-
-    fn compare(
-        &mut self,
-        p: &compare::Params,
-        cuda: Option<&CudaKernels>,
-    ) -> Result<Option<KernelComparison>, AppError> {
-        let Some(cuda) = cuda else { return Ok(None) };
-        let r = match compare::run(self.gpu, cuda, p) {
-            Ok(r) => r,
-            Err(CompareError::Mismatch(r)) => *r,
-            Err(CompareError::Runtime(err)) => return Err(err.into()),
-        };
-        json::write(&self.out, files::KERNEL_COMPARISON, &r)?;
-        print!(
-            "\nkernel comparison (Rust over CUDA C++)\n{}",
-            report::table::kernel_comparison(&r)
-        );
-        self.note(&r.verification);
-        Ok(Some(r))
-    }
-
-    /// `run-all`: bounds, kernel comparison, the three experiments with every kernel set,
-    /// `summary.json`, the report, and the compact table.
-    fn all(&mut self, quick: bool, cuda: Option<&CudaKernels>) -> Result<(), AppError> {
-        fn pick<P>(quick: bool, small: P, full: P) -> P {
-            if quick { small } else { full }
+    /// The verdict of a command: interrupted, failed checks, or fine.
+    fn finish(self) -> Result<(), AppError> {
+        if let Some(signal) = stop::requested() {
+            return Err(AppError::Interrupted {
+                signal,
+                dir: self.out,
+            });
         }
-        let bounds = self.bounds(&pick(
-            quick,
-            crate::bounds::Params::quick(),
-            crate::bounds::Params::default(),
-        ))?;
-        let comparison = self.compare(
-            &pick(quick, compare::Params::quick(), compare::Params::default()),
-            cuda,
-        )?;
-        let s = self.sincos(&pick(
-            quick,
-            sincos_overlap::Params::quick(),
-            sincos_overlap::Params::default(),
-        ))?;
-        let m = self.matmul(&pick(
-            quick,
-            matmul_streams::Params::quick(),
-            matmul_streams::Params::default(),
-        ))?;
-        let k = self.memcpy(&pick(
-            quick,
-            memcpy_kernel::Params::quick(),
-            memcpy_kernel::Params::run_all(),
-        ))?;
-        let of = |set| ByKernels {
-            sincos: s.iter().find(|r| r.provenance.kernels == set),
-            matmul: m.iter().find(|r| r.provenance.kernels == set),
-            memcpy: k.iter().find(|r| r.provenance.kernels == set),
-        };
-        let (rust, cuda) = (of(KernelSet::Rust.label()), of(KernelSet::Cuda.label()));
-        let provenance = self.context(&self.sets[0]).provenance();
-        let summary = RunSummary {
-            device: self.gpu.info().clone(),
-            provenance,
-            experiments: rust.summary(),
-            bounds: Some(bounds_summary(&bounds)),
-            rust_over_cuda: comparison.as_ref().and_then(rust_over_cuda),
-            cuda_experiments: cuda.any().then(|| cuda.summary()),
-            experiment_rust_over_cuda: cuda.any().then(|| experiment_ratios(&rust, &cuda)),
-        };
-        json::write(&self.out, files::SUMMARY, &summary)?;
-        report::render(&self.out)?;
-        print!("\nsummary\n{}", report::table::summary(&summary));
-        println!("\nreport: {}", self.out.join("report.html").display());
+        if !self.failures.is_empty() {
+            return Err(AppError::Failed {
+                dir: self.out,
+                details: self.failures,
+            });
+        }
         Ok(())
-    }
-}
-
-/// How an experiment's result becomes files and text.
-struct Output<R> {
-    csv: fn(&R) -> String,
-    table: fn(&R) -> String,
-    verification: fn(&R) -> &Verification,
-}
-
-/// The results of one kernel set, where it ran.
-struct ByKernels<'a> {
-    sincos: Option<&'a SincosOverlapResult>,
-    matmul: Option<&'a MatmulStreamsResult>,
-    memcpy: Option<&'a MemcpyKernelResult>,
-}
-
-impl ByKernels<'_> {
-    fn any(&self) -> bool {
-        self.sincos.is_some() || self.matmul.is_some() || self.memcpy.is_some()
-    }
-
-    /// The `summary.json` headline figures.
-    fn summary(&self) -> ExperimentsSummary {
-        ExperimentsSummary {
-            sincos_overlap: self.sincos.and_then(|r| {
-                let best = r
-                    .points
-                    .iter()
-                    .min_by(|a, b| a.time.summary.mean.total_cmp(&b.time.summary.mean))?;
-                Some(SincosSummary {
-                    verified: r.verification.passed,
-                    sequential_ms: r.sequential.summary.mean,
-                    best_async_ms: best.time.summary.mean,
-                    best_async_variant: best.variant,
-                    best_async_streams: best.streams,
-                })
-            }),
-            matmul_streams: self.matmul.map(|r| MatmulSummary {
-                verified: r.verification.passed,
-                ms_by_streams: r.points.iter().map(|p| p.time.summary.mean).collect(),
-                speedup_max_streams: r.points.last().map_or(f64::NAN, |p| p.speedup),
-            }),
-            memcpy_kernel: self.memcpy.map(|r| MemcpySummary {
-                verified: r.verification.passed,
-                num_streams: r.params.streams.start() as usize,
-                best_speedup: r
-                    .rows
-                    .iter()
-                    .map(|row| row.speedup)
-                    .fold(f64::NAN, f64::max),
-                breakeven_cycles: r.breakeven_cycles,
-            }),
-        }
-    }
-}
-
-fn bounds_summary(b: &Bounds) -> BoundsSummary {
-    BoundsSummary {
-        h2d_ms: b.h2d_ms,
-        d2h_ms: b.d2h_ms,
-        h2d_gbps: b.h2d_gbps,
-        d2h_gbps: b.d2h_gbps,
-        bidirectional_gbps: b.bidirectional_gbps,
-        d2d_gbps: b.d2d_gbps,
-        launch_us: b.launch_us,
-    }
-}
-
-/// Per kernel, the ratio of its first case (e.g. `add_kernel (cycles 256)`).
-fn rust_over_cuda(c: &KernelComparison) -> Option<RustOverCuda> {
-    let ratio = |name: &str| {
-        c.kernels
-            .iter()
-            .find(|k| k.kernel == name || k.kernel.starts_with(&format!("{name} ")))
-            .map(|k| k.ratio_median)
-    };
-    Some(RustOverCuda {
-        fill: ratio("fill")?,
-        matmul: ratio("matmul")?,
-        add_kernel: ratio("add_kernel")?,
-        sincos: ratio("sincos")?,
-    })
-}
-
-/// Total time of the configurations both kernel sets measured, Rust over CUDA C++.
-fn experiment_ratios(rust: &ByKernels, cuda: &ByKernels) -> ExperimentRatios {
-    let total = |times: Vec<(String, f64)>, other: &[(String, f64)]| -> (f64, f64) {
-        times
-            .iter()
-            .filter_map(|(key, t)| other.iter().find(|(k, _)| k == key).map(|(_, u)| (*t, *u)))
-            .fold((0.0, 0.0), |(a, b), (t, u)| (a + t, b + u))
-    };
-    let ratio = |r: Vec<(String, f64)>, c: Vec<(String, f64)>| {
-        let (a, b) = total(r, &c);
-        (b > 0.0).then(|| a / b)
-    };
-    let sincos = |r: &SincosOverlapResult| -> Vec<(String, f64)> {
-        std::iter::once(("sequential".to_owned(), r.sequential.summary.mean))
-            .chain(
-                r.points
-                    .iter()
-                    .map(|p| (format!("{:?}{}", p.variant, p.streams), p.time.summary.mean)),
-            )
-            .collect()
-    };
-    let matmul = |r: &MatmulStreamsResult| -> Vec<(String, f64)> {
-        r.points
-            .iter()
-            .map(|p| (p.streams.to_string(), p.time.summary.mean))
-            .collect()
-    };
-    let memcpy = |r: &MemcpyKernelResult| -> Vec<(String, f64)> {
-        r.rows
-            .iter()
-            .map(|row| {
-                (
-                    format!("{}/{}", row.streams, row.cycles),
-                    row.total.summary.mean + row.concurrent.summary.mean,
-                )
-            })
-            .collect()
-    };
-    ExperimentRatios {
-        sincos_overlap: rust
-            .sincos
-            .zip(cuda.sincos)
-            .and_then(|(r, c)| ratio(sincos(r), sincos(c))),
-        matmul_streams: rust
-            .matmul
-            .zip(cuda.matmul)
-            .and_then(|(r, c)| ratio(matmul(r), matmul(c))),
-        memcpy_kernel: rust
-            .memcpy
-            .zip(cuda.memcpy)
-            .and_then(|(r, c)| ratio(memcpy(r), memcpy(c))),
     }
 }

@@ -1,35 +1,53 @@
-//! The command line: what each subcommand measures, its options (the experiments'
-//! parameter structs), and `--quick`, which starts from small sizes and lets explicit
-//! options override them.
+//! The command line: one subcommand per experiment (its options are the experiment's
+//! parameter struct), `run-all`, `device-info` and `report`. Options that steer a run
+//! (`--out`, `--device`, `--quick`, and `--kernels`/`--form` where kernel sets apply)
+//! belong to the commands they apply to; `--quick` starts from small sizes and lets
+//! options given explicitly override them.
 use std::path::PathBuf;
 
 use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
-
-use crate::experiments::{matmul_streams, memcpy_kernel, sincos_overlap};
-use crate::{bounds, compare};
+use streamlab_results::saved::{
+    KernelForm, Params, bounds, compare_kernels, graph_overlap, kernel_concurrency,
+    launch_overhead, mapped, matmul_streams, memcpy_kernel, overlap, overlap_map, sincos_overlap,
+};
 
 /// Reproduce the classic CUDA-streams experiments with Rust kernels, verify every output,
-/// and write JSON, CSV and a report.
+/// and write JSON, CSV, charts, GPU-side timelines and a report.
 #[derive(Debug, Parser)]
 #[command(name = "streamlab", version, about, propagate_version = true)]
 pub struct Cli {
-    /// Folder for results (default: results/<UTC timestamp>/).
-    #[arg(long, global = true)]
-    pub out: Option<PathBuf>,
-    /// GPU ordinal.
-    #[arg(long, global = true, default_value_t = 0)]
-    pub device: usize,
-    /// Small sizes for a fast look; explicit options still win.
-    #[arg(long, global = true)]
-    pub quick: bool,
-    /// Which kernels the experiments run: the Rust ones, their CUDA C++ twins (compiled
-    /// at run time with NVRTC), or both on the same buffers. With `both`, a machine
-    /// without NVRTC runs the Rust kernels and says so.
-    #[arg(long, global = true, value_enum, default_value_t = KernelChoice::Both)]
-    pub kernels: KernelChoice,
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// Where and how a GPU command runs.
+#[derive(Debug, Clone, clap::Args)]
+#[command(next_help_heading = "Run options")]
+pub struct RunOptions {
+    /// Folder for results (default: a new folder in results/, named after the UTC time).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// GPU ordinal.
+    #[arg(long, default_value_t = 0)]
+    pub device: usize,
+    /// Small sizes for a fast look; options given explicitly still win.
+    #[arg(long)]
+    pub quick: bool,
+}
+
+/// Which kernels an experiment runs.
+#[derive(Debug, Clone, clap::Args)]
+#[command(next_help_heading = "Kernel options")]
+pub struct KernelOptions {
+    /// The Rust kernels, their CUDA C++ twins (compiled at run time with NVRTC), or both
+    /// on the same buffers. With `both`, a machine without NVRTC runs the Rust kernels
+    /// and says so.
+    #[arg(long, value_enum, default_value_t = KernelChoice::Both)]
+    pub kernels: KernelChoice,
+    /// The kernels' form: the write-ups' (plain) or tuned.
+    #[arg(long, value_enum, default_value_t = KernelForm::Tuned)]
+    pub form: KernelForm,
 }
 
 /// The `--kernels` choice.
@@ -40,78 +58,137 @@ pub enum KernelChoice {
     Both,
 }
 
+/// A GPU experiment's options.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Run<P: clap::Args> {
+    #[command(flatten)]
+    pub params: P,
+    #[command(flatten)]
+    pub run: RunOptions,
+}
+
+/// A GPU experiment that runs the project's kernels, with either set and form.
+#[derive(Debug, Clone, clap::Args)]
+pub struct KernelRun<P: clap::Args> {
+    #[command(flatten)]
+    pub params: P,
+    #[command(flatten)]
+    pub kernels: KernelOptions,
+    #[command(flatten)]
+    pub run: RunOptions,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Print the GPU's name, compute capability, SMs, copy engines, memory and driver.
-    DeviceInfo,
+    DeviceInfo {
+        /// GPU ordinal.
+        #[arg(long, default_value_t = 0)]
+        device: usize,
+    },
     /// 16 independent naive matrix products over 1..=16 streams (product i on stream
     /// i % s): time per stream count, speedup, and the ceil(16/s) tasks-per-stream model
-    /// behind the plateaus. Timed on the GPU: the first stream joins every other one
-    /// before the stop event.
-    MatmulStreams(matmul_streams::Params),
-    /// The CUDA Handbook's AddKernel shmoo: sequential HtoD, kernel, DtoH and total times
+    /// behind the plateaus.
+    MatmulStreams(KernelRun<matmul_streams::Params>),
+    /// The CUDA Handbook's AddKernel shmoo: sequential HtoD, kernel, DtoH and total
     /// against the streamed version (all copies in, all kernels, all copies out) for each
-    /// cycles value, with speedup and the three-engine Amdahl ideal. Unlike the original,
-    /// every stream count of a range gets a table, chunks always cover the whole array,
-    /// and the cycles range is extended until the kernel outlasts the copies.
-    MemcpyKernel(memcpy_kernel::Params),
-    /// b = a + sqrt(sin² + cos²) over 2^25 pinned floats: sequential (blocking copies)
-    /// against asynchronous version 1 (per stream: copy, kernel, copy) and version 2
-    /// (all copies in, all kernels, all copies out), over --streams and a sweep of stream
-    /// counts, beside each part timed alone (the copy-engine bound). As in the blog's
-    /// program, iterations run back to back and are timed together, in --batches.
-    SincosOverlap(sincos_overlap::Params),
-    /// Measure the physical limits: pinned HtoD and DtoH bandwidth alone and both at once,
-    /// device-to-device bandwidth and launch overhead, for the sincos array size.
-    Bounds(bounds::Params),
-    /// Time each Rust kernel against its CUDA C++ twin (NVRTC) from interleaved launches on
-    /// the experiments' buffers and shapes: medians, spread, and Rust over CUDA C++.
-    CompareKernels(compare::Params),
-    /// Measure the bounds, compare the kernels, and run all three experiments with their
-    /// defaults (or --quick), memcpy-kernel at 8 streams (the Handbook's) and at 32 (a
-    /// deeper pipeline); write summary.json and the report, and print a compact table.
-    RunAll,
+    /// cycles value, alternating, with speedup and the reachable bound (copies both ways
+    /// at the measured rate, fill and drain). The cycles range is extended until the
+    /// kernel outlasts the copies.
+    MemcpyKernel(KernelRun<memcpy_kernel::Params>),
+    /// b = a + sqrt(sin² + cos²) over pinned floats: sequential (blocking copies) against
+    /// asynchronous 1 (per stream: copy, kernel, copy) and 2 (all copies in, all kernels,
+    /// all copies out) over --streams and a sweep, iterations back to back as in the
+    /// blog, beside the bound: copies both ways at the measured rate.
+    SincosOverlap(KernelRun<sincos_overlap::Params>),
+    /// Measure the physical limits: pinned HtoD and DtoH alone and both at once,
+    /// device-to-device bandwidth and launch cost.
+    Bounds(Run<bounds::Params>),
+    /// Time each Rust kernel against its CUDA C++ twin (NVRTC), plain and tuned forms,
+    /// from interleaved launches on the experiments' buffers and shapes.
+    CompareKernels(Run<compare_kernels::Params>),
+    /// How many kernels run at once: one spin kernel on each of N streams, with 8 and
+    /// with 32 hardware queues (each in its own process), against the same kernels one
+    /// after another, beside the hardware-queue model.
+    KernelConcurrency(Run<kernel_concurrency::Params>),
+    /// What a launch costs: empty kernels back to back (Rust and CUDA C++), waited for
+    /// one by one, replayed from a CUDA graph, and the work per kernel at which the
+    /// launch cost stops mattering.
+    LaunchOverhead(Run<launch_overhead::Params>),
+    /// sincos-overlap's asynchronous orders captured once as CUDA graphs and replayed,
+    /// against issuing on streams: GPU time and host time per iteration.
+    GraphOverlap(Run<graph_overlap::Params>),
+    /// The sincos workload over array sizes × stream counts: where streams pay off,
+    /// measured and predicted by a model built from measured costs.
+    OverlapMap(Run<overlap_map::Params>),
+    /// The sincos kernel on mapped (zero-copy) pinned host memory against streamed
+    /// copies, over the overlap map's sizes.
+    Mapped(Run<mapped::Params>),
+    /// Your own element-wise kernel `name(input: &[T], output: &mut [T], …)` from a PTX
+    /// file, sequential against split over streams: does it pay off, from which size,
+    /// and how close to the bound.
+    Overlap(Run<overlap::Params>),
+    /// Measure the bounds, compare the kernels, and run every experiment with its
+    /// defaults (or --quick); write summary.json and the report, and print a compact
+    /// table.
+    RunAll {
+        #[command(flatten)]
+        kernels: KernelOptions,
+        #[command(flatten)]
+        run: RunOptions,
+    },
     /// Render the report again from a results folder's JSON, with no GPU.
     Report {
         /// The results folder to read.
         #[arg(long)]
         from: PathBuf,
+        /// Where to write the charts, timelines and report (default: the --from folder).
+        #[arg(long)]
+        out: Option<PathBuf>,
     },
 }
 
-/// Parse `args` (program name first), applying `--quick` under explicit options.
-pub fn parse<I, T>(args: I) -> Result<Cli, clap::Error>
+/// The parsed command line, and the matches of its subcommand (which options were
+/// given explicitly, for `--quick`).
+pub struct Parsed {
+    pub cli: Cli,
+    pub matches: ArgMatches,
+}
+
+impl Parsed {
+    /// The subcommand's matches.
+    pub fn sub(&self) -> Option<&ArgMatches> {
+        self.matches.subcommand().map(|(_, m)| m)
+    }
+}
+
+/// Parse `args` (program name first).
+pub fn parse<I, T>(args: I) -> Result<Parsed, clap::Error>
 where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
     let matches = Cli::command().try_get_matches_from(args)?;
-    let mut cli = Cli::from_arg_matches(&matches)?;
-    if cli.quick {
-        let sub = matches.subcommand().map(|(_, m)| m);
-        match &mut cli.command {
-            Command::MatmulStreams(p) => *p = overlay(p, matmul_streams::Params::quick(), sub)?,
-            Command::MemcpyKernel(p) => *p = overlay(p, memcpy_kernel::Params::quick(), sub)?,
-            Command::SincosOverlap(p) => *p = overlay(p, sincos_overlap::Params::quick(), sub)?,
-            Command::Bounds(p) => *p = overlay(p, bounds::Params::quick(), sub)?,
-            Command::CompareKernels(p) => *p = overlay(p, compare::Params::quick(), sub)?,
-            _ => {}
-        }
-    }
-    Ok(cli)
+    let cli = Cli::from_arg_matches(&matches)?;
+    Ok(Parsed { cli, matches })
 }
 
-/// `quick` with every option the user gave explicitly taken from `given`.
-fn overlay<P>(given: &P, quick: P, matches: Option<&ArgMatches>) -> Result<P, clap::Error>
-where
-    P: serde::Serialize + serde::de::DeserializeOwned,
-{
-    let to_json = |p: &P| serde_json::to_value(p).expect("params serialise");
-    let (given, mut merged) = (to_json(given), to_json(&quick));
-    if let (Some(matches), Some(given), Some(merged)) =
-        (matches, given.as_object(), merged.as_object_mut())
+/// The parameters a run uses: `given` as parsed, or with `--quick` the quick defaults
+/// with every option given explicitly on the command line taken from `given`.
+pub fn with_quick<P: Params>(
+    given: &P,
+    quick: bool,
+    matches: Option<&ArgMatches>,
+) -> Result<P, clap::Error> {
+    if !quick {
+        return Ok(given.clone());
+    }
+    let to_json = |p: &P| serde_json::to_value(p).expect("parameters serialise");
+    let (given_json, mut merged) = (to_json(given), to_json(&P::quick()));
+    if let (Some(matches), Some(given_json), Some(merged)) =
+        (matches, given_json.as_object(), merged.as_object_mut())
     {
-        for (field, value) in given {
+        for (field, value) in given_json {
             if matches.value_source(field) == Some(ValueSource::CommandLine) {
                 merged.insert(field.clone(), value.clone());
             }
@@ -125,94 +202,127 @@ where
 mod tests {
     use super::*;
 
-    fn parse_ok(args: &[&str]) -> Cli {
+    fn parse_ok(args: &[&str]) -> Parsed {
         parse(std::iter::once("streamlab").chain(args.iter().copied())).unwrap()
     }
 
     fn parse_err(args: &[&str]) -> clap::Error {
-        parse(std::iter::once("streamlab").chain(args.iter().copied())).unwrap_err()
+        match parse(std::iter::once("streamlab").chain(args.iter().copied())) {
+            Ok(_) => panic!("{args:?} parsed"),
+            Err(err) => err,
+        }
     }
 
     #[test]
     fn defaults_are_the_write_ups() {
-        let Command::MatmulStreams(p) = parse_ok(&["matmul-streams"]).command else {
+        let Command::MatmulStreams(a) = parse_ok(&["matmul-streams"]).cli.command else {
             panic!()
         };
-        assert_eq!(p, matmul_streams::Params::default());
-        let Command::SincosOverlap(p) = parse_ok(&["sincos-overlap"]).command else {
+        assert_eq!(a.params, matmul_streams::Params::default());
+        let Command::SincosOverlap(a) = parse_ok(&["sincos-overlap"]).cli.command else {
             panic!()
         };
         assert_eq!(
-            (p.elements, p.threads, p.warmup, p.iterations, p.streams),
-            (1 << 25, 1024, 100, 1000, 4)
+            (a.params.elements, a.params.threads, a.params.iterations),
+            (1 << 25, 1024, 1000)
         );
-        let Command::MemcpyKernel(p) = parse_ok(&["memcpy-kernel"]).command else {
-            panic!()
-        };
-        assert_eq!(p, memcpy_kernel::Params::default());
+        assert_eq!(a.params.batches(), 10);
+        assert_eq!(a.kernels.form, KernelForm::Tuned);
     }
 
     #[test]
-    fn quick_keeps_explicit_options() {
-        let cli = parse_ok(&[
-            "--quick",
+    fn quick_starts_small_and_explicit_options_win() {
+        let parsed = parse_ok(&[
             "sincos-overlap",
+            "--quick",
             "--iterations",
             "7",
             "--stream-counts",
             "1,3",
         ]);
-        let Command::SincosOverlap(p) = cli.command else {
+        let Command::SincosOverlap(a) = &parsed.cli.command else {
             panic!()
         };
+        let p = with_quick(&a.params, a.run.quick, parsed.sub()).unwrap();
         assert_eq!(p.iterations, 7);
         assert_eq!(p.stream_counts, [1, 3]);
         assert_eq!(p.elements, sincos_overlap::Params::quick().elements);
-        let Command::MemcpyKernel(p) =
-            parse_ok(&["memcpy-kernel", "--quick", "--streams", "2..=4"]).command
+        assert_eq!(p.batches(), 4);
+    }
+
+    #[test]
+    fn batches_default_to_at_most_the_iterations() {
+        let Command::SincosOverlap(a) = parse_ok(&["sincos-overlap", "--iterations", "2"])
+            .cli
+            .command
         else {
             panic!()
         };
-        assert_eq!((p.size, p.streams.start(), p.streams.end()), (16, 2, 4));
+        assert_eq!(a.params.batches(), 2);
+        assert!(a.params.validate().is_ok());
     }
 
     #[test]
-    fn malformed_options_are_clap_usage_errors() {
-        assert_eq!(
-            parse_err(&["memcpy-kernel", "--cycles", "9..=3"]).exit_code(),
-            2
-        );
-        assert_eq!(
-            parse_err(&["matmul-streams", "--rows", "-3"]).exit_code(),
-            2
-        );
-        assert_eq!(
-            parse_err(&["sincos-overlap", "--streams", "x"]).exit_code(),
-            2
-        );
-        assert_eq!(parse_err(&["no-such-command"]).exit_code(), 2);
-        assert_eq!(parse_err(&["report"]).exit_code(), 2);
+    fn negative_values_are_accepted_where_a_value_may_be_negative() {
+        let Command::MemcpyKernel(a) = parse_ok(&["memcpy-kernel", "--add-value", "-7"])
+            .cli
+            .command
+        else {
+            panic!()
+        };
+        assert_eq!(a.params.add_value, -7);
     }
 
     #[test]
-    fn kernels_default_to_both_and_accept_one_set() {
-        assert_eq!(parse_ok(&["run-all"]).kernels, KernelChoice::Both);
-        assert_eq!(
-            parse_ok(&["sincos-overlap", "--kernels", "rust"]).kernels,
-            KernelChoice::Rust
-        );
-        assert_eq!(
-            parse_err(&["run-all", "--kernels", "opencl"]).exit_code(),
-            2
-        );
+    fn ranges_are_checked_by_the_parser() {
+        for args in [
+            &["memcpy-kernel", "--cycles", "9..=3"][..],
+            &["memcpy-kernel", "--streams-step", "0"],
+            &["matmul-streams", "--rows", "-3"],
+            &["matmul-streams", "--rows", "0"],
+            &["sincos-overlap", "--streams", "0"],
+            &["sincos-overlap", "--streams", "5000000"],
+            &["sincos-overlap", "--threads", "2048"],
+            &["no-such-command"],
+            &["report"],
+            &["run-all", "--kernels", "opencl"],
+        ] {
+            assert_eq!(parse_err(args).exit_code(), 2, "{args:?}");
+        }
     }
 
     #[test]
-    fn global_options_parse_anywhere() {
-        let cli = parse_ok(&["run-all", "--device", "3", "--out", "/tmp/x"]);
-        assert_eq!(
-            (cli.device, cli.out.as_deref()),
-            (3, Some(std::path::Path::new("/tmp/x")))
-        );
+    fn options_belong_to_the_commands_they_apply_to() {
+        let Command::Report { from, out } = parse_ok(&["report", "--from", "a", "--out", "b"])
+            .cli
+            .command
+        else {
+            panic!()
+        };
+        assert_eq!((from, out), (PathBuf::from("a"), Some(PathBuf::from("b"))));
+        for args in [
+            &["report", "--from", "a", "--quick"][..],
+            &["report", "--from", "a", "--device", "1"],
+            &["bounds", "--kernels", "rust"],
+            &["device-info", "--out", "x"],
+        ] {
+            assert_eq!(parse_err(args).exit_code(), 2, "{args:?}");
+        }
+        let Command::RunAll { run, kernels } = parse_ok(&[
+            "run-all",
+            "--device",
+            "3",
+            "--out",
+            "/tmp/x",
+            "--kernels",
+            "rust",
+        ])
+        .cli
+        .command
+        else {
+            panic!()
+        };
+        assert_eq!((run.device, run.out), (3, Some(PathBuf::from("/tmp/x"))));
+        assert_eq!(kernels.kernels, KernelChoice::Rust);
     }
 }

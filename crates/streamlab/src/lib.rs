@@ -1,23 +1,17 @@
-//! streamlab: the classic CUDA-streams experiments with Rust kernels.
+//! streamlab: the classic CUDA-streams experiments with Rust kernels, on the GPU.
 //!
-//! Data flows one way: parameters ([`cli`], [`experiments`]) → a run on the GPU
-//! ([`runtime`], [`timing`]) → samples and statistics ([`stats`], [`results`]) → files
-//! and the report ([`report`]), which can always be rendered again from the files.
+//! Data flows one way: the command line ([`cli`]) gives an experiment's parameters →
+//! [`app`] opens the GPU ([`runtime`], the only module that calls CUDA) and runs the
+//! experiment ([`experiments`]), which returns its saved result → the result, its
+//! derived numbers and the report go to disk through `streamlab_results`, which never
+//! touches the GPU.
 pub mod app;
-pub mod baseline;
-pub mod bounds;
 pub mod cli;
 pub mod clock;
-pub mod compare;
 pub mod experiments;
-pub mod kernels;
 pub mod parallel;
 pub mod progress;
-pub mod range;
-pub mod report;
-pub mod results;
 pub mod rng;
 pub mod runtime;
-pub mod stats;
-pub mod timing;
+pub mod stop;
 pub mod verify;

@@ -1,18 +1,52 @@
 //! The `streamlab` command: parse, run, and turn any failure into one line and an exit
-//! code (2 for usage errors, 1 for everything else).
-fn main() {
+//! code (2 for usage errors, 128 + the signal after SIGINT or SIGTERM, 1 for everything
+//! else).
+use std::process::ExitCode;
+
+use anyhow::Context;
+
+fn main() -> ExitCode {
     // Give each of up to 32 streams its own hardware work queue. With the driver's default
     // of 8, streams k and k + 8 share one, and an event recorded on one stalls the other.
-    if std::env::var_os("CUDA_DEVICE_MAX_CONNECTIONS").is_none() {
+    if std::env::var_os(streamlab::experiments::kernel_concurrency::QUEUES_VARIABLE).is_none() {
         // SAFETY: no other thread exists yet.
-        unsafe { std::env::set_var("CUDA_DEVICE_MAX_CONNECTIONS", "32") };
+        unsafe {
+            std::env::set_var(
+                streamlab::experiments::kernel_concurrency::QUEUES_VARIABLE,
+                "32",
+            )
+        };
     }
-    let cli = match streamlab::cli::parse(std::env::args_os()) {
-        Ok(cli) => cli,
-        Err(err) => err.exit(),
+    let parsed = match streamlab::cli::parse(std::env::args_os()) {
+        Ok(parsed) => parsed,
+        Err(err) => return usage_error(err),
     };
-    if let Err(err) = streamlab::app::run(cli) {
-        eprintln!("error: {err}");
-        std::process::exit(err.exit_code());
+    if let Err(err) = streamlab::stop::install().context("could not handle SIGINT and SIGTERM") {
+        eprintln!("error: {err:#}");
+        return ExitCode::FAILURE;
+    }
+    match streamlab::app::run(parsed) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err}");
+            ExitCode::from(err.exit_code().clamp(1, 255) as u8)
+        }
+    }
+}
+
+/// Help and version as clap prints them; any other parse error as its first line, with
+/// where to look, and exit code 2.
+fn usage_error(err: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    match err.kind() {
+        ErrorKind::DisplayHelp
+        | ErrorKind::DisplayVersion
+        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => err.exit(),
+        _ => {
+            let text = err.render().to_string();
+            let first = text.lines().next().unwrap_or("error: invalid arguments");
+            eprintln!("{first} (see --help)");
+            ExitCode::from(2)
+        }
     }
 }

@@ -32,6 +32,16 @@ impl Rng {
     pub fn any_i32(&mut self) -> i32 {
         (self.next_u64() >> 32) as i32
     }
+
+    /// Fill `out` with [`Rng::unit_f32`] values.
+    pub fn fill_unit(&mut self, out: &mut [f32]) {
+        out.iter_mut().for_each(|x| *x = self.unit_f32());
+    }
+
+    /// Fill `out` with [`Rng::any_i32`] values.
+    pub fn fill_any_i32(&mut self, out: &mut [i32]) {
+        out.iter_mut().for_each(|x| *x = self.any_i32());
+    }
 }
 
 #[cfg(test)]

@@ -1,46 +1,137 @@
-//! Checking every output element against a reference, into a [`Verification`].
-use crate::results::Verification;
+//! Checking every output element against a reference, on all cores, into a
+//! [`Verification`].
+use streamlab_results::saved::Verification;
+
+use crate::parallel::map_chunks;
+
+/// Mismatches in one chunk: how many, the largest error, and the first.
+struct Tally {
+    mismatches: u64,
+    max_abs_error: f64,
+    first: Option<(usize, f64, f64)>,
+}
+
+fn merge(tallies: Vec<Tally>) -> Tally {
+    tallies.into_iter().fold(
+        Tally {
+            mismatches: 0,
+            max_abs_error: 0.0,
+            first: None,
+        },
+        |a, b| Tally {
+            mismatches: a.mismatches + b.mismatches,
+            max_abs_error: if a.max_abs_error.is_nan() || b.max_abs_error.is_nan() {
+                f64::NAN
+            } else {
+                a.max_abs_error.max(b.max_abs_error)
+            },
+            first: a.first.or(b.first),
+        },
+    )
+}
 
 /// Compare each element `out[i]` with `expected(i)`; within `tolerance` passes
 /// (0 means exact). NaN never passes.
-pub fn compare<T: Copy + Into<f64>>(
+pub fn compare<T: Copy + Into<f64> + Sync>(
     what: &str,
     out: &[T],
-    expected: impl Fn(usize) -> f64,
+    expected: impl Fn(usize) -> f64 + Sync,
     tolerance: f64,
 ) -> Verification {
-    let mut mismatches = 0u64;
-    let mut max_abs_error = 0.0f64;
-    let mut first = None;
-    for (i, &got) in out.iter().enumerate() {
-        let want = expected(i);
-        let got: f64 = got.into();
-        let error = (got - want).abs();
-        if error.is_nan() || error > tolerance {
-            mismatches += 1;
-            first.get_or_insert((i, got, want));
+    let tally = merge(map_chunks(out.len(), |range| {
+        let mut t = Tally {
+            mismatches: 0,
+            max_abs_error: 0.0,
+            first: None,
+        };
+        for i in range {
+            let (got, want) = (out[i].into(), expected(i));
+            let error = (got - want).abs();
+            if error.is_nan() || error > tolerance {
+                t.mismatches += 1;
+                t.first.get_or_insert((i, got, want));
+            }
+            if error.is_nan() {
+                t.max_abs_error = f64::NAN;
+            } else if !t.max_abs_error.is_nan() {
+                t.max_abs_error = t.max_abs_error.max(error);
+            }
         }
-        if error.is_nan() {
-            max_abs_error = f64::NAN;
-        } else if !max_abs_error.is_nan() {
-            max_abs_error = max_abs_error.max(error);
-        }
-    }
-    let detail = match first {
+        t
+    }));
+    let detail = match tally.first {
         None => format!(
             "{what}: all {} elements within {tolerance:e} of the reference",
             out.len()
         ),
         Some((i, got, want)) => format!(
-            "{what}: {mismatches} of {} elements wrong; first at index {i}: got {got}, expected {want}",
+            "{what}: {} of {} elements wrong; first at index {i}: got {got}, expected {want}",
+            tally.mismatches,
             out.len()
+        ),
+    };
+    Verification {
+        passed: tally.mismatches == 0,
+        checked: out.len() as u64,
+        mismatches: tally.mismatches,
+        max_abs_error: tally.max_abs_error,
+        detail,
+    }
+}
+
+/// A number whose bit pattern can be compared.
+pub trait Bits: Copy + std::fmt::Debug + Sync {
+    fn bits(self) -> u64;
+}
+
+macro_rules! bits {
+    ($($t:ty => $e:expr),*) => {$(
+        impl Bits for $t {
+            fn bits(self) -> u64 {
+                let f: fn($t) -> u64 = $e;
+                f(self)
+            }
+        }
+    )*};
+}
+bits!(f32 => |x| u64::from(x.to_bits()), f64 => f64::to_bits, i32 => |x| u64::from(x as u32), u32 => u64::from);
+
+/// Compare `out` with `expected` bit for bit (equal NaNs match, -0 differs from 0);
+/// `locate(i)` names where element `i` came from (e.g. its stream) in the message.
+pub fn identical<T: Bits>(
+    what: &str,
+    out: &[T],
+    expected: &[T],
+    locate: impl Fn(usize) -> String,
+) -> Verification {
+    let counts = map_chunks(out.len(), |range| {
+        let mut count = 0u64;
+        let mut first = None;
+        for i in range {
+            if out[i].bits() != expected[i].bits() {
+                count += 1;
+                first.get_or_insert(i);
+            }
+        }
+        (count, first)
+    });
+    let mismatches: u64 = counts.iter().map(|c| c.0).sum();
+    let first = counts.iter().find_map(|c| c.1);
+    let detail = match first {
+        None => format!("{what}: all {} elements identical, bit for bit", out.len()),
+        Some(i) => format!(
+            "{what}: {mismatches} of {} elements differ; first at index {i} ({}): got {:?}, expected {:?}",
+            out.len(),
+            locate(i),
+            out[i],
+            expected[i]
         ),
     };
     Verification {
         passed: mismatches == 0,
         checked: out.len() as u64,
         mismatches,
-        max_abs_error,
+        max_abs_error: if mismatches == 0 { 0.0 } else { f64::NAN },
         detail,
     }
 }
@@ -101,6 +192,21 @@ mod tests {
             all.detail.contains("1 of 2 checks failed; poisoned"),
             "{}",
             all.detail
+        );
+    }
+
+    #[test]
+    fn identical_compares_bits_and_names_where_the_first_difference_came_from() {
+        let a = [1.0f32, -0.0, f32::NAN, 4.0];
+        assert!(identical("x", &a, &[1.0, -0.0, f32::NAN, 4.0], |_| String::new()).passed);
+        let b = [1.0f32, 0.0, f32::NAN, 5.0];
+        let v = identical("streams", &a, &b, |i| format!("stream {}", i / 2 + 1));
+        assert!(!v.passed);
+        assert_eq!(v.mismatches, 2);
+        assert!(
+            v.detail.contains("first at index 1 (stream 1)"),
+            "{}",
+            v.detail
         );
     }
 }

@@ -1,10 +1,24 @@
-//! The `streamlab` binary from outside: help texts, usage errors (exit 2, one line,
-//! nothing written), and a clear error on a machine without an NVIDIA driver (exit 1).
-use std::path::PathBuf;
-use std::process::{Command, Output};
+//! The `streamlab` binary from outside, on a machine without a GPU: help texts, usage
+//! errors (exit 2, one line, nothing written), a clear error without an NVIDIA driver
+//! (exit 1), `report` writing only into `--out`, and SIGTERM during `report` (exit 143,
+//! no half-written file).
+use std::collections::BTreeMap;
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+/// The binary under test: `STREAMLAB_BIN` (set by `run-tests.sh` on a GPU machine), else
+/// cargo's.
+fn binary() -> PathBuf {
+    std::env::var_os("STREAMLAB_BIN").map_or_else(
+        || PathBuf::from(env!("CARGO_BIN_EXE_streamlab")),
+        PathBuf::from,
+    )
+}
 
 fn streamlab(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_streamlab"))
+    Command::new(binary())
         .args(args)
         .output()
         .expect("streamlab runs")
@@ -15,29 +29,87 @@ fn stderr(output: &Output) -> String {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    std::env::temp_dir().join(format!("streamlab-cli-{name}-{}", std::process::id()))
+    let dir = std::env::temp_dir().join(format!("streamlab-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// The committed H100 results, in the checkout `STREAMLAB_ROOT` names (set by
+/// `run-tests.sh`), else in this one.
+fn h100() -> PathBuf {
+    std::env::var_os("STREAMLAB_ROOT")
+        .map_or_else(
+            || Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."),
+            PathBuf::from,
+        )
+        .join("docs/results/h100")
+}
+
+fn contents(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    (std::fs::read_dir(dir).unwrap())
+        .map(|e| e.unwrap().path())
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read(&p).unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// Whether this machine can load an NVIDIA driver (then the no-driver test skips).
+fn driver_present() -> bool {
+    [
+        "/usr/lib/x86_64-linux-gnu/libcuda.so.1",
+        "/usr/lib64/libcuda.so.1",
+        "/usr/lib/libcuda.so.1",
+    ]
+    .iter()
+    .any(|p| Path::new(p).exists())
 }
 
 #[test]
-fn every_command_explains_what_it_measures() {
-    for (command, words) in [
-        ("matmul-streams", "tasks-per-stream"),
-        ("memcpy-kernel", "Amdahl"),
-        ("sincos-overlap", "copy-engine bound"),
-        ("run-all", "summary.json"),
-        ("device-info", "copy engines"),
+fn every_command_has_help_and_only_its_own_options() {
+    let out = streamlab(&["--help"]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    for command in [
+        "device-info",
+        "matmul-streams",
+        "memcpy-kernel",
+        "sincos-overlap",
+        "bounds",
+        "compare-kernels",
+        "kernel-concurrency",
+        "launch-overhead",
+        "graph-overlap",
+        "overlap-map",
+        "mapped",
+        "overlap",
+        "run-all",
+        "report",
     ] {
-        let out = streamlab(&[command, "--help"]);
-        assert!(out.status.success(), "{command} --help failed");
-        let text = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            text.contains(words),
-            "{command} --help lacks {words:?}:\n{text}"
+        assert!(text.contains(command), "--help lacks {command}");
+        let help = streamlab(&[command, "--help"]);
+        assert!(help.status.success(), "{command} --help failed");
+        let text = String::from_utf8_lossy(&help.stdout);
+        let measures = !matches!(command, "report" | "device-info");
+        assert_eq!(text.contains("--quick"), measures, "{command}: --quick");
+        assert_eq!(
+            text.contains("--out"),
+            command != "device-info",
+            "{command}: --out"
         );
-        assert!(
-            text.contains("--quick") && text.contains("--out"),
-            "{command}: no global options"
+        assert_eq!(
+            text.contains("--device"),
+            command != "report",
+            "{command}: --device"
         );
+        let kernels = matches!(
+            command,
+            "sincos-overlap" | "matmul-streams" | "memcpy-kernel" | "run-all"
+        );
+        assert_eq!(text.contains("--kernels"), kernels, "{command}: --kernels");
     }
     let text =
         String::from_utf8_lossy(&streamlab(&["memcpy-kernel", "--help"]).stdout).into_owned();
@@ -47,8 +119,6 @@ fn every_command_explains_what_it_measures() {
         "[default: 64]",
         "[default: 8]",
         "[default: 16]",
-        "[default: 256]",
-        "[default: 204]",
     ] {
         assert!(
             text.contains(default),
@@ -58,80 +128,192 @@ fn every_command_explains_what_it_measures() {
 }
 
 #[test]
-fn bad_values_are_usage_errors_with_one_line_and_nothing_written() {
-    let cases: [&[&str]; 8] = [
-        &["sincos-overlap", "--streams", "0"],
-        &["sincos-overlap", "--elements", "0"],
-        &["sincos-overlap", "--elements", "8", "--stream-counts", "16"],
-        &["matmul-streams", "--rows", "0"],
-        &["matmul-streams", "--max-streams", "0"],
-        &["memcpy-kernel", "--cycles-step", "0"],
-        &["memcpy-kernel", "--streams", "0"],
-        &["memcpy-kernel", "--size", "0"],
-    ];
-    for args in cases {
-        let out_dir = scratch("usage");
-        let mut full = vec!["--out", out_dir.to_str().unwrap()];
-        full.extend_from_slice(args);
-        let out = streamlab(&full);
-        let message = stderr(&out);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {message}");
-        assert_eq!(message.lines().count(), 1, "{args:?}: {message}");
-        assert!(message.starts_with("error: "), "{args:?}: {message}");
-        assert!(!message.contains("panicked"), "{args:?}: {message}");
-        assert!(!out_dir.exists(), "{args:?} created {}", out_dir.display());
-    }
-}
-
-#[test]
-fn malformed_values_are_rejected_by_the_parser() {
-    for args in [
-        &["memcpy-kernel", "--cycles", "9..=3"][..],
-        &["memcpy-kernel", "--cycles", "1..5"],
-        &["matmul-streams", "--rows", "-1"],
-        &["sincos-overlap", "--iterations", "many"],
-        &["frobnicate"],
+fn bad_values_are_usage_errors_in_one_line_with_nothing_written() {
+    let out_dir = scratch("usage");
+    let out = out_dir.to_str().unwrap();
+    for (args, expected) in [
+        (vec!["sincos-overlap", "--iterations", "0"], "--iterations"),
+        (
+            vec!["sincos-overlap", "--iterations", "2", "--batches", "5"],
+            "--batches 5 exceeds --iterations 2",
+        ),
+        (
+            vec!["memcpy-kernel", "--streams", "5000000"],
+            "--streams 5000000 is out of range",
+        ),
+        (vec!["memcpy-kernel", "--cycles", "9..=3"], "--cycles"),
+        (
+            vec!["kernel-concurrency", "--stream-counts", "0"],
+            "--stream-counts",
+        ),
+        (vec!["kernel-concurrency", "--queues", "64"], "--queues"),
+        (vec!["launch-overhead", "--launches", "0"], "--launches"),
+        (
+            vec![
+                "overlap-map",
+                "--min-exponent",
+                "20",
+                "--max-exponent",
+                "12",
+            ],
+            "exceeds --max-exponent",
+        ),
+        (
+            vec!["overlap", "--ptx", "/nonexistent.ptx", "--kernel", "k"],
+            "no such file",
+        ),
+        (vec!["sincos-overlap", "--bogus"], "unexpected argument"),
     ] {
-        let out = streamlab(args);
-        let message = stderr(&out);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {message}");
-        assert!(message.starts_with("error: "), "{args:?}: {message}");
-        assert!(!message.contains("panicked"));
+        let mut all = args.clone();
+        all.extend(["--out", out]);
+        let output = streamlab(&all);
+        let err = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: not one line: {err}");
+        assert!(
+            err.starts_with("error: ") && err.contains(expected),
+            "{args:?}: {err}"
+        );
+        assert!(!out_dir.exists(), "{args:?} wrote {}", out_dir.display());
     }
 }
 
 #[test]
-fn no_driver_is_one_clear_line_and_exit_1() {
-    if streamlab::runtime::driver_present() {
-        eprintln!(
-            "skipped: an NVIDIA driver is present on this machine, so the no-driver path cannot be shown"
-        );
+fn negative_values_parse_where_a_value_may_be_negative() {
+    let output = streamlab(&["memcpy-kernel", "--add-value", "-7", "--help"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let output = streamlab(&["memcpy-kernel", "--add-value", "-7", "--cycles", "-1"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("--cycles"), "{}", stderr(&output));
+}
+
+#[test]
+fn no_driver_is_one_clear_line_exit_1_and_nothing_written() {
+    if driver_present() {
+        eprintln!("skipped: this machine has an NVIDIA driver");
         return;
     }
-    for args in [
-        &["device-info"][..],
-        &["--quick", "run-all"],
-        &["sincos-overlap"],
-    ] {
-        let out_dir = scratch("nodriver");
-        let mut full = vec!["--out", out_dir.to_str().unwrap()];
-        full.extend_from_slice(args);
-        let out = streamlab(&full);
-        let message = stderr(&out);
-        assert_eq!(out.status.code(), Some(1), "{args:?}: {message}");
-        assert_eq!(message.lines().count(), 1, "{message}");
-        assert!(message.contains("no NVIDIA driver found"), "{message}");
-        assert!(!out_dir.exists(), "{args:?} created {}", out_dir.display());
+    let out_dir = scratch("nodriver");
+    for command in ["sincos-overlap", "run-all", "device-info"] {
+        let mut args = vec![command];
+        if command != "device-info" {
+            args.extend(["--quick", "--out", out_dir.to_str().unwrap()]);
+        }
+        let output = streamlab(&args);
+        let err = stderr(&output);
+        assert_eq!(output.status.code(), Some(1), "{command}: {err}");
+        assert_eq!(err.lines().count(), 1, "{command}: {err}");
+        assert!(
+            err.contains("no NVIDIA driver") && err.contains("machine with an NVIDIA GPU"),
+            "{command}: {err}"
+        );
+        assert!(!out_dir.exists(), "{command} wrote {}", out_dir.display());
     }
 }
 
 #[test]
-fn report_from_a_folder_without_results_fails_clearly() {
-    let empty = scratch("empty");
+fn report_writes_into_out_and_leaves_the_results_untouched() {
+    let before = contents(&h100());
+    let out = scratch("report-out");
+    let output = streamlab(&[
+        "report",
+        "--from",
+        h100().to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(contents(&h100()), before, "docs/results/h100 changed");
+    let written = contents(&out);
+    for name in [
+        "report.md",
+        "report.html",
+        "sincos-overlap.svg",
+        "sincos-overlap-timeline-1.svg",
+        "sincos-overlap-trace-1.json",
+    ] {
+        assert!(written.contains_key(name), "{name} not written");
+    }
+    assert!(String::from_utf8_lossy(&output.stdout).contains("report.html"));
+    std::fs::remove_dir_all(&out).unwrap();
+    let empty = scratch("report-empty");
     std::fs::create_dir_all(&empty).unwrap();
-    let out = streamlab(&["report", "--from", empty.to_str().unwrap()]);
-    let message = stderr(&out);
-    assert_eq!(out.status.code(), Some(1), "{message}");
-    assert!(message.contains("holds no streamlab results"), "{message}");
+    let output = streamlab(&["report", "--from", empty.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("holds no streamlab results"),
+        "{}",
+        stderr(&output)
+    );
     std::fs::remove_dir_all(&empty).unwrap();
+}
+
+#[test]
+fn sigterm_during_report_exits_143_and_leaves_no_half_written_file() {
+    let complete = {
+        let out = scratch("report-whole");
+        assert!(
+            streamlab(&[
+                "report",
+                "--from",
+                h100().to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap()
+            ])
+            .status
+            .success()
+        );
+        let files = contents(&out);
+        std::fs::remove_dir_all(&out).unwrap();
+        files
+    };
+    // The signal must land after the handler is installed and before the last file is
+    // written; try delays until one does.
+    for delay_ms in [40, 20, 80, 10, 160, 5, 320] {
+        let out = scratch(&format!("report-term-{delay_ms}"));
+        let child = Command::new(binary())
+            .args([
+                "report",
+                "--from",
+                h100().to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        let _ = Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status();
+        let output = child.wait_with_output().unwrap();
+        let files = if out.exists() {
+            contents(&out)
+        } else {
+            BTreeMap::new()
+        };
+        let _ = std::fs::remove_dir_all(&out);
+        if output.status.code() != Some(143) {
+            assert!(
+                output.status.success() || output.status.signal() == Some(15),
+                "{:?}",
+                output.status
+            );
+            continue;
+        }
+        let err = stderr(&output);
+        assert_eq!(
+            err.lines().filter(|l| l.starts_with("error")).count(),
+            1,
+            "{err}"
+        );
+        assert!(err.contains("SIGTERM"), "{err}");
+        assert!(files.len() < complete.len(), "every file was written");
+        for (name, bytes) in &files {
+            assert_eq!(Some(bytes), complete.get(name), "{name} is not whole");
+        }
+        return;
+    }
+    panic!("no SIGTERM landed while the report was being written");
 }

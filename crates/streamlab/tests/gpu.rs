@@ -1,35 +1,172 @@
-//! The whole program on a GPU: `streamlab --quick run-all` must finish, verify every
-//! experiment, and write the summary and the report. Skips, saying so, where there is
-//! no NVIDIA driver (as on CI).
+//! The whole program on a GPU: `streamlab run-all --quick` must finish, verify every
+//! experiment, pass every trace check from the GPU's own records, and write the summary
+//! and the report. Skips, saying so, where there is no NVIDIA driver (as on CI); on a GPU
+//! machine it runs from `cargo xtask dist`'s `run-tests.sh` (which points STREAMLAB_BIN
+//! at the shipped binary).
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use streamlab::results::{RunSummary, files};
+use serde_json::Value;
+use streamlab_results::derived::summary::RunSummary;
+
+fn binary() -> PathBuf {
+    std::env::var_os("STREAMLAB_BIN").map_or_else(
+        || PathBuf::from(env!("CARGO_BIN_EXE_streamlab")),
+        PathBuf::from,
+    )
+}
+
+fn gpu_present() -> bool {
+    if streamlab::runtime::driver_present() {
+        return true;
+    }
+    eprintln!("skipped: no NVIDIA driver on this machine, so the GPU run cannot be tested here");
+    false
+}
+
+fn json(dir: &Path, name: &str) -> Value {
+    let text = std::fs::read_to_string(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
 
 #[test]
-fn quick_run_all_verifies_every_experiment() {
-    if !streamlab::runtime::driver_present() {
-        eprintln!(
-            "skipped: no NVIDIA driver on this machine, so the GPU run cannot be tested here"
-        );
+fn quick_run_all_verifies_every_experiment_and_every_trace() {
+    if !gpu_present() {
         return;
     }
     let out = std::env::temp_dir().join(format!("streamlab-gpu-{}", std::process::id()));
-    let status = Command::new(env!("CARGO_BIN_EXE_streamlab"))
-        .args(["--quick", "run-all", "--out"])
+    let status = Command::new(binary())
+        .args(["run-all", "--quick", "--out"])
         .arg(&out)
         .status()
         .expect("streamlab runs");
     assert!(status.success(), "run-all failed: {status}");
-    let text = std::fs::read_to_string(out.join(files::SUMMARY)).expect("summary.json written");
-    let summary: RunSummary = serde_json::from_str(&text).expect("summary.json parses");
+    let summary: RunSummary =
+        serde_json::from_value(json(&out, "summary.json")).expect("summary.json parses");
+    assert!(summary.complete, "{:?}", summary.steps_not_run);
     let e = &summary.experiments;
-    assert!(e.sincos_overlap.as_ref().is_some_and(|x| x.verified));
+    assert!(
+        e.sincos_overlap
+            .as_ref()
+            .is_some_and(|x| x.verified && x.rows_beyond_bound == 0)
+    );
     assert!(
         e.matmul_streams
             .as_ref()
             .is_some_and(|x| x.verified && x.ms_by_streams.len() == 16)
     );
     assert!(e.memcpy_kernel.as_ref().is_some_and(|x| x.verified));
+    for name in [
+        "kernel-concurrency",
+        "launch-overhead",
+        "graph-overlap",
+        "overlap-map",
+        "mapped",
+    ] {
+        assert_eq!(
+            json(&out, &format!("{name}.json"))["verification"]["passed"],
+            true,
+            "{name}"
+        );
+    }
+    // Every traced timeline comes from CUPTI and passes every check.
+    for name in [
+        "sincos-overlap",
+        "memcpy-kernel",
+        "matmul-streams",
+        "kernel-concurrency",
+    ] {
+        let doc = json(&out, &format!("{name}.json"));
+        let checks = doc["trace_checks"].as_array().expect("trace checks");
+        assert!(
+            !checks.is_empty() || name == "kernel-concurrency",
+            "{name} traced nothing"
+        );
+        for c in checks {
+            assert_eq!(c["source"], "cupti", "{name}: {c}");
+            for check in c["checks"].as_array().unwrap() {
+                assert_ne!(check["outcome"], "failed", "{name}: {check}");
+            }
+        }
+    }
     assert!(out.join("report.html").is_file());
+    std::fs::remove_dir_all(&out).expect("clean up");
+}
+
+#[test]
+fn the_four_stream_timeline_runs_the_copies_in_one_after_another() {
+    if !gpu_present() {
+        return;
+    }
+    let out = std::env::temp_dir().join(format!("streamlab-gpu-trace-{}", std::process::id()));
+    let status = Command::new(binary())
+        .args([
+            "sincos-overlap",
+            "--quick",
+            "--kernels",
+            "rust",
+            "--stream-counts",
+            "4",
+            // 16 MiB chunks: large enough that copy durations are checked too and the
+            // host's issue rate does not set the time.
+            "--elements",
+            "16777216",
+            "--out",
+        ])
+        .arg(&out)
+        .status()
+        .expect("streamlab runs");
+    assert!(status.success());
+    let doc = json(&out, "sincos-overlap.json");
+    let timeline = &doc["timelines"][0];
+    assert_eq!(timeline["source"], "cupti");
+    let mut copies: Vec<(f64, f64)> = (timeline["ops"].as_array().unwrap().iter())
+        .filter(|op| op["kind"] == "htod" && op["iteration"] == 1)
+        .map(|op| {
+            (
+                op["start_ms"].as_f64().unwrap(),
+                op["end_ms"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(copies.len(), 4);
+    copies.sort_by(|a, b| a.0.total_cmp(&b.0));
+    for pair in copies.windows(2) {
+        assert!(
+            pair[1].0 >= pair[0].1 - 0.001,
+            "copies in overlap: {copies:?}"
+        );
+    }
+    std::fs::remove_dir_all(&out).expect("clean up");
+}
+
+#[test]
+fn rust_and_cuda_twins_agree_in_both_forms() {
+    if !gpu_present() {
+        return;
+    }
+    if !streamlab::runtime::baseline::nvrtc_present() {
+        eprintln!("skipped: no NVRTC on this machine, so the CUDA C++ twins cannot be compiled");
+        return;
+    }
+    let out = std::env::temp_dir().join(format!("streamlab-gpu-twins-{}", std::process::id()));
+    let status = Command::new(binary())
+        .args(["compare-kernels", "--quick", "--out"])
+        .arg(&out)
+        .status()
+        .expect("streamlab runs");
+    assert!(status.success());
+    let doc = json(&out, "compare-kernels.json");
+    let cases = doc["cases"].as_array().unwrap();
+    for kernel in ["matmul", "add_kernel", "sincos"] {
+        for form in ["plain", "tuned"] {
+            assert!(
+                cases.iter().any(|c| c["kernel"] == kernel
+                    && c["form"] == form
+                    && c["verification"]["passed"] == true),
+                "{kernel} {form}"
+            );
+        }
+    }
     std::fs::remove_dir_all(&out).expect("clean up");
 }

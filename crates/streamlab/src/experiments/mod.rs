@@ -1,50 +1,278 @@
-//! The three experiments, each reproducing one write-up: its parameters (what clap
-//! parses and the JSON records), the GPU run, and the verification of every output.
+//! The experiments, each one file that reads top to bottom like the write-up it
+//! reproduces: set up buffers, measure every configuration, verify every output, trace
+//! a schedule, and return the saved result (`streamlab_results::saved`).
+//!
+//! An experiment is a [`Run`]: the saved side's [`Experiment`] (its name, parameters and
+//! result) plus how it runs on the GPU. Adding one is a file here, its saved side, and
+//! one line in the command list (`cli.rs`).
+pub mod bounds;
+pub mod compare_kernels;
+pub mod graph_overlap;
+pub mod kernel_concurrency;
+pub mod launch_overhead;
+pub mod mapped;
 pub mod matmul_streams;
 pub mod memcpy_kernel;
+pub mod overlap;
+pub mod overlap_map;
 pub mod sincos_overlap;
 
-use crate::results::Provenance;
-use crate::runtime::{Gpu, Kernels};
+use std::ops::Range;
 
-/// What every experiment runs with: the GPU, the kernel set to time, and when the run
-/// started.
+use streamlab_results::derived::Derive;
+use streamlab_results::saved::sincos_overlap::SincosVariant;
+use streamlab_results::saved::timeline::OpKind;
+use streamlab_results::saved::{
+    Experiment, KernelForm, Provenance, StageTimes, UsageError, Verification,
+};
+use streamlab_results::stats::Series;
+
+use crate::runtime::baseline::CudaKernels;
+use crate::runtime::{Gpu, Kernels, Region, RuntimeError, Stream};
+
+/// What every experiment runs with.
 pub struct Context<'a> {
     pub gpu: &'a Gpu,
+    /// The kernel set this run times (the Rust one unless `--kernels` says otherwise).
     pub kernels: &'a Kernels,
-    pub started_utc: String,
+    /// The CUDA C++ twins, where NVRTC is present (compare-kernels, launch-overhead).
+    pub cuda: Option<&'a CudaKernels>,
+    /// Which form of the kernels to run.
+    pub form: KernelForm,
+    pub started_utc: &'a str,
 }
 
 impl Context<'_> {
     /// The provenance every result records.
-    pub fn provenance(&self) -> Provenance {
+    pub fn provenance(&self, complete: bool) -> Provenance {
         Provenance {
             streamlab_version: env!("CARGO_PKG_VERSION").to_owned(),
-            started_utc: self.started_utc.clone(),
-            ptx_target: crate::kernels::ptx_target(crate::kernels::RUST_PTX).to_owned(),
-            kernels: self.kernels.set.label().to_owned(),
+            started_utc: self.started_utc.to_owned(),
+            ptx_target: crate::runtime::kernels::ptx_target(crate::runtime::kernels::RUST_PTX)
+                .to_owned(),
+            kernels: self.kernels.set,
+            form: self.form,
+            complete,
+        }
+    }
+
+    /// Whether a signal asked the run to stop: experiments stop between measurements
+    /// and return what they measured, marked incomplete.
+    pub fn stopping(&self) -> bool {
+        crate::stop::requested().is_some()
+    }
+}
+
+/// Why an experiment could not finish.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Runtime(#[from] RuntimeError),
+    /// The parameters cannot work with what the run found (exit code 2).
+    #[error(transparent)]
+    Usage(#[from] UsageError),
+    /// An input file could not be used (exit code 1).
+    #[error("{0}")]
+    Input(String),
+}
+
+/// An experiment the GPU side can run.
+pub trait Run: Experiment + Derive {
+    fn run(ctx: &Context, params: &Self::Params) -> Result<Self::Result, RunError>;
+}
+
+/// The element range each of `parts` streams handles: chunks that differ by at most one
+/// element, together covering every element once (none empty while `parts <= elements`).
+pub fn chunks(elements: usize, parts: usize) -> Vec<Range<usize>> {
+    let parts = parts.max(1);
+    let edge = |s: usize| (s as u128 * elements as u128 / parts as u128) as usize;
+    (0..parts).map(|s| edge(s)..edge(s + 1)).collect()
+}
+
+/// Issue one iteration of `variant` over `streams`, chunk `s` (of `parts`) on stream
+/// `s`: `op(kind, stream index, chunk)` issues one copy in, kernel or copy out.
+/// * sequential: on the first stream, the whole array in (the host waits for it, as the
+///   blog's blocking copy does), the kernel, the whole array out;
+/// * asynchronous 1: per stream, copy in, kernel, copy out (depth first);
+/// * asynchronous 2: every copy in, every kernel, every copy out (breadth first).
+pub fn issue_iteration(
+    variant: SincosVariant,
+    streams: &[Stream],
+    parts: &[Range<usize>],
+    mut op: impl FnMut(OpKind, usize, &Range<usize>) -> Result<(), RuntimeError>,
+) -> Result<(), RuntimeError> {
+    const KINDS: [OpKind; 3] = [OpKind::HtoD, OpKind::Kernel, OpKind::DtoH];
+    match variant {
+        SincosVariant::Sequential => {
+            let whole = parts[0].start..parts[parts.len() - 1].end;
+            op(OpKind::HtoD, 0, &whole)?;
+            streams[0].synchronize()?;
+            op(OpKind::Kernel, 0, &whole)?;
+            op(OpKind::DtoH, 0, &whole)
+        }
+        SincosVariant::Async1 => (0..parts.len())
+            .flat_map(|s| KINDS.map(|kind| (kind, s)))
+            .try_for_each(|(kind, s)| op(kind, s, &parts[s])),
+        SincosVariant::Async2 => (KINDS.into_iter())
+            .flat_map(|kind| (0..parts.len()).map(move |s| (kind, s)))
+            .try_for_each(|(kind, s)| op(kind, s, &parts[s])),
+    }
+}
+
+/// The parts of a chunked copy → kernel → copy schedule timed on their own, over the
+/// same chunks and buffers (`saved::StageTimes`): [`StageSampler::measure`] takes the
+/// first samples before the schedule is timed, and [`StageSampler::sample_both`] adds
+/// samples of both directions at once between its measurements, so the bound sees the
+/// same state of the machine as the schedule does.
+pub struct StageSampler {
+    chunks: usize,
+    bytes: u64,
+    passes: usize,
+    htod: Vec<f64>,
+    dtoh: Vec<f64>,
+    both: Vec<f64>,
+    both_htod: Vec<f64>,
+    both_dtoh: Vec<f64>,
+    kernels: Option<Vec<f64>>,
+}
+
+impl StageSampler {
+    /// `repeats` samples of `passes` passes over the whole data (`bytes` each way): every
+    /// chunk (`parts`) copied in, back to back on one stream; every chunk copied out;
+    /// both at once, in on one stream and out on another; and, with `kernels`, the
+    /// chunks' kernels, one chunk per stream, all at once. `op(kind, stream, chunk)`
+    /// issues one part; `streams` must hold at least max(chunks, 2).
+    #[allow(clippy::too_many_arguments)]
+    pub fn measure(
+        gpu: &Gpu,
+        streams: &[Stream],
+        parts: &[Range<usize>],
+        bytes: u64,
+        (repeats, passes): (usize, usize),
+        kernels: bool,
+        mut op: impl FnMut(OpKind, &Stream, &Range<usize>) -> Result<(), RuntimeError>,
+    ) -> Result<StageSampler, RuntimeError> {
+        let s0 = &streams[0];
+        // Warm up each path once, so no first-use cost lands in a sample.
+        for part in parts {
+            op(OpKind::HtoD, s0, part)?;
+            op(OpKind::DtoH, s0, part)?;
+        }
+        gpu.synchronize()?;
+        let one = Region::new(gpu, 1)?;
+        let mut alone = |kind: OpKind| -> Result<Vec<f64>, RuntimeError> {
+            let mut samples = Vec::with_capacity(repeats);
+            for _ in 0..repeats {
+                one.begin(&streams[..1])?;
+                for _ in 0..passes {
+                    for part in parts {
+                        op(kind, s0, part)?;
+                    }
+                }
+                samples.push(one.end(&streams[..1])? / passes as f64);
+            }
+            Ok(samples)
+        };
+        let htod = alone(OpKind::HtoD)?;
+        let dtoh = alone(OpKind::DtoH)?;
+        let mut sampler = StageSampler {
+            chunks: parts.len(),
+            bytes,
+            passes,
+            htod,
+            dtoh,
+            both: Vec::new(),
+            both_htod: Vec::new(),
+            both_dtoh: Vec::new(),
+            kernels: None,
+        };
+        for _ in 0..repeats {
+            sampler.sample_both(gpu, streams, parts, passes, &mut op)?;
+        }
+        if kernels {
+            let used = &streams[..parts.len()];
+            let region = Region::new(gpu, used.len())?;
+            let mut samples = Vec::with_capacity(repeats);
+            for _ in 0..repeats {
+                region.begin(used)?;
+                for _ in 0..passes {
+                    for (stream, part) in used.iter().zip(parts) {
+                        op(OpKind::Kernel, stream, part)?;
+                    }
+                }
+                samples.push(region.end(used)? / passes as f64);
+            }
+            sampler.kernels = Some(samples);
+        }
+        Ok(sampler)
+    }
+
+    /// One more sample of both directions at once: every chunk in on the first stream
+    /// and out on the second, `passes` passes.
+    pub fn sample_both(
+        &mut self,
+        gpu: &Gpu,
+        streams: &[Stream],
+        parts: &[Range<usize>],
+        passes: usize,
+        mut op: impl FnMut(OpKind, &Stream, &Range<usize>) -> Result<(), RuntimeError>,
+    ) -> Result<(), RuntimeError> {
+        let (s0, s1) = (&streams[0], &streams[1]);
+        let [start, end_in, end_out, stop] =
+            [gpu.event()?, gpu.event()?, gpu.event()?, gpu.event()?];
+        s0.record(&start)?;
+        s1.wait(&start)?;
+        for _ in 0..passes {
+            for part in parts {
+                op(OpKind::HtoD, s0, part)?;
+            }
+        }
+        s0.record(&end_in)?;
+        for _ in 0..passes {
+            for part in parts {
+                op(OpKind::DtoH, s1, part)?;
+            }
+        }
+        s1.record(&end_out)?;
+        s0.wait(&end_out)?;
+        s0.record(&stop)?;
+        let per_pass = passes as f64;
+        self.both.push(start.elapsed_ms(&stop)? / per_pass);
+        self.both_htod.push(start.elapsed_ms(&end_in)? / per_pass);
+        self.both_dtoh.push(start.elapsed_ms(&end_out)? / per_pass);
+        Ok(())
+    }
+
+    /// Every sample taken, as saved.
+    pub fn finish(self) -> StageTimes {
+        StageTimes {
+            chunks: self.chunks,
+            bytes: self.bytes,
+            passes: self.passes,
+            htod: series(self.htod),
+            dtoh: series(self.dtoh),
+            both: series(self.both),
+            both_htod: series(self.both_htod),
+            both_dtoh: series(self.both_dtoh),
+            kernels: self.kernels.map(series),
         }
     }
 }
 
-/// Parameters that cannot work, with what to do instead.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct UsageError(String);
-
-impl UsageError {
-    pub fn new(message: impl Into<String>) -> UsageError {
-        UsageError(message.into())
-    }
+/// A series from event times, which are always finite.
+pub fn series(samples: Vec<f64>) -> Series {
+    Series::new(samples).expect("at least one finite event time")
 }
 
-/// The element range each of `parts` streams handles: equal chunks of
-/// `ceil(elements / parts)`, the last one shorter, together covering every element once.
-pub fn chunks(elements: usize, parts: usize) -> Vec<std::ops::Range<usize>> {
-    let size = elements.div_ceil(parts);
-    (0..parts)
-        .map(|s| (s * size).min(elements)..((s + 1) * size).min(elements))
-        .collect()
+/// A verification that passed, for steps that have nothing to compare.
+pub fn nothing_to_verify(what: &str) -> Verification {
+    Verification {
+        passed: true,
+        checked: 0,
+        mismatches: 0,
+        max_abs_error: 0.0,
+        detail: what.to_owned(),
+    }
 }
 
 #[cfg(test)]
@@ -53,13 +281,18 @@ mod tests {
 
     #[test]
     fn chunks_cover_every_element_once() {
-        for (n, s) in [(10, 3), (16, 4), (5, 5), (1 << 20, 7), (7, 4)] {
+        for (n, s) in [(10, 3), (16, 4), (5, 5), (1 << 20, 7), (7, 4), (5, 4)] {
             let parts = chunks(n, s);
             assert_eq!(parts.len(), s);
             assert_eq!(parts[0].start, 0);
             assert_eq!(parts[s - 1].end, n);
             assert!(parts.windows(2).all(|w| w[0].end == w[1].start));
+            assert!(
+                parts
+                    .iter()
+                    .all(|p| p.len() == n / s || p.len() == n / s + 1)
+            );
         }
-        assert_eq!(chunks(10, 3), [0..4, 4..8, 8..10]);
+        assert_eq!(chunks(10, 3), [0..3, 3..6, 6..10]);
     }
 }

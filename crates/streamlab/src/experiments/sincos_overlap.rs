@@ -1,410 +1,308 @@
-//! sincos-overlap: copy/compute overlap over streams, after "CUDA streams" (simons blog).
+//! sincos-overlap: copy/compute overlap over streams, after the "CUDA streams" blog post.
 //!
-//! `b[i] = a[i] + sqrt(sin(i)² + cos(i)²)` over 2^25 floats in pinned memory, timed as
+//! `b[i] = a[i] + sqrt(sin(i)² + cos(i)²)` over floats in pinned memory, timed as
 //! * sequential: blocking copy in, one kernel, copy out;
 //! * asynchronous 1: per stream, copy in, kernel, copy out (depth first);
 //! * asynchronous 2: all copies in, all kernels, all copies out (breadth first);
 //!
-//! each after warm-up iterations, at `--streams` and every count of `--stream-counts`.
-//! As in the blog's program, iterations are issued back to back and timed together, so
-//! one iteration's copies out may overlap the next one's copies in; the timed iterations
-//! are split into `--batches` so that each batch's mean per iteration is one sample. Each part alone over the whole array (copy in,
-//! kernel, copy out) is timed too: the larger copy is the copy-engine bound.
-use serde::{Deserialize, Serialize};
+//! at `--streams` and every count of `--stream-counts`, chunk `s` on stream `s`. As in
+//! the blog's program, iterations run back to back and are timed together, so one
+//! iteration's copies out overlap the next one's copies in; the timed iterations are
+//! split into batches, each batch's mean per iteration one sample. For the bound, the run
+//! also times each stream count's chunks copied in alone, out alone and both ways at
+//! once, and their kernels alone. Every configuration's output is checked against an
+//! f64 CPU reference. Last, three iterations of each asynchronous order are traced back
+//! to back.
+use std::ops::Range;
 
-use crate::experiments::{Context, UsageError, chunks};
-use crate::results::{
-    OpKind, SincosOverlapResult, SincosPoint, SincosVariant, Timeline, Verification,
+use kernels_rs::sincos;
+use nvptx_kernel::Kernel;
+use streamlab_results::derived::rates::{best_rates, for_chunks};
+use streamlab_results::saved::sincos_overlap::{
+    Params, SincosOverlap, SincosOverlapResult, SincosPoint, SincosVariant,
 };
-use crate::runtime::{Arg, DeviceBuffer, PinnedBuffer, RuntimeError, Shape, Stream};
-use crate::stats::Series;
-use crate::timing::{Region, Tracer};
-use crate::verify;
+use streamlab_results::saved::timeline::{OpKind, Timeline, TraceReference};
+use streamlab_results::saved::{Params as _, Verification};
 
-/// Parameters; defaults are the blog's.
-#[derive(Debug, Clone, PartialEq, clap::Args, Serialize, Deserialize)]
-pub struct Params {
-    /// Floats in the array.
-    #[arg(long, default_value_t = 1 << 25)]
-    pub elements: usize,
-    /// Threads per block (the blog's code uses 1024).
-    #[arg(long, default_value_t = 1024)]
-    pub threads: u32,
-    /// Untimed iterations before each configuration is timed.
-    #[arg(long, default_value_t = 100)]
-    pub warmup: usize,
-    /// Timed iterations per configuration.
-    #[arg(long, default_value_t = 1000)]
-    pub iterations: usize,
-    /// Timed batches the iterations are split into; each gives one sample.
-    #[arg(long, default_value_t = 10)]
-    pub batches: usize,
-    /// Streams of the headline comparison (the blog's 4); also the traced count.
-    #[arg(long, default_value_t = 4)]
-    pub streams: usize,
-    /// Stream counts of the sweep, comma separated.
-    #[arg(long, value_delimiter = ',', default_values_t = [1, 2, 4, 8, 16])]
-    pub stream_counts: Vec<usize>,
+use super::{Context, Run, RunError, StageSampler, chunks, issue_iteration, series};
+use crate::runtime::trace;
+use crate::runtime::{
+    DeviceBuffer, Function, Gpu, PinnedBuffer, Region, RuntimeError, Shape, Stream,
+};
+
+/// Iterations traced back to back: the middle one's period is held to the timed time.
+const TRACED_ITERATIONS: usize = 3;
+/// Samples of each stage for the bound, and passes over the array per sample.
+const STAGE_SAMPLING: (usize, usize) = (5, 4);
+
+/// The arrays of a sincos run: `a` in pinned host memory and on the device, `b` the
+/// same, and the f64 reference of `b`.
+pub(super) struct Buffers {
+    pub host_a: PinnedBuffer<f32>,
+    pub host_b: PinnedBuffer<f32>,
+    pub dev_a: DeviceBuffer<f32>,
+    pub dev_b: DeviceBuffer<f32>,
+    pub expected: Vec<f64>,
 }
 
-impl Params {
-    /// Small sizes for a fast look.
-    pub fn quick() -> Params {
-        Params {
-            elements: 1 << 22,
-            warmup: 5,
-            iterations: 20,
-            batches: 4,
-            stream_counts: vec![1, 2, 4, 8],
-            ..Params::default()
-        }
-    }
-
-    /// Every stream count measured: the sweep plus `--streams`, ascending.
-    pub fn all_stream_counts(&self) -> Vec<usize> {
-        let mut counts = self.stream_counts.clone();
-        counts.push(self.streams);
-        counts.sort_unstable();
-        counts.dedup();
-        counts
-    }
-
-    pub fn validate(&self) -> Result<(), UsageError> {
-        if self.elements == 0 || self.elements > i32::MAX as usize {
-            return Err(UsageError::new(format!(
-                "--elements {} is out of range: use 1..={}",
-                self.elements,
-                i32::MAX
-            )));
-        }
-        if !(1..=1024).contains(&self.threads) {
-            return Err(UsageError::new(format!(
-                "--threads {} is out of range: use 1..=1024",
-                self.threads
-            )));
-        }
-        if self.iterations == 0 {
-            return Err(UsageError::new(
-                "--iterations 0 measures nothing: use at least 1",
-            ));
-        }
-        if self.batches == 0 || self.batches > self.iterations {
-            return Err(UsageError::new(format!(
-                "--batches {} must be within 1..={} (--iterations)",
-                self.batches, self.iterations
-            )));
-        }
-        for &count in self.all_stream_counts().iter() {
-            if count == 0 {
-                return Err(UsageError::new(
-                    "a stream count of 0 cannot carry work: use at least 1",
-                ));
+impl Buffers {
+    /// Arrays of `n` floats, `a` random in [0, 1), `b` NaN.
+    pub fn new(gpu: &Gpu, n: usize) -> Result<Buffers, RuntimeError> {
+        gpu.ensure_fits((2 * n * size_of::<f32>()) as u64)?;
+        let mut rng = crate::rng::Rng::new(crate::rng::Rng::seed_from_clock());
+        let mut host_a = gpu.pinned(n, 0.0f32)?;
+        rng.fill_unit(host_a.as_mut_slice());
+        let mut expected = vec![0.0f64; n];
+        let a = host_a.as_slice();
+        crate::parallel::for_each_chunk_mut(&mut expected, |start, chunk| {
+            for (j, e) in chunk.iter_mut().enumerate() {
+                *e = reference(a[start + j], start + j);
             }
-            if count > self.elements {
-                return Err(UsageError::new(format!(
-                    "{count} streams for {} elements leaves streams without work: use at most {} streams",
-                    self.elements, self.elements
-                )));
-            }
-        }
-        Ok(())
-    }
-}
-
-impl Default for Params {
-    fn default() -> Params {
-        Params {
-            elements: 1 << 25,
-            threads: 1024,
-            warmup: 100,
-            iterations: 1000,
-            batches: 10,
-            streams: 4,
-            stream_counts: vec![1, 2, 4, 8, 16],
-        }
-    }
-}
-
-/// The buffers of one run.
-struct Buffers {
-    host_a: PinnedBuffer<f32>,
-    host_b: PinnedBuffer<f32>,
-    dev_a: DeviceBuffer<f32>,
-    dev_b: DeviceBuffer<f32>,
-}
-
-/// Run the experiment.
-pub fn run(ctx: &Context, params: &Params) -> Result<SincosOverlapResult, RuntimeError> {
-    let gpu = ctx.gpu;
-    let n = params.elements;
-    gpu.ensure_fits(2 * n * size_of::<f32>())?;
-    let mut rng = crate::rng::Rng::new(crate::rng::Rng::seed_from_clock());
-    let mut host_a = gpu.pinned(n, 0.0f32)?;
-    host_a
-        .as_mut_slice()
-        .iter_mut()
-        .for_each(|x| *x = rng.unit_f32());
-    let buffers = Buffers {
-        host_a,
-        host_b: gpu.pinned(n, f32::NAN)?,
-        dev_a: gpu.alloc(n)?,
-        dev_b: gpu.alloc(n)?,
-    };
-    let expected = reference(buffers.host_a.as_slice());
-    let mut buffers = buffers;
-    let max_streams = params.all_stream_counts().into_iter().max().unwrap_or(1);
-    let streams = gpu.streams(max_streams)?;
-    let counts = params.all_stream_counts();
-    let configs = 4 + 2 * counts.len();
-    let mut task = crate::progress::Task::start("sincos-overlap", configs as u64);
-    let mut checks = Vec::new();
-
-    let measure = |variant: Variant,
-                   used: usize,
-                   buffers: &mut Buffers|
-     -> Result<(Series, Option<Verification>), RuntimeError> {
-        let streams = &streams[..used];
-        let region = Region::new(gpu, used)?;
-        let parts = chunks(n, used);
-        streams[0].poison(&buffers.dev_b)?;
-        buffers.host_b.as_mut_slice().fill(f32::NAN);
-        gpu.synchronize()?;
-        region.begin(streams)?;
-        for _ in 0..params.warmup {
-            issue(ctx, variant, streams, &parts, buffers, params.threads)?;
-        }
-        region.end(streams)?;
-        let mut samples = Vec::with_capacity(params.batches);
-        for batch in chunks(params.iterations, params.batches) {
-            region.begin(streams)?;
-            for _ in batch.clone() {
-                issue(ctx, variant, streams, &parts, buffers, params.threads)?;
-            }
-            samples.push(region.end(streams)? / batch.len() as f64);
-        }
-        gpu.synchronize()?;
-        let check = variant.writes_output().then(|| {
-            verify::compare(
-                &format!("{} with {used} stream(s)", variant.label()),
-                buffers.host_b.as_slice(),
-                |i| expected[i],
-                1e-6,
-            )
         });
-        Ok((
-            Series::new(samples).expect("at least one finite sample"),
-            check,
-        ))
-    };
+        Ok(Buffers {
+            host_a,
+            host_b: gpu.pinned(n, f32::NAN)?,
+            dev_a: gpu.alloc(n)?,
+            dev_b: gpu.alloc(n)?,
+            expected,
+        })
+    }
 
-    let (sequential, check) = measure(Variant::Whole(SincosVariant::Sequential), 1, &mut buffers)?;
-    checks.extend(check);
-    task.step("sequential");
-    let mut points = Vec::new();
-    for &used in &counts {
-        for variant in [SincosVariant::Async1, SincosVariant::Async2] {
-            let (time, check) = measure(Variant::Whole(variant), used, &mut buffers)?;
-            checks.extend(check);
+    /// One copy in, kernel or copy out of chunk `part`.
+    pub fn op(
+        &mut self,
+        kernel: &SincosFn,
+        threads: u32,
+        kind: OpKind,
+        stream: &Stream,
+        part: &Range<usize>,
+    ) -> Result<(), RuntimeError> {
+        match kind {
+            OpKind::HtoD => stream.htod(&self.dev_a, part.start, &self.host_a, part.clone()),
+            OpKind::Kernel => stream.launch(
+                kernel,
+                Shape::cover(part.len(), threads),
+                (
+                    self.dev_a.slice(part.clone()),
+                    self.dev_b.slice_mut(part.clone()),
+                    part.start as u32,
+                ),
+            ),
+            OpKind::DtoH => stream.dtoh(&mut self.host_b, part.start, &self.dev_b, part.clone()),
+        }
+    }
+
+    /// Poison `b` on the device and the host, so every element must be written again.
+    pub fn poison(&mut self, gpu: &Gpu, stream: &Stream) -> Result<(), RuntimeError> {
+        stream.poison(&self.dev_b)?;
+        crate::parallel::for_each_chunk_mut(self.host_b.as_mut_slice(), |_, c| c.fill(f32::NAN));
+        gpu.synchronize()
+    }
+}
+
+impl Run for SincosOverlap {
+    fn run(ctx: &Context, p: &Params) -> Result<SincosOverlapResult, RunError> {
+        p.validate()?;
+        let gpu = ctx.gpu;
+        let mut b = Buffers::new(gpu, p.elements)?;
+        let counts = p.all_stream_counts();
+        let streams = gpu.streams(counts.last().copied().unwrap_or(1).max(2))?;
+        let kernel = ctx.kernels.sincos_in(ctx.form);
+        let batches = chunks(p.iterations, p.batches());
+        let mut chunk_counts = counts.clone();
+        chunk_counts.insert(0, 1);
+        chunk_counts.dedup();
+        let mut task = crate::progress::Task::start(
+            "sincos-overlap",
+            (chunk_counts.len() + 1 + 2 * counts.len() + SincosVariant::ASYNC.len()) as u64,
+        );
+        let mut samplers = Vec::new();
+        for &c in &chunk_counts {
+            samplers.push(StageSampler::measure(
+                gpu,
+                &streams,
+                &chunks(p.elements, c),
+                p.bytes(),
+                STAGE_SAMPLING,
+                true,
+                |kind, stream, part| b.op(&kernel, p.threads, kind, stream, part),
+            )?);
+            task.step(&format!("stages over {c} chunk(s)"));
+        }
+        let timing = Timing {
+            gpu,
+            kernel,
+            threads: p.threads,
+            warmup: p.warmup,
+            batches: &batches,
+        };
+        let mut checks: Vec<Verification> = Vec::new();
+        let mut points = Vec::new();
+        let mut configurations = vec![(SincosVariant::Sequential, 1)];
+        for &used in &counts {
+            configurations.extend(SincosVariant::ASYNC.map(|v| (v, used)));
+        }
+        for (variant, used) in configurations {
+            if ctx.stopping() {
+                break;
+            }
+            let time = timing.measure(variant, &streams[..used], &mut b)?;
+            checks.push(check(
+                &format!("{} with {used} stream(s)", variant.label()),
+                &b.expected,
+                b.host_b.as_slice(),
+            ));
+            // Both directions at once over the same chunks, right after: the bound sees
+            // the machine as this configuration did.
+            let sampler = (samplers.iter_mut().zip(&chunk_counts))
+                .find(|(_, c)| **c == used)
+                .map(|(s, _)| s)
+                .expect("a sampler per stream count");
+            sampler.sample_both(
+                gpu,
+                &streams,
+                &chunks(p.elements, used),
+                1,
+                |kind, stream, part| b.op(&kernel, p.threads, kind, stream, part),
+            )?;
             points.push(SincosPoint {
                 variant,
                 streams: used,
-                time,
+                time: series(time),
             });
-            task.step(&format!("{} x{used}", variant.label()));
+            task.step(&format!("{} ×{used}", variant.label()));
         }
-    }
-    let mut alone = Vec::new();
-    for part in [OpKind::HtoD, OpKind::Kernel, OpKind::DtoH] {
-        alone.push(measure(Variant::Alone(part), 1, &mut buffers)?.0);
-        task.step(&format!("{} alone", part.label()));
-    }
-    let timelines = [SincosVariant::Async1, SincosVariant::Async2]
-        .into_iter()
-        .map(|variant| {
-            trace(
-                ctx,
-                variant,
-                &streams[..params.streams],
-                &mut buffers,
-                params,
-            )
+        let stages: Vec<_> = samplers.into_iter().map(StageSampler::finish).collect();
+        let complete = !ctx.stopping();
+        let mut timelines = Vec::new();
+        if complete && let Some(traced) = for_chunks(&stages, p.streams) {
+            let rates = best_rates(traced);
+            for variant in SincosVariant::ASYNC {
+                let timed_ms = (points.iter())
+                    .find(|q| q.variant == variant && q.streams == p.streams)
+                    .map_or(f64::NAN, |q| q.time.min());
+                let reference = TraceReference {
+                    timed_ms,
+                    back_to_back: true,
+                    rates: Some(rates),
+                };
+                timelines.push(trace(
+                    &timing,
+                    variant,
+                    &streams[..p.streams],
+                    &mut b,
+                    reference,
+                )?);
+                task.step(&format!("traced {}", variant.label()));
+            }
+        }
+        task.finish();
+        Ok(SincosOverlapResult {
+            params: p.clone(),
+            device: gpu.info().clone(),
+            provenance: ctx.provenance(complete),
+            batch_sizes: batches.iter().map(Range::len).collect(),
+            stages,
+            points,
+            verification: crate::verify::combine(checks),
+            timelines,
         })
-        .collect::<Result<Vec<_>, _>>()?;
-    task.step("traced");
-    task.finish();
-    let dtoh_alone = alone.pop().expect("three parts");
-    let kernel_alone = alone.pop().expect("three parts");
-    let htod_alone = alone.pop().expect("three parts");
-    Ok(SincosOverlapResult {
-        params: params.clone(),
-        device: gpu.info().clone(),
-        provenance: ctx.provenance(),
-        sequential,
-        points,
-        htod_alone,
-        kernel_alone,
-        dtoh_alone,
-        verification: verify::combine(checks),
-        timelines,
+    }
+}
+
+pub(super) type SincosFn = Function<<sincos as Kernel>::Args>;
+
+/// How every configuration is timed.
+struct Timing<'a> {
+    gpu: &'a Gpu,
+    kernel: SincosFn,
+    threads: u32,
+    warmup: usize,
+    batches: &'a [Range<usize>],
+}
+
+impl Timing<'_> {
+    /// Time `variant` on `streams`: warm-up iterations, then each batch of back-to-back
+    /// iterations; returns the time per iteration of each batch. The output is poisoned
+    /// before, so every element must be written again.
+    fn measure(
+        &self,
+        variant: SincosVariant,
+        streams: &[Stream],
+        b: &mut Buffers,
+    ) -> Result<Vec<f64>, RuntimeError> {
+        let parts = chunks(b.host_a.len(), streams.len());
+        let region = Region::new(self.gpu, streams.len())?;
+        b.poison(self.gpu, &streams[0])?;
+        region.begin(streams)?;
+        for _ in 0..self.warmup {
+            self.issue(variant, streams, &parts, b)?;
+        }
+        region.end(streams)?;
+        let mut samples = Vec::with_capacity(self.batches.len());
+        for batch in self.batches {
+            region.begin(streams)?;
+            for _ in batch.clone() {
+                self.issue(variant, streams, &parts, b)?;
+            }
+            samples.push(region.end(streams)? / batch.len() as f64);
+        }
+        self.gpu.synchronize()?;
+        Ok(samples)
+    }
+
+    /// Issue one iteration of `variant` over `streams`, chunk `s` on stream `s`.
+    fn issue(
+        &self,
+        variant: SincosVariant,
+        streams: &[Stream],
+        parts: &[Range<usize>],
+        b: &mut Buffers,
+    ) -> Result<(), RuntimeError> {
+        issue_iteration(variant, streams, parts, |kind, s, part| {
+            b.op(&self.kernel, self.threads, kind, &streams[s], part)
+        })
+    }
+}
+
+/// [`TRACED_ITERATIONS`] iterations of an asynchronous order, back to back, traced.
+fn trace(
+    timing: &Timing,
+    variant: SincosVariant,
+    streams: &[Stream],
+    b: &mut Buffers,
+    reference: TraceReference,
+) -> Result<Timeline, RuntimeError> {
+    let parts = chunks(b.host_a.len(), streams.len());
+    let title = format!(
+        "sincos-overlap {}, {} streams",
+        variant.label(),
+        streams.len()
+    );
+    trace::record(timing.gpu, streams, &title, reference, |rec| {
+        for iteration in 0..TRACED_ITERATIONS {
+            issue_iteration(variant, streams, &parts, |kind, s, part| {
+                let bytes =
+                    (kind != OpKind::Kernel).then_some((part.len() * size_of::<f32>()) as u64);
+                rec.op(s, iteration, kind, bytes, |stream| {
+                    b.op(&timing.kernel, timing.threads, kind, stream, part)
+                })
+            })?;
+        }
+        Ok(())
     })
 }
 
-/// What one timed iteration issues.
-#[derive(Debug, Clone, Copy)]
-enum Variant {
-    /// A full iteration of a write-up variant.
-    Whole(SincosVariant),
-    /// One part alone over the whole array.
-    Alone(OpKind),
+/// The f64 reference of element `i`: `a + sqrt(sin(i)² + cos(i)²)`, with `i` rounded to
+/// f32 as the kernel rounds it.
+pub fn reference(a: f32, i: usize) -> f64 {
+    let x = i as u32 as f32 as f64;
+    f64::from(a) + (x.sin().powi(2) + x.cos().powi(2)).sqrt()
 }
 
-impl Variant {
-    fn writes_output(self) -> bool {
-        matches!(self, Variant::Whole(_))
-    }
-
-    fn label(self) -> &'static str {
-        match self {
-            Variant::Whole(v) => v.label(),
-            Variant::Alone(kind) => kind.label(),
-        }
-    }
-}
-
-fn launch_chunk(
-    ctx: &Context,
-    stream: &Stream,
-    part: &std::ops::Range<usize>,
-    buffers: &Buffers,
-    threads: u32,
-) -> Result<(), RuntimeError> {
-    let blocks = part.len().div_ceil(threads as usize) as u32;
-    stream.launch(
-        &ctx.kernels.sincos,
-        Shape::linear(blocks, threads),
-        &[
-            buffers.dev_a.at(0),
-            buffers.dev_b.at(0),
-            Arg::U32(part.start as u32),
-            Arg::U32(part.end as u32),
-        ],
-    )
-}
-
-fn htod_chunk(
-    stream: &Stream,
-    part: &std::ops::Range<usize>,
-    buffers: &Buffers,
-) -> Result<(), RuntimeError> {
-    stream.htod(&buffers.dev_a, part.start, &buffers.host_a, part.clone())
-}
-
-fn dtoh_chunk(
-    stream: &Stream,
-    part: &std::ops::Range<usize>,
-    buffers: &mut Buffers,
-) -> Result<(), RuntimeError> {
-    stream.dtoh(
-        &mut buffers.host_b,
-        part.start,
-        &buffers.dev_b,
-        part.clone(),
-    )
-}
-
-/// Issue one iteration of `variant` over `streams`, chunk `s` on stream `s`.
-fn issue(
-    ctx: &Context,
-    variant: Variant,
-    streams: &[Stream],
-    parts: &[std::ops::Range<usize>],
-    buffers: &mut Buffers,
-    threads: u32,
-) -> Result<(), RuntimeError> {
-    let whole = 0..buffers.host_a.len();
-    match variant {
-        Variant::Whole(SincosVariant::Sequential) => {
-            // The blog's blocking copies: the host waits for the copy in before launching.
-            htod_chunk(&streams[0], &whole, buffers)?;
-            streams[0].synchronize()?;
-            launch_chunk(ctx, &streams[0], &whole, buffers, threads)?;
-            dtoh_chunk(&streams[0], &whole, buffers)
-        }
-        Variant::Whole(SincosVariant::Async1) => {
-            for (stream, part) in streams.iter().zip(parts) {
-                htod_chunk(stream, part, buffers)?;
-                launch_chunk(ctx, stream, part, buffers, threads)?;
-                dtoh_chunk(stream, part, buffers)?;
-            }
-            Ok(())
-        }
-        Variant::Whole(SincosVariant::Async2) => {
-            for (stream, part) in streams.iter().zip(parts) {
-                htod_chunk(stream, part, buffers)?;
-            }
-            for (stream, part) in streams.iter().zip(parts) {
-                launch_chunk(ctx, stream, part, buffers, threads)?;
-            }
-            for (stream, part) in streams.iter().zip(parts) {
-                dtoh_chunk(stream, part, buffers)?;
-            }
-            Ok(())
-        }
-        Variant::Alone(OpKind::HtoD) => htod_chunk(&streams[0], &whole, buffers),
-        Variant::Alone(OpKind::Kernel) => launch_chunk(ctx, &streams[0], &whole, buffers, threads),
-        Variant::Alone(OpKind::DtoH) => dtoh_chunk(&streams[0], &whole, buffers),
-    }
-}
-
-/// One traced iteration of an async variant (separate from the timed ones).
-fn trace(
-    ctx: &Context,
-    variant: SincosVariant,
-    streams: &[Stream],
-    buffers: &mut Buffers,
-    params: &Params,
-) -> Result<Timeline, RuntimeError> {
-    let gpu = ctx.gpu;
-    let parts = chunks(params.elements, streams.len());
-    let mut tracer = Tracer::begin(gpu, streams)?;
-    let order: Vec<(OpKind, usize)> = match variant {
-        SincosVariant::Async2 => [OpKind::HtoD, OpKind::Kernel, OpKind::DtoH]
-            .into_iter()
-            .flat_map(|kind| (0..streams.len()).map(move |s| (kind, s)))
-            .collect(),
-        _ => (0..streams.len())
-            .flat_map(|s| [OpKind::HtoD, OpKind::Kernel, OpKind::DtoH].map(|kind| (kind, s)))
-            .collect(),
-    };
-    for (kind, s) in order {
-        let part = &parts[s];
-        tracer.op(gpu, streams, s, kind, |stream| match kind {
-            OpKind::HtoD => htod_chunk(stream, part, buffers),
-            OpKind::Kernel => launch_chunk(ctx, stream, part, buffers, params.threads),
-            OpKind::DtoH => dtoh_chunk(stream, part, buffers),
-        })?;
-    }
-    tracer.finish(
-        gpu,
-        &format!(
-            "sincos-overlap {} ({} streams)",
-            variant.label(),
-            streams.len()
-        ),
-        streams.len(),
-    )
-}
-
-/// The f64 reference `a[i] + sqrt(sin(i)² + cos(i)²)`, computed on all cores.
-pub fn reference(a: &[f32]) -> Vec<f64> {
-    let mut out = vec![0.0f64; a.len()];
-    crate::parallel::for_each_chunk_mut(&mut out, |start, chunk| {
-        for (j, o) in chunk.iter_mut().enumerate() {
-            let i = (start + j) as u32 as f32 as f64;
-            *o = a[start + j] as f64 + (i.sin().powi(2) + i.cos().powi(2)).sqrt();
-        }
-    });
-    out
+/// Check every element of `b` against its `expected` value, within 1e-6.
+pub(super) fn check(what: &str, expected: &[f64], b: &[f32]) -> Verification {
+    crate::verify::compare(what, b, |i| expected[i], 1e-6)
 }
 
 #[cfg(test)]
@@ -412,71 +310,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn reference_matches_the_kernel_element_math() {
+    fn reference_matches_both_forms_of_the_kernel_element_math() {
         let a: Vec<f32> = (0..5000).map(|i| (i % 17) as f32 / 17.0).collect();
-        let expected = reference(&a);
-        for (i, (&x, &want)) in a.iter().zip(&expected).enumerate() {
-            let got = kernels_rs::element::sincos_element(x, i as u32) as f64;
-            assert!((got - want).abs() <= 1e-6, "{i}");
+        for (i, &x) in a.iter().enumerate() {
+            let want = reference(x, i);
+            let tuned = kernels_rs::element::sincos_element(x, i as u32) as f64;
+            let plain = kernels_rs::element::sincos_element_plain(x, i as u32) as f64;
+            assert!((tuned - want).abs() <= 1e-6, "{i}");
+            assert!((plain - want).abs() <= 1e-6, "{i}");
         }
-    }
-
-    #[test]
-    fn bad_parameters_are_usage_errors() {
-        let bad = |p: Params| p.validate().unwrap_err().to_string();
-        assert!(
-            bad(Params {
-                elements: 0,
-                ..Params::default()
-            })
-            .contains("--elements 0")
-        );
-        assert!(
-            bad(Params {
-                streams: 0,
-                ..Params::default()
-            })
-            .contains("stream count of 0")
-        );
-        assert!(
-            bad(Params {
-                elements: 4,
-                stream_counts: vec![8],
-                streams: 1,
-                ..Params::default()
-            })
-            .contains("at most 4")
-        );
-        assert!(
-            bad(Params {
-                threads: 2048,
-                ..Params::default()
-            })
-            .contains("--threads")
-        );
-        assert!(
-            bad(Params {
-                iterations: 0,
-                ..Params::default()
-            })
-            .contains("--iterations")
-        );
-        assert!(
-            bad(Params {
-                batches: 0,
-                ..Params::default()
-            })
-            .contains("--batches")
-        );
-        assert!(
-            bad(Params {
-                iterations: 5,
-                batches: 6,
-                ..Params::default()
-            })
-            .contains("--batches 6")
-        );
-        assert!(Params::default().validate().is_ok());
-        assert!(Params::quick().validate().is_ok());
     }
 }

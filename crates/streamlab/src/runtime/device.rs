@@ -2,7 +2,7 @@
 use cudarc::driver::{result, sys};
 
 use super::{Context, RuntimeError};
-use crate::results::DeviceInfo;
+use streamlab_results::saved::DeviceInfo;
 
 use sys::CUdevice_attribute as A;
 

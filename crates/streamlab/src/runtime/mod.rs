@@ -2,25 +2,37 @@
 //! (`cudarc::driver::result`); experiments use these types and never raw pointers.
 //!
 //! 1. [`Gpu::open`] finds the driver, picks the device, makes its primary context
-//!    current and loads the embedded Rust PTX ([`Gpu::kernels`]).
+//!    current and loads the embedded Rust PTX ([`kernels`]); [`baseline`] compiles the
+//!    CUDA C++ twins with NVRTC.
 //! 2. [`Gpu::ensure_fits`] checks free device memory before anything large is allocated;
-//!    [`Gpu::alloc`] and [`Gpu::pinned`] allocate device and page-locked host buffers.
-//! 3. [`Stream`]s are non-blocking; copies and launches are asynchronous on a stream.
-//! 4. [`Event`]s time the work between two records on the GPU's own clock.
+//!    [`Gpu::alloc`], [`Gpu::pinned`] and [`Gpu::mapped`] allocate device, page-locked
+//!    and mapped (zero-copy) host buffers.
+//! 3. [`Stream`]s are non-blocking; copies and launches are asynchronous on a stream, and
+//!    a launch takes host values type-checked against the kernel's declaration.
+//! 4. [`Event`]s time the work between two records on the GPU's own clock; [`graph`]
+//!    captures streams' work once and replays it; [`trace`] records when each copy and
+//!    kernel really ran (CUPTI).
 //!
 //! No call here synchronises unless its name says so, so nothing inserts waits into
 //! the timed regions (which is why the safe layer's automatic event tracking is unused).
+pub mod baseline;
 mod device;
+pub mod gate;
+pub mod graph;
+pub mod kernels;
+mod region;
+pub mod trace;
 
-use std::ffi::{CString, c_void};
+use std::ffi::c_void;
 use std::marker::PhantomData;
 use std::ops::Range;
 
 use cudarc::driver::{DriverError, result, sys};
+use nvptx_kernel::launch::{Args, DeviceSlice, DeviceSliceMut};
+use streamlab_results::saved::DeviceInfo;
 
-pub use device::query_info;
-
-use crate::results::DeviceInfo;
+pub use kernels::{Function, Kernels};
+pub use region::Region;
 
 /// A failure talking to the GPU.
 #[derive(Debug, thiserror::Error)]
@@ -37,23 +49,37 @@ pub enum RuntimeError {
         "the buffers need {:.2} GiB of GPU memory but only {:.2} GiB is free: use smaller sizes (or --quick)",
         gib(*needed), gib(*free)
     )]
-    OutOfMemory { needed: usize, free: usize },
+    OutOfMemory { needed: u64, free: u64 },
     #[error(
-        "could not allocate {:.2} GiB of pinned host memory ({source}): use smaller sizes (or --quick), or free host memory",
-        gib(*bytes)
+        "could not allocate {:.2} GiB of pinned host memory ({}): use smaller sizes (or --quick), or free host memory",
+        gib(*bytes), describe(source)
     )]
-    Pinned { bytes: usize, source: DriverError },
-    #[error("CUDA error while {what}: {source}")]
+    Pinned { bytes: u64, source: DriverError },
+    #[error("CUDA error while {what}: {}", describe(source))]
     Driver {
         what: &'static str,
         source: DriverError,
     },
+    #[error("kernel `{kernel}` failed on the GPU: {}", describe(source))]
+    Kernel { kernel: String, source: DriverError },
     #[error("the kernel module does not load on this GPU: {0}")]
     Module(String),
+    #[error("CUPTI failed while {what}: error {code}")]
+    Cupti { what: &'static str, code: u32 },
+    #[error("the trace is incomplete: {0}")]
+    Trace(String),
 }
 
-fn gib(bytes: usize) -> f64 {
+fn gib(bytes: u64) -> f64 {
     bytes as f64 / (1u64 << 30) as f64
+}
+
+/// A driver error as one line: its name and the driver's description.
+fn describe(err: &DriverError) -> String {
+    match err.error_string() {
+        Ok(text) => format!("{:?} ({})", err.0, text.to_string_lossy()),
+        Err(_) => format!("{:?}", err.0),
+    }
 }
 
 /// Attach context to a driver result.
@@ -100,8 +126,8 @@ impl Gpu {
             let ctx = result::primary_ctx::retain(device).doing("creating a context")?;
             result::ctx::set_current(ctx).doing("making the context current")?;
         }
-        let info = query_info(ordinal, device)?;
-        let kernels = Kernels::load(crate::kernels::RUST_PTX, crate::kernels::KernelSet::Rust)?;
+        let info = device::query_info(ordinal, device)?;
+        let kernels = Kernels::load(kernels::RUST_PTX, streamlab_results::saved::KernelSet::Rust)?;
         Ok(Gpu { info, kernels })
     }
 
@@ -115,12 +141,12 @@ impl Gpu {
     }
 
     /// Fail with [`RuntimeError::OutOfMemory`] unless `bytes` fit in free device memory.
-    pub fn ensure_fits(&self, bytes: usize) -> Result<(), RuntimeError> {
+    pub fn ensure_fits(&self, bytes: u64) -> Result<(), RuntimeError> {
         let (free, _total) = result::mem_get_info().doing("reading free GPU memory")?;
-        if bytes > free {
+        if bytes > free as u64 {
             return Err(RuntimeError::OutOfMemory {
                 needed: bytes,
-                free,
+                free: free as u64,
             });
         }
         Ok(())
@@ -129,7 +155,7 @@ impl Gpu {
     /// An uninitialised device buffer of `len` elements.
     pub fn alloc<T: Copy>(&self, len: usize) -> Result<DeviceBuffer<T>, RuntimeError> {
         let bytes = len.max(1) * size_of::<T>();
-        self.ensure_fits(bytes)?;
+        self.ensure_fits(bytes as u64)?;
         // SAFETY: a plain allocation; freed in Drop.
         let ptr = unsafe { result::malloc_sync(bytes) }.doing("allocating GPU memory")?;
         Ok(DeviceBuffer {
@@ -140,14 +166,27 @@ impl Gpu {
     }
 
     /// A page-locked host buffer of `len` elements, every element `fill`.
-    pub fn pinned<T: Copy>(&self, len: usize, fill: T) -> Result<PinnedBuffer<T>, RuntimeError> {
-        let bytes = len.max(1) * size_of::<T>();
-        // SAFETY: flags 0 asks for ordinary (cached, not write-combined) pinned memory.
-        let ptr = unsafe { result::malloc_host(bytes, 0) }
-            .map_err(|source| RuntimeError::Pinned { bytes, source })? as *mut T;
-        // SAFETY: the allocation holds `len` elements of T.
-        unsafe { std::slice::from_raw_parts_mut(ptr, len) }.fill(fill);
-        Ok(PinnedBuffer { ptr, len })
+    pub fn pinned<T: Copy + Send + Sync>(
+        &self,
+        len: usize,
+        fill: T,
+    ) -> Result<PinnedBuffer<T>, RuntimeError> {
+        PinnedBuffer::new(len, fill, 0)
+    }
+
+    /// A page-locked host buffer the GPU can read and write directly (zero-copy).
+    pub fn mapped<T: Copy + Send + Sync>(
+        &self,
+        len: usize,
+        fill: T,
+    ) -> Result<MappedBuffer<T>, RuntimeError> {
+        let host = PinnedBuffer::new(len, fill, sys::CU_MEMHOSTALLOC_DEVICEMAP)?;
+        let mut device: sys::CUdeviceptr = 0;
+        // SAFETY: `host` is a live allocation made with DEVICEMAP; flags must be 0.
+        unsafe { sys::cuMemHostGetDevicePointer_v2(&mut device, host.ptr as *mut c_void, 0) }
+            .result()
+            .doing("mapping pinned memory into the GPU's address space")?;
+        Ok(MappedBuffer { host, device })
     }
 
     /// `count` new non-blocking streams.
@@ -166,65 +205,6 @@ impl Gpu {
     }
 }
 
-/// A loaded kernel entry point.
-#[derive(Debug, Clone, Copy)]
-pub struct Kernel {
-    raw: sys::CUfunction,
-    name: &'static str,
-}
-
-impl Kernel {
-    pub fn name(&self) -> &'static str {
-        self.name
-    }
-}
-
-/// The four kernels from one PTX module (the Rust set, or the CUDA C++ twins).
-#[derive(Debug, Clone, Copy)]
-pub struct Kernels {
-    pub set: crate::kernels::KernelSet,
-    pub fill: Kernel,
-    pub matmul: Kernel,
-    pub add_kernel: Kernel,
-    pub sincos: Kernel,
-}
-
-impl Kernels {
-    /// Load a PTX module holding the four entry points.
-    pub fn load(ptx: &str, set: crate::kernels::KernelSet) -> Result<Kernels, RuntimeError> {
-        let image = CString::new(ptx)
-            .map_err(|_| RuntimeError::Module("PTX contains a NUL byte".into()))?;
-        // SAFETY: `image` is a NUL-terminated PTX text; the module lives for the process.
-        let module = unsafe { result::module::load_data(image.as_ptr() as *const c_void) }
-            .map_err(|err| RuntimeError::Module(err.to_string()))?;
-        let get = |name: &'static str| -> Result<Kernel, RuntimeError> {
-            let cname = CString::new(name).expect("kernel names have no NUL");
-            // SAFETY: `module` is loaded.
-            let raw = unsafe { result::module::get_function(module, cname) }
-                .map_err(|err| RuntimeError::Module(format!("{name}: {err}")))?;
-            Ok(Kernel { raw, name })
-        };
-        Ok(Kernels {
-            set,
-            fill: get("fill")?,
-            matmul: get("matmul")?,
-            add_kernel: get("add_kernel")?,
-            sincos: get("sincos")?,
-        })
-    }
-}
-
-/// A kernel argument, passed by value.
-#[derive(Debug, Clone, Copy)]
-pub enum Arg {
-    /// A device address (a buffer's start or an element inside it).
-    Ptr(u64),
-    I32(i32),
-    U32(u32),
-    U64(u64),
-    F32(f32),
-}
-
 /// Grid and block dimensions of a launch (x, y).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shape {
@@ -240,6 +220,11 @@ impl Shape {
             block: (threads, 1),
         }
     }
+
+    /// A 1-D launch with one thread per element of `len`, `threads` per block.
+    pub fn cover(len: usize, threads: u32) -> Shape {
+        Shape::linear(len.div_ceil(threads as usize).max(1) as u32, threads)
+    }
 }
 
 /// A non-blocking stream.
@@ -254,7 +239,12 @@ impl Stream {
         Ok(Stream { raw })
     }
 
-    /// Copy host elements `src` into `dst` starting at element `dst_start`.
+    /// The driver's handle (for CUPTI's stream ids).
+    pub(crate) fn raw(&self) -> sys::CUstream {
+        self.raw
+    }
+
+    /// Copy host elements `src_range` of `src` into `dst` starting at element `dst_start`.
     pub fn htod<T: Copy>(
         &self,
         dst: &DeviceBuffer<T>,
@@ -306,34 +296,60 @@ impl Stream {
         .doing("copying device to device")
     }
 
-    /// Launch `kernel` with `shape` and `args` on this stream.
-    pub fn launch(&self, kernel: &Kernel, shape: Shape, args: &[Arg]) -> Result<(), RuntimeError> {
-        let mut values: Vec<[u8; 8]> = args
-            .iter()
-            .map(|arg| match *arg {
-                Arg::Ptr(v) | Arg::U64(v) => v.to_ne_bytes(),
-                Arg::I32(v) => widen(v.to_ne_bytes()),
-                Arg::U32(v) => widen(v.to_ne_bytes()),
-                Arg::F32(v) => widen(v.to_ne_bytes()),
-            })
-            .collect();
-        let mut params: Vec<*mut c_void> = values
-            .iter_mut()
-            .map(|v| v.as_mut_ptr() as *mut c_void)
-            .collect();
-        // SAFETY: each parameter points at a value of the kernel's parameter size (the
-        // 4-byte ones at the start of an 8-byte slot); the driver copies them at launch.
+    /// Launch `function` with `shape` on this stream. `args` must match the kernel's
+    /// declaration parameter by parameter, or this does not compile.
+    pub fn launch<P, A: Args<P>>(
+        &self,
+        function: &Function<P>,
+        shape: Shape,
+        args: A,
+    ) -> Result<(), RuntimeError> {
+        let params = args.pack();
+        debug_assert_eq!(params.len(), function.ptx_params, "{}", function.name);
+        // SAFETY: `Args` packs exactly the parameters the declaration makes, which the
+        // build checked against the entry.
+        unsafe { self.launch_packed(function.raw, function.name, shape, params) }
+    }
+
+    /// Launch a kernel whose parameters are known only at run time, with `params`
+    /// packed in its PTX order.
+    pub fn launch_dynamic(
+        &self,
+        function: &kernels::DynamicFunction,
+        shape: Shape,
+        params: nvptx_kernel::launch::ParamBuffer,
+    ) -> Result<(), RuntimeError> {
+        assert_eq!(params.len(), function.ptx_params, "{}", function.name);
+        // SAFETY: the entry was checked to take these parameters, in this order.
+        unsafe { self.launch_packed(function.raw, &function.name, shape, params) }
+    }
+
+    /// # Safety
+    /// `params` holds, in order, a value of each PTX parameter of `raw`'s entry.
+    unsafe fn launch_packed(
+        &self,
+        raw: sys::CUfunction,
+        name: &str,
+        shape: Shape,
+        mut params: nvptx_kernel::launch::ParamBuffer,
+    ) -> Result<(), RuntimeError> {
+        let mut pointers = params.pointers();
+        // SAFETY: each pointer points at a value of its parameter's size (a 4-byte one at
+        // the start of an 8-byte slot); the driver copies them during the call.
         unsafe {
             result::launch_kernel(
-                kernel.raw,
+                raw,
                 (shape.grid.0, shape.grid.1, 1),
                 (shape.block.0, shape.block.1, 1),
                 0,
                 self.raw,
-                &mut params,
+                &mut pointers,
             )
         }
-        .doing("launching a kernel")
+        .map_err(|source| RuntimeError::Kernel {
+            kernel: name.to_owned(),
+            source,
+        })
     }
 
     /// Overwrite every byte of `buf` with 0xFF (NaN for floats, -1 for ints), so that an
@@ -381,12 +397,6 @@ fn copy_len(dst_start: usize, dst_len: usize, src_range: &Range<usize>, src_len:
     count
 }
 
-fn widen(bytes: [u8; 4]) -> [u8; 8] {
-    let mut wide = [0u8; 8];
-    wide[..4].copy_from_slice(&bytes);
-    wide
-}
-
 impl Drop for Stream {
     fn drop(&mut self) {
         // SAFETY: the stream is ours; destroying it lets queued work finish first.
@@ -406,7 +416,7 @@ impl Event {
         Ok(Event { raw })
     }
 
-    /// Milliseconds from `self` to `end`; both must have completed.
+    /// Milliseconds from `self` to `end`; waits for `end`.
     pub fn elapsed_ms(&self, end: &Event) -> Result<f64, RuntimeError> {
         // SAFETY: both handles are live.
         unsafe {
@@ -415,6 +425,12 @@ impl Event {
                 .map(f64::from)
                 .doing("reading event times")
         }
+    }
+
+    /// Wait until the work before this event's record has finished.
+    pub fn synchronize(&self) -> Result<(), RuntimeError> {
+        // SAFETY: the handle is live.
+        unsafe { result::event::synchronize(self.raw) }.doing("waiting for an event")
     }
 }
 
@@ -441,9 +457,35 @@ impl<T> DeviceBuffer<T> {
         self.len == 0
     }
 
-    /// The device address of element `index` (kernel argument).
-    pub fn at(&self, index: usize) -> Arg {
-        Arg::Ptr(self.addr(index))
+    /// Elements `range` as a kernel argument it may read.
+    pub fn slice(&self, range: Range<usize>) -> DeviceSlice<'_, T> {
+        assert!(
+            range.start <= range.end && range.end <= self.len,
+            "slice out of bounds"
+        );
+        // SAFETY: the range lies in this live allocation, borrowed for the view's life.
+        unsafe { DeviceSlice::from_raw(self.addr(range.start), range.len()) }
+    }
+
+    /// Elements `range` as a kernel argument it may write.
+    pub fn slice_mut(&mut self, range: Range<usize>) -> DeviceSliceMut<'_, T> {
+        assert!(
+            range.start <= range.end && range.end <= self.len,
+            "slice out of bounds"
+        );
+        // SAFETY: as above, borrowed exclusively.
+        unsafe { DeviceSliceMut::from_raw(self.addr(range.start), range.len()) }
+    }
+
+    /// The whole buffer, to read.
+    pub fn all(&self) -> DeviceSlice<'_, T> {
+        self.slice(0..self.len)
+    }
+
+    /// The whole buffer, to write.
+    pub fn all_mut(&mut self) -> DeviceSliceMut<'_, T> {
+        let len = self.len;
+        self.slice_mut(0..len)
     }
 
     fn addr(&self, index: usize) -> sys::CUdeviceptr {
@@ -467,6 +509,22 @@ impl<T> Drop for DeviceBuffer<T> {
 pub struct PinnedBuffer<T> {
     ptr: *mut T,
     len: usize,
+}
+
+impl<T: Copy + Send + Sync> PinnedBuffer<T> {
+    fn new(len: usize, fill: T, flags: u32) -> Result<PinnedBuffer<T>, RuntimeError> {
+        let bytes = len.max(1) * size_of::<T>();
+        // SAFETY: flags 0 asks for ordinary (cached, not write-combined) pinned memory;
+        // DEVICEMAP also maps it into the GPU's address space.
+        let ptr =
+            unsafe { result::malloc_host(bytes, flags) }.map_err(|source| RuntimeError::Pinned {
+                bytes: bytes as u64,
+                source,
+            })? as *mut T;
+        let mut buffer = PinnedBuffer { ptr, len };
+        crate::parallel::for_each_chunk_mut(buffer.as_mut_slice(), |_, chunk| chunk.fill(fill));
+        Ok(buffer)
+    }
 }
 
 impl<T> PinnedBuffer<T> {
@@ -497,3 +555,55 @@ impl<T> Drop for PinnedBuffer<T> {
         let _ = unsafe { result::free_host(self.ptr as *mut c_void) };
     }
 }
+
+/// Pinned host memory mapped into the GPU's address space: kernels read and write it
+/// directly over PCIe, with no copy.
+pub struct MappedBuffer<T> {
+    host: PinnedBuffer<T>,
+    device: sys::CUdeviceptr,
+}
+
+impl<T> MappedBuffer<T> {
+    pub fn len(&self) -> usize {
+        self.host.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.host.len == 0
+    }
+
+    /// The host's view. Read only after the kernels that write it have been waited for.
+    pub fn as_slice(&self) -> &[T] {
+        self.host.as_slice()
+    }
+
+    pub fn as_mut_slice(&mut self) -> &mut [T] {
+        self.host.as_mut_slice()
+    }
+
+    /// The GPU's address of the first element.
+    pub(crate) fn device_addr(&self) -> sys::CUdeviceptr {
+        self.device
+    }
+
+    /// Elements `range` as a kernel argument it may read.
+    pub fn slice(&self, range: Range<usize>) -> DeviceSlice<'_, T> {
+        assert!(range.end <= self.len(), "slice out of bounds");
+        let addr = self.device + (range.start * size_of::<T>()) as u64;
+        // SAFETY: the range lies in the mapped allocation, borrowed for the view's life.
+        unsafe { DeviceSlice::from_raw(addr, range.len()) }
+    }
+
+    /// Elements `range` as a kernel argument it may write.
+    pub fn slice_mut(&mut self, range: Range<usize>) -> DeviceSliceMut<'_, T> {
+        assert!(range.end <= self.len(), "slice out of bounds");
+        let addr = self.device + (range.start * size_of::<T>()) as u64;
+        // SAFETY: as above, borrowed exclusively.
+        unsafe { DeviceSliceMut::from_raw(addr, range.len()) }
+    }
+}
+
+// SAFETY: the buffers are plain memory owned by one value; the raw pointer is only a
+// handle, and every access goes through `&self`/`&mut self`.
+unsafe impl<T: Send> Send for PinnedBuffer<T> {}
+unsafe impl<T: Sync> Sync for PinnedBuffer<T> {}

@@ -1,0 +1,134 @@
+//! Where the running thread is in the launch: CUDA's `threadIdx`, `blockIdx`,
+//! `blockDim` and `gridDim`, the global indices built from them, and the block barrier.
+//!
+//! Names follow Rust-CUDA's `cuda_std::thread` (`thread_idx_x()` is `threadIdx.x`,
+//! `index_1d()` is `blockIdx.x * blockDim.x + threadIdx.x`); [`grid_stride_1d`] is an
+//! addition. GPU only: each function reads a PTX special register.
+//!
+//! Arithmetic is on `u32` and wraps on overflow, as CUDA's `unsigned int` arithmetic
+//! does: a launch can have more than `u32::MAX` threads along x (`gridDim.x` up to
+//! 2³¹ − 1 blocks of up to 1024 threads), and for such launches the 1-D index and stride
+//! must be computed in `u64` from the parts.
+use core::arch::nvptx;
+
+/// `threadIdx.x`: the thread's x index within its block.
+#[inline(always)]
+pub fn thread_idx_x() -> u32 {
+    // SAFETY: reading a special register has no preconditions.
+    unsafe { nvptx::_thread_idx_x() }
+}
+
+/// `threadIdx.y`: the thread's y index within its block.
+#[inline(always)]
+pub fn thread_idx_y() -> u32 {
+    // SAFETY: as above.
+    unsafe { nvptx::_thread_idx_y() }
+}
+
+/// `threadIdx.z`: the thread's z index within its block.
+#[inline(always)]
+pub fn thread_idx_z() -> u32 {
+    // SAFETY: as above.
+    unsafe { nvptx::_thread_idx_z() }
+}
+
+/// `blockIdx.x`: the block's x index within the grid.
+#[inline(always)]
+pub fn block_idx_x() -> u32 {
+    // SAFETY: as above.
+    unsafe { nvptx::_block_idx_x() }
+}
+
+/// `blockIdx.y`: the block's y index within the grid.
+#[inline(always)]
+pub fn block_idx_y() -> u32 {
+    // SAFETY: as above.
+    unsafe { nvptx::_block_idx_y() }
+}
+
+/// `blockIdx.z`: the block's z index within the grid.
+#[inline(always)]
+pub fn block_idx_z() -> u32 {
+    // SAFETY: as above.
+    unsafe { nvptx::_block_idx_z() }
+}
+
+/// `blockDim.x`: threads per block along x.
+#[inline(always)]
+pub fn block_dim_x() -> u32 {
+    // SAFETY: as above.
+    unsafe { nvptx::_block_dim_x() }
+}
+
+/// `blockDim.y`: threads per block along y.
+#[inline(always)]
+pub fn block_dim_y() -> u32 {
+    // SAFETY: as above.
+    unsafe { nvptx::_block_dim_y() }
+}
+
+/// `blockDim.z`: threads per block along z.
+#[inline(always)]
+pub fn block_dim_z() -> u32 {
+    // SAFETY: as above.
+    unsafe { nvptx::_block_dim_z() }
+}
+
+/// `gridDim.x`: blocks in the grid along x.
+#[inline(always)]
+pub fn grid_dim_x() -> u32 {
+    // SAFETY: as above.
+    unsafe { nvptx::_grid_dim_x() }
+}
+
+/// `gridDim.y`: blocks in the grid along y.
+#[inline(always)]
+pub fn grid_dim_y() -> u32 {
+    // SAFETY: as above.
+    unsafe { nvptx::_grid_dim_y() }
+}
+
+/// `gridDim.z`: blocks in the grid along z.
+#[inline(always)]
+pub fn grid_dim_z() -> u32 {
+    // SAFETY: as above.
+    unsafe { nvptx::_grid_dim_z() }
+}
+
+/// The thread's global x index, `blockIdx.x * blockDim.x + threadIdx.x`, wrapping on
+/// overflow like CUDA's unsigned arithmetic (see the [module docs](self)).
+#[inline(always)]
+pub fn index_1d() -> u32 {
+    block_idx_x()
+        .wrapping_mul(block_dim_x())
+        .wrapping_add(thread_idx_x())
+}
+
+/// The thread's global `(x, y)` index, each as [`index_1d`] computes x. `cuda_std`
+/// returns a `UVec2`; this is a plain tuple.
+#[inline(always)]
+pub fn index_2d() -> (u32, u32) {
+    let y = block_idx_y()
+        .wrapping_mul(block_dim_y())
+        .wrapping_add(thread_idx_y());
+    (index_1d(), y)
+}
+
+/// The number of threads along x in the whole grid, `blockDim.x * gridDim.x` (wrapping):
+/// the step of a grid-stride loop, `i = index_1d(); while i < n { …; i += stride }`.
+#[inline(always)]
+pub fn grid_stride_1d() -> u32 {
+    block_dim_x().wrapping_mul(grid_dim_x())
+}
+
+/// `__syncthreads()` (`bar.sync 0`): wait until every thread of the block reaches this
+/// point, and make their earlier shared and global memory writes visible to each other.
+///
+/// Every non-exited thread of the block must reach the same call: calling it where the
+/// block's threads diverge hangs the block or gives unpredictable results.
+#[inline(always)]
+pub fn sync_threads() {
+    // SAFETY: `bar.sync 0` touches no memory of its own; the convergence requirement
+    // above is the caller's, as in cuda_std and CUDA C++.
+    unsafe { nvptx::_syncthreads() }
+}

@@ -1,0 +1,199 @@
+//! The reachable bound of a copy → kernel → copy pipeline: the fastest the measured
+//! engines can run a schedule, fill and drain included.
+//!
+//! Work split into `n` chunks, `N` runs issued back to back, passes three engines in
+//! order: the HtoD copy engine (busy `H` per run), the SMs (`K`), the DtoH copy engine
+//! (`D`), each measured alone over the whole data. Copies in and out at once share the
+//! link: moving a run's bytes both ways together takes at least `C`, measured at the
+//! both-ways rate (about 95–98 GB/s on an H100's PCIe 5 link, not 2 × 55). The first
+//! chunk's copy in and the last chunk's copy out overlap nothing (fill and drain); they
+//! are paid once per `N` runs. Per run:
+//!
+//! ```text
+//! HtoD engine:  H + (K + D)/(nN)      SMs:  K + (H + D)/(nN)
+//! DtoH engine:  D + (H + K)/(nN)      both directions:  C + (H + D − C)/(nN)
+//! ```
+//!
+//! The last: during the first chunk's copy in only HtoD can run, during the last
+//! chunk's copy out only DtoH, and the rest of the bytes, `(H + D − C/…)`, moves no
+//! faster than the both-ways rate. The bound is the largest term. With one copy engine
+//! both directions queue on it (`H + D`); with none, nothing overlaps; one stream runs
+//! its work in order (`H + K + D`).
+use serde::{Deserialize, Serialize};
+
+/// How far below its bound a measurement may fall and still count as at the bound: the
+/// copy rates a bound is built from vary by 1–4% from one sample to the next on a shared
+/// host, so a bound measured between the runs can be beaten by that much by a lucky run.
+/// Anything further below is flagged: the bound or the measurement is wrong.
+pub const SLACK: f64 = 0.01;
+
+/// Whether `measured_ms` is faster than `bound_ms` by more than [`SLACK`].
+pub fn beyond(measured_ms: f64, bound_ms: f64) -> bool {
+    measured_ms < bound_ms * (1.0 - SLACK)
+}
+
+/// The time each engine needs for the whole data of one run, measured alone
+/// (milliseconds), and `both_ms`: the data in and out together at the both-ways rate.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Stages {
+    pub htod_ms: f64,
+    pub kernel_ms: f64,
+    pub dtoh_ms: f64,
+    pub both_ms: f64,
+}
+
+impl Stages {
+    /// Every part after the other.
+    pub fn serial_ms(&self) -> f64 {
+        self.htod_ms + self.kernel_ms + self.dtoh_ms
+    }
+}
+
+/// What limits a schedule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Limiter {
+    /// One stream: everything in order.
+    OneStream,
+    HtodEngine,
+    Sms,
+    DtohEngine,
+    /// Copies in and out sharing the link.
+    BothWays,
+    /// One copy engine for both directions.
+    SharedCopyEngine,
+    /// No copy engine runs beside kernels.
+    NoOverlap,
+}
+
+impl Limiter {
+    pub fn label(self) -> &'static str {
+        match self {
+            Limiter::OneStream => "one stream, in order",
+            Limiter::HtodEngine => "HtoD copy engine",
+            Limiter::Sms => "SMs",
+            Limiter::DtohEngine => "DtoH copy engine",
+            Limiter::BothWays => "both copy directions at once",
+            Limiter::SharedCopyEngine => "one shared copy engine",
+            Limiter::NoOverlap => "no overlap (no copy engine)",
+        }
+    }
+}
+
+/// A bound per run, and the term that sets it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Bound {
+    pub ms: f64,
+    pub limiter: Limiter,
+}
+
+/// The bound per run of `stages` split over `streams` streams (one chunk each), with
+/// `runs` runs issued back to back, on a GPU with `copy_engines` copy engines.
+pub fn bound(stages: Stages, streams: usize, runs: usize, copy_engines: i32) -> Bound {
+    let Stages {
+        htod_ms: h,
+        kernel_ms: k,
+        dtoh_ms: d,
+        both_ms: c,
+    } = stages;
+    if streams <= 1 {
+        return Bound {
+            ms: h + k + d,
+            limiter: Limiter::OneStream,
+        };
+    }
+    let pieces = (streams * runs.max(1)) as f64;
+    let terms: Vec<(f64, Limiter)> = match copy_engines {
+        e if e >= 2 => vec![
+            (h + (k + d) / pieces, Limiter::HtodEngine),
+            (k + (h + d) / pieces, Limiter::Sms),
+            (d + (h + k) / pieces, Limiter::DtohEngine),
+            (c + (h + d - c).max(0.0) / pieces, Limiter::BothWays),
+        ],
+        1 => vec![
+            (h + d, Limiter::SharedCopyEngine),
+            (k + (h + d) / pieces, Limiter::Sms),
+        ],
+        _ => vec![(h + k + d, Limiter::NoOverlap)],
+    };
+    let (ms, limiter) = terms
+        .into_iter()
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .expect("at least one term");
+    Bound { ms, limiter }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-9
+    }
+
+    /// About sincos-overlap's 128 MiB each way on an H100.
+    const SINCOS: Stages = Stages {
+        htod_ms: 2.43,
+        kernel_ms: 0.19,
+        dtoh_ms: 2.43,
+        both_ms: 2.80,
+    };
+
+    #[test]
+    fn one_stream_is_serial_whatever_the_engines() {
+        let b = bound(SINCOS, 1, 100, 3);
+        assert!(close(b.ms, SINCOS.serial_ms()));
+        assert_eq!(b.limiter, Limiter::OneStream);
+    }
+
+    #[test]
+    fn copies_both_ways_set_the_sincos_bound_with_fill_and_drain_per_batch() {
+        // One run of 4 chunks: C + (H + D − C)/4.
+        let single = bound(SINCOS, 4, 1, 3);
+        assert_eq!(single.limiter, Limiter::BothWays);
+        assert!(close(single.ms, 2.80 + (4.86 - 2.80) / 4.0));
+        // 100 runs back to back pay fill and drain once: within a few µs of C.
+        let batch = bound(SINCOS, 4, 100, 3);
+        assert!(batch.ms > 2.80 && batch.ms - 2.80 < 0.006, "{}", batch.ms);
+        // A faster link for both ways leaves the one-way copy engines as the limit.
+        let fast_link = Stages {
+            both_ms: 2.0,
+            htod_ms: 2.5,
+            ..SINCOS
+        };
+        assert_eq!(bound(fast_link, 4, 100, 3).limiter, Limiter::HtodEngine);
+    }
+
+    #[test]
+    fn a_long_kernel_is_bound_by_the_sms() {
+        let heavy = Stages {
+            htod_ms: 10.0,
+            kernel_ms: 30.0,
+            dtoh_ms: 10.0,
+            both_ms: 11.0,
+        };
+        let b = bound(heavy, 8, 1, 3);
+        assert_eq!(b.limiter, Limiter::Sms);
+        assert!(close(b.ms, 30.0 + 20.0 / 8.0));
+    }
+
+    #[test]
+    fn fewer_copy_engines_serialize_the_copies() {
+        let b = bound(SINCOS, 4, 1, 1);
+        assert_eq!(b.limiter, Limiter::SharedCopyEngine);
+        assert!(close(b.ms, 4.86));
+        let none = bound(SINCOS, 8, 10, 0);
+        assert_eq!(none.limiter, Limiter::NoOverlap);
+        assert!(close(none.ms, SINCOS.serial_ms()));
+    }
+
+    #[test]
+    fn more_streams_never_raise_the_bound() {
+        let mut last = f64::INFINITY;
+        for streams in [2, 4, 8, 16, 32, 64] {
+            let b = bound(SINCOS, streams, 1, 3).ms;
+            assert!(b <= last, "{streams} streams: {b} > {last}");
+            last = b;
+        }
+    }
+}

@@ -1,0 +1,183 @@
+//! Rates and pipeline stages from measured stage times: the best each path reached in
+//! the run, since a bound is what the hardware demonstrably did.
+use super::pipeline::Stages;
+use crate::saved::StageTimes;
+use crate::saved::timeline::CopyRates;
+
+/// GB/s (10^9 bytes per second) of `bytes` moved in `ms` milliseconds.
+pub fn gbps(bytes: u64, ms: f64) -> f64 {
+    bytes as f64 / (ms * 1e6)
+}
+
+/// Milliseconds to move `bytes` at `gbps`.
+pub fn ms_at(bytes: u64, gbps: f64) -> f64 {
+    bytes as f64 / (gbps * 1e6)
+}
+
+/// The fastest rate of each path, and each direction's typical (median) rate while both
+/// run.
+pub fn best_rates(t: &StageTimes) -> CopyRates {
+    CopyRates {
+        htod_gbps: gbps(t.bytes, t.htod.min()),
+        dtoh_gbps: gbps(t.bytes, t.dtoh.min()),
+        both_gbps: gbps(2 * t.bytes, t.both.min()),
+        htod_shared_gbps: gbps(t.bytes, t.both_htod.median()),
+        dtoh_shared_gbps: gbps(t.bytes, t.both_dtoh.median()),
+    }
+}
+
+/// The medians of each path, for tables that describe the typical copy.
+pub fn median_rates(t: &StageTimes) -> CopyRates {
+    CopyRates {
+        htod_gbps: gbps(t.bytes, t.htod.median()),
+        dtoh_gbps: gbps(t.bytes, t.dtoh.median()),
+        both_gbps: gbps(2 * t.bytes, t.both.median()),
+        htod_shared_gbps: gbps(t.bytes, t.both_htod.median()),
+        dtoh_shared_gbps: gbps(t.bytes, t.both_dtoh.median()),
+    }
+}
+
+/// The bound's stages: the fastest sample of each part; the kernels' stage is the
+/// fastest of `kernels` and the stage times' own kernels (0 where neither was timed,
+/// which keeps the bound a lower bound).
+pub fn stages(t: &StageTimes, kernels: Option<f64>) -> Stages {
+    let timed = t.kernels.as_ref().map(|k| k.min());
+    Stages {
+        htod_ms: t.htod.min(),
+        kernel_ms: match (timed, kernels) {
+            (Some(a), Some(b)) => a.min(b),
+            (a, b) => a.or(b).unwrap_or(0.0),
+        },
+        dtoh_ms: t.dtoh.min(),
+        both_ms: t.both.min(),
+    }
+}
+
+/// Chunks from this size up move at the link's rate: a copy's fixed cost (a few
+/// microseconds) is under 3% of their time.
+pub const POOLED_CHUNK_BYTES: u64 = 8 << 20;
+
+/// The stages of a pipeline of `chunks` chunks.
+///
+/// Copies in alone, copies out alone and the kernels: the fastest sample of the split
+/// into `chunks` chunks; and, when its chunks are at least [`POOLED_CHUNK_BYTES`], the
+/// fastest over every coarser split of the same bytes too (and the two-chunk split for
+/// one chunk). Such chunks pay their fixed costs in the noise, so what a coarser split
+/// reached is reachable, and pooling keeps one split whose samples all met a busy link
+/// from raising its bound. Smaller chunks are held to their own split, whose fixed
+/// costs are part of what the pipeline must pay.
+///
+/// Both directions at once: the fastest over every split, since that term is the link's
+/// capacity, and a sample with few chunks lets one direction finish early and the other
+/// run on alone, which measures the sharing rather than the capacity.
+///
+/// `None` when that split was not measured.
+pub fn pipeline_stages<'a>(
+    all: impl IntoIterator<Item = &'a StageTimes>,
+    chunks: usize,
+    kernels: Option<f64>,
+) -> Option<Stages> {
+    let all: Vec<&StageTimes> = all.into_iter().collect();
+    let own = all.iter().find(|t| t.chunks == chunks)?;
+    let pooled = own.bytes / chunks.max(1) as u64 >= POOLED_CHUNK_BYTES;
+    let both_ms = all
+        .iter()
+        .map(|t| t.both.min())
+        .fold(f64::INFINITY, f64::min);
+    (all.iter())
+        .filter(|t| t.chunks == chunks || (pooled && t.chunks <= chunks.max(2)))
+        .map(|t| stages(t, kernels))
+        .reduce(|a, b| Stages {
+            htod_ms: a.htod_ms.min(b.htod_ms),
+            kernel_ms: a.kernel_ms.min(b.kernel_ms),
+            dtoh_ms: a.dtoh_ms.min(b.dtoh_ms),
+            both_ms: a.both_ms.min(b.both_ms),
+        })
+        .map(|s| Stages { both_ms, ..s })
+}
+
+/// The stage times of `chunks` chunks in `all`, if measured.
+pub fn for_chunks(all: &[StageTimes], chunks: usize) -> Option<&StageTimes> {
+    all.iter().find(|t| t.chunks == chunks)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::Series;
+
+    fn series(v: &[f64]) -> Series {
+        Series::new(v.to_vec()).unwrap()
+    }
+
+    #[test]
+    fn rates_and_stages_from_the_fastest_samples() {
+        let t = StageTimes {
+            chunks: 4,
+            bytes: 128 << 20,
+            passes: 2,
+            htod: series(&[2.5, 2.43, 3.0]),
+            dtoh: series(&[2.44]),
+            both: series(&[2.9, 2.733]),
+            both_htod: series(&[2.9, 3.1, 3.0]),
+            both_dtoh: series(&[2.7]),
+            kernels: Some(series(&[0.2, 0.25])),
+        };
+        let best = best_rates(&t);
+        assert!((best.htod_gbps - 55.23).abs() < 0.01, "{}", best.htod_gbps);
+        assert!((best.both_gbps - 98.22).abs() < 0.01, "{}", best.both_gbps);
+        assert!((best.htod_shared_gbps - gbps(t.bytes, 3.0)).abs() < 1e-9);
+        assert!(median_rates(&t).htod_gbps < best.htod_gbps);
+        assert!((ms_at(t.bytes, best.htod_gbps) - 2.43).abs() < 1e-12);
+        let s = stages(&t, Some(0.3));
+        assert_eq!(
+            (s.htod_ms, s.kernel_ms, s.dtoh_ms, s.both_ms),
+            (2.43, 0.2, 2.44, 2.733)
+        );
+        assert_eq!(
+            stages(
+                &StageTimes {
+                    kernels: None,
+                    ..t.clone()
+                },
+                None
+            )
+            .kernel_ms,
+            0.0
+        );
+        assert!(for_chunks(std::slice::from_ref(&t), 4).is_some());
+        // A finer split whose copies all met a busy link keeps the coarser split's parts.
+        let busy = StageTimes {
+            chunks: 8,
+            htod: series(&[3.2, 3.3]),
+            kernels: Some(series(&[0.18])),
+            ..t.clone()
+        };
+        let all = [t.clone(), busy];
+        let p = pipeline_stages(&all, 8, None).unwrap();
+        assert_eq!((p.htod_ms, p.kernel_ms), (2.43, 0.18));
+        // The link's capacity comes from any split: a finer one that shared it evenly.
+        let even = StageTimes {
+            chunks: 16,
+            both: series(&[2.6]),
+            ..t.clone()
+        };
+        let with_even = [t.clone(), even];
+        assert_eq!(pipeline_stages(&with_even, 4, None).unwrap().both_ms, 2.6);
+        assert_eq!(pipeline_stages(&with_even, 4, None).unwrap().htod_ms, 2.43);
+        assert_eq!(pipeline_stages(&all, 4, None).unwrap().kernel_ms, 0.2);
+        assert!(
+            pipeline_stages(&all, 2, None).is_none(),
+            "no two-chunk split measured"
+        );
+        // Small chunks pay fixed costs a coarser split does not: no pooling.
+        let small = |chunks, htod: f64| StageTimes {
+            chunks,
+            bytes: 64 << 10,
+            htod: series(&[htod]),
+            ..t.clone()
+        };
+        let fine = [small(1, 0.005), small(4, 0.02)];
+        assert_eq!(pipeline_stages(&fine, 4, None).unwrap().htod_ms, 0.02);
+    }
+}

@@ -1,0 +1,385 @@
+//! Checks on every traced timeline, against what the same run measured: a timeline that
+//! fails one shows something the GPU cannot have done, and fails the run.
+//!
+//! 1. No two copies in the same direction overlap: each direction has one copy engine.
+//! 2. Each copy's duration lies between its bytes over its direction's rate alone and
+//!    its bytes over its direction's rate while both directions run (how much of it ran
+//!    while the other direction was busy decides where), within [`TOLERANCE`]; both rates
+//!    measured over the same chunks in the same run. Copies under [`MIN_CHECKED_BYTES`]
+//!    are dominated by fixed costs and are not checked.
+//! 3. The traced schedule took as long as its fastest timed sample, within [`TOLERANCE`]
+//!    (the trace is one clean run, so it is held to the cleanest timed one): the period
+//!    of the middle iteration when iterations were traced back to back (fill and drain
+//!    fall on the first and last), else the span of the one traced run.
+//!
+//! Event-bracketed timelines (no CUPTI) include queueing in every bar, so only the third
+//! check applies to them.
+use serde::{Deserialize, Serialize};
+
+use crate::saved::timeline::{CopyRates, OpKind, Timeline, TimelineOp, TraceSource};
+
+/// Relative tolerance of the duration and span checks.
+pub const TOLERANCE: f64 = 0.15;
+/// Copies smaller than this are not held to the copy rates: their fixed costs (a few
+/// microseconds, more while CUPTI records them) reach the tolerance.
+pub const MIN_CHECKED_BYTES: u64 = 8 << 20;
+/// Overlap allowed between two copies of one direction (timestamp granularity).
+const OVERLAP_SLACK_MS: f64 = 0.001;
+
+/// The outcome of one check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Outcome {
+    Passed,
+    Failed,
+    NotApplicable,
+}
+
+/// One check on one timeline.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TraceCheck {
+    pub name: String,
+    pub outcome: Outcome,
+    pub detail: String,
+}
+
+/// Every check on one timeline.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TraceChecks {
+    pub title: String,
+    pub source: TraceSource,
+    pub checks: Vec<TraceCheck>,
+}
+
+impl TraceChecks {
+    pub fn passed(&self) -> bool {
+        self.checks.iter().all(|c| c.outcome != Outcome::Failed)
+    }
+
+    /// The failed checks, one line each.
+    pub fn failures(&self) -> Vec<String> {
+        (self.checks.iter())
+            .filter(|c| c.outcome == Outcome::Failed)
+            .map(|c| format!("{} — {}: {}", self.title, c.name, c.detail))
+            .collect()
+    }
+}
+
+/// Check `t`.
+pub fn check(t: &Timeline) -> TraceChecks {
+    let gpu_records = t.source == TraceSource::Cupti;
+    let not_applicable = |name: &str| TraceCheck {
+        name: name.to_owned(),
+        outcome: Outcome::NotApplicable,
+        detail: "event brackets include the time an operation waited for its engine".into(),
+    };
+    let checks = vec![
+        if gpu_records {
+            one_copy_at_a_time(t)
+        } else {
+            not_applicable(ONE_AT_A_TIME)
+        },
+        if gpu_records {
+            copy_durations(t)
+        } else {
+            not_applicable(DURATIONS)
+        },
+        span(t),
+    ];
+    TraceChecks {
+        title: t.title.clone(),
+        source: t.source,
+        checks,
+    }
+}
+
+const ONE_AT_A_TIME: &str = "one copy per direction at a time";
+const DURATIONS: &str = "copy durations match the measured rates";
+const SPAN: &str = "traced time matches the fastest timed sample";
+
+fn describe(op: &TimelineOp) -> String {
+    format!(
+        "{} on stream {} (iteration {})",
+        op.kind.label(),
+        op.stream + 1,
+        op.iteration + 1
+    )
+}
+
+fn one_copy_at_a_time(t: &Timeline) -> TraceCheck {
+    let mut counted = Vec::new();
+    for kind in [OpKind::HtoD, OpKind::DtoH] {
+        let mut copies: Vec<&TimelineOp> = t.ops.iter().filter(|op| op.kind == kind).collect();
+        copies.sort_by(|a, b| a.start_ms.total_cmp(&b.start_ms));
+        for pair in copies.windows(2) {
+            if pair[1].start_ms < pair[0].end_ms - OVERLAP_SLACK_MS {
+                return TraceCheck {
+                    name: ONE_AT_A_TIME.into(),
+                    outcome: Outcome::Failed,
+                    detail: format!(
+                        "{} starts {:.3} ms before {} ends",
+                        describe(pair[1]),
+                        pair[0].end_ms - pair[1].start_ms,
+                        describe(pair[0])
+                    ),
+                };
+            }
+        }
+        counted.push(format!("{} {}", copies.len(), kind.label()));
+    }
+    TraceCheck {
+        name: ONE_AT_A_TIME.into(),
+        outcome: Outcome::Passed,
+        detail: format!(
+            "{} copies, none overlapping another of its direction",
+            counted.join(" and ")
+        ),
+    }
+}
+
+fn copy_durations(t: &Timeline) -> TraceCheck {
+    let Some(rates) = t.reference.rates else {
+        return TraceCheck {
+            name: DURATIONS.into(),
+            outcome: Outcome::NotApplicable,
+            detail: "no copy rates were measured for this schedule".into(),
+        };
+    };
+    let (htod_slowest, dtoh_slowest) = slowest_shared_rates(&rates);
+    let mut checked = 0;
+    let mut skipped = 0;
+    for op in &t.ops {
+        let (Some(bytes), Some((alone, shared))) = (
+            op.bytes,
+            match op.kind {
+                OpKind::HtoD => Some((rates.htod_gbps, htod_slowest)),
+                OpKind::DtoH => Some((rates.dtoh_gbps, dtoh_slowest)),
+                OpKind::Kernel => None,
+            },
+        ) else {
+            continue;
+        };
+        if bytes < MIN_CHECKED_BYTES {
+            skipped += 1;
+            continue;
+        }
+        let fastest = bytes as f64 / (alone * 1e6);
+        let slowest = bytes as f64 / (shared * 1e6);
+        let (low, high) = (fastest.min(slowest), fastest.max(slowest));
+        let took = op.end_ms - op.start_ms;
+        if took < low * (1.0 - TOLERANCE) || took > high * (1.0 + TOLERANCE) {
+            return TraceCheck {
+                name: DURATIONS.into(),
+                outcome: Outcome::Failed,
+                detail: format!(
+                    "{} took {took:.3} ms for {bytes} bytes; the measured rates allow \
+                     {low:.3}–{high:.3} ms ± {:.0}%",
+                    describe(op),
+                    TOLERANCE * 100.0
+                ),
+            };
+        }
+        checked += 1;
+    }
+    let skipped = if skipped > 0 {
+        format!("; {skipped} copies under 8 MiB not checked")
+    } else {
+        String::new()
+    };
+    TraceCheck {
+        name: DURATIONS.into(),
+        outcome: if checked > 0 {
+            Outcome::Passed
+        } else {
+            Outcome::NotApplicable
+        },
+        detail: format!(
+            "{checked} copies within {:.0}% of their bytes over HtoD {:.1}–{:.1} GB/s and \
+             DtoH {:.1}–{:.1} GB/s (alone – while both directions run){skipped}",
+            TOLERANCE * 100.0,
+            rates.htod_gbps,
+            htod_slowest,
+            rates.dtoh_gbps,
+            dtoh_slowest
+        ),
+    }
+}
+
+/// The slowest each direction runs while the other is busy: the smaller of its rate
+/// measured with both directions copying at once and what the both-ways total leaves it
+/// when the other direction runs at its full one-way rate (the link does not always
+/// split evenly: in a pipeline the copies out often keep nearly their one-way rate).
+fn slowest_shared_rates(rates: &CopyRates) -> (f64, f64) {
+    (
+        rates
+            .htod_shared_gbps
+            .min(rates.both_gbps - rates.dtoh_gbps),
+        rates
+            .dtoh_shared_gbps
+            .min(rates.both_gbps - rates.htod_gbps),
+    )
+}
+
+/// The latest end of iteration `i`'s operations.
+fn iteration_end(t: &Timeline, i: usize) -> Option<f64> {
+    (t.ops.iter())
+        .filter(|op| op.iteration == i)
+        .map(|op| op.end_ms)
+        .max_by(f64::total_cmp)
+}
+
+/// The traced time to compare with the timed one, and what it is.
+fn traced_ms(t: &Timeline) -> Option<(f64, String)> {
+    if t.reference.back_to_back && t.iterations >= 3 {
+        let middle = t.iterations / 2;
+        let period = iteration_end(t, middle)? - iteration_end(t, middle - 1)?;
+        return Some((
+            period,
+            format!("the period of iteration {} of {}", middle + 1, t.iterations),
+        ));
+    }
+    let start = (t.ops.iter())
+        .map(|op| op.ready_ms.unwrap_or(op.start_ms).min(op.start_ms))
+        .min_by(f64::total_cmp)?;
+    let end = t.ops.iter().map(|op| op.end_ms).max_by(f64::total_cmp)?;
+    Some((
+        (end - start) / t.iterations.max(1) as f64,
+        "the traced span".into(),
+    ))
+}
+
+fn span(t: &Timeline) -> TraceCheck {
+    let timed = t.reference.timed_ms;
+    let Some((traced, what)) = traced_ms(t) else {
+        return TraceCheck {
+            name: SPAN.into(),
+            outcome: Outcome::Failed,
+            detail: "the timeline has no operations".into(),
+        };
+    };
+    let off = traced / timed - 1.0;
+    TraceCheck {
+        name: SPAN.into(),
+        outcome: if off.abs() <= TOLERANCE {
+            Outcome::Passed
+        } else {
+            Outcome::Failed
+        },
+        detail: format!(
+            "{what}, {traced:.3} ms, is {:+.1}% of the fastest timed {timed:.3} ms (allowed ±{:.0}%)",
+            off * 100.0,
+            TOLERANCE * 100.0
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::saved::timeline::{CopyRates, TraceReference};
+
+    const MIB32: u64 = 32 << 20;
+
+    fn op(kind: OpKind, stream: usize, iteration: usize, start: f64, end: f64) -> TimelineOp {
+        TimelineOp {
+            stream,
+            iteration,
+            kind,
+            ready_ms: Some(0.0),
+            start_ms: start,
+            end_ms: end,
+            bytes: (kind != OpKind::Kernel).then_some(MIB32),
+        }
+    }
+
+    fn timeline(
+        ops: Vec<TimelineOp>,
+        timed_ms: f64,
+        back_to_back: bool,
+        iterations: usize,
+    ) -> Timeline {
+        Timeline {
+            title: "t".into(),
+            source: TraceSource::Cupti,
+            streams: 4,
+            iterations,
+            ops,
+            reference: TraceReference {
+                timed_ms,
+                back_to_back,
+                rates: Some(CopyRates {
+                    htod_gbps: 55.0,
+                    dtoh_gbps: 55.0,
+                    both_gbps: 96.0,
+                    htod_shared_gbps: 48.0,
+                    dtoh_shared_gbps: 48.0,
+                }),
+            },
+            retraced: Vec::new(),
+        }
+    }
+
+    /// 32 MiB takes 0.610 ms at 55 GB/s and 0.699 ms at 48 GB/s.
+    fn serial_copies() -> Vec<TimelineOp> {
+        vec![
+            op(OpKind::HtoD, 0, 0, 0.0, 0.61),
+            op(OpKind::HtoD, 1, 0, 0.61, 1.25),
+            op(OpKind::Kernel, 0, 0, 0.62, 0.70),
+            op(OpKind::DtoH, 0, 0, 0.70, 1.38),
+        ]
+    }
+
+    #[test]
+    fn a_clean_trace_passes_every_check() {
+        let checks = check(&timeline(serial_copies(), 1.4, false, 1));
+        assert!(checks.passed(), "{:?}", checks.failures());
+        assert!(checks.checks.iter().all(|c| c.outcome == Outcome::Passed));
+    }
+
+    #[test]
+    fn overlapping_copies_in_one_direction_fail() {
+        let mut ops = serial_copies();
+        ops[1].start_ms = 0.3;
+        ops[1].end_ms = 0.91;
+        let checks = check(&timeline(ops, 1.4, false, 1));
+        let failures = checks.failures();
+        assert_eq!(failures.len(), 1, "{failures:?}");
+        assert!(failures[0].contains("HtoD on stream 2 (iteration 1) starts 0.310 ms before"));
+    }
+
+    #[test]
+    fn a_copy_slower_than_the_link_allows_fails() {
+        let mut ops = serial_copies();
+        ops[3].end_ms = 0.70 + 1.2;
+        let checks = check(&timeline(ops, 1.9, false, 1));
+        assert!(
+            checks.failures()[0].contains("DtoH on stream 1"),
+            "{:?}",
+            checks.failures()
+        );
+    }
+
+    #[test]
+    fn the_span_or_the_middle_period_must_match_the_timed_time() {
+        assert!(!check(&timeline(serial_copies(), 1.0, false, 1)).passed());
+        // Three iterations back to back ending at 2, 3 and 5 ms: the middle period is 1.
+        let ops = vec![
+            op(OpKind::Kernel, 0, 0, 0.0, 2.0),
+            op(OpKind::Kernel, 0, 1, 2.0, 3.0),
+            op(OpKind::Kernel, 0, 2, 3.0, 5.0),
+        ];
+        assert!(check(&timeline(ops.clone(), 1.05, true, 3)).passed());
+        assert!(!check(&timeline(ops, 1.5, true, 3)).passed());
+    }
+
+    #[test]
+    fn event_brackets_are_only_held_to_the_span() {
+        let mut t = timeline(serial_copies(), 1.4, false, 1);
+        t.ops[1].start_ms = 0.0;
+        t.source = TraceSource::Events;
+        let checks = check(&t);
+        assert!(checks.passed());
+        assert_eq!(checks.checks[0].outcome, Outcome::NotApplicable);
+        assert_eq!(checks.checks[2].outcome, Outcome::Passed);
+    }
+}

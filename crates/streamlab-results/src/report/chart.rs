@@ -1,0 +1,149 @@
+//! What each chart shows, as data: the bars, lines, bounds, cells and timeline bars with
+//! their values. Tests check these models; [`super::plot`] only draws them.
+use crate::saved::timeline::{Engine, OpKind, TraceSource};
+
+/// A colour, `#rrggbb`.
+pub type Color = &'static str;
+
+/// Colours of data series, in order; each series of a chart gets its own.
+pub const PALETTE: [Color; 8] = [
+    "#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#b07aa1", "#76b7b2", "#edc948", "#9c755f",
+];
+/// Bounds and models.
+pub const BOUND_COLOR: Color = "#222222";
+/// Sequential runs.
+pub const SEQUENTIAL_COLOR: Color = "#9c9c9c";
+
+/// The colour of each operation kind on timelines and breakdowns.
+pub fn kind_color(kind: OpKind) -> Color {
+    match kind {
+        OpKind::HtoD => "#4e79a7",
+        OpKind::Kernel => "#59a14f",
+        OpKind::DtoH => "#e15759",
+    }
+}
+
+/// The lighter colour of the same kind's "queued" segments.
+pub fn queued_color(kind: OpKind) -> Color {
+    match kind {
+        OpKind::HtoD => "#c6d4e4",
+        OpKind::Kernel => "#cce3c8",
+        OpKind::DtoH => "#f4c7c8",
+    }
+}
+
+/// The x axis of a chart.
+#[derive(Debug, Clone, PartialEq)]
+pub enum XAxis {
+    /// One slot per label; bars and line points are placed by slot index.
+    Categories(Vec<String>),
+    /// A continuous axis.
+    Linear,
+    /// A continuous axis, logarithmic (base 2 ticks).
+    Log,
+}
+
+/// The y axis scale.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum YScale {
+    Linear,
+    Log,
+}
+
+/// Bars, one per category.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BarSeries {
+    pub name: String,
+    pub color: Color,
+    pub values: Vec<f64>,
+    /// Low and high ends of a whisker per bar.
+    pub whiskers: Option<Vec<(f64, f64)>>,
+}
+
+/// A line through points (x is the slot index on a category axis).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LineSeries {
+    pub name: String,
+    pub color: Color,
+    pub dashed: bool,
+    pub markers: bool,
+    pub points: Vec<(f64, f64)>,
+}
+
+/// A horizontal line across the chart: a bound.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Level {
+    pub name: String,
+    pub color: Color,
+    pub y: f64,
+}
+
+/// A bar or line chart.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chart {
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    pub x: XAxis,
+    pub y_scale: YScale,
+    pub bars: Vec<BarSeries>,
+    /// Bars of a category stacked rather than side by side.
+    pub stacked: bool,
+    pub lines: Vec<LineSeries>,
+    pub levels: Vec<Level>,
+}
+
+/// A grid of coloured cells with their values written in them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HeatMap {
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    pub columns: Vec<String>,
+    pub rows: Vec<String>,
+    /// `values[row][column]`; `None` where nothing was measured.
+    pub values: Vec<Vec<Option<f64>>>,
+    /// Cells at or above this value are drawn in the "pays off" colour scale, cells below
+    /// it in the other; the boundary is the contour.
+    pub threshold: f64,
+    /// How a cell's value is written, e.g. "{:.2}×".
+    pub unit: &'static str,
+    /// Cells outlined as disagreeing with another map (row, column).
+    pub marked: Vec<(usize, usize)>,
+}
+
+/// A row of a timeline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Track {
+    Stream(usize),
+    Engine(Engine),
+}
+
+impl Track {
+    pub fn label(self) -> String {
+        match self {
+            Track::Stream(s) => format!("stream {}", s + 1),
+            Track::Engine(e) => e.label().to_owned(),
+        }
+    }
+}
+
+/// One bar of a timeline: an operation's execution, or its wait for its engine.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GanttBar {
+    pub track: Track,
+    pub kind: OpKind,
+    /// A wait before the operation ran (drawn lighter), not execution.
+    pub queued: bool,
+    pub start_ms: f64,
+    pub end_ms: f64,
+}
+
+/// A timeline: a row per stream, then a row per engine.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Gantt {
+    pub title: String,
+    pub source: TraceSource,
+    pub tracks: Vec<Track>,
+    pub bars: Vec<GanttBar>,
+}

@@ -1,0 +1,207 @@
+//! `report.html`: one self-contained page (inline CSS and SVG, no scripts, nothing
+//! fetched) with the same content as `report.md`.
+use std::fmt::Write;
+
+use super::document::{Document, Section, TIMELINE_NOTE, Table, TimelineFigure};
+use super::sections::trace_note;
+use crate::derived::trace::Outcome;
+
+const STYLE: &str = "
+body { font-family: Helvetica, Arial, sans-serif; color: #222; max-width: 1100px;
+       margin: 2em auto; padding: 0 1em; line-height: 1.45; }
+h1 { border-bottom: 2px solid #4e79a7; padding-bottom: .2em; }
+h2 { margin-top: 2em; border-bottom: 1px solid #ddd; }
+table { border-collapse: collapse; margin: .4em 0 1em; font-size: 13px; }
+th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: left; }
+th { background: #f0f3f7; }
+.scroll { max-width: 100%; max-height: 440px; overflow: auto; display: inline-block; }
+.caption { font-style: italic; margin: 1em 0 0; }
+figure { margin: 1.2em 0; }
+figure svg { max-width: 100%; height: auto; border: 1px solid #eee; }
+figcaption { font-size: 13px; color: #555; }
+.banner { background: #fff3e0; border-left: 4px solid #e65100; padding: .6em .9em; }
+.note { background: #f6f8fa; border-left: 4px solid #222; padding: .4em .8em; }
+.passed { color: #2e7d32; font-weight: bold; }
+.failed { color: #c62828; font-weight: bold; }
+.params { font-size: 13px; color: #555; }
+";
+
+/// Tables longer than this scroll inside a box.
+const SCROLL_ROWS: usize = 20;
+
+/// Text with `&`, `<`, `>` and `"` escaped.
+pub fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// The whole report as one HTML page.
+pub fn render(doc: &Document) -> String {
+    let mut body = String::from("<h1>streamlab report</h1>\n");
+    if let Some(banner) = &doc.banner {
+        let _ = writeln!(
+            body,
+            "<p class=\"banner\" id=\"incomplete\"><strong>Incomplete run.</strong> {}</p>",
+            escape(banner)
+        );
+    }
+    if !doc.header.is_empty() {
+        body += "<table class=\"header\">\n";
+        for (k, v) in &doc.header {
+            let _ = writeln!(
+                body,
+                "<tr><th>{}</th><td>{}</td></tr>",
+                escape(k),
+                escape(v)
+            );
+        }
+        body += "</table>\n";
+    }
+    if let Some(h) = &doc.headlines {
+        body += "<h2 id=\"headlines\">Headlines</h2>\n";
+        body += &table(h);
+    }
+    if !doc.sections.is_empty() {
+        body += "<h2>Contents</h2>\n<ul>\n";
+        for s in &doc.sections {
+            let _ = writeln!(
+                body,
+                "<li><a href=\"#{}\">{}</a></li>",
+                s.id,
+                escape(&s.title)
+            );
+        }
+        body += "</ul>\n";
+    }
+    for s in &doc.sections {
+        body += &section(s);
+    }
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <title>streamlab report</title>\n<style>{STYLE}</style>\n</head>\n<body>\n{body}</body>\n</html>\n"
+    )
+}
+
+fn table(t: &Table) -> String {
+    let mut out = String::new();
+    if let Some(c) = &t.caption {
+        let _ = writeln!(out, "<p class=\"caption\">{}</p>", escape(c));
+    }
+    let scroll = t.rows.len() > SCROLL_ROWS;
+    if scroll {
+        out += "<div class=\"scroll\">";
+    }
+    out += "<table>\n<tr>";
+    for h in &t.header {
+        let _ = write!(out, "<th>{}</th>", escape(h));
+    }
+    out += "</tr>\n";
+    for row in &t.rows {
+        out += "<tr>";
+        for c in row {
+            let _ = write!(out, "<td>{}</td>", escape(c));
+        }
+        out += "</tr>\n";
+    }
+    out += "</table>";
+    if scroll {
+        out += "</div>";
+    }
+    out + "\n"
+}
+
+/// An SVG document as an inline element: everything before `<svg` dropped.
+fn inline(svg: &str) -> &str {
+    svg.find("<svg").map_or(svg, |i| &svg[i..])
+}
+
+fn section(s: &Section) -> String {
+    let mut out = format!(
+        "<section id=\"{}\">\n<h2>{}</h2>\n<p>{}</p>\n",
+        s.id,
+        escape(&s.title),
+        escape(&s.about)
+    );
+    if !s.complete {
+        out += "<p class=\"banner\"><strong>Incomplete:</strong> the run stopped before every configuration of this experiment was measured.</p>\n";
+    }
+    let _ = writeln!(
+        out,
+        "<p class=\"params\">Parameters: {}</p>",
+        escape(&s.parameters)
+    );
+    for (label, text) in &s.notes {
+        let _ = writeln!(
+            out,
+            "<p class=\"note\"><strong>{}.</strong> {}</p>",
+            escape(label),
+            escape(text)
+        );
+    }
+    let (passed, detail) = &s.verification;
+    let _ = writeln!(
+        out,
+        "<p>Verification: <span class=\"{}\">{}</span> {}</p>",
+        if *passed { "passed" } else { "failed" },
+        if *passed { "passed" } else { "FAILED" },
+        escape(detail)
+    );
+    for t in &s.tables {
+        out += &table(t);
+    }
+    for f in &s.figures {
+        let _ = writeln!(
+            out,
+            "<figure>{}<figcaption>{} (<a href=\"{}\">{}</a>)</figcaption></figure>",
+            inline(&f.svg),
+            escape(f.title()),
+            f.file(),
+            f.file()
+        );
+    }
+    if !s.timelines.is_empty() {
+        let _ = writeln!(
+            out,
+            "<h3>Timelines</h3>\n<p>{}</p>\n<p>{}</p>",
+            escape(TIMELINE_NOTE),
+            escape(&trace_note())
+        );
+        for t in &s.timelines {
+            out += &timeline(t);
+        }
+    }
+    out + "</section>\n"
+}
+
+fn timeline(t: &TimelineFigure) -> String {
+    let mut out = format!(
+        "<h4>{}</h4>\n<figure class=\"timeline\">{}<figcaption>Times from {}. <a href=\"{}\">Chrome trace</a> (chrome://tracing or ui.perfetto.dev)</figcaption></figure>\n<ul>\n",
+        escape(&t.title),
+        inline(&t.svg),
+        escape(t.checks.source.description()),
+        t.trace_file
+    );
+    for c in &t.checks.checks {
+        let (class, mark) = match c.outcome {
+            Outcome::Passed => ("passed", "passed"),
+            Outcome::Failed => ("failed", "FAILED"),
+            Outcome::NotApplicable => ("params", "not applicable"),
+        };
+        let _ = writeln!(
+            out,
+            "<li>{} (<span class=\"{class}\">{mark}</span>): {}</li>",
+            escape(&c.name),
+            escape(&c.detail)
+        );
+    }
+    for r in &t.retraced {
+        let _ = writeln!(
+            out,
+            "<li>an earlier trace of this schedule was dropped: {}</li>",
+            escape(r)
+        );
+    }
+    out + "</ul>\n"
+}

@@ -1,0 +1,127 @@
+//! `report.md`: the [`Document`] as GitHub-flavoured Markdown, with the charts and
+//! timelines as images beside it and links to the Chrome traces.
+use std::fmt::Write;
+
+use super::document::{Document, Section, TIMELINE_NOTE, Table, TimelineFigure};
+use super::sections::trace_note;
+use crate::derived::trace::Outcome;
+
+/// The whole report as Markdown.
+pub fn render(doc: &Document) -> String {
+    let mut out = String::from("# streamlab report\n\n");
+    if let Some(banner) = &doc.banner {
+        let _ = writeln!(out, "> **Incomplete run.** {banner}\n");
+    }
+    if !doc.header.is_empty() {
+        out += "| | |\n| --- | --- |\n";
+        for (k, v) in &doc.header {
+            let _ = writeln!(out, "| {} | {} |", cell(k), cell(v));
+        }
+        out += "\n";
+    }
+    if let Some(h) = &doc.headlines {
+        out += "## Headlines\n\n";
+        out += &table(h);
+    }
+    if !doc.sections.is_empty() {
+        out += "## Contents\n\n";
+        for s in &doc.sections {
+            let _ = writeln!(out, "- [{}](#{})", s.title, s.id);
+        }
+        out += "\n";
+    }
+    for s in &doc.sections {
+        out += &section(s);
+    }
+    out
+}
+
+/// Text safe inside a table cell.
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|").replace('\n', " ")
+}
+
+fn table(t: &Table) -> String {
+    let mut out = String::new();
+    if let Some(c) = &t.caption {
+        let _ = writeln!(out, "*{c}*\n");
+    }
+    let _ = writeln!(
+        out,
+        "| {} |",
+        t.header
+            .iter()
+            .map(|h| cell(h))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    );
+    let _ = writeln!(out, "|{}", " --- |".repeat(t.header.len()));
+    for row in &t.rows {
+        let _ = writeln!(
+            out,
+            "| {} |",
+            row.iter().map(|c| cell(c)).collect::<Vec<_>>().join(" | ")
+        );
+    }
+    out + "\n"
+}
+
+fn section(s: &Section) -> String {
+    let mut out = format!(
+        "<a id=\"{}\"></a>\n\n## {}\n\n{}\n\n",
+        s.id, s.title, s.about
+    );
+    if !s.complete {
+        out += "> **Incomplete:** the run stopped before every configuration of this experiment was measured.\n\n";
+    }
+    let _ = writeln!(out, "*Parameters:* {}\n", s.parameters);
+    for (label, text) in &s.notes {
+        let _ = writeln!(out, "**{label}.** {text}\n");
+    }
+    let (passed, detail) = &s.verification;
+    let _ = writeln!(
+        out,
+        "**Verification: {}.** {detail}\n",
+        if *passed { "passed" } else { "FAILED" }
+    );
+    for t in &s.tables {
+        out += &table(t);
+    }
+    for f in &s.figures {
+        let _ = writeln!(out, "![{}]({})\n", f.title(), f.file());
+    }
+    if !s.timelines.is_empty() {
+        let _ = writeln!(
+            out,
+            "### Timelines\n\n{TIMELINE_NOTE}\n\n{}\n",
+            trace_note()
+        );
+        for t in &s.timelines {
+            out += &timeline(t);
+        }
+    }
+    out
+}
+
+fn timeline(t: &TimelineFigure) -> String {
+    let mut out = format!(
+        "#### {}\n\nTimes from {}. ![{}]({})\n\n[Chrome trace]({}) (chrome://tracing or ui.perfetto.dev)\n\n",
+        t.title,
+        t.checks.source.description(),
+        t.title,
+        t.file,
+        t.trace_file
+    );
+    for c in &t.checks.checks {
+        let mark = match c.outcome {
+            Outcome::Passed => "passed",
+            Outcome::Failed => "FAILED",
+            Outcome::NotApplicable => "not applicable",
+        };
+        let _ = writeln!(out, "- {} ({mark}): {}", c.name, c.detail);
+    }
+    for r in &t.retraced {
+        let _ = writeln!(out, "- an earlier trace of this schedule was dropped: {r}");
+    }
+    out + "\n"
+}

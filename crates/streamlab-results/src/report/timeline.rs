@@ -1,0 +1,254 @@
+//! Traced timelines as a Gantt model (a row per stream, then a row per engine, so that
+//! work one engine runs one after another shows as such) and as Chrome trace-event JSON
+//! with the same tracks, which chrome://tracing and ui.perfetto.dev open.
+//!
+//! An operation's execution is drawn on its stream's row and on its engine's row; the
+//! wait between when it could have started and when its engine started it is drawn
+//! lighter, on its stream's row only, and named `queued` in the trace.
+use serde_json::{Value, json};
+
+use super::chart::{Gantt, GanttBar, Track};
+use crate::saved::timeline::{Engine, Timeline, TimelineOp};
+
+/// Waits shorter than this (a microsecond) are not drawn.
+const MIN_QUEUED_MS: f64 = 0.001;
+
+/// A timeline whose operations all have finite times with `start <= end`, or the first
+/// operation that does not.
+pub fn check(t: &Timeline) -> Result<(), String> {
+    match t.ops.iter().find(|op| {
+        !op.start_ms.is_finite()
+            || !op.end_ms.is_finite()
+            || op.end_ms < op.start_ms
+            || op.ready_ms.is_some_and(|r| !r.is_finite())
+    }) {
+        Some(op) => Err(format!(
+            "timeline {:?}: a {} on stream {} runs from {} ms to {} ms",
+            t.title,
+            op.kind.label(),
+            op.stream + 1,
+            op.start_ms,
+            op.end_ms
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The rows: every stream an operation uses (at least the declared count), then the
+/// three engines.
+pub fn tracks(t: &Timeline) -> Vec<Track> {
+    let streams = (t.ops.iter().map(|op| op.stream + 1).max().unwrap_or(0)).max(t.streams);
+    (0..streams)
+        .map(Track::Stream)
+        .chain(Engine::ALL.map(Track::Engine))
+        .collect()
+}
+
+/// The wait before `op`, if it waited.
+fn queued(op: &TimelineOp) -> Option<(f64, f64)> {
+    op.ready_ms
+        .filter(|&ready| op.start_ms - ready >= MIN_QUEUED_MS)
+        .map(|ready| (ready, op.start_ms))
+}
+
+/// The Gantt model of `t`.
+pub fn gantt(t: &Timeline) -> Gantt {
+    let mut bars = Vec::new();
+    for op in &t.ops {
+        if let Some((start, end)) = queued(op) {
+            bars.push(GanttBar {
+                track: Track::Stream(op.stream),
+                kind: op.kind,
+                queued: true,
+                start_ms: start,
+                end_ms: end,
+            });
+        }
+        for track in [Track::Stream(op.stream), Track::Engine(op.kind.engine())] {
+            bars.push(GanttBar {
+                track,
+                kind: op.kind,
+                queued: false,
+                start_ms: op.start_ms,
+                end_ms: op.end_ms,
+            });
+        }
+    }
+    let iterations = match t.iterations {
+        1 => "one iteration".to_owned(),
+        n => format!("{n} iterations back to back"),
+    };
+    Gantt {
+        title: format!("{}: {iterations}", t.title),
+        source: t.source,
+        tracks: tracks(t),
+        bars,
+    }
+}
+
+/// Chrome trace-event JSON of `t`: a `thread_name` track per row, a complete (`X`)
+/// event per execution interval (named `HtoD`, `kernel` or `DtoH`) on its stream's and
+/// its engine's track, and one named `queued` per wait; times in microseconds.
+pub fn trace(t: &Timeline) -> String {
+    let tracks = tracks(t);
+    let tid = |track: Track| tracks.iter().position(|&x| x == track).unwrap_or(0) + 1;
+    let mut events: Vec<Value> = (tracks.iter().enumerate())
+        .map(|(i, track)| {
+            json!({
+                "name": "thread_name",
+                "ph": "M",
+                "pid": 1,
+                "tid": i + 1,
+                "args": { "name": track.label() },
+            })
+        })
+        .collect();
+    for op in &t.ops {
+        let args = json!({
+            "stream": op.stream + 1,
+            "iteration": op.iteration + 1,
+            "bytes": op.bytes,
+        });
+        if let Some((start, end)) = queued(op) {
+            events.push(json!({
+                "name": "queued",
+                "cat": "queue",
+                "ph": "X",
+                "ts": start * 1e3,
+                "dur": (end - start) * 1e3,
+                "pid": 1,
+                "tid": tid(Track::Stream(op.stream)),
+                "args": args,
+            }));
+        }
+        for track in [Track::Stream(op.stream), Track::Engine(op.kind.engine())] {
+            events.push(json!({
+                "name": op.kind.label(),
+                "cat": if op.kind == crate::saved::timeline::OpKind::Kernel { "kernel" } else { "copy" },
+                "ph": "X",
+                "ts": op.start_ms * 1e3,
+                "dur": (op.end_ms - op.start_ms) * 1e3,
+                "pid": 1,
+                "tid": tid(track),
+                "args": args,
+            }));
+        }
+    }
+    let doc = json!({
+        "traceEvents": events,
+        "displayTimeUnit": "ms",
+        "source": t.source.label(),
+    });
+    serde_json::to_string_pretty(&doc).expect("a trace serialises")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::saved::timeline::{OpKind, TraceReference, TraceSource};
+
+    fn op(stream: usize, kind: OpKind, ready: f64, start: f64, end: f64) -> TimelineOp {
+        TimelineOp {
+            stream,
+            iteration: 0,
+            kind,
+            ready_ms: Some(ready),
+            start_ms: start,
+            end_ms: end,
+            bytes: Some(1 << 20),
+        }
+    }
+
+    fn timeline() -> Timeline {
+        Timeline {
+            title: "t".into(),
+            source: TraceSource::Cupti,
+            streams: 2,
+            iterations: 1,
+            ops: vec![
+                op(0, OpKind::HtoD, 0.0, 0.0, 1.0),
+                op(1, OpKind::HtoD, 0.0, 1.0, 2.0),
+                op(0, OpKind::Kernel, 1.0, 1.0, 1.5),
+            ],
+            reference: TraceReference {
+                timed_ms: 2.0,
+                back_to_back: false,
+                rates: None,
+            },
+            retraced: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn each_operation_is_drawn_on_its_stream_and_its_engine_and_waits_apart() {
+        let g = gantt(&timeline());
+        assert_eq!(g.tracks.len(), 2 + 3);
+        let queued: Vec<&GanttBar> = g.bars.iter().filter(|b| b.queued).collect();
+        assert_eq!(queued.len(), 1);
+        assert_eq!(
+            (queued[0].track, queued[0].start_ms, queued[0].end_ms),
+            (Track::Stream(1), 0.0, 1.0)
+        );
+        let engine = |e| {
+            g.bars
+                .iter()
+                .filter(|b| b.track == Track::Engine(e))
+                .count()
+        };
+        assert_eq!(
+            (
+                engine(Engine::HtoD),
+                engine(Engine::Sms),
+                engine(Engine::DtoH)
+            ),
+            (2, 1, 0)
+        );
+    }
+
+    #[test]
+    fn the_chrome_trace_has_the_same_tracks_and_plain_names() {
+        let doc: Value = serde_json::from_str(&trace(&timeline())).unwrap();
+        assert_eq!(doc["source"], "cupti");
+        assert_eq!(doc["displayTimeUnit"], "ms");
+        let events = doc["traceEvents"].as_array().unwrap();
+        let names: Vec<&str> = (events.iter())
+            .filter(|e| e["ph"] == "M")
+            .map(|e| e["args"]["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "stream 1",
+                "stream 2",
+                "HtoD copy engine",
+                "SMs",
+                "DtoH copy engine"
+            ]
+        );
+        let complete: Vec<&Value> = events.iter().filter(|e| e["ph"] == "X").collect();
+        assert_eq!(complete.len(), 3 * 2 + 1);
+        assert_eq!(complete.iter().filter(|e| e["name"] == "queued").count(), 1);
+        let htod = complete
+            .iter()
+            .find(|e| e["name"] == "HtoD" && e["tid"] == 2)
+            .unwrap();
+        assert_eq!(
+            (htod["ts"].as_f64(), htod["dur"].as_f64()),
+            (Some(1000.0), Some(1000.0))
+        );
+    }
+
+    #[test]
+    fn backwards_or_non_finite_operations_are_refused() {
+        let mut t = timeline();
+        t.ops[0].end_ms = -1.0;
+        assert!(
+            check(&t)
+                .unwrap_err()
+                .contains("stream 1 runs from 0 ms to -1 ms")
+        );
+        t.ops[0].end_ms = f64::NAN;
+        assert!(check(&t).is_err());
+        assert!(check(&timeline()).is_ok());
+    }
+}

@@ -1,0 +1,262 @@
+//! What a run saves: for each experiment its parameters (which the command line parses)
+//! and its result (every raw sample, the verification, the traced timelines), plus the
+//! device, the provenance and `summary.json`. The GPU side fills these in; everything
+//! else reads them back from the files.
+pub mod bounds;
+pub mod compare_kernels;
+pub mod graph_overlap;
+pub mod kernel_concurrency;
+pub mod launch_overhead;
+pub mod mapped;
+pub mod matmul_streams;
+pub mod memcpy_kernel;
+pub mod overlap;
+pub mod overlap_map;
+pub mod sincos_overlap;
+
+pub mod timeline;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::stats::Series;
+
+/// One experiment's saved side: its name, its parameters and its result.
+pub trait Experiment {
+    /// The subcommand, and the stem of the experiment's files.
+    const NAME: &'static str;
+    /// Whether it runs the project's kernels, so `--kernels` and `--form` apply.
+    const USES_KERNEL_SETS: bool;
+    type Params: Params;
+    type Result: Serialize + DeserializeOwned + Clone + std::fmt::Debug;
+    fn provenance(result: &Self::Result) -> &Provenance;
+    fn verification(result: &Self::Result) -> &Verification;
+    /// The traced timelines, each held to the trace checks.
+    fn timelines(_result: &Self::Result) -> Vec<&timeline::Timeline> {
+        Vec::new()
+    }
+}
+
+/// Array sizes as powers of two, a factor of 2^step apart: the sizes overlap-map and
+/// mapped sweep.
+#[derive(Debug, Clone, PartialEq, clap::Args, Serialize, Deserialize)]
+pub struct SizeSweep {
+    /// Smallest array, as a power of two (floats).
+    #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u32).range(1..=31))]
+    pub min_exponent: u32,
+    /// Largest array, as a power of two (floats).
+    #[arg(long, default_value_t = 28, value_parser = clap::value_parser!(u32).range(1..=31))]
+    pub max_exponent: u32,
+    /// Exponent step (2: a factor of 4 per size).
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=8))]
+    pub exponent_step: u32,
+}
+
+impl Default for SizeSweep {
+    fn default() -> SizeSweep {
+        SizeSweep {
+            min_exponent: 12,
+            max_exponent: 28,
+            exponent_step: 2,
+        }
+    }
+}
+
+impl SizeSweep {
+    pub fn validate(&self) -> Result<(), UsageError> {
+        if self.min_exponent > self.max_exponent {
+            return Err(UsageError::new(format!(
+                "--min-exponent {} exceeds --max-exponent {}",
+                self.min_exponent, self.max_exponent
+            )));
+        }
+        Ok(())
+    }
+
+    /// The exponents, ascending.
+    pub fn exponents(&self) -> Vec<u32> {
+        (self.min_exponent..=self.max_exponent)
+            .step_by(self.exponent_step as usize)
+            .collect()
+    }
+}
+
+/// An experiment's parameters: what clap parses and the JSON records.
+pub trait Params:
+    clap::Args
+    + clap::FromArgMatches
+    + Serialize
+    + DeserializeOwned
+    + Clone
+    + std::fmt::Debug
+    + Default
+    + PartialEq
+{
+    /// Small sizes for a fast look (`--quick`); explicit options still win.
+    fn quick() -> Self;
+    /// What `run-all` measures (the write-up's defaults unless said otherwise).
+    fn run_all() -> Self {
+        Self::default()
+    }
+    /// Refuse what cannot work, saying what to do instead.
+    fn validate(&self) -> Result<(), UsageError>;
+}
+
+/// The most streams an experiment creates. Larger counts are refused before anything is
+/// created: the driver's own limit depends on free memory, and no GPU runs more than 128
+/// kernels at once.
+pub const MAX_STREAMS: usize = 1024;
+
+/// Parameters that cannot work, with what to do instead (exit code 2).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(String);
+
+impl UsageError {
+    pub fn new(message: impl Into<String>) -> UsageError {
+        UsageError(message.into())
+    }
+}
+
+/// File names inside a results folder.
+pub mod files {
+    use super::KernelSet;
+
+    pub const SUMMARY: &str = "summary.json";
+    pub const REPORT_MD: &str = "report.md";
+    pub const REPORT_HTML: &str = "report.html";
+
+    /// The JSON of experiment `name` measured with `set`: `name.json` for the Rust
+    /// kernels, `name-cuda.json` for the CUDA C++ twins.
+    pub fn json(name: &str, set: KernelSet) -> String {
+        format!("{}.json", stem(name, set))
+    }
+
+    /// The CSV beside [`json`].
+    pub fn csv(name: &str, set: KernelSet) -> String {
+        format!("{}.csv", stem(name, set))
+    }
+
+    fn stem(name: &str, set: KernelSet) -> String {
+        match set {
+            KernelSet::Rust => name.to_owned(),
+            KernelSet::Cuda => format!("{name}-cuda"),
+        }
+    }
+}
+
+/// The GPU and driver a result was measured on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeviceInfo {
+    pub ordinal: usize,
+    pub name: String,
+    pub compute_capability: (i32, i32),
+    pub sm_count: i32,
+    /// `asyncEngineCount`: copy engines that can run beside kernels.
+    pub copy_engines: i32,
+    pub concurrent_kernels: bool,
+    pub total_memory_bytes: u64,
+    /// The CUDA version the driver supports, as `major.minor`.
+    pub driver_cuda_version: String,
+    /// PCIe link, where the driver exposes it (e.g. "PCIe 32.0 GT/s x16").
+    pub pcie_link: Option<String>,
+}
+
+/// Which implementation of the kernels ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum KernelSet {
+    /// The Rust kernels of `kernels-rs/`.
+    Rust,
+    /// The CUDA C++ twins, compiled at run time with NVRTC.
+    Cuda,
+}
+
+impl KernelSet {
+    pub fn label(self) -> &'static str {
+        match self {
+            KernelSet::Rust => "Rust",
+            KernelSet::Cuda => "CUDA C++",
+        }
+    }
+}
+
+/// Which form of each kernel ran: the write-up's, or the tuned one.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum, Default,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum KernelForm {
+    /// As the write-ups have them: the naive matmul loop, AddKernel's `volatile` local,
+    /// separate `sin` and `cos`.
+    Plain,
+    /// Batched matmul loads, AddKernel's sum kept in a register, one `sincos`.
+    #[default]
+    Tuned,
+}
+
+impl KernelForm {
+    pub fn label(self) -> &'static str {
+        match self {
+            KernelForm::Plain => "plain",
+            KernelForm::Tuned => "tuned",
+        }
+    }
+}
+
+/// Versions and provenance of a result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Provenance {
+    pub streamlab_version: String,
+    /// UTC time the run started, RFC 3339.
+    pub started_utc: String,
+    /// `.target` of the embedded Rust PTX (e.g. sm_90).
+    pub ptx_target: String,
+    /// Which kernel set produced the timed results.
+    pub kernels: KernelSet,
+    /// Which form of the kernels ran.
+    pub form: KernelForm,
+    /// False when the run was stopped before every configuration was measured.
+    pub complete: bool,
+}
+
+/// Outcome of checking every output element against a reference.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Verification {
+    pub passed: bool,
+    /// Elements compared.
+    pub checked: u64,
+    /// Elements outside the tolerance.
+    pub mismatches: u64,
+    /// Largest absolute difference from the reference (NaN where an output was NaN).
+    pub max_abs_error: f64,
+    /// What was checked, and the first mismatch if any.
+    pub detail: String,
+}
+
+/// The parts of a chunked copy → kernel → copy schedule, each run on its own at full
+/// speed over the same chunks, in the same run: the stages of the schedule's bound. Each
+/// sample is the time of one pass over the whole data (milliseconds), the mean over
+/// `passes` passes back to back.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StageTimes {
+    /// Chunks the data is split into (one stream each in the schedule).
+    pub chunks: usize,
+    /// Bytes of the whole data, each way.
+    pub bytes: u64,
+    pub passes: usize,
+    /// Every chunk copied host to device, back to back on one stream.
+    pub htod: Series,
+    /// Every chunk copied device to host, back to back on one stream.
+    pub dtoh: Series,
+    /// Every chunk copied in on one stream and out on another, at once: until both are
+    /// done.
+    pub both: Series,
+    /// During `both`, until the copies in were done.
+    pub both_htod: Series,
+    /// During `both`, until the copies out were done.
+    pub both_dtoh: Series,
+    /// The chunks' kernels, one chunk per stream, all at once; `None` where the
+    /// experiment times its kernels otherwise.
+    pub kernels: Option<Series>,
+}

@@ -1,0 +1,170 @@
+//! Traced iterations: when each copy and kernel really ran on the GPU.
+//!
+//! With CUPTI (the normal case) every operation's start and end are the GPU's own
+//! records, and `ready_ms` is when the operation could have started: issued by the host
+//! and everything before it on its stream done. An operation that starts later than that
+//! waited for its engine (copies in one direction share one copy engine): the report
+//! draws that wait as a lighter "queued" segment. Without CUPTI the operations are
+//! bracketed by events recorded in their stream, which mark "reached by the stream →
+//! done", queueing included; such a timeline says so in `source`.
+use serde::{Deserialize, Serialize};
+
+/// What the times of a timeline are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TraceSource {
+    /// CUPTI activity records: the GPU's start and end of every kernel and copy.
+    Cupti,
+    /// Events recorded in each stream before and after each operation (CUPTI missing).
+    Events,
+}
+
+impl TraceSource {
+    pub fn label(self) -> &'static str {
+        match self {
+            TraceSource::Cupti => "cupti",
+            TraceSource::Events => "events",
+        }
+    }
+
+    /// Where the times come from, in words.
+    pub fn description(self) -> &'static str {
+        match self {
+            TraceSource::Cupti => "the GPU's own records (CUPTI activity)",
+            TraceSource::Events => {
+                "event brackets (CUPTI was unavailable): waits for an engine count as running"
+            }
+        }
+    }
+}
+
+/// The kind of an operation on a timeline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OpKind {
+    HtoD,
+    Kernel,
+    DtoH,
+}
+
+impl OpKind {
+    pub const ALL: [OpKind; 3] = [OpKind::HtoD, OpKind::Kernel, OpKind::DtoH];
+
+    /// The plain name an execution interval carries in a trace.
+    pub fn label(self) -> &'static str {
+        match self {
+            OpKind::HtoD => "HtoD",
+            OpKind::Kernel => "kernel",
+            OpKind::DtoH => "DtoH",
+        }
+    }
+
+    /// The engine that runs it.
+    pub fn engine(self) -> Engine {
+        match self {
+            OpKind::HtoD => Engine::HtoD,
+            OpKind::Kernel => Engine::Sms,
+            OpKind::DtoH => Engine::DtoH,
+        }
+    }
+}
+
+/// A unit of the GPU that runs operations: one row each on a timeline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Engine {
+    /// The host-to-device copy engine.
+    HtoD,
+    /// The device-to-host copy engine.
+    DtoH,
+    /// The streaming multiprocessors.
+    Sms,
+}
+
+impl Engine {
+    pub const ALL: [Engine; 3] = [Engine::HtoD, Engine::Sms, Engine::DtoH];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Engine::HtoD => "HtoD copy engine",
+            Engine::DtoH => "DtoH copy engine",
+            Engine::Sms => "SMs",
+        }
+    }
+}
+
+/// One operation: which stream and iteration, what, and when (milliseconds from the
+/// moment the first operation was ready).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TimelineOp {
+    /// 0-based stream index.
+    pub stream: usize,
+    /// 0-based iteration, when several were traced back to back.
+    pub iteration: usize,
+    pub kind: OpKind,
+    /// When it could have started (issued and its stream's earlier work done); `None`
+    /// for event-bracketed timelines.
+    pub ready_ms: Option<f64>,
+    pub start_ms: f64,
+    pub end_ms: f64,
+    /// Bytes a copy moved.
+    pub bytes: Option<u64>,
+}
+
+/// One or more traced iterations of one schedule.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Timeline {
+    /// Experiment and schedule, e.g. "sincos-overlap asynchronous 1, 4 streams".
+    pub title: String,
+    pub source: TraceSource,
+    pub streams: usize,
+    /// Iterations traced back to back.
+    pub iterations: usize,
+    pub ops: Vec<TimelineOp>,
+    /// What the checks compared each traced iteration with.
+    pub reference: TraceReference,
+    /// The first failed check of each earlier trace of the same schedule that was
+    /// dropped and traced again (a link busy with other traffic at that moment fails a
+    /// trace; a schedule that keeps failing keeps its last trace and fails the run).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub retraced: Vec<String>,
+}
+
+/// The timed figures a trace is checked against (all from the same run).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TraceReference {
+    /// The fastest timed sample of the same schedule (like the trace, a run that
+    /// nothing else got in the way of): per iteration when iterations run back to back
+    /// (compared with the middle traced iteration's period), else of one run alone
+    /// (compared with the traced span).
+    pub timed_ms: f64,
+    /// Whether `timed_ms` is a period of back-to-back iterations.
+    pub back_to_back: bool,
+    /// Copy rates measured in the same run, GB/s: one way alone, and both ways at once in
+    /// total; `None` where the experiment moves no data.
+    pub rates: Option<CopyRates>,
+}
+
+/// Copy rates in GB/s (10^9 bytes per second), measured over the traced schedule's
+/// chunks.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct CopyRates {
+    /// Each way alone.
+    pub htod_gbps: f64,
+    pub dtoh_gbps: f64,
+    /// Both directions at once, in total.
+    pub both_gbps: f64,
+    /// Each direction's own rate while both run (the link is not always shared evenly).
+    pub htod_shared_gbps: f64,
+    pub dtoh_shared_gbps: f64,
+}
+
+impl CopyRates {
+    /// Rates of a run that measured none.
+    pub const UNMEASURED: CopyRates = CopyRates {
+        htod_gbps: f64::NAN,
+        dtoh_gbps: f64::NAN,
+        both_gbps: f64::NAN,
+        htod_shared_gbps: f64::NAN,
+        dtoh_shared_gbps: f64::NAN,
+    };
+}

@@ -1,0 +1,371 @@
+//! The report rendered from recorded results: the committed H100 run renders again to the
+//! same files; every chart and timeline is well-formed SVG with one mark per value of its
+//! model; the HTML page shows every figure in a browser; an incomplete run says so at the
+//! top; a broken timeline is an error, not a panic.
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use streamlab_results::folder::SavedRun;
+use streamlab_results::report::chart::{kind_color, queued_color};
+use streamlab_results::report::document::{Document, Table};
+use streamlab_results::report::figures::Drawing;
+use streamlab_results::report::{ReportError, render};
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+
+fn h100() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/results/h100")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("streamlab-report-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The committed results' JSON files copied into a scratch folder.
+fn h100_copy(name: &str) -> PathBuf {
+    let dir = scratch(name);
+    for entry in std::fs::read_dir(h100()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "json")
+            && !path.to_string_lossy().contains("-trace-")
+        {
+            std::fs::copy(&path, dir.join(path.file_name().unwrap())).unwrap();
+        }
+    }
+    dir
+}
+
+fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    (std::fs::read_dir(dir).unwrap())
+        .map(|e| e.unwrap().path())
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read(&p).unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_committed_h100_report_renders_again_to_the_same_files() {
+    let run = SavedRun::load(&h100()).unwrap();
+    let out = scratch("rerender");
+    let written = render(&run, &out, &|| true).unwrap();
+    let rendered = files(&out);
+    assert_eq!(rendered.len(), written);
+    let committed = files(&h100());
+    for (name, contents) in &rendered {
+        let before = committed
+            .get(name)
+            .unwrap_or_else(|| panic!("{name} is not committed"));
+        assert!(
+            before == contents,
+            "{name} differs from the committed one: render docs/results/h100 again"
+        );
+    }
+    let report = String::from_utf8(rendered["report.md"].clone()).unwrap();
+    for section in [
+        "sincos-overlap",
+        "matmul-streams",
+        "memcpy-kernel",
+        "kernel-concurrency",
+        "launch-overhead",
+        "graph-overlap",
+        "overlap-map",
+        "mapped",
+        "compare-kernels",
+        "bounds",
+    ] {
+        assert!(
+            report.contains(&format!("<a id=\"{section}\"></a>")),
+            "no {section} section"
+        );
+    }
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+fn parse(svg: &str) -> roxmltree::Document<'_> {
+    roxmltree::Document::parse(svg).unwrap_or_else(|e| panic!("not well-formed SVG: {e}"))
+}
+
+/// `rect` elements filled with `color` (a model's `#rrggbb`).
+fn rects(doc: &roxmltree::Document, color: &str) -> usize {
+    let fill = color.to_uppercase();
+    (doc.descendants())
+        .filter(|n| n.has_tag_name("rect") && n.attribute("fill") == Some(fill.as_str()))
+        .count()
+}
+
+#[test]
+fn every_figure_is_svg_with_a_mark_per_value_of_its_model() {
+    let doc = Document::new(&SavedRun::load(&h100()).unwrap()).unwrap();
+    let (mut charts, mut timelines) = (0, 0);
+    for section in &doc.sections {
+        for figure in &section.figures {
+            let svg = parse(&figure.svg);
+            match &figure.model.drawing {
+                Drawing::Chart(chart) => {
+                    let colors: Vec<&str> = chart.bars.iter().map(|b| b.color).collect();
+                    for bars in &chart.bars {
+                        assert_eq!(
+                            colors.iter().filter(|&&c| c == bars.color).count(),
+                            1,
+                            "{}",
+                            figure.file()
+                        );
+                        let positive =
+                            matches!(chart.y_scale, streamlab_results::report::chart::YScale::Log);
+                        let drawn = (bars.values.iter())
+                            .filter(|v| v.is_finite() && (!positive || **v > 0.0))
+                            .count();
+                        assert_eq!(
+                            rects(&svg, bars.color),
+                            drawn,
+                            "{}: {}",
+                            figure.file(),
+                            bars.name
+                        );
+                    }
+                    for line in &chart.lines {
+                        let stroke = line.color.to_uppercase();
+                        let drawn = (svg.descendants())
+                            .filter(|n| n.attribute("stroke") == Some(stroke.as_str()))
+                            .count();
+                        assert!(
+                            drawn >= 1,
+                            "{}: line {} not drawn",
+                            figure.file(),
+                            line.name
+                        );
+                    }
+                }
+                Drawing::HeatMap(map) => {
+                    let cells = map.rows.len() * map.columns.len();
+                    let written: usize = (svg.descendants())
+                        .filter(|n| n.has_tag_name("text"))
+                        .filter_map(|n| n.text().map(str::trim))
+                        .filter(|t| {
+                            *t == "–"
+                                || t.strip_suffix(map.unit)
+                                    .is_some_and(|v| v.parse::<f64>().is_ok())
+                        })
+                        .count();
+                    assert_eq!(written, cells, "{}: one value per cell", figure.file());
+                }
+            }
+            charts += 1;
+        }
+        for t in &section.timelines {
+            let svg = parse(&t.svg);
+            for kind in streamlab_results::saved::timeline::OpKind::ALL {
+                for (queued, color) in [(false, kind_color(kind)), (true, queued_color(kind))] {
+                    let bars = (t.gantt.bars.iter())
+                        .filter(|b| b.kind == kind && b.queued == queued)
+                        .count();
+                    assert_eq!(
+                        rects(&svg, color),
+                        bars,
+                        "{}: {kind:?} queued {queued}",
+                        t.file
+                    );
+                }
+            }
+            let trace: serde_json::Value = serde_json::from_str(&t.trace).unwrap();
+            assert_eq!(trace["source"], t.checks.source.label());
+            timelines += 1;
+        }
+    }
+    assert!(
+        charts >= 13 && timelines >= 6,
+        "{charts} charts, {timelines} timelines"
+    );
+}
+
+fn cells(t: &Table, column: &str) -> Vec<String> {
+    let i = t
+        .column(column)
+        .unwrap_or_else(|| panic!("no column {column} in {:?}", t.header));
+    t.rows.iter().map(|r| r[i].clone()).collect()
+}
+
+#[test]
+fn every_result_has_its_bound_beside_it_and_no_flagged_row_is_a_headline() {
+    let run = SavedRun::load(&h100()).unwrap();
+    let doc = Document::new(&run).unwrap();
+    for id in [
+        "sincos-overlap",
+        "memcpy-kernel",
+        "graph-overlap",
+        "mapped",
+        "kernel-concurrency",
+    ] {
+        let section = doc.sections.iter().find(|s| s.id == id).unwrap();
+        let bound_columns = |t: &Table| -> Vec<usize> {
+            (t.header.iter().enumerate())
+                .filter(|(_, h)| h.to_lowercase().contains("bound") && !h.contains("speedup"))
+                .map(|(i, _)| i)
+                .collect()
+        };
+        let tables: Vec<&Table> = section
+            .tables
+            .iter()
+            .filter(|t| !bound_columns(t).is_empty())
+            .collect();
+        assert!(!tables.is_empty(), "{id}: no table with a bound");
+        for t in tables {
+            for i in bound_columns(t) {
+                for row in &t.rows {
+                    assert!(
+                        row[i].parse::<f64>().is_ok_and(|v| v > 0.0),
+                        "{id}: {} {:?}",
+                        t.header[i],
+                        row[i]
+                    );
+                }
+            }
+        }
+    }
+    let summary = run.summary.as_ref().unwrap();
+    if let Some(s) = &summary.experiments.sincos_overlap {
+        let sincos = doc
+            .sections
+            .iter()
+            .find(|s| s.id == "sincos-overlap")
+            .unwrap();
+        let table = sincos
+            .tables
+            .iter()
+            .find(|t| t.column("flag").is_some())
+            .unwrap();
+        let flagged: Vec<(String, String)> = (table.rows.iter())
+            .filter(|r| !r[table.column("flag").unwrap()].is_empty())
+            .map(|r| (r[0].clone(), r[1].clone()))
+            .collect();
+        let headline = (
+            s.best_async_variant.label().to_owned(),
+            s.best_async_streams.to_string(),
+        );
+        assert!(
+            !flagged.contains(&headline),
+            "the headline {headline:?} is flagged"
+        );
+        assert!(
+            s.best_over_bound >= 0.99,
+            "best async {} of its bound",
+            s.best_over_bound
+        );
+    }
+}
+
+#[test]
+fn the_html_page_shows_every_figure_and_table_in_a_browser() {
+    if !Path::new(CHROMIUM).exists() {
+        eprintln!("skipped: chromium not installed (cargo xtask setup installs it)");
+        return;
+    }
+    let run = SavedRun::load(&h100()).unwrap();
+    let doc = Document::new(&run).unwrap();
+    let out = scratch("browser");
+    render(&run, &out, &|| true).unwrap();
+    let profile = scratch("chromium-profile");
+    let output = std::process::Command::new(CHROMIUM)
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom"])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(format!("file://{}", out.join("report.html").display()))
+        .output()
+        .expect("chromium runs");
+    assert!(output.status.success(), "chromium failed: {output:?}");
+    let dom = String::from_utf8_lossy(&output.stdout);
+    let figures: usize = doc
+        .sections
+        .iter()
+        .map(|s| s.figures.len() + s.timelines.len())
+        .sum();
+    assert_eq!(
+        dom.matches("<svg").count(),
+        figures,
+        "inline SVGs in the DOM"
+    );
+    let tables: usize = doc.sections.iter().map(|s| s.tables.len()).sum::<usize>()
+        + usize::from(doc.headlines.is_some())
+        + usize::from(!doc.header.is_empty());
+    assert_eq!(dom.matches("<table").count(), tables, "tables in the DOM");
+    for s in &doc.sections {
+        assert!(
+            dom.contains(&format!("<section id=\"{}\">", s.id)),
+            "section {}",
+            s.id
+        );
+    }
+    assert!(!dom.contains("id=\"incomplete\""));
+    let _ = std::fs::remove_dir_all(&out);
+    let _ = std::fs::remove_dir_all(&profile);
+}
+
+#[test]
+fn an_interrupted_run_says_so_at_the_top_of_both_reports() {
+    let dir = h100_copy("interrupted");
+    let path = dir.join("summary.json");
+    let mut summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    summary["complete"] = false.into();
+    summary["interrupted_by"] = "SIGTERM".into();
+    summary["steps_not_run"] = serde_json::json!(["mapped"]);
+    std::fs::write(&path, summary.to_string()).unwrap();
+    std::fs::remove_file(dir.join("mapped.json")).unwrap();
+    render(&SavedRun::load(&dir).unwrap(), &dir, &|| true).unwrap();
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    let banner = md.lines().nth(2).unwrap();
+    assert!(
+        banner.starts_with("> **Incomplete run.**")
+            && banner.contains("SIGTERM")
+            && banner.contains("mapped"),
+        "{banner}"
+    );
+    assert!(!md.contains("<a id=\"mapped\">"));
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(html.contains("id=\"incomplete\""));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn one_experiment_alone_renders_its_section_without_headlines() {
+    let dir = scratch("alone");
+    std::fs::copy(
+        h100().join("sincos-overlap.json"),
+        dir.join("sincos-overlap.json"),
+    )
+    .unwrap();
+    let run = SavedRun::load(&dir).unwrap();
+    let doc = Document::new(&run).unwrap();
+    assert_eq!(doc.sections.len(), 1);
+    assert!(doc.headlines.is_none() && doc.banner.is_none());
+    let s = &doc.sections[0];
+    assert_eq!(s.id, "sincos-overlap");
+    assert!(!s.figures.is_empty() && !s.timelines.is_empty());
+    let c = s.tables.iter().find(|t| t.column("C++").is_some()).unwrap();
+    assert!(
+        cells(c, "C++").iter().all(|v| v == "–"),
+        "no C++ figures without the C++ run"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_backwards_timeline_is_an_error_not_a_panic() {
+    let mut run = SavedRun::load(&h100()).unwrap();
+    let sincos = run.rust.sincos_overlap.as_mut().unwrap();
+    let op = &mut sincos.timelines[0].ops[0];
+    op.end_ms = op.start_ms - 1.0;
+    match Document::new(&run) {
+        Err(ReportError::Invalid(message)) => assert!(message.contains("runs from"), "{message}"),
+        other => panic!(
+            "expected an invalid-timeline error, got {:?}",
+            other.map(|_| ())
+        ),
+    }
+}

@@ -1,0 +1,401 @@
+//! compare-kernels: each Rust kernel against its CUDA C++ twin, in both forms, on the
+//! buffers and launch shapes the experiments use. Launches alternate Rust, CUDA C++,
+//! Rust, … on one stream with an event between them, so both see the same clocks,
+//! caches and neighbours. Afterwards each kernel runs once more per language into a
+//! poisoned output, and both outputs are checked element by element against the CPU
+//! reference (the `kernels_rs::element` math, or its f64 form for sincos).
+//!
+//! The cases: `fill` over the wiki's A matrix (one form: a single store); `matmul` of one
+//! product (32 × 16 output, 16×16 blocks); `add_kernel` over the Handbook's array
+//! (SMs × 16 blocks of 256 threads) at each `--add-cycles`; `sincos` over the blog's
+//! array (1024 threads per block).
+use streamlab_results::saved::compare_kernels::{
+    CompareKernels, KernelCase, KernelComparison, Params,
+};
+use streamlab_results::saved::{KernelForm, Params as _, Verification, matmul_streams};
+
+use super::{Context, Run, RunError, series};
+use crate::runtime::baseline::CudaKernels;
+use crate::runtime::{
+    DeviceBuffer, Event, Gpu, Kernels, PinnedBuffer, RuntimeError, Shape, Stream,
+};
+
+/// sincos tolerance: CUDA's `sinf`/`cosf` and the `libm` crate's differ in the last bit,
+/// which `sqrt(s² + c²) ≈ 1` carries into a few units of 2^-23 (1.2e-7).
+const SINCOS_TOLERANCE: f64 = 1e-6;
+
+const FORMS: [KernelForm; 2] = [KernelForm::Plain, KernelForm::Tuned];
+
+impl Run for CompareKernels {
+    fn run(ctx: &Context, p: &Params) -> Result<KernelComparison, RunError> {
+        p.validate()?;
+        let Some(cuda) = ctx.cuda else {
+            return Err(RunError::Input(
+                "compare-kernels needs the CUDA C++ twins, but NVRTC is not available: install the CUDA toolkit's NVRTC or add its lib64 folder to LD_LIBRARY_PATH".into(),
+            ));
+        };
+        let pair = Pair {
+            gpu: ctx.gpu,
+            rust: ctx.gpu.kernels(),
+            cuda: &cuda.kernels,
+            params: p,
+            stream: ctx.gpu.streams(1)?.remove(0),
+        };
+        let total = 1 + 2 + 2 * p.add_cycles.len() + 2;
+        let mut task = crate::progress::Task::start("rust vs cuda", total as u64);
+        let mut cases = Vec::with_capacity(total);
+        for case in pair.fill_and_matmul()? {
+            task.step(&case.kernel);
+            cases.push(case);
+        }
+        for case in pair.add_kernel(ctx)? {
+            task.step(&format!("add_kernel {}", case.case));
+            cases.push(case);
+        }
+        for case in pair.sincos()? {
+            task.step("sincos");
+            cases.push(case);
+        }
+        task.finish();
+        Ok(comparison(ctx, cuda, p, cases))
+    }
+}
+
+fn comparison(
+    ctx: &Context,
+    cuda: &CudaKernels,
+    p: &Params,
+    cases: Vec<KernelCase>,
+) -> KernelComparison {
+    KernelComparison {
+        params: p.clone(),
+        device: ctx.gpu.info().clone(),
+        provenance: ctx.provenance(true),
+        cuda_build: cuda.build.clone(),
+        verification: crate::verify::combine(
+            cases.iter().map(|k| k.verification.clone()).collect(),
+        ),
+        cases,
+    }
+}
+
+/// Both kernel sets on one GPU and one stream.
+struct Pair<'a> {
+    gpu: &'a Gpu,
+    rust: &'a Kernels,
+    cuda: &'a Kernels,
+    params: &'a Params,
+    stream: Stream,
+}
+
+impl Pair<'_> {
+    /// `launch` with each set alternately (after warm-up), an event between launches;
+    /// returns the Rust and the CUDA C++ milliseconds.
+    fn interleave(
+        &self,
+        mut launch: impl FnMut(&Kernels) -> Result<(), RuntimeError>,
+    ) -> Result<(Vec<f64>, Vec<f64>), RuntimeError> {
+        for _ in 0..self.params.warmup {
+            launch(self.rust)?;
+            launch(self.cuda)?;
+        }
+        let marks = (0..=2 * self.params.launches)
+            .map(|_| self.gpu.event())
+            .collect::<Result<Vec<Event>, _>>()?;
+        self.stream.record(&marks[0])?;
+        for pair in marks[1..].chunks(2) {
+            launch(self.rust)?;
+            self.stream.record(&pair[0])?;
+            launch(self.cuda)?;
+            self.stream.record(&pair[1])?;
+        }
+        let times = marks
+            .windows(2)
+            .map(|w| w[0].elapsed_ms(&w[1]))
+            .collect::<Result<Vec<f64>, _>>()?;
+        Ok((
+            times.iter().step_by(2).copied().collect(),
+            times.iter().skip(1).step_by(2).copied().collect(),
+        ))
+    }
+
+    /// Run `launch` once per set into `out` (poisoned first) and copy each result back.
+    fn outputs<T: Copy + Send + Sync>(
+        &self,
+        out: &mut DeviceBuffer<T>,
+        mut launch: impl FnMut(&Kernels, &mut DeviceBuffer<T>) -> Result<(), RuntimeError>,
+        poison: T,
+    ) -> Result<[PinnedBuffer<T>; 2], RuntimeError> {
+        let mut host = [
+            self.gpu.pinned(out.len(), poison)?,
+            self.gpu.pinned(out.len(), poison)?,
+        ];
+        for (set, host) in [self.rust, self.cuda].into_iter().zip(&mut host) {
+            self.stream.poison(out)?;
+            launch(set, out)?;
+            self.stream.dtoh(host, 0, out, 0..out.len())?;
+        }
+        self.stream.synchronize()?;
+        Ok(host)
+    }
+
+    fn fill_and_matmul(&self) -> Result<Vec<KernelCase>, RuntimeError> {
+        let m = matmul_streams::Params {
+            aligned: self.params.aligned,
+            ..matmul_streams::Params::default()
+        };
+        let (rows, cols, aligned) = (m.rows as usize, m.cols as usize, m.aligned as usize);
+        self.gpu
+            .ensure_fits(((rows * aligned + aligned * cols + rows * cols) * 4) as u64)?;
+        let mut a: DeviceBuffer<f32> = self.gpu.alloc(rows * aligned)?;
+        let mut b: DeviceBuffer<f32> = self.gpu.alloc(aligned * cols)?;
+        let mut c: DeviceBuffer<f32> = self.gpu.alloc(rows * cols)?;
+        // The wiki's fill grids: one block more than needed along each axis.
+        let fill_shape = |r: usize, k: usize| Shape {
+            grid: (
+                (k / m.block as usize + 1) as u32,
+                (r / m.block as usize + 1) as u32,
+            ),
+            block: (m.block, m.block),
+        };
+        let s = &self.stream;
+        let (rust, cuda) = self.interleave(|set| {
+            s.launch(
+                &set.fill,
+                fill_shape(rows, aligned),
+                (a.all_mut(), m.rows, m.aligned, 1.0f32),
+            )
+        })?;
+        let [rust_a, cuda_a] = self.outputs(
+            &mut a,
+            |set, out| {
+                s.launch(
+                    &set.fill,
+                    fill_shape(rows, aligned),
+                    (out.all_mut(), m.rows, m.aligned, 1.0f32),
+                )
+            },
+            f32::NAN,
+        )?;
+        let mut cases = vec![case(
+            "fill",
+            String::new(),
+            None,
+            format!(
+                "{rows} × {aligned} matrix, grid {:?} × block {:?}",
+                fill_shape(rows, aligned).grid,
+                (m.block, m.block)
+            ),
+            (rust, cuda),
+            agree("fill", &rust_a, &cuda_a, |_| 1.0, 0.0),
+        )];
+        // The product's inputs: both matrices of ones, as in matmul-streams.
+        s.launch(
+            &self.rust.fill,
+            fill_shape(rows, aligned),
+            (a.all_mut(), m.rows, m.aligned, 1.0f32),
+        )?;
+        s.launch(
+            &self.rust.fill,
+            fill_shape(aligned, cols),
+            (b.all_mut(), m.aligned, m.cols, 1.0f32),
+        )?;
+        s.synchronize()?;
+        let shape = Shape {
+            grid: (
+                cols.div_ceil(m.block as usize) as u32,
+                rows.div_ceil(m.block as usize) as u32,
+            ),
+            block: (m.block, m.block),
+        };
+        for form in FORMS {
+            let (rust, cuda) = self.interleave(|set| {
+                s.launch(
+                    &set.matmul_in(form),
+                    shape,
+                    (a.all(), b.all(), c.all_mut(), m.rows, m.cols, m.aligned),
+                )
+            })?;
+            let [rust_c, cuda_c] = self.outputs(
+                &mut c,
+                |set, out| {
+                    s.launch(
+                        &set.matmul_in(form),
+                        shape,
+                        (a.all(), b.all(), out.all_mut(), m.rows, m.cols, m.aligned),
+                    )
+                },
+                f32::NAN,
+            )?;
+            cases.push(case(
+                "matmul",
+                String::new(),
+                Some(form),
+                format!(
+                    "{rows} × {cols} output, inner {aligned}, grid {:?} × block {:?}",
+                    shape.grid, shape.block
+                ),
+                (rust, cuda),
+                agree("matmul", &rust_c, &cuda_c, |_| aligned as f64, 0.0),
+            ));
+        }
+        Ok(cases)
+    }
+
+    fn add_kernel(&self, ctx: &Context) -> Result<Vec<KernelCase>, RuntimeError> {
+        let h = streamlab_results::saved::memcpy_kernel::Params {
+            size: self.params.add_size,
+            ..Default::default()
+        };
+        let n = h.elements();
+        self.gpu.ensure_fits(2 * h.bytes())?;
+        let mut rng = crate::rng::Rng::new(crate::rng::Rng::seed_from_clock());
+        let mut host_in = self.gpu.pinned(n, 0i32)?;
+        rng.fill_any_i32(host_in.as_mut_slice());
+        let dev_in: DeviceBuffer<i32> = self.gpu.alloc(n)?;
+        let mut dev_out: DeviceBuffer<i32> = self.gpu.alloc(n)?;
+        let s = &self.stream;
+        s.htod(&dev_in, 0, &host_in, 0..n)?;
+        s.synchronize()?;
+        let blocks = ctx.gpu.info().sm_count.max(1) as u32 * h.blocks_per_sm;
+        let shape = Shape::linear(blocks, h.threads);
+        let input = host_in.as_slice();
+        let mut cases = Vec::new();
+        for &cycles in &self.params.add_cycles {
+            for form in FORMS {
+                let (rust, cuda) = self.interleave(|set| {
+                    s.launch(
+                        &set.add_kernel_in(form),
+                        shape,
+                        (dev_out.all_mut(), dev_in.all(), h.add_value, cycles),
+                    )
+                })?;
+                let [rust_out, cuda_out] = self.outputs(
+                    &mut dev_out,
+                    |set, out| {
+                        s.launch(
+                            &set.add_kernel_in(form),
+                            shape,
+                            (out.all_mut(), dev_in.all(), h.add_value, cycles),
+                        )
+                    },
+                    -1,
+                )?;
+                let expected = |i: usize| {
+                    f64::from(kernels_rs::element::add_repeatedly_closed_form(
+                        input[i],
+                        h.add_value,
+                        cycles,
+                    ))
+                };
+                cases.push(case(
+                    "add_kernel",
+                    format!("cycles {cycles}"),
+                    Some(form),
+                    format!(
+                        "{n} ints, {blocks} blocks × {} threads, add {}",
+                        h.threads, h.add_value
+                    ),
+                    (rust, cuda),
+                    agree("add_kernel", &rust_out, &cuda_out, expected, 0.0),
+                ));
+            }
+        }
+        Ok(cases)
+    }
+
+    fn sincos(&self) -> Result<Vec<KernelCase>, RuntimeError> {
+        let n = self.params.sincos_elements;
+        let threads = streamlab_results::saved::sincos_overlap::Params::default().threads;
+        self.gpu.ensure_fits((2 * n * 4) as u64)?;
+        let mut rng = crate::rng::Rng::new(crate::rng::Rng::seed_from_clock());
+        let mut host_a = self.gpu.pinned(n, 0.0f32)?;
+        rng.fill_unit(host_a.as_mut_slice());
+        let dev_a: DeviceBuffer<f32> = self.gpu.alloc(n)?;
+        let mut dev_b: DeviceBuffer<f32> = self.gpu.alloc(n)?;
+        let s = &self.stream;
+        s.htod(&dev_a, 0, &host_a, 0..n)?;
+        s.synchronize()?;
+        let shape = Shape::cover(n, threads);
+        let a = host_a.as_slice();
+        let mut cases = Vec::new();
+        for form in FORMS {
+            let (rust, cuda) = self.interleave(|set| {
+                s.launch(
+                    &set.sincos_in(form),
+                    shape,
+                    (dev_a.all(), dev_b.all_mut(), 0u32),
+                )
+            })?;
+            let [rust_b, cuda_b] = self.outputs(
+                &mut dev_b,
+                |set, out| {
+                    s.launch(
+                        &set.sincos_in(form),
+                        shape,
+                        (dev_a.all(), out.all_mut(), 0u32),
+                    )
+                },
+                f32::NAN,
+            )?;
+            cases.push(case(
+                "sincos",
+                String::new(),
+                Some(form),
+                format!("{n} floats, {} blocks × {threads} threads", shape.grid.0),
+                (rust, cuda),
+                agree(
+                    "sincos",
+                    &rust_b,
+                    &cuda_b,
+                    |i| super::sincos_overlap::reference(a[i], i),
+                    SINCOS_TOLERANCE,
+                ),
+            ));
+        }
+        Ok(cases)
+    }
+}
+
+fn case(
+    kernel: &str,
+    case: String,
+    form: Option<KernelForm>,
+    launch: String,
+    (rust, cuda): (Vec<f64>, Vec<f64>),
+    verification: Verification,
+) -> KernelCase {
+    KernelCase {
+        kernel: kernel.to_owned(),
+        case,
+        form,
+        launch,
+        rust: series(rust),
+        cuda: series(cuda),
+        verification,
+    }
+}
+
+/// Both outputs against the reference.
+fn agree<T: Copy + Into<f64> + Sync>(
+    what: &str,
+    rust: &PinnedBuffer<T>,
+    cuda: &PinnedBuffer<T>,
+    expected: impl Fn(usize) -> f64 + Sync,
+    tolerance: f64,
+) -> Verification {
+    crate::verify::combine(vec![
+        crate::verify::compare(
+            &format!("{what} (Rust)"),
+            rust.as_slice(),
+            &expected,
+            tolerance,
+        ),
+        crate::verify::compare(
+            &format!("{what} (CUDA C++)"),
+            cuda.as_slice(),
+            &expected,
+            tolerance,
+        ),
+    ])
+}

@@ -1,0 +1,138 @@
+//! graph-overlap: sincos-overlap's two asynchronous orders issued on streams, against
+//! the same work captured once as a CUDA graph and replayed. For each order and chunk
+//! count (one stream per chunk), every sample runs `--iterations` iterations back to
+//! back; the graph holds those iterations, with the same dependencies the streams have,
+//! so one iteration's copies out overlap the next one's copies in either way (launches
+//! of one graph run one after another, so a graph of one iteration would pay the
+//! pipeline's fill and drain every iteration). GPU time per iteration comes from events;
+//! host time per iteration from the wall clock around the issuing alone (what the CPU
+//! spends, as NVIDIA's asyncAPI sample asks). Every output is checked against an f64 CPU
+//! reference; the bound comes from each chunk count's stages timed alone.
+use std::time::Instant;
+
+use streamlab_results::saved::Params as _;
+use streamlab_results::saved::graph_overlap::{
+    GraphOverlap, GraphOverlapResult, GraphPoint, Issue, Params,
+};
+use streamlab_results::saved::sincos_overlap::SincosVariant;
+
+use super::sincos_overlap::{Buffers, check};
+use super::{Context, Run, RunError, StageSampler, chunks, issue_iteration, series};
+use crate::runtime::graph::Graph;
+use crate::runtime::{Region, RuntimeError};
+
+/// Threads per block of the sincos kernel (the blog's).
+const THREADS: u32 = 1024;
+
+impl Run for GraphOverlap {
+    fn run(ctx: &Context, p: &Params) -> Result<GraphOverlapResult, RunError> {
+        p.validate()?;
+        let gpu = ctx.gpu;
+        let n = p.elements;
+        let mut b = Buffers::new(gpu, n)?;
+        let most = p.chunks.iter().copied().max().unwrap_or(1);
+        let streams = gpu.streams(most.max(2))?;
+        let kernel = ctx.kernels.sincos_in(ctx.form);
+        let mut task = crate::progress::Task::start(
+            "graph-overlap",
+            ((1 + 2 * SincosVariant::ASYNC.len()) * p.chunks.len()) as u64,
+        );
+        let mut stages = Vec::new();
+        for &c in &p.chunks {
+            stages.push(
+                StageSampler::measure(
+                    gpu,
+                    &streams,
+                    &chunks(n, c),
+                    (n * size_of::<f32>()) as u64,
+                    (p.repeats, p.iterations.min(10)),
+                    true,
+                    |kind, stream, part| b.op(&kernel, THREADS, kind, stream, part),
+                )?
+                .finish(),
+            );
+            task.step(&format!("stages over {c} chunks"));
+        }
+        let one = Region::new(gpu, 1)?;
+        let mut points = Vec::new();
+        let mut checks = Vec::new();
+        'measure: for variant in SincosVariant::ASYNC {
+            for &c in &p.chunks {
+                let used = &streams[..c];
+                let parts = chunks(n, c);
+                let region = Region::new(gpu, c)?;
+                let graph = Graph::capture(gpu, used, || {
+                    for _ in 0..p.iterations {
+                        issue_iteration(variant, used, &parts, |kind, s, part| {
+                            b.op(&kernel, THREADS, kind, &used[s], part)
+                        })?;
+                    }
+                    Ok(())
+                })?;
+                for issue in [Issue::Streams, Issue::Graph] {
+                    if ctx.stopping() {
+                        break 'measure;
+                    }
+                    b.poison(gpu, &streams[0])?;
+                    // One sample: `--iterations` iterations, on streams or as one replay.
+                    let mut run = || -> Result<(f64, f64), RuntimeError> {
+                        match issue {
+                            Issue::Streams => {
+                                region.begin(used)?;
+                                let started = Instant::now();
+                                for _ in 0..p.iterations {
+                                    issue_iteration(variant, used, &parts, |kind, s, part| {
+                                        b.op(&kernel, THREADS, kind, &used[s], part)
+                                    })?;
+                                }
+                                let host = started.elapsed().as_secs_f64() * 1e3;
+                                region.mark_end(used)?;
+                                Ok((region.elapsed_ms()?, host))
+                            }
+                            Issue::Graph => {
+                                one.begin(&used[..1])?;
+                                let started = Instant::now();
+                                graph.launch(&used[0])?;
+                                let host = started.elapsed().as_secs_f64() * 1e3;
+                                one.mark_end(&used[..1])?;
+                                Ok((one.elapsed_ms()?, host))
+                            }
+                        }
+                    };
+                    for _ in 0..p.warmup.max(1) {
+                        run()?;
+                    }
+                    let (mut gpu_ms, mut host_ms) = (Vec::new(), Vec::new());
+                    for _ in 0..p.repeats {
+                        let (g, h) = run()?;
+                        gpu_ms.push(g / p.iterations as f64);
+                        host_ms.push(h / p.iterations as f64);
+                    }
+                    gpu.synchronize()?;
+                    checks.push(check(
+                        &format!("{}, {c} chunks, {}", variant.label(), issue.label()),
+                        &b.expected,
+                        b.host_b.as_slice(),
+                    ));
+                    points.push(GraphPoint {
+                        variant,
+                        chunks: c,
+                        issue,
+                        gpu: series(gpu_ms),
+                        host: series(host_ms),
+                    });
+                    task.step(&format!("{} ×{c}, {}", variant.label(), issue.label()));
+                }
+            }
+        }
+        task.finish();
+        Ok(GraphOverlapResult {
+            params: p.clone(),
+            device: gpu.info().clone(),
+            provenance: ctx.provenance(!ctx.stopping()),
+            stages,
+            points,
+            verification: crate::verify::combine(checks),
+        })
+    }
+}

@@ -1,0 +1,265 @@
+//! kernel-concurrency: how many kernels really run at once, after NVIDIA's simpleHyperQ
+//! and the CUDA Handbook's concurrencyKernelKernel.
+//!
+//! Each of `N` streams launches two `spin` kernels (one block each) that each run a fixed
+//! time on the GPU's global timer, the second after the first as simpleHyperQ's
+//! kernel_A and kernel_B; the same `2N` kernels also run one after another on one
+//! stream. Every timed run is issued behind a closed gate that the host opens once all
+//! of it is issued, so the times are the GPU's, not the host's issuing.
+//! The driver reads `CUDA_DEVICE_MAX_CONNECTIONS` (the hardware work queues streams are
+//! spread over) once, when it starts, so every queue setting runs in its own process:
+//! this one starts `streamlab kernel-concurrency --worker-queues Q` with the variable set
+//! to Q, and reads the worker's measurements from its standard output as JSON. Each
+//! worker checks that every kernel spun at least its time, and traces the 32-stream case
+//! from the GPU's records.
+use std::process::{Command, Stdio};
+
+use streamlab_results::saved::Params as _;
+use streamlab_results::saved::kernel_concurrency::{
+    ConcurrencyPoint, KernelConcurrency, KernelConcurrencyResult, Params, QueueRun,
+};
+use streamlab_results::saved::timeline::{OpKind, TraceReference};
+
+use super::{Context, Run, RunError, series};
+use crate::runtime::gate::Gate;
+use crate::runtime::trace;
+use crate::runtime::{DeviceBuffer, Gpu, Region, RuntimeError, Shape, Stream};
+
+/// The most grids a GPU of compute capability 5.0 to 9.0 and later keeps resident at
+/// once (CUDA Programming Guide, "Compute Capabilities"; no device attribute reports it).
+const MAX_RESIDENT_GRIDS: u32 = 128;
+/// The variable the driver reads at start for the number of hardware work queues.
+pub const QUEUES_VARIABLE: &str = "CUDA_DEVICE_MAX_CONNECTIONS";
+/// Threads of each spin kernel's one block.
+const SPIN_THREADS: u32 = 32;
+
+impl Run for KernelConcurrency {
+    fn run(ctx: &Context, p: &Params) -> Result<KernelConcurrencyResult, RunError> {
+        p.validate()?;
+        let exe = std::env::current_exe().map_err(|e| {
+            RunError::Input(format!(
+                "cannot find the streamlab program to start workers: {e}"
+            ))
+        })?;
+        let mut runs = Vec::new();
+        for &queues in &p.queues {
+            if ctx.stopping() {
+                break;
+            }
+            eprintln!("kernel-concurrency: {queues} hardware queues, in a worker process");
+            let mut worker = Command::new(&exe);
+            worker
+                .arg("kernel-concurrency")
+                .args(["--device", &ctx.gpu.info().ordinal.to_string()])
+                .args(["--spin-us", &p.spin_us.to_string()])
+                .args(["--stream-counts", &join(&p.stream_counts)])
+                .args(["--repeats", &p.repeats.to_string()])
+                .args(["--worker-queues", &queues.to_string()])
+                .env(QUEUES_VARIABLE, queues.to_string())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::inherit());
+            let output = worker
+                .output()
+                .map_err(|e| RunError::Input(format!("could not start a worker: {e}")))?;
+            if !output.status.success() {
+                return Err(RunError::Input(format!(
+                    "the worker with {queues} hardware queues failed ({})",
+                    output.status
+                )));
+            }
+            let run: QueueRun = serde_json::from_slice(&output.stdout).map_err(|e| {
+                RunError::Input(format!(
+                    "the worker with {queues} queues sent no result: {e}"
+                ))
+            })?;
+            runs.push(run);
+        }
+        let complete = !ctx.stopping() && runs.len() == p.queues.len();
+        Ok(KernelConcurrencyResult {
+            params: p.clone(),
+            device: ctx.gpu.info().clone(),
+            provenance: ctx.provenance(complete),
+            max_resident_grids: MAX_RESIDENT_GRIDS,
+            verification: crate::verify::combine(
+                runs.iter().map(|r| r.verification.clone()).collect(),
+            ),
+            runs,
+        })
+    }
+}
+
+fn join(values: &[usize]) -> String {
+    values
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// Kernels each stream runs, one after another (simpleHyperQ's kernel_A and kernel_B).
+pub const KERNELS_PER_STREAM: usize = 2;
+
+/// A worker's measurements with the hardware queues this process started with.
+pub fn worker(ctx: &Context, p: &Params, queues: u32) -> Result<QueueRun, RunError> {
+    let gpu = ctx.gpu;
+    let most = p.stream_counts.iter().copied().max().unwrap_or(1);
+    let streams = gpu.streams(most)?;
+    let mut elapsed: DeviceBuffer<u64> = gpu.alloc(KERNELS_PER_STREAM * most)?;
+    let ns = u64::from(p.spin_us) * 1000;
+    let spin = Spin {
+        gpu,
+        ns,
+        kernel: ctx.kernels.spin,
+    };
+    let mut gate = Gate::new(gpu)?;
+    let mut task = crate::progress::Task::start(
+        &format!("{queues} queues"),
+        p.stream_counts.len() as u64 + 2,
+    );
+    let one = Region::new(gpu, 1)?;
+    // Issue `launches` behind the gate on `used`, open it, and time it.
+    let mut gated = |used: &[Stream],
+                     region: &Region,
+                     launches: &mut dyn FnMut() -> Result<(), RuntimeError>| {
+        gate.close();
+        gate.hold(&used[0])?;
+        region.begin(used)?;
+        launches()?;
+        region.mark_end(used)?;
+        gate.open();
+        region.elapsed_ms()
+    };
+    let mut single = Vec::with_capacity(p.repeats);
+    for _ in 0..p.repeats {
+        single.push(gated(&streams[..1], &one, &mut || {
+            spin.launch(&streams[0], &mut elapsed, 0)
+        })?);
+    }
+    task.step("one kernel alone");
+    let mut points = Vec::new();
+    let mut checks = Vec::new();
+    for &n in &p.stream_counts {
+        if ctx.stopping() {
+            break;
+        }
+        let used = &streams[..n];
+        let region = Region::new(gpu, n)?;
+        let (mut concurrent, mut serial) = (Vec::new(), Vec::new());
+        for _ in 0..p.repeats {
+            streams[0].poison(&elapsed)?;
+            concurrent.push(gated(used, &region, &mut || {
+                for (s, stream) in used.iter().enumerate() {
+                    for k in 0..KERNELS_PER_STREAM {
+                        spin.launch(stream, &mut elapsed, KERNELS_PER_STREAM * s + k)?;
+                    }
+                }
+                Ok(())
+            })?);
+            checks.push(spin.check(
+                &elapsed,
+                KERNELS_PER_STREAM * n,
+                &format!("{n} streams, {queues} queues"),
+            )?);
+            serial.push(gated(&streams[..1], &one, &mut || {
+                for slot in 0..KERNELS_PER_STREAM * n {
+                    spin.launch(&streams[0], &mut elapsed, slot)?;
+                }
+                Ok(())
+            })?);
+        }
+        points.push(ConcurrencyPoint {
+            streams: n,
+            concurrent: series(concurrent),
+            serial: series(serial),
+        });
+        task.step(&format!("{n} streams"));
+    }
+    let traced = p.stream_counts.iter().copied().filter(|&n| n <= 32).max();
+    let timeline = match traced.zip(points.iter().find(|q| Some(q.streams) == traced)) {
+        Some((n, point)) if !ctx.stopping() => {
+            let reference = TraceReference {
+                timed_ms: point.concurrent.min(),
+                back_to_back: false,
+                rates: None,
+            };
+            let title = format!("kernel-concurrency, {n} streams, {queues} hardware queues");
+            Some(trace::record(
+                gpu,
+                &streams[..n],
+                &title,
+                reference,
+                |rec| {
+                    for s in 0..n {
+                        for k in 0..KERNELS_PER_STREAM {
+                            rec.op(s, 0, OpKind::Kernel, None, |stream| {
+                                spin.launch(stream, &mut elapsed, KERNELS_PER_STREAM * s + k)
+                            })?;
+                        }
+                    }
+                    Ok(())
+                },
+            )?)
+        }
+        _ => None,
+    };
+    task.step("traced");
+    task.finish();
+    Ok(QueueRun {
+        queues,
+        single: series(single),
+        points,
+        verification: crate::verify::combine(checks),
+        timeline,
+    })
+}
+
+/// Launching and checking spin kernels.
+struct Spin<'a> {
+    gpu: &'a Gpu,
+    ns: u64,
+    kernel: crate::runtime::Function<<kernels_rs::spin as nvptx_kernel::Kernel>::Args>,
+}
+
+impl Spin<'_> {
+    /// One spin kernel on `stream`, writing its time to `elapsed[slot]`.
+    fn launch(
+        &self,
+        stream: &Stream,
+        elapsed: &mut DeviceBuffer<u64>,
+        slot: usize,
+    ) -> Result<(), RuntimeError> {
+        stream.launch(
+            &self.kernel,
+            Shape::linear(1, SPIN_THREADS),
+            (elapsed.slice_mut(slot..slot + 1), self.ns),
+        )
+    }
+
+    /// Every one of the first `n` kernels spun at least its time, and under a second.
+    fn check(
+        &self,
+        elapsed: &DeviceBuffer<u64>,
+        n: usize,
+        what: &str,
+    ) -> Result<streamlab_results::saved::Verification, RuntimeError> {
+        let mut host = self.gpu.pinned(elapsed.len(), 0u64)?;
+        let stream = &self.gpu.streams(1)?[0];
+        stream.dtoh(&mut host, 0, elapsed, 0..elapsed.len())?;
+        stream.synchronize()?;
+        let ns = self.ns as f64;
+        let mid = ns + 5e8;
+        let mut v = crate::verify::compare(
+            what,
+            &host.as_slice()[..n]
+                .iter()
+                .map(|&x| x as f64)
+                .collect::<Vec<f64>>(),
+            |_| mid,
+            5e8,
+        );
+        if v.passed {
+            v.detail = format!("{what}: every kernel spun at least {} µs", self.ns / 1000);
+        }
+        Ok(v)
+    }
+}

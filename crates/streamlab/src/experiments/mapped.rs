@@ -1,0 +1,131 @@
+//! mapped: zero-copy against streamed copies, after the CUDA Handbook's
+//! concurrencyMemcpyKernelMapped. The sincos kernel reads its input from and writes its
+//! output to mapped pinned host memory directly, over PCIe, one launch per iteration;
+//! against the same work with device memory, copied in and out in both asynchronous
+//! orders over `--streams` streams. Over the same sizes as overlap-map, iterations back
+//! to back; every output element of both is checked against an f64 CPU reference.
+use streamlab_results::saved::Params as _;
+use streamlab_results::saved::mapped::{Mapped, MappedPoint, MappedResult, Params};
+use streamlab_results::saved::sincos_overlap::SincosVariant;
+
+use super::sincos_overlap::{Buffers, check};
+use super::{Context, Run, RunError, StageSampler, chunks, issue_iteration, series};
+use crate::runtime::{MappedBuffer, Region, RuntimeError, Shape, Stream};
+
+/// Threads per block of the sincos kernel (the blog's).
+const THREADS: u32 = 1024;
+
+impl Run for Mapped {
+    fn run(ctx: &Context, p: &Params) -> Result<MappedResult, RunError> {
+        p.validate()?;
+        let gpu = ctx.gpu;
+        let sizes = p.sizes();
+        let largest = sizes.last().copied().unwrap_or(1);
+        let kernel = ctx.kernels.sincos_in(ctx.form);
+        let mut b = Buffers::new(gpu, largest)?;
+        // The same input as the streamed version's, so one reference serves both.
+        let mut mapped_a = gpu.mapped(largest, 0.0f32)?;
+        mapped_a.as_mut_slice().copy_from_slice(b.host_a.as_slice());
+        let mut mapped_b = gpu.mapped(largest, f32::NAN)?;
+        let streams = gpu.streams(p.streams.max(2))?;
+        let mut task = crate::progress::Task::start("mapped", sizes.len() as u64);
+        let mut points = Vec::new();
+        let mut checks = Vec::new();
+        let one = Region::new(gpu, 1)?;
+        let used = &streams[..p.streams];
+        let many = Region::new(gpu, p.streams)?;
+        for &n in &sizes {
+            if ctx.stopping() {
+                break;
+            }
+            let shape = Shape::cover(n, THREADS);
+            let zero_copy = |s: &Stream, a: &MappedBuffer<f32>, b: &mut MappedBuffer<f32>| {
+                s.launch(&kernel, shape, (a.slice(0..n), b.slice_mut(0..n), 0u32))
+            };
+            // About `sample_ms` per sample, from a first timing of four iterations.
+            zero_copy(&streams[0], &mapped_a, &mut mapped_b)?;
+            one.begin(&streams[..1])?;
+            for _ in 0..4 {
+                zero_copy(&streams[0], &mapped_a, &mut mapped_b)?;
+            }
+            let estimate = one.end(&streams[..1])? / 4.0;
+            let iterations = ((p.sample_ms / estimate).ceil() as usize).clamp(2, 100_000);
+            mapped_b.as_mut_slice()[..n].fill(f32::NAN);
+            let mut mapped_ms = Vec::with_capacity(p.repeats);
+            for _ in 0..p.repeats {
+                one.begin(&streams[..1])?;
+                for _ in 0..iterations {
+                    zero_copy(&streams[0], &mapped_a, &mut mapped_b)?;
+                }
+                mapped_ms.push(one.end(&streams[..1])? / iterations as f64);
+            }
+            gpu.synchronize()?;
+            checks.push(check(
+                &format!("2^{} floats, mapped", n.ilog2()),
+                &b.expected[..n],
+                &mapped_b.as_slice()[..n],
+            ));
+            let parts = chunks(n, p.streams);
+            let mut streamed = |variant: SincosVariant| -> Result<Vec<f64>, RuntimeError> {
+                b.poison(gpu, &streams[0])?;
+                let mut samples = Vec::with_capacity(p.repeats);
+                for _ in 0..p.repeats {
+                    many.begin(used)?;
+                    for _ in 0..iterations {
+                        issue_iteration(variant, used, &parts, |kind, s, part| {
+                            b.op(&kernel, THREADS, kind, &used[s], part)
+                        })?;
+                    }
+                    samples.push(many.end(used)? / iterations as f64);
+                }
+                gpu.synchronize()?;
+                checks.push(check(
+                    &format!(
+                        "2^{} floats, {} over {} streams",
+                        n.ilog2(),
+                        variant.label(),
+                        p.streams
+                    ),
+                    &b.expected[..n],
+                    &b.host_b.as_slice()[..n],
+                ));
+                Ok(samples)
+            };
+            let async1 = streamed(SincosVariant::Async1)?;
+            let async2 = streamed(SincosVariant::Async2)?;
+            let bytes = (n * size_of::<f32>()) as u64;
+            let mut stages = |parts: &[std::ops::Range<usize>], kernels| {
+                StageSampler::measure(
+                    gpu,
+                    &streams,
+                    parts,
+                    bytes,
+                    (p.repeats, iterations),
+                    kernels,
+                    |kind, stream, part| b.op(&kernel, THREADS, kind, stream, part),
+                )
+                .map(StageSampler::finish)
+            };
+            let whole = stages(&chunks(n, 1), false)?;
+            let chunked = stages(&parts, true)?;
+            points.push(MappedPoint {
+                elements: n,
+                iterations,
+                mapped: series(mapped_ms),
+                async1: series(async1),
+                async2: series(async2),
+                whole,
+                chunked,
+            });
+            task.step(&format!("2^{} floats", n.ilog2()));
+        }
+        task.finish();
+        Ok(MappedResult {
+            params: p.clone(),
+            device: gpu.info().clone(),
+            provenance: ctx.provenance(!ctx.stopping()),
+            points,
+            verification: crate::verify::combine(checks),
+        })
+    }
+}

@@ -1,0 +1,646 @@
+//! overlap: "plug your own kernel in", as the CUDA Handbook invites. Any element-wise
+//! kernel `name(input: &[T], output: &mut [T], …)` from a PTX file, run as sincos-overlap
+//! runs its kernel: sequentially (blocking copy in, the kernel over the whole array, copy
+//! out), and split over each stream count in both asynchronous orders, each chunk passed
+//! as sub-slices (so the kernel needs no offset). One thread per element, `--threads` per
+//! block. The output of every streamed run must equal the sequential run's bit for bit;
+//! the sequential output is compared with `--reference` when given.
+//!
+//! The entry is checked before anything runs: its first four PTX parameters must be the
+//! two slices (pointer and length each, 64-bit), and the rest scalars, one `--arg` each,
+//! parsed as the PTX declares them.
+use std::ops::Range;
+use std::path::Path;
+
+use cudarc::driver::sys::CUresult;
+use nvptx_kernel::PtxType;
+use nvptx_kernel::launch::{Arg, ParamBuffer};
+use streamlab_results::saved::Params as _;
+use streamlab_results::saved::overlap::{
+    ElementType, Overlap, OverlapPoint, OverlapResult, OverlapSize, Params,
+};
+use streamlab_results::saved::sincos_overlap::SincosVariant;
+use streamlab_results::saved::timeline::{OpKind, TraceReference};
+use streamlab_results::saved::{UsageError, Verification};
+use streamlab_results::stats::Series;
+
+use super::{Context, Run, RunError, StageSampler, chunks, issue_iteration, series};
+use crate::runtime::kernels::{DynamicFunction, Module};
+use crate::runtime::trace;
+use crate::runtime::{DeviceBuffer, PinnedBuffer, Region, RuntimeError, Shape, Stream};
+use crate::verify::Bits;
+
+/// Iterations traced back to back.
+const TRACED_ITERATIONS: usize = 3;
+
+impl Run for Overlap {
+    fn run(ctx: &Context, p: &Params) -> Result<OverlapResult, RunError> {
+        p.validate()?;
+        let text = std::fs::read_to_string(&p.ptx)
+            .map_err(|e| RunError::Input(format!("cannot read --ptx {}: {e}", p.ptx.display())))?;
+        let (entry, extra) = check_entry(&text, &p.ptx, &p.kernel, &p.args)?;
+        let module = Module::load(&text)?;
+        let function = module.dynamic_function(&p.kernel, entry.len())?;
+        let user = User {
+            ctx,
+            p,
+            function,
+            extra: &extra,
+        };
+        match p.element {
+            ElementType::F32 => user.run::<f32>(entry),
+            ElementType::F64 => user.run::<f64>(entry),
+            ElementType::I32 => user.run::<i32>(entry),
+            ElementType::U32 => user.run::<u32>(entry),
+        }
+    }
+}
+
+/// Check the entry's shape and parse the extra arguments; returns the entry's parameter
+/// types and the extra arguments' bytes.
+fn check_entry(
+    text: &str,
+    file: &Path,
+    name: &str,
+    args: &[String],
+) -> Result<(Vec<String>, Vec<Vec<u8>>), UsageError> {
+    let summary = nvptx_builder::ptx::parse(text);
+    let Some(entry) = summary.entry(name) else {
+        let names: Vec<&str> = summary.entries.iter().map(|e| e.name.as_str()).collect();
+        return Err(UsageError::new(format!(
+            "{} has no kernel `{name}`; its entries are: {}",
+            file.display(),
+            if names.is_empty() {
+                "none".to_owned()
+            } else {
+                names.join(", ")
+            }
+        )));
+    };
+    let types: Vec<Option<PtxType>> = entry.params.iter().map(|t| PtxType::parse(t)).collect();
+    let slices = types.len() >= 4 && types[..4].iter().all(|t| *t == Some(PtxType::Int64));
+    if !slices {
+        return Err(UsageError::new(format!(
+            "kernel `{name}` takes ({}), not (input: &[T], output: &mut [T], …): its first four PTX parameters must be 64-bit (pointer and length of each slice)",
+            entry.params.join(", ")
+        )));
+    }
+    let extra = &types[4..];
+    if extra.len() != args.len() {
+        return Err(UsageError::new(format!(
+            "kernel `{name}` takes {} more parameter(s) after the two slices ({}): give one --arg each, {} given",
+            extra.len(),
+            entry.params[4..].join(", "),
+            args.len()
+        )));
+    }
+    let bytes = (extra.iter().zip(args))
+        .enumerate()
+        .map(|(i, (ty, value))| {
+            scalar_bytes(*ty, value).ok_or_else(|| {
+                UsageError::new(format!(
+                    "--arg {value} does not fit parameter {} of `{name}`, a PTX `{}`",
+                    i + 5,
+                    entry.params[i + 4]
+                ))
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((entry.params.clone(), bytes))
+}
+
+/// `value` as the bytes of a PTX parameter of type `ty`.
+fn scalar_bytes(ty: Option<PtxType>, value: &str) -> Option<Vec<u8>> {
+    match ty? {
+        PtxType::Int32 => {
+            let v: i64 = value.parse().ok()?;
+            (i64::from(i32::MIN)..=i64::from(u32::MAX))
+                .contains(&v)
+                .then(|| (v as u32).to_ne_bytes().to_vec())
+        }
+        PtxType::Int64 => value
+            .parse::<i64>()
+            .map(|v| v as u64)
+            .or_else(|_| value.parse::<u64>())
+            .ok()
+            .map(|v| v.to_ne_bytes().to_vec()),
+        PtxType::F32 => value.parse::<f32>().ok().map(|v| v.to_ne_bytes().to_vec()),
+        PtxType::F64 => value.parse::<f64>().ok().map(|v| v.to_ne_bytes().to_vec()),
+    }
+}
+
+/// An element type of the user's slices.
+pub trait Element: Bits + Copy + Send + Sync + Into<f64> + 'static {
+    /// The `.npy` type code (little-endian).
+    const NPY: &'static str;
+    fn from_le(bytes: &[u8]) -> Self;
+    fn random(rng: &mut crate::rng::Rng) -> Self;
+    fn poison() -> Self;
+}
+
+macro_rules! element {
+    ($t:ty, $npy:literal, $random:expr, $poison:expr) => {
+        impl Element for $t {
+            const NPY: &'static str = $npy;
+            fn from_le(bytes: &[u8]) -> Self {
+                <$t>::from_le_bytes(bytes.try_into().expect("element-sized"))
+            }
+            fn random(rng: &mut crate::rng::Rng) -> Self {
+                let f: fn(&mut crate::rng::Rng) -> $t = $random;
+                f(rng)
+            }
+            fn poison() -> Self {
+                $poison
+            }
+        }
+    };
+}
+element!(f32, "<f4", |r| r.unit_f32(), f32::NAN);
+element!(f64, "<f8", |r| f64::from(r.unit_f32()), f64::NAN);
+element!(i32, "<i4", |r| r.any_i32(), -1);
+element!(u32, "<u4", |r| r.any_i32() as u32, u32::MAX);
+
+/// Read `n` elements of `T` from a raw little-endian file or a `.npy` array.
+fn read_array<T: Element>(path: &Path, n: usize) -> Result<Vec<T>, RunError> {
+    let what = path.display();
+    let bytes =
+        std::fs::read(path).map_err(|e| RunError::Input(format!("cannot read {what}: {e}")))?;
+    let data = if bytes.starts_with(b"\x93NUMPY") {
+        npy_data::<T>(&bytes)
+            .map_err(|e| RunError::Input(format!("{what} is not a usable .npy array: {e}")))?
+    } else {
+        &bytes[..]
+    };
+    let size = size_of::<T>();
+    if data.len() != n * size {
+        return Err(RunError::Input(format!(
+            "{what} holds {} bytes, but {n} elements of {} need {}: match --elements to the file",
+            data.len(),
+            T::NPY,
+            n * size
+        )));
+    }
+    Ok(data.chunks_exact(size).map(T::from_le).collect())
+}
+
+/// The data of a `.npy` file of a one-dimensional C-order array of `T`.
+fn npy_data<T: Element>(bytes: &[u8]) -> Result<&[u8], String> {
+    let (header_len, start) = match bytes.get(6) {
+        Some(1) => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10),
+        Some(2 | 3) if bytes.len() >= 12 => (
+            u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize,
+            12,
+        ),
+        _ => return Err("unknown .npy version".into()),
+    };
+    let header = bytes
+        .get(start..start + header_len)
+        .map(String::from_utf8_lossy)
+        .ok_or("truncated header")?;
+    if !header.contains(&format!("'descr': '{}'", T::NPY)) {
+        return Err(format!(
+            "its element type is not {} (header {})",
+            T::NPY,
+            header.trim()
+        ));
+    }
+    if header.contains("'fortran_order': True") {
+        return Err("it is in Fortran order".into());
+    }
+    Ok(&bytes[start + header_len..])
+}
+
+/// Map a failure after a launch of the user's kernel to that kernel.
+fn blame(name: &str, err: RuntimeError) -> RunError {
+    const FAULTS: [CUresult; 7] = [
+        CUresult::CUDA_ERROR_ILLEGAL_ADDRESS,
+        CUresult::CUDA_ERROR_LAUNCH_FAILED,
+        CUresult::CUDA_ERROR_ILLEGAL_INSTRUCTION,
+        CUresult::CUDA_ERROR_MISALIGNED_ADDRESS,
+        CUresult::CUDA_ERROR_INVALID_PC,
+        CUresult::CUDA_ERROR_HARDWARE_STACK_ERROR,
+        CUresult::CUDA_ERROR_ASSERT,
+    ];
+    match err {
+        RuntimeError::Driver { source, .. } if FAULTS.contains(&source.0) => {
+            RunError::Runtime(RuntimeError::Kernel {
+                kernel: name.to_owned(),
+                source,
+            })
+        }
+        other => RunError::Runtime(other),
+    }
+}
+
+/// The user's kernel and its arguments.
+struct User<'a> {
+    ctx: &'a Context<'a>,
+    p: &'a Params,
+    function: DynamicFunction,
+    extra: &'a [Vec<u8>],
+}
+
+/// The arrays of one size.
+struct Arrays<T> {
+    host_in: PinnedBuffer<T>,
+    host_out: PinnedBuffer<T>,
+    dev_in: DeviceBuffer<T>,
+    dev_out: DeviceBuffer<T>,
+}
+
+impl<T: Element> Arrays<T> {
+    fn op(
+        &mut self,
+        user: &User,
+        kind: OpKind,
+        stream: &Stream,
+        part: &Range<usize>,
+    ) -> Result<(), RuntimeError> {
+        match kind {
+            OpKind::HtoD => stream.htod(&self.dev_in, part.start, &self.host_in, part.clone()),
+            OpKind::Kernel => {
+                let mut params = ParamBuffer::new();
+                Arg::<nvptx_kernel::Slice<T>>::push(&self.dev_in.slice(part.clone()), &mut params);
+                Arg::<nvptx_kernel::SliceMut<T>>::push(
+                    &self.dev_out.slice_mut(part.clone()),
+                    &mut params,
+                );
+                for bytes in user.extra {
+                    params.push_bytes(bytes);
+                }
+                stream.launch_dynamic(
+                    &user.function,
+                    Shape::cover(part.len(), user.p.threads),
+                    params,
+                )
+            }
+            OpKind::DtoH => {
+                stream.dtoh(&mut self.host_out, part.start, &self.dev_out, part.clone())
+            }
+        }
+    }
+}
+
+impl User<'_> {
+    fn run<T: Element>(&self, entry: Vec<String>) -> Result<OverlapResult, RunError> {
+        let (gpu, p) = (self.ctx.gpu, self.p);
+        let input = p
+            .input
+            .as_deref()
+            .map(|f| read_array::<T>(f, p.elements))
+            .transpose()?;
+        let reference = p
+            .reference
+            .as_deref()
+            .map(|f| read_array::<T>(f, p.elements))
+            .transpose()?;
+        let sizes = p.sizes();
+        let most = p.stream_counts.iter().copied().max().unwrap_or(1);
+        let streams = gpu.streams(most.max(2))?;
+        let mut task = crate::progress::Task::start("overlap", sizes.len() as u64 + 1);
+        let mut measured = Vec::new();
+        let mut checks = Vec::new();
+        let mut traced = None;
+        for &n in &sizes {
+            if self.ctx.stopping() {
+                break;
+            }
+            gpu.ensure_fits((2 * n * size_of::<T>()) as u64)?;
+            let mut rng = crate::rng::Rng::new(crate::rng::Rng::seed_from_clock());
+            let mut a = Arrays {
+                host_in: gpu.pinned(n, T::poison())?,
+                host_out: gpu.pinned(n, T::poison())?,
+                dev_in: gpu.alloc(n)?,
+                dev_out: gpu.alloc(n)?,
+            };
+            match (&input, n == p.elements) {
+                (Some(values), true) => a.host_in.as_mut_slice().copy_from_slice(values),
+                _ => a
+                    .host_in
+                    .as_mut_slice()
+                    .iter_mut()
+                    .for_each(|x| *x = T::random(&mut rng)),
+            }
+            let (size, sequential_out) = self
+                .size(&streams, &mut a, n, &mut checks)
+                .map_err(|e| blame(&p.kernel, e))?;
+            if let (Some(want), true) = (&reference, n == p.elements) {
+                checks.push(crate::verify::compare(
+                    "sequential output against --reference",
+                    &sequential_out,
+                    |i| want[i].into(),
+                    p.tolerance,
+                ));
+            }
+            if n == p.elements && !self.ctx.stopping() {
+                let best =
+                    (size.points.iter()).min_by(|x, y| x.time.median().total_cmp(&y.time.median()));
+                if let Some(best) = best {
+                    let reference = TraceReference {
+                        timed_ms: best.time.min(),
+                        back_to_back: true,
+                        rates: streamlab_results::derived::rates::for_chunks(
+                            &size.stages,
+                            best.streams,
+                        )
+                        .map(streamlab_results::derived::rates::best_rates),
+                    };
+                    traced = Some(
+                        self.trace(&streams[..best.streams], best.variant, &mut a, reference)
+                            .map_err(|e| blame(&p.kernel, e))?,
+                    );
+                }
+            }
+            measured.push(size);
+            task.step(&format!("{n} elements"));
+        }
+        task.finish();
+        Ok(OverlapResult {
+            params: p.clone(),
+            device: gpu.info().clone(),
+            provenance: self.ctx.provenance(!self.ctx.stopping()),
+            entry,
+            sizes: measured,
+            verification: crate::verify::combine(checks),
+            timeline: traced,
+        })
+    }
+
+    /// Every configuration at one size; returns it and the sequential output.
+    fn size<T: Element>(
+        &self,
+        streams: &[Stream],
+        a: &mut Arrays<T>,
+        n: usize,
+        checks: &mut Vec<Verification>,
+    ) -> Result<(OverlapSize, Vec<T>), RuntimeError> {
+        let whole = chunks(n, 1);
+        let sequential_issue = |a: &mut Arrays<T>| {
+            issue_iteration(
+                SincosVariant::Sequential,
+                &streams[..1],
+                &whole,
+                |kind, _, part| a.op(self, kind, &streams[0], part),
+            )
+        };
+        let iterations = self.iterations(&streams[..1], a, sequential_issue)?;
+        let sequential = self.samples(&streams[..1], iterations, a, sequential_issue)?;
+        let sequential_out = a.host_out.as_slice().to_vec();
+        let bytes = (n * size_of::<T>()) as u64;
+        let mut stages = Vec::new();
+        for s in std::iter::once(1).chain(self.p.stream_counts.iter().copied()) {
+            if stages
+                .iter()
+                .any(|t: &streamlab_results::saved::StageTimes| t.chunks == s)
+            {
+                continue;
+            }
+            stages.push(
+                StageSampler::measure(
+                    self.ctx.gpu,
+                    streams,
+                    &chunks(n, s),
+                    bytes,
+                    (self.p.repeats, iterations),
+                    true,
+                    |kind, stream, part| a.op(self, kind, stream, part),
+                )?
+                .finish(),
+            );
+        }
+        let mut points = Vec::new();
+        for &s in &self.p.stream_counts {
+            let used = &streams[..s];
+            let parts = chunks(n, s);
+            for variant in SincosVariant::ASYNC {
+                let time = self.samples(used, iterations, a, |a| {
+                    issue_iteration(variant, used, &parts, |kind, k, part| {
+                        a.op(self, kind, &used[k], part)
+                    })
+                })?;
+                let chunk = |i: usize| {
+                    let k = parts.iter().position(|r| r.contains(&i)).unwrap_or(0);
+                    format!("stream {} of {s}", k + 1)
+                };
+                checks.push(crate::verify::identical(
+                    &format!(
+                        "{n} elements, {} over {s} streams, against sequential",
+                        variant.label()
+                    ),
+                    a.host_out.as_slice(),
+                    &sequential_out,
+                    chunk,
+                ));
+                points.push(OverlapPoint {
+                    variant,
+                    streams: s,
+                    time,
+                });
+            }
+        }
+        Ok((
+            OverlapSize {
+                elements: n,
+                iterations,
+                sequential,
+                stages,
+                points,
+            },
+            sequential_out,
+        ))
+    }
+
+    /// Iterations per sample so that one sample takes about `--sample-ms` (at least 2).
+    fn iterations<T: Element>(
+        &self,
+        streams: &[Stream],
+        a: &mut Arrays<T>,
+        mut issue: impl FnMut(&mut Arrays<T>) -> Result<(), RuntimeError>,
+    ) -> Result<usize, RuntimeError> {
+        let region = Region::new(self.ctx.gpu, streams.len())?;
+        issue(a)?;
+        region.begin(streams)?;
+        for _ in 0..4 {
+            issue(a)?;
+        }
+        let per_iteration = region.end(streams)? / 4.0;
+        Ok(((self.p.sample_ms / per_iteration).ceil() as usize).clamp(2, 100_000))
+    }
+
+    /// `--repeats` samples of `iterations` back-to-back iterations, the output poisoned
+    /// first.
+    fn samples<T: Element>(
+        &self,
+        streams: &[Stream],
+        iterations: usize,
+        a: &mut Arrays<T>,
+        mut issue: impl FnMut(&mut Arrays<T>) -> Result<(), RuntimeError>,
+    ) -> Result<Series, RuntimeError> {
+        let gpu = self.ctx.gpu;
+        streams[0].poison(&a.dev_out)?;
+        a.host_out.as_mut_slice().fill(T::poison());
+        gpu.synchronize()?;
+        let region = Region::new(gpu, streams.len())?;
+        let mut samples = Vec::with_capacity(self.p.repeats);
+        for _ in 0..self.p.repeats {
+            region.begin(streams)?;
+            for _ in 0..iterations {
+                issue(a)?;
+            }
+            samples.push(region.end(streams)? / iterations as f64);
+        }
+        gpu.synchronize()?;
+        Ok(series(samples))
+    }
+
+    fn trace<T: Element>(
+        &self,
+        streams: &[Stream],
+        variant: SincosVariant,
+        a: &mut Arrays<T>,
+        reference: TraceReference,
+    ) -> Result<streamlab_results::saved::timeline::Timeline, RuntimeError> {
+        let parts = chunks(a.host_in.len(), streams.len());
+        let title = format!(
+            "{} {}, {} streams",
+            self.p.kernel,
+            variant.label(),
+            streams.len()
+        );
+        trace::record(self.ctx.gpu, streams, &title, reference, |rec| {
+            for iteration in 0..TRACED_ITERATIONS {
+                issue_iteration(variant, streams, &parts, |kind, s, part| {
+                    let bytes =
+                        (kind != OpKind::Kernel).then_some((part.len() * size_of::<T>()) as u64);
+                    rec.op(s, iteration, kind, bytes, |stream| {
+                        a.op(self, kind, stream, part)
+                    })
+                })?;
+            }
+            Ok(())
+        })
+    }
+}
+
+/// A GPU-free check of the entry shape and argument parsing.
+pub fn check_kernel_shape(
+    text: &str,
+    name: &str,
+    args: &[String],
+) -> Result<Vec<String>, UsageError> {
+    check_entry(text, Path::new("the PTX"), name, args).map(|(entry, _)| entry)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PTX: &str = "\
+.version 8.7
+.target sm_90
+.visible .entry clamp(
+	.param .u64 .ptr .align 1 clamp_param_0,
+	.param .u64 clamp_param_1,
+	.param .u64 .ptr .align 1 clamp_param_2,
+	.param .u64 clamp_param_3,
+	.param .f32 clamp_param_4,
+	.param .f32 clamp_param_5
+)
+{
+	ret;
+}
+.visible .entry wrong(
+	.param .u64 .ptr .align 1 wrong_param_0,
+	.param .u32 wrong_param_1
+)
+{
+	ret;
+}
+";
+
+    fn strings(values: &[&str]) -> Vec<String> {
+        values.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn the_entry_must_exist_take_two_slices_and_get_one_arg_per_scalar() {
+        let ok = check_kernel_shape(PTX, "clamp", &strings(&["0", "1.5"])).unwrap();
+        assert_eq!(ok.len(), 6);
+        let missing = check_kernel_shape(PTX, "saxpy", &[])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            missing.contains("no kernel `saxpy`; its entries are: clamp, wrong"),
+            "{missing}"
+        );
+        let shape = check_kernel_shape(PTX, "wrong", &[])
+            .unwrap_err()
+            .to_string();
+        assert!(shape.contains("takes (.u64, .u32)"), "{shape}");
+        let count = check_kernel_shape(PTX, "clamp", &strings(&["0"]))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            count.contains("2 more parameter(s)") && count.contains("1 given"),
+            "{count}"
+        );
+        let value = check_kernel_shape(PTX, "clamp", &strings(&["0", "x"]))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            value.contains("--arg x does not fit parameter 6"),
+            "{value}"
+        );
+    }
+
+    #[test]
+    fn scalar_arguments_become_the_declared_bytes() {
+        assert_eq!(
+            scalar_bytes(Some(PtxType::Int32), "-1"),
+            Some(u32::MAX.to_ne_bytes().to_vec())
+        );
+        assert_eq!(scalar_bytes(Some(PtxType::Int32), "4294967296"), None);
+        assert_eq!(
+            scalar_bytes(Some(PtxType::F64), "0.5"),
+            Some(0.5f64.to_ne_bytes().to_vec())
+        );
+        assert_eq!(
+            scalar_bytes(Some(PtxType::Int64), "18446744073709551615"),
+            Some(u64::MAX.to_ne_bytes().to_vec())
+        );
+        assert_eq!(scalar_bytes(None, "1"), None);
+    }
+
+    #[test]
+    fn raw_and_npy_inputs_are_read_and_checked() {
+        let dir = std::env::temp_dir().join(format!("streamlab-inputs-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let raw = dir.join("a.bin");
+        std::fs::write(
+            &raw,
+            [1.0f32, 2.0]
+                .iter()
+                .flat_map(|x| x.to_le_bytes())
+                .collect::<Vec<u8>>(),
+        )
+        .unwrap();
+        assert_eq!(read_array::<f32>(&raw, 2).unwrap(), [1.0, 2.0]);
+        let err = read_array::<f32>(&raw, 3).unwrap_err().to_string();
+        assert!(
+            err.contains("holds 8 bytes, but 3 elements of <f4 need 12"),
+            "{err}"
+        );
+        let header = "{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }";
+        let mut npy = b"\x93NUMPY\x01\x00".to_vec();
+        let padded = format!("{header:<118}\n");
+        npy.extend((padded.len() as u16).to_le_bytes());
+        npy.extend(padded.as_bytes());
+        npy.extend([7i32, -3].iter().flat_map(|x| x.to_le_bytes()));
+        let file = dir.join("a.npy");
+        std::fs::write(&file, &npy).unwrap();
+        assert_eq!(read_array::<i32>(&file, 2).unwrap(), [7, -3]);
+        let err = read_array::<f32>(&file, 2).unwrap_err().to_string();
+        assert!(err.contains("element type is not <f4"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

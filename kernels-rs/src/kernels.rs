@@ -1,0 +1,129 @@
+//! The GPU entry points, each a `#[kernel]` in Rust-CUDA's style: the thread's index,
+//! a bounds check, one element's work from [`crate::element`]. Compiled for the host,
+//! each is the kernel's declaration instead (see `nvptx_kernel::Kernel`).
+//!
+//! `*_plain` kernels are the write-ups' algorithms ported as they read, with Rust's
+//! checked indexing; the others are tuned. Each has a CUDA C++ twin written statement
+//! for statement alike (`crates/streamlab/cuda/kernels.cu`).
+use nvptx_kernel::kernel;
+
+/// Fill a `rows × cols` row-major matrix with `value`; 2-D grid, x = column, y = row.
+/// One store per thread: its plain and tuned forms are the same. The output is a raw
+/// pointer, as in Rust-CUDA's examples: the kernel needs no length.
+#[kernel]
+pub unsafe fn fill(matrix: *mut f32, rows: u32, cols: u32, value: f32) {
+    let (col, row) = nvptx_kernel::thread::index_2d();
+    if row >= rows || col >= cols {
+        return;
+    }
+    let cell = row as usize * cols as usize + col as usize;
+    // SAFETY: the host passes a matrix of rows × cols elements.
+    unsafe { *matrix.add(cell) = value };
+}
+
+/// Plain `c = a · b` (`a: rows × aligned`, `b: aligned × cols`, `c: rows × cols`): one
+/// thread per output cell, the wiki's loop, checked indexing; 2-D grid.
+#[kernel]
+pub unsafe fn matmul_plain(
+    a: &[f32],
+    b: &[f32],
+    c: &mut [f32],
+    rows: u32,
+    cols: u32,
+    aligned: u32,
+) {
+    let (col, row) = nvptx_kernel::thread::index_2d();
+    if row >= rows || col >= cols {
+        return;
+    }
+    let (row, col, cols) = (row as usize, col as usize, cols as usize);
+    c[row * cols + col] = crate::element::matmul_cell_plain(a, b, row, col, cols, aligned as usize);
+}
+
+/// Tuned `c = a · b`: the same products in the same order, loads batched
+/// ([`crate::element::matmul_cell`]).
+#[kernel]
+pub unsafe fn matmul(a: &[f32], b: &[f32], c: &mut [f32], rows: u32, cols: u32, aligned: u32) {
+    let (col, row) = nvptx_kernel::thread::index_2d();
+    if row >= rows || col >= cols {
+        return;
+    }
+    let (row, col, cols) = (row as usize, col as usize, cols as usize);
+    // SAFETY: the host passes a, b and c with these shapes.
+    unsafe {
+        *c.get_unchecked_mut(row * cols + col) =
+            crate::element::matmul_cell(a.as_ptr(), b.as_ptr(), row, col, cols, aligned);
+    }
+}
+
+/// Plain AddKernel: a grid-stride loop over `out`, each element becoming
+/// `input[i] + add_value·cycles` by `cycles` additions to a volatile local.
+#[kernel]
+pub unsafe fn add_kernel_plain(out: &mut [i32], input: &[i32], add_value: i32, cycles: i32) {
+    let stride = nvptx_kernel::thread::grid_stride_1d() as usize;
+    let mut i = nvptx_kernel::thread::index_1d() as usize;
+    while i < out.len() {
+        out[i] = crate::element::add_repeatedly_volatile(input[i], add_value, cycles);
+        i += stride;
+    }
+}
+
+/// Tuned AddKernel: the same, the running sum kept in a register behind an empty
+/// inline-assembly barrier.
+#[kernel]
+pub unsafe fn add_kernel(out: &mut [i32], input: &[i32], add_value: i32, cycles: i32) {
+    let stride = nvptx_kernel::thread::grid_stride_1d() as usize;
+    let mut i = nvptx_kernel::thread::index_1d() as usize;
+    while i < out.len() {
+        // SAFETY: i < out.len() == input.len() (the host passes equal lengths).
+        unsafe {
+            *out.get_unchecked_mut(i) =
+                crate::element::add_repeatedly(*input.get_unchecked(i), add_value, cycles);
+        }
+        i += stride;
+    }
+}
+
+/// Plain sincos: `b[j] = a[j] + sqrt(sin(i)² + cos(i)²)` for the global index
+/// `i = offset + j` (`a` and `b` are one chunk of the arrays), sine and cosine apart.
+#[kernel]
+pub unsafe fn sincos_plain(a: &[f32], b: &mut [f32], offset: u32) {
+    let j = nvptx_kernel::thread::index_1d();
+    if j as usize >= b.len() {
+        return;
+    }
+    b[j as usize] = crate::element::sincos_element_plain(a[j as usize], offset + j);
+}
+
+/// Tuned sincos: the same with one `sincosf`.
+#[kernel]
+pub unsafe fn sincos(a: &[f32], b: &mut [f32], offset: u32) {
+    let j = nvptx_kernel::thread::index_1d();
+    if j as usize >= b.len() {
+        return;
+    }
+    // SAFETY: j < b.len() == a.len() (the host passes equal lengths).
+    unsafe {
+        *b.get_unchecked_mut(j as usize) =
+            crate::element::sincos_element(*a.get_unchecked(j as usize), offset + j);
+    }
+}
+
+/// An empty kernel: what a launch costs on its own.
+#[kernel]
+pub unsafe fn empty() {}
+
+/// Spin for `ns` nanoseconds of the GPU's global timer, then (thread 0 of the block)
+/// write the nanoseconds it spun to `elapsed[block]`: work of a fixed duration.
+#[kernel]
+pub unsafe fn spin(elapsed: &mut [u64], ns: u64) {
+    let start = nvptx_kernel::clock::globaltimer();
+    let mut now = start;
+    while now.wrapping_sub(start) < ns {
+        now = nvptx_kernel::clock::globaltimer();
+    }
+    let block = nvptx_kernel::thread::block_idx_x() as usize;
+    if nvptx_kernel::thread::thread_idx_x() == 0 && block < elapsed.len() {
+        elapsed[block] = now.wrapping_sub(start);
+    }
+}
