@@ -22,7 +22,7 @@ use streamlab_results::saved::memcpy_kernel::MemcpyKernel;
 use streamlab_results::saved::overlap::Overlap;
 use streamlab_results::saved::overlap_map::OverlapMap;
 use streamlab_results::saved::sincos_overlap::SincosOverlap;
-use streamlab_results::saved::{Experiment, KernelForm, KernelSet, Params, UsageError, files};
+use streamlab_results::saved::{Experiment, KernelForm, Params, UsageError, files};
 
 use crate::cli::{self, Command, KernelChoice, KernelOptions, Parsed, RunOptions};
 use crate::experiments::{Context, Run, RunError};
@@ -340,11 +340,11 @@ impl Session {
             if let Some(csv) = E::csv(&result) {
                 folder::write_atomic(&self.out, &files::csv(E::NAME, set), csv.as_bytes())?;
             }
-            let heading = match set {
-                KernelSet::Rust => E::NAME.to_owned(),
-                KernelSet::Cuda => format!("{} (CUDA C++ kernels)", E::NAME),
-            };
-            print!("\n{heading}\n{}", E::table(&result));
+            print!(
+                "\n{}\n{}",
+                report::table::heading(E::NAME, set),
+                E::table(&result)
+            );
             results.push(result);
         }
         Ok(results)

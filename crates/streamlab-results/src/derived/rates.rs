@@ -3,6 +3,7 @@
 use super::pipeline::Stages;
 use crate::saved::StageTimes;
 use crate::saved::timeline::CopyRates;
+use crate::stats::Series;
 
 /// GB/s (10^9 bytes per second) of `bytes` moved in `ms` milliseconds.
 pub fn gbps(bytes: u64, ms: f64) -> f64 {
@@ -17,21 +18,21 @@ pub fn ms_at(bytes: u64, gbps: f64) -> f64 {
 /// The fastest rate of each path, and each direction's typical (median) rate while both
 /// run.
 pub fn best_rates(t: &StageTimes) -> CopyRates {
-    CopyRates {
-        htod_gbps: gbps(t.bytes, t.htod.min()),
-        dtoh_gbps: gbps(t.bytes, t.dtoh.min()),
-        both_gbps: gbps(2 * t.bytes, t.both.min()),
-        htod_shared_gbps: gbps(t.bytes, t.both_htod.median()),
-        dtoh_shared_gbps: gbps(t.bytes, t.both_dtoh.median()),
-    }
+    rates(t, Series::min)
 }
 
 /// The medians of each path, for tables that describe the typical copy.
 pub fn median_rates(t: &StageTimes) -> CopyRates {
+    rates(t, Series::median)
+}
+
+/// Each path's rate from the sample `pick` chooses; each direction's rate while both run
+/// from its median.
+fn rates(t: &StageTimes, pick: fn(&Series) -> f64) -> CopyRates {
     CopyRates {
-        htod_gbps: gbps(t.bytes, t.htod.median()),
-        dtoh_gbps: gbps(t.bytes, t.dtoh.median()),
-        both_gbps: gbps(2 * t.bytes, t.both.median()),
+        htod_gbps: gbps(t.bytes, pick(&t.htod)),
+        dtoh_gbps: gbps(t.bytes, pick(&t.dtoh)),
+        both_gbps: gbps(2 * t.bytes, pick(&t.both)),
         htod_shared_gbps: gbps(t.bytes, t.both_htod.median()),
         dtoh_shared_gbps: gbps(t.bytes, t.both_dtoh.median()),
     }

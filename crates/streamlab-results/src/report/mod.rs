@@ -23,7 +23,6 @@ use crate::derived::Derive;
 use crate::folder::{self, FolderError, SavedRun};
 use crate::saved::bounds::Bounds;
 use crate::saved::compare_kernels::CompareKernels;
-use crate::saved::files;
 use crate::saved::graph_overlap::GraphOverlap;
 use crate::saved::kernel_concurrency::KernelConcurrency;
 use crate::saved::launch_overhead::LaunchOverhead;
@@ -33,6 +32,7 @@ use crate::saved::memcpy_kernel::MemcpyKernel;
 use crate::saved::overlap::Overlap;
 use crate::saved::overlap_map::OverlapMap;
 use crate::saved::sincos_overlap::SincosOverlap;
+use crate::saved::{KernelSet, files};
 
 /// A failure rendering a report.
 #[derive(Debug, thiserror::Error)]
@@ -107,42 +107,27 @@ pub fn render(
 
 /// Every table of `run`, as the runs printed them.
 pub fn tables(run: &SavedRun) -> String {
-    fn add<E: Render>(out: &mut String, heading: &str, result: Option<&E::Result>) {
+    fn add<E: Render>(out: &mut String, set: KernelSet, result: Option<&E::Result>) {
         if let Some(r) = result {
-            *out += &format!("\n{heading}\n{}", E::table(r));
+            *out += &format!("\n{}\n{}", table::heading(E::NAME, set), E::table(r));
         }
     }
+    let (rust, cuda) = (KernelSet::Rust, KernelSet::Cuda);
     let mut out = String::new();
-    add::<Bounds>(&mut out, "bounds", run.bounds.as_ref());
-    add::<CompareKernels>(&mut out, "compare-kernels", run.compare_kernels.as_ref());
-    add::<SincosOverlap>(&mut out, "sincos-overlap", run.rust.sincos_overlap.as_ref());
-    add::<SincosOverlap>(
-        &mut out,
-        "sincos-overlap (CUDA C++ kernels)",
-        run.cuda.sincos_overlap.as_ref(),
-    );
-    add::<MatmulStreams>(&mut out, "matmul-streams", run.rust.matmul_streams.as_ref());
-    add::<MatmulStreams>(
-        &mut out,
-        "matmul-streams (CUDA C++ kernels)",
-        run.cuda.matmul_streams.as_ref(),
-    );
-    add::<MemcpyKernel>(&mut out, "memcpy-kernel", run.rust.memcpy_kernel.as_ref());
-    add::<MemcpyKernel>(
-        &mut out,
-        "memcpy-kernel (CUDA C++ kernels)",
-        run.cuda.memcpy_kernel.as_ref(),
-    );
-    add::<KernelConcurrency>(
-        &mut out,
-        "kernel-concurrency",
-        run.kernel_concurrency.as_ref(),
-    );
-    add::<LaunchOverhead>(&mut out, "launch-overhead", run.launch_overhead.as_ref());
-    add::<GraphOverlap>(&mut out, "graph-overlap", run.graph_overlap.as_ref());
-    add::<OverlapMap>(&mut out, "overlap-map", run.overlap_map.as_ref());
-    add::<Mapped>(&mut out, "mapped", run.mapped.as_ref());
-    add::<Overlap>(&mut out, "overlap", run.overlap.as_ref());
+    add::<Bounds>(&mut out, rust, run.bounds.as_ref());
+    add::<CompareKernels>(&mut out, rust, run.compare_kernels.as_ref());
+    add::<SincosOverlap>(&mut out, rust, run.rust.sincos_overlap.as_ref());
+    add::<SincosOverlap>(&mut out, cuda, run.cuda.sincos_overlap.as_ref());
+    add::<MatmulStreams>(&mut out, rust, run.rust.matmul_streams.as_ref());
+    add::<MatmulStreams>(&mut out, cuda, run.cuda.matmul_streams.as_ref());
+    add::<MemcpyKernel>(&mut out, rust, run.rust.memcpy_kernel.as_ref());
+    add::<MemcpyKernel>(&mut out, cuda, run.cuda.memcpy_kernel.as_ref());
+    add::<KernelConcurrency>(&mut out, rust, run.kernel_concurrency.as_ref());
+    add::<LaunchOverhead>(&mut out, rust, run.launch_overhead.as_ref());
+    add::<GraphOverlap>(&mut out, rust, run.graph_overlap.as_ref());
+    add::<OverlapMap>(&mut out, rust, run.overlap_map.as_ref());
+    add::<Mapped>(&mut out, rust, run.mapped.as_ref());
+    add::<Overlap>(&mut out, rust, run.overlap.as_ref());
     if let Some(s) = &run.summary {
         out += &format!("\nsummary\n{}", table::summary(s));
     }

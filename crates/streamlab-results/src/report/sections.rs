@@ -25,7 +25,7 @@ use crate::saved::overlap::{Overlap, OverlapResult};
 use crate::saved::overlap_map::{OverlapMap, OverlapMapResult};
 use crate::saved::sincos_overlap::{SincosOverlap, SincosOverlapResult, SincosVariant};
 use crate::saved::timeline::Timeline;
-use crate::saved::{Experiment, KernelSet, Provenance, Verification};
+use crate::saved::{Experiment, KernelSet, Provenance, Verification, files};
 
 /// A number with `decimals` decimals, "–" when not finite.
 fn num(x: f64, decimals: usize) -> String {
@@ -92,10 +92,7 @@ fn timelines(timelines: &[&Timeline], stem: &str) -> Result<Vec<TimelineFigure>,
 
 /// The file stem of experiment `E` measured with `set`.
 fn stem<E: Experiment>(set: KernelSet) -> String {
-    match set {
-        KernelSet::Rust => E::NAME.to_owned(),
-        KernelSet::Cuda => format!("{}-cuda", E::NAME),
-    }
+    files::stem(E::NAME, set)
 }
 
 /// Every section `run` has material for, in the order the experiments run.

@@ -5,7 +5,6 @@ use std::fmt::Write;
 
 use crate::derived::Derive;
 use crate::derived::summary::RunSummary;
-use crate::saved::DeviceInfo;
 use crate::saved::bounds::{Bounds, BoundsResult};
 use crate::saved::compare_kernels::{CompareKernels, KernelComparison};
 use crate::saved::graph_overlap::{GraphOverlap, GraphOverlapResult};
@@ -17,6 +16,7 @@ use crate::saved::memcpy_kernel::{MemcpyKernel, MemcpyKernelResult};
 use crate::saved::overlap::{Overlap, OverlapResult};
 use crate::saved::overlap_map::{OverlapMap, OverlapMapResult};
 use crate::saved::sincos_overlap::{SincosOverlap, SincosOverlapResult, SincosVariant};
+use crate::saved::{DeviceInfo, KernelSet};
 
 /// `x` as "1.23×", "–" when not finite.
 pub fn times(x: f64) -> String {
@@ -24,6 +24,15 @@ pub fn times(x: f64) -> String {
         format!("{x:.2}×")
     } else {
         "–".into()
+    }
+}
+
+/// The heading of experiment `name`'s table, naming the kernels when they are the
+/// CUDA C++ twins.
+pub fn heading(name: &str, set: KernelSet) -> String {
+    match set {
+        KernelSet::Rust => name.to_owned(),
+        KernelSet::Cuda => format!("{name} (CUDA C++ kernels)"),
     }
 }
 

@@ -137,7 +137,8 @@ pub mod files {
         format!("{}.csv", stem(name, set))
     }
 
-    fn stem(name: &str, set: KernelSet) -> String {
+    /// The stem of every file of experiment `name` measured with `set`.
+    pub fn stem(name: &str, set: KernelSet) -> String {
         match set {
             KernelSet::Rust => name.to_owned(),
             KernelSet::Cuda => format!("{name}-cuda"),
