@@ -1,5 +1,10 @@
 //! Summary statistics of timing samples: what every saved series carries beside its raw
-//! samples, and the quartiles the kernel comparison draws.
+//! samples, the quartiles the kernel comparison draws, and the noise every row reports.
+//!
+//! Noise is robust: the median absolute deviation scaled to a standard deviation
+//! (× 1.4826, exact for normal samples) over the median, so one sample that met a busy
+//! link moves it little; such a sample is an outlier (more than [`OUTLIER_SPREADS`]
+//! of those deviations from the median), marked and kept.
 use serde::{Deserialize, Serialize};
 
 /// Mean, median, spread and extremes of a set of samples (milliseconds).
@@ -65,6 +70,32 @@ impl Series {
         self.summary.min
     }
 
+    /// The relative noise: 1.4826 × the median absolute deviation over the median (0
+    /// for one sample; infinite for a zero median with spread).
+    pub fn noise(&self) -> f64 {
+        let median = self.median();
+        let deviations: Vec<f64> = (self.samples_ms.iter())
+            .map(|s| (s - median).abs())
+            .collect();
+        let spread = MAD_TO_SIGMA * quantile(&sorted(&deviations), 0.5);
+        if spread == 0.0 {
+            0.0
+        } else {
+            spread / median.abs()
+        }
+    }
+
+    /// The indices of samples more than [`OUTLIER_SPREADS`] robust standard deviations
+    /// from the median (none where the samples do not spread).
+    pub fn outliers(&self) -> Vec<usize> {
+        let median = self.median();
+        let limit = OUTLIER_SPREADS * self.noise() * median.abs();
+        (self.samples_ms.iter().enumerate())
+            .filter(|(_, s)| limit > 0.0 && (*s - median).abs() > limit)
+            .map(|(i, _)| i)
+            .collect()
+    }
+
     pub fn quartiles(&self) -> Quartiles {
         let sorted = sorted(&self.samples_ms);
         Quartiles {
@@ -74,6 +105,12 @@ impl Series {
         }
     }
 }
+
+/// The median absolute deviation times this estimates a normal sample's standard
+/// deviation.
+const MAD_TO_SIGMA: f64 = 1.4826;
+/// How many robust standard deviations from the median make a sample an outlier.
+pub const OUTLIER_SPREADS: f64 = 3.0;
 
 /// The lower quartile, median and upper quartile of a set of samples, interpolated
 /// linearly between order statistics.
@@ -119,6 +156,23 @@ mod tests {
         assert!(Summary::of(&[]).is_none());
         assert!(Summary::of(&[1.0, f64::NAN]).is_none());
         assert!(Series::new(vec![f64::INFINITY]).is_none());
+    }
+
+    #[test]
+    fn noise_is_robust_and_outliers_are_marked() {
+        let quiet = Series::new(vec![10.0, 10.1, 9.9, 10.0, 10.05]).unwrap();
+        // Deviations 0, .1, .1, 0, .05: median .05, × 1.4826 over 10.
+        assert!(
+            (quiet.noise() - 0.007_413).abs() < 1e-6,
+            "{}",
+            quiet.noise()
+        );
+        assert!(quiet.outliers().is_empty());
+        let one_bad = Series::new(vec![10.0, 10.1, 9.9, 10.0, 25.0]).unwrap();
+        assert!(one_bad.noise() < 0.02, "{}", one_bad.noise());
+        assert_eq!(one_bad.outliers(), [4]);
+        assert_eq!(Series::new(vec![3.0]).unwrap().noise(), 0.0);
+        assert!(Series::new(vec![3.0, 3.0]).unwrap().outliers().is_empty());
     }
 
     #[test]

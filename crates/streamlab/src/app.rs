@@ -1,12 +1,15 @@
 //! What each command does, from parsed options to files on disk and a verdict: one
-//! generic path runs any experiment (validate, open the GPU, measure with each kernel
-//! set, write its JSON with the derived numbers and trace checks, its CSV, print its
-//! table); `run-all` runs them all in order and writes `summary.json` and the report.
-//! A signal stops a run between measurements; what was measured is written and marked
-//! incomplete.
+//! generic path runs any experiment (validate, open the GPU, probe the link, measure
+//! with each kernel set, probe the link again, write its JSON with the derived numbers
+//! and trace checks, its CSV, print its table); `run-all` runs them all in order and
+//! writes `summary.json` and the report. Only a wrong answer fails a run: a trace that
+//! still fails its checks after its retraces is marked disturbed (fatal with
+//! `--strict`). A signal stops a run between measurements; what was measured is written
+//! and marked incomplete.
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
+use streamlab_results::derived::rates::{faster, fastest_link};
 use streamlab_results::derived::summary::{RunStatus, summarize};
 use streamlab_results::derived::trace::{self, TraceChecks};
 use streamlab_results::folder::{self, FolderError, SavedRun};
@@ -22,10 +25,12 @@ use streamlab_results::saved::memcpy_kernel::MemcpyKernel;
 use streamlab_results::saved::overlap::Overlap;
 use streamlab_results::saved::overlap_map::OverlapMap;
 use streamlab_results::saved::sincos_overlap::SincosOverlap;
-use streamlab_results::saved::{Experiment, KernelForm, Params, UsageError, files};
+use streamlab_results::saved::{
+    Experiment, KernelForm, KernelSet, LinkProbe, LinkRates, Params, UsageError, files,
+};
 
 use crate::cli::{self, Command, KernelChoice, KernelOptions, Parsed, RunOptions};
-use crate::experiments::{Context, Run, RunError};
+use crate::experiments::{Context, LinkProber, Run, RunError};
 use crate::runtime::baseline::{self, Availability, BaselineError, CudaKernels};
 use crate::runtime::{Gpu, Kernels, RuntimeError};
 use crate::stop::{self, Signal};
@@ -225,8 +230,9 @@ fn render(from: &Path, out: &Path) -> Result<(), AppError> {
     }
 }
 
-/// The GPU, the kernel sets to run, where results go, and the failed checks so far
-/// (reported after everything is written).
+/// The GPU, the kernel sets to run, where results go, the link probe and the fastest
+/// link seen so far, and the failed checks so far (reported after everything is
+/// written).
 struct Session {
     gpu: Gpu,
     cuda: Option<CudaKernels>,
@@ -234,6 +240,9 @@ struct Session {
     form: KernelForm,
     out: PathBuf,
     started_utc: String,
+    prober: LinkProber,
+    fastest: Option<LinkRates>,
+    strict: bool,
     failures: Vec<String>,
 }
 
@@ -281,12 +290,15 @@ impl Session {
         eprint!("{}", report::table::device(gpu.info()));
         eprintln!("results: {}", out.display());
         Ok(Session {
+            prober: LinkProber::new(&gpu)?,
             gpu,
             cuda,
             choice,
             form: kernels.map_or(KernelForm::Tuned, |k| k.form),
             out,
             started_utc,
+            fastest: None,
+            strict: run.strict,
             failures: Vec::new(),
         })
     }
@@ -305,11 +317,13 @@ impl Session {
         }
     }
 
-    /// Run `E` with each of its kernel sets; write each result's JSON (with its derived
-    /// numbers and trace checks) and CSV, print its table, and note failed checks.
+    /// Run `E` with each of its kernel sets between two probes of the link; write each
+    /// result's JSON (with the probes, the run's fastest link so far, its derived numbers
+    /// and trace checks) and CSV, print its table, and note failed checks.
     fn measure<E: Run + Render>(&mut self, params: &E::Params) -> Result<Vec<E::Result>, AppError> {
         let mut results = Vec::new();
         let sets: Vec<Kernels> = self.sets::<E>().into_iter().copied().collect();
+        let before = self.prober.probe(&self.gpu)?;
         for kernels in &sets {
             let ctx = Context {
                 gpu: &self.gpu,
@@ -318,36 +332,73 @@ impl Session {
                 form: self.form,
                 started_utc: &self.started_utc,
             };
-            let result = E::run(&ctx, params)?;
-            let set = kernels.set;
-            let trace_checks: Vec<TraceChecks> = E::timelines(&result)
-                .into_iter()
-                .map(trace::check)
-                .collect();
-            let verification = E::verification(&result);
-            if !verification.passed {
-                self.failures
-                    .push(format!("{}: {}", E::NAME, verification.detail));
-            }
-            self.failures
-                .extend(trace_checks.iter().flat_map(TraceChecks::failures));
-            let file = SavedFile {
-                result: &result,
-                derived: E::derive(&result),
-                trace_checks,
-            };
-            folder::write_json(&self.out, &files::json(E::NAME, set), &file)?;
-            if let Some(csv) = E::csv(&result) {
-                folder::write_atomic(&self.out, &files::csv(E::NAME, set), csv.as_bytes())?;
-            }
-            print!(
-                "\n{}\n{}",
-                report::table::heading(E::NAME, set),
-                E::table(&result)
-            );
-            results.push(result);
+            results.push(E::run(&ctx, params)?);
+        }
+        let after = self.prober.probe(&self.gpu)?;
+        let seen = fastest_link(
+            (results.iter().flat_map(E::stage_times)).chain([&before, &after]),
+            results.iter().flat_map(E::timelines),
+        );
+        self.fastest = match (self.fastest, seen) {
+            (Some(a), Some(b)) => Some(faster(a, b)),
+            (a, b) => a.or(b),
+        };
+        for (result, kernels) in results.iter_mut().zip(&sets) {
+            let provenance = E::provenance_mut(result);
+            provenance.link = Some(LinkProbe {
+                before: before.clone(),
+                after: after.clone(),
+            });
+            provenance.fastest_link = self.fastest;
+            self.save::<E>(result, kernels.set)?;
         }
         Ok(results)
+    }
+
+    /// Write one result's JSON and CSV, print its table and what its traces and the link
+    /// probes say, and note its failed checks.
+    fn save<E: Run + Render>(
+        &mut self,
+        result: &E::Result,
+        set: KernelSet,
+    ) -> Result<(), AppError> {
+        let trace_checks: Vec<TraceChecks> =
+            E::timelines(result).into_iter().map(trace::check).collect();
+        let verification = E::verification(result);
+        if !verification.passed {
+            self.failures
+                .push(format!("{}: {}", E::NAME, verification.detail));
+        }
+        for disturbed in trace_checks.iter().flat_map(TraceChecks::failures) {
+            if self.strict {
+                self.failures.push(disturbed);
+            } else {
+                eprintln!("note: marked disturbed: {disturbed}");
+            }
+        }
+        let file = SavedFile {
+            result,
+            derived: E::derive(result),
+            trace_checks,
+        };
+        folder::write_json(&self.out, &files::json(E::NAME, set), &file)?;
+        if let Some(csv) = E::csv(result) {
+            folder::write_atomic(&self.out, &files::csv(E::NAME, set), csv.as_bytes())?;
+        }
+        print!(
+            "\n{}\n{}",
+            report::table::heading(E::NAME, set),
+            E::table(result)
+        );
+        for t in &file.trace_checks {
+            if let Some(o) = &t.occupancy {
+                println!("{}: {}", t.title, o.describe());
+            }
+        }
+        if let Some(link) = report::table::link(E::provenance(result)) {
+            println!("{link}");
+        }
+        Ok(())
     }
 
     /// The verdict of a command: interrupted, failed checks, or fine.

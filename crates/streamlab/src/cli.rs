@@ -34,6 +34,10 @@ pub struct RunOptions {
     /// Small sizes for a fast look; options given explicitly still win.
     #[arg(long)]
     pub quick: bool,
+    /// Fail the run when a traced timeline still fails its checks after its retraces (by
+    /// default it is marked "disturbed" and the run goes on: only a wrong answer fails).
+    #[arg(long)]
+    pub strict: bool,
 }
 
 /// Which kernels an experiment runs.

@@ -11,9 +11,9 @@ use serde::{Deserialize, Serialize};
 
 use super::pipeline::{self, Bound};
 use super::rates::{best_rates, for_chunks, pipeline_stages};
-use crate::saved::StageTimes;
 use crate::saved::memcpy_kernel::{MemcpyKernelResult, MemcpyKernelRow};
 use crate::saved::timeline::CopyRates;
+use crate::saved::{LinkRates, StageTimes};
 
 /// One row against its bound (medians, milliseconds).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -32,8 +32,11 @@ pub struct MemcpyRow {
     pub bound_speedup: f64,
     /// bound / concurrent.
     pub efficiency: f64,
-    /// Measured faster than its bound: the bound or the measurement is wrong.
+    /// Beat the bound built from the measured stages: the bound was lowered to the row
+    /// (`bound.built_ms` keeps what it was).
     pub beyond_bound: bool,
+    /// The streamed run's relative noise ([`crate::stats::Series::noise`]).
+    pub noise: f64,
 }
 
 /// Everything derived from a memcpy-kernel result.
@@ -50,7 +53,7 @@ pub struct MemcpyAnalysis {
     pub headline_streams: usize,
     /// Index into `rows` of the headline row at the breakeven point.
     pub at_breakeven: Option<usize>,
-    /// Index into `rows` of the best speedup among rows not faster than their bound.
+    /// Index into `rows` of the best speedup.
     pub best: Option<usize>,
     pub rows_beyond_bound: usize,
 }
@@ -73,7 +76,10 @@ impl MemcpyAnalysis {
 /// Derive everything from `r`.
 pub fn analyze(r: &MemcpyKernelResult) -> MemcpyAnalysis {
     let rows: Vec<MemcpyRow> = (r.rows.iter())
-        .map(|row| analyze_row(row, &r.copies, r.device.copy_engines))
+        .map(|row| {
+            let link = r.provenance.fastest_link.as_ref();
+            analyze_row(row, &r.copies, r.device.copy_engines, link)
+        })
         .collect();
     let mut stream_counts: Vec<usize> = Vec::new();
     for row in &rows {
@@ -96,7 +102,7 @@ pub fn analyze(r: &MemcpyKernelResult) -> MemcpyAnalysis {
             .position(|r| r.streams == headline_streams && r.cycles == c)
     });
     let best = (rows.iter().enumerate())
-        .filter(|(_, r)| !r.beyond_bound && r.speedup.is_finite())
+        .filter(|(_, r)| r.speedup.is_finite())
         .max_by(|a, b| a.1.speedup.total_cmp(&b.1.speedup))
         .map(|(i, _)| i);
     MemcpyAnalysis {
@@ -111,9 +117,14 @@ pub fn analyze(r: &MemcpyKernelResult) -> MemcpyAnalysis {
     }
 }
 
-fn analyze_row(row: &MemcpyKernelRow, copies: &[StageTimes], copy_engines: i32) -> MemcpyRow {
+fn analyze_row(
+    row: &MemcpyKernelRow,
+    copies: &[StageTimes],
+    copy_engines: i32,
+    link: Option<&LinkRates>,
+) -> MemcpyRow {
     let kernel = row.kernel.min().min(row.kernels.min());
-    let parts = match pipeline_stages(copies, row.streams, Some(kernel)) {
+    let parts = match pipeline_stages(copies, row.streams, Some(kernel), link) {
         Some(parts) => parts,
         // Without its chunks' copy times, the whole array's sequential copies alone.
         None => pipeline::Stages {
@@ -123,8 +134,8 @@ fn analyze_row(row: &MemcpyKernelRow, copies: &[StageTimes], copy_engines: i32) 
             both_ms: row.htod.min().max(row.dtoh.min()),
         },
     };
-    let bound = pipeline::bound(parts, row.streams, 1, copy_engines);
     let (total_ms, concurrent_ms) = (row.total.median(), row.concurrent.median());
+    let bound = pipeline::bound(parts, row.streams, 1, copy_engines).held(concurrent_ms);
     MemcpyRow {
         cycles: row.cycles,
         streams: row.streams,
@@ -137,6 +148,7 @@ fn analyze_row(row: &MemcpyKernelRow, copies: &[StageTimes], copy_engines: i32) 
         bound,
         bound_speedup: total_ms / bound.ms,
         efficiency: bound.ms / concurrent_ms,
-        beyond_bound: pipeline::beyond(concurrent_ms, bound.ms),
+        beyond_bound: bound.lowered(),
+        noise: row.concurrent.noise(),
     }
 }

@@ -1,8 +1,15 @@
 //! Rates and pipeline stages from measured stage times: the best each path reached in
 //! the run, since a bound is what the hardware demonstrably did.
+//!
+//! Large copies (at least [`POOLED_CHUNK_BYTES`] each) move at the link's rate whatever
+//! their size, so their fastest rate anywhere in the run (the `bounds` samples, every
+//! experiment's stage samples, the link probes, the traced copies, with either kernel
+//! set) is one per run, [`LinkRates`], and every bound's large copy stages are held to
+//! it: a sample that met a busy link cannot raise a bound. Smaller copies keep their own
+//! measured times, fixed costs included.
 use super::pipeline::Stages;
-use crate::saved::StageTimes;
-use crate::saved::timeline::CopyRates;
+use crate::saved::timeline::{CopyRates, OpKind, Timeline};
+use crate::saved::{LinkProbe, LinkRates, StageTimes};
 use crate::stats::Series;
 
 /// GB/s (10^9 bytes per second) of `bytes` moved in `ms` milliseconds.
@@ -58,6 +65,72 @@ pub fn stages(t: &StageTimes, kernels: Option<f64>) -> Stages {
 /// microseconds) is under 3% of their time.
 pub const POOLED_CHUNK_BYTES: u64 = 8 << 20;
 
+/// The fastest large copies among `stage_times` (whole passes whose chunks are at least
+/// [`POOLED_CHUNK_BYTES`]) and `timelines` (single traced copies that large: alone or
+/// not, a copy shows a rate its direction reached); `None` where there were none.
+pub fn fastest_link<'a>(
+    stage_times: impl IntoIterator<Item = &'a StageTimes>,
+    timelines: impl IntoIterator<Item = &'a Timeline>,
+) -> Option<LinkRates> {
+    let mut fastest: Option<LinkRates> = None;
+    let mut offer = |rates: LinkRates| {
+        fastest = Some(fastest.map_or(rates, |f| faster(f, rates)));
+    };
+    for t in stage_times {
+        if t.bytes / t.chunks.max(1) as u64 >= POOLED_CHUNK_BYTES {
+            offer(LinkRates {
+                htod_gbps: gbps(t.bytes, t.htod.min()),
+                dtoh_gbps: gbps(t.bytes, t.dtoh.min()),
+                both_gbps: gbps(2 * t.bytes, t.both.min()),
+            });
+        }
+    }
+    for op in timelines.into_iter().flat_map(|t| &t.ops) {
+        let (Some(bytes), took) = (op.bytes, op.end_ms - op.start_ms) else {
+            continue;
+        };
+        if bytes < POOLED_CHUNK_BYTES || took <= 0.0 {
+            continue;
+        }
+        let rate = gbps(bytes, took);
+        offer(match op.kind {
+            OpKind::HtoD => LinkRates {
+                htod_gbps: rate,
+                dtoh_gbps: 0.0,
+                both_gbps: 0.0,
+            },
+            OpKind::DtoH => LinkRates {
+                htod_gbps: 0.0,
+                dtoh_gbps: rate,
+                both_gbps: 0.0,
+            },
+            OpKind::Kernel => continue,
+        });
+    }
+    fastest
+}
+
+/// The faster of two sets of rates, path by path.
+pub fn faster(a: LinkRates, b: LinkRates) -> LinkRates {
+    LinkRates {
+        htod_gbps: a.htod_gbps.max(b.htod_gbps),
+        dtoh_gbps: a.dtoh_gbps.max(b.dtoh_gbps),
+        both_gbps: a.both_gbps.max(b.both_gbps),
+    }
+}
+
+/// How far the link's both-ways rate moved across an experiment beyond which it is
+/// marked "machine noisy": a few percent is the link's own sample-to-sample spread.
+pub const NOISY_LINK: f64 = 0.03;
+
+/// The both-ways rate (GB/s) before and after an experiment, each the fastest of its
+/// probe's samples, and how far it moved relative to the faster of the two.
+pub fn link_moved(p: &LinkProbe) -> (f64, f64, f64) {
+    let rate = |t: &StageTimes| gbps(2 * t.bytes, t.both.min());
+    let (before, after) = (rate(&p.before), rate(&p.after));
+    (before, after, (after - before).abs() / before.max(after))
+}
+
 /// The stages of a pipeline of `chunks` chunks.
 ///
 /// Copies in alone, copies out alone and the kernels: the fastest sample of the split
@@ -72,19 +145,31 @@ pub const POOLED_CHUNK_BYTES: u64 = 8 << 20;
 /// capacity, and a sample with few chunks lets one direction finish early and the other
 /// run on alone, which measures the sharing rather than the capacity.
 ///
+/// With `link` (the run's [`fastest_link`]), chunks that are pooled are never given
+/// copy stages slower than the link's fastest rates, and both directions at once never
+/// slower than its fastest both-ways rate.
+///
 /// `None` when that split was not measured.
 pub fn pipeline_stages<'a>(
     all: impl IntoIterator<Item = &'a StageTimes>,
     chunks: usize,
     kernels: Option<f64>,
+    link: Option<&LinkRates>,
 ) -> Option<Stages> {
     let all: Vec<&StageTimes> = all.into_iter().collect();
     let own = all.iter().find(|t| t.chunks == chunks)?;
-    let pooled = own.bytes / chunks.max(1) as u64 >= POOLED_CHUNK_BYTES;
+    let bytes = own.bytes;
+    let pooled = bytes / chunks.max(1) as u64 >= POOLED_CHUNK_BYTES;
+    let link = link.filter(|_| pooled);
     let both_ms = all
         .iter()
         .map(|t| t.both.min())
+        .chain(link.map(|l| ms_at(2 * bytes, l.both_gbps)))
         .fold(f64::INFINITY, f64::min);
+    let at_link = |own_ms: f64, gbps: Option<f64>| {
+        gbps.filter(|g| *g > 0.0)
+            .map_or(own_ms, |g| own_ms.min(ms_at(bytes, g)))
+    };
     (all.iter())
         .filter(|t| t.chunks == chunks || (pooled && t.chunks <= chunks.max(2)))
         .map(|t| stages(t, kernels))
@@ -94,7 +179,12 @@ pub fn pipeline_stages<'a>(
             dtoh_ms: a.dtoh_ms.min(b.dtoh_ms),
             both_ms: a.both_ms.min(b.both_ms),
         })
-        .map(|s| Stages { both_ms, ..s })
+        .map(|s| Stages {
+            htod_ms: at_link(s.htod_ms, link.map(|l| l.htod_gbps)),
+            dtoh_ms: at_link(s.dtoh_ms, link.map(|l| l.dtoh_gbps)),
+            both_ms,
+            ..s
+        })
 }
 
 /// The stage times of `chunks` chunks in `all`, if measured.
@@ -155,7 +245,7 @@ mod tests {
             ..t.clone()
         };
         let all = [t.clone(), busy];
-        let p = pipeline_stages(&all, 8, None).unwrap();
+        let p = pipeline_stages(&all, 8, None, None).unwrap();
         assert_eq!((p.htod_ms, p.kernel_ms), (2.43, 0.18));
         // The link's capacity comes from any split: a finer one that shared it evenly.
         let even = StageTimes {
@@ -164,11 +254,17 @@ mod tests {
             ..t.clone()
         };
         let with_even = [t.clone(), even];
-        assert_eq!(pipeline_stages(&with_even, 4, None).unwrap().both_ms, 2.6);
-        assert_eq!(pipeline_stages(&with_even, 4, None).unwrap().htod_ms, 2.43);
-        assert_eq!(pipeline_stages(&all, 4, None).unwrap().kernel_ms, 0.2);
+        assert_eq!(
+            pipeline_stages(&with_even, 4, None, None).unwrap().both_ms,
+            2.6
+        );
+        assert_eq!(
+            pipeline_stages(&with_even, 4, None, None).unwrap().htod_ms,
+            2.43
+        );
+        assert_eq!(pipeline_stages(&all, 4, None, None).unwrap().kernel_ms, 0.2);
         assert!(
-            pipeline_stages(&all, 2, None).is_none(),
+            pipeline_stages(&all, 2, None, None).is_none(),
             "no two-chunk split measured"
         );
         // Small chunks pay fixed costs a coarser split does not: no pooling.
@@ -179,6 +275,25 @@ mod tests {
             ..t.clone()
         };
         let fine = [small(1, 0.005), small(4, 0.02)];
-        assert_eq!(pipeline_stages(&fine, 4, None).unwrap().htod_ms, 0.02);
+        assert_eq!(pipeline_stages(&fine, 4, None, None).unwrap().htod_ms, 0.02);
+        // The run's fastest link holds large chunks' copy stages, never small ones'.
+        let link = LinkRates {
+            htod_gbps: 60.0,
+            dtoh_gbps: 1.0,
+            both_gbps: 110.0,
+        };
+        let held = pipeline_stages(&all, 4, None, Some(&link)).unwrap();
+        assert!((held.htod_ms - ms_at(t.bytes, 60.0)).abs() < 1e-12);
+        assert_eq!(held.dtoh_ms, 2.44);
+        assert!((held.both_ms - ms_at(2 * t.bytes, 110.0)).abs() < 1e-12);
+        assert_eq!(
+            pipeline_stages(&fine, 4, None, Some(&link))
+                .unwrap()
+                .htod_ms,
+            0.02
+        );
+        let fastest = fastest_link([&t, &fine[0]], []).unwrap();
+        assert!((fastest.htod_gbps - best.htod_gbps).abs() < 1e-9);
+        assert!((fastest.both_gbps - best.both_gbps).abs() < 1e-9);
     }
 }

@@ -123,20 +123,41 @@ pub struct ExperimentsSummary {
     pub mapped: Option<MappedSummary>,
 }
 
+fn not_measured() -> f64 {
+    f64::NAN
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SincosSummary {
     pub verified: bool,
     /// Median time per iteration.
     pub sequential_ms: f64,
-    /// The fastest asynchronous configuration not faster than its bound (median).
+    /// The fastest asynchronous configuration (median).
     pub best_async_ms: f64,
+    /// Its relative noise (NaN in summaries written before noise was measured).
+    #[serde(default = "not_measured")]
+    pub best_async_noise: f64,
+    /// Whether its noise exceeds its lead over the next fastest configuration.
+    #[serde(default)]
+    pub best_within_noise: bool,
     pub best_async_variant: SincosVariant,
     pub best_async_streams: usize,
     /// That configuration's bound per iteration.
     pub bound_ms: f64,
     /// best_async_ms / bound_ms.
     pub best_over_bound: f64,
-    /// Configurations measured faster than their bound (bound or measurement wrong).
+    /// Its busiest engine's time per iteration in its own traced iterations, where it
+    /// was traced undisturbed, and best_async_ms over it.
+    #[serde(default)]
+    pub engine_bound_ms: Option<f64>,
+    #[serde(default)]
+    pub best_over_engine_bound: Option<f64>,
+    /// Configurations faster than their engine bound (a measurement no correct run
+    /// gives).
+    #[serde(default)]
+    pub rows_beyond_engine_bound: usize,
+    /// Configurations that beat the bound built from the measured rates (each bound
+    /// lowered to its row: a rate was under-measured).
     pub rows_beyond_bound: usize,
 }
 
@@ -153,7 +174,7 @@ pub struct MemcpySummary {
     pub verified: bool,
     /// The stream count of the headline figures (the first measured; the Handbook's 8).
     pub num_streams: usize,
-    /// The best speedup of a row not faster than its bound, at any stream count.
+    /// The best speedup of any row, at any stream count.
     pub best_speedup: f64,
     pub best_speedup_streams: usize,
     pub best_speedup_cycles: i32,
@@ -163,7 +184,8 @@ pub struct MemcpySummary {
     pub speedup_at_breakeven: Option<f64>,
     /// The bound's speedup there: sequential total over the row's bound.
     pub bound_speedup_at_breakeven: Option<f64>,
-    /// Rows measured faster than their bound (bound or measurement wrong).
+    /// Rows that beat the bound built from the measured rates (each bound lowered to
+    /// its row: a rate was under-measured).
     pub rows_beyond_bound: usize,
 }
 
@@ -224,10 +246,15 @@ fn seed_summary(runs: &SeedRuns) -> ExperimentsSummary {
                 verified: r.verification.passed,
                 sequential_ms: a.sequential().map_or(f64::NAN, |s| s.median_ms),
                 best_async_ms: best.median_ms,
+                best_async_noise: best.noise,
+                best_within_noise: a.best_within_noise().is_some(),
                 best_async_variant: best.variant,
                 best_async_streams: best.streams,
                 bound_ms: best.bound.ms,
                 best_over_bound: best.median_ms / best.bound.ms,
+                engine_bound_ms: best.engine_bound.map(|b| b.ms),
+                best_over_engine_bound: best.engine_bound.map(|b| best.median_ms / b.ms),
+                rows_beyond_engine_bound: a.rows_beyond_engine_bound,
                 rows_beyond_bound: a.rows_beyond_bound,
             })
         }),

@@ -1,5 +1,15 @@
-//! Checks on every traced timeline, against what the same run measured: a timeline that
-//! fails one shows something the GPU cannot have done, and fails the run.
+//! What every traced timeline shows, and the checks it is held to against what the same
+//! run measured.
+//!
+//! From the GPU's own records (CUPTI), each engine's busy time (the union of its
+//! operations' intervals: HtoD copy engine, SMs, DtoH copy engine) and how long both copy
+//! directions ran at once ([`Occupancy`]). No iteration can be faster than its busiest
+//! engine, so the least such time over the traced iterations is a bound no correct
+//! measurement of the same schedule beats, taken on the same machine moments later.
+//!
+//! A timeline that fails a check after its retraces shows a machine disturbed by traffic
+//! the run cannot see (a shared link): it is marked "disturbed" and gives no bound, and
+//! the run goes on (`--strict` makes it fail the run). The checks:
 //!
 //! 1. No two copies in the same direction overlap: each direction has one copy engine.
 //! 2. Each copy's duration lies between its bytes over its direction's rate alone and
@@ -11,12 +21,16 @@
 //!    (the trace is one clean run, so it is held to the cleanest timed one): the period
 //!    of the middle iteration when iterations were traced back to back (fill and drain
 //!    fall on the first and last), else the span of the one traced run.
+//! 4. Where the timed median is known, the traced busiest engine is no slower than it
+//!    (within [`SLACK`]): a trace whose engines ran slower than the timed runs met a
+//!    busier link, and its bound would sit above what the run measured.
 //!
 //! Event-bracketed timelines (no CUPTI) include queueing in every bar, so only the third
 //! check applies to them.
 use serde::{Deserialize, Serialize};
 
-use crate::saved::timeline::{CopyRates, OpKind, Timeline, TimelineOp, TraceSource};
+use super::pipeline::SLACK;
+use crate::saved::timeline::{CopyRates, Engine, OpKind, Timeline, TimelineOp, TraceSource};
 
 /// Relative tolerance of the duration and span checks.
 pub const TOLERANCE: f64 = 0.15;
@@ -43,17 +57,32 @@ pub struct TraceCheck {
     pub detail: String,
 }
 
-/// Every check on one timeline.
+/// Every check on one timeline, and its engines' occupancy.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TraceChecks {
     pub title: String,
     pub source: TraceSource,
     pub checks: Vec<TraceCheck>,
+    /// A check failed: the machine was disturbed while this schedule was traced, and
+    /// the timeline gives no bound.
+    pub disturbed: bool,
+    /// Earlier traces of the same schedule dropped because they failed a check.
+    pub retraces: usize,
+    /// How busy each engine was (GPU records only).
+    pub occupancy: Option<Occupancy>,
 }
 
 impl TraceChecks {
     pub fn passed(&self) -> bool {
-        self.checks.iter().all(|c| c.outcome != Outcome::Failed)
+        !self.disturbed
+    }
+
+    /// The per-iteration engine bound, from an undisturbed trace only.
+    pub fn engine_bound(&self) -> Option<EngineBound> {
+        (!self.disturbed)
+            .then_some(self.occupancy.as_ref())
+            .flatten()
+            .map(|o| o.bound)
     }
 
     /// The failed checks, one line each.
@@ -86,10 +115,182 @@ pub fn check(t: &Timeline) -> TraceChecks {
         },
         span(t),
     ];
+    let occupancy = gpu_records.then(|| occupancy(t)).flatten();
+    let mut checks = checks;
+    if let (Some(o), Some(median)) = (&occupancy, t.reference.median_ms) {
+        checks.push(busiest_engine(o, median));
+    }
     TraceChecks {
         title: t.title.clone(),
         source: t.source,
+        disturbed: checks.iter().any(|c| c.outcome == Outcome::Failed),
+        retraces: t.retraced.len(),
         checks,
+        occupancy,
+    }
+}
+
+/// No correct timed iteration of a schedule beats its busiest engine's time.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct EngineBound {
+    /// Over the traced iterations (those between the first and the last when they ran
+    /// back to back), the least busy time of each one's busiest engine.
+    pub ms: f64,
+    pub engine: Engine,
+}
+
+/// How busy each engine was over a traced timeline, from the GPU's own records.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Occupancy {
+    /// From the first operation ready to the last one's end.
+    pub span_ms: f64,
+    /// Each engine's busy time over the span: the union of its operations' intervals.
+    pub htod_busy_ms: f64,
+    pub sms_busy_ms: f64,
+    pub dtoh_busy_ms: f64,
+    /// How long copies in both directions ran at once.
+    pub both_copying_ms: f64,
+    pub bound: EngineBound,
+}
+
+impl Occupancy {
+    pub fn busy_ms(&self, engine: Engine) -> f64 {
+        match engine {
+            Engine::HtoD => self.htod_busy_ms,
+            Engine::Sms => self.sms_busy_ms,
+            Engine::DtoH => self.dtoh_busy_ms,
+        }
+    }
+
+    /// The share of the span `engine` was busy.
+    pub fn share(&self, engine: Engine) -> f64 {
+        self.busy_ms(engine) / self.span_ms
+    }
+
+    /// In words, e.g. "HtoD copy engine busy 94% of the traced time, SMs 7%, DtoH copy
+    /// engine 93%, both directions at once 88%: copy-bound; an iteration is no faster
+    /// than 2.801 ms (its busiest engine, the HtoD copy engine)".
+    pub fn describe(&self) -> String {
+        let busiest = (Engine::ALL.into_iter())
+            .max_by(|a, b| self.share(*a).total_cmp(&self.share(*b)))
+            .expect("three engines");
+        let kind = if busiest == Engine::Sms {
+            "compute-bound"
+        } else {
+            "copy-bound"
+        };
+        let others: Vec<String> = (Engine::ALL.into_iter())
+            .filter(|e| *e != busiest)
+            .map(|e| format!("{} {:.0}%", e.label(), 100.0 * self.share(e)))
+            .collect();
+        format!(
+            "{} busy {:.0}% of the traced time, {}, both copy directions at once {:.0}%: \
+             {kind}; an iteration is no faster than {:.4} ms (its busiest engine, the {})",
+            busiest.label(),
+            100.0 * self.share(busiest),
+            others.join(", "),
+            100.0 * self.both_copying_ms / self.span_ms,
+            self.bound.ms,
+            self.bound.engine.label()
+        )
+    }
+}
+
+/// Disjoint, ascending intervals covering `intervals`.
+fn union(mut intervals: Vec<(f64, f64)>) -> Vec<(f64, f64)> {
+    intervals.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut merged: Vec<(f64, f64)> = Vec::with_capacity(intervals.len());
+    for (start, end) in intervals {
+        match merged.last_mut() {
+            Some(last) if start <= last.1 => last.1 = last.1.max(end),
+            _ => merged.push((start, end)),
+        }
+    }
+    merged
+}
+
+fn length(intervals: &[(f64, f64)]) -> f64 {
+    intervals.iter().fold(0.0, |total, (a, b)| total + (b - a))
+}
+
+/// How long two sets of disjoint, ascending intervals overlap.
+fn overlap(a: &[(f64, f64)], b: &[(f64, f64)]) -> f64 {
+    let (mut i, mut j, mut total) = (0, 0, 0.0);
+    while i < a.len() && j < b.len() {
+        total += (a[i].1.min(b[j].1) - a[i].0.max(b[j].0)).max(0.0);
+        if a[i].1 < b[j].1 { i += 1 } else { j += 1 }
+    }
+    total
+}
+
+/// The busy intervals of `engine` among `ops`.
+fn busy<'a>(ops: impl Iterator<Item = &'a TimelineOp>, engine: Engine) -> Vec<(f64, f64)> {
+    union(
+        ops.filter(|op| op.kind.engine() == engine)
+            .map(|op| (op.start_ms, op.end_ms))
+            .collect(),
+    )
+}
+
+/// The occupancy of `t`'s engines; `None` without operations.
+pub fn occupancy(t: &Timeline) -> Option<Occupancy> {
+    let start = (t.ops.iter())
+        .map(|op| op.ready_ms.unwrap_or(op.start_ms).min(op.start_ms))
+        .min_by(f64::total_cmp)?;
+    let end = t.ops.iter().map(|op| op.end_ms).max_by(f64::total_cmp)?;
+    let [htod, sms, dtoh] =
+        [Engine::HtoD, Engine::Sms, Engine::DtoH].map(|e| busy(t.ops.iter(), e));
+    // Back to back, the first iteration's copies in run before any copy out shares the
+    // link (fill) and the last one's copies out after (drain): the bound comes from the
+    // iterations between, which run as the timed ones do.
+    let iterations = if t.reference.back_to_back && t.iterations >= 3 {
+        1..t.iterations - 1
+    } else {
+        0..t.iterations.max(1)
+    };
+    let bound = iterations
+        .filter_map(|i| {
+            Engine::ALL
+                .into_iter()
+                .map(|e| {
+                    (
+                        length(&busy(t.ops.iter().filter(|op| op.iteration == i), e)),
+                        e,
+                    )
+                })
+                .max_by(|a, b| a.0.total_cmp(&b.0))
+                .filter(|(ms, _)| *ms > 0.0)
+        })
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(ms, engine)| EngineBound { ms, engine })?;
+    Some(Occupancy {
+        span_ms: end - start,
+        htod_busy_ms: length(&htod),
+        sms_busy_ms: length(&sms),
+        dtoh_busy_ms: length(&dtoh),
+        both_copying_ms: overlap(&htod, &dtoh),
+        bound,
+    })
+}
+
+const BUSIEST: &str = "busiest engine no slower than the timed median";
+
+fn busiest_engine(o: &Occupancy, median_ms: f64) -> TraceCheck {
+    let ok = o.bound.ms <= median_ms * (1.0 + SLACK);
+    TraceCheck {
+        name: BUSIEST.into(),
+        outcome: if ok { Outcome::Passed } else { Outcome::Failed },
+        detail: format!(
+            "the {} was busy {:.4} ms in its least busy traced iteration; the timed median is \
+             {median_ms:.4} ms{}",
+            o.bound.engine.label(),
+            o.bound.ms,
+            if ok {
+                ""
+            } else {
+                ": the trace met a busier link than the timed runs"
+            }
+        ),
     }
 }
 
@@ -307,6 +508,7 @@ mod tests {
             reference: TraceReference {
                 timed_ms,
                 back_to_back,
+                median_ms: None,
                 rates: Some(CopyRates {
                     htod_gbps: 55.0,
                     dtoh_gbps: 55.0,
@@ -373,6 +575,67 @@ mod tests {
     }
 
     #[test]
+    fn occupancy_is_each_engines_union_and_bounds_the_iteration() {
+        // serial_copies: HtoD busy 0–1.25, SMs 0.62–0.70, DtoH 0.70–1.38; span 0–1.38.
+        let o = occupancy(&timeline(serial_copies(), 1.4, false, 1)).unwrap();
+        assert!((o.span_ms - 1.38).abs() < 1e-12);
+        assert!((o.htod_busy_ms - 1.25).abs() < 1e-12);
+        assert!((o.sms_busy_ms - 0.08).abs() < 1e-12);
+        assert!((o.dtoh_busy_ms - 0.68).abs() < 1e-12);
+        // Both directions ran at once from 0.70 to 1.25.
+        assert!((o.both_copying_ms - 0.55).abs() < 1e-12);
+        assert_eq!(o.bound.engine, Engine::HtoD);
+        assert!((o.bound.ms - 1.25).abs() < 1e-12);
+        assert!(
+            o.describe().starts_with("HtoD copy engine busy 91%"),
+            "{}",
+            o.describe()
+        );
+        // Two iterations: the bound is the lighter one's busiest engine.
+        let ops = vec![
+            op(OpKind::HtoD, 0, 0, 0.0, 1.0),
+            op(OpKind::HtoD, 1, 0, 0.5, 1.5),
+            op(OpKind::Kernel, 0, 1, 1.5, 2.2),
+            op(OpKind::DtoH, 0, 1, 2.2, 2.8),
+        ];
+        let o = occupancy(&timeline(ops, 1.4, false, 2)).unwrap();
+        assert_eq!(o.bound.engine, Engine::Sms);
+        assert!((o.bound.ms - 0.7).abs() < 1e-12);
+        assert!((o.htod_busy_ms - 1.5).abs() < 1e-12);
+        // Back to back, fill and drain iterations give no bound: the middle one does.
+        let ops = vec![
+            op(OpKind::HtoD, 0, 0, 0.0, 0.5),
+            op(OpKind::HtoD, 0, 1, 0.5, 1.5),
+            op(OpKind::HtoD, 0, 2, 1.5, 2.0),
+        ];
+        let o = occupancy(&timeline(ops, 1.0, true, 3)).unwrap();
+        assert!((o.bound.ms - 1.0).abs() < 1e-12);
+        assert_eq!(
+            o.sms_busy_ms.to_bits(),
+            0.0f64.to_bits(),
+            "no negative zero"
+        );
+    }
+
+    #[test]
+    fn a_trace_slower_than_the_timed_median_is_disturbed_and_gives_no_bound() {
+        let mut t = timeline(serial_copies(), 1.4, false, 1);
+        t.reference.median_ms = Some(1.3);
+        let checks = check(&t);
+        assert!(checks.passed(), "{:?}", checks.failures());
+        assert!((checks.engine_bound().unwrap().ms - 1.25).abs() < 1e-12);
+        t.reference.median_ms = Some(1.2);
+        let checks = check(&t);
+        assert!(checks.disturbed);
+        assert!(checks.engine_bound().is_none());
+        assert!(
+            checks.failures()[0].contains("busier link"),
+            "{:?}",
+            checks.failures()
+        );
+    }
+
+    #[test]
     fn event_brackets_are_only_held_to_the_span() {
         let mut t = timeline(serial_copies(), 1.4, false, 1);
         t.ops[1].start_ms = 0.0;
@@ -381,5 +644,6 @@ mod tests {
         assert!(checks.passed());
         assert_eq!(checks.checks[0].outcome, Outcome::NotApplicable);
         assert_eq!(checks.checks[2].outcome, Outcome::Passed);
+        assert!(checks.occupancy.is_none());
     }
 }

@@ -110,7 +110,11 @@ impl TimelineFigure {
     /// `{stem}-trace-{n}.json`.
     pub fn new(t: &Timeline, stem: &str, n: usize) -> Result<TimelineFigure, ReportError> {
         timeline::check(t).map_err(ReportError::Invalid)?;
-        let gantt = timeline::gantt(t);
+        let checks = trace::check(t);
+        let mut gantt = timeline::gantt(t);
+        if checks.disturbed {
+            gantt.title += " (disturbed: see its checks)";
+        }
         Ok(TimelineFigure {
             title: t.title.clone(),
             file: format!("{stem}-timeline-{n}.svg"),
@@ -118,9 +122,27 @@ impl TimelineFigure {
             gantt,
             trace_file: format!("{stem}-trace-{n}.json"),
             trace: timeline::trace(t),
-            checks: trace::check(t),
+            checks,
             retraced: t.retraced.clone(),
         })
+    }
+
+    /// What the report says under the chart before its checks: the engines' occupancy,
+    /// and whether the trace was disturbed.
+    pub fn notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        if let Some(o) = &self.checks.occupancy {
+            notes.push(o.describe());
+        }
+        if self.checks.disturbed {
+            notes.push(format!(
+                "disturbed: a check below still failed after {} trace(s) of this schedule; \
+                 the machine's other traffic got in the way, so this timeline gives no bound \
+                 (the outputs were verified apart from it)",
+                self.checks.retraces + 1
+            ));
+        }
+        notes
     }
 }
 
@@ -134,13 +156,18 @@ pub const TIMELINE_NOTE: &str = "A row per stream, then a row per engine (HtoD c
 
 /// How bounds are read, shown once near the top.
 pub const BOUND_NOTE: &str = "Every bound is built from what the same run measured on this \
-    GPU: each pipeline stage timed alone over the same bytes (the fastest sample of each), \
-    copies in and out together at the measured both-ways rate rather than twice the one-way \
-    rate, and the pipeline's fill (first chunk in) and drain (last chunk out) paid once per \
-    run of back-to-back iterations. Efficiency is bound / measured: 1 is the bound. A \
-    measurement more than 1% below its bound (the sample-to-sample spread of the copy rates \
-    a bound is built from) is flagged \"faster than its bound\": then the bound or the \
-    measurement is wrong, and the row is never a headline.";
+    GPU: each pipeline stage timed alone over the same bytes (the fastest sample of each, \
+    samples taken before and between the timed batches), copies of 8 MiB or more never \
+    slower than the fastest such copy anywhere in the run (either kernel set, the link \
+    probes, the traced copies), copies in and out together at the measured both-ways rate \
+    rather than twice the one-way rate, and the pipeline's fill (first chunk in) and drain \
+    (last chunk out) paid once per run of back-to-back iterations. Efficiency is bound / \
+    measured: 1 is the bound. A verified row more than 1% below its bound as built shows a \
+    rate that was under-measured (a shared link's other traffic): it is flagged, and its \
+    bound is lowered to the row. Traced schedules also show their busiest engine's time per \
+    iteration from the GPU's own records, a bound no correct run of them beats. Noise is \
+    1.4826 × the median absolute deviation over the median; each experiment's link probes \
+    (both ways, before and after) say how much the machine's other traffic moved the link.";
 
 impl Document {
     /// The report of everything in `run`.

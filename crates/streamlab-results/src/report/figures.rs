@@ -652,8 +652,11 @@ mod tests {
             bound: Bound {
                 ms: 2.8,
                 limiter: Limiter::BothWays,
+                built_ms: None,
             },
             beyond_bound: false,
+            stream_noise: 0.01,
+            graph_noise: 0.01,
         };
         let figures = graph_overlap(&GraphAnalysis {
             rows: vec![row(4, 0.04, 0.02), row(64, 1.0, 0.7)],

@@ -183,6 +183,9 @@ fn timeline(t: &TimelineFigure) -> String {
         escape(t.checks.source.description()),
         t.trace_file
     );
+    for note in t.notes() {
+        let _ = writeln!(out, "<li>{}</li>", escape(&note));
+    }
     for c in &t.checks.checks {
         let (class, mark) = match c.outcome {
             Outcome::Passed => ("passed", "passed"),

@@ -112,6 +112,9 @@ fn timeline(t: &TimelineFigure) -> String {
         t.file,
         t.trace_file
     );
+    for note in t.notes() {
+        let _ = writeln!(out, "- {note}");
+    }
     for c in &t.checks.checks {
         let mark = match c.outcome {
             Outcome::Passed => "passed",

@@ -7,7 +7,7 @@ use serde::Serialize;
 use super::ReportError;
 use super::document::{Figure, Section, Table, TimelineFigure};
 use super::figures;
-use super::table::times;
+use super::table::{noise, times};
 use crate::derived::Derive;
 use crate::derived::overlap_map::PAYOFF;
 use crate::derived::pipeline::SLACK;
@@ -36,10 +36,10 @@ fn num(x: f64, decimals: usize) -> String {
     }
 }
 
-/// The flag of a row faster than its bound, as a table cell.
+/// The flag of a row that beat the bound built from the measured rates, as a cell.
 fn flag(beyond: bool) -> String {
     if beyond {
-        "faster than its bound: bound or measurement wrong".into()
+        "beat its bound as built: a rate was under-measured, bound lowered to the row".into()
     } else {
         String::new()
     }
@@ -70,7 +70,9 @@ fn section<E: Experiment>(title: &str, about: &str, params: String, r: &E::Resul
         title: title.to_owned(),
         about: about.to_owned(),
         parameters: params,
-        notes: Vec::new(),
+        notes: (super::table::link(E::provenance(r)).into_iter())
+            .map(|l| ("Machine".to_owned(), l))
+            .collect(),
         complete: E::provenance(r).complete,
         verification: (v.passed, v.detail.clone()),
         tables: Vec::new(),
@@ -323,28 +325,33 @@ fn sincos_overlap(
             "variant",
             "streams",
             "Rust",
+            "noise",
             "C++",
+            "noise",
             "Rust / C++",
             "bound",
             "limited by",
             "efficiency",
+            "engine bound (traced)",
             "flag",
         ],
     );
     for x in &a.configs {
-        let cpp = c
-            .as_ref()
-            .and_then(|c| c.config(x.variant, x.streams))
-            .map(|y| y.median_ms);
+        let cpp = c.as_ref().and_then(|c| c.config(x.variant, x.streams));
         t.rows.push(vec![
             x.variant.label().into(),
             x.streams.to_string(),
             num(x.median_ms, 4),
-            cpp.map_or("–".into(), |v| num(v, 4)),
-            ratio(x.median_ms, cpp),
+            noise(x.noise),
+            cpp.map_or("–".into(), |y| num(y.median_ms, 4)),
+            cpp.map_or("–".into(), |y| noise(y.noise)),
+            ratio(x.median_ms, cpp.map(|y| y.median_ms)),
             num(x.bound.ms, 4),
             x.bound.limiter.label().into(),
             num(x.efficiency, 3),
+            x.engine_bound.map_or("–".into(), |b| {
+                format!("{} ({})", num(b.ms, 4), b.engine.label())
+            }),
             flag(x.beyond_bound),
         ]);
     }
@@ -383,13 +390,32 @@ fn sincos_overlap(
         ),
     ));
     if let Some(best) = a.best() {
+        let engine = best.engine_bound.map_or(String::new(), |b| {
+            format!(
+                " and {} the busiest engine's time in its own traced iterations ({} ms, the {})",
+                times(best.median_ms / b.ms),
+                num(b.ms, 4),
+                b.engine.label()
+            )
+        });
+        let within = a.best_within_noise().map_or(String::new(), |next| {
+            format!(
+                " Its noise ({}) is larger than its lead over {} with {} streams ({} ms ± {}): this run does not settle which of the two is faster.",
+                noise(best.noise),
+                next.variant.label(),
+                next.streams,
+                num(next.median_ms, 4),
+                noise(next.noise)
+            )
+        });
         sec.notes.push((
             "Result".into(),
             format!(
-                "The best asynchronous configuration is {} over {} streams: {} ms per iteration, {} its bound ({} ms, set by {}), against {} ms sequential.",
+                "The best asynchronous configuration is {} over {} streams: {} ms per iteration ± {}, {} its bound ({} ms, set by {}){engine}, against {} ms sequential.{within}",
                 best.variant.label(),
                 best.streams,
                 num(best.median_ms, 4),
+                noise(best.noise),
                 times(best.median_ms / best.bound.ms),
                 num(best.bound.ms, 4),
                 best.bound.limiter.label(),
@@ -397,12 +423,23 @@ fn sincos_overlap(
             ),
         ));
     }
-    if a.rows_beyond_bound > 0 {
+    let lowered: Vec<String> = (a.configs.iter())
+        .filter_map(|x| {
+            let why = x.bound.under_measured()?;
+            Some(format!(
+                "{} with {} streams: {why}",
+                x.variant.label(),
+                x.streams
+            ))
+        })
+        .collect();
+    if !lowered.is_empty() {
         sec.notes.push((
             "Flagged".into(),
             format!(
-                "{} configuration(s) measured faster than their bound; none is used as a headline.",
-                a.rows_beyond_bound
+                "{} configuration(s) beat the bound built from the measured rates, so a rate was under-measured and each bound is lowered to its row: {}.",
+                a.rows_beyond_bound,
+                lowered.join("; ")
             ),
         ));
     }
@@ -510,6 +547,7 @@ fn memcpy_kernel(
                 "DtoH",
                 "Total",
                 "Concurrent",
+                "Noise",
                 "Speedup",
                 "Bound",
                 "Bound speedup",
@@ -533,6 +571,7 @@ fn memcpy_kernel(
                 num(x.dtoh_ms, 2),
                 num(x.total_ms, 2),
                 num(x.concurrent_ms, 2),
+                noise(x.noise),
                 times(x.speedup),
                 num(x.bound.ms, 2),
                 times(x.bound_speedup),
@@ -565,7 +604,7 @@ fn memcpy_kernel(
         sec.notes.push((
             "Flagged".into(),
             format!(
-                "{} row(s) measured faster than their bound; none is used as a headline.",
+                "{} row(s) beat the bound built from the measured rates: a rate was under-measured, and each such bound is lowered to its row.",
                 a.rows_beyond_bound
             ),
         ));
@@ -714,7 +753,9 @@ fn graph_overlap(r: &GraphOverlapResult) -> Section {
             "order",
             "chunks",
             "GPU streams",
+            "noise",
             "GPU graph",
+            "noise",
             "graph / streams",
             "host streams",
             "host graph",
@@ -728,7 +769,9 @@ fn graph_overlap(r: &GraphOverlapResult) -> Section {
             x.variant.label().into(),
             x.chunks.to_string(),
             num(x.stream_gpu_ms, 4),
+            noise(x.stream_noise),
             num(x.graph_gpu_ms, 4),
+            noise(x.graph_noise),
             num(x.gpu_ratio, 3),
             num(x.stream_host_ms, 4),
             num(x.graph_host_ms, 4),
@@ -843,9 +886,11 @@ fn mapped(r: &MappedResult) -> Section {
         &[
             "floats",
             "mapped",
+            "noise",
             "mapped bound",
             "efficiency",
             "streamed",
+            "noise",
             "streamed bound",
             "streamed / mapped",
             "flag",
@@ -855,9 +900,11 @@ fn mapped(r: &MappedResult) -> Section {
         t.rows.push(vec![
             format!("2^{}", x.elements.ilog2()),
             num(x.mapped_ms, 4),
+            noise(x.mapped_noise),
             num(x.mapped_bound_ms, 4),
             num(x.mapped_efficiency, 3),
             num(x.streamed_ms, 4),
+            noise(x.streamed_noise),
             num(x.streamed_bound_ms, 4),
             times(x.mapped_speedup),
             flag(x.beyond_bound),
@@ -914,6 +961,7 @@ fn overlap(r: &OverlapResult) -> Result<Section, ReportError> {
                 "variant",
                 "streams",
                 "ms",
+                "noise",
                 "speedup",
                 "bound",
                 "limited by",
@@ -925,6 +973,7 @@ fn overlap(r: &OverlapResult) -> Result<Section, ReportError> {
                 x.variant.label().into(),
                 x.streams.to_string(),
                 num(x.median_ms, 4),
+                noise(x.noise),
                 times(s.sequential_ms / x.median_ms),
                 num(x.bound.ms, 4),
                 x.bound.limiter.label().into(),

@@ -4,6 +4,7 @@
 use std::fmt::Write;
 
 use crate::derived::Derive;
+use crate::derived::rates::{NOISY_LINK, link_moved};
 use crate::derived::summary::RunSummary;
 use crate::saved::bounds::{Bounds, BoundsResult};
 use crate::saved::compare_kernels::{CompareKernels, KernelComparison};
@@ -16,7 +17,7 @@ use crate::saved::memcpy_kernel::{MemcpyKernel, MemcpyKernelResult};
 use crate::saved::overlap::{Overlap, OverlapResult};
 use crate::saved::overlap_map::{OverlapMap, OverlapMapResult};
 use crate::saved::sincos_overlap::{SincosOverlap, SincosOverlapResult, SincosVariant};
-use crate::saved::{DeviceInfo, KernelSet};
+use crate::saved::{DeviceInfo, KernelSet, Provenance};
 
 /// `x` as "1.23×", "–" when not finite.
 pub fn times(x: f64) -> String {
@@ -36,13 +37,38 @@ pub fn heading(name: &str, set: KernelSet) -> String {
     }
 }
 
-/// A flag for a row faster than its bound.
+/// A flag for a row that beat the bound built from the measured rates.
 fn flag(beyond: bool) -> &'static str {
     if beyond {
-        "  ← faster than its bound: bound or measurement wrong"
+        "  ← beat its bound as built: a rate was under-measured, bound lowered to the row"
     } else {
         ""
     }
+}
+
+/// A relative noise as a percentage, e.g. "0.4%".
+pub fn noise(x: f64) -> String {
+    if x.is_finite() {
+        format!("{:.1}%", 100.0 * x)
+    } else {
+        "–".into()
+    }
+}
+
+/// The link probed around an experiment, e.g. "link both ways 96.1 GB/s before, 95.0
+/// GB/s after (moved 1.1%)", marked "machine noisy" when it moved more than
+/// [`NOISY_LINK`].
+pub fn link(p: &Provenance) -> Option<String> {
+    let (before, after, moved) = link_moved(p.link.as_ref()?);
+    let noisy = if moved > NOISY_LINK {
+        format!("machine noisy: link rate moved {:.1}%; ", 100.0 * moved)
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "{noisy}link both ways {before:.1} GB/s before, {after:.1} GB/s after (moved {:.1}%)",
+        100.0 * moved
+    ))
 }
 
 /// One line naming the GPU.
@@ -141,18 +167,19 @@ pub fn memcpy_kernel(r: &MemcpyKernelResult) -> String {
     for &streams in &a.stream_counts {
         let _ = writeln!(
             out,
-            "{streams} streams (medians, ms)\n  Cycles    HtoD  Kernel    DtoH   Total  Concurrent  Speedup   Bound  Bound speedup"
+            "{streams} streams (medians, ms)\n  Cycles    HtoD  Kernel    DtoH   Total  Concurrent   Noise  Speedup   Bound  Bound speedup"
         );
         for row in a.rows_with(streams) {
             let _ = writeln!(
                 out,
-                "{:>8} {:>7.2} {:>7.2} {:>7.2} {:>7.2} {:>11.2} {:>8} {:>7.2} {:>14}{}",
+                "{:>8} {:>7.2} {:>7.2} {:>7.2} {:>7.2} {:>11.2} {:>7} {:>8} {:>7.2} {:>14}{}",
                 row.cycles,
                 row.htod_ms,
                 row.kernel_ms,
                 row.dtoh_ms,
                 row.total_ms,
                 row.concurrent_ms,
+                noise(row.noise),
                 times(row.speedup),
                 row.bound.ms,
                 times(row.bound_speedup),
@@ -173,7 +200,11 @@ pub fn memcpy_kernel(r: &MemcpyKernelResult) -> String {
             times(r.bound_speedup)
         ))
     );
-    let _ = writeln!(out, "rows faster than their bound: {}", a.rows_beyond_bound);
+    let _ = writeln!(
+        out,
+        "rows that beat their bound as built (bound lowered): {}",
+        a.rows_beyond_bound
+    );
     let _ = writeln!(out, "verification: {}", r.verification.detail);
     out
 }
@@ -207,17 +238,20 @@ pub fn sincos_overlap(r: &SincosOverlapResult) -> String {
     );
     let _ = writeln!(
         out,
-        "variant          streams   median ms   bound ms  efficiency"
+        "variant          streams   median ms   noise   bound ms  efficiency  engine bound ms"
     );
     for c in &a.configs {
         let _ = writeln!(
             out,
-            "{:<16} {:>7} {:>11.4} {:>10.4} {:>11.3}{}",
+            "{:<16} {:>7} {:>11.4} {:>7} {:>10.4} {:>11.3} {:>16}{}",
             c.variant.label(),
             c.streams,
             c.median_ms,
+            noise(c.noise),
             c.bound.ms,
             c.efficiency,
+            c.engine_bound
+                .map_or("–".into(), |b| format!("{:.4}", b.ms)),
             flag(c.beyond_bound)
         );
     }
@@ -229,13 +263,43 @@ pub fn sincos_overlap(r: &SincosOverlapResult) -> String {
     if let Some(best) = a.best() {
         let _ = writeln!(
             out,
-            "best asynchronous: {} with {} streams, {:.4} ms = {:.3}× its bound ({:.4} ms, {})",
+            "best asynchronous: {} with {} streams, {:.4} ms ± {} = {:.3}× its bound ({:.4} ms, {}){}",
             best.variant.label(),
             best.streams,
             best.median_ms,
+            noise(best.noise),
             best.median_ms / best.bound.ms,
             best.bound.ms,
-            best.bound.limiter.label()
+            best.bound.limiter.label(),
+            best.engine_bound.map_or(String::new(), |b| format!(
+                ", {:.3}× its busiest engine's time traced ({:.4} ms, {})",
+                best.median_ms / b.ms,
+                b.ms,
+                b.engine.label()
+            ))
+        );
+        if let Some(next) = a.best_within_noise() {
+            let _ = writeln!(
+                out,
+                "  within noise of {} with {} streams ({:.4} ms ± {}): this run does not settle which is faster",
+                next.variant.label(),
+                next.streams,
+                next.median_ms,
+                noise(next.noise)
+            );
+        }
+    }
+    for c in a
+        .configs
+        .iter()
+        .filter_map(|c| c.bound.under_measured().map(|u| (c, u)))
+    {
+        let _ = writeln!(
+            out,
+            "{} with {} streams: {}",
+            c.0.variant.label(),
+            c.0.streams,
+            c.1
         );
     }
     let _ = writeln!(out, "verification: {}", r.verification.detail);
@@ -474,12 +538,16 @@ pub fn headlines(s: &RunSummary) -> Vec<(&'static str, String)> {
         out.push((
             "sincos-overlap",
             format!(
-                "sequential {:.3} ms, best async {:.3} ms ({}, {} streams) = {:.3}× its bound  {}",
+                "sequential {:.3} ms, best async {:.3} ms ± {} ({}, {} streams{}) = {:.3}× its bound{}  {}",
                 x.sequential_ms,
                 x.best_async_ms,
+                noise(x.best_async_noise),
                 x.best_async_variant.label(),
                 x.best_async_streams,
+                if x.best_within_noise { ", within noise of the next" } else { "" },
                 x.best_over_bound,
+                x.best_over_engine_bound
+                    .map_or(String::new(), |e| format!(", {e:.3}× its busiest engine traced")),
                 verdict(x.verified)
             ),
         ));

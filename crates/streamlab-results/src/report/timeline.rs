@@ -173,6 +173,7 @@ mod tests {
             reference: TraceReference {
                 timed_ms: 2.0,
                 back_to_back: false,
+                median_ms: None,
                 rates: None,
             },
             retraced: Vec::new(),

@@ -16,6 +16,12 @@ impl Experiment for Bounds {
     fn provenance(result: &BoundsResult) -> &Provenance {
         &result.provenance
     }
+    fn provenance_mut(result: &mut BoundsResult) -> &mut Provenance {
+        &mut result.provenance
+    }
+    fn stage_times(result: &BoundsResult) -> Vec<&StageTimes> {
+        vec![&result.copies]
+    }
     fn verification(result: &BoundsResult) -> &Verification {
         &result.verification
     }

@@ -16,6 +16,9 @@ impl Experiment for CompareKernels {
     fn provenance(result: &KernelComparison) -> &Provenance {
         &result.provenance
     }
+    fn provenance_mut(result: &mut KernelComparison) -> &mut Provenance {
+        &mut result.provenance
+    }
     fn verification(result: &KernelComparison) -> &Verification {
         &result.verification
     }

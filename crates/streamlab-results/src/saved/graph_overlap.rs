@@ -20,6 +20,12 @@ impl Experiment for GraphOverlap {
     fn provenance(result: &GraphOverlapResult) -> &Provenance {
         &result.provenance
     }
+    fn provenance_mut(result: &mut GraphOverlapResult) -> &mut Provenance {
+        &mut result.provenance
+    }
+    fn stage_times(result: &GraphOverlapResult) -> Vec<&StageTimes> {
+        result.stages.iter().collect()
+    }
     fn verification(result: &GraphOverlapResult) -> &Verification {
         &result.verification
     }

@@ -18,6 +18,9 @@ impl Experiment for KernelConcurrency {
     fn provenance(result: &KernelConcurrencyResult) -> &Provenance {
         &result.provenance
     }
+    fn provenance_mut(result: &mut KernelConcurrencyResult) -> &mut Provenance {
+        &mut result.provenance
+    }
     fn verification(result: &KernelConcurrencyResult) -> &Verification {
         &result.verification
     }

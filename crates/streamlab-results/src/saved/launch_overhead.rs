@@ -17,6 +17,9 @@ impl Experiment for LaunchOverhead {
     fn provenance(result: &LaunchOverheadResult) -> &Provenance {
         &result.provenance
     }
+    fn provenance_mut(result: &mut LaunchOverheadResult) -> &mut Provenance {
+        &mut result.provenance
+    }
     fn verification(result: &LaunchOverheadResult) -> &Verification {
         &result.verification
     }

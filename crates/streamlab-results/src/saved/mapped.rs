@@ -20,6 +20,16 @@ impl Experiment for Mapped {
     fn provenance(result: &MappedResult) -> &Provenance {
         &result.provenance
     }
+    fn provenance_mut(result: &mut MappedResult) -> &mut Provenance {
+        &mut result.provenance
+    }
+    fn stage_times(result: &MappedResult) -> Vec<&StageTimes> {
+        result
+            .points
+            .iter()
+            .flat_map(|p| [&p.whole, &p.chunked])
+            .collect()
+    }
     fn verification(result: &MappedResult) -> &Verification {
         &result.verification
     }

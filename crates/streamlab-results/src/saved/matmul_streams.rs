@@ -16,6 +16,9 @@ impl Experiment for MatmulStreams {
     fn provenance(result: &MatmulStreamsResult) -> &Provenance {
         &result.provenance
     }
+    fn provenance_mut(result: &mut MatmulStreamsResult) -> &mut Provenance {
+        &mut result.provenance
+    }
     fn verification(result: &MatmulStreamsResult) -> &Verification {
         &result.verification
     }

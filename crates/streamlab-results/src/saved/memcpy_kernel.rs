@@ -23,6 +23,12 @@ impl Experiment for MemcpyKernel {
     fn provenance(result: &MemcpyKernelResult) -> &Provenance {
         &result.provenance
     }
+    fn provenance_mut(result: &mut MemcpyKernelResult) -> &mut Provenance {
+        &mut result.provenance
+    }
+    fn stage_times(result: &MemcpyKernelResult) -> Vec<&StageTimes> {
+        result.copies.iter().collect()
+    }
     fn verification(result: &MemcpyKernelResult) -> &Verification {
         &result.verification
     }

@@ -30,9 +30,15 @@ pub trait Experiment {
     type Params: Params;
     type Result: Serialize + DeserializeOwned + Clone + std::fmt::Debug;
     fn provenance(result: &Self::Result) -> &Provenance;
+    fn provenance_mut(result: &mut Self::Result) -> &mut Provenance;
     fn verification(result: &Self::Result) -> &Verification;
     /// The traced timelines, each held to the trace checks.
     fn timelines(_result: &Self::Result) -> Vec<&timeline::Timeline> {
+        Vec::new()
+    }
+    /// The copy (and kernel) stage samples it took: with the traced copies, where the
+    /// run's fastest copy rates come from.
+    fn stage_times(_result: &Self::Result) -> Vec<&StageTimes> {
         Vec::new()
     }
 }
@@ -219,6 +225,31 @@ pub struct Provenance {
     pub form: KernelForm,
     /// False when the run was stopped before every configuration was measured.
     pub complete: bool,
+    /// The link probed just before and just after this experiment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link: Option<LinkProbe>,
+    /// The fastest each copy path ran in this run, up to the end of this experiment (both
+    /// kernel sets included), over copies of at least 8 MiB: the copy stages of its
+    /// bounds are never slower than these.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fastest_link: Option<LinkRates>,
+}
+
+/// The link's rates probed over the same 32 MiB each way just before and just after an
+/// experiment: how much the machine's other traffic moved them while it ran.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LinkProbe {
+    pub before: StageTimes,
+    pub after: StageTimes,
+}
+
+/// Copy rates in GB/s of large copies (fixed costs in the noise): each way alone and
+/// both ways at once, in total.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct LinkRates {
+    pub htod_gbps: f64,
+    pub dtoh_gbps: f64,
+    pub both_gbps: f64,
 }
 
 /// Outcome of checking every output element against a reference.

@@ -24,6 +24,12 @@ impl Experiment for Overlap {
     fn provenance(result: &OverlapResult) -> &Provenance {
         &result.provenance
     }
+    fn provenance_mut(result: &mut OverlapResult) -> &mut Provenance {
+        &mut result.provenance
+    }
+    fn stage_times(result: &OverlapResult) -> Vec<&StageTimes> {
+        result.sizes.iter().flat_map(|s| &s.stages).collect()
+    }
     fn verification(result: &OverlapResult) -> &Verification {
         &result.verification
     }

@@ -19,6 +19,12 @@ impl Experiment for OverlapMap {
     fn provenance(result: &OverlapMapResult) -> &Provenance {
         &result.provenance
     }
+    fn provenance_mut(result: &mut OverlapMapResult) -> &mut Provenance {
+        &mut result.provenance
+    }
+    fn stage_times(result: &OverlapMapResult) -> Vec<&StageTimes> {
+        vec![&result.copies]
+    }
     fn verification(result: &OverlapMapResult) -> &Verification {
         &result.verification
     }

@@ -19,6 +19,12 @@ impl Experiment for SincosOverlap {
     fn provenance(result: &SincosOverlapResult) -> &Provenance {
         &result.provenance
     }
+    fn provenance_mut(result: &mut SincosOverlapResult) -> &mut Provenance {
+        &mut result.provenance
+    }
+    fn stage_times(result: &SincosOverlapResult) -> Vec<&StageTimes> {
+        result.stages.iter().collect()
+    }
     fn verification(result: &SincosOverlapResult) -> &Verification {
         &result.verification
     }
@@ -154,6 +160,11 @@ impl SincosVariant {
     }
 }
 
+/// The title of `variant`'s traced timeline at `streams`: how its row finds it.
+pub fn trace_title(variant: SincosVariant, streams: usize) -> String {
+    format!("sincos-overlap {}, {streams} streams", variant.label())
+}
+
 /// One variant at one stream count: each sample is the mean time per iteration of one
 /// timed batch of back-to-back iterations.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -177,6 +188,7 @@ pub struct SincosOverlapResult {
     /// Sequential (one stream) and each asynchronous variant at each stream count.
     pub points: Vec<SincosPoint>,
     pub verification: Verification,
-    /// Three iterations of each asynchronous variant at `--streams`, traced back to back.
+    /// Three iterations of each asynchronous variant at `--streams`, and of the fastest
+    /// asynchronous configuration, traced back to back ([`trace_title`]).
     pub timelines: Vec<Timeline>,
 }

@@ -124,7 +124,7 @@ pub struct Timeline {
     pub reference: TraceReference,
     /// The first failed check of each earlier trace of the same schedule that was
     /// dropped and traced again (a link busy with other traffic at that moment fails a
-    /// trace; a schedule that keeps failing keeps its last trace and fails the run).
+    /// trace; a schedule that keeps failing keeps its last trace, marked disturbed).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub retraced: Vec<String>,
 }
@@ -137,6 +137,10 @@ pub struct TraceReference {
     /// (compared with the middle traced iteration's period), else of one run alone
     /// (compared with the traced span).
     pub timed_ms: f64,
+    /// The median timed sample of the same schedule, where the schedule is a row of its
+    /// own: the traced busiest engine is held to it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub median_ms: Option<f64>,
     /// Whether `timed_ms` is a period of back-to-back iterations.
     pub back_to_back: bool,
     /// Copy rates measured in the same run, GB/s: one way alone, and both ways at once in

@@ -180,6 +180,7 @@ pub fn worker(ctx: &Context, p: &Params, queues: u32) -> Result<QueueRun, RunErr
             let reference = TraceReference {
                 timed_ms: point.concurrent.min(),
                 back_to_back: false,
+                median_ms: None,
                 rates: None,
             };
             let title = format!("kernel-concurrency, {n} streams, {queues} hardware queues");

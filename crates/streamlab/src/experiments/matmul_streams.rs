@@ -122,6 +122,7 @@ impl Run for MatmulStreams {
                 let reference = TraceReference {
                     timed_ms: fastest,
                     back_to_back: false,
+                    median_ms: None,
                     rates: None,
                 };
                 let title = format!("matmul-streams, {} streams", p.max_streams);

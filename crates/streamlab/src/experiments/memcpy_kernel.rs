@@ -246,7 +246,7 @@ impl Run for MemcpyKernel {
                     launcher.launch(stream, part.clone(), &mut b, c32)?;
                 }
                 let kernels = vec![region.end(&streams[..used])?];
-                sampler.sample_both(gpu, &streams, &parts, 1, |kind, stream, part| {
+                sampler.sample_round(gpu, &streams, &parts, 1, |kind, stream, part| {
                     launcher.copy(kind, stream, part, &mut b)
                 })?;
                 let [htod, kernel, dtoh, total] = sequential.map(series);
@@ -288,6 +288,7 @@ impl Run for MemcpyKernel {
                 let reference = TraceReference {
                     timed_ms,
                     back_to_back: false,
+                    median_ms: None,
                     rates: for_chunks(&copies, used).map(best_rates),
                 };
                 Some(trace(

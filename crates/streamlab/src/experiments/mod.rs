@@ -28,7 +28,7 @@ use streamlab_results::saved::{
 use streamlab_results::stats::Series;
 
 use crate::runtime::baseline::CudaKernels;
-use crate::runtime::{Gpu, Kernels, Region, RuntimeError, Stream};
+use crate::runtime::{DeviceBuffer, Gpu, Kernels, PinnedBuffer, Region, RuntimeError, Stream};
 
 /// What every experiment runs with.
 pub struct Context<'a> {
@@ -53,6 +53,9 @@ impl Context<'_> {
             kernels: self.kernels.set,
             form: self.form,
             complete,
+            // Filled in by the session, which probes the link around every experiment.
+            link: None,
+            fastest_link: None,
         }
     }
 
@@ -121,9 +124,10 @@ pub fn issue_iteration(
 
 /// The parts of a chunked copy → kernel → copy schedule timed on their own, over the
 /// same chunks and buffers (`saved::StageTimes`): [`StageSampler::measure`] takes the
-/// first samples before the schedule is timed, and [`StageSampler::sample_both`] adds
-/// samples of both directions at once between its measurements, so the bound sees the
-/// same state of the machine as the schedule does.
+/// first samples before the schedule is timed, and [`StageSampler::sample_round`] adds
+/// one more of each direction alone and both at once between its measurements, so the
+/// bound sees the same states of the machine as the schedule does, and a few samples
+/// that met a busy link cannot set it.
 pub struct StageSampler {
     chunks: usize,
     bytes: u64,
@@ -137,11 +141,11 @@ pub struct StageSampler {
 }
 
 impl StageSampler {
-    /// `repeats` samples of `passes` passes over the whole data (`bytes` each way): every
-    /// chunk (`parts`) copied in, back to back on one stream; every chunk copied out;
-    /// both at once, in on one stream and out on another; and, with `kernels`, the
-    /// chunks' kernels, one chunk per stream, all at once. `op(kind, stream, chunk)`
-    /// issues one part; `streams` must hold at least max(chunks, 2).
+    /// `repeats` rounds of samples of `passes` passes over the whole data (`bytes` each
+    /// way): every chunk (`parts`) copied in, back to back on one stream; every chunk
+    /// copied out; both at once, in on one stream and out on another; and, with
+    /// `kernels`, the chunks' kernels, one chunk per stream, all at once. `op(kind,
+    /// stream, chunk)` issues one part; `streams` must hold at least max(chunks, 2).
     #[allow(clippy::too_many_arguments)]
     pub fn measure(
         gpu: &Gpu,
@@ -152,42 +156,25 @@ impl StageSampler {
         kernels: bool,
         mut op: impl FnMut(OpKind, &Stream, &Range<usize>) -> Result<(), RuntimeError>,
     ) -> Result<StageSampler, RuntimeError> {
-        let s0 = &streams[0];
         // Warm up each path once, so no first-use cost lands in a sample.
         for part in parts {
-            op(OpKind::HtoD, s0, part)?;
-            op(OpKind::DtoH, s0, part)?;
+            op(OpKind::HtoD, &streams[0], part)?;
+            op(OpKind::DtoH, &streams[0], part)?;
         }
         gpu.synchronize()?;
-        let one = Region::new(gpu, 1)?;
-        let mut alone = |kind: OpKind| -> Result<Vec<f64>, RuntimeError> {
-            let mut samples = Vec::with_capacity(repeats);
-            for _ in 0..repeats {
-                one.begin(&streams[..1])?;
-                for _ in 0..passes {
-                    for part in parts {
-                        op(kind, s0, part)?;
-                    }
-                }
-                samples.push(one.end(&streams[..1])? / passes as f64);
-            }
-            Ok(samples)
-        };
-        let htod = alone(OpKind::HtoD)?;
-        let dtoh = alone(OpKind::DtoH)?;
         let mut sampler = StageSampler {
             chunks: parts.len(),
             bytes,
             passes,
-            htod,
-            dtoh,
+            htod: Vec::new(),
+            dtoh: Vec::new(),
             both: Vec::new(),
             both_htod: Vec::new(),
             both_dtoh: Vec::new(),
             kernels: None,
         };
         for _ in 0..repeats {
-            sampler.sample_both(gpu, streams, parts, passes, &mut op)?;
+            sampler.sample_round(gpu, streams, parts, passes, &mut op)?;
         }
         if kernels {
             let used = &streams[..parts.len()];
@@ -207,9 +194,10 @@ impl StageSampler {
         Ok(sampler)
     }
 
-    /// One more sample of both directions at once: every chunk in on the first stream
-    /// and out on the second, `passes` passes.
-    pub fn sample_both(
+    /// One more sample of each direction alone (every chunk back to back on the first
+    /// stream) and of both at once (every chunk in on the first stream and out on the
+    /// second), `passes` passes each.
+    pub fn sample_round(
         &mut self,
         gpu: &Gpu,
         streams: &[Stream],
@@ -218,6 +206,21 @@ impl StageSampler {
         mut op: impl FnMut(OpKind, &Stream, &Range<usize>) -> Result<(), RuntimeError>,
     ) -> Result<(), RuntimeError> {
         let (s0, s1) = (&streams[0], &streams[1]);
+        let per_pass = passes as f64;
+        let one = Region::new(gpu, 1)?;
+        for kind in [OpKind::HtoD, OpKind::DtoH] {
+            one.begin(&streams[..1])?;
+            for _ in 0..passes {
+                for part in parts {
+                    op(kind, s0, part)?;
+                }
+            }
+            let ms = one.end(&streams[..1])? / per_pass;
+            match kind {
+                OpKind::HtoD => self.htod.push(ms),
+                _ => self.dtoh.push(ms),
+            }
+        }
         let [start, end_in, end_out, stop] =
             [gpu.event()?, gpu.event()?, gpu.event()?, gpu.event()?];
         s0.record(&start)?;
@@ -236,7 +239,6 @@ impl StageSampler {
         s1.record(&end_out)?;
         s0.wait(&end_out)?;
         s0.record(&stop)?;
-        let per_pass = passes as f64;
         self.both.push(start.elapsed_ms(&stop)? / per_pass);
         self.both_htod.push(start.elapsed_ms(&end_in)? / per_pass);
         self.both_dtoh.push(start.elapsed_ms(&end_out)? / per_pass);
@@ -256,6 +258,61 @@ impl StageSampler {
             both_dtoh: series(self.both_dtoh),
             kernels: self.kernels.map(series),
         }
+    }
+}
+
+/// The link probe a session takes around every experiment: the same 32 MiB copied in
+/// alone, out alone and both ways at once, on buffers of its own.
+pub struct LinkProber {
+    host_in: PinnedBuffer<f32>,
+    host_out: PinnedBuffer<f32>,
+    dev_in: DeviceBuffer<f32>,
+    dev_out: DeviceBuffer<f32>,
+    streams: Vec<Stream>,
+}
+
+impl LinkProber {
+    /// Floats copied each way: 32 MiB, large enough to move at the link's rate.
+    const ELEMENTS: usize = 8 << 20;
+    /// Samples of each path, and passes per sample.
+    const SAMPLING: (usize, usize) = (5, 2);
+
+    pub fn new(gpu: &Gpu) -> Result<LinkProber, RuntimeError> {
+        Ok(LinkProber {
+            host_in: gpu.pinned(Self::ELEMENTS, 0.0f32)?,
+            host_out: gpu.pinned(Self::ELEMENTS, 0.0f32)?,
+            dev_in: gpu.alloc(Self::ELEMENTS)?,
+            dev_out: gpu.alloc(Self::ELEMENTS)?,
+            streams: gpu.streams(2)?,
+        })
+    }
+
+    /// One probe of the link.
+    pub fn probe(&mut self, gpu: &Gpu) -> Result<StageTimes, RuntimeError> {
+        let LinkProber {
+            host_in,
+            host_out,
+            dev_in,
+            dev_out,
+            streams,
+        } = self;
+        // One chunk: the whole buffer.
+        let whole = std::slice::from_ref(&(0..Self::ELEMENTS));
+        let bytes = (Self::ELEMENTS * size_of::<f32>()) as u64;
+        let sampler = StageSampler::measure(
+            gpu,
+            streams,
+            whole,
+            bytes,
+            Self::SAMPLING,
+            false,
+            |kind, stream, part| match kind {
+                OpKind::HtoD => stream.htod(dev_in, part.start, host_in, part.clone()),
+                OpKind::DtoH => stream.dtoh(host_out, part.start, dev_out, part.clone()),
+                OpKind::Kernel => Ok(()),
+            },
+        )?;
+        Ok(sampler.finish())
     }
 }
 

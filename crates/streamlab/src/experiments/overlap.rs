@@ -339,6 +339,7 @@ impl User<'_> {
                     let reference = TraceReference {
                         timed_ms: best.time.min(),
                         back_to_back: true,
+                        median_ms: None,
                         rates: streamlab_results::derived::rates::for_chunks(
                             &size.stages,
                             best.streams,

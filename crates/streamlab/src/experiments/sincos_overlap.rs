@@ -8,21 +8,28 @@
 //! at `--streams` and every count of `--stream-counts`, chunk `s` on stream `s`. As in
 //! the blog's program, iterations run back to back and are timed together, so one
 //! iteration's copies out overlap the next one's copies in; the timed iterations are
-//! split into batches, each batch's mean per iteration one sample. For the bound, the run
-//! also times each stream count's chunks copied in alone, out alone and both ways at
-//! once, and their kernels alone. Every configuration's output is checked against an
-//! f64 CPU reference. Last, three iterations of each asynchronous order are traced back
-//! to back.
+//! split into batches, each batch's mean per iteration one sample.
+//!
+//! Configurations are sampled round-robin, one batch each per round, so that drift on a
+//! shared machine hits them alike: every configuration gets `--batches` samples, and
+//! those whose relative noise is still above [`NOISE_TARGET`] get more rounds, up to
+//! [`MAX_ROUNDS`] times `--batches`. For the bound, the run times each stream count's
+//! chunks copied in alone, out alone and both ways at once (first, then once more after
+//! each of its configurations' batches), and their kernels alone. Every configuration's
+//! output is poisoned before its first batch and checked against an f64 CPU reference
+//! after it. Last, three iterations of each asynchronous order at `--streams`, and of
+//! the fastest asynchronous configuration, are traced back to back.
 use std::ops::Range;
 
 use kernels_rs::sincos;
 use nvptx_kernel::Kernel;
 use streamlab_results::derived::rates::{best_rates, for_chunks};
 use streamlab_results::saved::sincos_overlap::{
-    Params, SincosOverlap, SincosOverlapResult, SincosPoint, SincosVariant,
+    Params, SincosOverlap, SincosOverlapResult, SincosPoint, SincosVariant, trace_title,
 };
 use streamlab_results::saved::timeline::{OpKind, Timeline, TraceReference};
 use streamlab_results::saved::{Params as _, Verification};
+use streamlab_results::stats::Series;
 
 use super::{Context, Run, RunError, StageSampler, chunks, issue_iteration, series};
 use crate::runtime::trace;
@@ -34,6 +41,13 @@ use crate::runtime::{
 const TRACED_ITERATIONS: usize = 3;
 /// Samples of each stage for the bound, and passes over the array per sample.
 const STAGE_SAMPLING: (usize, usize) = (5, 4);
+/// The relative noise ([`streamlab_results::stats::Series::noise`]) a configuration is
+/// sampled down to, where its budget allows.
+pub const NOISE_TARGET: f64 = 0.01;
+/// A configuration's sampling budget, in multiples of `--batches`.
+pub const MAX_ROUNDS: usize = 3;
+/// Untimed iterations before each batch after a configuration's first.
+const REVISIT_WARMUP: usize = 2;
 
 /// The arrays of a sincos run: `a` in pinned host memory and on the device, `b` the
 /// same, and the f64 reference of `b`.
@@ -114,7 +128,7 @@ impl Run for SincosOverlap {
         chunk_counts.dedup();
         let mut task = crate::progress::Task::start(
             "sincos-overlap",
-            (chunk_counts.len() + 1 + 2 * counts.len() + SincosVariant::ASYNC.len()) as u64,
+            (chunk_counts.len() + 1 + 2 * counts.len() + SincosVariant::ASYNC.len() + 1) as u64,
         );
         let mut samplers = Vec::new();
         for &c in &chunk_counts {
@@ -133,67 +147,103 @@ impl Run for SincosOverlap {
             gpu,
             kernel,
             threads: p.threads,
-            warmup: p.warmup,
-            batches: &batches,
         };
-        let mut checks: Vec<Verification> = Vec::new();
-        let mut points = Vec::new();
         let mut configurations = vec![(SincosVariant::Sequential, 1)];
         for &used in &counts {
             configurations.extend(SincosVariant::ASYNC.map(|v| (v, used)));
         }
-        for (variant, used) in configurations {
-            if ctx.stopping() {
+        let mut samples: Vec<Vec<f64>> = vec![Vec::new(); configurations.len()];
+        let mut checks: Vec<Verification> = Vec::new();
+        let budget = MAX_ROUNDS * batches.len();
+        for round in 0..budget {
+            let wanted: Vec<usize> = (0..configurations.len())
+                .filter(|&i| round < batches.len() || noise(&samples[i]) > NOISE_TARGET)
+                .collect();
+            if wanted.is_empty() || ctx.stopping() {
                 break;
             }
-            let time = timing.measure(variant, &streams[..used], &mut b)?;
-            checks.push(check(
-                &format!("{} with {used} stream(s)", variant.label()),
-                &b.expected,
-                b.host_b.as_slice(),
-            ));
-            // Both directions at once over the same chunks, right after: the bound sees
-            // the machine as this configuration did.
-            let sampler = (samplers.iter_mut().zip(&chunk_counts))
-                .find(|(_, c)| **c == used)
-                .map(|(s, _)| s)
-                .expect("a sampler per stream count");
-            sampler.sample_both(
-                gpu,
-                &streams,
-                &chunks(p.elements, used),
-                1,
-                |kind, stream, part| b.op(&kernel, p.threads, kind, stream, part),
-            )?;
-            points.push(SincosPoint {
-                variant,
-                streams: used,
-                time: series(time),
-            });
-            task.step(&format!("{} ×{used}", variant.label()));
+            for i in wanted {
+                if ctx.stopping() {
+                    break;
+                }
+                let (variant, used) = configurations[i];
+                let first = samples[i].is_empty();
+                if first {
+                    b.poison(gpu, &streams[0])?;
+                }
+                let iterations = batches[round % batches.len()].len();
+                let warmup = if first {
+                    p.warmup
+                } else {
+                    p.warmup.min(REVISIT_WARMUP)
+                };
+                samples[i].push(timing.batch(
+                    variant,
+                    &streams[..used],
+                    &mut b,
+                    warmup,
+                    iterations,
+                )?);
+                if first {
+                    checks.push(check(
+                        &format!("{} with {used} stream(s)", variant.label()),
+                        &b.expected,
+                        b.host_b.as_slice(),
+                    ));
+                }
+                // The parts alone and both directions at once over the same chunks, right
+                // after: the bound sees the machine as this configuration did.
+                let sampler = (samplers.iter_mut().zip(&chunk_counts))
+                    .find(|(_, c)| **c == used)
+                    .map(|(s, _)| s)
+                    .expect("a sampler per stream count");
+                sampler.sample_round(
+                    gpu,
+                    &streams,
+                    &chunks(p.elements, used),
+                    1,
+                    |kind, stream, part| b.op(&kernel, p.threads, kind, stream, part),
+                )?;
+                if first {
+                    task.step(&format!("{} ×{used}", variant.label()));
+                }
+            }
         }
+        let points: Vec<SincosPoint> = (configurations.iter().zip(samples))
+            .filter(|(_, s)| !s.is_empty())
+            .map(|(&(variant, streams), s)| SincosPoint {
+                variant,
+                streams,
+                time: series(s),
+            })
+            .collect();
         let stages: Vec<_> = samplers.into_iter().map(StageSampler::finish).collect();
-        let complete = !ctx.stopping();
+        let complete = !ctx.stopping() && points.len() == configurations.len();
         let mut timelines = Vec::new();
-        if complete && let Some(traced) = for_chunks(&stages, p.streams) {
-            let rates = best_rates(traced);
-            for variant in SincosVariant::ASYNC {
-                let timed_ms = (points.iter())
-                    .find(|q| q.variant == variant && q.streams == p.streams)
-                    .map_or(f64::NAN, |q| q.time.min());
+        if complete {
+            let fastest = (points.iter())
+                .filter(|q| q.variant != SincosVariant::Sequential)
+                .min_by(|a, b| a.time.median().total_cmp(&b.time.median()));
+            let mut traced: Vec<&SincosPoint> = (points.iter())
+                .filter(|q| q.variant != SincosVariant::Sequential && q.streams == p.streams)
+                .collect();
+            traced.extend(fastest.filter(|f| f.streams != p.streams));
+            for q in traced {
+                let rates = for_chunks(&stages, q.streams).map(best_rates);
                 let reference = TraceReference {
-                    timed_ms,
+                    timed_ms: q.time.min(),
                     back_to_back: true,
-                    rates: Some(rates),
+                    median_ms: Some(q.time.median()),
+                    rates,
                 };
                 timelines.push(trace(
                     &timing,
-                    variant,
-                    &streams[..p.streams],
+                    q.variant,
+                    &streams[..q.streams],
                     &mut b,
                     reference,
                 )?);
-                task.step(&format!("traced {}", variant.label()));
+                task.step(&format!("traced {} ×{}", q.variant.label(), q.streams));
             }
         }
         task.finish();
@@ -217,38 +267,33 @@ struct Timing<'a> {
     gpu: &'a Gpu,
     kernel: SincosFn,
     threads: u32,
-    warmup: usize,
-    batches: &'a [Range<usize>],
 }
 
 impl Timing<'_> {
-    /// Time `variant` on `streams`: warm-up iterations, then each batch of back-to-back
-    /// iterations; returns the time per iteration of each batch. The output is poisoned
-    /// before, so every element must be written again.
-    fn measure(
+    /// One sample of `variant` on `streams`: `warmup` untimed iterations, then
+    /// `iterations` back to back, timed together; returns the time per iteration.
+    fn batch(
         &self,
         variant: SincosVariant,
         streams: &[Stream],
         b: &mut Buffers,
-    ) -> Result<Vec<f64>, RuntimeError> {
+        warmup: usize,
+        iterations: usize,
+    ) -> Result<f64, RuntimeError> {
         let parts = chunks(b.host_a.len(), streams.len());
         let region = Region::new(self.gpu, streams.len())?;
-        b.poison(self.gpu, &streams[0])?;
         region.begin(streams)?;
-        for _ in 0..self.warmup {
+        for _ in 0..warmup {
             self.issue(variant, streams, &parts, b)?;
         }
         region.end(streams)?;
-        let mut samples = Vec::with_capacity(self.batches.len());
-        for batch in self.batches {
-            region.begin(streams)?;
-            for _ in batch.clone() {
-                self.issue(variant, streams, &parts, b)?;
-            }
-            samples.push(region.end(streams)? / batch.len() as f64);
+        region.begin(streams)?;
+        for _ in 0..iterations {
+            self.issue(variant, streams, &parts, b)?;
         }
+        let ms = region.end(streams)? / iterations as f64;
         self.gpu.synchronize()?;
-        Ok(samples)
+        Ok(ms)
     }
 
     /// Issue one iteration of `variant` over `streams`, chunk `s` on stream `s`.
@@ -274,11 +319,7 @@ fn trace(
     reference: TraceReference,
 ) -> Result<Timeline, RuntimeError> {
     let parts = chunks(b.host_a.len(), streams.len());
-    let title = format!(
-        "sincos-overlap {}, {} streams",
-        variant.label(),
-        streams.len()
-    );
+    let title = trace_title(variant, streams.len());
     trace::record(timing.gpu, streams, &title, reference, |rec| {
         for iteration in 0..TRACED_ITERATIONS {
             issue_iteration(variant, streams, &parts, |kind, s, part| {
@@ -291,6 +332,11 @@ fn trace(
         }
         Ok(())
     })
+}
+
+/// The relative noise of `samples` so far (infinite before the first).
+fn noise(samples: &[f64]) -> f64 {
+    Series::new(samples.to_vec()).map_or(f64::INFINITY, |s| s.noise())
 }
 
 /// The f64 reference of element `i`: `a + sqrt(sin(i)² + cos(i)²)`, with `i` rounded to

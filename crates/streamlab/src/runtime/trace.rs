@@ -15,7 +15,8 @@
 //!
 //! Each trace is checked at once ([`streamlab_results::derived::trace`]); one that fails
 //! (a link busy with other traffic at that moment) is traced again after a pause, up to
-//! five times in all, and the timeline lists the failures it left behind.
+//! five times in all, and the timeline lists the failures it left behind. One that still
+//! fails is kept, and its checks mark it disturbed.
 //!
 //! Without CUPTI each operation is bracketed by events recorded in its stream, the
 //! timeline says `source: events`, and a note goes to stderr once. Tracing is only ever
