@@ -2,13 +2,20 @@
 //! it. Nothing here can reach a GPU (this crate does not depend on the runtime), so the
 //! report can always be rendered again from a results folder, on any machine.
 //!
-//! Data flows one way: the GPU side fills in [`saved`] results (parameters, raw samples,
-//! verification, traced timelines) → [`derived`] turns them into every speedup, bound,
-//! efficiency and "best" → [`report`] prints tables and writes CSV, charts, traces and
-//! the report; [`folder`] writes each file whole and reads a folder back.
+//! Each experiment lives in one module under [`experiments`], behind one trait
+//! ([`experiment::Experiment`]): its parameters and result, its derived numbers, its
+//! tables, CSV, charts, report section and `summary.json` headline. The registry
+//! ([`experiments::each`]) lists them once. What they share sits below them: [`saved`]
+//! (what every result is built from), [`derived`] (the pipeline model, rates, trace
+//! checks), [`report`] (tables, figures, sections, Markdown and HTML) and [`folder`]
+//! (files written whole). [`run`] sits above them all: a results folder read back,
+//! its summary, its printed tables and its report.
 pub mod derived;
+pub mod experiment;
+pub mod experiments;
 pub mod folder;
 pub mod range;
 pub mod report;
+pub mod run;
 pub mod saved;
 pub mod stats;

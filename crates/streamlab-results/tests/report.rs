@@ -1,15 +1,19 @@
 //! The report rendered from recorded results: the committed H100 run renders again to the
-//! same files; every chart and timeline is well-formed SVG with one mark per value of its
+//! same files (every result's JSON and CSV byte for byte, the summary, the charts and
+//! the report); every chart and timeline is well-formed SVG with one mark per value of its
 //! model; the HTML page shows every figure in a browser; an incomplete run says so at the
 //! top; a broken timeline is an error, not a panic.
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use streamlab_results::folder::SavedRun;
+use streamlab_results::experiment;
+use streamlab_results::experiments::sincos_overlap::{SincosOverlap, SincosSummary};
+use streamlab_results::report::ReportError;
 use streamlab_results::report::chart::{kind_color, queued_color};
-use streamlab_results::report::document::{Document, Table};
 use streamlab_results::report::figures::Drawing;
-use streamlab_results::report::{ReportError, render};
+use streamlab_results::report::table::Table;
+use streamlab_results::run::{SavedRun, document, render};
+use streamlab_results::saved::KernelSet;
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 
@@ -58,6 +62,13 @@ fn the_committed_h100_report_renders_again_to_the_same_files() {
     let rendered = files(&out);
     assert_eq!(rendered.len(), written);
     let committed = files(&h100());
+    for name in committed.keys() {
+        let result = name.ends_with(".csv") || name.ends_with(".json");
+        assert!(
+            !result || rendered.contains_key(name),
+            "{name} is not written again"
+        );
+    }
     for (name, contents) in &rendered {
         let before = committed
             .get(name)
@@ -102,7 +113,7 @@ fn rects(doc: &roxmltree::Document, color: &str) -> usize {
 
 #[test]
 fn every_figure_is_svg_with_a_mark_per_value_of_its_model() {
-    let doc = Document::new(&SavedRun::load(&h100()).unwrap()).unwrap();
+    let doc = document(&SavedRun::load(&h100()).unwrap()).unwrap();
     let (mut charts, mut timelines) = (0, 0);
     for section in &doc.sections {
         for figure in &section.figures {
@@ -195,7 +206,7 @@ fn cells(t: &Table, column: &str) -> Vec<String> {
 #[test]
 fn every_result_has_its_bound_beside_it_and_no_row_sits_below_it() {
     let run = SavedRun::load(&h100()).unwrap();
-    let doc = Document::new(&run).unwrap();
+    let doc = document(&run).unwrap();
     for id in [
         "sincos-overlap",
         "memcpy-kernel",
@@ -232,7 +243,10 @@ fn every_result_has_its_bound_beside_it_and_no_row_sits_below_it() {
         }
     }
     let summary = run.summary.as_ref().unwrap();
-    if let Some(s) = &summary.experiments.sincos_overlap {
+    let sincos: Option<SincosSummary> = summary
+        .experiment("sincos-overlap")
+        .and_then(experiment::parse);
+    if let Some(s) = &sincos {
         let sincos = doc
             .sections
             .iter()
@@ -275,7 +289,7 @@ fn the_html_page_shows_every_figure_and_table_in_a_browser() {
         return;
     }
     let run = SavedRun::load(&h100()).unwrap();
-    let doc = Document::new(&run).unwrap();
+    let doc = document(&run).unwrap();
     let out = scratch("browser");
     render(&run, &out, &|| true).unwrap();
     let profile = scratch("chromium-profile");
@@ -348,7 +362,7 @@ fn one_experiment_alone_renders_its_section_without_headlines() {
     )
     .unwrap();
     let run = SavedRun::load(&dir).unwrap();
-    let doc = Document::new(&run).unwrap();
+    let doc = document(&run).unwrap();
     assert_eq!(doc.sections.len(), 1);
     assert!(doc.headlines.is_none() && doc.banner.is_none());
     let s = &doc.sections[0];
@@ -365,10 +379,10 @@ fn one_experiment_alone_renders_its_section_without_headlines() {
 #[test]
 fn a_backwards_timeline_is_an_error_not_a_panic() {
     let mut run = SavedRun::load(&h100()).unwrap();
-    let sincos = run.rust.sincos_overlap.as_mut().unwrap();
+    let sincos = run.get_mut::<SincosOverlap>(KernelSet::Rust).unwrap();
     let op = &mut sincos.timelines[0].ops[0];
     op.end_ms = op.start_ms - 1.0;
-    match Document::new(&run) {
+    match document(&run) {
         Err(ReportError::Invalid(message)) => assert!(message.contains("runs from"), "{message}"),
         other => panic!(
             "expected an invalid-timeline error, got {:?}",

@@ -8,25 +8,26 @@
 //! and marked incomplete.
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
 use streamlab_results::derived::rates::{faster, fastest_link};
-use streamlab_results::derived::summary::{RunStatus, summarize};
-use streamlab_results::derived::trace::{self, TraceChecks};
-use streamlab_results::folder::{self, FolderError, SavedRun};
-use streamlab_results::report::{self, Render, ReportError};
-use streamlab_results::saved::bounds::Bounds;
-use streamlab_results::saved::compare_kernels::CompareKernels;
-use streamlab_results::saved::graph_overlap::GraphOverlap;
-use streamlab_results::saved::kernel_concurrency::KernelConcurrency;
-use streamlab_results::saved::launch_overhead::LaunchOverhead;
-use streamlab_results::saved::mapped::Mapped;
-use streamlab_results::saved::matmul_streams::MatmulStreams;
-use streamlab_results::saved::memcpy_kernel::MemcpyKernel;
-use streamlab_results::saved::overlap::Overlap;
-use streamlab_results::saved::overlap_map::OverlapMap;
-use streamlab_results::saved::sincos_overlap::SincosOverlap;
+use streamlab_results::derived::summary::RunStatus;
+use streamlab_results::derived::trace::TraceChecks;
+use streamlab_results::experiment::Experiment;
+use streamlab_results::experiments::bounds::Bounds;
+use streamlab_results::experiments::compare_kernels::CompareKernels;
+use streamlab_results::experiments::graph_overlap::GraphOverlap;
+use streamlab_results::experiments::kernel_concurrency::KernelConcurrency;
+use streamlab_results::experiments::launch_overhead::LaunchOverhead;
+use streamlab_results::experiments::mapped::Mapped;
+use streamlab_results::experiments::matmul_streams::MatmulStreams;
+use streamlab_results::experiments::memcpy_kernel::MemcpyKernel;
+use streamlab_results::experiments::overlap::Overlap;
+use streamlab_results::experiments::overlap_map::OverlapMap;
+use streamlab_results::experiments::sincos_overlap::SincosOverlap;
+use streamlab_results::folder::{self, FolderError};
+use streamlab_results::report::{self, ReportError};
+use streamlab_results::run::{self as results, SavedRun, summarize};
 use streamlab_results::saved::{
-    Experiment, KernelForm, KernelSet, LinkProbe, LinkRates, Params, UsageError, files,
+    KernelForm, KernelSet, LinkProbe, LinkRates, Params, UsageError, files,
 };
 
 use crate::cli::{self, Command, KernelChoice, KernelOptions, Parsed, RunOptions};
@@ -134,7 +135,7 @@ pub fn run(parsed: Parsed) -> Result<(), AppError> {
 }
 
 /// One experiment: its parameters (with `--quick`), validated before the GPU is opened.
-fn single<E: Run + Render>(
+fn single<E: Run>(
     given: &E::Params,
     run: &RunOptions,
     kernels: Option<&KernelOptions>,
@@ -150,7 +151,7 @@ fn single<E: Run + Render>(
 /// `run-all`: every experiment in turn, then `summary.json` and the report.
 fn run_all(kernels: &KernelOptions, run: &RunOptions) -> Result<(), AppError> {
     type Step = fn(&mut Session, bool) -> Result<bool, AppError>;
-    fn step<E: Run + Render>(session: &mut Session, quick: bool) -> Result<bool, AppError> {
+    fn step<E: Run>(session: &mut Session, quick: bool) -> Result<bool, AppError> {
         let params = if quick {
             E::Params::quick()
         } else {
@@ -191,11 +192,11 @@ fn run_all(kernels: &KernelOptions, run: &RunOptions) -> Result<(), AppError> {
     let saved = SavedRun::load(&session.out)?;
     if let Some(summary) = summarize(&saved, status) {
         folder::write_json(&session.out, files::SUMMARY, &summary)?;
-        print!("\nsummary\n{}", report::table::summary(&summary));
+        print!("\nsummary\n{}", results::summary_text(&summary));
     }
     let saved = SavedRun::load(&session.out)?;
     // After a signal the report is still rendered whole: it shows what was measured.
-    report::render(&saved, &session.out, &|| true)?;
+    results::render(&saved, &session.out, &|| true)?;
     println!(
         "\nreport: {}",
         session.out.join(files::REPORT_HTML).display()
@@ -215,10 +216,10 @@ fn render(from: &Path, out: &Path) -> Result<(), AppError> {
         from.display(),
         out.display()
     );
-    let rendered = report::render(&saved, out, &|| stop::requested().is_none());
+    let rendered = results::render(&saved, out, &|| stop::requested().is_none());
     match (rendered, stop::requested()) {
         (Ok(_), None) => {
-            print!("{}", report::tables(&saved));
+            print!("{}", results::tables(&saved));
             println!("\nreport: {}", out.join(files::REPORT_HTML).display());
             Ok(())
         }
@@ -244,16 +245,6 @@ struct Session {
     fastest: Option<LinkRates>,
     strict: bool,
     failures: Vec<String>,
-}
-
-/// What an experiment's JSON holds: its result, the numbers derived from it, and the
-/// checks of its traced timelines.
-#[derive(Serialize)]
-struct SavedFile<'a, R: Serialize, D: Serialize> {
-    #[serde(flatten)]
-    result: &'a R,
-    derived: D,
-    trace_checks: Vec<TraceChecks>,
 }
 
 impl Session {
@@ -320,7 +311,7 @@ impl Session {
     /// Run `E` with each of its kernel sets between two probes of the link; write each
     /// result's JSON (with the probes, the run's fastest link so far, its derived numbers
     /// and trace checks) and CSV, print its table, and note failed checks.
-    fn measure<E: Run + Render>(&mut self, params: &E::Params) -> Result<Vec<E::Result>, AppError> {
+    fn measure<E: Run>(&mut self, params: &E::Params) -> Result<Vec<E::Result>, AppError> {
         let mut results = Vec::new();
         let sets: Vec<Kernels> = self.sets::<E>().into_iter().copied().collect();
         let before = self.prober.probe(&self.gpu)?;
@@ -357,13 +348,8 @@ impl Session {
 
     /// Write one result's JSON and CSV, print its table and what its traces and the link
     /// probes say, and note its failed checks.
-    fn save<E: Run + Render>(
-        &mut self,
-        result: &E::Result,
-        set: KernelSet,
-    ) -> Result<(), AppError> {
-        let trace_checks: Vec<TraceChecks> =
-            E::timelines(result).into_iter().map(trace::check).collect();
+    fn save<E: Run>(&mut self, result: &E::Result, set: KernelSet) -> Result<(), AppError> {
+        let trace_checks = results::save::<E>(&self.out, result, set)?;
         let verification = E::verification(result);
         if !verification.passed {
             self.failures
@@ -376,21 +362,8 @@ impl Session {
                 eprintln!("note: marked disturbed: {disturbed}");
             }
         }
-        let file = SavedFile {
-            result,
-            derived: E::derive(result),
-            trace_checks,
-        };
-        folder::write_json(&self.out, &files::json(E::NAME, set), &file)?;
-        if let Some(csv) = E::csv(result) {
-            folder::write_atomic(&self.out, &files::csv(E::NAME, set), csv.as_bytes())?;
-        }
-        print!(
-            "\n{}\n{}",
-            report::table::heading(E::NAME, set),
-            E::table(result)
-        );
-        for t in &file.trace_checks {
+        print!("{}", results::printed::<E>(result, set));
+        for t in &trace_checks {
             if let Some(o) = &t.occupancy {
                 println!("{}: {}", t.title, o.describe());
             }

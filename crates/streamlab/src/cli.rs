@@ -7,10 +7,11 @@ use std::path::PathBuf;
 
 use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
-use streamlab_results::saved::{
-    KernelForm, Params, bounds, compare_kernels, graph_overlap, kernel_concurrency,
-    launch_overhead, mapped, matmul_streams, memcpy_kernel, overlap, overlap_map, sincos_overlap,
+use streamlab_results::experiments::{
+    bounds, compare_kernels, graph_overlap, kernel_concurrency, launch_overhead, mapped,
+    matmul_streams, memcpy_kernel, overlap, overlap_map, sincos_overlap,
 };
+use streamlab_results::saved::{KernelForm, Params};
 
 /// Reproduce the classic CUDA-streams experiments with Rust kernels, verify every output,
 /// and write JSON, CSV, charts, GPU-side timelines and a report.

@@ -169,6 +169,9 @@ pub fn bound(stages: Stages, streams: usize, runs: usize, copy_engines: i32) -> 
     }
 }
 
+/// The speedup over sequential from which streams are said to pay off.
+pub const PAYOFF: f64 = 1.10;
+
 #[cfg(test)]
 mod tests {
     use super::*;

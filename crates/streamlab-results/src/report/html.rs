@@ -2,8 +2,9 @@
 //! fetched) with the same content as `report.md`.
 use std::fmt::Write;
 
-use super::document::{Document, Section, TIMELINE_NOTE, Table, TimelineFigure};
-use super::sections::trace_note;
+use super::document::Document;
+use super::section::{Section, TIMELINE_NOTE, TimelineFigure, trace_note};
+use super::table::Table;
 use crate::derived::trace::Outcome;
 
 const STYLE: &str = "

@@ -2,8 +2,9 @@
 //! timelines as images beside it and links to the Chrome traces.
 use std::fmt::Write;
 
-use super::document::{Document, Section, TIMELINE_NOTE, Table, TimelineFigure};
-use super::sections::trace_note;
+use super::document::Document;
+use super::section::{Section, TIMELINE_NOTE, TimelineFigure, trace_note};
+use super::table::Table;
 use crate::derived::trace::Outcome;
 
 /// The whole report as Markdown.

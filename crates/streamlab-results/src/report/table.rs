@@ -1,23 +1,185 @@
-//! The plain-text tables printed after each experiment (in the write-ups' own formats
-//! where they have one) and the compact summary `run-all` prints last. Every figure is
-//! read from [`crate::derived`].
+//! Tables, declared once: an experiment declares its columns ([`Columns`]: each
+//! column's heading and cell, and its CSV name and cell where the CSV has it), and the
+//! printed table, the Markdown and HTML tables and the CSV are all rendered from that one
+//! declaration. Also the cell formats every table shares and the lines printed around
+//! the tables (the device, the link probes, the run's headlines).
 use std::fmt::Write;
 
-use crate::derived::Derive;
 use crate::derived::rates::{NOISY_LINK, link_moved};
-use crate::derived::summary::RunSummary;
-use crate::saved::bounds::{Bounds, BoundsResult};
-use crate::saved::compare_kernels::{CompareKernels, KernelComparison};
-use crate::saved::graph_overlap::{GraphOverlap, GraphOverlapResult};
-use crate::saved::kernel_concurrency::{KernelConcurrency, KernelConcurrencyResult};
-use crate::saved::launch_overhead::{LaunchOverhead, LaunchOverheadResult};
-use crate::saved::mapped::{Mapped, MappedResult};
-use crate::saved::matmul_streams::{MatmulStreams, MatmulStreamsResult};
-use crate::saved::memcpy_kernel::{MemcpyKernel, MemcpyKernelResult};
-use crate::saved::overlap::{Overlap, OverlapResult};
-use crate::saved::overlap_map::{OverlapMap, OverlapMapResult};
-use crate::saved::sincos_overlap::{SincosOverlap, SincosOverlapResult, SincosVariant};
 use crate::saved::{DeviceInfo, KernelSet, Provenance};
+
+/// A rectangular table of text, with an optional caption.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Table {
+    pub caption: Option<String>,
+    pub header: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    pub fn new(caption: Option<String>, header: &[&str]) -> Table {
+        Table {
+            caption,
+            header: header.iter().map(|h| (*h).to_owned()).collect(),
+            rows: Vec::new(),
+        }
+    }
+
+    /// The index of the first column whose header starts with `prefix`.
+    pub fn column(&self, prefix: &str) -> Option<usize> {
+        self.header.iter().position(|h| h.starts_with(prefix))
+    }
+
+    /// The table as aligned plain text, as printed after a run: numbers right-aligned,
+    /// words left-aligned, the caption above.
+    pub fn text(&self) -> String {
+        let width = |i: usize| {
+            (self
+                .rows
+                .iter()
+                .map(|r| r.get(i).map_or(0, |c| c.chars().count())))
+            .chain([self.header[i].chars().count()])
+            .max()
+            .unwrap_or(0)
+        };
+        let numeric = |i: usize| {
+            (self.rows.iter().filter_map(|r| r.get(i)))
+                .filter(|c| !c.is_empty())
+                .all(|c| c.starts_with(|ch: char| ch.is_ascii_digit() || "–-".contains(ch)))
+        };
+        let line = |cells: &[String]| {
+            let mut out = String::new();
+            for (i, c) in cells.iter().enumerate() {
+                let pad = width(i).saturating_sub(c.chars().count());
+                if i > 0 {
+                    out += "  ";
+                }
+                if i > 0 && numeric(i) {
+                    out += &" ".repeat(pad);
+                    out += c;
+                } else {
+                    out += c;
+                    out += &" ".repeat(pad);
+                }
+            }
+            out.trim_end().to_owned() + "\n"
+        };
+        let mut out = self
+            .caption
+            .as_ref()
+            .map_or(String::new(), |c| format!("{c}\n"));
+        out += &line(&self.header);
+        for row in &self.rows {
+            out += &line(row);
+        }
+        out
+    }
+}
+
+type Cell<'a, R> = Box<dyn Fn(&R) -> String + 'a>;
+
+/// One column: shown in the tables under `heading`, and in the CSV under its name where
+/// the CSV has it.
+struct Column<'a, R> {
+    heading: Option<&'static str>,
+    cell: Option<Cell<'a, R>>,
+    csv: Option<(&'static str, Cell<'a, R>)>,
+}
+
+/// An experiment's columns over rows of type `R`: one declaration for the printed,
+/// Markdown and HTML tables and the CSV.
+pub struct Columns<'a, R> {
+    columns: Vec<Column<'a, R>>,
+}
+
+impl<'a, R> Default for Columns<'a, R> {
+    fn default() -> Self {
+        Columns {
+            columns: Vec::new(),
+        }
+    }
+}
+
+impl<'a, R> Columns<'a, R> {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A column of the tables only.
+    pub fn show(mut self, heading: &'static str, cell: impl Fn(&R) -> String + 'a) -> Self {
+        self.columns.push(Column {
+            heading: Some(heading),
+            cell: Some(Box::new(cell)),
+            csv: None,
+        });
+        self
+    }
+
+    /// A column of the tables that the CSV has too, under `name`, written by `raw`.
+    pub fn both(
+        mut self,
+        heading: &'static str,
+        cell: impl Fn(&R) -> String + 'a,
+        name: &'static str,
+        raw: impl Fn(&R) -> String + 'a,
+    ) -> Self {
+        self.columns.push(Column {
+            heading: Some(heading),
+            cell: Some(Box::new(cell)),
+            csv: Some((name, Box::new(raw))),
+        });
+        self
+    }
+
+    /// A column of the CSV only.
+    pub fn raw(mut self, name: &'static str, raw: impl Fn(&R) -> String + 'a) -> Self {
+        self.columns.push(Column {
+            heading: None,
+            cell: None,
+            csv: Some((name, Box::new(raw))),
+        });
+        self
+    }
+
+    /// The table of `rows`.
+    pub fn table(&self, caption: Option<String>, rows: &[R]) -> Table {
+        let shown: Vec<_> = (self.columns.iter())
+            .filter_map(|c| Some((c.heading?, c.cell.as_ref()?)))
+            .collect();
+        Table {
+            caption,
+            header: shown.iter().map(|(h, _)| (*h).to_owned()).collect(),
+            rows: (rows.iter())
+                .map(|r| shown.iter().map(|(_, cell)| cell(r)).collect())
+                .collect(),
+        }
+    }
+
+    /// The CSV of `rows`: a header line of names, then a line per row.
+    pub fn csv(&self, rows: &[R]) -> String {
+        let raw: Vec<_> = self.columns.iter().filter_map(|c| c.csv.as_ref()).collect();
+        let mut out = raw
+            .iter()
+            .map(|(name, _)| *name)
+            .collect::<Vec<_>>()
+            .join(",")
+            + "\n";
+        for r in rows {
+            let cells: Vec<String> = raw.iter().map(|(_, cell)| cell(r)).collect();
+            let _ = writeln!(out, "{}", cells.join(","));
+        }
+        out
+    }
+}
+
+/// A number with `decimals` decimals, "–" when not finite.
+pub fn num(x: f64, decimals: usize) -> String {
+    if x.is_finite() {
+        format!("{x:.decimals$}")
+    } else {
+        "–".into()
+    }
+}
 
 /// `x` as "1.23×", "–" when not finite.
 pub fn times(x: f64) -> String {
@@ -26,6 +188,29 @@ pub fn times(x: f64) -> String {
     } else {
         "–".into()
     }
+}
+
+/// A relative noise as a percentage, e.g. "0.4%".
+pub fn noise(x: f64) -> String {
+    if x.is_finite() {
+        format!("{:.1}%", 100.0 * x)
+    } else {
+        "–".into()
+    }
+}
+
+/// The flag of a row that beat the bound built from the measured rates, as a cell.
+pub fn flag(beyond: bool) -> String {
+    if beyond {
+        "beat its bound as built: a rate was under-measured, bound lowered to the row".into()
+    } else {
+        String::new()
+    }
+}
+
+/// Rust over CUDA C++, or "–" without a C++ figure.
+pub fn ratio(rust: f64, cuda: Option<f64>) -> String {
+    cuda.map_or("–".into(), |c| num(rust / c, 3))
 }
 
 /// The heading of experiment `name`'s table, naming the kernels when they are the
@@ -37,21 +222,12 @@ pub fn heading(name: &str, set: KernelSet) -> String {
     }
 }
 
-/// A flag for a row that beat the bound built from the measured rates.
-fn flag(beyond: bool) -> &'static str {
-    if beyond {
-        "  ← beat its bound as built: a rate was under-measured, bound lowered to the row"
-    } else {
+/// The line of a result the run stopped before every configuration was measured.
+pub fn incomplete(complete: bool) -> &'static str {
+    if complete {
         ""
-    }
-}
-
-/// A relative noise as a percentage, e.g. "0.4%".
-pub fn noise(x: f64) -> String {
-    if x.is_finite() {
-        format!("{:.1}%", 100.0 * x)
     } else {
-        "–".into()
+        "INCOMPLETE: the run was stopped before every configuration was measured\n"
     }
 }
 
@@ -91,572 +267,57 @@ pub fn device(info: &DeviceInfo) -> String {
     )
 }
 
-fn incomplete(complete: bool) -> &'static str {
-    if complete {
-        ""
-    } else {
-        "INCOMPLETE: the run was stopped before every configuration was measured\n"
-    }
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-pub fn bounds(b: &BoundsResult) -> String {
-    let s = Bounds::derive(b);
-    format!(
-        "{:.0} MiB each way (medians): HtoD {:.3} ms ({:.1} GB/s), DtoH {:.3} ms ({:.1} GB/s), both at once {:.1} GB/s in total\n\
-         device to device {:.0} GB/s (read + write), launch {:.2} µs\nverification: {}\n",
-        b.copies.bytes as f64 / (1u64 << 20) as f64,
-        s.h2d_ms,
-        s.h2d_gbps,
-        s.d2h_ms,
-        s.d2h_gbps,
-        s.bidirectional_gbps,
-        s.d2d_gbps,
-        s.launch_us,
-        b.verification.detail
-    )
-}
+    struct Row {
+        name: &'static str,
+        ms: f64,
+    }
 
-pub fn compare_kernels(c: &KernelComparison) -> String {
-    let a = CompareKernels::derive(c);
-    let mut out = String::from(
-        "kernel         case        form    Rust median ms  CUDA C++ median ms  Rust/C++\n",
-    );
-    for k in &a.cases {
-        let _ = writeln!(
-            out,
-            "{:<14} {:<11} {:<7} {:>14.4} {:>19.4} {:>9.3}",
-            k.kernel,
-            k.case,
-            k.form.map_or("one", |f| f.label()),
-            k.rust.median,
-            k.cuda.median,
-            k.ratio
-        );
+    fn columns<'a>() -> Columns<'a, Row> {
+        Columns::new()
+            .both(
+                "case",
+                |r: &Row| r.name.to_owned(),
+                "case",
+                |r| r.name.to_owned(),
+            )
+            .both(
+                "ms",
+                |r| num(r.ms, 2),
+                "median_ms",
+                |r| format!("{:.5}", r.ms),
+            )
+            .show("flag", |r| {
+                if r.ms > 2.0 {
+                    "slow".into()
+                } else {
+                    String::new()
+                }
+            })
     }
-    let _ = writeln!(out, "verification: {}", c.verification.detail);
-    out
-}
 
-pub fn matmul_streams(r: &MatmulStreamsResult) -> String {
-    let a = MatmulStreams::derive(r);
-    let mut out = String::from(incomplete(r.provenance.complete));
-    out += "streams  median ms  speedup  tasks/stream  model ms\n";
-    for p in &a.points {
-        let _ = writeln!(
-            out,
-            "{:>7}  {:>9.3}  {:>7}  {:>12}  {:>8.3}",
-            p.streams,
-            p.time.median(),
-            times(p.speedup),
-            p.tasks_per_stream,
-            p.model_ms
+    #[test]
+    fn one_declaration_gives_the_table_and_the_csv() {
+        let rows = [
+            Row { name: "a", ms: 1.0 },
+            Row {
+                name: "long",
+                ms: 12.5,
+            },
+        ];
+        let t = columns().table(Some("cap".into()), &rows);
+        assert_eq!(t.header, ["case", "ms", "flag"]);
+        assert_eq!(t.rows[1], ["long", "12.50", "slow"]);
+        assert_eq!(
+            columns().csv(&rows),
+            "case,median_ms\na,1.00000\nlong,12.50000\n"
+        );
+        assert_eq!(
+            t.text(),
+            "cap\ncase     ms  flag\na      1.00\nlong  12.50  slow\n"
         );
     }
-    let _ = writeln!(out, "verification: {}", r.verification.detail);
-    out
-}
-
-pub fn memcpy_kernel(r: &MemcpyKernelResult) -> String {
-    let a = MemcpyKernel::derive(r);
-    let mut out = String::from(incomplete(r.provenance.complete));
-    let _ = writeln!(
-        out,
-        "copy engines (asyncEngineCount): {}",
-        r.device.copy_engines
-    );
-    for &streams in &a.stream_counts {
-        let _ = writeln!(
-            out,
-            "{streams} streams (medians, ms)\n  Cycles    HtoD  Kernel    DtoH   Total  Concurrent   Noise  Speedup   Bound  Bound speedup"
-        );
-        for row in a.rows_with(streams) {
-            let _ = writeln!(
-                out,
-                "{:>8} {:>7.2} {:>7.2} {:>7.2} {:>7.2} {:>11.2} {:>7} {:>8} {:>7.2} {:>14}{}",
-                row.cycles,
-                row.htod_ms,
-                row.kernel_ms,
-                row.dtoh_ms,
-                row.total_ms,
-                row.concurrent_ms,
-                noise(row.noise),
-                times(row.speedup),
-                row.bound.ms,
-                times(row.bound_speedup),
-                flag(row.beyond_bound)
-            );
-        }
-    }
-    let at = a.breakeven_row();
-    let _ = writeln!(
-        out,
-        "breakeven (kernel outlasts the copies) at cycles: {}{}",
-        a.breakeven_cycles
-            .map_or("not reached".to_owned(), |c| c.to_string()),
-        at.map_or(String::new(), |r| format!(
-            "; there {} streams give {} of the bound's {}",
-            r.streams,
-            times(r.speedup),
-            times(r.bound_speedup)
-        ))
-    );
-    let _ = writeln!(
-        out,
-        "rows that beat their bound as built (bound lowered): {}",
-        a.rows_beyond_bound
-    );
-    let _ = writeln!(out, "verification: {}", r.verification.detail);
-    out
-}
-
-pub fn sincos_overlap(r: &SincosOverlapResult) -> String {
-    let a = SincosOverlap::derive(r);
-    let mut out = String::from(incomplete(r.provenance.complete));
-    if let Some(s) = a.sequential() {
-        let _ = writeln!(
-            out,
-            "Time for sequential transfer and execution in ms = {:.4}",
-            s.median_ms
-        );
-    }
-    for variant in SincosVariant::ASYNC {
-        if let Some(c) = a.config(variant, r.params.streams) {
-            let _ = writeln!(
-                out,
-                "Time for {} transfer and execution in ms = {:.4} ({} streams)",
-                variant.label(),
-                c.median_ms,
-                c.streams
-            );
-        }
-    }
-    let _ = writeln!(out, "Max error = {:e}", r.verification.max_abs_error);
-    let _ = writeln!(
-        out,
-        "(medians per iteration; bound: copies both ways at the measured rate, fill and drain per batch of {})",
-        a.batch_iterations
-    );
-    let _ = writeln!(
-        out,
-        "variant          streams   median ms   noise   bound ms  efficiency  engine bound ms"
-    );
-    for c in &a.configs {
-        let _ = writeln!(
-            out,
-            "{:<16} {:>7} {:>11.4} {:>7} {:>10.4} {:>11.3} {:>16}{}",
-            c.variant.label(),
-            c.streams,
-            c.median_ms,
-            noise(c.noise),
-            c.bound.ms,
-            c.efficiency,
-            c.engine_bound
-                .map_or("–".into(), |b| format!("{:.4}", b.ms)),
-            flag(c.beyond_bound)
-        );
-    }
-    let _ = writeln!(
-        out,
-        "alone: HtoD {:.4} ms, kernel {:.4} ms, DtoH {:.4} ms; both ways {:.4} ms ({:.1} GB/s in total)",
-        a.stages.htod_ms, a.stages.kernel_ms, a.stages.dtoh_ms, a.stages.both_ms, a.rates.both_gbps
-    );
-    if let Some(best) = a.best() {
-        let _ = writeln!(
-            out,
-            "best asynchronous: {} with {} streams, {:.4} ms ± {} = {:.3}× its bound ({:.4} ms, {}){}",
-            best.variant.label(),
-            best.streams,
-            best.median_ms,
-            noise(best.noise),
-            best.median_ms / best.bound.ms,
-            best.bound.ms,
-            best.bound.limiter.label(),
-            best.engine_bound.map_or(String::new(), |b| format!(
-                ", {:.3}× its busiest engine's time traced ({:.4} ms, {})",
-                best.median_ms / b.ms,
-                b.ms,
-                b.engine.label()
-            ))
-        );
-        if let Some(next) = a.best_within_noise() {
-            let _ = writeln!(
-                out,
-                "  within noise of {} with {} streams ({:.4} ms ± {}): this run does not settle which is faster",
-                next.variant.label(),
-                next.streams,
-                next.median_ms,
-                noise(next.noise)
-            );
-        }
-    }
-    for c in a
-        .configs
-        .iter()
-        .filter_map(|c| c.bound.under_measured().map(|u| (c, u)))
-    {
-        let _ = writeln!(
-            out,
-            "{} with {} streams: {}",
-            c.0.variant.label(),
-            c.0.streams,
-            c.1
-        );
-    }
-    let _ = writeln!(out, "verification: {}", r.verification.detail);
-    out
-}
-
-pub fn kernel_concurrency(r: &KernelConcurrencyResult) -> String {
-    let a = KernelConcurrency::derive(r);
-    let mut out = String::from(incomplete(r.provenance.complete));
-    let _ = writeln!(
-        out,
-        "each kernel spins {} µs; medians, ms",
-        r.params.spin_us
-    );
-    let _ = writeln!(
-        out,
-        "queues  streams   serial  concurrent  speedup  waves (model)  bound ms"
-    );
-    for row in &a.rows {
-        let _ = writeln!(
-            out,
-            "{:>6}  {:>7} {:>8.3} {:>11.3} {:>8}  {:>5.2} ({:>3})  {:>9.3}{}",
-            row.queues,
-            row.streams,
-            row.serial_ms,
-            row.concurrent_ms,
-            times(row.speedup),
-            row.measured_waves,
-            row.model_waves,
-            row.bound_ms,
-            flag(row.beyond_bound)
-        );
-    }
-    let _ = writeln!(out, "verification: {}", r.verification.detail);
-    out
-}
-
-pub fn launch_overhead(r: &LaunchOverheadResult) -> String {
-    let a = LaunchOverhead::derive(r);
-    let mut out = String::from(incomplete(r.provenance.complete));
-    let _ = writeln!(
-        out,
-        "empty kernel (medians, µs per launch)\nkernels    async host  async GPU  with sync  launches/s"
-    );
-    for row in &a.rows {
-        let _ = writeln!(
-            out,
-            "{:<9} {:>11.3} {:>10.3} {:>10.3} {:>11.0}",
-            row.kernels.label(),
-            row.async_host_us,
-            row.async_gpu_us,
-            row.sync_us,
-            row.launches_per_s
-        );
-    }
-    let _ = writeln!(
-        out,
-        "graph replay: host {:.3} µs, GPU {:.3} µs per kernel ({} of stream issue's host time)",
-        a.graph_host_us,
-        a.graph_gpu_us,
-        times(a.graph_over_stream_host)
-    );
-    let _ = writeln!(out, "work µs  per kernel µs  not work");
-    for b in &a.breakeven {
-        let _ = writeln!(
-            out,
-            "{:>7}  {:>13.3}  {:>7.1}%",
-            b.work_us,
-            b.per_kernel_us,
-            b.overhead_share * 100.0
-        );
-    }
-    let _ = writeln!(
-        out,
-        "launch cost stops mattering (under {:.0}% of each kernel) from {} µs of work",
-        crate::derived::launch_overhead::BREAKEVEN_OVERHEAD * 100.0,
-        a.breakeven_work_us
-            .map_or("–".to_owned(), |w| w.to_string())
-    );
-    let _ = writeln!(out, "verification: {}", r.verification.detail);
-    out
-}
-
-pub fn graph_overlap(r: &GraphOverlapResult) -> String {
-    let a = GraphOverlap::derive(r);
-    let mut out = String::from(incomplete(r.provenance.complete));
-    let _ = writeln!(
-        out,
-        "medians, ms per iteration\nvariant          chunks  GPU streams  GPU graph  ratio  host streams  host graph  ratio   bound"
-    );
-    for row in &a.rows {
-        let _ = writeln!(
-            out,
-            "{:<16} {:>6} {:>12.4} {:>10.4} {:>6.3} {:>13.4} {:>11.4} {:>6.3} {:>7.4}{}",
-            row.variant.label(),
-            row.chunks,
-            row.stream_gpu_ms,
-            row.graph_gpu_ms,
-            row.gpu_ratio,
-            row.stream_host_ms,
-            row.graph_host_ms,
-            row.host_ratio,
-            row.bound.ms,
-            flag(row.beyond_bound)
-        );
-    }
-    let _ = writeln!(out, "verification: {}", r.verification.detail);
-    out
-}
-
-pub fn overlap_map(r: &OverlapMapResult) -> String {
-    let a = OverlapMap::derive(r);
-    let mut out = String::from(incomplete(r.provenance.complete));
-    let _ = writeln!(
-        out,
-        "speedup of the better asynchronous order over one stream (model in brackets)"
-    );
-    let mut header = String::from("floats      ");
-    for s in &a.stream_counts {
-        let _ = write!(header, "{:>16}", format!("{s} streams"));
-    }
-    let _ = writeln!(out, "{header}");
-    for &n in &a.sizes {
-        let mut line = format!("2^{:<9}", n.ilog2());
-        for &s in &a.stream_counts {
-            let cell = a.cell(n, s).map_or("–".to_owned(), |c| {
-                format!(
-                    "{} ({}){}",
-                    times(c.speedup),
-                    times(c.model_speedup),
-                    if c.disagrees { "*" } else { "" }
-                )
-            });
-            let _ = write!(line, "{cell:>16}");
-        }
-        let _ = writeln!(out, "{line}");
-    }
-    for c in &a.crossovers {
-        let at = |n: Option<usize>| n.map_or("never".to_owned(), |n| format!("2^{}", n.ilog2()));
-        let _ = writeln!(
-            out,
-            "{} streams pay off from {} floats (model: {}){}",
-            c.streams,
-            at(c.measured),
-            at(c.model),
-            c.steps_apart
-                .map_or(String::new(), |d| format!(", {d} size step(s) apart"))
-        );
-    }
-    let _ = writeln!(out, "verification: {}", r.verification.detail);
-    out
-}
-
-pub fn mapped(r: &MappedResult) -> String {
-    let a = Mapped::derive(r);
-    let mut out = String::from(incomplete(r.provenance.complete));
-    let _ = writeln!(
-        out,
-        "medians, ms per iteration\nfloats   mapped  mapped bound  efficiency  streamed  streamed bound  streamed/mapped"
-    );
-    for row in &a.rows {
-        let _ = writeln!(
-            out,
-            "2^{:<5} {:>8.4} {:>13.4} {:>11.3} {:>9.4} {:>15.4} {:>16}{}",
-            row.elements.ilog2(),
-            row.mapped_ms,
-            row.mapped_bound_ms,
-            row.mapped_efficiency,
-            row.streamed_ms,
-            row.streamed_bound_ms,
-            times(row.mapped_speedup),
-            flag(row.beyond_bound)
-        );
-    }
-    let _ = writeln!(out, "verification: {}", r.verification.detail);
-    out
-}
-
-pub fn overlap(r: &OverlapResult) -> String {
-    let a = Overlap::derive(r);
-    let mut out = String::from(incomplete(r.provenance.complete));
-    let _ = writeln!(
-        out,
-        "kernel {} from {} ({})",
-        r.params.kernel,
-        r.params.ptx.display(),
-        r.entry.join(", ")
-    );
-    for size in &a.sizes {
-        let _ = writeln!(
-            out,
-            "{} elements (medians, ms per iteration)",
-            size.elements
-        );
-        for c in &size.configs {
-            let _ = writeln!(
-                out,
-                "  {:<16} {:>3} streams {:>10.4}  bound {:>9.4}{}",
-                c.variant.label(),
-                c.streams,
-                c.median_ms,
-                c.bound.ms,
-                flag(c.beyond_bound)
-            );
-        }
-    }
-    let _ = writeln!(out, "verdict: {}", a.verdict());
-    let _ = writeln!(out, "verification: {}", r.verification.detail);
-    out
-}
-
-/// The compact table `run-all` prints last: the device, whether the run is complete,
-/// and [`headlines`].
-pub fn summary(s: &RunSummary) -> String {
-    let mut out = device(&s.device);
-    if !s.complete {
-        let _ = writeln!(
-            out,
-            "INCOMPLETE ({}): not run or not finished: {}",
-            s.interrupted_by.as_deref().unwrap_or("stopped"),
-            s.steps_not_run.join(", ")
-        );
-    }
-    for (name, line) in headlines(s) {
-        let _ = writeln!(out, "{name:<19} {line}");
-    }
-    out
-}
-
-/// One line per experiment (and for the limits and the kernel ratios) of `s`.
-pub fn headlines(s: &RunSummary) -> Vec<(&'static str, String)> {
-    let mut out = Vec::new();
-    let verdict = |v: bool| if v { "verified" } else { "FAILED" };
-    let e = &s.experiments;
-    if let Some(x) = &e.sincos_overlap {
-        out.push((
-            "sincos-overlap",
-            format!(
-                "sequential {:.3} ms, best async {:.3} ms ± {} ({}, {} streams{}) = {:.3}× its bound{}  {}",
-                x.sequential_ms,
-                x.best_async_ms,
-                noise(x.best_async_noise),
-                x.best_async_variant.label(),
-                x.best_async_streams,
-                if x.best_within_noise { ", within noise of the next" } else { "" },
-                x.best_over_bound,
-                x.best_over_engine_bound
-                    .map_or(String::new(), |e| format!(", {e:.3}× its busiest engine traced")),
-                verdict(x.verified)
-            ),
-        ));
-    }
-    if let Some(x) = &e.matmul_streams {
-        out.push((
-            "matmul-streams",
-            format!(
-                "1 stream {:.3} ms, {} streams {:.3} ms, speedup {}  {}",
-                x.ms_by_streams.first().copied().unwrap_or(f64::NAN),
-                x.ms_by_streams.len(),
-                x.ms_by_streams.last().copied().unwrap_or(f64::NAN),
-                times(x.speedup_max_streams),
-                verdict(x.verified)
-            ),
-        ));
-    }
-    if let Some(x) = &e.memcpy_kernel {
-        out.push((
-            "memcpy-kernel",
-            format!(
-            "breakeven cycles {}, there {} streams {} of the bound's {}; {} rows beyond their bound  {}",
-            x.breakeven_cycles.map_or("not reached".to_owned(), |c| c.to_string()),
-            x.num_streams,
-            x.speedup_at_breakeven.map_or("–".into(), times),
-            x.bound_speedup_at_breakeven.map_or("–".into(), times),
-            x.rows_beyond_bound,
-            verdict(x.verified)
-        )));
-    }
-    if let Some(x) = &e.kernel_concurrency {
-        out.push((
-            "kernel-concurrency",
-            format!(
-            "32 streams at 32 queues {} faster than serial; 8-queue waves match the model: {}  {}",
-            x.speedup_32_streams_32_queues.map_or("–".into(), times),
-            x.waves_match_model_8_queues.map_or("–", |m| if m { "yes" } else { "no" }),
-            verdict(x.verified)
-        )));
-    }
-    if let Some(x) = &e.launch_overhead {
-        out.push((
-            "launch-overhead",
-            format!(
-                "Rust {:.0} launches/s, Rust/C++ rate {}, graph host time {} of streams'  {}",
-                x.rust_launches_per_s.unwrap_or(f64::NAN),
-                x.rust_over_cuda_rate
-                    .map_or("–".into(), |r| format!("{r:.3}")),
-                times(x.graph_over_stream_host),
-                verdict(x.verified)
-            ),
-        ));
-    }
-    if let Some(x) = &e.graph_overlap {
-        out.push((
-            "graph-overlap",
-            format!(
-                "graph/streams GPU time {} (fewest chunks), host time {} (most chunks)  {}",
-                x.gpu_ratio_fewest_chunks
-                    .map_or("–".into(), |r| format!("{r:.3}")),
-                x.host_ratio_most_chunks
-                    .map_or("–".into(), |r| format!("{r:.3}")),
-                verdict(x.verified)
-            ),
-        ));
-    }
-    if let Some(x) = &e.overlap_map {
-        out.push((
-            "overlap-map",
-            format!(
-                "model crossover within one size step everywhere: {}  {}",
-                if x.model_within_one_step { "yes" } else { "no" },
-                verdict(x.verified)
-            ),
-        ));
-    }
-    if let Some(x) = &e.mapped {
-        out.push((
-            "mapped",
-            format!(
-                "{} at 2^{} floats of its bound; mapped wins at {} size(s)  {}",
-                x.mapped_over_bound.map_or("–".into(), |(_, r)| times(r)),
-                x.mapped_over_bound.map_or(0, |(n, _)| n.ilog2()),
-                x.mapped_wins.len(),
-                verdict(x.verified)
-            ),
-        ));
-    }
-    if let Some(b) = &s.bounds {
-        out.push((
-            "bounds",
-            format!(
-            "HtoD {:.1} GB/s, DtoH {:.1} GB/s, both ways {:.1} GB/s, device {:.0} GB/s, launch {:.2} µs",
-            b.h2d_gbps, b.d2h_gbps, b.bidirectional_gbps, b.d2d_gbps, b.launch_us
-        )));
-    }
-    for (name, ratios) in [
-        ("Rust/C++ (tuned)", &s.rust_over_cuda),
-        ("Rust/C++ (plain)", &s.rust_over_cuda_plain),
-    ] {
-        if let Some(r) = ratios {
-            out.push((
-                name,
-                format!(
-                    "fill {:.3}, matmul {:.3}, add_kernel {:.3}, sincos {:.3} (median kernel times)",
-                    r.fill, r.matmul, r.add_kernel, r.sincos
-                ),
-            ));
-        }
-    }
-    out
 }

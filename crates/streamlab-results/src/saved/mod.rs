@@ -1,47 +1,13 @@
-//! What a run saves: for each experiment its parameters (which the command line parses)
-//! and its result (every raw sample, the verification, the traced timelines), plus the
-//! device, the provenance and `summary.json`. The GPU side fills these in; everything
-//! else reads them back from the files.
-pub mod bounds;
-pub mod compare_kernels;
-pub mod graph_overlap;
-pub mod kernel_concurrency;
-pub mod launch_overhead;
-pub mod mapped;
-pub mod matmul_streams;
-pub mod memcpy_kernel;
-pub mod overlap;
-pub mod overlap_map;
-pub mod sincos_overlap;
-
+//! What every experiment's saved result is built from: the device, the provenance, the
+//! verification, stage samples, link probes, traced timelines ([`timeline`]), the
+//! parameters' shared parts and the files' names. Each experiment's own parameters and
+//! result live in its module under [`crate::experiments`]. The GPU side fills these in;
+//! everything else reads them back from the files.
 pub mod timeline;
 
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::stats::Series;
-
-/// One experiment's saved side: its name, its parameters and its result.
-pub trait Experiment {
-    /// The subcommand, and the stem of the experiment's files.
-    const NAME: &'static str;
-    /// Whether it runs the project's kernels, so `--kernels` and `--form` apply.
-    const USES_KERNEL_SETS: bool;
-    type Params: Params;
-    type Result: Serialize + DeserializeOwned + Clone + std::fmt::Debug;
-    fn provenance(result: &Self::Result) -> &Provenance;
-    fn provenance_mut(result: &mut Self::Result) -> &mut Provenance;
-    fn verification(result: &Self::Result) -> &Verification;
-    /// The traced timelines, each held to the trace checks.
-    fn timelines(_result: &Self::Result) -> Vec<&timeline::Timeline> {
-        Vec::new()
-    }
-    /// The copy (and kernel) stage samples it took: with the traced copies, where the
-    /// run's fastest copy rates come from.
-    fn stage_times(_result: &Self::Result) -> Vec<&StageTimes> {
-        Vec::new()
-    }
-}
 
 /// Array sizes as powers of two, a factor of 2^step apart: the sizes overlap-map and
 /// mapped sweep.
@@ -92,7 +58,7 @@ pub trait Params:
     clap::Args
     + clap::FromArgMatches
     + Serialize
-    + DeserializeOwned
+    + serde::de::DeserializeOwned
     + Clone
     + std::fmt::Debug
     + Default
@@ -291,4 +257,39 @@ pub struct StageTimes {
     /// The chunks' kernels, one chunk per stream, all at once; `None` where the
     /// experiment times its kernels otherwise.
     pub kernels: Option<Series>,
+}
+
+/// How the work of one iteration is issued over streams: the blog's three orders, which
+/// sincos-overlap, overlap, graph-overlap and mapped share.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum IssueOrder {
+    /// Blocking copies, one kernel over the whole array.
+    Sequential,
+    /// Per stream: copy in, kernel, copy out (depth first).
+    Async1,
+    /// All copies in, then all kernels, then all copies out (breadth first).
+    Async2,
+}
+
+impl IssueOrder {
+    pub const ASYNC: [IssueOrder; 2] = [IssueOrder::Async1, IssueOrder::Async2];
+
+    /// The blog's name.
+    pub fn label(self) -> &'static str {
+        match self {
+            IssueOrder::Sequential => "sequential",
+            IssueOrder::Async1 => "asynchronous 1",
+            IssueOrder::Async2 => "asynchronous 2",
+        }
+    }
+
+    /// A short name, for chart legends.
+    pub fn short(self) -> &'static str {
+        match self {
+            IssueOrder::Sequential => "seq",
+            IssueOrder::Async1 => "async 1",
+            IssueOrder::Async2 => "async 2",
+        }
+    }
 }

@@ -3,8 +3,8 @@
 //! sees), a device-to-device copy (bytes read + bytes written), and the cost of a launch
 //! (empty kernels back to back). The copies are checked at the end: what went in came
 //! back out.
+use streamlab_results::experiments::bounds::{Bounds, BoundsResult, Params};
 use streamlab_results::saved::Params as _;
-use streamlab_results::saved::bounds::{Bounds, BoundsResult, Params};
 
 use streamlab_results::saved::timeline::OpKind;
 

@@ -9,10 +9,11 @@
 //! product (32 × 16 output, 16×16 blocks); `add_kernel` over the Handbook's array
 //! (SMs × 16 blocks of 256 threads) at each `--add-cycles`; `sincos` over the blog's
 //! array (1024 threads per block).
-use streamlab_results::saved::compare_kernels::{
+use streamlab_results::experiments::compare_kernels::{
     CompareKernels, KernelCase, KernelComparison, Params,
 };
-use streamlab_results::saved::{KernelForm, Params as _, Verification, matmul_streams};
+use streamlab_results::experiments::matmul_streams;
+use streamlab_results::saved::{KernelForm, Params as _, Verification};
 
 use super::{Context, Run, RunError, series};
 use crate::runtime::baseline::CudaKernels;
@@ -243,7 +244,7 @@ impl Pair<'_> {
     }
 
     fn add_kernel(&self, ctx: &Context) -> Result<Vec<KernelCase>, RuntimeError> {
-        let h = streamlab_results::saved::memcpy_kernel::Params {
+        let h = streamlab_results::experiments::memcpy_kernel::Params {
             size: self.params.add_size,
             ..Default::default()
         };
@@ -306,7 +307,7 @@ impl Pair<'_> {
 
     fn sincos(&self) -> Result<Vec<KernelCase>, RuntimeError> {
         let n = self.params.sincos_elements;
-        let threads = streamlab_results::saved::sincos_overlap::Params::default().threads;
+        let threads = streamlab_results::experiments::sincos_overlap::Params::default().threads;
         self.gpu.ensure_fits((2 * n * 4) as u64)?;
         let mut rng = crate::rng::Rng::new(crate::rng::Rng::seed_from_clock());
         let mut host_a = self.gpu.pinned(n, 0.0f32)?;

@@ -10,11 +10,11 @@
 //! reference; the bound comes from each chunk count's stages timed alone.
 use std::time::Instant;
 
-use streamlab_results::saved::Params as _;
-use streamlab_results::saved::graph_overlap::{
+use streamlab_results::experiments::graph_overlap::{
     GraphOverlap, GraphOverlapResult, GraphPoint, Issue, Params,
 };
-use streamlab_results::saved::sincos_overlap::SincosVariant;
+use streamlab_results::saved::IssueOrder;
+use streamlab_results::saved::Params as _;
 
 use super::sincos_overlap::{Buffers, check};
 use super::{Context, Run, RunError, StageSampler, chunks, issue_iteration, series};
@@ -35,7 +35,7 @@ impl Run for GraphOverlap {
         let kernel = ctx.kernels.sincos_in(ctx.form);
         let mut task = crate::progress::Task::start(
             "graph-overlap",
-            ((1 + 2 * SincosVariant::ASYNC.len()) * p.chunks.len()) as u64,
+            ((1 + 2 * IssueOrder::ASYNC.len()) * p.chunks.len()) as u64,
         );
         let mut stages = Vec::new();
         for &c in &p.chunks {
@@ -56,7 +56,7 @@ impl Run for GraphOverlap {
         let one = Region::new(gpu, 1)?;
         let mut points = Vec::new();
         let mut checks = Vec::new();
-        'measure: for variant in SincosVariant::ASYNC {
+        'measure: for variant in IssueOrder::ASYNC {
             for &c in &p.chunks {
                 let used = &streams[..c];
                 let parts = chunks(n, c);

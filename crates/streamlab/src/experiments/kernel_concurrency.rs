@@ -14,10 +14,10 @@
 //! from the GPU's records.
 use std::process::{Command, Stdio};
 
-use streamlab_results::saved::Params as _;
-use streamlab_results::saved::kernel_concurrency::{
+use streamlab_results::experiments::kernel_concurrency::{
     ConcurrencyPoint, KernelConcurrency, KernelConcurrencyResult, Params, QueueRun,
 };
+use streamlab_results::saved::Params as _;
 use streamlab_results::saved::timeline::{OpKind, TraceReference};
 
 use super::{Context, Run, RunError, series};

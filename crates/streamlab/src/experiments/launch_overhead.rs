@@ -9,10 +9,10 @@
 //! has stopped mattering. Every spin kernel's own clock reading is checked.
 use std::time::Instant;
 
-use streamlab_results::saved::Params as _;
-use streamlab_results::saved::launch_overhead::{
+use streamlab_results::experiments::launch_overhead::{
     BreakevenPoint, GraphCosts, LaunchCosts, LaunchOverhead, LaunchOverheadResult, Params,
 };
+use streamlab_results::saved::Params as _;
 
 use super::{Context, Run, RunError, series};
 use crate::runtime::graph::Graph;

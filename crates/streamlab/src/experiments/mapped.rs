@@ -4,9 +4,9 @@
 //! against the same work with device memory, copied in and out in both asynchronous
 //! orders over `--streams` streams. Over the same sizes as overlap-map, iterations back
 //! to back; every output element of both is checked against an f64 CPU reference.
+use streamlab_results::experiments::mapped::{Mapped, MappedPoint, MappedResult, Params};
+use streamlab_results::saved::IssueOrder;
 use streamlab_results::saved::Params as _;
-use streamlab_results::saved::mapped::{Mapped, MappedPoint, MappedResult, Params};
-use streamlab_results::saved::sincos_overlap::SincosVariant;
 
 use super::sincos_overlap::{Buffers, check};
 use super::{Context, Run, RunError, StageSampler, chunks, issue_iteration, series};
@@ -66,7 +66,7 @@ impl Run for Mapped {
                 &mapped_b.as_slice()[..n],
             ));
             let parts = chunks(n, p.streams);
-            let mut streamed = |variant: SincosVariant| -> Result<Vec<f64>, RuntimeError> {
+            let mut streamed = |variant: IssueOrder| -> Result<Vec<f64>, RuntimeError> {
                 b.poison(gpu, &streams[0])?;
                 let mut samples = Vec::with_capacity(p.repeats);
                 for _ in 0..p.repeats {
@@ -91,8 +91,8 @@ impl Run for Mapped {
                 ));
                 Ok(samples)
             };
-            let async1 = streamed(SincosVariant::Async1)?;
-            let async2 = streamed(SincosVariant::Async2)?;
+            let async1 = streamed(IssueOrder::Async1)?;
+            let async2 = streamed(IssueOrder::Async2)?;
             let bytes = (n * size_of::<f32>()) as u64;
             let mut stages = |parts: &[std::ops::Range<usize>], kernels| {
                 StageSampler::measure(

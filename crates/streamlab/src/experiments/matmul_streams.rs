@@ -11,7 +11,7 @@
 //! use.
 use kernels_rs::matmul;
 use nvptx_kernel::Kernel;
-use streamlab_results::saved::matmul_streams::{MatmulStreams, MatmulStreamsResult, Params};
+use streamlab_results::experiments::matmul_streams::{MatmulStreams, MatmulStreamsResult, Params};
 use streamlab_results::saved::timeline::{OpKind, TraceReference};
 use streamlab_results::saved::{Params as _, Verification};
 

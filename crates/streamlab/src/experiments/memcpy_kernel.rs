@@ -22,7 +22,7 @@ use std::ops::Range;
 use kernels_rs::add_kernel;
 use nvptx_kernel::Kernel;
 use streamlab_results::derived::rates::{best_rates, for_chunks};
-use streamlab_results::saved::memcpy_kernel::{
+use streamlab_results::experiments::memcpy_kernel::{
     MAX_EXTENSION_STEPS, MemcpyKernel, MemcpyKernelResult, MemcpyKernelRow, Params,
 };
 use streamlab_results::saved::timeline::{OpKind, Timeline, TraceReference};

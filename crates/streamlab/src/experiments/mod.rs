@@ -19,12 +19,10 @@ pub mod sincos_overlap;
 
 use std::ops::Range;
 
-use streamlab_results::derived::Derive;
-use streamlab_results::saved::sincos_overlap::SincosVariant;
+use streamlab_results::experiment::Experiment;
+use streamlab_results::saved::IssueOrder;
 use streamlab_results::saved::timeline::OpKind;
-use streamlab_results::saved::{
-    Experiment, KernelForm, Provenance, StageTimes, UsageError, Verification,
-};
+use streamlab_results::saved::{KernelForm, Provenance, StageTimes, UsageError, Verification};
 use streamlab_results::stats::Series;
 
 use crate::runtime::baseline::CudaKernels;
@@ -80,7 +78,7 @@ pub enum RunError {
 }
 
 /// An experiment the GPU side can run.
-pub trait Run: Experiment + Derive {
+pub trait Run: Experiment {
     fn run(ctx: &Context, params: &Self::Params) -> Result<Self::Result, RunError>;
 }
 
@@ -99,24 +97,24 @@ pub fn chunks(elements: usize, parts: usize) -> Vec<Range<usize>> {
 /// * asynchronous 1: per stream, copy in, kernel, copy out (depth first);
 /// * asynchronous 2: every copy in, every kernel, every copy out (breadth first).
 pub fn issue_iteration(
-    variant: SincosVariant,
+    variant: IssueOrder,
     streams: &[Stream],
     parts: &[Range<usize>],
     mut op: impl FnMut(OpKind, usize, &Range<usize>) -> Result<(), RuntimeError>,
 ) -> Result<(), RuntimeError> {
     const KINDS: [OpKind; 3] = [OpKind::HtoD, OpKind::Kernel, OpKind::DtoH];
     match variant {
-        SincosVariant::Sequential => {
+        IssueOrder::Sequential => {
             let whole = parts[0].start..parts[parts.len() - 1].end;
             op(OpKind::HtoD, 0, &whole)?;
             streams[0].synchronize()?;
             op(OpKind::Kernel, 0, &whole)?;
             op(OpKind::DtoH, 0, &whole)
         }
-        SincosVariant::Async1 => (0..parts.len())
+        IssueOrder::Async1 => (0..parts.len())
             .flat_map(|s| KINDS.map(|kind| (kind, s)))
             .try_for_each(|(kind, s)| op(kind, s, &parts[s])),
-        SincosVariant::Async2 => (KINDS.into_iter())
+        IssueOrder::Async2 => (KINDS.into_iter())
             .flat_map(|kind| (0..parts.len()).map(move |s| (kind, s)))
             .try_for_each(|(kind, s)| op(kind, s, &parts[s])),
     }

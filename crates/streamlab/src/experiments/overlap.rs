@@ -15,11 +15,11 @@ use std::path::Path;
 use cudarc::driver::sys::CUresult;
 use nvptx_kernel::PtxType;
 use nvptx_kernel::launch::{Arg, ParamBuffer};
-use streamlab_results::saved::Params as _;
-use streamlab_results::saved::overlap::{
+use streamlab_results::experiments::overlap::{
     ElementType, Overlap, OverlapPoint, OverlapResult, OverlapSize, Params,
 };
-use streamlab_results::saved::sincos_overlap::SincosVariant;
+use streamlab_results::saved::IssueOrder;
+use streamlab_results::saved::Params as _;
 use streamlab_results::saved::timeline::{OpKind, TraceReference};
 use streamlab_results::saved::{UsageError, Verification};
 use streamlab_results::stats::Series;
@@ -378,7 +378,7 @@ impl User<'_> {
         let whole = chunks(n, 1);
         let sequential_issue = |a: &mut Arrays<T>| {
             issue_iteration(
-                SincosVariant::Sequential,
+                IssueOrder::Sequential,
                 &streams[..1],
                 &whole,
                 |kind, _, part| a.op(self, kind, &streams[0], part),
@@ -413,7 +413,7 @@ impl User<'_> {
         for &s in &self.p.stream_counts {
             let used = &streams[..s];
             let parts = chunks(n, s);
-            for variant in SincosVariant::ASYNC {
+            for variant in IssueOrder::ASYNC {
                 let time = self.samples(used, iterations, a, |a| {
                     issue_iteration(variant, used, &parts, |kind, k, part| {
                         a.op(self, kind, &used[k], part)
@@ -497,7 +497,7 @@ impl User<'_> {
     fn trace<T: Element>(
         &self,
         streams: &[Stream],
-        variant: SincosVariant,
+        variant: IssueOrder,
         a: &mut Arrays<T>,
         reference: TraceReference,
     ) -> Result<streamlab_results::saved::timeline::Timeline, RuntimeError> {

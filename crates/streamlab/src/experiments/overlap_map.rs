@@ -7,11 +7,11 @@
 //! size. Every configuration's output is checked against an f64 CPU reference.
 use std::ops::Range;
 
-use streamlab_results::saved::Params as _;
-use streamlab_results::saved::overlap_map::{
+use streamlab_results::experiments::overlap_map::{
     MapCell, MapSize, Overheads, OverlapMap, OverlapMapResult, Params,
 };
-use streamlab_results::saved::sincos_overlap::SincosVariant;
+use streamlab_results::saved::IssueOrder;
+use streamlab_results::saved::Params as _;
 use streamlab_results::saved::timeline::OpKind;
 use streamlab_results::stats::Series;
 
@@ -62,7 +62,7 @@ impl Run for OverlapMap {
             let whole = chunks(n, 1);
             let one_stream = |b: &mut Buffers| {
                 issue_iteration(
-                    SincosVariant::Async1,
+                    IssueOrder::Async1,
                     &streams[..1],
                     &whole,
                     |kind, _, part| b.op(&timing.kernel, THREADS, kind, &streams[0], part),
@@ -103,8 +103,8 @@ impl Run for OverlapMap {
                     checks.push(check(&what, &b.expected[..n], &b.host_b.as_slice()[..n]));
                     t
                 };
-                let async1 = time(SincosVariant::Async1)?;
-                let async2 = time(SincosVariant::Async2)?;
+                let async1 = time(IssueOrder::Async1)?;
+                let async2 = time(IssueOrder::Async2)?;
                 cells.push(MapCell {
                     elements: n,
                     streams: s,

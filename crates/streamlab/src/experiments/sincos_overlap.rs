@@ -24,11 +24,11 @@ use std::ops::Range;
 use kernels_rs::sincos;
 use nvptx_kernel::Kernel;
 use streamlab_results::derived::rates::{best_rates, for_chunks};
-use streamlab_results::saved::sincos_overlap::{
-    Params, SincosOverlap, SincosOverlapResult, SincosPoint, SincosVariant, trace_title,
+use streamlab_results::experiments::sincos_overlap::{
+    Params, SincosOverlap, SincosOverlapResult, SincosPoint, trace_title,
 };
 use streamlab_results::saved::timeline::{OpKind, Timeline, TraceReference};
-use streamlab_results::saved::{Params as _, Verification};
+use streamlab_results::saved::{IssueOrder, Params as _, Verification};
 use streamlab_results::stats::Series;
 
 use super::{Context, Run, RunError, StageSampler, chunks, issue_iteration, series};
@@ -128,7 +128,7 @@ impl Run for SincosOverlap {
         chunk_counts.dedup();
         let mut task = crate::progress::Task::start(
             "sincos-overlap",
-            (chunk_counts.len() + 1 + 2 * counts.len() + SincosVariant::ASYNC.len() + 1) as u64,
+            (chunk_counts.len() + 1 + 2 * counts.len() + IssueOrder::ASYNC.len() + 1) as u64,
         );
         let mut samplers = Vec::new();
         for &c in &chunk_counts {
@@ -148,9 +148,9 @@ impl Run for SincosOverlap {
             kernel,
             threads: p.threads,
         };
-        let mut configurations = vec![(SincosVariant::Sequential, 1)];
+        let mut configurations = vec![(IssueOrder::Sequential, 1)];
         for &used in &counts {
-            configurations.extend(SincosVariant::ASYNC.map(|v| (v, used)));
+            configurations.extend(IssueOrder::ASYNC.map(|v| (v, used)));
         }
         let mut samples: Vec<Vec<f64>> = vec![Vec::new(); configurations.len()];
         let mut checks: Vec<Verification> = Vec::new();
@@ -222,10 +222,10 @@ impl Run for SincosOverlap {
         let mut timelines = Vec::new();
         if complete {
             let fastest = (points.iter())
-                .filter(|q| q.variant != SincosVariant::Sequential)
+                .filter(|q| q.variant != IssueOrder::Sequential)
                 .min_by(|a, b| a.time.median().total_cmp(&b.time.median()));
             let mut traced: Vec<&SincosPoint> = (points.iter())
-                .filter(|q| q.variant != SincosVariant::Sequential && q.streams == p.streams)
+                .filter(|q| q.variant != IssueOrder::Sequential && q.streams == p.streams)
                 .collect();
             traced.extend(fastest.filter(|f| f.streams != p.streams));
             for q in traced {
@@ -274,7 +274,7 @@ impl Timing<'_> {
     /// `iterations` back to back, timed together; returns the time per iteration.
     fn batch(
         &self,
-        variant: SincosVariant,
+        variant: IssueOrder,
         streams: &[Stream],
         b: &mut Buffers,
         warmup: usize,
@@ -299,7 +299,7 @@ impl Timing<'_> {
     /// Issue one iteration of `variant` over `streams`, chunk `s` on stream `s`.
     fn issue(
         &self,
-        variant: SincosVariant,
+        variant: IssueOrder,
         streams: &[Stream],
         parts: &[Range<usize>],
         b: &mut Buffers,
@@ -313,7 +313,7 @@ impl Timing<'_> {
 /// [`TRACED_ITERATIONS`] iterations of an asynchronous order, back to back, traced.
 fn trace(
     timing: &Timing,
-    variant: SincosVariant,
+    variant: IssueOrder,
     streams: &[Stream],
     b: &mut Buffers,
     reference: TraceReference,

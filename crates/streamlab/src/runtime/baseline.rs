@@ -14,8 +14,8 @@
 use std::ffi::CStr;
 
 use cudarc::nvrtc::{CompileError, CompileOptions, compile_ptx_with_opts, sys};
+use streamlab_results::experiments::compare_kernels::CudaBuild;
 use streamlab_results::saved::KernelSet;
-use streamlab_results::saved::compare_kernels::CudaBuild;
 
 use super::kernels::ptx_target;
 use super::{Gpu, Kernels, RuntimeError};

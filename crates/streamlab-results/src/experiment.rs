@@ -1,0 +1,99 @@
+//! One experiment, as every generic part of the house sees it: what it saves (its
+//! parameters and result), what it derives, how it shows (tables, CSV, report section)
+//! and what it puts in `summary.json`. Each experiment implements this once, in its own
+//! module under [`crate::experiments`]; the results folder, the summary, the printed
+//! tables and the report only ever go through this trait and the registry.
+use crate::derived::summary::Json;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::report::ReportError;
+use crate::report::section::Section;
+use crate::report::table::Table;
+use crate::saved::timeline::Timeline;
+use crate::saved::{DeviceInfo, Params, Provenance, StageTimes, Verification};
+
+/// One experiment.
+pub trait Experiment: 'static {
+    /// The subcommand, and the stem of the experiment's files.
+    const NAME: &'static str;
+    /// Whether it runs the project's kernels, so `--kernels` and `--form` apply and the
+    /// CUDA C++ twins' result sits beside the Rust one.
+    const USES_KERNEL_SETS: bool;
+    type Params: Params;
+    type Result: Serialize + DeserializeOwned + Clone + std::fmt::Debug + Send + Sync + 'static;
+    /// Every number derived from a result, saved beside it in its JSON.
+    type Derived: Serialize + Clone + std::fmt::Debug;
+
+    fn device(result: &Self::Result) -> &DeviceInfo;
+    fn provenance(result: &Self::Result) -> &Provenance;
+    fn provenance_mut(result: &mut Self::Result) -> &mut Provenance;
+    fn verification(result: &Self::Result) -> &Verification;
+    /// The traced timelines, each held to the trace checks.
+    fn timelines(_result: &Self::Result) -> Vec<&Timeline> {
+        Vec::new()
+    }
+    /// The copy (and kernel) stage samples it took: with the traced copies, where the
+    /// run's fastest copy rates come from.
+    fn stage_times(_result: &Self::Result) -> Vec<&StageTimes> {
+        Vec::new()
+    }
+
+    fn derive(result: &Self::Result) -> Self::Derived;
+
+    /// Its tables, printed after it runs and shown in the report; `cuda` is the CUDA C++
+    /// twins' result, shown beside the Rust one where both ran.
+    fn tables(result: &Self::Result, cuda: Option<&Self::Result>) -> Vec<Table>;
+    /// Its CSV, if it writes one.
+    fn csv(_result: &Self::Result) -> Option<String> {
+        None
+    }
+    /// Its section of the report: what it measures, its tables, bounds, charts and
+    /// timelines.
+    fn section(result: &Self::Result, cuda: Option<&Self::Result>) -> Result<Section, ReportError>;
+
+    /// Its headline under `summary.json`'s `experiments` (and `cuda_experiments`); `None`
+    /// for one without a headline there.
+    fn summary(_result: &Self::Result) -> Option<Json> {
+        None
+    }
+    /// The line `run-all` prints for that headline.
+    fn headline(_summary: &Json) -> Option<String> {
+        None
+    }
+    /// The keys it adds at the top level of `summary.json` (`null` when it did not run).
+    const FACTS: &'static [&'static str] = &[];
+    /// Their values, in the order of [`Experiment::FACTS`].
+    fn facts(_result: &Self::Result) -> Vec<Json> {
+        Vec::new()
+    }
+    /// The lines `run-all` prints for those facts, labelled.
+    fn fact_lines(_facts: &[&Json]) -> Vec<(String, String)> {
+        Vec::new()
+    }
+    /// Every configuration's time, by a key naming the configuration: what
+    /// `summary.json`'s `experiment_rust_over_cuda` sums over the configurations both
+    /// kernel sets measured.
+    fn configuration_times(_result: &Self::Result) -> Vec<(String, f64)> {
+        Vec::new()
+    }
+}
+
+/// An experiment's headline as stored in `summary.json`, parsed back.
+pub fn parse<T: DeserializeOwned>(value: &Json) -> Option<T> {
+    serde_json::to_string(value)
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+}
+
+/// `value` as JSON, its fields in their order; every headline and fact serialises.
+pub fn json<T: Serialize>(value: &T) -> Json {
+    serde_json::to_string(value)
+        .and_then(|text| serde_json::from_str(&text))
+        .expect("a headline serialises to JSON")
+}
+
+/// "verified" or "FAILED", as the headlines end.
+pub fn verdict(verified: bool) -> &'static str {
+    if verified { "verified" } else { "FAILED" }
+}

@@ -1,0 +1,200 @@
+//! bounds: the machine's physical limits, measured: pinned copy rates each way and both
+//! ways at once, device memory bandwidth, and the cost of a kernel launch. The limits the
+//! report puts first, and the `bounds` key of `summary.json`.
+use serde::{Deserialize, Serialize};
+use crate::derived::summary::Json;
+
+use crate::derived::rates::{gbps, median_rates};
+use crate::experiment::{self, Experiment};
+use crate::report::ReportError;
+use crate::report::section::{BOUND_NOTE, Section};
+use crate::report::table::{Table, num};
+use crate::saved::{DeviceInfo, Provenance, StageTimes, UsageError, Verification};
+use crate::stats::Series;
+
+/// The bounds experiment.
+pub struct Bounds;
+
+/// What `bounds` measures.
+#[derive(Debug, Clone, PartialEq, clap::Args, Serialize, Deserialize)]
+pub struct Params {
+    /// Floats per copy (default: the sincos-overlap array).
+    #[arg(long, default_value_t = 1 << 25,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1 << 34))]
+    pub elements: usize,
+    /// Samples of each measurement.
+    #[arg(long, default_value_t = 20,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    pub repeats: usize,
+    /// Back-to-back launches in one launch-cost sample.
+    #[arg(long, default_value_t = 1000,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    pub launches: usize,
+}
+
+impl Default for Params {
+    fn default() -> Params {
+        Params {
+            elements: 1 << 25,
+            repeats: 20,
+            launches: 1000,
+        }
+    }
+}
+
+impl crate::saved::Params for Params {
+    fn quick() -> Params {
+        Params {
+            elements: 1 << 22,
+            repeats: 5,
+            launches: 200,
+        }
+    }
+
+    fn validate(&self) -> Result<(), UsageError> {
+        Ok(())
+    }
+}
+
+impl Params {
+    /// Bytes of one copy.
+    pub fn bytes(&self) -> u64 {
+        (self.elements * size_of::<f32>()) as u64
+    }
+}
+
+/// Result of `bounds`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BoundsResult {
+    pub params: Params,
+    pub device: DeviceInfo,
+    pub provenance: Provenance,
+    /// Pinned copies of `params.bytes()` each way alone and both ways at once, whole.
+    pub copies: StageTimes,
+    /// Device to device, one copy of `params.bytes()` per sample.
+    pub dtod: Series,
+    /// Milliseconds per launch of an empty kernel, each sample the mean of
+    /// `params.launches` back-to-back launches.
+    pub launch: Series,
+    /// The copies' contents checked after the measurements.
+    pub verification: Verification,
+}
+
+/// The medians of every measurement: `summary.json`'s `bounds`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BoundsSummary {
+    pub h2d_ms: f64,
+    pub d2h_ms: f64,
+    pub h2d_gbps: f64,
+    pub d2h_gbps: f64,
+    /// Both directions at once, in total.
+    pub bidirectional_gbps: f64,
+    /// Bytes read plus bytes written.
+    pub d2d_gbps: f64,
+    pub launch_us: f64,
+}
+
+impl Experiment for Bounds {
+    const NAME: &'static str = "bounds";
+    const USES_KERNEL_SETS: bool = false;
+    type Params = Params;
+    type Result = BoundsResult;
+    type Derived = BoundsSummary;
+
+    fn device(result: &BoundsResult) -> &DeviceInfo {
+        &result.device
+    }
+    fn provenance(result: &BoundsResult) -> &Provenance {
+        &result.provenance
+    }
+    fn provenance_mut(result: &mut BoundsResult) -> &mut Provenance {
+        &mut result.provenance
+    }
+    fn verification(result: &BoundsResult) -> &Verification {
+        &result.verification
+    }
+    fn stage_times(result: &BoundsResult) -> Vec<&StageTimes> {
+        vec![&result.copies]
+    }
+
+    fn derive(b: &BoundsResult) -> BoundsSummary {
+        let median = median_rates(&b.copies);
+        BoundsSummary {
+            h2d_ms: b.copies.htod.median(),
+            d2h_ms: b.copies.dtoh.median(),
+            h2d_gbps: median.htod_gbps,
+            d2h_gbps: median.dtoh_gbps,
+            bidirectional_gbps: median.both_gbps,
+            d2d_gbps: gbps(2 * b.copies.bytes, b.dtod.median()),
+            launch_us: b.launch.median() * 1e3,
+        }
+    }
+
+    fn tables(b: &BoundsResult, _cuda: Option<&BoundsResult>) -> Vec<Table> {
+        let s = Bounds::derive(b);
+        let mib = b.copies.bytes as f64 / (1u64 << 20) as f64;
+        let mut t = Table::new(
+            Some(format!("{mib:.0} MiB per copy (medians)")),
+            &["path", "ms", "GB/s"],
+        );
+        t.rows = vec![
+            vec!["HtoD alone".into(), num(s.h2d_ms, 3), num(s.h2d_gbps, 1)],
+            vec!["DtoH alone".into(), num(s.d2h_ms, 3), num(s.d2h_gbps, 1)],
+            vec![
+                "both ways at once (in total)".into(),
+                num(b.copies.both.median(), 3),
+                num(s.bidirectional_gbps, 1),
+            ],
+            vec![
+                "device to device (read + write)".into(),
+                num(b.dtod.median(), 3),
+                num(s.d2d_gbps, 0),
+            ],
+            vec![
+                "empty kernel launch (µs)".into(),
+                num(s.launch_us, 2),
+                String::new(),
+            ],
+        ];
+        vec![t]
+    }
+
+    fn section(b: &BoundsResult, _cuda: Option<&BoundsResult>) -> Result<Section, ReportError> {
+        let s = Bounds::derive(b);
+        let mut sec = Section::new::<Bounds>(
+            "The physical limits, as measured",
+            "Copies of pinned host memory each way alone and both ways at once, a device-to-device copy, and an empty kernel's launch, timed with events. Every bound in this report is built from figures like these, measured in the same run as what it bounds.",
+            &b.params,
+            b,
+        );
+        sec.tables = Bounds::tables(b, None);
+        sec.note(
+            "Both ways",
+            format!(
+                "Copies in and out at once share the link: together they reach {:.1} GB/s, not {:.1} + {:.1}. A bound that lets both directions run at their one-way rates at once is a bound no run can reach.",
+                s.bidirectional_gbps, s.h2d_gbps, s.d2h_gbps
+            ),
+        );
+        sec.note("Bounds", BOUND_NOTE);
+        Ok(sec)
+    }
+
+    const FACTS: &'static [&'static str] = &["bounds"];
+    fn facts(b: &BoundsResult) -> Vec<Json> {
+        vec![experiment::json(&Bounds::derive(b))]
+    }
+    fn fact_lines(facts: &[&Json]) -> Vec<(String, String)> {
+        (facts.first().and_then(|v| experiment::parse::<BoundsSummary>(v)))
+            .map(|b| {
+                (
+                    "bounds".to_owned(),
+                    format!(
+                        "HtoD {:.1} GB/s, DtoH {:.1} GB/s, both ways {:.1} GB/s, device {:.0} GB/s, launch {:.2} µs",
+                        b.h2d_gbps, b.d2h_gbps, b.bidirectional_gbps, b.d2d_gbps, b.launch_us
+                    ),
+                )
+            })
+            .into_iter()
+            .collect()
+    }
+}

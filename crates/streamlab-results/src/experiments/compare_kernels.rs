@@ -1,0 +1,343 @@
+//! compare-kernels: each Rust kernel against its CUDA C++ twin, in both forms (plain and
+//! tuned), on the experiments' buffers and launch shapes: per case the quartiles of both
+//! languages and the ratio of medians, and per kernel the headline ratio of each form
+//! (`summary.json`'s `rust_over_cuda` and `rust_over_cuda_plain`).
+use serde::{Deserialize, Serialize};
+use crate::derived::summary::Json;
+
+use crate::experiment::{self, Experiment};
+use crate::report::ReportError;
+use crate::report::chart::{BOUND_COLOR, BarSeries, Level, PALETTE, XAxis, YScale};
+use crate::report::figures::{FigureModel, blank};
+use crate::report::section::{Section, draw};
+use crate::report::table::{Columns, Table, num};
+use crate::saved::{DeviceInfo, KernelForm, Provenance, UsageError, Verification};
+use crate::stats::{Quartiles, Series};
+
+/// The compare-kernels experiment.
+pub struct CompareKernels;
+
+/// What to compare; shapes are the experiments' defaults.
+#[derive(Debug, Clone, PartialEq, clap::Args, Serialize, Deserialize)]
+pub struct Params {
+    /// Timed launches of each kernel in each language and form.
+    #[arg(long, default_value_t = 100,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    pub launches: usize,
+    /// Untimed launches of each before timing.
+    #[arg(long, default_value_t = 3)]
+    pub warmup: usize,
+    /// matmul's inner dimension (A is 32 × aligned, B aligned × 16; at most 2^24).
+    #[arg(long, default_value_t = 131_072,
+          value_parser = clap::value_parser!(u32).range(1..=1 << 24))]
+    pub aligned: u32,
+    /// add_kernel's array in M ints (2^20 ints each).
+    #[arg(long, default_value_t = 128,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=4096))]
+    pub add_size: usize,
+    /// add_kernel's cycles, one case each, comma separated.
+    #[arg(long, value_delimiter = ',', default_values_t = [256, 0],
+          value_parser = clap::value_parser!(i32).range(0..))]
+    pub add_cycles: Vec<i32>,
+    /// sincos' array in floats.
+    #[arg(long, default_value_t = 1 << 25,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=u32::MAX as u64))]
+    pub sincos_elements: usize,
+}
+
+impl Default for Params {
+    fn default() -> Params {
+        Params {
+            launches: 100,
+            warmup: 3,
+            aligned: 131_072,
+            add_size: 128,
+            add_cycles: vec![256, 0],
+            sincos_elements: 1 << 25,
+        }
+    }
+}
+
+impl crate::saved::Params for Params {
+    fn quick() -> Params {
+        Params {
+            launches: 20,
+            warmup: 2,
+            aligned: 8192,
+            add_size: 16,
+            sincos_elements: 1 << 22,
+            ..Params::default()
+        }
+    }
+
+    fn validate(&self) -> Result<(), UsageError> {
+        if self.add_cycles.is_empty() {
+            return Err(UsageError::new("--add-cycles needs at least one value"));
+        }
+        Ok(())
+    }
+}
+
+/// How the CUDA C++ twins (`cuda/kernels.cu`) were compiled.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CudaBuild {
+    /// The NVRTC library that compiled them, e.g. "NVRTC 13.0".
+    pub compiler: String,
+    /// Every option passed to NVRTC.
+    pub options: Vec<String>,
+    /// `.target` of the PTX NVRTC produced (e.g. sm_90).
+    pub ptx_target: String,
+}
+
+/// One kernel case in one form, timed as Rust and as CUDA C++ from launches alternated
+/// on one stream.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KernelCase {
+    /// The kernel, e.g. "add_kernel".
+    pub kernel: String,
+    /// The case within the kernel, e.g. "cycles 256" (empty where there is one).
+    pub case: String,
+    /// `None` for a kernel with one form (plain and tuned are the same code: `fill`).
+    pub form: Option<KernelForm>,
+    /// The launch shape and sizes, in words.
+    pub launch: String,
+    pub rust: Series,
+    pub cuda: Series,
+    /// Both outputs against the CPU reference and against each other.
+    pub verification: Verification,
+}
+
+/// Result of compare-kernels.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KernelComparison {
+    pub params: Params,
+    pub device: DeviceInfo,
+    pub provenance: Provenance,
+    pub cuda_build: CudaBuild,
+    pub cases: Vec<KernelCase>,
+    pub verification: Verification,
+}
+
+/// The kernels every comparison covers, in table order.
+pub const KERNELS: [&str; 4] = ["fill", "matmul", "add_kernel", "sincos"];
+
+/// One case, Rust against CUDA C++.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CaseRatio {
+    pub kernel: String,
+    pub case: String,
+    /// `None` for a kernel with one form (plain and tuned are the same code).
+    pub form: Option<KernelForm>,
+    pub rust: Quartiles,
+    pub cuda: Quartiles,
+    /// Median Rust time over median CUDA C++ time: below 1 Rust is faster.
+    pub ratio: f64,
+}
+
+/// Everything derived from a kernel comparison.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ComparisonAnalysis {
+    pub cases: Vec<CaseRatio>,
+    /// Per kernel, its first case in the tuned form (or its only form).
+    pub tuned: Option<KernelRatios>,
+    /// Per kernel, its first case in the plain form (or its only form).
+    pub plain: Option<KernelRatios>,
+}
+
+fn case_ratio(c: &KernelCase) -> CaseRatio {
+    CaseRatio {
+        kernel: c.kernel.clone(),
+        case: c.case.clone(),
+        form: c.form,
+        rust: c.rust.quartiles(),
+        cuda: c.cuda.quartiles(),
+        ratio: c.rust.median() / c.cuda.median(),
+    }
+}
+
+/// Derive everything from `c`.
+fn analyze(c: &KernelComparison) -> ComparisonAnalysis {
+    let cases: Vec<CaseRatio> = c.cases.iter().map(case_ratio).collect();
+    let ratios = |form: KernelForm| {
+        let of = |kernel: &str| {
+            (cases.iter())
+                .find(|k| k.kernel == kernel && k.form.is_none_or(|f| f == form))
+                .map(|k| k.ratio)
+        };
+        Some(KernelRatios {
+            fill: of(KERNELS[0])?,
+            matmul: of(KERNELS[1])?,
+            add_kernel: of(KERNELS[2])?,
+            sincos: of(KERNELS[3])?,
+        })
+    };
+    ComparisonAnalysis {
+        tuned: ratios(KernelForm::Tuned),
+        plain: ratios(KernelForm::Plain),
+        cases,
+    }
+}
+
+/// Median-time ratios per kernel, Rust over CUDA C++.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KernelRatios {
+    pub fill: f64,
+    pub matmul: f64,
+    pub add_kernel: f64,
+    pub sincos: f64,
+}
+
+/// The one declaration of the table and the CSV: a row per case.
+fn columns(c: &KernelComparison) -> Columns<'_, CaseRatio> {
+    let quartiles = |q: &Quartiles| format!("{} ({}–{})", num(q.median, 4), num(q.q1, 4), num(q.q3, 4));
+    Columns::new()
+        .both("kernel", |k: &CaseRatio| k.kernel.clone(), "kernel", |k| k.kernel.clone())
+        .both("case", |k| k.case.clone(), "case", |k| k.case.clone())
+        .both(
+            "form",
+            |k| k.form.map_or("one form".into(), |f| f.label().to_owned()),
+            "form",
+            |k| k.form.map_or("one".into(), |f| f.label().to_owned()),
+        )
+        .both("Rust", move |k| quartiles(&k.rust), "rust_median_ms", |k| format!("{:.5}", k.rust.median))
+        .both("CUDA C++", move |k| quartiles(&k.cuda), "cuda_median_ms", |k| format!("{:.5}", k.cuda.median))
+        .both("Rust / C++", |k| num(k.ratio, 3), "rust_over_cuda", |k| format!("{:.4}", k.ratio))
+        .show("launch", move |k| {
+            (c.cases.iter())
+                .find(|s| s.kernel == k.kernel && s.case == k.case)
+                .map_or(String::new(), |s| s.launch.clone())
+        })
+}
+
+/// compare-kernels: Rust time over CUDA C++ time per kernel case, tuned and plain.
+fn figures(a: &ComparisonAnalysis) -> Vec<FigureModel> {
+    let mut cases: Vec<(String, String)> = Vec::new();
+    for c in &a.cases {
+        let key = (c.kernel.clone(), c.case.clone());
+        if !cases.contains(&key) {
+            cases.push(key);
+        }
+    }
+    let ratio = |key: &(String, String), form: KernelForm| {
+        (a.cases.iter())
+            .find(|c| (&c.kernel, &c.case) == (&key.0, &key.1) && c.form.is_none_or(|f| f == form))
+            .map_or(f64::NAN, |c| c.ratio)
+    };
+    let mut chart = blank(
+        "Rust kernels against their CUDA C++ twins (median time ratio; below 1: Rust faster)"
+            .into(),
+        "kernel",
+        "Rust time / CUDA C++ time",
+        XAxis::Categories(
+            (cases.iter())
+                .map(|(k, case)| {
+                    if case.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{k} {case}")
+                    }
+                })
+                .collect(),
+        ),
+        YScale::Log,
+    );
+    for (i, form) in [KernelForm::Tuned, KernelForm::Plain]
+        .into_iter()
+        .enumerate()
+    {
+        chart.bars.push(BarSeries {
+            name: format!("{} Rust / {} C++", form.label(), form.label()),
+            color: PALETTE[i],
+            values: cases.iter().map(|key| ratio(key, form)).collect(),
+            whiskers: None,
+        });
+    }
+    chart.levels.push(Level {
+        name: "same time".into(),
+        color: BOUND_COLOR,
+        y: 1.0,
+    });
+    vec![FigureModel::chart("compare-kernels.svg".into(), chart)]
+}
+
+impl Experiment for CompareKernels {
+    const NAME: &'static str = "compare-kernels";
+    const USES_KERNEL_SETS: bool = false;
+    type Params = Params;
+    type Result = KernelComparison;
+    type Derived = ComparisonAnalysis;
+
+    fn device(result: &KernelComparison) -> &DeviceInfo {
+        &result.device
+    }
+    fn provenance(result: &KernelComparison) -> &Provenance {
+        &result.provenance
+    }
+    fn provenance_mut(result: &mut KernelComparison) -> &mut Provenance {
+        &mut result.provenance
+    }
+    fn verification(result: &KernelComparison) -> &Verification {
+        &result.verification
+    }
+
+    fn derive(c: &KernelComparison) -> ComparisonAnalysis {
+        analyze(c)
+    }
+
+    fn tables(c: &KernelComparison, _cuda: Option<&KernelComparison>) -> Vec<Table> {
+        let caption = "median ms per launch (quartiles in brackets)".to_owned();
+        vec![columns(c).table(Some(caption), &analyze(c).cases)]
+    }
+
+    fn csv(c: &KernelComparison) -> Option<String> {
+        Some(columns(c).csv(&analyze(c).cases))
+    }
+
+    fn section(
+        c: &KernelComparison,
+        _cuda: Option<&KernelComparison>,
+    ) -> Result<Section, ReportError> {
+        let mut sec = Section::new::<CompareKernels>(
+            "Rust against CUDA C++: the same kernels",
+            "Each kernel in Rust and its CUDA C++ twin, written statement for statement alike, launched alternately on one stream and timed with events. Each exists in a plain form (the write-ups' algorithm: the naive matmul loop, AddKernel's volatile local, separate sinf and cosf) and a tuned form (batched matmul loads, AddKernel's register, one sincosf); a ratio always compares the same form.",
+            &c.params,
+            c,
+        );
+        sec.tables = CompareKernels::tables(c, None);
+        sec.note(
+            "Math libraries",
+            "The Rust sincos kernels call the libm crate (a port of musl's sinf, cosf and sincosf, compiled into the PTX with the kernel); the CUDA C++ twins call CUDA's own math library (sinf, cosf, sincosf from libdevice). Both are checked against an f64 reference on the CPU.",
+        );
+        sec.note(
+            "C++ build",
+            format!(
+                "{}, options {}, PTX target {}.",
+                c.cuda_build.compiler,
+                c.cuda_build.options.join(" "),
+                c.cuda_build.ptx_target
+            ),
+        );
+        sec.figures = draw(figures(&analyze(c)));
+        Ok(sec)
+    }
+
+    const FACTS: &'static [&'static str] = &["rust_over_cuda", "rust_over_cuda_plain"];
+    fn facts(c: &KernelComparison) -> Vec<Json> {
+        let a = analyze(c);
+        vec![experiment::json(&a.tuned), experiment::json(&a.plain)]
+    }
+    fn fact_lines(facts: &[&Json]) -> Vec<(String, String)> {
+        (["Rust/C++ (tuned)", "Rust/C++ (plain)"].iter().zip(facts))
+            .filter_map(|(label, v)| {
+                let r: KernelRatios = experiment::parse(v)?;
+                Some((
+                    (*label).to_owned(),
+                    format!(
+                        "fill {:.3}, matmul {:.3}, add_kernel {:.3}, sincos {:.3} (median kernel times)",
+                        r.fill, r.matmul, r.add_kernel, r.sincos
+                    ),
+                ))
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,371 @@
+//! graph-overlap: sincos-overlap's asynchronous orders captured once as CUDA graphs and
+//! replayed, against issuing them on streams: GPU time per iteration, and host time per
+//! iteration (how much of the CPU is left free, as NVIDIA's asyncAPI sample asks).
+//!
+//! Per order and chunk count, graph replay against
+//! stream issue in GPU time and in host time per iteration, beside the pipeline bound.
+
+use serde::{Deserialize, Serialize};
+use crate::derived::summary::Json;
+
+use crate::derived::pipeline::{self, Bound};
+use crate::derived::rates::pipeline_stages;
+use crate::experiment::{self, Experiment, verdict};
+use crate::report::ReportError;
+use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
+use crate::report::figures::{FigureModel, blank, line};
+use crate::report::section::{Section, draw};
+use crate::report::table::{Columns, Table, flag, noise, num};
+use crate::saved::{
+    DeviceInfo, IssueOrder, MAX_STREAMS, Provenance, StageTimes, UsageError, Verification,
+};
+use crate::stats::Series;
+
+/// The graph-overlap experiment.
+pub struct GraphOverlap;
+
+/// Parameters.
+#[derive(Debug, Clone, PartialEq, clap::Args, Serialize, Deserialize)]
+pub struct Params {
+    /// Floats in the array.
+    #[arg(long, default_value_t = 1 << 25,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=u32::MAX as u64))]
+    pub elements: usize,
+    /// Chunk counts (one stream per chunk), comma separated.
+    #[arg(long, value_delimiter = ',', default_values_t = [4, 16, 64],
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_STREAMS as u64))]
+    pub chunks: Vec<usize>,
+    /// Iterations per timed sample, issued back to back.
+    #[arg(long, default_value_t = 50,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    pub iterations: usize,
+    /// Timed samples per configuration.
+    #[arg(long, default_value_t = 5,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    pub repeats: usize,
+    /// Untimed samples before each configuration.
+    #[arg(long, default_value_t = 1)]
+    pub warmup: usize,
+}
+
+impl Default for Params {
+    fn default() -> Params {
+        Params {
+            elements: 1 << 25,
+            chunks: vec![4, 16, 64],
+            iterations: 50,
+            repeats: 5,
+            warmup: 1,
+        }
+    }
+}
+
+impl crate::saved::Params for Params {
+    fn quick() -> Params {
+        Params {
+            elements: 1 << 22,
+            iterations: 10,
+            repeats: 2,
+            ..Params::default()
+        }
+    }
+
+    fn validate(&self) -> Result<(), UsageError> {
+        match self.chunks.iter().find(|&&c| c > self.elements) {
+            Some(c) => Err(UsageError::new(format!(
+                "--chunks {c} exceeds --elements {}: use at most one chunk per element",
+                self.elements
+            ))),
+            None if self.chunks.is_empty() => {
+                Err(UsageError::new("--chunks needs at least one value"))
+            }
+            None => Ok(()),
+        }
+    }
+}
+
+/// How an iteration reaches the GPU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Issue {
+    /// Every copy and kernel issued on its stream, each iteration.
+    Streams,
+    /// The iteration captured once as a graph, replayed.
+    Graph,
+}
+
+impl Issue {
+    pub fn label(self) -> &'static str {
+        match self {
+            Issue::Streams => "streams",
+            Issue::Graph => "graph",
+        }
+    }
+}
+
+/// One order, chunk count and way of issuing (milliseconds per iteration).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GraphPoint {
+    pub variant: IssueOrder,
+    pub chunks: usize,
+    pub issue: Issue,
+    /// GPU time per iteration (events around each sample).
+    pub gpu: Series,
+    /// Host time spent issuing, per iteration.
+    pub host: Series,
+}
+
+/// Result of graph-overlap.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GraphOverlapResult {
+    pub params: Params,
+    pub device: DeviceInfo,
+    pub provenance: Provenance,
+    /// For each chunk count: the chunks copied in alone, out alone, both ways at once,
+    /// and their kernels alone.
+    pub stages: Vec<StageTimes>,
+    pub points: Vec<GraphPoint>,
+    pub verification: Verification,
+}
+
+/// One order at one chunk count (medians, milliseconds per iteration).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GraphRow {
+    pub variant: IssueOrder,
+    pub chunks: usize,
+    pub stream_gpu_ms: f64,
+    pub graph_gpu_ms: f64,
+    pub stream_host_ms: f64,
+    pub graph_host_ms: f64,
+    /// graph / streams, GPU time.
+    pub gpu_ratio: f64,
+    /// graph / streams, host time.
+    pub host_ratio: f64,
+    pub bound: Bound,
+    /// Either way of issuing beat the bound built from the measured stages: the bound was
+    /// lowered to it (`bound.built_ms` keeps what it was).
+    pub beyond_bound: bool,
+    /// The relative noise of stream issue's and graph replay's GPU times.
+    pub stream_noise: f64,
+    pub graph_noise: f64,
+}
+
+/// Everything derived from a graph-overlap result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GraphAnalysis {
+    pub rows: Vec<GraphRow>,
+}
+
+impl GraphAnalysis {
+    pub fn row(&self, variant: IssueOrder, chunks: usize) -> Option<&GraphRow> {
+        self.rows
+            .iter()
+            .find(|r| r.variant == variant && r.chunks == chunks)
+    }
+}
+
+/// Derive everything from `r`.
+fn analyze(r: &GraphOverlapResult) -> GraphAnalysis {
+    let mut rows = Vec::new();
+    for variant in IssueOrder::ASYNC {
+        for &chunks in &r.params.chunks {
+            let find = |issue| {
+                (r.points.iter())
+                    .find(|p| p.variant == variant && p.chunks == chunks && p.issue == issue)
+            };
+            let (Some(s), Some(g), Some(parts)) = (
+                find(Issue::Streams),
+                find(Issue::Graph),
+                pipeline_stages(&r.stages, chunks, None, r.provenance.fastest_link.as_ref()),
+            ) else {
+                continue;
+            };
+            let (sg, gg) = (s.gpu.median(), g.gpu.median());
+            let bound = pipeline::bound(parts, chunks, r.params.iterations, r.device.copy_engines)
+                .held(sg.min(gg));
+            rows.push(GraphRow {
+                variant,
+                chunks,
+                stream_gpu_ms: sg,
+                graph_gpu_ms: gg,
+                stream_host_ms: s.host.median(),
+                graph_host_ms: g.host.median(),
+                gpu_ratio: gg / sg,
+                host_ratio: g.host.median() / s.host.median(),
+                bound,
+                beyond_bound: bound.lowered(),
+                stream_noise: s.gpu.noise(),
+                graph_noise: g.gpu.noise(),
+            });
+        }
+    }
+    GraphAnalysis { rows }
+}
+
+/// graph-overlap's headline in `summary.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GraphSummary {
+    pub verified: bool,
+    /// Graph over streams, GPU time, at the fewest chunks (the worse order).
+    pub gpu_ratio_fewest_chunks: Option<f64>,
+    /// Graph over streams, host time, at the most chunks (the worse order).
+    pub host_ratio_most_chunks: Option<f64>,
+}
+
+/// The one declaration of the table and the CSV: a row per order and chunk count.
+fn columns<'a>() -> Columns<'a, GraphRow> {
+    let ms = |x: f64| format!("{x:.4}");
+    Columns::new()
+        .both("order", |x: &GraphRow| x.variant.label().into(), "variant", |x| x.variant.label().into())
+        .both("chunks", |x| x.chunks.to_string(), "chunks", |x| x.chunks.to_string())
+        .both("GPU streams", |x| num(x.stream_gpu_ms, 4), "gpu_streams_ms", move |x| ms(x.stream_gpu_ms))
+        .show("noise", |x| noise(x.stream_noise))
+        .both("GPU graph", |x| num(x.graph_gpu_ms, 4), "gpu_graph_ms", move |x| ms(x.graph_gpu_ms))
+        .show("noise", |x| noise(x.graph_noise))
+        .show("graph / streams", |x| num(x.gpu_ratio, 3))
+        .both("host streams", |x| num(x.stream_host_ms, 4), "host_streams_ms", move |x| ms(x.stream_host_ms))
+        .both("host graph", |x| num(x.graph_host_ms, 4), "host_graph_ms", move |x| ms(x.graph_host_ms))
+        .show("graph / streams", |x| num(x.host_ratio, 3))
+        .both("bound", |x| num(x.bound.ms, 4), "bound_ms", move |x| ms(x.bound.ms))
+        .show("flag", |x| flag(x.beyond_bound))
+}
+
+/// graph-overlap: host and GPU time per iteration, stream issue against graph replay.
+fn figures(a: &GraphAnalysis) -> Vec<FigureModel> {
+    let labels: Vec<String> = (a.rows.iter())
+        .map(|r| format!("{} ×{}", r.variant.short(), r.chunks))
+        .collect();
+    let chart_of = |title: &str,
+                    y_label: &str,
+                    streams: fn(&GraphRow) -> f64,
+                    graph: fn(&GraphRow) -> f64| {
+        let mut c = blank(
+            title.into(),
+            "order × chunks",
+            y_label,
+            XAxis::Categories(labels.clone()),
+            YScale::Log,
+        );
+        c.bars.push(BarSeries {
+            name: "issued on streams".into(),
+            color: PALETTE[0],
+            values: a.rows.iter().map(streams).collect(),
+            whiskers: None,
+        });
+        c.bars.push(BarSeries {
+            name: "replayed graph".into(),
+            color: PALETTE[1],
+            values: a.rows.iter().map(graph).collect(),
+            whiskers: None,
+        });
+        c
+    };
+    let host = chart_of(
+        "graph-overlap: host time per iteration (the CPU's share)",
+        "host ms per iteration",
+        |r| r.stream_host_ms,
+        |r| r.graph_host_ms,
+    );
+    let mut gpu = chart_of(
+        "graph-overlap: GPU time per iteration, and its bound",
+        "GPU ms per iteration",
+        |r| r.stream_gpu_ms,
+        |r| r.graph_gpu_ms,
+    );
+    gpu.lines.push(line(
+        "bound",
+        BOUND_COLOR,
+        true,
+        a.rows
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (i as f64, r.bound.ms))
+            .collect(),
+    ));
+    vec![
+        FigureModel::chart("graph-overlap-host.svg".into(), host),
+        FigureModel::chart("graph-overlap-gpu.svg".into(), gpu),
+    ]
+}
+
+impl Experiment for GraphOverlap {
+    const NAME: &'static str = "graph-overlap";
+    const USES_KERNEL_SETS: bool = false;
+    type Params = Params;
+    type Result = GraphOverlapResult;
+    type Derived = GraphAnalysis;
+
+    fn device(result: &GraphOverlapResult) -> &DeviceInfo {
+        &result.device
+    }
+    fn provenance(result: &GraphOverlapResult) -> &Provenance {
+        &result.provenance
+    }
+    fn provenance_mut(result: &mut GraphOverlapResult) -> &mut Provenance {
+        &mut result.provenance
+    }
+    fn verification(result: &GraphOverlapResult) -> &Verification {
+        &result.verification
+    }
+    fn stage_times(result: &GraphOverlapResult) -> Vec<&StageTimes> {
+        result.stages.iter().collect()
+    }
+
+    fn derive(r: &GraphOverlapResult) -> GraphAnalysis {
+        analyze(r)
+    }
+
+    fn tables(r: &GraphOverlapResult, _cuda: Option<&GraphOverlapResult>) -> Vec<Table> {
+        vec![columns().table(Some("medians, ms per iteration".into()), &analyze(r).rows)]
+    }
+
+    fn csv(r: &GraphOverlapResult) -> Option<String> {
+        Some(columns().csv(&analyze(r).rows))
+    }
+
+    fn section(
+        r: &GraphOverlapResult,
+        _cuda: Option<&GraphOverlapResult>,
+    ) -> Result<Section, ReportError> {
+        let mut sec = Section::new::<GraphOverlap>(
+            "graph-overlap: a CUDA graph against stream issue",
+            "sincos-overlap's asynchronous orders, issued on streams (one per chunk) and captured once as a CUDA graph that holds a sample's back-to-back iterations with the same dependencies, then replayed: GPU time per iteration (events) and the host's time per iteration spent issuing (what the CPU is not left free for).",
+            &r.params,
+            r,
+        );
+        sec.tables = GraphOverlap::tables(r, None);
+        sec.note(
+            "Bound",
+            "The sincos pipeline bound of each chunk count's parts, timed alone, with fill and drain once per sample's iterations.",
+        );
+        sec.figures = draw(figures(&analyze(r)));
+        Ok(sec)
+    }
+
+    fn summary(r: &GraphOverlapResult) -> Option<Json> {
+        let a = analyze(r);
+        let fewest = r.params.chunks.iter().min().copied();
+        let most = r.params.chunks.iter().max().copied();
+        let worst = |chunks: Option<usize>, pick: fn(&GraphRow) -> f64| {
+            (a.rows.iter())
+                .filter(|x| Some(x.chunks) == chunks)
+                .map(pick)
+                .max_by(f64::total_cmp)
+        };
+        Some(experiment::json(&GraphSummary {
+            verified: r.verification.passed,
+            gpu_ratio_fewest_chunks: worst(fewest, |x| x.gpu_ratio),
+            host_ratio_most_chunks: worst(most, |x| x.host_ratio),
+        }))
+    }
+
+    fn headline(summary: &Json) -> Option<String> {
+        let x: GraphSummary = experiment::parse(summary)?;
+        Some(format!(
+            "graph/streams GPU time {} (fewest chunks), host time {} (most chunks)  {}",
+            x.gpu_ratio_fewest_chunks.map_or("–".into(), |r| format!("{r:.3}")),
+            x.host_ratio_most_chunks.map_or("–".into(), |r| format!("{r:.3}")),
+            verdict(x.verified)
+        ))
+    }
+}

@@ -1,0 +1,386 @@
+//! kernel-concurrency, after NVIDIA's simpleHyperQ and the CUDA Handbook's
+//! concurrencyKernelKernel: how many kernels really run at once, with the driver's 8
+//! hardware work queues and with 32.
+//!
+//! Per queue setting and stream count the serial
+//! and concurrent medians, the speedup, and the hardware-queue model.
+//!
+//! Each stream runs two kernels of duration `t`, the second after the first. Stream `i`
+//! feeds hardware queue `i mod q`, and a queue hands out its work in order: a stream's
+//! second kernel holds back the first kernel of the next stream on its queue until its
+//! own first kernel is done. With `k = ceil(N / min(q, G))` streams on the busiest queue
+//! (`G`, the most grids the GPU keeps resident, is 128 on Hopper), that queue runs
+//! `k + 1` waves of `t`: the expected concurrent time is `(k + 1)·t`, the expected serial
+//! time `2N·t`.
+
+use serde::{Deserialize, Serialize};
+use crate::derived::summary::Json;
+
+use crate::experiment::{self, Experiment, verdict};
+use crate::report::ReportError;
+use crate::report::chart::{PALETTE, SEQUENTIAL_COLOR, XAxis, YScale};
+use crate::report::figures::{FigureModel, blank, line};
+use crate::report::section::{Section, draw, timelines};
+use crate::report::table::{Columns, Table, flag, num, times};
+use crate::saved::timeline::Timeline;
+use crate::saved::{DeviceInfo, KernelSet, MAX_STREAMS, Provenance, UsageError, Verification};
+use crate::stats::Series;
+
+/// The kernel-concurrency experiment.
+pub struct KernelConcurrency;
+
+/// The most hardware work queues the driver offers (`CUDA_DEVICE_MAX_CONNECTIONS`).
+pub const MAX_QUEUES: u32 = 32;
+
+/// Parameters.
+#[derive(Debug, Clone, PartialEq, clap::Args, Serialize, Deserialize)]
+pub struct Params {
+    /// How long each kernel spins on the GPU's global timer, in microseconds.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub spin_us: u32,
+    /// Stream counts, one kernel (one block) on each, comma separated.
+    #[arg(long, value_delimiter = ',',
+          default_values_t = [1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128],
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_STREAMS as u64))]
+    pub stream_counts: Vec<usize>,
+    /// Hardware work queues to try, each in its own process (the driver reads
+    /// CUDA_DEVICE_MAX_CONNECTIONS once, when it starts), comma separated.
+    #[arg(long, value_delimiter = ',', default_values_t = [8, 32],
+          value_parser = clap::value_parser!(u32).range(1..=MAX_QUEUES as i64))]
+    pub queues: Vec<u32>,
+    /// Timed repetitions of each configuration.
+    #[arg(long, default_value_t = 5,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    pub repeats: usize,
+    /// Internal: measure as the worker of one queue setting and print the result as JSON.
+    #[arg(long, hide = true, value_parser = clap::value_parser!(u32).range(1..=MAX_QUEUES as i64))]
+    #[serde(skip)]
+    pub worker_queues: Option<u32>,
+}
+
+impl Default for Params {
+    fn default() -> Params {
+        Params {
+            spin_us: 1000,
+            stream_counts: vec![1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128],
+            queues: vec![8, 32],
+            repeats: 5,
+            worker_queues: None,
+        }
+    }
+}
+
+impl crate::saved::Params for Params {
+    fn quick() -> Params {
+        Params {
+            spin_us: 200,
+            stream_counts: vec![1, 2, 4, 8, 16, 32],
+            repeats: 2,
+            ..Params::default()
+        }
+    }
+
+    fn validate(&self) -> Result<(), UsageError> {
+        if self.stream_counts.is_empty() || self.queues.is_empty() {
+            return Err(UsageError::new(
+                "--stream-counts and --queues each need at least one value",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// One stream count with one queue setting.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConcurrencyPoint {
+    pub streams: usize,
+    /// Two kernels on each stream (the second after the first), all streams at once.
+    pub concurrent: Series,
+    /// The same kernels one after another on one stream.
+    pub serial: Series,
+}
+
+/// Every stream count measured in one process with `queues` hardware queues.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct QueueRun {
+    pub queues: u32,
+    /// One spin kernel alone on one stream.
+    pub single: Series,
+    pub points: Vec<ConcurrencyPoint>,
+    pub verification: Verification,
+    /// The 32-stream case traced (or the largest count below it).
+    pub timeline: Option<Timeline>,
+}
+
+/// Result of kernel-concurrency.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KernelConcurrencyResult {
+    pub params: Params,
+    pub device: DeviceInfo,
+    pub provenance: Provenance,
+    /// How many grids the GPU runs at once at most (128 from compute capability 9.0).
+    pub max_resident_grids: u32,
+    pub runs: Vec<QueueRun>,
+    pub verification: Verification,
+}
+
+/// Relative distance within which measured waves "match" the model.
+pub const WAVES_TOLERANCE: f64 = 0.15;
+
+/// One stream count with one queue setting (medians, milliseconds).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConcurrencyRow {
+    pub queues: u32,
+    pub streams: usize,
+    pub serial_ms: f64,
+    pub concurrent_ms: f64,
+    /// serial / concurrent.
+    pub speedup: f64,
+    /// The model's waves: `ceil(streams / min(queues, resident grids)) + 1`.
+    pub model_waves: usize,
+    /// concurrent / one kernel alone.
+    pub measured_waves: f64,
+    /// 2 × streams × one kernel alone.
+    pub expected_serial_ms: f64,
+    /// model waves × one kernel alone.
+    pub expected_concurrent_ms: f64,
+    /// model waves × the spin time each kernel is held to: no run can be faster.
+    pub bound_ms: f64,
+    /// Measured waves within [`WAVES_TOLERANCE`] of the model.
+    pub matches_model: bool,
+    /// Measured faster than its bound: the bound or the measurement is wrong.
+    pub beyond_bound: bool,
+}
+
+/// Everything derived from a kernel-concurrency result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConcurrencyAnalysis {
+    pub rows: Vec<ConcurrencyRow>,
+    /// The queue settings measured, in order.
+    pub queues: Vec<u32>,
+}
+
+impl ConcurrencyAnalysis {
+    pub fn row(&self, queues: u32, streams: usize) -> Option<&ConcurrencyRow> {
+        self.rows
+            .iter()
+            .find(|r| r.queues == queues && r.streams == streams)
+    }
+}
+
+/// The kernels each stream runs, one after another.
+const KERNELS_PER_STREAM: usize = 2;
+
+/// `ceil(streams / min(queues, resident)) + 1`: the busiest queue's waves.
+pub fn model_waves(streams: usize, queues: u32, resident: u32) -> usize {
+    streams.div_ceil(queues.min(resident).max(1) as usize) + KERNELS_PER_STREAM - 1
+}
+
+/// Derive everything from `r`.
+fn analyze(r: &KernelConcurrencyResult) -> ConcurrencyAnalysis {
+    let spin_ms = f64::from(r.params.spin_us) / 1e3;
+    let mut rows = Vec::new();
+    for run in &r.runs {
+        let single = run.single.median();
+        for p in &run.points {
+            let waves = model_waves(p.streams, run.queues, r.max_resident_grids);
+            let (serial_ms, concurrent_ms) = (p.serial.median(), p.concurrent.median());
+            let measured_waves = concurrent_ms / single;
+            let expected_concurrent_ms = waves as f64 * single;
+            rows.push(ConcurrencyRow {
+                queues: run.queues,
+                streams: p.streams,
+                serial_ms,
+                concurrent_ms,
+                speedup: serial_ms / concurrent_ms,
+                model_waves: waves,
+                measured_waves,
+                expected_serial_ms: (KERNELS_PER_STREAM * p.streams) as f64 * single,
+                expected_concurrent_ms,
+                bound_ms: waves as f64 * spin_ms,
+                matches_model: (measured_waves / waves as f64 - 1.0).abs() <= WAVES_TOLERANCE,
+                beyond_bound: concurrent_ms < waves as f64 * spin_ms,
+            });
+        }
+    }
+    ConcurrencyAnalysis {
+        queues: r.runs.iter().map(|q| q.queues).collect(),
+        rows,
+    }
+}
+
+/// kernel-concurrency's headline in `summary.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConcurrencySummary {
+    pub verified: bool,
+    /// Serial over concurrent, 32 streams with 32 hardware queues.
+    pub speedup_32_streams_32_queues: Option<f64>,
+    /// Whether every stream count with 8 queues ran the model's number of waves.
+    pub waves_match_model_8_queues: Option<bool>,
+}
+
+/// The one declaration of the table and the CSV: a row per queue setting and stream
+/// count.
+fn columns<'a>() -> Columns<'a, ConcurrencyRow> {
+    let ms = |x: f64| format!("{x:.4}");
+    Columns::new()
+        .both("queues", |x: &ConcurrencyRow| x.queues.to_string(), "queues", |x| x.queues.to_string())
+        .both("streams", |x| x.streams.to_string(), "streams", |x| x.streams.to_string())
+        .both("serial", |x| num(x.serial_ms, 3), "serial_ms", move |x| ms(x.serial_ms))
+        .both("concurrent", |x| num(x.concurrent_ms, 3), "concurrent_ms", move |x| ms(x.concurrent_ms))
+        .both("speedup", |x| times(x.speedup), "speedup", |x| format!("{:.3}", x.speedup))
+        .both("model waves", |x| x.model_waves.to_string(), "model_waves", |x| x.model_waves.to_string())
+        .both("waves", |x| num(x.measured_waves, 2), "measured_waves", |x| format!("{:.3}", x.measured_waves))
+        .show("model", |x| num(x.expected_concurrent_ms, 3))
+        .both("bound", |x| num(x.bound_ms, 3), "bound_ms", move |x| ms(x.bound_ms))
+        .show("matches model", |x| if x.matches_model { "yes".into() } else { "no".into() })
+        .show("flag", |x| flag(x.beyond_bound))
+}
+
+/// kernel-concurrency: time for every stream's kernels against the stream count, per
+/// queue setting, with the wave model and the serial time.
+fn figures(a: &ConcurrencyAnalysis, spin_us: u32) -> Vec<FigureModel> {
+    let mut chart = blank(
+        format!("kernel-concurrency: kernels of {spin_us} µs, two per stream"),
+        "streams",
+        "ms",
+        XAxis::Log,
+        YScale::Log,
+    );
+    for (i, &queues) in a.queues.iter().enumerate() {
+        let rows: Vec<_> = a.rows.iter().filter(|r| r.queues == queues).collect();
+        let color = PALETTE[i % PALETTE.len()];
+        chart.lines.push(line(
+            format!("{queues} queues: measured"),
+            color,
+            false,
+            rows.iter()
+                .map(|r| (r.streams as f64, r.concurrent_ms))
+                .collect(),
+        ));
+        chart.lines.push(line(
+            format!("{queues} queues: wave model"),
+            color,
+            true,
+            rows.iter()
+                .map(|r| (r.streams as f64, r.expected_concurrent_ms))
+                .collect(),
+        ));
+    }
+    if let Some(&first) = a.queues.first() {
+        chart.lines.push(line(
+            "serial (measured)",
+            SEQUENTIAL_COLOR,
+            false,
+            (a.rows.iter())
+                .filter(|r| r.queues == first)
+                .map(|r| (r.streams as f64, r.serial_ms))
+                .collect(),
+        ));
+    }
+    vec![FigureModel::chart("kernel-concurrency.svg".into(), chart)]
+}
+
+impl Experiment for KernelConcurrency {
+    const NAME: &'static str = "kernel-concurrency";
+    const USES_KERNEL_SETS: bool = false;
+    type Params = Params;
+    type Result = KernelConcurrencyResult;
+    type Derived = ConcurrencyAnalysis;
+
+    fn device(result: &KernelConcurrencyResult) -> &DeviceInfo {
+        &result.device
+    }
+    fn provenance(result: &KernelConcurrencyResult) -> &Provenance {
+        &result.provenance
+    }
+    fn provenance_mut(result: &mut KernelConcurrencyResult) -> &mut Provenance {
+        &mut result.provenance
+    }
+    fn verification(result: &KernelConcurrencyResult) -> &Verification {
+        &result.verification
+    }
+    fn timelines(result: &KernelConcurrencyResult) -> Vec<&Timeline> {
+        result
+            .runs
+            .iter()
+            .filter_map(|r| r.timeline.as_ref())
+            .collect()
+    }
+
+    fn derive(r: &KernelConcurrencyResult) -> ConcurrencyAnalysis {
+        analyze(r)
+    }
+
+    fn tables(r: &KernelConcurrencyResult, _cuda: Option<&KernelConcurrencyResult>) -> Vec<Table> {
+        vec![columns().table(Some("medians, ms".into()), &analyze(r).rows)]
+    }
+
+    fn csv(r: &KernelConcurrencyResult) -> Option<String> {
+        Some(columns().csv(&analyze(r).rows))
+    }
+
+    fn section(
+        r: &KernelConcurrencyResult,
+        _cuda: Option<&KernelConcurrencyResult>,
+    ) -> Result<Section, ReportError> {
+        let a = analyze(r);
+        let mut sec = Section::new::<KernelConcurrency>(
+            "kernel-concurrency: how many kernels really run at once",
+            "N streams each launch two one-block kernels that spin a fixed time on the GPU's global timer, first all streams at once, then the same kernels one after another (serial). The number of hardware work queues is set by CUDA_DEVICE_MAX_CONNECTIONS, which the driver reads once when it starts, so each queue setting runs in a process of its own.",
+            &r.params,
+            r,
+        );
+        sec.tables = KernelConcurrency::tables(r, None);
+        sec.notes.push((
+            "Model".into(),
+            format!(
+                "Kernels of different streams run at once up to the smaller of the hardware queues and the resident-grid limit ({} on this GPU; each kernel is one block, so the {} SMs are never the limit here). Each stream's second kernel waits for its first, so N streams over q queues take ceil(N / min(q, {})) + 1 waves of one kernel's time; the bound is those waves at exactly the spin time. Measured waves are the concurrent time over one kernel alone; \"matches\" means within {:.0}%.",
+                r.max_resident_grids,
+                r.device.sm_count,
+                r.max_resident_grids,
+                WAVES_TOLERANCE * 100.0
+            ),
+        ));
+        sec.figures = draw(figures(&a, r.params.spin_us));
+        sec.timelines = timelines::<KernelConcurrency>(r, KernelSet::Rust)?;
+        Ok(sec)
+    }
+
+    fn summary(r: &KernelConcurrencyResult) -> Option<Json> {
+        let a = analyze(r);
+        let eight: Vec<_> = a.rows.iter().filter(|x| x.queues == 8).collect();
+        Some(experiment::json(&ConcurrencySummary {
+            verified: r.verification.passed,
+            speedup_32_streams_32_queues: a.row(32, 32).map(|x| x.speedup),
+            waves_match_model_8_queues: (!eight.is_empty())
+                .then(|| eight.iter().all(|x| x.matches_model)),
+        }))
+    }
+
+    fn headline(summary: &Json) -> Option<String> {
+        let x: ConcurrencySummary = experiment::parse(summary)?;
+        Some(format!(
+            "32 streams at 32 queues {} faster than serial; 8-queue waves match the model: {}  {}",
+            x.speedup_32_streams_32_queues.map_or("–".into(), times),
+            x.waves_match_model_8_queues.map_or("–", |m| if m { "yes" } else { "no" }),
+            verdict(x.verified)
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn waves_follow_the_queues_and_the_resident_grid_limit() {
+        assert_eq!(model_waves(8, 8, 128), 2);
+        assert_eq!(model_waves(16, 8, 128), 3);
+        assert_eq!(model_waves(17, 8, 128), 4);
+        assert_eq!(model_waves(32, 32, 128), 2);
+        assert_eq!(model_waves(128, 32, 128), 5);
+        assert_eq!(model_waves(256, 512, 128), 3);
+    }
+}
+

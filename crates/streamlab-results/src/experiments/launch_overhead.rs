@@ -1,0 +1,419 @@
+//! launch-overhead, after the CUDA Handbook's nullKernelAsync and breakevenKernelAsync:
+//! what one launch costs, how much work a kernel needs before that cost stops mattering,
+//! and what replaying a CUDA graph changes.
+//!
+//! Launches per second of each language, graph replay
+//! against stream issue, and the work per kernel at which the launch cost stops mattering.
+
+use serde::{Deserialize, Serialize};
+use crate::derived::summary::Json;
+
+use crate::experiment::{self, Experiment, verdict};
+use crate::report::ReportError;
+use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
+use crate::report::figures::{FigureModel, blank, line};
+use crate::report::section::{Section, draw};
+use crate::report::table::{Columns, Table, num, times};
+use crate::saved::{DeviceInfo, KernelSet, Provenance, UsageError, Verification};
+use crate::stats::Series;
+
+/// The launch-overhead experiment.
+pub struct LaunchOverhead;
+
+/// Parameters.
+#[derive(Debug, Clone, PartialEq, clap::Args, Serialize, Deserialize)]
+pub struct Params {
+    /// Launches per sample.
+    #[arg(long, default_value_t = 20_000,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=10_000_000))]
+    pub launches: usize,
+    /// Kernel nodes in the captured graph (replayed until `--launches` are done).
+    #[arg(long, default_value_t = 1000,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=100_000))]
+    pub graph_nodes: usize,
+    /// Samples of each measurement (the kernel sets take turns, sample by sample).
+    #[arg(long, default_value_t = 11,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    pub repeats: usize,
+    /// Work per kernel for the breakeven curve: microseconds each kernel spins on the
+    /// GPU's global timer, comma separated.
+    #[arg(long, value_delimiter = ',',
+          default_values_t = [0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64],
+          value_parser = clap::value_parser!(u32).range(0..=100_000))]
+    pub work_us: Vec<u32>,
+    /// Kernels per breakeven sample.
+    #[arg(long, default_value_t = 2000,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    pub breakeven_launches: usize,
+}
+
+impl Default for Params {
+    fn default() -> Params {
+        Params {
+            launches: 20_000,
+            graph_nodes: 1000,
+            repeats: 11,
+            work_us: vec![0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64],
+            breakeven_launches: 2000,
+        }
+    }
+}
+
+impl crate::saved::Params for Params {
+    fn quick() -> Params {
+        Params {
+            launches: 2000,
+            graph_nodes: 200,
+            repeats: 2,
+            work_us: vec![0, 2, 8, 32],
+            breakeven_launches: 500,
+        }
+    }
+
+    fn validate(&self) -> Result<(), UsageError> {
+        if self.work_us.is_empty() {
+            return Err(UsageError::new("--work-us needs at least one value"));
+        }
+        Ok(())
+    }
+}
+
+/// An empty kernel's launch cost in one language (microseconds per launch).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LaunchCosts {
+    pub kernels: KernelSet,
+    /// Host time to issue `launches` launches back to back, per launch.
+    pub async_host_us: Series,
+    /// GPU time of those launches (events), per launch.
+    pub async_gpu_us: Series,
+    /// Launch, then wait for it, per launch (host time).
+    pub sync_us: Series,
+}
+
+/// The same launches captured once in a graph and replayed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GraphCosts {
+    /// Host time per kernel to issue the replays.
+    pub host_us: Series,
+    /// GPU time per kernel of the replays (events).
+    pub gpu_us: Series,
+}
+
+/// Back-to-back kernels that each spin `work_us` (microseconds per kernel).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BreakevenPoint {
+    pub work_us: u32,
+    /// GPU time per kernel.
+    pub per_kernel_us: Series,
+}
+
+/// Result of launch-overhead.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LaunchOverheadResult {
+    pub params: Params,
+    pub device: DeviceInfo,
+    pub provenance: Provenance,
+    /// The Rust empty kernel, and its CUDA C++ twin where NVRTC is present.
+    pub stream: Vec<LaunchCosts>,
+    /// The Rust empty kernel in a graph.
+    pub graph: GraphCosts,
+    pub breakeven: Vec<BreakevenPoint>,
+    pub verification: Verification,
+}
+
+/// The overhead share under which a kernel's launch cost "stops mattering".
+pub const BREAKEVEN_OVERHEAD: f64 = 0.10;
+
+/// One language's launch costs (medians, microseconds per launch).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LaunchRow {
+    pub kernels: KernelSet,
+    pub async_host_us: f64,
+    pub async_gpu_us: f64,
+    pub sync_us: f64,
+    /// Back-to-back launches per second: one per the slower of host issue and GPU.
+    pub launches_per_s: f64,
+}
+
+/// One work size of the breakeven curve (medians, microseconds per kernel).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BreakevenRow {
+    pub work_us: u32,
+    pub per_kernel_us: f64,
+    /// The bound: the work itself, or the cost of an empty launch if larger.
+    pub bound_us: f64,
+    /// (per kernel − work) / per kernel: the share of each kernel's time that is not work.
+    pub overhead_share: f64,
+}
+
+/// Everything derived from a launch-overhead result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LaunchAnalysis {
+    pub rows: Vec<LaunchRow>,
+    /// Rust's launch rate over the CUDA C++ twin's (above 1: Rust launches faster).
+    pub rust_over_cuda_rate: Option<f64>,
+    pub graph_host_us: f64,
+    pub graph_gpu_us: f64,
+    /// Graph replay's host time per launch over stream issue's (Rust).
+    pub graph_over_stream_host: f64,
+    pub breakeven: Vec<BreakevenRow>,
+    /// The least work per kernel whose overhead share is at most [`BREAKEVEN_OVERHEAD`].
+    pub breakeven_work_us: Option<u32>,
+}
+
+fn row(c: &LaunchCosts) -> LaunchRow {
+    let (host, gpu) = (c.async_host_us.median(), c.async_gpu_us.median());
+    LaunchRow {
+        kernels: c.kernels,
+        async_host_us: host,
+        async_gpu_us: gpu,
+        sync_us: c.sync_us.median(),
+        launches_per_s: 1e6 / host.max(gpu),
+    }
+}
+
+/// Derive everything from `r`.
+fn analyze(r: &LaunchOverheadResult) -> LaunchAnalysis {
+    let rows: Vec<LaunchRow> = r.stream.iter().map(row).collect();
+    let rate = |set| {
+        rows.iter()
+            .find(|x| x.kernels == set)
+            .map(|x| x.launches_per_s)
+    };
+    let rust = rows.iter().find(|x| x.kernels == KernelSet::Rust);
+    let empty_us = rust.map_or(0.0, |x| x.async_gpu_us);
+    let breakeven: Vec<BreakevenRow> = (r.breakeven.iter())
+        .map(|p| {
+            let per_kernel_us = p.per_kernel_us.median();
+            let work = f64::from(p.work_us);
+            BreakevenRow {
+                work_us: p.work_us,
+                per_kernel_us,
+                bound_us: work.max(empty_us),
+                overhead_share: (per_kernel_us - work) / per_kernel_us,
+            }
+        })
+        .collect();
+    let graph_host_us = r.graph.host_us.median();
+    LaunchAnalysis {
+        rust_over_cuda_rate: rate(KernelSet::Rust)
+            .zip(rate(KernelSet::Cuda))
+            .map(|(r, c)| r / c),
+        graph_host_us,
+        graph_gpu_us: r.graph.gpu_us.median(),
+        graph_over_stream_host: graph_host_us / rust.map_or(f64::NAN, |x| x.async_host_us),
+        breakeven_work_us: (breakeven.iter())
+            .filter(|b| b.work_us > 0 && b.overhead_share <= BREAKEVEN_OVERHEAD)
+            .map(|b| b.work_us)
+            .min(),
+        breakeven,
+        rows,
+    }
+}
+
+/// launch-overhead's headline in `summary.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LaunchSummary {
+    pub verified: bool,
+    pub rust_launches_per_s: Option<f64>,
+    pub cuda_launches_per_s: Option<f64>,
+    pub rust_over_cuda_rate: Option<f64>,
+    /// Graph replay's host time per launch over stream issue's.
+    pub graph_over_stream_host: f64,
+    pub breakeven_work_us: Option<u32>,
+}
+
+/// The one declaration of the breakeven table and the CSV: a row per work per kernel.
+fn breakeven_columns<'a>() -> Columns<'a, BreakevenRow> {
+    let raw = |x: f64| format!("{x:.4}");
+    Columns::new()
+        .both("work", |x: &BreakevenRow| x.work_us.to_string(), "work_us", |x| x.work_us.to_string())
+        .both("per kernel", |x| num(x.per_kernel_us, 3), "per_kernel_us", move |x| raw(x.per_kernel_us))
+        .both("bound", |x| num(x.bound_us, 3), "bound_us", move |x| raw(x.bound_us))
+        .both(
+            "share not work",
+            |x| format!("{}%", num(x.overhead_share * 100.0, 1)),
+            "overhead_share",
+            move |x| raw(x.overhead_share),
+        )
+}
+
+/// launch-overhead: host and GPU cost per launch of each way to launch, and the
+/// breakeven curve.
+fn figures(a: &LaunchAnalysis) -> Vec<FigureModel> {
+    let mut labels: Vec<String> = a
+        .rows
+        .iter()
+        .map(|r| format!("{} streams", r.kernels.label()))
+        .collect();
+    labels.push("Rust graph replay".into());
+    let mut costs = blank(
+        "launch-overhead: an empty kernel, back to back (medians)".into(),
+        "launched by",
+        "µs per launch",
+        XAxis::Categories(labels),
+        YScale::Linear,
+    );
+    let host: Vec<f64> = (a.rows.iter().map(|r| r.async_host_us))
+        .chain([a.graph_host_us])
+        .collect();
+    let gpu: Vec<f64> = (a.rows.iter().map(|r| r.async_gpu_us))
+        .chain([a.graph_gpu_us])
+        .collect();
+    for (i, (name, values)) in [("host time to issue", host), ("GPU time", gpu)]
+        .into_iter()
+        .enumerate()
+    {
+        costs.bars.push(BarSeries {
+            name: name.into(),
+            color: PALETTE[i],
+            values,
+            whiskers: None,
+        });
+    }
+    let mut breakeven = blank(
+        "launch-overhead: time per kernel against the work it carries".into(),
+        "work per kernel (µs)",
+        "µs per kernel",
+        XAxis::Linear,
+        YScale::Linear,
+    );
+    breakeven.lines.push(line(
+        "measured (median)",
+        PALETTE[0],
+        false,
+        a.breakeven
+            .iter()
+            .map(|b| (f64::from(b.work_us), b.per_kernel_us))
+            .collect(),
+    ));
+    breakeven.lines.push(line(
+        "bound: the work, or an empty launch",
+        BOUND_COLOR,
+        true,
+        a.breakeven
+            .iter()
+            .map(|b| (f64::from(b.work_us), b.bound_us))
+            .collect(),
+    ));
+    vec![
+        FigureModel::chart("launch-overhead.svg".into(), costs),
+        FigureModel::chart("launch-overhead-breakeven.svg".into(), breakeven),
+    ]
+}
+
+impl Experiment for LaunchOverhead {
+    const NAME: &'static str = "launch-overhead";
+    const USES_KERNEL_SETS: bool = false;
+    type Params = Params;
+    type Result = LaunchOverheadResult;
+    type Derived = LaunchAnalysis;
+
+    fn device(result: &LaunchOverheadResult) -> &DeviceInfo {
+        &result.device
+    }
+    fn provenance(result: &LaunchOverheadResult) -> &Provenance {
+        &result.provenance
+    }
+    fn provenance_mut(result: &mut LaunchOverheadResult) -> &mut Provenance {
+        &mut result.provenance
+    }
+    fn verification(result: &LaunchOverheadResult) -> &Verification {
+        &result.verification
+    }
+
+    fn derive(r: &LaunchOverheadResult) -> LaunchAnalysis {
+        analyze(r)
+    }
+
+    fn tables(r: &LaunchOverheadResult, _cuda: Option<&LaunchOverheadResult>) -> Vec<Table> {
+        let a = analyze(r);
+        let mut t = Table::new(
+            Some("medians, µs per launch".into()),
+            &[
+                "launched by",
+                "host (async)",
+                "GPU (async)",
+                "launch + synchronize",
+                "launches/s",
+            ],
+        );
+        for x in &a.rows {
+            t.rows.push(vec![
+                format!("{} kernel, stream", x.kernels.label()),
+                num(x.async_host_us, 3),
+                num(x.async_gpu_us, 3),
+                num(x.sync_us, 3),
+                num(x.launches_per_s, 0),
+            ]);
+        }
+        t.rows.push(vec![
+            "Rust kernel, graph replay".into(),
+            num(a.graph_host_us, 3),
+            num(a.graph_gpu_us, 3),
+            String::new(),
+            num(1e6 / a.graph_host_us.max(a.graph_gpu_us), 0),
+        ]);
+        let b = breakeven_columns()
+            .table(Some("breakeven: medians, µs per kernel".into()), &a.breakeven);
+        vec![t, b]
+    }
+
+    fn csv(r: &LaunchOverheadResult) -> Option<String> {
+        Some(breakeven_columns().csv(&analyze(r).breakeven))
+    }
+
+    fn section(
+        r: &LaunchOverheadResult,
+        _cuda: Option<&LaunchOverheadResult>,
+    ) -> Result<Section, ReportError> {
+        let a = analyze(r);
+        let mut sec = Section::new::<LaunchOverhead>(
+            "launch-overhead: what one launch costs",
+            "An empty kernel launched back to back on one stream (host time to issue, GPU time between events), launched and waited for one at a time, and the same launches captured once in a CUDA graph and replayed; the Rust kernel and its CUDA C++ twin take turns, sample by sample. Then kernels that each spin a given time on the GPU's clock, back to back: the breakeven curve.",
+            &r.params,
+            r,
+        );
+        sec.tables = LaunchOverhead::tables(r, None);
+        sec.notes.push((
+            "Result".into(),
+            format!(
+                "Rust's launch rate is {} of the CUDA C++ twin's (above 1: Rust launches faster). A graph replay costs the host {} of stream issue's time per kernel. Launch cost stops mattering (under {:.0}% of a kernel's time) from {} µs of work per kernel; the bound there is the work itself, or an empty launch where that is longer.",
+                a.rust_over_cuda_rate.map_or("–".into(), |x| num(x, 3)),
+                times(a.graph_over_stream_host),
+                BREAKEVEN_OVERHEAD * 100.0,
+                a.breakeven_work_us.map_or("–".into(), |w| w.to_string())
+            ),
+        ));
+        sec.figures = draw(figures(&a));
+        Ok(sec)
+    }
+
+    fn summary(r: &LaunchOverheadResult) -> Option<Json> {
+        let a = analyze(r);
+        let rate = |set| {
+            (a.rows.iter())
+                .find(|x| x.kernels == set)
+                .map(|x| x.launches_per_s)
+        };
+        Some(experiment::json(&LaunchSummary {
+            verified: r.verification.passed,
+            rust_launches_per_s: rate(KernelSet::Rust),
+            cuda_launches_per_s: rate(KernelSet::Cuda),
+            rust_over_cuda_rate: a.rust_over_cuda_rate,
+            graph_over_stream_host: a.graph_over_stream_host,
+            breakeven_work_us: a.breakeven_work_us,
+        }))
+    }
+
+    fn headline(summary: &Json) -> Option<String> {
+        let x: LaunchSummary = experiment::parse(summary)?;
+        Some(format!(
+            "Rust {:.0} launches/s, Rust/C++ rate {}, graph host time {} of streams'  {}",
+            x.rust_launches_per_s.unwrap_or(f64::NAN),
+            x.rust_over_cuda_rate.map_or("–".into(), |r| format!("{r:.3}")),
+            times(x.graph_over_stream_host),
+            verdict(x.verified)
+        ))
+    }
+}

@@ -1,0 +1,421 @@
+//! mapped, after the CUDA Handbook's concurrencyMemcpyKernelMapped: the sincos kernel
+//! reading and writing mapped (zero-copy) pinned host memory directly, against copying
+//! in and out on streams.
+//!
+//! Per size the zero-copy kernel against the streamed version,
+//! each beside its bound.
+//!
+//! Mapped memory moves the same bytes over PCIe as the copies, while the kernel runs, but
+//! as the kernel's own loads and stores, with no copy to set up: its bound is the bytes
+//! in and out at the fastest rates the link showed in the run (one way alone, and both
+//! ways at once), at any size. Small sizes stay far from it: there a launch and PCIe's
+//! latency, not bandwidth, set the time. The streamed version's bound is the pipeline
+//! bound of its chunks' stages ([`crate::derived::pipeline`]), with the same link capacity both
+//! ways.
+
+use serde::{Deserialize, Serialize};
+use crate::derived::summary::Json;
+
+use crate::derived::pipeline::{self, Stages};
+use crate::derived::rates::{best_rates, ms_at, pipeline_stages};
+use crate::experiment::{self, Experiment, verdict};
+use crate::report::ReportError;
+use crate::report::chart::{PALETTE, XAxis, YScale};
+use crate::report::figures::{FigureModel, blank, line};
+use crate::report::section::{Section, draw};
+use crate::report::table::{Columns, Table, flag, noise, num, times};
+use crate::saved::timeline::CopyRates;
+use crate::saved::{
+    DeviceInfo, LinkRates, MAX_STREAMS, Provenance, SizeSweep, StageTimes, UsageError,
+    Verification,
+};
+use crate::stats::Series;
+
+/// The mapped experiment.
+pub struct Mapped;
+
+/// Parameters.
+#[derive(Debug, Clone, PartialEq, clap::Args, Serialize, Deserialize)]
+pub struct Params {
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub sweep: SizeSweep,
+    /// Streams of the streamed version (the blog's 4).
+    #[arg(long, default_value_t = 4,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_STREAMS as u64))]
+    pub streams: usize,
+    /// Target GPU time per timed sample, in milliseconds (at least 2 iterations).
+    #[arg(long, default_value_t = 20.0)]
+    pub sample_ms: f64,
+    /// Timed samples per size and version.
+    #[arg(long, default_value_t = 3,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    pub repeats: usize,
+}
+
+impl Default for Params {
+    fn default() -> Params {
+        Params {
+            sweep: SizeSweep::default(),
+            streams: 4,
+            sample_ms: 20.0,
+            repeats: 3,
+        }
+    }
+}
+
+impl crate::saved::Params for Params {
+    fn quick() -> Params {
+        Params {
+            sweep: SizeSweep {
+                max_exponent: 22,
+                ..SizeSweep::default()
+            },
+            sample_ms: 5.0,
+            repeats: 2,
+            ..Params::default()
+        }
+    }
+
+    fn validate(&self) -> Result<(), UsageError> {
+        self.sweep.validate()?;
+        if !(self.sample_ms.is_finite() && self.sample_ms > 0.0) {
+            return Err(UsageError::new(
+                "--sample-ms must be a positive number of milliseconds",
+            ));
+        }
+        if self.streams > 1usize << self.sweep.min_exponent {
+            return Err(UsageError::new(format!(
+                "--streams {} exceeds the smallest array (2^{} floats): raise --min-exponent",
+                self.streams, self.sweep.min_exponent
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// sincos-overlap's array (2^25 floats), measured too when it lies in the range.
+const SINCOS_EXPONENT: u32 = 25;
+
+impl Params {
+    /// The array sizes, in floats, ascending: overlap-map's, and sincos-overlap's array.
+    pub fn sizes(&self) -> Vec<usize> {
+        let mut exponents = self.sweep.exponents();
+        if (self.sweep.min_exponent..=self.sweep.max_exponent).contains(&SINCOS_EXPONENT) {
+            exponents.push(SINCOS_EXPONENT);
+        }
+        exponents.sort_unstable();
+        exponents.dedup();
+        exponents.into_iter().map(|e| 1usize << e).collect()
+    }
+}
+
+/// One array size (milliseconds per iteration).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MappedPoint {
+    pub elements: usize,
+    pub iterations: usize,
+    /// The kernel over mapped host memory: no copies.
+    pub mapped: Series,
+    /// Asynchronous 1 and 2 over `streams` streams, device memory and copies.
+    pub async1: Series,
+    pub async2: Series,
+    /// The whole array copied in alone, out alone and both ways at once: the mapped
+    /// version's bound.
+    pub whole: StageTimes,
+    /// The streamed version's stages over its chunks.
+    pub chunked: StageTimes,
+}
+
+/// Result of mapped.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MappedResult {
+    pub params: Params,
+    pub device: DeviceInfo,
+    pub provenance: Provenance,
+    pub points: Vec<MappedPoint>,
+    pub verification: Verification,
+}
+
+/// One size (medians, milliseconds per iteration).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MappedRow {
+    pub elements: usize,
+    pub mapped_ms: f64,
+    /// The better of the two asynchronous orders.
+    pub streamed_ms: f64,
+    pub mapped_bound_ms: f64,
+    pub streamed_bound_ms: f64,
+    /// mapped bound / mapped: 1 is the link's limit.
+    pub mapped_efficiency: f64,
+    /// streamed / mapped: above 1 mapped memory wins.
+    pub mapped_speedup: f64,
+    /// Either version beat the bound built from the measured rates: that bound was
+    /// lowered to the row.
+    pub beyond_bound: bool,
+    /// Relative noise of the mapped kernel's and the streamed version's samples.
+    pub mapped_noise: f64,
+    pub streamed_noise: f64,
+}
+
+/// Everything derived from a mapped result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MappedAnalysis {
+    /// The fastest rates of whole-array copies over every size: the link's bandwidth.
+    pub link: CopyRates,
+    pub rows: Vec<MappedRow>,
+    /// The sizes at which mapped memory was faster.
+    pub mapped_wins: Vec<usize>,
+}
+
+/// The fastest rate of each path over every size's whole-array copies and the run's
+/// fastest large copies.
+fn link_rates(r: &MappedResult) -> CopyRates {
+    let all: Vec<CopyRates> = r.points.iter().map(|p| best_rates(&p.whole)).collect();
+    let best = |rate: fn(&CopyRates) -> f64| all.iter().map(rate).fold(f64::NAN, f64::max);
+    let run = r.provenance.fastest_link;
+    let with_run =
+        |own: f64, rate: fn(&LinkRates) -> f64| run.as_ref().map_or(own, |l| own.max(rate(l)));
+    CopyRates {
+        htod_gbps: with_run(best(|c| c.htod_gbps), |l| l.htod_gbps),
+        dtoh_gbps: with_run(best(|c| c.dtoh_gbps), |l| l.dtoh_gbps),
+        both_gbps: with_run(best(|c| c.both_gbps), |l| l.both_gbps),
+        htod_shared_gbps: best(|c| c.htod_shared_gbps),
+        dtoh_shared_gbps: best(|c| c.dtoh_shared_gbps),
+    }
+}
+
+/// Derive everything from `r`.
+fn analyze(r: &MappedResult) -> MappedAnalysis {
+    let link = link_rates(r);
+    let rows: Vec<MappedRow> = (r.points.iter())
+        .map(|p| {
+            let bytes = p.whole.bytes;
+            let mapped_bound_ms = (ms_at(bytes, link.htod_gbps))
+                .max(ms_at(bytes, link.dtoh_gbps))
+                .max(ms_at(2 * bytes, link.both_gbps));
+            // The link's capacity both ways is the run's best, as for the mapped bound.
+            let streamed_bound_ms = pipeline_stages(
+                [&p.whole, &p.chunked],
+                r.params.streams,
+                None,
+                r.provenance.fastest_link.as_ref(),
+            )
+            .map_or(f64::NAN, |parts| {
+                let parts = Stages {
+                    both_ms: parts.both_ms.min(ms_at(2 * bytes, link.both_gbps)),
+                    ..parts
+                };
+                pipeline::bound(parts, r.params.streams, p.iterations, r.device.copy_engines).ms
+            });
+            let mapped_ms = p.mapped.median();
+            let (streamed, streamed_ms) = [&p.async1, &p.async2]
+                .map(|s| (s, s.median()))
+                .into_iter()
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+                .expect("two orders");
+            // A row that beat a bound lowers it to the row (as `pipeline::Bound::held`).
+            let held = |bound: f64, row: f64| {
+                if pipeline::beyond(row, bound) {
+                    (row, true)
+                } else {
+                    (bound, false)
+                }
+            };
+            let (mapped_bound_ms, mapped_lowered) = held(mapped_bound_ms, mapped_ms);
+            let (streamed_bound_ms, streamed_lowered) = held(streamed_bound_ms, streamed_ms);
+            let beyond_bound = mapped_lowered || streamed_lowered;
+            MappedRow {
+                elements: p.elements,
+                mapped_ms,
+                streamed_ms,
+                mapped_bound_ms,
+                streamed_bound_ms,
+                mapped_efficiency: mapped_bound_ms / mapped_ms,
+                mapped_speedup: streamed_ms / mapped_ms,
+                beyond_bound,
+                mapped_noise: p.mapped.noise(),
+                streamed_noise: streamed.noise(),
+            }
+        })
+        .collect();
+    MappedAnalysis {
+        link,
+        mapped_wins: (rows.iter())
+            .filter(|r| r.mapped_speedup > 1.0)
+            .map(|r| r.elements)
+            .collect(),
+        rows,
+    }
+}
+
+/// mapped's headline in `summary.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MappedSummary {
+    pub verified: bool,
+    /// The sizes (floats) at which mapped memory beat the streamed copies.
+    pub mapped_wins: Vec<usize>,
+    /// At the size nearest 2^25 floats: that size and mapped time over its bound.
+    pub mapped_over_bound: Option<(usize, f64)>,
+}
+
+/// The one declaration of the table and the CSV: a row per size.
+fn columns<'a>() -> Columns<'a, MappedRow> {
+    let ms = |x: f64| format!("{x:.5}");
+    Columns::new()
+        .both(
+            "floats",
+            |x: &MappedRow| format!("2^{}", x.elements.ilog2()),
+            "floats",
+            |x| x.elements.to_string(),
+        )
+        .both("mapped", |x| num(x.mapped_ms, 4), "mapped_ms", move |x| ms(x.mapped_ms))
+        .show("noise", |x| noise(x.mapped_noise))
+        .both("mapped bound", |x| num(x.mapped_bound_ms, 4), "mapped_bound_ms", move |x| ms(x.mapped_bound_ms))
+        .show("efficiency", |x| num(x.mapped_efficiency, 3))
+        .both("streamed", |x| num(x.streamed_ms, 4), "streamed_ms", move |x| ms(x.streamed_ms))
+        .show("noise", |x| noise(x.streamed_noise))
+        .both(
+            "streamed bound",
+            |x| num(x.streamed_bound_ms, 4),
+            "streamed_bound_ms",
+            move |x| ms(x.streamed_bound_ms),
+        )
+        .show("streamed / mapped", |x| times(x.mapped_speedup))
+        .show("flag", |x| flag(x.beyond_bound))
+}
+
+/// mapped: time per iteration against size, zero-copy and streamed, each with its bound.
+fn figures(a: &MappedAnalysis) -> Vec<FigureModel> {
+    let mut chart = blank(
+        "mapped: zero-copy kernel against streamed copies".into(),
+        "floats",
+        "ms per iteration",
+        XAxis::Log,
+        YScale::Log,
+    );
+    let n = |r: &MappedRow| r.elements as f64;
+    chart.lines.push(line(
+        "mapped (median)",
+        PALETTE[4],
+        false,
+        a.rows.iter().map(|r| (n(r), r.mapped_ms)).collect(),
+    ));
+    chart.lines.push(line(
+        "mapped bound: the link",
+        PALETTE[4],
+        true,
+        a.rows.iter().map(|r| (n(r), r.mapped_bound_ms)).collect(),
+    ));
+    chart.lines.push(line(
+        "streamed (median)",
+        PALETTE[0],
+        false,
+        a.rows.iter().map(|r| (n(r), r.streamed_ms)).collect(),
+    ));
+    chart.lines.push(line(
+        "streamed bound: pipeline",
+        PALETTE[0],
+        true,
+        a.rows.iter().map(|r| (n(r), r.streamed_bound_ms)).collect(),
+    ));
+    vec![FigureModel::chart("mapped.svg".into(), chart)]
+}
+
+impl Experiment for Mapped {
+    const NAME: &'static str = "mapped";
+    const USES_KERNEL_SETS: bool = false;
+    type Params = Params;
+    type Result = MappedResult;
+    type Derived = MappedAnalysis;
+
+    fn device(result: &MappedResult) -> &DeviceInfo {
+        &result.device
+    }
+    fn provenance(result: &MappedResult) -> &Provenance {
+        &result.provenance
+    }
+    fn provenance_mut(result: &mut MappedResult) -> &mut Provenance {
+        &mut result.provenance
+    }
+    fn verification(result: &MappedResult) -> &Verification {
+        &result.verification
+    }
+    fn stage_times(result: &MappedResult) -> Vec<&StageTimes> {
+        result
+            .points
+            .iter()
+            .flat_map(|p| [&p.whole, &p.chunked])
+            .collect()
+    }
+
+    fn derive(r: &MappedResult) -> MappedAnalysis {
+        analyze(r)
+    }
+
+    fn tables(r: &MappedResult, _cuda: Option<&MappedResult>) -> Vec<Table> {
+        let caption = "medians, ms per iteration; efficiency = bound / measured".to_owned();
+        vec![columns().table(Some(caption), &analyze(r).rows)]
+    }
+
+    fn csv(r: &MappedResult) -> Option<String> {
+        Some(columns().csv(&analyze(r).rows))
+    }
+
+    fn section(r: &MappedResult, _cuda: Option<&MappedResult>) -> Result<Section, ReportError> {
+        let a = analyze(r);
+        let mut sec = Section::new::<Mapped>(
+            "mapped: zero-copy memory against streamed copies",
+            "The sincos kernel reading its input from and writing its output to mapped pinned host memory directly (no copies), against the streamed version (device memory, copies over streams, the better asynchronous order), over the same sizes.",
+            &r.params,
+            r,
+        );
+        sec.tables = Mapped::tables(r, None);
+        sec.notes.push((
+            "Bound".into(),
+            format!(
+                "Mapped: the bytes in and out at the fastest rates the link showed in this run, one way alone ({:.1} and {:.1} GB/s) and both ways at once ({:.1} GB/s in total). At small sizes a launch and PCIe's latency, not bandwidth, set the time, so efficiency there is low by nature. Streamed: the pipeline bound of its chunks' parts.",
+                a.link.htod_gbps, a.link.dtoh_gbps, a.link.both_gbps
+            ),
+        ));
+        let wins: Vec<String> = a
+            .mapped_wins
+            .iter()
+            .map(|n| format!("2^{}", n.ilog2()))
+            .collect();
+        sec.notes.push((
+            "Result".into(),
+            if wins.is_empty() {
+                "Streamed copies were as fast or faster at every size.".into()
+            } else {
+                format!(
+                    "Mapped memory was faster at {}: there the streamed version pays a copy's fixed cost per chunk and direction and a launch per chunk, while the mapped kernel is one launch whose loads and stores cross the link as they run. Where bandwidth rules, streamed copies move the data at the copy engines' rates and mapped access reaches a share of the link.",
+                    wins.join(", ")
+                )
+            },
+        ));
+        sec.figures = draw(figures(&a));
+        Ok(sec)
+    }
+
+    fn summary(r: &MappedResult) -> Option<Json> {
+        let a = analyze(r);
+        let near = (a.rows.iter()).min_by_key(|x| x.elements.abs_diff(1 << 25));
+        Some(experiment::json(&MappedSummary {
+            verified: r.verification.passed,
+            mapped_wins: a.mapped_wins.clone(),
+            mapped_over_bound: near.map(|x| (x.elements, x.mapped_ms / x.mapped_bound_ms)),
+        }))
+    }
+
+    fn headline(summary: &Json) -> Option<String> {
+        let x: MappedSummary = experiment::parse(summary)?;
+        Some(format!(
+            "{} at 2^{} floats of its bound; mapped wins at {} size(s)  {}",
+            x.mapped_over_bound.map_or("–".into(), |(_, r)| times(r)),
+            x.mapped_over_bound.map_or(0, |(n, _)| n.ilog2()),
+            x.mapped_wins.len(),
+            verdict(x.verified)
+        ))
+    }
+}

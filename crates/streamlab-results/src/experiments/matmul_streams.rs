@@ -1,0 +1,347 @@
+//! matmul-streams, after the "CUDA streams" wiki page: independent naive matrix
+//! products over 1..=n streams, each trial the time for all of them; per stream count
+//! the speedup over one stream and the tasks-per-stream model.
+use serde::{Deserialize, Serialize};
+use crate::derived::summary::Json;
+
+use crate::experiment::{self, Experiment, verdict};
+use crate::report::ReportError;
+use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
+use crate::report::figures::{FigureModel, blank, line};
+use crate::report::section::{Section, cuda_note, draw, timelines};
+use crate::report::table::{Columns, Table, num, ratio, times};
+use crate::saved::timeline::Timeline;
+use crate::saved::{DeviceInfo, KernelSet, MAX_STREAMS, Provenance, UsageError, Verification};
+use crate::stats::Series;
+
+/// The matmul-streams experiment.
+pub struct MatmulStreams;
+
+/// Parameters; defaults are the wiki's.
+#[derive(Debug, Clone, PartialEq, clap::Args, Serialize, Deserialize)]
+pub struct Params {
+    /// Rows of each output matrix.
+    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..=65_536))]
+    pub rows: u32,
+    /// Columns of each output matrix.
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=65_536))]
+    pub cols: u32,
+    /// The inner (aligned) dimension of each product (at most 2^24, so that the sum of
+    /// ones is exact in f32).
+    #[arg(long, default_value_t = 131_072,
+          value_parser = clap::value_parser!(u32).range(1..=1 << 24))]
+    pub aligned: u32,
+    /// Side of the square thread block (block² threads).
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=32))]
+    pub block: u32,
+    /// Products, and the largest stream count.
+    #[arg(long, default_value_t = 16,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_STREAMS as u64))]
+    pub max_streams: usize,
+    /// Trials (rows of the CSV).
+    #[arg(long, default_value_t = 20,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    pub trials: usize,
+}
+
+impl Default for Params {
+    fn default() -> Params {
+        Params {
+            rows: 32,
+            cols: 16,
+            aligned: 131_072,
+            block: 16,
+            max_streams: 16,
+            trials: 20,
+        }
+    }
+}
+
+impl crate::saved::Params for Params {
+    fn quick() -> Params {
+        Params {
+            aligned: 32768,
+            trials: 3,
+            ..Params::default()
+        }
+    }
+
+    fn validate(&self) -> Result<(), UsageError> {
+        let cells = u64::from(self.rows) * u64::from(self.aligned);
+        if cells > u64::from(u32::MAX)
+            || u64::from(self.aligned) * u64::from(self.cols) > u64::from(u32::MAX)
+        {
+            return Err(UsageError::new(format!(
+                "--rows {} × --aligned {} × --cols {} makes matrices of more than 2^32 elements: use smaller sizes",
+                self.rows, self.aligned, self.cols
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl Params {
+    /// Bytes of device memory the run needs: A, B and C of every product.
+    pub fn device_bytes(&self) -> u64 {
+        let (r, c, k) = (
+            u64::from(self.rows),
+            u64::from(self.cols),
+            u64::from(self.aligned),
+        );
+        self.max_streams as u64 * (r * k + k * c + r * c) * size_of::<f32>() as u64
+    }
+}
+
+/// Result of matmul-streams.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MatmulStreamsResult {
+    pub params: Params,
+    pub device: DeviceInfo,
+    pub provenance: Provenance,
+    /// `trials_ms[trial][s - 1]`: time for all products with `s` streams in that trial.
+    pub trials_ms: Vec<Vec<f64>>,
+    pub verification: Verification,
+    /// One iteration with every stream in use, traced.
+    pub timeline: Option<Timeline>,
+}
+
+/// One stream count.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MatmulPoint {
+    pub streams: usize,
+    /// The time for all products in each trial.
+    pub time: Series,
+    /// One-stream median over this median.
+    pub speedup: f64,
+    /// `ceil(products / streams)`: the most products any one stream runs.
+    pub tasks_per_stream: usize,
+    /// The model's time.
+    pub model_ms: f64,
+}
+
+/// Everything derived from a matmul-streams result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MatmulAnalysis {
+    pub points: Vec<MatmulPoint>,
+}
+
+impl MatmulAnalysis {
+    pub fn last(&self) -> Option<&MatmulPoint> {
+        self.points.last()
+    }
+}
+
+/// `ceil(products / streams)`.
+pub fn tasks_per_stream(products: usize, streams: usize) -> usize {
+    products.div_ceil(streams.max(1))
+}
+
+/// Derive everything from `r`; stream counts whose column holds a non-finite time are
+/// left out.
+fn analyze(r: &MatmulStreamsResult) -> MatmulAnalysis {
+    let products = r.params.max_streams;
+    let columns: Vec<Option<Series>> = (1..=products)
+        .map(|s| {
+            Series::new(
+                r.trials_ms
+                    .iter()
+                    .filter_map(|row| row.get(s - 1).copied())
+                    .collect(),
+            )
+        })
+        .collect();
+    let one = columns.first().and_then(|c| c.as_ref()).map(Series::median);
+    let points = (1..=products)
+        .zip(columns)
+        .filter_map(|(s, time)| {
+            let time = time?;
+            let one = one?;
+            let tasks = tasks_per_stream(products, s);
+            Some(MatmulPoint {
+                streams: s,
+                speedup: one / time.median(),
+                tasks_per_stream: tasks,
+                model_ms: one * tasks as f64 / products as f64,
+                time,
+            })
+        })
+        .collect();
+    MatmulAnalysis { points }
+}
+
+/// matmul-streams' headline in `summary.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MatmulSummary {
+    pub verified: bool,
+    /// Median milliseconds; index 0 is 1 stream.
+    pub ms_by_streams: Vec<f64>,
+    pub speedup_max_streams: f64,
+}
+
+/// The one declaration of the table: a row per stream count, the CUDA C++ twins' median
+/// beside the Rust one where `cuda` ran. (The CSV is the wiki's layout: [`wiki_csv`].)
+fn columns(cuda: Option<&MatmulAnalysis>) -> Columns<'_, MatmulPoint> {
+    let cpp = move |x: &MatmulPoint| {
+        (cuda?.points.iter())
+            .find(|y| y.streams == x.streams)
+            .map(|y| y.time.median())
+    };
+    Columns::new()
+        .show("streams", |x: &MatmulPoint| x.streams.to_string())
+        .show("median", |x| num(x.time.median(), 3))
+        .show("min", |x| num(x.time.min(), 3))
+        .show("max", |x| num(x.time.summary.max, 3))
+        .show("speedup", |x| times(x.speedup))
+        .show("tasks per stream", |x| x.tasks_per_stream.to_string())
+        .show("model", |x| num(x.model_ms, 3))
+        .show("C++ median", move |x| cpp(x).map_or("–".into(), |v| num(v, 3)))
+        .show("Rust / C++", move |x| ratio(x.time.median(), cpp(x)))
+}
+
+/// The wiki's CSV: header `1 Stream,2 Streams,…`, one row per trial, milliseconds.
+fn wiki_csv(r: &MatmulStreamsResult) -> String {
+    let header: Vec<String> = (1..=r.params.max_streams)
+        .map(|s| {
+            if s == 1 {
+                "1 Stream".to_owned()
+            } else {
+                format!("{s} Streams")
+            }
+        })
+        .collect();
+    let mut out = header.join(",") + "\n";
+    for trial in &r.trials_ms {
+        let cells: Vec<String> = trial.iter().map(|t| format!("{t:.4}")).collect();
+        out += &(cells.join(",") + "\n");
+    }
+    out
+}
+
+/// matmul-streams: median time per stream count with whiskers over the trials, and the
+/// tasks-per-stream model.
+fn figures(a: &MatmulAnalysis) -> Vec<FigureModel> {
+    let mut chart = blank(
+        "matmul-streams: 16 products spread over 1..16 streams (Rust kernels)".into(),
+        "streams",
+        "ms for all products",
+        XAxis::Categories(a.points.iter().map(|p| p.streams.to_string()).collect()),
+        YScale::Linear,
+    );
+    chart.bars.push(BarSeries {
+        name: "measured (median, whiskers min–max)".into(),
+        color: PALETTE[0],
+        values: a.points.iter().map(|p| p.time.median()).collect(),
+        whiskers: Some(
+            a.points
+                .iter()
+                .map(|p| (p.time.min(), p.time.summary.max))
+                .collect(),
+        ),
+    });
+    chart.lines.push(line(
+        "model: tasks per stream × one product",
+        BOUND_COLOR,
+        true,
+        (a.points.iter().enumerate())
+            .map(|(i, p)| (i as f64, p.model_ms))
+            .collect(),
+    ));
+    vec![FigureModel::chart("matmul-streams.svg".into(), chart)]
+}
+
+impl Experiment for MatmulStreams {
+    const NAME: &'static str = "matmul-streams";
+    const USES_KERNEL_SETS: bool = true;
+    type Params = Params;
+    type Result = MatmulStreamsResult;
+    type Derived = MatmulAnalysis;
+
+    fn device(result: &MatmulStreamsResult) -> &DeviceInfo {
+        &result.device
+    }
+    fn provenance(result: &MatmulStreamsResult) -> &Provenance {
+        &result.provenance
+    }
+    fn provenance_mut(result: &mut MatmulStreamsResult) -> &mut Provenance {
+        &mut result.provenance
+    }
+    fn verification(result: &MatmulStreamsResult) -> &Verification {
+        &result.verification
+    }
+    fn timelines(result: &MatmulStreamsResult) -> Vec<&Timeline> {
+        result.timeline.iter().collect()
+    }
+
+    fn derive(r: &MatmulStreamsResult) -> MatmulAnalysis {
+        analyze(r)
+    }
+
+    fn tables(r: &MatmulStreamsResult, cuda: Option<&MatmulStreamsResult>) -> Vec<Table> {
+        let c = cuda.map(analyze);
+        vec![columns(c.as_ref()).table(Some("ms for all products".into()), &analyze(r).points)]
+    }
+
+    fn csv(r: &MatmulStreamsResult) -> Option<String> {
+        Some(wiki_csv(r))
+    }
+
+    fn section(
+        r: &MatmulStreamsResult,
+        cuda: Option<&MatmulStreamsResult>,
+    ) -> Result<Section, ReportError> {
+        let mut sec = Section::new::<MatmulStreams>(
+            "matmul-streams: independent products over streams",
+            "Independent naive matrix products (one thread per output cell), product i on stream i mod s, for s = 1 up to the number of products; the time for all of them per trial, timed with events.",
+            &r.params,
+            r,
+        );
+        sec.tables = MatmulStreams::tables(r, cuda);
+        sec.note(
+            "Model",
+            "The products are alike and each fills too few SMs to slow the others, so s streams take as long as the stream with the most products: ceil(products / s) times one product alone. The plateaus where adding a stream does not lower that count are the model's.",
+        );
+        sec.notes.extend(cuda_note(cuda.map(|c| &c.provenance)));
+        sec.figures = draw(figures(&analyze(r)));
+        sec.timelines = timelines::<MatmulStreams>(r, KernelSet::Rust)?;
+        Ok(sec)
+    }
+
+    fn summary(r: &MatmulStreamsResult) -> Option<Json> {
+        let a = analyze(r);
+        Some(experiment::json(&MatmulSummary {
+            verified: r.verification.passed,
+            ms_by_streams: a.points.iter().map(|p| p.time.median()).collect(),
+            speedup_max_streams: a.last().map_or(f64::NAN, |p| p.speedup),
+        }))
+    }
+
+    fn headline(summary: &Json) -> Option<String> {
+        let x: MatmulSummary = experiment::parse(summary)?;
+        Some(format!(
+            "1 stream {:.3} ms, {} streams {:.3} ms, speedup {}  {}",
+            x.ms_by_streams.first().copied().unwrap_or(f64::NAN),
+            x.ms_by_streams.len(),
+            x.ms_by_streams.last().copied().unwrap_or(f64::NAN),
+            times(x.speedup_max_streams),
+            verdict(x.verified)
+        ))
+    }
+
+    fn configuration_times(r: &MatmulStreamsResult) -> Vec<(String, f64)> {
+        (analyze(r).points.iter())
+            .map(|p| (p.streams.to_string(), p.time.median()))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tasks_per_stream_gives_the_wiki_plateaus() {
+        let tasks: Vec<usize> = (1..=16).map(|s| tasks_per_stream(16, s)).collect();
+        assert_eq!(tasks, [16, 8, 6, 4, 4, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 1]);
+    }
+}
+

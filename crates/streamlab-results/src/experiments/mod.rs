@@ -1,0 +1,34 @@
+//! The registry: every experiment, once, in the order `run-all` runs them and the
+//! report shows them. Adding an experiment is its module and its line here (and, on the
+//! GPU side, its module and its line in the command line).
+use crate::experiment::Experiment;
+
+/// Something done once per experiment, in the registry's order.
+pub trait Visit {
+    fn visit<E: Experiment>(&mut self);
+}
+
+macro_rules! registry {
+    ($($module:ident :: $experiment:ident),* $(,)?) => {
+        $(pub mod $module;)*
+
+        /// Visit every experiment, in the registry's order.
+        pub fn each(visitor: &mut impl Visit) {
+            $(visitor.visit::<$module::$experiment>();)*
+        }
+    };
+}
+
+registry!(
+    bounds::Bounds,
+    compare_kernels::CompareKernels,
+    sincos_overlap::SincosOverlap,
+    matmul_streams::MatmulStreams,
+    memcpy_kernel::MemcpyKernel,
+    kernel_concurrency::KernelConcurrency,
+    launch_overhead::LaunchOverhead,
+    graph_overlap::GraphOverlap,
+    overlap_map::OverlapMap,
+    mapped::Mapped,
+    overlap::Overlap,
+);

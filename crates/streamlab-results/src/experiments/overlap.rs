@@ -1,0 +1,465 @@
+//! overlap: the CUDA Handbook's "plug your own kernel in". Any element-wise kernel
+//! `fn name(input: &[T], output: &mut [T], …)` from a PTX file, run sequentially and
+//! split over streams, so its author learns whether streams pay off at their sizes.
+//!
+//! Per size the speedup of the best
+//! streamed configuration, each configuration's bound, and the verdict: from which size
+//! streams pay off, what they give at the user's size, and the bound there.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::derived::pipeline::{self, Bound, PAYOFF};
+use crate::derived::rates::pipeline_stages;
+use crate::range::IntRange;
+use crate::experiment::Experiment;
+use crate::report::ReportError;
+use crate::report::chart::{BOUND_COLOR, Level, PALETTE, SEQUENTIAL_COLOR, XAxis, YScale};
+use crate::report::figures::{FigureModel, blank, line};
+use crate::report::section::{Section, draw, timelines};
+use crate::report::table::{Columns, Table, flag, noise, num, times};
+use crate::saved::timeline::Timeline;
+use crate::saved::{
+    DeviceInfo, IssueOrder, KernelSet, LinkRates, MAX_STREAMS, Provenance, StageTimes, UsageError,
+    Verification,
+};
+use crate::stats::Series;
+
+/// The overlap experiment.
+pub struct Overlap;
+
+/// The element type of the kernel's slices.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum, Default,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum ElementType {
+    #[default]
+    F32,
+    F64,
+    I32,
+    U32,
+}
+
+impl ElementType {
+    pub fn size(self) -> usize {
+        match self {
+            ElementType::F32 | ElementType::I32 | ElementType::U32 => 4,
+            ElementType::F64 => 8,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ElementType::F32 => "f32",
+            ElementType::F64 => "f64",
+            ElementType::I32 => "i32",
+            ElementType::U32 => "u32",
+        }
+    }
+}
+
+/// Parameters.
+#[derive(Debug, Clone, PartialEq, clap::Args, Serialize, Deserialize, Default)]
+pub struct Params {
+    /// The PTX file holding the kernel (built with nvptx-builder, or any PTX).
+    #[arg(long, required = true)]
+    pub ptx: PathBuf,
+    /// The kernel's entry name; it must take `(input: &[T], output: &mut [T])` first.
+    #[arg(long, required = true)]
+    pub kernel: String,
+    /// The element type T of both slices.
+    #[arg(long = "type", value_enum, default_value_t = ElementType::F32)]
+    pub element: ElementType,
+    /// Elements in the arrays (your size).
+    #[arg(long, default_value_t = 1 << 24,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=u32::MAX as u64))]
+    pub elements: usize,
+    /// Also sweep array sizes 2^START..=2^END (every second power of two) to find where
+    /// streams start to pay off.
+    #[arg(long)]
+    pub sizes: Option<IntRange>,
+    /// Stream counts to split the arrays over, comma separated.
+    #[arg(long, value_delimiter = ',', default_values_t = [2, 4, 8, 16],
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_STREAMS as u64))]
+    pub stream_counts: Vec<usize>,
+    /// Threads per block.
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: u32,
+    /// Values of the kernel's parameters after the two slices, in order (parsed as the
+    /// PTX declares them: integers or floats).
+    #[arg(long = "arg", allow_negative_numbers = true)]
+    pub args: Vec<String>,
+    /// The input: a raw little-endian file of T, or a .npy array of T; default random.
+    #[arg(long)]
+    pub input: Option<PathBuf>,
+    /// The expected output, in the same formats, compared with the sequential run.
+    #[arg(long)]
+    pub reference: Option<PathBuf>,
+    /// Largest difference from `--reference` that still passes (0: exact).
+    #[arg(long, default_value_t = 0.0)]
+    pub tolerance: f64,
+    /// Target GPU time per timed sample, in milliseconds (at least 2 iterations).
+    #[arg(long, default_value_t = 20.0)]
+    pub sample_ms: f64,
+    /// Timed samples per configuration.
+    #[arg(long, default_value_t = 3,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    pub repeats: usize,
+}
+
+impl crate::saved::Params for Params {
+    fn quick() -> Params {
+        Params {
+            elements: 1 << 20,
+            sample_ms: 5.0,
+            repeats: 2,
+            ..Params::default()
+        }
+    }
+
+    fn validate(&self) -> Result<(), UsageError> {
+        for (option, path) in [
+            ("--ptx", Some(&self.ptx)),
+            ("--input", self.input.as_ref()),
+            ("--reference", self.reference.as_ref()),
+        ] {
+            if let Some(path) = path.filter(|p| !p.is_file()) {
+                return Err(UsageError::new(format!(
+                    "{option} {}: no such file: give the path of an existing file",
+                    path.display()
+                )));
+            }
+        }
+        if let Some(sizes) = &self.sizes
+            && (sizes.start() < 1 || sizes.end() > 31)
+        {
+            return Err(UsageError::new(format!(
+                "--sizes {sizes} is out of range: give powers of two as exponents within 1..=31, e.g. 12..=26"
+            )));
+        }
+        if !(self.sample_ms.is_finite() && self.sample_ms > 0.0) {
+            return Err(UsageError::new(
+                "--sample-ms must be a positive number of milliseconds",
+            ));
+        }
+        let smallest = self.sizes().into_iter().min().unwrap_or(self.elements);
+        if let Some(&s) = self.stream_counts.iter().find(|&&s| s > smallest) {
+            return Err(UsageError::new(format!(
+                "{s} streams for {smallest} elements leaves streams without work: use fewer streams"
+            )));
+        }
+        if (self.input.is_some() || self.reference.is_some()) && self.sizes.is_some() {
+            return Err(UsageError::new(
+                "--input and --reference hold one array of --elements: leave out --sizes with them",
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Params {
+    /// Every array size measured, ascending: `--elements`, and the `--sizes` sweep.
+    pub fn sizes(&self) -> Vec<usize> {
+        let mut sizes = vec![self.elements];
+        if let Some(range) = &self.sizes {
+            sizes.extend((range.values(2)).map(|e| 1usize << e));
+        }
+        sizes.sort_unstable();
+        sizes.dedup();
+        sizes
+    }
+}
+
+/// One asynchronous configuration at one size.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OverlapPoint {
+    pub variant: IssueOrder,
+    pub streams: usize,
+    pub time: Series,
+}
+
+/// One array size (milliseconds per iteration).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OverlapSize {
+    pub elements: usize,
+    pub iterations: usize,
+    pub sequential: Series,
+    /// For 1 chunk and each stream count: the chunks copied in alone, out alone, both
+    /// ways at once, and their kernels alone.
+    pub stages: Vec<StageTimes>,
+    pub points: Vec<OverlapPoint>,
+}
+
+/// Result of overlap.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OverlapResult {
+    pub params: Params,
+    pub device: DeviceInfo,
+    pub provenance: Provenance,
+    /// The entry's PTX parameter types, as found in the file.
+    pub entry: Vec<String>,
+    pub sizes: Vec<OverlapSize>,
+    /// Every streamed output against the sequential output, bit for bit (and the
+    /// sequential output against `--reference` when given).
+    pub verification: Verification,
+    /// The best streamed configuration at `--elements`, traced.
+    pub timeline: Option<Timeline>,
+}
+
+/// One configuration at one size (medians, milliseconds per iteration).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OverlapConfig {
+    pub variant: IssueOrder,
+    pub streams: usize,
+    pub median_ms: f64,
+    pub bound: Bound,
+    /// Beat the bound built from the measured stages: the bound was lowered to it.
+    pub beyond_bound: bool,
+    /// Relative noise of its samples.
+    pub noise: f64,
+}
+
+/// One array size.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OverlapSizeAnalysis {
+    pub elements: usize,
+    pub sequential_ms: f64,
+    /// Sequential first, then every streamed configuration.
+    pub configs: Vec<OverlapConfig>,
+    /// Index into `configs` of the fastest streamed configuration.
+    pub best: Option<usize>,
+    /// sequential / best.
+    pub speedup: f64,
+}
+
+impl OverlapSizeAnalysis {
+    pub fn best(&self) -> Option<&OverlapConfig> {
+        self.best.map(|i| &self.configs[i])
+    }
+}
+
+/// The verdict.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OverlapAnalysis {
+    pub sizes: Vec<OverlapSizeAnalysis>,
+    /// The smallest size measured at which the best streamed configuration reaches
+    /// [`PAYOFF`] over sequential.
+    pub pays_off_from: Option<usize>,
+    /// Index into `sizes` of the user's `--elements`.
+    pub at_user_size: usize,
+}
+
+impl OverlapAnalysis {
+    pub fn user_size(&self) -> &OverlapSizeAnalysis {
+        &self.sizes[self.at_user_size]
+    }
+
+    /// "streams pay off from N elements: X× at your size; bound Y".
+    pub fn verdict(&self) -> String {
+        let at = self.user_size();
+        let from = match self.pays_off_from {
+            Some(n) => format!("streams pay off from {n} elements"),
+            None => {
+                format!("streams never reached {PAYOFF:.2}× over sequential at the sizes measured")
+            }
+        };
+        match at.best() {
+            Some(best) => format!(
+                "{from}: {:.2}× at your size ({} elements, {} with {} streams, {:.4} ms against {:.4} ms sequential); bound {:.4} ms ({})",
+                at.speedup,
+                at.elements,
+                best.variant.label(),
+                best.streams,
+                best.median_ms,
+                at.sequential_ms,
+                best.bound.ms,
+                best.bound.limiter.label()
+            ),
+            None => format!("{from}; no streamed configuration was measured at your size"),
+        }
+    }
+}
+
+fn analyze_size(
+    size: &OverlapSize,
+    copy_engines: i32,
+    link: Option<&LinkRates>,
+) -> OverlapSizeAnalysis {
+    let config = |variant, streams, time: &Series, runs| {
+        let median_ms = time.median();
+        let parts = pipeline_stages(&size.stages, streams, None, link);
+        let bound = parts.map_or(
+            Bound {
+                ms: f64::NAN,
+                limiter: pipeline::Limiter::OneStream,
+                built_ms: None,
+            },
+            |parts| pipeline::bound(parts, streams, runs, copy_engines).held(median_ms),
+        );
+        OverlapConfig {
+            variant,
+            streams,
+            median_ms,
+            bound,
+            beyond_bound: bound.lowered(),
+            noise: time.noise(),
+        }
+    };
+    let sequential_ms = size.sequential.median();
+    let mut configs = vec![config(IssueOrder::Sequential, 1, &size.sequential, 1)];
+    configs.extend(
+        (size.points.iter()).map(|p| config(p.variant, p.streams, &p.time, size.iterations)),
+    );
+    let best = (configs.iter().enumerate())
+        .filter(|(_, c)| c.variant != IssueOrder::Sequential)
+        .min_by(|a, b| a.1.median_ms.total_cmp(&b.1.median_ms))
+        .map(|(i, _)| i);
+    OverlapSizeAnalysis {
+        elements: size.elements,
+        sequential_ms,
+        speedup: best.map_or(f64::NAN, |i| sequential_ms / configs[i].median_ms),
+        configs,
+        best,
+    }
+}
+
+/// Derive everything from `r`.
+fn analyze(r: &OverlapResult) -> OverlapAnalysis {
+    let sizes: Vec<OverlapSizeAnalysis> = (r.sizes.iter())
+        .map(|s| analyze_size(s, r.device.copy_engines, r.provenance.fastest_link.as_ref()))
+        .collect();
+    OverlapAnalysis {
+        pays_off_from: (sizes.iter())
+            .find(|s| s.speedup >= PAYOFF)
+            .map(|s| s.elements),
+        at_user_size: (sizes.iter())
+            .position(|s| s.elements == r.params.elements)
+            .unwrap_or(0),
+        sizes,
+    }
+}
+
+/// One configuration of one size: a row of the tables and the CSV.
+type Row<'a> = (&'a OverlapSizeAnalysis, &'a OverlapConfig);
+
+/// The one declaration of the tables (one per size) and the CSV (every size).
+fn columns<'a>() -> Columns<'a, Row<'a>> {
+    Columns::new()
+        .raw("elements", |(s, _): &Row| s.elements.to_string())
+        .both("variant", |(_, x)| x.variant.label().into(), "variant", |(_, x)| x.variant.label().into())
+        .both("streams", |(_, x)| x.streams.to_string(), "streams", |(_, x)| x.streams.to_string())
+        .both("ms", |(_, x)| num(x.median_ms, 4), "median_ms", |(_, x)| format!("{:.5}", x.median_ms))
+        .show("noise", |(_, x)| noise(x.noise))
+        .show("speedup", |(s, x)| times(s.sequential_ms / x.median_ms))
+        .both("bound", |(_, x)| num(x.bound.ms, 4), "bound_ms", |(_, x)| format!("{:.5}", x.bound.ms))
+        .show("limited by", |(_, x)| x.bound.limiter.label().into())
+        .show("flag", |(_, x)| flag(x.beyond_bound))
+}
+
+/// overlap (your kernel): the best streamed speedup at each size, beside the bound's.
+fn figures(a: &OverlapAnalysis) -> Vec<FigureModel> {
+    let mut chart = blank(
+        "overlap: your kernel, best streamed configuration over sequential".into(),
+        "elements",
+        "speedup",
+        XAxis::Log,
+        YScale::Linear,
+    );
+    fn best(
+        s: &OverlapSizeAnalysis,
+    ) -> Option<&OverlapConfig> {
+        s.best.map(|i| &s.configs[i])
+    }
+    chart.lines.push(line(
+        "measured",
+        PALETTE[0],
+        false,
+        (a.sizes.iter())
+            .filter_map(|s| Some((s.elements as f64, s.sequential_ms / best(s)?.median_ms)))
+            .collect(),
+    ));
+    chart.lines.push(line(
+        "bound of that configuration",
+        BOUND_COLOR,
+        true,
+        (a.sizes.iter())
+            .filter_map(|s| Some((s.elements as f64, s.sequential_ms / best(s)?.bound.ms)))
+            .collect(),
+    ));
+    chart.levels.push(Level {
+        name: format!("pays off ({PAYOFF:.2}×)"),
+        color: SEQUENTIAL_COLOR,
+        y: PAYOFF,
+    });
+    vec![FigureModel::chart("overlap.svg".into(), chart)]
+}
+
+impl Experiment for Overlap {
+    const NAME: &'static str = "overlap";
+    const USES_KERNEL_SETS: bool = false;
+    type Params = Params;
+    type Result = OverlapResult;
+    type Derived = OverlapAnalysis;
+
+    fn device(result: &OverlapResult) -> &DeviceInfo {
+        &result.device
+    }
+    fn provenance(result: &OverlapResult) -> &Provenance {
+        &result.provenance
+    }
+    fn provenance_mut(result: &mut OverlapResult) -> &mut Provenance {
+        &mut result.provenance
+    }
+    fn verification(result: &OverlapResult) -> &Verification {
+        &result.verification
+    }
+    fn timelines(result: &OverlapResult) -> Vec<&Timeline> {
+        result.timeline.iter().collect()
+    }
+    fn stage_times(result: &OverlapResult) -> Vec<&StageTimes> {
+        result.sizes.iter().flat_map(|s| &s.stages).collect()
+    }
+
+    fn derive(r: &OverlapResult) -> OverlapAnalysis {
+        analyze(r)
+    }
+
+    fn tables(r: &OverlapResult, _cuda: Option<&OverlapResult>) -> Vec<Table> {
+        let a = analyze(r);
+        (a.sizes.iter())
+            .map(|s| {
+                let rows: Vec<Row> = s.configs.iter().map(|x| (s, x)).collect();
+                columns().table(
+                    Some(format!("{} elements (medians, ms per iteration)", s.elements)),
+                    &rows,
+                )
+            })
+            .collect()
+    }
+
+    fn csv(r: &OverlapResult) -> Option<String> {
+        let a = analyze(r);
+        let rows: Vec<Row> = (a.sizes.iter())
+            .flat_map(|s| s.configs.iter().map(move |x| (s, x)))
+            .collect();
+        Some(columns().csv(&rows))
+    }
+
+    fn section(r: &OverlapResult, _cuda: Option<&OverlapResult>) -> Result<Section, ReportError> {
+        let a = analyze(r);
+        let mut sec = Section::new::<Overlap>(
+            "overlap: your kernel over streams",
+            "An element-wise kernel from your PTX, run sequential against asynchronous 1 and 2 over stream counts, each chunk passed to the kernel as its own sub-slice; every streamed output is compared bit for bit with the sequential one.",
+            &r.params,
+            r,
+        );
+        sec.note("Entry", format!("{}({})", r.params.kernel, r.entry.join(", ")));
+        sec.note("Verdict", a.verdict());
+        sec.tables = Overlap::tables(r, None);
+        sec.figures = draw(figures(&a));
+        sec.timelines = timelines::<Overlap>(r, KernelSet::Rust)?;
+        Ok(sec)
+    }
+}

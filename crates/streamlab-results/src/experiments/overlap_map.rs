@@ -1,0 +1,503 @@
+//! overlap-map: the sincos workload over array sizes × stream counts, measured, beside a
+//! model that predicts from measured costs when streams start to pay off.
+//!
+//! The measured speedup of the best asynchronous order
+//! over one stream (the fastest of the one-stream timings, which all run the same work
+//! in order) for every (size, stream count), the model's prediction of the same
+//! from measured costs, the contour where streams start to pay off, and where the two
+//! disagree.
+//!
+//! The model. Each iteration moves `B` bytes in and out and runs the kernel over `n`
+//! elements, split into `s` chunks. From the same run it takes: the fixed cost of one
+//! copy on each copy engine (`ℓ_h`, `ℓ_d`: tiny copies back to back), of one launch
+//! (`L`: empty kernels back to back), the kernel's time per element (`k`, from the
+//! kernel alone over the largest array), and the copy rates (`r_h`, `r_d` one way, `R`
+//! both ways at once). The engines' busy times per iteration are then
+//!
+//! ```text
+//! HtoD: s·ℓ_h + B/r_h     SMs: s·max(L, k·n/s)     DtoH: s·ℓ_d + B/r_d     link: 2B/R
+//! ```
+//!
+//! and the time per iteration is the pipeline bound of those stages over `s` streams
+//! and the iterations of one sample ([`crate::derived::pipeline`]); one stream runs them in
+//! order. Besides, every operation passes the GPU's command front-end one after another,
+//! whatever its stream: an iteration costs at least `s·(ℓ_h + L + ℓ_d)`, which is what
+//! makes many streams lose on small arrays. Streams "pay off" where the speedup reaches
+//! [`PAYOFF`].
+
+use serde::{Deserialize, Serialize};
+use crate::derived::summary::Json;
+
+use crate::derived::pipeline::{self, PAYOFF, Stages};
+use crate::derived::rates::{best_rates, ms_at};
+use crate::experiment::{self, Experiment, verdict};
+use crate::report::ReportError;
+use crate::report::chart::HeatMap;
+use crate::report::figures::{Drawing, FigureModel};
+use crate::report::section::{Section, draw};
+use crate::report::table::{Columns, Table, num, times};
+use crate::saved::{DeviceInfo, MAX_STREAMS, Provenance, SizeSweep, StageTimes, UsageError, Verification};
+use crate::stats::Series;
+
+/// The overlap-map experiment.
+pub struct OverlapMap;
+
+/// Parameters.
+#[derive(Debug, Clone, PartialEq, clap::Args, Serialize, Deserialize)]
+pub struct Params {
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub sweep: SizeSweep,
+    /// Stream counts, comma separated.
+    #[arg(long, value_delimiter = ',', default_values_t = [1, 2, 4, 8, 16, 32],
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_STREAMS as u64))]
+    pub stream_counts: Vec<usize>,
+    /// Target GPU time per timed sample, in milliseconds: small arrays get more
+    /// iterations, large ones fewer (at least 2).
+    #[arg(long, default_value_t = 20.0)]
+    pub sample_ms: f64,
+    /// Timed samples per cell.
+    #[arg(long, default_value_t = 5,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    pub repeats: usize,
+}
+
+impl Default for Params {
+    fn default() -> Params {
+        Params {
+            sweep: SizeSweep::default(),
+            stream_counts: vec![1, 2, 4, 8, 16, 32],
+            sample_ms: 20.0,
+            repeats: 5,
+        }
+    }
+}
+
+impl crate::saved::Params for Params {
+    fn quick() -> Params {
+        Params {
+            sweep: SizeSweep {
+                max_exponent: 22,
+                ..SizeSweep::default()
+            },
+            stream_counts: vec![1, 4, 16],
+            sample_ms: 5.0,
+            repeats: 2,
+        }
+    }
+
+    fn validate(&self) -> Result<(), UsageError> {
+        self.sweep.validate()?;
+        if !(self.sample_ms.is_finite() && self.sample_ms > 0.0) {
+            return Err(UsageError::new(
+                "--sample-ms must be a positive number of milliseconds",
+            ));
+        }
+        let smallest = 1usize << self.sweep.min_exponent;
+        if let Some(&s) = self.stream_counts.iter().find(|&&s| s > smallest) {
+            return Err(UsageError::new(format!(
+                "{s} streams for 2^{} floats leaves streams without work: raise --min-exponent",
+                self.sweep.min_exponent
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl Params {
+    /// The array sizes, in floats, ascending.
+    pub fn sizes(&self) -> Vec<usize> {
+        self.sweep
+            .exponents()
+            .into_iter()
+            .map(|e| 1usize << e)
+            .collect()
+    }
+}
+
+/// One size at one stream count (milliseconds per iteration).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MapCell {
+    pub elements: usize,
+    pub streams: usize,
+    /// Iterations per timed sample.
+    pub iterations: usize,
+    pub async1: Series,
+    pub async2: Series,
+}
+
+/// The fixed costs the model is built from, measured in the same run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Overheads {
+    /// One empty kernel, back to back: GPU time per launch (ms).
+    pub launch: Series,
+    /// One 4-byte copy each way, back to back: time per copy (ms).
+    pub htod_latency: Series,
+    pub dtoh_latency: Series,
+}
+
+/// One array size.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MapSize {
+    pub elements: usize,
+    /// Iterations per timed sample at this size.
+    pub iterations: usize,
+    /// Copy in, kernel, copy out on one stream.
+    pub sequential: Series,
+    /// The kernel alone over the whole array.
+    pub kernel_alone: Series,
+    pub cells: Vec<MapCell>,
+}
+
+/// Result of overlap-map.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OverlapMapResult {
+    pub params: Params,
+    pub device: DeviceInfo,
+    pub provenance: Provenance,
+    pub overheads: Overheads,
+    /// The largest array copied in alone, out alone and both ways at once: the rates.
+    pub copies: StageTimes,
+    pub sizes: Vec<MapSize>,
+    pub verification: Verification,
+}
+
+/// One (size, stream count) cell.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MapCellAnalysis {
+    pub elements: usize,
+    pub streams: usize,
+    /// The better asynchronous order's median, milliseconds per iteration.
+    pub best_ms: f64,
+    /// One stream's median over `best_ms`.
+    pub speedup: f64,
+    /// The model's time per iteration and speedup.
+    pub model_ms: f64,
+    pub model_speedup: f64,
+    /// Measured and model on different sides of [`PAYOFF`].
+    pub disagrees: bool,
+}
+
+/// The smallest size at which a stream count pays off, measured and modelled.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Crossover {
+    pub streams: usize,
+    pub measured: Option<usize>,
+    pub model: Option<usize>,
+    /// How many size steps apart the two are (`None` if either is missing).
+    pub steps_apart: Option<usize>,
+}
+
+/// Everything derived from an overlap-map result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MapAnalysis {
+    pub sizes: Vec<usize>,
+    pub stream_counts: Vec<usize>,
+    pub cells: Vec<MapCellAnalysis>,
+    pub crossovers: Vec<Crossover>,
+    /// The model's constants (milliseconds, GB/s): ℓ_h, ℓ_d, L, k per element.
+    pub htod_latency_ms: f64,
+    pub dtoh_latency_ms: f64,
+    pub launch_ms: f64,
+    pub kernel_ms_per_element: f64,
+}
+
+impl MapAnalysis {
+    pub fn cell(&self, elements: usize, streams: usize) -> Option<&MapCellAnalysis> {
+        self.cells
+            .iter()
+            .find(|c| c.elements == elements && c.streams == streams)
+    }
+}
+
+/// The smallest of `sizes` whose speedup (by `speedup`) reaches [`PAYOFF`].
+fn first_paying(sizes: &[usize], speedup: impl Fn(usize) -> Option<f64>) -> Option<usize> {
+    sizes
+        .iter()
+        .copied()
+        .find(|&n| speedup(n).is_some_and(|x| x >= PAYOFF))
+}
+
+/// Derive everything from `r`.
+fn analyze(r: &OverlapMapResult) -> MapAnalysis {
+    let rates = best_rates(&r.copies);
+    let htod_latency_ms = r.overheads.htod_latency.median();
+    let dtoh_latency_ms = r.overheads.dtoh_latency.median();
+    let launch_ms = r.overheads.launch.median();
+    let largest = r.sizes.iter().max_by_key(|s| s.elements);
+    let kernel_ms_per_element =
+        largest.map_or(0.0, |s| s.kernel_alone.median() / s.elements as f64);
+    let model_ms = |elements: usize, streams: usize, runs: usize| {
+        let bytes = (elements * size_of::<f32>()) as u64;
+        let s = streams as f64;
+        let chunk_kernel = (kernel_ms_per_element * elements as f64 / s).max(launch_ms);
+        let stages = Stages {
+            htod_ms: s * htod_latency_ms + ms_at(bytes, rates.htod_gbps),
+            kernel_ms: s * chunk_kernel,
+            dtoh_ms: s * dtoh_latency_ms + ms_at(bytes, rates.dtoh_gbps),
+            both_ms: ms_at(2 * bytes, rates.both_gbps),
+        };
+        let front_end = s * (htod_latency_ms + launch_ms + dtoh_latency_ms);
+        pipeline::bound(stages, streams, runs, r.device.copy_engines)
+            .ms
+            .max(front_end)
+    };
+    let mut cells = Vec::new();
+    for size in &r.sizes {
+        // One stream runs everything in order; its one-stream cells time the same work.
+        let sequential = (size.cells.iter())
+            .filter(|c| c.streams == 1)
+            .map(|c| c.async1.median().min(c.async2.median()))
+            .fold(size.sequential.median(), f64::min);
+        let one_stream_model = model_ms(size.elements, 1, size.iterations);
+        for cell in &size.cells {
+            let best_ms = cell.async1.median().min(cell.async2.median());
+            let model = model_ms(size.elements, cell.streams, cell.iterations);
+            let (speedup, model_speedup) = (sequential / best_ms, one_stream_model / model);
+            cells.push(MapCellAnalysis {
+                elements: size.elements,
+                streams: cell.streams,
+                best_ms,
+                speedup,
+                model_ms: model,
+                model_speedup,
+                disagrees: (speedup >= PAYOFF) != (model_speedup >= PAYOFF),
+            });
+        }
+    }
+    let sizes: Vec<usize> = r.sizes.iter().map(|s| s.elements).collect();
+    let mut stream_counts: Vec<usize> = cells.iter().map(|c| c.streams).collect();
+    stream_counts.sort_unstable();
+    stream_counts.dedup();
+    let crossovers = (stream_counts.iter())
+        .filter(|&&s| s > 1)
+        .map(|&streams| {
+            let pick = |model: bool| {
+                first_paying(&sizes, |n| {
+                    (cells.iter())
+                        .find(|c| c.elements == n && c.streams == streams)
+                        .map(|c| if model { c.model_speedup } else { c.speedup })
+                })
+            };
+            let (measured, model) = (pick(false), pick(true));
+            let index = |n: usize| sizes.iter().position(|&x| x == n);
+            Crossover {
+                streams,
+                steps_apart: measured
+                    .zip(model)
+                    .and_then(|(a, b)| Some(index(a)?.abs_diff(index(b)?))),
+                measured,
+                model,
+            }
+        })
+        .collect();
+    MapAnalysis {
+        sizes,
+        stream_counts,
+        cells,
+        crossovers,
+        htod_latency_ms,
+        dtoh_latency_ms,
+        launch_ms,
+        kernel_ms_per_element,
+    }
+}
+
+/// overlap-map's headline in `summary.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MapSummary {
+    pub verified: bool,
+    pub crossovers: Vec<Crossover>,
+    /// Whether the model's crossover is within one size step of the measured one for
+    /// every stream count.
+    pub model_within_one_step: bool,
+}
+
+/// The one declaration of the cells' table and the CSV: a row per (size, stream count).
+fn columns(r: &OverlapMapResult) -> Columns<'_, MapCellAnalysis> {
+    Columns::new()
+        .both(
+            "floats",
+            |x: &MapCellAnalysis| format!("2^{}", x.elements.ilog2()),
+            "floats",
+            |x| x.elements.to_string(),
+        )
+        .both("streams", |x| x.streams.to_string(), "streams", |x| x.streams.to_string())
+        .show("iterations per sample", move |x| {
+            (r.sizes.iter())
+                .find(|s| s.elements == x.elements)
+                .map_or(0, |s| s.iterations)
+                .to_string()
+        })
+        .both("best", |x| num(x.best_ms, 4), "best_ms", |x| format!("{:.5}", x.best_ms))
+        .both("speedup", |x| times(x.speedup), "speedup", |x| format!("{:.3}", x.speedup))
+        .both("model", |x| num(x.model_ms, 4), "model_ms", |x| format!("{:.5}", x.model_ms))
+        .both(
+            "model speedup",
+            |x| times(x.model_speedup),
+            "model_speedup",
+            |x| format!("{:.3}", x.model_speedup),
+        )
+        .show("disagree", |x| if x.disagrees { "yes".into() } else { String::new() })
+}
+
+/// overlap-map: the measured speedup map and the model's, each with the pay-off contour;
+/// cells where the two fall on different sides of it are outlined on both.
+fn figures(a: &MapAnalysis) -> Vec<FigureModel> {
+    let marked: Vec<(usize, usize)> = (a.cells.iter())
+        .filter(|c| c.disagrees)
+        .filter_map(|c| {
+            let row = a.sizes.iter().position(|&n| n == c.elements)?;
+            let column = a.stream_counts.iter().position(|&s| s == c.streams)?;
+            Some((row, column))
+        })
+        .collect();
+    let map =
+        |title: String, value: fn(&MapCellAnalysis) -> f64| HeatMap {
+            title,
+            x_label: "streams".into(),
+            y_label: "floats".into(),
+            columns: a.stream_counts.iter().map(|s| s.to_string()).collect(),
+            rows: a.sizes.iter().map(|n| format!("2^{}", n.ilog2())).collect(),
+            values: (a.sizes.iter())
+                .map(|&n| {
+                    (a.stream_counts.iter())
+                        .map(|&s| a.cell(n, s).map(value))
+                        .collect()
+                })
+                .collect(),
+            threshold: PAYOFF,
+            unit: "×",
+            marked: marked.clone(),
+        };
+    vec![
+        FigureModel {
+            file: "overlap-map-measured.svg".into(),
+            drawing: Drawing::HeatMap(map(
+                format!(
+                    "overlap-map, measured: speedup over one stream (pays off from {PAYOFF:.2}×)"
+                ),
+                |c| c.speedup,
+            )),
+        },
+        FigureModel {
+            file: "overlap-map-model.svg".into(),
+            drawing: Drawing::HeatMap(map(
+                format!("overlap-map, model: speedup over one stream (pays off from {PAYOFF:.2}×)"),
+                |c| c.model_speedup,
+            )),
+        },
+    ]
+}
+
+impl Experiment for OverlapMap {
+    const NAME: &'static str = "overlap-map";
+    const USES_KERNEL_SETS: bool = false;
+    type Params = Params;
+    type Result = OverlapMapResult;
+    type Derived = MapAnalysis;
+
+    fn device(result: &OverlapMapResult) -> &DeviceInfo {
+        &result.device
+    }
+    fn provenance(result: &OverlapMapResult) -> &Provenance {
+        &result.provenance
+    }
+    fn provenance_mut(result: &mut OverlapMapResult) -> &mut Provenance {
+        &mut result.provenance
+    }
+    fn verification(result: &OverlapMapResult) -> &Verification {
+        &result.verification
+    }
+    fn stage_times(result: &OverlapMapResult) -> Vec<&StageTimes> {
+        vec![&result.copies]
+    }
+
+    fn derive(r: &OverlapMapResult) -> MapAnalysis {
+        analyze(r)
+    }
+
+    fn tables(r: &OverlapMapResult, _cuda: Option<&OverlapMapResult>) -> Vec<Table> {
+        let a = analyze(r);
+        let mut crossovers = Table::new(
+            Some(format!(
+                "where streams start to pay off (speedup ≥ {PAYOFF:.2}×)"
+            )),
+            &["streams", "measured", "model", "size steps apart"],
+        );
+        let at = |n: Option<usize>| n.map_or("never".to_owned(), |n| format!("2^{}", n.ilog2()));
+        for x in &a.crossovers {
+            crossovers.rows.push(vec![
+                x.streams.to_string(),
+                at(x.measured),
+                at(x.model),
+                x.steps_apart.map_or("–".into(), |d| d.to_string()),
+            ]);
+        }
+        let cells = columns(r).table(Some("every cell: medians, ms per iteration".into()), &a.cells);
+        vec![crossovers, cells]
+    }
+
+    fn csv(r: &OverlapMapResult) -> Option<String> {
+        Some(columns(r).csv(&analyze(r).cells))
+    }
+
+    fn section(
+        r: &OverlapMapResult,
+        _cuda: Option<&OverlapMapResult>,
+    ) -> Result<Section, ReportError> {
+        let a = analyze(r);
+        let mut sec = Section::new::<OverlapMap>(
+            "overlap-map: when streams pay off",
+            "The sincos workload over array sizes × stream counts: the speedup of the better asynchronous order over one stream (the fastest of the one-stream timings, which all run the same work in order), beside a model's prediction of the same.",
+            &r.params,
+            r,
+        );
+        sec.tables = OverlapMap::tables(r, None);
+        sec.notes.push((
+            "Model".into(),
+            format!(
+                "From measured costs only: a 4-byte copy in ({} µs) and out ({} µs) and an empty launch ({} µs), each back to back, the kernel's time per element ({:.3} ns, over the largest array) and the copy rates. Each engine's busy time per iteration is s fixed costs plus bytes over its rate, the link carries both directions at the both-ways rate, and the time per iteration is the pipeline bound of those over s streams, but never less than s × (copy in + launch + copy out) fixed costs, which every operation pays at the GPU's front end whatever its stream.",
+                num(a.htod_latency_ms * 1e3, 2),
+                num(a.dtoh_latency_ms * 1e3, 2),
+                num(a.launch_ms * 1e3, 2),
+                a.kernel_ms_per_element * 1e6
+            ),
+        ));
+        let disagree: Vec<String> = (a.cells.iter())
+            .filter(|c| c.disagrees)
+            .map(|c| format!("2^{} × {} streams", c.elements.ilog2(), c.streams))
+            .collect();
+        sec.notes.push((
+            "Disagreements".into(),
+            if disagree.is_empty() {
+                "None: model and measurement fall on the same side of the pay-off line in every cell."
+                    .into()
+            } else {
+                format!("Outlined on both maps: {}.", disagree.join(", "))
+            },
+        ));
+        sec.figures = draw(figures(&a));
+        Ok(sec)
+    }
+
+    fn summary(r: &OverlapMapResult) -> Option<Json> {
+        let a = analyze(r);
+        Some(experiment::json(&MapSummary {
+            verified: r.verification.passed,
+            model_within_one_step: (a.crossovers.iter()).all(|c| {
+                c.steps_apart.is_some_and(|s| s <= 1) || (c.measured.is_none() && c.model.is_none())
+            }),
+            crossovers: a.crossovers,
+        }))
+    }
+
+    fn headline(summary: &Json) -> Option<String> {
+        let x: MapSummary = experiment::parse(summary)?;
+        Some(format!(
+            "model crossover within one size step everywhere: {}  {}",
+            if x.model_within_one_step { "yes" } else { "no" },
+            verdict(x.verified)
+        ))
+    }
+}

@@ -1,0 +1,659 @@
+//! sincos-overlap, after the "CUDA streams" blog post: `b[i] = a[i] + sqrt(sin(i)² +
+//! cos(i)²)` over pinned floats, sequential against two asynchronous issue orders; per
+//! configuration its median, its noise, its reachable bound and the efficiency, and the
+//! best asynchronous configuration.
+//!
+//! Iterations run back to back in batches, so one iteration's copies out overlap the
+//! next one's copies in, and the pipeline's fill and drain are paid once per batch: the
+//! bound per iteration uses the largest batch ([`crate::derived::pipeline`]). A traced
+//! configuration also has the bound of its busiest engine in its traced iterations
+//! ([`crate::derived::trace`]), shown beside it.
+use serde::{Deserialize, Serialize};
+use crate::derived::summary::Json;
+
+use crate::derived::pipeline::{self, Bound, Stages};
+use crate::derived::rates::{best_rates, for_chunks, pipeline_stages, stages};
+use crate::derived::trace::{self, EngineBound};
+use crate::experiment::{self, Experiment, verdict};
+use crate::report::ReportError;
+use crate::report::chart::{BOUND_COLOR, BarSeries, LineSeries, PALETTE, SEQUENTIAL_COLOR, XAxis, YScale};
+use crate::report::figures::{FigureModel, blank, line};
+use crate::report::section::{Section, cuda_note, draw, timelines};
+use crate::report::table::{Columns, Table, flag, noise, num, ratio, times};
+use crate::saved::timeline::{CopyRates, Timeline};
+use crate::saved::{
+    DeviceInfo, IssueOrder, KernelSet, MAX_STREAMS, Provenance, StageTimes, UsageError,
+    Verification,
+};
+use crate::stats::Series;
+
+/// The sincos-overlap experiment.
+pub struct SincosOverlap;
+
+/// Parameters; defaults are the blog's.
+#[derive(Debug, Clone, PartialEq, clap::Args, Serialize, Deserialize)]
+pub struct Params {
+    /// Floats in the array.
+    #[arg(long, default_value_t = 1 << 25,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=u32::MAX as u64))]
+    pub elements: usize,
+    /// Threads per block (the blog's code uses 1024).
+    #[arg(long, default_value_t = 1024,
+          value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: u32,
+    /// Untimed iterations before each configuration is timed.
+    #[arg(long, default_value_t = 100)]
+    pub warmup: usize,
+    /// Timed iterations per configuration.
+    #[arg(long, default_value_t = 1000,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    pub iterations: usize,
+    /// Timed batches the iterations are split into, each giving one sample
+    /// [default: min(10, --iterations)].
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    pub batches: Option<usize>,
+    /// Streams of the headline comparison (the blog's 4); also the traced count.
+    #[arg(long, default_value_t = 4,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_STREAMS as u64))]
+    pub streams: usize,
+    /// Stream counts of the sweep, comma separated (one stream is the sequential
+    /// version's schedule, timed as such).
+    #[arg(long, value_delimiter = ',', default_values_t = [2, 4, 8, 16],
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_STREAMS as u64))]
+    pub stream_counts: Vec<usize>,
+}
+
+impl Default for Params {
+    fn default() -> Params {
+        Params {
+            elements: 1 << 25,
+            threads: 1024,
+            warmup: 100,
+            iterations: 1000,
+            batches: None,
+            streams: 4,
+            stream_counts: vec![2, 4, 8, 16],
+        }
+    }
+}
+
+impl crate::saved::Params for Params {
+    fn quick() -> Params {
+        Params {
+            elements: 1 << 24,
+            warmup: 5,
+            iterations: 20,
+            batches: Some(4),
+            stream_counts: vec![2, 4, 8],
+            ..Params::default()
+        }
+    }
+
+    fn validate(&self) -> Result<(), UsageError> {
+        if self.batches() > self.iterations {
+            return Err(UsageError::new(format!(
+                "--batches {} exceeds --iterations {}: each batch needs at least one iteration",
+                self.batches(),
+                self.iterations
+            )));
+        }
+        if let Some(&count) = self
+            .all_stream_counts()
+            .iter()
+            .find(|&&c| c > self.elements)
+        {
+            return Err(UsageError::new(format!(
+                "{count} streams for {} elements leaves streams without work: use at most {} streams",
+                self.elements, self.elements
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl Params {
+    /// The timed batches: `--batches`, else min(10, iterations).
+    pub fn batches(&self) -> usize {
+        self.batches.unwrap_or(self.iterations.min(10))
+    }
+
+    /// Every stream count measured: the sweep plus `--streams`, ascending.
+    pub fn all_stream_counts(&self) -> Vec<usize> {
+        let mut counts = self.stream_counts.clone();
+        counts.push(self.streams);
+        counts.sort_unstable();
+        counts.dedup();
+        counts
+    }
+
+    /// Bytes of the array, moved once each way per iteration.
+    pub fn bytes(&self) -> u64 {
+        (self.elements * size_of::<f32>()) as u64
+    }
+}
+
+/// The title of `variant`'s traced timeline at `streams`: how its row finds it.
+pub fn trace_title(variant: IssueOrder, streams: usize) -> String {
+    format!("sincos-overlap {}, {streams} streams", variant.label())
+}
+
+/// One variant at one stream count: each sample is the mean time per iteration of one
+/// timed batch of back-to-back iterations.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SincosPoint {
+    pub variant: IssueOrder,
+    pub streams: usize,
+    pub time: Series,
+}
+
+/// Result of sincos-overlap.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SincosOverlapResult {
+    pub params: Params,
+    pub device: DeviceInfo,
+    pub provenance: Provenance,
+    /// Iterations in each timed batch (the batches differ by at most one).
+    pub batch_sizes: Vec<usize>,
+    /// For each stream count (one chunk per stream, 1 included): the chunks copied in
+    /// alone, out alone, both ways at once, and their kernels alone.
+    pub stages: Vec<StageTimes>,
+    /// Sequential (one stream) and each asynchronous variant at each stream count.
+    pub points: Vec<SincosPoint>,
+    pub verification: Verification,
+    /// Three iterations of each asynchronous variant at `--streams`, and of the fastest
+    /// asynchronous configuration, traced back to back ([`trace_title`]).
+    pub timelines: Vec<Timeline>,
+}
+
+/// One configuration against its bound.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SincosConfig {
+    pub variant: IssueOrder,
+    pub streams: usize,
+    /// Median time per iteration.
+    pub median_ms: f64,
+    pub bound: Bound,
+    /// bound / median: 1 is the limit reached.
+    pub efficiency: f64,
+    /// Beat the bound built from the measured stages: the bound was lowered to the row
+    /// (`bound.built_ms` keeps what it was).
+    pub beyond_bound: bool,
+    /// Relative noise of its samples ([`crate::stats::Series::noise`]).
+    pub noise: f64,
+    /// Indices of its outlier samples, kept in the result.
+    pub outliers: Vec<usize>,
+    /// Where it was traced undisturbed: its busiest engine's time per iteration.
+    pub engine_bound: Option<EngineBound>,
+    /// Faster than its engine bound by more than the slack: a measurement no correct
+    /// run gives.
+    pub beyond_engine_bound: bool,
+}
+
+/// Everything derived from a sincos-overlap result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SincosAnalysis {
+    /// The whole array's copy rates (one chunk): each way alone, both at once.
+    pub rates: CopyRates,
+    /// The whole array's stages (one chunk), fastest samples.
+    pub stages: Stages,
+    /// Iterations per batch over which fill and drain are shared.
+    pub batch_iterations: usize,
+    /// Sequential first, then each asynchronous variant by stream count.
+    pub configs: Vec<SincosConfig>,
+    /// The stream counts measured, ascending.
+    pub stream_counts: Vec<usize>,
+    /// Index into `configs` of the fastest asynchronous configuration.
+    pub best_async: Option<usize>,
+    /// Index into `configs` of the next fastest asynchronous configuration.
+    pub runner_up: Option<usize>,
+    /// Rows that beat the bound built from the measured stages (each bound lowered).
+    pub rows_beyond_bound: usize,
+    /// Rows faster than their engine bound.
+    pub rows_beyond_engine_bound: usize,
+}
+
+impl SincosAnalysis {
+    pub fn sequential(&self) -> Option<&SincosConfig> {
+        self.configs
+            .iter()
+            .find(|c| c.variant == IssueOrder::Sequential)
+    }
+
+    pub fn best(&self) -> Option<&SincosConfig> {
+        self.best_async.map(|i| &self.configs[i])
+    }
+
+    /// Where the best row's noise is larger than its lead over the next row: which of
+    /// the two is faster is not settled by this run.
+    pub fn best_within_noise(&self) -> Option<&SincosConfig> {
+        let best = self.best()?;
+        let next = &self.configs[self.runner_up?];
+        let lead = next.median_ms / best.median_ms - 1.0;
+        (best.noise.max(next.noise) > lead).then_some(next)
+    }
+
+    /// The configuration of `variant` at `streams`, if measured.
+    pub fn config(&self, variant: IssueOrder, streams: usize) -> Option<&SincosConfig> {
+        self.configs
+            .iter()
+            .find(|c| c.variant == variant && c.streams == streams)
+    }
+}
+
+/// Derive everything from `r`.
+fn analyze(r: &SincosOverlapResult) -> SincosAnalysis {
+    let whole = for_chunks(&r.stages, 1);
+    let rates = whole.map_or(CopyRates::UNMEASURED, best_rates);
+    let whole_stages = whole.map_or(
+        Stages {
+            htod_ms: f64::NAN,
+            kernel_ms: f64::NAN,
+            dtoh_ms: f64::NAN,
+            both_ms: f64::NAN,
+        },
+        |t| stages(t, None),
+    );
+    let batch_iterations = r.batch_sizes.iter().copied().max().unwrap_or(1);
+    let mut configs: Vec<SincosConfig> = r
+        .points
+        .iter()
+        .map(|p| {
+            // The sequential version's blocking copy makes the host wait every
+            // iteration, so its iterations never overlap.
+            let runs = match p.variant {
+                IssueOrder::Sequential => 1,
+                _ => batch_iterations,
+            };
+            // The parts measured over this configuration's chunks, or coarser ones.
+            let link = r.provenance.fastest_link.as_ref();
+            let parts = pipeline_stages(&r.stages, p.streams, None, link).unwrap_or(whole_stages);
+            let median_ms = p.time.median();
+            let bound =
+                pipeline::bound(parts, p.streams, runs, r.device.copy_engines).held(median_ms);
+            let title = trace_title(p.variant, p.streams);
+            let engine_bound = (r.timelines.iter())
+                .find(|t| t.title == title)
+                .and_then(|t| trace::check(t).engine_bound());
+            SincosConfig {
+                variant: p.variant,
+                streams: p.streams,
+                median_ms,
+                bound,
+                efficiency: bound.ms / median_ms,
+                beyond_bound: bound.lowered(),
+                noise: p.time.noise(),
+                outliers: p.time.outliers(),
+                engine_bound,
+                beyond_engine_bound: engine_bound
+                    .is_some_and(|b| pipeline::beyond(median_ms, b.ms)),
+            }
+        })
+        .collect();
+    configs.sort_by_key(|c| {
+        (
+            c.variant != IssueOrder::Sequential,
+            c.streams,
+            c.variant as u8,
+        )
+    });
+    let mut by_time: Vec<usize> = (0..configs.len())
+        .filter(|&i| configs[i].variant != IssueOrder::Sequential)
+        .filter(|&i| configs[i].median_ms.is_finite())
+        .collect();
+    by_time.sort_by(|&a, &b| configs[a].median_ms.total_cmp(&configs[b].median_ms));
+    let mut stream_counts: Vec<usize> = (configs.iter())
+        .filter(|c| c.variant != IssueOrder::Sequential)
+        .map(|c| c.streams)
+        .collect();
+    stream_counts.sort_unstable();
+    stream_counts.dedup();
+    SincosAnalysis {
+        rates,
+        stages: whole_stages,
+        batch_iterations,
+        rows_beyond_bound: configs.iter().filter(|c| c.beyond_bound).count(),
+        rows_beyond_engine_bound: configs.iter().filter(|c| c.beyond_engine_bound).count(),
+        configs,
+        stream_counts,
+        best_async: by_time.first().copied(),
+        runner_up: by_time.get(1).copied(),
+    }
+}
+
+/// sincos-overlap's headline in `summary.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SincosSummary {
+    pub verified: bool,
+    /// Median time per iteration.
+    pub sequential_ms: f64,
+    /// The fastest asynchronous configuration (median).
+    pub best_async_ms: f64,
+    /// Its relative noise (NaN in summaries written before noise was measured).
+    #[serde(default = "not_measured")]
+    pub best_async_noise: f64,
+    /// Whether its noise exceeds its lead over the next fastest configuration.
+    #[serde(default)]
+    pub best_within_noise: bool,
+    pub best_async_variant: IssueOrder,
+    pub best_async_streams: usize,
+    /// That configuration's bound per iteration.
+    pub bound_ms: f64,
+    /// best_async_ms / bound_ms.
+    pub best_over_bound: f64,
+    /// Its busiest engine's time per iteration in its own traced iterations, where it
+    /// was traced undisturbed, and best_async_ms over it.
+    #[serde(default)]
+    pub engine_bound_ms: Option<f64>,
+    #[serde(default)]
+    pub best_over_engine_bound: Option<f64>,
+    /// Configurations faster than their engine bound (a measurement no correct run
+    /// gives).
+    #[serde(default)]
+    pub rows_beyond_engine_bound: usize,
+    /// Configurations that beat the bound built from the measured rates (each bound
+    /// lowered to its row: a rate was under-measured).
+    pub rows_beyond_bound: usize,
+}
+
+fn not_measured() -> f64 {
+    f64::NAN
+}
+
+/// The one declaration of the main table and the CSV: a row per configuration, the
+/// CUDA C++ twins' figures beside the Rust ones where `cuda` ran.
+fn columns(cuda: Option<&SincosAnalysis>) -> Columns<'_, SincosConfig> {
+    let cpp = move |x: &SincosConfig| cuda.and_then(|c| c.config(x.variant, x.streams));
+    Columns::new()
+        .both("variant", |x: &SincosConfig| x.variant.label().into(), "variant", |x| x.variant.label().into())
+        .both("streams", |x| x.streams.to_string(), "streams", |x| x.streams.to_string())
+        .both("Rust", |x| num(x.median_ms, 4), "median_ms", |x| format!("{:.4}", x.median_ms))
+        .show("noise", |x| noise(x.noise))
+        .show("C++", move |x| cpp(x).map_or("–".into(), |y| num(y.median_ms, 4)))
+        .show("noise", move |x| cpp(x).map_or("–".into(), |y| noise(y.noise)))
+        .show("Rust / C++", move |x| ratio(x.median_ms, cpp(x).map(|y| y.median_ms)))
+        .both("bound", |x| num(x.bound.ms, 4), "bound_ms", |x| format!("{:.4}", x.bound.ms))
+        .show("limited by", |x| x.bound.limiter.label().into())
+        .both("efficiency", |x| num(x.efficiency, 3), "efficiency", |x| format!("{:.4}", x.efficiency))
+        .show("engine bound (traced)", |x| {
+            x.engine_bound.map_or("–".into(), |b| format!("{} ({})", num(b.ms, 4), b.engine.label()))
+        })
+        .both("flag", |x| flag(x.beyond_bound), "beyond_bound", |x| x.beyond_bound.to_string())
+}
+
+/// sincos-overlap: time per iteration of every configuration (median bars, whiskers
+/// from the fastest to the slowest batch), with each stream count's bound.
+fn figures(r: &SincosOverlapResult, a: &SincosAnalysis) -> Vec<FigureModel> {
+    let mut labels = vec!["sequential".to_owned()];
+    labels.extend(a.stream_counts.iter().map(|s| format!("{s} streams")));
+    let slot_of = |variant: IssueOrder, streams: usize| match variant {
+        IssueOrder::Sequential => Some(0),
+        _ => a
+            .stream_counts
+            .iter()
+            .position(|&s| s == streams)
+            .map(|i| i + 1),
+    };
+    let mut chart = blank(
+        format!(
+            "sincos-overlap: 2^{} floats, time per iteration (Rust kernels)",
+            r.params.elements.max(1).ilog2()
+        ),
+        "schedule",
+        "ms per iteration",
+        XAxis::Categories(labels.clone()),
+        YScale::Linear,
+    );
+    let variants = [
+        (IssueOrder::Sequential, SEQUENTIAL_COLOR),
+        (IssueOrder::Async1, PALETTE[0]),
+        (IssueOrder::Async2, PALETTE[1]),
+    ];
+    for (variant, color) in variants {
+        let mut values = vec![f64::NAN; labels.len()];
+        let mut whiskers = vec![(f64::NAN, f64::NAN); labels.len()];
+        for p in r.points.iter().filter(|p| p.variant == variant) {
+            if let (Some(slot), Some(c)) =
+                (slot_of(variant, p.streams), a.config(variant, p.streams))
+            {
+                values[slot] = c.median_ms;
+                whiskers[slot] = (p.time.min(), p.time.summary.max);
+            }
+        }
+        chart.bars.push(BarSeries {
+            name: variant.label().to_owned(),
+            color,
+            values,
+            whiskers: Some(whiskers),
+        });
+    }
+    let bound: Vec<(f64, f64)> = (a.configs.iter())
+        .filter(|c| c.variant != IssueOrder::Async2)
+        .filter_map(|c| Some((slot_of(c.variant, c.streams)? as f64, c.bound.ms)))
+        .collect();
+    chart.lines.push(LineSeries {
+        markers: true,
+        ..line("bound", BOUND_COLOR, true, bound)
+    });
+    vec![FigureModel::chart("sincos-overlap.svg".into(), chart)]
+}
+
+impl Experiment for SincosOverlap {
+    const NAME: &'static str = "sincos-overlap";
+    const USES_KERNEL_SETS: bool = true;
+    type Params = Params;
+    type Result = SincosOverlapResult;
+    type Derived = SincosAnalysis;
+
+    fn device(result: &SincosOverlapResult) -> &DeviceInfo {
+        &result.device
+    }
+    fn provenance(result: &SincosOverlapResult) -> &Provenance {
+        &result.provenance
+    }
+    fn provenance_mut(result: &mut SincosOverlapResult) -> &mut Provenance {
+        &mut result.provenance
+    }
+    fn verification(result: &SincosOverlapResult) -> &Verification {
+        &result.verification
+    }
+    fn timelines(result: &SincosOverlapResult) -> Vec<&Timeline> {
+        result.timelines.iter().collect()
+    }
+    fn stage_times(result: &SincosOverlapResult) -> Vec<&StageTimes> {
+        result.stages.iter().collect()
+    }
+
+    fn derive(r: &SincosOverlapResult) -> SincosAnalysis {
+        analyze(r)
+    }
+
+    fn tables(r: &SincosOverlapResult, cuda: Option<&SincosOverlapResult>) -> Vec<Table> {
+        let a = analyze(r);
+        let mut tables = Vec::new();
+        let mut blog = Table::new(
+            Some("the blog's lines (medians, Rust kernels)".into()),
+            &["line", "ms"],
+        );
+        if let Some(s) = a.sequential() {
+            blog.rows.push(vec![
+                "Time for sequential transfer and execution".into(),
+                num(s.median_ms, 4),
+            ]);
+        }
+        for variant in IssueOrder::ASYNC {
+            if let Some(x) = a.config(variant, r.params.streams) {
+                blog.rows.push(vec![
+                    format!(
+                        "Time for {} transfer and execution ({} streams)",
+                        variant.label(),
+                        x.streams
+                    ),
+                    num(x.median_ms, 4),
+                ]);
+            }
+        }
+        tables.push(blog);
+        let c = cuda.map(analyze);
+        tables.push(columns(c.as_ref()).table(
+            Some("medians, ms per iteration; efficiency = bound / measured".into()),
+            &a.configs,
+        ));
+        let mut stages = Table::new(
+            Some("the whole array's parts, each alone (fastest sample)".into()),
+            &["part", "ms", "GB/s"],
+        );
+        stages.rows = vec![
+            vec![
+                "HtoD".into(),
+                num(a.stages.htod_ms, 4),
+                num(a.rates.htod_gbps, 1),
+            ],
+            vec!["kernel".into(), num(a.stages.kernel_ms, 4), String::new()],
+            vec![
+                "DtoH".into(),
+                num(a.stages.dtoh_ms, 4),
+                num(a.rates.dtoh_gbps, 1),
+            ],
+            vec![
+                "in and out at once".into(),
+                num(a.stages.both_ms, 4),
+                num(a.rates.both_gbps, 1),
+            ],
+        ];
+        tables.push(stages);
+        tables
+    }
+
+    fn csv(r: &SincosOverlapResult) -> Option<String> {
+        Some(columns(None).csv(&analyze(r).configs))
+    }
+
+    fn section(
+        r: &SincosOverlapResult,
+        cuda: Option<&SincosOverlapResult>,
+    ) -> Result<Section, ReportError> {
+        let a = analyze(r);
+        let mut sec = Section::new::<SincosOverlap>(
+            "sincos-overlap: copies and kernels over streams",
+            "b[i] = a[i] + sqrt(sin(i)² + cos(i)²) over an array in pinned memory: sequential (copy in, kernel, copy out, with blocking copies), asynchronous 1 (per stream: copy in, kernel, copy out) and asynchronous 2 (all copies in, all kernels, all copies out), over a sweep of stream counts. Each sample is the mean time per iteration of a batch of iterations issued back to back.",
+            &r.params,
+            r,
+        );
+        sec.tables = SincosOverlap::tables(r, cuda);
+        let bytes = r.params.bytes();
+        sec.notes.push((
+            "Bound".into(),
+            format!(
+                "Per configuration, the largest of: the HtoD engine's, the SMs' and the DtoH engine's busy time, and {:.0} MiB in plus {:.0} MiB out at the both-ways rate; plus the pipeline's fill and drain (first chunk in, last chunk out) once per batch of {} back-to-back iterations (the sequential version's blocking copies let no iteration overlap the next, so it pays them every iteration). Each stream count's parts are timed over its own chunks.",
+                bytes as f64 / (1u64 << 20) as f64,
+                bytes as f64 / (1u64 << 20) as f64,
+                a.batch_iterations
+            ),
+        ));
+        if let Some(best) = a.best() {
+            let engine = best.engine_bound.map_or(String::new(), |b| {
+                format!(
+                    " and {} the busiest engine's time in its own traced iterations ({} ms, the {})",
+                    times(best.median_ms / b.ms),
+                    num(b.ms, 4),
+                    b.engine.label()
+                )
+            });
+            let within = a.best_within_noise().map_or(String::new(), |next| {
+                format!(
+                    " Its noise ({}) is larger than its lead over {} with {} streams ({} ms ± {}): this run does not settle which of the two is faster.",
+                    noise(best.noise),
+                    next.variant.label(),
+                    next.streams,
+                    num(next.median_ms, 4),
+                    noise(next.noise)
+                )
+            });
+            sec.notes.push((
+                "Result".into(),
+                format!(
+                    "The best asynchronous configuration is {} over {} streams: {} ms per iteration ± {}, {} its bound ({} ms, set by {}){engine}, against {} ms sequential.{within}",
+                    best.variant.label(),
+                    best.streams,
+                    num(best.median_ms, 4),
+                    noise(best.noise),
+                    times(best.median_ms / best.bound.ms),
+                    num(best.bound.ms, 4),
+                    best.bound.limiter.label(),
+                    a.sequential().map_or("–".into(), |s| num(s.median_ms, 4)),
+                ),
+            ));
+        }
+        let lowered: Vec<String> = (a.configs.iter())
+            .filter_map(|x| {
+                let why = x.bound.under_measured()?;
+                Some(format!(
+                    "{} with {} streams: {why}",
+                    x.variant.label(),
+                    x.streams
+                ))
+            })
+            .collect();
+        if !lowered.is_empty() {
+            sec.notes.push((
+                "Flagged".into(),
+                format!(
+                    "{} configuration(s) beat the bound built from the measured rates, so a rate was under-measured and each bound is lowered to its row: {}.",
+                    a.rows_beyond_bound,
+                    lowered.join("; ")
+                ),
+            ));
+        }
+        sec.notes.extend(cuda_note(cuda.map(|c| &c.provenance)));
+        sec.figures = draw(figures(r, &a));
+        sec.timelines = timelines::<SincosOverlap>(r, KernelSet::Rust)?;
+        if let Some(c) = cuda {
+            sec.timelines
+                .extend(timelines::<SincosOverlap>(c, KernelSet::Cuda)?);
+        }
+        Ok(sec)
+    }
+
+    fn summary(r: &SincosOverlapResult) -> Option<Json> {
+        let a = analyze(r);
+        let best = a.best()?;
+        Some(experiment::json(&SincosSummary {
+            verified: r.verification.passed,
+            sequential_ms: a.sequential().map_or(f64::NAN, |s| s.median_ms),
+            best_async_ms: best.median_ms,
+            best_async_noise: best.noise,
+            best_within_noise: a.best_within_noise().is_some(),
+            best_async_variant: best.variant,
+            best_async_streams: best.streams,
+            bound_ms: best.bound.ms,
+            best_over_bound: best.median_ms / best.bound.ms,
+            engine_bound_ms: best.engine_bound.map(|b| b.ms),
+            best_over_engine_bound: best.engine_bound.map(|b| best.median_ms / b.ms),
+            rows_beyond_engine_bound: a.rows_beyond_engine_bound,
+            rows_beyond_bound: a.rows_beyond_bound,
+        }))
+    }
+
+    fn headline(summary: &Json) -> Option<String> {
+        let x: SincosSummary = experiment::parse(summary)?;
+        Some(format!(
+            "sequential {:.3} ms, best async {:.3} ms ± {} ({}, {} streams{}) = {:.3}× its bound{}  {}",
+            x.sequential_ms,
+            x.best_async_ms,
+            noise(x.best_async_noise),
+            x.best_async_variant.label(),
+            x.best_async_streams,
+            if x.best_within_noise { ", within noise of the next" } else { "" },
+            x.best_over_bound,
+            x.best_over_engine_bound
+                .map_or(String::new(), |e| format!(", {e:.3}× its busiest engine traced")),
+            verdict(x.verified)
+        ))
+    }
+
+    fn configuration_times(r: &SincosOverlapResult) -> Vec<(String, f64)> {
+        (analyze(r).configs.iter())
+            .map(|c| (format!("{:?}{}", c.variant, c.streams), c.median_ms))
+            .collect()
+    }
+}

@@ -1,0 +1,229 @@
+//! One experiment's section of the report, and what sections are built from: the
+//! section itself (what it measures, its parameters, notes, tables, charts and traced
+//! timelines), a drawn chart, a traced timeline with its checks, and the notes every
+//! section shares. Each experiment builds its own section from these.
+use serde::Serialize;
+
+use super::ReportError;
+use super::chart::Gantt;
+use super::figures::{Drawing, FigureModel};
+use super::table::{self, Table};
+use super::{plot, timeline};
+use crate::derived::pipeline::SLACK;
+use crate::derived::trace::{self, MIN_CHECKED_BYTES, TOLERANCE, TraceChecks};
+use crate::experiment::Experiment;
+use crate::saved::timeline::Timeline;
+use crate::saved::{KernelSet, Provenance, files};
+
+/// One experiment's part of the report.
+#[derive(Debug, Clone)]
+pub struct Section {
+    /// The experiment's name: the HTML anchor and the stem of its files.
+    pub id: String,
+    pub title: String,
+    /// What it measures and how, in a sentence or two.
+    pub about: String,
+    pub parameters: String,
+    /// Labelled paragraphs, e.g. `("Bound", …)`.
+    pub notes: Vec<(String, String)>,
+    /// False when the run stopped before every configuration was measured.
+    pub complete: bool,
+    pub verification: (bool, String),
+    pub tables: Vec<Table>,
+    pub figures: Vec<Figure>,
+    pub timelines: Vec<TimelineFigure>,
+}
+
+/// A chart: its model, and the SVG written to `file` and shown inline.
+#[derive(Debug, Clone)]
+pub struct Figure {
+    pub model: FigureModel,
+    pub svg: String,
+}
+
+impl Figure {
+    pub fn draw(model: FigureModel) -> Figure {
+        let svg = match &model.drawing {
+            Drawing::Chart(c) => plot::chart(c),
+            Drawing::HeatMap(h) => plot::heat_map(h),
+        };
+        Figure { model, svg }
+    }
+
+    pub fn file(&self) -> &str {
+        &self.model.file
+    }
+
+    pub fn title(&self) -> &str {
+        self.model.title()
+    }
+}
+
+/// A traced timeline: its Gantt chart, its Chrome trace and its checks.
+#[derive(Debug, Clone)]
+pub struct TimelineFigure {
+    pub title: String,
+    pub file: String,
+    pub gantt: Gantt,
+    pub svg: String,
+    pub trace_file: String,
+    pub trace: String,
+    pub checks: TraceChecks,
+    /// Checks that failed on earlier traces of the same schedule.
+    pub retraced: Vec<String>,
+}
+
+impl TimelineFigure {
+    /// The figure of `t`, its files named `{stem}-timeline-{n}.svg` and
+    /// `{stem}-trace-{n}.json`.
+    pub fn new(t: &Timeline, stem: &str, n: usize) -> Result<TimelineFigure, ReportError> {
+        timeline::check(t).map_err(ReportError::Invalid)?;
+        let checks = trace::check(t);
+        let mut gantt = timeline::gantt(t);
+        if checks.disturbed {
+            gantt.title += " (disturbed: see its checks)";
+        }
+        Ok(TimelineFigure {
+            title: t.title.clone(),
+            file: format!("{stem}-timeline-{n}.svg"),
+            svg: plot::gantt(&gantt),
+            gantt,
+            trace_file: format!("{stem}-trace-{n}.json"),
+            trace: timeline::trace(t),
+            checks,
+            retraced: t.retraced.clone(),
+        })
+    }
+
+    /// What the report says under the chart before its checks: the engines' occupancy,
+    /// and whether the trace was disturbed.
+    pub fn notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        if let Some(o) = &self.checks.occupancy {
+            notes.push(o.describe());
+        }
+        if self.checks.disturbed {
+            notes.push(format!(
+                "disturbed: a check below still failed after {} trace(s) of this schedule; \
+                 the machine's other traffic got in the way, so this timeline gives no bound \
+                 (the outputs were verified apart from it)",
+                self.checks.retraces + 1
+            ));
+        }
+        notes
+    }
+}
+
+/// How to read a timeline, shown above each section's timelines.
+pub const TIMELINE_NOTE: &str = "A row per stream, then a row per engine (HtoD copy engine, \
+    SMs, DtoH copy engine). With GPU records (CUPTI) each bar is when the engine really ran \
+    the operation; a lighter bar before it on its stream's row is the time it was ready (issued \
+    and its stream's earlier work done) but waited for its engine. With event brackets (no \
+    CUPTI) a bar runs from when its stream reached the operation to when it finished, waiting \
+    included.";
+
+/// How bounds are read, shown once near the top.
+pub const BOUND_NOTE: &str = "Every bound is built from what the same run measured on this \
+    GPU: each pipeline stage timed alone over the same bytes (the fastest sample of each, \
+    samples taken before and between the timed batches), copies of 8 MiB or more never \
+    slower than the fastest such copy anywhere in the run (either kernel set, the link \
+    probes, the traced copies), copies in and out together at the measured both-ways rate \
+    rather than twice the one-way rate, and the pipeline's fill (first chunk in) and drain \
+    (last chunk out) paid once per run of back-to-back iterations. Efficiency is bound / \
+    measured: 1 is the bound. A verified row more than 1% below its bound as built shows a \
+    rate that was under-measured (a shared link's other traffic): it is flagged, and its \
+    bound is lowered to the row. Traced schedules also show their busiest engine's time per \
+    iteration from the GPU's own records, a bound no correct run of them beats. Noise is \
+    1.4826 × the median absolute deviation over the median; each experiment's link probes \
+    (both ways, before and after) say how much the machine's other traffic moved the link.";
+
+impl Section {
+    /// The section of experiment `E`'s `result`: its title, what it measures, its
+    /// parameters, the link probed around it, whether it is complete and verified; its
+    /// tables, notes, charts and timelines are added by the experiment.
+    pub fn new<E: Experiment>(
+        title: &str,
+        about: &str,
+        params: &E::Params,
+        result: &E::Result,
+    ) -> Section {
+        let v = E::verification(result);
+        Section {
+            id: E::NAME.to_owned(),
+            title: title.to_owned(),
+            about: about.to_owned(),
+            parameters: parameters(params),
+            notes: (table::link(E::provenance(result)).into_iter())
+                .map(|l| ("Machine".to_owned(), l))
+                .collect(),
+            complete: E::provenance(result).complete,
+            verification: (v.passed, v.detail.clone()),
+            tables: Vec::new(),
+            figures: Vec::new(),
+            timelines: Vec::new(),
+        }
+    }
+
+    /// Add a labelled note.
+    pub fn note(&mut self, label: &str, text: impl Into<String>) {
+        self.notes.push((label.to_owned(), text.into()));
+    }
+}
+
+/// `p` as "name: value" pairs.
+fn parameters<P: Serialize>(p: &P) -> String {
+    match serde_json::to_value(p) {
+        Ok(serde_json::Value::Object(map)) => (map.iter())
+            .filter(|(_, v)| !v.is_null())
+            .map(|(k, v)| {
+                format!(
+                    "{}: {}",
+                    k.replace('_', " "),
+                    v.to_string().trim_matches('"')
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
+        _ => String::new(),
+    }
+}
+
+/// Draw every chart model.
+pub fn draw(models: Vec<FigureModel>) -> Vec<Figure> {
+    models.into_iter().map(Figure::draw).collect()
+}
+
+/// The timeline figures of experiment `E`'s `result` measured with `set`.
+pub fn timelines<E: Experiment>(
+    result: &E::Result,
+    set: KernelSet,
+) -> Result<Vec<TimelineFigure>, ReportError> {
+    let stem = files::stem(E::NAME, set);
+    (E::timelines(result).iter().enumerate())
+        .map(|(i, t)| TimelineFigure::new(t, &stem, i + 1))
+        .collect()
+}
+
+/// The note of a section whose experiment also ran with the CUDA C++ twins.
+pub fn cuda_note(p: Option<&Provenance>) -> Option<(String, String)> {
+    p.map(|p| {
+        (
+            "CUDA C++".into(),
+            format!(
+                "The same experiment ran again with the CUDA C++ twins of the kernels (compiled at run time by NVRTC, {} form), in the same run; its times sit beside the Rust ones as \"C++\", with Rust / C++ (below 1: Rust faster).",
+                p.form.label()
+            ),
+        )
+    })
+}
+
+/// How traced timelines are checked, shown with every section that has one.
+pub fn trace_note() -> String {
+    format!(
+        "Every traced iteration is checked: no two copies of one direction overlap; each copy of at least {} MiB takes between its bytes at its direction's one-way rate and its bytes at the slowest that direction runs while the other is busy (the rate measured with both copying, or what the both-ways total leaves beside the other direction's one-way rate), ±{:.0}%; and the traced time matches the fastest timed sample of the same schedule within ±{:.0}% (the middle of three back-to-back iterations against the time per iteration, or a lone run's span against the same schedule timed alone). A trace that fails is traced again after a pause, up to five times in all; the failures it left behind are listed, and a trace that still fails is marked disturbed (the machine's other traffic got in the way; the run fails on it only with --strict). The bounds' tolerance is {:.0}%.",
+        MIN_CHECKED_BYTES >> 20,
+        TOLERANCE * 100.0,
+        TOLERANCE * 100.0,
+        SLACK * 100.0
+    )
+}

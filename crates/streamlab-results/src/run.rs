@@ -1,0 +1,510 @@
+//! A run's results as a whole, over the registry of experiments: a results folder read
+//! back ([`SavedRun`]), each result's files (its JSON with its derived numbers and trace
+//! checks, its CSV), the printed tables, `summary.json` ([`summarize`]) and the report
+//! ([`document`], [`render`]). Nothing here names an experiment: everything goes
+//! through [`crate::experiments::each`].
+use std::any::Any;
+use std::fmt::Write;
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::derived::summary::{Entries, Json, RunStatus, RunSummary};
+use crate::derived::trace::{self, TraceChecks};
+use crate::experiment::Experiment;
+use crate::experiments::{self, Visit};
+use crate::folder::{self, FolderError};
+use crate::report::document::Document;
+use crate::report::section::Section;
+use crate::report::table::{self, Table};
+use crate::report::{ReportError, html, markdown};
+use crate::saved::{DeviceInfo, KernelSet, Provenance, files};
+
+/// One saved result: which experiment, which kernel set, and the result itself.
+struct Saved {
+    name: &'static str,
+    set: KernelSet,
+    result: Box<dyn Any + Send + Sync>,
+}
+
+/// Everything a results folder holds.
+#[derive(Default)]
+pub struct SavedRun {
+    pub summary: Option<RunSummary>,
+    results: Vec<Saved>,
+}
+
+impl std::fmt::Debug for SavedRun {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let held: Vec<String> = (self.results.iter())
+            .map(|s| files::stem(s.name, s.set))
+            .collect();
+        f.debug_struct("SavedRun").field("results", &held).finish()
+    }
+}
+
+/// The kernel sets experiment `E` can be measured with.
+fn sets<E: Experiment>() -> &'static [KernelSet] {
+    if E::USES_KERNEL_SETS {
+        &[KernelSet::Rust, KernelSet::Cuda]
+    } else {
+        &[KernelSet::Rust]
+    }
+}
+
+impl SavedRun {
+    /// Load every result file in `dir`; an error if there are none.
+    pub fn load(dir: &Path) -> Result<SavedRun, FolderError> {
+        struct Load<'a> {
+            dir: &'a Path,
+            run: SavedRun,
+            error: Option<FolderError>,
+        }
+        impl Visit for Load<'_> {
+            fn visit<E: Experiment>(&mut self) {
+                for &set in sets::<E>() {
+                    if self.error.is_some() {
+                        return;
+                    }
+                    match folder::read_result::<E>(self.dir, set) {
+                        Ok(Some(result)) => self.run.insert::<E>(set, result),
+                        Ok(None) => {}
+                        Err(err) => self.error = Some(err),
+                    }
+                }
+            }
+        }
+        let mut load = Load {
+            dir,
+            run: SavedRun::default(),
+            error: None,
+        };
+        experiments::each(&mut load);
+        if let Some(err) = load.error {
+            return Err(err);
+        }
+        if load.run.results.is_empty() {
+            return Err(FolderError::Empty(dir.to_owned()));
+        }
+        load.run.summary = folder::read_json(dir, files::SUMMARY)?;
+        Ok(load.run)
+    }
+
+    /// Hold `result` of experiment `E` measured with `set`, in place of any before.
+    pub fn insert<E: Experiment>(&mut self, set: KernelSet, result: E::Result) {
+        self.results
+            .retain(|s| !(s.name == E::NAME && s.set == set));
+        self.results.push(Saved {
+            name: E::NAME,
+            set,
+            result: Box::new(result),
+        });
+    }
+
+    /// Experiment `E`'s result measured with `set`, if the folder has it.
+    pub fn get<E: Experiment>(&self, set: KernelSet) -> Option<&E::Result> {
+        (self.results.iter())
+            .find(|s| s.name == E::NAME && s.set == set)
+            .and_then(|s| s.result.downcast_ref())
+    }
+
+    /// The same, to change (tests break results this way).
+    pub fn get_mut<E: Experiment>(&mut self, set: KernelSet) -> Option<&mut E::Result> {
+        (self.results.iter_mut())
+            .find(|s| s.name == E::NAME && s.set == set)
+            .and_then(|s| s.result.downcast_mut())
+    }
+}
+
+/// What an experiment's JSON holds: its result, the numbers derived from it, and the
+/// checks of its traced timelines.
+#[derive(Serialize)]
+struct SavedFile<'a, R: Serialize, D: Serialize> {
+    #[serde(flatten)]
+    result: &'a R,
+    derived: D,
+    trace_checks: &'a [TraceChecks],
+}
+
+/// The files of experiment `E`'s `result` measured with `set`: its JSON (with its
+/// derived numbers and `checks`, the checks of its traced timelines) and its CSV.
+fn result_files<E: Experiment>(
+    result: &E::Result,
+    set: KernelSet,
+    checks: &[TraceChecks],
+) -> Result<Vec<(String, String)>, FolderError> {
+    let file = SavedFile {
+        result,
+        derived: E::derive(result),
+        trace_checks: checks,
+    };
+    let name = files::json(E::NAME, set);
+    let json = serde_json::to_string_pretty(&file).map_err(|source| FolderError::Json {
+        path: name.clone().into(),
+        source,
+    })?;
+    let mut out = vec![(name, json)];
+    out.extend(E::csv(result).map(|csv| (files::csv(E::NAME, set), csv)));
+    Ok(out)
+}
+
+/// Write experiment `E`'s `result` measured with `set` into `dir`: its JSON and its
+/// CSV, each whole. Returns the checks of its traced timelines.
+pub fn save<E: Experiment>(
+    dir: &Path,
+    result: &E::Result,
+    set: KernelSet,
+) -> Result<Vec<TraceChecks>, FolderError> {
+    let checks: Vec<TraceChecks> = E::timelines(result).into_iter().map(trace::check).collect();
+    for (name, contents) in result_files::<E>(result, set, &checks)? {
+        folder::write_atomic(dir, &name, contents.as_bytes())?;
+    }
+    Ok(checks)
+}
+
+/// The table printed after experiment `E` ran with `set`: its heading, whether it is
+/// complete, its tables and its verification.
+pub fn printed<E: Experiment>(result: &E::Result, set: KernelSet) -> String {
+    let mut out = format!(
+        "\n{}\n{}",
+        table::heading(E::NAME, set),
+        table::incomplete(E::provenance(result).complete)
+    );
+    for t in E::tables(result, None) {
+        out += &t.text();
+    }
+    let _ = writeln!(out, "verification: {}", E::verification(result).detail);
+    out
+}
+
+/// Every table of `run`, as the runs printed them, then the summary.
+pub fn tables(run: &SavedRun) -> String {
+    struct Print<'a>(&'a SavedRun, String);
+    impl Visit for Print<'_> {
+        fn visit<E: Experiment>(&mut self) {
+            for &set in sets::<E>() {
+                if let Some(r) = self.0.get::<E>(set) {
+                    self.1 += &printed::<E>(r, set);
+                }
+            }
+        }
+    }
+    let mut print = Print(run, String::new());
+    experiments::each(&mut print);
+    if let Some(s) = &run.summary {
+        print.1 += &format!("\nsummary\n{}", summary_text(s));
+    }
+    print.1
+}
+
+/// The device and provenance of the first result in `run` measured with the Rust
+/// kernels.
+pub fn header(run: &SavedRun) -> Option<(DeviceInfo, Provenance)> {
+    struct First<'a>(&'a SavedRun, Option<(DeviceInfo, Provenance)>);
+    impl Visit for First<'_> {
+        fn visit<E: Experiment>(&mut self) {
+            if self.1.is_none() {
+                self.1 = (self.0.get::<E>(KernelSet::Rust))
+                    .map(|r| (E::device(r).clone(), E::provenance(r).clone()));
+            }
+        }
+    }
+    let mut first = First(run, None);
+    experiments::each(&mut first);
+    first.1
+}
+
+/// The headline of everything in `run`; `None` when the folder has no result to name its
+/// device.
+pub fn summarize(run: &SavedRun, status: RunStatus) -> Option<RunSummary> {
+    struct Summarize<'a> {
+        run: &'a SavedRun,
+        experiments: Entries,
+        cuda: Entries,
+        ratios: Entries,
+        facts: Entries,
+    }
+    impl Visit for Summarize<'_> {
+        fn visit<E: Experiment>(&mut self) {
+            let rust = self.run.get::<E>(KernelSet::Rust);
+            let headline = rust.and_then(E::summary);
+            if E::USES_KERNEL_SETS {
+                let cuda = self.run.get::<E>(KernelSet::Cuda);
+                self.experiments
+                    .push(E::NAME, headline.unwrap_or(Json::Null));
+                self.cuda
+                    .push(E::NAME, cuda.and_then(E::summary).unwrap_or(Json::Null));
+                let ratio = rust.zip(cuda).and_then(|(r, c)| {
+                    rust_over_cuda(&E::configuration_times(r), &E::configuration_times(c))
+                });
+                self.ratios.push(E::NAME, crate::experiment::json(&ratio));
+            } else if let Some(h) = headline {
+                self.experiments.push(E::NAME, h);
+            }
+            let facts = rust.map(E::facts).unwrap_or_default();
+            for (i, key) in E::FACTS.iter().enumerate() {
+                self.facts
+                    .push(key, facts.get(i).cloned().unwrap_or(Json::Null));
+            }
+        }
+    }
+    let (device, provenance) = header(run)?;
+    let mut s = Summarize {
+        run,
+        experiments: Entries::default(),
+        cuda: Entries::default(),
+        ratios: Entries::default(),
+        facts: Entries::default(),
+    };
+    experiments::each(&mut s);
+    let any_cuda = s.cuda.any();
+    Some(RunSummary {
+        device,
+        provenance,
+        complete: status.steps_not_run.is_empty() && status.interrupted_by.is_none(),
+        interrupted_by: status.interrupted_by,
+        steps_not_run: status.steps_not_run,
+        experiments: s.experiments,
+        facts: s.facts,
+        cuda_experiments: any_cuda.then_some(s.cuda),
+        experiment_rust_over_cuda: any_cuda.then_some(s.ratios),
+    })
+}
+
+/// Every configuration both kernel sets measured, summed, Rust over CUDA C++.
+fn rust_over_cuda(rust: &[(String, f64)], cuda: &[(String, f64)]) -> Option<f64> {
+    let (r, c) = (rust.iter())
+        .filter_map(|(key, t)| cuda.iter().find(|(k, _)| k == key).map(|(_, u)| (*t, *u)))
+        .fold((0.0, 0.0), |(a, b), (t, u)| (a + t, b + u));
+    (c > 0.0).then(|| r / c)
+}
+
+/// One line per experiment (and per fact: the limits, the kernel ratios) of `s`,
+/// labelled.
+pub fn headlines(s: &RunSummary) -> Vec<(String, String)> {
+    struct Lines<'a>(&'a RunSummary, Vec<(String, String)>, Vec<(String, String)>);
+    impl Visit for Lines<'_> {
+        fn visit<E: Experiment>(&mut self) {
+            if let Some(line) = self.0.experiment(E::NAME).and_then(E::headline) {
+                self.1.push((E::NAME.to_owned(), line));
+            }
+            if !E::FACTS.is_empty() {
+                let facts: Vec<&Json> = (E::FACTS.iter())
+                    .map(|k| self.0.facts.get(k).unwrap_or(&Json::Null))
+                    .collect();
+                self.2.extend(E::fact_lines(&facts));
+            }
+        }
+    }
+    let mut lines = Lines(s, Vec::new(), Vec::new());
+    experiments::each(&mut lines);
+    lines.1.extend(lines.2);
+    lines.1
+}
+
+/// The compact summary `run-all` prints last: the device, whether the run is complete,
+/// and [`headlines`].
+pub fn summary_text(s: &RunSummary) -> String {
+    let mut out = table::device(&s.device);
+    if !s.complete {
+        let _ = writeln!(
+            out,
+            "INCOMPLETE ({}): not run or not finished: {}",
+            s.interrupted_by.as_deref().unwrap_or("stopped"),
+            s.steps_not_run.join(", ")
+        );
+    }
+    for (name, line) in headlines(s) {
+        let _ = writeln!(out, "{name:<19} {line}");
+    }
+    out
+}
+
+/// The results in `run` that say they were stopped before the end, by file stem.
+fn incomplete(run: &SavedRun) -> Vec<String> {
+    struct Stopped<'a>(&'a SavedRun, Vec<String>);
+    impl Visit for Stopped<'_> {
+        fn visit<E: Experiment>(&mut self) {
+            for &set in sets::<E>() {
+                if (self.0.get::<E>(set)).is_some_and(|r| !E::provenance(r).complete) {
+                    self.1.push(files::stem(E::NAME, set));
+                }
+            }
+        }
+    }
+    let mut stopped = Stopped(run, Vec::new());
+    experiments::each(&mut stopped);
+    stopped.1
+}
+
+/// The banner of an incomplete run: the summary's status, or results that say so.
+fn banner(run: &SavedRun) -> Option<String> {
+    if let Some(s) = run.summary.as_ref().filter(|s| !s.complete) {
+        let by =
+            (s.interrupted_by.as_deref()).map_or(String::new(), |n| format!(" (stopped by {n})"));
+        let missing = if s.steps_not_run.is_empty() {
+            String::new()
+        } else {
+            format!("; not run or not finished: {}", s.steps_not_run.join(", "))
+        };
+        return Some(format!(
+            "This run is incomplete{by}{missing}. What is shown was measured; the rest is missing."
+        ));
+    }
+    let partial = incomplete(run);
+    (!partial.is_empty()).then(|| {
+        format!(
+            "This run is incomplete: {} stopped before measuring every configuration. What is shown was measured; the rest is missing.",
+            partial.join(", ")
+        )
+    })
+}
+
+/// The report of everything in `run`.
+pub fn document(run: &SavedRun) -> Result<Document, ReportError> {
+    struct Sections<'a>(&'a SavedRun, Vec<Section>, Option<ReportError>);
+    impl Visit for Sections<'_> {
+        fn visit<E: Experiment>(&mut self) {
+            if self.2.is_some() {
+                return;
+            }
+            if let Some(r) = self.0.get::<E>(KernelSet::Rust) {
+                match E::section(r, self.0.get::<E>(KernelSet::Cuda)) {
+                    Ok(s) => self.1.push(s),
+                    Err(e) => self.2 = Some(e),
+                }
+            }
+        }
+    }
+    let mut sections = Sections(run, Vec::new(), None);
+    experiments::each(&mut sections);
+    if let Some(err) = sections.2 {
+        return Err(err);
+    }
+    let header = header(run).map(|(device, provenance)| {
+        vec![
+            (
+                "GPU".to_owned(),
+                table::device(&device).trim_end().to_owned(),
+            ),
+            ("Started (UTC)".to_owned(), provenance.started_utc.clone()),
+            ("streamlab".to_owned(), provenance.streamlab_version.clone()),
+            ("Rust PTX target".to_owned(), provenance.ptx_target.clone()),
+            (
+                "Kernel form".to_owned(),
+                format!(
+                    "{} (unless a section says otherwise)",
+                    provenance.form.label()
+                ),
+            ),
+        ]
+    });
+    Ok(Document {
+        banner: banner(run),
+        header: header.unwrap_or_default(),
+        headlines: run.summary.as_ref().map(|s| {
+            let mut t = Table::new(None, &["experiment", "headline"]);
+            t.rows = (headlines(s).into_iter())
+                .map(|(name, line)| vec![name, line])
+                .collect();
+            t
+        }),
+        sections: sections.1,
+    })
+}
+
+/// Every result file of `run` as it would be written now: each result's JSON and CSV,
+/// and `summary.json` where the folder had one (its run's status kept).
+fn result_outputs(run: &SavedRun) -> Result<Vec<(String, String)>, ReportError> {
+    struct Files<'a>(&'a SavedRun, Vec<(String, String)>, Option<FolderError>);
+    impl Visit for Files<'_> {
+        fn visit<E: Experiment>(&mut self) {
+            for &set in sets::<E>() {
+                if let (Some(r), None) = (self.0.get::<E>(set), &self.2) {
+                    let checks: Vec<TraceChecks> =
+                        E::timelines(r).into_iter().map(trace::check).collect();
+                    match result_files::<E>(r, set, &checks) {
+                        Ok(files) => self.1.extend(files),
+                        Err(e) => self.2 = Some(e),
+                    }
+                }
+            }
+        }
+    }
+    let mut out = Files(run, Vec::new(), None);
+    experiments::each(&mut out);
+    if let Some(err) = out.2 {
+        return Err(err.into());
+    }
+    let status = run.summary.as_ref().map(|s| RunStatus {
+        interrupted_by: s.interrupted_by.clone(),
+        steps_not_run: s.steps_not_run.clone(),
+    });
+    if let Some(summary) = status.and_then(|status| summarize(run, status)) {
+        let json = serde_json::to_string_pretty(&summary).map_err(|source| FolderError::Json {
+            path: files::SUMMARY.into(),
+            source,
+        })?;
+        out.1.push((files::SUMMARY.to_owned(), json));
+    }
+    Ok(out.1)
+}
+
+/// Render `run` into `out`: every result's JSON and CSV again (from the current
+/// derivations), then every chart, timeline and trace, then `report.md` and
+/// `report.html`, each file written whole. `keep_going` is asked before each file; when
+/// it says no, rendering stops there.
+pub fn render(
+    run: &SavedRun,
+    out: &Path,
+    keep_going: &dyn Fn() -> bool,
+) -> Result<usize, ReportError> {
+    let doc = document(run)?;
+    let mut outputs = result_outputs(run)?;
+    outputs.extend(
+        (doc.files().into_iter()).map(|(name, contents)| (name.to_owned(), contents.to_owned())),
+    );
+    outputs.push((files::REPORT_MD.to_owned(), markdown::render(&doc)));
+    outputs.push((files::REPORT_HTML.to_owned(), html::render(&doc)));
+    let total = outputs.len();
+    for (written, (name, contents)) in outputs.iter().enumerate() {
+        if !keep_going() {
+            return Err(ReportError::Stopped { written, total });
+        }
+        folder::write_atomic(out, name, contents.as_bytes())?;
+    }
+    Ok(total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_and_corrupt_folders_are_clear_errors() {
+        let dir = std::env::temp_dir().join(format!("streamlab-run-empty-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let err = SavedRun::load(&dir).unwrap_err();
+        assert!(
+            err.to_string().contains("holds no streamlab results"),
+            "{err}"
+        );
+        struct First(Option<&'static str>);
+        impl Visit for First {
+            fn visit<E: Experiment>(&mut self) {
+                self.0.get_or_insert(E::NAME);
+            }
+        }
+        let mut first = First(None);
+        experiments::each(&mut first);
+        let name = files::json(first.0.unwrap(), KernelSet::Rust);
+        std::fs::write(dir.join(name), "{not json").unwrap();
+        let err = SavedRun::load(&dir).unwrap_err();
+        assert!(
+            err.to_string().contains("is not a streamlab result"),
+            "{err}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
