@@ -148,6 +148,11 @@ fn result_files<E: Experiment>(
     Ok(out)
 }
 
+/// The checks of every traced timeline of experiment `E`'s `result`.
+fn trace_checks<E: Experiment>(result: &E::Result) -> Vec<TraceChecks> {
+    E::timelines(result).into_iter().map(trace::check).collect()
+}
+
 /// Write experiment `E`'s `result` measured with `set` into `dir`: its JSON and its
 /// CSV, each whole. Returns the checks of its traced timelines.
 pub fn save<E: Experiment>(
@@ -155,7 +160,7 @@ pub fn save<E: Experiment>(
     result: &E::Result,
     set: KernelSet,
 ) -> Result<Vec<TraceChecks>, FolderError> {
-    let checks: Vec<TraceChecks> = E::timelines(result).into_iter().map(trace::check).collect();
+    let checks = trace_checks::<E>(result);
     for (name, contents) in result_files::<E>(result, set, &checks)? {
         folder::write_atomic(dir, &name, contents.as_bytes())?;
     }
@@ -421,9 +426,7 @@ fn result_outputs(run: &SavedRun) -> Result<Vec<(String, String)>, ReportError> 
         fn visit<E: Experiment>(&mut self) {
             for &set in sets::<E>() {
                 if let (Some(r), None) = (self.0.get::<E>(set), &self.2) {
-                    let checks: Vec<TraceChecks> =
-                        E::timelines(r).into_iter().map(trace::check).collect();
-                    match result_files::<E>(r, set, &checks) {
+                    match result_files::<E>(r, set, &trace_checks::<E>(r)) {
                         Ok(files) => self.1.extend(files),
                         Err(e) => self.2 = Some(e),
                     }
