@@ -12,17 +12,6 @@ use streamlab_results::derived::rates::{faster, fastest_link};
 use streamlab_results::derived::summary::RunStatus;
 use streamlab_results::derived::trace::TraceChecks;
 use streamlab_results::experiment::Experiment;
-use streamlab_results::experiments::bounds::Bounds;
-use streamlab_results::experiments::compare_kernels::CompareKernels;
-use streamlab_results::experiments::graph_overlap::GraphOverlap;
-use streamlab_results::experiments::kernel_concurrency::KernelConcurrency;
-use streamlab_results::experiments::launch_overhead::LaunchOverhead;
-use streamlab_results::experiments::mapped::Mapped;
-use streamlab_results::experiments::matmul_streams::MatmulStreams;
-use streamlab_results::experiments::memcpy_kernel::MemcpyKernel;
-use streamlab_results::experiments::overlap::Overlap;
-use streamlab_results::experiments::overlap_map::OverlapMap;
-use streamlab_results::experiments::sincos_overlap::SincosOverlap;
 use streamlab_results::folder::{self, FolderError};
 use streamlab_results::report::{self, ReportError};
 use streamlab_results::run::{self as results, SavedRun, summarize};
@@ -30,7 +19,7 @@ use streamlab_results::saved::{
     KernelForm, KernelSet, LinkProbe, LinkRates, Params, UsageError, files,
 };
 
-use crate::cli::{self, Command, KernelChoice, KernelOptions, Parsed, RunOptions};
+use crate::cli::{self, Command, KernelChoice, KernelOptions, Parsed, RunOptions, Start};
 use crate::experiments::{Context, LinkProber, Run, RunError};
 use crate::runtime::baseline::{self, Availability, BaselineError, CudaKernels};
 use crate::runtime::{Gpu, Kernels, RuntimeError};
@@ -88,7 +77,10 @@ impl From<RunError> for AppError {
 
 /// Run the parsed command.
 pub fn run(parsed: Parsed) -> Result<(), AppError> {
-    let sub = parsed.sub();
+    let matches = parsed.sub();
+    if let Some(done) = parsed.cli.command.experiment(Single { matches }) {
+        return done;
+    }
     match &parsed.cli.command {
         Command::DeviceInfo { device } => {
             let gpu = Gpu::open(*device)?;
@@ -97,9 +89,27 @@ pub fn run(parsed: Parsed) -> Result<(), AppError> {
         }
         Command::Report { from, out } => render(from, out.as_deref().unwrap_or(from)),
         Command::RunAll { kernels, run } => run_all(kernels, run),
-        Command::KernelConcurrency(a) if a.params.worker_queues.is_some() => {
-            let queues = a.params.worker_queues.expect("checked");
-            let gpu = Gpu::open(a.run.device)?;
+        _ => unreachable!("every experiment's command is handed to `Single`"),
+    }
+}
+
+/// One experiment's command: its parameters (with `--quick`), validated before the GPU
+/// is opened; a worker process (see [`Run::worker`]) prints its work for its parent.
+struct Single<'a> {
+    matches: Option<&'a clap::ArgMatches>,
+}
+
+impl Start for Single<'_> {
+    type Output = Result<(), AppError>;
+
+    fn start<E: Run>(
+        self,
+        given: &E::Params,
+        run: &RunOptions,
+        kernels: Option<&KernelOptions>,
+    ) -> Result<(), AppError> {
+        if let Some(work) = E::worker(given) {
+            let gpu = Gpu::open(run.device)?;
             let ctx = Context {
                 gpu: &gpu,
                 kernels: gpu.kernels(),
@@ -107,48 +117,19 @@ pub fn run(parsed: Parsed) -> Result<(), AppError> {
                 form: KernelForm::Tuned,
                 started_utc: "",
             };
-            let run = crate::experiments::kernel_concurrency::worker(&ctx, &a.params, queues)?;
-            println!(
-                "{}",
-                serde_json::to_string(&run).expect("a worker's result serialises")
-            );
-            Ok(())
+            println!("{}", work(&ctx, given)?);
+            return Ok(());
         }
-        Command::Bounds(a) => single::<Bounds>(&a.params, &a.run, None, sub),
-        Command::CompareKernels(a) => single::<CompareKernels>(&a.params, &a.run, None, sub),
-        Command::MatmulStreams(a) => {
-            single::<MatmulStreams>(&a.params, &a.run, Some(&a.kernels), sub)
-        }
-        Command::MemcpyKernel(a) => {
-            single::<MemcpyKernel>(&a.params, &a.run, Some(&a.kernels), sub)
-        }
-        Command::SincosOverlap(a) => {
-            single::<SincosOverlap>(&a.params, &a.run, Some(&a.kernels), sub)
-        }
-        Command::KernelConcurrency(a) => single::<KernelConcurrency>(&a.params, &a.run, None, sub),
-        Command::LaunchOverhead(a) => single::<LaunchOverhead>(&a.params, &a.run, None, sub),
-        Command::GraphOverlap(a) => single::<GraphOverlap>(&a.params, &a.run, None, sub),
-        Command::OverlapMap(a) => single::<OverlapMap>(&a.params, &a.run, None, sub),
-        Command::Mapped(a) => single::<Mapped>(&a.params, &a.run, None, sub),
-        Command::Overlap(a) => single::<Overlap>(&a.params, &a.run, None, sub),
+        let params = cli::with_quick(given, run.quick, self.matches)?;
+        params.validate()?;
+        let mut session = Session::open(run, kernels, E::NEEDS_CUDA_TWINS)?;
+        session.measure::<E>(&params)?;
+        session.finish()
     }
 }
 
-/// One experiment: its parameters (with `--quick`), validated before the GPU is opened.
-fn single<E: Run>(
-    given: &E::Params,
-    run: &RunOptions,
-    kernels: Option<&KernelOptions>,
-    matches: Option<&clap::ArgMatches>,
-) -> Result<(), AppError> {
-    let params = cli::with_quick(given, run.quick, matches)?;
-    params.validate()?;
-    let mut session = Session::open(run, kernels, E::NAME == CompareKernels::NAME)?;
-    session.measure::<E>(&params)?;
-    session.finish()
-}
-
-/// `run-all`: every experiment in turn, then `summary.json` and the report.
+/// `run-all`: every experiment of the registry that runs on its own (`Run::IN_RUN_ALL`),
+/// in the registry's order, then `summary.json` and the report.
 fn run_all(kernels: &KernelOptions, run: &RunOptions) -> Result<(), AppError> {
     type Step = fn(&mut Session, bool) -> Result<bool, AppError>;
     fn step<E: Run>(session: &mut Session, quick: bool) -> Result<bool, AppError> {
@@ -160,32 +141,43 @@ fn run_all(kernels: &KernelOptions, run: &RunOptions) -> Result<(), AppError> {
         let results = session.measure::<E>(&params)?;
         Ok(results.iter().all(|r| E::provenance(r).complete))
     }
-    let steps: [(&str, Step); 10] = [
-        (Bounds::NAME, step::<Bounds>),
-        (CompareKernels::NAME, step::<CompareKernels>),
-        (SincosOverlap::NAME, step::<SincosOverlap>),
-        (MatmulStreams::NAME, step::<MatmulStreams>),
-        (MemcpyKernel::NAME, step::<MemcpyKernel>),
-        (KernelConcurrency::NAME, step::<KernelConcurrency>),
-        (LaunchOverhead::NAME, step::<LaunchOverhead>),
-        (GraphOverlap::NAME, step::<GraphOverlap>),
-        (OverlapMap::NAME, step::<OverlapMap>),
-        (Mapped::NAME, step::<Mapped>),
-    ];
+    struct Plan {
+        name: &'static str,
+        in_run_all: bool,
+        needs_cuda_twins: bool,
+        step: Step,
+    }
+    macro_rules! plan {
+        ($($module:ident :: $experiment:ident),* $(,)?) => {
+            [$({
+                type E = streamlab_results::experiments::$module::$experiment;
+                Plan {
+                    name: E::NAME,
+                    in_run_all: E::IN_RUN_ALL,
+                    needs_cuda_twins: E::NEEDS_CUDA_TWINS,
+                    step: step::<E>,
+                }
+            }),*]
+        };
+    }
+    let plan = streamlab_results::registered!(plan);
     let mut session = Session::open(run, Some(kernels), false)?;
     let mut status = RunStatus::default();
-    for (name, step) in steps {
+    for p in plan.iter().filter(|p| p.in_run_all) {
         if stop::requested().is_some() {
-            status.steps_not_run.push(name.to_owned());
+            status.steps_not_run.push(p.name.to_owned());
             continue;
         }
-        if name == CompareKernels::NAME && session.cuda.is_none() {
-            eprintln!("note: skipping compare-kernels: the CUDA C++ twins are unavailable");
-            status.steps_not_run.push(name.to_owned());
+        if p.needs_cuda_twins && session.cuda.is_none() {
+            eprintln!(
+                "note: skipping {}: the CUDA C++ twins are unavailable",
+                p.name
+            );
+            status.steps_not_run.push(p.name.to_owned());
             continue;
         }
-        if !step(&mut session, run.quick)? {
-            status.steps_not_run.push(name.to_owned());
+        if !(p.step)(&mut session, run.quick)? {
+            status.steps_not_run.push(p.name.to_owned());
         }
     }
     status.interrupted_by = stop::requested().map(|s| s.name().to_owned());

@@ -13,6 +13,8 @@ use streamlab_results::experiments::{
 };
 use streamlab_results::saved::{KernelForm, Params};
 
+use crate::experiments::Run as Runs;
+
 /// Reproduce the classic CUDA-streams experiments with Rust kernels, verify every output,
 /// and write JSON, CSV, charts, GPU-side timelines and a report.
 #[derive(Debug, Parser)]
@@ -83,74 +85,124 @@ pub struct KernelRun<P: clap::Args> {
     pub run: RunOptions,
 }
 
-#[derive(Debug, Subcommand)]
-pub enum Command {
-    /// Print the GPU's name, compute capability, SMs, copy engines, memory and driver.
-    DeviceInfo {
-        /// GPU ordinal.
-        #[arg(long, default_value_t = 0)]
-        device: usize,
-    },
+impl<P: clap::Args> Run<P> {
+    fn kernel_options(&self) -> Option<&KernelOptions> {
+        None
+    }
+}
+
+impl<P: clap::Args> KernelRun<P> {
+    fn kernel_options(&self) -> Option<&KernelOptions> {
+        Some(&self.kernels)
+    }
+}
+
+/// What is done with an experiment's command: its parameters as parsed, its run options
+/// and, where it takes them, its kernel options.
+pub trait Start {
+    type Output;
+    fn start<E: Runs>(
+        self,
+        params: &E::Params,
+        run: &RunOptions,
+        kernels: Option<&KernelOptions>,
+    ) -> Self::Output;
+}
+
+/// The commands: one line per experiment (its help, `Run` or `KernelRun` for whether it
+/// takes kernel options, and the experiment it runs), then the others.
+macro_rules! commands {
+    ($($(#[$help:meta])* $variant:ident($options:ident, $module:ident::$experiment:ident),)*) => {
+        #[derive(Debug, Subcommand)]
+        pub enum Command {
+            /// Print the GPU's name, compute capability, SMs, copy engines, memory and
+            /// driver.
+            DeviceInfo {
+                /// GPU ordinal.
+                #[arg(long, default_value_t = 0)]
+                device: usize,
+            },
+            $($(#[$help])* $variant($options<$module::Params>),)*
+            /// Measure the bounds, compare the kernels, and run every experiment with its
+            /// defaults (or --quick); write summary.json and the report, and print a
+            /// compact table.
+            RunAll {
+                #[command(flatten)]
+                kernels: KernelOptions,
+                #[command(flatten)]
+                run: RunOptions,
+            },
+            /// Render the report again from a results folder's JSON, with no GPU.
+            Report {
+                /// The results folder to read.
+                #[arg(long)]
+                from: PathBuf,
+                /// Where to write the charts, timelines and report (default: the --from
+                /// folder).
+                #[arg(long)]
+                out: Option<PathBuf>,
+            },
+        }
+
+        impl Command {
+            /// Hand an experiment's command to `start`; `None` for the other commands.
+            pub fn experiment<S: Start>(&self, start: S) -> Option<S::Output> {
+                match self {
+                    $(Command::$variant(a) => Some(start.start::<$module::$experiment>(
+                        &a.params,
+                        &a.run,
+                        a.kernel_options(),
+                    )),)*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+commands! {
     /// 16 independent naive matrix products over 1..=16 streams (product i on stream
     /// i % s): time per stream count, speedup, and the ceil(16/s) tasks-per-stream model
     /// behind the plateaus.
-    MatmulStreams(KernelRun<matmul_streams::Params>),
+    MatmulStreams(KernelRun, matmul_streams::MatmulStreams),
     /// The CUDA Handbook's AddKernel shmoo: sequential HtoD, kernel, DtoH and total
     /// against the streamed version (all copies in, all kernels, all copies out) for each
     /// cycles value, alternating, with speedup and the reachable bound (copies both ways
     /// at the measured rate, fill and drain). The cycles range is extended until the
     /// kernel outlasts the copies.
-    MemcpyKernel(KernelRun<memcpy_kernel::Params>),
+    MemcpyKernel(KernelRun, memcpy_kernel::MemcpyKernel),
     /// b = a + sqrt(sin² + cos²) over pinned floats: sequential (blocking copies) against
     /// asynchronous 1 (per stream: copy, kernel, copy) and 2 (all copies in, all kernels,
     /// all copies out) over --streams and a sweep, iterations back to back as in the
     /// blog, beside the bound: copies both ways at the measured rate.
-    SincosOverlap(KernelRun<sincos_overlap::Params>),
+    SincosOverlap(KernelRun, sincos_overlap::SincosOverlap),
     /// Measure the physical limits: pinned HtoD and DtoH alone and both at once,
     /// device-to-device bandwidth and launch cost.
-    Bounds(Run<bounds::Params>),
+    Bounds(Run, bounds::Bounds),
     /// Time each Rust kernel against its CUDA C++ twin (NVRTC), plain and tuned forms,
     /// from interleaved launches on the experiments' buffers and shapes.
-    CompareKernels(Run<compare_kernels::Params>),
+    CompareKernels(Run, compare_kernels::CompareKernels),
     /// How many kernels run at once: one spin kernel on each of N streams, with 8 and
     /// with 32 hardware queues (each in its own process), against the same kernels one
     /// after another, beside the hardware-queue model.
-    KernelConcurrency(Run<kernel_concurrency::Params>),
+    KernelConcurrency(Run, kernel_concurrency::KernelConcurrency),
     /// What a launch costs: empty kernels back to back (Rust and CUDA C++), waited for
     /// one by one, replayed from a CUDA graph, and the work per kernel at which the
     /// launch cost stops mattering.
-    LaunchOverhead(Run<launch_overhead::Params>),
+    LaunchOverhead(Run, launch_overhead::LaunchOverhead),
     /// sincos-overlap's asynchronous orders captured once as CUDA graphs and replayed,
     /// against issuing on streams: GPU time and host time per iteration.
-    GraphOverlap(Run<graph_overlap::Params>),
+    GraphOverlap(Run, graph_overlap::GraphOverlap),
     /// The sincos workload over array sizes × stream counts: where streams pay off,
     /// measured and predicted by a model built from measured costs.
-    OverlapMap(Run<overlap_map::Params>),
+    OverlapMap(Run, overlap_map::OverlapMap),
     /// The sincos kernel on mapped (zero-copy) pinned host memory against streamed
     /// copies, over the overlap map's sizes.
-    Mapped(Run<mapped::Params>),
+    Mapped(Run, mapped::Mapped),
     /// Your own element-wise kernel `name(input: &[T], output: &mut [T], …)` from a PTX
     /// file, sequential against split over streams: does it pay off, from which size,
     /// and how close to the bound.
-    Overlap(Run<overlap::Params>),
-    /// Measure the bounds, compare the kernels, and run every experiment with its
-    /// defaults (or --quick); write summary.json and the report, and print a compact
-    /// table.
-    RunAll {
-        #[command(flatten)]
-        kernels: KernelOptions,
-        #[command(flatten)]
-        run: RunOptions,
-    },
-    /// Render the report again from a results folder's JSON, with no GPU.
-    Report {
-        /// The results folder to read.
-        #[arg(long)]
-        from: PathBuf,
-        /// Where to write the charts, timelines and report (default: the --from folder).
-        #[arg(long)]
-        out: Option<PathBuf>,
-    },
+    Overlap(Run, overlap::Overlap),
 }
 
 /// The parsed command line, and the matches of its subcommand (which options were

@@ -8,14 +8,9 @@ use anyhow::Context;
 fn main() -> ExitCode {
     // Give each of up to 32 streams its own hardware work queue. With the driver's default
     // of 8, streams k and k + 8 share one, and an event recorded on one stalls the other.
-    if std::env::var_os(streamlab::experiments::kernel_concurrency::QUEUES_VARIABLE).is_none() {
+    if std::env::var_os(streamlab::runtime::QUEUES_VARIABLE).is_none() {
         // SAFETY: no other thread exists yet.
-        unsafe {
-            std::env::set_var(
-                streamlab::experiments::kernel_concurrency::QUEUES_VARIABLE,
-                "32",
-            )
-        };
+        unsafe { std::env::set_var(streamlab::runtime::QUEUES_VARIABLE, "32") };
     }
     let parsed = match streamlab::cli::parse(std::env::args_os()) {
         Ok(parsed) => parsed,

@@ -19,16 +19,25 @@ macro_rules! registry {
     };
 }
 
-registry!(
-    bounds::Bounds,
-    compare_kernels::CompareKernels,
-    sincos_overlap::SincosOverlap,
-    matmul_streams::MatmulStreams,
-    memcpy_kernel::MemcpyKernel,
-    kernel_concurrency::KernelConcurrency,
-    launch_overhead::LaunchOverhead,
-    graph_overlap::GraphOverlap,
-    overlap_map::OverlapMap,
-    mapped::Mapped,
-    overlap::Overlap,
-);
+/// Hand the registry's list, `module::Experiment, …` in order, to the macro named (the
+/// GPU side's `run-all` is built from it).
+#[macro_export]
+macro_rules! registered {
+    ($($callback:tt)*) => {
+        $($callback)*! {
+            bounds::Bounds,
+            compare_kernels::CompareKernels,
+            sincos_overlap::SincosOverlap,
+            matmul_streams::MatmulStreams,
+            memcpy_kernel::MemcpyKernel,
+            kernel_concurrency::KernelConcurrency,
+            launch_overhead::LaunchOverhead,
+            graph_overlap::GraphOverlap,
+            overlap_map::OverlapMap,
+            mapped::Mapped,
+            overlap::Overlap,
+        }
+    };
+}
+
+registered!(registry);

@@ -28,6 +28,8 @@ const SINCOS_TOLERANCE: f64 = 1e-6;
 const FORMS: [KernelForm; 2] = [KernelForm::Plain, KernelForm::Tuned];
 
 impl Run for CompareKernels {
+    const NEEDS_CUDA_TWINS: bool = true;
+
     fn run(ctx: &Context, p: &Params) -> Result<KernelComparison, RunError> {
         p.validate()?;
         let Some(cuda) = ctx.cuda else {
@@ -307,7 +309,7 @@ impl Pair<'_> {
 
     fn sincos(&self) -> Result<Vec<KernelCase>, RuntimeError> {
         let n = self.params.sincos_elements;
-        let threads = streamlab_results::experiments::sincos_overlap::Params::default().threads;
+        let threads = super::sincos::THREADS;
         self.gpu.ensure_fits((2 * n * 4) as u64)?;
         let mut rng = crate::rng::Rng::new(crate::rng::Rng::seed_from_clock());
         let mut host_a = self.gpu.pinned(n, 0.0f32)?;
@@ -349,7 +351,7 @@ impl Pair<'_> {
                     "sincos",
                     &rust_b,
                     &cuda_b,
-                    |i| super::sincos_overlap::reference(a[i], i),
+                    |i| super::sincos::reference(a[i], i),
                     SINCOS_TOLERANCE,
                 ),
             ));

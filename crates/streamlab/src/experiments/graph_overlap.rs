@@ -16,13 +16,10 @@ use streamlab_results::experiments::graph_overlap::{
 use streamlab_results::saved::IssueOrder;
 use streamlab_results::saved::Params as _;
 
-use super::sincos_overlap::{Buffers, check};
+use super::sincos::{Buffers, THREADS, check};
 use super::{Context, Run, RunError, StageSampler, chunks, issue_iteration, series};
 use crate::runtime::graph::Graph;
 use crate::runtime::{Region, RuntimeError};
-
-/// Threads per block of the sincos kernel (the blog's).
-const THREADS: u32 = 1024;
 
 impl Run for GraphOverlap {
     fn run(ctx: &Context, p: &Params) -> Result<GraphOverlapResult, RunError> {

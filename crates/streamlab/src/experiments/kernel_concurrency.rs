@@ -28,12 +28,22 @@ use crate::runtime::{DeviceBuffer, Gpu, Region, RuntimeError, Shape, Stream};
 /// The most grids a GPU of compute capability 5.0 to 9.0 and later keeps resident at
 /// once (CUDA Programming Guide, "Compute Capabilities"; no device attribute reports it).
 const MAX_RESIDENT_GRIDS: u32 = 128;
-/// The variable the driver reads at start for the number of hardware work queues.
-pub const QUEUES_VARIABLE: &str = "CUDA_DEVICE_MAX_CONNECTIONS";
 /// Threads of each spin kernel's one block.
 const SPIN_THREADS: u32 = 32;
 
 impl Run for KernelConcurrency {
+    fn worker(p: &Params) -> Option<super::Worker<Params>> {
+        p.worker_queues.map(|_| -> super::Worker<Params> {
+            |ctx, p| {
+                let queues = p
+                    .worker_queues
+                    .expect("a worker's parameters name its queues");
+                let run = worker(ctx, p, queues)?;
+                Ok(serde_json::to_string(&run).expect("a worker's result serialises"))
+            }
+        })
+    }
+
     fn run(ctx: &Context, p: &Params) -> Result<KernelConcurrencyResult, RunError> {
         p.validate()?;
         let exe = std::env::current_exe().map_err(|e| {
@@ -55,7 +65,7 @@ impl Run for KernelConcurrency {
                 .args(["--stream-counts", &join(&p.stream_counts)])
                 .args(["--repeats", &p.repeats.to_string()])
                 .args(["--worker-queues", &queues.to_string()])
-                .env(QUEUES_VARIABLE, queues.to_string())
+                .env(crate::runtime::QUEUES_VARIABLE, queues.to_string())
                 .stdout(Stdio::piped())
                 .stderr(Stdio::inherit());
             let output = worker
@@ -100,7 +110,7 @@ fn join(values: &[usize]) -> String {
 pub const KERNELS_PER_STREAM: usize = 2;
 
 /// A worker's measurements with the hardware queues this process started with.
-pub fn worker(ctx: &Context, p: &Params, queues: u32) -> Result<QueueRun, RunError> {
+fn worker(ctx: &Context, p: &Params, queues: u32) -> Result<QueueRun, RunError> {
     let gpu = ctx.gpu;
     let most = p.stream_counts.iter().copied().max().unwrap_or(1);
     let streams = gpu.streams(most)?;

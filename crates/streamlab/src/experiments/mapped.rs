@@ -8,12 +8,9 @@ use streamlab_results::experiments::mapped::{Mapped, MappedPoint, MappedResult, 
 use streamlab_results::saved::IssueOrder;
 use streamlab_results::saved::Params as _;
 
-use super::sincos_overlap::{Buffers, check};
+use super::sincos::{Buffers, THREADS, check};
 use super::{Context, Run, RunError, StageSampler, chunks, issue_iteration, series};
 use crate::runtime::{MappedBuffer, Region, RuntimeError, Shape, Stream};
-
-/// Threads per block of the sincos kernel (the blog's).
-const THREADS: u32 = 1024;
 
 impl Run for Mapped {
     fn run(ctx: &Context, p: &Params) -> Result<MappedResult, RunError> {

@@ -2,9 +2,10 @@
 //! reproduces: set up buffers, measure every configuration, verify every output, trace
 //! a schedule, and return the saved result (`streamlab_results::saved`).
 //!
-//! An experiment is a [`Run`]: the saved side's [`Experiment`] (its name, parameters and
-//! result) plus how it runs on the GPU. Adding one is a file here, its saved side, and
-//! one line in the command list (`cli.rs`).
+//! An experiment is a [`Run`]: the results side's [`Experiment`] (its name, parameters,
+//! result, tables and report) plus how it runs on the GPU. Adding one is a file here,
+//! its module and line in the results side's registry, and one line in the command list
+//! (`cli.rs`); `run-all` follows the registry.
 pub mod bounds;
 pub mod compare_kernels;
 pub mod graph_overlap;
@@ -15,6 +16,7 @@ pub mod matmul_streams;
 pub mod memcpy_kernel;
 pub mod overlap;
 pub mod overlap_map;
+pub mod sincos;
 pub mod sincos_overlap;
 
 use std::ops::Range;
@@ -79,8 +81,24 @@ pub enum RunError {
 
 /// An experiment the GPU side can run.
 pub trait Run: Experiment {
+    /// Whether `run-all` runs it (not those that need the user's input).
+    const IN_RUN_ALL: bool = true;
+    /// Whether it needs the CUDA C++ twins whatever `--kernels` says.
+    const NEEDS_CUDA_TWINS: bool = false;
+
     fn run(ctx: &Context, params: &Self::Params) -> Result<Self::Result, RunError>;
+
+    /// Where these parameters make this process a worker of a parent run of the same
+    /// experiment (kernel-concurrency starts one per hardware-queue count): the work,
+    /// whose JSON the worker prints for its parent instead of writing results.
+    fn worker(params: &Self::Params) -> Option<Worker<Self::Params>> {
+        let _ = params;
+        None
+    }
 }
+
+/// A worker process's work: its output, as JSON for its parent.
+pub type Worker<P> = fn(&Context, &P) -> Result<String, RunError>;
 
 /// The element range each of `parts` streams handles: chunks that differ by at most one
 /// element, together covering every element once (none empty while `parts <= elements`).

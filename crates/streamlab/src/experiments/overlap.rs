@@ -34,6 +34,8 @@ use crate::verify::Bits;
 const TRACED_ITERATIONS: usize = 3;
 
 impl Run for Overlap {
+    const IN_RUN_ALL: bool = false;
+
     fn run(ctx: &Context, p: &Params) -> Result<OverlapResult, RunError> {
         p.validate()?;
         let text = std::fs::read_to_string(&p.ptx)

@@ -15,12 +15,10 @@ use streamlab_results::saved::Params as _;
 use streamlab_results::saved::timeline::OpKind;
 use streamlab_results::stats::Series;
 
-use super::sincos_overlap::{Buffers, SincosFn, check};
+use super::sincos::{Buffers, SincosFn, THREADS, check};
 use super::{Context, Run, RunError, StageSampler, chunks, issue_iteration, series};
 use crate::runtime::{Gpu, Region, RuntimeError, Shape, Stream};
 
-/// Threads per block of the sincos kernel (the blog's).
-const THREADS: u32 = 1024;
 /// Back-to-back operations per sample of a fixed cost.
 const FIXED_COST_OPS: usize = 1000;
 /// Samples of the largest array's copy stages, and passes per sample.

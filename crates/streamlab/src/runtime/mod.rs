@@ -31,6 +31,11 @@ use cudarc::driver::{DriverError, result, sys};
 use nvptx_kernel::launch::{Args, DeviceSlice, DeviceSliceMut};
 use streamlab_results::saved::DeviceInfo;
 
+/// The variable the driver reads at start for the number of hardware work queues (8 by
+/// default: streams k and k + 8 then share one, and an event recorded on one stalls the
+/// other).
+pub const QUEUES_VARIABLE: &str = "CUDA_DEVICE_MAX_CONNECTIONS";
+
 pub use kernels::{Function, Kernels};
 pub use region::Region;
 
