@@ -8,7 +8,7 @@ use crate::derived::rates::{gbps, median_rates};
 use crate::experiment::{self, Experiment};
 use crate::report::ReportError;
 use crate::report::section::{BOUND_NOTE, Section};
-use crate::report::table::{Table, num};
+use crate::report::table::{Table, noise, num};
 use crate::saved::{DeviceInfo, Provenance, StageTimes, UsageError, Verification};
 use crate::stats::Series;
 
@@ -135,24 +135,28 @@ impl Experiment for Bounds {
         let mib = b.copies.bytes as f64 / (1u64 << 20) as f64;
         let mut t = Table::new(
             Some(format!("{mib:.0} MiB per copy (medians)")),
-            &["path", "ms", "GB/s"],
+            &["path", "ms", "noise", "GB/s"],
         );
+        let c = &b.copies;
         t.rows = vec![
-            vec!["HtoD alone".into(), num(s.h2d_ms, 3), num(s.h2d_gbps, 1)],
-            vec!["DtoH alone".into(), num(s.d2h_ms, 3), num(s.d2h_gbps, 1)],
+            vec!["HtoD alone".into(), num(s.h2d_ms, 3), noise(c.htod.noise()), num(s.h2d_gbps, 1)],
+            vec!["DtoH alone".into(), num(s.d2h_ms, 3), noise(c.dtoh.noise()), num(s.d2h_gbps, 1)],
             vec![
                 "both ways at once (in total)".into(),
-                num(b.copies.both.median(), 3),
+                num(c.both.median(), 3),
+                noise(c.both.noise()),
                 num(s.bidirectional_gbps, 1),
             ],
             vec![
                 "device to device (read + write)".into(),
                 num(b.dtod.median(), 3),
+                noise(b.dtod.noise()),
                 num(s.d2d_gbps, 0),
             ],
             vec![
                 "empty kernel launch (µs)".into(),
                 num(s.launch_us, 2),
+                noise(b.launch.noise()),
                 String::new(),
             ],
         ];

@@ -10,7 +10,7 @@ use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, BarSeries, Level, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank};
 use crate::report::section::{Section, draw};
-use crate::report::table::{Columns, Table, num};
+use crate::report::table::{Columns, Table, noise, num};
 use crate::saved::{DeviceInfo, KernelForm, Provenance, UsageError, Verification};
 use crate::stats::{Quartiles, Series};
 
@@ -130,6 +130,9 @@ pub struct CaseRatio {
     pub form: Option<KernelForm>,
     pub rust: Quartiles,
     pub cuda: Quartiles,
+    /// Relative noise of the Rust and the CUDA C++ samples.
+    pub rust_noise: f64,
+    pub cuda_noise: f64,
     /// Median Rust time over median CUDA C++ time: below 1 Rust is faster.
     pub ratio: f64,
 }
@@ -151,6 +154,8 @@ fn case_ratio(c: &KernelCase) -> CaseRatio {
         form: c.form,
         rust: c.rust.quartiles(),
         cuda: c.cuda.quartiles(),
+        rust_noise: c.rust.noise(),
+        cuda_noise: c.cuda.noise(),
         ratio: c.rust.median() / c.cuda.median(),
     }
 }
@@ -200,7 +205,9 @@ fn columns(c: &KernelComparison) -> Columns<'_, CaseRatio> {
             |k| k.form.map_or("one".into(), |f| f.label().to_owned()),
         )
         .both("Rust", move |k| quartiles(&k.rust), "rust_median_ms", |k| format!("{:.5}", k.rust.median))
+        .show("Rust noise", |k| noise(k.rust_noise))
         .both("CUDA C++", move |k| quartiles(&k.cuda), "cuda_median_ms", |k| format!("{:.5}", k.cuda.median))
+        .show("C++ noise", |k| noise(k.cuda_noise))
         .both("Rust / C++", |k| num(k.ratio, 3), "rust_over_cuda", |k| format!("{:.4}", k.ratio))
         .show("launch", move |k| {
             (c.cases.iter())

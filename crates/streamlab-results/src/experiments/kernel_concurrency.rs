@@ -21,7 +21,7 @@ use crate::report::ReportError;
 use crate::report::chart::{PALETTE, SEQUENTIAL_COLOR, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
 use crate::report::section::{Section, draw, timelines};
-use crate::report::table::{Columns, Table, flag, num, times};
+use crate::report::table::{Columns, Table, flag, noise, num, times};
 use crate::saved::timeline::Timeline;
 use crate::saved::{DeviceInfo, KernelSet, MAX_STREAMS, Provenance, UsageError, Verification};
 use crate::stats::Series;
@@ -134,6 +134,9 @@ pub struct ConcurrencyRow {
     pub streams: usize,
     pub serial_ms: f64,
     pub concurrent_ms: f64,
+    /// Relative noise of the serial and the concurrent samples.
+    pub serial_noise: f64,
+    pub concurrent_noise: f64,
     /// serial / concurrent.
     pub speedup: f64,
     /// The model's waves: `ceil(streams / min(queues, resident grids)) + 1`.
@@ -192,6 +195,8 @@ fn analyze(r: &KernelConcurrencyResult) -> ConcurrencyAnalysis {
                 streams: p.streams,
                 serial_ms,
                 concurrent_ms,
+                serial_noise: p.serial.noise(),
+                concurrent_noise: p.concurrent.noise(),
                 speedup: serial_ms / concurrent_ms,
                 model_waves: waves,
                 measured_waves,
@@ -227,7 +232,9 @@ fn columns<'a>() -> Columns<'a, ConcurrencyRow> {
         .both("queues", |x: &ConcurrencyRow| x.queues.to_string(), "queues", |x| x.queues.to_string())
         .both("streams", |x| x.streams.to_string(), "streams", |x| x.streams.to_string())
         .both("serial", |x| num(x.serial_ms, 3), "serial_ms", move |x| ms(x.serial_ms))
+        .show("serial noise", |x| noise(x.serial_noise))
         .both("concurrent", |x| num(x.concurrent_ms, 3), "concurrent_ms", move |x| ms(x.concurrent_ms))
+        .show("concurrent noise", |x| noise(x.concurrent_noise))
         .both("speedup", |x| times(x.speedup), "speedup", |x| format!("{:.3}", x.speedup))
         .both("model waves", |x| x.model_waves.to_string(), "model_waves", |x| x.model_waves.to_string())
         .both("waves", |x| num(x.measured_waves, 2), "measured_waves", |x| format!("{:.3}", x.measured_waves))

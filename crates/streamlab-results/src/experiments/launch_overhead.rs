@@ -13,7 +13,7 @@ use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
 use crate::report::section::{Section, draw};
-use crate::report::table::{Columns, Table, num, times};
+use crate::report::table::{Columns, Table, noise, num, times};
 use crate::saved::{DeviceInfo, KernelSet, Provenance, UsageError, Verification};
 use crate::stats::Series;
 
@@ -131,6 +131,9 @@ pub struct LaunchRow {
     pub async_host_us: f64,
     pub async_gpu_us: f64,
     pub sync_us: f64,
+    /// Relative noise of the host's and the GPU's samples, back to back.
+    pub host_noise: f64,
+    pub gpu_noise: f64,
     /// Back-to-back launches per second: one per the slower of host issue and GPU.
     pub launches_per_s: f64,
 }
@@ -140,6 +143,8 @@ pub struct LaunchRow {
 pub struct BreakevenRow {
     pub work_us: u32,
     pub per_kernel_us: f64,
+    /// Relative noise of the per-kernel samples.
+    pub noise: f64,
     /// The bound: the work itself, or the cost of an empty launch if larger.
     pub bound_us: f64,
     /// (per kernel − work) / per kernel: the share of each kernel's time that is not work.
@@ -168,6 +173,8 @@ fn row(c: &LaunchCosts) -> LaunchRow {
         async_host_us: host,
         async_gpu_us: gpu,
         sync_us: c.sync_us.median(),
+        host_noise: c.async_host_us.noise(),
+        gpu_noise: c.async_gpu_us.noise(),
         launches_per_s: 1e6 / host.max(gpu),
     }
 }
@@ -189,6 +196,7 @@ fn analyze(r: &LaunchOverheadResult) -> LaunchAnalysis {
             BreakevenRow {
                 work_us: p.work_us,
                 per_kernel_us,
+                noise: p.per_kernel_us.noise(),
                 bound_us: work.max(empty_us),
                 overhead_share: (per_kernel_us - work) / per_kernel_us,
             }
@@ -229,6 +237,7 @@ fn breakeven_columns<'a>() -> Columns<'a, BreakevenRow> {
     Columns::new()
         .both("work", |x: &BreakevenRow| x.work_us.to_string(), "work_us", |x| x.work_us.to_string())
         .both("per kernel", |x| num(x.per_kernel_us, 3), "per_kernel_us", move |x| raw(x.per_kernel_us))
+        .show("noise", |x| noise(x.noise))
         .both("bound", |x| num(x.bound_us, 3), "bound_us", move |x| raw(x.bound_us))
         .both(
             "share not work",
@@ -333,7 +342,9 @@ impl Experiment for LaunchOverhead {
             &[
                 "launched by",
                 "host (async)",
+                "host noise",
                 "GPU (async)",
+                "GPU noise",
                 "launch + synchronize",
                 "launches/s",
             ],
@@ -342,7 +353,9 @@ impl Experiment for LaunchOverhead {
             t.rows.push(vec![
                 format!("{} kernel, stream", x.kernels.label()),
                 num(x.async_host_us, 3),
+                noise(x.host_noise),
                 num(x.async_gpu_us, 3),
+                noise(x.gpu_noise),
                 num(x.sync_us, 3),
                 num(x.launches_per_s, 0),
             ]);
@@ -350,7 +363,9 @@ impl Experiment for LaunchOverhead {
         t.rows.push(vec![
             "Rust kernel, graph replay".into(),
             num(a.graph_host_us, 3),
+            noise(r.graph.host_us.noise()),
             num(a.graph_gpu_us, 3),
+            noise(r.graph.gpu_us.noise()),
             String::new(),
             num(1e6 / a.graph_host_us.max(a.graph_gpu_us), 0),
         ]);

@@ -9,7 +9,7 @@ use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
 use crate::report::section::{Section, cuda_note, draw, timelines};
-use crate::report::table::{Columns, Table, num, ratio, times};
+use crate::report::table::{Columns, Table, noise, num, ratio, times};
 use crate::saved::timeline::Timeline;
 use crate::saved::{DeviceInfo, KernelSet, MAX_STREAMS, Provenance, UsageError, Verification};
 use crate::stats::Series;
@@ -189,6 +189,7 @@ fn columns(cuda: Option<&MatmulAnalysis>) -> Columns<'_, MatmulPoint> {
     Columns::new()
         .show("streams", |x: &MatmulPoint| x.streams.to_string())
         .show("median", |x| num(x.time.median(), 3))
+        .show("noise", |x| noise(x.time.noise()))
         .show("min", |x| num(x.time.min(), 3))
         .show("max", |x| num(x.time.summary.max, 3))
         .show("speedup", |x| times(x.speedup))

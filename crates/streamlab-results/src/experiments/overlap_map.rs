@@ -35,7 +35,7 @@ use crate::report::ReportError;
 use crate::report::chart::HeatMap;
 use crate::report::figures::{Drawing, FigureModel};
 use crate::report::section::{Section, draw};
-use crate::report::table::{Columns, Table, num, times};
+use crate::report::table::{Columns, Table, noise, num, times};
 use crate::saved::{DeviceInfo, MAX_STREAMS, Provenance, SizeSweep, StageTimes, UsageError, Verification};
 use crate::stats::Series;
 
@@ -169,6 +169,8 @@ pub struct MapCellAnalysis {
     pub streams: usize,
     /// The better asynchronous order's median, milliseconds per iteration.
     pub best_ms: f64,
+    /// Relative noise of the better order's samples.
+    pub noise: f64,
     /// One stream's median over `best_ms`.
     pub speedup: f64,
     /// The model's time per iteration and speedup.
@@ -251,13 +253,18 @@ fn analyze(r: &OverlapMapResult) -> MapAnalysis {
             .fold(size.sequential.median(), f64::min);
         let one_stream_model = model_ms(size.elements, 1, size.iterations);
         for cell in &size.cells {
-            let best_ms = cell.async1.median().min(cell.async2.median());
+            let best = [&cell.async1, &cell.async2]
+                .into_iter()
+                .min_by(|a, b| a.median().total_cmp(&b.median()))
+                .expect("two orders");
+            let best_ms = best.median();
             let model = model_ms(size.elements, cell.streams, cell.iterations);
             let (speedup, model_speedup) = (sequential / best_ms, one_stream_model / model);
             cells.push(MapCellAnalysis {
                 elements: size.elements,
                 streams: cell.streams,
                 best_ms,
+                noise: best.noise(),
                 speedup,
                 model_ms: model,
                 model_speedup,
@@ -330,6 +337,7 @@ fn columns(r: &OverlapMapResult) -> Columns<'_, MapCellAnalysis> {
                 .to_string()
         })
         .both("best", |x| num(x.best_ms, 4), "best_ms", |x| format!("{:.5}", x.best_ms))
+        .show("noise", |x| noise(x.noise))
         .both("speedup", |x| times(x.speedup), "speedup", |x| format!("{:.3}", x.speedup))
         .both("model", |x| num(x.model_ms, 4), "model_ms", |x| format!("{:.5}", x.model_ms))
         .both(
