@@ -120,7 +120,10 @@ impl Start for Single<'_> {
             println!("{}", work(&ctx, given)?);
             return Ok(());
         }
-        let params = cli::with_quick(given, run.quick, self.matches)?;
+        let mut params = cli::with_quick(given, run.quick, self.matches)?;
+        if let Some(change) = params.fit() {
+            eprintln!("note: {change}");
+        }
         params.validate()?;
         let mut session = Session::open(run, kernels, E::NEEDS_CUDA_TWINS)?;
         session.measure::<E>(&params)?;

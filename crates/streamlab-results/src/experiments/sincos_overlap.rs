@@ -109,6 +109,32 @@ impl crate::saved::Params for Params {
         }
         Ok(())
     }
+
+    fn fit(&mut self) -> Option<String> {
+        let dropped: Vec<String> = (self.stream_counts.iter())
+            .filter(|&&c| c > self.elements)
+            .map(ToString::to_string)
+            .collect();
+        let lowered = self.streams > self.elements;
+        if dropped.is_empty() && !lowered {
+            return None;
+        }
+        let mut said = Vec::new();
+        if !dropped.is_empty() {
+            self.stream_counts.retain(|&c| c <= self.elements);
+            said.push(format!("stream counts {} dropped", dropped.join(",")));
+        }
+        if lowered {
+            said.push(format!("--streams {} lowered to {}", self.streams, self.elements));
+            self.streams = self.elements;
+        }
+        Some(format!(
+            "{} elements give at most {} streams work: {}",
+            self.elements,
+            self.elements,
+            said.join(", ")
+        ))
+    }
 }
 
 impl Params {
@@ -655,5 +681,32 @@ impl Experiment for SincosOverlap {
         (analyze(r).configs.iter())
             .map(|c| (format!("{:?}{}", c.variant, c.streams), c.median_ms))
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::saved::Params as _;
+
+    #[test]
+    fn stream_counts_above_the_element_count_are_dropped_and_said() {
+        let mut p = Params {
+            elements: 3,
+            streams: 4,
+            stream_counts: vec![1, 2, 3, 5, 8],
+            ..Params::default()
+        };
+        let said = p.fit().expect("something changed");
+        assert!(said.contains("5,8 dropped") && said.contains("--streams 4 lowered to 3"));
+        assert_eq!((p.streams, p.stream_counts.clone()), (3, vec![1, 2, 3]));
+        assert!(p.validate().is_ok());
+        assert_eq!(p.fit(), None, "fitting twice changes nothing");
+        let mut one = Params {
+            elements: 1,
+            ..Params::default()
+        };
+        one.fit();
+        assert_eq!((one.streams, one.all_stream_counts()), (1, vec![1]));
     }
 }

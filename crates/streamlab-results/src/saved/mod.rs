@@ -70,6 +70,12 @@ pub trait Params:
     fn run_all() -> Self {
         Self::default()
     }
+    /// Fit the parameters to what they can measure, saying what changed (sincos-overlap
+    /// drops stream counts above its element count: a stream needs an element); runs
+    /// before [`Params::validate`].
+    fn fit(&mut self) -> Option<String> {
+        None
+    }
     /// Refuse what cannot work, saying what to do instead.
     fn validate(&self) -> Result<(), UsageError>;
 }
