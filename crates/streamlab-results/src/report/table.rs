@@ -202,7 +202,7 @@ pub fn noise(x: f64) -> String {
 /// The flag of a row that beat the bound built from the measured rates, as a cell.
 pub fn flag(beyond: bool) -> String {
     if beyond {
-        "beat its bound as built: a rate was under-measured, bound lowered to the row".into()
+        "beat its bound as built: bound lowered to the row".into()
     } else {
         String::new()
     }
