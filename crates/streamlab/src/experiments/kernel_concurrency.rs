@@ -33,15 +33,14 @@ const SPIN_THREADS: u32 = 32;
 
 impl Run for KernelConcurrency {
     fn worker(p: &Params) -> Option<super::Worker<Params>> {
-        p.worker_queues.map(|_| -> super::Worker<Params> {
-            |ctx, p| {
-                let queues = p
-                    .worker_queues
-                    .expect("a worker's parameters name its queues");
-                let run = worker(ctx, p, queues)?;
-                Ok(serde_json::to_string(&run).expect("a worker's result serialises"))
-            }
-        })
+        let work: super::Worker<Params> = |ctx, p| {
+            let queues = p
+                .worker_queues
+                .expect("a worker's parameters name its queues");
+            let run = worker(ctx, p, queues)?;
+            Ok(serde_json::to_string(&run).expect("a worker's result serialises"))
+        };
+        p.worker_queues.map(|_| work)
     }
 
     fn run(ctx: &Context, p: &Params) -> Result<KernelConcurrencyResult, RunError> {
