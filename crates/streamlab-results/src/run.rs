@@ -407,15 +407,25 @@ pub fn document(run: &SavedRun) -> Result<Document, ReportError> {
     Ok(Document {
         banner: banner(run),
         header: header.unwrap_or_default(),
-        headlines: run.summary.as_ref().map(|s| {
+        headlines: current_summary(run).map(|s| {
             let mut t = Table::new(None, &["experiment", "headline"]);
-            t.rows = (headlines(s).into_iter())
+            t.rows = (headlines(&s).into_iter())
                 .map(|(name, line)| vec![name, line])
                 .collect();
             t
         }),
         sections: sections.1,
     })
+}
+
+/// `run`'s `summary.json` as the current derivations give it, where the folder had one
+/// (its run's status kept).
+fn current_summary(run: &SavedRun) -> Option<RunSummary> {
+    let status = run.summary.as_ref().map(|s| RunStatus {
+        interrupted_by: s.interrupted_by.clone(),
+        steps_not_run: s.steps_not_run.clone(),
+    })?;
+    summarize(run, status)
 }
 
 /// Every result file of `run` as it would be written now: each result's JSON and CSV,
@@ -439,11 +449,7 @@ fn result_outputs(run: &SavedRun) -> Result<Vec<(String, String)>, ReportError> 
     if let Some(err) = out.2 {
         return Err(err.into());
     }
-    let status = run.summary.as_ref().map(|s| RunStatus {
-        interrupted_by: s.interrupted_by.clone(),
-        steps_not_run: s.steps_not_run.clone(),
-    });
-    if let Some(summary) = status.and_then(|status| summarize(run, status)) {
+    if let Some(summary) = current_summary(run) {
         let json = serde_json::to_string_pretty(&summary).map_err(|source| FolderError::Json {
             path: files::SUMMARY.into(),
             source,

@@ -106,6 +106,51 @@ impl Series {
     }
 }
 
+/// The relative noise ([`Series::noise`]) an experiment that samples to a target keeps
+/// sampling each configuration down to, while its sampling budget lasts.
+pub const NOISE_TARGET: f64 = 0.01;
+
+/// The labels of the configurations (label, relative noise) that ended above
+/// [`NOISE_TARGET`], with their noise, e.g. "asynchronous 1 with 16 streams (1.3%)".
+pub fn above_noise_target(configs: &[(String, f64)]) -> Vec<String> {
+    (configs.iter())
+        .filter(|(_, noise)| !(*noise <= NOISE_TARGET))
+        .map(|(label, noise)| format!("{label} ({:.1}%)", 100.0 * noise))
+        .collect()
+}
+
+/// For a headline: ", 2 of 9 above the 1% noise target" (nothing when none is).
+pub fn above_noise_target_clause(above: &[String], configurations: usize) -> String {
+    if above.is_empty() {
+        return String::new();
+    }
+    format!(
+        ", {} of {configurations} above the {:.0}% noise target",
+        above.len(),
+        100.0 * NOISE_TARGET
+    )
+}
+
+/// In words, how many of `configs` reached [`NOISE_TARGET`] and which did not.
+pub fn noise_target_note(configs: &[(String, f64)]) -> String {
+    let above = above_noise_target(configs);
+    let reached = configs.len() - above.len();
+    let mut line = format!(
+        "{reached} of {} configurations were sampled until their noise fell to {:.0}% or below",
+        configs.len(),
+        100.0 * NOISE_TARGET
+    );
+    if above.is_empty() {
+        line.push('.');
+    } else {
+        line.push_str(&format!(
+            "; above it when their sampling budget ran out: {}.",
+            above.join(", ")
+        ));
+    }
+    line
+}
+
 /// The median absolute deviation times this estimates a normal sample's standard
 /// deviation.
 const MAD_TO_SIGMA: f64 = 1.4826;
@@ -184,5 +229,19 @@ mod tests {
         let q = Series::new(vec![1.0, 2.0]).unwrap().quartiles();
         assert_eq!((q.q1, q.median, q.q3), (1.25, 1.5, 1.75));
         assert_eq!(Series::new(vec![9.0]).unwrap().quartiles().q3, 9.0);
+    }
+
+    #[test]
+    fn configurations_above_the_noise_target_are_named() {
+        let configs = vec![
+            ("a".to_owned(), 0.004),
+            ("b".to_owned(), 0.013),
+            ("c".to_owned(), f64::INFINITY),
+        ];
+        assert_eq!(above_noise_target(&configs), ["b (1.3%)", "c (inf%)"]);
+        let note = noise_target_note(&configs);
+        assert!(note.starts_with("1 of 3 configurations"), "{note}");
+        assert!(note.contains("b (1.3%), c"), "{note}");
+        assert!(noise_target_note(&configs[..1]).ends_with("1% or below."));
     }
 }

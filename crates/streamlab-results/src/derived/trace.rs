@@ -4,7 +4,9 @@
 //! From the GPU's own records (CUPTI), each engine's busy time (the union of its
 //! operations' intervals: HtoD copy engine, SMs, DtoH copy engine) and how long both copy
 //! directions ran at once ([`Occupancy`]). No iteration can be faster than its busiest
-//! engine, so the least such time over the traced iterations is a bound no correct
+//! engine, nor than its busiest stream (a stream runs its operations one after another,
+//! so a stream that must copy its chunk out before copying the next one in waits for
+//! it), so the least such time over the traced iterations is a bound no correct
 //! measurement of the same schedule beats, taken on the same machine moments later.
 //!
 //! A timeline that fails a check after its retraces shows a machine disturbed by traffic
@@ -77,8 +79,9 @@ impl TraceChecks {
         !self.disturbed
     }
 
-    /// The per-iteration engine bound, from an undisturbed trace only.
-    pub fn engine_bound(&self) -> Option<EngineBound> {
+    /// The per-iteration bound of the busiest engine or stream, from an undisturbed trace
+    /// only.
+    pub fn busiest_bound(&self) -> Option<BusiestBound> {
         (!self.disturbed)
             .then_some(self.occupancy.as_ref())
             .flatten()
@@ -130,13 +133,39 @@ pub fn check(t: &Timeline) -> TraceChecks {
     }
 }
 
-/// No correct timed iteration of a schedule beats its busiest engine's time.
+/// What runs one operation at a time: one of the GPU's engines, or a stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Resource {
+    Engine(Engine),
+    /// 0-based stream index.
+    Stream(usize),
+}
+
+impl Resource {
+    pub fn label(self) -> String {
+        match self {
+            Resource::Engine(e) => e.label().to_owned(),
+            Resource::Stream(s) => format!("stream {}", s + 1),
+        }
+    }
+
+    /// Whether `op` runs on it.
+    fn runs(self, op: &TimelineOp) -> bool {
+        match self {
+            Resource::Engine(e) => op.kind.engine() == e,
+            Resource::Stream(s) => op.stream == s,
+        }
+    }
+}
+
+/// No correct timed iteration of a schedule beats its busiest engine's or stream's time.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct EngineBound {
+pub struct BusiestBound {
     /// Over the traced iterations (those between the first and the last when they ran
-    /// back to back), the least busy time of each one's busiest engine.
+    /// back to back), the least busy time of each one's busiest engine or stream.
     pub ms: f64,
-    pub engine: Engine,
+    pub resource: Resource,
 }
 
 /// How busy each engine was over a traced timeline, from the GPU's own records.
@@ -150,7 +179,7 @@ pub struct Occupancy {
     pub dtoh_busy_ms: f64,
     /// How long copies in both directions ran at once.
     pub both_copying_ms: f64,
-    pub bound: EngineBound,
+    pub bound: BusiestBound,
 }
 
 impl Occupancy {
@@ -169,7 +198,7 @@ impl Occupancy {
 
     /// In words, e.g. "HtoD copy engine busy 94% of the traced time, SMs 7%, DtoH copy
     /// engine 93%, both directions at once 88%: copy-bound; an iteration is no faster
-    /// than 2.801 ms (its busiest engine, the HtoD copy engine)".
+    /// than 2.801 ms (its busiest engine or stream: HtoD copy engine)".
     pub fn describe(&self) -> String {
         let busiest = (Engine::ALL.into_iter())
             .max_by(|a, b| self.share(*a).total_cmp(&self.share(*b)))
@@ -185,13 +214,14 @@ impl Occupancy {
             .collect();
         format!(
             "{} busy {:.0}% of the traced time, {}, both copy directions at once {:.0}%: \
-             {kind}; an iteration is no faster than {:.4} ms (its busiest engine, the {})",
+             {kind}; an iteration is no faster than {:.4} ms (its busiest engine or stream: \
+             {})",
             busiest.label(),
             100.0 * self.share(busiest),
             others.join(", "),
             100.0 * self.both_copying_ms / self.span_ms,
             self.bound.ms,
-            self.bound.engine.label()
+            self.bound.resource.label()
         )
     }
 }
@@ -223,10 +253,10 @@ fn overlap(a: &[(f64, f64)], b: &[(f64, f64)]) -> f64 {
     total
 }
 
-/// The busy intervals of `engine` among `ops`.
-fn busy<'a>(ops: impl Iterator<Item = &'a TimelineOp>, engine: Engine) -> Vec<(f64, f64)> {
+/// The busy intervals of `resource` among `ops`.
+fn busy<'a>(ops: impl Iterator<Item = &'a TimelineOp>, resource: Resource) -> Vec<(f64, f64)> {
     union(
-        ops.filter(|op| op.kind.engine() == engine)
+        ops.filter(|op| resource.runs(op))
             .map(|op| (op.start_ms, op.end_ms))
             .collect(),
     )
@@ -239,7 +269,10 @@ pub fn occupancy(t: &Timeline) -> Option<Occupancy> {
         .min_by(f64::total_cmp)?;
     let end = t.ops.iter().map(|op| op.end_ms).max_by(f64::total_cmp)?;
     let [htod, sms, dtoh] =
-        [Engine::HtoD, Engine::Sms, Engine::DtoH].map(|e| busy(t.ops.iter(), e));
+        [Engine::HtoD, Engine::Sms, Engine::DtoH].map(|e| busy(t.ops.iter(), Resource::Engine(e)));
+    let resources: Vec<Resource> = (Engine::ALL.into_iter().map(Resource::Engine))
+        .chain((0..t.streams).map(Resource::Stream))
+        .collect();
     // Back to back, the first iteration's copies in run before any copy out shares the
     // link (fill) and the last one's copies out after (drain): the bound comes from the
     // iterations between, which run as the timed ones do.
@@ -250,19 +283,18 @@ pub fn occupancy(t: &Timeline) -> Option<Occupancy> {
     };
     let bound = iterations
         .filter_map(|i| {
-            Engine::ALL
-                .into_iter()
-                .map(|e| {
+            (resources.iter())
+                .map(|&r| {
                     (
-                        length(&busy(t.ops.iter().filter(|op| op.iteration == i), e)),
-                        e,
+                        length(&busy(t.ops.iter().filter(|op| op.iteration == i), r)),
+                        r,
                     )
                 })
                 .max_by(|a, b| a.0.total_cmp(&b.0))
                 .filter(|(ms, _)| *ms > 0.0)
         })
         .min_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(ms, engine)| EngineBound { ms, engine })?;
+        .map(|(ms, resource)| BusiestBound { ms, resource })?;
     Some(Occupancy {
         span_ms: end - start,
         htod_busy_ms: length(&htod),
@@ -273,7 +305,7 @@ pub fn occupancy(t: &Timeline) -> Option<Occupancy> {
     })
 }
 
-const BUSIEST: &str = "busiest engine no slower than the timed median";
+const BUSIEST: &str = "busiest engine or stream no slower than the timed median";
 
 fn busiest_engine(o: &Occupancy, median_ms: f64) -> TraceCheck {
     let ok = o.bound.ms <= median_ms * (1.0 + SLACK);
@@ -281,9 +313,9 @@ fn busiest_engine(o: &Occupancy, median_ms: f64) -> TraceCheck {
         name: BUSIEST.into(),
         outcome: if ok { Outcome::Passed } else { Outcome::Failed },
         detail: format!(
-            "the {} was busy {:.4} ms in its least busy traced iteration; the timed median is \
+            "{} was busy {:.4} ms in its least busy traced iteration; the timed median is \
              {median_ms:.4} ms{}",
-            o.bound.engine.label(),
+            o.bound.resource.label(),
             o.bound.ms,
             if ok {
                 ""
@@ -584,8 +616,10 @@ mod tests {
         assert!((o.dtoh_busy_ms - 0.68).abs() < 1e-12);
         // Both directions ran at once from 0.70 to 1.25.
         assert!((o.both_copying_ms - 0.55).abs() < 1e-12);
-        assert_eq!(o.bound.engine, Engine::HtoD);
-        assert!((o.bound.ms - 1.25).abs() < 1e-12);
+        // Stream 1 copies its chunk in, runs the kernel and copies it out one after
+        // another: 0.61 + 0.08 + 0.68 ms, more than the HtoD engine's 1.25.
+        assert_eq!(o.bound.resource, Resource::Stream(0));
+        assert!((o.bound.ms - 1.37).abs() < 1e-12);
         assert!(
             o.describe().starts_with("HtoD copy engine busy 91%"),
             "{}",
@@ -596,11 +630,11 @@ mod tests {
             op(OpKind::HtoD, 0, 0, 0.0, 1.0),
             op(OpKind::HtoD, 1, 0, 0.5, 1.5),
             op(OpKind::Kernel, 0, 1, 1.5, 2.2),
-            op(OpKind::DtoH, 0, 1, 2.2, 2.8),
+            op(OpKind::Kernel, 1, 1, 2.2, 2.8),
         ];
         let o = occupancy(&timeline(ops, 1.4, false, 2)).unwrap();
-        assert_eq!(o.bound.engine, Engine::Sms);
-        assert!((o.bound.ms - 0.7).abs() < 1e-12);
+        assert_eq!(o.bound.resource, Resource::Engine(Engine::Sms));
+        assert!((o.bound.ms - 1.3).abs() < 1e-12);
         assert!((o.htod_busy_ms - 1.5).abs() < 1e-12);
         // Back to back, fill and drain iterations give no bound: the middle one does.
         let ops = vec![
@@ -620,14 +654,14 @@ mod tests {
     #[test]
     fn a_trace_slower_than_the_timed_median_is_disturbed_and_gives_no_bound() {
         let mut t = timeline(serial_copies(), 1.4, false, 1);
-        t.reference.median_ms = Some(1.3);
+        t.reference.median_ms = Some(1.4);
         let checks = check(&t);
         assert!(checks.passed(), "{:?}", checks.failures());
-        assert!((checks.engine_bound().unwrap().ms - 1.25).abs() < 1e-12);
-        t.reference.median_ms = Some(1.2);
+        assert!((checks.busiest_bound().unwrap().ms - 1.37).abs() < 1e-12);
+        t.reference.median_ms = Some(1.3);
         let checks = check(&t);
         assert!(checks.disturbed);
-        assert!(checks.engine_bound().is_none());
+        assert!(checks.busiest_bound().is_none());
         assert!(
             checks.failures()[0].contains("busier link"),
             "{:?}",

@@ -12,7 +12,7 @@ use crate::report::section::{Section, cuda_note, draw, timelines};
 use crate::report::table::{Columns, Table, noise, num, ratio, times};
 use crate::saved::timeline::Timeline;
 use crate::saved::{DeviceInfo, KernelSet, MAX_STREAMS, Provenance, UsageError, Verification};
-use crate::stats::Series;
+use crate::stats::{self, Series};
 
 /// The matmul-streams experiment.
 pub struct MatmulStreams;
@@ -38,7 +38,8 @@ pub struct Params {
     #[arg(long, default_value_t = 16,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_STREAMS as u64))]
     pub max_streams: usize,
-    /// Trials (rows of the CSV).
+    /// Trials (rows of the CSV); up to three times as many while a stream count's noise
+    /// is above 1%.
     #[arg(long, default_value_t = 20,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
     pub trials: usize,
@@ -129,6 +130,13 @@ impl MatmulAnalysis {
     pub fn last(&self) -> Option<&MatmulPoint> {
         self.points.last()
     }
+
+    /// Each stream count's label ("4 streams") and relative noise.
+    pub fn noise_by_configuration(&self) -> Vec<(String, f64)> {
+        (self.points.iter())
+            .map(|p| (format!("{} streams", p.streams), p.time.noise()))
+            .collect()
+    }
 }
 
 /// `ceil(products / streams)`.
@@ -176,6 +184,10 @@ pub struct MatmulSummary {
     /// Median milliseconds; index 0 is 1 stream.
     pub ms_by_streams: Vec<f64>,
     pub speedup_max_streams: f64,
+    /// Stream counts whose noise stayed above [`stats::NOISE_TARGET`] when the sampling
+    /// budget ran out, with their noise.
+    #[serde(default)]
+    pub above_noise_target: Vec<String>,
 }
 
 /// The one declaration of the table: a row per stream count, the CUDA C++ twins' median
@@ -301,8 +313,10 @@ impl Experiment for MatmulStreams {
             "Model",
             "The products are alike and each fills too few SMs to slow the others, so s streams take as long as the stream with the most products: ceil(products / s) times one product alone. The plateaus where adding a stream does not lower that count are the model's.",
         );
+        let a = analyze(r);
+        sec.note("Noise", stats::noise_target_note(&a.noise_by_configuration()));
         sec.notes.extend(cuda_note(cuda.map(|c| &c.provenance)));
-        sec.figures = draw(figures(&analyze(r)));
+        sec.figures = draw(figures(&a));
         sec.timelines = timelines::<MatmulStreams>(r, KernelSet::Rust)?;
         Ok(sec)
     }
@@ -313,17 +327,19 @@ impl Experiment for MatmulStreams {
             verified: r.verification.passed,
             ms_by_streams: a.points.iter().map(|p| p.time.median()).collect(),
             speedup_max_streams: a.last().map_or(f64::NAN, |p| p.speedup),
+            above_noise_target: stats::above_noise_target(&a.noise_by_configuration()),
         }))
     }
 
     fn headline(summary: &Json) -> Option<String> {
         let x: MatmulSummary = experiment::parse(summary)?;
         Some(format!(
-            "1 stream {:.3} ms, {} streams {:.3} ms, speedup {}  {}",
+            "1 stream {:.3} ms, {} streams {:.3} ms, speedup {}{}  {}",
             x.ms_by_streams.first().copied().unwrap_or(f64::NAN),
             x.ms_by_streams.len(),
             x.ms_by_streams.last().copied().unwrap_or(f64::NAN),
             times(x.speedup_max_streams),
+            stats::above_noise_target_clause(&x.above_noise_target, x.ms_by_streams.len()),
             verdict(x.verified)
         ))
     }

@@ -6,14 +6,14 @@
 //! Iterations run back to back in batches, so one iteration's copies out overlap the
 //! next one's copies in, and the pipeline's fill and drain are paid once per batch: the
 //! bound per iteration uses the largest batch ([`crate::derived::pipeline`]). A traced
-//! configuration also has the bound of its busiest engine in its traced iterations
-//! ([`crate::derived::trace`]), shown beside it.
+//! configuration also has the bound of its busiest engine or stream in its traced
+//! iterations ([`crate::derived::trace`]), shown beside it.
 use serde::{Deserialize, Serialize};
 use crate::derived::summary::Json;
 
 use crate::derived::pipeline::{self, Bound, Stages};
 use crate::derived::rates::{best_rates, for_chunks, pipeline_stages, stages};
-use crate::derived::trace::{self, EngineBound};
+use crate::derived::trace::{self, BusiestBound};
 use crate::experiment::{self, Experiment, verdict};
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, BarSeries, LineSeries, PALETTE, SEQUENTIAL_COLOR, XAxis, YScale};
@@ -25,7 +25,7 @@ use crate::saved::{
     DeviceInfo, IssueOrder, KernelSet, MAX_STREAMS, Provenance, StageTimes, UsageError,
     Verification,
 };
-use crate::stats::Series;
+use crate::stats::{self, Series};
 
 /// The sincos-overlap experiment.
 pub struct SincosOverlap;
@@ -48,8 +48,9 @@ pub struct Params {
     #[arg(long, default_value_t = 1000,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
     pub iterations: usize,
-    /// Timed batches the iterations are split into, each giving one sample
-    /// [default: min(10, --iterations)].
+    /// Timed batches the iterations are split into, each giving one sample; up to three
+    /// times as many while a configuration's noise is above 1% [default: min(10,
+    /// --iterations)].
     #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
     pub batches: Option<usize>,
     /// Streams of the headline comparison (the blog's 4); also the traced count.
@@ -208,11 +209,11 @@ pub struct SincosConfig {
     pub noise: f64,
     /// Indices of its outlier samples, kept in the result.
     pub outliers: Vec<usize>,
-    /// Where it was traced undisturbed: its busiest engine's time per iteration.
-    pub engine_bound: Option<EngineBound>,
-    /// Faster than its engine bound by more than the slack: a measurement no correct
+    /// Where it was traced undisturbed: the time per iteration of its busiest engine or stream.
+    pub busiest_bound: Option<BusiestBound>,
+    /// Faster than its busiest bound by more than the slack: a measurement no correct
     /// run gives.
-    pub beyond_engine_bound: bool,
+    pub beyond_busiest_bound: bool,
 }
 
 /// Everything derived from a sincos-overlap result.
@@ -234,8 +235,8 @@ pub struct SincosAnalysis {
     pub runner_up: Option<usize>,
     /// Rows that beat the bound built from the measured stages (each bound lowered).
     pub rows_beyond_bound: usize,
-    /// Rows faster than their engine bound.
-    pub rows_beyond_engine_bound: usize,
+    /// Rows faster than the bound of their busiest engine or stream.
+    pub rows_beyond_busiest_bound: usize,
 }
 
 impl SincosAnalysis {
@@ -247,6 +248,16 @@ impl SincosAnalysis {
 
     pub fn best(&self) -> Option<&SincosConfig> {
         self.best_async.map(|i| &self.configs[i])
+    }
+
+    /// Each configuration's label ("asynchronous 1 with 4 streams") and relative noise.
+    pub fn noise_by_configuration(&self) -> Vec<(String, f64)> {
+        (self.configs.iter())
+            .map(|c| {
+                let label = format!("{} with {} streams", c.variant.label(), c.streams);
+                (label, c.noise)
+            })
+            .collect()
     }
 
     /// Where the best row's noise is larger than its lead over the next row: which of
@@ -297,9 +308,9 @@ fn analyze(r: &SincosOverlapResult) -> SincosAnalysis {
             let bound =
                 pipeline::bound(parts, p.streams, runs, r.device.copy_engines).held(median_ms);
             let title = trace_title(p.variant, p.streams);
-            let engine_bound = (r.timelines.iter())
+            let busiest_bound = (r.timelines.iter())
                 .find(|t| t.title == title)
-                .and_then(|t| trace::check(t).engine_bound());
+                .and_then(|t| trace::check(t).busiest_bound());
             SincosConfig {
                 variant: p.variant,
                 streams: p.streams,
@@ -309,8 +320,8 @@ fn analyze(r: &SincosOverlapResult) -> SincosAnalysis {
                 beyond_bound: bound.lowered(),
                 noise: p.time.noise(),
                 outliers: p.time.outliers(),
-                engine_bound,
-                beyond_engine_bound: engine_bound
+                busiest_bound,
+                beyond_busiest_bound: busiest_bound
                     .is_some_and(|b| pipeline::beyond(median_ms, b.ms)),
             }
         })
@@ -338,7 +349,7 @@ fn analyze(r: &SincosOverlapResult) -> SincosAnalysis {
         stages: whole_stages,
         batch_iterations,
         rows_beyond_bound: configs.iter().filter(|c| c.beyond_bound).count(),
-        rows_beyond_engine_bound: configs.iter().filter(|c| c.beyond_engine_bound).count(),
+        rows_beyond_busiest_bound: configs.iter().filter(|c| c.beyond_busiest_bound).count(),
         configs,
         stream_counts,
         best_async: by_time.first().copied(),
@@ -366,19 +377,25 @@ pub struct SincosSummary {
     pub bound_ms: f64,
     /// best_async_ms / bound_ms.
     pub best_over_bound: f64,
-    /// Its busiest engine's time per iteration in its own traced iterations, where it
-    /// was traced undisturbed, and best_async_ms over it.
+    /// The time per iteration of its busiest engine or stream in its own traced
+    /// iterations, where it was traced undisturbed, and best_async_ms over it.
     #[serde(default)]
-    pub engine_bound_ms: Option<f64>,
+    pub busiest_bound_ms: Option<f64>,
     #[serde(default)]
-    pub best_over_engine_bound: Option<f64>,
-    /// Configurations faster than their engine bound (a measurement no correct run
-    /// gives).
+    pub best_over_busiest_bound: Option<f64>,
+    /// Configurations faster than the bound of their busiest engine or stream (a
+    /// measurement no correct run gives).
     #[serde(default)]
-    pub rows_beyond_engine_bound: usize,
+    pub rows_beyond_busiest_bound: usize,
     /// Configurations that beat the bound built from the measured rates (each bound
     /// lowered to its row: a rate was under-measured).
     pub rows_beyond_bound: usize,
+    /// How many configurations ran, and those whose noise stayed above
+    /// [`stats::NOISE_TARGET`] when their sampling budget ran out, with their noise.
+    #[serde(default)]
+    pub configurations: usize,
+    #[serde(default)]
+    pub above_noise_target: Vec<String>,
 }
 
 fn not_measured() -> f64 {
@@ -400,8 +417,8 @@ fn columns(cuda: Option<&SincosAnalysis>) -> Columns<'_, SincosConfig> {
         .both("bound", |x| num(x.bound.ms, 4), "bound_ms", |x| format!("{:.4}", x.bound.ms))
         .show("limited by", |x| x.bound.limiter.label().into())
         .both("efficiency", |x| num(x.efficiency, 3), "efficiency", |x| format!("{:.4}", x.efficiency))
-        .show("engine bound (traced)", |x| {
-            x.engine_bound.map_or("–".into(), |b| format!("{} ({})", num(b.ms, 4), b.engine.label()))
+        .show("busiest bound (traced)", |x| {
+            x.busiest_bound.map_or("–".into(), |b| format!("{} ({})", num(b.ms, 4), b.resource.label()))
         })
         .both("flag", |x| flag(x.beyond_bound), "beyond_bound", |x| x.beyond_bound.to_string())
 }
@@ -577,12 +594,12 @@ impl Experiment for SincosOverlap {
             ),
         ));
         if let Some(best) = a.best() {
-            let engine = best.engine_bound.map_or(String::new(), |b| {
+            let engine = best.busiest_bound.map_or(String::new(), |b| {
                 format!(
-                    " and {} the busiest engine's time in its own traced iterations ({} ms, the {})",
+                    " and {} the time of the busiest engine or stream in its own traced iterations ({} ms, {})",
                     times(best.median_ms / b.ms),
                     num(b.ms, 4),
-                    b.engine.label()
+                    b.resource.label()
                 )
             });
             let within = a.best_within_noise().map_or(String::new(), |next| {
@@ -620,6 +637,7 @@ impl Experiment for SincosOverlap {
                 ))
             })
             .collect();
+        sec.note("Noise", stats::noise_target_note(&a.noise_by_configuration()));
         if !lowered.is_empty() {
             sec.notes.push((
                 "Flagged".into(),
@@ -653,17 +671,19 @@ impl Experiment for SincosOverlap {
             best_async_streams: best.streams,
             bound_ms: best.bound.ms,
             best_over_bound: best.median_ms / best.bound.ms,
-            engine_bound_ms: best.engine_bound.map(|b| b.ms),
-            best_over_engine_bound: best.engine_bound.map(|b| best.median_ms / b.ms),
-            rows_beyond_engine_bound: a.rows_beyond_engine_bound,
+            busiest_bound_ms: best.busiest_bound.map(|b| b.ms),
+            best_over_busiest_bound: best.busiest_bound.map(|b| best.median_ms / b.ms),
+            rows_beyond_busiest_bound: a.rows_beyond_busiest_bound,
             rows_beyond_bound: a.rows_beyond_bound,
+            configurations: a.configs.len(),
+            above_noise_target: stats::above_noise_target(&a.noise_by_configuration()),
         }))
     }
 
     fn headline(summary: &Json) -> Option<String> {
         let x: SincosSummary = experiment::parse(summary)?;
         Some(format!(
-            "sequential {:.3} ms, best async {:.3} ms ± {} ({}, {} streams{}) = {:.3}× its bound{}  {}",
+            "sequential {:.3} ms, best async {:.3} ms ± {} ({}, {} streams{}) = {:.3}× its bound{}{}  {}",
             x.sequential_ms,
             x.best_async_ms,
             noise(x.best_async_noise),
@@ -671,8 +691,9 @@ impl Experiment for SincosOverlap {
             x.best_async_streams,
             if x.best_within_noise { ", within noise of the next" } else { "" },
             x.best_over_bound,
-            x.best_over_engine_bound
-                .map_or(String::new(), |e| format!(", {e:.3}× its busiest engine traced")),
+            x.best_over_busiest_bound
+                .map_or(String::new(), |e| format!(", {e:.3}× its busiest engine or stream traced")),
+            stats::above_noise_target_clause(&x.above_noise_target, x.configurations),
             verdict(x.verified)
         ))
     }

@@ -132,8 +132,9 @@ pub const BOUND_NOTE: &str = "Every bound is built from what the same run measur
     (last chunk out) paid once per run of back-to-back iterations. Efficiency is bound / \
     measured: 1 is the bound. A verified row more than 1% below its bound as built shows a \
     rate that was under-measured (a shared link's other traffic): it is flagged, and its \
-    bound is lowered to the row. Traced schedules also show their busiest engine's time per \
-    iteration from the GPU's own records, a bound no correct run of them beats. Noise is \
+    bound is lowered to the row. Traced schedules also show, from the GPU's own records, the \
+    time per iteration of their busiest engine or stream (a stream runs its operations one \
+    after another), a bound no correct run of them beats. Noise is \
     1.4826 × the median absolute deviation over the median; each experiment's link probes \
     (both ways, before and after) say how much the machine's other traffic moved the link.";
 

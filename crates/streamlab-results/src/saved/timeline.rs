@@ -138,7 +138,7 @@ pub struct TraceReference {
     /// (compared with the traced span).
     pub timed_ms: f64,
     /// The median timed sample of the same schedule, where the schedule is a row of its
-    /// own: the traced busiest engine is held to it.
+    /// own: the traced busiest engine or stream is held to it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub median_ms: Option<f64>,
     /// Whether `timed_ms` is a period of back-to-back iterations.

@@ -7,15 +7,17 @@
 //! timed on the GPU (the first stream waits for every other one before the stop event),
 //! where the original records its stop event after host-side stream waits, and issued
 //! behind a gate the host opens once every product is issued, so the time is the GPU's
-//! and not the host's launching. The last step traces one iteration with every stream in
-//! use.
+//! and not the host's launching. Each trial times every stream count in turn, so drift
+//! hits them alike; after `--trials`, more trials run while any stream count's noise is
+//! above the target ([`super::wants_round`]). The last step traces one iteration with
+//! every stream in use.
 use kernels_rs::matmul;
 use nvptx_kernel::Kernel;
 use streamlab_results::experiments::matmul_streams::{MatmulStreams, MatmulStreamsResult, Params};
 use streamlab_results::saved::timeline::{OpKind, TraceReference};
 use streamlab_results::saved::{Params as _, Verification};
 
-use super::{Context, Run, RunError};
+use super::{Context, Run, RunError, wants_round};
 use crate::runtime::gate::Gate;
 use crate::runtime::trace;
 use crate::runtime::{DeviceBuffer, Function, Gpu, Region, RuntimeError, Shape, Stream};
@@ -84,11 +86,15 @@ impl Run for MatmulStreams {
             .map(|used| Region::new(gpu, used))
             .collect::<Result<Vec<_>, _>>()?;
         let mut gate = Gate::new(gpu)?;
-        let mut trials_ms = Vec::with_capacity(p.trials);
+        let mut trials_ms: Vec<Vec<f64>> = Vec::with_capacity(p.trials);
         let mut checks = Vec::new();
         let mut task = crate::progress::Task::start("matmul-streams", p.trials as u64 + 1);
-        for trial in 0..p.trials {
-            if ctx.stopping() {
+        for trial in 0.. {
+            let noisy = (0..p.max_streams).any(|s| {
+                let column: Vec<f64> = trials_ms.iter().map(|row| row[s]).collect();
+                wants_round(&column, trial, p.trials)
+            });
+            if !noisy || ctx.stopping() {
                 break;
             }
             let mut row = Vec::with_capacity(p.max_streams);
@@ -112,7 +118,9 @@ impl Run for MatmulStreams {
                 }
             }
             trials_ms.push(row);
-            task.step(&format!("trial {}", trial + 1));
+            if trial < p.trials {
+                task.step(&format!("trial {}", trial + 1));
+            }
         }
         let complete = !ctx.stopping();
         let timeline = match trials_ms.as_slice() {

@@ -25,7 +25,7 @@ use streamlab_results::experiment::Experiment;
 use streamlab_results::saved::IssueOrder;
 use streamlab_results::saved::timeline::OpKind;
 use streamlab_results::saved::{KernelForm, Provenance, StageTimes, UsageError, Verification};
-use streamlab_results::stats::Series;
+use streamlab_results::stats::{NOISE_TARGET, Series};
 
 use crate::runtime::baseline::CudaKernels;
 use crate::runtime::{DeviceBuffer, Gpu, Kernels, PinnedBuffer, Region, RuntimeError, Stream};
@@ -335,6 +335,18 @@ impl LinkProber {
 /// A series from event times, which are always finite.
 pub fn series(samples: Vec<f64>) -> Series {
     Series::new(samples).expect("at least one finite event time")
+}
+
+/// A configuration's sampling budget, in multiples of the rounds every configuration
+/// gets.
+pub const MAX_ROUNDS: usize = 3;
+
+/// Whether a configuration sampled round-robin with others wants round `round` (from
+/// 0), having `samples` so far: every configuration gets `rounds` rounds, and those whose
+/// relative noise is still above [`NOISE_TARGET`] more, up to [`MAX_ROUNDS`] × `rounds`.
+pub fn wants_round(samples: &[f64], round: usize, rounds: usize) -> bool {
+    let noise = Series::new(samples.to_vec()).map_or(f64::INFINITY, |s| s.noise());
+    round < rounds || (round < MAX_ROUNDS * rounds && noise > NOISE_TARGET)
 }
 
 /// A verification that passed, for steps that have nothing to compare.

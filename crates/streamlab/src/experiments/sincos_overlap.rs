@@ -12,8 +12,8 @@
 //!
 //! Configurations are sampled round-robin, one batch each per round, so that drift on a
 //! shared machine hits them alike: every configuration gets `--batches` samples, and
-//! those whose relative noise is still above [`NOISE_TARGET`] get more rounds, up to
-//! [`MAX_ROUNDS`] times `--batches`. For the bound, the run times each stream count's
+//! those whose relative noise is still above the target get more rounds
+//! ([`super::wants_round`]). For the bound, the run times each stream count's
 //! chunks copied in alone, out alone and both ways at once (first, then once more after
 //! each of its configurations' batches), and their kernels alone. Every configuration's
 //! output is poisoned before its first batch and checked against an f64 CPU reference
@@ -27,10 +27,9 @@ use streamlab_results::experiments::sincos_overlap::{
 };
 use streamlab_results::saved::timeline::{OpKind, Timeline, TraceReference};
 use streamlab_results::saved::{IssueOrder, Params as _, Verification};
-use streamlab_results::stats::Series;
 
 use super::sincos::{Buffers, SincosFn, check};
-use super::{Context, Run, RunError, StageSampler, chunks, issue_iteration, series};
+use super::{Context, Run, RunError, StageSampler, chunks, issue_iteration, series, wants_round};
 use crate::runtime::trace;
 use crate::runtime::{Gpu, Region, RuntimeError, Stream};
 
@@ -38,11 +37,6 @@ use crate::runtime::{Gpu, Region, RuntimeError, Stream};
 const TRACED_ITERATIONS: usize = 3;
 /// Samples of each stage for the bound, and passes over the array per sample.
 const STAGE_SAMPLING: (usize, usize) = (5, 4);
-/// The relative noise ([`streamlab_results::stats::Series::noise`]) a configuration is
-/// sampled down to, where its budget allows.
-pub const NOISE_TARGET: f64 = 0.01;
-/// A configuration's sampling budget, in multiples of `--batches`.
-pub const MAX_ROUNDS: usize = 3;
 /// Untimed iterations before each batch after a configuration's first.
 const REVISIT_WARMUP: usize = 2;
 
@@ -86,10 +80,9 @@ impl Run for SincosOverlap {
         }
         let mut samples: Vec<Vec<f64>> = vec![Vec::new(); configurations.len()];
         let mut checks: Vec<Verification> = Vec::new();
-        let budget = MAX_ROUNDS * batches.len();
-        for round in 0..budget {
+        for round in 0.. {
             let wanted: Vec<usize> = (0..configurations.len())
-                .filter(|&i| round < batches.len() || noise(&samples[i]) > NOISE_TARGET)
+                .filter(|&i| wants_round(&samples[i], round, batches.len()))
                 .collect();
             if wanted.is_empty() || ctx.stopping() {
                 break;
@@ -262,9 +255,4 @@ fn trace(
         }
         Ok(())
     })
-}
-
-/// The relative noise of `samples` so far (infinite before the first).
-fn noise(samples: &[f64]) -> f64 {
-    Series::new(samples.to_vec()).map_or(f64::INFINITY, |s| s.noise())
 }
