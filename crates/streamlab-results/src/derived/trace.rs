@@ -683,11 +683,11 @@ mod tests {
             op(OpKind::HtoD, 0, 2, 2.2, 3.2),
             op(OpKind::Kernel, 1, 2, 3.2, 3.4),
         ];
-        let o = occupancy(&timeline(ops, 1.0, true, 3)).unwrap();
-        assert_eq!(o.bound.resource, Resource::Stream(0));
-        assert!((o.bound.ms - 1.0).abs() < 1e-12);
-        assert!((o.bound.fill_and_drain_ms - 0.6).abs() < 1e-12);
-        assert!((o.bound.per_iteration(3) - 1.2).abs() < 1e-12);
+        let waits = occupancy(&timeline(ops, 1.0, true, 3)).unwrap();
+        assert_eq!(waits.bound.resource, Resource::Stream(0));
+        assert!((waits.bound.ms - 1.0).abs() < 1e-12);
+        assert!((waits.bound.fill_and_drain_ms - 0.6).abs() < 1e-12);
+        assert!((waits.bound.per_iteration(3) - 1.2).abs() < 1e-12);
         assert_eq!(
             o.sms_busy_ms.to_bits(),
             0.0f64.to_bits(),
