@@ -111,6 +111,17 @@ pub unsafe fn matmul_cell(
     sum
 }
 
+/// Safe matmul cell: the same products in the same order as [`matmul_cell_plain`], with
+/// no `unsafe`: `a_row` is row `row` of `a` (`aligned` elements) and `b` the whole of `b`
+/// (`aligned × cols`), both sliced once by the caller. `b` walked as rows with
+/// `chunks_exact(cols)` zipped with the row of `a` leaves one index check in the loop,
+/// `col < cols`, the same for every row: the optimizer hoists it, and unrolls the loop
+/// with no check between the loads.
+#[inline(always)]
+pub fn matmul_cell_safe(a_row: &[f32], b: &[f32], col: usize, cols: usize) -> f32 {
+    (a_row.iter().zip(b.chunks_exact(cols))).fold(0.0, |sum, (x, b_row)| fma(*x, b_row[col], sum))
+}
+
 /// Plain AddKernel element: the Handbook's `volatile int value`, as Rust says it: the
 /// running value lives in a stack slot read and written with volatile accesses, so the
 /// compiler cannot fold the loop into one multiply. LLVM keeps the slot in local memory
@@ -156,6 +167,19 @@ pub fn opaque(value: i32) -> i32 {
     {
         core::hint::black_box(value)
     }
+}
+
+/// Safe AddKernel element: the same loop, each sum passed through
+/// [`core::hint::black_box`], the one safe way to hide a value from the optimizer. On the
+/// GPU it takes the value's address, so the sum goes through a stack slot in local
+/// memory each cycle (as the plain form's volatile does) instead of staying in a register.
+#[inline(always)]
+pub fn add_repeatedly_safe(value: i32, add_value: i32, cycles: i32) -> i32 {
+    let mut value = value;
+    for _ in 0..cycles {
+        value = core::hint::black_box(value.wrapping_add(add_value));
+    }
+    value
 }
 
 /// The expected result of AddKernel, in closed form: `value + add_value·cycles` with

@@ -2,9 +2,12 @@
 //! a bounds check, one element's work from [`crate::element`]. Compiled for the host,
 //! each is the kernel's declaration instead (see `nvptx_kernel::Kernel`).
 //!
-//! `*_plain` kernels are the write-ups' algorithms ported as they read, with Rust's
-//! checked indexing; the others are tuned. Each has a CUDA C++ twin written statement
-//! for statement alike (`crates/streamlab/cuda/kernels.cu`).
+//! Each kernel comes in up to three forms: `*_plain`, the write-ups' algorithms ported as
+//! they read, with Rust's checked indexing; `*_safe`, the same algorithm written as a
+//! Rust programmer would, with no `unsafe` block (slices, iterators, `chunks_exact`, one
+//! check per row or column that the optimizer can hoist); and the tuned form (no
+//! suffix: raw pointers, unchecked indexing, an assembly barrier). Each has a CUDA C++
+//! twin written statement for statement alike (`crates/streamlab/cuda/kernels.cu`).
 use nvptx_kernel::kernel;
 
 /// Fill a `rows × cols` row-major matrix with `value`; 2-D grid, x = column, y = row.
@@ -19,6 +22,19 @@ pub unsafe fn fill(matrix: *mut f32, rows: u32, cols: u32, value: f32) {
     let cell = row as usize * cols as usize + col as usize;
     // SAFETY: the host passes a matrix of rows × cols elements.
     unsafe { *matrix.add(cell) = value };
+}
+
+/// Safe fill: the same store through a slice, the cell's index checked against the
+/// matrix's length.
+#[kernel]
+pub unsafe fn fill_safe(matrix: &mut [f32], rows: u32, cols: u32, value: f32) {
+    let (col, row) = nvptx_kernel::thread::index_2d();
+    if row >= rows || col >= cols {
+        return;
+    }
+    if let Some(cell) = matrix.get_mut(row as usize * cols as usize + col as usize) {
+        *cell = value;
+    }
 }
 
 /// Plain `c = a · b` (`a: rows × aligned`, `b: aligned × cols`, `c: rows × cols`): one
@@ -38,6 +54,20 @@ pub unsafe fn matmul_plain(
     }
     let (row, col, cols) = (row as usize, col as usize, cols as usize);
     c[row * cols + col] = crate::element::matmul_cell_plain(a, b, row, col, cols, aligned as usize);
+}
+
+/// Safe `c = a · b`: the same products in the same order, with no `unsafe`; row `row` of
+/// `a` and the whole of `b` are sliced once ([`crate::element::matmul_cell_safe`]).
+#[kernel]
+pub unsafe fn matmul_safe(a: &[f32], b: &[f32], c: &mut [f32], rows: u32, cols: u32, aligned: u32) {
+    let (col, row) = nvptx_kernel::thread::index_2d();
+    if row >= rows || col >= cols {
+        return;
+    }
+    let (row, col, cols, aligned) = (row as usize, col as usize, cols as usize, aligned as usize);
+    let a_row = &a[row * aligned..][..aligned];
+    let b = &b[..aligned * cols];
+    c[row * cols + col] = crate::element::matmul_cell_safe(a_row, b, col, cols);
 }
 
 /// Tuned `c = a · b`: the same products in the same order, loads batched
@@ -68,6 +98,18 @@ pub unsafe fn add_kernel_plain(out: &mut [i32], input: &[i32], add_value: i32, c
     }
 }
 
+/// Safe AddKernel: the grid-stride loop over zipped slices, each sum hidden from the
+/// optimizer by [`core::hint::black_box`] ([`crate::element::add_repeatedly_safe`]).
+#[kernel]
+pub unsafe fn add_kernel_safe(out: &mut [i32], input: &[i32], add_value: i32, cycles: i32) {
+    let stride = nvptx_kernel::thread::grid_stride_1d() as usize;
+    let first = nvptx_kernel::thread::index_1d() as usize;
+    let pairs = out.iter_mut().zip(input).skip(first).step_by(stride.max(1));
+    for (out, input) in pairs {
+        *out = crate::element::add_repeatedly_safe(*input, add_value, cycles);
+    }
+}
+
 /// Tuned AddKernel: the same, the running sum kept in a register behind an empty
 /// inline-assembly barrier.
 #[kernel]
@@ -93,6 +135,16 @@ pub unsafe fn sincos_plain(a: &[f32], b: &mut [f32], offset: u32) {
         return;
     }
     b[j as usize] = crate::element::sincos_element_plain(a[j as usize], offset + j);
+}
+
+/// Safe sincos: one `sincosf` as in the tuned form, the element reached through
+/// `get_mut` and `get` instead of unchecked indexing.
+#[kernel]
+pub unsafe fn sincos_safe(a: &[f32], b: &mut [f32], offset: u32) {
+    let j = nvptx_kernel::thread::index_1d();
+    if let (Some(out), Some(&a)) = (b.get_mut(j as usize), a.get(j as usize)) {
+        *out = crate::element::sincos_element(a, offset + j);
+    }
 }
 
 /// Tuned sincos: the same with one `sincosf`.

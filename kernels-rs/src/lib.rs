@@ -4,9 +4,10 @@
 //! | kernel | parameters | what it does |
 //! | --- | --- | --- |
 //! | [`fill`] | `matrix: *mut f32, rows: u32, cols: u32, value: f32` | every cell becomes `value` |
-//! | [`matmul_plain`], [`matmul`] | `a: &[f32], b: &[f32], c: &mut [f32], rows: u32, cols: u32, aligned: u32` | the naive product, one thread per cell of `c` |
-//! | [`add_kernel_plain`], [`add_kernel`] | `out: &mut [i32], input: &[i32], add_value: i32, cycles: i32` | the CUDA Handbook's make-work kernel |
-//! | [`sincos_plain`], [`sincos`] | `a: &[f32], b: &mut [f32], offset: u32` | `b[j] = a[j] + sqrt(sin(i)² + cos(i)²)`, `i = offset + j` |
+//! | [`fill_safe`] | `matrix: &mut [f32], rows: u32, cols: u32, value: f32` | the same through a slice |
+//! | [`matmul_plain`], [`matmul_safe`], [`matmul`] | `a: &[f32], b: &[f32], c: &mut [f32], rows: u32, cols: u32, aligned: u32` | the naive product, one thread per cell of `c` |
+//! | [`add_kernel_plain`], [`add_kernel_safe`], [`add_kernel`] | `out: &mut [i32], input: &[i32], add_value: i32, cycles: i32` | the CUDA Handbook's make-work kernel |
+//! | [`sincos_plain`], [`sincos_safe`], [`sincos`] | `a: &[f32], b: &mut [f32], offset: u32` | `b[j] = a[j] + sqrt(sin(i)² + cos(i)²)`, `i = offset + j` |
 //! | [`empty`] | none | nothing: the cost of a launch |
 //! | [`spin`] | `elapsed: &mut [u64], ns: u64` | spins `ns` nanoseconds of the GPU clock |
 //!
@@ -39,15 +40,19 @@ pub use kernels::*;
 /// Every kernel's declaration, for the builder's check of the PTX and for hosts that
 /// load them by name.
 #[cfg(not(target_arch = "nvptx64"))]
-pub const KERNELS: [nvptx_kernel::KernelSignature; 9] = {
+pub const KERNELS: [nvptx_kernel::KernelSignature; 13] = {
     use nvptx_kernel::Kernel;
     [
         fill::SIGNATURE,
+        fill_safe::SIGNATURE,
         matmul_plain::SIGNATURE,
+        matmul_safe::SIGNATURE,
         matmul::SIGNATURE,
         add_kernel_plain::SIGNATURE,
+        add_kernel_safe::SIGNATURE,
         add_kernel::SIGNATURE,
         sincos_plain::SIGNATURE,
+        sincos_safe::SIGNATURE,
         sincos::SIGNATURE,
         empty::SIGNATURE,
         spin::SIGNATURE,

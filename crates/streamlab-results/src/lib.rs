@@ -10,6 +10,7 @@
 //! checks), [`report`] (tables, figures, sections, Markdown and HTML) and [`folder`]
 //! (files written whole). [`run`] sits above them all: a results folder read back,
 //! its summary, its printed tables and its report.
+pub mod card;
 pub mod derived;
 pub mod experiment;
 pub mod experiments;

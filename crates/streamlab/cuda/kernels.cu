@@ -1,7 +1,8 @@
 // The CUDA C++ twins of the Rust kernels in kernels-rs/, written statement for statement
 // alike, with the same entry names and parameters: a Rust slice is a pointer and a
-// length here. `*_plain` kernels are the write-ups' code; the others are tuned exactly as
-// their Rust twins are. streamlab compiles this file at run time with NVRTC
+// length here. `*_plain` kernels are the write-ups' code; `*_safe` kernels check what
+// their safe Rust twins check (a failed check traps, as a Rust panic does on the GPU);
+// the others are tuned exactly as their Rust twins are. streamlab compiles this file at run time with NVRTC
 // (src/runtime/baseline.rs); NVRTC provides size_t and the math functions (sinf, cosf,
 // sincosf, sqrtf, fmaf) from NVIDIA's CUDA math library, without any #include.
 
@@ -18,6 +19,19 @@ extern "C" __global__ void fill(float *matrix, unsigned rows, unsigned cols, flo
     matrix[cell] = value;
 }
 
+// Safe fill: the same store, the cell's index checked against the matrix's length.
+extern "C" __global__ void fill_safe(float *matrix, size_t matrix_len, unsigned rows,
+                                     unsigned cols, float value)
+{
+    unsigned col = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row >= rows || col >= cols)
+        return;
+    size_t cell = (size_t)row * cols + col;
+    if (cell < matrix_len)
+        matrix[cell] = value;
+}
+
 // Plain c = a * b (a: rows x aligned, b: aligned x cols, c: rows x cols), one thread per
 // cell of c, the wiki's loop.
 extern "C" __global__ void matmul_plain(const float *a, size_t a_len, const float *b,
@@ -32,6 +46,27 @@ extern "C" __global__ void matmul_plain(const float *a, size_t a_len, const floa
     for (size_t k = 0; k < aligned; k++)
         sum = fmaf(a[(size_t)row * aligned + k], b[k * cols + col], sum);
     c[(size_t)row * cols + col] = sum;
+}
+
+// Safe c = a * b: the wiki's loop, with the checks of the safe Rust twin's slicing (row
+// `row` of a and the whole of b once, before the loop; the cell of c).
+extern "C" __global__ void matmul_safe(const float *a, size_t a_len, const float *b,
+                                       size_t b_len, float *c, size_t c_len, unsigned rows,
+                                       unsigned cols, unsigned aligned)
+{
+    unsigned col = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row >= rows || col >= cols)
+        return;
+    if ((size_t)(row + 1) * aligned > a_len || (size_t)aligned * cols > b_len)
+        __trap();
+    float sum = 0.0f;
+    for (size_t k = 0; k < aligned; k++)
+        sum = fmaf(a[(size_t)row * aligned + k], b[k * cols + col], sum);
+    size_t cell = (size_t)row * cols + col;
+    if (cell >= c_len)
+        __trap();
+    c[cell] = sum;
 }
 
 // Tuned c = a * b: the same products in the same order, the loads of MATMUL_BATCH
@@ -98,6 +133,24 @@ extern "C" __global__ void add_kernel(int *out, size_t out_len, const int *in, s
     }
 }
 
+// Safe AddKernel: C++ has no safe barrier to stand for Rust's core::hint::black_box, so
+// the twin is the tuned kernel over the pairs both slices have (the ratio is the cost of
+// black_box against a register barrier).
+extern "C" __global__ void add_kernel_safe(int *out, size_t out_len, const int *in,
+                                           size_t in_len, int add_value, int cycles)
+{
+    size_t n = out_len < in_len ? out_len : in_len;
+    size_t stride = (size_t)(blockDim.x * gridDim.x);
+    for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        int value = in[i];
+        for (int j = 0; j < cycles; j++) {
+            value += add_value;
+            asm volatile("" : "+r"(value));
+        }
+        out[i] = value;
+    }
+}
+
 // Plain sincos, the blog's: b[j] = a[j] + sqrt(sin(i)^2 + cos(i)^2) for the global index
 // i = offset + j (a and b are one chunk of the arrays), sine and cosine apart.
 extern "C" __global__ void sincos_plain(const float *a, size_t a_len, float *b, size_t b_len,
@@ -120,6 +173,20 @@ extern "C" __global__ void sincos_kernel(const float *a, size_t a_len, float *b,
 {
     unsigned j = blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= b_len)
+        return;
+    float x = (float)(offset + j);
+    float s;
+    float c;
+    sincosf(x, &s, &c);
+    b[j] = a[j] + sqrtf(fmaf(s, s, c * c));
+}
+
+// Safe sincos: the tuned kernel, the element checked against both lengths.
+extern "C" __global__ void sincos_safe(const float *a, size_t a_len, float *b, size_t b_len,
+                                       unsigned offset)
+{
+    unsigned j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= b_len || j >= a_len)
         return;
     float x = (float)(offset + j);
     float s;

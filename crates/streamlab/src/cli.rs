@@ -52,7 +52,8 @@ pub struct KernelOptions {
     /// and says so.
     #[arg(long, value_enum, default_value_t = KernelChoice::Both)]
     pub kernels: KernelChoice,
-    /// The kernels' form: the write-ups' (plain) or tuned.
+    /// The kernels' form: the write-ups' (plain), safe (no `unsafe` in the kernel
+    /// bodies) or tuned.
     #[arg(long, value_enum, default_value_t = KernelForm::Tuned)]
     pub form: KernelForm,
 }

@@ -193,7 +193,7 @@ fn uneven_small_chunks_keep_every_row_at_or_under_its_bounds_with_its_noise() {
 }
 
 #[test]
-fn rust_and_cuda_twins_agree_in_both_forms() {
+fn rust_and_cuda_twins_agree_in_every_form_and_have_cards() {
     if !gpu_present() {
         return;
     }
@@ -211,7 +211,7 @@ fn rust_and_cuda_twins_agree_in_both_forms() {
     let doc = json(&out, "compare-kernels.json");
     let cases = doc["cases"].as_array().unwrap();
     for kernel in ["matmul", "add_kernel", "sincos"] {
-        for form in ["plain", "tuned"] {
+        for form in ["plain", "safe", "tuned"] {
             assert!(
                 cases.iter().any(|c| c["kernel"] == kernel
                     && c["form"] == form
@@ -220,5 +220,22 @@ fn rust_and_cuda_twins_agree_in_both_forms() {
             );
         }
     }
+    assert!(cases.iter().any(|c| c["kernel"] == "fill" && c["form"] == "safe"));
+    for c in cases {
+        for card in c["cards"].as_array().expect("a card per language") {
+            assert!(card["driver"]["registers"].as_i64().unwrap() > 0, "{c}");
+            assert!(card["driver"]["occupancy"].as_f64().unwrap() > 0.0, "{c}");
+            assert!(card["ptx"]["global_stores"].as_u64().unwrap() >= 1, "{c}");
+        }
+    }
+    // The safe forms leave no bounds check inside sincos, and the tuned ones none at all.
+    let card = |kernel: &str, form: &str| {
+        let c = (cases.iter())
+            .find(|c| c["kernel"] == kernel && c["form"] == form)
+            .unwrap();
+        c["cards"][0]["ptx"]["traps"].as_u64().unwrap()
+    };
+    assert_eq!(card("sincos", "safe"), 0);
+    assert_eq!(card("matmul", "tuned"), 0);
     std::fs::remove_dir_all(&out).expect("clean up");
 }

@@ -23,7 +23,7 @@ pub struct RunSummary {
     /// The headline of each experiment run with the Rust kernels, by experiment.
     pub experiments: Entries,
     /// What experiments add at the top level: the measured limits (`bounds`), the kernel
-    /// ratios (`rust_over_cuda`, `rust_over_cuda_plain`).
+    /// ratios (`rust_over_cuda`, `rust_over_cuda_safe`, `rust_over_cuda_plain`).
     #[serde(flatten)]
     pub facts: Entries,
     /// The headlines of the experiments that also ran with the CUDA C++ kernels.

@@ -1,8 +1,10 @@
-//! compare-kernels: each Rust kernel against its CUDA C++ twin, in both forms (plain and
-//! tuned), on the experiments' buffers and launch shapes: per case the quartiles of both
-//! languages and the ratio of medians, and per kernel the headline ratio of each form
-//! (`summary.json`'s `rust_over_cuda` and `rust_over_cuda_plain`).
+//! compare-kernels: each Rust kernel against its CUDA C++ twin, in every form (plain,
+//! safe and tuned), on the experiments' buffers and launch shapes: per case the quartiles
+//! of both languages and the ratio of medians, and per kernel the headline ratio of each
+//! form (`summary.json`'s `rust_over_cuda`, `rust_over_cuda_safe` and
+//! `rust_over_cuda_plain`).
 use serde::{Deserialize, Serialize};
+use crate::card::KernelCard;
 use crate::derived::summary::Json;
 
 use crate::experiment::{self, Experiment};
@@ -97,7 +99,8 @@ pub struct KernelCase {
     pub kernel: String,
     /// The case within the kernel, e.g. "cycles 256" (empty where there is one).
     pub case: String,
-    /// `None` for a kernel with one form (plain and tuned are the same code: `fill`).
+    /// `None` where the plain and tuned forms are the same code (`fill`, whose safe form
+    /// is a case of its own).
     pub form: Option<KernelForm>,
     /// The launch shape and sizes, in words.
     pub launch: String,
@@ -105,6 +108,9 @@ pub struct KernelCase {
     pub cuda: Series,
     /// Both outputs against the CPU reference and against each other.
     pub verification: Verification,
+    /// The Rust and the CUDA C++ entry's cards (none in runs from before cards).
+    #[serde(default)]
+    pub cards: Option<[KernelCard; 2]>,
 }
 
 /// Result of compare-kernels.
@@ -121,12 +127,17 @@ pub struct KernelComparison {
 /// The kernels every comparison covers, in table order.
 pub const KERNELS: [&str; 4] = ["fill", "matmul", "add_kernel", "sincos"];
 
+/// Whether a case of form `form` stands for `wanted` (see [`KernelCase::form`]).
+fn stands_for(form: Option<KernelForm>, wanted: KernelForm) -> bool {
+    form.map_or(wanted != KernelForm::Safe, |f| f == wanted)
+}
+
 /// One case, Rust against CUDA C++.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CaseRatio {
     pub kernel: String,
     pub case: String,
-    /// `None` for a kernel with one form (plain and tuned are the same code).
+    /// As [`KernelCase::form`].
     pub form: Option<KernelForm>,
     pub rust: Quartiles,
     pub cuda: Quartiles,
@@ -135,6 +146,9 @@ pub struct CaseRatio {
     pub cuda_noise: f64,
     /// Median Rust time over median CUDA C++ time: below 1 Rust is faster.
     pub ratio: f64,
+    /// As [`KernelCase::cards`].
+    #[serde(default)]
+    pub cards: Option<[KernelCard; 2]>,
 }
 
 /// Everything derived from a kernel comparison.
@@ -143,6 +157,9 @@ pub struct ComparisonAnalysis {
     pub cases: Vec<CaseRatio>,
     /// Per kernel, its first case in the tuned form (or its only form).
     pub tuned: Option<KernelRatios>,
+    /// Per kernel, its first case in the safe form.
+    #[serde(default)]
+    pub safe: Option<KernelRatios>,
     /// Per kernel, its first case in the plain form (or its only form).
     pub plain: Option<KernelRatios>,
 }
@@ -157,6 +174,7 @@ fn case_ratio(c: &KernelCase) -> CaseRatio {
         rust_noise: c.rust.noise(),
         cuda_noise: c.cuda.noise(),
         ratio: c.rust.median() / c.cuda.median(),
+        cards: c.cards,
     }
 }
 
@@ -166,7 +184,7 @@ fn analyze(c: &KernelComparison) -> ComparisonAnalysis {
     let ratios = |form: KernelForm| {
         let of = |kernel: &str| {
             (cases.iter())
-                .find(|k| k.kernel == kernel && k.form.is_none_or(|f| f == form))
+                .find(|k| k.kernel == kernel && stands_for(k.form, form))
                 .map(|k| k.ratio)
         };
         Some(KernelRatios {
@@ -178,6 +196,7 @@ fn analyze(c: &KernelComparison) -> ComparisonAnalysis {
     };
     ComparisonAnalysis {
         tuned: ratios(KernelForm::Tuned),
+        safe: ratios(KernelForm::Safe),
         plain: ratios(KernelForm::Plain),
         cases,
     }
@@ -200,9 +219,9 @@ fn columns(c: &KernelComparison) -> Columns<'_, CaseRatio> {
         .both("case", |k| k.case.clone(), "case", |k| k.case.clone())
         .both(
             "form",
-            |k| k.form.map_or("one form".into(), |f| f.label().to_owned()),
+            |k| k.form.map_or("plain = tuned".into(), |f| f.label().to_owned()),
             "form",
-            |k| k.form.map_or("one".into(), |f| f.label().to_owned()),
+            |k| k.form.map_or("plain-tuned".into(), |f| f.label().to_owned()),
         )
         .both("Rust", move |k| quartiles(&k.rust), "rust_median_ms", |k| format!("{:.5}", k.rust.median))
         .show("Rust noise", |k| noise(k.rust_noise))
@@ -211,12 +230,59 @@ fn columns(c: &KernelComparison) -> Columns<'_, CaseRatio> {
         .both("Rust / C++", |k| num(k.ratio, 3), "rust_over_cuda", |k| format!("{:.4}", k.ratio))
         .show("launch", move |k| {
             (c.cases.iter())
-                .find(|s| s.kernel == k.kernel && s.case == k.case)
+                .find(|s| s.kernel == k.kernel && s.case == k.case && s.form == k.form)
                 .map_or(String::new(), |s| s.launch.clone())
         })
 }
 
-/// compare-kernels: Rust time over CUDA C++ time per kernel case, tuned and plain.
+/// The cards' columns, Rust beside CUDA C++ in each cell ("40 / 38"); on screen only
+/// (the CSV has each figure in its own column: [`card_csv_columns`]).
+fn card_columns<'a>() -> Columns<'a, CaseRatio> {
+    let pair = |f: fn(&KernelCard) -> String| {
+        move |k: &CaseRatio| k.cards.map_or("–".into(), |[r, c]| format!("{} / {}", f(&r), f(&c)))
+    };
+    Columns::new()
+        .show("kernel", |k: &CaseRatio| k.kernel.clone())
+        .show("case", |k| k.case.clone())
+        .show("form", |k| k.form.map_or("plain = tuned".into(), |f| f.label().to_owned()))
+        .show("registers", pair(|c| c.driver.registers.to_string()))
+        .show("local bytes", pair(|c| c.driver.local_bytes.to_string()))
+        .show("shared bytes", pair(|c| c.driver.static_shared_bytes.to_string()))
+        .show("max threads", pair(|c| c.driver.max_threads_per_block.to_string()))
+        .show("occupancy", pair(|c| format!("{:.0}%", 100.0 * c.driver.occupancy)))
+        .show("global loads", pair(|c| c.ptx.global_loads.to_string()))
+        .show("global stores", pair(|c| c.ptx.global_stores.to_string()))
+        .show("FMAs", pair(|c| c.ptx.fmas.to_string()))
+        .show("traps", pair(|c| c.ptx.traps.to_string()))
+        .show("hottest loop", pair(|c| c.ptx.hottest_loop_instructions.map_or("none".into(), |n| n.to_string())))
+}
+
+/// The cards' figures as CSV columns of the main table, Rust then CUDA C++.
+fn card_csv_columns<'a>(columns: Columns<'a, CaseRatio>) -> Columns<'a, CaseRatio> {
+    let mut columns = columns;
+    let figures: [(&'static str, &'static str, fn(&KernelCard) -> String); 10] = [
+        ("rust_registers", "cuda_registers", |c| c.driver.registers.to_string()),
+        ("rust_local_bytes", "cuda_local_bytes", |c| c.driver.local_bytes.to_string()),
+        ("rust_shared_bytes", "cuda_shared_bytes", |c| c.driver.static_shared_bytes.to_string()),
+        ("rust_max_threads", "cuda_max_threads", |c| c.driver.max_threads_per_block.to_string()),
+        ("rust_occupancy", "cuda_occupancy", |c| format!("{:.4}", c.driver.occupancy)),
+        ("rust_global_loads", "cuda_global_loads", |c| c.ptx.global_loads.to_string()),
+        ("rust_global_stores", "cuda_global_stores", |c| c.ptx.global_stores.to_string()),
+        ("rust_fmas", "cuda_fmas", |c| c.ptx.fmas.to_string()),
+        ("rust_traps", "cuda_traps", |c| c.ptx.traps.to_string()),
+        ("rust_hottest_loop", "cuda_hottest_loop", |c| {
+            c.ptx.hottest_loop_instructions.map_or(String::new(), |n| n.to_string())
+        }),
+    ];
+    for (rust, cuda, f) in figures {
+        columns = columns
+            .raw(rust, move |k| k.cards.map_or(String::new(), |[r, _]| f(&r)))
+            .raw(cuda, move |k| k.cards.map_or(String::new(), |[_, c]| f(&c)));
+    }
+    columns
+}
+
+/// compare-kernels: Rust time over CUDA C++ time per kernel case, in each form.
 fn figures(a: &ComparisonAnalysis) -> Vec<FigureModel> {
     let mut cases: Vec<(String, String)> = Vec::new();
     for c in &a.cases {
@@ -227,7 +293,7 @@ fn figures(a: &ComparisonAnalysis) -> Vec<FigureModel> {
     }
     let ratio = |key: &(String, String), form: KernelForm| {
         (a.cases.iter())
-            .find(|c| (&c.kernel, &c.case) == (&key.0, &key.1) && c.form.is_none_or(|f| f == form))
+            .find(|c| (&c.kernel, &c.case) == (&key.0, &key.1) && stands_for(c.form, form))
             .map_or(f64::NAN, |c| c.ratio)
     };
     let mut chart = blank(
@@ -248,10 +314,7 @@ fn figures(a: &ComparisonAnalysis) -> Vec<FigureModel> {
         ),
         YScale::Log,
     );
-    for (i, form) in [KernelForm::Tuned, KernelForm::Plain]
-        .into_iter()
-        .enumerate()
-    {
+    for (i, form) in KernelForm::ALL.into_iter().enumerate() {
         chart.bars.push(BarSeries {
             name: format!("{} Rust / {} C++", form.label(), form.label()),
             color: PALETTE[i],
@@ -293,11 +356,17 @@ impl Experiment for CompareKernels {
 
     fn tables(c: &KernelComparison, _cuda: Option<&KernelComparison>) -> Vec<Table> {
         let caption = "median ms per launch (quartiles in brackets)".to_owned();
-        vec![columns(c).table(Some(caption), &analyze(c).cases)]
+        let cases = analyze(c).cases;
+        let mut tables = vec![columns(c).table(Some(caption), &cases)];
+        if cases.iter().any(|k| k.cards.is_some()) {
+            let caption = "each entry's card, Rust / CUDA C++: the driver's figures at the launch shape, and the PTX's counts (over the entry and what it calls; the hottest loop is the largest innermost one, in instructions)".to_owned();
+            tables.push(card_columns().table(Some(caption), &cases));
+        }
+        tables
     }
 
     fn csv(c: &KernelComparison) -> Option<String> {
-        Some(columns(c).csv(&analyze(c).cases))
+        Some(card_csv_columns(columns(c)).csv(&analyze(c).cases))
     }
 
     fn section(
@@ -306,7 +375,7 @@ impl Experiment for CompareKernels {
     ) -> Result<Section, ReportError> {
         let mut sec = Section::new::<CompareKernels>(
             "Rust against CUDA C++: the same kernels",
-            "Each kernel in Rust and its CUDA C++ twin, written statement for statement alike, launched alternately on one stream and timed with events. Each exists in a plain form (the write-ups' algorithm: the naive matmul loop, AddKernel's volatile local, separate sinf and cosf) and a tuned form (batched matmul loads, AddKernel's register, one sincosf); a ratio always compares the same form.",
+            "Each kernel in Rust and its CUDA C++ twin, written statement for statement alike, launched alternately on one stream and timed with events. Each exists in a plain form (the write-ups' algorithm with checked indexing: the naive matmul loop, AddKernel's volatile local, separate sinf and cosf), a safe form (no unsafe in the kernel body: slices and iterators with each check once per row or column, core::hint::black_box for AddKernel's loop, one sincosf) and a tuned form (raw pointers and unchecked indexing, batched matmul loads, AddKernel's register behind an assembly barrier, one sincosf); a ratio always compares the same form. The C++ twins of the safe forms check what the Rust ones check; AddKernel's has no black_box to mirror and keeps the tuned register barrier, so its ratio is what black_box costs.",
             &c.params,
             c,
         );
@@ -328,13 +397,18 @@ impl Experiment for CompareKernels {
         Ok(sec)
     }
 
-    const FACTS: &'static [&'static str] = &["rust_over_cuda", "rust_over_cuda_plain"];
+    const FACTS: &'static [&'static str] =
+        &["rust_over_cuda", "rust_over_cuda_safe", "rust_over_cuda_plain"];
     fn facts(c: &KernelComparison) -> Vec<Json> {
         let a = analyze(c);
-        vec![experiment::json(&a.tuned), experiment::json(&a.plain)]
+        vec![
+            experiment::json(&a.tuned),
+            experiment::json(&a.safe),
+            experiment::json(&a.plain),
+        ]
     }
     fn fact_lines(facts: &[&Json]) -> Vec<(String, String)> {
-        (["Rust/C++ (tuned)", "Rust/C++ (plain)"].iter().zip(facts))
+        (["Rust/C++ (tuned)", "Rust/C++ (safe)", "Rust/C++ (plain)"].iter().zip(facts))
             .filter_map(|(label, v)| {
                 let r: KernelRatios = experiment::parse(v)?;
                 Some((

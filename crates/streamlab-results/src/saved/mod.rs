@@ -160,7 +160,7 @@ impl KernelSet {
     }
 }
 
-/// Which form of each kernel ran: the write-up's, or the tuned one.
+/// Which form of each kernel ran: the write-up's, the safe one, or the tuned one.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum, Default,
 )]
@@ -169,15 +169,21 @@ pub enum KernelForm {
     /// As the write-ups have them: the naive matmul loop, AddKernel's `volatile` local,
     /// separate `sin` and `cos`.
     Plain,
+    /// No `unsafe` in the kernel body: slices and iterators, one check per row or
+    /// column that the optimizer can hoist, `core::hint::black_box` for AddKernel's loop.
+    Safe,
     /// Batched matmul loads, AddKernel's sum kept in a register, one `sincos`.
     #[default]
     Tuned,
 }
 
 impl KernelForm {
+    pub const ALL: [KernelForm; 3] = [KernelForm::Plain, KernelForm::Safe, KernelForm::Tuned];
+
     pub fn label(self) -> &'static str {
         match self {
             KernelForm::Plain => "plain",
+            KernelForm::Safe => "safe",
             KernelForm::Tuned => "tuned",
         }
     }

@@ -1,14 +1,17 @@
-//! compare-kernels: each Rust kernel against its CUDA C++ twin, in both forms, on the
-//! buffers and launch shapes the experiments use. Launches alternate Rust, CUDA C++,
+//! compare-kernels: each Rust kernel against its CUDA C++ twin, in every form (plain,
+//! safe, tuned), on the buffers and launch shapes the experiments use. Launches alternate Rust, CUDA C++,
 //! Rust, … on one stream with an event between them, so both see the same clocks,
-//! caches and neighbours. Afterwards each kernel runs once more per language into a
+//! caches and neighbours. Each entry's card (the driver's figures at the launch shape and
+//! the PTX's counts, `streamlab_results::card`) is read beside its times. Afterwards each kernel runs once more per language into a
 //! poisoned output, and both outputs are checked element by element against the CPU
 //! reference (the `kernels_rs::element` math, or its f64 form for sincos).
 //!
-//! The cases: `fill` over the wiki's A matrix (one form: a single store); `matmul` of one
+//! The cases: `fill` over the wiki's A matrix (plain and tuned are one raw-pointer store;
+//! the safe form stores through a slice); `matmul` of one
 //! product (32 × 16 output, 16×16 blocks); `add_kernel` over the Handbook's array
 //! (SMs × 16 blocks of 256 threads) at each `--add-cycles`; `sincos` over the blog's
 //! array (1024 threads per block).
+use streamlab_results::card::{self, KernelCard};
 use streamlab_results::experiments::compare_kernels::{
     CompareKernels, KernelCase, KernelComparison, Params,
 };
@@ -17,15 +20,14 @@ use streamlab_results::saved::{KernelForm, Params as _, Verification};
 
 use super::{Context, Run, RunError, series};
 use crate::runtime::baseline::CudaKernels;
+use crate::runtime::kernels::RUST_PTX;
 use crate::runtime::{
-    DeviceBuffer, Event, Gpu, Kernels, PinnedBuffer, RuntimeError, Shape, Stream,
+    DeviceBuffer, Event, Function, Gpu, Kernels, PinnedBuffer, RuntimeError, Shape, Stream,
 };
 
 /// sincos tolerance: CUDA's `sinf`/`cosf` and the `libm` crate's differ in the last bit,
 /// which `sqrt(s² + c²) ≈ 1` carries into a few units of 2^-23 (1.2e-7).
 const SINCOS_TOLERANCE: f64 = 1e-6;
-
-const FORMS: [KernelForm; 2] = [KernelForm::Plain, KernelForm::Tuned];
 
 impl Run for CompareKernels {
     const NEEDS_CUDA_TWINS: bool = true;
@@ -41,10 +43,12 @@ impl Run for CompareKernels {
             gpu: ctx.gpu,
             rust: ctx.gpu.kernels(),
             cuda: &cuda.kernels,
+            ptx: [RUST_PTX, &cuda.ptx],
             params: p,
             stream: ctx.gpu.streams(1)?.remove(0),
         };
-        let total = 1 + 2 + 2 * p.add_cycles.len() + 2;
+        let forms = KernelForm::ALL.len();
+        let total = 2 + forms + forms * p.add_cycles.len() + forms;
         let mut task = crate::progress::Task::start("rust vs cuda", total as u64);
         let mut cases = Vec::with_capacity(total);
         for case in pair.fill_and_matmul()? {
@@ -87,11 +91,30 @@ struct Pair<'a> {
     gpu: &'a Gpu,
     rust: &'a Kernels,
     cuda: &'a Kernels,
+    /// The Rust and the CUDA C++ PTX, for the cards.
+    ptx: [&'a str; 2],
     params: &'a Params,
     stream: Stream,
 }
 
 impl Pair<'_> {
+    /// The Rust and the CUDA C++ card of the entry `pick` chooses, at `shape`.
+    fn cards<P>(
+        &self,
+        pick: impl Fn(&Kernels) -> Function<P>,
+        shape: Shape,
+    ) -> Result<Option<[KernelCard; 2]>, RuntimeError> {
+        let threads = shape.block.0 * shape.block.1;
+        let card = |set: &Kernels, ptx: &str| -> Result<Option<KernelCard>, RuntimeError> {
+            let f = pick(set);
+            let driver = f.driver_card(threads)?;
+            Ok(card::ptx_counts(ptx, f.name()).map(|ptx| KernelCard { driver, ptx }))
+        };
+        let rust = card(self.rust, self.ptx[0])?;
+        let cuda = card(self.cuda, self.ptx[1])?;
+        Ok(rust.zip(cuda).map(|(r, c)| [r, c]))
+    }
+
     /// `launch` with each set alternately (after warm-up), an event between launches;
     /// returns the Rust and the CUDA C++ milliseconds.
     fn interleave(
@@ -191,7 +214,39 @@ impl Pair<'_> {
             ),
             (rust, cuda),
             agree("fill", &rust_a, &cuda_a, |_| 1.0, 0.0),
+            self.cards(|set| set.fill, fill_shape(rows, aligned))?,
         )];
+        let (rust, cuda) = self.interleave(|set| {
+            s.launch(
+                &set.fill_safe,
+                fill_shape(rows, aligned),
+                (a.all_mut(), m.rows, m.aligned, 1.0f32),
+            )
+        })?;
+        let [rust_a, cuda_a] = self.outputs(
+            &mut a,
+            |set, out| {
+                s.launch(
+                    &set.fill_safe,
+                    fill_shape(rows, aligned),
+                    (out.all_mut(), m.rows, m.aligned, 1.0f32),
+                )
+            },
+            f32::NAN,
+        )?;
+        cases.push(case(
+            "fill",
+            String::new(),
+            Some(KernelForm::Safe),
+            format!(
+                "{rows} × {aligned} matrix, grid {:?} × block {:?}",
+                fill_shape(rows, aligned).grid,
+                (m.block, m.block)
+            ),
+            (rust, cuda),
+            agree("fill", &rust_a, &cuda_a, |_| 1.0, 0.0),
+            self.cards(|set| set.fill_safe, fill_shape(rows, aligned))?,
+        ));
         // The product's inputs: both matrices of ones, as in matmul-streams.
         s.launch(
             &self.rust.fill,
@@ -211,7 +266,7 @@ impl Pair<'_> {
             ),
             block: (m.block, m.block),
         };
-        for form in FORMS {
+        for form in KernelForm::ALL {
             let (rust, cuda) = self.interleave(|set| {
                 s.launch(
                     &set.matmul_in(form),
@@ -240,6 +295,7 @@ impl Pair<'_> {
                 ),
                 (rust, cuda),
                 agree("matmul", &rust_c, &cuda_c, |_| aligned as f64, 0.0),
+                self.cards(|set| set.matmul_in(form), shape)?,
             ));
         }
         Ok(cases)
@@ -265,7 +321,7 @@ impl Pair<'_> {
         let input = host_in.as_slice();
         let mut cases = Vec::new();
         for &cycles in &self.params.add_cycles {
-            for form in FORMS {
+            for form in KernelForm::ALL {
                 let (rust, cuda) = self.interleave(|set| {
                     s.launch(
                         &set.add_kernel_in(form),
@@ -301,6 +357,7 @@ impl Pair<'_> {
                     ),
                     (rust, cuda),
                     agree("add_kernel", &rust_out, &cuda_out, expected, 0.0),
+                    self.cards(|set| set.add_kernel_in(form), shape)?,
                 ));
             }
         }
@@ -322,7 +379,7 @@ impl Pair<'_> {
         let shape = Shape::cover(n, threads);
         let a = host_a.as_slice();
         let mut cases = Vec::new();
-        for form in FORMS {
+        for form in KernelForm::ALL {
             let (rust, cuda) = self.interleave(|set| {
                 s.launch(
                     &set.sincos_in(form),
@@ -354,6 +411,7 @@ impl Pair<'_> {
                     |i| super::sincos::reference(a[i], i),
                     SINCOS_TOLERANCE,
                 ),
+                self.cards(|set| set.sincos_in(form), shape)?,
             ));
         }
         Ok(cases)
@@ -367,6 +425,7 @@ fn case(
     launch: String,
     (rust, cuda): (Vec<f64>, Vec<f64>),
     verification: Verification,
+    cards: Option<[KernelCard; 2]>,
 ) -> KernelCase {
     KernelCase {
         kernel: kernel.to_owned(),
@@ -376,6 +435,7 @@ fn case(
         rust: series(rust),
         cuda: series(cuda),
         verification,
+        cards,
     }
 }
 

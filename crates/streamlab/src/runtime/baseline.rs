@@ -83,6 +83,8 @@ pub struct CudaPtx {
 pub struct CudaKernels {
     pub kernels: Kernels,
     pub build: CudaBuild,
+    /// The PTX they were loaded from.
+    pub ptx: String,
 }
 
 /// Whether the NVRTC library can be loaded on this machine.
@@ -144,6 +146,7 @@ pub fn load(gpu: &Gpu) -> Result<Availability<CudaKernels>, BaselineError> {
     Ok(Availability::Ready(CudaKernels {
         kernels,
         build: compiled.build,
+        ptx: compiled.ptx,
     }))
 }
 

@@ -7,16 +7,17 @@ use std::marker::PhantomData;
 use cudarc::driver::{result, sys};
 use kernels_rs as k;
 use nvptx_kernel::Kernel;
+use streamlab_results::card::{DriverCard, occupancy};
 use streamlab_results::saved::{KernelForm, KernelSet};
 
-use super::RuntimeError;
+use super::{Context as _, RuntimeError};
 
 /// PTX of the Rust kernels.
 pub const RUST_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.ptx"));
 
 /// A loaded kernel entry, typed by its parameters (`P`: the declaration's `Args`), so a
 /// launch with the wrong arguments does not compile. Kernels with the same parameters
-/// (a plain form and its tuned form) share the type.
+/// (a kernel's plain, safe and tuned forms) share the type.
 pub struct Function<P> {
     pub(super) raw: sys::CUfunction,
     pub(super) name: &'static str,
@@ -36,6 +37,47 @@ impl<P> Function<P> {
     pub fn name(&self) -> &'static str {
         self.name
     }
+
+    /// What the driver says of this entry, launched with `block_threads` threads per
+    /// block on the current context's device.
+    pub fn driver_card(&self, block_threads: u32) -> Result<DriverCard, RuntimeError> {
+        use sys::CUfunction_attribute as F;
+        let attr = |a: F| {
+            // SAFETY: `raw` is an entry of a module that stays loaded.
+            unsafe { result::function::get_function_attribute(self.raw, a) }
+                .doing("reading a kernel's attributes")
+        };
+        // SAFETY: as above; no dynamic shared memory.
+        let blocks = unsafe {
+            result::occupancy::max_active_block_per_multiprocessor(
+                self.raw,
+                block_threads as i32,
+                0,
+            )
+        }
+        .doing("reading a kernel's occupancy")?;
+        let mut device = 0;
+        // SAFETY: writes one device handle; a context is current.
+        unsafe { sys::cuCtxGetDevice(&mut device) }
+            .result()
+            .doing("reading the current device")?;
+        // SAFETY: `device` is the current context's device.
+        let max_threads_per_sm = unsafe {
+            result::device::get_attribute(
+                device,
+                sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR,
+            )
+        }
+        .doing("reading the SM's thread limit")?;
+        Ok(DriverCard {
+            registers: attr(F::CU_FUNC_ATTRIBUTE_NUM_REGS)?,
+            local_bytes: attr(F::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)?,
+            static_shared_bytes: attr(F::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?,
+            max_threads_per_block: attr(F::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+            block_threads,
+            occupancy: occupancy(blocks, block_threads, max_threads_per_sm),
+        })
+    }
 }
 
 type Args<K> = <K as Kernel>::Args;
@@ -45,11 +87,15 @@ type Args<K> = <K as Kernel>::Args;
 pub struct Kernels {
     pub set: KernelSet,
     pub fill: Function<Args<k::fill>>,
+    pub fill_safe: Function<Args<k::fill_safe>>,
     pub matmul_plain: Function<Args<k::matmul>>,
+    pub matmul_safe: Function<Args<k::matmul>>,
     pub matmul: Function<Args<k::matmul>>,
     pub add_kernel_plain: Function<Args<k::add_kernel>>,
+    pub add_kernel_safe: Function<Args<k::add_kernel>>,
     pub add_kernel: Function<Args<k::add_kernel>>,
     pub sincos_plain: Function<Args<k::sincos>>,
+    pub sincos_safe: Function<Args<k::sincos>>,
     pub sincos: Function<Args<k::sincos>>,
     pub empty: Function<Args<k::empty>>,
     pub spin: Function<Args<k::spin>>,
@@ -62,11 +108,15 @@ impl Kernels {
         Ok(Kernels {
             set,
             fill: module.function::<k::fill>()?,
+            fill_safe: module.function::<k::fill_safe>()?,
             matmul_plain: module.function::<k::matmul_plain>()?,
+            matmul_safe: module.function::<k::matmul_safe>()?,
             matmul: module.function::<k::matmul>()?,
             add_kernel_plain: module.function::<k::add_kernel_plain>()?,
+            add_kernel_safe: module.function::<k::add_kernel_safe>()?,
             add_kernel: module.function::<k::add_kernel>()?,
             sincos_plain: module.function::<k::sincos_plain>()?,
+            sincos_safe: module.function::<k::sincos_safe>()?,
             sincos: module.function::<k::sincos>()?,
             empty: module.function::<k::empty>()?,
             spin: module.function::<k::spin>()?,
@@ -77,6 +127,7 @@ impl Kernels {
     pub fn matmul_in(&self, form: KernelForm) -> Function<Args<k::matmul>> {
         match form {
             KernelForm::Plain => self.matmul_plain,
+            KernelForm::Safe => self.matmul_safe,
             KernelForm::Tuned => self.matmul,
         }
     }
@@ -85,6 +136,7 @@ impl Kernels {
     pub fn add_kernel_in(&self, form: KernelForm) -> Function<Args<k::add_kernel>> {
         match form {
             KernelForm::Plain => self.add_kernel_plain,
+            KernelForm::Safe => self.add_kernel_safe,
             KernelForm::Tuned => self.add_kernel,
         }
     }
@@ -93,6 +145,7 @@ impl Kernels {
     pub fn sincos_in(&self, form: KernelForm) -> Function<Args<k::sincos>> {
         match form {
             KernelForm::Plain => self.sincos_plain,
+            KernelForm::Safe => self.sincos_safe,
             KernelForm::Tuned => self.sincos,
         }
     }
