@@ -115,7 +115,7 @@ pub unsafe fn matmul_cell(
 /// no `unsafe`: `a_row` is row `row` of `a` (`aligned` elements) and `b` the whole of `b`
 /// (`aligned × cols`), both sliced once by the caller. `b` walked as rows with
 /// `chunks_exact(cols)` zipped with the row of `a` leaves one index check in the loop,
-/// `col < cols`, the same for every row: the optimizer hoists it, and unrolls the loop
+/// `col < cols`, the same for every row: the optimizer hoists it and unrolls the loop
 /// with no check between the loads.
 #[inline(always)]
 pub fn matmul_cell_safe(a_row: &[f32], b: &[f32], col: usize, cols: usize) -> f32 {

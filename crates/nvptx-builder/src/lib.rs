@@ -46,6 +46,13 @@ pub const TARGET: &str = "nvptx64-nvidia-cuda";
 pub const DEFAULT_ARCH: &str = "sm_90";
 /// The file written into `$OUT_DIR` when no [`Builder::copy_to`] is given.
 pub const DEFAULT_FILE: &str = "kernels.ptx";
+/// LLVM's inlining threshold for kernel crates (its default is 225). A call on the GPU
+/// costs far more than on a CPU: arguments go through parameter space and ptxas must
+/// keep registers for the callee, which can halve a kernel's occupancy. NVVM inlines
+/// CUDA's math library into every caller; at this threshold LLVM does the same for a
+/// math routine called from more than one kernel (the `libm` crate's `sincosf` in
+/// kernels-rs's tuned and safe sincos).
+pub const INLINE_THRESHOLD: u32 = 1000;
 
 /// Everything that can stop a kernel build; each message names the kernel crate and the
 /// fix.
@@ -247,6 +254,8 @@ impl Builder {
             .args(["--config", "profile.release.codegen-units=1"])
             .args(["--config", "profile.release.opt-level=3"])
             .args(["--", "--emit=asm", "-Zno-link", "-C"])
+            .arg(format!("llvm-args=-inline-threshold={INLINE_THRESHOLD}"))
+            .arg("-C")
             .arg(format!("target-cpu={arch}"));
         // The child build must not inherit the host build's flags, wrappers or folders.
         for (var, _) in std::env::vars_os() {

@@ -220,7 +220,11 @@ fn rust_and_cuda_twins_agree_in_every_form_and_have_cards() {
             );
         }
     }
-    assert!(cases.iter().any(|c| c["kernel"] == "fill" && c["form"] == "safe"));
+    assert!(
+        cases
+            .iter()
+            .any(|c| c["kernel"] == "fill" && c["form"] == "safe")
+    );
     for c in cases {
         for card in c["cards"].as_array().expect("a card per language") {
             assert!(card["driver"]["registers"].as_i64().unwrap() > 0, "{c}");
