@@ -166,20 +166,6 @@ pub struct BusiestBound {
     /// back to back), the least busy time of each one's busiest engine or stream.
     pub ms: f64,
     pub resource: Resource,
-    /// Iterations traced back to back: how long after the first operation was ready the
-    /// resource first started, plus how long after it last finished the last operation
-    /// ended. A run of iterations issued back to back from an idle GPU pays these once
-    /// ([`BusiestBound::per_iteration`]).
-    #[serde(default)]
-    pub fill_and_drain_ms: f64,
-}
-
-impl BusiestBound {
-    /// The bound per iteration of `runs` iterations issued back to back from an idle GPU:
-    /// each iteration's busy time, and the fill and drain once.
-    pub fn per_iteration(&self, runs: usize) -> f64 {
-        self.ms + self.fill_and_drain_ms / runs.max(1) as f64
-    }
 }
 
 /// How busy each engine was over a traced timeline, from the GPU's own records.
@@ -308,20 +294,7 @@ pub fn occupancy(t: &Timeline) -> Option<Occupancy> {
                 .filter(|(ms, _)| *ms > 0.0)
         })
         .min_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(ms, resource)| {
-            let intervals = busy(t.ops.iter(), resource);
-            let fill_and_drain_ms = match (intervals.first(), intervals.last()) {
-                (Some(first), Some(last)) if t.reference.back_to_back => {
-                    (first.0 - start) + (end - last.1)
-                }
-                _ => 0.0,
-            };
-            BusiestBound {
-                ms,
-                resource,
-                fill_and_drain_ms,
-            }
-        })?;
+        .map(|(ms, resource)| BusiestBound { ms, resource })?;
     Some(Occupancy {
         span_ms: end - start,
         htod_busy_ms: length(&htod),
@@ -671,10 +644,8 @@ mod tests {
         ];
         let o = occupancy(&timeline(ops, 1.0, true, 3)).unwrap();
         assert!((o.bound.ms - 1.0).abs() < 1e-12);
-        assert_eq!(o.bound.fill_and_drain_ms, 0.0);
-        // Stream 1's copies in wait for stream 2's (fill 0.4 ms) and its kernels run after
-        // its copies in: 1.0 ms of copying per iteration, and each run of back-to-back
-        // iterations pays the fill and the last kernel (drain 0.2 ms) once.
+        // Stream 1 copies in and runs its kernel in the first iteration, and only copies
+        // in the middle one: its 1.0 ms then is the bound.
         let ops = vec![
             op(OpKind::HtoD, 1, 0, 0.0, 0.4),
             op(OpKind::HtoD, 0, 0, 0.4, 1.0),
@@ -686,8 +657,6 @@ mod tests {
         let waits = occupancy(&timeline(ops, 1.0, true, 3)).unwrap();
         assert_eq!(waits.bound.resource, Resource::Stream(0));
         assert!((waits.bound.ms - 1.0).abs() < 1e-12);
-        assert!((waits.bound.fill_and_drain_ms - 0.6).abs() < 1e-12);
-        assert!((waits.bound.per_iteration(3) - 1.2).abs() < 1e-12);
         assert_eq!(
             o.sms_busy_ms.to_bits(),
             0.0f64.to_bits(),

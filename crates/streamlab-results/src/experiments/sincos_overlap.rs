@@ -211,10 +211,6 @@ pub struct SincosConfig {
     pub outliers: Vec<usize>,
     /// Where it was traced undisturbed: the time per iteration of its busiest engine or stream.
     pub busiest_bound: Option<BusiestBound>,
-    /// That bound per iteration of a batch: its fill and drain paid once per batch, as
-    /// the pipeline bound pays them.
-    #[serde(default)]
-    pub busiest_bound_ms: Option<f64>,
     /// Faster than its busiest bound by more than the slack: a measurement no correct
     /// run gives.
     pub beyond_busiest_bound: bool,
@@ -315,7 +311,6 @@ fn analyze(r: &SincosOverlapResult) -> SincosAnalysis {
             let busiest_bound = (r.timelines.iter())
                 .find(|t| t.title == title)
                 .and_then(|t| trace::check(t).busiest_bound());
-            let busiest_bound_ms = busiest_bound.map(|b| b.per_iteration(runs));
             SincosConfig {
                 variant: p.variant,
                 streams: p.streams,
@@ -326,9 +321,8 @@ fn analyze(r: &SincosOverlapResult) -> SincosAnalysis {
                 noise: p.time.noise(),
                 outliers: p.time.outliers(),
                 busiest_bound,
-                busiest_bound_ms,
-                beyond_busiest_bound: busiest_bound_ms
-                    .is_some_and(|b| pipeline::beyond(median_ms, b)),
+                beyond_busiest_bound: busiest_bound
+                    .is_some_and(|b| pipeline::beyond(median_ms, b.ms)),
             }
         })
         .collect();
@@ -424,10 +418,7 @@ fn columns(cuda: Option<&SincosAnalysis>) -> Columns<'_, SincosConfig> {
         .show("limited by", |x| x.bound.limiter.label().into())
         .both("efficiency", |x| num(x.efficiency, 3), "efficiency", |x| format!("{:.4}", x.efficiency))
         .show("busiest bound (traced)", |x| {
-            match (x.busiest_bound_ms, x.busiest_bound) {
-                (Some(ms), Some(b)) => format!("{} ({})", num(ms, 4), b.resource.label()),
-                _ => "–".into(),
-            }
+            x.busiest_bound.map_or("–".into(), |b| format!("{} ({})", num(b.ms, 4), b.resource.label()))
         })
         .both("flag", |x| flag(x.beyond_bound), "beyond_bound", |x| x.beyond_bound.to_string())
 }
@@ -596,24 +587,21 @@ impl Experiment for SincosOverlap {
         sec.notes.push((
             "Bound".into(),
             format!(
-                "Per configuration, the largest of: the HtoD engine's, the SMs' and the DtoH engine's busy time, and {:.0} MiB in plus {:.0} MiB out at the both-ways rate; plus the pipeline's fill and drain (first chunk in, last chunk out) once per batch of {} back-to-back iterations (the sequential version's blocking copies let no iteration overlap the next, so it pays them every iteration). Each stream count's parts are timed over its own chunks. A traced configuration's busiest bound is, from its traced iterations, the busy time per iteration of its busiest engine or stream (a stream runs its operations one after another), plus that resource's fill and drain once per batch.",
+                "Per configuration, the largest of: the HtoD engine's, the SMs' and the DtoH engine's busy time, and {:.0} MiB in plus {:.0} MiB out at the both-ways rate; plus the pipeline's fill and drain (first chunk in, last chunk out) once per batch of {} back-to-back iterations (the sequential version's blocking copies let no iteration overlap the next, so it pays them every iteration). Each stream count's parts are timed over its own chunks. A traced configuration's busiest bound is, from its traced iterations, the busy time per iteration of its busiest engine or stream (a stream runs its operations one after another).",
                 bytes as f64 / (1u64 << 20) as f64,
                 bytes as f64 / (1u64 << 20) as f64,
                 a.batch_iterations
             ),
         ));
         if let Some(best) = a.best() {
-            let engine = match (best.busiest_bound_ms, best.busiest_bound) {
-                (Some(ms), Some(b)) => format!(
-                    " and {} the time of the busiest engine or stream in its own traced iterations ({} ms, {}: {} ms per iteration and {} ms of fill and drain per batch)",
-                    times(best.median_ms / ms),
-                    num(ms, 4),
-                    b.resource.label(),
+            let engine = best.busiest_bound.map_or(String::new(), |b| {
+                format!(
+                    " and {} the time of the busiest engine or stream in its own traced iterations ({} ms, {})",
+                    times(best.median_ms / b.ms),
                     num(b.ms, 4),
-                    num(b.fill_and_drain_ms, 4),
-                ),
-                _ => String::new(),
-            };
+                    b.resource.label()
+                )
+            });
             let within = a.best_within_noise().map_or(String::new(), |next| {
                 format!(
                     " Its noise ({}) is larger than its lead over {} with {} streams ({} ms ± {}): this run does not settle which of the two is faster.",
@@ -683,8 +671,8 @@ impl Experiment for SincosOverlap {
             best_async_streams: best.streams,
             bound_ms: best.bound.ms,
             best_over_bound: best.median_ms / best.bound.ms,
-            busiest_bound_ms: best.busiest_bound_ms,
-            best_over_busiest_bound: best.busiest_bound_ms.map(|b| best.median_ms / b),
+            busiest_bound_ms: best.busiest_bound.map(|b| b.ms),
+            best_over_busiest_bound: best.busiest_bound.map(|b| best.median_ms / b.ms),
             rows_beyond_busiest_bound: a.rows_beyond_busiest_bound,
             rows_beyond_bound: a.rows_beyond_bound,
             configurations: a.configs.len(),
