@@ -161,6 +161,34 @@ pub unsafe fn sincos(a: &[f32], b: &mut [f32], offset: u32) {
     }
 }
 
+/// `out[j] = sinf(offset + j)` from the `libm` crate: the library's sine alone, for
+/// timing it and measuring its error (compare-kernels' "whose math").
+#[kernel]
+pub unsafe fn math_sinf(out: &mut [f32], offset: u32) {
+    let j = nvptx_kernel::thread::index_1d();
+    if let Some(out) = out.get_mut(j as usize) {
+        *out = libm::sinf((offset + j) as f32);
+    }
+}
+
+/// `out[j] = cosf(offset + j)` from the `libm` crate.
+#[kernel]
+pub unsafe fn math_cosf(out: &mut [f32], offset: u32) {
+    let j = nvptx_kernel::thread::index_1d();
+    if let Some(out) = out.get_mut(j as usize) {
+        *out = libm::cosf((offset + j) as f32);
+    }
+}
+
+/// `(sines[j], cosines[j]) = sincosf(offset + j)` from the `libm` crate.
+#[kernel]
+pub unsafe fn math_sincosf(sines: &mut [f32], cosines: &mut [f32], offset: u32) {
+    let j = nvptx_kernel::thread::index_1d();
+    if let (Some(s), Some(c)) = (sines.get_mut(j as usize), cosines.get_mut(j as usize)) {
+        (*s, *c) = libm::sincosf((offset + j) as f32);
+    }
+}
+
 /// An empty kernel: what a launch costs on its own.
 #[kernel]
 pub unsafe fn empty() {}

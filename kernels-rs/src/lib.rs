@@ -8,6 +8,8 @@
 //! | [`matmul_plain`], [`matmul_safe`], [`matmul`] | `a: &[f32], b: &[f32], c: &mut [f32], rows: u32, cols: u32, aligned: u32` | the naive product, one thread per cell of `c` |
 //! | [`add_kernel_plain`], [`add_kernel_safe`], [`add_kernel`] | `out: &mut [i32], input: &[i32], add_value: i32, cycles: i32` | the CUDA Handbook's make-work kernel |
 //! | [`sincos_plain`], [`sincos_safe`], [`sincos`] | `a: &[f32], b: &mut [f32], offset: u32` | `b[j] = a[j] + sqrt(sin(i)² + cos(i)²)`, `i = offset + j` |
+//! | [`math_sinf`], [`math_cosf`] | `out: &mut [f32], offset: u32` | `out[j] = sinf(offset + j)` (or `cosf`) from the `libm` crate |
+//! | [`math_sincosf`] | `sines: &mut [f32], cosines: &mut [f32], offset: u32` | both at once, from `libm`'s `sincosf` |
 //! | [`empty`] | none | nothing: the cost of a launch |
 //! | [`spin`] | `elapsed: &mut [u64], ns: u64` | spins `ns` nanoseconds of the GPU clock |
 //!
@@ -40,7 +42,7 @@ pub use kernels::*;
 /// Every kernel's declaration, for the builder's check of the PTX and for hosts that
 /// load them by name.
 #[cfg(not(target_arch = "nvptx64"))]
-pub const KERNELS: [nvptx_kernel::KernelSignature; 13] = {
+pub const KERNELS: [nvptx_kernel::KernelSignature; 16] = {
     use nvptx_kernel::Kernel;
     [
         fill::SIGNATURE,
@@ -54,6 +56,9 @@ pub const KERNELS: [nvptx_kernel::KernelSignature; 13] = {
         sincos_plain::SIGNATURE,
         sincos_safe::SIGNATURE,
         sincos::SIGNATURE,
+        math_sinf::SIGNATURE,
+        math_cosf::SIGNATURE,
+        math_sincosf::SIGNATURE,
         empty::SIGNATURE,
         spin::SIGNATURE,
     ]

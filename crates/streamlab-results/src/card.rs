@@ -183,9 +183,8 @@ fn hottest_loop(body: &[&str]) -> Option<usize> {
         .filter_map(|&(start, name)| {
             (body.iter().enumerate())
                 .skip(start + 1)
-                .filter(|(_, l)| branch_target(l) == Some(name))
+                .rfind(|(_, l)| branch_target(l) == Some(name))
                 .map(|(end, _)| (start, end))
-                .last()
         })
         .collect();
     let innermost = loops.iter().filter(|&&(s, e)| {

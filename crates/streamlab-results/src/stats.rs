@@ -114,7 +114,7 @@ pub const NOISE_TARGET: f64 = 0.01;
 /// [`NOISE_TARGET`], with their noise, e.g. "asynchronous 1 with 16 streams (1.3%)".
 pub fn above_noise_target(configs: &[(String, f64)]) -> Vec<String> {
     (configs.iter())
-        .filter(|(_, noise)| !(*noise <= NOISE_TARGET))
+        .filter(|(_, noise)| noise.is_nan() || *noise > NOISE_TARGET)
         .map(|(label, noise)| format!("{label} ({:.1}%)", 100.0 * noise))
         .collect()
 }

@@ -195,6 +195,31 @@ extern "C" __global__ void sincos_safe(const float *a, size_t a_len, float *b, s
     b[j] = a[j] + sqrtf(fmaf(s, s, c * c));
 }
 
+// out[j] = sinf(offset + j) from CUDA's math library: the library's sine alone.
+extern "C" __global__ void math_sinf(float *out, size_t out_len, unsigned offset)
+{
+    unsigned j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j < out_len)
+        out[j] = sinf((float)(offset + j));
+}
+
+// out[j] = cosf(offset + j) from CUDA's math library.
+extern "C" __global__ void math_cosf(float *out, size_t out_len, unsigned offset)
+{
+    unsigned j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j < out_len)
+        out[j] = cosf((float)(offset + j));
+}
+
+// (sines[j], cosines[j]) = sincosf(offset + j) from CUDA's math library.
+extern "C" __global__ void math_sincosf(float *sines, size_t sines_len, float *cosines,
+                                        size_t cosines_len, unsigned offset)
+{
+    unsigned j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j < sines_len && j < cosines_len)
+        sincosf((float)(offset + j), &sines[j], &cosines[j]);
+}
+
 // An empty kernel: what a launch costs on its own.
 extern "C" __global__ void empty()
 {

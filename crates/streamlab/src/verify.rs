@@ -79,6 +79,31 @@ pub fn compare<T: Copy + Into<f64> + Sync>(
     }
 }
 
+/// The largest error of `out` against `expected` in units in the last place of the f32
+/// nearest each expected value (the gap from it to the next f32 away from zero).
+pub fn max_ulps(out: &[f32], expected: impl Fn(usize) -> f64 + Sync) -> f64 {
+    let worst = map_chunks(out.len(), |range| {
+        range.fold(0.0f64, |worst, i| {
+            let want = expected(i);
+            let nearest = (want as f32).abs();
+            let ulp = f64::from(f32::from_bits(nearest.to_bits() + 1)) - f64::from(nearest);
+            let error = (f64::from(out[i]) - want).abs() / ulp;
+            if error.is_nan() || worst.is_nan() {
+                f64::NAN
+            } else {
+                worst.max(error)
+            }
+        })
+    });
+    worst.into_iter().fold(0.0, |a, b| {
+        if a.is_nan() || b.is_nan() {
+            f64::NAN
+        } else {
+            a.max(b)
+        }
+    })
+}
+
 /// A number whose bit pattern can be compared.
 pub trait Bits: Copy + std::fmt::Debug + Sync {
     fn bits(self) -> u64;
@@ -170,6 +195,19 @@ pub fn combine(checks: Vec<Verification>) -> Verification {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn errors_are_counted_in_units_in_the_last_place() {
+        let one_ulp_at_one = f64::from(f32::EPSILON);
+        let exact = [1.0f32, 0.5, 0.0];
+        let want = [1.0, 0.5, 0.0];
+        assert_eq!(max_ulps(&exact, |i| want[i]), 0.0);
+        // 1 + 2 ulps of f32 at 1.0, and half an ulp's error at 0.5 (its ulp is half as big).
+        let out = [1.0f32 + 2.0 * f32::EPSILON, 0.5];
+        let want = [1.0, 0.5 + one_ulp_at_one / 4.0];
+        assert!((max_ulps(&out, |i| want[i]) - 2.0).abs() < 1e-9);
+        assert!(max_ulps(&[f32::NAN], |_| 1.0).is_nan());
+    }
 
     #[test]
     fn exact_and_tolerant_comparisons() {

@@ -240,6 +240,16 @@ fn rust_and_cuda_twins_agree_in_every_form_and_have_cards() {
         c["cards"][0]["ptx"]["traps"].as_u64().unwrap()
     };
     assert_eq!(card("sincos", "safe"), 0);
+    // Both math libraries within their documented error (libm 1 ulp, CUDA 2 ulps).
+    for function in ["sinf", "cosf", "sincosf"] {
+        let c = (cases.iter())
+            .find(|c| c["kernel"] == function)
+            .expect(function);
+        assert_eq!(c["verification"]["passed"], true, "{c}");
+        for ulps in c["max_ulps"].as_array().unwrap() {
+            assert!(ulps.as_f64().unwrap() <= 2.0, "{c}");
+        }
+    }
     assert_eq!(card("matmul", "tuned"), 0);
     std::fs::remove_dir_all(&out).expect("clean up");
 }

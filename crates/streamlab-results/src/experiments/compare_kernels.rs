@@ -99,8 +99,8 @@ pub struct KernelCase {
     pub kernel: String,
     /// The case within the kernel, e.g. "cycles 256" (empty where there is one).
     pub case: String,
-    /// `None` where the plain and tuned forms are the same code (`fill`, whose safe form
-    /// is a case of its own).
+    /// `None` for one code in every form: `fill`'s plain and tuned forms (its safe form
+    /// is a case of its own), and the math library kernels.
     pub form: Option<KernelForm>,
     /// The launch shape and sizes, in words.
     pub launch: String,
@@ -111,6 +111,10 @@ pub struct KernelCase {
     /// The Rust and the CUDA C++ entry's cards (none in runs from before cards).
     #[serde(default)]
     pub cards: Option<[KernelCard; 2]>,
+    /// For a math library kernel, the Rust and the CUDA C++ output's largest error in
+    /// units in the last place against an f64 reference.
+    #[serde(default)]
+    pub max_ulps: Option<[f64; 2]>,
 }
 
 /// Result of compare-kernels.
@@ -149,6 +153,9 @@ pub struct CaseRatio {
     /// As [`KernelCase::cards`].
     #[serde(default)]
     pub cards: Option<[KernelCard; 2]>,
+    /// As [`KernelCase::max_ulps`].
+    #[serde(default)]
+    pub max_ulps: Option<[f64; 2]>,
 }
 
 /// Everything derived from a kernel comparison.
@@ -175,6 +182,7 @@ fn case_ratio(c: &KernelCase) -> CaseRatio {
         cuda_noise: c.cuda.noise(),
         ratio: c.rust.median() / c.cuda.median(),
         cards: c.cards,
+        max_ulps: c.max_ulps,
     }
 }
 
@@ -219,15 +227,17 @@ fn columns(c: &KernelComparison) -> Columns<'_, CaseRatio> {
         .both("case", |k| k.case.clone(), "case", |k| k.case.clone())
         .both(
             "form",
-            |k| k.form.map_or("plain = tuned".into(), |f| f.label().to_owned()),
+            |k| k.form.map_or("one form".into(), |f| f.label().to_owned()),
             "form",
-            |k| k.form.map_or("plain-tuned".into(), |f| f.label().to_owned()),
+            |k| k.form.map_or("one".into(), |f| f.label().to_owned()),
         )
         .both("Rust", move |k| quartiles(&k.rust), "rust_median_ms", |k| format!("{:.5}", k.rust.median))
         .show("Rust noise", |k| noise(k.rust_noise))
         .both("CUDA C++", move |k| quartiles(&k.cuda), "cuda_median_ms", |k| format!("{:.5}", k.cuda.median))
         .show("C++ noise", |k| noise(k.cuda_noise))
         .both("Rust / C++", |k| num(k.ratio, 3), "rust_over_cuda", |k| format!("{:.4}", k.ratio))
+        .raw("rust_max_ulps", |k| k.max_ulps.map_or(String::new(), |u| format!("{:.3}", u[0])))
+        .raw("cuda_max_ulps", |k| k.max_ulps.map_or(String::new(), |u| format!("{:.3}", u[1])))
         .show("launch", move |k| {
             (c.cases.iter())
                 .find(|s| s.kernel == k.kernel && s.case == k.case && s.form == k.form)
@@ -244,7 +254,7 @@ fn card_columns<'a>() -> Columns<'a, CaseRatio> {
     Columns::new()
         .show("kernel", |k: &CaseRatio| k.kernel.clone())
         .show("case", |k| k.case.clone())
-        .show("form", |k| k.form.map_or("plain = tuned".into(), |f| f.label().to_owned()))
+        .show("form", |k| k.form.map_or("one form".into(), |f| f.label().to_owned()))
         .show("registers", pair(|c| c.driver.registers.to_string()))
         .show("local bytes", pair(|c| c.driver.local_bytes.to_string()))
         .show("shared bytes", pair(|c| c.driver.static_shared_bytes.to_string()))
@@ -260,7 +270,8 @@ fn card_columns<'a>() -> Columns<'a, CaseRatio> {
 /// The cards' figures as CSV columns of the main table, Rust then CUDA C++.
 fn card_csv_columns<'a>(columns: Columns<'a, CaseRatio>) -> Columns<'a, CaseRatio> {
     let mut columns = columns;
-    let figures: [(&'static str, &'static str, fn(&KernelCard) -> String); 10] = [
+    type Figure = (&'static str, &'static str, fn(&KernelCard) -> String);
+    let figures: [Figure; 10] = [
         ("rust_registers", "cuda_registers", |c| c.driver.registers.to_string()),
         ("rust_local_bytes", "cuda_local_bytes", |c| c.driver.local_bytes.to_string()),
         ("rust_shared_bytes", "cuda_shared_bytes", |c| c.driver.static_shared_bytes.to_string()),
@@ -280,6 +291,19 @@ fn card_csv_columns<'a>(columns: Columns<'a, CaseRatio>) -> Columns<'a, CaseRati
             .raw(cuda, move |k| k.cards.map_or(String::new(), |[_, c]| f(&c)));
     }
     columns
+}
+
+/// "Whose math": the math library kernels' times and largest errors, the `libm` crate's
+/// (Rust) against CUDA's (C++).
+fn math_columns<'a>() -> Columns<'a, CaseRatio> {
+    let ulps = |i: usize| move |k: &CaseRatio| k.max_ulps.map_or("–".into(), |u| num(u[i], 2));
+    Columns::new()
+        .show("function", |k: &CaseRatio| k.kernel.clone())
+        .show("libm crate (Rust), ms", |k| num(k.rust.median, 4))
+        .show("CUDA (C++), ms", |k| num(k.cuda.median, 4))
+        .show("Rust / C++", |k| num(k.ratio, 3))
+        .show("libm crate, largest error (ulps)", ulps(0))
+        .show("CUDA, largest error (ulps)", ulps(1))
 }
 
 /// compare-kernels: Rust time over CUDA C++ time per kernel case, in each form.
@@ -358,6 +382,14 @@ impl Experiment for CompareKernels {
         let caption = "median ms per launch (quartiles in brackets)".to_owned();
         let cases = analyze(c).cases;
         let mut tables = vec![columns(c).table(Some(caption), &cases)];
+        let math: Vec<CaseRatio> = (cases.iter())
+            .filter(|k| k.max_ulps.is_some())
+            .cloned()
+            .collect();
+        if !math.is_empty() {
+            let caption = "whose math: each library's function alone over the blog's indices (x = 0, 1, 2, …), median ms per launch, and its largest error against an f64 reference".to_owned();
+            tables.push(math_columns().table(Some(caption), &math));
+        }
         if cases.iter().any(|k| k.cards.is_some()) {
             let caption = "each entry's card, Rust / CUDA C++: the driver's figures at the launch shape, and the PTX's counts (over the entry and what it calls; the hottest loop is the largest innermost one, in instructions)".to_owned();
             tables.push(card_columns().table(Some(caption), &cases));

@@ -10,7 +10,9 @@
 //! the safe form stores through a slice); `matmul` of one
 //! product (32 × 16 output, 16×16 blocks); `add_kernel` over the Handbook's array
 //! (SMs × 16 blocks of 256 threads) at each `--add-cycles`; `sincos` over the blog's
-//! array (1024 threads per block).
+//! array (1024 threads per block); and the math library functions alone over the same
+//! indices (`sinf`, `cosf`, `sincosf`: the `libm` crate's against CUDA's), with each
+//! output's largest error in ulps.
 use streamlab_results::card::{self, KernelCard};
 use streamlab_results::experiments::compare_kernels::{
     CompareKernels, KernelCase, KernelComparison, Params,
@@ -48,7 +50,7 @@ impl Run for CompareKernels {
             stream: ctx.gpu.streams(1)?.remove(0),
         };
         let forms = KernelForm::ALL.len();
-        let total = 2 + forms + forms * p.add_cycles.len() + forms;
+        let total = 2 + forms + forms * p.add_cycles.len() + forms + MATH.len();
         let mut task = crate::progress::Task::start("rust vs cuda", total as u64);
         let mut cases = Vec::with_capacity(total);
         for case in pair.fill_and_matmul()? {
@@ -61,6 +63,10 @@ impl Run for CompareKernels {
         }
         for case in pair.sincos()? {
             task.step("sincos");
+            cases.push(case);
+        }
+        for case in pair.math()? {
+            task.step(&case.kernel);
             cases.push(case);
         }
         task.finish();
@@ -416,7 +422,97 @@ impl Pair<'_> {
         }
         Ok(cases)
     }
+
+    /// Each math library function alone over the sincos experiment's indices: the `libm`
+    /// crate's (Rust) against CUDA's (C++), timed alternately, each output checked
+    /// against an f64 reference and its largest error in ulps kept.
+    fn math(&self) -> Result<Vec<KernelCase>, RuntimeError> {
+        let n = self.params.sincos_elements;
+        let threads = super::sincos::THREADS;
+        self.gpu.ensure_fits((2 * n * 4) as u64)?;
+        let mut sines: DeviceBuffer<f32> = self.gpu.alloc(n)?;
+        let mut cosines: DeviceBuffer<f32> = self.gpu.alloc(n)?;
+        let shape = Shape::cover(n, threads);
+        let s = &self.stream;
+        let sin = |i: usize| (i as f32 as f64).sin();
+        let cos = |i: usize| (i as f32 as f64).cos();
+        let mut cases = Vec::new();
+        for name in MATH {
+            let launch =
+                |set: &Kernels, sines: &mut DeviceBuffer<f32>, cosines: &mut DeviceBuffer<f32>| {
+                    match name {
+                        "sinf" => s.launch(&set.math_sinf, shape, (sines.all_mut(), 0u32)),
+                        "cosf" => s.launch(&set.math_cosf, shape, (cosines.all_mut(), 0u32)),
+                        _ => s.launch(
+                            &set.math_sincosf,
+                            shape,
+                            (sines.all_mut(), cosines.all_mut(), 0u32),
+                        ),
+                    }
+                };
+            let times = self.interleave(|set| launch(set, &mut sines, &mut cosines))?;
+            let outputs =
+                |out: &mut DeviceBuffer<f32>, other: &mut DeviceBuffer<f32>, sine: bool| {
+                    self.outputs(
+                        out,
+                        |set, out| {
+                            if sine {
+                                launch(set, out, other)
+                            } else {
+                                launch(set, other, out)
+                            }
+                        },
+                        f32::NAN,
+                    )
+                };
+            // (label, the output buffer's copies, its reference)
+            let mut checked: Vec<(&str, [PinnedBuffer<f32>; 2], &Reference)> = Vec::new();
+            if name != "cosf" {
+                checked.push(("sine", outputs(&mut sines, &mut cosines, true)?, &sin));
+            }
+            if name != "sinf" {
+                checked.push(("cosine", outputs(&mut cosines, &mut sines, false)?, &cos));
+            }
+            let mut checks = Vec::new();
+            let mut ulps = [0.0f64; 2];
+            for (what, [rust, cuda], reference) in &checked {
+                checks.push(agree(
+                    &format!("{name} {what}"),
+                    rust,
+                    cuda,
+                    reference,
+                    SINCOS_TOLERANCE,
+                ));
+                for (u, out) in ulps.iter_mut().zip([rust, cuda]) {
+                    *u = u.max(crate::verify::max_ulps(out.as_slice(), reference));
+                }
+            }
+            let cards = match name {
+                "sinf" => self.cards(|set| set.math_sinf, shape)?,
+                "cosf" => self.cards(|set| set.math_cosf, shape)?,
+                _ => self.cards(|set| set.math_sincosf, shape)?,
+            };
+            let mut c = case(
+                name,
+                String::new(),
+                None,
+                format!("{n} floats, {} blocks × {threads} threads", shape.grid.0),
+                times,
+                crate::verify::combine(checks),
+                cards,
+            );
+            c.max_ulps = Some(ulps);
+            cases.push(c);
+        }
+        Ok(cases)
+    }
 }
+
+/// An output's reference value by index.
+type Reference = dyn Fn(usize) -> f64 + Sync;
+
+/// The math library functions timed alone ("whose math").
+const MATH: [&str; 3] = ["sinf", "cosf", "sincosf"];
 
 fn case(
     kernel: &str,
@@ -436,6 +532,7 @@ fn case(
         cuda: series(cuda),
         verification,
         cards,
+        max_ulps: None,
     }
 }
 

@@ -97,6 +97,9 @@ pub struct Kernels {
     pub sincos_plain: Function<Args<k::sincos>>,
     pub sincos_safe: Function<Args<k::sincos>>,
     pub sincos: Function<Args<k::sincos>>,
+    pub math_sinf: Function<Args<k::math_sinf>>,
+    pub math_cosf: Function<Args<k::math_cosf>>,
+    pub math_sincosf: Function<Args<k::math_sincosf>>,
     pub empty: Function<Args<k::empty>>,
     pub spin: Function<Args<k::spin>>,
 }
@@ -118,6 +121,9 @@ impl Kernels {
             sincos_plain: module.function::<k::sincos_plain>()?,
             sincos_safe: module.function::<k::sincos_safe>()?,
             sincos: module.function::<k::sincos>()?,
+            math_sinf: module.function::<k::math_sinf>()?,
+            math_cosf: module.function::<k::math_cosf>()?,
+            math_sincosf: module.function::<k::math_sincosf>()?,
             empty: module.function::<k::empty>()?,
             spin: module.function::<k::spin>()?,
         })
