@@ -101,6 +101,7 @@ impl TimelineFigure {
         let mut notes = Vec::new();
         if let Some(o) = &self.checks.occupancy {
             notes.push(o.describe());
+            notes.push(o.flow.describe(o.sms_busy_ms));
         }
         if self.checks.disturbed {
             notes.push(format!(
