@@ -191,68 +191,39 @@ impl Pair<'_> {
             block: (m.block, m.block),
         };
         let s = &self.stream;
-        let (rust, cuda) = self.interleave(|set| {
-            s.launch(
-                &set.fill,
-                fill_shape(rows, aligned),
-                (a.all_mut(), m.rows, m.aligned, 1.0f32),
-            )
-        })?;
-        let [rust_a, cuda_a] = self.outputs(
-            &mut a,
-            |set, out| {
-                s.launch(
-                    &set.fill,
-                    fill_shape(rows, aligned),
-                    (out.all_mut(), m.rows, m.aligned, 1.0f32),
-                )
-            },
-            f32::NAN,
-        )?;
-        let mut cases = vec![case(
-            "fill",
-            String::new(),
-            None,
-            format!(
-                "{rows} × {aligned} matrix, grid {:?} × block {:?}",
-                fill_shape(rows, aligned).grid,
-                (m.block, m.block)
-            ),
-            (rust, cuda),
-            agree("fill", &rust_a, &cuda_a, |_| 1.0, 0.0),
-            self.cards(|set| set.fill, fill_shape(rows, aligned))?,
-        )];
-        let (rust, cuda) = self.interleave(|set| {
-            s.launch(
-                &set.fill_safe,
-                fill_shape(rows, aligned),
-                (a.all_mut(), m.rows, m.aligned, 1.0f32),
-            )
-        })?;
-        let [rust_a, cuda_a] = self.outputs(
-            &mut a,
-            |set, out| {
-                s.launch(
-                    &set.fill_safe,
-                    fill_shape(rows, aligned),
-                    (out.all_mut(), m.rows, m.aligned, 1.0f32),
-                )
-            },
-            f32::NAN,
-        )?;
-        cases.push(case(
-            "fill",
-            String::new(),
-            Some(KernelForm::Safe),
-            format!(
-                "{rows} × {aligned} matrix, grid {:?} × block {:?}",
-                fill_shape(rows, aligned).grid,
-                (m.block, m.block)
-            ),
-            (rust, cuda),
-            agree("fill", &rust_a, &cuda_a, |_| 1.0, 0.0),
-            self.cards(|set| set.fill_safe, fill_shape(rows, aligned))?,
-        ));
+        let shape = fill_shape(rows, aligned);
+        // `fill` (a raw pointer: its plain and tuned forms are one) and `fill_safe`.
+        let fill = |set: &Kernels, safe: bool, out: &mut DeviceBuffer<f32>| {
+            let args = (out.all_mut(), m.rows, m.aligned, 1.0f32);
+            if safe {
+                s.launch(&set.fill_safe, shape, args)
+            } else {
+                s.launch(&set.fill, shape, args)
+            }
+        };
+        let mut cases = Vec::new();
+        for safe in [false, true] {
+            let (rust, cuda) = self.interleave(|set| fill(set, safe, &mut a))?;
+            let [rust_a, cuda_a] =
+                self.outputs(&mut a, |set, out| fill(set, safe, out), f32::NAN)?;
+            let cards = if safe {
+                self.cards(|set| set.fill_safe, shape)?
+            } else {
+                self.cards(|set| set.fill, shape)?
+            };
+            cases.push(case(
+                "fill",
+                String::new(),
+                safe.then_some(KernelForm::Safe),
+                format!(
+                    "{rows} × {aligned} matrix, grid {:?} × block {:?}",
+                    shape.grid, shape.block
+                ),
+                (rust, cuda),
+                agree("fill", &rust_a, &cuda_a, |_| 1.0, 0.0),
+                cards,
+            ));
+        }
         // The product's inputs: both matrices of ones, as in matmul-streams.
         s.launch(
             &self.rust.fill,
