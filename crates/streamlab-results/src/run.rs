@@ -365,6 +365,22 @@ fn banner(run: &SavedRun) -> Option<String> {
     })
 }
 
+/// The line `run-all` prints for `r`'s headline, or for its facts where it has no
+/// headline, as one sentence.
+fn headline_or_facts<E: Experiment>(r: &E::Result) -> Option<String> {
+    let line = E::summary(r).and_then(|j| E::headline(&j)).or_else(|| {
+        let facts = E::facts(r);
+        let lines = E::fact_lines(&facts.iter().collect::<Vec<_>>());
+        (!lines.is_empty()).then(|| {
+            (lines.iter())
+                .map(|(label, text)| format!("{label} {text}"))
+                .collect::<Vec<_>>()
+                .join("; ")
+        })
+    })?;
+    Some(line.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
 /// The report of everything in `run`.
 pub fn document(run: &SavedRun) -> Result<Document, ReportError> {
     struct Sections<'a>(&'a SavedRun, Vec<Section>, Option<ReportError>);
@@ -375,7 +391,10 @@ pub fn document(run: &SavedRun) -> Result<Document, ReportError> {
             }
             if let Some(r) = self.0.get::<E>(KernelSet::Rust) {
                 match E::section(r, self.0.get::<E>(KernelSet::Cuda)) {
-                    Ok(s) => self.1.push(s),
+                    Ok(mut s) => {
+                        s.verdict = s.lead(headline_or_facts::<E>(r));
+                        self.1.push(s)
+                    }
                     Err(e) => self.2 = Some(e),
                 }
             }

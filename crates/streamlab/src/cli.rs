@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 use streamlab_results::experiments::{
-    bounds, compare_kernels, graph_overlap, kernel_concurrency, launch_overhead, mapped,
-    matmul_streams, memcpy_kernel, overlap, overlap_map, sincos_overlap,
+    bounds, compare_kernels, concurrency_breaks, graph_overlap, kernel_concurrency,
+    launch_overhead, mapped, matmul_streams, memcpy_kernel, overlap, overlap_map, sincos_overlap,
 };
 use streamlab_results::saved::{KernelForm, Params};
 
@@ -172,6 +172,12 @@ commands! {
     /// at the measured rate, fill and drain). The cycles range is extended until the
     /// kernel outlasts the copies.
     MemcpyKernel(KernelRun, memcpy_kernel::MemcpyKernel),
+    /// The memcpy-kernel pipeline over 8 streams, clean and with one break in every
+    /// iteration (a copy or memset on the NULL stream, a pageable copy, an allocation and
+    /// free, a host wait on an event; non-blocking streams and the per-thread default
+    /// stream as controls): each one's cost against the clean pipeline, its timeline and
+    /// what the break detector finds in it.
+    ConcurrencyBreaks(Run, concurrency_breaks::ConcurrencyBreaks),
     /// b = a + sqrt(sin² + cos²) over pinned floats: sequential (blocking copies) against
     /// asynchronous 1 (per stream: copy, kernel, copy) and 2 (all copies in, all kernels,
     /// all copies out) over --streams and a sweep, iterations back to back as in the
@@ -180,7 +186,7 @@ commands! {
     /// Measure the physical limits: pinned HtoD and DtoH alone and both at once,
     /// device-to-device bandwidth and launch cost.
     Bounds(Run, bounds::Bounds),
-    /// Time each Rust kernel against its CUDA C++ twin (NVRTC), plain and tuned forms,
+    /// Time each Rust kernel against its CUDA C++ twin (NVRTC), plain, safe and tuned forms,
     /// from interleaved launches on the experiments' buffers and shapes.
     CompareKernels(Run, compare_kernels::CompareKernels),
     /// How many kernels run at once: one spin kernel on each of N streams, with 8 and

@@ -89,7 +89,7 @@ pub fn fastest_link<'a>(
         let (Some(bytes), took) = (op.bytes, op.end_ms - op.start_ms) else {
             continue;
         };
-        if bytes < POOLED_CHUNK_BYTES || took <= 0.0 {
+        if bytes < POOLED_CHUNK_BYTES || took <= 0.0 || op.pageable {
             continue;
         }
         let rate = gbps(bytes, took);
@@ -104,7 +104,7 @@ pub fn fastest_link<'a>(
                 dtoh_gbps: rate,
                 both_gbps: 0.0,
             },
-            OpKind::Kernel => continue,
+            OpKind::Kernel | OpKind::DtoD | OpKind::Memset | OpKind::Host => continue,
         });
     }
     fastest

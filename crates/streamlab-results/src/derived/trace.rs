@@ -29,10 +29,17 @@
 //!
 //! Event-bracketed timelines (no CUPTI) include queueing in every bar, so only the third
 //! check applies to them.
+//!
+//! From the same records, every timeline is explained: how much copies and kernels
+//! overlapped, how long every engine sat idle while work was queued, each operation's
+//! wait from ready to start ([`Flow`]), and the concurrency breaks ([`breaks`]): any
+//! operation on the legacy NULL stream, any synchronous copy or memset, any copy from or
+//! to pageable memory, any host call that waited for the GPU, each with its wait, how long
+//! the rest of the GPU sat idle while it ran and what it held back.
 use serde::{Deserialize, Serialize};
 
 use super::pipeline::SLACK;
-use crate::saved::timeline::{CopyRates, Engine, OpKind, Timeline, TimelineOp, TraceSource};
+use crate::saved::timeline::{CopyRates, Engine, Lane, OpKind, Timeline, TimelineOp, TraceSource};
 
 /// Relative tolerance of the duration and span checks.
 pub const TOLERANCE: f64 = 0.15;
@@ -72,6 +79,9 @@ pub struct TraceChecks {
     pub retraces: usize,
     /// How busy each engine was (GPU records only).
     pub occupancy: Option<Occupancy>,
+    /// The operations that break the streams' concurrency (GPU records only).
+    #[serde(default)]
+    pub breaks: Vec<Break>,
 }
 
 impl TraceChecks {
@@ -130,7 +140,169 @@ pub fn check(t: &Timeline) -> TraceChecks {
         retraces: t.retraced.len(),
         checks,
         occupancy,
+        breaks: if gpu_records { breaks(t) } else { Vec::new() },
     }
+}
+
+/// Why an operation breaks the concurrency of the streams around it (the CUDA
+/// Handbook's 6.5.3, and the rules profilers apply to a timeline).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BreakKind {
+    /// On the legacy NULL stream: it waits for the earlier work of every blocking stream
+    /// of its context, and their later work waits for it.
+    NullStream,
+    /// A copy or memset issued with a call that takes no stream and returns when it is
+    /// done: the host issues nothing meanwhile.
+    Synchronous,
+    /// A copy from or to pageable host memory: the driver stages it through a pinned
+    /// buffer of its own, and the host waits for the staging.
+    Pageable,
+    /// A host call that waits for the GPU (a free, a wait on an event): nothing is issued
+    /// while it waits.
+    HostCall,
+}
+
+impl BreakKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            BreakKind::NullStream => "NULL-stream operation",
+            BreakKind::Synchronous => "synchronous",
+            BreakKind::Pageable => "pageable host memory",
+            BreakKind::HostCall => "host call waiting for the GPU",
+        }
+    }
+}
+
+/// One operation that breaks concurrency, and what it did to the rest of the GPU.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Break {
+    pub kinds: Vec<BreakKind>,
+    pub op: OpKind,
+    /// Its row: "the NULL stream", "stream 8", "the host".
+    pub row: String,
+    pub iteration: usize,
+    /// The API call that issued it, where the schedule names it.
+    pub call: Option<String>,
+    /// How long it waited from ready (issued, its stream's earlier work done) to start:
+    /// on the NULL stream, for every blocking stream's earlier work.
+    pub waited_ms: f64,
+    pub start_ms: f64,
+    pub end_ms: f64,
+    /// How long, while it ran, no other operation ran on the GPU.
+    pub alone_ms: f64,
+    /// Operations that were ready before it ended (issued, their stream's earlier work
+    /// done) and started only as it ended: what it held back.
+    pub held_back: usize,
+}
+
+/// An operation that starts within this of a break's end, having waited, waited for it.
+pub const HELD_BACK_MS: f64 = 0.02;
+
+impl Break {
+    /// In words, e.g. "HtoD on the NULL stream (iteration 2, cuMemcpyHtoDAsync),
+    /// NULL-stream operation: waited 0.4100 ms to start, took 0.3100 ms, the rest of the
+    /// GPU idle 0.3000 ms of it; held back 1 operation that was ready".
+    pub fn describe(&self) -> String {
+        let kinds: Vec<&str> = self.kinds.iter().map(|k| k.label()).collect();
+        // A host call is named by its call; an operation by its kind, with its call.
+        let (what, call) = match (&self.call, self.op) {
+            (Some(c), OpKind::Host) => (c.clone(), String::new()),
+            (c, op) => (
+                op.label().to_owned(),
+                c.as_ref().map_or(String::new(), |c| format!(", {c}")),
+            ),
+        };
+        let held = match self.held_back {
+            0 => String::new(),
+            1 => "; held back 1 operation that was ready".to_owned(),
+            n => format!("; held back {n} operations that were ready"),
+        };
+        format!(
+            "{} on {} (iteration {}{call}), {}: waited {:.4} ms to start, took {:.4} ms, the \
+             rest of the GPU idle {:.4} ms of it{held}",
+            what,
+            self.row,
+            self.iteration + 1,
+            kinds.join(", "),
+            self.waited_ms,
+            self.end_ms - self.start_ms,
+            self.alone_ms,
+        )
+    }
+}
+
+/// Every operation of `t` that breaks concurrency: one on the NULL stream, a synchronous
+/// copy or memset, a copy from or to pageable memory, a host call that waited for the
+/// GPU; each with how long the rest of the GPU sat idle while it ran and how many ready
+/// operations it held back.
+pub fn breaks(t: &Timeline) -> Vec<Break> {
+    (t.ops.iter().enumerate())
+        .filter_map(|(i, op)| {
+            let kinds: Vec<BreakKind> = [
+                (
+                    t.lane(op.stream) == Some(Lane::NullStream),
+                    BreakKind::NullStream,
+                ),
+                (op.synchronous, BreakKind::Synchronous),
+                (op.pageable, BreakKind::Pageable),
+                (op.kind == OpKind::Host, BreakKind::HostCall),
+            ]
+            .into_iter()
+            .filter_map(|(is, kind)| is.then_some(kind))
+            .collect();
+            if kinds.is_empty() {
+                return None;
+            }
+            let others: Vec<&TimelineOp> = (t.ops.iter().enumerate())
+                .filter(|&(j, other)| j != i && other.kind.on_gpu())
+                .map(|(_, other)| other)
+                .collect();
+            let running = intersection(
+                &union(others.iter().map(|o| (o.start_ms, o.end_ms)).collect()),
+                &[(op.start_ms, op.end_ms)],
+            );
+            let alone = length(&gaps(&running, op.start_ms, op.end_ms));
+            let held_back = (others.iter())
+                .filter(|o| {
+                    o.ready_ms
+                        .is_some_and(|r| r < op.end_ms && o.start_ms - r > HELD_BACK_MS)
+                        && o.start_ms >= op.end_ms - HELD_BACK_MS
+                        && o.start_ms <= op.end_ms + HELD_BACK_MS
+                })
+                .count();
+            Some(Break {
+                kinds,
+                op: op.kind,
+                row: t.lane(op.stream).map_or_else(
+                    || format!("stream {}", op.stream + 1),
+                    |l| format!("the {}", l.label()),
+                ),
+                iteration: op.iteration,
+                call: op.call.clone(),
+                waited_ms: op.ready_ms.map_or(0.0, |r| (op.start_ms - r).max(0.0)),
+                start_ms: op.start_ms,
+                end_ms: op.end_ms,
+                alone_ms: alone,
+                held_back,
+            })
+        })
+        .collect()
+}
+
+/// The breaks of a timeline in one line each, or the line saying there are none.
+pub fn describe_breaks(breaks: &[Break]) -> Vec<String> {
+    if breaks.is_empty() {
+        return vec![
+            "no concurrency breaks: nothing on the NULL stream, no synchronous copy or memset, \
+             no pageable copy, no host call waiting for the GPU"
+                .to_owned(),
+        ];
+    }
+    breaks
+        .iter()
+        .map(|b| format!("concurrency break: {}", b.describe()))
+        .collect()
 }
 
 /// What runs one operation at a time: one of the GPU's engines, or a stream.
@@ -153,7 +325,7 @@ impl Resource {
     /// Whether `op` runs on it.
     fn runs(self, op: &TimelineOp) -> bool {
         match self {
-            Resource::Engine(e) => op.kind.engine() == e,
+            Resource::Engine(e) => op.kind.engine() == Some(e),
             Resource::Stream(s) => op.stream == s,
         }
     }
@@ -262,18 +434,38 @@ impl Occupancy {
         self.busy_ms(engine) / self.span_ms
     }
 
+    /// The engine busy the largest share of the span.
+    pub fn busiest_engine(&self) -> Engine {
+        (Engine::ALL.into_iter())
+            .max_by(|a, b| self.share(*a).total_cmp(&self.share(*b)))
+            .expect("three engines")
+    }
+
+    fn bound_kind(busiest: Engine) -> &'static str {
+        if busiest == Engine::Sms {
+            "compute-bound"
+        } else {
+            "copy-bound"
+        }
+    }
+
+    /// The verdict, e.g. "copy-bound: HtoD copy engine busy 94%".
+    pub fn verdict(&self) -> String {
+        let busiest = self.busiest_engine();
+        format!(
+            "{}: {} busy {:.0}%",
+            Self::bound_kind(busiest),
+            busiest.label(),
+            100.0 * self.share(busiest)
+        )
+    }
+
     /// In words, e.g. "HtoD copy engine busy 94% of the traced time, SMs 7%, DtoH copy
     /// engine 93%, both directions at once 88%: copy-bound; an iteration is no faster
     /// than 2.801 ms (its busiest engine or stream: HtoD copy engine)".
     pub fn describe(&self) -> String {
-        let busiest = (Engine::ALL.into_iter())
-            .max_by(|a, b| self.share(*a).total_cmp(&self.share(*b)))
-            .expect("three engines");
-        let kind = if busiest == Engine::Sms {
-            "compute-bound"
-        } else {
-            "copy-bound"
-        };
+        let busiest = self.busiest_engine();
+        let kind = Self::bound_kind(busiest);
         let others: Vec<String> = (Engine::ALL.into_iter())
             .filter(|e| *e != busiest)
             .map(|e| format!("{} {:.0}%", e.label(), 100.0 * self.share(e)))
@@ -391,9 +583,16 @@ pub fn occupancy(t: &Timeline) -> Option<Occupancy> {
         .min_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(ms, resource)| BusiestBound { ms, resource })?;
     let copying = union([htod.clone(), dtoh.clone()].concat());
-    let any_busy = union([copying.clone(), sms.clone()].concat());
+    // Device-to-device copies and memsets run on no engine of the three, but they are
+    // the GPU's work all the same.
+    let elsewhere: Vec<(f64, f64)> = (t.ops.iter())
+        .filter(|op| op.kind.on_gpu() && op.kind.engine().is_none())
+        .map(|op| (op.start_ms, op.end_ms))
+        .collect();
+    let any_busy = union([copying.clone(), sms.clone(), elsewhere].concat());
     let waiting = union(
         (t.ops.iter())
+            .filter(|op| op.kind.on_gpu())
             .filter_map(|op| op.ready_ms.map(|r| (r, op.start_ms)))
             .filter(|(r, s)| s > r)
             .collect(),
@@ -401,6 +600,7 @@ pub fn occupancy(t: &Timeline) -> Option<Occupancy> {
     let idle = gaps(&any_busy, start, end);
     let idle_while_queued = intersection(&idle, &waiting);
     let waits: Vec<(f64, &TimelineOp)> = (t.ops.iter())
+        .filter(|op| op.kind.on_gpu())
         .filter_map(|op| op.ready_ms.map(|r| ((op.start_ms - r).max(0.0), op)))
         .collect();
     let longest = waits.iter().max_by(|a, b| a.0.total_cmp(&b.0));
@@ -514,11 +714,15 @@ fn copy_durations(t: &Timeline) -> TraceCheck {
             match op.kind {
                 OpKind::HtoD => Some((rates.htod_gbps, htod_slowest)),
                 OpKind::DtoH => Some((rates.dtoh_gbps, dtoh_slowest)),
-                OpKind::Kernel => None,
+                OpKind::Kernel | OpKind::DtoD | OpKind::Memset | OpKind::Host => None,
             },
         ) else {
             continue;
         };
+        // The driver stages a pageable copy through its own buffers: no link rate holds it.
+        if op.pageable {
+            continue;
+        }
         if bytes < MIN_CHECKED_BYTES {
             skipped += 1;
             continue;
@@ -649,6 +853,9 @@ mod tests {
             start_ms: start,
             end_ms: end,
             bytes: (kind != OpKind::Kernel).then_some(MIB32),
+            pageable: false,
+            synchronous: false,
+            call: None,
         }
     }
 
@@ -662,6 +869,7 @@ mod tests {
             title: "t".into(),
             source: TraceSource::Cupti,
             streams: 4,
+            other_lanes: Vec::new(),
             iterations,
             ops,
             reference: TraceReference {
@@ -856,5 +1064,95 @@ mod tests {
         assert_eq!(checks.checks[0].outcome, Outcome::NotApplicable);
         assert_eq!(checks.checks[2].outcome, Outcome::Passed);
         assert!(checks.occupancy.is_none());
+    }
+
+    /// Two streams' copy in, kernel and copy out; with `null`, stream 2's copy in runs on
+    /// the NULL stream (row 3) and both kernels wait for it.
+    fn pipeline(null: bool) -> Timeline {
+        let mut ops = vec![
+            op(OpKind::HtoD, 0, 0, 0.0, 1.0),
+            op(OpKind::HtoD, if null { 2 } else { 1 }, 0, 1.0, 2.0),
+            op(OpKind::Kernel, 0, 0, if null { 2.0 } else { 1.0 }, 3.0),
+            op(OpKind::Kernel, 1, 0, 2.0, 3.5),
+            op(OpKind::DtoH, 0, 0, 3.0, 4.0),
+            op(OpKind::DtoH, 1, 0, 4.0, 5.0),
+        ];
+        // Each op was ready when its stream's previous op ended.
+        for (i, ready) in [0.0, 0.0, 1.0, 2.0, 3.0, 3.5].into_iter().enumerate() {
+            ops[i].ready_ms = Some(ready);
+        }
+        let mut t = timeline(ops, 5.0, false, 1);
+        t.streams = 2;
+        if null {
+            t.other_lanes = vec![Lane::NullStream];
+        }
+        t
+    }
+
+    #[test]
+    fn a_clean_pipeline_has_no_breaks() {
+        let t = pipeline(false);
+        assert!(breaks(&t).is_empty());
+        assert_eq!(
+            describe_breaks(&check(&t).breaks),
+            [describe_breaks(&[])[0].clone()]
+        );
+        assert!(describe_breaks(&[])[0].starts_with("no concurrency breaks"));
+    }
+
+    #[test]
+    fn a_copy_on_the_null_stream_is_a_break_that_held_back_the_kernel_ready_before_it_ended() {
+        let t = pipeline(true);
+        let found = breaks(&t);
+        assert_eq!(found.len(), 1);
+        let b = &found[0];
+        assert_eq!(b.kinds, [BreakKind::NullStream]);
+        assert_eq!(
+            (b.op, b.row.as_str(), b.iteration),
+            (OpKind::HtoD, "the NULL stream", 0)
+        );
+        // Stream 1's kernel was ready at 1.0 and started at 2.0, as the copy ended.
+        assert_eq!(b.held_back, 1);
+        // Nothing else ran from 1.0 to 2.0.
+        assert!((b.alone_ms - 1.0).abs() < 1e-12);
+        assert!(
+            b.describe()
+                .contains("held back 1 operation that was ready")
+        );
+    }
+
+    #[test]
+    fn pageable_synchronous_copies_and_host_calls_are_named_with_the_gpu_idle_under_them() {
+        let mut t = pipeline(false);
+        t.ops[1].pageable = true;
+        t.ops[4].synchronous = true;
+        t.other_lanes = vec![Lane::Host];
+        t.ops.push(TimelineOp {
+            kind: OpKind::Host,
+            stream: 2,
+            bytes: None,
+            call: Some("cuMemFree".into()),
+            ready_ms: Some(0.0),
+            ..op(OpKind::Host, 2, 0, 5.0, 5.5)
+        });
+        let found = breaks(&t);
+        let kinds: Vec<&[BreakKind]> = found.iter().map(|b| b.kinds.as_slice()).collect();
+        assert_eq!(
+            kinds,
+            [
+                &[BreakKind::Pageable][..],
+                &[BreakKind::Synchronous][..],
+                &[BreakKind::HostCall][..]
+            ]
+        );
+        let host = &found[2];
+        assert_eq!(host.row, "the host");
+        // The GPU ran nothing during the call.
+        assert!((host.alone_ms - 0.5).abs() < 1e-12);
+        assert!(host.describe().contains("cuMemFree"));
+        // A host call is not the GPU's work: the queue waits leave it out.
+        let o = occupancy(&t).expect("ops");
+        assert_eq!(o.flow.longest_wait.map(|w| w.kind), Some(OpKind::HtoD));
+        assert!((o.flow.longest_queue_wait_ms - 1.0).abs() < 1e-12);
     }
 }

@@ -30,6 +30,7 @@ macro_rules! registered {
             sincos_overlap::SincosOverlap,
             matmul_streams::MatmulStreams,
             memcpy_kernel::MemcpyKernel,
+            concurrency_breaks::ConcurrencyBreaks,
             kernel_concurrency::KernelConcurrency,
             launch_overhead::LaunchOverhead,
             graph_overlap::GraphOverlap,

@@ -1,6 +1,6 @@
 //! What each chart shows, as data: the bars, lines, bounds, cells and timeline bars with
 //! their values. Tests check these models; [`super::plot`] only draws them.
-use crate::saved::timeline::{Engine, OpKind, TraceSource};
+use crate::saved::timeline::{Engine, Lane, OpKind, TraceSource};
 
 /// A colour, `#rrggbb`.
 pub type Color = &'static str;
@@ -20,6 +20,9 @@ pub fn kind_color(kind: OpKind) -> Color {
         OpKind::HtoD => "#4e79a7",
         OpKind::Kernel => "#59a14f",
         OpKind::DtoH => "#e15759",
+        OpKind::DtoD => "#b07aa1",
+        OpKind::Memset => "#f28e2b",
+        OpKind::Host => "#7f7f7f",
     }
 }
 
@@ -29,6 +32,9 @@ pub fn queued_color(kind: OpKind) -> Color {
         OpKind::HtoD => "#c6d4e4",
         OpKind::Kernel => "#cce3c8",
         OpKind::DtoH => "#f4c7c8",
+        OpKind::DtoD => "#e3d1df",
+        OpKind::Memset => "#fad9b8",
+        OpKind::Host => "#d9d9d9",
     }
 }
 
@@ -116,6 +122,8 @@ pub struct HeatMap {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Track {
     Stream(usize),
+    /// A row beyond the schedule's streams (the NULL stream, the host).
+    Lane(Lane),
     Engine(Engine),
 }
 
@@ -123,6 +131,7 @@ impl Track {
     pub fn label(self) -> String {
         match self {
             Track::Stream(s) => format!("stream {}", s + 1),
+            Track::Lane(l) => l.label().to_owned(),
             Track::Engine(e) => e.label().to_owned(),
         }
     }

@@ -125,6 +125,13 @@ fn section(s: &Section) -> String {
         escape(&s.title),
         escape(&s.about)
     );
+    if let Some(v) = &s.verdict {
+        let _ = writeln!(
+            out,
+            "<p class=\"verdict\"><strong>Verdict.</strong> {}</p>",
+            escape(v)
+        );
+    }
     if !s.complete {
         out += "<p class=\"banner\"><strong>Incomplete:</strong> the run stopped before every configuration of this experiment was measured.</p>\n";
     }

@@ -72,6 +72,9 @@ fn section(s: &Section) -> String {
         "<a id=\"{}\"></a>\n\n## {}\n\n{}\n\n",
         s.id, s.title, s.about
     );
+    if let Some(v) = &s.verdict {
+        let _ = writeln!(out, "**Verdict.** {v}\n");
+    }
     if !s.complete {
         out += "> **Incomplete:** the run stopped before every configuration of this experiment was measured.\n\n";
     }

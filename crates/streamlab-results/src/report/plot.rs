@@ -837,7 +837,10 @@ fn draw_gantt(root: &Area<'_>, g: &Gantt) -> Drawn {
         .filter_map(|b| Some((row_y(b.track)?, b)))
         .collect();
 
-    let kinds = [OpKind::HtoD, OpKind::Kernel, OpKind::DtoH];
+    // The three kinds every timeline has, and any other kind it shows.
+    let kinds: Vec<OpKind> = (OpKind::ALL.into_iter())
+        .filter(|&k| k.engine().is_some() || bars.iter().any(|(_, b)| b.kind == k))
+        .collect();
     let mut entries: Vec<Entry> = kinds
         .iter()
         .map(|&k| Entry::new(Swatch::Dot(rgb(kind_color(k))), k.label()))
@@ -898,7 +901,7 @@ fn draw_gantt(root: &Area<'_>, g: &Gantt) -> Drawn {
     chart.draw_series(ran.map(|&(y, b)| rect(y, b, kind_color(b.kind))))?;
 
     // A divider where the rows change from streams to engines (or back).
-    let is_stream = |t: &Track| matches!(t, Track::Stream(_));
+    let is_stream = |t: &Track| matches!(t, Track::Stream(_) | Track::Lane(_));
     let dividers = (1..n).filter(|&r| is_stream(&g.tracks[r - 1]) != is_stream(&g.tracks[r]));
     chart.draw_series(dividers.map(|r| {
         let y = (n - r) as f64 - 0.5;

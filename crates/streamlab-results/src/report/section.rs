@@ -23,6 +23,9 @@ pub struct Section {
     pub title: String,
     /// What it measures and how, in a sentence or two.
     pub about: String,
+    /// The line it leads with: what bounds its traced schedules, whether anything broke
+    /// their concurrency, and its headline ([`Section::lead`]).
+    pub verdict: Option<String>,
     pub parameters: String,
     /// Labelled paragraphs, e.g. `("Bound", …)`.
     pub notes: Vec<(String, String)>,
@@ -102,6 +105,7 @@ impl TimelineFigure {
         if let Some(o) = &self.checks.occupancy {
             notes.push(o.describe());
             notes.push(o.flow.describe(o.sms_busy_ms));
+            notes.extend(trace::describe_breaks(&self.checks.breaks));
         }
         if self.checks.disturbed {
             notes.push(format!(
@@ -154,6 +158,7 @@ impl Section {
             id: E::NAME.to_owned(),
             title: title.to_owned(),
             about: about.to_owned(),
+            verdict: None,
             parameters: parameters(params),
             notes: (table::link(E::provenance(result)).into_iter())
                 .map(|l| ("Machine".to_owned(), l))
@@ -164,6 +169,34 @@ impl Section {
             figures: Vec::new(),
             timelines: Vec::new(),
         }
+    }
+
+    /// The verdict line from its traced timelines (what bounds the first, whether any
+    /// broke concurrency) and `headline`, the experiment's line in `summary.json`.
+    pub fn lead(&self, headline: Option<String>) -> Option<String> {
+        let traced: Vec<&TimelineFigure> = (self.timelines.iter())
+            .filter(|t| t.checks.occupancy.is_some())
+            .collect();
+        let mut parts = Vec::new();
+        if let Some(first) = traced.first() {
+            let o = first
+                .checks
+                .occupancy
+                .as_ref()
+                .expect("filtered on occupancy");
+            parts.push(format!("{} ({})", o.verdict(), first.title));
+            let broken = traced
+                .iter()
+                .filter(|t| !t.checks.breaks.is_empty())
+                .count();
+            parts.push(match (broken, traced.len()) {
+                (0, 1) => "no concurrency breaks".to_owned(),
+                (0, n) => format!("no concurrency breaks in its {n} traced timelines"),
+                (b, n) => format!("concurrency breaks in {b} of its {n} traced timelines"),
+            });
+        }
+        parts.extend(headline);
+        (!parts.is_empty()).then(|| parts.join("; "))
     }
 
     /// Add a labelled note.

@@ -4,11 +4,13 @@
 //!
 //! An operation's execution is drawn on its stream's row and on its engine's row; the
 //! wait between when it could have started and when its engine started it is drawn
-//! lighter, on its stream's row only, and named `queued` in the trace.
+//! lighter, on its stream's row only, and named `queued` in the trace. Operations off
+//! the schedule's streams (on the NULL stream, a host call) get a row of their own
+//! between the streams and the engines.
 use serde_json::{Value, json};
 
 use super::chart::{Gantt, GanttBar, Track};
-use crate::saved::timeline::{Engine, Timeline, TimelineOp};
+use crate::saved::timeline::{Engine, OpKind, Timeline, TimelineOp};
 
 /// Waits shorter than this (a microsecond) are not drawn.
 const MIN_QUEUED_MS: f64 = 0.001;
@@ -34,13 +36,32 @@ pub fn check(t: &Timeline) -> Result<(), String> {
     }
 }
 
-/// The rows: every stream an operation uses (at least the declared count), then the
-/// three engines.
+/// The rows: every stream an operation uses (at least the declared count), the lanes
+/// beyond them (the NULL stream, the host), then the three engines.
 pub fn tracks(t: &Timeline) -> Vec<Track> {
-    let streams = (t.ops.iter().map(|op| op.stream + 1).max().unwrap_or(0)).max(t.streams);
+    let streams = (t.ops.iter())
+        .filter(|op| t.lane(op.stream).is_none())
+        .map(|op| op.stream + 1)
+        .max()
+        .unwrap_or(0)
+        .max(t.streams);
     (0..streams)
         .map(Track::Stream)
+        .chain(t.other_lanes.iter().map(|&l| Track::Lane(l)))
         .chain(Engine::ALL.map(Track::Engine))
+        .collect()
+}
+
+/// The row of `op`'s stream or lane.
+fn row(t: &Timeline, op: &TimelineOp) -> Track {
+    t.lane(op.stream)
+        .map_or(Track::Stream(op.stream), Track::Lane)
+}
+
+/// The rows `op` is drawn on: its stream's or lane's, and its engine's where it has one.
+fn rows(t: &Timeline, op: &TimelineOp) -> Vec<Track> {
+    std::iter::once(row(t, op))
+        .chain(op.kind.engine().map(Track::Engine))
         .collect()
 }
 
@@ -57,14 +78,14 @@ pub fn gantt(t: &Timeline) -> Gantt {
     for op in &t.ops {
         if let Some((start, end)) = queued(op) {
             bars.push(GanttBar {
-                track: Track::Stream(op.stream),
+                track: row(t, op),
                 kind: op.kind,
                 queued: true,
                 start_ms: start,
                 end_ms: end,
             });
         }
-        for track in [Track::Stream(op.stream), Track::Engine(op.kind.engine())] {
+        for track in rows(t, op) {
             bars.push(GanttBar {
                 track,
                 kind: op.kind,
@@ -105,7 +126,7 @@ pub fn trace(t: &Timeline) -> String {
         .collect();
     for op in &t.ops {
         let args = json!({
-            "stream": op.stream + 1,
+            "stream": t.lane(op.stream).map_or(json!(op.stream + 1), |l| json!(l.label())),
             "iteration": op.iteration + 1,
             "bytes": op.bytes,
         });
@@ -117,14 +138,18 @@ pub fn trace(t: &Timeline) -> String {
                 "ts": start * 1e3,
                 "dur": (end - start) * 1e3,
                 "pid": 1,
-                "tid": tid(Track::Stream(op.stream)),
+                "tid": tid(row(t, op)),
                 "args": args,
             }));
         }
-        for track in [Track::Stream(op.stream), Track::Engine(op.kind.engine())] {
+        for track in rows(t, op) {
             events.push(json!({
-                "name": op.kind.label(),
-                "cat": if op.kind == crate::saved::timeline::OpKind::Kernel { "kernel" } else { "copy" },
+                "name": op.call.as_deref().unwrap_or(op.kind.label()),
+                "cat": match op.kind {
+                    OpKind::Kernel => "kernel",
+                    OpKind::Host => "host",
+                    _ => "copy",
+                },
                 "ph": "X",
                 "ts": op.start_ms * 1e3,
                 "dur": (op.end_ms - op.start_ms) * 1e3,
@@ -145,7 +170,7 @@ pub fn trace(t: &Timeline) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::saved::timeline::{OpKind, TraceReference, TraceSource};
+    use crate::saved::timeline::{Lane, OpKind, TraceReference, TraceSource};
 
     fn op(stream: usize, kind: OpKind, ready: f64, start: f64, end: f64) -> TimelineOp {
         TimelineOp {
@@ -156,6 +181,9 @@ mod tests {
             start_ms: start,
             end_ms: end,
             bytes: Some(1 << 20),
+            pageable: false,
+            synchronous: false,
+            call: None,
         }
     }
 
@@ -164,6 +192,7 @@ mod tests {
             title: "t".into(),
             source: TraceSource::Cupti,
             streams: 2,
+            other_lanes: Vec::new(),
             iterations: 1,
             ops: vec![
                 op(0, OpKind::HtoD, 0.0, 0.0, 1.0),
@@ -251,5 +280,45 @@ mod tests {
         t.ops[0].end_ms = f64::NAN;
         assert!(check(&t).is_err());
         assert!(check(&timeline()).is_ok());
+    }
+
+    #[test]
+    fn operations_off_the_streams_get_their_lanes_row_and_no_engine_row_unless_they_have_one() {
+        let mut t = timeline();
+        t.other_lanes = vec![Lane::NullStream, Lane::Host];
+        t.ops.push(op(2, OpKind::Memset, 2.0, 2.0, 2.5));
+        t.ops.push(TimelineOp {
+            call: Some("cuMemFree".into()),
+            ..op(3, OpKind::Host, 2.5, 2.5, 3.0)
+        });
+        let g = gantt(&t);
+        assert_eq!(
+            g.tracks,
+            [
+                Track::Stream(0),
+                Track::Stream(1),
+                Track::Lane(Lane::NullStream),
+                Track::Lane(Lane::Host),
+                Track::Engine(Engine::HtoD),
+                Track::Engine(Engine::Sms),
+                Track::Engine(Engine::DtoH),
+            ]
+        );
+        let on = |track| {
+            (g.bars.iter())
+                .filter(|b| b.track == track)
+                .map(|b| b.kind)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(on(Track::Lane(Lane::NullStream)), [OpKind::Memset]);
+        assert_eq!(on(Track::Lane(Lane::Host)), [OpKind::Host]);
+        let doc: Value = serde_json::from_str(&trace(&t)).unwrap();
+        let host = (doc["traceEvents"].as_array().unwrap().iter())
+            .find(|e| e["cat"] == "host")
+            .unwrap();
+        assert_eq!(
+            (host["name"].as_str(), host["args"]["stream"].as_str()),
+            (Some("cuMemFree"), Some("host"))
+        );
     }
 }

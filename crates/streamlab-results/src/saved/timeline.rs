@@ -4,7 +4,11 @@
 //! records, and `ready_ms` is when the operation could have started: issued by the host
 //! and everything before it on its stream done. An operation that starts later than that
 //! waited for its engine (copies in one direction share one copy engine): the report
-//! draws that wait as a lighter "queued" segment. Without CUPTI the operations are
+//! draws that wait as a lighter "queued" segment. Operations off the schedule's own
+//! streams (on the legacy NULL stream, the per-thread default stream, or a host call that
+//! waited for the GPU) sit on rows of their own ([`Lane`]), and each operation carries
+//! what the break detector needs: whether it copied pageable memory, whether it was
+//! issued synchronously, and the call that issued it. Without CUPTI the operations are
 //! bracketed by events recorded in their stream, which mark "reached by the stream →
 //! done", queueing included; such a timeline says so in `source`.
 use serde::{Deserialize, Serialize};
@@ -45,10 +49,24 @@ pub enum OpKind {
     HtoD,
     Kernel,
     DtoH,
+    /// A copy from device memory to device memory.
+    DtoD,
+    /// A memset of device memory.
+    Memset,
+    /// A host API call that returned only when the GPU let it (an allocation and a free,
+    /// a wait on an event): not GPU work, drawn on the host's row.
+    Host,
 }
 
 impl OpKind {
-    pub const ALL: [OpKind; 3] = [OpKind::HtoD, OpKind::Kernel, OpKind::DtoH];
+    pub const ALL: [OpKind; 6] = [
+        OpKind::HtoD,
+        OpKind::Kernel,
+        OpKind::DtoH,
+        OpKind::DtoD,
+        OpKind::Memset,
+        OpKind::Host,
+    ];
 
     /// The plain name an execution interval carries in a trace.
     pub fn label(self) -> &'static str {
@@ -56,15 +74,50 @@ impl OpKind {
             OpKind::HtoD => "HtoD",
             OpKind::Kernel => "kernel",
             OpKind::DtoH => "DtoH",
+            OpKind::DtoD => "DtoD",
+            OpKind::Memset => "memset",
+            OpKind::Host => "host call",
         }
     }
 
-    /// The engine that runs it.
-    pub fn engine(self) -> Engine {
+    /// The engine of the three that runs it, if one of them does (device-to-device
+    /// copies and memsets run on whichever unit the driver picks, host calls on none).
+    pub fn engine(self) -> Option<Engine> {
         match self {
-            OpKind::HtoD => Engine::HtoD,
-            OpKind::Kernel => Engine::Sms,
-            OpKind::DtoH => Engine::DtoH,
+            OpKind::HtoD => Some(Engine::HtoD),
+            OpKind::Kernel => Some(Engine::Sms),
+            OpKind::DtoH => Some(Engine::DtoH),
+            OpKind::DtoD | OpKind::Memset | OpKind::Host => None,
+        }
+    }
+
+    /// Whether the GPU runs it (everything but a host call).
+    pub fn on_gpu(self) -> bool {
+        self != OpKind::Host
+    }
+}
+
+/// A row of a timeline beyond the schedule's own streams: where an operation that is on
+/// none of them ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Lane {
+    /// The legacy NULL (default) stream, which waits for and holds back every blocking
+    /// stream of its context.
+    NullStream,
+    /// The per-thread default stream, an ordinary stream that only the NULL stream
+    /// joins.
+    PerThreadStream,
+    /// The host thread, for its calls that wait for the GPU.
+    Host,
+}
+
+impl Lane {
+    pub fn label(self) -> &'static str {
+        match self {
+            Lane::NullStream => "NULL stream",
+            Lane::PerThreadStream => "per-thread default stream",
+            Lane::Host => "host",
         }
     }
 }
@@ -108,6 +161,20 @@ pub struct TimelineOp {
     pub end_ms: f64,
     /// Bytes a copy moved.
     pub bytes: Option<u64>,
+    /// A copy from or to pageable (not pinned) host memory, which the driver stages.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub pageable: bool,
+    /// Issued with a call that does not take a stream and returns when it is done (a
+    /// synchronous copy or memset), as the GPU's records say.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub synchronous: bool,
+    /// The API call that issued it, where the schedule names it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call: Option<String>,
+}
+
+fn is_false(b: &bool) -> bool {
+    !b
 }
 
 /// One or more traced iterations of one schedule.
@@ -117,6 +184,10 @@ pub struct Timeline {
     pub title: String,
     pub source: TraceSource,
     pub streams: usize,
+    /// Rows beyond the schedule's own streams: an operation whose `stream` is
+    /// `streams + k` ran on `other_lanes[k]`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub other_lanes: Vec<Lane>,
     /// Iterations traced back to back.
     pub iterations: usize,
     pub ops: Vec<TimelineOp>,
@@ -127,6 +198,14 @@ pub struct Timeline {
     /// trace; a schedule that keeps failing keeps its last trace, marked disturbed).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub retraced: Vec<String>,
+}
+
+impl Timeline {
+    /// The lane beyond the schedule's streams that operation row `stream` is, if it is
+    /// one.
+    pub fn lane(&self, stream: usize) -> Option<Lane> {
+        (stream.checked_sub(self.streams)).and_then(|k| self.other_lanes.get(k).copied())
+    }
 }
 
 /// The timed figures a trace is checked against (all from the same run).

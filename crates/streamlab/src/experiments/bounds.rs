@@ -40,7 +40,7 @@ impl Run for Bounds {
             |kind, stream, part| match kind {
                 OpKind::HtoD => stream.htod(&dev_a, part.start, &host_in, part.clone()),
                 OpKind::DtoH => stream.dtoh(&mut host_out, part.start, &dev_b, part.clone()),
-                OpKind::Kernel => Ok(()),
+                _ => Ok(()),
             },
         )?
         .finish();

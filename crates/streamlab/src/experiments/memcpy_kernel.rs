@@ -112,7 +112,7 @@ impl Launcher<'_> {
         match kind {
             OpKind::HtoD => stream.htod(&b.dev_in, part.start, &b.host_in, part.clone()),
             OpKind::DtoH => stream.dtoh(&mut b.host_out, part.start, &b.dev_out, part.clone()),
-            OpKind::Kernel => Ok(()),
+            _ => Ok(()),
         }
     }
 

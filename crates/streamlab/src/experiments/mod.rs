@@ -8,6 +8,7 @@
 //! (`cli.rs`); `run-all` follows the registry.
 pub mod bounds;
 pub mod compare_kernels;
+pub mod concurrency_breaks;
 pub mod graph_overlap;
 pub mod kernel_concurrency;
 pub mod launch_overhead;
@@ -325,7 +326,7 @@ impl LinkProber {
             |kind, stream, part| match kind {
                 OpKind::HtoD => stream.htod(dev_in, part.start, host_in, part.clone()),
                 OpKind::DtoH => stream.dtoh(host_out, part.start, dev_out, part.clone()),
-                OpKind::Kernel => Ok(()),
+                _ => Ok(()),
             },
         )?;
         Ok(sampler.finish())

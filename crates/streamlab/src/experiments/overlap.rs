@@ -279,6 +279,7 @@ impl<T: Element> Arrays<T> {
             OpKind::DtoH => {
                 stream.dtoh(&mut self.host_out, part.start, &self.dev_out, part.clone())
             }
+            other => unreachable!("{} is not a stage of the pipeline", other.label()),
         }
     }
 }

@@ -70,6 +70,7 @@ impl Buffers {
                 ),
             ),
             OpKind::DtoH => stream.dtoh(&mut self.host_b, part.start, &self.dev_b, part.clone()),
+            other => unreachable!("{} is not a stage of the sincos pipeline", other.label()),
         }
     }
 

@@ -196,7 +196,30 @@ impl Gpu {
 
     /// `count` new non-blocking streams.
     pub fn streams(&self, count: usize) -> Result<Vec<Stream>, RuntimeError> {
-        (0..count).map(|_| Stream::new()).collect()
+        (0..count)
+            .map(|_| Stream::new(result::stream::StreamKind::NonBlocking))
+            .collect()
+    }
+
+    /// `count` new blocking streams: the legacy NULL stream waits for them and holds
+    /// them back (concurrency-breaks shows what that costs).
+    pub fn blocking_streams(&self, count: usize) -> Result<Vec<Stream>, RuntimeError> {
+        (0..count)
+            .map(|_| Stream::new(result::stream::StreamKind::Default))
+            .collect()
+    }
+
+    /// Set every 32-bit word of `buf` to `value` with `cuMemsetD32`, a call that takes no
+    /// stream: it runs on the legacy NULL stream.
+    pub fn memset_without_stream(
+        &self,
+        buf: &DeviceBuffer<u32>,
+        value: u32,
+    ) -> Result<(), RuntimeError> {
+        // SAFETY: the whole range lies in a live allocation of `len` words.
+        unsafe { sys::cuMemsetD32_v2(buf.ptr, value, buf.len) }
+            .result()
+            .doing("setting GPU memory without a stream")
     }
 
     /// A new timing event.
@@ -232,16 +255,62 @@ impl Shape {
     }
 }
 
-/// A non-blocking stream.
+/// A stream: one of ours (non-blocking unless made with [`Gpu::blocking_streams`]), or
+/// one of the driver's default streams.
 pub struct Stream {
     raw: sys::CUstream,
+    /// Ours to destroy (the default streams are the driver's).
+    owned: bool,
 }
 
 impl Stream {
-    fn new() -> Result<Stream, RuntimeError> {
-        let raw = result::stream::create(result::stream::StreamKind::NonBlocking)
-            .doing("creating a stream")?;
-        Ok(Stream { raw })
+    fn new(kind: result::stream::StreamKind) -> Result<Stream, RuntimeError> {
+        let raw = result::stream::create(kind).doing("creating a stream")?;
+        Ok(Stream { raw, owned: true })
+    }
+
+    /// The legacy NULL stream (`CU_STREAM_LEGACY`): work on it waits for every blocking
+    /// stream's earlier work, and their later work waits for it.
+    pub fn legacy_null() -> Stream {
+        Stream {
+            raw: 0x1 as sys::CUstream,
+            owned: false,
+        }
+    }
+
+    /// The calling thread's per-thread default stream (`CU_STREAM_PER_THREAD`): an
+    /// ordinary stream that only the legacy NULL stream joins.
+    pub fn per_thread() -> Stream {
+        Stream {
+            raw: 0x2 as sys::CUstream,
+            owned: false,
+        }
+    }
+
+    /// Copy host elements `src_range` of pageable (not pinned) `src` into `dst` starting
+    /// at element `dst_start`: the driver stages the copy through a pinned buffer of its
+    /// own before this returns.
+    pub fn htod_pageable<T: Copy>(
+        &self,
+        dst: &DeviceBuffer<T>,
+        dst_start: usize,
+        src: &[T],
+        src_range: Range<usize>,
+    ) -> Result<(), RuntimeError> {
+        let count = copy_len(dst_start, dst.len, &src_range, src.len());
+        let host = &src[src_range];
+        // SAFETY: both ranges are in bounds; the driver has copied pageable memory into
+        // its staging buffer when the call returns.
+        unsafe {
+            sys::cuMemcpyHtoDAsync_v2(
+                dst.addr(dst_start),
+                host.as_ptr() as *const c_void,
+                count * size_of::<T>(),
+                self.raw,
+            )
+        }
+        .result()
+        .doing("copying pageable host memory to the device")
     }
 
     /// The driver's handle (for CUPTI's stream ids).
@@ -404,8 +473,10 @@ fn copy_len(dst_start: usize, dst_len: usize, src_range: &Range<usize>, src_len:
 
 impl Drop for Stream {
     fn drop(&mut self) {
-        // SAFETY: the stream is ours; destroying it lets queued work finish first.
-        let _ = unsafe { result::stream::destroy(self.raw) };
+        if self.owned {
+            // SAFETY: the stream is ours; destroying it lets queued work finish first.
+            let _ = unsafe { result::stream::destroy(self.raw) };
+        }
     }
 }
 

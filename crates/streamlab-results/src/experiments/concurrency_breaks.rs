@@ -1,0 +1,504 @@
+//! concurrency-breaks: what breaks the overlap of copies and kernels over streams, after
+//! the CUDA Handbook's section 6.5.3 ("Breaking interengine concurrency").
+//!
+//! The memcpy-kernel pipeline (every chunk copied in, every kernel, every copy out, one
+//! chunk per stream, iterations back to back) runs clean, and then with one break
+//! inserted in every iteration: a copy on the legacy NULL stream, a memset that takes no
+//! stream, a device-to-device copy on the NULL stream, a copy from pageable memory, an
+//! allocation and a free, a host wait on an event in the middle of issue; and as
+//! controls, the clean pipeline and the NULL-stream copy on non-blocking streams, and the
+//! copy on the per-thread default stream. Each case's time per iteration is held against
+//! its clean pipeline (the one on streams of the same kind), and its traced timeline
+//! against the break detector ([`crate::derived::trace::breaks`]): each break found by
+//! name, the clean ones found clean.
+
+use serde::{Deserialize, Serialize};
+
+use crate::derived::summary::Json;
+use crate::derived::trace::{self, BreakKind};
+use crate::experiment::{self, Experiment, verdict};
+use crate::report::ReportError;
+use crate::report::chart::{BarSeries, PALETTE, XAxis, YScale};
+use crate::report::figures::{FigureModel, blank};
+use crate::report::section::{Section, draw, timelines};
+use crate::report::table::{Columns, Table, noise, num};
+use crate::saved::timeline::Timeline;
+use crate::saved::{DeviceInfo, KernelSet, Provenance, UsageError, Verification};
+use crate::stats::{Series, noise_target_note};
+
+/// The concurrency-breaks experiment.
+pub struct ConcurrencyBreaks;
+
+/// Parameters.
+#[derive(Debug, Clone, PartialEq, clap::Args, Serialize, Deserialize)]
+pub struct Params {
+    /// 32-bit integers in the array (at least one per stream).
+    #[arg(long, default_value_t = 1 << 24,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(2..=1 << 28))]
+    pub elements: usize,
+    /// Streams, one chunk each.
+    #[arg(long, default_value_t = 8,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(2..=64))]
+    pub streams: usize,
+    /// AddKernel's cycles; 0 picks the count at which the kernel takes as long as the
+    /// copy in.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(i32).range(0..=1_000_000))]
+    pub cycles: i32,
+    /// Iterations per timed sample, issued back to back.
+    #[arg(long, default_value_t = 5,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=10_000))]
+    pub iterations: usize,
+    /// Timed samples per case, taken round-robin over the cases (up to three times as
+    /// many while a case's noise is above 1%).
+    #[arg(long, default_value_t = 5,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=10_000))]
+    pub repeats: usize,
+}
+
+impl Default for Params {
+    fn default() -> Params {
+        Params {
+            elements: 1 << 24,
+            streams: 8,
+            cycles: 0,
+            iterations: 5,
+            repeats: 5,
+        }
+    }
+}
+
+impl crate::saved::Params for Params {
+    fn quick() -> Params {
+        Params {
+            elements: 1 << 22,
+            iterations: 3,
+            repeats: 3,
+            ..Params::default()
+        }
+    }
+
+    fn validate(&self) -> Result<(), UsageError> {
+        if self.streams > self.elements {
+            return Err(UsageError::new(format!(
+                "--streams {} exceeds --elements {}: each stream needs a chunk of at least one element",
+                self.streams, self.elements
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// One way of running the pipeline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Case {
+    /// Blocking streams (`CU_STREAM_DEFAULT`), nothing else.
+    Clean,
+    /// Non-blocking streams (`CU_STREAM_NON_BLOCKING`), nothing else.
+    CleanNonBlocking,
+    /// The last chunk's copy in issued on the legacy NULL stream.
+    NullStreamCopy,
+    /// The same on non-blocking streams, which the NULL stream does not join.
+    NullStreamCopyNonBlocking,
+    /// The last chunk's copy in on the per-thread default stream.
+    PerThreadStreamCopy,
+    /// After the copies in, `cuMemsetD32` (no stream) of a scratch buffer.
+    MemsetWithoutStream,
+    /// After the copies in, a device-to-device copy of a scratch buffer on the NULL
+    /// stream.
+    DeviceCopyOnNullStream,
+    /// The last chunk copied in from pageable host memory, on its own stream.
+    PageableCopy,
+    /// Before each iteration, a device allocation and its free.
+    AllocAndFree,
+    /// After each iteration's copies in, the host waits on an event recorded after the
+    /// previous iteration's copies out.
+    HostWaitOnEvent,
+}
+
+impl Case {
+    pub const ALL: [Case; 10] = [
+        Case::Clean,
+        Case::CleanNonBlocking,
+        Case::NullStreamCopy,
+        Case::NullStreamCopyNonBlocking,
+        Case::PerThreadStreamCopy,
+        Case::MemsetWithoutStream,
+        Case::DeviceCopyOnNullStream,
+        Case::PageableCopy,
+        Case::AllocAndFree,
+        Case::HostWaitOnEvent,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Case::Clean => "clean",
+            Case::CleanNonBlocking => "clean, non-blocking streams",
+            Case::NullStreamCopy => "copy in on the NULL stream",
+            Case::NullStreamCopyNonBlocking => "copy in on the NULL stream, non-blocking streams",
+            Case::PerThreadStreamCopy => "copy in on the per-thread default stream",
+            Case::MemsetWithoutStream => "memset without a stream",
+            Case::DeviceCopyOnNullStream => "device-to-device copy on the NULL stream",
+            Case::PageableCopy => "copy in from pageable memory",
+            Case::AllocAndFree => "allocation and free before each iteration",
+            Case::HostWaitOnEvent => "host waits on an event mid-issue",
+        }
+    }
+
+    /// Whether its streams are blocking (the NULL stream joins them).
+    pub fn blocking_streams(self) -> bool {
+        !matches!(self, Case::CleanNonBlocking | Case::NullStreamCopyNonBlocking)
+    }
+
+    /// The clean pipeline on streams of the same kind.
+    pub fn baseline(self) -> Case {
+        if self.blocking_streams() {
+            Case::Clean
+        } else {
+            Case::CleanNonBlocking
+        }
+    }
+
+    /// What the break detector must find in its timeline (nothing for the clean cases
+    /// and the per-thread default stream, which is an ordinary stream).
+    pub fn expected(self) -> &'static [BreakKind] {
+        match self {
+            Case::Clean | Case::CleanNonBlocking | Case::PerThreadStreamCopy => &[],
+            Case::NullStreamCopy
+            | Case::NullStreamCopyNonBlocking
+            | Case::MemsetWithoutStream
+            | Case::DeviceCopyOnNullStream => &[BreakKind::NullStream],
+            Case::PageableCopy => &[BreakKind::Pageable],
+            Case::AllocAndFree | Case::HostWaitOnEvent => &[BreakKind::HostCall],
+        }
+    }
+}
+
+/// One case measured.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CaseRun {
+    pub case: Case,
+    /// Milliseconds per iteration, one sample per `iterations` back to back.
+    pub time: Series,
+    /// Three iterations traced back to back.
+    pub timeline: Option<Timeline>,
+}
+
+/// How the kernel's length was chosen: the whole array copied in alone and its kernels
+/// alone at `cycles` (milliseconds).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Calibration {
+    pub cycles: i32,
+    pub htod_ms: f64,
+    pub kernels_ms: f64,
+}
+
+/// Result of concurrency-breaks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConcurrencyBreaksResult {
+    pub params: Params,
+    pub device: DeviceInfo,
+    pub provenance: Provenance,
+    pub calibration: Calibration,
+    pub cases: Vec<CaseRun>,
+    pub verification: Verification,
+}
+
+/// One case against its clean pipeline.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BreakRow {
+    pub case: Case,
+    pub median_ms: f64,
+    pub noise: f64,
+    /// Its median over its clean pipeline's, and the difference per iteration.
+    pub over_clean: f64,
+    pub cost_ms: f64,
+    /// Whether the difference is more than twice the two medians' combined noise.
+    pub beyond_noise: bool,
+    /// Per traced iteration, how much less copies ran beside kernels than in the clean
+    /// pipeline's trace: the copy–kernel overlap it destroyed.
+    pub overlap_lost_ms: Option<f64>,
+    /// Per traced iteration, how much less the two copy directions ran at once. This
+    /// costs less than its length: a copy alone runs faster than beside one in the other
+    /// direction (the link's both-ways rate is below twice its one-way rate).
+    pub both_ways_lost_ms: Option<f64>,
+    /// Whether the cost is at least the copy–kernel overlap destroyed.
+    pub costs_overlap_lost: Option<bool>,
+    /// What the break detector found in its timeline, and what it must find.
+    pub detected: Vec<BreakKind>,
+    pub expected: Vec<BreakKind>,
+    /// Everything expected was found, and nothing where nothing was expected.
+    pub detected_as_expected: bool,
+}
+
+/// Everything derived from a concurrency-breaks result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BreaksAnalysis {
+    pub rows: Vec<BreakRow>,
+}
+
+/// Copy–kernel overlap and both copy directions at once, per traced iteration.
+fn overlap_per_iteration(t: &Timeline) -> Option<(f64, f64)> {
+    let o = trace::check(t).occupancy?;
+    let per = t.iterations.max(1) as f64;
+    Some((o.flow.copy_kernel_overlap_ms / per, o.both_copying_ms / per))
+}
+
+/// The kinds of break the detector found in `t`, in [`BreakKind`]'s order.
+fn detected(t: &Timeline) -> Vec<BreakKind> {
+    let found = trace::check(t).breaks;
+    let mut kinds: Vec<BreakKind> = found.iter().flat_map(|b| b.kinds.clone()).collect();
+    kinds.sort_by_key(|k| *k as usize);
+    kinds.dedup();
+    kinds
+}
+
+fn analyze(r: &ConcurrencyBreaksResult) -> BreaksAnalysis {
+    let find = |case: Case| r.cases.iter().find(|c| c.case == case);
+    let rows = (r.cases.iter())
+        .filter_map(|c| {
+            let base = find(c.case.baseline())?;
+            let (m, b) = (c.time.median(), base.time.median());
+            let spread = (c.time.noise() * m).hypot(base.time.noise() * b);
+            let detected = c.timeline.as_ref().map(detected).unwrap_or_default();
+            let expected = c.case.expected().to_vec();
+            let lost = (c.timeline.as_ref().and_then(overlap_per_iteration))
+                .zip(base.timeline.as_ref().and_then(overlap_per_iteration))
+                .map(|((kernel, both), (base_kernel, base_both))| {
+                    (base_kernel - kernel, base_both - both)
+                });
+            Some(BreakRow {
+                case: c.case,
+                median_ms: m,
+                noise: c.time.noise(),
+                over_clean: m / b,
+                cost_ms: m - b,
+                beyond_noise: (m - b).abs() > 2.0 * spread,
+                overlap_lost_ms: lost.map(|l| l.0),
+                both_ways_lost_ms: lost.map(|l| l.1),
+                costs_overlap_lost: lost.map(|l| m - b >= l.0),
+                detected_as_expected: c.timeline.is_some()
+                    && if expected.is_empty() {
+                        detected.is_empty()
+                    } else {
+                        expected.iter().all(|k| detected.contains(k))
+                    },
+                detected,
+                expected,
+            })
+        })
+        .collect();
+    BreaksAnalysis { rows }
+}
+
+/// concurrency-breaks' headline in `summary.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BreaksSummary {
+    pub verified: bool,
+    pub clean_ms: Option<f64>,
+    /// The costliest case, and its time over its clean pipeline's.
+    pub costliest: Option<Case>,
+    pub costliest_over_clean: Option<f64>,
+    /// Cases whose timeline the break detector read as expected, of the cases traced.
+    pub detected_as_expected: usize,
+    pub traced: usize,
+}
+
+/// A row's cost in words: "0.0012 ms per iteration (within the noise)", or that it
+/// cost nothing.
+fn cost_words(row: Option<&BreakRow>) -> String {
+    row.map_or("–".into(), |x| {
+        let within = if x.beyond_noise { "" } else { " (within the noise)" };
+        if x.cost_ms < 0.0 {
+            format!("nothing: the run was {:.4} ms per iteration faster{within}", -x.cost_ms)
+        } else {
+            format!("{:.4} ms per iteration{within}", x.cost_ms)
+        }
+    })
+}
+
+fn kinds(k: &[BreakKind]) -> String {
+    if k.is_empty() {
+        "none".into()
+    } else {
+        k.iter().map(|k| k.label()).collect::<Vec<_>>().join(", ")
+    }
+}
+
+/// The one declaration of the table and the CSV: a row per case.
+fn columns<'a>() -> Columns<'a, BreakRow> {
+    let ms = |x: f64| format!("{x:.4}");
+    Columns::new()
+        .both("case", |x: &BreakRow| x.case.label().into(), "case", |x| x.case.label().into())
+        .both("streams", |x| (if x.case.blocking_streams() { "blocking" } else { "non-blocking" }).into(), "blocking_streams", |x| x.case.blocking_streams().to_string())
+        .both("ms per iteration", |x| num(x.median_ms, 4), "ms", move |x| ms(x.median_ms))
+        .both("noise", |x| noise(x.noise), "noise", |x| format!("{:.4}", x.noise))
+        .both("over clean", |x| num(x.over_clean, 3), "over_clean", |x| format!("{:.4}", x.over_clean))
+        .both("cost ms", |x| format!("{}{}", num(x.cost_ms, 4), if x.beyond_noise { "" } else { " (within noise)" }), "cost_ms", move |x| ms(x.cost_ms))
+        .both("copy–kernel overlap lost ms (traced)", |x| x.overlap_lost_ms.map_or("–".into(), |v| num(v, 4)), "overlap_lost_ms", move |x| x.overlap_lost_ms.map_or(String::new(), ms))
+        .both("both-ways lost ms (traced)", |x| x.both_ways_lost_ms.map_or("–".into(), |v| num(v, 4)), "both_ways_lost_ms", move |x| x.both_ways_lost_ms.map_or(String::new(), ms))
+        .both("detected", |x| kinds(&x.detected), "detected", |x| kinds(&x.detected))
+        .show("as expected", |x| (if x.detected_as_expected { "yes" } else { "NO" }).into())
+}
+
+fn figures(r: &ConcurrencyBreaksResult, a: &BreaksAnalysis) -> Vec<FigureModel> {
+    let labels: Vec<String> = a.rows.iter().map(|x| x.case.label().to_owned()).collect();
+    let mut c = blank(
+        "concurrency-breaks: time per iteration, each break against the clean pipeline".into(),
+        "case",
+        "ms per iteration",
+        XAxis::Categories(labels),
+        YScale::Linear,
+    );
+    let whiskers = (a.rows.iter())
+        .map(|x| {
+            (r.cases.iter().find(|c| c.case == x.case))
+                .map_or((f64::NAN, f64::NAN), |c| (c.time.min(), c.time.summary.max))
+        })
+        .collect();
+    c.bars.push(BarSeries {
+        name: "median, whiskers min–max".into(),
+        color: PALETTE[0],
+        values: a.rows.iter().map(|x| x.median_ms).collect(),
+        whiskers: Some(whiskers),
+    });
+    vec![FigureModel::chart("concurrency-breaks.svg".into(), c)]
+}
+
+impl Experiment for ConcurrencyBreaks {
+    const NAME: &'static str = "concurrency-breaks";
+    const USES_KERNEL_SETS: bool = false;
+    type Params = Params;
+    type Result = ConcurrencyBreaksResult;
+    type Derived = BreaksAnalysis;
+
+    fn device(result: &ConcurrencyBreaksResult) -> &DeviceInfo {
+        &result.device
+    }
+    fn provenance(result: &ConcurrencyBreaksResult) -> &Provenance {
+        &result.provenance
+    }
+    fn provenance_mut(result: &mut ConcurrencyBreaksResult) -> &mut Provenance {
+        &mut result.provenance
+    }
+    fn verification(result: &ConcurrencyBreaksResult) -> &Verification {
+        &result.verification
+    }
+    fn timelines(result: &ConcurrencyBreaksResult) -> Vec<&Timeline> {
+        result.cases.iter().filter_map(|c| c.timeline.as_ref()).collect()
+    }
+
+    fn derive(r: &ConcurrencyBreaksResult) -> BreaksAnalysis {
+        analyze(r)
+    }
+
+    fn tables(r: &ConcurrencyBreaksResult, _cuda: Option<&ConcurrencyBreaksResult>) -> Vec<Table> {
+        vec![columns().table(
+            Some(format!(
+                "medians of {} back-to-back iterations per sample; cost: ms per iteration over the clean pipeline on streams of the same kind",
+                r.params.iterations
+            )),
+            &analyze(r).rows,
+        )]
+    }
+
+    fn csv(r: &ConcurrencyBreaksResult) -> Option<String> {
+        Some(columns().csv(&analyze(r).rows))
+    }
+
+    fn section(
+        r: &ConcurrencyBreaksResult,
+        _cuda: Option<&ConcurrencyBreaksResult>,
+    ) -> Result<Section, ReportError> {
+        let a = analyze(r);
+        let mut sec = Section::new::<ConcurrencyBreaks>(
+            "concurrency-breaks: what stalls the overlap",
+            "The memcpy-kernel pipeline over the streams (every chunk copied in, every AddKernel, every copy out; iterations back to back), clean and with one break in every iteration, after the CUDA Handbook's 6.5.3: the legacy NULL stream waits for every blocking stream's earlier work and holds back their later work, so anything on it (an asynchronous copy, a call that takes no stream) stalls the overlap; pageable copies and host calls that wait for the GPU stop the host issuing. Each case is timed against its clean pipeline and traced, and the break detector reads its timeline.",
+            &r.params,
+            r,
+        );
+        sec.tables = ConcurrencyBreaks::tables(r, None);
+        let c = &r.calibration;
+        sec.note(
+            "Kernel",
+            format!(
+                "AddKernel at {} cycles: the whole array's kernels take {:.4} ms against {:.4} ms to copy it in{}, so the clean pipeline keeps the copy engines and the SMs busy at once and a break has overlap to destroy.",
+                c.cycles,
+                c.kernels_ms,
+                c.htod_ms,
+                if r.params.cycles == 0 { " (cycles picked to match them)" } else { "" }
+            ),
+        );
+        sec.note(
+            "Breaks",
+            "The break inserted in each iteration: the last chunk's copy in on the NULL stream (`CU_STREAM_LEGACY`) or the per-thread default stream (`CU_STREAM_PER_THREAD`), its stream waiting on an event after it; `cuMemsetD32` (no stream) or `cuMemcpyDtoDAsync` on the NULL stream of a 4 MiB scratch buffer after the copies in; the last chunk copied in from pageable memory with `cuMemcpyHtoDAsync` on its own stream; `cuMemAlloc` and `cuMemFree` of 4 MiB before the copies in; `cuEventSynchronize` after the copies in on an event recorded after the previous iteration's copies out. Cost is the time per iteration over the clean pipeline on streams of the same kind (a negative cost: faster); copy–kernel overlap lost is, per traced iteration, how much less copies ran beside kernels than in the clean pipeline's trace, and both-ways lost how much less the two copy directions ran at once.",
+        );
+        if let Some(x) = a.rows.iter().find(|x| x.case == Case::NullStreamCopy) {
+            sec.note(
+                "Result",
+                format!(
+                    "One copy in per iteration moved onto the NULL stream costs {:.4} ms per iteration ({:.2}× the clean pipeline{}): the kernels issued after it wait for it, so copies ran beside kernels {} ms less per iteration{}, and the two copy directions ran at once {} ms less, which costs less than its length because each copy then runs alone at its faster one-way rate. On non-blocking streams, which the NULL stream does not join, the same copy costs {}; on the per-thread default stream, {}.",
+                    x.cost_ms,
+                    x.over_clean,
+                    if x.beyond_noise { "" } else { ", within the noise" },
+                    x.overlap_lost_ms.map_or("–".into(), |v| format!("{v:.4}")),
+                    match x.costs_overlap_lost {
+                        Some(true) => " (the cost is at least that overlap)",
+                        Some(false) => " (more than the cost: a run this noisy does not show the whole loss)",
+                        None => "",
+                    },
+                    x.both_ways_lost_ms.map_or("–".into(), |v| format!("{v:.4}")),
+                    cost_words(a.rows.iter().find(|x| x.case == Case::NullStreamCopyNonBlocking)),
+                    cost_words(a.rows.iter().find(|x| x.case == Case::PerThreadStreamCopy)),
+                ),
+            );
+        }
+        let noise_rows: Vec<(String, f64)> =
+            a.rows.iter().map(|x| (x.case.label().to_owned(), x.noise)).collect();
+        sec.note("Noise", noise_target_note(&noise_rows));
+        sec.figures = draw(figures(r, &a));
+        sec.timelines = timelines::<ConcurrencyBreaks>(r, KernelSet::Rust)?;
+        Ok(sec)
+    }
+
+    fn summary(r: &ConcurrencyBreaksResult) -> Option<Json> {
+        let a = analyze(r);
+        let costliest = (a.rows.iter()).max_by(|x, y| x.over_clean.total_cmp(&y.over_clean));
+        Some(experiment::json(&BreaksSummary {
+            verified: r.verification.passed,
+            clean_ms: (a.rows.iter().find(|x| x.case == Case::Clean)).map(|x| x.median_ms),
+            costliest: costliest.map(|x| x.case),
+            costliest_over_clean: costliest.map(|x| x.over_clean),
+            detected_as_expected: a.rows.iter().filter(|x| x.detected_as_expected).count(),
+            traced: r.cases.iter().filter(|c| c.timeline.is_some()).count(),
+        }))
+    }
+
+    fn headline(summary: &Json) -> Option<String> {
+        let x: BreaksSummary = experiment::parse(summary)?;
+        Some(format!(
+            "clean {} ms per iteration, costliest break {} at {}× clean; detector as expected in {} of {} traced cases  {}",
+            x.clean_ms.map_or("–".into(), |v| format!("{v:.4}")),
+            x.costliest.map_or("–", Case::label),
+            x.costliest_over_clean.map_or("–".into(), |v| format!("{v:.2}")),
+            x.detected_as_expected,
+            x.traced,
+            verdict(x.verified)
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_case_has_a_clean_baseline_on_streams_of_its_kind() {
+        for case in Case::ALL {
+            let base = case.baseline();
+            assert_eq!(base.blocking_streams(), case.blocking_streams());
+            assert!(base.expected().is_empty());
+        }
+        assert_eq!(Case::NullStreamCopyNonBlocking.baseline(), Case::CleanNonBlocking);
+    }
+}

@@ -1,0 +1,401 @@
+//! concurrency-breaks: the memcpy-kernel pipeline over streams, clean and with one
+//! concurrency break in every iteration, after the CUDA Handbook's section 6.5.3.
+//!
+//! AddKernel's cycles are picked first (unless given) so that the whole array's kernels
+//! take as long as copying it in: then the clean pipeline keeps both copy engines and the
+//! SMs busy at once, and a break has overlap to destroy. Each iteration issues every
+//! chunk's copy in, every kernel, every copy out (one chunk per stream), with the case's
+//! break ([`Case`]); one schedule, written once, is timed and traced. The cases are
+//! sampled round-robin, each sample `--iterations` iterations back to back timed with
+//! events, more rounds for a case whose noise is still above the target; each case's
+//! last sample runs on poisoned outputs and is checked element by element. Then each case
+//! is traced over three iterations as the host issues them (no gate: the host waits for
+//! the GPU in the middle of some schedules), and the break detector reads the timeline.
+use std::ops::Range;
+
+use kernels_rs::add_kernel;
+use nvptx_kernel::Kernel;
+use streamlab_results::experiments::concurrency_breaks::{
+    Calibration, Case, CaseRun, ConcurrencyBreaks, ConcurrencyBreaksResult, Params,
+};
+use streamlab_results::saved::Params as _;
+use streamlab_results::saved::Verification;
+use streamlab_results::saved::timeline::{Lane, OpKind, TraceReference};
+
+use super::{Context, MAX_ROUNDS, Run, RunError, chunks, series, wants_round};
+use crate::runtime::trace::{self, Recorder};
+use crate::runtime::{
+    DeviceBuffer, Event, Function, Gpu, PinnedBuffer, Region, RuntimeError, Shape, Stream,
+};
+
+/// 32-bit words of the scratch buffer the memset and the device-to-device copy write
+/// (4 MiB): enough to be seen, small beside the pipeline's copies.
+const SCRATCH_WORDS: usize = 1 << 20;
+/// What AddKernel adds, `cycles` times.
+const ADD_VALUE: i32 = 0xcc;
+/// Iterations traced back to back: the middle one runs as the timed ones do.
+const TRACED_ITERATIONS: usize = 3;
+/// Threads per block and blocks per SM of AddKernel's launches (memcpy-kernel's).
+const THREADS: u32 = 256;
+const BLOCKS_PER_SM: u32 = 16;
+/// The cycles the calibration times the kernels at, to fit their time to a line.
+const CALIBRATION_CYCLES: [i32; 2] = [64, 1024];
+
+type AddFn = Function<<add_kernel as Kernel>::Args>;
+
+/// The buffers, kernel and events of the pipeline.
+struct Pipeline<'a> {
+    gpu: &'a Gpu,
+    kernel: AddFn,
+    shape: Shape,
+    cycles: i32,
+    parts: Vec<Range<usize>>,
+    host_in: PinnedBuffer<i32>,
+    /// The same input in pageable memory, for the pageable copy.
+    pageable_in: Vec<i32>,
+    host_out: PinnedBuffer<i32>,
+    dev_in: DeviceBuffer<i32>,
+    dev_out: DeviceBuffer<i32>,
+    scratch: DeviceBuffer<u32>,
+    scratch_copy: DeviceBuffer<u32>,
+    /// Recorded on the last stream after its kernel: the chunk's input is free again.
+    chunk_free: Event,
+    /// Recorded on the lane after the last chunk's copy in there.
+    copied: Event,
+    /// Recorded on the last stream after its copy out (what the host waits on).
+    done: Event,
+}
+
+/// The lane a case issues on beyond its streams.
+fn lane_of(case: Case) -> Option<(Lane, Stream)> {
+    match case {
+        Case::NullStreamCopy
+        | Case::NullStreamCopyNonBlocking
+        | Case::MemsetWithoutStream
+        | Case::DeviceCopyOnNullStream => Some((Lane::NullStream, Stream::legacy_null())),
+        Case::PerThreadStreamCopy => Some((Lane::PerThreadStream, Stream::per_thread())),
+        _ => None,
+    }
+}
+
+/// Whether the case moves the last chunk's copy in onto its lane.
+fn moves_copy(case: Case) -> bool {
+    matches!(
+        case,
+        Case::NullStreamCopy | Case::NullStreamCopyNonBlocking | Case::PerThreadStreamCopy
+    )
+}
+
+impl Pipeline<'_> {
+    fn bytes(&self, part: &Range<usize>) -> Option<u64> {
+        Some((part.len() * size_of::<i32>()) as u64)
+    }
+
+    /// Issue iteration `i` of `case` through `rec` on `streams`.
+    fn iteration(
+        &mut self,
+        rec: &mut Recorder,
+        streams: &[Stream],
+        case: Case,
+        i: usize,
+    ) -> Result<(), RuntimeError> {
+        let last = streams.len() - 1;
+        let gpu = self.gpu;
+        if case == Case::AllocAndFree {
+            rec.host(i, "cuMemAlloc + cuMemFree", || {
+                drop(gpu.alloc::<u32>(SCRATCH_WORDS)?);
+                Ok(())
+            })?;
+        }
+        for s in 0..streams.len() {
+            let part = self.parts[s].clone();
+            let bytes = self.bytes(&part);
+            let (dev_in, host_in) = (&self.dev_in, &self.host_in);
+            if s == last && moves_copy(case) {
+                let (free, copied) = (&self.chunk_free, &self.copied);
+                rec.on_lane(i, OpKind::HtoD, bytes, "cuMemcpyHtoDAsync", |lane| {
+                    lane.wait(free)?;
+                    lane.htod(dev_in, part.start, host_in, part.clone())?;
+                    lane.record(copied)
+                })?;
+                streams[last].wait(copied)?;
+            } else if s == last && case == Case::PageableCopy {
+                let pageable = &self.pageable_in;
+                rec.op(s, i, OpKind::HtoD, bytes, |stream| {
+                    stream.htod_pageable(dev_in, part.start, pageable, part.clone())
+                })?;
+            } else {
+                rec.op(s, i, OpKind::HtoD, bytes, |stream| {
+                    stream.htod(dev_in, part.start, host_in, part.clone())
+                })?;
+            }
+        }
+        let scratch_bytes = Some((SCRATCH_WORDS * size_of::<u32>()) as u64);
+        match case {
+            Case::MemsetWithoutStream => {
+                let scratch = &self.scratch;
+                rec.on_lane(i, OpKind::Memset, scratch_bytes, "cuMemsetD32", |_| {
+                    gpu.memset_without_stream(scratch, i as u32)
+                })?;
+            }
+            Case::DeviceCopyOnNullStream => {
+                let (from, to) = (&self.scratch, &self.scratch_copy);
+                rec.on_lane(
+                    i,
+                    OpKind::DtoD,
+                    scratch_bytes,
+                    "cuMemcpyDtoDAsync",
+                    |lane| lane.dtod(to, 0, from, 0..SCRATCH_WORDS),
+                )?;
+            }
+            Case::HostWaitOnEvent => {
+                let done = &self.done;
+                rec.host(i, "cuEventSynchronize", || done.synchronize())?;
+            }
+            _ => {}
+        }
+        for s in 0..streams.len() {
+            let part = self.parts[s].clone();
+            let (kernel, shape, cycles) = (&self.kernel, self.shape, self.cycles);
+            let (dev_out, dev_in) = (&mut self.dev_out, &self.dev_in);
+            rec.op(s, i, OpKind::Kernel, None, |stream| {
+                stream.launch(
+                    kernel,
+                    shape,
+                    (
+                        dev_out.slice_mut(part.clone()),
+                        dev_in.slice(part.clone()),
+                        ADD_VALUE,
+                        cycles,
+                    ),
+                )
+            })?;
+        }
+        streams[last].record(&self.chunk_free)?;
+        for s in 0..streams.len() {
+            let part = self.parts[s].clone();
+            let bytes = self.bytes(&part);
+            let (host_out, dev_out) = (&mut self.host_out, &self.dev_out);
+            rec.op(s, i, OpKind::DtoH, bytes, |stream| {
+                stream.dtoh(host_out, part.start, dev_out, part.clone())
+            })?;
+        }
+        streams[last].record(&self.done)
+    }
+
+    /// One timed sample of `iterations` iterations of `case`: milliseconds per iteration.
+    fn sample(
+        &mut self,
+        streams: &[Stream],
+        lane: Option<(Lane, &Stream)>,
+        case: Case,
+        iterations: usize,
+        region: &Region,
+    ) -> Result<f64, RuntimeError> {
+        let began = self.gpu.event()?;
+        region.begin(streams)?;
+        streams[0].record(&began)?;
+        let ended = self.gpu.event()?;
+        if let Some((_, l)) = lane {
+            l.wait(&began)?;
+        }
+        let mut rec = Recorder::untraced(self.gpu, streams, lane);
+        for i in 0..iterations {
+            self.iteration(&mut rec, streams, case, i)?;
+        }
+        if let Some((_, l)) = lane {
+            l.record(&ended)?;
+            streams[0].wait(&ended)?;
+        }
+        Ok(region.end(streams)? / iterations as f64)
+    }
+
+    /// Poison the output on the device and the host before a checked sample.
+    fn poison(&mut self, stream: &Stream) -> Result<(), RuntimeError> {
+        stream.poison(&self.dev_out)?;
+        crate::parallel::for_each_chunk_mut(self.host_out.as_mut_slice(), |_, c| c.fill(-1));
+        self.gpu.synchronize()
+    }
+
+    /// Check every output element: `out[i] == in[i] + ADD_VALUE·cycles` with wrap-around.
+    fn check(&self, what: &str) -> Verification {
+        let (input, output) = (self.host_in.as_slice(), self.host_out.as_slice());
+        let cycles = self.cycles;
+        let expected = |i: usize| {
+            f64::from(kernels_rs::element::add_repeatedly_closed_form(
+                input[i], ADD_VALUE, cycles,
+            ))
+        };
+        let mut v = crate::verify::compare(what, output, expected, 0.0);
+        if v.passed {
+            v.detail = format!(
+                "{what}: all {} ints equal in + {ADD_VALUE}·{cycles}",
+                output.len()
+            );
+        }
+        v
+    }
+
+    /// The whole array copied in on one stream, and its kernels one chunk per stream at
+    /// `cycles`: (copy ms, kernels ms), the fastest of three each.
+    fn stage_times(&mut self, streams: &[Stream], cycles: i32) -> Result<(f64, f64), RuntimeError> {
+        let (one, all) = (
+            Region::new(self.gpu, 1)?,
+            Region::new(self.gpu, streams.len())?,
+        );
+        let n = self.host_in.len();
+        let (mut htod, mut kernels) = (f64::INFINITY, f64::INFINITY);
+        for _ in 0..3 {
+            one.begin(&streams[..1])?;
+            streams[0].htod(&self.dev_in, 0, &self.host_in, 0..n)?;
+            htod = htod.min(one.end(&streams[..1])?);
+            all.begin(streams)?;
+            for (stream, part) in streams.iter().zip(&self.parts) {
+                stream.launch(
+                    &self.kernel,
+                    self.shape,
+                    (
+                        self.dev_out.slice_mut(part.clone()),
+                        self.dev_in.slice(part.clone()),
+                        ADD_VALUE,
+                        cycles,
+                    ),
+                )?;
+            }
+            kernels = kernels.min(all.end(streams)?);
+        }
+        Ok((htod, kernels))
+    }
+
+    /// The cycles at which the kernels take as long as the copy in (a line through two
+    /// measured points), or `given`; and the times at them.
+    fn calibrate(&mut self, streams: &[Stream], given: i32) -> Result<Calibration, RuntimeError> {
+        let cycles = if given > 0 {
+            given
+        } else {
+            let [c0, c1] = CALIBRATION_CYCLES;
+            let (htod, k0) = self.stage_times(streams, c0)?;
+            let (_, k1) = self.stage_times(streams, c1)?;
+            let per_cycle = (k1 - k0) / f64::from(c1 - c0);
+            let fitted = if per_cycle > 0.0 {
+                f64::from(c0) + (htod - k0) / per_cycle
+            } else {
+                f64::from(c1)
+            };
+            fitted.round().clamp(1.0, 1_000_000.0) as i32
+        };
+        let (htod_ms, kernels_ms) = self.stage_times(streams, cycles)?;
+        self.cycles = cycles;
+        Ok(Calibration {
+            cycles,
+            htod_ms,
+            kernels_ms,
+        })
+    }
+}
+
+impl Run for ConcurrencyBreaks {
+    fn run(ctx: &Context, p: &Params) -> Result<ConcurrencyBreaksResult, RunError> {
+        p.validate()?;
+        let gpu = ctx.gpu;
+        let n = p.elements;
+        gpu.ensure_fits((2 * n * size_of::<i32>() + 2 * SCRATCH_WORDS * size_of::<u32>()) as u64)?;
+        let mut rng = crate::rng::Rng::new(crate::rng::Rng::seed_from_clock());
+        let mut host_in = gpu.pinned(n, 0i32)?;
+        rng.fill_any_i32(host_in.as_mut_slice());
+        let blocking = gpu.blocking_streams(p.streams)?;
+        let non_blocking = gpu.streams(p.streams)?;
+        let mut pipe = Pipeline {
+            gpu,
+            kernel: ctx.kernels.add_kernel_in(ctx.form),
+            shape: Shape::linear(gpu.info().sm_count.max(1) as u32 * BLOCKS_PER_SM, THREADS),
+            cycles: 1,
+            parts: chunks(n, p.streams),
+            pageable_in: host_in.as_slice().to_vec(),
+            host_in,
+            host_out: gpu.pinned(n, -1i32)?,
+            dev_in: gpu.alloc(n)?,
+            dev_out: gpu.alloc(n)?,
+            scratch: gpu.alloc(SCRATCH_WORDS)?,
+            scratch_copy: gpu.alloc(SCRATCH_WORDS)?,
+            chunk_free: gpu.event()?,
+            copied: gpu.event()?,
+            done: gpu.event()?,
+        };
+        let mut task =
+            crate::progress::Task::start("concurrency-breaks", 1 + 2 * Case::ALL.len() as u64);
+        let calibration = pipe.calibrate(&blocking, p.cycles)?;
+        task.step(&format!("AddKernel at {} cycles", calibration.cycles));
+        let region = Region::new(gpu, p.streams)?;
+        let lanes: Vec<Option<(Lane, Stream)>> = Case::ALL.map(lane_of).into_iter().collect();
+        let streams_of = |case: Case| {
+            if case.blocking_streams() {
+                &blocking
+            } else {
+                &non_blocking
+            }
+        };
+        let lane = |k: usize| lanes[k].as_ref().map(|(l, s)| (*l, s));
+        // Warm up every case once, then sample them round-robin.
+        for (k, &case) in Case::ALL.iter().enumerate() {
+            pipe.sample(streams_of(case), lane(k), case, p.iterations, &region)?;
+        }
+        let mut samples: Vec<Vec<f64>> = vec![Vec::new(); Case::ALL.len()];
+        'rounds: for round in 0..MAX_ROUNDS * p.repeats {
+            for (k, &case) in Case::ALL.iter().enumerate() {
+                if ctx.stopping() {
+                    break 'rounds;
+                }
+                if wants_round(&samples[k], round, p.repeats) {
+                    samples[k].push(pipe.sample(
+                        streams_of(case),
+                        lane(k),
+                        case,
+                        p.iterations,
+                        &region,
+                    )?);
+                }
+            }
+        }
+        let mut checks = Vec::new();
+        let mut cases = Vec::new();
+        for (k, &case) in Case::ALL.iter().enumerate() {
+            if ctx.stopping() {
+                break;
+            }
+            let streams = streams_of(case);
+            pipe.poison(&streams[0])?;
+            samples[k].push(pipe.sample(streams, lane(k), case, p.iterations, &region)?);
+            gpu.synchronize()?;
+            checks.push(pipe.check(case.label()));
+            task.step(case.label());
+            let time = series(std::mem::take(&mut samples[k]));
+            let reference = TraceReference {
+                timed_ms: time.min(),
+                median_ms: Some(time.median()),
+                back_to_back: true,
+                rates: None,
+            };
+            let title = format!("concurrency-breaks {}, {} streams", case.label(), p.streams);
+            let timeline =
+                trace::record_as_issued(gpu, streams, lane(k), &title, reference, |rec| {
+                    (0..TRACED_ITERATIONS).try_for_each(|i| pipe.iteration(rec, streams, case, i))
+                })?;
+            task.step(&format!("{} traced", case.label()));
+            cases.push(CaseRun {
+                case,
+                time,
+                timeline: Some(timeline),
+            });
+        }
+        task.finish();
+        Ok(ConcurrencyBreaksResult {
+            params: p.clone(),
+            device: gpu.info().clone(),
+            provenance: ctx.provenance(!ctx.stopping()),
+            calibration,
+            cases,
+            verification: crate::verify::combine(checks),
+        })
+    }
+}
