@@ -13,7 +13,7 @@ use crate::derived::summary::Json;
 
 use crate::derived::pipeline::{self, Bound, Stages};
 use crate::derived::rates::{best_rates, for_chunks, pipeline_stages, stages};
-use crate::derived::trace::{self, BusiestBound};
+use crate::derived::trace::{self, BusiestBound, TracedBound};
 use crate::experiment::{self, Experiment, verdict};
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, BarSeries, LineSeries, PALETTE, SEQUENTIAL_COLOR, XAxis, YScale};
@@ -29,6 +29,10 @@ use crate::stats::{self, Series};
 
 /// The sincos-overlap experiment.
 pub struct SincosOverlap;
+
+/// Iterations of each traced batch (one after every timed batch of an asynchronous
+/// configuration): all but the first and the last run as the timed ones do.
+pub const TRACED_BATCH: usize = 10;
 
 /// Parameters; defaults are the blog's.
 #[derive(Debug, Clone, PartialEq, clap::Args, Serialize, Deserialize)]
@@ -171,6 +175,11 @@ pub struct SincosPoint {
     pub variant: IssueOrder,
     pub streams: usize,
     pub time: Series,
+    /// Asynchronous orders, with CUPTI: one per timed batch, from a batch of iterations
+    /// traced back to back right after it, the busy time per steady iteration of its
+    /// busiest engine or stream ([`trace::busiest_bound`]; the records are not kept).
+    #[serde(default)]
+    pub traced_busiest: Vec<BusiestBound>,
 }
 
 /// Result of sincos-overlap.
@@ -209,8 +218,8 @@ pub struct SincosConfig {
     pub noise: f64,
     /// Indices of its outlier samples, kept in the result.
     pub outliers: Vec<usize>,
-    /// Where it was traced undisturbed: the time per iteration of its busiest engine or stream.
-    pub busiest_bound: Option<BusiestBound>,
+    /// From its traced batches: the time per iteration of its busiest engine or stream.
+    pub busiest_bound: Option<TracedBound>,
     /// Faster than its busiest bound by more than the slack: a measurement no correct
     /// run gives.
     pub beyond_busiest_bound: bool,
@@ -307,10 +316,7 @@ fn analyze(r: &SincosOverlapResult) -> SincosAnalysis {
             let median_ms = p.time.median();
             let bound =
                 pipeline::bound(parts, p.streams, runs, r.device.copy_engines).held(median_ms);
-            let title = trace_title(p.variant, p.streams);
-            let busiest_bound = (r.timelines.iter())
-                .find(|t| t.title == title)
-                .and_then(|t| trace::check(t).busiest_bound());
+            let busiest_bound = trace::traced_bound(&p.time.samples_ms, &p.traced_busiest);
             SincosConfig {
                 variant: p.variant,
                 streams: p.streams,
@@ -322,7 +328,7 @@ fn analyze(r: &SincosOverlapResult) -> SincosAnalysis {
                 outliers: p.time.outliers(),
                 busiest_bound,
                 beyond_busiest_bound: busiest_bound
-                    .is_some_and(|b| pipeline::beyond(median_ms, b.ms)),
+                    .is_some_and(|b| pipeline::beyond(b.timed_over_bound, 1.0)),
             }
         })
         .collect();
@@ -377,8 +383,8 @@ pub struct SincosSummary {
     pub bound_ms: f64,
     /// best_async_ms / bound_ms.
     pub best_over_bound: f64,
-    /// The time per iteration of its busiest engine or stream in its own traced
-    /// iterations, where it was traced undisturbed, and best_async_ms over it.
+    /// The time per iteration of its busiest engine or stream in the batches traced after
+    /// its timed ones, and its timed batches over it ([`trace::TracedBound`]).
     #[serde(default)]
     pub busiest_bound_ms: Option<f64>,
     #[serde(default)]
@@ -417,9 +423,22 @@ fn columns(cuda: Option<&SincosAnalysis>) -> Columns<'_, SincosConfig> {
         .both("bound", |x| num(x.bound.ms, 4), "bound_ms", |x| format!("{:.4}", x.bound.ms))
         .show("limited by", |x| x.bound.limiter.label().into())
         .both("efficiency", |x| num(x.efficiency, 3), "efficiency", |x| format!("{:.4}", x.efficiency))
-        .show("busiest bound (traced)", |x| {
-            x.busiest_bound.map_or("–".into(), |b| format!("{} ({})", num(b.ms, 4), b.resource.label()))
-        })
+        .both(
+            "busiest bound (traced)",
+            |x| {
+                x.busiest_bound.map_or("–".into(), |b| {
+                    format!("{} ± {} ({})", num(b.ms, 4), noise(b.noise), b.resource.label())
+                })
+            },
+            "busiest_bound_ms",
+            |x| x.busiest_bound.map_or(String::new(), |b| format!("{:.4}", b.ms)),
+        )
+        .both(
+            "Rust / busiest",
+            |x| x.busiest_bound.map_or("–".into(), |b| num(b.timed_over_bound, 3)),
+            "over_busiest",
+            |x| x.busiest_bound.map_or(String::new(), |b| format!("{:.4}", b.timed_over_bound)),
+        )
         .both("flag", |x| flag(x.beyond_bound), "beyond_bound", |x| x.beyond_bound.to_string())
 }
 
@@ -587,19 +606,22 @@ impl Experiment for SincosOverlap {
         sec.notes.push((
             "Bound".into(),
             format!(
-                "Per configuration, the largest of: the HtoD engine's, the SMs' and the DtoH engine's busy time, and {:.0} MiB in plus {:.0} MiB out at the both-ways rate; plus the pipeline's fill and drain (first chunk in, last chunk out) once per batch of {} back-to-back iterations (the sequential version's blocking copies let no iteration overlap the next, so it pays them every iteration). Each stream count's parts are timed over its own chunks. A traced configuration's busiest bound is, from its traced iterations, the busy time per iteration of its busiest engine or stream (a stream runs its operations one after another).",
+                "Per configuration, the largest of: the HtoD engine's, the SMs' and the DtoH engine's busy time, and {:.0} MiB in plus {:.0} MiB out at the both-ways rate; plus the pipeline's fill and drain (first chunk in, last chunk out) once per batch of {} back-to-back iterations (the sequential version's blocking copies let no iteration overlap the next, so it pays them every iteration). Each stream count's parts are timed over its own chunks. Each asynchronous configuration's busiest bound comes from the GPU's own records: right after each of its timed batches, {} iterations of it are traced back to back, and the busy time per iteration of the busiest engine or stream (a stream runs its operations one after another) over all but the first and last is one sample; the bound is their median, with their noise. Rust / busiest is the median over the timed batches of each one's time over the bound traced right after it, under the same traffic on the shared link: 1 is the bound.",
                 bytes as f64 / (1u64 << 20) as f64,
                 bytes as f64 / (1u64 << 20) as f64,
-                a.batch_iterations
+                a.batch_iterations,
+                TRACED_BATCH,
             ),
         ));
         if let Some(best) = a.best() {
             let engine = best.busiest_bound.map_or(String::new(), |b| {
                 format!(
-                    " and {} the time of the busiest engine or stream in its own traced iterations ({} ms, {})",
-                    times(best.median_ms / b.ms),
+                    " and {:.3}× the time of the busiest engine or stream in the batches traced after its timed ones ({} ms ± {}, {}, median of {})",
+                    b.timed_over_bound,
                     num(b.ms, 4),
-                    b.resource.label()
+                    noise(b.noise),
+                    b.resource.label(),
+                    b.batches
                 )
             });
             let within = a.best_within_noise().map_or(String::new(), |next| {
@@ -672,7 +694,7 @@ impl Experiment for SincosOverlap {
             bound_ms: best.bound.ms,
             best_over_bound: best.median_ms / best.bound.ms,
             busiest_bound_ms: best.busiest_bound.map(|b| b.ms),
-            best_over_busiest_bound: best.busiest_bound.map(|b| best.median_ms / b.ms),
+            best_over_busiest_bound: best.busiest_bound.map(|b| b.timed_over_bound),
             rows_beyond_busiest_bound: a.rows_beyond_busiest_bound,
             rows_beyond_bound: a.rows_beyond_bound,
             configurations: a.configs.len(),

@@ -17,15 +17,20 @@
 //! chunks copied in alone, out alone and both ways at once (first, then once more after
 //! each of its configurations' batches), and their kernels alone. Every configuration's
 //! output is poisoned before its first batch and checked against an f64 CPU reference
-//! after it. Last, three iterations of each asynchronous order at `--streams`, and of
-//! the fastest asynchronous configuration, are traced back to back.
+//! after it. Right after each timed batch of an asynchronous configuration,
+//! [`TRACED_BATCH`] iterations of it are traced back to back: the busy time per steady
+//! iteration of their busiest engine or stream is one sample of the configuration's
+//! busiest bound, taken under the same traffic as its timed samples. Last, three
+//! iterations of each asynchronous order at `--streams`, and of the fastest asynchronous
+//! configuration, are traced back to back and kept as timelines.
 use std::ops::Range;
 
 use streamlab_results::derived::rates::{best_rates, for_chunks};
+use streamlab_results::derived::trace::{BusiestBound, busiest_bound};
 use streamlab_results::experiments::sincos_overlap::{
-    Params, SincosOverlap, SincosOverlapResult, SincosPoint, trace_title,
+    Params, SincosOverlap, SincosOverlapResult, SincosPoint, TRACED_BATCH, trace_title,
 };
-use streamlab_results::saved::timeline::{OpKind, Timeline, TraceReference};
+use streamlab_results::saved::timeline::{OpKind, Timeline, TraceReference, TraceSource};
 use streamlab_results::saved::{IssueOrder, Params as _, Verification};
 
 use super::sincos::{Buffers, SincosFn, check};
@@ -33,8 +38,10 @@ use super::{Context, Run, RunError, StageSampler, chunks, issue_iteration, serie
 use crate::runtime::trace;
 use crate::runtime::{Gpu, Region, RuntimeError, Stream};
 
-/// Iterations traced back to back: the middle one's period is held to the timed time.
+/// Iterations traced back to back for a timeline: the middle one's period is held to the
+/// timed time.
 const TRACED_ITERATIONS: usize = 3;
+
 /// Samples of each stage for the bound, and passes over the array per sample.
 const STAGE_SAMPLING: (usize, usize) = (5, 4);
 /// Untimed iterations before each batch after a configuration's first.
@@ -79,6 +86,7 @@ impl Run for SincosOverlap {
             configurations.extend(IssueOrder::ASYNC.map(|v| (v, used)));
         }
         let mut samples: Vec<Vec<f64>> = vec![Vec::new(); configurations.len()];
+        let mut traced_busiest: Vec<Vec<BusiestBound>> = vec![Vec::new(); configurations.len()];
         let mut checks: Vec<Verification> = Vec::new();
         for round in 0.. {
             let wanted: Vec<usize> = (0..configurations.len())
@@ -116,6 +124,21 @@ impl Run for SincosOverlap {
                         b.host_b.as_slice(),
                     ));
                 }
+                if variant != IssueOrder::Sequential {
+                    let timeline = trace(
+                        &timing,
+                        variant,
+                        &streams[..used],
+                        &mut b,
+                        TRACED_BATCH,
+                        None,
+                    )?;
+                    traced_busiest[i].extend(
+                        (timeline.source == TraceSource::Cupti)
+                            .then(|| busiest_bound(&timeline))
+                            .flatten(),
+                    );
+                }
                 // The parts alone and both directions at once over the same chunks, right
                 // after: the bound sees the machine as this configuration did.
                 let sampler = (samplers.iter_mut().zip(&chunk_counts))
@@ -134,12 +157,13 @@ impl Run for SincosOverlap {
                 }
             }
         }
-        let points: Vec<SincosPoint> = (configurations.iter().zip(samples))
-            .filter(|(_, s)| !s.is_empty())
-            .map(|(&(variant, streams), s)| SincosPoint {
+        let points: Vec<SincosPoint> = (configurations.iter().zip(samples).zip(traced_busiest))
+            .filter(|((_, s), _)| !s.is_empty())
+            .map(|((&(variant, streams), s), traced_busiest)| SincosPoint {
                 variant,
                 streams,
                 time: series(s),
+                traced_busiest,
             })
             .collect();
         let stages: Vec<_> = samplers.into_iter().map(StageSampler::finish).collect();
@@ -166,7 +190,8 @@ impl Run for SincosOverlap {
                     q.variant,
                     &streams[..q.streams],
                     &mut b,
-                    reference,
+                    TRACED_ITERATIONS,
+                    Some(reference),
                 )?);
                 task.step(&format!("traced {} ×{}", q.variant.label(), q.streams));
             }
@@ -233,18 +258,21 @@ impl Timing<'_> {
     }
 }
 
-/// [`TRACED_ITERATIONS`] iterations of an asynchronous order, back to back, traced.
+/// `iterations` of an asynchronous order, back to back, traced: checked against
+/// `reference` (and traced again while a check fails) where one is given, else traced
+/// once for its busy times alone.
 fn trace(
     timing: &Timing,
     variant: IssueOrder,
     streams: &[Stream],
     b: &mut Buffers,
-    reference: TraceReference,
+    iterations: usize,
+    reference: Option<TraceReference>,
 ) -> Result<Timeline, RuntimeError> {
     let parts = chunks(b.host_a.len(), streams.len());
     let title = trace_title(variant, streams.len());
-    trace::record(timing.gpu, streams, &title, reference, |rec| {
-        for iteration in 0..TRACED_ITERATIONS {
+    let schedule = |rec: &mut trace::Recorder| {
+        for iteration in 0..iterations {
             issue_iteration(variant, streams, &parts, |kind, s, part| {
                 let bytes =
                     (kind != OpKind::Kernel).then_some((part.len() * size_of::<f32>()) as u64);
@@ -254,5 +282,17 @@ fn trace(
             })?;
         }
         Ok(())
-    })
+    };
+    match reference {
+        Some(reference) => trace::record(timing.gpu, streams, &title, reference, schedule),
+        None => {
+            let unchecked = TraceReference {
+                timed_ms: f64::NAN,
+                back_to_back: true,
+                median_ms: None,
+                rates: None,
+            };
+            trace::record_unchecked(timing.gpu, streams, &title, unchecked, schedule)
+        }
+    }
 }

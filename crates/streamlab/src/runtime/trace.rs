@@ -393,6 +393,18 @@ pub fn record_as_issued(
     record_with(gpu, streams, lane, false, title, reference, schedule)
 }
 
+/// Trace `schedule` once, as [`record`] does but with no checks and no retrace: for
+/// traced batches whose records only give a number (a busy time), not a timeline to keep.
+pub fn record_unchecked(
+    gpu: &Gpu,
+    streams: &[Stream],
+    title: &str,
+    reference: TraceReference,
+    mut schedule: impl FnMut(&mut Recorder) -> Result<(), RuntimeError>,
+) -> Result<Timeline, RuntimeError> {
+    record_once(gpu, streams, None, true, title, reference, &mut schedule)
+}
+
 fn record_with(
     gpu: &Gpu,
     streams: &[Stream],
