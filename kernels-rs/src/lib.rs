@@ -63,3 +63,8 @@ pub const KERNELS: [nvptx_kernel::KernelSignature; 16] = {
         spin::SIGNATURE,
     ]
 };
+
+/// The README's examples, compiled and run as this crate's doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -3,12 +3,15 @@
 //! * `setup`: install what a fresh Debian machine lacks (the kernel toolchain
 //!   `rustc-web cargo-web rust-web-src`, and `chromium` for the report's browser test),
 //!   or print what to run when this is not root on Debian.
-//! * `test`: setup, then everything CI checks: fmt, clippy, tests, docs.
+//! * `test`: setup, then everything CI checks: fmt, clippy, tests, docs, the cust
+//!   example (its own workspace), and `cargo publish --dry-run` of the reusable crates.
 //! * `ptx`: write the kernels' PTX to `target/ptx/kernels.ptx` for reading.
 //! * `run-all`: setup, build, and run every experiment (`streamlab run-all`).
-//! * `dist`: the release binary, the example hosts, the own-kernel example's PTX and
+//! * `dist`: the release binary, the example hosts (cust-streams among them), the own-kernel example's PTX and
 //!   every test executable in `target/dist/`, with `run-tests.sh`, to carry to a GPU
 //!   machine (which has no Rust).
+mod cust;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 
@@ -19,7 +22,8 @@ usage: cargo xtask <task> [args]
 
 tasks:
   setup     install the kernel toolchain and chromium when missing (root on Debian)
-  test      setup, then cargo fmt --check, clippy -D warnings, every test, cargo doc
+  test      setup, then cargo fmt --check, clippy -D warnings, every test, cargo doc,
+            the cust example, cargo publish --dry-run of the reusable crates
   ptx       write the kernels' PTX to target/ptx/kernels.ptx
   run-all   setup, build in release mode, run `streamlab run-all [args]`
   dist      the release binary, the examples, the test executables and run-tests.sh
@@ -136,10 +140,33 @@ fn setup() -> Result<(), String> {
     }
 }
 
+/// The crates a stranger can depend on, in the order they publish.
+const PUBLISHED: [&str; 4] = [
+    "nvptx-kernel-macros",
+    "nvptx-kernel",
+    "nvptx-builder",
+    "kernels-rs",
+];
+
 fn test() -> Result<(), String> {
+    // cust (the cust launcher's check test, the cust example) links libcuda at build time.
+    let cust_env = cust::link_env(&root())?;
+    let cust_cargo = |args: &[&str]| {
+        let mut cmd = cargo();
+        cmd.args(args).envs(cust_env.iter().map(|(k, v)| (k, v)));
+        cmd
+    };
     let mut fmt = cargo();
     fmt.args(["fmt", "--all", "--", "--check"]);
     run(fmt)?;
+    run(cust_cargo(&[
+        "fmt",
+        "--all",
+        "--manifest-path",
+        cust::MANIFEST,
+        "--",
+        "--check",
+    ]))?;
     let mut clippy = cargo();
     clippy.args([
         "clippy",
@@ -150,14 +177,57 @@ fn test() -> Result<(), String> {
         "warnings",
     ]);
     run(clippy)?;
-    let mut tests = cargo();
-    // --nocapture so that a test's "skipped: …" line is seen, not swallowed.
-    tests.args(["test", "--workspace", "--", "--nocapture"]);
-    let tally = run_counting(tests)?;
+    run(cust_cargo(&[
+        "clippy",
+        "--manifest-path",
+        cust::MANIFEST,
+        "--target-dir",
+        "target",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
+    // --nocapture so that a test's "skipped: …" line is seen, not swallowed; every test
+    // binary runs, so the tally counts them all.
+    let tests = cust_cargo(&["test", "--workspace", "--no-fail-fast", "--", "--nocapture"]);
+    let mut tally = run_counting(tests)?;
+    // The feature-gated launchers' examples, compiled as doctests.
+    tally.add(run_counting(cust_cargo(&[
+        "test",
+        "--package",
+        "nvptx-kernel",
+        "--features",
+        "cudarc,cust",
+        "--doc",
+    ]))?);
     let mut doc = cargo();
     doc.args(["doc", "--no-deps", "--workspace", "--exclude", "xtask"])
         .env("RUSTDOCFLAGS", "-D warnings");
     run(doc)?;
+    let mut doc_features = cust_cargo(&[
+        "doc",
+        "--no-deps",
+        "--package",
+        "nvptx-kernel",
+        "--features",
+        "cudarc,cust",
+    ]);
+    doc_features.env("RUSTDOCFLAGS", "-D warnings");
+    run(doc_features)?;
+    run(cust_cargo(&[
+        "build",
+        "--manifest-path",
+        cust::MANIFEST,
+        "--target-dir",
+        "target",
+    ]))?;
+    let mut publish = cargo();
+    publish.args(["publish", "--dry-run", "--allow-dirty"]);
+    for package in PUBLISHED {
+        publish.args(["--package", package]);
+    }
+    run(publish)?;
     println!(
         "tests: {} passed, {} failed, {} skipped",
         tally.passed, tally.failed, tally.skipped
@@ -195,7 +265,7 @@ impl Tally {
             };
             self.passed += count("passed");
             self.failed += count("failed");
-        } else if line.trim_start().starts_with("skipped:") {
+        } else if line.contains("skipped: ") {
             self.skipped += 1;
         }
     }
@@ -287,8 +357,9 @@ for test in "$here"/tests/*; do
     out="$("$test" --nocapture --test-threads=1 "$@" 2>&1)"; status=$?
     printf '%s\n' "$out"
     p=$(printf '%s\n' "$out" | sed -n 's/^test result: .* \([0-9]*\) passed; \([0-9]*\) failed.*/\1 \2/p')
+    [ -n "$p" ] || p="0 0"  # no tally line: counted by its exit status below
     passed=$((passed + ${p% *})); failed=$((failed + ${p#* }))
-    skipped=$((skipped + $(printf '%s\n' "$out" | grep -c '^skipped:')))
+    skipped=$((skipped + $(printf '%s\n' "$out" | grep -c 'skipped:')))
     [ "$status" -eq 0 ] || [ "${p#* }" -gt 0 ] || failed=$((failed + 1))
 done
 echo "tests: $passed passed, $failed failed, $skipped skipped"
@@ -327,6 +398,23 @@ fn dist() -> Result<PathBuf, String> {
             &dir.join(example),
         )?;
     }
+    // cust-streams is a workspace of its own (it links libcuda at build time).
+    let mut cust_streams = cargo();
+    cust_streams
+        .args([
+            "build",
+            "--release",
+            "--manifest-path",
+            cust::MANIFEST,
+            "--target-dir",
+            "target",
+        ])
+        .envs(cust::link_env(&root())?);
+    run(cust_streams)?;
+    copy(
+        &root().join("target/release/cust-streams"),
+        &dir.join("cust-streams"),
+    )?;
     // own-kernel writes its kernel crate's PTX, which `streamlab overlap` runs.
     let mut own = Command::new(root().join("target/release/own-kernel"));
     own.arg(dir.join("own-kernel.ptx"));
@@ -346,15 +434,7 @@ fn dist() -> Result<PathBuf, String> {
     if !listing.status.success() {
         return Err("building the test executables failed".into());
     }
-    for executable in test_executables(&String::from_utf8_lossy(&listing.stdout)) {
-        let name = Path::new(&executable)
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let name = name
-            .rsplit_once('-')
-            .map_or(name.as_str(), |(stem, _)| stem)
-            .to_owned();
+    for (name, executable) in test_executables(&String::from_utf8_lossy(&listing.stdout)) {
         copy(Path::new(&executable), &tests_dir.join(name))?;
     }
     let script = dir.join("run-tests.sh");
@@ -364,16 +444,35 @@ fn dist() -> Result<PathBuf, String> {
     Ok(dir)
 }
 
-/// The test executables in cargo's JSON messages.
-fn test_executables(messages: &str) -> Vec<String> {
+/// The test executables in cargo's JSON messages, each with the name it is shipped under:
+/// an integration test by its own name, a library's or binary's unit tests as
+/// `<name>-lib` and `<name>-bin` (a package's library and binary share a name).
+fn test_executables(messages: &str) -> Vec<(String, String)> {
+    let field = |line: &str, key: &str| -> Option<String> {
+        let (_, rest) = line.split_once(&format!("\"{key}\":\""))?;
+        rest.split_once('"').map(|(value, _)| value.to_owned())
+    };
     messages
         .lines()
+        .filter(|line| line.contains("\"reason\":\"compiler-artifact\""))
+        // The profile says whether this is a test build; the target's own `"test":true`
+        // only says the target has tests, and is there for the release binary too.
         .filter(|line| {
-            line.contains("\"reason\":\"compiler-artifact\"") && line.contains("\"test\":true")
+            line.split_once("\"profile\":{")
+                .and_then(|(_, rest)| rest.split_once('}'))
+                .is_some_and(|(profile, _)| profile.contains("\"test\":true"))
         })
         .filter_map(|line| {
-            let (_, rest) = line.split_once("\"executable\":\"")?;
-            rest.split_once('"').map(|(path, _)| path.to_owned())
+            let executable = field(line, "executable")?;
+            let (_, target) = line.split_once("\"target\":{")?;
+            let name = field(target, "name")?;
+            let (_, kinds) = target.split_once("\"kind\":[\"")?;
+            let (kind, _) = kinds.split_once('"')?;
+            let shipped = match kind {
+                "test" => name,
+                other => format!("{name}-{other}"),
+            };
+            Some((shipped, executable))
         })
         .collect()
 }
@@ -411,9 +510,22 @@ mod tests {
 
     #[test]
     fn test_executables_are_read_from_cargo_messages() {
-        let messages = r#"{"reason":"compiler-artifact","profile":{"test":true},"executable":"/t/release/deps/gpu-abc"}
-{"reason":"compiler-artifact","profile":{"test":false},"executable":"/t/release/streamlab"}
+        let messages = r#"{"reason":"compiler-artifact","target":{"kind":["test"],"crate_types":["bin"],"name":"gpu","src_path":"/t/tests/gpu.rs","test":true},"profile":{"opt_level":"3","test":true},"executable":"/t/release/deps/gpu-abc"}
+{"reason":"compiler-artifact","target":{"kind":["lib"],"crate_types":["lib"],"name":"streamlab","src_path":"/t/src/lib.rs","test":true},"profile":{"opt_level":"3","test":true},"executable":"/t/release/deps/streamlab-111"}
+{"reason":"compiler-artifact","target":{"kind":["bin"],"crate_types":["bin"],"name":"streamlab","src_path":"/t/src/main.rs","test":true},"profile":{"opt_level":"3","test":true},"executable":"/t/release/deps/streamlab-222"}
+{"reason":"compiler-artifact","target":{"kind":["bin"],"crate_types":["bin"],"name":"streamlab","src_path":"/t/src/main.rs","test":true},"profile":{"opt_level":"3","test":false},"executable":"/t/release/streamlab"}
 {"reason":"build-finished","success":true}"#;
-        assert_eq!(test_executables(messages), ["/t/release/deps/gpu-abc"]);
+        let found = test_executables(messages);
+        let found: Vec<(&str, &str)> = (found.iter())
+            .map(|(name, path)| (name.as_str(), path.as_str()))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("gpu", "/t/release/deps/gpu-abc"),
+                ("streamlab-lib", "/t/release/deps/streamlab-111"),
+                ("streamlab-bin", "/t/release/deps/streamlab-222"),
+            ]
+        );
     }
 }

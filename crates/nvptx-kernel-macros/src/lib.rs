@@ -74,6 +74,11 @@ fn kernel_items(attr: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
+/// The README's examples, compiled and run as this crate's doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,6 +13,8 @@
 //! * `cuda` (host only, feature `cudarc`): typed launches through cudarc: a kernel's
 //!   function loaded by its declaration, cudarc buffers as arguments, and a launch whose
 //!   wrong arguments do not compile.
+//! * `cust` (host only, feature `cust`): the same through Rust-CUDA's host crate cust,
+//!   for hosts written against it.
 //!
 //! A kernel crate is `#![no_std]`, enables `abi_gpu_kernel` on the GPU, and is built to
 //! PTX by `nvptx-builder`:
@@ -47,6 +49,8 @@ pub mod thread;
 
 #[cfg(all(feature = "cudarc", not(target_arch = "nvptx64")))]
 pub mod cuda;
+#[cfg(all(feature = "cust", not(target_arch = "nvptx64")))]
+pub mod cust;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod launch;
 
@@ -63,3 +67,8 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
     // SAFETY: `trap` aborts the kernel; nothing after it runs.
     unsafe { core::arch::nvptx::trap() }
 }
+
+/// The README's examples, compiled and run as this crate's doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

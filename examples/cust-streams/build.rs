@@ -1,0 +1,8 @@
+//! Builds kernels-rs to `$OUT_DIR/kernels.ptx`, every entry checked against its
+//! declaration.
+fn main() {
+    nvptx_builder::Builder::new("../../kernels-rs")
+        .kernels(&kernels_rs::KERNELS)
+        .build()
+        .unwrap_or_else(|err| nvptx_builder::fail(&err));
+}
