@@ -12,6 +12,7 @@ use crate::report::section::Section;
 use crate::report::table::Table;
 use crate::saved::timeline::Timeline;
 use crate::saved::{DeviceInfo, Params, Provenance, StageTimes, Verification};
+use crate::stats::Series;
 
 /// One experiment.
 pub trait Experiment: 'static {
@@ -25,6 +26,7 @@ pub trait Experiment: 'static {
     /// Every number derived from a result, saved beside it in its JSON.
     type Derived: Serialize + Clone + std::fmt::Debug;
 
+    fn params(result: &Self::Result) -> &Self::Params;
     fn device(result: &Self::Result) -> &DeviceInfo;
     fn provenance(result: &Self::Result) -> &Provenance;
     fn provenance_mut(result: &mut Self::Result) -> &mut Provenance;
@@ -71,11 +73,49 @@ pub trait Experiment: 'static {
     fn fact_lines(_facts: &[&Json]) -> Vec<(String, String)> {
         Vec::new()
     }
-    /// Every configuration's time, by a key naming the configuration: what
-    /// `summary.json`'s `experiment_rust_over_cuda` sums over the configurations both
-    /// kernel sets measured.
-    fn configuration_times(_result: &Self::Result) -> Vec<(String, f64)> {
-        Vec::new()
+    /// Every number it measured, one row per configuration and quantity, each with its
+    /// noise: what `compare` sets side by side, and, for an experiment run with both
+    /// kernel sets, what `summary.json`'s `experiment_rust_over_cuda` sums over the rows
+    /// both measured.
+    fn measured_rows(result: &Self::Result) -> Vec<MeasuredRow>;
+}
+
+/// One measured number of a result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MeasuredRow {
+    /// Names the configuration and quantity, the same in every run that measured it,
+    /// e.g. "async2/4": short enough for a chart's axis.
+    pub key: String,
+    /// The same in words, e.g. "asynchronous 2 with 4 streams".
+    pub label: String,
+    pub value: f64,
+    /// The unit of `value`: [`MS`] or [`US`].
+    pub unit: &'static str,
+    /// The relative noise of the samples behind `value` ([`Series::measured_noise`]);
+    /// `None` where they cannot show one.
+    pub noise: Option<f64>,
+}
+
+/// Milliseconds.
+pub const MS: &str = "ms";
+/// Microseconds.
+pub const US: &str = "µs";
+
+impl MeasuredRow {
+    /// The median of `series` (in `unit`) with its noise.
+    pub fn median(
+        key: impl Into<String>,
+        label: impl Into<String>,
+        series: &Series,
+        unit: &'static str,
+    ) -> MeasuredRow {
+        MeasuredRow {
+            key: key.into(),
+            label: label.into(),
+            value: series.median(),
+            unit,
+            noise: series.measured_noise(),
+        }
     }
 }
 

@@ -9,8 +9,10 @@
 //! (what every result is built from), [`derived`] (the pipeline model, rates, trace
 //! checks), [`report`] (tables, figures, sections, Markdown and HTML) and [`folder`]
 //! (files written whole). [`run`] sits above them all: a results folder read back,
-//! its summary, its printed tables and its report.
+//! its summary, its printed tables and its report; [`compare`] sets two such folders
+//! side by side.
 pub mod card;
+pub mod compare;
 pub mod derived;
 pub mod experiment;
 pub mod experiments;

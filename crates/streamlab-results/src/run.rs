@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use crate::derived::summary::{Entries, Json, RunStatus, RunSummary};
 use crate::derived::trace::{self, TraceChecks};
-use crate::experiment::Experiment;
+use crate::experiment::{Experiment, MeasuredRow};
 use crate::experiments::{self, Visit};
 use crate::folder::{self, FolderError};
 use crate::report::document::Document;
@@ -239,9 +239,9 @@ pub fn summarize(run: &SavedRun, status: RunStatus) -> Option<RunSummary> {
                     .push(E::NAME, headline.unwrap_or(Json::Null));
                 self.cuda
                     .push(E::NAME, cuda.and_then(E::summary).unwrap_or(Json::Null));
-                let ratio = rust.zip(cuda).and_then(|(r, c)| {
-                    rust_over_cuda(&E::configuration_times(r), &E::configuration_times(c))
-                });
+                let ratio = rust
+                    .zip(cuda)
+                    .and_then(|(r, c)| rust_over_cuda(&E::measured_rows(r), &E::measured_rows(c)));
                 self.ratios.push(E::NAME, crate::experiment::json(&ratio));
             } else if let Some(h) = headline {
                 self.experiments.push(E::NAME, h);
@@ -276,10 +276,14 @@ pub fn summarize(run: &SavedRun, status: RunStatus) -> Option<RunSummary> {
     })
 }
 
-/// Every configuration both kernel sets measured, summed, Rust over CUDA C++.
-fn rust_over_cuda(rust: &[(String, f64)], cuda: &[(String, f64)]) -> Option<f64> {
+/// Every time both kernel sets measured, summed, Rust over CUDA C++.
+fn rust_over_cuda(rust: &[MeasuredRow], cuda: &[MeasuredRow]) -> Option<f64> {
     let (r, c) = (rust.iter())
-        .filter_map(|(key, t)| cuda.iter().find(|(k, _)| k == key).map(|(_, u)| (*t, *u)))
+        .filter_map(|t| {
+            (cuda.iter())
+                .find(|u| u.key == t.key && u.unit == t.unit)
+                .map(|u| (t.value, u.value))
+        })
         .fold((0.0, 0.0), |(a, b), (t, u)| (a + t, b + u));
     (c > 0.0).then(|| r / c)
 }

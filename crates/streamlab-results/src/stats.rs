@@ -96,6 +96,12 @@ impl Series {
             .collect()
     }
 
+    /// [`Series::noise`] where the samples can show one: `None` for a single sample or a
+    /// noise that is not a number.
+    pub fn measured_noise(&self) -> Option<f64> {
+        Some(self.noise()).filter(|n| self.summary.count > 1 && !n.is_nan())
+    }
+
     pub fn quartiles(&self) -> Quartiles {
         let sorted = sorted(&self.samples_ms);
         Quartiles {
@@ -149,6 +155,19 @@ pub fn noise_target_note(configs: &[(String, f64)]) -> String {
         ));
     }
     line
+}
+
+/// How many of their combined spreads two medians must lie apart for the difference to
+/// be beyond the noise ([`beyond_noise`]).
+pub const BEYOND_NOISE_SPREADS: f64 = 2.0;
+
+/// Whether medians `a` and `b`, of relative noise `noise_a` and `noise_b`, differ by more
+/// than the noise: by more than [`BEYOND_NOISE_SPREADS`] times their combined spread,
+/// the root sum of squares of each median's absolute spread (noise × median). The one
+/// rule for a concurrency break's cost and for a row that changed between two runs.
+pub fn beyond_noise(a: f64, noise_a: f64, b: f64, noise_b: f64) -> bool {
+    let spread = (noise_a * a).hypot(noise_b * b);
+    (a - b).abs() > BEYOND_NOISE_SPREADS * spread
 }
 
 /// The median absolute deviation times this estimates a normal sample's standard
@@ -218,6 +237,42 @@ mod tests {
         assert_eq!(one_bad.outliers(), [4]);
         assert_eq!(Series::new(vec![3.0]).unwrap().noise(), 0.0);
         assert!(Series::new(vec![3.0, 3.0]).unwrap().outliers().is_empty());
+    }
+
+    #[test]
+    fn a_difference_is_beyond_noise_past_twice_the_combined_spread() {
+        // Spreads 1.0 and 1.0 (10% of 10): combined √2, twice that 2.83.
+        assert!(!beyond_noise(10.0, 0.1, 12.8, 0.1 * 10.0 / 12.8));
+        assert!(beyond_noise(10.0, 0.1, 12.9, 0.1 * 10.0 / 12.9));
+        assert!(
+            beyond_noise(12.9, 0.1 * 10.0 / 12.9, 10.0, 0.1),
+            "symmetric"
+        );
+        assert!(
+            !beyond_noise(10.0, 0.0, 10.0, 0.0),
+            "equal medians never are"
+        );
+        assert!(
+            beyond_noise(10.0, 0.0, 10.001, 0.0),
+            "no spread: any change is"
+        );
+        assert!(
+            !beyond_noise(10.0, f64::INFINITY, 20.0, 0.0),
+            "unbounded noise never is"
+        );
+        assert!(
+            !beyond_noise(10.0, f64::NAN, 20.0, 0.0),
+            "unknown noise never is"
+        );
+    }
+
+    #[test]
+    fn a_single_sample_measures_no_noise() {
+        assert_eq!(Series::new(vec![3.0]).unwrap().measured_noise(), None);
+        assert_eq!(
+            Series::new(vec![3.0, 3.0]).unwrap().measured_noise(),
+            Some(0.0)
+        );
     }
 
     #[test]

@@ -2,12 +2,14 @@
 //! generic path runs any experiment (validate, open the GPU, probe the link, measure
 //! with each kernel set, probe the link again, write its JSON with the derived numbers
 //! and trace checks, its CSV, print its table); `run-all` runs them all in order and
-//! writes `summary.json` and the report. Only a wrong answer fails a run: a trace that
+//! writes `summary.json` and the report; `report` and `compare` render from results
+//! folders with no GPU. Only a wrong answer fails a run: a trace that
 //! still fails its checks after its retraces is marked disturbed (fatal with
 //! `--strict`). A signal stops a run between measurements; what was measured is written
 //! and marked incomplete.
 use std::path::{Path, PathBuf};
 
+use streamlab_results::compare::{self, CompareError};
 use streamlab_results::derived::rates::{faster, fastest_link};
 use streamlab_results::derived::summary::RunStatus;
 use streamlab_results::derived::trace::TraceChecks;
@@ -43,6 +45,8 @@ pub enum AppError {
     Folder(#[from] FolderError),
     #[error(transparent)]
     Report(#[from] ReportError),
+    #[error(transparent)]
+    Compare(#[from] CompareError),
     #[error("could not create the results folder {path}: {source}")]
     OutDir {
         path: PathBuf,
@@ -58,6 +62,7 @@ impl AppError {
     pub fn exit_code(&self) -> i32 {
         match self {
             AppError::Usage(_) => 2,
+            AppError::Compare(err) if err.is_usage() => 2,
             AppError::Options(err) => err.exit_code(),
             AppError::Interrupted { signal, .. } => signal.exit_code(),
             _ => 1,
@@ -88,6 +93,11 @@ pub fn run(parsed: Parsed) -> Result<(), AppError> {
             Ok(())
         }
         Command::Report { from, out } => render(from, out.as_deref().unwrap_or(from)),
+        Command::Compare { a, b, out } => {
+            let written = compare::write(a, b, out.as_deref())?;
+            println!("comparison: {}", written.join(files::REPORT_HTML).display());
+            Ok(())
+        }
         Command::RunAll { kernels, run } => run_all(kernels, run),
         _ => unreachable!("every experiment's command is handed to `Single`"),
     }

@@ -1,5 +1,5 @@
 //! The command line: one subcommand per experiment (its options are the experiment's
-//! parameter struct), `run-all`, `device-info` and `report`. Options that steer a run
+//! parameter struct), `run-all`, `device-info`, `report` and `compare`. Options that steer a run
 //! (`--out`, `--device`, `--quick`, and `--kernels`/`--form` where kernel sets apply)
 //! belong to the commands they apply to; `--quick` starts from small sizes and lets
 //! options given explicitly override them.
@@ -140,6 +140,19 @@ macro_rules! commands {
                 from: PathBuf,
                 /// Where to write the charts, timelines and report (default: the --from
                 /// folder).
+                #[arg(long)]
+                out: Option<PathBuf>,
+            },
+            /// Compare two results folders (other GPUs, builds or kernel forms) in one
+            /// report, with no GPU: every headline and measured row side by side, B over
+            /// A, and whether each change is beyond the two runs' noise.
+            Compare {
+                /// The first results folder (A).
+                a: PathBuf,
+                /// The second results folder (B).
+                b: PathBuf,
+                /// Where to write report.md, report.html and the charts (default:
+                /// compare-<A>-vs-<B> in the current folder, named after the folders).
                 #[arg(long)]
                 out: Option<PathBuf>,
             },

@@ -249,6 +249,46 @@ fn report_writes_into_out_and_leaves_the_results_untouched() {
 }
 
 #[test]
+fn compare_writes_into_out_and_a_bad_folder_is_a_usage_error_writing_nothing() {
+    let out = scratch("compare-out");
+    let h100 = h100();
+    let output = streamlab(&[
+        "compare",
+        h100.to_str().unwrap(),
+        h100.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let written = contents(&out);
+    assert!(written.contains_key("report.md") && written.contains_key("report.html"));
+    std::fs::remove_dir_all(&out).unwrap();
+    let empty = scratch("compare-empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    for (a, expected) in [
+        (empty.clone(), "holds no streamlab results"),
+        (empty.join("missing"), "does not exist"),
+    ] {
+        let output = streamlab(&[
+            "compare",
+            a.to_str().unwrap(),
+            h100.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        let err = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{err}");
+        assert_eq!(err.lines().count(), 1, "not one line: {err}");
+        assert!(
+            err.starts_with("error: ") && err.contains(expected),
+            "{err}"
+        );
+        assert!(!out.exists(), "{} written", out.display());
+    }
+    std::fs::remove_dir_all(&empty).unwrap();
+}
+
+#[test]
 fn sigterm_during_report_exits_143_and_leaves_no_half_written_file() {
     let complete = {
         let out = scratch("report-whole");

@@ -1,11 +1,11 @@
 //! bounds: the machine's physical limits, measured: pinned copy rates each way and both
 //! ways at once, device memory bandwidth, and the cost of a kernel launch. The limits the
 //! report puts first, and the `bounds` key of `summary.json`.
-use serde::{Deserialize, Serialize};
 use crate::derived::summary::Json;
+use serde::{Deserialize, Serialize};
 
 use crate::derived::rates::{gbps, median_rates};
-use crate::experiment::{self, Experiment};
+use crate::experiment::{self, Experiment, MS, MeasuredRow};
 use crate::report::ReportError;
 use crate::report::section::{BOUND_NOTE, Section};
 use crate::report::table::{Table, noise, num};
@@ -101,6 +101,9 @@ impl Experiment for Bounds {
     type Result = BoundsResult;
     type Derived = BoundsSummary;
 
+    fn params(result: &BoundsResult) -> &Params {
+        &result.params
+    }
     fn device(result: &BoundsResult) -> &DeviceInfo {
         &result.device
     }
@@ -115,6 +118,16 @@ impl Experiment for Bounds {
     }
     fn stage_times(result: &BoundsResult) -> Vec<&StageTimes> {
         vec![&result.copies]
+    }
+
+    fn measured_rows(b: &BoundsResult) -> Vec<MeasuredRow> {
+        vec![
+            MeasuredRow::median("htod", "HtoD alone", &b.copies.htod, MS),
+            MeasuredRow::median("dtoh", "DtoH alone", &b.copies.dtoh, MS),
+            MeasuredRow::median("both", "both ways at once (in total)", &b.copies.both, MS),
+            MeasuredRow::median("dtod", "device to device (read + write)", &b.dtod, MS),
+            MeasuredRow::median("launch", "empty kernel launch", &b.launch, MS),
+        ]
     }
 
     fn derive(b: &BoundsResult) -> BoundsSummary {
@@ -139,8 +152,18 @@ impl Experiment for Bounds {
         );
         let c = &b.copies;
         t.rows = vec![
-            vec!["HtoD alone".into(), num(s.h2d_ms, 3), noise(c.htod.noise()), num(s.h2d_gbps, 1)],
-            vec!["DtoH alone".into(), num(s.d2h_ms, 3), noise(c.dtoh.noise()), num(s.d2h_gbps, 1)],
+            vec![
+                "HtoD alone".into(),
+                num(s.h2d_ms, 3),
+                noise(c.htod.noise()),
+                num(s.h2d_gbps, 1),
+            ],
+            vec![
+                "DtoH alone".into(),
+                num(s.d2h_ms, 3),
+                noise(c.dtoh.noise()),
+                num(s.d2h_gbps, 1),
+            ],
             vec![
                 "both ways at once (in total)".into(),
                 num(c.both.median(), 3),

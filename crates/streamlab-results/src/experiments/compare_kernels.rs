@@ -3,11 +3,11 @@
 //! of both languages and the ratio of medians, and per kernel the headline ratio of each
 //! form (`summary.json`'s `rust_over_cuda`, `rust_over_cuda_safe` and
 //! `rust_over_cuda_plain`).
-use serde::{Deserialize, Serialize};
 use crate::card::KernelCard;
 use crate::derived::summary::Json;
+use serde::{Deserialize, Serialize};
 
-use crate::experiment::{self, Experiment};
+use crate::experiment::{self, Experiment, MS, MeasuredRow};
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, BarSeries, Level, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank};
@@ -221,9 +221,15 @@ pub struct KernelRatios {
 
 /// The one declaration of the table and the CSV: a row per case.
 fn columns(c: &KernelComparison) -> Columns<'_, CaseRatio> {
-    let quartiles = |q: &Quartiles| format!("{} ({}–{})", num(q.median, 4), num(q.q1, 4), num(q.q3, 4));
+    let quartiles =
+        |q: &Quartiles| format!("{} ({}–{})", num(q.median, 4), num(q.q1, 4), num(q.q3, 4));
     Columns::new()
-        .both("kernel", |k: &CaseRatio| k.kernel.clone(), "kernel", |k| k.kernel.clone())
+        .both(
+            "kernel",
+            |k: &CaseRatio| k.kernel.clone(),
+            "kernel",
+            |k| k.kernel.clone(),
+        )
         .both("case", |k| k.case.clone(), "case", |k| k.case.clone())
         .both(
             "form",
@@ -231,13 +237,32 @@ fn columns(c: &KernelComparison) -> Columns<'_, CaseRatio> {
             "form",
             |k| k.form.map_or("one".into(), |f| f.label().to_owned()),
         )
-        .both("Rust", move |k| quartiles(&k.rust), "rust_median_ms", |k| format!("{:.5}", k.rust.median))
+        .both(
+            "Rust",
+            move |k| quartiles(&k.rust),
+            "rust_median_ms",
+            |k| format!("{:.5}", k.rust.median),
+        )
         .show("Rust noise", |k| noise(k.rust_noise))
-        .both("CUDA C++", move |k| quartiles(&k.cuda), "cuda_median_ms", |k| format!("{:.5}", k.cuda.median))
+        .both(
+            "CUDA C++",
+            move |k| quartiles(&k.cuda),
+            "cuda_median_ms",
+            |k| format!("{:.5}", k.cuda.median),
+        )
         .show("C++ noise", |k| noise(k.cuda_noise))
-        .both("Rust / C++", |k| num(k.ratio, 3), "rust_over_cuda", |k| format!("{:.4}", k.ratio))
-        .raw("rust_max_ulps", |k| k.max_ulps.map_or(String::new(), |u| format!("{:.3}", u[0])))
-        .raw("cuda_max_ulps", |k| k.max_ulps.map_or(String::new(), |u| format!("{:.3}", u[1])))
+        .both(
+            "Rust / C++",
+            |k| num(k.ratio, 3),
+            "rust_over_cuda",
+            |k| format!("{:.4}", k.ratio),
+        )
+        .raw("rust_max_ulps", |k| {
+            k.max_ulps.map_or(String::new(), |u| format!("{:.3}", u[0]))
+        })
+        .raw("cuda_max_ulps", |k| {
+            k.max_ulps.map_or(String::new(), |u| format!("{:.3}", u[1]))
+        })
         .show("launch", move |k| {
             (c.cases.iter())
                 .find(|s| s.kernel == k.kernel && s.case == k.case && s.form == k.form)
@@ -249,22 +274,43 @@ fn columns(c: &KernelComparison) -> Columns<'_, CaseRatio> {
 /// (the CSV has each figure in its own column: [`card_csv_columns`]).
 fn card_columns<'a>() -> Columns<'a, CaseRatio> {
     let pair = |f: fn(&KernelCard) -> String| {
-        move |k: &CaseRatio| k.cards.map_or("–".into(), |[r, c]| format!("{} / {}", f(&r), f(&c)))
+        move |k: &CaseRatio| {
+            k.cards
+                .map_or("–".into(), |[r, c]| format!("{} / {}", f(&r), f(&c)))
+        }
     };
     Columns::new()
         .show("kernel", |k: &CaseRatio| k.kernel.clone())
         .show("case", |k| k.case.clone())
-        .show("form", |k| k.form.map_or("one form".into(), |f| f.label().to_owned()))
+        .show("form", |k| {
+            k.form.map_or("one form".into(), |f| f.label().to_owned())
+        })
         .show("registers", pair(|c| c.driver.registers.to_string()))
         .show("local bytes", pair(|c| c.driver.local_bytes.to_string()))
-        .show("shared bytes", pair(|c| c.driver.static_shared_bytes.to_string()))
-        .show("max threads", pair(|c| c.driver.max_threads_per_block.to_string()))
-        .show("occupancy", pair(|c| format!("{:.0}%", 100.0 * c.driver.occupancy)))
+        .show(
+            "shared bytes",
+            pair(|c| c.driver.static_shared_bytes.to_string()),
+        )
+        .show(
+            "max threads",
+            pair(|c| c.driver.max_threads_per_block.to_string()),
+        )
+        .show(
+            "occupancy",
+            pair(|c| format!("{:.0}%", 100.0 * c.driver.occupancy)),
+        )
         .show("global loads", pair(|c| c.ptx.global_loads.to_string()))
         .show("global stores", pair(|c| c.ptx.global_stores.to_string()))
         .show("FMAs", pair(|c| c.ptx.fmas.to_string()))
         .show("traps", pair(|c| c.ptx.traps.to_string()))
-        .show("hottest loop", pair(|c| c.ptx.hottest_loop_instructions.map_or("none".into(), |n| n.to_string())))
+        .show(
+            "hottest loop",
+            pair(|c| {
+                c.ptx
+                    .hottest_loop_instructions
+                    .map_or("none".into(), |n| n.to_string())
+            }),
+        )
 }
 
 /// The cards' figures as CSV columns of the main table, Rust then CUDA C++.
@@ -272,17 +318,33 @@ fn card_csv_columns<'a>(columns: Columns<'a, CaseRatio>) -> Columns<'a, CaseRati
     let mut columns = columns;
     type Figure = (&'static str, &'static str, fn(&KernelCard) -> String);
     let figures: [Figure; 10] = [
-        ("rust_registers", "cuda_registers", |c| c.driver.registers.to_string()),
-        ("rust_local_bytes", "cuda_local_bytes", |c| c.driver.local_bytes.to_string()),
-        ("rust_shared_bytes", "cuda_shared_bytes", |c| c.driver.static_shared_bytes.to_string()),
-        ("rust_max_threads", "cuda_max_threads", |c| c.driver.max_threads_per_block.to_string()),
-        ("rust_occupancy", "cuda_occupancy", |c| format!("{:.4}", c.driver.occupancy)),
-        ("rust_global_loads", "cuda_global_loads", |c| c.ptx.global_loads.to_string()),
-        ("rust_global_stores", "cuda_global_stores", |c| c.ptx.global_stores.to_string()),
+        ("rust_registers", "cuda_registers", |c| {
+            c.driver.registers.to_string()
+        }),
+        ("rust_local_bytes", "cuda_local_bytes", |c| {
+            c.driver.local_bytes.to_string()
+        }),
+        ("rust_shared_bytes", "cuda_shared_bytes", |c| {
+            c.driver.static_shared_bytes.to_string()
+        }),
+        ("rust_max_threads", "cuda_max_threads", |c| {
+            c.driver.max_threads_per_block.to_string()
+        }),
+        ("rust_occupancy", "cuda_occupancy", |c| {
+            format!("{:.4}", c.driver.occupancy)
+        }),
+        ("rust_global_loads", "cuda_global_loads", |c| {
+            c.ptx.global_loads.to_string()
+        }),
+        ("rust_global_stores", "cuda_global_stores", |c| {
+            c.ptx.global_stores.to_string()
+        }),
         ("rust_fmas", "cuda_fmas", |c| c.ptx.fmas.to_string()),
         ("rust_traps", "cuda_traps", |c| c.ptx.traps.to_string()),
         ("rust_hottest_loop", "cuda_hottest_loop", |c| {
-            c.ptx.hottest_loop_instructions.map_or(String::new(), |n| n.to_string())
+            c.ptx
+                .hottest_loop_instructions
+                .map_or(String::new(), |n| n.to_string())
         }),
     ];
     for (rust, cuda, f) in figures {
@@ -361,6 +423,9 @@ impl Experiment for CompareKernels {
     type Result = KernelComparison;
     type Derived = ComparisonAnalysis;
 
+    fn params(result: &KernelComparison) -> &Params {
+        &result.params
+    }
     fn device(result: &KernelComparison) -> &DeviceInfo {
         &result.device
     }
@@ -372,6 +437,32 @@ impl Experiment for CompareKernels {
     }
     fn verification(result: &KernelComparison) -> &Verification {
         &result.verification
+    }
+
+    fn measured_rows(c: &KernelComparison) -> Vec<MeasuredRow> {
+        let mut rows = Vec::new();
+        for k in &c.cases {
+            let form = k.form.map_or("", KernelForm::label);
+            let key = format!("{}/{}/{form}", k.kernel, k.case);
+            let words = [k.kernel.as_str(), k.case.as_str(), form];
+            let label = (words.iter().filter(|w| !w.is_empty()))
+                .copied()
+                .collect::<Vec<_>>()
+                .join(" ");
+            rows.push(MeasuredRow::median(
+                format!("{key}/rust"),
+                format!("{label}, Rust"),
+                &k.rust,
+                MS,
+            ));
+            rows.push(MeasuredRow::median(
+                format!("{key}/cuda"),
+                format!("{label}, CUDA C++"),
+                &k.cuda,
+                MS,
+            ));
+        }
+        rows
     }
 
     fn derive(c: &KernelComparison) -> ComparisonAnalysis {
@@ -429,8 +520,11 @@ impl Experiment for CompareKernels {
         Ok(sec)
     }
 
-    const FACTS: &'static [&'static str] =
-        &["rust_over_cuda", "rust_over_cuda_safe", "rust_over_cuda_plain"];
+    const FACTS: &'static [&'static str] = &[
+        "rust_over_cuda",
+        "rust_over_cuda_safe",
+        "rust_over_cuda_plain",
+    ];
     fn facts(c: &KernelComparison) -> Vec<Json> {
         let a = analyze(c);
         vec![

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::derived::summary::Json;
 use crate::derived::trace::{self, BreakKind};
-use crate::experiment::{self, Experiment, verdict};
+use crate::experiment::{self, Experiment, MS, MeasuredRow, verdict};
 use crate::report::ReportError;
 use crate::report::chart::{BarSeries, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank};
@@ -24,7 +24,7 @@ use crate::report::section::{Section, draw, timelines};
 use crate::report::table::{Columns, Table, noise, num};
 use crate::saved::timeline::Timeline;
 use crate::saved::{DeviceInfo, KernelSet, Provenance, UsageError, Verification};
-use crate::stats::{Series, noise_target_note};
+use crate::stats::{self, Series, noise_target_note};
 
 /// The concurrency-breaks experiment.
 pub struct ConcurrencyBreaks;
@@ -147,7 +147,10 @@ impl Case {
 
     /// Whether its streams are blocking (the NULL stream joins them).
     pub fn blocking_streams(self) -> bool {
-        !matches!(self, Case::CleanNonBlocking | Case::NullStreamCopyNonBlocking)
+        !matches!(
+            self,
+            Case::CleanNonBlocking | Case::NullStreamCopyNonBlocking
+        )
     }
 
     /// The clean pipeline on streams of the same kind.
@@ -213,7 +216,7 @@ pub struct BreakRow {
     /// Its median over its clean pipeline's, and the difference per iteration.
     pub over_clean: f64,
     pub cost_ms: f64,
-    /// Whether the difference is more than twice the two medians' combined noise.
+    /// Whether the difference is beyond the two medians' noise ([`stats::beyond_noise`]).
     pub beyond_noise: bool,
     /// Per traced iteration, how much less copies ran beside kernels than in the clean
     /// pipeline's trace: the copy–kernel overlap it destroyed.
@@ -259,7 +262,6 @@ fn analyze(r: &ConcurrencyBreaksResult) -> BreaksAnalysis {
         .filter_map(|c| {
             let base = find(c.case.baseline())?;
             let (m, b) = (c.time.median(), base.time.median());
-            let spread = (c.time.noise() * m).hypot(base.time.noise() * b);
             let detected = c.timeline.as_ref().map(detected).unwrap_or_default();
             let expected = c.case.expected().to_vec();
             let lost = (c.timeline.as_ref().and_then(overlap_per_iteration))
@@ -273,7 +275,7 @@ fn analyze(r: &ConcurrencyBreaksResult) -> BreaksAnalysis {
                 noise: c.time.noise(),
                 over_clean: m / b,
                 cost_ms: m - b,
-                beyond_noise: (m - b).abs() > 2.0 * spread,
+                beyond_noise: stats::beyond_noise(m, c.time.noise(), b, base.time.noise()),
                 overlap_lost_ms: lost.map(|l| l.0),
                 both_ways_lost_ms: lost.map(|l| l.1),
                 costs_overlap_lost: lost.map(|l| m - b >= l.0),
@@ -308,9 +310,16 @@ pub struct BreaksSummary {
 /// cost nothing.
 fn cost_words(row: Option<&BreakRow>) -> String {
     row.map_or("–".into(), |x| {
-        let within = if x.beyond_noise { "" } else { " (within the noise)" };
+        let within = if x.beyond_noise {
+            ""
+        } else {
+            " (within the noise)"
+        };
         if x.cost_ms < 0.0 {
-            format!("nothing: the run was {:.4} ms per iteration faster{within}", -x.cost_ms)
+            format!(
+                "nothing: the run was {:.4} ms per iteration faster{within}",
+                -x.cost_ms
+            )
         } else {
             format!("{:.4} ms per iteration{within}", x.cost_ms)
         }
@@ -329,16 +338,80 @@ fn kinds(k: &[BreakKind]) -> String {
 fn columns<'a>() -> Columns<'a, BreakRow> {
     let ms = |x: f64| format!("{x:.4}");
     Columns::new()
-        .both("case", |x: &BreakRow| x.case.label().into(), "case", |x| x.case.label().into())
-        .both("streams", |x| (if x.case.blocking_streams() { "blocking" } else { "non-blocking" }).into(), "blocking_streams", |x| x.case.blocking_streams().to_string())
-        .both("ms per iteration", |x| num(x.median_ms, 4), "ms", move |x| ms(x.median_ms))
-        .both("noise", |x| noise(x.noise), "noise", |x| format!("{:.4}", x.noise))
-        .both("over clean", |x| num(x.over_clean, 3), "over_clean", |x| format!("{:.4}", x.over_clean))
-        .both("cost ms", |x| format!("{}{}", num(x.cost_ms, 4), if x.beyond_noise { "" } else { " (within noise)" }), "cost_ms", move |x| ms(x.cost_ms))
-        .both("copy–kernel overlap lost ms (traced)", |x| x.overlap_lost_ms.map_or("–".into(), |v| num(v, 4)), "overlap_lost_ms", move |x| x.overlap_lost_ms.map_or(String::new(), ms))
-        .both("both-ways lost ms (traced)", |x| x.both_ways_lost_ms.map_or("–".into(), |v| num(v, 4)), "both_ways_lost_ms", move |x| x.both_ways_lost_ms.map_or(String::new(), ms))
-        .both("detected", |x| kinds(&x.detected), "detected", |x| kinds(&x.detected))
-        .show("as expected", |x| (if x.detected_as_expected { "yes" } else { "NO" }).into())
+        .both(
+            "case",
+            |x: &BreakRow| x.case.label().into(),
+            "case",
+            |x| x.case.label().into(),
+        )
+        .both(
+            "streams",
+            |x| {
+                (if x.case.blocking_streams() {
+                    "blocking"
+                } else {
+                    "non-blocking"
+                })
+                .into()
+            },
+            "blocking_streams",
+            |x| x.case.blocking_streams().to_string(),
+        )
+        .both(
+            "ms per iteration",
+            |x| num(x.median_ms, 4),
+            "ms",
+            move |x| ms(x.median_ms),
+        )
+        .both(
+            "noise",
+            |x| noise(x.noise),
+            "noise",
+            |x| format!("{:.4}", x.noise),
+        )
+        .both(
+            "over clean",
+            |x| num(x.over_clean, 3),
+            "over_clean",
+            |x| format!("{:.4}", x.over_clean),
+        )
+        .both(
+            "cost ms",
+            |x| {
+                format!(
+                    "{}{}",
+                    num(x.cost_ms, 4),
+                    if x.beyond_noise {
+                        ""
+                    } else {
+                        " (within noise)"
+                    }
+                )
+            },
+            "cost_ms",
+            move |x| ms(x.cost_ms),
+        )
+        .both(
+            "copy–kernel overlap lost ms (traced)",
+            |x| x.overlap_lost_ms.map_or("–".into(), |v| num(v, 4)),
+            "overlap_lost_ms",
+            move |x| x.overlap_lost_ms.map_or(String::new(), ms),
+        )
+        .both(
+            "both-ways lost ms (traced)",
+            |x| x.both_ways_lost_ms.map_or("–".into(), |v| num(v, 4)),
+            "both_ways_lost_ms",
+            move |x| x.both_ways_lost_ms.map_or(String::new(), ms),
+        )
+        .both(
+            "detected",
+            |x| kinds(&x.detected),
+            "detected",
+            |x| kinds(&x.detected),
+        )
+        .show("as expected", |x| {
+            (if x.detected_as_expected { "yes" } else { "NO" }).into()
+        })
 }
 
 fn figures(r: &ConcurrencyBreaksResult, a: &BreaksAnalysis) -> Vec<FigureModel> {
@@ -372,6 +445,9 @@ impl Experiment for ConcurrencyBreaks {
     type Result = ConcurrencyBreaksResult;
     type Derived = BreaksAnalysis;
 
+    fn params(result: &ConcurrencyBreaksResult) -> &Params {
+        &result.params
+    }
     fn device(result: &ConcurrencyBreaksResult) -> &DeviceInfo {
         &result.device
     }
@@ -385,7 +461,17 @@ impl Experiment for ConcurrencyBreaks {
         &result.verification
     }
     fn timelines(result: &ConcurrencyBreaksResult) -> Vec<&Timeline> {
-        result.cases.iter().filter_map(|c| c.timeline.as_ref()).collect()
+        result
+            .cases
+            .iter()
+            .filter_map(|c| c.timeline.as_ref())
+            .collect()
+    }
+
+    fn measured_rows(r: &ConcurrencyBreaksResult) -> Vec<MeasuredRow> {
+        (r.cases.iter())
+            .map(|c| MeasuredRow::median(c.case.label(), c.case.label(), &c.time, MS))
+            .collect()
     }
 
     fn derive(r: &ConcurrencyBreaksResult) -> BreaksAnalysis {
@@ -453,8 +539,11 @@ impl Experiment for ConcurrencyBreaks {
                 ),
             );
         }
-        let noise_rows: Vec<(String, f64)> =
-            a.rows.iter().map(|x| (x.case.label().to_owned(), x.noise)).collect();
+        let noise_rows: Vec<(String, f64)> = a
+            .rows
+            .iter()
+            .map(|x| (x.case.label().to_owned(), x.noise))
+            .collect();
         sec.note("Noise", noise_target_note(&noise_rows));
         sec.figures = draw(figures(r, &a));
         sec.timelines = timelines::<ConcurrencyBreaks>(r, KernelSet::Rust)?;
@@ -480,7 +569,8 @@ impl Experiment for ConcurrencyBreaks {
             "clean {} ms per iteration, costliest break {} at {}× clean; detector as expected in {} of {} traced cases  {}",
             x.clean_ms.map_or("–".into(), |v| format!("{v:.4}")),
             x.costliest.map_or("–", Case::label),
-            x.costliest_over_clean.map_or("–".into(), |v| format!("{v:.2}")),
+            x.costliest_over_clean
+                .map_or("–".into(), |v| format!("{v:.2}")),
             x.detected_as_expected,
             x.traced,
             verdict(x.verified)
@@ -499,6 +589,9 @@ mod tests {
             assert_eq!(base.blocking_streams(), case.blocking_streams());
             assert!(base.expected().is_empty());
         }
-        assert_eq!(Case::NullStreamCopyNonBlocking.baseline(), Case::CleanNonBlocking);
+        assert_eq!(
+            Case::NullStreamCopyNonBlocking.baseline(),
+            Case::CleanNonBlocking
+        );
     }
 }

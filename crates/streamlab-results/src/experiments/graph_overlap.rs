@@ -5,12 +5,12 @@
 //! Per order and chunk count, graph replay against
 //! stream issue in GPU time and in host time per iteration, beside the pipeline bound.
 
-use serde::{Deserialize, Serialize};
 use crate::derived::summary::Json;
+use serde::{Deserialize, Serialize};
 
 use crate::derived::pipeline::{self, Bound};
 use crate::derived::rates::pipeline_stages;
-use crate::experiment::{self, Experiment, verdict};
+use crate::experiment::{self, Experiment, MS, MeasuredRow, verdict};
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
@@ -216,17 +216,52 @@ pub struct GraphSummary {
 fn columns<'a>() -> Columns<'a, GraphRow> {
     let ms = |x: f64| format!("{x:.4}");
     Columns::new()
-        .both("order", |x: &GraphRow| x.variant.label().into(), "variant", |x| x.variant.label().into())
-        .both("chunks", |x| x.chunks.to_string(), "chunks", |x| x.chunks.to_string())
-        .both("GPU streams", |x| num(x.stream_gpu_ms, 4), "gpu_streams_ms", move |x| ms(x.stream_gpu_ms))
+        .both(
+            "order",
+            |x: &GraphRow| x.variant.label().into(),
+            "variant",
+            |x| x.variant.label().into(),
+        )
+        .both(
+            "chunks",
+            |x| x.chunks.to_string(),
+            "chunks",
+            |x| x.chunks.to_string(),
+        )
+        .both(
+            "GPU streams",
+            |x| num(x.stream_gpu_ms, 4),
+            "gpu_streams_ms",
+            move |x| ms(x.stream_gpu_ms),
+        )
         .show("noise", |x| noise(x.stream_noise))
-        .both("GPU graph", |x| num(x.graph_gpu_ms, 4), "gpu_graph_ms", move |x| ms(x.graph_gpu_ms))
+        .both(
+            "GPU graph",
+            |x| num(x.graph_gpu_ms, 4),
+            "gpu_graph_ms",
+            move |x| ms(x.graph_gpu_ms),
+        )
         .show("noise", |x| noise(x.graph_noise))
         .show("graph / streams", |x| num(x.gpu_ratio, 3))
-        .both("host streams", |x| num(x.stream_host_ms, 4), "host_streams_ms", move |x| ms(x.stream_host_ms))
-        .both("host graph", |x| num(x.graph_host_ms, 4), "host_graph_ms", move |x| ms(x.graph_host_ms))
+        .both(
+            "host streams",
+            |x| num(x.stream_host_ms, 4),
+            "host_streams_ms",
+            move |x| ms(x.stream_host_ms),
+        )
+        .both(
+            "host graph",
+            |x| num(x.graph_host_ms, 4),
+            "host_graph_ms",
+            move |x| ms(x.graph_host_ms),
+        )
         .show("graph / streams", |x| num(x.host_ratio, 3))
-        .both("bound", |x| num(x.bound.ms, 4), "bound_ms", move |x| ms(x.bound.ms))
+        .both(
+            "bound",
+            |x| num(x.bound.ms, 4),
+            "bound_ms",
+            move |x| ms(x.bound.ms),
+        )
         .show("flag", |x| flag(x.beyond_bound))
 }
 
@@ -235,31 +270,29 @@ fn figures(a: &GraphAnalysis) -> Vec<FigureModel> {
     let labels: Vec<String> = (a.rows.iter())
         .map(|r| format!("{} ×{}", r.variant.short(), r.chunks))
         .collect();
-    let chart_of = |title: &str,
-                    y_label: &str,
-                    streams: fn(&GraphRow) -> f64,
-                    graph: fn(&GraphRow) -> f64| {
-        let mut c = blank(
-            title.into(),
-            "order × chunks",
-            y_label,
-            XAxis::Categories(labels.clone()),
-            YScale::Log,
-        );
-        c.bars.push(BarSeries {
-            name: "issued on streams".into(),
-            color: PALETTE[0],
-            values: a.rows.iter().map(streams).collect(),
-            whiskers: None,
-        });
-        c.bars.push(BarSeries {
-            name: "replayed graph".into(),
-            color: PALETTE[1],
-            values: a.rows.iter().map(graph).collect(),
-            whiskers: None,
-        });
-        c
-    };
+    let chart_of =
+        |title: &str, y_label: &str, streams: fn(&GraphRow) -> f64, graph: fn(&GraphRow) -> f64| {
+            let mut c = blank(
+                title.into(),
+                "order × chunks",
+                y_label,
+                XAxis::Categories(labels.clone()),
+                YScale::Log,
+            );
+            c.bars.push(BarSeries {
+                name: "issued on streams".into(),
+                color: PALETTE[0],
+                values: a.rows.iter().map(streams).collect(),
+                whiskers: None,
+            });
+            c.bars.push(BarSeries {
+                name: "replayed graph".into(),
+                color: PALETTE[1],
+                values: a.rows.iter().map(graph).collect(),
+                whiskers: None,
+            });
+            c
+        };
     let host = chart_of(
         "graph-overlap: host time per iteration (the CPU's share)",
         "host ms per iteration",
@@ -295,6 +328,9 @@ impl Experiment for GraphOverlap {
     type Result = GraphOverlapResult;
     type Derived = GraphAnalysis;
 
+    fn params(result: &GraphOverlapResult) -> &Params {
+        &result.params
+    }
     fn device(result: &GraphOverlapResult) -> &DeviceInfo {
         &result.device
     }
@@ -309,6 +345,32 @@ impl Experiment for GraphOverlap {
     }
     fn stage_times(result: &GraphOverlapResult) -> Vec<&StageTimes> {
         result.stages.iter().collect()
+    }
+
+    fn measured_rows(r: &GraphOverlapResult) -> Vec<MeasuredRow> {
+        let mut rows = Vec::new();
+        for p in &r.points {
+            let key = format!("{}/{}/{}", p.variant.short(), p.chunks, p.issue.label());
+            let label = format!(
+                "{} over {} chunks, {}",
+                p.variant.label(),
+                p.chunks,
+                p.issue.label()
+            );
+            rows.push(MeasuredRow::median(
+                format!("{key}/gpu"),
+                format!("{label}: GPU time"),
+                &p.gpu,
+                MS,
+            ));
+            rows.push(MeasuredRow::median(
+                format!("{key}/host"),
+                format!("{label}: host time"),
+                &p.host,
+                MS,
+            ));
+        }
+        rows
     }
 
     fn derive(r: &GraphOverlapResult) -> GraphAnalysis {
@@ -363,8 +425,10 @@ impl Experiment for GraphOverlap {
         let x: GraphSummary = experiment::parse(summary)?;
         Some(format!(
             "graph/streams GPU time {} (fewest chunks), host time {} (most chunks)  {}",
-            x.gpu_ratio_fewest_chunks.map_or("–".into(), |r| format!("{r:.3}")),
-            x.host_ratio_most_chunks.map_or("–".into(), |r| format!("{r:.3}")),
+            x.gpu_ratio_fewest_chunks
+                .map_or("–".into(), |r| format!("{r:.3}")),
+            x.host_ratio_most_chunks
+                .map_or("–".into(), |r| format!("{r:.3}")),
             verdict(x.verified)
         ))
     }

@@ -13,10 +13,10 @@
 //! `k + 1` waves of `t`: the expected concurrent time is `(k + 1)·t`, the expected serial
 //! time `2N·t`.
 
-use serde::{Deserialize, Serialize};
 use crate::derived::summary::Json;
+use serde::{Deserialize, Serialize};
 
-use crate::experiment::{self, Experiment, verdict};
+use crate::experiment::{self, Experiment, MS, MeasuredRow, verdict};
 use crate::report::ReportError;
 use crate::report::chart::{PALETTE, SEQUENTIAL_COLOR, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
@@ -229,18 +229,64 @@ pub struct ConcurrencySummary {
 fn columns<'a>() -> Columns<'a, ConcurrencyRow> {
     let ms = |x: f64| format!("{x:.4}");
     Columns::new()
-        .both("queues", |x: &ConcurrencyRow| x.queues.to_string(), "queues", |x| x.queues.to_string())
-        .both("streams", |x| x.streams.to_string(), "streams", |x| x.streams.to_string())
-        .both("serial", |x| num(x.serial_ms, 3), "serial_ms", move |x| ms(x.serial_ms))
+        .both(
+            "queues",
+            |x: &ConcurrencyRow| x.queues.to_string(),
+            "queues",
+            |x| x.queues.to_string(),
+        )
+        .both(
+            "streams",
+            |x| x.streams.to_string(),
+            "streams",
+            |x| x.streams.to_string(),
+        )
+        .both(
+            "serial",
+            |x| num(x.serial_ms, 3),
+            "serial_ms",
+            move |x| ms(x.serial_ms),
+        )
         .show("serial noise", |x| noise(x.serial_noise))
-        .both("concurrent", |x| num(x.concurrent_ms, 3), "concurrent_ms", move |x| ms(x.concurrent_ms))
+        .both(
+            "concurrent",
+            |x| num(x.concurrent_ms, 3),
+            "concurrent_ms",
+            move |x| ms(x.concurrent_ms),
+        )
         .show("concurrent noise", |x| noise(x.concurrent_noise))
-        .both("speedup", |x| times(x.speedup), "speedup", |x| format!("{:.3}", x.speedup))
-        .both("model waves", |x| x.model_waves.to_string(), "model_waves", |x| x.model_waves.to_string())
-        .both("waves", |x| num(x.measured_waves, 2), "measured_waves", |x| format!("{:.3}", x.measured_waves))
+        .both(
+            "speedup",
+            |x| times(x.speedup),
+            "speedup",
+            |x| format!("{:.3}", x.speedup),
+        )
+        .both(
+            "model waves",
+            |x| x.model_waves.to_string(),
+            "model_waves",
+            |x| x.model_waves.to_string(),
+        )
+        .both(
+            "waves",
+            |x| num(x.measured_waves, 2),
+            "measured_waves",
+            |x| format!("{:.3}", x.measured_waves),
+        )
         .show("model", |x| num(x.expected_concurrent_ms, 3))
-        .both("bound", |x| num(x.bound_ms, 3), "bound_ms", move |x| ms(x.bound_ms))
-        .show("matches model", |x| if x.matches_model { "yes".into() } else { "no".into() })
+        .both(
+            "bound",
+            |x| num(x.bound_ms, 3),
+            "bound_ms",
+            move |x| ms(x.bound_ms),
+        )
+        .show("matches model", |x| {
+            if x.matches_model {
+                "yes".into()
+            } else {
+                "no".into()
+            }
+        })
         .show("flag", |x| flag(x.beyond_bound))
 }
 
@@ -295,6 +341,9 @@ impl Experiment for KernelConcurrency {
     type Result = KernelConcurrencyResult;
     type Derived = ConcurrencyAnalysis;
 
+    fn params(result: &KernelConcurrencyResult) -> &Params {
+        &result.params
+    }
     fn device(result: &KernelConcurrencyResult) -> &DeviceInfo {
         &result.device
     }
@@ -313,6 +362,38 @@ impl Experiment for KernelConcurrency {
             .iter()
             .filter_map(|r| r.timeline.as_ref())
             .collect()
+    }
+
+    fn measured_rows(r: &KernelConcurrencyResult) -> Vec<MeasuredRow> {
+        let mut rows = Vec::new();
+        for run in &r.runs {
+            let q = run.queues;
+            rows.push(MeasuredRow::median(
+                format!("q{q}/single"),
+                format!("{q} queues: one kernel alone"),
+                &run.single,
+                MS,
+            ));
+            for p in &run.points {
+                let (key, label) = (
+                    format!("q{q}/s{}", p.streams),
+                    format!("{q} queues, {} streams", p.streams),
+                );
+                rows.push(MeasuredRow::median(
+                    format!("{key}/serial"),
+                    format!("{label}: serial"),
+                    &p.serial,
+                    MS,
+                ));
+                rows.push(MeasuredRow::median(
+                    format!("{key}/concurrent"),
+                    format!("{label}: concurrent"),
+                    &p.concurrent,
+                    MS,
+                ));
+            }
+        }
+        rows
     }
 
     fn derive(r: &KernelConcurrencyResult) -> ConcurrencyAnalysis {
@@ -370,7 +451,8 @@ impl Experiment for KernelConcurrency {
         Some(format!(
             "32 streams at 32 queues {} faster than serial; 8-queue waves match the model: {}  {}",
             x.speedup_32_streams_32_queues.map_or("–".into(), times),
-            x.waves_match_model_8_queues.map_or("–", |m| if m { "yes" } else { "no" }),
+            x.waves_match_model_8_queues
+                .map_or("–", |m| if m { "yes" } else { "no" }),
             verdict(x.verified)
         ))
     }
@@ -390,4 +472,3 @@ mod tests {
         assert_eq!(model_waves(256, 512, 128), 3);
     }
 }
-

@@ -5,10 +5,10 @@
 //! Launches per second of each language, graph replay
 //! against stream issue, and the work per kernel at which the launch cost stops mattering.
 
-use serde::{Deserialize, Serialize};
 use crate::derived::summary::Json;
+use serde::{Deserialize, Serialize};
 
-use crate::experiment::{self, Experiment, verdict};
+use crate::experiment::{self, Experiment, MeasuredRow, US, verdict};
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
@@ -235,10 +235,25 @@ pub struct LaunchSummary {
 fn breakeven_columns<'a>() -> Columns<'a, BreakevenRow> {
     let raw = |x: f64| format!("{x:.4}");
     Columns::new()
-        .both("work", |x: &BreakevenRow| x.work_us.to_string(), "work_us", |x| x.work_us.to_string())
-        .both("per kernel", |x| num(x.per_kernel_us, 3), "per_kernel_us", move |x| raw(x.per_kernel_us))
+        .both(
+            "work",
+            |x: &BreakevenRow| x.work_us.to_string(),
+            "work_us",
+            |x| x.work_us.to_string(),
+        )
+        .both(
+            "per kernel",
+            |x| num(x.per_kernel_us, 3),
+            "per_kernel_us",
+            move |x| raw(x.per_kernel_us),
+        )
         .show("noise", |x| noise(x.noise))
-        .both("bound", |x| num(x.bound_us, 3), "bound_us", move |x| raw(x.bound_us))
+        .both(
+            "bound",
+            |x| num(x.bound_us, 3),
+            "bound_us",
+            move |x| raw(x.bound_us),
+        )
         .both(
             "share not work",
             |x| format!("{}%", num(x.overhead_share * 100.0, 1)),
@@ -318,6 +333,9 @@ impl Experiment for LaunchOverhead {
     type Result = LaunchOverheadResult;
     type Derived = LaunchAnalysis;
 
+    fn params(result: &LaunchOverheadResult) -> &Params {
+        &result.params
+    }
     fn device(result: &LaunchOverheadResult) -> &DeviceInfo {
         &result.device
     }
@@ -329,6 +347,52 @@ impl Experiment for LaunchOverhead {
     }
     fn verification(result: &LaunchOverheadResult) -> &Verification {
         &result.verification
+    }
+
+    fn measured_rows(r: &LaunchOverheadResult) -> Vec<MeasuredRow> {
+        let mut rows = Vec::new();
+        for c in &r.stream {
+            let (key, label) = (format!("{:?}", c.kernels).to_lowercase(), c.kernels.label());
+            rows.push(MeasuredRow::median(
+                format!("{key}/async-host"),
+                format!("{label}: asynchronous launch, host"),
+                &c.async_host_us,
+                US,
+            ));
+            rows.push(MeasuredRow::median(
+                format!("{key}/async-gpu"),
+                format!("{label}: asynchronous launch, GPU"),
+                &c.async_gpu_us,
+                US,
+            ));
+            rows.push(MeasuredRow::median(
+                format!("{key}/sync"),
+                format!("{label}: launch and wait"),
+                &c.sync_us,
+                US,
+            ));
+        }
+        rows.push(MeasuredRow::median(
+            "graph/host",
+            "graph replay, host per kernel",
+            &r.graph.host_us,
+            US,
+        ));
+        rows.push(MeasuredRow::median(
+            "graph/gpu",
+            "graph replay, GPU per kernel",
+            &r.graph.gpu_us,
+            US,
+        ));
+        for p in &r.breakeven {
+            rows.push(MeasuredRow::median(
+                format!("work{}", p.work_us),
+                format!("kernels of {} µs work, per kernel", p.work_us),
+                &p.per_kernel_us,
+                US,
+            ));
+        }
+        rows
     }
 
     fn derive(r: &LaunchOverheadResult) -> LaunchAnalysis {
@@ -369,8 +433,10 @@ impl Experiment for LaunchOverhead {
             String::new(),
             num(1e6 / a.graph_host_us.max(a.graph_gpu_us), 0),
         ]);
-        let b = breakeven_columns()
-            .table(Some("breakeven: medians, µs per kernel".into()), &a.breakeven);
+        let b = breakeven_columns().table(
+            Some("breakeven: medians, µs per kernel".into()),
+            &a.breakeven,
+        );
         vec![t, b]
     }
 
@@ -426,7 +492,8 @@ impl Experiment for LaunchOverhead {
         Some(format!(
             "Rust {:.0} launches/s, Rust/C++ rate {}, graph host time {} of streams'  {}",
             x.rust_launches_per_s.unwrap_or(f64::NAN),
-            x.rust_over_cuda_rate.map_or("–".into(), |r| format!("{r:.3}")),
+            x.rust_over_cuda_rate
+                .map_or("–".into(), |r| format!("{r:.3}")),
             times(x.graph_over_stream_host),
             verdict(x.verified)
         ))

@@ -13,12 +13,12 @@
 //! bound of its chunks' stages ([`crate::derived::pipeline`]), with the same link capacity both
 //! ways.
 
-use serde::{Deserialize, Serialize};
 use crate::derived::summary::Json;
+use serde::{Deserialize, Serialize};
 
 use crate::derived::pipeline::{self, Stages};
 use crate::derived::rates::{best_rates, ms_at, pipeline_stages};
-use crate::experiment::{self, Experiment, verdict};
+use crate::experiment::{self, Experiment, MS, MeasuredRow, verdict};
 use crate::report::ReportError;
 use crate::report::chart::{PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
@@ -26,8 +26,7 @@ use crate::report::section::{Section, draw};
 use crate::report::table::{Columns, Table, flag, noise, num, times};
 use crate::saved::timeline::CopyRates;
 use crate::saved::{
-    DeviceInfo, LinkRates, MAX_STREAMS, Provenance, SizeSweep, StageTimes, UsageError,
-    Verification,
+    DeviceInfo, LinkRates, MAX_STREAMS, Provenance, SizeSweep, StageTimes, UsageError, Verification,
 };
 use crate::stats::Series;
 
@@ -269,11 +268,26 @@ fn columns<'a>() -> Columns<'a, MappedRow> {
             "floats",
             |x| x.elements.to_string(),
         )
-        .both("mapped", |x| num(x.mapped_ms, 4), "mapped_ms", move |x| ms(x.mapped_ms))
+        .both(
+            "mapped",
+            |x| num(x.mapped_ms, 4),
+            "mapped_ms",
+            move |x| ms(x.mapped_ms),
+        )
         .show("noise", |x| noise(x.mapped_noise))
-        .both("mapped bound", |x| num(x.mapped_bound_ms, 4), "mapped_bound_ms", move |x| ms(x.mapped_bound_ms))
+        .both(
+            "mapped bound",
+            |x| num(x.mapped_bound_ms, 4),
+            "mapped_bound_ms",
+            move |x| ms(x.mapped_bound_ms),
+        )
         .show("efficiency", |x| num(x.mapped_efficiency, 3))
-        .both("streamed", |x| num(x.streamed_ms, 4), "streamed_ms", move |x| ms(x.streamed_ms))
+        .both(
+            "streamed",
+            |x| num(x.streamed_ms, 4),
+            "streamed_ms",
+            move |x| ms(x.streamed_ms),
+        )
         .show("noise", |x| noise(x.streamed_noise))
         .both(
             "streamed bound",
@@ -329,6 +343,9 @@ impl Experiment for Mapped {
     type Result = MappedResult;
     type Derived = MappedAnalysis;
 
+    fn params(result: &MappedResult) -> &Params {
+        &result.params
+    }
     fn device(result: &MappedResult) -> &DeviceInfo {
         &result.device
     }
@@ -347,6 +364,32 @@ impl Experiment for Mapped {
             .iter()
             .flat_map(|p| [&p.whole, &p.chunked])
             .collect()
+    }
+
+    fn measured_rows(r: &MappedResult) -> Vec<MeasuredRow> {
+        let mut rows = Vec::new();
+        for p in &r.points {
+            let n = p.elements;
+            rows.push(MeasuredRow::median(
+                format!("{n}/mapped"),
+                format!("{n} floats, mapped"),
+                &p.mapped,
+                MS,
+            ));
+            rows.push(MeasuredRow::median(
+                format!("{n}/async1"),
+                format!("{n} floats, asynchronous 1"),
+                &p.async1,
+                MS,
+            ));
+            rows.push(MeasuredRow::median(
+                format!("{n}/async2"),
+                format!("{n} floats, asynchronous 2"),
+                &p.async2,
+                MS,
+            ));
+        }
+        rows
     }
 
     fn derive(r: &MappedResult) -> MappedAnalysis {

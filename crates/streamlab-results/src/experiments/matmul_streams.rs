@@ -1,10 +1,10 @@
 //! matmul-streams, after the "CUDA streams" wiki page: independent naive matrix
 //! products over 1..=n streams, each trial the time for all of them; per stream count
 //! the speedup over one stream and the tasks-per-stream model.
-use serde::{Deserialize, Serialize};
 use crate::derived::summary::Json;
+use serde::{Deserialize, Serialize};
 
-use crate::experiment::{self, Experiment, verdict};
+use crate::experiment::{self, Experiment, MS, MeasuredRow, verdict};
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
@@ -207,7 +207,9 @@ fn columns(cuda: Option<&MatmulAnalysis>) -> Columns<'_, MatmulPoint> {
         .show("speedup", |x| times(x.speedup))
         .show("tasks per stream", |x| x.tasks_per_stream.to_string())
         .show("model", |x| num(x.model_ms, 3))
-        .show("C++ median", move |x| cpp(x).map_or("–".into(), |v| num(v, 3)))
+        .show("C++ median", move |x| {
+            cpp(x).map_or("–".into(), |v| num(v, 3))
+        })
         .show("Rust / C++", move |x| ratio(x.time.median(), cpp(x)))
 }
 
@@ -269,6 +271,9 @@ impl Experiment for MatmulStreams {
     type Result = MatmulStreamsResult;
     type Derived = MatmulAnalysis;
 
+    fn params(result: &MatmulStreamsResult) -> &Params {
+        &result.params
+    }
     fn device(result: &MatmulStreamsResult) -> &DeviceInfo {
         &result.device
     }
@@ -283,6 +288,19 @@ impl Experiment for MatmulStreams {
     }
     fn timelines(result: &MatmulStreamsResult) -> Vec<&Timeline> {
         result.timeline.iter().collect()
+    }
+
+    fn measured_rows(r: &MatmulStreamsResult) -> Vec<MeasuredRow> {
+        (analyze(r).points.iter())
+            .map(|p| {
+                MeasuredRow::median(
+                    p.streams.to_string(),
+                    format!("{} streams", p.streams),
+                    &p.time,
+                    MS,
+                )
+            })
+            .collect()
     }
 
     fn derive(r: &MatmulStreamsResult) -> MatmulAnalysis {
@@ -314,7 +332,10 @@ impl Experiment for MatmulStreams {
             "The products are alike and each fills too few SMs to slow the others, so s streams take as long as the stream with the most products: ceil(products / s) times one product alone. The plateaus where adding a stream does not lower that count are the model's.",
         );
         let a = analyze(r);
-        sec.note("Noise", stats::noise_target_note(&a.noise_by_configuration()));
+        sec.note(
+            "Noise",
+            stats::noise_target_note(&a.noise_by_configuration()),
+        );
         sec.notes.extend(cuda_note(cuda.map(|c| &c.provenance)));
         sec.figures = draw(figures(&a));
         sec.timelines = timelines::<MatmulStreams>(r, KernelSet::Rust)?;
@@ -343,12 +364,6 @@ impl Experiment for MatmulStreams {
             verdict(x.verified)
         ))
     }
-
-    fn configuration_times(r: &MatmulStreamsResult) -> Vec<(String, f64)> {
-        (analyze(r).points.iter())
-            .map(|p| (p.streams.to_string(), p.time.median()))
-            .collect()
-    }
 }
 
 #[cfg(test)]
@@ -361,4 +376,3 @@ mod tests {
         assert_eq!(tasks, [16, 8, 6, 4, 4, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 1]);
     }
 }
-

@@ -8,13 +8,13 @@
 //! stages are its stream count's chunks copied in alone, out alone and both ways at
 //! once; its kernel stage the faster of the kernel alone in the sequential run and the
 //! chunks' kernels alone, all at once (fastest samples, all measured in the same run).
-use serde::{Deserialize, Serialize};
 use crate::derived::summary::Json;
+use serde::{Deserialize, Serialize};
 
 use crate::derived::pipeline::{self, Bound};
 use crate::derived::rates::{best_rates, for_chunks, pipeline_stages};
+use crate::experiment::{self, Experiment, MS, MeasuredRow, verdict};
 use crate::range::IntRange;
-use crate::experiment::{self, Experiment, verdict};
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, Level, PALETTE, SEQUENTIAL_COLOR, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
@@ -31,8 +31,6 @@ pub struct MemcpyKernel;
 
 /// Cycles values tried past the end of the range while looking for the breakeven point.
 pub const MAX_EXTENSION_STEPS: usize = 256;
-
-
 
 /// Parameters; defaults are the Handbook program's, with the book's 128 M ints.
 #[derive(Debug, Clone, PartialEq, clap::Args, Serialize, Deserialize)]
@@ -350,19 +348,71 @@ fn columns(cuda: Option<&MemcpyAnalysis>) -> Columns<'_, MemcpyRow> {
     };
     Columns::new()
         .raw("Streams", |x: &MemcpyRow| x.streams.to_string())
-        .both("Cycles", |x| x.cycles.to_string(), "Cycles", |x| x.cycles.to_string())
-        .both("HtoD", |x| num(x.htod_ms, 2), "HtoD", move |x| ms(x.htod_ms))
-        .both("Kernel", |x| num(x.kernel_ms, 2), "Kernel", move |x| ms(x.kernel_ms))
-        .both("DtoH", |x| num(x.dtoh_ms, 2), "DtoH", move |x| ms(x.dtoh_ms))
-        .both("Total", |x| num(x.total_ms, 2), "Total", move |x| ms(x.total_ms))
-        .both("Concurrent", |x| num(x.concurrent_ms, 2), "Concurrent", move |x| ms(x.concurrent_ms))
+        .both(
+            "Cycles",
+            |x| x.cycles.to_string(),
+            "Cycles",
+            |x| x.cycles.to_string(),
+        )
+        .both(
+            "HtoD",
+            |x| num(x.htod_ms, 2),
+            "HtoD",
+            move |x| ms(x.htod_ms),
+        )
+        .both(
+            "Kernel",
+            |x| num(x.kernel_ms, 2),
+            "Kernel",
+            move |x| ms(x.kernel_ms),
+        )
+        .both(
+            "DtoH",
+            |x| num(x.dtoh_ms, 2),
+            "DtoH",
+            move |x| ms(x.dtoh_ms),
+        )
+        .both(
+            "Total",
+            |x| num(x.total_ms, 2),
+            "Total",
+            move |x| ms(x.total_ms),
+        )
+        .both(
+            "Concurrent",
+            |x| num(x.concurrent_ms, 2),
+            "Concurrent",
+            move |x| ms(x.concurrent_ms),
+        )
         .show("Noise", |x| noise(x.noise))
-        .both("Speedup", |x| times(x.speedup), "Speedup", |x| format!("{:.3}", x.speedup))
-        .both("Bound", |x| num(x.bound.ms, 2), "Bound", move |x| ms(x.bound.ms))
-        .both("Bound speedup", |x| times(x.bound_speedup), "BoundSpeedup", |x| format!("{:.3}", x.bound_speedup))
+        .both(
+            "Speedup",
+            |x| times(x.speedup),
+            "Speedup",
+            |x| format!("{:.3}", x.speedup),
+        )
+        .both(
+            "Bound",
+            |x| num(x.bound.ms, 2),
+            "Bound",
+            move |x| ms(x.bound.ms),
+        )
+        .both(
+            "Bound speedup",
+            |x| times(x.bound_speedup),
+            "BoundSpeedup",
+            |x| format!("{:.3}", x.bound_speedup),
+        )
         .show("Efficiency", |x| num(x.efficiency, 3))
-        .show("C++ Concurrent", move |x| cpp(x).map_or("–".into(), |v| num(v, 2)))
-        .both("flag", |x| flag(x.beyond_bound), "BeyondBound", |x| x.beyond_bound.to_string())
+        .show("C++ Concurrent", move |x| {
+            cpp(x).map_or("–".into(), |v| num(v, 2))
+        })
+        .both(
+            "flag",
+            |x| flag(x.beyond_bound),
+            "BeyondBound",
+            |x| x.beyond_bound.to_string(),
+        )
 }
 
 /// memcpy-kernel: speedup against cycles per stream count beside its bound, and the
@@ -447,6 +497,9 @@ impl Experiment for MemcpyKernel {
     type Result = MemcpyKernelResult;
     type Derived = MemcpyAnalysis;
 
+    fn params(result: &MemcpyKernelResult) -> &Params {
+        &result.params
+    }
     fn device(result: &MemcpyKernelResult) -> &DeviceInfo {
         &result.device
     }
@@ -464,6 +517,29 @@ impl Experiment for MemcpyKernel {
     }
     fn stage_times(result: &MemcpyKernelResult) -> Vec<&StageTimes> {
         result.copies.iter().collect()
+    }
+
+    fn measured_rows(r: &MemcpyKernelResult) -> Vec<MeasuredRow> {
+        let mut rows = Vec::new();
+        for x in &r.rows {
+            let (key, label) = (
+                format!("{}/{}", x.streams, x.cycles),
+                format!("{} streams, {} cycles", x.streams, x.cycles),
+            );
+            rows.push(MeasuredRow::median(
+                format!("{key}/sequential"),
+                format!("{label}: sequential"),
+                &x.total,
+                MS,
+            ));
+            rows.push(MeasuredRow::median(
+                format!("{key}/streamed"),
+                format!("{label}: streamed"),
+                &x.concurrent,
+                MS,
+            ));
+        }
+        rows
     }
 
     fn derive(r: &MemcpyKernelResult) -> MemcpyAnalysis {
@@ -564,18 +640,13 @@ impl Experiment for MemcpyKernel {
         let x: MemcpySummary = experiment::parse(summary)?;
         Some(format!(
             "breakeven cycles {}, there {} streams {} of the bound's {}; {} rows beyond their bound  {}",
-            x.breakeven_cycles.map_or("not reached".to_owned(), |c| c.to_string()),
+            x.breakeven_cycles
+                .map_or("not reached".to_owned(), |c| c.to_string()),
             x.num_streams,
             x.speedup_at_breakeven.map_or("–".into(), times),
             x.bound_speedup_at_breakeven.map_or("–".into(), times),
             x.rows_beyond_bound,
             verdict(x.verified)
         ))
-    }
-
-    fn configuration_times(r: &MemcpyKernelResult) -> Vec<(String, f64)> {
-        (analyze(r).rows.iter())
-            .map(|x| (format!("{}/{}", x.streams, x.cycles), x.total_ms + x.concurrent_ms))
-            .collect()
     }
 }

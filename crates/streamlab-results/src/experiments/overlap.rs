@@ -12,8 +12,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::derived::pipeline::{self, Bound, PAYOFF};
 use crate::derived::rates::pipeline_stages;
+use crate::experiment::{Experiment, MS, MeasuredRow};
 use crate::range::IntRange;
-use crate::experiment::Experiment;
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, Level, PALETTE, SEQUENTIAL_COLOR, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
@@ -348,12 +348,32 @@ type Row<'a> = (&'a OverlapSizeAnalysis, &'a OverlapConfig);
 fn columns<'a>() -> Columns<'a, Row<'a>> {
     Columns::new()
         .raw("elements", |(s, _): &Row| s.elements.to_string())
-        .both("variant", |(_, x)| x.variant.label().into(), "variant", |(_, x)| x.variant.label().into())
-        .both("streams", |(_, x)| x.streams.to_string(), "streams", |(_, x)| x.streams.to_string())
-        .both("ms", |(_, x)| num(x.median_ms, 4), "median_ms", |(_, x)| format!("{:.5}", x.median_ms))
+        .both(
+            "variant",
+            |(_, x)| x.variant.label().into(),
+            "variant",
+            |(_, x)| x.variant.label().into(),
+        )
+        .both(
+            "streams",
+            |(_, x)| x.streams.to_string(),
+            "streams",
+            |(_, x)| x.streams.to_string(),
+        )
+        .both(
+            "ms",
+            |(_, x)| num(x.median_ms, 4),
+            "median_ms",
+            |(_, x)| format!("{:.5}", x.median_ms),
+        )
         .show("noise", |(_, x)| noise(x.noise))
         .show("speedup", |(s, x)| times(s.sequential_ms / x.median_ms))
-        .both("bound", |(_, x)| num(x.bound.ms, 4), "bound_ms", |(_, x)| format!("{:.5}", x.bound.ms))
+        .both(
+            "bound",
+            |(_, x)| num(x.bound.ms, 4),
+            "bound_ms",
+            |(_, x)| format!("{:.5}", x.bound.ms),
+        )
         .show("limited by", |(_, x)| x.bound.limiter.label().into())
         .show("flag", |(_, x)| flag(x.beyond_bound))
 }
@@ -367,9 +387,7 @@ fn figures(a: &OverlapAnalysis) -> Vec<FigureModel> {
         XAxis::Log,
         YScale::Linear,
     );
-    fn best(
-        s: &OverlapSizeAnalysis,
-    ) -> Option<&OverlapConfig> {
+    fn best(s: &OverlapSizeAnalysis) -> Option<&OverlapConfig> {
         s.best.map(|i| &s.configs[i])
     }
     chart.lines.push(line(
@@ -403,6 +421,9 @@ impl Experiment for Overlap {
     type Result = OverlapResult;
     type Derived = OverlapAnalysis;
 
+    fn params(result: &OverlapResult) -> &Params {
+        &result.params
+    }
     fn device(result: &OverlapResult) -> &DeviceInfo {
         &result.device
     }
@@ -422,6 +443,32 @@ impl Experiment for Overlap {
         result.sizes.iter().flat_map(|s| &s.stages).collect()
     }
 
+    fn measured_rows(r: &OverlapResult) -> Vec<MeasuredRow> {
+        let mut rows = Vec::new();
+        for size in &r.sizes {
+            let n = size.elements;
+            rows.push(MeasuredRow::median(
+                format!("{n}/seq"),
+                format!("{n} elements, sequential"),
+                &size.sequential,
+                MS,
+            ));
+            for p in &size.points {
+                rows.push(MeasuredRow::median(
+                    format!("{n}/{}/{}", p.variant.short(), p.streams),
+                    format!(
+                        "{n} elements, {} with {} streams",
+                        p.variant.label(),
+                        p.streams
+                    ),
+                    &p.time,
+                    MS,
+                ));
+            }
+        }
+        rows
+    }
+
     fn derive(r: &OverlapResult) -> OverlapAnalysis {
         analyze(r)
     }
@@ -432,7 +479,10 @@ impl Experiment for Overlap {
             .map(|s| {
                 let rows: Vec<Row> = s.configs.iter().map(|x| (s, x)).collect();
                 columns().table(
-                    Some(format!("{} elements (medians, ms per iteration)", s.elements)),
+                    Some(format!(
+                        "{} elements (medians, ms per iteration)",
+                        s.elements
+                    )),
                     &rows,
                 )
             })
@@ -455,7 +505,10 @@ impl Experiment for Overlap {
             &r.params,
             r,
         );
-        sec.note("Entry", format!("{}({})", r.params.kernel, r.entry.join(", ")));
+        sec.note(
+            "Entry",
+            format!("{}({})", r.params.kernel, r.entry.join(", ")),
+        );
         sec.note("Verdict", a.verdict());
         sec.tables = Overlap::tables(r, None);
         sec.figures = draw(figures(&a));

@@ -25,18 +25,20 @@
 //! makes many streams lose on small arrays. Streams "pay off" where the speedup reaches
 //! [`PAYOFF`].
 
-use serde::{Deserialize, Serialize};
 use crate::derived::summary::Json;
+use serde::{Deserialize, Serialize};
 
 use crate::derived::pipeline::{self, PAYOFF, Stages};
 use crate::derived::rates::{best_rates, ms_at};
-use crate::experiment::{self, Experiment, verdict};
+use crate::experiment::{self, Experiment, MS, MeasuredRow, verdict};
 use crate::report::ReportError;
 use crate::report::chart::HeatMap;
 use crate::report::figures::{Drawing, FigureModel};
 use crate::report::section::{Section, draw};
 use crate::report::table::{Columns, Table, noise, num, times};
-use crate::saved::{DeviceInfo, MAX_STREAMS, Provenance, SizeSweep, StageTimes, UsageError, Verification};
+use crate::saved::{
+    DeviceInfo, MAX_STREAMS, Provenance, SizeSweep, StageTimes, UsageError, Verification,
+};
 use crate::stats::Series;
 
 /// The overlap-map experiment.
@@ -329,24 +331,50 @@ fn columns(r: &OverlapMapResult) -> Columns<'_, MapCellAnalysis> {
             "floats",
             |x| x.elements.to_string(),
         )
-        .both("streams", |x| x.streams.to_string(), "streams", |x| x.streams.to_string())
+        .both(
+            "streams",
+            |x| x.streams.to_string(),
+            "streams",
+            |x| x.streams.to_string(),
+        )
         .show("iterations per sample", move |x| {
             (r.sizes.iter())
                 .find(|s| s.elements == x.elements)
                 .map_or(0, |s| s.iterations)
                 .to_string()
         })
-        .both("best", |x| num(x.best_ms, 4), "best_ms", |x| format!("{:.5}", x.best_ms))
+        .both(
+            "best",
+            |x| num(x.best_ms, 4),
+            "best_ms",
+            |x| format!("{:.5}", x.best_ms),
+        )
         .show("noise", |x| noise(x.noise))
-        .both("speedup", |x| times(x.speedup), "speedup", |x| format!("{:.3}", x.speedup))
-        .both("model", |x| num(x.model_ms, 4), "model_ms", |x| format!("{:.5}", x.model_ms))
+        .both(
+            "speedup",
+            |x| times(x.speedup),
+            "speedup",
+            |x| format!("{:.3}", x.speedup),
+        )
+        .both(
+            "model",
+            |x| num(x.model_ms, 4),
+            "model_ms",
+            |x| format!("{:.5}", x.model_ms),
+        )
         .both(
             "model speedup",
             |x| times(x.model_speedup),
             "model_speedup",
             |x| format!("{:.3}", x.model_speedup),
         )
-        .show("disagree", |x| if x.disagrees { "yes".into() } else { String::new() })
+        .show("disagree", |x| {
+            if x.disagrees {
+                "yes".into()
+            } else {
+                String::new()
+            }
+        })
 }
 
 /// overlap-map: the measured speedup map and the model's, each with the pay-off contour;
@@ -360,24 +388,23 @@ fn figures(a: &MapAnalysis) -> Vec<FigureModel> {
             Some((row, column))
         })
         .collect();
-    let map =
-        |title: String, value: fn(&MapCellAnalysis) -> f64| HeatMap {
-            title,
-            x_label: "streams".into(),
-            y_label: "floats".into(),
-            columns: a.stream_counts.iter().map(|s| s.to_string()).collect(),
-            rows: a.sizes.iter().map(|n| format!("2^{}", n.ilog2())).collect(),
-            values: (a.sizes.iter())
-                .map(|&n| {
-                    (a.stream_counts.iter())
-                        .map(|&s| a.cell(n, s).map(value))
-                        .collect()
-                })
-                .collect(),
-            threshold: PAYOFF,
-            unit: "×",
-            marked: marked.clone(),
-        };
+    let map = |title: String, value: fn(&MapCellAnalysis) -> f64| HeatMap {
+        title,
+        x_label: "streams".into(),
+        y_label: "floats".into(),
+        columns: a.stream_counts.iter().map(|s| s.to_string()).collect(),
+        rows: a.sizes.iter().map(|n| format!("2^{}", n.ilog2())).collect(),
+        values: (a.sizes.iter())
+            .map(|&n| {
+                (a.stream_counts.iter())
+                    .map(|&s| a.cell(n, s).map(value))
+                    .collect()
+            })
+            .collect(),
+        threshold: PAYOFF,
+        unit: "×",
+        marked: marked.clone(),
+    };
     vec![
         FigureModel {
             file: "overlap-map-measured.svg".into(),
@@ -405,6 +432,9 @@ impl Experiment for OverlapMap {
     type Result = OverlapMapResult;
     type Derived = MapAnalysis;
 
+    fn params(result: &OverlapMapResult) -> &Params {
+        &result.params
+    }
     fn device(result: &OverlapMapResult) -> &DeviceInfo {
         &result.device
     }
@@ -419,6 +449,49 @@ impl Experiment for OverlapMap {
     }
     fn stage_times(result: &OverlapMapResult) -> Vec<&StageTimes> {
         vec![&result.copies]
+    }
+
+    fn measured_rows(r: &OverlapMapResult) -> Vec<MeasuredRow> {
+        let o = &r.overheads;
+        let mut rows = vec![
+            MeasuredRow::median("launch", "kernel launch", &o.launch, MS),
+            MeasuredRow::median("htod-latency", "HtoD latency", &o.htod_latency, MS),
+            MeasuredRow::median("dtoh-latency", "DtoH latency", &o.dtoh_latency, MS),
+        ];
+        for size in &r.sizes {
+            let n = size.elements;
+            rows.push(MeasuredRow::median(
+                format!("{n}/seq"),
+                format!("{n} floats, sequential"),
+                &size.sequential,
+                MS,
+            ));
+            rows.push(MeasuredRow::median(
+                format!("{n}/kernel"),
+                format!("{n} floats, kernel alone"),
+                &size.kernel_alone,
+                MS,
+            ));
+            for c in &size.cells {
+                let (key, label) = (
+                    format!("{n}/{}", c.streams),
+                    format!("{n} floats, {} streams", c.streams),
+                );
+                rows.push(MeasuredRow::median(
+                    format!("{key}/async1"),
+                    format!("{label}, asynchronous 1"),
+                    &c.async1,
+                    MS,
+                ));
+                rows.push(MeasuredRow::median(
+                    format!("{key}/async2"),
+                    format!("{label}, asynchronous 2"),
+                    &c.async2,
+                    MS,
+                ));
+            }
+        }
+        rows
     }
 
     fn derive(r: &OverlapMapResult) -> MapAnalysis {
@@ -442,7 +515,10 @@ impl Experiment for OverlapMap {
                 x.steps_apart.map_or("–".into(), |d| d.to_string()),
             ]);
         }
-        let cells = columns(r).table(Some("every cell: medians, ms per iteration".into()), &a.cells);
+        let cells = columns(r).table(
+            Some("every cell: medians, ms per iteration".into()),
+            &a.cells,
+        );
         vec![crossovers, cells]
     }
 

@@ -8,15 +8,17 @@
 //! bound per iteration uses the largest batch ([`crate::derived::pipeline`]). A traced
 //! configuration also has the bound of its busiest engine or stream in its traced
 //! iterations ([`crate::derived::trace`]), shown beside it.
-use serde::{Deserialize, Serialize};
 use crate::derived::summary::Json;
+use serde::{Deserialize, Serialize};
 
 use crate::derived::pipeline::{self, Bound, Stages};
 use crate::derived::rates::{best_rates, for_chunks, pipeline_stages, stages};
 use crate::derived::trace::{self, BusiestBound, TracedBound};
-use crate::experiment::{self, Experiment, verdict};
+use crate::experiment::{self, Experiment, MS, MeasuredRow, verdict};
 use crate::report::ReportError;
-use crate::report::chart::{BOUND_COLOR, BarSeries, LineSeries, PALETTE, SEQUENTIAL_COLOR, XAxis, YScale};
+use crate::report::chart::{
+    BOUND_COLOR, BarSeries, LineSeries, PALETTE, SEQUENTIAL_COLOR, XAxis, YScale,
+};
 use crate::report::figures::{FigureModel, blank, line};
 use crate::report::section::{Section, cuda_note, draw, timelines};
 use crate::report::table::{Columns, Table, flag, noise, num, ratio, times};
@@ -130,7 +132,10 @@ impl crate::saved::Params for Params {
             said.push(format!("stream counts {} dropped", dropped.join(",")));
         }
         if lowered {
-            said.push(format!("--streams {} lowered to {}", self.streams, self.elements));
+            said.push(format!(
+                "--streams {} lowered to {}",
+                self.streams, self.elements
+            ));
             self.streams = self.elements;
         }
         Some(format!(
@@ -413,33 +418,83 @@ fn not_measured() -> f64 {
 fn columns(cuda: Option<&SincosAnalysis>) -> Columns<'_, SincosConfig> {
     let cpp = move |x: &SincosConfig| cuda.and_then(|c| c.config(x.variant, x.streams));
     Columns::new()
-        .both("variant", |x: &SincosConfig| x.variant.label().into(), "variant", |x| x.variant.label().into())
-        .both("streams", |x| x.streams.to_string(), "streams", |x| x.streams.to_string())
-        .both("Rust", |x| num(x.median_ms, 4), "median_ms", |x| format!("{:.4}", x.median_ms))
+        .both(
+            "variant",
+            |x: &SincosConfig| x.variant.label().into(),
+            "variant",
+            |x| x.variant.label().into(),
+        )
+        .both(
+            "streams",
+            |x| x.streams.to_string(),
+            "streams",
+            |x| x.streams.to_string(),
+        )
+        .both(
+            "Rust",
+            |x| num(x.median_ms, 4),
+            "median_ms",
+            |x| format!("{:.4}", x.median_ms),
+        )
         .show("noise", |x| noise(x.noise))
-        .show("C++", move |x| cpp(x).map_or("–".into(), |y| num(y.median_ms, 4)))
-        .show("noise", move |x| cpp(x).map_or("–".into(), |y| noise(y.noise)))
-        .show("Rust / C++", move |x| ratio(x.median_ms, cpp(x).map(|y| y.median_ms)))
-        .both("bound", |x| num(x.bound.ms, 4), "bound_ms", |x| format!("{:.4}", x.bound.ms))
+        .show("C++", move |x| {
+            cpp(x).map_or("–".into(), |y| num(y.median_ms, 4))
+        })
+        .show("noise", move |x| {
+            cpp(x).map_or("–".into(), |y| noise(y.noise))
+        })
+        .show("Rust / C++", move |x| {
+            ratio(x.median_ms, cpp(x).map(|y| y.median_ms))
+        })
+        .both(
+            "bound",
+            |x| num(x.bound.ms, 4),
+            "bound_ms",
+            |x| format!("{:.4}", x.bound.ms),
+        )
         .show("limited by", |x| x.bound.limiter.label().into())
-        .both("efficiency", |x| num(x.efficiency, 3), "efficiency", |x| format!("{:.4}", x.efficiency))
+        .both(
+            "efficiency",
+            |x| num(x.efficiency, 3),
+            "efficiency",
+            |x| format!("{:.4}", x.efficiency),
+        )
         .both(
             "busiest bound (traced)",
             |x| {
                 x.busiest_bound.map_or("–".into(), |b| {
-                    format!("{} ± {} ({})", num(b.ms, 4), noise(b.noise), b.resource.label())
+                    format!(
+                        "{} ± {} ({})",
+                        num(b.ms, 4),
+                        noise(b.noise),
+                        b.resource.label()
+                    )
                 })
             },
             "busiest_bound_ms",
-            |x| x.busiest_bound.map_or(String::new(), |b| format!("{:.4}", b.ms)),
+            |x| {
+                x.busiest_bound
+                    .map_or(String::new(), |b| format!("{:.4}", b.ms))
+            },
         )
         .both(
             "Rust / busiest",
-            |x| x.busiest_bound.map_or("–".into(), |b| num(b.timed_over_bound, 3)),
+            |x| {
+                x.busiest_bound
+                    .map_or("–".into(), |b| num(b.timed_over_bound, 3))
+            },
             "over_busiest",
-            |x| x.busiest_bound.map_or(String::new(), |b| format!("{:.4}", b.timed_over_bound)),
+            |x| {
+                x.busiest_bound
+                    .map_or(String::new(), |b| format!("{:.4}", b.timed_over_bound))
+            },
         )
-        .both("flag", |x| flag(x.beyond_bound), "beyond_bound", |x| x.beyond_bound.to_string())
+        .both(
+            "flag",
+            |x| flag(x.beyond_bound),
+            "beyond_bound",
+            |x| x.beyond_bound.to_string(),
+        )
 }
 
 /// sincos-overlap: time per iteration of every configuration (median bars, whiskers
@@ -506,6 +561,9 @@ impl Experiment for SincosOverlap {
     type Result = SincosOverlapResult;
     type Derived = SincosAnalysis;
 
+    fn params(result: &SincosOverlapResult) -> &Params {
+        &result.params
+    }
     fn device(result: &SincosOverlapResult) -> &DeviceInfo {
         &result.device
     }
@@ -523,6 +581,21 @@ impl Experiment for SincosOverlap {
     }
     fn stage_times(result: &SincosOverlapResult) -> Vec<&StageTimes> {
         result.stages.iter().collect()
+    }
+
+    fn measured_rows(r: &SincosOverlapResult) -> Vec<MeasuredRow> {
+        (r.points.iter())
+            .map(|p| {
+                let (key, label) = match p.variant {
+                    IssueOrder::Sequential => ("seq".to_owned(), p.variant.label().to_owned()),
+                    v => (
+                        format!("{}/{}", v.short(), p.streams),
+                        format!("{} with {} streams", v.label(), p.streams),
+                    ),
+                };
+                MeasuredRow::median(key, label, &p.time, MS)
+            })
+            .collect()
     }
 
     fn derive(r: &SincosOverlapResult) -> SincosAnalysis {
@@ -659,7 +732,10 @@ impl Experiment for SincosOverlap {
                 ))
             })
             .collect();
-        sec.note("Noise", stats::noise_target_note(&a.noise_by_configuration()));
+        sec.note(
+            "Noise",
+            stats::noise_target_note(&a.noise_by_configuration()),
+        );
         if !lowered.is_empty() {
             sec.notes.push((
                 "Flagged".into(),
@@ -711,19 +787,18 @@ impl Experiment for SincosOverlap {
             noise(x.best_async_noise),
             x.best_async_variant.label(),
             x.best_async_streams,
-            if x.best_within_noise { ", within noise of the next" } else { "" },
+            if x.best_within_noise {
+                ", within noise of the next"
+            } else {
+                ""
+            },
             x.best_over_bound,
-            x.best_over_busiest_bound
-                .map_or(String::new(), |e| format!(", {e:.3}× its busiest engine or stream traced")),
+            x.best_over_busiest_bound.map_or(String::new(), |e| format!(
+                ", {e:.3}× its busiest engine or stream traced"
+            )),
             stats::above_noise_target_clause(&x.above_noise_target, x.configurations),
             verdict(x.verified)
         ))
-    }
-
-    fn configuration_times(r: &SincosOverlapResult) -> Vec<(String, f64)> {
-        (analyze(r).configs.iter())
-            .map(|c| (format!("{:?}{}", c.variant, c.streams), c.median_ms))
-            .collect()
     }
 }
 

@@ -7,7 +7,7 @@ use super::section::{Section, TIMELINE_NOTE, TimelineFigure, trace_note};
 use super::table::Table;
 use crate::derived::trace::Outcome;
 
-const STYLE: &str = "
+pub(crate) const STYLE: &str = "
 body { font-family: Helvetica, Arial, sans-serif; color: #222; max-width: 1100px;
        margin: 2em auto; padding: 0 1em; line-height: 1.45; }
 h1 { border-bottom: 2px solid #4e79a7; padding-bottom: .2em; }
@@ -114,7 +114,7 @@ fn table(t: &Table) -> String {
 }
 
 /// An SVG document as an inline element: everything before `<svg` dropped.
-fn inline(svg: &str) -> &str {
+pub(crate) fn inline(svg: &str) -> &str {
     svg.find("<svg").map_or(svg, |i| &svg[i..])
 }
 

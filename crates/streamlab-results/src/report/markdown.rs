@@ -38,7 +38,7 @@ pub fn render(doc: &Document) -> String {
 }
 
 /// Text safe inside a table cell.
-fn cell(text: &str) -> String {
+pub(crate) fn cell(text: &str) -> String {
     text.replace('|', "\\|").replace('\n', " ")
 }
 

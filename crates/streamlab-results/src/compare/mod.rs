@@ -1,0 +1,874 @@
+//! Two results folders side by side (`streamlab compare A B`): any two runs (other GPUs,
+//! builds, kernel forms) read back, and for every experiment both hold, its headline
+//! from `summary.json` and every measured row ([`Experiment::measured_rows`]) as value A,
+//! value B, B/A, and whether the change is beyond the two runs' noise ([`Change`]);
+//! the devices and provenance in a header; what only one folder holds, listed. The
+//! report is written as Markdown and HTML ([`render`]) with a chart per experiment
+//! overlaying both runs; nothing is written until both folders have been read.
+pub mod render;
+
+use std::path::{Path, PathBuf};
+
+use crate::derived::rates::link_moved;
+use crate::derived::summary::{Json, RunSummary};
+use crate::experiment::{Experiment, MeasuredRow};
+use crate::experiments::{self, Visit};
+use crate::folder::{self, FolderError};
+use crate::report::chart::{BOUND_COLOR, BarSeries, Level, PALETTE, XAxis, YScale};
+use crate::report::figures::{FigureModel, blank, line};
+use crate::report::section::Figure;
+use crate::report::table::{self, Table, num};
+use crate::run::SavedRun;
+use crate::saved::{KernelSet, files};
+use crate::stats;
+
+/// A comparison that cannot be made, or not written.
+#[derive(Debug, thiserror::Error)]
+pub enum CompareError {
+    #[error("{0} does not exist: name a results folder written by `streamlab run-all`")]
+    Missing(PathBuf),
+    #[error("{0} is not a folder: name a results folder written by `streamlab run-all`")]
+    NotAFolder(PathBuf),
+    #[error(
+        "{0} holds no streamlab results (no experiment JSON): name a results folder written by `streamlab run-all`"
+    )]
+    NoResults(PathBuf),
+    #[error(
+        "{0} has no summary.json: compare folders written by `streamlab run-all` (or write one by running it)"
+    )]
+    NoSummary(PathBuf),
+    #[error(
+        "{path} cannot be read by this build ({source}): it is from another streamlab version; compare with the build that wrote it, or run it again with this one"
+    )]
+    Unreadable {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
+    #[error(transparent)]
+    Folder(FolderError),
+    #[error("could not create the comparison folder {path}: {source}")]
+    OutDir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+impl CompareError {
+    /// Whether the folders named are what is wrong (a usage error), not the machine.
+    pub fn is_usage(&self) -> bool {
+        !matches!(self, CompareError::Folder(_) | CompareError::OutDir { .. })
+    }
+}
+
+impl From<FolderError> for CompareError {
+    fn from(err: FolderError) -> CompareError {
+        match err {
+            FolderError::Empty(dir) => CompareError::NoResults(dir),
+            FolderError::Json { path, source } => CompareError::Unreadable { path, source },
+            other => CompareError::Folder(other),
+        }
+    }
+}
+
+/// One side of a comparison: a results folder with its summary.
+pub struct ComparedRun {
+    /// "A" or "B".
+    pub side: &'static str,
+    pub dir: PathBuf,
+    pub run: SavedRun,
+    pub summary: RunSummary,
+}
+
+impl ComparedRun {
+    /// The results folder `dir` as side `side`; an error naming what is missing or
+    /// unreadable.
+    pub fn load(side: &'static str, dir: &Path) -> Result<ComparedRun, CompareError> {
+        match std::fs::metadata(dir) {
+            Err(_) => return Err(CompareError::Missing(dir.to_owned())),
+            Ok(m) if !m.is_dir() => return Err(CompareError::NotAFolder(dir.to_owned())),
+            Ok(_) => {}
+        }
+        let mut run = SavedRun::load(dir)?;
+        let summary = run
+            .summary
+            .take()
+            .ok_or_else(|| CompareError::NoSummary(dir.to_owned()))?;
+        Ok(ComparedRun {
+            side,
+            dir: dir.to_owned(),
+            run,
+            summary,
+        })
+    }
+
+    /// The folder's last component, e.g. "h100".
+    pub fn name(&self) -> String {
+        (self.dir.canonicalize().ok().as_deref().unwrap_or(&self.dir))
+            .file_name()
+            .map_or_else(
+                || self.dir.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            )
+    }
+
+    /// "A (h100)": the column heading of its values.
+    pub fn heading(&self) -> String {
+        format!("{} ({})", self.side, self.name())
+    }
+
+    /// "incomplete run (stopped by SIGINT; not run or not finished: …)", or `None` for a
+    /// complete one.
+    pub fn incomplete(&self) -> Option<String> {
+        let s = &self.summary;
+        if s.complete {
+            return None;
+        }
+        let mut parts = Vec::new();
+        if let Some(signal) = &s.interrupted_by {
+            parts.push(format!("stopped by {signal}"));
+        }
+        if !s.steps_not_run.is_empty() {
+            parts.push(format!(
+                "not run or not finished: {}",
+                s.steps_not_run.join(", ")
+            ));
+        }
+        Some(if parts.is_empty() {
+            "incomplete run".to_owned()
+        } else {
+            format!("incomplete run ({})", parts.join("; "))
+        })
+    }
+}
+
+/// Where `compare A B` writes when `--out` is not given: `compare-<A>-vs-<B>` in the
+/// current folder.
+pub fn default_out(a: &ComparedRun, b: &ComparedRun) -> PathBuf {
+    PathBuf::from(format!("compare-{}-vs-{}", a.name(), b.name()))
+}
+
+/// How a row changed from A to B.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change {
+    /// B is higher, beyond the noise ([`stats::beyond_noise`]).
+    Up,
+    /// B is lower, beyond the noise.
+    Down,
+    Within,
+    /// A side has no noise figure, so no verdict is given.
+    NoiseNotMeasured,
+    /// A value is missing, not finite or zero: no ratio.
+    NotComparable,
+}
+
+impl Change {
+    /// The change from `a` to `b` given each one's relative noise: beyond the noise by
+    /// [`stats::beyond_noise`], the rule a concurrency break's cost is held to.
+    pub fn of(a: f64, noise_a: Option<f64>, b: f64, noise_b: Option<f64>) -> Change {
+        if !(a.is_finite() && b.is_finite()) || a == 0.0 {
+            return Change::NotComparable;
+        }
+        let (Some(na), Some(nb)) = (noise_a, noise_b) else {
+            return Change::NoiseNotMeasured;
+        };
+        if !stats::beyond_noise(a, na, b, nb) {
+            Change::Within
+        } else if b > a {
+            Change::Up
+        } else {
+            Change::Down
+        }
+    }
+
+    /// The same for two measured rows.
+    pub fn of_rows(a: &MeasuredRow, b: &MeasuredRow) -> Change {
+        Change::of(a.value, a.noise, b.value, b.noise)
+    }
+
+    /// As the report writes it, readable without colour.
+    pub fn text(self) -> &'static str {
+        match self {
+            Change::Up => "▲ beyond noise",
+            Change::Down => "▼ beyond noise",
+            Change::Within => "within noise",
+            Change::NoiseNotMeasured => "noise not measured",
+            Change::NotComparable => "–",
+        }
+    }
+
+    pub fn beyond(self) -> bool {
+        matches!(self, Change::Up | Change::Down)
+    }
+}
+
+/// How the report states the rule, once.
+pub const RULE: &str = "A change is beyond noise when |B − A| exceeds twice the two \
+    medians' combined spread, √((noise A × A)² + (noise B × B)²), each noise being 1.4826 × \
+    the median absolute deviation over the median: ▲ B is higher, ▼ B is lower. Headline \
+    figures from summary.json and rows without samples to measure a noise from carry no \
+    noise figure: they say \"noise not measured\" instead of a verdict.";
+
+/// A table whose rows may each carry a change (shown bold in Markdown, coloured and
+/// classed in HTML, with the same text in both).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MarkedTable {
+    pub table: Table,
+    /// One per row of `table`.
+    pub changes: Vec<Option<Change>>,
+}
+
+impl MarkedTable {
+    fn new(caption: String, header: &[&str]) -> MarkedTable {
+        MarkedTable {
+            table: Table::new(Some(caption), header),
+            changes: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, row: Vec<String>, change: Option<Change>) {
+        self.table.rows.push(row);
+        self.changes.push(change);
+    }
+}
+
+/// One experiment both folders hold.
+pub struct ComparedSection {
+    pub name: &'static str,
+    /// What differs in how it ran, and what only one side measured.
+    pub notes: Vec<(String, String)>,
+    pub tables: Vec<MarkedTable>,
+    pub figures: Vec<Figure>,
+}
+
+/// The whole comparison.
+pub struct Comparison {
+    pub title: String,
+    /// One line per incomplete run.
+    pub banners: Vec<String>,
+    /// Label, A, B.
+    pub header: Table,
+    /// Experiments only one folder holds, by side.
+    pub only: Vec<(String, Vec<&'static str>)>,
+    pub sections: Vec<ComparedSection>,
+}
+
+/// A value with four significant digits, "–" when not finite.
+pub fn significant(x: f64) -> String {
+    if x == 0.0 {
+        return "0".into();
+    }
+    let digits = 3 - x.abs().log10().floor() as i64;
+    num(x, digits.clamp(0, 9) as usize)
+}
+
+/// B over A with three decimals, "–" where there is none.
+fn ratio(a: f64, b: f64) -> String {
+    if a == 0.0 {
+        "–".into()
+    } else {
+        num(b / a, 3)
+    }
+}
+
+/// Each leaf of `value` by its path, e.g. `ms_by_streams[3]`, in order.
+fn leaves(prefix: &str, value: &Json, out: &mut Vec<(String, Json)>) {
+    match value {
+        Json::Object(entries) => {
+            for (k, v) in &entries.0 {
+                let path = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                leaves(&path, v, out);
+            }
+        }
+        Json::Array(items) if !items.is_empty() => {
+            for (i, v) in items.iter().enumerate() {
+                leaves(&format!("{prefix}[{i}]"), v, out);
+            }
+        }
+        other => out.push((prefix.to_owned(), other.clone())),
+    }
+}
+
+fn leaf_text(value: &Json) -> String {
+    match value {
+        Json::Null => "null".into(),
+        Json::Bool(b) => b.to_string(),
+        Json::Number(n) if n.is_f64() => n.as_f64().map_or_else(|| n.to_string(), significant),
+        Json::Number(n) => n.to_string(),
+        Json::String(s) => s.clone(),
+        Json::Array(_) => "[]".into(),
+        Json::Object(_) => "{}".into(),
+    }
+}
+
+fn number(value: &Json) -> Option<f64> {
+    match value {
+        Json::Number(n) => n.as_f64(),
+        _ => None,
+    }
+}
+
+/// The union of two lists of keyed items, A's order first: each key with A's and B's.
+fn paired<'a, T>(
+    a: &'a [(String, T)],
+    b: &'a [(String, T)],
+) -> Vec<(&'a str, Option<&'a T>, Option<&'a T>)> {
+    let find = |list: &'a [(String, T)], key: &str| list.iter().find(|(k, _)| k == key);
+    let mut out: Vec<_> = (a.iter())
+        .map(|(k, v)| (k.as_str(), Some(v), find(b, k).map(|(_, w)| w)))
+        .collect();
+    out.extend(
+        (b.iter())
+            .filter(|(k, _)| find(a, k).is_none())
+            .map(|(k, w)| (k.as_str(), None, Some(w))),
+    );
+    out
+}
+
+/// The headline table: each leaf of the two headlines (and facts) side by side.
+fn headline_table(
+    caption: String,
+    heads: (&str, &str),
+    a: &[(String, Json)],
+    b: &[(String, Json)],
+) -> MarkedTable {
+    let mut t = MarkedTable::new(caption, &["figure", heads.0, heads.1, "B/A", "change"]);
+    for (key, va, vb) in paired(a, b) {
+        let text = |v: Option<&Json>| v.map_or("–".to_owned(), leaf_text);
+        let (ratio, change) = match (va.and_then(number), vb.and_then(number)) {
+            (Some(x), Some(y)) => {
+                let change = Change::of(x, None, y, None);
+                (ratio(x, y), change.text().to_owned())
+            }
+            _ if va.is_none() => ("–".into(), "only in B".into()),
+            _ if vb.is_none() => ("–".into(), "only in A".into()),
+            _ if va == vb => ("–".into(), "same".into()),
+            _ => ("–".into(), "differs".into()),
+        };
+        t.push(
+            vec![key.to_owned(), text(va), text(vb), ratio, change],
+            None,
+        );
+    }
+    t
+}
+
+/// Experiment `E`'s headline, facts, CUDA C++ headline and Rust-over-C++ ratio from a
+/// summary, as leaves.
+fn headline_leaves<E: Experiment>(s: &RunSummary) -> Vec<(String, Json)> {
+    let mut out = Vec::new();
+    if let Some(h) = s.experiment(E::NAME) {
+        leaves("", h, &mut out);
+    }
+    for key in E::FACTS {
+        if let Some(f) = s.facts.get(key).filter(|f| !f.is_null()) {
+            leaves(key, f, &mut out);
+        }
+    }
+    let cuda = s.cuda_experiments.as_ref().and_then(|c| c.get(E::NAME));
+    if let Some(h) = cuda.filter(|h| !h.is_null()) {
+        leaves("CUDA C++", h, &mut out);
+    }
+    let ratio = (s.experiment_rust_over_cuda.as_ref()).and_then(|c| c.get(E::NAME));
+    if let Some(r) = ratio.filter(|r| !r.is_null()) {
+        leaves("Rust over CUDA C++, all rows", r, &mut out);
+    }
+    out
+}
+
+/// The parameters that differ between two results, by path: (parameter, A, B).
+fn differing_params<E: Experiment>(a: &E::Result, b: &E::Result) -> Vec<(String, String, String)> {
+    let as_json = |r: &E::Result| {
+        serde_json::to_string(E::params(r))
+            .ok()
+            .and_then(|t| serde_json::from_str::<Json>(&t).ok())
+            .map(|j| {
+                let mut out = Vec::new();
+                leaves("", &j, &mut out);
+                out
+            })
+            .unwrap_or_default()
+    };
+    let (pa, pb) = (as_json(a), as_json(b));
+    paired(&pa, &pb)
+        .into_iter()
+        .filter(|(_, x, y)| x != y)
+        .map(|(k, x, y)| {
+            let text = |v: Option<&Json>| v.map_or("–".to_owned(), leaf_text);
+            (k.to_owned(), text(x), text(y))
+        })
+        .collect()
+}
+
+/// The measured rows of one kernel set side by side, the rows only one side has, and
+/// the chart of both.
+fn rows_table<E: Experiment>(
+    set: KernelSet,
+    heads: (&str, &str),
+    a: &E::Result,
+    b: &E::Result,
+) -> (MarkedTable, Vec<(String, String)>, FigureModel) {
+    let keyed = |r: &E::Result| -> Vec<(String, MeasuredRow)> {
+        (E::measured_rows(r).into_iter())
+            .map(|row| (row.key.clone(), row))
+            .collect()
+    };
+    let (ra, rb) = (keyed(a), keyed(b));
+    let mut t = MarkedTable::new(
+        format!("Measured rows, {} kernels (medians)", set.label()),
+        &[
+            "row", "unit", heads.0, "noise A", heads.1, "noise B", "B/A", "change",
+        ],
+    );
+    let noise = |n: Option<f64>| n.map_or("not measured".to_owned(), table::noise);
+    let mut notes = Vec::new();
+    let mut shared = Vec::new();
+    let (mut only_a, mut only_b) = (Vec::new(), Vec::new());
+    for (_, x, y) in paired(&ra, &rb) {
+        match (x, y) {
+            (Some(x), Some(y)) => {
+                let change = Change::of_rows(x, y);
+                t.push(
+                    vec![
+                        x.label.clone(),
+                        x.unit.to_owned(),
+                        significant(x.value),
+                        noise(x.noise),
+                        significant(y.value),
+                        noise(y.noise),
+                        ratio(x.value, y.value),
+                        change.text().to_owned(),
+                    ],
+                    Some(change),
+                );
+                shared.push((x, y));
+            }
+            (Some(x), None) => only_a.push(x.label.clone()),
+            (None, Some(y)) => only_b.push(y.label.clone()),
+            (None, None) => {}
+        }
+    }
+    for (side, list) in [("A", only_a), ("B", only_b)] {
+        if !list.is_empty() {
+            notes.push((
+                format!("Rows only in {side} ({} kernels)", set.label()),
+                list.join("; "),
+            ));
+        }
+    }
+    (t, notes, chart::<E>(set, heads, &shared))
+}
+
+/// Both runs' rows of the first row's unit, overlaid as bars side by side; where there
+/// are too many rows for bars, [`ratio_chart`].
+fn chart<E: Experiment>(
+    set: KernelSet,
+    heads: (&str, &str),
+    shared: &[(&MeasuredRow, &MeasuredRow)],
+) -> FigureModel {
+    if shared.len() > MAX_BARS {
+        return ratio_chart::<E>(set, heads, shared);
+    }
+    let unit = shared
+        .first()
+        .map_or(crate::experiment::MS, |(x, _)| x.unit);
+    let rows: Vec<_> = shared.iter().filter(|(x, _)| x.unit == unit).collect();
+    let values = || rows.iter().flat_map(|(x, y)| [x.value, y.value]);
+    let (lo, hi) = values()
+        .filter(|v| *v > 0.0)
+        .fold((f64::INFINITY, 0.0_f64), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        });
+    let y_scale = if hi / lo > SPREAD_FOR_LOG {
+        YScale::Log
+    } else {
+        YScale::Linear
+    };
+    let mut c = blank(
+        format!(
+            "{}: {} vs {}",
+            table::heading(E::NAME, set),
+            heads.0,
+            heads.1
+        ),
+        "row",
+        unit,
+        XAxis::Categories(
+            (rows.iter().enumerate())
+                .map(|(i, (x, _))| {
+                    let shown = i % rows.len().div_ceil(MAX_LABELS) == 0;
+                    if shown { x.key.clone() } else { String::new() }
+                })
+                .collect(),
+        ),
+        y_scale,
+    );
+    let sides = [(heads.0, PALETTE[0]), (heads.1, PALETTE[1])];
+    for (i, (name, color)) in sides.into_iter().enumerate() {
+        let values: Vec<f64> = (rows.iter())
+            .map(|(x, y)| if i == 0 { x.value } else { y.value })
+            .collect();
+        c.bars.push(BarSeries {
+            name: name.to_owned(),
+            color,
+            values,
+            whiskers: None,
+        });
+    }
+    FigureModel::chart(format!("compare-{}.svg", files::stem(E::NAME, set)), c)
+}
+
+/// B/A of every row whose key is `configuration/quantity`, a line per quantity over the
+/// configurations in the table's order, against a level at 1 (no change): many rows at
+/// once, and each line one kind of figure, so no two are read as one. Rows without a
+/// quantity in their key are in the table only.
+fn ratio_chart<E: Experiment>(
+    set: KernelSet,
+    heads: (&str, &str),
+    shared: &[(&MeasuredRow, &MeasuredRow)],
+) -> FigureModel {
+    let mut configurations: Vec<&str> = Vec::new();
+    let mut quantities: Vec<(&str, Vec<(f64, f64)>)> = Vec::new();
+    for (a, b) in shared {
+        let Some((configuration, quantity)) = a.key.rsplit_once('/') else {
+            continue;
+        };
+        let slot = match configurations.iter().position(|c| *c == configuration) {
+            Some(slot) => slot,
+            None => {
+                configurations.push(configuration);
+                configurations.len() - 1
+            }
+        };
+        let at = match quantities.iter().position(|(q, _)| *q == quantity) {
+            Some(at) => at,
+            None => {
+                quantities.push((quantity, Vec::new()));
+                quantities.len() - 1
+            }
+        };
+        if a.value > 0.0 && b.value.is_finite() {
+            quantities[at].1.push((slot as f64, b.value / a.value));
+        }
+    }
+    let every = configurations.len().div_ceil(MAX_RATIO_LABELS).max(1);
+    let mut c = blank(
+        format!(
+            "{}: {} / {} per row",
+            table::heading(E::NAME, set),
+            heads.1,
+            heads.0
+        ),
+        "configuration (in the table's order)",
+        &format!("{} / {}", heads.1, heads.0),
+        XAxis::Categories(
+            (configurations.iter().enumerate())
+                .map(|(i, c)| {
+                    if i % every == 0 {
+                        (*c).to_owned()
+                    } else {
+                        String::new()
+                    }
+                })
+                .collect(),
+        ),
+        YScale::Linear,
+    );
+    for (i, (quantity, points)) in quantities.into_iter().enumerate() {
+        c.lines
+            .push(line(quantity, PALETTE[i % PALETTE.len()], false, points));
+    }
+    c.levels.push(Level {
+        name: "no change".to_owned(),
+        color: BOUND_COLOR,
+        y: 1.0,
+    });
+    FigureModel::chart(format!("compare-{}.svg", files::stem(E::NAME, set)), c)
+}
+
+/// More rows than this are drawn as their ratios ([`ratio_chart`]).
+const MAX_BARS: usize = 40;
+/// At most this many rows are named on a chart's axis (evenly spaced).
+const MAX_LABELS: usize = 20;
+/// At most this many configurations are named on a ratio chart's axis (evenly spaced).
+const MAX_RATIO_LABELS: usize = 10;
+/// Values spreading over more than this factor get a log axis.
+const SPREAD_FOR_LOG: f64 = 30.0;
+
+/// The kernel sets experiment `E` can be measured with.
+fn sets<E: Experiment>() -> &'static [KernelSet] {
+    if E::USES_KERNEL_SETS {
+        &[KernelSet::Rust, KernelSet::Cuda]
+    } else {
+        &[KernelSet::Rust]
+    }
+}
+
+/// Experiment `E` compared, if both folders hold it.
+fn section<E: Experiment>(a: &ComparedRun, b: &ComparedRun) -> Option<ComparedSection> {
+    let heads = (a.heading(), b.heading());
+    let heads = (heads.0.as_str(), heads.1.as_str());
+    let mut sec = ComparedSection {
+        name: E::NAME,
+        notes: Vec::new(),
+        tables: vec![headline_table(
+            "Headline (summary.json)".into(),
+            heads,
+            &headline_leaves::<E>(&a.summary),
+            &headline_leaves::<E>(&b.summary),
+        )],
+        figures: Vec::new(),
+    };
+    let mut any = false;
+    for &set in sets::<E>() {
+        let (x, y) = (a.run.get::<E>(set), b.run.get::<E>(set));
+        let (x, y) = match (x, y) {
+            (Some(x), Some(y)) => (x, y),
+            (None, None) => continue,
+            (x, _) => {
+                let side = if x.is_some() { "A" } else { "B" };
+                sec.notes.push((
+                    format!("{} kernels", set.label()),
+                    format!("measured only in {side}"),
+                ));
+                continue;
+            }
+        };
+        any = true;
+        if set == KernelSet::Rust || a.run.get::<E>(KernelSet::Rust).is_none() {
+            let differ = differing_params::<E>(x, y);
+            if !differ.is_empty() {
+                let mut t = MarkedTable::new(
+                    "Parameters that differ".into(),
+                    &["parameter", heads.0, heads.1],
+                );
+                for (k, va, vb) in differ {
+                    t.push(vec![k, va, vb], None);
+                }
+                sec.tables.push(t);
+            }
+        }
+        for (side, r) in [("A", x), ("B", y)] {
+            let p = E::provenance(r);
+            if !p.complete {
+                sec.notes.push((
+                    format!("Incomplete in {side}"),
+                    format!(
+                        "the {} kernels' result stopped before every configuration was measured",
+                        set.label()
+                    ),
+                ));
+            }
+            if !E::verification(r).passed {
+                sec.notes.push((
+                    format!("Verification FAILED in {side}"),
+                    E::verification(r).detail.clone(),
+                ));
+            }
+            if let Some(link) = table::link(p).filter(|_| set == KernelSet::Rust) {
+                sec.notes.push((format!("Link in {side}"), link));
+            }
+        }
+        let (t, notes, figure) = rows_table::<E>(set, heads, x, y);
+        if !t.table.rows.is_empty() {
+            sec.tables.push(t);
+            sec.figures.push(Figure::draw(figure));
+        }
+        sec.notes.extend(notes);
+    }
+    any.then_some(sec)
+}
+
+/// The header: each side's folder, run status, device and provenance.
+fn header(a: &ComparedRun, b: &ComparedRun) -> Table {
+    let mut t = Table::new(None, &["", &a.heading(), &b.heading()]);
+    let facts = |r: &ComparedRun| -> Vec<(&'static str, String)> {
+        let (d, p) = (&r.summary.device, &r.summary.provenance);
+        let link = p.link.as_ref().map(link_moved);
+        let fastest = p.fastest_link.as_ref();
+        vec![
+            ("Folder", r.dir.display().to_string()),
+            (
+                "Run",
+                r.incomplete().unwrap_or_else(|| "complete".to_owned()),
+            ),
+            ("GPU", d.name.clone()),
+            (
+                "Compute capability",
+                format!("{}.{}", d.compute_capability.0, d.compute_capability.1),
+            ),
+            ("SMs", d.sm_count.to_string()),
+            ("Copy engines", d.copy_engines.to_string()),
+            (
+                "Memory",
+                format!(
+                    "{:.1} GiB",
+                    d.total_memory_bytes as f64 / (1u64 << 30) as f64
+                ),
+            ),
+            ("CUDA version of the driver", d.driver_cuda_version.clone()),
+            (
+                "PCIe link",
+                d.pcie_link.clone().unwrap_or_else(|| "–".into()),
+            ),
+            (
+                "Link both ways, before → after (first experiment)",
+                link.map_or("–".into(), |(before, after, moved)| {
+                    format!(
+                        "{before:.1} → {after:.1} GB/s (moved {:.1}%)",
+                        100.0 * moved
+                    )
+                }),
+            ),
+            (
+                "Fastest copies (HtoD, DtoH, both ways)",
+                fastest.map_or("–".into(), |f| {
+                    format!(
+                        "{:.1}, {:.1}, {:.1} GB/s",
+                        f.htod_gbps, f.dtoh_gbps, f.both_gbps
+                    )
+                }),
+            ),
+            ("streamlab", p.streamlab_version.clone()),
+            ("Started (UTC)", p.started_utc.clone()),
+            ("Rust PTX target", p.ptx_target.clone()),
+            ("Kernel form", p.form.label().to_owned()),
+        ]
+    };
+    for ((label, x), (_, y)) in facts(a).into_iter().zip(facts(b)) {
+        t.rows.push(vec![label.to_owned(), x, y]);
+    }
+    t
+}
+
+/// The comparison of `a` with `b`.
+pub fn compare(a: &ComparedRun, b: &ComparedRun) -> Comparison {
+    struct Sections<'a> {
+        a: &'a ComparedRun,
+        b: &'a ComparedRun,
+        sections: Vec<ComparedSection>,
+        only_a: Vec<&'static str>,
+        only_b: Vec<&'static str>,
+    }
+    impl Visit for Sections<'_> {
+        fn visit<E: Experiment>(&mut self) {
+            let holds = |r: &ComparedRun| sets::<E>().iter().any(|&s| r.run.get::<E>(s).is_some());
+            match (holds(self.a), holds(self.b)) {
+                (true, false) => self.only_a.push(E::NAME),
+                (false, true) => self.only_b.push(E::NAME),
+                _ => self.sections.extend(section::<E>(self.a, self.b)),
+            }
+        }
+    }
+    let mut s = Sections {
+        a,
+        b,
+        sections: Vec::new(),
+        only_a: Vec::new(),
+        only_b: Vec::new(),
+    };
+    experiments::each(&mut s);
+    let banners = [a, b]
+        .iter()
+        .filter_map(|r| r.incomplete().map(|i| format!("{}: {i}", r.heading())))
+        .collect();
+    let only = [(a, s.only_a), (b, s.only_b)]
+        .into_iter()
+        .filter(|(_, list)| !list.is_empty())
+        .map(|(r, list)| (r.heading(), list))
+        .collect();
+    Comparison {
+        title: format!("streamlab comparison: {} vs {}", a.heading(), b.heading()),
+        banners,
+        header: header(a, b),
+        only,
+        sections: s.sections,
+    }
+}
+
+/// Compare the results folders `a` and `b` and write the report into `out` (`None`:
+/// [`default_out`]): `report.md`, `report.html` and a chart per experiment, each file
+/// whole. Both folders are read before anything is written. Returns the folder written.
+pub fn write(a: &Path, b: &Path, out: Option<&Path>) -> Result<PathBuf, CompareError> {
+    let (a, b) = (ComparedRun::load("A", a)?, ComparedRun::load("B", b)?);
+    let out = out.map_or_else(|| default_out(&a, &b), Path::to_owned);
+    let outputs = render::files(&compare(&a, &b));
+    std::fs::create_dir_all(&out).map_err(|source| CompareError::OutDir {
+        path: out.clone(),
+        source,
+    })?;
+    for (name, contents) in &outputs {
+        folder::write_atomic(&out, name, contents.as_bytes()).map_err(CompareError::Folder)?;
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_change_is_marked_only_beyond_both_noises() {
+        assert_eq!(
+            Change::of(10.0, Some(0.01), 10.1, Some(0.01)),
+            Change::Within
+        );
+        assert_eq!(Change::of(10.0, Some(0.01), 11.0, Some(0.01)), Change::Up);
+        assert_eq!(Change::of(10.0, Some(0.01), 9.0, Some(0.01)), Change::Down);
+        assert_eq!(Change::of(10.0, Some(0.2), 13.0, Some(0.2)), Change::Within);
+        assert_eq!(Change::of(10.0, Some(0.0), 10.0, Some(0.0)), Change::Within);
+        assert_eq!(
+            Change::of(10.0, None, 20.0, Some(0.01)),
+            Change::NoiseNotMeasured
+        );
+        assert_eq!(
+            Change::of(0.0, Some(0.01), 1.0, Some(0.01)),
+            Change::NotComparable
+        );
+        assert_eq!(
+            Change::of(f64::NAN, Some(0.01), 1.0, Some(0.01)),
+            Change::NotComparable
+        );
+        assert!(Change::Up.text().contains("beyond noise"));
+        assert!(!Change::Within.beyond() && Change::Down.beyond());
+    }
+
+    #[test]
+    fn values_keep_four_significant_digits() {
+        assert_eq!(significant(111.4675), "111.5");
+        assert_eq!(significant(0.003_210_655), "0.003211");
+        assert_eq!(significant(2.5), "2.500");
+        assert_eq!(significant(0.0), "0");
+        assert_eq!(significant(f64::NAN), "–");
+    }
+
+    #[test]
+    fn headline_leaves_pair_by_path_and_say_what_only_one_has() {
+        let parse = |t: &str| serde_json::from_str::<Json>(t).unwrap();
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        leaves(
+            "",
+            &parse(r#"{"x": 2.0, "v": [1.0, 2.0], "s": "p", "only": 1}"#),
+            &mut a,
+        );
+        leaves(
+            "",
+            &parse(r#"{"x": 3.0, "v": [1.0, 2.0], "s": "q"}"#),
+            &mut b,
+        );
+        let t = headline_table("h".into(), ("A", "B"), &a, &b);
+        let rows: Vec<Vec<&str>> = (t.table.rows.iter())
+            .map(|r| r.iter().map(String::as_str).collect())
+            .collect();
+        assert_eq!(
+            rows[0],
+            ["x", "2.000", "3.000", "1.500", "noise not measured"]
+        );
+        assert_eq!(rows[1][0], "v[0]");
+        assert_eq!(rows[3], ["s", "p", "q", "–", "differs"]);
+        assert_eq!(rows[4], ["only", "1", "–", "–", "only in A"]);
+    }
+}
