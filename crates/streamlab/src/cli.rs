@@ -152,7 +152,7 @@ macro_rules! commands {
                 /// The second results folder (B).
                 b: PathBuf,
                 /// Where to write report.md, report.html and the charts (default:
-                /// compare-<A>-vs-<B> in the current folder, named after the folders).
+                /// `compare-A-vs-B` in the current folder, A and B being the folders' names).
                 #[arg(long)]
                 out: Option<PathBuf>,
             },
