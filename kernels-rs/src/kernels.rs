@@ -189,6 +189,20 @@ pub unsafe fn math_sincosf(sines: &mut [f32], cosines: &mut [f32], offset: u32) 
     }
 }
 
+/// Copy `src` into `dst` (equal lengths) with a grid-stride loop: one load and one store
+/// per element, wherever the two buffers live (peer-copy launches it on one GPU with the
+/// other GPU's memory on one side).
+#[kernel]
+pub unsafe fn copy_u32(src: &[u32], dst: &mut [u32]) {
+    let stride = nvptx_kernel::thread::grid_stride_1d() as usize;
+    let mut i = nvptx_kernel::thread::index_1d() as usize;
+    while i < dst.len() {
+        // SAFETY: i < dst.len() == src.len() (the host passes equal lengths).
+        unsafe { *dst.get_unchecked_mut(i) = *src.get_unchecked(i) };
+        i += stride;
+    }
+}
+
 /// An empty kernel: what a launch costs on its own.
 #[kernel]
 pub unsafe fn empty() {}

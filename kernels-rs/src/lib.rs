@@ -10,6 +10,7 @@
 //! | [`sincos_plain`], [`sincos_safe`], [`sincos`] | `a: &[f32], b: &mut [f32], offset: u32` | `b[j] = a[j] + sqrt(sin(i)² + cos(i)²)`, `i = offset + j` |
 //! | [`math_sinf`], [`math_cosf`] | `out: &mut [f32], offset: u32` | `out[j] = sinf(offset + j)` (or `cosf`) from the `libm` crate |
 //! | [`math_sincosf`] | `sines: &mut [f32], cosines: &mut [f32], offset: u32` | both at once, from `libm`'s `sincosf` |
+//! | [`copy_u32`] | `src: &[u32], dst: &mut [u32]` | `dst[i] = src[i]`, grid-stride |
 //! | [`empty`] | none | nothing: the cost of a launch |
 //! | [`spin`] | `elapsed: &mut [u64], ns: u64` | spins `ns` nanoseconds of the GPU clock |
 //!
@@ -42,7 +43,7 @@ pub use kernels::*;
 /// Every kernel's declaration, for the builder's check of the PTX and for hosts that
 /// load them by name.
 #[cfg(not(target_arch = "nvptx64"))]
-pub const KERNELS: [nvptx_kernel::KernelSignature; 16] = {
+pub const KERNELS: [nvptx_kernel::KernelSignature; 17] = {
     use nvptx_kernel::Kernel;
     [
         fill::SIGNATURE,
@@ -59,6 +60,7 @@ pub const KERNELS: [nvptx_kernel::KernelSignature; 16] = {
         math_sinf::SIGNATURE,
         math_cosf::SIGNATURE,
         math_sincosf::SIGNATURE,
+        copy_u32::SIGNATURE,
         empty::SIGNATURE,
         spin::SIGNATURE,
     ]

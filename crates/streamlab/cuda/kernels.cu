@@ -220,6 +220,15 @@ extern "C" __global__ void math_sincosf(float *sines, size_t sines_len, float *c
         sincosf((float)(offset + j), &sines[j], &cosines[j]);
 }
 
+// Copy src into dst (equal lengths) with a grid-stride loop.
+extern "C" __global__ void copy_u32(const unsigned *src, size_t src_len, unsigned *dst,
+                                    size_t dst_len)
+{
+    size_t stride = (size_t)(blockDim.x * gridDim.x);
+    for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < dst_len; i += stride)
+        dst[i] = src[i];
+}
+
 // An empty kernel: what a launch costs on its own.
 extern "C" __global__ void empty()
 {

@@ -33,6 +33,9 @@ use crate::stop::{self, Signal};
 pub enum AppError {
     #[error(transparent)]
     Usage(#[from] UsageError),
+    /// This machine cannot run the experiment (exit code 2).
+    #[error("{0}")]
+    Unavailable(String),
     #[error(transparent)]
     Options(#[from] clap::Error),
     #[error(transparent)]
@@ -61,7 +64,7 @@ pub enum AppError {
 impl AppError {
     pub fn exit_code(&self) -> i32 {
         match self {
-            AppError::Usage(_) => 2,
+            AppError::Usage(_) | AppError::Unavailable(_) => 2,
             AppError::Compare(err) if err.is_usage() => 2,
             AppError::Options(err) => err.exit_code(),
             AppError::Interrupted { signal, .. } => signal.exit_code(),
@@ -135,24 +138,41 @@ impl Start for Single<'_> {
             eprintln!("note: {change}");
         }
         params.validate()?;
+        if let Some(why) = E::unavailable(&params)? {
+            return Err(AppError::Unavailable(why));
+        }
         let mut session = Session::open(run, kernels, E::NEEDS_CUDA_TWINS)?;
         session.measure::<E>(&params)?;
         session.finish()
     }
 }
 
+/// What one step of `run-all` came to.
+enum Outcome {
+    /// Measured; false where it stopped before the end.
+    Measured { complete: bool },
+    /// This machine cannot run it, for this reason.
+    Unavailable(String),
+}
+
 /// `run-all`: every experiment of the registry that runs on its own (`Run::IN_RUN_ALL`),
-/// in the registry's order, then `summary.json` and the report.
+/// in the registry's order, skipping with one line those this machine cannot run
+/// (`Run::unavailable`), then `summary.json` and the report.
 fn run_all(kernels: &KernelOptions, run: &RunOptions) -> Result<(), AppError> {
-    type Step = fn(&mut Session, bool) -> Result<bool, AppError>;
-    fn step<E: Run>(session: &mut Session, quick: bool) -> Result<bool, AppError> {
+    type Step = fn(&mut Session, bool) -> Result<Outcome, AppError>;
+    fn step<E: Run>(session: &mut Session, quick: bool) -> Result<Outcome, AppError> {
         let params = if quick {
             E::Params::quick()
         } else {
             E::Params::run_all()
         };
+        if let Some(why) = E::unavailable(&params)? {
+            return Ok(Outcome::Unavailable(why));
+        }
         let results = session.measure::<E>(&params)?;
-        Ok(results.iter().all(|r| E::provenance(r).complete))
+        Ok(Outcome::Measured {
+            complete: results.iter().all(|r| E::provenance(r).complete),
+        })
     }
     struct Plan {
         name: &'static str,
@@ -189,8 +209,10 @@ fn run_all(kernels: &KernelOptions, run: &RunOptions) -> Result<(), AppError> {
             status.steps_not_run.push(p.name.to_owned());
             continue;
         }
-        if !(p.step)(&mut session, run.quick)? {
-            status.steps_not_run.push(p.name.to_owned());
+        match (p.step)(&mut session, run.quick)? {
+            Outcome::Measured { complete: true } => {}
+            Outcome::Measured { complete: false } => status.steps_not_run.push(p.name.to_owned()),
+            Outcome::Unavailable(why) => eprintln!("note: skipping {}: {why}", p.name),
         }
     }
     status.interrupted_by = stop::requested().map(|s| s.name().to_owned());

@@ -9,7 +9,8 @@ use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 use streamlab_results::experiments::{
     bounds, compare_kernels, concurrency_breaks, graph_overlap, kernel_concurrency,
-    launch_overhead, mapped, matmul_streams, memcpy_kernel, overlap, overlap_map, sincos_overlap,
+    launch_overhead, mapped, matmul_streams, memcpy_kernel, overlap, overlap_map, peer_copy,
+    sincos_overlap,
 };
 use streamlab_results::saved::{KernelForm, Params};
 
@@ -219,6 +220,11 @@ commands! {
     /// The sincos kernel on mapped (zero-copy) pinned host memory against streamed
     /// copies, over the overlap map's sizes.
     Mapped(Run, mapped::Mapped),
+    /// Copies between GPUs (needs two or more): for every ordered pair of --devices,
+    /// cuMemcpyPeerAsync with peer access off and on, one way and both ways at once, and
+    /// a copy kernel pulling and pushing across the link, over sizes 4 KiB..1 GiB, as a
+    /// GB/s matrix, with a small copy's latency.
+    PeerCopy(Run, peer_copy::PeerCopy),
     /// Your own element-wise kernel `name(input: &[T], output: &mut [T], …)` from a PTX
     /// file, sequential against split over streams: does it pay off, from which size,
     /// and how close to the bound.

@@ -85,6 +85,7 @@ fn every_command_has_help_and_only_its_own_options() {
         "graph-overlap",
         "overlap-map",
         "mapped",
+        "peer-copy",
         "overlap",
         "run-all",
         "report",
@@ -163,6 +164,12 @@ fn bad_values_are_usage_errors_in_one_line_with_nothing_written() {
             "no such file",
         ),
         (vec!["sincos-overlap", "--bogus"], "unexpected argument"),
+        (
+            vec!["peer-copy", "--devices", "0,1,0"],
+            "--devices names GPU 0 twice",
+        ),
+        (vec!["peer-copy", "--devices", "0,x"], "--devices"),
+        (vec!["peer-copy", "--devices", "1"], "names one (1)"),
     ] {
         let mut all = args.clone();
         all.extend(["--out", out]);
@@ -194,7 +201,7 @@ fn no_driver_is_one_clear_line_exit_1_and_nothing_written() {
         return;
     }
     let out_dir = scratch("nodriver");
-    for command in ["sincos-overlap", "run-all", "device-info"] {
+    for command in ["sincos-overlap", "peer-copy", "run-all", "device-info"] {
         let mut args = vec![command];
         if command != "device-info" {
             args.extend(["--quick", "--out", out_dir.to_str().unwrap()]);

@@ -105,6 +105,69 @@ fn quick_run_all_verifies_every_experiment_and_every_trace() {
 }
 
 #[test]
+fn peer_copy_runs_every_ordered_pair_or_says_in_one_line_why_it_cannot() {
+    if !gpu_present() {
+        return;
+    }
+    let gpus = streamlab::runtime::peer::gpu_names().expect("the driver lists its GPUs");
+    let out = std::env::temp_dir().join(format!("streamlab-gpu-peer-{}", std::process::id()));
+    let output = Command::new(binary())
+        .args(["peer-copy", "--quick", "--out"])
+        .arg(&out)
+        .output()
+        .expect("streamlab runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if gpus.len() < 2 {
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert_eq!(stderr.lines().count(), 1, "not one line: {stderr}");
+        assert!(
+            stderr.contains("peer-copy needs two or more GPUs; this machine has 1"),
+            "{stderr}"
+        );
+        assert!(!out.exists(), "wrote {}", out.display());
+        return;
+    }
+    assert!(output.status.success(), "{stderr}");
+    let doc = json(&out, "peer-copy.json");
+    assert_eq!(doc["verification"]["passed"], true);
+    let pairs = doc["pairs"].as_array().expect("pairs");
+    assert_eq!(pairs.len(), gpus.len() * (gpus.len() - 1));
+    for src in 0..gpus.len() {
+        for dst in (0..gpus.len()).filter(|&d| d != src) {
+            assert!(
+                pairs.iter().any(|p| p["src"] == src && p["dst"] == dst),
+                "no result for GPU {src} to {dst}"
+            );
+        }
+    }
+    let matrix = doc["derived"]["matrix"].as_array().expect("matrix");
+    assert!(
+        matrix
+            .iter()
+            .all(|p| p["gbps"][0].as_f64().is_some_and(|r| r > 0.0)),
+        "{matrix:?}"
+    );
+    std::fs::remove_dir_all(&out).expect("clean up");
+    let missing = gpus.len().to_string();
+    let output = Command::new(binary())
+        .args([
+            "peer-copy",
+            "--quick",
+            "--devices",
+            &format!("0,{missing}"),
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .expect("streamlab runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "not one line: {stderr}");
+    assert!(stderr.contains(&format!("names GPU {missing}")), "{stderr}");
+    assert!(!out.exists(), "wrote {}", out.display());
+}
+
+#[test]
 fn the_four_stream_timeline_runs_the_copies_in_one_after_another() {
     if !gpu_present() {
         return;

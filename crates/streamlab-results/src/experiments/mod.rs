@@ -36,6 +36,7 @@ macro_rules! registered {
             graph_overlap::GraphOverlap,
             overlap_map::OverlapMap,
             mapped::Mapped,
+            peer_copy::PeerCopy,
             overlap::Overlap,
         }
     };

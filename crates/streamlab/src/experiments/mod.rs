@@ -17,6 +17,7 @@ pub mod matmul_streams;
 pub mod memcpy_kernel;
 pub mod overlap;
 pub mod overlap_map;
+pub mod peer_copy;
 pub mod sincos;
 pub mod sincos_overlap;
 
@@ -88,6 +89,13 @@ pub trait Run: Experiment {
     const NEEDS_CUDA_TWINS: bool = false;
 
     fn run(ctx: &Context, params: &Self::Params) -> Result<Self::Result, RunError>;
+
+    /// Why this machine cannot run it with `params`, in one line; `None` where it can.
+    /// Run alone it then exits with 2 and that line; `run-all` skips it with that line
+    /// and goes on. Parameters that do not fit the machine are a usage error.
+    fn unavailable(_params: &Self::Params) -> Result<Option<String>, RunError> {
+        Ok(None)
+    }
 
     /// Where these parameters make this process a worker of a parent run of the same
     /// experiment (kernel-concurrency starts one per hardware-queue count): the work,

@@ -100,6 +100,7 @@ pub struct Kernels {
     pub math_sinf: Function<Args<k::math_sinf>>,
     pub math_cosf: Function<Args<k::math_cosf>>,
     pub math_sincosf: Function<Args<k::math_sincosf>>,
+    pub copy_u32: Function<Args<k::copy_u32>>,
     pub empty: Function<Args<k::empty>>,
     pub spin: Function<Args<k::spin>>,
 }
@@ -124,6 +125,7 @@ impl Kernels {
             math_sinf: module.function::<k::math_sinf>()?,
             math_cosf: module.function::<k::math_cosf>()?,
             math_sincosf: module.function::<k::math_sincosf>()?,
+            copy_u32: module.function::<k::copy_u32>()?,
             empty: module.function::<k::empty>()?,
             spin: module.function::<k::spin>()?,
         })

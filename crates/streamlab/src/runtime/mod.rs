@@ -13,6 +13,10 @@
 //!    captures streams' work once and replays it; [`trace`] records when each copy and
 //!    kernel really ran (CUPTI).
 //!
+//! 5. [`peer`] works with several GPUs at once: each [`Gpu`] keeps its context, and
+//!    [`Gpu::bind`] makes it current before its buffers, streams and events are made or
+//!    used; peer access and copies between GPUs.
+//!
 //! No call here synchronises unless its name says so, so nothing inserts waits into
 //! the timed regions (which is why the safe layer's automatic event tracking is unused).
 pub mod baseline;
@@ -20,6 +24,7 @@ mod device;
 pub mod gate;
 pub mod graph;
 pub mod kernels;
+pub mod peer;
 mod region;
 pub mod trace;
 
@@ -108,6 +113,9 @@ pub fn driver_present() -> bool {
 pub struct Gpu {
     info: DeviceInfo,
     kernels: Kernels,
+    device: sys::CUdevice,
+    /// Its primary context, where its buffers, streams, events and kernels live.
+    ctx: sys::CUcontext,
 }
 
 impl Gpu {
@@ -127,13 +135,26 @@ impl Gpu {
         }
         let device = result::device::get(ordinal as i32).doing("opening the GPU")?;
         // SAFETY: `device` is valid; the primary context lives until the process ends.
-        unsafe {
+        let ctx = unsafe {
             let ctx = result::primary_ctx::retain(device).doing("creating a context")?;
             result::ctx::set_current(ctx).doing("making the context current")?;
-        }
+            ctx
+        };
         let info = device::query_info(ordinal, device)?;
         let kernels = Kernels::load(kernels::RUST_PTX, streamlab_results::saved::KernelSet::Rust)?;
-        Ok(Gpu { info, kernels })
+        Ok(Gpu {
+            info,
+            kernels,
+            device,
+            ctx,
+        })
+    }
+
+    /// Make this GPU's context current on this thread: what is allocated, created,
+    /// launched or waited for next is this GPU's.
+    pub fn bind(&self) -> Result<(), RuntimeError> {
+        // SAFETY: the primary context was retained in `open` and is never released.
+        unsafe { result::ctx::set_current(self.ctx) }.doing("making a GPU's context current")
     }
 
     pub fn info(&self) -> &DeviceInfo {

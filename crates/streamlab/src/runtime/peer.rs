@@ -1,0 +1,100 @@
+//! Several GPUs at once: the machine's GPUs by name, peer access between two GPUs'
+//! contexts (`cuDeviceCanAccessPeer`, `cuCtxEnablePeerAccess`), and copy-engine copies
+//! from one GPU's memory to another's (`cuMemcpyPeerAsync`). Without peer access the
+//! driver stages such a copy through host memory; with it, the copy goes straight over
+//! the link between the GPUs, and kernels on one GPU can load and store the other's
+//! memory.
+use cudarc::driver::{result, sys};
+
+use super::{
+    Context as _, DeviceBuffer, Gpu, PinnedBuffer, RuntimeError, Stream, copy_len, driver_present,
+};
+
+/// The name of every GPU of this machine, by ordinal; with no driver or no GPU, the
+/// error opening a GPU gives.
+pub fn gpu_names() -> Result<Vec<String>, RuntimeError> {
+    if !driver_present() {
+        return Err(RuntimeError::NoDriver);
+    }
+    result::init().doing("initialising the driver")?;
+    let count = result::device::get_count().doing("counting GPUs")?;
+    if count == 0 {
+        return Err(RuntimeError::NoGpus);
+    }
+    (0..count)
+        .map(|ordinal| {
+            let device = result::device::get(ordinal).doing("opening a GPU")?;
+            result::device::get_name(device).doing("reading a GPU's name")
+        })
+        .collect()
+}
+
+/// A page-locked host buffer of `len` elements, every element `fill`, that every GPU's
+/// context treats as pinned (not only the one current when it was made).
+pub fn portable_pinned<T: Copy + Send + Sync>(
+    len: usize,
+    fill: T,
+) -> Result<PinnedBuffer<T>, RuntimeError> {
+    PinnedBuffer::new(len, fill, sys::CU_MEMHOSTALLOC_PORTABLE)
+}
+
+impl Gpu {
+    /// Whether this GPU's kernels and copies can reach `peer`'s memory directly.
+    pub fn can_access_peer(&self, peer: &Gpu) -> Result<bool, RuntimeError> {
+        let mut can = 0i32;
+        // SAFETY: writes one int; both device handles are valid.
+        unsafe { sys::cuDeviceCanAccessPeer(&mut can, self.device, peer.device) }
+            .result()
+            .doing("asking whether one GPU can reach another's memory")?;
+        Ok(can != 0)
+    }
+
+    /// Let this GPU's context reach `peer`'s memory directly (already on is fine). Binds
+    /// this GPU.
+    pub fn enable_peer_access(&self, peer: &Gpu) -> Result<(), RuntimeError> {
+        self.bind()?;
+        // SAFETY: both contexts are live; flags must be 0.
+        match unsafe { sys::cuCtxEnablePeerAccess(peer.ctx, 0) } {
+            sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED => Ok(()),
+            code => code.result().doing("enabling peer access"),
+        }
+    }
+
+    /// Turn this GPU's direct access to `peer`'s memory off again (already off is fine).
+    /// Binds this GPU.
+    pub fn disable_peer_access(&self, peer: &Gpu) -> Result<(), RuntimeError> {
+        self.bind()?;
+        // SAFETY: both contexts are live.
+        match unsafe { sys::cuCtxDisablePeerAccess(peer.ctx) } {
+            sys::CUresult::CUDA_ERROR_PEER_ACCESS_NOT_ENABLED => Ok(()),
+            code => code.result().doing("disabling peer access"),
+        }
+    }
+}
+
+impl Stream {
+    /// Copy the first `len` elements of `src` (on `src_gpu`) into `dst` (on `dst_gpu`)
+    /// with `cuMemcpyPeerAsync`, on this stream: over the link where peer access is on,
+    /// staged by the driver through host memory where it is off.
+    pub fn copy_peer<T: Copy>(
+        &self,
+        (dst, dst_gpu): (&DeviceBuffer<T>, &Gpu),
+        (src, src_gpu): (&DeviceBuffer<T>, &Gpu),
+        len: usize,
+    ) -> Result<(), RuntimeError> {
+        let count = copy_len(0, dst.len, &(0..len), src.len);
+        // SAFETY: both ranges lie in live allocations of their contexts.
+        unsafe {
+            sys::cuMemcpyPeerAsync(
+                dst.addr(0),
+                dst_gpu.ctx,
+                src.addr(0),
+                src_gpu.ctx,
+                count * size_of::<T>(),
+                self.raw,
+            )
+        }
+        .result()
+        .doing("copying from one GPU to another")
+    }
+}
