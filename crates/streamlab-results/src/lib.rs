@@ -21,4 +21,5 @@ pub mod range;
 pub mod report;
 pub mod run;
 pub mod saved;
+pub mod spread;
 pub mod stats;

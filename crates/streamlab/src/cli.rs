@@ -9,8 +9,8 @@ use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 use streamlab_results::experiments::{
     bounds, compare_kernels, concurrency_breaks, graph_overlap, kernel_concurrency,
-    launch_overhead, mapped, matmul_streams, memcpy_kernel, overlap, overlap_map, peer_copy,
-    sincos_overlap,
+    launch_overhead, mapped, matmul_streams, memcpy_kernel, multi_gpu_overlap, overlap,
+    overlap_map, peer_copy, sincos_overlap,
 };
 use streamlab_results::saved::{KernelForm, Params};
 
@@ -225,6 +225,12 @@ commands! {
     /// a copy kernel pulling and pushing across the link, over sizes 4 KiB..1 GiB, as a
     /// GB/s matrix, with a small copy's latency.
     PeerCopy(Run, peer_copy::PeerCopy),
+    /// sincos-overlap's pipeline spread over several GPUs (needs two or more): the array
+    /// split evenly over --devices, each GPU running asynchronous 2 over --streams
+    /// streams from host memory pinned for every GPU, host-timed, against the same work
+    /// on the first GPU alone: the speedup beside its bound (the slowest GPU's own
+    /// pipeline or the host link every GPU shares, whichever is larger).
+    MultiGpuOverlap(Run, multi_gpu_overlap::MultiGpuOverlap),
     /// Your own element-wise kernel `name(input: &[T], output: &mut [T], …)` from a PTX
     /// file, sequential against split over streams: does it pay off, from which size,
     /// and how close to the bound.

@@ -86,6 +86,7 @@ fn every_command_has_help_and_only_its_own_options() {
         "overlap-map",
         "mapped",
         "peer-copy",
+        "multi-gpu-overlap",
         "overlap",
         "run-all",
         "report",
@@ -170,6 +171,19 @@ fn bad_values_are_usage_errors_in_one_line_with_nothing_written() {
         ),
         (vec!["peer-copy", "--devices", "0,x"], "--devices"),
         (vec!["peer-copy", "--devices", "1"], "names one (1)"),
+        (
+            vec!["multi-gpu-overlap", "--devices", "2,2"],
+            "--devices names GPU 2 twice",
+        ),
+        (vec!["multi-gpu-overlap", "--devices", "1,y"], "--devices"),
+        (
+            vec!["multi-gpu-overlap", "--devices", "0"],
+            "multi-gpu-overlap needs two or more GPUs but --devices names one (0)",
+        ),
+        (
+            vec!["multi-gpu-overlap", "--iterations", "3", "--batches", "4"],
+            "--batches 4 exceeds --iterations 3",
+        ),
     ] {
         let mut all = args.clone();
         all.extend(["--out", out]);
@@ -201,7 +215,13 @@ fn no_driver_is_one_clear_line_exit_1_and_nothing_written() {
         return;
     }
     let out_dir = scratch("nodriver");
-    for command in ["sincos-overlap", "peer-copy", "run-all", "device-info"] {
+    for command in [
+        "sincos-overlap",
+        "peer-copy",
+        "multi-gpu-overlap",
+        "run-all",
+        "device-info",
+    ] {
         let mut args = vec![command];
         if command != "device-info" {
             args.extend(["--quick", "--out", out_dir.to_str().unwrap()]);

@@ -168,6 +168,54 @@ fn peer_copy_runs_every_ordered_pair_or_says_in_one_line_why_it_cannot() {
 }
 
 #[test]
+fn multi_gpu_overlap_verifies_every_gpus_share_or_says_in_one_line_why_it_cannot() {
+    if !gpu_present() {
+        return;
+    }
+    let gpus = streamlab::runtime::peer::gpu_names().expect("the driver lists its GPUs");
+    let out = std::env::temp_dir().join(format!("streamlab-gpu-multi-{}", std::process::id()));
+    // An element count that leaves the GPUs uneven shares.
+    let output = Command::new(binary())
+        .args([
+            "multi-gpu-overlap",
+            "--quick",
+            "--elements",
+            "4194307",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .expect("streamlab runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if gpus.len() < 2 {
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert_eq!(stderr.lines().count(), 1, "not one line: {stderr}");
+        assert!(
+            stderr.contains("multi-gpu-overlap needs two or more GPUs; this machine has 1"),
+            "{stderr}"
+        );
+        assert!(!out.exists(), "wrote {}", out.display());
+        return;
+    }
+    assert!(output.status.success(), "{stderr}");
+    let doc = json(&out, "multi-gpu-overlap.json");
+    assert_eq!(doc["verification"]["passed"], true);
+    let shares = doc["gpus"].as_array().expect("gpus");
+    assert_eq!(shares.len(), gpus.len());
+    let covered: u64 = shares.iter().map(|g| g["elements"].as_u64().unwrap()).sum();
+    assert_eq!(covered, 4_194_307);
+    let derived = &doc["derived"];
+    for key in ["speedup", "bound_speedup", "bound_ms", "host_link_gbps"] {
+        assert!(
+            derived[key].as_f64().is_some_and(|x| x > 0.0),
+            "{key}: {derived}"
+        );
+    }
+    assert!(out.join("multi-gpu-overlap.csv").is_file());
+    std::fs::remove_dir_all(&out).expect("clean up");
+}
+
+#[test]
 fn the_four_stream_timeline_runs_the_copies_in_one_after_another() {
     if !gpu_present() {
         return;

@@ -37,6 +37,7 @@ macro_rules! registered {
             overlap_map::OverlapMap,
             mapped::Mapped,
             peer_copy::PeerCopy,
+            multi_gpu_overlap::MultiGpuOverlap,
             overlap::Overlap,
         }
     };

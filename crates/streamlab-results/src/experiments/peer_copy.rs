@@ -81,19 +81,7 @@ impl crate::saved::Params for Params {
                 self.min_exponent, self.max_exponent
             )));
         }
-        for (i, ordinal) in self.devices.iter().enumerate() {
-            if self.devices[..i].contains(ordinal) {
-                return Err(UsageError::new(format!(
-                    "--devices names GPU {ordinal} twice: name each GPU once, e.g. --devices 0,1"
-                )));
-            }
-        }
-        if let [only] = self.devices[..] {
-            return Err(UsageError::new(format!(
-                "peer-copy needs two or more GPUs but --devices names one ({only}): name two or more, e.g. --devices 0,1"
-            )));
-        }
-        Ok(())
+        crate::spread::check_devices(PeerCopy::NAME, &self.devices)
     }
 }
 
@@ -104,15 +92,6 @@ pub const LATENCY_BYTES: u64 = 4096;
 const SAMPLE_BYTES: u64 = 64 << 20;
 /// The most copies in one timed sample.
 const MAX_PASSES: u64 = 256;
-
-/// The GPUs a run copies between, on a machine with the GPUs `machine` names.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Devices {
-    /// These ordinals, two or more.
-    Chosen(Vec<usize>),
-    /// Fewer than two: why peer-copy does not run, in one line.
-    TooFew(String),
-}
 
 impl Params {
     /// The copy sizes, in bytes, ascending.
@@ -128,31 +107,6 @@ impl Params {
         (SAMPLE_BYTES / bytes.max(1)).clamp(1, MAX_PASSES) as usize
     }
 
-    /// The GPUs to copy between on a machine whose GPUs are named `machine` (by
-    /// ordinal): `--devices`, or every GPU; an ordinal the machine lacks is a usage
-    /// error.
-    pub fn devices_on(&self, machine: &[String]) -> Result<Devices, UsageError> {
-        if let Some(&missing) = self.devices.iter().find(|&&d| d >= machine.len()) {
-            return Err(UsageError::new(format!(
-                "--devices names GPU {missing}, but this machine has {} GPU(s) (0..={}): name GPUs it has",
-                machine.len(),
-                machine.len().saturating_sub(1)
-            )));
-        }
-        let chosen = if self.devices.is_empty() {
-            (0..machine.len()).collect()
-        } else {
-            self.devices.clone()
-        };
-        if chosen.len() >= 2 {
-            return Ok(Devices::Chosen(chosen));
-        }
-        Ok(Devices::TooFew(format!(
-            "peer-copy needs two or more GPUs; this machine has {} ({}): run it on a machine with several GPUs",
-            machine.len(),
-            machine.join(", ")
-        )))
-    }
 }
 
 /// How bytes get from one GPU to the other.
@@ -785,28 +739,11 @@ mod tests {
     }
 
     #[test]
-    fn devices_are_checked_against_the_machine() {
-        let machine = |n: usize| vec!["NVIDIA H100 80GB HBM3".to_owned(); n];
+    fn devices_are_checked_before_the_gpus_are_opened() {
         let given = |devices: &[usize]| Params {
             devices: devices.to_vec(),
             ..Params::default()
         };
-        assert_eq!(
-            given(&[]).devices_on(&machine(1)).unwrap(),
-            Devices::TooFew(
-                "peer-copy needs two or more GPUs; this machine has 1 (NVIDIA H100 80GB HBM3): run it on a machine with several GPUs".into()
-            )
-        );
-        assert_eq!(
-            given(&[]).devices_on(&machine(3)).unwrap(),
-            Devices::Chosen(vec![0, 1, 2])
-        );
-        assert_eq!(
-            given(&[2, 0]).devices_on(&machine(3)).unwrap(),
-            Devices::Chosen(vec![2, 0])
-        );
-        let err = given(&[0, 2]).devices_on(&machine(2)).unwrap_err();
-        assert!(err.to_string().contains("names GPU 2"), "{err}");
         let err = given(&[1, 1]).validate().unwrap_err();
         assert!(err.to_string().contains("GPU 1 twice"), "{err}");
         let err = given(&[1]).validate().unwrap_err();

@@ -15,6 +15,7 @@ pub mod launch_overhead;
 pub mod mapped;
 pub mod matmul_streams;
 pub mod memcpy_kernel;
+pub mod multi_gpu_overlap;
 pub mod overlap;
 pub mod overlap_map;
 pub mod peer_copy;
@@ -28,6 +29,9 @@ use streamlab_results::saved::IssueOrder;
 use streamlab_results::saved::timeline::OpKind;
 use streamlab_results::saved::{KernelForm, Provenance, StageTimes, UsageError, Verification};
 use streamlab_results::stats::{NOISE_TARGET, Series};
+
+pub use streamlab_results::spread::chunks;
+use streamlab_results::spread::{self, Devices};
 
 use crate::runtime::baseline::CudaKernels;
 use crate::runtime::{DeviceBuffer, Gpu, Kernels, PinnedBuffer, Region, RuntimeError, Stream};
@@ -108,14 +112,6 @@ pub trait Run: Experiment {
 
 /// A worker process's work: its output, as JSON for its parent.
 pub type Worker<P> = fn(&Context, &P) -> Result<String, RunError>;
-
-/// The element range each of `parts` streams handles: chunks that differ by at most one
-/// element, together covering every element once (none empty while `parts <= elements`).
-pub fn chunks(elements: usize, parts: usize) -> Vec<Range<usize>> {
-    let parts = parts.max(1);
-    let edge = |s: usize| (s as u128 * elements as u128 / parts as u128) as usize;
-    (0..parts).map(|s| edge(s)..edge(s + 1)).collect()
-}
 
 /// Issue one iteration of `variant` over `streams`, chunk `s` (of `parts`) on stream
 /// `s`: `op(kind, stream index, chunk)` issues one copy in, kernel or copy out.
@@ -341,6 +337,31 @@ impl LinkProber {
     }
 }
 
+/// The GPUs `experiment` runs on, two or more: `devices` (every GPU where it is empty)
+/// on this machine, or in one line why it cannot run here.
+pub fn several_gpus(experiment: &str, devices: &[usize]) -> Result<Devices, RunError> {
+    let machine = crate::runtime::peer::gpu_names()?;
+    Ok(spread::devices_on(experiment, devices, &machine)?)
+}
+
+/// The ordinals [`several_gpus`] chooses; fewer than two is a usage error saying why.
+pub fn chosen_gpus(experiment: &str, devices: &[usize]) -> Result<Vec<usize>, RunError> {
+    match several_gpus(experiment, devices)? {
+        Devices::Chosen(ordinals) => Ok(ordinals),
+        Devices::TooFew(why) => Err(UsageError::new(why).into()),
+    }
+}
+
+/// Makes the session's GPU current again when a run over several GPUs ends, however it
+/// ends.
+pub struct Rebind<'a>(pub &'a Gpu);
+
+impl Drop for Rebind<'_> {
+    fn drop(&mut self) {
+        let _ = self.0.bind();
+    }
+}
+
 /// A series from event times, which are always finite.
 pub fn series(samples: Vec<f64>) -> Series {
     Series::new(samples).expect("at least one finite event time")
@@ -366,27 +387,5 @@ pub fn nothing_to_verify(what: &str) -> Verification {
         mismatches: 0,
         max_abs_error: 0.0,
         detail: what.to_owned(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn chunks_cover_every_element_once() {
-        for (n, s) in [(10, 3), (16, 4), (5, 5), (1 << 20, 7), (7, 4), (5, 4)] {
-            let parts = chunks(n, s);
-            assert_eq!(parts.len(), s);
-            assert_eq!(parts[0].start, 0);
-            assert_eq!(parts[s - 1].end, n);
-            assert!(parts.windows(2).all(|w| w[0].end == w[1].start));
-            assert!(
-                parts
-                    .iter()
-                    .all(|p| p.len() == n / s || p.len() == n / s + 1)
-            );
-        }
-        assert_eq!(chunks(10, 3), [0..3, 3..6, 6..10]);
     }
 }

@@ -11,15 +11,19 @@
 //! noisy; each inbox is poisoned before a method and every element it received is
 //! checked on the host afterwards. Needs two or more GPUs: [`Run::unavailable`] says
 //! why not otherwise.
+use streamlab_results::experiment::Experiment as _;
 use streamlab_results::experiments::peer_copy::{
-    Devices, LATENCY_BYTES, Method, PairResult, Params, PeerCopy, PeerCopyResult, PeerPoint,
+    LATENCY_BYTES, Method, PairResult, Params, PeerCopy, PeerCopyResult, PeerPoint,
 };
 use streamlab_results::saved::Params as _;
 use streamlab_results::saved::Verification;
 
-use super::{Context, MAX_ROUNDS, Run, RunError, series, wants_round};
+use streamlab_results::spread::Devices;
+
+use super::{
+    Context, MAX_ROUNDS, Rebind, Run, RunError, chosen_gpus, series, several_gpus, wants_round,
+};
 use crate::rng::Rng;
-use crate::runtime::peer::gpu_names;
 use crate::runtime::{DeviceBuffer, Event, Gpu, PinnedBuffer, RuntimeError, Shape, Stream};
 
 /// Threads per block of the copy kernel.
@@ -60,15 +64,6 @@ impl Drop for Gpus {
             drop(memory);
             drop(side);
         }
-    }
-}
-
-/// Makes the session's GPU current again when the run ends, however it ends.
-struct Rebind<'a>(&'a Gpu);
-
-impl Drop for Rebind<'_> {
-    fn drop(&mut self) {
-        let _ = self.0.bind();
     }
 }
 
@@ -408,7 +403,7 @@ fn measure_pair(
 
 impl Run for PeerCopy {
     fn unavailable(params: &Params) -> Result<Option<String>, RunError> {
-        match params.devices_on(&gpu_names()?)? {
+        match several_gpus(PeerCopy::NAME, &params.devices)? {
             Devices::Chosen(_) => Ok(None),
             Devices::TooFew(why) => Ok(Some(why)),
         }
@@ -416,12 +411,7 @@ impl Run for PeerCopy {
 
     fn run(ctx: &Context, p: &Params) -> Result<PeerCopyResult, RunError> {
         p.validate()?;
-        let ordinals = match p.devices_on(&gpu_names()?)? {
-            Devices::Chosen(ordinals) => ordinals,
-            Devices::TooFew(why) => {
-                return Err(streamlab_results::saved::UsageError::new(why).into());
-            }
-        };
+        let ordinals = chosen_gpus(PeerCopy::NAME, &p.devices)?;
         let _rebind = Rebind(ctx.gpu);
         // Elements of the largest copy, the latency copies included.
         let largest_bytes = p.sizes().last().map_or(0, |&b| b).max(LATENCY_BYTES);

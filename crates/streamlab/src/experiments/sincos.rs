@@ -1,6 +1,7 @@
-//! The sincos workload, shared by sincos-overlap, graph-overlap, overlap-map, mapped and
-//! compare-kernels: `b[i] = a[i] + sqrt(sin(i)² + cos(i)²)` over floats, its buffers,
-//! how one chunk is copied in, computed or copied out, and its f64 reference.
+//! The sincos workload, shared by sincos-overlap, graph-overlap, overlap-map, mapped,
+//! compare-kernels and multi-gpu-overlap: `b[i] = a[i] + sqrt(sin(i)² + cos(i)²)` over
+//! floats, its buffers, how one chunk is copied in, computed or copied out (on one GPU
+//! or on a GPU holding a share of the array), and its f64 reference.
 use std::ops::Range;
 
 use kernels_rs::sincos;
@@ -30,16 +31,8 @@ impl Buffers {
     /// Arrays of `n` floats, `a` random in [0, 1), `b` NaN.
     pub fn new(gpu: &Gpu, n: usize) -> Result<Buffers, RuntimeError> {
         gpu.ensure_fits((2 * n * size_of::<f32>()) as u64)?;
-        let mut rng = crate::rng::Rng::new(crate::rng::Rng::seed_from_clock());
         let mut host_a = gpu.pinned(n, 0.0f32)?;
-        rng.fill_unit(host_a.as_mut_slice());
-        let mut expected = vec![0.0f64; n];
-        let a = host_a.as_slice();
-        crate::parallel::for_each_chunk_mut(&mut expected, |start, chunk| {
-            for (j, e) in chunk.iter_mut().enumerate() {
-                *e = reference(a[start + j], start + j);
-            }
-        });
+        let expected = fill_inputs(&mut host_a);
         Ok(Buffers {
             host_a,
             host_b: gpu.pinned(n, f32::NAN)?,
@@ -58,20 +51,14 @@ impl Buffers {
         stream: &Stream,
         part: &Range<usize>,
     ) -> Result<(), RuntimeError> {
-        match kind {
-            OpKind::HtoD => stream.htod(&self.dev_a, part.start, &self.host_a, part.clone()),
-            OpKind::Kernel => stream.launch(
-                kernel,
-                Shape::cover(part.len(), threads),
-                (
-                    self.dev_a.slice(part.clone()),
-                    self.dev_b.slice_mut(part.clone()),
-                    part.start as u32,
-                ),
-            ),
-            OpKind::DtoH => stream.dtoh(&mut self.host_b, part.start, &self.dev_b, part.clone()),
-            other => unreachable!("{} is not a stage of the sincos pipeline", other.label()),
-        }
+        issue_op(
+            (kernel, threads),
+            kind,
+            stream,
+            (&self.host_a, &mut self.host_b),
+            (&self.dev_a, &mut self.dev_b, 0),
+            part,
+        )
     }
 
     /// Poison `b` on the device and the host, so every element must be written again.
@@ -79,6 +66,48 @@ impl Buffers {
         stream.poison(&self.dev_b)?;
         crate::parallel::for_each_chunk_mut(self.host_b.as_mut_slice(), |_, c| c.fill(f32::NAN));
         gpu.synchronize()
+    }
+}
+
+/// Fill `a` with random values in [0, 1) and return the f64 reference of `b`.
+pub fn fill_inputs(host_a: &mut PinnedBuffer<f32>) -> Vec<f64> {
+    let mut rng = crate::rng::Rng::new(crate::rng::Rng::seed_from_clock());
+    rng.fill_unit(host_a.as_mut_slice());
+    let mut expected = vec![0.0f64; host_a.len()];
+    let a = host_a.as_slice();
+    crate::parallel::for_each_chunk_mut(&mut expected, |start, chunk| {
+        for (j, e) in chunk.iter_mut().enumerate() {
+            *e = reference(a[start + j], start + j);
+        }
+    });
+    expected
+}
+
+/// One copy in, kernel or copy out of chunk `part` of the host arrays `a` and `b`, on a
+/// GPU whose arrays hold the elements from `base` on (element `i` of the host arrays is
+/// element `i - base` there); the kernel is given the chunk's global index.
+pub fn issue_op(
+    (kernel, threads): (&SincosFn, u32),
+    kind: OpKind,
+    stream: &Stream,
+    (host_a, host_b): (&PinnedBuffer<f32>, &mut PinnedBuffer<f32>),
+    (dev_a, dev_b, base): (&DeviceBuffer<f32>, &mut DeviceBuffer<f32>, usize),
+    part: &Range<usize>,
+) -> Result<(), RuntimeError> {
+    let local = part.start - base..part.end - base;
+    match kind {
+        OpKind::HtoD => stream.htod(dev_a, local.start, host_a, part.clone()),
+        OpKind::Kernel => stream.launch(
+            kernel,
+            Shape::cover(part.len(), threads),
+            (
+                dev_a.slice(local.clone()),
+                dev_b.slice_mut(local),
+                part.start as u32,
+            ),
+        ),
+        OpKind::DtoH => stream.dtoh(host_b, part.start, dev_b, local),
+        other => unreachable!("{} is not a stage of the sincos pipeline", other.label()),
     }
 }
 

@@ -1,0 +1,385 @@
+//! multi-gpu-overlap: the sincos pipeline spread over several GPUs. Every GPU chosen gets
+//! its primary context, `--streams` streams (at least two, for the stage samples) and
+//! device arrays for its share of the elements ([`spread::over_gpus`]); the first GPU's
+//! arrays hold every element, since it also runs the whole work alone. The host arrays
+//! are pinned for every context, `a` random, `b` checked against the f64 reference.
+//!
+//! First each GPU's share is timed in parts (copies in alone, out alone, both ways at
+//! once, and the kernels: [`StageSampler`]), and the whole array's parts on the first
+//! GPU; then every GPU copying its share in and out at once, host-timed, for the shared
+//! host link. Then the two configurations, round-robin a batch each per round as in
+//! sincos-overlap: every GPU running asynchronous 2 over its share, and the first GPU
+//! alone over the whole array. A batch is `warmup` untimed iterations, then its timed
+//! iterations issued back to back (each iteration issued GPU by GPU, each GPU's work on
+//! its own streams with its context current) and waited for on every GPU, timed with
+//! the host clock: events cannot time across GPUs. Each configuration's output is
+//! poisoned before its first batch and every element checked after it. Needs two or
+//! more GPUs: [`Run::unavailable`] says why not otherwise.
+use std::ops::Range;
+use std::time::Instant;
+
+use streamlab_results::experiment::Experiment as _;
+use streamlab_results::experiments::multi_gpu_overlap::{
+    GpuShare, MultiGpuOverlap, MultiGpuOverlapResult, Params,
+};
+use streamlab_results::saved::timeline::OpKind;
+use streamlab_results::saved::{IssueOrder, Params as _, StageTimes};
+use streamlab_results::spread::{self, Devices, Share};
+
+use super::sincos::{SincosFn, check, fill_inputs, issue_op};
+use super::{
+    Context, Rebind, Run, RunError, StageSampler, chosen_gpus, chunks, issue_iteration, series,
+    several_gpus, wants_round,
+};
+use crate::runtime::peer::portable_pinned;
+use crate::runtime::{DeviceBuffer, Gpu, PinnedBuffer, RuntimeError, Stream};
+
+/// How each GPU issues its iteration.
+const ORDER: IssueOrder = IssueOrder::Async2;
+/// Samples of each stage for the bound, and passes over the data per sample.
+const STAGE_SAMPLING: (usize, usize) = (5, 4);
+/// Samples of every GPU copying in and out at once, and passes per sample.
+const HOST_LINK_SAMPLING: (usize, usize) = (5, 4);
+/// Untimed iterations before each batch after a configuration's first.
+const REVISIT_WARMUP: usize = 2;
+
+/// The host arrays every GPU copies from and to, pinned for every context.
+struct Host {
+    a: PinnedBuffer<f32>,
+    b: PinnedBuffer<f32>,
+}
+
+/// One GPU's copy of the arrays: the elements from `base` on.
+struct Arrays {
+    kernel: SincosFn,
+    dev_a: DeviceBuffer<f32>,
+    dev_b: DeviceBuffer<f32>,
+    base: usize,
+}
+
+impl Arrays {
+    /// One copy in, kernel or copy out of `part` on `stream` (its GPU's context
+    /// current).
+    fn op(
+        &mut self,
+        threads: u32,
+        host: &mut Host,
+        kind: OpKind,
+        stream: &Stream,
+        part: &Range<usize>,
+    ) -> Result<(), RuntimeError> {
+        issue_op(
+            (&self.kernel, threads),
+            kind,
+            stream,
+            (&host.a, &mut host.b),
+            (&self.dev_a, &mut self.dev_b, self.base),
+            part,
+        )
+    }
+}
+
+/// One GPU of the run: its streams, its share and its arrays.
+struct Side {
+    gpu: Gpu,
+    streams: Vec<Stream>,
+    share: Share,
+    arrays: Arrays,
+}
+
+impl Side {
+    /// Issue one iteration over `parts`, chunk `s` on stream `s`, with this GPU's
+    /// context current.
+    fn issue(
+        &mut self,
+        threads: u32,
+        host: &mut Host,
+        parts: &[Range<usize>],
+    ) -> Result<(), RuntimeError> {
+        self.gpu.bind()?;
+        let (streams, arrays) = (&self.streams, &mut self.arrays);
+        issue_iteration(ORDER, streams, parts, |kind, s, part| {
+            arrays.op(threads, host, kind, &streams[s], part)
+        })
+    }
+
+    /// The parts of `parts` (`bytes` each way) on this GPU, timed alone.
+    fn stages(
+        &mut self,
+        threads: u32,
+        host: &mut Host,
+        parts: &[Range<usize>],
+        bytes: u64,
+    ) -> Result<StageTimes, RuntimeError> {
+        self.gpu.bind()?;
+        let arrays = &mut self.arrays;
+        let sampler = StageSampler::measure(
+            &self.gpu,
+            &self.streams,
+            parts,
+            bytes,
+            STAGE_SAMPLING,
+            true,
+            |kind, stream, part| arrays.op(threads, host, kind, stream, part),
+        )?;
+        Ok(sampler.finish())
+    }
+}
+
+/// Every GPU of the run, in `--devices` order; dropped GPU by GPU with its context
+/// current, after its work has finished.
+struct Sides(Vec<Side>);
+
+impl Drop for Sides {
+    fn drop(&mut self) {
+        for side in self.0.drain(..) {
+            let _ = side.gpu.bind();
+            let _ = side.gpu.synchronize();
+            drop(side);
+        }
+    }
+}
+
+impl Sides {
+    /// Wait for every GPU's work.
+    fn synchronize(&self) -> Result<(), RuntimeError> {
+        for side in &self.0 {
+            side.gpu.bind()?;
+            side.gpu.synchronize()?;
+        }
+        Ok(())
+    }
+
+    /// Poison `b` on every GPU and on the host, so every element must be written again.
+    fn poison(&self, host: &mut Host) -> Result<(), RuntimeError> {
+        for side in &self.0 {
+            side.gpu.bind()?;
+            side.streams[0].poison(&side.arrays.dev_b)?;
+        }
+        crate::parallel::for_each_chunk_mut(host.b.as_mut_slice(), |_, c| c.fill(f32::NAN));
+        self.synchronize()
+    }
+
+    /// Milliseconds per pass of every GPU copying its share in (first stream) and out
+    /// (second stream) at once, `passes` passes issued GPU by GPU, host-timed until
+    /// every GPU is done.
+    fn host_link_pass(
+        &mut self,
+        threads: u32,
+        host: &mut Host,
+        passes: usize,
+    ) -> Result<f64, RuntimeError> {
+        self.synchronize()?;
+        let start = Instant::now();
+        for _ in 0..passes {
+            for side in &mut self.0 {
+                side.gpu.bind()?;
+                for part in &side.share.parts {
+                    side.arrays
+                        .op(threads, host, OpKind::HtoD, &side.streams[0], part)?;
+                    side.arrays
+                        .op(threads, host, OpKind::DtoH, &side.streams[1], part)?;
+                }
+            }
+        }
+        self.synchronize()?;
+        Ok(start.elapsed().as_secs_f64() * 1e3 / passes as f64)
+    }
+}
+
+/// What a batch runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Configuration {
+    /// Every GPU its share.
+    Spread,
+    /// The first GPU the whole array.
+    Alone,
+}
+
+impl Configuration {
+    fn label(self) -> &'static str {
+        match self {
+            Configuration::Spread => "every GPU its share",
+            Configuration::Alone => "the first GPU alone",
+        }
+    }
+}
+
+/// Each side's chunks under `configuration` (`whole`: the whole array's, for the first
+/// GPU alone).
+fn work(
+    sides: &Sides,
+    configuration: Configuration,
+    whole: &[Range<usize>],
+) -> Vec<Vec<Range<usize>>> {
+    (sides.0.iter().enumerate())
+        .map(|(k, side)| match configuration {
+            Configuration::Spread => side.share.parts.clone(),
+            Configuration::Alone if k == 0 => whole.to_vec(),
+            Configuration::Alone => Vec::new(),
+        })
+        .collect()
+}
+
+/// One sample: `warmup` untimed iterations, then `iterations` issued back to back, each
+/// GPU by GPU, timed with the host clock until every GPU is done; milliseconds per
+/// iteration.
+fn batch(
+    sides: &mut Sides,
+    parts: &[Vec<Range<usize>>],
+    threads: u32,
+    host: &mut Host,
+    (warmup, iterations): (usize, usize),
+) -> Result<f64, RuntimeError> {
+    let mut issue = |sides: &mut Sides| -> Result<(), RuntimeError> {
+        for (side, parts) in sides.0.iter_mut().zip(parts) {
+            if !parts.is_empty() {
+                side.issue(threads, host, parts)?;
+            }
+        }
+        Ok(())
+    };
+    for _ in 0..warmup {
+        issue(sides)?;
+    }
+    sides.synchronize()?;
+    let start = Instant::now();
+    for _ in 0..iterations {
+        issue(sides)?;
+    }
+    sides.synchronize()?;
+    Ok(start.elapsed().as_secs_f64() * 1e3 / iterations as f64)
+}
+
+impl Run for MultiGpuOverlap {
+    fn unavailable(params: &Params) -> Result<Option<String>, RunError> {
+        match several_gpus(MultiGpuOverlap::NAME, &params.devices)? {
+            Devices::Chosen(_) => Ok(None),
+            Devices::TooFew(why) => Ok(Some(why)),
+        }
+    }
+
+    fn run(ctx: &Context, p: &Params) -> Result<MultiGpuOverlapResult, RunError> {
+        p.validate()?;
+        let ordinals = chosen_gpus(MultiGpuOverlap::NAME, &p.devices)?;
+        let _rebind = Rebind(ctx.gpu);
+        let shares = spread::over_gpus(p.elements, ordinals.len(), p.streams);
+        let whole = chunks(p.elements, p.streams.min(p.elements));
+        let mut host = Host {
+            a: portable_pinned(p.elements, 0.0f32)?,
+            b: portable_pinned(p.elements, f32::NAN)?,
+        };
+        let expected = fill_inputs(&mut host.a);
+        let mut sides = Sides(Vec::new());
+        for (k, (&ordinal, share)) in ordinals.iter().zip(shares).enumerate() {
+            let gpu = Gpu::open(ordinal)?;
+            // The first GPU also runs the whole array alone.
+            let len = if k == 0 {
+                p.elements
+            } else {
+                share.elements.len()
+            };
+            gpu.ensure_fits((2 * len * size_of::<f32>()) as u64)?;
+            sides.0.push(Side {
+                streams: gpu.streams(p.streams.max(2))?,
+                arrays: Arrays {
+                    kernel: gpu.kernels().sincos_in(ctx.form),
+                    dev_a: gpu.alloc(len)?,
+                    dev_b: gpu.alloc(len)?,
+                    base: share.elements.start,
+                },
+                share,
+                gpu,
+            });
+        }
+        let with_work = sides.0.iter().filter(|s| !s.share.parts.is_empty()).count();
+        let mut task =
+            crate::progress::Task::start(MultiGpuOverlap::NAME, (with_work + 2 + 2) as u64);
+        let mut stages = Vec::new();
+        for side in &mut sides.0 {
+            let share = side.share.clone();
+            stages.push(if share.parts.is_empty() {
+                None
+            } else {
+                let bytes = (share.elements.len() * size_of::<f32>()) as u64;
+                let times = side.stages(p.threads, &mut host, &share.parts, bytes)?;
+                task.step(&format!("stages on GPU {}", side.gpu.info().ordinal));
+                Some(times)
+            });
+        }
+        let alone_stages = sides.0[0].stages(p.threads, &mut host, &whole, p.bytes())?;
+        task.step("stages of the whole array on the first GPU");
+        let (samples, passes) = HOST_LINK_SAMPLING;
+        // One untimed pass, so no first-use cost lands in a sample.
+        sides.host_link_pass(p.threads, &mut host, 1)?;
+        let host_link = (0..samples)
+            .map(|_| sides.host_link_pass(p.threads, &mut host, passes))
+            .collect::<Result<Vec<f64>, _>>()?;
+        task.step("every GPU copying in and out at once");
+        let batches = chunks(p.iterations, p.batches());
+        let configurations = [Configuration::Spread, Configuration::Alone];
+        let mut timed: Vec<Vec<f64>> = vec![Vec::new(); configurations.len()];
+        let mut checks = Vec::new();
+        // Every configuration gets its first batch before a signal can stop the run.
+        for round in 0.. {
+            if round > 0 && ctx.stopping() {
+                break;
+            }
+            let wanted: Vec<usize> = (0..configurations.len())
+                .filter(|&i| wants_round(&timed[i], round, batches.len()))
+                .collect();
+            if wanted.is_empty() {
+                break;
+            }
+            for i in wanted {
+                let configuration = configurations[i];
+                let first = timed[i].is_empty();
+                if first {
+                    sides.poison(&mut host)?;
+                }
+                let warmup = if first {
+                    p.warmup
+                } else {
+                    p.warmup.min(REVISIT_WARMUP)
+                };
+                let parts = work(&sides, configuration, &whole);
+                let iterations = batches[round % batches.len()].len();
+                timed[i].push(batch(
+                    &mut sides,
+                    &parts,
+                    p.threads,
+                    &mut host,
+                    (warmup, iterations),
+                )?);
+                if first {
+                    checks.push(check(configuration.label(), &expected, host.b.as_slice()));
+                    task.step(configuration.label());
+                }
+            }
+        }
+        task.finish();
+        let gpus = (sides.0.iter().zip(stages))
+            .map(|(side, stages)| GpuShare {
+                device: side.gpu.info().clone(),
+                first: side.share.elements.start,
+                elements: side.share.elements.len(),
+                streams: side.share.parts.len(),
+                stages,
+            })
+            .collect();
+        drop(sides);
+        let [spread, alone] = [0, 1].map(|i| series(std::mem::take(&mut timed[i])));
+        Ok(MultiGpuOverlapResult {
+            params: p.clone(),
+            device: ctx.gpu.info().clone(),
+            provenance: ctx.provenance(!ctx.stopping()),
+            gpus,
+            batch_sizes: batches.iter().map(Range::len).collect(),
+            spread,
+            alone,
+            alone_stages,
+            host_link: series(host_link),
+            verification: crate::verify::combine(checks),
+        })
+    }
+}
