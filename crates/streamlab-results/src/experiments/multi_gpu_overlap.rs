@@ -601,20 +601,6 @@ mod tests {
         Series::new(ms.to_vec()).unwrap()
     }
 
-    fn device(ordinal: usize) -> DeviceInfo {
-        DeviceInfo {
-            ordinal,
-            name: "GPU".into(),
-            compute_capability: (9, 0),
-            sm_count: 132,
-            copy_engines: 3,
-            concurrent_kernels: true,
-            total_memory_bytes: 80 << 30,
-            driver_cuda_version: "12.8".into(),
-            pcie_link: None,
-        }
-    }
-
     /// The parts of `mib` MiB each way: in and out at 50 GB/s alone, both ways together
     /// in 1.2× the time of one way alone, the kernels `kernel_ms`.
     fn stage_times(chunks: usize, mib: u64, kernel_ms: f64) -> StageTimes {
@@ -638,7 +624,7 @@ mod tests {
     fn result(host_link_ms: f64, spread_ms: f64) -> MultiGpuOverlapResult {
         let elements = 16 << 20;
         let share = |k: usize| GpuShare {
-            device: device(k),
+            device: DeviceInfo::made_up(k),
             first: k * elements / 2,
             elements: elements / 2,
             streams: 4,
@@ -650,7 +636,7 @@ mod tests {
                 elements,
                 ..Params::quick()
             },
-            device: device(0),
+            device: DeviceInfo::made_up(0),
             provenance: Provenance {
                 streamlab_version: "0".into(),
                 started_utc: String::new(),

@@ -624,20 +624,6 @@ mod tests {
         Series::new(ms.to_vec()).unwrap()
     }
 
-    fn device(ordinal: usize) -> DeviceInfo {
-        DeviceInfo {
-            ordinal,
-            name: "GPU".into(),
-            compute_capability: (9, 0),
-            sm_count: 132,
-            copy_engines: 3,
-            concurrent_kernels: true,
-            total_memory_bytes: 80 << 30,
-            driver_cuda_version: "12.8".into(),
-            pcie_link: None,
-        }
-    }
-
     /// Two GPUs: 0 → 1 with peer access (1 MiB in 0.01 ms one way), 1 → 0 without.
     fn result() -> PeerCopyResult {
         let mib = 1u64 << 20;
@@ -661,8 +647,8 @@ mod tests {
         };
         PeerCopyResult {
             params: Params::quick(),
-            device: device(0),
-            devices: vec![device(0), device(1)],
+            device: DeviceInfo::made_up(0),
+            devices: vec![DeviceInfo::made_up(0), DeviceInfo::made_up(1)],
             provenance: Provenance {
                 streamlab_version: "0".into(),
                 started_utc: String::new(),

@@ -141,6 +141,24 @@ pub struct DeviceInfo {
     pub pcie_link: Option<String>,
 }
 
+#[cfg(test)]
+impl DeviceInfo {
+    /// An H100-like GPU at `ordinal`, for results made up in tests.
+    pub fn made_up(ordinal: usize) -> DeviceInfo {
+        DeviceInfo {
+            ordinal,
+            name: "GPU".into(),
+            compute_capability: (9, 0),
+            sm_count: 132,
+            copy_engines: 3,
+            concurrent_kernels: true,
+            total_memory_bytes: 80 << 30,
+            driver_cuda_version: "12.8".into(),
+            pcie_link: None,
+        }
+    }
+}
+
 /// Which implementation of the kernels ran.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
