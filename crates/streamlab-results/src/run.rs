@@ -44,7 +44,7 @@ impl std::fmt::Debug for SavedRun {
 }
 
 /// The kernel sets experiment `E` can be measured with.
-fn sets<E: Experiment>() -> &'static [KernelSet] {
+pub(crate) fn sets<E: Experiment>() -> &'static [KernelSet] {
     if E::USES_KERNEL_SETS {
         &[KernelSet::Rust, KernelSet::Cuda]
     } else {

@@ -5,7 +5,7 @@
 //! machine it runs from `cargo xtask dist`'s `run-tests.sh` (which points STREAMLAB_BIN
 //! at the shipped binary).
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
 
 use serde_json::Value;
 use streamlab_results::derived::summary::RunSummary;
@@ -104,6 +104,15 @@ fn quick_run_all_verifies_every_experiment_and_every_trace() {
     std::fs::remove_dir_all(&out).expect("clean up");
 }
 
+/// `output` is a refusal: exit status 2, one line saying `why`, nothing written to `out`.
+fn refused(output: &Output, out: &Path, why: &str) {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "not one line: {stderr}");
+    assert!(stderr.contains(why), "{stderr}");
+    assert!(!out.exists(), "wrote {}", out.display());
+}
+
 #[test]
 fn peer_copy_runs_every_ordered_pair_or_says_in_one_line_why_it_cannot() {
     if !gpu_present() {
@@ -118,13 +127,11 @@ fn peer_copy_runs_every_ordered_pair_or_says_in_one_line_why_it_cannot() {
         .expect("streamlab runs");
     let stderr = String::from_utf8_lossy(&output.stderr);
     if gpus.len() < 2 {
-        assert_eq!(output.status.code(), Some(2), "{stderr}");
-        assert_eq!(stderr.lines().count(), 1, "not one line: {stderr}");
-        assert!(
-            stderr.contains("peer-copy needs two or more GPUs; this machine has 1"),
-            "{stderr}"
+        refused(
+            &output,
+            &out,
+            "peer-copy needs two or more GPUs; this machine has 1",
         );
-        assert!(!out.exists(), "wrote {}", out.display());
         return;
     }
     assert!(output.status.success(), "{stderr}");
@@ -160,11 +167,7 @@ fn peer_copy_runs_every_ordered_pair_or_says_in_one_line_why_it_cannot() {
         .arg(&out)
         .output()
         .expect("streamlab runs");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "{stderr}");
-    assert_eq!(stderr.lines().count(), 1, "not one line: {stderr}");
-    assert!(stderr.contains(&format!("names GPU {missing}")), "{stderr}");
-    assert!(!out.exists(), "wrote {}", out.display());
+    refused(&output, &out, &format!("names GPU {missing}"));
 }
 
 #[test]
@@ -188,13 +191,11 @@ fn multi_gpu_overlap_verifies_every_gpus_share_or_says_in_one_line_why_it_cannot
         .expect("streamlab runs");
     let stderr = String::from_utf8_lossy(&output.stderr);
     if gpus.len() < 2 {
-        assert_eq!(output.status.code(), Some(2), "{stderr}");
-        assert_eq!(stderr.lines().count(), 1, "not one line: {stderr}");
-        assert!(
-            stderr.contains("multi-gpu-overlap needs two or more GPUs; this machine has 1"),
-            "{stderr}"
+        refused(
+            &output,
+            &out,
+            "multi-gpu-overlap needs two or more GPUs; this machine has 1",
         );
-        assert!(!out.exists(), "wrote {}", out.display());
         return;
     }
     assert!(output.status.success(), "{stderr}");

@@ -18,7 +18,7 @@ use crate::report::chart::{BOUND_COLOR, BarSeries, Level, PALETTE, XAxis, YScale
 use crate::report::figures::{FigureModel, blank, line};
 use crate::report::section::Figure;
 use crate::report::table::{self, Table, num};
-use crate::run::SavedRun;
+use crate::run::{SavedRun, sets};
 use crate::saved::{KernelSet, files};
 use crate::stats;
 
@@ -597,15 +597,6 @@ const MAX_LABELS: usize = 20;
 const MAX_RATIO_LABELS: usize = 10;
 /// Values spreading over more than this factor get a log axis.
 const SPREAD_FOR_LOG: f64 = 30.0;
-
-/// The kernel sets experiment `E` can be measured with.
-fn sets<E: Experiment>() -> &'static [KernelSet] {
-    if E::USES_KERNEL_SETS {
-        &[KernelSet::Rust, KernelSet::Cuda]
-    } else {
-        &[KernelSet::Rust]
-    }
-}
 
 /// Experiment `E` compared, if both folders hold it.
 fn section<E: Experiment>(a: &ComparedRun, b: &ComparedRun) -> Option<ComparedSection> {
