@@ -1,8 +1,78 @@
 //! Builds the Rust kernels in `kernels-rs/` to PTX, every entry checked against its
-//! declaration; `runtime::kernels` embeds the result.
+//! declaration (`runtime::kernels` embeds the result), and records how the binary is
+//! built (the commit, the compilers, the profile) for every result's provenance
+//! (`build_info`).
+use std::path::Path;
+use std::process::Command;
+
 fn main() {
     nvptx_builder::Builder::new("../../kernels-rs")
         .kernels(&kernels_rs::KERNELS)
         .build()
         .unwrap_or_else(|err| nvptx_builder::fail(&err));
+    record_build();
+}
+
+/// The output of `program args`, trimmed, where it ran and succeeded.
+fn output(program: impl AsRef<std::ffi::OsStr>, args: &[&str]) -> Option<String> {
+    let out = Command::new(program).args(args).output().ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+}
+
+/// `rustc -vV` of `rustc` as one line: "rustc 1.95.0 (59807616e 2026-04-14), LLVM 20.1.8".
+fn compiler(rustc: impl AsRef<std::ffi::OsStr>) -> String {
+    let Some(text) = output(rustc, &["-vV"]) else {
+        return "unknown".to_owned();
+    };
+    let first = text.lines().next().unwrap_or("unknown").to_owned();
+    match text.lines().find_map(|l| l.strip_prefix("LLVM version: ")) {
+        Some(llvm) => format!("{first}, LLVM {llvm}"),
+        None => first,
+    }
+}
+
+fn record_build() {
+    let git = |args: &[&str]| output("git", args);
+    let (commit, dirty) = match git(&["rev-parse", "HEAD"]) {
+        Some(commit) => {
+            let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
+                .map_or("unknown", |s| if s.is_empty() { "false" } else { "true" });
+            (commit, dirty)
+        }
+        None => (String::new(), "unknown"),
+    };
+    // Built again when the commit moves, the index changes, or any source the binary is
+    // built from changes (so that "dirty" stays true to the tree).
+    if let Some(dir) = git(&["rev-parse", "--git-dir"]) {
+        let dir = Path::new(&dir);
+        for file in ["HEAD", "index", "packed-refs"] {
+            println!("cargo:rerun-if-changed={}", dir.join(file).display());
+        }
+        if let Some(head) = git(&["symbolic-ref", "-q", "HEAD"]) {
+            println!("cargo:rerun-if-changed={}", dir.join(head).display());
+        }
+    }
+    for source in [
+        "../../crates",
+        "../../kernels-rs",
+        "../../Cargo.toml",
+        "../../Cargo.lock",
+    ] {
+        println!("cargo:rerun-if-changed={source}");
+    }
+    let host = compiler(std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into()));
+    let kernels = nvptx_builder::toolchain::locate(&nvptx_builder::Probe::from_env())
+        .map_or_else(|_| "unknown".to_owned(), |t| compiler(&t.rustc));
+    let profile = std::env::var("PROFILE").unwrap_or_else(|_| "unknown".into());
+    for (name, value) in [
+        ("STREAMLAB_COMMIT", commit.as_str()),
+        ("STREAMLAB_DIRTY", dirty),
+        ("STREAMLAB_HOST_RUSTC", host.as_str()),
+        ("STREAMLAB_KERNEL_RUSTC", kernels.as_str()),
+        ("STREAMLAB_PROFILE", profile.as_str()),
+    ] {
+        println!("cargo:rustc-env={name}={value}");
+    }
 }

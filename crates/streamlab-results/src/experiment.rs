@@ -94,6 +94,12 @@ pub struct MeasuredRow {
     /// The relative noise of the samples behind `value` ([`Series::measured_noise`]);
     /// `None` where they cannot show one.
     pub noise: Option<f64>,
+    /// The samples `value` is the median of, in `unit`: what `compare` ranks.
+    pub samples: Vec<f64>,
+    /// Whether its work moves data over the host link, whose rate a shared machine's
+    /// other traffic moves: `compare` then widens its minimum effect by how far the
+    /// link's probes moved ([`crate::verdict::judge`]).
+    pub over_link: bool,
 }
 
 /// Milliseconds.
@@ -115,6 +121,16 @@ impl MeasuredRow {
             value: series.median(),
             unit,
             noise: series.measured_noise(),
+            samples: series.samples_ms.clone(),
+            over_link: false,
+        }
+    }
+
+    /// The same row, marked as moving data over the host link.
+    pub fn over_link(self) -> MeasuredRow {
+        MeasuredRow {
+            over_link: true,
+            ..self
         }
     }
 }

@@ -1,12 +1,17 @@
-//! A results folder: every file written whole (to a temporary name, then renamed), and
-//! every saved result read back, so the report can be rendered again from the files.
+//! A results folder on disk: every file written whole (to a temporary name, then
+//! renamed), whole folders of output staged beside their place and moved into it only
+//! once complete ([`Staged`]), and every saved file read back with its format checked
+//! and any fault named precisely (the file, and the position or the field).
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::experiment::Experiment;
 use crate::saved::{KernelSet, files};
+
+/// The format of the files this build writes, saved in each as `"format"`. Files without
+/// the field are format 1 (streamlab up to 2026-11-25), which this build reads too.
+pub const FORMAT: u32 = 2;
 
 /// A failure reading or writing a results folder.
 #[derive(Debug, thiserror::Error)]
@@ -17,14 +22,37 @@ pub enum FolderError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("{path} is not a streamlab result: {source}")]
+    #[error("could not write {path} as JSON: {source}")]
     Json {
         path: PathBuf,
         source: serde_json::Error,
     },
     #[error(
-        "{0} holds no streamlab results (no experiment JSON): point --from at a folder written by a run"
+        "{path} ends early, at line {line} column {column}: the file is truncated (copy it again, or run the experiment again)"
     )]
+    Truncated {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+    },
+    #[error("{path} is not JSON: {reason} at line {line} column {column}")]
+    NotJson {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        reason: String,
+    },
+    #[error("{path}: field `{field}`: {reason}")]
+    Field {
+        path: PathBuf,
+        field: String,
+        reason: String,
+    },
+    #[error(
+        "{path} is in format {found}, newer than this build reads (up to {FORMAT}): read it with the streamlab that wrote it, or a newer one"
+    )]
+    Newer { path: PathBuf, found: u64 },
+    #[error("{0} holds no streamlab results (no experiment JSON): name a folder written by a run")]
     Empty(PathBuf),
     #[error("{path} was measured with the {found} kernels, but its name says {expected}")]
     WrongKernels {
@@ -32,6 +60,28 @@ pub enum FolderError {
         found: &'static str,
         expected: &'static str,
     },
+    #[error(
+        "{dir} holds more than one run: {first} is from {first_run}, {other} from {other_run}; keep each run in a folder of its own"
+    )]
+    MixedRuns {
+        dir: PathBuf,
+        first: String,
+        first_run: String,
+        other: String,
+        other_run: String,
+    },
+    #[error(
+        "{dir} holds files streamlab did not write ({names}): name an empty or new folder for the output"
+    )]
+    Foreign { dir: PathBuf, names: String },
+}
+
+impl FolderError {
+    /// Whether the fault is in what the user named (a folder or a file in it), not the
+    /// machine: exit code 2.
+    pub fn is_usage(&self) -> bool {
+        !matches!(self, FolderError::Io { .. } | FolderError::Json { .. })
+    }
 }
 
 /// Write `contents` to `dir/name` whole: into a temporary file beside it, then renamed
@@ -51,16 +101,31 @@ pub fn write_atomic(dir: &Path, name: &str, contents: &[u8]) -> Result<(), Folde
     })
 }
 
-/// Write `value` as pretty JSON to `dir/name`, whole.
-pub fn write_json<T: Serialize>(dir: &Path, name: &str, value: &T) -> Result<(), FolderError> {
-    let text = serde_json::to_string_pretty(value).map_err(|source| FolderError::Json {
-        path: dir.join(name),
+/// `value` as pretty JSON, its format first.
+pub fn to_json<T: Serialize>(name: &str, value: &T) -> Result<String, FolderError> {
+    #[derive(Serialize)]
+    struct Versioned<'a, T: Serialize> {
+        format: u32,
+        #[serde(flatten)]
+        value: &'a T,
+    }
+    serde_json::to_string_pretty(&Versioned {
+        format: FORMAT,
+        value,
+    })
+    .map_err(|source| FolderError::Json {
+        path: name.into(),
         source,
-    })?;
-    write_atomic(dir, name, text.as_bytes())
+    })
 }
 
-/// Read `dir/name` as JSON, `None` if there is no such file.
+/// Write `value` as pretty JSON to `dir/name`, whole, with its format.
+pub fn write_json<T: Serialize>(dir: &Path, name: &str, value: &T) -> Result<(), FolderError> {
+    write_atomic(dir, name, to_json(name, value)?.as_bytes())
+}
+
+/// Read `dir/name` as JSON of type `T`, `None` if there is no such file; a fault names
+/// the file and where it is.
 pub fn read_json<T: DeserializeOwned>(dir: &Path, name: &str) -> Result<Option<T>, FolderError> {
     let path = dir.join(name);
     let text = match std::fs::read_to_string(&path) {
@@ -74,29 +139,174 @@ pub fn read_json<T: DeserializeOwned>(dir: &Path, name: &str) -> Result<Option<T
             });
         }
     };
-    serde_json::from_str(&text)
-        .map(Some)
-        .map_err(|source| FolderError::Json { path, source })
+    parse(&path, &text).map(Some)
 }
 
-/// Experiment `E`'s result in `dir` measured with `set`, checked to be of that set.
-pub fn read_result<E: Experiment>(
+/// `text`, the contents of `path`, as `T`: first as JSON (a truncated or malformed file
+/// says where), then its format (a newer one says so), then every field (a missing or
+/// wrongly typed one is named by its path, e.g. `device.sm_count`).
+pub fn parse<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, FolderError> {
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+        if e.is_eof() {
+            FolderError::Truncated {
+                path: path.to_owned(),
+                line: e.line(),
+                column: e.column(),
+            }
+        } else {
+            let reason = e.to_string();
+            let reason = reason
+                .split(" at line ")
+                .next()
+                .unwrap_or(&reason)
+                .to_owned();
+            FolderError::NotJson {
+                path: path.to_owned(),
+                line: e.line(),
+                column: e.column(),
+                reason,
+            }
+        }
+    })?;
+    if let Some(found) = value.get("format").and_then(serde_json::Value::as_u64)
+        && found > u64::from(FORMAT)
+    {
+        return Err(FolderError::Newer {
+            path: path.to_owned(),
+            found,
+        });
+    }
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let field = e.path().to_string();
+        FolderError::Field {
+            path: path.to_owned(),
+            field: if field == "." { "(top)".into() } else { field },
+            reason: e.into_inner().to_string(),
+        }
+    })
+}
+
+/// Experiment `name`'s result in `dir` measured with `set`, read as `R`; `kernels` says
+/// which set it records, checked against its name.
+pub fn read_result<R: DeserializeOwned>(
     dir: &Path,
+    name: &str,
     set: KernelSet,
-) -> Result<Option<E::Result>, FolderError> {
-    let name = files::json(E::NAME, set);
-    let result: Option<E::Result> = read_json(dir, &name)?;
+    kernels: impl Fn(&R) -> KernelSet,
+) -> Result<Option<R>, FolderError> {
+    let file = files::json(name, set);
+    let result: Option<R> = read_json(dir, &file)?;
     if let Some(r) = &result {
-        let found = E::provenance(r).kernels;
+        let found = kernels(r);
         if found != set {
             return Err(FolderError::WrongKernels {
-                path: dir.join(name),
+                path: dir.join(file),
                 found: found.label(),
                 expected: set.label(),
             });
         }
     }
     Ok(result)
+}
+
+/// A folder of output being written: filled in a fresh folder beside `target`, and moved
+/// into place only by [`Staged::finish`], so `target` never holds half an output nor
+/// another output's leftovers. Dropped unfinished, the staged folder is removed and
+/// `target` is as it was.
+#[derive(Debug)]
+pub struct Staged {
+    target: PathBuf,
+    staging: PathBuf,
+    finished: bool,
+}
+
+impl Staged {
+    /// Begin an output that will replace `target`. `ours` says which file names a
+    /// streamlab output may hold: an existing `target` holding any other file is refused
+    /// (nothing of the user's is replaced).
+    pub fn begin(target: &Path, ours: impl Fn(&str) -> bool) -> Result<Staged, FolderError> {
+        if target.is_dir() {
+            let entries = std::fs::read_dir(target).map_err(|source| FolderError::Io {
+                action: "read",
+                path: target.to_owned(),
+                source,
+            })?;
+            let mut foreign: Vec<String> = entries
+                .filter_map(Result::ok)
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| !ours(n))
+                .collect();
+            foreign.sort();
+            if !foreign.is_empty() {
+                return Err(FolderError::Foreign {
+                    dir: target.to_owned(),
+                    names: foreign.join(", "),
+                });
+            }
+        }
+        let name = target
+            .file_name()
+            .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
+        let parent = match target.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
+            _ => PathBuf::from("."),
+        };
+        std::fs::create_dir_all(&parent).map_err(|source| FolderError::Io {
+            action: "create",
+            path: parent.clone(),
+            source,
+        })?;
+        let staging = parent.join(format!(".{name}.{}.partial", std::process::id()));
+        let _ = std::fs::remove_dir_all(&staging);
+        std::fs::create_dir(&staging).map_err(|source| FolderError::Io {
+            action: "create",
+            path: staging.clone(),
+            source,
+        })?;
+        Ok(Staged {
+            target: target.to_owned(),
+            staging,
+            finished: false,
+        })
+    }
+
+    /// Write one file of the output.
+    pub fn write(&self, name: &str, contents: &[u8]) -> Result<(), FolderError> {
+        let path = self.staging.join(name);
+        std::fs::write(&path, contents).map_err(|source| FolderError::Io {
+            action: "write",
+            path,
+            source,
+        })
+    }
+
+    /// Move the finished output into place, replacing what `target` held.
+    pub fn finish(mut self) -> Result<PathBuf, FolderError> {
+        let io = |action, path: &Path, source| FolderError::Io {
+            action,
+            path: path.to_owned(),
+            source,
+        };
+        let old = self.staging.with_extension("old");
+        if self.target.exists() {
+            std::fs::rename(&self.target, &old).map_err(|e| io("move aside", &self.target, e))?;
+        }
+        if let Err(e) = std::fs::rename(&self.staging, &self.target) {
+            let _ = std::fs::rename(&old, &self.target);
+            return Err(io("move into place", &self.target, e));
+        }
+        self.finished = true;
+        let _ = std::fs::remove_dir_all(&old);
+        Ok(self.target.clone())
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if !self.finished {
+            let _ = std::fs::remove_dir_all(&self.staging);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -127,6 +337,92 @@ mod tests {
         assert_eq!(names.len(), 1, "{names:?}");
         let err = write_atomic(&dir.join("missing"), "b.txt", b"x").unwrap_err();
         assert!(err.to_string().starts_with("could not write"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[derive(Debug, serde::Deserialize)]
+    #[allow(dead_code)]
+    struct Device {
+        sm_count: i32,
+    }
+
+    #[derive(Debug, serde::Deserialize)]
+    #[allow(dead_code)]
+    struct Saved {
+        device: Device,
+        complete: bool,
+    }
+
+    fn fault(text: &str) -> String {
+        parse::<Saved>(Path::new("x/summary.json"), text)
+            .unwrap_err()
+            .to_string()
+    }
+
+    #[test]
+    fn a_fault_names_the_file_and_where() {
+        let good = r#"{"device": {"sm_count": 132}, "complete": true}"#;
+        assert!(parse::<Saved>(Path::new("x"), good).is_ok());
+        let cut = fault(&good[..20]);
+        assert!(
+            cut.starts_with("x/summary.json ends early, at line 1 column 20"),
+            "{cut}"
+        );
+        let typed = fault(r#"{"device": {"sm_count": "many"}, "complete": true}"#);
+        assert!(
+            typed.starts_with(
+                "x/summary.json: field `device.sm_count`: invalid type: string \"many\""
+            ),
+            "{typed}"
+        );
+        let missing = fault(r#"{"device": {"sm_count": 1}}"#);
+        assert!(missing.contains("missing field `complete`"), "{missing}");
+        let newer = fault(r#"{"format": 9, "device": {"sm_count": 1}, "complete": true}"#);
+        assert!(
+            newer.contains("is in format 9, newer than this build reads (up to 2)"),
+            "{newer}"
+        );
+        let garbage = fault("{\"device\": ]");
+        assert!(
+            garbage.starts_with("x/summary.json is not JSON: "),
+            "{garbage}"
+        );
+        for text in [cut, typed, missing, newer, garbage] {
+            assert_eq!(text.lines().count(), 1, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_staged_output_replaces_its_target_whole_or_not_at_all() {
+        let dir = scratch("staged");
+        let target = dir.join("out");
+        std::fs::create_dir_all(&target).unwrap();
+        std::fs::write(target.join("report.md"), "old").unwrap();
+        std::fs::write(target.join("stale.svg"), "old").unwrap();
+        let ours = |n: &str| n.ends_with(".md") || n.ends_with(".svg");
+        // Abandoned part way: the target is untouched and nothing is left beside it.
+        let staged = Staged::begin(&target, ours).unwrap();
+        staged.write("report.md", b"new").unwrap();
+        drop(staged);
+        assert_eq!(
+            std::fs::read_to_string(target.join("report.md")).unwrap(),
+            "old"
+        );
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+        // Finished: exactly the new files.
+        let staged = Staged::begin(&target, ours).unwrap();
+        staged.write("report.md", b"new").unwrap();
+        staged.finish().unwrap();
+        assert_eq!(
+            std::fs::read_to_string(target.join("report.md")).unwrap(),
+            "new"
+        );
+        assert!(!target.join("stale.svg").exists());
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+        // A folder holding someone else's file is refused.
+        std::fs::write(target.join("notes.txt"), "mine").unwrap();
+        let err = Staged::begin(&target, ours).unwrap_err().to_string();
+        assert!(err.contains("notes.txt"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -10,7 +10,7 @@
 //! checks), [`report`] (tables, figures, sections, Markdown and HTML) and [`folder`]
 //! (files written whole). [`run`] sits above them all: a results folder read back,
 //! its summary, its printed tables and its report; [`compare`] sets two such folders
-//! side by side.
+//! side by side, judging every row by the one rule of [`verdict`].
 pub mod card;
 pub mod compare;
 pub mod derived;
@@ -23,3 +23,4 @@ pub mod run;
 pub mod saved;
 pub mod spread;
 pub mod stats;
+pub mod verdict;

@@ -53,7 +53,8 @@ pub(crate) fn sets<E: Experiment>() -> &'static [KernelSet] {
 }
 
 impl SavedRun {
-    /// Load every result file in `dir`; an error if there are none.
+    /// Load every result file in `dir`; an error if there are none, if a file cannot be
+    /// read (naming it and where), or if the files are of more than one run.
     pub fn load(dir: &Path) -> Result<SavedRun, FolderError> {
         struct Load<'a> {
             dir: &'a Path,
@@ -66,7 +67,9 @@ impl SavedRun {
                     if self.error.is_some() {
                         return;
                     }
-                    match folder::read_result::<E>(self.dir, set) {
+                    match folder::read_result::<E::Result>(self.dir, E::NAME, set, |r| {
+                        E::provenance(r).kernels
+                    }) {
                         Ok(Some(result)) => self.run.insert::<E>(set, result),
                         Ok(None) => {}
                         Err(err) => self.error = Some(err),
@@ -87,7 +90,63 @@ impl SavedRun {
             return Err(FolderError::Empty(dir.to_owned()));
         }
         load.run.summary = folder::read_json(dir, files::SUMMARY)?;
+        load.run.check_one_run(dir)?;
         Ok(load.run)
+    }
+
+    /// Every file of the folder must be of one run: the same GPU, and the same start
+    /// (summary.json's, where there is one).
+    fn check_one_run(&self, dir: &Path) -> Result<(), FolderError> {
+        let runs = identities(self);
+        let first = match &self.summary {
+            Some(s) => (
+                files::SUMMARY.to_owned(),
+                RunIdentity::of(&s.device, &s.provenance),
+            ),
+            None => runs.first().cloned().expect("a loaded run holds a result"),
+        };
+        match runs.iter().find(|(_, id)| *id != first.1) {
+            None => Ok(()),
+            Some((other, id)) => Err(FolderError::MixedRuns {
+                dir: dir.to_owned(),
+                first: first.0,
+                first_run: first.1.to_string(),
+                other: other.clone(),
+                other_run: id.to_string(),
+            }),
+        }
+    }
+
+    /// The experiments `summary.json` has a headline of whose result file is not in the
+    /// folder, e.g. "mapped (mapped.json)".
+    pub fn missing(&self) -> Vec<String> {
+        struct Missing<'a>(&'a SavedRun, &'a RunSummary, Vec<String>);
+        impl Visit for Missing<'_> {
+            fn visit<E: Experiment>(&mut self) {
+                let summaries = [
+                    (KernelSet::Rust, Some(&self.1.experiments)),
+                    (KernelSet::Cuda, self.1.cuda_experiments.as_ref()),
+                ];
+                for (set, entries) in summaries {
+                    let named = entries
+                        .and_then(|e| e.get(E::NAME))
+                        .is_some_and(|h| !h.is_null());
+                    if named && self.0.get::<E>(set).is_none() {
+                        self.2.push(format!(
+                            "{} ({})",
+                            files::stem(E::NAME, set),
+                            files::json(E::NAME, set)
+                        ));
+                    }
+                }
+            }
+        }
+        let Some(summary) = &self.summary else {
+            return Vec::new();
+        };
+        let mut missing = Missing(self, summary, Vec::new());
+        experiments::each(&mut missing);
+        missing.2
     }
 
     /// Hold `result` of experiment `E` measured with `set`, in place of any before.
@@ -116,6 +175,48 @@ impl SavedRun {
     }
 }
 
+/// Which run a file is of: the GPU it ran on and when the run started.
+#[derive(Debug, Clone, PartialEq)]
+struct RunIdentity {
+    gpu: String,
+    started_utc: String,
+}
+
+impl RunIdentity {
+    fn of(device: &DeviceInfo, provenance: &Provenance) -> RunIdentity {
+        RunIdentity {
+            gpu: format!("{} (GPU {})", device.name, device.ordinal),
+            started_utc: provenance.started_utc.clone(),
+        }
+    }
+}
+
+impl std::fmt::Display for RunIdentity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the run started {} on {}", self.started_utc, self.gpu)
+    }
+}
+
+/// Each result of `run` by its file name, with the run it is of.
+fn identities(run: &SavedRun) -> Vec<(String, RunIdentity)> {
+    struct Ids<'a>(&'a SavedRun, Vec<(String, RunIdentity)>);
+    impl Visit for Ids<'_> {
+        fn visit<E: Experiment>(&mut self) {
+            for &set in sets::<E>() {
+                if let Some(r) = self.0.get::<E>(set) {
+                    self.1.push((
+                        files::json(E::NAME, set),
+                        RunIdentity::of(E::device(r), E::provenance(r)),
+                    ));
+                }
+            }
+        }
+    }
+    let mut ids = Ids(run, Vec::new());
+    experiments::each(&mut ids);
+    ids.1
+}
+
 /// What an experiment's JSON holds: its result, the numbers derived from it, and the
 /// checks of its traced timelines.
 #[derive(Serialize)]
@@ -139,10 +240,7 @@ fn result_files<E: Experiment>(
         trace_checks: checks,
     };
     let name = files::json(E::NAME, set);
-    let json = serde_json::to_string_pretty(&file).map_err(|source| FolderError::Json {
-        path: name.clone().into(),
-        source,
-    })?;
+    let json = folder::to_json(&name, &file)?;
     let mut out = vec![(name, json)];
     out.extend(E::csv(result).map(|csv| (files::csv(E::NAME, set), csv)));
     Ok(out)
@@ -410,7 +508,7 @@ pub fn document(run: &SavedRun) -> Result<Document, ReportError> {
         return Err(err);
     }
     let header = header(run).map(|(device, provenance)| {
-        vec![
+        let mut rows = vec![
             (
                 "GPU".to_owned(),
                 table::device(&device).trim_end().to_owned(),
@@ -425,10 +523,13 @@ pub fn document(run: &SavedRun) -> Result<Document, ReportError> {
                     provenance.form.label()
                 ),
             ),
-        ]
+        ];
+        rows.extend((table::build_facts(&provenance).into_iter()).map(|(k, v)| (k.to_owned(), v)));
+        rows
     });
     Ok(Document {
         banner: banner(run),
+        missing: run.missing(),
         header: header.unwrap_or_default(),
         headlines: current_summary(run).map(|s| {
             let mut t = Table::new(None, &["experiment", "headline"]);
@@ -442,13 +543,20 @@ pub fn document(run: &SavedRun) -> Result<Document, ReportError> {
 }
 
 /// `run`'s `summary.json` as the current derivations give it, where the folder had one
-/// (its run's status kept).
+/// (its run's status kept, and the headlines of results the folder no longer holds kept
+/// as the run wrote them: [`SavedRun::missing`] names them).
 fn current_summary(run: &SavedRun) -> Option<RunSummary> {
-    let status = run.summary.as_ref().map(|s| RunStatus {
-        interrupted_by: s.interrupted_by.clone(),
-        steps_not_run: s.steps_not_run.clone(),
-    })?;
-    summarize(run, status)
+    let saved = run.summary.as_ref()?;
+    let status = RunStatus {
+        interrupted_by: saved.interrupted_by.clone(),
+        steps_not_run: saved.steps_not_run.clone(),
+    };
+    let mut now = summarize(run, status)?;
+    now.experiments.keep_where_null(&saved.experiments);
+    if let (Some(now), Some(saved)) = (&mut now.cuda_experiments, &saved.cuda_experiments) {
+        now.keep_where_null(saved);
+    }
+    Some(now)
 }
 
 /// Every result file of `run` as it would be written now: each result's JSON and CSV,
@@ -473,19 +581,44 @@ fn result_outputs(run: &SavedRun) -> Result<Vec<(String, String)>, ReportError> 
         return Err(err.into());
     }
     if let Some(summary) = current_summary(run) {
-        let json = serde_json::to_string_pretty(&summary).map_err(|source| FolderError::Json {
-            path: files::SUMMARY.into(),
-            source,
-        })?;
-        out.1.push((files::SUMMARY.to_owned(), json));
+        out.1.push((
+            files::SUMMARY.to_owned(),
+            folder::to_json(files::SUMMARY, &summary)?,
+        ));
     }
     Ok(out.1)
 }
 
+/// Whether `name` is a file a results folder or a comparison may hold: an experiment's
+/// JSON, CSV, charts, timelines and traces, `summary.json`, the report, a comparison's
+/// files, and a file being written.
+pub fn is_output_name(name: &str) -> bool {
+    struct Stems(Vec<&'static str>);
+    impl Visit for Stems {
+        fn visit<E: Experiment>(&mut self) {
+            self.0.push(E::NAME);
+        }
+    }
+    let mut stems = Stems(vec!["compare"]);
+    experiments::each(&mut stems);
+    let fixed = [
+        files::SUMMARY,
+        files::REPORT_MD,
+        files::REPORT_HTML,
+        files::COMPARISON,
+    ];
+    let typed = [".json", ".csv", ".svg"].iter().any(|e| name.ends_with(e));
+    fixed.contains(&name)
+        || (name.starts_with('.') && name.ends_with(".partial"))
+        || (typed && stems.0.iter().any(|stem| name.starts_with(stem)))
+}
+
 /// Render `run` into `out`: every result's JSON and CSV again (from the current
 /// derivations), then every chart, timeline and trace, then `report.md` and
-/// `report.html`, each file written whole. `keep_going` is asked before each file; when
-/// it says no, rendering stops there.
+/// `report.html`. Everything is written into a fresh folder beside `out`, which replaces
+/// `out` only once complete: `out` never holds half a report, nor files of another
+/// run. `keep_going` is asked before each file; when it says no, rendering stops there
+/// and `out` is left as it was.
 pub fn render(
     run: &SavedRun,
     out: &Path,
@@ -499,12 +632,14 @@ pub fn render(
     outputs.push((files::REPORT_MD.to_owned(), markdown::render(&doc)));
     outputs.push((files::REPORT_HTML.to_owned(), html::render(&doc)));
     let total = outputs.len();
+    let staged = folder::Staged::begin(out, is_output_name)?;
     for (written, (name, contents)) in outputs.iter().enumerate() {
         if !keep_going() {
             return Err(ReportError::Stopped { written, total });
         }
-        folder::write_atomic(out, name, contents.as_bytes())?;
+        staged.write(name, contents.as_bytes())?;
     }
+    staged.finish()?;
     Ok(total)
 }
 
@@ -534,7 +669,8 @@ mod tests {
         std::fs::write(dir.join(name), "{not json").unwrap();
         let err = SavedRun::load(&dir).unwrap_err();
         assert!(
-            err.to_string().contains("is not a streamlab result"),
+            err.to_string()
+                .contains("bounds.json is not JSON: key must be a string at line 1 column 2"),
             "{err}"
         );
         std::fs::remove_dir_all(&dir).unwrap();

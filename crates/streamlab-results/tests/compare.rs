@@ -1,16 +1,26 @@
-//! Two recorded runs compared: the H100 and H200 runs render into one report with a
-//! section per shared experiment and changes beyond noise marked in both formats; a run
-//! compared with itself changes nothing; folders that are not complete results are
-//! clear errors (or, for an incomplete run, marked), and nothing is written for them.
+//! Recorded runs compared (`tests/runs/`: two H100 machines running one build, the A/A
+//! pair, and an H200 running it too): the A/A pair calls few rows changed, the H100
+//! against the H200 still calls what the H200's memory changes; every verdict is in
+//! `comparison.json`; a run compared with itself changes nothing; single-experiment
+//! folders compare; bad folders are one clear line naming the file and the fault, and
+//! nothing is written for them; the output folder is replaced whole.
 use std::path::{Path, PathBuf};
 
-use streamlab_results::compare::{self, Change, CompareError, ComparedRun};
+use streamlab_results::compare::{self, CompareError, ComparedRun};
+use streamlab_results::verdict::{MIN_CHANGE, Rule, Verdict};
 
-fn recorded(gpu: &str) -> PathBuf {
+/// A recorded run kept with the tests.
+fn recorded(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../docs/results")
-        .join(gpu)
+        .join("tests/runs")
+        .join(name)
 }
+
+/// The A/A pair: one build on two H100 machines.
+const H100_A: &str = "h100-2026-11-25-0810";
+const H100_B: &str = "h100-2026-11-25";
+/// The same build on an H200.
+const H200: &str = "h200-2026-11-25";
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("streamlab-compare-{name}-{}", std::process::id()));
@@ -19,150 +29,275 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// The recorded H100 results' JSON copied into a scratch folder, `summary.json` changed
-/// by `edit`.
-fn h100_with_summary(name: &str, edit: impl FnOnce(&mut serde_json::Value)) -> PathBuf {
-    let dir = scratch(name);
-    for entry in std::fs::read_dir(recorded("h100")).unwrap() {
+/// The JSON files of recorded run `name` whose names `keep` accepts, copied into a scratch
+/// folder.
+fn copy_of(name: &str, scratch_name: &str, keep: impl Fn(&str) -> bool) -> PathBuf {
+    let dir = scratch(scratch_name);
+    for entry in std::fs::read_dir(recorded(name)).unwrap() {
         let path = entry.unwrap().path();
-        if path.extension().is_some_and(|e| e == "json")
-            && !path.to_string_lossy().contains("-trace-")
-        {
-            std::fs::copy(&path, dir.join(path.file_name().unwrap())).unwrap();
+        let file = path.file_name().unwrap().to_string_lossy().into_owned();
+        if file.ends_with(".json") && keep(&file) {
+            std::fs::copy(&path, dir.join(&file)).unwrap();
         }
     }
-    let path = dir.join("summary.json");
-    let mut summary: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    edit(&mut summary);
-    std::fs::write(&path, serde_json::to_string_pretty(&summary).unwrap()).unwrap();
     dir
 }
 
-fn load_error(dir: &Path) -> CompareError {
-    match ComparedRun::load("A", dir) {
-        Ok(_) => panic!("{} loaded", dir.display()),
-        Err(err) => err,
+fn compared(a: &str, b: &str) -> compare::Comparison {
+    let a = ComparedRun::load("A", &recorded(a)).unwrap();
+    let b = ComparedRun::load("B", &recorded(b)).unwrap();
+    compare::compare(&a, &b, Rule::default())
+}
+
+/// The verdict of row `key` of experiment `name` (Rust kernels' result).
+fn verdict(c: &compare::Comparison, name: &str, key: &str) -> Verdict {
+    let section = (c.sections.iter())
+        .find(|s| s.name == name)
+        .unwrap_or_else(|| panic!("no section for {name}"));
+    (section.rows.iter())
+        .find(|r| r.key == key)
+        .unwrap_or_else(|| panic!("{name} has no row {key}"))
+        .judged
+        .verdict
+}
+
+#[test]
+fn the_a_a_pair_calls_at_most_five_percent_of_its_rows_changed() {
+    let c = compared(H100_A, H100_B);
+    let rows: Vec<_> = c.sections.iter().flat_map(|s| &s.rows).collect();
+    let changed: Vec<String> = (rows.iter())
+        .filter(|r| r.judged.verdict.changed())
+        .map(|r| format!("{} ({:?})", r.label, r.judged.b_over_a))
+        .collect();
+    assert!(rows.len() > 500, "only {} rows", rows.len());
+    assert!(
+        changed.len() * 20 <= rows.len(),
+        "{} of {} rows called changed: {changed:?}",
+        changed.len(),
+        rows.len()
+    );
+    // The rule's minimum effect is what keeps it there: with none, far more are called.
+    let a = ComparedRun::load("A", &recorded(H100_A)).unwrap();
+    let b = ComparedRun::load("B", &recorded(H100_B)).unwrap();
+    let loose = compare::compare(
+        &a,
+        &b,
+        Rule {
+            min_change: 0.0,
+            ..Rule::default()
+        },
+    );
+    let loose_changed = (loose.sections.iter().flat_map(|s| &s.rows))
+        .filter(|r| r.judged.verdict.changed())
+        .count();
+    assert!(
+        loose_changed > 4 * changed.len(),
+        "{loose_changed} against {}",
+        changed.len()
+    );
+    assert!((0.01..0.1).contains(&MIN_CHANGE));
+}
+
+#[test]
+fn the_h100_against_the_h200_calls_what_the_h200s_memory_changes() {
+    for h100 in [H100_A, H100_B] {
+        let c = compared(h100, H200);
+        assert_eq!(verdict(&c, "bounds", "dtod"), Verdict::Faster, "{h100}");
+        for key in [
+            "add_kernel/cycles 0/tuned/rust",
+            "add_kernel/cycles 0/tuned/cuda",
+            "add_kernel/cycles 0/plain/cuda",
+            "matmul/tuned/rust",
+        ] {
+            assert_eq!(
+                verdict(&c, "compare-kernels", key),
+                Verdict::Faster,
+                "{h100} {key}"
+            );
+        }
+        // Bound by arithmetic: the same on both chips.
+        assert_eq!(
+            verdict(&c, "compare-kernels", "add_kernel/cycles 256/tuned/rust"),
+            Verdict::Same
+        );
+        // The link is the same PCIe 5 link: not called changed.
+        assert_eq!(verdict(&c, "bounds", "dtoh"), Verdict::Same, "{h100}");
     }
 }
 
 #[test]
-fn the_h100_and_h200_runs_compare_with_changes_beyond_noise_marked_in_both_formats() {
+fn the_comparison_is_written_as_markdown_html_and_json() {
     let out = scratch("gpus").join("report");
-    let written =
-        compare::write(&recorded("h100"), &recorded("h200"), Some(out.as_path())).unwrap();
+    let written = compare::write(
+        &recorded(H100_A),
+        &recorded(H200),
+        Some(out.as_path()),
+        Rule::default(),
+    )
+    .unwrap();
     assert_eq!(written, out);
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
-
-    let a = ComparedRun::load("A", &recorded("h100")).unwrap();
-    let b = ComparedRun::load("B", &recorded("h200")).unwrap();
-    let comparison = compare::compare(&a, &b);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("comparison.json")).unwrap())
+            .unwrap();
+    let dtod = &json["experiments"]["bounds"]["rust"]["dtod"];
+    assert_eq!(dtod["verdict"], "faster", "{dtod}");
+    assert!(dtod["b_over_a"].as_f64().unwrap() < 0.8);
+    assert!(dtod["p_value"].as_f64().unwrap() < 0.01);
+    assert_eq!(json["rule"]["min_change"].as_f64(), Some(MIN_CHANGE));
+    assert_eq!(json["a"]["commit"], "not recorded");
+    let totals = &json["totals"];
+    let sum: u64 = ["faster", "slower", "same", "too_noisy", "not_comparable"]
+        .iter()
+        .map(|k| totals[k].as_u64().unwrap())
+        .sum();
+    assert_eq!(Some(sum), totals["rows"].as_u64());
     for name in [
         "bounds",
         "matmul-streams",
         "sincos-overlap",
         "memcpy-kernel",
     ] {
-        let section = (comparison.sections.iter())
-            .find(|s| s.name == name)
-            .unwrap_or_else(|| panic!("no section for {name}"));
-        let rows = (section.tables.iter())
-            .find(|t| {
-                t.table
-                    .caption
-                    .as_deref()
-                    .unwrap()
-                    .starts_with("Measured rows")
-            })
-            .unwrap_or_else(|| panic!("{name} has no table of measured rows"));
-        assert!(!rows.table.rows.is_empty(), "{name}");
         assert!(
             md.contains(&format!("## {name}\n")),
             "{name} not in report.md"
         );
+        assert!(html.contains(&format!("<section id=\"{name}\">")), "{name}");
         assert!(
-            html.contains(&format!("<section id=\"{name}\">")),
-            "{name} not in the HTML"
+            json["experiments"][name]["rows"].as_u64().unwrap() > 0,
+            "{name}"
         );
-        for figure in &section.figures {
-            assert!(
-                out.join(figure.file()).exists(),
-                "{} not written",
-                figure.file()
-            );
-        }
     }
-    assert_eq!(
-        comparison.only.len(),
-        1,
-        "the H200 run lacks concurrency-breaks"
-    );
-    assert!(md.contains("**Only in A (h100):** concurrency-breaks"));
-
-    let beyond = (comparison.sections.iter())
-        .flat_map(|s| &s.tables)
-        .flat_map(|t| t.changes.iter().flatten())
-        .filter(|c| c.beyond())
-        .count();
-    assert!(beyond > 0, "the two GPUs differ beyond noise somewhere");
     assert!(
-        md.contains("| **▲ beyond noise** |") || md.contains("| **▼ beyond noise** |"),
-        "no bold marker in report.md"
+        md.contains("| **▼ faster** |"),
+        "no bold verdict in report.md"
     );
-    assert!(
-        html.contains("<tr class=\"up\">") || html.contains("<tr class=\"down\">"),
-        "no marked row in report.html"
-    );
-    assert!(html.contains("<td class=\"change\">▲ beyond noise</td>"));
+    assert!(html.contains("<tr class=\"faster\">"));
+    assert!(html.contains("<td class=\"verdict\">▼ faster</td>"));
     assert!(md.contains("NVIDIA H100 80GB HBM3 | NVIDIA H200 |"));
+    assert!(md.contains("| Commit | not recorded | not recorded |"));
+    // Every chart of the comparison is written beside it.
+    let c = compared(H100_A, H200);
+    for figure in c.sections.iter().flat_map(|s| &s.figures) {
+        assert!(
+            out.join(figure.file()).exists(),
+            "{} not written",
+            figure.file()
+        );
+    }
     std::fs::remove_dir_all(out.parent().unwrap()).unwrap();
 }
 
 #[test]
 fn a_run_compared_with_itself_changes_nothing() {
-    let a = ComparedRun::load("A", &recorded("h100")).unwrap();
-    let b = ComparedRun::load("B", &recorded("h100")).unwrap();
-    let comparison = compare::compare(&a, &b);
-    assert!(comparison.only.is_empty() && comparison.banners.is_empty());
-    let mut ratios = 0;
-    for table in comparison.sections.iter().flat_map(|s| &s.tables) {
-        assert!(
-            table.changes.iter().flatten().all(|c| !c.beyond()),
-            "{:?} marks a change",
-            table.table.caption
-        );
-        if let Some(column) = table.table.column("B/A") {
-            for row in &table.table.rows {
-                assert!(
-                    row[column] == "1.000" || row[column] == "–",
-                    "{:?}: {row:?}",
-                    table.table.caption
-                );
-                ratios += usize::from(row[column] == "1.000");
-            }
-        }
+    let c = compared(H100_A, H100_A);
+    assert!(c.only.is_empty() && c.banners.is_empty());
+    let rows: Vec<_> = c.sections.iter().flat_map(|s| &s.rows).collect();
+    assert!(rows.len() > 500);
+    for r in rows {
+        assert!(!r.judged.verdict.changed(), "{} changed", r.label);
+        assert_eq!(r.judged.b_over_a, Some(1.0), "{}", r.label);
     }
-    assert!(ratios > 100, "only {ratios} ratios");
-    let md = compare::render::markdown(&comparison);
-    assert!(!md.contains("beyond noise**"));
-    assert!(!compare::render::html(&comparison).contains("class=\"up\""));
+    let md = compare::render::markdown(&c);
+    assert!(!md.contains("faster**") && !md.contains("slower**"));
 }
 
 #[test]
-fn a_summary_of_another_format_names_its_file_and_field() {
-    let dir = h100_with_summary("old-format", |s| {
-        s.as_object_mut().unwrap().remove("complete");
-    });
-    let err = load_error(&dir);
-    let text = err.to_string();
-    assert!(err.is_usage(), "{text}");
+fn the_same_folder_twice_is_one_line_and_a_usage_error() {
+    let out = scratch("same").join("out");
+    let err = compare::write(
+        &recorded(H100_A),
+        &recorded(H100_A),
+        Some(&out),
+        Rule::default(),
+    )
+    .unwrap_err();
+    assert!(matches!(err, CompareError::SameFolder(_)), "{err}");
     assert!(
-        text.contains("summary.json") && text.contains("`complete`"),
-        "{text}"
+        err.is_usage() && err.to_string().lines().count() == 1,
+        "{err}"
     );
-    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(!out.exists());
+}
+
+#[test]
+fn single_experiment_folders_compare_on_what_they_share() {
+    let one = copy_of(H100_B, "single", |f| f.starts_with("sincos-overlap"));
+    let c = {
+        let a = ComparedRun::load("A", &recorded(H100_A)).unwrap();
+        let b = ComparedRun::load("B", &one).unwrap();
+        assert!(!b.summary_saved, "no summary.json: derived");
+        compare::compare(&a, &b, Rule::default())
+    };
+    assert_eq!(
+        c.sections.iter().map(|s| s.name).collect::<Vec<_>>(),
+        ["sincos-overlap"]
+    );
+    assert!(c.sections[0].rows.len() >= 18);
+    let (_, only_a) = &c.only[0];
+    assert!(
+        only_a.contains(&"bounds") && only_a.contains(&"mapped"),
+        "{only_a:?}"
+    );
+    let md = compare::render::markdown(&c);
+    assert!(md.contains("none (derived from the results)"), "{md}");
+    std::fs::remove_dir_all(&one).unwrap();
+}
+
+/// The error `compare` gives for a copy of the A/A pair's first run with `file` rewritten
+/// by `edit`, after checking it is one line, a usage error, and that nothing was written.
+fn fault(name: &str, file: &str, edit: impl FnOnce(String) -> String) -> String {
+    let dir = copy_of(H100_A, name, |_| true);
+    let path = dir.join(file);
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, edit(text)).unwrap();
+    let out = dir.join("out");
+    let err = compare::write(&recorded(H100_B), &dir, Some(&out), Rule::default()).unwrap_err();
+    let line = err.to_string();
+    assert!(err.is_usage(), "{line}");
+    assert_eq!(line.lines().count(), 1, "{line}");
+    assert!(!out.exists(), "{} written", out.display());
     std::fs::remove_dir_all(&dir).unwrap();
+    line
+}
+
+#[test]
+fn bad_input_names_the_file_and_the_fault() {
+    let cut = fault("truncated", "summary.json", |t| t[..t.len() / 2].to_owned());
+    assert!(
+        cut.contains("summary.json ends early, at line") && cut.contains("truncated"),
+        "{cut}"
+    );
+    let typed = fault("typed", "summary.json", |t| {
+        t.replacen("\"sm_count\": 132", "\"sm_count\": \"many\"", 1)
+    });
+    assert!(
+        typed.contains("summary.json: field `device.sm_count`: invalid type: string \"many\""),
+        "{typed}"
+    );
+    let missing = fault("missing-field", "mapped.json", |t| {
+        t.replacen("\"complete\": true,", "", 1)
+    });
+    assert!(
+        missing.contains("mapped.json: field `provenance`: missing field `complete`"),
+        "{missing}"
+    );
+    let newer = fault("newer", "bounds.json", |t| {
+        t.replacen('{', "{\n  \"format\": 99,", 1)
+    });
+    assert!(
+        newer.contains("bounds.json is in format 99, newer than this build reads"),
+        "{newer}"
+    );
+    let mixed = fault("mixed", "mapped.json", |t| {
+        t.replacen("2026-11-25T08:10:59Z", "2026-11-24T00:00:00Z", 1)
+    });
+    assert!(
+        mixed.contains("holds more than one run")
+            && mixed.contains("mapped.json from the run started 2026-11-24T00:00:00Z"),
+        "{mixed}"
+    );
 }
 
 #[test]
@@ -173,43 +308,85 @@ fn folders_that_are_not_results_are_clear_errors_and_nothing_is_written() {
         (empty.clone(), "holds no streamlab results"),
         (empty.join("missing"), "does not exist"),
     ] {
-        let err = compare::write(&dir, &recorded("h100"), Some(out.as_path())).unwrap_err();
+        let err = compare::write(
+            &dir,
+            &recorded(H100_A),
+            Some(out.as_path()),
+            Rule::default(),
+        )
+        .unwrap_err();
         assert!(
             err.is_usage() && err.to_string().contains(expected),
             "{err}"
         );
-        let err = compare::write(&recorded("h100"), &dir, Some(out.as_path())).unwrap_err();
+        let err = compare::write(
+            &recorded(H100_A),
+            &dir,
+            Some(out.as_path()),
+            Rule::default(),
+        )
+        .unwrap_err();
         assert!(err.to_string().contains(expected), "{err}");
         assert!(!out.exists(), "{} written", out.display());
     }
     let file = empty.join("file.txt");
     std::fs::write(&file, "x").unwrap();
-    assert!(load_error(&file).to_string().contains("is not a folder"));
+    let err = ComparedRun::load("A", &file).err().unwrap();
+    assert!(err.to_string().contains("is not a folder"));
     std::fs::remove_dir_all(&empty).unwrap();
+}
 
-    let no_summary = h100_with_summary("no-summary", |_| {});
-    std::fs::remove_file(no_summary.join("summary.json")).unwrap();
-    let err = load_error(&no_summary);
-    assert!(
-        err.is_usage() && err.to_string().contains("has no summary.json"),
-        "{err}"
-    );
-    std::fs::remove_dir_all(&no_summary).unwrap();
+#[test]
+fn the_output_folder_is_replaced_whole() {
+    let dir = scratch("replace");
+    let out = dir.join("cmp");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("compare-old-experiment.svg"), "stale").unwrap();
+    compare::write(
+        &recorded(H100_A),
+        &recorded(H200),
+        Some(&out),
+        Rule::default(),
+    )
+    .unwrap();
+    assert!(!out.join("compare-old-experiment.svg").exists());
+    assert!(out.join("comparison.json").exists());
+    // A folder holding the user's own files is not replaced.
+    std::fs::write(out.join("notes.txt"), "mine").unwrap();
+    let err = compare::write(
+        &recorded(H100_A),
+        &recorded(H200),
+        Some(&out),
+        Rule::default(),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("notes.txt"), "{err}");
+    assert!(out.join("notes.txt").exists() && out.join("report.md").exists());
+    // Nothing is left beside it.
+    let names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["cmp"]);
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn an_incomplete_run_is_compared_and_marked() {
-    let dir = h100_with_summary("incomplete", |s| {
-        s["complete"] = false.into();
-        s["interrupted_by"] = "SIGINT".into();
-        s["steps_not_run"] = serde_json::json!(["overlap"]);
-    });
-    let a = ComparedRun::load("A", &recorded("h100")).unwrap();
+    let dir = copy_of(H100_A, "incomplete", |_| true);
+    let path = dir.join("summary.json");
+    let mut summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    summary["complete"] = false.into();
+    summary["interrupted_by"] = "SIGINT".into();
+    summary["steps_not_run"] = serde_json::json!(["overlap"]);
+    std::fs::write(&path, serde_json::to_string_pretty(&summary).unwrap()).unwrap();
+    let a = ComparedRun::load("A", &recorded(H100_A)).unwrap();
     let b = ComparedRun::load("B", &dir).unwrap();
-    let comparison = compare::compare(&a, &b);
-    assert!(!comparison.sections.is_empty());
-    let md = compare::render::markdown(&comparison);
-    let html = compare::render::html(&comparison);
+    let c = compare::compare(&a, &b, Rule::default());
+    assert!(!c.sections.is_empty());
+    let md = compare::render::markdown(&c);
+    let html = compare::render::html(&c);
     let marked = "incomplete run (stopped by SIGINT; not run or not finished: overlap)";
     let banner = format!("{}: {marked}", b.heading());
     assert!(
@@ -219,21 +396,4 @@ fn an_incomplete_run_is_compared_and_marked() {
     assert!(md.contains(&format!("| Run | complete | {marked} |")));
     assert!(html.contains(&format!("<strong>Incomplete run.</strong> {banner}")));
     std::fs::remove_dir_all(&dir).unwrap();
-}
-
-#[test]
-fn the_rule_marks_only_changes_past_both_noises() {
-    assert_eq!(Change::of(100.0, Some(0.01), 103.0, Some(0.01)), Change::Up);
-    assert_eq!(
-        Change::of(100.0, Some(0.01), 102.0, Some(0.01)),
-        Change::Within
-    );
-    assert_eq!(
-        Change::of(100.0, Some(0.01), 97.0, Some(0.01)),
-        Change::Down
-    );
-    assert_eq!(
-        Change::of(100.0, None, 200.0, Some(0.01)),
-        Change::NoiseNotMeasured
-    );
 }

@@ -390,3 +390,52 @@ fn a_backwards_timeline_is_an_error_not_a_panic() {
         ),
     }
 }
+
+#[test]
+fn a_missing_experiment_is_named_in_the_report_and_stays_named() {
+    let dir = h100_copy("missing");
+    std::fs::remove_file(dir.join("mapped.json")).unwrap();
+    let run = SavedRun::load(&dir).unwrap();
+    assert_eq!(run.missing(), ["mapped (mapped.json)"]);
+    render(&run, &dir, &|| true).unwrap();
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(
+        md.contains("> **Not in this folder.** mapped (mapped.json): "),
+        "{}",
+        &md[..600]
+    );
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(html.contains("id=\"missing\""));
+    // The summary written again keeps the headline, so the next render names it too.
+    let again = SavedRun::load(&dir).unwrap();
+    assert_eq!(again.missing(), ["mapped (mapped.json)"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_render_stopped_part_way_leaves_the_folder_as_it_was() {
+    let dir = h100_copy("stopped");
+    let before = files(&dir);
+    let run = SavedRun::load(&dir).unwrap();
+    let asked = std::cell::Cell::new(0);
+    let err = render(&run, &dir, &|| {
+        asked.set(asked.get() + 1);
+        asked.get() <= 20
+    })
+    .unwrap_err();
+    assert!(
+        matches!(err, ReportError::Stopped { written: 20, .. }),
+        "{err}"
+    );
+    assert_eq!(files(&dir), before, "the folder changed");
+    let fresh = dir.with_extension("fresh");
+    let _ = render(&run, &fresh, &|| false).unwrap_err();
+    assert!(!fresh.exists(), "a stopped render created its folder");
+    let beside: Vec<_> = std::fs::read_dir(dir.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("streamlab-report-stopped") && n.ends_with(".partial"))
+        .collect();
+    assert!(beside.is_empty(), "{beside:?} left behind");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -18,8 +18,9 @@ use streamlab_results::folder::{self, FolderError};
 use streamlab_results::report::{self, ReportError};
 use streamlab_results::run::{self as results, SavedRun, summarize};
 use streamlab_results::saved::{
-    KernelForm, KernelSet, LinkProbe, LinkRates, Params, UsageError, files,
+    HostInfo, KernelForm, KernelSet, LinkProbe, LinkRates, Params, UsageError, files,
 };
+use streamlab_results::verdict::Rule;
 
 use crate::cli::{self, Command, KernelChoice, KernelOptions, Parsed, RunOptions, Start};
 use crate::experiments::{Context, LinkProber, Run, RunError};
@@ -27,8 +28,9 @@ use crate::runtime::baseline::{self, Availability, BaselineError, CudaKernels};
 use crate::runtime::{Gpu, Kernels, RuntimeError};
 use crate::stop::{self, Signal};
 
-/// Why a command failed; usage errors exit with 2, an interrupted run with 128 + the
-/// signal, everything else with 1.
+/// Why a command failed; usage errors (bad options, and a folder or file named that is
+/// not what the command needs) exit with 2, an interrupted run with 128 + the signal,
+/// everything else with 1.
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
     #[error(transparent)]
@@ -66,6 +68,11 @@ impl AppError {
         match self {
             AppError::Usage(_) | AppError::Unavailable(_) => 2,
             AppError::Compare(err) if err.is_usage() => 2,
+            AppError::Folder(err) | AppError::Report(ReportError::Folder(err))
+                if err.is_usage() =>
+            {
+                2
+            }
             AppError::Options(err) => err.exit_code(),
             AppError::Interrupted { signal, .. } => signal.exit_code(),
             _ => 1,
@@ -96,8 +103,17 @@ pub fn run(parsed: Parsed) -> Result<(), AppError> {
             Ok(())
         }
         Command::Report { from, out } => render(from, out.as_deref().unwrap_or(from)),
-        Command::Compare { a, b, out } => {
-            let written = compare::write(a, b, out.as_deref())?;
+        Command::Compare {
+            a,
+            b,
+            out,
+            min_change,
+        } => {
+            let rule = Rule {
+                min_change: min_change.0,
+                ..Rule::default()
+            };
+            let written = compare::write(a, b, out.as_deref(), rule)?;
             println!("comparison: {}", written.join(files::REPORT_HTML).display());
             Ok(())
         }
@@ -231,13 +247,16 @@ fn run_all(kernels: &KernelOptions, run: &RunOptions) -> Result<(), AppError> {
     session.finish()
 }
 
-/// `report --from DIR --out OUT`: the report rendered again from saved JSON.
+/// `report --from DIR --out OUT`: the report rendered again from saved JSON; results the
+/// run's summary names but the folder lacks are named.
 fn render(from: &Path, out: &Path) -> Result<(), AppError> {
     let saved = SavedRun::load(from)?;
-    std::fs::create_dir_all(out).map_err(|source| AppError::OutDir {
-        path: out.to_owned(),
-        source,
-    })?;
+    for missing in saved.missing() {
+        eprintln!(
+            "warning: {missing} is not in {}: its headline is in summary.json, but its section cannot be rendered",
+            from.display()
+        );
+    }
     eprintln!(
         "rendering the report of {} into {}",
         from.display(),
@@ -258,6 +277,29 @@ fn render(from: &Path, out: &Path) -> Result<(), AppError> {
     }
 }
 
+/// A results folder holds one run: refuse an `--out` that already holds files.
+fn refuse_a_used_folder(out: &Path) -> Result<(), AppError> {
+    let Ok(entries) = std::fs::read_dir(out) else {
+        return Ok(());
+    };
+    let mut names: Vec<String> = (entries.filter_map(Result::ok))
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    if names.is_empty() {
+        return Ok(());
+    }
+    names.sort();
+    let shown = if names.len() > 3 {
+        format!("{}, … ({} files)", names[..3].join(", "), names.len())
+    } else {
+        names.join(", ")
+    };
+    Err(AppError::Usage(UsageError::new(format!(
+        "--out {} already holds files ({shown}): a results folder holds one run, so name a new or empty folder",
+        out.display()
+    ))))
+}
+
 /// The GPU, the kernel sets to run, where results go, the link probe and the fastest
 /// link seen so far, and the failed checks so far (reported after everything is
 /// written).
@@ -270,6 +312,7 @@ struct Session {
     started_utc: String,
     prober: LinkProber,
     fastest: Option<LinkRates>,
+    host: HostInfo,
     strict: bool,
     failures: Vec<String>,
 }
@@ -282,6 +325,9 @@ impl Session {
         kernels: Option<&KernelOptions>,
         need_cuda: bool,
     ) -> Result<Session, AppError> {
+        if let Some(out) = &run.out {
+            refuse_a_used_folder(out)?;
+        }
         let started_utc = crate::clock::now_rfc3339();
         let gpu = Gpu::open(run.device)?;
         let choice = kernels.map_or(KernelChoice::Rust, |k| k.kernels);
@@ -307,12 +353,14 @@ impl Session {
         })?;
         eprint!("{}", report::table::device(gpu.info()));
         eprintln!("results: {}", out.display());
+        let host = crate::build_info::host(cuda.as_ref().map(|c| c.build.compiler.clone()));
         Ok(Session {
             prober: LinkProber::new(&gpu)?,
             gpu,
             cuda,
             choice,
             form: kernels.map_or(KernelForm::Tuned, |k| k.form),
+            host,
             out,
             started_utc,
             fastest: None,
@@ -368,6 +416,8 @@ impl Session {
                 after: after.clone(),
             });
             provenance.fastest_link = self.fastest;
+            provenance.build = Some(crate::build_info::build());
+            provenance.host = Some(self.host.clone());
             self.save::<E>(result, kernels.set)?;
         }
         Ok(results)

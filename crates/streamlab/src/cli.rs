@@ -144,18 +144,26 @@ macro_rules! commands {
                 #[arg(long)]
                 out: Option<PathBuf>,
             },
-            /// Compare two results folders (other GPUs, builds or kernel forms) in one
-            /// report, with no GPU: every headline and measured row side by side, B over
-            /// A, and whether each change is beyond the two runs' noise.
+            /// Compare two results folders (other GPUs, builds or kernel forms; whole runs
+            /// or single experiments) in one report, with no GPU: every headline and
+            /// measured row side by side, B over A, and a verdict per row (faster, slower,
+            /// the same, or too noisy to say) from a rank test of the two runs' samples and
+            /// a minimum effect.
             Compare {
                 /// The first results folder (A).
                 a: PathBuf,
                 /// The second results folder (B).
                 b: PathBuf,
-                /// Where to write report.md, report.html and the charts (default:
-                /// `compare-A-vs-B` in the current folder, A and B being the folders' names).
+                /// Where to write report.md, report.html, comparison.json and the charts
+                /// (default: `A-vs-B` beside A, A and B being the folders' names).
                 #[arg(long)]
                 out: Option<PathBuf>,
+                /// The smallest change called a change, as a percentage (e.g. 3%) or a
+                /// fraction (0.03); the default is set from two runs of one build on two
+                /// machines of the same kind.
+                #[arg(long, value_parser = parse_min_change,
+                      default_value_t = Percent(streamlab_results::verdict::MIN_CHANGE))]
+                min_change: Percent,
             },
         }
 
@@ -235,6 +243,34 @@ commands! {
     /// file, sequential against split over streams: does it pay off, from which size,
     /// and how close to the bound.
     Overlap(Run, overlap::Overlap),
+}
+
+/// A fraction given and shown as a percentage.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Percent(pub f64);
+
+impl std::fmt::Display for Percent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&streamlab_results::verdict::percent(self.0))
+    }
+}
+
+/// `--min-change`: "3%" or "0.03", from 0 up to (not including) 100%.
+fn parse_min_change(text: &str) -> Result<Percent, String> {
+    let (number, scale) = match text.trim().strip_suffix('%') {
+        Some(n) => (n, 0.01),
+        None => (text.trim(), 1.0),
+    };
+    let value = number
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .map(|v| v * scale)
+        .filter(|v| (0.0..1.0).contains(v))
+        .ok_or_else(|| {
+            format!("`{text}` is not a change between 0% and 100%: give e.g. 3% or 0.03")
+        })?;
+    Ok(Percent(value))
 }
 
 /// The parsed command line, and the matches of its subcommand (which options were

@@ -6,6 +6,7 @@
 //! derived numbers and the report go to disk through `streamlab_results`, which never
 //! touches the GPU.
 pub mod app;
+pub mod build_info;
 pub mod cli;
 pub mod clock;
 pub mod experiments;

@@ -34,15 +34,22 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// The committed H100 results, in the checkout `STREAMLAB_ROOT` names (set by
-/// `run-tests.sh`), else in this one.
+/// The checkout `STREAMLAB_ROOT` names (set by `run-tests.sh`), else this one.
+fn root() -> PathBuf {
+    std::env::var_os("STREAMLAB_ROOT").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."),
+        PathBuf::from,
+    )
+}
+
+/// The committed H100 results.
 fn h100() -> PathBuf {
-    std::env::var_os("STREAMLAB_ROOT")
-        .map_or_else(
-            || Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."),
-            PathBuf::from,
-        )
-        .join("docs/results/h100")
+    root().join("docs/results/h100")
+}
+
+/// A recorded H200 run kept with the results crate's tests.
+fn h200() -> PathBuf {
+    root().join("crates/streamlab-results/tests/runs/h200-2026-11-25")
 }
 
 fn contents(dir: &Path) -> BTreeMap<String, Vec<u8>> {
@@ -266,7 +273,7 @@ fn report_writes_into_out_and_leaves_the_results_untouched() {
     let empty = scratch("report-empty");
     std::fs::create_dir_all(&empty).unwrap();
     let output = streamlab(&["report", "--from", empty.to_str().unwrap()]);
-    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(output.status.code(), Some(2));
     assert!(
         stderr(&output).contains("holds no streamlab results"),
         "{}",
@@ -282,24 +289,32 @@ fn compare_writes_into_out_and_a_bad_folder_is_a_usage_error_writing_nothing() {
     let output = streamlab(&[
         "compare",
         h100.to_str().unwrap(),
-        h100.to_str().unwrap(),
+        h200().to_str().unwrap(),
         "--out",
         out.to_str().unwrap(),
+        "--min-change",
+        "4%",
     ]);
     assert!(output.status.success(), "{}", stderr(&output));
     let written = contents(&out);
-    assert!(written.contains_key("report.md") && written.contains_key("report.html"));
+    for name in ["report.md", "report.html", "comparison.json"] {
+        assert!(written.contains_key(name), "{name} not written");
+    }
+    let json = String::from_utf8_lossy(&written["comparison.json"]).into_owned();
+    assert!(json.contains("\"min_change\": 0.04"), "{json}");
     std::fs::remove_dir_all(&out).unwrap();
     let empty = scratch("compare-empty");
     std::fs::create_dir_all(&empty).unwrap();
     for (a, expected) in [
         (empty.clone(), "holds no streamlab results"),
         (empty.join("missing"), "does not exist"),
+        (h200(), "are the same folder"),
     ] {
+        let b = if a == h200() { h200() } else { h100.clone() };
         let output = streamlab(&[
             "compare",
             a.to_str().unwrap(),
-            h100.to_str().unwrap(),
+            b.to_str().unwrap(),
             "--out",
             out.to_str().unwrap(),
         ]);
@@ -383,4 +398,45 @@ fn sigterm_during_report_exits_143_and_leaves_no_half_written_file() {
         return;
     }
     panic!("no SIGTERM landed while the report was being written");
+}
+
+#[test]
+fn a_used_out_folder_is_refused_before_anything_runs() {
+    let out = scratch("used-out");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("notes.txt"), "mine").unwrap();
+    for command in ["sincos-overlap", "run-all"] {
+        let output = streamlab(&[command, "--quick", "--out", out.to_str().unwrap()]);
+        let err = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{command}: {err}");
+        assert_eq!(err.lines().count(), 1, "{command}: {err}");
+        assert!(
+            err.contains("already holds files (notes.txt)") && err.contains("one run"),
+            "{command}: {err}"
+        );
+    }
+    assert_eq!(contents(&out).len(), 1);
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn report_of_a_folder_missing_an_experiment_names_it() {
+    let dir = scratch("report-missing");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, bytes) in contents(&h100()) {
+        if name.ends_with(".json") && !name.contains("-trace-") && name != "mapped.json" {
+            std::fs::write(dir.join(name), bytes).unwrap();
+        }
+    }
+    let output = streamlab(&["report", "--from", dir.to_str().unwrap()]);
+    let err = stderr(&output);
+    assert!(output.status.success(), "{err}");
+    assert!(
+        err.contains("mapped (mapped.json) is not in"),
+        "not named on stderr: {err}"
+    );
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(md.contains("> **Not in this folder.** mapped (mapped.json)"));
+    assert!(!md.contains("<a id=\"mapped\">"));
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -1,16 +1,19 @@
-//! Two results folders side by side (`streamlab compare A B`): any two runs (other GPUs,
-//! builds, kernel forms) read back, and for every experiment both hold, its headline
-//! from `summary.json` and every measured row ([`Experiment::measured_rows`]) as value A,
-//! value B, B/A, and whether the change is beyond the two runs' noise ([`Change`]);
-//! the devices and provenance in a header; what only one folder holds, listed. The
-//! report is written as Markdown and HTML ([`render`]) with a chart per experiment
-//! overlaying both runs; nothing is written until both folders have been read.
+//! Two results folders side by side (`streamlab compare A B`): any two results folders
+//! (whole runs, single experiments, a mix; other GPUs, builds, kernel forms; the formats
+//! of earlier builds) read back, and for every experiment both hold, its headline and
+//! every measured row ([`Experiment::measured_rows`]) as value A, value B, B/A, and a
+//! verdict by the one rule of [`crate::verdict`]: faster, slower, the same, or too noisy
+//! to say. The devices and provenance sit in a header; what only one folder holds is
+//! listed. The report is written as Markdown and HTML ([`render`]) with a chart per
+//! experiment overlaying both runs, and every compared row with its verdict as
+//! `comparison.json`; nothing is written until both folders have been read, and the
+//! output folder is replaced whole.
 pub mod render;
 
 use std::path::{Path, PathBuf};
 
-use crate::derived::rates::link_moved;
-use crate::derived::summary::{Json, RunSummary};
+use crate::derived::rates::{link_moved, link_spread};
+use crate::derived::summary::{Json, RunStatus, RunSummary};
 use crate::experiment::{Experiment, MeasuredRow};
 use crate::experiments::{self, Visit};
 use crate::folder::{self, FolderError};
@@ -18,54 +21,29 @@ use crate::report::chart::{BOUND_COLOR, BarSeries, Level, PALETTE, XAxis, YScale
 use crate::report::figures::{FigureModel, blank, line};
 use crate::report::section::Figure;
 use crate::report::table::{self, Table, num};
-use crate::run::{SavedRun, sets};
-use crate::saved::{KernelSet, files};
-use crate::stats;
+use crate::run::{SavedRun, is_output_name, sets, summarize};
+use crate::saved::{BuildInfo, KernelSet, NOT_RECORDED, files};
+use crate::verdict::{self, Judged, Rule, Verdict};
 
 /// A comparison that cannot be made, or not written.
 #[derive(Debug, thiserror::Error)]
 pub enum CompareError {
-    #[error("{0} does not exist: name a results folder written by `streamlab run-all`")]
+    #[error("{0} does not exist: name a results folder written by streamlab")]
     Missing(PathBuf),
-    #[error("{0} is not a folder: name a results folder written by `streamlab run-all`")]
+    #[error("{0} is not a folder: name a results folder written by streamlab")]
     NotAFolder(PathBuf),
-    #[error(
-        "{0} holds no streamlab results (no experiment JSON): name a results folder written by `streamlab run-all`"
-    )]
-    NoResults(PathBuf),
-    #[error(
-        "{0} has no summary.json: compare folders written by `streamlab run-all` (or write one by running it)"
-    )]
-    NoSummary(PathBuf),
-    #[error(
-        "{path} cannot be read by this build ({source}): it is from another streamlab version; compare with the build that wrote it, or run it again with this one"
-    )]
-    Unreadable {
-        path: PathBuf,
-        source: serde_json::Error,
-    },
+    #[error("A and B are the same folder ({0}): name two different results folders")]
+    SameFolder(PathBuf),
     #[error(transparent)]
-    Folder(FolderError),
-    #[error("could not create the comparison folder {path}: {source}")]
-    OutDir {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Folder(#[from] FolderError),
 }
 
 impl CompareError {
     /// Whether the folders named are what is wrong (a usage error), not the machine.
     pub fn is_usage(&self) -> bool {
-        !matches!(self, CompareError::Folder(_) | CompareError::OutDir { .. })
-    }
-}
-
-impl From<FolderError> for CompareError {
-    fn from(err: FolderError) -> CompareError {
-        match err {
-            FolderError::Empty(dir) => CompareError::NoResults(dir),
-            FolderError::Json { path, source } => CompareError::Unreadable { path, source },
-            other => CompareError::Folder(other),
+        match self {
+            CompareError::Folder(e) => e.is_usage(),
+            _ => true,
         }
     }
 }
@@ -77,6 +55,9 @@ pub struct ComparedRun {
     pub dir: PathBuf,
     pub run: SavedRun,
     pub summary: RunSummary,
+    /// Whether the folder had a `summary.json` (a run of one experiment has none: its
+    /// summary is derived from its results).
+    pub summary_saved: bool,
 }
 
 impl ComparedRun {
@@ -89,15 +70,19 @@ impl ComparedRun {
             Ok(_) => {}
         }
         let mut run = SavedRun::load(dir)?;
-        let summary = run
-            .summary
-            .take()
-            .ok_or_else(|| CompareError::NoSummary(dir.to_owned()))?;
+        let saved = run.summary.take();
+        let summary_saved = saved.is_some();
+        let summary = match saved {
+            Some(s) => s,
+            None => summarize(&run, RunStatus::default())
+                .expect("a loaded folder holds a result to name its device"),
+        };
         Ok(ComparedRun {
             side,
             dir: dir.to_owned(),
             run,
             summary,
+            summary_saved,
         })
     }
 
@@ -141,93 +126,55 @@ impl ComparedRun {
     }
 }
 
-/// Where `compare A B` writes when `--out` is not given: `compare-<A>-vs-<B>` in the
-/// current folder.
+/// Where `compare A B` writes when `--out` is not given: `<A>-vs-<B>` beside A, A and B
+/// being the folders' names (`docs/results/h100` against `docs/results/h200` writes
+/// `docs/results/h100-vs-h200`).
 pub fn default_out(a: &ComparedRun, b: &ComparedRun) -> PathBuf {
-    PathBuf::from(format!("compare-{}-vs-{}", a.name(), b.name()))
-}
-
-/// How a row changed from A to B.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Change {
-    /// B is higher, beyond the noise ([`stats::beyond_noise`]).
-    Up,
-    /// B is lower, beyond the noise.
-    Down,
-    Within,
-    /// A side has no noise figure, so no verdict is given.
-    NoiseNotMeasured,
-    /// A value is missing, not finite or zero: no ratio.
-    NotComparable,
-}
-
-impl Change {
-    /// The change from `a` to `b` given each one's relative noise: beyond the noise by
-    /// [`stats::beyond_noise`], the rule a concurrency break's cost is held to.
-    pub fn of(a: f64, noise_a: Option<f64>, b: f64, noise_b: Option<f64>) -> Change {
-        if !(a.is_finite() && b.is_finite()) || a == 0.0 {
-            return Change::NotComparable;
-        }
-        let (Some(na), Some(nb)) = (noise_a, noise_b) else {
-            return Change::NoiseNotMeasured;
-        };
-        if !stats::beyond_noise(a, na, b, nb) {
-            Change::Within
-        } else if b > a {
-            Change::Up
-        } else {
-            Change::Down
-        }
-    }
-
-    /// The same for two measured rows.
-    pub fn of_rows(a: &MeasuredRow, b: &MeasuredRow) -> Change {
-        Change::of(a.value, a.noise, b.value, b.noise)
-    }
-
-    /// As the report writes it, readable without colour.
-    pub fn text(self) -> &'static str {
-        match self {
-            Change::Up => "▲ beyond noise",
-            Change::Down => "▼ beyond noise",
-            Change::Within => "within noise",
-            Change::NoiseNotMeasured => "noise not measured",
-            Change::NotComparable => "–",
-        }
-    }
-
-    pub fn beyond(self) -> bool {
-        matches!(self, Change::Up | Change::Down)
+    let name = format!("{}-vs-{}", a.name(), b.name());
+    let absolute = a.dir.canonicalize().unwrap_or_else(|_| a.dir.clone());
+    match (a.dir.parent(), absolute.parent()) {
+        (Some(p), _) if !p.as_os_str().is_empty() && a.dir.file_name().is_some() => p.join(name),
+        (_, Some(p)) => p.join(name),
+        _ => PathBuf::from(name),
     }
 }
 
-/// How the report states the rule, once.
-pub const RULE: &str = "A change is beyond noise when |B − A| exceeds twice the two \
-    medians' combined spread, √((noise A × A)² + (noise B × B)²), each noise being 1.4826 × \
-    the median absolute deviation over the median: ▲ B is higher, ▼ B is lower. Headline \
-    figures from summary.json and rows without samples to measure a noise from carry no \
-    noise figure: they say \"noise not measured\" instead of a verdict.";
+/// One measured row both folders hold, judged.
+#[derive(Debug, Clone)]
+pub struct ComparedRow {
+    pub set: KernelSet,
+    /// Whether its work crosses the host link ([`MeasuredRow::over_link`]).
+    pub over_link: bool,
+    pub key: String,
+    pub label: String,
+    pub unit: &'static str,
+    pub a: f64,
+    pub b: f64,
+    pub noise_a: Option<f64>,
+    pub noise_b: Option<f64>,
+    pub judged: Judged,
+}
 
-/// A table whose rows may each carry a change (shown bold in Markdown, coloured and
-/// classed in HTML, with the same text in both).
+/// A table whose rows may each carry a verdict (a change shown bold in Markdown,
+/// coloured and classed in HTML, with the same text in both).
 #[derive(Debug, Clone, PartialEq)]
 pub struct MarkedTable {
     pub table: Table,
     /// One per row of `table`.
-    pub changes: Vec<Option<Change>>,
+    pub verdicts: Vec<Option<Verdict>>,
 }
 
 impl MarkedTable {
     fn new(caption: String, header: &[&str]) -> MarkedTable {
         MarkedTable {
             table: Table::new(Some(caption), header),
-            changes: Vec::new(),
+            verdicts: Vec::new(),
         }
     }
 
-    fn push(&mut self, row: Vec<String>, change: Option<Change>) {
+    fn push(&mut self, row: Vec<String>, verdict: Option<Verdict>) {
         self.table.rows.push(row);
-        self.changes.push(change);
+        self.verdicts.push(verdict);
     }
 }
 
@@ -238,6 +185,35 @@ pub struct ComparedSection {
     pub notes: Vec<(String, String)>,
     pub tables: Vec<MarkedTable>,
     pub figures: Vec<Figure>,
+    /// Every measured row both sides hold, judged.
+    pub rows: Vec<ComparedRow>,
+}
+
+impl ComparedSection {
+    /// How many of its rows got `verdict`.
+    pub fn count(&self, verdict: Verdict) -> usize {
+        self.rows
+            .iter()
+            .filter(|r| r.judged.verdict == verdict)
+            .count()
+    }
+
+    /// "3 of 16 rows changed (1 faster, 2 slower), 10 the same, 3 too noisy to say".
+    pub fn summary_line(&self) -> String {
+        let (faster, slower) = (self.count(Verdict::Faster), self.count(Verdict::Slower));
+        let mut line = format!(
+            "{} of {} rows changed ({faster} faster, {slower} slower), {} the same, {} too noisy to say",
+            faster + slower,
+            self.rows.len(),
+            self.count(Verdict::Same),
+            self.count(Verdict::TooNoisy)
+        );
+        let not = self.count(Verdict::NotComparable);
+        if not > 0 {
+            line += &format!(", {not} without a ratio");
+        }
+        line
+    }
 }
 
 /// The whole comparison.
@@ -250,6 +226,21 @@ pub struct Comparison {
     /// Experiments only one folder holds, by side.
     pub only: Vec<(String, Vec<&'static str>)>,
     pub sections: Vec<ComparedSection>,
+    /// The rule every row was judged by.
+    pub rule: Rule,
+    /// What `comparison.json` names each side by.
+    pub sides: [SideFacts; 2],
+}
+
+/// One side as `comparison.json` names it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct SideFacts {
+    pub folder: String,
+    pub gpu: String,
+    pub started_utc: String,
+    /// The commit its binary was built from, "not recorded" before runs recorded it.
+    pub commit: String,
+    pub complete: bool,
 }
 
 /// A value with four significant digits, "–" when not finite.
@@ -328,30 +319,25 @@ fn paired<'a, T>(
     out
 }
 
-/// The headline table: each leaf of the two headlines (and facts) side by side.
+/// The headline table: each leaf of the two headlines (and facts) side by side. Headline
+/// figures carry no samples, so they get no verdict: their rows below do.
 fn headline_table(
     caption: String,
     heads: (&str, &str),
     a: &[(String, Json)],
     b: &[(String, Json)],
 ) -> MarkedTable {
-    let mut t = MarkedTable::new(caption, &["figure", heads.0, heads.1, "B/A", "change"]);
+    let mut t = MarkedTable::new(caption, &["figure", heads.0, heads.1, "B/A", "note"]);
     for (key, va, vb) in paired(a, b) {
         let text = |v: Option<&Json>| v.map_or("–".to_owned(), leaf_text);
-        let (ratio, change) = match (va.and_then(number), vb.and_then(number)) {
-            (Some(x), Some(y)) => {
-                let change = Change::of(x, None, y, None);
-                (ratio(x, y), change.text().to_owned())
-            }
+        let (ratio, note) = match (va.and_then(number), vb.and_then(number)) {
+            (Some(x), Some(y)) => (ratio(x, y), String::new()),
             _ if va.is_none() => ("–".into(), "only in B".into()),
             _ if vb.is_none() => ("–".into(), "only in A".into()),
             _ if va == vb => ("–".into(), "same".into()),
             _ => ("–".into(), "differs".into()),
         };
-        t.push(
-            vec![key.to_owned(), text(va), text(vb), ratio, change],
-            None,
-        );
+        t.push(vec![key.to_owned(), text(va), text(vb), ratio, note], None);
     }
     t
 }
@@ -403,14 +389,22 @@ fn differing_params<E: Experiment>(a: &E::Result, b: &E::Result) -> Vec<(String,
         .collect()
 }
 
-/// The measured rows of one kernel set side by side, the rows only one side has, and
-/// the chart of both.
+/// The measured rows of one kernel set side by side, each judged by `rule` (a row whose
+/// work crosses the host link against at least `link_spread`, how far the link moved over
+/// both runs' probes); the rows only one side has; the chart of both.
 fn rows_table<E: Experiment>(
+    rule: &Rule,
+    link_spread: f64,
     set: KernelSet,
     heads: (&str, &str),
     a: &E::Result,
     b: &E::Result,
-) -> (MarkedTable, Vec<(String, String)>, FigureModel) {
+) -> (
+    MarkedTable,
+    Vec<ComparedRow>,
+    Vec<(String, String)>,
+    FigureModel,
+) {
     let keyed = |r: &E::Result| -> Vec<(String, MeasuredRow)> {
         (E::measured_rows(r).into_iter())
             .map(|row| (row.key.clone(), row))
@@ -420,17 +414,19 @@ fn rows_table<E: Experiment>(
     let mut t = MarkedTable::new(
         format!("Measured rows, {} kernels (medians)", set.label()),
         &[
-            "row", "unit", heads.0, "noise A", heads.1, "noise B", "B/A", "change",
+            "row", "unit", heads.0, "noise A", heads.1, "noise B", "B/A", "p", "verdict",
         ],
     );
     let noise = |n: Option<f64>| n.map_or("not measured".to_owned(), table::noise);
     let mut notes = Vec::new();
+    let mut rows = Vec::new();
     let mut shared = Vec::new();
     let (mut only_a, mut only_b) = (Vec::new(), Vec::new());
     for (_, x, y) in paired(&ra, &rb) {
         match (x, y) {
             (Some(x), Some(y)) => {
-                let change = Change::of_rows(x, y);
+                let machine = if x.over_link { link_spread } else { 0.0 };
+                let judged = verdict::judge(rule, measured(x), measured(y), machine);
                 t.push(
                     vec![
                         x.label.clone(),
@@ -439,11 +435,24 @@ fn rows_table<E: Experiment>(
                         noise(x.noise),
                         significant(y.value),
                         noise(y.noise),
-                        ratio(x.value, y.value),
-                        change.text().to_owned(),
+                        judged.b_over_a.map_or("–".into(), |r| num(r, 3)),
+                        judged.p_value.map_or("–".into(), p_text),
+                        judged.verdict.text().to_owned(),
                     ],
-                    Some(change),
+                    Some(judged.verdict),
                 );
+                rows.push(ComparedRow {
+                    set,
+                    over_link: x.over_link,
+                    key: x.key.clone(),
+                    label: x.label.clone(),
+                    unit: x.unit,
+                    a: x.value,
+                    b: y.value,
+                    noise_a: x.noise,
+                    noise_b: y.noise,
+                    judged,
+                });
                 shared.push((x, y));
             }
             (Some(x), None) => only_a.push(x.label.clone()),
@@ -459,7 +468,27 @@ fn rows_table<E: Experiment>(
             ));
         }
     }
-    (t, notes, chart::<E>(set, heads, &shared))
+    (t, rows, notes, chart::<E>(set, heads, &shared))
+}
+
+/// A measured row as the rule sees it.
+fn measured(row: &MeasuredRow) -> verdict::Measured<'_> {
+    verdict::Measured {
+        value: row.value,
+        noise: row.noise,
+        samples: &row.samples,
+    }
+}
+
+/// A p-value as the tables show it: two decimals, four below 0.01, "< 0.0001" below that.
+fn p_text(p: f64) -> String {
+    if p < 1e-4 {
+        "< 0.0001".into()
+    } else if p < 0.01 {
+        format!("{p:.4}")
+    } else {
+        format!("{p:.2}")
+    }
 }
 
 /// Both runs' rows of the first row's unit, overlaid as bars side by side; where there
@@ -598,20 +627,25 @@ const MAX_RATIO_LABELS: usize = 10;
 /// Values spreading over more than this factor get a log axis.
 const SPREAD_FOR_LOG: f64 = 30.0;
 
-/// Experiment `E` compared, if both folders hold it.
-fn section<E: Experiment>(a: &ComparedRun, b: &ComparedRun) -> Option<ComparedSection> {
+/// Experiment `E` compared by `rule`, if both folders hold it.
+fn section<E: Experiment>(
+    rule: &Rule,
+    a: &ComparedRun,
+    b: &ComparedRun,
+) -> Option<ComparedSection> {
     let heads = (a.heading(), b.heading());
     let heads = (heads.0.as_str(), heads.1.as_str());
     let mut sec = ComparedSection {
         name: E::NAME,
         notes: Vec::new(),
         tables: vec![headline_table(
-            "Headline (summary.json)".into(),
+            "Headline (summary.json; no samples, so no verdict: see the rows)".into(),
             heads,
             &headline_leaves::<E>(&a.summary),
             &headline_leaves::<E>(&b.summary),
         )],
         figures: Vec::new(),
+        rows: Vec::new(),
     };
     let mut any = false;
     for &set in sets::<E>() {
@@ -663,11 +697,25 @@ fn section<E: Experiment>(a: &ComparedRun, b: &ComparedRun) -> Option<ComparedSe
                 sec.notes.push((format!("Link in {side}"), link));
             }
         }
-        let (t, notes, figure) = rows_table::<E>(set, heads, x, y);
+        let probes = [x, y].map(|r| E::provenance(r).link.as_ref());
+        let spread = link_spread(probes.into_iter().flatten());
+        let (t, rows, notes, figure) =
+            rows_table::<E>(rule, spread.unwrap_or(0.0), set, heads, x, y);
+        let crossing = rows.iter().filter(|r| r.over_link).count();
+        if let Some(moved) = spread.filter(|m| *m > rule.min_change && crossing > 0) {
+            sec.notes.push((
+                format!("Link ({} kernels)", set.label()),
+                format!(
+                    "the link's both-ways rate moved by {} over the two runs' probes of this experiment, so each of the {crossing} rows whose work crosses it is called changed only beyond that",
+                    verdict::percent(moved)
+                ),
+            ));
+        }
         if !t.table.rows.is_empty() {
             sec.tables.push(t);
             sec.figures.push(Figure::draw(figure));
         }
+        sec.rows.extend(rows);
         sec.notes.extend(notes);
     }
     any.then_some(sec)
@@ -680,11 +728,19 @@ fn header(a: &ComparedRun, b: &ComparedRun) -> Table {
         let (d, p) = (&r.summary.device, &r.summary.provenance);
         let link = p.link.as_ref().map(link_moved);
         let fastest = p.fastest_link.as_ref();
-        vec![
+        let mut facts = vec![
             ("Folder", r.dir.display().to_string()),
             (
                 "Run",
                 r.incomplete().unwrap_or_else(|| "complete".to_owned()),
+            ),
+            (
+                "summary.json",
+                if r.summary_saved {
+                    "saved by the run".to_owned()
+                } else {
+                    "none (derived from the results)".to_owned()
+                },
             ),
             ("GPU", d.name.clone()),
             (
@@ -706,7 +762,7 @@ fn header(a: &ComparedRun, b: &ComparedRun) -> Table {
                 d.pcie_link.clone().unwrap_or_else(|| "–".into()),
             ),
             (
-                "Link both ways, before → after (first experiment)",
+                "Link both ways, before → after (first experiment, probes' medians)",
                 link.map_or("–".into(), |(before, after, moved)| {
                     format!(
                         "{before:.1} → {after:.1} GB/s (moved {:.1}%)",
@@ -727,7 +783,9 @@ fn header(a: &ComparedRun, b: &ComparedRun) -> Table {
             ("Started (UTC)", p.started_utc.clone()),
             ("Rust PTX target", p.ptx_target.clone()),
             ("Kernel form", p.form.label().to_owned()),
-        ]
+        ];
+        facts.extend(table::build_facts(p));
+        facts
     };
     for ((label, x), (_, y)) in facts(a).into_iter().zip(facts(b)) {
         t.rows.push(vec![label.to_owned(), x, y]);
@@ -735,9 +793,10 @@ fn header(a: &ComparedRun, b: &ComparedRun) -> Table {
     t
 }
 
-/// The comparison of `a` with `b`.
-pub fn compare(a: &ComparedRun, b: &ComparedRun) -> Comparison {
+/// The comparison of `a` with `b`, every row judged by `rule`.
+pub fn compare(a: &ComparedRun, b: &ComparedRun, rule: Rule) -> Comparison {
     struct Sections<'a> {
+        rule: Rule,
         a: &'a ComparedRun,
         b: &'a ComparedRun,
         sections: Vec<ComparedSection>,
@@ -750,11 +809,14 @@ pub fn compare(a: &ComparedRun, b: &ComparedRun) -> Comparison {
             match (holds(self.a), holds(self.b)) {
                 (true, false) => self.only_a.push(E::NAME),
                 (false, true) => self.only_b.push(E::NAME),
-                _ => self.sections.extend(section::<E>(self.a, self.b)),
+                _ => self
+                    .sections
+                    .extend(section::<E>(&self.rule, self.a, self.b)),
             }
         }
     }
     let mut s = Sections {
+        rule,
         a,
         b,
         sections: Vec::new(),
@@ -771,61 +833,50 @@ pub fn compare(a: &ComparedRun, b: &ComparedRun) -> Comparison {
         .filter(|(_, list)| !list.is_empty())
         .map(|(r, list)| (r.heading(), list))
         .collect();
+    let side = |r: &ComparedRun| SideFacts {
+        folder: r.dir.display().to_string(),
+        gpu: r.summary.device.name.clone(),
+        started_utc: r.summary.provenance.started_utc.clone(),
+        commit: (r.summary.provenance.build.as_ref())
+            .map_or(NOT_RECORDED.to_owned(), BuildInfo::commit_text),
+        complete: r.summary.complete,
+    };
     Comparison {
         title: format!("streamlab comparison: {} vs {}", a.heading(), b.heading()),
         banners,
         header: header(a, b),
         only,
         sections: s.sections,
+        rule,
+        sides: [side(a), side(b)],
     }
 }
 
-/// Compare the results folders `a` and `b` and write the report into `out` (`None`:
-/// [`default_out`]): `report.md`, `report.html` and a chart per experiment, each file
-/// whole. Both folders are read before anything is written. Returns the folder written.
-pub fn write(a: &Path, b: &Path, out: Option<&Path>) -> Result<PathBuf, CompareError> {
+/// Compare the results folders `a` and `b` by `rule` and write the report into `out`
+/// (`None`: [`default_out`]): `report.md`, `report.html`, `comparison.json` and a chart
+/// per experiment. Both folders are read before anything is written, and `out` is
+/// replaced whole once everything is. Returns the folder written.
+pub fn write(a: &Path, b: &Path, out: Option<&Path>, rule: Rule) -> Result<PathBuf, CompareError> {
+    let same = |x: &Path, y: &Path| match (x.canonicalize(), y.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    };
+    if same(a, b) {
+        return Err(CompareError::SameFolder(a.to_owned()));
+    }
     let (a, b) = (ComparedRun::load("A", a)?, ComparedRun::load("B", b)?);
     let out = out.map_or_else(|| default_out(&a, &b), Path::to_owned);
-    let outputs = render::files(&compare(&a, &b));
-    std::fs::create_dir_all(&out).map_err(|source| CompareError::OutDir {
-        path: out.clone(),
-        source,
-    })?;
+    let outputs = render::files(&compare(&a, &b, rule));
+    let staged = folder::Staged::begin(&out, is_output_name)?;
     for (name, contents) in &outputs {
-        folder::write_atomic(&out, name, contents.as_bytes()).map_err(CompareError::Folder)?;
+        staged.write(name, contents.as_bytes())?;
     }
-    Ok(out)
+    Ok(staged.finish()?)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_change_is_marked_only_beyond_both_noises() {
-        assert_eq!(
-            Change::of(10.0, Some(0.01), 10.1, Some(0.01)),
-            Change::Within
-        );
-        assert_eq!(Change::of(10.0, Some(0.01), 11.0, Some(0.01)), Change::Up);
-        assert_eq!(Change::of(10.0, Some(0.01), 9.0, Some(0.01)), Change::Down);
-        assert_eq!(Change::of(10.0, Some(0.2), 13.0, Some(0.2)), Change::Within);
-        assert_eq!(Change::of(10.0, Some(0.0), 10.0, Some(0.0)), Change::Within);
-        assert_eq!(
-            Change::of(10.0, None, 20.0, Some(0.01)),
-            Change::NoiseNotMeasured
-        );
-        assert_eq!(
-            Change::of(0.0, Some(0.01), 1.0, Some(0.01)),
-            Change::NotComparable
-        );
-        assert_eq!(
-            Change::of(f64::NAN, Some(0.01), 1.0, Some(0.01)),
-            Change::NotComparable
-        );
-        assert!(Change::Up.text().contains("beyond noise"));
-        assert!(!Change::Within.beyond() && Change::Down.beyond());
-    }
 
     #[test]
     fn values_keep_four_significant_digits() {
@@ -834,6 +885,9 @@ mod tests {
         assert_eq!(significant(2.5), "2.500");
         assert_eq!(significant(0.0), "0");
         assert_eq!(significant(f64::NAN), "–");
+        assert_eq!(p_text(0.5), "0.50");
+        assert_eq!(p_text(0.001_234), "0.0012");
+        assert_eq!(p_text(1e-7), "< 0.0001");
     }
 
     #[test]
@@ -854,12 +908,10 @@ mod tests {
         let rows: Vec<Vec<&str>> = (t.table.rows.iter())
             .map(|r| r.iter().map(String::as_str).collect())
             .collect();
-        assert_eq!(
-            rows[0],
-            ["x", "2.000", "3.000", "1.500", "noise not measured"]
-        );
+        assert_eq!(rows[0], ["x", "2.000", "3.000", "1.500", ""]);
         assert_eq!(rows[1][0], "v[0]");
         assert_eq!(rows[3], ["s", "p", "q", "–", "differs"]);
         assert_eq!(rows[4], ["only", "1", "–", "–", "only in A"]);
+        assert!(t.verdicts.iter().all(Option::is_none));
     }
 }

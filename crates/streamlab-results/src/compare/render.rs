@@ -1,16 +1,23 @@
-//! A [`Comparison`] written out: `report.md` (GitHub-flavoured Markdown, a change beyond
-//! noise in bold), `report.html` (one self-contained page, such a row classed `up` or
-//! `down` and coloured, with the same text marker so it reads without colour) and the
-//! charts beside them.
+//! A [`Comparison`] written out: `report.md` (GitHub-flavoured Markdown, a row called
+//! changed in bold), `report.html` (one self-contained page, such a row classed `faster`
+//! or `slower` and coloured, with the same text marker so it reads without colour), the
+//! charts beside them, and `comparison.json`: every compared row with its verdict, the
+//! counts per experiment, and the rule.
 use std::fmt::Write;
 
-use super::{Change, ComparedSection, Comparison, MarkedTable, RULE};
+use serde::Serialize;
+
+use super::{ComparedRow, Comparison, MarkedTable, SideFacts};
+use crate::derived::summary::{Entries, Json};
+use crate::experiment::json;
 use crate::report::html::{STYLE, escape, inline};
 use crate::report::markdown::cell;
 use crate::report::table::Table;
-use crate::saved::files;
+use crate::saved::{KernelSet, files};
+use crate::verdict::{Rule, Verdict};
 
-/// Every file of the comparison: the charts, then `report.md` and `report.html`.
+/// Every file of the comparison: the charts, then `report.md`, `report.html` and
+/// `comparison.json`.
 pub fn files(c: &Comparison) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = (c.sections.iter())
         .flat_map(|s| &s.figures)
@@ -18,7 +25,145 @@ pub fn files(c: &Comparison) -> Vec<(String, String)> {
         .collect();
     out.push((files::REPORT_MD.to_owned(), markdown(c)));
     out.push((files::REPORT_HTML.to_owned(), html(c)));
+    out.push((files::COMPARISON.to_owned(), comparison_json(c)));
     out
+}
+
+/// How many rows got each verdict.
+#[derive(Debug, Default, Serialize)]
+struct Counts {
+    rows: usize,
+    changed: usize,
+    faster: usize,
+    slower: usize,
+    same: usize,
+    too_noisy: usize,
+    not_comparable: usize,
+}
+
+impl Counts {
+    fn add(&mut self, v: Verdict) {
+        self.rows += 1;
+        self.changed += usize::from(v.changed());
+        match v {
+            Verdict::Faster => self.faster += 1,
+            Verdict::Slower => self.slower += 1,
+            Verdict::Same => self.same += 1,
+            Verdict::TooNoisy => self.too_noisy += 1,
+            Verdict::NotComparable => self.not_comparable += 1,
+        }
+    }
+}
+
+/// One compared row in `comparison.json`.
+#[derive(Serialize)]
+struct RowFile<'a> {
+    label: &'a str,
+    unit: &'a str,
+    a: f64,
+    b: f64,
+    noise_a: Option<f64>,
+    noise_b: Option<f64>,
+    b_over_a: Option<f64>,
+    p_value: Option<f64>,
+    /// The smallest |B/A − 1| called a change for this row.
+    min_effect: f64,
+    verdict: Verdict,
+}
+
+/// The rule, as `comparison.json` states it.
+#[derive(Serialize)]
+struct RuleFile<'a> {
+    test: &'static str,
+    #[serde(flatten)]
+    rule: &'a Rule,
+    text: String,
+}
+
+#[derive(Serialize)]
+struct ComparisonFile<'a> {
+    a: &'a SideFacts,
+    b: &'a SideFacts,
+    rule: RuleFile<'a>,
+    /// Over every experiment.
+    totals: Counts,
+    /// Per experiment: its counts, then its rows by kernel set and key.
+    experiments: Json,
+    only_in_a: Vec<&'static str>,
+    only_in_b: Vec<&'static str>,
+}
+
+/// `comparison.json`: every compared row by experiment, kernel set and key (a JSON
+/// object at each level, so `/experiments/bounds/rust/dtod/verdict` names one verdict),
+/// with each experiment's and the whole comparison's counts.
+pub fn comparison_json(c: &Comparison) -> String {
+    let mut totals = Counts::default();
+    let mut experiments = Entries::default();
+    for s in &c.sections {
+        let mut counts = Counts::default();
+        let mut sets = Entries::default();
+        for set in [KernelSet::Rust, KernelSet::Cuda] {
+            let rows: Vec<&ComparedRow> = s.rows.iter().filter(|r| r.set == set).collect();
+            if rows.is_empty() {
+                continue;
+            }
+            let mut keyed = Entries::default();
+            for r in rows {
+                counts.add(r.judged.verdict);
+                totals.add(r.judged.verdict);
+                keyed.push(
+                    &r.key,
+                    json(&RowFile {
+                        label: &r.label,
+                        unit: r.unit,
+                        a: r.a,
+                        b: r.b,
+                        noise_a: r.noise_a,
+                        noise_b: r.noise_b,
+                        b_over_a: r.judged.b_over_a,
+                        p_value: r.judged.p_value,
+                        min_effect: r.judged.min_effect,
+                        verdict: r.judged.verdict,
+                    }),
+                );
+            }
+            sets.push(set_key(set), Json::Object(keyed));
+        }
+        let mut entry = match json(&counts) {
+            Json::Object(e) => e,
+            _ => unreachable!("counts serialise as an object"),
+        };
+        entry.0.extend(sets.0);
+        experiments.push(s.name, Json::Object(entry));
+    }
+    let only = |side: &str| {
+        (c.only.iter())
+            .find(|(heading, _)| heading.starts_with(side))
+            .map(|(_, names)| names.clone())
+            .unwrap_or_default()
+    };
+    let file = ComparisonFile {
+        a: &c.sides[0],
+        b: &c.sides[1],
+        rule: RuleFile {
+            test: "Mann–Whitney U, two-sided",
+            rule: &c.rule,
+            text: c.rule.describe(),
+        },
+        totals,
+        experiments: Json::Object(experiments),
+        only_in_a: only("A"),
+        only_in_b: only("B"),
+    };
+    crate::folder::to_json(files::COMPARISON, &file).expect("a comparison serialises")
+}
+
+/// The key of a kernel set in `comparison.json`.
+fn set_key(set: KernelSet) -> &'static str {
+    match set {
+        KernelSet::Rust => "rust",
+        KernelSet::Cuda => "cuda",
+    }
 }
 
 fn md_row(cells: &[String]) -> String {
@@ -26,7 +171,7 @@ fn md_row(cells: &[String]) -> String {
     format!("| {} |\n", cells.join(" | "))
 }
 
-fn md_table(t: &Table, changes: Option<&[Option<Change>]>) -> String {
+fn md_table(t: &Table, verdicts: Option<&[Option<Verdict>]>) -> String {
     let mut out = String::new();
     if let Some(c) = &t.caption {
         let _ = writeln!(out, "*{c}*\n");
@@ -34,7 +179,7 @@ fn md_table(t: &Table, changes: Option<&[Option<Change>]>) -> String {
     out += &md_row(&t.header);
     let _ = writeln!(out, "|{}", " --- |".repeat(t.header.len()));
     for (i, row) in t.rows.iter().enumerate() {
-        let beyond = changes.and_then(|c| c[i]).is_some_and(Change::beyond);
+        let beyond = verdicts.and_then(|c| c[i]).is_some_and(Verdict::changed);
         let row: Vec<String> = (row.iter().enumerate())
             .map(|(j, c)| {
                 if beyond && j + 1 == row.len() {
@@ -56,14 +201,14 @@ pub fn markdown(c: &Comparison) -> String {
         let _ = writeln!(out, "> **Incomplete run.** {b}\n");
     }
     out += &md_table(&c.header, None);
-    let _ = writeln!(out, "**Beyond noise.** {RULE}\n");
+    let _ = writeln!(out, "**Verdicts.** {}\n", c.rule.describe());
     for (side, names) in &c.only {
         let _ = writeln!(out, "**Only in {side}:** {}\n", names.join(", "));
     }
     if !c.sections.is_empty() {
         out += "## Contents\n\n";
         for s in &c.sections {
-            let _ = writeln!(out, "- [{}](#{}) ({})", s.name, s.name, summary_line(s));
+            let _ = writeln!(out, "- [{}](#{}) ({})", s.name, s.name, s.summary_line());
         }
         out += "\n";
     }
@@ -73,7 +218,7 @@ pub fn markdown(c: &Comparison) -> String {
             let _ = writeln!(out, "**{label}.** {text}\n");
         }
         for t in &s.tables {
-            out += &md_table(&t.table, Some(&t.changes));
+            out += &md_table(&t.table, Some(&t.verdicts));
         }
         for f in &s.figures {
             let _ = writeln!(out, "![{}]({})\n", f.title(), f.file());
@@ -82,20 +227,13 @@ pub fn markdown(c: &Comparison) -> String {
     out
 }
 
-/// "3 of 16 rows beyond noise".
-fn summary_line(s: &ComparedSection) -> String {
-    let changes = s.tables.iter().flat_map(|t| t.changes.iter().flatten());
-    let (rows, beyond) = changes.fold((0, 0), |(n, b), c| (n + 1, b + usize::from(c.beyond())));
-    format!("{beyond} of {rows} rows beyond noise")
-}
-
 const COMPARE_STYLE: &str = "
-tr.up td.change { color: #b35806; font-weight: bold; }
-tr.down td.change { color: #1f5fa8; font-weight: bold; }
-tr.up, tr.down { background: #fffbe6; }
+tr.slower td.verdict { color: #b35806; font-weight: bold; }
+tr.faster td.verdict { color: #1f5fa8; font-weight: bold; }
+tr.slower, tr.faster { background: #fffbe6; }
 ";
 
-fn html_table(t: &Table, changes: Option<&[Option<Change>]>) -> String {
+fn html_table(t: &Table, verdicts: Option<&[Option<Verdict>]>) -> String {
     let mut out = String::new();
     if let Some(c) = &t.caption {
         let _ = writeln!(out, "<p class=\"caption\">{}</p>", escape(c));
@@ -106,16 +244,16 @@ fn html_table(t: &Table, changes: Option<&[Option<Change>]>) -> String {
     }
     out += "</tr>\n";
     for (i, row) in t.rows.iter().enumerate() {
-        let class = match changes.and_then(|c| c[i]) {
-            Some(Change::Up) => " class=\"up\"",
-            Some(Change::Down) => " class=\"down\"",
+        let class = match verdicts.and_then(|c| c[i]) {
+            Some(Verdict::Slower) => " class=\"slower\"",
+            Some(Verdict::Faster) => " class=\"faster\"",
             _ => "",
         };
         let _ = write!(out, "<tr{class}>");
         for (j, c) in row.iter().enumerate() {
-            let last = changes.is_some() && j + 1 == row.len();
+            let last = verdicts.is_some() && j + 1 == row.len();
             let td = if last {
-                "<td class=\"change\">"
+                "<td class=\"verdict\">"
             } else {
                 "<td>"
             };
@@ -139,8 +277,8 @@ pub fn html(c: &Comparison) -> String {
     body += &html_table(&c.header, None);
     let _ = writeln!(
         body,
-        "<p class=\"note\"><strong>Beyond noise.</strong> {}</p>",
-        escape(RULE)
+        "<p class=\"note\"><strong>Verdicts.</strong> {}</p>",
+        escape(&c.rule.describe())
     );
     for (side, names) in &c.only {
         let _ = writeln!(
@@ -158,7 +296,7 @@ pub fn html(c: &Comparison) -> String {
                 "<li><a href=\"#{}\">{}</a> ({})</li>",
                 s.name,
                 s.name,
-                summary_line(s)
+                s.summary_line()
             );
         }
         body += "</ul>\n";
@@ -173,8 +311,8 @@ pub fn html(c: &Comparison) -> String {
                 escape(text)
             );
         }
-        for MarkedTable { table, changes } in &s.tables {
-            body += &html_table(table, Some(changes));
+        for MarkedTable { table, verdicts } in &s.tables {
+            body += &html_table(table, Some(verdicts));
         }
         for f in &s.figures {
             let _ = writeln!(

@@ -123,12 +123,26 @@ pub fn faster(a: LinkRates, b: LinkRates) -> LinkRates {
 /// marked "machine noisy": a few percent is the link's own sample-to-sample spread.
 pub const NOISY_LINK: f64 = 0.03;
 
-/// The both-ways rate (GB/s) before and after an experiment, each the fastest of its
-/// probe's samples, and how far it moved relative to the faster of the two.
+/// The both-ways rate (GB/s) before and after an experiment, each the median of its
+/// probe's samples (one lucky or unlucky sample moves neither), and how far it moved
+/// relative to the faster of the two.
 pub fn link_moved(p: &LinkProbe) -> (f64, f64, f64) {
-    let rate = |t: &StageTimes| gbps(2 * t.bytes, t.both.min());
+    let rate = |t: &StageTimes| gbps(2 * t.bytes, t.both.median());
     let (before, after) = (rate(&p.before), rate(&p.after));
     (before, after, (after - before).abs() / before.max(after))
+}
+
+/// How far the link's both-ways rate moved over `probes`: (fastest − slowest) / fastest
+/// over every sample of every probe; `None` without a sample.
+pub fn link_spread<'a>(probes: impl IntoIterator<Item = &'a LinkProbe>) -> Option<f64> {
+    let rates: Vec<f64> = (probes.into_iter())
+        .flat_map(|p| [&p.before, &p.after])
+        .flat_map(|t| (t.both.samples_ms.iter()).map(|&ms| gbps(2 * t.bytes, ms)))
+        .filter(|r| r.is_finite() && *r > 0.0)
+        .collect();
+    let fastest = rates.iter().copied().fold(f64::NAN, f64::max);
+    let slowest = rates.iter().copied().fold(f64::NAN, f64::min);
+    (!rates.is_empty()).then(|| (fastest - slowest) / fastest)
 }
 
 /// The stages of a pipeline of `chunks` chunks.

@@ -141,6 +141,17 @@ impl Entries {
         self.0.push((key.to_owned(), value));
     }
 
+    /// Take `other`'s value for every key whose value here is `null` or missing.
+    pub fn keep_where_null(&mut self, other: &Entries) {
+        for (key, value) in &other.0 {
+            match self.0.iter_mut().find(|(k, _)| k == key) {
+                Some((_, v)) if v.is_null() => *v = value.clone(),
+                Some(_) => {}
+                None => self.0.push((key.clone(), value.clone())),
+            }
+        }
+    }
+
     /// Whether any value is not `null`.
     pub fn any(&self) -> bool {
         self.0.iter().any(|(_, v)| !v.is_null())

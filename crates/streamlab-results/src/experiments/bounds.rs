@@ -122,9 +122,10 @@ impl Experiment for Bounds {
 
     fn measured_rows(b: &BoundsResult) -> Vec<MeasuredRow> {
         vec![
-            MeasuredRow::median("htod", "HtoD alone", &b.copies.htod, MS),
-            MeasuredRow::median("dtoh", "DtoH alone", &b.copies.dtoh, MS),
-            MeasuredRow::median("both", "both ways at once (in total)", &b.copies.both, MS),
+            MeasuredRow::median("htod", "HtoD alone", &b.copies.htod, MS).over_link(),
+            MeasuredRow::median("dtoh", "DtoH alone", &b.copies.dtoh, MS).over_link(),
+            MeasuredRow::median("both", "both ways at once (in total)", &b.copies.both, MS)
+                .over_link(),
             MeasuredRow::median("dtod", "device to device (read + write)", &b.dtod, MS),
             MeasuredRow::median("launch", "empty kernel launch", &b.launch, MS),
         ]

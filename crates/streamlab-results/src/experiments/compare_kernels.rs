@@ -13,7 +13,7 @@ use crate::report::chart::{BOUND_COLOR, BarSeries, Level, PALETTE, XAxis, YScale
 use crate::report::figures::{FigureModel, blank};
 use crate::report::section::{Section, draw};
 use crate::report::table::{Columns, Table, noise, num};
-use crate::saved::{DeviceInfo, KernelForm, Provenance, UsageError, Verification};
+use crate::saved::{CudaBuild, DeviceInfo, KernelForm, Provenance, UsageError, Verification};
 use crate::stats::{Quartiles, Series};
 
 /// The compare-kernels experiment.
@@ -78,17 +78,6 @@ impl crate::saved::Params for Params {
         }
         Ok(())
     }
-}
-
-/// How the CUDA C++ twins (`cuda/kernels.cu`) were compiled.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CudaBuild {
-    /// The NVRTC library that compiled them, e.g. "NVRTC 13.0".
-    pub compiler: String,
-    /// Every option passed to NVRTC.
-    pub options: Vec<String>,
-    /// `.target` of the PTX NVRTC produced (e.g. sm_90).
-    pub ptx_target: String,
 }
 
 /// One kernel case in one form, timed as Rust and as CUDA C++ from launches alternated
@@ -443,12 +432,11 @@ impl Experiment for CompareKernels {
         let mut rows = Vec::new();
         for k in &c.cases {
             let form = k.form.map_or("", KernelForm::label);
-            let key = format!("{}/{}/{form}", k.kernel, k.case);
-            let words = [k.kernel.as_str(), k.case.as_str(), form];
-            let label = (words.iter().filter(|w| !w.is_empty()))
-                .copied()
-                .collect::<Vec<_>>()
-                .join(" ");
+            let words: Vec<&str> = [k.kernel.as_str(), k.case.as_str(), form]
+                .into_iter()
+                .filter(|w| !w.is_empty())
+                .collect();
+            let (key, label) = (words.join("/"), words.join(" "));
             rows.push(MeasuredRow::median(
                 format!("{key}/rust"),
                 format!("{label}, Rust"),

@@ -470,7 +470,7 @@ impl Experiment for ConcurrencyBreaks {
 
     fn measured_rows(r: &ConcurrencyBreaksResult) -> Vec<MeasuredRow> {
         (r.cases.iter())
-            .map(|c| MeasuredRow::median(c.case.label(), c.case.label(), &c.time, MS))
+            .map(|c| MeasuredRow::median(c.case.label(), c.case.label(), &c.time, MS).over_link())
             .collect()
     }
 

@@ -362,7 +362,7 @@ impl Experiment for GraphOverlap {
                 format!("{label}: GPU time"),
                 &p.gpu,
                 MS,
-            ));
+            ).over_link());
             rows.push(MeasuredRow::median(
                 format!("{key}/host"),
                 format!("{label}: host time"),

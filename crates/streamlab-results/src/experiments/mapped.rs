@@ -389,7 +389,7 @@ impl Experiment for Mapped {
                 MS,
             ));
         }
-        rows
+        rows.into_iter().map(MeasuredRow::over_link).collect()
     }
 
     fn derive(r: &MappedResult) -> MappedAnalysis {

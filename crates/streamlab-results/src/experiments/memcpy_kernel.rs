@@ -539,7 +539,7 @@ impl Experiment for MemcpyKernel {
                 MS,
             ));
         }
-        rows
+        rows.into_iter().map(MeasuredRow::over_link).collect()
     }
 
     fn derive(r: &MemcpyKernelResult) -> MemcpyAnalysis {

@@ -474,6 +474,9 @@ impl Experiment for MultiGpuOverlap {
                 MS,
             ),
         ]
+        .into_iter()
+        .map(MeasuredRow::over_link)
+        .collect()
     }
 
     fn derive(r: &MultiGpuOverlapResult) -> MultiGpuAnalysis {
@@ -637,16 +640,7 @@ mod tests {
                 ..Params::quick()
             },
             device: DeviceInfo::made_up(0),
-            provenance: Provenance {
-                streamlab_version: "0".into(),
-                started_utc: String::new(),
-                ptx_target: "sm_90".into(),
-                kernels: crate::saved::KernelSet::Rust,
-                form: crate::saved::KernelForm::Tuned,
-                complete: true,
-                link: None,
-                fastest_link: None,
-            },
+            provenance: Provenance::made_up(),
             gpus: vec![share(0), share(1)],
             batch_sizes: vec![10, 10],
             spread: series(&[spread_ms, spread_ms * 1.01, spread_ms * 0.99]),

@@ -466,7 +466,7 @@ impl Experiment for Overlap {
                 ));
             }
         }
-        rows
+        rows.into_iter().map(MeasuredRow::over_link).collect()
     }
 
     fn derive(r: &OverlapResult) -> OverlapAnalysis {

@@ -455,8 +455,8 @@ impl Experiment for OverlapMap {
         let o = &r.overheads;
         let mut rows = vec![
             MeasuredRow::median("launch", "kernel launch", &o.launch, MS),
-            MeasuredRow::median("htod-latency", "HtoD latency", &o.htod_latency, MS),
-            MeasuredRow::median("dtoh-latency", "DtoH latency", &o.dtoh_latency, MS),
+            MeasuredRow::median("htod-latency", "HtoD latency", &o.htod_latency, MS).over_link(),
+            MeasuredRow::median("dtoh-latency", "DtoH latency", &o.dtoh_latency, MS).over_link(),
         ];
         for size in &r.sizes {
             let n = size.elements;
@@ -465,7 +465,7 @@ impl Experiment for OverlapMap {
                 format!("{n} floats, sequential"),
                 &size.sequential,
                 MS,
-            ));
+            ).over_link());
             rows.push(MeasuredRow::median(
                 format!("{n}/kernel"),
                 format!("{n} floats, kernel alone"),
@@ -482,13 +482,13 @@ impl Experiment for OverlapMap {
                     format!("{label}, asynchronous 1"),
                     &c.async1,
                     MS,
-                ));
+                ).over_link());
                 rows.push(MeasuredRow::median(
                     format!("{key}/async2"),
                     format!("{label}, asynchronous 2"),
                     &c.async2,
                     MS,
-                ));
+                ).over_link());
             }
         }
         rows

@@ -649,16 +649,7 @@ mod tests {
             params: Params::quick(),
             device: DeviceInfo::made_up(0),
             devices: vec![DeviceInfo::made_up(0), DeviceInfo::made_up(1)],
-            provenance: Provenance {
-                streamlab_version: "0".into(),
-                started_utc: String::new(),
-                ptx_target: "sm_90".into(),
-                kernels: crate::saved::KernelSet::Rust,
-                form: crate::saved::KernelForm::Tuned,
-                complete: true,
-                link: None,
-                fastest_link: None,
-            },
+            provenance: Provenance::made_up(),
             pairs: vec![pair(0, 1, true), pair(1, 0, false)],
             verification: Verification {
                 passed: true,

@@ -593,7 +593,7 @@ impl Experiment for SincosOverlap {
                         format!("{} with {} streams", v.label(), p.streams),
                     ),
                 };
-                MeasuredRow::median(key, label, &p.time, MS)
+                MeasuredRow::median(key, label, &p.time, MS).over_link()
             })
             .collect()
     }

@@ -10,6 +10,9 @@ use super::table::Table;
 pub struct Document {
     /// Set when the run did not measure everything it set out to.
     pub banner: Option<String>,
+    /// Results the run's `summary.json` names that the folder no longer holds, e.g.
+    /// "mapped (mapped.json)": their sections are missing.
+    pub missing: Vec<String>,
     /// `(label, value)` pairs: the GPU, and when and with what the results were measured.
     pub header: Vec<(String, String)>,
     /// One line per experiment, from `summary.json`.

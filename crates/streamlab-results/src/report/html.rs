@@ -48,6 +48,13 @@ pub fn render(doc: &Document) -> String {
             escape(banner)
         );
     }
+    if !doc.missing.is_empty() {
+        let _ = writeln!(
+            body,
+            "<p class=\"banner\" id=\"missing\"><strong>Not in this folder.</strong> {}</p>",
+            escape(&super::markdown::missing_note(&doc.missing))
+        );
+    }
     if !doc.header.is_empty() {
         body += "<table class=\"header\">\n";
         for (k, v) in &doc.header {

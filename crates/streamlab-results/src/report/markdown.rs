@@ -13,6 +13,13 @@ pub fn render(doc: &Document) -> String {
     if let Some(banner) = &doc.banner {
         let _ = writeln!(out, "> **Incomplete run.** {banner}\n");
     }
+    if !doc.missing.is_empty() {
+        let _ = writeln!(
+            out,
+            "> **Not in this folder.** {}\n",
+            missing_note(&doc.missing)
+        );
+    }
     if !doc.header.is_empty() {
         out += "| | |\n| --- | --- |\n";
         for (k, v) in &doc.header {
@@ -35,6 +42,14 @@ pub fn render(doc: &Document) -> String {
         out += &section(s);
     }
     out
+}
+
+/// What the report says of results its run measured but its folder no longer holds.
+pub(crate) fn missing_note(missing: &[String]) -> String {
+    format!(
+        "{}: this run's summary.json has a headline of each, but the folder holds no result file, so its section is not shown.",
+        missing.join(", ")
+    )
 }
 
 /// Text safe inside a table cell.

@@ -6,7 +6,7 @@
 use std::fmt::Write;
 
 use crate::derived::rates::{NOISY_LINK, link_moved};
-use crate::saved::{DeviceInfo, KernelSet, Provenance};
+use crate::saved::{BuildInfo, DeviceInfo, KernelSet, NOT_RECORDED, Provenance};
 
 /// A rectangular table of text, with an optional caption.
 #[derive(Debug, Clone, PartialEq)]
@@ -245,6 +245,36 @@ pub fn link(p: &Provenance) -> Option<String> {
         "{noisy}link both ways {before:.1} GB/s before, {after:.1} GB/s after (moved {:.1}%)",
         100.0 * moved
     ))
+}
+
+/// What made a result, as `(label, value)` rows of a header: the build (commit, the
+/// compilers, the profile) and the machine (driver, NVRTC, CPU, command line), "not
+/// recorded" where the result's format predates them.
+pub fn build_facts(p: &Provenance) -> Vec<(&'static str, String)> {
+    let known = |v: Option<String>| v.unwrap_or_else(|| NOT_RECORDED.to_owned());
+    let (b, h) = (p.build.as_ref(), p.host.as_ref());
+    vec![
+        ("Commit", known(b.map(BuildInfo::commit_text))),
+        (
+            "Rust compiler (host)",
+            known(b.map(|b| b.host_rustc.clone())),
+        ),
+        (
+            "Rust compiler (kernels)",
+            known(b.map(|b| b.kernel_rustc.clone())),
+        ),
+        ("Build profile", known(b.map(|b| b.profile.clone()))),
+        (
+            "NVIDIA driver",
+            known(h.and_then(|h| h.driver_version.clone())),
+        ),
+        (
+            "NVRTC",
+            known(h.map(|h| h.nvrtc.clone().unwrap_or_else(|| "none found".into()))),
+        ),
+        ("CPU", known(h.and_then(|h| h.cpu.clone()))),
+        ("Command line", known(h.map(|h| h.command_line.clone()))),
+    ]
 }
 
 /// One line naming the GPU.

@@ -103,6 +103,8 @@ pub mod files {
     pub const SUMMARY: &str = "summary.json";
     pub const REPORT_MD: &str = "report.md";
     pub const REPORT_HTML: &str = "report.html";
+    /// What `compare` saves beside its report: every compared row with its verdict.
+    pub const COMPARISON: &str = "comparison.json";
 
     /// The JSON of experiment `name` measured with `set`: `name.json` for the Rust
     /// kernels, `name-cuda.json` for the CUDA C++ twins.
@@ -155,6 +157,25 @@ impl DeviceInfo {
             total_memory_bytes: 80 << 30,
             driver_cuda_version: "12.8".into(),
             pcie_link: None,
+        }
+    }
+}
+
+#[cfg(test)]
+impl Provenance {
+    /// A complete run of the tuned Rust kernels, for results made up in tests.
+    pub fn made_up() -> Provenance {
+        Provenance {
+            streamlab_version: "0".into(),
+            started_utc: String::new(),
+            ptx_target: "sm_90".into(),
+            kernels: KernelSet::Rust,
+            form: KernelForm::Tuned,
+            complete: true,
+            link: None,
+            fastest_link: None,
+            build: None,
+            host: None,
         }
     }
 }
@@ -229,6 +250,72 @@ pub struct Provenance {
     /// bounds are never slower than these.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fastest_link: Option<LinkRates>,
+    /// How the binary was built (not recorded before 2026-11-26).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<BuildInfo>,
+    /// What it ran on beside the GPU, and how it was started (not recorded before
+    /// 2026-11-26).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<HostInfo>,
+}
+
+/// What is said of a fact that a results folder of an earlier format did not record.
+pub const NOT_RECORDED: &str = "not recorded";
+
+/// How the `streamlab` binary that measured a result was built.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BuildInfo {
+    /// The commit it was built from; `None` when built outside a git checkout.
+    pub commit: Option<String>,
+    /// Whether the checkout's tracked files differed from that commit.
+    pub dirty: Option<bool>,
+    /// The compiler of the host code: `rustc -V` and its LLVM.
+    pub host_rustc: String,
+    /// The compiler of the Rust kernels (rustc's NVPTX backend) and its LLVM.
+    pub kernel_rustc: String,
+    /// The cargo profile, e.g. "release".
+    pub profile: String,
+}
+
+impl BuildInfo {
+    /// The commit as reports show it: "0123456789ab", "0123456789ab with uncommitted
+    /// changes", or "not recorded".
+    pub fn commit_text(&self) -> String {
+        match (&self.commit, self.dirty) {
+            (None, _) => NOT_RECORDED.to_owned(),
+            (Some(c), Some(true)) => format!("{} with uncommitted changes", short(c)),
+            (Some(c), _) => short(c).to_owned(),
+        }
+    }
+}
+
+/// The first 12 characters of a commit hash.
+fn short(commit: &str) -> &str {
+    commit.get(..12).unwrap_or(commit)
+}
+
+/// The machine and command a run had beside its GPU.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HostInfo {
+    /// The NVIDIA driver's version, e.g. "580.159.04", where the system says it.
+    pub driver_version: Option<String>,
+    /// The NVRTC that compiled the CUDA C++ twins, e.g. "NVRTC 13.0"; `None` without it.
+    pub nvrtc: Option<String>,
+    /// The CPU's model name, where the system says it.
+    pub cpu: Option<String>,
+    /// The command line, as typed.
+    pub command_line: String,
+}
+
+/// How the CUDA C++ twins (`cuda/kernels.cu`) were compiled.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CudaBuild {
+    /// The NVRTC library that compiled them, e.g. "NVRTC 13.0".
+    pub compiler: String,
+    /// Every option passed to NVRTC.
+    pub options: Vec<String>,
+    /// `.target` of the PTX NVRTC produced (e.g. sm_90).
+    pub ptx_target: String,
 }
 
 /// The link's rates probed over the same 32 MiB each way just before and just after an

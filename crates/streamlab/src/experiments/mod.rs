@@ -59,9 +59,12 @@ impl Context<'_> {
             kernels: self.kernels.set,
             form: self.form,
             complete,
-            // Filled in by the session, which probes the link around every experiment.
+            // Filled in by the session, which probes the link around every experiment and
+            // knows the build and the machine.
             link: None,
             fastest_link: None,
+            build: None,
+            host: None,
         }
     }
 

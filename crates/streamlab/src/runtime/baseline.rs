@@ -14,7 +14,7 @@
 use std::ffi::CStr;
 
 use cudarc::nvrtc::{CompileError, CompileOptions, compile_ptx_with_opts, sys};
-use streamlab_results::experiments::compare_kernels::CudaBuild;
+use streamlab_results::saved::CudaBuild;
 use streamlab_results::saved::KernelSet;
 
 use super::kernels::ptx_target;
