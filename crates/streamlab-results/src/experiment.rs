@@ -50,6 +50,11 @@ pub trait Experiment: 'static {
     fn csv(_result: &Self::Result) -> Option<String> {
         None
     }
+    /// A second CSV beside it, `<stem>-<suffix>.csv`, where the first keeps a write-up's
+    /// own format (matmul-streams' trials): `(suffix, contents)`.
+    fn csv_beside(_result: &Self::Result) -> Option<(&'static str, String)> {
+        None
+    }
     /// Its section of the report: what it measures, its tables, bounds, charts and
     /// timelines.
     fn section(result: &Self::Result, cuda: Option<&Self::Result>) -> Result<Section, ReportError>;

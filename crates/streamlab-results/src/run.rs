@@ -19,6 +19,7 @@ use crate::report::section::Section;
 use crate::report::table::{self, Table};
 use crate::report::{ReportError, html, markdown};
 use crate::saved::{DeviceInfo, KernelSet, Provenance, files};
+use crate::stats;
 
 /// One saved result: which experiment, which kernel set, and the result itself.
 struct Saved {
@@ -243,6 +244,10 @@ fn result_files<E: Experiment>(
     let json = folder::to_json(&name, &file)?;
     let mut out = vec![(name, json)];
     out.extend(E::csv(result).map(|csv| (files::csv(E::NAME, set), csv)));
+    out.extend(
+        E::csv_beside(result)
+            .map(|(suffix, csv)| (format!("{}-{suffix}.csv", files::stem(E::NAME, set)), csv)),
+    );
     Ok(out)
 }
 
@@ -386,14 +391,21 @@ fn rust_over_cuda(rust: &[MeasuredRow], cuda: &[MeasuredRow]) -> Option<f64> {
     (c > 0.0).then(|| r / c)
 }
 
-/// One line per experiment (and per fact: the limits, the kernel ratios) of `s`,
-/// labelled.
+/// One line per experiment and kernel set (and per fact: the limits, the kernel
+/// ratios) of `s`, labelled.
 pub fn headlines(s: &RunSummary) -> Vec<(String, String)> {
     struct Lines<'a>(&'a RunSummary, Vec<(String, String)>, Vec<(String, String)>);
     impl Visit for Lines<'_> {
         fn visit<E: Experiment>(&mut self) {
             if let Some(line) = self.0.experiment(E::NAME).and_then(E::headline) {
                 self.1.push((E::NAME.to_owned(), line));
+            }
+            let cuda = (self.0.cuda_experiments.as_ref())
+                .and_then(|c| c.get(E::NAME))
+                .filter(|h| !h.is_null());
+            if let Some(line) = cuda.and_then(E::headline) {
+                self.1
+                    .push((table::heading(E::NAME, KernelSet::Cuda), line));
             }
             if !E::FACTS.is_empty() {
                 let facts: Vec<&Json> = (E::FACTS.iter())
@@ -483,6 +495,26 @@ fn headline_or_facts<E: Experiment>(r: &E::Result) -> Option<String> {
     Some(line.split_whitespace().collect::<Vec<_>>().join(" "))
 }
 
+/// The section's note on noise: which of its measured rows (both kernel sets') ended above
+/// the noise target.
+fn noise_note<E: Experiment>(rust: &E::Result, cuda: Option<&E::Result>) -> String {
+    let labelled = |r: &E::Result, prefix: &str| -> Vec<(String, f64)> {
+        (E::measured_rows(r).into_iter())
+            .map(|row| {
+                (
+                    format!("{prefix}{}", row.label),
+                    row.noise.unwrap_or(f64::NAN),
+                )
+            })
+            .collect()
+    };
+    let mut rows = labelled(rust, "");
+    if let Some(c) = cuda {
+        rows.extend(labelled(c, "C++: "));
+    }
+    stats::noise_target_note(&rows)
+}
+
 /// The report of everything in `run`.
 pub fn document(run: &SavedRun) -> Result<Document, ReportError> {
     struct Sections<'a>(&'a SavedRun, Vec<Section>, Option<ReportError>);
@@ -492,9 +524,11 @@ pub fn document(run: &SavedRun) -> Result<Document, ReportError> {
                 return;
             }
             if let Some(r) = self.0.get::<E>(KernelSet::Rust) {
-                match E::section(r, self.0.get::<E>(KernelSet::Cuda)) {
+                let cuda = self.0.get::<E>(KernelSet::Cuda);
+                match E::section(r, cuda) {
                     Ok(mut s) => {
                         s.verdict = s.lead(headline_or_facts::<E>(r));
+                        s.note("Noise", noise_note::<E>(r, cuda));
                         self.1.push(s)
                     }
                     Err(e) => self.2 = Some(e),

@@ -137,24 +137,24 @@ pub fn above_noise_target_clause(above: &[String], configurations: usize) -> Str
     )
 }
 
-/// In words, how many of `configs` reached [`NOISE_TARGET`] and which did not.
-pub fn noise_target_note(configs: &[(String, f64)]) -> String {
-    let above = above_noise_target(configs);
-    let reached = configs.len() - above.len();
-    let mut line = format!(
-        "{reached} of {} configurations were sampled until their noise fell to {:.0}% or below",
-        configs.len(),
-        100.0 * NOISE_TARGET
-    );
+/// In words, how many of `rows` (label, relative noise) ended above [`NOISE_TARGET`],
+/// naming each with its noise.
+pub fn noise_target_note(rows: &[(String, f64)]) -> String {
+    let above = above_noise_target(rows);
     if above.is_empty() {
-        line.push('.');
-    } else {
-        line.push_str(&format!(
-            "; above it when their sampling budget ran out: {}.",
-            above.join(", ")
-        ));
+        return format!(
+            "All {} measured rows are at or under the {:.0}% noise target.",
+            rows.len(),
+            100.0 * NOISE_TARGET
+        );
     }
-    line
+    format!(
+        "{} of {} measured rows ended above the {:.0}% noise target: {}.",
+        above.len(),
+        rows.len(),
+        100.0 * NOISE_TARGET,
+        above.join(", ")
+    )
 }
 
 /// How many of their combined spreads two medians must lie apart for the difference to
@@ -259,6 +259,17 @@ fn normal_upper_tail(z: f64) -> f64 {
     let erfc = poly * (-x * x).exp();
     let erfc = if x >= 0.0 { erfc } else { 2.0 - erfc };
     erfc / 2.0
+}
+
+/// For a headline ratio of two medians: " (within noise)" where the two sides' noise
+/// covers its distance from 1 (not [`beyond_noise`]), nothing where it does not or is
+/// not known.
+pub fn within_noise_clause(within: Option<bool>) -> &'static str {
+    if within == Some(true) {
+        " (within noise)"
+    } else {
+        ""
+    }
 }
 
 /// The median absolute deviation times this estimates a normal sample's standard
@@ -386,9 +397,14 @@ mod tests {
         ];
         assert_eq!(above_noise_target(&configs), ["b (1.3%)", "c (inf%)"]);
         let note = noise_target_note(&configs);
-        assert!(note.starts_with("1 of 3 configurations"), "{note}");
-        assert!(note.contains("b (1.3%), c"), "{note}");
-        assert!(noise_target_note(&configs[..1]).ends_with("1% or below."));
+        assert!(
+            note.starts_with("2 of 3 measured rows ended above the 1% noise target: b (1.3%), c"),
+            "{note}"
+        );
+        assert_eq!(
+            noise_target_note(&configs[..1]),
+            "All 1 measured rows are at or under the 1% noise target."
+        );
     }
 
     #[test]

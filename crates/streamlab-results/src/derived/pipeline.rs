@@ -21,6 +21,8 @@
 //! its work in order (`H + K + D`).
 use serde::{Deserialize, Serialize};
 
+use crate::stats;
+
 /// How far below its bound a measurement may fall and still count as at the bound: the
 /// copy rates a bound is built from vary by 1–4% from one sample to the next on a shared
 /// host, so a bound measured between the runs can be beaten by that much by a lucky run.
@@ -81,6 +83,59 @@ impl Limiter {
     }
 }
 
+/// Where a row's median sits under a bound it should not beat, by the one rule of
+/// [`stats::beyond_noise`] over the row's noise and the bound's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Under {
+    /// Under it by less than the two figures' noise: at the bound.
+    WithinNoise,
+    /// Under it by more than the two figures' noise: a measurement no correct run gives.
+    BeyondNoise,
+}
+
+impl Under {
+    /// A row of `row_ms` (relative noise `row_noise`) against a bound of `bound_ms`
+    /// (relative noise `bound_noise`): `None` at or over it.
+    pub fn of(bound_ms: f64, bound_noise: f64, row_ms: f64, row_noise: f64) -> Option<Under> {
+        (row_ms < bound_ms).then(|| {
+            if stats::beyond_noise(bound_ms, bound_noise, row_ms, row_noise) {
+                Under::BeyondNoise
+            } else {
+                Under::WithinNoise
+            }
+        })
+    }
+
+    /// As a table row says it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Under::WithinNoise => "under its bound, within noise",
+            Under::BeyondNoise => "under its bound, beyond noise",
+        }
+    }
+}
+
+/// How many of `unders` are under their bound, and how many of those beyond the noise.
+pub fn count_under(unders: impl IntoIterator<Item = Option<Under>>) -> (usize, usize) {
+    unders.into_iter().flatten().fold((0, 0), |(n, b), u| {
+        (n + 1, b + usize::from(u == Under::BeyondNoise))
+    })
+}
+
+/// For a headline: ", 2 rows under its traced bound (1 beyond noise)", nothing where no
+/// row is (or a summary from before rows were marked says nothing).
+pub fn under_clause(bound: &str, under: Option<usize>, beyond_noise: Option<usize>) -> String {
+    match under {
+        Some(n) if n > 0 => format!(
+            ", {n} row{} under {bound} ({} beyond noise)",
+            if n == 1 { "" } else { "s" },
+            beyond_noise.unwrap_or(0)
+        ),
+        _ => String::new(),
+    }
+}
+
 /// A bound per run, and the term that sets it.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Bound {
@@ -91,21 +146,50 @@ pub struct Bound {
     /// row's own time, the bound the rate it implies gives.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub built_ms: Option<f64>,
+    /// The relative noise of the stage samples it was built from
+    /// ([`crate::derived::rates::stage_noise`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise: Option<f64>,
+    /// Where its row's median sits under it as built, if it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub under: Option<Under>,
 }
 
 impl Bound {
-    /// This bound held against a verified row that took `measured_ms`: never left above
-    /// it by more than [`SLACK`].
-    pub fn held(self, measured_ms: f64) -> Bound {
+    /// This bound, built from stage samples of relative noise `noise`, held against a
+    /// verified row whose median took `measured_ms` with relative noise `measured_noise`:
+    /// marked where the row sits under it ([`Under`]), and never left above the row by
+    /// more than [`SLACK`] (lowered to it, keeping the bound as built).
+    pub fn held(self, measured_ms: f64, measured_noise: f64, noise: f64) -> Bound {
+        let marked = Bound {
+            noise: Some(noise),
+            under: Under::of(self.ms, noise, measured_ms, measured_noise),
+            ..self
+        };
         if beyond(measured_ms, self.ms) {
             Bound {
                 ms: measured_ms,
-                limiter: self.limiter,
                 built_ms: Some(self.ms),
+                ..marked
             }
         } else {
-            self
+            marked
         }
+    }
+
+    /// The table cell of a row held to this bound: empty at or over it; else where it
+    /// sits, with the bound's noise, and the bound it replaced where it was lowered.
+    pub fn mark(&self) -> String {
+        let Some(under) = self.under else {
+            return String::new();
+        };
+        let noise = self.noise.map_or(String::new(), |n| {
+            format!(" (bound's noise {:.1}%)", 100.0 * n)
+        });
+        let lowered = self.built_ms.map_or(String::new(), |b| {
+            format!("; bound lowered to the row from {b:.4} ms")
+        });
+        format!("{}{noise}{lowered}", under.label())
     }
 
     /// Whether a row beat the bound as built (its limiter's rate was under-measured).
@@ -150,6 +234,8 @@ pub fn bound(stages: Stages, streams: usize, runs: usize, copy_engines: i32) -> 
             ms: h + k + d,
             limiter: Limiter::OneStream,
             built_ms: None,
+            noise: None,
+            under: None,
         };
     }
     let pieces = (streams * runs.max(1)) as f64;
@@ -174,6 +260,8 @@ pub fn bound(stages: Stages, streams: usize, runs: usize, copy_engines: i32) -> 
         ms,
         limiter,
         built_ms: None,
+        noise: None,
+        under: None,
     }
 }
 
@@ -247,11 +335,28 @@ mod tests {
     #[test]
     fn a_row_that_beats_its_bound_lowers_it_to_the_row_flagged() {
         let built = bound(SINCOS, 4, 1, 3);
-        assert_eq!(built.held(built.ms * 1.2), built);
-        assert_eq!(built.held(built.ms * 0.995), built, "within the slack");
-        let held = built.held(built.ms * 0.8);
+        let over = built.held(built.ms * 1.2, 0.01, 0.01);
+        assert_eq!((over.ms, over.under, over.built_ms), (built.ms, None, None));
+        assert_eq!(over.mark(), "");
+        let within = built.held(built.ms * 0.995, 0.01, 0.01);
+        assert_eq!(within.ms, built.ms, "within the slack");
+        assert_eq!(within.under, Some(Under::WithinNoise));
+        assert_eq!(
+            within.mark(),
+            "under its bound, within noise (bound's noise 1.0%)"
+        );
+        let held = built.held(built.ms * 0.8, 0.01, 0.01);
         assert!(held.lowered());
         assert_eq!((held.ms, held.built_ms), (built.ms * 0.8, Some(built.ms)));
+        assert_eq!(held.under, Some(Under::BeyondNoise));
+        assert!(
+            held.mark().contains("beyond noise") && held.mark().contains("lowered to the row from")
+        );
+        // Noisy enough, the same distance is within noise.
+        assert_eq!(
+            built.held(built.ms * 0.8, 0.2, 0.2).under,
+            Some(Under::WithinNoise)
+        );
         let said = held.under_measured().unwrap();
         assert!(
             said.starts_with(
@@ -259,11 +364,15 @@ mod tests {
             ),
             "{said}"
         );
-        let one = bound(SINCOS, 1, 1, 3).held(0.5);
+        let one = bound(SINCOS, 1, 1, 3).held(0.5, 0.0, 0.0);
         let said = one.under_measured().unwrap();
         assert!(
             said.starts_with("one stream, in order: the stages timed alone sum to more"),
             "{said}"
+        );
+        assert_eq!(
+            count_under([None, Some(Under::WithinNoise), Some(Under::BeyondNoise)]),
+            (2, 1)
         );
     }
 

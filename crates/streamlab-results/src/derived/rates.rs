@@ -201,6 +201,26 @@ pub fn pipeline_stages<'a>(
         })
 }
 
+/// The relative noise of a bound built from `t`'s stages: the largest noise of the
+/// samples of its parts (copies in, out, both ways, kernels).
+pub fn stage_noise(t: &StageTimes) -> f64 {
+    [
+        Some(&t.htod),
+        Some(&t.dtoh),
+        Some(&t.both),
+        t.kernels.as_ref(),
+    ]
+    .into_iter()
+    .flatten()
+    .map(Series::noise)
+    .fold(0.0, f64::max)
+}
+
+/// [`stage_noise`] of the split into `chunks` chunks in `all`, 0 where not measured.
+pub fn chunks_noise(all: &[StageTimes], chunks: usize) -> f64 {
+    for_chunks(all, chunks).map_or(0.0, stage_noise)
+}
+
 /// The stage times of `chunks` chunks in `all`, if measured.
 pub fn for_chunks(all: &[StageTimes], chunks: usize) -> Option<&StageTimes> {
     all.iter().find(|t| t.chunks == chunks)

@@ -8,7 +8,7 @@ use crate::derived::rates::{gbps, median_rates};
 use crate::experiment::{self, Experiment, MS, MeasuredRow};
 use crate::report::ReportError;
 use crate::report::section::{BOUND_NOTE, Section};
-use crate::report::table::{Table, noise, num};
+use crate::report::table::{Columns, Table, noise, num};
 use crate::saved::{DeviceInfo, Provenance, StageTimes, UsageError, Verification};
 use crate::stats::Series;
 
@@ -92,6 +92,76 @@ pub struct BoundsSummary {
     /// Bytes read plus bytes written.
     pub d2d_gbps: f64,
     pub launch_us: f64,
+    /// The relative noise of each measurement's samples (absent from summaries written
+    /// before they were kept here).
+    #[serde(default)]
+    pub h2d_noise: Option<f64>,
+    #[serde(default)]
+    pub d2h_noise: Option<f64>,
+    #[serde(default)]
+    pub bidirectional_noise: Option<f64>,
+    #[serde(default)]
+    pub d2d_noise: Option<f64>,
+    #[serde(default)]
+    pub launch_noise: Option<f64>,
+}
+
+/// One measured path, as the table and the CSV show it.
+struct PathRow {
+    path: &'static str,
+    /// Median.
+    value: f64,
+    unit: &'static str,
+    noise: f64,
+    gbps: Option<f64>,
+}
+
+/// Every path of `b`, with its median, noise and rate.
+fn paths(b: &BoundsResult) -> Vec<PathRow> {
+    let s = Bounds::derive(b);
+    let c = &b.copies;
+    let row = |path, series: &Series, gbps| PathRow {
+        path,
+        value: series.median(),
+        unit: "ms",
+        noise: series.noise(),
+        gbps: Some(gbps),
+    };
+    vec![
+        row("HtoD alone", &c.htod, s.h2d_gbps),
+        row("DtoH alone", &c.dtoh, s.d2h_gbps),
+        row("both ways at once (in total)", &c.both, s.bidirectional_gbps),
+        row("device to device (read + write)", &b.dtod, s.d2d_gbps),
+        PathRow {
+            path: "empty kernel launch",
+            value: s.launch_us,
+            unit: "µs",
+            noise: b.launch.noise(),
+            gbps: None,
+        },
+    ]
+}
+
+/// The one declaration of the table and the CSV: a row per path.
+fn columns<'a>() -> Columns<'a, PathRow> {
+    Columns::new()
+        .both("path", |x: &PathRow| x.path.into(), "path", |x| x.path.into())
+        .both(
+            "median",
+            |x| format!("{} {}", num(x.value, 3), x.unit),
+            "median",
+            |x| format!("{:.6}", x.value),
+        )
+        .raw("unit", |x| x.unit.into())
+        .both("noise", |x| noise(x.noise), "noise", |x| {
+            format!("{:.4}", x.noise)
+        })
+        .both(
+            "GB/s",
+            |x| x.gbps.map_or(String::new(), |g| num(g, 1)),
+            "gbps",
+            |x| x.gbps.map_or(String::new(), |g| format!("{g:.3}")),
+        )
 }
 
 impl Experiment for Bounds {
@@ -141,50 +211,21 @@ impl Experiment for Bounds {
             bidirectional_gbps: median.both_gbps,
             d2d_gbps: gbps(2 * b.copies.bytes, b.dtod.median()),
             launch_us: b.launch.median() * 1e3,
+            h2d_noise: Some(b.copies.htod.noise()),
+            d2h_noise: Some(b.copies.dtoh.noise()),
+            bidirectional_noise: Some(b.copies.both.noise()),
+            d2d_noise: Some(b.dtod.noise()),
+            launch_noise: Some(b.launch.noise()),
         }
     }
 
     fn tables(b: &BoundsResult, _cuda: Option<&BoundsResult>) -> Vec<Table> {
-        let s = Bounds::derive(b);
         let mib = b.copies.bytes as f64 / (1u64 << 20) as f64;
-        let mut t = Table::new(
-            Some(format!("{mib:.0} MiB per copy (medians)")),
-            &["path", "ms", "noise", "GB/s"],
-        );
-        let c = &b.copies;
-        t.rows = vec![
-            vec![
-                "HtoD alone".into(),
-                num(s.h2d_ms, 3),
-                noise(c.htod.noise()),
-                num(s.h2d_gbps, 1),
-            ],
-            vec![
-                "DtoH alone".into(),
-                num(s.d2h_ms, 3),
-                noise(c.dtoh.noise()),
-                num(s.d2h_gbps, 1),
-            ],
-            vec![
-                "both ways at once (in total)".into(),
-                num(c.both.median(), 3),
-                noise(c.both.noise()),
-                num(s.bidirectional_gbps, 1),
-            ],
-            vec![
-                "device to device (read + write)".into(),
-                num(b.dtod.median(), 3),
-                noise(b.dtod.noise()),
-                num(s.d2d_gbps, 0),
-            ],
-            vec![
-                "empty kernel launch (µs)".into(),
-                num(s.launch_us, 2),
-                noise(b.launch.noise()),
-                String::new(),
-            ],
-        ];
-        vec![t]
+        vec![columns().table(Some(format!("{mib:.0} MiB per copy (medians)")), &paths(b))]
+    }
+
+    fn csv(b: &BoundsResult) -> Option<String> {
+        Some(columns().csv(&paths(b)))
     }
 
     fn section(b: &BoundsResult, _cuda: Option<&BoundsResult>) -> Result<Section, ReportError> {

@@ -13,6 +13,7 @@ use crate::report::chart::{BOUND_COLOR, BarSeries, Level, PALETTE, XAxis, YScale
 use crate::report::figures::{FigureModel, blank};
 use crate::report::section::{Section, draw};
 use crate::report::table::{Columns, Table, noise, num};
+use crate::verdict::{self, Rule, Verdict};
 use crate::saved::{CudaBuild, DeviceInfo, KernelForm, Provenance, UsageError, Verification};
 use crate::stats::{Quartiles, Series};
 
@@ -139,12 +140,20 @@ pub struct CaseRatio {
     pub cuda_noise: f64,
     /// Median Rust time over median CUDA C++ time: below 1 Rust is faster.
     pub ratio: f64,
+    /// Rust against CUDA C++ by the one rule of [`crate::verdict`]: faster, slower, the
+    /// same, or too noisy to say.
+    #[serde(default = "no_verdict")]
+    pub verdict: Verdict,
     /// As [`KernelCase::cards`].
     #[serde(default)]
     pub cards: Option<[KernelCard; 2]>,
     /// As [`KernelCase::max_ulps`].
     #[serde(default)]
     pub max_ulps: Option<[f64; 2]>,
+}
+
+fn no_verdict() -> Verdict {
+    Verdict::NotComparable
 }
 
 /// Everything derived from a kernel comparison.
@@ -170,6 +179,7 @@ fn case_ratio(c: &KernelCase) -> CaseRatio {
         rust_noise: c.rust.noise(),
         cuda_noise: c.cuda.noise(),
         ratio: c.rust.median() / c.cuda.median(),
+        verdict: verdict::judge(&Rule::default(), (&c.cuda).into(), (&c.rust).into(), 0.0).verdict,
         cards: c.cards,
         max_ulps: c.max_ulps,
     }
@@ -232,19 +242,35 @@ fn columns(c: &KernelComparison) -> Columns<'_, CaseRatio> {
             "rust_median_ms",
             |k| format!("{:.5}", k.rust.median),
         )
-        .show("Rust noise", |k| noise(k.rust_noise))
+        .both(
+            "Rust noise",
+            |k| noise(k.rust_noise),
+            "rust_noise",
+            |k| format!("{:.4}", k.rust_noise),
+        )
         .both(
             "CUDA C++",
             move |k| quartiles(&k.cuda),
             "cuda_median_ms",
             |k| format!("{:.5}", k.cuda.median),
         )
-        .show("C++ noise", |k| noise(k.cuda_noise))
+        .both(
+            "C++ noise",
+            |k| noise(k.cuda_noise),
+            "cuda_noise",
+            |k| format!("{:.4}", k.cuda_noise),
+        )
         .both(
             "Rust / C++",
             |k| num(k.ratio, 3),
             "rust_over_cuda",
             |k| format!("{:.4}", k.ratio),
+        )
+        .both(
+            "Rust against C++",
+            |k| k.verdict.text().into(),
+            "rust_against_cuda",
+            |k| k.verdict.key().into(),
         )
         .raw("rust_max_ulps", |k| {
             k.max_ulps.map_or(String::new(), |u| format!("{:.3}", u[0]))
@@ -494,6 +520,13 @@ impl Experiment for CompareKernels {
         sec.note(
             "Math libraries",
             "The Rust sincos kernels call the libm crate (a port of musl's sinf, cosf and sincosf, compiled into the PTX with the kernel); the CUDA C++ twins call CUDA's own math library (sinf, cosf, sincosf from libdevice). Both are checked against an f64 reference on the CPU.",
+        );
+        sec.note(
+            "Rust against C++",
+            format!(
+                "Each row judged as `streamlab compare` judges two runs, the C++ twin as A and Rust as B: {}",
+                Rule::default().describe()
+            ),
         );
         sec.note(
             "C++ build",

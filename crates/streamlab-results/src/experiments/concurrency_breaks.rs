@@ -24,7 +24,7 @@ use crate::report::section::{Section, draw, timelines};
 use crate::report::table::{Columns, Table, noise, num};
 use crate::saved::timeline::Timeline;
 use crate::saved::{DeviceInfo, KernelSet, Provenance, UsageError, Verification};
-use crate::stats::{self, Series, noise_target_note};
+use crate::stats::{self, Series};
 
 /// The concurrency-breaks experiment.
 pub struct ConcurrencyBreaks;
@@ -539,12 +539,6 @@ impl Experiment for ConcurrencyBreaks {
                 ),
             );
         }
-        let noise_rows: Vec<(String, f64)> = a
-            .rows
-            .iter()
-            .map(|x| (x.case.label().to_owned(), x.noise))
-            .collect();
-        sec.note("Noise", noise_target_note(&noise_rows));
         sec.figures = draw(figures(r, &a));
         sec.timelines = timelines::<ConcurrencyBreaks>(r, KernelSet::Rust)?;
         Ok(sec)

@@ -9,17 +9,17 @@ use crate::derived::summary::Json;
 use serde::{Deserialize, Serialize};
 
 use crate::derived::pipeline::{self, Bound};
-use crate::derived::rates::pipeline_stages;
+use crate::derived::rates::{chunks_noise, pipeline_stages};
 use crate::experiment::{self, Experiment, MS, MeasuredRow, verdict};
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
 use crate::report::section::{Section, draw};
-use crate::report::table::{Columns, Table, flag, noise, num};
+use crate::report::table::{Columns, Table, noise, num};
 use crate::saved::{
     DeviceInfo, IssueOrder, MAX_STREAMS, Provenance, StageTimes, UsageError, Verification,
 };
-use crate::stats::Series;
+use crate::stats::{self, Series};
 
 /// The graph-overlap experiment.
 pub struct GraphOverlap;
@@ -148,6 +148,33 @@ pub struct GraphRow {
     /// The relative noise of stream issue's and graph replay's GPU times.
     pub stream_noise: f64,
     pub graph_noise: f64,
+    /// The relative noise of their host times.
+    #[serde(default)]
+    pub stream_host_noise: f64,
+    #[serde(default)]
+    pub graph_host_noise: f64,
+}
+
+impl GraphRow {
+    /// Whether the two GPU times' noise covers `gpu_ratio`'s distance from 1.
+    pub fn gpu_within_noise(&self) -> bool {
+        !stats::beyond_noise(
+            self.stream_gpu_ms,
+            self.stream_noise,
+            self.graph_gpu_ms,
+            self.graph_noise,
+        )
+    }
+
+    /// Whether the two host times' noise covers `host_ratio`'s distance from 1.
+    pub fn host_within_noise(&self) -> bool {
+        !stats::beyond_noise(
+            self.stream_host_ms,
+            self.stream_host_noise,
+            self.graph_host_ms,
+            self.graph_host_noise,
+        )
+    }
 }
 
 /// Everything derived from a graph-overlap result.
@@ -181,8 +208,13 @@ fn analyze(r: &GraphOverlapResult) -> GraphAnalysis {
                 continue;
             };
             let (sg, gg) = (s.gpu.median(), g.gpu.median());
+            let faster = if sg <= gg { &s.gpu } else { &g.gpu };
             let bound = pipeline::bound(parts, chunks, r.params.iterations, r.device.copy_engines)
-                .held(sg.min(gg));
+                .held(
+                    sg.min(gg),
+                    faster.noise(),
+                    chunks_noise(&r.stages, chunks),
+                );
             rows.push(GraphRow {
                 variant,
                 chunks,
@@ -196,6 +228,8 @@ fn analyze(r: &GraphOverlapResult) -> GraphAnalysis {
                 beyond_bound: bound.lowered(),
                 stream_noise: s.gpu.noise(),
                 graph_noise: g.gpu.noise(),
+                stream_host_noise: s.host.noise(),
+                graph_host_noise: g.host.noise(),
             });
         }
     }
@@ -210,6 +244,12 @@ pub struct GraphSummary {
     pub gpu_ratio_fewest_chunks: Option<f64>,
     /// Graph over streams, host time, at the most chunks (the worse order).
     pub host_ratio_most_chunks: Option<f64>,
+    /// Whether the two sides' noise covers each ratio's distance from 1 (absent from
+    /// summaries written before they were judged).
+    #[serde(default)]
+    pub gpu_ratio_within_noise: Option<bool>,
+    #[serde(default)]
+    pub host_ratio_within_noise: Option<bool>,
 }
 
 /// The one declaration of the table and the CSV: a row per order and chunk count.
@@ -234,14 +274,24 @@ fn columns<'a>() -> Columns<'a, GraphRow> {
             "gpu_streams_ms",
             move |x| ms(x.stream_gpu_ms),
         )
-        .show("noise", |x| noise(x.stream_noise))
+        .both(
+            "noise",
+            |x| noise(x.stream_noise),
+            "gpu_streams_noise",
+            |x| format!("{:.4}", x.stream_noise),
+        )
         .both(
             "GPU graph",
             |x| num(x.graph_gpu_ms, 4),
             "gpu_graph_ms",
             move |x| ms(x.graph_gpu_ms),
         )
-        .show("noise", |x| noise(x.graph_noise))
+        .both(
+            "noise",
+            |x| noise(x.graph_noise),
+            "gpu_graph_noise",
+            |x| format!("{:.4}", x.graph_noise),
+        )
         .show("graph / streams", |x| num(x.gpu_ratio, 3))
         .both(
             "host streams",
@@ -250,10 +300,22 @@ fn columns<'a>() -> Columns<'a, GraphRow> {
             move |x| ms(x.stream_host_ms),
         )
         .both(
+            "noise",
+            |x| noise(x.stream_host_noise),
+            "host_streams_noise",
+            |x| format!("{:.4}", x.stream_host_noise),
+        )
+        .both(
             "host graph",
             |x| num(x.graph_host_ms, 4),
             "host_graph_ms",
             move |x| ms(x.graph_host_ms),
+        )
+        .both(
+            "noise",
+            |x| noise(x.graph_host_noise),
+            "host_graph_noise",
+            |x| format!("{:.4}", x.graph_host_noise),
         )
         .show("graph / streams", |x| num(x.host_ratio, 3))
         .both(
@@ -262,7 +324,7 @@ fn columns<'a>() -> Columns<'a, GraphRow> {
             "bound_ms",
             move |x| ms(x.bound.ms),
         )
-        .show("flag", |x| flag(x.beyond_bound))
+        .show("against its bound (the faster)", |x| x.bound.mark())
 }
 
 /// graph-overlap: host and GPU time per iteration, stream issue against graph replay.
@@ -411,24 +473,31 @@ impl Experiment for GraphOverlap {
         let worst = |chunks: Option<usize>, pick: fn(&GraphRow) -> f64| {
             (a.rows.iter())
                 .filter(|x| Some(x.chunks) == chunks)
-                .map(pick)
-                .max_by(f64::total_cmp)
+                .max_by(|x, y| pick(x).total_cmp(&pick(y)))
         };
+        let (gpu, host) = (
+            worst(fewest, |x| x.gpu_ratio),
+            worst(most, |x| x.host_ratio),
+        );
         Some(experiment::json(&GraphSummary {
             verified: r.verification.passed,
-            gpu_ratio_fewest_chunks: worst(fewest, |x| x.gpu_ratio),
-            host_ratio_most_chunks: worst(most, |x| x.host_ratio),
+            gpu_ratio_fewest_chunks: gpu.map(|x| x.gpu_ratio),
+            host_ratio_most_chunks: host.map(|x| x.host_ratio),
+            gpu_ratio_within_noise: gpu.map(GraphRow::gpu_within_noise),
+            host_ratio_within_noise: host.map(GraphRow::host_within_noise),
         }))
     }
 
     fn headline(summary: &Json) -> Option<String> {
         let x: GraphSummary = experiment::parse(summary)?;
         Some(format!(
-            "graph/streams GPU time {} (fewest chunks), host time {} (most chunks)  {}",
+            "graph/streams GPU time at the fewest chunks {}{}, host time at the most chunks {}{}  {}",
             x.gpu_ratio_fewest_chunks
                 .map_or("–".into(), |r| format!("{r:.3}")),
+            stats::within_noise_clause(x.gpu_ratio_within_noise),
             x.host_ratio_most_chunks
                 .map_or("–".into(), |r| format!("{r:.3}")),
+            stats::within_noise_clause(x.host_ratio_within_noise),
             verdict(x.verified)
         ))
     }

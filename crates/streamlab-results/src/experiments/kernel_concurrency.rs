@@ -21,7 +21,8 @@ use crate::report::ReportError;
 use crate::report::chart::{PALETTE, SEQUENTIAL_COLOR, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
 use crate::report::section::{Section, draw, timelines};
-use crate::report::table::{Columns, Table, flag, noise, num, times};
+use crate::report::table::{Columns, Table, noise, num, times};
+use crate::derived::pipeline::Under;
 use crate::saved::timeline::Timeline;
 use crate::saved::{DeviceInfo, KernelSet, MAX_STREAMS, Provenance, UsageError, Verification};
 use crate::stats::Series;
@@ -153,6 +154,10 @@ pub struct ConcurrencyRow {
     pub matches_model: bool,
     /// Measured faster than its bound: the bound or the measurement is wrong.
     pub beyond_bound: bool,
+    /// Where the concurrent time sits under its bound (exact: the spin time is held by
+    /// the GPU's clock), within or beyond its noise.
+    #[serde(default)]
+    pub under: Option<Under>,
 }
 
 /// Everything derived from a kernel-concurrency result.
@@ -205,6 +210,12 @@ fn analyze(r: &KernelConcurrencyResult) -> ConcurrencyAnalysis {
                 bound_ms: waves as f64 * spin_ms,
                 matches_model: (measured_waves / waves as f64 - 1.0).abs() <= WAVES_TOLERANCE,
                 beyond_bound: concurrent_ms < waves as f64 * spin_ms,
+                under: Under::of(
+                    waves as f64 * spin_ms,
+                    0.0,
+                    concurrent_ms,
+                    p.concurrent.noise(),
+                ),
             });
         }
     }
@@ -247,14 +258,24 @@ fn columns<'a>() -> Columns<'a, ConcurrencyRow> {
             "serial_ms",
             move |x| ms(x.serial_ms),
         )
-        .show("serial noise", |x| noise(x.serial_noise))
+        .both(
+            "serial noise",
+            |x| noise(x.serial_noise),
+            "serial_noise",
+            |x| format!("{:.4}", x.serial_noise),
+        )
         .both(
             "concurrent",
             |x| num(x.concurrent_ms, 3),
             "concurrent_ms",
             move |x| ms(x.concurrent_ms),
         )
-        .show("concurrent noise", |x| noise(x.concurrent_noise))
+        .both(
+            "concurrent noise",
+            |x| noise(x.concurrent_noise),
+            "concurrent_noise",
+            |x| format!("{:.4}", x.concurrent_noise),
+        )
         .both(
             "speedup",
             |x| times(x.speedup),
@@ -287,7 +308,7 @@ fn columns<'a>() -> Columns<'a, ConcurrencyRow> {
                 "no".into()
             }
         })
-        .show("flag", |x| flag(x.beyond_bound))
+        .show("against its bound", |x| x.under.map_or(String::new(), |u| u.label().into()))
 }
 
 /// kernel-concurrency: time for every stream's kernels against the stream count, per

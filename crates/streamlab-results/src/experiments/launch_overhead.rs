@@ -15,7 +15,7 @@ use crate::report::figures::{FigureModel, blank, line};
 use crate::report::section::{Section, draw};
 use crate::report::table::{Columns, Table, noise, num, times};
 use crate::saved::{DeviceInfo, KernelSet, Provenance, UsageError, Verification};
-use crate::stats::Series;
+use crate::stats::{self, Series};
 
 /// The launch-overhead experiment.
 pub struct LaunchOverhead;
@@ -136,6 +136,9 @@ pub struct LaunchRow {
     pub gpu_noise: f64,
     /// Back-to-back launches per second: one per the slower of host issue and GPU.
     pub launches_per_s: f64,
+    /// The relative noise of that slower side.
+    #[serde(default)]
+    pub launches_noise: f64,
 }
 
 /// One work size of the breakeven curve (medians, microseconds per kernel).
@@ -157,6 +160,9 @@ pub struct LaunchAnalysis {
     pub rows: Vec<LaunchRow>,
     /// Rust's launch rate over the CUDA C++ twin's (above 1: Rust launches faster).
     pub rust_over_cuda_rate: Option<f64>,
+    /// Whether the two rates' noise covers that ratio's distance from 1.
+    #[serde(default)]
+    pub rust_over_cuda_within_noise: Option<bool>,
     pub graph_host_us: f64,
     pub graph_gpu_us: f64,
     /// Graph replay's host time per launch over stream issue's (Rust).
@@ -176,6 +182,11 @@ fn row(c: &LaunchCosts) -> LaunchRow {
         host_noise: c.async_host_us.noise(),
         gpu_noise: c.async_gpu_us.noise(),
         launches_per_s: 1e6 / host.max(gpu),
+        launches_noise: if host >= gpu {
+            c.async_host_us.noise()
+        } else {
+            c.async_gpu_us.noise()
+        },
     }
 }
 
@@ -203,7 +214,17 @@ fn analyze(r: &LaunchOverheadResult) -> LaunchAnalysis {
         })
         .collect();
     let graph_host_us = r.graph.host_us.median();
+    let cuda = rows.iter().find(|x| x.kernels == KernelSet::Cuda);
+    let rust_over_cuda_within_noise = rust.zip(cuda).map(|(r, c)| {
+        !stats::beyond_noise(
+            r.launches_per_s,
+            r.launches_noise,
+            c.launches_per_s,
+            c.launches_noise,
+        )
+    });
     LaunchAnalysis {
+        rust_over_cuda_within_noise,
         rust_over_cuda_rate: rate(KernelSet::Rust)
             .zip(rate(KernelSet::Cuda))
             .map(|(r, c)| r / c),
@@ -226,6 +247,10 @@ pub struct LaunchSummary {
     pub rust_launches_per_s: Option<f64>,
     pub cuda_launches_per_s: Option<f64>,
     pub rust_over_cuda_rate: Option<f64>,
+    /// Whether the two rates' noise covers that ratio's distance from 1 (absent from
+    /// summaries written before it was judged).
+    #[serde(default)]
+    pub rust_over_cuda_within_noise: Option<bool>,
     /// Graph replay's host time per launch over stream issue's.
     pub graph_over_stream_host: f64,
     pub breakeven_work_us: Option<u32>,
@@ -247,7 +272,12 @@ fn breakeven_columns<'a>() -> Columns<'a, BreakevenRow> {
             "per_kernel_us",
             move |x| raw(x.per_kernel_us),
         )
-        .show("noise", |x| noise(x.noise))
+        .both(
+            "noise",
+            |x| noise(x.noise),
+            "noise",
+            |x| format!("{:.4}", x.noise),
+        )
         .both(
             "bound",
             |x| num(x.bound_us, 3),
@@ -482,6 +512,7 @@ impl Experiment for LaunchOverhead {
             rust_launches_per_s: rate(KernelSet::Rust),
             cuda_launches_per_s: rate(KernelSet::Cuda),
             rust_over_cuda_rate: a.rust_over_cuda_rate,
+            rust_over_cuda_within_noise: a.rust_over_cuda_within_noise,
             graph_over_stream_host: a.graph_over_stream_host,
             breakeven_work_us: a.breakeven_work_us,
         }))
@@ -490,10 +521,11 @@ impl Experiment for LaunchOverhead {
     fn headline(summary: &Json) -> Option<String> {
         let x: LaunchSummary = experiment::parse(summary)?;
         Some(format!(
-            "Rust {:.0} launches/s, Rust/C++ rate {}, graph host time {} of streams'  {}",
+            "Rust {:.0} launches/s, Rust/C++ rate {}{}, graph host time {} of streams'  {}",
             x.rust_launches_per_s.unwrap_or(f64::NAN),
             x.rust_over_cuda_rate
                 .map_or("–".into(), |r| format!("{r:.3}")),
+            stats::within_noise_clause(x.rust_over_cuda_within_noise),
             times(x.graph_over_stream_host),
             verdict(x.verified)
         ))

@@ -16,8 +16,8 @@
 use crate::derived::summary::Json;
 use serde::{Deserialize, Serialize};
 
-use crate::derived::pipeline::{self, Stages};
-use crate::derived::rates::{best_rates, ms_at, pipeline_stages};
+use crate::derived::pipeline::{self, Stages, Under};
+use crate::derived::rates::{best_rates, ms_at, pipeline_stages, stage_noise};
 use crate::experiment::{self, Experiment, MS, MeasuredRow, verdict};
 use crate::report::ReportError;
 use crate::report::chart::{PALETTE, XAxis, YScale};
@@ -155,6 +155,12 @@ pub struct MappedRow {
     /// Relative noise of the mapped kernel's and the streamed version's samples.
     pub mapped_noise: f64,
     pub streamed_noise: f64,
+    /// Where each version sits under its bound as built (each bound's noise: its
+    /// copies' samples'), within or beyond the two figures' noise.
+    #[serde(default)]
+    pub mapped_under: Option<Under>,
+    #[serde(default)]
+    pub streamed_under: Option<Under>,
 }
 
 /// Everything derived from a mapped result.
@@ -221,6 +227,18 @@ fn analyze(r: &MappedResult) -> MappedAnalysis {
                     (bound, false)
                 }
             };
+            let mapped_under = Under::of(
+                mapped_bound_ms,
+                stage_noise(&p.whole),
+                mapped_ms,
+                p.mapped.noise(),
+            );
+            let streamed_under = Under::of(
+                streamed_bound_ms,
+                stage_noise(&p.chunked),
+                streamed_ms,
+                streamed.noise(),
+            );
             let (mapped_bound_ms, mapped_lowered) = held(mapped_bound_ms, mapped_ms);
             let (streamed_bound_ms, streamed_lowered) = held(streamed_bound_ms, streamed_ms);
             let beyond_bound = mapped_lowered || streamed_lowered;
@@ -235,6 +253,8 @@ fn analyze(r: &MappedResult) -> MappedAnalysis {
                 beyond_bound,
                 mapped_noise: p.mapped.noise(),
                 streamed_noise: streamed.noise(),
+                mapped_under,
+                streamed_under,
             }
         })
         .collect();
@@ -274,7 +294,9 @@ fn columns<'a>() -> Columns<'a, MappedRow> {
             "mapped_ms",
             move |x| ms(x.mapped_ms),
         )
-        .show("noise", |x| noise(x.mapped_noise))
+        .both("noise", |x| noise(x.mapped_noise), "mapped_noise", |x| {
+            format!("{:.4}", x.mapped_noise)
+        })
         .both(
             "mapped bound",
             |x| num(x.mapped_bound_ms, 4),
@@ -288,7 +310,9 @@ fn columns<'a>() -> Columns<'a, MappedRow> {
             "streamed_ms",
             move |x| ms(x.streamed_ms),
         )
-        .show("noise", |x| noise(x.streamed_noise))
+        .both("noise", |x| noise(x.streamed_noise), "streamed_noise", |x| {
+            format!("{:.4}", x.streamed_noise)
+        })
         .both(
             "streamed bound",
             |x| num(x.streamed_bound_ms, 4),
@@ -296,7 +320,20 @@ fn columns<'a>() -> Columns<'a, MappedRow> {
             move |x| ms(x.streamed_bound_ms),
         )
         .show("streamed / mapped", |x| times(x.mapped_speedup))
-        .show("flag", |x| flag(x.beyond_bound))
+        .show("against its bounds", |x| {
+            let mark = |version: &str, under: Option<Under>| {
+                under.map(|u| format!("{version}: {}", u.label()))
+            };
+            [
+                mark("mapped", x.mapped_under),
+                mark("streamed", x.streamed_under),
+            ]
+            .into_iter()
+            .flatten()
+            .chain(x.beyond_bound.then(|| flag(true)))
+            .collect::<Vec<_>>()
+            .join("; ")
+        })
 }
 
 /// mapped: time per iteration against size, zero-copy and streamed, each with its bound.

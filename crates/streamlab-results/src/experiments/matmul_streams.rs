@@ -112,6 +112,11 @@ pub struct MatmulPoint {
     pub streams: usize,
     /// The time for all products in each trial.
     pub time: Series,
+    /// Its median, and the relative noise of its trials.
+    #[serde(default)]
+    pub median_ms: f64,
+    #[serde(default)]
+    pub noise: f64,
     /// One-stream median over this median.
     pub speedup: f64,
     /// `ceil(products / streams)`: the most products any one stream runs.
@@ -167,6 +172,8 @@ fn analyze(r: &MatmulStreamsResult) -> MatmulAnalysis {
             let tasks = tasks_per_stream(products, s);
             Some(MatmulPoint {
                 streams: s,
+                median_ms: time.median(),
+                noise: time.noise(),
                 speedup: one / time.median(),
                 tasks_per_stream: tasks,
                 model_ms: one * tasks as f64 / products as f64,
@@ -198,15 +205,51 @@ fn columns(cuda: Option<&MatmulAnalysis>) -> Columns<'_, MatmulPoint> {
             .find(|y| y.streams == x.streams)
             .map(|y| y.time.median())
     };
+    let ms = |x: f64| format!("{x:.4}");
     Columns::new()
-        .show("streams", |x: &MatmulPoint| x.streams.to_string())
-        .show("median", |x| num(x.time.median(), 3))
-        .show("noise", |x| noise(x.time.noise()))
-        .show("min", |x| num(x.time.min(), 3))
-        .show("max", |x| num(x.time.summary.max, 3))
-        .show("speedup", |x| times(x.speedup))
-        .show("tasks per stream", |x| x.tasks_per_stream.to_string())
-        .show("model", |x| num(x.model_ms, 3))
+        .both(
+            "streams",
+            |x: &MatmulPoint| x.streams.to_string(),
+            "streams",
+            |x| x.streams.to_string(),
+        )
+        .both(
+            "median",
+            |x| num(x.median_ms, 3),
+            "median_ms",
+            move |x| ms(x.median_ms),
+        )
+        .both("noise", |x| noise(x.noise), "noise", |x| format!("{:.4}", x.noise))
+        .both(
+            "min",
+            |x| num(x.time.min(), 3),
+            "min_ms",
+            move |x| ms(x.time.min()),
+        )
+        .both(
+            "max",
+            |x| num(x.time.summary.max, 3),
+            "max_ms",
+            move |x| ms(x.time.summary.max),
+        )
+        .both(
+            "speedup",
+            |x| times(x.speedup),
+            "speedup",
+            |x| format!("{:.3}", x.speedup),
+        )
+        .both(
+            "tasks per stream",
+            |x| x.tasks_per_stream.to_string(),
+            "tasks_per_stream",
+            |x| x.tasks_per_stream.to_string(),
+        )
+        .both(
+            "model",
+            |x| num(x.model_ms, 3),
+            "model_ms",
+            move |x| ms(x.model_ms),
+        )
         .show("C++ median", move |x| {
             cpp(x).map_or("–".into(), |v| num(v, 3))
         })
@@ -316,6 +359,10 @@ impl Experiment for MatmulStreams {
         Some(wiki_csv(r))
     }
 
+    fn csv_beside(r: &MatmulStreamsResult) -> Option<(&'static str, String)> {
+        Some(("medians", columns(None).csv(&analyze(r).points)))
+    }
+
     fn section(
         r: &MatmulStreamsResult,
         cuda: Option<&MatmulStreamsResult>,
@@ -331,13 +378,8 @@ impl Experiment for MatmulStreams {
             "Model",
             "The products are alike and each fills too few SMs to slow the others, so s streams take as long as the stream with the most products: ceil(products / s) times one product alone. The plateaus where adding a stream does not lower that count are the model's.",
         );
-        let a = analyze(r);
-        sec.note(
-            "Noise",
-            stats::noise_target_note(&a.noise_by_configuration()),
-        );
         sec.notes.extend(cuda_note(cuda.map(|c| &c.provenance)));
-        sec.figures = draw(figures(&a));
+        sec.figures = draw(figures(&analyze(r)));
         sec.timelines = timelines::<MatmulStreams>(r, KernelSet::Rust)?;
         Ok(sec)
     }

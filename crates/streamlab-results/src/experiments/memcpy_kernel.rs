@@ -11,15 +11,15 @@
 use crate::derived::summary::Json;
 use serde::{Deserialize, Serialize};
 
-use crate::derived::pipeline::{self, Bound};
-use crate::derived::rates::{best_rates, for_chunks, pipeline_stages};
+use crate::derived::pipeline::{self, Bound, count_under, under_clause};
+use crate::derived::rates::{best_rates, chunks_noise, for_chunks, pipeline_stages};
 use crate::experiment::{self, Experiment, MS, MeasuredRow, verdict};
 use crate::range::IntRange;
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, Level, PALETTE, SEQUENTIAL_COLOR, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
 use crate::report::section::{Section, cuda_note, draw, timelines};
-use crate::report::table::{Columns, Table, flag, noise, num, times};
+use crate::report::table::{Columns, Table, noise, num, times, under_csv};
 use crate::saved::timeline::{CopyRates, Timeline};
 use crate::saved::{
     DeviceInfo, KernelSet, LinkRates, MAX_STREAMS, Provenance, StageTimes, UsageError, Verification,
@@ -218,6 +218,10 @@ pub struct MemcpyAnalysis {
     /// Index into `rows` of the best speedup.
     pub best: Option<usize>,
     pub rows_beyond_bound: usize,
+    /// Rows under their bound as built, and of those how many beyond the two figures'
+    /// noise ([`pipeline::Under`]).
+    pub rows_under_bound: usize,
+    pub rows_under_bound_beyond_noise: usize,
 }
 
 impl MemcpyAnalysis {
@@ -267,7 +271,11 @@ fn analyze(r: &MemcpyKernelResult) -> MemcpyAnalysis {
         .filter(|(_, r)| r.speedup.is_finite())
         .max_by(|a, b| a.1.speedup.total_cmp(&b.1.speedup))
         .map(|(i, _)| i);
+    let (rows_under_bound, rows_under_bound_beyond_noise) =
+        count_under(rows.iter().map(|r| r.bound.under));
     MemcpyAnalysis {
+        rows_under_bound,
+        rows_under_bound_beyond_noise,
         rates: for_chunks(&r.copies, headline_streams).map_or(CopyRates::UNMEASURED, best_rates),
         rows_beyond_bound: rows.iter().filter(|r| r.beyond_bound).count(),
         stream_counts,
@@ -297,7 +305,11 @@ fn analyze_row(
         },
     };
     let (total_ms, concurrent_ms) = (row.total.median(), row.concurrent.median());
-    let bound = pipeline::bound(parts, row.streams, 1, copy_engines).held(concurrent_ms);
+    let bound = pipeline::bound(parts, row.streams, 1, copy_engines).held(
+        concurrent_ms,
+        row.concurrent.noise(),
+        chunks_noise(copies, row.streams),
+    );
     MemcpyRow {
         cycles: row.cycles,
         streams: row.streams,
@@ -334,6 +346,12 @@ pub struct MemcpySummary {
     /// Rows that beat the bound built from the measured rates (each bound lowered to
     /// its row: a rate was under-measured).
     pub rows_beyond_bound: usize,
+    /// Rows under their bound as built, and of those how many beyond the two figures'
+    /// noise (absent from summaries written before rows were marked so).
+    #[serde(default)]
+    pub rows_under_bound: Option<usize>,
+    #[serde(default)]
+    pub rows_under_bound_beyond_noise: Option<usize>,
 }
 
 /// The one declaration of the tables (one per stream count) and the CSV (every row, the
@@ -384,7 +402,7 @@ fn columns(cuda: Option<&MemcpyAnalysis>) -> Columns<'_, MemcpyRow> {
             "Concurrent",
             move |x| ms(x.concurrent_ms),
         )
-        .show("Noise", |x| noise(x.noise))
+        .both("Noise", |x| noise(x.noise), "Noise", |x| format!("{:.4}", x.noise))
         .both(
             "Speedup",
             |x| times(x.speedup),
@@ -408,11 +426,12 @@ fn columns(cuda: Option<&MemcpyAnalysis>) -> Columns<'_, MemcpyRow> {
             cpp(x).map_or("–".into(), |v| num(v, 2))
         })
         .both(
-            "flag",
-            |x| flag(x.beyond_bound),
+            "against its bound",
+            |x| x.bound.mark(),
             "BeyondBound",
             |x| x.beyond_bound.to_string(),
         )
+        .raw("UnderBound", |x| under_csv(x.bound.under))
 }
 
 /// memcpy-kernel: speedup against cycles per stream count beside its bound, and the
@@ -633,19 +652,26 @@ impl Experiment for MemcpyKernel {
             speedup_at_breakeven: at.map(|b| b.speedup),
             bound_speedup_at_breakeven: at.map(|b| b.bound_speedup),
             rows_beyond_bound: a.rows_beyond_bound,
+            rows_under_bound: Some(a.rows_under_bound),
+            rows_under_bound_beyond_noise: Some(a.rows_under_bound_beyond_noise),
         }))
     }
 
     fn headline(summary: &Json) -> Option<String> {
         let x: MemcpySummary = experiment::parse(summary)?;
         Some(format!(
-            "breakeven cycles {}, there {} streams {} of the bound's {}; {} rows beyond their bound  {}",
+            "breakeven cycles {}, there {} streams {} of the bound's {}; {} rows beyond their bound{}  {}",
             x.breakeven_cycles
                 .map_or("not reached".to_owned(), |c| c.to_string()),
             x.num_streams,
             x.speedup_at_breakeven.map_or("–".into(), times),
             x.bound_speedup_at_breakeven.map_or("–".into(), times),
             x.rows_beyond_bound,
+            under_clause(
+                "their bound",
+                x.rows_under_bound,
+                x.rows_under_bound_beyond_noise
+            ),
             verdict(x.verified)
         ))
     }

@@ -19,7 +19,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::derived::pipeline::{self, Bound, Limiter, Stages};
-use crate::derived::rates::{gbps, stages};
+use crate::derived::rates::{gbps, stage_noise, stages};
 use crate::derived::summary::Json;
 use crate::experiment::{self, Experiment, MS, MeasuredRow, verdict};
 use crate::report::ReportError;
@@ -266,7 +266,7 @@ fn analyze(r: &MultiGpuOverlapResult) -> MultiGpuAnalysis {
         runs,
         first.map_or(0, |g| g.device.copy_engines),
     )
-    .held(alone_ms);
+    .held(alone_ms, r.alone.noise(), stage_noise(&r.alone_stages));
     let speedup = alone_ms / spread_ms;
     let bound_speedup = alone_bound.ms / bound_ms;
     MultiGpuAnalysis {

@@ -11,14 +11,14 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use crate::derived::pipeline::{self, Bound, PAYOFF};
-use crate::derived::rates::pipeline_stages;
+use crate::derived::rates::{chunks_noise, pipeline_stages};
 use crate::experiment::{Experiment, MS, MeasuredRow};
 use crate::range::IntRange;
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, Level, PALETTE, SEQUENTIAL_COLOR, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
 use crate::report::section::{Section, draw, timelines};
-use crate::report::table::{Columns, Table, flag, noise, num, times};
+use crate::report::table::{Columns, Table, noise, num, times};
 use crate::saved::timeline::Timeline;
 use crate::saved::{
     DeviceInfo, IssueOrder, KernelSet, LinkRates, MAX_STREAMS, Provenance, StageTimes, UsageError,
@@ -295,8 +295,16 @@ fn analyze_size(
                 ms: f64::NAN,
                 limiter: pipeline::Limiter::OneStream,
                 built_ms: None,
+                noise: None,
+                under: None,
             },
-            |parts| pipeline::bound(parts, streams, runs, copy_engines).held(median_ms),
+            |parts| {
+                pipeline::bound(parts, streams, runs, copy_engines).held(
+                    median_ms,
+                    time.noise(),
+                    chunks_noise(&size.stages, streams),
+                )
+            },
         );
         OverlapConfig {
             variant,
@@ -366,7 +374,12 @@ fn columns<'a>() -> Columns<'a, Row<'a>> {
             "median_ms",
             |(_, x)| format!("{:.5}", x.median_ms),
         )
-        .show("noise", |(_, x)| noise(x.noise))
+        .both(
+            "noise",
+            |(_, x)| noise(x.noise),
+            "noise",
+            |(_, x)| format!("{:.4}", x.noise),
+        )
         .show("speedup", |(s, x)| times(s.sequential_ms / x.median_ms))
         .both(
             "bound",
@@ -375,7 +388,7 @@ fn columns<'a>() -> Columns<'a, Row<'a>> {
             |(_, x)| format!("{:.5}", x.bound.ms),
         )
         .show("limited by", |(_, x)| x.bound.limiter.label().into())
-        .show("flag", |(_, x)| flag(x.beyond_bound))
+        .show("against its bound", |(_, x)| x.bound.mark())
 }
 
 /// overlap (your kernel): the best streamed speedup at each size, beside the bound's.

@@ -349,7 +349,12 @@ fn columns(r: &OverlapMapResult) -> Columns<'_, MapCellAnalysis> {
             "best_ms",
             |x| format!("{:.5}", x.best_ms),
         )
-        .show("noise", |x| noise(x.noise))
+        .both(
+            "noise",
+            |x| noise(x.noise),
+            "noise",
+            |x| format!("{:.4}", x.noise),
+        )
         .both(
             "speedup",
             |x| times(x.speedup),

@@ -11,8 +11,8 @@
 use crate::derived::summary::Json;
 use serde::{Deserialize, Serialize};
 
-use crate::derived::pipeline::{self, Bound, Stages};
-use crate::derived::rates::{best_rates, for_chunks, pipeline_stages, stages};
+use crate::derived::pipeline::{self, Bound, Stages, Under, count_under, under_clause};
+use crate::derived::rates::{best_rates, chunks_noise, for_chunks, pipeline_stages, stages};
 use crate::derived::trace::{self, BusiestBound, TracedBound};
 use crate::experiment::{self, Experiment, MS, MeasuredRow, verdict};
 use crate::report::ReportError;
@@ -21,7 +21,7 @@ use crate::report::chart::{
 };
 use crate::report::figures::{FigureModel, blank, line};
 use crate::report::section::{Section, cuda_note, draw, timelines};
-use crate::report::table::{Columns, Table, flag, noise, num, ratio, times};
+use crate::report::table::{Columns, Table, noise, num, ratio, times, under_csv};
 use crate::saved::timeline::{CopyRates, Timeline};
 use crate::saved::{
     DeviceInfo, IssueOrder, KernelSet, MAX_STREAMS, Provenance, StageTimes, UsageError,
@@ -228,6 +228,10 @@ pub struct SincosConfig {
     /// Faster than its busiest bound by more than the slack: a measurement no correct
     /// run gives.
     pub beyond_busiest_bound: bool,
+    /// Where its batches sit under their traced busiest bound (the median of their
+    /// ratios under 1), within or beyond the two figures' noise.
+    #[serde(default)]
+    pub under_busiest_bound: Option<Under>,
 }
 
 /// Everything derived from a sincos-overlap result.
@@ -251,6 +255,13 @@ pub struct SincosAnalysis {
     pub rows_beyond_bound: usize,
     /// Rows faster than the bound of their busiest engine or stream.
     pub rows_beyond_busiest_bound: usize,
+    /// Rows under the bound built from the measured rates, and of those, how many beyond
+    /// the two figures' noise ([`pipeline::Under`]).
+    pub rows_under_bound: usize,
+    pub rows_under_bound_beyond_noise: usize,
+    /// The same against the traced busiest bound.
+    pub rows_under_busiest_bound: usize,
+    pub rows_under_busiest_bound_beyond_noise: usize,
 }
 
 impl SincosAnalysis {
@@ -318,9 +329,12 @@ fn analyze(r: &SincosOverlapResult) -> SincosAnalysis {
             // The parts measured over this configuration's chunks, or coarser ones.
             let link = r.provenance.fastest_link.as_ref();
             let parts = pipeline_stages(&r.stages, p.streams, None, link).unwrap_or(whole_stages);
-            let median_ms = p.time.median();
-            let bound =
-                pipeline::bound(parts, p.streams, runs, r.device.copy_engines).held(median_ms);
+            let (median_ms, noise) = (p.time.median(), p.time.noise());
+            let bound = pipeline::bound(parts, p.streams, runs, r.device.copy_engines).held(
+                median_ms,
+                noise,
+                chunks_noise(&r.stages, p.streams),
+            );
             let busiest_bound = trace::traced_bound(&p.time.samples_ms, &p.traced_busiest);
             SincosConfig {
                 variant: p.variant,
@@ -329,11 +343,13 @@ fn analyze(r: &SincosOverlapResult) -> SincosAnalysis {
                 bound,
                 efficiency: bound.ms / median_ms,
                 beyond_bound: bound.lowered(),
-                noise: p.time.noise(),
+                noise,
                 outliers: p.time.outliers(),
                 busiest_bound,
                 beyond_busiest_bound: busiest_bound
                     .is_some_and(|b| pipeline::beyond(b.timed_over_bound, 1.0)),
+                under_busiest_bound: busiest_bound
+                    .and_then(|b| Under::of(1.0, b.noise, b.timed_over_bound, noise)),
             }
         })
         .collect();
@@ -355,12 +371,20 @@ fn analyze(r: &SincosOverlapResult) -> SincosAnalysis {
         .collect();
     stream_counts.sort_unstable();
     stream_counts.dedup();
+    let (rows_under_bound, rows_under_bound_beyond_noise) =
+        count_under(configs.iter().map(|c| c.bound.under));
+    let (rows_under_busiest_bound, rows_under_busiest_bound_beyond_noise) =
+        count_under(configs.iter().map(|c| c.under_busiest_bound));
     SincosAnalysis {
         rates,
         stages: whole_stages,
         batch_iterations,
         rows_beyond_bound: configs.iter().filter(|c| c.beyond_bound).count(),
         rows_beyond_busiest_bound: configs.iter().filter(|c| c.beyond_busiest_bound).count(),
+        rows_under_bound,
+        rows_under_bound_beyond_noise,
+        rows_under_busiest_bound,
+        rows_under_busiest_bound_beyond_noise,
         configs,
         stream_counts,
         best_async: by_time.first().copied(),
@@ -401,6 +425,17 @@ pub struct SincosSummary {
     /// Configurations that beat the bound built from the measured rates (each bound
     /// lowered to its row: a rate was under-measured).
     pub rows_beyond_bound: usize,
+    /// Configurations under the bound built from the measured rates, and of those how
+    /// many beyond the two figures' noise; the same against the traced busiest bound
+    /// (absent from summaries written before rows were marked so).
+    #[serde(default)]
+    pub rows_under_bound: Option<usize>,
+    #[serde(default)]
+    pub rows_under_bound_beyond_noise: Option<usize>,
+    #[serde(default)]
+    pub rows_under_busiest_bound: Option<usize>,
+    #[serde(default)]
+    pub rows_under_busiest_bound_beyond_noise: Option<usize>,
     /// How many configurations ran, and those whose noise stayed above
     /// [`stats::NOISE_TARGET`] when their sampling budget ran out, with their noise.
     #[serde(default)]
@@ -436,7 +471,7 @@ fn columns(cuda: Option<&SincosAnalysis>) -> Columns<'_, SincosConfig> {
             "median_ms",
             |x| format!("{:.4}", x.median_ms),
         )
-        .show("noise", |x| noise(x.noise))
+        .both("noise", |x| noise(x.noise), "noise", |x| format!("{:.4}", x.noise))
         .show("C++", move |x| {
             cpp(x).map_or("–".into(), |y| num(y.median_ms, 4))
         })
@@ -490,11 +525,25 @@ fn columns(cuda: Option<&SincosAnalysis>) -> Columns<'_, SincosConfig> {
             },
         )
         .both(
-            "flag",
-            |x| flag(x.beyond_bound),
+            "against its bounds",
+            |x| {
+                let traced = x.under_busiest_bound.map(|u| {
+                    let n = x.busiest_bound.map_or(String::new(), |b| {
+                        format!(" (bound's noise {})", noise(b.noise))
+                    });
+                    format!("traced: {}{n}", u.label())
+                });
+                [x.bound.mark(), traced.unwrap_or_default()]
+                    .into_iter()
+                    .filter(|m| !m.is_empty())
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            },
             "beyond_bound",
             |x| x.beyond_bound.to_string(),
         )
+        .raw("under_bound", |x| under_csv(x.bound.under))
+        .raw("under_busiest_bound", |x| under_csv(x.under_busiest_bound))
 }
 
 /// sincos-overlap: time per iteration of every configuration (median bars, whiskers
@@ -732,10 +781,6 @@ impl Experiment for SincosOverlap {
                 ))
             })
             .collect();
-        sec.note(
-            "Noise",
-            stats::noise_target_note(&a.noise_by_configuration()),
-        );
         if !lowered.is_empty() {
             sec.notes.push((
                 "Flagged".into(),
@@ -773,6 +818,10 @@ impl Experiment for SincosOverlap {
             best_over_busiest_bound: best.busiest_bound.map(|b| b.timed_over_bound),
             rows_beyond_busiest_bound: a.rows_beyond_busiest_bound,
             rows_beyond_bound: a.rows_beyond_bound,
+            rows_under_bound: Some(a.rows_under_bound),
+            rows_under_bound_beyond_noise: Some(a.rows_under_bound_beyond_noise),
+            rows_under_busiest_bound: Some(a.rows_under_busiest_bound),
+            rows_under_busiest_bound_beyond_noise: Some(a.rows_under_busiest_bound_beyond_noise),
             configurations: a.configs.len(),
             above_noise_target: stats::above_noise_target(&a.noise_by_configuration()),
         }))
@@ -781,7 +830,7 @@ impl Experiment for SincosOverlap {
     fn headline(summary: &Json) -> Option<String> {
         let x: SincosSummary = experiment::parse(summary)?;
         Some(format!(
-            "sequential {:.3} ms, best async {:.3} ms ± {} ({}, {} streams{}) = {:.3}× its bound{}{}  {}",
+            "sequential {:.3} ms, best async {:.3} ms ± {} ({}, {} streams{}) = {:.3}× its bound{}{}{}{}  {}",
             x.sequential_ms,
             x.best_async_ms,
             noise(x.best_async_noise),
@@ -796,6 +845,16 @@ impl Experiment for SincosOverlap {
             x.best_over_busiest_bound.map_or(String::new(), |e| format!(
                 ", {e:.3}× its busiest engine or stream traced"
             )),
+            under_clause(
+                "its bound",
+                x.rows_under_bound,
+                x.rows_under_bound_beyond_noise
+            ),
+            under_clause(
+                "its traced busiest bound",
+                x.rows_under_busiest_bound,
+                x.rows_under_busiest_bound_beyond_noise
+            ),
             stats::above_noise_target_clause(&x.above_noise_target, x.configurations),
             verdict(x.verified)
         ))

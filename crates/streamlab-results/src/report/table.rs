@@ -5,6 +5,7 @@
 //! the tables (the device, the link probes, the run's headlines).
 use std::fmt::Write;
 
+use crate::derived::pipeline::Under;
 use crate::derived::rates::{NOISY_LINK, link_moved};
 use crate::saved::{BuildInfo, DeviceInfo, KernelSet, NOT_RECORDED, Provenance};
 
@@ -205,6 +206,16 @@ pub fn flag(beyond: bool) -> String {
         "beat its bound as built: bound lowered to the row".into()
     } else {
         String::new()
+    }
+}
+
+/// Where a row sits under its bound, as the CSV says it: empty, `within-noise` or
+/// `beyond-noise`.
+pub fn under_csv(under: Option<Under>) -> String {
+    match under {
+        None => String::new(),
+        Some(Under::WithinNoise) => "within-noise".into(),
+        Some(Under::BeyondNoise) => "beyond-noise".into(),
     }
 }
 
