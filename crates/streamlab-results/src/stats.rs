@@ -424,7 +424,7 @@ mod tests {
             Some(p)
         );
         // Large sets, shifted: the normal approximation, tiny p; ties handled.
-        let a: Vec<f64> = (0..50).map(|i| f64::from(i)).collect();
+        let a: Vec<f64> = (0..50).map(f64::from).collect();
         let b: Vec<f64> = (0..50).map(|i| f64::from(i) + 40.0).collect();
         assert!(mann_whitney_p(&a, &b).unwrap() < 1e-10);
         assert!((mann_whitney_p(&a, &a).unwrap() - 1.0).abs() < 0.02);

@@ -525,14 +525,7 @@ fn chart<E: Experiment>(
         ),
         "row",
         unit,
-        XAxis::Categories(
-            (rows.iter().enumerate())
-                .map(|(i, (x, _))| {
-                    let shown = i % rows.len().div_ceil(MAX_LABELS) == 0;
-                    if shown { x.key.clone() } else { String::new() }
-                })
-                .collect(),
-        ),
+        XAxis::Categories(rows.iter().map(|(x, _)| x.label.clone()).collect()),
         y_scale,
     );
     let sides = [(heads.0, PALETTE[0]), (heads.1, PALETTE[1])];
@@ -559,16 +552,22 @@ fn ratio_chart<E: Experiment>(
     heads: (&str, &str),
     shared: &[(&MeasuredRow, &MeasuredRow)],
 ) -> FigureModel {
-    let mut configurations: Vec<&str> = Vec::new();
+    // Each configuration with the words its rows' labels share, e.g. "8 streams, 64
+    // cycles" of "8 streams, 64 cycles: sequential" and "…: streamed".
+    let mut configurations: Vec<(&str, String)> = Vec::new();
     let mut quantities: Vec<(&str, Vec<(f64, f64)>)> = Vec::new();
     for (a, b) in shared {
         let Some((configuration, quantity)) = a.key.rsplit_once('/') else {
             continue;
         };
-        let slot = match configurations.iter().position(|c| *c == configuration) {
-            Some(slot) => slot,
+        let slot = match configurations.iter().position(|(c, _)| *c == configuration) {
+            Some(slot) => {
+                let shared = common_words(&configurations[slot].1, &a.label);
+                configurations[slot].1 = shared;
+                slot
+            }
             None => {
-                configurations.push(configuration);
+                configurations.push((configuration, a.label.clone()));
                 configurations.len() - 1
             }
         };
@@ -583,7 +582,6 @@ fn ratio_chart<E: Experiment>(
             quantities[at].1.push((slot as f64, b.value / a.value));
         }
     }
-    let every = configurations.len().div_ceil(MAX_RATIO_LABELS).max(1);
     let mut c = blank(
         format!(
             "{}: {} / {} per row",
@@ -592,18 +590,8 @@ fn ratio_chart<E: Experiment>(
             heads.0
         ),
         "configuration (in the table's order)",
-        &format!("{} / {}", heads.1, heads.0),
-        XAxis::Categories(
-            (configurations.iter().enumerate())
-                .map(|(i, c)| {
-                    if i % every == 0 {
-                        (*c).to_owned()
-                    } else {
-                        String::new()
-                    }
-                })
-                .collect(),
-        ),
+        "B / A",
+        XAxis::Categories(configurations.into_iter().map(|(_, label)| label).collect()),
         YScale::Linear,
     );
     for (i, (quantity, points)) in quantities.into_iter().enumerate() {
@@ -620,10 +608,21 @@ fn ratio_chart<E: Experiment>(
 
 /// More rows than this are drawn as their ratios ([`ratio_chart`]).
 const MAX_BARS: usize = 40;
-/// At most this many rows are named on a chart's axis (evenly spaced).
-const MAX_LABELS: usize = 20;
-/// At most this many configurations are named on a ratio chart's axis (evenly spaced).
-const MAX_RATIO_LABELS: usize = 10;
+
+/// The words `a` and `b` begin with alike, without a trailing ":" or ",".
+fn common_words(a: &str, b: &str) -> String {
+    let shared: Vec<&str> = (a.split(' ').zip(b.split(' ')))
+        .take_while(|(x, y)| x == y)
+        .map(|(x, _)| x)
+        .collect();
+    let joined = shared.join(" ");
+    let trimmed = joined.trim_end_matches([':', ',']);
+    if trimmed.is_empty() {
+        a.to_owned()
+    } else {
+        trimmed.to_owned()
+    }
+}
 /// Values spreading over more than this factor get a log axis.
 const SPREAD_FOR_LOG: f64 = 30.0;
 

@@ -392,9 +392,11 @@ fn figures(a: &ComparisonAnalysis) -> Vec<FigureModel> {
             cases.push(key);
         }
     }
-    let ratio = |key: &(String, String), form: KernelForm| {
+    // Each entry drawn once: in its form's series, or in "one form" where its code is
+    // the same in every form.
+    let ratio = |key: &(String, String), form: Option<KernelForm>| {
         (a.cases.iter())
-            .find(|c| (&c.kernel, &c.case) == (&key.0, &key.1) && stands_for(c.form, form))
+            .find(|c| (&c.kernel, &c.case) == (&key.0, &key.1) && c.form == form)
             .map_or(f64::NAN, |c| c.ratio)
     };
     let mut chart = blank(
@@ -415,11 +417,18 @@ fn figures(a: &ComparisonAnalysis) -> Vec<FigureModel> {
         ),
         YScale::Log,
     );
-    for (i, form) in KernelForm::ALL.into_iter().enumerate() {
+    let forms = (KernelForm::ALL.into_iter().map(Some)).chain([None]);
+    for (i, form) in forms.enumerate() {
+        let values: Vec<f64> = cases.iter().map(|key| ratio(key, form)).collect();
+        if values.iter().all(|v| v.is_nan()) {
+            continue;
+        }
         chart.bars.push(BarSeries {
-            name: format!("{} Rust / {} C++", form.label(), form.label()),
+            name: form.map_or("one form: Rust / C++".into(), |f| {
+                format!("{} Rust / {} C++", f.label(), f.label())
+            }),
             color: PALETTE[i],
-            values: cases.iter().map(|key| ratio(key, form)).collect(),
+            values,
             whiskers: None,
         });
     }

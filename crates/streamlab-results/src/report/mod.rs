@@ -13,6 +13,7 @@ pub mod markdown;
 pub mod plot;
 pub mod section;
 pub mod table;
+pub mod text;
 pub mod timeline;
 
 use crate::folder::FolderError;

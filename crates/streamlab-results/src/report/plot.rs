@@ -23,6 +23,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use super::chart::{
     Chart, Color, Gantt, GanttBar, HeatMap, Track, XAxis, YScale, kind_color, queued_color,
 };
+use super::text;
 use crate::saved::timeline::{OpKind, TraceSource};
 
 /// The size of every document, in pixels.
@@ -54,7 +55,9 @@ type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 /// series, or stacked on them: positive values upwards, negative ones downwards), and
 /// line points outside the slots are skipped; stacked whiskers are offset by the bar's
 /// base. On a linear y axis 0 is always shown; on a log y axis bars start at the axis'
-/// bottom. A log x axis has base-2 ticks.
+/// bottom, a power of ten at least a decade below the smallest bar. A log x axis has
+/// base-2 ticks. Category labels wrap across their slots, or turn where they cannot,
+/// and no text overlaps another ([`CategoryLabels`]).
 pub fn chart(c: &Chart) -> String {
     render(|root| draw_chart(root, c))
 }
@@ -107,7 +110,9 @@ fn note(area: &Area<'_>, text: &str) -> Drawn {
     Ok(())
 }
 
-/// Writes a centred heading at the top of `area` and returns the rest of it.
+/// Writes a centred heading at the top of `area` and returns the rest of it: at `size`
+/// where it fits the width, else at the largest size down to three quarters of it that
+/// does, else wrapped into lines at that smallest size.
 fn titled<'a>(
     area: &Area<'a>,
     text: &str,
@@ -117,7 +122,36 @@ fn titled<'a>(
     if text.is_empty() {
         return Ok(area.clone());
     }
-    Ok(area.titled(text, (FONT, size).into_font().color(color))?)
+    let w = area.dim_in_pixel().0 as i32;
+    let room = f64::from(w - 2 * SIDE);
+    let smallest = size * 3 / 4;
+    let (size, lines) = match (smallest..=size)
+        .rev()
+        .find(|&s| text::width(text, text::px(s)) <= room)
+    {
+        Some(s) => (s, vec![text.to_owned()]),
+        None => (smallest, text::wrap(text, text::px(smallest), room)),
+    };
+    let line = line_height(size);
+    let style = (FONT, size)
+        .into_font()
+        .color(color)
+        .pos(Pos::new(HPos::Center, VPos::Top));
+    for (i, l) in (0..).zip(&lines) {
+        area.draw_text(l, &style, (w / 2, TOP + i * line))?;
+    }
+    let used = TOP + line * lines.len() as i32 + TOP;
+    Ok(area.split_vertically(used).1)
+}
+
+/// Blank pixels above a heading and below it.
+const TOP: i32 = 5;
+/// Pixels left clear at each side of a line of text.
+const SIDE: i32 = 8;
+
+/// The pixels one line of text of plotters size `size` takes.
+fn line_height(size: u32) -> i32 {
+    (text::px(size) * 1.2).ceil() as i32
 }
 
 /// A model colour (`#rrggbb`) for plotters; anything else is drawn mid-grey.
@@ -185,7 +219,9 @@ struct Axis {
 
 impl Axis {
     /// The range showing every usable value of `values`, padded: a linear one includes 0
-    /// if `zero`, a log one is widened to whole powers of `base`.
+    /// if `zero`, a log one is widened to whole powers of `base`, and where `zero` (an
+    /// axis bars stand on) starts a power of `base` below the smallest value, so that the
+    /// shortest bar is at least that tall.
     fn fit(log: bool, base: f64, zero: bool, values: impl IntoIterator<Item = f64>) -> Axis {
         let (lo, hi) = values
             .into_iter()
@@ -198,7 +234,11 @@ impl Axis {
                 return Axis { lo: 1.0, hi: base };
             }
             let power = |v: f64| v.ln() / base.ln();
-            let (mut lo, mut hi) = (base.powf(power(lo).floor()), base.powf(power(hi).ceil()));
+            let below = if zero { 1.0 } else { 0.0 };
+            let (mut lo, mut hi) = (
+                base.powf((power(lo) - below).floor()),
+                base.powf(power(hi).ceil()),
+            );
             if lo >= hi {
                 lo /= base;
                 hi *= base;
@@ -259,6 +299,11 @@ struct Entry {
     label: String,
 }
 
+/// The plotters size of legend labels.
+const LEGEND_SIZE: u32 = 15;
+/// Pixels from an entry's left end to its label.
+const SWATCH: i32 = 30;
+
 impl Entry {
     const HEIGHT: i32 = 22;
 
@@ -269,13 +314,23 @@ impl Entry {
         }
     }
 
-    /// An estimate of the entry's width in pixels.
+    /// The entry's width in pixels, its label on one line.
     fn width(&self) -> i32 {
-        40 + 7 * self.label.chars().count() as i32
+        SWATCH + text::width(&self.label, text::px(LEGEND_SIZE)).ceil() as i32 + 4
     }
 
-    /// Draws the entry with its swatch's left end at `(x, y)`.
-    fn draw(&self, area: &Area<'_>, (x, y): (i32, i32)) -> Drawn {
+    /// Its label's lines when the entry may be at most `width` pixels wide.
+    fn lines(&self, width: i32) -> Vec<String> {
+        text::wrap(
+            &self.label,
+            text::px(LEGEND_SIZE),
+            f64::from(width - SWATCH - 4),
+        )
+    }
+
+    /// Draws the entry with its swatch's left end at `(x, y)`, its label wrapped to
+    /// `width`.
+    fn draw(&self, area: &Area<'_>, (x, y): (i32, i32), width: i32) -> Drawn {
         match &self.swatch {
             Swatch::Dot(color) => area.draw(&Circle::new((x + 12, y), 5, color.filled()))?,
             Swatch::Dots(colors) => {
@@ -303,11 +358,17 @@ impl Entry {
                 }
             }
         }
-        let style = (FONT, 15)
+        let style = (FONT, LEGEND_SIZE)
             .into_font()
             .color(&TEXT)
             .pos(Pos::new(HPos::Left, VPos::Center));
-        area.draw_text(&self.label, &style, (x + 30, y))?;
+        for (i, line) in (0..).zip(self.lines(width)) {
+            area.draw_text(
+                &line,
+                &style,
+                (x + SWATCH, y + i * line_height(LEGEND_SIZE)),
+            )?;
+        }
         Ok(())
     }
 }
@@ -318,16 +379,15 @@ fn legend_right<'a>(area: &Area<'a>, entries: &[Entry]) -> Result<Area<'a>, Box<
         return Ok(area.clone());
     }
     let w = area.dim_in_pixel().0 as i32;
-    let width = entries
-        .iter()
-        .map(Entry::width)
-        .max()
-        .unwrap_or(0)
+    let width = (entries.iter().map(Entry::width).max().unwrap_or(0) + 4 + SIDE)
         .max(120)
         .min(w / 3);
     let (rest, legend) = area.split_horizontally(w - width);
-    for (i, entry) in (0..).zip(entries) {
-        entry.draw(&legend, (4, 40 + Entry::HEIGHT * i))?;
+    let room = width - 4 - SIDE;
+    let mut y = 40;
+    for entry in entries {
+        entry.draw(&legend, (4, y), room)?;
+        y += Entry::HEIGHT + line_height(LEGEND_SIZE) * (entry.lines(room).len() as i32 - 1);
     }
     Ok(rest)
 }
@@ -350,7 +410,7 @@ fn legend_top<'a>(area: &Area<'a>, entries: &[Entry]) -> Result<Area<'a>, Box<dy
     }
     let (legend, rest) = area.split_vertically(y + Entry::HEIGHT / 2 + 4);
     for (entry, &place) in entries.iter().zip(&places) {
-        entry.draw(&legend, place)?;
+        entry.draw(&legend, place, w - left - SIDE)?;
     }
     Ok(rest)
 }
@@ -478,7 +538,9 @@ impl Plan {
         let line_ys = lines.iter().flatten().flatten().map(|p| p.1);
         let level_ys = levels.iter().flatten().copied();
         let all_ys = bar_ys.chain(whisker_ys).chain(line_ys).chain(level_ys);
-        let y = Axis::fit(y_log, 10.0, true, all_ys);
+        // A linear y axis always shows 0; a log one starts a decade below the smallest
+        // value where bars stand on it.
+        let y = Axis::fit(y_log, 10.0, !y_log || !c.bars.is_empty(), all_ys);
         Plan {
             x,
             y,
@@ -524,24 +586,127 @@ fn draw_chart(root: &Area<'_>, c: &Chart) -> Drawn {
     let plot = legend_right(&area, &entries)?;
 
     let plan = Plan::new(c);
+    let y_area = if c.y_label.is_empty() { 55 } else { 75 };
+    let desc = if c.x_label.is_empty() { 0 } else { 26 };
+    let categories = match &c.x {
+        XAxis::Categories(labels) => {
+            let n = (plan.x.hi - plan.x.lo).round().max(1.0);
+            let plotting = f64::from(plot.dim_in_pixel().0 as i32 - 2 * MARGIN - y_area);
+            Some(CategoryLabels::fit(labels, plotting / n))
+        }
+        XAxis::Linear | XAxis::Log => None,
+    };
     let mut builder = ChartBuilder::on(&plot);
     builder
-        .margin(12)
-        .x_label_area_size(if c.x_label.is_empty() { 30 } else { 50 })
-        .y_label_area_size(if c.y_label.is_empty() { 55 } else { 75 });
+        .margin(MARGIN)
+        .x_label_area_size(categories.as_ref().map_or(30, |l| l.height + 12) + desc)
+        .y_label_area_size(y_area);
     let (x, y) = (plan.x.lo..plan.x.hi, plan.y.lo..plan.y.hi);
+    let labels = categories.as_ref();
     match (c.x == XAxis::Log, c.y_scale == YScale::Log) {
-        (false, false) => draw_marks(&mut builder.build_cartesian_2d(x, y)?, c, &plan),
-        (false, true) => draw_marks(&mut builder.build_cartesian_2d(x, y.log_scale())?, c, &plan),
+        (false, false) => draw_marks(&mut builder.build_cartesian_2d(x, y)?, c, &plan, labels),
+        (false, true) => draw_marks(
+            &mut builder.build_cartesian_2d(x, y.log_scale())?,
+            c,
+            &plan,
+            labels,
+        ),
         (true, false) => draw_marks(
             &mut builder.build_cartesian_2d(x.log_scale().base(2.0), y)?,
             c,
             &plan,
+            labels,
         ),
         (true, true) => {
             let x = x.log_scale().base(2.0);
-            draw_marks(&mut builder.build_cartesian_2d(x, y.log_scale())?, c, &plan)
+            draw_marks(
+                &mut builder.build_cartesian_2d(x, y.log_scale())?,
+                c,
+                &plan,
+                labels,
+            )
         }
+    }
+}
+
+/// Pixels around a chart's plotting area and its label areas.
+const MARGIN: i32 = 12;
+/// The plotters size of tick labels.
+const LABEL_SIZE: u32 = 14;
+/// The longest a turned category label runs before it wraps, in pixels.
+const TURNED: f64 = 130.0;
+
+/// How a category axis' labels are set so that none overlaps another: each label wrapped
+/// across its slot where that fits, else turned to run down from the axis (wrapped at
+/// [`TURNED`] pixels), and where even turned labels are wider than a slot, only every
+/// `step`-th labelled.
+#[derive(Debug)]
+struct CategoryLabels {
+    /// Each slot's lines (none where it is skipped).
+    lines: Vec<Vec<String>>,
+    turned: bool,
+    /// Pixels from the tick marks' end to the labels' far edge.
+    height: i32,
+}
+
+impl CategoryLabels {
+    fn fit(labels: &[String], slot: f64) -> CategoryLabels {
+        let px = text::px(LABEL_SIZE);
+        let line = f64::from(line_height(LABEL_SIZE));
+        let room = slot - 6.0;
+        let across: Vec<Vec<String>> = labels.iter().map(|l| text::wrap(l, px, room)).collect();
+        let most = across.iter().map(Vec::len).max().unwrap_or(1);
+        if across.iter().all(|l| text::widest(l, px) <= room) && most <= 3 {
+            return CategoryLabels {
+                height: (line * most as f64).ceil() as i32,
+                lines: across,
+                turned: false,
+            };
+        }
+        let down: Vec<Vec<String>> = labels.iter().map(|l| text::wrap(l, px, TURNED)).collect();
+        let thickest = down.iter().map(|l| l.len()).max().unwrap_or(1) as f64 * line;
+        let step = (thickest / (slot - 2.0)).ceil().max(1.0) as usize;
+        let lines: Vec<Vec<String>> = (down.into_iter().enumerate())
+            .map(|(i, l)| if i % step == 0 { l } else { Vec::new() })
+            .collect();
+        let height = lines
+            .iter()
+            .map(|l| text::widest(l, px))
+            .fold(0.0, f64::max)
+            .ceil() as i32;
+        CategoryLabels {
+            lines,
+            turned: true,
+            height,
+        }
+    }
+
+    /// Writes the labels under the axis whose slot `i` is centred at pixel `x(i)` and
+    /// whose tick marks end at pixel row `top`.
+    fn draw(&self, area: &Area<'_>, x: impl Fn(usize) -> i32, top: i32) -> Drawn {
+        let line = line_height(LABEL_SIZE);
+        for (i, lines) in self.lines.iter().enumerate() {
+            let centre = x(i);
+            for (j, l) in (0..).zip(lines) {
+                if self.turned {
+                    // Reading upwards, ending just under the axis; lines side by side.
+                    let offset = j * line - (lines.len() as i32 - 1) * line / 2;
+                    let style = (FONT, LABEL_SIZE)
+                        .into_font()
+                        .transform(FontTransform::Rotate270)
+                        .color(&BLACK)
+                        .pos(Pos::new(HPos::Right, VPos::Center));
+                    area.draw_text(l, &style, (centre + offset, top))?;
+                } else {
+                    let style = (FONT, LABEL_SIZE)
+                        .into_font()
+                        .color(&BLACK)
+                        .pos(Pos::new(HPos::Center, VPos::Top));
+                    area.draw_text(l, &style, (centre, top + j * line))?;
+                }
+            }
+        }
+        Ok(())
     }
 }
 
@@ -550,21 +715,21 @@ fn draw_marks<X, Y>(
     chart: &mut ChartContext<'_, SVGBackend<'_>, Cartesian2d<X, Y>>,
     c: &Chart,
     plan: &Plan,
+    categories: Option<&CategoryLabels>,
 ) -> Drawn
 where
     X: Ranged<ValueType = f64> + ValueFormatter<f64>,
     Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
 {
+    // Category labels are laid out apart ([`CategoryLabels`]): the mesh writes none.
     let x_fmt = |x: &f64| match &c.x {
-        XAxis::Categories(labels) => slot(*x, labels.len())
-            .map(|i| labels[i].clone())
-            .unwrap_or_default(),
+        XAxis::Categories(_) => String::new(),
         XAxis::Linear => tick(*x),
         XAxis::Log => tick_binary(*x),
     };
     let y_fmt = |y: &f64| tick(*y);
     let mut mesh = chart.configure_mesh();
-    mesh.label_style((FONT, 14))
+    mesh.label_style((FONT, LABEL_SIZE))
         .axis_desc_style((FONT, 16))
         .max_light_lines(4)
         .x_label_formatter(&x_fmt)
@@ -581,6 +746,12 @@ where
         mesh.y_desc(&c.y_label);
     }
     mesh.draw()?;
+    if let Some(labels) = categories {
+        let area = chart.plotting_area().strip_coord_spec();
+        let (x0, y0) = area.get_base_pixel();
+        let at = |i: usize| chart.backend_coord(&(i as f64, plan.y.lo));
+        labels.draw(&area, |i| at(i).0 - x0, at(0).1 - y0 + 8)?;
+    }
 
     for (series, bars) in c.bars.iter().zip(&plan.bars) {
         let fill = rgb(series.color).filled();
@@ -697,11 +868,11 @@ fn draw_heat_map(root: &Area<'_>, h: &HeatMap) -> Drawn {
     }
     let plot = legend_right(&area, &entries)?;
 
-    let longest = h.rows.iter().map(|r| r.chars().count()).max().unwrap_or(0) as u32;
+    let longest = text::widest(&h.rows, text::px(LABEL_SIZE)).ceil() as i32;
     let mut chart = ChartBuilder::on(&plot)
-        .margin(12)
+        .margin(MARGIN)
         .x_label_area_size(if h.x_label.is_empty() { 30 } else { 50 })
-        .y_label_area_size((20 + 7 * longest).min(220) + if h.y_label.is_empty() { 0 } else { 22 })
+        .y_label_area_size((20 + longest).min(220) + if h.y_label.is_empty() { 0 } else { 22 })
         .build_cartesian_2d(-0.5..Axis::slots(nx).hi, -0.5..Axis::slots(ny).hi)?;
     // Row 0 at the top.
     let row_y = |r: usize| (ny - 1 - r) as f64;
@@ -717,7 +888,7 @@ fn draw_heat_map(root: &Area<'_>, h: &HeatMap) -> Drawn {
     };
     let mut mesh = chart.configure_mesh();
     mesh.disable_mesh()
-        .label_style((FONT, 14))
+        .label_style((FONT, LABEL_SIZE))
         .axis_desc_style((FONT, 16))
         .x_labels(nx.max(1))
         .y_labels(ny.max(1))
@@ -860,26 +1031,19 @@ fn draw_gantt(root: &Area<'_>, g: &Gantt) -> Drawn {
         lo: if first < 0.0 { -nice_ceil(-first) } else { 0.0 },
         hi: nice_ceil(last),
     };
-    let longest = g
-        .tracks
-        .iter()
-        .map(|t| t.label().chars().count())
-        .max()
-        .unwrap_or(0) as u32;
+    let tracks: Vec<String> = g.tracks.iter().map(|t| t.label()).collect();
+    let longest = text::widest(&tracks, text::px(LABEL_SIZE)).ceil() as i32;
     let mut chart = ChartBuilder::on(&plot)
-        .margin(12)
+        .margin(MARGIN)
         .x_label_area_size(50)
-        .y_label_area_size((20 + 7 * longest).min(220))
+        .y_label_area_size((20 + longest).min(220))
         .build_cartesian_2d(x.lo..x.hi, -0.5..Axis::slots(n).hi)?;
     let x_fmt = |x: &f64| tick(*x);
-    let y_fmt = |y: &f64| {
-        slot(*y, n)
-            .map(|j| g.tracks[n - 1 - j].label())
-            .unwrap_or_default()
-    };
+    // Track names are laid out apart ([`track_labels`]): the mesh writes none.
+    let y_fmt = |_: &f64| String::new();
     chart
         .configure_mesh()
-        .label_style((FONT, 14))
+        .label_style((FONT, LABEL_SIZE))
         .axis_desc_style((FONT, 16))
         .max_light_lines(4)
         .disable_y_mesh()
@@ -888,6 +1052,13 @@ fn draw_gantt(root: &Area<'_>, g: &Gantt) -> Drawn {
         .y_label_formatter(&y_fmt)
         .x_desc("time (ms)")
         .draw()?;
+    let area = chart.plotting_area().strip_coord_spec();
+    let (x0, y0) = area.get_base_pixel();
+    let rows: Vec<(i32, &Track)> = (g.tracks.iter().enumerate())
+        .map(|(r, t)| (chart.backend_coord(&(x.lo, (n - 1 - r) as f64)).1 - y0, t))
+        .collect();
+    let left = chart.backend_coord(&(x.lo, 0.0)).0 - x0;
+    track_labels(&area, &rows, left - 8)?;
 
     let rect = |y: f64, b: &GanttBar, color: Color| {
         Rectangle::new(
@@ -909,6 +1080,29 @@ fn draw_gantt(root: &Area<'_>, g: &Gantt) -> Drawn {
     }))?;
     if bars.is_empty() {
         note(&chart.plotting_area().strip_coord_spec(), "no data")?;
+    }
+    Ok(())
+}
+
+/// Names each track at its row's pixel height, right-aligned at pixel column `right`:
+/// the engines first, then the streams in order, each only where it does not overlap a
+/// name already written (with many streams, every few streams are named).
+fn track_labels(area: &Area<'_>, rows: &[(i32, &Track)], right: i32) -> Drawn {
+    let line = line_height(LABEL_SIZE);
+    let is_stream = |t: &Track| matches!(t, Track::Stream(_) | Track::Lane(_));
+    let order = (rows.iter().filter(|(_, t)| !is_stream(t)))
+        .chain(rows.iter().filter(|(_, t)| is_stream(t)));
+    let mut taken: Vec<i32> = Vec::new();
+    let style = (FONT, LABEL_SIZE)
+        .into_font()
+        .color(&BLACK)
+        .pos(Pos::new(HPos::Right, VPos::Center));
+    for (y, track) in order {
+        if taken.iter().any(|t| (t - y).abs() < line) {
+            continue;
+        }
+        taken.push(*y);
+        area.draw_text(&track.label(), &style, (right, *y))?;
     }
     Ok(())
 }
@@ -1263,8 +1457,12 @@ mod tests {
                 ..model()
             };
             let svg = chart(&c);
+            let texts = texts(&svg);
             for i in 0..n {
-                assert_eq!(occurrences(&svg, &format!("cat {i}")), 1, "{n} categories");
+                // Whole on one line, or wrapped at its space where slots are narrow.
+                let whole = occurrences(&svg, &format!("cat {i}"));
+                let wrapped = texts.contains(&"cat".to_owned()) && texts.contains(&i.to_string());
+                assert!(whole == 1 || (whole == 0 && wrapped), "{n} categories: {i}");
             }
             assert_eq!(count_rects(&svg, &hex(PALETTE[0])), n);
         }
