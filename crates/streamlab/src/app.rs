@@ -102,7 +102,13 @@ pub fn run(parsed: Parsed) -> Result<(), AppError> {
             print!("{}", report::table::device(gpu.info()));
             Ok(())
         }
-        Command::Report { from, out } => render(from, out.as_deref().unwrap_or(from)),
+        Command::Report { dir, from, out } => {
+            let from = dir
+                .as_deref()
+                .or(from.as_deref())
+                .expect("clap requires DIR or --from");
+            render(from, out.as_deref().unwrap_or(from))
+        }
         Command::Compare {
             a,
             b,

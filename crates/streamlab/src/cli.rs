@@ -137,10 +137,13 @@ macro_rules! commands {
             /// Render the report again from a results folder's JSON, with no GPU.
             Report {
                 /// The results folder to read.
-                #[arg(long)]
-                from: PathBuf,
-                /// Where to write the charts, timelines and report (default: the --from
-                /// folder).
+                #[arg(required_unless_present = "from", conflicts_with = "from")]
+                dir: Option<PathBuf>,
+                /// The results folder to read (the same as DIR).
+                #[arg(long, value_name = "DIR")]
+                from: Option<PathBuf>,
+                /// Where to write the charts, timelines and report (default: the folder
+                /// read).
                 #[arg(long)]
                 out: Option<PathBuf>,
             },
@@ -418,13 +421,20 @@ mod tests {
 
     #[test]
     fn options_belong_to_the_commands_they_apply_to() {
-        let Command::Report { from, out } = parse_ok(&["report", "--from", "a", "--out", "b"])
-            .cli
-            .command
+        let Command::Report { dir, from, out } =
+            parse_ok(&["report", "--from", "a", "--out", "b"]).cli.command
         else {
             panic!()
         };
-        assert_eq!((from, out), (PathBuf::from("a"), Some(PathBuf::from("b"))));
+        assert_eq!((dir, from), (None, Some(PathBuf::from("a"))));
+        assert_eq!(out, Some(PathBuf::from("b")));
+        let Command::Report { dir, .. } = parse_ok(&["report", "a"]).cli.command else {
+            panic!()
+        };
+        assert_eq!(dir, Some(PathBuf::from("a")));
+        for args in [&["report", "a", "--from", "b"][..], &["report"]] {
+            assert_eq!(parse_err(args).exit_code(), 2, "{args:?}");
+        }
         for args in [
             &["report", "--from", "a", "--quick"][..],
             &["report", "--from", "a", "--device", "1"],
