@@ -3,14 +3,19 @@
 //! * `setup`: install what a fresh Debian machine lacks (the kernel toolchain
 //!   `rustc-web cargo-web rust-web-src`, and `chromium` for the report's browser test),
 //!   or print what to run when this is not root on Debian.
-//! * `test`: setup, then everything CI checks: fmt, clippy, tests, docs, the cust
-//!   example (its own workspace), and `cargo publish --dry-run` of the reusable crates.
+//! * `test`: setup, then everything CI checks: fmt, clippy, tests, the rendered documents
+//!   (`docs --check`), cargo doc, the cust example (its own workspace), and `cargo
+//!   publish --dry-run` of the reusable crates.
+//! * `docs`: render the README and `docs/performance.md` from their templates, every
+//!   figure from the results it names ([`docs`]); `--check` fails where a committed one is
+//!   not its rendering.
 //! * `ptx`: write the kernels' PTX to `target/ptx/kernels.ptx` for reading.
 //! * `run-all`: setup, build, and run every experiment (`streamlab run-all`).
 //! * `dist`: the release binary, the example hosts (cust-streams among them), the own-kernel example's PTX and
 //!   every test executable in `target/dist/`, with `run-tests.sh`, to carry to a GPU
 //!   machine (which has no Rust).
 mod cust;
+mod docs;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
@@ -22,8 +27,10 @@ usage: cargo xtask <task> [args]
 
 tasks:
   setup     install the kernel toolchain and chromium when missing (root on Debian)
-  test      setup, then cargo fmt --check, clippy -D warnings, every test, cargo doc,
-            the cust example, cargo publish --dry-run of the reusable crates
+  test      setup, then cargo fmt --check, clippy -D warnings, every test, docs --check,
+            cargo doc, the cust example, cargo publish --dry-run of the reusable crates
+  docs      render README.md and docs/performance.md from docs/templates/, every
+            figure from the results it names; --check: fail where they differ
   ptx       write the kernels' PTX to target/ptx/kernels.ptx
   run-all   setup, build in release mode, run `streamlab run-all [args]`
   dist      the release binary, the examples, the test executables and run-tests.sh
@@ -48,6 +55,7 @@ fn main() -> ExitCode {
         }
         Some("setup") => setup(),
         Some("test") => setup().and_then(|()| test()),
+        Some("docs") => render_docs(rest.iter().any(|a| a == "--check")),
         Some("ptx") => ptx(),
         Some("run-all") => setup().and_then(|()| run_all(rest)),
         Some("dist") => dist().map(|dir| println!("{}", dir.display())),
@@ -201,6 +209,7 @@ fn test() -> Result<(), String> {
         "cudarc,cust",
         "--doc",
     ]))?);
+    render_docs(true)?;
     let mut doc = cargo();
     doc.args(["doc", "--no-deps", "--workspace", "--exclude", "xtask"])
         .env("RUSTDOCFLAGS", "-D warnings");
@@ -314,6 +323,17 @@ fn run_counting(mut cmd: Command) -> Result<Tally, String> {
         return Err(format!("{shown} failed ({status})"));
     }
     Ok(tally)
+}
+
+fn render_docs(check: bool) -> Result<(), String> {
+    for (document, figures) in docs::run(&root(), check)? {
+        if check {
+            eprintln!("xtask: {document} is its template's rendering ({figures} figures)");
+        } else {
+            eprintln!("xtask: rendered {document} ({figures} figures)");
+        }
+    }
+    Ok(())
 }
 
 fn ptx() -> Result<(), String> {

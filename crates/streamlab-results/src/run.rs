@@ -9,7 +9,8 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::derived::summary::{Entries, Json, RunStatus, RunSummary};
+use crate::derived::rates::{NOISY_LINK, link_moved};
+use crate::derived::summary::{Entries, Json, LinkSteady, RunStatus, RunSummary};
 use crate::derived::trace::{self, TraceChecks};
 use crate::experiment::{Experiment, MeasuredRow};
 use crate::experiments::{self, Visit};
@@ -331,10 +332,16 @@ pub fn summarize(run: &SavedRun, status: RunStatus) -> Option<RunSummary> {
         cuda: Entries,
         ratios: Entries,
         facts: Entries,
+        link_moved: Entries,
     }
     impl Visit for Summarize<'_> {
         fn visit<E: Experiment>(&mut self) {
             let rust = self.run.get::<E>(KernelSet::Rust);
+            if let Some(probe) = rust.and_then(|r| E::provenance(r).link.as_ref()) {
+                let (_, _, moved) = link_moved(probe);
+                self.link_moved
+                    .push(E::NAME, crate::experiment::json(&moved));
+            }
             let headline = rust.and_then(E::summary);
             if E::USES_KERNEL_SETS {
                 let cuda = self.run.get::<E>(KernelSet::Cuda);
@@ -363,9 +370,17 @@ pub fn summarize(run: &SavedRun, status: RunStatus) -> Option<RunSummary> {
         cuda: Entries::default(),
         ratios: Entries::default(),
         facts: Entries::default(),
+        link_moved: Entries::default(),
     };
     experiments::each(&mut s);
     let any_cuda = s.cuda.any();
+    let moves: Vec<f64> = (s.link_moved.0.iter())
+        .filter_map(|(_, v)| crate::experiment::parse::<f64>(v))
+        .collect();
+    let link_steady = (!moves.is_empty()).then(|| LinkSteady {
+        experiments: moves.len(),
+        steady: moves.iter().filter(|m| **m <= NOISY_LINK).count(),
+    });
     Some(RunSummary {
         device,
         provenance,
@@ -376,6 +391,8 @@ pub fn summarize(run: &SavedRun, status: RunStatus) -> Option<RunSummary> {
         facts: s.facts,
         cuda_experiments: any_cuda.then_some(s.cuda),
         experiment_rust_over_cuda: any_cuda.then_some(s.ratios),
+        link_moved: link_steady.map(|_| s.link_moved),
+        link_steady,
     })
 }
 

@@ -163,8 +163,9 @@ pub const BEYOND_NOISE_SPREADS: f64 = 2.0;
 
 /// Whether medians `a` and `b`, of relative noise `noise_a` and `noise_b`, differ by more
 /// than the noise: by more than [`BEYOND_NOISE_SPREADS`] times their combined spread,
-/// the root sum of squares of each median's absolute spread (noise × median). The one
-/// rule for a concurrency break's cost and for a row that changed between two runs.
+/// the root sum of squares of each median's absolute spread (noise × median). What a row
+/// under its bound and a headline ratio are held to where only medians and noises are at
+/// hand; two sets of samples are judged by [`crate::verdict`].
 pub fn beyond_noise(a: f64, noise_a: f64, b: f64, noise_b: f64) -> bool {
     let spread = (noise_a * a).hypot(noise_b * b);
     (a - b).abs() > BEYOND_NOISE_SPREADS * spread

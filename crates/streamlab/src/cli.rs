@@ -421,8 +421,9 @@ mod tests {
 
     #[test]
     fn options_belong_to_the_commands_they_apply_to() {
-        let Command::Report { dir, from, out } =
-            parse_ok(&["report", "--from", "a", "--out", "b"]).cli.command
+        let Command::Report { dir, from, out } = parse_ok(&["report", "--from", "a", "--out", "b"])
+            .cli
+            .command
         else {
             panic!()
         };

@@ -31,6 +31,22 @@ pub struct RunSummary {
     /// Per such experiment: total time of every configuration measured with both kernel
     /// sets, Rust over CUDA C++.
     pub experiment_rust_over_cuda: Option<Entries>,
+    /// Per experiment: how far the link's both-ways rate moved between the probes before
+    /// and after it (their medians), relative to the faster (summaries of 2026-11-25 and
+    /// before lack it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link_moved: Option<Entries>,
+    /// How many experiments probed the link, and in how many it moved no more than
+    /// [`crate::derived::rates::NOISY_LINK`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link_steady: Option<LinkSteady>,
+}
+
+/// How many experiments saw the link hold still.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct LinkSteady {
+    pub experiments: usize,
+    pub steady: usize,
 }
 
 impl RunSummary {

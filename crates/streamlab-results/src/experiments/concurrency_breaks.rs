@@ -24,7 +24,8 @@ use crate::report::section::{Section, draw, timelines};
 use crate::report::table::{Columns, Table, noise, num};
 use crate::saved::timeline::Timeline;
 use crate::saved::{DeviceInfo, KernelSet, Provenance, UsageError, Verification};
-use crate::stats::{self, Series};
+use crate::stats::Series;
+use crate::verdict::{self, Rule, Verdict};
 
 /// The concurrency-breaks experiment.
 pub struct ConcurrencyBreaks;
@@ -216,8 +217,9 @@ pub struct BreakRow {
     /// Its median over its clean pipeline's, and the difference per iteration.
     pub over_clean: f64,
     pub cost_ms: f64,
-    /// Whether the difference is beyond the two medians' noise ([`stats::beyond_noise`]).
-    pub beyond_noise: bool,
+    /// The case against its clean pipeline by the one rule of [`crate::verdict`]: slower
+    /// (a cost), faster, the same, or too noisy to say.
+    pub verdict: Verdict,
     /// Per traced iteration, how much less copies ran beside kernels than in the clean
     /// pipeline's trace: the copy–kernel overlap it destroyed.
     pub overlap_lost_ms: Option<f64>,
@@ -275,7 +277,13 @@ fn analyze(r: &ConcurrencyBreaksResult) -> BreaksAnalysis {
                 noise: c.time.noise(),
                 over_clean: m / b,
                 cost_ms: m - b,
-                beyond_noise: stats::beyond_noise(m, c.time.noise(), b, base.time.noise()),
+                verdict: verdict::judge(
+                    &Rule::default(),
+                    (&base.time).into(),
+                    (&c.time).into(),
+                    0.0,
+                )
+                .verdict,
                 overlap_lost_ms: lost.map(|l| l.0),
                 both_ways_lost_ms: lost.map(|l| l.1),
                 costs_overlap_lost: lost.map(|l| m - b >= l.0),
@@ -310,11 +318,7 @@ pub struct BreaksSummary {
 /// cost nothing.
 fn cost_words(row: Option<&BreakRow>) -> String {
     row.map_or("–".into(), |x| {
-        let within = if x.beyond_noise {
-            ""
-        } else {
-            " (within the noise)"
-        };
+        let within = unless_changed(x.verdict);
         if x.cost_ms < 0.0 {
             format!(
                 "nothing: the run was {:.4} ms per iteration faster{within}",
@@ -324,6 +328,16 @@ fn cost_words(row: Option<&BreakRow>) -> String {
             format!("{:.4} ms per iteration{within}", x.cost_ms)
         }
     })
+}
+
+/// What follows a cost that is not called a change: " (the same as clean)" or " (too
+/// noisy to say)"; nothing after one that is.
+fn unless_changed(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Same => " (the same as clean)",
+        Verdict::TooNoisy | Verdict::NotComparable => " (too noisy to say)",
+        Verdict::Faster | Verdict::Slower => "",
+    }
 }
 
 fn kinds(k: &[BreakKind]) -> String {
@@ -378,15 +392,7 @@ fn columns<'a>() -> Columns<'a, BreakRow> {
         .both(
             "cost ms",
             |x| {
-                format!(
-                    "{}{}",
-                    num(x.cost_ms, 4),
-                    if x.beyond_noise {
-                        ""
-                    } else {
-                        " (within noise)"
-                    }
-                )
+                format!("{}{}", num(x.cost_ms, 4), unless_changed(x.verdict))
             },
             "cost_ms",
             move |x| ms(x.cost_ms),
@@ -526,7 +532,11 @@ impl Experiment for ConcurrencyBreaks {
                     "One copy in per iteration moved onto the NULL stream costs {:.4} ms per iteration ({:.2}× the clean pipeline{}): the kernels issued after it wait for it, so copies ran beside kernels {} ms less per iteration{}, and the two copy directions ran at once {} ms less, which costs less than its length because each copy then runs alone at its faster one-way rate. On non-blocking streams, which the NULL stream does not join, the same copy costs {}; on the per-thread default stream, {}.",
                     x.cost_ms,
                     x.over_clean,
-                    if x.beyond_noise { "" } else { ", within the noise" },
+                    match x.verdict {
+                        Verdict::Same => ", the same as clean",
+                        Verdict::TooNoisy | Verdict::NotComparable => ", too noisy to say",
+                        Verdict::Faster | Verdict::Slower => "",
+                    },
                     x.overlap_lost_ms.map_or("–".into(), |v| format!("{v:.4}")),
                     match x.costs_overlap_lost {
                         Some(true) => " (the cost is at least that overlap)",
