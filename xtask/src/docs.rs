@@ -173,7 +173,9 @@ fn lookup<'v>(document: &'v Value, pointer: &str) -> Result<Option<&'v Value>, S
                     wanted.iter().all(|(k, v)| match &item[*k] {
                         Value::String(s) => s == v,
                         Value::Null => *v == "null",
-                        other => other.to_string() == *v,
+                        Value::Number(n) => v.parse::<f64>().ok() == n.as_f64(),
+                        Value::Bool(b) => v.parse::<bool>().ok() == Some(*b),
+                        _ => false,
                     })
                 })
             })

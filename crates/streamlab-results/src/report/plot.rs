@@ -57,7 +57,7 @@ type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 /// base. On a linear y axis 0 is always shown; on a log y axis bars start at the axis'
 /// bottom, a power of ten at least a decade below the smallest bar. A log x axis has
 /// base-2 ticks. Category labels wrap across their slots, or turn where they cannot,
-/// and no text overlaps another ([`CategoryLabels`]).
+/// and no text overlaps another.
 pub fn chart(c: &Chart) -> String {
     render(|root| draw_chart(root, c))
 }
