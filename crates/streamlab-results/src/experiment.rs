@@ -8,10 +8,10 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::report::ReportError;
-use crate::report::section::Section;
+use crate::report::section::{self, Section, TimelineFigure};
 use crate::report::table::Table;
 use crate::saved::timeline::Timeline;
-use crate::saved::{DeviceInfo, Params, Provenance, StageTimes, Verification};
+use crate::saved::{DeviceInfo, KernelSet, Params, Provenance, StageTimes, Verification, files};
 use crate::stats::Series;
 
 /// One experiment.
@@ -138,6 +138,27 @@ impl MeasuredRow {
             ..self
         }
     }
+}
+
+/// The section of experiment `E`'s `result`, titled `title`, saying what it measures in
+/// `about` ([`Section::new`]).
+pub fn section<E: Experiment>(title: &str, about: &str, result: &E::Result) -> Section {
+    Section::new(
+        E::NAME,
+        title,
+        about,
+        E::params(result),
+        E::provenance(result),
+        E::verification(result),
+    )
+}
+
+/// The timeline figures of experiment `E`'s `result` measured with `set`.
+pub fn timelines<E: Experiment>(
+    result: &E::Result,
+    set: KernelSet,
+) -> Result<Vec<TimelineFigure>, ReportError> {
+    section::timelines(&E::timelines(result), &files::stem(E::NAME, set))
 }
 
 /// An experiment's headline as stored in `summary.json`, parsed back.

@@ -120,7 +120,7 @@ impl SavedRun {
     }
 
     /// The experiments `summary.json` has a headline of whose result file is not in the
-    /// folder, e.g. "mapped (mapped.json)".
+    /// folder, each as "NAME (NAME.json)".
     pub fn missing(&self) -> Vec<String> {
         struct Missing<'a>(&'a SavedRun, &'a RunSummary, Vec<String>);
         impl Visit for Missing<'_> {

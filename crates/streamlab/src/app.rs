@@ -23,7 +23,8 @@ use streamlab_results::saved::{
 use streamlab_results::verdict::Rule;
 
 use crate::cli::{self, Command, KernelChoice, KernelOptions, Parsed, RunOptions, Start};
-use crate::experiments::{Context, LinkProber, Run, RunError};
+use crate::experiments::{Context, Run, RunError};
+use crate::measure::LinkProber;
 use crate::runtime::baseline::{self, Availability, BaselineError, CudaKernels};
 use crate::runtime::{Gpu, Kernels, RuntimeError};
 use crate::stop::{self, Signal};

@@ -7,11 +7,8 @@ use std::path::PathBuf;
 
 use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
-use streamlab_results::experiments::{
-    bounds, compare_kernels, concurrency_breaks, graph_overlap, kernel_concurrency,
-    launch_overhead, mapped, matmul_streams, memcpy_kernel, multi_gpu_overlap, overlap,
-    overlap_map, peer_copy, sincos_overlap,
-};
+use streamlab_results::experiment::Experiment;
+use streamlab_results::experiments;
 use streamlab_results::saved::{KernelForm, Params};
 
 use crate::experiments::Run as Runs;
@@ -67,35 +64,54 @@ pub enum KernelChoice {
     Both,
 }
 
-/// A GPU experiment's options.
-#[derive(Debug, Clone, clap::Args)]
-pub struct Run<P: clap::Args> {
-    #[command(flatten)]
-    pub params: P,
-    #[command(flatten)]
+/// A GPU experiment's command: its parameters, the kernel options where it runs the
+/// project's kernels ([`Experiment::USES_KERNEL_SETS`]), and the run options.
+pub struct Options<E: Runs> {
+    pub params: E::Params,
+    pub kernels: Option<KernelOptions>,
     pub run: RunOptions,
 }
 
-/// A GPU experiment that runs the project's kernels, with either set and form.
-#[derive(Debug, Clone, clap::Args)]
-pub struct KernelRun<P: clap::Args> {
-    #[command(flatten)]
-    pub params: P,
-    #[command(flatten)]
-    pub kernels: KernelOptions,
-    #[command(flatten)]
-    pub run: RunOptions,
-}
-
-impl<P: clap::Args> Run<P> {
-    fn kernel_options(&self) -> Option<&KernelOptions> {
-        None
+impl<E: Runs> std::fmt::Debug for Options<E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Options")
+            .field("params", &self.params)
+            .field("kernels", &self.kernels)
+            .field("run", &self.run)
+            .finish()
     }
 }
 
-impl<P: clap::Args> KernelRun<P> {
-    fn kernel_options(&self) -> Option<&KernelOptions> {
-        Some(&self.kernels)
+impl<E: Runs> FromArgMatches for Options<E> {
+    fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
+        Ok(Options {
+            params: E::Params::from_arg_matches(matches)?,
+            kernels: (E::USES_KERNEL_SETS)
+                .then(|| KernelOptions::from_arg_matches(matches))
+                .transpose()?,
+            run: RunOptions::from_arg_matches(matches)?,
+        })
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(matches)?;
+        Ok(())
+    }
+}
+
+impl<E: Runs> clap::Args for Options<E> {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        let cmd = E::Params::augment_args(cmd);
+        let cmd = if E::USES_KERNEL_SETS {
+            KernelOptions::augment_args(cmd)
+        } else {
+            cmd
+        };
+        RunOptions::augment_args(cmd)
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
     }
 }
 
@@ -111,10 +127,10 @@ pub trait Start {
     ) -> Self::Output;
 }
 
-/// The commands: one line per experiment (its help, `Run` or `KernelRun` for whether it
-/// takes kernel options, and the experiment it runs), then the others.
+/// The commands: one per registered experiment (named by its `NAME`, helped by its
+/// `ABOUT`, with kernel options where it runs the project's kernels), then the others.
 macro_rules! commands {
-    ($($(#[$help:meta])* $variant:ident($options:ident, $module:ident::$experiment:ident),)*) => {
+    ($($module:ident :: $experiment:ident),* $(,)?) => {
         #[derive(Debug, Subcommand)]
         pub enum Command {
             /// Print the GPU's name, compute capability, SMs, copy engines, memory and
@@ -124,7 +140,13 @@ macro_rules! commands {
                 #[arg(long, default_value_t = 0)]
                 device: usize,
             },
-            $($(#[$help])* $variant($options<$module::Params>),)*
+            $(
+                #[command(
+                    name = <experiments::$module::$experiment as Experiment>::NAME,
+                    about = <experiments::$module::$experiment as Runs>::ABOUT,
+                )]
+                $experiment(Options<experiments::$module::$experiment>),
+            )*
             /// Measure the bounds, compare the kernels, and run every experiment with its
             /// defaults (or --quick); write summary.json and the report, and print a
             /// compact table.
@@ -174,10 +196,10 @@ macro_rules! commands {
             /// Hand an experiment's command to `start`; `None` for the other commands.
             pub fn experiment<S: Start>(&self, start: S) -> Option<S::Output> {
                 match self {
-                    $(Command::$variant(a) => Some(start.start::<$module::$experiment>(
+                    $(Command::$experiment(a) => Some(start.start::<experiments::$module::$experiment>(
                         &a.params,
                         &a.run,
-                        a.kernel_options(),
+                        a.kernels.as_ref(),
                     )),)*
                     _ => None,
                 }
@@ -186,67 +208,7 @@ macro_rules! commands {
     };
 }
 
-commands! {
-    /// 16 independent naive matrix products over 1..=16 streams (product i on stream
-    /// i % s): time per stream count, speedup, and the ceil(16/s) tasks-per-stream model
-    /// behind the plateaus.
-    MatmulStreams(KernelRun, matmul_streams::MatmulStreams),
-    /// The CUDA Handbook's AddKernel shmoo: sequential HtoD, kernel, DtoH and total
-    /// against the streamed version (all copies in, all kernels, all copies out) for each
-    /// cycles value, alternating, with speedup and the reachable bound (copies both ways
-    /// at the measured rate, fill and drain). The cycles range is extended until the
-    /// kernel outlasts the copies.
-    MemcpyKernel(KernelRun, memcpy_kernel::MemcpyKernel),
-    /// The memcpy-kernel pipeline over 8 streams, clean and with one break in every
-    /// iteration (a copy or memset on the NULL stream, a pageable copy, an allocation and
-    /// free, a host wait on an event; non-blocking streams and the per-thread default
-    /// stream as controls): each one's cost against the clean pipeline, its timeline and
-    /// what the break detector finds in it.
-    ConcurrencyBreaks(Run, concurrency_breaks::ConcurrencyBreaks),
-    /// b = a + sqrt(sin² + cos²) over pinned floats: sequential (blocking copies) against
-    /// asynchronous 1 (per stream: copy, kernel, copy) and 2 (all copies in, all kernels,
-    /// all copies out) over --streams and a sweep, iterations back to back as in the
-    /// blog, beside the bound: copies both ways at the measured rate.
-    SincosOverlap(KernelRun, sincos_overlap::SincosOverlap),
-    /// Measure the physical limits: pinned HtoD and DtoH alone and both at once,
-    /// device-to-device bandwidth and launch cost.
-    Bounds(Run, bounds::Bounds),
-    /// Time each Rust kernel against its CUDA C++ twin (NVRTC), plain, safe and tuned forms,
-    /// from interleaved launches on the experiments' buffers and shapes.
-    CompareKernels(Run, compare_kernels::CompareKernels),
-    /// How many kernels run at once: one spin kernel on each of N streams, with 8 and
-    /// with 32 hardware queues (each in its own process), against the same kernels one
-    /// after another, beside the hardware-queue model.
-    KernelConcurrency(Run, kernel_concurrency::KernelConcurrency),
-    /// What a launch costs: empty kernels back to back (Rust and CUDA C++), waited for
-    /// one by one, replayed from a CUDA graph, and the work per kernel at which the
-    /// launch cost stops mattering.
-    LaunchOverhead(Run, launch_overhead::LaunchOverhead),
-    /// sincos-overlap's asynchronous orders captured once as CUDA graphs and replayed,
-    /// against issuing on streams: GPU time and host time per iteration.
-    GraphOverlap(Run, graph_overlap::GraphOverlap),
-    /// The sincos workload over array sizes × stream counts: where streams pay off,
-    /// measured and predicted by a model built from measured costs.
-    OverlapMap(Run, overlap_map::OverlapMap),
-    /// The sincos kernel on mapped (zero-copy) pinned host memory against streamed
-    /// copies, over the overlap map's sizes.
-    Mapped(Run, mapped::Mapped),
-    /// Copies between GPUs (needs two or more): for every ordered pair of --devices,
-    /// cuMemcpyPeerAsync with peer access off and on, one way and both ways at once, and
-    /// a copy kernel pulling and pushing across the link, over sizes 4 KiB..1 GiB, as a
-    /// GB/s matrix, with a small copy's latency.
-    PeerCopy(Run, peer_copy::PeerCopy),
-    /// sincos-overlap's pipeline spread over several GPUs (needs two or more): the array
-    /// split evenly over --devices, each GPU running asynchronous 2 over --streams
-    /// streams from host memory pinned for every GPU, host-timed, against the same work
-    /// on the first GPU alone: the speedup beside its bound (the slowest GPU's own
-    /// pipeline or the host link every GPU shares, whichever is larger).
-    MultiGpuOverlap(Run, multi_gpu_overlap::MultiGpuOverlap),
-    /// Your own element-wise kernel `name(input: &[T], output: &mut [T], …)` from a PTX
-    /// file, sequential against split over streams: does it pay off, from which size,
-    /// and how close to the bound.
-    Overlap(Run, overlap::Overlap),
-}
+streamlab_results::registered!(commands);
 
 /// A fraction given and shown as a percentage.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -329,6 +291,7 @@ pub fn with_quick<P: Params>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use streamlab_results::experiments::{matmul_streams, sincos_overlap};
 
     fn parse_ok(args: &[&str]) -> Parsed {
         parse(std::iter::once("streamlab").chain(args.iter().copied())).unwrap()
@@ -355,7 +318,7 @@ mod tests {
             (1 << 25, 1024, 1000)
         );
         assert_eq!(a.params.batches(), 10);
-        assert_eq!(a.kernels.form, KernelForm::Tuned);
+        assert_eq!(a.kernels.map(|k| k.form), Some(KernelForm::Tuned));
     }
 
     #[test]

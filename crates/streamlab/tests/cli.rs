@@ -8,6 +8,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
+use streamlab_results::experiment::Experiment;
+use streamlab_results::experiments::{self, Visit};
+
 /// The binary under test: `STREAMLAB_BIN` (set by `run-tests.sh` on a GPU machine), else
 /// cargo's.
 fn binary() -> PathBuf {
@@ -75,29 +78,28 @@ fn driver_present() -> bool {
     .any(|p| Path::new(p).exists())
 }
 
+/// Every registered experiment's name, and whether it runs the project's kernels.
+fn registered() -> Vec<(&'static str, bool)> {
+    struct Names(Vec<(&'static str, bool)>);
+    impl Visit for Names {
+        fn visit<E: Experiment>(&mut self) {
+            self.0.push((E::NAME, E::USES_KERNEL_SETS));
+        }
+    }
+    let mut names = Names(Vec::new());
+    experiments::each(&mut names);
+    names.0
+}
+
 #[test]
 fn every_command_has_help_and_only_its_own_options() {
     let out = streamlab(&["--help"]);
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
-    for command in [
-        "device-info",
-        "matmul-streams",
-        "memcpy-kernel",
-        "sincos-overlap",
-        "bounds",
-        "compare-kernels",
-        "kernel-concurrency",
-        "launch-overhead",
-        "graph-overlap",
-        "overlap-map",
-        "mapped",
-        "peer-copy",
-        "multi-gpu-overlap",
-        "overlap",
-        "run-all",
-        "report",
-    ] {
+    let experiments = registered();
+    assert!(experiments.len() >= 14, "{experiments:?}");
+    let others = [("device-info", false), ("run-all", true), ("report", false)];
+    for (command, kernels) in experiments.iter().copied().chain(others) {
         assert!(text.contains(command), "--help lacks {command}");
         let help = streamlab(&[command, "--help"]);
         assert!(help.status.success(), "{command} --help failed");
@@ -113,10 +115,6 @@ fn every_command_has_help_and_only_its_own_options() {
             text.contains("--device"),
             command != "report",
             "{command}: --device"
-        );
-        let kernels = matches!(
-            command,
-            "sincos-overlap" | "matmul-streams" | "memcpy-kernel" | "run-all"
         );
         assert_eq!(text.contains("--kernels"), kernels, "{command}: --kernels");
     }

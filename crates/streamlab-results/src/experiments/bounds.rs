@@ -230,12 +230,9 @@ impl Experiment for Bounds {
 
     fn section(b: &BoundsResult, _cuda: Option<&BoundsResult>) -> Result<Section, ReportError> {
         let s = Bounds::derive(b);
-        let mut sec = Section::new::<Bounds>(
+        let mut sec = experiment::section::<Bounds>(
             "The physical limits, as measured",
-            "Copies of pinned host memory each way alone and both ways at once, a device-to-device copy, and an empty kernel's launch, timed with events. Every bound in this report is built from figures like these, measured in the same run as what it bounds.",
-            &b.params,
-            b,
-        );
+            "Copies of pinned host memory each way alone and both ways at once, a device-to-device copy, and an empty kernel's launch, timed with events. Every bound in this report is built from figures like these, measured in the same run as what it bounds.", b);
         sec.tables = Bounds::tables(b, None);
         sec.note(
             "Both ways",

@@ -519,12 +519,9 @@ impl Experiment for CompareKernels {
         c: &KernelComparison,
         _cuda: Option<&KernelComparison>,
     ) -> Result<Section, ReportError> {
-        let mut sec = Section::new::<CompareKernels>(
+        let mut sec = experiment::section::<CompareKernels>(
             "Rust against CUDA C++: the same kernels",
-            "Each kernel in Rust and its CUDA C++ twin, written statement for statement alike, launched alternately on one stream and timed with events. Each exists in a plain form (the write-ups' algorithm with checked indexing: the naive matmul loop, AddKernel's volatile local, separate sinf and cosf), a safe form (no unsafe in the kernel body: slices and iterators with each check once per row or column, core::hint::black_box for AddKernel's loop, one sincosf) and a tuned form (raw pointers and unchecked indexing, batched matmul loads, AddKernel's register behind an assembly barrier, one sincosf); a ratio always compares the same form. The C++ twins of the safe forms check what the Rust ones check; AddKernel's has no black_box to mirror and keeps the tuned register barrier, so its ratio is what black_box costs.",
-            &c.params,
-            c,
-        );
+            "Each kernel in Rust and its CUDA C++ twin, written statement for statement alike, launched alternately on one stream and timed with events. Each exists in a plain form (the write-ups' algorithm with checked indexing: the naive matmul loop, AddKernel's volatile local, separate sinf and cosf), a safe form (no unsafe in the kernel body: slices and iterators with each check once per row or column, core::hint::black_box for AddKernel's loop, one sincosf) and a tuned form (raw pointers and unchecked indexing, batched matmul loads, AddKernel's register behind an assembly barrier, one sincosf); a ratio always compares the same form. The C++ twins of the safe forms check what the Rust ones check; AddKernel's has no black_box to mirror and keeps the tuned register barrier, so its ratio is what black_box costs.", c);
         sec.tables = CompareKernels::tables(c, None);
         sec.note(
             "Math libraries",

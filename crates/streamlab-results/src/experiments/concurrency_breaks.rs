@@ -20,7 +20,7 @@ use crate::experiment::{self, Experiment, MS, MeasuredRow, verdict};
 use crate::report::ReportError;
 use crate::report::chart::{BarSeries, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank};
-use crate::report::section::{Section, draw, timelines};
+use crate::report::section::{Section, draw};
 use crate::report::table::{Columns, Table, noise, num};
 use crate::saved::timeline::Timeline;
 use crate::saved::{DeviceInfo, KernelSet, Provenance, UsageError, Verification};
@@ -503,12 +503,9 @@ impl Experiment for ConcurrencyBreaks {
         _cuda: Option<&ConcurrencyBreaksResult>,
     ) -> Result<Section, ReportError> {
         let a = analyze(r);
-        let mut sec = Section::new::<ConcurrencyBreaks>(
+        let mut sec = experiment::section::<ConcurrencyBreaks>(
             "concurrency-breaks: what stalls the overlap",
-            "The memcpy-kernel pipeline over the streams (every chunk copied in, every AddKernel, every copy out; iterations back to back), clean and with one break in every iteration, after the CUDA Handbook's 6.5.3: the legacy NULL stream waits for every blocking stream's earlier work and holds back their later work, so anything on it (an asynchronous copy, a call that takes no stream) stalls the overlap; pageable copies and host calls that wait for the GPU stop the host issuing. Each case is timed against its clean pipeline and traced, and the break detector reads its timeline.",
-            &r.params,
-            r,
-        );
+            "The memcpy-kernel pipeline over the streams (every chunk copied in, every AddKernel, every copy out; iterations back to back), clean and with one break in every iteration, after the CUDA Handbook's 6.5.3: the legacy NULL stream waits for every blocking stream's earlier work and holds back their later work, so anything on it (an asynchronous copy, a call that takes no stream) stalls the overlap; pageable copies and host calls that wait for the GPU stop the host issuing. Each case is timed against its clean pipeline and traced, and the break detector reads its timeline.", r);
         sec.tables = ConcurrencyBreaks::tables(r, None);
         let c = &r.calibration;
         sec.note(
@@ -550,7 +547,7 @@ impl Experiment for ConcurrencyBreaks {
             );
         }
         sec.figures = draw(figures(r, &a));
-        sec.timelines = timelines::<ConcurrencyBreaks>(r, KernelSet::Rust)?;
+        sec.timelines = experiment::timelines::<ConcurrencyBreaks>(r, KernelSet::Rust)?;
         Ok(sec)
     }
 

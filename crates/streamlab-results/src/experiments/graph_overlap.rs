@@ -451,12 +451,9 @@ impl Experiment for GraphOverlap {
         r: &GraphOverlapResult,
         _cuda: Option<&GraphOverlapResult>,
     ) -> Result<Section, ReportError> {
-        let mut sec = Section::new::<GraphOverlap>(
+        let mut sec = experiment::section::<GraphOverlap>(
             "graph-overlap: a CUDA graph against stream issue",
-            "sincos-overlap's asynchronous orders, issued on streams (one per chunk) and captured once as a CUDA graph that holds a sample's back-to-back iterations with the same dependencies, then replayed: GPU time per iteration (events) and the host's time per iteration spent issuing (what the CPU is not left free for).",
-            &r.params,
-            r,
-        );
+            "sincos-overlap's asynchronous orders, issued on streams (one per chunk) and captured once as a CUDA graph that holds a sample's back-to-back iterations with the same dependencies, then replayed: GPU time per iteration (events) and the host's time per iteration spent issuing (what the CPU is not left free for).", r);
         sec.tables = GraphOverlap::tables(r, None);
         sec.note(
             "Bound",

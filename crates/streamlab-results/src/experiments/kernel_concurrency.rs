@@ -20,7 +20,7 @@ use crate::experiment::{self, Experiment, MS, MeasuredRow, verdict};
 use crate::report::ReportError;
 use crate::report::chart::{PALETTE, SEQUENTIAL_COLOR, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
-use crate::report::section::{Section, draw, timelines};
+use crate::report::section::{Section, draw};
 use crate::report::table::{Columns, Table, noise, num, times};
 use crate::derived::pipeline::Under;
 use crate::saved::timeline::Timeline;
@@ -434,12 +434,9 @@ impl Experiment for KernelConcurrency {
         _cuda: Option<&KernelConcurrencyResult>,
     ) -> Result<Section, ReportError> {
         let a = analyze(r);
-        let mut sec = Section::new::<KernelConcurrency>(
+        let mut sec = experiment::section::<KernelConcurrency>(
             "kernel-concurrency: how many kernels really run at once",
-            "N streams each launch two one-block kernels that spin a fixed time on the GPU's global timer, first all streams at once, then the same kernels one after another (serial). The number of hardware work queues is set by CUDA_DEVICE_MAX_CONNECTIONS, which the driver reads once when it starts, so each queue setting runs in a process of its own.",
-            &r.params,
-            r,
-        );
+            "N streams each launch two one-block kernels that spin a fixed time on the GPU's global timer, first all streams at once, then the same kernels one after another (serial). The number of hardware work queues is set by CUDA_DEVICE_MAX_CONNECTIONS, which the driver reads once when it starts, so each queue setting runs in a process of its own.", r);
         sec.tables = KernelConcurrency::tables(r, None);
         sec.notes.push((
             "Model".into(),
@@ -452,7 +449,7 @@ impl Experiment for KernelConcurrency {
             ),
         ));
         sec.figures = draw(figures(&a, r.params.spin_us));
-        sec.timelines = timelines::<KernelConcurrency>(r, KernelSet::Rust)?;
+        sec.timelines = experiment::timelines::<KernelConcurrency>(r, KernelSet::Rust)?;
         Ok(sec)
     }
 

@@ -479,12 +479,9 @@ impl Experiment for LaunchOverhead {
         _cuda: Option<&LaunchOverheadResult>,
     ) -> Result<Section, ReportError> {
         let a = analyze(r);
-        let mut sec = Section::new::<LaunchOverhead>(
+        let mut sec = experiment::section::<LaunchOverhead>(
             "launch-overhead: what one launch costs",
-            "An empty kernel launched back to back on one stream (host time to issue, GPU time between events), launched and waited for one at a time, and the same launches captured once in a CUDA graph and replayed; the Rust kernel and its CUDA C++ twin take turns, sample by sample. Then kernels that each spin a given time on the GPU's clock, back to back: the breakeven curve.",
-            &r.params,
-            r,
-        );
+            "An empty kernel launched back to back on one stream (host time to issue, GPU time between events), launched and waited for one at a time, and the same launches captured once in a CUDA graph and replayed; the Rust kernel and its CUDA C++ twin take turns, sample by sample. Then kernels that each spin a given time on the GPU's clock, back to back: the breakeven curve.", r);
         sec.tables = LaunchOverhead::tables(r, None);
         sec.notes.push((
             "Result".into(),

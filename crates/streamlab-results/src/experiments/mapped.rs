@@ -444,12 +444,9 @@ impl Experiment for Mapped {
 
     fn section(r: &MappedResult, _cuda: Option<&MappedResult>) -> Result<Section, ReportError> {
         let a = analyze(r);
-        let mut sec = Section::new::<Mapped>(
+        let mut sec = experiment::section::<Mapped>(
             "mapped: zero-copy memory against streamed copies",
-            "The sincos kernel reading its input from and writing its output to mapped pinned host memory directly (no copies), against the streamed version (device memory, copies over streams, the better asynchronous order), over the same sizes.",
-            &r.params,
-            r,
-        );
+            "The sincos kernel reading its input from and writing its output to mapped pinned host memory directly (no copies), against the streamed version (device memory, copies over streams, the better asynchronous order), over the same sizes.", r);
         sec.tables = Mapped::tables(r, None);
         sec.notes.push((
             "Bound".into(),

@@ -8,7 +8,7 @@ use crate::experiment::{self, Experiment, MS, MeasuredRow, verdict};
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
-use crate::report::section::{Section, cuda_note, draw, timelines};
+use crate::report::section::{Section, cuda_note, draw};
 use crate::report::table::{Columns, Table, noise, num, ratio, times};
 use crate::saved::timeline::Timeline;
 use crate::saved::{DeviceInfo, KernelSet, MAX_STREAMS, Provenance, UsageError, Verification};
@@ -367,12 +367,9 @@ impl Experiment for MatmulStreams {
         r: &MatmulStreamsResult,
         cuda: Option<&MatmulStreamsResult>,
     ) -> Result<Section, ReportError> {
-        let mut sec = Section::new::<MatmulStreams>(
+        let mut sec = experiment::section::<MatmulStreams>(
             "matmul-streams: independent products over streams",
-            "Independent naive matrix products (one thread per output cell), product i on stream i mod s, for s = 1 up to the number of products; the time for all of them per trial, timed with events.",
-            &r.params,
-            r,
-        );
+            "Independent naive matrix products (one thread per output cell), product i on stream i mod s, for s = 1 up to the number of products; the time for all of them per trial, timed with events.", r);
         sec.tables = MatmulStreams::tables(r, cuda);
         sec.note(
             "Model",
@@ -380,7 +377,7 @@ impl Experiment for MatmulStreams {
         );
         sec.notes.extend(cuda_note(cuda.map(|c| &c.provenance)));
         sec.figures = draw(figures(&analyze(r)));
-        sec.timelines = timelines::<MatmulStreams>(r, KernelSet::Rust)?;
+        sec.timelines = experiment::timelines::<MatmulStreams>(r, KernelSet::Rust)?;
         Ok(sec)
     }
 

@@ -18,7 +18,7 @@ use crate::range::IntRange;
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, Level, PALETTE, SEQUENTIAL_COLOR, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
-use crate::report::section::{Section, cuda_note, draw, timelines};
+use crate::report::section::{Section, cuda_note, draw};
 use crate::report::table::{Columns, Table, noise, num, times, under_csv};
 use crate::saved::timeline::{CopyRates, Timeline};
 use crate::saved::{
@@ -591,12 +591,9 @@ impl Experiment for MemcpyKernel {
         cuda: Option<&MemcpyKernelResult>,
     ) -> Result<Section, ReportError> {
         let a = analyze(r);
-        let mut sec = Section::new::<MemcpyKernel>(
+        let mut sec = experiment::section::<MemcpyKernel>(
             "memcpy-kernel: the CUDA Handbook's copy/kernel concurrency",
-            "AddKernel, whose run time grows with its cycles, between a copy in and a copy out of the whole array: first one after another (HtoD, Kernel, DtoH, Total), then split over the streams with the Handbook's three loops (Concurrent), the two alternating repeat by repeat so that drift hits both.",
-            &r.params,
-            r,
-        );
+            "AddKernel, whose run time grows with its cycles, between a copy in and a copy out of the whole array: first one after another (HtoD, Kernel, DtoH, Total), then split over the streams with the Handbook's three loops (Concurrent), the two alternating repeat by repeat so that drift hits both.", r);
         sec.note(
             "Copy engines",
             format!(
@@ -634,7 +631,7 @@ impl Experiment for MemcpyKernel {
         }
         sec.notes.extend(cuda_note(cuda.map(|c| &c.provenance)));
         sec.figures = draw(figures(&a));
-        sec.timelines = timelines::<MemcpyKernel>(r, KernelSet::Rust)?;
+        sec.timelines = experiment::timelines::<MemcpyKernel>(r, KernelSet::Rust)?;
         Ok(sec)
     }
 

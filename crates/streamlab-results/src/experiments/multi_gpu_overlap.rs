@@ -512,12 +512,9 @@ impl Experiment for MultiGpuOverlap {
         _cuda: Option<&MultiGpuOverlapResult>,
     ) -> Result<Section, ReportError> {
         let a = analyze(r);
-        let mut sec = Section::new::<MultiGpuOverlap>(
+        let mut sec = experiment::section::<MultiGpuOverlap>(
             "multi-gpu-overlap: the sincos pipeline over several GPUs",
-            "sincos-overlap's array split evenly over the GPUs, each GPU running asynchronous 2 over its own streams from one host array pinned for every GPU; iterations back to back in batches, each batch timed with the host clock from issuing it on every GPU until every GPU finished, against the same work on the first GPU alone over the same streams. The bound is the slowest GPU's own pipeline bound for its share or the host link shared by every GPU (every GPU copying its share in and out at once), whichever is larger. Every element of every GPU's output is checked against the CPU reference.",
-            &r.params,
-            r,
-        );
+            "sincos-overlap's array split evenly over the GPUs, each GPU running asynchronous 2 over its own streams from one host array pinned for every GPU; iterations back to back in batches, each batch timed with the host clock from issuing it on every GPU until every GPU finished, against the same work on the first GPU alone over the same streams. The bound is the slowest GPU's own pipeline bound for its share or the host link shared by every GPU (every GPU copying its share in and out at once), whichever is larger. Every element of every GPU's output is checked against the CPU reference.", r);
         sec.tables = MultiGpuOverlap::tables(r, None);
         if !a.fewer_streams.is_empty() {
             let gpus: Vec<String> = (a.fewer_streams.iter())

@@ -12,12 +12,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::derived::pipeline::{self, Bound, PAYOFF};
 use crate::derived::rates::{chunks_noise, pipeline_stages};
-use crate::experiment::{Experiment, MS, MeasuredRow};
+use crate::experiment::{self, Experiment, MS, MeasuredRow};
 use crate::range::IntRange;
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, Level, PALETTE, SEQUENTIAL_COLOR, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
-use crate::report::section::{Section, draw, timelines};
+use crate::report::section::{Section, draw};
 use crate::report::table::{Columns, Table, noise, num, times};
 use crate::saved::timeline::Timeline;
 use crate::saved::{
@@ -512,12 +512,9 @@ impl Experiment for Overlap {
 
     fn section(r: &OverlapResult, _cuda: Option<&OverlapResult>) -> Result<Section, ReportError> {
         let a = analyze(r);
-        let mut sec = Section::new::<Overlap>(
+        let mut sec = experiment::section::<Overlap>(
             "overlap: your kernel over streams",
-            "An element-wise kernel from your PTX, run sequential against asynchronous 1 and 2 over stream counts, each chunk passed to the kernel as its own sub-slice; every streamed output is compared bit for bit with the sequential one.",
-            &r.params,
-            r,
-        );
+            "An element-wise kernel from your PTX, run sequential against asynchronous 1 and 2 over stream counts, each chunk passed to the kernel as its own sub-slice; every streamed output is compared bit for bit with the sequential one.", r);
         sec.note(
             "Entry",
             format!("{}({})", r.params.kernel, r.entry.join(", ")),
@@ -525,7 +522,7 @@ impl Experiment for Overlap {
         sec.note("Verdict", a.verdict());
         sec.tables = Overlap::tables(r, None);
         sec.figures = draw(figures(&a));
-        sec.timelines = timelines::<Overlap>(r, KernelSet::Rust)?;
+        sec.timelines = experiment::timelines::<Overlap>(r, KernelSet::Rust)?;
         Ok(sec)
     }
 }

@@ -536,12 +536,9 @@ impl Experiment for OverlapMap {
         _cuda: Option<&OverlapMapResult>,
     ) -> Result<Section, ReportError> {
         let a = analyze(r);
-        let mut sec = Section::new::<OverlapMap>(
+        let mut sec = experiment::section::<OverlapMap>(
             "overlap-map: when streams pay off",
-            "The sincos workload over array sizes × stream counts: the speedup of the better asynchronous order over one stream (the fastest of the one-stream timings, which all run the same work in order), beside a model's prediction of the same.",
-            &r.params,
-            r,
-        );
+            "The sincos workload over array sizes × stream counts: the speedup of the better asynchronous order over one stream (the fastest of the one-stream timings, which all run the same work in order), beside a model's prediction of the same.", r);
         sec.tables = OverlapMap::tables(r, None);
         sec.notes.push((
             "Model".into(),

@@ -554,12 +554,9 @@ impl Experiment for PeerCopy {
         _cuda: Option<&PeerCopyResult>,
     ) -> Result<Section, ReportError> {
         let a = analyze(r);
-        let mut sec = Section::new::<PeerCopy>(
+        let mut sec = experiment::section::<PeerCopy>(
             "peer-copy: copies between GPUs",
-            "For every ordered pair of GPUs: cuMemcpyPeerAsync with peer access off (the driver stages the copy through host memory) and on (straight over the link between the GPUs), one way and both ways at once on two streams, and a copy kernel's loads and stores across the link (launched on the destination reading the source, and on the source writing the destination) where peer access is on; GB/s from the median of event-timed samples over a size sweep, and the latency of one small copy. Every copied element is checked against its source's pattern.",
-            &r.params,
-            r,
-        );
+            "For every ordered pair of GPUs: cuMemcpyPeerAsync with peer access off (the driver stages the copy through host memory) and on (straight over the link between the GPUs), one way and both ways at once on two streams, and a copy kernel's loads and stores across the link (launched on the destination reading the source, and on the source writing the destination) where peer access is on; GB/s from the median of event-timed samples over a size sweep, and the latency of one small copy. Every copied element is checked against its source's pattern.", r);
         sec.tables = PeerCopy::tables(r, None);
         let without: Vec<String> = (a.matrix.iter())
             .filter(|p| !p.peer_access)

@@ -20,7 +20,7 @@ use crate::report::chart::{
     BOUND_COLOR, BarSeries, LineSeries, PALETTE, SEQUENTIAL_COLOR, XAxis, YScale,
 };
 use crate::report::figures::{FigureModel, blank, line};
-use crate::report::section::{Section, cuda_note, draw, timelines};
+use crate::report::section::{Section, cuda_note, draw};
 use crate::report::table::{Columns, Table, noise, num, ratio, times, under_csv};
 use crate::saved::timeline::{CopyRates, Timeline};
 use crate::saved::{
@@ -717,12 +717,9 @@ impl Experiment for SincosOverlap {
         cuda: Option<&SincosOverlapResult>,
     ) -> Result<Section, ReportError> {
         let a = analyze(r);
-        let mut sec = Section::new::<SincosOverlap>(
+        let mut sec = experiment::section::<SincosOverlap>(
             "sincos-overlap: copies and kernels over streams",
-            "b[i] = a[i] + sqrt(sin(i)² + cos(i)²) over an array in pinned memory: sequential (copy in, kernel, copy out, with blocking copies), asynchronous 1 (per stream: copy in, kernel, copy out) and asynchronous 2 (all copies in, all kernels, all copies out), over a sweep of stream counts. Each sample is the mean time per iteration of a batch of iterations issued back to back.",
-            &r.params,
-            r,
-        );
+            "b[i] = a[i] + sqrt(sin(i)² + cos(i)²) over an array in pinned memory: sequential (copy in, kernel, copy out, with blocking copies), asynchronous 1 (per stream: copy in, kernel, copy out) and asynchronous 2 (all copies in, all kernels, all copies out), over a sweep of stream counts. Each sample is the mean time per iteration of a batch of iterations issued back to back.", r);
         sec.tables = SincosOverlap::tables(r, cuda);
         let bytes = r.params.bytes();
         sec.notes.push((
@@ -793,10 +790,10 @@ impl Experiment for SincosOverlap {
         }
         sec.notes.extend(cuda_note(cuda.map(|c| &c.provenance)));
         sec.figures = draw(figures(r, &a));
-        sec.timelines = timelines::<SincosOverlap>(r, KernelSet::Rust)?;
+        sec.timelines = experiment::timelines::<SincosOverlap>(r, KernelSet::Rust)?;
         if let Some(c) = cuda {
             sec.timelines
-                .extend(timelines::<SincosOverlap>(c, KernelSet::Cuda)?);
+                .extend(experiment::timelines::<SincosOverlap>(c, KernelSet::Cuda)?);
         }
         Ok(sec)
     }

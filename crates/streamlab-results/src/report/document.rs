@@ -11,7 +11,7 @@ pub struct Document {
     /// Set when the run did not measure everything it set out to.
     pub banner: Option<String>,
     /// Results the run's `summary.json` names that the folder no longer holds, e.g.
-    /// "mapped (mapped.json)": their sections are missing.
+    /// "NAME (NAME.json)": their sections are missing.
     pub missing: Vec<String>,
     /// `(label, value)` pairs: the GPU, and when and with what the results were measured.
     pub header: Vec<(String, String)>,

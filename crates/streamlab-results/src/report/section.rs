@@ -11,9 +11,8 @@ use super::table::{self, Table};
 use super::{plot, timeline};
 use crate::derived::pipeline::SLACK;
 use crate::derived::trace::{self, MIN_CHECKED_BYTES, TOLERANCE, TraceChecks};
-use crate::experiment::Experiment;
 use crate::saved::timeline::Timeline;
-use crate::saved::{KernelSet, Provenance, files};
+use crate::saved::{Provenance, Verification};
 
 /// One experiment's part of the report.
 #[derive(Debug, Clone)]
@@ -144,27 +143,28 @@ pub const BOUND_NOTE: &str = "Every bound is built from what the same run measur
     (both ways, before and after) say how much the machine's other traffic moved the link.";
 
 impl Section {
-    /// The section of experiment `E`'s `result`: its title, what it measures, its
-    /// parameters, the link probed around it, whether it is complete and verified; its
-    /// tables, notes, charts and timelines are added by the experiment.
-    pub fn new<E: Experiment>(
+    /// The section of experiment `id`: its title, what it measures, its parameters, the
+    /// link probed around it (from `provenance`), whether it is complete and verified;
+    /// its tables, notes, charts and timelines are added by the experiment.
+    pub fn new<P: Serialize>(
+        id: &str,
         title: &str,
         about: &str,
-        params: &E::Params,
-        result: &E::Result,
+        params: &P,
+        provenance: &Provenance,
+        verification: &Verification,
     ) -> Section {
-        let v = E::verification(result);
         Section {
-            id: E::NAME.to_owned(),
+            id: id.to_owned(),
             title: title.to_owned(),
             about: about.to_owned(),
             verdict: None,
             parameters: parameters(params),
-            notes: (table::link(E::provenance(result)).into_iter())
+            notes: (table::link(provenance).into_iter())
                 .map(|l| ("Machine".to_owned(), l))
                 .collect(),
-            complete: E::provenance(result).complete,
-            verification: (v.passed, v.detail.clone()),
+            complete: provenance.complete,
+            verification: (verification.passed, verification.detail.clone()),
             tables: Vec::new(),
             figures: Vec::new(),
             timelines: Vec::new(),
@@ -228,14 +228,11 @@ pub fn draw(models: Vec<FigureModel>) -> Vec<Figure> {
     models.into_iter().map(Figure::draw).collect()
 }
 
-/// The timeline figures of experiment `E`'s `result` measured with `set`.
-pub fn timelines<E: Experiment>(
-    result: &E::Result,
-    set: KernelSet,
-) -> Result<Vec<TimelineFigure>, ReportError> {
-    let stem = files::stem(E::NAME, set);
-    (E::timelines(result).iter().enumerate())
-        .map(|(i, t)| TimelineFigure::new(t, &stem, i + 1))
+/// The figures of `timelines`, their files named after `stem` (an experiment's and
+/// kernel set's, [`crate::saved::files::stem`]).
+pub fn timelines(timelines: &[&Timeline], stem: &str) -> Result<Vec<TimelineFigure>, ReportError> {
+    (timelines.iter().enumerate())
+        .map(|(i, t)| TimelineFigure::new(t, stem, i + 1))
         .collect()
 }
 

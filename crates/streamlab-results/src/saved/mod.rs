@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::stats::Series;
 
-/// Array sizes as powers of two, a factor of 2^step apart: the sizes overlap-map and
-/// mapped sweep.
+/// Array sizes as powers of two, a factor of 2^step apart: the sizes an experiment that
+/// sweeps the array size measures.
 #[derive(Debug, Clone, PartialEq, clap::Args, Serialize, Deserialize)]
 pub struct SizeSweep {
     /// Smallest array, as a power of two (floats).
@@ -377,7 +377,7 @@ pub struct StageTimes {
 }
 
 /// How the work of one iteration is issued over streams: the blog's three orders, which
-/// sincos-overlap, overlap, graph-overlap and mapped share.
+/// experiments that run the blog's workload share.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum IssueOrder {

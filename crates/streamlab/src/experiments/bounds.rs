@@ -8,7 +8,9 @@ use streamlab_results::saved::Params as _;
 
 use streamlab_results::saved::timeline::OpKind;
 
-use super::{Context, Run, RunError, StageSampler, chunks, series};
+use super::{Context, Run, RunError};
+use streamlab_results::spread::chunks;
+use crate::measure::{series, StageSampler};
 use crate::runtime::{DeviceBuffer, Region, Shape};
 
 /// Whole-array copies back to back per sample, so that both directions at once reach
@@ -17,6 +19,9 @@ use crate::runtime::{DeviceBuffer, Region, Shape};
 const PASSES: usize = 8;
 
 impl Run for Bounds {
+    const ABOUT: &'static str = "Measure the physical limits: pinned HtoD and DtoH alone and both at once, \
+        device-to-device bandwidth and launch cost";
+
     fn run(ctx: &Context, p: &Params) -> Result<BoundsResult, RunError> {
         p.validate()?;
         let gpu = ctx.gpu;

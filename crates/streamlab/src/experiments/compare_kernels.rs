@@ -20,7 +20,8 @@ use streamlab_results::experiments::compare_kernels::{
 use streamlab_results::experiments::matmul_streams;
 use streamlab_results::saved::{KernelForm, Params as _, Verification};
 
-use super::{Context, Run, RunError, series};
+use super::{Context, Run, RunError};
+use crate::measure::{series};
 use crate::runtime::baseline::CudaKernels;
 use crate::runtime::kernels::RUST_PTX;
 use crate::runtime::{
@@ -32,6 +33,9 @@ use crate::runtime::{
 const SINCOS_TOLERANCE: f64 = 1e-6;
 
 impl Run for CompareKernels {
+    const ABOUT: &'static str = "Time each Rust kernel against its CUDA C++ twin (NVRTC), plain, safe and tuned \
+        forms, from interleaved launches on the experiments' buffers and shapes";
+
     const NEEDS_CUDA_TWINS: bool = true;
 
     fn run(ctx: &Context, p: &Params) -> Result<KernelComparison, RunError> {
@@ -343,7 +347,7 @@ impl Pair<'_> {
 
     fn sincos(&self) -> Result<Vec<KernelCase>, RuntimeError> {
         let n = self.params.sincos_elements;
-        let threads = super::sincos::THREADS;
+        let threads = crate::sincos::THREADS;
         self.gpu.ensure_fits((2 * n * 4) as u64)?;
         let mut rng = crate::rng::Rng::new(crate::rng::Rng::seed_from_clock());
         let mut host_a = self.gpu.pinned(n, 0.0f32)?;
@@ -385,7 +389,7 @@ impl Pair<'_> {
                     "sincos",
                     &rust_b,
                     &cuda_b,
-                    |i| super::sincos::reference(a[i], i),
+                    |i| crate::sincos::reference(a[i], i),
                     SINCOS_TOLERANCE,
                 ),
                 self.cards(|set| set.sincos_in(form), shape)?,
@@ -399,7 +403,7 @@ impl Pair<'_> {
     /// against an f64 reference and its largest error in ulps kept.
     fn math(&self) -> Result<Vec<KernelCase>, RuntimeError> {
         let n = self.params.sincos_elements;
-        let threads = super::sincos::THREADS;
+        let threads = crate::sincos::THREADS;
         self.gpu.ensure_fits((2 * n * 4) as u64)?;
         let mut sines: DeviceBuffer<f32> = self.gpu.alloc(n)?;
         let mut cosines: DeviceBuffer<f32> = self.gpu.alloc(n)?;

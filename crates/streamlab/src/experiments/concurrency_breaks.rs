@@ -22,7 +22,9 @@ use streamlab_results::saved::Params as _;
 use streamlab_results::saved::Verification;
 use streamlab_results::saved::timeline::{Lane, OpKind, TraceReference};
 
-use super::{Context, MAX_ROUNDS, Run, RunError, chunks, series, wants_round};
+use super::{Context, Run, RunError};
+use streamlab_results::spread::chunks;
+use crate::measure::{MAX_ROUNDS, series, wants_round};
 use crate::runtime::trace::{self, Recorder};
 use crate::runtime::{
     DeviceBuffer, Event, Function, Gpu, PinnedBuffer, Region, RuntimeError, Shape, Stream,
@@ -295,6 +297,12 @@ impl Pipeline<'_> {
 }
 
 impl Run for ConcurrencyBreaks {
+    const ABOUT: &'static str = "The memcpy-kernel pipeline over 8 streams, clean and with one break in every \
+        iteration (a copy or memset on the NULL stream, a pageable copy, an allocation \
+        and free, a host wait on an event; non-blocking streams and the per-thread \
+        default stream as controls): each one's cost against the clean pipeline, its \
+        timeline and what the break detector finds in it";
+
     fn run(ctx: &Context, p: &Params) -> Result<ConcurrencyBreaksResult, RunError> {
         p.validate()?;
         let gpu = ctx.gpu;

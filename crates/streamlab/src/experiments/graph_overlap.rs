@@ -16,12 +16,17 @@ use streamlab_results::experiments::graph_overlap::{
 use streamlab_results::saved::IssueOrder;
 use streamlab_results::saved::Params as _;
 
-use super::sincos::{Buffers, THREADS, check};
-use super::{Context, Run, RunError, StageSampler, chunks, issue_iteration, series};
+use crate::sincos::{Buffers, THREADS, check};
+use super::{Context, Run, RunError};
+use streamlab_results::spread::chunks;
+use crate::measure::{issue_iteration, series, StageSampler};
 use crate::runtime::graph::Graph;
 use crate::runtime::{Region, RuntimeError};
 
 impl Run for GraphOverlap {
+    const ABOUT: &'static str = "sincos-overlap's asynchronous orders captured once as CUDA graphs and \
+        replayed, against issuing on streams: GPU time and host time per iteration";
+
     fn run(ctx: &Context, p: &Params) -> Result<GraphOverlapResult, RunError> {
         p.validate()?;
         let gpu = ctx.gpu;

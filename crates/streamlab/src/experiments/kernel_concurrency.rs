@@ -20,7 +20,8 @@ use streamlab_results::experiments::kernel_concurrency::{
 use streamlab_results::saved::Params as _;
 use streamlab_results::saved::timeline::{OpKind, TraceReference};
 
-use super::{Context, Run, RunError, series};
+use super::{Context, Run, RunError};
+use crate::measure::{series};
 use crate::runtime::gate::Gate;
 use crate::runtime::trace;
 use crate::runtime::{DeviceBuffer, Gpu, Region, RuntimeError, Shape, Stream};
@@ -32,6 +33,10 @@ const MAX_RESIDENT_GRIDS: u32 = 128;
 const SPIN_THREADS: u32 = 32;
 
 impl Run for KernelConcurrency {
+    const ABOUT: &'static str = "How many kernels run at once: one spin kernel on each of N streams, with 8 and \
+        with 32 hardware queues (each in its own process), against the same kernels \
+        one after another, beside the hardware-queue model";
+
     fn worker(p: &Params) -> Option<super::Worker<Params>> {
         let work: super::Worker<Params> = |ctx, p| {
             let queues = p

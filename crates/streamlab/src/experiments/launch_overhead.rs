@@ -14,7 +14,8 @@ use streamlab_results::experiments::launch_overhead::{
 };
 use streamlab_results::saved::Params as _;
 
-use super::{Context, Run, RunError, series};
+use super::{Context, Run, RunError};
+use crate::measure::{series};
 use crate::runtime::graph::Graph;
 use crate::runtime::{DeviceBuffer, Gpu, Kernels, Region, RuntimeError, Shape, Stream};
 
@@ -22,6 +23,10 @@ use crate::runtime::{DeviceBuffer, Gpu, Kernels, Region, RuntimeError, Shape, St
 const SYNC_LAUNCHES: usize = 1000;
 
 impl Run for LaunchOverhead {
+    const ABOUT: &'static str = "What a launch costs: empty kernels back to back (Rust and CUDA C++), waited \
+        for one by one, replayed from a CUDA graph, and the work per kernel at which \
+        the launch cost stops mattering";
+
     fn run(ctx: &Context, p: &Params) -> Result<LaunchOverheadResult, RunError> {
         p.validate()?;
         let gpu = ctx.gpu;

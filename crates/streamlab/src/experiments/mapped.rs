@@ -8,11 +8,16 @@ use streamlab_results::experiments::mapped::{Mapped, MappedPoint, MappedResult, 
 use streamlab_results::saved::IssueOrder;
 use streamlab_results::saved::Params as _;
 
-use super::sincos::{Buffers, THREADS, check};
-use super::{Context, Run, RunError, StageSampler, chunks, issue_iteration, series};
+use crate::sincos::{Buffers, THREADS, check};
+use super::{Context, Run, RunError};
+use streamlab_results::spread::chunks;
+use crate::measure::{issue_iteration, series, StageSampler};
 use crate::runtime::{MappedBuffer, Region, RuntimeError, Shape, Stream};
 
 impl Run for Mapped {
+    const ABOUT: &'static str = "The sincos kernel on mapped (zero-copy) pinned host memory against streamed \
+        copies, over the overlap map's sizes";
+
     fn run(ctx: &Context, p: &Params) -> Result<MappedResult, RunError> {
         p.validate()?;
         let gpu = ctx.gpu;

@@ -17,7 +17,8 @@ use streamlab_results::experiments::matmul_streams::{MatmulStreams, MatmulStream
 use streamlab_results::saved::timeline::{OpKind, TraceReference};
 use streamlab_results::saved::{Params as _, Verification};
 
-use super::{Context, Run, RunError, wants_round};
+use super::{Context, Run, RunError};
+use crate::measure::{wants_round};
 use crate::runtime::gate::Gate;
 use crate::runtime::trace;
 use crate::runtime::{DeviceBuffer, Function, Gpu, Region, RuntimeError, Shape, Stream};
@@ -32,6 +33,10 @@ struct Product {
 type MatmulFn = Function<<matmul as Kernel>::Args>;
 
 impl Run for MatmulStreams {
+    const ABOUT: &'static str = "16 independent naive matrix products over 1..=16 streams (product i on stream \
+        i % s): time per stream count, speedup, and the ceil(16/s) tasks-per-stream \
+        model behind the plateaus";
+
     fn run(ctx: &Context, p: &Params) -> Result<MatmulStreamsResult, RunError> {
         p.validate()?;
         let gpu = ctx.gpu;

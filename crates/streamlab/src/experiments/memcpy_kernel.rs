@@ -28,7 +28,9 @@ use streamlab_results::experiments::memcpy_kernel::{
 use streamlab_results::saved::timeline::{OpKind, Timeline, TraceReference};
 use streamlab_results::saved::{Params as _, Verification};
 
-use super::{Context, Run, RunError, StageSampler, chunks, series};
+use super::{Context, Run, RunError};
+use streamlab_results::spread::chunks;
+use crate::measure::{series, StageSampler};
 use crate::runtime::gate::Gate;
 use crate::runtime::trace;
 use crate::runtime::{
@@ -145,6 +147,12 @@ impl Launcher<'_> {
 }
 
 impl Run for MemcpyKernel {
+    const ABOUT: &'static str = "The CUDA Handbook's AddKernel shmoo: sequential HtoD, kernel, DtoH and total \
+        against the streamed version (all copies in, all kernels, all copies out) for \
+        each cycles value, alternating, with speedup and the reachable bound (copies \
+        both ways at the measured rate, fill and drain). The cycles range is extended \
+        until the kernel outlasts the copies";
+
     fn run(ctx: &Context, p: &Params) -> Result<MemcpyKernelResult, RunError> {
         p.validate()?;
         let gpu = ctx.gpu;

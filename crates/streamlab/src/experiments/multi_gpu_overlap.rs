@@ -26,11 +26,10 @@ use streamlab_results::saved::timeline::OpKind;
 use streamlab_results::saved::{IssueOrder, Params as _, StageTimes};
 use streamlab_results::spread::{self, Devices, Share};
 
-use super::sincos::{SincosFn, check, fill_inputs, issue_op};
-use super::{
-    Context, Rebind, Run, RunError, StageSampler, chosen_gpus, chunks, issue_iteration, series,
-    several_gpus, wants_round,
-};
+use crate::sincos::{SincosFn, check, fill_inputs, issue_op};
+use super::{Context, Rebind, Run, RunError, chosen_gpus, several_gpus};
+use streamlab_results::spread::chunks;
+use crate::measure::{issue_iteration, series, StageSampler, wants_round};
 use crate::runtime::peer::portable_pinned;
 use crate::runtime::{DeviceBuffer, Gpu, PinnedBuffer, RuntimeError, Stream};
 
@@ -252,6 +251,13 @@ fn batch(
 }
 
 impl Run for MultiGpuOverlap {
+    const ABOUT: &'static str = "sincos-overlap's pipeline spread over several GPUs (needs two or more): the \
+        array split evenly over --devices, each GPU running asynchronous 2 over \
+        --streams streams from host memory pinned for every GPU, host-timed, against \
+        the same work on the first GPU alone: the speedup beside its bound (the \
+        slowest GPU's own pipeline or the host link every GPU shares, whichever is \
+        larger)";
+
     fn unavailable(params: &Params) -> Result<Option<String>, RunError> {
         match several_gpus(MultiGpuOverlap::NAME, &params.devices)? {
             Devices::Chosen(_) => Ok(None),

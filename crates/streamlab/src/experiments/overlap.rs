@@ -24,7 +24,9 @@ use streamlab_results::saved::timeline::{OpKind, TraceReference};
 use streamlab_results::saved::{UsageError, Verification};
 use streamlab_results::stats::Series;
 
-use super::{Context, Run, RunError, StageSampler, chunks, issue_iteration, series};
+use super::{Context, Run, RunError};
+use streamlab_results::spread::chunks;
+use crate::measure::{issue_iteration, series, StageSampler};
 use crate::runtime::kernels::{DynamicFunction, Module};
 use crate::runtime::trace;
 use crate::runtime::{DeviceBuffer, PinnedBuffer, Region, RuntimeError, Shape, Stream};
@@ -34,6 +36,10 @@ use crate::verify::Bits;
 const TRACED_ITERATIONS: usize = 3;
 
 impl Run for Overlap {
+    const ABOUT: &'static str = "Your own element-wise kernel `name(input: &[T], output: &mut [T], …)` from a \
+        PTX file, sequential against split over streams: does it pay off, from which \
+        size, and how close to the bound";
+
     const IN_RUN_ALL: bool = false;
 
     fn run(ctx: &Context, p: &Params) -> Result<OverlapResult, RunError> {

@@ -15,8 +15,10 @@ use streamlab_results::saved::Params as _;
 use streamlab_results::saved::timeline::OpKind;
 use streamlab_results::stats::Series;
 
-use super::sincos::{Buffers, SincosFn, THREADS, check};
-use super::{Context, Run, RunError, StageSampler, chunks, issue_iteration, series};
+use crate::sincos::{Buffers, SincosFn, THREADS, check};
+use super::{Context, Run, RunError};
+use streamlab_results::spread::chunks;
+use crate::measure::{issue_iteration, series, StageSampler};
 use crate::runtime::{Gpu, Region, RuntimeError, Shape, Stream};
 
 /// Back-to-back operations per sample of a fixed cost.
@@ -25,6 +27,9 @@ const FIXED_COST_OPS: usize = 1000;
 const STAGE_SAMPLING: (usize, usize) = (5, 2);
 
 impl Run for OverlapMap {
+    const ABOUT: &'static str = "The sincos workload over array sizes × stream counts: where streams pay off, \
+        measured and predicted by a model built from measured costs";
+
     fn run(ctx: &Context, p: &Params) -> Result<OverlapMapResult, RunError> {
         p.validate()?;
         let gpu = ctx.gpu;

@@ -20,9 +20,8 @@ use streamlab_results::saved::Verification;
 
 use streamlab_results::spread::Devices;
 
-use super::{
-    Context, MAX_ROUNDS, Rebind, Run, RunError, chosen_gpus, series, several_gpus, wants_round,
-};
+use super::{Context, Rebind, Run, RunError, chosen_gpus, several_gpus};
+use crate::measure::{MAX_ROUNDS, series, wants_round};
 use crate::rng::Rng;
 use crate::runtime::{DeviceBuffer, Event, Gpu, PinnedBuffer, RuntimeError, Shape, Stream};
 
@@ -402,6 +401,11 @@ fn measure_pair(
 }
 
 impl Run for PeerCopy {
+    const ABOUT: &'static str = "Copies between GPUs (needs two or more): for every ordered pair of --devices, \
+        cuMemcpyPeerAsync with peer access off and on, one way and both ways at once, \
+        and a copy kernel pulling and pushing across the link, over sizes 4 KiB..1 \
+        GiB, as a GB/s matrix, with a small copy's latency";
+
     fn unavailable(params: &Params) -> Result<Option<String>, RunError> {
         match several_gpus(PeerCopy::NAME, &params.devices)? {
             Devices::Chosen(_) => Ok(None),

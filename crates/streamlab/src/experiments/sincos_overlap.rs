@@ -33,8 +33,10 @@ use streamlab_results::experiments::sincos_overlap::{
 use streamlab_results::saved::timeline::{OpKind, Timeline, TraceReference, TraceSource};
 use streamlab_results::saved::{IssueOrder, Params as _, Verification};
 
-use super::sincos::{Buffers, SincosFn, check};
-use super::{Context, Run, RunError, StageSampler, chunks, issue_iteration, series, wants_round};
+use crate::sincos::{Buffers, SincosFn, check};
+use super::{Context, Run, RunError};
+use streamlab_results::spread::chunks;
+use crate::measure::{issue_iteration, series, StageSampler, wants_round};
 use crate::runtime::trace;
 use crate::runtime::{Gpu, Region, RuntimeError, Stream};
 
@@ -48,6 +50,11 @@ const STAGE_SAMPLING: (usize, usize) = (5, 4);
 const REVISIT_WARMUP: usize = 2;
 
 impl Run for SincosOverlap {
+    const ABOUT: &'static str = "b = a + sqrt(sin² + cos²) over pinned floats: sequential (blocking copies) \
+        against asynchronous 1 (per stream: copy, kernel, copy) and 2 (all copies in, \
+        all kernels, all copies out) over --streams and a sweep, iterations back to \
+        back as in the blog, beside the bound: copies both ways at the measured rate";
+
     fn run(ctx: &Context, p: &Params) -> Result<SincosOverlapResult, RunError> {
         p.validate()?;
         let gpu = ctx.gpu;

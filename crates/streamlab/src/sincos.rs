@@ -1,5 +1,5 @@
-//! The sincos workload, shared by sincos-overlap, graph-overlap, overlap-map, mapped,
-//! compare-kernels and multi-gpu-overlap: `b[i] = a[i] + sqrt(sin(i)² + cos(i)²)` over
+//! The sincos workload, shared by every experiment that runs the blog's kernel:
+//! `b[i] = a[i] + sqrt(sin(i)² + cos(i)²)` over
 //! floats, its buffers, how one chunk is copied in, computed or copied out (on one GPU
 //! or on a GPU holding a share of the array), and its f64 reference.
 use std::ops::Range;
