@@ -41,27 +41,40 @@ pub trait Experiment: 'static {
         Vec::new()
     }
 
+    /// Every number derived from `result`: computed once for each result a run holds
+    /// ([`crate::run::SavedRun`]) and handed to every hook below.
     fn derive(result: &Self::Result) -> Self::Derived;
 
     /// Its tables, printed after it runs and shown in the report; `cuda` is the CUDA C++
-    /// twins' result, shown beside the Rust one where both ran.
-    fn tables(result: &Self::Result, cuda: Option<&Self::Result>) -> Vec<Table>;
+    /// twins' result with its derived numbers, shown beside the Rust one where both ran.
+    fn tables(
+        result: &Self::Result,
+        derived: &Self::Derived,
+        cuda: Option<With<'_, Self>>,
+    ) -> Vec<Table>;
     /// Its CSV, if it writes one.
-    fn csv(_result: &Self::Result) -> Option<String> {
+    fn csv(_result: &Self::Result, _derived: &Self::Derived) -> Option<String> {
         None
     }
     /// A second CSV beside it, `<stem>-<suffix>.csv`, where the first keeps a write-up's
     /// own format (matmul-streams' trials): `(suffix, contents)`.
-    fn csv_beside(_result: &Self::Result) -> Option<(&'static str, String)> {
+    fn csv_beside(
+        _result: &Self::Result,
+        _derived: &Self::Derived,
+    ) -> Option<(&'static str, String)> {
         None
     }
     /// Its section of the report: what it measures, its tables, bounds, charts and
     /// timelines.
-    fn section(result: &Self::Result, cuda: Option<&Self::Result>) -> Result<Section, ReportError>;
+    fn section(
+        result: &Self::Result,
+        derived: &Self::Derived,
+        cuda: Option<With<'_, Self>>,
+    ) -> Result<Section, ReportError>;
 
     /// Its headline under `summary.json`'s `experiments` (and `cuda_experiments`); `None`
     /// for one without a headline there.
-    fn summary(_result: &Self::Result) -> Option<Json> {
+    fn summary(_result: &Self::Result, _derived: &Self::Derived) -> Option<Json> {
         None
     }
     /// The line `run-all` prints for that headline.
@@ -71,7 +84,7 @@ pub trait Experiment: 'static {
     /// The keys it adds at the top level of `summary.json` (`null` when it did not run).
     const FACTS: &'static [&'static str] = &[];
     /// Their values, in the order of [`Experiment::FACTS`].
-    fn facts(_result: &Self::Result) -> Vec<Json> {
+    fn facts(_result: &Self::Result, _derived: &Self::Derived) -> Vec<Json> {
         Vec::new()
     }
     /// The lines `run-all` prints for those facts, labelled.
@@ -82,8 +95,38 @@ pub trait Experiment: 'static {
     /// noise: what `compare` sets side by side, and, for an experiment run with both
     /// kernel sets, what `summary.json`'s `experiment_rust_over_cuda` sums over the rows
     /// both measured.
-    fn measured_rows(result: &Self::Result) -> Vec<MeasuredRow>;
+    fn measured_rows(result: &Self::Result, derived: &Self::Derived) -> Vec<MeasuredRow>;
 }
+
+/// A result of experiment `E` with the numbers derived from it.
+pub type With<'a, E> = (
+    &'a <E as Experiment>::Result,
+    &'a <E as Experiment>::Derived,
+);
+
+/// The accessors every experiment's `impl Experiment` has ([`Experiment::params`] and
+/// the result's device, provenance and verification), for a result whose fields are named
+/// `params`, `device`, `provenance` and `verification`, as every one's is.
+macro_rules! result_fields {
+    () => {
+        fn params(result: &Self::Result) -> &Self::Params {
+            &result.params
+        }
+        fn device(result: &Self::Result) -> &$crate::saved::DeviceInfo {
+            &result.device
+        }
+        fn provenance(result: &Self::Result) -> &$crate::saved::Provenance {
+            &result.provenance
+        }
+        fn provenance_mut(result: &mut Self::Result) -> &mut $crate::saved::Provenance {
+            &mut result.provenance
+        }
+        fn verification(result: &Self::Result) -> &$crate::saved::Verification {
+            &result.verification
+        }
+    };
+}
+pub(crate) use result_fields;
 
 /// One measured number of a result.
 #[derive(Debug, Clone, PartialEq)]

@@ -12,7 +12,7 @@ use serde::Serialize;
 use crate::derived::rates::{NOISY_LINK, link_moved};
 use crate::derived::summary::{Entries, Json, LinkSteady, RunStatus, RunSummary};
 use crate::derived::trace::{self, TraceChecks};
-use crate::experiment::{Experiment, MeasuredRow};
+use crate::experiment::{Experiment, MeasuredRow, With};
 use crate::experiments::{self, Visit};
 use crate::folder::{self, FolderError};
 use crate::report::document::Document;
@@ -22,11 +22,13 @@ use crate::report::{ReportError, html, markdown};
 use crate::saved::{DeviceInfo, KernelSet, Provenance, files};
 use crate::stats;
 
-/// One saved result: which experiment, which kernel set, and the result itself.
+/// One saved result: which experiment, which kernel set, the result itself and the
+/// numbers derived from it (derived once, when it is held).
 struct Saved {
     name: &'static str,
     set: KernelSet,
     result: Box<dyn Any + Send + Sync>,
+    derived: Box<dyn Any>,
 }
 
 /// Everything a results folder holds.
@@ -151,29 +153,48 @@ impl SavedRun {
         missing.2
     }
 
-    /// Hold `result` of experiment `E` measured with `set`, in place of any before.
+    /// Hold `result` of experiment `E` measured with `set`, in place of any before, with
+    /// the numbers derived from it.
     pub fn insert<E: Experiment>(&mut self, set: KernelSet, result: E::Result) {
         self.results
             .retain(|s| !(s.name == E::NAME && s.set == set));
+        let derived = E::derive(&result);
         self.results.push(Saved {
             name: E::NAME,
             set,
             result: Box::new(result),
+            derived: Box::new(derived),
         });
     }
 
     /// Experiment `E`'s result measured with `set`, if the folder has it.
     pub fn get<E: Experiment>(&self, set: KernelSet) -> Option<&E::Result> {
-        (self.results.iter())
-            .find(|s| s.name == E::NAME && s.set == set)
-            .and_then(|s| s.result.downcast_ref())
+        self.with::<E>(set).map(|(r, _)| r)
     }
 
-    /// The same, to change (tests break results this way).
-    pub fn get_mut<E: Experiment>(&mut self, set: KernelSet) -> Option<&mut E::Result> {
-        (self.results.iter_mut())
-            .find(|s| s.name == E::NAME && s.set == set)
-            .and_then(|s| s.result.downcast_mut())
+    /// The same with the numbers derived from it.
+    pub fn with<E: Experiment>(&self, set: KernelSet) -> Option<With<'_, E>> {
+        let saved = (self.results.iter()).find(|s| s.name == E::NAME && s.set == set)?;
+        Some((saved.result.downcast_ref()?, saved.derived.downcast_ref()?))
+    }
+
+    /// Change experiment `E`'s result measured with `set` by `edit` (tests break results
+    /// this way), deriving its numbers again; false where the run has none.
+    pub fn edit<E: Experiment>(
+        &mut self,
+        set: KernelSet,
+        edit: impl FnOnce(&mut E::Result),
+    ) -> bool {
+        let found = (self.results.iter_mut()).find(|s| s.name == E::NAME && s.set == set);
+        let Some(saved) = found else {
+            return false;
+        };
+        let Some(result) = saved.result.downcast_mut::<E::Result>() else {
+            return false;
+        };
+        edit(result);
+        saved.derived = Box::new(E::derive(result));
+        true
     }
 }
 
@@ -225,28 +246,29 @@ fn identities(run: &SavedRun) -> Vec<(String, RunIdentity)> {
 struct SavedFile<'a, R: Serialize, D: Serialize> {
     #[serde(flatten)]
     result: &'a R,
-    derived: D,
+    derived: &'a D,
     trace_checks: &'a [TraceChecks],
 }
 
-/// The files of experiment `E`'s `result` measured with `set`: its JSON (with its
-/// derived numbers and `checks`, the checks of its traced timelines) and its CSV.
+/// The files of experiment `E`'s result (with its derived numbers) measured with `set`:
+/// its JSON (with its derived numbers and `checks`, the checks of its traced timelines)
+/// and its CSV.
 fn result_files<E: Experiment>(
-    result: &E::Result,
+    (result, derived): With<'_, E>,
     set: KernelSet,
     checks: &[TraceChecks],
 ) -> Result<Vec<(String, String)>, FolderError> {
     let file = SavedFile {
         result,
-        derived: E::derive(result),
+        derived,
         trace_checks: checks,
     };
     let name = files::json(E::NAME, set);
     let json = folder::to_json(&name, &file)?;
     let mut out = vec![(name, json)];
-    out.extend(E::csv(result).map(|csv| (files::csv(E::NAME, set), csv)));
+    out.extend(E::csv(result, derived).map(|csv| (files::csv(E::NAME, set), csv)));
     out.extend(
-        E::csv_beside(result)
+        E::csv_beside(result, derived)
             .map(|(suffix, csv)| (format!("{}-{suffix}.csv", files::stem(E::NAME, set)), csv)),
     );
     Ok(out)
@@ -258,28 +280,30 @@ fn trace_checks<E: Experiment>(result: &E::Result) -> Vec<TraceChecks> {
 }
 
 /// Write experiment `E`'s `result` measured with `set` into `dir`: its JSON and its
-/// CSV, each whole. Returns the checks of its traced timelines.
+/// CSV, each whole. Returns the checks of its traced timelines and the numbers derived
+/// from it.
 pub fn save<E: Experiment>(
     dir: &Path,
     result: &E::Result,
     set: KernelSet,
-) -> Result<Vec<TraceChecks>, FolderError> {
+) -> Result<(Vec<TraceChecks>, E::Derived), FolderError> {
     let checks = trace_checks::<E>(result);
-    for (name, contents) in result_files::<E>(result, set, &checks)? {
+    let derived = E::derive(result);
+    for (name, contents) in result_files::<E>((result, &derived), set, &checks)? {
         folder::write_atomic(dir, &name, contents.as_bytes())?;
     }
-    Ok(checks)
+    Ok((checks, derived))
 }
 
 /// The table printed after experiment `E` ran with `set`: its heading, whether it is
 /// complete, its tables and its verification.
-pub fn printed<E: Experiment>(result: &E::Result, set: KernelSet) -> String {
+pub fn printed<E: Experiment>((result, derived): With<'_, E>, set: KernelSet) -> String {
     let mut out = format!(
         "\n{}\n{}",
         table::heading(E::NAME, set),
         table::incomplete(E::provenance(result).complete)
     );
-    for t in E::tables(result, None) {
+    for t in E::tables(result, derived, None) {
         out += &t.text();
     }
     let _ = writeln!(out, "verification: {}", E::verification(result).detail);
@@ -292,7 +316,7 @@ pub fn tables(run: &SavedRun) -> String {
     impl Visit for Print<'_> {
         fn visit<E: Experiment>(&mut self) {
             for &set in sets::<E>() {
-                if let Some(r) = self.0.get::<E>(set) {
+                if let Some(r) = self.0.with::<E>(set) {
                     self.1 += &printed::<E>(r, set);
                 }
             }
@@ -336,27 +360,29 @@ pub fn summarize(run: &SavedRun, status: RunStatus) -> Option<RunSummary> {
     }
     impl Visit for Summarize<'_> {
         fn visit<E: Experiment>(&mut self) {
-            let rust = self.run.get::<E>(KernelSet::Rust);
-            if let Some(probe) = rust.and_then(|r| E::provenance(r).link.as_ref()) {
+            let rust = self.run.with::<E>(KernelSet::Rust);
+            if let Some(probe) = rust.and_then(|(r, _)| E::provenance(r).link.as_ref()) {
                 let (_, _, moved) = link_moved(probe);
                 self.link_moved
                     .push(E::NAME, crate::experiment::json(&moved));
             }
-            let headline = rust.and_then(E::summary);
+            let summary = |(r, d): With<'_, E>| E::summary(r, d);
+            let rows = |(r, d): With<'_, E>| E::measured_rows(r, d);
+            let headline = rust.and_then(summary);
             if E::USES_KERNEL_SETS {
-                let cuda = self.run.get::<E>(KernelSet::Cuda);
+                let cuda = self.run.with::<E>(KernelSet::Cuda);
                 self.experiments
                     .push(E::NAME, headline.unwrap_or(Json::Null));
                 self.cuda
-                    .push(E::NAME, cuda.and_then(E::summary).unwrap_or(Json::Null));
+                    .push(E::NAME, cuda.and_then(summary).unwrap_or(Json::Null));
                 let ratio = rust
                     .zip(cuda)
-                    .and_then(|(r, c)| rust_over_cuda(&E::measured_rows(r), &E::measured_rows(c)));
+                    .and_then(|(r, c)| rust_over_cuda(&rows(r), &rows(c)));
                 self.ratios.push(E::NAME, crate::experiment::json(&ratio));
             } else if let Some(h) = headline {
                 self.experiments.push(E::NAME, h);
             }
-            let facts = rust.map(E::facts).unwrap_or_default();
+            let facts = rust.map(|(r, d)| E::facts(r, d)).unwrap_or_default();
             for (i, key) in E::FACTS.iter().enumerate() {
                 self.facts
                     .push(key, facts.get(i).cloned().unwrap_or(Json::Null));
@@ -498,9 +524,9 @@ fn banner(run: &SavedRun) -> Option<String> {
 
 /// The line `run-all` prints for `r`'s headline, or for its facts where it has no
 /// headline, as one sentence.
-fn headline_or_facts<E: Experiment>(r: &E::Result) -> Option<String> {
-    let line = E::summary(r).and_then(|j| E::headline(&j)).or_else(|| {
-        let facts = E::facts(r);
+fn headline_or_facts<E: Experiment>((r, d): With<'_, E>) -> Option<String> {
+    let line = E::summary(r, d).and_then(|j| E::headline(&j)).or_else(|| {
+        let facts = E::facts(r, d);
         let lines = E::fact_lines(&facts.iter().collect::<Vec<_>>());
         (!lines.is_empty()).then(|| {
             (lines.iter())
@@ -514,9 +540,9 @@ fn headline_or_facts<E: Experiment>(r: &E::Result) -> Option<String> {
 
 /// The section's note on noise: which of its measured rows (both kernel sets') ended above
 /// the noise target.
-fn noise_note<E: Experiment>(rust: &E::Result, cuda: Option<&E::Result>) -> String {
-    let labelled = |r: &E::Result, prefix: &str| -> Vec<(String, f64)> {
-        (E::measured_rows(r).into_iter())
+fn noise_note<E: Experiment>(rust: With<'_, E>, cuda: Option<With<'_, E>>) -> String {
+    let labelled = |(r, d): With<'_, E>, prefix: &str| -> Vec<(String, f64)> {
+        (E::measured_rows(r, d).into_iter())
             .map(|row| {
                 (
                     format!("{prefix}{}", row.label),
@@ -540,12 +566,12 @@ pub fn document(run: &SavedRun) -> Result<Document, ReportError> {
             if self.2.is_some() {
                 return;
             }
-            if let Some(r) = self.0.get::<E>(KernelSet::Rust) {
-                let cuda = self.0.get::<E>(KernelSet::Cuda);
-                match E::section(r, cuda) {
+            if let Some(rust) = self.0.with::<E>(KernelSet::Rust) {
+                let cuda = self.0.with::<E>(KernelSet::Cuda);
+                match E::section(rust.0, rust.1, cuda) {
                     Ok(mut s) => {
-                        s.verdict = s.lead(headline_or_facts::<E>(r));
-                        s.note("Noise", noise_note::<E>(r, cuda));
+                        s.verdict = s.lead(headline_or_facts::<E>(rust));
+                        s.note("Noise", noise_note::<E>(rust, cuda));
                         self.1.push(s)
                     }
                     Err(e) => self.2 = Some(e),
@@ -617,8 +643,8 @@ fn result_outputs(run: &SavedRun) -> Result<Vec<(String, String)>, ReportError> 
     impl Visit for Files<'_> {
         fn visit<E: Experiment>(&mut self) {
             for &set in sets::<E>() {
-                if let (Some(r), None) = (self.0.get::<E>(set), &self.2) {
-                    match result_files::<E>(r, set, &trace_checks::<E>(r)) {
+                if let (Some(r), None) = (self.0.with::<E>(set), &self.2) {
+                    match result_files::<E>(r, set, &trace_checks::<E>(r.0)) {
                         Ok(files) => self.1.extend(files),
                         Err(e) => self.2 = Some(e),
                     }

@@ -384,9 +384,10 @@ fn one_experiment_alone_renders_its_section_without_headlines() {
 #[test]
 fn a_backwards_timeline_is_an_error_not_a_panic() {
     let mut run = SavedRun::load(&h100()).unwrap();
-    let sincos = run.get_mut::<SincosOverlap>(KernelSet::Rust).unwrap();
-    let op = &mut sincos.timelines[0].ops[0];
-    op.end_ms = op.start_ms - 1.0;
+    assert!(run.edit::<SincosOverlap>(KernelSet::Rust, |sincos| {
+        let op = &mut sincos.timelines[0].ops[0];
+        op.end_ms = op.start_ms - 1.0;
+    }));
     match document(&run) {
         Err(ReportError::Invalid(message)) => assert!(message.contains("runs from"), "{message}"),
         other => panic!(

@@ -433,7 +433,7 @@ impl Session {
     /// Write one result's JSON and CSV, print its table and what its traces and the link
     /// probes say, and note its failed checks.
     fn save<E: Run>(&mut self, result: &E::Result, set: KernelSet) -> Result<(), AppError> {
-        let trace_checks = results::save::<E>(&self.out, result, set)?;
+        let (trace_checks, derived) = results::save::<E>(&self.out, result, set)?;
         let verification = E::verification(result);
         if !verification.passed {
             self.failures
@@ -446,7 +446,7 @@ impl Session {
                 eprintln!("note: marked disturbed: {disturbed}");
             }
         }
-        print!("{}", results::printed::<E>(result, set));
+        print!("{}", results::printed::<E>((result, &derived), set));
         for t in &trace_checks {
             if let Some(o) = &t.occupancy {
                 println!("{}: {}", t.title, o.describe());

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use crate::derived::rates::{link_moved, link_spread};
 use crate::derived::summary::{Json, RunStatus, RunSummary};
-use crate::experiment::{Experiment, MeasuredRow};
+use crate::experiment::{Experiment, MeasuredRow, With};
 use crate::experiments::{self, Visit};
 use crate::folder::{self, FolderError};
 use crate::report::chart::{BOUND_COLOR, BarSeries, Level, PALETTE, XAxis, YScale};
@@ -397,16 +397,16 @@ fn rows_table<E: Experiment>(
     link_spread: f64,
     set: KernelSet,
     heads: (&str, &str),
-    a: &E::Result,
-    b: &E::Result,
+    a: With<'_, E>,
+    b: With<'_, E>,
 ) -> (
     MarkedTable,
     Vec<ComparedRow>,
     Vec<(String, String)>,
     FigureModel,
 ) {
-    let keyed = |r: &E::Result| -> Vec<(String, MeasuredRow)> {
-        (E::measured_rows(r).into_iter())
+    let keyed = |(r, d): With<'_, E>| -> Vec<(String, MeasuredRow)> {
+        (E::measured_rows(r, d).into_iter())
             .map(|row| (row.key.clone(), row))
             .collect()
     };
@@ -648,8 +648,8 @@ fn section<E: Experiment>(
     };
     let mut any = false;
     for &set in sets::<E>() {
-        let (x, y) = (a.run.get::<E>(set), b.run.get::<E>(set));
-        let (x, y) = match (x, y) {
+        let (x, y) = (a.run.with::<E>(set), b.run.with::<E>(set));
+        let ((x, x_derived), (y, y_derived)) = match (x, y) {
             (Some(x), Some(y)) => (x, y),
             (None, None) => continue,
             (x, _) => {
@@ -698,8 +698,14 @@ fn section<E: Experiment>(
         }
         let probes = [x, y].map(|r| E::provenance(r).link.as_ref());
         let spread = link_spread(probes.into_iter().flatten());
-        let (t, rows, notes, figure) =
-            rows_table::<E>(rule, spread.unwrap_or(0.0), set, heads, x, y);
+        let (t, rows, notes, figure) = rows_table::<E>(
+            rule,
+            spread.unwrap_or(0.0),
+            set,
+            heads,
+            (x, x_derived),
+            (y, y_derived),
+        );
         let crossing = rows.iter().filter(|r| r.over_link).count();
         if let Some(moved) = spread.filter(|m| *m > rule.min_change && crossing > 0) {
             sec.notes.push((

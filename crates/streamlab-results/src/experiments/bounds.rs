@@ -5,7 +5,7 @@ use crate::derived::summary::Json;
 use serde::{Deserialize, Serialize};
 
 use crate::derived::rates::{gbps, median_rates};
-use crate::experiment::{self, Experiment, MS, MeasuredRow};
+use crate::experiment::{self, Experiment, MS, MeasuredRow, With};
 use crate::report::ReportError;
 use crate::report::section::{BOUND_NOTE, Section};
 use crate::report::table::{Columns, Table, noise, num};
@@ -116,9 +116,8 @@ struct PathRow {
     gbps: Option<f64>,
 }
 
-/// Every path of `b`, with its median, noise and rate.
-fn paths(b: &BoundsResult) -> Vec<PathRow> {
-    let s = Bounds::derive(b);
+/// Every path of `b` (whose derived numbers are `s`), with its median, noise and rate.
+fn paths(b: &BoundsResult, s: &BoundsSummary) -> Vec<PathRow> {
     let c = &b.copies;
     let row = |path, series: &Series, gbps| PathRow {
         path,
@@ -171,26 +170,12 @@ impl Experiment for Bounds {
     type Result = BoundsResult;
     type Derived = BoundsSummary;
 
-    fn params(result: &BoundsResult) -> &Params {
-        &result.params
-    }
-    fn device(result: &BoundsResult) -> &DeviceInfo {
-        &result.device
-    }
-    fn provenance(result: &BoundsResult) -> &Provenance {
-        &result.provenance
-    }
-    fn provenance_mut(result: &mut BoundsResult) -> &mut Provenance {
-        &mut result.provenance
-    }
-    fn verification(result: &BoundsResult) -> &Verification {
-        &result.verification
-    }
+    experiment::result_fields!();
     fn stage_times(result: &BoundsResult) -> Vec<&StageTimes> {
         vec![&result.copies]
     }
 
-    fn measured_rows(b: &BoundsResult) -> Vec<MeasuredRow> {
+    fn measured_rows(b: &BoundsResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
         vec![
             MeasuredRow::median("htod", "HtoD alone", &b.copies.htod, MS).over_link(),
             MeasuredRow::median("dtoh", "DtoH alone", &b.copies.dtoh, MS).over_link(),
@@ -219,21 +204,21 @@ impl Experiment for Bounds {
         }
     }
 
-    fn tables(b: &BoundsResult, _cuda: Option<&BoundsResult>) -> Vec<Table> {
+    fn tables(b: &BoundsResult, derived: &Self::Derived, _cuda: Option<With<'_, Self>>) -> Vec<Table> {
         let mib = b.copies.bytes as f64 / (1u64 << 20) as f64;
-        vec![columns().table(Some(format!("{mib:.0} MiB per copy (medians)")), &paths(b))]
+        vec![columns().table(Some(format!("{mib:.0} MiB per copy (medians)")), &paths(b, derived))]
     }
 
-    fn csv(b: &BoundsResult) -> Option<String> {
-        Some(columns().csv(&paths(b)))
+    fn csv(b: &BoundsResult, derived: &Self::Derived) -> Option<String> {
+        Some(columns().csv(&paths(b, derived)))
     }
 
-    fn section(b: &BoundsResult, _cuda: Option<&BoundsResult>) -> Result<Section, ReportError> {
-        let s = Bounds::derive(b);
+    fn section(b: &BoundsResult, derived: &Self::Derived, _cuda: Option<With<'_, Self>>) -> Result<Section, ReportError> {
+        let s = derived;
         let mut sec = experiment::section::<Bounds>(
             "The physical limits, as measured",
             "Copies of pinned host memory each way alone and both ways at once, a device-to-device copy, and an empty kernel's launch, timed with events. Every bound in this report is built from figures like these, measured in the same run as what it bounds.", b);
-        sec.tables = Bounds::tables(b, None);
+        sec.tables = Self::tables(b, derived, None);
         sec.note(
             "Both ways",
             format!(
@@ -246,8 +231,8 @@ impl Experiment for Bounds {
     }
 
     const FACTS: &'static [&'static str] = &["bounds"];
-    fn facts(b: &BoundsResult) -> Vec<Json> {
-        vec![experiment::json(&Bounds::derive(b))]
+    fn facts(_b: &BoundsResult, derived: &Self::Derived) -> Vec<Json> {
+        vec![experiment::json(derived)]
     }
     fn fact_lines(facts: &[&Json]) -> Vec<(String, String)> {
         (facts.first().and_then(|v| experiment::parse::<BoundsSummary>(v)))

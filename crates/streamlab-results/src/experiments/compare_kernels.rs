@@ -7,7 +7,7 @@ use crate::card::KernelCard;
 use crate::derived::summary::Json;
 use serde::{Deserialize, Serialize};
 
-use crate::experiment::{self, Experiment, MS, MeasuredRow};
+use crate::experiment::{self, Experiment, MS, MeasuredRow, With};
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, BarSeries, Level, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank};
@@ -447,23 +447,9 @@ impl Experiment for CompareKernels {
     type Result = KernelComparison;
     type Derived = ComparisonAnalysis;
 
-    fn params(result: &KernelComparison) -> &Params {
-        &result.params
-    }
-    fn device(result: &KernelComparison) -> &DeviceInfo {
-        &result.device
-    }
-    fn provenance(result: &KernelComparison) -> &Provenance {
-        &result.provenance
-    }
-    fn provenance_mut(result: &mut KernelComparison) -> &mut Provenance {
-        &mut result.provenance
-    }
-    fn verification(result: &KernelComparison) -> &Verification {
-        &result.verification
-    }
+    experiment::result_fields!();
 
-    fn measured_rows(c: &KernelComparison) -> Vec<MeasuredRow> {
+    fn measured_rows(c: &KernelComparison, _derived: &Self::Derived) -> Vec<MeasuredRow> {
         let mut rows = Vec::new();
         for k in &c.cases {
             let form = k.form.map_or("", KernelForm::label);
@@ -492,9 +478,9 @@ impl Experiment for CompareKernels {
         analyze(c)
     }
 
-    fn tables(c: &KernelComparison, _cuda: Option<&KernelComparison>) -> Vec<Table> {
+    fn tables(c: &KernelComparison, derived: &Self::Derived, _cuda: Option<With<'_, Self>>) -> Vec<Table> {
         let caption = "median ms per launch (quartiles in brackets)".to_owned();
-        let cases = analyze(c).cases;
+        let cases = &derived.cases;
         let mut tables = vec![columns(c).table(Some(caption), &cases)];
         let math: Vec<CaseRatio> = (cases.iter())
             .filter(|k| k.max_ulps.is_some())
@@ -511,18 +497,15 @@ impl Experiment for CompareKernels {
         tables
     }
 
-    fn csv(c: &KernelComparison) -> Option<String> {
-        Some(card_csv_columns(columns(c)).csv(&analyze(c).cases))
+    fn csv(c: &KernelComparison, derived: &Self::Derived) -> Option<String> {
+        Some(card_csv_columns(columns(c)).csv(&derived.cases))
     }
 
-    fn section(
-        c: &KernelComparison,
-        _cuda: Option<&KernelComparison>,
-    ) -> Result<Section, ReportError> {
+    fn section(c: &KernelComparison, derived: &Self::Derived, _cuda: Option<With<'_, Self>>) -> Result<Section, ReportError> {
         let mut sec = experiment::section::<CompareKernels>(
             "Rust against CUDA C++: the same kernels",
             "Each kernel in Rust and its CUDA C++ twin, written statement for statement alike, launched alternately on one stream and timed with events. Each exists in a plain form (the write-ups' algorithm with checked indexing: the naive matmul loop, AddKernel's volatile local, separate sinf and cosf), a safe form (no unsafe in the kernel body: slices and iterators with each check once per row or column, core::hint::black_box for AddKernel's loop, one sincosf) and a tuned form (raw pointers and unchecked indexing, batched matmul loads, AddKernel's register behind an assembly barrier, one sincosf); a ratio always compares the same form. The C++ twins of the safe forms check what the Rust ones check; AddKernel's has no black_box to mirror and keeps the tuned register barrier, so its ratio is what black_box costs.", c);
-        sec.tables = CompareKernels::tables(c, None);
+        sec.tables = Self::tables(c, derived, None);
         sec.note(
             "Math libraries",
             "The Rust sincos kernels call the libm crate (a port of musl's sinf, cosf and sincosf, compiled into the PTX with the kernel); the CUDA C++ twins call CUDA's own math library (sinf, cosf, sincosf from libdevice). Both are checked against an f64 reference on the CPU.",
@@ -543,7 +526,7 @@ impl Experiment for CompareKernels {
                 c.cuda_build.ptx_target
             ),
         );
-        sec.figures = draw(figures(&analyze(c)));
+        sec.figures = draw(figures(derived));
         Ok(sec)
     }
 
@@ -552,8 +535,8 @@ impl Experiment for CompareKernels {
         "rust_over_cuda_safe",
         "rust_over_cuda_plain",
     ];
-    fn facts(c: &KernelComparison) -> Vec<Json> {
-        let a = analyze(c);
+    fn facts(_c: &KernelComparison, derived: &Self::Derived) -> Vec<Json> {
+        let a = derived;
         vec![
             experiment::json(&a.tuned),
             experiment::json(&a.safe),

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::derived::summary::Json;
 use crate::derived::trace::{self, BreakKind};
-use crate::experiment::{self, Experiment, MS, MeasuredRow, verdict};
+use crate::experiment::{self, Experiment, MS, MeasuredRow, verdict, With};
 use crate::report::ReportError;
 use crate::report::chart::{BarSeries, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank};
@@ -451,21 +451,7 @@ impl Experiment for ConcurrencyBreaks {
     type Result = ConcurrencyBreaksResult;
     type Derived = BreaksAnalysis;
 
-    fn params(result: &ConcurrencyBreaksResult) -> &Params {
-        &result.params
-    }
-    fn device(result: &ConcurrencyBreaksResult) -> &DeviceInfo {
-        &result.device
-    }
-    fn provenance(result: &ConcurrencyBreaksResult) -> &Provenance {
-        &result.provenance
-    }
-    fn provenance_mut(result: &mut ConcurrencyBreaksResult) -> &mut Provenance {
-        &mut result.provenance
-    }
-    fn verification(result: &ConcurrencyBreaksResult) -> &Verification {
-        &result.verification
-    }
+    experiment::result_fields!();
     fn timelines(result: &ConcurrencyBreaksResult) -> Vec<&Timeline> {
         result
             .cases
@@ -474,7 +460,7 @@ impl Experiment for ConcurrencyBreaks {
             .collect()
     }
 
-    fn measured_rows(r: &ConcurrencyBreaksResult) -> Vec<MeasuredRow> {
+    fn measured_rows(r: &ConcurrencyBreaksResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
         (r.cases.iter())
             .map(|c| MeasuredRow::median(c.case.label(), c.case.label(), &c.time, MS).over_link())
             .collect()
@@ -484,29 +470,26 @@ impl Experiment for ConcurrencyBreaks {
         analyze(r)
     }
 
-    fn tables(r: &ConcurrencyBreaksResult, _cuda: Option<&ConcurrencyBreaksResult>) -> Vec<Table> {
+    fn tables(r: &ConcurrencyBreaksResult, derived: &Self::Derived, _cuda: Option<With<'_, Self>>) -> Vec<Table> {
         vec![columns().table(
             Some(format!(
                 "medians of {} back-to-back iterations per sample; cost: ms per iteration over the clean pipeline on streams of the same kind",
                 r.params.iterations
             )),
-            &analyze(r).rows,
+            &derived.rows,
         )]
     }
 
-    fn csv(r: &ConcurrencyBreaksResult) -> Option<String> {
-        Some(columns().csv(&analyze(r).rows))
+    fn csv(_r: &ConcurrencyBreaksResult, derived: &Self::Derived) -> Option<String> {
+        Some(columns().csv(&derived.rows))
     }
 
-    fn section(
-        r: &ConcurrencyBreaksResult,
-        _cuda: Option<&ConcurrencyBreaksResult>,
-    ) -> Result<Section, ReportError> {
-        let a = analyze(r);
+    fn section(r: &ConcurrencyBreaksResult, derived: &Self::Derived, _cuda: Option<With<'_, Self>>) -> Result<Section, ReportError> {
+        let a = derived;
         let mut sec = experiment::section::<ConcurrencyBreaks>(
             "concurrency-breaks: what stalls the overlap",
             "The memcpy-kernel pipeline over the streams (every chunk copied in, every AddKernel, every copy out; iterations back to back), clean and with one break in every iteration, after the CUDA Handbook's 6.5.3: the legacy NULL stream waits for every blocking stream's earlier work and holds back their later work, so anything on it (an asynchronous copy, a call that takes no stream) stalls the overlap; pageable copies and host calls that wait for the GPU stop the host issuing. Each case is timed against its clean pipeline and traced, and the break detector reads its timeline.", r);
-        sec.tables = ConcurrencyBreaks::tables(r, None);
+        sec.tables = Self::tables(r, derived, None);
         let c = &r.calibration;
         sec.note(
             "Kernel",
@@ -551,8 +534,8 @@ impl Experiment for ConcurrencyBreaks {
         Ok(sec)
     }
 
-    fn summary(r: &ConcurrencyBreaksResult) -> Option<Json> {
-        let a = analyze(r);
+    fn summary(r: &ConcurrencyBreaksResult, derived: &Self::Derived) -> Option<Json> {
+        let a = derived;
         let costliest = (a.rows.iter()).max_by(|x, y| x.over_clean.total_cmp(&y.over_clean));
         Some(experiment::json(&BreaksSummary {
             verified: r.verification.passed,

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::derived::pipeline::{self, Bound};
 use crate::derived::rates::{chunks_noise, pipeline_stages};
-use crate::experiment::{self, Experiment, MS, MeasuredRow, verdict};
+use crate::experiment::{self, Experiment, MS, MeasuredRow, verdict, With};
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
@@ -390,26 +390,12 @@ impl Experiment for GraphOverlap {
     type Result = GraphOverlapResult;
     type Derived = GraphAnalysis;
 
-    fn params(result: &GraphOverlapResult) -> &Params {
-        &result.params
-    }
-    fn device(result: &GraphOverlapResult) -> &DeviceInfo {
-        &result.device
-    }
-    fn provenance(result: &GraphOverlapResult) -> &Provenance {
-        &result.provenance
-    }
-    fn provenance_mut(result: &mut GraphOverlapResult) -> &mut Provenance {
-        &mut result.provenance
-    }
-    fn verification(result: &GraphOverlapResult) -> &Verification {
-        &result.verification
-    }
+    experiment::result_fields!();
     fn stage_times(result: &GraphOverlapResult) -> Vec<&StageTimes> {
         result.stages.iter().collect()
     }
 
-    fn measured_rows(r: &GraphOverlapResult) -> Vec<MeasuredRow> {
+    fn measured_rows(r: &GraphOverlapResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
         let mut rows = Vec::new();
         for p in &r.points {
             let key = format!("{}/{}/{}", p.variant.short(), p.chunks, p.issue.label());
@@ -439,32 +425,29 @@ impl Experiment for GraphOverlap {
         analyze(r)
     }
 
-    fn tables(r: &GraphOverlapResult, _cuda: Option<&GraphOverlapResult>) -> Vec<Table> {
-        vec![columns().table(Some("medians, ms per iteration".into()), &analyze(r).rows)]
+    fn tables(_r: &GraphOverlapResult, derived: &Self::Derived, _cuda: Option<With<'_, Self>>) -> Vec<Table> {
+        vec![columns().table(Some("medians, ms per iteration".into()), &derived.rows)]
     }
 
-    fn csv(r: &GraphOverlapResult) -> Option<String> {
-        Some(columns().csv(&analyze(r).rows))
+    fn csv(_r: &GraphOverlapResult, derived: &Self::Derived) -> Option<String> {
+        Some(columns().csv(&derived.rows))
     }
 
-    fn section(
-        r: &GraphOverlapResult,
-        _cuda: Option<&GraphOverlapResult>,
-    ) -> Result<Section, ReportError> {
+    fn section(r: &GraphOverlapResult, derived: &Self::Derived, _cuda: Option<With<'_, Self>>) -> Result<Section, ReportError> {
         let mut sec = experiment::section::<GraphOverlap>(
             "graph-overlap: a CUDA graph against stream issue",
             "sincos-overlap's asynchronous orders, issued on streams (one per chunk) and captured once as a CUDA graph that holds a sample's back-to-back iterations with the same dependencies, then replayed: GPU time per iteration (events) and the host's time per iteration spent issuing (what the CPU is not left free for).", r);
-        sec.tables = GraphOverlap::tables(r, None);
+        sec.tables = Self::tables(r, derived, None);
         sec.note(
             "Bound",
             "The sincos pipeline bound of each chunk count's parts, timed alone, with fill and drain once per sample's iterations.",
         );
-        sec.figures = draw(figures(&analyze(r)));
+        sec.figures = draw(figures(derived));
         Ok(sec)
     }
 
-    fn summary(r: &GraphOverlapResult) -> Option<Json> {
-        let a = analyze(r);
+    fn summary(r: &GraphOverlapResult, derived: &Self::Derived) -> Option<Json> {
+        let a = derived;
         let fewest = r.params.chunks.iter().min().copied();
         let most = r.params.chunks.iter().max().copied();
         let worst = |chunks: Option<usize>, pick: fn(&GraphRow) -> f64| {

@@ -16,7 +16,7 @@
 use crate::derived::summary::Json;
 use serde::{Deserialize, Serialize};
 
-use crate::experiment::{self, Experiment, MS, MeasuredRow, verdict};
+use crate::experiment::{self, Experiment, MS, MeasuredRow, verdict, With};
 use crate::report::ReportError;
 use crate::report::chart::{PALETTE, SEQUENTIAL_COLOR, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
@@ -362,21 +362,7 @@ impl Experiment for KernelConcurrency {
     type Result = KernelConcurrencyResult;
     type Derived = ConcurrencyAnalysis;
 
-    fn params(result: &KernelConcurrencyResult) -> &Params {
-        &result.params
-    }
-    fn device(result: &KernelConcurrencyResult) -> &DeviceInfo {
-        &result.device
-    }
-    fn provenance(result: &KernelConcurrencyResult) -> &Provenance {
-        &result.provenance
-    }
-    fn provenance_mut(result: &mut KernelConcurrencyResult) -> &mut Provenance {
-        &mut result.provenance
-    }
-    fn verification(result: &KernelConcurrencyResult) -> &Verification {
-        &result.verification
-    }
+    experiment::result_fields!();
     fn timelines(result: &KernelConcurrencyResult) -> Vec<&Timeline> {
         result
             .runs
@@ -385,7 +371,7 @@ impl Experiment for KernelConcurrency {
             .collect()
     }
 
-    fn measured_rows(r: &KernelConcurrencyResult) -> Vec<MeasuredRow> {
+    fn measured_rows(r: &KernelConcurrencyResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
         let mut rows = Vec::new();
         for run in &r.runs {
             let q = run.queues;
@@ -421,23 +407,20 @@ impl Experiment for KernelConcurrency {
         analyze(r)
     }
 
-    fn tables(r: &KernelConcurrencyResult, _cuda: Option<&KernelConcurrencyResult>) -> Vec<Table> {
-        vec![columns().table(Some("medians, ms".into()), &analyze(r).rows)]
+    fn tables(_r: &KernelConcurrencyResult, derived: &Self::Derived, _cuda: Option<With<'_, Self>>) -> Vec<Table> {
+        vec![columns().table(Some("medians, ms".into()), &derived.rows)]
     }
 
-    fn csv(r: &KernelConcurrencyResult) -> Option<String> {
-        Some(columns().csv(&analyze(r).rows))
+    fn csv(_r: &KernelConcurrencyResult, derived: &Self::Derived) -> Option<String> {
+        Some(columns().csv(&derived.rows))
     }
 
-    fn section(
-        r: &KernelConcurrencyResult,
-        _cuda: Option<&KernelConcurrencyResult>,
-    ) -> Result<Section, ReportError> {
-        let a = analyze(r);
+    fn section(r: &KernelConcurrencyResult, derived: &Self::Derived, _cuda: Option<With<'_, Self>>) -> Result<Section, ReportError> {
+        let a = derived;
         let mut sec = experiment::section::<KernelConcurrency>(
             "kernel-concurrency: how many kernels really run at once",
             "N streams each launch two one-block kernels that spin a fixed time on the GPU's global timer, first all streams at once, then the same kernels one after another (serial). The number of hardware work queues is set by CUDA_DEVICE_MAX_CONNECTIONS, which the driver reads once when it starts, so each queue setting runs in a process of its own.", r);
-        sec.tables = KernelConcurrency::tables(r, None);
+        sec.tables = Self::tables(r, derived, None);
         sec.notes.push((
             "Model".into(),
             format!(
@@ -453,8 +436,8 @@ impl Experiment for KernelConcurrency {
         Ok(sec)
     }
 
-    fn summary(r: &KernelConcurrencyResult) -> Option<Json> {
-        let a = analyze(r);
+    fn summary(r: &KernelConcurrencyResult, derived: &Self::Derived) -> Option<Json> {
+        let a = derived;
         let eight: Vec<_> = a.rows.iter().filter(|x| x.queues == 8).collect();
         Some(experiment::json(&ConcurrencySummary {
             verified: r.verification.passed,

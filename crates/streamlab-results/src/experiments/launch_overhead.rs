@@ -8,7 +8,7 @@
 use crate::derived::summary::Json;
 use serde::{Deserialize, Serialize};
 
-use crate::experiment::{self, Experiment, MeasuredRow, US, verdict};
+use crate::experiment::{self, Experiment, MeasuredRow, US, verdict, With};
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
@@ -363,23 +363,9 @@ impl Experiment for LaunchOverhead {
     type Result = LaunchOverheadResult;
     type Derived = LaunchAnalysis;
 
-    fn params(result: &LaunchOverheadResult) -> &Params {
-        &result.params
-    }
-    fn device(result: &LaunchOverheadResult) -> &DeviceInfo {
-        &result.device
-    }
-    fn provenance(result: &LaunchOverheadResult) -> &Provenance {
-        &result.provenance
-    }
-    fn provenance_mut(result: &mut LaunchOverheadResult) -> &mut Provenance {
-        &mut result.provenance
-    }
-    fn verification(result: &LaunchOverheadResult) -> &Verification {
-        &result.verification
-    }
+    experiment::result_fields!();
 
-    fn measured_rows(r: &LaunchOverheadResult) -> Vec<MeasuredRow> {
+    fn measured_rows(r: &LaunchOverheadResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
         let mut rows = Vec::new();
         for c in &r.stream {
             let (key, label) = (format!("{:?}", c.kernels).to_lowercase(), c.kernels.label());
@@ -429,8 +415,8 @@ impl Experiment for LaunchOverhead {
         analyze(r)
     }
 
-    fn tables(r: &LaunchOverheadResult, _cuda: Option<&LaunchOverheadResult>) -> Vec<Table> {
-        let a = analyze(r);
+    fn tables(r: &LaunchOverheadResult, derived: &Self::Derived, _cuda: Option<With<'_, Self>>) -> Vec<Table> {
+        let a = derived;
         let mut t = Table::new(
             Some("medians, µs per launch".into()),
             &[
@@ -470,19 +456,16 @@ impl Experiment for LaunchOverhead {
         vec![t, b]
     }
 
-    fn csv(r: &LaunchOverheadResult) -> Option<String> {
-        Some(breakeven_columns().csv(&analyze(r).breakeven))
+    fn csv(_r: &LaunchOverheadResult, derived: &Self::Derived) -> Option<String> {
+        Some(breakeven_columns().csv(&derived.breakeven))
     }
 
-    fn section(
-        r: &LaunchOverheadResult,
-        _cuda: Option<&LaunchOverheadResult>,
-    ) -> Result<Section, ReportError> {
-        let a = analyze(r);
+    fn section(r: &LaunchOverheadResult, derived: &Self::Derived, _cuda: Option<With<'_, Self>>) -> Result<Section, ReportError> {
+        let a = derived;
         let mut sec = experiment::section::<LaunchOverhead>(
             "launch-overhead: what one launch costs",
             "An empty kernel launched back to back on one stream (host time to issue, GPU time between events), launched and waited for one at a time, and the same launches captured once in a CUDA graph and replayed; the Rust kernel and its CUDA C++ twin take turns, sample by sample. Then kernels that each spin a given time on the GPU's clock, back to back: the breakeven curve.", r);
-        sec.tables = LaunchOverhead::tables(r, None);
+        sec.tables = Self::tables(r, derived, None);
         sec.notes.push((
             "Result".into(),
             format!(
@@ -497,8 +480,8 @@ impl Experiment for LaunchOverhead {
         Ok(sec)
     }
 
-    fn summary(r: &LaunchOverheadResult) -> Option<Json> {
-        let a = analyze(r);
+    fn summary(r: &LaunchOverheadResult, derived: &Self::Derived) -> Option<Json> {
+        let a = derived;
         let rate = |set| {
             (a.rows.iter())
                 .find(|x| x.kernels == set)

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::derived::pipeline::{self, Stages, Under};
 use crate::derived::rates::{best_rates, ms_at, pipeline_stages, stage_noise};
-use crate::experiment::{self, Experiment, MS, MeasuredRow, verdict};
+use crate::experiment::{self, Experiment, MS, MeasuredRow, verdict, With};
 use crate::report::ReportError;
 use crate::report::chart::{PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
@@ -380,21 +380,7 @@ impl Experiment for Mapped {
     type Result = MappedResult;
     type Derived = MappedAnalysis;
 
-    fn params(result: &MappedResult) -> &Params {
-        &result.params
-    }
-    fn device(result: &MappedResult) -> &DeviceInfo {
-        &result.device
-    }
-    fn provenance(result: &MappedResult) -> &Provenance {
-        &result.provenance
-    }
-    fn provenance_mut(result: &mut MappedResult) -> &mut Provenance {
-        &mut result.provenance
-    }
-    fn verification(result: &MappedResult) -> &Verification {
-        &result.verification
-    }
+    experiment::result_fields!();
     fn stage_times(result: &MappedResult) -> Vec<&StageTimes> {
         result
             .points
@@ -403,7 +389,7 @@ impl Experiment for Mapped {
             .collect()
     }
 
-    fn measured_rows(r: &MappedResult) -> Vec<MeasuredRow> {
+    fn measured_rows(r: &MappedResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
         let mut rows = Vec::new();
         for p in &r.points {
             let n = p.elements;
@@ -433,21 +419,21 @@ impl Experiment for Mapped {
         analyze(r)
     }
 
-    fn tables(r: &MappedResult, _cuda: Option<&MappedResult>) -> Vec<Table> {
+    fn tables(_r: &MappedResult, derived: &Self::Derived, _cuda: Option<With<'_, Self>>) -> Vec<Table> {
         let caption = "medians, ms per iteration; efficiency = bound / measured".to_owned();
-        vec![columns().table(Some(caption), &analyze(r).rows)]
+        vec![columns().table(Some(caption), &derived.rows)]
     }
 
-    fn csv(r: &MappedResult) -> Option<String> {
-        Some(columns().csv(&analyze(r).rows))
+    fn csv(_r: &MappedResult, derived: &Self::Derived) -> Option<String> {
+        Some(columns().csv(&derived.rows))
     }
 
-    fn section(r: &MappedResult, _cuda: Option<&MappedResult>) -> Result<Section, ReportError> {
-        let a = analyze(r);
+    fn section(r: &MappedResult, derived: &Self::Derived, _cuda: Option<With<'_, Self>>) -> Result<Section, ReportError> {
+        let a = derived;
         let mut sec = experiment::section::<Mapped>(
             "mapped: zero-copy memory against streamed copies",
             "The sincos kernel reading its input from and writing its output to mapped pinned host memory directly (no copies), against the streamed version (device memory, copies over streams, the better asynchronous order), over the same sizes.", r);
-        sec.tables = Mapped::tables(r, None);
+        sec.tables = Self::tables(r, derived, None);
         sec.notes.push((
             "Bound".into(),
             format!(
@@ -475,8 +461,8 @@ impl Experiment for Mapped {
         Ok(sec)
     }
 
-    fn summary(r: &MappedResult) -> Option<Json> {
-        let a = analyze(r);
+    fn summary(r: &MappedResult, derived: &Self::Derived) -> Option<Json> {
+        let a = derived;
         let near = (a.rows.iter()).min_by_key(|x| x.elements.abs_diff(1 << 25));
         Some(experiment::json(&MappedSummary {
             verified: r.verification.passed,

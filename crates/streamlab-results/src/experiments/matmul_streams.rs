@@ -4,7 +4,7 @@
 use crate::derived::summary::Json;
 use serde::{Deserialize, Serialize};
 
-use crate::experiment::{self, Experiment, MS, MeasuredRow, verdict};
+use crate::experiment::{self, Experiment, MS, MeasuredRow, verdict, With};
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
@@ -314,27 +314,13 @@ impl Experiment for MatmulStreams {
     type Result = MatmulStreamsResult;
     type Derived = MatmulAnalysis;
 
-    fn params(result: &MatmulStreamsResult) -> &Params {
-        &result.params
-    }
-    fn device(result: &MatmulStreamsResult) -> &DeviceInfo {
-        &result.device
-    }
-    fn provenance(result: &MatmulStreamsResult) -> &Provenance {
-        &result.provenance
-    }
-    fn provenance_mut(result: &mut MatmulStreamsResult) -> &mut Provenance {
-        &mut result.provenance
-    }
-    fn verification(result: &MatmulStreamsResult) -> &Verification {
-        &result.verification
-    }
+    experiment::result_fields!();
     fn timelines(result: &MatmulStreamsResult) -> Vec<&Timeline> {
         result.timeline.iter().collect()
     }
 
-    fn measured_rows(r: &MatmulStreamsResult) -> Vec<MeasuredRow> {
-        (analyze(r).points.iter())
+    fn measured_rows(_r: &MatmulStreamsResult, derived: &Self::Derived) -> Vec<MeasuredRow> {
+        (derived.points.iter())
             .map(|p| {
                 MeasuredRow::median(
                     p.streams.to_string(),
@@ -350,39 +336,36 @@ impl Experiment for MatmulStreams {
         analyze(r)
     }
 
-    fn tables(r: &MatmulStreamsResult, cuda: Option<&MatmulStreamsResult>) -> Vec<Table> {
-        let c = cuda.map(analyze);
-        vec![columns(c.as_ref()).table(Some("ms for all products".into()), &analyze(r).points)]
+    fn tables(_r: &MatmulStreamsResult, derived: &Self::Derived, cuda: Option<With<'_, Self>>) -> Vec<Table> {
+        let c = cuda.map(|(_, d)| d);
+        vec![columns(c).table(Some("ms for all products".into()), &derived.points)]
     }
 
-    fn csv(r: &MatmulStreamsResult) -> Option<String> {
+    fn csv(r: &MatmulStreamsResult, _derived: &Self::Derived) -> Option<String> {
         Some(wiki_csv(r))
     }
 
-    fn csv_beside(r: &MatmulStreamsResult) -> Option<(&'static str, String)> {
-        Some(("medians", columns(None).csv(&analyze(r).points)))
+    fn csv_beside(_r: &MatmulStreamsResult, derived: &Self::Derived) -> Option<(&'static str, String)> {
+        Some(("medians", columns(None).csv(&derived.points)))
     }
 
-    fn section(
-        r: &MatmulStreamsResult,
-        cuda: Option<&MatmulStreamsResult>,
-    ) -> Result<Section, ReportError> {
+    fn section(r: &MatmulStreamsResult, derived: &Self::Derived, cuda: Option<With<'_, Self>>) -> Result<Section, ReportError> {
         let mut sec = experiment::section::<MatmulStreams>(
             "matmul-streams: independent products over streams",
             "Independent naive matrix products (one thread per output cell), product i on stream i mod s, for s = 1 up to the number of products; the time for all of them per trial, timed with events.", r);
-        sec.tables = MatmulStreams::tables(r, cuda);
+        sec.tables = Self::tables(r, derived, cuda);
         sec.note(
             "Model",
             "The products are alike and each fills too few SMs to slow the others, so s streams take as long as the stream with the most products: ceil(products / s) times one product alone. The plateaus where adding a stream does not lower that count are the model's.",
         );
-        sec.notes.extend(cuda_note(cuda.map(|c| &c.provenance)));
-        sec.figures = draw(figures(&analyze(r)));
+        sec.notes.extend(cuda_note(cuda.map(|(c, _)| &c.provenance)));
+        sec.figures = draw(figures(derived));
         sec.timelines = experiment::timelines::<MatmulStreams>(r, KernelSet::Rust)?;
         Ok(sec)
     }
 
-    fn summary(r: &MatmulStreamsResult) -> Option<Json> {
-        let a = analyze(r);
+    fn summary(r: &MatmulStreamsResult, derived: &Self::Derived) -> Option<Json> {
+        let a = derived;
         Some(experiment::json(&MatmulSummary {
             verified: r.verification.passed,
             ms_by_streams: a.points.iter().map(|p| p.time.median()).collect(),

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::derived::pipeline::{self, Bound, count_under, under_clause};
 use crate::derived::rates::{best_rates, chunks_noise, for_chunks, pipeline_stages};
-use crate::experiment::{self, Experiment, MS, MeasuredRow, verdict};
+use crate::experiment::{self, Experiment, MS, MeasuredRow, verdict, With};
 use crate::range::IntRange;
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, Level, PALETTE, SEQUENTIAL_COLOR, XAxis, YScale};
@@ -516,21 +516,7 @@ impl Experiment for MemcpyKernel {
     type Result = MemcpyKernelResult;
     type Derived = MemcpyAnalysis;
 
-    fn params(result: &MemcpyKernelResult) -> &Params {
-        &result.params
-    }
-    fn device(result: &MemcpyKernelResult) -> &DeviceInfo {
-        &result.device
-    }
-    fn provenance(result: &MemcpyKernelResult) -> &Provenance {
-        &result.provenance
-    }
-    fn provenance_mut(result: &mut MemcpyKernelResult) -> &mut Provenance {
-        &mut result.provenance
-    }
-    fn verification(result: &MemcpyKernelResult) -> &Verification {
-        &result.verification
-    }
+    experiment::result_fields!();
     fn timelines(result: &MemcpyKernelResult) -> Vec<&Timeline> {
         result.timeline.iter().collect()
     }
@@ -538,7 +524,7 @@ impl Experiment for MemcpyKernel {
         result.copies.iter().collect()
     }
 
-    fn measured_rows(r: &MemcpyKernelResult) -> Vec<MeasuredRow> {
+    fn measured_rows(r: &MemcpyKernelResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
         let mut rows = Vec::new();
         for x in &r.rows {
             let (key, label) = (
@@ -565,10 +551,10 @@ impl Experiment for MemcpyKernel {
         analyze(r)
     }
 
-    fn tables(r: &MemcpyKernelResult, cuda: Option<&MemcpyKernelResult>) -> Vec<Table> {
-        let a = analyze(r);
-        let c = cuda.map(analyze);
-        let columns = columns(c.as_ref());
+    fn tables(_r: &MemcpyKernelResult, derived: &Self::Derived, cuda: Option<With<'_, Self>>) -> Vec<Table> {
+        let a = derived;
+        let c = cuda.map(|(_, d)| d);
+        let columns = columns(c);
         (a.stream_counts.iter())
             .map(|&streams| {
                 let rows: Vec<MemcpyRow> = a.rows_with(streams).cloned().collect();
@@ -582,15 +568,12 @@ impl Experiment for MemcpyKernel {
             .collect()
     }
 
-    fn csv(r: &MemcpyKernelResult) -> Option<String> {
-        Some(columns(None).csv(&analyze(r).rows))
+    fn csv(_r: &MemcpyKernelResult, derived: &Self::Derived) -> Option<String> {
+        Some(columns(None).csv(&derived.rows))
     }
 
-    fn section(
-        r: &MemcpyKernelResult,
-        cuda: Option<&MemcpyKernelResult>,
-    ) -> Result<Section, ReportError> {
-        let a = analyze(r);
+    fn section(r: &MemcpyKernelResult, derived: &Self::Derived, cuda: Option<With<'_, Self>>) -> Result<Section, ReportError> {
+        let a = derived;
         let mut sec = experiment::section::<MemcpyKernel>(
             "memcpy-kernel: the CUDA Handbook's copy/kernel concurrency",
             "AddKernel, whose run time grows with its cycles, between a copy in and a copy out of the whole array: first one after another (HtoD, Kernel, DtoH, Total), then split over the streams with the Handbook's three loops (Concurrent), the two alternating repeat by repeat so that drift hits both.", r);
@@ -601,7 +584,7 @@ impl Experiment for MemcpyKernel {
                 r.device.copy_engines
             ),
         );
-        sec.tables = MemcpyKernel::tables(r, cuda);
+        sec.tables = Self::tables(r, derived, cuda);
         sec.notes.push((
             "Bound".into(),
             "Per row: the largest of the HtoD engine's, the SMs' and the DtoH engine's busy time, and the bytes in plus out at the measured both-ways rate, plus the fill and drain of this one run (the first chunk's copy in and the last chunk's copy out). The copies' parts are timed over the row's own chunks, the kernel's part is the row's kernel alone. This is the reachable form of the Handbook's ideal, which lets both copies run at their one-way rates at once.".into(),
@@ -629,14 +612,14 @@ impl Experiment for MemcpyKernel {
                 ),
             ));
         }
-        sec.notes.extend(cuda_note(cuda.map(|c| &c.provenance)));
+        sec.notes.extend(cuda_note(cuda.map(|(c, _)| &c.provenance)));
         sec.figures = draw(figures(&a));
         sec.timelines = experiment::timelines::<MemcpyKernel>(r, KernelSet::Rust)?;
         Ok(sec)
     }
 
-    fn summary(r: &MemcpyKernelResult) -> Option<Json> {
-        let a = analyze(r);
+    fn summary(r: &MemcpyKernelResult, derived: &Self::Derived) -> Option<Json> {
+        let a = derived;
         let best = a.best_row();
         let at = a.breakeven_row();
         Some(experiment::json(&MemcpySummary {

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use crate::derived::pipeline::{self, Bound, Limiter, Stages};
 use crate::derived::rates::{gbps, stage_noise, stages};
 use crate::derived::summary::Json;
-use crate::experiment::{self, Experiment, MS, MeasuredRow, verdict};
+use crate::experiment::{self, Experiment, MS, MeasuredRow, verdict, With};
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
@@ -437,23 +437,9 @@ impl Experiment for MultiGpuOverlap {
     type Result = MultiGpuOverlapResult;
     type Derived = MultiGpuAnalysis;
 
-    fn params(result: &MultiGpuOverlapResult) -> &Params {
-        &result.params
-    }
-    fn device(result: &MultiGpuOverlapResult) -> &DeviceInfo {
-        &result.device
-    }
-    fn provenance(result: &MultiGpuOverlapResult) -> &Provenance {
-        &result.provenance
-    }
-    fn provenance_mut(result: &mut MultiGpuOverlapResult) -> &mut Provenance {
-        &mut result.provenance
-    }
-    fn verification(result: &MultiGpuOverlapResult) -> &Verification {
-        &result.verification
-    }
+    experiment::result_fields!();
 
-    fn measured_rows(r: &MultiGpuOverlapResult) -> Vec<MeasuredRow> {
+    fn measured_rows(r: &MultiGpuOverlapResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
         vec![
             MeasuredRow::median(
                 "spread",
@@ -483,8 +469,8 @@ impl Experiment for MultiGpuOverlap {
         analyze(r)
     }
 
-    fn tables(r: &MultiGpuOverlapResult, _cuda: Option<&MultiGpuOverlapResult>) -> Vec<Table> {
-        let a = analyze(r);
+    fn tables(_r: &MultiGpuOverlapResult, derived: &Self::Derived, _cuda: Option<With<'_, Self>>) -> Vec<Table> {
+        let a = derived;
         vec![
             columns().table(
                 Some(format!(
@@ -503,19 +489,16 @@ impl Experiment for MultiGpuOverlap {
         ]
     }
 
-    fn csv(r: &MultiGpuOverlapResult) -> Option<String> {
-        Some(columns().csv(std::slice::from_ref(&analyze(r))))
+    fn csv(_r: &MultiGpuOverlapResult, derived: &Self::Derived) -> Option<String> {
+        Some(columns().csv(std::slice::from_ref(derived)))
     }
 
-    fn section(
-        r: &MultiGpuOverlapResult,
-        _cuda: Option<&MultiGpuOverlapResult>,
-    ) -> Result<Section, ReportError> {
-        let a = analyze(r);
+    fn section(r: &MultiGpuOverlapResult, derived: &Self::Derived, _cuda: Option<With<'_, Self>>) -> Result<Section, ReportError> {
+        let a = derived;
         let mut sec = experiment::section::<MultiGpuOverlap>(
             "multi-gpu-overlap: the sincos pipeline over several GPUs",
             "sincos-overlap's array split evenly over the GPUs, each GPU running asynchronous 2 over its own streams from one host array pinned for every GPU; iterations back to back in batches, each batch timed with the host clock from issuing it on every GPU until every GPU finished, against the same work on the first GPU alone over the same streams. The bound is the slowest GPU's own pipeline bound for its share or the host link shared by every GPU (every GPU copying its share in and out at once), whichever is larger. Every element of every GPU's output is checked against the CPU reference.", r);
-        sec.tables = MultiGpuOverlap::tables(r, None);
+        sec.tables = Self::tables(r, derived, None);
         if !a.fewer_streams.is_empty() {
             let gpus: Vec<String> = (a.fewer_streams.iter())
                 .map(|(ordinal, used)| format!("GPU {ordinal} ({used})"))
@@ -562,8 +545,8 @@ impl Experiment for MultiGpuOverlap {
         Ok(sec)
     }
 
-    fn summary(r: &MultiGpuOverlapResult) -> Option<Json> {
-        let a = analyze(r);
+    fn summary(r: &MultiGpuOverlapResult, derived: &Self::Derived) -> Option<Json> {
+        let a = derived;
         Some(experiment::json(&MultiGpuSummary {
             verified: r.verification.passed,
             gpus: a.gpus,
@@ -709,18 +692,18 @@ mod tests {
         let a = analyze(&r);
         assert!(a.per_gpu[1].bound.is_none());
         assert_eq!(a.fewer_streams, [(1, 0)]);
-        let section = MultiGpuOverlap::section(&r, None).unwrap();
+        let section = MultiGpuOverlap::section(&r, &analyze(&r), None).unwrap();
         assert!(
             (section.notes.iter()).any(|(label, n)| label == "Streams" && n.contains("GPU 1 (0)"))
         );
-        let table = &MultiGpuOverlap::tables(&r, None)[1];
+        let table = &MultiGpuOverlap::tables(&r, &analyze(&r), None)[1];
         assert_eq!(table.rows[1].last().unwrap(), "no elements");
     }
 
     #[test]
     fn the_run_renders_as_tables_csv_chart_section_and_headline() {
         let r = result(1.2, 1.25);
-        let tables = MultiGpuOverlap::tables(&r, None);
+        let tables = MultiGpuOverlap::tables(&r, &analyze(&r), None);
         assert_eq!(tables.len(), 2);
         let main = &tables[0];
         assert_eq!(main.rows.len(), 1);
@@ -731,14 +714,14 @@ mod tests {
             "the host link, shared by every GPU"
         );
         assert_eq!(tables[1].rows.len(), 2);
-        let csv = MultiGpuOverlap::csv(&r).unwrap();
+        let csv = MultiGpuOverlap::csv(&r, &analyze(&r)).unwrap();
         let mut lines = csv.lines();
         assert_eq!(
             lines.next().unwrap(),
             "gpus,streams,spread_ms,spread_noise,alone_ms,alone_noise,speedup,bound_ms,bound_speedup,efficiency"
         );
         assert!(lines.next().unwrap().starts_with("2,4,1.2500,"));
-        let section = MultiGpuOverlap::section(&r, None).unwrap();
+        let section = MultiGpuOverlap::section(&r, &analyze(&r), None).unwrap();
         assert_eq!(section.figures.len(), 1);
         let verdict = section.verdict.unwrap();
         assert!(
@@ -747,13 +730,13 @@ mod tests {
             "{verdict}"
         );
         assert!((section.notes.iter()).any(|(label, _)| label == "Bound"));
-        let headline = MultiGpuOverlap::headline(&MultiGpuOverlap::summary(&r).unwrap()).unwrap();
+        let headline = MultiGpuOverlap::headline(&MultiGpuOverlap::summary(&r, &analyze(&r)).unwrap()).unwrap();
         assert!(
             headline.starts_with("2 GPUs 1.2500 ms, first alone 1.7000 ms: 1.36×")
                 && headline.ends_with("verified"),
             "{headline}"
         );
-        assert_eq!(MultiGpuOverlap::measured_rows(&r).len(), 3);
+        assert_eq!(MultiGpuOverlap::measured_rows(&r, &analyze(&r)).len(), 3);
     }
 
     #[test]

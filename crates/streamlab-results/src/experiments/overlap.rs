@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::derived::pipeline::{self, Bound, PAYOFF};
 use crate::derived::rates::{chunks_noise, pipeline_stages};
-use crate::experiment::{self, Experiment, MS, MeasuredRow};
+use crate::experiment::{self, Experiment, MS, MeasuredRow, With};
 use crate::range::IntRange;
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, Level, PALETTE, SEQUENTIAL_COLOR, XAxis, YScale};
@@ -434,21 +434,7 @@ impl Experiment for Overlap {
     type Result = OverlapResult;
     type Derived = OverlapAnalysis;
 
-    fn params(result: &OverlapResult) -> &Params {
-        &result.params
-    }
-    fn device(result: &OverlapResult) -> &DeviceInfo {
-        &result.device
-    }
-    fn provenance(result: &OverlapResult) -> &Provenance {
-        &result.provenance
-    }
-    fn provenance_mut(result: &mut OverlapResult) -> &mut Provenance {
-        &mut result.provenance
-    }
-    fn verification(result: &OverlapResult) -> &Verification {
-        &result.verification
-    }
+    experiment::result_fields!();
     fn timelines(result: &OverlapResult) -> Vec<&Timeline> {
         result.timeline.iter().collect()
     }
@@ -456,7 +442,7 @@ impl Experiment for Overlap {
         result.sizes.iter().flat_map(|s| &s.stages).collect()
     }
 
-    fn measured_rows(r: &OverlapResult) -> Vec<MeasuredRow> {
+    fn measured_rows(r: &OverlapResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
         let mut rows = Vec::new();
         for size in &r.sizes {
             let n = size.elements;
@@ -486,8 +472,8 @@ impl Experiment for Overlap {
         analyze(r)
     }
 
-    fn tables(r: &OverlapResult, _cuda: Option<&OverlapResult>) -> Vec<Table> {
-        let a = analyze(r);
+    fn tables(_r: &OverlapResult, derived: &Self::Derived, _cuda: Option<With<'_, Self>>) -> Vec<Table> {
+        let a = derived;
         (a.sizes.iter())
             .map(|s| {
                 let rows: Vec<Row> = s.configs.iter().map(|x| (s, x)).collect();
@@ -502,16 +488,16 @@ impl Experiment for Overlap {
             .collect()
     }
 
-    fn csv(r: &OverlapResult) -> Option<String> {
-        let a = analyze(r);
+    fn csv(_r: &OverlapResult, derived: &Self::Derived) -> Option<String> {
+        let a = derived;
         let rows: Vec<Row> = (a.sizes.iter())
             .flat_map(|s| s.configs.iter().map(move |x| (s, x)))
             .collect();
         Some(columns().csv(&rows))
     }
 
-    fn section(r: &OverlapResult, _cuda: Option<&OverlapResult>) -> Result<Section, ReportError> {
-        let a = analyze(r);
+    fn section(r: &OverlapResult, derived: &Self::Derived, _cuda: Option<With<'_, Self>>) -> Result<Section, ReportError> {
+        let a = derived;
         let mut sec = experiment::section::<Overlap>(
             "overlap: your kernel over streams",
             "An element-wise kernel from your PTX, run sequential against asynchronous 1 and 2 over stream counts, each chunk passed to the kernel as its own sub-slice; every streamed output is compared bit for bit with the sequential one.", r);
@@ -520,7 +506,7 @@ impl Experiment for Overlap {
             format!("{}({})", r.params.kernel, r.entry.join(", ")),
         );
         sec.note("Verdict", a.verdict());
-        sec.tables = Overlap::tables(r, None);
+        sec.tables = Self::tables(r, derived, None);
         sec.figures = draw(figures(&a));
         sec.timelines = experiment::timelines::<Overlap>(r, KernelSet::Rust)?;
         Ok(sec)

@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::derived::pipeline::{self, PAYOFF, Stages};
 use crate::derived::rates::{best_rates, ms_at};
-use crate::experiment::{self, Experiment, MS, MeasuredRow, verdict};
+use crate::experiment::{self, Experiment, MS, MeasuredRow, verdict, With};
 use crate::report::ReportError;
 use crate::report::chart::HeatMap;
 use crate::report::figures::{Drawing, FigureModel};
@@ -437,26 +437,12 @@ impl Experiment for OverlapMap {
     type Result = OverlapMapResult;
     type Derived = MapAnalysis;
 
-    fn params(result: &OverlapMapResult) -> &Params {
-        &result.params
-    }
-    fn device(result: &OverlapMapResult) -> &DeviceInfo {
-        &result.device
-    }
-    fn provenance(result: &OverlapMapResult) -> &Provenance {
-        &result.provenance
-    }
-    fn provenance_mut(result: &mut OverlapMapResult) -> &mut Provenance {
-        &mut result.provenance
-    }
-    fn verification(result: &OverlapMapResult) -> &Verification {
-        &result.verification
-    }
+    experiment::result_fields!();
     fn stage_times(result: &OverlapMapResult) -> Vec<&StageTimes> {
         vec![&result.copies]
     }
 
-    fn measured_rows(r: &OverlapMapResult) -> Vec<MeasuredRow> {
+    fn measured_rows(r: &OverlapMapResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
         let o = &r.overheads;
         let mut rows = vec![
             MeasuredRow::median("launch", "kernel launch", &o.launch, MS),
@@ -503,8 +489,8 @@ impl Experiment for OverlapMap {
         analyze(r)
     }
 
-    fn tables(r: &OverlapMapResult, _cuda: Option<&OverlapMapResult>) -> Vec<Table> {
-        let a = analyze(r);
+    fn tables(r: &OverlapMapResult, derived: &Self::Derived, _cuda: Option<With<'_, Self>>) -> Vec<Table> {
+        let a = derived;
         let mut crossovers = Table::new(
             Some(format!(
                 "where streams start to pay off (speedup ≥ {PAYOFF:.2}×)"
@@ -527,19 +513,16 @@ impl Experiment for OverlapMap {
         vec![crossovers, cells]
     }
 
-    fn csv(r: &OverlapMapResult) -> Option<String> {
-        Some(columns(r).csv(&analyze(r).cells))
+    fn csv(r: &OverlapMapResult, derived: &Self::Derived) -> Option<String> {
+        Some(columns(r).csv(&derived.cells))
     }
 
-    fn section(
-        r: &OverlapMapResult,
-        _cuda: Option<&OverlapMapResult>,
-    ) -> Result<Section, ReportError> {
-        let a = analyze(r);
+    fn section(r: &OverlapMapResult, derived: &Self::Derived, _cuda: Option<With<'_, Self>>) -> Result<Section, ReportError> {
+        let a = derived;
         let mut sec = experiment::section::<OverlapMap>(
             "overlap-map: when streams pay off",
             "The sincos workload over array sizes × stream counts: the speedup of the better asynchronous order over one stream (the fastest of the one-stream timings, which all run the same work in order), beside a model's prediction of the same.", r);
-        sec.tables = OverlapMap::tables(r, None);
+        sec.tables = Self::tables(r, derived, None);
         sec.notes.push((
             "Model".into(),
             format!(
@@ -567,14 +550,14 @@ impl Experiment for OverlapMap {
         Ok(sec)
     }
 
-    fn summary(r: &OverlapMapResult) -> Option<Json> {
-        let a = analyze(r);
+    fn summary(r: &OverlapMapResult, derived: &Self::Derived) -> Option<Json> {
+        let a = derived;
         Some(experiment::json(&MapSummary {
             verified: r.verification.passed,
             model_within_one_step: (a.crossovers.iter()).all(|c| {
                 c.steps_apart.is_some_and(|s| s <= 1) || (c.measured.is_none() && c.model.is_none())
             }),
-            crossovers: a.crossovers,
+            crossovers: a.crossovers.clone(),
         }))
     }
 

@@ -13,7 +13,7 @@ use crate::derived::summary::Json;
 use serde::{Deserialize, Serialize};
 
 use crate::derived::rates::gbps;
-use crate::experiment::{self, Experiment, MS, MeasuredRow, verdict};
+use crate::experiment::{self, Experiment, MS, MeasuredRow, verdict, With};
 use crate::report::ReportError;
 use crate::report::chart::HeatMap;
 use crate::report::figures::{Drawing, FigureModel};
@@ -480,23 +480,9 @@ impl Experiment for PeerCopy {
     type Result = PeerCopyResult;
     type Derived = PeerCopyAnalysis;
 
-    fn params(result: &PeerCopyResult) -> &Params {
-        &result.params
-    }
-    fn device(result: &PeerCopyResult) -> &DeviceInfo {
-        &result.device
-    }
-    fn provenance(result: &PeerCopyResult) -> &Provenance {
-        &result.provenance
-    }
-    fn provenance_mut(result: &mut PeerCopyResult) -> &mut Provenance {
-        &mut result.provenance
-    }
-    fn verification(result: &PeerCopyResult) -> &Verification {
-        &result.verification
-    }
+    experiment::result_fields!();
 
-    fn measured_rows(r: &PeerCopyResult) -> Vec<MeasuredRow> {
+    fn measured_rows(r: &PeerCopyResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
         let mut rows = Vec::new();
         for pair in &r.pairs {
             let (s, d) = (pair.src, pair.dst);
@@ -531,8 +517,8 @@ impl Experiment for PeerCopy {
         analyze(r)
     }
 
-    fn tables(r: &PeerCopyResult, _cuda: Option<&PeerCopyResult>) -> Vec<Table> {
-        let a = analyze(r);
+    fn tables(_r: &PeerCopyResult, derived: &Self::Derived, _cuda: Option<With<'_, Self>>) -> Vec<Table> {
+        let a = derived;
         vec![
             matrix_columns().table(
                 Some(format!(
@@ -545,19 +531,16 @@ impl Experiment for PeerCopy {
         ]
     }
 
-    fn csv(r: &PeerCopyResult) -> Option<String> {
-        Some(sweep_columns().csv(&analyze(r).rows))
+    fn csv(_r: &PeerCopyResult, derived: &Self::Derived) -> Option<String> {
+        Some(sweep_columns().csv(&derived.rows))
     }
 
-    fn section(
-        r: &PeerCopyResult,
-        _cuda: Option<&PeerCopyResult>,
-    ) -> Result<Section, ReportError> {
-        let a = analyze(r);
+    fn section(r: &PeerCopyResult, derived: &Self::Derived, _cuda: Option<With<'_, Self>>) -> Result<Section, ReportError> {
+        let a = derived;
         let mut sec = experiment::section::<PeerCopy>(
             "peer-copy: copies between GPUs",
             "For every ordered pair of GPUs: cuMemcpyPeerAsync with peer access off (the driver stages the copy through host memory) and on (straight over the link between the GPUs), one way and both ways at once on two streams, and a copy kernel's loads and stores across the link (launched on the destination reading the source, and on the source writing the destination) where peer access is on; GB/s from the median of event-timed samples over a size sweep, and the latency of one small copy. Every copied element is checked against its source's pattern.", r);
-        sec.tables = PeerCopy::tables(r, None);
+        sec.tables = Self::tables(r, derived, None);
         let without: Vec<String> = (a.matrix.iter())
             .filter(|p| !p.peer_access)
             .map(|p| pair_label(p.src, p.dst))
@@ -589,8 +572,8 @@ impl Experiment for PeerCopy {
         Ok(sec)
     }
 
-    fn summary(r: &PeerCopyResult) -> Option<Json> {
-        let a = analyze(r);
+    fn summary(r: &PeerCopyResult, derived: &Self::Derived) -> Option<Json> {
+        let a = derived;
         Some(experiment::json(&PeerCopySummary {
             verified: r.verification.passed,
             pairs: a.matrix.len(),
@@ -681,7 +664,7 @@ mod tests {
     #[test]
     fn the_matrix_renders_as_tables_csv_and_heat_maps() {
         let r = result();
-        let tables = PeerCopy::tables(&r, None);
+        let tables = PeerCopy::tables(&r, &analyze(&r), None);
         let matrix = &tables[0];
         assert_eq!(matrix.rows.len(), 2);
         assert_eq!(matrix.rows[0][0], "0 → 1");
@@ -689,7 +672,7 @@ mod tests {
         let peer = matrix.column("copy, peer access on").unwrap();
         assert_eq!(matrix.rows[0][peer], "104.9");
         assert_eq!(matrix.rows[1][peer], "–");
-        let csv = PeerCopy::csv(&r).unwrap();
+        let csv = PeerCopy::csv(&r, &analyze(&r)).unwrap();
         let mut lines = csv.lines();
         let header = lines.next().unwrap();
         assert!(header.starts_with("src,dst,bytes,staged,staged_noise,staged_both"));
@@ -704,12 +687,12 @@ mod tests {
         assert_eq!(map.values[0][0], None);
         assert!(map.values[0][1].is_some_and(|v| (v - 104.8576).abs() < 1e-9));
         assert_eq!(map.values[1][0], None);
-        let section = PeerCopy::section(&r, None).unwrap();
+        let section = PeerCopy::section(&r, &analyze(&r), None).unwrap();
         assert_eq!(section.figures.len(), 2);
         assert!(section.notes.iter().any(|(_, n)| n.contains("1 → 0")));
-        let headline = PeerCopy::headline(&PeerCopy::summary(&r).unwrap()).unwrap();
+        let headline = PeerCopy::headline(&PeerCopy::summary(&r, &analyze(&r)).unwrap()).unwrap();
         assert!(headline.starts_with("2 pair(s)") && headline.ends_with("verified"));
-        assert_eq!(PeerCopy::measured_rows(&r).len(), 6 + 2 + 2 + 1);
+        assert_eq!(PeerCopy::measured_rows(&r, &analyze(&r)).len(), 6 + 2 + 2 + 1);
     }
 
     #[test]

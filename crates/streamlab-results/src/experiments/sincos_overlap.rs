@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::derived::pipeline::{self, Bound, Stages, Under, count_under, under_clause};
 use crate::derived::rates::{best_rates, chunks_noise, for_chunks, pipeline_stages, stages};
 use crate::derived::trace::{self, BusiestBound, TracedBound};
-use crate::experiment::{self, Experiment, MS, MeasuredRow, verdict};
+use crate::experiment::{self, Experiment, MS, MeasuredRow, verdict, With};
 use crate::report::ReportError;
 use crate::report::chart::{
     BOUND_COLOR, BarSeries, LineSeries, PALETTE, SEQUENTIAL_COLOR, XAxis, YScale,
@@ -610,21 +610,7 @@ impl Experiment for SincosOverlap {
     type Result = SincosOverlapResult;
     type Derived = SincosAnalysis;
 
-    fn params(result: &SincosOverlapResult) -> &Params {
-        &result.params
-    }
-    fn device(result: &SincosOverlapResult) -> &DeviceInfo {
-        &result.device
-    }
-    fn provenance(result: &SincosOverlapResult) -> &Provenance {
-        &result.provenance
-    }
-    fn provenance_mut(result: &mut SincosOverlapResult) -> &mut Provenance {
-        &mut result.provenance
-    }
-    fn verification(result: &SincosOverlapResult) -> &Verification {
-        &result.verification
-    }
+    experiment::result_fields!();
     fn timelines(result: &SincosOverlapResult) -> Vec<&Timeline> {
         result.timelines.iter().collect()
     }
@@ -632,7 +618,7 @@ impl Experiment for SincosOverlap {
         result.stages.iter().collect()
     }
 
-    fn measured_rows(r: &SincosOverlapResult) -> Vec<MeasuredRow> {
+    fn measured_rows(r: &SincosOverlapResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
         (r.points.iter())
             .map(|p| {
                 let (key, label) = match p.variant {
@@ -651,8 +637,8 @@ impl Experiment for SincosOverlap {
         analyze(r)
     }
 
-    fn tables(r: &SincosOverlapResult, cuda: Option<&SincosOverlapResult>) -> Vec<Table> {
-        let a = analyze(r);
+    fn tables(r: &SincosOverlapResult, derived: &Self::Derived, cuda: Option<With<'_, Self>>) -> Vec<Table> {
+        let a = derived;
         let mut tables = Vec::new();
         let mut blog = Table::new(
             Some("the blog's lines (medians, Rust kernels)".into()),
@@ -677,8 +663,8 @@ impl Experiment for SincosOverlap {
             }
         }
         tables.push(blog);
-        let c = cuda.map(analyze);
-        tables.push(columns(c.as_ref()).table(
+        let c = cuda.map(|(_, d)| d);
+        tables.push(columns(c).table(
             Some("medians, ms per iteration; efficiency = bound / measured".into()),
             &a.configs,
         ));
@@ -708,19 +694,16 @@ impl Experiment for SincosOverlap {
         tables
     }
 
-    fn csv(r: &SincosOverlapResult) -> Option<String> {
-        Some(columns(None).csv(&analyze(r).configs))
+    fn csv(_r: &SincosOverlapResult, derived: &Self::Derived) -> Option<String> {
+        Some(columns(None).csv(&derived.configs))
     }
 
-    fn section(
-        r: &SincosOverlapResult,
-        cuda: Option<&SincosOverlapResult>,
-    ) -> Result<Section, ReportError> {
-        let a = analyze(r);
+    fn section(r: &SincosOverlapResult, derived: &Self::Derived, cuda: Option<With<'_, Self>>) -> Result<Section, ReportError> {
+        let a = derived;
         let mut sec = experiment::section::<SincosOverlap>(
             "sincos-overlap: copies and kernels over streams",
             "b[i] = a[i] + sqrt(sin(i)² + cos(i)²) over an array in pinned memory: sequential (copy in, kernel, copy out, with blocking copies), asynchronous 1 (per stream: copy in, kernel, copy out) and asynchronous 2 (all copies in, all kernels, all copies out), over a sweep of stream counts. Each sample is the mean time per iteration of a batch of iterations issued back to back.", r);
-        sec.tables = SincosOverlap::tables(r, cuda);
+        sec.tables = Self::tables(r, derived, cuda);
         let bytes = r.params.bytes();
         sec.notes.push((
             "Bound".into(),
@@ -788,18 +771,18 @@ impl Experiment for SincosOverlap {
                 ),
             ));
         }
-        sec.notes.extend(cuda_note(cuda.map(|c| &c.provenance)));
+        sec.notes.extend(cuda_note(cuda.map(|(c, _)| &c.provenance)));
         sec.figures = draw(figures(r, &a));
         sec.timelines = experiment::timelines::<SincosOverlap>(r, KernelSet::Rust)?;
-        if let Some(c) = cuda {
+        if let Some((c, _)) = cuda {
             sec.timelines
                 .extend(experiment::timelines::<SincosOverlap>(c, KernelSet::Cuda)?);
         }
         Ok(sec)
     }
 
-    fn summary(r: &SincosOverlapResult) -> Option<Json> {
-        let a = analyze(r);
+    fn summary(r: &SincosOverlapResult, derived: &Self::Derived) -> Option<Json> {
+        let a = derived;
         let best = a.best()?;
         Some(experiment::json(&SincosSummary {
             verified: r.verification.passed,
