@@ -481,7 +481,7 @@ impl Experiment for CompareKernels {
     fn tables(c: &KernelComparison, derived: &Self::Derived, _cuda: Option<With<'_, Self>>) -> Vec<Table> {
         let caption = "median ms per launch (quartiles in brackets)".to_owned();
         let cases = &derived.cases;
-        let mut tables = vec![columns(c).table(Some(caption), &cases)];
+        let mut tables = vec![columns(c).table(Some(caption), cases)];
         let math: Vec<CaseRatio> = (cases.iter())
             .filter(|k| k.max_ulps.is_some())
             .cloned()
@@ -492,7 +492,7 @@ impl Experiment for CompareKernels {
         }
         if cases.iter().any(|k| k.cards.is_some()) {
             let caption = "each entry's card, Rust / CUDA C++: the driver's figures at the launch shape, and the PTX's counts (over the entry and what it calls; the hottest loop is the largest innermost one, in instructions)".to_owned();
-            tables.push(card_columns().table(Some(caption), &cases));
+            tables.push(card_columns().table(Some(caption), cases));
         }
         tables
     }

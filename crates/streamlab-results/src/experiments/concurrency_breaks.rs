@@ -529,7 +529,7 @@ impl Experiment for ConcurrencyBreaks {
                 ),
             );
         }
-        sec.figures = draw(figures(r, &a));
+        sec.figures = draw(figures(r, a));
         sec.timelines = experiment::timelines::<ConcurrencyBreaks>(r, KernelSet::Rust)?;
         Ok(sec)
     }

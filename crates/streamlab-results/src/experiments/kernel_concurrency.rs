@@ -431,7 +431,7 @@ impl Experiment for KernelConcurrency {
                 WAVES_TOLERANCE * 100.0
             ),
         ));
-        sec.figures = draw(figures(&a, r.params.spin_us));
+        sec.figures = draw(figures(a, r.params.spin_us));
         sec.timelines = experiment::timelines::<KernelConcurrency>(r, KernelSet::Rust)?;
         Ok(sec)
     }

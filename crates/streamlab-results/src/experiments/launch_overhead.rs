@@ -476,7 +476,7 @@ impl Experiment for LaunchOverhead {
                 a.breakeven_work_us.map_or("–".into(), |w| w.to_string())
             ),
         ));
-        sec.figures = draw(figures(&a));
+        sec.figures = draw(figures(a));
         Ok(sec)
     }
 

@@ -457,7 +457,7 @@ impl Experiment for Mapped {
                 )
             },
         ));
-        sec.figures = draw(figures(&a));
+        sec.figures = draw(figures(a));
         Ok(sec)
     }
 

@@ -613,7 +613,7 @@ impl Experiment for MemcpyKernel {
             ));
         }
         sec.notes.extend(cuda_note(cuda.map(|(c, _)| &c.provenance)));
-        sec.figures = draw(figures(&a));
+        sec.figures = draw(figures(a));
         sec.timelines = experiment::timelines::<MemcpyKernel>(r, KernelSet::Rust)?;
         Ok(sec)
     }

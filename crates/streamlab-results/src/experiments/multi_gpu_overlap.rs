@@ -476,7 +476,7 @@ impl Experiment for MultiGpuOverlap {
                 Some(format!(
                     "medians, ms per iteration; speedup = alone / all GPUs; efficiency = speedup / the bound's speedup (at the bound within {TARGET}×)"
                 )),
-                std::slice::from_ref(&a),
+                std::slice::from_ref(a),
             ),
             gpu_columns().table(
                 Some(format!(
@@ -541,7 +541,7 @@ impl Experiment for MultiGpuOverlap {
             },
             a.limit.label()
         ));
-        sec.figures = draw(figures(r, &a));
+        sec.figures = draw(figures(r, a));
         Ok(sec)
     }
 

@@ -507,7 +507,7 @@ impl Experiment for Overlap {
         );
         sec.note("Verdict", a.verdict());
         sec.tables = Self::tables(r, derived, None);
-        sec.figures = draw(figures(&a));
+        sec.figures = draw(figures(a));
         sec.timelines = experiment::timelines::<Overlap>(r, KernelSet::Rust)?;
         Ok(sec)
     }

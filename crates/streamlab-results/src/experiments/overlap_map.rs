@@ -546,7 +546,7 @@ impl Experiment for OverlapMap {
                 format!("Outlined on both maps: {}.", disagree.join(", "))
             },
         ));
-        sec.figures = draw(figures(&a));
+        sec.figures = draw(figures(a));
         Ok(sec)
     }
 

@@ -568,7 +568,7 @@ impl Experiment for PeerCopy {
                 span(Method::KernelPush)
             ),
         ));
-        sec.figures = draw(figures(&a));
+        sec.figures = draw(figures(a));
         Ok(sec)
     }
 

@@ -772,7 +772,7 @@ impl Experiment for SincosOverlap {
             ));
         }
         sec.notes.extend(cuda_note(cuda.map(|(c, _)| &c.provenance)));
-        sec.figures = draw(figures(r, &a));
+        sec.figures = draw(figures(r, a));
         sec.timelines = experiment::timelines::<SincosOverlap>(r, KernelSet::Rust)?;
         if let Some((c, _)) = cuda {
             sec.timelines
