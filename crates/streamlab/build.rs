@@ -44,15 +44,20 @@ fn record_build() {
         None => (String::new(), "unknown"),
     };
     // Built again when the commit moves, the index changes, or any source the binary is
-    // built from changes (so that "dirty" stays true to the tree).
+    // built from changes (so that "dirty" stays true to the tree). Only files that exist
+    // are named: cargo takes a missing one as changed, and would build again every time.
+    let mut watched: Vec<std::path::PathBuf> = Vec::new();
     if let Some(dir) = git(&["rev-parse", "--git-dir"]) {
-        let dir = Path::new(&dir);
-        for file in ["HEAD", "index", "packed-refs"] {
-            println!("cargo:rerun-if-changed={}", dir.join(file).display());
-        }
+        watched.extend(["HEAD", "index"].map(|f| Path::new(&dir).join(f)));
+    }
+    if let Some(common) = git(&["rev-parse", "--git-common-dir"]) {
+        watched.push(Path::new(&common).join("packed-refs"));
         if let Some(head) = git(&["symbolic-ref", "-q", "HEAD"]) {
-            println!("cargo:rerun-if-changed={}", dir.join(head).display());
+            watched.push(Path::new(&common).join(head));
         }
+    }
+    for file in watched.iter().filter(|f| f.exists()) {
+        println!("cargo:rerun-if-changed={}", file.display());
     }
     for source in [
         "../../crates",

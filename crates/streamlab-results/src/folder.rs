@@ -71,9 +71,11 @@ pub enum FolderError {
         other_run: String,
     },
     #[error(
-        "{dir} holds files streamlab did not write ({names}): name an empty or new folder for the output"
+        "{dir} holds files the output must not replace ({names}): name an empty or new folder for the output"
     )]
     Foreign { dir: PathBuf, names: String },
+    #[error("{0} is not a folder: name a folder for the output")]
+    NotAFolder(PathBuf),
 }
 
 impl FolderError {
@@ -209,40 +211,87 @@ pub fn read_result<R: DeserializeOwned>(
     Ok(result)
 }
 
+/// What a file of a folder an output would replace is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Held {
+    /// Rendered output (a report, a chart, a CSV, a trace, a comparison): replaced freely.
+    Output,
+    /// A run's measured results (an experiment's JSON, `summary.json`): replaced only by
+    /// the same run rendered again in place.
+    Results,
+    /// Anything else: never replaced.
+    Foreign,
+}
+
 /// A folder of output being written: filled in a fresh folder beside `target`, and moved
 /// into place only by [`Staged::finish`], so `target` never holds half an output nor
 /// another output's leftovers. Dropped unfinished, the staged folder is removed and
-/// `target` is as it was.
+/// `target` is as it was. Where no folder can be made beside `target` (its parent is
+/// read-only), or `target` cannot be moved (a mount point), the files go into `target`
+/// itself, each whole, and the old output's other files are removed at the end.
 #[derive(Debug)]
 pub struct Staged {
     target: PathBuf,
-    staging: PathBuf,
+    /// The fresh folder, `None` when writing into `target` itself.
+    staging: Option<PathBuf>,
+    /// What a file of an output is ([`Held`]).
+    held: fn(&str) -> Held,
+    written: Vec<String>,
     finished: bool,
 }
 
+/// The names of the entries of `dir`, sorted; none where it does not exist.
+pub fn names(dir: &Path) -> Result<Vec<String>, FolderError> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(source) => {
+            return Err(FolderError::Io {
+                action: "read",
+                path: dir.to_owned(),
+                source,
+            });
+        }
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    Ok(names)
+}
+
 impl Staged {
-    /// Begin an output that will replace `target`. `ours` says which file names a
-    /// streamlab output may hold: an existing `target` holding any other file is refused
-    /// (nothing of the user's is replaced).
-    pub fn begin(target: &Path, ours: impl Fn(&str) -> bool) -> Result<Staged, FolderError> {
-        if target.is_dir() {
-            let entries = std::fs::read_dir(target).map_err(|source| FolderError::Io {
+    /// Begin an output that will replace `target`. `held` says what each file name is:
+    /// an existing `target` holding a file that is not an output is refused, a run's
+    /// results included unless `results_replaced` (the same run rendered again in place),
+    /// so nothing else is lost.
+    pub fn begin(
+        target: &Path,
+        held: fn(&str) -> Held,
+        results_replaced: bool,
+    ) -> Result<Staged, FolderError> {
+        let target = match std::fs::metadata(target) {
+            Ok(m) if !m.is_dir() => return Err(FolderError::NotAFolder(target.to_owned())),
+            Ok(_) => target.canonicalize().map_err(|source| FolderError::Io {
                 action: "read",
                 path: target.to_owned(),
                 source,
-            })?;
-            let mut foreign: Vec<String> = entries
-                .filter_map(Result::ok)
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .filter(|n| !ours(n))
-                .collect();
-            foreign.sort();
-            if !foreign.is_empty() {
-                return Err(FolderError::Foreign {
-                    dir: target.to_owned(),
-                    names: foreign.join(", "),
-                });
-            }
+            })?,
+            Err(_) => target.to_owned(),
+        };
+        let refused: Vec<String> = (names(&target)?.into_iter())
+            .filter(|n| match held(n) {
+                Held::Output => false,
+                Held::Results => !results_replaced,
+                Held::Foreign => true,
+            })
+            .collect();
+        if !refused.is_empty() {
+            return Err(FolderError::Foreign {
+                dir: target,
+                names: refused.join(", "),
+            });
         }
         let name = target
             .file_name()
@@ -251,33 +300,44 @@ impl Staged {
             Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
             _ => PathBuf::from("."),
         };
-        std::fs::create_dir_all(&parent).map_err(|source| FolderError::Io {
-            action: "create",
-            path: parent.clone(),
-            source,
-        })?;
+        let _ = std::fs::create_dir_all(&parent);
         let staging = parent.join(format!(".{name}.{}.partial", std::process::id()));
         let _ = std::fs::remove_dir_all(&staging);
-        std::fs::create_dir(&staging).map_err(|source| FolderError::Io {
-            action: "create",
-            path: staging.clone(),
-            source,
-        })?;
+        let staging = match std::fs::create_dir(&staging) {
+            Ok(()) => Some(staging),
+            Err(_) => {
+                std::fs::create_dir_all(&target).map_err(|source| FolderError::Io {
+                    action: "create",
+                    path: target.clone(),
+                    source,
+                })?;
+                None
+            }
+        };
         Ok(Staged {
-            target: target.to_owned(),
+            target,
             staging,
+            held,
+            written: Vec::new(),
             finished: false,
         })
     }
 
     /// Write one file of the output.
-    pub fn write(&self, name: &str, contents: &[u8]) -> Result<(), FolderError> {
-        let path = self.staging.join(name);
-        std::fs::write(&path, contents).map_err(|source| FolderError::Io {
-            action: "write",
-            path,
-            source,
-        })
+    pub fn write(&mut self, name: &str, contents: &[u8]) -> Result<(), FolderError> {
+        match &self.staging {
+            Some(dir) => {
+                let path = dir.join(name);
+                std::fs::write(&path, contents).map_err(|source| FolderError::Io {
+                    action: "write",
+                    path,
+                    source,
+                })?;
+            }
+            None => write_atomic(&self.target, name, contents)?,
+        }
+        self.written.push(name.to_owned());
+        Ok(())
     }
 
     /// Move the finished output into place, replacing what `target` held.
@@ -287,24 +347,42 @@ impl Staged {
             path: path.to_owned(),
             source,
         };
-        let old = self.staging.with_extension("old");
-        if self.target.exists() {
-            std::fs::rename(&self.target, &old).map_err(|e| io("move aside", &self.target, e))?;
+        if let Some(staging) = self.staging.clone() {
+            let old = staging.with_extension("old");
+            let aside = !self.target.exists() || std::fs::rename(&self.target, &old).is_ok();
+            if aside {
+                if let Err(e) = std::fs::rename(&staging, &self.target) {
+                    let _ = std::fs::rename(&old, &self.target);
+                    return Err(io("move into place", &self.target, e));
+                }
+                self.finished = true;
+                let _ = std::fs::remove_dir_all(&old);
+                return Ok(self.target.clone());
+            }
+            // The target cannot be moved: its files are replaced one by one.
+            for name in &self.written {
+                let contents = std::fs::read(staging.join(name))
+                    .map_err(|e| io("read", &staging.join(name), e))?;
+                write_atomic(&self.target, name, &contents)?;
+            }
         }
-        if let Err(e) = std::fs::rename(&self.staging, &self.target) {
-            let _ = std::fs::rename(&old, &self.target);
-            return Err(io("move into place", &self.target, e));
+        for name in names(&self.target)? {
+            if (self.held)(&name) != Held::Foreign && !self.written.contains(&name) {
+                let _ = std::fs::remove_file(self.target.join(&name));
+            }
         }
         self.finished = true;
-        let _ = std::fs::remove_dir_all(&old);
+        if let Some(staging) = &self.staging {
+            let _ = std::fs::remove_dir_all(staging);
+        }
         Ok(self.target.clone())
     }
 }
 
 impl Drop for Staged {
     fn drop(&mut self) {
-        if !self.finished {
-            let _ = std::fs::remove_dir_all(&self.staging);
+        if let Some(staging) = self.staging.as_ref().filter(|_| !self.finished) {
+            let _ = std::fs::remove_dir_all(staging);
         }
     }
 }
@@ -399,9 +477,15 @@ mod tests {
         std::fs::create_dir_all(&target).unwrap();
         std::fs::write(target.join("report.md"), "old").unwrap();
         std::fs::write(target.join("stale.svg"), "old").unwrap();
-        let ours = |n: &str| n.ends_with(".md") || n.ends_with(".svg");
+        fn held(n: &str) -> Held {
+            match n {
+                "results.json" => Held::Results,
+                n if n.ends_with(".md") || n.ends_with(".svg") => Held::Output,
+                _ => Held::Foreign,
+            }
+        }
         // Abandoned part way: the target is untouched and nothing is left beside it.
-        let staged = Staged::begin(&target, ours).unwrap();
+        let mut staged = Staged::begin(&target, held, false).unwrap();
         staged.write("report.md", b"new").unwrap();
         drop(staged);
         assert_eq!(
@@ -410,7 +494,7 @@ mod tests {
         );
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
         // Finished: exactly the new files.
-        let staged = Staged::begin(&target, ours).unwrap();
+        let mut staged = Staged::begin(&target, held, false).unwrap();
         staged.write("report.md", b"new").unwrap();
         staged.finish().unwrap();
         assert_eq!(
@@ -419,10 +503,31 @@ mod tests {
         );
         assert!(!target.join("stale.svg").exists());
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
-        // A folder holding someone else's file is refused.
+        // A run's results are replaced only by the same run rendered in place.
+        std::fs::write(target.join("results.json"), "measured").unwrap();
+        let err = Staged::begin(&target, held, false).unwrap_err().to_string();
+        assert!(err.contains("results.json"), "{err}");
+        let mut staged = Staged::begin(&target, held, true).unwrap();
+        staged.write("results.json", b"again").unwrap();
+        staged.finish().unwrap();
+        // "." is the folder itself, not a child of it.
+        let here = std::env::current_dir().unwrap();
+        std::env::set_current_dir(&target).unwrap();
+        let mut staged = Staged::begin(Path::new("."), held, true).unwrap();
+        staged.write("report.md", b"dot").unwrap();
+        let finished = staged.finish();
+        std::env::set_current_dir(here).unwrap();
+        assert_eq!(finished.unwrap(), target.canonicalize().unwrap());
+        assert_eq!(
+            std::fs::read_to_string(target.join("report.md")).unwrap(),
+            "dot"
+        );
+        // A folder holding someone else's file is refused; a file is not a folder.
         std::fs::write(target.join("notes.txt"), "mine").unwrap();
-        let err = Staged::begin(&target, ours).unwrap_err().to_string();
+        let err = Staged::begin(&target, held, true).unwrap_err().to_string();
         assert!(err.contains("notes.txt"), "{err}");
+        let err = Staged::begin(&target.join("notes.txt"), held, true).unwrap_err();
+        assert!(err.to_string().contains("is not a folder"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -14,7 +14,7 @@ use crate::derived::summary::{Entries, Json, LinkSteady, RunStatus, RunSummary};
 use crate::derived::trace::{self, TraceChecks};
 use crate::experiment::{Experiment, MeasuredRow, With};
 use crate::experiments::{self, Visit};
-use crate::folder::{self, FolderError};
+use crate::folder::{self, FolderError, Held};
 use crate::report::document::Document;
 use crate::report::section::Section;
 use crate::report::table::{self, Table};
@@ -331,20 +331,24 @@ pub fn tables(run: &SavedRun) -> String {
 }
 
 /// The device and provenance of the first result in `run` measured with the Rust
-/// kernels.
+/// kernels, or, in a folder of the CUDA C++ twins' results alone, with those.
 pub fn header(run: &SavedRun) -> Option<(DeviceInfo, Provenance)> {
-    struct First<'a>(&'a SavedRun, Option<(DeviceInfo, Provenance)>);
+    struct First<'a>(&'a SavedRun, KernelSet, Option<(DeviceInfo, Provenance)>);
     impl Visit for First<'_> {
         fn visit<E: Experiment>(&mut self) {
-            if self.1.is_none() {
-                self.1 = (self.0.get::<E>(KernelSet::Rust))
+            if self.2.is_none() {
+                self.2 = (self.0.get::<E>(self.1))
                     .map(|r| (E::device(r).clone(), E::provenance(r).clone()));
             }
         }
     }
-    let mut first = First(run, None);
-    experiments::each(&mut first);
-    first.1
+    [KernelSet::Rust, KernelSet::Cuda]
+        .into_iter()
+        .find_map(|set| {
+            let mut first = First(run, set, None);
+            experiments::each(&mut first);
+            first.2
+        })
 }
 
 /// The headline of everything in `run`; `None` when the folder has no result to name its
@@ -538,17 +542,12 @@ fn headline_or_facts<E: Experiment>((r, d): With<'_, E>) -> Option<String> {
     Some(line.split_whitespace().collect::<Vec<_>>().join(" "))
 }
 
-/// The section's note on noise: which of its measured rows (both kernel sets') ended above
-/// the noise target.
+/// The section's note on noise: which of its measured rows (both kernel sets', those
+/// whose samples can show a noise) ended above the noise target.
 fn noise_note<E: Experiment>(rust: With<'_, E>, cuda: Option<With<'_, E>>) -> String {
     let labelled = |(r, d): With<'_, E>, prefix: &str| -> Vec<(String, f64)> {
         (E::measured_rows(r, d).into_iter())
-            .map(|row| {
-                (
-                    format!("{prefix}{}", row.label),
-                    row.noise.unwrap_or(f64::NAN),
-                )
-            })
+            .filter_map(|row| Some((format!("{prefix}{}", row.label), row.noise?)))
             .collect()
     };
     let mut rows = labelled(rust, "");
@@ -666,39 +665,55 @@ fn result_outputs(run: &SavedRun) -> Result<Vec<(String, String)>, ReportError> 
     Ok(out.1)
 }
 
-/// Whether `name` is a file a results folder or a comparison may hold: an experiment's
-/// JSON, CSV, charts, timelines and traces, `summary.json`, the report, a comparison's
-/// files, and a file being written.
-pub fn is_output_name(name: &str) -> bool {
+/// What a file named `name` of a results folder or a comparison is ([`Held`]): a run's
+/// results (an experiment's JSON, `summary.json`), its rendered output (its CSV, charts,
+/// timelines and traces, the report, a comparison's files, a file being written), or
+/// something else.
+pub fn held(name: &str) -> Held {
     struct Stems(Vec<&'static str>);
     impl Visit for Stems {
         fn visit<E: Experiment>(&mut self) {
             self.0.push(E::NAME);
         }
     }
-    let mut stems = Stems(vec!["compare"]);
+    let mut stems = Stems(Vec::new());
     experiments::each(&mut stems);
-    let fixed = [
-        files::SUMMARY,
-        files::REPORT_MD,
-        files::REPORT_HTML,
-        files::COMPARISON,
-    ];
+    let result = |stem: &str| {
+        [KernelSet::Rust, KernelSet::Cuda]
+            .iter()
+            .any(|&set| name == files::json(stem, set))
+    };
+    if name == files::SUMMARY || stems.0.iter().any(|s| result(s)) {
+        return Held::Results;
+    }
+    let rendered = [files::REPORT_MD, files::REPORT_HTML, files::COMPARISON];
     let typed = [".json", ".csv", ".svg"].iter().any(|e| name.ends_with(e));
-    fixed.contains(&name)
+    let of_ours = stems
+        .0
+        .iter()
+        .chain(&["compare"])
+        .any(|s| name.starts_with(s));
+    if rendered.contains(&name)
         || (name.starts_with('.') && name.ends_with(".partial"))
-        || (typed && stems.0.iter().any(|stem| name.starts_with(stem)))
+        || (typed && of_ours)
+    {
+        Held::Output
+    } else {
+        Held::Foreign
+    }
 }
 
 /// Render `run` into `out`: every result's JSON and CSV again (from the current
 /// derivations), then every chart, timeline and trace, then `report.md` and
 /// `report.html`. Everything is written into a fresh folder beside `out`, which replaces
 /// `out` only once complete: `out` never holds half a report, nor files of another
-/// run. `keep_going` is asked before each file; when it says no, rendering stops there
-/// and `out` is left as it was.
+/// run. `in_place` says `out` is the folder `run` was read from; any other folder
+/// holding a run's results is refused, not replaced. `keep_going` is asked before each
+/// file; when it says no, rendering stops there and `out` is left as it was.
 pub fn render(
     run: &SavedRun,
     out: &Path,
+    in_place: bool,
     keep_going: &dyn Fn() -> bool,
 ) -> Result<usize, ReportError> {
     let doc = document(run)?;
@@ -709,7 +724,7 @@ pub fn render(
     outputs.push((files::REPORT_MD.to_owned(), markdown::render(&doc)));
     outputs.push((files::REPORT_HTML.to_owned(), html::render(&doc)));
     let total = outputs.len();
-    let staged = folder::Staged::begin(out, is_output_name)?;
+    let mut staged = folder::Staged::begin(out, held, in_place)?;
     for (written, (name, contents)) in outputs.iter().enumerate() {
         if !keep_going() {
             return Err(ReportError::Stopped { written, total });

@@ -89,19 +89,11 @@ pub enum Verdict {
     Same,
     /// Neither: the samples cannot tell.
     TooNoisy,
-    /// A value is missing, not finite or zero: no ratio.
+    /// A value is missing, not finite or zero: no ratio to judge.
     NotComparable,
 }
 
 impl Verdict {
-    pub const ALL: [Verdict; 5] = [
-        Verdict::Faster,
-        Verdict::Slower,
-        Verdict::Same,
-        Verdict::TooNoisy,
-        Verdict::NotComparable,
-    ];
-
     /// As reports write it, readable without colour.
     pub fn text(self) -> &'static str {
         match self {
@@ -164,7 +156,7 @@ pub struct Judged {
 /// widens the minimum effect.
 pub fn judge(rule: &Rule, a: Measured, b: Measured, machine: f64) -> Judged {
     let min_effect = rule.min_change.max(machine);
-    if !(a.value.is_finite() && b.value.is_finite()) || a.value == 0.0 {
+    if !(a.value.is_finite() && b.value.is_finite()) || a.value == 0.0 || b.value == 0.0 {
         return Judged {
             b_over_a: None,
             p_value: None,
@@ -240,6 +232,7 @@ mod tests {
         // A zero or missing value has no ratio.
         let zero = Series::new(vec![0.0, 0.0]).unwrap();
         assert_eq!(verdict(&zero, &a), Verdict::NotComparable);
+        assert_eq!(verdict(&a, &zero), Verdict::NotComparable);
     }
 
     #[test]

@@ -235,7 +235,7 @@ fn single_experiment_folders_compare_on_what_they_share() {
         ["sincos-overlap"]
     );
     assert!(c.sections[0].rows.len() >= 18);
-    let (_, only_a) = &c.only[0];
+    let only_a = &c.only[0].names;
     assert!(
         only_a.contains(&"bounds") && only_a.contains(&"mapped"),
         "{only_a:?}"
@@ -396,4 +396,39 @@ fn an_incomplete_run_is_compared_and_marked() {
     assert!(md.contains(&format!("| Run | complete | {marked} |")));
     assert!(html.contains(&format!("<strong>Incomplete run.</strong> {banner}")));
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_output_is_never_a_folder_compared_nor_a_run() {
+    let a = copy_of(H100_A, "out-inside", |_| true);
+    let before = std::fs::read_dir(&a).unwrap().count();
+    for out in [a.clone(), a.join("cmp")] {
+        let err = compare::write(&a, &recorded(H200), Some(&out), Rule::default()).unwrap_err();
+        assert!(
+            err.is_usage() && err.to_string().contains("is inside"),
+            "{err}"
+        );
+    }
+    // A folder holding another run's results is not replaced.
+    let other = copy_of(H100_B, "out-a-run", |f| f == "bounds.json");
+    let err = compare::write(&a, &recorded(H200), Some(&other), Rule::default()).unwrap_err();
+    assert!(err.to_string().contains("bounds.json"), "{err}");
+    assert!(other.join("bounds.json").exists());
+    assert_eq!(std::fs::read_dir(&a).unwrap().count(), before);
+    std::fs::remove_dir_all(&a).unwrap();
+    std::fs::remove_dir_all(&other).unwrap();
+}
+
+#[test]
+fn a_folder_of_the_cuda_twins_alone_compares() {
+    let cuda = copy_of(H100_B, "cuda-only", |f| f.ends_with("-cuda.json"));
+    let a = ComparedRun::load("A", &recorded(H100_A)).unwrap();
+    let b = ComparedRun::load("B", &cuda).unwrap();
+    assert_eq!(b.summary.provenance.kernels.label(), "CUDA C++");
+    let c = compare::compare(&a, &b, Rule::default());
+    assert!(
+        c.sections.iter().any(|s| s.name == "sincos-overlap"),
+        "the C++ rows are compared"
+    );
+    std::fs::remove_dir_all(&cuda).unwrap();
 }

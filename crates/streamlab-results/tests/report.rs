@@ -58,7 +58,7 @@ fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 fn the_committed_h100_report_renders_again_to_the_same_files() {
     let run = SavedRun::load(&h100()).unwrap();
     let out = scratch("rerender");
-    let written = render(&run, &out, &|| true).unwrap();
+    let written = render(&run, &out, false, &|| true).unwrap();
     let rendered = files(&out);
     assert_eq!(rendered.len(), written);
     let committed = files(&h100());
@@ -296,7 +296,7 @@ fn the_html_page_shows_every_figure_and_table_in_a_browser() {
     let run = SavedRun::load(&h100()).unwrap();
     let doc = document(&run).unwrap();
     let out = scratch("browser");
-    render(&run, &out, &|| true).unwrap();
+    render(&run, &out, false, &|| true).unwrap();
     let profile = scratch("chromium-profile");
     let output = std::process::Command::new(CHROMIUM)
         .args(["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom"])
@@ -343,7 +343,7 @@ fn an_interrupted_run_says_so_at_the_top_of_both_reports() {
     summary["steps_not_run"] = serde_json::json!(["mapped"]);
     std::fs::write(&path, summary.to_string()).unwrap();
     std::fs::remove_file(dir.join("mapped.json")).unwrap();
-    render(&SavedRun::load(&dir).unwrap(), &dir, &|| true).unwrap();
+    render(&SavedRun::load(&dir).unwrap(), &dir, true, &|| true).unwrap();
     let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
     let banner = md.lines().nth(2).unwrap();
     assert!(
@@ -403,7 +403,7 @@ fn a_missing_experiment_is_named_in_the_report_and_stays_named() {
     std::fs::remove_file(dir.join("mapped.json")).unwrap();
     let run = SavedRun::load(&dir).unwrap();
     assert_eq!(run.missing(), ["mapped (mapped.json)"]);
-    render(&run, &dir, &|| true).unwrap();
+    render(&run, &dir, true, &|| true).unwrap();
     let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
     assert!(
         md.contains("> **Not in this folder.** mapped (mapped.json): "),
@@ -424,7 +424,7 @@ fn a_render_stopped_part_way_leaves_the_folder_as_it_was() {
     let before = files(&dir);
     let run = SavedRun::load(&dir).unwrap();
     let asked = std::cell::Cell::new(0);
-    let err = render(&run, &dir, &|| {
+    let err = render(&run, &dir, true, &|| {
         asked.set(asked.get() + 1);
         asked.get() <= 20
     })
@@ -435,7 +435,7 @@ fn a_render_stopped_part_way_leaves_the_folder_as_it_was() {
     );
     assert_eq!(files(&dir), before, "the folder changed");
     let fresh = dir.with_extension("fresh");
-    let _ = render(&run, &fresh, &|| false).unwrap_err();
+    let _ = render(&run, &fresh, false, &|| false).unwrap_err();
     assert!(!fresh.exists(), "a stopped render created its folder");
     let beside: Vec<_> = std::fs::read_dir(dir.parent().unwrap())
         .unwrap()
@@ -444,4 +444,14 @@ fn a_render_stopped_part_way_leaves_the_folder_as_it_was() {
         .collect();
     assert!(beside.is_empty(), "{beside:?} left behind");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_report_never_replaces_another_runs_results() {
+    let run = SavedRun::load(&h100()).unwrap();
+    let other = h100_copy("other-run");
+    let err = render(&run, &other, false, &|| true).unwrap_err();
+    assert!(err.to_string().contains("summary.json"), "{err}");
+    assert!(other.join("summary.json").exists() && other.join("mapped.json").exists());
+    std::fs::remove_dir_all(&other).unwrap();
 }

@@ -246,7 +246,7 @@ fn run_all(kernels: &KernelOptions, run: &RunOptions) -> Result<(), AppError> {
     }
     let saved = SavedRun::load(&session.out)?;
     // After a signal the report is still rendered whole: it shows what was measured.
-    results::render(&saved, &session.out, &|| true)?;
+    results::render(&saved, &session.out, true, &|| true)?;
     println!(
         "\nreport: {}",
         session.out.join(files::REPORT_HTML).display()
@@ -269,7 +269,11 @@ fn render(from: &Path, out: &Path) -> Result<(), AppError> {
         from.display(),
         out.display()
     );
-    let rendered = results::render(&saved, out, &|| stop::requested().is_none());
+    let in_place = match (from.canonicalize(), out.canonicalize()) {
+        (Ok(from), Ok(out)) => from == out,
+        _ => false,
+    };
+    let rendered = results::render(&saved, out, in_place, &|| stop::requested().is_none());
     match (rendered, stop::requested()) {
         (Ok(_), None) => {
             print!("{}", results::tables(&saved));
@@ -286,16 +290,10 @@ fn render(from: &Path, out: &Path) -> Result<(), AppError> {
 
 /// A results folder holds one run: refuse an `--out` that already holds files.
 fn refuse_a_used_folder(out: &Path) -> Result<(), AppError> {
-    let Ok(entries) = std::fs::read_dir(out) else {
-        return Ok(());
-    };
-    let mut names: Vec<String> = (entries.filter_map(Result::ok))
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
+    let names = folder::names(out)?;
     if names.is_empty() {
         return Ok(());
     }
-    names.sort();
     let shown = if names.len() > 3 {
         format!("{}, … ({} files)", names[..3].join(", "), names.len())
     } else {
@@ -305,6 +303,22 @@ fn refuse_a_used_folder(out: &Path) -> Result<(), AppError> {
         "--out {} already holds files ({shown}): a results folder holds one run, so name a new or empty folder",
         out.display()
     ))))
+}
+
+/// A new folder for a run's results when `--out` names none: `results/<UTC time>`, with
+/// "-2", "-3", … where a run of the same second has it.
+fn fresh_results_folder() -> PathBuf {
+    let base = Path::new("results").join(crate::clock::now_compact());
+    (1..)
+        .map(|n| {
+            if n == 1 {
+                base.clone()
+            } else {
+                PathBuf::from(format!("{}-{n}", base.display()))
+            }
+        })
+        .find(|p| !p.exists())
+        .expect("some suffix is free")
 }
 
 /// The GPU, the kernel sets to run, where results go, the link probe and the fastest
@@ -332,9 +346,13 @@ impl Session {
         kernels: Option<&KernelOptions>,
         need_cuda: bool,
     ) -> Result<Session, AppError> {
-        if let Some(out) = &run.out {
-            refuse_a_used_folder(out)?;
-        }
+        let out = match &run.out {
+            Some(out) => {
+                refuse_a_used_folder(out)?;
+                out.clone()
+            }
+            None => fresh_results_folder(),
+        };
         let started_utc = crate::clock::now_rfc3339();
         let gpu = Gpu::open(run.device)?;
         let choice = kernels.map_or(KernelChoice::Rust, |k| k.kernels);
@@ -350,10 +368,6 @@ impl Session {
                 None
             }
         };
-        let out = run
-            .out
-            .clone()
-            .unwrap_or_else(|| Path::new("results").join(crate::clock::now_compact()));
         std::fs::create_dir_all(&out).map_err(|source| AppError::OutDir {
             path: out.clone(),
             source,

@@ -21,7 +21,7 @@ use crate::report::chart::{BOUND_COLOR, BarSeries, Level, PALETTE, XAxis, YScale
 use crate::report::figures::{FigureModel, blank, line};
 use crate::report::section::Figure;
 use crate::report::table::{self, Table, num};
-use crate::run::{SavedRun, is_output_name, sets, summarize};
+use crate::run::{SavedRun, held, sets, summarize};
 use crate::saved::{BuildInfo, KernelSet, NOT_RECORDED, files};
 use crate::verdict::{self, Judged, Rule, Verdict};
 
@@ -34,6 +34,10 @@ pub enum CompareError {
     NotAFolder(PathBuf),
     #[error("A and B are the same folder ({0}): name two different results folders")]
     SameFolder(PathBuf),
+    #[error(
+        "--out {out} is inside {dir}, a folder compared: name a folder of its own for the comparison"
+    )]
+    OutInside { out: PathBuf, dir: PathBuf },
     #[error(transparent)]
     Folder(#[from] FolderError),
 }
@@ -223,13 +227,23 @@ pub struct Comparison {
     pub banners: Vec<String>,
     /// Label, A, B.
     pub header: Table,
-    /// Experiments only one folder holds, by side.
-    pub only: Vec<(String, Vec<&'static str>)>,
+    /// Experiments only one folder holds: by side ("A" or "B"), with the side's heading.
+    pub only: Vec<OnlyIn>,
     pub sections: Vec<ComparedSection>,
     /// The rule every row was judged by.
     pub rule: Rule,
     /// What `comparison.json` names each side by.
     pub sides: [SideFacts; 2],
+}
+
+/// The experiments only one side's folder holds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OnlyIn {
+    /// "A" or "B".
+    pub side: &'static str,
+    /// e.g. "A (h100)".
+    pub heading: String,
+    pub names: Vec<&'static str>,
 }
 
 /// One side as `comparison.json` names it.
@@ -835,8 +849,12 @@ pub fn compare(a: &ComparedRun, b: &ComparedRun, rule: Rule) -> Comparison {
         .collect();
     let only = [(a, s.only_a), (b, s.only_b)]
         .into_iter()
-        .filter(|(_, list)| !list.is_empty())
-        .map(|(r, list)| (r.heading(), list))
+        .filter(|(_, names)| !names.is_empty())
+        .map(|(r, names)| OnlyIn {
+            side: r.side,
+            heading: r.heading(),
+            names,
+        })
         .collect();
     let side = |r: &ComparedRun| SideFacts {
         folder: r.dir.display().to_string(),
@@ -862,17 +880,33 @@ pub fn compare(a: &ComparedRun, b: &ComparedRun, rule: Rule) -> Comparison {
 /// per experiment. Both folders are read before anything is written, and `out` is
 /// replaced whole once everything is. Returns the folder written.
 pub fn write(a: &Path, b: &Path, out: Option<&Path>, rule: Rule) -> Result<PathBuf, CompareError> {
-    let same = |x: &Path, y: &Path| match (x.canonicalize(), y.canonicalize()) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => false,
-    };
-    if same(a, b) {
+    let canonical = |p: &Path| p.canonicalize().ok();
+    if canonical(a).is_some() && canonical(a) == canonical(b) {
         return Err(CompareError::SameFolder(a.to_owned()));
     }
     let (a, b) = (ComparedRun::load("A", a)?, ComparedRun::load("B", b)?);
     let out = out.map_or_else(|| default_out(&a, &b), Path::to_owned);
+    // The output is a folder of its own: never one of the folders read, nor inside one.
+    let inside = |run: &ComparedRun| {
+        let base = canonical(&run.dir)?;
+        let mut at = out.clone();
+        // The output may not exist yet: judge by its nearest existing ancestor.
+        loop {
+            if let Some(c) = canonical(&at) {
+                let within = c.starts_with(&base);
+                return within.then_some(run.dir.clone());
+            }
+            at = at.parent()?.to_owned();
+            if at.as_os_str().is_empty() {
+                at = PathBuf::from(".");
+            }
+        }
+    };
+    if let Some(dir) = inside(&a).or_else(|| inside(&b)) {
+        return Err(CompareError::OutInside { out, dir });
+    }
     let outputs = render::files(&compare(&a, &b, rule));
-    let staged = folder::Staged::begin(&out, is_output_name)?;
+    let mut staged = folder::Staged::begin(&out, held, false)?;
     for (name, contents) in &outputs {
         staged.write(name, contents.as_bytes())?;
     }

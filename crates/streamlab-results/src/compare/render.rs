@@ -138,8 +138,8 @@ pub fn comparison_json(c: &Comparison) -> String {
     }
     let only = |side: &str| {
         (c.only.iter())
-            .find(|(heading, _)| heading.starts_with(side))
-            .map(|(_, names)| names.clone())
+            .find(|o| o.side == side)
+            .map(|o| o.names.clone())
             .unwrap_or_default()
     };
     let file = ComparisonFile {
@@ -202,8 +202,8 @@ pub fn markdown(c: &Comparison) -> String {
     }
     out += &md_table(&c.header, None);
     let _ = writeln!(out, "**Verdicts.** {}\n", c.rule.describe());
-    for (side, names) in &c.only {
-        let _ = writeln!(out, "**Only in {side}:** {}\n", names.join(", "));
+    for o in &c.only {
+        let _ = writeln!(out, "**Only in {}:** {}\n", o.heading, o.names.join(", "));
     }
     if !c.sections.is_empty() {
         out += "## Contents\n\n";
@@ -280,12 +280,12 @@ pub fn html(c: &Comparison) -> String {
         "<p class=\"note\"><strong>Verdicts.</strong> {}</p>",
         escape(&c.rule.describe())
     );
-    for (side, names) in &c.only {
+    for o in &c.only {
         let _ = writeln!(
             body,
             "<p class=\"note\"><strong>Only in {}:</strong> {}</p>",
-            escape(side),
-            escape(&names.join(", "))
+            escape(&o.heading),
+            escape(&o.names.join(", "))
         );
     }
     if !c.sections.is_empty() {

@@ -142,7 +142,6 @@ pub struct CaseRatio {
     pub ratio: f64,
     /// Rust against CUDA C++ by the one rule of [`crate::verdict`]: faster, slower, the
     /// same, or too noisy to say.
-    #[serde(default = "no_verdict")]
     pub verdict: Verdict,
     /// As [`KernelCase::cards`].
     #[serde(default)]
@@ -150,10 +149,6 @@ pub struct CaseRatio {
     /// As [`KernelCase::max_ulps`].
     #[serde(default)]
     pub max_ulps: Option<[f64; 2]>,
-}
-
-fn no_verdict() -> Verdict {
-    Verdict::NotComparable
 }
 
 /// Everything derived from a kernel comparison.

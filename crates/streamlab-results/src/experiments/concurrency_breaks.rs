@@ -330,14 +330,19 @@ fn cost_words(row: Option<&BreakRow>) -> String {
     })
 }
 
-/// What follows a cost that is not called a change: " (the same as clean)" or " (too
-/// noisy to say)"; nothing after one that is.
-fn unless_changed(v: Verdict) -> &'static str {
+/// What a cost that is not called a change is: "the same as clean" or "too noisy to
+/// say"; `None` for one that is.
+fn unchanged(v: Verdict) -> Option<&'static str> {
     match v {
-        Verdict::Same => " (the same as clean)",
-        Verdict::TooNoisy | Verdict::NotComparable => " (too noisy to say)",
-        Verdict::Faster | Verdict::Slower => "",
+        Verdict::Same => Some("the same as clean"),
+        Verdict::TooNoisy | Verdict::NotComparable => Some("too noisy to say"),
+        Verdict::Faster | Verdict::Slower => None,
     }
+}
+
+/// [`unchanged`] in brackets after a cost, nothing after a cost called a change.
+fn unless_changed(v: Verdict) -> String {
+    unchanged(v).map_or(String::new(), |u| format!(" ({u})"))
 }
 
 fn kinds(k: &[BreakKind]) -> String {
@@ -512,11 +517,7 @@ impl Experiment for ConcurrencyBreaks {
                     "One copy in per iteration moved onto the NULL stream costs {:.4} ms per iteration ({:.2}× the clean pipeline{}): the kernels issued after it wait for it, so copies ran beside kernels {} ms less per iteration{}, and the two copy directions ran at once {} ms less, which costs less than its length because each copy then runs alone at its faster one-way rate. On non-blocking streams, which the NULL stream does not join, the same copy costs {}; on the per-thread default stream, {}.",
                     x.cost_ms,
                     x.over_clean,
-                    match x.verdict {
-                        Verdict::Same => ", the same as clean",
-                        Verdict::TooNoisy | Verdict::NotComparable => ", too noisy to say",
-                        Verdict::Faster | Verdict::Slower => "",
-                    },
+                    unchanged(x.verdict).map_or(String::new(), |u| format!(", {u}")),
                     x.overlap_lost_ms.map_or("–".into(), |v| format!("{v:.4}")),
                     match x.costs_overlap_lost {
                         Some(true) => " (the cost is at least that overlap)",

@@ -149,9 +149,7 @@ pub struct GraphRow {
     pub stream_noise: f64,
     pub graph_noise: f64,
     /// The relative noise of their host times.
-    #[serde(default)]
     pub stream_host_noise: f64,
-    #[serde(default)]
     pub graph_host_noise: f64,
 }
 

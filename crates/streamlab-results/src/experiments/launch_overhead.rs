@@ -137,7 +137,6 @@ pub struct LaunchRow {
     /// Back-to-back launches per second: one per the slower of host issue and GPU.
     pub launches_per_s: f64,
     /// The relative noise of that slower side.
-    #[serde(default)]
     pub launches_noise: f64,
 }
 
@@ -161,7 +160,6 @@ pub struct LaunchAnalysis {
     /// Rust's launch rate over the CUDA C++ twin's (above 1: Rust launches faster).
     pub rust_over_cuda_rate: Option<f64>,
     /// Whether the two rates' noise covers that ratio's distance from 1.
-    #[serde(default)]
     pub rust_over_cuda_within_noise: Option<bool>,
     pub graph_host_us: f64,
     pub graph_gpu_us: f64,

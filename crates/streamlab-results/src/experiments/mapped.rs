@@ -157,9 +157,7 @@ pub struct MappedRow {
     pub streamed_noise: f64,
     /// Where each version sits under its bound as built (each bound's noise: its
     /// copies' samples'), within or beyond the two figures' noise.
-    #[serde(default)]
     pub mapped_under: Option<Under>,
-    #[serde(default)]
     pub streamed_under: Option<Under>,
 }
 

@@ -112,10 +112,7 @@ pub struct MatmulPoint {
     pub streams: usize,
     /// The time for all products in each trial.
     pub time: Series,
-    /// Its median, and the relative noise of its trials.
-    #[serde(default)]
-    pub median_ms: f64,
-    #[serde(default)]
+    /// The relative noise of its trials.
     pub noise: f64,
     /// One-stream median over this median.
     pub speedup: f64,
@@ -172,7 +169,6 @@ fn analyze(r: &MatmulStreamsResult) -> MatmulAnalysis {
             let tasks = tasks_per_stream(products, s);
             Some(MatmulPoint {
                 streams: s,
-                median_ms: time.median(),
                 noise: time.noise(),
                 speedup: one / time.median(),
                 tasks_per_stream: tasks,
@@ -215,9 +211,9 @@ fn columns(cuda: Option<&MatmulAnalysis>) -> Columns<'_, MatmulPoint> {
         )
         .both(
             "median",
-            |x| num(x.median_ms, 3),
+            |x| num(x.time.median(), 3),
             "median_ms",
-            move |x| ms(x.median_ms),
+            move |x| ms(x.time.median()),
         )
         .both("noise", |x| noise(x.noise), "noise", |x| format!("{:.4}", x.noise))
         .both(

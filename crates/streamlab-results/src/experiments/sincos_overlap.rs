@@ -230,7 +230,6 @@ pub struct SincosConfig {
     pub beyond_busiest_bound: bool,
     /// Where its batches sit under their traced busiest bound (the median of their
     /// ratios under 1), within or beyond the two figures' noise.
-    #[serde(default)]
     pub under_busiest_bound: Option<Under>,
 }
 

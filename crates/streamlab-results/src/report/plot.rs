@@ -410,7 +410,9 @@ fn legend_top<'a>(area: &Area<'a>, entries: &[Entry]) -> Result<Area<'a>, Box<dy
     }
     let (legend, rest) = area.split_vertically(y + Entry::HEIGHT / 2 + 4);
     for (entry, &place) in entries.iter().zip(&places) {
-        entry.draw(&legend, place, w - left - SIDE)?;
+        // An entry's row was chosen to hold it on one line: it wraps only where no row
+        // can, at the canvas' edge.
+        entry.draw(&legend, place, (w - place.0 - SIDE).max(entry.width()))?;
     }
     Ok(rest)
 }
@@ -665,7 +667,8 @@ impl CategoryLabels {
         }
         let down: Vec<Vec<String>> = labels.iter().map(|l| text::wrap(l, px, TURNED)).collect();
         let thickest = down.iter().map(|l| l.len()).max().unwrap_or(1) as f64 * line;
-        let step = (thickest / (slot - 2.0)).ceil().max(1.0) as usize;
+        // Slots narrower than a few pixels still get every `step`-th label, `step` finite.
+        let step = (thickest / (slot - 2.0).max(1.0)).ceil().max(1.0) as usize;
         let lines: Vec<Vec<String>> = (down.into_iter().enumerate())
             .map(|(i, l)| if i % step == 0 { l } else { Vec::new() })
             .collect();
