@@ -150,6 +150,7 @@ macro_rules! commands {
             /// Measure the bounds, compare the kernels, and run every experiment with its
             /// defaults (or --quick); write summary.json and the report, and print a
             /// compact table.
+            #[command(long_about = run_all_about())]
             RunAll {
                 #[command(flatten)]
                 kernels: KernelOptions,
@@ -209,6 +210,31 @@ macro_rules! commands {
 }
 
 streamlab_results::registered!(commands);
+
+/// `run-all --help`: what it does, and the options it gives experiments other than
+/// their commands' defaults, as typed.
+fn run_all_about() -> String {
+    struct Choices(Vec<String>);
+    impl streamlab_results::experiments::Visit for Choices {
+        fn visit<E: Experiment>(&mut self) {
+            let args = <E::Params as Params>::RUN_ALL;
+            if !args.is_empty() {
+                self.0.push(format!("  {} {}", E::NAME, args.join(" ")));
+            }
+        }
+    }
+    let mut choices = Choices(Vec::new());
+    experiments::each(&mut choices);
+    let mut about = "Measure the bounds, compare the kernels, and run every experiment with its \
+        defaults (or --quick); write summary.json and the report, and print a compact table."
+        .to_owned();
+    if !choices.0.is_empty() {
+        about += "\n\nOptions run-all gives experiments other than their commands' defaults \
+            (each report's parameters show what ran):\n";
+        about += &choices.0.join("\n");
+    }
+    about
+}
 
 /// A fraction given and shown as a percentage.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -45,3 +45,46 @@ fn every_registered_experiment_has_its_command() {
     experiments::each(&mut missing);
     assert!(missing.0.is_empty(), "no command for {:?}", missing.0);
 }
+
+#[test]
+fn each_experiments_defaults_are_its_command_lines() {
+    use streamlab::cli::{KernelOptions, RunOptions, Start};
+    use streamlab::experiments::Run;
+    use streamlab_results::saved::Params;
+
+    /// Whether the parsed parameters are the experiment's `Default`, and its run-all
+    /// options parse.
+    struct Same;
+    impl Start for Same {
+        type Output = bool;
+        fn start<E: Run>(
+            self,
+            params: &E::Params,
+            _run: &RunOptions,
+            _kernels: Option<&KernelOptions>,
+        ) -> bool {
+            let _ = E::Params::run_all();
+            *params == E::Params::default()
+        }
+    }
+    struct Each(Vec<String>, usize);
+    impl Visit for Each {
+        fn visit<E: Experiment>(&mut self) {
+            match cli::parse(["streamlab", E::NAME]) {
+                Ok(parsed) => {
+                    self.1 += 1;
+                    if parsed.cli.command.experiment(Same) != Some(true) {
+                        self.0.push(E::NAME.to_owned());
+                    }
+                }
+                // An experiment of the user's input (its PTX file) has no default for it.
+                Err(e) if e.kind() == clap::error::ErrorKind::MissingRequiredArgument => {}
+                Err(e) => self.0.push(format!("{}: {e}", E::NAME)),
+            }
+        }
+    }
+    let mut each = Each(Vec::new(), 0);
+    experiments::each(&mut each);
+    assert!(each.0.is_empty(), "defaults differ: {:?}", each.0);
+    assert!(each.1 >= 13, "only {} checked", each.1);
+}

@@ -33,12 +33,9 @@ pub struct Params {
 }
 
 impl Default for Params {
+    /// The command line's defaults: the `#[arg]` attributes above are their one source.
     fn default() -> Params {
-        Params {
-            elements: 1 << 25,
-            repeats: 20,
-            launches: 1000,
-        }
+        crate::saved::clap_defaults()
     }
 }
 

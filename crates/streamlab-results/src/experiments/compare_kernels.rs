@@ -49,15 +49,9 @@ pub struct Params {
 }
 
 impl Default for Params {
+    /// The command line's defaults: the `#[arg]` attributes above are their one source.
     fn default() -> Params {
-        Params {
-            launches: 100,
-            warmup: 3,
-            aligned: 131_072,
-            add_size: 128,
-            add_cycles: vec![256, 0],
-            sincos_elements: 1 << 25,
-        }
+        crate::saved::clap_defaults()
     }
 }
 

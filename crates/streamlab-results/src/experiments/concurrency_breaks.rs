@@ -57,14 +57,9 @@ pub struct Params {
 }
 
 impl Default for Params {
+    /// The command line's defaults: the `#[arg]` attributes above are their one source.
     fn default() -> Params {
-        Params {
-            elements: 1 << 24,
-            streams: 8,
-            cycles: 0,
-            iterations: 5,
-            repeats: 5,
-        }
+        crate::saved::clap_defaults()
     }
 }
 

@@ -49,14 +49,9 @@ pub struct Params {
 }
 
 impl Default for Params {
+    /// The command line's defaults: the `#[arg]` attributes above are their one source.
     fn default() -> Params {
-        Params {
-            elements: 1 << 25,
-            chunks: vec![4, 16, 64],
-            iterations: 50,
-            repeats: 5,
-            warmup: 1,
-        }
+        crate::saved::clap_defaults()
     }
 }
 

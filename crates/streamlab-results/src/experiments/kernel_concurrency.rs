@@ -60,14 +60,9 @@ pub struct Params {
 }
 
 impl Default for Params {
+    /// The command line's defaults: the `#[arg]` attributes above are their one source.
     fn default() -> Params {
-        Params {
-            spin_us: 1000,
-            stream_counts: vec![1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128],
-            queues: vec![8, 32],
-            repeats: 5,
-            worker_queues: None,
-        }
+        crate::saved::clap_defaults()
     }
 }
 

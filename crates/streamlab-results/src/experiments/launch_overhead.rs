@@ -48,14 +48,9 @@ pub struct Params {
 }
 
 impl Default for Params {
+    /// The command line's defaults: the `#[arg]` attributes above are their one source.
     fn default() -> Params {
-        Params {
-            launches: 20_000,
-            graph_nodes: 1000,
-            repeats: 11,
-            work_us: vec![0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64],
-            breakeven_launches: 2000,
-        }
+        crate::saved::clap_defaults()
     }
 }
 

@@ -53,13 +53,9 @@ pub struct Params {
 }
 
 impl Default for Params {
+    /// The command line's defaults: the `#[arg]` attributes above are their one source.
     fn default() -> Params {
-        Params {
-            sweep: SizeSweep::default(),
-            streams: 4,
-            sample_ms: 20.0,
-            repeats: 3,
-        }
+        crate::saved::clap_defaults()
     }
 }
 

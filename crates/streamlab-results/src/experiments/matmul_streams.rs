@@ -46,15 +46,9 @@ pub struct Params {
 }
 
 impl Default for Params {
+    /// The command line's defaults: the `#[arg]` attributes above are their one source.
     fn default() -> Params {
-        Params {
-            rows: 32,
-            cols: 16,
-            aligned: 131_072,
-            block: 16,
-            max_streams: 16,
-            trials: 20,
-        }
+        crate::saved::clap_defaults()
     }
 }
 

@@ -67,18 +67,9 @@ pub struct Params {
 }
 
 impl Default for Params {
+    /// The command line's defaults: the `#[arg]` attributes above are their one source.
     fn default() -> Params {
-        Params {
-            size: 128,
-            cycles: IntRange::new(0, 4096).expect("non-empty"),
-            cycles_step: 64,
-            streams: IntRange::single(8),
-            streams_step: 1,
-            blocks_per_sm: 16,
-            threads: 256,
-            add_value: 0xcc,
-            repeats: 5,
-        }
+        crate::saved::clap_defaults()
     }
 }
 
@@ -96,14 +87,16 @@ impl crate::saved::Params for Params {
     /// The Handbook's 8 streams, and 32 streams: a deeper pipeline whose fill and drain
     /// are a quarter as long; cycles in steps of 128 over the Handbook's range, which
     /// keeps `run-all` within its five minutes.
-    fn run_all() -> Params {
-        Params {
-            streams: IntRange::new(8, 32).expect("non-empty"),
-            streams_step: 24,
-            cycles_step: 128,
-            ..Params::default()
-        }
-    }
+    /// 8 and 32 streams (the Handbook's 8, and as many as the GPU has hardware queues),
+    /// and cycles in steps of 128: the shmoo past breakeven in half the rows.
+    const RUN_ALL: &'static [&'static str] = &[
+        "--streams",
+        "8..=32",
+        "--streams-step",
+        "24",
+        "--cycles-step",
+        "128",
+    ];
 
     fn validate(&self) -> Result<(), UsageError> {
         if self.cycles.start() < 0 || self.cycles.end() > i64::from(i32::MAX / 2) {
@@ -654,5 +647,21 @@ impl Experiment for MemcpyKernel {
             ),
             verdict(x.verified)
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::saved::Params as _;
+
+    #[test]
+    fn run_all_gives_the_options_it_states() {
+        let p = Params::run_all();
+        assert_eq!((p.streams.start(), p.streams.end()), (8, 32));
+        assert_eq!((p.streams_step, p.cycles_step), (24, 128));
+        let d = Params::default();
+        assert_eq!((d.streams.start(), d.streams.end(), d.cycles_step), (8, 8, 64));
+        assert_eq!(Params { streams: d.streams, streams_step: d.streams_step, cycles_step: d.cycles_step, ..p }, d);
     }
 }

@@ -71,16 +71,9 @@ pub struct Params {
 }
 
 impl Default for Params {
+    /// The command line's defaults: the `#[arg]` attributes above are their one source.
     fn default() -> Params {
-        Params {
-            devices: Vec::new(),
-            elements: 1 << 25,
-            threads: 1024,
-            streams: 4,
-            warmup: 20,
-            iterations: 200,
-            batches: None,
-        }
+        crate::saved::clap_defaults()
     }
 }
 

@@ -65,13 +65,9 @@ pub struct Params {
 }
 
 impl Default for Params {
+    /// The command line's defaults: the `#[arg]` attributes above are their one source.
     fn default() -> Params {
-        Params {
-            sweep: SizeSweep::default(),
-            stream_counts: vec![1, 2, 4, 8, 16, 32],
-            sample_ms: 20.0,
-            repeats: 5,
-        }
+        crate::saved::clap_defaults()
     }
 }
 

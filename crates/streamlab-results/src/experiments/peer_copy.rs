@@ -51,15 +51,9 @@ pub struct Params {
 }
 
 impl Default for Params {
+    /// The command line's defaults: the `#[arg]` attributes above are their one source.
     fn default() -> Params {
-        Params {
-            devices: Vec::new(),
-            min_exponent: 12,
-            max_exponent: 30,
-            exponent_step: 2,
-            repeats: 5,
-            latency_copies: 200,
-        }
+        crate::saved::clap_defaults()
     }
 }
 

@@ -71,16 +71,9 @@ pub struct Params {
 }
 
 impl Default for Params {
+    /// The command line's defaults: the `#[arg]` attributes above are their one source.
     fn default() -> Params {
-        Params {
-            elements: 1 << 25,
-            threads: 1024,
-            warmup: 100,
-            iterations: 1000,
-            batches: None,
-            streams: 4,
-            stream_counts: vec![2, 4, 8, 16],
-        }
+        crate::saved::clap_defaults()
     }
 }
 

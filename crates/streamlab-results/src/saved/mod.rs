@@ -25,12 +25,9 @@ pub struct SizeSweep {
 }
 
 impl Default for SizeSweep {
+    /// The command line's defaults: the `#[arg]` attributes above are their one source.
     fn default() -> SizeSweep {
-        SizeSweep {
-            min_exponent: 12,
-            max_exponent: 28,
-            exponent_step: 2,
-        }
+        crate::saved::clap_defaults()
     }
 }
 
@@ -53,6 +50,22 @@ impl SizeSweep {
     }
 }
 
+/// The parameters `P` as the command line gives them when no option is given: what
+/// each parameter struct's `Default` is, so that its defaults are stated once, in its
+/// `#[arg]` attributes.
+pub fn clap_defaults<P: clap::Args + clap::FromArgMatches>() -> P {
+    clap_parse(&[])
+}
+
+/// The parameters `P` as the command line gives them for the options `args`.
+fn clap_parse<P: clap::Args + clap::FromArgMatches>(args: &[&str]) -> P {
+    let command = P::augment_args(clap::Command::new("parameters").no_binary_name(true));
+    let matches = command
+        .try_get_matches_from(args)
+        .expect("every parameter has a default, and the options given parse");
+    P::from_arg_matches(&matches).expect("the options given parse")
+}
+
 /// An experiment's parameters: what clap parses and the JSON records.
 pub trait Params:
     clap::Args
@@ -66,9 +79,13 @@ pub trait Params:
 {
     /// Small sizes for a fast look (`--quick`); explicit options still win.
     fn quick() -> Self;
-    /// What `run-all` measures (the write-up's defaults unless said otherwise).
+    /// The options `run-all` gives the experiment, as typed on its command line: none,
+    /// the write-up's defaults, unless said otherwise. `run-all --help` and the report's
+    /// parameters show them.
+    const RUN_ALL: &'static [&'static str] = &[];
+    /// What `run-all` measures: the command line's defaults with [`Params::RUN_ALL`].
     fn run_all() -> Self {
-        Self::default()
+        clap_parse(Self::RUN_ALL)
     }
     /// Fit the parameters to what they can measure, saying what changed (sincos-overlap
     /// drops stream counts above its element count: a stream needs an element); runs
