@@ -1,20 +1,26 @@
-//! The GPU side's rules that the compiler does not keep: the runtime (the only module that
-//! calls CUDA) knows no experiment, and every registered experiment has its command.
-use std::path::Path;
+//! The house's rules that the compiler does not keep: the runtime (the only module that
+//! calls CUDA) knows no experiment, every registered experiment has its command and its
+//! defaults in one place, and `docs/architecture.md` says what the code does (the paths
+//! and items it names exist, the crates depend as its table says).
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
 
 use streamlab::cli;
 use streamlab_results::experiment::Experiment;
 use streamlab_results::experiments::{self, Visit};
 
+/// The checkout `STREAMLAB_ROOT` names (set by `run-tests.sh` on a GPU machine), else
+/// this one.
+fn root() -> PathBuf {
+    std::env::var_os("STREAMLAB_ROOT").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."),
+        PathBuf::from,
+    )
+}
+
 #[test]
 fn the_runtime_imports_no_experiment() {
-    // The checkout `STREAMLAB_ROOT` names (set by `run-tests.sh` on a GPU machine), else
-    // this one.
-    let root = std::env::var_os("STREAMLAB_ROOT").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."),
-        std::path::PathBuf::from,
-    );
-    let runtime = root.join("crates/streamlab/src/runtime");
+    let runtime = root().join("crates/streamlab/src/runtime");
     let mut named = Vec::new();
     for entry in std::fs::read_dir(&runtime).unwrap() {
         let path = entry.unwrap().path();
@@ -87,4 +93,246 @@ fn each_experiments_defaults_are_its_command_lines() {
     experiments::each(&mut each);
     assert!(each.0.is_empty(), "defaults differ: {:?}", each.0);
     assert!(each.1 >= 13, "only {} checked", each.1);
+}
+
+/// Every registered experiment's module stem (`concurrency_breaks`).
+fn registered_stems() -> Vec<String> {
+    struct Stems(Vec<String>);
+    impl Visit for Stems {
+        fn visit<E: Experiment>(&mut self) {
+            self.0.push(E::NAME.replace('-', "_"));
+        }
+    }
+    let mut stems = Stems(Vec::new());
+    experiments::each(&mut stems);
+    stems.0
+}
+
+/// The architecture page's text outside its code blocks, and its `code spans`.
+fn architecture() -> (String, Vec<String>) {
+    let text = std::fs::read_to_string(root().join("docs/architecture.md")).unwrap();
+    let prose: String = (text.split("```").step_by(2))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let spans = (prose.split('`').skip(1).step_by(2))
+        .map(str::to_owned)
+        .collect();
+    (prose, spans)
+}
+
+/// Every Rust source of the workspace's crates, by path.
+fn sources() -> BTreeMap<PathBuf, String> {
+    let root = root();
+    let mut out = BTreeMap::new();
+    let mut dirs: Vec<PathBuf> = ["crates", "kernels-rs", "xtask"]
+        .iter()
+        .map(|d| root.join(d))
+        .collect();
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.insert(path.clone(), std::fs::read_to_string(&path).unwrap());
+            }
+        }
+    }
+    out
+}
+
+/// Whether `text` defines `name` as an item of one of `kinds` (`fn`, `struct`, …).
+fn defines(text: &str, kinds: &[&str], name: &str) -> bool {
+    kinds.iter().any(|kind| {
+        text.match_indices(&format!("{kind} {name}"))
+            .any(|(at, m)| {
+                let after = text[at + m.len()..].chars().next();
+                !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
+            })
+    })
+}
+
+const TYPES: [&str; 4] = ["struct", "trait", "enum", "type"];
+const MEMBERS: [&str; 4] = ["fn", "const", "type", "static"];
+
+#[test]
+fn the_architecture_page_names_only_what_exists() {
+    let root = root();
+    let sources = sources();
+    let stems = registered_stems();
+    let (_, spans) = architecture();
+    let mut wrong = Vec::new();
+    let mut checked = 0;
+    for span in &spans {
+        let is_path = span.contains('/')
+            || [".rs", ".md", ".cu", ".toml"]
+                .iter()
+                .any(|e| span.ends_with(e));
+        if span.contains(' ') {
+            continue;
+        } else if is_path && span.contains("<name>") {
+            // A path of every experiment: each registered one has it.
+            for stem in &stems {
+                let path = span.replace("<name>", stem);
+                if !root.join(&path).exists() {
+                    wrong.push(format!("{span}: no {path}"));
+                }
+            }
+        } else if is_path {
+            // A path from the checkout's root, or below the two streamlab crates' `src/`.
+            let places = [
+                root.clone(),
+                root.join("crates/streamlab/src"),
+                root.join("crates/streamlab-results/src"),
+            ];
+            if !places.iter().any(|p| p.join(span).exists()) {
+                wrong.push(format!("{span}: no such path"));
+            }
+        } else if let Some(name) = span.strip_suffix('!') {
+            if !sources
+                .values()
+                .any(|t| defines(t, &["macro_rules!"], name))
+            {
+                wrong.push(format!("{span}: no such macro"));
+            }
+        } else if let Some((krate, path)) = span
+            .split_once("::")
+            .filter(|(k, _)| k.starts_with(|c: char| c.is_ascii_lowercase()))
+        {
+            // `crate_name::module::…`: a module of a workspace crate.
+            let krate = krate.replace('_', "-");
+            let src = [format!("crates/{krate}/src"), format!("{krate}/src")]
+                .into_iter()
+                .map(|d| root.join(d))
+                .find(|d| d.exists());
+            let module = src.map(|s| s.join(path.replace("::", "/")));
+            let found = module.is_some_and(|m| m.is_dir() || m.with_extension("rs").exists());
+            if !found {
+                wrong.push(format!("{span}: no such module"));
+            }
+        } else if let Some((ty, member)) = span.split_once("::") {
+            // `Type::member`: the member is in the file that defines the type.
+            let found = sources
+                .values()
+                .any(|t| defines(t, &TYPES, ty) && defines(t, &MEMBERS, member));
+            if !found {
+                wrong.push(format!("{span}: no such item"));
+            }
+        } else if span.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+            && span.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        {
+            if !sources
+                .values()
+                .any(|t| defines(t, &TYPES, span) || defines(t, &MEMBERS, span))
+            {
+                wrong.push(format!("{span}: no such item"));
+            }
+        } else {
+            continue;
+        }
+        checked += 1;
+    }
+    assert!(
+        wrong.is_empty(),
+        "docs/architecture.md names what is not there: {wrong:#?}"
+    );
+    assert!(checked >= 30, "only {checked} names checked");
+}
+
+/// The workspace crates each crate depends on (`[dependencies]`, any target), by name.
+fn workspace_dependencies() -> BTreeMap<String, BTreeSet<String>> {
+    let root = root();
+    let manifests = [
+        "crates/nvptx-kernel-macros",
+        "crates/nvptx-kernel",
+        "crates/nvptx-builder",
+        "kernels-rs",
+        "crates/streamlab-results",
+        "crates/streamlab",
+        "xtask",
+    ];
+    let texts: Vec<String> = (manifests.iter())
+        .map(|m| std::fs::read_to_string(root.join(m).join("Cargo.toml")).unwrap())
+        .collect();
+    let name_of = |text: &str| -> String {
+        let line = (text.lines())
+            .find(|l| l.starts_with("name = "))
+            .expect("a package name");
+        line.trim_start_matches("name = ")
+            .trim_matches('"')
+            .to_owned()
+    };
+    let names: BTreeSet<String> = texts.iter().map(|t| name_of(t)).collect();
+    let mut out = BTreeMap::new();
+    for text in &texts {
+        let mut deps = BTreeSet::new();
+        let mut section = "";
+        for line in text.lines() {
+            if line.starts_with('[') {
+                section = line;
+            } else if section == "[dependencies]"
+                || (section.starts_with("[target.") && section.ends_with(".dependencies]"))
+            {
+                let key = line.split(['=', '.', ' ']).next().unwrap_or("");
+                if names.contains(key) {
+                    deps.insert(key.to_owned());
+                }
+            }
+        }
+        out.insert(name_of(text), deps);
+    }
+    out
+}
+
+#[test]
+fn the_crates_depend_as_the_architecture_page_says() {
+    let (prose, _) = architecture();
+    let table = (prose.split("## The crates").nth(1))
+        .and_then(|rest| {
+            rest.split("\n\n")
+                .find(|part| part.trim_start().starts_with('|'))
+        })
+        .expect("the crates' table");
+    let mut said = BTreeMap::new();
+    for row in table.lines().skip(2) {
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        let name = cells[1].trim_matches('`').to_owned();
+        let deps: BTreeSet<String> = (cells[2].split(','))
+            .map(|d| d.trim().trim_matches('`').to_owned())
+            .filter(|d| d != "none")
+            .collect();
+        said.insert(name, deps);
+    }
+    assert_eq!(said, workspace_dependencies());
+}
+
+#[test]
+fn only_an_experiments_own_modules_and_the_registry_name_it_in_code() {
+    let root = root();
+    let registry = root.join("crates/streamlab-results/src/experiments/mod.rs");
+    let stems = registered_stems();
+    let mut wrong = Vec::new();
+    for (path, text) in sources() {
+        let shared = path.starts_with(root.join("crates"))
+            && !path.starts_with(root.join("crates/streamlab-results/src/experiments"))
+            && !path.starts_with(root.join("crates/streamlab/src/experiments"))
+            && !path.components().any(|c| c.as_os_str() == "tests");
+        if !shared || path == registry {
+            continue;
+        }
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        for line in code.lines() {
+            let line = line.split("//").next().unwrap_or("");
+            for stem in &stems {
+                let kebab = stem.replace('_', "-");
+                if line.contains(&format!("{stem}::")) || line.contains(&format!("\"{kebab}\"")) {
+                    wrong.push(format!("{}: {}", path.display(), line.trim()));
+                }
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "shared code names an experiment: {wrong:#?}"
+    );
 }

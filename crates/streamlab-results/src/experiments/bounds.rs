@@ -126,7 +126,11 @@ fn paths(b: &BoundsResult, s: &BoundsSummary) -> Vec<PathRow> {
     vec![
         row("HtoD alone", &c.htod, s.h2d_gbps),
         row("DtoH alone", &c.dtoh, s.d2h_gbps),
-        row("both ways at once (in total)", &c.both, s.bidirectional_gbps),
+        row(
+            "both ways at once (in total)",
+            &c.both,
+            s.bidirectional_gbps,
+        ),
         row("device to device (read + write)", &b.dtod, s.d2d_gbps),
         PathRow {
             path: "empty kernel launch",
@@ -141,7 +145,12 @@ fn paths(b: &BoundsResult, s: &BoundsSummary) -> Vec<PathRow> {
 /// The one declaration of the table and the CSV: a row per path.
 fn columns<'a>() -> Columns<'a, PathRow> {
     Columns::new()
-        .both("path", |x: &PathRow| x.path.into(), "path", |x| x.path.into())
+        .both(
+            "path",
+            |x: &PathRow| x.path.into(),
+            "path",
+            |x| x.path.into(),
+        )
         .both(
             "median",
             |x| format!("{} {}", num(x.value, 3), x.unit),
@@ -149,9 +158,12 @@ fn columns<'a>() -> Columns<'a, PathRow> {
             |x| format!("{:.6}", x.value),
         )
         .raw("unit", |x| x.unit.into())
-        .both("noise", |x| noise(x.noise), "noise", |x| {
-            format!("{:.4}", x.noise)
-        })
+        .both(
+            "noise",
+            |x| noise(x.noise),
+            "noise",
+            |x| format!("{:.4}", x.noise),
+        )
         .both(
             "GB/s",
             |x| x.gbps.map_or(String::new(), |g| num(g, 1)),
@@ -201,20 +213,33 @@ impl Experiment for Bounds {
         }
     }
 
-    fn tables(b: &BoundsResult, derived: &Self::Derived, _cuda: Option<With<'_, Self>>) -> Vec<Table> {
+    fn tables(
+        b: &BoundsResult,
+        derived: &Self::Derived,
+        _cuda: Option<With<'_, Self>>,
+    ) -> Vec<Table> {
         let mib = b.copies.bytes as f64 / (1u64 << 20) as f64;
-        vec![columns().table(Some(format!("{mib:.0} MiB per copy (medians)")), &paths(b, derived))]
+        vec![columns().table(
+            Some(format!("{mib:.0} MiB per copy (medians)")),
+            &paths(b, derived),
+        )]
     }
 
     fn csv(b: &BoundsResult, derived: &Self::Derived) -> Option<String> {
         Some(columns().csv(&paths(b, derived)))
     }
 
-    fn section(b: &BoundsResult, derived: &Self::Derived, _cuda: Option<With<'_, Self>>) -> Result<Section, ReportError> {
+    fn section(
+        b: &BoundsResult,
+        derived: &Self::Derived,
+        _cuda: Option<With<'_, Self>>,
+    ) -> Result<Section, ReportError> {
         let s = derived;
         let mut sec = experiment::section::<Bounds>(
             "The physical limits, as measured",
-            "Copies of pinned host memory each way alone and both ways at once, a device-to-device copy, and an empty kernel's launch, timed with events. Every bound in this report is built from figures like these, measured in the same run as what it bounds.", b);
+            "Copies of pinned host memory each way alone and both ways at once, a device-to-device copy, and an empty kernel's launch, timed with events. Every bound in this report is built from figures like these, measured in the same run as what it bounds.",
+            b,
+        );
         sec.tables = Self::tables(b, derived, None);
         sec.note(
             "Both ways",

@@ -13,9 +13,9 @@ use crate::report::chart::{BOUND_COLOR, BarSeries, Level, PALETTE, XAxis, YScale
 use crate::report::figures::{FigureModel, blank};
 use crate::report::section::{Section, draw};
 use crate::report::table::{Columns, Table, noise, num};
-use crate::verdict::{self, Rule, Verdict};
 use crate::saved::{CudaBuild, DeviceInfo, KernelForm, Provenance, UsageError, Verification};
 use crate::stats::{Quartiles, Series};
+use crate::verdict::{self, Rule, Verdict};
 
 /// The compare-kernels experiment.
 pub struct CompareKernels;
@@ -467,7 +467,11 @@ impl Experiment for CompareKernels {
         analyze(c)
     }
 
-    fn tables(c: &KernelComparison, derived: &Self::Derived, _cuda: Option<With<'_, Self>>) -> Vec<Table> {
+    fn tables(
+        c: &KernelComparison,
+        derived: &Self::Derived,
+        _cuda: Option<With<'_, Self>>,
+    ) -> Vec<Table> {
         let caption = "median ms per launch (quartiles in brackets)".to_owned();
         let cases = &derived.cases;
         let mut tables = vec![columns(c).table(Some(caption), cases)];
@@ -490,10 +494,16 @@ impl Experiment for CompareKernels {
         Some(card_csv_columns(columns(c)).csv(&derived.cases))
     }
 
-    fn section(c: &KernelComparison, derived: &Self::Derived, _cuda: Option<With<'_, Self>>) -> Result<Section, ReportError> {
+    fn section(
+        c: &KernelComparison,
+        derived: &Self::Derived,
+        _cuda: Option<With<'_, Self>>,
+    ) -> Result<Section, ReportError> {
         let mut sec = experiment::section::<CompareKernels>(
             "Rust against CUDA C++: the same kernels",
-            "Each kernel in Rust and its CUDA C++ twin, written statement for statement alike, launched alternately on one stream and timed with events. Each exists in a plain form (the write-ups' algorithm with checked indexing: the naive matmul loop, AddKernel's volatile local, separate sinf and cosf), a safe form (no unsafe in the kernel body: slices and iterators with each check once per row or column, core::hint::black_box for AddKernel's loop, one sincosf) and a tuned form (raw pointers and unchecked indexing, batched matmul loads, AddKernel's register behind an assembly barrier, one sincosf); a ratio always compares the same form. The C++ twins of the safe forms check what the Rust ones check; AddKernel's has no black_box to mirror and keeps the tuned register barrier, so its ratio is what black_box costs.", c);
+            "Each kernel in Rust and its CUDA C++ twin, written statement for statement alike, launched alternately on one stream and timed with events. Each exists in a plain form (the write-ups' algorithm with checked indexing: the naive matmul loop, AddKernel's volatile local, separate sinf and cosf), a safe form (no unsafe in the kernel body: slices and iterators with each check once per row or column, core::hint::black_box for AddKernel's loop, one sincosf) and a tuned form (raw pointers and unchecked indexing, batched matmul loads, AddKernel's register behind an assembly barrier, one sincosf); a ratio always compares the same form. The C++ twins of the safe forms check what the Rust ones check; AddKernel's has no black_box to mirror and keeps the tuned register barrier, so its ratio is what black_box costs.",
+            c,
+        );
         sec.tables = Self::tables(c, derived, None);
         sec.note(
             "Math libraries",

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::derived::summary::Json;
 use crate::derived::trace::{self, BreakKind};
-use crate::experiment::{self, Experiment, MS, MeasuredRow, verdict, With};
+use crate::experiment::{self, Experiment, MS, MeasuredRow, With, verdict};
 use crate::report::ReportError;
 use crate::report::chart::{BarSeries, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank};
@@ -391,9 +391,7 @@ fn columns<'a>() -> Columns<'a, BreakRow> {
         )
         .both(
             "cost ms",
-            |x| {
-                format!("{}{}", num(x.cost_ms, 4), unless_changed(x.verdict))
-            },
+            |x| format!("{}{}", num(x.cost_ms, 4), unless_changed(x.verdict)),
             "cost_ms",
             move |x| ms(x.cost_ms),
         )
@@ -470,7 +468,11 @@ impl Experiment for ConcurrencyBreaks {
         analyze(r)
     }
 
-    fn tables(r: &ConcurrencyBreaksResult, derived: &Self::Derived, _cuda: Option<With<'_, Self>>) -> Vec<Table> {
+    fn tables(
+        r: &ConcurrencyBreaksResult,
+        derived: &Self::Derived,
+        _cuda: Option<With<'_, Self>>,
+    ) -> Vec<Table> {
         vec![columns().table(
             Some(format!(
                 "medians of {} back-to-back iterations per sample; cost: ms per iteration over the clean pipeline on streams of the same kind",
@@ -484,11 +486,17 @@ impl Experiment for ConcurrencyBreaks {
         Some(columns().csv(&derived.rows))
     }
 
-    fn section(r: &ConcurrencyBreaksResult, derived: &Self::Derived, _cuda: Option<With<'_, Self>>) -> Result<Section, ReportError> {
+    fn section(
+        r: &ConcurrencyBreaksResult,
+        derived: &Self::Derived,
+        _cuda: Option<With<'_, Self>>,
+    ) -> Result<Section, ReportError> {
         let a = derived;
         let mut sec = experiment::section::<ConcurrencyBreaks>(
             "concurrency-breaks: what stalls the overlap",
-            "The memcpy-kernel pipeline over the streams (every chunk copied in, every AddKernel, every copy out; iterations back to back), clean and with one break in every iteration, after the CUDA Handbook's 6.5.3: the legacy NULL stream waits for every blocking stream's earlier work and holds back their later work, so anything on it (an asynchronous copy, a call that takes no stream) stalls the overlap; pageable copies and host calls that wait for the GPU stop the host issuing. Each case is timed against its clean pipeline and traced, and the break detector reads its timeline.", r);
+            "The memcpy-kernel pipeline over the streams (every chunk copied in, every AddKernel, every copy out; iterations back to back), clean and with one break in every iteration, after the CUDA Handbook's 6.5.3: the legacy NULL stream waits for every blocking stream's earlier work and holds back their later work, so anything on it (an asynchronous copy, a call that takes no stream) stalls the overlap; pageable copies and host calls that wait for the GPU stop the host issuing. Each case is timed against its clean pipeline and traced, and the break detector reads its timeline.",
+            r,
+        );
         sec.tables = Self::tables(r, derived, None);
         let c = &r.calibration;
         sec.note(

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::derived::pipeline::{self, Bound};
 use crate::derived::rates::{chunks_noise, pipeline_stages};
-use crate::experiment::{self, Experiment, MS, MeasuredRow, verdict, With};
+use crate::experiment::{self, Experiment, MS, MeasuredRow, With, verdict};
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
@@ -203,11 +203,7 @@ fn analyze(r: &GraphOverlapResult) -> GraphAnalysis {
             let (sg, gg) = (s.gpu.median(), g.gpu.median());
             let faster = if sg <= gg { &s.gpu } else { &g.gpu };
             let bound = pipeline::bound(parts, chunks, r.params.iterations, r.device.copy_engines)
-                .held(
-                    sg.min(gg),
-                    faster.noise(),
-                    chunks_noise(&r.stages, chunks),
-                );
+                .held(sg.min(gg), faster.noise(), chunks_noise(&r.stages, chunks));
             rows.push(GraphRow {
                 variant,
                 chunks,
@@ -398,12 +394,15 @@ impl Experiment for GraphOverlap {
                 p.chunks,
                 p.issue.label()
             );
-            rows.push(MeasuredRow::median(
-                format!("{key}/gpu"),
-                format!("{label}: GPU time"),
-                &p.gpu,
-                MS,
-            ).over_link());
+            rows.push(
+                MeasuredRow::median(
+                    format!("{key}/gpu"),
+                    format!("{label}: GPU time"),
+                    &p.gpu,
+                    MS,
+                )
+                .over_link(),
+            );
             rows.push(MeasuredRow::median(
                 format!("{key}/host"),
                 format!("{label}: host time"),
@@ -418,7 +417,11 @@ impl Experiment for GraphOverlap {
         analyze(r)
     }
 
-    fn tables(_r: &GraphOverlapResult, derived: &Self::Derived, _cuda: Option<With<'_, Self>>) -> Vec<Table> {
+    fn tables(
+        _r: &GraphOverlapResult,
+        derived: &Self::Derived,
+        _cuda: Option<With<'_, Self>>,
+    ) -> Vec<Table> {
         vec![columns().table(Some("medians, ms per iteration".into()), &derived.rows)]
     }
 
@@ -426,10 +429,16 @@ impl Experiment for GraphOverlap {
         Some(columns().csv(&derived.rows))
     }
 
-    fn section(r: &GraphOverlapResult, derived: &Self::Derived, _cuda: Option<With<'_, Self>>) -> Result<Section, ReportError> {
+    fn section(
+        r: &GraphOverlapResult,
+        derived: &Self::Derived,
+        _cuda: Option<With<'_, Self>>,
+    ) -> Result<Section, ReportError> {
         let mut sec = experiment::section::<GraphOverlap>(
             "graph-overlap: a CUDA graph against stream issue",
-            "sincos-overlap's asynchronous orders, issued on streams (one per chunk) and captured once as a CUDA graph that holds a sample's back-to-back iterations with the same dependencies, then replayed: GPU time per iteration (events) and the host's time per iteration spent issuing (what the CPU is not left free for).", r);
+            "sincos-overlap's asynchronous orders, issued on streams (one per chunk) and captured once as a CUDA graph that holds a sample's back-to-back iterations with the same dependencies, then replayed: GPU time per iteration (events) and the host's time per iteration spent issuing (what the CPU is not left free for).",
+            r,
+        );
         sec.tables = Self::tables(r, derived, None);
         sec.note(
             "Bound",

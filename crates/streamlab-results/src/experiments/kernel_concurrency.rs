@@ -16,13 +16,13 @@
 use crate::derived::summary::Json;
 use serde::{Deserialize, Serialize};
 
-use crate::experiment::{self, Experiment, MS, MeasuredRow, verdict, With};
+use crate::derived::pipeline::Under;
+use crate::experiment::{self, Experiment, MS, MeasuredRow, With, verdict};
 use crate::report::ReportError;
 use crate::report::chart::{PALETTE, SEQUENTIAL_COLOR, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
 use crate::report::section::{Section, draw};
 use crate::report::table::{Columns, Table, noise, num, times};
-use crate::derived::pipeline::Under;
 use crate::saved::timeline::Timeline;
 use crate::saved::{DeviceInfo, KernelSet, MAX_STREAMS, Provenance, UsageError, Verification};
 use crate::stats::Series;
@@ -299,7 +299,9 @@ fn columns<'a>() -> Columns<'a, ConcurrencyRow> {
                 "no".into()
             }
         })
-        .show("against its bound", |x| x.under.map_or(String::new(), |u| u.label().into()))
+        .show("against its bound", |x| {
+            x.under.map_or(String::new(), |u| u.label().into())
+        })
 }
 
 /// kernel-concurrency: time for every stream's kernels against the stream count, per
@@ -398,7 +400,11 @@ impl Experiment for KernelConcurrency {
         analyze(r)
     }
 
-    fn tables(_r: &KernelConcurrencyResult, derived: &Self::Derived, _cuda: Option<With<'_, Self>>) -> Vec<Table> {
+    fn tables(
+        _r: &KernelConcurrencyResult,
+        derived: &Self::Derived,
+        _cuda: Option<With<'_, Self>>,
+    ) -> Vec<Table> {
         vec![columns().table(Some("medians, ms".into()), &derived.rows)]
     }
 
@@ -406,11 +412,17 @@ impl Experiment for KernelConcurrency {
         Some(columns().csv(&derived.rows))
     }
 
-    fn section(r: &KernelConcurrencyResult, derived: &Self::Derived, _cuda: Option<With<'_, Self>>) -> Result<Section, ReportError> {
+    fn section(
+        r: &KernelConcurrencyResult,
+        derived: &Self::Derived,
+        _cuda: Option<With<'_, Self>>,
+    ) -> Result<Section, ReportError> {
         let a = derived;
         let mut sec = experiment::section::<KernelConcurrency>(
             "kernel-concurrency: how many kernels really run at once",
-            "N streams each launch two one-block kernels that spin a fixed time on the GPU's global timer, first all streams at once, then the same kernels one after another (serial). The number of hardware work queues is set by CUDA_DEVICE_MAX_CONNECTIONS, which the driver reads once when it starts, so each queue setting runs in a process of its own.", r);
+            "N streams each launch two one-block kernels that spin a fixed time on the GPU's global timer, first all streams at once, then the same kernels one after another (serial). The number of hardware work queues is set by CUDA_DEVICE_MAX_CONNECTIONS, which the driver reads once when it starts, so each queue setting runs in a process of its own.",
+            r,
+        );
         sec.tables = Self::tables(r, derived, None);
         sec.notes.push((
             "Model".into(),

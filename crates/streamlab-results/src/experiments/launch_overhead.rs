@@ -8,7 +8,7 @@
 use crate::derived::summary::Json;
 use serde::{Deserialize, Serialize};
 
-use crate::experiment::{self, Experiment, MeasuredRow, US, verdict, With};
+use crate::experiment::{self, Experiment, MeasuredRow, US, With, verdict};
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
@@ -408,7 +408,11 @@ impl Experiment for LaunchOverhead {
         analyze(r)
     }
 
-    fn tables(r: &LaunchOverheadResult, derived: &Self::Derived, _cuda: Option<With<'_, Self>>) -> Vec<Table> {
+    fn tables(
+        r: &LaunchOverheadResult,
+        derived: &Self::Derived,
+        _cuda: Option<With<'_, Self>>,
+    ) -> Vec<Table> {
         let a = derived;
         let mut t = Table::new(
             Some("medians, µs per launch".into()),
@@ -453,11 +457,17 @@ impl Experiment for LaunchOverhead {
         Some(breakeven_columns().csv(&derived.breakeven))
     }
 
-    fn section(r: &LaunchOverheadResult, derived: &Self::Derived, _cuda: Option<With<'_, Self>>) -> Result<Section, ReportError> {
+    fn section(
+        r: &LaunchOverheadResult,
+        derived: &Self::Derived,
+        _cuda: Option<With<'_, Self>>,
+    ) -> Result<Section, ReportError> {
         let a = derived;
         let mut sec = experiment::section::<LaunchOverhead>(
             "launch-overhead: what one launch costs",
-            "An empty kernel launched back to back on one stream (host time to issue, GPU time between events), launched and waited for one at a time, and the same launches captured once in a CUDA graph and replayed; the Rust kernel and its CUDA C++ twin take turns, sample by sample. Then kernels that each spin a given time on the GPU's clock, back to back: the breakeven curve.", r);
+            "An empty kernel launched back to back on one stream (host time to issue, GPU time between events), launched and waited for one at a time, and the same launches captured once in a CUDA graph and replayed; the Rust kernel and its CUDA C++ twin take turns, sample by sample. Then kernels that each spin a given time on the GPU's clock, back to back: the breakeven curve.",
+            r,
+        );
         sec.tables = Self::tables(r, derived, None);
         sec.notes.push((
             "Result".into(),

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::derived::pipeline::{self, Stages, Under};
 use crate::derived::rates::{best_rates, ms_at, pipeline_stages, stage_noise};
-use crate::experiment::{self, Experiment, MS, MeasuredRow, verdict, With};
+use crate::experiment::{self, Experiment, MS, MeasuredRow, With, verdict};
 use crate::report::ReportError;
 use crate::report::chart::{PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
@@ -288,9 +288,12 @@ fn columns<'a>() -> Columns<'a, MappedRow> {
             "mapped_ms",
             move |x| ms(x.mapped_ms),
         )
-        .both("noise", |x| noise(x.mapped_noise), "mapped_noise", |x| {
-            format!("{:.4}", x.mapped_noise)
-        })
+        .both(
+            "noise",
+            |x| noise(x.mapped_noise),
+            "mapped_noise",
+            |x| format!("{:.4}", x.mapped_noise),
+        )
         .both(
             "mapped bound",
             |x| num(x.mapped_bound_ms, 4),
@@ -304,9 +307,12 @@ fn columns<'a>() -> Columns<'a, MappedRow> {
             "streamed_ms",
             move |x| ms(x.streamed_ms),
         )
-        .both("noise", |x| noise(x.streamed_noise), "streamed_noise", |x| {
-            format!("{:.4}", x.streamed_noise)
-        })
+        .both(
+            "noise",
+            |x| noise(x.streamed_noise),
+            "streamed_noise",
+            |x| format!("{:.4}", x.streamed_noise),
+        )
         .both(
             "streamed bound",
             |x| num(x.streamed_bound_ms, 4),
@@ -413,7 +419,11 @@ impl Experiment for Mapped {
         analyze(r)
     }
 
-    fn tables(_r: &MappedResult, derived: &Self::Derived, _cuda: Option<With<'_, Self>>) -> Vec<Table> {
+    fn tables(
+        _r: &MappedResult,
+        derived: &Self::Derived,
+        _cuda: Option<With<'_, Self>>,
+    ) -> Vec<Table> {
         let caption = "medians, ms per iteration; efficiency = bound / measured".to_owned();
         vec![columns().table(Some(caption), &derived.rows)]
     }
@@ -422,11 +432,17 @@ impl Experiment for Mapped {
         Some(columns().csv(&derived.rows))
     }
 
-    fn section(r: &MappedResult, derived: &Self::Derived, _cuda: Option<With<'_, Self>>) -> Result<Section, ReportError> {
+    fn section(
+        r: &MappedResult,
+        derived: &Self::Derived,
+        _cuda: Option<With<'_, Self>>,
+    ) -> Result<Section, ReportError> {
         let a = derived;
         let mut sec = experiment::section::<Mapped>(
             "mapped: zero-copy memory against streamed copies",
-            "The sincos kernel reading its input from and writing its output to mapped pinned host memory directly (no copies), against the streamed version (device memory, copies over streams, the better asynchronous order), over the same sizes.", r);
+            "The sincos kernel reading its input from and writing its output to mapped pinned host memory directly (no copies), against the streamed version (device memory, copies over streams, the better asynchronous order), over the same sizes.",
+            r,
+        );
         sec.tables = Self::tables(r, derived, None);
         sec.notes.push((
             "Bound".into(),

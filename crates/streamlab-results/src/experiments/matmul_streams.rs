@@ -4,7 +4,7 @@
 use crate::derived::summary::Json;
 use serde::{Deserialize, Serialize};
 
-use crate::experiment::{self, Experiment, MS, MeasuredRow, verdict, With};
+use crate::experiment::{self, Experiment, MS, MeasuredRow, With, verdict};
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
@@ -209,7 +209,12 @@ fn columns(cuda: Option<&MatmulAnalysis>) -> Columns<'_, MatmulPoint> {
             "median_ms",
             move |x| ms(x.time.median()),
         )
-        .both("noise", |x| noise(x.noise), "noise", |x| format!("{:.4}", x.noise))
+        .both(
+            "noise",
+            |x| noise(x.noise),
+            "noise",
+            |x| format!("{:.4}", x.noise),
+        )
         .both(
             "min",
             |x| num(x.time.min(), 3),
@@ -326,7 +331,11 @@ impl Experiment for MatmulStreams {
         analyze(r)
     }
 
-    fn tables(_r: &MatmulStreamsResult, derived: &Self::Derived, cuda: Option<With<'_, Self>>) -> Vec<Table> {
+    fn tables(
+        _r: &MatmulStreamsResult,
+        derived: &Self::Derived,
+        cuda: Option<With<'_, Self>>,
+    ) -> Vec<Table> {
         let c = cuda.map(|(_, d)| d);
         vec![columns(c).table(Some("ms for all products".into()), &derived.points)]
     }
@@ -335,20 +344,30 @@ impl Experiment for MatmulStreams {
         Some(wiki_csv(r))
     }
 
-    fn csv_beside(_r: &MatmulStreamsResult, derived: &Self::Derived) -> Option<(&'static str, String)> {
+    fn csv_beside(
+        _r: &MatmulStreamsResult,
+        derived: &Self::Derived,
+    ) -> Option<(&'static str, String)> {
         Some(("medians", columns(None).csv(&derived.points)))
     }
 
-    fn section(r: &MatmulStreamsResult, derived: &Self::Derived, cuda: Option<With<'_, Self>>) -> Result<Section, ReportError> {
+    fn section(
+        r: &MatmulStreamsResult,
+        derived: &Self::Derived,
+        cuda: Option<With<'_, Self>>,
+    ) -> Result<Section, ReportError> {
         let mut sec = experiment::section::<MatmulStreams>(
             "matmul-streams: independent products over streams",
-            "Independent naive matrix products (one thread per output cell), product i on stream i mod s, for s = 1 up to the number of products; the time for all of them per trial, timed with events.", r);
+            "Independent naive matrix products (one thread per output cell), product i on stream i mod s, for s = 1 up to the number of products; the time for all of them per trial, timed with events.",
+            r,
+        );
         sec.tables = Self::tables(r, derived, cuda);
         sec.note(
             "Model",
             "The products are alike and each fills too few SMs to slow the others, so s streams take as long as the stream with the most products: ceil(products / s) times one product alone. The plateaus where adding a stream does not lower that count are the model's.",
         );
-        sec.notes.extend(cuda_note(cuda.map(|(c, _)| &c.provenance)));
+        sec.notes
+            .extend(cuda_note(cuda.map(|(c, _)| &c.provenance)));
         sec.figures = draw(figures(derived));
         sec.timelines = experiment::timelines::<MatmulStreams>(r, KernelSet::Rust)?;
         Ok(sec)

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::derived::pipeline::{self, Bound, count_under, under_clause};
 use crate::derived::rates::{best_rates, chunks_noise, for_chunks, pipeline_stages};
-use crate::experiment::{self, Experiment, MS, MeasuredRow, verdict, With};
+use crate::experiment::{self, Experiment, MS, MeasuredRow, With, verdict};
 use crate::range::IntRange;
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, Level, PALETTE, SEQUENTIAL_COLOR, XAxis, YScale};
@@ -395,7 +395,12 @@ fn columns(cuda: Option<&MemcpyAnalysis>) -> Columns<'_, MemcpyRow> {
             "Concurrent",
             move |x| ms(x.concurrent_ms),
         )
-        .both("Noise", |x| noise(x.noise), "Noise", |x| format!("{:.4}", x.noise))
+        .both(
+            "Noise",
+            |x| noise(x.noise),
+            "Noise",
+            |x| format!("{:.4}", x.noise),
+        )
         .both(
             "Speedup",
             |x| times(x.speedup),
@@ -544,7 +549,11 @@ impl Experiment for MemcpyKernel {
         analyze(r)
     }
 
-    fn tables(_r: &MemcpyKernelResult, derived: &Self::Derived, cuda: Option<With<'_, Self>>) -> Vec<Table> {
+    fn tables(
+        _r: &MemcpyKernelResult,
+        derived: &Self::Derived,
+        cuda: Option<With<'_, Self>>,
+    ) -> Vec<Table> {
         let a = derived;
         let c = cuda.map(|(_, d)| d);
         let columns = columns(c);
@@ -565,11 +574,17 @@ impl Experiment for MemcpyKernel {
         Some(columns(None).csv(&derived.rows))
     }
 
-    fn section(r: &MemcpyKernelResult, derived: &Self::Derived, cuda: Option<With<'_, Self>>) -> Result<Section, ReportError> {
+    fn section(
+        r: &MemcpyKernelResult,
+        derived: &Self::Derived,
+        cuda: Option<With<'_, Self>>,
+    ) -> Result<Section, ReportError> {
         let a = derived;
         let mut sec = experiment::section::<MemcpyKernel>(
             "memcpy-kernel: the CUDA Handbook's copy/kernel concurrency",
-            "AddKernel, whose run time grows with its cycles, between a copy in and a copy out of the whole array: first one after another (HtoD, Kernel, DtoH, Total), then split over the streams with the Handbook's three loops (Concurrent), the two alternating repeat by repeat so that drift hits both.", r);
+            "AddKernel, whose run time grows with its cycles, between a copy in and a copy out of the whole array: first one after another (HtoD, Kernel, DtoH, Total), then split over the streams with the Handbook's three loops (Concurrent), the two alternating repeat by repeat so that drift hits both.",
+            r,
+        );
         sec.note(
             "Copy engines",
             format!(
@@ -605,7 +620,8 @@ impl Experiment for MemcpyKernel {
                 ),
             ));
         }
-        sec.notes.extend(cuda_note(cuda.map(|(c, _)| &c.provenance)));
+        sec.notes
+            .extend(cuda_note(cuda.map(|(c, _)| &c.provenance)));
         sec.figures = draw(figures(a));
         sec.timelines = experiment::timelines::<MemcpyKernel>(r, KernelSet::Rust)?;
         Ok(sec)
@@ -661,7 +677,18 @@ mod tests {
         assert_eq!((p.streams.start(), p.streams.end()), (8, 32));
         assert_eq!((p.streams_step, p.cycles_step), (24, 128));
         let d = Params::default();
-        assert_eq!((d.streams.start(), d.streams.end(), d.cycles_step), (8, 8, 64));
-        assert_eq!(Params { streams: d.streams, streams_step: d.streams_step, cycles_step: d.cycles_step, ..p }, d);
+        assert_eq!(
+            (d.streams.start(), d.streams.end(), d.cycles_step),
+            (8, 8, 64)
+        );
+        assert_eq!(
+            Params {
+                streams: d.streams,
+                streams_step: d.streams_step,
+                cycles_step: d.cycles_step,
+                ..p
+            },
+            d
+        );
     }
 }

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use crate::derived::pipeline::{self, Bound, Limiter, Stages};
 use crate::derived::rates::{gbps, stage_noise, stages};
 use crate::derived::summary::Json;
-use crate::experiment::{self, Experiment, MS, MeasuredRow, verdict, With};
+use crate::experiment::{self, Experiment, MS, MeasuredRow, With, verdict};
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
@@ -385,16 +385,14 @@ fn gpu_columns<'a>() -> Columns<'a, GpuBound> {
             x.bound.map_or("–".into(), |b| num(b.ms, 4))
         })
         .show("limited by", |x| {
-            x.bound.map_or("no elements".into(), |b| b.limiter.label().into())
+            x.bound
+                .map_or("no elements".into(), |b| b.limiter.label().into())
         })
 }
 
 /// The two runs beside their bounds, the alone run's with its samples' spread.
 fn figures(r: &MultiGpuOverlapResult, a: &MultiGpuAnalysis) -> Vec<FigureModel> {
-    let labels = vec![
-        "first GPU alone".to_owned(),
-        format!("{} GPUs", a.gpus),
-    ];
+    let labels = vec!["first GPU alone".to_owned(), format!("{} GPUs", a.gpus)];
     let mut chart = blank(
         format!(
             "multi-gpu-overlap: ms per iteration, {} elements, {} streams per GPU",
@@ -462,7 +460,11 @@ impl Experiment for MultiGpuOverlap {
         analyze(r)
     }
 
-    fn tables(_r: &MultiGpuOverlapResult, derived: &Self::Derived, _cuda: Option<With<'_, Self>>) -> Vec<Table> {
+    fn tables(
+        _r: &MultiGpuOverlapResult,
+        derived: &Self::Derived,
+        _cuda: Option<With<'_, Self>>,
+    ) -> Vec<Table> {
         let a = derived;
         vec![
             columns().table(
@@ -486,11 +488,17 @@ impl Experiment for MultiGpuOverlap {
         Some(columns().csv(std::slice::from_ref(derived)))
     }
 
-    fn section(r: &MultiGpuOverlapResult, derived: &Self::Derived, _cuda: Option<With<'_, Self>>) -> Result<Section, ReportError> {
+    fn section(
+        r: &MultiGpuOverlapResult,
+        derived: &Self::Derived,
+        _cuda: Option<With<'_, Self>>,
+    ) -> Result<Section, ReportError> {
         let a = derived;
         let mut sec = experiment::section::<MultiGpuOverlap>(
             "multi-gpu-overlap: the sincos pipeline over several GPUs",
-            "sincos-overlap's array split evenly over the GPUs, each GPU running asynchronous 2 over its own streams from one host array pinned for every GPU; iterations back to back in batches, each batch timed with the host clock from issuing it on every GPU until every GPU finished, against the same work on the first GPU alone over the same streams. The bound is the slowest GPU's own pipeline bound for its share or the host link shared by every GPU (every GPU copying its share in and out at once), whichever is larger. Every element of every GPU's output is checked against the CPU reference.", r);
+            "sincos-overlap's array split evenly over the GPUs, each GPU running asynchronous 2 over its own streams from one host array pinned for every GPU; iterations back to back in batches, each batch timed with the host clock from issuing it on every GPU until every GPU finished, against the same work on the first GPU alone over the same streams. The bound is the slowest GPU's own pipeline bound for its share or the host link shared by every GPU (every GPU copying its share in and out at once), whichever is larger. Every element of every GPU's output is checked against the CPU reference.",
+            r,
+        );
         sec.tables = Self::tables(r, derived, None);
         if !a.fewer_streams.is_empty() {
             let gpus: Vec<String> = (a.fewer_streams.iter())
@@ -641,7 +649,11 @@ mod tests {
         let share = a.per_gpu[0].bound.unwrap();
         let one_way = (32u64 << 20) as f64 / 50e6;
         // Both ways at once: C + (H + D − C)/(4 × 10) per iteration.
-        assert!(close(share.ms, 1.2 * one_way + 0.8 * one_way / 40.0), "{}", share.ms);
+        assert!(
+            close(share.ms, 1.2 * one_way + 0.8 * one_way / 40.0),
+            "{}",
+            share.ms
+        );
         assert_eq!(share.limiter, Limiter::BothWays);
         assert!(close(a.gpus_bound_ms, share.ms));
         assert_eq!(a.limit, Limit::HostLink);
@@ -723,7 +735,9 @@ mod tests {
             "{verdict}"
         );
         assert!((section.notes.iter()).any(|(label, _)| label == "Bound"));
-        let headline = MultiGpuOverlap::headline(&MultiGpuOverlap::summary(&r, &analyze(&r)).unwrap()).unwrap();
+        let headline =
+            MultiGpuOverlap::headline(&MultiGpuOverlap::summary(&r, &analyze(&r)).unwrap())
+                .unwrap();
         assert!(
             headline.starts_with("2 GPUs 1.2500 ms, first alone 1.7000 ms: 1.36×")
                 && headline.ends_with("verified"),

@@ -472,7 +472,11 @@ impl Experiment for Overlap {
         analyze(r)
     }
 
-    fn tables(_r: &OverlapResult, derived: &Self::Derived, _cuda: Option<With<'_, Self>>) -> Vec<Table> {
+    fn tables(
+        _r: &OverlapResult,
+        derived: &Self::Derived,
+        _cuda: Option<With<'_, Self>>,
+    ) -> Vec<Table> {
         let a = derived;
         (a.sizes.iter())
             .map(|s| {
@@ -496,11 +500,17 @@ impl Experiment for Overlap {
         Some(columns().csv(&rows))
     }
 
-    fn section(r: &OverlapResult, derived: &Self::Derived, _cuda: Option<With<'_, Self>>) -> Result<Section, ReportError> {
+    fn section(
+        r: &OverlapResult,
+        derived: &Self::Derived,
+        _cuda: Option<With<'_, Self>>,
+    ) -> Result<Section, ReportError> {
         let a = derived;
         let mut sec = experiment::section::<Overlap>(
             "overlap: your kernel over streams",
-            "An element-wise kernel from your PTX, run sequential against asynchronous 1 and 2 over stream counts, each chunk passed to the kernel as its own sub-slice; every streamed output is compared bit for bit with the sequential one.", r);
+            "An element-wise kernel from your PTX, run sequential against asynchronous 1 and 2 over stream counts, each chunk passed to the kernel as its own sub-slice; every streamed output is compared bit for bit with the sequential one.",
+            r,
+        );
         sec.note(
             "Entry",
             format!("{}({})", r.params.kernel, r.entry.join(", ")),

@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::derived::pipeline::{self, PAYOFF, Stages};
 use crate::derived::rates::{best_rates, ms_at};
-use crate::experiment::{self, Experiment, MS, MeasuredRow, verdict, With};
+use crate::experiment::{self, Experiment, MS, MeasuredRow, With, verdict};
 use crate::report::ReportError;
 use crate::report::chart::HeatMap;
 use crate::report::figures::{Drawing, FigureModel};
@@ -447,12 +447,15 @@ impl Experiment for OverlapMap {
         ];
         for size in &r.sizes {
             let n = size.elements;
-            rows.push(MeasuredRow::median(
-                format!("{n}/seq"),
-                format!("{n} floats, sequential"),
-                &size.sequential,
-                MS,
-            ).over_link());
+            rows.push(
+                MeasuredRow::median(
+                    format!("{n}/seq"),
+                    format!("{n} floats, sequential"),
+                    &size.sequential,
+                    MS,
+                )
+                .over_link(),
+            );
             rows.push(MeasuredRow::median(
                 format!("{n}/kernel"),
                 format!("{n} floats, kernel alone"),
@@ -464,18 +467,24 @@ impl Experiment for OverlapMap {
                     format!("{n}/{}", c.streams),
                     format!("{n} floats, {} streams", c.streams),
                 );
-                rows.push(MeasuredRow::median(
-                    format!("{key}/async1"),
-                    format!("{label}, asynchronous 1"),
-                    &c.async1,
-                    MS,
-                ).over_link());
-                rows.push(MeasuredRow::median(
-                    format!("{key}/async2"),
-                    format!("{label}, asynchronous 2"),
-                    &c.async2,
-                    MS,
-                ).over_link());
+                rows.push(
+                    MeasuredRow::median(
+                        format!("{key}/async1"),
+                        format!("{label}, asynchronous 1"),
+                        &c.async1,
+                        MS,
+                    )
+                    .over_link(),
+                );
+                rows.push(
+                    MeasuredRow::median(
+                        format!("{key}/async2"),
+                        format!("{label}, asynchronous 2"),
+                        &c.async2,
+                        MS,
+                    )
+                    .over_link(),
+                );
             }
         }
         rows
@@ -485,7 +494,11 @@ impl Experiment for OverlapMap {
         analyze(r)
     }
 
-    fn tables(r: &OverlapMapResult, derived: &Self::Derived, _cuda: Option<With<'_, Self>>) -> Vec<Table> {
+    fn tables(
+        r: &OverlapMapResult,
+        derived: &Self::Derived,
+        _cuda: Option<With<'_, Self>>,
+    ) -> Vec<Table> {
         let a = derived;
         let mut crossovers = Table::new(
             Some(format!(
@@ -513,11 +526,17 @@ impl Experiment for OverlapMap {
         Some(columns(r).csv(&derived.cells))
     }
 
-    fn section(r: &OverlapMapResult, derived: &Self::Derived, _cuda: Option<With<'_, Self>>) -> Result<Section, ReportError> {
+    fn section(
+        r: &OverlapMapResult,
+        derived: &Self::Derived,
+        _cuda: Option<With<'_, Self>>,
+    ) -> Result<Section, ReportError> {
         let a = derived;
         let mut sec = experiment::section::<OverlapMap>(
             "overlap-map: when streams pay off",
-            "The sincos workload over array sizes × stream counts: the speedup of the better asynchronous order over one stream (the fastest of the one-stream timings, which all run the same work in order), beside a model's prediction of the same.", r);
+            "The sincos workload over array sizes × stream counts: the speedup of the better asynchronous order over one stream (the fastest of the one-stream timings, which all run the same work in order), beside a model's prediction of the same.",
+            r,
+        );
         sec.tables = Self::tables(r, derived, None);
         sec.notes.push((
             "Model".into(),

@@ -13,7 +13,7 @@ use crate::derived::summary::Json;
 use serde::{Deserialize, Serialize};
 
 use crate::derived::rates::gbps;
-use crate::experiment::{self, Experiment, MS, MeasuredRow, verdict, With};
+use crate::experiment::{self, Experiment, MS, MeasuredRow, With, verdict};
 use crate::report::ReportError;
 use crate::report::chart::HeatMap;
 use crate::report::figures::{Drawing, FigureModel};
@@ -100,7 +100,6 @@ impl Params {
     pub fn passes(bytes: u64) -> usize {
         (SAMPLE_BYTES / bytes.max(1)).clamp(1, MAX_PASSES) as usize
     }
-
 }
 
 /// How bytes get from one GPU to the other.
@@ -511,7 +510,11 @@ impl Experiment for PeerCopy {
         analyze(r)
     }
 
-    fn tables(_r: &PeerCopyResult, derived: &Self::Derived, _cuda: Option<With<'_, Self>>) -> Vec<Table> {
+    fn tables(
+        _r: &PeerCopyResult,
+        derived: &Self::Derived,
+        _cuda: Option<With<'_, Self>>,
+    ) -> Vec<Table> {
         let a = derived;
         vec![
             matrix_columns().table(
@@ -529,11 +532,17 @@ impl Experiment for PeerCopy {
         Some(sweep_columns().csv(&derived.rows))
     }
 
-    fn section(r: &PeerCopyResult, derived: &Self::Derived, _cuda: Option<With<'_, Self>>) -> Result<Section, ReportError> {
+    fn section(
+        r: &PeerCopyResult,
+        derived: &Self::Derived,
+        _cuda: Option<With<'_, Self>>,
+    ) -> Result<Section, ReportError> {
         let a = derived;
         let mut sec = experiment::section::<PeerCopy>(
             "peer-copy: copies between GPUs",
-            "For every ordered pair of GPUs: cuMemcpyPeerAsync with peer access off (the driver stages the copy through host memory) and on (straight over the link between the GPUs), one way and both ways at once on two streams, and a copy kernel's loads and stores across the link (launched on the destination reading the source, and on the source writing the destination) where peer access is on; GB/s from the median of event-timed samples over a size sweep, and the latency of one small copy. Every copied element is checked against its source's pattern.", r);
+            "For every ordered pair of GPUs: cuMemcpyPeerAsync with peer access off (the driver stages the copy through host memory) and on (straight over the link between the GPUs), one way and both ways at once on two streams, and a copy kernel's loads and stores across the link (launched on the destination reading the source, and on the source writing the destination) where peer access is on; GB/s from the median of event-timed samples over a size sweep, and the latency of one small copy. Every copied element is checked against its source's pattern.",
+            r,
+        );
         sec.tables = Self::tables(r, derived, None);
         let without: Vec<String> = (a.matrix.iter())
             .filter(|p| !p.peer_access)
@@ -578,7 +587,8 @@ impl Experiment for PeerCopy {
 
     fn headline(summary: &Json) -> Option<String> {
         let x: PeerCopySummary = experiment::parse(summary)?;
-        let span = |r: Option<(f64, f64)>| r.map_or("–".into(), |(lo, hi)| format!("{lo:.1}–{hi:.1}"));
+        let span =
+            |r: Option<(f64, f64)>| r.map_or("–".into(), |(lo, hi)| format!("{lo:.1}–{hi:.1}"));
         Some(format!(
             "{} pair(s): peer access on {} GB/s, off {} GB/s  {}",
             x.pairs,
@@ -686,7 +696,10 @@ mod tests {
         assert!(section.notes.iter().any(|(_, n)| n.contains("1 → 0")));
         let headline = PeerCopy::headline(&PeerCopy::summary(&r, &analyze(&r)).unwrap()).unwrap();
         assert!(headline.starts_with("2 pair(s)") && headline.ends_with("verified"));
-        assert_eq!(PeerCopy::measured_rows(&r, &analyze(&r)).len(), 6 + 2 + 2 + 1);
+        assert_eq!(
+            PeerCopy::measured_rows(&r, &analyze(&r)).len(),
+            6 + 2 + 2 + 1
+        );
     }
 
     #[test]

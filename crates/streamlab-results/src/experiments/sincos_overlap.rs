@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::derived::pipeline::{self, Bound, Stages, Under, count_under, under_clause};
 use crate::derived::rates::{best_rates, chunks_noise, for_chunks, pipeline_stages, stages};
 use crate::derived::trace::{self, BusiestBound, TracedBound};
-use crate::experiment::{self, Experiment, MS, MeasuredRow, verdict, With};
+use crate::experiment::{self, Experiment, MS, MeasuredRow, With, verdict};
 use crate::report::ReportError;
 use crate::report::chart::{
     BOUND_COLOR, BarSeries, LineSeries, PALETTE, SEQUENTIAL_COLOR, XAxis, YScale,
@@ -463,7 +463,12 @@ fn columns(cuda: Option<&SincosAnalysis>) -> Columns<'_, SincosConfig> {
             "median_ms",
             |x| format!("{:.4}", x.median_ms),
         )
-        .both("noise", |x| noise(x.noise), "noise", |x| format!("{:.4}", x.noise))
+        .both(
+            "noise",
+            |x| noise(x.noise),
+            "noise",
+            |x| format!("{:.4}", x.noise),
+        )
         .show("C++", move |x| {
             cpp(x).map_or("–".into(), |y| num(y.median_ms, 4))
         })
@@ -629,7 +634,11 @@ impl Experiment for SincosOverlap {
         analyze(r)
     }
 
-    fn tables(r: &SincosOverlapResult, derived: &Self::Derived, cuda: Option<With<'_, Self>>) -> Vec<Table> {
+    fn tables(
+        r: &SincosOverlapResult,
+        derived: &Self::Derived,
+        cuda: Option<With<'_, Self>>,
+    ) -> Vec<Table> {
         let a = derived;
         let mut tables = Vec::new();
         let mut blog = Table::new(
@@ -690,11 +699,17 @@ impl Experiment for SincosOverlap {
         Some(columns(None).csv(&derived.configs))
     }
 
-    fn section(r: &SincosOverlapResult, derived: &Self::Derived, cuda: Option<With<'_, Self>>) -> Result<Section, ReportError> {
+    fn section(
+        r: &SincosOverlapResult,
+        derived: &Self::Derived,
+        cuda: Option<With<'_, Self>>,
+    ) -> Result<Section, ReportError> {
         let a = derived;
         let mut sec = experiment::section::<SincosOverlap>(
             "sincos-overlap: copies and kernels over streams",
-            "b[i] = a[i] + sqrt(sin(i)² + cos(i)²) over an array in pinned memory: sequential (copy in, kernel, copy out, with blocking copies), asynchronous 1 (per stream: copy in, kernel, copy out) and asynchronous 2 (all copies in, all kernels, all copies out), over a sweep of stream counts. Each sample is the mean time per iteration of a batch of iterations issued back to back.", r);
+            "b[i] = a[i] + sqrt(sin(i)² + cos(i)²) over an array in pinned memory: sequential (copy in, kernel, copy out, with blocking copies), asynchronous 1 (per stream: copy in, kernel, copy out) and asynchronous 2 (all copies in, all kernels, all copies out), over a sweep of stream counts. Each sample is the mean time per iteration of a batch of iterations issued back to back.",
+            r,
+        );
         sec.tables = Self::tables(r, derived, cuda);
         let bytes = r.params.bytes();
         sec.notes.push((
@@ -763,7 +778,8 @@ impl Experiment for SincosOverlap {
                 ),
             ));
         }
-        sec.notes.extend(cuda_note(cuda.map(|(c, _)| &c.provenance)));
+        sec.notes
+            .extend(cuda_note(cuda.map(|(c, _)| &c.provenance)));
         sec.figures = draw(figures(r, a));
         sec.timelines = experiment::timelines::<SincosOverlap>(r, KernelSet::Rust)?;
         if let Some((c, _)) = cuda {

@@ -9,9 +9,9 @@ use streamlab_results::saved::Params as _;
 use streamlab_results::saved::timeline::OpKind;
 
 use super::{Context, Run, RunError};
-use streamlab_results::spread::chunks;
-use crate::measure::{series, StageSampler};
+use crate::measure::{StageSampler, series};
 use crate::runtime::{DeviceBuffer, Region, Shape};
+use streamlab_results::spread::chunks;
 
 /// Whole-array copies back to back per sample, so that both directions at once reach
 /// their steady state (one pair alone under-reports the rate: the two copies never

@@ -21,7 +21,7 @@ use streamlab_results::experiments::matmul_streams;
 use streamlab_results::saved::{KernelForm, Params as _, Verification};
 
 use super::{Context, Run, RunError};
-use crate::measure::{series};
+use crate::measure::series;
 use crate::runtime::baseline::CudaKernels;
 use crate::runtime::kernels::RUST_PTX;
 use crate::runtime::{
@@ -175,6 +175,7 @@ impl Pair<'_> {
         Ok(host)
     }
 
+    /// `fill` and `matmul`'s cases, on matmul-streams' matrices.
     fn fill_and_matmul(&self) -> Result<Vec<KernelCase>, RuntimeError> {
         let m = matmul_streams::Params {
             aligned: self.params.aligned,
@@ -186,16 +187,20 @@ impl Pair<'_> {
         let mut a: DeviceBuffer<f32> = self.gpu.alloc(rows * aligned)?;
         let mut b: DeviceBuffer<f32> = self.gpu.alloc(aligned * cols)?;
         let mut c: DeviceBuffer<f32> = self.gpu.alloc(rows * cols)?;
-        // The wiki's fill grids: one block more than needed along each axis.
-        let fill_shape = |r: usize, k: usize| Shape {
-            grid: (
-                (k / m.block as usize + 1) as u32,
-                (r / m.block as usize + 1) as u32,
-            ),
-            block: (m.block, m.block),
-        };
+        let mut cases = self.fill_cases(&m, &mut a)?;
+        cases.extend(self.matmul_cases(&m, &mut a, &mut b, &mut c)?);
+        Ok(cases)
+    }
+
+    /// `fill` and `fill_safe` over `a`, one case each.
+    fn fill_cases(
+        &self,
+        m: &matmul_streams::Params,
+        a: &mut DeviceBuffer<f32>,
+    ) -> Result<Vec<KernelCase>, RuntimeError> {
+        let (rows, aligned) = (m.rows as usize, m.aligned as usize);
         let s = &self.stream;
-        let shape = fill_shape(rows, aligned);
+        let shape = fill_shape(m, rows, aligned);
         // `fill` (a raw pointer: its plain and tuned forms are one) and `fill_safe`.
         let fill = |set: &Kernels, safe: bool, out: &mut DeviceBuffer<f32>| {
             let args = (out.all_mut(), m.rows, m.aligned, 1.0f32);
@@ -207,9 +212,8 @@ impl Pair<'_> {
         };
         let mut cases = Vec::new();
         for safe in [false, true] {
-            let (rust, cuda) = self.interleave(|set| fill(set, safe, &mut a))?;
-            let [rust_a, cuda_a] =
-                self.outputs(&mut a, |set, out| fill(set, safe, out), f32::NAN)?;
+            let (rust, cuda) = self.interleave(|set| fill(set, safe, a))?;
+            let [rust_a, cuda_a] = self.outputs(a, |set, out| fill(set, safe, out), f32::NAN)?;
             let cards = if safe {
                 self.cards(|set| set.fill_safe, shape)?
             } else {
@@ -228,15 +232,28 @@ impl Pair<'_> {
                 cards,
             ));
         }
+        Ok(cases)
+    }
+
+    /// Every form of `matmul`, `c = a · b` with both inputs filled with ones first.
+    fn matmul_cases(
+        &self,
+        m: &matmul_streams::Params,
+        a: &mut DeviceBuffer<f32>,
+        b: &mut DeviceBuffer<f32>,
+        c: &mut DeviceBuffer<f32>,
+    ) -> Result<Vec<KernelCase>, RuntimeError> {
+        let (rows, cols, aligned) = (m.rows as usize, m.cols as usize, m.aligned as usize);
+        let s = &self.stream;
         // The product's inputs: both matrices of ones, as in matmul-streams.
         s.launch(
             &self.rust.fill,
-            fill_shape(rows, aligned),
+            fill_shape(m, rows, aligned),
             (a.all_mut(), m.rows, m.aligned, 1.0f32),
         )?;
         s.launch(
             &self.rust.fill,
-            fill_shape(aligned, cols),
+            fill_shape(m, aligned, cols),
             (b.all_mut(), m.aligned, m.cols, 1.0f32),
         )?;
         s.synchronize()?;
@@ -247,6 +264,7 @@ impl Pair<'_> {
             ),
             block: (m.block, m.block),
         };
+        let mut cases = Vec::new();
         for form in KernelForm::ALL {
             let (rust, cuda) = self.interleave(|set| {
                 s.launch(
@@ -256,7 +274,7 @@ impl Pair<'_> {
                 )
             })?;
             let [rust_c, cuda_c] = self.outputs(
-                &mut c,
+                c,
                 |set, out| {
                     s.launch(
                         &set.matmul_in(form),
@@ -480,6 +498,18 @@ impl Pair<'_> {
             cases.push(c);
         }
         Ok(cases)
+    }
+}
+
+/// The wiki's fill grids: one block more than needed along each axis, for an `r` × `k`
+/// matrix of `m`'s blocks.
+fn fill_shape(m: &matmul_streams::Params, r: usize, k: usize) -> Shape {
+    Shape {
+        grid: (
+            (k / m.block as usize + 1) as u32,
+            (r / m.block as usize + 1) as u32,
+        ),
+        block: (m.block, m.block),
     }
 }
 

@@ -23,12 +23,12 @@ use streamlab_results::saved::Verification;
 use streamlab_results::saved::timeline::{Lane, OpKind, TraceReference};
 
 use super::{Context, Run, RunError};
-use streamlab_results::spread::chunks;
 use crate::measure::{MAX_ROUNDS, series, wants_round};
 use crate::runtime::trace::{self, Recorder};
 use crate::runtime::{
     DeviceBuffer, Event, Function, Gpu, PinnedBuffer, Region, RuntimeError, Shape, Stream,
 };
+use streamlab_results::spread::chunks;
 
 /// 32-bit words of the scratch buffer the memset and the device-to-device copy write
 /// (4 MiB): enough to be seen, small beside the pipeline's copies.
@@ -88,7 +88,35 @@ fn moves_copy(case: Case) -> bool {
     )
 }
 
-impl Pipeline<'_> {
+impl<'a> Pipeline<'a> {
+    /// The pipeline over `host_in` (`--elements` random ints): its other buffers and
+    /// events, one chunk per stream.
+    fn new(
+        ctx: &Context<'a>,
+        p: &Params,
+        host_in: PinnedBuffer<i32>,
+    ) -> Result<Pipeline<'a>, RuntimeError> {
+        let gpu = ctx.gpu;
+        let n = p.elements;
+        Ok(Pipeline {
+            gpu,
+            kernel: ctx.kernels.add_kernel_in(ctx.form),
+            shape: Shape::linear(gpu.info().sm_count.max(1) as u32 * BLOCKS_PER_SM, THREADS),
+            cycles: 1,
+            parts: chunks(n, p.streams),
+            pageable_in: host_in.as_slice().to_vec(),
+            host_in,
+            host_out: gpu.pinned(n, -1i32)?,
+            dev_in: gpu.alloc(n)?,
+            dev_out: gpu.alloc(n)?,
+            scratch: gpu.alloc(SCRATCH_WORDS)?,
+            scratch_copy: gpu.alloc(SCRATCH_WORDS)?,
+            chunk_free: gpu.event()?,
+            copied: gpu.event()?,
+            done: gpu.event()?,
+        })
+    }
+
     fn bytes(&self, part: &Range<usize>) -> Option<u64> {
         Some((part.len() * size_of::<i32>()) as u64)
     }
@@ -313,40 +341,75 @@ impl Run for ConcurrencyBreaks {
         rng.fill_any_i32(host_in.as_mut_slice());
         let blocking = gpu.blocking_streams(p.streams)?;
         let non_blocking = gpu.streams(p.streams)?;
-        let mut pipe = Pipeline {
-            gpu,
-            kernel: ctx.kernels.add_kernel_in(ctx.form),
-            shape: Shape::linear(gpu.info().sm_count.max(1) as u32 * BLOCKS_PER_SM, THREADS),
-            cycles: 1,
-            parts: chunks(n, p.streams),
-            pageable_in: host_in.as_slice().to_vec(),
-            host_in,
-            host_out: gpu.pinned(n, -1i32)?,
-            dev_in: gpu.alloc(n)?,
-            dev_out: gpu.alloc(n)?,
-            scratch: gpu.alloc(SCRATCH_WORDS)?,
-            scratch_copy: gpu.alloc(SCRATCH_WORDS)?,
-            chunk_free: gpu.event()?,
-            copied: gpu.event()?,
-            done: gpu.event()?,
-        };
+        let mut pipe = Pipeline::new(ctx, p, host_in)?;
         let mut task =
             crate::progress::Task::start("concurrency-breaks", 1 + 2 * Case::ALL.len() as u64);
         let calibration = pipe.calibrate(&blocking, p.cycles)?;
         task.step(&format!("AddKernel at {} cycles", calibration.cycles));
         let region = Region::new(gpu, p.streams)?;
-        let lanes: Vec<Option<(Lane, Stream)>> = Case::ALL.map(lane_of).into_iter().collect();
-        let streams_of = |case: Case| {
-            if case.blocking_streams() {
-                &blocking
-            } else {
-                &non_blocking
-            }
+        let cases = Cases {
+            blocking: &blocking,
+            non_blocking: &non_blocking,
+            lanes: Case::ALL.map(lane_of).into_iter().collect(),
+            region: &region,
+            iterations: p.iterations,
         };
-        let lane = |k: usize| lanes[k].as_ref().map(|(l, s)| (*l, s));
+        let samples = cases.sample(ctx, p, &mut pipe)?;
+        let (runs, checks) = cases.check_and_trace(ctx, p, &mut pipe, samples, &mut task)?;
+        task.finish();
+        Ok(ConcurrencyBreaksResult {
+            params: p.clone(),
+            device: gpu.info().clone(),
+            provenance: ctx.provenance(!ctx.stopping()),
+            calibration,
+            cases: runs,
+            verification: crate::verify::combine(checks),
+        })
+    }
+}
+
+/// Where and how the cases run: on blocking or non-blocking streams, each with its lane,
+/// `iterations` iterations per sample timed over one region.
+struct Cases<'a> {
+    blocking: &'a [Stream],
+    non_blocking: &'a [Stream],
+    lanes: Vec<Option<(Lane, Stream)>>,
+    region: &'a Region,
+    iterations: usize,
+}
+
+impl Cases<'_> {
+    /// The streams `case` issues on.
+    fn streams_of(&self, case: Case) -> &[Stream] {
+        if case.blocking_streams() {
+            self.blocking
+        } else {
+            self.non_blocking
+        }
+    }
+
+    /// The lane of the `k`th case of [`Case::ALL`], if it has one.
+    fn lane(&self, k: usize) -> Option<(Lane, &Stream)> {
+        self.lanes[k].as_ref().map(|(l, s)| (*l, s))
+    }
+
+    /// Every case warmed up once, then sampled round-robin while its noise is above the
+    /// target: each case's samples, in [`Case::ALL`]'s order.
+    fn sample(
+        &self,
+        ctx: &Context,
+        p: &Params,
+        pipe: &mut Pipeline,
+    ) -> Result<Vec<Vec<f64>>, RuntimeError> {
         // Warm up every case once, then sample them round-robin.
         for (k, &case) in Case::ALL.iter().enumerate() {
-            pipe.sample(streams_of(case), lane(k), case, p.iterations, &region)?;
+            pipe.sample(
+                self.streams_of(case),
+                self.lane(k),
+                case,
+                self.iterations,
+                self.region,
+            )?;
         }
         let mut samples: Vec<Vec<f64>> = vec![Vec::new(); Case::ALL.len()];
         'rounds: for round in 0..MAX_ROUNDS * p.repeats {
@@ -356,24 +419,44 @@ impl Run for ConcurrencyBreaks {
                 }
                 if wants_round(&samples[k], round, p.repeats) {
                     samples[k].push(pipe.sample(
-                        streams_of(case),
-                        lane(k),
+                        self.streams_of(case),
+                        self.lane(k),
                         case,
-                        p.iterations,
-                        &region,
+                        self.iterations,
+                        self.region,
                     )?);
                 }
             }
         }
+        Ok(samples)
+    }
+
+    /// Each case's last sample on poisoned outputs, checked, then its trace over
+    /// [`TRACED_ITERATIONS`] iterations: the cases run and their checks.
+    fn check_and_trace(
+        &self,
+        ctx: &Context,
+        p: &Params,
+        pipe: &mut Pipeline,
+        mut samples: Vec<Vec<f64>>,
+        task: &mut crate::progress::Task,
+    ) -> Result<(Vec<CaseRun>, Vec<Verification>), RuntimeError> {
+        let gpu = pipe.gpu;
         let mut checks = Vec::new();
         let mut cases = Vec::new();
         for (k, &case) in Case::ALL.iter().enumerate() {
             if ctx.stopping() {
                 break;
             }
-            let streams = streams_of(case);
+            let streams = self.streams_of(case);
             pipe.poison(&streams[0])?;
-            samples[k].push(pipe.sample(streams, lane(k), case, p.iterations, &region)?);
+            samples[k].push(pipe.sample(
+                streams,
+                self.lane(k),
+                case,
+                self.iterations,
+                self.region,
+            )?);
             gpu.synchronize()?;
             checks.push(pipe.check(case.label()));
             task.step(case.label());
@@ -386,7 +469,7 @@ impl Run for ConcurrencyBreaks {
             };
             let title = format!("concurrency-breaks {}, {} streams", case.label(), p.streams);
             let timeline =
-                trace::record_as_issued(gpu, streams, lane(k), &title, reference, |rec| {
+                trace::record_as_issued(gpu, streams, self.lane(k), &title, reference, |rec| {
                     (0..TRACED_ITERATIONS).try_for_each(|i| pipe.iteration(rec, streams, case, i))
                 })?;
             task.step(&format!("{} traced", case.label()));
@@ -396,14 +479,6 @@ impl Run for ConcurrencyBreaks {
                 timeline: Some(timeline),
             });
         }
-        task.finish();
-        Ok(ConcurrencyBreaksResult {
-            params: p.clone(),
-            device: gpu.info().clone(),
-            provenance: ctx.provenance(!ctx.stopping()),
-            calibration,
-            cases,
-            verification: crate::verify::combine(checks),
-        })
+        Ok((cases, checks))
     }
 }

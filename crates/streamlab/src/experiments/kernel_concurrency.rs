@@ -18,10 +18,11 @@ use streamlab_results::experiments::kernel_concurrency::{
     ConcurrencyPoint, KernelConcurrency, KernelConcurrencyResult, Params, QueueRun,
 };
 use streamlab_results::saved::Params as _;
-use streamlab_results::saved::timeline::{OpKind, TraceReference};
+use streamlab_results::saved::Verification;
+use streamlab_results::saved::timeline::{OpKind, Timeline, TraceReference};
 
 use super::{Context, Run, RunError};
-use crate::measure::{series};
+use crate::measure::series;
 use crate::runtime::gate::Gate;
 use crate::runtime::trace;
 use crate::runtime::{DeviceBuffer, Gpu, Region, RuntimeError, Shape, Stream};
@@ -131,21 +132,9 @@ fn worker(ctx: &Context, p: &Params, queues: u32) -> Result<QueueRun, RunError> 
         p.stream_counts.len() as u64 + 2,
     );
     let one = Region::new(gpu, 1)?;
-    // Issue `launches` behind the gate on `used`, open it, and time it.
-    let mut gated = |used: &[Stream],
-                     region: &Region,
-                     launches: &mut dyn FnMut() -> Result<(), RuntimeError>| {
-        gate.close();
-        gate.hold(&used[0])?;
-        region.begin(used)?;
-        launches()?;
-        region.mark_end(used)?;
-        gate.open();
-        region.elapsed_ms()
-    };
     let mut single = Vec::with_capacity(p.repeats);
     for _ in 0..p.repeats {
-        single.push(gated(&streams[..1], &one, &mut || {
+        single.push(gated(&mut gate, &streams[..1], &one, &mut || {
             spin.launch(&streams[0], &mut elapsed, 0)
         })?);
     }
@@ -156,65 +145,24 @@ fn worker(ctx: &Context, p: &Params, queues: u32) -> Result<QueueRun, RunError> 
         if ctx.stopping() {
             break;
         }
-        let used = &streams[..n];
-        let region = Region::new(gpu, n)?;
-        let (mut concurrent, mut serial) = (Vec::new(), Vec::new());
-        for _ in 0..p.repeats {
-            streams[0].poison(&elapsed)?;
-            concurrent.push(gated(used, &region, &mut || {
-                for (s, stream) in used.iter().enumerate() {
-                    for k in 0..KERNELS_PER_STREAM {
-                        spin.launch(stream, &mut elapsed, KERNELS_PER_STREAM * s + k)?;
-                    }
-                }
-                Ok(())
-            })?);
-            checks.push(spin.check(
-                &elapsed,
-                KERNELS_PER_STREAM * n,
-                &format!("{n} streams, {queues} queues"),
-            )?);
-            serial.push(gated(&streams[..1], &one, &mut || {
-                for slot in 0..KERNELS_PER_STREAM * n {
-                    spin.launch(&streams[0], &mut elapsed, slot)?;
-                }
-                Ok(())
-            })?);
-        }
-        points.push(ConcurrencyPoint {
-            streams: n,
-            concurrent: series(concurrent),
-            serial: series(serial),
-        });
+        points.push(measure_streams(
+            &spin,
+            (&mut gate, &streams, &one),
+            &mut elapsed,
+            (n, p.repeats, queues),
+            &mut checks,
+        )?);
         task.step(&format!("{n} streams"));
     }
     let traced = p.stream_counts.iter().copied().filter(|&n| n <= 32).max();
     let timeline = match traced.zip(points.iter().find(|q| Some(q.streams) == traced)) {
-        Some((n, point)) if !ctx.stopping() => {
-            let reference = TraceReference {
-                timed_ms: point.concurrent.min(),
-                back_to_back: false,
-                median_ms: None,
-                rates: None,
-            };
-            let title = format!("kernel-concurrency, {n} streams, {queues} hardware queues");
-            Some(trace::record(
-                gpu,
-                &streams[..n],
-                &title,
-                reference,
-                |rec| {
-                    for s in 0..n {
-                        for k in 0..KERNELS_PER_STREAM {
-                            rec.op(s, 0, OpKind::Kernel, None, |stream| {
-                                spin.launch(stream, &mut elapsed, KERNELS_PER_STREAM * s + k)
-                            })?;
-                        }
-                    }
-                    Ok(())
-                },
-            )?)
-        }
+        Some((n, point)) if !ctx.stopping() => Some(trace_streams(
+            &spin,
+            &streams[..n],
+            &mut elapsed,
+            point,
+            queues,
+        )?),
         _ => None,
     };
     task.step("traced");
@@ -225,6 +173,93 @@ fn worker(ctx: &Context, p: &Params, queues: u32) -> Result<QueueRun, RunError> 
         points,
         verification: crate::verify::combine(checks),
         timeline,
+    })
+}
+
+/// Issue `launches` behind the gate on `used`, open it, and time it.
+fn gated(
+    gate: &mut Gate,
+    used: &[Stream],
+    region: &Region,
+    launches: &mut dyn FnMut() -> Result<(), RuntimeError>,
+) -> Result<f64, RuntimeError> {
+    gate.close();
+    gate.hold(&used[0])?;
+    region.begin(used)?;
+    launches()?;
+    region.mark_end(used)?;
+    gate.open();
+    region.elapsed_ms()
+}
+
+/// `repeats` gated samples with `n` streams: one spin kernel after another on each
+/// stream, all at once, checked each time; and the same kernels one after another on
+/// the first stream, timed by `one`.
+fn measure_streams(
+    spin: &Spin,
+    (gate, streams, one): (&mut Gate, &[Stream], &Region),
+    elapsed: &mut DeviceBuffer<u64>,
+    (n, repeats, queues): (usize, usize, u32),
+    checks: &mut Vec<Verification>,
+) -> Result<ConcurrencyPoint, RuntimeError> {
+    let used = &streams[..n];
+    let region = Region::new(spin.gpu, n)?;
+    let (mut concurrent, mut serial) = (Vec::new(), Vec::new());
+    for _ in 0..repeats {
+        streams[0].poison(elapsed)?;
+        concurrent.push(gated(gate, used, &region, &mut || {
+            for (s, stream) in used.iter().enumerate() {
+                for k in 0..KERNELS_PER_STREAM {
+                    spin.launch(stream, elapsed, KERNELS_PER_STREAM * s + k)?;
+                }
+            }
+            Ok(())
+        })?);
+        checks.push(spin.check(
+            elapsed,
+            KERNELS_PER_STREAM * n,
+            &format!("{n} streams, {queues} queues"),
+        )?);
+        serial.push(gated(gate, &streams[..1], one, &mut || {
+            for slot in 0..KERNELS_PER_STREAM * n {
+                spin.launch(&streams[0], elapsed, slot)?;
+            }
+            Ok(())
+        })?);
+    }
+    Ok(ConcurrencyPoint {
+        streams: n,
+        concurrent: series(concurrent),
+        serial: series(serial),
+    })
+}
+
+/// The `used.len()`-stream case traced from the GPU's records, against `point`'s
+/// fastest time.
+fn trace_streams(
+    spin: &Spin,
+    used: &[Stream],
+    elapsed: &mut DeviceBuffer<u64>,
+    point: &ConcurrencyPoint,
+    queues: u32,
+) -> Result<Timeline, RuntimeError> {
+    let n = used.len();
+    let reference = TraceReference {
+        timed_ms: point.concurrent.min(),
+        back_to_back: false,
+        median_ms: None,
+        rates: None,
+    };
+    let title = format!("kernel-concurrency, {n} streams, {queues} hardware queues");
+    trace::record(spin.gpu, used, &title, reference, |rec| {
+        for s in 0..n {
+            for k in 0..KERNELS_PER_STREAM {
+                rec.op(s, 0, OpKind::Kernel, None, |stream| {
+                    spin.launch(stream, elapsed, KERNELS_PER_STREAM * s + k)
+                })?;
+            }
+        }
+        Ok(())
     })
 }
 

@@ -15,7 +15,7 @@ use streamlab_results::experiments::launch_overhead::{
 use streamlab_results::saved::Params as _;
 
 use super::{Context, Run, RunError};
-use crate::measure::{series};
+use crate::measure::series;
 use crate::runtime::graph::Graph;
 use crate::runtime::{DeviceBuffer, Gpu, Kernels, Region, RuntimeError, Shape, Stream};
 

@@ -4,15 +4,17 @@
 //! against the same work with device memory, copied in and out in both asynchronous
 //! orders over `--streams` streams. Over the same sizes as overlap-map, iterations back
 //! to back; every output element of both is checked against an f64 CPU reference.
-use streamlab_results::experiments::mapped::{Mapped, MappedPoint, MappedResult, Params};
-use streamlab_results::saved::IssueOrder;
-use streamlab_results::saved::Params as _;
+use std::ops::Range;
 
-use crate::sincos::{Buffers, THREADS, check};
+use streamlab_results::experiments::mapped::{Mapped, MappedPoint, MappedResult, Params};
+use streamlab_results::saved::Params as _;
+use streamlab_results::saved::{IssueOrder, StageTimes, Verification};
+
 use super::{Context, Run, RunError};
+use crate::measure::{StageSampler, issue_iteration, series};
+use crate::runtime::{Gpu, MappedBuffer, Region, RuntimeError, Shape, Stream};
+use crate::sincos::{Buffers, SincosFn, THREADS, check};
 use streamlab_results::spread::chunks;
-use crate::measure::{issue_iteration, series, StageSampler};
-use crate::runtime::{MappedBuffer, Region, RuntimeError, Shape, Stream};
 
 impl Run for Mapped {
     const ABOUT: &'static str = "The sincos kernel on mapped (zero-copy) pinned host memory against streamed \
@@ -36,31 +38,20 @@ impl Run for Mapped {
         let one = Region::new(gpu, 1)?;
         let used = &streams[..p.streams];
         let many = Region::new(gpu, p.streams)?;
+        let timing = Timing {
+            gpu,
+            kernel,
+            p,
+            streams: &streams,
+            used,
+            one: &one,
+            many: &many,
+        };
         for &n in &sizes {
             if ctx.stopping() {
                 break;
             }
-            let shape = Shape::cover(n, THREADS);
-            let zero_copy = |s: &Stream, a: &MappedBuffer<f32>, b: &mut MappedBuffer<f32>| {
-                s.launch(&kernel, shape, (a.slice(0..n), b.slice_mut(0..n), 0u32))
-            };
-            // About `sample_ms` per sample, from a first timing of four iterations.
-            zero_copy(&streams[0], &mapped_a, &mut mapped_b)?;
-            one.begin(&streams[..1])?;
-            for _ in 0..4 {
-                zero_copy(&streams[0], &mapped_a, &mut mapped_b)?;
-            }
-            let estimate = one.end(&streams[..1])? / 4.0;
-            let iterations = ((p.sample_ms / estimate).ceil() as usize).clamp(2, 100_000);
-            mapped_b.as_mut_slice()[..n].fill(f32::NAN);
-            let mut mapped_ms = Vec::with_capacity(p.repeats);
-            for _ in 0..p.repeats {
-                one.begin(&streams[..1])?;
-                for _ in 0..iterations {
-                    zero_copy(&streams[0], &mapped_a, &mut mapped_b)?;
-                }
-                mapped_ms.push(one.end(&streams[..1])? / iterations as f64);
-            }
+            let (iterations, mapped_ms) = timing.zero_copy(n, &mapped_a, &mut mapped_b)?;
             gpu.synchronize()?;
             checks.push(check(
                 &format!("2^{} floats, mapped", n.ilog2()),
@@ -68,48 +59,14 @@ impl Run for Mapped {
                 &mapped_b.as_slice()[..n],
             ));
             let parts = chunks(n, p.streams);
-            let mut streamed = |variant: IssueOrder| -> Result<Vec<f64>, RuntimeError> {
-                b.poison(gpu, &streams[0])?;
-                let mut samples = Vec::with_capacity(p.repeats);
-                for _ in 0..p.repeats {
-                    many.begin(used)?;
-                    for _ in 0..iterations {
-                        issue_iteration(variant, used, &parts, |kind, s, part| {
-                            b.op(&kernel, THREADS, kind, &used[s], part)
-                        })?;
-                    }
-                    samples.push(many.end(used)? / iterations as f64);
-                }
-                gpu.synchronize()?;
-                checks.push(check(
-                    &format!(
-                        "2^{} floats, {} over {} streams",
-                        n.ilog2(),
-                        variant.label(),
-                        p.streams
-                    ),
-                    &b.expected[..n],
-                    &b.host_b.as_slice()[..n],
-                ));
-                Ok(samples)
+            let mut streamed = |variant: IssueOrder| {
+                timing.streamed(variant, (n, iterations), &parts, &mut b, &mut checks)
             };
             let async1 = streamed(IssueOrder::Async1)?;
             let async2 = streamed(IssueOrder::Async2)?;
             let bytes = (n * size_of::<f32>()) as u64;
-            let mut stages = |parts: &[std::ops::Range<usize>], kernels| {
-                StageSampler::measure(
-                    gpu,
-                    &streams,
-                    parts,
-                    bytes,
-                    (p.repeats, iterations),
-                    kernels,
-                    |kind, stream, part| b.op(&kernel, THREADS, kind, stream, part),
-                )
-                .map(StageSampler::finish)
-            };
-            let whole = stages(&chunks(n, 1), false)?;
-            let chunked = stages(&parts, true)?;
+            let whole = timing.stages(&chunks(n, 1), false, (bytes, iterations), &mut b)?;
+            let chunked = timing.stages(&parts, true, (bytes, iterations), &mut b)?;
             points.push(MappedPoint {
                 elements: n,
                 iterations,
@@ -129,5 +86,116 @@ impl Run for Mapped {
             points,
             verification: crate::verify::combine(checks),
         })
+    }
+}
+
+/// How both versions are timed: the first stream alone for zero-copy (`one`), the
+/// `--streams` streams used for the streamed version (`many`).
+struct Timing<'a> {
+    gpu: &'a Gpu,
+    kernel: SincosFn,
+    p: &'a Params,
+    streams: &'a [Stream],
+    used: &'a [Stream],
+    one: &'a Region,
+    many: &'a Region,
+}
+
+impl Timing<'_> {
+    /// Zero-copy over the first `n` elements: the iterations per sample, and `--repeats`
+    /// samples of them into `mapped_b`, poisoned first.
+    fn zero_copy(
+        &self,
+        n: usize,
+        mapped_a: &MappedBuffer<f32>,
+        mapped_b: &mut MappedBuffer<f32>,
+    ) -> Result<(usize, Vec<f64>), RuntimeError> {
+        let (p, kernel, streams, one) = (self.p, self.kernel, self.streams, self.one);
+        let shape = Shape::cover(n, THREADS);
+        let zero_copy = |s: &Stream, a: &MappedBuffer<f32>, b: &mut MappedBuffer<f32>| {
+            s.launch(&kernel, shape, (a.slice(0..n), b.slice_mut(0..n), 0u32))
+        };
+        // About `sample_ms` per sample, from a first timing of four iterations.
+        zero_copy(&streams[0], mapped_a, mapped_b)?;
+        one.begin(&streams[..1])?;
+        for _ in 0..4 {
+            zero_copy(&streams[0], mapped_a, mapped_b)?;
+        }
+        let estimate = one.end(&streams[..1])? / 4.0;
+        let iterations = ((p.sample_ms / estimate).ceil() as usize).clamp(2, 100_000);
+        mapped_b.as_mut_slice()[..n].fill(f32::NAN);
+        let mut mapped_ms = Vec::with_capacity(p.repeats);
+        for _ in 0..p.repeats {
+            one.begin(&streams[..1])?;
+            for _ in 0..iterations {
+                zero_copy(&streams[0], mapped_a, mapped_b)?;
+            }
+            mapped_ms.push(one.end(&streams[..1])? / iterations as f64);
+        }
+        Ok((iterations, mapped_ms))
+    }
+
+    /// `--repeats` samples of `iterations` iterations of `variant` over the first `n`
+    /// elements in `parts`, on poisoned outputs checked after.
+    fn streamed(
+        &self,
+        variant: IssueOrder,
+        (n, iterations): (usize, usize),
+        parts: &[Range<usize>],
+        b: &mut Buffers,
+        checks: &mut Vec<Verification>,
+    ) -> Result<Vec<f64>, RuntimeError> {
+        let (gpu, p, kernel, streams, used, many) = (
+            self.gpu,
+            self.p,
+            self.kernel,
+            self.streams,
+            self.used,
+            self.many,
+        );
+        b.poison(gpu, &streams[0])?;
+        let mut samples = Vec::with_capacity(p.repeats);
+        for _ in 0..p.repeats {
+            many.begin(used)?;
+            for _ in 0..iterations {
+                issue_iteration(variant, used, parts, |kind, s, part| {
+                    b.op(&kernel, THREADS, kind, &used[s], part)
+                })?;
+            }
+            samples.push(many.end(used)? / iterations as f64);
+        }
+        gpu.synchronize()?;
+        checks.push(check(
+            &format!(
+                "2^{} floats, {} over {} streams",
+                n.ilog2(),
+                variant.label(),
+                p.streams
+            ),
+            &b.expected[..n],
+            &b.host_b.as_slice()[..n],
+        ));
+        Ok(samples)
+    }
+
+    /// The stages of `parts` (`bytes` each way) timed alone, `iterations` passes per
+    /// sample, the kernels too where `kernels` says.
+    fn stages(
+        &self,
+        parts: &[Range<usize>],
+        kernels: bool,
+        (bytes, iterations): (u64, usize),
+        b: &mut Buffers,
+    ) -> Result<StageTimes, RuntimeError> {
+        StageSampler::measure(
+            self.gpu,
+            self.streams,
+            parts,
+            bytes,
+            (self.p.repeats, iterations),
+            kernels,
+            |kind, stream, part| b.op(&self.kernel, THREADS, kind, stream, part),
+        )
+        .map(StageSampler::finish)
     }
 }

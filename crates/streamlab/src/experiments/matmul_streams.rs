@@ -14,14 +14,14 @@
 use kernels_rs::matmul;
 use nvptx_kernel::Kernel;
 use streamlab_results::experiments::matmul_streams::{MatmulStreams, MatmulStreamsResult, Params};
-use streamlab_results::saved::timeline::{OpKind, TraceReference};
+use streamlab_results::saved::timeline::{OpKind, Timeline, TraceReference};
 use streamlab_results::saved::{Params as _, Verification};
 
 use super::{Context, Run, RunError};
-use crate::measure::{wants_round};
+use crate::measure::wants_round;
 use crate::runtime::gate::Gate;
 use crate::runtime::trace;
-use crate::runtime::{DeviceBuffer, Function, Gpu, Region, RuntimeError, Shape, Stream};
+use crate::runtime::{DeviceBuffer, Function, Gpu, Kernels, Region, RuntimeError, Shape, Stream};
 
 /// The three matrices of one product.
 struct Product {
@@ -41,40 +41,10 @@ impl Run for MatmulStreams {
         p.validate()?;
         let gpu = ctx.gpu;
         gpu.ensure_fits(p.device_bytes())?;
-        let (rows, cols, aligned) = (p.rows as usize, p.cols as usize, p.aligned as usize);
+        let (rows, cols) = (p.rows as usize, p.cols as usize);
         let streams = gpu.streams(p.max_streams)?;
-        let mut products = (0..p.max_streams)
-            .map(|_| {
-                Ok(Product {
-                    a: gpu.alloc(rows * aligned)?,
-                    b: gpu.alloc(aligned * cols)?,
-                    c: gpu.alloc(rows * cols)?,
-                })
-            })
-            .collect::<Result<Vec<_>, RuntimeError>>()?;
-        let block = (p.block, p.block);
-        // The wiki's fill grids: one block more than needed along each axis.
-        let fill_shape = |r: usize, c: usize| Shape {
-            grid: (
-                (c / p.block as usize + 1) as u32,
-                (r / p.block as usize + 1) as u32,
-            ),
-            block,
-        };
-        let fill = ctx.kernels.fill;
-        for product in &mut products {
-            let s = &streams[0];
-            s.launch(
-                &fill,
-                fill_shape(rows, aligned),
-                (product.a.all_mut(), p.rows, p.aligned, 1.0f32),
-            )?;
-            s.launch(
-                &fill,
-                fill_shape(aligned, cols),
-                (product.b.all_mut(), p.aligned, p.cols, 1.0f32),
-            )?;
-        }
+        let mut products = alloc_products(gpu, p)?;
+        fill_inputs(ctx.kernels, p, &streams[0], &mut products)?;
         gpu.synchronize()?;
         let multiply = Multiply {
             kernel: ctx.kernels.matmul_in(ctx.form),
@@ -83,7 +53,7 @@ impl Run for MatmulStreams {
                     cols.div_ceil(p.block as usize) as u32,
                     rows.div_ceil(p.block as usize) as u32,
                 ),
-                block,
+                block: (p.block, p.block),
             },
             params: p,
         };
@@ -91,6 +61,13 @@ impl Run for MatmulStreams {
             .map(|used| Region::new(gpu, used))
             .collect::<Result<Vec<_>, _>>()?;
         let mut gate = Gate::new(gpu)?;
+        let trials = Trials {
+            gpu,
+            params: p,
+            streams: &streams,
+            regions: &regions,
+            multiply: &multiply,
+        };
         let mut trials_ms: Vec<Vec<f64>> = Vec::with_capacity(p.trials);
         let mut checks = Vec::new();
         let mut task = crate::progress::Task::start("matmul-streams", p.trials as u64 + 1);
@@ -102,27 +79,7 @@ impl Run for MatmulStreams {
             if !noisy || ctx.stopping() {
                 break;
             }
-            let mut row = Vec::with_capacity(p.max_streams);
-            for used in 1..=p.max_streams {
-                for product in &products {
-                    streams[0].poison(&product.c)?;
-                }
-                gpu.synchronize()?;
-                let region = &regions[used - 1];
-                gate.close();
-                gate.hold(&streams[0])?;
-                region.begin(&streams[..used])?;
-                for (i, product) in products.iter_mut().enumerate() {
-                    multiply.issue(&streams[i % used], product)?;
-                }
-                region.mark_end(&streams[..used])?;
-                gate.open();
-                row.push(region.elapsed_ms()?);
-                if trial == 0 || trial + 1 == p.trials {
-                    checks.push(check_products(gpu, &products, p, used)?);
-                }
-            }
-            trials_ms.push(row);
+            trials_ms.push(trials.trial(trial, &mut gate, &mut products, &mut checks)?);
             if trial < p.trials {
                 task.step(&format!("trial {}", trial + 1));
             }
@@ -132,21 +89,7 @@ impl Run for MatmulStreams {
             rows_done if complete && !rows_done.is_empty() => {
                 let fastest =
                     (rows_done.iter().map(|r| r[p.max_streams - 1])).fold(f64::INFINITY, f64::min);
-                let reference = TraceReference {
-                    timed_ms: fastest,
-                    back_to_back: false,
-                    median_ms: None,
-                    rates: None,
-                };
-                let title = format!("matmul-streams, {} streams", p.max_streams);
-                let timeline = trace::record(gpu, &streams, &title, reference, |rec| {
-                    for (i, product) in products.iter_mut().enumerate() {
-                        rec.op(i % p.max_streams, 0, OpKind::Kernel, None, |s| {
-                            multiply.issue(s, product)
-                        })?;
-                    }
-                    Ok(())
-                })?;
+                let timeline = trials.trace(fastest, &mut products)?;
                 task.step("traced");
                 Some(timeline)
             }
@@ -160,6 +103,118 @@ impl Run for MatmulStreams {
             trials_ms,
             verification: crate::verify::combine(checks),
             timeline,
+        })
+    }
+}
+
+/// The matrices of `--max-streams` products, not yet filled.
+fn alloc_products(gpu: &Gpu, p: &Params) -> Result<Vec<Product>, RuntimeError> {
+    let (rows, cols, aligned) = (p.rows as usize, p.cols as usize, p.aligned as usize);
+    (0..p.max_streams)
+        .map(|_| {
+            Ok(Product {
+                a: gpu.alloc(rows * aligned)?,
+                b: gpu.alloc(aligned * cols)?,
+                c: gpu.alloc(rows * cols)?,
+            })
+        })
+        .collect::<Result<Vec<_>, RuntimeError>>()
+}
+
+/// Fill every product's A and B with 1 on `stream`.
+fn fill_inputs(
+    kernels: &Kernels,
+    p: &Params,
+    stream: &Stream,
+    products: &mut [Product],
+) -> Result<(), RuntimeError> {
+    let (rows, cols, aligned) = (p.rows as usize, p.cols as usize, p.aligned as usize);
+    // The wiki's fill grids: one block more than needed along each axis.
+    let fill_shape = |r: usize, c: usize| Shape {
+        grid: (
+            (c / p.block as usize + 1) as u32,
+            (r / p.block as usize + 1) as u32,
+        ),
+        block: (p.block, p.block),
+    };
+    let fill = kernels.fill;
+    for product in products {
+        stream.launch(
+            &fill,
+            fill_shape(rows, aligned),
+            (product.a.all_mut(), p.rows, p.aligned, 1.0f32),
+        )?;
+        stream.launch(
+            &fill,
+            fill_shape(aligned, cols),
+            (product.b.all_mut(), p.aligned, p.cols, 1.0f32),
+        )?;
+    }
+    Ok(())
+}
+
+/// What every trial runs: the products' launch, over the first `used` streams timed by
+/// `regions[used - 1]`.
+struct Trials<'a> {
+    gpu: &'a Gpu,
+    params: &'a Params,
+    streams: &'a [Stream],
+    regions: &'a [Region],
+    multiply: &'a Multiply<'a>,
+}
+
+impl Trials<'_> {
+    /// One trial: every stream count in turn, every product issued behind the gate on
+    /// poisoned outputs; milliseconds per stream count, checked in the first and the
+    /// last planned trial.
+    fn trial(
+        &self,
+        trial: usize,
+        gate: &mut Gate,
+        products: &mut [Product],
+        checks: &mut Vec<Verification>,
+    ) -> Result<Vec<f64>, RuntimeError> {
+        let (gpu, p, streams) = (self.gpu, self.params, self.streams);
+        let mut row = Vec::with_capacity(p.max_streams);
+        for used in 1..=p.max_streams {
+            for product in products.iter() {
+                streams[0].poison(&product.c)?;
+            }
+            gpu.synchronize()?;
+            let region = &self.regions[used - 1];
+            gate.close();
+            gate.hold(&streams[0])?;
+            region.begin(&streams[..used])?;
+            for (i, product) in products.iter_mut().enumerate() {
+                self.multiply.issue(&streams[i % used], product)?;
+            }
+            region.mark_end(&streams[..used])?;
+            gate.open();
+            row.push(region.elapsed_ms()?);
+            if trial == 0 || trial + 1 == p.trials {
+                checks.push(check_products(gpu, products, p, used)?);
+            }
+        }
+        Ok(row)
+    }
+
+    /// One iteration with every stream in use, traced, against the `fastest` time.
+    fn trace(&self, fastest: f64, products: &mut [Product]) -> Result<Timeline, RuntimeError> {
+        let p = self.params;
+        let reference = TraceReference {
+            timed_ms: fastest,
+            back_to_back: false,
+            median_ms: None,
+            rates: None,
+        };
+        let title = format!("matmul-streams, {} streams", p.max_streams);
+        trace::record(self.gpu, self.streams, &title, reference, |rec| {
+            for (i, product) in products.iter_mut().enumerate() {
+                rec.op(i % p.max_streams, 0, OpKind::Kernel, None, |s| {
+                    self.multiply.issue(s, product)
+                })?;
+            }
+            Ok(())
         })
     }
 }

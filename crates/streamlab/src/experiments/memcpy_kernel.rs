@@ -26,16 +26,16 @@ use streamlab_results::experiments::memcpy_kernel::{
     MAX_EXTENSION_STEPS, MemcpyKernel, MemcpyKernelResult, MemcpyKernelRow, Params,
 };
 use streamlab_results::saved::timeline::{OpKind, Timeline, TraceReference};
-use streamlab_results::saved::{Params as _, Verification};
+use streamlab_results::saved::{Params as _, StageTimes, Verification};
 
 use super::{Context, Run, RunError};
-use streamlab_results::spread::chunks;
-use crate::measure::{series, StageSampler};
+use crate::measure::{StageSampler, series};
 use crate::runtime::gate::Gate;
 use crate::runtime::trace;
 use crate::runtime::{
     DeviceBuffer, Event, Function, Gpu, PinnedBuffer, Region, RuntimeError, Shape, Stream,
 };
+use streamlab_results::spread::chunks;
 
 /// Samples of each copy stage for the bound, and passes over the array per sample.
 const STAGE_SAMPLING: (usize, usize) = (3, 2);
@@ -46,6 +46,21 @@ struct Buffers {
     host_out: PinnedBuffer<i32>,
     dev_in: DeviceBuffer<i32>,
     dev_out: DeviceBuffer<i32>,
+}
+
+impl Buffers {
+    /// The arrays of `n` ints: the input drawn at random, the output filled with -1.
+    fn new(gpu: &Gpu, n: usize) -> Result<Buffers, RuntimeError> {
+        let mut rng = crate::rng::Rng::new(crate::rng::Rng::seed_from_clock());
+        let mut host_in = gpu.pinned(n, 0i32)?;
+        rng.fill_any_i32(host_in.as_mut_slice());
+        Ok(Buffers {
+            host_in,
+            host_out: gpu.pinned(n, -1i32)?,
+            dev_in: gpu.alloc(n)?,
+            dev_out: gpu.alloc(n)?,
+        })
+    }
 }
 
 type AddFn = Function<<add_kernel as Kernel>::Args>;
@@ -158,15 +173,7 @@ impl Run for MemcpyKernel {
         let gpu = ctx.gpu;
         let n = p.elements();
         gpu.ensure_fits(2 * p.bytes())?;
-        let mut rng = crate::rng::Rng::new(crate::rng::Rng::seed_from_clock());
-        let mut host_in = gpu.pinned(n, 0i32)?;
-        rng.fill_any_i32(host_in.as_mut_slice());
-        let mut b = Buffers {
-            host_in,
-            host_out: gpu.pinned(n, -1i32)?,
-            dev_in: gpu.alloc(n)?,
-            dev_out: gpu.alloc(n)?,
-        };
+        let mut b = Buffers::new(gpu, n)?;
         let counts = p.stream_counts();
         let streams = gpu.streams(counts.iter().copied().max().unwrap_or(1).max(2))?;
         let events: [Event; 4] = [gpu.event()?, gpu.event()?, gpu.event()?, gpu.event()?];
@@ -182,123 +189,34 @@ impl Run for MemcpyKernel {
         let planned = p.cycles.values(p.cycles_step).count() * counts.len();
         let mut task =
             crate::progress::Task::start("memcpy-kernel", (planned + counts.len()) as u64);
-        let mut samplers = Vec::new();
-        for &used in &counts {
-            samplers.push(StageSampler::measure(
-                gpu,
-                &streams,
-                &chunks(n, used),
-                p.bytes(),
-                STAGE_SAMPLING,
-                false,
-                |kind, stream, part| launcher.copy(kind, stream, part, &mut b),
-            )?);
-            task.step(&format!("copy stages over {used} chunks"));
-        }
+        let mut samplers = copy_samplers(&launcher, &streams, &counts, p, &mut b, &mut task)?;
         let regions = (counts.iter())
             .map(|&used| Region::new(gpu, used))
             .collect::<Result<Vec<_>, _>>()?;
         let mut gate = Gate::new(gpu)?;
-        let mut rows = Vec::new();
         let mut checks: Vec<Verification> = Vec::new();
-        let mut values = p.cycles.values(p.cycles_step);
-        let mut next = values.next();
-        let mut extension = 0;
-        let mut breakeven = None;
-        while let Some(cycles) = next {
-            if ctx.stopping() {
-                break;
-            }
-            let c32 = cycles as i32;
-            for ((&used, region), sampler) in counts.iter().zip(&regions).zip(&mut samplers) {
-                let parts = chunks(n, used);
-                let mut sequential = [vec![], vec![], vec![], vec![]];
-                let mut concurrent = Vec::with_capacity(p.repeats);
-                for repeat in 0..p.repeats {
-                    let checked = repeat + 1 == p.repeats;
-                    if checked {
-                        launcher.poison(&streams[0], &mut b)?;
-                    }
-                    let times = launcher.sequential(&streams[0], &events, &mut b, c32)?;
-                    for (samples, t) in sequential.iter_mut().zip(times) {
-                        samples.push(t);
-                    }
-                    if checked {
-                        checks.push(check_output(
-                            &b,
-                            p.add_value,
-                            c32,
-                            &format!("sequential, cycles {cycles}"),
-                        ));
-                        launcher.poison(&streams[0], &mut b)?;
-                    }
-                    gate.close();
-                    gate.hold(&streams[0])?;
-                    region.begin(&streams[..used])?;
-                    launcher.streamed(&streams[..used], &parts, &mut b, c32)?;
-                    region.mark_end(&streams[..used])?;
-                    gate.open();
-                    concurrent.push(region.elapsed_ms()?);
-                    if checked {
-                        gpu.synchronize()?;
-                        checks.push(check_output(
-                            &b,
-                            p.add_value,
-                            c32,
-                            &format!("{used} streams, cycles {cycles}"),
-                        ));
-                    }
-                }
-                region.begin(&streams[..used])?;
-                for (stream, part) in streams[..used].iter().zip(&parts) {
-                    launcher.launch(stream, part.clone(), &mut b, c32)?;
-                }
-                let kernels = vec![region.end(&streams[..used])?];
-                sampler.sample_round(gpu, &streams, &parts, 1, |kind, stream, part| {
-                    launcher.copy(kind, stream, part, &mut b)
-                })?;
-                let [htod, kernel, dtoh, total] = sequential.map(series);
-                rows.push(MemcpyKernelRow {
-                    cycles: c32,
-                    streams: used,
-                    htod,
-                    kernel,
-                    dtoh,
-                    total,
-                    concurrent: series(concurrent),
-                    kernels: series(kernels),
-                });
-                task.step(&format!("{used} streams, cycles {cycles}"));
-            }
-            let last = rows.last().expect("a row was measured");
-            let crossed = last.kernel.median() > last.htod.median().max(last.dtoh.median());
-            if crossed && breakeven.is_none() {
-                breakeven = Some(c32);
-            }
-            next = match values.next() {
-                Some(value) => Some(value),
-                None if breakeven.is_none() && extension < MAX_EXTENSION_STEPS => {
-                    extension += 1;
-                    Some(cycles + p.cycles_step)
-                }
-                None => None,
-            };
-        }
+        let mut sweep = Sweep {
+            params: p,
+            launcher: &launcher,
+            streams: &streams,
+            events: &events,
+            gate: &mut gate,
+            b: &mut b,
+        };
+        let (rows, breakeven) = sweep.rows(
+            ctx,
+            (&counts, &regions),
+            &mut samplers,
+            &mut task,
+            &mut checks,
+        )?;
         let copies: Vec<_> = samplers.into_iter().map(StageSampler::finish).collect();
         let complete = !ctx.stopping();
         let timeline = match (complete, rows.first()) {
             (true, Some(first)) => {
                 let cycles = breakeven.unwrap_or(first.cycles);
                 let used = counts[0];
-                let timed_ms = (rows.iter())
-                    .find(|r| r.cycles == cycles && r.streams == used)
-                    .map_or(f64::NAN, |r| r.concurrent.min());
-                let reference = TraceReference {
-                    timed_ms,
-                    back_to_back: false,
-                    median_ms: None,
-                    rates: for_chunks(&copies, used).map(best_rates),
-                };
+                let reference = trace_reference(&rows, &copies, cycles, used);
                 Some(trace(
                     &launcher,
                     &streams[..used],
@@ -319,6 +237,194 @@ impl Run for MemcpyKernel {
             verification: crate::verify::combine(checks),
             timeline,
         })
+    }
+}
+
+/// Each stream count's chunks copied in alone, out alone and both ways at once, the
+/// first samples for the bound.
+fn copy_samplers(
+    launcher: &Launcher,
+    streams: &[Stream],
+    counts: &[usize],
+    p: &Params,
+    b: &mut Buffers,
+    task: &mut crate::progress::Task,
+) -> Result<Vec<StageSampler>, RuntimeError> {
+    let (gpu, n) = (launcher.gpu, p.elements());
+    let mut samplers = Vec::new();
+    for &used in counts {
+        samplers.push(StageSampler::measure(
+            gpu,
+            streams,
+            &chunks(n, used),
+            p.bytes(),
+            STAGE_SAMPLING,
+            false,
+            |kind, stream, part| launcher.copy(kind, stream, part, b),
+        )?);
+        task.step(&format!("copy stages over {used} chunks"));
+    }
+    Ok(samplers)
+}
+
+/// The cycles sweep: the run's launches on its streams, its events, gate and arrays.
+struct Sweep<'a> {
+    params: &'a Params,
+    launcher: &'a Launcher<'a>,
+    streams: &'a [Stream],
+    events: &'a [Event; 4],
+    gate: &'a mut Gate,
+    b: &'a mut Buffers,
+}
+
+impl Sweep<'_> {
+    /// Every row, cycles value by cycles value until a stop is asked, the range extended
+    /// until the kernel outlasts the copies: the rows and the breakeven cycles.
+    fn rows(
+        &mut self,
+        ctx: &Context,
+        (counts, regions): (&[usize], &[Region]),
+        samplers: &mut [StageSampler],
+        task: &mut crate::progress::Task,
+        checks: &mut Vec<Verification>,
+    ) -> Result<(Vec<MemcpyKernelRow>, Option<i32>), RuntimeError> {
+        let p = self.params;
+        let mut rows = Vec::new();
+        let mut values = p.cycles.values(p.cycles_step);
+        let mut next = values.next();
+        let mut extension = 0;
+        let mut breakeven = None;
+        while let Some(cycles) = next {
+            if ctx.stopping() {
+                break;
+            }
+            let c32 = cycles as i32;
+            for ((&used, region), sampler) in counts.iter().zip(regions).zip(&mut *samplers) {
+                rows.push(self.row((used, region, sampler), cycles, checks)?);
+                task.step(&format!("{used} streams, cycles {cycles}"));
+            }
+            let last = rows.last().expect("a row was measured");
+            let crossed = last.kernel.median() > last.htod.median().max(last.dtoh.median());
+            if crossed && breakeven.is_none() {
+                breakeven = Some(c32);
+            }
+            next = match values.next() {
+                Some(value) => Some(value),
+                None if breakeven.is_none() && extension < MAX_EXTENSION_STEPS => {
+                    extension += 1;
+                    Some(cycles + p.cycles_step)
+                }
+                None => None,
+            };
+        }
+        Ok((rows, breakeven))
+    }
+
+    /// The row of `used` streams at `cycles`: both versions alternating, then the
+    /// streamed version's kernels alone and one more round of its chunks' copy stages.
+    fn row(
+        &mut self,
+        (used, region, sampler): (usize, &Region, &mut StageSampler),
+        cycles: i64,
+        checks: &mut Vec<Verification>,
+    ) -> Result<MemcpyKernelRow, RuntimeError> {
+        let (launcher, streams) = (self.launcher, self.streams);
+        let gpu = launcher.gpu;
+        let c32 = cycles as i32;
+        let parts = chunks(self.params.elements(), used);
+        let (sequential, concurrent) = self.alternate((used, region), &parts, cycles, checks)?;
+        region.begin(&streams[..used])?;
+        for (stream, part) in streams[..used].iter().zip(&parts) {
+            launcher.launch(stream, part.clone(), self.b, c32)?;
+        }
+        let kernels = vec![region.end(&streams[..used])?];
+        sampler.sample_round(gpu, streams, &parts, 1, |kind, stream, part| {
+            launcher.copy(kind, stream, part, self.b)
+        })?;
+        let [htod, kernel, dtoh, total] = sequential.map(series);
+        Ok(MemcpyKernelRow {
+            cycles: c32,
+            streams: used,
+            htod,
+            kernel,
+            dtoh,
+            total,
+            concurrent: series(concurrent),
+            kernels: series(kernels),
+        })
+    }
+
+    /// `--repeats` runs of the sequential version and of the streamed one (behind the
+    /// gate), alternating, the last of each on poisoned outputs and checked: the
+    /// sequential version's four times per run and the streamed version's time.
+    fn alternate(
+        &mut self,
+        (used, region): (usize, &Region),
+        parts: &[Range<usize>],
+        cycles: i64,
+        checks: &mut Vec<Verification>,
+    ) -> Result<([Vec<f64>; 4], Vec<f64>), RuntimeError> {
+        let (p, launcher, streams, events) =
+            (self.params, self.launcher, self.streams, self.events);
+        let gpu = launcher.gpu;
+        let c32 = cycles as i32;
+        let mut sequential = [vec![], vec![], vec![], vec![]];
+        let mut concurrent = Vec::with_capacity(p.repeats);
+        for repeat in 0..p.repeats {
+            let checked = repeat + 1 == p.repeats;
+            if checked {
+                launcher.poison(&streams[0], self.b)?;
+            }
+            let times = launcher.sequential(&streams[0], events, self.b, c32)?;
+            for (samples, t) in sequential.iter_mut().zip(times) {
+                samples.push(t);
+            }
+            if checked {
+                checks.push(check_output(
+                    self.b,
+                    p.add_value,
+                    c32,
+                    &format!("sequential, cycles {cycles}"),
+                ));
+                launcher.poison(&streams[0], self.b)?;
+            }
+            self.gate.close();
+            self.gate.hold(&streams[0])?;
+            region.begin(&streams[..used])?;
+            launcher.streamed(&streams[..used], parts, self.b, c32)?;
+            region.mark_end(&streams[..used])?;
+            self.gate.open();
+            concurrent.push(region.elapsed_ms()?);
+            if checked {
+                gpu.synchronize()?;
+                checks.push(check_output(
+                    self.b,
+                    p.add_value,
+                    c32,
+                    &format!("{used} streams, cycles {cycles}"),
+                ));
+            }
+        }
+        Ok((sequential, concurrent))
+    }
+}
+
+/// What the trace of `used` streams at `cycles` is checked against: the fastest
+/// streamed run timed there, and the copy rates over its chunks.
+fn trace_reference(
+    rows: &[MemcpyKernelRow],
+    copies: &[StageTimes],
+    cycles: i32,
+    used: usize,
+) -> TraceReference {
+    let timed_ms = (rows.iter())
+        .find(|r| r.cycles == cycles && r.streams == used)
+        .map_or(f64::NAN, |r| r.concurrent.min());
+    TraceReference {
+        timed_ms,
+        back_to_back: false,
+        median_ms: None,
+        rates: for_chunks(copies, used).map(best_rates),
     }
 }
 

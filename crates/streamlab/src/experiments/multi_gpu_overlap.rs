@@ -23,15 +23,15 @@ use streamlab_results::experiments::multi_gpu_overlap::{
     GpuShare, MultiGpuOverlap, MultiGpuOverlapResult, Params,
 };
 use streamlab_results::saved::timeline::OpKind;
-use streamlab_results::saved::{IssueOrder, Params as _, StageTimes};
+use streamlab_results::saved::{IssueOrder, Params as _, StageTimes, Verification};
 use streamlab_results::spread::{self, Devices, Share};
 
-use crate::sincos::{SincosFn, check, fill_inputs, issue_op};
 use super::{Context, Rebind, Run, RunError, chosen_gpus, several_gpus};
-use streamlab_results::spread::chunks;
-use crate::measure::{issue_iteration, series, StageSampler, wants_round};
+use crate::measure::{StageSampler, issue_iteration, series, wants_round};
 use crate::runtime::peer::portable_pinned;
 use crate::runtime::{DeviceBuffer, Gpu, PinnedBuffer, RuntimeError, Stream};
+use crate::sincos::{SincosFn, check, fill_inputs, issue_op};
+use streamlab_results::spread::chunks;
 
 /// How each GPU issues its iteration.
 const ORDER: IssueOrder = IssueOrder::Async2;
@@ -276,28 +276,7 @@ impl Run for MultiGpuOverlap {
             b: portable_pinned(p.elements, f32::NAN)?,
         };
         let expected = fill_inputs(&mut host.a);
-        let mut sides = Sides(Vec::new());
-        for (k, (&ordinal, share)) in ordinals.iter().zip(shares).enumerate() {
-            let gpu = Gpu::open(ordinal)?;
-            // The first GPU also runs the whole array alone.
-            let len = if k == 0 {
-                p.elements
-            } else {
-                share.elements.len()
-            };
-            gpu.ensure_fits((2 * len * size_of::<f32>()) as u64)?;
-            sides.0.push(Side {
-                streams: gpu.streams(p.streams.max(2))?,
-                arrays: Arrays {
-                    kernel: gpu.kernels().sincos_in(ctx.form),
-                    dev_a: gpu.alloc(len)?,
-                    dev_b: gpu.alloc(len)?,
-                    base: share.elements.start,
-                },
-                share,
-                gpu,
-            });
-        }
+        let mut sides = open_sides(ctx, p, &ordinals, shares)?;
         let with_work = sides.0.iter().filter(|s| !s.share.parts.is_empty()).count();
         let mut task =
             crate::progress::Task::start(MultiGpuOverlap::NAME, (with_work + 2 + 2) as u64);
@@ -323,46 +302,15 @@ impl Run for MultiGpuOverlap {
             .collect::<Result<Vec<f64>, _>>()?;
         task.step("every GPU copying in and out at once");
         let batches = chunks(p.iterations, p.batches());
-        let configurations = [Configuration::Spread, Configuration::Alone];
-        let mut timed: Vec<Vec<f64>> = vec![Vec::new(); configurations.len()];
-        let mut checks = Vec::new();
-        // Every configuration gets its first batch before a signal can stop the run.
-        for round in 0.. {
-            if round > 0 && ctx.stopping() {
-                break;
-            }
-            let wanted: Vec<usize> = (0..configurations.len())
-                .filter(|&i| wants_round(&timed[i], round, batches.len()))
-                .collect();
-            if wanted.is_empty() {
-                break;
-            }
-            for i in wanted {
-                let configuration = configurations[i];
-                let first = timed[i].is_empty();
-                if first {
-                    sides.poison(&mut host)?;
-                }
-                let warmup = if first {
-                    p.warmup
-                } else {
-                    p.warmup.min(REVISIT_WARMUP)
-                };
-                let parts = work(&sides, configuration, &whole);
-                let iterations = batches[round % batches.len()].len();
-                timed[i].push(batch(
-                    &mut sides,
-                    &parts,
-                    p.threads,
-                    &mut host,
-                    (warmup, iterations),
-                )?);
-                if first {
-                    checks.push(check(configuration.label(), &expected, host.b.as_slice()));
-                    task.step(configuration.label());
-                }
-            }
-        }
+        let (mut timed, checks) = sample_configurations(
+            ctx,
+            p,
+            (&mut sides, &mut host),
+            &whole,
+            &batches,
+            &expected,
+            &mut task,
+        )?;
         task.finish();
         let gpus = (sides.0.iter().zip(stages))
             .map(|(side, stages)| GpuShare {
@@ -388,4 +336,86 @@ impl Run for MultiGpuOverlap {
             verification: crate::verify::combine(checks),
         })
     }
+}
+
+/// Every GPU of `ordinals` with its primary context, its streams and its arrays for its
+/// share (the first GPU's for every element, since it also runs the whole array alone).
+fn open_sides(
+    ctx: &Context,
+    p: &Params,
+    ordinals: &[usize],
+    shares: Vec<Share>,
+) -> Result<Sides, RuntimeError> {
+    let mut sides = Sides(Vec::new());
+    for (k, (&ordinal, share)) in ordinals.iter().zip(shares).enumerate() {
+        let gpu = Gpu::open(ordinal)?;
+        // The first GPU also runs the whole array alone.
+        let len = if k == 0 {
+            p.elements
+        } else {
+            share.elements.len()
+        };
+        gpu.ensure_fits((2 * len * size_of::<f32>()) as u64)?;
+        sides.0.push(Side {
+            streams: gpu.streams(p.streams.max(2))?,
+            arrays: Arrays {
+                kernel: gpu.kernels().sincos_in(ctx.form),
+                dev_a: gpu.alloc(len)?,
+                dev_b: gpu.alloc(len)?,
+                base: share.elements.start,
+            },
+            share,
+            gpu,
+        });
+    }
+    Ok(sides)
+}
+
+/// The two configurations round-robin, a batch each per round while either wants more
+/// ([`wants_round`]), each poisoned before its first batch and checked after it: each
+/// configuration's times and the checks.
+fn sample_configurations(
+    ctx: &Context,
+    p: &Params,
+    (sides, host): (&mut Sides, &mut Host),
+    whole: &[Range<usize>],
+    batches: &[Range<usize>],
+    expected: &[f64],
+    task: &mut crate::progress::Task,
+) -> Result<(Vec<Vec<f64>>, Vec<Verification>), RuntimeError> {
+    let configurations = [Configuration::Spread, Configuration::Alone];
+    let mut timed: Vec<Vec<f64>> = vec![Vec::new(); configurations.len()];
+    let mut checks = Vec::new();
+    // Every configuration gets its first batch before a signal can stop the run.
+    for round in 0.. {
+        if round > 0 && ctx.stopping() {
+            break;
+        }
+        let wanted: Vec<usize> = (0..configurations.len())
+            .filter(|&i| wants_round(&timed[i], round, batches.len()))
+            .collect();
+        if wanted.is_empty() {
+            break;
+        }
+        for i in wanted {
+            let configuration = configurations[i];
+            let first = timed[i].is_empty();
+            if first {
+                sides.poison(host)?;
+            }
+            let warmup = if first {
+                p.warmup
+            } else {
+                p.warmup.min(REVISIT_WARMUP)
+            };
+            let parts = work(sides, configuration, whole);
+            let iterations = batches[round % batches.len()].len();
+            timed[i].push(batch(sides, &parts, p.threads, host, (warmup, iterations))?);
+            if first {
+                checks.push(check(configuration.label(), expected, host.b.as_slice()));
+                task.step(configuration.label());
+            }
+        }
+    }
+    Ok((timed, checks))
 }

@@ -25,12 +25,12 @@ use streamlab_results::saved::{UsageError, Verification};
 use streamlab_results::stats::Series;
 
 use super::{Context, Run, RunError};
-use streamlab_results::spread::chunks;
-use crate::measure::{issue_iteration, series, StageSampler};
+use crate::measure::{StageSampler, issue_iteration, series};
 use crate::runtime::kernels::{DynamicFunction, Module};
 use crate::runtime::trace;
 use crate::runtime::{DeviceBuffer, PinnedBuffer, Region, RuntimeError, Shape, Stream};
 use crate::verify::Bits;
+use streamlab_results::spread::chunks;
 
 /// Iterations traced back to back.
 const TRACED_ITERATIONS: usize = 3;

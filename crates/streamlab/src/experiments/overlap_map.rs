@@ -12,14 +12,15 @@ use streamlab_results::experiments::overlap_map::{
 };
 use streamlab_results::saved::IssueOrder;
 use streamlab_results::saved::Params as _;
+use streamlab_results::saved::Verification;
 use streamlab_results::saved::timeline::OpKind;
 use streamlab_results::stats::Series;
 
-use crate::sincos::{Buffers, SincosFn, THREADS, check};
 use super::{Context, Run, RunError};
-use streamlab_results::spread::chunks;
-use crate::measure::{issue_iteration, series, StageSampler};
+use crate::measure::{StageSampler, issue_iteration, series};
 use crate::runtime::{Gpu, Region, RuntimeError, Shape, Stream};
+use crate::sincos::{Buffers, SincosFn, THREADS, check};
+use streamlab_results::spread::chunks;
 
 /// Back-to-back operations per sample of a fixed cost.
 const FIXED_COST_OPS: usize = 1000;
@@ -62,67 +63,7 @@ impl Run for OverlapMap {
             if ctx.stopping() {
                 break;
             }
-            let whole = chunks(n, 1);
-            let one_stream = |b: &mut Buffers| {
-                issue_iteration(
-                    IssueOrder::Async1,
-                    &streams[..1],
-                    &whole,
-                    |kind, _, part| b.op(&timing.kernel, THREADS, kind, &streams[0], part),
-                )
-            };
-            let iterations =
-                timing.iterations_for(p.sample_ms, &streams[..1], &mut b, one_stream)?;
-            let sequential = timing.samples(&streams[..1], iterations, &mut b, one_stream)?;
-            checks.push(check(
-                &format!("2^{} floats, one stream", n.ilog2()),
-                &b.expected[..n],
-                &b.host_b.as_slice()[..n],
-            ));
-            let kernel_alone = timing.samples(&streams[..1], iterations, &mut b, |b| {
-                b.op(
-                    &timing.kernel,
-                    THREADS,
-                    OpKind::Kernel,
-                    &streams[0],
-                    &(0..n),
-                )
-            })?;
-            let mut cells = Vec::new();
-            for &s in &p.stream_counts {
-                let used = &streams[..s];
-                let parts = chunks(n, s);
-                let mut time = |variant| {
-                    let t = timing.samples(used, iterations, &mut b, |b| {
-                        issue_iteration(variant, used, &parts, |kind, k, part| {
-                            b.op(&timing.kernel, THREADS, kind, &used[k], part)
-                        })
-                    });
-                    let what = format!(
-                        "2^{} floats, {} over {s} streams",
-                        n.ilog2(),
-                        variant.label()
-                    );
-                    checks.push(check(&what, &b.expected[..n], &b.host_b.as_slice()[..n]));
-                    t
-                };
-                let async1 = time(IssueOrder::Async1)?;
-                let async2 = time(IssueOrder::Async2)?;
-                cells.push(MapCell {
-                    elements: n,
-                    streams: s,
-                    iterations,
-                    async1,
-                    async2,
-                });
-            }
-            measured.push(MapSize {
-                elements: n,
-                iterations,
-                sequential,
-                kernel_alone,
-                cells,
-            });
+            measured.push(timing.size(p, &streams, n, &mut b, &mut checks)?);
             task.step(&format!("2^{} floats", n.ilog2()));
         }
         task.finish();
@@ -146,6 +87,86 @@ struct Timing<'a> {
 }
 
 impl Timing<'_> {
+    /// The map's row of `n` elements: one stream, the kernel alone, and both
+    /// asynchronous orders over every stream count, each output checked.
+    fn size(
+        &self,
+        p: &Params,
+        streams: &[Stream],
+        n: usize,
+        b: &mut Buffers,
+        checks: &mut Vec<Verification>,
+    ) -> Result<MapSize, RuntimeError> {
+        let whole = chunks(n, 1);
+        let one_stream = |b: &mut Buffers| {
+            issue_iteration(
+                IssueOrder::Async1,
+                &streams[..1],
+                &whole,
+                |kind, _, part| b.op(&self.kernel, THREADS, kind, &streams[0], part),
+            )
+        };
+        let iterations = self.iterations_for(p.sample_ms, &streams[..1], b, one_stream)?;
+        let sequential = self.samples(&streams[..1], iterations, b, one_stream)?;
+        checks.push(check(
+            &format!("2^{} floats, one stream", n.ilog2()),
+            &b.expected[..n],
+            &b.host_b.as_slice()[..n],
+        ));
+        let kernel_alone = self.samples(&streams[..1], iterations, b, |b| {
+            b.op(&self.kernel, THREADS, OpKind::Kernel, &streams[0], &(0..n))
+        })?;
+        let cells = self.cells(&p.stream_counts, streams, (n, iterations), b, checks)?;
+        Ok(MapSize {
+            elements: n,
+            iterations,
+            sequential,
+            kernel_alone,
+            cells,
+        })
+    }
+
+    /// Both asynchronous orders over `n` elements on each of `stream_counts` streams,
+    /// `iterations` per sample, each output checked.
+    fn cells(
+        &self,
+        stream_counts: &[usize],
+        streams: &[Stream],
+        (n, iterations): (usize, usize),
+        b: &mut Buffers,
+        checks: &mut Vec<Verification>,
+    ) -> Result<Vec<MapCell>, RuntimeError> {
+        let mut cells = Vec::new();
+        for &s in stream_counts {
+            let used = &streams[..s];
+            let parts = chunks(n, s);
+            let mut time = |variant| {
+                let t = self.samples(used, iterations, b, |b| {
+                    issue_iteration(variant, used, &parts, |kind, k, part| {
+                        b.op(&self.kernel, THREADS, kind, &used[k], part)
+                    })
+                });
+                let what = format!(
+                    "2^{} floats, {} over {s} streams",
+                    n.ilog2(),
+                    variant.label()
+                );
+                checks.push(check(&what, &b.expected[..n], &b.host_b.as_slice()[..n]));
+                t
+            };
+            let async1 = time(IssueOrder::Async1)?;
+            let async2 = time(IssueOrder::Async2)?;
+            cells.push(MapCell {
+                elements: n,
+                streams: s,
+                iterations,
+                async1,
+                async2,
+            });
+        }
+        Ok(cells)
+    }
+
     /// `repeats` samples of `iterations` back-to-back iterations of `issue`, as time per
     /// iteration; the output is poisoned first.
     fn samples(

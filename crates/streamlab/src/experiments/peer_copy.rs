@@ -291,6 +291,11 @@ fn latency(
     Ok(samples)
 }
 
+/// One size's samples with peer access off: its bytes, then one way and both ways.
+type StagedSamples = (u64, Vec<f64>, Vec<f64>);
+/// One size's samples with peer access on: one way, both ways, kernel pull, kernel push.
+type PeerSamples = [Vec<f64>; 4];
+
 /// Measure one ordered pair over every size: peer access off, then on in both
 /// directions (where both GPUs can reach each other), then off again.
 fn measure_pair(
@@ -305,10 +310,6 @@ fn measure_pair(
     let memory: &mut [Memory] = &mut gpus.memory;
     let (src, dst) = (&sides[pair.0].gpu, &sides[pair.1].gpu);
     let peer_access = src.can_access_peer(dst)? && dst.can_access_peer(src)?;
-    let shape = |bytes: u64| {
-        let elements = (bytes as usize / size_of::<u32>()).max(1);
-        (elements, Params::passes(bytes), p.repeats)
-    };
     let mut off = Vec::new();
     for bytes in p.sizes() {
         if ctx.stopping() {
@@ -319,7 +320,7 @@ fn measure_pair(
                 m,
                 (sides, &mut *memory),
                 pair,
-                shape(bytes),
+                sample_shape(p, bytes),
                 &mut *host,
                 &mut *checks,
             )
@@ -334,45 +335,82 @@ fn measure_pair(
         host,
         checks,
     )?;
+    let (on, latency_peer) = if peer_access {
+        let (on, latency) = measure_peer(ctx, p, (sides, &mut *memory), pair, &off, host, checks)?;
+        (on, Some(latency))
+    } else {
+        (Vec::new(), None)
+    };
+    Ok(PairResult {
+        src: src.info().ordinal,
+        dst: dst.info().ordinal,
+        peer_access,
+        points: points(off, on),
+        latency_staged: series(latency_staged),
+        latency_peer: latency_peer.map(series),
+    })
+}
+
+/// The elements, passes per sample and least samples of [`sample`] for copies of `bytes`.
+fn sample_shape(p: &Params, bytes: u64) -> (usize, usize, usize) {
+    let elements = (bytes as usize / size_of::<u32>()).max(1);
+    (elements, Params::passes(bytes), p.repeats)
+}
+
+/// With peer access turned on in both directions, every peer method at each size of
+/// `off`, then the peer latency copies; peer access is turned off again after.
+fn measure_peer(
+    ctx: &Context,
+    p: &Params,
+    (sides, memory): (&[Side], &mut [Memory]),
+    pair: (usize, usize),
+    off: &[StagedSamples],
+    host: &mut PinnedBuffer<u32>,
+    checks: &mut Vec<Verification>,
+) -> Result<(Vec<PeerSamples>, Vec<f64>), RuntimeError> {
+    let (src, dst) = (&sides[pair.0].gpu, &sides[pair.1].gpu);
     let mut on = Vec::new();
-    let mut latency_peer = None;
-    if peer_access {
-        src.enable_peer_access(dst)?;
-        dst.enable_peer_access(src)?;
-        for &(bytes, ..) in &off {
-            if ctx.stopping() {
-                break;
-            }
-            let mut run = |m| {
-                sample(
-                    m,
-                    (sides, &mut *memory),
-                    pair,
-                    shape(bytes),
-                    &mut *host,
-                    &mut *checks,
-                )
-            };
-            on.push([
-                run(Method::Peer)?,
-                run(Method::PeerBoth)?,
-                run(Method::KernelPull)?,
-                run(Method::KernelPush)?,
-            ]);
+    src.enable_peer_access(dst)?;
+    dst.enable_peer_access(src)?;
+    for &(bytes, ..) in off {
+        if ctx.stopping() {
+            break;
         }
-        latency_peer = Some(latency(
-            Method::Peer,
-            (sides, &mut *memory),
-            pair,
-            p.latency_copies,
-            host,
-            checks,
-        )?);
-        src.disable_peer_access(dst)?;
-        dst.disable_peer_access(src)?;
+        let mut run = |m| {
+            sample(
+                m,
+                (sides, &mut *memory),
+                pair,
+                sample_shape(p, bytes),
+                &mut *host,
+                &mut *checks,
+            )
+        };
+        on.push([
+            run(Method::Peer)?,
+            run(Method::PeerBoth)?,
+            run(Method::KernelPull)?,
+            run(Method::KernelPush)?,
+        ]);
     }
+    let latency_peer = latency(
+        Method::Peer,
+        (sides, &mut *memory),
+        pair,
+        p.latency_copies,
+        host,
+        checks,
+    )?;
+    src.disable_peer_access(dst)?;
+    dst.disable_peer_access(src)?;
+    Ok((on, latency_peer))
+}
+
+/// Each size's point: its staged samples (`off`), and its peer ones (`on`) where peer
+/// access was measured.
+fn points(off: Vec<StagedSamples>, on: Vec<PeerSamples>) -> Vec<PeerPoint> {
     let mut on = on.into_iter();
-    let points = (off.into_iter())
+    (off.into_iter())
         .map(|(bytes, staged, staged_both)| {
             let [peer, peer_both, kernel_pull, kernel_push] =
                 on.next().map_or_else(Default::default, |four| {
@@ -389,15 +427,7 @@ fn measure_pair(
                 kernel_push,
             }
         })
-        .collect();
-    Ok(PairResult {
-        src: src.info().ordinal,
-        dst: dst.info().ordinal,
-        peer_access,
-        points,
-        latency_staged: series(latency_staged),
-        latency_peer: latency_peer.map(series),
-    })
+        .collect()
 }
 
 impl Run for PeerCopy {

@@ -31,14 +31,14 @@ use streamlab_results::experiments::sincos_overlap::{
     Params, SincosOverlap, SincosOverlapResult, SincosPoint, TRACED_BATCH, trace_title,
 };
 use streamlab_results::saved::timeline::{OpKind, Timeline, TraceReference, TraceSource};
-use streamlab_results::saved::{IssueOrder, Params as _, Verification};
+use streamlab_results::saved::{IssueOrder, Params as _, StageTimes, Verification};
 
-use crate::sincos::{Buffers, SincosFn, check};
 use super::{Context, Run, RunError};
-use streamlab_results::spread::chunks;
-use crate::measure::{issue_iteration, series, StageSampler, wants_round};
+use crate::measure::{StageSampler, issue_iteration, series, wants_round};
 use crate::runtime::trace;
 use crate::runtime::{Gpu, Region, RuntimeError, Stream};
+use crate::sincos::{Buffers, SincosFn, check};
+use streamlab_results::spread::chunks;
 
 /// Iterations traced back to back for a timeline: the middle one's period is held to the
 /// timed time.
@@ -88,82 +88,15 @@ impl Run for SincosOverlap {
             kernel,
             threads: p.threads,
         };
-        let mut configurations = vec![(IssueOrder::Sequential, 1)];
-        for &used in &counts {
-            configurations.extend(IssueOrder::ASYNC.map(|v| (v, used)));
-        }
-        let mut samples: Vec<Vec<f64>> = vec![Vec::new(); configurations.len()];
-        let mut traced_busiest: Vec<Vec<BusiestBound>> = vec![Vec::new(); configurations.len()];
-        let mut checks: Vec<Verification> = Vec::new();
-        for round in 0.. {
-            let wanted: Vec<usize> = (0..configurations.len())
-                .filter(|&i| wants_round(&samples[i], round, batches.len()))
-                .collect();
-            if wanted.is_empty() || ctx.stopping() {
-                break;
-            }
-            for i in wanted {
-                if ctx.stopping() {
-                    break;
-                }
-                let (variant, used) = configurations[i];
-                let first = samples[i].is_empty();
-                if first {
-                    b.poison(gpu, &streams[0])?;
-                }
-                let iterations = batches[round % batches.len()].len();
-                let warmup = if first {
-                    p.warmup
-                } else {
-                    p.warmup.min(REVISIT_WARMUP)
-                };
-                samples[i].push(timing.batch(
-                    variant,
-                    &streams[..used],
-                    &mut b,
-                    warmup,
-                    iterations,
-                )?);
-                if first {
-                    checks.push(check(
-                        &format!("{} with {used} stream(s)", variant.label()),
-                        &b.expected,
-                        b.host_b.as_slice(),
-                    ));
-                }
-                if variant != IssueOrder::Sequential {
-                    let timeline = trace(
-                        &timing,
-                        variant,
-                        &streams[..used],
-                        &mut b,
-                        TRACED_BATCH,
-                        None,
-                    )?;
-                    traced_busiest[i].extend(
-                        (timeline.source == TraceSource::Cupti)
-                            .then(|| busiest_bound(&timeline))
-                            .flatten(),
-                    );
-                }
-                // The parts alone and both directions at once over the same chunks, right
-                // after: the bound sees the machine as this configuration did.
-                let sampler = (samplers.iter_mut().zip(&chunk_counts))
-                    .find(|(_, c)| **c == used)
-                    .map(|(s, _)| s)
-                    .expect("a sampler per stream count");
-                sampler.sample_round(
-                    gpu,
-                    &streams,
-                    &chunks(p.elements, used),
-                    1,
-                    |kind, stream, part| b.op(&kernel, p.threads, kind, stream, part),
-                )?;
-                if first {
-                    task.step(&format!("{} ×{used}", variant.label()));
-                }
-            }
-        }
+        let mut sampling = Sampling::new(&timing, p, &streams, &batches, &counts);
+        sampling.rounds(ctx, &mut b, (&mut samplers, &chunk_counts), &mut task)?;
+        let Sampling {
+            configurations,
+            samples,
+            traced_busiest,
+            checks,
+            ..
+        } = sampling;
         let points: Vec<SincosPoint> = (configurations.iter().zip(samples).zip(traced_busiest))
             .filter(|((_, s), _)| !s.is_empty())
             .map(|((&(variant, streams), s), traced_busiest)| SincosPoint {
@@ -175,34 +108,11 @@ impl Run for SincosOverlap {
             .collect();
         let stages: Vec<_> = samplers.into_iter().map(StageSampler::finish).collect();
         let complete = !ctx.stopping() && points.len() == configurations.len();
-        let mut timelines = Vec::new();
-        if complete {
-            let fastest = (points.iter())
-                .filter(|q| q.variant != IssueOrder::Sequential)
-                .min_by(|a, b| a.time.median().total_cmp(&b.time.median()));
-            let mut traced: Vec<&SincosPoint> = (points.iter())
-                .filter(|q| q.variant != IssueOrder::Sequential && q.streams == p.streams)
-                .collect();
-            traced.extend(fastest.filter(|f| f.streams != p.streams));
-            for q in traced {
-                let rates = for_chunks(&stages, q.streams).map(best_rates);
-                let reference = TraceReference {
-                    timed_ms: q.time.min(),
-                    back_to_back: true,
-                    median_ms: Some(q.time.median()),
-                    rates,
-                };
-                timelines.push(trace(
-                    &timing,
-                    q.variant,
-                    &streams[..q.streams],
-                    &mut b,
-                    TRACED_ITERATIONS,
-                    Some(reference),
-                )?);
-                task.step(&format!("traced {} ×{}", q.variant.label(), q.streams));
-            }
-        }
+        let timelines = if complete {
+            trace_timelines(&timing, p, &streams, &mut b, (&points, &stages), &mut task)?
+        } else {
+            Vec::new()
+        };
         task.finish();
         Ok(SincosOverlapResult {
             params: p.clone(),
@@ -215,6 +125,173 @@ impl Run for SincosOverlap {
             timelines,
         })
     }
+}
+
+/// The configurations sampled round-robin, and what each has gathered so far: its
+/// samples, its traced busiest bounds; and the checks.
+struct Sampling<'a> {
+    timing: &'a Timing<'a>,
+    params: &'a Params,
+    streams: &'a [Stream],
+    batches: &'a [Range<usize>],
+    configurations: Vec<(IssueOrder, usize)>,
+    samples: Vec<Vec<f64>>,
+    traced_busiest: Vec<Vec<BusiestBound>>,
+    checks: Vec<Verification>,
+}
+
+impl<'a> Sampling<'a> {
+    /// Sequential on one stream, then both asynchronous orders at each of `counts`,
+    /// nothing sampled yet.
+    fn new(
+        timing: &'a Timing<'a>,
+        params: &'a Params,
+        streams: &'a [Stream],
+        batches: &'a [Range<usize>],
+        counts: &[usize],
+    ) -> Sampling<'a> {
+        let mut configurations = vec![(IssueOrder::Sequential, 1)];
+        for &used in counts {
+            configurations.extend(IssueOrder::ASYNC.map(|v| (v, used)));
+        }
+        let samples: Vec<Vec<f64>> = vec![Vec::new(); configurations.len()];
+        let traced_busiest: Vec<Vec<BusiestBound>> = vec![Vec::new(); configurations.len()];
+        Sampling {
+            timing,
+            params,
+            streams,
+            batches,
+            configurations,
+            samples,
+            traced_busiest,
+            checks: Vec::new(),
+        }
+    }
+
+    /// Rounds of a batch of every configuration that wants one ([`wants_round`]), until
+    /// none does or a stop is asked; `samplers` are the stages of each of `chunk_counts`.
+    fn rounds(
+        &mut self,
+        ctx: &Context,
+        b: &mut Buffers,
+        (samplers, chunk_counts): (&mut [StageSampler], &[usize]),
+        task: &mut crate::progress::Task,
+    ) -> Result<(), RuntimeError> {
+        for round in 0.. {
+            let wanted: Vec<usize> = (0..self.configurations.len())
+                .filter(|&i| wants_round(&self.samples[i], round, self.batches.len()))
+                .collect();
+            if wanted.is_empty() || ctx.stopping() {
+                break;
+            }
+            for i in wanted {
+                if ctx.stopping() {
+                    break;
+                }
+                self.batch(i, round, b, (&mut *samplers, chunk_counts), task)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// One timed batch of configuration `i` (poisoned before its first, checked after
+    /// it), a traced batch after it where it is asynchronous, and one more sample of its
+    /// stream count's stages.
+    fn batch(
+        &mut self,
+        i: usize,
+        round: usize,
+        b: &mut Buffers,
+        (samplers, chunk_counts): (&mut [StageSampler], &[usize]),
+        task: &mut crate::progress::Task,
+    ) -> Result<(), RuntimeError> {
+        let (timing, p, streams, batches) = (self.timing, self.params, self.streams, self.batches);
+        let (gpu, kernel) = (timing.gpu, timing.kernel);
+        let (variant, used) = self.configurations[i];
+        let first = self.samples[i].is_empty();
+        if first {
+            b.poison(gpu, &streams[0])?;
+        }
+        let iterations = batches[round % batches.len()].len();
+        let warmup = if first {
+            p.warmup
+        } else {
+            p.warmup.min(REVISIT_WARMUP)
+        };
+        self.samples[i].push(timing.batch(variant, &streams[..used], b, warmup, iterations)?);
+        if first {
+            self.checks.push(check(
+                &format!("{} with {used} stream(s)", variant.label()),
+                &b.expected,
+                b.host_b.as_slice(),
+            ));
+        }
+        if variant != IssueOrder::Sequential {
+            let timeline = trace(timing, variant, &streams[..used], b, TRACED_BATCH, None)?;
+            self.traced_busiest[i].extend(
+                (timeline.source == TraceSource::Cupti)
+                    .then(|| busiest_bound(&timeline))
+                    .flatten(),
+            );
+        }
+        // The parts alone and both directions at once over the same chunks, right
+        // after: the bound sees the machine as this configuration did.
+        let sampler = (samplers.iter_mut().zip(chunk_counts))
+            .find(|(_, c)| **c == used)
+            .map(|(s, _)| s)
+            .expect("a sampler per stream count");
+        sampler.sample_round(
+            gpu,
+            streams,
+            &chunks(p.elements, used),
+            1,
+            |kind, stream, part| b.op(&kernel, p.threads, kind, stream, part),
+        )?;
+        if first {
+            task.step(&format!("{} ×{used}", variant.label()));
+        }
+        Ok(())
+    }
+}
+
+/// Three iterations of each asynchronous order at `--streams`, and of the fastest
+/// asynchronous configuration, traced back to back and kept as timelines, each held to
+/// its timed times and its stream count's copy rates.
+fn trace_timelines(
+    timing: &Timing,
+    p: &Params,
+    streams: &[Stream],
+    b: &mut Buffers,
+    (points, stages): (&[SincosPoint], &[StageTimes]),
+    task: &mut crate::progress::Task,
+) -> Result<Vec<Timeline>, RuntimeError> {
+    let mut timelines = Vec::new();
+    let fastest = (points.iter())
+        .filter(|q| q.variant != IssueOrder::Sequential)
+        .min_by(|a, b| a.time.median().total_cmp(&b.time.median()));
+    let mut traced: Vec<&SincosPoint> = (points.iter())
+        .filter(|q| q.variant != IssueOrder::Sequential && q.streams == p.streams)
+        .collect();
+    traced.extend(fastest.filter(|f| f.streams != p.streams));
+    for q in traced {
+        let rates = for_chunks(stages, q.streams).map(best_rates);
+        let reference = TraceReference {
+            timed_ms: q.time.min(),
+            back_to_back: true,
+            median_ms: Some(q.time.median()),
+            rates,
+        };
+        timelines.push(trace(
+            timing,
+            q.variant,
+            &streams[..q.streams],
+            b,
+            TRACED_ITERATIONS,
+            Some(reference),
+        )?);
+        task.step(&format!("traced {} ×{}", q.variant.label(), q.streams));
+    }
+    Ok(timelines)
 }
 
 /// How every configuration is timed.
