@@ -181,13 +181,13 @@ impl StageSampler {
 }
 
 /// The link probe a session takes around every experiment: the same 32 MiB copied in
-/// alone, out alone and both ways at once, on buffers of its own.
+/// alone, out alone and both ways at once, on buffers of its own (and two streams made
+/// for each probe).
 pub struct LinkProber {
     host_in: PinnedBuffer<f32>,
     host_out: PinnedBuffer<f32>,
     dev_in: DeviceBuffer<f32>,
     dev_out: DeviceBuffer<f32>,
-    streams: Vec<Stream>,
 }
 
 impl LinkProber {
@@ -202,7 +202,6 @@ impl LinkProber {
             host_out: gpu.pinned(Self::ELEMENTS, 0.0f32)?,
             dev_in: gpu.alloc(Self::ELEMENTS)?,
             dev_out: gpu.alloc(Self::ELEMENTS)?,
-            streams: gpu.streams(2)?,
         })
     }
 
@@ -213,14 +212,14 @@ impl LinkProber {
             host_out,
             dev_in,
             dev_out,
-            streams,
         } = self;
+        let streams = gpu.streams(2)?;
         // One chunk: the whole buffer.
         let whole = std::slice::from_ref(&(0..Self::ELEMENTS));
         let bytes = (Self::ELEMENTS * size_of::<f32>()) as u64;
         let sampler = StageSampler::measure(
             gpu,
-            streams,
+            &streams,
             whole,
             bytes,
             Self::SAMPLING,

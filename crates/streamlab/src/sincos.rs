@@ -32,7 +32,7 @@ impl Buffers {
     pub fn new(gpu: &Gpu, n: usize) -> Result<Buffers, RuntimeError> {
         gpu.ensure_fits((2 * n * size_of::<f32>()) as u64)?;
         let mut host_a = gpu.pinned(n, 0.0f32)?;
-        let expected = fill_inputs(&mut host_a);
+        let expected = fill_inputs(&mut host_a)?;
         Ok(Buffers {
             host_a,
             host_b: gpu.pinned(n, f32::NAN)?,
@@ -56,31 +56,31 @@ impl Buffers {
             kind,
             stream,
             (&self.host_a, &mut self.host_b),
-            (&self.dev_a, &mut self.dev_b, 0),
+            (&mut self.dev_a, &mut self.dev_b, 0),
             part,
         )
     }
 
     /// Poison `b` on the device and the host, so every element must be written again.
     pub fn poison(&mut self, gpu: &Gpu, stream: &Stream) -> Result<(), RuntimeError> {
-        stream.poison(&self.dev_b)?;
-        crate::parallel::for_each_chunk_mut(self.host_b.as_mut_slice(), |_, c| c.fill(f32::NAN));
+        stream.poison(&mut self.dev_b)?;
+        crate::parallel::for_each_chunk_mut(self.host_b.as_mut_slice()?, |_, c| c.fill(f32::NAN));
         gpu.synchronize()
     }
 }
 
 /// Fill `a` with random values in [0, 1) and return the f64 reference of `b`.
-pub fn fill_inputs(host_a: &mut PinnedBuffer<f32>) -> Vec<f64> {
+pub fn fill_inputs(host_a: &mut PinnedBuffer<f32>) -> Result<Vec<f64>, RuntimeError> {
     let mut rng = crate::rng::Rng::new(crate::rng::Rng::seed_from_clock());
-    rng.fill_unit(host_a.as_mut_slice());
+    rng.fill_unit(host_a.as_mut_slice()?);
     let mut expected = vec![0.0f64; host_a.len()];
-    let a = host_a.as_slice();
+    let a = host_a.as_slice()?;
     crate::parallel::for_each_chunk_mut(&mut expected, |start, chunk| {
         for (j, e) in chunk.iter_mut().enumerate() {
             *e = reference(a[start + j], start + j);
         }
     });
-    expected
+    Ok(expected)
 }
 
 /// One copy in, kernel or copy out of chunk `part` of the host arrays `a` and `b`, on a
@@ -91,7 +91,7 @@ pub fn issue_op(
     kind: OpKind,
     stream: &Stream,
     (host_a, host_b): (&PinnedBuffer<f32>, &mut PinnedBuffer<f32>),
-    (dev_a, dev_b, base): (&DeviceBuffer<f32>, &mut DeviceBuffer<f32>, usize),
+    (dev_a, dev_b, base): (&mut DeviceBuffer<f32>, &mut DeviceBuffer<f32>, usize),
     part: &Range<usize>,
 ) -> Result<(), RuntimeError> {
     let local = part.start - base..part.end - base;

@@ -442,6 +442,21 @@ fn not_measured() -> f64 {
 
 /// The one declaration of the main table and the CSV: a row per configuration, the
 /// CUDA C++ twins' figures beside the Rust ones where `cuda` ran.
+/// A configuration against its bound and its traced busiest bound, in words.
+fn against_bounds(x: &SincosConfig) -> String {
+    let traced = x.under_busiest_bound.map(|u| {
+        let n = x.busiest_bound.map_or(String::new(), |b| {
+            format!(" (bound's noise {})", noise(b.noise))
+        });
+        format!("traced: {}{n}", u.label())
+    });
+    [x.bound.mark(), traced.unwrap_or_default()]
+        .into_iter()
+        .filter(|m| !m.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 fn columns(cuda: Option<&SincosAnalysis>) -> Columns<'_, SincosConfig> {
     let cpp = move |x: &SincosConfig| cuda.and_then(|c| c.config(x.variant, x.streams));
     Columns::new()
@@ -521,24 +536,9 @@ fn columns(cuda: Option<&SincosAnalysis>) -> Columns<'_, SincosConfig> {
                     .map_or(String::new(), |b| format!("{:.4}", b.timed_over_bound))
             },
         )
-        .both(
-            "against its bounds",
-            |x| {
-                let traced = x.under_busiest_bound.map(|u| {
-                    let n = x.busiest_bound.map_or(String::new(), |b| {
-                        format!(" (bound's noise {})", noise(b.noise))
-                    });
-                    format!("traced: {}{n}", u.label())
-                });
-                [x.bound.mark(), traced.unwrap_or_default()]
-                    .into_iter()
-                    .filter(|m| !m.is_empty())
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            },
-            "beyond_bound",
-            |x| x.beyond_bound.to_string(),
-        )
+        .both("against its bounds", against_bounds, "beyond_bound", |x| {
+            x.beyond_bound.to_string()
+        })
         .raw("under_bound", |x| under_csv(x.bound.under))
         .raw("under_busiest_bound", |x| under_csv(x.under_busiest_bound))
 }

@@ -29,10 +29,10 @@ impl Run for Bounds {
         gpu.ensure_fits(2 * p.bytes())?;
         let mut rng = crate::rng::Rng::new(crate::rng::Rng::seed_from_clock());
         let mut host_in = gpu.pinned(n, 0.0f32)?;
-        rng.fill_unit(host_in.as_mut_slice());
+        rng.fill_unit(host_in.as_mut_slice()?);
         let mut host_out = gpu.pinned(n, f32::NAN)?;
-        let dev_a: DeviceBuffer<f32> = gpu.alloc(n)?;
-        let dev_b: DeviceBuffer<f32> = gpu.alloc(n)?;
+        let mut dev_a: DeviceBuffer<f32> = gpu.alloc(n)?;
+        let mut dev_b: DeviceBuffer<f32> = gpu.alloc(n)?;
         let streams = gpu.streams(2)?;
         let mut task = crate::progress::Task::start("bounds", 3);
         let copies = StageSampler::measure(
@@ -43,7 +43,7 @@ impl Run for Bounds {
             (p.repeats, PASSES),
             false,
             |kind, stream, part| match kind {
-                OpKind::HtoD => stream.htod(&dev_a, part.start, &host_in, part.clone()),
+                OpKind::HtoD => stream.htod(&mut dev_a, part.start, &host_in, part.clone()),
                 OpKind::DtoH => stream.dtoh(&mut host_out, part.start, &dev_b, part.clone()),
                 _ => Ok(()),
             },
@@ -55,7 +55,7 @@ impl Run for Bounds {
         let mut dtod = Vec::with_capacity(p.repeats);
         for _ in 0..p.repeats {
             region.begin(s)?;
-            s[0].dtod(&dev_b, 0, &dev_a, 0..n)?;
+            s[0].dtod(&mut dev_b, 0, &dev_a, 0..n)?;
             dtod.push(region.end(s)?);
         }
         task.step("device to device");
@@ -72,14 +72,14 @@ impl Run for Bounds {
         task.step("launch cost");
         task.finish();
         // What went in must come back out: a → b on the device, b → host.
-        s[0].poison(&dev_b)?;
-        s[0].dtod(&dev_b, 0, &dev_a, 0..n)?;
+        s[0].poison(&mut dev_b)?;
+        s[0].dtod(&mut dev_b, 0, &dev_a, 0..n)?;
         s[0].dtoh(&mut host_out, 0, &dev_b, 0..n)?;
         s[0].synchronize()?;
         let verification = crate::verify::identical(
             "the array copied in, across the device and back out",
-            host_out.as_slice(),
-            host_in.as_slice(),
+            host_out.as_slice()?,
+            host_in.as_slice()?,
             |_| String::new(),
         );
         Ok(BoundsResult {

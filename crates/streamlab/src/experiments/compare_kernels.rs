@@ -104,7 +104,7 @@ struct Pair<'a> {
     /// The Rust and the CUDA C++ PTX, for the cards.
     ptx: [&'a str; 2],
     params: &'a Params,
-    stream: Stream,
+    stream: Stream<'a>,
 }
 
 impl Pair<'_> {
@@ -228,7 +228,7 @@ impl Pair<'_> {
                     shape.grid, shape.block
                 ),
                 (rust, cuda),
-                agree("fill", &rust_a, &cuda_a, |_| 1.0, 0.0),
+                agree("fill", &rust_a, &cuda_a, |_| 1.0, 0.0)?,
                 cards,
             ));
         }
@@ -293,7 +293,7 @@ impl Pair<'_> {
                     shape.grid, shape.block
                 ),
                 (rust, cuda),
-                agree("matmul", &rust_c, &cuda_c, |_| aligned as f64, 0.0),
+                agree("matmul", &rust_c, &cuda_c, |_| aligned as f64, 0.0)?,
                 self.cards(|set| set.matmul_in(form), shape)?,
             ));
         }
@@ -309,15 +309,15 @@ impl Pair<'_> {
         self.gpu.ensure_fits(2 * h.bytes())?;
         let mut rng = crate::rng::Rng::new(crate::rng::Rng::seed_from_clock());
         let mut host_in = self.gpu.pinned(n, 0i32)?;
-        rng.fill_any_i32(host_in.as_mut_slice());
-        let dev_in: DeviceBuffer<i32> = self.gpu.alloc(n)?;
+        rng.fill_any_i32(host_in.as_mut_slice()?);
+        let mut dev_in: DeviceBuffer<i32> = self.gpu.alloc(n)?;
         let mut dev_out: DeviceBuffer<i32> = self.gpu.alloc(n)?;
         let s = &self.stream;
-        s.htod(&dev_in, 0, &host_in, 0..n)?;
+        s.htod(&mut dev_in, 0, &host_in, 0..n)?;
         s.synchronize()?;
         let blocks = ctx.gpu.info().sm_count.max(1) as u32 * h.blocks_per_sm;
         let shape = Shape::linear(blocks, h.threads);
-        let input = host_in.as_slice();
+        let input = host_in.as_slice()?;
         let mut cases = Vec::new();
         for &cycles in &self.params.add_cycles {
             for form in KernelForm::ALL {
@@ -355,7 +355,7 @@ impl Pair<'_> {
                         h.threads, h.add_value
                     ),
                     (rust, cuda),
-                    agree("add_kernel", &rust_out, &cuda_out, expected, 0.0),
+                    agree("add_kernel", &rust_out, &cuda_out, expected, 0.0)?,
                     self.cards(|set| set.add_kernel_in(form), shape)?,
                 ));
             }
@@ -369,14 +369,14 @@ impl Pair<'_> {
         self.gpu.ensure_fits((2 * n * 4) as u64)?;
         let mut rng = crate::rng::Rng::new(crate::rng::Rng::seed_from_clock());
         let mut host_a = self.gpu.pinned(n, 0.0f32)?;
-        rng.fill_unit(host_a.as_mut_slice());
-        let dev_a: DeviceBuffer<f32> = self.gpu.alloc(n)?;
+        rng.fill_unit(host_a.as_mut_slice()?);
+        let mut dev_a: DeviceBuffer<f32> = self.gpu.alloc(n)?;
         let mut dev_b: DeviceBuffer<f32> = self.gpu.alloc(n)?;
         let s = &self.stream;
-        s.htod(&dev_a, 0, &host_a, 0..n)?;
+        s.htod(&mut dev_a, 0, &host_a, 0..n)?;
         s.synchronize()?;
         let shape = Shape::cover(n, threads);
-        let a = host_a.as_slice();
+        let a = host_a.as_slice()?;
         let mut cases = Vec::new();
         for form in KernelForm::ALL {
             let (rust, cuda) = self.interleave(|set| {
@@ -409,7 +409,7 @@ impl Pair<'_> {
                     &cuda_b,
                     |i| crate::sincos::reference(a[i], i),
                     SINCOS_TOLERANCE,
-                ),
+                )?,
                 self.cards(|set| set.sincos_in(form), shape)?,
             ));
         }
@@ -475,9 +475,9 @@ impl Pair<'_> {
                     cuda,
                     reference,
                     SINCOS_TOLERANCE,
-                ));
+                )?);
                 for (u, out) in ulps.iter_mut().zip([rust, cuda]) {
-                    *u = u.max(crate::verify::max_ulps(out.as_slice(), reference));
+                    *u = u.max(crate::verify::max_ulps(out.as_slice()?, reference));
                 }
             }
             let cards = match name {
@@ -548,19 +548,19 @@ fn agree<T: Copy + Into<f64> + Sync>(
     cuda: &PinnedBuffer<T>,
     expected: impl Fn(usize) -> f64 + Sync,
     tolerance: f64,
-) -> Verification {
-    crate::verify::combine(vec![
+) -> Result<Verification, RuntimeError> {
+    Ok(crate::verify::combine(vec![
         crate::verify::compare(
             &format!("{what} (Rust)"),
-            rust.as_slice(),
+            rust.as_slice()?,
             &expected,
             tolerance,
         ),
         crate::verify::compare(
             &format!("{what} (CUDA C++)"),
-            cuda.as_slice(),
+            cuda.as_slice()?,
             &expected,
             tolerance,
         ),
-    ])
+    ]))
 }

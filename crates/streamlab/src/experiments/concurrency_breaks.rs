@@ -69,13 +69,13 @@ struct Pipeline<'a> {
 }
 
 /// The lane a case issues on beyond its streams.
-fn lane_of(case: Case) -> Option<(Lane, Stream)> {
+fn lane_of(gpu: &Gpu, case: Case) -> Option<(Lane, Stream<'_>)> {
     match case {
         Case::NullStreamCopy
         | Case::NullStreamCopyNonBlocking
         | Case::MemsetWithoutStream
-        | Case::DeviceCopyOnNullStream => Some((Lane::NullStream, Stream::legacy_null())),
-        Case::PerThreadStreamCopy => Some((Lane::PerThreadStream, Stream::per_thread())),
+        | Case::DeviceCopyOnNullStream => Some((Lane::NullStream, gpu.legacy_null_stream())),
+        Case::PerThreadStreamCopy => Some((Lane::PerThreadStream, gpu.per_thread_stream())),
         _ => None,
     }
 }
@@ -104,7 +104,7 @@ impl<'a> Pipeline<'a> {
             shape: Shape::linear(gpu.info().sm_count.max(1) as u32 * BLOCKS_PER_SM, THREADS),
             cycles: 1,
             parts: chunks(n, p.streams),
-            pageable_in: host_in.as_slice().to_vec(),
+            pageable_in: host_in.as_slice()?.to_vec(),
             host_in,
             host_out: gpu.pinned(n, -1i32)?,
             dev_in: gpu.alloc(n)?,
@@ -140,7 +140,7 @@ impl<'a> Pipeline<'a> {
         for s in 0..streams.len() {
             let part = self.parts[s].clone();
             let bytes = self.bytes(&part);
-            let (dev_in, host_in) = (&self.dev_in, &self.host_in);
+            let (dev_in, host_in) = (&mut self.dev_in, &self.host_in);
             if s == last && moves_copy(case) {
                 let (free, copied) = (&self.chunk_free, &self.copied);
                 rec.on_lane(i, OpKind::HtoD, bytes, "cuMemcpyHtoDAsync", |lane| {
@@ -163,13 +163,13 @@ impl<'a> Pipeline<'a> {
         let scratch_bytes = Some((SCRATCH_WORDS * size_of::<u32>()) as u64);
         match case {
             Case::MemsetWithoutStream => {
-                let scratch = &self.scratch;
+                let scratch = &mut self.scratch;
                 rec.on_lane(i, OpKind::Memset, scratch_bytes, "cuMemsetD32", |_| {
                     gpu.memset_without_stream(scratch, i as u32)
                 })?;
             }
             Case::DeviceCopyOnNullStream => {
-                let (from, to) = (&self.scratch, &self.scratch_copy);
+                let (from, to) = (&self.scratch, &mut self.scratch_copy);
                 rec.on_lane(
                     i,
                     OpKind::DtoD,
@@ -242,14 +242,14 @@ impl<'a> Pipeline<'a> {
 
     /// Poison the output on the device and the host before a checked sample.
     fn poison(&mut self, stream: &Stream) -> Result<(), RuntimeError> {
-        stream.poison(&self.dev_out)?;
-        crate::parallel::for_each_chunk_mut(self.host_out.as_mut_slice(), |_, c| c.fill(-1));
+        stream.poison(&mut self.dev_out)?;
+        crate::parallel::for_each_chunk_mut(self.host_out.as_mut_slice()?, |_, c| c.fill(-1));
         self.gpu.synchronize()
     }
 
     /// Check every output element: `out[i] == in[i] + ADD_VALUE·cycles` with wrap-around.
-    fn check(&self, what: &str) -> Verification {
-        let (input, output) = (self.host_in.as_slice(), self.host_out.as_slice());
+    fn check(&self, what: &str) -> Result<Verification, RuntimeError> {
+        let (input, output) = (self.host_in.as_slice()?, self.host_out.as_slice()?);
         let cycles = self.cycles;
         let expected = |i: usize| {
             f64::from(kernels_rs::element::add_repeatedly_closed_form(
@@ -263,7 +263,7 @@ impl<'a> Pipeline<'a> {
                 output.len()
             );
         }
-        v
+        Ok(v)
     }
 
     /// The whole array copied in on one stream, and its kernels one chunk per stream at
@@ -277,7 +277,7 @@ impl<'a> Pipeline<'a> {
         let (mut htod, mut kernels) = (f64::INFINITY, f64::INFINITY);
         for _ in 0..3 {
             one.begin(&streams[..1])?;
-            streams[0].htod(&self.dev_in, 0, &self.host_in, 0..n)?;
+            streams[0].htod(&mut self.dev_in, 0, &self.host_in, 0..n)?;
             htod = htod.min(one.end(&streams[..1])?);
             all.begin(streams)?;
             for (stream, part) in streams.iter().zip(&self.parts) {
@@ -338,7 +338,7 @@ impl Run for ConcurrencyBreaks {
         gpu.ensure_fits((2 * n * size_of::<i32>() + 2 * SCRATCH_WORDS * size_of::<u32>()) as u64)?;
         let mut rng = crate::rng::Rng::new(crate::rng::Rng::seed_from_clock());
         let mut host_in = gpu.pinned(n, 0i32)?;
-        rng.fill_any_i32(host_in.as_mut_slice());
+        rng.fill_any_i32(host_in.as_mut_slice()?);
         let blocking = gpu.blocking_streams(p.streams)?;
         let non_blocking = gpu.streams(p.streams)?;
         let mut pipe = Pipeline::new(ctx, p, host_in)?;
@@ -350,7 +350,10 @@ impl Run for ConcurrencyBreaks {
         let cases = Cases {
             blocking: &blocking,
             non_blocking: &non_blocking,
-            lanes: Case::ALL.map(lane_of).into_iter().collect(),
+            lanes: Case::ALL
+                .map(|case| lane_of(gpu, case))
+                .into_iter()
+                .collect(),
             region: &region,
             iterations: p.iterations,
         };
@@ -371,16 +374,16 @@ impl Run for ConcurrencyBreaks {
 /// Where and how the cases run: on blocking or non-blocking streams, each with its lane,
 /// `iterations` iterations per sample timed over one region.
 struct Cases<'a> {
-    blocking: &'a [Stream],
-    non_blocking: &'a [Stream],
-    lanes: Vec<Option<(Lane, Stream)>>,
+    blocking: &'a [Stream<'a>],
+    non_blocking: &'a [Stream<'a>],
+    lanes: Vec<Option<(Lane, Stream<'a>)>>,
     region: &'a Region,
     iterations: usize,
 }
 
 impl Cases<'_> {
     /// The streams `case` issues on.
-    fn streams_of(&self, case: Case) -> &[Stream] {
+    fn streams_of(&self, case: Case) -> &[Stream<'_>] {
         if case.blocking_streams() {
             self.blocking
         } else {
@@ -389,7 +392,7 @@ impl Cases<'_> {
     }
 
     /// The lane of the `k`th case of [`Case::ALL`], if it has one.
-    fn lane(&self, k: usize) -> Option<(Lane, &Stream)> {
+    fn lane(&self, k: usize) -> Option<(Lane, &Stream<'_>)> {
         self.lanes[k].as_ref().map(|(l, s)| (*l, s))
     }
 
@@ -458,7 +461,7 @@ impl Cases<'_> {
                 self.region,
             )?);
             gpu.synchronize()?;
-            checks.push(pipe.check(case.label()));
+            checks.push(pipe.check(case.label())?);
             task.step(case.label());
             let time = series(std::mem::take(&mut samples[k]));
             let reference = TraceReference {

@@ -300,7 +300,7 @@ impl Spin<'_> {
         let mid = ns + 5e8;
         let mut v = crate::verify::compare(
             what,
-            &host.as_slice()[..n]
+            &host.as_slice()?[..n]
                 .iter()
                 .map(|&x| x as f64)
                 .collect::<Vec<f64>>(),

@@ -51,7 +51,7 @@ impl Run for LaunchOverhead {
             let ns = u64::from(work) * 1000;
             let mut samples = Vec::with_capacity(p.repeats);
             for _ in 0..p.repeats {
-                stream.poison(&elapsed)?;
+                stream.poison(&mut elapsed)?;
                 region.begin(&streams)?;
                 for _ in 0..p.breakeven_launches {
                     stream.launch(&spin, Shape::linear(1, 32), (elapsed.all_mut(), ns))?;
@@ -61,7 +61,7 @@ impl Run for LaunchOverhead {
             let mut host = gpu.pinned(1, 0u64)?;
             stream.dtoh(&mut host, 0, &elapsed, 0..1)?;
             stream.synchronize()?;
-            let spun = host.as_slice()[0];
+            let spun = host.as_slice()?[0];
             checks.push(crate::verify::compare(
                 &format!("spin {work} µs"),
                 &[spun as f64],
@@ -144,7 +144,8 @@ fn graph_costs(
     let graph = Graph::capture(gpu, &streams[..1], || {
         (0..p.graph_nodes).try_for_each(|_| streams[0].launch(&empty, one, ()))
     })?;
-    graph.launch(&streams[0])?;
+    // SAFETY: the graph holds empty kernels only: no buffer to keep or wait for.
+    unsafe { graph.launch(&streams[0]) }?;
     gpu.synchronize()?;
     let replays = p.launches.div_ceil(p.graph_nodes);
     let kernels = (replays * p.graph_nodes) as f64;
@@ -153,7 +154,8 @@ fn graph_costs(
         region.begin(&streams[..1])?;
         let started = Instant::now();
         for _ in 0..replays {
-            graph.launch(&streams[0])?;
+            // SAFETY: as above, empty kernels only.
+            unsafe { graph.launch(&streams[0]) }?;
         }
         host.push(started.elapsed().as_secs_f64() * 1e6 / kernels);
         region.mark_end(&streams[..1])?;

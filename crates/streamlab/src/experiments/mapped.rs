@@ -29,7 +29,9 @@ impl Run for Mapped {
         let mut b = Buffers::new(gpu, largest)?;
         // The same input as the streamed version's, so one reference serves both.
         let mut mapped_a = gpu.mapped(largest, 0.0f32)?;
-        mapped_a.as_mut_slice().copy_from_slice(b.host_a.as_slice());
+        mapped_a
+            .as_mut_slice()?
+            .copy_from_slice(b.host_a.as_slice()?);
         let mut mapped_b = gpu.mapped(largest, f32::NAN)?;
         let streams = gpu.streams(p.streams.max(2))?;
         let mut task = crate::progress::Task::start("mapped", sizes.len() as u64);
@@ -56,7 +58,7 @@ impl Run for Mapped {
             checks.push(check(
                 &format!("2^{} floats, mapped", n.ilog2()),
                 &b.expected[..n],
-                &mapped_b.as_slice()[..n],
+                &mapped_b.as_slice()?[..n],
             ));
             let parts = chunks(n, p.streams);
             let mut streamed = |variant: IssueOrder| {
@@ -95,8 +97,8 @@ struct Timing<'a> {
     gpu: &'a Gpu,
     kernel: SincosFn,
     p: &'a Params,
-    streams: &'a [Stream],
-    used: &'a [Stream],
+    streams: &'a [Stream<'a>],
+    used: &'a [Stream<'a>],
     one: &'a Region,
     many: &'a Region,
 }
@@ -123,7 +125,7 @@ impl Timing<'_> {
         }
         let estimate = one.end(&streams[..1])? / 4.0;
         let iterations = ((p.sample_ms / estimate).ceil() as usize).clamp(2, 100_000);
-        mapped_b.as_mut_slice()[..n].fill(f32::NAN);
+        mapped_b.as_mut_slice()?[..n].fill(f32::NAN);
         let mut mapped_ms = Vec::with_capacity(p.repeats);
         for _ in 0..p.repeats {
             one.begin(&streams[..1])?;
@@ -173,7 +175,7 @@ impl Timing<'_> {
                 p.streams
             ),
             &b.expected[..n],
-            &b.host_b.as_slice()[..n],
+            &b.host_b.as_slice()?[..n],
         ));
         Ok(samples)
     }

@@ -9,7 +9,7 @@
 //! behind a gate the host opens once every product is issued, so the time is the GPU's
 //! and not the host's launching. Each trial times every stream count in turn, so drift
 //! hits them alike; after `--trials`, more trials run while any stream count's noise is
-//! above the target ([`super::wants_round`]). The last step traces one iteration with
+//! above the target ([`crate::measure::wants_round`]). The last step traces one iteration with
 //! every stream in use.
 use kernels_rs::matmul;
 use nvptx_kernel::Kernel;
@@ -158,7 +158,7 @@ fn fill_inputs(
 struct Trials<'a> {
     gpu: &'a Gpu,
     params: &'a Params,
-    streams: &'a [Stream],
+    streams: &'a [Stream<'a>],
     regions: &'a [Region],
     multiply: &'a Multiply<'a>,
 }
@@ -177,8 +177,8 @@ impl Trials<'_> {
         let (gpu, p, streams) = (self.gpu, self.params, self.streams);
         let mut row = Vec::with_capacity(p.max_streams);
         for used in 1..=p.max_streams {
-            for product in products.iter() {
-                streams[0].poison(&product.c)?;
+            for product in products.iter_mut() {
+                streams[0].poison(&mut product.c)?;
             }
             gpu.synchronize()?;
             let region = &self.regions[used - 1];
@@ -264,7 +264,7 @@ fn check_products(
             p.aligned,
             products.len()
         ),
-        host.as_slice(),
+        host.as_slice()?,
         |_| f64::from(p.aligned),
         0.0,
     ))

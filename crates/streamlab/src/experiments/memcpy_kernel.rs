@@ -53,7 +53,7 @@ impl Buffers {
     fn new(gpu: &Gpu, n: usize) -> Result<Buffers, RuntimeError> {
         let mut rng = crate::rng::Rng::new(crate::rng::Rng::seed_from_clock());
         let mut host_in = gpu.pinned(n, 0i32)?;
-        rng.fill_any_i32(host_in.as_mut_slice());
+        rng.fill_any_i32(host_in.as_mut_slice()?);
         Ok(Buffers {
             host_in,
             host_out: gpu.pinned(n, -1i32)?,
@@ -104,7 +104,7 @@ impl Launcher<'_> {
     ) -> Result<[f64; 4], RuntimeError> {
         let n = b.host_in.len();
         stream.record(&events[0])?;
-        stream.htod(&b.dev_in, 0, &b.host_in, 0..n)?;
+        stream.htod(&mut b.dev_in, 0, &b.host_in, 0..n)?;
         stream.record(&events[1])?;
         self.launch(stream, 0..n, b, cycles)?;
         stream.record(&events[2])?;
@@ -127,7 +127,7 @@ impl Launcher<'_> {
         b: &mut Buffers,
     ) -> Result<(), RuntimeError> {
         match kind {
-            OpKind::HtoD => stream.htod(&b.dev_in, part.start, &b.host_in, part.clone()),
+            OpKind::HtoD => stream.htod(&mut b.dev_in, part.start, &b.host_in, part.clone()),
             OpKind::DtoH => stream.dtoh(&mut b.host_out, part.start, &b.dev_out, part.clone()),
             _ => Ok(()),
         }
@@ -142,7 +142,7 @@ impl Launcher<'_> {
         cycles: i32,
     ) -> Result<(), RuntimeError> {
         for (stream, part) in streams.iter().zip(parts) {
-            stream.htod(&b.dev_in, part.start, &b.host_in, part.clone())?;
+            stream.htod(&mut b.dev_in, part.start, &b.host_in, part.clone())?;
         }
         for (stream, part) in streams.iter().zip(parts) {
             self.launch(stream, part.clone(), b, cycles)?;
@@ -155,8 +155,8 @@ impl Launcher<'_> {
 
     /// Poison the output on the device and the host before a checked run.
     fn poison(&self, stream: &Stream, b: &mut Buffers) -> Result<(), RuntimeError> {
-        stream.poison(&b.dev_out)?;
-        crate::parallel::for_each_chunk_mut(b.host_out.as_mut_slice(), |_, c| c.fill(-1));
+        stream.poison(&mut b.dev_out)?;
+        crate::parallel::for_each_chunk_mut(b.host_out.as_mut_slice()?, |_, c| c.fill(-1));
         self.gpu.synchronize()
     }
 }
@@ -271,7 +271,7 @@ fn copy_samplers(
 struct Sweep<'a> {
     params: &'a Params,
     launcher: &'a Launcher<'a>,
-    streams: &'a [Stream],
+    streams: &'a [Stream<'a>],
     events: &'a [Event; 4],
     gate: &'a mut Gate,
     b: &'a mut Buffers,
@@ -385,7 +385,7 @@ impl Sweep<'_> {
                     p.add_value,
                     c32,
                     &format!("sequential, cycles {cycles}"),
-                ));
+                )?);
                 launcher.poison(&streams[0], self.b)?;
             }
             self.gate.close();
@@ -402,7 +402,7 @@ impl Sweep<'_> {
                     p.add_value,
                     c32,
                     &format!("{used} streams, cycles {cycles}"),
-                ));
+                )?);
             }
         }
         Ok((sequential, concurrent))
@@ -457,8 +457,13 @@ fn trace(
 }
 
 /// Check every output element: `out[i] == in[i] + add_value·cycles` with wrap-around.
-fn check_output(b: &Buffers, add_value: i32, cycles: i32, what: &str) -> Verification {
-    let (input, output) = (b.host_in.as_slice(), b.host_out.as_slice());
+fn check_output(
+    b: &Buffers,
+    add_value: i32,
+    cycles: i32,
+    what: &str,
+) -> Result<Verification, RuntimeError> {
+    let (input, output) = (b.host_in.as_slice()?, b.host_out.as_slice()?);
     let expected = |i: usize| {
         f64::from(kernels_rs::element::add_repeatedly_closed_form(
             input[i], add_value, cycles,
@@ -471,5 +476,5 @@ fn check_output(b: &Buffers, add_value: i32, cycles: i32, what: &str) -> Verific
             output.len()
         );
     }
-    v
+    Ok(v)
 }

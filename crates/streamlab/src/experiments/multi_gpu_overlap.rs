@@ -72,21 +72,21 @@ impl Arrays {
             kind,
             stream,
             (&host.a, &mut host.b),
-            (&self.dev_a, &mut self.dev_b, self.base),
+            (&mut self.dev_a, &mut self.dev_b, self.base),
             part,
         )
     }
 }
 
 /// One GPU of the run: its streams, its share and its arrays.
-struct Side {
-    gpu: Gpu,
-    streams: Vec<Stream>,
+struct Side<'g> {
+    gpu: &'g Gpu,
+    streams: Vec<Stream<'g>>,
     share: Share,
     arrays: Arrays,
 }
 
-impl Side {
+impl Side<'_> {
     /// Issue one iteration over `parts`, chunk `s` on stream `s`, with this GPU's
     /// context current.
     fn issue(
@@ -113,7 +113,7 @@ impl Side {
         self.gpu.bind()?;
         let arrays = &mut self.arrays;
         let sampler = StageSampler::measure(
-            &self.gpu,
+            self.gpu,
             &self.streams,
             parts,
             bytes,
@@ -127,9 +127,9 @@ impl Side {
 
 /// Every GPU of the run, in `--devices` order; dropped GPU by GPU with its context
 /// current, after its work has finished.
-struct Sides(Vec<Side>);
+struct Sides<'g>(Vec<Side<'g>>);
 
-impl Drop for Sides {
+impl Drop for Sides<'_> {
     fn drop(&mut self) {
         for side in self.0.drain(..) {
             let _ = side.gpu.bind();
@@ -139,7 +139,7 @@ impl Drop for Sides {
     }
 }
 
-impl Sides {
+impl Sides<'_> {
     /// Wait for every GPU's work.
     fn synchronize(&self) -> Result<(), RuntimeError> {
         for side in &self.0 {
@@ -150,12 +150,12 @@ impl Sides {
     }
 
     /// Poison `b` on every GPU and on the host, so every element must be written again.
-    fn poison(&self, host: &mut Host) -> Result<(), RuntimeError> {
-        for side in &self.0 {
+    fn poison(&mut self, host: &mut Host) -> Result<(), RuntimeError> {
+        for side in &mut self.0 {
             side.gpu.bind()?;
-            side.streams[0].poison(&side.arrays.dev_b)?;
+            side.streams[0].poison(&mut side.arrays.dev_b)?;
         }
-        crate::parallel::for_each_chunk_mut(host.b.as_mut_slice(), |_, c| c.fill(f32::NAN));
+        crate::parallel::for_each_chunk_mut(host.b.as_mut_slice()?, |_, c| c.fill(f32::NAN));
         self.synchronize()
     }
 
@@ -275,8 +275,11 @@ impl Run for MultiGpuOverlap {
             a: portable_pinned(p.elements, 0.0f32)?,
             b: portable_pinned(p.elements, f32::NAN)?,
         };
-        let expected = fill_inputs(&mut host.a);
-        let mut sides = open_sides(ctx, p, &ordinals, shares)?;
+        let expected = fill_inputs(&mut host.a)?;
+        let gpus = (ordinals.iter())
+            .map(|&ordinal| Gpu::open(ordinal))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut sides = open_sides(ctx, p, &gpus, shares)?;
         let with_work = sides.0.iter().filter(|s| !s.share.parts.is_empty()).count();
         let mut task =
             crate::progress::Task::start(MultiGpuOverlap::NAME, (with_work + 2 + 2) as u64);
@@ -340,15 +343,15 @@ impl Run for MultiGpuOverlap {
 
 /// Every GPU of `ordinals` with its primary context, its streams and its arrays for its
 /// share (the first GPU's for every element, since it also runs the whole array alone).
-fn open_sides(
+fn open_sides<'g>(
     ctx: &Context,
     p: &Params,
-    ordinals: &[usize],
+    gpus: &'g [Gpu],
     shares: Vec<Share>,
-) -> Result<Sides, RuntimeError> {
+) -> Result<Sides<'g>, RuntimeError> {
     let mut sides = Sides(Vec::new());
-    for (k, (&ordinal, share)) in ordinals.iter().zip(shares).enumerate() {
-        let gpu = Gpu::open(ordinal)?;
+    for (k, (gpu, share)) in gpus.iter().zip(shares).enumerate() {
+        gpu.bind()?;
         // The first GPU also runs the whole array alone.
         let len = if k == 0 {
             p.elements
@@ -412,7 +415,7 @@ fn sample_configurations(
             let iterations = batches[round % batches.len()].len();
             timed[i].push(batch(sides, &parts, p.threads, host, (warmup, iterations))?);
             if first {
-                checks.push(check(configuration.label(), expected, host.b.as_slice()));
+                checks.push(check(configuration.label(), expected, host.b.as_slice()?));
                 task.step(configuration.label());
             }
         }

@@ -265,7 +265,7 @@ impl<T: Element> Arrays<T> {
         part: &Range<usize>,
     ) -> Result<(), RuntimeError> {
         match kind {
-            OpKind::HtoD => stream.htod(&self.dev_in, part.start, &self.host_in, part.clone()),
+            OpKind::HtoD => stream.htod(&mut self.dev_in, part.start, &self.host_in, part.clone()),
             OpKind::Kernel => {
                 let mut params = ParamBuffer::new();
                 Arg::<nvptx_kernel::Slice<T>>::push(&self.dev_in.slice(part.clone()), &mut params);
@@ -323,10 +323,10 @@ impl User<'_> {
                 dev_out: gpu.alloc(n)?,
             };
             match (&input, n == p.elements) {
-                (Some(values), true) => a.host_in.as_mut_slice().copy_from_slice(values),
+                (Some(values), true) => a.host_in.as_mut_slice()?.copy_from_slice(values),
                 _ => a
                     .host_in
-                    .as_mut_slice()
+                    .as_mut_slice()?
                     .iter_mut()
                     .for_each(|x| *x = T::random(&mut rng)),
             }
@@ -395,7 +395,7 @@ impl User<'_> {
         };
         let iterations = self.iterations(&streams[..1], a, sequential_issue)?;
         let sequential = self.samples(&streams[..1], iterations, a, sequential_issue)?;
-        let sequential_out = a.host_out.as_slice().to_vec();
+        let sequential_out = a.host_out.as_slice()?.to_vec();
         let bytes = (n * size_of::<T>()) as u64;
         let mut stages = Vec::new();
         for s in std::iter::once(1).chain(self.p.stream_counts.iter().copied()) {
@@ -437,7 +437,7 @@ impl User<'_> {
                         "{n} elements, {} over {s} streams, against sequential",
                         variant.label()
                     ),
-                    a.host_out.as_slice(),
+                    a.host_out.as_slice()?,
                     &sequential_out,
                     chunk,
                 ));
@@ -487,8 +487,8 @@ impl User<'_> {
         mut issue: impl FnMut(&mut Arrays<T>) -> Result<(), RuntimeError>,
     ) -> Result<Series, RuntimeError> {
         let gpu = self.ctx.gpu;
-        streams[0].poison(&a.dev_out)?;
-        a.host_out.as_mut_slice().fill(T::poison());
+        streams[0].poison(&mut a.dev_out)?;
+        a.host_out.as_mut_slice()?.fill(T::poison());
         gpu.synchronize()?;
         let region = Region::new(gpu, streams.len())?;
         let mut samples = Vec::with_capacity(self.p.repeats);

@@ -111,7 +111,7 @@ impl Timing<'_> {
         checks.push(check(
             &format!("2^{} floats, one stream", n.ilog2()),
             &b.expected[..n],
-            &b.host_b.as_slice()[..n],
+            &b.host_b.as_slice()?[..n],
         ));
         let kernel_alone = self.samples(&streams[..1], iterations, b, |b| {
             b.op(&self.kernel, THREADS, OpKind::Kernel, &streams[0], &(0..n))
@@ -151,7 +151,7 @@ impl Timing<'_> {
                     n.ilog2(),
                     variant.label()
                 );
-                checks.push(check(&what, &b.expected[..n], &b.host_b.as_slice()[..n]));
+                checks.push(check(&what, &b.expected[..n], &b.host_b.as_slice()?[..n]));
                 t
             };
             let async1 = time(IssueOrder::Async1)?;
@@ -217,7 +217,7 @@ impl Timing<'_> {
         let tiny: Range<usize> = 0..1;
         let launch = self.fixed(s, |stream| stream.launch(&empty, Shape::linear(1, 1), ()))?;
         let htod_latency = self.fixed(s, |stream| {
-            stream.htod(&b.dev_a, 0, &b.host_a, tiny.clone())
+            stream.htod(&mut b.dev_a, 0, &b.host_a, tiny.clone())
         })?;
         let dtoh_latency = self.fixed(s, |stream| {
             stream.dtoh(&mut b.host_b, 0, &b.dev_b, tiny.clone())

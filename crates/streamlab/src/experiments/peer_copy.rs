@@ -31,9 +31,9 @@ const THREADS: u32 = 256;
 const BLOCKS_PER_SM: u32 = 8;
 
 /// One GPU of the run: its context's stream and timing events.
-struct Side {
-    gpu: Gpu,
-    stream: Stream,
+struct Side<'g> {
+    gpu: &'g Gpu,
+    stream: Stream<'g>,
     /// Start and stop of a region this GPU's stream leads.
     start: Event,
     stop: Event,
@@ -50,12 +50,12 @@ struct Memory {
 }
 
 /// Every GPU of the run; dropped GPU by GPU with its context current.
-struct Gpus {
-    sides: Vec<Side>,
+struct Gpus<'g> {
+    sides: Vec<Side<'g>>,
     memory: Vec<Memory>,
 }
 
-impl Drop for Gpus {
+impl Drop for Gpus<'_> {
     fn drop(&mut self) {
         for (side, memory) in self.sides.drain(..).zip(self.memory.drain(..)) {
             let _ = side.gpu.bind();
@@ -104,18 +104,14 @@ fn issue(
     match method {
         Method::Staged | Method::Peer | Method::StagedBoth | Method::PeerBoth => {
             src.gpu.bind()?;
-            src.stream.copy_peer(
-                (&memory[d].inbox, &dst.gpu),
-                (&memory[s].pattern, &src.gpu),
-                n,
-            )?;
+            let (from, to) = pair_mut(memory, s, d);
+            src.stream
+                .copy_peer((&mut to.inbox, dst.gpu), (&from.pattern, src.gpu), n)?;
             if method.directions() == 2 {
                 dst.gpu.bind()?;
-                dst.stream.copy_peer(
-                    (&memory[s].inbox, &src.gpu),
-                    (&memory[d].pattern, &dst.gpu),
-                    n,
-                )?;
+                let (from, to) = pair_mut(memory, d, s);
+                dst.stream
+                    .copy_peer((&mut to.inbox, src.gpu), (&from.pattern, dst.gpu), n)?;
             }
             Ok(())
         }
@@ -129,7 +125,7 @@ fn issue(
             on.gpu.bind()?;
             on.stream.launch(
                 &on.gpu.kernels().copy_u32,
-                copy_shape(&on.gpu, n),
+                copy_shape(on.gpu, n),
                 (from.pattern.slice(0..n), to.inbox.slice_mut(0..n)),
             )
         }
@@ -178,12 +174,12 @@ fn written(method: Method, (s, d): (usize, usize)) -> Vec<(usize, usize)> {
 fn poison(
     method: Method,
     sides: &[Side],
-    memory: &[Memory],
+    memory: &mut [Memory],
     pair: (usize, usize),
 ) -> Result<(), RuntimeError> {
     for (to, _) in written(method, pair) {
         sides[to].gpu.bind()?;
-        sides[to].stream.poison(&memory[to].inbox)?;
+        sides[to].stream.poison(&mut memory[to].inbox)?;
         sides[to].stream.synchronize()?;
     }
     Ok(())
@@ -220,7 +216,7 @@ fn check(
                 ordinal(to),
                 method.label()
             ),
-            &host.as_slice()[..n],
+            &host.as_slice()?[..n],
             |i| f64::from(pattern(seed, i)),
             0.0,
         ));
@@ -452,15 +448,18 @@ impl Run for PeerCopy {
         let largest = largest_bytes as usize / size_of::<u32>();
         let seed = Rng::seed_from_clock();
         let mut host = crate::runtime::peer::portable_pinned(largest, 0u32)?;
+        let opened = (ordinals.iter())
+            .map(|&ordinal| Gpu::open(ordinal))
+            .collect::<Result<Vec<_>, _>>()?;
         let mut gpus = Gpus {
             sides: Vec::new(),
             memory: Vec::new(),
         };
-        for (k, &ordinal) in ordinals.iter().enumerate() {
-            let gpu = Gpu::open(ordinal)?;
+        for (k, gpu) in opened.iter().enumerate() {
+            gpu.bind()?;
             let side_seed = seed ^ (k as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03);
             crate::parallel::for_each_chunk_mut(
-                &mut host.as_mut_slice()[..largest],
+                &mut host.as_mut_slice()?[..largest],
                 |start, chunk| {
                     for (j, x) in chunk.iter_mut().enumerate() {
                         *x = pattern(side_seed, start + j);
@@ -468,11 +467,11 @@ impl Run for PeerCopy {
                 },
             );
             let stream = gpu.streams(1)?.remove(0);
-            let memory = Memory {
+            let mut memory = Memory {
                 pattern: gpu.alloc(largest)?,
                 inbox: gpu.alloc(largest)?,
             };
-            stream.htod(&memory.pattern, 0, &host, 0..largest)?;
+            stream.htod(&mut memory.pattern, 0, &host, 0..largest)?;
             stream.synchronize()?;
             gpus.sides.push(Side {
                 start: gpu.event()?,

@@ -13,7 +13,7 @@
 //! Configurations are sampled round-robin, one batch each per round, so that drift on a
 //! shared machine hits them alike: every configuration gets `--batches` samples, and
 //! those whose relative noise is still above the target get more rounds
-//! ([`super::wants_round`]). For the bound, the run times each stream count's
+//! ([`crate::measure::wants_round`]). For the bound, the run times each stream count's
 //! chunks copied in alone, out alone and both ways at once (first, then once more after
 //! each of its configurations' batches), and their kernels alone. Every configuration's
 //! output is poisoned before its first batch and checked against an f64 CPU reference
@@ -132,7 +132,7 @@ impl Run for SincosOverlap {
 struct Sampling<'a> {
     timing: &'a Timing<'a>,
     params: &'a Params,
-    streams: &'a [Stream],
+    streams: &'a [Stream<'a>],
     batches: &'a [Range<usize>],
     configurations: Vec<(IssueOrder, usize)>,
     samples: Vec<Vec<f64>>,
@@ -223,7 +223,7 @@ impl<'a> Sampling<'a> {
             self.checks.push(check(
                 &format!("{} with {used} stream(s)", variant.label()),
                 &b.expected,
-                b.host_b.as_slice(),
+                b.host_b.as_slice()?,
             ));
         }
         if variant != IssueOrder::Sequential {

@@ -7,7 +7,7 @@
 //! the counter reaches the gate's current ticket (`cuStreamWaitValue32`), [`Gate::open`]
 //! writes the ticket. Each [`Gate::close`] takes a new ticket, so the gate never needs
 //! resetting while streams still wait on it.
-use cudarc::driver::{result, sys};
+use cudarc::driver::sys;
 
 use super::{Context, Gpu, MappedBuffer, RuntimeError, Stream};
 
@@ -49,8 +49,9 @@ impl Gate {
 
     /// Open the gate: every stream waiting at it goes on.
     pub fn open(&mut self) {
-        let flag = self.flag.as_mut_slice().as_mut_ptr();
-        // SAFETY: the flag is one live u32 the GPU reads; a volatile write is seen by it.
+        let flag = self.flag.host_ptr();
+        // SAFETY: the flag is one live u32 the GPU only reads (no kernel is handed it); a
+        // volatile write is seen by it.
         unsafe { flag.write_volatile(self.ticket) };
         std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
     }
@@ -61,6 +62,6 @@ impl Drop for Gate {
         // Streams may still wait at a gate that was never opened: open it, and let the
         // work finish before the flag's memory goes.
         self.open();
-        let _ = result::ctx::synchronize();
+        let _ = self.flag.gpu().synchronize();
     }
 }

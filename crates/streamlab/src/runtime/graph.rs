@@ -68,7 +68,14 @@ impl Graph {
     }
 
     /// Replay the whole graph on `stream`.
-    pub fn launch(&self, stream: &Stream) -> Result<(), RuntimeError> {
+    ///
+    /// # Safety
+    /// The replay copies and computes on the buffers the capture was given, which the
+    /// graph does not hold: they must still live, and the host must not read, write or
+    /// free them until the replay is waited for with [`Gpu::synchronize`] (the host
+    /// buffers' own waits do not see a replay).
+    pub unsafe fn launch(&self, stream: &Stream) -> Result<(), RuntimeError> {
+        stream.work.issue();
         // SAFETY: both handles are live.
         unsafe { result::graph::launch(self.exec, stream.raw) }.doing("launching a graph")
     }

@@ -13,24 +13,62 @@
 //!    captures streams' work once and replays it; [`trace`] records when each copy and
 //!    kernel really ran (CUPTI).
 //!
-//! 5. [`peer`] works with several GPUs at once: each [`Gpu`] keeps its context, and
-//!    [`Gpu::bind`] makes it current before its buffers, streams and events are made or
-//!    used; peer access and copies between GPUs.
+//! 5. [`peer`] works with several GPUs at once: each [`Gpu`] makes its buffers, streams
+//!    and events in its own context, and [`Gpu::bind`] makes that context current
+//!    before its streams are used; peer access and copies between GPUs.
 //!
-//! No call here synchronises unless its name says so, so nothing inserts waits into
-//! the timed regions (which is why the safe layer's automatic event tracking is unused).
+//! No call that issues work waits for the GPU, so nothing inserts waits into the timed
+//! regions (which is why the safe layer's automatic event tracking is unused). What
+//! stays sound without it is in the types: a copy or kernel writes only a buffer
+//! borrowed `&mut`; streams cannot outlive their [`Gpu`]; and the host reaches a pinned
+//! or mapped buffer only through calls that first wait for whatever the GPU may still be
+//! doing with it ([`PinnedBuffer::as_slice`] and the like, which return a `Result` for
+//! that reason), as dropping any buffer or stream does. Replaying a [`graph`] is the one
+//! `unsafe` call: the graph's buffers are not the graph's to keep.
+//!
+//! ```compile_fail
+//! // A copy cannot write a buffer borrowed shared ...
+//! use streamlab::runtime::{DeviceBuffer, PinnedBuffer, Stream};
+//! fn copy(s: &Stream, dst: &DeviceBuffer<f32>, src: &PinnedBuffer<f32>) {
+//!     let _ = s.htod(dst, 0, src, 0..1);
+//! }
+//! ```
+//! ```no_run
+//! // ... only one borrowed `&mut`.
+//! use streamlab::runtime::{DeviceBuffer, PinnedBuffer, Stream};
+//! fn copy(s: &Stream, dst: &mut DeviceBuffer<f32>, src: &PinnedBuffer<f32>) {
+//!     let _ = s.htod(dst, 0, src, 0..1);
+//! }
+//! ```
+//! ```compile_fail
+//! // A stream cannot outlive its GPU ...
+//! use streamlab::runtime::{Gpu, Stream};
+//! fn streams(gpu: Gpu) -> Vec<Stream<'static>> {
+//!     gpu.streams(1).unwrap()
+//! }
+//! ```
+//! ```no_run
+//! // ... it borrows it.
+//! use streamlab::runtime::{Gpu, Stream};
+//! fn streams(gpu: &Gpu) -> Vec<Stream<'_>> {
+//!     gpu.streams(1).unwrap()
+//! }
+//! ```
 pub mod baseline;
 mod device;
 pub mod gate;
 pub mod graph;
 pub mod kernels;
 pub mod peer;
+mod pending;
 mod region;
 pub mod trace;
 
+use std::cell::RefCell;
 use std::ffi::c_void;
 use std::marker::PhantomData;
 use std::ops::Range;
+use std::sync::Arc;
 
 use cudarc::driver::{DriverError, result, sys};
 use nvptx_kernel::launch::{Args, DeviceSlice, DeviceSliceMut};
@@ -42,6 +80,7 @@ use streamlab_results::saved::DeviceInfo;
 pub const QUEUES_VARIABLE: &str = "CUDA_DEVICE_MAX_CONNECTIONS";
 
 pub use kernels::{Function, Kernels};
+use pending::{GpuWork, Pending, StreamWork};
 pub use region::Region;
 
 /// A failure talking to the GPU.
@@ -116,6 +155,8 @@ pub struct Gpu {
     device: sys::CUdevice,
     /// Its primary context, where its buffers, streams, events and kernels live.
     ctx: sys::CUcontext,
+    /// The context's issued and finished work, which its buffers wait for.
+    work: Arc<GpuWork>,
 }
 
 impl Gpu {
@@ -147,6 +188,7 @@ impl Gpu {
             kernels,
             device,
             ctx,
+            work: GpuWork::new(ctx),
         })
     }
 
@@ -181,12 +223,16 @@ impl Gpu {
     /// An uninitialised device buffer of `len` elements.
     pub fn alloc<T: Copy>(&self, len: usize) -> Result<DeviceBuffer<T>, RuntimeError> {
         let bytes = len.max(1) * size_of::<T>();
-        self.ensure_fits(bytes as u64)?;
-        // SAFETY: a plain allocation; freed in Drop.
-        let ptr = unsafe { result::malloc_sync(bytes) }.doing("allocating GPU memory")?;
+        let ptr = self.work.within(|| {
+            self.ensure_fits(bytes as u64)?;
+            // SAFETY: a plain allocation; freed in Drop.
+            unsafe { result::malloc_sync(bytes) }.doing("allocating GPU memory")
+        })?;
         Ok(DeviceBuffer {
             ptr,
             len,
+            gpu: self.work.clone(),
+            made: pending::now(),
             _element: PhantomData,
         })
     }
@@ -197,7 +243,7 @@ impl Gpu {
         len: usize,
         fill: T,
     ) -> Result<PinnedBuffer<T>, RuntimeError> {
-        PinnedBuffer::new(len, fill, 0)
+        self.work.within(|| PinnedBuffer::new(len, fill, 0))
     }
 
     /// A page-locked host buffer the GPU can read and write directly (zero-copy).
@@ -206,37 +252,78 @@ impl Gpu {
         len: usize,
         fill: T,
     ) -> Result<MappedBuffer<T>, RuntimeError> {
-        let host = PinnedBuffer::new(len, fill, sys::CU_MEMHOSTALLOC_DEVICEMAP)?;
-        let mut device: sys::CUdeviceptr = 0;
-        // SAFETY: `host` is a live allocation made with DEVICEMAP; flags must be 0.
-        unsafe { sys::cuMemHostGetDevicePointer_v2(&mut device, host.ptr as *mut c_void, 0) }
-            .result()
-            .doing("mapping pinned memory into the GPU's address space")?;
-        Ok(MappedBuffer { host, device })
+        self.work.within(|| {
+            let host = PinnedBuffer::new(len, fill, sys::CU_MEMHOSTALLOC_DEVICEMAP)?;
+            let mut device: sys::CUdeviceptr = 0;
+            // SAFETY: `host` is a live allocation made with DEVICEMAP; flags must be 0.
+            unsafe { sys::cuMemHostGetDevicePointer_v2(&mut device, host.ptr as *mut c_void, 0) }
+                .result()
+                .doing("mapping pinned memory into the GPU's address space")?;
+            Ok(MappedBuffer {
+                host,
+                device,
+                gpu: self.work.clone(),
+            })
+        })
     }
 
     /// `count` new non-blocking streams.
-    pub fn streams(&self, count: usize) -> Result<Vec<Stream>, RuntimeError> {
+    pub fn streams(&self, count: usize) -> Result<Vec<Stream<'_>>, RuntimeError> {
         (0..count)
-            .map(|_| Stream::new(result::stream::StreamKind::NonBlocking))
+            .map(|_| self.stream(result::stream::StreamKind::NonBlocking))
             .collect()
     }
 
     /// `count` new blocking streams: the legacy NULL stream waits for them and holds
     /// them back (concurrency-breaks shows what that costs).
-    pub fn blocking_streams(&self, count: usize) -> Result<Vec<Stream>, RuntimeError> {
+    pub fn blocking_streams(&self, count: usize) -> Result<Vec<Stream<'_>>, RuntimeError> {
         (0..count)
-            .map(|_| Stream::new(result::stream::StreamKind::Default))
+            .map(|_| self.stream(result::stream::StreamKind::Default))
             .collect()
+    }
+
+    fn stream(&self, kind: result::stream::StreamKind) -> Result<Stream<'_>, RuntimeError> {
+        let raw = self
+            .work
+            .within(|| result::stream::create(kind).doing("creating a stream"))?;
+        Ok(Stream {
+            raw,
+            owned: true,
+            work: StreamWork::new(self.work.clone(), Some(raw)),
+            _gpu: PhantomData,
+        })
+    }
+
+    /// The legacy NULL stream (`CU_STREAM_LEGACY`): work on it waits for every blocking
+    /// stream's earlier work, and their later work waits for it.
+    pub fn legacy_null_stream(&self) -> Stream<'_> {
+        self.default_stream(0x1 as sys::CUstream)
+    }
+
+    /// The calling thread's per-thread default stream (`CU_STREAM_PER_THREAD`): an
+    /// ordinary stream that only the legacy NULL stream joins.
+    pub fn per_thread_stream(&self) -> Stream<'_> {
+        self.default_stream(0x2 as sys::CUstream)
+    }
+
+    /// One of the driver's default streams, which waiting for the whole GPU settles.
+    fn default_stream(&self, raw: sys::CUstream) -> Stream<'_> {
+        Stream {
+            raw,
+            owned: false,
+            work: StreamWork::new(self.work.clone(), None),
+            _gpu: PhantomData,
+        }
     }
 
     /// Set every 32-bit word of `buf` to `value` with `cuMemsetD32`, a call that takes no
     /// stream: it runs on the legacy NULL stream.
     pub fn memset_without_stream(
         &self,
-        buf: &DeviceBuffer<u32>,
+        buf: &mut DeviceBuffer<u32>,
         value: u32,
     ) -> Result<(), RuntimeError> {
+        self.work.issue();
         // SAFETY: the whole range lies in a live allocation of `len` words.
         unsafe { sys::cuMemsetD32_v2(buf.ptr, value, buf.len) }
             .result()
@@ -245,12 +332,12 @@ impl Gpu {
 
     /// A new timing event.
     pub fn event(&self) -> Result<Event, RuntimeError> {
-        Event::new()
+        self.work.within(Event::new)
     }
 
     /// Wait until all work on the GPU has finished.
     pub fn synchronize(&self) -> Result<(), RuntimeError> {
-        result::ctx::synchronize().doing("waiting for the GPU")
+        self.work.synchronize()
     }
 }
 
@@ -276,49 +363,30 @@ impl Shape {
     }
 }
 
-/// A stream: one of ours (non-blocking unless made with [`Gpu::blocking_streams`]), or
-/// one of the driver's default streams.
-pub struct Stream {
+/// A stream of one [`Gpu`], which it cannot outlive: one of ours (non-blocking unless
+/// made with [`Gpu::blocking_streams`]), or one of the driver's default streams.
+pub struct Stream<'gpu> {
     raw: sys::CUstream,
     /// Ours to destroy (the default streams are the driver's).
     owned: bool,
+    /// Its finished work, which the buffers it copies wait for.
+    work: Arc<StreamWork>,
+    _gpu: PhantomData<&'gpu Gpu>,
 }
 
-impl Stream {
-    fn new(kind: result::stream::StreamKind) -> Result<Stream, RuntimeError> {
-        let raw = result::stream::create(kind).doing("creating a stream")?;
-        Ok(Stream { raw, owned: true })
-    }
-
-    /// The legacy NULL stream (`CU_STREAM_LEGACY`): work on it waits for every blocking
-    /// stream's earlier work, and their later work waits for it.
-    pub fn legacy_null() -> Stream {
-        Stream {
-            raw: 0x1 as sys::CUstream,
-            owned: false,
-        }
-    }
-
-    /// The calling thread's per-thread default stream (`CU_STREAM_PER_THREAD`): an
-    /// ordinary stream that only the legacy NULL stream joins.
-    pub fn per_thread() -> Stream {
-        Stream {
-            raw: 0x2 as sys::CUstream,
-            owned: false,
-        }
-    }
-
+impl Stream<'_> {
     /// Copy host elements `src_range` of pageable (not pinned) `src` into `dst` starting
     /// at element `dst_start`: the driver stages the copy through a pinned buffer of its
     /// own before this returns.
     pub fn htod_pageable<T: Copy>(
         &self,
-        dst: &DeviceBuffer<T>,
+        dst: &mut DeviceBuffer<T>,
         dst_start: usize,
         src: &[T],
         src_range: Range<usize>,
     ) -> Result<(), RuntimeError> {
         let count = copy_len(dst_start, dst.len, &src_range, src.len());
+        self.work.issue();
         let host = &src[src_range];
         // SAFETY: both ranges are in bounds; the driver has copied pageable memory into
         // its staging buffer when the call returns.
@@ -340,22 +408,25 @@ impl Stream {
     }
 
     /// Copy host elements `src_range` of `src` into `dst` starting at element `dst_start`.
+    /// The host may not write or free `src` until the copy is waited for.
     pub fn htod<T: Copy>(
         &self,
-        dst: &DeviceBuffer<T>,
+        dst: &mut DeviceBuffer<T>,
         dst_start: usize,
         src: &PinnedBuffer<T>,
         src_range: Range<usize>,
     ) -> Result<(), RuntimeError> {
         let count = copy_len(dst_start, dst.len, &src_range, src.len);
-        // SAFETY: both ranges are in bounds; the host buffer is pinned and outlives the copy
-        // because callers synchronise before dropping or reading it.
+        src.pending.copy(&self.work, false);
+        // SAFETY: both ranges are in bounds; the host buffer is pinned, and its pending
+        // copy keeps the host from writing or freeing it before the copy is waited for.
         let host = unsafe { std::slice::from_raw_parts(src.ptr.add(src_range.start), count) };
         unsafe { result::memcpy_htod_async(dst.addr(dst_start), host, self.raw) }
             .doing("copying host to device")
     }
 
-    /// Copy `src_range` of device buffer `src` into host `dst` starting at element `dst_start`.
+    /// Copy `src_range` of device buffer `src` into host `dst` starting at element
+    /// `dst_start`. The host may not read, write or free `dst` until the copy is waited for.
     pub fn dtoh<T: Copy>(
         &self,
         dst: &mut PinnedBuffer<T>,
@@ -364,7 +435,8 @@ impl Stream {
         src_range: Range<usize>,
     ) -> Result<(), RuntimeError> {
         let count = copy_len(dst_start, dst.len, &src_range, src.len);
-        // SAFETY: as in `htod`.
+        dst.pending.copy(&self.work, true);
+        // SAFETY: as in `htod`: the pending copy keeps the host from touching `dst`.
         let host = unsafe { std::slice::from_raw_parts_mut(dst.ptr.add(dst_start), count) };
         unsafe { result::memcpy_dtoh_async(host, src.addr(src_range.start), self.raw) }
             .doing("copying device to host")
@@ -373,12 +445,13 @@ impl Stream {
     /// Copy `src_range` of device buffer `src` into `dst` starting at element `dst_start`.
     pub fn dtod<T: Copy>(
         &self,
-        dst: &DeviceBuffer<T>,
+        dst: &mut DeviceBuffer<T>,
         dst_start: usize,
         src: &DeviceBuffer<T>,
         src_range: Range<usize>,
     ) -> Result<(), RuntimeError> {
         let count = copy_len(dst_start, dst.len, &src_range, src.len);
+        self.work.issue();
         // SAFETY: both ranges are in bounds of live device allocations.
         unsafe {
             result::memcpy_dtod_async(
@@ -428,6 +501,7 @@ impl Stream {
         shape: Shape,
         mut params: nvptx_kernel::launch::ParamBuffer,
     ) -> Result<(), RuntimeError> {
+        self.work.issue();
         let mut pointers = params.pointers();
         // SAFETY: each pointer points at a value of its parameter's size (a 4-byte one at
         // the start of an 8-byte slot); the driver copies them during the call.
@@ -449,7 +523,8 @@ impl Stream {
 
     /// Overwrite every byte of `buf` with 0xFF (NaN for floats, -1 for ints), so that an
     /// element a kernel fails to write cannot pass for a right answer.
-    pub fn poison<T>(&self, buf: &DeviceBuffer<T>) -> Result<(), RuntimeError> {
+    pub fn poison<T>(&self, buf: &mut DeviceBuffer<T>) -> Result<(), RuntimeError> {
+        self.work.issue();
         // SAFETY: the range is the whole allocation.
         unsafe { result::memset_d8_async(buf.ptr, 0xFF, buf.len * size_of::<T>(), self.raw) }
             .doing("poisoning a buffer")
@@ -457,6 +532,7 @@ impl Stream {
 
     /// Record `event` after the work issued so far on this stream.
     pub fn record(&self, event: &Event) -> Result<(), RuntimeError> {
+        *event.after.borrow_mut() = Some((self.work.clone(), self.work.mark()));
         // SAFETY: both handles are live.
         unsafe { result::event::record(event.raw, self.raw) }.doing("recording an event")
     }
@@ -476,8 +552,7 @@ impl Stream {
 
     /// Block until everything issued on this stream has finished.
     pub fn synchronize(&self) -> Result<(), RuntimeError> {
-        // SAFETY: the handle is live.
-        unsafe { result::stream::synchronize(self.raw) }.doing("waiting for a stream")
+        self.work.synchronize()
     }
 }
 
@@ -492,10 +567,12 @@ fn copy_len(dst_start: usize, dst_len: usize, src_range: &Range<usize>, src_len:
     count
 }
 
-impl Drop for Stream {
+impl Drop for Stream<'_> {
     fn drop(&mut self) {
         if self.owned {
-            // SAFETY: the stream is ours; destroying it lets queued work finish first.
+            // Its work finishes first, so that every buffer it copied is known free.
+            let _ = self.work.retire();
+            // SAFETY: the stream is ours and idle.
             let _ = unsafe { result::stream::destroy(self.raw) };
         }
     }
@@ -504,30 +581,37 @@ impl Drop for Stream {
 /// A timing event.
 pub struct Event {
     raw: sys::CUevent,
+    /// The stream it was last recorded on, and how far that stream's work had been issued.
+    after: RefCell<Option<(Arc<StreamWork>, u64)>>,
 }
 
 impl Event {
     fn new() -> Result<Event, RuntimeError> {
         let raw = result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT)
             .doing("creating an event")?;
-        Ok(Event { raw })
+        Ok(Event {
+            raw,
+            after: RefCell::new(None),
+        })
     }
 
     /// Milliseconds from `self` to `end`; waits for `end`.
     pub fn elapsed_ms(&self, end: &Event) -> Result<f64, RuntimeError> {
+        end.synchronize()?;
         // SAFETY: both handles are live.
-        unsafe {
-            result::event::synchronize(end.raw).doing("waiting for an event")?;
-            result::event::elapsed(self.raw, end.raw)
-                .map(f64::from)
-                .doing("reading event times")
-        }
+        unsafe { result::event::elapsed(self.raw, end.raw) }
+            .map(f64::from)
+            .doing("reading event times")
     }
 
     /// Wait until the work before this event's record has finished.
     pub fn synchronize(&self) -> Result<(), RuntimeError> {
         // SAFETY: the handle is live.
-        unsafe { result::event::synchronize(self.raw) }.doing("waiting for an event")
+        unsafe { result::event::synchronize(self.raw) }.doing("waiting for an event")?;
+        if let Some((stream, upto)) = &*self.after.borrow() {
+            stream.finished_up_to(*upto);
+        }
+        Ok(())
     }
 }
 
@@ -538,10 +622,14 @@ impl Drop for Event {
     }
 }
 
-/// A buffer of `T` in device memory.
+/// A buffer of `T` in device memory. Copies and kernels write it only through `&mut`.
 pub struct DeviceBuffer<T> {
     ptr: sys::CUdeviceptr,
     len: usize,
+    /// The GPU it lives on.
+    gpu: Arc<GpuWork>,
+    /// The count of work issued when it was made: earlier work cannot touch it.
+    made: u64,
     _element: PhantomData<T>,
 }
 
@@ -597,15 +685,21 @@ impl<T> DeviceBuffer<T> {
 
 impl<T> Drop for DeviceBuffer<T> {
     fn drop(&mut self) {
-        // SAFETY: the allocation is ours; callers synchronise before buffers go out of scope.
-        let _ = unsafe { result::free_sync(self.ptr) };
+        // Whatever issued since it was made may still use it finishes first.
+        let _ = self.gpu.settle_since(self.made);
+        // SAFETY: the allocation is ours, in this GPU's context, and idle.
+        let _ = (self.gpu).within(|| unsafe { result::free_sync(self.ptr) }.doing("freeing"));
     }
 }
 
 /// A page-locked host buffer: copies to and from it run asynchronously at full speed.
+/// The host reaches its contents only through calls that first wait for the copies
+/// issued on it.
 pub struct PinnedBuffer<T> {
     ptr: *mut T,
     len: usize,
+    /// The copies issued on it not yet known finished.
+    pending: Pending,
 }
 
 impl<T: Copy + Send + Sync> PinnedBuffer<T> {
@@ -618,8 +712,14 @@ impl<T: Copy + Send + Sync> PinnedBuffer<T> {
                 bytes: bytes as u64,
                 source,
             })? as *mut T;
-        let mut buffer = PinnedBuffer { ptr, len };
-        crate::parallel::for_each_chunk_mut(buffer.as_mut_slice(), |_, chunk| chunk.fill(fill));
+        let buffer = PinnedBuffer {
+            ptr,
+            len,
+            pending: Pending::default(),
+        };
+        // SAFETY: a new allocation of `len` elements no copy has touched yet.
+        let contents = unsafe { std::slice::from_raw_parts_mut(ptr, len) };
+        crate::parallel::for_each_chunk_mut(contents, |_, chunk| chunk.fill(fill));
         Ok(buffer)
     }
 }
@@ -633,31 +733,39 @@ impl<T> PinnedBuffer<T> {
         self.len == 0
     }
 
-    /// The contents. Read only after the copies that write them have been waited for.
-    pub fn as_slice(&self) -> &[T] {
-        // SAFETY: the allocation holds `len` initialised elements.
-        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    /// The contents, once the copies that may still write them have finished (waiting
+    /// for them where that is not known).
+    pub fn as_slice(&self) -> Result<&[T], RuntimeError> {
+        self.pending.settle(false)?;
+        // SAFETY: the allocation holds `len` initialised elements that no copy writes now.
+        Ok(unsafe { std::slice::from_raw_parts(self.ptr, self.len) })
     }
 
-    /// The contents, for writing inputs before copies are issued.
-    pub fn as_mut_slice(&mut self) -> &mut [T] {
-        // SAFETY: as above, and `&mut self` makes this the only view.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) }
+    /// The contents to write, once every copy issued on them has finished.
+    pub fn as_mut_slice(&mut self) -> Result<&mut [T], RuntimeError> {
+        self.pending.settle(true)?;
+        // SAFETY: as above, no copy reads them either, and `&mut self` makes this the
+        // only view.
+        Ok(unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) })
     }
 }
 
 impl<T> Drop for PinnedBuffer<T> {
     fn drop(&mut self) {
-        // SAFETY: the allocation is ours.
+        // Copies still reading or writing it finish first.
+        let _ = self.pending.settle(true);
+        // SAFETY: the allocation is ours and no copy uses it.
         let _ = unsafe { result::free_host(self.ptr as *mut c_void) };
     }
 }
 
 /// Pinned host memory mapped into the GPU's address space: kernels read and write it
-/// directly over PCIe, with no copy.
+/// directly over PCIe, with no copy. Once a kernel has been handed it, the host reaches
+/// it again only after waiting for the whole GPU (the launch is not seen here).
 pub struct MappedBuffer<T> {
     host: PinnedBuffer<T>,
     device: sys::CUdeviceptr,
+    gpu: Arc<GpuWork>,
 }
 
 impl<T> MappedBuffer<T> {
@@ -669,12 +777,13 @@ impl<T> MappedBuffer<T> {
         self.host.len == 0
     }
 
-    /// The host's view. Read only after the kernels that write it have been waited for.
-    pub fn as_slice(&self) -> &[T] {
+    /// The host's view, once the kernels that may write it have finished.
+    pub fn as_slice(&self) -> Result<&[T], RuntimeError> {
         self.host.as_slice()
     }
 
-    pub fn as_mut_slice(&mut self) -> &mut [T] {
+    /// The host's view to write, once the kernels handed it have finished.
+    pub fn as_mut_slice(&mut self) -> Result<&mut [T], RuntimeError> {
         self.host.as_mut_slice()
     }
 
@@ -683,9 +792,21 @@ impl<T> MappedBuffer<T> {
         self.device
     }
 
+    /// The host's address of the first element, for a value the host and the GPU share
+    /// by design (a gate's flag) and the host writes volatile.
+    pub(crate) fn host_ptr(&self) -> *mut T {
+        self.host.ptr
+    }
+
+    /// Its GPU's work, which a gate waits for before the flag goes.
+    pub(crate) fn gpu(&self) -> &GpuWork {
+        &self.gpu
+    }
+
     /// Elements `range` as a kernel argument it may read.
     pub fn slice(&self, range: Range<usize>) -> DeviceSlice<'_, T> {
         assert!(range.end <= self.len(), "slice out of bounds");
+        self.host.pending.kernel(&self.gpu, false);
         let addr = self.device + (range.start * size_of::<T>()) as u64;
         // SAFETY: the range lies in the mapped allocation, borrowed for the view's life.
         unsafe { DeviceSlice::from_raw(addr, range.len()) }
@@ -694,6 +815,7 @@ impl<T> MappedBuffer<T> {
     /// Elements `range` as a kernel argument it may write.
     pub fn slice_mut(&mut self, range: Range<usize>) -> DeviceSliceMut<'_, T> {
         assert!(range.end <= self.len(), "slice out of bounds");
+        self.host.pending.kernel(&self.gpu, true);
         let addr = self.device + (range.start * size_of::<T>()) as u64;
         // SAFETY: as above, borrowed exclusively.
         unsafe { DeviceSliceMut::from_raw(addr, range.len()) }

@@ -8,6 +8,7 @@ use cudarc::driver::{result, sys};
 
 use super::{
     Context as _, DeviceBuffer, Gpu, PinnedBuffer, RuntimeError, Stream, copy_len, driver_present,
+    pending,
 };
 
 /// The name of every GPU of this machine, by ordinal; with no driver or no GPU, the
@@ -53,6 +54,8 @@ impl Gpu {
     /// this GPU.
     pub fn enable_peer_access(&self, peer: &Gpu) -> Result<(), RuntimeError> {
         self.bind()?;
+        // This GPU's kernels may now touch `peer`'s buffers.
+        pending::share(&[&self.work, &peer.work]);
         // SAFETY: both contexts are live; flags must be 0.
         match unsafe { sys::cuCtxEnablePeerAccess(peer.ctx, 0) } {
             sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED => Ok(()),
@@ -72,17 +75,20 @@ impl Gpu {
     }
 }
 
-impl Stream {
+impl Stream<'_> {
     /// Copy the first `len` elements of `src` (on `src_gpu`) into `dst` (on `dst_gpu`)
     /// with `cuMemcpyPeerAsync`, on this stream: over the link where peer access is on,
     /// staged by the driver through host memory where it is off.
     pub fn copy_peer<T: Copy>(
         &self,
-        (dst, dst_gpu): (&DeviceBuffer<T>, &Gpu),
+        (dst, dst_gpu): (&mut DeviceBuffer<T>, &Gpu),
         (src, src_gpu): (&DeviceBuffer<T>, &Gpu),
         len: usize,
     ) -> Result<(), RuntimeError> {
         let count = copy_len(0, dst.len, &(0..len), src.len);
+        // Work on this stream now touches both GPUs' memory.
+        pending::share(&[&dst_gpu.work, &src_gpu.work]);
+        self.work.issue();
         // SAFETY: both ranges lie in live allocations of their contexts.
         unsafe {
             sys::cuMemcpyPeerAsync(

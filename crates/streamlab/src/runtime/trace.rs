@@ -236,10 +236,10 @@ enum Mode {
 /// What a schedule issues its operations through.
 pub struct Recorder<'a> {
     gpu: &'a Gpu,
-    streams: &'a [Stream],
+    streams: &'a [Stream<'a>],
     /// A lane beyond the streams that operations may be issued on (the NULL stream, the
     /// per-thread default stream).
-    lane: Option<(Lane, &'a Stream)>,
+    lane: Option<(Lane, &'a Stream<'a>)>,
     /// Events mode brackets each operation; `None` while warming up.
     brackets: bool,
     /// Whether CUPTI's clock times the host's calls and issue.
@@ -252,8 +252,8 @@ impl<'a> Recorder<'a> {
     /// them and its trace.
     pub fn untraced(
         gpu: &'a Gpu,
-        streams: &'a [Stream],
-        lane: Option<(Lane, &'a Stream)>,
+        streams: &'a [Stream<'a>],
+        lane: Option<(Lane, &'a Stream<'a>)>,
     ) -> Recorder<'a> {
         Recorder {
             gpu,
