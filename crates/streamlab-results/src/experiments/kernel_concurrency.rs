@@ -147,8 +147,11 @@ pub struct ConcurrencyRow {
     pub bound_ms: f64,
     /// Measured waves within [`WAVES_TOLERANCE`] of the model.
     pub matches_model: bool,
+    /// Measured faster than its bound: the bound or the measurement is wrong.
+    pub beyond_bound: bool,
     /// Where the concurrent time sits under its bound (exact: the spin time is held by
-    /// the GPU's clock), within or beyond its noise: the bound or the measurement is wrong.
+    /// the GPU's clock), within or beyond its noise.
+    #[serde(default)]
     pub under: Option<Under>,
 }
 
@@ -201,6 +204,7 @@ fn analyze(r: &KernelConcurrencyResult) -> ConcurrencyAnalysis {
                 expected_concurrent_ms,
                 bound_ms: waves as f64 * spin_ms,
                 matches_model: (measured_waves / waves as f64 - 1.0).abs() <= WAVES_TOLERANCE,
+                beyond_bound: concurrent_ms < waves as f64 * spin_ms,
                 under: Under::of(
                     waves as f64 * spin_ms,
                     0.0,
