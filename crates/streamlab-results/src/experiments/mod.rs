@@ -1,6 +1,7 @@
 //! The registry: every experiment, once, in the order `run-all` runs them and the
-//! report shows them. Adding an experiment is its module and its line here (and, on the
-//! GPU side, its module and its line in the command line).
+//! report shows them. Adding an experiment is its module here, its file of the same name
+//! on the GPU side (`crates/streamlab/src/experiments/`) and its line below: the GPU
+//! side's modules, the command line, `run-all`, the report and the tests follow it.
 use crate::experiment::Experiment;
 
 /// Something done once per experiment, in the registry's order.
