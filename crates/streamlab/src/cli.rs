@@ -16,7 +16,13 @@ use crate::experiments::Run as Runs;
 /// Reproduce the classic CUDA-streams experiments with Rust kernels, verify every output,
 /// and write JSON, CSV, charts, GPU-side timelines and a report.
 #[derive(Debug, Parser)]
-#[command(name = "streamlab", version, about, propagate_version = true)]
+#[command(
+    name = "streamlab",
+    version,
+    about,
+    propagate_version = true,
+    max_term_width = 100
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -135,6 +141,10 @@ macro_rules! commands {
         pub enum Command {
             /// Print the GPU's name, compute capability, SMs, copy engines, memory and
             /// driver.
+            ///
+            /// What every run records as its device, for checking a machine before a run:
+            /// the copy engines decide how many copies overlap, the PCIe link the copy
+            /// rates. Exits 1 with one line where there is no driver or no such GPU.
             DeviceInfo {
                 /// GPU ordinal.
                 #[arg(long, default_value_t = 0)]
@@ -144,6 +154,7 @@ macro_rules! commands {
                 #[command(
                     name = <experiments::$module::$experiment as Experiment>::NAME,
                     about = <experiments::$module::$experiment as Runs>::ABOUT,
+                    long_about = experiment_long_about::<experiments::$module::$experiment>(),
                 )]
                 $experiment(Options<experiments::$module::$experiment>),
             )*
@@ -158,6 +169,12 @@ macro_rules! commands {
                 run: RunOptions,
             },
             /// Render the report again from a results folder's JSON, with no GPU.
+            ///
+            /// Reads every experiment's JSON in DIR and writes report.md, report.html, the
+            /// CSV files, charts and timelines again, into DIR or --out; the JSON is
+            /// never changed, so a folder renders the same way every time. A folder that is
+            /// not a streamlab run, or JSON this build cannot read, is a usage error
+            /// (exit 2) that names the file.
             Report {
                 /// The results folder to read.
                 #[arg(required_unless_present = "from", conflicts_with = "from")]
@@ -175,6 +192,12 @@ macro_rules! commands {
             /// measured row side by side, B over A, and a verdict per row (faster, slower,
             /// the same, or too noisy to say) from a rank test of the two runs' samples and
             /// a minimum effect.
+            ///
+            /// A row is called faster or slower only where the rank test finds the two
+            /// runs' samples apart and the change is at least --min-change: two runs of one
+            /// build on two machines of the same kind differ by that much (calibrated on two
+            /// H100 runs). Folders that are not streamlab runs, or JSON this build cannot
+            /// read, are a usage error (exit 2) that names the file; nothing is written.
             Compare {
                 /// The first results folder (A).
                 a: PathBuf,
@@ -210,6 +233,24 @@ macro_rules! commands {
 }
 
 streamlab_results::registered!(commands);
+
+/// An experiment's `--help`: what it measures, what it writes and where, and how
+/// `run-all` runs it.
+fn experiment_long_about<E: Runs>() -> String {
+    let name = E::NAME;
+    let run_all = match <E::Params as Params>::RUN_ALL {
+        [] if E::IN_RUN_ALL => "run-all runs it with these defaults.".to_owned(),
+        [] => "run-all leaves it out: run it by hand.".to_owned(),
+        args => format!("run-all runs it with {}.", args.join(" ")),
+    };
+    format!(
+        "{}.\n\nWrites {name}.json (every sample, the parameters, the GPU and the build), \
+         {name}.csv, its charts where it draws any, and its section of report.md into --out \
+         (default: a new folder in results/, named after the UTC time). Every output \
+         element is checked; a wrong answer fails the run (exit 1). {run_all}",
+        E::ABOUT.trim_end_matches('.')
+    )
+}
 
 /// `run-all --help`: what it does, and the options it gives experiments other than
 /// their commands' defaults, as typed.
@@ -278,15 +319,47 @@ impl Parsed {
     }
 }
 
-/// Parse `args` (program name first).
+/// Parse `args` (program name first). `help --help` asks for the help's help: the
+/// command's own, as `--help` gives it.
 pub fn parse<I, T>(args: I) -> Result<Parsed, clap::Error>
 where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
+    let mut args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
+    if args.get(1).is_some_and(|a| a == "help") {
+        args.retain(|a| a != "--help" && a != "-h");
+    }
     let matches = Cli::command().try_get_matches_from(args)?;
     let cli = Cli::from_arg_matches(&matches)?;
     Ok(Parsed { cli, matches })
+}
+
+/// A parse error as one line: clap's first line with the lines under it that name what
+/// it is about (the missing arguments, the accepted values, a suggestion), and where the
+/// help is: the subcommand's, where `args` name one.
+pub fn usage_line(err: &clap::Error, args: &[std::ffi::OsString]) -> String {
+    let text = err.render().to_string();
+    let mut parts: Vec<&str> = Vec::new();
+    for line in text.lines().map(str::trim) {
+        if line.starts_with("Usage:") || line.starts_with("For more information") {
+            break;
+        }
+        if !line.is_empty() {
+            parts.push(line);
+        }
+    }
+    let line = match parts.as_slice() {
+        [] => "error: invalid arguments".to_owned(),
+        parts => parts.join(" "),
+    };
+    let command = Cli::command();
+    let sub = (args.get(1).and_then(|a| a.to_str()))
+        .filter(|name| *name != "help" && command.find_subcommand(name).is_some());
+    match sub {
+        Some(sub) => format!("{line} (see streamlab {sub} --help)"),
+        None => format!("{line} (see streamlab --help)"),
+    }
 }
 
 /// The parameters a run uses: `given` as parsed, or with `--quick` the quick defaults

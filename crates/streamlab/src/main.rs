@@ -12,9 +12,10 @@ fn main() -> ExitCode {
         // SAFETY: no other thread exists yet.
         unsafe { std::env::set_var(streamlab::runtime::QUEUES_VARIABLE, "32") };
     }
-    let parsed = match streamlab::cli::parse(std::env::args_os()) {
+    let args: Vec<_> = std::env::args_os().collect();
+    let parsed = match streamlab::cli::parse(args.clone()) {
         Ok(parsed) => parsed,
-        Err(err) => return usage_error(err),
+        Err(err) => return usage_error(err, &args),
     };
     if let Err(err) = streamlab::stop::install().context("could not handle SIGINT and SIGTERM") {
         eprintln!("error: {err:#}");
@@ -29,18 +30,16 @@ fn main() -> ExitCode {
     }
 }
 
-/// Help and version as clap prints them; any other parse error as its first line, with
-/// where to look, and exit code 2.
-fn usage_error(err: clap::Error) -> ExitCode {
+/// Help and version as clap prints them; any other parse error in one line that names
+/// what is wrong and where the help is, and exit code 2.
+fn usage_error(err: clap::Error, args: &[std::ffi::OsString]) -> ExitCode {
     use clap::error::ErrorKind;
     match err.kind() {
         ErrorKind::DisplayHelp
         | ErrorKind::DisplayVersion
         | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => err.exit(),
         _ => {
-            let text = err.render().to_string();
-            let first = text.lines().next().unwrap_or("error: invalid arguments");
-            eprintln!("{first} (see --help)");
+            eprintln!("{}", streamlab::cli::usage_line(&err, args));
             ExitCode::from(2)
         }
     }

@@ -98,13 +98,29 @@ fn every_command_has_help_and_only_its_own_options() {
     let text = String::from_utf8_lossy(&out.stdout);
     let experiments = registered();
     assert!(experiments.len() >= 14, "{experiments:?}");
-    let others = [("device-info", false), ("run-all", true), ("report", false)];
+    let others = [
+        ("device-info", false),
+        ("run-all", true),
+        ("report", false),
+        ("compare", false),
+    ];
     for (command, kernels) in experiments.iter().copied().chain(others) {
         assert!(text.contains(command), "--help lacks {command}");
         let help = streamlab(&[command, "--help"]);
         assert!(help.status.success(), "{command} --help failed");
         let text = String::from_utf8_lossy(&help.stdout);
-        let measures = !matches!(command, "report" | "device-info");
+        let short = streamlab(&[command, "-h"]);
+        assert!(
+            short.stdout.len() < help.stdout.len(),
+            "{command}: -h is not shorter than --help"
+        );
+        for line in text
+            .lines()
+            .chain(String::from_utf8_lossy(&short.stdout).lines())
+        {
+            assert!(line.chars().count() <= 100, "{command}: {line}");
+        }
+        let measures = !matches!(command, "report" | "compare" | "device-info");
         assert_eq!(text.contains("--quick"), measures, "{command}: --quick");
         assert_eq!(
             text.contains("--out"),
@@ -113,7 +129,7 @@ fn every_command_has_help_and_only_its_own_options() {
         );
         assert_eq!(
             text.contains("--device"),
-            command != "report",
+            !matches!(command, "report" | "compare"),
             "{command}: --device"
         );
         assert_eq!(text.contains("--kernels"), kernels, "{command}: --kernels");
@@ -202,6 +218,84 @@ fn bad_values_are_usage_errors_in_one_line_with_nothing_written() {
         );
         assert!(!out_dir.exists(), "{args:?} wrote {}", out_dir.display());
     }
+}
+
+/// `args` is a usage error of one line, exit 2, naming each of `names` and the help of
+/// `command`.
+fn names_in_one_line(args: &[&str], names: &[&str], command: &str) {
+    let output = streamlab(args);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{args:?}: {err}");
+    assert_eq!(err.lines().count(), 1, "{args:?}: not one line: {err}");
+    for name in names {
+        assert!(err.contains(name), "{args:?} does not name {name}: {err}");
+    }
+    let help = match command {
+        "" => "(see streamlab --help)".to_owned(),
+        command => format!("(see streamlab {command} --help)"),
+    };
+    assert!(err.trim_end().ends_with(&help), "{args:?}: {err}");
+}
+
+#[test]
+fn every_command_names_its_missing_or_bad_argument_in_one_line() {
+    let experiments = registered();
+    let others = [("device-info", false), ("run-all", true)];
+    for (command, kernels) in experiments.iter().copied().chain(others) {
+        names_in_one_line(
+            &[command, "--no-such-option"],
+            &["'--no-such-option'"],
+            command,
+        );
+        names_in_one_line(
+            &[command, "--device", "x"],
+            &["'--device <DEVICE>'"],
+            command,
+        );
+        if command != "device-info" {
+            names_in_one_line(&[command, "--out"], &["'--out <OUT>'"], command);
+        }
+        if kernels {
+            names_in_one_line(
+                &[command, "--form", "fast"],
+                &["'fast'", "'--form <FORM>'", "plain, safe, tuned"],
+                command,
+            );
+            names_in_one_line(
+                &[command, "--kernels", "c"],
+                &["'--kernels <KERNELS>'", "rust, cuda, both"],
+                command,
+            );
+        }
+    }
+    names_in_one_line(&["report"], &["<DIR>"], "report");
+    names_in_one_line(&["report", "--from"], &["'--from <DIR>'"], "report");
+    names_in_one_line(&["compare"], &["<A>", "<B>"], "compare");
+    names_in_one_line(&["compare", "/tmp"], &["<B>"], "compare");
+    names_in_one_line(
+        &["compare", "a", "b", "--min-change", "200%"],
+        &["'--min-change <MIN_CHANGE>'", "200%"],
+        "compare",
+    );
+    names_in_one_line(
+        &["overlap"],
+        &["--ptx <PTX>", "--kernel <KERNEL>"],
+        "overlap",
+    );
+    names_in_one_line(&["no-such-command"], &["'no-such-command'"], "");
+}
+
+#[test]
+fn help_of_help_and_list_defaults_as_they_are_typed() {
+    let help = streamlab(&["help", "--help"]);
+    assert!(help.status.success(), "{}", stderr(&help));
+    assert!(String::from_utf8_lossy(&help.stdout).contains("Usage: streamlab"));
+    let text =
+        String::from_utf8_lossy(&streamlab(&["sincos-overlap", "--help"]).stdout).into_owned();
+    assert!(text.contains("[default: 2,4,8,16]"), "{text}");
+    // What the help shows is what the option takes.
+    let typed = streamlab(&["sincos-overlap", "--stream-counts", "2,4,8,16", "--help"]);
+    assert!(typed.status.success(), "{}", stderr(&typed));
 }
 
 #[test]

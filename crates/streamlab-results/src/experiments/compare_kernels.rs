@@ -39,7 +39,7 @@ pub struct Params {
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=4096))]
     pub add_size: usize,
     /// add_kernel's cycles, one case each, comma separated.
-    #[arg(long, value_delimiter = ',', default_values_t = [256, 0],
+    #[arg(long, value_delimiter = ',', default_value = "256,0",
           value_parser = clap::value_parser!(i32).range(0..))]
     pub add_cycles: Vec<i32>,
     /// sincos' array in floats.

@@ -32,7 +32,7 @@ pub struct Params {
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=u32::MAX as u64))]
     pub elements: usize,
     /// Chunk counts (one stream per chunk), comma separated.
-    #[arg(long, value_delimiter = ',', default_values_t = [4, 16, 64],
+    #[arg(long, value_delimiter = ',', default_value = "4,16,64",
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_STREAMS as u64))]
     pub chunks: Vec<usize>,
     /// Iterations per timed sample, issued back to back.

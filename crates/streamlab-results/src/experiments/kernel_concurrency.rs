@@ -41,12 +41,12 @@ pub struct Params {
     pub spin_us: u32,
     /// Stream counts, one kernel (one block) on each, comma separated.
     #[arg(long, value_delimiter = ',',
-          default_values_t = [1, 2, 4, 8, 12, 16, 24, 32, 48, 64, 96, 128],
+          default_value = "1,2,4,8,12,16,24,32,48,64,96,128",
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_STREAMS as u64))]
     pub stream_counts: Vec<usize>,
     /// Hardware work queues to try, each in its own process (the driver reads
     /// CUDA_DEVICE_MAX_CONNECTIONS once, when it starts), comma separated.
-    #[arg(long, value_delimiter = ',', default_values_t = [8, 32],
+    #[arg(long, value_delimiter = ',', default_value = "8,32",
           value_parser = clap::value_parser!(u32).range(1..=MAX_QUEUES as i64))]
     pub queues: Vec<u32>,
     /// Timed repetitions of each configuration.

@@ -38,7 +38,7 @@ pub struct Params {
     /// Work per kernel for the breakeven curve: microseconds each kernel spins on the
     /// GPU's global timer, comma separated.
     #[arg(long, value_delimiter = ',',
-          default_values_t = [0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64],
+          default_value = "0,1,2,3,4,6,8,12,16,24,32,48,64",
           value_parser = clap::value_parser!(u32).range(0..=100_000))]
     pub work_us: Vec<u32>,
     /// Kernels per breakeven sample.

@@ -81,7 +81,7 @@ pub struct Params {
     #[arg(long)]
     pub sizes: Option<IntRange>,
     /// Stream counts to split the arrays over, comma separated.
-    #[arg(long, value_delimiter = ',', default_values_t = [2, 4, 8, 16],
+    #[arg(long, value_delimiter = ',', default_value = "2,4,8,16",
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_STREAMS as u64))]
     pub stream_counts: Vec<usize>,
     /// Threads per block.

@@ -51,7 +51,7 @@ pub struct Params {
     #[serde(flatten)]
     pub sweep: SizeSweep,
     /// Stream counts, comma separated.
-    #[arg(long, value_delimiter = ',', default_values_t = [1, 2, 4, 8, 16, 32],
+    #[arg(long, value_delimiter = ',', default_value = "1,2,4,8,16,32",
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_STREAMS as u64))]
     pub stream_counts: Vec<usize>,
     /// Target GPU time per timed sample, in milliseconds: small arrays get more

@@ -65,7 +65,7 @@ pub struct Params {
     pub streams: usize,
     /// Stream counts of the sweep, comma separated (one stream is the sequential
     /// version's schedule, timed as such).
-    #[arg(long, value_delimiter = ',', default_values_t = [2, 4, 8, 16],
+    #[arg(long, value_delimiter = ',', default_value = "2,4,8,16",
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_STREAMS as u64))]
     pub stream_counts: Vec<usize>,
 }
