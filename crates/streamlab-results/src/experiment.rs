@@ -201,7 +201,7 @@ pub fn timelines<E: Experiment>(
     result: &E::Result,
     set: KernelSet,
 ) -> Result<Vec<TimelineFigure>, ReportError> {
-    section::timelines(&E::timelines(result), &files::stem(E::NAME, set))
+    section::timelines(&E::timelines(result), &files::stem(E::NAME, set), set)
 }
 
 /// An experiment's headline as stored in `summary.json`, parsed back.

@@ -423,6 +423,7 @@ pub fn summarize(run: &SavedRun, status: RunStatus) -> Option<RunSummary> {
         experiment_rust_over_cuda: any_cuda.then_some(s.ratios),
         link_moved: link_steady.map(|_| s.link_moved),
         link_steady,
+        duration_s: status.duration_s,
     })
 }
 
@@ -557,6 +558,20 @@ fn noise_note<E: Experiment>(rust: With<'_, E>, cuda: Option<With<'_, E>>) -> St
     stats::noise_target_note(&rows)
 }
 
+/// How long `run` took: the whole run where it has a summary, else the experiment whose
+/// `provenance` heads it; "not recorded" for runs before durations were.
+fn took(run: &SavedRun, provenance: &Provenance) -> String {
+    let (seconds, what) = match &run.summary {
+        Some(summary) => (summary.duration_s, "the whole run"),
+        None => (provenance.duration_s, "this experiment"),
+    };
+    match seconds {
+        Some(s) if s < 120.0 => format!("{s:.0} s ({what})"),
+        Some(s) => format!("{:.1} min ({what})", s / 60.0),
+        None => crate::saved::NOT_RECORDED.to_owned(),
+    }
+}
+
 /// The report of everything in `run`.
 pub fn document(run: &SavedRun) -> Result<Document, ReportError> {
     struct Sections<'a>(&'a SavedRun, Vec<Section>, Option<ReportError>);
@@ -590,6 +605,7 @@ pub fn document(run: &SavedRun) -> Result<Document, ReportError> {
                 table::device(&device).trim_end().to_owned(),
             ),
             ("Started (UTC)".to_owned(), provenance.started_utc.clone()),
+            ("Took".to_owned(), took(run, &provenance)),
             ("streamlab".to_owned(), provenance.streamlab_version.clone()),
             ("Rust PTX target".to_owned(), provenance.ptx_target.clone()),
             (
@@ -626,6 +642,7 @@ fn current_summary(run: &SavedRun) -> Option<RunSummary> {
     let status = RunStatus {
         interrupted_by: saved.interrupted_by.clone(),
         steps_not_run: saved.steps_not_run.clone(),
+        duration_s: saved.duration_s,
     };
     let mut now = summarize(run, status)?;
     now.experiments.keep_where_null(&saved.experiments);

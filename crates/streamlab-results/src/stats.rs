@@ -125,15 +125,15 @@ pub fn above_noise_target(configs: &[(String, f64)]) -> Vec<String> {
         .collect()
 }
 
-/// For a headline: ", 2 of 9 above the 1% noise target" (nothing when none is).
+/// For a headline: ", noise above the 1% target in 2 of 9 rows" (nothing when none is).
 pub fn above_noise_target_clause(above: &[String], configurations: usize) -> String {
     if above.is_empty() {
         return String::new();
     }
     format!(
-        ", {} of {configurations} above the {:.0}% noise target",
-        above.len(),
-        100.0 * NOISE_TARGET
+        ", noise above the {:.0}% target in {} of {configurations} rows",
+        100.0 * NOISE_TARGET,
+        above.len()
     )
 }
 

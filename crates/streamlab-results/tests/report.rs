@@ -99,6 +99,52 @@ fn the_committed_h100_report_renders_again_to_the_same_files() {
     std::fs::remove_dir_all(&out).unwrap();
 }
 
+#[test]
+fn a_newcomer_finds_each_term_explained_and_linked_where_first_used() {
+    let run = SavedRun::load(&h100()).unwrap();
+    let out = scratch("glossary");
+    render(&run, &out, false, &|| true).unwrap();
+    for file in ["report.md", "report.html"] {
+        let report = std::fs::read_to_string(out.join(file)).unwrap();
+        let glossary =
+            (report.find("id=\"glossary\"")).unwrap_or_else(|| panic!("{file} has no glossary"));
+        for (term, anchor) in [("HtoD", "glossary-htod"), ("CUPTI", "glossary-cupti")] {
+            let link = match file {
+                "report.md" => format!("[{term}](#{anchor})"),
+                _ => format!("<a href=\"#{anchor}\">{term}</a>"),
+            };
+            let first = report.find(&link);
+            assert!(
+                first.is_some_and(|at| at < glossary),
+                "{file}: {term} not linked"
+            );
+            assert_eq!(
+                report.matches(&link).count(),
+                1,
+                "{file}: {term} linked twice"
+            );
+            assert!(
+                report[glossary..].contains(&format!("id=\"{anchor}\"")),
+                "{file}: {term}"
+            );
+        }
+        // One word on where times come from per section, not one per timeline.
+        let sections =
+            report.matches("### Timelines").count() + report.matches("<h3>Timelines").count();
+        assert_eq!(report.matches("Times from ").count(), sections, "{file}");
+    }
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        md.contains("(CUDA C++ kernels)\n"),
+        "C++ timelines not told apart"
+    );
+    assert!(
+        !md.contains(" checks passed; "),
+        "a fold of folds read out raw"
+    );
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
 fn parse(svg: &str) -> roxmltree::Document<'_> {
     roxmltree::Document::parse(svg).unwrap_or_else(|e| panic!("not well-formed SVG: {e}"))
 }

@@ -103,12 +103,17 @@ pub fn run(parsed: Parsed) -> Result<(), AppError> {
             print!("{}", report::table::device(gpu.info()));
             Ok(())
         }
-        Command::Report { dir, from, out } => {
+        Command::Report {
+            dir,
+            from,
+            out,
+            quiet,
+        } => {
             let from = dir
                 .as_deref()
                 .or(from.as_deref())
                 .expect("clap requires DIR or --from");
-            render(from, out.as_deref().unwrap_or(from))
+            render(from, out.as_deref().unwrap_or(from), *quiet)
         }
         Command::Compare {
             a,
@@ -217,6 +222,7 @@ fn run_all(kernels: &KernelOptions, run: &RunOptions) -> Result<(), AppError> {
         };
     }
     let plan = streamlab_results::registered!(plan);
+    let started = std::time::Instant::now();
     let mut session = Session::open(run, Some(kernels), false)?;
     let mut status = RunStatus::default();
     for p in plan.iter().filter(|p| p.in_run_all) {
@@ -239,10 +245,13 @@ fn run_all(kernels: &KernelOptions, run: &RunOptions) -> Result<(), AppError> {
         }
     }
     status.interrupted_by = stop::requested().map(|s| s.name().to_owned());
+    status.duration_s = Some(started.elapsed().as_secs_f64());
     let saved = SavedRun::load(&session.out)?;
     if let Some(summary) = summarize(&saved, status) {
         folder::write_json(&session.out, files::SUMMARY, &summary)?;
-        print!("\nsummary\n{}", results::summary_text(&summary));
+        if !run.quiet {
+            print!("\nsummary\n{}", results::summary_text(&summary));
+        }
     }
     let saved = SavedRun::load(&session.out)?;
     // After a signal the report is still rendered whole: it shows what was measured.
@@ -256,7 +265,7 @@ fn run_all(kernels: &KernelOptions, run: &RunOptions) -> Result<(), AppError> {
 
 /// `report --from DIR --out OUT`: the report rendered again from saved JSON; results the
 /// run's summary names but the folder lacks are named.
-fn render(from: &Path, out: &Path) -> Result<(), AppError> {
+fn render(from: &Path, out: &Path, quiet: bool) -> Result<(), AppError> {
     let saved = SavedRun::load(from)?;
     for missing in saved.missing() {
         eprintln!(
@@ -276,7 +285,9 @@ fn render(from: &Path, out: &Path) -> Result<(), AppError> {
     let rendered = results::render(&saved, out, in_place, &|| stop::requested().is_none());
     match (rendered, stop::requested()) {
         (Ok(_), None) => {
-            print!("{}", results::tables(&saved));
+            if !quiet {
+                print!("{}", results::tables(&saved));
+            }
             println!("\nreport: {}", out.join(files::REPORT_HTML).display());
             Ok(())
         }
@@ -335,6 +346,7 @@ struct Session {
     fastest: Option<LinkRates>,
     host: HostInfo,
     strict: bool,
+    quiet: bool,
     failures: Vec<String>,
 }
 
@@ -386,6 +398,7 @@ impl Session {
             started_utc,
             fastest: None,
             strict: run.strict,
+            quiet: run.quiet,
             failures: Vec::new(),
         })
     }
@@ -419,7 +432,10 @@ impl Session {
                 form: self.form,
                 started_utc: &self.started_utc,
             };
-            results.push(E::run(&ctx, params)?);
+            let started = std::time::Instant::now();
+            let mut result = E::run(&ctx, params)?;
+            E::provenance_mut(&mut result).duration_s = Some(started.elapsed().as_secs_f64());
+            results.push(result);
         }
         let after = self.prober.probe(&self.gpu)?;
         let seen = fastest_link(
@@ -459,6 +475,9 @@ impl Session {
             } else {
                 eprintln!("note: marked disturbed: {disturbed}");
             }
+        }
+        if self.quiet {
+            return Ok(());
         }
         print!("{}", results::printed::<E>((result, &derived), set));
         for t in &trace_checks {

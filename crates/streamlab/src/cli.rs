@@ -45,6 +45,9 @@ pub struct RunOptions {
     /// default it is marked "disturbed" and the run goes on: only a wrong answer fails).
     #[arg(long)]
     pub strict: bool,
+    /// Print no tables: only notes, progress and where the report is.
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 /// Which kernels an experiment runs.
@@ -171,8 +174,9 @@ macro_rules! commands {
             /// Render the report again from a results folder's JSON, with no GPU.
             ///
             /// Reads every experiment's JSON in DIR and writes report.md, report.html, the
-            /// CSV files, charts and timelines again, into DIR or --out; the JSON is
-            /// never changed, so a folder renders the same way every time. A folder that is
+            /// CSV files, charts and timelines again, into DIR or --out; the measured samples
+            /// are never changed (the derived numbers beside them are computed again), so a
+            /// folder renders the same way every time. A folder that is
             /// not a streamlab run, or JSON this build cannot read, is a usage error
             /// (exit 2) that names the file.
             Report {
@@ -186,6 +190,9 @@ macro_rules! commands {
                 /// read).
                 #[arg(long)]
                 out: Option<PathBuf>,
+                /// Print no tables: only where the report is.
+                #[arg(long)]
+                quiet: bool,
             },
             /// Compare two results folders (other GPUs, builds or kernel forms; whole runs
             /// or single experiments) in one report, with no GPU: every headline and
@@ -483,9 +490,10 @@ mod tests {
 
     #[test]
     fn options_belong_to_the_commands_they_apply_to() {
-        let Command::Report { dir, from, out } = parse_ok(&["report", "--from", "a", "--out", "b"])
-            .cli
-            .command
+        let Command::Report { dir, from, out, .. } =
+            parse_ok(&["report", "--from", "a", "--out", "b"])
+                .cli
+                .command
         else {
             panic!()
         };

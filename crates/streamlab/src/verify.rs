@@ -161,24 +161,21 @@ pub fn identical<T: Bits>(
     }
 }
 
-/// Fold several checks of one experiment into one verdict.
+/// Fold several checks of one experiment into one verdict, counting the single checks
+/// of any verdict folded already.
 pub fn combine(checks: Vec<Verification>) -> Verification {
-    let failed: Vec<&Verification> = checks.iter().filter(|c| !c.passed).collect();
-    let detail = match failed.first() {
+    let folded: Vec<_> = checks.iter().map(Verification::folded).collect();
+    let total: usize = folded.iter().map(|f| f.checks).sum();
+    let failed: usize = folded.iter().map(|f| f.failed).sum();
+    let detail = match folded.iter().find(|f| f.failed > 0) {
         None => format!(
-            "{} checks passed; {}",
-            checks.len(),
-            checks.last().map_or("", |c| c.detail.as_str())
+            "{total} checks passed; {}",
+            folded.last().map_or("", |f| f.detail)
         ),
-        Some(first) => format!(
-            "{} of {} checks failed; {}",
-            failed.len(),
-            checks.len(),
-            first.detail
-        ),
+        Some(first) => format!("{failed} of {total} checks failed; {}", first.detail),
     };
     Verification {
-        passed: failed.is_empty(),
+        passed: failed == 0,
         checked: checks.iter().map(|c| c.checked).sum(),
         mismatches: checks.iter().map(|c| c.mismatches).sum(),
         max_abs_error: checks.iter().map(|c| c.max_abs_error).fold(0.0, |a, b| {
@@ -230,6 +227,31 @@ mod tests {
             all.detail.contains("1 of 2 checks failed; poisoned"),
             "{}",
             all.detail
+        );
+    }
+
+    #[test]
+    fn folds_of_folds_count_their_single_checks() {
+        let pair = || combine(vec![compare("a", &[1i32], |_| 1.0, 0.0); 2]);
+        let all = combine(vec![pair(), compare("b", &[1i32], |_| 1.0, 0.0), pair()]);
+        assert!(
+            all.detail.starts_with("5 checks passed; a: "),
+            "{}",
+            all.detail
+        );
+        assert_eq!(all.folded().checks, 5);
+        let bad = combine(vec![
+            pair(),
+            combine(vec![pair(), compare("x", &[2i32], |_| 1.0, 0.0)]),
+        ]);
+        assert!(
+            bad.detail.starts_with("1 of 5 checks failed; x: "),
+            "{}",
+            bad.detail
+        );
+        assert_eq!(
+            bad.sentence().split(';').next(),
+            Some("1 of 5 checks FAILED")
         );
     }
 

@@ -40,6 +40,10 @@ pub struct RunSummary {
     /// [`crate::derived::rates::NOISY_LINK`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub link_steady: Option<LinkSteady>,
+    /// Seconds from the run's start (opening the GPU) to its summary (runs before
+    /// 2026-11-25 17:30 UTC did not record it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_s: Option<f64>,
 }
 
 /// How many experiments saw the link hold still.
@@ -61,6 +65,8 @@ impl RunSummary {
 pub struct RunStatus {
     pub interrupted_by: Option<String>,
     pub steps_not_run: Vec<String>,
+    /// Seconds from the run's start to its summary.
+    pub duration_s: Option<f64>,
 }
 
 /// A JSON value whose objects keep their keys' order (serde_json's `Value` sorts them),

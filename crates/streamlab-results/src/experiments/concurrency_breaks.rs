@@ -554,7 +554,7 @@ impl Experiment for ConcurrencyBreaks {
     fn headline(summary: &Json) -> Option<String> {
         let x: BreaksSummary = experiment::parse(summary)?;
         Some(format!(
-            "clean {} ms per iteration, costliest break {} at {}× clean; detector as expected in {} of {} traced cases  {}",
+            "clean {} ms per iteration, costliest break {} at {}× clean; detector as expected in {} of {} traced cases; {}",
             x.clean_ms.map_or("–".into(), |v| format!("{v:.4}")),
             x.costliest.map_or("–", Case::label),
             x.costliest_over_clean

@@ -473,7 +473,7 @@ impl Experiment for GraphOverlap {
     fn headline(summary: &Json) -> Option<String> {
         let x: GraphSummary = experiment::parse(summary)?;
         Some(format!(
-            "graph/streams GPU time at the fewest chunks {}{}, host time at the most chunks {}{}  {}",
+            "graph/streams GPU time at the fewest chunks {}{}, host time at the most chunks {}{}; {}",
             x.gpu_ratio_fewest_chunks
                 .map_or("–".into(), |r| format!("{r:.3}")),
             stats::within_noise_clause(x.gpu_ratio_within_noise),

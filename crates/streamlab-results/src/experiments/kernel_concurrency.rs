@@ -457,7 +457,7 @@ impl Experiment for KernelConcurrency {
     fn headline(summary: &Json) -> Option<String> {
         let x: ConcurrencySummary = experiment::parse(summary)?;
         Some(format!(
-            "32 streams at 32 queues {} faster than serial; 8-queue waves match the model: {}  {}",
+            "32 streams at 32 queues {} faster than serial; 8-queue waves match the model: {}; {}",
             x.speedup_32_streams_32_queues.map_or("–".into(), times),
             x.waves_match_model_8_queues
                 .map_or("–", |m| if m { "yes" } else { "no" }),

@@ -504,7 +504,7 @@ impl Experiment for LaunchOverhead {
     fn headline(summary: &Json) -> Option<String> {
         let x: LaunchSummary = experiment::parse(summary)?;
         Some(format!(
-            "Rust {:.0} launches/s, Rust/C++ rate {}{}, graph host time {} of streams'  {}",
+            "Rust {:.0} launches/s, Rust/C++ rate {}{}, graph host time {} of streams'; {}",
             x.rust_launches_per_s.unwrap_or(f64::NAN),
             x.rust_over_cuda_rate
                 .map_or("–".into(), |r| format!("{r:.3}")),

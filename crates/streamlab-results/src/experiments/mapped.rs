@@ -484,7 +484,7 @@ impl Experiment for Mapped {
     fn headline(summary: &Json) -> Option<String> {
         let x: MappedSummary = experiment::parse(summary)?;
         Some(format!(
-            "{} at 2^{} floats of its bound; mapped wins at {} size(s)  {}",
+            "{} at 2^{} floats of its bound; mapped wins at {} size(s); {}",
             x.mapped_over_bound.map_or("–".into(), |(_, r)| times(r)),
             x.mapped_over_bound.map_or(0, |(n, _)| n.ilog2()),
             x.mapped_wins.len(),

@@ -390,7 +390,7 @@ impl Experiment for MatmulStreams {
     fn headline(summary: &Json) -> Option<String> {
         let x: MatmulSummary = experiment::parse(summary)?;
         Some(format!(
-            "1 stream {:.3} ms, {} streams {:.3} ms, speedup {}{}  {}",
+            "1 stream {:.3} ms, {} streams {:.3} ms, speedup {}{}; {}",
             x.ms_by_streams.first().copied().unwrap_or(f64::NAN),
             x.ms_by_streams.len(),
             x.ms_by_streams.last().copied().unwrap_or(f64::NAN),

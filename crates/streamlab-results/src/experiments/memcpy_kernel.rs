@@ -649,7 +649,7 @@ impl Experiment for MemcpyKernel {
     fn headline(summary: &Json) -> Option<String> {
         let x: MemcpySummary = experiment::parse(summary)?;
         Some(format!(
-            "breakeven cycles {}, there {} streams {} of the bound's {}; {} rows beyond their bound{}  {}",
+            "breakeven cycles {}, there {} streams {} of the bound's {}; {} rows beyond their bound{}; {}",
             x.breakeven_cycles
                 .map_or("not reached".to_owned(), |c| c.to_string()),
             x.num_streams,

@@ -563,7 +563,7 @@ impl Experiment for MultiGpuOverlap {
     fn headline(summary: &Json) -> Option<String> {
         let x: MultiGpuSummary = experiment::parse(summary)?;
         Some(format!(
-            "{} GPUs {:.4} ms, first alone {:.4} ms: {} (bound {}, {}{})  {}",
+            "{} GPUs {:.4} ms, first alone {:.4} ms: {} (bound {}, {}{}); {}",
             x.gpus,
             x.spread_ms,
             x.alone_ms,

@@ -579,7 +579,7 @@ impl Experiment for OverlapMap {
     fn headline(summary: &Json) -> Option<String> {
         let x: MapSummary = experiment::parse(summary)?;
         Some(format!(
-            "model crossover within one size step everywhere: {}  {}",
+            "model crossover within one size step everywhere: {}; {}",
             if x.model_within_one_step { "yes" } else { "no" },
             verdict(x.verified)
         ))

@@ -590,7 +590,7 @@ impl Experiment for PeerCopy {
         let span =
             |r: Option<(f64, f64)>| r.map_or("–".into(), |(lo, hi)| format!("{lo:.1}–{hi:.1}"));
         Some(format!(
-            "{} pair(s): peer access on {} GB/s, off {} GB/s  {}",
+            "{} pair(s): peer access on {} GB/s, off {} GB/s; {}",
             x.pairs,
             span(x.peer_gbps),
             span(x.staged_gbps),

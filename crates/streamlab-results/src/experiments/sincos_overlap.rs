@@ -818,7 +818,7 @@ impl Experiment for SincosOverlap {
     fn headline(summary: &Json) -> Option<String> {
         let x: SincosSummary = experiment::parse(summary)?;
         Some(format!(
-            "sequential {:.3} ms, best async {:.3} ms ± {} ({}, {} streams{}) = {:.3}× its bound{}{}{}{}  {}",
+            "sequential {:.3} ms, best async {:.3} ms ± {} ({}, {} streams{}) = {:.3}× its bound{}{}{}{}; {}",
             x.sequential_ms,
             x.best_async_ms,
             noise(x.best_async_noise),

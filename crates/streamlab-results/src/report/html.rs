@@ -3,7 +3,8 @@
 use std::fmt::Write;
 
 use super::document::Document;
-use super::section::{Section, TIMELINE_NOTE, TimelineFigure, trace_note};
+use super::glossary::{Linker, TERMS};
+use super::section::{Section, TIMELINE_NOTE, TimelineFigure, shared_source, trace_note};
 use super::table::Table;
 use crate::derived::trace::Outcome;
 
@@ -72,6 +73,8 @@ pub fn render(doc: &Document) -> String {
         body += &table(h);
     }
     if !doc.sections.is_empty() {
+        body += "<p>New to these terms? The <a href=\"#glossary\">glossary</a> at the end \
+            explains each, and the report links it where a term is first used.</p>\n";
         body += "<h2>Contents</h2>\n<ul>\n";
         for s in &doc.sections {
             let _ = writeln!(
@@ -81,10 +84,14 @@ pub fn render(doc: &Document) -> String {
                 escape(&s.title)
             );
         }
-        body += "</ul>\n";
+        body += "<li><a href=\"#glossary\">Glossary</a></li>\n</ul>\n";
     }
+    let mut linker = Linker::default();
     for s in &doc.sections {
-        body += &section(s);
+        body += &section(s, &mut linker);
+    }
+    if !doc.sections.is_empty() {
+        body += &glossary();
     }
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
@@ -125,18 +132,40 @@ pub(crate) fn inline(svg: &str) -> &str {
     svg.find("<svg").map_or(svg, |i| &svg[i..])
 }
 
-fn section(s: &Section) -> String {
+/// `text` escaped, each term linked to the glossary where the report first uses it.
+fn prose(linker: &mut Linker, text: &str) -> String {
+    linker.link(text, escape, |term, anchor| {
+        format!("<a href=\"#{anchor}\">{}</a>", escape(term))
+    })
+}
+
+/// The glossary, every term with its anchor.
+fn glossary() -> String {
+    let mut out = String::from("<section id=\"glossary\">\n<h2>Glossary</h2>\n<dl>\n");
+    for t in TERMS {
+        let _ = writeln!(
+            out,
+            "<dt id=\"{}\">{}</dt><dd>{}</dd>",
+            t.anchor,
+            escape(t.spelling),
+            escape(t.meaning)
+        );
+    }
+    out + "</dl>\n</section>\n"
+}
+
+fn section(s: &Section, linker: &mut Linker) -> String {
     let mut out = format!(
         "<section id=\"{}\">\n<h2>{}</h2>\n<p>{}</p>\n",
         s.id,
         escape(&s.title),
-        escape(&s.about)
+        prose(linker, &s.about)
     );
     if let Some(v) = &s.verdict {
         let _ = writeln!(
             out,
             "<p class=\"verdict\"><strong>Verdict.</strong> {}</p>",
-            escape(v)
+            prose(linker, v)
         );
     }
     if !s.complete {
@@ -152,7 +181,7 @@ fn section(s: &Section) -> String {
             out,
             "<p class=\"note\"><strong>{}.</strong> {}</p>",
             escape(label),
-            escape(text)
+            prose(linker, text)
         );
     }
     let (passed, detail) = &s.verification;
@@ -177,25 +206,33 @@ fn section(s: &Section) -> String {
         );
     }
     if !s.timelines.is_empty() {
+        let shared = shared_source(&s.timelines);
         let _ = writeln!(
             out,
             "<h3>Timelines</h3>\n<p>{}</p>\n<p>{}</p>",
-            escape(TIMELINE_NOTE),
-            escape(&trace_note())
+            prose(linker, TIMELINE_NOTE),
+            prose(linker, &trace_note())
         );
+        if let Some(source) = shared {
+            let _ = writeln!(out, "<p>Times from {}.</p>", escape(source));
+        }
         for t in &s.timelines {
-            out += &timeline(t);
+            out += &timeline(t, shared.is_none());
         }
     }
     out + "</section>\n"
 }
 
-fn timeline(t: &TimelineFigure) -> String {
+/// One timeline, saying where its times come from when the section did not.
+fn timeline(t: &TimelineFigure, source: bool) -> String {
+    let source = match source {
+        true => format!("Times from {}. ", escape(t.checks.source.description())),
+        false => String::new(),
+    };
     let mut out = format!(
-        "<h4>{}</h4>\n<figure class=\"timeline\">{}<figcaption>Times from {}. <a href=\"{}\">Chrome trace</a> (chrome://tracing or ui.perfetto.dev)</figcaption></figure>\n<ul>\n",
+        "<h4>{}</h4>\n<figure class=\"timeline\">{}<figcaption>{source}<a href=\"{}\">Chrome trace</a> (chrome://tracing or ui.perfetto.dev)</figcaption></figure>\n<ul>\n",
         escape(&t.title),
         inline(&t.svg),
-        escape(t.checks.source.description()),
         t.trace_file
     );
     for note in t.notes() {

@@ -3,7 +3,8 @@
 use std::fmt::Write;
 
 use super::document::Document;
-use super::section::{Section, TIMELINE_NOTE, TimelineFigure, trace_note};
+use super::glossary::{Linker, TERMS};
+use super::section::{Section, TIMELINE_NOTE, TimelineFigure, shared_source, trace_note};
 use super::table::Table;
 use crate::derived::trace::Outcome;
 
@@ -32,16 +33,42 @@ pub fn render(doc: &Document) -> String {
         out += &table(h);
     }
     if !doc.sections.is_empty() {
+        out += "New to these terms? The [glossary](#glossary) at the end explains each, and the \
+            report links it where a term is first used.\n\n";
         out += "## Contents\n\n";
         for s in &doc.sections {
             let _ = writeln!(out, "- [{}](#{})", s.title, s.id);
         }
-        out += "\n";
+        out += "- [Glossary](#glossary)\n\n";
     }
+    let mut linker = Linker::default();
     for s in &doc.sections {
-        out += &section(s);
+        out += &section(s, &mut linker);
+    }
+    if !doc.sections.is_empty() {
+        out += &glossary();
     }
     out
+}
+
+/// `text`, each term linked to the glossary where the report first uses it.
+fn prose(linker: &mut Linker, text: &str) -> String {
+    linker.link(text, str::to_owned, |term, anchor| {
+        format!("[{term}](#{anchor})")
+    })
+}
+
+/// The glossary, every term with its anchor.
+fn glossary() -> String {
+    let mut out = String::from("<a id=\"glossary\"></a>\n\n## Glossary\n\n");
+    for t in TERMS {
+        let _ = writeln!(
+            out,
+            "- <a id=\"{}\"></a>**{}**: {}",
+            t.anchor, t.spelling, t.meaning
+        );
+    }
+    out + "\n"
 }
 
 /// What the report says of results its run measured but its folder no longer holds.
@@ -82,20 +109,22 @@ fn table(t: &Table) -> String {
     out + "\n"
 }
 
-fn section(s: &Section) -> String {
+fn section(s: &Section, linker: &mut Linker) -> String {
     let mut out = format!(
         "<a id=\"{}\"></a>\n\n## {}\n\n{}\n\n",
-        s.id, s.title, s.about
+        s.id,
+        s.title,
+        prose(linker, &s.about)
     );
     if let Some(v) = &s.verdict {
-        let _ = writeln!(out, "**Verdict.** {v}\n");
+        let _ = writeln!(out, "**Verdict.** {}\n", prose(linker, v));
     }
     if !s.complete {
         out += "> **Incomplete:** the run stopped before every configuration of this experiment was measured.\n\n";
     }
     let _ = writeln!(out, "*Parameters:* {}\n", s.parameters);
     for (label, text) in &s.notes {
-        let _ = writeln!(out, "**{label}.** {text}\n");
+        let _ = writeln!(out, "**{label}.** {}\n", prose(linker, text));
     }
     let (passed, detail) = &s.verification;
     let _ = writeln!(
@@ -110,26 +139,32 @@ fn section(s: &Section) -> String {
         let _ = writeln!(out, "![{}]({})\n", f.title(), f.file());
     }
     if !s.timelines.is_empty() {
+        let shared = shared_source(&s.timelines);
         let _ = writeln!(
             out,
-            "### Timelines\n\n{TIMELINE_NOTE}\n\n{}\n",
-            trace_note()
+            "### Timelines\n\n{}\n\n{}\n",
+            prose(linker, TIMELINE_NOTE),
+            prose(linker, &trace_note())
         );
+        if let Some(source) = shared {
+            let _ = writeln!(out, "Times from {source}.\n");
+        }
         for t in &s.timelines {
-            out += &timeline(t);
+            out += &timeline(t, shared.is_none());
         }
     }
     out
 }
 
-fn timeline(t: &TimelineFigure) -> String {
+/// One timeline, saying where its times come from when the section did not.
+fn timeline(t: &TimelineFigure, source: bool) -> String {
+    let source = match source {
+        true => format!("Times from {}. ", t.checks.source.description()),
+        false => String::new(),
+    };
     let mut out = format!(
-        "#### {}\n\nTimes from {}. ![{}]({})\n\n[Chrome trace]({}) (chrome://tracing or ui.perfetto.dev)\n\n",
-        t.title,
-        t.checks.source.description(),
-        t.title,
-        t.file,
-        t.trace_file
+        "#### {}\n\n{source}![{}]({})\n\n[Chrome trace]({}) (chrome://tracing or ui.perfetto.dev)\n\n",
+        t.title, t.title, t.file, t.trace_file
     );
     for note in t.notes() {
         let _ = writeln!(out, "- {note}");

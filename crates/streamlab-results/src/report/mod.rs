@@ -3,11 +3,12 @@
 //! one plotting module ([`plot`]), a Gantt chart and a Chrome trace per traced timeline
 //! ([`timeline`]), an experiment's report section ([`section`]), and the report itself
 //! ([`document`]) written as Markdown ([`markdown`]) and self-contained HTML
-//! ([`html`]). Nothing here touches the GPU or knows any one experiment: each
+//! ([`html`]), its terms explained in a [`glossary`]. Nothing here touches the GPU or knows any one experiment: each
 //! experiment says what it shows, and [`crate::run`] puts the report together.
 pub mod chart;
 pub mod document;
 pub mod figures;
+pub mod glossary;
 pub mod html;
 pub mod markdown;
 pub mod plot;

@@ -12,7 +12,7 @@ use super::{plot, timeline};
 use crate::derived::pipeline::SLACK;
 use crate::derived::trace::{self, MIN_CHECKED_BYTES, TOLERANCE, TraceChecks};
 use crate::saved::timeline::Timeline;
-use crate::saved::{Provenance, Verification};
+use crate::saved::{KernelSet, Provenance, Verification};
 
 /// One experiment's part of the report.
 #[derive(Debug, Clone)]
@@ -75,18 +75,37 @@ pub struct TimelineFigure {
     pub retraced: Vec<String>,
 }
 
+/// Where the times of all of `timelines` come from, when they share one source (the
+/// report then says it once, above them).
+pub fn shared_source(timelines: &[TimelineFigure]) -> Option<&'static str> {
+    let first = timelines.first()?.checks.source.description();
+    (timelines.iter())
+        .all(|t| t.checks.source.description() == first)
+        .then_some(first)
+}
+
 impl TimelineFigure {
-    /// The figure of `t`, its files named `{stem}-timeline-{n}.svg` and
-    /// `{stem}-trace-{n}.json`.
-    pub fn new(t: &Timeline, stem: &str, n: usize) -> Result<TimelineFigure, ReportError> {
+    /// The figure of `t`, measured with `set`, its files named `{stem}-timeline-{n}.svg`
+    /// and `{stem}-trace-{n}.json`; the CUDA C++ twins' titled so.
+    pub fn new(
+        t: &Timeline,
+        stem: &str,
+        n: usize,
+        set: KernelSet,
+    ) -> Result<TimelineFigure, ReportError> {
         timeline::check(t).map_err(ReportError::Invalid)?;
         let checks = trace::check(t);
+        let title = match set {
+            KernelSet::Rust => t.title.clone(),
+            KernelSet::Cuda => format!("{} (CUDA C++ kernels)", t.title),
+        };
         let mut gantt = timeline::gantt(t);
+        gantt.title = gantt.title.replacen(&t.title, &title, 1);
         if checks.disturbed {
             gantt.title += " (disturbed: see its checks)";
         }
         Ok(TimelineFigure {
-            title: t.title.clone(),
+            title,
             file: format!("{stem}-timeline-{n}.svg"),
             svg: plot::gantt(&gantt),
             gantt,
@@ -164,7 +183,7 @@ impl Section {
                 .map(|l| ("Machine".to_owned(), l))
                 .collect(),
             complete: provenance.complete,
-            verification: (verification.passed, verification.detail.clone()),
+            verification: (verification.passed, verification.sentence()),
             tables: Vec::new(),
             figures: Vec::new(),
             timelines: Vec::new(),
@@ -228,11 +247,15 @@ pub fn draw(models: Vec<FigureModel>) -> Vec<Figure> {
     models.into_iter().map(Figure::draw).collect()
 }
 
-/// The figures of `timelines`, their files named after `stem` (an experiment's and
-/// kernel set's, [`crate::saved::files::stem`]).
-pub fn timelines(timelines: &[&Timeline], stem: &str) -> Result<Vec<TimelineFigure>, ReportError> {
+/// The figures of `timelines` measured with `set`, their files named after `stem` (an
+/// experiment's and kernel set's, [`crate::saved::files::stem`]).
+pub fn timelines(
+    timelines: &[&Timeline],
+    stem: &str,
+    set: KernelSet,
+) -> Result<Vec<TimelineFigure>, ReportError> {
     (timelines.iter().enumerate())
-        .map(|(i, t)| TimelineFigure::new(t, stem, i + 1))
+        .map(|(i, t)| TimelineFigure::new(t, stem, i + 1, set))
         .collect()
 }
 

@@ -193,6 +193,7 @@ impl Provenance {
             fastest_link: None,
             build: None,
             host: None,
+            duration_s: None,
         }
     }
 }
@@ -274,6 +275,10 @@ pub struct Provenance {
     /// 2026-11-26).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host: Option<HostInfo>,
+    /// Seconds this result's measuring took, from the experiment's start to its result
+    /// (runs before 2026-11-25 17:30 UTC did not record it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_s: Option<f64>,
 }
 
 /// What is said of a fact that a results folder of an earlier format did not record.
@@ -366,6 +371,69 @@ pub struct Verification {
     pub detail: String,
 }
 
+/// What a verdict folds, read from its detail: how many single checks, how many of them
+/// failed, and the detail of the last one (or of the first that failed).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Folded<'a> {
+    pub checks: usize,
+    pub failed: usize,
+    pub detail: &'a str,
+}
+
+impl Verification {
+    /// The single checks this verdict folds: "17 checks passed; 2 checks passed; X"
+    /// (a fold of folds, as runs before 2026-11-25 17:30 UTC wrote them) is 18 checks
+    /// ending in X.
+    pub fn folded(&self) -> Folded<'_> {
+        let (mut checks, mut failed, mut rest) = (1usize, usize::from(!self.passed), &*self.detail);
+        loop {
+            if let Some((n, tail)) = rest.split_once(" checks passed; ")
+                && let Ok(n) = n.parse::<usize>()
+            {
+                checks = (checks + n).saturating_sub(1);
+                rest = tail;
+                continue;
+            }
+            if let Some((head, tail)) = rest.split_once(" checks failed; ")
+                && let Some((f, n)) = head.split_once(" of ")
+                && let (Ok(f), Ok(n)) = (f.parse::<usize>(), n.parse::<usize>())
+            {
+                checks = (checks + n).saturating_sub(1);
+                failed = (failed + f).saturating_sub(1);
+                rest = tail;
+                continue;
+            }
+            break;
+        }
+        Folded {
+            checks,
+            failed,
+            detail: rest,
+        }
+    }
+
+    /// The verdict as the report says it, e.g. "19 checks passed (1154764 elements); the
+    /// last: …".
+    pub fn sentence(&self) -> String {
+        let f = self.folded();
+        if self.passed && f.checks <= 1 {
+            return f.detail.to_owned();
+        }
+        if self.passed {
+            return format!(
+                "{} checks passed ({} elements); the last: {}",
+                f.checks, self.checked, f.detail
+            );
+        }
+        format!(
+            "{} of {} checks FAILED; the first: {}",
+            f.failed.max(1),
+            f.checks,
+            f.detail
+        )
+    }
+}
+
 /// The parts of a chunked copy → kernel → copy schedule, each run on its own at full
 /// speed over the same chunks, in the same run: the stages of the schedule's bound. Each
 /// sample is the time of one pass over the whole data (milliseconds), the mean over
@@ -425,5 +493,43 @@ impl IssueOrder {
             IssueOrder::Async1 => "async 1",
             IssueOrder::Async2 => "async 2",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Verification;
+
+    fn verdict(passed: bool, detail: &str) -> Verification {
+        Verification {
+            passed,
+            checked: 1000,
+            mismatches: 0,
+            max_abs_error: 0.0,
+            detail: detail.to_owned(),
+        }
+    }
+
+    #[test]
+    fn a_fold_of_folds_reads_as_its_single_checks() {
+        let old = verdict(
+            true,
+            "17 checks passed; 2 checks passed; 2 checks passed; x: all",
+        );
+        assert_eq!((old.folded().checks, old.folded().detail), (19, "x: all"));
+        assert_eq!(
+            old.sentence(),
+            "19 checks passed (1000 elements); the last: x: all"
+        );
+        let one = verdict(true, "copied: all 4 elements identical");
+        assert_eq!(one.sentence(), "copied: all 4 elements identical");
+        let failed = verdict(
+            false,
+            "2 of 9 checks failed; 1 of 3 checks failed; y: 4 wrong",
+        );
+        assert_eq!(
+            failed.sentence(),
+            "2 of 11 checks FAILED; the first: y: 4 wrong"
+        );
     }
 }

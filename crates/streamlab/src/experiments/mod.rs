@@ -46,12 +46,13 @@ impl Context<'_> {
             kernels: self.kernels.set,
             form: self.form,
             complete,
-            // Filled in by the session, which probes the link around every experiment and
-            // knows the build and the machine.
+            // Filled in by the session, which probes the link around every experiment,
+            // times it, and knows the build and the machine.
             link: None,
             fastest_link: None,
             build: None,
             host: None,
+            duration_s: None,
         }
     }
 
