@@ -261,6 +261,13 @@ fn format_value(value: &Value, format: &str) -> Result<String, String> {
             Some("async2") => Ok("asynchronous 2".into()),
             _ => Err(format!("{value} is not an issue order")),
         },
+        "min" => {
+            let minutes = number()? / 60.0;
+            Ok(match minutes {
+                m if m < 1.5 => "a minute".to_owned(),
+                m => format!("{m:.0} minutes"),
+            })
+        }
         "commit" => value
             .as_str()
             .map(|c| c.get(..12).unwrap_or(c).to_owned())

@@ -100,6 +100,8 @@ pub enum BuildError {
     Arch(String),
     #[error("no place for the PTX: outside a build script (no OUT_DIR), call .copy_to(path)")]
     NoDestination,
+    #[error("cannot find the kernel crate `{name}` among this crate's dependencies: {why}")]
+    Dependency { name: String, why: String },
 }
 
 /// A built and checked PTX module.
@@ -116,6 +118,8 @@ pub struct Ptx {
 #[derive(Debug, Clone)]
 pub struct Builder {
     crate_dir: PathBuf,
+    /// A dependency's name, its folder found when the build starts.
+    dependency: Option<String>,
     arch: Option<String>,
     kernels: Vec<KernelSignature>,
     copy_to: Option<PathBuf>,
@@ -128,10 +132,22 @@ impl Builder {
     pub fn new(path: impl Into<PathBuf>) -> Builder {
         Builder {
             crate_dir: path.into(),
+            dependency: None,
             arch: None,
             kernels: Vec::new(),
             copy_to: None,
             probe: Probe::from_env(),
+        }
+    }
+
+    /// A build of the kernel crate the calling crate depends on as `name` (from
+    /// crates.io, git or a path: wherever cargo put its source), found with
+    /// `cargo metadata` when the build starts. The calling crate lists it under
+    /// `[build-dependencies]` (for its `KERNELS`) or `[dependencies]`.
+    pub fn dependency(name: &str) -> Builder {
+        Builder {
+            dependency: Some(name.to_owned()),
+            ..Builder::new(name)
         }
     }
 
@@ -162,7 +178,10 @@ impl Builder {
     }
 
     /// Compile, check and write the PTX (module header).
-    pub fn build(self) -> Result<Ptx, BuildError> {
+    pub fn build(mut self) -> Result<Ptx, BuildError> {
+        if let Some(name) = self.dependency.take() {
+            self.crate_dir = dependency_dir(&name)?;
+        }
         let in_build_script = std::env::var_os("OUT_DIR").is_some();
         for note in toolchain::deprecation_notes() {
             if in_build_script {
@@ -343,6 +362,58 @@ fn inherited_build_setting(var: &str) -> bool {
     let build = var.starts_with("CARGO_") || var.starts_with("RUSTC") || var.starts_with("RUSTUP_");
     let cargo_setup = KEEP.iter().any(|keep| var.starts_with(keep));
     (build && !cargo_setup) || ["RUSTFLAGS", "RUSTDOCFLAGS", "CARGO", "RUSTDOC"].contains(&var)
+}
+
+/// The folder of the package `name` among the calling crate's dependencies (the crate
+/// whose build script runs, else the current folder's), from `cargo metadata`.
+fn dependency_dir(name: &str) -> Result<PathBuf, BuildError> {
+    let not_found = |why: String| BuildError::Dependency {
+        name: name.to_owned(),
+        why,
+    };
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let dir =
+        std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(|| PathBuf::from("."), PathBuf::from);
+    let mut metadata = Command::new(&cargo);
+    metadata
+        .args(["metadata", "--format-version", "1", "--offline"])
+        .arg("--manifest-path")
+        .arg(dir.join("Cargo.toml"));
+    // Only the packages built for this platform, whose sources cargo has fetched already.
+    if let Some(target) = std::env::var_os("TARGET") {
+        metadata.arg("--filter-platform").arg(target);
+    }
+    let output = metadata.output().map_err(|source| BuildError::Spawn {
+        program: format!("{} metadata", cargo.to_string_lossy()),
+        source,
+    })?;
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        return Err(not_found(format!(
+            "`cargo metadata` failed: {}",
+            stderr.trim()
+        )));
+    }
+    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout)
+        .map_err(|e| not_found(format!("`cargo metadata` printed no JSON: {e}")))?;
+    let found: Vec<(&str, &str)> = (metadata["packages"].as_array().into_iter().flatten())
+        .filter(|p| p["name"] == name)
+        .filter_map(|p| Some((p["version"].as_str()?, p["manifest_path"].as_str()?)))
+        .collect();
+    match found.as_slice() {
+        [(_, manifest)] => Ok(Path::new(manifest)
+            .parent()
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf)),
+        [] => Err(not_found(
+            "no package of that name: add it under [build-dependencies]".to_owned(),
+        )),
+        several => Err(not_found(format!(
+            "versions {} are all there: name its folder with Builder::new",
+            (several.iter().map(|(v, _)| *v))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
 }
 
 /// Report a build error from a build script as one clear error and stop the build.
