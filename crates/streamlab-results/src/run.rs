@@ -393,7 +393,9 @@ pub fn summarize(run: &SavedRun, status: RunStatus) -> Option<RunSummary> {
             }
         }
     }
-    let (device, provenance) = header(run)?;
+    let (device, mut provenance) = header(run)?;
+    // The run's duration is the summary's own, not its first experiment's.
+    provenance.duration_s = None;
     let mut s = Summarize {
         run,
         experiments: Entries::default(),

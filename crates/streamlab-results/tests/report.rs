@@ -128,7 +128,14 @@ fn a_newcomer_finds_each_term_explained_and_linked_where_first_used() {
                 "{file}: {term}"
             );
         }
-        // One word on where times come from per section, not one per timeline.
+        // How to read a timeline said once, where times come from once per section.
+        assert_eq!(
+            report
+                .matches("no two copies of one direction overlap")
+                .count(),
+            1,
+            "{file}"
+        );
         let sections =
             report.matches("### Timelines").count() + report.matches("<h3>Timelines").count();
         assert_eq!(report.matches("Times from ").count(), sections, "{file}");

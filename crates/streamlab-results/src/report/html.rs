@@ -84,11 +84,22 @@ pub fn render(doc: &Document) -> String {
                 escape(&s.title)
             );
         }
+        if doc.sections.iter().any(|s| !s.timelines.is_empty()) {
+            body += "<li><a href=\"#reading-the-timelines\">Reading the timelines</a></li>\n";
+        }
         body += "<li><a href=\"#glossary\">Glossary</a></li>\n</ul>\n";
     }
     let mut linker = Linker::default();
     for s in &doc.sections {
         body += &section(s, &mut linker);
+    }
+    if doc.sections.iter().any(|s| !s.timelines.is_empty()) {
+        let _ = writeln!(
+            body,
+            "<section id=\"reading-the-timelines\">\n<h2>Reading the timelines</h2>\n<p>{}</p>\n<p>{}</p>\n</section>",
+            prose(&mut linker, TIMELINE_NOTE),
+            prose(&mut linker, &trace_note())
+        );
     }
     if !doc.sections.is_empty() {
         body += &glossary();
@@ -207,12 +218,8 @@ fn section(s: &Section, linker: &mut Linker) -> String {
     }
     if !s.timelines.is_empty() {
         let shared = shared_source(&s.timelines);
-        let _ = writeln!(
-            out,
-            "<h3>Timelines</h3>\n<p>{}</p>\n<p>{}</p>",
-            prose(linker, TIMELINE_NOTE),
-            prose(linker, &trace_note())
-        );
+        out += "<h3>Timelines</h3>\n<p>How to read them and what their checks mean: \
+            <a href=\"#reading-the-timelines\">reading the timelines</a>.</p>\n";
         if let Some(source) = shared {
             let _ = writeln!(out, "<p>Times from {}.</p>", escape(source));
         }

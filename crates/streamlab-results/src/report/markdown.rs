@@ -39,11 +39,22 @@ pub fn render(doc: &Document) -> String {
         for s in &doc.sections {
             let _ = writeln!(out, "- [{}](#{})", s.title, s.id);
         }
+        if doc.sections.iter().any(|s| !s.timelines.is_empty()) {
+            out += "- [Reading the timelines](#reading-the-timelines)\n";
+        }
         out += "- [Glossary](#glossary)\n\n";
     }
     let mut linker = Linker::default();
     for s in &doc.sections {
         out += &section(s, &mut linker);
+    }
+    if doc.sections.iter().any(|s| !s.timelines.is_empty()) {
+        let _ = writeln!(
+            out,
+            "<a id=\"reading-the-timelines\"></a>\n\n## Reading the timelines\n\n{}\n\n{}\n",
+            prose(&mut linker, TIMELINE_NOTE),
+            prose(&mut linker, &trace_note())
+        );
     }
     if !doc.sections.is_empty() {
         out += &glossary();
@@ -140,12 +151,8 @@ fn section(s: &Section, linker: &mut Linker) -> String {
     }
     if !s.timelines.is_empty() {
         let shared = shared_source(&s.timelines);
-        let _ = writeln!(
-            out,
-            "### Timelines\n\n{}\n\n{}\n",
-            prose(linker, TIMELINE_NOTE),
-            prose(linker, &trace_note())
-        );
+        out += "### Timelines\n\nHow to read them and what their checks mean: \
+            [reading the timelines](#reading-the-timelines).\n\n";
         if let Some(source) = shared {
             let _ = writeln!(out, "Times from {source}.\n");
         }
