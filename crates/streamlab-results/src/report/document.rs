@@ -21,6 +21,11 @@ pub struct Document {
 }
 
 impl Document {
+    /// Whether any section has timelines: then the report says once how to read them.
+    pub fn has_timelines(&self) -> bool {
+        self.sections.iter().any(|s| !s.timelines.is_empty())
+    }
+
     /// Every file the report writes beside `report.md` and `report.html`.
     pub fn files(&self) -> Vec<(&str, &str)> {
         let mut files = Vec::new();

@@ -84,7 +84,7 @@ pub fn render(doc: &Document) -> String {
                 escape(&s.title)
             );
         }
-        if doc.sections.iter().any(|s| !s.timelines.is_empty()) {
+        if doc.has_timelines() {
             body += "<li><a href=\"#reading-the-timelines\">Reading the timelines</a></li>\n";
         }
         body += "<li><a href=\"#glossary\">Glossary</a></li>\n</ul>\n";
@@ -93,7 +93,7 @@ pub fn render(doc: &Document) -> String {
     for s in &doc.sections {
         body += &section(s, &mut linker);
     }
-    if doc.sections.iter().any(|s| !s.timelines.is_empty()) {
+    if doc.has_timelines() {
         let _ = writeln!(
             body,
             "<section id=\"reading-the-timelines\">\n<h2>Reading the timelines</h2>\n<p>{}</p>\n<p>{}</p>\n</section>",

@@ -39,7 +39,7 @@ pub fn render(doc: &Document) -> String {
         for s in &doc.sections {
             let _ = writeln!(out, "- [{}](#{})", s.title, s.id);
         }
-        if doc.sections.iter().any(|s| !s.timelines.is_empty()) {
+        if doc.has_timelines() {
             out += "- [Reading the timelines](#reading-the-timelines)\n";
         }
         out += "- [Glossary](#glossary)\n\n";
@@ -48,7 +48,7 @@ pub fn render(doc: &Document) -> String {
     for s in &doc.sections {
         out += &section(s, &mut linker);
     }
-    if doc.sections.iter().any(|s| !s.timelines.is_empty()) {
+    if doc.has_timelines() {
         let _ = writeln!(
             out,
             "<a id=\"reading-the-timelines\"></a>\n\n## Reading the timelines\n\n{}\n\n{}\n",
