@@ -112,14 +112,13 @@ pub unsafe fn matmul_cell(
 }
 
 /// Safe matmul cell: the same products in the same order as [`matmul_cell_plain`], with
-/// no `unsafe`: `a_row` is row `row` of `a` (`aligned` elements) and `b` the whole of `b`
-/// (`aligned × cols`), both sliced once by the caller. `b` walked as rows with
-/// `chunks_exact(cols)` zipped with the row of `a` leaves one index check in the loop,
-/// `col < cols`, the same for every row: the optimizer hoists it and unrolls the loop
-/// with no check between the loads.
+/// no `unsafe`: `pairs` is row `row` of `a` zipped with column `col` of `b`, both taken from
+/// `nvptx_kernel::view::Matrix` views, whose lengths were checked once when they were
+/// paired. The fold is a counted loop over two pointers with no check inside, which LLVM
+/// unrolls as it would the unchecked C++ loop.
 #[inline(always)]
-pub fn matmul_cell_safe(a_row: &[f32], b: &[f32], col: usize, cols: usize) -> f32 {
-    (a_row.iter().zip(b.chunks_exact(cols))).fold(0.0, |sum, (x, b_row)| fma(*x, b_row[col], sum))
+pub fn matmul_cell_safe(pairs: nvptx_kernel::view::ZipExact<'_, '_, f32, f32>) -> f32 {
+    pairs.fold(0.0, |sum, (x, y)| fma(*x, *y, sum))
 }
 
 /// Plain AddKernel element: the Handbook's `volatile int value`, as Rust says it: the
@@ -138,46 +137,16 @@ pub fn add_repeatedly_volatile(value: i32, add_value: i32, cycles: i32) -> i32 {
     unsafe { slot.read_volatile() }
 }
 
-/// Tuned AddKernel element: add `add_value` to `value`, `cycles` times, with C's
-/// two's-complement wrap-around. Each sum passes through [`opaque`], which keeps it in a
-/// register while hiding it from the optimizer, so the loop is not folded into one
-/// multiply and the run time grows linearly with `cycles`.
+/// AddKernel element (tuned and safe forms): add `add_value` to `value`, `cycles` times,
+/// with C's two's-complement wrap-around. Each sum passes through
+/// [`nvptx_kernel::hint::opaque`], which keeps it in a register while hiding it from the
+/// optimizer (as `asm volatile("" : "+r"(value))` does in the CUDA C++ twin), so the loop
+/// is not folded into one multiply and the run time grows linearly with `cycles`.
 #[inline(always)]
 pub fn add_repeatedly(value: i32, add_value: i32, cycles: i32) -> i32 {
     let mut value = value;
     for _ in 0..cycles {
-        value = opaque(value.wrapping_add(add_value));
-    }
-    value
-}
-
-/// The identity, hidden from the optimizer: on the GPU an inline-assembly block (only a
-/// comment naming the register) that claims to rewrite it, as `asm volatile("" :
-/// "+r"(value))` does in the CUDA C++ twin.
-#[inline(always)]
-pub fn opaque(value: i32) -> i32 {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let mut value = value;
-        // SAFETY: the assembly is a comment; it touches no memory and no stack.
-        unsafe { core::arch::asm!("// {0}", inout(reg32) value, options(nomem, nostack)) };
-        value
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    {
-        core::hint::black_box(value)
-    }
-}
-
-/// Safe AddKernel element: the same loop, each sum passed through
-/// [`core::hint::black_box`], the one safe way to hide a value from the optimizer. On the
-/// GPU it takes the value's address, so the sum goes through a stack slot in local
-/// memory each cycle (as the plain form's volatile does) instead of staying in a register.
-#[inline(always)]
-pub fn add_repeatedly_safe(value: i32, add_value: i32, cycles: i32) -> i32 {
-    let mut value = value;
-    for _ in 0..cycles {
-        value = core::hint::black_box(value.wrapping_add(add_value));
+        value = nvptx_kernel::hint::opaque(value.wrapping_add(add_value));
     }
     value
 }

@@ -3,10 +3,11 @@
 //! each is the kernel's declaration instead (see `nvptx_kernel::Kernel`).
 //!
 //! Each kernel comes in up to three forms: `*_plain`, the write-ups' algorithms ported as
-//! they read, with Rust's checked indexing; `*_safe`, the same algorithm written as a
-//! Rust programmer would, with no `unsafe` block (slices, iterators, `chunks_exact`, one
-//! check per row or column that the optimizer can hoist); and the tuned form (no
-//! suffix: raw pointers, unchecked indexing, an assembly barrier). Each has a CUDA C++
+//! they read, with Rust's checked indexing; `*_safe`, with no `unsafe` in the body: slices,
+//! `get`/`get_mut`, and `nvptx_kernel::view`'s types, which check a shape once and then
+//! iterate unchecked (a matrix's row and column, the grid-stride loop), with
+//! `nvptx_kernel::hint::opaque` as AddKernel's register barrier; and the tuned form (no
+//! suffix: raw pointers, unchecked indexing, batched loads). Each has a CUDA C++
 //! twin written statement for statement alike (`crates/streamlab/cuda/kernels.cu`).
 use nvptx_kernel::kernel;
 
@@ -56,18 +57,29 @@ pub unsafe fn matmul_plain(
     c[row * cols + col] = crate::element::matmul_cell_plain(a, b, row, col, cols, aligned as usize);
 }
 
-/// Safe `c = a · b`: the same products in the same order, with no `unsafe`; row `row` of
-/// `a` and the whole of `b` are sliced once ([`crate::element::matmul_cell_safe`]).
+/// Safe `c = a · b`: the plain form's products in the same order, with no `unsafe`. `a`
+/// and `b` become `nvptx_kernel::view::Matrix` views (their lengths checked once), the
+/// thread's row of `a` is zipped with its column of `b` (equal lengths, checked once), and
+/// the cell of `c` is the thread's own (`MatrixMut::cell_mut`). A check that fails is a
+/// panic, which traps.
 #[kernel]
 pub unsafe fn matmul_safe(a: &[f32], b: &[f32], c: &mut [f32], rows: u32, cols: u32, aligned: u32) {
+    use nvptx_kernel::view::{Matrix, MatrixMut, zip_exact};
     let (col, row) = nvptx_kernel::thread::index_2d();
     if row >= rows || col >= cols {
         return;
     }
-    let (row, col, cols, aligned) = (row as usize, col as usize, cols as usize, aligned as usize);
-    let a_row = &a[row * aligned..][..aligned];
-    let b = &b[..aligned * cols];
-    c[row * cols + col] = crate::element::matmul_cell_safe(a_row, b, col, cols);
+    let (row, col) = (row as usize, col as usize);
+    let (rows, cols, aligned) = (rows as usize, cols as usize, aligned as usize);
+    let a = Matrix::new(a, rows, aligned).expect("a holds rows × aligned");
+    let b = Matrix::new(b, aligned, cols).expect("b holds aligned × cols");
+    let (a_row, b_col) = (
+        a.row(row).expect("row < rows"),
+        b.column(col).expect("col < cols"),
+    );
+    let pairs = zip_exact(a_row, b_col).expect("a's rows are as long as b's columns");
+    let mut c = MatrixMut::new(c, rows, cols).expect("c holds rows × cols");
+    *c.cell_mut(row, col).expect("the cell is in c") = crate::element::matmul_cell_safe(pairs);
 }
 
 /// Tuned `c = a · b`: the same products in the same order, loads batched
@@ -98,20 +110,18 @@ pub unsafe fn add_kernel_plain(out: &mut [i32], input: &[i32], add_value: i32, c
     }
 }
 
-/// Safe AddKernel: the grid-stride loop over zipped slices, each sum hidden from the
-/// optimizer by [`core::hint::black_box`] ([`crate::element::add_repeatedly_safe`]).
+/// Safe AddKernel: the grid-stride loop as `nvptx_kernel::view::GridStride` (the thread's
+/// pairs of `out` and `input`, unchecked inside), each sum behind
+/// `nvptx_kernel::hint::opaque`, the safe register barrier
+/// ([`crate::element::add_repeatedly`]).
 #[kernel]
 pub unsafe fn add_kernel_safe(out: &mut [i32], input: &[i32], add_value: i32, cycles: i32) {
-    let stride = nvptx_kernel::thread::grid_stride_1d() as usize;
-    let first = nvptx_kernel::thread::index_1d() as usize;
-    let pairs = out.iter_mut().zip(input).skip(first).step_by(stride.max(1));
-    for (out, input) in pairs {
-        *out = crate::element::add_repeatedly_safe(*input, add_value, cycles);
+    for (out, input) in nvptx_kernel::view::GridStride::this_thread(out, input) {
+        *out = crate::element::add_repeatedly(*input, add_value, cycles);
     }
 }
 
-/// Tuned AddKernel: the same, the running sum kept in a register behind an empty
-/// inline-assembly barrier.
+/// Tuned AddKernel: the same element math over an unchecked grid-stride loop.
 #[kernel]
 pub unsafe fn add_kernel(out: &mut [i32], input: &[i32], add_value: i32, cycles: i32) {
     let stride = nvptx_kernel::thread::grid_stride_1d() as usize;

@@ -1,7 +1,7 @@
 //! The kernels' element math on the CPU, against f64 references.
 use kernels_rs::element::{
     add_repeatedly, add_repeatedly_closed_form, add_repeatedly_volatile, fma, matmul_cell,
-    matmul_cell_plain, sincos_element, sincos_element_plain, sincos_of, sqrt,
+    matmul_cell_plain, matmul_cell_safe, sincos_element, sincos_element_plain, sincos_of, sqrt,
 };
 
 /// SplitMix64: a small deterministic generator for test inputs.
@@ -89,7 +89,7 @@ fn plain_and_volatile_add_kernels_agree_with_the_tuned_one() {
 }
 
 #[test]
-fn tuned_matmul_cell_is_the_plain_in_order_chain_bit_for_bit() {
+fn tuned_and_safe_matmul_cells_are_the_plain_in_order_chain_bit_for_bit() {
     let mut rng = Rng(4);
     for (rows, cols, aligned) in [
         (3usize, 5usize, 7usize),
@@ -114,6 +114,14 @@ fn tuned_matmul_cell_is_the_plain_in_order_chain_bit_for_bit() {
                     plain.to_bits(),
                     "({row},{col}) of {rows}x{cols}x{aligned}"
                 );
+                let a_view = nvptx_kernel::view::Matrix::new(&a, rows, aligned).unwrap();
+                let b_view = nvptx_kernel::view::Matrix::new(&b, aligned, cols).unwrap();
+                let pairs = nvptx_kernel::view::zip_exact(
+                    a_view.row(row).unwrap(),
+                    b_view.column(col).unwrap(),
+                )
+                .unwrap();
+                assert_eq!(matmul_cell_safe(pairs).to_bits(), plain.to_bits());
                 let want: f64 = (0..aligned)
                     .map(|k| a[row * aligned + k] as f64 * b[k * cols + col] as f64)
                     .sum();

@@ -8,6 +8,10 @@
 //! * `thread`: `threadIdx`, `blockIdx`, `blockDim`, `gridDim` and the global indices,
 //!   named as in `cuda_std` (`thread::index_1d()`, `thread::thread_idx_x()`, …), and
 //!   `clock`: the GPU's clocks. Both exist only on the GPU.
+//! * [`view`]: safe kernel bodies at raw speed: a matrix's rows and strided columns, the
+//!   thread's own output cell, pairs of equal length and the grid-stride loop, each
+//!   checked once when made and unchecked inside. [`hint::opaque`]: a value hidden from
+//!   the optimizer in a register.
 //! * [`launch`] (host only): host values as kernel parameters, type-checked against the
 //!   kernel's signature.
 //! * `cuda` (host only, feature `cudarc`): typed launches through cudarc: a kernel's
@@ -40,7 +44,9 @@
 #![no_std]
 #![cfg_attr(target_arch = "nvptx64", feature(stdarch_nvptx, asm_experimental_arch))]
 
+pub mod hint;
 pub mod signature;
+pub mod view;
 
 #[cfg(target_arch = "nvptx64")]
 pub mod clock;

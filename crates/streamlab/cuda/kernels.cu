@@ -133,9 +133,9 @@ extern "C" __global__ void add_kernel(int *out, size_t out_len, const int *in, s
     }
 }
 
-// Safe AddKernel: C++ has no safe barrier to stand for Rust's core::hint::black_box, so
-// the twin is the tuned kernel over the pairs both slices have (the ratio is the cost of
-// black_box against a register barrier).
+// Safe AddKernel: the tuned kernel over the pairs both arrays have, as the safe Rust
+// twin's grid-stride view stops at the shorter length; the register barrier is the same
+// (nvptx_kernel::hint::opaque in Rust).
 extern "C" __global__ void add_kernel_safe(int *out, size_t out_len, const int *in,
                                            size_t in_len, int add_value, int cycles)
 {

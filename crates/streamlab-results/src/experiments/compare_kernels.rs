@@ -34,6 +34,18 @@ pub struct Params {
     #[arg(long, default_value_t = 131_072,
           value_parser = clap::value_parser!(u32).range(1..=1 << 24))]
     pub aligned: u32,
+    /// matmul's second case: a SQUARE × SQUARE output, one thread per cell, enough threads
+    /// to fill the GPU (the first case, the wiki's 32 × 16, is latency-bound). 0 in runs
+    /// from before this case.
+    #[arg(long, default_value_t = 512,
+          value_parser = clap::value_parser!(u32).range(1..=32_768))]
+    #[serde(default)]
+    pub square: u32,
+    /// The square case's inner dimension (at most 2^24).
+    #[arg(long, default_value_t = 2048,
+          value_parser = clap::value_parser!(u32).range(1..=1 << 24))]
+    #[serde(default)]
+    pub square_inner: u32,
     /// add_kernel's array in M ints (2^20 ints each).
     #[arg(long, default_value_t = 128,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=4096))]
@@ -61,6 +73,8 @@ impl crate::saved::Params for Params {
             launches: 20,
             warmup: 2,
             aligned: 8192,
+            square: 128,
+            square_inner: 512,
             add_size: 16,
             sincos_elements: 1 << 22,
             ..Params::default()
@@ -156,6 +170,89 @@ pub struct ComparisonAnalysis {
     pub safe: Option<KernelRatios>,
     /// Per kernel, its first case in the plain form (or its only form).
     pub plain: Option<KernelRatios>,
+    /// Per case with a safe form, what safety costs (none in runs from before this table).
+    #[serde(default)]
+    pub safety: Vec<SafetyCost>,
+}
+
+/// The most a safe Rust kernel may take of its CUDA C++ safe twin's time.
+pub const SAFE_TWIN_TARGET: f64 = 1.05;
+/// The most a safe Rust kernel may take of the time of the C++ kernel of the same
+/// algorithm with no checks ([`unchecked_form`]).
+pub const UNCHECKED_TARGET: f64 = 1.10;
+
+/// The C++ form that runs the safe form's algorithm with no checks: for `matmul` the plain
+/// form (the safe form keeps the naive loop; the tuned one batches its loads), for every
+/// other kernel the tuned form (the safe forms keep the tuned algorithm).
+pub fn unchecked_form(kernel: &str) -> KernelForm {
+    if kernel == KERNELS[1] {
+        KernelForm::Plain
+    } else {
+        KernelForm::Tuned
+    }
+}
+
+/// What safety costs in one case: the safe Rust kernel's median time against three others.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SafetyCost {
+    pub kernel: String,
+    pub case: String,
+    /// Safe Rust over its CUDA C++ safe twin.
+    pub over_cuda_safe: f64,
+    /// Safe Rust over the C++ kernel of the same algorithm with no checks.
+    pub over_cuda_unchecked: f64,
+    /// Which C++ form that is ([`unchecked_form`]).
+    pub unchecked_form: KernelForm,
+    /// Safe Rust over tuned Rust: what the safe form gives up against `unsafe`.
+    pub over_rust_tuned: f64,
+    /// Both targets met: at most [`SAFE_TWIN_TARGET`] and [`UNCHECKED_TARGET`].
+    pub within_targets: bool,
+}
+
+/// Each safe case against the C++ safe twin, the unchecked C++ kernel and tuned Rust.
+fn safety_costs(cases: &[CaseRatio]) -> Vec<SafetyCost> {
+    let median = |kernel: &str, case: &str, form: KernelForm, rust: bool| {
+        (cases.iter())
+            .find(|k| k.kernel == kernel && k.case == case && stands_for(k.form, form))
+            .map(|k| if rust { k.rust.median } else { k.cuda.median })
+    };
+    (cases.iter())
+        .filter(|k| k.form == Some(KernelForm::Safe))
+        .filter_map(|k| {
+            let unchecked = unchecked_form(&k.kernel);
+            let over = |form, rust| Some(k.rust.median / median(&k.kernel, &k.case, form, rust)?);
+            let (over_cuda_safe, over_cuda_unchecked) = (k.ratio, over(unchecked, false)?);
+            Some(SafetyCost {
+                kernel: k.kernel.clone(),
+                case: k.case.clone(),
+                over_cuda_safe,
+                over_cuda_unchecked,
+                unchecked_form: unchecked,
+                over_rust_tuned: over(KernelForm::Tuned, true)?,
+                within_targets: over_cuda_safe <= SAFE_TWIN_TARGET
+                    && over_cuda_unchecked <= UNCHECKED_TARGET,
+            })
+        })
+        .collect()
+}
+
+/// The safety table: one row per safe case.
+fn safety_columns<'a>() -> Columns<'a, SafetyCost> {
+    Columns::new()
+        .show("kernel", |k: &SafetyCost| k.kernel.clone())
+        .show("case", |k| k.case.clone())
+        .show("safe Rust / safe C++", |k| num(k.over_cuda_safe, 3))
+        .show("safe Rust / unchecked C++", |k| {
+            format!(
+                "{} ({} C++)",
+                num(k.over_cuda_unchecked, 3),
+                k.unchecked_form.label()
+            )
+        })
+        .show("safe Rust / tuned Rust", |k| num(k.over_rust_tuned, 3))
+        .show("within both targets", |k| {
+            if k.within_targets { "yes" } else { "no" }.into()
+        })
 }
 
 fn case_ratio(c: &KernelCase) -> CaseRatio {
@@ -194,6 +291,7 @@ fn analyze(c: &KernelComparison) -> ComparisonAnalysis {
         tuned: ratios(KernelForm::Tuned),
         safe: ratios(KernelForm::Safe),
         plain: ratios(KernelForm::Plain),
+        safety: safety_costs(&cases),
         cases,
     }
 }
@@ -483,6 +581,12 @@ impl Experiment for CompareKernels {
             let caption = "whose math: each library's function alone over the blog's indices (x = 0, 1, 2, …), median ms per launch, and its largest error against an f64 reference".to_owned();
             tables.push(math_columns().table(Some(caption), &math));
         }
+        if !derived.safety.is_empty() {
+            let caption = format!(
+                "what safety costs: each safe Rust kernel's median time over its CUDA C++ safe twin's (target ×{SAFE_TWIN_TARGET:.2}), over the C++ kernel of the same algorithm with no checks (target ×{UNCHECKED_TARGET:.2}), and over tuned Rust"
+            );
+            tables.push(safety_columns().table(Some(caption), &derived.safety));
+        }
         if cases.iter().any(|k| k.cards.is_some()) {
             let caption = "each entry's card, Rust / CUDA C++: the driver's figures at the launch shape, and the PTX's counts (over the entry and what it calls; the hottest loop is the largest innermost one, in instructions)".to_owned();
             tables.push(card_columns().table(Some(caption), cases));
@@ -501,10 +605,14 @@ impl Experiment for CompareKernels {
     ) -> Result<Section, ReportError> {
         let mut sec = experiment::section::<CompareKernels>(
             "Rust against CUDA C++: the same kernels",
-            "Each kernel in Rust and its CUDA C++ twin, written statement for statement alike, launched alternately on one stream and timed with events. Each exists in a plain form (the write-ups' algorithm with checked indexing: the naive matmul loop, AddKernel's volatile local, separate sinf and cosf), a safe form (no unsafe in the kernel body: slices and iterators with each check once per row or column, core::hint::black_box for AddKernel's loop, one sincosf) and a tuned form (raw pointers and unchecked indexing, batched matmul loads, AddKernel's register behind an assembly barrier, one sincosf); a ratio always compares the same form. The C++ twins of the safe forms check what the Rust ones check; AddKernel's has no black_box to mirror and keeps the tuned register barrier, so its ratio is what black_box costs.",
+            "Each kernel in Rust and its CUDA C++ twin, written statement for statement alike, launched alternately on one stream and timed with events. Each exists in a plain form (the write-ups' algorithm with checked indexing: the naive matmul loop, AddKernel's volatile local, separate sinf and cosf), a safe form (no unsafe in the kernel body: slices, get and get_mut, and nvptx-kernel's views, which check a shape once and then iterate unchecked: a matrix's row zipped with a column for matmul, the grid-stride loop for AddKernel with hint::opaque as its register barrier; one sincosf) and a tuned form (raw pointers and unchecked indexing, batched matmul loads, AddKernel's register behind an assembly barrier, one sincosf); a ratio always compares the same form. The C++ twins of the safe forms check what the Rust ones check. matmul runs at two shapes: the wiki's, whose few threads each walk a long row and column (latency-bound: the time is how many loads each thread has in flight), and a square one with a thread per cell over the whole GPU.",
             c,
         );
         sec.tables = Self::tables(c, derived, None);
+        sec.note(
+            "What safety costs, and when to reach for what",
+            "A bounds check costs little by itself; what costs is what it stops the compiler from doing. A check inside the hottest loop (a trap in the card's hottest loop) keeps LLVM from unrolling it, so each thread has one load in flight instead of several, and a latency-bound kernel pays that in full; a kernel with enough threads hides it. The safe views move every check out of the loop: the card of a safe form built on them shows its traps before the loop and a hottest loop like the unchecked kernel's. Reach for get and get_mut where a thread touches one element, for the views (Matrix, zip_exact, GridStride) where it walks rows, columns or a grid-stride loop, and for unsafe only to change the algorithm itself, as the tuned matmul's batched loads do: the safety table's \"safe Rust / tuned Rust\" column is what that buys.",
+        );
         sec.note(
             "Math libraries",
             "The Rust sincos kernels call the libm crate (a port of musl's sinf, cosf and sincosf, compiled into the PTX with the kernel); the CUDA C++ twins call CUDA's own math library (sinf, cosf, sincosf from libdevice). Both are checked against an f64 reference on the CPU.",
@@ -555,5 +663,76 @@ impl Experiment for CompareKernels {
                 ))
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A case timed at `rust` and `cuda` ms (every launch alike).
+    fn timed(
+        kernel: &str,
+        case: &str,
+        form: Option<KernelForm>,
+        rust: f64,
+        cuda: f64,
+    ) -> CaseRatio {
+        let series = |ms: f64| Series::new(vec![ms; 5]).unwrap();
+        case_ratio(&KernelCase {
+            kernel: kernel.into(),
+            case: case.into(),
+            form,
+            launch: String::new(),
+            rust: series(rust),
+            cuda: series(cuda),
+            verification: Verification {
+                passed: true,
+                checked: 1,
+                mismatches: 0,
+                max_abs_error: 0.0,
+                detail: String::new(),
+            },
+            cards: None,
+            max_ulps: None,
+        })
+    }
+
+    #[test]
+    fn safety_is_held_against_the_unchecked_twin_of_its_own_algorithm_and_case() {
+        use KernelForm::{Plain, Safe, Tuned};
+        let cases = [
+            // matmul: the unchecked twin is the plain loop, per case
+            timed("matmul", "wide", Some(Plain), 40.0, 10.0),
+            timed("matmul", "wide", Some(Safe), 10.8, 11.0),
+            timed("matmul", "wide", Some(Tuned), 6.0, 6.0),
+            timed("matmul", "square", Some(Plain), 9.0, 2.0),
+            timed("matmul", "square", Some(Safe), 2.3, 2.1),
+            timed("matmul", "square", Some(Tuned), 2.0, 2.0),
+            // fill: one code for plain and tuned (form None) is its unchecked twin
+            timed("fill", "", None, 1.0, 1.0),
+            timed("fill", "", Some(Safe), 1.0, 1.0),
+        ];
+        let costs = safety_costs(&cases);
+        assert_eq!(costs.len(), 3);
+        let wide = &costs[0];
+        assert_eq!(
+            (wide.kernel.as_str(), wide.case.as_str()),
+            ("matmul", "wide")
+        );
+        assert_eq!(wide.unchecked_form, Plain);
+        assert!((wide.over_cuda_safe - 10.8 / 11.0).abs() < 1e-12);
+        assert!((wide.over_cuda_unchecked - 1.08).abs() < 1e-12);
+        assert!((wide.over_rust_tuned - 1.8).abs() < 1e-12);
+        assert!(wide.within_targets);
+        // within 1.05 of its safe twin (2.3 / 2.1 = 1.095) fails
+        let square = &costs[1];
+        assert_eq!(square.case, "square");
+        assert!((square.over_cuda_unchecked - 2.3 / 2.0).abs() < 1e-12);
+        assert!(!square.within_targets);
+        let fill = &costs[2];
+        assert_eq!(fill.unchecked_form, Tuned);
+        assert!((fill.over_cuda_unchecked - 1.0).abs() < 1e-12);
+        assert!(fill.within_targets);
     }
 }

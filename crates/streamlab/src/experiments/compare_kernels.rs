@@ -7,8 +7,9 @@
 //! reference (the `kernels_rs::element` math, or its f64 form for sincos).
 //!
 //! The cases: `fill` over the wiki's A matrix (plain and tuned are one raw-pointer store;
-//! the safe form stores through a slice); `matmul` of one
-//! product (32 × 16 output, 16×16 blocks); `add_kernel` over the Handbook's array
+//! the safe form stores through a slice); `matmul` at two shapes, the wiki's (32 × 16
+//! output, 16×16 blocks: latency-bound) and a square one (`--square`, enough threads to
+//! fill the GPU); `add_kernel` over the Handbook's array
 //! (SMs × 16 blocks of 256 threads) at each `--add-cycles`; `sincos` over the blog's
 //! array (1024 threads per block); and the math library functions alone over the same
 //! indices (`sinf`, `cosf`, `sincosf`: the `libm` crate's against CUDA's), with each
@@ -54,7 +55,7 @@ impl Run for CompareKernels {
             stream: ctx.gpu.streams(1)?.remove(0),
         };
         let forms = KernelForm::ALL.len();
-        let total = 2 + forms + forms * p.add_cycles.len() + forms + MATH.len();
+        let total = 2 + 2 * forms + forms * p.add_cycles.len() + forms + MATH.len();
         let mut task = crate::progress::Task::start("rust vs cuda", total as u64);
         let mut cases = Vec::with_capacity(total);
         for case in pair.fill_and_matmul()? {
@@ -175,30 +176,30 @@ impl Pair<'_> {
         Ok(host)
     }
 
-    /// `fill` and `matmul`'s cases, on matmul-streams' matrices.
+    /// `fill`'s cases on matmul-streams' A matrix, and `matmul`'s at the wiki's shape
+    /// (matmul-streams' matrices) and at the square shape.
     fn fill_and_matmul(&self) -> Result<Vec<KernelCase>, RuntimeError> {
         let m = matmul_streams::Params {
             aligned: self.params.aligned,
             ..matmul_streams::Params::default()
         };
-        let (rows, cols, aligned) = (m.rows as usize, m.cols as usize, m.aligned as usize);
-        self.gpu
-            .ensure_fits(((rows * aligned + aligned * cols + rows * cols) * 4) as u64)?;
-        let mut a: DeviceBuffer<f32> = self.gpu.alloc(rows * aligned)?;
-        let mut b: DeviceBuffer<f32> = self.gpu.alloc(aligned * cols)?;
-        let mut c: DeviceBuffer<f32> = self.gpu.alloc(rows * cols)?;
-        let mut cases = self.fill_cases(&m, &mut a)?;
-        cases.extend(self.matmul_cases(&m, &mut a, &mut b, &mut c)?);
+        let mut cases = self.fill_cases(&m)?;
+        cases.extend(self.matmul_cases(&m)?);
+        let square = matmul_streams::Params {
+            rows: self.params.square,
+            cols: self.params.square,
+            aligned: self.params.square_inner,
+            ..m
+        };
+        cases.extend(self.matmul_cases(&square)?);
         Ok(cases)
     }
 
-    /// `fill` and `fill_safe` over `a`, one case each.
-    fn fill_cases(
-        &self,
-        m: &matmul_streams::Params,
-        a: &mut DeviceBuffer<f32>,
-    ) -> Result<Vec<KernelCase>, RuntimeError> {
+    /// `fill` and `fill_safe` over `m`'s A matrix, one case each.
+    fn fill_cases(&self, m: &matmul_streams::Params) -> Result<Vec<KernelCase>, RuntimeError> {
         let (rows, aligned) = (m.rows as usize, m.aligned as usize);
+        self.gpu.ensure_fits((rows * aligned * 4) as u64)?;
+        let mut a: DeviceBuffer<f32> = self.gpu.alloc(rows * aligned)?;
         let s = &self.stream;
         let shape = fill_shape(m, rows, aligned);
         // `fill` (a raw pointer: its plain and tuned forms are one) and `fill_safe`.
@@ -212,8 +213,9 @@ impl Pair<'_> {
         };
         let mut cases = Vec::new();
         for safe in [false, true] {
-            let (rust, cuda) = self.interleave(|set| fill(set, safe, a))?;
-            let [rust_a, cuda_a] = self.outputs(a, |set, out| fill(set, safe, out), f32::NAN)?;
+            let (rust, cuda) = self.interleave(|set| fill(set, safe, &mut a))?;
+            let [rust_a, cuda_a] =
+                self.outputs(&mut a, |set, out| fill(set, safe, out), f32::NAN)?;
             let cards = if safe {
                 self.cards(|set| set.fill_safe, shape)?
             } else {
@@ -235,17 +237,17 @@ impl Pair<'_> {
         Ok(cases)
     }
 
-    /// Every form of `matmul`, `c = a · b` with both inputs filled with ones first.
-    fn matmul_cases(
-        &self,
-        m: &matmul_streams::Params,
-        a: &mut DeviceBuffer<f32>,
-        b: &mut DeviceBuffer<f32>,
-        c: &mut DeviceBuffer<f32>,
-    ) -> Result<Vec<KernelCase>, RuntimeError> {
+    /// Every form of `matmul` at `m`'s shape, `c = a · b` with both inputs filled with
+    /// ones first (each cell of `c` is then exactly the inner dimension); the case is
+    /// named `rows×cols×inner`.
+    fn matmul_cases(&self, m: &matmul_streams::Params) -> Result<Vec<KernelCase>, RuntimeError> {
         let (rows, cols, aligned) = (m.rows as usize, m.cols as usize, m.aligned as usize);
+        self.gpu
+            .ensure_fits(((rows * aligned + aligned * cols + rows * cols) * 4) as u64)?;
+        let mut a: DeviceBuffer<f32> = self.gpu.alloc(rows * aligned)?;
+        let mut b: DeviceBuffer<f32> = self.gpu.alloc(aligned * cols)?;
+        let mut c: DeviceBuffer<f32> = self.gpu.alloc(rows * cols)?;
         let s = &self.stream;
-        // The product's inputs: both matrices of ones, as in matmul-streams.
         s.launch(
             &self.rust.fill,
             fill_shape(m, rows, aligned),
@@ -274,7 +276,7 @@ impl Pair<'_> {
                 )
             })?;
             let [rust_c, cuda_c] = self.outputs(
-                c,
+                &mut c,
                 |set, out| {
                     s.launch(
                         &set.matmul_in(form),
@@ -286,7 +288,7 @@ impl Pair<'_> {
             )?;
             cases.push(case(
                 "matmul",
-                String::new(),
+                format!("{rows}×{cols}×{aligned}"),
                 Some(form),
                 format!(
                     "{rows} × {cols} output, inner {aligned}, grid {:?} × block {:?}",
