@@ -173,11 +173,107 @@ pub struct SincosPoint {
     pub variant: IssueOrder,
     pub streams: usize,
     pub time: Series,
-    /// Asynchronous orders, with CUPTI: one per timed batch, from a batch of iterations
-    /// traced back to back right after it, the busy time per steady iteration of its
+    /// Asynchronous orders, with CUPTI: one per timed batch of a traced round (every
+    /// batch in runs from before rounds alternated), from a batch of iterations traced
+    /// back to back right after it, the busy time per steady iteration of its
     /// busiest engine or stream ([`trace::busiest_bound`]; the records are not kept).
     #[serde(default)]
     pub traced_busiest: Vec<BusiestBound>,
+    /// The CUDA C++ host twin's samples, batch for batch with `time`: sample `j` of each
+    /// was taken in the same round, one right after the other (absent where it did not
+    /// run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpp_host: Option<Series>,
+    /// For each sample of `time`, whether it was taken in a round that traced every
+    /// asynchronous batch right after timing it (rounds alternate; empty in runs from
+    /// before).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub traced_round: Vec<bool>,
+}
+
+/// Whether and how the CUDA C++ host twin ran.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CppHost {
+    /// Runs from before the twin.
+    #[default]
+    NotAsked,
+    /// Not run, and why (one line).
+    Skipped(String),
+    /// Built by nvcc (its path, version and options) and run beside the Rust host.
+    Built(String),
+}
+
+impl CppHost {
+    /// A run from before the twin.
+    pub fn not_asked(&self) -> bool {
+        *self == CppHost::NotAsked
+    }
+}
+
+/// A median ratio and its relative noise.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Ratio {
+    pub ratio: f64,
+    pub noise: f64,
+}
+
+impl Ratio {
+    /// The median and the noise of `ratios` (none if empty).
+    fn of(ratios: Vec<f64>) -> Option<Ratio> {
+        let s = Series::new(ratios)?;
+        Some(Ratio {
+            ratio: s.median(),
+            noise: s.noise(),
+        })
+    }
+
+    /// "1.004 ± 0.8%".
+    pub fn label(&self) -> String {
+        format!("{} ± {}", num(self.ratio, 3), noise(self.noise))
+    }
+}
+
+impl SincosPoint {
+    /// The samples whose batches were traced right after them, in order: those of
+    /// traced rounds (every sample in runs from before rounds alternated).
+    pub fn traced_samples(&self) -> Vec<f64> {
+        if self.traced_round.is_empty() {
+            return self.time.samples_ms.clone();
+        }
+        (self.time.samples_ms.iter().zip(&self.traced_round))
+            .filter(|(_, traced)| **traced)
+            .map(|(ms, _)| *ms)
+            .collect()
+    }
+
+    /// Rust host over C++ host: the median of the batch pairs' ratios, with their noise.
+    pub fn rust_host_over_cpp_host(&self) -> Option<Ratio> {
+        let cpp = self.cpp_host.as_ref()?;
+        Ratio::of(
+            (self.time.samples_ms.iter().zip(&cpp.samples_ms))
+                .map(|(rust, cpp)| rust / cpp)
+                .collect(),
+        )
+    }
+
+    /// The median of the samples taken in traced rounds over the median of those in
+    /// untraced rounds; its noise is the larger of the two groups'.
+    pub fn traced_over_untraced(&self) -> Option<Ratio> {
+        let group = |traced: bool| {
+            Series::new(
+                (self.time.samples_ms.iter().zip(&self.traced_round))
+                    .filter(|(_, t)| **t == traced)
+                    .map(|(ms, _)| *ms)
+                    .collect(),
+            )
+        };
+        let (traced, untraced) = (group(true)?, group(false)?);
+        Some(Ratio {
+            ratio: traced.median() / untraced.median(),
+            noise: traced.noise().max(untraced.noise()),
+        })
+    }
 }
 
 /// Result of sincos-overlap.
@@ -197,6 +293,9 @@ pub struct SincosOverlapResult {
     /// Three iterations of each asynchronous variant at `--streams`, and of the fastest
     /// asynchronous configuration, traced back to back ([`trace_title`]).
     pub timelines: Vec<Timeline>,
+    /// The CUDA C++ host twin.
+    #[serde(default, skip_serializing_if = "CppHost::not_asked")]
+    pub cpp_host: CppHost,
 }
 
 /// One configuration against its bound.
@@ -224,6 +323,17 @@ pub struct SincosConfig {
     /// Where its batches sit under their traced busiest bound (the median of their
     /// ratios under 1), within or beyond the two figures' noise.
     pub under_busiest_bound: Option<Under>,
+    /// The CUDA C++ host twin's median and noise.
+    #[serde(default)]
+    pub cpp_host_ms: Option<f64>,
+    #[serde(default)]
+    pub cpp_host_noise: Option<f64>,
+    /// Rust host over C++ host ([`SincosPoint::rust_host_over_cpp_host`]).
+    #[serde(default)]
+    pub rust_host_over_cpp_host: Option<Ratio>,
+    /// Traced rounds over untraced ones ([`SincosPoint::traced_over_untraced`]).
+    #[serde(default)]
+    pub traced_over_untraced: Option<Ratio>,
 }
 
 /// Everything derived from a sincos-overlap result.
@@ -257,6 +367,11 @@ pub struct SincosAnalysis {
 }
 
 impl SincosAnalysis {
+    /// Whether any configuration has the C++ host twin's or the traced rounds' figures.
+    pub fn has_hosts(&self) -> bool {
+        (self.configs.iter()).any(|c| c.cpp_host_ms.is_some() || c.traced_over_untraced.is_some())
+    }
+
     pub fn sequential(&self) -> Option<&SincosConfig> {
         self.configs
             .iter()
@@ -327,7 +442,7 @@ fn analyze(r: &SincosOverlapResult) -> SincosAnalysis {
                 noise,
                 chunks_noise(&r.stages, p.streams),
             );
-            let busiest_bound = trace::traced_bound(&p.time.samples_ms, &p.traced_busiest);
+            let busiest_bound = trace::traced_bound(&p.traced_samples(), &p.traced_busiest);
             SincosConfig {
                 variant: p.variant,
                 streams: p.streams,
@@ -342,6 +457,10 @@ fn analyze(r: &SincosOverlapResult) -> SincosAnalysis {
                     .is_some_and(|b| pipeline::beyond(b.timed_over_bound, 1.0)),
                 under_busiest_bound: busiest_bound
                     .and_then(|b| Under::of(1.0, b.noise, b.timed_over_bound, noise)),
+                cpp_host_ms: p.cpp_host.as_ref().map(Series::median),
+                cpp_host_noise: p.cpp_host.as_ref().map(Series::noise),
+                rust_host_over_cpp_host: p.rust_host_over_cpp_host(),
+                traced_over_untraced: p.traced_over_untraced(),
             }
         })
         .collect();
@@ -434,6 +553,15 @@ pub struct SincosSummary {
     pub configurations: usize,
     #[serde(default)]
     pub above_noise_target: Vec<String>,
+    /// The best asynchronous configuration's Rust host time over the CUDA C++ host
+    /// twin's, the median of their interleaved batch pairs (absent where the twin did
+    /// not run).
+    #[serde(default)]
+    pub rust_host_over_cpp_host: Option<Ratio>,
+    /// Its batches in rounds that traced every asynchronous batch after timing it, over
+    /// those in rounds that traced none.
+    #[serde(default)]
+    pub traced_over_untraced: Option<Ratio>,
 }
 
 fn not_measured() -> f64 {
@@ -457,7 +585,9 @@ fn against_bounds(x: &SincosConfig) -> String {
         .join("; ")
 }
 
-fn columns(cuda: Option<&SincosAnalysis>) -> Columns<'_, SincosConfig> {
+/// `hosts`: with the CUDA C++ host twin's and the traced rounds' columns (runs that have
+/// them: [`SincosAnalysis::has_hosts`]).
+fn columns(cuda: Option<&SincosAnalysis>, hosts: bool) -> Columns<'_, SincosConfig> {
     let cpp = move |x: &SincosConfig| cuda.and_then(|c| c.config(x.variant, x.streams));
     Columns::new()
         .both(
@@ -484,14 +614,40 @@ fn columns(cuda: Option<&SincosAnalysis>) -> Columns<'_, SincosConfig> {
             "noise",
             |x| format!("{:.4}", x.noise),
         )
-        .show("C++", move |x| {
+        .show("C++ kernels", move |x| {
             cpp(x).map_or("–".into(), |y| num(y.median_ms, 4))
         })
         .show("noise", move |x| {
             cpp(x).map_or("–".into(), |y| noise(y.noise))
         })
-        .show("Rust / C++", move |x| {
+        .show("Rust / C++ kernels", move |x| {
             ratio(x.median_ms, cpp(x).map(|y| y.median_ms))
+        })
+        .then(hosts, |c| {
+            c.both(
+                "C++ host",
+                |x| {
+                    (x.cpp_host_ms.zip(x.cpp_host_noise)).map_or("–".into(), |(ms, n)| {
+                        format!("{} ± {}", num(ms, 4), noise(n))
+                    })
+                },
+                "cpp_host_ms",
+                |x| x.cpp_host_ms.map_or(String::new(), |ms| format!("{ms:.4}")),
+            )
+            .both(
+                "Rust host / C++ host",
+                |x| x.rust_host_over_cpp_host.map_or("–".into(), |r| r.label()),
+                "rust_host_over_cpp_host",
+                |x| {
+                    (x.rust_host_over_cpp_host).map_or(String::new(), |r| format!("{:.4}", r.ratio))
+                },
+            )
+            .both(
+                "traced rounds / untraced",
+                |x| x.traced_over_untraced.map_or("–".into(), |r| r.label()),
+                "traced_over_untraced",
+                |x| (x.traced_over_untraced).map_or(String::new(), |r| format!("{:.4}", r.ratio)),
+            )
         })
         .both(
             "bound",
@@ -541,6 +697,30 @@ fn columns(cuda: Option<&SincosAnalysis>) -> Columns<'_, SincosConfig> {
         })
         .raw("under_bound", |x| under_csv(x.bound.under))
         .raw("under_busiest_bound", |x| under_csv(x.under_busiest_bound))
+}
+
+/// What the CUDA C++ host twin and the traced rounds say, or why the twin did not run.
+fn hosts_note(r: &SincosOverlapResult, a: &SincosAnalysis) -> Option<(String, String)> {
+    let best = a.best()?;
+    let at_best = format!("{} with {} streams", best.variant.label(), best.streams);
+    let traced = best.traced_over_untraced.map_or(String::new(), |t| {
+        format!(
+            " Tracing: rounds alternate between tracing every asynchronous batch right after timing it and tracing none; at {at_best} the batches of traced rounds took {} the time of untraced ones.",
+            t.label()
+        )
+    });
+    let text = match &r.cpp_host {
+        CppHost::NotAsked => {
+            return (!traced.is_empty()).then(|| ("Hosts".into(), traced.trim().to_owned()));
+        }
+        CppHost::Skipped(why) => format!("The CUDA C++ host twin was skipped: {why}.{traced}"),
+        CppHost::Built(build) => format!(
+            "Each batch of the Rust host is paired with one of a CUDA C++ host twin (cuda/sincos_host.cu, built by {build}) issuing the same copies and the same kernel on the same streams and buffers through the driver API, the two swapping which goes first every two rounds. Rust host / C++ host is the median of the pairs' ratios, with their noise: {} at {at_best}.{traced}",
+            best.rust_host_over_cpp_host
+                .map_or("–".into(), |r| r.label()),
+        ),
+    };
+    Some(("Hosts".into(), text))
 }
 
 /// sincos-overlap: time per iteration of every configuration (median bars, whiskers
@@ -665,7 +845,7 @@ impl Experiment for SincosOverlap {
         }
         tables.push(blog);
         let c = cuda.map(|(_, d)| d);
-        tables.push(columns(c).table(
+        tables.push(columns(c, a.has_hosts()).table(
             Some("medians, ms per iteration; efficiency = bound / measured".into()),
             &a.configs,
         ));
@@ -696,7 +876,7 @@ impl Experiment for SincosOverlap {
     }
 
     fn csv(_r: &SincosOverlapResult, derived: &Self::Derived) -> Option<String> {
-        Some(columns(None).csv(&derived.configs))
+        Some(columns(None, derived.has_hosts()).csv(&derived.configs))
     }
 
     fn section(
@@ -715,10 +895,15 @@ impl Experiment for SincosOverlap {
         sec.notes.push((
             "Bound".into(),
             format!(
-                "Per configuration, the largest of: the HtoD engine's, the SMs' and the DtoH engine's busy time, and {:.0} MiB in plus {:.0} MiB out at the both-ways rate; plus the pipeline's fill and drain (first chunk in, last chunk out) once per batch of {} back-to-back iterations (the sequential version's blocking copies let no iteration overlap the next, so it pays them every iteration). Each stream count's parts are timed over its own chunks. Each asynchronous configuration's busiest bound comes from the GPU's own records: right after each of its timed batches, {} iterations of it are traced back to back, and the busy time per iteration of the busiest engine or stream (a stream runs its operations one after another) over all but the first and last is one sample; the bound is their median, with their noise. Rust / busiest is the median over the timed batches of each one's time over the bound traced right after it, under the same traffic on the shared link: 1 is the bound.",
+                "Per configuration, the largest of: the HtoD engine's, the SMs' and the DtoH engine's busy time, and {:.0} MiB in plus {:.0} MiB out at the both-ways rate; plus the pipeline's fill and drain (first chunk in, last chunk out) once per batch of {} back-to-back iterations (the sequential version's blocking copies let no iteration overlap the next, so it pays them every iteration). Each stream count's parts are timed over its own chunks. Each asynchronous configuration's busiest bound comes from the GPU's own records: {}right after each of its timed batches, {} iterations of it are traced back to back, and the busy time per iteration of the busiest engine or stream (a stream runs its operations one after another) over all but the first and last is one sample; the bound is their median, with their noise. Rust / busiest is the median over the timed batches of each one's time over the bound traced right after it, under the same traffic on the shared link: 1 is the bound.",
                 bytes as f64 / (1u64 << 20) as f64,
                 bytes as f64 / (1u64 << 20) as f64,
                 a.batch_iterations,
+                if r.points.iter().any(|p| !p.traced_round.is_empty()) {
+                    "in every other round, "
+                } else {
+                    ""
+                },
                 TRACED_BATCH,
             ),
         ));
@@ -758,6 +943,7 @@ impl Experiment for SincosOverlap {
                 ),
             ));
         }
+        sec.notes.extend(hosts_note(r, a));
         let lowered: Vec<String> = (a.configs.iter())
             .filter_map(|x| {
                 let why = x.bound.under_measured()?;
@@ -812,13 +998,15 @@ impl Experiment for SincosOverlap {
             rows_under_busiest_bound_beyond_noise: Some(a.rows_under_busiest_bound_beyond_noise),
             configurations: a.configs.len(),
             above_noise_target: stats::above_noise_target(&a.noise_by_configuration()),
+            rust_host_over_cpp_host: best.rust_host_over_cpp_host,
+            traced_over_untraced: best.traced_over_untraced,
         }))
     }
 
     fn headline(summary: &Json) -> Option<String> {
         let x: SincosSummary = experiment::parse(summary)?;
         Some(format!(
-            "sequential {:.3} ms, best async {:.3} ms ± {} ({}, {} streams{}) = {:.3}× its bound{}{}{}{}; {}",
+            "sequential {:.3} ms, best async {:.3} ms ± {} ({}, {} streams{}) = {:.3}× its bound{}{}{}{}{}; {}",
             x.sequential_ms,
             x.best_async_ms,
             noise(x.best_async_noise),
@@ -844,6 +1032,10 @@ impl Experiment for SincosOverlap {
                 x.rows_under_busiest_bound_beyond_noise
             ),
             stats::above_noise_target_clause(&x.above_noise_target, x.configurations),
+            x.rust_host_over_cpp_host.map_or(String::new(), |r| format!(
+                ", Rust host / C++ host {}",
+                r.label()
+            )),
             verdict(x.verified)
         ))
     }
@@ -853,6 +1045,72 @@ impl Experiment for SincosOverlap {
 mod tests {
     use super::*;
     use crate::saved::Params as _;
+
+    /// The committed H100 run, as a run from before the C++ host twin and traced rounds.
+    fn committed() -> SincosOverlapResult {
+        let mut r: SincosOverlapResult = serde_json::from_str(include_str!(
+            "../../../../docs/results/h100/sincos-overlap.json"
+        ))
+        .expect("the committed sincos-overlap result parses");
+        r.cpp_host = CppHost::NotAsked;
+        for p in &mut r.points {
+            p.cpp_host = None;
+            p.traced_round.clear();
+        }
+        r
+    }
+
+    #[test]
+    fn a_skipped_cpp_host_is_said_in_one_line_and_a_run_from_before_says_nothing() {
+        let mut r = committed();
+        let a = analyze(&r);
+        assert!(!a.has_hosts());
+        assert!(hosts_note(&r, &a).is_none());
+        assert!(
+            !columns(None, a.has_hosts())
+                .csv(&a.configs)
+                .contains("cpp_host_ms")
+        );
+        r.cpp_host = CppHost::Skipped("no nvcc found".into());
+        let (title, text) = hosts_note(&r, &a).expect("a note");
+        assert_eq!(title, "Hosts");
+        assert_eq!(text, "The CUDA C++ host twin was skipped: no nvcc found.");
+        let json = serde_json::to_string(&r).unwrap();
+        assert!(
+            json.contains(r#""cpp_host":{"skipped":"no nvcc found"}"#),
+            "{json}"
+        );
+    }
+
+    #[test]
+    fn host_pairs_and_traced_rounds_give_their_ratios_with_noise() {
+        let mut r = committed();
+        let p = r
+            .points
+            .iter_mut()
+            .find(|p| p.variant != IssueOrder::Sequential)
+            .unwrap();
+        let rust = p.time.samples_ms.clone();
+        let n = rust.len();
+        p.cpp_host = Series::new(rust.iter().map(|ms| ms / 1.25).collect());
+        p.traced_round = (0..n).map(|j| j % 2 == 0).collect();
+        let point = p.clone();
+        let pairs = point.rust_host_over_cpp_host().unwrap();
+        assert!((pairs.ratio - 1.25).abs() < 1e-12 && pairs.noise < 1e-12);
+        let traced: Vec<f64> = rust.iter().step_by(2).copied().collect();
+        let untraced: Vec<f64> = rust.iter().skip(1).step_by(2).copied().collect();
+        let t = point.traced_over_untraced().unwrap();
+        let median = |v: Vec<f64>| Series::new(v).unwrap().median();
+        assert!((t.ratio - median(traced.clone()) / median(untraced)).abs() < 1e-12);
+        assert_eq!(point.traced_samples(), traced);
+        let a = analyze(&r);
+        assert!(a.has_hosts());
+        assert!(
+            columns(None, true)
+                .csv(&a.configs)
+                .contains("rust_host_over_cpp_host")
+        );
+    }
 
     #[test]
     fn stream_counts_above_the_element_count_are_dropped_and_said() {

@@ -132,6 +132,11 @@ impl<'a, R> Columns<'a, R> {
         self
     }
 
+    /// `add` applied to these columns where `when` holds: columns only some results have.
+    pub fn then(self, when: bool, add: impl FnOnce(Self) -> Self) -> Self {
+        if when { add(self) } else { self }
+    }
+
     /// A column of the CSV only.
     pub fn raw(mut self, name: &'static str, raw: impl Fn(&R) -> String + 'a) -> Self {
         self.columns.push(Column {

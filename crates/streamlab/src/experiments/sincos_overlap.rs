@@ -17,10 +17,14 @@
 //! chunks copied in alone, out alone and both ways at once (first, then once more after
 //! each of its configurations' batches), and their kernels alone. Every configuration's
 //! output is poisoned before its first batch and checked against an f64 CPU reference
-//! after it. Right after each timed batch of an asynchronous configuration,
-//! [`TRACED_BATCH`] iterations of it are traced back to back: the busy time per steady
-//! iteration of their busiest engine or stream is one sample of the configuration's
-//! busiest bound, taken under the same traffic as its timed samples. Last, three
+//! after it. Each timed batch is paired with one of the CUDA C++ host twin
+//! (`runtime::cpp_host`, where nvcc is found), the two alternating which goes first every
+//! other pair of rounds, on the same streams, buffers and kernel; its output is checked
+//! too. In every other round, right after each timed batch of an asynchronous
+//! configuration, [`TRACED_BATCH`] iterations of it are traced back to back: the busy
+//! time per steady iteration of their busiest engine or stream is one sample of the
+//! configuration's busiest bound, taken under the same traffic as its timed samples; the
+//! rounds without traces show whether tracing slows what is timed. Last, three
 //! iterations of each asynchronous order at `--streams`, and of the fastest asynchronous
 //! configuration, are traced back to back and kept as timelines.
 use std::ops::Range;
@@ -28,13 +32,14 @@ use std::ops::Range;
 use streamlab_results::derived::rates::{best_rates, for_chunks};
 use streamlab_results::derived::trace::{BusiestBound, busiest_bound};
 use streamlab_results::experiments::sincos_overlap::{
-    Params, SincosOverlap, SincosOverlapResult, SincosPoint, TRACED_BATCH, trace_title,
+    CppHost, Params, SincosOverlap, SincosOverlapResult, SincosPoint, TRACED_BATCH, trace_title,
 };
 use streamlab_results::saved::timeline::{OpKind, Timeline, TraceReference, TraceSource};
 use streamlab_results::saved::{IssueOrder, Params as _, StageTimes, Verification};
 
 use super::{Context, Run, RunError};
 use crate::measure::{StageSampler, issue_iteration, series, wants_round};
+use crate::runtime::cpp_host;
 use crate::runtime::trace;
 use crate::runtime::{Gpu, Region, RuntimeError, Stream};
 use crate::sincos::{Buffers, SincosFn, check};
@@ -88,23 +93,41 @@ impl Run for SincosOverlap {
             kernel,
             threads: p.threads,
         };
+        let (cpp, cpp_host) = match cpp_host::CppHost::build() {
+            Ok(host) => {
+                let build = host.build.clone();
+                (Some(host), CppHost::Built(build))
+            }
+            Err(why) => {
+                eprintln!("sincos-overlap: skipped the CUDA C++ host twin: {why}");
+                (None, CppHost::Skipped(why.to_string()))
+            }
+        };
         let mut sampling = Sampling::new(&timing, p, &streams, &batches, &counts);
+        sampling.cpp = cpp.as_ref();
         sampling.rounds(ctx, &mut b, (&mut samplers, &chunk_counts), &mut task)?;
         let Sampling {
             configurations,
             samples,
+            cpp_samples,
+            traced_rounds,
             traced_busiest,
             checks,
             ..
         } = sampling;
         let points: Vec<SincosPoint> = (configurations.iter().zip(samples).zip(traced_busiest))
-            .filter(|((_, s), _)| !s.is_empty())
-            .map(|((&(variant, streams), s), traced_busiest)| SincosPoint {
-                variant,
-                streams,
-                time: series(s),
-                traced_busiest,
-            })
+            .zip(cpp_samples.into_iter().zip(traced_rounds))
+            .filter(|(((_, s), _), _)| !s.is_empty())
+            .map(
+                |(((&(variant, streams), s), traced_busiest), (cpp, traced_round))| SincosPoint {
+                    variant,
+                    streams,
+                    time: series(s),
+                    traced_busiest,
+                    cpp_host: (!cpp.is_empty()).then(|| series(cpp)),
+                    traced_round,
+                },
+            )
             .collect();
         let stages: Vec<_> = samplers.into_iter().map(StageSampler::finish).collect();
         let complete = !ctx.stopping() && points.len() == configurations.len();
@@ -123,19 +146,25 @@ impl Run for SincosOverlap {
             points,
             verification: crate::verify::combine(checks),
             timelines,
+            cpp_host,
         })
     }
 }
 
 /// The configurations sampled round-robin, and what each has gathered so far: its
-/// samples, its traced busiest bounds; and the checks.
+/// samples, the C++ host twin's beside them, whether each was taken in a traced round,
+/// its traced busiest bounds; and the checks.
 struct Sampling<'a> {
     timing: &'a Timing<'a>,
     params: &'a Params,
     streams: &'a [Stream<'a>],
     batches: &'a [Range<usize>],
+    /// The C++ host twin, where it was built.
+    cpp: Option<&'a cpp_host::CppHost>,
     configurations: Vec<(IssueOrder, usize)>,
     samples: Vec<Vec<f64>>,
+    cpp_samples: Vec<Vec<f64>>,
+    traced_rounds: Vec<Vec<bool>>,
     traced_busiest: Vec<Vec<BusiestBound>>,
     checks: Vec<Verification>,
 }
@@ -161,6 +190,9 @@ impl<'a> Sampling<'a> {
             params,
             streams,
             batches,
+            cpp: None,
+            cpp_samples: vec![Vec::new(); configurations.len()],
+            traced_rounds: vec![Vec::new(); configurations.len()],
             configurations,
             samples,
             traced_busiest,
@@ -195,8 +227,9 @@ impl<'a> Sampling<'a> {
     }
 
     /// One timed batch of configuration `i` (poisoned before its first, checked after
-    /// it), a traced batch after it where it is asynchronous, and one more sample of its
-    /// stream count's stages.
+    /// it) and one of the C++ host twin's, the two alternating which goes first every
+    /// other pair of rounds; in even rounds a traced batch after it where it is
+    /// asynchronous; and one more sample of its stream count's stages.
     fn batch(
         &mut self,
         i: usize,
@@ -209,24 +242,44 @@ impl<'a> Sampling<'a> {
         let (gpu, kernel) = (timing.gpu, timing.kernel);
         let (variant, used) = self.configurations[i];
         let first = self.samples[i].is_empty();
-        if first {
-            b.poison(gpu, &streams[0])?;
-        }
         let iterations = batches[round % batches.len()].len();
         let warmup = if first {
             p.warmup
         } else {
             p.warmup.min(REVISIT_WARMUP)
         };
-        self.samples[i].push(timing.batch(variant, &streams[..used], b, warmup, iterations)?);
-        if first {
-            self.checks.push(check(
-                &format!("{} with {used} stream(s)", variant.label()),
-                &b.expected,
-                b.host_b.as_slice()?,
-            ));
+        let label = format!("{} with {used} stream(s)", variant.label());
+        let rust_first = first || (round / 2).is_multiple_of(2);
+        if rust_first {
+            self.rust_batch(i, b, (warmup, iterations), first.then_some(&label))?;
         }
-        if variant != IssueOrder::Sequential {
+        if let Some(cpp) = self.cpp {
+            if first {
+                b.poison(gpu, &streams[0])?;
+            }
+            let parts = chunks(b.host_a.len(), used);
+            self.cpp_samples[i].push(cpp.batch(
+                gpu,
+                (&kernel, timing.threads),
+                variant,
+                &streams[..used],
+                (&b.host_a, &mut b.host_b),
+                (&mut b.dev_a, &mut b.dev_b),
+                &parts,
+                (warmup, iterations),
+            )?);
+            if first {
+                let what = format!("{label}, CUDA C++ host");
+                self.checks
+                    .push(check(&what, &b.expected, b.host_b.as_slice()?));
+            }
+        }
+        if !rust_first {
+            self.rust_batch(i, b, (warmup, iterations), None)?;
+        }
+        let traced_round = round.is_multiple_of(2);
+        self.traced_rounds[i].push(traced_round);
+        if variant != IssueOrder::Sequential && traced_round {
             let timeline = trace(timing, variant, &streams[..used], b, TRACED_BATCH, None)?;
             self.traced_busiest[i].extend(
                 (timeline.source == TraceSource::Cupti)
@@ -249,6 +302,30 @@ impl<'a> Sampling<'a> {
         )?;
         if first {
             task.step(&format!("{} ×{used}", variant.label()));
+        }
+        Ok(())
+    }
+}
+
+impl Sampling<'_> {
+    /// One timed batch of configuration `i` on the Rust host; where `check` names it, its
+    /// output is poisoned first and checked after.
+    fn rust_batch(
+        &mut self,
+        i: usize,
+        b: &mut Buffers,
+        (warmup, iterations): (usize, usize),
+        check_as: Option<&String>,
+    ) -> Result<(), RuntimeError> {
+        let (variant, used) = self.configurations[i];
+        let timing = self.timing;
+        if check_as.is_some() {
+            b.poison(timing.gpu, &self.streams[0])?;
+        }
+        let sample = timing.batch(variant, &self.streams[..used], b, warmup, iterations)?;
+        self.samples[i].push(sample);
+        if let Some(what) = check_as {
+            (self.checks).push(check(what, &b.expected, b.host_b.as_slice()?));
         }
         Ok(())
     }

@@ -55,6 +55,7 @@
 //! }
 //! ```
 pub mod baseline;
+pub mod cpp_host;
 mod device;
 pub mod gate;
 pub mod graph;
@@ -117,6 +118,8 @@ pub enum RuntimeError {
     Cupti { what: &'static str, code: u32 },
     #[error("the trace is incomplete: {0}")]
     Trace(String),
+    #[error("the CUDA C++ host failed: CUDA error {code}")]
+    CppHost { code: i32 },
 }
 
 fn gib(bytes: u64) -> f64 {
