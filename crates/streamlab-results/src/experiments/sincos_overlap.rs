@@ -241,8 +241,13 @@ impl SincosPoint {
         if self.traced_round.is_empty() {
             return self.time.samples_ms.clone();
         }
+        self.samples_of_rounds(true)
+    }
+
+    /// The samples taken in traced rounds (`traced`) or in untraced ones, in order.
+    fn samples_of_rounds(&self, traced: bool) -> Vec<f64> {
         (self.time.samples_ms.iter().zip(&self.traced_round))
-            .filter(|(_, traced)| **traced)
+            .filter(|(_, t)| **t == traced)
             .map(|(ms, _)| *ms)
             .collect()
     }
@@ -260,14 +265,7 @@ impl SincosPoint {
     /// The median of the samples taken in traced rounds over the median of those in
     /// untraced rounds; its noise is the larger of the two groups'.
     pub fn traced_over_untraced(&self) -> Option<Ratio> {
-        let group = |traced: bool| {
-            Series::new(
-                (self.time.samples_ms.iter().zip(&self.traced_round))
-                    .filter(|(_, t)| **t == traced)
-                    .map(|(ms, _)| *ms)
-                    .collect(),
-            )
-        };
+        let group = |traced: bool| Series::new(self.samples_of_rounds(traced));
         let (traced, untraced) = (group(true)?, group(false)?);
         Some(Ratio {
             ratio: traced.median() / untraced.median(),
