@@ -270,8 +270,9 @@ impl<'a, 'b, T: Copy, U: Copy> ZipExact<'a, 'b, T, U> {
     /// (so a kernel has `2 N` loads in flight), and the `len % N` pairs left over.
     #[inline(always)]
     pub fn batched<const N: usize>(self) -> (Batches<'a, 'b, T, U, N>, ZipExact<'a, 'b, T, U>) {
+        const { assert!(N > 0, "a batch holds at least one pair") };
         let len = self.a.len;
-        let whole = len - len % N.max(1);
+        let whole = len - len % N;
         let rest = ZipExact {
             a: Strided {
                 next: self.a.next.wrapping_add(whole * self.a.stride),
@@ -286,7 +287,7 @@ impl<'a, 'b, T: Copy, U: Copy> ZipExact<'a, 'b, T, U> {
         };
         // rest's invariant: its element k is element whole + k of self, valid by self's.
         let batches = Batches {
-            batches: len / N.max(1),
+            batches: len / N,
             pairs: self,
         };
         (batches, rest)
