@@ -35,10 +35,10 @@ pub struct Params {
           value_parser = clap::value_parser!(u32).range(1..=1 << 24))]
     pub aligned: u32,
     /// matmul's second case: a SQUARE × SQUARE output, one thread per cell, enough threads
-    /// to fill the GPU (the first case, the wiki's 32 × 16, is latency-bound). 0 in runs
-    /// from before this case.
+    /// to fill the GPU (the first case, the wiki's 32 × 16, is latency-bound).
     #[arg(long, default_value_t = 512,
           value_parser = clap::value_parser!(u32).range(1..=32_768))]
+    // 0 (and `square_inner` 0) in runs from before this case.
     #[serde(default)]
     pub square: u32,
     /// The square case's inner dimension (at most 2^24).
