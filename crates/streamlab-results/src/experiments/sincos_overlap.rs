@@ -194,7 +194,7 @@ pub struct SincosPoint {
 /// Whether and how the CUDA C++ host twin ran.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum CppHost {
+pub enum CppHostRun {
     /// Runs from before the twin.
     #[default]
     NotAsked,
@@ -204,10 +204,10 @@ pub enum CppHost {
     Built(String),
 }
 
-impl CppHost {
+impl CppHostRun {
     /// A run from before the twin.
     pub fn not_asked(&self) -> bool {
-        *self == CppHost::NotAsked
+        *self == CppHostRun::NotAsked
     }
 }
 
@@ -292,8 +292,8 @@ pub struct SincosOverlapResult {
     /// asynchronous configuration, traced back to back ([`trace_title`]).
     pub timelines: Vec<Timeline>,
     /// The CUDA C++ host twin.
-    #[serde(default, skip_serializing_if = "CppHost::not_asked")]
-    pub cpp_host: CppHost,
+    #[serde(default, skip_serializing_if = "CppHostRun::not_asked")]
+    pub cpp_host: CppHostRun,
 }
 
 /// One configuration against its bound.
@@ -708,11 +708,11 @@ fn hosts_note(r: &SincosOverlapResult, a: &SincosAnalysis) -> Option<(String, St
         )
     });
     let text = match &r.cpp_host {
-        CppHost::NotAsked => {
+        CppHostRun::NotAsked => {
             return (!traced.is_empty()).then(|| ("Hosts".into(), traced.trim().to_owned()));
         }
-        CppHost::Skipped(why) => format!("The CUDA C++ host twin was skipped: {why}.{traced}"),
-        CppHost::Built(build) => format!(
+        CppHostRun::Skipped(why) => format!("The CUDA C++ host twin was skipped: {why}.{traced}"),
+        CppHostRun::Built(build) => format!(
             "Each batch of the Rust host is paired with one of a CUDA C++ host twin (cuda/sincos_host.cu, built by {build}) issuing the same copies and the same kernel on the same streams and buffers through the driver API, the two swapping which goes first every two rounds. Rust host / C++ host is the median of the pairs' ratios, with their noise: {} at {at_best}.{traced}",
             best.rust_host_over_cpp_host
                 .map_or("–".into(), |r| r.label()),
@@ -1050,7 +1050,7 @@ mod tests {
             "../../../../docs/results/h100/sincos-overlap.json"
         ))
         .expect("the committed sincos-overlap result parses");
-        r.cpp_host = CppHost::NotAsked;
+        r.cpp_host = CppHostRun::NotAsked;
         for p in &mut r.points {
             p.cpp_host = None;
             p.traced_round.clear();
@@ -1069,7 +1069,7 @@ mod tests {
                 .csv(&a.configs)
                 .contains("cpp_host_ms")
         );
-        r.cpp_host = CppHost::Skipped("no nvcc found".into());
+        r.cpp_host = CppHostRun::Skipped("no nvcc found".into());
         let (title, text) = hosts_note(&r, &a).expect("a note");
         assert_eq!(title, "Hosts");
         assert_eq!(text, "The CUDA C++ host twin was skipped: no nvcc found.");

@@ -32,7 +32,7 @@ use std::ops::Range;
 use streamlab_results::derived::rates::{best_rates, for_chunks};
 use streamlab_results::derived::trace::{BusiestBound, busiest_bound};
 use streamlab_results::experiments::sincos_overlap::{
-    CppHost, Params, SincosOverlap, SincosOverlapResult, SincosPoint, TRACED_BATCH, trace_title,
+    CppHostRun, Params, SincosOverlap, SincosOverlapResult, SincosPoint, TRACED_BATCH, trace_title,
 };
 use streamlab_results::saved::timeline::{OpKind, Timeline, TraceReference, TraceSource};
 use streamlab_results::saved::{IssueOrder, Params as _, StageTimes, Verification};
@@ -96,11 +96,11 @@ impl Run for SincosOverlap {
         let (cpp, cpp_host) = match cpp_host::CppHost::build() {
             Ok(host) => {
                 let build = host.build.clone();
-                (Some(host), CppHost::Built(build))
+                (Some(host), CppHostRun::Built(build))
             }
             Err(why) => {
                 eprintln!("sincos-overlap: skipped the CUDA C++ host twin: {why}");
-                (None, CppHost::Skipped(why.to_string()))
+                (None, CppHostRun::Skipped(why.to_string()))
             }
         };
         let mut sampling = Sampling::new(&timing, p, &streams, &batches, &counts);
@@ -250,32 +250,31 @@ impl<'a> Sampling<'a> {
         };
         let label = format!("{} with {used} stream(s)", variant.label());
         let rust_first = first || (round / 2).is_multiple_of(2);
+        let rust = |b: &mut Buffers| timing.batch(variant, &streams[..used], b, warmup, iterations);
         if rust_first {
-            self.rust_batch(i, b, (warmup, iterations), first.then_some(&label))?;
+            let sample = self.checked(b, first.then(|| label.clone()), rust)?;
+            self.samples[i].push(sample);
         }
         if let Some(cpp) = self.cpp {
-            if first {
-                b.poison(gpu, &streams[0])?;
-            }
             let parts = chunks(b.host_a.len(), used);
-            self.cpp_samples[i].push(cpp.batch(
-                gpu,
-                (&kernel, timing.threads),
-                variant,
-                &streams[..used],
-                (&b.host_a, &mut b.host_b),
-                (&mut b.dev_a, &mut b.dev_b),
-                &parts,
-                (warmup, iterations),
-            )?);
-            if first {
-                let what = format!("{label}, CUDA C++ host");
-                self.checks
-                    .push(check(&what, &b.expected, b.host_b.as_slice()?));
-            }
+            let sample =
+                self.checked(b, first.then(|| format!("{label}, CUDA C++ host")), |b| {
+                    cpp.batch(
+                        gpu,
+                        (&kernel, timing.threads),
+                        variant,
+                        &streams[..used],
+                        (&b.host_a, &mut b.host_b),
+                        (&mut b.dev_a, &mut b.dev_b),
+                        &parts,
+                        (warmup, iterations),
+                    )
+                })?;
+            self.cpp_samples[i].push(sample);
         }
         if !rust_first {
-            self.rust_batch(i, b, (warmup, iterations), None)?;
+            let sample = rust(b)?;
+            self.samples[i].push(sample);
         }
         let traced_round = round.is_multiple_of(2);
         self.traced_rounds[i].push(traced_round);
@@ -308,26 +307,22 @@ impl<'a> Sampling<'a> {
 }
 
 impl Sampling<'_> {
-    /// One timed batch of configuration `i` on the Rust host; where `check` names it, its
-    /// output is poisoned first and checked after.
-    fn rust_batch(
+    /// `timed` (one timed batch on either host); where `check_as` names it, the output is
+    /// poisoned first and checked after.
+    fn checked(
         &mut self,
-        i: usize,
         b: &mut Buffers,
-        (warmup, iterations): (usize, usize),
-        check_as: Option<&String>,
-    ) -> Result<(), RuntimeError> {
-        let (variant, used) = self.configurations[i];
-        let timing = self.timing;
+        check_as: Option<String>,
+        timed: impl FnOnce(&mut Buffers) -> Result<f64, RuntimeError>,
+    ) -> Result<f64, RuntimeError> {
         if check_as.is_some() {
-            b.poison(timing.gpu, &self.streams[0])?;
+            b.poison(self.timing.gpu, &self.streams[0])?;
         }
-        let sample = timing.batch(variant, &self.streams[..used], b, warmup, iterations)?;
-        self.samples[i].push(sample);
+        let sample = timed(b)?;
         if let Some(what) = check_as {
-            (self.checks).push(check(what, &b.expected, b.host_b.as_slice()?));
+            (self.checks).push(check(&what, &b.expected, b.host_b.as_slice()?));
         }
-        Ok(())
+        Ok(sample)
     }
 }
 
