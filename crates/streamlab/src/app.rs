@@ -157,6 +157,7 @@ impl Start for Single<'_> {
                 cuda: None,
                 form: KernelForm::Tuned,
                 started_utc: "",
+                earlier_set: None,
             };
             println!("{}", work(&ctx, given)?);
             return Ok(());
@@ -424,13 +425,14 @@ impl Session {
         let mut results = Vec::new();
         let sets: Vec<Kernels> = self.sets::<E>().into_iter().copied().collect();
         let before = self.prober.probe(&self.gpu)?;
-        for kernels in &sets {
+        for (i, kernels) in sets.iter().enumerate() {
             let ctx = Context {
                 gpu: &self.gpu,
                 kernels,
                 cuda: self.cuda.as_ref(),
                 form: self.form,
                 started_utc: &self.started_utc,
+                earlier_set: i.checked_sub(1).map(|e| sets[e].set),
             };
             let started = std::time::Instant::now();
             let mut result = E::run(&ctx, params)?;

@@ -51,6 +51,23 @@ fn quick_run_all_verifies_every_experiment_and_every_trace() {
     assert!(summary.complete, "{:?}", summary.steps_not_run);
     let sincos: Option<SincosSummary> = summary.experiment("sincos-overlap").and_then(parse);
     assert!(sincos.is_some_and(|x| x.verified && x.rows_beyond_bound == 0));
+    // The hosts are compared once per session: in the Rust kernels' run (where nvcc is
+    // found), not again in the CUDA C++ kernels' run.
+    let rust_hosts = json(&out, "sincos-overlap.json")["cpp_host"].clone();
+    assert!(
+        rust_hosts.get("built").is_some()
+            || rust_hosts["skipped"]
+                .as_str()
+                .is_some_and(|s| s.contains("nvcc")),
+        "{rust_hosts}"
+    );
+    let cuda_hosts = json(&out, "sincos-overlap-cuda.json")["cpp_host"].clone();
+    assert!(
+        cuda_hosts["skipped"]
+            .as_str()
+            .is_some_and(|s| s.contains("run with the Rust kernels")),
+        "{cuda_hosts}"
+    );
     let matmul: Option<MatmulSummary> = summary.experiment("matmul-streams").and_then(parse);
     assert!(matmul.is_some_and(|x| x.verified && x.ms_by_streams.len() == 16));
     let memcpy: Option<MemcpySummary> = summary.experiment("memcpy-kernel").and_then(parse);

@@ -9,7 +9,7 @@
 //! the command line and `run-all` all follow the registry. What the experiments share to
 //! measure is in [`crate::measure`], the sincos workload in [`crate::sincos`].
 use streamlab_results::experiment::Experiment;
-use streamlab_results::saved::{KernelForm, Provenance, UsageError};
+use streamlab_results::saved::{KernelForm, KernelSet, Provenance, UsageError};
 use streamlab_results::spread::{self, Devices};
 
 use crate::runtime::baseline::CudaKernels;
@@ -33,6 +33,10 @@ pub struct Context<'a> {
     /// Which form of the kernels to run.
     pub form: KernelForm,
     pub started_utc: &'a str,
+    /// The kernel set this experiment ran with just before, in the same session
+    /// (`--kernels both` runs it once per set): work that does not depend on the kernels
+    /// is done in the first set's run only.
+    pub earlier_set: Option<KernelSet>,
 }
 
 impl Context<'_> {

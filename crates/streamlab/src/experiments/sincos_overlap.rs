@@ -18,7 +18,8 @@
 //! each of its configurations' batches), and their kernels alone. Every configuration's
 //! output is poisoned before its first batch and checked against an f64 CPU reference
 //! after it. Each timed batch is paired with one of the CUDA C++ host twin
-//! (`runtime::cpp_host`, where nvcc is found), the two alternating which goes first every
+//! (`runtime::cpp_host`, where nvcc is found; in the first kernel set's run of a
+//! session only), the two alternating which goes first every
 //! other pair of rounds, on the same streams, buffers and kernel; its output is checked
 //! too. In every other round, right after each timed batch of an asynchronous
 //! configuration, [`TRACED_BATCH`] iterations of it are traced back to back: the busy
@@ -93,14 +94,23 @@ impl Run for SincosOverlap {
             kernel,
             threads: p.threads,
         };
-        let (cpp, cpp_host) = match cpp_host::CppHost::build() {
+        let built = match ctx.earlier_set {
+            // The hosts are compared once per session: the comparison does not depend on
+            // the kernels, and it doubles the time sampling takes.
+            Some(set) => Err(format!(
+                "the hosts were compared in this session's run with the {} kernels",
+                set.label()
+            )),
+            None => cpp_host::CppHost::build().map_err(|why| why.to_string()),
+        };
+        let (cpp, cpp_host) = match built {
             Ok(host) => {
                 let build = host.build.clone();
                 (Some(host), CppHostRun::Built(build))
             }
             Err(why) => {
                 eprintln!("sincos-overlap: skipped the CUDA C++ host twin: {why}");
-                (None, CppHostRun::Skipped(why.to_string()))
+                (None, CppHostRun::Skipped(why))
             }
         };
         let mut sampling = Sampling::new(&timing, p, &streams, &batches, &counts);
