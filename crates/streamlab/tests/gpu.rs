@@ -354,6 +354,18 @@ fn rust_and_cuda_twins_agree_in_every_form_and_have_cards() {
             .iter()
             .any(|c| c["kernel"] == "fill" && c["form"] == "safe")
     );
+    // --quick times matmul's inputs at two places, each with its own launches, and the
+    // row holds both places' launches.
+    for c in cases.iter().filter(|c| c["kernel"] == "matmul") {
+        let places = c["placements"].as_array().expect("placements");
+        assert_eq!(places.len(), 2, "{c}");
+        assert_ne!(places[0]["offsets_bytes"], places[1]["offsets_bytes"]);
+        let launches = |p: &Value, set: &str| p[set]["samples_ms"].as_array().unwrap().len();
+        for set in ["rust", "cuda"] {
+            let each: usize = places.iter().map(|p| launches(p, set)).sum();
+            assert_eq!(launches(c, set), each, "{c}");
+        }
+    }
     for c in cases {
         for card in c["cards"].as_array().expect("a card per language") {
             assert!(card["driver"]["registers"].as_i64().unwrap() > 0, "{c}");

@@ -58,7 +58,22 @@ pub struct Params {
     #[arg(long, default_value_t = 1 << 25,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=u32::MAX as u64))]
     pub sincos_elements: usize,
+    /// Places in GPU memory matmul's inputs are timed at, --launches shared among them:
+    /// placement k puts A k × 2 MiB into one allocation and B (PLACEMENTS − 1 − k) × 2 MiB
+    /// after A's span (what a latency-bound kernel takes depends on where its inputs lie).
+    #[arg(long, default_value_t = 4,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=64))]
+    // 1 in runs from before placements.
+    #[serde(default = "one_placement")]
+    pub placements: usize,
 }
+
+fn one_placement() -> usize {
+    1
+}
+
+/// How far apart [`Params::placements`] put an input: the GPU's large page.
+pub const PLACEMENT_STEP_BYTES: usize = 2 << 20;
 
 impl Default for Params {
     /// The command line's defaults: the `#[arg]` attributes above are their one source.
@@ -77,6 +92,7 @@ impl crate::saved::Params for Params {
             square_inner: 512,
             add_size: 16,
             sincos_elements: 1 << 22,
+            placements: 2,
             ..Params::default()
         }
     }
@@ -113,6 +129,19 @@ pub struct KernelCase {
     /// units in the last place against an f64 reference.
     #[serde(default)]
     pub max_ulps: Option<[f64; 2]>,
+    /// Where the case was timed at several places in memory ([`Params::placements`]),
+    /// each place's launches; `rust` and `cuda` then hold all of them, place by place.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub placements: Vec<Placement>,
+}
+
+/// One place in GPU memory a case's inputs were timed at.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Placement {
+    /// Each input's start, in bytes from the start of the one allocation holding them.
+    pub offsets_bytes: Vec<usize>,
+    pub rust: Series,
+    pub cuda: Series,
 }
 
 /// Result of compare-kernels.
@@ -157,6 +186,13 @@ pub struct CaseRatio {
     /// As [`KernelCase::max_ulps`].
     #[serde(default)]
     pub max_ulps: Option<[f64; 2]>,
+    /// Median Rust time over median CUDA C++ time at each of the case's placements, in
+    /// order (empty where it was timed at one).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub by_placement: Vec<f64>,
+    /// The lowest and the highest of `by_placement`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placement_range: Option<[f64; 2]>,
 }
 
 /// Everything derived from a kernel comparison.
@@ -256,6 +292,16 @@ fn safety_columns<'a>() -> Columns<'a, SafetyCost> {
 }
 
 fn case_ratio(c: &KernelCase) -> CaseRatio {
+    let by_placement: Vec<f64> = (c.placements.iter())
+        .map(|p| p.rust.median() / p.cuda.median())
+        .collect();
+    let placement_range =
+        by_placement
+            .iter()
+            .fold(None, |range: Option<[f64; 2]>, &r| match range {
+                None => Some([r, r]),
+                Some([lo, hi]) => Some([f64::min(lo, r), f64::max(hi, r)]),
+            });
     CaseRatio {
         kernel: c.kernel.clone(),
         case: c.case.clone(),
@@ -268,6 +314,8 @@ fn case_ratio(c: &KernelCase) -> CaseRatio {
         verdict: verdict::judge(&Rule::default(), (&c.cuda).into(), (&c.rust).into(), 0.0).verdict,
         cards: c.cards,
         max_ulps: c.max_ulps,
+        by_placement,
+        placement_range,
     }
 }
 
@@ -359,6 +407,28 @@ fn columns(c: &KernelComparison) -> Columns<'_, CaseRatio> {
             "rust_against_cuda",
             |k| k.verdict.key().into(),
         )
+        .then(c.params.placements > 1, |columns| {
+            columns.both(
+                "Rust / C++ by placement",
+                |k| {
+                    k.placement_range.map_or(String::new(), |[lo, hi]| {
+                        format!(
+                            "{}–{} over {}",
+                            num(lo, 3),
+                            num(hi, 3),
+                            k.by_placement.len()
+                        )
+                    })
+                },
+                "rust_over_cuda_by_placement",
+                |k| {
+                    (k.by_placement.iter())
+                        .map(|r| format!("{r:.4}"))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                },
+            )
+        })
         .raw("rust_max_ulps", |k| {
             k.max_ulps.map_or(String::new(), |u| format!("{:.3}", u[0]))
         })
@@ -613,6 +683,16 @@ impl Experiment for CompareKernels {
             "What safety costs, and when to reach for what",
             "A bounds check costs little by itself; what costs is what it stops the compiler from doing. A check inside the hottest loop (a trap in the card's hottest loop) keeps LLVM from unrolling it, so each thread has one load in flight instead of several, and a latency-bound kernel pays that in full; a kernel with enough threads hides it. The safe views move every check out of the loop: the card of a safe form built on them shows its traps before the loop and a hottest loop like the unchecked kernel's. Reach for get and get_mut where a thread touches one element, for the views (Matrix, zip_exact, GridStride) where it walks rows, columns or a grid-stride loop, and for unsafe only to change the algorithm itself, as the tuned matmul's batched loads do: the safety table's \"safe Rust / tuned Rust\" column is what that buys.",
         );
+        if c.params.placements > 1 {
+            sec.note(
+                "Where the inputs lie",
+                format!(
+                    "matmul's inputs are timed at {} places in one allocation, each {} MiB step moving them onto other pages of GPU memory, with the launches shared among the places; a row's medians pool every place's launches, and \"Rust / C++ by placement\" gives the lowest and the highest ratio of the places' medians. The same two kernels on the same GPU take different times at different places, and a latency-bound kernel shows it most: one run's allocation picks one place, so a ratio measured at one place can differ from another run's by more than the launches' noise.",
+                    c.params.placements,
+                    PLACEMENT_STEP_BYTES >> 20
+                ),
+            );
+        }
         sec.note(
             "Math libraries",
             "The Rust sincos kernels call the libm crate (a port of musl's sinf, cosf and sincosf, compiled into the PTX with the kernel); the CUDA C++ twins call CUDA's own math library (sinf, cosf, sincosf from libdevice). Both are checked against an f64 reference on the CPU.",
@@ -695,7 +775,46 @@ mod tests {
             },
             cards: None,
             max_ulps: None,
+            placements: Vec::new(),
         })
+    }
+
+    #[test]
+    fn each_placement_gets_its_own_ratio_and_the_row_pools_them() {
+        let series = |ms: &[f64]| Series::new(ms.to_vec()).unwrap();
+        let placed = |rust: &[f64], cuda: &[f64]| Placement {
+            offsets_bytes: vec![0, 64],
+            rust: series(rust),
+            cuda: series(cuda),
+        };
+        let mut case = KernelCase {
+            kernel: "matmul".into(),
+            case: "32×16×131072".into(),
+            form: Some(KernelForm::Tuned),
+            launch: String::new(),
+            rust: series(&[3.0, 3.0, 3.0, 4.2, 4.2, 4.2]),
+            cuda: series(&[3.1, 3.1, 3.1, 4.0, 4.0, 4.0]),
+            verification: Verification {
+                passed: true,
+                checked: 1,
+                mismatches: 0,
+                max_abs_error: 0.0,
+                detail: String::new(),
+            },
+            cards: None,
+            max_ulps: None,
+            placements: vec![placed(&[3.0; 3], &[3.1; 3]), placed(&[4.2; 3], &[4.0; 3])],
+        };
+        let ratio = case_ratio(&case);
+        assert_eq!(ratio.by_placement.len(), 2);
+        assert!((ratio.by_placement[0] - 3.0 / 3.1).abs() < 1e-12);
+        assert!((ratio.by_placement[1] - 4.2 / 4.0).abs() < 1e-12);
+        let [lo, hi] = ratio.placement_range.unwrap();
+        assert!(lo < 1.0 && hi > 1.0);
+        // The row's own ratio pools the places' launches.
+        assert!((ratio.ratio - case.rust.median() / case.cuda.median()).abs() < 1e-12);
+        case.placements.clear();
+        assert_eq!(case_ratio(&case).placement_range, None);
     }
 
     #[test]

@@ -9,14 +9,17 @@
 //! The cases: `fill` over the wiki's A matrix (plain and tuned are one raw-pointer store;
 //! the safe form stores through a slice); `matmul` at two shapes, the wiki's (32 × 16
 //! output, 16×16 blocks: latency-bound) and a square one (`--square`, enough threads to
-//! fill the GPU); `add_kernel` over the Handbook's array
+//! fill the GPU), each at `--placements` places of its inputs in one allocation (a
+//! kernel's time depends on which pages of GPU memory its inputs are on); `add_kernel` over the Handbook's array
 //! (SMs × 16 blocks of 256 threads) at each `--add-cycles`; `sincos` over the blog's
 //! array (1024 threads per block); and the math library functions alone over the same
 //! indices (`sinf`, `cosf`, `sincosf`: the `libm` crate's against CUDA's), with each
 //! output's largest error in ulps.
+use std::ops::Range;
 use streamlab_results::card::{self, KernelCard};
+
 use streamlab_results::experiments::compare_kernels::{
-    CompareKernels, KernelCase, KernelComparison, Params,
+    CompareKernels, KernelCase, KernelComparison, PLACEMENT_STEP_BYTES, Params, Placement,
 };
 use streamlab_results::experiments::matmul_streams;
 use streamlab_results::saved::{KernelForm, Params as _, Verification};
@@ -126,17 +129,26 @@ impl Pair<'_> {
         Ok(rust.zip(cuda).map(|(r, c)| [r, c]))
     }
 
-    /// `launch` with each set alternately (after warm-up), an event between launches;
-    /// returns the Rust and the CUDA C++ milliseconds.
+    /// `launch` with each set alternately, `--launches` times each (after warm-up), an
+    /// event between launches; returns the Rust and the CUDA C++ milliseconds.
     fn interleave(
         &self,
+        launch: impl FnMut(&Kernels) -> Result<(), RuntimeError>,
+    ) -> Result<(Vec<f64>, Vec<f64>), RuntimeError> {
+        self.interleave_n(self.params.launches, launch)
+    }
+
+    /// [`Pair::interleave`] with `launches` launches of each set.
+    fn interleave_n(
+        &self,
+        launches: usize,
         mut launch: impl FnMut(&Kernels) -> Result<(), RuntimeError>,
     ) -> Result<(Vec<f64>, Vec<f64>), RuntimeError> {
         for _ in 0..self.params.warmup {
             launch(self.rust)?;
             launch(self.cuda)?;
         }
-        let marks = (0..=2 * self.params.launches)
+        let marks = (0..=2 * launches)
             .map(|_| self.gpu.event())
             .collect::<Result<Vec<Event>, _>>()?;
         self.stream.record(&marks[0])?;
@@ -237,26 +249,26 @@ impl Pair<'_> {
         Ok(cases)
     }
 
-    /// Every form of `matmul` at `m`'s shape, `c = a · b` with both inputs filled with
-    /// ones first (each cell of `c` is then exactly the inner dimension); the case is
-    /// named `rows×cols×inner`.
+    /// Every form of `matmul` at `m`'s shape, `c = a · b` with both inputs all ones (each
+    /// cell of `c` is then exactly the inner dimension), timed at each placement of the
+    /// inputs in one allocation ([`placed_inputs`]); the case is named `rows×cols×inner`.
     fn matmul_cases(&self, m: &matmul_streams::Params) -> Result<Vec<KernelCase>, RuntimeError> {
         let (rows, cols, aligned) = (m.rows as usize, m.cols as usize, m.aligned as usize);
+        let places = self.params.placements;
+        let (a_len, b_len) = (rows * aligned, aligned * cols);
+        let step = PLACEMENT_STEP_BYTES / size_of::<f32>();
+        let slab_len = a_len + b_len + 2 * (places - 1) * step;
         self.gpu
-            .ensure_fits(((rows * aligned + aligned * cols + rows * cols) * 4) as u64)?;
-        let mut a: DeviceBuffer<f32> = self.gpu.alloc(rows * aligned)?;
-        let mut b: DeviceBuffer<f32> = self.gpu.alloc(aligned * cols)?;
+            .ensure_fits(((slab_len + rows * cols) * size_of::<f32>()) as u64)?;
+        let mut slab: DeviceBuffer<f32> = self.gpu.alloc(slab_len)?;
         let mut c: DeviceBuffer<f32> = self.gpu.alloc(rows * cols)?;
         let s = &self.stream;
+        // The allocation filled as a matrix FILL_WIDTH wide (its last row partly).
+        let fill_rows = slab_len.div_ceil(FILL_WIDTH as usize);
         s.launch(
-            &self.rust.fill,
-            fill_shape(m, rows, aligned),
-            (a.all_mut(), m.rows, m.aligned, 1.0f32),
-        )?;
-        s.launch(
-            &self.rust.fill,
-            fill_shape(m, aligned, cols),
-            (b.all_mut(), m.aligned, m.cols, 1.0f32),
+            &self.rust.fill_safe,
+            fill_shape(m, fill_rows, FILL_WIDTH as usize),
+            (slab.all_mut(), fill_rows as u32, FILL_WIDTH, 1.0f32),
         )?;
         s.synchronize()?;
         let shape = Shape {
@@ -266,27 +278,30 @@ impl Pair<'_> {
             ),
             block: (m.block, m.block),
         };
+        let launches = self.params.launches.div_ceil(places);
         let mut cases = Vec::new();
         for form in KernelForm::ALL {
-            let (rust, cuda) = self.interleave(|set| {
-                s.launch(
-                    &set.matmul_in(form),
-                    shape,
-                    (a.all(), b.all(), c.all_mut(), m.rows, m.cols, m.aligned),
-                )
-            })?;
-            let [rust_c, cuda_c] = self.outputs(
-                &mut c,
-                |set, out| {
-                    s.launch(
-                        &set.matmul_in(form),
-                        shape,
-                        (a.all(), b.all(), out.all_mut(), m.rows, m.cols, m.aligned),
-                    )
-                },
-                f32::NAN,
-            )?;
-            cases.push(case(
+            let (mut rust, mut cuda) = (Vec::new(), Vec::new());
+            let (mut placements, mut checks) = (Vec::new(), Vec::new());
+            for place in 0..places {
+                let inputs = placed_inputs(place, places, [a_len, b_len], step);
+                let (a, b) = (slab.slice(inputs[0].clone()), slab.slice(inputs[1].clone()));
+                let launch = |set: &Kernels, out: &mut DeviceBuffer<f32>| {
+                    let args = (a, b, out.all_mut(), m.rows, m.cols, m.aligned);
+                    s.launch(&set.matmul_in(form), shape, args)
+                };
+                let (r, k) = self.interleave_n(launches, |set| launch(set, &mut c))?;
+                let [rust_c, cuda_c] = self.outputs(&mut c, launch, f32::NAN)?;
+                checks.push(agree("matmul", &rust_c, &cuda_c, |_| aligned as f64, 0.0)?);
+                rust.extend_from_slice(&r);
+                cuda.extend_from_slice(&k);
+                placements.push(Placement {
+                    offsets_bytes: inputs.map(|r| r.start * size_of::<f32>()).to_vec(),
+                    rust: series(r),
+                    cuda: series(k),
+                });
+            }
+            let mut case = case(
                 "matmul",
                 format!("{rows}×{cols}×{aligned}"),
                 Some(form),
@@ -295,9 +310,13 @@ impl Pair<'_> {
                     shape.grid, shape.block
                 ),
                 (rust, cuda),
-                agree("matmul", &rust_c, &cuda_c, |_| aligned as f64, 0.0)?,
+                crate::verify::combine(checks),
                 self.cards(|set| set.matmul_in(form), shape)?,
-            ));
+            );
+            if places > 1 {
+                case.placements = placements;
+            }
+            cases.push(case);
         }
         Ok(cases)
     }
@@ -503,6 +522,20 @@ impl Pair<'_> {
     }
 }
 
+/// The width of the matrix matmul's inputs are filled as: a grid of 4097 blocks along x,
+/// and one of 16 rows for each 2^20 floats along y.
+const FILL_WIDTH: u32 = 1 << 16;
+
+/// Where placement `place` of `places` puts two inputs of `lens` elements in one
+/// allocation, `step` elements apart per placement: the first `place` steps in, the
+/// second `places − 1 − place` steps after the first's furthest end, so that both move at
+/// every placement, in opposite directions.
+fn placed_inputs(place: usize, places: usize, lens: [usize; 2], step: usize) -> [Range<usize>; 2] {
+    let first = place * step;
+    let second = lens[0] + (places - 1) * step + (places - 1 - place) * step;
+    [first..first + lens[0], second..second + lens[1]]
+}
+
 /// The wiki's fill grids: one block more than needed along each axis, for an `r` × `k`
 /// matrix of `m`'s blocks.
 fn fill_shape(m: &matmul_streams::Params, r: usize, k: usize) -> Shape {
@@ -540,6 +573,7 @@ fn case(
         verification,
         cards,
         max_ulps: None,
+        placements: Vec::new(),
     }
 }
 
@@ -565,4 +599,30 @@ fn agree<T: Copy + Into<f64> + Sync>(
             tolerance,
         ),
     ]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::placed_inputs;
+
+    #[test]
+    fn every_placement_keeps_both_inputs_apart_inside_the_allocation_and_moves_both() {
+        for places in 1..=6 {
+            for lens in [[10, 7], [3, 40], [1, 1]] {
+                let step = 5;
+                let len = lens[0] + lens[1] + 2 * (places - 1) * step;
+                let all: Vec<_> = (0..places)
+                    .map(|p| placed_inputs(p, places, lens, step))
+                    .collect();
+                for [a, b] in &all {
+                    assert_eq!((a.len(), b.len()), (lens[0], lens[1]));
+                    assert!(a.end <= b.start && b.end <= len, "{a:?} {b:?} in {len}");
+                }
+                for pair in all.windows(2) {
+                    assert_ne!(pair[0][0].start, pair[1][0].start);
+                    assert_ne!(pair[0][1].start, pair[1][1].start);
+                }
+            }
+        }
+    }
 }
