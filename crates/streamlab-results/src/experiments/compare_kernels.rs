@@ -750,16 +750,10 @@ impl Experiment for CompareKernels {
 mod tests {
     use super::*;
 
-    /// A case timed at `rust` and `cuda` ms (every launch alike).
-    fn timed(
-        kernel: &str,
-        case: &str,
-        form: Option<KernelForm>,
-        rust: f64,
-        cuda: f64,
-    ) -> CaseRatio {
-        let series = |ms: f64| Series::new(vec![ms; 5]).unwrap();
-        case_ratio(&KernelCase {
+    /// A passed case of `rust` and `cuda` samples, timed at one place.
+    fn kernel_case(kernel: &str, case: &str, form: Option<KernelForm>, rust: &[f64], cuda: &[f64]) -> KernelCase {
+        let series = |ms: &[f64]| Series::new(ms.to_vec()).unwrap();
+        KernelCase {
             kernel: kernel.into(),
             case: case.into(),
             form,
@@ -776,35 +770,35 @@ mod tests {
             cards: None,
             max_ulps: None,
             placements: Vec::new(),
-        })
+        }
+    }
+
+    /// A case timed at `rust` and `cuda` ms (every launch alike).
+    fn timed(
+        kernel: &str,
+        case: &str,
+        form: Option<KernelForm>,
+        rust: f64,
+        cuda: f64,
+    ) -> CaseRatio {
+        case_ratio(&kernel_case(kernel, case, form, &[rust; 5], &[cuda; 5]))
     }
 
     #[test]
     fn each_placement_gets_its_own_ratio_and_the_row_pools_them() {
-        let series = |ms: &[f64]| Series::new(ms.to_vec()).unwrap();
         let placed = |rust: &[f64], cuda: &[f64]| Placement {
             offsets_bytes: vec![0, 64],
-            rust: series(rust),
-            cuda: series(cuda),
+            rust: Series::new(rust.to_vec()).unwrap(),
+            cuda: Series::new(cuda.to_vec()).unwrap(),
         };
-        let mut case = KernelCase {
-            kernel: "matmul".into(),
-            case: "32×16×131072".into(),
-            form: Some(KernelForm::Tuned),
-            launch: String::new(),
-            rust: series(&[3.0, 3.0, 3.0, 4.2, 4.2, 4.2]),
-            cuda: series(&[3.1, 3.1, 3.1, 4.0, 4.0, 4.0]),
-            verification: Verification {
-                passed: true,
-                checked: 1,
-                mismatches: 0,
-                max_abs_error: 0.0,
-                detail: String::new(),
-            },
-            cards: None,
-            max_ulps: None,
-            placements: vec![placed(&[3.0; 3], &[3.1; 3]), placed(&[4.2; 3], &[4.0; 3])],
-        };
+        let mut case = kernel_case(
+            "matmul",
+            "32×16×131072",
+            Some(KernelForm::Tuned),
+            &[3.0, 3.0, 3.0, 4.2, 4.2, 4.2],
+            &[3.1, 3.1, 3.1, 4.0, 4.0, 4.0],
+        );
+        case.placements = vec![placed(&[3.0; 3], &[3.1; 3]), placed(&[4.2; 3], &[4.0; 3])];
         let ratio = case_ratio(&case);
         assert_eq!(ratio.by_placement.len(), 2);
         assert!((ratio.by_placement[0] - 3.0 / 3.1).abs() < 1e-12);
