@@ -65,7 +65,7 @@ fn quick_run_all_verifies_every_experiment_and_every_trace() {
     assert!(
         cuda_hosts["skipped"]
             .as_str()
-            .is_some_and(|s| s.contains("run with the Rust kernels")),
+            .is_some_and(|s| s.contains("once per session, in the run with the Rust kernels")),
         "{cuda_hosts}"
     );
     let matmul: Option<MatmulSummary> = summary.experiment("matmul-streams").and_then(parse);
@@ -360,6 +360,8 @@ fn rust_and_cuda_twins_agree_in_every_form_and_have_cards() {
         let places = c["placements"].as_array().expect("placements");
         assert_eq!(places.len(), 2, "{c}");
         assert_ne!(places[0]["offsets_bytes"], places[1]["offsets_bytes"]);
+        // Each place is visited on the way there and again on the way back.
+        assert!(places.iter().all(|p| p["visits"] == 2), "{c}");
         let launches = |p: &Value, set: &str| p[set]["samples_ms"].as_array().unwrap().len();
         for set in ["rust", "cuda"] {
             let each: usize = places.iter().map(|p| launches(p, set)).sum();

@@ -23,7 +23,8 @@ pub struct CompareKernels;
 /// What to compare; shapes are the experiments' defaults.
 #[derive(Debug, Clone, PartialEq, clap::Args, Serialize, Deserialize)]
 pub struct Params {
-    /// Timed launches of each kernel in each language and form.
+    /// Timed launches of each kernel in each language and form (matmul's shared among its
+    /// placements).
     #[arg(long, default_value_t = 100,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
     pub launches: usize,
@@ -58,9 +59,10 @@ pub struct Params {
     #[arg(long, default_value_t = 1 << 25,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=u32::MAX as u64))]
     pub sincos_elements: usize,
-    /// Places in GPU memory matmul's inputs are timed at, --launches shared among them:
-    /// placement k puts A k × 2 MiB into one allocation and B (PLACEMENTS − 1 − k) × 2 MiB
-    /// after A's span (what a latency-bound kernel takes depends on where its inputs lie).
+    /// Places in GPU memory matmul's inputs are timed at, visited in order and back again,
+    /// --launches shared among the visits: placement k puts A k × 2 MiB into one
+    /// allocation and B (PLACEMENTS − 1 − k) × 2 MiB after A's span (what a latency-bound
+    /// kernel takes can depend on where its inputs lie).
     #[arg(long, default_value_t = 4,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=64))]
     // 1 in runs from before placements.
@@ -68,6 +70,7 @@ pub struct Params {
     pub placements: usize,
 }
 
+/// One placement, or one visit of one.
 fn one_placement() -> usize {
     1
 }
@@ -100,6 +103,14 @@ impl crate::saved::Params for Params {
     fn validate(&self) -> Result<(), UsageError> {
         if self.add_cycles.is_empty() {
             return Err(UsageError::new("--add-cycles needs at least one value"));
+        }
+        if self.placements > 1 && self.launches < 2 * self.placements {
+            return Err(UsageError::new(format!(
+                "--launches {} is too few for --placements {}: each placement is visited twice, with a launch or more each; give --launches {} or more, or fewer --placements",
+                self.launches,
+                self.placements,
+                2 * self.placements
+            )));
         }
         Ok(())
     }
@@ -140,6 +151,10 @@ pub struct KernelCase {
 pub struct Placement {
     /// Each input's start, in bytes from the start of the one allocation holding them.
     pub offsets_bytes: Vec<usize>,
+    /// How many times the place was visited, its launches split among the visits (1 in
+    /// runs from before the visits there and back).
+    #[serde(default = "one_placement")]
+    pub visits: usize,
     pub rust: Series,
     pub cuda: Series,
 }
@@ -193,6 +208,10 @@ pub struct CaseRatio {
     /// The lowest and the highest of `by_placement`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub placement_range: Option<[f64; 2]>,
+    /// The largest relative noise of one placement's Rust or CUDA C++ samples: a range of
+    /// `by_placement` wider than it is the places' doing, not the launches'.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placement_noise: Option<f64>,
 }
 
 /// Everything derived from a kernel comparison.
@@ -302,6 +321,9 @@ fn case_ratio(c: &KernelCase) -> CaseRatio {
                 None => Some([r, r]),
                 Some([lo, hi]) => Some([f64::min(lo, r), f64::max(hi, r)]),
             });
+    let placement_noise = (c.placements.iter())
+        .flat_map(|p| [p.rust.noise(), p.cuda.noise()])
+        .reduce(f64::max);
     CaseRatio {
         kernel: c.kernel.clone(),
         case: c.case.clone(),
@@ -316,6 +338,7 @@ fn case_ratio(c: &KernelCase) -> CaseRatio {
         max_ulps: c.max_ulps,
         by_placement,
         placement_range,
+        placement_noise,
     }
 }
 
@@ -413,10 +436,11 @@ fn columns(c: &KernelComparison) -> Columns<'_, CaseRatio> {
                 |k| {
                     k.placement_range.map_or(String::new(), |[lo, hi]| {
                         format!(
-                            "{}–{} over {}",
+                            "{}–{} over {} (each place's noise up to {})",
                             num(lo, 3),
                             num(hi, 3),
-                            k.by_placement.len()
+                            k.by_placement.len(),
+                            k.placement_noise.map_or("–".into(), noise)
                         )
                     })
                 },
@@ -683,13 +707,21 @@ impl Experiment for CompareKernels {
             "What safety costs, and when to reach for what",
             "A bounds check costs little by itself; what costs is what it stops the compiler from doing. A check inside the hottest loop (a trap in the card's hottest loop) keeps LLVM from unrolling it, so each thread has one load in flight instead of several, and a latency-bound kernel pays that in full; a kernel with enough threads hides it. The safe views move every check out of the loop: the card of a safe form built on them shows its traps before the loop and a hottest loop like the unchecked kernel's. Reach for get and get_mut where a thread touches one element, for the views (Matrix, zip_exact, GridStride) where it walks rows, columns or a grid-stride loop, and for unsafe only to change the algorithm itself, as the tuned matmul's batched loads do: the safety table's \"safe Rust / tuned Rust\" column is what that buys.",
         );
-        if c.params.placements > 1 {
+        let visits = (c.cases.iter())
+            .flat_map(|k| &k.placements)
+            .map(|p| p.visits)
+            .min();
+        if let Some(visits) = visits {
+            let order = if visits > 1 {
+                "visited in order and back again, so that a drift of the machine over the case falls on every place alike"
+            } else {
+                "visited once each, in order (so a drift of the machine over the case would show as a difference between places)"
+            };
             sec.note(
                 "Where the inputs lie",
                 format!(
-                    "matmul's inputs are timed at {} places in one allocation, each {} MiB step moving them onto other pages of GPU memory, with the launches shared among the places; a row's medians pool every place's launches, and \"Rust / C++ by placement\" gives the lowest and the highest ratio of the places' medians. The same two kernels on the same GPU take different times at different places, and a latency-bound kernel shows it most: one run's allocation picks one place, so a ratio measured at one place can differ from another run's by more than the launches' noise.",
-                    c.params.placements,
-                    PLACEMENT_STEP_BYTES >> 20
+                    "matmul's inputs are timed at {} places in one allocation, each a step of whole 2 MiB pages from the last (every input's offset is in the JSON), {order}; a row's medians pool every place's launches. \"Rust / C++ by placement\" gives the lowest and the highest ratio of the places' medians, and the largest noise of one place's samples: where the range is wider than that noise, the same two kernels on the same GPU compare differently at different places, and a run whose buffers lie at one place would have shown only its ratio.",
+                    c.params.placements
                 ),
             );
         }
@@ -751,7 +783,13 @@ mod tests {
     use super::*;
 
     /// A passed case of `rust` and `cuda` samples, timed at one place.
-    fn kernel_case(kernel: &str, case: &str, form: Option<KernelForm>, rust: &[f64], cuda: &[f64]) -> KernelCase {
+    fn kernel_case(
+        kernel: &str,
+        case: &str,
+        form: Option<KernelForm>,
+        rust: &[f64],
+        cuda: &[f64],
+    ) -> KernelCase {
         let series = |ms: &[f64]| Series::new(ms.to_vec()).unwrap();
         KernelCase {
             kernel: kernel.into(),
@@ -788,6 +826,7 @@ mod tests {
     fn each_placement_gets_its_own_ratio_and_the_row_pools_them() {
         let placed = |rust: &[f64], cuda: &[f64]| Placement {
             offsets_bytes: vec![0, 64],
+            visits: 2,
             rust: Series::new(rust.to_vec()).unwrap(),
             cuda: Series::new(cuda.to_vec()).unwrap(),
         };
@@ -807,8 +846,11 @@ mod tests {
         assert!(lo < 1.0 && hi > 1.0);
         // The row's own ratio pools the places' launches.
         assert!((ratio.ratio - case.rust.median() / case.cuda.median()).abs() < 1e-12);
+        // Every place's launches alike: none of the range is noise.
+        assert_eq!(ratio.placement_noise, Some(0.0));
         case.placements.clear();
         assert_eq!(case_ratio(&case).placement_range, None);
+        assert_eq!(case_ratio(&case).placement_noise, None);
     }
 
     #[test]

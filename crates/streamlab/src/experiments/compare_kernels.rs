@@ -257,7 +257,7 @@ impl Pair<'_> {
         let places = self.params.placements;
         let (a_len, b_len) = (rows * aligned, aligned * cols);
         let step = PLACEMENT_STEP_BYTES / size_of::<f32>();
-        let slab_len = a_len + b_len + 2 * (places - 1) * step;
+        let slab_len = placed_len(places, [a_len, b_len], step);
         self.gpu
             .ensure_fits(((slab_len + rows * cols) * size_of::<f32>()) as u64)?;
         let mut slab: DeviceBuffer<f32> = self.gpu.alloc(slab_len)?;
@@ -278,12 +278,12 @@ impl Pair<'_> {
             ),
             block: (m.block, m.block),
         };
-        let launches = self.params.launches.div_ceil(places);
+        let visits = placement_visits(places, self.params.launches);
         let mut cases = Vec::new();
         for form in KernelForm::ALL {
-            let (mut rust, mut cuda) = (Vec::new(), Vec::new());
-            let (mut placements, mut checks) = (Vec::new(), Vec::new());
-            for place in 0..places {
+            let mut by_place = vec![(Vec::new(), Vec::new()); places];
+            let mut checks = Vec::new();
+            for &(place, launches) in &visits {
                 let inputs = placed_inputs(place, places, [a_len, b_len], step);
                 let (a, b) = (slab.slice(inputs[0].clone()), slab.slice(inputs[1].clone()));
                 let launch = |set: &Kernels, out: &mut DeviceBuffer<f32>| {
@@ -293,14 +293,27 @@ impl Pair<'_> {
                 let (r, k) = self.interleave_n(launches, |set| launch(set, &mut c))?;
                 let [rust_c, cuda_c] = self.outputs(&mut c, launch, f32::NAN)?;
                 checks.push(agree("matmul", &rust_c, &cuda_c, |_| aligned as f64, 0.0)?);
-                rust.extend_from_slice(&r);
-                cuda.extend_from_slice(&k);
-                placements.push(Placement {
-                    offsets_bytes: inputs.map(|r| r.start * size_of::<f32>()).to_vec(),
+                by_place[place].0.extend(r);
+                by_place[place].1.extend(k);
+            }
+            let rust = by_place
+                .iter()
+                .flat_map(|(r, _)| r.iter().copied())
+                .collect();
+            let cuda = by_place
+                .iter()
+                .flat_map(|(_, k)| k.iter().copied())
+                .collect();
+            let placements = (by_place.into_iter().enumerate())
+                .map(|(place, (r, k))| Placement {
+                    offsets_bytes: placed_inputs(place, places, [a_len, b_len], step)
+                        .map(|r| r.start * size_of::<f32>())
+                        .to_vec(),
+                    visits: visits.iter().filter(|v| v.0 == place).count(),
                     rust: series(r),
                     cuda: series(k),
-                });
-            }
+                })
+                .collect();
             let mut case = case(
                 "matmul",
                 format!("{rows}×{cols}×{aligned}"),
@@ -522,18 +535,41 @@ impl Pair<'_> {
     }
 }
 
-/// The width of the matrix matmul's inputs are filled as: a grid of 4097 blocks along x,
-/// and one of 16 rows for each 2^20 floats along y.
+/// The width of the matrix matmul's inputs are filled as (with matmul-streams' 16 × 16
+/// blocks: 4097 blocks along x, and one more along y for each 2^20 floats).
 const FILL_WIDTH: u32 = 1 << 16;
 
+/// The elements an allocation needs for two inputs of `lens` elements at `places`
+/// placements `step` elements apart ([`placed_inputs`]).
+fn placed_len(places: usize, lens: [usize; 2], step: usize) -> usize {
+    lens[0].next_multiple_of(step) + 2 * (places - 1) * step + lens[1]
+}
+
 /// Where placement `place` of `places` puts two inputs of `lens` elements in one
-/// allocation, `step` elements apart per placement: the first `place` steps in, the
-/// second `places − 1 − place` steps after the first's furthest end, so that both move at
-/// every placement, in opposite directions.
+/// allocation of [`placed_len`] elements, `step` elements apart per placement: the first
+/// `place` steps in, the second `places − 1 − place` steps after the first step boundary
+/// past the first's furthest end, so that both move at every placement, in opposite
+/// directions, and both start on a step boundary.
 fn placed_inputs(place: usize, places: usize, lens: [usize; 2], step: usize) -> [Range<usize>; 2] {
     let first = place * step;
-    let second = lens[0] + (places - 1) * step + (places - 1 - place) * step;
+    let second =
+        (lens[0] + (places - 1) * step).next_multiple_of(step) + (places - 1 - place) * step;
     [first..first + lens[0], second..second + lens[1]]
+}
+
+/// The order the placements are visited in, and each visit's share of `launches`: every
+/// placement on the way there and again on the way back (once where there is one), so
+/// that a drift of the machine over the case does not pass for a difference between
+/// places; the launches split as evenly as they go, earlier visits taking the remainder.
+fn placement_visits(places: usize, launches: usize) -> Vec<(usize, usize)> {
+    let mut order: Vec<usize> = (0..places).collect();
+    if places > 1 {
+        order.extend((0..places).rev());
+    }
+    let (share, rest) = (launches / order.len(), launches % order.len());
+    (order.into_iter().enumerate())
+        .map(|(i, place)| (place, share + usize::from(i < rest)))
+        .collect()
 }
 
 /// The wiki's fill grids: one block more than needed along each axis, for an `r` × `k`
@@ -603,24 +639,47 @@ fn agree<T: Copy + Into<f64> + Sync>(
 
 #[cfg(test)]
 mod tests {
-    use super::placed_inputs;
+    use super::{placed_inputs, placed_len, placement_visits};
 
     #[test]
-    fn every_placement_keeps_both_inputs_apart_inside_the_allocation_and_moves_both() {
+    fn every_placement_keeps_both_inputs_apart_inside_the_allocation_on_step_boundaries() {
         for places in 1..=6 {
-            for lens in [[10, 7], [3, 40], [1, 1]] {
+            for lens in [[10, 7], [3, 40], [1, 1], [15, 5]] {
                 let step = 5;
-                let len = lens[0] + lens[1] + 2 * (places - 1) * step;
+                let len = placed_len(places, lens, step);
                 let all: Vec<_> = (0..places)
                     .map(|p| placed_inputs(p, places, lens, step))
                     .collect();
                 for [a, b] in &all {
                     assert_eq!((a.len(), b.len()), (lens[0], lens[1]));
                     assert!(a.end <= b.start && b.end <= len, "{a:?} {b:?} in {len}");
+                    assert!(a.start % step == 0 && b.start % step == 0, "{a:?} {b:?}");
                 }
+                // The allocation is no larger than the placements need.
+                assert_eq!(all.iter().map(|[_, b]| b.end).max(), Some(len));
                 for pair in all.windows(2) {
                     assert_ne!(pair[0][0].start, pair[1][0].start);
                     assert_ne!(pair[0][1].start, pair[1][1].start);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn placements_are_visited_there_and_back_with_every_launch_shared_out() {
+        assert_eq!(placement_visits(1, 7), vec![(0, 7)]);
+        let visits = placement_visits(3, 100);
+        let order: Vec<usize> = visits.iter().map(|v| v.0).collect();
+        assert_eq!(order, [0, 1, 2, 2, 1, 0]);
+        assert_eq!(visits.iter().map(|v| v.1).sum::<usize>(), 100);
+        assert!(visits.iter().all(|v| v.1 == 16 || v.1 == 17));
+        for places in 2..=5 {
+            for launches in 2 * places..40 {
+                let visits = placement_visits(places, launches);
+                assert_eq!(visits.iter().map(|v| v.1).sum::<usize>(), launches);
+                for place in 0..places {
+                    let got: usize = (visits.iter()).filter(|v| v.0 == place).map(|v| v.1).sum();
+                    assert!(got >= 2, "{places} places, {launches} launches");
                 }
             }
         }

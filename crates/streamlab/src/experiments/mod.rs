@@ -34,8 +34,8 @@ pub struct Context<'a> {
     pub form: KernelForm,
     pub started_utc: &'a str,
     /// The kernel set this experiment ran with just before, in the same session
-    /// (`--kernels both` runs it once per set): work that does not depend on the kernels
-    /// is done in the first set's run only.
+    /// (`--kernels both` runs it once per set), so that an experiment can do work that
+    /// does not depend on the kernels in the first set's run only.
     pub earlier_set: Option<KernelSet>,
 }
 

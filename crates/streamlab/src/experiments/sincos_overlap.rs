@@ -98,7 +98,7 @@ impl Run for SincosOverlap {
             // The hosts are compared once per session: the comparison does not depend on
             // the kernels, and it doubles the time sampling takes.
             Some(set) => Err(format!(
-                "the hosts were compared in this session's run with the {} kernels",
+                "it is tried once per session, in the run with the {} kernels",
                 set.label()
             )),
             None => cpp_host::CppHost::build().map_err(|why| why.to_string()),
