@@ -279,13 +279,16 @@ impl Pair<'_> {
             block: (m.block, m.block),
         };
         let visits = placement_visits(places, self.params.launches);
+        let layout: Vec<[Range<usize>; 2]> = (0..places)
+            .map(|place| placed_inputs(place, places, [a_len, b_len], step))
+            .collect();
         let mut cases = Vec::new();
         for form in KernelForm::ALL {
             let mut by_place = vec![(Vec::new(), Vec::new()); places];
             let mut checks = Vec::new();
             for &(place, launches) in &visits {
-                let inputs = placed_inputs(place, places, [a_len, b_len], step);
-                let (a, b) = (slab.slice(inputs[0].clone()), slab.slice(inputs[1].clone()));
+                let [a, b] = &layout[place];
+                let (a, b) = (slab.slice(a.clone()), slab.slice(b.clone()));
                 let launch = |set: &Kernels, out: &mut DeviceBuffer<f32>| {
                     let args = (a, b, out.all_mut(), m.rows, m.cols, m.aligned);
                     s.launch(&set.matmul_in(form), shape, args)
@@ -306,9 +309,9 @@ impl Pair<'_> {
                 .collect();
             let placements = (by_place.into_iter().enumerate())
                 .map(|(place, (r, k))| Placement {
-                    offsets_bytes: placed_inputs(place, places, [a_len, b_len], step)
+                    offsets_bytes: (layout[place].iter())
                         .map(|r| r.start * size_of::<f32>())
-                        .to_vec(),
+                        .collect(),
                     visits: visits.iter().filter(|v| v.0 == place).count(),
                     rust: series(r),
                     cuda: series(k),
