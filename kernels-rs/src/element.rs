@@ -52,21 +52,67 @@ pub fn matmul_cell_plain(
     sum
 }
 
-/// Products loaded per step of [`matmul_cell`]: all loads of a step are issued before
-/// its multiply-adds, so that many memory requests are in flight per thread.
+/// Products per batch of [`matmul_cell`]: a batch's loads are issued together, before
+/// its multiply-adds.
 pub const MATMUL_BATCH: u32 = 8;
 
-/// Tuned matmul cell: the same products in the same order as [`matmul_cell_plain`]
-/// (so the same result, bit for bit), with the loads of [`MATMUL_BATCH`] products issued
-/// before their multiply-adds.
+/// Batches per step of [`matmul_cell`]'s loop. A step multiplies the batch loaded during
+/// the step before, loads and multiplies `MATMUL_STEP_BATCHES - 1` more, and loads the
+/// batch the next step starts with, so that batch's loads are in flight across the
+/// loop's back edge.
+pub const MATMUL_STEP_BATCHES: u32 = 4;
+
+/// A batch of [`matmul_cell`]'s products: [`MATMUL_BATCH`] elements of the row and of the
+/// column.
+type Batch = ([f32; MATMUL_BATCH as usize], [f32; MATMUL_BATCH as usize]);
+
+/// Load the batch whose first product is at `a_k` (row) and `b_k` (column).
 ///
-/// Written for the GPU compilers: two pointers walk the row and the column, and both
-/// loops count a 32-bit number of steps fixed before they start (`aligned / 8`
-/// batches, then `aligned % 8` single products). Indexed as `while k + 8 <= aligned`
-/// over `usize`, LLVM could not tell that the remainder loop runs fewer than 8 times
-/// (it unrolled it 8×, dead code that ptxas unrolled 4× more), did not unroll the batch
-/// loop, and compared 64-bit counters; in this form it unrolls the batch loop twice, as
-/// NVVM does for the CUDA C++ twin written the same way.
+/// # Safety
+/// `a_k` must be readable for [`MATMUL_BATCH`] elements, and `b_k` at every `u * cols`
+/// for `u < MATMUL_BATCH`.
+#[inline(always)]
+unsafe fn load_batch(a_k: *const f32, b_k: *const f32, cols: usize) -> Batch {
+    let mut row = [0.0f32; MATMUL_BATCH as usize];
+    let mut column = [0.0f32; MATMUL_BATCH as usize];
+    for u in 0..MATMUL_BATCH as usize {
+        // SAFETY: the caller's bounds.
+        unsafe {
+            row[u] = *a_k.add(u);
+            column[u] = *b_k.add(u * cols);
+        }
+    }
+    (row, column)
+}
+
+/// `sum` with a batch's products added in order, one `fma` each.
+#[inline(always)]
+fn add_batch(
+    row: &[f32; MATMUL_BATCH as usize],
+    column: &[f32; MATMUL_BATCH as usize],
+    mut sum: f32,
+) -> f32 {
+    for u in 0..MATMUL_BATCH as usize {
+        sum = fma(row[u], column[u], sum);
+    }
+    sum
+}
+
+/// Tuned matmul cell: the same products in the same order as [`matmul_cell_plain`]
+/// (so the same result, bit for bit), loaded in batches of [`MATMUL_BATCH`], each
+/// batch's loads issued before its multiply-adds, and one batch loaded a step ahead
+/// (see [`MATMUL_STEP_BATCHES`]). A thread's products are one chain of dependent
+/// multiply-adds, so what the loop costs is how long it waits for its loads: the batch
+/// loaded ahead is on its way while the step before finishes.
+///
+/// Written for the GPU compilers: two pointers walk the row and the column, and every
+/// loop counts a 32-bit number of steps fixed before it starts (the full steps, then the
+/// batches left over), so LLVM knows each trip count and unrolls only the batches. The
+/// `aligned % 8` products after the last batch are one more batch, unrolled, each product
+/// guarded by its index: ptxas schedules the main loop differently depending on how this
+/// tail is spelled, and with the tail as a counted loop of single products it scheduled
+/// the main loop's loads later and the kernel ran slower. The CUDA C++ twin keeps the
+/// counted loop, the spelling NVVM's code runs fastest with.
 ///
 /// # Safety
 /// `a` must be readable for `(row + 1) * aligned` elements and `b` for
@@ -80,33 +126,46 @@ pub unsafe fn matmul_cell(
     cols: usize,
     aligned: u32,
 ) -> f32 {
-    // SAFETY (all reads below): the caller guarantees row `row` of `a` and column `col`
-    // of `b` are in bounds; `a_k` and `b_k` point at product `k` of them and every read
-    // is at some `k < aligned`. The steps use `wrapping_add`: after the last product
-    // `b_k` points `cols` rows past the column, which may be outside `b`.
+    // SAFETY (all loads below): the caller guarantees row `row` of `a` and column `col`
+    // of `b` are in bounds; `a_k` and `b_k` point at product `k` of them, and every load
+    // is of a product `k < aligned`: batches start at `k = 8 j` for `j < aligned / 8`.
+    // The pointers step with `wrapping_add`: after the last batch or product they may
+    // point past the row's or the column's end, outside `a` or `b`; they are not read.
     let mut a_k = unsafe { a.add(row * aligned as usize) };
     let mut b_k = unsafe { b.add(col) };
     let batch = MATMUL_BATCH as usize;
     let mut sum = 0.0f32;
-    for _ in 0..aligned / MATMUL_BATCH {
-        let mut x = [0.0f32; MATMUL_BATCH as usize];
-        let mut y = [0.0f32; MATMUL_BATCH as usize];
-        for u in 0..batch {
-            unsafe {
-                x[u] = *a_k.add(u);
-                y[u] = *b_k.add(u * cols);
-            }
-        }
-        for u in 0..batch {
-            sum = fma(x[u], y[u], sum);
-        }
+    let batches = aligned / MATMUL_BATCH;
+    if batches > 0 {
+        let (mut row, mut column) = unsafe { load_batch(a_k, b_k, cols) };
         a_k = a_k.wrapping_add(batch);
         b_k = b_k.wrapping_add(batch * cols);
+        let after_first = batches - 1;
+        for _ in 0..after_first / MATMUL_STEP_BATCHES {
+            sum = add_batch(&row, &column, sum);
+            for _ in 1..MATMUL_STEP_BATCHES {
+                let (next_row, next_column) = unsafe { load_batch(a_k, b_k, cols) };
+                sum = add_batch(&next_row, &next_column, sum);
+                a_k = a_k.wrapping_add(batch);
+                b_k = b_k.wrapping_add(batch * cols);
+            }
+            (row, column) = unsafe { load_batch(a_k, b_k, cols) };
+            a_k = a_k.wrapping_add(batch);
+            b_k = b_k.wrapping_add(batch * cols);
+        }
+        for _ in 0..after_first % MATMUL_STEP_BATCHES {
+            sum = add_batch(&row, &column, sum);
+            (row, column) = unsafe { load_batch(a_k, b_k, cols) };
+            a_k = a_k.wrapping_add(batch);
+            b_k = b_k.wrapping_add(batch * cols);
+        }
+        sum = add_batch(&row, &column, sum);
     }
-    for _ in 0..aligned % MATMUL_BATCH {
-        sum = fma(unsafe { *a_k }, unsafe { *b_k }, sum);
-        a_k = a_k.wrapping_add(1);
-        b_k = b_k.wrapping_add(cols);
+    let left = (aligned % MATMUL_BATCH) as usize;
+    for u in 0..batch {
+        if u < left {
+            sum = fma(unsafe { *a_k.add(u) }, unsafe { *b_k.add(u * cols) }, sum);
+        }
     }
     sum
 }

@@ -101,6 +101,8 @@ fn tuned_and_safe_matmul_cells_are_the_plain_in_order_chain_bit_for_bit() {
         (2, 2, 15),
         (2, 2, 16),
         (2, 2, 17),
+        (2, 3, 40),
+        (1, 2, 72),
     ] {
         let a: Vec<f32> = (0..rows * aligned).map(|_| rng.unit() - 0.5).collect();
         let b: Vec<f32> = (0..aligned * cols).map(|_| rng.unit() - 0.5).collect();
