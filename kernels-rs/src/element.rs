@@ -110,9 +110,9 @@ fn add_batch(
 /// batches left over), so LLVM knows each trip count and unrolls only the batches. The
 /// `aligned % 8` products after the last batch are one more batch, unrolled, each product
 /// guarded by its index: ptxas schedules the main loop differently depending on how this
-/// tail is spelled, and with the tail as a counted loop of single products it scheduled
-/// the main loop's loads later and the kernel ran slower. The CUDA C++ twin keeps the
-/// counted loop, the spelling NVVM's code runs fastest with.
+/// tail is spelled, and with the tail as a counted loop of single products the kernel
+/// ran slower. The CUDA C++ twin keeps the counted loop, the spelling NVVM's code runs
+/// fastest with.
 ///
 /// # Safety
 /// `a` must be readable for `(row + 1) * aligned` elements and `b` for

@@ -101,10 +101,11 @@ __device__ __forceinline__ float add_batch(const Batch &batch, float sum)
 // MATMUL_STEP_BATCHES - 1 more, and loads the batch the next step starts with. Two
 // pointers walk the row and the column, and every loop counts a 32-bit number of steps
 // fixed before it starts. The one statement that differs from the Rust twin is the last
-// loop, over the aligned % MATMUL_BATCH products after the last batch: Rust spells it as
-// one more batch with each product guarded, since ptxas schedules the Rust main loop's
-// loads later when the tail is a loop; here a loop is what NVVM's code runs fastest with,
-// and the guarded batch makes it slower. Each side keeps its faster spelling.
+// loop, over the aligned % MATMUL_BATCH products after the last batch. ptxas schedules
+// the main loop differently depending on how this tail is spelled: Rust spells it as one
+// more batch with each product guarded, since its kernel runs slower with the tail as a
+// loop; here a loop is what NVVM's code runs fastest with, and the guarded batch makes it
+// slower. Each side keeps its faster spelling.
 extern "C" __global__ void matmul(const float *a, size_t a_len, const float *b, size_t b_len,
                                   float *c, size_t c_len, unsigned rows, unsigned cols,
                                   unsigned aligned)
