@@ -121,18 +121,44 @@ pub unsafe fn add_kernel_safe(out: &mut [i32], input: &[i32], add_value: i32, cy
     }
 }
 
-/// Tuned AddKernel: the same element math over an unchecked grid-stride loop.
+/// Tuned AddKernel: the same sums over an unchecked grid-stride loop, spelled so that
+/// LLVM's code keeps up with NVVM's for the CUDA C++ twin's plain loop (kernels.cu says
+/// what each spelling changed):
+/// - with no sums to run (`cycles <= 0`) the kernel is a copy, in a loop of its own;
+/// - the next index and the loop's test come right after the load, each behind
+///   `nvptx_kernel::hint::opaque`, so that LLVM does not move them after the sums and
+///   ptxas overlaps them with the load;
+/// - the sums run eight a step and the rest straight-line
+///   ([`crate::element::add_repeatedly_unrolled`]).
 #[kernel]
 pub unsafe fn add_kernel(out: &mut [i32], input: &[i32], add_value: i32, cycles: i32) {
+    use nvptx_kernel::hint::opaque;
     let stride = nvptx_kernel::thread::grid_stride_1d() as usize;
     let mut i = nvptx_kernel::thread::index_1d() as usize;
-    while i < out.len() {
-        // SAFETY: i < out.len() == input.len() (the host passes equal lengths).
-        unsafe {
-            *out.get_unchecked_mut(i) =
-                crate::element::add_repeatedly(*input.get_unchecked(i), add_value, cycles);
+    let n = out.len();
+    if cycles <= 0 {
+        while i < n {
+            // SAFETY: i < out.len() == input.len() (the host passes equal lengths).
+            unsafe { *out.get_unchecked_mut(i) = *input.get_unchecked(i) };
+            i += stride;
         }
-        i += stride;
+        return;
+    }
+    if i >= n {
+        return;
+    }
+    loop {
+        let at = i;
+        // SAFETY: at < n (checked before the loop, then by `more`), and n == input.len().
+        let value = unsafe { *input.get_unchecked(at) };
+        i = opaque(i as u64 + stride as u64) as usize;
+        let more = opaque(u32::from(i < n));
+        let sum = crate::element::add_repeatedly_unrolled(value, add_value, cycles);
+        // SAFETY: as above, n == out.len().
+        unsafe { *out.get_unchecked_mut(at) = sum };
+        if more == 0 {
+            break;
+        }
     }
 }
 

@@ -1,7 +1,8 @@
 //! The kernels' element math on the CPU, against f64 references.
 use kernels_rs::element::{
-    add_repeatedly, add_repeatedly_closed_form, add_repeatedly_volatile, fma, matmul_cell,
-    matmul_cell_plain, matmul_cell_safe, sincos_element, sincos_element_plain, sincos_of, sqrt,
+    add_repeatedly, add_repeatedly_closed_form, add_repeatedly_unrolled, add_repeatedly_volatile,
+    fma, matmul_cell, matmul_cell_plain, matmul_cell_safe, sincos_element, sincos_element_plain,
+    sincos_of, sqrt,
 };
 
 /// SplitMix64: a small deterministic generator for test inputs.
@@ -73,7 +74,26 @@ fn add_repeatedly_matches_the_closed_form_and_wraps_like_c() {
 }
 
 #[test]
-fn plain_and_volatile_add_kernels_agree_with_the_tuned_one() {
+fn the_tuned_add_kernels_unrolled_sums_match_the_closed_form_at_every_rest() {
+    let mut rng = Rng(6);
+    // Every count up to 300 (each rest of eight, with and without full steps), negative
+    // counts, and a few long ones.
+    for cycles in (-3..=300).chain([1_003, 65_537, 100_007]) {
+        for _ in 0..4 {
+            let (value, add) = (rng.next() as i32, rng.next() as i32);
+            assert_eq!(
+                add_repeatedly_unrolled(value, add, cycles),
+                add_repeatedly_closed_form(value, add, cycles),
+                "{value} + {add} x {cycles}"
+            );
+        }
+    }
+    assert_eq!(add_repeatedly_unrolled(i32::MAX, 1, 7), i32::MIN + 6);
+    assert_eq!(add_repeatedly_unrolled(5, 0xcc, i32::MIN), 5);
+}
+
+#[test]
+fn plain_volatile_add_kernel_agrees_with_the_safe_one() {
     let mut rng = Rng(5);
     for _ in 0..500 {
         let (value, add, cycles) = (

@@ -3,7 +3,7 @@
 // length here. `*_plain` kernels are the write-ups' code; `*_safe` kernels check what
 // their safe Rust twins check (a failed check traps, as a Rust panic does on the GPU);
 // the others are tuned exactly as their Rust twins are, but for the one statement matmul's
-// comment names. streamlab compiles this file at run time with NVRTC
+// comment names and the spellings add_kernel's comment names. streamlab compiles this file at run time with NVRTC
 // (src/runtime/baseline.rs); NVRTC provides size_t and the math functions (sinf, cosf,
 // sincosf, sqrtf, fmaf) from NVIDIA's CUDA math library, without any #include.
 
@@ -165,7 +165,15 @@ extern "C" __global__ void add_kernel_plain(int *out, size_t out_len, const int 
 }
 
 // Tuned AddKernel: the running sum kept in a register behind an empty assembly barrier,
-// so the loop is not folded into one multiply.
+// so the loop is not folded into one multiply. The Rust twin runs the same sums but
+// spells three things out that NVVM's code for this loop gets by itself, since LLVM's
+// code for the loop as written here ran slower: a loop of its own for cycles <= 0 (NVVM's
+// code streams as fast as a copy loop there), the next index and the loop's test right
+// after the load (ptxas overlaps them with it here), and the sums eight a step with the
+// rest straight-line (NVVM leaves the rest after its unrolled steps straight-line; LLVM
+// left it to a loop of one sum a turn). Written into this kernel, the first two changed
+// nothing or made it slower; the third changes NVVM's unrolling (faster at large counts,
+// slower at some small ones), so this kernel keeps the Handbook's loop as the reference.
 extern "C" __global__ void add_kernel(int *out, size_t out_len, const int *in, size_t in_len,
                                       int add_value, int cycles)
 {
