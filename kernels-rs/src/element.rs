@@ -218,26 +218,26 @@ pub fn add_repeatedly(value: i32, add_value: i32, cycles: i32) -> i32 {
 /// straight-line.
 #[inline(always)]
 pub fn add_repeatedly_unrolled(value: i32, add_value: i32, cycles: i32) -> i32 {
+    let add = |value: i32| nvptx_kernel::hint::opaque(value.wrapping_add(add_value));
     let mut value = value;
     if cycles > 0 {
         let mut steps = cycles >> 3;
         while steps != 0 {
             for _ in 0..8 {
-                value = nvptx_kernel::hint::opaque(value.wrapping_add(add_value));
+                value = add(value);
             }
             steps -= 1;
         }
         if cycles & 4 != 0 {
             for _ in 0..4 {
-                value = nvptx_kernel::hint::opaque(value.wrapping_add(add_value));
+                value = add(value);
             }
         }
         if cycles & 2 != 0 {
-            value = nvptx_kernel::hint::opaque(value.wrapping_add(add_value));
-            value = nvptx_kernel::hint::opaque(value.wrapping_add(add_value));
+            value = add(add(value));
         }
         if cycles & 1 != 0 {
-            value = nvptx_kernel::hint::opaque(value.wrapping_add(add_value));
+            value = add(value);
         }
     }
     value

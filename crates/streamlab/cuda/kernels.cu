@@ -3,9 +3,10 @@
 // length here. `*_plain` kernels are the write-ups' code; `*_safe` kernels check what
 // their safe Rust twins check (a failed check traps, as a Rust panic does on the GPU);
 // the others are tuned exactly as their Rust twins are, but for the one statement matmul's
-// comment names and the spellings add_kernel's comment names. streamlab compiles this file at run time with NVRTC
-// (src/runtime/baseline.rs); NVRTC provides size_t and the math functions (sinf, cosf,
-// sincosf, sqrtf, fmaf) from NVIDIA's CUDA math library, without any #include.
+// comment names and the spellings add_kernel's comment names. streamlab compiles this
+// file at run time with NVRTC (src/runtime/baseline.rs); NVRTC provides size_t and the
+// math functions (sinf, cosf, sincosf, sqrtf, fmaf) from NVIDIA's CUDA math library,
+// without any #include.
 
 #define MATMUL_BATCH 8u
 #define MATMUL_STEP_BATCHES 4u
