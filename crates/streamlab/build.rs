@@ -8,6 +8,7 @@ use std::process::Command;
 fn main() {
     nvptx_builder::Builder::new("../../kernels-rs")
         .kernels(&kernels_rs::KERNELS)
+        .kernels(&kernels_rs::SPELLINGS)
         .build()
         .unwrap_or_else(|err| nvptx_builder::fail(&err));
     record_build();

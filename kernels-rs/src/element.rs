@@ -110,9 +110,8 @@ fn add_batch(
 /// batches left over), so LLVM knows each trip count and unrolls only the batches. The
 /// `aligned % 8` products after the last batch are one more batch, unrolled, each product
 /// guarded by its index: ptxas schedules the main loop differently depending on how this
-/// tail is spelled, and with the tail as a counted loop of single products the kernel
-/// ran slower. The CUDA C++ twin keeps the counted loop, the spelling NVVM's code runs
-/// fastest with.
+/// tail is spelled. [`matmul_cell_spelled`] gives the other spellings (another step, the
+/// tail as a counted loop), which compare-kernels times beside this one.
 ///
 /// # Safety
 /// `a` must be readable for `(row + 1) * aligned` elements and `b` for
@@ -126,6 +125,26 @@ pub unsafe fn matmul_cell(
     cols: usize,
     aligned: u32,
 ) -> f32 {
+    // SAFETY: the caller's bounds.
+    unsafe { matmul_cell_spelled::<MATMUL_STEP_BATCHES, true>(a, b, row, col, cols, aligned) }
+}
+
+/// [`matmul_cell`] with `STEPS` batches a step and the tail either a guarded batch
+/// (`GUARDED_TAIL`) or a counted loop of single products: the same products in the same
+/// order, spelled differently for the GPU compilers.
+///
+/// # Safety
+/// As [`matmul_cell`].
+#[inline(always)]
+pub unsafe fn matmul_cell_spelled<const STEPS: u32, const GUARDED_TAIL: bool>(
+    a: *const f32,
+    b: *const f32,
+    row: usize,
+    col: usize,
+    cols: usize,
+    aligned: u32,
+) -> f32 {
+    const { assert!(STEPS > 0, "a step holds a batch") };
     // SAFETY (all loads below): the caller guarantees row `row` of `a` and column `col`
     // of `b` are in bounds; `a_k` and `b_k` point at product `k` of them, and every load
     // is of a product `k < aligned`: batches start at `k = 8 j` for `j < aligned / 8`.
@@ -141,9 +160,9 @@ pub unsafe fn matmul_cell(
         a_k = a_k.wrapping_add(batch);
         b_k = b_k.wrapping_add(batch * cols);
         let after_first = batches - 1;
-        for _ in 0..after_first / MATMUL_STEP_BATCHES {
+        for _ in 0..after_first / STEPS {
             sum = add_batch(&row, &column, sum);
-            for _ in 1..MATMUL_STEP_BATCHES {
+            for _ in 1..STEPS {
                 let (next_row, next_column) = unsafe { load_batch(a_k, b_k, cols) };
                 sum = add_batch(&next_row, &next_column, sum);
                 a_k = a_k.wrapping_add(batch);
@@ -153,7 +172,7 @@ pub unsafe fn matmul_cell(
             a_k = a_k.wrapping_add(batch);
             b_k = b_k.wrapping_add(batch * cols);
         }
-        for _ in 0..after_first % MATMUL_STEP_BATCHES {
+        for _ in 0..after_first % STEPS {
             sum = add_batch(&row, &column, sum);
             (row, column) = unsafe { load_batch(a_k, b_k, cols) };
             a_k = a_k.wrapping_add(batch);
@@ -161,11 +180,48 @@ pub unsafe fn matmul_cell(
         }
         sum = add_batch(&row, &column, sum);
     }
-    let left = (aligned % MATMUL_BATCH) as usize;
-    for u in 0..batch {
-        if u < left {
-            sum = fma(unsafe { *a_k.add(u) }, unsafe { *b_k.add(u * cols) }, sum);
+    if GUARDED_TAIL {
+        let left = (aligned % MATMUL_BATCH) as usize;
+        for u in 0..batch {
+            if u < left {
+                sum = fma(unsafe { *a_k.add(u) }, unsafe { *b_k.add(u * cols) }, sum);
+            }
         }
+    } else {
+        for _ in 0..aligned % MATMUL_BATCH {
+            sum = fma(unsafe { *a_k }, unsafe { *b_k }, sum);
+            a_k = a_k.wrapping_add(1);
+            b_k = b_k.wrapping_add(cols);
+        }
+    }
+    sum
+}
+
+/// Matmul cell with two pointers walking the row and the column, one product a turn: the
+/// same products in the same order as [`matmul_cell_plain`], with no index arithmetic
+/// and no batching (what the compiler unrolls of it is its own).
+///
+/// # Safety
+/// As [`matmul_cell`].
+#[inline(always)]
+pub unsafe fn matmul_cell_walk(
+    a: *const f32,
+    b: *const f32,
+    row: usize,
+    col: usize,
+    cols: usize,
+    aligned: u32,
+) -> f32 {
+    // SAFETY: the caller guarantees row `row` of `a` and column `col` of `b` are in
+    // bounds; step k reads product k < aligned, and the pointers past the last are not
+    // read.
+    let mut a_k = unsafe { a.add(row * aligned as usize) };
+    let mut b_k = unsafe { b.add(col) };
+    let mut sum = 0.0f32;
+    for _ in 0..aligned {
+        sum = fma(unsafe { *a_k }, unsafe { *b_k }, sum);
+        a_k = a_k.wrapping_add(1);
+        b_k = b_k.wrapping_add(cols);
     }
     sum
 }
@@ -173,10 +229,21 @@ pub unsafe fn matmul_cell(
 /// Safe matmul cell: the same products in the same order as [`matmul_cell_plain`], with
 /// no `unsafe`: `pairs` is row `row` of `a` zipped with column `col` of `b`, both taken from
 /// `nvptx_kernel::view::Matrix` views, whose lengths were checked once when they were
-/// paired. The fold is a counted loop over two pointers with no check inside, which LLVM
-/// unrolls as it would the unchecked C++ loop.
+/// paired, folded with its loads issued ahead of their use
+/// (`nvptx_kernel::view::ZipExact::fold_ahead`, in the tuned cell's batches and steps).
 #[inline(always)]
 pub fn matmul_cell_safe(pairs: nvptx_kernel::view::ZipExact<'_, '_, f32, f32>) -> f32 {
+    pairs.fold_ahead::<{ MATMUL_BATCH as usize }, { MATMUL_STEP_BATCHES as usize }, _>(
+        0.0,
+        |sum, x, y| fma(x, y, sum),
+    )
+}
+
+/// Safe matmul cell as a plain fold of the zipped pairs: a counted loop over two pointers
+/// with no check inside, which LLVM unrolls as it would the unchecked C++ loop, one load
+/// of each a product.
+#[inline(always)]
+pub fn matmul_cell_safe_zip(pairs: nvptx_kernel::view::ZipExact<'_, '_, f32, f32>) -> f32 {
     pairs.fold(0.0, |sum, (x, y)| fma(*x, *y, sum))
 }
 
@@ -218,26 +285,32 @@ pub fn add_repeatedly(value: i32, add_value: i32, cycles: i32) -> i32 {
 /// straight-line.
 #[inline(always)]
 pub fn add_repeatedly_unrolled(value: i32, add_value: i32, cycles: i32) -> i32 {
+    add_repeatedly_by::<8>(value, add_value, cycles)
+}
+
+/// [`add_repeatedly`]'s sums, each behind the same barrier, `STEP` a step (a power of two
+/// up to 64) and then the rest straight-line, by the bits of `cycles` below `STEP`.
+#[inline(always)]
+pub fn add_repeatedly_by<const STEP: i32>(value: i32, add_value: i32, cycles: i32) -> i32 {
+    const { assert!(STEP > 0 && STEP <= 64 && STEP & (STEP - 1) == 0, "a power of two") };
     let add = |value: i32| nvptx_kernel::hint::opaque(value.wrapping_add(add_value));
     let mut value = value;
     if cycles > 0 {
-        let mut steps = cycles >> 3;
+        let mut steps = cycles / STEP;
         while steps != 0 {
-            for _ in 0..8 {
+            for _ in 0..STEP {
                 value = add(value);
             }
             steps -= 1;
         }
-        if cycles & 4 != 0 {
-            for _ in 0..4 {
-                value = add(value);
+        let mut bit = STEP / 2;
+        while bit > 0 {
+            if cycles & bit != 0 {
+                for _ in 0..bit {
+                    value = add(value);
+                }
             }
-        }
-        if cycles & 2 != 0 {
-            value = add(add(value));
-        }
-        if cycles & 1 != 0 {
-            value = add(value);
+            bit /= 2;
         }
     }
     value

@@ -8,7 +8,9 @@
 //! iterate unchecked (a matrix's row and column, the grid-stride loop), with
 //! `nvptx_kernel::hint::opaque` as AddKernel's register barrier; and the tuned form (no
 //! suffix: raw pointers, unchecked indexing, batched loads). Each has a CUDA C++
-//! twin written statement for statement alike (`crates/streamlab/cuda/kernels.cu`).
+//! twin written statement for statement alike (`crates/streamlab/cuda/kernels.cu`), and
+//! [`crate::spellings`] holds other spellings of the same algorithms, which streamlab's
+//! compare-kernels times beside these.
 use nvptx_kernel::kernel;
 
 /// Fill a `rows × cols` row-major matrix with `value`; 2-D grid, x = column, y = row.
@@ -59,9 +61,10 @@ pub unsafe fn matmul_plain(
 
 /// Safe `c = a · b`: the plain form's products in the same order, with no `unsafe`. `a`
 /// and `b` become `nvptx_kernel::view::Matrix` views (their lengths checked once), the
-/// thread's row of `a` is zipped with its column of `b` (equal lengths, checked once), and
-/// the cell of `c` is the thread's own (`MatrixMut::cell_mut`). A check that fails is a
-/// panic, which traps.
+/// thread's row of `a` is zipped with its column of `b` (equal lengths, checked once) and
+/// folded with its loads issued ahead, in the tuned form's batches
+/// ([`crate::element::matmul_cell_safe`]), and the cell of `c` is the thread's own
+/// (`MatrixMut::cell_mut`). A check that fails is a panic, which traps.
 #[kernel]
 pub unsafe fn matmul_safe(a: &[f32], b: &[f32], c: &mut [f32], rows: u32, cols: u32, aligned: u32) {
     use nvptx_kernel::view::{Matrix, MatrixMut, zip_exact};
@@ -111,54 +114,32 @@ pub unsafe fn add_kernel_plain(out: &mut [i32], input: &[i32], add_value: i32, c
 }
 
 /// Safe AddKernel: the grid-stride loop as `nvptx_kernel::view::GridStride` (the thread's
-/// pairs of `out` and `input`, unchecked inside), each sum behind
-/// `nvptx_kernel::hint::opaque`, the safe register barrier
-/// ([`crate::element::add_repeatedly`]).
+/// pairs of `out` and `input`, unchecked inside, run by `for_each` as a plain loop), each
+/// sum behind `nvptx_kernel::hint::opaque`, the safe register barrier, thirty-two a step
+/// and the rest straight-line ([`crate::element::add_repeatedly_by`]).
 #[kernel]
 pub unsafe fn add_kernel_safe(out: &mut [i32], input: &[i32], add_value: i32, cycles: i32) {
-    for (out, input) in nvptx_kernel::view::GridStride::this_thread(out, input) {
-        *out = crate::element::add_repeatedly(*input, add_value, cycles);
-    }
+    nvptx_kernel::view::GridStride::this_thread(out, input).for_each(|(out, input)| {
+        *out = crate::element::add_repeatedly_by::<32>(*input, add_value, cycles);
+    });
 }
 
-/// Tuned AddKernel: the same sums over an unchecked grid-stride loop, spelled so that
-/// LLVM's code keeps up with NVVM's for the CUDA C++ twin's plain loop (kernels.cu says
-/// what each spelling changed):
-/// - with no sums to run (`cycles <= 0`) the kernel is a copy, in a loop of its own;
-/// - the next index and the loop's test come right after the load, each behind
-///   `nvptx_kernel::hint::opaque`, so that LLVM does not move them after the sums and
-///   ptxas overlaps them with the load;
-/// - the sums run eight a step and the rest straight-line
-///   ([`crate::element::add_repeatedly_unrolled`]).
+/// Tuned AddKernel: the same sums over an unchecked grid-stride loop, thirty-two a step and
+/// the rest straight-line ([`crate::element::add_repeatedly_by`]). [`crate::spellings`]
+/// holds its other spellings (sixteen a step; a copy loop at 0 cycles with the next index
+/// loaded ahead of the sums), which compare-kernels times beside it.
 #[kernel]
 pub unsafe fn add_kernel(out: &mut [i32], input: &[i32], add_value: i32, cycles: i32) {
-    use nvptx_kernel::hint::opaque;
     let stride = nvptx_kernel::thread::grid_stride_1d() as usize;
     let mut i = nvptx_kernel::thread::index_1d() as usize;
     let n = out.len();
-    if cycles <= 0 {
-        while i < n {
-            // SAFETY: i < out.len() == input.len() (the host passes equal lengths).
-            unsafe { *out.get_unchecked_mut(i) = *input.get_unchecked(i) };
-            i += stride;
+    while i < n {
+        // SAFETY: i < out.len() == input.len() (the host passes equal lengths).
+        unsafe {
+            *out.get_unchecked_mut(i) =
+                crate::element::add_repeatedly_by::<32>(*input.get_unchecked(i), add_value, cycles);
         }
-        return;
-    }
-    if i >= n {
-        return;
-    }
-    loop {
-        let at = i;
-        // SAFETY: at < n (checked before the loop, then by `more`), and n == input.len().
-        let value = unsafe { *input.get_unchecked(at) };
-        i = opaque(i as u64 + stride as u64) as usize;
-        let more = opaque(u32::from(i < n));
-        let sum = crate::element::add_repeatedly_unrolled(value, add_value, cycles);
-        // SAFETY: as above, n == out.len().
-        unsafe { *out.get_unchecked_mut(at) = sum };
-        if more == 0 {
-            break;
-        }
+        i += stride;
     }
 }
 

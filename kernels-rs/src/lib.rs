@@ -36,6 +36,8 @@
 pub mod element;
 #[cfg(any(feature = "entries", not(target_arch = "nvptx64")))]
 pub mod kernels;
+#[cfg(any(feature = "entries", not(target_arch = "nvptx64")))]
+pub mod spellings;
 
 #[cfg(any(feature = "entries", not(target_arch = "nvptx64")))]
 pub use kernels::*;
@@ -63,6 +65,24 @@ pub const KERNELS: [nvptx_kernel::KernelSignature; 17] = {
         copy_u32::SIGNATURE,
         empty::SIGNATURE,
         spin::SIGNATURE,
+    ]
+};
+
+/// The declarations of [`spellings`]' kernels: other spellings of the kernels' algorithms,
+/// built into the same PTX and checked with [`KERNELS`].
+#[cfg(not(target_arch = "nvptx64"))]
+pub const SPELLINGS: [nvptx_kernel::KernelSignature; 8] = {
+    use nvptx_kernel::Kernel;
+    use spellings as s;
+    [
+        s::matmul_tuned_loop_tail::SIGNATURE,
+        s::matmul_tuned_two_step::SIGNATURE,
+        s::matmul_tuned_walk::SIGNATURE,
+        s::matmul_safe_zip::SIGNATURE,
+        s::add_kernel_tuned_ahead::SIGNATURE,
+        s::add_kernel_tuned_by16::SIGNATURE,
+        s::add_kernel_safe_loop::SIGNATURE,
+        s::add_kernel_safe_by8::SIGNATURE,
     ]
 };
 

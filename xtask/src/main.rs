@@ -367,6 +367,7 @@ fn render_docs(check: bool) -> Result<(), String> {
 fn ptx() -> Result<(), String> {
     let ptx = Builder::new(root().join("kernels-rs"))
         .kernels(&kernels_rs::KERNELS)
+        .kernels(&kernels_rs::SPELLINGS)
         .copy_to(root().join("target/ptx/kernels.ptx"))
         .build()
         .map_err(|err| err.to_string())?;

@@ -292,6 +292,96 @@ impl<'a, 'b, T: Copy, U: Copy> ZipExact<'a, 'b, T, U> {
         };
         (batches, rest)
     }
+
+    /// `fold` with every load issued ahead of its use: the pairs in batches of `N`,
+    /// `STEPS` batches a step, each step's first batch loaded during the step before (so
+    /// its loads are in flight across the loop's back edge), and the `len % N` pairs left
+    /// over one more batch, each pair guarded by its index. `f` sees the same pairs in the
+    /// same order as [`Iterator::fold`], so the result is the same; what changes is how
+    /// many loads a thread has in flight when `f` waits for them (a dot product's chain
+    /// of multiply-adds, say).
+    ///
+    /// ```
+    /// use nvptx_kernel::view::zip_exact;
+    /// let (a, b) = ([1.0f32, 2.0, 3.0, 4.0, 5.0], [1.0f32, 1.0, 2.0, 2.0, 3.0]);
+    /// let pairs = zip_exact(&a[..], &b[..]).unwrap();
+    /// let dot = pairs.clone().fold_ahead::<2, 2, _>(0.0, |sum, x, y| sum + x * y);
+    /// assert_eq!(dot, pairs.fold(0.0, |sum, (x, y)| sum + x * y));
+    /// ```
+    #[inline(always)]
+    pub fn fold_ahead<const N: usize, const STEPS: usize, B>(
+        self,
+        init: B,
+        mut f: impl FnMut(B, T, U) -> B,
+    ) -> B {
+        const { assert!(N > 0 && STEPS > 0, "a batch holds a pair and a step a batch") };
+        let (len, sa, sb) = (self.a.len, self.a.stride, self.b.stride);
+        let (mut x, mut y) = (self.a.next, self.b.next);
+        // SAFETY (every read below): it reads element k < len of `a` and of `b` (valid by
+        // Strided's invariant, len being both lengths): batch j, read while j < len / N
+        // batches are left, holds elements N j + u for u < N; the guarded batch holds
+        // N (len / N) + u for u < len % N. The pointers step with `wrapping_add` and may
+        // point past the end after the last batch, where nothing is read.
+        let load = |x: *const T, y: *const U| -> ([T; N], [U; N]) {
+            (
+                core::array::from_fn(|u| unsafe { *x.add(u * sa) }),
+                core::array::from_fn(|u| unsafe { *y.add(u * sb) }),
+            )
+        };
+        let mut acc = init;
+        // The loops count 32-bit steps where the batches fit (LLVM's code for them is
+        // leaner); the same loops over 64-bit counts otherwise.
+        macro_rules! batches {
+            ($batches:expr, $count:ty) => {
+                let batches: $count = $batches;
+                let steps = STEPS as $count;
+                if batches > 0 {
+                    let mut ahead = load(x, y);
+                    (x, y) = (x.wrapping_add(N * sa), y.wrapping_add(N * sb));
+                    let after_first = batches - 1;
+                    for _ in 0..after_first / steps {
+                        for u in 0..N {
+                            acc = f(acc, ahead.0[u], ahead.1[u]);
+                        }
+                        for _ in 1..STEPS {
+                            let next = load(x, y);
+                            for u in 0..N {
+                                acc = f(acc, next.0[u], next.1[u]);
+                            }
+                            (x, y) = (x.wrapping_add(N * sa), y.wrapping_add(N * sb));
+                        }
+                        ahead = load(x, y);
+                        (x, y) = (x.wrapping_add(N * sa), y.wrapping_add(N * sb));
+                    }
+                    for _ in 0..after_first % steps {
+                        for u in 0..N {
+                            acc = f(acc, ahead.0[u], ahead.1[u]);
+                        }
+                        ahead = load(x, y);
+                        (x, y) = (x.wrapping_add(N * sa), y.wrapping_add(N * sb));
+                    }
+                    for u in 0..N {
+                        acc = f(acc, ahead.0[u], ahead.1[u]);
+                    }
+                }
+            };
+        }
+        match u32::try_from(len / N) {
+            Ok(batches) => {
+                batches!(batches, u32);
+            }
+            Err(_) => {
+                batches!(len / N, usize);
+            }
+        }
+        let left = len % N;
+        for u in 0..N {
+            if u < left {
+                acc = f(acc, unsafe { *x.add(u * sa) }, unsafe { *y.add(u * sb) });
+            }
+        }
+        acc
+    }
 }
 
 /// [`ZipExact`]'s pairs `N` at a time (see [`ZipExact::batched`]).
@@ -386,5 +476,21 @@ impl<'a, T, U> Iterator for GridStride<'a, T, U> {
         // SAFETY: i < len, valid in both; i is below every later `next`, so this `&mut`
         // is handed out once.
         Some(unsafe { (&mut *self.out.add(i), &*self.input.add(i)) })
+    }
+
+    /// The grid-stride loop as a plain `while` (what `for_each` and `fold` run): one
+    /// test and one add per element, the add saturating so it cannot wrap around to an
+    /// index handed out before.
+    #[inline(always)]
+    fn fold<B, F: FnMut(B, (&'a mut T, &'a U)) -> B>(self, init: B, mut f: F) -> B {
+        let mut acc = init;
+        let mut i = self.next;
+        while i < self.len {
+            // SAFETY: i < len, valid in both; indices only grow, so each `&mut` is
+            // handed out once.
+            acc = f(acc, unsafe { (&mut *self.out.add(i), &*self.input.add(i)) });
+            i = i.saturating_add(self.stride);
+        }
+        acc
     }
 }

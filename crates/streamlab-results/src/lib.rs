@@ -18,6 +18,7 @@ pub mod experiment;
 pub mod experiments;
 pub mod folder;
 pub mod range;
+pub mod rng;
 pub mod report;
 pub mod run;
 pub mod saved;

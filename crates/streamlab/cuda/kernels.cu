@@ -2,11 +2,13 @@
 // alike, with the same entry names and parameters: a Rust slice is a pointer and a
 // length here. `*_plain` kernels are the write-ups' code; `*_safe` kernels check what
 // their safe Rust twins check (a failed check traps, as a Rust panic does on the GPU);
-// the others are tuned exactly as their Rust twins are, but for the one statement matmul's
-// comment names and the spellings add_kernel's comment names. streamlab compiles this
-// file at run time with NVRTC (src/runtime/baseline.rs); NVRTC provides size_t and the
-// math functions (sinf, cosf, sincosf, sqrtf, fmaf) from NVIDIA's CUDA math library,
-// without any #include.
+// the others are tuned as their Rust twins are. Entries named `<kernel>_<form>_<how>`
+// are other spellings of a form's algorithm (the same products or sums in the same
+// order), as kernels-rs/src/spellings.rs holds Rust's: compare-kernels times every
+// spelling of a form on each side and keeps the fastest, so each side's best meets the
+// other's. streamlab compiles this file at run time with NVRTC (src/runtime/baseline.rs);
+// NVRTC provides size_t and the math functions (sinf, cosf, sincosf, sqrtf, fmaf, __ldg)
+// from NVIDIA's CUDA math library, without any #include.
 
 #define MATMUL_BATCH 8u
 #define MATMUL_STEP_BATCHES 4u
@@ -51,6 +53,23 @@ extern "C" __global__ void matmul_plain(const float *a, size_t a_len, const floa
     c[(size_t)row * cols + col] = sum;
 }
 
+// Plain c = a * b with int indices, as the wiki declares them: 32-bit index arithmetic,
+// which the compiler may widen since a signed overflow cannot happen in a valid program
+// (compare-kernels times it only where every index fits in an int).
+extern "C" __global__ void matmul_plain_int(const float *a, size_t a_len, const float *b,
+                                            size_t b_len, float *c, size_t c_len,
+                                            unsigned rows, unsigned cols, unsigned aligned)
+{
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row >= (int)rows || col >= (int)cols)
+        return;
+    float sum = 0.0f;
+    for (int k = 0; k < (int)aligned; k++)
+        sum = fmaf(a[row * (int)aligned + k], b[k * (int)cols + col], sum);
+    c[row * (int)cols + col] = sum;
+}
+
 // Safe c = a * b: the wiki's loop, with the checks of the safe Rust twin's slicing (row
 // `row` of a and the whole of b once, before the loop; the cell of c).
 extern "C" __global__ void matmul_safe(const float *a, size_t a_len, const float *b,
@@ -73,18 +92,20 @@ extern "C" __global__ void matmul_safe(const float *a, size_t a_len, const float
 }
 
 // One batch of the tuned matmul's products: MATMUL_BATCH elements of the row and of the
-// column, all loaded before they are multiplied.
+// column, all loaded before they are multiplied; LDG loads each through __ldg (the
+// read-only data cache).
 struct Batch {
     float row[MATMUL_BATCH];
     float column[MATMUL_BATCH];
 };
 
+template <bool LDG>
 __device__ __forceinline__ Batch load_batch(const float *a_k, const float *b_k, size_t cols)
 {
     Batch batch;
     for (size_t u = 0; u < MATMUL_BATCH; u++) {
-        batch.row[u] = a_k[u];
-        batch.column[u] = b_k[u * cols];
+        batch.row[u] = LDG ? __ldg(a_k + u) : a_k[u];
+        batch.column[u] = LDG ? __ldg(b_k + u * cols) : b_k[u * cols];
     }
     return batch;
 }
@@ -96,17 +117,64 @@ __device__ __forceinline__ float add_batch(const Batch &batch, float sum)
     return sum;
 }
 
-// Tuned c = a * b: the same products in the same order, in batches of MATMUL_BATCH
-// products, each batch's loads issued before its multiply-adds; a step of the loop
-// multiplies the batch loaded during the step before, loads and multiplies
-// MATMUL_STEP_BATCHES - 1 more, and loads the batch the next step starts with. Two
-// pointers walk the row and the column, and every loop counts a 32-bit number of steps
-// fixed before it starts. The one statement that differs from the Rust twin is the last
-// loop, over the aligned % MATMUL_BATCH products after the last batch. ptxas schedules
-// the main loop differently depending on how this tail is spelled: Rust spells it as one
-// more batch with each product guarded, since its kernel runs slower with the tail as a
-// loop; here a loop is what NVVM's code runs fastest with, and the guarded batch makes it
-// slower. Each side keeps its faster spelling.
+// The tuned matmul's cell, from a_k (the row's first product) and b_k (the column's):
+// the products in batches of MATMUL_BATCH, each batch's loads issued before its
+// multiply-adds; a step of the loop multiplies the batch loaded during the step before,
+// loads and multiplies STEPS - 1 more, and loads the batch the next step starts with.
+// Two pointers walk the row and the column, and every loop counts a 32-bit number of
+// steps fixed before it starts. The aligned % MATMUL_BATCH products after the last batch
+// are a counted loop, or (GUARDED_TAIL) one more batch with each product guarded by its
+// index, as the Rust twin spells them: ptxas schedules the main loop differently
+// depending on how this tail is spelled.
+template <unsigned STEPS, bool GUARDED_TAIL, bool LDG>
+__device__ __forceinline__ float matmul_cell(const float *a_k, const float *b_k,
+                                             unsigned cols, unsigned aligned)
+{
+    float sum = 0.0f;
+    unsigned batches = aligned / MATMUL_BATCH;
+    if (batches > 0) {
+        Batch ahead = load_batch<LDG>(a_k, b_k, cols);
+        a_k += MATMUL_BATCH;
+        b_k += MATMUL_BATCH * (size_t)cols;
+        unsigned after_first = batches - 1;
+        for (unsigned step = 0; step < after_first / STEPS; step++) {
+            sum = add_batch(ahead, sum);
+            for (unsigned next = 1; next < STEPS; next++) {
+                sum = add_batch(load_batch<LDG>(a_k, b_k, cols), sum);
+                a_k += MATMUL_BATCH;
+                b_k += MATMUL_BATCH * (size_t)cols;
+            }
+            ahead = load_batch<LDG>(a_k, b_k, cols);
+            a_k += MATMUL_BATCH;
+            b_k += MATMUL_BATCH * (size_t)cols;
+        }
+        for (unsigned step = 0; step < after_first % STEPS; step++) {
+            sum = add_batch(ahead, sum);
+            ahead = load_batch<LDG>(a_k, b_k, cols);
+            a_k += MATMUL_BATCH;
+            b_k += MATMUL_BATCH * (size_t)cols;
+        }
+        sum = add_batch(ahead, sum);
+    }
+    if (GUARDED_TAIL) {
+        unsigned left = aligned % MATMUL_BATCH;
+#pragma unroll
+        for (unsigned u = 0; u < MATMUL_BATCH; u++)
+            if (u < left)
+                sum = fmaf(a_k[u], b_k[(size_t)u * cols], sum);
+    } else {
+        for (unsigned step = 0; step < aligned % MATMUL_BATCH; step++) {
+            sum = fmaf(*a_k, *b_k, sum);
+            a_k += 1;
+            b_k += cols;
+        }
+    }
+    return sum;
+}
+
+// Tuned c = a * b: the same products in the same order as the plain loop, batched with one
+// batch loaded a step ahead (matmul_cell), MATMUL_STEP_BATCHES batches a step, the tail a
+// counted loop.
 extern "C" __global__ void matmul(const float *a, size_t a_len, const float *b, size_t b_len,
                                   float *c, size_t c_len, unsigned rows, unsigned cols,
                                   unsigned aligned)
@@ -115,40 +183,87 @@ extern "C" __global__ void matmul(const float *a, size_t a_len, const float *b, 
     unsigned row = blockIdx.y * blockDim.y + threadIdx.y;
     if (row >= rows || col >= cols)
         return;
+    c[(size_t)row * cols + col] = matmul_cell<MATMUL_STEP_BATCHES, false, false>(
+        a + (size_t)row * aligned, b + col, cols, aligned);
+}
+
+// Tuned c = a * b, the tail a guarded batch (as the Rust `matmul` spells it).
+extern "C" __global__ void matmul_tuned_guarded_tail(const float *a, size_t a_len,
+                                                     const float *b, size_t b_len, float *c,
+                                                     size_t c_len, unsigned rows,
+                                                     unsigned cols, unsigned aligned)
+{
+    unsigned col = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row >= rows || col >= cols)
+        return;
+    c[(size_t)row * cols + col] = matmul_cell<MATMUL_STEP_BATCHES, true, false>(
+        a + (size_t)row * aligned, b + col, cols, aligned);
+}
+
+// Tuned c = a * b, two batches a step.
+extern "C" __global__ void matmul_tuned_two_step(const float *a, size_t a_len, const float *b,
+                                                 size_t b_len, float *c, size_t c_len,
+                                                 unsigned rows, unsigned cols,
+                                                 unsigned aligned)
+{
+    unsigned col = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row >= rows || col >= cols)
+        return;
+    c[(size_t)row * cols + col] =
+        matmul_cell<2, false, false>(a + (size_t)row * aligned, b + col, cols, aligned);
+}
+
+// Tuned c = a * b, every load through __ldg (the read-only data cache; Rust has no such
+// load in safe or stable code).
+extern "C" __global__ void matmul_tuned_ldg(const float *a, size_t a_len, const float *b,
+                                            size_t b_len, float *c, size_t c_len,
+                                            unsigned rows, unsigned cols, unsigned aligned)
+{
+    unsigned col = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row >= rows || col >= cols)
+        return;
+    c[(size_t)row * cols + col] = matmul_cell<MATMUL_STEP_BATCHES, false, true>(
+        a + (size_t)row * aligned, b + col, cols, aligned);
+}
+
+// c = a * b with two pointers walking the row and the column, one product a turn.
+extern "C" __global__ void matmul_tuned_walk(const float *a, size_t a_len, const float *b,
+                                             size_t b_len, float *c, size_t c_len,
+                                             unsigned rows, unsigned cols, unsigned aligned)
+{
+    unsigned col = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row >= rows || col >= cols)
+        return;
     const float *a_k = a + (size_t)row * aligned;
     const float *b_k = b + col;
     float sum = 0.0f;
-    unsigned batches = aligned / MATMUL_BATCH;
-    if (batches > 0) {
-        Batch ahead = load_batch(a_k, b_k, cols);
-        a_k += MATMUL_BATCH;
-        b_k += MATMUL_BATCH * (size_t)cols;
-        unsigned after_first = batches - 1;
-        for (unsigned step = 0; step < after_first / MATMUL_STEP_BATCHES; step++) {
-            sum = add_batch(ahead, sum);
-            for (unsigned next = 1; next < MATMUL_STEP_BATCHES; next++) {
-                sum = add_batch(load_batch(a_k, b_k, cols), sum);
-                a_k += MATMUL_BATCH;
-                b_k += MATMUL_BATCH * (size_t)cols;
-            }
-            ahead = load_batch(a_k, b_k, cols);
-            a_k += MATMUL_BATCH;
-            b_k += MATMUL_BATCH * (size_t)cols;
-        }
-        for (unsigned step = 0; step < after_first % MATMUL_STEP_BATCHES; step++) {
-            sum = add_batch(ahead, sum);
-            ahead = load_batch(a_k, b_k, cols);
-            a_k += MATMUL_BATCH;
-            b_k += MATMUL_BATCH * (size_t)cols;
-        }
-        sum = add_batch(ahead, sum);
-    }
-    for (unsigned step = 0; step < aligned % MATMUL_BATCH; step++) {
+    for (unsigned k = 0; k < aligned; k++, a_k++, b_k += cols)
         sum = fmaf(*a_k, *b_k, sum);
-        a_k += 1;
-        b_k += cols;
-    }
     c[(size_t)row * cols + col] = sum;
+}
+
+// Safe c = a * b with its loads ahead: the checks of matmul_safe, then the tuned cell with
+// the guarded tail (as the Rust matmul_safe's fold_ahead spells it).
+extern "C" __global__ void matmul_safe_ahead(const float *a, size_t a_len, const float *b,
+                                             size_t b_len, float *c, size_t c_len,
+                                             unsigned rows, unsigned cols, unsigned aligned)
+{
+    unsigned col = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row >= rows || col >= cols)
+        return;
+    if ((size_t)(row + 1) * aligned > a_len || (size_t)aligned * cols > b_len)
+        __trap();
+    float sum = matmul_cell<MATMUL_STEP_BATCHES, true, false>(a + (size_t)row * aligned,
+                                                              b + col, cols, aligned);
+    size_t cell = (size_t)row * cols + col;
+    if (cell >= c_len)
+        __trap();
+    c[cell] = sum;
 }
 
 // Plain AddKernel, the CUDA Handbook's: a grid-stride loop over n ints, each becoming
@@ -165,18 +280,52 @@ extern "C" __global__ void add_kernel_plain(int *out, size_t out_len, const int 
     }
 }
 
-// Tuned AddKernel: the running sum kept in a register behind an empty assembly barrier,
-// so the loop is not folded into one multiply. The Rust twin runs the same sums but
-// spells three things out that NVVM's code for this loop gets by itself, since LLVM's
-// code for the loop as written here ran slower: a loop of its own for cycles <= 0 (NVVM's
-// code streams as fast as a copy loop there), the next index and the loop's test right
-// after the load (ptxas overlaps them with it here), and the sums eight a step with the
-// rest straight-line (NVVM leaves the rest after its unrolled steps straight-line; LLVM
-// left it to a loop of one sum a turn). Written into this kernel, the first two changed
-// nothing or made it slower; the third changes NVVM's unrolling (faster at large counts,
-// slower at some small ones), so this kernel keeps the Handbook's loop as the reference.
+// `cycles` additions of add_value to value, each behind an empty assembly barrier (the
+// register barrier nvptx_kernel::hint::opaque is in Rust), so the loop is not folded into
+// one multiply: STEP a step and the rest straight-line, by the bits of cycles below STEP,
+// as kernels_rs::element::add_repeatedly_by spells them.
+template <int STEP>
+__device__ __forceinline__ int add_repeatedly_by(int value, int add_value, int cycles)
+{
+    if (cycles > 0) {
+        for (int steps = cycles / STEP; steps != 0; steps--) {
+#pragma unroll
+            for (int u = 0; u < STEP; u++) {
+                value += add_value;
+                asm volatile("" : "+r"(value));
+            }
+        }
+#pragma unroll
+        for (int bit = STEP / 2; bit > 0; bit /= 2) {
+            if (cycles & bit) {
+#pragma unroll
+                for (int u = 0; u < bit; u++) {
+                    value += add_value;
+                    asm volatile("" : "+r"(value));
+                }
+            }
+        }
+    }
+    return value;
+}
+
+// Tuned AddKernel: the sums sixteen a step, the rest by bits (add_repeatedly_by), over the
+// Handbook's grid-stride loop. add_kernel_tuned_loop keeps the Handbook's loop of one sum a
+// turn, _by8 and _by32 unroll eight and thirty-two a step, and _ahead spells the Rust
+// twin's add_kernel_tuned_ahead (a copy loop at 0 cycles, the next index and the loop's
+// test right after the load, the sums eight a step).
 extern "C" __global__ void add_kernel(int *out, size_t out_len, const int *in, size_t in_len,
                                       int add_value, int cycles)
+{
+    size_t stride = (size_t)(blockDim.x * gridDim.x);
+    for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < out_len; i += stride)
+        out[i] = add_repeatedly_by<16>(in[i], add_value, cycles);
+}
+
+// Tuned AddKernel, the Handbook's loop: the running sum kept in a register behind an empty
+// assembly barrier, one sum a turn (NVVM unrolls it by itself).
+extern "C" __global__ void add_kernel_tuned_loop(int *out, size_t out_len, const int *in,
+                                                 size_t in_len, int add_value, int cycles)
 {
     size_t stride = (size_t)(blockDim.x * gridDim.x);
     for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < out_len; i += stride) {
@@ -189,9 +338,54 @@ extern "C" __global__ void add_kernel(int *out, size_t out_len, const int *in, s
     }
 }
 
-// Safe AddKernel: the tuned kernel over the pairs both arrays have, as the safe Rust
-// twin's grid-stride view stops at the shorter length; the register barrier is the same
-// (nvptx_kernel::hint::opaque in Rust).
+// Tuned AddKernel, the sums eight a step.
+extern "C" __global__ void add_kernel_tuned_by8(int *out, size_t out_len, const int *in,
+                                                size_t in_len, int add_value, int cycles)
+{
+    size_t stride = (size_t)(blockDim.x * gridDim.x);
+    for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < out_len; i += stride)
+        out[i] = add_repeatedly_by<8>(in[i], add_value, cycles);
+}
+
+// Tuned AddKernel, the sums thirty-two a step.
+extern "C" __global__ void add_kernel_tuned_by32(int *out, size_t out_len, const int *in,
+                                                 size_t in_len, int add_value, int cycles)
+{
+    size_t stride = (size_t)(blockDim.x * gridDim.x);
+    for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < out_len; i += stride)
+        out[i] = add_repeatedly_by<32>(in[i], add_value, cycles);
+}
+
+// Tuned AddKernel as the Rust twin's add_kernel_tuned_ahead: a copy loop when there are no
+// sums, the next index and the loop's test right after the load (each behind a barrier),
+// the sums eight a step.
+extern "C" __global__ void add_kernel_tuned_ahead(int *out, size_t out_len, const int *in,
+                                                  size_t in_len, int add_value, int cycles)
+{
+    size_t stride = (size_t)(blockDim.x * gridDim.x);
+    size_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (cycles <= 0) {
+        for (; i < out_len; i += stride)
+            out[i] = in[i];
+        return;
+    }
+    if (i >= out_len)
+        return;
+    for (;;) {
+        size_t at = i;
+        int value = in[at];
+        i += stride;
+        asm volatile("" : "+l"(i));
+        unsigned more = i < out_len;
+        asm volatile("" : "+r"(more));
+        out[at] = add_repeatedly_by<8>(value, add_value, cycles);
+        if (!more)
+            break;
+    }
+}
+
+// Safe AddKernel: the Handbook's loop over the pairs both arrays have, as the safe Rust
+// twin's grid-stride view stops at the shorter length.
 extern "C" __global__ void add_kernel_safe(int *out, size_t out_len, const int *in,
                                            size_t in_len, int add_value, int cycles)
 {
@@ -205,6 +399,36 @@ extern "C" __global__ void add_kernel_safe(int *out, size_t out_len, const int *
         }
         out[i] = value;
     }
+}
+
+// Safe AddKernel, the sums eight a step.
+extern "C" __global__ void add_kernel_safe_by8(int *out, size_t out_len, const int *in,
+                                               size_t in_len, int add_value, int cycles)
+{
+    size_t n = out_len < in_len ? out_len : in_len;
+    size_t stride = (size_t)(blockDim.x * gridDim.x);
+    for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        out[i] = add_repeatedly_by<8>(in[i], add_value, cycles);
+}
+
+// Safe AddKernel, the sums thirty-two a step (as the safe Rust twin spells them).
+extern "C" __global__ void add_kernel_safe_by32(int *out, size_t out_len, const int *in,
+                                                size_t in_len, int add_value, int cycles)
+{
+    size_t n = out_len < in_len ? out_len : in_len;
+    size_t stride = (size_t)(blockDim.x * gridDim.x);
+    for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        out[i] = add_repeatedly_by<32>(in[i], add_value, cycles);
+}
+
+// Safe AddKernel, the sums sixteen a step.
+extern "C" __global__ void add_kernel_safe_by16(int *out, size_t out_len, const int *in,
+                                                size_t in_len, int add_value, int cycles)
+{
+    size_t n = out_len < in_len ? out_len : in_len;
+    size_t stride = (size_t)(blockDim.x * gridDim.x);
+    for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        out[i] = add_repeatedly_by<16>(in[i], add_value, cycles);
 }
 
 // Plain sincos, the blog's: b[j] = a[j] + sqrt(sin(i)^2 + cos(i)^2) for the global index

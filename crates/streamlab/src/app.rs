@@ -423,7 +423,7 @@ impl Session {
     /// and trace checks) and CSV, print its table, and note failed checks.
     fn measure<E: Run>(&mut self, params: &E::Params) -> Result<Vec<E::Result>, AppError> {
         let mut results = Vec::new();
-        let sets: Vec<Kernels> = self.sets::<E>().into_iter().copied().collect();
+        let sets: Vec<Kernels> = self.sets::<E>().into_iter().cloned().collect();
         let before = self.prober.probe(&self.gpu)?;
         for (i, kernels) in sets.iter().enumerate() {
             let ctx = Context {

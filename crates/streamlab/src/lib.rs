@@ -13,7 +13,6 @@ pub mod experiments;
 pub mod measure;
 pub mod parallel;
 pub mod progress;
-pub mod rng;
 pub mod runtime;
 pub mod sincos;
 pub mod stop;

@@ -71,7 +71,7 @@ impl Buffers {
 
 /// Fill `a` with random values in [0, 1) and return the f64 reference of `b`.
 pub fn fill_inputs(host_a: &mut PinnedBuffer<f32>) -> Result<Vec<f64>, RuntimeError> {
-    let mut rng = crate::rng::Rng::new(crate::rng::Rng::seed_from_clock());
+    let mut rng = streamlab_results::rng::Rng::new(streamlab_results::rng::Rng::seed_from_clock());
     rng.fill_unit(host_a.as_mut_slice()?);
     let mut expected = vec![0.0f64; host_a.len()];
     let a = host_a.as_slice()?;

@@ -38,6 +38,24 @@ pub fn compare<T: Copy + Into<f64> + Sync>(
     expected: impl Fn(usize) -> f64 + Sync,
     tolerance: f64,
 ) -> Verification {
+    let checked = compare_each(what, out, |i| (expected(i), tolerance));
+    let detail = match checked.mismatches {
+        0 => format!(
+            "{what}: all {} elements within {tolerance:e} of the reference",
+            out.len()
+        ),
+        _ => checked.detail.clone(),
+    };
+    Verification { detail, ..checked }
+}
+
+/// Compare each element `out[i]` with its reference value and tolerance, `expected(i)`:
+/// within it passes. NaN never passes.
+pub fn compare_each<T: Copy + Into<f64> + Sync>(
+    what: &str,
+    out: &[T],
+    expected: impl Fn(usize) -> (f64, f64) + Sync,
+) -> Verification {
     let tally = merge(map_chunks(out.len(), |range| {
         let mut t = Tally {
             mismatches: 0,
@@ -45,7 +63,7 @@ pub fn compare<T: Copy + Into<f64> + Sync>(
             first: None,
         };
         for i in range {
-            let (got, want) = (out[i].into(), expected(i));
+            let (got, (want, tolerance)) = (out[i].into(), expected(i));
             let error = (got - want).abs();
             if error.is_nan() || error > tolerance {
                 t.mismatches += 1;
@@ -61,7 +79,7 @@ pub fn compare<T: Copy + Into<f64> + Sync>(
     }));
     let detail = match tally.first {
         None => format!(
-            "{what}: all {} elements within {tolerance:e} of the reference",
+            "{what}: all {} elements within their tolerances of the reference",
             out.len()
         ),
         Some((i, got, want)) => format!(
@@ -77,6 +95,40 @@ pub fn compare<T: Copy + Into<f64> + Sync>(
         max_abs_error: tally.max_abs_error,
         detail,
     }
+}
+
+/// `c = a · b` (`a: rows × inner`, `b: inner × cols`, row-major) on the CPU in f64, each
+/// cell with the tolerance a correct f32 kernel meets: every form and spelling computes a
+/// cell as one chain of f32 multiply-adds in the order of `k`, each rounded once, so its
+/// error is at most the unit roundoff 2^-24 times the sum of the magnitudes of the chain's
+/// partial sums (to first order); the tolerance is twice that, covering the higher-order
+/// terms and the f64 reference's own rounding. On inputs whose elements all differ, a
+/// cell read from the wrong row or column is off by about the size of a cell, far beyond
+/// it.
+pub fn matmul_reference(
+    a: &[f32],
+    b: &[f32],
+    rows: usize,
+    cols: usize,
+    inner: usize,
+) -> Vec<(f64, f64)> {
+    map_chunks(rows * cols, |range| {
+        range
+            .map(|cell| {
+                let (row, col) = (cell / cols, cell % cols);
+                let (mut sum, mut partials) = (0.0f64, 0.0f64);
+                for k in 0..inner {
+                    sum += f64::from(a[row * inner + k]) * f64::from(b[k * cols + col]);
+                    partials += sum.abs();
+                }
+                // Twice 2^-24 (f32::EPSILON is 2^-23) times the partial sums' magnitudes.
+                (sum, partials * f64::from(f32::EPSILON) + f64::MIN_POSITIVE)
+            })
+            .collect::<Vec<_>>()
+    })
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
 /// The largest error of `out` against `expected` in units in the last place of the f32
@@ -215,6 +267,59 @@ mod tests {
         assert_eq!(off.mismatches, 1);
         assert!(off.detail.contains("index 1"), "{}", off.detail);
         assert!(compare("x", &[1.000_000_5f32], |_| 1.0, 1e-6).passed);
+    }
+
+    /// `c = a · b` computed on the CPU by the tuned kernel's cell, reading `(row, col)` of
+    /// each output from `(pick(row, col))`.
+    fn cells(a: &[f32], b: &[f32], n: usize, pick: impl Fn(usize, usize) -> (usize, usize)) -> Vec<f32> {
+        (0..n * n)
+            .map(|cell| {
+                let (row, col) = pick(cell / n, cell % n);
+                // SAFETY: a and b are n × n, row and col below n.
+                unsafe { kernels_rs::element::matmul_cell(a.as_ptr(), b.as_ptr(), row, col, n, n as u32) }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_matmul_check_passes_the_kernels_cells_and_fails_a_kernel_that_swaps_row_and_column() {
+        let n = 48;
+        let mut rng = streamlab_results::rng::Rng::new(11);
+        let (mut a, mut b) = (vec![0.0f32; n * n], vec![0.0f32; n * n]);
+        rng.fill_signed_unit(&mut a);
+        rng.fill_signed_unit(&mut b);
+        let reference = matmul_reference(&a, &b, n, n, n);
+        let check = |out: &[f32]| compare_each("matmul", out, |i| reference[i]);
+        assert!(check(&cells(&a, &b, n, |r, c| (r, c))).passed);
+        let swapped = check(&cells(&a, &b, n, |r, c| (c, r)));
+        assert!(!swapped.passed);
+        assert!(swapped.mismatches as usize > n * n / 2, "{}", swapped.detail);
+        // With every input equal (the wiki's all-ones fill) the same wrong kernel passes:
+        // why the check runs on inputs whose elements all differ.
+        let ones = vec![1.0f32; n * n];
+        let reference = matmul_reference(&ones, &ones, n, n, n);
+        let swapped = cells(&ones, &ones, n, |r, c| (c, r));
+        assert!(compare_each("matmul", &swapped, |i| reference[i]).passed);
+    }
+
+    #[test]
+    fn the_matmul_tolerance_holds_at_a_long_inner_dimension_and_is_far_below_a_cell() {
+        let (rows, cols, inner) = (2, 3, 131_072);
+        let mut rng = streamlab_results::rng::Rng::new(5);
+        let (mut a, mut b) = (vec![0.0f32; rows * inner], vec![0.0f32; inner * cols]);
+        rng.fill_signed_unit(&mut a);
+        rng.fill_signed_unit(&mut b);
+        let reference = matmul_reference(&a, &b, rows, cols, inner);
+        let out: Vec<f32> = (0..rows * cols)
+            .map(|cell| kernels_rs::element::matmul_cell_plain(&a, &b, cell / cols, cell % cols, cols, inner))
+            .collect();
+        assert!(compare_each("matmul", &out, |i| reference[i]).passed);
+        // A cell is about sqrt(inner) / 3 ≈ 120 here, and a cell read from the wrong row
+        // or column off by about as much: the tolerance stays within 2% of a cell.
+        let typical = (inner as f64).sqrt() / 3.0;
+        for (value, tolerance) in &reference {
+            assert!(*tolerance < 0.02 * value.abs().max(typical), "{value} ± {tolerance}");
+        }
     }
 
     #[test]

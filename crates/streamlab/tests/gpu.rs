@@ -338,6 +338,7 @@ fn rust_and_cuda_twins_agree_in_every_form_and_have_cards() {
         .expect("streamlab runs");
     assert!(status.success());
     let doc = json(&out, "compare-kernels.json");
+    assert!(doc["seed"].as_u64().is_some(), "the seed is recorded");
     let cases = doc["cases"].as_array().unwrap();
     for kernel in ["matmul", "add_kernel", "sincos"] {
         for form in ["plain", "safe", "tuned"] {
@@ -354,25 +355,52 @@ fn rust_and_cuda_twins_agree_in_every_form_and_have_cards() {
             .iter()
             .any(|c| c["kernel"] == "fill" && c["form"] == "safe")
     );
-    // --quick times matmul's inputs at two places, each with its own launches, and the
-    // row holds both places' launches.
-    for c in cases.iter().filter(|c| c["kernel"] == "matmul") {
+    // The sweep: shapes with tails and drawn ones, and matmul cold where it fits in L2.
+    for origin in ["tail", "random"] {
+        assert!(cases.iter().any(|c| c["origin"] == origin), "{origin}");
+    }
+    assert!(
+        (cases.iter()).any(|c| c["kernel"] == "matmul" && c["cache"] == "cold"),
+        "a cold matmul case"
+    );
+    // Every spelling ran, was checked, and has its card; C++ has more than one spelling
+    // of the tuned matmul, and so has Rust.
+    for c in cases {
+        let spellings = c["spellings"].as_array().expect("spellings");
+        for language in ["rust", "cuda"] {
+            assert!(spellings.iter().any(|s| s["language"] == language), "{c}");
+        }
+        for s in spellings {
+            assert_eq!(s["verification"]["passed"], true, "{s}");
+            let card = &s["card"];
+            assert!(card["driver"]["registers"].as_i64().unwrap() > 0, "{s}");
+            assert!(card["driver"]["occupancy"].as_f64().unwrap() > 0.0, "{s}");
+            assert!(card["ptx"]["global_stores"].as_u64().unwrap() >= 1, "{s}");
+        }
+    }
+    let tuned = (cases.iter())
+        .find(|c| c["kernel"] == "matmul" && c["form"] == "tuned")
+        .unwrap();
+    for language in ["rust", "cuda"] {
+        let n = (tuned["spellings"].as_array().unwrap().iter())
+            .filter(|s| s["language"] == language)
+            .count();
+        assert!(n > 1, "{language}: {n} spellings");
+    }
+    // --quick times the write-ups' matmul (warm) at two places, each with its own
+    // launches, and each spelling's launches are its places' launches.
+    let warm_defaults = (cases.iter()).filter(|c| {
+        c["kernel"] == "matmul" && c["origin"] == "defaults" && c["cache"] == "warm"
+    });
+    for c in warm_defaults {
         let places = c["placements"].as_array().expect("placements");
         assert_eq!(places.len(), 2, "{c}");
         assert_ne!(places[0]["offsets_bytes"], places[1]["offsets_bytes"]);
-        // Each place is visited on the way there and again on the way back.
         assert!(places.iter().all(|p| p["visits"] == 2), "{c}");
-        let launches = |p: &Value, set: &str| p[set]["samples_ms"].as_array().unwrap().len();
-        for set in ["rust", "cuda"] {
-            let each: usize = places.iter().map(|p| launches(p, set)).sum();
-            assert_eq!(launches(c, set), each, "{c}");
-        }
-    }
-    for c in cases {
-        for card in c["cards"].as_array().expect("a card per language") {
-            assert!(card["driver"]["registers"].as_i64().unwrap() > 0, "{c}");
-            assert!(card["driver"]["occupancy"].as_f64().unwrap() > 0.0, "{c}");
-            assert!(card["ptx"]["global_stores"].as_u64().unwrap() >= 1, "{c}");
+        for s in c["spellings"].as_array().unwrap() {
+            let launches = |v: &Value| v["samples_ms"].as_array().unwrap().len();
+            let each: usize = s["by_place"].as_array().unwrap().iter().map(launches).sum();
+            assert_eq!(launches(&s["times"]), each, "{s}");
         }
     }
     // The safe forms leave no bounds check inside sincos, and the tuned ones none at all.
@@ -380,7 +408,10 @@ fn rust_and_cuda_twins_agree_in_every_form_and_have_cards() {
         let c = (cases.iter())
             .find(|c| c["kernel"] == kernel && c["form"] == form)
             .unwrap();
-        c["cards"][0]["ptx"]["traps"].as_u64().unwrap()
+        let rust = (c["spellings"].as_array().unwrap().iter())
+            .find(|s| s["language"] == "rust" && s["entry"].as_str().unwrap().starts_with(kernel))
+            .unwrap();
+        rust["card"]["ptx"]["traps"].as_u64().unwrap()
     };
     assert_eq!(card("sincos", "safe"), 0);
     // Both math libraries within their documented error (libm 1 ulp, CUDA 2 ulps).

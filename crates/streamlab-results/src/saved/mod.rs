@@ -154,10 +154,18 @@ pub struct DeviceInfo {
     pub copy_engines: i32,
     pub concurrent_kernels: bool,
     pub total_memory_bytes: u64,
+    /// The L2 cache's size (0 in runs from before it was recorded).
+    #[serde(default, skip_serializing_if = "unrecorded")]
+    pub l2_bytes: u64,
     /// The CUDA version the driver supports, as `major.minor`.
     pub driver_cuda_version: String,
     /// PCIe link, where the driver exposes it (e.g. "PCIe 32.0 GT/s x16").
     pub pcie_link: Option<String>,
+}
+
+/// A size a run did not record (0), left out of the JSON as it was.
+fn unrecorded(bytes: &u64) -> bool {
+    *bytes == 0
 }
 
 #[cfg(test)]
@@ -172,6 +180,7 @@ impl DeviceInfo {
             copy_engines: 3,
             concurrent_kernels: true,
             total_memory_bytes: 80 << 30,
+            l2_bytes: 50 << 20,
             driver_cuda_version: "12.8".into(),
             pcie_link: None,
         }

@@ -1,36 +1,39 @@
-//! compare-kernels: each Rust kernel against its CUDA C++ twin, in every form (plain,
-//! safe, tuned), on the buffers and launch shapes the experiments use. Launches alternate Rust, CUDA C++,
-//! Rust, … on one stream with an event between them, so both see the same clocks,
-//! caches and neighbours. Each entry's card (the driver's figures at the launch shape and
-//! the PTX's counts, `streamlab_results::card`) is read beside its times. Afterwards each kernel runs once more per language into a
-//! poisoned output, and both outputs are checked element by element against the CPU
-//! reference (the `kernels_rs::element` math, or its f64 form for sincos).
+//! compare-kernels: each Rust kernel against its CUDA C++ twin, in every form (plain, safe,
+//! tuned), each side in every spelling it has of the form (`runtime::kernels::Spelling`),
+//! at the shapes `streamlab_results::experiments::compare_kernels::shapes` lists: the
+//! write-ups', a sweep with tails, and shapes drawn from the run's seed.
 //!
-//! The cases: `fill` over the wiki's A matrix (plain and tuned are one raw-pointer store;
-//! the safe form stores through a slice); `matmul` at two shapes, the wiki's (32 × 16
-//! output, 16×16 blocks: latency-bound) and a square one (`--square`, enough threads to
-//! fill the GPU), each at `--placements` places of its inputs in one allocation (a
-//! kernel's time depends on which pages of GPU memory its inputs are on); `add_kernel` over the Handbook's array
-//! (SMs × 16 blocks of 256 threads) at each `--add-cycles`; `sincos` over the blog's
-//! array (1024 threads per block); and the math library functions alone over the same
-//! indices (`sinf`, `cosf`, `sincosf`: the `libm` crate's against CUDA's), with each
-//! output's largest error in ulps.
+//! At each shape and form, every spelling first runs once into a poisoned output on inputs
+//! whose elements all differ (seeded from the run's seed), checked element by element
+//! against the CPU (matmul in f64 within the bound of `verify::matmul_reference`, AddKernel
+//! exactly, sincos within 1e-6); then the spellings of both languages are launched in
+//! turn on one stream, an event before and after each launch, so all see the same clocks
+//! and neighbours. A case whose inputs fit in L2 is timed twice: warm (back to back, as a
+//! kernel re-reading its inputs sees them) and cold (L2 flushed before each launch by
+//! writing a buffer twice its size). matmul's warm launches are shared among `--placements`
+//! places of its inputs in one allocation. Each spelling's card (the driver's figures at
+//! the launch shape and the PTX's counts) is read beside its times. The math library
+//! functions alone (`sinf`, `cosf`, `sincosf`: the `libm` crate's against CUDA's) run at
+//! the write-ups' sincos array, with each output's largest error in ulps.
 use std::ops::Range;
-use streamlab_results::card::{self, KernelCard};
 
+use streamlab_results::card::{self, KernelCard};
+use streamlab_results::experiments::compare_kernels::shapes::{
+    self, AddShape, FillShape, MatmulShape, SincosShape,
+};
 use streamlab_results::experiments::compare_kernels::{
-    CompareKernels, KernelCase, KernelComparison, PLACEMENT_STEP_BYTES, Params, Placement,
+    Cache, CompareKernels, KernelCase, KernelComparison, Origin, PLACEMENT_STEP_BYTES, Params,
+    Placement, SpellingRun,
 };
 use streamlab_results::experiments::matmul_streams;
-use streamlab_results::saved::{KernelForm, Params as _, Verification};
+use streamlab_results::rng::Rng;
+use streamlab_results::saved::{KernelForm, KernelSet, Params as _, Verification};
 
 use super::{Context, Run, RunError};
 use crate::measure::series;
 use crate::runtime::baseline::CudaKernels;
-use crate::runtime::kernels::RUST_PTX;
-use crate::runtime::{
-    DeviceBuffer, Event, Function, Gpu, Kernels, PinnedBuffer, RuntimeError, Shape, Stream,
-};
+use crate::runtime::kernels::{RUST_PTX, Spelled, Spelling};
+use crate::runtime::{DeviceBuffer, Function, Gpu, Kernels, PinnedBuffer, RuntimeError, Shape, Stream};
 
 /// sincos tolerance: CUDA's `sinf`/`cosf` and the `libm` crate's differ in the last bit,
 /// which `sqrt(s² + c²) ≈ 1` carries into a few units of 2^-23 (1.2e-7).
@@ -38,7 +41,7 @@ const SINCOS_TOLERANCE: f64 = 1e-6;
 
 impl Run for CompareKernels {
     const ABOUT: &'static str = "Time each Rust kernel against its CUDA C++ twin (NVRTC), plain, safe and tuned \
-        forms, from interleaved launches on the experiments' buffers and shapes";
+        forms, each side's fastest spelling, at the write-ups' shapes, shapes with tails and shapes drawn from --seed";
 
     const NEEDS_CUDA_TWINS: bool = true;
 
@@ -49,36 +52,54 @@ impl Run for CompareKernels {
                 "compare-kernels needs the CUDA C++ twins, but NVRTC is not available: install the CUDA toolkit's NVRTC or add its lib64 folder to LD_LIBRARY_PATH".into(),
             ));
         };
-        let pair = Pair {
+        let seed = p.seed.unwrap_or_else(Rng::seed_from_clock);
+        eprintln!("compare-kernels: seed {seed} (--seed {seed} draws the same shapes and inputs)");
+        let shapes = shapes::shapes(p, seed);
+        let l2_bytes = ctx.gpu.info().l2_bytes;
+        let flush_len = (2 * l2_bytes as usize).max(16 << 20);
+        ctx.gpu.ensure_fits(flush_len as u64)?;
+        let mut bench = Bench {
             gpu: ctx.gpu,
-            rust: ctx.gpu.kernels(),
-            cuda: &cuda.kernels,
+            sets: [ctx.gpu.kernels(), &cuda.kernels],
             ptx: [RUST_PTX, &cuda.ptx],
             params: p,
+            l2_bytes,
+            seed,
             stream: ctx.gpu.streams(1)?.remove(0),
+            flush: ctx.gpu.alloc::<u8>(flush_len)?,
         };
-        let forms = KernelForm::ALL.len();
-        let total = 2 + 2 * forms + forms * p.add_cycles.len() + forms + MATH.len();
-        let mut task = crate::progress::Task::start("rust vs cuda", total as u64);
-        let mut cases = Vec::with_capacity(total);
-        for case in pair.fill_and_matmul()? {
-            task.step(&case.kernel);
-            cases.push(case);
+        let steps = shapes.fill.len() + shapes.matmul.len() + shapes.add.len() + shapes.sincos.len() + 1;
+        let mut task = crate::progress::Task::start("rust vs cuda", steps as u64);
+        let mut cases = Vec::new();
+        for shape in &shapes.fill {
+            cases.extend(bench.fill(shape)?);
+            task.step(&format!("fill {}×{}", shape.rows, shape.cols));
         }
-        for case in pair.add_kernel(ctx)? {
-            task.step(&format!("add_kernel {}", case.case));
-            cases.push(case);
+        for shape in &shapes.matmul {
+            cases.extend(bench.matmul(shape)?);
+            task.step(&format!("matmul {}", shape.case()));
         }
-        for case in pair.sincos()? {
-            task.step("sincos");
-            cases.push(case);
+        let longest = |lens: &mut dyn Iterator<Item = usize>| lens.max().unwrap_or(1);
+        let mut ints = Buffers::new(ctx.gpu, &bench.stream, longest(&mut shapes.add.iter().map(|s| s.elements)), -1, |input| {
+            Rng::new(input_seed(seed, 2)).fill_any_i32(input)
+        })?;
+        for shape in &shapes.add {
+            cases.extend(bench.add_kernel(ctx, shape, &mut ints)?);
+            task.step(&format!("add_kernel {}", shape.case(p)));
         }
-        for case in pair.math()? {
-            task.step(&case.kernel);
-            cases.push(case);
+        drop(ints);
+        let mut floats = Buffers::new(ctx.gpu, &bench.stream, longest(&mut shapes.sincos.iter().map(|s| s.elements)), f32::NAN, |input| {
+            Rng::new(input_seed(seed, 3)).fill_unit(input)
+        })?;
+        for shape in &shapes.sincos {
+            cases.extend(bench.sincos(shape, &mut floats)?);
+            task.step(&format!("sincos over {}", shape.elements));
         }
+        drop(floats);
+        cases.extend(bench.math()?);
+        task.step("math libraries");
         task.finish();
-        Ok(comparison(ctx, cuda, p, cases))
+        Ok(comparison(ctx, cuda, p, seed, cases))
     }
 }
 
@@ -86,6 +107,7 @@ fn comparison(
     ctx: &Context,
     cuda: &CudaKernels,
     p: &Params,
+    seed: u64,
     cases: Vec<KernelCase>,
 ) -> KernelComparison {
     KernelComparison {
@@ -93,6 +115,7 @@ fn comparison(
         device: ctx.gpu.info().clone(),
         provenance: ctx.provenance(true),
         cuda_build: cuda.build.clone(),
+        seed: Some(seed),
         verification: crate::verify::combine(
             cases.iter().map(|k| k.verification.clone()).collect(),
         ),
@@ -100,177 +123,328 @@ fn comparison(
     }
 }
 
-/// Both kernel sets on one GPU and one stream.
-struct Pair<'a> {
+/// Both kernel sets on one GPU and one stream, and a buffer whose writing flushes L2.
+struct Bench<'a> {
     gpu: &'a Gpu,
-    rust: &'a Kernels,
-    cuda: &'a Kernels,
+    /// The Rust and the CUDA C++ kernels.
+    sets: [&'a Kernels; 2],
     /// The Rust and the CUDA C++ PTX, for the cards.
     ptx: [&'a str; 2],
     params: &'a Params,
+    l2_bytes: u64,
+    seed: u64,
     stream: Stream<'a>,
+    flush: DeviceBuffer<u8>,
 }
 
-impl Pair<'_> {
-    /// The Rust and the CUDA C++ card of the entry `pick` chooses, at `shape`.
-    fn cards<P>(
+/// An input and an output on the GPU and on the host, for the largest array of a
+/// kernel's shapes (each shape uses their first elements): made and filled once.
+struct Buffers<T> {
+    host_in: PinnedBuffer<T>,
+    dev_in: DeviceBuffer<T>,
+    dev_out: DeviceBuffer<T>,
+    host_out: PinnedBuffer<T>,
+}
+
+impl<T: Copy + Send + Sync> Buffers<T> {
+    /// Buffers of `len` elements, the input filled by `fill` and copied to the GPU.
+    fn new(gpu: &Gpu, stream: &Stream, len: usize, poison: T, fill: impl FnOnce(&mut [T])) -> Result<Self, RuntimeError> {
+        gpu.ensure_fits(2 * (len * size_of::<T>()) as u64)?;
+        let mut host_in = gpu.pinned(len, poison)?;
+        fill(host_in.as_mut_slice()?);
+        let mut dev_in = gpu.alloc(len)?;
+        stream.htod(&mut dev_in, 0, &host_in, 0..len)?;
+        stream.synchronize()?;
+        Ok(Buffers {
+            host_in,
+            dev_in,
+            dev_out: gpu.alloc(len)?,
+            host_out: gpu.pinned(len, poison)?,
+        })
+    }
+}
+
+/// One entry a case times: its language, what it is, and its function.
+#[derive(Clone, Copy)]
+struct Entry<P> {
+    language: KernelSet,
+    spelling: Spelling,
+    function: Function<P>,
+}
+
+const LANGUAGES: [KernelSet; 2] = [KernelSet::Rust, KernelSet::Cuda];
+
+/// A seed of its own for each input, drawn from the run's.
+fn input_seed(seed: u64, salt: u64) -> u64 {
+    Rng::new(seed ^ salt.wrapping_mul(0x9E37_79B9_7F4A_7C15)).next_u64()
+}
+
+impl<'a> Bench<'a> {
+    /// Every spelling of `form` in both languages, Rust's first, from `pick`'s list.
+    fn entries<P>(
         &self,
-        pick: impl Fn(&Kernels) -> Function<P>,
-        shape: Shape,
-    ) -> Result<Option<[KernelCard; 2]>, RuntimeError> {
+        pick: impl Fn(&Kernels) -> &[Spelled<P>],
+        form: KernelForm,
+    ) -> Vec<Entry<P>> {
+        (LANGUAGES.iter().zip(self.sets))
+            .flat_map(|(&language, set)| {
+                (pick(set).iter())
+                    .filter(|s| s.spelling.form == form)
+                    .map(move |s| Entry {
+                        language,
+                        spelling: s.spelling,
+                        function: s.function,
+                    })
+            })
+            .collect()
+    }
+
+    /// The card of `function` of `language`, launched with `threads` threads a block.
+    fn card_of<P>(
+        &self,
+        language: KernelSet,
+        function: &Function<P>,
+        threads: u32,
+    ) -> Result<Option<KernelCard>, RuntimeError> {
+        let ptx = self.ptx[usize::from(language == KernelSet::Cuda)];
+        let driver = function.driver_card(threads)?;
+        Ok(card::ptx_counts(ptx, function.name()).map(|ptx| KernelCard { driver, ptx }))
+    }
+
+    /// Each entry's card at `shape`.
+    fn cards<P>(&self, entries: &[Entry<P>], shape: Shape) -> Result<Vec<Option<KernelCard>>, RuntimeError> {
         let threads = shape.block.0 * shape.block.1;
-        let card = |set: &Kernels, ptx: &str| -> Result<Option<KernelCard>, RuntimeError> {
-            let f = pick(set);
-            let driver = f.driver_card(threads)?;
-            Ok(card::ptx_counts(ptx, f.name()).map(|ptx| KernelCard { driver, ptx }))
-        };
-        let rust = card(self.rust, self.ptx[0])?;
-        let cuda = card(self.cuda, self.ptx[1])?;
-        Ok(rust.zip(cuda).map(|(r, c)| [r, c]))
+        (entries.iter())
+            .map(|e| self.card_of(e.language, &e.function, threads))
+            .collect()
     }
 
-    /// `launch` with each set alternately, `--launches` times each (after warm-up), an
-    /// event between launches; returns the Rust and the CUDA C++ milliseconds.
-    fn interleave(
-        &self,
-        launch: impl FnMut(&Kernels) -> Result<(), RuntimeError>,
-    ) -> Result<(Vec<f64>, Vec<f64>), RuntimeError> {
-        self.interleave_n(self.params.launches, launch)
-    }
-
-    /// [`Pair::interleave`] with `launches` launches of each set.
-    fn interleave_n(
-        &self,
+    /// Launch entry `e` of `n` in turn, `launches` times each after `warmup` each, an event
+    /// before and after every launch (and L2 flushed before it, `cold`); each entry's
+    /// milliseconds.
+    fn round_robin(
+        &mut self,
+        n: usize,
         launches: usize,
-        mut launch: impl FnMut(&Kernels) -> Result<(), RuntimeError>,
-    ) -> Result<(Vec<f64>, Vec<f64>), RuntimeError> {
+        cold: bool,
+        mut launch: impl FnMut(&Stream, usize) -> Result<(), RuntimeError>,
+    ) -> Result<Vec<Vec<f64>>, RuntimeError> {
         for _ in 0..self.params.warmup {
-            launch(self.rust)?;
-            launch(self.cuda)?;
-        }
-        let marks = (0..=2 * launches)
-            .map(|_| self.gpu.event())
-            .collect::<Result<Vec<Event>, _>>()?;
-        self.stream.record(&marks[0])?;
-        for pair in marks[1..].chunks(2) {
-            launch(self.rust)?;
-            self.stream.record(&pair[0])?;
-            launch(self.cuda)?;
-            self.stream.record(&pair[1])?;
-        }
-        let times = marks
-            .windows(2)
-            .map(|w| w[0].elapsed_ms(&w[1]))
-            .collect::<Result<Vec<f64>, _>>()?;
-        Ok((
-            times.iter().step_by(2).copied().collect(),
-            times.iter().skip(1).step_by(2).copied().collect(),
-        ))
-    }
-
-    /// Run `launch` once per set into `out` (poisoned first) and copy each result back.
-    fn outputs<T: Copy + Send + Sync>(
-        &self,
-        out: &mut DeviceBuffer<T>,
-        mut launch: impl FnMut(&Kernels, &mut DeviceBuffer<T>) -> Result<(), RuntimeError>,
-        poison: T,
-    ) -> Result<[PinnedBuffer<T>; 2], RuntimeError> {
-        let mut host = [
-            self.gpu.pinned(out.len(), poison)?,
-            self.gpu.pinned(out.len(), poison)?,
-        ];
-        for (set, host) in [self.rust, self.cuda].into_iter().zip(&mut host) {
-            self.stream.poison(out)?;
-            launch(set, out)?;
-            self.stream.dtoh(host, 0, out, 0..out.len())?;
-        }
-        self.stream.synchronize()?;
-        Ok(host)
-    }
-
-    /// `fill`'s cases on matmul-streams' A matrix, and `matmul`'s at the wiki's shape
-    /// (matmul-streams' matrices) and at the square shape.
-    fn fill_and_matmul(&self) -> Result<Vec<KernelCase>, RuntimeError> {
-        let m = matmul_streams::Params {
-            aligned: self.params.aligned,
-            ..matmul_streams::Params::default()
-        };
-        let mut cases = self.fill_cases(&m)?;
-        cases.extend(self.matmul_cases(&m)?);
-        let square = matmul_streams::Params {
-            rows: self.params.square,
-            cols: self.params.square,
-            aligned: self.params.square_inner,
-            ..m
-        };
-        cases.extend(self.matmul_cases(&square)?);
-        Ok(cases)
-    }
-
-    /// `fill` and `fill_safe` over `m`'s A matrix, one case each.
-    fn fill_cases(&self, m: &matmul_streams::Params) -> Result<Vec<KernelCase>, RuntimeError> {
-        let (rows, aligned) = (m.rows as usize, m.aligned as usize);
-        self.gpu.ensure_fits((rows * aligned * 4) as u64)?;
-        let mut a: DeviceBuffer<f32> = self.gpu.alloc(rows * aligned)?;
-        let s = &self.stream;
-        let shape = fill_shape(m, rows, aligned);
-        // `fill` (a raw pointer: its plain and tuned forms are one) and `fill_safe`.
-        let fill = |set: &Kernels, safe: bool, out: &mut DeviceBuffer<f32>| {
-            let args = (out.all_mut(), m.rows, m.aligned, 1.0f32);
-            if safe {
-                s.launch(&set.fill_safe, shape, args)
-            } else {
-                s.launch(&set.fill, shape, args)
+            for e in 0..n {
+                launch(&self.stream, e)?;
             }
-        };
+        }
+        let mut marks = Vec::with_capacity(launches * n);
+        for _ in 0..launches {
+            for e in 0..n {
+                if cold {
+                    self.stream.poison(&mut self.flush)?;
+                }
+                let (start, end) = (self.gpu.event()?, self.gpu.event()?);
+                self.stream.record(&start)?;
+                launch(&self.stream, e)?;
+                self.stream.record(&end)?;
+                marks.push((e, start, end));
+            }
+        }
+        let mut times = vec![Vec::with_capacity(launches); n];
+        for (e, start, end) in &marks {
+            times[*e].push(start.elapsed_ms(end)?);
+        }
+        Ok(times)
+    }
+
+    /// Run each entry once into `out` (poisoned first), copy its first `len` elements
+    /// back into `host` and check them.
+    fn checked<T: Copy + Send + Sync, P>(
+        &self,
+        entries: &[Entry<P>],
+        (out, host, len): (&mut DeviceBuffer<T>, &mut PinnedBuffer<T>, usize),
+        mut launch: impl FnMut(&Stream, &Entry<P>, &mut DeviceBuffer<T>) -> Result<(), RuntimeError>,
+        check: impl Fn(&Entry<P>, &[T]) -> Verification,
+    ) -> Result<Vec<Verification>, RuntimeError> {
+        let mut checks = Vec::with_capacity(entries.len());
+        for entry in entries {
+            self.stream.poison(out)?;
+            launch(&self.stream, entry, out)?;
+            self.stream.dtoh(host, 0, out, 0..len)?;
+            self.stream.synchronize()?;
+            checks.push(check(entry, &host.as_slice()?[..len]));
+        }
+        Ok(checks)
+    }
+
+    /// The case of `entries` at one shape and cache state, from their times and checks.
+    #[allow(clippy::too_many_arguments)]
+    fn case<P>(
+        &self,
+        kernel: &str,
+        case: String,
+        form: Option<KernelForm>,
+        launch: String,
+        entries: &[Entry<P>],
+        times: Vec<Vec<f64>>,
+        checks: &[Verification],
+        cards: &[Option<KernelCard>],
+        cache: Option<Cache>,
+        input_bytes: Option<u64>,
+        origin: Origin,
+    ) -> KernelCase {
+        let spellings: Vec<SpellingRun> = (entries.iter().zip(times))
+            .zip(checks.iter().zip(cards))
+            .map(|((entry, times), (check, card))| SpellingRun {
+                language: entry.language,
+                entry: entry.spelling.entry.to_owned(),
+                how: entry.spelling.how.to_owned(),
+                times: series(times),
+                by_place: Vec::new(),
+                card: *card,
+                verification: check.clone(),
+            })
+            .collect();
+        KernelCase {
+            kernel: kernel.to_owned(),
+            case,
+            form,
+            launch,
+            rust: None,
+            cuda: None,
+            verification: crate::verify::combine(checks.to_vec()),
+            cards: None,
+            max_ulps: None,
+            placements: Vec::new(),
+            spellings,
+            cache,
+            input_bytes,
+            origin,
+        }
+    }
+
+    /// Launches a spelling gets at a shape of `origin`.
+    fn launches(&self, origin: Origin) -> usize {
+        match origin {
+            Origin::Defaults => self.params.launches,
+            _ => self.params.sweep_launches.max(1),
+        }
+    }
+
+    /// The cache states to time a case whose inputs are `bytes` in: warm, and cold where
+    /// they fit in L2.
+    fn caches(&self, bytes: u64) -> Vec<Cache> {
+        if bytes <= self.l2_bytes {
+            vec![Cache::Warm, Cache::Cold]
+        } else {
+            vec![Cache::Warm]
+        }
+    }
+
+    /// `fill` (one raw-pointer store: its plain and tuned forms are one) and `fill_safe`
+    /// over a `rows × cols` matrix.
+    fn fill(&mut self, s: &FillShape) -> Result<Vec<KernelCase>, RuntimeError> {
+        let (rows, cols) = (s.rows as usize, s.cols as usize);
+        self.gpu.ensure_fits((rows * cols * 4) as u64)?;
+        let mut a: DeviceBuffer<f32> = self.gpu.alloc(rows * cols)?;
+        let m = matmul_streams::Params::default();
+        let shape = fill_shape(&m, rows, cols);
+        let value = Rng::new(input_seed(self.seed, 1)).signed_unit_f32();
+        let sets = self.sets;
         let mut cases = Vec::new();
         for safe in [false, true] {
-            let (rust, cuda) = self.interleave(|set| fill(set, safe, &mut a))?;
-            let [rust_a, cuda_a] =
-                self.outputs(&mut a, |set, out| fill(set, safe, out), f32::NAN)?;
-            let cards = if safe {
-                self.cards(|set| set.fill_safe, shape)?
-            } else {
-                self.cards(|set| set.fill, shape)?
+            // One entry a language: each set's own fill.
+            let launch = |stream: &Stream, language: usize, out: &mut DeviceBuffer<f32>| {
+                let args = (out.all_mut(), s.rows, s.cols, value);
+                if safe {
+                    stream.launch(&sets[language].fill_safe, shape, args)
+                } else {
+                    stream.launch(&sets[language].fill, shape, args)
+                }
             };
-            cases.push(case(
-                "fill",
-                String::new(),
-                safe.then_some(KernelForm::Safe),
-                format!(
-                    "{rows} × {aligned} matrix, grid {:?} × block {:?}",
+            let name = if safe { "fill_safe" } else { "fill" };
+            let mut runs = Vec::new();
+            for (language, set) in LANGUAGES.into_iter().zip(sets) {
+                let mut host = self.gpu.pinned(rows * cols, f32::NAN)?;
+                self.stream.poison(&mut a)?;
+                launch(&self.stream, runs.len(), &mut a)?;
+                self.stream.dtoh(&mut host, 0, &a, 0..rows * cols)?;
+                self.stream.synchronize()?;
+                let check = crate::verify::compare(
+                    &format!("{name} {rows}×{cols} ({})", language.label()),
+                    host.as_slice()?,
+                    |_| f64::from(value),
+                    0.0,
+                );
+                let threads = shape.block.0 * shape.block.1;
+                let card = if safe {
+                    self.card_of(language, &set.fill_safe, threads)?
+                } else {
+                    self.card_of(language, &set.fill, threads)?
+                };
+                runs.push((check, card));
+            }
+            let launches = self.launches(s.origin);
+            let times = self.round_robin(2, launches, false, |stream, e| launch(stream, e, &mut a))?;
+            let spellings = (LANGUAGES.into_iter().zip(times).zip(&runs))
+                .map(|((language, times), (check, card))| SpellingRun {
+                    language,
+                    entry: name.to_owned(),
+                    how: if safe {
+                        "the store through a slice, its index checked".into()
+                    } else {
+                        "one raw-pointer store".into()
+                    },
+                    times: series(times),
+                    by_place: Vec::new(),
+                    card: *card,
+                    verification: check.clone(),
+                })
+                .collect();
+            cases.push(KernelCase {
+                kernel: "fill".into(),
+                case: s.case(),
+                form: safe.then_some(KernelForm::Safe),
+                launch: format!(
+                    "{rows} × {cols} matrix, grid {:?} × block {:?}",
                     shape.grid, shape.block
                 ),
-                (rust, cuda),
-                agree("fill", &rust_a, &cuda_a, |_| 1.0, 0.0)?,
-                cards,
-            ));
+                rust: None,
+                cuda: None,
+                verification: crate::verify::combine(runs.into_iter().map(|r| r.0).collect()),
+                cards: None,
+                max_ulps: None,
+                placements: Vec::new(),
+                spellings,
+                cache: None,
+                input_bytes: None,
+                origin: s.origin,
+            });
         }
         Ok(cases)
     }
 
-    /// Every form of `matmul` at `m`'s shape, `c = a · b` with both inputs all ones (each
-    /// cell of `c` is then exactly the inner dimension), timed at each placement of the
-    /// inputs in one allocation ([`placed_inputs`]); the case is named `rows×cols×inner`.
-    fn matmul_cases(&self, m: &matmul_streams::Params) -> Result<Vec<KernelCase>, RuntimeError> {
-        let (rows, cols, aligned) = (m.rows as usize, m.cols as usize, m.aligned as usize);
-        let places = self.params.placements;
-        let (a_len, b_len) = (rows * aligned, aligned * cols);
+    /// Every form of `matmul` at `s`, `c = a · b` on inputs whose elements all differ,
+    /// placed at each of `--placements` places in one allocation (warm) and at the first
+    /// (cold, where they fit in L2).
+    fn matmul(&mut self, s: &MatmulShape) -> Result<Vec<KernelCase>, RuntimeError> {
+        let (rows, cols, inner) = (s.rows as usize, s.cols as usize, s.inner as usize);
+        // The write-ups' shapes at every placement; the sweep's (few launches) at one.
+        let places = match s.origin {
+            Origin::Defaults => self.params.placements,
+            _ => 1,
+        };
+        let (a_len, b_len) = (rows * inner, inner * cols);
         let step = PLACEMENT_STEP_BYTES / size_of::<f32>();
         let slab_len = placed_len(places, [a_len, b_len], step);
         self.gpu
             .ensure_fits(((slab_len + rows * cols) * size_of::<f32>()) as u64)?;
+        let mut host_slab = self.gpu.pinned(slab_len, 0.0f32)?;
+        Rng::new(input_seed(self.seed, u64::from(s.rows) << 40 ^ u64::from(s.cols) << 20 ^ u64::from(s.inner)))
+            .fill_signed_unit(host_slab.as_mut_slice()?);
         let mut slab: DeviceBuffer<f32> = self.gpu.alloc(slab_len)?;
         let mut c: DeviceBuffer<f32> = self.gpu.alloc(rows * cols)?;
-        let s = &self.stream;
-        // The allocation filled as a matrix FILL_WIDTH wide (its last row partly).
-        let fill_rows = slab_len.div_ceil(FILL_WIDTH as usize);
-        s.launch(
-            &self.rust.fill_safe,
-            fill_shape(m, fill_rows, FILL_WIDTH as usize),
-            (slab.all_mut(), fill_rows as u32, FILL_WIDTH, 1.0f32),
-        )?;
-        s.synchronize()?;
+        let mut host_c = self.gpu.pinned(rows * cols, f32::NAN)?;
+        self.stream.htod(&mut slab, 0, &host_slab, 0..slab_len)?;
+        self.stream.synchronize()?;
+        let m = matmul_streams::Params::default();
         let shape = Shape {
             grid: (
                 cols.div_ceil(m.block as usize) as u32,
@@ -278,177 +452,199 @@ impl Pair<'_> {
             ),
             block: (m.block, m.block),
         };
-        let visits = placement_visits(places, self.params.launches);
         let layout: Vec<[Range<usize>; 2]> = (0..places)
             .map(|place| placed_inputs(place, places, [a_len, b_len], step))
             .collect();
+        let reference = {
+            let host = host_slab.as_slice()?;
+            let [a, b] = &layout[0];
+            crate::verify::matmul_reference(&host[a.clone()], &host[b.clone()], rows, cols, inner)
+        };
+        let launch_words = format!(
+            "{rows} × {cols} output, inner {inner}, grid {:?} × block {:?}",
+            shape.grid, shape.block
+        );
         let mut cases = Vec::new();
         for form in KernelForm::ALL {
-            let mut by_place = vec![(Vec::new(), Vec::new()); places];
-            let mut checks = Vec::new();
-            for &(place, launches) in &visits {
-                let [a, b] = &layout[place];
-                let (a, b) = (slab.slice(a.clone()), slab.slice(b.clone()));
-                let launch = |set: &Kernels, out: &mut DeviceBuffer<f32>| {
-                    let args = (a, b, out.all_mut(), m.rows, m.cols, m.aligned);
-                    s.launch(&set.matmul_in(form), shape, args)
+            let entries: Vec<Entry<_>> = (self.entries(|k| &k.matmul_spellings, form).into_iter())
+                .filter(|e| !e.spelling.int_indices || s.int_indices())
+                .collect();
+            // Checked first, at the first place.
+            let [a0, b0] = layout[0].clone();
+            let checks = {
+                let slab = &slab;
+                self.checked(&entries, (&mut c, &mut host_c, rows * cols), |stream, e, out| {
+                    let args = (slab.slice(a0.clone()), slab.slice(b0.clone()), out.all_mut(), s.rows, s.cols, s.inner);
+                    stream.launch(&e.function, shape, args)
+                }, |e, out| {
+                    crate::verify::compare_each(
+                        &format!("matmul {} {} ({})", s.case(), e.spelling.entry, e.language.label()),
+                        out,
+                        |i| reference[i],
+                    )
+                })?
+            };
+            let cards = self.cards(&entries, shape)?;
+            for cache in self.caches(s.input_bytes()) {
+                let launches = self.launches(s.origin);
+                let visits = match cache {
+                    Cache::Warm => placement_visits(places, launches),
+                    Cache::Cold => vec![(0, launches)],
                 };
-                let (r, k) = self.interleave_n(launches, |set| launch(set, &mut c))?;
-                let [rust_c, cuda_c] = self.outputs(&mut c, launch, f32::NAN)?;
-                checks.push(agree("matmul", &rust_c, &cuda_c, |_| aligned as f64, 0.0)?);
-                by_place[place].0.extend(r);
-                by_place[place].1.extend(k);
+                let mut by_place = vec![vec![Vec::new(); places]; entries.len()];
+                for &(place, launches) in &visits {
+                    let [a, b] = layout[place].clone();
+                    let slab = &slab;
+                    let c = &mut c;
+                    let times = self.round_robin(entries.len(), launches, cache == Cache::Cold, |stream, e| {
+                        let args = (slab.slice(a.clone()), slab.slice(b.clone()), c.all_mut(), s.rows, s.cols, s.inner);
+                        stream.launch(&entries[e].function, shape, args)
+                    })?;
+                    for (e, t) in times.into_iter().enumerate() {
+                        by_place[e][place].extend(t);
+                    }
+                }
+                let times: Vec<Vec<f64>> = (by_place.iter())
+                    .map(|places| places.concat())
+                    .collect();
+                let mut case = self.case(
+                    "matmul",
+                    s.case(),
+                    Some(form),
+                    launch_words.clone(),
+                    &entries,
+                    times,
+                    &checks,
+                    &cards,
+                    Some(cache),
+                    Some(s.input_bytes()),
+                    s.origin,
+                );
+                if cache == Cache::Warm && places > 1 {
+                    case.placements = (0..places)
+                        .map(|place| Placement {
+                            offsets_bytes: (layout[place].iter())
+                                .map(|r| r.start * size_of::<f32>())
+                                .collect(),
+                            visits: visits.iter().filter(|v| v.0 == place).count(),
+                            rust: None,
+                            cuda: None,
+                        })
+                        .collect();
+                    for (spelling, places) in case.spellings.iter_mut().zip(by_place) {
+                        spelling.by_place = places.into_iter().map(series).collect();
+                    }
+                }
+                cases.push(case);
             }
-            let rust = by_place
-                .iter()
-                .flat_map(|(r, _)| r.iter().copied())
-                .collect();
-            let cuda = by_place
-                .iter()
-                .flat_map(|(_, k)| k.iter().copied())
-                .collect();
-            let placements = (by_place.into_iter().enumerate())
-                .map(|(place, (r, k))| Placement {
-                    offsets_bytes: (layout[place].iter())
-                        .map(|r| r.start * size_of::<f32>())
-                        .collect(),
-                    visits: visits.iter().filter(|v| v.0 == place).count(),
-                    rust: series(r),
-                    cuda: series(k),
-                })
-                .collect();
-            let mut case = case(
-                "matmul",
-                format!("{rows}×{cols}×{aligned}"),
-                Some(form),
-                format!(
-                    "{rows} × {cols} output, inner {aligned}, grid {:?} × block {:?}",
-                    shape.grid, shape.block
-                ),
-                (rust, cuda),
-                crate::verify::combine(checks),
-                self.cards(|set| set.matmul_in(form), shape)?,
-            );
-            if places > 1 {
-                case.placements = placements;
-            }
-            cases.push(case);
         }
         Ok(cases)
     }
 
-    fn add_kernel(&self, ctx: &Context) -> Result<Vec<KernelCase>, RuntimeError> {
-        let h = streamlab_results::experiments::memcpy_kernel::Params {
-            size: self.params.add_size,
-            ..Default::default()
-        };
-        let n = h.elements();
-        self.gpu.ensure_fits(2 * h.bytes())?;
-        let mut rng = crate::rng::Rng::new(crate::rng::Rng::seed_from_clock());
-        let mut host_in = self.gpu.pinned(n, 0i32)?;
-        rng.fill_any_i32(host_in.as_mut_slice()?);
-        let mut dev_in: DeviceBuffer<i32> = self.gpu.alloc(n)?;
-        let mut dev_out: DeviceBuffer<i32> = self.gpu.alloc(n)?;
-        let s = &self.stream;
-        s.htod(&mut dev_in, 0, &host_in, 0..n)?;
-        s.synchronize()?;
+    fn add_kernel(&mut self, ctx: &Context, s: &AddShape, buffers: &mut Buffers<i32>) -> Result<Vec<KernelCase>, RuntimeError> {
+        let h = streamlab_results::experiments::memcpy_kernel::Params::default();
+        let n = s.elements;
         let blocks = ctx.gpu.info().sm_count.max(1) as u32 * h.blocks_per_sm;
         let shape = Shape::linear(blocks, h.threads);
-        let input = host_in.as_slice()?;
+        let cycles = s.cycles;
+        let Buffers { host_in, dev_in, dev_out, host_out } = buffers;
+        let input = &host_in.as_slice()?[..n];
+        let dev_in = &*dev_in;
         let mut cases = Vec::new();
-        for &cycles in &self.params.add_cycles {
-            for form in KernelForm::ALL {
-                let (rust, cuda) = self.interleave(|set| {
-                    s.launch(
-                        &set.add_kernel_in(form),
-                        shape,
-                        (dev_out.all_mut(), dev_in.all(), h.add_value, cycles),
-                    )
+        for form in KernelForm::ALL {
+            let entries = self.entries(|k| &k.add_kernel_spellings, form);
+            let checks = self.checked(&entries, (dev_out, host_out, n), |stream, e, out| {
+                stream.launch(&e.function, shape, (out.slice_mut(0..n), dev_in.slice(0..n), h.add_value, cycles))
+            }, |e, out| {
+                crate::verify::compare(
+                    &format!("add_kernel {} {} ({})", s.case(self.params), e.spelling.entry, e.language.label()),
+                    out,
+                    |i| f64::from(kernels_rs::element::add_repeatedly_closed_form(input[i], h.add_value, cycles)),
+                    0.0,
+                )
+            })?;
+            let cards = self.cards(&entries, shape)?;
+            let bytes = 4 * n as u64;
+            for cache in self.caches(bytes) {
+                let launches = self.launches(s.origin);
+                let dev_out = &mut *dev_out;
+                let times = self.round_robin(entries.len(), launches, cache == Cache::Cold, |stream, e| {
+                    stream.launch(&entries[e].function, shape, (dev_out.slice_mut(0..n), dev_in.slice(0..n), h.add_value, cycles))
                 })?;
-                let [rust_out, cuda_out] = self.outputs(
-                    &mut dev_out,
-                    |set, out| {
-                        s.launch(
-                            &set.add_kernel_in(form),
-                            shape,
-                            (out.all_mut(), dev_in.all(), h.add_value, cycles),
-                        )
-                    },
-                    -1,
-                )?;
-                let expected = |i: usize| {
-                    f64::from(kernels_rs::element::add_repeatedly_closed_form(
-                        input[i],
-                        h.add_value,
-                        cycles,
-                    ))
-                };
-                cases.push(case(
+                cases.push(self.case(
                     "add_kernel",
-                    format!("cycles {cycles}"),
+                    s.case(self.params),
                     Some(form),
-                    format!(
-                        "{n} ints, {blocks} blocks × {} threads, add {}",
-                        h.threads, h.add_value
-                    ),
-                    (rust, cuda),
-                    agree("add_kernel", &rust_out, &cuda_out, expected, 0.0)?,
-                    self.cards(|set| set.add_kernel_in(form), shape)?,
+                    format!("{n} ints, {blocks} blocks × {} threads, add {}", h.threads, h.add_value),
+                    &entries,
+                    times,
+                    &checks,
+                    &cards,
+                    Some(cache),
+                    Some(bytes),
+                    s.origin,
                 ));
             }
         }
         Ok(cases)
     }
 
-    fn sincos(&self) -> Result<Vec<KernelCase>, RuntimeError> {
-        let n = self.params.sincos_elements;
+    fn sincos(&mut self, s: &SincosShape, buffers: &mut Buffers<f32>) -> Result<Vec<KernelCase>, RuntimeError> {
+        let n = s.elements;
         let threads = crate::sincos::THREADS;
-        self.gpu.ensure_fits((2 * n * 4) as u64)?;
-        let mut rng = crate::rng::Rng::new(crate::rng::Rng::seed_from_clock());
-        let mut host_a = self.gpu.pinned(n, 0.0f32)?;
-        rng.fill_unit(host_a.as_mut_slice()?);
-        let mut dev_a: DeviceBuffer<f32> = self.gpu.alloc(n)?;
-        let mut dev_b: DeviceBuffer<f32> = self.gpu.alloc(n)?;
-        let s = &self.stream;
-        s.htod(&mut dev_a, 0, &host_a, 0..n)?;
-        s.synchronize()?;
         let shape = Shape::cover(n, threads);
-        let a = host_a.as_slice()?;
+        let Buffers { host_in, dev_in, dev_out, host_out } = buffers;
+        let a = &host_in.as_slice()?[..n];
+        let dev_a = &*dev_in;
         let mut cases = Vec::new();
         for form in KernelForm::ALL {
-            let (rust, cuda) = self.interleave(|set| {
-                s.launch(
-                    &set.sincos_in(form),
-                    shape,
-                    (dev_a.all(), dev_b.all_mut(), 0u32),
-                )
-            })?;
-            let [rust_b, cuda_b] = self.outputs(
-                &mut dev_b,
-                |set, out| {
-                    s.launch(
-                        &set.sincos_in(form),
-                        shape,
-                        (dev_a.all(), out.all_mut(), 0u32),
-                    )
-                },
-                f32::NAN,
-            )?;
-            cases.push(case(
-                "sincos",
-                String::new(),
-                Some(form),
-                format!("{n} floats, {} blocks × {threads} threads", shape.grid.0),
-                (rust, cuda),
-                agree(
-                    "sincos",
-                    &rust_b,
-                    &cuda_b,
+            let entries: Vec<Entry<_>> = (LANGUAGES.iter().zip(self.sets))
+                .map(|(&language, set)| Entry {
+                    language,
+                    spelling: Spelling {
+                        entry: set.sincos_in(form).name(),
+                        form,
+                        how: match language {
+                            KernelSet::Rust => "the libm crate's math",
+                            KernelSet::Cuda => "CUDA's libdevice math",
+                        },
+                        int_indices: false,
+                    },
+                    function: set.sincos_in(form),
+                })
+                .collect();
+            let checks = self.checked(&entries, (dev_out, host_out, n), |stream, e, out| {
+                stream.launch(&e.function, shape, (dev_a.slice(0..n), out.slice_mut(0..n), 0u32))
+            }, |e, out| {
+                crate::verify::compare(
+                    &format!("sincos over {n} ({})", e.language.label()),
+                    out,
                     |i| crate::sincos::reference(a[i], i),
                     SINCOS_TOLERANCE,
-                )?,
-                self.cards(|set| set.sincos_in(form), shape)?,
-            ));
+                )
+            })?;
+            let cards = self.cards(&entries, shape)?;
+            let bytes = 4 * n as u64;
+            for cache in self.caches(bytes) {
+                let launches = self.launches(s.origin);
+                let dev_b = &mut *dev_out;
+                let times = self.round_robin(entries.len(), launches, cache == Cache::Cold, |stream, e| {
+                    stream.launch(&entries[e].function, shape, (dev_a.slice(0..n), dev_b.slice_mut(0..n), 0u32))
+                })?;
+                cases.push(self.case(
+                    "sincos",
+                    s.case(self.params),
+                    Some(form),
+                    format!("{n} floats, {} blocks × {threads} threads", shape.grid.0),
+                    &entries,
+                    times,
+                    &checks,
+                    &cards,
+                    Some(cache),
+                    Some(bytes),
+                    s.origin,
+                ));
+            }
         }
         Ok(cases)
     }
@@ -456,91 +652,100 @@ impl Pair<'_> {
     /// Each math library function alone over the sincos experiment's indices: the `libm`
     /// crate's (Rust) against CUDA's (C++), timed alternately, each output checked
     /// against an f64 reference and its largest error in ulps kept.
-    fn math(&self) -> Result<Vec<KernelCase>, RuntimeError> {
+    fn math(&mut self) -> Result<Vec<KernelCase>, RuntimeError> {
         let n = self.params.sincos_elements;
         let threads = crate::sincos::THREADS;
         self.gpu.ensure_fits((2 * n * 4) as u64)?;
         let mut sines: DeviceBuffer<f32> = self.gpu.alloc(n)?;
         let mut cosines: DeviceBuffer<f32> = self.gpu.alloc(n)?;
         let shape = Shape::cover(n, threads);
-        let s = &self.stream;
         let sin = |i: usize| (i as f32 as f64).sin();
         let cos = |i: usize| (i as f32 as f64).cos();
         let mut cases = Vec::new();
         for name in MATH {
-            let launch =
-                |set: &Kernels, sines: &mut DeviceBuffer<f32>, cosines: &mut DeviceBuffer<f32>| {
-                    match name {
-                        "sinf" => s.launch(&set.math_sinf, shape, (sines.all_mut(), 0u32)),
-                        "cosf" => s.launch(&set.math_cosf, shape, (cosines.all_mut(), 0u32)),
-                        _ => s.launch(
-                            &set.math_sincosf,
-                            shape,
-                            (sines.all_mut(), cosines.all_mut(), 0u32),
-                        ),
-                    }
-                };
-            let times = self.interleave(|set| launch(set, &mut sines, &mut cosines))?;
-            let outputs =
-                |out: &mut DeviceBuffer<f32>, other: &mut DeviceBuffer<f32>, sine: bool| {
-                    self.outputs(
-                        out,
-                        |set, out| {
-                            if sine {
-                                launch(set, out, other)
-                            } else {
-                                launch(set, other, out)
-                            }
-                        },
-                        f32::NAN,
-                    )
-                };
-            // (label, the output buffer's copies, its reference)
-            let mut checked: Vec<(&str, [PinnedBuffer<f32>; 2], &Reference)> = Vec::new();
-            if name != "cosf" {
-                checked.push(("sine", outputs(&mut sines, &mut cosines, true)?, &sin));
-            }
-            if name != "sinf" {
-                checked.push(("cosine", outputs(&mut cosines, &mut sines, false)?, &cos));
-            }
+            let sets = self.sets;
+            let launch = |stream: &Stream, language: usize, sines: &mut DeviceBuffer<f32>, cosines: &mut DeviceBuffer<f32>| {
+                let set = sets[language];
+                match name {
+                    "sinf" => stream.launch(&set.math_sinf, shape, (sines.all_mut(), 0u32)),
+                    "cosf" => stream.launch(&set.math_cosf, shape, (cosines.all_mut(), 0u32)),
+                    _ => stream.launch(&set.math_sincosf, shape, (sines.all_mut(), cosines.all_mut(), 0u32)),
+                }
+            };
             let mut checks = Vec::new();
             let mut ulps = [0.0f64; 2];
-            for (what, [rust, cuda], reference) in &checked {
-                checks.push(agree(
-                    &format!("{name} {what}"),
-                    rust,
-                    cuda,
-                    reference,
-                    SINCOS_TOLERANCE,
-                )?);
-                for (u, out) in ulps.iter_mut().zip([rust, cuda]) {
-                    *u = u.max(crate::verify::max_ulps(out.as_slice()?, reference));
+            for language in 0..2 {
+                let mut host_s = self.gpu.pinned(n, f32::NAN)?;
+                let mut host_c = self.gpu.pinned(n, f32::NAN)?;
+                self.stream.poison(&mut sines)?;
+                self.stream.poison(&mut cosines)?;
+                launch(&self.stream, language, &mut sines, &mut cosines)?;
+                self.stream.dtoh(&mut host_s, 0, &sines, 0..n)?;
+                self.stream.dtoh(&mut host_c, 0, &cosines, 0..n)?;
+                self.stream.synchronize()?;
+                let outputs: [(&str, &PinnedBuffer<f32>, &Reference); 2] =
+                    [("sine", &host_s, &sin), ("cosine", &host_c, &cos)];
+                for (what, host, reference) in outputs {
+                    let wanted = match name {
+                        "sinf" => what == "sine",
+                        "cosf" => what == "cosine",
+                        _ => true,
+                    };
+                    if !wanted {
+                        continue;
+                    }
+                    checks.push(crate::verify::compare(
+                        &format!("{name} {what} ({})", LANGUAGES[language].label()),
+                        host.as_slice()?,
+                        reference,
+                        SINCOS_TOLERANCE,
+                    ));
+                    ulps[language] = ulps[language].max(crate::verify::max_ulps(host.as_slice()?, reference));
                 }
             }
-            let cards = match name {
-                "sinf" => self.cards(|set| set.math_sinf, shape)?,
-                "cosf" => self.cards(|set| set.math_cosf, shape)?,
-                _ => self.cards(|set| set.math_sincosf, shape)?,
-            };
-            let mut c = case(
-                name,
-                String::new(),
-                None,
-                format!("{n} floats, {} blocks × {threads} threads", shape.grid.0),
-                times,
-                crate::verify::combine(checks),
-                cards,
-            );
-            c.max_ulps = Some(ulps);
-            cases.push(c);
+            let (sines, cosines) = (&mut sines, &mut cosines);
+            let times = self.round_robin(2, self.params.launches, false, |stream, e| {
+                launch(stream, e, sines, cosines)
+            })?;
+            let entry = format!("math_{name}");
+            let cards = (LANGUAGES.into_iter().zip(sets))
+                .map(|(language, set)| match name {
+                    "sinf" => self.card_of(language, &set.math_sinf, threads),
+                    "cosf" => self.card_of(language, &set.math_cosf, threads),
+                    _ => self.card_of(language, &set.math_sincosf, threads),
+                })
+                .collect::<Result<Vec<_>, RuntimeError>>()?;
+            let spellings = (0..2)
+                .map(|language| SpellingRun {
+                    language: LANGUAGES[language],
+                    entry: entry.clone(),
+                    how: ["the libm crate's", "CUDA's libdevice"][language].into(),
+                    times: series(times[language].clone()),
+                    by_place: Vec::new(),
+                    card: cards[language],
+                    verification: crate::verify::combine(checks.clone()),
+                })
+                .collect();
+            cases.push(KernelCase {
+                kernel: name.into(),
+                case: String::new(),
+                form: None,
+                launch: format!("{n} floats, {} blocks × {threads} threads", shape.grid.0),
+                rust: None,
+                cuda: None,
+                verification: crate::verify::combine(checks),
+                cards: None,
+                max_ulps: Some(ulps),
+                placements: Vec::new(),
+                spellings,
+                cache: None,
+                input_bytes: None,
+                origin: Origin::Defaults,
+            });
         }
         Ok(cases)
     }
 }
-
-/// The width of the matrix matmul's inputs are filled as (with matmul-streams' 16 × 16
-/// blocks: 4097 blocks along x, and one more along y for each 2^20 floats).
-const FILL_WIDTH: u32 = 1 << 16;
 
 /// The elements an allocation needs for two inputs of `lens` elements at `places`
 /// placements `step` elements apart ([`placed_inputs`]).
@@ -572,6 +777,7 @@ fn placement_visits(places: usize, launches: usize) -> Vec<(usize, usize)> {
     let (share, rest) = (launches / order.len(), launches % order.len());
     (order.into_iter().enumerate())
         .map(|(i, place)| (place, share + usize::from(i < rest)))
+        .filter(|&(_, launches)| launches > 0)
         .collect()
 }
 
@@ -592,53 +798,6 @@ type Reference = dyn Fn(usize) -> f64 + Sync;
 
 /// The math library functions timed alone ("whose math").
 const MATH: [&str; 3] = ["sinf", "cosf", "sincosf"];
-
-fn case(
-    kernel: &str,
-    case: String,
-    form: Option<KernelForm>,
-    launch: String,
-    (rust, cuda): (Vec<f64>, Vec<f64>),
-    verification: Verification,
-    cards: Option<[KernelCard; 2]>,
-) -> KernelCase {
-    KernelCase {
-        kernel: kernel.to_owned(),
-        case,
-        form,
-        launch,
-        rust: series(rust),
-        cuda: series(cuda),
-        verification,
-        cards,
-        max_ulps: None,
-        placements: Vec::new(),
-    }
-}
-
-/// Both outputs against the reference.
-fn agree<T: Copy + Into<f64> + Sync>(
-    what: &str,
-    rust: &PinnedBuffer<T>,
-    cuda: &PinnedBuffer<T>,
-    expected: impl Fn(usize) -> f64 + Sync,
-    tolerance: f64,
-) -> Result<Verification, RuntimeError> {
-    Ok(crate::verify::combine(vec![
-        crate::verify::compare(
-            &format!("{what} (Rust)"),
-            rust.as_slice()?,
-            &expected,
-            tolerance,
-        ),
-        crate::verify::compare(
-            &format!("{what} (CUDA C++)"),
-            cuda.as_slice()?,
-            &expected,
-            tolerance,
-        ),
-    ]))
-}
 
 #[cfg(test)]
 mod tests {
@@ -686,5 +845,7 @@ mod tests {
                 }
             }
         }
+        // The sweep's few launches may leave a visit with none: it is dropped.
+        assert!(placement_visits(4, 5).iter().all(|v| v.1 > 0));
     }
 }

@@ -2,7 +2,10 @@
 //! after the "Multi Stream Parallelism" wiki experiment.
 //!
 //! Each product is `C (rows × cols) = A (rows × aligned) · B (aligned × cols)` with A and
-//! B filled with 1 by the `fill` kernel, so every cell of C must equal `aligned`. Product
+//! B filled with 1 by the `fill` kernel, so every cell of C must equal `aligned`. Before
+//! that, the kernel runs once on inputs whose elements all differ, checked against the
+//! CPU ([`check_on_distinct_inputs`]): with every input equal, a kernel that read the wrong
+//! row or column would still write `aligned` everywhere. Product
 //! `i` goes to stream `i % s`; a trial times all products for each `s`. The region is
 //! timed on the GPU (the first stream waits for every other one before the stop event),
 //! where the original records its stop event after host-side stream waits, and issued
@@ -44,8 +47,6 @@ impl Run for MatmulStreams {
         let (rows, cols) = (p.rows as usize, p.cols as usize);
         let streams = gpu.streams(p.max_streams)?;
         let mut products = alloc_products(gpu, p)?;
-        fill_inputs(ctx.kernels, p, &streams[0], &mut products)?;
-        gpu.synchronize()?;
         let multiply = Multiply {
             kernel: ctx.kernels.matmul_in(ctx.form),
             shape: Shape {
@@ -57,6 +58,9 @@ impl Run for MatmulStreams {
             },
             params: p,
         };
+        let mut checks = vec![check_on_distinct_inputs(gpu, &streams[0], &multiply, &mut products[0])?];
+        fill_inputs(ctx.kernels, p, &streams[0], &mut products)?;
+        gpu.synchronize()?;
         let regions = (1..=p.max_streams)
             .map(|used| Region::new(gpu, used))
             .collect::<Result<Vec<_>, _>>()?;
@@ -69,7 +73,6 @@ impl Run for MatmulStreams {
             multiply: &multiply,
         };
         let mut trials_ms: Vec<Vec<f64>> = Vec::with_capacity(p.trials);
-        let mut checks = Vec::new();
         let mut task = crate::progress::Task::start("matmul-streams", p.trials as u64 + 1);
         for trial in 0.. {
             let noisy = (0..p.max_streams).any(|s| {
@@ -242,6 +245,38 @@ impl Multiply<'_> {
             ),
         )
     }
+}
+
+/// One product of the kernel on inputs whose elements all differ (random in [-1, 1),
+/// seeded from the clock), every cell checked against the CPU's f64 product within the
+/// bound on the rounding of its chain of multiply-adds (`verify::matmul_reference`).
+fn check_on_distinct_inputs(
+    gpu: &Gpu,
+    stream: &Stream,
+    multiply: &Multiply,
+    product: &mut Product,
+) -> Result<Verification, RuntimeError> {
+    let p = multiply.params;
+    let (rows, cols, aligned) = (p.rows as usize, p.cols as usize, p.aligned as usize);
+    let mut rng = streamlab_results::rng::Rng::new(streamlab_results::rng::Rng::seed_from_clock());
+    let mut a = gpu.pinned(rows * aligned, 0.0f32)?;
+    let mut b = gpu.pinned(aligned * cols, 0.0f32)?;
+    rng.fill_signed_unit(a.as_mut_slice()?);
+    rng.fill_signed_unit(b.as_mut_slice()?);
+    stream.htod(&mut product.a, 0, &a, 0..rows * aligned)?;
+    stream.htod(&mut product.b, 0, &b, 0..aligned * cols)?;
+    stream.poison(&mut product.c)?;
+    multiply.issue(stream, product)?;
+    let mut c = gpu.pinned(rows * cols, f32::NAN)?;
+    stream.dtoh(&mut c, 0, &product.c, 0..rows * cols)?;
+    stream.synchronize()?;
+    let reference =
+        crate::verify::matmul_reference(a.as_slice()?, b.as_slice()?, rows, cols, aligned);
+    Ok(crate::verify::compare_each(
+        &format!("C = A · B on inputs whose elements all differ, {rows} × {cols} × {aligned}"),
+        c.as_slice()?,
+        |i| reference[i],
+    ))
 }
 
 /// Copy every C back and check every cell equals `aligned` exactly.

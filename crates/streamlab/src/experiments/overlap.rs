@@ -142,7 +142,7 @@ pub trait Element: Bits + Copy + Send + Sync + Into<f64> + 'static {
     /// The `.npy` type code (little-endian).
     const NPY: &'static str;
     fn from_le(bytes: &[u8]) -> Self;
-    fn random(rng: &mut crate::rng::Rng) -> Self;
+    fn random(rng: &mut streamlab_results::rng::Rng) -> Self;
     fn poison() -> Self;
 }
 
@@ -153,8 +153,8 @@ macro_rules! element {
             fn from_le(bytes: &[u8]) -> Self {
                 <$t>::from_le_bytes(bytes.try_into().expect("element-sized"))
             }
-            fn random(rng: &mut crate::rng::Rng) -> Self {
-                let f: fn(&mut crate::rng::Rng) -> $t = $random;
+            fn random(rng: &mut streamlab_results::rng::Rng) -> Self {
+                let f: fn(&mut streamlab_results::rng::Rng) -> $t = $random;
                 f(rng)
             }
             fn poison() -> Self {
@@ -315,7 +315,7 @@ impl User<'_> {
                 break;
             }
             gpu.ensure_fits((2 * n * size_of::<T>()) as u64)?;
-            let mut rng = crate::rng::Rng::new(crate::rng::Rng::seed_from_clock());
+            let mut rng = streamlab_results::rng::Rng::new(streamlab_results::rng::Rng::seed_from_clock());
             let mut a = Arrays {
                 host_in: gpu.pinned(n, T::poison())?,
                 host_out: gpu.pinned(n, T::poison())?,

@@ -22,7 +22,7 @@ use streamlab_results::spread::Devices;
 
 use super::{Context, Rebind, Run, RunError, chosen_gpus, several_gpus};
 use crate::measure::{MAX_ROUNDS, series, wants_round};
-use crate::rng::Rng;
+use streamlab_results::rng::Rng;
 use crate::runtime::{DeviceBuffer, Event, Gpu, PinnedBuffer, RuntimeError, Shape, Stream};
 
 /// Threads per block of the copy kernel.

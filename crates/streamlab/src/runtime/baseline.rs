@@ -204,19 +204,42 @@ mod tests {
     }
 
     #[test]
-    fn every_twin_has_its_rust_kernels_parameters() {
-        let twins = entry_points(CUDA_SOURCE);
-        assert_eq!(twins.len(), kernels_rs::KERNELS.len());
+    fn every_twin_and_spelling_has_its_rust_kernels_parameters() {
+        use crate::runtime::kernels::{ADD_KERNEL_SPELLINGS, MATMUL_SPELLINGS};
+        let entries = entry_points(CUDA_SOURCE);
+        let params = |kernel: &nvptx_kernel::KernelSignature| -> Vec<PtxType> {
+            kernel.ptx_params().map(|(_, _, ty)| ty).collect()
+        };
+        let types = |name: &str| {
+            let (_, types) = (entries.iter())
+                .find(|(entry, _)| entry == name)
+                .unwrap_or_else(|| panic!("no C++ entry {name}"));
+            types.clone()
+        };
         for kernel in kernels_rs::KERNELS {
-            let (_, types) = (twins.iter())
-                .find(|(name, _)| name == kernel.name)
-                .unwrap_or_else(|| panic!("no twin of {}", kernel.name));
-            let rust: Vec<PtxType> = kernel.ptx_params().map(|(_, _, ty)| ty).collect();
-            assert_eq!(*types, rust, "{}", kernel.name);
+            assert_eq!(types(kernel.name), params(&kernel), "{}", kernel.name);
+        }
+        use nvptx_kernel::Kernel;
+        let spelled = [
+            (MATMUL_SPELLINGS[1], kernels_rs::matmul::SIGNATURE),
+            (ADD_KERNEL_SPELLINGS[1], kernels_rs::add_kernel::SIGNATURE),
+        ];
+        for (spellings, kernel) in spelled {
+            for spelling in spellings {
+                assert_eq!(types(spelling.entry), params(&kernel), "{}", spelling.entry);
+            }
+        }
+        // Every entry is a kernel or a spelling: none is left untimed.
+        for (name, _) in &entries {
+            assert!(
+                kernels_rs::KERNELS.iter().any(|k| k.name == name)
+                    || spelled.iter().any(|(s, _)| s.iter().any(|s| s.entry == name)),
+                "{name} is neither a kernel nor a spelling"
+            );
         }
         // The parser sees a changed signature.
         let changed = CUDA_SOURCE.replacen("unsigned offset)", "int offset, int n)", 1);
-        assert_ne!(entry_points(&changed), twins);
+        assert_ne!(entry_points(&changed), entries);
         assert!(
             !CUDA_SOURCE
                 .lines()

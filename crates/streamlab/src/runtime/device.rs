@@ -35,6 +35,7 @@ pub fn query_info(ordinal: usize, device: sys::CUdevice) -> Result<DeviceInfo, R
         // SAFETY: `device` is a valid handle.
         total_memory_bytes: unsafe { result::device::total_mem(device) }
             .doing("reading the memory size")? as u64,
+        l2_bytes: attr(A::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)?.max(0) as u64,
         driver_cuda_version: format!("{}.{}", version / 1000, version % 1000 / 10),
         pcie_link: pcie_link(pci),
     })

@@ -1,6 +1,7 @@
 //! The kernel modules the runtime loads: the Rust kernels built from `kernels-rs/` by
 //! `build.rs` (embedded here) or their CUDA C++ twins, each kernel a [`Function`] typed
-//! by its declaration's parameters.
+//! by its declaration's parameters, and each language's spellings of matmul's and
+//! AddKernel's forms ([`Spelling`], timed side by side by compare-kernels).
 use std::ffi::{CString, c_void};
 use std::marker::PhantomData;
 
@@ -83,7 +84,7 @@ impl<P> Function<P> {
 type Args<K> = <K as Kernel>::Args;
 
 /// Every kernel of one module (the Rust set, or the CUDA C++ twins).
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub struct Kernels {
     pub set: KernelSet,
     pub fill: Function<Args<k::fill>>,
@@ -103,13 +104,117 @@ pub struct Kernels {
     pub copy_u32: Function<Args<k::copy_u32>>,
     pub empty: Function<Args<k::empty>>,
     pub spin: Function<Args<k::spin>>,
+    /// Every spelling of matmul's forms in this language, the form's own kernel first.
+    pub matmul_spellings: Vec<Spelled<Args<k::matmul>>>,
+    /// Every spelling of AddKernel's forms in this language, the form's own kernel first.
+    pub add_kernel_spellings: Vec<Spelled<Args<k::add_kernel>>>,
 }
+
+/// A loaded spelling: the entry and what it is.
+pub struct Spelled<P> {
+    pub spelling: Spelling,
+    pub function: Function<P>,
+}
+
+impl<P> Clone for Spelled<P> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<P> Copy for Spelled<P> {}
+
+/// One spelling of a kernel's form in one language: an entry of its module computing the
+/// form's results, written another way (the kernel's own entry is one of them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Spelling {
+    pub entry: &'static str,
+    pub form: KernelForm,
+    /// What the spelling does, in words.
+    pub how: &'static str,
+    /// Indexes with `int`: correct only where every index fits in one (compare-kernels
+    /// times it only there).
+    pub int_indices: bool,
+}
+
+impl Spelling {
+    const fn new(entry: &'static str, form: KernelForm, how: &'static str) -> Spelling {
+        Spelling {
+            entry,
+            form,
+            how,
+            int_indices: false,
+        }
+    }
+}
+
+use KernelForm::{Plain, Safe, Tuned};
+
+/// The spellings of matmul's forms, Rust's and CUDA C++'s (each form's own kernel first).
+pub const MATMUL_SPELLINGS: [&[Spelling]; 2] = [
+    &[
+        Spelling::new("matmul_plain", Plain, "the wiki's loop; index arithmetic, checked indexing"),
+        Spelling::new("matmul_safe", Safe, "views checked once; loads ahead (fold_ahead: 8-product batches, 4 a step); guarded tail"),
+        Spelling::new("matmul_safe_zip", Safe, "views checked once; the zipped row and column folded one pair a turn"),
+        Spelling::new("matmul", Tuned, "8-product batches, 4 a step, one loaded a step ahead; guarded-batch tail"),
+        Spelling::new("matmul_tuned_loop_tail", Tuned, "8-product batches, 4 a step, one loaded a step ahead; counted-loop tail"),
+        Spelling::new("matmul_tuned_two_step", Tuned, "8-product batches, 2 a step, one loaded a step ahead; guarded-batch tail"),
+        Spelling::new("matmul_tuned_walk", Tuned, "two pointers walking the row and the column, one product a turn"),
+    ],
+    &[
+        Spelling::new("matmul_plain", Plain, "the wiki's loop; 64-bit index arithmetic"),
+        Spelling {
+            int_indices: true,
+            ..Spelling::new("matmul_plain_int", Plain, "the wiki's loop; int index arithmetic, as the wiki declares its indices")
+        },
+        Spelling::new("matmul_safe", Safe, "lengths checked once; the plain loop"),
+        Spelling::new("matmul_safe_ahead", Safe, "lengths checked once; 8-product batches, 4 a step, one loaded ahead; guarded-batch tail"),
+        Spelling::new("matmul", Tuned, "8-product batches, 4 a step, one loaded a step ahead; counted-loop tail"),
+        Spelling::new("matmul_tuned_guarded_tail", Tuned, "8-product batches, 4 a step, one loaded a step ahead; guarded-batch tail"),
+        Spelling::new("matmul_tuned_two_step", Tuned, "8-product batches, 2 a step, one loaded a step ahead; counted-loop tail"),
+        Spelling::new("matmul_tuned_ldg", Tuned, "as matmul, every load through __ldg (the read-only data cache)"),
+        Spelling::new("matmul_tuned_walk", Tuned, "two pointers walking the row and the column, one product a turn"),
+    ],
+];
+
+/// The spellings of AddKernel's forms, Rust's and CUDA C++'s (each form's own kernel first).
+pub const ADD_KERNEL_SPELLINGS: [&[Spelling]; 2] = [
+    &[
+        Spelling::new("add_kernel_plain", Plain, "the Handbook's volatile local"),
+        Spelling::new("add_kernel_safe", Safe, "grid-stride view; sums 32 a step, the rest by bits"),
+        Spelling::new("add_kernel_safe_by8", Safe, "grid-stride view; sums 8 a step, the rest by bits"),
+        Spelling::new("add_kernel_safe_loop", Safe, "grid-stride view; sums one a turn"),
+        Spelling::new("add_kernel", Tuned, "grid-stride loop; sums 32 a step, the rest by bits"),
+        Spelling::new("add_kernel_tuned_by16", Tuned, "grid-stride loop; sums 16 a step, the rest by bits"),
+        Spelling::new("add_kernel_tuned_ahead", Tuned, "a copy loop at 0 cycles; the next index and test before the sums; sums 8 a step"),
+    ],
+    &[
+        Spelling::new("add_kernel_plain", Plain, "the Handbook's volatile local"),
+        Spelling::new("add_kernel_safe", Safe, "grid-stride loop to the shorter length; sums one a turn"),
+        Spelling::new("add_kernel_safe_by8", Safe, "grid-stride loop to the shorter length; sums 8 a step, the rest by bits"),
+        Spelling::new("add_kernel_safe_by16", Safe, "grid-stride loop to the shorter length; sums 16 a step, the rest by bits"),
+        Spelling::new("add_kernel_safe_by32", Safe, "grid-stride loop to the shorter length; sums 32 a step, the rest by bits"),
+        Spelling::new("add_kernel", Tuned, "grid-stride loop; sums 16 a step, the rest by bits"),
+        Spelling::new("add_kernel_tuned_by32", Tuned, "grid-stride loop; sums 32 a step, the rest by bits"),
+        Spelling::new("add_kernel_tuned_by8", Tuned, "grid-stride loop; sums 8 a step, the rest by bits"),
+        Spelling::new("add_kernel_tuned_loop", Tuned, "the Handbook's loop; sums one a turn behind an asm barrier"),
+        Spelling::new("add_kernel_tuned_ahead", Tuned, "a copy loop at 0 cycles; the next index and test before the sums; sums 8 a step"),
+    ],
+];
 
 impl Kernels {
     /// Load a PTX module holding every kernel of `kernels_rs::KERNELS`.
     pub fn load(ptx: &str, set: KernelSet) -> Result<Kernels, RuntimeError> {
         let module = Module::load(ptx)?;
+        let language = match set {
+            KernelSet::Rust => 0,
+            KernelSet::Cuda => 1,
+        };
+        let summary = nvptx_builder::ptx::parse(ptx);
         Ok(Kernels {
+            matmul_spellings: module.spellings::<k::matmul>(&summary, MATMUL_SPELLINGS[language])?,
+            add_kernel_spellings: module
+                .spellings::<k::add_kernel>(&summary, ADD_KERNEL_SPELLINGS[language])?,
             set,
             fill: module.function::<k::fill>()?,
             fill_safe: module.function::<k::fill_safe>()?,
@@ -182,6 +287,32 @@ impl Module {
         unsafe { self.raw_function(sig.name, sig.ptx_params().count()) }
     }
 
+    /// Each of `spellings`, an entry of this module computing kernel `K`'s results, typed as
+    /// `K`: each entry's parameters are checked in `summary` (this module's PTX) against
+    /// `K`'s declaration first.
+    fn spellings<K: Kernel>(
+        &self,
+        summary: &nvptx_builder::ptx::PtxSummary,
+        spellings: &[Spelling],
+    ) -> Result<Vec<Spelled<K::Args>>, RuntimeError> {
+        spellings
+            .iter()
+            .map(|&spelling| {
+                let signature = nvptx_kernel::KernelSignature {
+                    name: spelling.entry,
+                    params: K::SIGNATURE.params,
+                };
+                nvptx_builder::ptx::check_entry(summary, &signature)
+                    .map_err(|err| RuntimeError::Module(err.to_string()))?;
+                // SAFETY: the entry takes exactly K's parameters (checked just above).
+                let function = unsafe {
+                    self.raw_function(spelling.entry, signature.ptx_params().count())?
+                };
+                Ok(Spelled { spelling, function })
+            })
+            .collect()
+    }
+
     /// The entry `name`, typed as taking `P`.
     ///
     /// # Safety
@@ -252,9 +383,46 @@ mod tests {
     use super::*;
 
     #[test]
+    fn every_rust_spelling_is_declared_with_its_kernels_parameters_and_none_is_left_out() {
+        let declared = |name: &str| {
+            (kernels_rs::KERNELS.iter().chain(&kernels_rs::SPELLINGS))
+                .find(|k| k.name == name)
+                .unwrap_or_else(|| panic!("{name} is not declared"))
+        };
+        let spelled = [
+            (MATMUL_SPELLINGS[0], k::matmul::SIGNATURE),
+            (ADD_KERNEL_SPELLINGS[0], k::add_kernel::SIGNATURE),
+        ];
+        for (spellings, kernel) in spelled {
+            for form in KernelForm::ALL {
+                // Each form's own kernel comes first among its spellings.
+                let first = spellings.iter().find(|s| s.form == form).expect("a spelling");
+                let suffix = match form {
+                    Plain => "_plain",
+                    Safe => "_safe",
+                    Tuned => "",
+                };
+                assert_eq!(first.entry, format!("{}{suffix}", kernel.name));
+            }
+            for spelling in spellings {
+                assert_eq!(declared(spelling.entry).params, kernel.params, "{}", spelling.entry);
+            }
+        }
+        for spelling in kernels_rs::SPELLINGS {
+            assert!(
+                spelled.iter().any(|(s, _)| s.iter().any(|s| s.entry == spelling.name)),
+                "{} is declared but never timed",
+                spelling.name
+            );
+        }
+    }
+
+    #[test]
     fn embedded_ptx_has_every_declared_kernel_and_the_default_target() {
         nvptx_builder::ptx::check(RUST_PTX, ptx_target(RUST_PTX), &kernels_rs::KERNELS)
             .expect("the embedded PTX matches the declarations");
+        nvptx_builder::ptx::check(RUST_PTX, ptx_target(RUST_PTX), &kernels_rs::SPELLINGS)
+            .expect("the embedded PTX matches the spellings' declarations");
         assert!(ptx_target(RUST_PTX).starts_with("sm_"));
         assert_eq!(ptx_target(".version 7.8\n.target sm_80\n"), "sm_80");
         assert_eq!(ptx_target("nothing"), "unknown");

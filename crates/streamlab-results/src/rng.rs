@@ -1,5 +1,5 @@
-//! SplitMix64: a small, seeded generator for input data, so every run draws fresh values
-//! and a failing run can be repeated from its seed.
+//! SplitMix64: a small, seeded generator for input data and drawn shapes, so every run
+//! draws fresh values and a failing run can be repeated from its seed.
 
 pub struct Rng(u64);
 
@@ -28,6 +28,17 @@ impl Rng {
         (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
     }
 
+    /// Uniform in `[-1, 1)`, 24 random bits: inputs whose products and sums all differ.
+    pub fn signed_unit_f32(&mut self) -> f32 {
+        2.0 * self.unit_f32() - 1.0
+    }
+
+    /// Uniform in `lo..=hi` (`lo` where `hi < lo`).
+    pub fn in_range(&mut self, lo: u64, hi: u64) -> u64 {
+        let span = hi.saturating_sub(lo) as u128 + 1;
+        lo + ((u128::from(self.next_u64()) * span) >> 64) as u64
+    }
+
     /// Any i32, as C's `rand()` feeds the Handbook's input.
     pub fn any_i32(&mut self) -> i32 {
         (self.next_u64() >> 32) as i32
@@ -36,6 +47,11 @@ impl Rng {
     /// Fill `out` with [`Rng::unit_f32`] values.
     pub fn fill_unit(&mut self, out: &mut [f32]) {
         out.iter_mut().for_each(|x| *x = self.unit_f32());
+    }
+
+    /// Fill `out` with [`Rng::signed_unit_f32`] values.
+    pub fn fill_signed_unit(&mut self, out: &mut [f32]) {
+        out.iter_mut().for_each(|x| *x = self.signed_unit_f32());
     }
 
     /// Fill `out` with [`Rng::any_i32`] values.
@@ -58,5 +74,11 @@ mod tests {
                 .all(|x| (0.0..1.0).contains(&x))
         );
         assert_ne!(Rng::new(1).next_u64(), Rng::new(2).next_u64());
+        let mut r = Rng::new(3);
+        let drawn: Vec<u64> = (0..10_000).map(|_| r.in_range(5, 9)).collect();
+        assert!(drawn.iter().all(|x| (5..=9).contains(x)));
+        assert!((5..=9).all(|v| drawn.contains(&v)), "every value drawn");
+        assert_eq!(r.in_range(7, 3), 7);
+        assert!((0..10_000).all(|_| (-1.0..1.0).contains(&r.signed_unit_f32())));
     }
 }

@@ -1,0 +1,599 @@
+//! Every number derived from a kernel comparison: per case the fastest spelling on each
+//! side and their ratio with its verdict; per kernel and form the ratio at the write-ups'
+//! shape, and its median and worst over every shape timed; and what safety costs (safe
+//! Rust over the fastest unchecked C++ of the same algorithm).
+use serde::{Deserialize, Serialize};
+
+use super::{Cache, KERNELS, KernelCase, KernelComparison, LIBRARY_KERNELS, Origin, SpellingRun};
+use crate::card::KernelCard;
+use crate::experiment::{MS, MeasuredRow};
+use crate::saved::{KernelForm, KernelSet};
+use crate::stats::{Quartiles, Series};
+use crate::verdict::{self, Rule, Verdict};
+
+/// The most a tuned Rust kernel may take of the best C++ of its algorithm, at the
+/// write-ups' shapes.
+pub const TUNED_TARGET: f64 = 1.01;
+/// The most a tuned Rust kernel may take of the best C++, at the worst shape timed.
+pub const TUNED_WORST_TARGET: f64 = 1.05;
+/// The most a safe Rust kernel may take of the fastest unchecked C++ of its algorithm, at
+/// the write-ups' shapes.
+pub const SAFE_TARGET: f64 = 1.05;
+/// The same at the worst shape timed.
+pub const SAFE_WORST_TARGET: f64 = 1.10;
+
+/// One spelling's time in a case.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SpellingTime {
+    pub language: KernelSet,
+    pub entry: String,
+    pub how: String,
+    pub median: f64,
+    pub noise: f64,
+    /// The fastest of its language in this case: the one the case's ratio takes.
+    pub fastest: bool,
+}
+
+/// One case, the fastest Rust spelling against the fastest CUDA C++ one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CaseRatio {
+    pub kernel: String,
+    pub case: String,
+    /// As [`KernelCase::form`].
+    pub form: Option<KernelForm>,
+    /// As [`KernelCase::cache`].
+    #[serde(default)]
+    pub cache: Option<Cache>,
+    /// Whether the inputs fit in the GPU's L2 (none where a run did not record either).
+    #[serde(default)]
+    pub fits_l2: Option<bool>,
+    #[serde(default)]
+    pub origin: Origin,
+    pub rust: Quartiles,
+    pub cuda: Quartiles,
+    /// Relative noise of the Rust and the CUDA C++ samples.
+    pub rust_noise: f64,
+    pub cuda_noise: f64,
+    /// Median Rust time over median CUDA C++ time, each side's fastest spelling: below 1
+    /// Rust is faster.
+    pub ratio: f64,
+    /// Rust against CUDA C++ by the one rule of [`crate::verdict`].
+    pub verdict: Verdict,
+    /// The fastest spelling's entry on each side.
+    #[serde(default)]
+    pub rust_spelling: String,
+    #[serde(default)]
+    pub cuda_spelling: String,
+    /// Every spelling's time, Rust's then CUDA C++'s.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub spellings: Vec<SpellingTime>,
+    /// The fastest spellings' cards, Rust and CUDA C++.
+    #[serde(default)]
+    pub cards: Option<[KernelCard; 2]>,
+    /// As [`KernelCase::max_ulps`].
+    #[serde(default)]
+    pub max_ulps: Option<[f64; 2]>,
+    /// Rust over CUDA C++ (the fastest spellings) at each of the case's placements.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub by_placement: Vec<f64>,
+    /// The lowest and the highest of `by_placement`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placement_range: Option<[f64; 2]>,
+    /// The largest relative noise of one placement's samples (those two spellings'): a
+    /// range of `by_placement` wider than it is the places' doing, not the launches'.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placement_noise: Option<f64>,
+    /// The two sides call different math libraries (the `libm` crate, CUDA's libdevice):
+    /// the ratio compares libraries, not languages.
+    #[serde(default)]
+    pub library: bool,
+}
+
+/// Per kernel, Rust over CUDA C++ in one form at the write-ups' shape (warm), the
+/// kernels both sides write alike (sincos calls different math libraries: see
+/// [`ComparisonAnalysis::libraries`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KernelRatios {
+    pub fill: f64,
+    pub matmul: f64,
+    pub add_kernel: f64,
+}
+
+/// What a ratio over the shapes measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Measure {
+    /// The fastest Rust spelling of a form over the fastest C++ spelling of the same form.
+    Form(KernelForm),
+    /// The fastest safe Rust spelling over the fastest unchecked C++ spelling (plain or
+    /// tuned) of the same algorithm: what safety costs.
+    Safety,
+}
+
+impl Measure {
+    pub fn label(self) -> String {
+        match self {
+            Measure::Form(form) => format!("{} Rust / {} C++", form.label(), form.label()),
+            Measure::Safety => "safe Rust / fastest unchecked C++".into(),
+        }
+    }
+
+    /// The targets at the write-ups' shape and at the worst shape, where there are.
+    pub fn targets(self) -> Option<[f64; 2]> {
+        match self {
+            Measure::Form(KernelForm::Tuned) => Some([TUNED_TARGET, TUNED_WORST_TARGET]),
+            Measure::Safety => Some([SAFE_TARGET, SAFE_WORST_TARGET]),
+            Measure::Form(_) => None,
+        }
+    }
+}
+
+/// One kernel's ratio over every shape timed (one cache state).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepRatio {
+    pub kernel: String,
+    pub measure: Measure,
+    pub cache: Option<Cache>,
+    /// At the write-ups' shape (the kernel's first default case).
+    pub write_up: Option<f64>,
+    pub write_up_case: String,
+    /// The median and the worst over every shape timed, and the worst's case.
+    pub median: f64,
+    pub worst: f64,
+    pub worst_case: String,
+    pub shapes: usize,
+    /// Both targets met ([`Measure::targets`]; none where the measure has none).
+    pub within_targets: Option<bool>,
+}
+
+/// What safety costs in one case.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SafetyCost {
+    pub kernel: String,
+    pub case: String,
+    #[serde(default)]
+    pub cache: Option<Cache>,
+    /// Safe Rust over the fastest safe C++ spelling.
+    pub over_cuda_safe: f64,
+    /// Safe Rust over the fastest unchecked C++ spelling of the same algorithm.
+    pub over_cuda_unchecked: f64,
+    /// That spelling's entry.
+    #[serde(default)]
+    pub unchecked_spelling: String,
+    /// Safe Rust over the fastest unchecked Rust spelling: what `unsafe` buys.
+    pub over_rust_tuned: f64,
+}
+
+/// Everything derived from a kernel comparison.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ComparisonAnalysis {
+    pub cases: Vec<CaseRatio>,
+    /// Per kernel, its write-ups' case in the tuned form (or its only form).
+    pub tuned: Option<KernelRatios>,
+    /// Per kernel, its write-ups' case in the safe form.
+    pub safe: Option<KernelRatios>,
+    /// Per kernel, its write-ups' case in the plain form (or its only form).
+    pub plain: Option<KernelRatios>,
+    /// Per case with a safe form, what safety costs.
+    pub safety: Vec<SafetyCost>,
+    /// Per kernel, measure and cache, the ratio over every shape timed.
+    #[serde(default)]
+    pub sweep: Vec<SweepRatio>,
+    /// sincos in each form at the write-ups' shape, the `libm` crate (Rust) over CUDA's
+    /// libdevice (C++): a comparison of math libraries.
+    #[serde(default)]
+    pub libraries: Vec<(KernelForm, f64)>,
+}
+
+/// Whether a case of form `form` stands for `wanted` (see [`KernelCase::form`]).
+fn stands_for(form: Option<KernelForm>, wanted: KernelForm) -> bool {
+    form.map_or(wanted != KernelForm::Safe, |f| f == wanted)
+}
+
+/// A case's spellings: every one it timed, or in runs from before spellings the one
+/// Rust and the one CUDA C++ entry it timed, named as its form's kernel.
+pub fn spellings(case: &KernelCase) -> Vec<SpellingRun> {
+    if !case.spellings.is_empty() {
+        return case.spellings.clone();
+    }
+    let entry = match case.form {
+        Some(KernelForm::Plain) => format!("{}_plain", case.kernel),
+        Some(KernelForm::Safe) => format!("{}_safe", case.kernel),
+        _ => case.kernel.clone(),
+    };
+    let one = |language, times: &Option<Series>, card: Option<KernelCard>, place: usize| {
+        times.clone().map(|times| SpellingRun {
+            language,
+            entry: entry.clone(),
+            how: "the one spelling timed".into(),
+            times,
+            by_place: (case.placements.iter())
+                .filter_map(|p| [&p.rust, &p.cuda][place].clone())
+                .collect(),
+            card,
+            verification: case.verification.clone(),
+        })
+    };
+    [
+        one(KernelSet::Rust, &case.rust, case.cards.map(|c| c[0]), 0),
+        one(KernelSet::Cuda, &case.cuda, case.cards.map(|c| c[1]), 1),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// The fastest (lowest median) of `runs` in `language`.
+fn fastest(runs: &[SpellingRun], language: KernelSet) -> Option<&SpellingRun> {
+    (runs.iter())
+        .filter(|s| s.language == language)
+        .min_by(|a, b| a.times.median().total_cmp(&b.times.median()))
+}
+
+fn case_ratio(c: &KernelCase, l2_bytes: u64) -> Option<CaseRatio> {
+    let runs = spellings(c);
+    let (rust, cuda) = (fastest(&runs, KernelSet::Rust)?, fastest(&runs, KernelSet::Cuda)?);
+    let by_placement: Vec<f64> = (rust.by_place.iter().zip(&cuda.by_place))
+        .map(|(r, k)| r.median() / k.median())
+        .collect();
+    let placement_range = by_placement.iter().fold(None, |range: Option<[f64; 2]>, &r| {
+        Some(range.map_or([r, r], |[lo, hi]| [lo.min(r), hi.max(r)]))
+    });
+    let placement_noise = (rust.by_place.iter().chain(&cuda.by_place))
+        .map(Series::noise)
+        .reduce(f64::max);
+    let spellings = (runs.iter())
+        .map(|s| SpellingTime {
+            language: s.language,
+            entry: s.entry.clone(),
+            how: s.how.clone(),
+            median: s.times.median(),
+            noise: s.times.noise(),
+            fastest: std::ptr::eq(s, rust) || std::ptr::eq(s, cuda),
+        })
+        .collect();
+    Some(CaseRatio {
+        kernel: c.kernel.clone(),
+        case: c.case.clone(),
+        form: c.form,
+        cache: c.cache,
+        fits_l2: c
+            .input_bytes
+            .filter(|_| l2_bytes > 0)
+            .map(|bytes| bytes <= l2_bytes),
+        origin: c.origin,
+        rust: rust.times.quartiles(),
+        cuda: cuda.times.quartiles(),
+        rust_noise: rust.times.noise(),
+        cuda_noise: cuda.times.noise(),
+        ratio: rust.times.median() / cuda.times.median(),
+        verdict: verdict::judge(
+            &Rule::default(),
+            (&cuda.times).into(),
+            (&rust.times).into(),
+            0.0,
+        )
+        .verdict,
+        rust_spelling: rust.entry.clone(),
+        cuda_spelling: cuda.entry.clone(),
+        spellings: if c.spellings.is_empty() {
+            Vec::new()
+        } else {
+            spellings
+        },
+        cards: rust.card.zip(cuda.card).map(|(r, k)| [r, k]),
+        max_ulps: c.max_ulps,
+        placement_range,
+        placement_noise: placement_noise.filter(|_| !by_placement.is_empty()),
+        by_placement,
+        library: LIBRARY_KERNELS.contains(&c.kernel.as_str()),
+    })
+}
+
+/// Derive everything from `c`.
+pub fn analyze(c: &KernelComparison) -> ComparisonAnalysis {
+    let cases: Vec<CaseRatio> = (c.cases.iter())
+        .filter_map(|k| case_ratio(k, c.device.l2_bytes))
+        .collect();
+    let write_up = |kernel: &str, form: KernelForm| {
+        (cases.iter()).find(|k| {
+            k.kernel == kernel
+                && stands_for(k.form, form)
+                && k.origin == Origin::Defaults
+                && k.cache != Some(Cache::Cold)
+        })
+    };
+    let ratios = |form: KernelForm| {
+        let of = |kernel: &str| write_up(kernel, form).map(|k| k.ratio);
+        Some(KernelRatios {
+            fill: of(KERNELS[0])?,
+            matmul: of(KERNELS[1])?,
+            add_kernel: of(KERNELS[2])?,
+        })
+    };
+    let safety = safety_costs(&cases);
+    ComparisonAnalysis {
+        tuned: ratios(KernelForm::Tuned),
+        safe: ratios(KernelForm::Safe),
+        plain: ratios(KernelForm::Plain),
+        sweep: sweep_ratios(&cases, &safety),
+        libraries: (KernelForm::ALL.into_iter())
+            .filter_map(|form| Some((form, write_up(KERNELS[3], form)?.ratio)))
+            .collect(),
+        safety,
+        cases,
+    }
+}
+
+/// Whether two cases are the same shape and cache state.
+fn same_place(a: &CaseRatio, b: &CaseRatio) -> bool {
+    a.kernel == b.kernel && a.case == b.case && a.cache == b.cache
+}
+
+/// Each safe case against the fastest safe C++, unchecked C++ and unchecked Rust spellings
+/// of the same shape.
+fn safety_costs(cases: &[CaseRatio]) -> Vec<SafetyCost> {
+    // The fastest unchecked spelling of `language` at `k`'s shape: over the plain and the
+    // tuned forms (one case where the kernel has one unchecked code).
+    let unchecked = |k: &CaseRatio, language: KernelSet| {
+        (cases.iter())
+            .filter(|u| same_place(u, k) && u.form != Some(KernelForm::Safe))
+            .map(|u| match language {
+                KernelSet::Rust => (u.rust.median, u.rust_spelling.clone()),
+                KernelSet::Cuda => (u.cuda.median, u.cuda_spelling.clone()),
+            })
+            .min_by(|a, b| a.0.total_cmp(&b.0))
+    };
+    (cases.iter())
+        .filter(|k| k.form == Some(KernelForm::Safe))
+        .filter_map(|k| {
+            let (cuda, spelling) = unchecked(k, KernelSet::Cuda)?;
+            let (rust, _) = unchecked(k, KernelSet::Rust)?;
+            Some(SafetyCost {
+                kernel: k.kernel.clone(),
+                case: k.case.clone(),
+                cache: k.cache,
+                over_cuda_safe: k.ratio,
+                over_cuda_unchecked: k.rust.median / cuda,
+                unchecked_spelling: spelling,
+                over_rust_tuned: k.rust.median / rust,
+            })
+        })
+        .collect()
+}
+
+/// The median of `values` (NaN for none).
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    match values.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => values[n / 2],
+        n => (values[n / 2 - 1] + values[n / 2]) / 2.0,
+    }
+}
+
+/// Per kernel (the ones both sides write alike), measure and cache state: the write-ups'
+/// ratio, and the median and the worst over every shape timed.
+fn sweep_ratios(cases: &[CaseRatio], safety: &[SafetyCost]) -> Vec<SweepRatio> {
+    let mut out = Vec::new();
+    let measures = (KernelForm::ALL.into_iter().map(Measure::Form)).chain([Measure::Safety]);
+    for kernel in &KERNELS[..3] {
+        for measure in measures.clone() {
+            for cache in [None, Some(Cache::Warm), Some(Cache::Cold)] {
+                // (case, origin, ratio) of every shape at this cache state
+                let points: Vec<(String, Origin, f64)> = match measure {
+                    Measure::Form(form) => (cases.iter())
+                        .filter(|k| &k.kernel == kernel && stands_for(k.form, form))
+                        .filter(|k| k.cache == cache)
+                        .map(|k| (k.case.clone(), k.origin, k.ratio))
+                        .collect(),
+                    Measure::Safety => (safety.iter())
+                        .filter(|s| &s.kernel == kernel && s.cache == cache)
+                        .map(|s| {
+                            let origin = (cases.iter())
+                                .find(|k| k.kernel == s.kernel && k.case == s.case)
+                                .map_or(Origin::Defaults, |k| k.origin);
+                            (s.case.clone(), origin, s.over_cuda_unchecked)
+                        })
+                        .collect(),
+                };
+                let Some(worst) = points.iter().max_by(|a, b| a.2.total_cmp(&b.2)) else {
+                    continue;
+                };
+                let first = points.iter().find(|p| p.1 == Origin::Defaults);
+                let write_up = first.map(|p| p.2);
+                let within_targets = measure.targets().map(|[at, worst_target]| {
+                    write_up.is_none_or(|w| w <= at) && worst.2 <= worst_target
+                });
+                out.push(SweepRatio {
+                    kernel: (*kernel).to_owned(),
+                    measure,
+                    cache,
+                    write_up,
+                    write_up_case: first.map_or(String::new(), |p| p.0.clone()),
+                    median: median(&mut points.iter().map(|p| p.2).collect::<Vec<_>>()),
+                    worst: worst.2,
+                    worst_case: worst.0.clone(),
+                    shapes: points.len(),
+                    within_targets,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Every case's fastest Rust and fastest CUDA C++ spelling, as rows `compare` holds side
+/// by side ("matmul/32×16×131072/tuned/rust"; a cold case's key says so).
+pub fn measured_rows(c: &KernelComparison, derived: &ComparisonAnalysis) -> Vec<MeasuredRow> {
+    let mut rows = Vec::new();
+    for k in &c.cases {
+        let Some(ratio) = derived.cases.iter().find(|r| {
+            r.kernel == k.kernel && r.case == k.case && r.form == k.form && r.cache == k.cache
+        }) else {
+            continue;
+        };
+        let runs = spellings(k);
+        let form = k.form.map_or("", KernelForm::label);
+        let cold = (k.cache == Some(Cache::Cold)).then_some("cold");
+        let words: Vec<&str> = [Some(k.kernel.as_str()), Some(k.case.as_str()), Some(form), cold]
+            .into_iter()
+            .flatten()
+            .filter(|w| !w.is_empty())
+            .collect();
+        let (key, label) = (words.join("/"), words.join(" "));
+        for (language, entry, suffix) in [
+            (KernelSet::Rust, &ratio.rust_spelling, "rust"),
+            (KernelSet::Cuda, &ratio.cuda_spelling, "cuda"),
+        ] {
+            if let Some(run) = runs.iter().find(|s| s.language == language && &s.entry == entry) {
+                rows.push(MeasuredRow::median(
+                    format!("{key}/{suffix}"),
+                    format!("{label}, {}", language.label()),
+                    &run.times,
+                    MS,
+                ));
+            }
+        }
+    }
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::saved::Verification;
+
+    fn series(ms: &[f64]) -> Series {
+        Series::new(ms.to_vec()).unwrap()
+    }
+
+    fn passed() -> Verification {
+        Verification {
+            passed: true,
+            checked: 1,
+            mismatches: 0,
+            max_abs_error: 0.0,
+            detail: String::new(),
+        }
+    }
+
+    fn run(language: KernelSet, entry: &str, ms: f64) -> SpellingRun {
+        SpellingRun {
+            language,
+            entry: entry.into(),
+            how: String::new(),
+            times: series(&[ms; 5]),
+            by_place: Vec::new(),
+            card: None,
+            verification: passed(),
+        }
+    }
+
+    /// A case at `case` in `form` of the spellings `runs`.
+    fn spelled(kernel: &str, case: &str, form: KernelForm, origin: Origin, runs: &[(KernelSet, &str, f64)]) -> KernelCase {
+        KernelCase {
+            kernel: kernel.into(),
+            case: case.into(),
+            form: Some(form),
+            launch: String::new(),
+            rust: None,
+            cuda: None,
+            verification: passed(),
+            cards: None,
+            max_ulps: None,
+            placements: Vec::new(),
+            spellings: runs.iter().map(|&(l, e, ms)| run(l, e, ms)).collect(),
+            cache: Some(Cache::Warm),
+            input_bytes: Some(1 << 20),
+            origin,
+        }
+    }
+
+    #[test]
+    fn the_ratio_takes_each_sides_fastest_spelling() {
+        use KernelSet::{Cuda, Rust};
+        let case = spelled(
+            "matmul",
+            "32×16×131072",
+            KernelForm::Tuned,
+            Origin::Defaults,
+            &[(Rust, "matmul", 3.0), (Rust, "matmul_tuned_walk", 5.0), (Cuda, "matmul", 4.0), (Cuda, "matmul_tuned_ldg", 2.5)],
+        );
+        let r = case_ratio(&case, 60 << 20).unwrap();
+        assert_eq!((r.rust_spelling.as_str(), r.cuda_spelling.as_str()), ("matmul", "matmul_tuned_ldg"));
+        assert!((r.ratio - 3.0 / 2.5).abs() < 1e-12);
+        assert_eq!(r.spellings.iter().filter(|s| s.fastest).count(), 2);
+        assert_eq!(r.fits_l2, Some(true));
+        assert_eq!(case_ratio(&case, 0).unwrap().fits_l2, None);
+    }
+
+    #[test]
+    fn safety_is_held_against_the_fastest_unchecked_cpp_of_its_shape_and_the_worst_shape_is_named() {
+        use KernelForm::{Plain, Safe, Tuned};
+        use KernelSet::{Cuda, Rust};
+        let at = |case: &str, origin, safe: f64, plain_cpp: f64, tuned_cpp: f64| {
+            vec![
+                spelled("matmul", case, Plain, origin, &[(Rust, "matmul_plain", 20.0), (Cuda, "matmul_plain", plain_cpp)]),
+                spelled("matmul", case, Safe, origin, &[(Rust, "matmul_safe", safe), (Cuda, "matmul_safe", 6.0)]),
+                spelled("matmul", case, Tuned, origin, &[(Rust, "matmul", 2.6), (Cuda, "matmul", tuned_cpp)]),
+            ]
+        };
+        let mut cases = at("wiki", Origin::Defaults, 3.0, 4.0, 3.0);
+        cases.extend(at("tail", Origin::Tail, 3.6, 3.0, 3.5));
+        let a = analyze(&KernelComparison {
+            cases,
+            ..crate::experiments::compare_kernels::analysis::tests::empty()
+        });
+        let wiki = &a.safety[0];
+        assert_eq!(wiki.unchecked_spelling, "matmul");
+        assert!((wiki.over_cuda_unchecked - 1.0).abs() < 1e-12);
+        assert!((wiki.over_rust_tuned - 3.0 / 2.6).abs() < 1e-12);
+        // At the tail the plain C++ loop is the fastest unchecked spelling.
+        assert!((a.safety[1].over_cuda_unchecked - 1.2).abs() < 1e-12);
+        let safety = (a.sweep.iter())
+            .find(|s| s.measure == Measure::Safety && s.cache == Some(Cache::Warm))
+            .unwrap();
+        assert_eq!(safety.write_up, Some(1.0));
+        assert_eq!((safety.worst, safety.worst_case.as_str()), (1.2, "tail"));
+        assert_eq!(safety.within_targets, Some(false));
+        let tuned = (a.sweep.iter())
+            .find(|s| s.measure == Measure::Form(Tuned) && s.cache == Some(Cache::Warm))
+            .unwrap();
+        assert_eq!(tuned.shapes, 2);
+        assert!((tuned.worst - 2.6 / 3.0).abs() < 1e-12);
+        assert_eq!(tuned.within_targets, Some(true));
+    }
+
+    #[test]
+    fn runs_from_before_spellings_read_as_one_spelling_a_side() {
+        let old = KernelCase {
+            rust: Some(series(&[2.0; 3])),
+            cuda: Some(series(&[4.0; 3])),
+            spellings: Vec::new(),
+            ..spelled("add_kernel", "cycles 256", KernelForm::Tuned, Origin::Defaults, &[])
+        };
+        let runs = spellings(&old);
+        assert_eq!(runs.len(), 2);
+        assert!(runs.iter().all(|r| r.entry == "add_kernel"));
+        let r = case_ratio(&old, 0).unwrap();
+        assert!((r.ratio - 0.5).abs() < 1e-12);
+        assert!(r.spellings.is_empty(), "no spellings table for an old run");
+    }
+
+    pub(crate) fn empty() -> KernelComparison {
+        KernelComparison {
+            params: super::super::Params::default(),
+            device: crate::saved::DeviceInfo::made_up(0),
+            provenance: crate::saved::Provenance::made_up(),
+            cuda_build: crate::saved::CudaBuild {
+                compiler: String::new(),
+                ptx_target: String::new(),
+                options: Vec::new(),
+            },
+            seed: Some(1),
+            cases: Vec::new(),
+            verification: passed(),
+        }
+    }
+}
