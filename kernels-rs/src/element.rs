@@ -292,7 +292,12 @@ pub fn add_repeatedly_unrolled(value: i32, add_value: i32, cycles: i32) -> i32 {
 /// up to 64) and then the rest straight-line, by the bits of `cycles` below `STEP`.
 #[inline(always)]
 pub fn add_repeatedly_by<const STEP: i32>(value: i32, add_value: i32, cycles: i32) -> i32 {
-    const { assert!(STEP > 0 && STEP <= 64 && STEP & (STEP - 1) == 0, "a power of two") };
+    const {
+        assert!(
+            STEP > 0 && STEP <= 64 && STEP & (STEP - 1) == 0,
+            "a power of two"
+        )
+    };
     let add = |value: i32| nvptx_kernel::hint::opaque(value.wrapping_add(add_value));
     let mut value = value;
     if cycles > 0 {

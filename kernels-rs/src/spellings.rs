@@ -7,7 +7,6 @@
 //! Compiled for the host, each is its declaration, listed in [`crate::SPELLINGS`].
 use nvptx_kernel::kernel;
 
-
 /// Tuned `c = a · b` ([`crate::matmul`]) with the products after the last batch a counted
 /// loop of single products instead of a guarded batch.
 #[kernel]
@@ -29,7 +28,9 @@ pub unsafe fn matmul_tuned_loop_tail(
         *c.get_unchecked_mut(row * cols + col) = crate::element::matmul_cell_spelled::<
             { crate::element::MATMUL_STEP_BATCHES },
             false,
-        >(a.as_ptr(), b.as_ptr(), row, col, cols, aligned);
+        >(
+            a.as_ptr(), b.as_ptr(), row, col, cols, aligned
+        );
     }
 }
 

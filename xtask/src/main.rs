@@ -9,6 +9,10 @@
 //! * `docs`: render the README and `docs/performance.md` from their templates, every
 //!   figure from the results it names ([`docs`]); `--check` fails where a committed one is
 //!   not its rendering.
+//! * `calibrate`: fit `compare`'s margins on the A/A pairs recorded in
+//!   `crates/streamlab-results/calibration/pairs.json` and write `margins.json` beside
+//!   it (each pair also left out in turn and judged by the rest); `--check` fails where
+//!   the committed file is not that fit.
 //! * `ptx`: write the kernels' PTX to `target/ptx/kernels.ptx` for reading.
 //! * `run-all`: setup, build, and run every experiment (`streamlab run-all`).
 //! * `dist`: the release binary, the example hosts (cust-streams among them), the own-kernel example's PTX and
@@ -31,6 +35,9 @@ tasks:
             cargo doc, the cust example, cargo publish --dry-run of the reusable crates
   docs      render README.md and docs/performance.md from docs/templates/, every
             figure from the results it names; --check: fail where they differ
+  calibrate fit compare's margins on the recorded A/A pairs and write
+            crates/streamlab-results/calibration/margins.json; --check: fail where
+            it differs
   ptx       write the kernels' PTX to target/ptx/kernels.ptx
   run-all   setup, build in release mode, run `streamlab run-all [args]`
   dist      the release binary, the examples, the test executables and run-tests.sh
@@ -56,6 +63,7 @@ fn main() -> ExitCode {
         Some("setup") => setup(),
         Some("test") => setup().and_then(|()| test()),
         Some("docs") => render_docs(rest.iter().any(|a| a == "--check")),
+        Some("calibrate") => calibrate(rest.iter().any(|a| a == "--check")),
         Some("ptx") => ptx(),
         Some("run-all") => setup().and_then(|()| run_all(rest)),
         Some("dist") => dist().map(|dir| println!("{}", dir.display())),
@@ -238,6 +246,7 @@ fn test() -> Result<(), String> {
         "--doc",
     ]))?);
     render_docs(true)?;
+    calibrate(true)?;
     let mut doc = cargo();
     doc.args(["doc", "--no-deps", "--workspace", "--exclude", "xtask"])
         .env("RUSTDOCFLAGS", "-D warnings");
@@ -361,6 +370,29 @@ fn render_docs(check: bool) -> Result<(), String> {
             eprintln!("xtask: rendered {document} ({figures} figures)");
         }
     }
+    Ok(())
+}
+
+/// Fit the margins on the recorded pairs and write them (or, with `check`, fail where the
+/// committed file differs).
+fn calibrate(check: bool) -> Result<(), String> {
+    let dir = root().join("crates/streamlab-results");
+    let fitted = streamlab_results::compare::calibration::margins_file(&dir)
+        .map_err(|err| err.to_string())?;
+    let path = dir.join("calibration/margins.json");
+    if check {
+        let committed = std::fs::read_to_string(&path).unwrap_or_default();
+        if committed != fitted {
+            return Err(format!(
+                "{} is not the fit of the recorded pairs: run `cargo xtask calibrate`",
+                path.display()
+            ));
+        }
+        return Ok(());
+    }
+    std::fs::write(&path, fitted)
+        .map_err(|err| format!("could not write {}: {err}", path.display()))?;
+    println!("{}", path.display());
     Ok(())
 }
 

@@ -314,7 +314,12 @@ impl<'a, 'b, T: Copy, U: Copy> ZipExact<'a, 'b, T, U> {
         init: B,
         mut f: impl FnMut(B, T, U) -> B,
     ) -> B {
-        const { assert!(N > 0 && STEPS > 0, "a batch holds a pair and a step a batch") };
+        const {
+            assert!(
+                N > 0 && STEPS > 0,
+                "a batch holds a pair and a step a batch"
+            )
+        };
         let (len, sa, sb) = (self.a.len, self.a.stride, self.b.stride);
         let (mut x, mut y) = (self.a.next, self.b.next);
         // SAFETY (every read below): it reads element k < len of `a` and of `b` (valid by

@@ -40,6 +40,11 @@ pub trait Experiment: 'static {
     fn stage_times(_result: &Self::Result) -> Vec<&StageTimes> {
         Vec::new()
     }
+    /// An empty kernel's launch, where it probes one: what `compare` holds the rows a
+    /// host's launching bounds against ([`RowControl::Launch`]).
+    fn launch_probe(_result: &Self::Result) -> Option<&Series> {
+        None
+    }
 
     /// Every number derived from `result`: computed once for each result a run holds
     /// ([`crate::run::SavedRun`]) and handed to every hook below.
@@ -145,9 +150,23 @@ pub struct MeasuredRow {
     /// The samples `value` is the median of, in `unit`: what `compare` ranks.
     pub samples: Vec<f64>,
     /// Whether its work moves data over the host link, whose rate a shared machine's
-    /// other traffic moves: `compare` then widens its minimum effect by how far the
-    /// link's probes moved ([`crate::verdict::judge`]).
+    /// other traffic moves: without a twin, `compare` holds it against the link's probes
+    /// of the same run (`crate::compare::rows`).
     pub over_link: bool,
+    /// What else of its own run it is held against, to tell the machine from the code
+    /// (besides a twin and the link, which `compare` finds by itself).
+    pub control: Option<RowControl>,
+}
+
+/// A control a row names for itself (see [`MeasuredRow::control`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum RowControl {
+    /// Another row of the same result, by key: compare-kernels' Rust row against its
+    /// C++ twin's.
+    Row(String),
+    /// An empty kernel's launch, as the run's `bounds` probe measured it: a row the host's
+    /// launching bounds.
+    Launch,
 }
 
 /// Milliseconds.
@@ -171,6 +190,7 @@ impl MeasuredRow {
             noise: series.measured_noise(),
             samples: series.samples_ms.clone(),
             over_link: false,
+            control: None,
         }
     }
 
@@ -178,6 +198,14 @@ impl MeasuredRow {
     pub fn over_link(self) -> MeasuredRow {
         MeasuredRow {
             over_link: true,
+            ..self
+        }
+    }
+
+    /// The same row, held against `control` of its own run.
+    pub fn controlled_by(self, control: RowControl) -> MeasuredRow {
+        MeasuredRow {
+            control: Some(control),
             ..self
         }
     }

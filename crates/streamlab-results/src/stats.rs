@@ -248,6 +248,31 @@ fn u_distribution(n: usize, m: usize) -> Vec<f64> {
     previous.swap_remove(m)
 }
 
+/// The two-sided p of a standard normal statistic `z`: P(|Z| ≥ |z|).
+pub fn normal_two_sided_p(z: f64) -> f64 {
+    (2.0 * normal_upper_tail(z.abs())).min(1.0)
+}
+
+/// Which of `ps` the Benjamini–Hochberg procedure calls discoveries at false-discovery
+/// rate `q`: sorted, the largest k with p(k) ≤ k q / m, and every p at most that one. A
+/// `None` (a row that could not be tested) is never one and does not count in m.
+pub fn benjamini_hochberg(ps: &[Option<f64>], q: f64) -> Vec<bool> {
+    let mut tested: Vec<(usize, f64)> = (ps.iter().enumerate())
+        .filter_map(|(i, p)| p.filter(|p| p.is_finite()).map(|p| (i, p)))
+        .collect();
+    tested.sort_by(|x, y| x.1.total_cmp(&y.1));
+    let m = tested.len() as f64;
+    let cut = (tested.iter().enumerate())
+        .rev()
+        .find(|(k, (_, p))| *p <= (*k + 1) as f64 * q / m)
+        .map_or(0, |(k, _)| k + 1);
+    let mut called = vec![false; ps.len()];
+    for &(i, _) in &tested[..cut] {
+        called[i] = true;
+    }
+    called
+}
+
 /// P(Z > z) for a standard normal Z (Abramowitz and Stegun 7.1.26 through erfc, to
 /// about 1e-7).
 fn normal_upper_tail(z: f64) -> f64 {
@@ -433,5 +458,33 @@ mod tests {
         assert_eq!(mann_whitney_p(&[], &[1.0]), None);
         assert_eq!(mann_whitney_p(&[f64::NAN], &[1.0]), None);
         assert!((normal_upper_tail(1.96) - 0.025).abs() < 1e-4);
+    }
+
+    #[test]
+    fn benjamini_hochberg_calls_the_smallest_ps_up_to_the_last_under_its_line() {
+        let ps = [
+            Some(0.01),
+            Some(0.04),
+            None,
+            Some(0.03),
+            Some(0.5),
+            Some(0.001),
+        ];
+        // m = 5: lines 0.01, 0.02, 0.03, 0.04, 0.05 for the sorted 0.001, 0.01, 0.03, 0.04, 0.5.
+        assert_eq!(
+            benjamini_hochberg(&ps, 0.05),
+            [true, true, false, true, false, true]
+        );
+        assert_eq!(
+            benjamini_hochberg(&ps, 0.01),
+            [false, false, false, false, false, true]
+        );
+        assert!(
+            benjamini_hochberg(&[None, Some(0.9)], 0.05)
+                .iter()
+                .all(|c| !c)
+        );
+        assert!((normal_two_sided_p(1.959_964) - 0.05).abs() < 1e-6);
+        assert!(normal_two_sided_p(0.0) > 0.999_999);
     }
 }

@@ -1,29 +1,27 @@
-//! The one rule by which two measurements of the same figure are called different: two
-//! runs' rows (`compare`), a Rust kernel against its CUDA C++ twin, a concurrency break
-//! against the clean pipeline. A difference is called only when it is both
+//! The one rule by which two figures are called different, and the margins it is held to.
 //!
-//! * beyond the noise: the two sets of samples (batches, trials, launches) are ranked
-//!   apart by a Mann–Whitney U test ([`stats::mann_whitney_p`]) with p below
-//!   [`Rule::alpha`], and
-//! * beyond a minimum effect: machines of the same kind differ by more than one run's
-//!   noise (clocks, the shared link, neighbours), so a change smaller than two such
-//!   machines show running the same build ([`MIN_CHANGE`], measured on an A/A pair of
-//!   H100 runs) is not the code's or the GPU's doing; and for a figure whose work crosses
-//!   the host link, which the machine's other traffic slows by as much as a quarter, a
-//!   change smaller than the link itself moved while the two runs measured it (the
-//!   spread of their link probes, [`crate::derived::rates::link_spread`]) is not either.
+//! Two runs of one build on two machines of one kind differ by more than either run's own
+//! noise, by how much depending on the experiment: [`Margins`] holds each experiment's
+//! spread between such machines, raw and controlled (a row over a control measured in the
+//! same run: its C++ twin, the link's probes, the launch probe), fitted on recorded A/A
+//! pairs and checked on pairs left out of the fit (`compare::calibration`). Two runs'
+//! rows are judged against it by `compare::judge`. Two figures of one run (a Rust kernel
+//! against its C++ twin, a concurrency break against the clean pipeline) are called
+//! different by [`judge`] only when both hold:
 //!
-//! Otherwise the two are the same (the difference is under [`Rule::min_change`] and both
+//! * beyond the noise: their samples (launches, batches, trials) are ranked apart by a
+//!   Mann–Whitney U test ([`stats::mann_whitney_p`]) with p below [`Rule::alpha`], and
+//! * beyond the machines: their ratio moves from 1 by more than the same ratio moves
+//!   between two machines ([`Rule::within`]: 1.96 times the experiment's controlled
+//!   spread), so that what is called would be called on another machine of the kind too.
+//!
+//! Otherwise the two are the same (the difference is under the minimum effect and both
 //! figures' noise is small enough to see one that large), or too noisy to say.
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 use crate::stats::{self, Series};
-
-/// The smallest relative change called a change by default. Two H100 runs of the same
-/// build on two machines (the A/A pair kept in `crates/streamlab-results/tests/runs/`)
-/// differ by more than their within-run noise on many rows; with this minimum, at most
-/// 5% of their rows are called changed (a test holds it to that on the pair).
-pub const MIN_CHANGE: f64 = 0.03;
 
 /// The rank test's significance level.
 pub const ALPHA: f64 = 0.01;
@@ -37,11 +35,13 @@ pub struct Rule {
     pub min_change: f64,
 }
 
-impl Default for Rule {
-    fn default() -> Rule {
+impl Rule {
+    /// The rule for two figures of one run of experiment `name`: the minimum effect is
+    /// 1.96 times the spread its controlled ratios show between two machines.
+    pub fn within(name: &str) -> Rule {
         Rule {
             alpha: ALPHA,
-            min_change: MIN_CHANGE,
+            min_change: 1.96 * margins().spread(name, true),
         }
     }
 }
@@ -53,13 +53,11 @@ impl Rule {
             "B is called faster or slower than A only when both hold: the two sets of samples \
              (batches, trials or launches) are ranked apart by a two-sided Mann–Whitney U test \
              with p < {}, and the medians differ by at least the minimum effect (|B/A − 1|): {}, \
-             set from two runs of one build on two machines of the same kind, which differ by \
-             more than their own noise; for a row whose work crosses the host link, at least as \
-             much as the link's both-ways rate moved over the two runs' probes of that \
-             experiment, if more (the machine's other traffic moves the shared link). A row \
-             under {} whose noise on both sides is under it too is the same; any other row is \
-             too noisy to say. Noise is 1.4826 × the median absolute deviation of a row's \
-             samples over their median.",
+             1.96 times the spread the same ratio shows between two machines of one kind \
+             running one build (fitted on recorded A/A pairs), so that a difference called here \
+             would be called on another such machine. A row under {} whose noise on both \
+             sides is under it too is the same; any other row is too noisy to say. Noise is \
+             1.4826 × the median absolute deviation of a row's samples over their median.",
             self.alpha,
             percent(self.min_change),
             percent(self.min_change)
@@ -74,6 +72,104 @@ pub fn percent(x: f64) -> String {
         format!("{p:.0}%")
     } else {
         format!("{p:.1}%")
+    }
+}
+
+/// The spread of one experiment's rows between two machines running one build: the
+/// standard deviation of `ln(B/A)` the machines add beyond each run's own noise, raw and
+/// controlled.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Margin {
+    pub raw: f64,
+    /// None where no row of the pairs fitted had a control.
+    pub controlled: Option<f64>,
+    /// The rows it was fitted on.
+    pub rows: usize,
+    pub controlled_rows: usize,
+}
+
+/// The pair of runs a fit used.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PairFacts {
+    pub name: String,
+    pub gpu: String,
+    /// Its rows both runs measured.
+    pub rows: usize,
+}
+
+/// One pair left out of the fit and judged by the rest's margins.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HeldOut {
+    pub pair: String,
+    pub rows: usize,
+    pub raw_changed: usize,
+    pub controlled_rows: usize,
+    pub controlled_changed: usize,
+    /// Rows called changed where a control exists, or raw where none does: what
+    /// `--fail-on changed` would fail on.
+    pub changed: usize,
+}
+
+impl HeldOut {
+    pub fn raw_rate(&self) -> f64 {
+        self.raw_changed as f64 / self.rows.max(1) as f64
+    }
+
+    pub fn controlled_rate(&self) -> f64 {
+        self.controlled_changed as f64 / self.controlled_rows.max(1) as f64
+    }
+}
+
+/// Every experiment's margin, the pooled one for experiments the pairs did not hold, the
+/// pairs they came from, and how the rule did on each pair left out of the fit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Margins {
+    pub method: String,
+    pub pairs: Vec<PairFacts>,
+    pub experiments: BTreeMap<String, Margin>,
+    pub pooled: Margin,
+    pub held_out: Vec<HeldOut>,
+}
+
+/// The margins this build judges by, fitted on the A/A pairs recorded with it
+/// (`crates/streamlab-results/calibration/`, by `compare::calibration`).
+pub fn margins() -> &'static Margins {
+    static MARGINS: OnceLock<Margins> = OnceLock::new();
+    MARGINS.get_or_init(|| {
+        serde_json::from_str(include_str!("../calibration/margins.json"))
+            .expect("the committed margins parse")
+    })
+}
+
+impl Margins {
+    /// Experiment `name`'s spread, raw or controlled (the pooled one where the pairs did
+    /// not hold it, or held it without a control).
+    pub fn spread(&self, name: &str, controlled: bool) -> f64 {
+        let m = self.experiments.get(name).unwrap_or(&self.pooled);
+        if controlled {
+            (m.controlled).or(self.pooled.controlled).unwrap_or(m.raw)
+        } else {
+            m.raw
+        }
+    }
+
+    /// The largest share of rows the rule called changed on a pair left out of its fit,
+    /// raw and controlled.
+    pub fn false_calls(&self) -> (f64, f64) {
+        let max = |f: fn(&HeldOut) -> f64| self.held_out.iter().map(f).fold(0.0, f64::max);
+        (max(HeldOut::raw_rate), max(HeldOut::controlled_rate))
+    }
+
+    /// "at most 1.2% of rows raw and 0.4% controlled on each of 5 A/A pairs left out of
+    /// the fit": the measured false-call rate, in words.
+    pub fn false_call_text(&self) -> String {
+        let (raw, controlled) = self.false_calls();
+        format!(
+            "on each of {} A/A pairs (two machines of one kind, one build) left out of the fit in turn, the rule called at most {:.1}% of rows changed raw and {:.1}% controlled",
+            self.held_out.len(),
+            100.0 * raw,
+            100.0 * controlled
+        )
     }
 }
 
@@ -151,11 +247,9 @@ pub struct Judged {
     pub verdict: Verdict,
 }
 
-/// Judge B against A by `rule`; `machine` is a change the machines' own measurements
-/// explain (the link's spread for a figure whose work crosses it; 0 for none), which
-/// widens the minimum effect.
-pub fn judge(rule: &Rule, a: Measured, b: Measured, machine: f64) -> Judged {
-    let min_effect = rule.min_change.max(machine);
+/// Judge B against A, two figures of one run, by `rule`.
+pub fn judge(rule: &Rule, a: Measured, b: Measured) -> Judged {
+    let min_effect = rule.min_change;
     if !(a.value.is_finite() && b.value.is_finite()) || a.value == 0.0 || b.value == 0.0 {
         return Judged {
             b_over_a: None,
@@ -191,6 +285,11 @@ pub fn judge(rule: &Rule, a: Measured, b: Measured, machine: f64) -> Judged {
 mod tests {
     use super::*;
 
+    const RULE: Rule = Rule {
+        alpha: ALPHA,
+        min_change: 0.03,
+    };
+
     fn series(center: f64, spread: f64, n: usize) -> Series {
         Series::new(
             (0..n)
@@ -201,7 +300,7 @@ mod tests {
     }
 
     fn verdict(a: &Series, b: &Series) -> Verdict {
-        judge(&Rule::default(), a.into(), b.into(), 0.0).verdict
+        judge(&RULE, a.into(), b.into()).verdict
     }
 
     #[test]
@@ -211,12 +310,7 @@ mod tests {
         assert_eq!(verdict(&a, &series(11.0, 0.004, 10)), Verdict::Slower);
         assert_eq!(verdict(&a, &series(9.0, 0.004, 10)), Verdict::Faster);
         // 1% apart and quiet: ranked apart, but under the minimum effect.
-        let j = judge(
-            &Rule::default(),
-            (&a).into(),
-            (&series(10.1, 0.004, 10)).into(),
-            0.0,
-        );
+        let j = judge(&RULE, (&a).into(), (&series(10.1, 0.004, 10)).into());
         assert!(j.p_value.unwrap() < ALPHA);
         assert_eq!(j.verdict, Verdict::Same);
         // 1% apart, but each side spreads 30%: cannot tell.
@@ -242,25 +336,32 @@ mod tests {
         assert_eq!(verdict(&a, &b), Verdict::Slower);
         let loose = Rule {
             min_change: 0.08,
-            ..Rule::default()
+            ..RULE
         };
         assert_eq!(
-            judge(&loose, (&a).into(), (&b).into(), 0.0).verdict,
+            judge(&loose, (&a).into(), (&b).into()).verdict,
             Verdict::Same
         );
-        // A link that moved 20% while the runs measured it explains a 5% change: not
-        // called, and not called the same either.
-        let widened = judge(&Rule::default(), (&a).into(), (&b).into(), 0.2);
-        assert_eq!(
-            (widened.verdict, widened.min_effect),
-            (Verdict::TooNoisy, 0.2)
-        );
+        // A minimum effect of 20% leaves a 5% change uncalled: the same, since both
+        // sides' noise is far under it.
+        let wide = Rule {
+            min_change: 0.2,
+            ..RULE
+        };
+        let widened = judge(&wide, (&a).into(), (&b).into());
+        assert_eq!((widened.verdict, widened.min_effect), (Verdict::Same, 0.2));
         let far = series(13.0, 0.004, 10);
         assert_eq!(
-            judge(&Rule::default(), (&a).into(), (&far).into(), 0.2).verdict,
+            judge(&wide, (&a).into(), (&far).into()).verdict,
             Verdict::Slower
         );
         assert!(loose.describe().contains("(|B/A − 1|): 8%"));
         assert_eq!(percent(0.025), "2.5%");
+        // Within a run, the minimum effect is the experiment's spread between machines.
+        let within = Rule::within("compare-kernels");
+        assert!(
+            within.min_change > 0.0 && within.min_change < 0.2,
+            "{within:?}"
+        );
     }
 }

@@ -8,7 +8,6 @@ use std::path::Path;
 use streamlab_results::compare::{self, ComparedRun};
 use streamlab_results::report::text;
 use streamlab_results::run::{SavedRun, document};
-use streamlab_results::verdict::Rule;
 
 /// Pixels of overlap or overflow forgiven (rounding of positions).
 const SLACK: f64 = 0.5;
@@ -143,7 +142,7 @@ fn no_text_of_any_chart_overlaps_or_leaves_the_canvas() {
     for pair in runs.windows(2) {
         let a = ComparedRun::load("A", &pair[0]).unwrap();
         let b = ComparedRun::load("B", &pair[1]).unwrap();
-        let c = compare::compare(&a, &b, Rule::default());
+        let c = compare::compare(&a, &b, 0.0);
         for f in c.sections.iter().flat_map(|s| &s.figures) {
             charts.push((
                 format!("{} vs {}/{}", a.name(), b.name(), f.file()),

@@ -1,13 +1,16 @@
-//! Recorded runs compared (`tests/runs/`: two H100 machines running one build, the A/A
-//! pair, and an H200 running it too): the A/A pair calls few rows changed, the H100
-//! against the H200 still calls what the H200's memory changes; every verdict is in
-//! `comparison.json`; a run compared with itself changes nothing; single-experiment
-//! folders compare; bad folders are one clear line naming the file and the fault, and
-//! nothing is written for them; the output folder is replaced whole.
+//! Recorded runs compared (`tests/runs/`: A/A pairs of H100s and of H200s, each two
+//! machines running one build, and an H200 running the H100 pair's build): every A/A pair
+//! calls few rows changed, raw and controlled, and nothing that would fail `--fail-on`;
+//! the H100 against the H200 still calls what the H200's memory changes; a change made on
+//! purpose is caught; every verdict is in `comparison.json`; a run compared with itself
+//! changes nothing; single-experiment folders compare; bad folders are one clear line
+//! naming the file and the fault, and nothing is written for them; the output folder is
+//! replaced whole.
 use std::path::{Path, PathBuf};
 
-use streamlab_results::compare::{self, CompareError, ComparedRun};
-use streamlab_results::verdict::{MIN_CHANGE, Rule, Verdict};
+use streamlab_results::compare::{self, CompareError, ComparedRun, FailOn};
+use streamlab_results::saved::KernelSet;
+use streamlab_results::verdict::Verdict;
 
 /// A recorded run kept with the tests.
 fn recorded(name: &str) -> PathBuf {
@@ -21,6 +24,9 @@ const H100_A: &str = "h100-2026-11-25-0810";
 const H100_B: &str = "h100-2026-11-25";
 /// The same build on an H200.
 const H200: &str = "h200-2026-11-25";
+/// An A/A pair of H200s: two machines, the same kernels.
+const H200_A: &str = "h200-2026-11-25-2255";
+const H200_B: &str = "h200-2026-11-25-2346";
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("streamlab-compare-{name}-{}", std::process::id()));
@@ -46,7 +52,7 @@ fn copy_of(name: &str, scratch_name: &str, keep: impl Fn(&str) -> bool) -> PathB
 fn compared(a: &str, b: &str) -> compare::Comparison {
     let a = ComparedRun::load("A", &recorded(a)).unwrap();
     let b = ComparedRun::load("B", &recorded(b)).unwrap();
-    compare::compare(&a, &b, Rule::default())
+    compare::compare(&a, &b, 0.0)
 }
 
 /// The verdict of row `key` of experiment `name` (Rust kernels' result).
@@ -55,47 +61,110 @@ fn verdict(c: &compare::Comparison, name: &str, key: &str) -> Verdict {
         .find(|s| s.name == name)
         .unwrap_or_else(|| panic!("no section for {name}"));
     (section.rows.iter())
-        .find(|r| r.key == key)
+        .find(|r| r.key() == key && r.set() == KernelSet::Rust)
         .unwrap_or_else(|| panic!("{name} has no row {key}"))
-        .judged
-        .verdict
+        .raw()
 }
 
 #[test]
-fn the_a_a_pair_calls_at_most_five_percent_of_its_rows_changed() {
-    let c = compared(H100_A, H100_B);
-    let rows: Vec<_> = c.sections.iter().flat_map(|s| &s.rows).collect();
-    let changed: Vec<String> = (rows.iter())
-        .filter(|r| r.judged.verdict.changed())
-        .map(|r| format!("{} ({:?})", r.label, r.judged.b_over_a))
-        .collect();
-    assert!(rows.len() > 500, "only {} rows", rows.len());
-    assert!(
-        changed.len() * 20 <= rows.len(),
-        "{} of {} rows called changed: {changed:?}",
-        changed.len(),
-        rows.len()
-    );
-    // The rule's minimum effect is what keeps it there: with none, far more are called.
-    let a = ComparedRun::load("A", &recorded(H100_A)).unwrap();
-    let b = ComparedRun::load("B", &recorded(H100_B)).unwrap();
-    let loose = compare::compare(
-        &a,
-        &b,
-        Rule {
-            min_change: 0.0,
-            ..Rule::default()
-        },
-    );
-    let loose_changed = (loose.sections.iter().flat_map(|s| &s.rows))
-        .filter(|r| r.judged.verdict.changed())
+fn every_a_a_pair_calls_few_rows_changed_and_nothing_to_fail_on() {
+    for (a, b) in [(H100_A, H100_B), (H200_A, H200_B)] {
+        let c = compared(a, b);
+        let rows: Vec<_> = c.rows().collect();
+        assert!(rows.len() > 500, "only {} rows", rows.len());
+        let raw: Vec<String> = (rows.iter())
+            .filter(|r| r.verdicts.raw_changed())
+            .map(|r| {
+                format!(
+                    "{}: {} ({:?})",
+                    r.row.experiment,
+                    r.label(),
+                    r.verdicts.raw.b_over_a
+                )
+            })
+            .collect();
+        assert!(
+            raw.len() * 20 <= rows.len(),
+            "{a} vs {b}: {} of {} rows: {raw:?}",
+            raw.len(),
+            rows.len()
+        );
+        let controlled = rows
+            .iter()
+            .filter(|r| r.verdicts.controlled.is_some())
+            .count();
+        let called = (rows.iter())
+            .filter(|r| r.verdicts.controlled.is_some_and(|c| c.verdict.changed()))
+            .count();
+        assert!(
+            called * 50 <= controlled,
+            "{a} vs {b}: {called} of {controlled} controlled"
+        );
+        assert!(
+            !c.fails(FailOn::Slower) && !c.fails(FailOn::Changed),
+            "{a} vs {b}"
+        );
+    }
+}
+
+#[test]
+fn each_a_a_pair_left_out_of_the_fit_is_judged_as_the_targets_ask() {
+    let m = streamlab_results::verdict::margins();
+    assert!(m.held_out.len() >= 2);
+    for h in &m.held_out {
+        assert!(h.raw_rate() <= 0.05, "{}: raw {:.3}", h.pair, h.raw_rate());
+        assert!(
+            h.controlled_rate() <= 0.02,
+            "{}: controlled {:.3}",
+            h.pair,
+            h.controlled_rate()
+        );
+    }
+}
+
+#[test]
+fn a_change_made_on_purpose_is_called_raw_and_controlled() {
+    // B's Rust matmul-streams made 5% slower: its rows, and only they, change, raw and
+    // held against their C++ twins.
+    let a = ComparedRun::load("A", &recorded(H200_A)).unwrap();
+    let mut b = ComparedRun::load("B", &recorded(H200_B)).unwrap();
+    use streamlab_results::experiments::matmul_streams::MatmulStreams;
+    assert!(b.run.edit::<MatmulStreams>(KernelSet::Rust, |r| {
+        for trial in &mut r.trials_ms {
+            trial.iter_mut().for_each(|ms| *ms *= 1.05);
+        }
+    }));
+    let c = compare::compare(&a, &b, 0.0);
+    let section = c
+        .sections
+        .iter()
+        .find(|s| s.name == "matmul-streams")
+        .unwrap();
+    for r in &section.rows {
+        let slowed = r.set() == KernelSet::Rust;
+        assert_eq!(
+            r.verdicts.verdict(),
+            if slowed {
+                Verdict::Slower
+            } else {
+                Verdict::Same
+            },
+            "{}",
+            r.label()
+        );
+        if slowed {
+            assert!(r.verdicts.raw_changed(), "{} raw", r.label());
+            assert_eq!(
+                r.verdicts.controlled.map(|c| c.verdict),
+                Some(Verdict::Slower)
+            );
+        }
+    }
+    let elsewhere = (c.rows())
+        .filter(|r| r.row.experiment != "matmul-streams" && r.verdicts.verdict().changed())
         .count();
-    assert!(
-        loose_changed > 4 * changed.len(),
-        "{loose_changed} against {}",
-        changed.len()
-    );
-    assert!((0.01..0.1).contains(&MIN_CHANGE));
+    assert_eq!(elsewhere, 0);
+    assert!(c.fails(FailOn::Slower) && c.fails(FailOn::Changed) && !c.fails(FailOn::Faster));
 }
 
 #[test]
@@ -128,13 +197,8 @@ fn the_h100_against_the_h200_calls_what_the_h200s_memory_changes() {
 #[test]
 fn the_comparison_is_written_as_markdown_html_and_json() {
     let out = scratch("gpus").join("report");
-    let written = compare::write(
-        &recorded(H100_A),
-        &recorded(H200),
-        Some(out.as_path()),
-        Rule::default(),
-    )
-    .unwrap();
+    let (written, _) =
+        compare::write(&recorded(H100_A), &recorded(H200), Some(out.as_path()), 0.0).unwrap();
     assert_eq!(written, out);
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
@@ -145,9 +209,10 @@ fn the_comparison_is_written_as_markdown_html_and_json() {
     assert_eq!(dtod["verdict"], "faster", "{dtod}");
     assert!(dtod["b_over_a"].as_f64().unwrap() < 0.8);
     assert!(dtod["p_value"].as_f64().unwrap() < 0.01);
-    assert_eq!(json["rule"]["min_change"].as_f64(), Some(MIN_CHANGE));
+    assert_eq!(json["rule"]["min_change"].as_f64(), Some(0.0));
+    assert!(json["rule"]["false_calls"]["raw"].as_f64().unwrap() <= 0.05);
     assert_eq!(json["a"]["commit"], "not recorded");
-    let totals = &json["totals"];
+    let totals = &json["totals"]["raw"];
     let sum: u64 = ["faster", "slower", "same", "too_noisy", "not_comparable"]
         .iter()
         .map(|k| totals[k].as_u64().unwrap())
@@ -163,20 +228,21 @@ fn the_comparison_is_written_as_markdown_html_and_json() {
             md.contains(&format!("## {name}\n")),
             "{name} not in report.md"
         );
-        assert!(html.contains(&format!("<section id=\"{name}\">")), "{name}");
+        assert!(html.contains(&format!("<h2 id=\"{name}\">")), "{name}");
         assert!(
             json["experiments"][name]["rows"].as_u64().unwrap() > 0,
             "{name}"
         );
     }
-    assert!(
-        md.contains("| **▼ faster** |"),
-        "no bold verdict in report.md"
-    );
+    assert!(md.contains("▼ faster** |"), "no bold verdict in report.md");
     assert!(html.contains("<tr class=\"faster\">"));
-    assert!(html.contains("<td class=\"verdict\">▼ faster</td>"));
+    assert!(html.contains("▼ faster</td>"));
     assert!(md.contains("NVIDIA H100 80GB HBM3 | NVIDIA H200 |"));
     assert!(md.contains("| Commit | not recorded | not recorded |"));
+    // The page opens with what changed, and the provenance that differs before the rest.
+    let first = md.find("**What changed.**").unwrap();
+    assert!(first < md.find("provenance that differs").unwrap());
+    assert!(md.find("provenance that differs").unwrap() < md.find("## bounds").unwrap());
     // Every chart of the comparison is written beside it.
     let c = compared(H100_A, H200);
     for figure in c.sections.iter().flat_map(|s| &s.figures) {
@@ -196,8 +262,14 @@ fn a_run_compared_with_itself_changes_nothing() {
     let rows: Vec<_> = c.sections.iter().flat_map(|s| &s.rows).collect();
     assert!(rows.len() > 500);
     for r in rows {
-        assert!(!r.judged.verdict.changed(), "{} changed", r.label);
-        assert_eq!(r.judged.b_over_a, Some(1.0), "{}", r.label);
+        assert!(!r.raw().changed(), "{} changed", r.label());
+        assert_eq!(r.verdicts.raw.b_over_a, Some(1.0), "{}", r.label());
+        assert_ne!(
+            r.raw(),
+            Verdict::TooNoisy,
+            "{}: identical rows are the same",
+            r.label()
+        );
     }
     let md = compare::render::markdown(&c);
     assert!(!md.contains("faster**") && !md.contains("slower**"));
@@ -206,13 +278,9 @@ fn a_run_compared_with_itself_changes_nothing() {
 #[test]
 fn the_same_folder_twice_is_one_line_and_a_usage_error() {
     let out = scratch("same").join("out");
-    let err = compare::write(
-        &recorded(H100_A),
-        &recorded(H100_A),
-        Some(&out),
-        Rule::default(),
-    )
-    .unwrap_err();
+    let err = compare::write(&recorded(H100_A), &recorded(H100_A), Some(&out), 0.0)
+        .err()
+        .unwrap();
     assert!(matches!(err, CompareError::SameFolder(_)), "{err}");
     assert!(
         err.is_usage() && err.to_string().lines().count() == 1,
@@ -228,7 +296,7 @@ fn single_experiment_folders_compare_on_what_they_share() {
         let a = ComparedRun::load("A", &recorded(H100_A)).unwrap();
         let b = ComparedRun::load("B", &one).unwrap();
         assert!(!b.summary_saved, "no summary.json: derived");
-        compare::compare(&a, &b, Rule::default())
+        compare::compare(&a, &b, 0.0)
     };
     assert_eq!(
         c.sections.iter().map(|s| s.name).collect::<Vec<_>>(),
@@ -253,7 +321,9 @@ fn fault(name: &str, file: &str, edit: impl FnOnce(String) -> String) -> String 
     let text = std::fs::read_to_string(&path).unwrap();
     std::fs::write(&path, edit(text)).unwrap();
     let out = dir.join("out");
-    let err = compare::write(&recorded(H100_B), &dir, Some(&out), Rule::default()).unwrap_err();
+    let err = compare::write(&recorded(H100_B), &dir, Some(&out), 0.0)
+        .err()
+        .unwrap();
     let line = err.to_string();
     assert!(err.is_usage(), "{line}");
     assert_eq!(line.lines().count(), 1, "{line}");
@@ -308,24 +378,16 @@ fn folders_that_are_not_results_are_clear_errors_and_nothing_is_written() {
         (empty.clone(), "holds no streamlab results"),
         (empty.join("missing"), "does not exist"),
     ] {
-        let err = compare::write(
-            &dir,
-            &recorded(H100_A),
-            Some(out.as_path()),
-            Rule::default(),
-        )
-        .unwrap_err();
+        let err = compare::write(&dir, &recorded(H100_A), Some(out.as_path()), 0.0)
+            .err()
+            .unwrap();
         assert!(
             err.is_usage() && err.to_string().contains(expected),
             "{err}"
         );
-        let err = compare::write(
-            &recorded(H100_A),
-            &dir,
-            Some(out.as_path()),
-            Rule::default(),
-        )
-        .unwrap_err();
+        let err = compare::write(&recorded(H100_A), &dir, Some(out.as_path()), 0.0)
+            .err()
+            .unwrap();
         assert!(err.to_string().contains(expected), "{err}");
         assert!(!out.exists(), "{} written", out.display());
     }
@@ -342,24 +404,14 @@ fn the_output_folder_is_replaced_whole() {
     let out = dir.join("cmp");
     std::fs::create_dir_all(&out).unwrap();
     std::fs::write(out.join("compare-old-experiment.svg"), "stale").unwrap();
-    compare::write(
-        &recorded(H100_A),
-        &recorded(H200),
-        Some(&out),
-        Rule::default(),
-    )
-    .unwrap();
+    compare::write(&recorded(H100_A), &recorded(H200), Some(&out), 0.0).unwrap();
     assert!(!out.join("compare-old-experiment.svg").exists());
     assert!(out.join("comparison.json").exists());
     // A folder holding the user's own files is not replaced.
     std::fs::write(out.join("notes.txt"), "mine").unwrap();
-    let err = compare::write(
-        &recorded(H100_A),
-        &recorded(H200),
-        Some(&out),
-        Rule::default(),
-    )
-    .unwrap_err();
+    let err = compare::write(&recorded(H100_A), &recorded(H200), Some(&out), 0.0)
+        .err()
+        .unwrap();
     assert!(err.to_string().contains("notes.txt"), "{err}");
     assert!(out.join("notes.txt").exists() && out.join("report.md").exists());
     // Nothing is left beside it.
@@ -383,7 +435,7 @@ fn an_incomplete_run_is_compared_and_marked() {
     std::fs::write(&path, serde_json::to_string_pretty(&summary).unwrap()).unwrap();
     let a = ComparedRun::load("A", &recorded(H100_A)).unwrap();
     let b = ComparedRun::load("B", &dir).unwrap();
-    let c = compare::compare(&a, &b, Rule::default());
+    let c = compare::compare(&a, &b, 0.0);
     assert!(!c.sections.is_empty());
     let md = compare::render::markdown(&c);
     let html = compare::render::html(&c);
@@ -403,7 +455,9 @@ fn the_output_is_never_a_folder_compared_nor_a_run() {
     let a = copy_of(H100_A, "out-inside", |_| true);
     let before = std::fs::read_dir(&a).unwrap().count();
     for out in [a.clone(), a.join("cmp")] {
-        let err = compare::write(&a, &recorded(H200), Some(&out), Rule::default()).unwrap_err();
+        let err = compare::write(&a, &recorded(H200), Some(&out), 0.0)
+            .err()
+            .unwrap();
         assert!(
             err.is_usage() && err.to_string().contains("is inside"),
             "{err}"
@@ -411,7 +465,9 @@ fn the_output_is_never_a_folder_compared_nor_a_run() {
     }
     // A folder holding another run's results is not replaced.
     let other = copy_of(H100_B, "out-a-run", |f| f == "bounds.json");
-    let err = compare::write(&a, &recorded(H200), Some(&other), Rule::default()).unwrap_err();
+    let err = compare::write(&a, &recorded(H200), Some(&other), 0.0)
+        .err()
+        .unwrap();
     assert!(err.to_string().contains("bounds.json"), "{err}");
     assert!(other.join("bounds.json").exists());
     assert_eq!(std::fs::read_dir(&a).unwrap().count(), before);
@@ -425,7 +481,7 @@ fn a_folder_of_the_cuda_twins_alone_compares() {
     let a = ComparedRun::load("A", &recorded(H100_A)).unwrap();
     let b = ComparedRun::load("B", &cuda).unwrap();
     assert_eq!(b.summary.provenance.kernels.label(), "CUDA C++");
-    let c = compare::compare(&a, &b, Rule::default());
+    let c = compare::compare(&a, &b, 0.0);
     assert!(
         c.sections.iter().any(|s| s.name == "sincos-overlap"),
         "the C++ rows are compared"

@@ -20,7 +20,6 @@ use streamlab_results::run::{self as results, SavedRun, summarize};
 use streamlab_results::saved::{
     HostInfo, KernelForm, KernelSet, LinkProbe, LinkRates, Params, UsageError, files,
 };
-use streamlab_results::verdict::Rule;
 
 use crate::cli::{self, Command, KernelChoice, KernelOptions, Parsed, RunOptions, Start};
 use crate::experiments::{Context, Run, RunError};
@@ -62,12 +61,16 @@ pub enum AppError {
     Failed { dir: PathBuf, details: Vec<String> },
     #[error("stopped by {}: what was measured is in {} (marked incomplete)", .signal.name(), .dir.display())]
     Interrupted { signal: Signal, dir: PathBuf },
+    /// `compare --fail-on` found such a change (exit code 3).
+    #[error("{0}")]
+    Changed(String),
 }
 
 impl AppError {
     pub fn exit_code(&self) -> i32 {
         match self {
             AppError::Usage(_) | AppError::Unavailable(_) => 2,
+            AppError::Changed(_) => 3,
             AppError::Compare(err) if err.is_usage() => 2,
             AppError::Folder(err) | AppError::Report(ReportError::Folder(err))
                 if err.is_usage() =>
@@ -120,14 +123,18 @@ pub fn run(parsed: Parsed) -> Result<(), AppError> {
             b,
             out,
             min_change,
+            fail_on,
         } => {
-            let rule = Rule {
-                min_change: min_change.0,
-                ..Rule::default()
-            };
-            let written = compare::write(a, b, out.as_deref(), rule)?;
+            let (written, comparison) = compare::write(a, b, out.as_deref(), min_change.0)?;
+            print!("{}", compare::terminal::text(&comparison));
             println!("comparison: {}", written.join(files::REPORT_HTML).display());
-            Ok(())
+            match fail_on {
+                Some(fail) if comparison.fails(*fail) => Err(AppError::Changed(format!(
+                    "a row changed as --fail-on {} names (exit code 3)",
+                    format!("{fail:?}").to_lowercase()
+                ))),
+                _ => Ok(()),
+            }
         }
         Command::RunAll { kernels, run } => run_all(kernels, run),
         _ => unreachable!("every experiment's command is handed to `Single`"),

@@ -195,16 +195,18 @@ macro_rules! commands {
                 quiet: bool,
             },
             /// Compare two results folders (other GPUs, builds or kernel forms; whole runs
-            /// or single experiments) in one report, with no GPU: every headline and
-            /// measured row side by side, B over A, and a verdict per row (faster, slower,
-            /// the same, or too noisy to say) from a rank test of the two runs' samples and
-            /// a minimum effect.
+            /// or single experiments) with no GPU: print what changed, and write a report
+            /// of every headline and measured row side by side, B over A, raw and held
+            /// against its control in the same run (its C++ twin, the link's probes, the
+            /// launch probe), each judged faster, slower, the same or too noisy to say.
             ///
-            /// A row is called faster or slower only where the rank test finds the two
-            /// runs' samples apart and the change is at least --min-change: two runs of one
-            /// build on two machines of the same kind differ by that much (calibrated on two
-            /// H100 runs). Folders that are not streamlab runs, or JSON this build cannot
-            /// read, are a usage error (exit 2) that names the file; nothing is written.
+            /// Runs are the unit: a row is called changed only beyond the spread its
+            /// experiment shows between two machines of one kind running one build (fitted
+            /// on recorded A/A pairs) and the two runs' own noise, chosen over all rows at
+            /// once at a 5% false-discovery rate. Exit codes: 0 compared; 3 compared and a
+            /// row changed as --fail-on names; 2 for folders that are not streamlab runs
+            /// or JSON this build cannot read (one line naming the file; nothing written);
+            /// 1 for anything else.
             Compare {
                 /// The first results folder (A).
                 a: PathBuf,
@@ -214,12 +216,15 @@ macro_rules! commands {
                 /// (default: `A-vs-B` beside A, A and B being the folders' names).
                 #[arg(long)]
                 out: Option<PathBuf>,
-                /// The smallest change called a change, as a percentage (e.g. 3%) or a
-                /// fraction (0.03); the default is set from two runs of one build on two
-                /// machines of the same kind.
-                #[arg(long, value_parser = parse_min_change,
-                      default_value_t = Percent(streamlab_results::verdict::MIN_CHANGE))]
+                /// Never call a change smaller than this, as a percentage (e.g. 3%) or a
+                /// fraction (0.03), on top of the rule's margins.
+                #[arg(long, value_parser = parse_min_change, default_value_t = Percent(0.0),
+                      allow_hyphen_values = true)]
                 min_change: Percent,
+                /// Exit with code 3 when a row changed this way (the controlled verdict
+                /// where the row has a control, else the raw one).
+                #[arg(long, value_enum)]
+                fail_on: Option<streamlab_results::compare::FailOn>,
             },
         }
 
@@ -296,6 +301,11 @@ impl std::fmt::Display for Percent {
 
 /// `--min-change`: "3%" or "0.03", from 0 up to (not including) 100%.
 fn parse_min_change(text: &str) -> Result<Percent, String> {
+    if text.trim().starts_with('-') {
+        return Err(format!(
+            "`{text}` is negative: --min-change is the smallest change called, from 0% up; give e.g. 3% or 0.03"
+        ));
+    }
     let (number, scale) = match text.trim().strip_suffix('%') {
         Some(n) => (n, 0.01),
         None => (text.trim(), 1.0),

@@ -271,12 +271,19 @@ mod tests {
 
     /// `c = a · b` computed on the CPU by the tuned kernel's cell, reading `(row, col)` of
     /// each output from `(pick(row, col))`.
-    fn cells(a: &[f32], b: &[f32], n: usize, pick: impl Fn(usize, usize) -> (usize, usize)) -> Vec<f32> {
+    fn cells(
+        a: &[f32],
+        b: &[f32],
+        n: usize,
+        pick: impl Fn(usize, usize) -> (usize, usize),
+    ) -> Vec<f32> {
         (0..n * n)
             .map(|cell| {
                 let (row, col) = pick(cell / n, cell % n);
                 // SAFETY: a and b are n × n, row and col below n.
-                unsafe { kernels_rs::element::matmul_cell(a.as_ptr(), b.as_ptr(), row, col, n, n as u32) }
+                unsafe {
+                    kernels_rs::element::matmul_cell(a.as_ptr(), b.as_ptr(), row, col, n, n as u32)
+                }
             })
             .collect()
     }
@@ -293,7 +300,11 @@ mod tests {
         assert!(check(&cells(&a, &b, n, |r, c| (r, c))).passed);
         let swapped = check(&cells(&a, &b, n, |r, c| (c, r)));
         assert!(!swapped.passed);
-        assert!(swapped.mismatches as usize > n * n / 2, "{}", swapped.detail);
+        assert!(
+            swapped.mismatches as usize > n * n / 2,
+            "{}",
+            swapped.detail
+        );
         // With every input equal (the wiki's all-ones fill) the same wrong kernel passes:
         // why the check runs on inputs whose elements all differ.
         let ones = vec![1.0f32; n * n];
@@ -311,14 +322,26 @@ mod tests {
         rng.fill_signed_unit(&mut b);
         let reference = matmul_reference(&a, &b, rows, cols, inner);
         let out: Vec<f32> = (0..rows * cols)
-            .map(|cell| kernels_rs::element::matmul_cell_plain(&a, &b, cell / cols, cell % cols, cols, inner))
+            .map(|cell| {
+                kernels_rs::element::matmul_cell_plain(
+                    &a,
+                    &b,
+                    cell / cols,
+                    cell % cols,
+                    cols,
+                    inner,
+                )
+            })
             .collect();
         assert!(compare_each("matmul", &out, |i| reference[i]).passed);
         // A cell is about sqrt(inner) / 3 ≈ 120 here, and a cell read from the wrong row
         // or column off by about as much: the tolerance stays within 2% of a cell.
         let typical = (inner as f64).sqrt() / 3.0;
         for (value, tolerance) in &reference {
-            assert!(*tolerance < 0.02 * value.abs().max(typical), "{value} ± {tolerance}");
+            assert!(
+                *tolerance < 0.02 * value.abs().max(typical),
+                "{value} ± {tolerance}"
+            );
         }
     }
 

@@ -389,9 +389,8 @@ fn rust_and_cuda_twins_agree_in_every_form_and_have_cards() {
     }
     // --quick times the write-ups' matmul (warm) at two places, each with its own
     // launches, and each spelling's launches are its places' launches.
-    let warm_defaults = (cases.iter()).filter(|c| {
-        c["kernel"] == "matmul" && c["origin"] == "defaults" && c["cache"] == "warm"
-    });
+    let warm_defaults = (cases.iter())
+        .filter(|c| c["kernel"] == "matmul" && c["origin"] == "defaults" && c["cache"] == "warm");
     for c in warm_defaults {
         let places = c["placements"].as_array().expect("placements");
         assert_eq!(places.len(), 2, "{c}");

@@ -175,7 +175,9 @@ fn the_architecture_page_names_only_what_exists() {
             // file, or a folder module whose `mod.rs` stands for it).
             for stem in &stems {
                 let path = span.replace("<name>", stem);
-                let folder = path.strip_suffix(".rs").map(|m| root.join(m).join("mod.rs"));
+                let folder = path
+                    .strip_suffix(".rs")
+                    .map(|m| root.join(m).join("mod.rs"));
                 if !root.join(&path).exists() && !folder.is_some_and(|f| f.exists()) {
                     wrong.push(format!("{span}: no {path}"));
                 }

@@ -1,29 +1,36 @@
 //! Two results folders side by side (`streamlab compare A B`): any two results folders
 //! (whole runs, single experiments, a mix; other GPUs, builds, kernel forms; the formats
 //! of earlier builds) read back, and for every experiment both hold, its headline and
-//! every measured row ([`Experiment::measured_rows`]) as value A, value B, B/A, and a
-//! verdict by the one rule of [`crate::verdict`]: faster, slower, the same, or too noisy
-//! to say. The devices and provenance sit in a header; what only one folder holds is
-//! listed. The report is written as Markdown and HTML ([`render`]) with a chart per
-//! experiment overlaying both runs, and every compared row with its verdict as
-//! `comparison.json`; nothing is written until both folders have been read, and the
-//! output folder is replaced whole.
+//! every measured row ([`Experiment::measured_rows`]) as value A, value B and B/A, raw and
+//! held against its control where it has one ([`rows`]), each judged with runs as the unit
+//! ([`judge`], by margins fitted on A/A pairs: [`calibration`]): faster, slower, the same,
+//! or too noisy to say. The provenance sits in a header; what only one folder holds is
+//! listed. The report is written as Markdown and HTML ([`render`]) with a chart of B/A
+//! per experiment, every compared row with its verdicts as `comparison.json`, and what
+//! changed printed to the terminal ([`terminal`]); nothing is written until both folders
+//! have been read, and the output folder is replaced whole.
+pub mod calibration;
+pub mod judge;
 pub mod render;
+pub mod rows;
+pub mod terminal;
 
 use std::path::{Path, PathBuf};
 
-use crate::derived::rates::{link_moved, link_spread};
+use crate::derived::rates::link_moved;
 use crate::derived::summary::{Json, RunStatus, RunSummary};
-use crate::experiment::{Experiment, MeasuredRow, With};
+use crate::experiment::Experiment;
 use crate::experiments::{self, Visit};
 use crate::folder::{self, FolderError};
-use crate::report::chart::{BOUND_COLOR, BarSeries, Level, PALETTE, XAxis, YScale};
-use crate::report::figures::{FigureModel, blank, line};
+use crate::report::chart::{BOUND_COLOR, Band, Level, XAxis, YScale};
+use crate::report::figures::{FigureModel, blank, points};
 use crate::report::section::Figure;
 use crate::report::table::{self, Table, num};
 use crate::run::{SavedRun, held, sets, summarize};
 use crate::saved::{BuildInfo, KernelSet, NOT_RECORDED, files};
-use crate::verdict::{self, Judged, Rule, Verdict};
+use crate::verdict::Verdict;
+use judge::{Margins, RowVerdicts};
+use rows::PairedRow;
 
 /// A comparison that cannot be made, or not written.
 #[derive(Debug, thiserror::Error)]
@@ -40,6 +47,8 @@ pub enum CompareError {
     OutInside { out: PathBuf, dir: PathBuf },
     #[error(transparent)]
     Folder(#[from] FolderError),
+    #[error("the calibration pairs cannot be read: {0}")]
+    Calibration(String),
 }
 
 impl CompareError {
@@ -47,6 +56,7 @@ impl CompareError {
     pub fn is_usage(&self) -> bool {
         match self {
             CompareError::Folder(e) => e.is_usage(),
+            CompareError::Calibration(_) => false,
             _ => true,
         }
     }
@@ -143,42 +153,39 @@ pub fn default_out(a: &ComparedRun, b: &ComparedRun) -> PathBuf {
     }
 }
 
-/// One measured row both folders hold, judged.
+/// One measured row both folders hold, with its verdicts.
 #[derive(Debug, Clone)]
 pub struct ComparedRow {
-    pub set: KernelSet,
-    /// Whether its work crosses the host link ([`MeasuredRow::over_link`]).
-    pub over_link: bool,
-    pub key: String,
-    pub label: String,
-    pub unit: &'static str,
-    pub a: f64,
-    pub b: f64,
-    pub noise_a: Option<f64>,
-    pub noise_b: Option<f64>,
-    pub judged: Judged,
+    pub row: PairedRow,
+    pub verdicts: RowVerdicts,
 }
 
-/// A table whose rows may each carry a verdict (a change shown bold in Markdown,
-/// coloured and classed in HTML, with the same text in both).
-#[derive(Debug, Clone, PartialEq)]
-pub struct MarkedTable {
-    pub table: Table,
-    /// One per row of `table`.
-    pub verdicts: Vec<Option<Verdict>>,
-}
-
-impl MarkedTable {
-    fn new(caption: String, header: &[&str]) -> MarkedTable {
-        MarkedTable {
-            table: Table::new(Some(caption), header),
-            verdicts: Vec::new(),
-        }
+impl ComparedRow {
+    pub fn key(&self) -> &str {
+        &self.row.key
     }
 
-    fn push(&mut self, row: Vec<String>, verdict: Option<Verdict>) {
-        self.table.rows.push(row);
-        self.verdicts.push(verdict);
+    pub fn label(&self) -> &str {
+        &self.row.label
+    }
+
+    pub fn set(&self) -> KernelSet {
+        self.row.set
+    }
+
+    /// The raw verdict: what the machine and the code did.
+    pub fn raw(&self) -> Verdict {
+        self.verdicts.raw.verdict
+    }
+
+    /// How large the row's change is: the larger |ln B/A| of its raw and controlled
+    /// changes (for ordering the largest first).
+    pub fn size(&self) -> f64 {
+        [self.row.raw, self.row.controlled]
+            .iter()
+            .flatten()
+            .map(|c| c.log().abs())
+            .fold(0.0, f64::max)
     }
 }
 
@@ -187,31 +194,61 @@ pub struct ComparedSection {
     pub name: &'static str,
     /// What differs in how it ran, and what only one side measured.
     pub notes: Vec<(String, String)>,
-    pub tables: Vec<MarkedTable>,
-    pub figures: Vec<Figure>,
+    /// Its headline and facts as each run's summary words them: (label, A, B).
+    pub headlines: Vec<(String, String, String)>,
+    /// The parameters that differ: (parameter, A, B).
+    pub params: Vec<(String, String, String)>,
     /// Every measured row both sides hold, judged.
     pub rows: Vec<ComparedRow>,
+    pub figures: Vec<Figure>,
 }
 
 impl ComparedSection {
-    /// How many of its rows got `verdict`.
+    /// How many of its rows got raw verdict `verdict`.
     pub fn count(&self, verdict: Verdict) -> usize {
-        self.rows
-            .iter()
-            .filter(|r| r.judged.verdict == verdict)
-            .count()
+        self.rows.iter().filter(|r| r.raw() == verdict).count()
     }
 
-    /// "3 of 16 rows changed (1 faster, 2 slower), 10 the same, 3 too noisy to say".
+    /// Its rows called changed (the controlled verdict where there is one, else the raw
+    /// one), largest change first.
+    pub fn changed(&self) -> Vec<&ComparedRow> {
+        let mut rows: Vec<&ComparedRow> = (self.rows.iter())
+            .filter(|r| r.verdicts.verdict().changed())
+            .collect();
+        rows.sort_by(|a, b| b.size().total_cmp(&a.size()));
+        rows
+    }
+
+    /// The rows that moved with their controls (called changed raw, not controlled): how
+    /// many, and their median raw change (B/A − 1).
+    pub fn machine_moved(&self) -> Option<(usize, f64)> {
+        let mut moved: Vec<f64> = (self.rows.iter())
+            .filter(|r| r.verdicts.moved_with_machine())
+            .filter_map(|r| r.row.raw.map(|c| c.b_over_a - 1.0))
+            .collect();
+        moved.sort_by(f64::total_cmp);
+        (!moved.is_empty()).then(|| (moved.len(), moved[moved.len() / 2]))
+    }
+
+    /// "2 of 16 rows changed (1 faster, 1 slower), 3 moved with the machine, 10 the same,
+    /// 1 too noisy to say".
     pub fn summary_line(&self) -> String {
-        let (faster, slower) = (self.count(Verdict::Faster), self.count(Verdict::Slower));
+        let changed = self.changed();
+        let faster = changed
+            .iter()
+            .filter(|r| r.verdicts.verdict() == Verdict::Faster)
+            .count();
         let mut line = format!(
-            "{} of {} rows changed ({faster} faster, {slower} slower), {} the same, {} too noisy to say",
-            faster + slower,
+            "{} of {} rows changed ({faster} faster, {} slower)",
+            changed.len(),
             self.rows.len(),
-            self.count(Verdict::Same),
-            self.count(Verdict::TooNoisy)
+            changed.len() - faster
         );
+        if let Some((n, _)) = self.machine_moved() {
+            line += &format!(", {n} moved with the machine");
+        }
+        let (same, noisy) = (self.count(Verdict::Same), self.count(Verdict::TooNoisy));
+        line += &format!(", {same} the same, {noisy} too noisy to say");
         let not = self.count(Verdict::NotComparable);
         if not > 0 {
             line += &format!(", {not} without a ratio");
@@ -225,15 +262,47 @@ pub struct Comparison {
     pub title: String,
     /// One line per incomplete run.
     pub banners: Vec<String>,
-    /// Label, A, B.
+    /// Every fact of both sides' provenance: label, A, B.
     pub header: Table,
     /// Experiments only one folder holds: by side ("A" or "B"), with the side's heading.
     pub only: Vec<OnlyIn>,
     pub sections: Vec<ComparedSection>,
-    /// The rule every row was judged by.
-    pub rule: Rule,
+    /// The margins every row was judged by, and the smallest change called.
+    pub margins: Margins,
+    pub min_change: f64,
     /// What `comparison.json` names each side by.
     pub sides: [SideFacts; 2],
+}
+
+impl Comparison {
+    /// Every row of every section.
+    pub fn rows(&self) -> impl Iterator<Item = &ComparedRow> {
+        self.sections.iter().flat_map(|s| &s.rows)
+    }
+
+    /// The header's rows whose A and B differ.
+    pub fn differing(&self) -> Vec<&Vec<String>> {
+        (self.header.rows.iter())
+            .filter(|r| r.len() == 3 && r[1] != r[2])
+            .collect()
+    }
+
+    /// Whether any row changed as `fail` names: faster, slower, or either.
+    pub fn fails(&self, fail: FailOn) -> bool {
+        self.rows().any(|r| match (fail, r.verdicts.verdict()) {
+            (FailOn::Changed, v) => v.changed(),
+            (FailOn::Slower, v) => v == Verdict::Slower,
+            (FailOn::Faster, v) => v == Verdict::Faster,
+        })
+    }
+}
+
+/// Which changes make `compare --fail-on` exit non-zero.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FailOn {
+    Slower,
+    Faster,
+    Changed,
 }
 
 /// The experiments only one side's folder holds.
@@ -264,15 +333,6 @@ pub fn significant(x: f64) -> String {
     }
     let digits = 3 - x.abs().log10().floor() as i64;
     num(x, digits.clamp(0, 9) as usize)
-}
-
-/// B over A with three decimals, "–" where there is none.
-fn ratio(a: f64, b: f64) -> String {
-    if a == 0.0 {
-        "–".into()
-    } else {
-        num(b / a, 3)
-    }
 }
 
 /// Each leaf of `value` by its path, e.g. `ms_by_streams[3]`, in order.
@@ -309,15 +369,8 @@ fn leaf_text(value: &Json) -> String {
     }
 }
 
-fn number(value: &Json) -> Option<f64> {
-    match value {
-        Json::Number(n) => n.as_f64(),
-        _ => None,
-    }
-}
-
 /// The union of two lists of keyed items, A's order first: each key with A's and B's.
-fn paired<'a, T>(
+fn paired_keys<'a, T>(
     a: &'a [(String, T)],
     b: &'a [(String, T)],
 ) -> Vec<(&'a str, Option<&'a T>, Option<&'a T>)> {
@@ -333,50 +386,32 @@ fn paired<'a, T>(
     out
 }
 
-/// The headline table: each leaf of the two headlines (and facts) side by side. Headline
-/// figures carry no samples, so they get no verdict: their rows below do.
-fn headline_table(
-    caption: String,
-    heads: (&str, &str),
-    a: &[(String, Json)],
-    b: &[(String, Json)],
-) -> MarkedTable {
-    let mut t = MarkedTable::new(caption, &["figure", heads.0, heads.1, "B/A", "note"]);
-    for (key, va, vb) in paired(a, b) {
-        let text = |v: Option<&Json>| v.map_or("–".to_owned(), leaf_text);
-        let (ratio, note) = match (va.and_then(number), vb.and_then(number)) {
-            (Some(x), Some(y)) => (ratio(x, y), String::new()),
-            _ if va.is_none() => ("–".into(), "only in B".into()),
-            _ if vb.is_none() => ("–".into(), "only in A".into()),
-            _ if va == vb => ("–".into(), "same".into()),
-            _ => ("–".into(), "differs".into()),
-        };
-        t.push(vec![key.to_owned(), text(va), text(vb), ratio, note], None);
-    }
-    t
-}
-
-/// Experiment `E`'s headline, facts, CUDA C++ headline and Rust-over-C++ ratio from a
-/// summary, as leaves.
-fn headline_leaves<E: Experiment>(s: &RunSummary) -> Vec<(String, Json)> {
-    let mut out = Vec::new();
-    if let Some(h) = s.experiment(E::NAME) {
-        leaves("", h, &mut out);
-    }
-    for key in E::FACTS {
-        if let Some(f) = s.facts.get(key).filter(|f| !f.is_null()) {
-            leaves(key, f, &mut out);
+/// Experiment `E`'s headline and facts as each summary words them ([`Experiment::headline`]
+/// and [`Experiment::fact_lines`]): (label, A, B), "–" where a side has none.
+fn headlines<E: Experiment>(a: &RunSummary, b: &RunSummary) -> Vec<(String, String, String)> {
+    let lines = |s: &RunSummary| -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        if let Some(line) = s.experiment(E::NAME).and_then(E::headline) {
+            out.push(("headline".to_owned(), line));
         }
-    }
-    let cuda = s.cuda_experiments.as_ref().and_then(|c| c.get(E::NAME));
-    if let Some(h) = cuda.filter(|h| !h.is_null()) {
-        leaves("CUDA C++", h, &mut out);
-    }
-    let ratio = (s.experiment_rust_over_cuda.as_ref()).and_then(|c| c.get(E::NAME));
-    if let Some(r) = ratio.filter(|r| !r.is_null()) {
-        leaves("Rust over CUDA C++, all rows", r, &mut out);
-    }
-    out
+        let cuda = s.cuda_experiments.as_ref().and_then(|c| c.get(E::NAME));
+        if let Some(line) = cuda.filter(|h| !h.is_null()).and_then(E::headline) {
+            out.push(("headline, CUDA C++ kernels".to_owned(), line));
+        }
+        let facts: Vec<&Json> = (E::FACTS.iter())
+            .filter_map(|k| s.facts.get(k).filter(|f| !f.is_null()))
+            .collect();
+        out.extend(E::fact_lines(&facts));
+        out
+    };
+    let (la, lb) = (lines(a), lines(b));
+    paired_keys(&la, &lb)
+        .into_iter()
+        .map(|(k, x, y)| {
+            let text = |v: Option<&String>| v.cloned().unwrap_or_else(|| "–".into());
+            (k.to_owned(), text(x), text(y))
+        })
+        .collect()
 }
 
 /// The parameters that differ between two results, by path: (parameter, A, B).
@@ -393,7 +428,7 @@ fn differing_params<E: Experiment>(a: &E::Result, b: &E::Result) -> Vec<(String,
             .unwrap_or_default()
     };
     let (pa, pb) = (as_json(a), as_json(b));
-    paired(&pa, &pb)
+    paired_keys(&pa, &pb)
         .into_iter()
         .filter(|(_, x, y)| x != y)
         .map(|(k, x, y)| {
@@ -403,99 +438,8 @@ fn differing_params<E: Experiment>(a: &E::Result, b: &E::Result) -> Vec<(String,
         .collect()
 }
 
-/// The measured rows of one kernel set side by side, each judged by `rule` (a row whose
-/// work crosses the host link against at least `link_spread`, how far the link moved over
-/// both runs' probes); the rows only one side has; the chart of both.
-fn rows_table<E: Experiment>(
-    rule: &Rule,
-    link_spread: f64,
-    set: KernelSet,
-    heads: (&str, &str),
-    a: With<'_, E>,
-    b: With<'_, E>,
-) -> (
-    MarkedTable,
-    Vec<ComparedRow>,
-    Vec<(String, String)>,
-    FigureModel,
-) {
-    let keyed = |(r, d): With<'_, E>| -> Vec<(String, MeasuredRow)> {
-        (E::measured_rows(r, d).into_iter())
-            .map(|row| (row.key.clone(), row))
-            .collect()
-    };
-    let (ra, rb) = (keyed(a), keyed(b));
-    let mut t = MarkedTable::new(
-        format!("Measured rows, {} kernels (medians)", set.label()),
-        &[
-            "row", "unit", heads.0, "noise A", heads.1, "noise B", "B/A", "p", "verdict",
-        ],
-    );
-    let noise = |n: Option<f64>| n.map_or("not measured".to_owned(), table::noise);
-    let mut notes = Vec::new();
-    let mut rows = Vec::new();
-    let mut shared = Vec::new();
-    let (mut only_a, mut only_b) = (Vec::new(), Vec::new());
-    for (_, x, y) in paired(&ra, &rb) {
-        match (x, y) {
-            (Some(x), Some(y)) => {
-                let machine = if x.over_link { link_spread } else { 0.0 };
-                let judged = verdict::judge(rule, measured(x), measured(y), machine);
-                t.push(
-                    vec![
-                        x.label.clone(),
-                        x.unit.to_owned(),
-                        significant(x.value),
-                        noise(x.noise),
-                        significant(y.value),
-                        noise(y.noise),
-                        judged.b_over_a.map_or("–".into(), |r| num(r, 3)),
-                        judged.p_value.map_or("–".into(), p_text),
-                        judged.verdict.text().to_owned(),
-                    ],
-                    Some(judged.verdict),
-                );
-                rows.push(ComparedRow {
-                    set,
-                    over_link: x.over_link,
-                    key: x.key.clone(),
-                    label: x.label.clone(),
-                    unit: x.unit,
-                    a: x.value,
-                    b: y.value,
-                    noise_a: x.noise,
-                    noise_b: y.noise,
-                    judged,
-                });
-                shared.push((x, y));
-            }
-            (Some(x), None) => only_a.push(x.label.clone()),
-            (None, Some(y)) => only_b.push(y.label.clone()),
-            (None, None) => {}
-        }
-    }
-    for (side, list) in [("A", only_a), ("B", only_b)] {
-        if !list.is_empty() {
-            notes.push((
-                format!("Rows only in {side} ({} kernels)", set.label()),
-                list.join("; "),
-            ));
-        }
-    }
-    (t, rows, notes, chart::<E>(set, heads, &shared))
-}
-
-/// A measured row as the rule sees it.
-fn measured(row: &MeasuredRow) -> verdict::Measured<'_> {
-    verdict::Measured {
-        value: row.value,
-        noise: row.noise,
-        samples: &row.samples,
-    }
-}
-
 /// A p-value as the tables show it: two decimals, four below 0.01, "< 0.0001" below that.
-fn p_text(p: f64) -> String {
+pub fn p_text(p: f64) -> String {
     if p < 1e-4 {
         "< 0.0001".into()
     } else if p < 0.01 {
@@ -505,170 +449,113 @@ fn p_text(p: f64) -> String {
     }
 }
 
-/// Both runs' rows of the first row's unit, overlaid as bars side by side; where there
-/// are too many rows for bars, [`ratio_chart`].
-fn chart<E: Experiment>(
-    set: KernelSet,
-    heads: (&str, &str),
-    shared: &[(&MeasuredRow, &MeasuredRow)],
-) -> FigureModel {
-    if shared.len() > MAX_BARS {
-        return ratio_chart::<E>(set, heads, shared);
+/// The colour a verdict's points are drawn in.
+fn verdict_color(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Faster => "#1f5fa8",
+        Verdict::Slower => "#b35806",
+        Verdict::Same => "#9c9c9c",
+        Verdict::TooNoisy => "#edc948",
+        Verdict::NotComparable => "#222222",
     }
-    let unit = shared
-        .first()
-        .map_or(crate::experiment::MS, |(x, _)| x.unit);
-    let rows: Vec<_> = shared.iter().filter(|(x, _)| x.unit == unit).collect();
-    let values = || rows.iter().flat_map(|(x, y)| [x.value, y.value]);
-    let (lo, hi) = values()
-        .filter(|v| *v > 0.0)
-        .fold((f64::INFINITY, 0.0_f64), |(lo, hi), v| {
-            (lo.min(v), hi.max(v))
-        });
-    let y_scale = if hi / lo > SPREAD_FOR_LOG {
-        YScale::Log
-    } else {
-        YScale::Linear
-    };
-    let mut c = blank(
-        format!(
-            "{}: {} vs {}",
-            table::heading(E::NAME, set),
-            heads.0,
-            heads.1
-        ),
-        "row",
-        unit,
-        XAxis::Categories(rows.iter().map(|(x, _)| x.label.clone()).collect()),
-        y_scale,
-    );
-    let sides = [(heads.0, PALETTE[0]), (heads.1, PALETTE[1])];
-    for (i, (name, color)) in sides.into_iter().enumerate() {
-        let values: Vec<f64> = (rows.iter())
-            .map(|(x, y)| if i == 0 { x.value } else { y.value })
-            .collect();
-        c.bars.push(BarSeries {
-            name: name.to_owned(),
-            color,
-            values,
-            whiskers: None,
-        });
-    }
-    FigureModel::chart(format!("compare-{}.svg", files::stem(E::NAME, set)), c)
 }
 
-/// B/A of every row whose key is `configuration/quantity`, a line per quantity over the
-/// configurations in the table's order, against a level at 1 (no change): many rows at
-/// once, and each line one kind of figure, so no two are read as one. Rows without a
-/// quantity in their key are in the table only.
-fn ratio_chart<E: Experiment>(
+/// The rows of one kernel set as B/A, one point per row in the table's order, coloured by
+/// its raw verdict, around 1 with the band of no change (± 1.96 × the experiment's
+/// spread between machines) shaded; the rows are not a series, so no line joins them.
+/// Up to [`MAX_LABELLED`] rows are named on the axis, more are numbered.
+fn ratio_chart(
+    name: &'static str,
     set: KernelSet,
+    rows: &[&ComparedRow],
     heads: (&str, &str),
-    shared: &[(&MeasuredRow, &MeasuredRow)],
 ) -> FigureModel {
-    // Each configuration with the words its rows' labels share, e.g. "8 streams, 64
-    // cycles" of "8 streams, 64 cycles: sequential" and "…: streamed".
-    let mut configurations: Vec<(&str, String)> = Vec::new();
-    let mut quantities: Vec<(&str, Vec<(f64, f64)>)> = Vec::new();
-    for (a, b) in shared {
-        let Some((configuration, quantity)) = a.key.rsplit_once('/') else {
-            continue;
-        };
-        let slot = match configurations.iter().position(|(c, _)| *c == configuration) {
-            Some(slot) => {
-                let shared = common_words(&configurations[slot].1, &a.label);
-                configurations[slot].1 = shared;
-                slot
-            }
-            None => {
-                configurations.push((configuration, a.label.clone()));
-                configurations.len() - 1
-            }
-        };
-        let at = match quantities.iter().position(|(q, _)| *q == quantity) {
-            Some(at) => at,
-            None => {
-                quantities.push((quantity, Vec::new()));
-                quantities.len() - 1
-            }
-        };
-        if a.value > 0.0 && b.value.is_finite() {
-            quantities[at].1.push((slot as f64, b.value / a.value));
-        }
-    }
+    let labelled = rows.len() <= MAX_LABELLED;
+    let x = if labelled {
+        XAxis::Categories(rows.iter().map(|r| r.label().to_owned()).collect())
+    } else {
+        XAxis::Linear
+    };
     let mut c = blank(
         format!(
             "{}: {} / {} per row",
-            table::heading(E::NAME, set),
+            table::heading(name, set),
             heads.1,
             heads.0
         ),
-        "configuration (in the table's order)",
+        if labelled {
+            "row"
+        } else {
+            "row, numbered in the table's order"
+        },
         "B / A",
-        XAxis::Categories(configurations.into_iter().map(|(_, label)| label).collect()),
+        x,
         YScale::Linear,
     );
-    for (i, (quantity, points)) in quantities.into_iter().enumerate() {
-        c.lines
-            .push(line(quantity, PALETTE[i % PALETTE.len()], false, points));
-    }
+    let spread = rows.first().map_or(0.0, |r| r.verdicts.raw.spread);
+    let half = 1.96 * spread;
+    c.bands.push(Band {
+        name: format!("no change (± {})", crate::verdict::percent(half)),
+        color: "#cfd8dc",
+        lo: (-half).exp(),
+        hi: half.exp(),
+    });
     c.levels.push(Level {
-        name: "no change".to_owned(),
+        name: "B = A".to_owned(),
         color: BOUND_COLOR,
         y: 1.0,
     });
-    FigureModel::chart(format!("compare-{}.svg", files::stem(E::NAME, set)), c)
-}
-
-/// More rows than this are drawn as their ratios ([`ratio_chart`]).
-const MAX_BARS: usize = 40;
-
-/// The words `a` and `b` begin with alike, without a trailing ":" or ",".
-fn common_words(a: &str, b: &str) -> String {
-    let shared: Vec<&str> = (a.split(' ').zip(b.split(' ')))
-        .take_while(|(x, y)| x == y)
-        .map(|(x, _)| x)
-        .collect();
-    let joined = shared.join(" ");
-    let trimmed = joined.trim_end_matches([':', ',']);
-    if trimmed.is_empty() {
-        a.to_owned()
-    } else {
-        trimmed.to_owned()
+    for verdict in [
+        Verdict::Faster,
+        Verdict::Slower,
+        Verdict::Same,
+        Verdict::TooNoisy,
+    ] {
+        let pts: Vec<(f64, f64)> = (rows.iter().enumerate())
+            .filter(|(_, r)| r.raw() == verdict)
+            .filter_map(|(i, r)| {
+                let x = if labelled { i as f64 } else { i as f64 + 1.0 };
+                r.row.raw.map(|c| (x, c.b_over_a))
+            })
+            .collect();
+        if !pts.is_empty() {
+            c.lines
+                .push(points(verdict.text(), verdict_color(verdict), pts));
+        }
     }
+    FigureModel::chart(format!("compare-{}.svg", files::stem(name, set)), c)
 }
-/// Values spreading over more than this factor get a log axis.
-const SPREAD_FOR_LOG: f64 = 30.0;
 
-/// Experiment `E` compared by `rule`, if both folders hold it.
-fn section<E: Experiment>(
-    rule: &Rule,
-    a: &ComparedRun,
-    b: &ComparedRun,
-) -> Option<ComparedSection> {
-    let heads = (a.heading(), b.heading());
-    let heads = (heads.0.as_str(), heads.1.as_str());
-    let mut sec = ComparedSection {
+/// More rows than this are numbered on a chart's axis rather than named.
+const MAX_LABELLED: usize = 30;
+
+/// What the pairing of one experiment found, before the rows are judged.
+struct Pairing {
+    name: &'static str,
+    notes: Vec<(String, String)>,
+    headlines: Vec<(String, String, String)>,
+    params: Vec<(String, String, String)>,
+    rows: Vec<PairedRow>,
+}
+
+/// Experiment `E`'s rows paired, if both folders hold it.
+fn pairing<E: Experiment>(a: &ComparedRun, b: &ComparedRun) -> Option<Pairing> {
+    let mut p = Pairing {
         name: E::NAME,
         notes: Vec::new(),
-        tables: vec![headline_table(
-            "Headline (summary.json; no samples, so no verdict: see the rows)".into(),
-            heads,
-            &headline_leaves::<E>(&a.summary),
-            &headline_leaves::<E>(&b.summary),
-        )],
-        figures: Vec::new(),
+        headlines: headlines::<E>(&a.summary, &b.summary),
+        params: Vec::new(),
         rows: Vec::new(),
     };
+    let launch = rows::launch_probes(&a.run, &b.run);
     let mut any = false;
     for &set in sets::<E>() {
-        let (x, y) = (a.run.with::<E>(set), b.run.with::<E>(set));
-        let ((x, x_derived), (y, y_derived)) = match (x, y) {
+        let (x, y) = match (a.run.with::<E>(set), b.run.with::<E>(set)) {
             (Some(x), Some(y)) => (x, y),
             (None, None) => continue,
             (x, _) => {
                 let side = if x.is_some() { "A" } else { "B" };
-                sec.notes.push((
+                p.notes.push((
                     format!("{} kernels", set.label()),
                     format!("measured only in {side}"),
                 ));
@@ -677,22 +564,12 @@ fn section<E: Experiment>(
         };
         any = true;
         if set == KernelSet::Rust || a.run.get::<E>(KernelSet::Rust).is_none() {
-            let differ = differing_params::<E>(x, y);
-            if !differ.is_empty() {
-                let mut t = MarkedTable::new(
-                    "Parameters that differ".into(),
-                    &["parameter", heads.0, heads.1],
-                );
-                for (k, va, vb) in differ {
-                    t.push(vec![k, va, vb], None);
-                }
-                sec.tables.push(t);
-            }
+            p.params = differing_params::<E>(x.0, y.0);
         }
-        for (side, r) in [("A", x), ("B", y)] {
-            let p = E::provenance(r);
-            if !p.complete {
-                sec.notes.push((
+        for (side, r) in [("A", x.0), ("B", y.0)] {
+            let provenance = E::provenance(r);
+            if !provenance.complete {
+                p.notes.push((
                     format!("Incomplete in {side}"),
                     format!(
                         "the {} kernels' result stopped before every configuration was measured",
@@ -701,43 +578,72 @@ fn section<E: Experiment>(
                 ));
             }
             if !E::verification(r).passed {
-                sec.notes.push((
+                p.notes.push((
                     format!("Verification FAILED in {side}"),
                     E::verification(r).detail.clone(),
                 ));
             }
-            if let Some(link) = table::link(p).filter(|_| set == KernelSet::Rust) {
-                sec.notes.push((format!("Link in {side}"), link));
+            if let Some(link) = table::link(provenance).filter(|_| set == KernelSet::Rust) {
+                p.notes.push((format!("Link in {side}"), link));
             }
         }
-        let probes = [x, y].map(|r| E::provenance(r).link.as_ref());
-        let spread = link_spread(probes.into_iter().flatten());
-        let (t, rows, notes, figure) = rows_table::<E>(
-            rule,
-            spread.unwrap_or(0.0),
+        let twins = match set {
+            KernelSet::Rust => a
+                .run
+                .with::<E>(KernelSet::Cuda)
+                .zip(b.run.with::<E>(KernelSet::Cuda)),
+            KernelSet::Cuda => None,
+        };
+        let (rows, [only_a, only_b]) = rows::paired::<E>(&rows::Context {
             set,
-            heads,
-            (x, x_derived),
-            (y, y_derived),
-        );
-        let crossing = rows.iter().filter(|r| r.over_link).count();
-        if let Some(moved) = spread.filter(|m| *m > rule.min_change && crossing > 0) {
-            sec.notes.push((
-                format!("Link ({} kernels)", set.label()),
-                format!(
-                    "the link's both-ways rate moved by {} over the two runs' probes of this experiment, so each of the {crossing} rows whose work crosses it is called changed only beyond that",
-                    verdict::percent(moved)
-                ),
-            ));
+            results: (x, y),
+            twins,
+            launch,
+        });
+        for (side, list) in [("A", only_a), ("B", only_b)] {
+            if !list.is_empty() {
+                p.notes.push((
+                    format!("Rows only in {side} ({} kernels)", set.label()),
+                    list.join("; "),
+                ));
+            }
         }
-        if !t.table.rows.is_empty() {
-            sec.tables.push(t);
-            sec.figures.push(Figure::draw(figure));
-        }
-        sec.rows.extend(rows);
-        sec.notes.extend(notes);
+        p.rows.extend(rows);
     }
-    any.then_some(sec)
+    any.then_some(p)
+}
+
+/// Every experiment both folders hold, paired; and the names only one holds.
+fn pairings(a: &ComparedRun, b: &ComparedRun) -> (Vec<Pairing>, [Vec<&'static str>; 2]) {
+    struct Pairings<'a> {
+        a: &'a ComparedRun,
+        b: &'a ComparedRun,
+        found: Vec<Pairing>,
+        only: [Vec<&'static str>; 2],
+    }
+    impl Visit for Pairings<'_> {
+        fn visit<E: Experiment>(&mut self) {
+            let holds = |r: &ComparedRun| sets::<E>().iter().any(|&s| r.run.get::<E>(s).is_some());
+            match (holds(self.a), holds(self.b)) {
+                (true, false) => self.only[0].push(E::NAME),
+                (false, true) => self.only[1].push(E::NAME),
+                _ => self.found.extend(pairing::<E>(self.a, self.b)),
+            }
+        }
+    }
+    let mut p = Pairings {
+        a,
+        b,
+        found: Vec::new(),
+        only: [Vec::new(), Vec::new()],
+    };
+    experiments::each(&mut p);
+    (p.found, p.only)
+}
+
+/// Every row both folders measured, of every experiment both hold.
+pub fn all_rows(a: &ComparedRun, b: &ComparedRun) -> Vec<PairedRow> {
+    pairings(a, b).0.into_iter().flat_map(|p| p.rows).collect()
 }
 
 /// The header: each side's folder, run status, device and provenance.
@@ -812,42 +718,56 @@ fn header(a: &ComparedRun, b: &ComparedRun) -> Table {
     t
 }
 
-/// The comparison of `a` with `b`, every row judged by `rule`.
-pub fn compare(a: &ComparedRun, b: &ComparedRun, rule: Rule) -> Comparison {
-    struct Sections<'a> {
-        rule: Rule,
-        a: &'a ComparedRun,
-        b: &'a ComparedRun,
-        sections: Vec<ComparedSection>,
-        only_a: Vec<&'static str>,
-        only_b: Vec<&'static str>,
-    }
-    impl Visit for Sections<'_> {
-        fn visit<E: Experiment>(&mut self) {
-            let holds = |r: &ComparedRun| sets::<E>().iter().any(|&s| r.run.get::<E>(s).is_some());
-            match (holds(self.a), holds(self.b)) {
-                (true, false) => self.only_a.push(E::NAME),
-                (false, true) => self.only_b.push(E::NAME),
-                _ => self
-                    .sections
-                    .extend(section::<E>(&self.rule, self.a, self.b)),
+/// The comparison of `a` with `b`, every row judged by this build's margins
+/// ([`judge::margins`]); a change under `min_change` is never called.
+pub fn compare(a: &ComparedRun, b: &ComparedRun, min_change: f64) -> Comparison {
+    compare_with(a, b, min_change, judge::margins().clone())
+}
+
+/// [`compare`] by `margins`.
+pub fn compare_with(
+    a: &ComparedRun,
+    b: &ComparedRun,
+    min_change: f64,
+    margins: Margins,
+) -> Comparison {
+    let (found, [only_a, only_b]) = pairings(a, b);
+    let all: Vec<PairedRow> = found.iter().flat_map(|p| p.rows.iter().cloned()).collect();
+    let mut verdicts = judge::judge(&all, &margins, min_change).into_iter();
+    let heads = (a.heading(), b.heading());
+    let sections = (found.into_iter())
+        .map(|p| {
+            let rows: Vec<ComparedRow> = (p.rows.into_iter())
+                .map(|row| ComparedRow {
+                    row,
+                    verdicts: verdicts.next().expect("a verdict per row"),
+                })
+                .collect();
+            let figures = [KernelSet::Rust, KernelSet::Cuda]
+                .into_iter()
+                .filter_map(|set| {
+                    let of_set: Vec<&ComparedRow> =
+                        rows.iter().filter(|r| r.set() == set).collect();
+                    (!of_set.is_empty()).then(|| {
+                        Figure::draw(ratio_chart(p.name, set, &of_set, (&heads.0, &heads.1)))
+                    })
+                })
+                .collect();
+            ComparedSection {
+                name: p.name,
+                notes: p.notes,
+                headlines: p.headlines,
+                params: p.params,
+                rows,
+                figures,
             }
-        }
-    }
-    let mut s = Sections {
-        rule,
-        a,
-        b,
-        sections: Vec::new(),
-        only_a: Vec::new(),
-        only_b: Vec::new(),
-    };
-    experiments::each(&mut s);
+        })
+        .collect();
     let banners = [a, b]
         .iter()
         .filter_map(|r| r.incomplete().map(|i| format!("{}: {i}", r.heading())))
         .collect();
-    let only = [(a, s.only_a), (b, s.only_b)]
+    let only = [(a, only_a), (b, only_b)]
         .into_iter()
         .filter(|(_, names)| !names.is_empty())
         .map(|(r, names)| OnlyIn {
@@ -869,17 +789,24 @@ pub fn compare(a: &ComparedRun, b: &ComparedRun, rule: Rule) -> Comparison {
         banners,
         header: header(a, b),
         only,
-        sections: s.sections,
-        rule,
+        sections,
+        margins,
+        min_change,
         sides: [side(a), side(b)],
     }
 }
 
-/// Compare the results folders `a` and `b` by `rule` and write the report into `out`
-/// (`None`: [`default_out`]): `report.md`, `report.html`, `comparison.json` and a chart
-/// per experiment. Both folders are read before anything is written, and `out` is
-/// replaced whole once everything is. Returns the folder written.
-pub fn write(a: &Path, b: &Path, out: Option<&Path>, rule: Rule) -> Result<PathBuf, CompareError> {
+/// Compare the results folders `a` and `b` ([`compare`], no change under `min_change`
+/// called) and write the report into `out` (`None`: [`default_out`]): `report.md`,
+/// `report.html`, `comparison.json` and a chart per experiment. Both folders are read
+/// before anything is written, and `out` is replaced whole once everything is. Returns
+/// the folder written and the comparison.
+pub fn write(
+    a: &Path,
+    b: &Path,
+    out: Option<&Path>,
+    min_change: f64,
+) -> Result<(PathBuf, Comparison), CompareError> {
     let canonical = |p: &Path| p.canonicalize().ok();
     if canonical(a).is_some() && canonical(a) == canonical(b) {
         return Err(CompareError::SameFolder(a.to_owned()));
@@ -905,12 +832,13 @@ pub fn write(a: &Path, b: &Path, out: Option<&Path>, rule: Rule) -> Result<PathB
     if let Some(dir) = inside(&a).or_else(|| inside(&b)) {
         return Err(CompareError::OutInside { out, dir });
     }
-    let outputs = render::files(&compare(&a, &b, rule));
+    let comparison = compare(&a, &b, min_change);
+    let outputs = render::files(&comparison);
     let mut staged = folder::Staged::begin(&out, held, false)?;
     for (name, contents) in &outputs {
         staged.write(name, contents.as_bytes())?;
     }
-    Ok(staged.finish()?)
+    Ok((staged.finish()?, comparison))
 }
 
 #[cfg(test)]
@@ -930,27 +858,18 @@ mod tests {
     }
 
     #[test]
-    fn headline_leaves_pair_by_path_and_say_what_only_one_has() {
+    fn leaves_pair_by_path_and_keep_what_only_one_side_has() {
         let parse = |t: &str| serde_json::from_str::<Json>(t).unwrap();
         let (mut a, mut b) = (Vec::new(), Vec::new());
         leaves(
             "",
-            &parse(r#"{"x": 2.0, "v": [1.0, 2.0], "s": "p", "only": 1}"#),
+            &parse(r#"{"x": 2.0, "v": [1.0, 2.0], "only": 1}"#),
             &mut a,
         );
-        leaves(
-            "",
-            &parse(r#"{"x": 3.0, "v": [1.0, 2.0], "s": "q"}"#),
-            &mut b,
-        );
-        let t = headline_table("h".into(), ("A", "B"), &a, &b);
-        let rows: Vec<Vec<&str>> = (t.table.rows.iter())
-            .map(|r| r.iter().map(String::as_str).collect())
-            .collect();
-        assert_eq!(rows[0], ["x", "2.000", "3.000", "1.500", ""]);
-        assert_eq!(rows[1][0], "v[0]");
-        assert_eq!(rows[3], ["s", "p", "q", "–", "differs"]);
-        assert_eq!(rows[4], ["only", "1", "–", "–", "only in A"]);
-        assert!(t.verdicts.iter().all(Option::is_none));
+        leaves("", &parse(r#"{"x": 3.0, "v": [1.0, 2.0]}"#), &mut b);
+        let keys: Vec<&str> = paired_keys(&a, &b).iter().map(|p| p.0).collect();
+        assert_eq!(keys, ["x", "v[0]", "v[1]", "only"]);
+        assert!(paired_keys(&a, &b)[3].2.is_none());
+        assert_eq!(leaf_text(&parse("2.5")), "2.500");
     }
 }

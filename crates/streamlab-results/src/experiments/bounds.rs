@@ -183,6 +183,9 @@ impl Experiment for Bounds {
     fn stage_times(result: &BoundsResult) -> Vec<&StageTimes> {
         vec![&result.copies]
     }
+    fn launch_probe(result: &BoundsResult) -> Option<&Series> {
+        Some(&result.launch)
+    }
 
     fn measured_rows(b: &BoundsResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
         vec![

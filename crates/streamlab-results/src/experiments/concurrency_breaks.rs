@@ -273,10 +273,9 @@ fn analyze(r: &ConcurrencyBreaksResult) -> BreaksAnalysis {
                 over_clean: m / b,
                 cost_ms: m - b,
                 verdict: verdict::judge(
-                    &Rule::default(),
+                    &Rule::within(ConcurrencyBreaks::NAME),
                     (&base.time).into(),
                     (&c.time).into(),
-                    0.0,
                 )
                 .verdict,
                 overlap_lost_ms: lost.map(|l| l.0),

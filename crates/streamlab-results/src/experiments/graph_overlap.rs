@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::derived::pipeline::{self, Bound};
 use crate::derived::rates::{chunks_noise, pipeline_stages};
-use crate::experiment::{self, Experiment, MS, MeasuredRow, With, verdict};
+use crate::experiment::{self, Experiment, MS, MeasuredRow, RowControl, With, verdict};
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
@@ -403,12 +403,10 @@ impl Experiment for GraphOverlap {
                 )
                 .over_link(),
             );
-            rows.push(MeasuredRow::median(
-                format!("{key}/host"),
-                format!("{label}: host time"),
-                &p.host,
-                MS,
-            ));
+            rows.push(
+                MeasuredRow::median(format!("{key}/host"), format!("{label}: host time"), &p.host, MS)
+                    .controlled_by(RowControl::Launch),
+            );
         }
         rows
     }

@@ -8,7 +8,7 @@
 use crate::derived::summary::Json;
 use serde::{Deserialize, Serialize};
 
-use crate::experiment::{self, Experiment, MeasuredRow, US, With, verdict};
+use crate::experiment::{self, Experiment, MeasuredRow, RowControl, US, With, verdict};
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
@@ -401,7 +401,10 @@ impl Experiment for LaunchOverhead {
                 US,
             ));
         }
-        rows
+        // Every row is a launch's cost: held against the run's own launch probe.
+        (rows.into_iter())
+            .map(|row| row.controlled_by(RowControl::Launch))
+            .collect()
     }
 
     fn derive(r: &LaunchOverheadResult) -> LaunchAnalysis {

@@ -233,11 +233,29 @@ impl MemcpyAnalysis {
 }
 
 /// Derive everything from `r`.
+/// The kernels' fastest rate at `streams` streams, in ms per cycle (the streamed
+/// version's kernels alone, over the rows whose cycles are at least the run's median: the
+/// kernel's time there is its sums'), and how far that rate moved over those rows
+/// ((slowest − fastest) / slowest): clocks move with load and temperature over a run.
+pub fn kernel_rate(r: &MemcpyKernelResult, streams: usize) -> Option<(f64, f64)> {
+    let mut cycles: Vec<i32> = r.rows.iter().map(|x| x.cycles).collect();
+    cycles.sort_unstable();
+    let median = *cycles.get(cycles.len() / 2)?;
+    let rates: Vec<f64> = (r.rows.iter())
+        .filter(|x| x.streams == streams && x.cycles >= median.max(1))
+        .map(|x| x.kernels.min() / f64::from(x.cycles))
+        .filter(|rate| rate.is_finite() && *rate > 0.0)
+        .collect();
+    let fastest = rates.iter().copied().reduce(f64::min)?;
+    let slowest = rates.iter().copied().reduce(f64::max)?;
+    Some((fastest, (slowest - fastest) / slowest))
+}
+
 fn analyze(r: &MemcpyKernelResult) -> MemcpyAnalysis {
     let rows: Vec<MemcpyRow> = (r.rows.iter())
         .map(|row| {
             let link = r.provenance.fastest_link.as_ref();
-            analyze_row(row, &r.copies, r.device.copy_engines, link)
+            analyze_row(row, &r.copies, r.device.copy_engines, link, kernel_rate(r, row.streams))
         })
         .collect();
     let mut stream_counts: Vec<usize> = Vec::new();
@@ -280,13 +298,19 @@ fn analyze(r: &MemcpyKernelResult) -> MemcpyAnalysis {
     }
 }
 
+/// One row against its bound. The kernels' term is the fastest of the whole array's
+/// kernel, the streamed version's kernels alone, and the run's fastest per-cycle rate at
+/// this stream count times the row's cycles ([`kernel_rate`]); the bound's noise is the
+/// larger of its copies' noise and how far that rate moved over the run.
 fn analyze_row(
     row: &MemcpyKernelRow,
     copies: &[StageTimes],
     copy_engines: i32,
     link: Option<&LinkRates>,
+    rate: Option<(f64, f64)>,
 ) -> MemcpyRow {
-    let kernel = row.kernel.min().min(row.kernels.min());
+    let at_rate = rate.map_or(f64::INFINITY, |(ms_per_cycle, _)| ms_per_cycle * f64::from(row.cycles));
+    let kernel = row.kernel.min().min(row.kernels.min()).min(at_rate);
     let parts = match pipeline_stages(copies, row.streams, Some(kernel), link) {
         Some(parts) => parts,
         // Without its chunks' copy times, the whole array's sequential copies alone.
@@ -298,10 +322,11 @@ fn analyze_row(
         },
     };
     let (total_ms, concurrent_ms) = (row.total.median(), row.concurrent.median());
+    let noise = chunks_noise(copies, row.streams).max(rate.map_or(0.0, |(_, moved)| moved));
     let bound = pipeline::bound(parts, row.streams, 1, copy_engines).held(
         concurrent_ms,
         row.concurrent.noise(),
-        chunks_noise(copies, row.streams),
+        noise,
     );
     MemcpyRow {
         cycles: row.cycles,

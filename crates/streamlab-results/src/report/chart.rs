@@ -66,14 +66,25 @@ pub struct BarSeries {
     pub whiskers: Option<Vec<(f64, f64)>>,
 }
 
-/// A line through points (x is the slot index on a category axis).
+/// A line through points (x is the slot index on a category axis), or the points alone
+/// where they are not a series (`joined` false).
 #[derive(Debug, Clone, PartialEq)]
 pub struct LineSeries {
     pub name: String,
     pub color: Color,
     pub dashed: bool,
     pub markers: bool,
+    pub joined: bool,
     pub points: Vec<(f64, f64)>,
+}
+
+/// A shaded horizontal band across the chart, from `lo` to `hi`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Band {
+    pub name: String,
+    pub color: Color,
+    pub lo: f64,
+    pub hi: f64,
 }
 
 /// A horizontal line across the chart: a bound.
@@ -97,6 +108,7 @@ pub struct Chart {
     pub stacked: bool,
     pub lines: Vec<LineSeries>,
     pub levels: Vec<Level>,
+    pub bands: Vec<Band>,
 }
 
 /// A grid of coloured cells with their values written in them.

@@ -45,6 +45,7 @@ pub fn blank(title: String, x_label: &str, y_label: &str, x: XAxis, y_scale: YSc
         stacked: false,
         lines: Vec::new(),
         levels: Vec::new(),
+        bands: Vec::new(),
     }
 }
 
@@ -59,6 +60,19 @@ pub fn line(
         color,
         dashed,
         markers: !dashed,
+        joined: true,
+        points,
+    }
+}
+
+/// Points that are not a series: markers alone, no line between them.
+pub fn points(name: impl Into<String>, color: &'static str, points: Vec<(f64, f64)>) -> LineSeries {
+    LineSeries {
+        name: name.into(),
+        color,
+        dashed: false,
+        markers: true,
+        joined: false,
         points,
     }
 }

@@ -441,6 +441,8 @@ struct Plan {
     /// Per line series, its runs of consecutive usable points.
     lines: Vec<Vec<Vec<(f64, f64)>>>,
     levels: Vec<Option<f64>>,
+    /// Per band, its ends where both are usable.
+    bands: Vec<Option<(f64, f64)>>,
 }
 
 impl Plan {
@@ -522,6 +524,9 @@ impl Plan {
             })
             .collect();
         let levels: Vec<Option<f64>> = c.levels.iter().map(|l| y_ok(l.y).then_some(l.y)).collect();
+        let bands: Vec<Option<(f64, f64)>> = (c.bands.iter())
+            .map(|b| (y_ok(b.lo) && y_ok(b.hi)).then_some((b.lo.min(b.hi), b.lo.max(b.hi))))
+            .collect();
 
         let x = match slots {
             Some(n) => Axis::slots(n),
@@ -539,10 +544,19 @@ impl Plan {
         let whisker_ys = whiskers.iter().flatten().flat_map(|w| [w.lo, w.hi]);
         let line_ys = lines.iter().flatten().flatten().map(|p| p.1);
         let level_ys = levels.iter().flatten().copied();
-        let all_ys = bar_ys.chain(whisker_ys).chain(line_ys).chain(level_ys);
-        // A linear y axis always shows 0; a log one starts a decade below the smallest
-        // value where bars stand on it.
-        let y = Axis::fit(y_log, 10.0, !y_log || !c.bars.is_empty(), all_ys);
+        let band_ys = bands.iter().flatten().flat_map(|&(lo, hi)| [lo, hi]);
+        let all_ys = (bar_ys.chain(whisker_ys).chain(line_ys))
+            .chain(level_ys)
+            .chain(band_ys);
+        // A linear y axis shows 0 where there are bars, or where nothing else sets its
+        // range (a chart of ratios around a band does not); a log one starts a decade
+        // below the smallest value where bars stand on it.
+        let zero = if y_log {
+            !c.bars.is_empty()
+        } else {
+            c.bands.is_empty() || !c.bars.is_empty()
+        };
+        let y = Axis::fit(y_log, 10.0, zero, all_ys);
         Plan {
             x,
             y,
@@ -550,6 +564,7 @@ impl Plan {
             whiskers,
             lines,
             levels,
+            bands,
         }
     }
 
@@ -557,6 +572,7 @@ impl Plan {
         self.bars.iter().all(Vec::is_empty)
             && self.lines.iter().all(Vec::is_empty)
             && self.levels.iter().all(Option::is_none)
+            && self.bands.iter().all(Option::is_none)
     }
 }
 
@@ -567,14 +583,19 @@ fn draw_chart(root: &Area<'_>, c: &Chart) -> Drawn {
         .iter()
         .map(|s| Entry::new(Swatch::Dot(rgb(s.color)), &s.name));
     let lines = c.lines.iter().map(|l| {
-        let swatch = Swatch::Line {
-            color: rgb(l.color),
-            width: 2,
-            dashed: l.dashed,
-            marker: l.markers,
+        let swatch = if l.joined {
+            Swatch::Line {
+                color: rgb(l.color),
+                width: 2,
+                dashed: l.dashed,
+                marker: l.markers,
+            }
+        } else {
+            Swatch::Dot(rgb(l.color))
         };
         Entry::new(swatch, &l.name)
     });
+    let bands = (c.bands.iter()).map(|b| Entry::new(Swatch::Dot(rgb(b.color)), &b.name));
     let levels = c.levels.iter().map(|l| {
         let swatch = Swatch::Line {
             color: rgb(l.color),
@@ -584,7 +605,7 @@ fn draw_chart(root: &Area<'_>, c: &Chart) -> Drawn {
         };
         Entry::new(swatch, &l.name)
     });
-    let entries: Vec<Entry> = bars.chain(lines).chain(levels).collect();
+    let entries: Vec<Entry> = bars.chain(lines).chain(levels).chain(bands).collect();
     let plot = legend_right(&area, &entries)?;
 
     let plan = Plan::new(c);
@@ -756,6 +777,12 @@ where
         labels.draw(&area, |i| at(i).0 - x0, at(0).1 - y0 + 8)?;
     }
 
+    for (band, ends) in c.bands.iter().zip(&plan.bands) {
+        if let Some((lo, hi)) = *ends {
+            let fill = rgb(band.color).mix(0.35).filled();
+            chart.draw_series([Rectangle::new([(plan.x.lo, lo), (plan.x.hi, hi)], fill)])?;
+        }
+    }
     for (series, bars) in c.bars.iter().zip(&plan.bars) {
         let fill = rgb(series.color).filled();
         chart.draw_series(bars.iter().map(|b| {
@@ -774,7 +801,7 @@ where
     for (line, runs) in c.lines.iter().zip(&plan.lines) {
         let color = rgb(line.color);
         let style = color.stroke_width(2);
-        for run in runs.iter().filter(|r| r.len() > 1) {
+        for run in runs.iter().filter(|r| r.len() > 1 && line.joined) {
             if line.dashed {
                 chart.draw_series([DashedPathElement::new(run.iter().copied(), 8, 5, style)])?;
             } else {
@@ -1190,6 +1217,7 @@ mod tests {
             color,
             dashed: false,
             markers: true,
+            joined: true,
             points: points.to_vec(),
         }
     }
@@ -1209,6 +1237,7 @@ mod tests {
             stacked: false,
             lines: vec![],
             levels: vec![],
+            bands: vec![],
         }
     }
 

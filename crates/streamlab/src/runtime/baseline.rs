@@ -233,7 +233,9 @@ mod tests {
         for (name, _) in &entries {
             assert!(
                 kernels_rs::KERNELS.iter().any(|k| k.name == name)
-                    || spelled.iter().any(|(s, _)| s.iter().any(|s| s.entry == name)),
+                    || spelled
+                        .iter()
+                        .any(|(s, _)| s.iter().any(|s| s.entry == name)),
                 "{name} is neither a kernel nor a spelling"
             );
         }

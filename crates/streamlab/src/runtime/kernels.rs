@@ -153,27 +153,87 @@ use KernelForm::{Plain, Safe, Tuned};
 /// The spellings of matmul's forms, Rust's and CUDA C++'s (each form's own kernel first).
 pub const MATMUL_SPELLINGS: [&[Spelling]; 2] = [
     &[
-        Spelling::new("matmul_plain", Plain, "the wiki's loop; index arithmetic, checked indexing"),
-        Spelling::new("matmul_safe", Safe, "views checked once; loads ahead (fold_ahead: 8-product batches, 4 a step); guarded tail"),
-        Spelling::new("matmul_safe_zip", Safe, "views checked once; the zipped row and column folded one pair a turn"),
-        Spelling::new("matmul", Tuned, "8-product batches, 4 a step, one loaded a step ahead; guarded-batch tail"),
-        Spelling::new("matmul_tuned_loop_tail", Tuned, "8-product batches, 4 a step, one loaded a step ahead; counted-loop tail"),
-        Spelling::new("matmul_tuned_two_step", Tuned, "8-product batches, 2 a step, one loaded a step ahead; guarded-batch tail"),
-        Spelling::new("matmul_tuned_walk", Tuned, "two pointers walking the row and the column, one product a turn"),
+        Spelling::new(
+            "matmul_plain",
+            Plain,
+            "the wiki's loop; index arithmetic, checked indexing",
+        ),
+        Spelling::new(
+            "matmul_safe",
+            Safe,
+            "views checked once; loads ahead (fold_ahead: 8-product batches, 4 a step); guarded tail",
+        ),
+        Spelling::new(
+            "matmul_safe_zip",
+            Safe,
+            "views checked once; the zipped row and column folded one pair a turn",
+        ),
+        Spelling::new(
+            "matmul",
+            Tuned,
+            "8-product batches, 4 a step, one loaded a step ahead; guarded-batch tail",
+        ),
+        Spelling::new(
+            "matmul_tuned_loop_tail",
+            Tuned,
+            "8-product batches, 4 a step, one loaded a step ahead; counted-loop tail",
+        ),
+        Spelling::new(
+            "matmul_tuned_two_step",
+            Tuned,
+            "8-product batches, 2 a step, one loaded a step ahead; guarded-batch tail",
+        ),
+        Spelling::new(
+            "matmul_tuned_walk",
+            Tuned,
+            "two pointers walking the row and the column, one product a turn",
+        ),
     ],
     &[
-        Spelling::new("matmul_plain", Plain, "the wiki's loop; 64-bit index arithmetic"),
+        Spelling::new(
+            "matmul_plain",
+            Plain,
+            "the wiki's loop; 64-bit index arithmetic",
+        ),
         Spelling {
             int_indices: true,
-            ..Spelling::new("matmul_plain_int", Plain, "the wiki's loop; int index arithmetic, as the wiki declares its indices")
+            ..Spelling::new(
+                "matmul_plain_int",
+                Plain,
+                "the wiki's loop; int index arithmetic, as the wiki declares its indices",
+            )
         },
         Spelling::new("matmul_safe", Safe, "lengths checked once; the plain loop"),
-        Spelling::new("matmul_safe_ahead", Safe, "lengths checked once; 8-product batches, 4 a step, one loaded ahead; guarded-batch tail"),
-        Spelling::new("matmul", Tuned, "8-product batches, 4 a step, one loaded a step ahead; counted-loop tail"),
-        Spelling::new("matmul_tuned_guarded_tail", Tuned, "8-product batches, 4 a step, one loaded a step ahead; guarded-batch tail"),
-        Spelling::new("matmul_tuned_two_step", Tuned, "8-product batches, 2 a step, one loaded a step ahead; counted-loop tail"),
-        Spelling::new("matmul_tuned_ldg", Tuned, "as matmul, every load through __ldg (the read-only data cache)"),
-        Spelling::new("matmul_tuned_walk", Tuned, "two pointers walking the row and the column, one product a turn"),
+        Spelling::new(
+            "matmul_safe_ahead",
+            Safe,
+            "lengths checked once; 8-product batches, 4 a step, one loaded ahead; guarded-batch tail",
+        ),
+        Spelling::new(
+            "matmul",
+            Tuned,
+            "8-product batches, 4 a step, one loaded a step ahead; counted-loop tail",
+        ),
+        Spelling::new(
+            "matmul_tuned_guarded_tail",
+            Tuned,
+            "8-product batches, 4 a step, one loaded a step ahead; guarded-batch tail",
+        ),
+        Spelling::new(
+            "matmul_tuned_two_step",
+            Tuned,
+            "8-product batches, 2 a step, one loaded a step ahead; counted-loop tail",
+        ),
+        Spelling::new(
+            "matmul_tuned_ldg",
+            Tuned,
+            "as matmul, every load through __ldg (the read-only data cache)",
+        ),
+        Spelling::new(
+            "matmul_tuned_walk",
+            Tuned,
+            "two pointers walking the row and the column, one product a turn",
+        ),
     ],
 ];
 
@@ -181,24 +241,84 @@ pub const MATMUL_SPELLINGS: [&[Spelling]; 2] = [
 pub const ADD_KERNEL_SPELLINGS: [&[Spelling]; 2] = [
     &[
         Spelling::new("add_kernel_plain", Plain, "the Handbook's volatile local"),
-        Spelling::new("add_kernel_safe", Safe, "grid-stride view; sums 32 a step, the rest by bits"),
-        Spelling::new("add_kernel_safe_by8", Safe, "grid-stride view; sums 8 a step, the rest by bits"),
-        Spelling::new("add_kernel_safe_loop", Safe, "grid-stride view; sums one a turn"),
-        Spelling::new("add_kernel", Tuned, "grid-stride loop; sums 32 a step, the rest by bits"),
-        Spelling::new("add_kernel_tuned_by16", Tuned, "grid-stride loop; sums 16 a step, the rest by bits"),
-        Spelling::new("add_kernel_tuned_ahead", Tuned, "a copy loop at 0 cycles; the next index and test before the sums; sums 8 a step"),
+        Spelling::new(
+            "add_kernel_safe",
+            Safe,
+            "grid-stride view; sums 32 a step, the rest by bits",
+        ),
+        Spelling::new(
+            "add_kernel_safe_by8",
+            Safe,
+            "grid-stride view; sums 8 a step, the rest by bits",
+        ),
+        Spelling::new(
+            "add_kernel_safe_loop",
+            Safe,
+            "grid-stride view; sums one a turn",
+        ),
+        Spelling::new(
+            "add_kernel",
+            Tuned,
+            "grid-stride loop; sums 32 a step, the rest by bits",
+        ),
+        Spelling::new(
+            "add_kernel_tuned_by16",
+            Tuned,
+            "grid-stride loop; sums 16 a step, the rest by bits",
+        ),
+        Spelling::new(
+            "add_kernel_tuned_ahead",
+            Tuned,
+            "a copy loop at 0 cycles; the next index and test before the sums; sums 8 a step",
+        ),
     ],
     &[
         Spelling::new("add_kernel_plain", Plain, "the Handbook's volatile local"),
-        Spelling::new("add_kernel_safe", Safe, "grid-stride loop to the shorter length; sums one a turn"),
-        Spelling::new("add_kernel_safe_by8", Safe, "grid-stride loop to the shorter length; sums 8 a step, the rest by bits"),
-        Spelling::new("add_kernel_safe_by16", Safe, "grid-stride loop to the shorter length; sums 16 a step, the rest by bits"),
-        Spelling::new("add_kernel_safe_by32", Safe, "grid-stride loop to the shorter length; sums 32 a step, the rest by bits"),
-        Spelling::new("add_kernel", Tuned, "grid-stride loop; sums 16 a step, the rest by bits"),
-        Spelling::new("add_kernel_tuned_by32", Tuned, "grid-stride loop; sums 32 a step, the rest by bits"),
-        Spelling::new("add_kernel_tuned_by8", Tuned, "grid-stride loop; sums 8 a step, the rest by bits"),
-        Spelling::new("add_kernel_tuned_loop", Tuned, "the Handbook's loop; sums one a turn behind an asm barrier"),
-        Spelling::new("add_kernel_tuned_ahead", Tuned, "a copy loop at 0 cycles; the next index and test before the sums; sums 8 a step"),
+        Spelling::new(
+            "add_kernel_safe",
+            Safe,
+            "grid-stride loop to the shorter length; sums one a turn",
+        ),
+        Spelling::new(
+            "add_kernel_safe_by8",
+            Safe,
+            "grid-stride loop to the shorter length; sums 8 a step, the rest by bits",
+        ),
+        Spelling::new(
+            "add_kernel_safe_by16",
+            Safe,
+            "grid-stride loop to the shorter length; sums 16 a step, the rest by bits",
+        ),
+        Spelling::new(
+            "add_kernel_safe_by32",
+            Safe,
+            "grid-stride loop to the shorter length; sums 32 a step, the rest by bits",
+        ),
+        Spelling::new(
+            "add_kernel",
+            Tuned,
+            "grid-stride loop; sums 16 a step, the rest by bits",
+        ),
+        Spelling::new(
+            "add_kernel_tuned_by32",
+            Tuned,
+            "grid-stride loop; sums 32 a step, the rest by bits",
+        ),
+        Spelling::new(
+            "add_kernel_tuned_by8",
+            Tuned,
+            "grid-stride loop; sums 8 a step, the rest by bits",
+        ),
+        Spelling::new(
+            "add_kernel_tuned_loop",
+            Tuned,
+            "the Handbook's loop; sums one a turn behind an asm barrier",
+        ),
+        Spelling::new(
+            "add_kernel_tuned_ahead",
+            Tuned,
+            "a copy loop at 0 cycles; the next index and test before the sums; sums 8 a step",
+        ),
     ],
 ];
 
@@ -212,7 +332,8 @@ impl Kernels {
         };
         let summary = nvptx_builder::ptx::parse(ptx);
         Ok(Kernels {
-            matmul_spellings: module.spellings::<k::matmul>(&summary, MATMUL_SPELLINGS[language])?,
+            matmul_spellings: module
+                .spellings::<k::matmul>(&summary, MATMUL_SPELLINGS[language])?,
             add_kernel_spellings: module
                 .spellings::<k::add_kernel>(&summary, ADD_KERNEL_SPELLINGS[language])?,
             set,
@@ -305,9 +426,8 @@ impl Module {
                 nvptx_builder::ptx::check_entry(summary, &signature)
                     .map_err(|err| RuntimeError::Module(err.to_string()))?;
                 // SAFETY: the entry takes exactly K's parameters (checked just above).
-                let function = unsafe {
-                    self.raw_function(spelling.entry, signature.ptx_params().count())?
-                };
+                let function =
+                    unsafe { self.raw_function(spelling.entry, signature.ptx_params().count())? };
                 Ok(Spelled { spelling, function })
             })
             .collect()
@@ -396,7 +516,10 @@ mod tests {
         for (spellings, kernel) in spelled {
             for form in KernelForm::ALL {
                 // Each form's own kernel comes first among its spellings.
-                let first = spellings.iter().find(|s| s.form == form).expect("a spelling");
+                let first = spellings
+                    .iter()
+                    .find(|s| s.form == form)
+                    .expect("a spelling");
                 let suffix = match form {
                     Plain => "_plain",
                     Safe => "_safe",
@@ -405,12 +528,19 @@ mod tests {
                 assert_eq!(first.entry, format!("{}{suffix}", kernel.name));
             }
             for spelling in spellings {
-                assert_eq!(declared(spelling.entry).params, kernel.params, "{}", spelling.entry);
+                assert_eq!(
+                    declared(spelling.entry).params,
+                    kernel.params,
+                    "{}",
+                    spelling.entry
+                );
             }
         }
         for spelling in kernels_rs::SPELLINGS {
             assert!(
-                spelled.iter().any(|(s, _)| s.iter().any(|s| s.entry == spelling.name)),
+                spelled
+                    .iter()
+                    .any(|(s, _)| s.iter().any(|s| s.entry == spelling.name)),
                 "{} is declared but never timed",
                 spelling.name
             );

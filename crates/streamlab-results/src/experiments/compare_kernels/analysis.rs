@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Cache, KERNELS, KernelCase, KernelComparison, LIBRARY_KERNELS, Origin, SpellingRun};
 use crate::card::KernelCard;
-use crate::experiment::{MS, MeasuredRow};
+use crate::experiment::{Experiment, MS, MeasuredRow, RowControl};
 use crate::saved::{KernelForm, KernelSet};
 use crate::stats::{Quartiles, Series};
 use crate::verdict::{self, Rule, Verdict};
@@ -268,10 +268,9 @@ fn case_ratio(c: &KernelCase, l2_bytes: u64) -> Option<CaseRatio> {
         cuda_noise: cuda.times.noise(),
         ratio: rust.times.median() / cuda.times.median(),
         verdict: verdict::judge(
-            &Rule::default(),
+            &Rule::within(super::CompareKernels::NAME),
             (&cuda.times).into(),
             (&rust.times).into(),
-            0.0,
         )
         .verdict,
         rust_spelling: rust.entry.clone(),
@@ -447,12 +446,17 @@ pub fn measured_rows(c: &KernelComparison, derived: &ComparisonAnalysis) -> Vec<
             (KernelSet::Cuda, &ratio.cuda_spelling, "cuda"),
         ] {
             if let Some(run) = runs.iter().find(|s| s.language == language && &s.entry == entry) {
-                rows.push(MeasuredRow::median(
+                let row = MeasuredRow::median(
                     format!("{key}/{suffix}"),
                     format!("{label}, {}", language.label()),
                     &run.times,
                     MS,
-                ));
+                );
+                // The Rust row is held against its C++ twin of the same case.
+                rows.push(match language {
+                    KernelSet::Rust => row.controlled_by(RowControl::Row(format!("{key}/cuda"))),
+                    KernelSet::Cuda => row,
+                });
             }
         }
     }

@@ -8,7 +8,7 @@ use super::analysis::{
 use super::{Cache, CompareKernels, KernelComparison, Origin};
 use crate::card::KernelCard;
 use crate::derived::summary::Json;
-use crate::experiment;
+use crate::experiment::{self, Experiment};
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, BarSeries, Level, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank};
@@ -422,7 +422,7 @@ pub fn section(c: &KernelComparison, a: &ComparisonAnalysis) -> Result<Section, 
         "Rust against C++",
         format!(
             "Each row judged as `streamlab compare` judges two runs, the C++ twin as A and Rust as B: {}",
-            Rule::default().describe()
+            Rule::within(CompareKernels::NAME).describe()
         ),
     );
     sec.note(

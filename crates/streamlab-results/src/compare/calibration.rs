@@ -1,0 +1,207 @@
+//! The margins of [`super::judge`] fitted on A/A pairs: runs of one build on two machines
+//! of one kind, listed in `crates/streamlab-results/calibration/pairs.json` (their JSON
+//! kept in `crates/streamlab-results/tests/runs/`). Whatever `compare` calls changed
+//! between such two runs is the machines' doing, so each experiment's spread is set from
+//! them; and the rule is held to pairs it was not fitted to: each pair in turn is left out,
+//! the rest fitted, and the pair judged ([`HeldOut`]). `cargo xtask calibrate` writes the
+//! result to `calibration/margins.json`, which the build embeds and a test holds to a
+//! fresh fit of the pairs.
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use super::judge::{self, HeldOut, Margin, Margins, PairFacts};
+use super::rows::PairedRow;
+use super::{CompareError, ComparedRun};
+
+/// How the margins are fitted, in words (kept in the file).
+pub const METHOD: &str = "Per experiment, raw and controlled: the spread s with which ln(B/A) ~ N(0, s² + w²) (w the two runs' own noise of the row) covers 95% of the pairs' rows within 1.96 s and their largest change within 3.29 s (the two-sided 0.1% point): s = √max(0, max(q95(|ln B/A|) / 1.96, max(|ln B/A|) / 3.29)² − median(w²)), at least 0.01%. Rows judged at once by Benjamini–Hochberg at a 5% false-discovery rate, a row whose work crosses the link with how far the link moved over the two runs' probes added to its spread.";
+
+/// The least spread an experiment is given.
+const FLOOR: f64 = 1e-4;
+
+/// A pair of recorded runs, by their folders relative to the crate.
+#[derive(Debug, Clone, Deserialize)]
+pub struct PairFiles {
+    pub a: PathBuf,
+    pub b: PathBuf,
+}
+
+/// One pair's compared rows.
+pub struct PairRows {
+    pub facts: PairFacts,
+    pub rows: Vec<PairedRow>,
+}
+
+/// The `q`-quantile of `values` (linear between order statistics).
+fn quantile(values: &mut [f64], q: f64) -> f64 {
+    values.sort_by(f64::total_cmp);
+    match values.len() {
+        0 => f64::NAN,
+        n => {
+            let at = q * (n - 1) as f64;
+            let (lo, hi) = (at.floor() as usize, at.ceil() as usize);
+            values[lo] + (values[hi] - values[lo]) * (at - lo as f64)
+        }
+    }
+}
+
+/// The spread of `changes` ((ln B/A, w) of each row) as [`METHOD`] says.
+fn spread(changes: &[(f64, f64)]) -> Option<f64> {
+    if changes.is_empty() {
+        return None;
+    }
+    let mut sizes: Vec<f64> = changes.iter().map(|c| c.0.abs()).collect();
+    let (q, largest) = (quantile(&mut sizes, 0.95), quantile(&mut sizes, 1.0));
+    let s = (q / 1.96).max(largest / 3.29);
+    let w2 = quantile(
+        &mut changes.iter().map(|c| c.1 * c.1).collect::<Vec<_>>(),
+        0.5,
+    );
+    Some((s.powi(2) - w2).max(0.0).sqrt().max(FLOOR))
+}
+
+/// The margin of `rows`.
+fn margin(rows: &[&PairedRow]) -> Option<Margin> {
+    let points = |pick: fn(&PairedRow) -> Option<super::rows::Change>| -> Vec<(f64, f64)> {
+        (rows.iter())
+            .filter_map(|r| pick(r))
+            .filter(|c| c.within.is_finite() && c.b_over_a.is_finite() && c.b_over_a > 0.0)
+            .map(|c| (c.log(), c.within))
+            .collect()
+    };
+    let (raw, controlled) = (points(|r| r.raw), points(|r| r.controlled));
+    Some(Margin {
+        raw: spread(&raw)?,
+        controlled: spread(&controlled),
+        rows: raw.len(),
+        controlled_rows: controlled.len(),
+    })
+}
+
+/// Every experiment's margin over `pairs`, and the pooled one.
+fn fit(pairs: &[&PairRows]) -> (BTreeMap<String, Margin>, Margin) {
+    let all: Vec<&PairedRow> = pairs.iter().flat_map(|p| &p.rows).collect();
+    let mut names: Vec<&str> = all.iter().map(|r| r.experiment).collect();
+    names.sort_unstable();
+    names.dedup();
+    let experiments = (names.into_iter())
+        .filter_map(|name| {
+            let rows: Vec<&PairedRow> = all
+                .iter()
+                .copied()
+                .filter(|r| r.experiment == name)
+                .collect();
+            Some((name.to_owned(), margin(&rows)?))
+        })
+        .collect();
+    let pooled = margin(&all).unwrap_or(Margin {
+        raw: FLOOR,
+        controlled: None,
+        rows: 0,
+        controlled_rows: 0,
+    });
+    (experiments, pooled)
+}
+
+/// `pairs` judged by margins fitted on all the others, one at a time.
+fn held_out(pairs: &[PairRows]) -> Vec<HeldOut> {
+    (0..pairs.len())
+        .map(|i| {
+            let rest: Vec<&PairRows> = (pairs.iter().enumerate())
+                .filter(|(j, _)| *j != i)
+                .map(|(_, p)| p)
+                .collect();
+            let (experiments, pooled) = fit(&rest);
+            let margins = Margins {
+                method: METHOD.into(),
+                pairs: Vec::new(),
+                experiments,
+                pooled,
+                held_out: Vec::new(),
+            };
+            let rows = &pairs[i].rows;
+            let verdicts = judge::judge(rows, &margins, 0.0);
+            HeldOut {
+                pair: pairs[i].facts.name.clone(),
+                rows: rows.len(),
+                raw_changed: verdicts.iter().filter(|v| v.raw_changed()).count(),
+                controlled_rows: verdicts.iter().filter(|v| v.controlled.is_some()).count(),
+                controlled_changed: (verdicts.iter())
+                    .filter(|v| v.controlled.is_some_and(|c| c.verdict.changed()))
+                    .count(),
+                changed: verdicts.iter().filter(|v| v.verdict().changed()).count(),
+            }
+        })
+        .collect()
+}
+
+/// The margins of `pairs`, each pair also left out in turn.
+pub fn calibrate(pairs: Vec<PairRows>) -> Margins {
+    let (experiments, pooled) = fit(&pairs.iter().collect::<Vec<_>>());
+    Margins {
+        method: METHOD.into(),
+        held_out: held_out(&pairs),
+        pairs: pairs.into_iter().map(|p| p.facts).collect(),
+        experiments,
+        pooled,
+    }
+}
+
+/// The pairs `calibration/pairs.json` lists under `crate_dir`, compared.
+pub fn pairs(crate_dir: &Path) -> Result<Vec<PairRows>, CompareError> {
+    let list = crate_dir.join("calibration/pairs.json");
+    let text = std::fs::read_to_string(&list).map_err(|_| CompareError::Missing(list.clone()))?;
+    let files: Vec<PairFiles> = serde_json::from_str(&text)
+        .map_err(|e| CompareError::Calibration(format!("{}: {e}", list.display())))?;
+    files
+        .iter()
+        .map(|p| {
+            let a = ComparedRun::load("A", &crate_dir.join(&p.a))?;
+            let b = ComparedRun::load("B", &crate_dir.join(&p.b))?;
+            let rows = super::all_rows(&a, &b);
+            Ok(PairRows {
+                facts: PairFacts {
+                    name: format!("{} vs {}", a.name(), b.name()),
+                    gpu: a.summary.device.name.clone(),
+                    rows: rows.len(),
+                },
+                rows,
+            })
+        })
+        .collect()
+}
+
+/// `calibration/margins.json` as a fresh fit of the pairs would write it.
+pub fn margins_file(crate_dir: &Path) -> Result<String, CompareError> {
+    let margins = calibrate(pairs(crate_dir)?);
+    Ok(serde_json::to_string_pretty(&margins).expect("margins serialise") + "\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_spread_covers_95_percent_of_the_rows_beyond_their_own_noise() {
+        // |x| from 0 to 0.0099: q95 ≈ 0.0094; no noise: s = q95 / 1.96.
+        let quiet: Vec<(f64, f64)> = (0..100).map(|i| (i as f64 * 1e-4, 0.0)).collect();
+        let s = spread(&quiet).unwrap();
+        assert!(
+            (s - quantile(&mut quiet.iter().map(|c| c.0).collect::<Vec<_>>(), 0.95) / 1.96).abs()
+                < 1e-12
+        );
+        // One far row widens it: the largest change within 3.29 s.
+        let mut far = quiet.clone();
+        far.push((0.1, 0.0));
+        assert!((spread(&far).unwrap() - 0.1 / 3.29).abs() < 1e-12);
+        // The rows' own noise explains part of it.
+        let noisy: Vec<(f64, f64)> = quiet.iter().map(|&(x, _)| (x, 0.003)).collect();
+        assert!(spread(&noisy).unwrap() < s);
+        // All of it: the floor.
+        let all_noise: Vec<(f64, f64)> = quiet.iter().map(|&(x, _)| (x, 1.0)).collect();
+        assert_eq!(spread(&all_noise), Some(FLOOR));
+        assert_eq!(spread(&[]), None);
+    }
+}

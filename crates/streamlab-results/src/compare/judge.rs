@@ -1,0 +1,348 @@
+//! The rule by which two runs' rows are called changed, with runs as the unit.
+//!
+//! Two machines of one kind running one build differ by more than either run's own noise,
+//! and by how much depends on the experiment (a kernel's time on a quiet GPU hardly moves;
+//! a copy over a shared link or a host's launch rate moves a lot). So a row's change
+//! `x = ln(B/A)` is held against the spread `s` that rows of its experiment show between
+//! two such runs ([`Margins`], fitted on recorded A/A pairs by
+//! [`super::calibration`]) together with the two runs' own noise `w`
+//! ([`super::rows::Change::within`]): `z = |x| / √(s² + w²)`, `p = P(|Z| ≥ z)`. The rows of
+//! a comparison are many, so which are called is decided over all of them at once by the
+//! Benjamini–Hochberg procedure at a false-discovery rate of [`FDR`]: a called row is
+//! faster or slower by its sign. A row not called is the same where its own noise is
+//! within its experiment's spread, else too noisy to say. A row whose change is under
+//! `--min-change` is never called.
+//!
+//! The raw change (the row alone) and the controlled one (the row over its control: what
+//! the code did, the machine held still) are judged apart, each against its own spread.
+use serde::Serialize;
+
+use super::rows::{Change, PairedRow};
+use crate::saved::KernelSet;
+use crate::stats::{benjamini_hochberg, normal_two_sided_p};
+use crate::verdict::Verdict;
+pub use crate::verdict::{HeldOut, Margin, Margins, PairFacts, margins};
+
+/// The false-discovery rate over a comparison's rows.
+pub const FDR: f64 = 0.05;
+
+/// One change judged.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Judgement {
+    pub verdict: Verdict,
+    pub b_over_a: Option<f64>,
+    pub p_value: Option<f64>,
+    /// The spread of its experiment it was held to.
+    pub spread: f64,
+}
+
+/// A row's verdicts.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RowVerdicts {
+    pub raw: Judgement,
+    pub controlled: Option<Judgement>,
+    /// Called changed raw, by about the change its experiment's rows with a control show
+    /// where their controls moved with them: the machine moved, not the code.
+    pub machine: bool,
+}
+
+impl RowVerdicts {
+    /// What the row says of the code: the controlled verdict where it has one, else the
+    /// raw verdict, unless the machine moved it.
+    pub fn verdict(&self) -> Verdict {
+        match self.controlled {
+            Some(c) => c.verdict,
+            None if self.machine => Verdict::Same,
+            None => self.raw.verdict,
+        }
+    }
+
+    /// Called changed raw while the machine moved it (its control, or its experiment's
+    /// controlled rows, moved with it).
+    pub fn moved_with_machine(&self) -> bool {
+        self.machine
+    }
+
+    /// Called changed raw, and not by the machine.
+    pub fn raw_changed(&self) -> bool {
+        self.raw.verdict.changed() && !self.machine
+    }
+}
+
+/// The p of `change` against `spread`; none where it cannot be tested or is under
+/// `min_change`.
+fn p_value(change: Option<&Change>, spread: f64, min_change: f64) -> Option<f64> {
+    let c = change?;
+    if !c.within.is_finite() || (c.b_over_a - 1.0).abs() < min_change {
+        return None;
+    }
+    let scale = spread.hypot(c.within);
+    Some(if scale > 0.0 {
+        normal_two_sided_p(c.log() / scale)
+    } else if c.log() == 0.0 {
+        1.0
+    } else {
+        0.0
+    })
+}
+
+/// Judge every one of `changes` (each with its experiment's spread) at once.
+fn judge_all(changes: &[(Option<Change>, f64)], min_change: f64) -> Vec<Judgement> {
+    let ps: Vec<Option<f64>> = (changes.iter())
+        .map(|(c, spread)| p_value(c.as_ref(), *spread, min_change))
+        .collect();
+    let called = benjamini_hochberg(&ps, FDR);
+    (changes.iter().zip(ps).zip(called))
+        .map(|(((change, spread), p), called)| {
+            let verdict = match change {
+                None => Verdict::NotComparable,
+                Some(c) if called && c.b_over_a < 1.0 => Verdict::Faster,
+                Some(_) if called => Verdict::Slower,
+                Some(c) if c.within <= *spread || c.b_over_a == 1.0 => Verdict::Same,
+                Some(_) => Verdict::TooNoisy,
+            };
+            Judgement {
+                verdict,
+                b_over_a: change.map(|c| c.b_over_a),
+                p_value: p.or_else(|| change.map(|_| 1.0)),
+                spread: *spread,
+            }
+        })
+        .collect()
+}
+
+/// The scatter of `changes` about their median: 1.4826 × the median absolute deviation
+/// of their logs (none under [`SCATTER_ROWS`] changes).
+fn scatter(changes: &[f64]) -> Option<f64> {
+    if changes.len() < SCATTER_ROWS {
+        return None;
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        let n = v.len();
+        if n % 2 == 1 {
+            v[n / 2]
+        } else {
+            (v[n / 2 - 1] + v[n / 2]) / 2.0
+        }
+    };
+    let mut logs = changes.to_vec();
+    let center = median(&mut logs);
+    let mut deviations: Vec<f64> = changes.iter().map(|x| (x - center).abs()).collect();
+    Some(1.4826 * median(&mut deviations))
+}
+
+/// Fewer rows than this in an experiment show no scatter of their own.
+const SCATTER_ROWS: usize = 10;
+
+/// Each row's spread: its experiment's fitted spread, or the scatter the comparison's
+/// own rows of that experiment and kernel set show about their median, if wider (two
+/// machines noisier than the pairs fitted on show it in how their rows scatter; a change
+/// common to every row of the set does not widen it); for a row whose work crosses the
+/// link, with how far the link moved while the two runs measured it added.
+fn spreads(rows: &[PairedRow], margins: &Margins, controlled: bool) -> Vec<f64> {
+    let pick = |r: &PairedRow| if controlled { r.controlled } else { r.raw };
+    let mut groups: Vec<(&str, KernelSet)> = rows.iter().map(|r| (r.experiment, r.set)).collect();
+    groups.sort_unstable_by_key(|g| (g.0, g.1 == KernelSet::Cuda));
+    groups.dedup();
+    let own: Vec<((&str, KernelSet), f64)> = (groups.into_iter())
+        .filter_map(|group| {
+            let logs: Vec<f64> = (rows.iter())
+                .filter(|r| (r.experiment, r.set) == group)
+                .filter_map(|r| pick(r).map(|c| c.log()))
+                .filter(|x| x.is_finite())
+                .collect();
+            Some((group, scatter(&logs)?))
+        })
+        .collect();
+    (rows.iter())
+        .map(|r| {
+            let fitted = margins.spread(r.experiment, controlled);
+            let scattered = own.iter().find(|(g, _)| *g == (r.experiment, r.set));
+            let spread = scattered.map_or(fitted, |&(_, s)| fitted.max(s));
+            spread.hypot(r.link_moved.unwrap_or(0.0))
+        })
+        .collect()
+}
+
+/// Every row of a comparison judged by `margins`, raw and controlled, at once; a change
+/// under `min_change` is never called.
+pub fn judge(rows: &[PairedRow], margins: &Margins, min_change: f64) -> Vec<RowVerdicts> {
+    let raw_spreads = spreads(rows, margins, false);
+    let raw = judge_all(
+        &(rows.iter().zip(raw_spreads))
+            .map(|(r, s)| (r.raw, s))
+            .collect::<Vec<_>>(),
+        min_change,
+    );
+    let controlled_rows: Vec<usize> = (0..rows.len())
+        .filter(|&i| rows[i].controlled.is_some())
+        .collect();
+    let with_control: Vec<PairedRow> = controlled_rows.iter().map(|&i| rows[i].clone()).collect();
+    let controlled_spreads = spreads(&with_control, margins, true);
+    let controlled = judge_all(
+        &(with_control.iter().zip(controlled_spreads))
+            .map(|(r, s)| (r.controlled, s))
+            .collect::<Vec<_>>(),
+        min_change,
+    );
+    let mut out: Vec<RowVerdicts> = (raw.into_iter())
+        .map(|raw| RowVerdicts {
+            raw,
+            controlled: None,
+            machine: false,
+        })
+        .collect();
+    for (i, c) in controlled_rows.into_iter().zip(controlled) {
+        out[i].controlled = Some(c);
+    }
+    attribute_to_machine(rows, &mut out);
+    out
+}
+
+/// The change an experiment's rows show where their controls moved with them (called
+/// changed raw, not controlled): the median of their logs, if at least [`MOVED_ROWS`]
+/// did.
+fn machine_shift(rows: &[PairedRow], verdicts: &[RowVerdicts], name: &str) -> Option<f64> {
+    let mut moved: Vec<f64> = (rows.iter().zip(verdicts))
+        .filter(|(r, v)| r.experiment == name && v.raw.verdict.changed())
+        .filter(|(_, v)| v.controlled.is_some_and(|c| !c.verdict.changed()))
+        .filter_map(|(r, _)| r.raw.map(|c| c.log()))
+        .collect();
+    if moved.len() < MOVED_ROWS {
+        return None;
+    }
+    moved.sort_by(f64::total_cmp);
+    Some(moved[moved.len() / 2])
+}
+
+/// Rows whose controls moving with them say the machine moved, fewest.
+const MOVED_ROWS: usize = 3;
+
+/// Mark each row called changed raw whose change is within its spread of the machine's
+/// shift in its experiment ([`machine_shift`]): rows with a control that moved with them,
+/// and rows without one (the C++ twins themselves) that moved as much.
+fn attribute_to_machine(rows: &[PairedRow], verdicts: &mut [RowVerdicts]) {
+    let mut names: Vec<&str> = rows.iter().map(|r| r.experiment).collect();
+    names.sort_unstable();
+    names.dedup();
+    for name in names {
+        let Some(shift) = machine_shift(rows, verdicts, name) else {
+            continue;
+        };
+        for (r, v) in rows.iter().zip(verdicts.iter_mut()) {
+            let Some(c) = r
+                .raw
+                .filter(|_| r.experiment == name && v.raw.verdict.changed())
+            else {
+                continue;
+            };
+            let within = (c.log() - shift).abs() <= 1.96 * v.raw.spread.hypot(c.within);
+            let control_still = v.controlled.is_none_or(|c| !c.verdict.changed());
+            v.machine = within && control_still;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compare::rows::Figure;
+    use crate::saved::KernelSet;
+    use std::collections::BTreeMap;
+
+    fn margins(raw: f64, controlled: f64) -> Margins {
+        let m = Margin {
+            raw,
+            controlled: Some(controlled),
+            rows: 10,
+            controlled_rows: 10,
+        };
+        Margins {
+            method: String::new(),
+            pairs: Vec::new(),
+            experiments: BTreeMap::from([("x".into(), m)]),
+            pooled: m,
+            held_out: Vec::new(),
+        }
+    }
+
+    fn row(ratio: f64, within: f64, controlled: Option<f64>) -> PairedRow {
+        let f = Figure {
+            value: 1.0,
+            noise: Some(0.01),
+            samples: 20,
+        };
+        PairedRow {
+            experiment: "x",
+            set: KernelSet::Rust,
+            key: String::new(),
+            label: String::new(),
+            unit: "ms",
+            a: f,
+            b: Figure { value: ratio, ..f },
+            over_link: false,
+            link_moved: None,
+            raw: Some(Change {
+                b_over_a: ratio,
+                within,
+            }),
+            control: None,
+            controlled: controlled.map(|b_over_a| Change { b_over_a, within }),
+        }
+    }
+
+    #[test]
+    fn a_change_past_the_machines_spread_is_called_and_the_spread_itself_is_not() {
+        let m = margins(0.01, 0.002);
+        let mut rows: Vec<PairedRow> = (0..40)
+            .map(|i| row(1.0 + 0.0002 * i as f64, 0.001, None))
+            .collect();
+        rows.push(row(1.06, 0.001, None));
+        rows.push(row(0.95, 0.001, None));
+        rows.push(row(1.015, 0.001, None));
+        let v = judge(&rows, &m, 0.0);
+        assert_eq!(v[40].raw.verdict, Verdict::Slower);
+        assert_eq!(v[41].raw.verdict, Verdict::Faster);
+        // 1.5% against a 1% spread: not called, and quiet enough to say the same.
+        assert_eq!(v[42].raw.verdict, Verdict::Same);
+        assert!(v[..40].iter().all(|v| v.raw.verdict == Verdict::Same));
+        // A row noisier than the spread that is not called cannot be said the same.
+        let noisy = judge(&[row(1.02, 0.05, None)], &m, 0.0);
+        assert_eq!(noisy[0].raw.verdict, Verdict::TooNoisy);
+        // --min-change keeps a smaller change from being called.
+        assert_eq!(judge(&rows, &m, 0.07)[40].raw.verdict, Verdict::Same);
+    }
+
+    #[test]
+    fn a_row_that_moved_with_its_control_is_the_machines_doing() {
+        let m = margins(0.005, 0.002);
+        let rows: Vec<PairedRow> = (0..30)
+            .map(|i| {
+                row(
+                    1.032 + 0.0001 * i as f64,
+                    0.0005,
+                    Some(0.998 + 0.0001 * i as f64),
+                )
+            })
+            .collect();
+        let v = judge(&rows, &m, 0.0);
+        assert!(v.iter().all(|v| v.raw.verdict == Verdict::Slower));
+        assert!(
+            v.iter()
+                .all(|v| v.moved_with_machine() && !v.verdict().changed())
+        );
+        // A real change moves the row against its control too.
+        let changed = judge(&[row(1.05, 0.0005, Some(1.05))], &m, 0.0);
+        assert_eq!(changed[0].verdict(), Verdict::Slower);
+        assert!(!changed[0].moved_with_machine());
+    }
+
+    #[test]
+    fn the_committed_margins_parse_and_name_their_pairs() {
+        let m = super::margins();
+        assert!(!m.pairs.is_empty() && !m.held_out.is_empty());
+        assert!(m.pooled.raw > 0.0);
+        assert!(m.false_call_text().contains("A/A pairs"));
+    }
+}

@@ -1,0 +1,352 @@
+//! The rows two runs both measured, each with its change: raw (B/A of the row: what the
+//! machine and the code did together) and, where the row has a control measured in the
+//! same run, controlled (B/A of the row over its control: what the code did, the machine
+//! held still). The controls, in the order they are looked for:
+//!
+//! * its twin: a row of the Rust kernels' result is held against the CUDA C++ twins' row
+//!   with the same key, where the experiment ran both;
+//! * the row it names itself ([`RowControl::Row`]: compare-kernels' Rust row against its
+//!   C++ twin's);
+//! * the link: a row whose work crosses the host link against the link's both-ways rate
+//!   as the experiment's own probes measured it (before and after it);
+//! * the launch: a row the host's launching bounds ([`RowControl::Launch`]) against an
+//!   empty kernel's launch as the run's `bounds` probe measured it.
+//!
+//! Each change carries how far the two runs' own noise alone could move it (the standard
+//! error of a log ratio of medians), which [`super::judge`] weighs beside the spread
+//! between machines.
+use crate::derived::rates::gbps;
+use crate::experiment::{Experiment, MeasuredRow, RowControl, With};
+use crate::saved::{KernelSet, LinkProbe, StageTimes};
+use crate::stats::Series;
+
+/// What a row was held against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ControlKind {
+    /// The CUDA C++ twin's row.
+    Twin,
+    /// Another row of the same result.
+    Row,
+    /// The host link's both-ways rate.
+    Link,
+    /// An empty kernel's launch.
+    Launch,
+}
+
+impl ControlKind {
+    pub fn text(self) -> &'static str {
+        match self {
+            ControlKind::Twin | ControlKind::Row => "its C++ twin",
+            ControlKind::Link => "the link's probes",
+            ControlKind::Launch => "the launch probe",
+        }
+    }
+}
+
+/// B over A, and how far the two runs' noise alone could move its logarithm (one
+/// standard error; infinite where a side cannot show its noise).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Change {
+    pub b_over_a: f64,
+    pub within: f64,
+}
+
+impl Change {
+    /// The change's log ratio.
+    pub fn log(&self) -> f64 {
+        self.b_over_a.ln()
+    }
+}
+
+/// One side's figure: its median, its noise, and its sample count.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Figure {
+    pub value: f64,
+    pub noise: Option<f64>,
+    pub samples: usize,
+}
+
+impl Figure {
+    fn of_row(row: &MeasuredRow) -> Figure {
+        Figure {
+            value: row.value,
+            noise: row.noise,
+            samples: row.samples.len(),
+        }
+    }
+
+    fn of_series(s: &Series) -> Figure {
+        Figure {
+            value: s.median(),
+            noise: s.measured_noise(),
+            samples: s.samples_ms.len(),
+        }
+    }
+
+    /// The standard error of the log of its median: 1.2533 × noise / √n (the median of
+    /// normal samples), infinite without a noise.
+    fn log_error(&self) -> f64 {
+        match self.noise {
+            Some(noise) if self.samples > 0 => 1.2533 * noise / (self.samples as f64).sqrt(),
+            _ => f64::INFINITY,
+        }
+    }
+}
+
+/// A row both runs measured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PairedRow {
+    pub experiment: &'static str,
+    pub set: KernelSet,
+    pub key: String,
+    pub label: String,
+    pub unit: &'static str,
+    pub a: Figure,
+    pub b: Figure,
+    pub over_link: bool,
+    /// For a row whose work crosses the link: how far the link's both-ways rate moved
+    /// over the probes of the results it was measured in (and its twin's), as the log of
+    /// the fastest probe's median over the slowest's.
+    pub link_moved: Option<f64>,
+    /// `None` where a value is missing, zero or not finite.
+    pub raw: Option<Change>,
+    pub control: Option<ControlKind>,
+    pub controlled: Option<Change>,
+}
+
+/// The change from `a` to `b` (none where either is not a positive finite value).
+fn change(a: Figure, b: Figure) -> Option<Change> {
+    let ok = |f: &Figure| f.value.is_finite() && f.value > 0.0;
+    (ok(&a) && ok(&b)).then(|| Change {
+        b_over_a: b.value / a.value,
+        within: a.log_error().hypot(b.log_error()),
+    })
+}
+
+/// The change of `row / control` from A to B: held against the control, whose noise
+/// adds to the row's.
+fn controlled(row: [Figure; 2], control: [Figure; 2], divide: bool) -> Option<Change> {
+    let [a, b] = row;
+    let [ca, cb] = control;
+    let raw = change(a, b)?;
+    let by = change(ca, cb)?;
+    Some(Change {
+        b_over_a: if divide {
+            raw.b_over_a / by.b_over_a
+        } else {
+            raw.b_over_a * by.b_over_a
+        },
+        within: raw.within.hypot(by.within),
+    })
+}
+
+/// One result of both runs: A's and B's, with their derived numbers.
+type Both<'a, E> = (With<'a, E>, With<'a, E>);
+
+/// The link's both-ways rate over an experiment's probes, as a figure whose value is the
+/// median rate (GB/s) of every sample before and after it.
+fn link_rate(probe: &LinkProbe) -> Figure {
+    let rates = |t: &StageTimes| -> Vec<f64> {
+        (t.both.samples_ms.iter())
+            .map(|&ms| gbps(2 * t.bytes, ms))
+            .collect()
+    };
+    let mut all = rates(&probe.before);
+    all.extend(rates(&probe.after));
+    Series::new(all).map_or(
+        Figure {
+            value: f64::NAN,
+            noise: None,
+            samples: 0,
+        },
+        |s| Figure::of_series(&s),
+    )
+}
+
+/// How far the link moved over `probes`: ln(fastest median rate / slowest), none
+/// without a probe.
+fn moved(probes: &[Figure]) -> Option<f64> {
+    let rates: Vec<f64> = (probes.iter())
+        .map(|f| f.value)
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .collect();
+    let fastest = rates.iter().copied().reduce(f64::max)?;
+    let slowest = rates.iter().copied().reduce(f64::min)?;
+    Some((fastest / slowest).ln())
+}
+
+/// The medians of a probe's before and after both-ways rates.
+fn probe_medians(probe: &LinkProbe) -> [Figure; 2] {
+    [&probe.before, &probe.after].map(|t| {
+        let rates: Vec<f64> = (t.both.samples_ms.iter())
+            .map(|&ms| gbps(2 * t.bytes, ms))
+            .collect();
+        Series::new(rates).map_or(
+            Figure {
+                value: f64::NAN,
+                noise: None,
+                samples: 0,
+            },
+            |s| Figure::of_series(&s),
+        )
+    })
+}
+
+/// What the pairing needs of both runs beside the experiment's own results.
+pub struct Context<'a, E: Experiment> {
+    pub set: KernelSet,
+    /// The experiment's results with the set's rows.
+    pub results: Both<'a, E>,
+    /// The CUDA C++ twins' results, when `set` is Rust and both runs have them.
+    pub twins: Option<Both<'a, E>>,
+    /// Each run's `bounds` launch probe.
+    pub launch: [Option<&'a Series>; 2],
+}
+
+/// Each run's launch probe, where an experiment of it measured one
+/// ([`Experiment::launch_probe`]).
+pub fn launch_probes<'a>(
+    a: &'a crate::run::SavedRun,
+    b: &'a crate::run::SavedRun,
+) -> [Option<&'a Series>; 2] {
+    struct Probe<'a> {
+        run: &'a crate::run::SavedRun,
+        found: Option<&'a Series>,
+    }
+    impl<'a> crate::experiments::Visit for Probe<'a> {
+        fn visit<E: Experiment>(&mut self) {
+            if self.found.is_none() {
+                self.found = self.run.get::<E>(KernelSet::Rust).and_then(E::launch_probe);
+            }
+        }
+    }
+    [a, b].map(|run| {
+        let mut probe = Probe { run, found: None };
+        crate::experiments::each(&mut probe);
+        probe.found
+    })
+}
+
+/// The rows of `ctx`'s results both runs measured, keyed alike, in A's order, each with
+/// its raw and (where it has a control) controlled change; and the keys only one side
+/// has: (A's, B's).
+pub fn paired<E: Experiment>(ctx: &Context<'_, E>) -> (Vec<PairedRow>, [Vec<String>; 2]) {
+    let rows = |(r, d): With<'_, E>| E::measured_rows(r, d);
+    let ((ra, da), (rb, db)) = ctx.results;
+    let (a_rows, b_rows) = (rows((ra, da)), rows((rb, db)));
+    let twins = ctx.twins.map(|(x, y)| (rows(x), rows(y)));
+    let links = [E::provenance(ra), E::provenance(rb)].map(|p| p.link.as_ref().map(link_rate));
+    // Every probe of the results the rows come from, and of their twins.
+    let mut probes: Vec<Figure> = [E::provenance(ra), E::provenance(rb)]
+        .iter()
+        .filter_map(|p| p.link.as_ref())
+        .flat_map(probe_medians)
+        .collect();
+    if let Some(((ta, _), (tb, _))) = ctx.twins {
+        probes.extend(
+            [E::provenance(ta), E::provenance(tb)]
+                .iter()
+                .filter_map(|p| p.link.as_ref())
+                .flat_map(probe_medians),
+        );
+    }
+    let link_moved = moved(&probes);
+    let find = |list: &[MeasuredRow], key: &str| list.iter().find(|r| r.key == key).cloned();
+    let mut out = Vec::new();
+    let mut only_a = Vec::new();
+    for x in &a_rows {
+        let Some(y) = find(&b_rows, &x.key) else {
+            only_a.push(x.label.clone());
+            continue;
+        };
+        let row = [Figure::of_row(x), Figure::of_row(&y)];
+        let twin = twins.as_ref().and_then(|(ta, tb)| {
+            Some([
+                Figure::of_row(&find(ta, &x.key)?),
+                Figure::of_row(&find(tb, &x.key)?),
+            ])
+        });
+        let named = match &x.control {
+            Some(RowControl::Row(key)) => (find(&a_rows, key))
+                .zip(find(&b_rows, key))
+                .map(|(p, q)| [Figure::of_row(&p), Figure::of_row(&q)]),
+            _ => None,
+        };
+        let link = match links {
+            [Some(p), Some(q)] if x.over_link => Some([p, q]),
+            _ => None,
+        };
+        let launch = match (&x.control, ctx.launch) {
+            (Some(RowControl::Launch), [Some(p), Some(q)]) => {
+                Some([Figure::of_series(p), Figure::of_series(q)])
+            }
+            _ => None,
+        };
+        // time / twin, time / row, time × rate, time / launch
+        let (control, controlled) = if let Some(t) = twin {
+            (Some(ControlKind::Twin), controlled(row, t, true))
+        } else if let Some(n) = named {
+            (Some(ControlKind::Row), controlled(row, n, true))
+        } else if let Some(l) = link {
+            (Some(ControlKind::Link), controlled(row, l, false))
+        } else if let Some(l) = launch {
+            (Some(ControlKind::Launch), controlled(row, l, true))
+        } else {
+            (None, None)
+        };
+        out.push(PairedRow {
+            experiment: E::NAME,
+            set: ctx.set,
+            key: x.key.clone(),
+            label: x.label.clone(),
+            unit: x.unit,
+            a: row[0],
+            b: row[1],
+            over_link: x.over_link,
+            link_moved: link_moved.filter(|_| x.over_link),
+            raw: change(row[0], row[1]),
+            control: control.filter(|_| controlled.is_some()),
+            controlled,
+        });
+    }
+    let only_b = (b_rows.iter())
+        .filter(|y| find(&a_rows, &y.key).is_none())
+        .map(|y| y.label.clone())
+        .collect();
+    (out, [only_a, only_b])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn figure(value: f64, noise: f64) -> Figure {
+        Figure {
+            value,
+            noise: Some(noise),
+            samples: 25,
+        }
+    }
+
+    #[test]
+    fn a_row_and_its_control_moving_together_leave_the_controlled_change_at_one() {
+        let row = [figure(10.0, 0.01), figure(10.5, 0.01)];
+        let twin = [figure(5.0, 0.01), figure(5.25, 0.01)];
+        let c = controlled(row, twin, true).unwrap();
+        assert!((c.b_over_a - 1.0).abs() < 1e-12);
+        // Its noise is both figures' noise.
+        let raw = change(row[0], row[1]).unwrap();
+        assert!(c.within > raw.within && (c.within - raw.within * 2f64.sqrt()).abs() < 1e-12);
+        // A rate control multiplies: 5% longer at a 5% slower link is no change.
+        let rate = [figure(100.0, 0.01), figure(100.0 / 1.05, 0.01)];
+        assert!((controlled(row, rate, false).unwrap().b_over_a - 1.0).abs() < 1e-12);
+        // A side without noise cannot bound its change.
+        let quiet = Figure {
+            noise: None,
+            ..figure(10.0, 0.0)
+        };
+        assert!(change(quiet, row[1]).unwrap().within.is_infinite());
+        assert!(change(figure(0.0, 0.1), row[1]).is_none());
+    }
+}

@@ -1,0 +1,134 @@
+//! What `streamlab compare` prints: the rows called changed, largest change first, in a
+//! table at most [`WIDTH`] columns wide; the rows that moved with the machine; the totals;
+//! and the rule's measured false-call rate.
+use std::fmt::Write;
+
+use super::render::Totals;
+use super::{ComparedRow, Comparison};
+use crate::report::table::num;
+
+/// The widest line printed.
+pub const WIDTH: usize = 100;
+
+/// At most this many changed rows are listed; the report has them all.
+const LISTED: usize = 40;
+
+/// `text` cut to `width` characters, an ellipsis marking the cut.
+fn fit(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        format!("{text:<width$}")
+    } else {
+        let kept: String = text.chars().take(width.saturating_sub(1)).collect();
+        format!("{kept}…")
+    }
+}
+
+/// "1.034 ▲ slower", "–".
+fn change(ratio: Option<f64>, verdict: Option<crate::verdict::Verdict>) -> String {
+    match (ratio, verdict) {
+        (Some(r), Some(v)) => format!("{} {}", num(r, 3), v.text()),
+        (None, Some(v)) => v.text().to_owned(),
+        _ => "–".into(),
+    }
+}
+
+/// Wrap `text` into lines of at most `width` characters.
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = vec![String::new()];
+    for word in text.split(' ') {
+        let line = lines.last_mut().expect("a line");
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+            lines.push(word.to_owned());
+        } else {
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(word);
+        }
+    }
+    lines
+}
+
+/// The comparison as the terminal shows it.
+pub fn text(c: &Comparison) -> String {
+    let mut out = String::new();
+    let mut changed: Vec<&ComparedRow> = (c.rows())
+        .filter(|r| r.verdicts.verdict().changed())
+        .collect();
+    changed.sort_by(|a, b| b.size().total_cmp(&a.size()));
+    // row | raw | controlled
+    let (raw_w, ctrl_w) = (18, 18);
+    let row_w = WIDTH - raw_w - ctrl_w - 2;
+    if changed.is_empty() {
+        out.push_str("no row changed\n");
+    } else {
+        let _ = writeln!(
+            out,
+            "{} {} {}",
+            fit("row called changed", row_w),
+            fit("B/A raw", raw_w),
+            fit("B/A controlled", ctrl_w).trim_end()
+        );
+        for r in changed.iter().take(LISTED) {
+            let name = format!("{}: {}", r.row.experiment, r.label());
+            let raw = change(r.verdicts.raw.b_over_a, Some(r.verdicts.raw.verdict));
+            let ctrl = r
+                .verdicts
+                .controlled
+                .map_or("no control".into(), |j| change(j.b_over_a, Some(j.verdict)));
+            let _ = writeln!(
+                out,
+                "{} {} {}",
+                fit(&name, row_w),
+                fit(&raw, raw_w),
+                fit(&ctrl, ctrl_w).trim_end()
+            );
+        }
+        if changed.len() > LISTED {
+            let _ = writeln!(
+                out,
+                "… and {} more (the report lists them all)",
+                changed.len() - LISTED
+            );
+        }
+    }
+    for s in &c.sections {
+        if let Some((n, moved)) = s.machine_moved() {
+            let line = format!(
+                "{}: the machine moved by {} ({n} rows moved with their controls; not counted as changes)",
+                s.name,
+                crate::verdict::percent(moved.abs())
+            );
+            for l in wrap(&line, WIDTH) {
+                let _ = writeln!(out, "{l}");
+            }
+        }
+    }
+    let totals = Totals::of(c.rows());
+    for line in [
+        format!("{}.", totals.line()),
+        format!("False-call rate: {}.", c.margins.false_call_text()),
+    ] {
+        for l in wrap(&line, WIDTH) {
+            let _ = writeln!(out, "{l}");
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_is_cut_and_wrapped_to_the_width() {
+        assert_eq!(fit("abcdef", 4), "abc…");
+        assert_eq!(fit("ab", 4), "ab  ");
+        let long = "word ".repeat(60);
+        assert!(
+            wrap(&long, WIDTH)
+                .iter()
+                .all(|l| l.chars().count() <= WIDTH)
+        );
+    }
+}
