@@ -289,12 +289,12 @@ pub fn add_repeatedly_unrolled(value: i32, add_value: i32, cycles: i32) -> i32 {
 }
 
 /// [`add_repeatedly`]'s sums, each behind the same barrier, `STEP` a step (a power of two
-/// up to 64) and then the rest straight-line, by the bits of `cycles` below `STEP`.
+/// up to 128) and then the rest straight-line, by the bits of `cycles` below `STEP`.
 #[inline(always)]
 pub fn add_repeatedly_by<const STEP: i32>(value: i32, add_value: i32, cycles: i32) -> i32 {
     const {
         assert!(
-            STEP > 0 && STEP <= 64 && STEP & (STEP - 1) == 0,
+            STEP > 0 && STEP <= 128 && STEP & (STEP - 1) == 0,
             "a power of two"
         )
     };
