@@ -1,55 +1,54 @@
 //! One experiment, as every generic part of the house sees it: what it saves (its
-//! parameters and result), what it derives, how it shows (tables, CSV, report section)
-//! and what it puts in `summary.json`. Each experiment implements this once, in its own
-//! module under [`crate::experiments`]; the results folder, the summary, the printed
-//! tables and the report only ever go through this trait and the registry.
-use crate::derived::summary::Json;
+//! parameters and result, [`Saved`]), what it derives, how it shows (tables, CSV, report
+//! section) and what it puts in `summary.json`. Each experiment implements
+//! [`Experiment`] once, in its own module under [`crate::experiments`].
+//!
+//! A result is analysed once, when it is made or read ([`Analyzed::new`]): its derived
+//! numbers, its trace checks, its measured rows and its summary are computed there and
+//! nowhere else, and the generic parts (the results folder, the printed tables, the
+//! report, `summary.json`, `compare`) read them from its [`Analysis`].
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use crate::derived::rates::fastest_link;
+use crate::derived::summary::Json;
+use crate::derived::trace::{self, TraceChecks};
 use crate::report::ReportError;
-use crate::report::section::{self, Section, TimelineFigure};
+use crate::report::section::{Section, TimelineFigure};
 use crate::report::table::Table;
 use crate::saved::timeline::Timeline;
-use crate::saved::{DeviceInfo, KernelSet, Params, Provenance, StageTimes, Verification, files};
+use crate::saved::{
+    DeviceInfo, KernelSet, LinkRates, Params, Provenance, StageTimes, Verification, files,
+};
 use crate::stats::Series;
 
 /// One experiment.
-pub trait Experiment: 'static {
+pub trait Experiment: Sized + 'static {
     /// The subcommand, and the stem of the experiment's files.
     const NAME: &'static str;
     /// Whether it runs the project's kernels, so `--kernels` and `--form` apply and the
     /// CUDA C++ twins' result sits beside the Rust one.
     const USES_KERNEL_SETS: bool;
     type Params: Params;
-    type Result: Serialize + DeserializeOwned + Clone + std::fmt::Debug + Send + Sync + 'static;
+    type Result: Saved<Params = Self::Params>;
     /// Every number derived from a result, saved beside it in its JSON.
-    type Derived: Serialize + Clone + std::fmt::Debug;
+    type Derived: Serialize + std::fmt::Debug + Send + Sync;
 
-    fn params(result: &Self::Result) -> &Self::Params;
-    fn device(result: &Self::Result) -> &DeviceInfo;
-    fn provenance(result: &Self::Result) -> &Provenance;
-    fn provenance_mut(result: &mut Self::Result) -> &mut Provenance;
-    fn verification(result: &Self::Result) -> &Verification;
-    /// The traced timelines, each held to the trace checks.
-    fn timelines(_result: &Self::Result) -> Vec<&Timeline> {
-        Vec::new()
+    /// Every number derived from `result`, whose traced timelines' checks are `checks`
+    /// (in the order of [`Saved::timelines`]).
+    fn derive(result: &Self::Result, checks: &[TraceChecks]) -> Self::Derived;
+    /// Every number it measured, one row per configuration and quantity, each with its
+    /// noise: what `compare` sets side by side, and, for an experiment run with both
+    /// kernel sets, what `summary.json`'s `experiment_rust_over_cuda` sums over the rows
+    /// both measured.
+    fn rows(result: &Self::Result, derived: &Self::Derived) -> Vec<MeasuredRow>;
+    /// Its headline and facts in `summary.json`, each with the line `run-all` prints.
+    fn summary(_result: &Self::Result, _derived: &Self::Derived) -> Summary {
+        Summary::default()
     }
-    /// The copy (and kernel) stage samples it took: with the traced copies, where the
-    /// run's fastest copy rates come from.
-    fn stage_times(_result: &Self::Result) -> Vec<&StageTimes> {
-        Vec::new()
-    }
-    /// An empty kernel's launch, where it probes one: what `compare` holds the rows a
-    /// host's launching bounds against ([`RowControl::Launch`]).
-    fn launch_probe(_result: &Self::Result) -> Option<&Series> {
-        None
-    }
-
-    /// Every number derived from `result`: computed once for each result a run holds
-    /// ([`crate::run::SavedRun`]) and handed to every hook below.
-    fn derive(result: &Self::Result) -> Self::Derived;
-
+    /// The keys its facts take at the top level of `summary.json` (`null` when it did not
+    /// run), in the order of [`Summary::facts`].
+    const FACTS: &'static [&'static str] = &[];
     /// Its tables, printed after it runs and shown in the report; `cuda` is the CUDA C++
     /// twins' result with its derived numbers, shown beside the Rust one where both ran.
     fn tables(
@@ -57,50 +56,123 @@ pub trait Experiment: 'static {
         derived: &Self::Derived,
         cuda: Option<With<'_, Self>>,
     ) -> Vec<Table>;
-    /// Its CSV, if it writes one.
-    fn csv(_result: &Self::Result, _derived: &Self::Derived) -> Option<String> {
-        None
-    }
-    /// A second CSV beside it, `<stem>-<suffix>.csv`, where the first keeps a write-up's
-    /// own format (matmul-streams' trials): `(suffix, contents)`.
-    fn csv_beside(
-        _result: &Self::Result,
-        _derived: &Self::Derived,
-    ) -> Option<(&'static str, String)> {
-        None
+    /// Its CSV files: the first `<stem>.csv`, any other `<stem>-<suffix>.csv`.
+    fn csv(_result: &Self::Result, _derived: &Self::Derived) -> Vec<Csv> {
+        Vec::new()
     }
     /// Its section of the report: what it measures, its tables, bounds, charts and
-    /// timelines.
-    fn section(
-        result: &Self::Result,
-        derived: &Self::Derived,
-        cuda: Option<With<'_, Self>>,
-    ) -> Result<Section, ReportError>;
+    /// timelines; `cuda` as for [`Experiment::tables`].
+    fn section(rust: &Analyzed<Self>, cuda: Option<&Analyzed<Self>>)
+    -> Result<Section, ReportError>;
+}
 
-    /// Its headline under `summary.json`'s `experiments` (and `cuda_experiments`); `None`
-    /// for one without a headline there.
-    fn summary(_result: &Self::Result, _derived: &Self::Derived) -> Option<Json> {
-        None
-    }
-    /// The line `run-all` prints for that headline.
-    fn headline(_summary: &Json) -> Option<String> {
-        None
-    }
-    /// The keys it adds at the top level of `summary.json` (`null` when it did not run).
-    const FACTS: &'static [&'static str] = &[];
-    /// Their values, in the order of [`Experiment::FACTS`].
-    fn facts(_result: &Self::Result, _derived: &Self::Derived) -> Vec<Json> {
+/// What every saved result holds and says of itself.
+pub trait Saved: Serialize + DeserializeOwned + Clone + std::fmt::Debug + Send + Sync + 'static {
+    type Params: Params;
+    fn params(&self) -> &Self::Params;
+    fn device(&self) -> &DeviceInfo;
+    fn provenance(&self) -> &Provenance;
+    fn provenance_mut(&mut self) -> &mut Provenance;
+    fn verification(&self) -> &Verification;
+    /// The traced timelines, each held to the trace checks.
+    fn timelines(&self) -> Vec<&Timeline> {
         Vec::new()
     }
-    /// The lines `run-all` prints for those facts, labelled.
-    fn fact_lines(_facts: &[&Json]) -> Vec<(String, String)> {
+    /// The copy (and kernel) stage samples it took: with the traced copies and the link
+    /// probes around it, where its fastest copy rates come from ([`own_link`]).
+    fn stage_times(&self) -> Vec<&StageTimes> {
         Vec::new()
     }
-    /// Every number it measured, one row per configuration and quantity, each with its
-    /// noise: what `compare` sets side by side, and, for an experiment run with both
-    /// kernel sets, what `summary.json`'s `experiment_rust_over_cuda` sums over the rows
-    /// both measured.
-    fn measured_rows(result: &Self::Result, derived: &Self::Derived) -> Vec<MeasuredRow>;
+    /// An empty kernel's launch, where it probes one: what `compare` holds the rows a
+    /// host's launching bounds against ([`RowControl::Launch`]).
+    fn launch_probe(&self) -> Option<&Series> {
+        None
+    }
+}
+
+/// The accessors of [`Saved`] for a result whose fields are named `params`, `device`,
+/// `provenance` and `verification`, as every one's is; `$params` is its parameters' type.
+macro_rules! saved_fields {
+    ($params:ty) => {
+        type Params = $params;
+        fn params(&self) -> &$params {
+            &self.params
+        }
+        fn device(&self) -> &$crate::saved::DeviceInfo {
+            &self.device
+        }
+        fn provenance(&self) -> &$crate::saved::Provenance {
+            &self.provenance
+        }
+        fn provenance_mut(&mut self) -> &mut $crate::saved::Provenance {
+            &mut self.provenance
+        }
+        fn verification(&self) -> &$crate::saved::Verification {
+            &self.verification
+        }
+    };
+}
+pub(crate) use saved_fields;
+
+/// The fastest large copies `result` made or met: its own stage samples and traced
+/// copies, and the link probes around it ([`fastest_link`]). A bound's large copy stages
+/// are held to these: they depend on this result alone, never on what else the run did.
+pub fn own_link(result: &impl Saved) -> Option<LinkRates> {
+    let probes = (result.provenance().link.iter()).flat_map(|l| [&l.before, &l.after]);
+    fastest_link(
+        result.stage_times().into_iter().chain(probes),
+        result.timelines(),
+    )
+}
+
+/// A CSV file of an experiment.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Csv {
+    /// `None` for `<stem>.csv`, `Some(suffix)` for `<stem>-<suffix>.csv`.
+    pub suffix: Option<&'static str>,
+    pub contents: String,
+}
+
+impl Csv {
+    /// `<stem>.csv`.
+    pub fn main(contents: String) -> Csv {
+        Csv {
+            suffix: None,
+            contents,
+        }
+    }
+
+    /// Its file name for experiment `name` measured with `set`.
+    pub fn file(&self, name: &str, set: KernelSet) -> String {
+        match self.suffix {
+            None => files::csv(name, set),
+            Some(suffix) => format!("{}-{suffix}.csv", files::stem(name, set)),
+        }
+    }
+}
+
+/// What a result puts in `summary.json`, and how `run-all` words it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Summary {
+    /// Its headline under `experiments` (or `cuda_experiments`).
+    pub headline: Option<Json>,
+    /// The headline as one line.
+    pub line: Option<String>,
+    /// Its facts, in the order of [`Experiment::FACTS`].
+    pub facts: Vec<Json>,
+    /// The lines of its facts, labelled.
+    pub fact_lines: Vec<(String, String)>,
+}
+
+impl Summary {
+    /// A headline, `value` as JSON, worded `line`.
+    pub fn headline<T: Serialize>(value: &T, line: String) -> Summary {
+        Summary {
+            headline: Some(json(value)),
+            line: Some(line),
+            ..Summary::default()
+        }
+    }
 }
 
 /// A result of experiment `E` with the numbers derived from it.
@@ -109,29 +181,89 @@ pub type With<'a, E> = (
     &'a <E as Experiment>::Derived,
 );
 
-/// The accessors every experiment's `impl Experiment` has ([`Experiment::params`] and
-/// the result's device, provenance and verification), for a result whose fields are named
-/// `params`, `device`, `provenance` and `verification`, as every one's is.
-macro_rules! result_fields {
-    () => {
-        fn params(result: &Self::Result) -> &Self::Params {
-            &result.params
-        }
-        fn device(result: &Self::Result) -> &$crate::saved::DeviceInfo {
-            &result.device
-        }
-        fn provenance(result: &Self::Result) -> &$crate::saved::Provenance {
-            &result.provenance
-        }
-        fn provenance_mut(result: &mut Self::Result) -> &mut $crate::saved::Provenance {
-            &mut result.provenance
-        }
-        fn verification(result: &Self::Result) -> &$crate::saved::Verification {
-            &result.verification
-        }
-    };
+/// Everything the generic parts read of one result: computed once, by [`Analyzed::new`].
+#[derive(Debug, Clone)]
+pub struct Analysis {
+    pub name: &'static str,
+    pub set: KernelSet,
+    pub device: DeviceInfo,
+    pub provenance: Provenance,
+    pub verification: Verification,
+    /// Its parameters as JSON.
+    pub params: Json,
+    pub rows: Vec<MeasuredRow>,
+    /// The checks of its traced timelines, in their order.
+    pub trace_checks: Vec<TraceChecks>,
+    pub summary: Summary,
+    pub launch_probe: Option<Series>,
+    /// Its fastest large copies ([`own_link`]).
+    pub link: Option<LinkRates>,
 }
-pub(crate) use result_fields;
+
+/// A result of experiment `E`, analysed: the result, its derived numbers and its
+/// [`Analysis`].
+#[derive(Debug)]
+pub struct Analyzed<E: Experiment> {
+    pub result: E::Result,
+    pub derived: E::Derived,
+    pub analysis: Analysis,
+}
+
+impl<E: Experiment> Analyzed<E> {
+    /// Analyse `result`, measured with `set`: the one place its numbers are derived.
+    pub fn new(set: KernelSet, result: E::Result) -> Analyzed<E> {
+        let trace_checks: Vec<TraceChecks> =
+            result.timelines().into_iter().map(trace::check).collect();
+        let derived = E::derive(&result, &trace_checks);
+        let analysis = Analysis {
+            name: E::NAME,
+            set,
+            device: result.device().clone(),
+            provenance: result.provenance().clone(),
+            verification: result.verification().clone(),
+            params: json(result.params()),
+            rows: E::rows(&result, &derived),
+            trace_checks,
+            summary: E::summary(&result, &derived),
+            launch_probe: result.launch_probe().cloned(),
+            link: own_link(&result),
+        };
+        Analyzed {
+            result,
+            derived,
+            analysis,
+        }
+    }
+
+    /// The result with its derived numbers.
+    pub fn with(&self) -> With<'_, E> {
+        (&self.result, &self.derived)
+    }
+
+    /// The section of its experiment, titled `title`, saying what it measures in `about`
+    /// ([`Section::new`]).
+    pub fn section(&self, title: &str, about: &str) -> Section {
+        let r = &self.result;
+        Section::new(
+            E::NAME,
+            title,
+            about,
+            r.params(),
+            r.provenance(),
+            r.verification(),
+        )
+    }
+
+    /// The figures of its traced timelines, with their checks.
+    pub fn timelines(&self) -> Result<Vec<TimelineFigure>, ReportError> {
+        let stem = files::stem(E::NAME, self.analysis.set);
+        (self.result.timelines().into_iter())
+            .zip(&self.analysis.trace_checks)
+            .enumerate()
+            .map(|(i, (t, checks))| TimelineFigure::new(t, checks, &stem, i + 1, self.analysis.set))
+            .collect()
+    }
+}
 
 /// One measured number of a result.
 #[derive(Debug, Clone, PartialEq)]
@@ -209,34 +341,6 @@ impl MeasuredRow {
             ..self
         }
     }
-}
-
-/// The section of experiment `E`'s `result`, titled `title`, saying what it measures in
-/// `about` ([`Section::new`]).
-pub fn section<E: Experiment>(title: &str, about: &str, result: &E::Result) -> Section {
-    Section::new(
-        E::NAME,
-        title,
-        about,
-        E::params(result),
-        E::provenance(result),
-        E::verification(result),
-    )
-}
-
-/// The timeline figures of experiment `E`'s `result` measured with `set`.
-pub fn timelines<E: Experiment>(
-    result: &E::Result,
-    set: KernelSet,
-) -> Result<Vec<TimelineFigure>, ReportError> {
-    section::timelines(&E::timelines(result), &files::stem(E::NAME, set), set)
-}
-
-/// An experiment's headline as stored in `summary.json`, parsed back.
-pub fn parse<T: DeserializeOwned>(value: &Json) -> Option<T> {
-    serde_json::to_string(value)
-        .ok()
-        .and_then(|text| serde_json::from_str(&text).ok())
 }
 
 /// `value` as JSON, its fields in their order; every headline and fact serialises.

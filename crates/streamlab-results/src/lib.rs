@@ -17,6 +17,7 @@ pub mod derived;
 pub mod experiment;
 pub mod experiments;
 pub mod folder;
+pub mod held;
 pub mod range;
 pub mod report;
 pub mod rng;

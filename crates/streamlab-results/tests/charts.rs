@@ -7,7 +7,8 @@ use std::path::Path;
 
 use streamlab_results::compare::{self, ComparedRun};
 use streamlab_results::report::text;
-use streamlab_results::run::{SavedRun, document};
+use streamlab_results::run::SavedRun;
+use streamlab_results::run::report::document;
 
 /// Pixels of overlap or overflow forgiven (rounding of positions).
 const SLACK: f64 = 0.5;

@@ -6,13 +6,13 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use streamlab_results::experiment;
 use streamlab_results::experiments::sincos_overlap::{SincosOverlap, SincosSummary};
 use streamlab_results::report::ReportError;
 use streamlab_results::report::chart::{kind_color, queued_color};
 use streamlab_results::report::figures::Drawing;
 use streamlab_results::report::table::Table;
-use streamlab_results::run::{SavedRun, document, render};
+use streamlab_results::run::SavedRun;
+use streamlab_results::run::report::{document, render};
 use streamlab_results::saved::KernelSet;
 
 const CHROMIUM: &str = "/usr/bin/chromium";
@@ -298,7 +298,7 @@ fn every_result_has_its_bound_beside_it_and_no_row_sits_below_it() {
     let summary = run.summary.as_ref().unwrap();
     let sincos: Option<SincosSummary> = summary
         .experiment("sincos-overlap")
-        .and_then(experiment::parse);
+        .and_then(|v| serde_json::from_value(serde_json::to_value(v).ok()?).ok());
     if let Some(s) = &sincos {
         let sincos = doc
             .sections

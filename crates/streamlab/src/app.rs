@@ -1,27 +1,29 @@
 //! What each command does, from parsed options to files on disk and a verdict: one
-//! generic path runs any experiment (validate, open the GPU, probe the link, measure
-//! with each kernel set, probe the link again, write its JSON with the derived numbers
-//! and trace checks, its CSV, print its table); `run-all` runs them all in order and
-//! writes `summary.json` and the report; `report` and `compare` render from results
-//! folders with no GPU. Only a wrong answer fails a run: a trace that
+//! generic path runs any experiment ([`Runner`]: validate, open the GPU, probe the link,
+//! measure with each kernel set, probe the link again, write its JSON with the derived
+//! numbers and trace checks, its CSV, print its table, and its charts and report);
+//! `run-all` runs them all in order and writes `summary.json` and the report, rendered
+//! from memory; `report` and `compare` render from results folders with no GPU. Only a wrong answer fails a run: a trace that
 //! still fails its checks after its retraces is marked disturbed (fatal with
 //! `--strict`). A signal stops a run between measurements; what was measured is written
 //! and marked incomplete.
+use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 
+use clap::{ArgMatches, FromArgMatches};
 use streamlab_results::compare::{self, CompareError};
-use streamlab_results::derived::rates::{faster, fastest_link};
 use streamlab_results::derived::summary::RunStatus;
 use streamlab_results::derived::trace::TraceChecks;
-use streamlab_results::experiment::Experiment;
+use streamlab_results::experiment::{Experiment, Saved};
 use streamlab_results::folder::{self, FolderError};
 use streamlab_results::report::{self, ReportError};
-use streamlab_results::run::{self as results, SavedRun, summarize};
+use streamlab_results::run::recorder::Recorder;
+use streamlab_results::run::{self as results, SavedRun};
 use streamlab_results::saved::{
-    HostInfo, KernelForm, KernelSet, LinkProbe, LinkRates, Params, UsageError, files,
+    HostInfo, KernelForm, LinkProbe, Params, UsageError, files,
 };
 
-use crate::cli::{self, Command, KernelChoice, KernelOptions, Parsed, RunOptions, Start};
+use crate::cli::{self, Command, KernelChoice, KernelOptions, Options, Parsed, RunOptions};
 use crate::experiments::{Context, Run, RunError};
 use crate::measure::LinkProber;
 use crate::runtime::baseline::{self, Availability, BaselineError, CudaKernels};
@@ -96,11 +98,11 @@ impl From<RunError> for AppError {
 
 /// Run the parsed command.
 pub fn run(parsed: Parsed) -> Result<(), AppError> {
-    let matches = parsed.sub();
-    if let Some(done) = parsed.cli.command.experiment(Single { matches }) {
-        return done;
-    }
-    match &parsed.cli.command {
+    let cli = match parsed {
+        Parsed::Experiment { runner, matches } => return runner.start(&matches),
+        Parsed::Other(cli) => cli,
+    };
+    match &cli.command {
         Command::DeviceInfo { device } => {
             let gpu = Gpu::open(*device)?;
             print!("{}", report::table::device(gpu.info()));
@@ -137,27 +139,56 @@ pub fn run(parsed: Parsed) -> Result<(), AppError> {
             }
         }
         Command::RunAll { kernels, run } => run_all(kernels, run),
-        _ => unreachable!("every experiment's command is handed to `Single`"),
     }
 }
 
-/// One experiment's command: its parameters (with `--quick`), validated before the GPU
-/// is opened; a worker process (see [`Run::worker`]) prints its work for its parent.
-struct Single<'a> {
-    matches: Option<&'a clap::ArgMatches>,
+/// One experiment as the command line and `run-all` reach it: the GPU side's table
+/// ([`crate::experiments::ALL`]) holds one per registered experiment.
+pub trait Runnable: Sync {
+    fn name(&self) -> &'static str;
+    /// Its command, with its options and help.
+    fn command(&self) -> clap::Command;
+    /// The options `run-all` gives it, as typed ([`Params::RUN_ALL`]).
+    fn run_all_args(&self) -> &'static [&'static str];
+    /// Whether `run-all` runs it ([`Run::IN_RUN_ALL`]).
+    fn in_run_all(&self) -> bool;
+    /// Run it alone, with the options of its command's `matches`: its parameters (with
+    /// `--quick`), validated before the GPU is opened; a worker process (see
+    /// [`Run::worker`]) prints its work for its parent instead.
+    fn start(&self, matches: &ArgMatches) -> Result<(), AppError>;
+    /// Measure it as a step of `run-all`.
+    fn step(&self, session: &mut Session, quick: bool) -> Result<Outcome, AppError>;
 }
 
-impl Start for Single<'_> {
-    type Output = Result<(), AppError>;
+/// Experiment `E` in the GPU side's table.
+pub struct Runner<E>(PhantomData<fn() -> E>);
 
-    fn start<E: Run>(
-        self,
-        given: &E::Params,
-        run: &RunOptions,
-        kernels: Option<&KernelOptions>,
-    ) -> Result<(), AppError> {
+impl<E> Runner<E> {
+    pub const NEW: Runner<E> = Runner(PhantomData);
+}
+
+impl<E: Run> Runnable for Runner<E> {
+    fn name(&self) -> &'static str {
+        E::NAME
+    }
+
+    fn command(&self) -> clap::Command {
+        cli::experiment_command::<E>()
+    }
+
+    fn run_all_args(&self) -> &'static [&'static str] {
+        <E::Params as Params>::RUN_ALL
+    }
+
+    fn in_run_all(&self) -> bool {
+        E::IN_RUN_ALL
+    }
+
+    fn start(&self, matches: &ArgMatches) -> Result<(), AppError> {
+        let options = Options::<E>::from_arg_matches(matches)?;
+        let given = &options.params;
         if let Some(work) = E::worker(given) {
-            let gpu = Gpu::open(run.device)?;
+            let gpu = Gpu::open(options.run.device)?;
             let ctx = Context {
                 gpu: &gpu,
                 kernels: gpu.kernels(),
@@ -169,7 +200,7 @@ impl Start for Single<'_> {
             println!("{}", work(&ctx, given)?);
             return Ok(());
         }
-        let mut params = cli::with_quick(given, run.quick, self.matches)?;
+        let mut params = cli::with_quick(given, options.run.quick, Some(matches))?;
         if let Some(change) = params.fit() {
             eprintln!("note: {change}");
         }
@@ -177,26 +208,17 @@ impl Start for Single<'_> {
         if let Some(why) = E::unavailable(&params)? {
             return Err(AppError::Unavailable(why));
         }
-        let mut session = Session::open(run, kernels, E::NEEDS_CUDA_TWINS)?;
+        let mut session = Session::open(&options.run, options.kernels.as_ref(), E::NEEDS_CUDA_TWINS)?;
         session.measure::<E>(&params)?;
-        session.finish()
+        session.finish(None)
     }
-}
 
-/// What one step of `run-all` came to.
-enum Outcome {
-    /// Measured; false where it stopped before the end.
-    Measured { complete: bool },
-    /// This machine cannot run it, for this reason.
-    Unavailable(String),
-}
-
-/// `run-all`: every experiment of the registry that runs on its own (`Run::IN_RUN_ALL`),
-/// in the registry's order, skipping with one line those this machine cannot run
-/// (`Run::unavailable`), then `summary.json` and the report.
-fn run_all(kernels: &KernelOptions, run: &RunOptions) -> Result<(), AppError> {
-    type Step = fn(&mut Session, bool) -> Result<Outcome, AppError>;
-    fn step<E: Run>(session: &mut Session, quick: bool) -> Result<Outcome, AppError> {
+    fn step(&self, session: &mut Session, quick: bool) -> Result<Outcome, AppError> {
+        if E::NEEDS_CUDA_TWINS && session.cuda.is_none() {
+            return Ok(Outcome::Skipped(
+                "the CUDA C++ twins are unavailable".to_owned(),
+            ));
+        }
         let params = if quick {
             E::Params::quick()
         } else {
@@ -205,70 +227,46 @@ fn run_all(kernels: &KernelOptions, run: &RunOptions) -> Result<(), AppError> {
         if let Some(why) = E::unavailable(&params)? {
             return Ok(Outcome::Unavailable(why));
         }
-        let results = session.measure::<E>(&params)?;
-        Ok(Outcome::Measured {
-            complete: results.iter().all(|r| E::provenance(r).complete),
-        })
+        let complete = session.measure::<E>(&params)?;
+        Ok(Outcome::Measured { complete })
     }
-    struct Plan {
-        name: &'static str,
-        in_run_all: bool,
-        needs_cuda_twins: bool,
-        step: Step,
-    }
-    macro_rules! plan {
-        ($($module:ident :: $experiment:ident),* $(,)?) => {
-            [$({
-                type E = streamlab_results::experiments::$module::$experiment;
-                Plan {
-                    name: E::NAME,
-                    in_run_all: E::IN_RUN_ALL,
-                    needs_cuda_twins: E::NEEDS_CUDA_TWINS,
-                    step: step::<E>,
-                }
-            }),*]
-        };
-    }
-    let plan = streamlab_results::registered!(plan);
+}
+
+/// What one step of `run-all` came to.
+pub enum Outcome {
+    /// Measured; false where it stopped before the end.
+    Measured { complete: bool },
+    /// This machine cannot run it, for this reason.
+    Unavailable(String),
+    /// Not run, for this reason: the run misses it.
+    Skipped(String),
+}
+
+/// `run-all`: every experiment of the table that runs on its own (`Run::IN_RUN_ALL`),
+/// in the registry's order, skipping with one line those this machine cannot run
+/// (`Run::unavailable`), then `summary.json` and the report.
+fn run_all(kernels: &KernelOptions, run: &RunOptions) -> Result<(), AppError> {
     let started = std::time::Instant::now();
     let mut session = Session::open(run, Some(kernels), false)?;
     let mut status = RunStatus::default();
-    for p in plan.iter().filter(|p| p.in_run_all) {
+    for r in crate::experiments::ALL.iter().filter(|r| r.in_run_all()) {
         if stop::requested().is_some() {
-            status.steps_not_run.push(p.name.to_owned());
+            status.steps_not_run.push(r.name().to_owned());
             continue;
         }
-        if p.needs_cuda_twins && session.cuda.is_none() {
-            eprintln!(
-                "note: skipping {}: the CUDA C++ twins are unavailable",
-                p.name
-            );
-            status.steps_not_run.push(p.name.to_owned());
-            continue;
-        }
-        match (p.step)(&mut session, run.quick)? {
+        match r.step(&mut session, run.quick)? {
             Outcome::Measured { complete: true } => {}
-            Outcome::Measured { complete: false } => status.steps_not_run.push(p.name.to_owned()),
-            Outcome::Unavailable(why) => eprintln!("note: skipping {}: {why}", p.name),
+            Outcome::Measured { complete: false } => status.steps_not_run.push(r.name().to_owned()),
+            Outcome::Unavailable(why) => eprintln!("note: skipping {}: {why}", r.name()),
+            Outcome::Skipped(why) => {
+                eprintln!("note: skipping {}: {why}", r.name());
+                status.steps_not_run.push(r.name().to_owned());
+            }
         }
     }
     status.interrupted_by = stop::requested().map(|s| s.name().to_owned());
     status.duration_s = Some(started.elapsed().as_secs_f64());
-    let saved = SavedRun::load(&session.out)?;
-    if let Some(summary) = summarize(&saved, status) {
-        folder::write_json(&session.out, files::SUMMARY, &summary)?;
-        if !run.quiet {
-            print!("\nsummary\n{}", results::summary_text(&summary));
-        }
-    }
-    let saved = SavedRun::load(&session.out)?;
-    // After a signal the report is still rendered whole: it shows what was measured.
-    results::render(&saved, &session.out, true, &|| true)?;
-    println!(
-        "\nreport: {}",
-        session.out.join(files::REPORT_HTML).display()
-    );
-    session.finish()
+    session.finish(Some(status))
 }
 
 /// `report --from DIR --out OUT`: the report rendered again from saved JSON; results the
@@ -290,11 +288,11 @@ fn render(from: &Path, out: &Path, quiet: bool) -> Result<(), AppError> {
         (Ok(from), Ok(out)) => from == out,
         _ => false,
     };
-    let rendered = results::render(&saved, out, in_place, &|| stop::requested().is_none());
+    let rendered = results::report::render(&saved, out, in_place, &|| stop::requested().is_none());
     match (rendered, stop::requested()) {
         (Ok(_), None) => {
             if !quiet {
-                print!("{}", results::tables(&saved));
+                print!("{}", results::report::tables(&saved));
             }
             println!("\nreport: {}", out.join(files::REPORT_HTML).display());
             Ok(())
@@ -340,18 +338,16 @@ fn fresh_results_folder() -> PathBuf {
         .expect("some suffix is free")
 }
 
-/// The GPU, the kernel sets to run, where results go, the link probe and the fastest
-/// link seen so far, and the failed checks so far (reported after everything is
-/// written).
-struct Session {
+/// The GPU, the kernel sets to run, the run being recorded, the link probe, and the
+/// failed checks so far (reported after everything is written).
+pub struct Session {
     gpu: Gpu,
     cuda: Option<CudaKernels>,
     choice: KernelChoice,
     form: KernelForm,
-    out: PathBuf,
+    recorder: Recorder,
     started_utc: String,
     prober: LinkProber,
-    fastest: Option<LinkRates>,
     host: HostInfo,
     strict: bool,
     quiet: bool,
@@ -402,9 +398,8 @@ impl Session {
             choice,
             form: kernels.map_or(KernelForm::Tuned, |k| k.form),
             host,
-            out,
+            recorder: Recorder::new(&out),
             started_utc,
-            fastest: None,
             strict: run.strict,
             quiet: run.quiet,
             failures: Vec::new(),
@@ -425,10 +420,11 @@ impl Session {
         }
     }
 
-    /// Run `E` with each of its kernel sets between two probes of the link; write each
-    /// result's JSON (with the probes, the run's fastest link so far, its derived numbers
-    /// and trace checks) and CSV, print its table, and note failed checks.
-    fn measure<E: Run>(&mut self, params: &E::Params) -> Result<Vec<E::Result>, AppError> {
+    /// Run `E` with each of its kernel sets between two probes of the link; record the
+    /// results (each analysed once, its JSON and CSV written), print their tables and
+    /// what their traces and the link probes say, and note failed checks. Returns
+    /// whether every result is complete.
+    fn measure<E: Run>(&mut self, params: &E::Params) -> Result<bool, AppError> {
         let mut results = Vec::new();
         let sets: Vec<Kernels> = self.sets::<E>().into_iter().cloned().collect();
         let before = self.prober.probe(&self.gpu)?;
@@ -443,74 +439,67 @@ impl Session {
             };
             let started = std::time::Instant::now();
             let mut result = E::run(&ctx, params)?;
-            E::provenance_mut(&mut result).duration_s = Some(started.elapsed().as_secs_f64());
-            results.push(result);
+            result.provenance_mut().duration_s = Some(started.elapsed().as_secs_f64());
+            results.push((kernels.set, result));
         }
         let after = self.prober.probe(&self.gpu)?;
-        let seen = fastest_link(
-            (results.iter().flat_map(E::stage_times)).chain([&before, &after]),
-            results.iter().flat_map(E::timelines),
-        );
-        self.fastest = match (self.fastest, seen) {
-            (Some(a), Some(b)) => Some(faster(a, b)),
-            (a, b) => a.or(b),
-        };
-        for (result, kernels) in results.iter_mut().zip(&sets) {
-            let provenance = E::provenance_mut(result);
+        for (_, result) in &mut results {
+            let provenance = result.provenance_mut();
             provenance.link = Some(LinkProbe {
                 before: before.clone(),
                 after: after.clone(),
             });
-            provenance.fastest_link = self.fastest;
             provenance.build = Some(crate::build_info::build());
             provenance.host = Some(self.host.clone());
-            self.save::<E>(result, kernels.set)?;
         }
-        Ok(results)
-    }
-
-    /// Write one result's JSON and CSV, print its table and what its traces and the link
-    /// probes say, and note its failed checks.
-    fn save<E: Run>(&mut self, result: &E::Result, set: KernelSet) -> Result<(), AppError> {
-        let (trace_checks, derived) = results::save::<E>(&self.out, result, set)?;
-        let verification = E::verification(result);
-        if !verification.passed {
-            self.failures
-                .push(format!("{}: {}", E::NAME, verification.detail));
-        }
-        for disturbed in trace_checks.iter().flat_map(TraceChecks::failures) {
-            if self.strict {
-                self.failures.push(disturbed);
-            } else {
-                eprintln!("note: marked disturbed: {disturbed}");
+        let held = self.recorder.record::<E>(results)?;
+        let mut complete = true;
+        for a in held.analyses() {
+            complete &= a.provenance.complete;
+            if !a.verification.passed {
+                self.failures
+                    .push(format!("{}: {}", E::NAME, a.verification.detail));
+            }
+            for disturbed in a.trace_checks.iter().flat_map(TraceChecks::failures) {
+                if self.strict {
+                    self.failures.push(disturbed);
+                } else {
+                    eprintln!("note: marked disturbed: {disturbed}");
+                }
+            }
+            if self.quiet {
+                continue;
+            }
+            print!("{}", held.printed(a.set).unwrap_or_default());
+            for t in &a.trace_checks {
+                if let Some(o) = &t.occupancy {
+                    println!("{}: {}", t.title, o.describe());
+                }
+            }
+            if let Some(link) = report::table::link(&a.provenance) {
+                println!("{link}");
             }
         }
-        if self.quiet {
-            return Ok(());
-        }
-        print!("{}", results::printed::<E>((result, &derived), set));
-        for t in &trace_checks {
-            if let Some(o) = &t.occupancy {
-                println!("{}: {}", t.title, o.describe());
-            }
-        }
-        if let Some(link) = report::table::link(E::provenance(result)) {
-            println!("{link}");
-        }
-        Ok(())
+        Ok(complete)
     }
 
-    /// The verdict of a command: interrupted, failed checks, or fine.
-    fn finish(self) -> Result<(), AppError> {
+    /// Finish the run: with `status` (run-all), its summary, printed; then its charts
+    /// and report, rendered from what it measured; then the verdict: interrupted, failed
+    /// checks, or fine.
+    fn finish(self, status: Option<RunStatus>) -> Result<(), AppError> {
+        let dir = self.recorder.dir().to_owned();
+        // After a signal the report is still rendered whole: it shows what was measured.
+        let (run, summary) = self.recorder.finish(status)?;
+        if let (Some(summary), false) = (&summary, self.quiet) {
+            print!("\nsummary\n{}", results::summary::summary_text(&run, summary));
+        }
+        println!("\nreport: {}", dir.join(files::REPORT_HTML).display());
         if let Some(signal) = stop::requested() {
-            return Err(AppError::Interrupted {
-                signal,
-                dir: self.out,
-            });
+            return Err(AppError::Interrupted { signal, dir });
         }
         if !self.failures.is_empty() {
             return Err(AppError::Failed {
-                dir: self.out,
+                dir,
                 details: self.failures,
             });
         }

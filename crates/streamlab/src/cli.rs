@@ -7,11 +7,10 @@ use std::path::PathBuf;
 
 use clap::parser::ValueSource;
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
-use streamlab_results::experiment::Experiment;
-use streamlab_results::experiments;
 use streamlab_results::saved::{KernelForm, Params};
 
-use crate::experiments::Run as Runs;
+use crate::app::Runnable;
+use crate::experiments::{self, Run as Runs};
 
 /// Reproduce the classic CUDA-streams experiments with Rust kernels, verify every output,
 /// and write JSON, CSV, charts, GPU-side timelines and a report.
@@ -124,127 +123,103 @@ impl<E: Runs> clap::Args for Options<E> {
     }
 }
 
-/// What is done with an experiment's command: its parameters as parsed, its run options
-/// and, where it takes them, its kernel options.
-pub trait Start {
-    type Output;
-    fn start<E: Runs>(
-        self,
-        params: &E::Params,
-        run: &RunOptions,
-        kernels: Option<&KernelOptions>,
-    ) -> Self::Output;
+/// The commands besides the experiments' (which [`command`] adds from the GPU side's
+/// table).
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Print the GPU's name, compute capability, SMs, copy engines, memory and
+    /// driver.
+    ///
+    /// What every run records as its device, for checking a machine before a run:
+    /// the copy engines decide how many copies overlap, the PCIe link the copy
+    /// rates. Exits 1 with one line where there is no driver or no such GPU.
+    DeviceInfo {
+        /// GPU ordinal.
+        #[arg(long, default_value_t = 0)]
+        device: usize,
+    },
+    /// Measure the bounds, compare the kernels, and run every experiment with its
+    /// defaults (or --quick); write summary.json and the report, and print a
+    /// compact table.
+    #[command(long_about = run_all_about())]
+    RunAll {
+        #[command(flatten)]
+        kernels: KernelOptions,
+        #[command(flatten)]
+        run: RunOptions,
+    },
+    /// Render the report again from a results folder's JSON, with no GPU.
+    ///
+    /// Reads every experiment's JSON in DIR and writes report.md, report.html, the
+    /// CSV files, charts and timelines again, into DIR or --out; the measured samples
+    /// are never changed (the derived numbers beside them are computed again), so a
+    /// folder renders the same way every time. A folder that is
+    /// not a streamlab run, or JSON this build cannot read, is a usage error
+    /// (exit 2) that names the file.
+    Report {
+        /// The results folder to read.
+        #[arg(required_unless_present = "from", conflicts_with = "from")]
+        dir: Option<PathBuf>,
+        /// The results folder to read (the same as DIR).
+        #[arg(long, value_name = "DIR")]
+        from: Option<PathBuf>,
+        /// Where to write the charts, timelines and report (default: the folder
+        /// read).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Print no tables: only where the report is.
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// Compare two results folders (other GPUs, builds or kernel forms; whole runs
+    /// or single experiments) with no GPU: print what changed, and write a report
+    /// of every headline and measured row side by side, B over A, raw and held
+    /// against its control in the same run (its C++ twin, the link's probes, the
+    /// launch probe), each judged faster, slower, the same or too noisy to say.
+    ///
+    /// Runs are the unit: a row is called changed only beyond the spread its
+    /// experiment shows between two machines of one kind running one build (fitted
+    /// on recorded A/A pairs) and the two runs' own noise, chosen over all rows at
+    /// once at a 5% false-discovery rate. Exit codes: 0 compared; 3 compared and a
+    /// row changed as --fail-on names; 2 for folders that are not streamlab runs
+    /// or JSON this build cannot read (one line naming the file; nothing written);
+    /// 1 for anything else.
+    Compare {
+        /// The first results folder (A).
+        a: PathBuf,
+        /// The second results folder (B).
+        b: PathBuf,
+        /// Where to write report.md, report.html, comparison.json and the charts
+        /// (default: `A-vs-B` beside A, A and B being the folders' names).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Never call a change smaller than this, as a percentage (e.g. 3%) or a
+        /// fraction (0.03), on top of the rule's margins.
+        #[arg(long, value_parser = parse_min_change, default_value_t = Percent(0.0),
+              allow_hyphen_values = true)]
+        min_change: Percent,
+        /// Exit with code 3 when a row changed this way (the controlled verdict
+        /// where the row has a control, else the raw one).
+        #[arg(long, value_enum)]
+        fail_on: Option<streamlab_results::compare::FailOn>,
+    },
 }
 
-/// The commands: one per registered experiment (named by its `NAME`, helped by its
-/// `ABOUT`, with kernel options where it runs the project's kernels), then the others.
-macro_rules! commands {
-    ($($module:ident :: $experiment:ident),* $(,)?) => {
-        #[derive(Debug, Subcommand)]
-        pub enum Command {
-            /// Print the GPU's name, compute capability, SMs, copy engines, memory and
-            /// driver.
-            ///
-            /// What every run records as its device, for checking a machine before a run:
-            /// the copy engines decide how many copies overlap, the PCIe link the copy
-            /// rates. Exits 1 with one line where there is no driver or no such GPU.
-            DeviceInfo {
-                /// GPU ordinal.
-                #[arg(long, default_value_t = 0)]
-                device: usize,
-            },
-            $(
-                #[command(
-                    name = <experiments::$module::$experiment as Experiment>::NAME,
-                    about = <experiments::$module::$experiment as Runs>::ABOUT,
-                    long_about = experiment_long_about::<experiments::$module::$experiment>(),
-                )]
-                $experiment(Options<experiments::$module::$experiment>),
-            )*
-            /// Measure the bounds, compare the kernels, and run every experiment with its
-            /// defaults (or --quick); write summary.json and the report, and print a
-            /// compact table.
-            #[command(long_about = run_all_about())]
-            RunAll {
-                #[command(flatten)]
-                kernels: KernelOptions,
-                #[command(flatten)]
-                run: RunOptions,
-            },
-            /// Render the report again from a results folder's JSON, with no GPU.
-            ///
-            /// Reads every experiment's JSON in DIR and writes report.md, report.html, the
-            /// CSV files, charts and timelines again, into DIR or --out; the measured samples
-            /// are never changed (the derived numbers beside them are computed again), so a
-            /// folder renders the same way every time. A folder that is
-            /// not a streamlab run, or JSON this build cannot read, is a usage error
-            /// (exit 2) that names the file.
-            Report {
-                /// The results folder to read.
-                #[arg(required_unless_present = "from", conflicts_with = "from")]
-                dir: Option<PathBuf>,
-                /// The results folder to read (the same as DIR).
-                #[arg(long, value_name = "DIR")]
-                from: Option<PathBuf>,
-                /// Where to write the charts, timelines and report (default: the folder
-                /// read).
-                #[arg(long)]
-                out: Option<PathBuf>,
-                /// Print no tables: only where the report is.
-                #[arg(long)]
-                quiet: bool,
-            },
-            /// Compare two results folders (other GPUs, builds or kernel forms; whole runs
-            /// or single experiments) with no GPU: print what changed, and write a report
-            /// of every headline and measured row side by side, B over A, raw and held
-            /// against its control in the same run (its C++ twin, the link's probes, the
-            /// launch probe), each judged faster, slower, the same or too noisy to say.
-            ///
-            /// Runs are the unit: a row is called changed only beyond the spread its
-            /// experiment shows between two machines of one kind running one build (fitted
-            /// on recorded A/A pairs) and the two runs' own noise, chosen over all rows at
-            /// once at a 5% false-discovery rate. Exit codes: 0 compared; 3 compared and a
-            /// row changed as --fail-on names; 2 for folders that are not streamlab runs
-            /// or JSON this build cannot read (one line naming the file; nothing written);
-            /// 1 for anything else.
-            Compare {
-                /// The first results folder (A).
-                a: PathBuf,
-                /// The second results folder (B).
-                b: PathBuf,
-                /// Where to write report.md, report.html, comparison.json and the charts
-                /// (default: `A-vs-B` beside A, A and B being the folders' names).
-                #[arg(long)]
-                out: Option<PathBuf>,
-                /// Never call a change smaller than this, as a percentage (e.g. 3%) or a
-                /// fraction (0.03), on top of the rule's margins.
-                #[arg(long, value_parser = parse_min_change, default_value_t = Percent(0.0),
-                      allow_hyphen_values = true)]
-                min_change: Percent,
-                /// Exit with code 3 when a row changed this way (the controlled verdict
-                /// where the row has a control, else the raw one).
-                #[arg(long, value_enum)]
-                fail_on: Option<streamlab_results::compare::FailOn>,
-            },
-        }
-
-        impl Command {
-            /// Hand an experiment's command to `start`; `None` for the other commands.
-            pub fn experiment<S: Start>(&self, start: S) -> Option<S::Output> {
-                match self {
-                    $(Command::$experiment(a) => Some(start.start::<experiments::$module::$experiment>(
-                        &a.params,
-                        &a.run,
-                        a.kernels.as_ref(),
-                    )),)*
-                    _ => None,
-                }
-            }
-        }
-    };
+/// Experiment `E`'s command: named by its `NAME`, helped by its `ABOUT`, with its
+/// parameters, the kernel options where it runs the project's kernels and the run
+/// options.
+pub fn experiment_command<E: Runs>() -> clap::Command {
+    // The options' own doc comments would name the command: its help goes on last.
+    <Options<E> as clap::Args>::augment_args(clap::Command::new(E::NAME))
+        .about(E::ABOUT)
+        .long_about(experiment_long_about::<E>())
 }
 
-streamlab_results::registered!(commands);
+/// The whole command line: [`Cli`]'s commands and one per experiment of the GPU side's
+/// table.
+pub fn command() -> clap::Command {
+    Cli::command().subcommands(experiments::ALL.iter().map(|r| r.command()))
+}
 
 /// An experiment's `--help`: what it measures, what it writes and where, and how
 /// `run-all` runs it.
@@ -267,24 +242,17 @@ fn experiment_long_about<E: Runs>() -> String {
 /// `run-all --help`: what it does, and the options it gives experiments other than
 /// their commands' defaults, as typed.
 fn run_all_about() -> String {
-    struct Choices(Vec<String>);
-    impl streamlab_results::experiments::Visit for Choices {
-        fn visit<E: Experiment>(&mut self) {
-            let args = <E::Params as Params>::RUN_ALL;
-            if !args.is_empty() {
-                self.0.push(format!("  {} {}", E::NAME, args.join(" ")));
-            }
-        }
-    }
-    let mut choices = Choices(Vec::new());
-    experiments::each(&mut choices);
+    let choices: Vec<String> = (experiments::ALL.iter())
+        .filter(|r| !r.run_all_args().is_empty())
+        .map(|r| format!("  {} {}", r.name(), r.run_all_args().join(" ")))
+        .collect();
     let mut about = "Measure the bounds, compare the kernels, and run every experiment with its \
         defaults (or --quick); write summary.json and the report, and print a compact table."
         .to_owned();
-    if !choices.0.is_empty() {
+    if !choices.is_empty() {
         about += "\n\nOptions run-all gives experiments other than their commands' defaults \
             (each report's parameters show what ran):\n";
-        about += &choices.0.join("\n");
+        about += &choices.join("\n");
     }
     about
 }
@@ -322,18 +290,13 @@ fn parse_min_change(text: &str) -> Result<Percent, String> {
     Ok(Percent(value))
 }
 
-/// The parsed command line, and the matches of its subcommand (which options were
-/// given explicitly, for `--quick`).
-pub struct Parsed {
-    pub cli: Cli,
-    pub matches: ArgMatches,
-}
-
-impl Parsed {
-    /// The subcommand's matches.
-    pub fn sub(&self) -> Option<&ArgMatches> {
-        self.matches.subcommand().map(|(_, m)| m)
-    }
+/// The parsed command line: an experiment's command with its options, or another.
+pub enum Parsed {
+    Experiment {
+        runner: &'static dyn Runnable,
+        matches: ArgMatches,
+    },
+    Other(Cli),
 }
 
 /// Parse `args` (program name first). `help --help` asks for the help's help: the
@@ -347,9 +310,16 @@ where
     if args.get(1).is_some_and(|a| a == "help") {
         args.retain(|a| a != "--help" && a != "-h");
     }
-    let matches = Cli::command().try_get_matches_from(args)?;
-    let cli = Cli::from_arg_matches(&matches)?;
-    Ok(Parsed { cli, matches })
+    let matches = command().try_get_matches_from(args)?;
+    if let Some((name, sub)) = matches.subcommand()
+        && let Some(runner) = experiments::ALL.iter().find(|r| r.name() == name)
+    {
+        return Ok(Parsed::Experiment {
+            runner: *runner,
+            matches: sub.clone(),
+        });
+    }
+    Ok(Parsed::Other(Cli::from_arg_matches(&matches)?))
 }
 
 /// A parse error as one line: clap's first line with the lines under it that name what
@@ -370,7 +340,7 @@ pub fn usage_line(err: &clap::Error, args: &[std::ffi::OsString]) -> String {
         [] => "error: invalid arguments".to_owned(),
         parts => parts.join(" "),
     };
-    let command = Cli::command();
+    let command = command();
     let sub = (args.get(1).and_then(|a| a.to_str()))
         .filter(|name| *name != "help" && command.find_subcommand(name).is_some());
     match sub {
@@ -407,10 +377,13 @@ pub fn with_quick<P: Params>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use streamlab_results::experiments::{matmul_streams, sincos_overlap};
+    use streamlab_results::experiments::{matmul_streams, memcpy_kernel, sincos_overlap};
 
     fn parse_ok(args: &[&str]) -> Parsed {
-        parse(std::iter::once("streamlab").chain(args.iter().copied())).unwrap()
+        match parse(std::iter::once("streamlab").chain(args.iter().copied())) {
+            Ok(parsed) => parsed,
+            Err(err) => panic!("{args:?}: {err}"),
+        }
     }
 
     fn parse_err(args: &[&str]) -> clap::Error {
@@ -420,15 +393,27 @@ mod tests {
         }
     }
 
+    /// Experiment `E`'s options as `args` give them, with their matches.
+    fn options<E: Runs>(args: &[&str]) -> (Options<E>, ArgMatches) {
+        let Parsed::Experiment { runner, matches } = parse_ok(args) else {
+            panic!("{args:?} is not an experiment's command")
+        };
+        assert_eq!(runner.name(), E::NAME);
+        (Options::<E>::from_arg_matches(&matches).unwrap(), matches)
+    }
+
+    fn other(args: &[&str]) -> Command {
+        match parse_ok(args) {
+            Parsed::Other(cli) => cli.command,
+            Parsed::Experiment { .. } => panic!("{args:?} is an experiment's command"),
+        }
+    }
+
     #[test]
     fn defaults_are_the_write_ups() {
-        let Command::MatmulStreams(a) = parse_ok(&["matmul-streams"]).cli.command else {
-            panic!()
-        };
+        let (a, _) = options::<matmul_streams::MatmulStreams>(&["matmul-streams"]);
         assert_eq!(a.params, matmul_streams::Params::default());
-        let Command::SincosOverlap(a) = parse_ok(&["sincos-overlap"]).cli.command else {
-            panic!()
-        };
+        let (a, _) = options::<sincos_overlap::SincosOverlap>(&["sincos-overlap"]);
         assert_eq!(
             (a.params.elements, a.params.threads, a.params.iterations),
             (1 << 25, 1024, 1000)
@@ -439,7 +424,7 @@ mod tests {
 
     #[test]
     fn quick_starts_small_and_explicit_options_win() {
-        let parsed = parse_ok(&[
+        let (a, matches) = options::<sincos_overlap::SincosOverlap>(&[
             "sincos-overlap",
             "--quick",
             "--iterations",
@@ -447,10 +432,7 @@ mod tests {
             "--stream-counts",
             "1,3",
         ]);
-        let Command::SincosOverlap(a) = &parsed.cli.command else {
-            panic!()
-        };
-        let p = with_quick(&a.params, a.run.quick, parsed.sub()).unwrap();
+        let p = with_quick(&a.params, a.run.quick, Some(&matches)).unwrap();
         assert_eq!(p.iterations, 7);
         assert_eq!(p.stream_counts, [1, 3]);
         assert_eq!(p.elements, sincos_overlap::Params::quick().elements);
@@ -459,24 +441,16 @@ mod tests {
 
     #[test]
     fn batches_default_to_at_most_the_iterations() {
-        let Command::SincosOverlap(a) = parse_ok(&["sincos-overlap", "--iterations", "2"])
-            .cli
-            .command
-        else {
-            panic!()
-        };
+        let (a, _) =
+            options::<sincos_overlap::SincosOverlap>(&["sincos-overlap", "--iterations", "2"]);
         assert_eq!(a.params.batches(), 2);
         assert!(a.params.validate().is_ok());
     }
 
     #[test]
     fn negative_values_are_accepted_where_a_value_may_be_negative() {
-        let Command::MemcpyKernel(a) = parse_ok(&["memcpy-kernel", "--add-value", "-7"])
-            .cli
-            .command
-        else {
-            panic!()
-        };
+        let (a, _) =
+            options::<memcpy_kernel::MemcpyKernel>(&["memcpy-kernel", "--add-value", "-7"]);
         assert_eq!(a.params.add_value, -7);
     }
 
@@ -501,15 +475,13 @@ mod tests {
     #[test]
     fn options_belong_to_the_commands_they_apply_to() {
         let Command::Report { dir, from, out, .. } =
-            parse_ok(&["report", "--from", "a", "--out", "b"])
-                .cli
-                .command
+            other(&["report", "--from", "a", "--out", "b"])
         else {
             panic!()
         };
         assert_eq!((dir, from), (None, Some(PathBuf::from("a"))));
         assert_eq!(out, Some(PathBuf::from("b")));
-        let Command::Report { dir, .. } = parse_ok(&["report", "a"]).cli.command else {
+        let Command::Report { dir, .. } = other(&["report", "a"]) else {
             panic!()
         };
         assert_eq!(dir, Some(PathBuf::from("a")));
@@ -524,7 +496,7 @@ mod tests {
         ] {
             assert_eq!(parse_err(args).exit_code(), 2, "{args:?}");
         }
-        let Command::RunAll { run, kernels } = parse_ok(&[
+        let Command::RunAll { run, kernels } = other(&[
             "run-all",
             "--device",
             "3",
@@ -532,10 +504,7 @@ mod tests {
             "/tmp/x",
             "--kernels",
             "rust",
-        ])
-        .cli
-        .command
-        else {
+        ]) else {
             panic!()
         };
         assert_eq!((run.device, run.out), (3, Some(PathBuf::from("/tmp/x"))));

@@ -8,8 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
-use streamlab_results::experiment::Experiment;
-use streamlab_results::experiments::{self, Visit};
+use streamlab_results::experiments;
 
 /// The binary under test: `STREAMLAB_BIN` (set by `run-tests.sh` on a GPU machine), else
 /// cargo's.
@@ -80,15 +79,9 @@ fn driver_present() -> bool {
 
 /// Every registered experiment's name, and whether it runs the project's kernels.
 fn registered() -> Vec<(&'static str, bool)> {
-    struct Names(Vec<(&'static str, bool)>);
-    impl Visit for Names {
-        fn visit<E: Experiment>(&mut self) {
-            self.0.push((E::NAME, E::USES_KERNEL_SETS));
-        }
-    }
-    let mut names = Names(Vec::new());
-    experiments::each(&mut names);
-    names.0
+    (experiments::ALL.iter())
+        .map(|e| (e.name(), e.uses_kernel_sets()))
+        .collect()
 }
 
 #[test]

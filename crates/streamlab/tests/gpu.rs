@@ -9,10 +9,14 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 use streamlab_results::derived::summary::RunSummary;
-use streamlab_results::experiment::parse;
 use streamlab_results::experiments::matmul_streams::MatmulSummary;
 use streamlab_results::experiments::memcpy_kernel::MemcpySummary;
 use streamlab_results::experiments::sincos_overlap::SincosSummary;
+
+/// A headline of `summary.json` as its type.
+fn parse<T: serde::de::DeserializeOwned>(value: &streamlab_results::derived::summary::Json) -> Option<T> {
+    serde_json::from_value(serde_json::to_value(value).ok()?).ok()
+}
 
 fn binary() -> PathBuf {
     std::env::var_os("STREAMLAB_BIN").map_or_else(

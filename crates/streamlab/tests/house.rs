@@ -6,8 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use streamlab::cli;
-use streamlab_results::experiment::Experiment;
-use streamlab_results::experiments::{self, Visit};
+use streamlab_results::experiments;
 
 /// The checkout `STREAMLAB_ROOT` names (set by `run-tests.sh` on a GPU machine), else
 /// this one.
@@ -37,75 +36,60 @@ fn the_runtime_imports_no_experiment() {
 
 #[test]
 fn every_registered_experiment_has_its_command() {
-    struct Commands(Vec<String>);
-    impl Visit for Commands {
-        fn visit<E: Experiment>(&mut self) {
-            let args = ["streamlab", E::NAME, "--help"];
-            match cli::parse(args) {
-                Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelp => {}
-                _ => self.0.push(E::NAME.to_owned()),
-            }
-        }
-    }
-    let mut missing = Commands(Vec::new());
-    experiments::each(&mut missing);
-    assert!(missing.0.is_empty(), "no command for {:?}", missing.0);
+    let missing: Vec<&str> = (experiments::ALL.iter())
+        .map(|e| e.name())
+        .filter(|name| {
+            !matches!(cli::parse(["streamlab", name, "--help"]),
+                Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelp)
+        })
+        .collect();
+    assert!(missing.is_empty(), "no command for {missing:?}");
 }
 
 #[test]
 fn each_experiments_defaults_are_its_command_lines() {
-    use streamlab::cli::{KernelOptions, RunOptions, Start};
+    use clap::FromArgMatches;
+    use streamlab::cli::{Options, Parsed};
     use streamlab::experiments::Run;
     use streamlab_results::saved::Params;
 
-    /// Whether the parsed parameters are the experiment's `Default`, and its run-all
-    /// options parse.
-    struct Same;
-    impl Start for Same {
-        type Output = bool;
-        fn start<E: Run>(
-            self,
-            params: &E::Params,
-            _run: &RunOptions,
-            _kernels: Option<&KernelOptions>,
-        ) -> bool {
-            let _ = E::Params::run_all();
-            *params == E::Params::default()
-        }
-    }
-    struct Each(Vec<String>, usize);
-    impl Visit for Each {
-        fn visit<E: Experiment>(&mut self) {
-            match cli::parse(["streamlab", E::NAME]) {
-                Ok(parsed) => {
-                    self.1 += 1;
-                    if parsed.cli.command.experiment(Same) != Some(true) {
-                        self.0.push(E::NAME.to_owned());
-                    }
-                }
-                // An experiment of the user's input (its PTX file) has no default for it.
-                Err(e) if e.kind() == clap::error::ErrorKind::MissingRequiredArgument => {}
-                Err(e) => self.0.push(format!("{}: {e}", E::NAME)),
+    /// Whether `E`'s parameters parsed from its bare command are its `Default`, and its
+    /// run-all options parse; `None` for an experiment of the user's input (its PTX
+    /// file), which has no default for it.
+    fn same<E: Run>() -> Option<Result<bool, String>> {
+        match cli::parse(["streamlab", E::NAME]) {
+            Ok(Parsed::Experiment { matches, .. }) => {
+                let _ = E::Params::run_all();
+                let options = Options::<E>::from_arg_matches(&matches).map_err(|e| e.to_string());
+                Some(options.map(|o| o.params == E::Params::default()))
             }
+            Ok(Parsed::Other(_)) => Some(Err(format!("{} is not an experiment's command", E::NAME))),
+            Err(e) if e.kind() == clap::error::ErrorKind::MissingRequiredArgument => None,
+            Err(e) => Some(Err(e.to_string())),
         }
     }
-    let mut each = Each(Vec::new(), 0);
-    experiments::each(&mut each);
-    assert!(each.0.is_empty(), "defaults differ: {:?}", each.0);
-    assert!(each.1 >= 13, "only {} checked", each.1);
+    macro_rules! each {
+        ($($module:ident :: $experiment:ident),* $(,)?) => {
+            vec![$((
+                stringify!($module),
+                same::<streamlab_results::experiments::$module::$experiment>(),
+            )),*]
+        };
+    }
+    let checked = streamlab_results::registered!(each);
+    let differ: Vec<String> = (checked.iter())
+        .filter(|(_, same)| !matches!(same, None | Some(Ok(true))))
+        .map(|(name, same)| format!("{name}: {same:?}"))
+        .collect();
+    assert!(differ.is_empty(), "defaults differ: {differ:?}");
+    assert!(checked.iter().filter(|c| c.1.is_some()).count() >= 13);
 }
 
 /// Every registered experiment's module stem (`concurrency_breaks`).
 fn registered_stems() -> Vec<String> {
-    struct Stems(Vec<String>);
-    impl Visit for Stems {
-        fn visit<E: Experiment>(&mut self) {
-            self.0.push(E::NAME.replace('-', "_"));
-        }
-    }
-    let mut stems = Stems(Vec::new());
-    experiments::each(&mut stems);
-    stems.0
+    (experiments::ALL.iter())
+        .map(|e| e.name().replace('-', "_"))
+        .collect()
 }
 
 /// The architecture page's text outside its code blocks, and its `code spans`.

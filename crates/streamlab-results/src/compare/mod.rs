@@ -17,16 +17,17 @@ pub mod terminal;
 
 use std::path::{Path, PathBuf};
 
-use crate::derived::rates::link_moved;
+use crate::derived::rates::{faster, link_moved};
 use crate::derived::summary::{Json, RunStatus, RunSummary};
-use crate::experiment::Experiment;
-use crate::experiments::{self, Visit};
+use crate::experiment::Analysis;
+use crate::experiments;
 use crate::folder::{self, FolderError};
 use crate::report::chart::{BOUND_COLOR, Band, Level, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, points};
 use crate::report::section::Figure;
 use crate::report::table::{self, Table, num};
-use crate::run::{SavedRun, held, sets, summarize};
+use crate::run::summary::{lines, summarize};
+use crate::run::{SavedRun, file_kind};
 use crate::saved::{BuildInfo, KernelSet, NOT_RECORDED, files};
 use crate::verdict::Verdict;
 use judge::{Margins, RowVerdicts};
@@ -386,25 +387,16 @@ fn paired_keys<'a, T>(
     out
 }
 
-/// Experiment `E`'s headline and facts as each summary words them ([`Experiment::headline`]
-/// and [`Experiment::fact_lines`]): (label, A, B), "–" where a side has none.
-fn headlines<E: Experiment>(a: &RunSummary, b: &RunSummary) -> Vec<(String, String, String)> {
-    let lines = |s: &RunSummary| -> Vec<(String, String)> {
-        let mut out = Vec::new();
-        if let Some(line) = s.experiment(E::NAME).and_then(E::headline) {
-            out.push(("headline".to_owned(), line));
-        }
-        let cuda = s.cuda_experiments.as_ref().and_then(|c| c.get(E::NAME));
-        if let Some(line) = cuda.filter(|h| !h.is_null()).and_then(E::headline) {
-            out.push(("headline, CUDA C++ kernels".to_owned(), line));
-        }
-        let facts: Vec<&Json> = (E::FACTS.iter())
-            .filter_map(|k| s.facts.get(k).filter(|f| !f.is_null()))
-            .collect();
-        out.extend(E::fact_lines(&facts));
-        out
+/// The headline and facts of experiment `name` as each run words them
+/// ([`crate::run::summary::lines`]): (label, A, B), "–" where a side has none.
+fn headlines(name: &str, a: &SavedRun, b: &SavedRun) -> Vec<(String, String, String)> {
+    let of = |run: &SavedRun| -> Vec<(String, String)> {
+        (run.analyses())
+            .filter(|x| x.name == name)
+            .flat_map(lines)
+            .collect()
     };
-    let (la, lb) = (lines(a), lines(b));
+    let (la, lb) = (of(a), of(b));
     paired_keys(&la, &lb)
         .into_iter()
         .map(|(k, x, y)| {
@@ -415,19 +407,13 @@ fn headlines<E: Experiment>(a: &RunSummary, b: &RunSummary) -> Vec<(String, Stri
 }
 
 /// The parameters that differ between two results, by path: (parameter, A, B).
-fn differing_params<E: Experiment>(a: &E::Result, b: &E::Result) -> Vec<(String, String, String)> {
-    let as_json = |r: &E::Result| {
-        serde_json::to_string(E::params(r))
-            .ok()
-            .and_then(|t| serde_json::from_str::<Json>(&t).ok())
-            .map(|j| {
-                let mut out = Vec::new();
-                leaves("", &j, &mut out);
-                out
-            })
-            .unwrap_or_default()
+fn differing_params(a: &Analysis, b: &Analysis) -> Vec<(String, String, String)> {
+    let leaves_of = |x: &Analysis| {
+        let mut out = Vec::new();
+        leaves("", &x.params, &mut out);
+        out
     };
-    let (pa, pb) = (as_json(a), as_json(b));
+    let (pa, pb) = (leaves_of(a), leaves_of(b));
     paired_keys(&pa, &pb)
         .into_iter()
         .filter(|(_, x, y)| x != y)
@@ -538,19 +524,19 @@ struct Pairing {
     rows: Vec<PairedRow>,
 }
 
-/// Experiment `E`'s rows paired, if both folders hold it.
-fn pairing<E: Experiment>(a: &ComparedRun, b: &ComparedRun) -> Option<Pairing> {
+/// Experiment `name`'s rows paired, if both folders hold it.
+fn pairing(name: &'static str, a: &ComparedRun, b: &ComparedRun) -> Option<Pairing> {
     let mut p = Pairing {
-        name: E::NAME,
+        name,
         notes: Vec::new(),
-        headlines: headlines::<E>(&a.summary, &b.summary),
+        headlines: headlines(name, &a.run, &b.run),
         params: Vec::new(),
         rows: Vec::new(),
     };
     let launch = rows::launch_probes(&a.run, &b.run);
     let mut any = false;
-    for &set in sets::<E>() {
-        let (x, y) = match (a.run.with::<E>(set), b.run.with::<E>(set)) {
+    for set in [KernelSet::Rust, KernelSet::Cuda] {
+        let (x, y) = match (a.run.analysis(name, set), b.run.analysis(name, set)) {
             (Some(x), Some(y)) => (x, y),
             (None, None) => continue,
             (x, _) => {
@@ -563,12 +549,11 @@ fn pairing<E: Experiment>(a: &ComparedRun, b: &ComparedRun) -> Option<Pairing> {
             }
         };
         any = true;
-        if set == KernelSet::Rust || a.run.get::<E>(KernelSet::Rust).is_none() {
-            p.params = differing_params::<E>(x.0, y.0);
+        if set == KernelSet::Rust || a.run.analysis(name, KernelSet::Rust).is_none() {
+            p.params = differing_params(x, y);
         }
-        for (side, r) in [("A", x.0), ("B", y.0)] {
-            let provenance = E::provenance(r);
-            if !provenance.complete {
+        for (side, r) in [("A", x), ("B", y)] {
+            if !r.provenance.complete {
                 p.notes.push((
                     format!("Incomplete in {side}"),
                     format!(
@@ -577,25 +562,24 @@ fn pairing<E: Experiment>(a: &ComparedRun, b: &ComparedRun) -> Option<Pairing> {
                     ),
                 ));
             }
-            if !E::verification(r).passed {
+            if !r.verification.passed {
                 p.notes.push((
                     format!("Verification FAILED in {side}"),
-                    E::verification(r).detail.clone(),
+                    r.verification.detail.clone(),
                 ));
             }
-            if let Some(link) = table::link(provenance).filter(|_| set == KernelSet::Rust) {
+            if let Some(link) = table::link(&r.provenance).filter(|_| set == KernelSet::Rust) {
                 p.notes.push((format!("Link in {side}"), link));
             }
         }
         let twins = match set {
             KernelSet::Rust => a
                 .run
-                .with::<E>(KernelSet::Cuda)
-                .zip(b.run.with::<E>(KernelSet::Cuda)),
+                .analysis(name, KernelSet::Cuda)
+                .zip(b.run.analysis(name, KernelSet::Cuda)),
             KernelSet::Cuda => None,
         };
-        let (rows, [only_a, only_b]) = rows::paired::<E>(&rows::Context {
-            set,
+        let (rows, [only_a, only_b]) = rows::paired(&rows::Context {
             results: (x, y),
             twins,
             launch,
@@ -615,30 +599,23 @@ fn pairing<E: Experiment>(a: &ComparedRun, b: &ComparedRun) -> Option<Pairing> {
 
 /// Every experiment both folders hold, paired; and the names only one holds.
 fn pairings(a: &ComparedRun, b: &ComparedRun) -> (Vec<Pairing>, [Vec<&'static str>; 2]) {
-    struct Pairings<'a> {
-        a: &'a ComparedRun,
-        b: &'a ComparedRun,
-        found: Vec<Pairing>,
-        only: [Vec<&'static str>; 2],
-    }
-    impl Visit for Pairings<'_> {
-        fn visit<E: Experiment>(&mut self) {
-            let holds = |r: &ComparedRun| sets::<E>().iter().any(|&s| r.run.get::<E>(s).is_some());
-            match (holds(self.a), holds(self.b)) {
-                (true, false) => self.only[0].push(E::NAME),
-                (false, true) => self.only[1].push(E::NAME),
-                _ => self.found.extend(pairing::<E>(self.a, self.b)),
-            }
+    let mut found = Vec::new();
+    let mut only = [Vec::new(), Vec::new()];
+    let mut names: Vec<&'static str> = experiments::ALL.iter().map(|e| e.name()).collect();
+    for h in a.run.held().chain(b.run.held()) {
+        if !names.contains(&h.name()) {
+            names.push(h.name());
         }
     }
-    let mut p = Pairings {
-        a,
-        b,
-        found: Vec::new(),
-        only: [Vec::new(), Vec::new()],
-    };
-    experiments::each(&mut p);
-    (p.found, p.only)
+    for name in names {
+        match (a.run.experiment(name).is_some(), b.run.experiment(name).is_some()) {
+            (true, false) => only[0].push(name),
+            (false, true) => only[1].push(name),
+            (true, true) => found.extend(pairing(name, a, b)),
+            (false, false) => {}
+        }
+    }
+    (found, only)
 }
 
 /// Every row both folders measured, of every experiment both hold.
@@ -652,7 +629,7 @@ fn header(a: &ComparedRun, b: &ComparedRun) -> Table {
     let facts = |r: &ComparedRun| -> Vec<(&'static str, String)> {
         let (d, p) = (&r.summary.device, &r.summary.provenance);
         let link = p.link.as_ref().map(link_moved);
-        let fastest = p.fastest_link.as_ref();
+        let fastest = (r.run.analyses().filter_map(|x| x.link)).reduce(faster);
         let mut facts = vec![
             ("Folder", r.dir.display().to_string()),
             (
@@ -834,7 +811,7 @@ pub fn write(
     }
     let comparison = compare(&a, &b, min_change);
     let outputs = render::files(&comparison);
-    let mut staged = folder::Staged::begin(&out, held, false)?;
+    let mut staged = folder::Staged::begin(&out, file_kind, false)?;
     for (name, contents) in &outputs {
         staged.write(name, contents.as_bytes())?;
     }

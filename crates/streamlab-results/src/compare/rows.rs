@@ -16,7 +16,7 @@
 //! error of a log ratio of medians), which [`super::judge`] weighs beside the spread
 //! between machines.
 use crate::derived::rates::gbps;
-use crate::experiment::{Experiment, MeasuredRow, RowControl, With};
+use crate::experiment::{Analysis, MeasuredRow, RowControl};
 use crate::saved::{KernelSet, LinkProbe, StageTimes};
 use crate::stats::Series;
 
@@ -141,9 +141,6 @@ fn controlled(row: [Figure; 2], control: [Figure; 2], divide: bool) -> Option<Ch
     })
 }
 
-/// One result of both runs: A's and B's, with their derived numbers.
-type Both<'a, E> = (With<'a, E>, With<'a, E>);
-
 /// The link's both-ways rate over an experiment's probes, as a figure whose value is the
 /// median rate (GB/s) of every sample before and after it.
 fn link_rate(probe: &LinkProbe) -> Figure {
@@ -194,69 +191,50 @@ fn probe_medians(probe: &LinkProbe) -> [Figure; 2] {
 }
 
 /// What the pairing needs of both runs beside the experiment's own results.
-pub struct Context<'a, E: Experiment> {
-    pub set: KernelSet,
-    /// The experiment's results with the set's rows.
-    pub results: Both<'a, E>,
-    /// The CUDA C++ twins' results, when `set` is Rust and both runs have them.
-    pub twins: Option<Both<'a, E>>,
+pub struct Context<'a> {
+    /// A's and B's result of one experiment and kernel set, analysed.
+    pub results: (&'a Analysis, &'a Analysis),
+    /// The CUDA C++ twins' results, when the set is Rust and both runs have them.
+    pub twins: Option<(&'a Analysis, &'a Analysis)>,
     /// Each run's `bounds` launch probe.
     pub launch: [Option<&'a Series>; 2],
 }
 
-/// Each run's launch probe, where an experiment of it measured one
-/// ([`Experiment::launch_probe`]).
+/// Each run's launch probe: the first a result of the Rust kernels measured
+/// ([`crate::experiment::Saved::launch_probe`]).
 pub fn launch_probes<'a>(
     a: &'a crate::run::SavedRun,
     b: &'a crate::run::SavedRun,
 ) -> [Option<&'a Series>; 2] {
-    struct Probe<'a> {
-        run: &'a crate::run::SavedRun,
-        found: Option<&'a Series>,
-    }
-    impl<'a> crate::experiments::Visit for Probe<'a> {
-        fn visit<E: Experiment>(&mut self) {
-            if self.found.is_none() {
-                self.found = self.run.get::<E>(KernelSet::Rust).and_then(E::launch_probe);
-            }
-        }
-    }
     [a, b].map(|run| {
-        let mut probe = Probe { run, found: None };
-        crate::experiments::each(&mut probe);
-        probe.found
+        (run.analyses())
+            .filter(|x| x.set == KernelSet::Rust)
+            .find_map(|x| x.launch_probe.as_ref())
     })
 }
 
 /// The rows of `ctx`'s results both runs measured, keyed alike, in A's order, each with
 /// its raw and (where it has a control) controlled change; and the keys only one side
 /// has: (A's, B's).
-pub fn paired<E: Experiment>(ctx: &Context<'_, E>) -> (Vec<PairedRow>, [Vec<String>; 2]) {
-    let rows = |(r, d): With<'_, E>| E::measured_rows(r, d);
-    let ((ra, da), (rb, db)) = ctx.results;
-    let (a_rows, b_rows) = (rows((ra, da)), rows((rb, db)));
-    let twins = ctx.twins.map(|(x, y)| (rows(x), rows(y)));
-    let links = [E::provenance(ra), E::provenance(rb)].map(|p| p.link.as_ref().map(link_rate));
+pub fn paired(ctx: &Context<'_>) -> (Vec<PairedRow>, [Vec<String>; 2]) {
+    let (ra, rb) = ctx.results;
+    let (a_rows, b_rows) = (&ra.rows, &rb.rows);
+    let twins = ctx.twins.map(|(x, y)| (&x.rows, &y.rows));
+    let links = [ra, rb].map(|r| r.provenance.link.as_ref().map(link_rate));
     // Every probe of the results the rows come from, and of their twins.
-    let mut probes: Vec<Figure> = [E::provenance(ra), E::provenance(rb)]
+    let probes: Vec<Figure> = [Some(ctx.results), ctx.twins]
         .iter()
-        .filter_map(|p| p.link.as_ref())
+        .flatten()
+        .flat_map(|(x, y)| [x, y])
+        .filter_map(|r| r.provenance.link.as_ref())
         .flat_map(probe_medians)
         .collect();
-    if let Some(((ta, _), (tb, _))) = ctx.twins {
-        probes.extend(
-            [E::provenance(ta), E::provenance(tb)]
-                .iter()
-                .filter_map(|p| p.link.as_ref())
-                .flat_map(probe_medians),
-        );
-    }
     let link_moved = moved(&probes);
     let find = |list: &[MeasuredRow], key: &str| list.iter().find(|r| r.key == key).cloned();
     let mut out = Vec::new();
     let mut only_a = Vec::new();
-    for x in &a_rows {
-        let Some(y) = find(&b_rows, &x.key) else {
+    for x in a_rows {
+        let Some(y) = find(b_rows, &x.key) else {
             only_a.push(x.label.clone());
             continue;
         };
@@ -268,8 +246,8 @@ pub fn paired<E: Experiment>(ctx: &Context<'_, E>) -> (Vec<PairedRow>, [Vec<Stri
             ])
         });
         let named = match &x.control {
-            Some(RowControl::Row(key)) => (find(&a_rows, key))
-                .zip(find(&b_rows, key))
+            Some(RowControl::Row(key)) => (find(a_rows, key))
+                .zip(find(b_rows, key))
                 .map(|(p, q)| [Figure::of_row(&p), Figure::of_row(&q)]),
             _ => None,
         };
@@ -296,8 +274,8 @@ pub fn paired<E: Experiment>(ctx: &Context<'_, E>) -> (Vec<PairedRow>, [Vec<Stri
             (None, None)
         };
         out.push(PairedRow {
-            experiment: E::NAME,
-            set: ctx.set,
+            experiment: ra.name,
+            set: ra.set,
             key: x.key.clone(),
             label: x.label.clone(),
             unit: x.unit,
@@ -311,7 +289,7 @@ pub fn paired<E: Experiment>(ctx: &Context<'_, E>) -> (Vec<PairedRow>, [Vec<Stri
         });
     }
     let only_b = (b_rows.iter())
-        .filter(|y| find(&a_rows, &y.key).is_none())
+        .filter(|y| find(a_rows, &y.key).is_none())
         .map(|y| y.label.clone())
         .collect();
     (out, [only_a, only_b])

@@ -2,11 +2,12 @@
 //! the run, since a bound is what the hardware demonstrably did.
 //!
 //! Large copies (at least [`POOLED_CHUNK_BYTES`] each) move at the link's rate whatever
-//! their size, so their fastest rate anywhere in the run (the `bounds` samples, every
-//! experiment's stage samples, the link probes, the traced copies, with either kernel
-//! set) is one per run, [`LinkRates`], and every bound's large copy stages are held to
-//! it: a sample that met a busy link cannot raise a bound. Smaller copies keep their own
-//! measured times, fixed costs included.
+//! their size, so their fastest rate in an experiment's own measurements (its stage
+//! samples, its traced copies, the link probes just before and after it) is one per
+//! result, [`LinkRates`] ([`crate::experiment::own_link`]), and its bounds' large copy
+//! stages are held to it: a sample that met a busy link cannot raise a bound, and no
+//! bound depends on what else the run measured or in which order. Smaller copies keep
+//! their own measured times, fixed costs included.
 use super::pipeline::Stages;
 use crate::saved::timeline::{CopyRates, OpKind, Timeline};
 use crate::saved::{LinkProbe, LinkRates, StageTimes};

@@ -1,11 +1,11 @@
 //! bounds: the machine's physical limits, measured: pinned copy rates each way and both
 //! ways at once, device memory bandwidth, and the cost of a kernel launch. The limits the
 //! report puts first, and the `bounds` key of `summary.json`.
-use crate::derived::summary::Json;
 use serde::{Deserialize, Serialize};
 
 use crate::derived::rates::{gbps, median_rates};
-use crate::experiment::{self, Experiment, MS, MeasuredRow, With};
+use crate::derived::trace::TraceChecks;
+use crate::experiment::{self, Experiment, MS, MeasuredRow, With, Analyzed, Csv, Saved, Summary};
 use crate::report::ReportError;
 use crate::report::section::{BOUND_NOTE, Section};
 use crate::report::table::{Columns, Table, noise, num};
@@ -172,6 +172,18 @@ fn columns<'a>() -> Columns<'a, PathRow> {
         )
 }
 
+impl Saved for BoundsResult {
+    experiment::saved_fields!(Params);
+
+    fn stage_times(&self) -> Vec<&StageTimes> {
+        vec![&self.copies]
+    }
+
+    fn launch_probe(&self) -> Option<&Series> {
+        Some(&self.launch)
+    }
+}
+
 impl Experiment for Bounds {
     const NAME: &'static str = "bounds";
     const USES_KERNEL_SETS: bool = false;
@@ -179,15 +191,7 @@ impl Experiment for Bounds {
     type Result = BoundsResult;
     type Derived = BoundsSummary;
 
-    experiment::result_fields!();
-    fn stage_times(result: &BoundsResult) -> Vec<&StageTimes> {
-        vec![&result.copies]
-    }
-    fn launch_probe(result: &BoundsResult) -> Option<&Series> {
-        Some(&result.launch)
-    }
-
-    fn measured_rows(b: &BoundsResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
+    fn rows(b: &BoundsResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
         vec![
             MeasuredRow::median("htod", "HtoD alone", &b.copies.htod, MS).over_link(),
             MeasuredRow::median("dtoh", "DtoH alone", &b.copies.dtoh, MS).over_link(),
@@ -198,7 +202,7 @@ impl Experiment for Bounds {
         ]
     }
 
-    fn derive(b: &BoundsResult) -> BoundsSummary {
+    fn derive(b: &BoundsResult, _checks: &[TraceChecks]) -> BoundsSummary {
         let median = median_rates(&b.copies);
         BoundsSummary {
             h2d_ms: b.copies.htod.median(),
@@ -228,20 +232,19 @@ impl Experiment for Bounds {
         )]
     }
 
-    fn csv(b: &BoundsResult, derived: &Self::Derived) -> Option<String> {
-        Some(columns().csv(&paths(b, derived)))
+    fn csv(b: &BoundsResult, derived: &Self::Derived) -> Vec<Csv> {
+        vec![Csv::main(columns().csv(&paths(b, derived)))]
     }
 
     fn section(
-        b: &BoundsResult,
-        derived: &Self::Derived,
-        _cuda: Option<With<'_, Self>>,
+        rust: &Analyzed<Self>,
+        _twin: Option<&Analyzed<Self>>,
     ) -> Result<Section, ReportError> {
+        let (b, derived) = rust.with();
         let s = derived;
-        let mut sec = experiment::section::<Bounds>(
+        let mut sec = rust.section(
             "The physical limits, as measured",
             "Copies of pinned host memory each way alone and both ways at once, a device-to-device copy, and an empty kernel's launch, timed with events. Every bound in this report is built from figures like these, measured in the same run as what it bounds.",
-            b,
         );
         sec.tables = Self::tables(b, derived, None);
         sec.note(
@@ -256,21 +259,17 @@ impl Experiment for Bounds {
     }
 
     const FACTS: &'static [&'static str] = &["bounds"];
-    fn facts(_b: &BoundsResult, derived: &Self::Derived) -> Vec<Json> {
-        vec![experiment::json(derived)]
-    }
-    fn fact_lines(facts: &[&Json]) -> Vec<(String, String)> {
-        (facts.first().and_then(|v| experiment::parse::<BoundsSummary>(v)))
-            .map(|b| {
-                (
-                    "bounds".to_owned(),
-                    format!(
-                        "HtoD {:.1} GB/s, DtoH {:.1} GB/s, both ways {:.1} GB/s, device {:.0} GB/s, launch {:.2} µs",
-                        b.h2d_gbps, b.d2h_gbps, b.bidirectional_gbps, b.d2d_gbps, b.launch_us
-                    ),
-                )
-            })
-            .into_iter()
-            .collect()
+    fn summary(_b: &BoundsResult, b: &Self::Derived) -> Summary {
+        Summary {
+            facts: vec![experiment::json(b)],
+            fact_lines: vec![(
+                "bounds".to_owned(),
+                format!(
+                    "HtoD {:.1} GB/s, DtoH {:.1} GB/s, both ways {:.1} GB/s, device {:.0} GB/s, launch {:.2} µs",
+                    b.h2d_gbps, b.d2h_gbps, b.bidirectional_gbps, b.d2d_gbps, b.launch_us
+                ),
+            )],
+            ..Summary::default()
+        }
     }
 }

@@ -14,16 +14,16 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::derived::summary::Json;
 use crate::derived::trace::{self, BreakKind};
-use crate::experiment::{self, Experiment, MS, MeasuredRow, With, verdict};
+use crate::derived::trace::TraceChecks;
+use crate::experiment::{self, Experiment, MS, MeasuredRow, With, verdict, Analyzed, Csv, Saved, Summary};
 use crate::report::ReportError;
 use crate::report::chart::{BarSeries, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank};
 use crate::report::section::{Section, draw};
 use crate::report::table::{Columns, Table, noise, num};
 use crate::saved::timeline::Timeline;
-use crate::saved::{DeviceInfo, KernelSet, Provenance, UsageError, Verification};
+use crate::saved::{DeviceInfo, Provenance, UsageError, Verification};
 use crate::stats::Series;
 use crate::verdict::{self, Rule, Verdict};
 
@@ -441,6 +441,18 @@ fn figures(r: &ConcurrencyBreaksResult, a: &BreaksAnalysis) -> Vec<FigureModel> 
     vec![FigureModel::chart("concurrency-breaks.svg".into(), c)]
 }
 
+impl Saved for ConcurrencyBreaksResult {
+    experiment::saved_fields!(Params);
+
+    fn timelines(&self) -> Vec<&Timeline> {
+        self
+            .cases
+            .iter()
+            .filter_map(|c| c.timeline.as_ref())
+            .collect()
+    }
+}
+
 impl Experiment for ConcurrencyBreaks {
     const NAME: &'static str = "concurrency-breaks";
     const USES_KERNEL_SETS: bool = false;
@@ -448,22 +460,13 @@ impl Experiment for ConcurrencyBreaks {
     type Result = ConcurrencyBreaksResult;
     type Derived = BreaksAnalysis;
 
-    experiment::result_fields!();
-    fn timelines(result: &ConcurrencyBreaksResult) -> Vec<&Timeline> {
-        result
-            .cases
-            .iter()
-            .filter_map(|c| c.timeline.as_ref())
-            .collect()
-    }
-
-    fn measured_rows(r: &ConcurrencyBreaksResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
+    fn rows(r: &ConcurrencyBreaksResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
         (r.cases.iter())
             .map(|c| MeasuredRow::median(c.case.label(), c.case.label(), &c.time, MS).over_link())
             .collect()
     }
 
-    fn derive(r: &ConcurrencyBreaksResult) -> BreaksAnalysis {
+    fn derive(r: &ConcurrencyBreaksResult, _checks: &[TraceChecks]) -> BreaksAnalysis {
         analyze(r)
     }
 
@@ -481,21 +484,17 @@ impl Experiment for ConcurrencyBreaks {
         )]
     }
 
-    fn csv(_r: &ConcurrencyBreaksResult, derived: &Self::Derived) -> Option<String> {
-        Some(columns().csv(&derived.rows))
+    fn csv(_r: &ConcurrencyBreaksResult, derived: &Self::Derived) -> Vec<Csv> {
+        vec![Csv::main(columns().csv(&derived.rows))]
     }
 
     fn section(
-        r: &ConcurrencyBreaksResult,
-        derived: &Self::Derived,
-        _cuda: Option<With<'_, Self>>,
+        rust: &Analyzed<Self>,
+        _twin: Option<&Analyzed<Self>>,
     ) -> Result<Section, ReportError> {
+        let (r, derived) = rust.with();
         let a = derived;
-        let mut sec = experiment::section::<ConcurrencyBreaks>(
-            "concurrency-breaks: what stalls the overlap",
-            "The memcpy-kernel pipeline over the streams (every chunk copied in, every AddKernel, every copy out; iterations back to back), clean and with one break in every iteration, after the CUDA Handbook's 6.5.3: the legacy NULL stream waits for every blocking stream's earlier work and holds back their later work, so anything on it (an asynchronous copy, a call that takes no stream) stalls the overlap; pageable copies and host calls that wait for the GPU stop the host issuing. Each case is timed against its clean pipeline and traced, and the break detector reads its timeline.",
-            r,
-        );
+        let mut sec = rust.section("concurrency-breaks: what stalls the overlap", "The memcpy-kernel pipeline over the streams (every chunk copied in, every AddKernel, every copy out; iterations back to back), clean and with one break in every iteration, after the CUDA Handbook's 6.5.3: the legacy NULL stream waits for every blocking stream's earlier work and holds back their later work, so anything on it (an asynchronous copy, a call that takes no stream) stalls the overlap; pageable copies and host calls that wait for the GPU stop the host issuing. Each case is timed against its clean pipeline and traced, and the break detector reads its timeline.");
         sec.tables = Self::tables(r, derived, None);
         let c = &r.calibration;
         sec.note(
@@ -533,26 +532,22 @@ impl Experiment for ConcurrencyBreaks {
             );
         }
         sec.figures = draw(figures(r, a));
-        sec.timelines = experiment::timelines::<ConcurrencyBreaks>(r, KernelSet::Rust)?;
+        sec.timelines = rust.timelines()?;
         Ok(sec)
     }
 
-    fn summary(r: &ConcurrencyBreaksResult, derived: &Self::Derived) -> Option<Json> {
+    fn summary(r: &ConcurrencyBreaksResult, derived: &Self::Derived) -> Summary {
         let a = derived;
         let costliest = (a.rows.iter()).max_by(|x, y| x.over_clean.total_cmp(&y.over_clean));
-        Some(experiment::json(&BreaksSummary {
+        let x = BreaksSummary {
             verified: r.verification.passed,
             clean_ms: (a.rows.iter().find(|x| x.case == Case::Clean)).map(|x| x.median_ms),
             costliest: costliest.map(|x| x.case),
             costliest_over_clean: costliest.map(|x| x.over_clean),
             detected_as_expected: a.rows.iter().filter(|x| x.detected_as_expected).count(),
             traced: r.cases.iter().filter(|c| c.timeline.is_some()).count(),
-        }))
-    }
-
-    fn headline(summary: &Json) -> Option<String> {
-        let x: BreaksSummary = experiment::parse(summary)?;
-        Some(format!(
+        };
+        let line = format!(
             "clean {} ms per iteration, costliest break {} at {}× clean; detector as expected in {} of {} traced cases; {}",
             x.clean_ms.map_or("–".into(), |v| format!("{v:.4}")),
             x.costliest.map_or("–", Case::label),
@@ -561,7 +556,8 @@ impl Experiment for ConcurrencyBreaks {
             x.detected_as_expected,
             x.traced,
             verdict(x.verified)
-        ))
+        );
+        Summary::headline(&x, line)
     }
 }
 

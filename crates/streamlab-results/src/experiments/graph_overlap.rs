@@ -5,12 +5,12 @@
 //! Per order and chunk count, graph replay against
 //! stream issue in GPU time and in host time per iteration, beside the pipeline bound.
 
-use crate::derived::summary::Json;
 use serde::{Deserialize, Serialize};
 
 use crate::derived::pipeline::{self, Bound};
 use crate::derived::rates::{chunks_noise, pipeline_stages};
-use crate::experiment::{self, Experiment, MS, MeasuredRow, RowControl, With, verdict};
+use crate::derived::trace::TraceChecks;
+use crate::experiment::{own_link, self, Experiment, MS, MeasuredRow, RowControl, With, verdict, Analyzed, Csv, Saved, Summary};
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
@@ -186,6 +186,7 @@ impl GraphAnalysis {
 
 /// Derive everything from `r`.
 fn analyze(r: &GraphOverlapResult) -> GraphAnalysis {
+    let link = own_link(r);
     let mut rows = Vec::new();
     for variant in IssueOrder::ASYNC {
         for &chunks in &r.params.chunks {
@@ -196,7 +197,7 @@ fn analyze(r: &GraphOverlapResult) -> GraphAnalysis {
             let (Some(s), Some(g), Some(parts)) = (
                 find(Issue::Streams),
                 find(Issue::Graph),
-                pipeline_stages(&r.stages, chunks, None, r.provenance.fastest_link.as_ref()),
+                pipeline_stages(&r.stages, chunks, None, link.as_ref()),
             ) else {
                 continue;
             };
@@ -372,6 +373,14 @@ fn figures(a: &GraphAnalysis) -> Vec<FigureModel> {
     ]
 }
 
+impl Saved for GraphOverlapResult {
+    experiment::saved_fields!(Params);
+
+    fn stage_times(&self) -> Vec<&StageTimes> {
+        self.stages.iter().collect()
+    }
+}
+
 impl Experiment for GraphOverlap {
     const NAME: &'static str = "graph-overlap";
     const USES_KERNEL_SETS: bool = false;
@@ -379,12 +388,7 @@ impl Experiment for GraphOverlap {
     type Result = GraphOverlapResult;
     type Derived = GraphAnalysis;
 
-    experiment::result_fields!();
-    fn stage_times(result: &GraphOverlapResult) -> Vec<&StageTimes> {
-        result.stages.iter().collect()
-    }
-
-    fn measured_rows(r: &GraphOverlapResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
+    fn rows(r: &GraphOverlapResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
         let mut rows = Vec::new();
         for p in &r.points {
             let key = format!("{}/{}/{}", p.variant.short(), p.chunks, p.issue.label());
@@ -411,7 +415,7 @@ impl Experiment for GraphOverlap {
         rows
     }
 
-    fn derive(r: &GraphOverlapResult) -> GraphAnalysis {
+    fn derive(r: &GraphOverlapResult, _checks: &[TraceChecks]) -> GraphAnalysis {
         analyze(r)
     }
 
@@ -423,20 +427,16 @@ impl Experiment for GraphOverlap {
         vec![columns().table(Some("medians, ms per iteration".into()), &derived.rows)]
     }
 
-    fn csv(_r: &GraphOverlapResult, derived: &Self::Derived) -> Option<String> {
-        Some(columns().csv(&derived.rows))
+    fn csv(_r: &GraphOverlapResult, derived: &Self::Derived) -> Vec<Csv> {
+        vec![Csv::main(columns().csv(&derived.rows))]
     }
 
     fn section(
-        r: &GraphOverlapResult,
-        derived: &Self::Derived,
-        _cuda: Option<With<'_, Self>>,
+        rust: &Analyzed<Self>,
+        _twin: Option<&Analyzed<Self>>,
     ) -> Result<Section, ReportError> {
-        let mut sec = experiment::section::<GraphOverlap>(
-            "graph-overlap: a CUDA graph against stream issue",
-            "sincos-overlap's asynchronous orders, issued on streams (one per chunk) and captured once as a CUDA graph that holds a sample's back-to-back iterations with the same dependencies, then replayed: GPU time per iteration (events) and the host's time per iteration spent issuing (what the CPU is not left free for).",
-            r,
-        );
+        let (r, derived) = rust.with();
+        let mut sec = rust.section("graph-overlap: a CUDA graph against stream issue", "sincos-overlap's asynchronous orders, issued on streams (one per chunk) and captured once as a CUDA graph that holds a sample's back-to-back iterations with the same dependencies, then replayed: GPU time per iteration (events) and the host's time per iteration spent issuing (what the CPU is not left free for).");
         sec.tables = Self::tables(r, derived, None);
         sec.note(
             "Bound",
@@ -446,7 +446,7 @@ impl Experiment for GraphOverlap {
         Ok(sec)
     }
 
-    fn summary(r: &GraphOverlapResult, derived: &Self::Derived) -> Option<Json> {
+    fn summary(r: &GraphOverlapResult, derived: &Self::Derived) -> Summary {
         let a = derived;
         let fewest = r.params.chunks.iter().min().copied();
         let most = r.params.chunks.iter().max().copied();
@@ -459,18 +459,14 @@ impl Experiment for GraphOverlap {
             worst(fewest, |x| x.gpu_ratio),
             worst(most, |x| x.host_ratio),
         );
-        Some(experiment::json(&GraphSummary {
+        let x = GraphSummary {
             verified: r.verification.passed,
             gpu_ratio_fewest_chunks: gpu.map(|x| x.gpu_ratio),
             host_ratio_most_chunks: host.map(|x| x.host_ratio),
             gpu_ratio_within_noise: gpu.map(GraphRow::gpu_within_noise),
             host_ratio_within_noise: host.map(GraphRow::host_within_noise),
-        }))
-    }
-
-    fn headline(summary: &Json) -> Option<String> {
-        let x: GraphSummary = experiment::parse(summary)?;
-        Some(format!(
+        };
+        let line = format!(
             "graph/streams GPU time at the fewest chunks {}{}, host time at the most chunks {}{}; {}",
             x.gpu_ratio_fewest_chunks
                 .map_or("–".into(), |r| format!("{r:.3}")),
@@ -479,6 +475,7 @@ impl Experiment for GraphOverlap {
                 .map_or("–".into(), |r| format!("{r:.3}")),
             stats::within_noise_clause(x.host_ratio_within_noise),
             verdict(x.verified)
-        ))
+        );
+        Summary::headline(&x, line)
     }
 }

@@ -13,18 +13,18 @@
 //! `k + 1` waves of `t`: the expected concurrent time is `(k + 1)·t`, the expected serial
 //! time `2N·t`.
 
-use crate::derived::summary::Json;
 use serde::{Deserialize, Serialize};
 
 use crate::derived::pipeline::Under;
-use crate::experiment::{self, Experiment, MS, MeasuredRow, With, verdict};
+use crate::derived::trace::TraceChecks;
+use crate::experiment::{self, Experiment, MS, MeasuredRow, With, verdict, Analyzed, Csv, Saved, Summary};
 use crate::report::ReportError;
 use crate::report::chart::{PALETTE, SEQUENTIAL_COLOR, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
 use crate::report::section::{Section, draw};
 use crate::report::table::{Columns, Table, noise, num, times};
 use crate::saved::timeline::Timeline;
-use crate::saved::{DeviceInfo, KernelSet, MAX_STREAMS, Provenance, UsageError, Verification};
+use crate::saved::{DeviceInfo, MAX_STREAMS, Provenance, UsageError, Verification};
 use crate::stats::Series;
 
 /// The kernel-concurrency experiment.
@@ -352,6 +352,18 @@ fn figures(a: &ConcurrencyAnalysis, spin_us: u32) -> Vec<FigureModel> {
     vec![FigureModel::chart("kernel-concurrency.svg".into(), chart)]
 }
 
+impl Saved for KernelConcurrencyResult {
+    experiment::saved_fields!(Params);
+
+    fn timelines(&self) -> Vec<&Timeline> {
+        self
+            .runs
+            .iter()
+            .filter_map(|r| r.timeline.as_ref())
+            .collect()
+    }
+}
+
 impl Experiment for KernelConcurrency {
     const NAME: &'static str = "kernel-concurrency";
     const USES_KERNEL_SETS: bool = false;
@@ -359,16 +371,7 @@ impl Experiment for KernelConcurrency {
     type Result = KernelConcurrencyResult;
     type Derived = ConcurrencyAnalysis;
 
-    experiment::result_fields!();
-    fn timelines(result: &KernelConcurrencyResult) -> Vec<&Timeline> {
-        result
-            .runs
-            .iter()
-            .filter_map(|r| r.timeline.as_ref())
-            .collect()
-    }
-
-    fn measured_rows(r: &KernelConcurrencyResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
+    fn rows(r: &KernelConcurrencyResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
         let mut rows = Vec::new();
         for run in &r.runs {
             let q = run.queues;
@@ -400,7 +403,7 @@ impl Experiment for KernelConcurrency {
         rows
     }
 
-    fn derive(r: &KernelConcurrencyResult) -> ConcurrencyAnalysis {
+    fn derive(r: &KernelConcurrencyResult, _checks: &[TraceChecks]) -> ConcurrencyAnalysis {
         analyze(r)
     }
 
@@ -412,21 +415,17 @@ impl Experiment for KernelConcurrency {
         vec![columns().table(Some("medians, ms".into()), &derived.rows)]
     }
 
-    fn csv(_r: &KernelConcurrencyResult, derived: &Self::Derived) -> Option<String> {
-        Some(columns().csv(&derived.rows))
+    fn csv(_r: &KernelConcurrencyResult, derived: &Self::Derived) -> Vec<Csv> {
+        vec![Csv::main(columns().csv(&derived.rows))]
     }
 
     fn section(
-        r: &KernelConcurrencyResult,
-        derived: &Self::Derived,
-        _cuda: Option<With<'_, Self>>,
+        rust: &Analyzed<Self>,
+        _twin: Option<&Analyzed<Self>>,
     ) -> Result<Section, ReportError> {
+        let (r, derived) = rust.with();
         let a = derived;
-        let mut sec = experiment::section::<KernelConcurrency>(
-            "kernel-concurrency: how many kernels really run at once",
-            "N streams each launch two one-block kernels that spin a fixed time on the GPU's global timer, first all streams at once, then the same kernels one after another (serial). The number of hardware work queues is set by CUDA_DEVICE_MAX_CONNECTIONS, which the driver reads once when it starts, so each queue setting runs in a process of its own.",
-            r,
-        );
+        let mut sec = rust.section("kernel-concurrency: how many kernels really run at once", "N streams each launch two one-block kernels that spin a fixed time on the GPU's global timer, first all streams at once, then the same kernels one after another (serial). The number of hardware work queues is set by CUDA_DEVICE_MAX_CONNECTIONS, which the driver reads once when it starts, so each queue setting runs in a process of its own.");
         sec.tables = Self::tables(r, derived, None);
         sec.notes.push((
             "Model".into(),
@@ -439,30 +438,27 @@ impl Experiment for KernelConcurrency {
             ),
         ));
         sec.figures = draw(figures(a, r.params.spin_us));
-        sec.timelines = experiment::timelines::<KernelConcurrency>(r, KernelSet::Rust)?;
+        sec.timelines = rust.timelines()?;
         Ok(sec)
     }
 
-    fn summary(r: &KernelConcurrencyResult, derived: &Self::Derived) -> Option<Json> {
+    fn summary(r: &KernelConcurrencyResult, derived: &Self::Derived) -> Summary {
         let a = derived;
         let eight: Vec<_> = a.rows.iter().filter(|x| x.queues == 8).collect();
-        Some(experiment::json(&ConcurrencySummary {
+        let x = ConcurrencySummary {
             verified: r.verification.passed,
             speedup_32_streams_32_queues: a.row(32, 32).map(|x| x.speedup),
             waves_match_model_8_queues: (!eight.is_empty())
                 .then(|| eight.iter().all(|x| x.matches_model)),
-        }))
-    }
-
-    fn headline(summary: &Json) -> Option<String> {
-        let x: ConcurrencySummary = experiment::parse(summary)?;
-        Some(format!(
+        };
+        let line = format!(
             "32 streams at 32 queues {} faster than serial; 8-queue waves match the model: {}; {}",
             x.speedup_32_streams_32_queues.map_or("–".into(), times),
             x.waves_match_model_8_queues
                 .map_or("–", |m| if m { "yes" } else { "no" }),
             verdict(x.verified)
-        ))
+        );
+        Summary::headline(&x, line)
     }
 }
 

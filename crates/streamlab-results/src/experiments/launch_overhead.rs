@@ -5,10 +5,10 @@
 //! Launches per second of each language, graph replay
 //! against stream issue, and the work per kernel at which the launch cost stops mattering.
 
-use crate::derived::summary::Json;
 use serde::{Deserialize, Serialize};
 
-use crate::experiment::{self, Experiment, MeasuredRow, RowControl, US, With, verdict};
+use crate::derived::trace::TraceChecks;
+use crate::experiment::{self, Experiment, MeasuredRow, RowControl, US, With, verdict, Analyzed, Csv, Saved, Summary};
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
@@ -349,6 +349,10 @@ fn figures(a: &LaunchAnalysis) -> Vec<FigureModel> {
     ]
 }
 
+impl Saved for LaunchOverheadResult {
+    experiment::saved_fields!(Params);
+}
+
 impl Experiment for LaunchOverhead {
     const NAME: &'static str = "launch-overhead";
     const USES_KERNEL_SETS: bool = false;
@@ -356,9 +360,7 @@ impl Experiment for LaunchOverhead {
     type Result = LaunchOverheadResult;
     type Derived = LaunchAnalysis;
 
-    experiment::result_fields!();
-
-    fn measured_rows(r: &LaunchOverheadResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
+    fn rows(r: &LaunchOverheadResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
         let mut rows = Vec::new();
         for c in &r.stream {
             let (key, label) = (format!("{:?}", c.kernels).to_lowercase(), c.kernels.label());
@@ -407,7 +409,7 @@ impl Experiment for LaunchOverhead {
             .collect()
     }
 
-    fn derive(r: &LaunchOverheadResult) -> LaunchAnalysis {
+    fn derive(r: &LaunchOverheadResult, _checks: &[TraceChecks]) -> LaunchAnalysis {
         analyze(r)
     }
 
@@ -456,21 +458,17 @@ impl Experiment for LaunchOverhead {
         vec![t, b]
     }
 
-    fn csv(_r: &LaunchOverheadResult, derived: &Self::Derived) -> Option<String> {
-        Some(breakeven_columns().csv(&derived.breakeven))
+    fn csv(_r: &LaunchOverheadResult, derived: &Self::Derived) -> Vec<Csv> {
+        vec![Csv::main(breakeven_columns().csv(&derived.breakeven))]
     }
 
     fn section(
-        r: &LaunchOverheadResult,
-        derived: &Self::Derived,
-        _cuda: Option<With<'_, Self>>,
+        rust: &Analyzed<Self>,
+        _twin: Option<&Analyzed<Self>>,
     ) -> Result<Section, ReportError> {
+        let (r, derived) = rust.with();
         let a = derived;
-        let mut sec = experiment::section::<LaunchOverhead>(
-            "launch-overhead: what one launch costs",
-            "An empty kernel launched back to back on one stream (host time to issue, GPU time between events), launched and waited for one at a time, and the same launches captured once in a CUDA graph and replayed; the Rust kernel and its CUDA C++ twin take turns, sample by sample. Then kernels that each spin a given time on the GPU's clock, back to back: the breakeven curve.",
-            r,
-        );
+        let mut sec = rust.section("launch-overhead: what one launch costs", "An empty kernel launched back to back on one stream (host time to issue, GPU time between events), launched and waited for one at a time, and the same launches captured once in a CUDA graph and replayed; the Rust kernel and its CUDA C++ twin take turns, sample by sample. Then kernels that each spin a given time on the GPU's clock, back to back: the breakeven curve.");
         sec.tables = Self::tables(r, derived, None);
         sec.notes.push((
             "Result".into(),
@@ -486,14 +484,14 @@ impl Experiment for LaunchOverhead {
         Ok(sec)
     }
 
-    fn summary(r: &LaunchOverheadResult, derived: &Self::Derived) -> Option<Json> {
+    fn summary(r: &LaunchOverheadResult, derived: &Self::Derived) -> Summary {
         let a = derived;
         let rate = |set| {
             (a.rows.iter())
                 .find(|x| x.kernels == set)
                 .map(|x| x.launches_per_s)
         };
-        Some(experiment::json(&LaunchSummary {
+        let x = LaunchSummary {
             verified: r.verification.passed,
             rust_launches_per_s: rate(KernelSet::Rust),
             cuda_launches_per_s: rate(KernelSet::Cuda),
@@ -501,12 +499,8 @@ impl Experiment for LaunchOverhead {
             rust_over_cuda_within_noise: a.rust_over_cuda_within_noise,
             graph_over_stream_host: a.graph_over_stream_host,
             breakeven_work_us: a.breakeven_work_us,
-        }))
-    }
-
-    fn headline(summary: &Json) -> Option<String> {
-        let x: LaunchSummary = experiment::parse(summary)?;
-        Some(format!(
+        };
+        let line = format!(
             "Rust {:.0} launches/s, Rust/C++ rate {}{}, graph host time {} of streams'; {}",
             x.rust_launches_per_s.unwrap_or(f64::NAN),
             x.rust_over_cuda_rate
@@ -514,6 +508,7 @@ impl Experiment for LaunchOverhead {
             stats::within_noise_clause(x.rust_over_cuda_within_noise),
             times(x.graph_over_stream_host),
             verdict(x.verified)
-        ))
+        );
+        Summary::headline(&x, line)
     }
 }

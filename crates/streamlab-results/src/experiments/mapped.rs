@@ -13,12 +13,12 @@
 //! bound of its chunks' stages ([`crate::derived::pipeline`]), with the same link capacity both
 //! ways.
 
-use crate::derived::summary::Json;
 use serde::{Deserialize, Serialize};
 
 use crate::derived::pipeline::{self, Stages, Under};
 use crate::derived::rates::{best_rates, ms_at, pipeline_stages, stage_noise};
-use crate::experiment::{self, Experiment, MS, MeasuredRow, With, verdict};
+use crate::derived::trace::TraceChecks;
+use crate::experiment::{own_link, self, Experiment, MS, MeasuredRow, With, verdict, Analyzed, Csv, Saved, Summary};
 use crate::report::ReportError;
 use crate::report::chart::{PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
@@ -157,6 +157,13 @@ pub struct MappedRow {
     pub streamed_under: Option<Under>,
 }
 
+impl MappedRow {
+    /// Mapped memory's time over its bound: 1 is the limit reached.
+    pub fn mapped_over_bound(&self) -> f64 {
+        self.mapped_ms / self.mapped_bound_ms
+    }
+}
+
 /// Everything derived from a mapped result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MappedAnalysis {
@@ -169,10 +176,9 @@ pub struct MappedAnalysis {
 
 /// The fastest rate of each path over every size's whole-array copies and the run's
 /// fastest large copies.
-fn link_rates(r: &MappedResult) -> CopyRates {
+fn link_rates(r: &MappedResult, run: Option<LinkRates>) -> CopyRates {
     let all: Vec<CopyRates> = r.points.iter().map(|p| best_rates(&p.whole)).collect();
     let best = |rate: fn(&CopyRates) -> f64| all.iter().map(rate).fold(f64::NAN, f64::max);
-    let run = r.provenance.fastest_link;
     let with_run =
         |own: f64, rate: fn(&LinkRates) -> f64| run.as_ref().map_or(own, |l| own.max(rate(l)));
     CopyRates {
@@ -186,7 +192,8 @@ fn link_rates(r: &MappedResult) -> CopyRates {
 
 /// Derive everything from `r`.
 fn analyze(r: &MappedResult) -> MappedAnalysis {
-    let link = link_rates(r);
+    let run = own_link(r);
+    let link = link_rates(r, run);
     let rows: Vec<MappedRow> = (r.points.iter())
         .map(|p| {
             let bytes = p.whole.bytes;
@@ -198,7 +205,7 @@ fn analyze(r: &MappedResult) -> MappedAnalysis {
                 [&p.whole, &p.chunked],
                 r.params.streams,
                 None,
-                r.provenance.fastest_link.as_ref(),
+                run.as_ref(),
             )
             .map_or(f64::NAN, |parts| {
                 let parts = Stages {
@@ -373,6 +380,18 @@ fn figures(a: &MappedAnalysis) -> Vec<FigureModel> {
     vec![FigureModel::chart("mapped.svg".into(), chart)]
 }
 
+impl Saved for MappedResult {
+    experiment::saved_fields!(Params);
+
+    fn stage_times(&self) -> Vec<&StageTimes> {
+        self
+            .points
+            .iter()
+            .flat_map(|p| [&p.whole, &p.chunked])
+            .collect()
+    }
+}
+
 impl Experiment for Mapped {
     const NAME: &'static str = "mapped";
     const USES_KERNEL_SETS: bool = false;
@@ -380,16 +399,7 @@ impl Experiment for Mapped {
     type Result = MappedResult;
     type Derived = MappedAnalysis;
 
-    experiment::result_fields!();
-    fn stage_times(result: &MappedResult) -> Vec<&StageTimes> {
-        result
-            .points
-            .iter()
-            .flat_map(|p| [&p.whole, &p.chunked])
-            .collect()
-    }
-
-    fn measured_rows(r: &MappedResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
+    fn rows(r: &MappedResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
         let mut rows = Vec::new();
         for p in &r.points {
             let n = p.elements;
@@ -415,7 +425,7 @@ impl Experiment for Mapped {
         rows.into_iter().map(MeasuredRow::over_link).collect()
     }
 
-    fn derive(r: &MappedResult) -> MappedAnalysis {
+    fn derive(r: &MappedResult, _checks: &[TraceChecks]) -> MappedAnalysis {
         analyze(r)
     }
 
@@ -428,21 +438,17 @@ impl Experiment for Mapped {
         vec![columns().table(Some(caption), &derived.rows)]
     }
 
-    fn csv(_r: &MappedResult, derived: &Self::Derived) -> Option<String> {
-        Some(columns().csv(&derived.rows))
+    fn csv(_r: &MappedResult, derived: &Self::Derived) -> Vec<Csv> {
+        vec![Csv::main(columns().csv(&derived.rows))]
     }
 
     fn section(
-        r: &MappedResult,
-        derived: &Self::Derived,
-        _cuda: Option<With<'_, Self>>,
+        rust: &Analyzed<Self>,
+        _twin: Option<&Analyzed<Self>>,
     ) -> Result<Section, ReportError> {
+        let (r, derived) = rust.with();
         let a = derived;
-        let mut sec = experiment::section::<Mapped>(
-            "mapped: zero-copy memory against streamed copies",
-            "The sincos kernel reading its input from and writing its output to mapped pinned host memory directly (no copies), against the streamed version (device memory, copies over streams, the better asynchronous order), over the same sizes.",
-            r,
-        );
+        let mut sec = rust.section("mapped: zero-copy memory against streamed copies", "The sincos kernel reading its input from and writing its output to mapped pinned host memory directly (no copies), against the streamed version (device memory, copies over streams, the better asynchronous order), over the same sizes.");
         sec.tables = Self::tables(r, derived, None);
         sec.notes.push((
             "Bound".into(),
@@ -471,24 +477,21 @@ impl Experiment for Mapped {
         Ok(sec)
     }
 
-    fn summary(r: &MappedResult, derived: &Self::Derived) -> Option<Json> {
+    fn summary(r: &MappedResult, derived: &Self::Derived) -> Summary {
         let a = derived;
         let near = (a.rows.iter()).min_by_key(|x| x.elements.abs_diff(1 << 25));
-        Some(experiment::json(&MappedSummary {
+        let x = MappedSummary {
             verified: r.verification.passed,
             mapped_wins: a.mapped_wins.clone(),
-            mapped_over_bound: near.map(|x| (x.elements, x.mapped_ms / x.mapped_bound_ms)),
-        }))
-    }
-
-    fn headline(summary: &Json) -> Option<String> {
-        let x: MappedSummary = experiment::parse(summary)?;
-        Some(format!(
+            mapped_over_bound: near.map(|x| (x.elements, x.mapped_over_bound())),
+        };
+        let line = format!(
             "{} at 2^{} floats of its bound; mapped wins at {} size(s); {}",
             x.mapped_over_bound.map_or("–".into(), |(_, r)| times(r)),
             x.mapped_over_bound.map_or(0, |(n, _)| n.ilog2()),
             x.mapped_wins.len(),
             verdict(x.verified)
-        ))
+        );
+        Summary::headline(&x, line)
     }
 }

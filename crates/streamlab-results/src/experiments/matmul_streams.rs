@@ -1,17 +1,17 @@
 //! matmul-streams, after the "CUDA streams" wiki page: independent naive matrix
 //! products over 1..=n streams, each trial the time for all of them; per stream count
 //! the speedup over one stream and the tasks-per-stream model.
-use crate::derived::summary::Json;
 use serde::{Deserialize, Serialize};
 
-use crate::experiment::{self, Experiment, MS, MeasuredRow, With, verdict};
+use crate::derived::trace::TraceChecks;
+use crate::experiment::{self, Experiment, MS, MeasuredRow, With, verdict, Analyzed, Csv, Saved, Summary};
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
 use crate::report::section::{Section, cuda_note, draw};
 use crate::report::table::{Columns, Table, noise, num, ratio, times};
 use crate::saved::timeline::Timeline;
-use crate::saved::{DeviceInfo, KernelSet, MAX_STREAMS, Provenance, UsageError, Verification};
+use crate::saved::{DeviceInfo, MAX_STREAMS, Provenance, UsageError, Verification};
 use crate::stats::{self, Series};
 
 /// The matmul-streams experiment.
@@ -306,6 +306,14 @@ fn figures(a: &MatmulAnalysis) -> Vec<FigureModel> {
     vec![FigureModel::chart("matmul-streams.svg".into(), chart)]
 }
 
+impl Saved for MatmulStreamsResult {
+    experiment::saved_fields!(Params);
+
+    fn timelines(&self) -> Vec<&Timeline> {
+        self.timeline.iter().collect()
+    }
+}
+
 impl Experiment for MatmulStreams {
     const NAME: &'static str = "matmul-streams";
     const USES_KERNEL_SETS: bool = true;
@@ -313,12 +321,7 @@ impl Experiment for MatmulStreams {
     type Result = MatmulStreamsResult;
     type Derived = MatmulAnalysis;
 
-    experiment::result_fields!();
-    fn timelines(result: &MatmulStreamsResult) -> Vec<&Timeline> {
-        result.timeline.iter().collect()
-    }
-
-    fn measured_rows(_r: &MatmulStreamsResult, derived: &Self::Derived) -> Vec<MeasuredRow> {
+    fn rows(_r: &MatmulStreamsResult, derived: &Self::Derived) -> Vec<MeasuredRow> {
         (derived.points.iter())
             .map(|p| {
                 MeasuredRow::median(
@@ -331,7 +334,7 @@ impl Experiment for MatmulStreams {
             .collect()
     }
 
-    fn derive(r: &MatmulStreamsResult) -> MatmulAnalysis {
+    fn derive(r: &MatmulStreamsResult, _checks: &[TraceChecks]) -> MatmulAnalysis {
         analyze(r)
     }
 
@@ -344,27 +347,23 @@ impl Experiment for MatmulStreams {
         vec![columns(c).table(Some("ms for all products".into()), &derived.points)]
     }
 
-    fn csv(r: &MatmulStreamsResult, _derived: &Self::Derived) -> Option<String> {
-        Some(wiki_csv(r))
-    }
-
-    fn csv_beside(
-        _r: &MatmulStreamsResult,
-        derived: &Self::Derived,
-    ) -> Option<(&'static str, String)> {
-        Some(("medians", columns(None).csv(&derived.points)))
+    fn csv(r: &MatmulStreamsResult, derived: &Self::Derived) -> Vec<Csv> {
+        vec![
+            Csv::main(wiki_csv(r)),
+            Csv {
+                suffix: Some("medians"),
+                contents: columns(None).csv(&derived.points),
+            },
+        ]
     }
 
     fn section(
-        r: &MatmulStreamsResult,
-        derived: &Self::Derived,
-        cuda: Option<With<'_, Self>>,
+        rust: &Analyzed<Self>,
+        twin: Option<&Analyzed<Self>>,
     ) -> Result<Section, ReportError> {
-        let mut sec = experiment::section::<MatmulStreams>(
-            "matmul-streams: independent products over streams",
-            "Independent naive matrix products (one thread per output cell), product i on stream i mod s, for s = 1 up to the number of products; the time for all of them per trial, timed with events.",
-            r,
-        );
+        let (r, derived) = rust.with();
+        let cuda = twin.map(Analyzed::with);
+        let mut sec = rust.section("matmul-streams: independent products over streams", "Independent naive matrix products (one thread per output cell), product i on stream i mod s, for s = 1 up to the number of products; the time for all of them per trial, timed with events.");
         sec.tables = Self::tables(r, derived, cuda);
         sec.note(
             "Model",
@@ -373,23 +372,19 @@ impl Experiment for MatmulStreams {
         sec.notes
             .extend(cuda_note(cuda.map(|(c, _)| &c.provenance)));
         sec.figures = draw(figures(derived));
-        sec.timelines = experiment::timelines::<MatmulStreams>(r, KernelSet::Rust)?;
+        sec.timelines = rust.timelines()?;
         Ok(sec)
     }
 
-    fn summary(r: &MatmulStreamsResult, derived: &Self::Derived) -> Option<Json> {
+    fn summary(r: &MatmulStreamsResult, derived: &Self::Derived) -> Summary {
         let a = derived;
-        Some(experiment::json(&MatmulSummary {
+        let x = MatmulSummary {
             verified: r.verification.passed,
             ms_by_streams: a.points.iter().map(|p| p.time.median()).collect(),
             speedup_max_streams: a.last().map_or(f64::NAN, |p| p.speedup),
             above_noise_target: stats::above_noise_target(&a.noise_by_configuration()),
-        }))
-    }
-
-    fn headline(summary: &Json) -> Option<String> {
-        let x: MatmulSummary = experiment::parse(summary)?;
-        Some(format!(
+        };
+        let line = format!(
             "1 stream {:.3} ms, {} streams {:.3} ms, speedup {}{}; {}",
             x.ms_by_streams.first().copied().unwrap_or(f64::NAN),
             x.ms_by_streams.len(),
@@ -397,7 +392,8 @@ impl Experiment for MatmulStreams {
             times(x.speedup_max_streams),
             stats::above_noise_target_clause(&x.above_noise_target, x.ms_by_streams.len()),
             verdict(x.verified)
-        ))
+        );
+        Summary::headline(&x, line)
     }
 }
 

@@ -8,12 +8,12 @@
 //! stages are its stream count's chunks copied in alone, out alone and both ways at
 //! once; its kernel stage the faster of the kernel alone in the sequential run and the
 //! chunks' kernels alone, all at once (fastest samples, all measured in the same run).
-use crate::derived::summary::Json;
 use serde::{Deserialize, Serialize};
 
 use crate::derived::pipeline::{self, Bound, count_under, under_clause};
 use crate::derived::rates::{best_rates, chunks_noise, for_chunks, pipeline_stages};
-use crate::experiment::{self, Experiment, MS, MeasuredRow, With, verdict};
+use crate::derived::trace::TraceChecks;
+use crate::experiment::{own_link, self, Experiment, MS, MeasuredRow, With, verdict, Analyzed, Csv, Saved, Summary};
 use crate::range::IntRange;
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, Level, PALETTE, SEQUENTIAL_COLOR, XAxis, YScale};
@@ -22,7 +22,7 @@ use crate::report::section::{Section, cuda_note, draw};
 use crate::report::table::{Columns, Table, noise, num, times, under_csv};
 use crate::saved::timeline::{CopyRates, Timeline};
 use crate::saved::{
-    DeviceInfo, KernelSet, LinkRates, MAX_STREAMS, Provenance, StageTimes, UsageError, Verification,
+    DeviceInfo, LinkRates, MAX_STREAMS, Provenance, StageTimes, UsageError, Verification,
 };
 use crate::stats::Series;
 
@@ -252,10 +252,10 @@ pub fn kernel_rate(r: &MemcpyKernelResult, streams: usize) -> Option<(f64, f64)>
 }
 
 fn analyze(r: &MemcpyKernelResult) -> MemcpyAnalysis {
+    let link = own_link(r);
     let rows: Vec<MemcpyRow> = (r.rows.iter())
         .map(|row| {
-            let link = r.provenance.fastest_link.as_ref();
-            analyze_row(row, &r.copies, r.device.copy_engines, link, kernel_rate(r, row.streams))
+            analyze_row(row, &r.copies, r.device.copy_engines, link.as_ref(), kernel_rate(r, row.streams))
         })
         .collect();
     let mut stream_counts: Vec<usize> = Vec::new();
@@ -532,6 +532,18 @@ fn figures(a: &MemcpyAnalysis) -> Vec<FigureModel> {
     ]
 }
 
+impl Saved for MemcpyKernelResult {
+    experiment::saved_fields!(Params);
+
+    fn timelines(&self) -> Vec<&Timeline> {
+        self.timeline.iter().collect()
+    }
+
+    fn stage_times(&self) -> Vec<&StageTimes> {
+        self.copies.iter().collect()
+    }
+}
+
 impl Experiment for MemcpyKernel {
     const NAME: &'static str = "memcpy-kernel";
     const USES_KERNEL_SETS: bool = true;
@@ -539,15 +551,7 @@ impl Experiment for MemcpyKernel {
     type Result = MemcpyKernelResult;
     type Derived = MemcpyAnalysis;
 
-    experiment::result_fields!();
-    fn timelines(result: &MemcpyKernelResult) -> Vec<&Timeline> {
-        result.timeline.iter().collect()
-    }
-    fn stage_times(result: &MemcpyKernelResult) -> Vec<&StageTimes> {
-        result.copies.iter().collect()
-    }
-
-    fn measured_rows(r: &MemcpyKernelResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
+    fn rows(r: &MemcpyKernelResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
         let mut rows = Vec::new();
         for x in &r.rows {
             let (key, label) = (
@@ -570,7 +574,7 @@ impl Experiment for MemcpyKernel {
         rows.into_iter().map(MeasuredRow::over_link).collect()
     }
 
-    fn derive(r: &MemcpyKernelResult) -> MemcpyAnalysis {
+    fn derive(r: &MemcpyKernelResult, _checks: &[TraceChecks]) -> MemcpyAnalysis {
         analyze(r)
     }
 
@@ -595,21 +599,18 @@ impl Experiment for MemcpyKernel {
             .collect()
     }
 
-    fn csv(_r: &MemcpyKernelResult, derived: &Self::Derived) -> Option<String> {
-        Some(columns(None).csv(&derived.rows))
+    fn csv(_r: &MemcpyKernelResult, derived: &Self::Derived) -> Vec<Csv> {
+        vec![Csv::main(columns(None).csv(&derived.rows))]
     }
 
     fn section(
-        r: &MemcpyKernelResult,
-        derived: &Self::Derived,
-        cuda: Option<With<'_, Self>>,
+        rust: &Analyzed<Self>,
+        twin: Option<&Analyzed<Self>>,
     ) -> Result<Section, ReportError> {
+        let (r, derived) = rust.with();
+        let cuda = twin.map(Analyzed::with);
         let a = derived;
-        let mut sec = experiment::section::<MemcpyKernel>(
-            "memcpy-kernel: the CUDA Handbook's copy/kernel concurrency",
-            "AddKernel, whose run time grows with its cycles, between a copy in and a copy out of the whole array: first one after another (HtoD, Kernel, DtoH, Total), then split over the streams with the Handbook's three loops (Concurrent), the two alternating repeat by repeat so that drift hits both.",
-            r,
-        );
+        let mut sec = rust.section("memcpy-kernel: the CUDA Handbook's copy/kernel concurrency", "AddKernel, whose run time grows with its cycles, between a copy in and a copy out of the whole array: first one after another (HtoD, Kernel, DtoH, Total), then split over the streams with the Handbook's three loops (Concurrent), the two alternating repeat by repeat so that drift hits both.");
         sec.note(
             "Copy engines",
             format!(
@@ -648,15 +649,15 @@ impl Experiment for MemcpyKernel {
         sec.notes
             .extend(cuda_note(cuda.map(|(c, _)| &c.provenance)));
         sec.figures = draw(figures(a));
-        sec.timelines = experiment::timelines::<MemcpyKernel>(r, KernelSet::Rust)?;
+        sec.timelines = rust.timelines()?;
         Ok(sec)
     }
 
-    fn summary(r: &MemcpyKernelResult, derived: &Self::Derived) -> Option<Json> {
+    fn summary(r: &MemcpyKernelResult, derived: &Self::Derived) -> Summary {
         let a = derived;
         let best = a.best_row();
         let at = a.breakeven_row();
-        Some(experiment::json(&MemcpySummary {
+        let x = MemcpySummary {
             verified: r.verification.passed,
             num_streams: a.headline_streams,
             best_speedup: best.map_or(f64::NAN, |b| b.speedup),
@@ -668,12 +669,8 @@ impl Experiment for MemcpyKernel {
             rows_beyond_bound: a.rows_beyond_bound,
             rows_under_bound: Some(a.rows_under_bound),
             rows_under_bound_beyond_noise: Some(a.rows_under_bound_beyond_noise),
-        }))
-    }
-
-    fn headline(summary: &Json) -> Option<String> {
-        let x: MemcpySummary = experiment::parse(summary)?;
-        Some(format!(
+        };
+        let line = format!(
             "breakeven cycles {}, there {} streams {} of the bound's {}; {} rows beyond their bound{}; {}",
             x.breakeven_cycles
                 .map_or("not reached".to_owned(), |c| c.to_string()),
@@ -687,7 +684,8 @@ impl Experiment for MemcpyKernel {
                 x.rows_under_bound_beyond_noise
             ),
             verdict(x.verified)
-        ))
+        );
+        Summary::headline(&x, line)
     }
 }
 

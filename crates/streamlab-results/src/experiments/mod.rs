@@ -1,27 +1,68 @@
 //! The registry: every experiment, once, in the order `run-all` runs them and the
-//! report shows them. Adding an experiment is its module here, its file of the same name
-//! on the GPU side (`crates/streamlab/src/experiments/`) and its line below: the GPU
-//! side's modules, the command line, `run-all`, the report and the tests follow it.
-use crate::experiment::Experiment;
+//! report shows them ([`ALL`]). Adding an experiment is its module here, its file of the
+//! same name on the GPU side (`crates/streamlab/src/experiments/`) and its line in
+//! [`registered!`]: the GPU side's table, the command line, `run-all`, the report and the
+//! tests follow it.
+use std::marker::PhantomData;
+use std::path::Path;
 
-/// Something done once per experiment, in the registry's order.
-pub trait Visit {
-    fn visit<E: Experiment>(&mut self);
+use crate::experiment::Experiment;
+use crate::folder::FolderError;
+use crate::held::{Held, Results};
+
+/// One registered experiment, as the generic parts reach it without its types.
+pub trait Registered: Sync {
+    /// Its name ([`Experiment::NAME`]).
+    fn name(&self) -> &'static str;
+    /// Whether it runs with both kernel sets ([`Experiment::USES_KERNEL_SETS`]).
+    fn uses_kernel_sets(&self) -> bool;
+    /// The keys of its facts in `summary.json` ([`Experiment::FACTS`]).
+    fn facts(&self) -> &'static [&'static str];
+    /// Its results in `dir`, each analysed; `None` where the folder holds none.
+    fn load(&self, dir: &Path) -> Result<Option<Box<dyn Held>>, FolderError>;
+}
+
+/// Experiment `E` in the registry.
+pub struct Entry<E>(PhantomData<fn() -> E>);
+
+impl<E> Entry<E> {
+    pub const NEW: Entry<E> = Entry(PhantomData);
+}
+
+impl<E: Experiment> Registered for Entry<E> {
+    fn name(&self) -> &'static str {
+        E::NAME
+    }
+
+    fn uses_kernel_sets(&self) -> bool {
+        E::USES_KERNEL_SETS
+    }
+
+    fn facts(&self) -> &'static [&'static str] {
+        E::FACTS
+    }
+
+    fn load(&self, dir: &Path) -> Result<Option<Box<dyn Held>>, FolderError> {
+        Ok(Results::<E>::load(dir)?.map(|r| Box::new(r) as Box<dyn Held>))
+    }
+}
+
+/// The registry's experiment named `name`.
+pub fn named(name: &str) -> Option<&'static dyn Registered> {
+    ALL.iter().copied().find(|e| e.name() == name)
 }
 
 macro_rules! registry {
     ($($module:ident :: $experiment:ident),* $(,)?) => {
         $(pub mod $module;)*
 
-        /// Visit every experiment, in the registry's order.
-        pub fn each(visitor: &mut impl Visit) {
-            $(visitor.visit::<$module::$experiment>();)*
-        }
+        /// Every experiment, in the registry's order.
+        pub static ALL: &[&dyn Registered] = &[$(&Entry::<$module::$experiment>::NEW),*];
     };
 }
 
 /// Hand the registry's list, `module::Experiment, …` in order, to the macro named (the
-/// GPU side's `run-all` is built from it).
+/// GPU side's table is built from it).
 #[macro_export]
 macro_rules! registered {
     ($($callback:tt)*) => {

@@ -20,8 +20,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::derived::pipeline::{self, Bound, Limiter, Stages};
 use crate::derived::rates::{gbps, stage_noise, stages};
-use crate::derived::summary::Json;
-use crate::experiment::{self, Experiment, MS, MeasuredRow, With, verdict};
+use crate::derived::trace::TraceChecks;
+use crate::experiment::{self, Experiment, MS, MeasuredRow, With, verdict, Analyzed, Csv, Saved, Summary};
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
@@ -421,6 +421,10 @@ fn figures(r: &MultiGpuOverlapResult, a: &MultiGpuAnalysis) -> Vec<FigureModel> 
     vec![FigureModel::chart("multi-gpu-overlap.svg".into(), chart)]
 }
 
+impl Saved for MultiGpuOverlapResult {
+    experiment::saved_fields!(Params);
+}
+
 impl Experiment for MultiGpuOverlap {
     const NAME: &'static str = "multi-gpu-overlap";
     const USES_KERNEL_SETS: bool = false;
@@ -428,9 +432,7 @@ impl Experiment for MultiGpuOverlap {
     type Result = MultiGpuOverlapResult;
     type Derived = MultiGpuAnalysis;
 
-    experiment::result_fields!();
-
-    fn measured_rows(r: &MultiGpuOverlapResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
+    fn rows(r: &MultiGpuOverlapResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
         vec![
             MeasuredRow::median(
                 "spread",
@@ -456,7 +458,7 @@ impl Experiment for MultiGpuOverlap {
         .collect()
     }
 
-    fn derive(r: &MultiGpuOverlapResult) -> MultiGpuAnalysis {
+    fn derive(r: &MultiGpuOverlapResult, _checks: &[TraceChecks]) -> MultiGpuAnalysis {
         analyze(r)
     }
 
@@ -484,21 +486,17 @@ impl Experiment for MultiGpuOverlap {
         ]
     }
 
-    fn csv(_r: &MultiGpuOverlapResult, derived: &Self::Derived) -> Option<String> {
-        Some(columns().csv(std::slice::from_ref(derived)))
+    fn csv(_r: &MultiGpuOverlapResult, derived: &Self::Derived) -> Vec<Csv> {
+        vec![Csv::main(columns().csv(std::slice::from_ref(derived)))]
     }
 
     fn section(
-        r: &MultiGpuOverlapResult,
-        derived: &Self::Derived,
-        _cuda: Option<With<'_, Self>>,
+        rust: &Analyzed<Self>,
+        _twin: Option<&Analyzed<Self>>,
     ) -> Result<Section, ReportError> {
+        let (r, derived) = rust.with();
         let a = derived;
-        let mut sec = experiment::section::<MultiGpuOverlap>(
-            "multi-gpu-overlap: the sincos pipeline over several GPUs",
-            "sincos-overlap's array split evenly over the GPUs, each GPU running asynchronous 2 over its own streams from one host array pinned for every GPU; iterations back to back in batches, each batch timed with the host clock from issuing it on every GPU until every GPU finished, against the same work on the first GPU alone over the same streams. The bound is the slowest GPU's own pipeline bound for its share or the host link shared by every GPU (every GPU copying its share in and out at once), whichever is larger. Every element of every GPU's output is checked against the CPU reference.",
-            r,
-        );
+        let mut sec = rust.section("multi-gpu-overlap: the sincos pipeline over several GPUs", "sincos-overlap's array split evenly over the GPUs, each GPU running asynchronous 2 over its own streams from one host array pinned for every GPU; iterations back to back in batches, each batch timed with the host clock from issuing it on every GPU until every GPU finished, against the same work on the first GPU alone over the same streams. The bound is the slowest GPU's own pipeline bound for its share or the host link shared by every GPU (every GPU copying its share in and out at once), whichever is larger. Every element of every GPU's output is checked against the CPU reference.");
         sec.tables = Self::tables(r, derived, None);
         if !a.fewer_streams.is_empty() {
             let gpus: Vec<String> = (a.fewer_streams.iter())
@@ -546,9 +544,9 @@ impl Experiment for MultiGpuOverlap {
         Ok(sec)
     }
 
-    fn summary(r: &MultiGpuOverlapResult, derived: &Self::Derived) -> Option<Json> {
+    fn summary(r: &MultiGpuOverlapResult, derived: &Self::Derived) -> Summary {
         let a = derived;
-        Some(experiment::json(&MultiGpuSummary {
+        let x = MultiGpuSummary {
             verified: r.verification.passed,
             gpus: a.gpus,
             spread_ms: a.spread_ms,
@@ -557,12 +555,8 @@ impl Experiment for MultiGpuOverlap {
             bound_speedup: a.bound_speedup,
             limit: a.limit,
             at_bound: a.at_bound,
-        }))
-    }
-
-    fn headline(summary: &Json) -> Option<String> {
-        let x: MultiGpuSummary = experiment::parse(summary)?;
-        Some(format!(
+        };
+        let line = format!(
             "{} GPUs {:.4} ms, first alone {:.4} ms: {} (bound {}, {}{}); {}",
             x.gpus,
             x.spread_ms,
@@ -572,7 +566,8 @@ impl Experiment for MultiGpuOverlap {
             x.limit.label(),
             if x.at_bound { "" } else { "; short of it" },
             verdict(x.verified)
-        ))
+        );
+        Summary::headline(&x, line)
     }
 }
 
@@ -697,7 +692,7 @@ mod tests {
         let a = analyze(&r);
         assert!(a.per_gpu[1].bound.is_none());
         assert_eq!(a.fewer_streams, [(1, 0)]);
-        let section = MultiGpuOverlap::section(&r, &analyze(&r), None).unwrap();
+        let section = MultiGpuOverlap::section(&Analyzed::new(crate::saved::KernelSet::Rust, r.clone()), None).unwrap();
         assert!(
             (section.notes.iter()).any(|(label, n)| label == "Streams" && n.contains("GPU 1 (0)"))
         );
@@ -719,14 +714,14 @@ mod tests {
             "the host link, shared by every GPU"
         );
         assert_eq!(tables[1].rows.len(), 2);
-        let csv = MultiGpuOverlap::csv(&r, &analyze(&r)).unwrap();
+        let csv = MultiGpuOverlap::csv(&r, &analyze(&r))[0].contents.clone();
         let mut lines = csv.lines();
         assert_eq!(
             lines.next().unwrap(),
             "gpus,streams,spread_ms,spread_noise,alone_ms,alone_noise,speedup,bound_ms,bound_speedup,efficiency"
         );
         assert!(lines.next().unwrap().starts_with("2,4,1.2500,"));
-        let section = MultiGpuOverlap::section(&r, &analyze(&r), None).unwrap();
+        let section = MultiGpuOverlap::section(&Analyzed::new(crate::saved::KernelSet::Rust, r.clone()), None).unwrap();
         assert_eq!(section.figures.len(), 1);
         let verdict = section.verdict.unwrap();
         assert!(
@@ -736,14 +731,13 @@ mod tests {
         );
         assert!((section.notes.iter()).any(|(label, _)| label == "Bound"));
         let headline =
-            MultiGpuOverlap::headline(&MultiGpuOverlap::summary(&r, &analyze(&r)).unwrap())
-                .unwrap();
+            MultiGpuOverlap::summary(&r, &analyze(&r)).line.unwrap();
         assert!(
             headline.starts_with("2 GPUs 1.2500 ms, first alone 1.7000 ms: 1.36×")
                 && headline.ends_with("verified"),
             "{headline}"
         );
-        assert_eq!(MultiGpuOverlap::measured_rows(&r, &analyze(&r)).len(), 3);
+        assert_eq!(MultiGpuOverlap::rows(&r, &analyze(&r)).len(), 3);
     }
 
     #[test]

@@ -12,7 +12,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::derived::pipeline::{self, Bound, PAYOFF};
 use crate::derived::rates::{chunks_noise, pipeline_stages};
-use crate::experiment::{self, Experiment, MS, MeasuredRow, With};
+use crate::derived::trace::TraceChecks;
+use crate::experiment::{own_link, self, Experiment, MS, MeasuredRow, With, Analyzed, Csv, Saved};
 use crate::range::IntRange;
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, Level, PALETTE, SEQUENTIAL_COLOR, XAxis, YScale};
@@ -21,7 +22,7 @@ use crate::report::section::{Section, draw};
 use crate::report::table::{Columns, Table, noise, num, times};
 use crate::saved::timeline::Timeline;
 use crate::saved::{
-    DeviceInfo, IssueOrder, KernelSet, LinkRates, MAX_STREAMS, Provenance, StageTimes, UsageError,
+    DeviceInfo, IssueOrder, LinkRates, MAX_STREAMS, Provenance, StageTimes, UsageError,
     Verification,
 };
 use crate::stats::Series;
@@ -335,8 +336,9 @@ fn analyze_size(
 
 /// Derive everything from `r`.
 fn analyze(r: &OverlapResult) -> OverlapAnalysis {
+    let link = own_link(r);
     let sizes: Vec<OverlapSizeAnalysis> = (r.sizes.iter())
-        .map(|s| analyze_size(s, r.device.copy_engines, r.provenance.fastest_link.as_ref()))
+        .map(|s| analyze_size(s, r.device.copy_engines, link.as_ref()))
         .collect();
     OverlapAnalysis {
         pays_off_from: (sizes.iter())
@@ -427,6 +429,18 @@ fn figures(a: &OverlapAnalysis) -> Vec<FigureModel> {
     vec![FigureModel::chart("overlap.svg".into(), chart)]
 }
 
+impl Saved for OverlapResult {
+    experiment::saved_fields!(Params);
+
+    fn timelines(&self) -> Vec<&Timeline> {
+        self.timeline.iter().collect()
+    }
+
+    fn stage_times(&self) -> Vec<&StageTimes> {
+        self.sizes.iter().flat_map(|s| &s.stages).collect()
+    }
+}
+
 impl Experiment for Overlap {
     const NAME: &'static str = "overlap";
     const USES_KERNEL_SETS: bool = false;
@@ -434,15 +448,7 @@ impl Experiment for Overlap {
     type Result = OverlapResult;
     type Derived = OverlapAnalysis;
 
-    experiment::result_fields!();
-    fn timelines(result: &OverlapResult) -> Vec<&Timeline> {
-        result.timeline.iter().collect()
-    }
-    fn stage_times(result: &OverlapResult) -> Vec<&StageTimes> {
-        result.sizes.iter().flat_map(|s| &s.stages).collect()
-    }
-
-    fn measured_rows(r: &OverlapResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
+    fn rows(r: &OverlapResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
         let mut rows = Vec::new();
         for size in &r.sizes {
             let n = size.elements;
@@ -468,7 +474,7 @@ impl Experiment for Overlap {
         rows.into_iter().map(MeasuredRow::over_link).collect()
     }
 
-    fn derive(r: &OverlapResult) -> OverlapAnalysis {
+    fn derive(r: &OverlapResult, _checks: &[TraceChecks]) -> OverlapAnalysis {
         analyze(r)
     }
 
@@ -492,25 +498,21 @@ impl Experiment for Overlap {
             .collect()
     }
 
-    fn csv(_r: &OverlapResult, derived: &Self::Derived) -> Option<String> {
+    fn csv(_r: &OverlapResult, derived: &Self::Derived) -> Vec<Csv> {
         let a = derived;
         let rows: Vec<Row> = (a.sizes.iter())
             .flat_map(|s| s.configs.iter().map(move |x| (s, x)))
             .collect();
-        Some(columns().csv(&rows))
+        vec![Csv::main(columns().csv(&rows))]
     }
 
     fn section(
-        r: &OverlapResult,
-        derived: &Self::Derived,
-        _cuda: Option<With<'_, Self>>,
+        rust: &Analyzed<Self>,
+        _twin: Option<&Analyzed<Self>>,
     ) -> Result<Section, ReportError> {
+        let (r, derived) = rust.with();
         let a = derived;
-        let mut sec = experiment::section::<Overlap>(
-            "overlap: your kernel over streams",
-            "An element-wise kernel from your PTX, run sequential against asynchronous 1 and 2 over stream counts, each chunk passed to the kernel as its own sub-slice; every streamed output is compared bit for bit with the sequential one.",
-            r,
-        );
+        let mut sec = rust.section("overlap: your kernel over streams", "An element-wise kernel from your PTX, run sequential against asynchronous 1 and 2 over stream counts, each chunk passed to the kernel as its own sub-slice; every streamed output is compared bit for bit with the sequential one.");
         sec.note(
             "Entry",
             format!("{}({})", r.params.kernel, r.entry.join(", ")),
@@ -518,7 +520,7 @@ impl Experiment for Overlap {
         sec.note("Verdict", a.verdict());
         sec.tables = Self::tables(r, derived, None);
         sec.figures = draw(figures(a));
-        sec.timelines = experiment::timelines::<Overlap>(r, KernelSet::Rust)?;
+        sec.timelines = rust.timelines()?;
         Ok(sec)
     }
 }

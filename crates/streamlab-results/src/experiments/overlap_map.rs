@@ -25,12 +25,12 @@
 //! makes many streams lose on small arrays. Streams "pay off" where the speedup reaches
 //! [`PAYOFF`].
 
-use crate::derived::summary::Json;
 use serde::{Deserialize, Serialize};
 
 use crate::derived::pipeline::{self, PAYOFF, Stages};
 use crate::derived::rates::{best_rates, ms_at};
-use crate::experiment::{self, Experiment, MS, MeasuredRow, With, verdict};
+use crate::derived::trace::TraceChecks;
+use crate::experiment::{self, Experiment, MS, MeasuredRow, With, verdict, Analyzed, Csv, Saved, Summary};
 use crate::report::ReportError;
 use crate::report::chart::HeatMap;
 use crate::report::figures::{Drawing, FigureModel};
@@ -426,6 +426,14 @@ fn figures(a: &MapAnalysis) -> Vec<FigureModel> {
     ]
 }
 
+impl Saved for OverlapMapResult {
+    experiment::saved_fields!(Params);
+
+    fn stage_times(&self) -> Vec<&StageTimes> {
+        vec![&self.copies]
+    }
+}
+
 impl Experiment for OverlapMap {
     const NAME: &'static str = "overlap-map";
     const USES_KERNEL_SETS: bool = false;
@@ -433,12 +441,7 @@ impl Experiment for OverlapMap {
     type Result = OverlapMapResult;
     type Derived = MapAnalysis;
 
-    experiment::result_fields!();
-    fn stage_times(result: &OverlapMapResult) -> Vec<&StageTimes> {
-        vec![&result.copies]
-    }
-
-    fn measured_rows(r: &OverlapMapResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
+    fn rows(r: &OverlapMapResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
         let o = &r.overheads;
         let mut rows = vec![
             MeasuredRow::median("launch", "kernel launch", &o.launch, MS),
@@ -490,7 +493,7 @@ impl Experiment for OverlapMap {
         rows
     }
 
-    fn derive(r: &OverlapMapResult) -> MapAnalysis {
+    fn derive(r: &OverlapMapResult, _checks: &[TraceChecks]) -> MapAnalysis {
         analyze(r)
     }
 
@@ -522,21 +525,17 @@ impl Experiment for OverlapMap {
         vec![crossovers, cells]
     }
 
-    fn csv(r: &OverlapMapResult, derived: &Self::Derived) -> Option<String> {
-        Some(columns(r).csv(&derived.cells))
+    fn csv(r: &OverlapMapResult, derived: &Self::Derived) -> Vec<Csv> {
+        vec![Csv::main(columns(r).csv(&derived.cells))]
     }
 
     fn section(
-        r: &OverlapMapResult,
-        derived: &Self::Derived,
-        _cuda: Option<With<'_, Self>>,
+        rust: &Analyzed<Self>,
+        _twin: Option<&Analyzed<Self>>,
     ) -> Result<Section, ReportError> {
+        let (r, derived) = rust.with();
         let a = derived;
-        let mut sec = experiment::section::<OverlapMap>(
-            "overlap-map: when streams pay off",
-            "The sincos workload over array sizes × stream counts: the speedup of the better asynchronous order over one stream (the fastest of the one-stream timings, which all run the same work in order), beside a model's prediction of the same.",
-            r,
-        );
+        let mut sec = rust.section("overlap-map: when streams pay off", "The sincos workload over array sizes × stream counts: the speedup of the better asynchronous order over one stream (the fastest of the one-stream timings, which all run the same work in order), beside a model's prediction of the same.");
         sec.tables = Self::tables(r, derived, None);
         sec.notes.push((
             "Model".into(),
@@ -565,23 +564,20 @@ impl Experiment for OverlapMap {
         Ok(sec)
     }
 
-    fn summary(r: &OverlapMapResult, derived: &Self::Derived) -> Option<Json> {
+    fn summary(r: &OverlapMapResult, derived: &Self::Derived) -> Summary {
         let a = derived;
-        Some(experiment::json(&MapSummary {
+        let x = MapSummary {
             verified: r.verification.passed,
             model_within_one_step: (a.crossovers.iter()).all(|c| {
                 c.steps_apart.is_some_and(|s| s <= 1) || (c.measured.is_none() && c.model.is_none())
             }),
             crossovers: a.crossovers.clone(),
-        }))
-    }
-
-    fn headline(summary: &Json) -> Option<String> {
-        let x: MapSummary = experiment::parse(summary)?;
-        Some(format!(
+        };
+        let line = format!(
             "model crossover within one size step everywhere: {}; {}",
             if x.model_within_one_step { "yes" } else { "no" },
             verdict(x.verified)
-        ))
+        );
+        Summary::headline(&x, line)
     }
 }

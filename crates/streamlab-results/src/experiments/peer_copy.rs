@@ -9,11 +9,11 @@
 //! samples, with a small copy's latency beside them; every copied element is checked.
 //! A machine with fewer than two GPUs cannot run it.
 
-use crate::derived::summary::Json;
 use serde::{Deserialize, Serialize};
 
 use crate::derived::rates::gbps;
-use crate::experiment::{self, Experiment, MS, MeasuredRow, With, verdict};
+use crate::derived::trace::TraceChecks;
+use crate::experiment::{self, Experiment, MS, MeasuredRow, With, verdict, Analyzed, Csv, Saved, Summary};
 use crate::report::ReportError;
 use crate::report::chart::HeatMap;
 use crate::report::figures::{Drawing, FigureModel};
@@ -466,6 +466,10 @@ fn figures(a: &PeerCopyAnalysis) -> Vec<FigureModel> {
     .collect()
 }
 
+impl Saved for PeerCopyResult {
+    experiment::saved_fields!(Params);
+}
+
 impl Experiment for PeerCopy {
     const NAME: &'static str = "peer-copy";
     const USES_KERNEL_SETS: bool = false;
@@ -473,9 +477,7 @@ impl Experiment for PeerCopy {
     type Result = PeerCopyResult;
     type Derived = PeerCopyAnalysis;
 
-    experiment::result_fields!();
-
-    fn measured_rows(r: &PeerCopyResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
+    fn rows(r: &PeerCopyResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
         let mut rows = Vec::new();
         for pair in &r.pairs {
             let (s, d) = (pair.src, pair.dst);
@@ -506,7 +508,7 @@ impl Experiment for PeerCopy {
         rows
     }
 
-    fn derive(r: &PeerCopyResult) -> PeerCopyAnalysis {
+    fn derive(r: &PeerCopyResult, _checks: &[TraceChecks]) -> PeerCopyAnalysis {
         analyze(r)
     }
 
@@ -528,21 +530,17 @@ impl Experiment for PeerCopy {
         ]
     }
 
-    fn csv(_r: &PeerCopyResult, derived: &Self::Derived) -> Option<String> {
-        Some(sweep_columns().csv(&derived.rows))
+    fn csv(_r: &PeerCopyResult, derived: &Self::Derived) -> Vec<Csv> {
+        vec![Csv::main(sweep_columns().csv(&derived.rows))]
     }
 
     fn section(
-        r: &PeerCopyResult,
-        derived: &Self::Derived,
-        _cuda: Option<With<'_, Self>>,
+        rust: &Analyzed<Self>,
+        _twin: Option<&Analyzed<Self>>,
     ) -> Result<Section, ReportError> {
+        let (r, derived) = rust.with();
         let a = derived;
-        let mut sec = experiment::section::<PeerCopy>(
-            "peer-copy: copies between GPUs",
-            "For every ordered pair of GPUs: cuMemcpyPeerAsync with peer access off (the driver stages the copy through host memory) and on (straight over the link between the GPUs), one way and both ways at once on two streams, and a copy kernel's loads and stores across the link (launched on the destination reading the source, and on the source writing the destination) where peer access is on; GB/s from the median of event-timed samples over a size sweep, and the latency of one small copy. Every copied element is checked against its source's pattern.",
-            r,
-        );
+        let mut sec = rust.section("peer-copy: copies between GPUs", "For every ordered pair of GPUs: cuMemcpyPeerAsync with peer access off (the driver stages the copy through host memory) and on (straight over the link between the GPUs), one way and both ways at once on two streams, and a copy kernel's loads and stores across the link (launched on the destination reading the source, and on the source writing the destination) where peer access is on; GB/s from the median of event-timed samples over a size sweep, and the latency of one small copy. Every copied element is checked against its source's pattern.");
         sec.tables = Self::tables(r, derived, None);
         let without: Vec<String> = (a.matrix.iter())
             .filter(|p| !p.peer_access)
@@ -575,27 +573,24 @@ impl Experiment for PeerCopy {
         Ok(sec)
     }
 
-    fn summary(r: &PeerCopyResult, derived: &Self::Derived) -> Option<Json> {
+    fn summary(r: &PeerCopyResult, derived: &Self::Derived) -> Summary {
         let a = derived;
-        Some(experiment::json(&PeerCopySummary {
+        let x = PeerCopySummary {
             verified: r.verification.passed,
             pairs: a.matrix.len(),
             peer_gbps: a.range(Method::Peer),
             staged_gbps: a.range(Method::Staged),
-        }))
-    }
-
-    fn headline(summary: &Json) -> Option<String> {
-        let x: PeerCopySummary = experiment::parse(summary)?;
+        };
         let span =
             |r: Option<(f64, f64)>| r.map_or("–".into(), |(lo, hi)| format!("{lo:.1}–{hi:.1}"));
-        Some(format!(
+        let line = format!(
             "{} pair(s): peer access on {} GB/s, off {} GB/s; {}",
             x.pairs,
             span(x.peer_gbps),
             span(x.staged_gbps),
             verdict(x.verified)
-        ))
+        );
+        Summary::headline(&x, line)
     }
 }
 
@@ -676,7 +671,7 @@ mod tests {
         let peer = matrix.column("copy, peer access on").unwrap();
         assert_eq!(matrix.rows[0][peer], "104.9");
         assert_eq!(matrix.rows[1][peer], "–");
-        let csv = PeerCopy::csv(&r, &analyze(&r)).unwrap();
+        let csv = PeerCopy::csv(&r, &analyze(&r))[0].contents.clone();
         let mut lines = csv.lines();
         let header = lines.next().unwrap();
         assert!(header.starts_with("src,dst,bytes,staged,staged_noise,staged_both"));
@@ -691,13 +686,13 @@ mod tests {
         assert_eq!(map.values[0][0], None);
         assert!(map.values[0][1].is_some_and(|v| (v - 104.8576).abs() < 1e-9));
         assert_eq!(map.values[1][0], None);
-        let section = PeerCopy::section(&r, &analyze(&r), None).unwrap();
+        let section = PeerCopy::section(&Analyzed::new(crate::saved::KernelSet::Rust, r.clone()), None).unwrap();
         assert_eq!(section.figures.len(), 2);
         assert!(section.notes.iter().any(|(_, n)| n.contains("1 → 0")));
-        let headline = PeerCopy::headline(&PeerCopy::summary(&r, &analyze(&r)).unwrap()).unwrap();
+        let headline = PeerCopy::summary(&r, &analyze(&r)).line.unwrap();
         assert!(headline.starts_with("2 pair(s)") && headline.ends_with("verified"));
         assert_eq!(
-            PeerCopy::measured_rows(&r, &analyze(&r)).len(),
+            PeerCopy::rows(&r, &analyze(&r)).len(),
             6 + 2 + 2 + 1
         );
     }

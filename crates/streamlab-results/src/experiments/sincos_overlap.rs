@@ -8,13 +8,13 @@
 //! bound per iteration uses the largest batch ([`crate::derived::pipeline`]). A traced
 //! configuration also has the bound of its busiest engine or stream in its traced
 //! iterations ([`crate::derived::trace`]), shown beside it.
-use crate::derived::summary::Json;
 use serde::{Deserialize, Serialize};
 
 use crate::derived::pipeline::{self, Bound, Stages, Under, count_under, under_clause};
 use crate::derived::rates::{best_rates, chunks_noise, for_chunks, pipeline_stages, stages};
 use crate::derived::trace::{self, BusiestBound, TracedBound};
-use crate::experiment::{self, Experiment, MS, MeasuredRow, With, verdict};
+use crate::derived::trace::TraceChecks;
+use crate::experiment::{own_link, self, Experiment, MS, MeasuredRow, With, verdict, Analyzed, Csv, Saved, Summary};
 use crate::report::ReportError;
 use crate::report::chart::{
     BOUND_COLOR, BarSeries, LineSeries, PALETTE, SEQUENTIAL_COLOR, XAxis, YScale,
@@ -24,7 +24,7 @@ use crate::report::section::{Section, cuda_note, draw};
 use crate::report::table::{Columns, Table, noise, num, ratio, times, under_csv};
 use crate::saved::timeline::{CopyRates, Timeline};
 use crate::saved::{
-    DeviceInfo, IssueOrder, KernelSet, MAX_STREAMS, Provenance, StageTimes, UsageError,
+    DeviceInfo, IssueOrder, MAX_STREAMS, Provenance, StageTimes, UsageError,
     Verification,
 };
 use crate::stats::{self, Series};
@@ -334,6 +334,13 @@ pub struct SincosConfig {
     pub traced_over_untraced: Option<Ratio>,
 }
 
+impl SincosConfig {
+    /// Its time over its bound: 1 is the limit reached.
+    pub fn over_bound(&self) -> f64 {
+        self.median_ms / self.bound.ms
+    }
+}
+
 /// Everything derived from a sincos-overlap result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SincosAnalysis {
@@ -409,6 +416,7 @@ impl SincosAnalysis {
 
 /// Derive everything from `r`.
 fn analyze(r: &SincosOverlapResult) -> SincosAnalysis {
+    let link = own_link(r);
     let whole = for_chunks(&r.stages, 1);
     let rates = whole.map_or(CopyRates::UNMEASURED, best_rates);
     let whole_stages = whole.map_or(
@@ -432,7 +440,7 @@ fn analyze(r: &SincosOverlapResult) -> SincosAnalysis {
                 _ => batch_iterations,
             };
             // The parts measured over this configuration's chunks, or coarser ones.
-            let link = r.provenance.fastest_link.as_ref();
+            let link = link.as_ref();
             let parts = pipeline_stages(&r.stages, p.streams, None, link).unwrap_or(whole_stages);
             let (median_ms, noise) = (p.time.median(), p.time.noise());
             let bound = pipeline::bound(parts, p.streams, runs, r.device.copy_engines).held(
@@ -469,11 +477,7 @@ fn analyze(r: &SincosOverlapResult) -> SincosAnalysis {
             c.variant as u8,
         )
     });
-    let mut by_time: Vec<usize> = (0..configs.len())
-        .filter(|&i| configs[i].variant != IssueOrder::Sequential)
-        .filter(|&i| configs[i].median_ms.is_finite())
-        .collect();
-    by_time.sort_by(|&a, &b| configs[a].median_ms.total_cmp(&configs[b].median_ms));
+    let by_time = async_by_time(&configs, |c| (c.variant, c.median_ms));
     let mut stream_counts: Vec<usize> = (configs.iter())
         .filter(|c| c.variant != IssueOrder::Sequential)
         .map(|c| c.streams)
@@ -499,6 +503,17 @@ fn analyze(r: &SincosOverlapResult) -> SincosAnalysis {
         best_async: by_time.first().copied(),
         runner_up: by_time.get(1).copied(),
     }
+}
+
+/// The indices of the asynchronous configurations among `items`, fastest first, by
+/// `key`'s issue order and median time (those without a finite time left out): the one
+/// ranking of the analysis's best configuration and of the one the run traces.
+pub fn async_by_time<T>(items: &[T], key: impl Fn(&T) -> (IssueOrder, f64)) -> Vec<usize> {
+    let mut by_time: Vec<usize> = (0..items.len())
+        .filter(|&i| key(&items[i]).0 != IssueOrder::Sequential && key(&items[i]).1.is_finite())
+        .collect();
+    by_time.sort_by(|&a, &b| key(&items[a]).1.total_cmp(&key(&items[b]).1));
+    by_time
 }
 
 /// sincos-overlap's headline in `summary.json`.
@@ -778,6 +793,18 @@ fn figures(r: &SincosOverlapResult, a: &SincosAnalysis) -> Vec<FigureModel> {
     vec![FigureModel::chart("sincos-overlap.svg".into(), chart)]
 }
 
+impl Saved for SincosOverlapResult {
+    experiment::saved_fields!(Params);
+
+    fn timelines(&self) -> Vec<&Timeline> {
+        self.timelines.iter().collect()
+    }
+
+    fn stage_times(&self) -> Vec<&StageTimes> {
+        self.stages.iter().collect()
+    }
+}
+
 impl Experiment for SincosOverlap {
     const NAME: &'static str = "sincos-overlap";
     const USES_KERNEL_SETS: bool = true;
@@ -785,15 +812,7 @@ impl Experiment for SincosOverlap {
     type Result = SincosOverlapResult;
     type Derived = SincosAnalysis;
 
-    experiment::result_fields!();
-    fn timelines(result: &SincosOverlapResult) -> Vec<&Timeline> {
-        result.timelines.iter().collect()
-    }
-    fn stage_times(result: &SincosOverlapResult) -> Vec<&StageTimes> {
-        result.stages.iter().collect()
-    }
-
-    fn measured_rows(r: &SincosOverlapResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
+    fn rows(r: &SincosOverlapResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
         (r.points.iter())
             .map(|p| {
                 let (key, label) = match p.variant {
@@ -808,7 +827,7 @@ impl Experiment for SincosOverlap {
             .collect()
     }
 
-    fn derive(r: &SincosOverlapResult) -> SincosAnalysis {
+    fn derive(r: &SincosOverlapResult, _checks: &[TraceChecks]) -> SincosAnalysis {
         analyze(r)
     }
 
@@ -873,21 +892,18 @@ impl Experiment for SincosOverlap {
         tables
     }
 
-    fn csv(_r: &SincosOverlapResult, derived: &Self::Derived) -> Option<String> {
-        Some(columns(None, derived.has_hosts()).csv(&derived.configs))
+    fn csv(_r: &SincosOverlapResult, derived: &Self::Derived) -> Vec<Csv> {
+        vec![Csv::main(columns(None, derived.has_hosts()).csv(&derived.configs))]
     }
 
     fn section(
-        r: &SincosOverlapResult,
-        derived: &Self::Derived,
-        cuda: Option<With<'_, Self>>,
+        rust: &Analyzed<Self>,
+        twin: Option<&Analyzed<Self>>,
     ) -> Result<Section, ReportError> {
+        let (r, derived) = rust.with();
+        let cuda = twin.map(Analyzed::with);
         let a = derived;
-        let mut sec = experiment::section::<SincosOverlap>(
-            "sincos-overlap: copies and kernels over streams",
-            "b[i] = a[i] + sqrt(sin(i)² + cos(i)²) over an array in pinned memory: sequential (copy in, kernel, copy out, with blocking copies), asynchronous 1 (per stream: copy in, kernel, copy out) and asynchronous 2 (all copies in, all kernels, all copies out), over a sweep of stream counts. Each sample is the mean time per iteration of a batch of iterations issued back to back.",
-            r,
-        );
+        let mut sec = rust.section("sincos-overlap: copies and kernels over streams", "b[i] = a[i] + sqrt(sin(i)² + cos(i)²) over an array in pinned memory: sequential (copy in, kernel, copy out, with blocking copies), asynchronous 1 (per stream: copy in, kernel, copy out) and asynchronous 2 (all copies in, all kernels, all copies out), over a sweep of stream counts. Each sample is the mean time per iteration of a batch of iterations issued back to back.");
         sec.tables = Self::tables(r, derived, cuda);
         let bytes = r.params.bytes();
         sec.notes.push((
@@ -934,7 +950,7 @@ impl Experiment for SincosOverlap {
                     best.streams,
                     num(best.median_ms, 4),
                     noise(best.noise),
-                    times(best.median_ms / best.bound.ms),
+                    times(best.over_bound()),
                     num(best.bound.ms, 4),
                     best.bound.limiter.label(),
                     a.sequential().map_or("–".into(), |s| num(s.median_ms, 4)),
@@ -965,18 +981,19 @@ impl Experiment for SincosOverlap {
         sec.notes
             .extend(cuda_note(cuda.map(|(c, _)| &c.provenance)));
         sec.figures = draw(figures(r, a));
-        sec.timelines = experiment::timelines::<SincosOverlap>(r, KernelSet::Rust)?;
-        if let Some((c, _)) = cuda {
-            sec.timelines
-                .extend(experiment::timelines::<SincosOverlap>(c, KernelSet::Cuda)?);
+        sec.timelines = rust.timelines()?;
+        if let Some(twin) = twin {
+            sec.timelines.extend(twin.timelines()?);
         }
         Ok(sec)
     }
 
-    fn summary(r: &SincosOverlapResult, derived: &Self::Derived) -> Option<Json> {
+    fn summary(r: &SincosOverlapResult, derived: &Self::Derived) -> Summary {
         let a = derived;
-        let best = a.best()?;
-        Some(experiment::json(&SincosSummary {
+        let Some(best) = a.best() else {
+            return Summary::default();
+        };
+        let x = SincosSummary {
             verified: r.verification.passed,
             sequential_ms: a.sequential().map_or(f64::NAN, |s| s.median_ms),
             best_async_ms: best.median_ms,
@@ -985,7 +1002,7 @@ impl Experiment for SincosOverlap {
             best_async_variant: best.variant,
             best_async_streams: best.streams,
             bound_ms: best.bound.ms,
-            best_over_bound: best.median_ms / best.bound.ms,
+            best_over_bound: best.over_bound(),
             busiest_bound_ms: best.busiest_bound.map(|b| b.ms),
             best_over_busiest_bound: best.busiest_bound.map(|b| b.timed_over_bound),
             rows_beyond_busiest_bound: a.rows_beyond_busiest_bound,
@@ -998,12 +1015,8 @@ impl Experiment for SincosOverlap {
             above_noise_target: stats::above_noise_target(&a.noise_by_configuration()),
             rust_host_over_cpp_host: best.rust_host_over_cpp_host,
             traced_over_untraced: best.traced_over_untraced,
-        }))
-    }
-
-    fn headline(summary: &Json) -> Option<String> {
-        let x: SincosSummary = experiment::parse(summary)?;
-        Some(format!(
+        };
+        let line = format!(
             "sequential {:.3} ms, best async {:.3} ms ± {} ({}, {} streams{}) = {:.3}× its bound{}{}{}{}{}; {}",
             x.sequential_ms,
             x.best_async_ms,
@@ -1035,7 +1048,8 @@ impl Experiment for SincosOverlap {
                 r.label()
             )),
             verdict(x.verified)
-        ))
+        );
+        Summary::headline(&x, line)
     }
 }
 

@@ -85,16 +85,17 @@ pub fn shared_source(timelines: &[TimelineFigure]) -> Option<&'static str> {
 }
 
 impl TimelineFigure {
-    /// The figure of `t`, measured with `set`, its files named `{stem}-timeline-{n}.svg`
-    /// and `{stem}-trace-{n}.json`; the CUDA C++ twins' titled so.
+    /// The figure of `t`, whose checks are `checks`, measured with `set`, its files named
+    /// `{stem}-timeline-{n}.svg` and `{stem}-trace-{n}.json`; the CUDA C++ twins' titled so.
     pub fn new(
         t: &Timeline,
+        checks: &TraceChecks,
         stem: &str,
         n: usize,
         set: KernelSet,
     ) -> Result<TimelineFigure, ReportError> {
         timeline::check(t).map_err(ReportError::Invalid)?;
-        let checks = trace::check(t);
+        let checks = checks.clone();
         let title = match set {
             KernelSet::Rust => t.title.clone(),
             KernelSet::Cuda => format!("{} (CUDA C++ kernels)", t.title),
@@ -149,8 +150,8 @@ pub const TIMELINE_NOTE: &str = "A row per stream, then a row per engine (HtoD c
 pub const BOUND_NOTE: &str = "Every bound is built from what the same run measured on this \
     GPU: each pipeline stage timed alone over the same bytes (the fastest sample of each, \
     samples taken before and between the timed batches), copies of 8 MiB or more never \
-    slower than the fastest such copy anywhere in the run (either kernel set, the link \
-    probes, the traced copies), copies in and out together at the measured both-ways rate \
+    slower than the fastest such copy of the same experiment (its stage samples, its traced \
+    copies, the link probes just before and after it), copies in and out together at the measured both-ways rate \
     rather than twice the one-way rate, and the pipeline's fill (first chunk in) and drain \
     (last chunk out) paid once per run of back-to-back iterations. Efficiency is bound / \
     measured: 1 is the bound. A verified row more than 1% below its bound as built shows a \
@@ -247,17 +248,6 @@ pub fn draw(models: Vec<FigureModel>) -> Vec<Figure> {
     models.into_iter().map(Figure::draw).collect()
 }
 
-/// The figures of `timelines` measured with `set`, their files named after `stem` (an
-/// experiment's and kernel set's, [`crate::saved::files::stem`]).
-pub fn timelines(
-    timelines: &[&Timeline],
-    stem: &str,
-    set: KernelSet,
-) -> Result<Vec<TimelineFigure>, ReportError> {
-    (timelines.iter().enumerate())
-        .map(|(i, t)| TimelineFigure::new(t, stem, i + 1, set))
-        .collect()
-}
 
 /// The note of a section whose experiment also ran with the CUDA C++ twins.
 pub fn cuda_note(p: Option<&Provenance>) -> Option<(String, String)> {

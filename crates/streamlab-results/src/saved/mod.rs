@@ -199,7 +199,6 @@ impl Provenance {
             form: KernelForm::Tuned,
             complete: true,
             link: None,
-            fastest_link: None,
             build: None,
             host: None,
             duration_s: None,
@@ -272,11 +271,6 @@ pub struct Provenance {
     /// The link probed just before and just after this experiment.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub link: Option<LinkProbe>,
-    /// The fastest each copy path ran in this run, up to the end of this experiment (both
-    /// kernel sets included), over copies of at least 8 MiB: the copy stages of its
-    /// bounds are never slower than these.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fastest_link: Option<LinkRates>,
     /// How the binary was built (not recorded before 2026-11-26).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub build: Option<BuildInfo>,

@@ -5,23 +5,31 @@
 //! An experiment is a [`Run`]: the results side's [`Experiment`] (its name, parameters,
 //! result, tables and report) plus how it runs on the GPU and its command's help. Adding
 //! one is its results module, its file here (named as its results module) and its line
-//! in the results side's registry (`streamlab_results::registered!`): the modules here,
-//! the command line and `run-all` all follow the registry. What the experiments share to
-//! measure is in [`crate::measure`], the sincos workload in [`crate::sincos`].
+//! in the results side's registry (`streamlab_results::registered!`): the modules here
+//! and their table ([`ALL`]), which the command line and `run-all` read, follow the
+//! registry. What the experiments share to measure is in [`crate::measure`], the sincos
+//! workload in [`crate::sincos`].
 use streamlab_results::experiment::Experiment;
 use streamlab_results::saved::{KernelForm, KernelSet, Provenance, UsageError};
 use streamlab_results::spread::{self, Devices};
 
+use crate::app::{Runnable, Runner};
 use crate::runtime::baseline::CudaKernels;
 use crate::runtime::{Gpu, Kernels, RuntimeError};
 
-/// One module per registered experiment.
-macro_rules! modules {
+/// One module per registered experiment, and the table of them all.
+macro_rules! table {
     ($($module:ident :: $experiment:ident),* $(,)?) => {
         $(pub mod $module;)*
+
+        /// Every experiment, in the registry's order, as the command line and `run-all`
+        /// reach it.
+        pub static ALL: &[&dyn Runnable] = &[
+            $(&Runner::<streamlab_results::experiments::$module::$experiment>::NEW),*
+        ];
     };
 }
-streamlab_results::registered!(modules);
+streamlab_results::registered!(table);
 
 /// What every experiment runs with.
 pub struct Context<'a> {
@@ -53,7 +61,6 @@ impl Context<'_> {
             // Filled in by the session, which probes the link around every experiment,
             // times it, and knows the build and the machine.
             link: None,
-            fastest_link: None,
             build: None,
             host: None,
             duration_s: None,

@@ -33,7 +33,8 @@ use std::ops::Range;
 use streamlab_results::derived::rates::{best_rates, for_chunks};
 use streamlab_results::derived::trace::{BusiestBound, busiest_bound};
 use streamlab_results::experiments::sincos_overlap::{
-    CppHostRun, Params, SincosOverlap, SincosOverlapResult, SincosPoint, TRACED_BATCH, trace_title,
+    CppHostRun, Params, SincosOverlap, SincosOverlapResult, SincosPoint, TRACED_BATCH, async_by_time,
+    trace_title,
 };
 use streamlab_results::saved::timeline::{OpKind, Timeline, TraceReference, TraceSource};
 use streamlab_results::saved::{IssueOrder, Params as _, StageTimes, Verification};
@@ -348,9 +349,9 @@ fn trace_timelines(
     task: &mut crate::progress::Task,
 ) -> Result<Vec<Timeline>, RuntimeError> {
     let mut timelines = Vec::new();
-    let fastest = (points.iter())
-        .filter(|q| q.variant != IssueOrder::Sequential)
-        .min_by(|a, b| a.time.median().total_cmp(&b.time.median()));
+    let fastest = async_by_time(points, |q| (q.variant, q.time.median()))
+        .first()
+        .map(|&i| &points[i]);
     let mut traced: Vec<&SincosPoint> = (points.iter())
         .filter(|q| q.variant != IssueOrder::Sequential && q.streams == p.streams)
         .collect();

@@ -7,7 +7,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::card::KernelCard;
-use crate::experiment::{self, Experiment, MeasuredRow, With};
+use crate::derived::trace::TraceChecks;
+use crate::experiment::{self, Experiment, MeasuredRow, With, Analyzed, Csv, Saved, Summary};
 use crate::report::ReportError;
 use crate::report::section::Section;
 use crate::report::table::Table;
@@ -266,6 +267,10 @@ pub const KERNELS: [&str; 4] = ["fill", "matmul", "add_kernel", "sincos"];
 /// CUDA's libdevice in C++): their ratios compare the libraries as much as the languages.
 pub const LIBRARY_KERNELS: [&str; 4] = ["sincos", "sinf", "cosf", "sincosf"];
 
+impl Saved for KernelComparison {
+    experiment::saved_fields!(Params);
+}
+
 impl Experiment for CompareKernels {
     const NAME: &'static str = "compare-kernels";
     const USES_KERNEL_SETS: bool = false;
@@ -273,13 +278,11 @@ impl Experiment for CompareKernels {
     type Result = KernelComparison;
     type Derived = ComparisonAnalysis;
 
-    experiment::result_fields!();
-
-    fn measured_rows(c: &KernelComparison, derived: &Self::Derived) -> Vec<MeasuredRow> {
+    fn rows(c: &KernelComparison, derived: &Self::Derived) -> Vec<MeasuredRow> {
         analysis::measured_rows(c, derived)
     }
 
-    fn derive(c: &KernelComparison) -> ComparisonAnalysis {
+    fn derive(c: &KernelComparison, _checks: &[TraceChecks]) -> ComparisonAnalysis {
         analysis::analyze(c)
     }
 
@@ -291,30 +294,25 @@ impl Experiment for CompareKernels {
         present::tables(c, derived)
     }
 
-    fn csv(c: &KernelComparison, derived: &Self::Derived) -> Option<String> {
-        Some(present::csv(c, derived))
-    }
-
-    fn csv_beside(
-        _c: &KernelComparison,
-        derived: &Self::Derived,
-    ) -> Option<(&'static str, String)> {
-        present::spellings_csv(derived).map(|csv| ("spellings", csv))
+    fn csv(c: &KernelComparison, derived: &Self::Derived) -> Vec<Csv> {
+        let spellings = present::spellings_csv(derived).map(|contents| Csv {
+            suffix: Some("spellings"),
+            contents,
+        });
+        std::iter::once(Csv::main(present::csv(c, derived)))
+            .chain(spellings)
+            .collect()
     }
 
     fn section(
-        c: &KernelComparison,
-        derived: &Self::Derived,
-        _cuda: Option<With<'_, Self>>,
+        rust: &Analyzed<Self>,
+        _twin: Option<&Analyzed<Self>>,
     ) -> Result<Section, ReportError> {
-        present::section(c, derived)
+        present::section(rust)
     }
 
     const FACTS: &'static [&'static str] = present::FACTS;
-    fn facts(_c: &KernelComparison, derived: &Self::Derived) -> Vec<crate::derived::summary::Json> {
-        present::facts(derived)
-    }
-    fn fact_lines(facts: &[&crate::derived::summary::Json]) -> Vec<(String, String)> {
-        present::fact_lines(facts)
+    fn summary(_c: &KernelComparison, derived: &Self::Derived) -> Summary {
+        present::summary(derived)
     }
 }

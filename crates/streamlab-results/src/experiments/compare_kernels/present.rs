@@ -2,13 +2,12 @@
 //! safety costs, the spellings, the math libraries, the cards), its CSVs, its report
 //! section, its chart and its facts in `summary.json`.
 use super::analysis::{
-    CaseRatio, ComparisonAnalysis, KernelRatios, Measure, SAFE_TARGET, SAFE_WORST_TARGET,
+    CaseRatio, ComparisonAnalysis, Measure, SAFE_TARGET, SAFE_WORST_TARGET,
     SafetyCost, SweepRatio, TUNED_TARGET, TUNED_WORST_TARGET,
 };
 use super::{Cache, CompareKernels, KernelComparison, Origin};
 use crate::card::KernelCard;
-use crate::derived::summary::Json;
-use crate::experiment::{self, Experiment};
+use crate::experiment::{self, Analyzed, Experiment, Summary};
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, BarSeries, Level, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank};
@@ -382,11 +381,11 @@ fn figures(a: &ComparisonAnalysis) -> Vec<FigureModel> {
 
 const ABOUT: &str = "Each kernel in Rust and in CUDA C++, each side in a few honest spellings of the same algorithm (the same products or sums in the same order: loop shapes, batching, tails, index widths), launched alternately on one stream and timed with events; each side's fastest spelling is the one its ratio takes, so a ratio compares the best of each, and every spelling's time is kept. Each kernel exists in a plain form (the write-ups' algorithm as a user would port it: the naive matmul loop with checked indexing in Rust, AddKernel's volatile local, separate sinf and cosf), a safe form (no unsafe in the kernel body: slices, get and get_mut, and nvptx-kernel's views, which check a shape once and then iterate unchecked; the C++ twins check what the Rust ones check) and a tuned form (raw pointers and unchecked indexing, matmul's loads in batches with one batch loaded a step ahead, AddKernel's sums unrolled); a transformation one side's tuned form does by hand, the other side has a spelling of too. A ratio compares the same form; safety's cost compares safe Rust with the fastest unchecked C++ of the same algorithm. Every shape is timed after every spelling's output was checked on inputs whose elements all differ (matmul against the CPU in f64 within a bound on the rounding of its chain of multiply-adds; AddKernel exactly; sincos within 1e-6). Beside the write-ups' shapes, a sweep of shapes with tails and shapes drawn from the run's seed; a matmul case whose inputs fit in L2 is timed warm (launched back to back) and cold (L2 flushed before each launch).";
 
-pub fn section(c: &KernelComparison, a: &ComparisonAnalysis) -> Result<Section, ReportError> {
-    let mut sec = experiment::section::<CompareKernels>(
+pub fn section(rust: &Analyzed<CompareKernels>) -> Result<Section, ReportError> {
+    let (c, a) = rust.with();
+    let mut sec = rust.section(
         "Rust against CUDA C++: the same kernels, each side's best spelling",
         ABOUT,
-        c,
     );
     sec.tables = tables(c, a);
     if let Some(seed) = c.seed {
@@ -447,63 +446,61 @@ pub const FACTS: &[&str] = &[
     "math_libraries",
 ];
 
-pub fn facts(a: &ComparisonAnalysis) -> Vec<Json> {
+/// The facts compare-kernels adds to `summary.json`, in the order of [`FACTS`], and their
+/// lines.
+pub fn summary(a: &ComparisonAnalysis) -> Summary {
     let over_shapes: Vec<&SweepRatio> = (a.sweep.iter())
         .filter(|s| matches!(s.measure, Measure::Form(KernelForm::Tuned) | Measure::Safety))
         .filter(|s| s.cache != Some(Cache::Cold))
         .collect();
-    vec![
-        experiment::json(&a.tuned),
-        experiment::json(&a.safe),
-        experiment::json(&a.plain),
-        experiment::json(&over_shapes),
-        experiment::json(&a.libraries),
-    ]
-}
-
-pub fn fact_lines(facts: &[&Json]) -> Vec<(String, String)> {
     let mut lines = Vec::new();
     let labels = [
         "Rust/C++ (tuned)",
         "Rust/C++ (safe)",
         "Rust/C++ (plain)",
     ];
-    for (label, v) in labels.iter().zip(facts) {
-        if let Some(r) = experiment::parse::<KernelRatios>(v) {
-            lines.push((
-                (*label).to_owned(),
+    for (label, r) in labels.iter().zip([&a.tuned, &a.safe, &a.plain]) {
+        let Some(r) = r else { continue };
+        lines.push((
+            (*label).to_owned(),
+            format!(
+                "fill {:.3}, matmul {:.3}, add_kernel {:.3} (each side's fastest spelling, the write-ups' shapes)",
+                r.fill, r.matmul, r.add_kernel
+            ),
+        ));
+    }
+    for measure in [Measure::Form(KernelForm::Tuned), Measure::Safety] {
+        let parts: Vec<String> = (over_shapes.iter())
+            .filter(|s| s.measure == measure)
+            .map(|s| {
                 format!(
-                    "fill {:.3}, matmul {:.3}, add_kernel {:.3} (each side's fastest spelling, the write-ups' shapes)",
-                    r.fill, r.matmul, r.add_kernel
-                ),
-            ));
+                    "{} {} (worst {} at {})",
+                    s.kernel,
+                    s.write_up.map_or("–".into(), |w| num(w, 3)),
+                    num(s.worst, 3),
+                    s.worst_case
+                )
+            })
+            .collect();
+        if !parts.is_empty() {
+            lines.push((format!("{} over shapes", measure.label()), parts.join(", ")));
         }
     }
-    if let Some(sweep) = facts.get(3).and_then(|v| experiment::parse::<Vec<SweepRatio>>(v)) {
-        for measure in [Measure::Form(KernelForm::Tuned), Measure::Safety] {
-            let parts: Vec<String> = (sweep.iter())
-                .filter(|s| s.measure == measure)
-                .map(|s| {
-                    format!(
-                        "{} {} (worst {} at {})",
-                        s.kernel,
-                        s.write_up.map_or("–".into(), |w| num(w, 3)),
-                        num(s.worst, 3),
-                        s.worst_case
-                    )
-                })
-                .collect();
-            if !parts.is_empty() {
-                lines.push((format!("{} over shapes", measure.label()), parts.join(", ")));
-            }
-        }
-    }
-    let libraries = facts.get(4).and_then(|v| experiment::parse::<Vec<(KernelForm, f64)>>(v));
-    if let Some((_, tuned)) = (libraries.iter().flatten()).find(|(f, _)| *f == KernelForm::Tuned) {
+    if let Some((_, tuned)) = a.libraries.iter().find(|(f, _)| *f == KernelForm::Tuned) {
         lines.push((
             "Math libraries".into(),
             format!("sincos, the libm crate (Rust) over CUDA's libdevice (C++): {tuned:.3} (a library comparison, not a language one)"),
         ));
     }
-    lines
+    Summary {
+        facts: vec![
+            experiment::json(&a.tuned),
+            experiment::json(&a.safe),
+            experiment::json(&a.plain),
+            experiment::json(&over_shapes),
+            experiment::json(&a.libraries),
+        ],
+        fact_lines: lines,
+        ..Summary::default()
+    }
 }

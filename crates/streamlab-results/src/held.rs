@@ -1,0 +1,194 @@
+//! One experiment's results in a run, held without their types ([`Held`]): each kernel
+//! set's result analysed once ([`Results`]), and everything the generic parts make of
+//! them: their files, their printed tables and their section of the report.
+use std::fmt::Write;
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::derived::trace::TraceChecks;
+use crate::experiment::{Analysis, Analyzed, Experiment, Saved};
+use crate::folder::{self, FolderError};
+use crate::report::ReportError;
+use crate::report::section::Section;
+use crate::report::table;
+use crate::saved::{KernelSet, files};
+use crate::stats;
+
+/// One experiment's results in a run, as the generic parts reach them.
+pub trait Held: Send + Sync {
+    /// The experiment's name.
+    fn name(&self) -> &'static str;
+    /// Whether it runs with both kernel sets ([`Experiment::USES_KERNEL_SETS`]).
+    fn uses_kernel_sets(&self) -> bool;
+    /// The keys of its facts in `summary.json` ([`Experiment::FACTS`]).
+    fn facts(&self) -> &'static [&'static str];
+    /// The analysis of each result it holds, the Rust kernels' first.
+    fn analyses(&self) -> Vec<&Analysis>;
+    /// The files of each result: its JSON (the result, its derived numbers and its trace
+    /// checks) and its CSV files, by name.
+    fn files(&self) -> Result<Vec<(String, String)>, FolderError>;
+    /// What is printed after the result measured with `set`: its heading, whether it is
+    /// complete, its tables and its verification.
+    fn printed(&self, set: KernelSet) -> Option<String>;
+    /// Its section of the report, led by its headline and noted with its noise; `None`
+    /// without a Rust kernels' result.
+    fn section(&self) -> Result<Option<Section>, ReportError>;
+}
+
+/// Experiment `E`'s results in a run: one per kernel set it ran with.
+pub struct Results<E: Experiment> {
+    pub rust: Option<Analyzed<E>>,
+    pub cuda: Option<Analyzed<E>>,
+}
+
+/// The kernel sets experiment `E` can be measured with.
+pub fn sets<E: Experiment>() -> &'static [KernelSet] {
+    if E::USES_KERNEL_SETS {
+        &[KernelSet::Rust, KernelSet::Cuda]
+    } else {
+        &[KernelSet::Rust]
+    }
+}
+
+impl<E: Experiment> Results<E> {
+    /// `results`, each measured with its kernel set, analysed.
+    pub fn new(results: impl IntoIterator<Item = (KernelSet, E::Result)>) -> Results<E> {
+        let mut out = Results {
+            rust: None,
+            cuda: None,
+        };
+        for (set, result) in results {
+            *out.slot(set) = Some(Analyzed::new(set, result));
+        }
+        out
+    }
+
+    /// Its results in `dir`, each file's kernel set checked against its name; `None` where
+    /// the folder holds none.
+    pub fn load(dir: &Path) -> Result<Option<Results<E>>, FolderError> {
+        let mut found = Vec::new();
+        for &set in sets::<E>() {
+            let read =
+                folder::read_result::<E::Result>(dir, E::NAME, set, |r| r.provenance().kernels)?;
+            found.extend(read.map(|r| (set, r)));
+        }
+        Ok((!found.is_empty()).then(|| Results::new(found)))
+    }
+
+    fn slot(&mut self, set: KernelSet) -> &mut Option<Analyzed<E>> {
+        match set {
+            KernelSet::Rust => &mut self.rust,
+            KernelSet::Cuda => &mut self.cuda,
+        }
+    }
+
+    /// The result measured with `set`, analysed.
+    pub fn get(&self, set: KernelSet) -> Option<&Analyzed<E>> {
+        match set {
+            KernelSet::Rust => self.rust.as_ref(),
+            KernelSet::Cuda => self.cuda.as_ref(),
+        }
+    }
+
+    fn each(&self) -> impl Iterator<Item = &Analyzed<E>> {
+        self.rust.iter().chain(&self.cuda)
+    }
+}
+
+/// What an experiment's JSON holds: its result, the numbers derived from it, and the
+/// checks of its traced timelines.
+#[derive(Serialize)]
+struct SavedFile<'a, R: Serialize, D: Serialize> {
+    #[serde(flatten)]
+    result: &'a R,
+    derived: &'a D,
+    trace_checks: &'a [TraceChecks],
+}
+
+/// The line `run-all` prints for a result's headline, or for its facts where it has no
+/// headline, as one sentence.
+fn headline_or_facts(a: &Analysis) -> Option<String> {
+    let s = &a.summary;
+    let line = s.line.clone().or_else(|| {
+        (!s.fact_lines.is_empty()).then(|| {
+            (s.fact_lines.iter())
+                .map(|(label, text)| format!("{label} {text}"))
+                .collect::<Vec<_>>()
+                .join("; ")
+        })
+    })?;
+    Some(line.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
+/// A section's note on noise: which measured rows of `analyses` (those whose samples can
+/// show a noise) ended above the noise target, the CUDA C++ twins' marked "C++: ".
+fn noise_note(analyses: &[&Analysis]) -> String {
+    let rows: Vec<(String, f64)> = (analyses.iter())
+        .flat_map(|a| {
+            let prefix = if a.set == KernelSet::Cuda { "C++: " } else { "" };
+            (a.rows.iter()).filter_map(move |row| Some((format!("{prefix}{}", row.label), row.noise?)))
+        })
+        .collect();
+    stats::noise_target_note(&rows)
+}
+
+impl<E: Experiment> Held for Results<E> {
+    fn name(&self) -> &'static str {
+        E::NAME
+    }
+
+    fn uses_kernel_sets(&self) -> bool {
+        E::USES_KERNEL_SETS
+    }
+
+    fn facts(&self) -> &'static [&'static str] {
+        E::FACTS
+    }
+
+    fn analyses(&self) -> Vec<&Analysis> {
+        self.each().map(|a| &a.analysis).collect()
+    }
+
+    fn files(&self) -> Result<Vec<(String, String)>, FolderError> {
+        let mut out = Vec::new();
+        for a in self.each() {
+            let set = a.analysis.set;
+            let file = SavedFile {
+                result: &a.result,
+                derived: &a.derived,
+                trace_checks: &a.analysis.trace_checks,
+            };
+            let name = files::json(E::NAME, set);
+            out.push((name.clone(), folder::to_json(&name, &file)?));
+            for csv in E::csv(&a.result, &a.derived) {
+                out.push((csv.file(E::NAME, set), csv.contents));
+            }
+        }
+        Ok(out)
+    }
+
+    fn printed(&self, set: KernelSet) -> Option<String> {
+        let a = self.get(set)?;
+        let mut out = format!(
+            "\n{}\n{}",
+            table::heading(E::NAME, set),
+            table::incomplete(a.analysis.provenance.complete)
+        );
+        for t in E::tables(&a.result, &a.derived, None) {
+            out += &t.text();
+        }
+        let _ = writeln!(out, "verification: {}", a.analysis.verification.detail);
+        Some(out)
+    }
+
+    fn section(&self) -> Result<Option<Section>, ReportError> {
+        let Some(rust) = &self.rust else {
+            return Ok(None);
+        };
+        let mut s = E::section(rust, self.cuda.as_ref())?;
+        s.verdict = s.lead(headline_or_facts(&rust.analysis));
+        s.note("Noise", noise_note(&self.analyses()));
+        Ok(Some(s))
+    }
+}

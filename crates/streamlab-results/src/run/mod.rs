@@ -1,0 +1,259 @@
+//! A run's results as a whole, over the registry of experiments: a results folder read
+//! back or a run being recorded ([`SavedRun`], each experiment's results held and
+//! analysed once: [`crate::held`]), `summary.json` ([`summary`]), the printed tables and the
+//! report ([`report`]), and a run written as it goes ([`recorder`]). Nothing here names an
+//! experiment: everything goes through [`crate::experiments::ALL`] and [`Held`].
+pub mod recorder;
+pub mod report;
+pub mod summary;
+
+use std::path::Path;
+
+pub use crate::held::{Held, Results, sets};
+
+use crate::derived::summary::RunSummary;
+use crate::experiment::{Analysis, Experiment};
+use crate::experiments;
+use crate::folder::{self, FolderError, Held as FileKind};
+use crate::saved::{DeviceInfo, KernelSet, Provenance, files};
+
+/// Everything a results folder holds, or a run has measured so far: each experiment's
+/// results, in the registry's order, and the run's `summary.json` where it has one.
+#[derive(Default)]
+pub struct SavedRun {
+    pub summary: Option<RunSummary>,
+    held: Vec<Box<dyn Held>>,
+}
+
+impl std::fmt::Debug for SavedRun {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let held: Vec<String> = (self.analyses())
+            .map(|a| files::stem(a.name, a.set))
+            .collect();
+        f.debug_struct("SavedRun").field("results", &held).finish()
+    }
+}
+
+impl SavedRun {
+    /// Load every result file in `dir`; an error if there are none, if a file cannot be
+    /// read (naming it and where), or if the files are of more than one run.
+    pub fn load(dir: &Path) -> Result<SavedRun, FolderError> {
+        let mut run = SavedRun::default();
+        for entry in experiments::ALL {
+            run.held.extend(entry.load(dir)?);
+        }
+        if run.held.is_empty() {
+            return Err(FolderError::Empty(dir.to_owned()));
+        }
+        run.summary = folder::read_json(dir, files::SUMMARY)?;
+        run.check_one_run(dir)?;
+        Ok(run)
+    }
+
+    /// Hold `held` in place of any results of the same experiment, in the registry's
+    /// order (an experiment the registry does not list goes last).
+    pub fn insert(&mut self, held: Box<dyn Held>) {
+        let rank = |name: &str| {
+            (experiments::ALL.iter())
+                .position(|e| e.name() == name)
+                .unwrap_or(usize::MAX)
+        };
+        self.held.retain(|h| h.name() != held.name());
+        let at = (self.held.iter())
+            .position(|h| rank(h.name()) > rank(held.name()))
+            .unwrap_or(self.held.len());
+        self.held.insert(at, held);
+    }
+
+    /// Each experiment's results, in the registry's order.
+    pub fn held(&self) -> impl Iterator<Item = &dyn Held> {
+        self.held.iter().map(|h| &**h)
+    }
+
+    /// The results of experiment `name`.
+    pub fn experiment(&self, name: &str) -> Option<&dyn Held> {
+        self.held().find(|h| h.name() == name)
+    }
+
+    /// Every result's analysis, experiment by experiment, the Rust kernels' first.
+    pub fn analyses(&self) -> impl Iterator<Item = &Analysis> {
+        self.held.iter().flat_map(|h| h.analyses())
+    }
+
+    /// The analysis of experiment `name`'s result measured with `set`.
+    pub fn analysis(&self, name: &str, set: KernelSet) -> Option<&Analysis> {
+        self.analyses().find(|a| a.name == name && a.set == set)
+    }
+
+    /// Change experiment `E`'s result measured with `set` by `edit`, as its JSON reads
+    /// back, and analyse it again (tests break results this way); false where the run
+    /// has none.
+    pub fn edit<E: Experiment>(
+        &mut self,
+        set: KernelSet,
+        edit: impl FnOnce(&mut E::Result),
+    ) -> bool {
+        let Some(held) = self.experiment(E::NAME) else {
+            return false;
+        };
+        let Ok(files) = held.files() else {
+            return false;
+        };
+        let mut results: Vec<(KernelSet, E::Result)> = Vec::new();
+        for &s in sets::<E>() {
+            let name = files::json(E::NAME, s);
+            let text = files.iter().find(|(n, _)| *n == name).map(|(_, t)| t);
+            if let Some(result) = text.and_then(|t| folder::parse(Path::new(&name), t).ok()) {
+                results.push((s, result));
+            }
+        }
+        let Some((_, result)) = results.iter_mut().find(|(s, _)| *s == set) else {
+            return false;
+        };
+        edit(result);
+        self.insert(Box::new(Results::<E>::new(results)));
+        true
+    }
+
+    /// Every file of the folder must be of one run: the same GPU, and the same start
+    /// (summary.json's, where there is one).
+    fn check_one_run(&self, dir: &Path) -> Result<(), FolderError> {
+        let runs: Vec<(String, RunIdentity)> = (self.analyses())
+            .map(|a| {
+                (
+                    files::json(a.name, a.set),
+                    RunIdentity::of(&a.device, &a.provenance),
+                )
+            })
+            .collect();
+        let first = match &self.summary {
+            Some(s) => (
+                files::SUMMARY.to_owned(),
+                RunIdentity::of(&s.device, &s.provenance),
+            ),
+            None => runs.first().cloned().expect("a loaded run holds a result"),
+        };
+        match runs.iter().find(|(_, id)| *id != first.1) {
+            None => Ok(()),
+            Some((other, id)) => Err(FolderError::MixedRuns {
+                dir: dir.to_owned(),
+                first: first.0,
+                first_run: first.1.to_string(),
+                other: other.clone(),
+                other_run: id.to_string(),
+            }),
+        }
+    }
+
+    /// The experiments `summary.json` has a headline of whose result file is not in the
+    /// folder, each as "NAME (NAME.json)".
+    pub fn missing(&self) -> Vec<String> {
+        let Some(summary) = &self.summary else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for entry in experiments::ALL {
+            let name = entry.name();
+            let summaries = [
+                (KernelSet::Rust, Some(&summary.experiments)),
+                (KernelSet::Cuda, summary.cuda_experiments.as_ref()),
+            ];
+            for (set, entries) in summaries {
+                let named = (entries.and_then(|e| e.get(name))).is_some_and(|h| !h.is_null());
+                if named && self.analysis(name, set).is_none() {
+                    out.push(format!(
+                        "{} ({})",
+                        files::stem(name, set),
+                        files::json(name, set)
+                    ));
+                }
+            }
+        }
+        out
+    }
+
+    /// The device and provenance of the first result measured with the Rust kernels,
+    /// or, in a folder of the CUDA C++ twins' results alone, with those.
+    pub fn header(&self) -> Option<(DeviceInfo, Provenance)> {
+        [KernelSet::Rust, KernelSet::Cuda].into_iter().find_map(|set| {
+            (self.analyses())
+                .find(|a| a.set == set)
+                .map(|a| (a.device.clone(), a.provenance.clone()))
+        })
+    }
+}
+
+/// Which run a file is of: the GPU it ran on and when the run started.
+#[derive(Debug, Clone, PartialEq)]
+struct RunIdentity {
+    gpu: String,
+    started_utc: String,
+}
+
+impl RunIdentity {
+    fn of(device: &DeviceInfo, provenance: &Provenance) -> RunIdentity {
+        RunIdentity {
+            gpu: format!("{} (GPU {})", device.name, device.ordinal),
+            started_utc: provenance.started_utc.clone(),
+        }
+    }
+}
+
+impl std::fmt::Display for RunIdentity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the run started {} on {}", self.started_utc, self.gpu)
+    }
+}
+
+/// What a file named `name` of a results folder or a comparison is ([`FileKind`]): a
+/// run's results (an experiment's JSON, `summary.json`), its rendered output (its CSV,
+/// charts, timelines and traces, the report, a comparison's files, a file being
+/// written), or something else.
+pub fn file_kind(name: &str) -> FileKind {
+    let stems: Vec<&str> = experiments::ALL.iter().map(|e| e.name()).collect();
+    let result = |stem: &str| {
+        [KernelSet::Rust, KernelSet::Cuda]
+            .iter()
+            .any(|&set| name == files::json(stem, set))
+    };
+    if name == files::SUMMARY || stems.iter().any(|s| result(s)) {
+        return FileKind::Results;
+    }
+    let rendered = [files::REPORT_MD, files::REPORT_HTML, files::COMPARISON];
+    let typed = [".json", ".csv", ".svg"].iter().any(|e| name.ends_with(e));
+    let of_ours = stems.iter().chain(&["compare"]).any(|s| name.starts_with(s));
+    if rendered.contains(&name)
+        || (name.starts_with('.') && name.ends_with(".partial"))
+        || (typed && of_ours)
+    {
+        FileKind::Output
+    } else {
+        FileKind::Foreign
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_and_corrupt_folders_are_clear_errors() {
+        let dir = std::env::temp_dir().join(format!("streamlab-run-empty-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let err = SavedRun::load(&dir).unwrap_err();
+        assert!(
+            err.to_string().contains("holds no streamlab results"),
+            "{err}"
+        );
+        let name = files::json(experiments::ALL[0].name(), KernelSet::Rust);
+        std::fs::write(dir.join(name), "{not json").unwrap();
+        let err = SavedRun::load(&dir).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("bounds.json is not JSON: key must be a string at line 1 column 2"),
+            "{err}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,186 @@
+//! A run's report and printed tables from its analysed results: the document
+//! ([`document`]), what `report` renders again from a folder ([`render`]), and what any
+//! run writes beside its results ([`rendered`]).
+use std::path::Path;
+
+use super::SavedRun;
+use super::summary::{headlines, summarize};
+use crate::derived::summary::{RunStatus, RunSummary};
+use crate::folder::{self, FolderError};
+use crate::report::document::Document;
+use crate::report::table::{self, Table};
+use crate::report::{ReportError, html, markdown};
+use crate::saved::{KernelSet, Provenance, files};
+
+/// Every table of `run`, as the runs printed them, then the summary.
+pub fn tables(run: &SavedRun) -> String {
+    let mut out = String::new();
+    for h in run.held() {
+        for set in [KernelSet::Rust, KernelSet::Cuda] {
+            out.extend(h.printed(set));
+        }
+    }
+    if let Some(s) = &run.summary {
+        out += &format!("\nsummary\n{}", super::summary::summary_text(run, s));
+    }
+    out
+}
+
+/// The results in `run` that say they were stopped before the end, by file stem.
+fn incomplete(run: &SavedRun) -> Vec<String> {
+    (run.analyses())
+        .filter(|a| !a.provenance.complete)
+        .map(|a| files::stem(a.name, a.set))
+        .collect()
+}
+
+/// The banner of an incomplete run: the summary's status, or results that say so.
+fn banner(run: &SavedRun) -> Option<String> {
+    if let Some(s) = run.summary.as_ref().filter(|s| !s.complete) {
+        let by =
+            (s.interrupted_by.as_deref()).map_or(String::new(), |n| format!(" (stopped by {n})"));
+        let missing = if s.steps_not_run.is_empty() {
+            String::new()
+        } else {
+            format!("; not run or not finished: {}", s.steps_not_run.join(", "))
+        };
+        return Some(format!(
+            "This run is incomplete{by}{missing}. What is shown was measured; the rest is missing."
+        ));
+    }
+    let partial = incomplete(run);
+    (!partial.is_empty()).then(|| {
+        format!(
+            "This run is incomplete: {} stopped before measuring every configuration. What is shown was measured; the rest is missing.",
+            partial.join(", ")
+        )
+    })
+}
+
+/// How long `run` took: the whole run where it has a summary, else the experiment whose
+/// `provenance` heads it; "not recorded" for runs before durations were.
+fn took(run: &SavedRun, provenance: &Provenance) -> String {
+    let (seconds, what) = match &run.summary {
+        Some(summary) => (summary.duration_s, "the whole run"),
+        None => (provenance.duration_s, "this experiment"),
+    };
+    match seconds {
+        Some(s) if s < 120.0 => format!("{s:.0} s ({what})"),
+        Some(s) => format!("{:.1} min ({what})", s / 60.0),
+        None => crate::saved::NOT_RECORDED.to_owned(),
+    }
+}
+
+/// The report of everything in `run`.
+pub fn document(run: &SavedRun) -> Result<Document, ReportError> {
+    let mut sections = Vec::new();
+    for h in run.held() {
+        sections.extend(h.section()?);
+    }
+    let header = run.header().map(|(device, provenance)| {
+        let mut rows = vec![
+            (
+                "GPU".to_owned(),
+                table::device(&device).trim_end().to_owned(),
+            ),
+            ("Started (UTC)".to_owned(), provenance.started_utc.clone()),
+            ("Took".to_owned(), took(run, &provenance)),
+            ("streamlab".to_owned(), provenance.streamlab_version.clone()),
+            ("Rust PTX target".to_owned(), provenance.ptx_target.clone()),
+            (
+                "Kernel form".to_owned(),
+                format!(
+                    "{} (unless a section says otherwise)",
+                    provenance.form.label()
+                ),
+            ),
+        ];
+        rows.extend((table::build_facts(&provenance).into_iter()).map(|(k, v)| (k.to_owned(), v)));
+        rows
+    });
+    let lines = headlines(run);
+    Ok(Document {
+        banner: banner(run),
+        missing: run.missing(),
+        header: header.unwrap_or_default(),
+        headlines: (run.summary.is_some() && !lines.is_empty()).then(|| {
+            let mut t = Table::new(None, &["experiment", "headline"]);
+            t.rows = lines.into_iter().map(|(name, line)| vec![name, line]).collect();
+            t
+        }),
+        sections,
+    })
+}
+
+/// `run`'s `summary.json` as the current derivations give it, where the folder had one
+/// (its run's status kept, and the headlines of results the folder no longer holds kept
+/// as the run wrote them: [`SavedRun::missing`] names them).
+fn current_summary(run: &SavedRun) -> Option<RunSummary> {
+    let saved = run.summary.as_ref()?;
+    let status = RunStatus {
+        interrupted_by: saved.interrupted_by.clone(),
+        steps_not_run: saved.steps_not_run.clone(),
+        duration_s: saved.duration_s,
+    };
+    let mut now = summarize(run, status)?;
+    now.experiments.keep_where_null(&saved.experiments);
+    if let (Some(now), Some(saved)) = (&mut now.cuda_experiments, &saved.cuda_experiments) {
+        now.keep_where_null(saved);
+    }
+    Some(now)
+}
+
+/// What any run writes beside its results: every chart, timeline and trace, then
+/// `report.md` and `report.html`.
+pub fn rendered(run: &SavedRun) -> Result<Vec<(String, String)>, ReportError> {
+    let doc = document(run)?;
+    let mut out: Vec<(String, String)> = (doc.files().into_iter())
+        .map(|(name, contents)| (name.to_owned(), contents.to_owned()))
+        .collect();
+    out.push((files::REPORT_MD.to_owned(), markdown::render(&doc)));
+    out.push((files::REPORT_HTML.to_owned(), html::render(&doc)));
+    Ok(out)
+}
+
+/// Render `run` into `out`: every result's JSON and CSV again (from the current
+/// derivations) and `summary.json` where the folder had one, then [`rendered`].
+/// Everything is written into a fresh folder beside `out`, which replaces `out` only once
+/// complete: `out` never holds half a report, nor files of another run. `in_place` says
+/// `out` is the folder `run` was read from; any other folder holding a run's results is
+/// refused, not replaced. `keep_going` is asked before each file; when it says no,
+/// rendering stops there and `out` is left as it was.
+pub fn render(
+    run: &SavedRun,
+    out: &Path,
+    in_place: bool,
+    keep_going: &dyn Fn() -> bool,
+) -> Result<usize, ReportError> {
+    let mut outputs = Vec::new();
+    for h in run.held() {
+        outputs.extend(h.files()?);
+    }
+    if let Some(summary) = current_summary(run) {
+        outputs.push((
+            files::SUMMARY.to_owned(),
+            folder::to_json(files::SUMMARY, &summary)?,
+        ));
+    }
+    outputs.extend(rendered(run)?);
+    let total = outputs.len();
+    let mut staged = folder::Staged::begin(out, super::file_kind, in_place)?;
+    for (written, (name, contents)) in outputs.iter().enumerate() {
+        if !keep_going() {
+            return Err(ReportError::Stopped { written, total });
+        }
+        staged.write(name, contents.as_bytes())?;
+    }
+    staged.finish()?;
+    Ok(total)
+}
+
+/// Write each of `files` into `dir`, whole.
+pub fn write_all(dir: &Path, files: &[(String, String)]) -> Result<(), FolderError> {
+    files
+        .iter()
+        .try_for_each(|(name, contents)| folder::write_atomic(dir, name, contents.as_bytes()))
+}
