@@ -1,16 +1,9 @@
-//! Builds the Rust kernels in `kernels-rs/` to PTX, every entry checked against its
-//! declaration (`runtime::kernels` embeds the result), and records how the binary is
-//! built (the commit, the compilers, the profile) for every result's provenance
-//! (`build_info`).
+//! Records how the binary is built (the commit, the compilers, the profile) for every
+//! result's provenance (`build_info`).
 use std::path::Path;
 use std::process::Command;
 
 fn main() {
-    nvptx_builder::Builder::new("../../kernels-rs")
-        .kernels(&kernels_rs::KERNELS)
-        .kernels(&kernels_rs::SPELLINGS)
-        .build()
-        .unwrap_or_else(|err| nvptx_builder::fail(&err));
     record_build();
 }
 

@@ -8,7 +8,7 @@
 //! iterate unchecked (a matrix's row and column, the grid-stride loop), with
 //! `nvptx_kernel::hint::opaque` as AddKernel's register barrier; and the tuned form (no
 //! suffix: raw pointers, unchecked indexing, batched loads). Each has a CUDA C++
-//! twin written statement for statement alike (`crates/streamlab/cuda/kernels.cu`), and
+//! twin written statement for statement alike (`crates/streamlab-runtime/cuda/kernels.cu`), and
 //! [`crate::spellings`] holds other spellings of the same algorithms, which streamlab's
 //! compare-kernels times beside these.
 use nvptx_kernel::kernel;

@@ -506,6 +506,8 @@ fn dist() -> Result<PathBuf, String> {
             "--release",
             "--package",
             "streamlab",
+            "--package",
+            "streamlab-runtime",
             "--no-run",
             "--message-format=json",
         ])

@@ -62,12 +62,16 @@ pub trait Experiment: Sized + 'static {
     }
     /// Its section of the report: what it measures, its tables, bounds, charts and
     /// timelines; `cuda` as for [`Experiment::tables`].
-    fn section(rust: &Analyzed<Self>, cuda: Option<&Analyzed<Self>>)
-    -> Result<Section, ReportError>;
+    fn section(
+        rust: &Analyzed<Self>,
+        cuda: Option<&Analyzed<Self>>,
+    ) -> Result<Section, ReportError>;
 }
 
 /// What every saved result holds and says of itself.
-pub trait Saved: Serialize + DeserializeOwned + Clone + std::fmt::Debug + Send + Sync + 'static {
+pub trait Saved:
+    Serialize + DeserializeOwned + Clone + std::fmt::Debug + Send + Sync + 'static
+{
     type Params: Params;
     fn params(&self) -> &Self::Params;
     fn device(&self) -> &DeviceInfo;
@@ -92,6 +96,7 @@ pub trait Saved: Serialize + DeserializeOwned + Clone + std::fmt::Debug + Send +
 
 /// The accessors of [`Saved`] for a result whose fields are named `params`, `device`,
 /// `provenance` and `verification`, as every one's is; `$params` is its parameters' type.
+#[macro_export]
 macro_rules! saved_fields {
     ($params:ty) => {
         type Params = $params;
@@ -112,7 +117,7 @@ macro_rules! saved_fields {
         }
     };
 }
-pub(crate) use saved_fields;
+pub use saved_fields;
 
 /// The fastest large copies `result` made or met: its own stage samples and traced
 /// copies, and the link probes around it ([`fastest_link`]). A bound's large copy stages

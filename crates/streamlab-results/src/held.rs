@@ -126,8 +126,13 @@ fn headline_or_facts(a: &Analysis) -> Option<String> {
 fn noise_note(analyses: &[&Analysis]) -> String {
     let rows: Vec<(String, f64)> = (analyses.iter())
         .flat_map(|a| {
-            let prefix = if a.set == KernelSet::Cuda { "C++: " } else { "" };
-            (a.rows.iter()).filter_map(move |row| Some((format!("{prefix}{}", row.label), row.noise?)))
+            let prefix = if a.set == KernelSet::Cuda {
+                "C++: "
+            } else {
+                ""
+            };
+            (a.rows.iter())
+                .filter_map(move |row| Some((format!("{prefix}{}", row.label), row.noise?)))
         })
         .collect();
     stats::noise_target_note(&rows)

@@ -19,9 +19,7 @@ use streamlab_results::folder::{self, FolderError};
 use streamlab_results::report::{self, ReportError};
 use streamlab_results::run::recorder::Recorder;
 use streamlab_results::run::{self as results, SavedRun};
-use streamlab_results::saved::{
-    HostInfo, KernelForm, LinkProbe, Params, UsageError, files,
-};
+use streamlab_results::saved::{HostInfo, KernelForm, LinkProbe, Params, UsageError, files};
 
 use crate::cli::{self, Command, KernelChoice, KernelOptions, Options, Parsed, RunOptions};
 use crate::experiments::{Context, Run, RunError};
@@ -208,7 +206,8 @@ impl<E: Run> Runnable for Runner<E> {
         if let Some(why) = E::unavailable(&params)? {
             return Err(AppError::Unavailable(why));
         }
-        let mut session = Session::open(&options.run, options.kernels.as_ref(), E::NEEDS_CUDA_TWINS)?;
+        let mut session =
+            Session::open(&options.run, options.kernels.as_ref(), E::NEEDS_CUDA_TWINS)?;
         session.measure::<E>(&params)?;
         session.finish(None)
     }
@@ -491,7 +490,10 @@ impl Session {
         // After a signal the report is still rendered whole: it shows what was measured.
         let (run, summary) = self.recorder.finish(status)?;
         if let (Some(summary), false) = (&summary, self.quiet) {
-            print!("\nsummary\n{}", results::summary::summary_text(&run, summary));
+            print!(
+                "\nsummary\n{}",
+                results::summary::summary_text(&run, summary)
+            );
         }
         println!("\nreport: {}", dir.join(files::REPORT_HTML).display());
         if let Some(signal) = stop::requested() {

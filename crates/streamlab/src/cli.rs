@@ -232,8 +232,9 @@ fn experiment_long_about<E: Runs>() -> String {
     };
     format!(
         "{}.\n\nWrites {name}.json (every sample, the parameters, the GPU and the build), \
-         {name}.csv, its charts where it draws any, and its section of report.md into --out \
-         (default: a new folder in results/, named after the UTC time). Every output \
+         {name}.csv, its charts and timelines where it draws any, and a report of what it \
+         ran (report.md, report.html) into --out (default: a new folder in results/, named \
+         after the UTC time). Every output \
          element is checked; a wrong answer fails the run (exit 1). {run_all}",
         E::ABOUT.trim_end_matches('.')
     )

@@ -14,7 +14,9 @@ use streamlab_results::experiments::memcpy_kernel::MemcpySummary;
 use streamlab_results::experiments::sincos_overlap::SincosSummary;
 
 /// A headline of `summary.json` as its type.
-fn parse<T: serde::de::DeserializeOwned>(value: &streamlab_results::derived::summary::Json) -> Option<T> {
+fn parse<T: serde::de::DeserializeOwned>(
+    value: &streamlab_results::derived::summary::Json,
+) -> Option<T> {
     serde_json::from_value(serde_json::to_value(value).ok()?).ok()
 }
 

@@ -608,7 +608,10 @@ fn pairings(a: &ComparedRun, b: &ComparedRun) -> (Vec<Pairing>, [Vec<&'static st
         }
     }
     for name in names {
-        match (a.run.experiment(name).is_some(), b.run.experiment(name).is_some()) {
+        match (
+            a.run.experiment(name).is_some(),
+            b.run.experiment(name).is_some(),
+        ) {
             (true, false) => only[0].push(name),
             (false, true) => only[1].push(name),
             (true, true) => found.extend(pairing(name, a, b)),

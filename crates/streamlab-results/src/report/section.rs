@@ -248,7 +248,6 @@ pub fn draw(models: Vec<FigureModel>) -> Vec<Figure> {
     models.into_iter().map(Figure::draw).collect()
 }
 
-
 /// The note of a section whose experiment also ran with the CUDA C++ twins.
 pub fn cuda_note(p: Option<&Provenance>) -> Option<(String, String)> {
     p.map(|p| {

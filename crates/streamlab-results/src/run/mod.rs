@@ -175,11 +175,13 @@ impl SavedRun {
     /// The device and provenance of the first result measured with the Rust kernels,
     /// or, in a folder of the CUDA C++ twins' results alone, with those.
     pub fn header(&self) -> Option<(DeviceInfo, Provenance)> {
-        [KernelSet::Rust, KernelSet::Cuda].into_iter().find_map(|set| {
-            (self.analyses())
-                .find(|a| a.set == set)
-                .map(|a| (a.device.clone(), a.provenance.clone()))
-        })
+        [KernelSet::Rust, KernelSet::Cuda]
+            .into_iter()
+            .find_map(|set| {
+                (self.analyses())
+                    .find(|a| a.set == set)
+                    .map(|a| (a.device.clone(), a.provenance.clone()))
+            })
     }
 }
 
@@ -221,7 +223,10 @@ pub fn file_kind(name: &str) -> FileKind {
     }
     let rendered = [files::REPORT_MD, files::REPORT_HTML, files::COMPARISON];
     let typed = [".json", ".csv", ".svg"].iter().any(|e| name.ends_with(e));
-    let of_ours = stems.iter().chain(&["compare"]).any(|s| name.starts_with(s));
+    let of_ours = stems
+        .iter()
+        .chain(&["compare"])
+        .any(|s| name.starts_with(s));
     if rendered.contains(&name)
         || (name.starts_with('.') && name.ends_with(".partial"))
         || (typed && of_ours)

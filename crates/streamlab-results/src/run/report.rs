@@ -105,7 +105,10 @@ pub fn document(run: &SavedRun) -> Result<Document, ReportError> {
         header: header.unwrap_or_default(),
         headlines: (run.summary.is_some() && !lines.is_empty()).then(|| {
             let mut t = Table::new(None, &["experiment", "headline"]);
-            t.rows = lines.into_iter().map(|(name, line)| vec![name, line]).collect();
+            t.rows = lines
+                .into_iter()
+                .map(|(name, line)| vec![name, line])
+                .collect();
             t
         }),
         sections,

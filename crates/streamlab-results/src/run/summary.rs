@@ -119,7 +119,12 @@ pub fn lines(a: &Analysis) -> Vec<(String, String)> {
         KernelSet::Rust => "headline".to_owned(),
         KernelSet::Cuda => "headline, CUDA C++ kernels".to_owned(),
     };
-    let mut out: Vec<(String, String)> = a.summary.line.iter().map(|l| (label.clone(), l.clone())).collect();
+    let mut out: Vec<(String, String)> = a
+        .summary
+        .line
+        .iter()
+        .map(|l| (label.clone(), l.clone()))
+        .collect();
     if a.set == KernelSet::Rust {
         out.extend(a.summary.fact_lines.iter().cloned());
     }

@@ -32,8 +32,11 @@ use streamlab_results::saved::{KernelForm, KernelSet, Params as _, Verification}
 use super::{Context, Run, RunError};
 use crate::measure::series;
 use crate::runtime::baseline::CudaKernels;
-use crate::runtime::kernels::{RUST_PTX, Spelled, Spelling};
-use crate::runtime::{DeviceBuffer, Function, Gpu, Kernels, PinnedBuffer, RuntimeError, Shape, Stream};
+use crate::runtime::kernels::RUST_PTX;
+use crate::runtime::spellings::{Spelled, Spelling};
+use crate::runtime::{
+    DeviceBuffer, Element, Function, Gpu, Kernels, PinnedBuffer, RuntimeError, Shape, Stream,
+};
 
 /// sincos tolerance: CUDA's `sinf`/`cosf` and the `libm` crate's differ in the last bit,
 /// which `sqrt(s² + c²) ≈ 1` carries into a few units of 2^-23 (1.2e-7).
@@ -146,7 +149,7 @@ struct Buffers<T> {
     host_out: PinnedBuffer<T>,
 }
 
-impl<T: Copy + Send + Sync> Buffers<T> {
+impl<T: Element> Buffers<T> {
     /// Buffers of `len` elements, the input filled by `fill` and copied to the GPU.
     fn new(gpu: &Gpu, stream: &Stream, len: usize, poison: T, fill: impl FnOnce(&mut [T])) -> Result<Self, RuntimeError> {
         gpu.ensure_fits(2 * (len * size_of::<T>()) as u64)?;
@@ -256,7 +259,7 @@ impl<'a> Bench<'a> {
 
     /// Run each entry once into `out` (poisoned first), copy its first `len` elements
     /// back into `host` and check them.
-    fn checked<T: Copy + Send + Sync, P>(
+    fn checked<T: Element, P>(
         &self,
         entries: &[Entry<P>],
         (out, host, len): (&mut DeviceBuffer<T>, &mut PinnedBuffer<T>, usize),

@@ -12,7 +12,6 @@
 use std::ops::Range;
 use std::path::Path;
 
-use cudarc::driver::sys::CUresult;
 use nvptx_kernel::PtxType;
 use nvptx_kernel::launch::{Arg, ParamBuffer};
 use streamlab_results::experiments::overlap::{
@@ -26,7 +25,7 @@ use streamlab_results::stats::Series;
 
 use super::{Context, Run, RunError};
 use crate::measure::{StageSampler, issue_iteration, series};
-use crate::runtime::kernels::{DynamicFunction, Module};
+use crate::runtime::kernels::{CheckedPtx, DynamicFunction, Module};
 use crate::runtime::trace;
 use crate::runtime::{DeviceBuffer, PinnedBuffer, Region, RuntimeError, Shape, Stream};
 use crate::verify::Bits;
@@ -47,7 +46,7 @@ impl Run for Overlap {
         let text = std::fs::read_to_string(&p.ptx)
             .map_err(|e| RunError::Input(format!("cannot read --ptx {}: {e}", p.ptx.display())))?;
         let (entry, extra) = check_entry(&text, &p.ptx, &p.kernel, &p.args)?;
-        let module = Module::load(&text)?;
+        let module = Module::load(&CheckedPtx::new(&text, &[])?)?;
         let function = module.dynamic_function(&p.kernel, entry.len())?;
         let user = User {
             ctx,
@@ -138,7 +137,7 @@ fn scalar_bytes(ty: Option<PtxType>, value: &str) -> Option<Vec<u8>> {
 }
 
 /// An element type of the user's slices.
-pub trait Element: Bits + Copy + Send + Sync + Into<f64> + 'static {
+pub trait Element: Bits + streamlab_runtime::Element + Into<f64> {
     /// The `.npy` type code (little-endian).
     const NPY: &'static str;
     fn from_le(bytes: &[u8]) -> Self;
@@ -220,24 +219,7 @@ fn npy_data<T: Element>(bytes: &[u8]) -> Result<&[u8], String> {
 
 /// Map a failure after a launch of the user's kernel to that kernel.
 fn blame(name: &str, err: RuntimeError) -> RunError {
-    const FAULTS: [CUresult; 7] = [
-        CUresult::CUDA_ERROR_ILLEGAL_ADDRESS,
-        CUresult::CUDA_ERROR_LAUNCH_FAILED,
-        CUresult::CUDA_ERROR_ILLEGAL_INSTRUCTION,
-        CUresult::CUDA_ERROR_MISALIGNED_ADDRESS,
-        CUresult::CUDA_ERROR_INVALID_PC,
-        CUresult::CUDA_ERROR_HARDWARE_STACK_ERROR,
-        CUresult::CUDA_ERROR_ASSERT,
-    ];
-    match err {
-        RuntimeError::Driver { source, .. } if FAULTS.contains(&source.0) => {
-            RunError::Runtime(RuntimeError::Kernel {
-                kernel: name.to_owned(),
-                source,
-            })
-        }
-        other => RunError::Runtime(other),
-    }
+    RunError::Runtime(err.blamed_on(name))
 }
 
 /// The user's kernel and its arguments.
@@ -276,11 +258,17 @@ impl<T: Element> Arrays<T> {
                 for bytes in user.extra {
                     params.push_bytes(bytes);
                 }
-                stream.launch_dynamic(
-                    &user.function,
-                    Shape::cover(part.len(), user.p.threads),
-                    params,
-                )
+                // SAFETY: the user's entry was checked to take a slice in, a slice out and
+                // the scalars given, in that order, and these are live buffers of the
+                // lengths passed; that the kernel stays within them is the user's word
+                // (`--help` says so), which no check here can give.
+                unsafe {
+                    stream.launch_dynamic(
+                        &user.function,
+                        Shape::cover(part.len(), user.p.threads),
+                        params,
+                    )
+                }
             }
             OpKind::DtoH => {
                 stream.dtoh(&mut self.host_out, part.start, &self.dev_out, part.clone())

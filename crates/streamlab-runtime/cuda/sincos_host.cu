@@ -1,12 +1,12 @@
-// The CUDA C++ host twin of sincos-overlap's schedules (src/experiments/sincos_overlap.rs,
-// src/measure.rs, src/runtime/region.rs), written statement for statement like the Rust
-// host: one timed batch is a region of events over the streams, `warmup` untimed
-// iterations, then `iterations` back to back, timed together. It issues through the CUDA
-// driver API the same copies and the same kernel (the function streamlab loaded, passed
-// in) on the same streams and buffers as the Rust host, so the two differ only in the
-// host code that issues them. streamlab builds this file with nvcc into a shared library
-// at run time (src/runtime/cpp_host.rs) and calls `sincos_host_batch` batch for batch
-// with its own.
+// The CUDA C++ host twin of sincos-overlap's schedules (crates/streamlab/src/experiments/
+// sincos_overlap.rs, crates/streamlab/src/measure.rs, src/region.rs), written statement
+// for statement like the Rust host: one timed batch is a region of events over the
+// streams, `warmup` untimed iterations, then `iterations` back to back, timed together.
+// It issues through the CUDA driver API the same copies and the same kernel (the function
+// streamlab loaded, passed in) on the same streams and buffers as the Rust host, so the
+// two differ only in the host code that issues them. streamlab builds this file with nvcc
+// into a shared library at run time (src/cpp_host.rs) and calls `sincos_host_batch`
+// batch for batch with its own.
 #include <cuda.h>
 #include <stddef.h>
 

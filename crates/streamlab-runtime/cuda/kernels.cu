@@ -6,7 +6,7 @@
 // are other spellings of a form's algorithm (the same products or sums in the same
 // order), as kernels-rs/src/spellings.rs holds Rust's: compare-kernels times every
 // spelling of a form on each side and keeps the fastest, so each side's best meets the
-// other's. streamlab compiles this file at run time with NVRTC (src/runtime/baseline.rs);
+// other's. streamlab compiles this file at run time with NVRTC (src/baseline.rs);
 // NVRTC provides size_t and the math functions (sinf, cosf, sincosf, sqrtf, fmaf, __ldg)
 // from NVIDIA's CUDA math library, without any #include.
 

@@ -7,9 +7,7 @@
 //! the counter reaches the gate's current ticket (`cuStreamWaitValue32`), [`Gate::open`]
 //! writes the ticket. Each [`Gate::close`] takes a new ticket, so the gate never needs
 //! resetting while streams still wait on it.
-use cudarc::driver::sys;
-
-use super::{Context, Gpu, MappedBuffer, RuntimeError, Stream};
+use crate::{Context, Gpu, MappedBuffer, RuntimeError, Stream, raw};
 
 /// A host-opened gate for streams.
 pub struct Gate {
@@ -33,18 +31,10 @@ impl Gate {
 
     /// Make everything issued on `stream` from now on wait until the gate opens.
     pub fn hold(&self, stream: &Stream) -> Result<(), RuntimeError> {
-        // SAFETY: the flag lives in mapped memory for as long as the gate; the stream is
-        // live; GEQ waits until the value is at least the ticket.
-        unsafe {
-            sys::cuStreamWaitValue32_v2(
-                stream.raw,
-                self.flag.device_addr(),
-                self.ticket,
-                sys::CUstreamWaitValue_flags::CU_STREAM_WAIT_VALUE_GEQ as u32,
-            )
-        }
-        .result()
-        .doing("holding a stream at a gate")
+        // SAFETY: the flag lives in mapped memory for as long as the gate, which opens
+        // and waits for the GPU before it goes; the stream is live.
+        unsafe { raw::wait_value_at_least(stream.raw, self.flag.device_addr(), self.ticket) }
+            .doing("holding a stream at a gate")
     }
 
     /// Open the gate: every stream waiting at it goes on.

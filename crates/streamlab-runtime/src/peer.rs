@@ -6,9 +6,11 @@
 //! memory.
 use cudarc::driver::{result, sys};
 
-use super::{
-    Context as _, DeviceBuffer, Gpu, PinnedBuffer, RuntimeError, Stream, copy_len, driver_present,
-    pending,
+use crate::buffer::Element;
+use crate::stream::copy_len;
+use crate::{
+    Context as _, DeviceBuffer, Gpu, PinnedBuffer, RuntimeError, Stream, driver_present, pending,
+    raw,
 };
 
 /// The name of every GPU of this machine, by ordinal; with no driver or no GPU, the
@@ -32,22 +34,15 @@ pub fn gpu_names() -> Result<Vec<String>, RuntimeError> {
 
 /// A page-locked host buffer of `len` elements, every element `fill`, that every GPU's
 /// context treats as pinned (not only the one current when it was made).
-pub fn portable_pinned<T: Copy + Send + Sync>(
-    len: usize,
-    fill: T,
-) -> Result<PinnedBuffer<T>, RuntimeError> {
+pub fn portable_pinned<T: Element>(len: usize, fill: T) -> Result<PinnedBuffer<T>, RuntimeError> {
     PinnedBuffer::new(len, fill, sys::CU_MEMHOSTALLOC_PORTABLE)
 }
 
 impl Gpu {
     /// Whether this GPU's kernels and copies can reach `peer`'s memory directly.
     pub fn can_access_peer(&self, peer: &Gpu) -> Result<bool, RuntimeError> {
-        let mut can = 0i32;
-        // SAFETY: writes one int; both device handles are valid.
-        unsafe { sys::cuDeviceCanAccessPeer(&mut can, self.device, peer.device) }
-            .result()
-            .doing("asking whether one GPU can reach another's memory")?;
-        Ok(can != 0)
+        raw::can_access_peer(self.device, peer.device)
+            .doing("asking whether one GPU can reach another's memory")
     }
 
     /// Let this GPU's context reach `peer`'s memory directly (already on is fine). Binds
@@ -56,11 +51,8 @@ impl Gpu {
         self.bind()?;
         // This GPU's kernels may now touch `peer`'s buffers.
         pending::share(&[&self.work, &peer.work]);
-        // SAFETY: both contexts are live; flags must be 0.
-        match unsafe { sys::cuCtxEnablePeerAccess(peer.ctx, 0) } {
-            sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED => Ok(()),
-            code => code.result().doing("enabling peer access"),
-        }
+        // SAFETY: both contexts are live.
+        unsafe { raw::enable_peer_access(peer.ctx) }.doing("enabling peer access")
     }
 
     /// Turn this GPU's direct access to `peer`'s memory off again (already off is fine).
@@ -68,10 +60,7 @@ impl Gpu {
     pub fn disable_peer_access(&self, peer: &Gpu) -> Result<(), RuntimeError> {
         self.bind()?;
         // SAFETY: both contexts are live.
-        match unsafe { sys::cuCtxDisablePeerAccess(peer.ctx) } {
-            sys::CUresult::CUDA_ERROR_PEER_ACCESS_NOT_ENABLED => Ok(()),
-            code => code.result().doing("disabling peer access"),
-        }
+        unsafe { raw::disable_peer_access(peer.ctx) }.doing("disabling peer access")
     }
 }
 
@@ -79,7 +68,7 @@ impl Stream<'_> {
     /// Copy the first `len` elements of `src` (on `src_gpu`) into `dst` (on `dst_gpu`)
     /// with `cuMemcpyPeerAsync`, on this stream: over the link where peer access is on,
     /// staged by the driver through host memory where it is off.
-    pub fn copy_peer<T: Copy>(
+    pub fn copy_peer<T: Element>(
         &self,
         (dst, dst_gpu): (&mut DeviceBuffer<T>, &Gpu),
         (src, src_gpu): (&DeviceBuffer<T>, &Gpu),
@@ -89,18 +78,15 @@ impl Stream<'_> {
         // Work on this stream now touches both GPUs' memory.
         pending::share(&[&dst_gpu.work, &src_gpu.work]);
         self.work.issue();
-        // SAFETY: both ranges lie in live allocations of their contexts.
+        // SAFETY: both ranges lie in live allocations of their contexts, borrowed.
         unsafe {
-            sys::cuMemcpyPeerAsync(
-                dst.addr(0),
-                dst_gpu.ctx,
-                src.addr(0),
-                src_gpu.ctx,
+            raw::memcpy_peer_async(
+                (dst.addr(0), dst_gpu.ctx),
+                (src.addr(0), src_gpu.ctx),
                 count * size_of::<T>(),
                 self.raw,
             )
         }
-        .result()
         .doing("copying from one GPU to another")
     }
 }

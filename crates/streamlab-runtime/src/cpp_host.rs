@@ -18,7 +18,7 @@ use streamlab_results::saved::IssueOrder;
 use super::{DeviceBuffer, Function, Gpu, PinnedBuffer, RuntimeError, Stream};
 
 /// The twin's source, compiled at run time.
-const SOURCE: &str = include_str!("../../cuda/sincos_host.cu");
+const SOURCE: &str = include_str!("../cuda/sincos_host.cu");
 
 /// `sincos_host_batch`'s arrays (`struct SincosArrays`).
 #[repr(C)]

@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex};
 
 use cudarc::driver::{result, sys};
 
-use super::{Context as _, RuntimeError};
+use crate::{Context as _, RuntimeError, raw};
 
 /// The process-wide count of GPU work issued: every ticket is unique and later work has
 /// a larger one, on any GPU.
@@ -87,15 +87,9 @@ impl GpuWork {
         f: impl FnOnce() -> Result<R, RuntimeError>,
     ) -> Result<R, RuntimeError> {
         // SAFETY: the primary context is retained for the process's life.
-        unsafe { sys::cuCtxPushCurrent_v2(self.ctx) }
-            .result()
-            .doing("making a GPU's context current")?;
+        unsafe { raw::push_context(self.ctx) }.doing("making a GPU's context current")?;
         let out = f();
-        let mut popped = std::ptr::null_mut();
-        // SAFETY: pops the context pushed above.
-        unsafe { sys::cuCtxPopCurrent_v2(&mut popped) }
-            .result()
-            .doing("restoring the thread's context")?;
+        raw::pop_context().doing("restoring the thread's context")?;
         out
     }
 

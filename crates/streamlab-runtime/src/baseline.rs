@@ -17,11 +17,11 @@ use cudarc::nvrtc::{CompileError, CompileOptions, compile_ptx_with_opts, sys};
 use streamlab_results::saved::CudaBuild;
 use streamlab_results::saved::KernelSet;
 
-use super::kernels::ptx_target;
-use super::{Gpu, Kernels, RuntimeError};
+use crate::kernels::{CheckedPtx, ptx_target};
+use crate::{Gpu, Kernels, RuntimeError};
 
 /// The CUDA C++ source of the twins.
-pub const CUDA_SOURCE: &str = include_str!("../../cuda/kernels.cu");
+pub const CUDA_SOURCE: &str = include_str!("../cuda/kernels.cu");
 
 /// nvcc's default floating-point settings, passed explicitly: IEEE sqrt and division,
 /// no flush to zero, multiply-add contraction allowed.
@@ -142,7 +142,8 @@ pub fn load(gpu: &Gpu) -> Result<Availability<CudaKernels>, BaselineError> {
         Availability::Ready(compiled) => compiled,
         Availability::NvrtcMissing(missing) => return Ok(Availability::NvrtcMissing(missing)),
     };
-    let kernels = Kernels::load(&compiled.ptx, KernelSet::Cuda).map_err(BaselineError::Load)?;
+    let ptx = CheckedPtx::declared(&compiled.ptx).map_err(BaselineError::Load)?;
+    let kernels = Kernels::load(&ptx, KernelSet::Cuda).map_err(BaselineError::Load)?;
     Ok(Availability::Ready(CudaKernels {
         kernels,
         build: compiled.build,
@@ -205,7 +206,7 @@ mod tests {
 
     #[test]
     fn every_twin_and_spelling_has_its_rust_kernels_parameters() {
-        use crate::runtime::kernels::{ADD_KERNEL_SPELLINGS, MATMUL_SPELLINGS};
+        use crate::spellings::{ADD_KERNEL_SPELLINGS, MATMUL_SPELLINGS};
         let entries = entry_points(CUDA_SOURCE);
         let params = |kernel: &nvptx_kernel::KernelSignature| -> Vec<PtxType> {
             kernel.ptx_params().map(|(_, _, ty)| ty).collect()

@@ -1,7 +1,7 @@
 //! Reading what a GPU is: name, compute capability, engines, memory, driver, PCIe link.
 use cudarc::driver::{result, sys};
 
-use super::{Context, RuntimeError};
+use crate::{Context, RuntimeError, raw};
 use streamlab_results::saved::DeviceInfo;
 
 use sys::CUdevice_attribute as A;
@@ -12,11 +12,7 @@ pub fn query_info(ordinal: usize, device: sys::CUdevice) -> Result<DeviceInfo, R
         // SAFETY: `device` is a valid handle.
         unsafe { result::device::get_attribute(device, a) }.doing("reading device attributes")
     };
-    let mut version = 0i32;
-    // SAFETY: writes one int.
-    unsafe { sys::cuDriverGetVersion(&mut version) }
-        .result()
-        .doing("reading the driver version")?;
+    let version = raw::driver_version().doing("reading the driver version")?;
     let pci = (
         attr(A::CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID)?,
         attr(A::CU_DEVICE_ATTRIBUTE_PCI_BUS_ID)?,

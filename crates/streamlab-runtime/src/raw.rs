@@ -1,0 +1,149 @@
+//! The driver calls cudarc's `driver::result` does not wrap, each as thin as
+//! `driver::result` is: one call, its out-parameters returned, the driver's status as a
+//! `Result`. With `driver::result` this is the one layer under the safe types: nothing
+//! else calls the driver's functions (`cudarc::driver::sys`) directly. A call whose
+//! arguments the driver trusts is an `unsafe fn` saying what it needs.
+use std::ffi::c_void;
+use std::mem::MaybeUninit;
+
+use cudarc::driver::{DriverError, sys};
+
+/// `cuDriverGetVersion`: the CUDA version the driver supports, e.g. 13000.
+pub fn driver_version() -> Result<i32, DriverError> {
+    let mut version = 0i32;
+    // SAFETY: writes one int.
+    unsafe { sys::cuDriverGetVersion(&mut version) }.result()?;
+    Ok(version)
+}
+
+/// `cuCtxGetDevice`: the device of the current context.
+pub fn current_device() -> Result<sys::CUdevice, DriverError> {
+    let mut device = MaybeUninit::uninit();
+    // SAFETY: writes one device handle, which is then initialised.
+    unsafe {
+        sys::cuCtxGetDevice(device.as_mut_ptr()).result()?;
+        Ok(device.assume_init())
+    }
+}
+
+/// `cuCtxPushCurrent`: make `ctx` current on this thread, above the one that was.
+///
+/// # Safety
+/// `ctx` is a live context.
+pub unsafe fn push_context(ctx: sys::CUcontext) -> Result<(), DriverError> {
+    // SAFETY: the caller keeps `ctx` live.
+    unsafe { sys::cuCtxPushCurrent_v2(ctx) }.result()
+}
+
+/// `cuCtxPopCurrent`: make the context below the current one current again.
+pub fn pop_context() -> Result<(), DriverError> {
+    let mut popped = std::ptr::null_mut();
+    // SAFETY: writes one context handle; popping an empty stack is an error, not a fault.
+    unsafe { sys::cuCtxPopCurrent_v2(&mut popped) }.result()
+}
+
+/// `cuMemHostGetDevicePointer`: where mapped host memory `host` lies in the current
+/// context's address space.
+///
+/// # Safety
+/// `host` is a live allocation made by `cuMemHostAlloc` with `CU_MEMHOSTALLOC_DEVICEMAP`.
+pub unsafe fn mapped_device_pointer(host: *mut c_void) -> Result<sys::CUdeviceptr, DriverError> {
+    let mut device: sys::CUdeviceptr = 0;
+    // SAFETY: the caller's allocation; flags must be 0.
+    unsafe { sys::cuMemHostGetDevicePointer_v2(&mut device, host, 0) }.result()?;
+    Ok(device)
+}
+
+/// `cuMemsetD32`: set `count` 32-bit words from `dst` to `value`, on the legacy NULL
+/// stream (the call takes no stream).
+///
+/// # Safety
+/// The `count` words from `dst` lie in a live device allocation no other work writes.
+pub unsafe fn memset_d32_legacy(
+    dst: sys::CUdeviceptr,
+    value: u32,
+    count: usize,
+) -> Result<(), DriverError> {
+    // SAFETY: the caller's range.
+    unsafe { sys::cuMemsetD32_v2(dst, value, count) }.result()
+}
+
+/// `cuMemcpyHtoDAsync` from pageable host memory: the driver has staged the bytes by the
+/// time the call returns.
+///
+/// # Safety
+/// `bytes` bytes from `src` are readable host memory, the same from `dst` a live device
+/// allocation, and `stream` is live.
+pub unsafe fn memcpy_htod_pageable_async(
+    dst: sys::CUdeviceptr,
+    src: *const c_void,
+    bytes: usize,
+    stream: sys::CUstream,
+) -> Result<(), DriverError> {
+    // SAFETY: the caller's ranges and stream.
+    unsafe { sys::cuMemcpyHtoDAsync_v2(dst, src, bytes, stream) }.result()
+}
+
+/// `cuStreamWaitValue32` with `CU_STREAM_WAIT_VALUE_GEQ`: later work on `stream` waits
+/// until the 32-bit word at `addr` is at least `value`.
+///
+/// # Safety
+/// `stream` is live, and `addr` stays a live word the GPU can read until the wait ends.
+pub unsafe fn wait_value_at_least(
+    stream: sys::CUstream,
+    addr: sys::CUdeviceptr,
+    value: u32,
+) -> Result<(), DriverError> {
+    let flags = sys::CUstreamWaitValue_flags::CU_STREAM_WAIT_VALUE_GEQ as u32;
+    // SAFETY: the caller's stream and word.
+    unsafe { sys::cuStreamWaitValue32_v2(stream, addr, value, flags) }.result()
+}
+
+/// `cuDeviceCanAccessPeer`: whether `device` can reach `peer`'s memory directly.
+pub fn can_access_peer(device: sys::CUdevice, peer: sys::CUdevice) -> Result<bool, DriverError> {
+    let mut can = 0i32;
+    // SAFETY: writes one int; invalid handles are an error, not a fault.
+    unsafe { sys::cuDeviceCanAccessPeer(&mut can, device, peer) }.result()?;
+    Ok(can != 0)
+}
+
+/// `cuCtxEnablePeerAccess`: let the current context reach `peer`'s memory (already on
+/// is fine).
+///
+/// # Safety
+/// `peer` is a live context.
+pub unsafe fn enable_peer_access(peer: sys::CUcontext) -> Result<(), DriverError> {
+    // SAFETY: the caller's context; flags must be 0.
+    match unsafe { sys::cuCtxEnablePeerAccess(peer, 0) } {
+        sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED => Ok(()),
+        code => code.result(),
+    }
+}
+
+/// `cuCtxDisablePeerAccess`: the current context no longer reaches `peer`'s memory
+/// (already off is fine).
+///
+/// # Safety
+/// `peer` is a live context.
+pub unsafe fn disable_peer_access(peer: sys::CUcontext) -> Result<(), DriverError> {
+    // SAFETY: the caller's context.
+    match unsafe { sys::cuCtxDisablePeerAccess(peer) } {
+        sys::CUresult::CUDA_ERROR_PEER_ACCESS_NOT_ENABLED => Ok(()),
+        code => code.result(),
+    }
+}
+
+/// `cuMemcpyPeerAsync`: copy `bytes` bytes from `src` (in `src_ctx`) to `dst` (in
+/// `dst_ctx`) on `stream`.
+///
+/// # Safety
+/// Both ranges lie in live allocations of their contexts, and `stream` is live.
+pub unsafe fn memcpy_peer_async(
+    (dst, dst_ctx): (sys::CUdeviceptr, sys::CUcontext),
+    (src, src_ctx): (sys::CUdeviceptr, sys::CUcontext),
+    bytes: usize,
+    stream: sys::CUstream,
+) -> Result<(), DriverError> {
+    // SAFETY: the caller's ranges, contexts and stream.
+    unsafe { sys::cuMemcpyPeerAsync(dst, dst_ctx, src, src_ctx, bytes, stream) }.result()
+}

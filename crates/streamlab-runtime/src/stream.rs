@@ -1,0 +1,324 @@
+//! Work on a GPU: a launch's shape ([`Shape`]), its streams ([`Stream`]: copies,
+//! launches, records and waits, all asynchronous) and its timing events ([`Event`]).
+use std::cell::RefCell;
+use std::ffi::c_void;
+use std::marker::PhantomData;
+use std::ops::Range;
+use std::sync::Arc;
+
+use cudarc::driver::{result, sys};
+
+use crate::buffer::{DeviceBuffer, Element, PinnedBuffer};
+use crate::contract::Contract;
+use crate::gpu::Gpu;
+use crate::kernels::{DynamicFunction, Function};
+use crate::pending::StreamWork;
+use crate::{Context, RuntimeError, raw};
+
+/// Grid and block dimensions of a launch (x, y).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shape {
+    pub grid: (u32, u32),
+    pub block: (u32, u32),
+}
+
+impl Shape {
+    /// A 1-D launch.
+    pub fn linear(blocks: u32, threads: u32) -> Shape {
+        Shape {
+            grid: (blocks, 1),
+            block: (threads, 1),
+        }
+    }
+
+    /// A 1-D launch with one thread per element of `len`, `threads` per block.
+    pub fn cover(len: usize, threads: u32) -> Shape {
+        Shape::linear(len.div_ceil(threads as usize).max(1) as u32, threads)
+    }
+}
+
+/// A stream of one [`Gpu`], which it cannot outlive: one of ours (non-blocking unless
+/// made with [`Gpu::blocking_streams`]), or one of the driver's default streams.
+pub struct Stream<'gpu> {
+    pub(crate) raw: sys::CUstream,
+    /// Ours to destroy (the default streams are the driver's).
+    pub(crate) owned: bool,
+    /// Its finished work, which the buffers it copies wait for.
+    pub(crate) work: Arc<StreamWork>,
+    pub(crate) _gpu: PhantomData<&'gpu Gpu>,
+}
+
+impl Stream<'_> {
+    /// Copy host elements `src_range` of pageable (not pinned) `src` into `dst` starting
+    /// at element `dst_start`: the driver stages the copy through a pinned buffer of its
+    /// own before this returns.
+    pub fn htod_pageable<T: Element>(
+        &self,
+        dst: &mut DeviceBuffer<T>,
+        dst_start: usize,
+        src: &[T],
+        src_range: Range<usize>,
+    ) -> Result<(), RuntimeError> {
+        let count = copy_len(dst_start, dst.len, &src_range, src.len());
+        self.work.issue();
+        let host = &src[src_range];
+        // SAFETY: both ranges are in bounds; the driver has copied pageable memory into
+        // its staging buffer when the call returns.
+        unsafe {
+            raw::memcpy_htod_pageable_async(
+                dst.addr(dst_start),
+                host.as_ptr() as *const c_void,
+                count * size_of::<T>(),
+                self.raw,
+            )
+        }
+        .doing("copying pageable host memory to the device")
+    }
+
+    /// The driver's handle (for CUPTI's stream ids).
+    pub(crate) fn raw(&self) -> sys::CUstream {
+        self.raw
+    }
+
+    /// Copy host elements `src_range` of `src` into `dst` starting at element `dst_start`.
+    /// The host may not write or free `src` until the copy is waited for.
+    pub fn htod<T: Element>(
+        &self,
+        dst: &mut DeviceBuffer<T>,
+        dst_start: usize,
+        src: &PinnedBuffer<T>,
+        src_range: Range<usize>,
+    ) -> Result<(), RuntimeError> {
+        let count = copy_len(dst_start, dst.len, &src_range, src.len);
+        src.pending.copy(&self.work, false);
+        // SAFETY: both ranges are in bounds; the host buffer is pinned, and its pending
+        // copy keeps the host from writing or freeing it before the copy is waited for.
+        let host = unsafe { std::slice::from_raw_parts(src.ptr.add(src_range.start), count) };
+        unsafe { result::memcpy_htod_async(dst.addr(dst_start), host, self.raw) }
+            .doing("copying host to device")
+    }
+
+    /// Copy `src_range` of device buffer `src` into host `dst` starting at element
+    /// `dst_start`. The host may not read, write or free `dst` until the copy is waited for.
+    pub fn dtoh<T: Element>(
+        &self,
+        dst: &mut PinnedBuffer<T>,
+        dst_start: usize,
+        src: &DeviceBuffer<T>,
+        src_range: Range<usize>,
+    ) -> Result<(), RuntimeError> {
+        let count = copy_len(dst_start, dst.len, &src_range, src.len);
+        dst.pending.copy(&self.work, true);
+        // SAFETY: as in `htod`: the pending copy keeps the host from touching `dst`.
+        let host = unsafe { std::slice::from_raw_parts_mut(dst.ptr.add(dst_start), count) };
+        unsafe { result::memcpy_dtoh_async(host, src.addr(src_range.start), self.raw) }
+            .doing("copying device to host")
+    }
+
+    /// Copy `src_range` of device buffer `src` into `dst` starting at element `dst_start`.
+    pub fn dtod<T: Element>(
+        &self,
+        dst: &mut DeviceBuffer<T>,
+        dst_start: usize,
+        src: &DeviceBuffer<T>,
+        src_range: Range<usize>,
+    ) -> Result<(), RuntimeError> {
+        let count = copy_len(dst_start, dst.len, &src_range, src.len);
+        self.work.issue();
+        // SAFETY: both ranges are in bounds of live device allocations.
+        unsafe {
+            result::memcpy_dtod_async(
+                dst.addr(dst_start),
+                src.addr(src_range.start),
+                count * size_of::<T>(),
+                self.raw,
+            )
+        }
+        .doing("copying device to device")
+    }
+
+    /// Launch `function` with `shape` on this stream. `args` must match the kernel's
+    /// declaration parameter by parameter, and have a [`Contract`] for it, or this does
+    /// not compile; arguments that break the contract (a slice shorter than the kernel
+    /// reaches) are refused with [`RuntimeError::Contract`], and nothing is launched.
+    pub fn launch<P, A: Contract<P>>(
+        &self,
+        function: &Function<P>,
+        shape: Shape,
+        args: A,
+    ) -> Result<(), RuntimeError> {
+        if let Some(why) = args.broken(function.int_indices) {
+            return Err(RuntimeError::Contract {
+                kernel: function.name.to_owned(),
+                why,
+            });
+        }
+        let params = args.pack();
+        debug_assert_eq!(params.len(), function.ptx_params, "{}", function.name);
+        // SAFETY: `Args` packs exactly the parameters the declaration makes, which the
+        // PTX was checked against, and the kernel's contract holds for them.
+        unsafe { self.launch_packed(function.raw, function.name, shape, params) }
+    }
+
+    /// Launch a kernel whose parameters are known only at run time, with `params`
+    /// packed in its PTX order.
+    ///
+    /// # Safety
+    /// `params` holds one value of each of the entry's parameters, in order, and the
+    /// kernel reads and writes only memory those values give it (live allocations, within
+    /// the lengths passed): nothing here can check a kernel it does not know.
+    ///
+    /// ```compile_fail
+    /// // Any 8 bytes may pass for a pointer here: the call is unsafe.
+    /// use streamlab_runtime::{Shape, Stream, kernels::DynamicFunction};
+    /// fn launch(s: &Stream, f: &DynamicFunction) {
+    ///     let mut params = nvptx_kernel::launch::ParamBuffer::new();
+    ///     params.push_bytes(&0xdead_beef_u64.to_ne_bytes());
+    ///     let _ = s.launch_dynamic(f, Shape::linear(1, 1), params);
+    /// }
+    /// ```
+    pub unsafe fn launch_dynamic(
+        &self,
+        function: &DynamicFunction,
+        shape: Shape,
+        params: nvptx_kernel::launch::ParamBuffer,
+    ) -> Result<(), RuntimeError> {
+        assert_eq!(params.len(), function.ptx_params, "{}", function.name);
+        // SAFETY: the caller's promise.
+        unsafe { self.launch_packed(function.raw, &function.name, shape, params) }
+    }
+
+    /// # Safety
+    /// `params` holds, in order, a value of each PTX parameter of `raw`'s entry.
+    unsafe fn launch_packed(
+        &self,
+        raw: sys::CUfunction,
+        name: &str,
+        shape: Shape,
+        mut params: nvptx_kernel::launch::ParamBuffer,
+    ) -> Result<(), RuntimeError> {
+        self.work.issue();
+        let mut pointers = params.pointers();
+        // SAFETY: each pointer points at a value of its parameter's size (a 4-byte one at
+        // the start of an 8-byte slot); the driver copies them during the call.
+        unsafe {
+            result::launch_kernel(
+                raw,
+                (shape.grid.0, shape.grid.1, 1),
+                (shape.block.0, shape.block.1, 1),
+                0,
+                self.raw,
+                &mut pointers,
+            )
+        }
+        .map_err(|source| RuntimeError::Kernel {
+            kernel: name.to_owned(),
+            source,
+        })
+    }
+
+    /// Overwrite every byte of `buf` with 0xFF (NaN for floats, -1 for ints), so that an
+    /// element a kernel fails to write cannot pass for a right answer.
+    pub fn poison<T: Element>(&self, buf: &mut DeviceBuffer<T>) -> Result<(), RuntimeError> {
+        self.work.issue();
+        // SAFETY: the range is the whole allocation.
+        unsafe { result::memset_d8_async(buf.ptr, 0xFF, buf.len * size_of::<T>(), self.raw) }
+            .doing("poisoning a buffer")
+    }
+
+    /// Record `event` after the work issued so far on this stream.
+    pub fn record(&self, event: &Event) -> Result<(), RuntimeError> {
+        *event.after.borrow_mut() = Some((self.work.clone(), self.work.mark()));
+        // SAFETY: both handles are live.
+        unsafe { result::event::record(event.raw, self.raw) }.doing("recording an event")
+    }
+
+    /// Make later work on this stream wait for `event`.
+    pub fn wait(&self, event: &Event) -> Result<(), RuntimeError> {
+        // SAFETY: both handles are live.
+        unsafe {
+            result::stream::wait_event(
+                self.raw,
+                event.raw,
+                sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
+            )
+        }
+        .doing("making a stream wait")
+    }
+
+    /// Block until everything issued on this stream has finished.
+    pub fn synchronize(&self) -> Result<(), RuntimeError> {
+        self.work.synchronize()
+    }
+}
+
+/// The element count of a copy of `src_range` (of a buffer of `src_len`) to `dst_start`
+/// (of a buffer of `dst_len`); a copy outside either buffer is a bug in the caller.
+pub(crate) fn copy_len(
+    dst_start: usize,
+    dst_len: usize,
+    src_range: &Range<usize>,
+    src_len: usize,
+) -> usize {
+    let count = src_range.len();
+    assert!(
+        dst_start + count <= dst_len && src_range.end <= src_len,
+        "copy out of bounds"
+    );
+    count
+}
+
+impl Drop for Stream<'_> {
+    fn drop(&mut self) {
+        if self.owned {
+            // Its work finishes first, so that every buffer it copied is known free.
+            let _ = self.work.retire();
+            // SAFETY: the stream is ours and idle.
+            let _ = unsafe { result::stream::destroy(self.raw) };
+        }
+    }
+}
+
+/// A timing event.
+pub struct Event {
+    pub(crate) raw: sys::CUevent,
+    /// The stream it was last recorded on, and how far that stream's work had been issued.
+    after: RefCell<Option<(Arc<StreamWork>, u64)>>,
+}
+
+impl Event {
+    pub(crate) fn new() -> Result<Event, RuntimeError> {
+        let raw = result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT)
+            .doing("creating an event")?;
+        Ok(Event {
+            raw,
+            after: RefCell::new(None),
+        })
+    }
+
+    /// Milliseconds from `self` to `end`; waits for `end`.
+    pub fn elapsed_ms(&self, end: &Event) -> Result<f64, RuntimeError> {
+        end.synchronize()?;
+        // SAFETY: both handles are live.
+        unsafe { result::event::elapsed(self.raw, end.raw) }
+            .map(f64::from)
+            .doing("reading event times")
+    }
+
+    /// Wait until the work before this event's record has finished.
+    pub fn synchronize(&self) -> Result<(), RuntimeError> {
+        // SAFETY: the handle is live.
+        unsafe { result::event::synchronize(self.raw) }.doing("waiting for an event")?;
+        if let Some((stream, upto)) = &*self.after.borrow() {
+            stream.finished_up_to(*upto);
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Event {
+    fn drop(&mut self) {
+        // SAFETY: the event is ours.
+        let _ = unsafe { result::event::destroy(self.raw) };
+    }
+}
