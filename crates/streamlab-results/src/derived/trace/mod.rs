@@ -1,0 +1,411 @@
+//! What every traced timeline shows, and the checks it is held to against what the same
+//! run measured.
+//!
+//! From the GPU's own records (CUPTI), each engine's busy time (the union of its
+//! operations' intervals: HtoD copy engine, SMs, DtoH copy engine) and how long both copy
+//! directions ran at once ([`Occupancy`]). Iterations cannot run, on average, faster
+//! than their busiest engine, nor than their busiest stream (a stream runs its
+//! operations one after another, so a stream that must copy its chunk out before copying
+//! the next one in waits for it): each one's busy time per iteration, over the
+//! iterations that ran as timed ones do, is a bound no correct measurement of the same
+//! schedule beats under the same traffic ([`busiest_bound`]).
+//!
+//! A timeline that fails a check after its retraces shows a machine disturbed by traffic
+//! the run cannot see (a shared link): it is marked "disturbed" and gives no bound, and
+//! the run goes on (`--strict` makes it fail the run). The checks:
+//!
+//! 1. No two copies in the same direction overlap: each direction has one copy engine.
+//! 2. Each copy's duration lies between its bytes over its direction's rate alone and
+//!    its bytes over its direction's rate while both directions run (how much of it ran
+//!    while the other direction was busy decides where), within [`TOLERANCE`]; both rates
+//!    measured over the same chunks in the same run. Copies under [`MIN_CHECKED_BYTES`]
+//!    are dominated by fixed costs and are not checked.
+//! 3. The traced schedule took as long as its fastest timed sample, within [`TOLERANCE`]
+//!    (the trace is one clean run, so it is held to the cleanest timed one): the period
+//!    of the middle iteration when iterations were traced back to back (fill and drain
+//!    fall on the first and last), else the span of the one traced run.
+//! 4. Where the timed median is known, the traced busiest engine is no slower than it
+//!    (within [`SLACK`]): a trace whose engines ran slower than the timed runs met a
+//!    busier link, and its bound would sit above what the run measured.
+//!
+//! Event-bracketed timelines (no CUPTI) include queueing in every bar, so only the third
+//! check applies to them.
+//!
+//! From the same records, every timeline is explained: how much copies and kernels
+//! overlapped, how long every engine sat idle while work was queued, each operation's
+//! wait from ready to start ([`Flow`]), and the concurrency breaks ([`breaks`]): any
+//! operation on the legacy NULL stream, any synchronous copy or memset, any copy from or
+//! to pageable memory, any host call that waited for the GPU, each with its wait, how long
+//! the rest of the GPU sat idle while it ran and what it held back.
+mod concurrency;
+mod engines;
+
+pub use concurrency::{Break, BreakKind, HELD_BACK_MS, breaks, describe_breaks};
+pub use engines::{
+    BusiestBound, Flow, Occupancy, Resource, TracedBound, WaitingOp, busiest_bound, occupancy,
+    traced_bound,
+};
+
+use serde::{Deserialize, Serialize};
+
+use super::pipeline::SLACK;
+use crate::saved::timeline::{CopyRates, OpKind, Timeline, TimelineOp, TraceSource};
+use crate::stats::Series;
+
+/// Relative tolerance of the duration and span checks.
+pub const TOLERANCE: f64 = 0.15;
+/// Copies smaller than this are not held to the copy rates: their fixed costs (a few
+/// microseconds, more while CUPTI records them) reach the tolerance.
+pub const MIN_CHECKED_BYTES: u64 = 8 << 20;
+/// Overlap allowed between two copies of one direction (timestamp granularity).
+const OVERLAP_SLACK_MS: f64 = 0.001;
+
+/// The outcome of one check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Outcome {
+    Passed,
+    Failed,
+    NotApplicable,
+}
+
+/// One check on one timeline.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TraceCheck {
+    pub name: String,
+    pub outcome: Outcome,
+    pub detail: String,
+}
+
+/// Every check on one timeline, and its engines' occupancy.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TraceChecks {
+    pub title: String,
+    pub source: TraceSource,
+    pub checks: Vec<TraceCheck>,
+    /// A check failed: the machine was disturbed while this schedule was traced, and
+    /// the timeline gives no bound.
+    pub disturbed: bool,
+    /// Earlier traces of the same schedule dropped because they failed a check.
+    pub retraces: usize,
+    /// How busy each engine was (GPU records only).
+    pub occupancy: Option<Occupancy>,
+    /// The operations that break the streams' concurrency (GPU records only).
+    #[serde(default)]
+    pub breaks: Vec<Break>,
+}
+
+impl TraceChecks {
+    pub fn passed(&self) -> bool {
+        !self.disturbed
+    }
+
+    /// The per-iteration bound of the busiest engine or stream, from an undisturbed trace
+    /// only.
+    pub fn busiest_bound(&self) -> Option<BusiestBound> {
+        (!self.disturbed)
+            .then_some(self.occupancy.as_ref())
+            .flatten()
+            .map(|o| o.bound)
+    }
+
+    /// The failed checks, one line each.
+    pub fn failures(&self) -> Vec<String> {
+        (self.checks.iter())
+            .filter(|c| c.outcome == Outcome::Failed)
+            .map(|c| format!("{} — {}: {}", self.title, c.name, c.detail))
+            .collect()
+    }
+}
+
+/// Check `t`.
+pub fn check(t: &Timeline) -> TraceChecks {
+    let gpu_records = t.source == TraceSource::Cupti;
+    let not_applicable = |name: &str| TraceCheck {
+        name: name.to_owned(),
+        outcome: Outcome::NotApplicable,
+        detail: "event brackets include the time an operation waited for its engine".into(),
+    };
+    let checks = vec![
+        if gpu_records {
+            one_copy_at_a_time(t)
+        } else {
+            not_applicable(ONE_AT_A_TIME)
+        },
+        if gpu_records {
+            copy_durations(t)
+        } else {
+            not_applicable(DURATIONS)
+        },
+        span(t),
+    ];
+    let occupancy = gpu_records.then(|| occupancy(t)).flatten();
+    let mut checks = checks;
+    if let (Some(o), Some(median)) = (&occupancy, t.reference.median_ms) {
+        checks.push(busiest_engine(o, median));
+    }
+    TraceChecks {
+        title: t.title.clone(),
+        source: t.source,
+        disturbed: checks.iter().any(|c| c.outcome == Outcome::Failed),
+        retraces: t.retraced.len(),
+        checks,
+        occupancy,
+        breaks: if gpu_records { breaks(t) } else { Vec::new() },
+    }
+}
+
+const BUSIEST: &str = "busiest engine or stream no slower than the timed median";
+
+fn busiest_engine(o: &Occupancy, median_ms: f64) -> TraceCheck {
+    let ok = o.bound.ms <= median_ms * (1.0 + SLACK);
+    TraceCheck {
+        name: BUSIEST.into(),
+        outcome: if ok { Outcome::Passed } else { Outcome::Failed },
+        detail: format!(
+            "{} was busy {:.4} ms per steady traced iteration; the timed median is \
+             {median_ms:.4} ms{}",
+            o.bound.resource.label(),
+            o.bound.ms,
+            if ok {
+                ""
+            } else {
+                ": the trace met a busier link than the timed runs"
+            }
+        ),
+    }
+}
+
+const ONE_AT_A_TIME: &str = "one copy per direction at a time";
+const DURATIONS: &str = "copy durations match the measured rates";
+const SPAN: &str = "traced time matches the fastest timed sample";
+
+fn describe(op: &TimelineOp) -> String {
+    format!(
+        "{} on stream {} (iteration {})",
+        op.kind.label(),
+        op.stream + 1,
+        op.iteration + 1
+    )
+}
+
+/// No two copies of one direction overlap. A copy from pageable memory is left out: the
+/// driver stages it through pinned buffers chunk by chunk, and its record spans every
+/// chunk while the copy engine serves other copies between them.
+fn one_copy_at_a_time(t: &Timeline) -> TraceCheck {
+    let mut counted = Vec::new();
+    let staged = t.ops.iter().filter(|op| op.pageable).count();
+    for kind in [OpKind::HtoD, OpKind::DtoH] {
+        let mut copies: Vec<&TimelineOp> = (t.ops.iter())
+            .filter(|op| op.kind == kind && !op.pageable)
+            .collect();
+        copies.sort_by(|a, b| a.start_ms.total_cmp(&b.start_ms));
+        for pair in copies.windows(2) {
+            if pair[1].start_ms < pair[0].end_ms - OVERLAP_SLACK_MS {
+                return TraceCheck {
+                    name: ONE_AT_A_TIME.into(),
+                    outcome: Outcome::Failed,
+                    detail: format!(
+                        "{} starts {:.3} ms before {} ends",
+                        describe(pair[1]),
+                        pair[0].end_ms - pair[1].start_ms,
+                        describe(pair[0])
+                    ),
+                };
+            }
+        }
+        counted.push(format!("{} {}", copies.len(), kind.label()));
+    }
+    TraceCheck {
+        name: ONE_AT_A_TIME.into(),
+        outcome: Outcome::Passed,
+        detail: format!(
+            "{} copies, none overlapping another of its direction{}",
+            counted.join(" and "),
+            if staged > 0 {
+                format!(" ({staged} staged from pageable memory left out)")
+            } else {
+                String::new()
+            }
+        ),
+    }
+}
+
+fn copy_durations(t: &Timeline) -> TraceCheck {
+    let Some(rates) = t.reference.rates else {
+        return TraceCheck {
+            name: DURATIONS.into(),
+            outcome: Outcome::NotApplicable,
+            detail: "no copy rates were measured for this schedule".into(),
+        };
+    };
+    let (htod_slowest, dtoh_slowest) = slowest_shared_rates(&rates);
+    let mut checked = 0;
+    let mut skipped = 0;
+    for op in &t.ops {
+        let (Some(bytes), Some((alone, shared))) = (
+            op.bytes,
+            match op.kind {
+                OpKind::HtoD => Some((rates.htod_gbps, htod_slowest)),
+                OpKind::DtoH => Some((rates.dtoh_gbps, dtoh_slowest)),
+                OpKind::Kernel | OpKind::DtoD | OpKind::Memset | OpKind::Host => None,
+            },
+        ) else {
+            continue;
+        };
+        // The driver stages a pageable copy through its own buffers: no link rate holds it.
+        if op.pageable {
+            continue;
+        }
+        if bytes < MIN_CHECKED_BYTES {
+            skipped += 1;
+            continue;
+        }
+        let fastest = bytes as f64 / (alone * 1e6);
+        let slowest = bytes as f64 / (shared * 1e6);
+        let (low, high) = (fastest.min(slowest), fastest.max(slowest));
+        let took = op.end_ms - op.start_ms;
+        if took < low * (1.0 - TOLERANCE) || took > high * (1.0 + TOLERANCE) {
+            return TraceCheck {
+                name: DURATIONS.into(),
+                outcome: Outcome::Failed,
+                detail: format!(
+                    "{} took {took:.3} ms for {bytes} bytes; the measured rates allow \
+                     {low:.3}–{high:.3} ms ± {:.0}%",
+                    describe(op),
+                    TOLERANCE * 100.0
+                ),
+            };
+        }
+        checked += 1;
+    }
+    let skipped = if skipped > 0 {
+        format!("; {skipped} copies under 8 MiB not checked")
+    } else {
+        String::new()
+    };
+    TraceCheck {
+        name: DURATIONS.into(),
+        outcome: if checked > 0 {
+            Outcome::Passed
+        } else {
+            Outcome::NotApplicable
+        },
+        detail: format!(
+            "{checked} copies within {:.0}% of their bytes over HtoD {:.1}–{:.1} GB/s and \
+             DtoH {:.1}–{:.1} GB/s (from the rate while both directions run to the rate \
+             alone){skipped}",
+            TOLERANCE * 100.0,
+            htod_slowest.min(rates.htod_gbps),
+            htod_slowest.max(rates.htod_gbps),
+            dtoh_slowest.min(rates.dtoh_gbps),
+            dtoh_slowest.max(rates.dtoh_gbps)
+        ),
+    }
+}
+
+/// The slowest each direction runs while the other is busy: the smaller of its rate
+/// measured with both directions copying at once and what the both-ways total leaves it
+/// when the other direction runs at its full one-way rate (the link does not always
+/// split evenly: in a pipeline the copies out often keep nearly their one-way rate).
+fn slowest_shared_rates(rates: &CopyRates) -> (f64, f64) {
+    (
+        rates
+            .htod_shared_gbps
+            .min(rates.both_gbps - rates.dtoh_gbps),
+        rates
+            .dtoh_shared_gbps
+            .min(rates.both_gbps - rates.htod_gbps),
+    )
+}
+
+/// The latest end of iteration `i`'s operations.
+fn iteration_end(t: &Timeline, i: usize) -> Option<f64> {
+    (t.ops.iter())
+        .filter(|op| op.iteration == i)
+        .map(|op| op.end_ms)
+        .max_by(f64::total_cmp)
+}
+
+/// The period of back-to-back iteration `i` (from 1): the median, over its operations,
+/// of how long after its twin in iteration `i - 1` (the same stream, kind and place on
+/// its stream) each one ended. An engine serves the streams in an order of its own, so
+/// one operation of an iteration may end well after the rest; that moves one twin's
+/// distance, not the median. Falls back to the distance between the iterations' last
+/// ends where no operation has a twin.
+fn period(t: &Timeline, i: usize) -> Option<f64> {
+    // Each operation of `iteration` on `stream` of `kind`, in the order they ran.
+    let ends = |iteration: usize, stream: usize, kind: OpKind| {
+        let mut ops: Vec<&TimelineOp> = (t.ops.iter())
+            .filter(|op| op.iteration == iteration && op.stream == stream && op.kind == kind)
+            .collect();
+        ops.sort_by(|a, b| a.start_ms.total_cmp(&b.start_ms));
+        ops.into_iter().map(|op| op.end_ms).collect::<Vec<f64>>()
+    };
+    let mut kinds: Vec<(usize, OpKind)> = (t.ops.iter())
+        .filter(|op| op.iteration == i && op.kind.on_gpu())
+        .map(|op| (op.stream, op.kind))
+        .collect();
+    kinds.sort_by_key(|&(stream, kind)| (stream, kind as u8));
+    kinds.dedup();
+    let distances: Vec<f64> = (kinds.into_iter())
+        .flat_map(|(stream, kind)| {
+            let (now, before) = (ends(i, stream, kind), ends(i - 1, stream, kind));
+            now.into_iter()
+                .zip(before)
+                .map(|(a, b)| a - b)
+                .collect::<Vec<f64>>()
+        })
+        .collect();
+    match Series::new(distances) {
+        Some(d) => Some(d.median()),
+        None => Some(iteration_end(t, i)? - iteration_end(t, i - 1)?),
+    }
+}
+
+/// The traced time to compare with the timed one, and what it is.
+fn traced_ms(t: &Timeline) -> Option<(f64, String)> {
+    if t.reference.back_to_back && t.iterations >= 3 {
+        let middle = t.iterations / 2;
+        return Some((
+            period(t, middle)?,
+            format!("the period of iteration {} of {}", middle + 1, t.iterations),
+        ));
+    }
+    let start = (t.ops.iter())
+        .map(|op| op.ready_ms.unwrap_or(op.start_ms).min(op.start_ms))
+        .min_by(f64::total_cmp)?;
+    let end = t.ops.iter().map(|op| op.end_ms).max_by(f64::total_cmp)?;
+    Some((
+        (end - start) / t.iterations.max(1) as f64,
+        "the traced span".into(),
+    ))
+}
+
+fn span(t: &Timeline) -> TraceCheck {
+    let timed = t.reference.timed_ms;
+    let Some((traced, what)) = traced_ms(t) else {
+        return TraceCheck {
+            name: SPAN.into(),
+            outcome: Outcome::Failed,
+            detail: "the timeline has no operations".into(),
+        };
+    };
+    let off = traced / timed - 1.0;
+    TraceCheck {
+        name: SPAN.into(),
+        outcome: if off.abs() <= TOLERANCE {
+            Outcome::Passed
+        } else {
+            Outcome::Failed
+        },
+        detail: format!(
+            "{what}, {traced:.3} ms, is {:+.1}% of the fastest timed {timed:.3} ms (allowed ±{:.0}%)",
+            off * 100.0,
+            TOLERANCE * 100.0
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,397 @@
+//! The trace checks on made-up timelines: each check's pass and fail, the breaks found and
+//! described, the engines' occupancy and the busiest bound.
+use super::*;
+use crate::saved::timeline::{CopyRates, Engine, Lane, TraceReference};
+
+const MIB32: u64 = 32 << 20;
+
+fn op(kind: OpKind, stream: usize, iteration: usize, start: f64, end: f64) -> TimelineOp {
+    TimelineOp {
+        stream,
+        iteration,
+        kind,
+        ready_ms: Some(0.0),
+        start_ms: start,
+        end_ms: end,
+        bytes: (kind != OpKind::Kernel).then_some(MIB32),
+        pageable: false,
+        synchronous: false,
+        call: None,
+    }
+}
+
+fn timeline(
+    ops: Vec<TimelineOp>,
+    timed_ms: f64,
+    back_to_back: bool,
+    iterations: usize,
+) -> Timeline {
+    Timeline {
+        title: "t".into(),
+        source: TraceSource::Cupti,
+        streams: 4,
+        other_lanes: Vec::new(),
+        iterations,
+        ops,
+        reference: TraceReference {
+            timed_ms,
+            back_to_back,
+            median_ms: None,
+            rates: Some(CopyRates {
+                htod_gbps: 55.0,
+                dtoh_gbps: 55.0,
+                both_gbps: 96.0,
+                htod_shared_gbps: 48.0,
+                dtoh_shared_gbps: 48.0,
+            }),
+        },
+        retraced: Vec::new(),
+    }
+}
+
+/// 32 MiB takes 0.610 ms at 55 GB/s and 0.699 ms at 48 GB/s.
+fn serial_copies() -> Vec<TimelineOp> {
+    vec![
+        op(OpKind::HtoD, 0, 0, 0.0, 0.61),
+        op(OpKind::HtoD, 1, 0, 0.61, 1.25),
+        op(OpKind::Kernel, 0, 0, 0.62, 0.70),
+        op(OpKind::DtoH, 0, 0, 0.70, 1.38),
+    ]
+}
+
+#[test]
+fn a_clean_trace_passes_every_check() {
+    let checks = check(&timeline(serial_copies(), 1.4, false, 1));
+    assert!(checks.passed(), "{:?}", checks.failures());
+    assert!(checks.checks.iter().all(|c| c.outcome == Outcome::Passed));
+}
+
+#[test]
+fn overlapping_copies_in_one_direction_fail() {
+    let mut ops = serial_copies();
+    ops[1].start_ms = 0.3;
+    ops[1].end_ms = 0.91;
+    let checks = check(&timeline(ops, 1.4, false, 1));
+    let failures = checks.failures();
+    assert_eq!(failures.len(), 1, "{failures:?}");
+    assert!(failures[0].contains("HtoD on stream 2 (iteration 1) starts 0.310 ms before"));
+}
+
+#[test]
+fn a_copy_staged_from_pageable_memory_may_span_other_copies() {
+    let mut ops = serial_copies();
+    // The pageable copy's record spans its staged chunks; the pinned copy of stream 2
+    // ran between two of them.
+    ops[0].pageable = true;
+    ops[0].end_ms = 1.0;
+    let checks = check(&timeline(ops.clone(), 1.4, false, 1));
+    let one = (checks.checks.iter())
+        .find(|c| c.name == ONE_AT_A_TIME)
+        .expect("the check ran");
+    assert_eq!(one.outcome, Outcome::Passed, "{}", one.detail);
+    assert!(
+        one.detail
+            .contains("1 staged from pageable memory left out")
+    );
+    // Two pinned copies overlapping still fail beside it.
+    ops[3].kind = OpKind::HtoD;
+    ops[3].start_ms = 1.0;
+    let checks = check(&timeline(ops, 1.4, false, 1));
+    assert!(
+        checks
+            .failures()
+            .iter()
+            .any(|f| f.contains("starts 0.250 ms before")),
+        "{:?}",
+        checks.failures()
+    );
+}
+
+#[test]
+fn a_copy_slower_than_the_link_allows_fails() {
+    let mut ops = serial_copies();
+    ops[3].end_ms = 0.70 + 1.2;
+    let checks = check(&timeline(ops, 1.9, false, 1));
+    assert!(
+        checks.failures()[0].contains("DtoH on stream 1"),
+        "{:?}",
+        checks.failures()
+    );
+}
+
+#[test]
+fn the_span_or_the_middle_period_must_match_the_timed_time() {
+    assert!(!check(&timeline(serial_copies(), 1.0, false, 1)).passed());
+    // Three iterations back to back ending at 2, 3 and 5 ms: the middle period is 1.
+    let ops = vec![
+        op(OpKind::Kernel, 0, 0, 0.0, 2.0),
+        op(OpKind::Kernel, 0, 1, 2.0, 3.0),
+        op(OpKind::Kernel, 0, 2, 3.0, 5.0),
+    ];
+    assert!(check(&timeline(ops.clone(), 1.05, true, 3)).passed());
+    assert!(!check(&timeline(ops, 1.5, true, 3)).passed());
+    // Three streams, each iteration 1 ms after the one before, but the engine served
+    // stream 3 last in the middle iteration: its last end moved 0.6 ms, its period
+    // did not.
+    let ops: Vec<TimelineOp> = (0..3)
+        .flat_map(|i| {
+            (0..3).map(move |s| {
+                let late = if (i, s) == (1, 2) { 0.6 } else { 0.0 };
+                let start = i as f64 + 0.3 * s as f64 + late;
+                op(OpKind::Kernel, s, i, start, start + 0.3)
+            })
+        })
+        .collect();
+    assert!(check(&timeline(ops, 1.0, true, 3)).passed());
+}
+
+#[test]
+fn occupancy_is_each_engines_union_and_bounds_the_iteration() {
+    // serial_copies: HtoD busy 0–1.25, SMs 0.62–0.70, DtoH 0.70–1.38; span 0–1.38.
+    let o = occupancy(&timeline(serial_copies(), 1.4, false, 1)).unwrap();
+    assert!((o.span_ms - 1.38).abs() < 1e-12);
+    assert!((o.htod_busy_ms - 1.25).abs() < 1e-12);
+    assert!((o.sms_busy_ms - 0.08).abs() < 1e-12);
+    assert!((o.dtoh_busy_ms - 0.68).abs() < 1e-12);
+    // Both directions ran at once from 0.70 to 1.25.
+    assert!((o.both_copying_ms - 0.55).abs() < 1e-12);
+    // Stream 1 copies its chunk in, runs the kernel and copies it out one after
+    // another: 0.61 + 0.08 + 0.68 ms, more than the HtoD engine's 1.25.
+    assert_eq!(o.bound.resource, Resource::Stream(0));
+    assert!((o.bound.ms - 1.37).abs() < 1e-12);
+    assert!(
+        o.describe().starts_with("HtoD copy engine busy 91%"),
+        "{}",
+        o.describe()
+    );
+    // Two iterations: per iteration, the HtoD engine is busy 1.5 / 2, the SMs 1.3 / 2,
+    // stream 1 (1.0 + 0.7) / 2 and stream 2 (1.0 + 0.6) / 2.
+    let ops = vec![
+        op(OpKind::HtoD, 0, 0, 0.0, 1.0),
+        op(OpKind::HtoD, 1, 0, 0.5, 1.5),
+        op(OpKind::Kernel, 0, 1, 1.5, 2.2),
+        op(OpKind::Kernel, 1, 1, 2.2, 2.8),
+    ];
+    let o = occupancy(&timeline(ops, 1.4, false, 2)).unwrap();
+    assert_eq!(o.bound.resource, Resource::Stream(0));
+    assert!((o.bound.ms - 0.85).abs() < 1e-12);
+    assert!((o.htod_busy_ms - 1.5).abs() < 1e-12);
+    // Back to back over five iterations, the three between fill and drain count: the
+    // HtoD engine busy 0.9, 1.0 and 1.1 ms in them, 1.0 per iteration.
+    let ops = (0..5)
+        .map(|i| {
+            let ms = [0.5, 0.9, 1.0, 1.1, 0.5][i];
+            let start: f64 = [0.5, 0.9, 1.0, 1.1, 0.5][..i].iter().sum();
+            op(OpKind::HtoD, 0, i, start, start + ms)
+        })
+        .collect();
+    let o = occupancy(&timeline(ops, 1.0, true, 5)).unwrap();
+    assert!((o.bound.ms - 1.0).abs() < 1e-12, "{}", o.bound.ms);
+    // Back to back, fill and drain iterations give no bound: the middle one does.
+    let ops = vec![
+        op(OpKind::HtoD, 0, 0, 0.0, 0.5),
+        op(OpKind::HtoD, 0, 1, 0.5, 1.5),
+        op(OpKind::HtoD, 0, 2, 1.5, 2.0),
+    ];
+    let o = occupancy(&timeline(ops, 1.0, true, 3)).unwrap();
+    assert!((o.bound.ms - 1.0).abs() < 1e-12);
+    // Stream 1 copies in and runs its kernel in the first iteration, and only copies
+    // in the middle one: its 1.0 ms then is the bound.
+    let ops = vec![
+        op(OpKind::HtoD, 1, 0, 0.0, 0.4),
+        op(OpKind::HtoD, 0, 0, 0.4, 1.0),
+        op(OpKind::Kernel, 0, 0, 1.0, 1.2),
+        op(OpKind::HtoD, 0, 1, 1.2, 2.2),
+        op(OpKind::HtoD, 0, 2, 2.2, 3.2),
+        op(OpKind::Kernel, 1, 2, 3.2, 3.4),
+    ];
+    let waits = occupancy(&timeline(ops, 1.0, true, 3)).unwrap();
+    assert_eq!(waits.bound.resource, Resource::Stream(0));
+    assert!((waits.bound.ms - 1.0).abs() < 1e-12);
+    assert_eq!(
+        o.sms_busy_ms.to_bits(),
+        0.0f64.to_bits(),
+        "no negative zero"
+    );
+}
+
+#[test]
+fn a_traced_bound_is_the_median_batch_and_pairs_each_timed_batch_with_its_trace() {
+    let engine = |ms| BusiestBound {
+        ms,
+        resource: Resource::Engine(Engine::HtoD),
+    };
+    let stream = |ms| BusiestBound {
+        ms,
+        resource: Resource::Stream(1),
+    };
+    // The link slowed for the second pair: paired, each batch is 1.02×, 1.01× and
+    // 1.03× its trace; unpaired, the median time over the median bound is 1.1 / 1.0.
+    let timed = [1.02, 1.212, 1.1];
+    let traced = [engine(1.0), stream(1.2), engine(1.068)];
+    let b = traced_bound(&timed, &traced).unwrap();
+    assert!((b.ms - 1.068).abs() < 1e-12);
+    assert_eq!((b.resource, b.batches), (Resource::Engine(Engine::HtoD), 3));
+    assert!((b.timed_over_bound - 1.02).abs() < 1e-12, "{b:?}");
+    assert!(b.noise > 0.0);
+    // A timed batch without its trace (no CUPTI) gives no bound.
+    assert_eq!(traced_bound(&timed, &traced[..2]), None);
+    assert_eq!(traced_bound(&timed, &[]), None);
+}
+
+#[test]
+fn flow_counts_overlap_idle_time_with_work_queued_and_queue_waits() {
+    // serial_copies: copies 0–1.38 (HtoD 0–1.25, DtoH 0.70–1.38), kernel 0.62–0.70,
+    // every op ready at 0.
+    let o = occupancy(&timeline(serial_copies(), 1.4, false, 1)).unwrap();
+    let f = o.flow;
+    assert!((f.copying_ms - 1.38).abs() < 1e-12);
+    assert!((f.copy_kernel_overlap_ms - 0.08).abs() < 1e-12);
+    assert_eq!(f.idle_gaps, 0);
+    // Waits: 0, 0.61, 0.62 and 0.70 ms.
+    assert!((f.mean_queue_wait_ms - 1.93 / 4.0).abs() < 1e-12);
+    assert!((f.longest_queue_wait_ms - 0.70).abs() < 1e-12);
+    let w = f.longest_wait.unwrap();
+    assert_eq!((w.kind, w.stream), (OpKind::DtoH, 0));
+    // A kernel ready at 1.0 that starts at 1.5 after a copy ending at 1.0: half a
+    // millisecond with every engine idle and work queued.
+    let mut ops = vec![op(OpKind::HtoD, 0, 0, 0.0, 1.0)];
+    let mut k = op(OpKind::Kernel, 0, 0, 1.5, 2.0);
+    k.ready_ms = Some(1.0);
+    ops.push(k);
+    ops[0].ready_ms = Some(0.0);
+    let f = occupancy(&timeline(ops, 2.0, false, 1)).unwrap().flow;
+    assert!((f.idle_while_queued_ms - 0.5).abs() < 1e-12);
+    assert_eq!(f.idle_gaps, 1);
+    assert_eq!(f.copy_kernel_overlap_ms, 0.0);
+    let said = f.describe(0.5);
+    assert!(
+        said.starts_with("kernels ran beside a copy 0% of their time"),
+        "{said}"
+    );
+    assert!(said.contains("0.5000 ms (1 gap)"), "{said}");
+    assert!(
+        said.ends_with("(kernel on stream 1, iteration 1)"),
+        "{said}"
+    );
+}
+
+#[test]
+fn a_trace_slower_than_the_timed_median_is_disturbed_and_gives_no_bound() {
+    let mut t = timeline(serial_copies(), 1.4, false, 1);
+    t.reference.median_ms = Some(1.4);
+    let checks = check(&t);
+    assert!(checks.passed(), "{:?}", checks.failures());
+    assert!((checks.busiest_bound().unwrap().ms - 1.37).abs() < 1e-12);
+    t.reference.median_ms = Some(1.3);
+    let checks = check(&t);
+    assert!(checks.disturbed);
+    assert!(checks.busiest_bound().is_none());
+    assert!(
+        checks.failures()[0].contains("busier link"),
+        "{:?}",
+        checks.failures()
+    );
+}
+
+#[test]
+fn event_brackets_are_only_held_to_the_span() {
+    let mut t = timeline(serial_copies(), 1.4, false, 1);
+    t.ops[1].start_ms = 0.0;
+    t.source = TraceSource::Events;
+    let checks = check(&t);
+    assert!(checks.passed());
+    assert_eq!(checks.checks[0].outcome, Outcome::NotApplicable);
+    assert_eq!(checks.checks[2].outcome, Outcome::Passed);
+    assert!(checks.occupancy.is_none());
+}
+
+/// Two streams' copy in, kernel and copy out; with `null`, stream 2's copy in runs on
+/// the NULL stream (row 3) and both kernels wait for it.
+fn pipeline(null: bool) -> Timeline {
+    let mut ops = vec![
+        op(OpKind::HtoD, 0, 0, 0.0, 1.0),
+        op(OpKind::HtoD, if null { 2 } else { 1 }, 0, 1.0, 2.0),
+        op(OpKind::Kernel, 0, 0, if null { 2.0 } else { 1.0 }, 3.0),
+        op(OpKind::Kernel, 1, 0, 2.0, 3.5),
+        op(OpKind::DtoH, 0, 0, 3.0, 4.0),
+        op(OpKind::DtoH, 1, 0, 4.0, 5.0),
+    ];
+    // Each op was ready when its stream's previous op ended.
+    for (i, ready) in [0.0, 0.0, 1.0, 2.0, 3.0, 3.5].into_iter().enumerate() {
+        ops[i].ready_ms = Some(ready);
+    }
+    let mut t = timeline(ops, 5.0, false, 1);
+    t.streams = 2;
+    if null {
+        t.other_lanes = vec![Lane::NullStream];
+    }
+    t
+}
+
+#[test]
+fn a_clean_pipeline_has_no_breaks() {
+    let t = pipeline(false);
+    assert!(breaks(&t).is_empty());
+    assert_eq!(
+        describe_breaks(&check(&t).breaks),
+        [describe_breaks(&[])[0].clone()]
+    );
+    assert!(describe_breaks(&[])[0].starts_with("no concurrency breaks"));
+}
+
+#[test]
+fn a_copy_on_the_null_stream_is_a_break_that_held_back_the_kernel_ready_before_it_ended() {
+    let t = pipeline(true);
+    let found = breaks(&t);
+    assert_eq!(found.len(), 1);
+    let b = &found[0];
+    assert_eq!(b.kinds, [BreakKind::NullStream]);
+    assert_eq!(
+        (b.op, b.row.as_str(), b.iteration),
+        (OpKind::HtoD, "the NULL stream", 0)
+    );
+    // Stream 1's kernel was ready at 1.0 and started at 2.0, as the copy ended.
+    assert_eq!(b.held_back, 1);
+    // Nothing else ran from 1.0 to 2.0.
+    assert!((b.alone_ms - 1.0).abs() < 1e-12);
+    assert!(
+        b.describe()
+            .contains("held back 1 operation that was ready")
+    );
+}
+
+#[test]
+fn pageable_synchronous_copies_and_host_calls_are_named_with_the_gpu_idle_under_them() {
+    let mut t = pipeline(false);
+    t.ops[1].pageable = true;
+    t.ops[4].synchronous = true;
+    t.other_lanes = vec![Lane::Host];
+    t.ops.push(TimelineOp {
+        kind: OpKind::Host,
+        stream: 2,
+        bytes: None,
+        call: Some("cuMemFree".into()),
+        ready_ms: Some(0.0),
+        ..op(OpKind::Host, 2, 0, 5.0, 5.5)
+    });
+    let found = breaks(&t);
+    let kinds: Vec<&[BreakKind]> = found.iter().map(|b| b.kinds.as_slice()).collect();
+    assert_eq!(
+        kinds,
+        [
+            &[BreakKind::Pageable][..],
+            &[BreakKind::Synchronous][..],
+            &[BreakKind::HostCall][..]
+        ]
+    );
+    let host = &found[2];
+    assert_eq!(host.row, "the host");
+    // The GPU ran nothing during the call.
+    assert!((host.alone_ms - 0.5).abs() < 1e-12);
+    assert!(host.describe().contains("cuMemFree"));
+    // A host call is not the GPU's work: the queue waits leave it out.
+    let o = occupancy(&t).expect("ops");
+    assert_eq!(o.flow.longest_wait.map(|w| w.kind), Some(OpKind::HtoD));
+    assert!((o.flow.longest_queue_wait_ms - 1.0).abs() < 1e-12);
+}

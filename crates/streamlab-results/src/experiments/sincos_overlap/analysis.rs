@@ -1,0 +1,298 @@
+//! What sincos-overlap derives: each configuration against its bound (the pipeline's
+//! stages from its own chunks' samples, its traced busiest engine or stream), the best
+//! asynchronous configuration, and the headline.
+use serde::{Deserialize, Serialize};
+use crate::derived::pipeline::{self, Bound, Stages, Under, count_under};
+use crate::derived::trace;
+use crate::derived::rates::{best_rates, chunks_noise, for_chunks, pipeline_stages, stages};
+use crate::derived::trace::TracedBound;
+use crate::experiment::own_link;
+use crate::saved::IssueOrder;
+use crate::saved::timeline::CopyRates;
+use crate::stats::Series;
+use super::{Ratio, SincosOverlapResult};
+
+/// One configuration against its bound.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SincosConfig {
+    pub variant: IssueOrder,
+    pub streams: usize,
+    /// Median time per iteration.
+    pub median_ms: f64,
+    pub bound: Bound,
+    /// bound / median: 1 is the limit reached.
+    pub efficiency: f64,
+    /// Beat the bound built from the measured stages: the bound was lowered to the row
+    /// (`bound.built_ms` keeps what it was).
+    pub beyond_bound: bool,
+    /// Relative noise of its samples ([`crate::stats::Series::noise`]).
+    pub noise: f64,
+    /// Indices of its outlier samples, kept in the result.
+    pub outliers: Vec<usize>,
+    /// From its traced batches: the time per iteration of its busiest engine or stream.
+    pub busiest_bound: Option<TracedBound>,
+    /// Faster than its busiest bound by more than the slack: a measurement no correct
+    /// run gives.
+    pub beyond_busiest_bound: bool,
+    /// Where its batches sit under their traced busiest bound (the median of their
+    /// ratios under 1), within or beyond the two figures' noise.
+    pub under_busiest_bound: Option<Under>,
+    /// The CUDA C++ host twin's median and noise.
+    #[serde(default)]
+    pub cpp_host_ms: Option<f64>,
+    #[serde(default)]
+    pub cpp_host_noise: Option<f64>,
+    /// Rust host over C++ host ([`SincosPoint::rust_host_over_cpp_host`]).
+    #[serde(default)]
+    pub rust_host_over_cpp_host: Option<Ratio>,
+    /// Traced rounds over untraced ones ([`SincosPoint::traced_over_untraced`]).
+    #[serde(default)]
+    pub traced_over_untraced: Option<Ratio>,
+}
+
+impl SincosConfig {
+    /// Its time over its bound: 1 is the limit reached.
+    pub fn over_bound(&self) -> f64 {
+        self.median_ms / self.bound.ms
+    }
+}
+
+/// Everything derived from a sincos-overlap result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SincosAnalysis {
+    /// The whole array's copy rates (one chunk): each way alone, both at once.
+    pub rates: CopyRates,
+    /// The whole array's stages (one chunk), fastest samples.
+    pub stages: Stages,
+    /// Iterations per batch over which fill and drain are shared.
+    pub batch_iterations: usize,
+    /// Sequential first, then each asynchronous variant by stream count.
+    pub configs: Vec<SincosConfig>,
+    /// The stream counts measured, ascending.
+    pub stream_counts: Vec<usize>,
+    /// Index into `configs` of the fastest asynchronous configuration.
+    pub best_async: Option<usize>,
+    /// Index into `configs` of the next fastest asynchronous configuration.
+    pub runner_up: Option<usize>,
+    /// Rows that beat the bound built from the measured stages (each bound lowered).
+    pub rows_beyond_bound: usize,
+    /// Rows faster than the bound of their busiest engine or stream.
+    pub rows_beyond_busiest_bound: usize,
+    /// Rows under the bound built from the measured rates, and of those, how many beyond
+    /// the two figures' noise ([`pipeline::Under`]).
+    pub rows_under_bound: usize,
+    pub rows_under_bound_beyond_noise: usize,
+    /// The same against the traced busiest bound.
+    pub rows_under_busiest_bound: usize,
+    pub rows_under_busiest_bound_beyond_noise: usize,
+}
+
+impl SincosAnalysis {
+    /// Whether any configuration has the C++ host twin's or the traced rounds' figures.
+    pub fn has_hosts(&self) -> bool {
+        (self.configs.iter()).any(|c| c.cpp_host_ms.is_some() || c.traced_over_untraced.is_some())
+    }
+
+    pub fn sequential(&self) -> Option<&SincosConfig> {
+        self.configs
+            .iter()
+            .find(|c| c.variant == IssueOrder::Sequential)
+    }
+
+    pub fn best(&self) -> Option<&SincosConfig> {
+        self.best_async.map(|i| &self.configs[i])
+    }
+
+    /// Each configuration's label ("asynchronous 1 with 4 streams") and relative noise.
+    pub fn noise_by_configuration(&self) -> Vec<(String, f64)> {
+        (self.configs.iter())
+            .map(|c| {
+                let label = format!("{} with {} streams", c.variant.label(), c.streams);
+                (label, c.noise)
+            })
+            .collect()
+    }
+
+    /// Where the best row's noise is larger than its lead over the next row: which of
+    /// the two is faster is not settled by this run.
+    pub fn best_within_noise(&self) -> Option<&SincosConfig> {
+        let best = self.best()?;
+        let next = &self.configs[self.runner_up?];
+        let lead = next.median_ms / best.median_ms - 1.0;
+        (best.noise.max(next.noise) > lead).then_some(next)
+    }
+
+    /// The configuration of `variant` at `streams`, if measured.
+    pub fn config(&self, variant: IssueOrder, streams: usize) -> Option<&SincosConfig> {
+        self.configs
+            .iter()
+            .find(|c| c.variant == variant && c.streams == streams)
+    }
+}
+
+/// Derive everything from `r`.
+pub(super) fn analyze(r: &SincosOverlapResult) -> SincosAnalysis {
+    let link = own_link(r);
+    let whole = for_chunks(&r.stages, 1);
+    let rates = whole.map_or(CopyRates::UNMEASURED, best_rates);
+    let whole_stages = whole.map_or(
+        Stages {
+            htod_ms: f64::NAN,
+            kernel_ms: f64::NAN,
+            dtoh_ms: f64::NAN,
+            both_ms: f64::NAN,
+        },
+        |t| stages(t, None),
+    );
+    let batch_iterations = r.batch_sizes.iter().copied().max().unwrap_or(1);
+    let mut configs: Vec<SincosConfig> = r
+        .points
+        .iter()
+        .map(|p| {
+            // The sequential version's blocking copy makes the host wait every
+            // iteration, so its iterations never overlap.
+            let runs = match p.variant {
+                IssueOrder::Sequential => 1,
+                _ => batch_iterations,
+            };
+            // The parts measured over this configuration's chunks, or coarser ones.
+            let link = link.as_ref();
+            let parts = pipeline_stages(&r.stages, p.streams, None, link).unwrap_or(whole_stages);
+            let (median_ms, noise) = (p.time.median(), p.time.noise());
+            let bound = pipeline::bound(parts, p.streams, runs, r.device.copy_engines).held(
+                median_ms,
+                noise,
+                chunks_noise(&r.stages, p.streams),
+            );
+            let busiest_bound = trace::traced_bound(&p.traced_samples(), &p.traced_busiest);
+            SincosConfig {
+                variant: p.variant,
+                streams: p.streams,
+                median_ms,
+                bound,
+                efficiency: bound.ms / median_ms,
+                beyond_bound: bound.lowered(),
+                noise,
+                outliers: p.time.outliers(),
+                busiest_bound,
+                beyond_busiest_bound: busiest_bound
+                    .is_some_and(|b| pipeline::beyond(b.timed_over_bound, 1.0)),
+                under_busiest_bound: busiest_bound
+                    .and_then(|b| Under::of(1.0, b.noise, b.timed_over_bound, noise)),
+                cpp_host_ms: p.cpp_host.as_ref().map(Series::median),
+                cpp_host_noise: p.cpp_host.as_ref().map(Series::noise),
+                rust_host_over_cpp_host: p.rust_host_over_cpp_host(),
+                traced_over_untraced: p.traced_over_untraced(),
+            }
+        })
+        .collect();
+    configs.sort_by_key(|c| {
+        (
+            c.variant != IssueOrder::Sequential,
+            c.streams,
+            c.variant as u8,
+        )
+    });
+    let by_time = async_by_time(&configs, |c| (c.variant, c.median_ms));
+    let mut stream_counts: Vec<usize> = (configs.iter())
+        .filter(|c| c.variant != IssueOrder::Sequential)
+        .map(|c| c.streams)
+        .collect();
+    stream_counts.sort_unstable();
+    stream_counts.dedup();
+    let (rows_under_bound, rows_under_bound_beyond_noise) =
+        count_under(configs.iter().map(|c| c.bound.under));
+    let (rows_under_busiest_bound, rows_under_busiest_bound_beyond_noise) =
+        count_under(configs.iter().map(|c| c.under_busiest_bound));
+    SincosAnalysis {
+        rates,
+        stages: whole_stages,
+        batch_iterations,
+        rows_beyond_bound: configs.iter().filter(|c| c.beyond_bound).count(),
+        rows_beyond_busiest_bound: configs.iter().filter(|c| c.beyond_busiest_bound).count(),
+        rows_under_bound,
+        rows_under_bound_beyond_noise,
+        rows_under_busiest_bound,
+        rows_under_busiest_bound_beyond_noise,
+        configs,
+        stream_counts,
+        best_async: by_time.first().copied(),
+        runner_up: by_time.get(1).copied(),
+    }
+}
+
+/// The indices of the asynchronous configurations among `items`, fastest first, by
+/// `key`'s issue order and median time (those without a finite time left out): the one
+/// ranking of the analysis's best configuration and of the one the run traces.
+pub fn async_by_time<T>(items: &[T], key: impl Fn(&T) -> (IssueOrder, f64)) -> Vec<usize> {
+    let mut by_time: Vec<usize> = (0..items.len())
+        .filter(|&i| key(&items[i]).0 != IssueOrder::Sequential && key(&items[i]).1.is_finite())
+        .collect();
+    by_time.sort_by(|&a, &b| key(&items[a]).1.total_cmp(&key(&items[b]).1));
+    by_time
+}
+
+/// sincos-overlap's headline in `summary.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SincosSummary {
+    pub verified: bool,
+    /// Median time per iteration.
+    pub sequential_ms: f64,
+    /// The fastest asynchronous configuration (median).
+    pub best_async_ms: f64,
+    /// Its relative noise (NaN in summaries written before noise was measured).
+    #[serde(default = "not_measured")]
+    pub best_async_noise: f64,
+    /// Whether its noise exceeds its lead over the next fastest configuration.
+    #[serde(default)]
+    pub best_within_noise: bool,
+    pub best_async_variant: IssueOrder,
+    pub best_async_streams: usize,
+    /// That configuration's bound per iteration.
+    pub bound_ms: f64,
+    /// best_async_ms / bound_ms.
+    pub best_over_bound: f64,
+    /// The time per iteration of its busiest engine or stream in the batches traced after
+    /// its timed ones, and its timed batches over it ([`trace::TracedBound`]).
+    #[serde(default)]
+    pub busiest_bound_ms: Option<f64>,
+    #[serde(default)]
+    pub best_over_busiest_bound: Option<f64>,
+    /// Configurations faster than the bound of their busiest engine or stream (a
+    /// measurement no correct run gives).
+    #[serde(default)]
+    pub rows_beyond_busiest_bound: usize,
+    /// Configurations that beat the bound built from the measured rates (each bound
+    /// lowered to its row: a rate was under-measured).
+    pub rows_beyond_bound: usize,
+    /// Configurations under the bound built from the measured rates, and of those how
+    /// many beyond the two figures' noise; the same against the traced busiest bound
+    /// (absent from summaries written before rows were marked so).
+    #[serde(default)]
+    pub rows_under_bound: Option<usize>,
+    #[serde(default)]
+    pub rows_under_bound_beyond_noise: Option<usize>,
+    #[serde(default)]
+    pub rows_under_busiest_bound: Option<usize>,
+    #[serde(default)]
+    pub rows_under_busiest_bound_beyond_noise: Option<usize>,
+    /// How many configurations ran, and those whose noise stayed above
+    /// [`stats::NOISE_TARGET`] when their sampling budget ran out, with their noise.
+    #[serde(default)]
+    pub configurations: usize,
+    #[serde(default)]
+    pub above_noise_target: Vec<String>,
+    /// The best asynchronous configuration's Rust host time over the CUDA C++ host
+    /// twin's, the median of their interleaved batch pairs (absent where the twin did
+    /// not run).
+    #[serde(default)]
+    pub rust_host_over_cpp_host: Option<Ratio>,
+    /// Its batches in rounds that traced every asynchronous batch after timing it, over
+    /// those in rounds that traced none.
+    #[serde(default)]
+    pub traced_over_untraced: Option<Ratio>,
+}
+
+fn not_measured() -> f64 {
+    f64::NAN
+}

@@ -1,0 +1,562 @@
+//! sincos-overlap, after the "CUDA streams" blog post: `b[i] = a[i] + sqrt(sin(i)² +
+//! cos(i)²)` over pinned floats, sequential against two asynchronous issue orders; per
+//! configuration its median, its noise, its reachable bound and the efficiency, and the
+//! best asynchronous configuration.
+//!
+//! Iterations run back to back in batches, so one iteration's copies out overlap the
+//! next one's copies in, and the pipeline's fill and drain are paid once per batch: the
+//! bound per iteration uses the largest batch ([`crate::derived::pipeline`]). A traced
+//! configuration also has the bound of its busiest engine or stream in its traced
+//! iterations ([`crate::derived::trace`]), shown beside it.
+mod analysis;
+mod present;
+
+pub use analysis::{SincosAnalysis, SincosConfig, SincosSummary, async_by_time};
+use analysis::analyze;
+use present::{columns, figures, hosts_note};
+
+use serde::{Deserialize, Serialize};
+
+use crate::derived::pipeline::under_clause;
+use crate::derived::trace::BusiestBound;
+use crate::derived::trace::TraceChecks;
+use crate::experiment::{self, Experiment, MS, MeasuredRow, With, verdict, Analyzed, Csv, Saved, Summary};
+use crate::report::ReportError;
+use crate::report::section::{Section, cuda_note, draw};
+use crate::report::table::{Table, noise, num, times};
+use crate::saved::timeline::Timeline;
+use crate::saved::{
+    DeviceInfo, IssueOrder, MAX_STREAMS, Provenance, StageTimes, UsageError,
+    Verification,
+};
+use crate::stats::{self, Series};
+
+/// The sincos-overlap experiment.
+pub struct SincosOverlap;
+
+/// Iterations of each traced batch (one after every timed batch of an asynchronous
+/// configuration): all but the first and the last run as the timed ones do.
+pub const TRACED_BATCH: usize = 10;
+
+/// Parameters; defaults are the blog's.
+#[derive(Debug, Clone, PartialEq, clap::Args, Serialize, Deserialize)]
+pub struct Params {
+    /// Floats in the array.
+    #[arg(long, default_value_t = 1 << 25,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=u32::MAX as u64))]
+    pub elements: usize,
+    /// Threads per block (the blog's code uses 1024).
+    #[arg(long, default_value_t = 1024,
+          value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: u32,
+    /// Untimed iterations before each configuration is timed.
+    #[arg(long, default_value_t = 100)]
+    pub warmup: usize,
+    /// Timed iterations per configuration.
+    #[arg(long, default_value_t = 1000,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    pub iterations: usize,
+    /// Timed batches the iterations are split into, each giving one sample; up to three
+    /// times as many while a configuration's noise is above 1% [default: min(10,
+    /// --iterations)].
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    pub batches: Option<usize>,
+    /// Streams of the headline comparison (the blog's 4); also the traced count.
+    #[arg(long, default_value_t = 4,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_STREAMS as u64))]
+    pub streams: usize,
+    /// Stream counts of the sweep, comma separated (one stream is the sequential
+    /// version's schedule, timed as such).
+    #[arg(long, value_delimiter = ',', default_value = "2,4,8,16",
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_STREAMS as u64))]
+    pub stream_counts: Vec<usize>,
+}
+
+impl Default for Params {
+    /// The command line's defaults: the `#[arg]` attributes above are their one source.
+    fn default() -> Params {
+        crate::saved::clap_defaults()
+    }
+}
+
+impl crate::saved::Params for Params {
+    fn quick() -> Params {
+        Params {
+            elements: 1 << 24,
+            warmup: 5,
+            iterations: 20,
+            batches: Some(4),
+            stream_counts: vec![2, 4, 8],
+            ..Params::default()
+        }
+    }
+
+    fn validate(&self) -> Result<(), UsageError> {
+        if self.batches() > self.iterations {
+            return Err(UsageError::new(format!(
+                "--batches {} exceeds --iterations {}: each batch needs at least one iteration",
+                self.batches(),
+                self.iterations
+            )));
+        }
+        if let Some(&count) = self
+            .all_stream_counts()
+            .iter()
+            .find(|&&c| c > self.elements)
+        {
+            return Err(UsageError::new(format!(
+                "{count} streams for {} elements leaves streams without work: use at most {} streams",
+                self.elements, self.elements
+            )));
+        }
+        Ok(())
+    }
+
+    fn fit(&mut self) -> Option<String> {
+        let dropped: Vec<String> = (self.stream_counts.iter())
+            .filter(|&&c| c > self.elements)
+            .map(ToString::to_string)
+            .collect();
+        let lowered = self.streams > self.elements;
+        if dropped.is_empty() && !lowered {
+            return None;
+        }
+        let mut said = Vec::new();
+        if !dropped.is_empty() {
+            self.stream_counts.retain(|&c| c <= self.elements);
+            said.push(format!("stream counts {} dropped", dropped.join(",")));
+        }
+        if lowered {
+            said.push(format!(
+                "--streams {} lowered to {}",
+                self.streams, self.elements
+            ));
+            self.streams = self.elements;
+        }
+        Some(format!(
+            "{} elements give at most {} streams work: {}",
+            self.elements,
+            self.elements,
+            said.join(", ")
+        ))
+    }
+}
+
+impl Params {
+    /// The timed batches: `--batches`, else min(10, iterations).
+    pub fn batches(&self) -> usize {
+        self.batches.unwrap_or(self.iterations.min(10))
+    }
+
+    /// Every stream count measured: the sweep plus `--streams`, ascending.
+    pub fn all_stream_counts(&self) -> Vec<usize> {
+        let mut counts = self.stream_counts.clone();
+        counts.push(self.streams);
+        counts.sort_unstable();
+        counts.dedup();
+        counts
+    }
+
+    /// Bytes of the array, moved once each way per iteration.
+    pub fn bytes(&self) -> u64 {
+        (self.elements * size_of::<f32>()) as u64
+    }
+}
+
+/// The title of `variant`'s traced timeline at `streams`: how its row finds it.
+pub fn trace_title(variant: IssueOrder, streams: usize) -> String {
+    format!("sincos-overlap {}, {streams} streams", variant.label())
+}
+
+/// One variant at one stream count: each sample is the mean time per iteration of one
+/// timed batch of back-to-back iterations.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SincosPoint {
+    pub variant: IssueOrder,
+    pub streams: usize,
+    pub time: Series,
+    /// Asynchronous orders, with CUPTI: one per timed batch of a traced round (every
+    /// batch in runs from before rounds alternated), from a batch of iterations traced
+    /// back to back right after it, the busy time per steady iteration of its
+    /// busiest engine or stream ([`trace::busiest_bound`]; the records are not kept).
+    #[serde(default)]
+    pub traced_busiest: Vec<BusiestBound>,
+    /// The CUDA C++ host twin's samples, batch for batch with `time`: sample `j` of each
+    /// was taken in the same round, one right after the other (absent where it did not
+    /// run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpp_host: Option<Series>,
+    /// For each sample of `time`, whether it was taken in a round that traced every
+    /// asynchronous batch right after timing it (rounds alternate; empty in runs from
+    /// before).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub traced_round: Vec<bool>,
+}
+
+/// Whether and how the CUDA C++ host twin ran.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CppHostRun {
+    /// Runs from before the twin.
+    #[default]
+    NotAsked,
+    /// Not run, and why (one line).
+    Skipped(String),
+    /// Built by nvcc (its path, version and options) and run beside the Rust host.
+    Built(String),
+}
+
+impl CppHostRun {
+    /// A run from before the twin.
+    pub fn not_asked(&self) -> bool {
+        *self == CppHostRun::NotAsked
+    }
+}
+
+/// A median ratio and its relative noise.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Ratio {
+    pub ratio: f64,
+    pub noise: f64,
+}
+
+impl Ratio {
+    /// The median and the noise of `ratios` (none if empty).
+    fn of(ratios: Vec<f64>) -> Option<Ratio> {
+        let s = Series::new(ratios)?;
+        Some(Ratio {
+            ratio: s.median(),
+            noise: s.noise(),
+        })
+    }
+
+    /// "1.004 ± 0.8%".
+    pub fn label(&self) -> String {
+        format!("{} ± {}", num(self.ratio, 3), noise(self.noise))
+    }
+}
+
+impl SincosPoint {
+    /// The samples whose batches were traced right after them, in order: those of
+    /// traced rounds (every sample in runs from before rounds alternated).
+    pub fn traced_samples(&self) -> Vec<f64> {
+        if self.traced_round.is_empty() {
+            return self.time.samples_ms.clone();
+        }
+        self.samples_of_rounds(true)
+    }
+
+    /// The samples taken in traced rounds (`traced`) or in untraced ones, in order.
+    fn samples_of_rounds(&self, traced: bool) -> Vec<f64> {
+        (self.time.samples_ms.iter().zip(&self.traced_round))
+            .filter(|(_, t)| **t == traced)
+            .map(|(ms, _)| *ms)
+            .collect()
+    }
+
+    /// Rust host over C++ host: the median of the batch pairs' ratios, with their noise.
+    pub fn rust_host_over_cpp_host(&self) -> Option<Ratio> {
+        let cpp = self.cpp_host.as_ref()?;
+        Ratio::of(
+            (self.time.samples_ms.iter().zip(&cpp.samples_ms))
+                .map(|(rust, cpp)| rust / cpp)
+                .collect(),
+        )
+    }
+
+    /// The median of the samples taken in traced rounds over the median of those in
+    /// untraced rounds; its noise is the larger of the two groups'.
+    pub fn traced_over_untraced(&self) -> Option<Ratio> {
+        let group = |traced: bool| Series::new(self.samples_of_rounds(traced));
+        let (traced, untraced) = (group(true)?, group(false)?);
+        Some(Ratio {
+            ratio: traced.median() / untraced.median(),
+            noise: traced.noise().max(untraced.noise()),
+        })
+    }
+}
+
+/// Result of sincos-overlap.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SincosOverlapResult {
+    pub params: Params,
+    pub device: DeviceInfo,
+    pub provenance: Provenance,
+    /// Iterations in each timed batch (the batches differ by at most one).
+    pub batch_sizes: Vec<usize>,
+    /// For each stream count (one chunk per stream, 1 included): the chunks copied in
+    /// alone, out alone, both ways at once, and their kernels alone.
+    pub stages: Vec<StageTimes>,
+    /// Sequential (one stream) and each asynchronous variant at each stream count.
+    pub points: Vec<SincosPoint>,
+    pub verification: Verification,
+    /// Three iterations of each asynchronous variant at `--streams`, and of the fastest
+    /// asynchronous configuration, traced back to back ([`trace_title`]).
+    pub timelines: Vec<Timeline>,
+    /// The CUDA C++ host twin.
+    #[serde(default, skip_serializing_if = "CppHostRun::not_asked")]
+    pub cpp_host: CppHostRun,
+}
+
+impl Saved for SincosOverlapResult {
+    experiment::saved_fields!(Params);
+
+    fn timelines(&self) -> Vec<&Timeline> {
+        self.timelines.iter().collect()
+    }
+
+    fn stage_times(&self) -> Vec<&StageTimes> {
+        self.stages.iter().collect()
+    }
+}
+
+impl Experiment for SincosOverlap {
+    const NAME: &'static str = "sincos-overlap";
+    const USES_KERNEL_SETS: bool = true;
+    type Params = Params;
+    type Result = SincosOverlapResult;
+    type Derived = SincosAnalysis;
+
+    fn rows(r: &SincosOverlapResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
+        (r.points.iter())
+            .map(|p| {
+                let (key, label) = match p.variant {
+                    IssueOrder::Sequential => ("seq".to_owned(), p.variant.label().to_owned()),
+                    v => (
+                        format!("{}/{}", v.short(), p.streams),
+                        format!("{} with {} streams", v.label(), p.streams),
+                    ),
+                };
+                MeasuredRow::median(key, label, &p.time, MS).over_link()
+            })
+            .collect()
+    }
+
+    fn derive(r: &SincosOverlapResult, _checks: &[TraceChecks]) -> SincosAnalysis {
+        analyze(r)
+    }
+
+    fn tables(
+        r: &SincosOverlapResult,
+        derived: &Self::Derived,
+        cuda: Option<With<'_, Self>>,
+    ) -> Vec<Table> {
+        let a = derived;
+        let mut tables = Vec::new();
+        let mut blog = Table::new(
+            Some("the blog's lines (medians, Rust kernels)".into()),
+            &["line", "ms"],
+        );
+        if let Some(s) = a.sequential() {
+            blog.rows.push(vec![
+                "Time for sequential transfer and execution".into(),
+                num(s.median_ms, 4),
+            ]);
+        }
+        for variant in IssueOrder::ASYNC {
+            if let Some(x) = a.config(variant, r.params.streams) {
+                blog.rows.push(vec![
+                    format!(
+                        "Time for {} transfer and execution ({} streams)",
+                        variant.label(),
+                        x.streams
+                    ),
+                    num(x.median_ms, 4),
+                ]);
+            }
+        }
+        tables.push(blog);
+        let c = cuda.map(|(_, d)| d);
+        tables.push(columns(c, a.has_hosts()).table(
+            Some("medians, ms per iteration; efficiency = bound / measured".into()),
+            &a.configs,
+        ));
+        let mut stages = Table::new(
+            Some("the whole array's parts, each alone (fastest sample)".into()),
+            &["part", "ms", "GB/s"],
+        );
+        stages.rows = vec![
+            vec![
+                "HtoD".into(),
+                num(a.stages.htod_ms, 4),
+                num(a.rates.htod_gbps, 1),
+            ],
+            vec!["kernel".into(), num(a.stages.kernel_ms, 4), String::new()],
+            vec![
+                "DtoH".into(),
+                num(a.stages.dtoh_ms, 4),
+                num(a.rates.dtoh_gbps, 1),
+            ],
+            vec![
+                "in and out at once".into(),
+                num(a.stages.both_ms, 4),
+                num(a.rates.both_gbps, 1),
+            ],
+        ];
+        tables.push(stages);
+        tables
+    }
+
+    fn csv(_r: &SincosOverlapResult, derived: &Self::Derived) -> Vec<Csv> {
+        vec![Csv::main(columns(None, derived.has_hosts()).csv(&derived.configs))]
+    }
+
+    fn section(
+        rust: &Analyzed<Self>,
+        twin: Option<&Analyzed<Self>>,
+    ) -> Result<Section, ReportError> {
+        let (r, derived) = rust.with();
+        let cuda = twin.map(Analyzed::with);
+        let a = derived;
+        let mut sec = rust.section("sincos-overlap: copies and kernels over streams", "b[i] = a[i] + sqrt(sin(i)² + cos(i)²) over an array in pinned memory: sequential (copy in, kernel, copy out, with blocking copies), asynchronous 1 (per stream: copy in, kernel, copy out) and asynchronous 2 (all copies in, all kernels, all copies out), over a sweep of stream counts. Each sample is the mean time per iteration of a batch of iterations issued back to back.");
+        sec.tables = Self::tables(r, derived, cuda);
+        let bytes = r.params.bytes();
+        sec.notes.push((
+            "Bound".into(),
+            format!(
+                "Per configuration, the largest of: the HtoD engine's, the SMs' and the DtoH engine's busy time, and {:.0} MiB in plus {:.0} MiB out at the both-ways rate; plus the pipeline's fill and drain (first chunk in, last chunk out) once per batch of {} back-to-back iterations (the sequential version's blocking copies let no iteration overlap the next, so it pays them every iteration). Each stream count's parts are timed over its own chunks. Each asynchronous configuration's busiest bound comes from the GPU's own records: {}right after each of its timed batches, {} iterations of it are traced back to back, and the busy time per iteration of the busiest engine or stream (a stream runs its operations one after another) over all but the first and last is one sample; the bound is their median, with their noise. Rust / busiest is the median over the timed batches of each one's time over the bound traced right after it, under the same traffic on the shared link: 1 is the bound.",
+                bytes as f64 / (1u64 << 20) as f64,
+                bytes as f64 / (1u64 << 20) as f64,
+                a.batch_iterations,
+                if r.points.iter().any(|p| !p.traced_round.is_empty()) {
+                    "in every other round, "
+                } else {
+                    ""
+                },
+                TRACED_BATCH,
+            ),
+        ));
+        if let Some(best) = a.best() {
+            let engine = best.busiest_bound.map_or(String::new(), |b| {
+                format!(
+                    " and {:.3}× the time of the busiest engine or stream in the batches traced after its timed ones ({} ms ± {}, {}, median of {})",
+                    b.timed_over_bound,
+                    num(b.ms, 4),
+                    noise(b.noise),
+                    b.resource.label(),
+                    b.batches
+                )
+            });
+            let within = a.best_within_noise().map_or(String::new(), |next| {
+                format!(
+                    " Its noise ({}) is larger than its lead over {} with {} streams ({} ms ± {}): this run does not settle which of the two is faster.",
+                    noise(best.noise),
+                    next.variant.label(),
+                    next.streams,
+                    num(next.median_ms, 4),
+                    noise(next.noise)
+                )
+            });
+            sec.notes.push((
+                "Result".into(),
+                format!(
+                    "The best asynchronous configuration is {} over {} streams: {} ms per iteration ± {}, {} its bound ({} ms, set by {}){engine}, against {} ms sequential.{within}",
+                    best.variant.label(),
+                    best.streams,
+                    num(best.median_ms, 4),
+                    noise(best.noise),
+                    times(best.over_bound()),
+                    num(best.bound.ms, 4),
+                    best.bound.limiter.label(),
+                    a.sequential().map_or("–".into(), |s| num(s.median_ms, 4)),
+                ),
+            ));
+        }
+        sec.notes.extend(hosts_note(r, a));
+        let lowered: Vec<String> = (a.configs.iter())
+            .filter_map(|x| {
+                let why = x.bound.under_measured()?;
+                Some(format!(
+                    "{} with {} streams: {why}",
+                    x.variant.label(),
+                    x.streams
+                ))
+            })
+            .collect();
+        if !lowered.is_empty() {
+            sec.notes.push((
+                "Flagged".into(),
+                format!(
+                    "{} configuration(s) beat the bound built from the measured rates, so a rate was under-measured and each bound is lowered to its row: {}.",
+                    a.rows_beyond_bound,
+                    lowered.join("; ")
+                ),
+            ));
+        }
+        sec.notes
+            .extend(cuda_note(cuda.map(|(c, _)| &c.provenance)));
+        sec.figures = draw(figures(r, a));
+        sec.timelines = rust.timelines()?;
+        if let Some(twin) = twin {
+            sec.timelines.extend(twin.timelines()?);
+        }
+        Ok(sec)
+    }
+
+    fn summary(r: &SincosOverlapResult, derived: &Self::Derived) -> Summary {
+        let a = derived;
+        let Some(best) = a.best() else {
+            return Summary::default();
+        };
+        let x = SincosSummary {
+            verified: r.verification.passed,
+            sequential_ms: a.sequential().map_or(f64::NAN, |s| s.median_ms),
+            best_async_ms: best.median_ms,
+            best_async_noise: best.noise,
+            best_within_noise: a.best_within_noise().is_some(),
+            best_async_variant: best.variant,
+            best_async_streams: best.streams,
+            bound_ms: best.bound.ms,
+            best_over_bound: best.over_bound(),
+            busiest_bound_ms: best.busiest_bound.map(|b| b.ms),
+            best_over_busiest_bound: best.busiest_bound.map(|b| b.timed_over_bound),
+            rows_beyond_busiest_bound: a.rows_beyond_busiest_bound,
+            rows_beyond_bound: a.rows_beyond_bound,
+            rows_under_bound: Some(a.rows_under_bound),
+            rows_under_bound_beyond_noise: Some(a.rows_under_bound_beyond_noise),
+            rows_under_busiest_bound: Some(a.rows_under_busiest_bound),
+            rows_under_busiest_bound_beyond_noise: Some(a.rows_under_busiest_bound_beyond_noise),
+            configurations: a.configs.len(),
+            above_noise_target: stats::above_noise_target(&a.noise_by_configuration()),
+            rust_host_over_cpp_host: best.rust_host_over_cpp_host,
+            traced_over_untraced: best.traced_over_untraced,
+        };
+        let line = format!(
+            "sequential {:.3} ms, best async {:.3} ms ± {} ({}, {} streams{}) = {:.3}× its bound{}{}{}{}{}; {}",
+            x.sequential_ms,
+            x.best_async_ms,
+            noise(x.best_async_noise),
+            x.best_async_variant.label(),
+            x.best_async_streams,
+            if x.best_within_noise {
+                ", within noise of the next"
+            } else {
+                ""
+            },
+            x.best_over_bound,
+            x.best_over_busiest_bound.map_or(String::new(), |e| format!(
+                ", {e:.3}× its busiest engine or stream traced"
+            )),
+            under_clause(
+                "its bound",
+                x.rows_under_bound,
+                x.rows_under_bound_beyond_noise
+            ),
+            under_clause(
+                "its traced busiest bound",
+                x.rows_under_busiest_bound,
+                x.rows_under_busiest_bound_beyond_noise
+            ),
+            stats::above_noise_target_clause(&x.above_noise_target, x.configurations),
+            x.rust_host_over_cpp_host.map_or(String::new(), |r| format!(
+                ", Rust host / C++ host {}",
+                r.label()
+            )),
+            verdict(x.verified)
+        );
+        Summary::headline(&x, line)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,218 @@
+//! How sincos-overlap shows: its table's columns (the C++ kernels' and host's beside the
+//! Rust ones), its notes and its charts.
+use crate::report::chart::{BarSeries, BOUND_COLOR, LineSeries, PALETTE, SEQUENTIAL_COLOR, XAxis, YScale};
+use crate::report::figures::{FigureModel, blank, line};
+use crate::report::table::{Columns, noise, num, ratio, under_csv};
+use crate::saved::IssueOrder;
+use super::{CppHostRun, SincosOverlapResult};
+use super::analysis::{SincosAnalysis, SincosConfig};
+
+/// A configuration against its bound and its traced busiest bound, in words.
+fn against_bounds(x: &SincosConfig) -> String {
+    let traced = x.under_busiest_bound.map(|u| {
+        let n = x.busiest_bound.map_or(String::new(), |b| {
+            format!(" (bound's noise {})", noise(b.noise))
+        });
+        format!("traced: {}{n}", u.label())
+    });
+    [x.bound.mark(), traced.unwrap_or_default()]
+        .into_iter()
+        .filter(|m| !m.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// `hosts`: with the CUDA C++ host twin's and the traced rounds' columns (runs that have
+/// them: [`SincosAnalysis::has_hosts`]).
+pub(super) fn columns(cuda: Option<&SincosAnalysis>, hosts: bool) -> Columns<'_, SincosConfig> {
+    let cpp = move |x: &SincosConfig| cuda.and_then(|c| c.config(x.variant, x.streams));
+    Columns::new()
+        .both(
+            "variant",
+            |x: &SincosConfig| x.variant.label().into(),
+            "variant",
+            |x| x.variant.label().into(),
+        )
+        .both(
+            "streams",
+            |x| x.streams.to_string(),
+            "streams",
+            |x| x.streams.to_string(),
+        )
+        .both(
+            "Rust",
+            |x| num(x.median_ms, 4),
+            "median_ms",
+            |x| format!("{:.4}", x.median_ms),
+        )
+        .both(
+            "noise",
+            |x| noise(x.noise),
+            "noise",
+            |x| format!("{:.4}", x.noise),
+        )
+        .show("C++ kernels", move |x| {
+            cpp(x).map_or("–".into(), |y| num(y.median_ms, 4))
+        })
+        .show("noise", move |x| {
+            cpp(x).map_or("–".into(), |y| noise(y.noise))
+        })
+        .show("Rust / C++ kernels", move |x| {
+            ratio(x.median_ms, cpp(x).map(|y| y.median_ms))
+        })
+        .then(hosts, |c| {
+            c.both(
+                "C++ host",
+                |x| {
+                    (x.cpp_host_ms.zip(x.cpp_host_noise)).map_or("–".into(), |(ms, n)| {
+                        format!("{} ± {}", num(ms, 4), noise(n))
+                    })
+                },
+                "cpp_host_ms",
+                |x| x.cpp_host_ms.map_or(String::new(), |ms| format!("{ms:.4}")),
+            )
+            .both(
+                "Rust host / C++ host",
+                |x| x.rust_host_over_cpp_host.map_or("–".into(), |r| r.label()),
+                "rust_host_over_cpp_host",
+                |x| {
+                    (x.rust_host_over_cpp_host).map_or(String::new(), |r| format!("{:.4}", r.ratio))
+                },
+            )
+            .both(
+                "traced rounds / untraced",
+                |x| x.traced_over_untraced.map_or("–".into(), |r| r.label()),
+                "traced_over_untraced",
+                |x| (x.traced_over_untraced).map_or(String::new(), |r| format!("{:.4}", r.ratio)),
+            )
+        })
+        .both(
+            "bound",
+            |x| num(x.bound.ms, 4),
+            "bound_ms",
+            |x| format!("{:.4}", x.bound.ms),
+        )
+        .show("limited by", |x| x.bound.limiter.label().into())
+        .both(
+            "efficiency",
+            |x| num(x.efficiency, 3),
+            "efficiency",
+            |x| format!("{:.4}", x.efficiency),
+        )
+        .both(
+            "busiest bound (traced)",
+            |x| {
+                x.busiest_bound.map_or("–".into(), |b| {
+                    format!(
+                        "{} ± {} ({})",
+                        num(b.ms, 4),
+                        noise(b.noise),
+                        b.resource.label()
+                    )
+                })
+            },
+            "busiest_bound_ms",
+            |x| {
+                x.busiest_bound
+                    .map_or(String::new(), |b| format!("{:.4}", b.ms))
+            },
+        )
+        .both(
+            "Rust / busiest",
+            |x| {
+                x.busiest_bound
+                    .map_or("–".into(), |b| num(b.timed_over_bound, 3))
+            },
+            "over_busiest",
+            |x| {
+                x.busiest_bound
+                    .map_or(String::new(), |b| format!("{:.4}", b.timed_over_bound))
+            },
+        )
+        .both("against its bounds", against_bounds, "beyond_bound", |x| {
+            x.beyond_bound.to_string()
+        })
+        .raw("under_bound", |x| under_csv(x.bound.under))
+        .raw("under_busiest_bound", |x| under_csv(x.under_busiest_bound))
+}
+
+/// What the CUDA C++ host twin and the traced rounds say, or why the twin did not run.
+pub(super) fn hosts_note(r: &SincosOverlapResult, a: &SincosAnalysis) -> Option<(String, String)> {
+    let best = a.best()?;
+    let at_best = format!("{} with {} streams", best.variant.label(), best.streams);
+    let traced = best.traced_over_untraced.map_or(String::new(), |t| {
+        format!(
+            " Tracing: rounds alternate between tracing every asynchronous batch right after timing it and tracing none; at {at_best} the batches of traced rounds took {} the time of untraced ones.",
+            t.label()
+        )
+    });
+    let text = match &r.cpp_host {
+        CppHostRun::NotAsked => {
+            return (!traced.is_empty()).then(|| ("Hosts".into(), traced.trim().to_owned()));
+        }
+        CppHostRun::Skipped(why) => format!("The CUDA C++ host twin was skipped: {why}.{traced}"),
+        CppHostRun::Built(build) => format!(
+            "Each batch of the Rust host is paired with one of a CUDA C++ host twin (cuda/sincos_host.cu, built by {build}) issuing the same copies and the same kernel on the same streams and buffers through the driver API, the two swapping which goes first every two rounds. Rust host / C++ host is the median of the pairs' ratios, with their noise: {} at {at_best}.{traced}",
+            best.rust_host_over_cpp_host
+                .map_or("–".into(), |r| r.label()),
+        ),
+    };
+    Some(("Hosts".into(), text))
+}
+
+/// sincos-overlap: time per iteration of every configuration (median bars, whiskers
+/// from the fastest to the slowest batch), with each stream count's bound.
+pub(super) fn figures(r: &SincosOverlapResult, a: &SincosAnalysis) -> Vec<FigureModel> {
+    let mut labels = vec!["sequential".to_owned()];
+    labels.extend(a.stream_counts.iter().map(|s| format!("{s} streams")));
+    let slot_of = |variant: IssueOrder, streams: usize| match variant {
+        IssueOrder::Sequential => Some(0),
+        _ => a
+            .stream_counts
+            .iter()
+            .position(|&s| s == streams)
+            .map(|i| i + 1),
+    };
+    let mut chart = blank(
+        format!(
+            "sincos-overlap: 2^{} floats, time per iteration (Rust kernels)",
+            r.params.elements.max(1).ilog2()
+        ),
+        "schedule",
+        "ms per iteration",
+        XAxis::Categories(labels.clone()),
+        YScale::Linear,
+    );
+    let variants = [
+        (IssueOrder::Sequential, SEQUENTIAL_COLOR),
+        (IssueOrder::Async1, PALETTE[0]),
+        (IssueOrder::Async2, PALETTE[1]),
+    ];
+    for (variant, color) in variants {
+        let mut values = vec![f64::NAN; labels.len()];
+        let mut whiskers = vec![(f64::NAN, f64::NAN); labels.len()];
+        for p in r.points.iter().filter(|p| p.variant == variant) {
+            if let (Some(slot), Some(c)) =
+                (slot_of(variant, p.streams), a.config(variant, p.streams))
+            {
+                values[slot] = c.median_ms;
+                whiskers[slot] = (p.time.min(), p.time.summary.max);
+            }
+        }
+        chart.bars.push(BarSeries {
+            name: variant.label().to_owned(),
+            color,
+            values,
+            whiskers: Some(whiskers),
+        });
+    }
+    let bound: Vec<(f64, f64)> = (a.configs.iter())
+        .filter(|c| c.variant != IssueOrder::Async2)
+        .filter_map(|c| Some((slot_of(c.variant, c.streams)? as f64, c.bound.ms)))
+        .collect();
+    chart.lines.push(LineSeries {
+        markers: true,
+        ..line("bound", BOUND_COLOR, true, bound)
+    });
+    vec![FigureModel::chart("sincos-overlap.svg".into(), chart)]
+}

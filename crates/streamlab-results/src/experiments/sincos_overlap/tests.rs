@@ -1,0 +1,92 @@
+//! sincos-overlap's analysis on the committed H100 run and on made-up results.
+use super::analysis::analyze;
+use super::present::{columns, hosts_note};
+use super::*;
+use crate::saved::Params as _;
+
+/// The committed H100 run, as a run from before the C++ host twin and traced rounds.
+fn committed() -> SincosOverlapResult {
+    let mut r: SincosOverlapResult = serde_json::from_str(include_str!(
+        "../../../../../docs/results/h100/sincos-overlap.json"
+    ))
+    .expect("the committed sincos-overlap result parses");
+    r.cpp_host = CppHostRun::NotAsked;
+    for p in &mut r.points {
+        p.cpp_host = None;
+        p.traced_round.clear();
+    }
+    r
+}
+
+#[test]
+fn a_skipped_cpp_host_is_said_in_one_line_and_a_run_from_before_says_nothing() {
+    let mut r = committed();
+    let a = analyze(&r);
+    assert!(!a.has_hosts());
+    assert!(hosts_note(&r, &a).is_none());
+    assert!(
+        !columns(None, a.has_hosts())
+            .csv(&a.configs)
+            .contains("cpp_host_ms")
+    );
+    r.cpp_host = CppHostRun::Skipped("no nvcc found".into());
+    let (title, text) = hosts_note(&r, &a).expect("a note");
+    assert_eq!(title, "Hosts");
+    assert_eq!(text, "The CUDA C++ host twin was skipped: no nvcc found.");
+    let json = serde_json::to_string(&r).unwrap();
+    assert!(
+        json.contains(r#""cpp_host":{"skipped":"no nvcc found"}"#),
+        "{json}"
+    );
+}
+
+#[test]
+fn host_pairs_and_traced_rounds_give_their_ratios_with_noise() {
+    let mut r = committed();
+    let p = r
+        .points
+        .iter_mut()
+        .find(|p| p.variant != IssueOrder::Sequential)
+        .unwrap();
+    let rust = p.time.samples_ms.clone();
+    let n = rust.len();
+    p.cpp_host = Series::new(rust.iter().map(|ms| ms / 1.25).collect());
+    p.traced_round = (0..n).map(|j| j % 2 == 0).collect();
+    let point = p.clone();
+    let pairs = point.rust_host_over_cpp_host().unwrap();
+    assert!((pairs.ratio - 1.25).abs() < 1e-12 && pairs.noise < 1e-12);
+    let traced: Vec<f64> = rust.iter().step_by(2).copied().collect();
+    let untraced: Vec<f64> = rust.iter().skip(1).step_by(2).copied().collect();
+    let t = point.traced_over_untraced().unwrap();
+    let median = |v: Vec<f64>| Series::new(v).unwrap().median();
+    assert!((t.ratio - median(traced.clone()) / median(untraced)).abs() < 1e-12);
+    assert_eq!(point.traced_samples(), traced);
+    let a = analyze(&r);
+    assert!(a.has_hosts());
+    assert!(
+        columns(None, true)
+            .csv(&a.configs)
+            .contains("rust_host_over_cpp_host")
+    );
+}
+
+#[test]
+fn stream_counts_above_the_element_count_are_dropped_and_said() {
+    let mut p = Params {
+        elements: 3,
+        streams: 4,
+        stream_counts: vec![1, 2, 3, 5, 8],
+        ..Params::default()
+    };
+    let said = p.fit().expect("something changed");
+    assert!(said.contains("5,8 dropped") && said.contains("--streams 4 lowered to 3"));
+    assert_eq!((p.streams, p.stream_counts.clone()), (3, vec![1, 2, 3]));
+    assert!(p.validate().is_ok());
+    assert_eq!(p.fit(), None, "fitting twice changes nothing");
+    let mut one = Params {
+        elements: 1,
+        ..Params::default()
+    };
+    one.fit();
+    assert_eq!((one.streams, one.all_stream_counts()), (1, vec![1]));
+}

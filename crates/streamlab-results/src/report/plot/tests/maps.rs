@@ -1,0 +1,267 @@
+//! Heat maps and timelines as SVG: cells, values, colours, marks and contours; bars,
+//! labels and the source note.
+use super::super::gantt::nice_ceil;
+use super::super::heat::cell_text;
+use super::super::heat::heat_color;
+use super::*;
+use crate::report::chart::{GanttBar, Track, kind_color, queued_color};
+use crate::saved::timeline::{OpKind, TraceSource};
+
+#[test]
+fn tick_labels_are_short() {
+    assert_eq!(tick(0.0), "0");
+    assert_eq!(tick(1000.0), "1000");
+    assert_eq!(tick(0.125), "0.125");
+    assert_eq!(tick(2.5), "2.5");
+    assert_eq!(tick(-0.2), "-0.2");
+    assert_eq!(tick(3e7), "3.0e7");
+    assert_eq!(tick_binary(512.0), "512");
+    assert_eq!(tick_binary(1024.0), "1Ki");
+    assert_eq!(tick_binary(3.0 * 1048576.0), "3Mi");
+    assert_eq!(tick_binary(1536.0), "1536");
+    assert_eq!(tick_binary(f64::INFINITY), "inf");
+}
+
+fn heat() -> HeatMap {
+    HeatMap {
+        title: "Overlap pays off".into(),
+        x_label: "streams".into(),
+        y_label: "size".into(),
+        columns: vec!["1".into(), "2".into(), "4".into()],
+        rows: vec!["small".into(), "large".into()],
+        values: vec![
+            vec![Some(0.8), Some(1.37), None],
+            vec![Some(1.1), Some(2.0), Some(0.5)],
+        ],
+        threshold: 1.0,
+        unit: "×",
+        marked: vec![(0, 1), (1, 2), (5, 5)],
+    }
+}
+
+fn cell_rects(svg: &str) -> usize {
+    let doc = parse(svg);
+    let skip = ["#FFFFFF", "#DDDDDD", "none"];
+    doc.descendants()
+        .filter(|n| {
+            n.has_tag_name("rect") && !skip.contains(&n.attribute("fill").unwrap_or("none"))
+        })
+        .count()
+}
+
+#[test]
+fn heat_map_cells_values_and_missing() {
+    let h = heat();
+    let svg = heat_map(&h);
+    assert_eq!(cell_rects(&svg), 5);
+    assert_eq!(count_rects(&svg, "#DDDDDD"), 1);
+    let t = texts(&svg);
+    for text in [
+        "Overlap pays off",
+        "0.80×",
+        "1.37×",
+        "1.10×",
+        "2.00×",
+        "0.50×",
+        "–",
+        "small",
+        "large",
+        "1",
+        "2",
+        "4",
+    ] {
+        assert_eq!(
+            t.iter().filter(|x| *x == text).count(),
+            1,
+            "{text} in {t:?}"
+        );
+    }
+    // Row 0 is on top.
+    let y_of = |text: &str| {
+        let doc = parse(&svg);
+        let node = doc
+            .descendants()
+            .find(|n| n.text().map(str::trim) == Some(text))
+            .unwrap();
+        node.attribute("y").unwrap().parse::<f64>().unwrap()
+    };
+    assert!(y_of("small") < y_of("large"));
+}
+
+#[test]
+fn heat_map_colours_are_two_sided() {
+    let range = (0.5, 2.0);
+    let (above, _) = heat_color(2.0, 1.0, range);
+    let (below, _) = heat_color(0.5, 1.0, range);
+    assert!(above.1 > above.0 && above.1 > above.2, "green: {above:?}");
+    assert!(below.0 > below.1 && below.0 > below.2, "red: {below:?}");
+    let (weak, t) = heat_color(1.1, 1.0, range);
+    assert!(t < 0.5 && weak.1 > above.1, "weaker is lighter");
+    assert_eq!(heat_color(1.0, 1.0, (1.0, 1.0)).1, 0.5);
+    assert_eq!(heat_color(1.0, f64::NAN, range).1, 0.5);
+}
+
+#[test]
+fn heat_map_marks_and_contour() {
+    let svg = heat_map(&heat());
+    // The two marked cells inside the grid, plus the legend swatch; (5, 5) is ignored.
+    assert_eq!(count_polylines(&svg, "#5B1A8C"), 2 + 1);
+    // Edges between ≥ 1 and < 1: (0,0)|(0,1), (1,1)|(1,2), (0,0)/(1,0); (0,1)/(1,1) are
+    // both above and (0,2) is missing. Plus the legend swatch.
+    assert_eq!(count_polylines(&svg, "#1F1F1F"), 3 + 1);
+}
+
+#[test]
+fn heat_map_unit_formats() {
+    assert_eq!(cell_text(1.368, "×"), "1.37×");
+    assert_eq!(cell_text(1.368, "{:.1}×"), "1.4×");
+    assert_eq!(cell_text(1.368, "{} ms"), "1.37 ms");
+    assert_eq!(cell_text(2.0, ""), "2.00");
+    assert_eq!(cell_text(2.0, "{:.x}"), "2.00");
+}
+
+#[test]
+fn empty_heat_map_renders() {
+    let h = HeatMap {
+        columns: vec![],
+        rows: vec![],
+        values: vec![],
+        marked: vec![(0, 0)],
+        ..heat()
+    };
+    let svg = heat_map(&h);
+    assert_eq!(occurrences(&svg, "no data"), 1);
+    assert_eq!(cell_rects(&svg), 0);
+    let ragged = HeatMap {
+        values: vec![vec![Some(f64::NAN)]],
+        ..heat()
+    };
+    assert_eq!(cell_rects(&heat_map(&ragged)), 0);
+    assert_eq!(count_rects(&heat_map(&ragged), "#DDDDDD"), 6);
+}
+
+fn timeline() -> Gantt {
+    let bar = |track, kind, queued, start_ms, end_ms| GanttBar {
+        track,
+        kind,
+        queued,
+        start_ms,
+        end_ms,
+    };
+    let (s0, s1) = (Track::Stream(0), Track::Stream(1));
+    Gantt {
+        title: "sincos-overlap, 2 streams".into(),
+        source: TraceSource::Cupti,
+        tracks: vec![
+            s0,
+            s1,
+            Track::Engine(Engine::HtoD),
+            Track::Engine(Engine::Sms),
+            Track::Engine(Engine::DtoH),
+        ],
+        bars: vec![
+            bar(s0, OpKind::HtoD, false, 0.0, 1.0),
+            bar(s0, OpKind::Kernel, false, 1.0, 2.5),
+            bar(s0, OpKind::DtoH, false, 2.5, 3.0),
+            bar(s1, OpKind::HtoD, true, 0.0, 1.0),
+            bar(s1, OpKind::HtoD, false, 1.0, 2.0),
+            bar(s1, OpKind::Kernel, false, 2.5, 3.7),
+            bar(Track::Engine(Engine::HtoD), OpKind::HtoD, false, 0.0, 2.0),
+            bar(Track::Engine(Engine::Sms), OpKind::Kernel, false, 1.0, 3.7),
+            bar(Track::Engine(Engine::DtoH), OpKind::DtoH, false, 2.5, 3.0),
+        ],
+    }
+}
+
+#[test]
+fn gantt_bars_labels_and_source() {
+    let g = timeline();
+    let svg = gantt(&g);
+    assert_eq!(count_rects(&svg, &hex(kind_color(OpKind::HtoD))), 3);
+    assert_eq!(count_rects(&svg, &hex(kind_color(OpKind::Kernel))), 3);
+    assert_eq!(count_rects(&svg, &hex(kind_color(OpKind::DtoH))), 2);
+    assert_eq!(count_rects(&svg, &hex(queued_color(OpKind::HtoD))), 1);
+    for track in &g.tracks {
+        assert_eq!(occurrences(&svg, &track.label()), 1, "{track:?}");
+    }
+    for text in [
+        "sincos-overlap, 2 streams",
+        "GPU records (CUPTI)",
+        "HtoD",
+        "kernel",
+        "DtoH",
+        "time (ms)",
+    ] {
+        assert_eq!(occurrences(&svg, text), 1, "{text}");
+    }
+    assert_eq!(occurrences(&svg, "queued (waiting for its engine)"), 1);
+    assert_eq!(count_polylines(&svg, "#777777"), 1, "one divider");
+    // The axis ends at a round number past the last end (3.7 ms).
+    assert_eq!(occurrences(&svg, "5"), 1);
+    // Queued bars are drawn first, under the execution bars.
+    let doc = parse(&svg);
+    let fills: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("rect"))
+        .filter_map(|n| n.attribute("fill"))
+        .collect();
+    let first = |c: Color| fills.iter().position(|f| *f == hex(c)).unwrap();
+    assert!(first(queued_color(OpKind::HtoD)) < first(kind_color(OpKind::HtoD)));
+}
+
+#[test]
+fn gantt_without_queues_or_cupti() {
+    let mut g = timeline();
+    g.source = TraceSource::Events;
+    g.bars.retain(|b| !b.queued);
+    g.bars.push(GanttBar {
+        track: Track::Stream(7),
+        kind: OpKind::HtoD,
+        queued: false,
+        start_ms: 0.0,
+        end_ms: 1.0,
+    });
+    g.bars.push(GanttBar {
+        track: Track::Stream(0),
+        kind: OpKind::HtoD,
+        queued: false,
+        start_ms: f64::NAN,
+        end_ms: 1.0,
+    });
+    g.bars.push(GanttBar {
+        track: Track::Stream(0),
+        kind: OpKind::HtoD,
+        queued: false,
+        start_ms: 2.0,
+        end_ms: 1.0,
+    });
+    let svg = gantt(&g);
+    assert_eq!(
+        occurrences(
+            &svg,
+            "event brackets: queueing included (CUPTI unavailable)"
+        ),
+        1
+    );
+    assert_eq!(occurrences(&svg, "queued (waiting for its engine)"), 0);
+    assert_eq!(
+        count_rects(&svg, &hex(kind_color(OpKind::HtoD))),
+        3,
+        "bad bars skipped"
+    );
+}
+
+#[test]
+fn empty_gantt_renders() {
+    let g = Gantt {
+        tracks: vec![],
+        bars: vec![],
+        ..timeline()
+    };
+    let svg = gantt(&g);
+    assert_eq!(occurrences(&svg, "no data"), 1);
+    assert_eq!(nice_ceil(3.7), 5.0);
+    assert_eq!(nice_ceil(2.0), 2.0);
+    assert_eq!(nice_ceil(0.011), 0.02);
+    assert_eq!(nice_ceil(-1.0), 1.0);
+}

@@ -1,0 +1,409 @@
+//! The drawings as SVG: marks and colours per model value, axes, ticks and labels, bad
+//! data skipped; the heat maps' and timelines' tests are in [`maps`].
+use super::chart::Plan;
+use super::*;
+use crate::report::chart::{BarSeries, Level, LineSeries, PALETTE, XAxis, YScale};
+use crate::saved::timeline::Engine;
+
+/// How plotters writes a model colour.
+fn hex(c: Color) -> String {
+    c.to_ascii_uppercase()
+}
+
+fn parse(svg: &str) -> roxmltree::Document<'_> {
+    let doc = roxmltree::Document::parse(svg).expect("well-formed SVG");
+    assert_eq!(doc.root_element().tag_name().name(), "svg");
+    doc
+}
+
+fn count(svg: &str, tag: &str, attribute: &str, value: &str) -> usize {
+    parse(svg)
+        .descendants()
+        .filter(|n| n.has_tag_name(tag) && n.attribute(attribute) == Some(value))
+        .count()
+}
+
+fn count_rects(svg: &str, fill: &str) -> usize {
+    count(svg, "rect", "fill", fill)
+}
+
+fn count_polylines(svg: &str, stroke: &str) -> usize {
+    count(svg, "polyline", "stroke", stroke)
+}
+
+fn count_circles(svg: &str, fill: &str) -> usize {
+    count(svg, "circle", "fill", fill)
+}
+
+fn texts(svg: &str) -> Vec<String> {
+    parse(svg)
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .map(|n| n.text().unwrap_or("").trim().to_owned())
+        .collect()
+}
+
+fn occurrences(svg: &str, text: &str) -> usize {
+    texts(svg).iter().filter(|t| *t == text).count()
+}
+
+/// The `rect`s filled with `fill`, as (x, y, width, height).
+fn rects(svg: &str, fill: &str) -> Vec<(i64, i64, i64, i64)> {
+    let number = |n: roxmltree::Node, a| n.attribute(a).and_then(|v| v.parse().ok()).unwrap();
+    parse(svg)
+        .descendants()
+        .filter(|n| n.has_tag_name("rect") && n.attribute("fill") == Some(fill))
+        .map(|n| {
+            (
+                number(n, "x"),
+                number(n, "y"),
+                number(n, "width"),
+                number(n, "height"),
+            )
+        })
+        .collect()
+}
+
+fn bars(name: &str, color: Color, values: &[f64]) -> BarSeries {
+    BarSeries {
+        name: name.into(),
+        color,
+        values: values.to_vec(),
+        whiskers: None,
+    }
+}
+
+fn line(name: &str, color: Color, points: &[(f64, f64)]) -> LineSeries {
+    LineSeries {
+        name: name.into(),
+        color,
+        dashed: false,
+        markers: true,
+        joined: true,
+        points: points.to_vec(),
+    }
+}
+
+fn categories(n: usize) -> XAxis {
+    XAxis::Categories((0..n).map(|i| format!("cat {i}")).collect())
+}
+
+fn model() -> Chart {
+    Chart {
+        title: "Throughput by size".into(),
+        x_label: "size".into(),
+        y_label: "GB/s".into(),
+        x: categories(3),
+        y_scale: YScale::Linear,
+        bars: vec![],
+        stacked: false,
+        lines: vec![],
+        levels: vec![],
+        bands: vec![],
+    }
+}
+
+#[test]
+fn colours_come_out_upper_case() {
+    let c = Chart {
+        bars: vec![bars("a", "#4e79a7", &[1.0])],
+        ..model()
+    };
+    let svg = chart(&c);
+    assert!(svg.contains("fill=\"#4E79A7\""));
+    assert!(!svg.contains("#4e79a7"));
+    assert_eq!(rgb("#4E79A7"), rgb("#4e79a7"));
+    assert_eq!(rgb("nonsense"), RGBColor(0x80, 0x80, 0x80));
+    assert_eq!(rgb("#12345é"), RGBColor(0x80, 0x80, 0x80));
+}
+
+#[test]
+fn grouped_bars_with_whiskers() {
+    let mut a = bars("alone", PALETTE[0], &[1.0, 2.0, 3.0]);
+    a.whiskers = Some(vec![(0.8, 1.2), (1.9, 2.2), (2.5, 3.5)]);
+    let b = bars("together", PALETTE[1], &[1.5, 2.5, 3.5]);
+    let c = Chart {
+        bars: vec![a, b],
+        ..model()
+    };
+    let svg = chart(&c);
+    assert_eq!(count_rects(&svg, &hex(PALETTE[0])), 3);
+    assert_eq!(count_rects(&svg, &hex(PALETTE[1])), 3);
+    // A stem and two caps per whisker, as plain lines: no ErrorBar circles.
+    assert_eq!(count_polylines(&svg, "#333333"), 9);
+    assert_eq!(count(&svg, "circle", "stroke", "#333333"), 0);
+    for text in [
+        "Throughput by size",
+        "size",
+        "GB/s",
+        "cat 0",
+        "cat 1",
+        "cat 2",
+        "alone",
+        "together",
+    ] {
+        assert_eq!(occurrences(&svg, text), 1, "{text}");
+    }
+    // Side by side: in each slot the second series' bar starts where the first ends.
+    let (first, second) = (rects(&svg, &hex(PALETTE[0])), rects(&svg, &hex(PALETTE[1])));
+    for (a, b) in first.iter().zip(&second) {
+        assert!((a.0 + a.2 - b.0).abs() <= 1, "{a:?} {b:?}");
+    }
+    // Legend swatches are circles.
+    assert_eq!(count_circles(&svg, &hex(PALETTE[0])), 1);
+}
+
+#[test]
+fn stacked_bars_sit_on_each_other() {
+    let c = Chart {
+        bars: vec![
+            bars("compute", PALETTE[2], &[1.0, 2.0]),
+            bars("copy", PALETTE[3], &[3.0, 1.0]),
+        ],
+        stacked: true,
+        x: categories(2),
+        ..model()
+    };
+    let svg = chart(&c);
+    let (lower, upper) = (rects(&svg, &hex(PALETTE[2])), rects(&svg, &hex(PALETTE[3])));
+    assert_eq!((lower.len(), upper.len()), (2, 2));
+    for (l, u) in lower.iter().zip(&upper) {
+        assert_eq!((l.0, l.2), (u.0, u.2), "same slot and width");
+        assert!(
+            (u.1 + u.3 - l.1).abs() <= 1,
+            "upper ends where lower starts: {l:?} {u:?}"
+        );
+    }
+}
+
+#[test]
+fn stacked_whiskers_are_offset_by_their_base() {
+    let mut top = bars("top", PALETTE[1], &[1.0]);
+    top.whiskers = Some(vec![(0.5, 1.5)]);
+    let c = Chart {
+        bars: vec![bars("bottom", PALETTE[0], &[10.0]), top],
+        stacked: true,
+        x: categories(1),
+        ..model()
+    };
+    let plan = Plan::new(&c);
+    let w = &plan.whiskers[1][0];
+    assert_eq!((w.lo, w.hi), (10.5, 11.5));
+    assert!(plan.y.hi >= 11.5);
+}
+
+#[test]
+fn lines_markers_and_levels() {
+    let mut dashed = line("model", PALETTE[4], &[(0.0, 1.0), (2.0, 3.0)]);
+    dashed.dashed = true;
+    dashed.markers = false;
+    let c = Chart {
+        lines: vec![
+            line(
+                "measured",
+                PALETTE[0],
+                &[(0.0, 1.0), (1.0, 2.0), (2.0, 2.5)],
+            ),
+            dashed,
+        ],
+        levels: vec![Level {
+            name: "peak".into(),
+            color: "#222222",
+            y: 4.0,
+        }],
+        ..model()
+    };
+    let svg = chart(&c);
+    // One polyline for the line, one for its legend swatch; a marker per point.
+    assert_eq!(count_polylines(&svg, &hex(PALETTE[0])), 2);
+    assert_eq!(count_circles(&svg, &hex(PALETTE[0])), 3);
+    // Dashes: many short polylines.
+    assert!(count_polylines(&svg, &hex(PALETTE[4])) > 5);
+    assert_eq!(count_circles(&svg, &hex(PALETTE[4])), 0);
+    assert!(count_polylines(&svg, "#222222") > 10);
+    for text in ["measured", "model", "peak"] {
+        assert_eq!(occurrences(&svg, text), 1, "{text}");
+    }
+    // The level spans the whole plot: its dashes reach both ends of the x axis.
+    let doc = parse(&svg);
+    let xs: Vec<i64> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("polyline") && n.attribute("stroke") == Some("#222222"))
+        .flat_map(|n| {
+            n.attribute("points")
+                .unwrap()
+                .split_whitespace()
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
+        .map(|p| p.split(',').next().unwrap().parse().unwrap())
+        .collect();
+    let (lo, hi) = (xs.iter().min().unwrap(), xs.iter().max().unwrap());
+    assert!(hi - lo > 400, "{lo}..{hi}");
+}
+
+#[test]
+fn log_y_skips_zero_and_negative_values() {
+    let c = Chart {
+        y_scale: YScale::Log,
+        bars: vec![bars("b", PALETTE[0], &[0.0, 10.0, -1.0])],
+        lines: vec![line(
+            "l",
+            PALETTE[1],
+            &[(0.0, 0.0), (1.0, 100.0), (2.0, 1000.0)],
+        )],
+        levels: vec![Level {
+            name: "zero".into(),
+            color: "#222222",
+            y: 0.0,
+        }],
+        ..model()
+    };
+    let svg = chart(&c);
+    assert_eq!(count_rects(&svg, &hex(PALETTE[0])), 1);
+    assert_eq!(count_circles(&svg, &hex(PALETTE[1])), 2);
+    assert_eq!(
+        count_polylines(&svg, "#222222"),
+        3,
+        "only the legend swatch's dashes"
+    );
+    let ticks = texts(&svg);
+    assert!(ticks.iter().any(|t| t == "1000"), "{ticks:?}");
+}
+
+#[test]
+fn log_x_has_base_2_ticks_and_skips_non_positive_x() {
+    let c = Chart {
+        x: XAxis::Log,
+        lines: vec![line(
+            "l",
+            PALETTE[0],
+            &[(-1.0, 1.0), (0.0, 1.0), (1.0, 2.0), (64.0, 3.0)],
+        )],
+        ..model()
+    };
+    let svg = chart(&c);
+    assert_eq!(count_circles(&svg, &hex(PALETTE[0])), 2);
+    let ticks = texts(&svg);
+    for t in ["1", "2", "4", "64"] {
+        assert!(ticks.iter().any(|x| x == t), "{t} in {ticks:?}");
+    }
+}
+
+#[test]
+fn non_finite_values_are_skipped() {
+    let mut b = bars("b", PALETTE[0], &[1.0, f64::NAN, f64::INFINITY, 2.0]);
+    b.whiskers = Some(vec![(0.5, f64::NAN), (1.0, 2.0), (1.0, 2.0), (1.5, 2.5)]);
+    let nan = (1.0, f64::NAN);
+    let c = Chart {
+        x: categories(4),
+        bars: vec![b],
+        lines: vec![line(
+            "l",
+            PALETTE[1],
+            &[(0.0, 1.0), nan, (2.0, 2.0), (3.0, f64::NEG_INFINITY)],
+        )],
+        levels: vec![Level {
+            name: "nan".into(),
+            color: "#222222",
+            y: f64::NAN,
+        }],
+        ..model()
+    };
+    let svg = chart(&c);
+    assert_eq!(count_rects(&svg, &hex(PALETTE[0])), 2);
+    assert_eq!(count_polylines(&svg, "#333333"), 3, "one usable whisker");
+    assert_eq!(count_circles(&svg, &hex(PALETTE[1])), 2);
+    // The NaN splits the line: two single points, no segment (the legend's only).
+    assert_eq!(count_polylines(&svg, &hex(PALETTE[1])), 1);
+    assert!(!svg.contains("NaN") && !svg.contains("inf"));
+}
+
+#[test]
+fn empty_chart_renders_axes_and_a_note() {
+    for x in [categories(0), XAxis::Linear, XAxis::Log] {
+        for y_scale in [YScale::Linear, YScale::Log] {
+            let c = Chart {
+                x: x.clone(),
+                y_scale,
+                ..model()
+            };
+            let svg = chart(&c);
+            assert_eq!(occurrences(&svg, "no data"), 1);
+            assert_eq!(occurrences(&svg, "Throughput by size"), 1);
+            assert!(count_polylines(&svg, "#000000") > 0, "axes");
+        }
+    }
+    let only_bad = Chart {
+        bars: vec![bars("b", PALETTE[0], &[f64::NAN])],
+        ..model()
+    };
+    assert_eq!(occurrences(&chart(&only_bad), "no data"), 1);
+}
+
+#[test]
+fn every_category_is_labelled() {
+    for n in [1, 2, 7, 12, 25] {
+        let values: Vec<f64> = (0..n).map(|i| i as f64).collect();
+        let c = Chart {
+            x: categories(n),
+            bars: vec![bars("b", PALETTE[0], &values)],
+            ..model()
+        };
+        let svg = chart(&c);
+        let texts = texts(&svg);
+        for i in 0..n {
+            // Whole on one line, or wrapped at its space where slots are narrow.
+            let whole = occurrences(&svg, &format!("cat {i}"));
+            let wrapped = texts.contains(&"cat".to_owned()) && texts.contains(&i.to_string());
+            assert!(whole == 1 || (whole == 0 && wrapped), "{n} categories: {i}");
+        }
+        assert_eq!(count_rects(&svg, &hex(PALETTE[0])), n);
+    }
+}
+
+#[test]
+fn degenerate_and_huge_ranges_do_not_hang() {
+    let c = Chart {
+        x: XAxis::Linear,
+        lines: vec![line(
+            "l",
+            PALETTE[0],
+            &[(5.0, 5.0), (5.0, 5.0), (1e300, -1e300), (f64::MAX, 1.0)],
+        )],
+        ..model()
+    };
+    assert_eq!(count_circles(&chart(&c), &hex(PALETTE[0])), 2);
+    for (scale, v) in [
+        (YScale::Linear, 1e-300),
+        (YScale::Log, 1e-150),
+        (YScale::Linear, -1e200),
+        (YScale::Log, 1e200),
+    ] {
+        let tiny = Chart {
+            x: XAxis::Linear,
+            y_scale: scale,
+            lines: vec![line("l", PALETTE[0], &[(v, v), (v, v)])],
+            ..model()
+        };
+        assert_eq!(count_circles(&chart(&tiny), &hex(PALETTE[0])), 2, "{v}");
+    }
+    for (lo, hi) in [
+        (3.0, 3.0),
+        (-2.0, -2.0),
+        (0.0, 0.0),
+        (1e-300, 1e-300),
+        (-1e200, 1e200),
+    ] {
+        for log in [false, true] {
+            let a = Axis::fit(log, 10.0, !log, [lo, hi]);
+            assert!(
+                a.lo.is_finite() && a.hi.is_finite() && a.lo < a.hi,
+                "{lo} {hi} {a:?}"
+            );
+            assert!(!log || a.lo > 0.0);
+        }
+    }
+}
+
+mod maps;
