@@ -9,26 +9,26 @@
 //! per experiment, every compared row with its verdicts as `comparison.json`, and what
 //! changed printed to the terminal ([`terminal`]); nothing is written until both folders
 //! have been read, and the output folder is replaced whole.
+mod pairing;
+
 pub mod calibration;
 pub mod judge;
 pub mod render;
 pub mod rows;
 pub mod terminal;
 
+pub use pairing::all_rows;
+use pairing::{header, pairings, ratio_chart};
+
 use std::path::{Path, PathBuf};
 
-use crate::derived::rates::{faster, link_moved};
-use crate::derived::summary::{Json, RunStatus, RunSummary};
-use crate::experiment::Analysis;
-use crate::experiments;
+use crate::derived::summary::{RunStatus, RunSummary};
 use crate::folder::{self, FolderError};
-use crate::report::chart::{BOUND_COLOR, Band, Level, XAxis, YScale};
-use crate::report::figures::{FigureModel, blank, points};
 use crate::report::section::Figure;
-use crate::report::table::{self, Table, num};
-use crate::run::summary::{lines, summarize};
+use crate::report::table::{Table, num};
+use crate::run::summary::summarize;
 use crate::run::{SavedRun, file_kind};
-use crate::saved::{BuildInfo, KernelSet, NOT_RECORDED, files};
+use crate::saved::{BuildInfo, KernelSet, NOT_RECORDED};
 use crate::verdict::Verdict;
 use judge::{Margins, RowVerdicts};
 use rows::PairedRow;
@@ -336,94 +336,6 @@ pub fn significant(x: f64) -> String {
     num(x, digits.clamp(0, 9) as usize)
 }
 
-/// Each leaf of `value` by its path, e.g. `ms_by_streams[3]`, in order.
-fn leaves(prefix: &str, value: &Json, out: &mut Vec<(String, Json)>) {
-    match value {
-        Json::Object(entries) => {
-            for (k, v) in &entries.0 {
-                let path = if prefix.is_empty() {
-                    k.clone()
-                } else {
-                    format!("{prefix}.{k}")
-                };
-                leaves(&path, v, out);
-            }
-        }
-        Json::Array(items) if !items.is_empty() => {
-            for (i, v) in items.iter().enumerate() {
-                leaves(&format!("{prefix}[{i}]"), v, out);
-            }
-        }
-        other => out.push((prefix.to_owned(), other.clone())),
-    }
-}
-
-fn leaf_text(value: &Json) -> String {
-    match value {
-        Json::Null => "null".into(),
-        Json::Bool(b) => b.to_string(),
-        Json::Number(n) if n.is_f64() => n.as_f64().map_or_else(|| n.to_string(), significant),
-        Json::Number(n) => n.to_string(),
-        Json::String(s) => s.clone(),
-        Json::Array(_) => "[]".into(),
-        Json::Object(_) => "{}".into(),
-    }
-}
-
-/// The union of two lists of keyed items, A's order first: each key with A's and B's.
-fn paired_keys<'a, T>(
-    a: &'a [(String, T)],
-    b: &'a [(String, T)],
-) -> Vec<(&'a str, Option<&'a T>, Option<&'a T>)> {
-    let find = |list: &'a [(String, T)], key: &str| list.iter().find(|(k, _)| k == key);
-    let mut out: Vec<_> = (a.iter())
-        .map(|(k, v)| (k.as_str(), Some(v), find(b, k).map(|(_, w)| w)))
-        .collect();
-    out.extend(
-        (b.iter())
-            .filter(|(k, _)| find(a, k).is_none())
-            .map(|(k, w)| (k.as_str(), None, Some(w))),
-    );
-    out
-}
-
-/// The headline and facts of experiment `name` as each run words them
-/// ([`crate::run::summary::lines`]): (label, A, B), "–" where a side has none.
-fn headlines(name: &str, a: &SavedRun, b: &SavedRun) -> Vec<(String, String, String)> {
-    let of = |run: &SavedRun| -> Vec<(String, String)> {
-        (run.analyses())
-            .filter(|x| x.name == name)
-            .flat_map(lines)
-            .collect()
-    };
-    let (la, lb) = (of(a), of(b));
-    paired_keys(&la, &lb)
-        .into_iter()
-        .map(|(k, x, y)| {
-            let text = |v: Option<&String>| v.cloned().unwrap_or_else(|| "–".into());
-            (k.to_owned(), text(x), text(y))
-        })
-        .collect()
-}
-
-/// The parameters that differ between two results, by path: (parameter, A, B).
-fn differing_params(a: &Analysis, b: &Analysis) -> Vec<(String, String, String)> {
-    let leaves_of = |x: &Analysis| {
-        let mut out = Vec::new();
-        leaves("", &x.params, &mut out);
-        out
-    };
-    let (pa, pb) = (leaves_of(a), leaves_of(b));
-    paired_keys(&pa, &pb)
-        .into_iter()
-        .filter(|(_, x, y)| x != y)
-        .map(|(k, x, y)| {
-            let text = |v: Option<&Json>| v.map_or("–".to_owned(), leaf_text);
-            (k.to_owned(), text(x), text(y))
-        })
-        .collect()
-}
-
 /// A p-value as the tables show it: two decimals, four below 0.01, "< 0.0001" below that.
 pub fn p_text(p: f64) -> String {
     if p < 1e-4 {
@@ -433,269 +345,6 @@ pub fn p_text(p: f64) -> String {
     } else {
         format!("{p:.2}")
     }
-}
-
-/// The colour a verdict's points are drawn in.
-fn verdict_color(v: Verdict) -> &'static str {
-    match v {
-        Verdict::Faster => "#1f5fa8",
-        Verdict::Slower => "#b35806",
-        Verdict::Same => "#9c9c9c",
-        Verdict::TooNoisy => "#edc948",
-        Verdict::NotComparable => "#222222",
-    }
-}
-
-/// The rows of one kernel set as B/A, one point per row in the table's order, coloured by
-/// its raw verdict, around 1 with the band of no change (± 1.96 × the experiment's
-/// spread between machines) shaded; the rows are not a series, so no line joins them.
-/// Up to [`MAX_LABELLED`] rows are named on the axis, more are numbered.
-fn ratio_chart(
-    name: &'static str,
-    set: KernelSet,
-    rows: &[&ComparedRow],
-    heads: (&str, &str),
-) -> FigureModel {
-    let labelled = rows.len() <= MAX_LABELLED;
-    let x = if labelled {
-        XAxis::Categories(rows.iter().map(|r| r.label().to_owned()).collect())
-    } else {
-        XAxis::Linear
-    };
-    let mut c = blank(
-        format!(
-            "{}: {} / {} per row",
-            table::heading(name, set),
-            heads.1,
-            heads.0
-        ),
-        if labelled {
-            "row"
-        } else {
-            "row, numbered in the table's order"
-        },
-        "B / A",
-        x,
-        YScale::Linear,
-    );
-    let spread = rows.first().map_or(0.0, |r| r.verdicts.raw.spread);
-    let half = 1.96 * spread;
-    c.bands.push(Band {
-        name: format!("no change (± {})", crate::verdict::percent(half)),
-        color: "#cfd8dc",
-        lo: (-half).exp(),
-        hi: half.exp(),
-    });
-    c.levels.push(Level {
-        name: "B = A".to_owned(),
-        color: BOUND_COLOR,
-        y: 1.0,
-    });
-    for verdict in [
-        Verdict::Faster,
-        Verdict::Slower,
-        Verdict::Same,
-        Verdict::TooNoisy,
-    ] {
-        let pts: Vec<(f64, f64)> = (rows.iter().enumerate())
-            .filter(|(_, r)| r.raw() == verdict)
-            .filter_map(|(i, r)| {
-                let x = if labelled { i as f64 } else { i as f64 + 1.0 };
-                r.row.raw.map(|c| (x, c.b_over_a))
-            })
-            .collect();
-        if !pts.is_empty() {
-            c.lines
-                .push(points(verdict.text(), verdict_color(verdict), pts));
-        }
-    }
-    FigureModel::chart(format!("compare-{}.svg", files::stem(name, set)), c)
-}
-
-/// More rows than this are numbered on a chart's axis rather than named.
-const MAX_LABELLED: usize = 30;
-
-/// What the pairing of one experiment found, before the rows are judged.
-struct Pairing {
-    name: &'static str,
-    notes: Vec<(String, String)>,
-    headlines: Vec<(String, String, String)>,
-    params: Vec<(String, String, String)>,
-    rows: Vec<PairedRow>,
-}
-
-/// Experiment `name`'s rows paired, if both folders hold it.
-fn pairing(name: &'static str, a: &ComparedRun, b: &ComparedRun) -> Option<Pairing> {
-    let mut p = Pairing {
-        name,
-        notes: Vec::new(),
-        headlines: headlines(name, &a.run, &b.run),
-        params: Vec::new(),
-        rows: Vec::new(),
-    };
-    let launch = rows::launch_probes(&a.run, &b.run);
-    let mut any = false;
-    for set in [KernelSet::Rust, KernelSet::Cuda] {
-        let (x, y) = match (a.run.analysis(name, set), b.run.analysis(name, set)) {
-            (Some(x), Some(y)) => (x, y),
-            (None, None) => continue,
-            (x, _) => {
-                let side = if x.is_some() { "A" } else { "B" };
-                p.notes.push((
-                    format!("{} kernels", set.label()),
-                    format!("measured only in {side}"),
-                ));
-                continue;
-            }
-        };
-        any = true;
-        if set == KernelSet::Rust || a.run.analysis(name, KernelSet::Rust).is_none() {
-            p.params = differing_params(x, y);
-        }
-        for (side, r) in [("A", x), ("B", y)] {
-            if !r.provenance.complete {
-                p.notes.push((
-                    format!("Incomplete in {side}"),
-                    format!(
-                        "the {} kernels' result stopped before every configuration was measured",
-                        set.label()
-                    ),
-                ));
-            }
-            if !r.verification.passed {
-                p.notes.push((
-                    format!("Verification FAILED in {side}"),
-                    r.verification.detail.clone(),
-                ));
-            }
-            if let Some(link) = table::link(&r.provenance).filter(|_| set == KernelSet::Rust) {
-                p.notes.push((format!("Link in {side}"), link));
-            }
-        }
-        let twins = match set {
-            KernelSet::Rust => a
-                .run
-                .analysis(name, KernelSet::Cuda)
-                .zip(b.run.analysis(name, KernelSet::Cuda)),
-            KernelSet::Cuda => None,
-        };
-        let (rows, [only_a, only_b]) = rows::paired(&rows::Context {
-            results: (x, y),
-            twins,
-            launch,
-        });
-        for (side, list) in [("A", only_a), ("B", only_b)] {
-            if !list.is_empty() {
-                p.notes.push((
-                    format!("Rows only in {side} ({} kernels)", set.label()),
-                    list.join("; "),
-                ));
-            }
-        }
-        p.rows.extend(rows);
-    }
-    any.then_some(p)
-}
-
-/// Every experiment both folders hold, paired; and the names only one holds.
-fn pairings(a: &ComparedRun, b: &ComparedRun) -> (Vec<Pairing>, [Vec<&'static str>; 2]) {
-    let mut found = Vec::new();
-    let mut only = [Vec::new(), Vec::new()];
-    let mut names: Vec<&'static str> = experiments::ALL.iter().map(|e| e.name()).collect();
-    for h in a.run.held().chain(b.run.held()) {
-        if !names.contains(&h.name()) {
-            names.push(h.name());
-        }
-    }
-    for name in names {
-        match (
-            a.run.experiment(name).is_some(),
-            b.run.experiment(name).is_some(),
-        ) {
-            (true, false) => only[0].push(name),
-            (false, true) => only[1].push(name),
-            (true, true) => found.extend(pairing(name, a, b)),
-            (false, false) => {}
-        }
-    }
-    (found, only)
-}
-
-/// Every row both folders measured, of every experiment both hold.
-pub fn all_rows(a: &ComparedRun, b: &ComparedRun) -> Vec<PairedRow> {
-    pairings(a, b).0.into_iter().flat_map(|p| p.rows).collect()
-}
-
-/// The header: each side's folder, run status, device and provenance.
-fn header(a: &ComparedRun, b: &ComparedRun) -> Table {
-    let mut t = Table::new(None, &["", &a.heading(), &b.heading()]);
-    let facts = |r: &ComparedRun| -> Vec<(&'static str, String)> {
-        let (d, p) = (&r.summary.device, &r.summary.provenance);
-        let link = p.link.as_ref().map(link_moved);
-        let fastest = (r.run.analyses().filter_map(|x| x.link)).reduce(faster);
-        let mut facts = vec![
-            ("Folder", r.dir.display().to_string()),
-            (
-                "Run",
-                r.incomplete().unwrap_or_else(|| "complete".to_owned()),
-            ),
-            (
-                "summary.json",
-                if r.summary_saved {
-                    "saved by the run".to_owned()
-                } else {
-                    "none (derived from the results)".to_owned()
-                },
-            ),
-            ("GPU", d.name.clone()),
-            (
-                "Compute capability",
-                format!("{}.{}", d.compute_capability.0, d.compute_capability.1),
-            ),
-            ("SMs", d.sm_count.to_string()),
-            ("Copy engines", d.copy_engines.to_string()),
-            (
-                "Memory",
-                format!(
-                    "{:.1} GiB",
-                    d.total_memory_bytes as f64 / (1u64 << 30) as f64
-                ),
-            ),
-            ("CUDA version of the driver", d.driver_cuda_version.clone()),
-            (
-                "PCIe link",
-                d.pcie_link.clone().unwrap_or_else(|| "–".into()),
-            ),
-            (
-                "Link both ways, before → after (first experiment, probes' medians)",
-                link.map_or("–".into(), |(before, after, moved)| {
-                    format!(
-                        "{before:.1} → {after:.1} GB/s (moved {:.1}%)",
-                        100.0 * moved
-                    )
-                }),
-            ),
-            (
-                "Fastest copies (HtoD, DtoH, both ways)",
-                fastest.map_or("–".into(), |f| {
-                    format!(
-                        "{:.1}, {:.1}, {:.1} GB/s",
-                        f.htod_gbps, f.dtoh_gbps, f.both_gbps
-                    )
-                }),
-            ),
-            ("streamlab", p.streamlab_version.clone()),
-            ("Started (UTC)", p.started_utc.clone()),
-            ("Rust PTX target", p.ptx_target.clone()),
-            ("Kernel form", p.form.label().to_owned()),
-        ];
-        facts.extend(table::build_facts(p));
-        facts
-    };
-    for ((label, x), (_, y)) in facts(a).into_iter().zip(facts(b)) {
-        t.rows.push(vec![label.to_owned(), x, y]);
-    }
-    t
 }
 
 /// The comparison of `a` with `b`, every row judged by this build's margins
@@ -823,7 +472,9 @@ pub fn write(
 
 #[cfg(test)]
 mod tests {
+    use super::pairing::{leaf_text, leaves, paired_keys};
     use super::*;
+    use crate::derived::summary::Json;
 
     #[test]
     fn values_keep_four_significant_digits() {

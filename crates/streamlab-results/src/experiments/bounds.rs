@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::derived::rates::{gbps, median_rates};
 use crate::derived::trace::TraceChecks;
-use crate::experiment::{self, Experiment, MS, MeasuredRow, With, Analyzed, Csv, Saved, Summary};
+use crate::experiment::{self, Analyzed, Csv, Experiment, MS, MeasuredRow, Saved, Summary, With};
 use crate::report::ReportError;
 use crate::report::section::{BOUND_NOTE, Section};
 use crate::report::table::{Columns, Table, noise, num};

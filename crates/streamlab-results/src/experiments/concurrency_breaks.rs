@@ -14,9 +14,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::derived::trace::{self, BreakKind};
 use crate::derived::trace::TraceChecks;
-use crate::experiment::{self, Experiment, MS, MeasuredRow, With, verdict, Analyzed, Csv, Saved, Summary};
+use crate::derived::trace::{self, BreakKind};
+use crate::experiment::{
+    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Saved, Summary, With, verdict,
+};
 use crate::report::ReportError;
 use crate::report::chart::{BarSeries, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank};
@@ -445,8 +447,7 @@ impl Saved for ConcurrencyBreaksResult {
     experiment::saved_fields!(Params);
 
     fn timelines(&self) -> Vec<&Timeline> {
-        self
-            .cases
+        self.cases
             .iter()
             .filter_map(|c| c.timeline.as_ref())
             .collect()

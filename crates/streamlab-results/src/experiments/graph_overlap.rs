@@ -10,7 +10,10 @@ use serde::{Deserialize, Serialize};
 use crate::derived::pipeline::{self, Bound};
 use crate::derived::rates::{chunks_noise, pipeline_stages};
 use crate::derived::trace::TraceChecks;
-use crate::experiment::{own_link, self, Experiment, MS, MeasuredRow, RowControl, With, verdict, Analyzed, Csv, Saved, Summary};
+use crate::experiment::{
+    self, Analyzed, Csv, Experiment, MS, MeasuredRow, RowControl, Saved, Summary, With, own_link,
+    verdict,
+};
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
@@ -408,8 +411,13 @@ impl Experiment for GraphOverlap {
                 .over_link(),
             );
             rows.push(
-                MeasuredRow::median(format!("{key}/host"), format!("{label}: host time"), &p.host, MS)
-                    .controlled_by(RowControl::Launch),
+                MeasuredRow::median(
+                    format!("{key}/host"),
+                    format!("{label}: host time"),
+                    &p.host,
+                    MS,
+                )
+                .controlled_by(RowControl::Launch),
             );
         }
         rows

@@ -17,7 +17,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::derived::pipeline::Under;
 use crate::derived::trace::TraceChecks;
-use crate::experiment::{self, Experiment, MS, MeasuredRow, With, verdict, Analyzed, Csv, Saved, Summary};
+use crate::experiment::{
+    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Saved, Summary, With, verdict,
+};
 use crate::report::ReportError;
 use crate::report::chart::{PALETTE, SEQUENTIAL_COLOR, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
@@ -356,8 +358,7 @@ impl Saved for KernelConcurrencyResult {
     experiment::saved_fields!(Params);
 
     fn timelines(&self) -> Vec<&Timeline> {
-        self
-            .runs
+        self.runs
             .iter()
             .filter_map(|r| r.timeline.as_ref())
             .collect()

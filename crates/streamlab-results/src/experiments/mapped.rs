@@ -18,7 +18,9 @@ use serde::{Deserialize, Serialize};
 use crate::derived::pipeline::{self, Stages, Under};
 use crate::derived::rates::{best_rates, ms_at, pipeline_stages, stage_noise};
 use crate::derived::trace::TraceChecks;
-use crate::experiment::{own_link, self, Experiment, MS, MeasuredRow, With, verdict, Analyzed, Csv, Saved, Summary};
+use crate::experiment::{
+    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Saved, Summary, With, own_link, verdict,
+};
 use crate::report::ReportError;
 use crate::report::chart::{PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
@@ -201,19 +203,21 @@ fn analyze(r: &MappedResult) -> MappedAnalysis {
                 .max(ms_at(bytes, link.dtoh_gbps))
                 .max(ms_at(2 * bytes, link.both_gbps));
             // The link's capacity both ways is the run's best, as for the mapped bound.
-            let streamed_bound_ms = pipeline_stages(
-                [&p.whole, &p.chunked],
-                r.params.streams,
-                None,
-                run.as_ref(),
-            )
-            .map_or(f64::NAN, |parts| {
-                let parts = Stages {
-                    both_ms: parts.both_ms.min(ms_at(2 * bytes, link.both_gbps)),
-                    ..parts
-                };
-                pipeline::bound(parts, r.params.streams, p.iterations, r.device.copy_engines).ms
-            });
+            let streamed_bound_ms =
+                pipeline_stages([&p.whole, &p.chunked], r.params.streams, None, run.as_ref())
+                    .map_or(f64::NAN, |parts| {
+                        let parts = Stages {
+                            both_ms: parts.both_ms.min(ms_at(2 * bytes, link.both_gbps)),
+                            ..parts
+                        };
+                        pipeline::bound(
+                            parts,
+                            r.params.streams,
+                            p.iterations,
+                            r.device.copy_engines,
+                        )
+                        .ms
+                    });
             let mapped_ms = p.mapped.median();
             let (streamed, streamed_ms) = [&p.async1, &p.async2]
                 .map(|s| (s, s.median()))
@@ -384,8 +388,7 @@ impl Saved for MappedResult {
     experiment::saved_fields!(Params);
 
     fn stage_times(&self) -> Vec<&StageTimes> {
-        self
-            .points
+        self.points
             .iter()
             .flat_map(|p| [&p.whole, &p.chunked])
             .collect()

@@ -21,7 +21,9 @@ use serde::{Deserialize, Serialize};
 use crate::derived::pipeline::{self, Bound, Limiter, Stages};
 use crate::derived::rates::{gbps, stage_noise, stages};
 use crate::derived::trace::TraceChecks;
-use crate::experiment::{self, Experiment, MS, MeasuredRow, With, verdict, Analyzed, Csv, Saved, Summary};
+use crate::experiment::{
+    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Saved, Summary, With, verdict,
+};
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
@@ -692,7 +694,11 @@ mod tests {
         let a = analyze(&r);
         assert!(a.per_gpu[1].bound.is_none());
         assert_eq!(a.fewer_streams, [(1, 0)]);
-        let section = MultiGpuOverlap::section(&Analyzed::new(crate::saved::KernelSet::Rust, r.clone()), None).unwrap();
+        let section = MultiGpuOverlap::section(
+            &Analyzed::new(crate::saved::KernelSet::Rust, r.clone()),
+            None,
+        )
+        .unwrap();
         assert!(
             (section.notes.iter()).any(|(label, n)| label == "Streams" && n.contains("GPU 1 (0)"))
         );
@@ -721,7 +727,11 @@ mod tests {
             "gpus,streams,spread_ms,spread_noise,alone_ms,alone_noise,speedup,bound_ms,bound_speedup,efficiency"
         );
         assert!(lines.next().unwrap().starts_with("2,4,1.2500,"));
-        let section = MultiGpuOverlap::section(&Analyzed::new(crate::saved::KernelSet::Rust, r.clone()), None).unwrap();
+        let section = MultiGpuOverlap::section(
+            &Analyzed::new(crate::saved::KernelSet::Rust, r.clone()),
+            None,
+        )
+        .unwrap();
         assert_eq!(section.figures.len(), 1);
         let verdict = section.verdict.unwrap();
         assert!(
@@ -730,8 +740,7 @@ mod tests {
             "{verdict}"
         );
         assert!((section.notes.iter()).any(|(label, _)| label == "Bound"));
-        let headline =
-            MultiGpuOverlap::summary(&r, &analyze(&r)).line.unwrap();
+        let headline = MultiGpuOverlap::summary(&r, &analyze(&r)).line.unwrap();
         assert!(
             headline.starts_with("2 GPUs 1.2500 ms, first alone 1.7000 ms: 1.36×")
                 && headline.ends_with("verified"),

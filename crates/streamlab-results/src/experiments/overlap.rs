@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::derived::pipeline::{self, Bound, PAYOFF};
 use crate::derived::rates::{chunks_noise, pipeline_stages};
 use crate::derived::trace::TraceChecks;
-use crate::experiment::{own_link, self, Experiment, MS, MeasuredRow, With, Analyzed, Csv, Saved};
+use crate::experiment::{self, Analyzed, Csv, Experiment, MS, MeasuredRow, Saved, With, own_link};
 use crate::range::IntRange;
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, Level, PALETTE, SEQUENTIAL_COLOR, XAxis, YScale};

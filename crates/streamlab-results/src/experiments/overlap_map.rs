@@ -30,7 +30,9 @@ use serde::{Deserialize, Serialize};
 use crate::derived::pipeline::{self, PAYOFF, Stages};
 use crate::derived::rates::{best_rates, ms_at};
 use crate::derived::trace::TraceChecks;
-use crate::experiment::{self, Experiment, MS, MeasuredRow, With, verdict, Analyzed, Csv, Saved, Summary};
+use crate::experiment::{
+    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Saved, Summary, With, verdict,
+};
 use crate::report::ReportError;
 use crate::report::chart::HeatMap;
 use crate::report::figures::{Drawing, FigureModel};

@@ -13,7 +13,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::derived::rates::gbps;
 use crate::derived::trace::TraceChecks;
-use crate::experiment::{self, Experiment, MS, MeasuredRow, With, verdict, Analyzed, Csv, Saved, Summary};
+use crate::experiment::{
+    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Saved, Summary, With, verdict,
+};
 use crate::report::ReportError;
 use crate::report::chart::HeatMap;
 use crate::report::figures::{Drawing, FigureModel};
@@ -686,15 +688,16 @@ mod tests {
         assert_eq!(map.values[0][0], None);
         assert!(map.values[0][1].is_some_and(|v| (v - 104.8576).abs() < 1e-9));
         assert_eq!(map.values[1][0], None);
-        let section = PeerCopy::section(&Analyzed::new(crate::saved::KernelSet::Rust, r.clone()), None).unwrap();
+        let section = PeerCopy::section(
+            &Analyzed::new(crate::saved::KernelSet::Rust, r.clone()),
+            None,
+        )
+        .unwrap();
         assert_eq!(section.figures.len(), 2);
         assert!(section.notes.iter().any(|(_, n)| n.contains("1 → 0")));
         let headline = PeerCopy::summary(&r, &analyze(&r)).line.unwrap();
         assert!(headline.starts_with("2 pair(s)") && headline.ends_with("verified"));
-        assert_eq!(
-            PeerCopy::rows(&r, &analyze(&r)).len(),
-            6 + 2 + 2 + 1
-        );
+        assert_eq!(PeerCopy::rows(&r, &analyze(&r)).len(), 6 + 2 + 2 + 1);
     }
 
     #[test]

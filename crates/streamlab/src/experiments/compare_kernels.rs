@@ -71,7 +71,8 @@ impl Run for CompareKernels {
             stream: ctx.gpu.streams(1)?.remove(0),
             flush: ctx.gpu.alloc::<u8>(flush_len)?,
         };
-        let steps = shapes.fill.len() + shapes.matmul.len() + shapes.add.len() + shapes.sincos.len() + 1;
+        let steps =
+            shapes.fill.len() + shapes.matmul.len() + shapes.add.len() + shapes.sincos.len() + 1;
         let mut task = crate::progress::Task::start("rust vs cuda", steps as u64);
         let mut cases = Vec::new();
         for shape in &shapes.fill {
@@ -83,17 +84,25 @@ impl Run for CompareKernels {
             task.step(&format!("matmul {}", shape.case()));
         }
         let longest = |lens: &mut dyn Iterator<Item = usize>| lens.max().unwrap_or(1);
-        let mut ints = Buffers::new(ctx.gpu, &bench.stream, longest(&mut shapes.add.iter().map(|s| s.elements)), -1, |input| {
-            Rng::new(input_seed(seed, 2)).fill_any_i32(input)
-        })?;
+        let mut ints = Buffers::new(
+            ctx.gpu,
+            &bench.stream,
+            longest(&mut shapes.add.iter().map(|s| s.elements)),
+            -1,
+            |input| Rng::new(input_seed(seed, 2)).fill_any_i32(input),
+        )?;
         for shape in &shapes.add {
             cases.extend(bench.add_kernel(ctx, shape, &mut ints)?);
             task.step(&format!("add_kernel {}", shape.case(p)));
         }
         drop(ints);
-        let mut floats = Buffers::new(ctx.gpu, &bench.stream, longest(&mut shapes.sincos.iter().map(|s| s.elements)), f32::NAN, |input| {
-            Rng::new(input_seed(seed, 3)).fill_unit(input)
-        })?;
+        let mut floats = Buffers::new(
+            ctx.gpu,
+            &bench.stream,
+            longest(&mut shapes.sincos.iter().map(|s| s.elements)),
+            f32::NAN,
+            |input| Rng::new(input_seed(seed, 3)).fill_unit(input),
+        )?;
         for shape in &shapes.sincos {
             cases.extend(bench.sincos(shape, &mut floats)?);
             task.step(&format!("sincos over {}", shape.elements));
@@ -151,7 +160,13 @@ struct Buffers<T> {
 
 impl<T: Element> Buffers<T> {
     /// Buffers of `len` elements, the input filled by `fill` and copied to the GPU.
-    fn new(gpu: &Gpu, stream: &Stream, len: usize, poison: T, fill: impl FnOnce(&mut [T])) -> Result<Self, RuntimeError> {
+    fn new(
+        gpu: &Gpu,
+        stream: &Stream,
+        len: usize,
+        poison: T,
+        fill: impl FnOnce(&mut [T]),
+    ) -> Result<Self, RuntimeError> {
         gpu.ensure_fits(2 * (len * size_of::<T>()) as u64)?;
         let mut host_in = gpu.pinned(len, poison)?;
         fill(host_in.as_mut_slice()?);
@@ -215,7 +230,11 @@ impl<'a> Bench<'a> {
     }
 
     /// Each entry's card at `shape`.
-    fn cards<P>(&self, entries: &[Entry<P>], shape: Shape) -> Result<Vec<Option<KernelCard>>, RuntimeError> {
+    fn cards<P>(
+        &self,
+        entries: &[Entry<P>],
+        shape: Shape,
+    ) -> Result<Vec<Option<KernelCard>>, RuntimeError> {
         let threads = shape.block.0 * shape.block.1;
         (entries.iter())
             .map(|e| self.card_of(e.language, &e.function, threads))
@@ -385,7 +404,8 @@ impl<'a> Bench<'a> {
                 runs.push((check, card));
             }
             let launches = self.launches(s.origin);
-            let times = self.round_robin(2, launches, false, |stream, e| launch(stream, e, &mut a))?;
+            let times =
+                self.round_robin(2, launches, false, |stream, e| launch(stream, e, &mut a))?;
             let spellings = (LANGUAGES.into_iter().zip(times).zip(&runs))
                 .map(|((language, times), (check, card))| SpellingRun {
                     language,
@@ -440,8 +460,11 @@ impl<'a> Bench<'a> {
         self.gpu
             .ensure_fits(((slab_len + rows * cols) * size_of::<f32>()) as u64)?;
         let mut host_slab = self.gpu.pinned(slab_len, 0.0f32)?;
-        Rng::new(input_seed(self.seed, u64::from(s.rows) << 40 ^ u64::from(s.cols) << 20 ^ u64::from(s.inner)))
-            .fill_signed_unit(host_slab.as_mut_slice()?);
+        Rng::new(input_seed(
+            self.seed,
+            u64::from(s.rows) << 40 ^ u64::from(s.cols) << 20 ^ u64::from(s.inner),
+        ))
+        .fill_signed_unit(host_slab.as_mut_slice()?);
         let mut slab: DeviceBuffer<f32> = self.gpu.alloc(slab_len)?;
         let mut c: DeviceBuffer<f32> = self.gpu.alloc(rows * cols)?;
         let mut host_c = self.gpu.pinned(rows * cols, f32::NAN)?;
@@ -476,16 +499,33 @@ impl<'a> Bench<'a> {
             let [a0, b0] = layout[0].clone();
             let checks = {
                 let slab = &slab;
-                self.checked(&entries, (&mut c, &mut host_c, rows * cols), |stream, e, out| {
-                    let args = (slab.slice(a0.clone()), slab.slice(b0.clone()), out.all_mut(), s.rows, s.cols, s.inner);
-                    stream.launch(&e.function, shape, args)
-                }, |e, out| {
-                    crate::verify::compare_each(
-                        &format!("matmul {} {} ({})", s.case(), e.spelling.entry, e.language.label()),
-                        out,
-                        |i| reference[i],
-                    )
-                })?
+                self.checked(
+                    &entries,
+                    (&mut c, &mut host_c, rows * cols),
+                    |stream, e, out| {
+                        let args = (
+                            slab.slice(a0.clone()),
+                            slab.slice(b0.clone()),
+                            out.all_mut(),
+                            s.rows,
+                            s.cols,
+                            s.inner,
+                        );
+                        stream.launch(&e.function, shape, args)
+                    },
+                    |e, out| {
+                        crate::verify::compare_each(
+                            &format!(
+                                "matmul {} {} ({})",
+                                s.case(),
+                                e.spelling.entry,
+                                e.language.label()
+                            ),
+                            out,
+                            |i| reference[i],
+                        )
+                    },
+                )?
             };
             let cards = self.cards(&entries, shape)?;
             for cache in self.caches(s.input_bytes()) {
@@ -499,17 +539,28 @@ impl<'a> Bench<'a> {
                     let [a, b] = layout[place].clone();
                     let slab = &slab;
                     let c = &mut c;
-                    let times = self.round_robin(entries.len(), launches, cache == Cache::Cold, |stream, e| {
-                        let args = (slab.slice(a.clone()), slab.slice(b.clone()), c.all_mut(), s.rows, s.cols, s.inner);
-                        stream.launch(&entries[e].function, shape, args)
-                    })?;
+                    let times = self.round_robin(
+                        entries.len(),
+                        launches,
+                        cache == Cache::Cold,
+                        |stream, e| {
+                            let args = (
+                                slab.slice(a.clone()),
+                                slab.slice(b.clone()),
+                                c.all_mut(),
+                                s.rows,
+                                s.cols,
+                                s.inner,
+                            );
+                            stream.launch(&entries[e].function, shape, args)
+                        },
+                    )?;
                     for (e, t) in times.into_iter().enumerate() {
                         by_place[e][place].extend(t);
                     }
                 }
-                let times: Vec<Vec<f64>> = (by_place.iter())
-                    .map(|places| places.concat())
-                    .collect();
+                let times: Vec<Vec<f64>> =
+                    (by_place.iter()).map(|places| places.concat()).collect();
                 let mut case = self.case(
                     "matmul",
                     s.case(),
@@ -544,41 +595,88 @@ impl<'a> Bench<'a> {
         Ok(cases)
     }
 
-    fn add_kernel(&mut self, ctx: &Context, s: &AddShape, buffers: &mut Buffers<i32>) -> Result<Vec<KernelCase>, RuntimeError> {
+    fn add_kernel(
+        &mut self,
+        ctx: &Context,
+        s: &AddShape,
+        buffers: &mut Buffers<i32>,
+    ) -> Result<Vec<KernelCase>, RuntimeError> {
         let h = streamlab_results::experiments::memcpy_kernel::Params::default();
         let n = s.elements;
         let blocks = ctx.gpu.info().sm_count.max(1) as u32 * h.blocks_per_sm;
         let shape = Shape::linear(blocks, h.threads);
         let cycles = s.cycles;
-        let Buffers { host_in, dev_in, dev_out, host_out } = buffers;
+        let Buffers {
+            host_in,
+            dev_in,
+            dev_out,
+            host_out,
+        } = buffers;
         let input = &host_in.as_slice()?[..n];
         let dev_in = &*dev_in;
         let mut cases = Vec::new();
         for form in KernelForm::ALL {
             let entries = self.entries(|k| &k.add_kernel_spellings, form);
-            let checks = self.checked(&entries, (dev_out, host_out, n), |stream, e, out| {
-                stream.launch(&e.function, shape, (out.slice_mut(0..n), dev_in.slice(0..n), h.add_value, cycles))
-            }, |e, out| {
-                crate::verify::compare(
-                    &format!("add_kernel {} {} ({})", s.case(self.params), e.spelling.entry, e.language.label()),
-                    out,
-                    |i| f64::from(kernels_rs::element::add_repeatedly_closed_form(input[i], h.add_value, cycles)),
-                    0.0,
-                )
-            })?;
+            let checks = self.checked(
+                &entries,
+                (dev_out, host_out, n),
+                |stream, e, out| {
+                    stream.launch(
+                        &e.function,
+                        shape,
+                        (out.slice_mut(0..n), dev_in.slice(0..n), h.add_value, cycles),
+                    )
+                },
+                |e, out| {
+                    crate::verify::compare(
+                        &format!(
+                            "add_kernel {} {} ({})",
+                            s.case(self.params),
+                            e.spelling.entry,
+                            e.language.label()
+                        ),
+                        out,
+                        |i| {
+                            f64::from(kernels_rs::element::add_repeatedly_closed_form(
+                                input[i],
+                                h.add_value,
+                                cycles,
+                            ))
+                        },
+                        0.0,
+                    )
+                },
+            )?;
             let cards = self.cards(&entries, shape)?;
             let bytes = 4 * n as u64;
             for cache in self.caches(bytes) {
                 let launches = self.launches(s.origin);
                 let dev_out = &mut *dev_out;
-                let times = self.round_robin(entries.len(), launches, cache == Cache::Cold, |stream, e| {
-                    stream.launch(&entries[e].function, shape, (dev_out.slice_mut(0..n), dev_in.slice(0..n), h.add_value, cycles))
-                })?;
+                let times = self.round_robin(
+                    entries.len(),
+                    launches,
+                    cache == Cache::Cold,
+                    |stream, e| {
+                        stream.launch(
+                            &entries[e].function,
+                            shape,
+                            (
+                                dev_out.slice_mut(0..n),
+                                dev_in.slice(0..n),
+                                h.add_value,
+                                cycles,
+                            ),
+                        )
+                    },
+                )?;
                 cases.push(self.case(
                     "add_kernel",
                     s.case(self.params),
                     Some(form),
-                    format!("{n} ints, {blocks} blocks × {} threads, add {}", h.threads, h.add_value),
+                    format!(
+                        "{n} ints, {blocks} blocks × {} threads, add {}",
+                        h.threads, h.add_value
+                    ),
                     &entries,
                     times,
                     &checks,
@@ -592,11 +690,20 @@ impl<'a> Bench<'a> {
         Ok(cases)
     }
 
-    fn sincos(&mut self, s: &SincosShape, buffers: &mut Buffers<f32>) -> Result<Vec<KernelCase>, RuntimeError> {
+    fn sincos(
+        &mut self,
+        s: &SincosShape,
+        buffers: &mut Buffers<f32>,
+    ) -> Result<Vec<KernelCase>, RuntimeError> {
         let n = s.elements;
         let threads = crate::sincos::THREADS;
         let shape = Shape::cover(n, threads);
-        let Buffers { host_in, dev_in, dev_out, host_out } = buffers;
+        let Buffers {
+            host_in,
+            dev_in,
+            dev_out,
+            host_out,
+        } = buffers;
         let a = &host_in.as_slice()?[..n];
         let dev_a = &*dev_in;
         let mut cases = Vec::new();
@@ -616,24 +723,42 @@ impl<'a> Bench<'a> {
                     function: set.sincos_in(form),
                 })
                 .collect();
-            let checks = self.checked(&entries, (dev_out, host_out, n), |stream, e, out| {
-                stream.launch(&e.function, shape, (dev_a.slice(0..n), out.slice_mut(0..n), 0u32))
-            }, |e, out| {
-                crate::verify::compare(
-                    &format!("sincos over {n} ({})", e.language.label()),
-                    out,
-                    |i| crate::sincos::reference(a[i], i),
-                    SINCOS_TOLERANCE,
-                )
-            })?;
+            let checks = self.checked(
+                &entries,
+                (dev_out, host_out, n),
+                |stream, e, out| {
+                    stream.launch(
+                        &e.function,
+                        shape,
+                        (dev_a.slice(0..n), out.slice_mut(0..n), 0u32),
+                    )
+                },
+                |e, out| {
+                    crate::verify::compare(
+                        &format!("sincos over {n} ({})", e.language.label()),
+                        out,
+                        |i| crate::sincos::reference(a[i], i),
+                        SINCOS_TOLERANCE,
+                    )
+                },
+            )?;
             let cards = self.cards(&entries, shape)?;
             let bytes = 4 * n as u64;
             for cache in self.caches(bytes) {
                 let launches = self.launches(s.origin);
                 let dev_b = &mut *dev_out;
-                let times = self.round_robin(entries.len(), launches, cache == Cache::Cold, |stream, e| {
-                    stream.launch(&entries[e].function, shape, (dev_a.slice(0..n), dev_b.slice_mut(0..n), 0u32))
-                })?;
+                let times = self.round_robin(
+                    entries.len(),
+                    launches,
+                    cache == Cache::Cold,
+                    |stream, e| {
+                        stream.launch(
+                            &entries[e].function,
+                            shape,
+                            (dev_a.slice(0..n), dev_b.slice_mut(0..n), 0u32),
+                        )
+                    },
+                )?;
                 cases.push(self.case(
                     "sincos",
                     s.case(self.params),
@@ -667,12 +792,19 @@ impl<'a> Bench<'a> {
         let mut cases = Vec::new();
         for name in MATH {
             let sets = self.sets;
-            let launch = |stream: &Stream, language: usize, sines: &mut DeviceBuffer<f32>, cosines: &mut DeviceBuffer<f32>| {
+            let launch = |stream: &Stream,
+                          language: usize,
+                          sines: &mut DeviceBuffer<f32>,
+                          cosines: &mut DeviceBuffer<f32>| {
                 let set = sets[language];
                 match name {
                     "sinf" => stream.launch(&set.math_sinf, shape, (sines.all_mut(), 0u32)),
                     "cosf" => stream.launch(&set.math_cosf, shape, (cosines.all_mut(), 0u32)),
-                    _ => stream.launch(&set.math_sincosf, shape, (sines.all_mut(), cosines.all_mut(), 0u32)),
+                    _ => stream.launch(
+                        &set.math_sincosf,
+                        shape,
+                        (sines.all_mut(), cosines.all_mut(), 0u32),
+                    ),
                 }
             };
             let mut checks = Vec::new();
@@ -703,7 +835,8 @@ impl<'a> Bench<'a> {
                         reference,
                         SINCOS_TOLERANCE,
                     ));
-                    ulps[language] = ulps[language].max(crate::verify::max_ulps(host.as_slice()?, reference));
+                    ulps[language] =
+                        ulps[language].max(crate::verify::max_ulps(host.as_slice()?, reference));
                 }
             }
             let (sines, cosines) = (&mut sines, &mut cosines);

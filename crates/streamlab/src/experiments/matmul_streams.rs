@@ -58,7 +58,12 @@ impl Run for MatmulStreams {
             },
             params: p,
         };
-        let mut checks = vec![check_on_distinct_inputs(gpu, &streams[0], &multiply, &mut products[0])?];
+        let mut checks = vec![check_on_distinct_inputs(
+            gpu,
+            &streams[0],
+            &multiply,
+            &mut products[0],
+        )?];
         fill_inputs(ctx.kernels, p, &streams[0], &mut products)?;
         gpu.synchronize()?;
         let regions = (1..=p.max_streams)

@@ -22,8 +22,8 @@ use streamlab_results::spread::Devices;
 
 use super::{Context, Rebind, Run, RunError, chosen_gpus, several_gpus};
 use crate::measure::{MAX_ROUNDS, series, wants_round};
-use streamlab_results::rng::Rng;
 use crate::runtime::{DeviceBuffer, Event, Gpu, PinnedBuffer, RuntimeError, Shape, Stream};
+use streamlab_results::rng::Rng;
 
 /// Threads per block of the copy kernel.
 const THREADS: u32 = 256;

@@ -33,8 +33,8 @@ use std::ops::Range;
 use streamlab_results::derived::rates::{best_rates, for_chunks};
 use streamlab_results::derived::trace::{BusiestBound, busiest_bound};
 use streamlab_results::experiments::sincos_overlap::{
-    CppHostRun, Params, SincosOverlap, SincosOverlapResult, SincosPoint, TRACED_BATCH, async_by_time,
-    trace_title,
+    CppHostRun, Params, SincosOverlap, SincosOverlapResult, SincosPoint, TRACED_BATCH,
+    async_by_time, trace_title,
 };
 use streamlab_results::saved::timeline::{OpKind, Timeline, TraceReference, TraceSource};
 use streamlab_results::saved::{IssueOrder, Params as _, StageTimes, Verification};

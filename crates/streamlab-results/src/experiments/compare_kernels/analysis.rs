@@ -232,13 +232,18 @@ fn fastest(runs: &[SpellingRun], language: KernelSet) -> Option<&SpellingRun> {
 
 fn case_ratio(c: &KernelCase, l2_bytes: u64) -> Option<CaseRatio> {
     let runs = spellings(c);
-    let (rust, cuda) = (fastest(&runs, KernelSet::Rust)?, fastest(&runs, KernelSet::Cuda)?);
+    let (rust, cuda) = (
+        fastest(&runs, KernelSet::Rust)?,
+        fastest(&runs, KernelSet::Cuda)?,
+    );
     let by_placement: Vec<f64> = (rust.by_place.iter().zip(&cuda.by_place))
         .map(|(r, k)| r.median() / k.median())
         .collect();
-    let placement_range = by_placement.iter().fold(None, |range: Option<[f64; 2]>, &r| {
-        Some(range.map_or([r, r], |[lo, hi]| [lo.min(r), hi.max(r)]))
-    });
+    let placement_range = by_placement
+        .iter()
+        .fold(None, |range: Option<[f64; 2]>, &r| {
+            Some(range.map_or([r, r], |[lo, hi]| [lo.min(r), hi.max(r)]))
+        });
     let placement_noise = (rust.by_place.iter().chain(&cuda.by_place))
         .map(Series::noise)
         .reduce(f64::max);
@@ -435,17 +440,25 @@ pub fn measured_rows(c: &KernelComparison, derived: &ComparisonAnalysis) -> Vec<
         let runs = spellings(k);
         let form = k.form.map_or("", KernelForm::label);
         let cold = (k.cache == Some(Cache::Cold)).then_some("cold");
-        let words: Vec<&str> = [Some(k.kernel.as_str()), Some(k.case.as_str()), Some(form), cold]
-            .into_iter()
-            .flatten()
-            .filter(|w| !w.is_empty())
-            .collect();
+        let words: Vec<&str> = [
+            Some(k.kernel.as_str()),
+            Some(k.case.as_str()),
+            Some(form),
+            cold,
+        ]
+        .into_iter()
+        .flatten()
+        .filter(|w| !w.is_empty())
+        .collect();
         let (key, label) = (words.join("/"), words.join(" "));
         for (language, entry, suffix) in [
             (KernelSet::Rust, &ratio.rust_spelling, "rust"),
             (KernelSet::Cuda, &ratio.cuda_spelling, "cuda"),
         ] {
-            if let Some(run) = runs.iter().find(|s| s.language == language && &s.entry == entry) {
+            if let Some(run) = runs
+                .iter()
+                .find(|s| s.language == language && &s.entry == entry)
+            {
                 let row = MeasuredRow::median(
                     format!("{key}/{suffix}"),
                     format!("{label}, {}", language.label()),
@@ -495,7 +508,13 @@ mod tests {
     }
 
     /// A case at `case` in `form` of the spellings `runs`.
-    fn spelled(kernel: &str, case: &str, form: KernelForm, origin: Origin, runs: &[(KernelSet, &str, f64)]) -> KernelCase {
+    fn spelled(
+        kernel: &str,
+        case: &str,
+        form: KernelForm,
+        origin: Origin,
+        runs: &[(KernelSet, &str, f64)],
+    ) -> KernelCase {
         KernelCase {
             kernel: kernel.into(),
             case: case.into(),
@@ -522,10 +541,18 @@ mod tests {
             "32×16×131072",
             KernelForm::Tuned,
             Origin::Defaults,
-            &[(Rust, "matmul", 3.0), (Rust, "matmul_tuned_walk", 5.0), (Cuda, "matmul", 4.0), (Cuda, "matmul_tuned_ldg", 2.5)],
+            &[
+                (Rust, "matmul", 3.0),
+                (Rust, "matmul_tuned_walk", 5.0),
+                (Cuda, "matmul", 4.0),
+                (Cuda, "matmul_tuned_ldg", 2.5),
+            ],
         );
         let r = case_ratio(&case, 60 << 20).unwrap();
-        assert_eq!((r.rust_spelling.as_str(), r.cuda_spelling.as_str()), ("matmul", "matmul_tuned_ldg"));
+        assert_eq!(
+            (r.rust_spelling.as_str(), r.cuda_spelling.as_str()),
+            ("matmul", "matmul_tuned_ldg")
+        );
         assert!((r.ratio - 3.0 / 2.5).abs() < 1e-12);
         assert_eq!(r.spellings.iter().filter(|s| s.fastest).count(), 2);
         assert_eq!(r.fits_l2, Some(true));
@@ -533,14 +560,36 @@ mod tests {
     }
 
     #[test]
-    fn safety_is_held_against_the_fastest_unchecked_cpp_of_its_shape_and_the_worst_shape_is_named() {
+    fn safety_is_held_against_the_fastest_unchecked_cpp_of_its_shape_and_the_worst_shape_is_named()
+    {
         use KernelForm::{Plain, Safe, Tuned};
         use KernelSet::{Cuda, Rust};
         let at = |case: &str, origin, safe: f64, plain_cpp: f64, tuned_cpp: f64| {
             vec![
-                spelled("matmul", case, Plain, origin, &[(Rust, "matmul_plain", 20.0), (Cuda, "matmul_plain", plain_cpp)]),
-                spelled("matmul", case, Safe, origin, &[(Rust, "matmul_safe", safe), (Cuda, "matmul_safe", 6.0)]),
-                spelled("matmul", case, Tuned, origin, &[(Rust, "matmul", 2.6), (Cuda, "matmul", tuned_cpp)]),
+                spelled(
+                    "matmul",
+                    case,
+                    Plain,
+                    origin,
+                    &[
+                        (Rust, "matmul_plain", 20.0),
+                        (Cuda, "matmul_plain", plain_cpp),
+                    ],
+                ),
+                spelled(
+                    "matmul",
+                    case,
+                    Safe,
+                    origin,
+                    &[(Rust, "matmul_safe", safe), (Cuda, "matmul_safe", 6.0)],
+                ),
+                spelled(
+                    "matmul",
+                    case,
+                    Tuned,
+                    origin,
+                    &[(Rust, "matmul", 2.6), (Cuda, "matmul", tuned_cpp)],
+                ),
             ]
         };
         let mut cases = at("wiki", Origin::Defaults, 3.0, 4.0, 3.0);
@@ -575,7 +624,13 @@ mod tests {
             rust: Some(series(&[2.0; 3])),
             cuda: Some(series(&[4.0; 3])),
             spellings: Vec::new(),
-            ..spelled("add_kernel", "cycles 256", KernelForm::Tuned, Origin::Defaults, &[])
+            ..spelled(
+                "add_kernel",
+                "cycles 256",
+                KernelForm::Tuned,
+                Origin::Defaults,
+                &[],
+            )
         };
         let runs = spellings(&old);
         assert_eq!(runs.len(), 2);

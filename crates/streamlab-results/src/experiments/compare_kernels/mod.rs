@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::card::KernelCard;
 use crate::derived::trace::TraceChecks;
-use crate::experiment::{self, Experiment, MeasuredRow, With, Analyzed, Csv, Saved, Summary};
+use crate::experiment::{self, Analyzed, Csv, Experiment, MeasuredRow, Saved, Summary, With};
 use crate::report::ReportError;
 use crate::report::section::Section;
 use crate::report::table::Table;

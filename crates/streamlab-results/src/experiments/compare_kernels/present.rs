@@ -2,8 +2,8 @@
 //! safety costs, the spellings, the math libraries, the cards), its CSVs, its report
 //! section, its chart and its facts in `summary.json`.
 use super::analysis::{
-    CaseRatio, ComparisonAnalysis, Measure, SAFE_TARGET, SAFE_WORST_TARGET,
-    SafetyCost, SweepRatio, TUNED_TARGET, TUNED_WORST_TARGET,
+    CaseRatio, ComparisonAnalysis, Measure, SAFE_TARGET, SAFE_WORST_TARGET, SafetyCost, SweepRatio,
+    TUNED_TARGET, TUNED_WORST_TARGET,
 };
 use super::{Cache, CompareKernels, KernelComparison, Origin};
 use crate::card::KernelCard;
@@ -30,11 +30,19 @@ fn columns(c: &KernelComparison) -> Columns<'_, CaseRatio> {
     let quartiles =
         |q: &Quartiles| format!("{} ({}–{})", num(q.median, 4), num(q.q1, 4), num(q.q3, 4));
     Columns::new()
-        .both("kernel", |k: &CaseRatio| k.kernel.clone(), "kernel", |k| k.kernel.clone())
+        .both(
+            "kernel",
+            |k: &CaseRatio| k.kernel.clone(),
+            "kernel",
+            |k| k.kernel.clone(),
+        )
         .both("case", |k| k.case.clone(), "case", |k| k.case.clone())
-        .both("form", |k| form_label(k.form), "form", |k| {
-            k.form.map_or("one".into(), |f| f.label().to_owned())
-        })
+        .both(
+            "form",
+            |k| form_label(k.form),
+            "form",
+            |k| k.form.map_or("one".into(), |f| f.label().to_owned()),
+        )
         .both(
             "shape",
             |k| k.origin.label().to_owned(),
@@ -58,22 +66,39 @@ fn columns(c: &KernelComparison) -> Columns<'_, CaseRatio> {
             "cache",
             |k| cache_label(k.cache).to_owned(),
         )
-        .raw("inputs_fit_l2", |k| k.fits_l2.map_or(String::new(), |f| f.to_string()))
-        .both("Rust", move |k| quartiles(&k.rust), "rust_median_ms", |k| {
-            format!("{:.5}", k.rust.median)
+        .raw("inputs_fit_l2", |k| {
+            k.fits_l2.map_or(String::new(), |f| f.to_string())
         })
-        .both("Rust noise", |k| noise(k.rust_noise), "rust_noise", |k| {
-            format!("{:.4}", k.rust_noise)
-        })
-        .both("CUDA C++", move |k| quartiles(&k.cuda), "cuda_median_ms", |k| {
-            format!("{:.5}", k.cuda.median)
-        })
-        .both("C++ noise", |k| noise(k.cuda_noise), "cuda_noise", |k| {
-            format!("{:.4}", k.cuda_noise)
-        })
-        .both("Rust / C++", |k| num(k.ratio, 3), "rust_over_cuda", |k| {
-            format!("{:.4}", k.ratio)
-        })
+        .both(
+            "Rust",
+            move |k| quartiles(&k.rust),
+            "rust_median_ms",
+            |k| format!("{:.5}", k.rust.median),
+        )
+        .both(
+            "Rust noise",
+            |k| noise(k.rust_noise),
+            "rust_noise",
+            |k| format!("{:.4}", k.rust_noise),
+        )
+        .both(
+            "CUDA C++",
+            move |k| quartiles(&k.cuda),
+            "cuda_median_ms",
+            |k| format!("{:.5}", k.cuda.median),
+        )
+        .both(
+            "C++ noise",
+            |k| noise(k.cuda_noise),
+            "cuda_noise",
+            |k| format!("{:.4}", k.cuda_noise),
+        )
+        .both(
+            "Rust / C++",
+            |k| num(k.ratio, 3),
+            "rust_over_cuda",
+            |k| format!("{:.4}", k.ratio),
+        )
         .both(
             "Rust against C++",
             |k| k.verdict.text().into(),
@@ -131,15 +156,19 @@ fn sweep_columns<'a>() -> Columns<'a, SweepRatio> {
         .show("ratio", |s| s.measure.label())
         .show("L2", |s| cache_label(s.cache).to_owned())
         .show("at the write-ups' shape", |s| {
-            s.write_up.map_or("–".into(), |w| format!("{} ({})", num(w, 3), s.write_up_case))
+            s.write_up.map_or("–".into(), |w| {
+                format!("{} ({})", num(w, 3), s.write_up_case)
+            })
         })
         .show("median", |s| num(s.median, 3))
-        .show("worst (shape)", |s| format!("{} ({})", num(s.worst, 3), s.worst_case))
+        .show("worst (shape)", |s| {
+            format!("{} ({})", num(s.worst, 3), s.worst_case)
+        })
         .show("shapes", |s| s.shapes.to_string())
         .show("targets", |s| {
-            s.measure
-                .targets()
-                .map_or("–".into(), |[at, worst]| format!("≤ {at:.2}, worst ≤ {worst:.2}"))
+            s.measure.targets().map_or("–".into(), |[at, worst]| {
+                format!("≤ {at:.2}, worst ≤ {worst:.2}")
+            })
         })
         .show("met", |s| match s.within_targets {
             Some(true) => "yes".into(),
@@ -155,10 +184,16 @@ fn safety_columns<'a>() -> Columns<'a, SafetyCost> {
         .show("case", |k| k.case.clone())
         .show("L2", |k| cache_label(k.cache).to_owned())
         .show("safe Rust / fastest unchecked C++", |k| {
-            format!("{} ({})", num(k.over_cuda_unchecked, 3), k.unchecked_spelling)
+            format!(
+                "{} ({})",
+                num(k.over_cuda_unchecked, 3),
+                k.unchecked_spelling
+            )
         })
         .show("safe Rust / safe C++", |k| num(k.over_cuda_safe, 3))
-        .show("safe Rust / fastest unchecked Rust", |k| num(k.over_rust_tuned, 3))
+        .show("safe Rust / fastest unchecked Rust", |k| {
+            num(k.over_rust_tuned, 3)
+        })
 }
 
 /// A spelling's row: its case, language, entry, what it does, its time and how far it is
@@ -177,24 +212,54 @@ fn spelling_columns<'a>() -> Columns<'a, SpellingRow<'a>> {
             .unwrap_or(f64::NAN)
     };
     Columns::new()
-        .both("kernel", |r: &SpellingRow| r.case.kernel.clone(), "kernel", |r| {
-            r.case.kernel.clone()
-        })
-        .both("case", |r| r.case.case.clone(), "case", |r| r.case.case.clone())
-        .both("form", |r| form_label(r.case.form), "form", |r| form_label(r.case.form))
-        .both("L2", |r| cache_label(r.case.cache).to_owned(), "cache", |r| {
-            cache_label(r.case.cache).to_owned()
-        })
-        .both("language", |r| r.spelling.language.label().to_owned(), "language", |r| {
-            r.spelling.language.label().to_owned()
-        })
-        .both("entry", |r| r.spelling.entry.clone(), "entry", |r| r.spelling.entry.clone())
-        .both("median ms", |r| num(r.spelling.median, 4), "median_ms", |r| {
-            format!("{:.5}", r.spelling.median)
-        })
-        .both("noise", |r| noise(r.spelling.noise), "noise", |r| {
-            format!("{:.4}", r.spelling.noise)
-        })
+        .both(
+            "kernel",
+            |r: &SpellingRow| r.case.kernel.clone(),
+            "kernel",
+            |r| r.case.kernel.clone(),
+        )
+        .both(
+            "case",
+            |r| r.case.case.clone(),
+            "case",
+            |r| r.case.case.clone(),
+        )
+        .both(
+            "form",
+            |r| form_label(r.case.form),
+            "form",
+            |r| form_label(r.case.form),
+        )
+        .both(
+            "L2",
+            |r| cache_label(r.case.cache).to_owned(),
+            "cache",
+            |r| cache_label(r.case.cache).to_owned(),
+        )
+        .both(
+            "language",
+            |r| r.spelling.language.label().to_owned(),
+            "language",
+            |r| r.spelling.language.label().to_owned(),
+        )
+        .both(
+            "entry",
+            |r| r.spelling.entry.clone(),
+            "entry",
+            |r| r.spelling.entry.clone(),
+        )
+        .both(
+            "median ms",
+            |r| num(r.spelling.median, 4),
+            "median_ms",
+            |r| format!("{:.5}", r.spelling.median),
+        )
+        .both(
+            "noise",
+            |r| noise(r.spelling.noise),
+            "noise",
+            |r| format!("{:.4}", r.spelling.noise),
+        )
         .both(
             "over its language's fastest",
             move |r| {
@@ -207,12 +272,21 @@ fn spelling_columns<'a>() -> Columns<'a, SpellingRow<'a>> {
             "over_fastest",
             move |r| format!("{:.4}", r.spelling.median / fastest_of(r)),
         )
-        .both("how", |r| r.spelling.how.clone(), "how", |r| r.spelling.how.clone())
+        .both(
+            "how",
+            |r| r.spelling.how.clone(),
+            "how",
+            |r| r.spelling.how.clone(),
+        )
 }
 
 fn spelling_rows<'a>(cases: impl Iterator<Item = &'a CaseRatio>) -> Vec<SpellingRow<'a>> {
     cases
-        .flat_map(|case| case.spellings.iter().map(move |spelling| SpellingRow { case, spelling }))
+        .flat_map(|case| {
+            case.spellings
+                .iter()
+                .map(move |spelling| SpellingRow { case, spelling })
+        })
         .collect()
 }
 
@@ -231,7 +305,10 @@ fn card_columns<'a>() -> Columns<'a, CaseRatio> {
         .show("form", |k| form_label(k.form))
         .show("registers", pair(|c| c.driver.registers.to_string()))
         .show("local bytes", pair(|c| c.driver.local_bytes.to_string()))
-        .show("occupancy", pair(|c| format!("{:.0}%", 100.0 * c.driver.occupancy)))
+        .show(
+            "occupancy",
+            pair(|c| format!("{:.0}%", 100.0 * c.driver.occupancy)),
+        )
         .show("global loads", pair(|c| c.ptx.global_loads.to_string()))
         .show("FMAs", pair(|c| c.ptx.fmas.to_string()))
         .show("traps", pair(|c| c.ptx.traps.to_string()))
@@ -450,15 +527,16 @@ pub const FACTS: &[&str] = &[
 /// lines.
 pub fn summary(a: &ComparisonAnalysis) -> Summary {
     let over_shapes: Vec<&SweepRatio> = (a.sweep.iter())
-        .filter(|s| matches!(s.measure, Measure::Form(KernelForm::Tuned) | Measure::Safety))
+        .filter(|s| {
+            matches!(
+                s.measure,
+                Measure::Form(KernelForm::Tuned) | Measure::Safety
+            )
+        })
         .filter(|s| s.cache != Some(Cache::Cold))
         .collect();
     let mut lines = Vec::new();
-    let labels = [
-        "Rust/C++ (tuned)",
-        "Rust/C++ (safe)",
-        "Rust/C++ (plain)",
-    ];
+    let labels = ["Rust/C++ (tuned)", "Rust/C++ (safe)", "Rust/C++ (plain)"];
     for (label, r) in labels.iter().zip([&a.tuned, &a.safe, &a.plain]) {
         let Some(r) = r else { continue };
         lines.push((

@@ -136,7 +136,12 @@ impl SincosShape {
 
 /// The largest prime at most `n` (2 below 2).
 pub fn prime_at_most(n: u64) -> u64 {
-    let is_prime = |m: u64| m >= 2 && (2..).take_while(|d| d * d <= m).all(|d| !m.is_multiple_of(d));
+    let is_prime = |m: u64| {
+        m >= 2
+            && (2..)
+                .take_while(|d| d * d <= m)
+                .all(|d| !m.is_multiple_of(d))
+    };
     (2..=n.max(2)).rev().find(|&m| is_prime(m)).unwrap_or(2)
 }
 
@@ -186,7 +191,9 @@ pub fn shapes(p: &Params, seed: u64) -> Shapes {
         inner,
         origin: Origin::Tail,
     };
-    shapes.matmul.push(tail(WIKI_ROWS, WIKI_COLS, (p.aligned - 1).max(1)));
+    shapes
+        .matmul
+        .push(tail(WIKI_ROWS, WIKI_COLS, (p.aligned - 1).max(1)));
     shapes.matmul.push(tail(
         WIKI_ROWS - 1,
         WIKI_COLS + 1,
@@ -284,17 +291,28 @@ mod tests {
     fn the_sweep_has_tails_on_every_axis_and_every_drawn_shape_is_valid() {
         for seed in 0..50 {
             let s = shapes(&Params::default(), seed);
-            let tails: Vec<_> = s.matmul.iter().filter(|m| m.origin == Origin::Tail).collect();
+            let tails: Vec<_> = s
+                .matmul
+                .iter()
+                .filter(|m| m.origin == Origin::Tail)
+                .collect();
             assert!(tails.iter().all(|m| m.inner % 8 != 0), "{tails:?}");
             assert!(tails.iter().any(|m| m.rows % 16 != 0 && m.cols % 16 != 0));
             let cycles: Vec<i32> = s.add.iter().map(|a| a.cycles).collect();
             assert!((1..=9).filter(|c| *c != 8).all(|c| cycles.contains(&c)));
             assert!(s.add.iter().all(|a| a.elements > 0 && a.cycles >= 0));
-            assert!(s.matmul.iter().all(|m| m.rows > 0 && m.cols > 0 && m.inner > 0));
+            assert!(
+                s.matmul
+                    .iter()
+                    .all(|m| m.rows > 0 && m.cols > 0 && m.inner > 0)
+            );
             assert!(s.sincos.iter().all(|x| x.elements > 0));
             assert!(s.fill.iter().all(|f| f.rows > 0 && f.cols > 0));
             assert_eq!(
-                s.matmul.iter().filter(|m| m.origin == Origin::Random).count(),
+                s.matmul
+                    .iter()
+                    .filter(|m| m.origin == Origin::Random)
+                    .count(),
                 Params::default().random_shapes
             );
         }

@@ -1,16 +1,16 @@
 //! What sincos-overlap derives: each configuration against its bound (the pipeline's
 //! stages from its own chunks' samples, its traced busiest engine or stream), the best
 //! asynchronous configuration, and the headline.
-use serde::{Deserialize, Serialize};
+use super::{Ratio, SincosOverlapResult};
 use crate::derived::pipeline::{self, Bound, Stages, Under, count_under};
-use crate::derived::trace;
 use crate::derived::rates::{best_rates, chunks_noise, for_chunks, pipeline_stages, stages};
+use crate::derived::trace;
 use crate::derived::trace::TracedBound;
 use crate::experiment::own_link;
 use crate::saved::IssueOrder;
 use crate::saved::timeline::CopyRates;
 use crate::stats::Series;
-use super::{Ratio, SincosOverlapResult};
+use serde::{Deserialize, Serialize};
 
 /// One configuration against its bound.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -11,8 +11,8 @@
 mod analysis;
 mod present;
 
-pub use analysis::{SincosAnalysis, SincosConfig, SincosSummary, async_by_time};
 use analysis::analyze;
+pub use analysis::{SincosAnalysis, SincosConfig, SincosSummary, async_by_time};
 use present::{columns, figures, hosts_note};
 
 use serde::{Deserialize, Serialize};
@@ -20,14 +20,15 @@ use serde::{Deserialize, Serialize};
 use crate::derived::pipeline::under_clause;
 use crate::derived::trace::BusiestBound;
 use crate::derived::trace::TraceChecks;
-use crate::experiment::{self, Experiment, MS, MeasuredRow, With, verdict, Analyzed, Csv, Saved, Summary};
+use crate::experiment::{
+    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Saved, Summary, With, verdict,
+};
 use crate::report::ReportError;
 use crate::report::section::{Section, cuda_note, draw};
 use crate::report::table::{Table, noise, num, times};
 use crate::saved::timeline::Timeline;
 use crate::saved::{
-    DeviceInfo, IssueOrder, MAX_STREAMS, Provenance, StageTimes, UsageError,
-    Verification,
+    DeviceInfo, IssueOrder, MAX_STREAMS, Provenance, StageTimes, UsageError, Verification,
 };
 use crate::stats::{self, Series};
 
@@ -398,7 +399,9 @@ impl Experiment for SincosOverlap {
     }
 
     fn csv(_r: &SincosOverlapResult, derived: &Self::Derived) -> Vec<Csv> {
-        vec![Csv::main(columns(None, derived.has_hosts()).csv(&derived.configs))]
+        vec![Csv::main(
+            columns(None, derived.has_hosts()).csv(&derived.configs),
+        )]
     }
 
     fn section(

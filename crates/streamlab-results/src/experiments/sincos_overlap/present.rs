@@ -1,11 +1,13 @@
 //! How sincos-overlap shows: its table's columns (the C++ kernels' and host's beside the
 //! Rust ones), its notes and its charts.
-use crate::report::chart::{BarSeries, BOUND_COLOR, LineSeries, PALETTE, SEQUENTIAL_COLOR, XAxis, YScale};
+use super::analysis::{SincosAnalysis, SincosConfig};
+use super::{CppHostRun, SincosOverlapResult};
+use crate::report::chart::{
+    BOUND_COLOR, BarSeries, LineSeries, PALETTE, SEQUENTIAL_COLOR, XAxis, YScale,
+};
 use crate::report::figures::{FigureModel, blank, line};
 use crate::report::table::{Columns, noise, num, ratio, under_csv};
 use crate::saved::IssueOrder;
-use super::{CppHostRun, SincosOverlapResult};
-use super::analysis::{SincosAnalysis, SincosConfig};
 
 /// A configuration against its bound and its traced busiest bound, in words.
 fn against_bounds(x: &SincosConfig) -> String {

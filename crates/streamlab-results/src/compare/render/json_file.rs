@@ -1,0 +1,243 @@
+//! `comparison.json`: every compared row with its verdicts, the counts of each verdict
+//! raw and controlled, and the rule they were judged by.
+use std::fmt::Write;
+
+use crate::compare::judge::Margins;
+use crate::compare::rows::ControlKind;
+use crate::compare::{ComparedRow, Comparison, SideFacts};
+use crate::derived::summary::{Entries, Json};
+use crate::experiment::json;
+use crate::saved::{KernelSet, files};
+use crate::verdict::Verdict;
+use serde::Serialize;
+
+/// How many rows got each verdict.
+#[derive(Debug, Default, Serialize)]
+pub struct Counts {
+    pub rows: usize,
+    pub changed: usize,
+    pub faster: usize,
+    pub slower: usize,
+    pub same: usize,
+    pub too_noisy: usize,
+    pub not_comparable: usize,
+}
+
+impl Counts {
+    fn add(&mut self, v: Verdict) {
+        self.rows += 1;
+        self.changed += usize::from(v.changed());
+        match v {
+            Verdict::Faster => self.faster += 1,
+            Verdict::Slower => self.slower += 1,
+            Verdict::Same => self.same += 1,
+            Verdict::TooNoisy => self.too_noisy += 1,
+            Verdict::NotComparable => self.not_comparable += 1,
+        }
+    }
+}
+
+/// The counts of a comparison's (or a section's) rows: raw, controlled (rows with a
+/// control), and what the rows say of the code.
+#[derive(Debug, Default, Serialize)]
+pub struct Totals {
+    /// Raw verdicts: what the machine and the code did (a row the machine moved counted
+    /// the same: see `moved_with_machine`).
+    pub raw: Counts,
+    /// Controlled verdicts, over the rows with a control: what the code did.
+    pub controlled: Counts,
+    /// The controlled verdict where there is one, else the raw one: what `--fail-on`
+    /// reads.
+    pub verdict: Counts,
+    /// Rows called changed raw that moved with their control.
+    pub moved_with_machine: usize,
+}
+
+impl Totals {
+    pub fn of<'a>(rows: impl IntoIterator<Item = &'a ComparedRow>) -> Totals {
+        let mut t = Totals::default();
+        for r in rows {
+            t.raw.add(if r.verdicts.moved_with_machine() {
+                Verdict::Same
+            } else {
+                r.raw()
+            });
+            if let Some(c) = r.verdicts.controlled {
+                t.controlled.add(c.verdict);
+            }
+            t.verdict.add(r.verdicts.verdict());
+            t.moved_with_machine += usize::from(r.verdicts.moved_with_machine());
+        }
+        t
+    }
+
+    /// "3 of 617 rows changed (1 faster, 2 slower); 32 moved with the machine; raw 35 of
+    /// 617 called changed, controlled 1 of 198".
+    pub fn line(&self) -> String {
+        let mut line = format!(
+            "{} of {} rows changed ({} faster, {} slower)",
+            self.verdict.changed, self.verdict.rows, self.verdict.faster, self.verdict.slower
+        );
+        if self.moved_with_machine > 0 {
+            let _ = write!(line, "; {} moved with the machine", self.moved_with_machine);
+        }
+        let _ = write!(
+            line,
+            "; raw {} of {} called changed, controlled {} of {}",
+            self.raw.changed, self.raw.rows, self.controlled.changed, self.controlled.rows
+        );
+        line
+    }
+}
+
+/// One compared row in `comparison.json`.
+#[derive(Serialize)]
+struct RowFile<'a> {
+    label: &'a str,
+    unit: &'a str,
+    a: f64,
+    b: f64,
+    noise_a: Option<f64>,
+    noise_b: Option<f64>,
+    /// The raw change and its verdict, against the experiment's spread between machines.
+    b_over_a: Option<f64>,
+    p_value: Option<f64>,
+    spread: f64,
+    verdict: Verdict,
+    /// What it was held against, and the controlled change with its verdict.
+    control: Option<ControlKind>,
+    controlled_b_over_a: Option<f64>,
+    controlled_p_value: Option<f64>,
+    controlled_spread: Option<f64>,
+    controlled_verdict: Option<Verdict>,
+    moved_with_machine: bool,
+}
+
+#[derive(Serialize)]
+struct RuleFile<'a> {
+    text: String,
+    min_change: f64,
+    false_discovery_rate: f64,
+    false_calls: FalseCalls,
+    margins: &'a Margins,
+}
+
+/// The largest share of rows called changed on an A/A pair left out of the fit.
+#[derive(Serialize)]
+struct FalseCalls {
+    raw: f64,
+    controlled: f64,
+}
+
+#[derive(Serialize)]
+struct ComparisonFile<'a> {
+    a: &'a SideFacts,
+    b: &'a SideFacts,
+    rule: RuleFile<'a>,
+    /// Over every experiment.
+    totals: Totals,
+    /// Per experiment: its counts, then its rows by kernel set and key.
+    experiments: Json,
+    only_in_a: Vec<&'static str>,
+    only_in_b: Vec<&'static str>,
+}
+
+/// The rule in words, with its margins' measured false-call rate.
+pub fn rule_text(c: &Comparison) -> String {
+    let floor = if c.min_change > 0.0 {
+        format!(
+            " A change under {} (--min-change) is never called.",
+            crate::verdict::percent(c.min_change)
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "Runs are the unit: a row's change ln(B/A) is held against the spread s that rows of its experiment show between two machines of one kind running one build (fitted on A/A pairs) together with the two runs' own noise w of the row, p = P(|Z| ≥ |ln(B/A)| / √(s² + w²)), and the rows called changed are chosen over the whole comparison at once by the Benjamini–Hochberg procedure at a {:.0}% false-discovery rate. A row not called is the same where its own noise is within its experiment's spread, else too noisy to say. Raw verdicts judge the row alone (what the machine and the code did); controlled ones the row over its control measured in the same run (its C++ twin, the link's probes, the launch probe: what the code did), against the spread of such ratios. Measured false-call rate: {}.{floor}",
+        100.0 * crate::compare::judge::FDR,
+        c.margins.false_call_text()
+    )
+}
+
+/// `comparison.json`: every compared row by experiment, kernel set and key (a JSON
+/// object at each level, so `/experiments/bounds/rust/dtod/verdict` names one verdict),
+/// with each experiment's and the whole comparison's counts.
+pub fn comparison_json(c: &Comparison) -> String {
+    let mut experiments = Entries::default();
+    for s in &c.sections {
+        let mut sets = Entries::default();
+        for set in [KernelSet::Rust, KernelSet::Cuda] {
+            let rows: Vec<&ComparedRow> = s.rows.iter().filter(|r| r.set() == set).collect();
+            if rows.is_empty() {
+                continue;
+            }
+            let mut keyed = Entries::default();
+            for r in rows {
+                let (raw, controlled) = (r.verdicts.raw, r.verdicts.controlled);
+                keyed.push(
+                    r.key(),
+                    json(&RowFile {
+                        label: r.label(),
+                        unit: r.row.unit,
+                        a: r.row.a.value,
+                        b: r.row.b.value,
+                        noise_a: r.row.a.noise,
+                        noise_b: r.row.b.noise,
+                        b_over_a: raw.b_over_a,
+                        p_value: raw.p_value,
+                        spread: raw.spread,
+                        verdict: raw.verdict,
+                        control: r.row.control,
+                        controlled_b_over_a: controlled.and_then(|c| c.b_over_a),
+                        controlled_p_value: controlled.and_then(|c| c.p_value),
+                        controlled_spread: controlled.map(|c| c.spread),
+                        controlled_verdict: controlled.map(|c| c.verdict),
+                        moved_with_machine: r.verdicts.moved_with_machine(),
+                    }),
+                );
+            }
+            sets.push(set_key(set), Json::Object(keyed));
+        }
+        let mut entry = match json(&Totals::of(&s.rows)) {
+            Json::Object(e) => e,
+            _ => unreachable!("counts serialise as an object"),
+        };
+        // The raw counts at the section's top level, as every comparison has them.
+        if let Json::Object(raw) = json(&Totals::of(&s.rows).raw) {
+            entry.0.extend(raw.0);
+        }
+        entry.0.extend(sets.0);
+        experiments.push(s.name, Json::Object(entry));
+    }
+    let only = |side: &str| {
+        (c.only.iter())
+            .find(|o| o.side == side)
+            .map(|o| o.names.clone())
+            .unwrap_or_default()
+    };
+    let (raw, controlled) = c.margins.false_calls();
+    let file = ComparisonFile {
+        a: &c.sides[0],
+        b: &c.sides[1],
+        rule: RuleFile {
+            text: rule_text(c),
+            min_change: c.min_change,
+            false_discovery_rate: crate::compare::judge::FDR,
+            false_calls: FalseCalls { raw, controlled },
+            margins: &c.margins,
+        },
+        totals: Totals::of(c.rows()),
+        experiments: Json::Object(experiments),
+        only_in_a: only("A"),
+        only_in_b: only("B"),
+    };
+    crate::folder::to_json(files::COMPARISON, &file).expect("a comparison serialises")
+}
+
+/// The key of a kernel set in `comparison.json`.
+fn set_key(set: KernelSet) -> &'static str {
+    match set {
+        KernelSet::Rust => "rust",
+        KernelSet::Cuda => "cuda",
+    }
+}

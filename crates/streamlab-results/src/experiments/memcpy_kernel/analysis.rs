@@ -1,0 +1,220 @@
+//! What memcpy-kernel derives: each row's speedup against its bound (copies at the
+//! measured rates, the kernels' stage from the run's fastest kernel rate), the breakeven
+//! and the headline.
+use super::{MemcpyKernelResult, MemcpyKernelRow};
+use crate::derived::pipeline::{self, Bound, count_under};
+use crate::derived::rates::{best_rates, chunks_noise, for_chunks, pipeline_stages};
+use crate::experiment::own_link;
+use crate::saved::timeline::CopyRates;
+use crate::saved::{LinkRates, StageTimes};
+use serde::{Deserialize, Serialize};
+
+/// One row against its bound (medians, milliseconds).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MemcpyRow {
+    pub cycles: i32,
+    pub streams: usize,
+    pub htod_ms: f64,
+    pub kernel_ms: f64,
+    pub dtoh_ms: f64,
+    pub total_ms: f64,
+    pub concurrent_ms: f64,
+    /// total / concurrent.
+    pub speedup: f64,
+    pub bound: Bound,
+    /// total / bound: the most the streamed version can gain.
+    pub bound_speedup: f64,
+    /// bound / concurrent.
+    pub efficiency: f64,
+    /// Beat the bound built from the measured stages: the bound was lowered to the row
+    /// (`bound.built_ms` keeps what it was).
+    pub beyond_bound: bool,
+    /// The streamed run's relative noise ([`crate::stats::Series::noise`]).
+    pub noise: f64,
+}
+
+/// Everything derived from a memcpy-kernel result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MemcpyAnalysis {
+    /// The copy rates over the headline stream count's chunks.
+    pub rates: CopyRates,
+    /// The stream counts measured, in the order measured.
+    pub stream_counts: Vec<usize>,
+    pub rows: Vec<MemcpyRow>,
+    /// The first cycles value whose kernel outlasts both copies (medians).
+    pub breakeven_cycles: Option<i32>,
+    /// The stream count of the headline (the first measured).
+    pub headline_streams: usize,
+    /// Index into `rows` of the headline row at the breakeven point.
+    pub at_breakeven: Option<usize>,
+    /// Index into `rows` of the best speedup.
+    pub best: Option<usize>,
+    pub rows_beyond_bound: usize,
+    /// Rows under their bound as built, and of those how many beyond the two figures'
+    /// noise ([`pipeline::Under`]).
+    pub rows_under_bound: usize,
+    pub rows_under_bound_beyond_noise: usize,
+}
+
+impl MemcpyAnalysis {
+    /// The rows of one stream count, in cycles order.
+    pub fn rows_with(&self, streams: usize) -> impl Iterator<Item = &MemcpyRow> {
+        self.rows.iter().filter(move |r| r.streams == streams)
+    }
+
+    pub fn breakeven_row(&self) -> Option<&MemcpyRow> {
+        self.at_breakeven.map(|i| &self.rows[i])
+    }
+
+    pub fn best_row(&self) -> Option<&MemcpyRow> {
+        self.best.map(|i| &self.rows[i])
+    }
+}
+
+/// Derive everything from `r`.
+/// The kernels' fastest rate at `streams` streams, in ms per cycle (the streamed
+/// version's kernels alone, over the rows whose cycles are at least the run's median: the
+/// kernel's time there is its sums'), and how far that rate moved over those rows
+/// ((slowest − fastest) / slowest): clocks move with load and temperature over a run.
+pub fn kernel_rate(r: &MemcpyKernelResult, streams: usize) -> Option<(f64, f64)> {
+    let mut cycles: Vec<i32> = r.rows.iter().map(|x| x.cycles).collect();
+    cycles.sort_unstable();
+    let median = *cycles.get(cycles.len() / 2)?;
+    let rates: Vec<f64> = (r.rows.iter())
+        .filter(|x| x.streams == streams && x.cycles >= median.max(1))
+        .map(|x| x.kernels.min() / f64::from(x.cycles))
+        .filter(|rate| rate.is_finite() && *rate > 0.0)
+        .collect();
+    let fastest = rates.iter().copied().reduce(f64::min)?;
+    let slowest = rates.iter().copied().reduce(f64::max)?;
+    Some((fastest, (slowest - fastest) / slowest))
+}
+
+pub(super) fn analyze(r: &MemcpyKernelResult) -> MemcpyAnalysis {
+    let link = own_link(r);
+    let rows: Vec<MemcpyRow> = (r.rows.iter())
+        .map(|row| {
+            analyze_row(
+                row,
+                &r.copies,
+                r.device.copy_engines,
+                link.as_ref(),
+                kernel_rate(r, row.streams),
+            )
+        })
+        .collect();
+    let mut stream_counts: Vec<usize> = Vec::new();
+    for row in &rows {
+        if !stream_counts.contains(&row.streams) {
+            stream_counts.push(row.streams);
+        }
+    }
+    let headline_streams = stream_counts.first().copied().unwrap_or(0);
+    let mut by_cycles: Vec<&MemcpyRow> = rows
+        .iter()
+        .filter(|r| r.streams == headline_streams)
+        .collect();
+    by_cycles.sort_by_key(|r| r.cycles);
+    let breakeven_cycles = by_cycles
+        .iter()
+        .find(|r| r.kernel_ms > r.htod_ms.max(r.dtoh_ms))
+        .map(|r| r.cycles);
+    let at_breakeven = breakeven_cycles.and_then(|c| {
+        rows.iter()
+            .position(|r| r.streams == headline_streams && r.cycles == c)
+    });
+    let best = (rows.iter().enumerate())
+        .filter(|(_, r)| r.speedup.is_finite())
+        .max_by(|a, b| a.1.speedup.total_cmp(&b.1.speedup))
+        .map(|(i, _)| i);
+    let (rows_under_bound, rows_under_bound_beyond_noise) =
+        count_under(rows.iter().map(|r| r.bound.under));
+    MemcpyAnalysis {
+        rows_under_bound,
+        rows_under_bound_beyond_noise,
+        rates: for_chunks(&r.copies, headline_streams).map_or(CopyRates::UNMEASURED, best_rates),
+        rows_beyond_bound: rows.iter().filter(|r| r.beyond_bound).count(),
+        stream_counts,
+        rows,
+        breakeven_cycles,
+        headline_streams,
+        at_breakeven,
+        best,
+    }
+}
+
+/// One row against its bound. The kernels' term is the fastest of the whole array's
+/// kernel, the streamed version's kernels alone, and the run's fastest per-cycle rate at
+/// this stream count times the row's cycles ([`kernel_rate`]); the bound's noise is the
+/// larger of its copies' noise and how far that rate moved over the run.
+fn analyze_row(
+    row: &MemcpyKernelRow,
+    copies: &[StageTimes],
+    copy_engines: i32,
+    link: Option<&LinkRates>,
+    rate: Option<(f64, f64)>,
+) -> MemcpyRow {
+    let at_rate = rate.map_or(f64::INFINITY, |(ms_per_cycle, _)| {
+        ms_per_cycle * f64::from(row.cycles)
+    });
+    let kernel = row.kernel.min().min(row.kernels.min()).min(at_rate);
+    let parts = match pipeline_stages(copies, row.streams, Some(kernel), link) {
+        Some(parts) => parts,
+        // Without its chunks' copy times, the whole array's sequential copies alone.
+        None => pipeline::Stages {
+            htod_ms: row.htod.min(),
+            kernel_ms: kernel,
+            dtoh_ms: row.dtoh.min(),
+            both_ms: row.htod.min().max(row.dtoh.min()),
+        },
+    };
+    let (total_ms, concurrent_ms) = (row.total.median(), row.concurrent.median());
+    let noise = chunks_noise(copies, row.streams).max(rate.map_or(0.0, |(_, moved)| moved));
+    let bound = pipeline::bound(parts, row.streams, 1, copy_engines).held(
+        concurrent_ms,
+        row.concurrent.noise(),
+        noise,
+    );
+    MemcpyRow {
+        cycles: row.cycles,
+        streams: row.streams,
+        htod_ms: row.htod.median(),
+        kernel_ms: row.kernel.median(),
+        dtoh_ms: row.dtoh.median(),
+        total_ms,
+        concurrent_ms,
+        speedup: total_ms / concurrent_ms,
+        bound,
+        bound_speedup: total_ms / bound.ms,
+        efficiency: bound.ms / concurrent_ms,
+        beyond_bound: bound.lowered(),
+        noise: row.concurrent.noise(),
+    }
+}
+
+/// memcpy-kernel's headline in `summary.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MemcpySummary {
+    pub verified: bool,
+    /// The stream count of the headline figures (the first measured; the Handbook's 8).
+    pub num_streams: usize,
+    /// The best speedup of any row, at any stream count.
+    pub best_speedup: f64,
+    pub best_speedup_streams: usize,
+    pub best_speedup_cycles: i32,
+    /// The first cycles value whose kernel outlasts both copies (medians).
+    pub breakeven_cycles: Option<i32>,
+    /// Speedup at the breakeven cycles with `num_streams` streams.
+    pub speedup_at_breakeven: Option<f64>,
+    /// The bound's speedup there: sequential total over the row's bound.
+    pub bound_speedup_at_breakeven: Option<f64>,
+    /// Rows that beat the bound built from the measured rates (each bound lowered to
+    /// its row: a rate was under-measured).
+    pub rows_beyond_bound: usize,
+    /// Rows under their bound as built, and of those how many beyond the two figures'
+    /// noise (absent from summaries written before rows were marked so).
+    #[serde(default)]
+    pub rows_under_bound: Option<usize>,
+    #[serde(default)]
+    pub rows_under_bound_beyond_noise: Option<usize>,
+}

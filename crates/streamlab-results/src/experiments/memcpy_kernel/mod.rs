@@ -1,0 +1,335 @@
+//! memcpy-kernel, after the CUDA Handbook's concurrencyMemcpyKernel: AddKernel between a
+//! copy in and a copy out of the whole array, one after another against split over
+//! streams, across a sweep of kernel cycles; per row the speedup, its reachable bound,
+//! the efficiency, and the breakeven where the kernel outlasts the copies.
+//!
+//! Each row times one streamed run, so its bound carries the first chunk's copy in and
+//! the last chunk's copy out ([`crate::derived::pipeline`] with one run). The row's copy
+//! stages are its stream count's chunks copied in alone, out alone and both ways at
+//! once; its kernel stage the faster of the kernel alone in the sequential run and the
+//! chunks' kernels alone, all at once (fastest samples, all measured in the same run).
+mod analysis;
+mod present;
+
+use analysis::analyze;
+pub use analysis::{MemcpyAnalysis, MemcpyRow, MemcpySummary, kernel_rate};
+use present::{columns, figures};
+
+use serde::{Deserialize, Serialize};
+
+use crate::derived::pipeline::under_clause;
+use crate::derived::trace::TraceChecks;
+use crate::experiment::{
+    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Saved, Summary, With, verdict,
+};
+use crate::range::IntRange;
+use crate::report::ReportError;
+use crate::report::section::{Section, cuda_note, draw};
+use crate::report::table::{Table, num, times};
+use crate::saved::timeline::Timeline;
+use crate::saved::{DeviceInfo, MAX_STREAMS, Provenance, StageTimes, UsageError, Verification};
+use crate::stats::Series;
+
+/// The memcpy-kernel experiment.
+pub struct MemcpyKernel;
+
+/// Cycles values tried past the end of the range while looking for the breakeven point.
+pub const MAX_EXTENSION_STEPS: usize = 256;
+
+/// Parameters; defaults are the Handbook program's, with the book's 128 M ints.
+#[derive(Debug, Clone, PartialEq, clap::Args, Serialize, Deserialize)]
+pub struct Params {
+    /// Array size in M ints (2^20 ints each).
+    #[arg(long, default_value_t = 128,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=4096))]
+    pub size: usize,
+    /// Cycles shmoo: START..=END (or one value), 0 or more.
+    #[arg(long, default_value = "0..=4096", allow_negative_numbers = true)]
+    pub cycles: IntRange,
+    /// Step of the cycles shmoo.
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(i64).range(1..=1_000_000))]
+    pub cycles_step: i64,
+    /// Streams shmoo: N or START..=END.
+    #[arg(long, default_value = "8")]
+    pub streams: IntRange,
+    /// Step of the streams shmoo.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(i64).range(1..=1_000_000))]
+    pub streams_step: i64,
+    /// Blocks per SM of each AddKernel launch (blocks = SMs × this).
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub blocks_per_sm: u32,
+    /// Threads per block.
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: u32,
+    /// The value AddKernel adds, `cycles` times (may be negative).
+    #[arg(long, default_value_t = 0xcc, allow_negative_numbers = true)]
+    pub add_value: i32,
+    /// Timed repetitions of each row; the sequential and streamed runs alternate.
+    #[arg(long, default_value_t = 5,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    pub repeats: usize,
+}
+
+impl Default for Params {
+    /// The command line's defaults: the `#[arg]` attributes above are their one source.
+    fn default() -> Params {
+        crate::saved::clap_defaults()
+    }
+}
+
+impl crate::saved::Params for Params {
+    fn quick() -> Params {
+        Params {
+            size: 64,
+            cycles: IntRange::new(0, 1024).expect("non-empty"),
+            cycles_step: 256,
+            repeats: 2,
+            ..Params::default()
+        }
+    }
+
+    /// The Handbook's 8 streams, and 32 streams: a deeper pipeline whose fill and drain
+    /// are a quarter as long; cycles in steps of 128 over the Handbook's range, which
+    /// keeps `run-all` within its five minutes.
+    /// 8 and 32 streams (the Handbook's 8, and as many as the GPU has hardware queues),
+    /// and cycles in steps of 128: the shmoo past breakeven in half the rows.
+    const RUN_ALL: &'static [&'static str] = &[
+        "--streams",
+        "8..=32",
+        "--streams-step",
+        "24",
+        "--cycles-step",
+        "128",
+    ];
+
+    fn validate(&self) -> Result<(), UsageError> {
+        if self.cycles.start() < 0 || self.cycles.end() > i64::from(i32::MAX / 2) {
+            return Err(UsageError::new(format!(
+                "--cycles {} is out of range: use values within 0..={}",
+                self.cycles,
+                i32::MAX / 2
+            )));
+        }
+        let most = (MAX_STREAMS as u64).min(self.elements() as u64) as i64;
+        if self.streams.start() < 1 || self.streams.end() > most {
+            return Err(UsageError::new(format!(
+                "--streams {} is out of range: use stream counts within 1..={most}",
+                self.streams
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl Params {
+    /// Elements in the array.
+    pub fn elements(&self) -> usize {
+        self.size << 20
+    }
+
+    /// Bytes of the array, copied once each way per run.
+    pub fn bytes(&self) -> u64 {
+        (self.elements() * size_of::<i32>()) as u64
+    }
+
+    /// The stream counts measured, ascending.
+    pub fn stream_counts(&self) -> Vec<usize> {
+        (self.streams.values(self.streams_step))
+            .map(|s| s as usize)
+            .collect()
+    }
+}
+
+/// One row of the Handbook's table: a cycles value at a stream count. The sequential
+/// samples are shared by every stream count at the same cycles.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MemcpyKernelRow {
+    pub cycles: i32,
+    pub streams: usize,
+    pub htod: Series,
+    pub kernel: Series,
+    pub dtoh: Series,
+    /// HtoD, kernel and DtoH one after another, timed as a whole.
+    pub total: Series,
+    /// The streamed version: all copies in, all kernels, all copies out.
+    pub concurrent: Series,
+    /// The streamed version's kernels alone, one chunk per stream, all at once.
+    pub kernels: Series,
+}
+
+/// Result of memcpy-kernel.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MemcpyKernelResult {
+    pub params: Params,
+    pub device: DeviceInfo,
+    pub provenance: Provenance,
+    /// For each stream count, its chunks copied in alone, out alone and both ways at
+    /// once.
+    pub copies: Vec<StageTimes>,
+    /// One row per (streams, cycles) measured, in the order measured.
+    pub rows: Vec<MemcpyKernelRow>,
+    pub verification: Verification,
+    /// One streamed run traced, at the breakeven cycles (or the first) and the first
+    /// stream count.
+    pub timeline: Option<Timeline>,
+}
+
+impl Saved for MemcpyKernelResult {
+    experiment::saved_fields!(Params);
+
+    fn timelines(&self) -> Vec<&Timeline> {
+        self.timeline.iter().collect()
+    }
+
+    fn stage_times(&self) -> Vec<&StageTimes> {
+        self.copies.iter().collect()
+    }
+}
+
+impl Experiment for MemcpyKernel {
+    const NAME: &'static str = "memcpy-kernel";
+    const USES_KERNEL_SETS: bool = true;
+    type Params = Params;
+    type Result = MemcpyKernelResult;
+    type Derived = MemcpyAnalysis;
+
+    fn rows(r: &MemcpyKernelResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
+        let mut rows = Vec::new();
+        for x in &r.rows {
+            let (key, label) = (
+                format!("{}/{}", x.streams, x.cycles),
+                format!("{} streams, {} cycles", x.streams, x.cycles),
+            );
+            rows.push(MeasuredRow::median(
+                format!("{key}/sequential"),
+                format!("{label}: sequential"),
+                &x.total,
+                MS,
+            ));
+            rows.push(MeasuredRow::median(
+                format!("{key}/streamed"),
+                format!("{label}: streamed"),
+                &x.concurrent,
+                MS,
+            ));
+        }
+        rows.into_iter().map(MeasuredRow::over_link).collect()
+    }
+
+    fn derive(r: &MemcpyKernelResult, _checks: &[TraceChecks]) -> MemcpyAnalysis {
+        analyze(r)
+    }
+
+    fn tables(
+        _r: &MemcpyKernelResult,
+        derived: &Self::Derived,
+        cuda: Option<With<'_, Self>>,
+    ) -> Vec<Table> {
+        let a = derived;
+        let c = cuda.map(|(_, d)| d);
+        let columns = columns(c);
+        (a.stream_counts.iter())
+            .map(|&streams| {
+                let rows: Vec<MemcpyRow> = a.rows_with(streams).cloned().collect();
+                columns.table(
+                    Some(format!(
+                        "{streams} streams (medians, ms); efficiency = bound / concurrent"
+                    )),
+                    &rows,
+                )
+            })
+            .collect()
+    }
+
+    fn csv(_r: &MemcpyKernelResult, derived: &Self::Derived) -> Vec<Csv> {
+        vec![Csv::main(columns(None).csv(&derived.rows))]
+    }
+
+    fn section(
+        rust: &Analyzed<Self>,
+        twin: Option<&Analyzed<Self>>,
+    ) -> Result<Section, ReportError> {
+        let (r, derived) = rust.with();
+        let cuda = twin.map(Analyzed::with);
+        let a = derived;
+        let mut sec = rust.section("memcpy-kernel: the CUDA Handbook's copy/kernel concurrency", "AddKernel, whose run time grows with its cycles, between a copy in and a copy out of the whole array: first one after another (HtoD, Kernel, DtoH, Total), then split over the streams with the Handbook's three loops (Concurrent), the two alternating repeat by repeat so that drift hits both.");
+        sec.note(
+            "Copy engines",
+            format!(
+                "asyncEngineCount {}: copies in and out run on separate engines, beside kernels.",
+                r.device.copy_engines
+            ),
+        );
+        sec.tables = Self::tables(r, derived, cuda);
+        sec.notes.push((
+            "Bound".into(),
+            "Per row: the largest of the HtoD engine's, the SMs' and the DtoH engine's busy time, and the bytes in plus out at the measured both-ways rate, plus the fill and drain of this one run (the first chunk's copy in and the last chunk's copy out). The copies' parts are timed over the row's own chunks, the kernel's part is the row's kernel alone. This is the reachable form of the Handbook's ideal, which lets both copies run at their one-way rates at once.".into(),
+        ));
+        let at = a.breakeven_row();
+        sec.notes.push((
+            "Result".into(),
+            match (a.breakeven_cycles, at) {
+                (Some(cycles), Some(x)) => format!(
+                    "The kernel outlasts the longer copy from {cycles} cycles; there {} streams give {} against the bound's {} ({} of the bound).",
+                    x.streams,
+                    times(x.speedup),
+                    times(x.bound_speedup),
+                    num(x.efficiency, 3)
+                ),
+                _ => "The kernel never outlasted the copies in this range of cycles.".into(),
+            },
+        ));
+        if a.rows_beyond_bound > 0 {
+            sec.notes.push((
+                "Flagged".into(),
+                format!(
+                    "{} row(s) beat the bound built from the measured rates: a rate was under-measured, and each such bound is lowered to its row.",
+                    a.rows_beyond_bound
+                ),
+            ));
+        }
+        sec.notes
+            .extend(cuda_note(cuda.map(|(c, _)| &c.provenance)));
+        sec.figures = draw(figures(a));
+        sec.timelines = rust.timelines()?;
+        Ok(sec)
+    }
+
+    fn summary(r: &MemcpyKernelResult, derived: &Self::Derived) -> Summary {
+        let a = derived;
+        let best = a.best_row();
+        let at = a.breakeven_row();
+        let x = MemcpySummary {
+            verified: r.verification.passed,
+            num_streams: a.headline_streams,
+            best_speedup: best.map_or(f64::NAN, |b| b.speedup),
+            best_speedup_streams: best.map_or(0, |b| b.streams),
+            best_speedup_cycles: best.map_or(0, |b| b.cycles),
+            breakeven_cycles: a.breakeven_cycles,
+            speedup_at_breakeven: at.map(|b| b.speedup),
+            bound_speedup_at_breakeven: at.map(|b| b.bound_speedup),
+            rows_beyond_bound: a.rows_beyond_bound,
+            rows_under_bound: Some(a.rows_under_bound),
+            rows_under_bound_beyond_noise: Some(a.rows_under_bound_beyond_noise),
+        };
+        let line = format!(
+            "breakeven cycles {}, there {} streams {} of the bound's {}; {} rows beyond their bound{}; {}",
+            x.breakeven_cycles
+                .map_or("not reached".to_owned(), |c| c.to_string()),
+            x.num_streams,
+            x.speedup_at_breakeven.map_or("–".into(), times),
+            x.bound_speedup_at_breakeven.map_or("–".into(), times),
+            x.rows_beyond_bound,
+            under_clause(
+                "their bound",
+                x.rows_under_bound,
+                x.rows_under_bound_beyond_noise
+            ),
+            verdict(x.verified)
+        );
+        Summary::headline(&x, line)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,169 @@
+//! How memcpy-kernel shows: its table's columns (the C++ kernels' beside the Rust ones)
+//! and its charts.
+use super::analysis::{MemcpyAnalysis, MemcpyRow};
+use crate::report::chart::{BOUND_COLOR, Level, PALETTE, SEQUENTIAL_COLOR, XAxis, YScale};
+use crate::report::figures::{FigureModel, blank, line};
+use crate::report::table::{Columns, noise, num, times, under_csv};
+
+/// The one declaration of the tables (one per stream count) and the CSV (every row, the
+/// Handbook's columns), the CUDA C++ twins' concurrent time beside the Rust one where
+/// `cuda` ran.
+/// The one declaration of the tables (one per stream count) and the CSV (every row, the
+/// Handbook's columns), the CUDA C++ twins' concurrent time beside the Rust one where
+/// `cuda` ran.
+pub(super) fn columns(cuda: Option<&MemcpyAnalysis>) -> Columns<'_, MemcpyRow> {
+    let ms = |x: f64| format!("{x:.4}");
+    let cpp = move |x: &MemcpyRow| {
+        (cuda?.rows.iter())
+            .find(|y| y.streams == x.streams && y.cycles == x.cycles)
+            .map(|y| y.concurrent_ms)
+    };
+    Columns::new()
+        .raw("Streams", |x: &MemcpyRow| x.streams.to_string())
+        .both(
+            "Cycles",
+            |x| x.cycles.to_string(),
+            "Cycles",
+            |x| x.cycles.to_string(),
+        )
+        .both(
+            "HtoD",
+            |x| num(x.htod_ms, 2),
+            "HtoD",
+            move |x| ms(x.htod_ms),
+        )
+        .both(
+            "Kernel",
+            |x| num(x.kernel_ms, 2),
+            "Kernel",
+            move |x| ms(x.kernel_ms),
+        )
+        .both(
+            "DtoH",
+            |x| num(x.dtoh_ms, 2),
+            "DtoH",
+            move |x| ms(x.dtoh_ms),
+        )
+        .both(
+            "Total",
+            |x| num(x.total_ms, 2),
+            "Total",
+            move |x| ms(x.total_ms),
+        )
+        .both(
+            "Concurrent",
+            |x| num(x.concurrent_ms, 2),
+            "Concurrent",
+            move |x| ms(x.concurrent_ms),
+        )
+        .both(
+            "Noise",
+            |x| noise(x.noise),
+            "Noise",
+            |x| format!("{:.4}", x.noise),
+        )
+        .both(
+            "Speedup",
+            |x| times(x.speedup),
+            "Speedup",
+            |x| format!("{:.3}", x.speedup),
+        )
+        .both(
+            "Bound",
+            |x| num(x.bound.ms, 2),
+            "Bound",
+            move |x| ms(x.bound.ms),
+        )
+        .both(
+            "Bound speedup",
+            |x| times(x.bound_speedup),
+            "BoundSpeedup",
+            |x| format!("{:.3}", x.bound_speedup),
+        )
+        .show("Efficiency", |x| num(x.efficiency, 3))
+        .show("C++ Concurrent", move |x| {
+            cpp(x).map_or("–".into(), |v| num(v, 2))
+        })
+        .both(
+            "against its bound",
+            |x| x.bound.mark(),
+            "BeyondBound",
+            |x| x.beyond_bound.to_string(),
+        )
+        .raw("UnderBound", |x| under_csv(x.bound.under))
+}
+
+/// memcpy-kernel: speedup against cycles per stream count beside its bound, and the
+/// stage times of the headline stream count.
+pub(super) fn figures(a: &MemcpyAnalysis) -> Vec<FigureModel> {
+    let mut speedup = blank(
+        "memcpy-kernel: streamed speedup over sequential, and its bound (Rust kernels)".into(),
+        "cycles",
+        "speedup",
+        XAxis::Linear,
+        YScale::Linear,
+    );
+    for (i, &streams) in a.stream_counts.iter().enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        let rows: Vec<_> = a.rows_with(streams).collect();
+        speedup.lines.push(line(
+            format!("{streams} streams"),
+            color,
+            false,
+            rows.iter()
+                .map(|r| (f64::from(r.cycles), r.speedup))
+                .collect(),
+        ));
+        speedup.lines.push(line(
+            format!("{streams} streams: bound"),
+            color,
+            true,
+            rows.iter()
+                .map(|r| (f64::from(r.cycles), r.bound_speedup))
+                .collect(),
+        ));
+    }
+    speedup.levels.push(Level {
+        name: "no speedup".into(),
+        color: SEQUENTIAL_COLOR,
+        y: 1.0,
+    });
+    let mut stages = blank(
+        format!(
+            "memcpy-kernel: the parts and the streamed run, {} streams (medians)",
+            a.headline_streams
+        ),
+        "cycles",
+        "ms",
+        XAxis::Linear,
+        YScale::Linear,
+    );
+    let rows: Vec<_> = a.rows_with(a.headline_streams).collect();
+    let series = [
+        (
+            "HtoD",
+            PALETTE[0],
+            false,
+            (|r| r.htod_ms) as fn(&MemcpyRow) -> f64,
+        ),
+        ("kernel", PALETTE[2], false, |r| r.kernel_ms),
+        ("DtoH", PALETTE[3], false, |r| r.dtoh_ms),
+        ("sequential total", SEQUENTIAL_COLOR, false, |r| r.total_ms),
+        ("streamed", PALETTE[4], false, |r| r.concurrent_ms),
+        ("streamed bound", BOUND_COLOR, true, |r| r.bound.ms),
+    ];
+    for (name, color, dashed, value) in series {
+        stages.lines.push(line(
+            name,
+            color,
+            dashed,
+            rows.iter()
+                .map(|r| (f64::from(r.cycles), value(r)))
+                .collect(),
+        ));
+    }
+    vec![
+        FigureModel::chart("memcpy-kernel-speedup.svg".into(), speedup),
+        FigureModel::chart("memcpy-kernel-stages.svg".into(), stages),
+    ]
+}
