@@ -316,3 +316,6 @@ impl Experiment for CompareKernels {
         present::summary(derived)
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,368 +1,27 @@
-//! compare-kernels: each Rust kernel against its CUDA C++ twin, in every form (plain, safe,
-//! tuned), each side in every spelling it has of the form (`runtime::kernels::Spelling`),
-//! at the shapes `streamlab_results::experiments::compare_kernels::shapes` lists: the
-//! write-ups', a sweep with tails, and shapes drawn from the run's seed.
-//!
-//! At each shape and form, every spelling first runs once into a poisoned output on inputs
-//! whose elements all differ (seeded from the run's seed), checked element by element
-//! against the CPU (matmul in f64 within the bound of `verify::matmul_reference`, AddKernel
-//! exactly, sincos within 1e-6); then the spellings of both languages are launched in
-//! turn on one stream, an event before and after each launch, so all see the same clocks
-//! and neighbours. A case whose inputs fit in L2 is timed twice: warm (back to back, as a
-//! kernel re-reading its inputs sees them) and cold (L2 flushed before each launch by
-//! writing a buffer twice its size). matmul's warm launches are shared among `--placements`
-//! places of its inputs in one allocation. Each spelling's card (the driver's figures at
-//! the launch shape and the PTX's counts) is read beside its times. The math library
-//! functions alone (`sinf`, `cosf`, `sincosf`: the `libm` crate's against CUDA's) run at
-//! the write-ups' sincos array, with each output's largest error in ulps.
+//! The cases compare-kernels times, one method of the bench per kernel: each form's
+//! spellings on each side checked, then timed round-robin at every shape (matmul at each
+//! placement of its inputs, warm and cold).
+use super::placement::{placed_inputs, placed_len, placement_visits};
+use super::{Bench, Buffers, Entry, LANGUAGES, SINCOS_TOLERANCE, input_seed};
+use crate::experiments::Context;
+use crate::measure::series;
+use crate::runtime::spellings::Spelling;
+use crate::runtime::{DeviceBuffer, PinnedBuffer, RuntimeError, Shape, Stream};
 use std::ops::Range;
-
-use streamlab_results::card::{self, KernelCard};
 use streamlab_results::experiments::compare_kernels::shapes::{
-    self, AddShape, FillShape, MatmulShape, SincosShape,
+    AddShape, FillShape, MatmulShape, SincosShape,
 };
 use streamlab_results::experiments::compare_kernels::{
-    Cache, CompareKernels, KernelCase, KernelComparison, Origin, PLACEMENT_STEP_BYTES, Params,
-    Placement, SpellingRun,
+    Cache, KernelCase, Origin, PLACEMENT_STEP_BYTES, Placement, SpellingRun,
 };
 use streamlab_results::experiments::matmul_streams;
 use streamlab_results::rng::Rng;
-use streamlab_results::saved::{KernelForm, KernelSet, Params as _, Verification};
+use streamlab_results::saved::{KernelForm, KernelSet};
 
-use super::{Context, Run, RunError};
-use crate::measure::series;
-use crate::runtime::baseline::CudaKernels;
-use crate::runtime::kernels::RUST_PTX;
-use crate::runtime::spellings::{Spelled, Spelling};
-use crate::runtime::{
-    DeviceBuffer, Element, Function, Gpu, Kernels, PinnedBuffer, RuntimeError, Shape, Stream,
-};
-
-/// sincos tolerance: CUDA's `sinf`/`cosf` and the `libm` crate's differ in the last bit,
-/// which `sqrt(s² + c²) ≈ 1` carries into a few units of 2^-23 (1.2e-7).
-const SINCOS_TOLERANCE: f64 = 1e-6;
-
-impl Run for CompareKernels {
-    const ABOUT: &'static str = "Time each Rust kernel against its CUDA C++ twin (NVRTC), plain, safe and tuned \
-        forms, each side's fastest spelling, at the write-ups' shapes, shapes with tails and shapes drawn from --seed";
-
-    const NEEDS_CUDA_TWINS: bool = true;
-
-    fn run(ctx: &Context, p: &Params) -> Result<KernelComparison, RunError> {
-        p.validate()?;
-        let Some(cuda) = ctx.cuda else {
-            return Err(RunError::Input(
-                "compare-kernels needs the CUDA C++ twins, but NVRTC is not available: install the CUDA toolkit's NVRTC or add its lib64 folder to LD_LIBRARY_PATH".into(),
-            ));
-        };
-        let seed = p.seed.unwrap_or_else(Rng::seed_from_clock);
-        eprintln!("compare-kernels: seed {seed} (--seed {seed} draws the same shapes and inputs)");
-        let shapes = shapes::shapes(p, seed);
-        let l2_bytes = ctx.gpu.info().l2_bytes;
-        let flush_len = (2 * l2_bytes as usize).max(16 << 20);
-        ctx.gpu.ensure_fits(flush_len as u64)?;
-        let mut bench = Bench {
-            gpu: ctx.gpu,
-            sets: [ctx.gpu.kernels(), &cuda.kernels],
-            ptx: [RUST_PTX, &cuda.ptx],
-            params: p,
-            l2_bytes,
-            seed,
-            stream: ctx.gpu.streams(1)?.remove(0),
-            flush: ctx.gpu.alloc::<u8>(flush_len)?,
-        };
-        let steps =
-            shapes.fill.len() + shapes.matmul.len() + shapes.add.len() + shapes.sincos.len() + 1;
-        let mut task = crate::progress::Task::start("rust vs cuda", steps as u64);
-        let mut cases = Vec::new();
-        for shape in &shapes.fill {
-            cases.extend(bench.fill(shape)?);
-            task.step(&format!("fill {}×{}", shape.rows, shape.cols));
-        }
-        for shape in &shapes.matmul {
-            cases.extend(bench.matmul(shape)?);
-            task.step(&format!("matmul {}", shape.case()));
-        }
-        let longest = |lens: &mut dyn Iterator<Item = usize>| lens.max().unwrap_or(1);
-        let mut ints = Buffers::new(
-            ctx.gpu,
-            &bench.stream,
-            longest(&mut shapes.add.iter().map(|s| s.elements)),
-            -1,
-            |input| Rng::new(input_seed(seed, 2)).fill_any_i32(input),
-        )?;
-        for shape in &shapes.add {
-            cases.extend(bench.add_kernel(ctx, shape, &mut ints)?);
-            task.step(&format!("add_kernel {}", shape.case(p)));
-        }
-        drop(ints);
-        let mut floats = Buffers::new(
-            ctx.gpu,
-            &bench.stream,
-            longest(&mut shapes.sincos.iter().map(|s| s.elements)),
-            f32::NAN,
-            |input| Rng::new(input_seed(seed, 3)).fill_unit(input),
-        )?;
-        for shape in &shapes.sincos {
-            cases.extend(bench.sincos(shape, &mut floats)?);
-            task.step(&format!("sincos over {}", shape.elements));
-        }
-        drop(floats);
-        cases.extend(bench.math()?);
-        task.step("math libraries");
-        task.finish();
-        Ok(comparison(ctx, cuda, p, seed, cases))
-    }
-}
-
-fn comparison(
-    ctx: &Context,
-    cuda: &CudaKernels,
-    p: &Params,
-    seed: u64,
-    cases: Vec<KernelCase>,
-) -> KernelComparison {
-    KernelComparison {
-        params: p.clone(),
-        device: ctx.gpu.info().clone(),
-        provenance: ctx.provenance(true),
-        cuda_build: cuda.build.clone(),
-        seed: Some(seed),
-        verification: crate::verify::combine(
-            cases.iter().map(|k| k.verification.clone()).collect(),
-        ),
-        cases,
-    }
-}
-
-/// Both kernel sets on one GPU and one stream, and a buffer whose writing flushes L2.
-struct Bench<'a> {
-    gpu: &'a Gpu,
-    /// The Rust and the CUDA C++ kernels.
-    sets: [&'a Kernels; 2],
-    /// The Rust and the CUDA C++ PTX, for the cards.
-    ptx: [&'a str; 2],
-    params: &'a Params,
-    l2_bytes: u64,
-    seed: u64,
-    stream: Stream<'a>,
-    flush: DeviceBuffer<u8>,
-}
-
-/// An input and an output on the GPU and on the host, for the largest array of a
-/// kernel's shapes (each shape uses their first elements): made and filled once.
-struct Buffers<T> {
-    host_in: PinnedBuffer<T>,
-    dev_in: DeviceBuffer<T>,
-    dev_out: DeviceBuffer<T>,
-    host_out: PinnedBuffer<T>,
-}
-
-impl<T: Element> Buffers<T> {
-    /// Buffers of `len` elements, the input filled by `fill` and copied to the GPU.
-    fn new(
-        gpu: &Gpu,
-        stream: &Stream,
-        len: usize,
-        poison: T,
-        fill: impl FnOnce(&mut [T]),
-    ) -> Result<Self, RuntimeError> {
-        gpu.ensure_fits(2 * (len * size_of::<T>()) as u64)?;
-        let mut host_in = gpu.pinned(len, poison)?;
-        fill(host_in.as_mut_slice()?);
-        let mut dev_in = gpu.alloc(len)?;
-        stream.htod(&mut dev_in, 0, &host_in, 0..len)?;
-        stream.synchronize()?;
-        Ok(Buffers {
-            host_in,
-            dev_in,
-            dev_out: gpu.alloc(len)?,
-            host_out: gpu.pinned(len, poison)?,
-        })
-    }
-}
-
-/// One entry a case times: its language, what it is, and its function.
-#[derive(Clone, Copy)]
-struct Entry<P> {
-    language: KernelSet,
-    spelling: Spelling,
-    function: Function<P>,
-}
-
-const LANGUAGES: [KernelSet; 2] = [KernelSet::Rust, KernelSet::Cuda];
-
-/// A seed of its own for each input, drawn from the run's.
-fn input_seed(seed: u64, salt: u64) -> u64 {
-    Rng::new(seed ^ salt.wrapping_mul(0x9E37_79B9_7F4A_7C15)).next_u64()
-}
-
-impl<'a> Bench<'a> {
-    /// Every spelling of `form` in both languages, Rust's first, from `pick`'s list.
-    fn entries<P>(
-        &self,
-        pick: impl Fn(&Kernels) -> &[Spelled<P>],
-        form: KernelForm,
-    ) -> Vec<Entry<P>> {
-        (LANGUAGES.iter().zip(self.sets))
-            .flat_map(|(&language, set)| {
-                (pick(set).iter())
-                    .filter(|s| s.spelling.form == form)
-                    .map(move |s| Entry {
-                        language,
-                        spelling: s.spelling,
-                        function: s.function,
-                    })
-            })
-            .collect()
-    }
-
-    /// The card of `function` of `language`, launched with `threads` threads a block.
-    fn card_of<P>(
-        &self,
-        language: KernelSet,
-        function: &Function<P>,
-        threads: u32,
-    ) -> Result<Option<KernelCard>, RuntimeError> {
-        let ptx = self.ptx[usize::from(language == KernelSet::Cuda)];
-        let driver = function.driver_card(threads)?;
-        Ok(card::ptx_counts(ptx, function.name()).map(|ptx| KernelCard { driver, ptx }))
-    }
-
-    /// Each entry's card at `shape`.
-    fn cards<P>(
-        &self,
-        entries: &[Entry<P>],
-        shape: Shape,
-    ) -> Result<Vec<Option<KernelCard>>, RuntimeError> {
-        let threads = shape.block.0 * shape.block.1;
-        (entries.iter())
-            .map(|e| self.card_of(e.language, &e.function, threads))
-            .collect()
-    }
-
-    /// Launch entry `e` of `n` in turn, `launches` times each after `warmup` each, an event
-    /// before and after every launch (and L2 flushed before it, `cold`); each entry's
-    /// milliseconds.
-    fn round_robin(
-        &mut self,
-        n: usize,
-        launches: usize,
-        cold: bool,
-        mut launch: impl FnMut(&Stream, usize) -> Result<(), RuntimeError>,
-    ) -> Result<Vec<Vec<f64>>, RuntimeError> {
-        for _ in 0..self.params.warmup {
-            for e in 0..n {
-                launch(&self.stream, e)?;
-            }
-        }
-        let mut marks = Vec::with_capacity(launches * n);
-        for _ in 0..launches {
-            for e in 0..n {
-                if cold {
-                    self.stream.poison(&mut self.flush)?;
-                }
-                let (start, end) = (self.gpu.event()?, self.gpu.event()?);
-                self.stream.record(&start)?;
-                launch(&self.stream, e)?;
-                self.stream.record(&end)?;
-                marks.push((e, start, end));
-            }
-        }
-        let mut times = vec![Vec::with_capacity(launches); n];
-        for (e, start, end) in &marks {
-            times[*e].push(start.elapsed_ms(end)?);
-        }
-        Ok(times)
-    }
-
-    /// Run each entry once into `out` (poisoned first), copy its first `len` elements
-    /// back into `host` and check them.
-    fn checked<T: Element, P>(
-        &self,
-        entries: &[Entry<P>],
-        (out, host, len): (&mut DeviceBuffer<T>, &mut PinnedBuffer<T>, usize),
-        mut launch: impl FnMut(&Stream, &Entry<P>, &mut DeviceBuffer<T>) -> Result<(), RuntimeError>,
-        check: impl Fn(&Entry<P>, &[T]) -> Verification,
-    ) -> Result<Vec<Verification>, RuntimeError> {
-        let mut checks = Vec::with_capacity(entries.len());
-        for entry in entries {
-            self.stream.poison(out)?;
-            launch(&self.stream, entry, out)?;
-            self.stream.dtoh(host, 0, out, 0..len)?;
-            self.stream.synchronize()?;
-            checks.push(check(entry, &host.as_slice()?[..len]));
-        }
-        Ok(checks)
-    }
-
-    /// The case of `entries` at one shape and cache state, from their times and checks.
-    #[allow(clippy::too_many_arguments)]
-    fn case<P>(
-        &self,
-        kernel: &str,
-        case: String,
-        form: Option<KernelForm>,
-        launch: String,
-        entries: &[Entry<P>],
-        times: Vec<Vec<f64>>,
-        checks: &[Verification],
-        cards: &[Option<KernelCard>],
-        cache: Option<Cache>,
-        input_bytes: Option<u64>,
-        origin: Origin,
-    ) -> KernelCase {
-        let spellings: Vec<SpellingRun> = (entries.iter().zip(times))
-            .zip(checks.iter().zip(cards))
-            .map(|((entry, times), (check, card))| SpellingRun {
-                language: entry.language,
-                entry: entry.spelling.entry.to_owned(),
-                how: entry.spelling.how.to_owned(),
-                times: series(times),
-                by_place: Vec::new(),
-                card: *card,
-                verification: check.clone(),
-            })
-            .collect();
-        KernelCase {
-            kernel: kernel.to_owned(),
-            case,
-            form,
-            launch,
-            rust: None,
-            cuda: None,
-            verification: crate::verify::combine(checks.to_vec()),
-            cards: None,
-            max_ulps: None,
-            placements: Vec::new(),
-            spellings,
-            cache,
-            input_bytes,
-            origin,
-        }
-    }
-
-    /// Launches a spelling gets at a shape of `origin`.
-    fn launches(&self, origin: Origin) -> usize {
-        match origin {
-            Origin::Defaults => self.params.launches,
-            _ => self.params.sweep_launches.max(1),
-        }
-    }
-
-    /// The cache states to time a case whose inputs are `bytes` in: warm, and cold where
-    /// they fit in L2.
-    fn caches(&self, bytes: u64) -> Vec<Cache> {
-        if bytes <= self.l2_bytes {
-            vec![Cache::Warm, Cache::Cold]
-        } else {
-            vec![Cache::Warm]
-        }
-    }
-
+impl Bench<'_> {
     /// `fill` (one raw-pointer store: its plain and tuned forms are one) and `fill_safe`
     /// over a `rows × cols` matrix.
-    fn fill(&mut self, s: &FillShape) -> Result<Vec<KernelCase>, RuntimeError> {
+    pub(super) fn fill(&mut self, s: &FillShape) -> Result<Vec<KernelCase>, RuntimeError> {
         let (rows, cols) = (s.rows as usize, s.cols as usize);
         self.gpu.ensure_fits((rows * cols * 4) as u64)?;
         let mut a: DeviceBuffer<f32> = self.gpu.alloc(rows * cols)?;
@@ -447,7 +106,7 @@ impl<'a> Bench<'a> {
     /// Every form of `matmul` at `s`, `c = a · b` on inputs whose elements all differ,
     /// placed at each of `--placements` places in one allocation (warm) and at the first
     /// (cold, where they fit in L2).
-    fn matmul(&mut self, s: &MatmulShape) -> Result<Vec<KernelCase>, RuntimeError> {
+    pub(super) fn matmul(&mut self, s: &MatmulShape) -> Result<Vec<KernelCase>, RuntimeError> {
         let (rows, cols, inner) = (s.rows as usize, s.cols as usize, s.inner as usize);
         // The write-ups' shapes at every placement; the sweep's (few launches) at one.
         let places = match s.origin {
@@ -595,7 +254,7 @@ impl<'a> Bench<'a> {
         Ok(cases)
     }
 
-    fn add_kernel(
+    pub(super) fn add_kernel(
         &mut self,
         ctx: &Context,
         s: &AddShape,
@@ -690,7 +349,7 @@ impl<'a> Bench<'a> {
         Ok(cases)
     }
 
-    fn sincos(
+    pub(super) fn sincos(
         &mut self,
         s: &SincosShape,
         buffers: &mut Buffers<f32>,
@@ -780,7 +439,7 @@ impl<'a> Bench<'a> {
     /// Each math library function alone over the sincos experiment's indices: the `libm`
     /// crate's (Rust) against CUDA's (C++), timed alternately, each output checked
     /// against an f64 reference and its largest error in ulps kept.
-    fn math(&mut self) -> Result<Vec<KernelCase>, RuntimeError> {
+    pub(super) fn math(&mut self) -> Result<Vec<KernelCase>, RuntimeError> {
         let n = self.params.sincos_elements;
         let threads = crate::sincos::THREADS;
         self.gpu.ensure_fits((2 * n * 4) as u64)?;
@@ -883,40 +542,6 @@ impl<'a> Bench<'a> {
     }
 }
 
-/// The elements an allocation needs for two inputs of `lens` elements at `places`
-/// placements `step` elements apart ([`placed_inputs`]).
-fn placed_len(places: usize, lens: [usize; 2], step: usize) -> usize {
-    lens[0].next_multiple_of(step) + 2 * (places - 1) * step + lens[1]
-}
-
-/// Where placement `place` of `places` puts two inputs of `lens` elements in one
-/// allocation of [`placed_len`] elements, `step` elements apart per placement: the first
-/// `place` steps in, the second `places − 1 − place` steps after the first step boundary
-/// past the first's furthest end, so that both move at every placement, in opposite
-/// directions, and both start on a step boundary.
-fn placed_inputs(place: usize, places: usize, lens: [usize; 2], step: usize) -> [Range<usize>; 2] {
-    let first = place * step;
-    let second =
-        (lens[0] + (places - 1) * step).next_multiple_of(step) + (places - 1 - place) * step;
-    [first..first + lens[0], second..second + lens[1]]
-}
-
-/// The order the placements are visited in, and each visit's share of `launches`: every
-/// placement on the way there and again on the way back (once where there is one), so
-/// that a drift of the machine over the case does not pass for a difference between
-/// places; the launches split as evenly as they go, earlier visits taking the remainder.
-fn placement_visits(places: usize, launches: usize) -> Vec<(usize, usize)> {
-    let mut order: Vec<usize> = (0..places).collect();
-    if places > 1 {
-        order.extend((0..places).rev());
-    }
-    let (share, rest) = (launches / order.len(), launches % order.len());
-    (order.into_iter().enumerate())
-        .map(|(i, place)| (place, share + usize::from(i < rest)))
-        .filter(|&(_, launches)| launches > 0)
-        .collect()
-}
-
 /// The wiki's fill grids: one block more than needed along each axis, for an `r` × `k`
 /// matrix of `m`'s blocks.
 fn fill_shape(m: &matmul_streams::Params, r: usize, k: usize) -> Shape {
@@ -934,54 +559,3 @@ type Reference = dyn Fn(usize) -> f64 + Sync;
 
 /// The math library functions timed alone ("whose math").
 const MATH: [&str; 3] = ["sinf", "cosf", "sincosf"];
-
-#[cfg(test)]
-mod tests {
-    use super::{placed_inputs, placed_len, placement_visits};
-
-    #[test]
-    fn every_placement_keeps_both_inputs_apart_inside_the_allocation_on_step_boundaries() {
-        for places in 1..=6 {
-            for lens in [[10, 7], [3, 40], [1, 1], [15, 5]] {
-                let step = 5;
-                let len = placed_len(places, lens, step);
-                let all: Vec<_> = (0..places)
-                    .map(|p| placed_inputs(p, places, lens, step))
-                    .collect();
-                for [a, b] in &all {
-                    assert_eq!((a.len(), b.len()), (lens[0], lens[1]));
-                    assert!(a.end <= b.start && b.end <= len, "{a:?} {b:?} in {len}");
-                    assert!(a.start % step == 0 && b.start % step == 0, "{a:?} {b:?}");
-                }
-                // The allocation is no larger than the placements need.
-                assert_eq!(all.iter().map(|[_, b]| b.end).max(), Some(len));
-                for pair in all.windows(2) {
-                    assert_ne!(pair[0][0].start, pair[1][0].start);
-                    assert_ne!(pair[0][1].start, pair[1][1].start);
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn placements_are_visited_there_and_back_with_every_launch_shared_out() {
-        assert_eq!(placement_visits(1, 7), vec![(0, 7)]);
-        let visits = placement_visits(3, 100);
-        let order: Vec<usize> = visits.iter().map(|v| v.0).collect();
-        assert_eq!(order, [0, 1, 2, 2, 1, 0]);
-        assert_eq!(visits.iter().map(|v| v.1).sum::<usize>(), 100);
-        assert!(visits.iter().all(|v| v.1 == 16 || v.1 == 17));
-        for places in 2..=5 {
-            for launches in 2 * places..40 {
-                let visits = placement_visits(places, launches);
-                assert_eq!(visits.iter().map(|v| v.1).sum::<usize>(), launches);
-                for place in 0..places {
-                    let got: usize = (visits.iter()).filter(|v| v.0 == place).map(|v| v.1).sum();
-                    assert!(got >= 2, "{places} places, {launches} launches");
-                }
-            }
-        }
-        // The sweep's few launches may leave a visit with none: it is dropped.
-        assert!(placement_visits(4, 5).iter().all(|v| v.1 > 0));
-    }
-}

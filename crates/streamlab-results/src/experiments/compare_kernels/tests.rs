@@ -1,0 +1,176 @@
+//! compare-kernels' analysis on made-up cases: ratios, safety's cost, the sweep's worst
+//! cases, the verdicts.
+use super::analysis::*;
+use super::*;
+use crate::saved::Verification;
+
+fn series(ms: &[f64]) -> Series {
+    Series::new(ms.to_vec()).unwrap()
+}
+
+fn passed() -> Verification {
+    Verification {
+        passed: true,
+        checked: 1,
+        mismatches: 0,
+        max_abs_error: 0.0,
+        detail: String::new(),
+    }
+}
+
+fn run(language: KernelSet, entry: &str, ms: f64) -> SpellingRun {
+    SpellingRun {
+        language,
+        entry: entry.into(),
+        how: String::new(),
+        times: series(&[ms; 5]),
+        by_place: Vec::new(),
+        card: None,
+        verification: passed(),
+    }
+}
+
+/// A case at `case` in `form` of the spellings `runs`.
+fn spelled(
+    kernel: &str,
+    case: &str,
+    form: KernelForm,
+    origin: Origin,
+    runs: &[(KernelSet, &str, f64)],
+) -> KernelCase {
+    KernelCase {
+        kernel: kernel.into(),
+        case: case.into(),
+        form: Some(form),
+        launch: String::new(),
+        rust: None,
+        cuda: None,
+        verification: passed(),
+        cards: None,
+        max_ulps: None,
+        placements: Vec::new(),
+        spellings: runs.iter().map(|&(l, e, ms)| run(l, e, ms)).collect(),
+        cache: Some(Cache::Warm),
+        input_bytes: Some(1 << 20),
+        origin,
+    }
+}
+
+#[test]
+fn the_ratio_takes_each_sides_fastest_spelling() {
+    use KernelSet::{Cuda, Rust};
+    let case = spelled(
+        "matmul",
+        "32×16×131072",
+        KernelForm::Tuned,
+        Origin::Defaults,
+        &[
+            (Rust, "matmul", 3.0),
+            (Rust, "matmul_tuned_walk", 5.0),
+            (Cuda, "matmul", 4.0),
+            (Cuda, "matmul_tuned_ldg", 2.5),
+        ],
+    );
+    let r = case_ratio(&case, 60 << 20).unwrap();
+    assert_eq!(
+        (r.rust_spelling.as_str(), r.cuda_spelling.as_str()),
+        ("matmul", "matmul_tuned_ldg")
+    );
+    assert!((r.ratio - 3.0 / 2.5).abs() < 1e-12);
+    assert_eq!(r.spellings.iter().filter(|s| s.fastest).count(), 2);
+    assert_eq!(r.fits_l2, Some(true));
+    assert_eq!(case_ratio(&case, 0).unwrap().fits_l2, None);
+}
+
+#[test]
+fn safety_is_held_against_the_fastest_unchecked_cpp_of_its_shape_and_the_worst_shape_is_named() {
+    use KernelForm::{Plain, Safe, Tuned};
+    use KernelSet::{Cuda, Rust};
+    let at = |case: &str, origin, safe: f64, plain_cpp: f64, tuned_cpp: f64| {
+        vec![
+            spelled(
+                "matmul",
+                case,
+                Plain,
+                origin,
+                &[
+                    (Rust, "matmul_plain", 20.0),
+                    (Cuda, "matmul_plain", plain_cpp),
+                ],
+            ),
+            spelled(
+                "matmul",
+                case,
+                Safe,
+                origin,
+                &[(Rust, "matmul_safe", safe), (Cuda, "matmul_safe", 6.0)],
+            ),
+            spelled(
+                "matmul",
+                case,
+                Tuned,
+                origin,
+                &[(Rust, "matmul", 2.6), (Cuda, "matmul", tuned_cpp)],
+            ),
+        ]
+    };
+    let mut cases = at("wiki", Origin::Defaults, 3.0, 4.0, 3.0);
+    cases.extend(at("tail", Origin::Tail, 3.6, 3.0, 3.5));
+    let a = analyze(&KernelComparison { cases, ..empty() });
+    let wiki = &a.safety[0];
+    assert_eq!(wiki.unchecked_spelling, "matmul");
+    assert!((wiki.over_cuda_unchecked - 1.0).abs() < 1e-12);
+    assert!((wiki.over_rust_tuned - 3.0 / 2.6).abs() < 1e-12);
+    // At the tail the plain C++ loop is the fastest unchecked spelling.
+    assert!((a.safety[1].over_cuda_unchecked - 1.2).abs() < 1e-12);
+    let safety = (a.sweep.iter())
+        .find(|s| s.measure == Measure::Safety && s.cache == Some(Cache::Warm))
+        .unwrap();
+    assert_eq!(safety.write_up, Some(1.0));
+    assert_eq!((safety.worst, safety.worst_case.as_str()), (1.2, "tail"));
+    assert_eq!(safety.within_targets, Some(false));
+    let tuned = (a.sweep.iter())
+        .find(|s| s.measure == Measure::Form(Tuned) && s.cache == Some(Cache::Warm))
+        .unwrap();
+    assert_eq!(tuned.shapes, 2);
+    assert!((tuned.worst - 2.6 / 3.0).abs() < 1e-12);
+    assert_eq!(tuned.within_targets, Some(true));
+}
+
+#[test]
+fn runs_from_before_spellings_read_as_one_spelling_a_side() {
+    let old = KernelCase {
+        rust: Some(series(&[2.0; 3])),
+        cuda: Some(series(&[4.0; 3])),
+        spellings: Vec::new(),
+        ..spelled(
+            "add_kernel",
+            "cycles 256",
+            KernelForm::Tuned,
+            Origin::Defaults,
+            &[],
+        )
+    };
+    let runs = spellings(&old);
+    assert_eq!(runs.len(), 2);
+    assert!(runs.iter().all(|r| r.entry == "add_kernel"));
+    let r = case_ratio(&old, 0).unwrap();
+    assert!((r.ratio - 0.5).abs() < 1e-12);
+    assert!(r.spellings.is_empty(), "no spellings table for an old run");
+}
+
+fn empty() -> KernelComparison {
+    KernelComparison {
+        params: Params::default(),
+        device: crate::saved::DeviceInfo::made_up(0),
+        provenance: crate::saved::Provenance::made_up(),
+        cuda_build: crate::saved::CudaBuild {
+            compiler: String::new(),
+            ptx_target: String::new(),
+            options: Vec::new(),
+        },
+        seed: Some(1),
+        cases: Vec::new(),
+        verification: passed(),
+    }
+}

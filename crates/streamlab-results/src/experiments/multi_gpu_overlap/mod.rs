@@ -1,0 +1,308 @@
+//! multi-gpu-overlap: sincos-overlap's pipeline spread over several GPUs of one machine,
+//! against the same work on the first of them alone.
+//!
+//! The elements are split evenly over the GPUs ([`crate::spread::over_gpus`]), each GPU's
+//! share over `--streams` streams (fewer where it has fewer elements than that), each GPU
+//! issuing asynchronous 2 (every copy in, every kernel, every copy out) from one host
+//! array pinned for every GPU's context. Iterations run back to back in batches, as in
+//! sincos-overlap; a batch is timed with the host clock from issuing its first
+//! iteration on every GPU until every GPU has finished (events cannot time across
+//! GPUs). The first GPU then runs the whole work alone over the same streams: speedup =
+//! its time / the spread time.
+//!
+//! The bound of the spread run is the larger of two limits: the slowest GPU's own
+//! pipeline bound for its share ([`crate::derived::pipeline`], from its copy and kernel
+//! stages measured alone), and the host's link shared by every GPU: every GPU copying
+//! its share in and out at once, timed together, bounds an iteration that moves the same
+//! bytes. The bound's speedup is the first GPU's own pipeline bound for the whole work
+//! over that; the run is at its bound where its speedup is within [`TARGET`] of it.
+mod analysis;
+mod present;
+
+use analysis::analyze;
+pub use analysis::{GpuBound, Limit, MultiGpuAnalysis, MultiGpuSummary};
+use present::{columns, figures, gpu_columns};
+
+use serde::{Deserialize, Serialize};
+
+use crate::derived::trace::TraceChecks;
+use crate::experiment::{
+    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Saved, Summary, With, verdict,
+};
+use crate::report::ReportError;
+use crate::report::section::{Section, draw};
+use crate::report::table::{Table, num, times};
+use crate::saved::{DeviceInfo, MAX_STREAMS, Provenance, StageTimes, UsageError, Verification};
+use crate::stats::Series;
+
+/// The multi-gpu-overlap experiment.
+pub struct MultiGpuOverlap;
+
+/// How far below its bound's speedup a run's speedup may fall and still be at its
+/// bound.
+pub const TARGET: f64 = 1.05;
+
+/// Parameters; the array and streams are sincos-overlap's.
+#[derive(Debug, Clone, PartialEq, clap::Args, Serialize, Deserialize)]
+pub struct Params {
+    /// The GPUs to spread the work over, as ordinals, e.g. `0,1` (default: every GPU);
+    /// the first also runs the whole work alone.
+    #[arg(long, value_delimiter = ',')]
+    pub devices: Vec<usize>,
+    /// Floats in the array, over all GPUs together.
+    #[arg(long, default_value_t = 1 << 25,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=u32::MAX as u64))]
+    pub elements: usize,
+    /// Threads per block (the blog's code uses 1024).
+    #[arg(long, default_value_t = 1024,
+          value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: u32,
+    /// Streams per GPU (a GPU with fewer elements uses one stream per element).
+    #[arg(long, default_value_t = 4,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_STREAMS as u64))]
+    pub streams: usize,
+    /// Untimed iterations before each configuration is first timed.
+    #[arg(long, default_value_t = 20)]
+    pub warmup: usize,
+    /// Timed iterations per configuration.
+    #[arg(long, default_value_t = 200,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    pub iterations: usize,
+    /// Timed batches the iterations are split into, each giving one sample; up to three
+    /// times as many while a configuration's noise is above 1% [default: min(10,
+    /// --iterations)].
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    pub batches: Option<usize>,
+}
+
+impl Default for Params {
+    /// The command line's defaults: the `#[arg]` attributes above are their one source.
+    fn default() -> Params {
+        crate::saved::clap_defaults()
+    }
+}
+
+impl crate::saved::Params for Params {
+    fn quick() -> Params {
+        Params {
+            elements: 1 << 22,
+            warmup: 2,
+            iterations: 20,
+            batches: Some(4),
+            ..Params::default()
+        }
+    }
+
+    fn validate(&self) -> Result<(), UsageError> {
+        if self.batches() > self.iterations {
+            return Err(UsageError::new(format!(
+                "--batches {} exceeds --iterations {}: each batch needs at least one iteration",
+                self.batches(),
+                self.iterations
+            )));
+        }
+        crate::spread::check_devices(MultiGpuOverlap::NAME, &self.devices)
+    }
+}
+
+impl Params {
+    /// The timed batches: `--batches`, else min(10, iterations).
+    pub fn batches(&self) -> usize {
+        self.batches.unwrap_or(self.iterations.min(10))
+    }
+
+    /// Bytes of the whole array, moved once each way per iteration.
+    pub fn bytes(&self) -> u64 {
+        (self.elements * size_of::<f32>()) as u64
+    }
+}
+
+/// One GPU's part of the spread run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GpuShare {
+    pub device: DeviceInfo,
+    /// Its first element and how many it handles.
+    pub first: usize,
+    pub elements: usize,
+    /// Streams it used: one chunk each.
+    pub streams: usize,
+    /// Its chunks copied in alone, out alone, both ways at once, and their kernels
+    /// alone; `None` where it had no elements.
+    pub stages: Option<StageTimes>,
+}
+
+/// Result of multi-gpu-overlap.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MultiGpuOverlapResult {
+    pub params: Params,
+    /// The GPU the session opened (the link probes ran on it).
+    pub device: DeviceInfo,
+    pub provenance: Provenance,
+    /// Every GPU of the run, in `--devices` order; the first also ran the work alone.
+    pub gpus: Vec<GpuShare>,
+    /// Iterations in each timed batch (the batches differ by at most one).
+    pub batch_sizes: Vec<usize>,
+    /// Milliseconds per iteration, every GPU its share, host-timed per batch.
+    pub spread: Series,
+    /// The same on the first GPU alone, the whole array over its streams.
+    pub alone: Series,
+    /// The stages of the whole array on the first GPU, over the streams it used alone.
+    pub alone_stages: StageTimes,
+    /// Milliseconds per pass of every GPU copying its share in and out at once (the
+    /// whole array each way over all GPUs), host-timed.
+    pub host_link: Series,
+    pub verification: Verification,
+}
+
+impl Saved for MultiGpuOverlapResult {
+    experiment::saved_fields!(Params);
+}
+
+impl Experiment for MultiGpuOverlap {
+    const NAME: &'static str = "multi-gpu-overlap";
+    const USES_KERNEL_SETS: bool = false;
+    type Params = Params;
+    type Result = MultiGpuOverlapResult;
+    type Derived = MultiGpuAnalysis;
+
+    fn rows(r: &MultiGpuOverlapResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
+        vec![
+            MeasuredRow::median(
+                "spread",
+                format!("{} GPUs, {} streams each", r.gpus.len(), r.params.streams),
+                &r.spread,
+                MS,
+            ),
+            MeasuredRow::median(
+                "alone",
+                format!("the first GPU alone, {} streams", r.params.streams),
+                &r.alone,
+                MS,
+            ),
+            MeasuredRow::median(
+                "host-link",
+                "every GPU copying in and out at once, one pass",
+                &r.host_link,
+                MS,
+            ),
+        ]
+        .into_iter()
+        .map(MeasuredRow::over_link)
+        .collect()
+    }
+
+    fn derive(r: &MultiGpuOverlapResult, _checks: &[TraceChecks]) -> MultiGpuAnalysis {
+        analyze(r)
+    }
+
+    fn tables(
+        _r: &MultiGpuOverlapResult,
+        derived: &Self::Derived,
+        _cuda: Option<With<'_, Self>>,
+    ) -> Vec<Table> {
+        let a = derived;
+        vec![
+            columns().table(
+                Some(format!(
+                    "medians, ms per iteration; speedup = alone / all GPUs; efficiency = speedup / the bound's speedup (at the bound within {TARGET}×)"
+                )),
+                std::slice::from_ref(a),
+            ),
+            gpu_columns().table(
+                Some(format!(
+                    "each GPU's share, its parts alone (fastest sample) and its pipeline bound; every GPU copying in and out at once: {} GB/s, {} ms per iteration",
+                    num(a.host_link_gbps, 1),
+                    num(a.host_link_ms, 4)
+                )),
+                &a.per_gpu,
+            ),
+        ]
+    }
+
+    fn csv(_r: &MultiGpuOverlapResult, derived: &Self::Derived) -> Vec<Csv> {
+        vec![Csv::main(columns().csv(std::slice::from_ref(derived)))]
+    }
+
+    fn section(
+        rust: &Analyzed<Self>,
+        _twin: Option<&Analyzed<Self>>,
+    ) -> Result<Section, ReportError> {
+        let (r, derived) = rust.with();
+        let a = derived;
+        let mut sec = rust.section("multi-gpu-overlap: the sincos pipeline over several GPUs", "sincos-overlap's array split evenly over the GPUs, each GPU running asynchronous 2 over its own streams from one host array pinned for every GPU; iterations back to back in batches, each batch timed with the host clock from issuing it on every GPU until every GPU finished, against the same work on the first GPU alone over the same streams. The bound is the slowest GPU's own pipeline bound for its share or the host link shared by every GPU (every GPU copying its share in and out at once), whichever is larger. Every element of every GPU's output is checked against the CPU reference.");
+        sec.tables = Self::tables(r, derived, None);
+        if !a.fewer_streams.is_empty() {
+            let gpus: Vec<String> = (a.fewer_streams.iter())
+                .map(|(ordinal, used)| format!("GPU {ordinal} ({used})"))
+                .collect();
+            sec.note(
+                "Streams",
+                format!(
+                    "Fewer elements than --streams {}: {} used one stream per element.",
+                    r.params.streams,
+                    gpus.join(", ")
+                ),
+            );
+        }
+        sec.note(
+            "Bound",
+            format!(
+                "The slowest GPU's pipeline bound is {} ms per iteration, every GPU copying at once {} ms ({} GB/s both ways together): {} limits the run. The first GPU alone is bound at {} ms ({}).{}",
+                num(a.gpus_bound_ms, 4),
+                num(a.host_link_ms, 4),
+                num(a.host_link_gbps, 1),
+                a.limit.label(),
+                num(a.alone_bound.ms, 4),
+                a.alone_bound.limiter.label(),
+                if a.beyond_bound {
+                    " The run beat this bound: a limit was under-measured."
+                } else {
+                    ""
+                }
+            ),
+        );
+        sec.verdict = Some(format!(
+            "{} GPUs ran {} faster than the first alone, against {} for the bound: {} ({})",
+            a.gpus,
+            times(a.speedup),
+            times(a.bound_speedup),
+            if a.at_bound {
+                format!("at the bound within {TARGET}×")
+            } else {
+                format!("short of the bound by more than {TARGET}×")
+            },
+            a.limit.label()
+        ));
+        sec.figures = draw(figures(r, a));
+        Ok(sec)
+    }
+
+    fn summary(r: &MultiGpuOverlapResult, derived: &Self::Derived) -> Summary {
+        let a = derived;
+        let x = MultiGpuSummary {
+            verified: r.verification.passed,
+            gpus: a.gpus,
+            spread_ms: a.spread_ms,
+            alone_ms: a.alone_ms,
+            speedup: a.speedup,
+            bound_speedup: a.bound_speedup,
+            limit: a.limit,
+            at_bound: a.at_bound,
+        };
+        let line = format!(
+            "{} GPUs {:.4} ms, first alone {:.4} ms: {} (bound {}, {}{}); {}",
+            x.gpus,
+            x.spread_ms,
+            x.alone_ms,
+            times(x.speedup),
+            times(x.bound_speedup),
+            x.limit.label(),
+            if x.at_bound { "" } else { "; short of it" },
+            verdict(x.verified)
+        );
+        Summary::headline(&x, line)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,198 @@
+//! multi-gpu-overlap's analysis and presentation on made-up two-GPU results.
+use super::analysis::analyze;
+use super::*;
+use crate::derived::pipeline::Limiter;
+use crate::saved::Params as _;
+
+fn series(ms: &[f64]) -> Series {
+    Series::new(ms.to_vec()).unwrap()
+}
+
+/// The parts of `mib` MiB each way: in and out at 50 GB/s alone, both ways together
+/// in 1.2× the time of one way alone, the kernels `kernel_ms`.
+fn stage_times(chunks: usize, mib: u64, kernel_ms: f64) -> StageTimes {
+    let bytes = mib << 20;
+    let one_way = bytes as f64 / 50e6;
+    StageTimes {
+        chunks,
+        bytes,
+        passes: 1,
+        htod: series(&[one_way, one_way * 1.1]),
+        dtoh: series(&[one_way]),
+        both: series(&[1.2 * one_way]),
+        both_htod: series(&[one_way]),
+        both_dtoh: series(&[one_way]),
+        kernels: Some(series(&[kernel_ms])),
+    }
+}
+
+/// Two GPUs, 64 MiB each way in all, 4 streams each, batches of 10 iterations: each
+/// GPU's share alone takes 0.671 ms one way; every GPU copying at once `host_link_ms`.
+fn result(host_link_ms: f64, spread_ms: f64) -> MultiGpuOverlapResult {
+    let elements = 16 << 20;
+    let share = |k: usize| GpuShare {
+        device: DeviceInfo::made_up(k),
+        first: k * elements / 2,
+        elements: elements / 2,
+        streams: 4,
+        stages: Some(stage_times(4, 32, 0.05)),
+    };
+    MultiGpuOverlapResult {
+        params: Params {
+            devices: vec![0, 1],
+            elements,
+            ..Params::quick()
+        },
+        device: DeviceInfo::made_up(0),
+        provenance: Provenance::made_up(),
+        gpus: vec![share(0), share(1)],
+        batch_sizes: vec![10, 10],
+        spread: series(&[spread_ms, spread_ms * 1.01, spread_ms * 0.99]),
+        alone: series(&[1.7, 1.71, 1.69]),
+        alone_stages: stage_times(4, 64, 0.1),
+        host_link: series(&[host_link_ms, host_link_ms * 1.2]),
+        verification: Verification {
+            passed: true,
+            checked: elements as u64,
+            mismatches: 0,
+            max_abs_error: 0.0,
+            detail: "ok".into(),
+        },
+    }
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-9
+}
+
+#[test]
+fn a_slow_shared_link_binds_and_the_speedup_is_held_to_the_bounds() {
+    // Every GPU at once moves 128 MiB in 1.2 ms: slower than either GPU alone.
+    let a = analyze(&result(1.2, 1.25));
+    let share = a.per_gpu[0].bound.unwrap();
+    let one_way = (32u64 << 20) as f64 / 50e6;
+    // Both ways at once: C + (H + D − C)/(4 × 10) per iteration.
+    assert!(
+        close(share.ms, 1.2 * one_way + 0.8 * one_way / 40.0),
+        "{}",
+        share.ms
+    );
+    assert_eq!(share.limiter, Limiter::BothWays);
+    assert!(close(a.gpus_bound_ms, share.ms));
+    assert_eq!(a.limit, Limit::HostLink);
+    assert!(close(a.bound_ms, 1.2));
+    assert!(close(a.host_link_gbps, 2.0 * (64u64 << 20) as f64 / 1.2e6));
+    let alone = 2.0 * one_way;
+    assert!(close(a.alone_bound.ms, 1.2 * alone + 0.8 * alone / 40.0));
+    assert!(close(a.speedup, 1.7 / 1.25));
+    assert!(close(a.bound_speedup, a.alone_bound.ms / 1.2));
+    assert!(close(a.efficiency, a.speedup / a.bound_speedup));
+    assert!(a.at_bound, "{} against {}", a.speedup, a.bound_speedup);
+    assert!(!a.beyond_bound && a.fewer_streams.is_empty());
+}
+
+#[test]
+fn a_fast_link_leaves_the_slowest_gpu_as_the_limit() {
+    let mut r = result(0.5, 1.2);
+    // GPU 1's kernels take longer than its copies.
+    r.gpus[1].stages = Some(stage_times(4, 32, 0.9));
+    let a = analyze(&r);
+    assert_eq!(
+        a.limit,
+        Limit::Gpu {
+            ordinal: 1,
+            limiter: Limiter::Sms
+        }
+    );
+    assert!(close(a.bound_ms, a.per_gpu[1].bound.unwrap().ms));
+    assert!(a.bound_ms > a.per_gpu[0].bound.unwrap().ms);
+    // 1.7 / 1.2 against a bound's speedup near 1.75: more than 5% short.
+    assert!(!a.at_bound, "{} against {}", a.speedup, a.bound_speedup);
+    assert_eq!(a.limit.label(), "GPU 1: SMs");
+}
+
+#[test]
+fn an_idle_gpu_and_fewer_streams_are_said() {
+    let mut r = result(1.2, 1.25);
+    r.gpus[1].streams = 0;
+    r.gpus[1].elements = 0;
+    r.gpus[1].stages = None;
+    let a = analyze(&r);
+    assert!(a.per_gpu[1].bound.is_none());
+    assert_eq!(a.fewer_streams, [(1, 0)]);
+    let section = MultiGpuOverlap::section(
+        &Analyzed::new(crate::saved::KernelSet::Rust, r.clone()),
+        None,
+    )
+    .unwrap();
+    assert!((section.notes.iter()).any(|(label, n)| label == "Streams" && n.contains("GPU 1 (0)")));
+    let table = &MultiGpuOverlap::tables(&r, &analyze(&r), None)[1];
+    assert_eq!(table.rows[1].last().unwrap(), "no elements");
+}
+
+#[test]
+fn the_run_renders_as_tables_csv_chart_section_and_headline() {
+    let r = result(1.2, 1.25);
+    let tables = MultiGpuOverlap::tables(&r, &analyze(&r), None);
+    assert_eq!(tables.len(), 2);
+    let main = &tables[0];
+    assert_eq!(main.rows.len(), 1);
+    assert_eq!(main.rows[0][main.column("speedup").unwrap()], "1.36×");
+    assert_eq!(main.rows[0][main.column("all GPUs").unwrap()], "1.2500");
+    assert_eq!(
+        main.rows[0].last().unwrap(),
+        "the host link, shared by every GPU"
+    );
+    assert_eq!(tables[1].rows.len(), 2);
+    let csv = MultiGpuOverlap::csv(&r, &analyze(&r))[0].contents.clone();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "gpus,streams,spread_ms,spread_noise,alone_ms,alone_noise,speedup,bound_ms,bound_speedup,efficiency"
+    );
+    assert!(lines.next().unwrap().starts_with("2,4,1.2500,"));
+    let section = MultiGpuOverlap::section(
+        &Analyzed::new(crate::saved::KernelSet::Rust, r.clone()),
+        None,
+    )
+    .unwrap();
+    assert_eq!(section.figures.len(), 1);
+    let verdict = section.verdict.unwrap();
+    assert!(
+        verdict.starts_with("2 GPUs ran 1.36× faster than the first alone")
+            && verdict.contains("at the bound within 1.05×"),
+        "{verdict}"
+    );
+    assert!((section.notes.iter()).any(|(label, _)| label == "Bound"));
+    let headline = MultiGpuOverlap::summary(&r, &analyze(&r)).line.unwrap();
+    assert!(
+        headline.starts_with("2 GPUs 1.2500 ms, first alone 1.7000 ms: 1.36×")
+            && headline.ends_with("verified"),
+        "{headline}"
+    );
+    assert_eq!(MultiGpuOverlap::rows(&r, &analyze(&r)).len(), 3);
+}
+
+#[test]
+fn devices_are_checked_before_the_gpus_are_opened() {
+    let given = |devices: &[usize]| Params {
+        devices: devices.to_vec(),
+        ..Params::default()
+    };
+    let err = given(&[0]).validate().unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("multi-gpu-overlap needs two or more GPUs but --devices names one (0)"),
+        "{err}"
+    );
+    assert!(given(&[0, 0]).validate().is_err());
+    assert!(given(&[]).validate().is_ok());
+    let err = Params {
+        batches: Some(30),
+        iterations: 20,
+        ..Params::default()
+    }
+    .validate()
+    .unwrap_err();
+    assert!(err.to_string().contains("--batches 30"), "{err}");
+}
