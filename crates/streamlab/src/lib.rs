@@ -14,6 +14,7 @@
 //! // ... and what it exports.
 //! use streamlab::runtime::{Gpu, RuntimeError, Stream};
 //! ```
+pub mod add_kernel;
 pub mod app;
 pub mod build_info;
 pub mod cli;

@@ -8,8 +8,8 @@ use crate::derived::trace::TraceChecks;
 use crate::experiment::{self, Analyzed, Csv, Experiment, MS, MeasuredRow, Saved, Summary, With};
 use crate::report::ReportError;
 use crate::report::section::{BOUND_NOTE, Section};
-use crate::report::table::{Columns, Table, noise, num};
-use crate::saved::{DeviceInfo, Provenance, StageTimes, UsageError, Verification};
+use crate::report::table::{Columns, Table, num};
+use crate::saved::{DeviceInfo, Provenance, StageTimes, Verification};
 use crate::stats::Series;
 
 /// The bounds experiment.
@@ -19,37 +19,25 @@ pub struct Bounds;
 #[derive(Debug, Clone, PartialEq, clap::Args, Serialize, Deserialize)]
 pub struct Params {
     /// Floats per copy (default: the sincos-overlap array).
-    #[arg(long, default_value_t = 1 << 25,
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1 << 34))]
+    #[arg(long, default_value_t = 1 << 25, value_parser = crate::saved::count(1 << 34))]
     pub elements: usize,
-    /// Samples of each measurement.
-    #[arg(long, default_value_t = 20,
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
-    pub repeats: usize,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub sampling: crate::saved::Repeats<20>,
     /// Back-to-back launches in one launch-cost sample.
-    #[arg(long, default_value_t = 1000,
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    #[arg(long, default_value_t = 1000, value_parser = crate::saved::count(1_000_000))]
     pub launches: usize,
 }
 
-impl Default for Params {
-    /// The command line's defaults: the `#[arg]` attributes above are their one source.
-    fn default() -> Params {
-        crate::saved::clap_defaults()
-    }
-}
+crate::defaults_from_clap!(Params);
 
 impl crate::saved::Params for Params {
     fn quick() -> Params {
         Params {
             elements: 1 << 22,
-            repeats: 5,
+            sampling: crate::saved::Repeats::new(5),
             launches: 200,
         }
-    }
-
-    fn validate(&self) -> Result<(), UsageError> {
-        Ok(())
     }
 }
 
@@ -145,12 +133,7 @@ fn paths(b: &BoundsResult, s: &BoundsSummary) -> Vec<PathRow> {
 /// The one declaration of the table and the CSV: a row per path.
 fn columns<'a>() -> Columns<'a, PathRow> {
     Columns::new()
-        .both(
-            "path",
-            |x: &PathRow| x.path.into(),
-            "path",
-            |x| x.path.into(),
-        )
+        .text("path", "path", |x: &PathRow| x.path.into())
         .both(
             "median",
             |x| format!("{} {}", num(x.value, 3), x.unit),
@@ -158,12 +141,7 @@ fn columns<'a>() -> Columns<'a, PathRow> {
             |x| format!("{:.6}", x.value),
         )
         .raw("unit", |x| x.unit.into())
-        .both(
-            "noise",
-            |x| noise(x.noise),
-            "noise",
-            |x| format!("{:.4}", x.noise),
-        )
+        .noise("noise", "noise", |x| x.noise)
         .both(
             "GB/s",
             |x| x.gbps.map_or(String::new(), |g| num(g, 1)),

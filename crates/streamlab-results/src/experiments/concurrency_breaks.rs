@@ -23,7 +23,7 @@ use crate::report::ReportError;
 use crate::report::chart::{BarSeries, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank};
 use crate::report::section::{Section, draw};
-use crate::report::table::{Columns, Table, noise, num};
+use crate::report::table::{Columns, Table, num};
 use crate::saved::timeline::Timeline;
 use crate::saved::{DeviceInfo, Provenance, UsageError, Verification};
 use crate::stats::Series;
@@ -48,29 +48,21 @@ pub struct Params {
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(i32).range(0..=1_000_000))]
     pub cycles: i32,
     /// Iterations per timed sample, issued back to back.
-    #[arg(long, default_value_t = 5,
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=10_000))]
+    #[arg(long, default_value_t = 5, value_parser = crate::saved::count(10_000))]
     pub iterations: usize,
-    /// Timed samples per case, taken round-robin over the cases (up to three times as
-    /// many while a case's noise is above 1%).
-    #[arg(long, default_value_t = 5,
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=10_000))]
-    pub repeats: usize,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub sampling: crate::saved::Repeats<5>,
 }
 
-impl Default for Params {
-    /// The command line's defaults: the `#[arg]` attributes above are their one source.
-    fn default() -> Params {
-        crate::saved::clap_defaults()
-    }
-}
+crate::defaults_from_clap!(Params);
 
 impl crate::saved::Params for Params {
     fn quick() -> Params {
         Params {
             elements: 1 << 22,
             iterations: 3,
-            repeats: 3,
+            sampling: crate::saved::Repeats::new(3),
             ..Params::default()
         }
     }
@@ -353,12 +345,7 @@ fn kinds(k: &[BreakKind]) -> String {
 fn columns<'a>() -> Columns<'a, BreakRow> {
     let ms = |x: f64| format!("{x:.4}");
     Columns::new()
-        .both(
-            "case",
-            |x: &BreakRow| x.case.label().into(),
-            "case",
-            |x| x.case.label().into(),
-        )
+        .text("case", "case", |x: &BreakRow| x.case.label().into())
         .both(
             "streams",
             |x| {
@@ -372,24 +359,9 @@ fn columns<'a>() -> Columns<'a, BreakRow> {
             "blocking_streams",
             |x| x.case.blocking_streams().to_string(),
         )
-        .both(
-            "ms per iteration",
-            |x| num(x.median_ms, 4),
-            "ms",
-            move |x| ms(x.median_ms),
-        )
-        .both(
-            "noise",
-            |x| noise(x.noise),
-            "noise",
-            |x| format!("{:.4}", x.noise),
-        )
-        .both(
-            "over clean",
-            |x| num(x.over_clean, 3),
-            "over_clean",
-            |x| format!("{:.4}", x.over_clean),
-        )
+        .number("ms per iteration", "ms", (4, 4), |x| x.median_ms)
+        .noise("noise", "noise", |x| x.noise)
+        .number("over clean", "over_clean", (3, 4), |x| x.over_clean)
         .both(
             "cost ms",
             |x| format!("{}{}", num(x.cost_ms, 4), unless_changed(x.verdict)),
@@ -408,12 +380,7 @@ fn columns<'a>() -> Columns<'a, BreakRow> {
             "both_ways_lost_ms",
             move |x| x.both_ways_lost_ms.map_or(String::new(), ms),
         )
-        .both(
-            "detected",
-            |x| kinds(&x.detected),
-            "detected",
-            |x| kinds(&x.detected),
-        )
+        .text("detected", "detected", |x| kinds(&x.detected))
         .show("as expected", |x| {
             (if x.detected_as_expected { "yes" } else { "NO" }).into()
         })

@@ -18,7 +18,7 @@ use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
 use crate::report::section::{Section, draw};
-use crate::report::table::{Columns, Table, noise, num};
+use crate::report::table::{Columns, Table, num};
 use crate::saved::{
     DeviceInfo, IssueOrder, MAX_STREAMS, Provenance, StageTimes, UsageError, Verification,
 };
@@ -31,39 +31,31 @@ pub struct GraphOverlap;
 #[derive(Debug, Clone, PartialEq, clap::Args, Serialize, Deserialize)]
 pub struct Params {
     /// Floats in the array.
-    #[arg(long, default_value_t = 1 << 25,
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=u32::MAX as u64))]
+    #[arg(long, default_value_t = 1 << 25, value_parser = crate::saved::count(u32::MAX as u64))]
     pub elements: usize,
     /// Chunk counts (one stream per chunk), comma separated.
     #[arg(long, value_delimiter = ',', default_value = "4,16,64",
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_STREAMS as u64))]
+          value_parser = crate::saved::count(MAX_STREAMS as u64))]
     pub chunks: Vec<usize>,
     /// Iterations per timed sample, issued back to back.
-    #[arg(long, default_value_t = 50,
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    #[arg(long, default_value_t = 50, value_parser = crate::saved::count(1_000_000))]
     pub iterations: usize,
-    /// Timed samples per configuration.
-    #[arg(long, default_value_t = 5,
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
-    pub repeats: usize,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub sampling: crate::saved::Repeats<5>,
     /// Untimed samples before each configuration.
     #[arg(long, default_value_t = 1)]
     pub warmup: usize,
 }
 
-impl Default for Params {
-    /// The command line's defaults: the `#[arg]` attributes above are their one source.
-    fn default() -> Params {
-        crate::saved::clap_defaults()
-    }
-}
+crate::defaults_from_clap!(Params);
 
 impl crate::saved::Params for Params {
     fn quick() -> Params {
         Params {
             elements: 1 << 22,
             iterations: 10,
-            repeats: 2,
+            sampling: crate::saved::Repeats::new(2),
             ..Params::default()
         }
     }
@@ -247,76 +239,23 @@ pub struct GraphSummary {
 
 /// The one declaration of the table and the CSV: a row per order and chunk count.
 fn columns<'a>() -> Columns<'a, GraphRow> {
-    let ms = |x: f64| format!("{x:.4}");
+    let _ms = |x: f64| format!("{x:.4}");
     Columns::new()
-        .both(
-            "order",
-            |x: &GraphRow| x.variant.label().into(),
-            "variant",
-            |x| x.variant.label().into(),
-        )
-        .both(
-            "chunks",
-            |x| x.chunks.to_string(),
-            "chunks",
-            |x| x.chunks.to_string(),
-        )
-        .both(
-            "GPU streams",
-            |x| num(x.stream_gpu_ms, 4),
-            "gpu_streams_ms",
-            move |x| ms(x.stream_gpu_ms),
-        )
-        .both(
-            "noise",
-            |x| noise(x.stream_noise),
-            "gpu_streams_noise",
-            |x| format!("{:.4}", x.stream_noise),
-        )
-        .both(
-            "GPU graph",
-            |x| num(x.graph_gpu_ms, 4),
-            "gpu_graph_ms",
-            move |x| ms(x.graph_gpu_ms),
-        )
-        .both(
-            "noise",
-            |x| noise(x.graph_noise),
-            "gpu_graph_noise",
-            |x| format!("{:.4}", x.graph_noise),
-        )
+        .text("order", "variant", |x: &GraphRow| x.variant.label().into())
+        .text("chunks", "chunks", |x| x.chunks.to_string())
+        .number("GPU streams", "gpu_streams_ms", (4, 4), |x| x.stream_gpu_ms)
+        .noise("noise", "gpu_streams_noise", |x| x.stream_noise)
+        .number("GPU graph", "gpu_graph_ms", (4, 4), |x| x.graph_gpu_ms)
+        .noise("noise", "gpu_graph_noise", |x| x.graph_noise)
         .show("graph / streams", |x| num(x.gpu_ratio, 3))
-        .both(
-            "host streams",
-            |x| num(x.stream_host_ms, 4),
-            "host_streams_ms",
-            move |x| ms(x.stream_host_ms),
-        )
-        .both(
-            "noise",
-            |x| noise(x.stream_host_noise),
-            "host_streams_noise",
-            |x| format!("{:.4}", x.stream_host_noise),
-        )
-        .both(
-            "host graph",
-            |x| num(x.graph_host_ms, 4),
-            "host_graph_ms",
-            move |x| ms(x.graph_host_ms),
-        )
-        .both(
-            "noise",
-            |x| noise(x.graph_host_noise),
-            "host_graph_noise",
-            |x| format!("{:.4}", x.graph_host_noise),
-        )
+        .number("host streams", "host_streams_ms", (4, 4), |x| {
+            x.stream_host_ms
+        })
+        .noise("noise", "host_streams_noise", |x| x.stream_host_noise)
+        .number("host graph", "host_graph_ms", (4, 4), |x| x.graph_host_ms)
+        .noise("noise", "host_graph_noise", |x| x.graph_host_noise)
         .show("graph / streams", |x| num(x.host_ratio, 3))
-        .both(
-            "bound",
-            |x| num(x.bound.ms, 4),
-            "bound_ms",
-            move |x| ms(x.bound.ms),
-        )
+        .number("bound", "bound_ms", (4, 4), |x| x.bound.ms)
         .show("against its bound (the faster)", |x| x.bound.mark())
 }
 

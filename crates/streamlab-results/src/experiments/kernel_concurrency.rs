@@ -24,7 +24,7 @@ use crate::report::ReportError;
 use crate::report::chart::{PALETTE, SEQUENTIAL_COLOR, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
 use crate::report::section::{Section, draw};
-use crate::report::table::{Columns, Table, noise, num, times};
+use crate::report::table::{Columns, Table, num, times};
 use crate::saved::timeline::Timeline;
 use crate::saved::{DeviceInfo, MAX_STREAMS, Provenance, UsageError, Verification};
 use crate::stats::Series;
@@ -44,36 +44,30 @@ pub struct Params {
     /// Stream counts, one kernel (one block) on each, comma separated.
     #[arg(long, value_delimiter = ',',
           default_value = "1,2,4,8,12,16,24,32,48,64,96,128",
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_STREAMS as u64))]
+          value_parser = crate::saved::count(MAX_STREAMS as u64))]
     pub stream_counts: Vec<usize>,
     /// Hardware work queues to try, each in its own process (the driver reads
     /// CUDA_DEVICE_MAX_CONNECTIONS once, when it starts), comma separated.
     #[arg(long, value_delimiter = ',', default_value = "8,32",
           value_parser = clap::value_parser!(u32).range(1..=MAX_QUEUES as i64))]
     pub queues: Vec<u32>,
-    /// Timed repetitions of each configuration.
-    #[arg(long, default_value_t = 5,
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
-    pub repeats: usize,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub sampling: crate::saved::Repeats<5>,
     /// Internal: measure as the worker of one queue setting and print the result as JSON.
     #[arg(long, hide = true, value_parser = clap::value_parser!(u32).range(1..=MAX_QUEUES as i64))]
     #[serde(skip)]
     pub worker_queues: Option<u32>,
 }
 
-impl Default for Params {
-    /// The command line's defaults: the `#[arg]` attributes above are their one source.
-    fn default() -> Params {
-        crate::saved::clap_defaults()
-    }
-}
+crate::defaults_from_clap!(Params);
 
 impl crate::saved::Params for Params {
     fn quick() -> Params {
         Params {
             spin_us: 200,
             stream_counts: vec![1, 2, 4, 8, 16, 32],
-            repeats: 2,
+            sampling: crate::saved::Repeats::new(2),
             ..Params::default()
         }
     }
@@ -235,69 +229,23 @@ pub struct ConcurrencySummary {
 /// The one declaration of the table and the CSV: a row per queue setting and stream
 /// count.
 fn columns<'a>() -> Columns<'a, ConcurrencyRow> {
-    let ms = |x: f64| format!("{x:.4}");
+    let _ms = |x: f64| format!("{x:.4}");
     Columns::new()
-        .both(
-            "queues",
-            |x: &ConcurrencyRow| x.queues.to_string(),
-            "queues",
-            |x| x.queues.to_string(),
-        )
-        .both(
-            "streams",
-            |x| x.streams.to_string(),
-            "streams",
-            |x| x.streams.to_string(),
-        )
-        .both(
-            "serial",
-            |x| num(x.serial_ms, 3),
-            "serial_ms",
-            move |x| ms(x.serial_ms),
-        )
-        .both(
-            "serial noise",
-            |x| noise(x.serial_noise),
-            "serial_noise",
-            |x| format!("{:.4}", x.serial_noise),
-        )
-        .both(
-            "concurrent",
-            |x| num(x.concurrent_ms, 3),
-            "concurrent_ms",
-            move |x| ms(x.concurrent_ms),
-        )
-        .both(
-            "concurrent noise",
-            |x| noise(x.concurrent_noise),
-            "concurrent_noise",
-            |x| format!("{:.4}", x.concurrent_noise),
-        )
-        .both(
-            "speedup",
-            |x| times(x.speedup),
-            "speedup",
-            |x| format!("{:.3}", x.speedup),
-        )
-        .both(
-            "model waves",
-            |x| x.model_waves.to_string(),
-            "model_waves",
-            |x| x.model_waves.to_string(),
-        )
-        .both(
-            "waves",
-            |x| num(x.measured_waves, 2),
-            "measured_waves",
-            |x| format!("{:.3}", x.measured_waves),
-        )
+        .text("queues", "queues", |x: &ConcurrencyRow| {
+            x.queues.to_string()
+        })
+        .text("streams", "streams", |x| x.streams.to_string())
+        .number("serial", "serial_ms", (3, 4), |x| x.serial_ms)
+        .noise("serial noise", "serial_noise", |x| x.serial_noise)
+        .number("concurrent", "concurrent_ms", (3, 4), |x| x.concurrent_ms)
+        .noise("concurrent noise", "concurrent_noise", |x| {
+            x.concurrent_noise
+        })
+        .times("speedup", "speedup", 3, |x| x.speedup)
+        .text("model waves", "model_waves", |x| x.model_waves.to_string())
+        .number("waves", "measured_waves", (2, 3), |x| x.measured_waves)
         .show("model", |x| num(x.expected_concurrent_ms, 3))
-        .both(
-            "bound",
-            |x| num(x.bound_ms, 3),
-            "bound_ms",
-            move |x| ms(x.bound_ms),
-        )
+        .number("bound", "bound_ms", (3, 4), |x| x.bound_ms)
         .show("matches model", |x| {
             if x.matches_model {
                 "yes".into()

@@ -26,17 +26,14 @@ pub struct LaunchOverhead;
 #[derive(Debug, Clone, PartialEq, clap::Args, Serialize, Deserialize)]
 pub struct Params {
     /// Launches per sample.
-    #[arg(long, default_value_t = 20_000,
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=10_000_000))]
+    #[arg(long, default_value_t = 20_000, value_parser = crate::saved::count(10_000_000))]
     pub launches: usize,
     /// Kernel nodes in the captured graph (replayed until `--launches` are done).
-    #[arg(long, default_value_t = 1000,
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=100_000))]
+    #[arg(long, default_value_t = 1000, value_parser = crate::saved::count(100_000))]
     pub graph_nodes: usize,
-    /// Samples of each measurement (the kernel sets take turns, sample by sample).
-    #[arg(long, default_value_t = 11,
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
-    pub repeats: usize,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub sampling: crate::saved::Repeats<11>,
     /// Work per kernel for the breakeven curve: microseconds each kernel spins on the
     /// GPU's global timer, comma separated.
     #[arg(long, value_delimiter = ',',
@@ -44,24 +41,18 @@ pub struct Params {
           value_parser = clap::value_parser!(u32).range(0..=100_000))]
     pub work_us: Vec<u32>,
     /// Kernels per breakeven sample.
-    #[arg(long, default_value_t = 2000,
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    #[arg(long, default_value_t = 2000, value_parser = crate::saved::count(1_000_000))]
     pub breakeven_launches: usize,
 }
 
-impl Default for Params {
-    /// The command line's defaults: the `#[arg]` attributes above are their one source.
-    fn default() -> Params {
-        crate::saved::clap_defaults()
-    }
-}
+crate::defaults_from_clap!(Params);
 
 impl crate::saved::Params for Params {
     fn quick() -> Params {
         Params {
             launches: 2000,
             graph_nodes: 200,
-            repeats: 2,
+            sampling: crate::saved::Repeats::new(2),
             work_us: vec![0, 2, 8, 32],
             breakeven_launches: 500,
         }
@@ -255,30 +246,10 @@ pub struct LaunchSummary {
 fn breakeven_columns<'a>() -> Columns<'a, BreakevenRow> {
     let raw = |x: f64| format!("{x:.4}");
     Columns::new()
-        .both(
-            "work",
-            |x: &BreakevenRow| x.work_us.to_string(),
-            "work_us",
-            |x| x.work_us.to_string(),
-        )
-        .both(
-            "per kernel",
-            |x| num(x.per_kernel_us, 3),
-            "per_kernel_us",
-            move |x| raw(x.per_kernel_us),
-        )
-        .both(
-            "noise",
-            |x| noise(x.noise),
-            "noise",
-            |x| format!("{:.4}", x.noise),
-        )
-        .both(
-            "bound",
-            |x| num(x.bound_us, 3),
-            "bound_us",
-            move |x| raw(x.bound_us),
-        )
+        .text("work", "work_us", |x: &BreakevenRow| x.work_us.to_string())
+        .number("per kernel", "per_kernel_us", (3, 4), |x| x.per_kernel_us)
+        .noise("noise", "noise", |x| x.noise)
+        .number("bound", "bound_us", (3, 4), |x| x.bound_us)
         .both(
             "share not work",
             |x| format!("{}%", num(x.overhead_share * 100.0, 1)),

@@ -25,7 +25,7 @@ use crate::report::ReportError;
 use crate::report::chart::{PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
 use crate::report::section::{Section, draw};
-use crate::report::table::{Columns, Table, flag, noise, num, times};
+use crate::report::table::{Columns, Table, flag, num, times};
 use crate::saved::timeline::CopyRates;
 use crate::saved::{
     DeviceInfo, LinkRates, MAX_STREAMS, Provenance, SizeSweep, StageTimes, UsageError, Verification,
@@ -42,24 +42,17 @@ pub struct Params {
     #[serde(flatten)]
     pub sweep: SizeSweep,
     /// Streams of the streamed version (the blog's 4).
-    #[arg(long, default_value_t = 4,
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_STREAMS as u64))]
+    #[arg(long, default_value_t = 4, value_parser = crate::saved::count(MAX_STREAMS as u64))]
     pub streams: usize,
     /// Target GPU time per timed sample, in milliseconds (at least 2 iterations).
     #[arg(long, default_value_t = 20.0)]
     pub sample_ms: f64,
-    /// Timed samples per size and version.
-    #[arg(long, default_value_t = 3,
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
-    pub repeats: usize,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub sampling: crate::saved::Repeats<3>,
 }
 
-impl Default for Params {
-    /// The command line's defaults: the `#[arg]` attributes above are their one source.
-    fn default() -> Params {
-        crate::saved::clap_defaults()
-    }
-}
+crate::defaults_from_clap!(Params);
 
 impl crate::saved::Params for Params {
     fn quick() -> Params {
@@ -69,7 +62,7 @@ impl crate::saved::Params for Params {
                 ..SizeSweep::default()
             },
             sample_ms: 5.0,
-            repeats: 2,
+            sampling: crate::saved::Repeats::new(2),
             ..Params::default()
         }
     }
@@ -285,7 +278,7 @@ pub struct MappedSummary {
 
 /// The one declaration of the table and the CSV: a row per size.
 fn columns<'a>() -> Columns<'a, MappedRow> {
-    let ms = |x: f64| format!("{x:.5}");
+    let _ms = |x: f64| format!("{x:.5}");
     Columns::new()
         .both(
             "floats",
@@ -293,43 +286,17 @@ fn columns<'a>() -> Columns<'a, MappedRow> {
             "floats",
             |x| x.elements.to_string(),
         )
-        .both(
-            "mapped",
-            |x| num(x.mapped_ms, 4),
-            "mapped_ms",
-            move |x| ms(x.mapped_ms),
-        )
-        .both(
-            "noise",
-            |x| noise(x.mapped_noise),
-            "mapped_noise",
-            |x| format!("{:.4}", x.mapped_noise),
-        )
-        .both(
-            "mapped bound",
-            |x| num(x.mapped_bound_ms, 4),
-            "mapped_bound_ms",
-            move |x| ms(x.mapped_bound_ms),
-        )
+        .number("mapped", "mapped_ms", (4, 5), |x| x.mapped_ms)
+        .noise("noise", "mapped_noise", |x| x.mapped_noise)
+        .number("mapped bound", "mapped_bound_ms", (4, 5), |x| {
+            x.mapped_bound_ms
+        })
         .show("efficiency", |x| num(x.mapped_efficiency, 3))
-        .both(
-            "streamed",
-            |x| num(x.streamed_ms, 4),
-            "streamed_ms",
-            move |x| ms(x.streamed_ms),
-        )
-        .both(
-            "noise",
-            |x| noise(x.streamed_noise),
-            "streamed_noise",
-            |x| format!("{:.4}", x.streamed_noise),
-        )
-        .both(
-            "streamed bound",
-            |x| num(x.streamed_bound_ms, 4),
-            "streamed_bound_ms",
-            move |x| ms(x.streamed_bound_ms),
-        )
+        .number("streamed", "streamed_ms", (4, 5), |x| x.streamed_ms)
+        .noise("noise", "streamed_noise", |x| x.streamed_noise)
+        .number("streamed bound", "streamed_bound_ms", (4, 5), |x| {
+            x.streamed_bound_ms
+        })
         .show("streamed / mapped", |x| times(x.mapped_speedup))
         .show("against its bounds", |x| {
             let mark = |version: &str, under: Option<Under>| {

@@ -11,7 +11,7 @@ use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
 use crate::report::section::{Section, cuda_note, draw};
-use crate::report::table::{Columns, Table, noise, num, ratio, times};
+use crate::report::table::{Columns, Table, num, ratio, times};
 use crate::saved::timeline::Timeline;
 use crate::saved::{DeviceInfo, MAX_STREAMS, Provenance, UsageError, Verification};
 use crate::stats::{self, Series};
@@ -37,22 +37,15 @@ pub struct Params {
     #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=32))]
     pub block: u32,
     /// Products, and the largest stream count.
-    #[arg(long, default_value_t = 16,
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_STREAMS as u64))]
+    #[arg(long, default_value_t = 16, value_parser = crate::saved::count(MAX_STREAMS as u64))]
     pub max_streams: usize,
     /// Trials (rows of the CSV); up to three times as many while a stream count's noise
     /// is above 1%.
-    #[arg(long, default_value_t = 20,
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    #[arg(long, default_value_t = 20, value_parser = crate::saved::count(1_000_000))]
     pub trials: usize,
 }
 
-impl Default for Params {
-    /// The command line's defaults: the `#[arg]` attributes above are their one source.
-    fn default() -> Params {
-        crate::saved::clap_defaults()
-    }
-}
+crate::defaults_from_clap!(Params);
 
 impl crate::saved::Params for Params {
     fn quick() -> Params {
@@ -201,56 +194,20 @@ fn columns(cuda: Option<&MatmulAnalysis>) -> Columns<'_, MatmulPoint> {
             .find(|y| y.streams == x.streams)
             .map(|y| y.time.median())
     };
-    let ms = |x: f64| format!("{x:.4}");
+    let _ms = |x: f64| format!("{x:.4}");
     Columns::new()
-        .both(
-            "streams",
-            |x: &MatmulPoint| x.streams.to_string(),
-            "streams",
-            |x| x.streams.to_string(),
-        )
-        .both(
-            "median",
-            |x| num(x.median_ms, 3),
-            "median_ms",
-            move |x| ms(x.median_ms),
-        )
-        .both(
-            "noise",
-            |x| noise(x.noise),
-            "noise",
-            |x| format!("{:.4}", x.noise),
-        )
-        .both(
-            "min",
-            |x| num(x.time.min(), 3),
-            "min_ms",
-            move |x| ms(x.time.min()),
-        )
-        .both(
-            "max",
-            |x| num(x.time.summary.max, 3),
-            "max_ms",
-            move |x| ms(x.time.summary.max),
-        )
-        .both(
-            "speedup",
-            |x| times(x.speedup),
-            "speedup",
-            |x| format!("{:.3}", x.speedup),
-        )
-        .both(
-            "tasks per stream",
-            |x| x.tasks_per_stream.to_string(),
-            "tasks_per_stream",
-            |x| x.tasks_per_stream.to_string(),
-        )
-        .both(
-            "model",
-            |x| num(x.model_ms, 3),
-            "model_ms",
-            move |x| ms(x.model_ms),
-        )
+        .text("streams", "streams", |x: &MatmulPoint| {
+            x.streams.to_string()
+        })
+        .number("median", "median_ms", (3, 4), |x| x.median_ms)
+        .noise("noise", "noise", |x| x.noise)
+        .number("min", "min_ms", (3, 4), |x| x.time.min())
+        .number("max", "max_ms", (3, 4), |x| x.time.summary.max)
+        .times("speedup", "speedup", 3, |x| x.speedup)
+        .text("tasks per stream", "tasks_per_stream", |x| {
+            x.tasks_per_stream.to_string()
+        })
+        .number("model", "model_ms", (3, 4), |x| x.model_ms)
         .show("C++ median", move |x| {
             cpp(x).map_or("–".into(), |v| num(v, 3))
         })

@@ -74,8 +74,7 @@ pub struct Params {
     #[arg(long = "type", value_enum, default_value_t = ElementType::F32)]
     pub element: ElementType,
     /// Elements in the arrays (your size).
-    #[arg(long, default_value_t = 1 << 24,
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=u32::MAX as u64))]
+    #[arg(long, default_value_t = 1 << 24, value_parser = crate::saved::count(u32::MAX as u64))]
     pub elements: usize,
     /// Also sweep array sizes 2^START..=2^END (every second power of two) to find where
     /// streams start to pay off.
@@ -83,7 +82,7 @@ pub struct Params {
     pub sizes: Option<IntRange>,
     /// Stream counts to split the arrays over, comma separated.
     #[arg(long, value_delimiter = ',', default_value = "2,4,8,16",
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_STREAMS as u64))]
+          value_parser = crate::saved::count(MAX_STREAMS as u64))]
     pub stream_counts: Vec<usize>,
     /// Threads per block.
     #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=1024))]
@@ -104,10 +103,9 @@ pub struct Params {
     /// Target GPU time per timed sample, in milliseconds (at least 2 iterations).
     #[arg(long, default_value_t = 20.0)]
     pub sample_ms: f64,
-    /// Timed samples per configuration.
-    #[arg(long, default_value_t = 3,
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
-    pub repeats: usize,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub sampling: crate::saved::Repeats<3>,
 }
 
 impl crate::saved::Params for Params {
@@ -115,7 +113,7 @@ impl crate::saved::Params for Params {
         Params {
             elements: 1 << 20,
             sample_ms: 5.0,
-            repeats: 2,
+            sampling: crate::saved::Repeats::new(2),
             ..Params::default()
         }
     }

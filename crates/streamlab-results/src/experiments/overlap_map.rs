@@ -37,7 +37,7 @@ use crate::report::ReportError;
 use crate::report::chart::HeatMap;
 use crate::report::figures::{Drawing, FigureModel};
 use crate::report::section::{Section, draw};
-use crate::report::table::{Columns, Table, noise, num, times};
+use crate::report::table::{Columns, Table, num};
 use crate::saved::{
     DeviceInfo, MAX_STREAMS, Provenance, SizeSweep, StageTimes, UsageError, Verification,
 };
@@ -54,24 +54,18 @@ pub struct Params {
     pub sweep: SizeSweep,
     /// Stream counts, comma separated.
     #[arg(long, value_delimiter = ',', default_value = "1,2,4,8,16,32",
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_STREAMS as u64))]
+          value_parser = crate::saved::count(MAX_STREAMS as u64))]
     pub stream_counts: Vec<usize>,
     /// Target GPU time per timed sample, in milliseconds: small arrays get more
     /// iterations, large ones fewer (at least 2).
     #[arg(long, default_value_t = 20.0)]
     pub sample_ms: f64,
-    /// Timed samples per cell.
-    #[arg(long, default_value_t = 5,
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
-    pub repeats: usize,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub sampling: crate::saved::Repeats<5>,
 }
 
-impl Default for Params {
-    /// The command line's defaults: the `#[arg]` attributes above are their one source.
-    fn default() -> Params {
-        crate::saved::clap_defaults()
-    }
-}
+crate::defaults_from_clap!(Params);
 
 impl crate::saved::Params for Params {
     fn quick() -> Params {
@@ -82,7 +76,7 @@ impl crate::saved::Params for Params {
             },
             stream_counts: vec![1, 4, 16],
             sample_ms: 5.0,
-            repeats: 2,
+            sampling: crate::saved::Repeats::new(2),
         }
     }
 
@@ -329,48 +323,18 @@ fn columns(r: &OverlapMapResult) -> Columns<'_, MapCellAnalysis> {
             "floats",
             |x| x.elements.to_string(),
         )
-        .both(
-            "streams",
-            |x| x.streams.to_string(),
-            "streams",
-            |x| x.streams.to_string(),
-        )
+        .text("streams", "streams", |x| x.streams.to_string())
         .show("iterations per sample", move |x| {
             (r.sizes.iter())
                 .find(|s| s.elements == x.elements)
                 .map_or(0, |s| s.iterations)
                 .to_string()
         })
-        .both(
-            "best",
-            |x| num(x.best_ms, 4),
-            "best_ms",
-            |x| format!("{:.5}", x.best_ms),
-        )
-        .both(
-            "noise",
-            |x| noise(x.noise),
-            "noise",
-            |x| format!("{:.4}", x.noise),
-        )
-        .both(
-            "speedup",
-            |x| times(x.speedup),
-            "speedup",
-            |x| format!("{:.3}", x.speedup),
-        )
-        .both(
-            "model",
-            |x| num(x.model_ms, 4),
-            "model_ms",
-            |x| format!("{:.5}", x.model_ms),
-        )
-        .both(
-            "model speedup",
-            |x| times(x.model_speedup),
-            "model_speedup",
-            |x| format!("{:.3}", x.model_speedup),
-        )
+        .number("best", "best_ms", (4, 5), |x| x.best_ms)
+        .noise("noise", "noise", |x| x.noise)
+        .times("speedup", "speedup", 3, |x| x.speedup)
+        .number("model", "model_ms", (4, 5), |x| x.model_ms)
+        .times("model speedup", "model_speedup", 3, |x| x.model_speedup)
         .show("disagree", |x| {
             if x.disagrees {
                 "yes".into()

@@ -132,6 +132,72 @@ impl<'a, R> Columns<'a, R> {
         self
     }
 
+    /// A column of text, the same in the tables and in the CSV (under `name`).
+    pub fn text(
+        self,
+        heading: &'static str,
+        name: &'static str,
+        cell: impl Fn(&R) -> String + 'a,
+    ) -> Self {
+        let cell = std::rc::Rc::new(cell);
+        let raw = cell.clone();
+        self.both(heading, move |r| cell(r), name, move |r| raw(r))
+    }
+
+    /// A number: `shown` decimals in the tables ("–" where it is not finite), `saved` in
+    /// the CSV (under `name`).
+    pub fn number(
+        self,
+        heading: &'static str,
+        name: &'static str,
+        (shown, saved): (usize, usize),
+        value: impl Fn(&R) -> f64 + 'a,
+    ) -> Self {
+        let value = std::rc::Rc::new(value);
+        let raw = value.clone();
+        self.both(
+            heading,
+            move |r| num(value(r), shown),
+            name,
+            move |r| format!("{:.saved$}", raw(r)),
+        )
+    }
+
+    /// A relative noise: a percentage in the tables, a fraction with 4 decimals in the CSV.
+    pub fn noise(
+        self,
+        heading: &'static str,
+        name: &'static str,
+        value: impl Fn(&R) -> f64 + 'a,
+    ) -> Self {
+        let value = std::rc::Rc::new(value);
+        let raw = value.clone();
+        self.both(
+            heading,
+            move |r| noise(value(r)),
+            name,
+            move |r| format!("{:.4}", raw(r)),
+        )
+    }
+
+    /// A factor: "1.23×" in the tables, `saved` decimals in the CSV.
+    pub fn times(
+        self,
+        heading: &'static str,
+        name: &'static str,
+        saved: usize,
+        value: impl Fn(&R) -> f64 + 'a,
+    ) -> Self {
+        let value = std::rc::Rc::new(value);
+        let raw = value.clone();
+        self.both(
+            heading,
+            move |r| times(value(r)),
+            name,
+            move |r| format!("{:.saved$}", raw(r)),
+        )
+    }
+
     /// `add` applied to these columns where `when` holds: columns only some results have.
     pub fn then(self, when: bool, add: impl FnOnce(Self) -> Self) -> Self {
         if when { add(self) } else { self }
@@ -324,18 +390,8 @@ mod tests {
 
     fn columns<'a>() -> Columns<'a, Row> {
         Columns::new()
-            .both(
-                "case",
-                |r: &Row| r.name.to_owned(),
-                "case",
-                |r| r.name.to_owned(),
-            )
-            .both(
-                "ms",
-                |r| num(r.ms, 2),
-                "median_ms",
-                |r| format!("{:.5}", r.ms),
-            )
+            .text("case", "case", |r: &Row| r.name.to_owned())
+            .number("ms", "median_ms", (2, 5), |r| r.ms)
             .show("flag", |r| {
                 if r.ms > 2.0 {
                     "slow".into()

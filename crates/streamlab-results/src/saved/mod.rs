@@ -24,12 +24,7 @@ pub struct SizeSweep {
     pub exponent_step: u32,
 }
 
-impl Default for SizeSweep {
-    /// The command line's defaults: the `#[arg]` attributes above are their one source.
-    fn default() -> SizeSweep {
-        crate::saved::clap_defaults()
-    }
-}
+crate::defaults_from_clap!(SizeSweep);
 
 impl SizeSweep {
     pub fn validate(&self) -> Result<(), UsageError> {
@@ -50,11 +45,50 @@ impl SizeSweep {
     }
 }
 
+/// How many timed samples an experiment takes of each measurement (`--repeats`), `N` by
+/// default; an argument group its parameters flatten (a result's JSON keeps `repeats` at
+/// the parameters' top level).
+#[derive(Debug, Clone, Copy, PartialEq, clap::Args, Serialize, Deserialize)]
+pub struct Repeats<const N: usize> {
+    /// Timed samples of each measurement (more where an experiment's noise asks for them).
+    #[arg(long, default_value_t = N, value_parser = count(1_000_000))]
+    pub repeats: usize,
+}
+
+impl<const N: usize> Repeats<N> {
+    pub fn new(repeats: usize) -> Repeats<N> {
+        Repeats { repeats }
+    }
+}
+
+impl<const N: usize> Default for Repeats<N> {
+    fn default() -> Repeats<N> {
+        Repeats { repeats: N }
+    }
+}
+
 /// The parameters `P` as the command line gives them when no option is given: what
-/// each parameter struct's `Default` is, so that its defaults are stated once, in its
-/// `#[arg]` attributes.
+/// each parameter struct's `Default` is ([`defaults_from_clap!`]), so that its defaults
+/// are stated once, in its `#[arg]` attributes.
 pub fn clap_defaults<P: clap::Args + clap::FromArgMatches>() -> P {
     clap_parse(&[])
+}
+
+/// `Default` for the parameters `$params`: the command line's defaults ([`clap_defaults`]).
+#[macro_export]
+macro_rules! defaults_from_clap {
+    ($params:ty) => {
+        impl Default for $params {
+            fn default() -> $params {
+                $crate::saved::clap_defaults()
+            }
+        }
+    };
+}
+
+/// A count from 1 up to `max`: an option's value parser.
+pub fn count(max: u64) -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::<usize>::new().range(1..=max)
 }
 
 /// The parameters `P` as the command line gives them for the options `args`.
@@ -94,7 +128,9 @@ pub trait Params:
         None
     }
     /// Refuse what cannot work, saying what to do instead.
-    fn validate(&self) -> Result<(), UsageError>;
+    fn validate(&self) -> Result<(), UsageError> {
+        Ok(())
+    }
 }
 
 /// The most streams an experiment creates. Larger counts are refused before anything is

@@ -41,7 +41,7 @@ impl Run for Bounds {
             &streams,
             &chunks(n, 1),
             p.bytes(),
-            (p.repeats, PASSES),
+            (p.sampling.repeats, PASSES),
             false,
             |kind, stream, part| match kind {
                 OpKind::HtoD => stream.htod(&mut dev_a, part.start, &host_in, part.clone()),
@@ -53,8 +53,8 @@ impl Run for Bounds {
         task.step("copies alone and both ways");
         let region = Region::new(gpu, 1)?;
         let s = &streams[..1];
-        let mut dtod = Vec::with_capacity(p.repeats);
-        for _ in 0..p.repeats {
+        let mut dtod = Vec::with_capacity(p.sampling.repeats);
+        for _ in 0..p.sampling.repeats {
             region.begin(s)?;
             s[0].dtod(&mut dev_b, 0, &dev_a, 0..n)?;
             dtod.push(region.end(s)?);
@@ -62,8 +62,8 @@ impl Run for Bounds {
         task.step("device to device");
         let empty = ctx.kernels.empty;
         s[0].launch(&empty, Shape::linear(1, 1), ())?;
-        let mut launch = Vec::with_capacity(p.repeats);
-        for _ in 0..p.repeats {
+        let mut launch = Vec::with_capacity(p.sampling.repeats);
+        for _ in 0..p.sampling.repeats {
             region.begin(s)?;
             for _ in 0..p.launches {
                 s[0].launch(&empty, Shape::linear(1, 1), ())?;

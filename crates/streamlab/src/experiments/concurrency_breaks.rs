@@ -250,20 +250,12 @@ impl<'a> Pipeline<'a> {
     /// Check every output element: `out[i] == in[i] + ADD_VALUE·cycles` with wrap-around.
     fn check(&self, what: &str) -> Result<Verification, RuntimeError> {
         let (input, output) = (self.host_in.as_slice()?, self.host_out.as_slice()?);
-        let cycles = self.cycles;
-        let expected = |i: usize| {
-            f64::from(kernels_rs::element::add_repeatedly_closed_form(
-                input[i], ADD_VALUE, cycles,
-            ))
-        };
-        let mut v = crate::verify::compare(what, output, expected, 0.0);
-        if v.passed {
-            v.detail = format!(
-                "{what}: all {} ints equal in + {ADD_VALUE}·{cycles}",
-                output.len()
-            );
-        }
-        Ok(v)
+        Ok(crate::add_kernel::check(
+            input,
+            output,
+            (ADD_VALUE, self.cycles),
+            what,
+        ))
     }
 
     /// The whole array copied in on one stream, and its kernels one chunk per stream at
@@ -416,12 +408,12 @@ impl Cases<'_> {
             )?;
         }
         let mut samples: Vec<Vec<f64>> = vec![Vec::new(); Case::ALL.len()];
-        'rounds: for round in 0..MAX_ROUNDS * p.repeats {
+        'rounds: for round in 0..MAX_ROUNDS * p.sampling.repeats {
             for (k, &case) in Case::ALL.iter().enumerate() {
                 if ctx.stopping() {
                     break 'rounds;
                 }
-                if wants_round(&samples[k], round, p.repeats) {
+                if wants_round(&samples[k], round, p.sampling.repeats) {
                     samples[k].push(pipe.sample(
                         self.streams_of(case),
                         self.lane(k),

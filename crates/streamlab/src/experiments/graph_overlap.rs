@@ -118,7 +118,7 @@ fn stage_times(
                 streams,
                 &chunks(n, c),
                 (n * size_of::<f32>()) as u64,
-                (p.repeats, p.iterations.min(10)),
+                (p.sampling.repeats, p.iterations.min(10)),
                 true,
                 |kind, stream, part| b.op(&kernel, THREADS, kind, stream, part),
             )?
@@ -187,7 +187,7 @@ fn samples(
         run(b)?;
     }
     let (mut gpu_ms, mut host_ms) = (Vec::new(), Vec::new());
-    for _ in 0..p.repeats {
+    for _ in 0..p.sampling.repeats {
         let (g, h) = run(b)?;
         gpu_ms.push(g / p.iterations as f64);
         host_ms.push(h / p.iterations as f64);

@@ -68,7 +68,7 @@ impl Run for KernelConcurrency {
                 .args(["--device", &ctx.gpu.info().ordinal.to_string()])
                 .args(["--spin-us", &p.spin_us.to_string()])
                 .args(["--stream-counts", &join(&p.stream_counts)])
-                .args(["--repeats", &p.repeats.to_string()])
+                .args(["--repeats", &p.sampling.repeats.to_string()])
                 .args(["--worker-queues", &queues.to_string()])
                 .env(crate::runtime::QUEUES_VARIABLE, queues.to_string())
                 .stdout(Stdio::piped())
@@ -132,8 +132,8 @@ fn worker(ctx: &Context, p: &Params, queues: u32) -> Result<QueueRun, RunError> 
         p.stream_counts.len() as u64 + 2,
     );
     let one = Region::new(gpu, 1)?;
-    let mut single = Vec::with_capacity(p.repeats);
-    for _ in 0..p.repeats {
+    let mut single = Vec::with_capacity(p.sampling.repeats);
+    for _ in 0..p.sampling.repeats {
         single.push(gated(&mut gate, &streams[..1], &one, &mut || {
             spin.launch(&streams[0], &mut elapsed, 0)
         })?);
@@ -149,7 +149,7 @@ fn worker(ctx: &Context, p: &Params, queues: u32) -> Result<QueueRun, RunError> 
             &spin,
             (&mut gate, &streams, &one),
             &mut elapsed,
-            (n, p.repeats, queues),
+            (n, p.sampling.repeats, queues),
             &mut checks,
         )?);
         task.step(&format!("{n} streams"));

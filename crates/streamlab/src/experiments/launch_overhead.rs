@@ -49,8 +49,8 @@ impl Run for LaunchOverhead {
                 break;
             }
             let ns = u64::from(work) * 1000;
-            let mut samples = Vec::with_capacity(p.repeats);
-            for _ in 0..p.repeats {
+            let mut samples = Vec::with_capacity(p.sampling.repeats);
+            for _ in 0..p.sampling.repeats {
                 stream.poison(&mut elapsed)?;
                 region.begin(&streams)?;
                 for _ in 0..p.breakeven_launches {
@@ -103,7 +103,7 @@ fn launch_costs(
     }
     gpu.synchronize()?;
     let mut samples = vec![(Vec::new(), Vec::new(), Vec::new()); sets.len()];
-    for _ in 0..p.repeats {
+    for _ in 0..p.sampling.repeats {
         for (set, (host, device, sync)) in sets.iter().zip(&mut samples) {
             region.begin(streams)?;
             let started = Instant::now();
@@ -150,7 +150,7 @@ fn graph_costs(
     let replays = p.launches.div_ceil(p.graph_nodes);
     let kernels = (replays * p.graph_nodes) as f64;
     let (mut host, mut device) = (Vec::new(), Vec::new());
-    for _ in 0..p.repeats {
+    for _ in 0..p.sampling.repeats {
         region.begin(&streams[..1])?;
         let started = Instant::now();
         for _ in 0..replays {

@@ -126,8 +126,8 @@ impl Timing<'_> {
         let estimate = one.end(&streams[..1])? / 4.0;
         let iterations = ((p.sample_ms / estimate).ceil() as usize).clamp(2, 100_000);
         mapped_b.as_mut_slice()?[..n].fill(f32::NAN);
-        let mut mapped_ms = Vec::with_capacity(p.repeats);
-        for _ in 0..p.repeats {
+        let mut mapped_ms = Vec::with_capacity(p.sampling.repeats);
+        for _ in 0..p.sampling.repeats {
             one.begin(&streams[..1])?;
             for _ in 0..iterations {
                 zero_copy(&streams[0], mapped_a, mapped_b)?;
@@ -156,8 +156,8 @@ impl Timing<'_> {
             self.many,
         );
         b.poison(gpu, &streams[0])?;
-        let mut samples = Vec::with_capacity(p.repeats);
-        for _ in 0..p.repeats {
+        let mut samples = Vec::with_capacity(p.sampling.repeats);
+        for _ in 0..p.sampling.repeats {
             many.begin(used)?;
             for _ in 0..iterations {
                 issue_iteration(variant, used, parts, |kind, s, part| {
@@ -194,7 +194,7 @@ impl Timing<'_> {
             self.streams,
             parts,
             bytes,
-            (self.p.repeats, iterations),
+            (self.p.sampling.repeats, iterations),
             kernels,
             |kind, stream, part| b.op(&self.kernel, THREADS, kind, stream, part),
         )

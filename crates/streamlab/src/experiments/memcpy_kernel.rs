@@ -370,9 +370,9 @@ impl Sweep<'_> {
         let gpu = launcher.gpu;
         let c32 = cycles as i32;
         let mut sequential = [vec![], vec![], vec![], vec![]];
-        let mut concurrent = Vec::with_capacity(p.repeats);
-        for repeat in 0..p.repeats {
-            let checked = repeat + 1 == p.repeats;
+        let mut concurrent = Vec::with_capacity(p.sampling.repeats);
+        for repeat in 0..p.sampling.repeats {
+            let checked = repeat + 1 == p.sampling.repeats;
             if checked {
                 launcher.poison(&streams[0], self.b)?;
             }
@@ -465,17 +465,10 @@ fn check_output(
     what: &str,
 ) -> Result<Verification, RuntimeError> {
     let (input, output) = (b.host_in.as_slice()?, b.host_out.as_slice()?);
-    let expected = |i: usize| {
-        f64::from(kernels_rs::element::add_repeatedly_closed_form(
-            input[i], add_value, cycles,
-        ))
-    };
-    let mut v = crate::verify::compare(what, output, expected, 0.0);
-    if v.passed {
-        v.detail = format!(
-            "{what}: all {} ints equal in + {add_value}·{cycles}",
-            output.len()
-        );
-    }
-    Ok(v)
+    Ok(crate::add_kernel::check(
+        input,
+        output,
+        (add_value, cycles),
+        what,
+    ))
 }

@@ -42,7 +42,7 @@ impl Run for OverlapMap {
         let timing = Timing {
             gpu,
             kernel: ctx.kernels.sincos_in(ctx.form),
-            repeats: p.repeats,
+            repeats: p.sampling.repeats,
         };
         let mut task = crate::progress::Task::start("overlap-map", sizes.len() as u64 + 2);
         let overheads = timing.overheads(&streams, &mut b)?;

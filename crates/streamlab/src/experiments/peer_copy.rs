@@ -350,7 +350,7 @@ fn measure_pair(
 /// The elements, passes per sample and least samples of [`sample`] for copies of `bytes`.
 fn sample_shape(p: &Params, bytes: u64) -> (usize, usize, usize) {
     let elements = (bytes as usize / size_of::<u32>()).max(1);
-    (elements, Params::passes(bytes), p.repeats)
+    (elements, Params::passes(bytes), p.sampling.repeats)
 }
 
 /// With peer access turned on in both directions, every peer method at each size of

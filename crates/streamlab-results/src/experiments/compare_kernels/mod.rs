@@ -34,8 +34,7 @@ pub struct CompareKernels;
 pub struct Params {
     /// Timed launches of each spelling at the write-ups' shapes (matmul's shared among its
     /// placements).
-    #[arg(long, default_value_t = 60,
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    #[arg(long, default_value_t = 60, value_parser = crate::saved::count(1_000_000))]
     pub launches: usize,
     /// Untimed launches of each spelling before timing.
     #[arg(long, default_value_t = 3)]
@@ -46,34 +45,29 @@ pub struct Params {
     pub aligned: u32,
     /// matmul's second case: a SQUARE × SQUARE output, one thread per cell, enough threads
     /// to fill the GPU (the first case, the wiki's 32 × 16, is latency-bound).
-    #[arg(long, default_value_t = 512,
-          value_parser = clap::value_parser!(u32).range(1..=32_768))]
+    #[arg(long, default_value_t = 512, value_parser = clap::value_parser!(u32).range(1..=32_768))]
     // 0 (and `square_inner` 0) in runs from before this case.
     #[serde(default)]
     pub square: u32,
     /// The square case's inner dimension (at most 2^24).
-    #[arg(long, default_value_t = 2048,
-          value_parser = clap::value_parser!(u32).range(1..=1 << 24))]
+    #[arg(long, default_value_t = 2048, value_parser = clap::value_parser!(u32).range(1..=1 << 24))]
     #[serde(default)]
     pub square_inner: u32,
     /// add_kernel's array in M ints (2^20 ints each).
-    #[arg(long, default_value_t = 128,
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=4096))]
+    #[arg(long, default_value_t = 128, value_parser = crate::saved::count(4096))]
     pub add_size: usize,
     /// add_kernel's cycles, one case each, comma separated.
     #[arg(long, value_delimiter = ',', default_value = "256,0",
           value_parser = clap::value_parser!(i32).range(0..))]
     pub add_cycles: Vec<i32>,
     /// sincos' array in floats.
-    #[arg(long, default_value_t = 1 << 25,
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=u32::MAX as u64))]
+    #[arg(long, default_value_t = 1 << 25, value_parser = crate::saved::count(u32::MAX as u64))]
     pub sincos_elements: usize,
     /// Places in GPU memory matmul's inputs are timed at (warm), visited in order and back
     /// again, --launches shared among the visits: placement k puts A k × 2 MiB into one
     /// allocation and B (PLACEMENTS − 1 − k) × 2 MiB after A's span (what a latency-bound
     /// kernel takes can depend on where its inputs lie).
-    #[arg(long, default_value_t = 4,
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=64))]
+    #[arg(long, default_value_t = 4, value_parser = crate::saved::count(64))]
     // 1 in runs from before placements.
     #[serde(default = "one")]
     pub placements: usize,
@@ -103,12 +97,7 @@ fn one() -> usize {
 /// How far apart [`Params::placements`] put an input: the GPU's large page.
 pub const PLACEMENT_STEP_BYTES: usize = 2 << 20;
 
-impl Default for Params {
-    /// The command line's defaults: the `#[arg]` attributes above are their one source.
-    fn default() -> Params {
-        crate::saved::clap_defaults()
-    }
-}
+crate::defaults_from_clap!(Params);
 
 impl crate::saved::Params for Params {
     fn quick() -> Params {

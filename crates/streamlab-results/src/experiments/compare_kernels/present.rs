@@ -30,25 +30,15 @@ fn columns(c: &KernelComparison) -> Columns<'_, CaseRatio> {
     let quartiles =
         |q: &Quartiles| format!("{} ({}–{})", num(q.median, 4), num(q.q1, 4), num(q.q3, 4));
     Columns::new()
-        .both(
-            "kernel",
-            |k: &CaseRatio| k.kernel.clone(),
-            "kernel",
-            |k| k.kernel.clone(),
-        )
-        .both("case", |k| k.case.clone(), "case", |k| k.case.clone())
+        .text("kernel", "kernel", |k: &CaseRatio| k.kernel.clone())
+        .text("case", "case", |k| k.case.clone())
         .both(
             "form",
             |k| form_label(k.form),
             "form",
             |k| k.form.map_or("one".into(), |f| f.label().to_owned()),
         )
-        .both(
-            "shape",
-            |k| k.origin.label().to_owned(),
-            "origin",
-            |k| k.origin.label().to_owned(),
-        )
+        .text("shape", "origin", |k| k.origin.label().to_owned())
         .both(
             "L2",
             |k| {
@@ -75,30 +65,15 @@ fn columns(c: &KernelComparison) -> Columns<'_, CaseRatio> {
             "rust_median_ms",
             |k| format!("{:.5}", k.rust.median),
         )
-        .both(
-            "Rust noise",
-            |k| noise(k.rust_noise),
-            "rust_noise",
-            |k| format!("{:.4}", k.rust_noise),
-        )
+        .noise("Rust noise", "rust_noise", |k| k.rust_noise)
         .both(
             "CUDA C++",
             move |k| quartiles(&k.cuda),
             "cuda_median_ms",
             |k| format!("{:.5}", k.cuda.median),
         )
-        .both(
-            "C++ noise",
-            |k| noise(k.cuda_noise),
-            "cuda_noise",
-            |k| format!("{:.4}", k.cuda_noise),
-        )
-        .both(
-            "Rust / C++",
-            |k| num(k.ratio, 3),
-            "rust_over_cuda",
-            |k| format!("{:.4}", k.ratio),
-        )
+        .noise("C++ noise", "cuda_noise", |k| k.cuda_noise)
+        .number("Rust / C++", "rust_over_cuda", (3, 4), |k| k.ratio)
         .both(
             "Rust against C++",
             |k| k.verdict.text().into(),
@@ -212,54 +187,16 @@ fn spelling_columns<'a>() -> Columns<'a, SpellingRow<'a>> {
             .unwrap_or(f64::NAN)
     };
     Columns::new()
-        .both(
-            "kernel",
-            |r: &SpellingRow| r.case.kernel.clone(),
-            "kernel",
-            |r| r.case.kernel.clone(),
-        )
-        .both(
-            "case",
-            |r| r.case.case.clone(),
-            "case",
-            |r| r.case.case.clone(),
-        )
-        .both(
-            "form",
-            |r| form_label(r.case.form),
-            "form",
-            |r| form_label(r.case.form),
-        )
-        .both(
-            "L2",
-            |r| cache_label(r.case.cache).to_owned(),
-            "cache",
-            |r| cache_label(r.case.cache).to_owned(),
-        )
-        .both(
-            "language",
-            |r| r.spelling.language.label().to_owned(),
-            "language",
-            |r| r.spelling.language.label().to_owned(),
-        )
-        .both(
-            "entry",
-            |r| r.spelling.entry.clone(),
-            "entry",
-            |r| r.spelling.entry.clone(),
-        )
-        .both(
-            "median ms",
-            |r| num(r.spelling.median, 4),
-            "median_ms",
-            |r| format!("{:.5}", r.spelling.median),
-        )
-        .both(
-            "noise",
-            |r| noise(r.spelling.noise),
-            "noise",
-            |r| format!("{:.4}", r.spelling.noise),
-        )
+        .text("kernel", "kernel", |r: &SpellingRow| r.case.kernel.clone())
+        .text("case", "case", |r| r.case.case.clone())
+        .text("form", "form", |r| form_label(r.case.form))
+        .text("L2", "cache", |r| cache_label(r.case.cache).to_owned())
+        .text("language", "language", |r| {
+            r.spelling.language.label().to_owned()
+        })
+        .text("entry", "entry", |r| r.spelling.entry.clone())
+        .number("median ms", "median_ms", (4, 5), |r| r.spelling.median)
+        .noise("noise", "noise", |r| r.spelling.noise)
         .both(
             "over its language's fastest",
             move |r| {
@@ -272,12 +209,7 @@ fn spelling_columns<'a>() -> Columns<'a, SpellingRow<'a>> {
             "over_fastest",
             move |r| format!("{:.4}", r.spelling.median / fastest_of(r)),
         )
-        .both(
-            "how",
-            |r| r.spelling.how.clone(),
-            "how",
-            |r| r.spelling.how.clone(),
-        )
+        .text("how", "how", |r| r.spelling.how.clone())
 }
 
 fn spelling_rows<'a>(cases: impl Iterator<Item = &'a CaseRatio>) -> Vec<SpellingRow<'a>> {

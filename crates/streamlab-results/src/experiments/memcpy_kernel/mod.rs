@@ -40,8 +40,7 @@ pub const MAX_EXTENSION_STEPS: usize = 256;
 #[derive(Debug, Clone, PartialEq, clap::Args, Serialize, Deserialize)]
 pub struct Params {
     /// Array size in M ints (2^20 ints each).
-    #[arg(long, default_value_t = 128,
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=4096))]
+    #[arg(long, default_value_t = 128, value_parser = crate::saved::count(4096))]
     pub size: usize,
     /// Cycles shmoo: START..=END (or one value), 0 or more.
     #[arg(long, default_value = "0..=4096", allow_negative_numbers = true)]
@@ -64,18 +63,12 @@ pub struct Params {
     /// The value AddKernel adds, `cycles` times (may be negative).
     #[arg(long, default_value_t = 0xcc, allow_negative_numbers = true)]
     pub add_value: i32,
-    /// Timed repetitions of each row; the sequential and streamed runs alternate.
-    #[arg(long, default_value_t = 5,
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
-    pub repeats: usize,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub sampling: crate::saved::Repeats<5>,
 }
 
-impl Default for Params {
-    /// The command line's defaults: the `#[arg]` attributes above are their one source.
-    fn default() -> Params {
-        crate::saved::clap_defaults()
-    }
-}
+crate::defaults_from_clap!(Params);
 
 impl crate::saved::Params for Params {
     fn quick() -> Params {
@@ -83,7 +76,7 @@ impl crate::saved::Params for Params {
             size: 64,
             cycles: IntRange::new(0, 1024).expect("non-empty"),
             cycles_step: 256,
-            repeats: 2,
+            sampling: crate::saved::Repeats::new(2),
             ..Params::default()
         }
     }

@@ -3,7 +3,7 @@
 use super::analysis::{MemcpyAnalysis, MemcpyRow};
 use crate::report::chart::{BOUND_COLOR, Level, PALETTE, SEQUENTIAL_COLOR, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
-use crate::report::table::{Columns, noise, num, times, under_csv};
+use crate::report::table::{Columns, num, under_csv};
 
 /// The one declaration of the tables (one per stream count) and the CSV (every row, the
 /// Handbook's columns), the CUDA C++ twins' concurrent time beside the Rust one where
@@ -12,7 +12,7 @@ use crate::report::table::{Columns, noise, num, times, under_csv};
 /// Handbook's columns), the CUDA C++ twins' concurrent time beside the Rust one where
 /// `cuda` ran.
 pub(super) fn columns(cuda: Option<&MemcpyAnalysis>) -> Columns<'_, MemcpyRow> {
-    let ms = |x: f64| format!("{x:.4}");
+    let _ms = |x: f64| format!("{x:.4}");
     let cpp = move |x: &MemcpyRow| {
         (cuda?.rows.iter())
             .find(|y| y.streams == x.streams && y.cycles == x.cycles)
@@ -20,66 +20,16 @@ pub(super) fn columns(cuda: Option<&MemcpyAnalysis>) -> Columns<'_, MemcpyRow> {
     };
     Columns::new()
         .raw("Streams", |x: &MemcpyRow| x.streams.to_string())
-        .both(
-            "Cycles",
-            |x| x.cycles.to_string(),
-            "Cycles",
-            |x| x.cycles.to_string(),
-        )
-        .both(
-            "HtoD",
-            |x| num(x.htod_ms, 2),
-            "HtoD",
-            move |x| ms(x.htod_ms),
-        )
-        .both(
-            "Kernel",
-            |x| num(x.kernel_ms, 2),
-            "Kernel",
-            move |x| ms(x.kernel_ms),
-        )
-        .both(
-            "DtoH",
-            |x| num(x.dtoh_ms, 2),
-            "DtoH",
-            move |x| ms(x.dtoh_ms),
-        )
-        .both(
-            "Total",
-            |x| num(x.total_ms, 2),
-            "Total",
-            move |x| ms(x.total_ms),
-        )
-        .both(
-            "Concurrent",
-            |x| num(x.concurrent_ms, 2),
-            "Concurrent",
-            move |x| ms(x.concurrent_ms),
-        )
-        .both(
-            "Noise",
-            |x| noise(x.noise),
-            "Noise",
-            |x| format!("{:.4}", x.noise),
-        )
-        .both(
-            "Speedup",
-            |x| times(x.speedup),
-            "Speedup",
-            |x| format!("{:.3}", x.speedup),
-        )
-        .both(
-            "Bound",
-            |x| num(x.bound.ms, 2),
-            "Bound",
-            move |x| ms(x.bound.ms),
-        )
-        .both(
-            "Bound speedup",
-            |x| times(x.bound_speedup),
-            "BoundSpeedup",
-            |x| format!("{:.3}", x.bound_speedup),
-        )
+        .text("Cycles", "Cycles", |x| x.cycles.to_string())
+        .number("HtoD", "HtoD", (2, 4), |x| x.htod_ms)
+        .number("Kernel", "Kernel", (2, 4), |x| x.kernel_ms)
+        .number("DtoH", "DtoH", (2, 4), |x| x.dtoh_ms)
+        .number("Total", "Total", (2, 4), |x| x.total_ms)
+        .number("Concurrent", "Concurrent", (2, 4), |x| x.concurrent_ms)
+        .noise("Noise", "Noise", |x| x.noise)
+        .times("Speedup", "Speedup", 3, |x| x.speedup)
+        .number("Bound", "Bound", (2, 4), |x| x.bound.ms)
+        .times("Bound speedup", "BoundSpeedup", 3, |x| x.bound_speedup)
         .show("Efficiency", |x| num(x.efficiency, 3))
         .show("C++ Concurrent", move |x| {
             cpp(x).map_or("–".into(), |v| num(v, 2))

@@ -50,37 +50,28 @@ pub struct Params {
     #[arg(long, value_delimiter = ',')]
     pub devices: Vec<usize>,
     /// Floats in the array, over all GPUs together.
-    #[arg(long, default_value_t = 1 << 25,
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=u32::MAX as u64))]
+    #[arg(long, default_value_t = 1 << 25, value_parser = crate::saved::count(u32::MAX as u64))]
     pub elements: usize,
     /// Threads per block (the blog's code uses 1024).
-    #[arg(long, default_value_t = 1024,
-          value_parser = clap::value_parser!(u32).range(1..=1024))]
+    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: u32,
     /// Streams per GPU (a GPU with fewer elements uses one stream per element).
-    #[arg(long, default_value_t = 4,
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_STREAMS as u64))]
+    #[arg(long, default_value_t = 4, value_parser = crate::saved::count(MAX_STREAMS as u64))]
     pub streams: usize,
     /// Untimed iterations before each configuration is first timed.
     #[arg(long, default_value_t = 20)]
     pub warmup: usize,
     /// Timed iterations per configuration.
-    #[arg(long, default_value_t = 200,
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    #[arg(long, default_value_t = 200, value_parser = crate::saved::count(1_000_000))]
     pub iterations: usize,
     /// Timed batches the iterations are split into, each giving one sample; up to three
     /// times as many while a configuration's noise is above 1% [default: min(10,
     /// --iterations)].
-    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    #[arg(long, value_parser = crate::saved::count(1_000_000))]
     pub batches: Option<usize>,
 }
 
-impl Default for Params {
-    /// The command line's defaults: the `#[arg]` attributes above are their one source.
-    fn default() -> Params {
-        crate::saved::clap_defaults()
-    }
-}
+crate::defaults_from_clap!(Params);
 
 impl crate::saved::Params for Params {
     fn quick() -> Params {

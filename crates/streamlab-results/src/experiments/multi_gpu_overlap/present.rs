@@ -4,71 +4,21 @@ use super::analysis::{GpuBound, MultiGpuAnalysis};
 use crate::derived::pipeline::Stages;
 use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
-use crate::report::table::{Columns, noise, num, times};
+use crate::report::table::{Columns, num};
 
 /// The one declaration of the main table and the CSV: one row, the run.
 pub(super) fn columns<'a>() -> Columns<'a, MultiGpuAnalysis> {
     Columns::new()
-        .both(
-            "GPUs",
-            |x: &MultiGpuAnalysis| x.gpus.to_string(),
-            "gpus",
-            |x| x.gpus.to_string(),
-        )
-        .both(
-            "streams per GPU",
-            |x| x.streams.to_string(),
-            "streams",
-            |x| x.streams.to_string(),
-        )
-        .both(
-            "all GPUs (ms)",
-            |x| num(x.spread_ms, 4),
-            "spread_ms",
-            |x| format!("{:.4}", x.spread_ms),
-        )
-        .both(
-            "noise",
-            |x| noise(x.spread_noise),
-            "spread_noise",
-            |x| format!("{:.4}", x.spread_noise),
-        )
-        .both(
-            "first GPU alone (ms)",
-            |x| num(x.alone_ms, 4),
-            "alone_ms",
-            |x| format!("{:.4}", x.alone_ms),
-        )
-        .both(
-            "noise",
-            |x| noise(x.alone_noise),
-            "alone_noise",
-            |x| format!("{:.4}", x.alone_noise),
-        )
-        .both(
-            "speedup",
-            |x| times(x.speedup),
-            "speedup",
-            |x| format!("{:.4}", x.speedup),
-        )
-        .both(
-            "bound (ms)",
-            |x| num(x.bound_ms, 4),
-            "bound_ms",
-            |x| format!("{:.4}", x.bound_ms),
-        )
-        .both(
-            "bound's speedup",
-            |x| times(x.bound_speedup),
-            "bound_speedup",
-            |x| format!("{:.4}", x.bound_speedup),
-        )
-        .both(
-            "efficiency",
-            |x| num(x.efficiency, 3),
-            "efficiency",
-            |x| format!("{:.4}", x.efficiency),
-        )
+        .text("GPUs", "gpus", |x: &MultiGpuAnalysis| x.gpus.to_string())
+        .text("streams per GPU", "streams", |x| x.streams.to_string())
+        .number("all GPUs (ms)", "spread_ms", (4, 4), |x| x.spread_ms)
+        .noise("noise", "spread_noise", |x| x.spread_noise)
+        .number("first GPU alone (ms)", "alone_ms", (4, 4), |x| x.alone_ms)
+        .noise("noise", "alone_noise", |x| x.alone_noise)
+        .times("speedup", "speedup", 4, |x| x.speedup)
+        .number("bound (ms)", "bound_ms", (4, 4), |x| x.bound_ms)
+        .times("bound's speedup", "bound_speedup", 4, |x| x.bound_speedup)
+        .number("efficiency", "efficiency", (3, 4), |x| x.efficiency)
         .show("limited by", |x| x.limit.label())
 }
 

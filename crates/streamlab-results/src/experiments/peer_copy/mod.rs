@@ -45,29 +45,22 @@ pub struct Params {
     /// Exponent step (2: a factor of 4 per size).
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=8))]
     pub exponent_step: u32,
-    /// Timed samples per pair, size and method (more, up to 3×, where they are noisy).
-    #[arg(long, default_value_t = 5,
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=10_000))]
-    pub repeats: usize,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub sampling: crate::saved::Repeats<5>,
     /// 4 KiB copies timed one by one for the latency, per pair and peer access state.
-    #[arg(long, default_value_t = 200,
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    #[arg(long, default_value_t = 200, value_parser = crate::saved::count(1_000_000))]
     pub latency_copies: usize,
 }
 
-impl Default for Params {
-    /// The command line's defaults: the `#[arg]` attributes above are their one source.
-    fn default() -> Params {
-        crate::saved::clap_defaults()
-    }
-}
+crate::defaults_from_clap!(Params);
 
 impl crate::saved::Params for Params {
     fn quick() -> Params {
         Params {
             max_exponent: 22,
             exponent_step: 5,
-            repeats: 3,
+            sampling: crate::saved::Repeats::new(3),
             latency_copies: 50,
             ..Params::default()
         }

@@ -49,12 +49,9 @@ pub(super) fn sweep_columns<'a>() -> Columns<'a, PeerRow> {
         .both("size", |x| size(x.bytes), "bytes", |x| x.bytes.to_string());
     for method in Method::ALL {
         columns = columns
-            .both(
-                method.label(),
-                move |x| num(x.rate(method), 1),
-                method.key(),
-                move |x| format!("{:.3}", x.rate(method)),
-            )
+            .number(method.label(), method.key(), (1, 3), move |x| {
+                x.rate(method)
+            })
             .raw(noise_key(method), move |x| {
                 format!("{:.4}", x.noise[method_index(method)])
             });

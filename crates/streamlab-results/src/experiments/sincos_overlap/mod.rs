@@ -43,42 +43,33 @@ pub const TRACED_BATCH: usize = 10;
 #[derive(Debug, Clone, PartialEq, clap::Args, Serialize, Deserialize)]
 pub struct Params {
     /// Floats in the array.
-    #[arg(long, default_value_t = 1 << 25,
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=u32::MAX as u64))]
+    #[arg(long, default_value_t = 1 << 25, value_parser = crate::saved::count(u32::MAX as u64))]
     pub elements: usize,
     /// Threads per block (the blog's code uses 1024).
-    #[arg(long, default_value_t = 1024,
-          value_parser = clap::value_parser!(u32).range(1..=1024))]
+    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: u32,
     /// Untimed iterations before each configuration is timed.
     #[arg(long, default_value_t = 100)]
     pub warmup: usize,
     /// Timed iterations per configuration.
-    #[arg(long, default_value_t = 1000,
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    #[arg(long, default_value_t = 1000, value_parser = crate::saved::count(1_000_000))]
     pub iterations: usize,
     /// Timed batches the iterations are split into, each giving one sample; up to three
     /// times as many while a configuration's noise is above 1% [default: min(10,
     /// --iterations)].
-    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    #[arg(long, value_parser = crate::saved::count(1_000_000))]
     pub batches: Option<usize>,
     /// Streams of the headline comparison (the blog's 4); also the traced count.
-    #[arg(long, default_value_t = 4,
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_STREAMS as u64))]
+    #[arg(long, default_value_t = 4, value_parser = crate::saved::count(MAX_STREAMS as u64))]
     pub streams: usize,
     /// Stream counts of the sweep, comma separated (one stream is the sequential
     /// version's schedule, timed as such).
     #[arg(long, value_delimiter = ',', default_value = "2,4,8,16",
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=MAX_STREAMS as u64))]
+          value_parser = crate::saved::count(MAX_STREAMS as u64))]
     pub stream_counts: Vec<usize>,
 }
 
-impl Default for Params {
-    /// The command line's defaults: the `#[arg]` attributes above are their one source.
-    fn default() -> Params {
-        crate::saved::clap_defaults()
-    }
-}
+crate::defaults_from_clap!(Params);
 
 impl crate::saved::Params for Params {
     fn quick() -> Params {

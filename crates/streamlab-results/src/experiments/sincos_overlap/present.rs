@@ -29,30 +29,12 @@ fn against_bounds(x: &SincosConfig) -> String {
 pub(super) fn columns(cuda: Option<&SincosAnalysis>, hosts: bool) -> Columns<'_, SincosConfig> {
     let cpp = move |x: &SincosConfig| cuda.and_then(|c| c.config(x.variant, x.streams));
     Columns::new()
-        .both(
-            "variant",
-            |x: &SincosConfig| x.variant.label().into(),
-            "variant",
-            |x| x.variant.label().into(),
-        )
-        .both(
-            "streams",
-            |x| x.streams.to_string(),
-            "streams",
-            |x| x.streams.to_string(),
-        )
-        .both(
-            "Rust",
-            |x| num(x.median_ms, 4),
-            "median_ms",
-            |x| format!("{:.4}", x.median_ms),
-        )
-        .both(
-            "noise",
-            |x| noise(x.noise),
-            "noise",
-            |x| format!("{:.4}", x.noise),
-        )
+        .text("variant", "variant", |x: &SincosConfig| {
+            x.variant.label().into()
+        })
+        .text("streams", "streams", |x| x.streams.to_string())
+        .number("Rust", "median_ms", (4, 4), |x| x.median_ms)
+        .noise("noise", "noise", |x| x.noise)
         .show("C++ kernels", move |x| {
             cpp(x).map_or("–".into(), |y| num(y.median_ms, 4))
         })
@@ -88,19 +70,9 @@ pub(super) fn columns(cuda: Option<&SincosAnalysis>, hosts: bool) -> Columns<'_,
                 |x| (x.traced_over_untraced).map_or(String::new(), |r| format!("{:.4}", r.ratio)),
             )
         })
-        .both(
-            "bound",
-            |x| num(x.bound.ms, 4),
-            "bound_ms",
-            |x| format!("{:.4}", x.bound.ms),
-        )
+        .number("bound", "bound_ms", (4, 4), |x| x.bound.ms)
         .show("limited by", |x| x.bound.limiter.label().into())
-        .both(
-            "efficiency",
-            |x| num(x.efficiency, 3),
-            "efficiency",
-            |x| format!("{:.4}", x.efficiency),
-        )
+        .number("efficiency", "efficiency", (3, 4), |x| x.efficiency)
         .both(
             "busiest bound (traced)",
             |x| {

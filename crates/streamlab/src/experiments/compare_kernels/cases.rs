@@ -287,23 +287,13 @@ impl Bench<'_> {
                     )
                 },
                 |e, out| {
-                    crate::verify::compare(
-                        &format!(
-                            "add_kernel {} {} ({})",
-                            s.case(self.params),
-                            e.spelling.entry,
-                            e.language.label()
-                        ),
-                        out,
-                        |i| {
-                            f64::from(kernels_rs::element::add_repeatedly_closed_form(
-                                input[i],
-                                h.add_value,
-                                cycles,
-                            ))
-                        },
-                        0.0,
-                    )
+                    let what = format!(
+                        "add_kernel {} {} ({})",
+                        s.case(self.params),
+                        e.spelling.entry,
+                        e.language.label()
+                    );
+                    crate::add_kernel::check(input, out, (h.add_value, cycles), &what)
                 },
             )?;
             let cards = self.cards(&entries, shape)?;

@@ -248,7 +248,7 @@ impl User<'_> {
                     streams,
                     &chunks(n, s),
                     bytes,
-                    (self.p.repeats, iterations),
+                    (self.p.sampling.repeats, iterations),
                     true,
                     |kind, stream, part| a.op(self, kind, stream, part),
                 )?
@@ -328,8 +328,8 @@ impl User<'_> {
         a.host_out.as_mut_slice()?.fill(T::poison());
         gpu.synchronize()?;
         let region = Region::new(gpu, streams.len())?;
-        let mut samples = Vec::with_capacity(self.p.repeats);
-        for _ in 0..self.p.repeats {
+        let mut samples = Vec::with_capacity(self.p.sampling.repeats);
+        for _ in 0..self.p.sampling.repeats {
             region.begin(streams)?;
             for _ in 0..iterations {
                 issue(a)?;
