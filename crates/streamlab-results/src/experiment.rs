@@ -60,8 +60,9 @@ pub trait Experiment: Sized + 'static {
     fn csv(_result: &Self::Result, _derived: &Self::Derived) -> Vec<Csv> {
         Vec::new()
     }
-    /// Its section of the report: what it measures, its tables, bounds, charts and
-    /// timelines; `cuda` as for [`Experiment::tables`].
+    /// Its section of the report: what it measures, its bounds, charts and timelines; `cuda`
+    /// as for [`Experiment::tables`]. A section that sets no tables of its own shows
+    /// [`Experiment::tables`].
     fn section(
         rust: &Analyzed<Self>,
         cuda: Option<&Analyzed<Self>>,

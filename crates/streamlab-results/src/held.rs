@@ -192,6 +192,13 @@ impl<E: Experiment> Held for Results<E> {
             return Ok(None);
         };
         let mut s = E::section(rust, self.cuda.as_ref())?;
+        if s.tables.is_empty() {
+            s.tables = E::tables(
+                &rust.result,
+                &rust.derived,
+                self.cuda.as_ref().map(Analyzed::with),
+            );
+        }
         s.verdict = s.lead(headline_or_facts(&rust.analysis));
         s.note("Noise", noise_note(&self.analyses()));
         Ok(Some(s))

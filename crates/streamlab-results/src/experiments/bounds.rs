@@ -218,13 +218,12 @@ impl Experiment for Bounds {
         rust: &Analyzed<Self>,
         _twin: Option<&Analyzed<Self>>,
     ) -> Result<Section, ReportError> {
-        let (b, derived) = rust.with();
+        let derived = &rust.derived;
         let s = derived;
         let mut sec = rust.section(
             "The physical limits, as measured",
             "Copies of pinned host memory each way alone and both ways at once, a device-to-device copy, and an empty kernel's launch, timed with events. Every bound in this report is built from figures like these, measured in the same run as what it bounds.",
         );
-        sec.tables = Self::tables(b, derived, None);
         sec.note(
             "Both ways",
             format!(

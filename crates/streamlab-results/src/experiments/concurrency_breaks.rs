@@ -460,10 +460,8 @@ impl Experiment for ConcurrencyBreaks {
         rust: &Analyzed<Self>,
         _twin: Option<&Analyzed<Self>>,
     ) -> Result<Section, ReportError> {
-        let (r, derived) = rust.with();
-        let a = derived;
+        let (r, a) = rust.with();
         let mut sec = rust.section("concurrency-breaks: what stalls the overlap", "The memcpy-kernel pipeline over the streams (every chunk copied in, every AddKernel, every copy out; iterations back to back), clean and with one break in every iteration, after the CUDA Handbook's 6.5.3: the legacy NULL stream waits for every blocking stream's earlier work and holds back their later work, so anything on it (an asynchronous copy, a call that takes no stream) stalls the overlap; pageable copies and host calls that wait for the GPU stop the host issuing. Each case is timed against its clean pipeline and traced, and the break detector reads its timeline.");
-        sec.tables = Self::tables(r, derived, None);
         let c = &r.calibration;
         sec.note(
             "Kernel",

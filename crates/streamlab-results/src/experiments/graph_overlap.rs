@@ -382,9 +382,8 @@ impl Experiment for GraphOverlap {
         rust: &Analyzed<Self>,
         _twin: Option<&Analyzed<Self>>,
     ) -> Result<Section, ReportError> {
-        let (r, derived) = rust.with();
+        let derived = &rust.derived;
         let mut sec = rust.section("graph-overlap: a CUDA graph against stream issue", "sincos-overlap's asynchronous orders, issued on streams (one per chunk) and captured once as a CUDA graph that holds a sample's back-to-back iterations with the same dependencies, then replayed: GPU time per iteration (events) and the host's time per iteration spent issuing (what the CPU is not left free for).");
-        sec.tables = Self::tables(r, derived, None);
         sec.note(
             "Bound",
             "The sincos pipeline bound of each chunk count's parts, timed alone, with fill and drain once per sample's iterations.",

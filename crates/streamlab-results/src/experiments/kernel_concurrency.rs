@@ -372,10 +372,8 @@ impl Experiment for KernelConcurrency {
         rust: &Analyzed<Self>,
         _twin: Option<&Analyzed<Self>>,
     ) -> Result<Section, ReportError> {
-        let (r, derived) = rust.with();
-        let a = derived;
+        let (r, a) = rust.with();
         let mut sec = rust.section("kernel-concurrency: how many kernels really run at once", "N streams each launch two one-block kernels that spin a fixed time on the GPU's global timer, first all streams at once, then the same kernels one after another (serial). The number of hardware work queues is set by CUDA_DEVICE_MAX_CONNECTIONS, which the driver reads once when it starts, so each queue setting runs in a process of its own.");
-        sec.tables = Self::tables(r, derived, None);
         sec.notes.push((
             "Model".into(),
             format!(

@@ -439,10 +439,8 @@ impl Experiment for LaunchOverhead {
         rust: &Analyzed<Self>,
         _twin: Option<&Analyzed<Self>>,
     ) -> Result<Section, ReportError> {
-        let (r, derived) = rust.with();
-        let a = derived;
+        let a = &rust.derived;
         let mut sec = rust.section("launch-overhead: what one launch costs", "An empty kernel launched back to back on one stream (host time to issue, GPU time between events), launched and waited for one at a time, and the same launches captured once in a CUDA graph and replayed; the Rust kernel and its CUDA C++ twin take turns, sample by sample. Then kernels that each spin a given time on the GPU's clock, back to back: the breakeven curve.");
-        sec.tables = Self::tables(r, derived, None);
         sec.notes.push((
             "Result".into(),
             format!(

@@ -416,10 +416,8 @@ impl Experiment for Mapped {
         rust: &Analyzed<Self>,
         _twin: Option<&Analyzed<Self>>,
     ) -> Result<Section, ReportError> {
-        let (r, derived) = rust.with();
-        let a = derived;
+        let a = &rust.derived;
         let mut sec = rust.section("mapped: zero-copy memory against streamed copies", "The sincos kernel reading its input from and writing its output to mapped pinned host memory directly (no copies), against the streamed version (device memory, copies over streams, the better asynchronous order), over the same sizes.");
-        sec.tables = Self::tables(r, derived, None);
         sec.notes.push((
             "Bound".into(),
             format!(

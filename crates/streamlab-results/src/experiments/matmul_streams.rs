@@ -320,10 +320,9 @@ impl Experiment for MatmulStreams {
         rust: &Analyzed<Self>,
         twin: Option<&Analyzed<Self>>,
     ) -> Result<Section, ReportError> {
-        let (r, derived) = rust.with();
+        let derived = &rust.derived;
         let cuda = twin.map(Analyzed::with);
         let mut sec = rust.section("matmul-streams: independent products over streams", "Independent naive matrix products (one thread per output cell), product i on stream i mod s, for s = 1 up to the number of products; the time for all of them per trial, timed with events.");
-        sec.tables = Self::tables(r, derived, cuda);
         sec.note(
             "Model",
             "The products are alike and each fills too few SMs to slow the others, so s streams take as long as the stream with the most products: ceil(products / s) times one product alone. The plateaus where adding a stream does not lower that count are the model's.",

@@ -508,15 +508,13 @@ impl Experiment for Overlap {
         rust: &Analyzed<Self>,
         _twin: Option<&Analyzed<Self>>,
     ) -> Result<Section, ReportError> {
-        let (r, derived) = rust.with();
-        let a = derived;
+        let (r, a) = rust.with();
         let mut sec = rust.section("overlap: your kernel over streams", "An element-wise kernel from your PTX, run sequential against asynchronous 1 and 2 over stream counts, each chunk passed to the kernel as its own sub-slice; every streamed output is compared bit for bit with the sequential one.");
         sec.note(
             "Entry",
             format!("{}({})", r.params.kernel, r.entry.join(", ")),
         );
         sec.note("Verdict", a.verdict());
-        sec.tables = Self::tables(r, derived, None);
         sec.figures = draw(figures(a));
         sec.timelines = rust.timelines()?;
         Ok(sec)

@@ -499,10 +499,8 @@ impl Experiment for OverlapMap {
         rust: &Analyzed<Self>,
         _twin: Option<&Analyzed<Self>>,
     ) -> Result<Section, ReportError> {
-        let (r, derived) = rust.with();
-        let a = derived;
+        let a = &rust.derived;
         let mut sec = rust.section("overlap-map: when streams pay off", "The sincos workload over array sizes × stream counts: the speedup of the better asynchronous order over one stream (the fastest of the one-stream timings, which all run the same work in order), beside a model's prediction of the same.");
-        sec.tables = Self::tables(r, derived, None);
         sec.notes.push((
             "Model".into(),
             format!(

@@ -253,7 +253,6 @@ impl Experiment for MemcpyKernel {
                 r.device.copy_engines
             ),
         );
-        sec.tables = Self::tables(r, derived, cuda);
         sec.notes.push((
             "Bound".into(),
             "Per row: the largest of the HtoD engine's, the SMs' and the DtoH engine's busy time, and the bytes in plus out at the measured both-ways rate, plus the fill and drain of this one run (the first chunk's copy in and the last chunk's copy out). The copies' parts are timed over the row's own chunks, the kernel's part is the row's kernel alone. This is the reachable form of the Handbook's ideal, which lets both copies run at their one-way rates at once.".into(),

@@ -218,10 +218,8 @@ impl Experiment for MultiGpuOverlap {
         rust: &Analyzed<Self>,
         _twin: Option<&Analyzed<Self>>,
     ) -> Result<Section, ReportError> {
-        let (r, derived) = rust.with();
-        let a = derived;
+        let (r, a) = rust.with();
         let mut sec = rust.section("multi-gpu-overlap: the sincos pipeline over several GPUs", "sincos-overlap's array split evenly over the GPUs, each GPU running asynchronous 2 over its own streams from one host array pinned for every GPU; iterations back to back in batches, each batch timed with the host clock from issuing it on every GPU until every GPU finished, against the same work on the first GPU alone over the same streams. The bound is the slowest GPU's own pipeline bound for its share or the host link shared by every GPU (every GPU copying its share in and out at once), whichever is larger. Every element of every GPU's output is checked against the CPU reference.");
-        sec.tables = Self::tables(r, derived, None);
         if !a.fewer_streams.is_empty() {
             let gpus: Vec<String> = (a.fewer_streams.iter())
                 .map(|(ordinal, used)| format!("GPU {ordinal} ({used})"))

@@ -294,10 +294,8 @@ impl Experiment for PeerCopy {
         rust: &Analyzed<Self>,
         _twin: Option<&Analyzed<Self>>,
     ) -> Result<Section, ReportError> {
-        let (r, derived) = rust.with();
-        let a = derived;
+        let a = &rust.derived;
         let mut sec = rust.section("peer-copy: copies between GPUs", "For every ordered pair of GPUs: cuMemcpyPeerAsync with peer access off (the driver stages the copy through host memory) and on (straight over the link between the GPUs), one way and both ways at once on two streams, and a copy kernel's loads and stores across the link (launched on the destination reading the source, and on the source writing the destination) where peer access is on; GB/s from the median of event-timed samples over a size sweep, and the latency of one small copy. Every copied element is checked against its source's pattern.");
-        sec.tables = Self::tables(r, derived, None);
         let without: Vec<String> = (a.matrix.iter())
             .filter(|p| !p.peer_access)
             .map(|p| pair_label(p.src, p.dst))

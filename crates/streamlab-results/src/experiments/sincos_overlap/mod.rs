@@ -403,7 +403,6 @@ impl Experiment for SincosOverlap {
         let cuda = twin.map(Analyzed::with);
         let a = derived;
         let mut sec = rust.section("sincos-overlap: copies and kernels over streams", "b[i] = a[i] + sqrt(sin(i)² + cos(i)²) over an array in pinned memory: sequential (copy in, kernel, copy out, with blocking copies), asynchronous 1 (per stream: copy in, kernel, copy out) and asynchronous 2 (all copies in, all kernels, all copies out), over a sweep of stream counts. Each sample is the mean time per iteration of a batch of iterations issued back to back.");
-        sec.tables = Self::tables(r, derived, cuda);
         let bytes = r.params.bytes();
         sec.notes.push((
             "Bound".into(),
