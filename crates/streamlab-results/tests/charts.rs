@@ -185,3 +185,76 @@ fn the_box_check_finds_overlap_and_clipping() {
     let up = &b[3];
     assert!(up.x1 - up.x0 < up.y1 - up.y0, "{up:?}");
 }
+
+/// Where a timeline's bars are named wrong: each bar (a `<rect>` with a title, in drawing
+/// order, matched to the model's bars) must sit on the row of the label nearest to it, and
+/// that label must name the bar's own track; and every track must be named.
+fn misnamed(name: &str, t: &streamlab_results::report::section::TimelineFigure) -> Vec<String> {
+    use streamlab_results::report::plot::gantt::drawn;
+    let doc = roxmltree::Document::parse(&t.svg).expect("well-formed SVG");
+    let labels: Vec<(String, f64)> = (doc.descendants())
+        .filter(|n| n.has_tag_name("text") && n.attribute("text-anchor") == Some("end"))
+        .map(|n| (n.text().unwrap_or("").trim().to_owned(), number(n, "y")))
+        .collect();
+    let rects: Vec<f64> = (doc.descendants())
+        .filter(|n| n.has_tag_name("rect") && n.children().any(|c| c.has_tag_name("title")))
+        .map(|n| number(n, "y") + number(n, "height") / 2.0)
+        .collect();
+    let bars = drawn(&t.gantt);
+    let mut out = Vec::new();
+    if rects.len() != bars.len() {
+        out.push(format!("{name}: {} bars drawn, {} in the model", rects.len(), bars.len()));
+    }
+    for track in &t.gantt.tracks {
+        if !labels.iter().any(|(l, _)| *l == track.label()) {
+            out.push(format!("{name}: {} is not named", track.label()));
+        }
+    }
+    for (y, bar) in rects.iter().zip(bars) {
+        let nearest = (labels.iter()).min_by(|a, b| (a.1 - y).abs().total_cmp(&(b.1 - y).abs()));
+        match nearest {
+            Some((label, ly)) if *label == bar.track.label() && (ly - y).abs() < 11.0 => {}
+            other => out.push(format!(
+                "{name}: a bar of {} sits by the label {:?}",
+                bar.track.label(),
+                other.map(|o| &o.0)
+            )),
+        }
+    }
+    out
+}
+
+#[test]
+fn every_timeline_row_is_named_and_every_bar_sits_on_its_named_row() {
+    let mut checked = 0;
+    let mut all = Vec::new();
+    for run in runs() {
+        let doc = document(&SavedRun::load(&run).unwrap()).unwrap();
+        for t in doc.sections.iter().flat_map(|s| &s.timelines) {
+            all.extend(misnamed(&format!("{}/{}", run.display(), t.file), t));
+            checked += 1;
+        }
+    }
+    assert!(checked > 20, "only {checked} timelines");
+    assert!(all.is_empty(), "{} faults:\n{}", all.len(), all.join("\n"));
+}
+
+#[test]
+fn the_row_check_finds_a_bar_by_another_rows_label() {
+    let run = runs().into_iter().next().unwrap();
+    let doc = document(&SavedRun::load(&run).unwrap()).unwrap();
+    let mut t = (doc.sections.iter().flat_map(|s| &s.timelines))
+        .find(|t| t.gantt.tracks.len() > 4)
+        .unwrap()
+        .clone();
+    assert!(misnamed("t", &t).is_empty());
+    // The SMs and the DtoH copy engine swap names, as a drawing that shifts its labels by
+    // a row would show them.
+    t.svg = t
+        .svg
+        .replace(">\nSMs\n<", ">\nSWAP\n<")
+        .replace(">\nDtoH copy engine\n<", ">\nSMs\n<")
+        .replace(">\nSWAP\n<", ">\nDtoH copy engine\n<");
+    let found = misnamed("t", &t);
+    assert!(found.iter().any(|f| f.contains("a bar of SMs sits by the label Some(\"DtoH copy engine\")")), "{found:?}");
+}

@@ -149,7 +149,7 @@ impl Track {
     }
 }
 
-/// One bar of a timeline: an operation's execution, or its wait for its engine.
+/// One bar of a timeline: an operation's execution, or its wait to start.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GanttBar {
     pub track: Track,
@@ -158,13 +158,26 @@ pub struct GanttBar {
     pub queued: bool,
     pub start_ms: f64,
     pub end_ms: f64,
+    /// What it is, shown when the bar is pointed at: the operation, its stream, its start
+    /// and its duration.
+    pub title: String,
 }
 
-/// A timeline: a row per stream, then a row per engine.
+/// A concurrency break marked on a timeline: where it started and what it was.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GanttMark {
+    pub at_ms: f64,
+    /// A few words: what broke concurrency, e.g. "HtoD on the NULL stream".
+    pub label: String,
+}
+
+/// A timeline: a row per stream, then a row per engine, and the concurrency breaks found
+/// in it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Gantt {
     pub title: String,
     pub source: TraceSource,
     pub tracks: Vec<Track>,
     pub bars: Vec<GanttBar>,
+    pub marks: Vec<GanttMark>,
 }

@@ -100,7 +100,7 @@ impl TimelineFigure {
             KernelSet::Rust => t.title.clone(),
             KernelSet::Cuda => format!("{} (CUDA C++ kernels)", t.title),
         };
-        let mut gantt = timeline::gantt(t);
+        let mut gantt = timeline::gantt(t, &checks.breaks);
         gantt.title = gantt.title.replacen(&t.title, &title, 1);
         if checks.disturbed {
             gantt.title += " (disturbed: see its checks)";

@@ -9,7 +9,8 @@
 //! between the streams and the engines.
 use serde_json::{Value, json};
 
-use super::chart::{Gantt, GanttBar, Track};
+use super::chart::{Gantt, GanttBar, GanttMark, Track};
+use crate::derived::trace::Break;
 use crate::saved::timeline::{Engine, OpKind, Timeline, TimelineOp};
 
 /// Waits shorter than this (a microsecond) are not drawn.
@@ -72,10 +73,23 @@ fn queued(op: &TimelineOp) -> Option<(f64, f64)> {
         .map(|ready| (ready, op.start_ms))
 }
 
-/// The Gantt model of `t`.
-pub fn gantt(t: &Timeline) -> Gantt {
+/// What `op` is, in a few words: its call (or kind), its row and its iteration.
+fn named(t: &Timeline, op: &TimelineOp) -> String {
+    let what = op.call.as_deref().unwrap_or(op.kind.label());
+    let iteration = if t.iterations > 1 {
+        format!(", iteration {}", op.iteration + 1)
+    } else {
+        String::new()
+    };
+    format!("{what} on {}{iteration}", row(t, op).label())
+}
+
+/// The Gantt model of `t`, each bar titled with what it is, and `breaks` marked where
+/// they started.
+pub fn gantt(t: &Timeline, breaks: &[Break]) -> Gantt {
     let mut bars = Vec::new();
     for op in &t.ops {
+        let name = named(t, op);
         if let Some((start, end)) = queued(op) {
             bars.push(GanttBar {
                 track: row(t, op),
@@ -83,6 +97,10 @@ pub fn gantt(t: &Timeline) -> Gantt {
                 queued: true,
                 start_ms: start,
                 end_ms: end,
+                title: format!(
+                    "{name}: ready at {start:.4} ms, waited {:.4} ms to start",
+                    end - start
+                ),
             });
         }
         for track in rows(t, op) {
@@ -92,9 +110,20 @@ pub fn gantt(t: &Timeline) -> Gantt {
                 queued: false,
                 start_ms: op.start_ms,
                 end_ms: op.end_ms,
+                title: format!(
+                    "{name}: from {:.4} ms, took {:.4} ms",
+                    op.start_ms,
+                    op.end_ms - op.start_ms
+                ),
             });
         }
     }
+    let marks = (breaks.iter())
+        .map(|b| GanttMark {
+            at_ms: b.start_ms,
+            label: b.short(),
+        })
+        .collect();
     let iterations = match t.iterations {
         1 => "one iteration".to_owned(),
         n => format!("{n} iterations back to back"),
@@ -104,6 +133,7 @@ pub fn gantt(t: &Timeline) -> Gantt {
         source: t.source,
         tracks: tracks(t),
         bars,
+        marks,
     }
 }
 
@@ -211,7 +241,7 @@ mod tests {
 
     #[test]
     fn each_operation_is_drawn_on_its_stream_and_its_engine_and_waits_apart() {
-        let g = gantt(&timeline());
+        let g = gantt(&timeline(), &[]);
         assert_eq!(g.tracks.len(), 2 + 3);
         let queued: Vec<&GanttBar> = g.bars.iter().filter(|b| b.queued).collect();
         assert_eq!(queued.len(), 1);
@@ -291,7 +321,7 @@ mod tests {
             call: Some("cuMemFree".into()),
             ..op(3, OpKind::Host, 2.5, 2.5, 3.0)
         });
-        let g = gantt(&t);
+        let g = gantt(&t, &[]);
         assert_eq!(
             g.tracks,
             [

@@ -60,6 +60,16 @@ pub struct Break {
 pub const HELD_BACK_MS: f64 = 0.02;
 
 impl Break {
+    /// What broke concurrency, in a few words for a chart: "HtoD on the NULL stream",
+    /// "cuMemFree on the host".
+    pub fn short(&self) -> String {
+        let what = match (&self.call, self.op) {
+            (Some(c), OpKind::Host) => c.clone(),
+            (_, op) => op.label().to_owned(),
+        };
+        format!("{what} on {}", self.row)
+    }
+
     /// In words, e.g. "HtoD on the NULL stream (iteration 2, cuMemcpyHtoDAsync),
     /// NULL-stream operation: waited 0.4100 ms to start, took 0.3100 ms, the rest of the
     /// GPU idle 0.3000 ms of it; held back 1 operation that was ready".

@@ -2,12 +2,14 @@
 //! end, its wait for its engine a lighter bar before it.
 use super::legend::{Entry, Swatch, legend_top};
 use super::{
-    Area, Axis, DIVIDER, Drawn, FONT, LABEL_SIZE, MARGIN, NOTE, TEXT, line_height, note, rgb, tick,
-    titled, usable,
+    Area, Axis, BREAK, DIVIDER, Drawn, FONT, LABEL_SIZE, MARGIN, NOTE, SIZE, TEXT, line_height,
+    note, rgb, tick, titled, usable,
 };
 use crate::report::chart::{Color, Gantt, GanttBar, Track, kind_color, queued_color};
 use crate::report::text;
 use crate::saved::timeline::{OpKind, TraceSource};
+use plotters::coord::types::RangedCoordf64;
+use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::Color as _;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -34,6 +36,26 @@ pub(super) fn nice_ceil(v: f64) -> f64 {
         .unwrap_or(10.0 * power)
 }
 
+/// Pixels each row of a timeline takes at the least: room for its label.
+pub(super) const ROW_PX: u32 = 22;
+
+/// The height of a timeline of `rows` rows: every row labelled, at least the size of the
+/// other charts.
+pub(super) fn height(rows: usize) -> u32 {
+    SIZE.1.max(190 + ROW_PX * rows as u32)
+}
+
+/// The end of a timeline's time axis: the last bar's end rounded up to the next step of
+/// about a twentieth of it, so the axis ends at the data.
+pub(super) fn axis_end(last: f64) -> f64 {
+    let step = nice_ceil(last / 20.0);
+    (last / step - 1e-9).ceil().max(1.0) * step
+}
+
+/// What the lighter bars are: the time from when an operation was ready (issued, its
+/// stream's earlier work done) to when it started.
+pub(super) const WAITING: &str = "ready, waiting to start";
+
 pub(super) fn draw_gantt(root: &Area<'_>, g: &Gantt) -> Drawn {
     let area = titled(root, &g.title, 24, &TEXT)?;
     let area = titled(&area, source_note(g.source), 16, &NOTE)?;
@@ -45,10 +67,7 @@ pub(super) fn draw_gantt(root: &Area<'_>, g: &Gantt) -> Drawn {
             .position(|&x| x == t)
             .map(|r| (n - 1 - r) as f64)
     };
-    let bars: Vec<(f64, &GanttBar)> = g
-        .bars
-        .iter()
-        .filter(|b| usable(false, b.start_ms) && usable(false, b.end_ms) && b.end_ms >= b.start_ms)
+    let bars: Vec<(f64, &GanttBar)> = (drawn(g).into_iter())
         .filter_map(|b| Some((row_y(b.track)?, b)))
         .collect();
 
@@ -62,9 +81,17 @@ pub(super) fn draw_gantt(root: &Area<'_>, g: &Gantt) -> Drawn {
         .collect();
     if bars.iter().any(|(_, b)| b.queued) {
         let colors = kinds.iter().map(|&k| rgb(queued_color(k))).collect();
+        entries.push(Entry::new(Swatch::Dots(colors), WAITING));
+    }
+    if !g.marks.is_empty() {
         entries.push(Entry::new(
-            Swatch::Dots(colors),
-            "queued (waiting for its engine)",
+            Swatch::Line {
+                color: BREAK,
+                width: 2,
+                dashed: true,
+                marker: false,
+            },
+            "concurrency break",
         ));
     }
     let plot = legend_top(&area, &entries)?;
@@ -73,15 +100,17 @@ pub(super) fn draw_gantt(root: &Area<'_>, g: &Gantt) -> Drawn {
     let last = bars.iter().map(|(_, b)| b.end_ms).fold(0.0, f64::max);
     let x = Axis {
         lo: if first < 0.0 { -nice_ceil(-first) } else { 0.0 },
-        hi: nice_ceil(last),
+        hi: axis_end(last),
     };
     let tracks: Vec<String> = g.tracks.iter().map(|t| t.label()).collect();
     let longest = text::widest(&tracks, text::px(LABEL_SIZE)).ceil() as i32;
+    // The marks' names sit above the rows: one line of room for them.
+    let top = if g.marks.is_empty() { 0.0 } else { 1.0 };
     let mut chart = ChartBuilder::on(&plot)
         .margin(MARGIN)
         .x_label_area_size(50)
         .y_label_area_size((20 + longest).min(220))
-        .build_cartesian_2d(x.lo..x.hi, -0.5..Axis::slots(n).hi)?;
+        .build_cartesian_2d(x.lo..x.hi, -0.5..Axis::slots(n).hi + top)?;
     let x_fmt = |x: &f64| tick(*x);
     // Track names are laid out apart ([`track_labels`]): the mesh writes none.
     let y_fmt = |_: &f64| String::new();
@@ -91,7 +120,7 @@ pub(super) fn draw_gantt(root: &Area<'_>, g: &Gantt) -> Drawn {
         .axis_desc_style((FONT, 16))
         .max_light_lines(4)
         .disable_y_mesh()
-        .y_labels(n.max(1))
+        .y_labels(0)
         .x_label_formatter(&x_fmt)
         .y_label_formatter(&y_fmt)
         .x_desc("time (ms)")
@@ -112,8 +141,12 @@ pub(super) fn draw_gantt(root: &Area<'_>, g: &Gantt) -> Drawn {
     };
     let queued = bars.iter().filter(|(_, b)| b.queued);
     chart.draw_series(queued.map(|&(y, b)| rect(y, b, queued_color(b.kind))))?;
-    let ran = bars.iter().filter(|(_, b)| !b.queued);
-    chart.draw_series(ran.map(|&(y, b)| rect(y, b, kind_color(b.kind))))?;
+    let ran: Vec<&(f64, &GanttBar)> = bars.iter().filter(|(_, b)| !b.queued).collect();
+    chart.draw_series(ran.iter().map(|&&(y, b)| rect(y, b, kind_color(b.kind))))?;
+    // A hairline at each bar's start, so that work run back to back shows as such.
+    chart.draw_series(ran.iter().map(|&&(y, b)| {
+        PathElement::new([(b.start_ms, y - 0.3), (b.start_ms, y + 0.3)], WHITE.stroke_width(1))
+    }))?;
 
     // A divider where the rows change from streams to engines (or back).
     let is_stream = |t: &Track| matches!(t, Track::Stream(_) | Track::Lane(_));
@@ -122,10 +155,99 @@ pub(super) fn draw_gantt(root: &Area<'_>, g: &Gantt) -> Drawn {
         let y = (n - r) as f64 - 0.5;
         PathElement::new([(x.lo, y), (x.hi, y)], DIVIDER.stroke_width(2))
     }))?;
+    draw_marks(&mut chart, g, (x.hi, n))?;
     if bars.is_empty() {
         note(&chart.plotting_area().strip_coord_spec(), "no data")?;
     }
     Ok(())
+}
+
+/// Each concurrency break as a dashed line down every row from where it started, named
+/// above the rows (a name that would run into the one before it is left to the line and
+/// the table under the chart).
+fn draw_marks(
+    chart: &mut ChartContext<'_, SVGBackend<'_>, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    g: &Gantt,
+    (end, n): (f64, usize),
+) -> Drawn {
+    let top = n as f64 - 0.5;
+    chart.draw_series(g.marks.iter().map(|m| {
+        DashedPathElement::new(
+            [(m.at_ms, -0.5), (m.at_ms, top + 0.4)],
+            4,
+            3,
+            BREAK.stroke_width(2),
+        )
+    }))?;
+    let area = chart.plotting_area().strip_coord_spec();
+    let (x0, y0) = area.get_base_pixel();
+    let width = area.dim_in_pixel().0 as f64;
+    let size = LABEL_SIZE - 2;
+    let style = (FONT, size).into_font().color(&BREAK);
+    let mut free_from = f64::NEG_INFINITY;
+    for (i, m) in g.marks.iter().enumerate() {
+        let (px, py) = chart.backend_coord(&(m.at_ms, top + 0.6));
+        let label = format!("{}: {}", i + 1, m.label);
+        let w = text::width(&label, text::px(size));
+        let x = f64::from(px - x0) + 3.0;
+        if x < free_from || m.at_ms > end {
+            continue;
+        }
+        let x = x.min(width - w - 2.0).max(0.0);
+        area.draw_text(&label, &style.pos(Pos::new(HPos::Left, VPos::Center)), (x as i32, py - y0))?;
+        free_from = x + w + 6.0;
+    }
+    Ok(())
+}
+
+/// The bars of `g` a drawing shows, in the order it draws them: the waits, then the
+/// executions, each of a track the timeline has, with finite times in order.
+pub fn drawn(g: &Gantt) -> Vec<&GanttBar> {
+    let drawable = |b: &&GanttBar| {
+        g.tracks.contains(&b.track)
+            && usable(false, b.start_ms)
+            && usable(false, b.end_ms)
+            && b.end_ms >= b.start_ms
+    };
+    (g.bars.iter().filter(|b| b.queued))
+        .chain(g.bars.iter().filter(|b| !b.queued))
+        .filter(drawable)
+        .collect()
+}
+
+/// `svg` (a timeline's drawing) with each bar's title inside its `<rect>`, which a
+/// browser shows when the bar is pointed at: the bars are the rects filled with a kind's
+/// colour, drawn in `g`'s order, the waits first.
+pub(super) fn with_titles(svg: String, g: &Gantt) -> String {
+    let bars = drawn(g);
+    let fill = |b: &GanttBar| {
+        let c = if b.queued { queued_color(b.kind) } else { kind_color(b.kind) };
+        format!("fill=\"{}\"", c.to_ascii_uppercase())
+    };
+    let mut out = String::with_capacity(svg.len());
+    let mut rest = svg.as_str();
+    let mut next = bars.iter().peekable();
+    while let Some(at) = rest.find("<rect") {
+        let end = at + rest[at..].find("/>").map_or(rest.len() - at, |e| e + 2);
+        let element = &rest[at..end];
+        out += &rest[..at];
+        match next.peek() {
+            Some(b) if element.contains(&fill(b)) && element.ends_with("/>") => {
+                out += &element[..element.len() - 2];
+                out += &format!(">\n<title>{}</title>\n</rect>", escape(&b.title));
+                next.next();
+            }
+            _ => out += element,
+        }
+        rest = &rest[end..];
+    }
+    out += rest;
+    out
+}
+
+/// Text with `&`, `<` and `>` escaped for SVG.
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
 }
 
 /// Names each track at its row's pixel height, right-aligned at pixel column `right`:

@@ -38,9 +38,17 @@ impl Entry {
         }
     }
 
+    /// Pixels from the entry's left end to its label: room for its swatch.
+    fn swatch_width(&self) -> i32 {
+        match &self.swatch {
+            Swatch::Dots(colors) => SWATCH.max(8 * colors.len() as i32 + 6),
+            _ => SWATCH,
+        }
+    }
+
     /// The entry's width in pixels, its label on one line.
     fn width(&self) -> i32 {
-        SWATCH + text::width(&self.label, text::px(LEGEND_SIZE)).ceil() as i32 + 4
+        self.swatch_width() + text::width(&self.label, text::px(LEGEND_SIZE)).ceil() as i32 + 4
     }
 
     /// Its label's lines when the entry may be at most `width` pixels wide.
@@ -48,7 +56,7 @@ impl Entry {
         text::wrap(
             &self.label,
             text::px(LEGEND_SIZE),
-            f64::from(width - SWATCH - 4),
+            f64::from(width - self.swatch_width() - 4),
         )
     }
 
@@ -90,7 +98,7 @@ impl Entry {
             area.draw_text(
                 &line,
                 &style,
-                (x + SWATCH, y + i * line_height(LEGEND_SIZE)),
+                (x + self.swatch_width(), y + i * line_height(LEGEND_SIZE)),
             )?;
         }
         Ok(())

@@ -14,7 +14,7 @@ use chart::draw_chart;
 use gantt::draw_gantt;
 use heat::draw_heat_map;
 mod chart;
-mod gantt;
+pub mod gantt;
 mod heat;
 mod legend;
 
@@ -41,6 +41,8 @@ const MISSING: RGBColor = RGBColor(0xdd, 0xdd, 0xdd);
 const CONTOUR: RGBColor = RGBColor(0x1f, 0x1f, 0x1f);
 const MARK: RGBColor = RGBColor(0x5b, 0x1a, 0x8c);
 const DIVIDER: RGBColor = RGBColor(0x77, 0x77, 0x77);
+/// A concurrency break's line on a timeline.
+const BREAK: RGBColor = RGBColor(0xb0, 0x00, 0x20);
 /// The heat-map scales: light to strong, at or above the threshold and below it.
 const GREEN: (RGBColor, RGBColor) = (RGBColor(0xd9, 0xf0, 0xd3), RGBColor(0x1b, 0x78, 0x37));
 const RED: (RGBColor, RGBColor) = (RGBColor(0xfd, 0xd4, 0x9e), RGBColor(0xd7, 0x30, 0x1f));
@@ -80,24 +82,33 @@ pub fn heat_map(h: &HeatMap) -> String {
 /// time in ms on x, lighter "queued" bars under the execution bars, and which records
 /// the times come from under the title.
 pub fn gantt(g: &Gantt) -> String {
-    render(|root| draw_gantt(root, g))
+    let size = (SIZE.0, gantt::height(g.tracks.len()));
+    gantt::with_titles(render_sized(size, |root| draw_gantt(root, g)), g)
 }
 
 /// Draws a whole document; if plotters refuses, a document saying so instead.
 fn render(draw: impl FnOnce(&Area<'_>) -> Drawn) -> String {
-    match svg_of(draw) {
+    render_sized(SIZE, draw)
+}
+
+/// [`render`] at `size` pixels.
+fn render_sized(size: (u32, u32), draw: impl FnOnce(&Area<'_>) -> Drawn) -> String {
+    match svg_of(size, draw) {
         Ok(svg) => svg,
         Err(e) => {
             let message = format!("this chart could not be drawn: {e}");
-            svg_of(|root| note(root, &message)).unwrap_or_default()
+            svg_of(size, |root| note(root, &message)).unwrap_or_default()
         }
     }
 }
 
-fn svg_of(draw: impl FnOnce(&Area<'_>) -> Drawn) -> Result<String, Box<dyn Error>> {
+fn svg_of(
+    size: (u32, u32),
+    draw: impl FnOnce(&Area<'_>) -> Drawn,
+) -> Result<String, Box<dyn Error>> {
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
         root.fill(&WHITE)?;
         draw(&root)?;
         root.present()?;

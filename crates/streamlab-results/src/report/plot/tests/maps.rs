@@ -4,7 +4,7 @@ use super::super::gantt::nice_ceil;
 use super::super::heat::cell_text;
 use super::super::heat::heat_color;
 use super::*;
-use crate::report::chart::{GanttBar, Track, kind_color, queued_color};
+use crate::report::chart::{GanttBar, GanttMark, Track, kind_color, queued_color};
 use crate::saved::timeline::{OpKind, TraceSource};
 
 #[test]
@@ -147,6 +147,7 @@ fn timeline() -> Gantt {
         queued,
         start_ms,
         end_ms,
+        title: format!("{kind:?} from {start_ms} ms"),
     };
     let (s0, s1) = (Track::Stream(0), Track::Stream(1));
     Gantt {
@@ -170,6 +171,7 @@ fn timeline() -> Gantt {
             bar(Track::Engine(Engine::Sms), OpKind::Kernel, false, 1.0, 3.7),
             bar(Track::Engine(Engine::DtoH), OpKind::DtoH, false, 2.5, 3.0),
         ],
+        marks: Vec::new(),
     }
 }
 
@@ -194,10 +196,20 @@ fn gantt_bars_labels_and_source() {
     ] {
         assert_eq!(occurrences(&svg, text), 1, "{text}");
     }
-    assert_eq!(occurrences(&svg, "queued (waiting for its engine)"), 1);
+    assert_eq!(occurrences(&svg, "ready, waiting to start"), 1);
     assert_eq!(count_polylines(&svg, "#777777"), 1, "one divider");
-    // The axis ends at a round number past the last end (3.7 ms).
-    assert_eq!(occurrences(&svg, "5"), 1);
+    // The axis ends just past the last end (3.7 ms), not at the next power of ten.
+    assert_eq!((occurrences(&svg, "4"), occurrences(&svg, "5")), (0, 0));
+    assert_eq!(occurrences(&svg, "3.5"), 1);
+    // Every bar says what it is when pointed at.
+    let doc = parse(&svg);
+    let titled: Vec<&str> = (doc.descendants())
+        .filter(|n| n.has_tag_name("rect"))
+        .filter_map(|n| n.children().find(|c| c.has_tag_name("title")))
+        .filter_map(|t| t.text())
+        .collect();
+    assert_eq!(titled.len(), g.bars.len());
+    assert_eq!(titled[0], "HtoD from 0 ms");
     // Queued bars are drawn first, under the execution bars.
     let doc = parse(&svg);
     let fills: Vec<&str> = doc
@@ -220,6 +232,7 @@ fn gantt_without_queues_or_cupti() {
         queued: false,
         start_ms: 0.0,
         end_ms: 1.0,
+        title: String::new(),
     });
     g.bars.push(GanttBar {
         track: Track::Stream(0),
@@ -227,6 +240,7 @@ fn gantt_without_queues_or_cupti() {
         queued: false,
         start_ms: f64::NAN,
         end_ms: 1.0,
+        title: String::new(),
     });
     g.bars.push(GanttBar {
         track: Track::Stream(0),
@@ -234,6 +248,7 @@ fn gantt_without_queues_or_cupti() {
         queued: false,
         start_ms: 2.0,
         end_ms: 1.0,
+        title: String::new(),
     });
     let svg = gantt(&g);
     assert_eq!(
@@ -243,12 +258,28 @@ fn gantt_without_queues_or_cupti() {
         ),
         1
     );
-    assert_eq!(occurrences(&svg, "queued (waiting for its engine)"), 0);
+    assert_eq!(occurrences(&svg, "ready, waiting to start"), 0);
     assert_eq!(
         count_rects(&svg, &hex(kind_color(OpKind::HtoD))),
         3,
         "bad bars skipped"
     );
+}
+
+#[test]
+fn concurrency_breaks_are_marked_where_they_started_and_every_row_is_named() {
+    let mut g = timeline();
+    g.tracks.extend((2..32).map(Track::Stream));
+    g.marks = vec![GanttMark {
+        at_ms: 1.0,
+        label: "HtoD on the NULL stream".into(),
+    }];
+    let svg = gantt(&g);
+    assert_eq!(occurrences(&svg, "1: HtoD on the NULL stream"), 1);
+    assert_eq!(occurrences(&svg, "concurrency break"), 1);
+    for track in &g.tracks {
+        assert_eq!(occurrences(&svg, &track.label()), 1, "{track:?} is not named");
+    }
 }
 
 #[test]
