@@ -168,6 +168,8 @@ pub struct Summary {
     pub facts: Vec<Json>,
     /// The lines of its facts, labelled.
     pub fact_lines: Vec<(String, String)>,
+    /// What it found, for the report's first screen.
+    pub overview: Overview,
 }
 
 impl Summary {
@@ -179,6 +181,27 @@ impl Summary {
             ..Summary::default()
         }
     }
+
+    /// The summary with `overview`.
+    pub fn with(self, overview: Overview) -> Summary {
+        Summary { overview, ..self }
+    }
+}
+
+/// An experiment's finding in plain words and its result in one line of numbers: what
+/// the report and `run-all` show first.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Overview {
+    /// What it found, in a sentence a newcomer reads without the section.
+    pub finding: String,
+    /// Its result, short enough for one cell.
+    pub result: String,
+    /// Its time over the bound the run measured for it: 1 is the bound reached, 1.05 is
+    /// 5% slower than it.
+    pub over_bound: Option<f64>,
+    /// Rust's time over CUDA C++'s where the experiment measures that itself (where it
+    /// runs with both kernel sets, the summary sums their rows instead).
+    pub rust_over_cpp: Option<f64>,
 }
 
 /// A result of experiment `E` with the numbers derived from it.

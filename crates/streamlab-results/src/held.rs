@@ -1,7 +1,6 @@
 //! One experiment's results in a run, held without their types ([`Held`]): each kernel
 //! set's result analysed once ([`Results`]), and everything the generic parts make of
 //! them: their files, their printed tables and their section of the report.
-use std::fmt::Write;
 use std::path::Path;
 
 use serde::Serialize;
@@ -10,6 +9,7 @@ use crate::derived::trace::TraceChecks;
 use crate::experiment::{Analysis, Analyzed, Experiment, Saved};
 use crate::folder::{self, FolderError};
 use crate::report::ReportError;
+use crate::report::fit::Width;
 use crate::report::section::Section;
 use crate::report::table;
 use crate::saved::{KernelSet, files};
@@ -28,9 +28,10 @@ pub trait Held: Send + Sync {
     /// The files of each result: its JSON (the result, its derived numbers and its trace
     /// checks) and its CSV files, by name.
     fn files(&self) -> Result<Vec<(String, String)>, FolderError>;
-    /// What is printed after the result measured with `set`: its heading, whether it is
-    /// complete, its tables and its verification.
-    fn printed(&self, set: KernelSet) -> Option<String>;
+    /// What is printed after the result measured with `set`, `width` wide: its heading,
+    /// whether it is complete, its tables (the Rust kernels' with their CUDA C++ twin's
+    /// beside them where it ran) and its verification.
+    fn printed(&self, set: KernelSet, width: Width) -> Option<String>;
     /// Its section of the report, led by its headline and noted with its noise; `None`
     /// without a Rust kernels' result.
     fn section(&self) -> Result<Option<Section>, ReportError>;
@@ -173,17 +174,21 @@ impl<E: Experiment> Held for Results<E> {
         Ok(out)
     }
 
-    fn printed(&self, set: KernelSet) -> Option<String> {
+    fn printed(&self, set: KernelSet, width: Width) -> Option<String> {
         let a = self.get(set)?;
+        let twin = match set {
+            KernelSet::Rust => self.cuda.as_ref().map(Analyzed::with),
+            KernelSet::Cuda => None,
+        };
         let mut out = format!(
             "\n{}\n{}",
             table::heading(E::NAME, set),
             table::incomplete(a.analysis.provenance.complete)
         );
-        for t in E::tables(&a.result, &a.derived, None) {
-            out += &t.text();
+        for t in E::tables(&a.result, &a.derived, twin) {
+            out += &width.table(&t);
         }
-        let _ = writeln!(out, "verification: {}", a.analysis.verification.detail);
+        out += &width.lines(&format!("verification: {}", a.analysis.verification.detail));
         Some(out)
     }
 
@@ -199,7 +204,16 @@ impl<E: Experiment> Held for Results<E> {
                 self.cuda.as_ref().map(Analyzed::with),
             );
         }
-        s.verdict = s.lead(headline_or_facts(&rust.analysis));
+        let finding = &rust.analysis.summary.overview.finding;
+        let numbers = headline_or_facts(&rust.analysis);
+        if finding.is_empty() {
+            s.verdict = s.lead(numbers);
+        } else {
+            s.verdict = s.lead(Some(finding.clone()));
+            if let Some(line) = numbers {
+                s.notes.insert(0, ("In numbers".to_owned(), line));
+            }
+        }
         s.note("Noise", noise_note(&self.analyses()));
         Ok(Some(s))
     }

@@ -203,7 +203,11 @@ fn misnamed(name: &str, t: &streamlab_results::report::section::TimelineFigure) 
     let bars = drawn(&t.gantt);
     let mut out = Vec::new();
     if rects.len() != bars.len() {
-        out.push(format!("{name}: {} bars drawn, {} in the model", rects.len(), bars.len()));
+        out.push(format!(
+            "{name}: {} bars drawn, {} in the model",
+            rects.len(),
+            bars.len()
+        ));
     }
     for track in &t.gantt.tracks {
         if !labels.iter().any(|(l, _)| *l == track.label()) {
@@ -256,5 +260,10 @@ fn the_row_check_finds_a_bar_by_another_rows_label() {
         .replace(">\nDtoH copy engine\n<", ">\nSMs\n<")
         .replace(">\nSWAP\n<", ">\nDtoH copy engine\n<");
     let found = misnamed("t", &t);
-    assert!(found.iter().any(|f| f.contains("a bar of SMs sits by the label Some(\"DtoH copy engine\")")), "{found:?}");
+    assert!(
+        found
+            .iter()
+            .any(|f| f.contains("a bar of SMs sits by the label Some(\"DtoH copy engine\")")),
+        "{found:?}"
+    );
 }

@@ -10,6 +10,7 @@ use streamlab_results::experiments::sincos_overlap::{SincosOverlap, SincosSummar
 use streamlab_results::report::ReportError;
 use streamlab_results::report::chart::{kind_color, queued_color};
 use streamlab_results::report::figures::Drawing;
+use streamlab_results::report::fit::page_parts;
 use streamlab_results::report::table::Table;
 use streamlab_results::run::SavedRun;
 use streamlab_results::run::report::{document, render};
@@ -249,13 +250,6 @@ fn every_figure_is_svg_with_a_mark_per_value_of_its_model() {
     );
 }
 
-fn cells(t: &Table, column: &str) -> Vec<String> {
-    let i = t
-        .column(column)
-        .unwrap_or_else(|| panic!("no column {column} in {:?}", t.header));
-    t.rows.iter().map(|r| r[i].clone()).collect()
-}
-
 #[test]
 fn every_result_has_its_bound_beside_it_and_no_row_sits_below_it() {
     let run = SavedRun::load(&h100()).unwrap();
@@ -369,8 +363,13 @@ fn the_html_page_shows_every_figure_and_table_in_a_browser() {
         figures,
         "inline SVGs in the DOM"
     );
-    let tables: usize = doc.sections.iter().map(|s| s.tables.len()).sum::<usize>()
-        + usize::from(doc.headlines.is_some())
+    // A long table shows its key rows, then itself whole: each split into parts.
+    let shown = |t: &Table| page_parts(t).len() * if t.folds() { 2 } else { 1 };
+    let tables: usize = (doc.sections.iter())
+        .flat_map(|s| &s.tables)
+        .map(shown)
+        .sum::<usize>()
+        + doc.findings.as_ref().map_or(0, |f| page_parts(&f.table).len())
         + usize::from(!doc.header.is_empty());
     assert_eq!(dom.matches("<table").count(), tables, "tables in the DOM");
     for s in &doc.sections {
@@ -412,7 +411,7 @@ fn an_interrupted_run_says_so_at_the_top_of_both_reports() {
 }
 
 #[test]
-fn one_experiment_alone_renders_its_section_without_headlines() {
+fn one_experiment_alone_renders_its_section_and_no_cpp_columns_without_the_cpp_run() {
     let dir = scratch("alone");
     std::fs::copy(
         h100().join("sincos-overlap.json"),
@@ -422,14 +421,16 @@ fn one_experiment_alone_renders_its_section_without_headlines() {
     let run = SavedRun::load(&dir).unwrap();
     let doc = document(&run).unwrap();
     assert_eq!(doc.sections.len(), 1);
-    assert!(doc.headlines.is_none() && doc.banner.is_none());
+    assert!(doc.banner.is_none());
+    let f = doc.findings.as_ref().unwrap();
+    assert_eq!(f.table.rows.len(), 1);
+    assert_eq!(f.table.rows[0][3], "–", "no Rust / C++ without the C++ run");
     let s = &doc.sections[0];
     assert_eq!(s.id, "sincos-overlap");
     assert!(!s.figures.is_empty() && !s.timelines.is_empty());
-    let c = s.tables.iter().find(|t| t.column("C++").is_some()).unwrap();
     assert!(
-        cells(c, "C++").iter().all(|v| v == "–"),
-        "no C++ figures without the C++ run"
+        s.tables.iter().all(|t| t.column("C++ kernels").is_none()),
+        "no C++ columns without the C++ run"
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -16,6 +16,7 @@ use streamlab_results::derived::summary::RunStatus;
 use streamlab_results::derived::trace::TraceChecks;
 use streamlab_results::experiment::{Experiment, Saved};
 use streamlab_results::folder::{self, FolderError};
+use streamlab_results::report::fit::Width;
 use streamlab_results::report::{self, ReportError};
 use streamlab_results::run::recorder::Recorder;
 use streamlab_results::run::{self as results, SavedRun};
@@ -103,7 +104,10 @@ pub fn run(parsed: Parsed) -> Result<(), AppError> {
     match &cli.command {
         Command::DeviceInfo { device } => {
             let gpu = Gpu::open(*device)?;
-            print!("{}", report::table::device(gpu.info()));
+            print!(
+                "{}",
+                Width::TERMINAL.lines(&report::table::device(gpu.info()))
+            );
             Ok(())
         }
         Command::Report {
@@ -111,12 +115,14 @@ pub fn run(parsed: Parsed) -> Result<(), AppError> {
             from,
             out,
             quiet,
+            wide,
         } => {
             let from = dir
                 .as_deref()
                 .or(from.as_deref())
                 .expect("clap requires DIR or --from");
-            render(from, out.as_deref().unwrap_or(from), *quiet)
+            let printed = (!quiet).then_some(width(*wide));
+            render(from, out.as_deref().unwrap_or(from), printed)
         }
         Command::Compare {
             a,
@@ -268,9 +274,14 @@ fn run_all(kernels: &KernelOptions, run: &RunOptions) -> Result<(), AppError> {
     session.finish(Some(status))
 }
 
+/// How wide printed output is: `--wide` lifts the terminal's width.
+fn width(wide: bool) -> Width {
+    if wide { Width::Wide } else { Width::TERMINAL }
+}
+
 /// `report --from DIR --out OUT`: the report rendered again from saved JSON; results the
 /// run's summary names but the folder lacks are named.
-fn render(from: &Path, out: &Path, quiet: bool) -> Result<(), AppError> {
+fn render(from: &Path, out: &Path, printed: Option<Width>) -> Result<(), AppError> {
     let saved = SavedRun::load(from)?;
     for missing in saved.missing() {
         eprintln!(
@@ -290,8 +301,8 @@ fn render(from: &Path, out: &Path, quiet: bool) -> Result<(), AppError> {
     let rendered = results::report::render(&saved, out, in_place, &|| stop::requested().is_none());
     match (rendered, stop::requested()) {
         (Ok(_), None) => {
-            if !quiet {
-                print!("{}", results::report::tables(&saved));
+            if let Some(width) = printed {
+                print!("{}", results::report::tables(&saved, width));
             }
             println!("\nreport: {}", out.join(files::REPORT_HTML).display());
             Ok(())
@@ -350,6 +361,7 @@ pub struct Session {
     host: HostInfo,
     strict: bool,
     quiet: bool,
+    width: Width,
     failures: Vec<String>,
 }
 
@@ -387,7 +399,10 @@ impl Session {
             path: out.clone(),
             source,
         })?;
-        eprint!("{}", report::table::device(gpu.info()));
+        eprint!(
+            "{}",
+            width(run.wide).lines(&report::table::device(gpu.info()))
+        );
         eprintln!("results: {}", out.display());
         let host = crate::build_info::host(cuda.as_ref().map(|c| c.build.compiler.clone()));
         Ok(Session {
@@ -401,6 +416,7 @@ impl Session {
             started_utc,
             strict: run.strict,
             quiet: run.quiet,
+            width: width(run.wide),
             failures: Vec::new(),
         })
     }
@@ -469,14 +485,17 @@ impl Session {
             if self.quiet {
                 continue;
             }
-            print!("{}", held.printed(a.set).unwrap_or_default());
+            print!("{}", held.printed(a.set, self.width).unwrap_or_default());
             for t in &a.trace_checks {
                 if let Some(o) = &t.occupancy {
-                    println!("{}: {}", t.title, o.describe());
+                    print!(
+                        "{}",
+                        self.width.lines(&format!("{}: {}", t.title, o.describe()))
+                    );
                 }
             }
             if let Some(link) = report::table::link(&a.provenance) {
-                println!("{link}");
+                print!("{}", self.width.lines(&link));
             }
         }
         Ok(complete)
@@ -492,7 +511,7 @@ impl Session {
         if let (Some(summary), false) = (&summary, self.quiet) {
             print!(
                 "\nsummary\n{}",
-                results::summary::summary_text(&run, summary)
+                results::summary::summary_text(&run, summary, self.width)
             );
         }
         println!("\nreport: {}", dir.join(files::REPORT_HTML).display());

@@ -47,6 +47,10 @@ pub struct RunOptions {
     /// Print no tables: only notes, progress and where the report is.
     #[arg(long)]
     pub quiet: bool,
+    /// Print every column and row of each table side by side (by default printed
+    /// output keeps to 100 columns).
+    #[arg(long)]
+    pub wide: bool,
 }
 
 /// Which kernels an experiment runs.
@@ -170,6 +174,10 @@ pub enum Command {
         /// Print no tables: only where the report is.
         #[arg(long)]
         quiet: bool,
+        /// Print every column and row of each table side by side (by default
+        /// printed output keeps to 100 columns).
+        #[arg(long)]
+        wide: bool,
     },
     /// Compare two results folders (other GPUs, builds or kernel forms; whole runs
     /// or single experiments) with no GPU: print what changed, and write a report

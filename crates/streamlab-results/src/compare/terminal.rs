@@ -5,6 +5,7 @@ use std::fmt::Write;
 
 use super::render::Totals;
 use super::{ComparedRow, Comparison};
+use crate::report::fit::wrap_chars as wrap;
 use crate::report::table::num;
 
 /// The widest line printed.
@@ -30,23 +31,6 @@ fn change(ratio: Option<f64>, verdict: Option<crate::verdict::Verdict>) -> Strin
         (None, Some(v)) => v.text().to_owned(),
         _ => "–".into(),
     }
-}
-
-/// Wrap `text` into lines of at most `width` characters.
-fn wrap(text: &str, width: usize) -> Vec<String> {
-    let mut lines = vec![String::new()];
-    for word in text.split(' ') {
-        let line = lines.last_mut().expect("a line");
-        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
-            lines.push(word.to_owned());
-        } else {
-            if !line.is_empty() {
-                line.push(' ');
-            }
-            line.push_str(word);
-        }
-    }
-    lines
 }
 
 /// The comparison as the terminal shows it.

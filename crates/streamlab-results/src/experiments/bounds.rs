@@ -5,7 +5,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::derived::rates::{gbps, median_rates};
 use crate::derived::trace::TraceChecks;
-use crate::experiment::{self, Analyzed, Csv, Experiment, MS, MeasuredRow, Saved, Summary, With};
+use crate::experiment::{
+    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, Saved, Summary, With,
+};
 use crate::report::ReportError;
 use crate::report::section::{BOUND_NOTE, Section};
 use crate::report::table::{Columns, Table, num};
@@ -246,6 +248,18 @@ impl Experiment for Bounds {
                     b.h2d_gbps, b.d2h_gbps, b.bidirectional_gbps, b.d2d_gbps, b.launch_us
                 ),
             )],
+            overview: Overview {
+                finding: format!(
+                    "The link moves {:.1} GB/s in, {:.1} GB/s out, {:.1} GB/s both ways at once; device memory copies at {:.0} GB/s; an empty launch takes {:.2} µs. The bounds below are built from these.",
+                    b.h2d_gbps, b.d2h_gbps, b.bidirectional_gbps, b.d2d_gbps, b.launch_us
+                ),
+                result: format!(
+                    "{:.1} / {:.1} GB/s in / out, launch {:.2} µs",
+                    b.h2d_gbps, b.d2h_gbps, b.launch_us
+                ),
+                over_bound: None,
+                rust_over_cpp: None,
+            },
             ..Summary::default()
         }
     }

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use crate::derived::trace::TraceChecks;
 use crate::derived::trace::{self, BreakKind};
 use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Saved, Summary, With, verdict,
+    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, Saved, Summary, With, verdict,
 };
 use crate::report::ReportError;
 use crate::report::chart::{BarSeries, PALETTE, XAxis, YScale};
@@ -523,7 +523,25 @@ impl Experiment for ConcurrencyBreaks {
             x.traced,
             verdict(x.verified)
         );
-        Summary::headline(&x, line)
+        let finding = match (x.costliest, x.costliest_over_clean, x.clean_ms) {
+            (Some(case), Some(over), Some(clean)) => format!(
+                "Of what breaks the overlap, a {} costs most: {over:.2}× the clean iteration ({clean:.3} ms); the timelines name the break as expected in {} of {} traced cases.",
+                case.label(),
+                x.detected_as_expected,
+                x.traced
+            ),
+            _ => "No break was measured against the clean case.".into(),
+        };
+        let result = match (x.costliest, x.costliest_over_clean) {
+            (Some(case), Some(over)) => format!("{}: {over:.2}× clean", case.label()),
+            _ => "–".into(),
+        };
+        Summary::headline(&x, line).with(Overview {
+            finding,
+            result,
+            over_bound: None,
+            rust_over_cpp: None,
+        })
     }
 }
 

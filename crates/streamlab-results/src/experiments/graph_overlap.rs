@@ -11,8 +11,8 @@ use crate::derived::pipeline::{self, Bound};
 use crate::derived::rates::{chunks_noise, pipeline_stages};
 use crate::derived::trace::TraceChecks;
 use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MS, MeasuredRow, RowControl, Saved, Summary, With, own_link,
-    verdict,
+    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, RowControl, Saved, Summary, With,
+    own_link, verdict,
 };
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
@@ -239,7 +239,6 @@ pub struct GraphSummary {
 
 /// The one declaration of the table and the CSV: a row per order and chunk count.
 fn columns<'a>() -> Columns<'a, GraphRow> {
-    let _ms = |x: f64| format!("{x:.4}");
     Columns::new()
         .text("order", "variant", |x: &GraphRow| x.variant.label().into())
         .text("chunks", "chunks", |x| x.chunks.to_string())
@@ -422,6 +421,19 @@ impl Experiment for GraphOverlap {
             stats::within_noise_clause(x.host_ratio_within_noise),
             verdict(x.verified)
         );
-        Summary::headline(&x, line)
+        let (gpu, host) = (
+            x.gpu_ratio_fewest_chunks.unwrap_or(f64::NAN),
+            x.host_ratio_most_chunks.unwrap_or(f64::NAN),
+        );
+        Summary::headline(&x, line).with(Overview {
+            finding: format!(
+                "A CUDA graph of the same copies and kernels takes {gpu:.2}× streams' GPU time at {} chunks and {host:.2}× their host time at {} chunks.",
+                fewest.unwrap_or(0),
+                most.unwrap_or(0)
+            ),
+            result: format!("host {host:.2}×, GPU {gpu:.2}× streams'"),
+            over_bound: None,
+            rust_over_cpp: None,
+        })
     }
 }

@@ -18,13 +18,13 @@ use serde::{Deserialize, Serialize};
 use crate::derived::pipeline::Under;
 use crate::derived::trace::TraceChecks;
 use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Saved, Summary, With, verdict,
+    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, Saved, Summary, With, verdict,
 };
 use crate::report::ReportError;
 use crate::report::chart::{PALETTE, SEQUENTIAL_COLOR, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
 use crate::report::section::{Section, draw};
-use crate::report::table::{Columns, Table, num, times};
+use crate::report::table::{Columns, Table, faster, num, times};
 use crate::saved::timeline::Timeline;
 use crate::saved::{DeviceInfo, MAX_STREAMS, Provenance, UsageError, Verification};
 use crate::stats::Series;
@@ -229,7 +229,6 @@ pub struct ConcurrencySummary {
 /// The one declaration of the table and the CSV: a row per queue setting and stream
 /// count.
 fn columns<'a>() -> Columns<'a, ConcurrencyRow> {
-    let _ms = |x: f64| format!("{x:.4}");
     Columns::new()
         .text("queues", "queues", |x: &ConcurrencyRow| {
             x.queues.to_string()
@@ -361,7 +360,13 @@ impl Experiment for KernelConcurrency {
         derived: &Self::Derived,
         _cuda: Option<With<'_, Self>>,
     ) -> Vec<Table> {
-        vec![columns().table(Some("medians, ms".into()), &derived.rows)]
+        let most = derived.rows.iter().map(|x| x.streams).max();
+        // Each queue setting at its most streams, and every row off its model or bound.
+        vec![
+            columns().keyed(Some("medians, ms".into()), &derived.rows, |x| {
+                Some(x.streams) == most || !x.matches_model || x.beyond_bound
+            }),
+        ]
     }
 
     fn csv(_r: &KernelConcurrencyResult, derived: &Self::Derived) -> Vec<Csv> {
@@ -405,7 +410,29 @@ impl Experiment for KernelConcurrency {
                 .map_or("–", |m| if m { "yes" } else { "no" }),
             verdict(x.verified)
         );
-        Summary::headline(&x, line)
+        let waves = match x.waves_match_model_8_queues {
+            Some(true) => "; with 8 queues they run in the model's waves",
+            Some(false) => "; with 8 queues they do not run in the model's waves",
+            None => "",
+        };
+        let overview = match a.row(32, 32) {
+            Some(row) => Overview {
+                finding: format!(
+                    "32 kernels on 32 streams finish {} than one after another, {:.2}× the least time their waves allow{waves}.",
+                    faster(row.serial_ms, row.concurrent_ms),
+                    row.concurrent_ms / row.bound_ms
+                ),
+                result: format!("{} at 32 streams", faster(row.serial_ms, row.concurrent_ms)),
+                over_bound: Some(row.concurrent_ms / row.bound_ms),
+                rust_over_cpp: None,
+            },
+            None => Overview {
+                finding: format!("32 streams at 32 queues were not measured{waves}."),
+                result: "–".into(),
+                ..Overview::default()
+            },
+        };
+        Summary::headline(&x, line).with(overview)
     }
 }
 

@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::derived::trace::TraceChecks;
 use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MeasuredRow, RowControl, Saved, Summary, US, With, verdict,
+    self, Analyzed, Csv, Experiment, MeasuredRow, Overview, RowControl, Saved, Summary, US, With,
+    verdict,
 };
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
@@ -480,6 +481,29 @@ impl Experiment for LaunchOverhead {
             times(x.graph_over_stream_host),
             verdict(x.verified)
         );
-        Summary::headline(&x, line)
+        let rust = (a.rows.iter()).find(|x| x.kernels == KernelSet::Rust);
+        let against_cpp = x.rust_over_cuda_rate.map_or(String::new(), |r| {
+            format!(
+                ", {r:.3}× C++'s rate{}",
+                stats::within_noise_clause(x.rust_over_cuda_within_noise)
+            )
+        });
+        let from = a.breakeven_work_us.map_or(String::new(), |w| {
+            format!("; it stops mattering from {w} µs of work")
+        });
+        Summary::headline(&x, line).with(Overview {
+            finding: format!(
+                "A Rust kernel's launch costs the host {:.2} µs ({:.0} thousand a second{against_cpp}); a CUDA graph's replay {:.2}× that{from}.",
+                rust.map_or(f64::NAN, |r| r.async_host_us),
+                x.rust_launches_per_s.unwrap_or(f64::NAN) / 1e3,
+                x.graph_over_stream_host
+            ),
+            result: format!(
+                "{:.0} thousand launches/s",
+                x.rust_launches_per_s.unwrap_or(f64::NAN) / 1e3
+            ),
+            over_bound: None,
+            rust_over_cpp: x.rust_over_cuda_rate.map(|r| 1.0 / r),
+        })
     }
 }

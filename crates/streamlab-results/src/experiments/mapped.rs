@@ -19,7 +19,8 @@ use crate::derived::pipeline::{self, Stages, Under};
 use crate::derived::rates::{best_rates, ms_at, pipeline_stages, stage_noise};
 use crate::derived::trace::TraceChecks;
 use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Saved, Summary, With, own_link, verdict,
+    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, Saved, Summary, With, own_link,
+    verdict,
 };
 use crate::report::ReportError;
 use crate::report::chart::{PALETTE, XAxis, YScale};
@@ -278,7 +279,6 @@ pub struct MappedSummary {
 
 /// The one declaration of the table and the CSV: a row per size.
 fn columns<'a>() -> Columns<'a, MappedRow> {
-    let _ms = |x: f64| format!("{x:.5}");
     Columns::new()
         .both(
             "floats",
@@ -460,6 +460,20 @@ impl Experiment for Mapped {
             x.mapped_wins.len(),
             verdict(x.verified)
         );
-        Summary::headline(&x, line)
+        let sizes = a.rows.len();
+        let overview = match x.mapped_over_bound {
+            Some((n, over)) => Overview {
+                finding: format!(
+                    "Zero-copy (mapped) memory takes {over:.2}× its bound at 2^{} floats and beats streamed copies at {} of {sizes} sizes.",
+                    n.ilog2(),
+                    x.mapped_wins.len()
+                ),
+                result: format!("wins at {} of {sizes} sizes", x.mapped_wins.len()),
+                over_bound: Some(over),
+                rust_over_cpp: None,
+            },
+            None => Overview::default(),
+        };
+        Summary::headline(&x, line).with(overview)
     }
 }

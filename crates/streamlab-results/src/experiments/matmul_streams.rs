@@ -5,13 +5,13 @@ use serde::{Deserialize, Serialize};
 
 use crate::derived::trace::TraceChecks;
 use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Saved, Summary, With, verdict,
+    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, Saved, Summary, With, verdict,
 };
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
 use crate::report::section::{Section, cuda_note, draw};
-use crate::report::table::{Columns, Table, num, ratio, times};
+use crate::report::table::{Columns, Table, faster, num, ratio, times};
 use crate::saved::timeline::Timeline;
 use crate::saved::{DeviceInfo, MAX_STREAMS, Provenance, UsageError, Verification};
 use crate::stats::{self, Series};
@@ -194,7 +194,6 @@ fn columns(cuda: Option<&MatmulAnalysis>) -> Columns<'_, MatmulPoint> {
             .find(|y| y.streams == x.streams)
             .map(|y| y.time.median())
     };
-    let _ms = |x: f64| format!("{x:.4}");
     Columns::new()
         .text("streams", "streams", |x: &MatmulPoint| {
             x.streams.to_string()
@@ -208,10 +207,12 @@ fn columns(cuda: Option<&MatmulAnalysis>) -> Columns<'_, MatmulPoint> {
             x.tasks_per_stream.to_string()
         })
         .number("model", "model_ms", (3, 4), |x| x.model_ms)
-        .show("C++ median", move |x| {
-            cpp(x).map_or("–".into(), |v| num(v, 3))
+        .then(cuda.is_some(), |c| {
+            c.show("C++ median", move |x| {
+                cpp(x).map_or("–".into(), |v| num(v, 3))
+            })
+            .show("Rust / C++", move |x| ratio(x.time.median(), cpp(x)))
         })
-        .show("Rust / C++", move |x| ratio(x.time.median(), cpp(x)))
 }
 
 /// The wiki's CSV: header `1 Stream,2 Streams,…`, one row per trial, milliseconds.
@@ -351,7 +352,20 @@ impl Experiment for MatmulStreams {
             stats::above_noise_target_clause(&x.above_noise_target, x.ms_by_streams.len()),
             verdict(x.verified)
         );
-        Summary::headline(&x, line)
+        let (first, last) = (
+            x.ms_by_streams.first().copied().unwrap_or(f64::NAN),
+            x.ms_by_streams.last().copied().unwrap_or(f64::NAN),
+        );
+        let n = x.ms_by_streams.len();
+        Summary::headline(&x, line).with(Overview {
+            finding: format!(
+                "{n} independent matrix products finish {} over {n} streams than on one ({first:.1} ms to {last:.1} ms).",
+                faster(first, last)
+            ),
+            result: format!("{} at {n} streams", faster(first, last)),
+            over_bound: None,
+            rust_over_cpp: None,
+        })
     }
 }
 

@@ -31,7 +31,7 @@ use crate::derived::pipeline::{self, PAYOFF, Stages};
 use crate::derived::rates::{best_rates, ms_at};
 use crate::derived::trace::TraceChecks;
 use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Saved, Summary, With, verdict,
+    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, Saved, Summary, With, verdict,
 };
 use crate::report::ReportError;
 use crate::report::chart::HeatMap;
@@ -484,9 +484,18 @@ impl Experiment for OverlapMap {
                 x.steps_apart.map_or("–".into(), |d| d.to_string()),
             ]);
         }
-        let cells = columns(r).table(
+        // Each stream count's crossovers, measured and modelled, and every cell where
+        // the two disagree.
+        let at_crossover = |x: &MapCellAnalysis| {
+            (a.crossovers.iter()).any(|c| {
+                c.streams == x.streams
+                    && (c.measured == Some(x.elements) || c.model == Some(x.elements))
+            })
+        };
+        let cells = columns(r).keyed(
             Some("every cell: medians, ms per iteration".into()),
             &a.cells,
+            |x| x.disagrees || at_crossover(x),
         );
         vec![crossovers, cells]
     }
@@ -542,6 +551,17 @@ impl Experiment for OverlapMap {
             if x.model_within_one_step { "yes" } else { "no" },
             verdict(x.verified)
         );
-        Summary::headline(&x, line)
+        let close = (a.crossovers.iter())
+            .filter(|c| c.steps_apart.is_some_and(|s| s <= 1))
+            .count();
+        let n = a.crossovers.len();
+        Summary::headline(&x, line).with(Overview {
+            finding: format!(
+                "The model finds the array size from which streams pay off within one size step of the measured one for {close} of {n} stream counts."
+            ),
+            result: format!("{close} of {n} crossovers within a step"),
+            over_bound: None,
+            rust_over_cpp: None,
+        })
     }
 }

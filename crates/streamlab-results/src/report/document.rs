@@ -1,9 +1,10 @@
-//! What the report says, independent of its format: the run's device and provenance, a
-//! banner when the run is incomplete, the headline of every experiment, then a section
-//! per experiment ([`super::section`]). Markdown and HTML both render this; the run
+//! What the report says, independent of its format: a line naming the machine and the
+//! run, a banner when the run is incomplete, what the run found (each experiment's
+//! finding in words and a row of numbers), the provenance, then a section per
+//! experiment ([`super::section`]). Markdown and HTML both render this; the run
 //! ([`crate::run`]) assembles it.
 use super::section::Section;
-use super::table::Table;
+use crate::run::summary::Findings;
 
 /// The whole report.
 #[derive(Debug, Clone)]
@@ -13,10 +14,12 @@ pub struct Document {
     /// Results the run's `summary.json` names that the folder no longer holds, e.g.
     /// "NAME (NAME.json)": their sections are missing.
     pub missing: Vec<String>,
+    /// The GPU, when the run started and how long it took, in one line.
+    pub lede: Option<String>,
     /// `(label, value)` pairs: the GPU, and when and with what the results were measured.
     pub header: Vec<(String, String)>,
-    /// One line per experiment, from `summary.json`.
-    pub headlines: Option<Table>,
+    /// What the run found.
+    pub findings: Option<Findings>,
     pub sections: Vec<Section>,
 }
 

@@ -3,33 +3,41 @@
 use std::fmt::Write;
 
 use super::document::Document;
+use super::fit::{UNDER, page_parts};
 use super::glossary::{Linker, TERMS};
 use super::section::{Section, TIMELINE_NOTE, TimelineFigure, shared_source, trace_note};
 use super::table::Table;
 use crate::derived::trace::Outcome;
+use crate::run::summary::{FINDINGS_KEY, Findings};
 
 pub(crate) const STYLE: &str = "
-body { font-family: Helvetica, Arial, sans-serif; color: #222; max-width: 1100px;
+body { font-family: Helvetica, Arial, sans-serif; color: #222; max-width: 1240px;
        margin: 2em auto; padding: 0 1em; line-height: 1.45; }
 h1 { border-bottom: 2px solid #4e79a7; padding-bottom: .2em; }
 h2 { margin-top: 2em; border-bottom: 1px solid #ddd; }
 table { border-collapse: collapse; margin: .4em 0 1em; font-size: 13px; }
 th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: left; }
-th { background: #f0f3f7; }
-.scroll { max-width: 100%; max-height: 440px; overflow: auto; display: inline-block; }
+th { background: #f0f3f7; position: sticky; top: 0; }
+td { vertical-align: top; }
+.noise { color: #666; font-size: 12px; white-space: nowrap; }
+.part { font-size: 13px; color: #555; margin: .6em 0 0; }
+.key { font-size: 13px; margin: .2em 0; }
+details { margin: .2em 0 1em; }
+summary { cursor: pointer; color: #4e79a7; }
 .caption { font-style: italic; margin: 1em 0 0; }
 figure { margin: 1.2em 0; }
 figure svg { max-width: 100%; height: auto; border: 1px solid #eee; }
 figcaption { font-size: 13px; color: #555; }
+.lede { font-size: 15px; color: #444; margin-top: -.4em; }
+.findings li { margin: .25em 0; }
+.provenance { font-size: 13px; }
 .banner { background: #fff3e0; border-left: 4px solid #e65100; padding: .6em .9em; }
 .note { background: #f6f8fa; border-left: 4px solid #222; padding: .4em .8em; }
 .passed { color: #2e7d32; font-weight: bold; }
 .failed { color: #c62828; font-weight: bold; }
 .params { font-size: 13px; color: #555; }
+code { font-size: 90%; background: #f3f3f3; padding: 0 .2em; }
 ";
-
-/// Tables longer than this scroll inside a box.
-const SCROLL_ROWS: usize = 20;
 
 /// Text with `&`, `<`, `>` and `"` escaped.
 pub fn escape(text: &str) -> String {
@@ -56,8 +64,14 @@ pub fn render(doc: &Document) -> String {
             escape(&super::markdown::missing_note(&doc.missing))
         );
     }
+    if let Some(lede) = &doc.lede {
+        let _ = writeln!(body, "<p class=\"lede\">{}</p>", escape(lede));
+    }
+    if let Some(f) = &doc.findings {
+        body += &findings(f, &doc.sections);
+    }
     if !doc.header.is_empty() {
-        body += "<table class=\"header\">\n";
+        body += "<details class=\"provenance\"><summary>Where and how it ran: the GPU, the compilers, the driver, the command line</summary>\n<table class=\"header\">\n";
         for (k, v) in &doc.header {
             let _ = writeln!(
                 body,
@@ -66,11 +80,7 @@ pub fn render(doc: &Document) -> String {
                 escape(v)
             );
         }
-        body += "</table>\n";
-    }
-    if let Some(h) = &doc.headlines {
-        body += "<h2 id=\"headlines\">Headlines</h2>\n";
-        body += &table(h);
+        body += "</table>\n</details>\n";
     }
     if !doc.sections.is_empty() {
         body += "<p>New to these terms? The <a href=\"#glossary\">glossary</a> at the end \
@@ -110,32 +120,112 @@ pub fn render(doc: &Document) -> String {
     )
 }
 
+/// A table as it shows on the page: noise under its value, split into parts that fit
+/// the page; a long one gives the rows that carry its finding, then itself whole,
+/// folded.
+/// What the run found: how many results passed their checks, each experiment's finding
+/// (linked to its section), and the table of numbers with what its columns mean.
+fn findings(f: &Findings, sections: &[Section]) -> String {
+    let checked = if f.verified == f.results {
+        format!(
+            "<span class=\"passed\">All {} results verified</span>: every output element matched its reference.",
+            f.results
+        )
+    } else {
+        format!(
+            "<span class=\"failed\">{} of {} results FAILED verification</span>: their numbers are not to be trusted.",
+            f.results - f.verified,
+            f.results
+        )
+    };
+    let mut out = format!(
+        "<h2 id=\"findings\">What this run found</h2>\n<p>{checked}</p>\n<ul class=\"findings\">\n"
+    );
+    for (name, finding) in &f.words {
+        let name = escape(name);
+        let _ = match sections.iter().any(|s| s.id == name) {
+            true => writeln!(
+                out,
+                "<li><a href=\"#{name}\"><strong>{name}</strong></a>: {}</li>",
+                self::words(finding)
+            ),
+            false => writeln!(
+                out,
+                "<li><strong>{name}</strong>: {}</li>",
+                self::words(finding)
+            ),
+        };
+    }
+    out += "</ul>\n";
+    out += &table(&f.table);
+    let _ = writeln!(out, "<p class=\"params\">{}</p>", escape(FINDINGS_KEY));
+    out
+}
+
 fn table(t: &Table) -> String {
     let mut out = String::new();
     if let Some(c) = &t.caption {
         let _ = writeln!(out, "<p class=\"caption\">{}</p>", escape(c));
     }
-    let scroll = t.rows.len() > SCROLL_ROWS;
-    if scroll {
-        out += "<div class=\"scroll\">";
+    let bare = |t: &Table| Table {
+        caption: None,
+        ..t.clone()
+    };
+    if t.folds() {
+        let key = t.key_only();
+        let _ = writeln!(
+            out,
+            "<p class=\"key\">The {} of its {} rows that carry the finding:</p>",
+            key.rows.len(),
+            t.rows.len()
+        );
+        out += &parts(&bare(&key));
+        let _ = writeln!(
+            out,
+            "<details><summary>Every row ({})</summary>\n{}</details>",
+            t.rows.len(),
+            parts(&bare(t))
+        );
+    } else {
+        out += &parts(&bare(t));
     }
-    out += "<table>\n<tr>";
-    for h in &t.header {
-        let _ = write!(out, "<th>{}</th>", escape(h));
-    }
-    out += "</tr>\n";
-    for row in &t.rows {
-        out += "<tr>";
-        for c in row {
-            let _ = write!(out, "<td>{}</td>", escape(c));
+    out
+}
+
+/// `t`'s parts, each a table.
+fn parts(t: &Table) -> String {
+    let mut out = String::new();
+    for part in page_parts(t) {
+        if let Some(c) = &part.caption {
+            let _ = writeln!(out, "<p class=\"part\">{}</p>", escape(c));
         }
-        out += "</tr>\n";
+        out += "<table>\n<thead><tr>";
+        for h in &part.header {
+            let _ = write!(out, "<th>{}</th>", escape(h));
+        }
+        out += "</tr></thead>\n<tbody>\n";
+        for row in &part.rows {
+            out += "<tr>";
+            for c in row {
+                let _ = write!(out, "<td>{}</td>", cell(c));
+            }
+            out += "</tr>\n";
+        }
+        out += "</tbody></table>\n";
     }
-    out += "</table>";
-    if scroll {
-        out += "</div>";
+    out
+}
+
+/// A cell: its value, and its noise under it where it has one.
+fn cell(c: &str) -> String {
+    match c.split_once(UNDER) {
+        Some((value, noise)) => format!(
+            "{}<br><span class=\"noise\">{}</span>",
+            escape(value),
+            escape(noise)
+        ),
+        None => escape(c),
     }
-    out + "\n"
 }
 
 /// An SVG document as an inline element: everything before `<svg` dropped.
@@ -145,9 +235,19 @@ pub(crate) fn inline(svg: &str) -> &str {
 
 /// `text` escaped, each term linked to the glossary where the report first uses it.
 fn prose(linker: &mut Linker, text: &str) -> String {
-    linker.link(text, escape, |term, anchor| {
+    linker.link(text, words, |term, anchor| {
         format!("<a href=\"#{anchor}\">{}</a>", escape(term))
     })
+}
+
+/// Text escaped, each span between backticks (a name in code) set as code.
+pub fn words(text: &str) -> String {
+    (text.split('`').enumerate())
+        .map(|(i, part)| match i % 2 {
+            0 => escape(part),
+            _ => format!("<code>{}</code>", escape(part)),
+        })
+        .collect()
 }
 
 /// The glossary, every term with its anchor.
@@ -159,7 +259,7 @@ fn glossary() -> String {
             "<dt id=\"{}\">{}</dt><dd>{}</dd>",
             t.anchor,
             escape(t.spelling),
-            escape(t.meaning)
+            words(t.meaning)
         );
     }
     out + "</dl>\n</section>\n"
@@ -175,7 +275,7 @@ fn section(s: &Section, linker: &mut Linker) -> String {
     if let Some(v) = &s.verdict {
         let _ = writeln!(
             out,
-            "<p class=\"verdict\"><strong>Verdict.</strong> {}</p>",
+            "<p class=\"verdict\"><strong>Finding.</strong> {}</p>",
             prose(linker, v)
         );
     }
@@ -243,7 +343,7 @@ fn timeline(t: &TimelineFigure, source: bool) -> String {
         t.trace_file
     );
     for note in t.notes() {
-        let _ = writeln!(out, "<li>{}</li>", escape(&note));
+        let _ = writeln!(out, "<li>{}</li>", words(&note));
     }
     for c in &t.checks.checks {
         let (class, mark) = match c.outcome {
@@ -255,7 +355,7 @@ fn timeline(t: &TimelineFigure, source: bool) -> String {
             out,
             "<li>{} (<span class=\"{class}\">{mark}</span>): {}</li>",
             escape(&c.name),
-            escape(&c.detail)
+            words(&c.detail)
         );
     }
     for r in &t.retraced {

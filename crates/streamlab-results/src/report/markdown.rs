@@ -3,10 +3,12 @@
 use std::fmt::Write;
 
 use super::document::Document;
+use super::fit::{UNDER, page_parts};
 use super::glossary::{Linker, TERMS};
 use super::section::{Section, TIMELINE_NOTE, TimelineFigure, shared_source, trace_note};
 use super::table::Table;
 use crate::derived::trace::Outcome;
+use crate::run::summary::FINDINGS_KEY;
 
 /// The whole report as Markdown.
 pub fn render(doc: &Document) -> String {
@@ -21,16 +23,38 @@ pub fn render(doc: &Document) -> String {
             missing_note(&doc.missing)
         );
     }
+    if let Some(lede) = &doc.lede {
+        let _ = writeln!(out, "{lede}\n");
+    }
+    if let Some(f) = &doc.findings {
+        out += "## What this run found\n\n";
+        if f.verified == f.results {
+            let _ = writeln!(
+                out,
+                "**All {} results verified**: every output element matched its reference.\n",
+                f.results
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "**{} of {} results FAILED verification**: their numbers are not to be trusted.\n",
+                f.results - f.verified,
+                f.results
+            );
+        }
+        for (name, words) in &f.words {
+            let _ = writeln!(out, "- **{name}**: {words}");
+        }
+        out += "\n";
+        out += &table(&f.table);
+        let _ = writeln!(out, "{FINDINGS_KEY}\n");
+    }
     if !doc.header.is_empty() {
-        out += "| | |\n| --- | --- |\n";
+        out += "<details><summary>Where and how it ran: the GPU, the compilers, the driver, the command line</summary>\n\n| | |\n| --- | --- |\n";
         for (k, v) in &doc.header {
             let _ = writeln!(out, "| {} | {} |", cell(k), cell(v));
         }
-        out += "\n";
-    }
-    if let Some(h) = &doc.headlines {
-        out += "## Headlines\n\n";
-        out += &table(h);
+        out += "\n</details>\n\n";
     }
     if !doc.sections.is_empty() {
         out += "New to these terms? The [glossary](#glossary) at the end explains each, and the \
@@ -95,29 +119,59 @@ pub(crate) fn cell(text: &str) -> String {
     text.replace('|', "\\|").replace('\n', " ")
 }
 
+/// A table as on the page ([`page_parts`]); a long one gives the rows that carry its
+/// finding, then itself whole, folded.
 fn table(t: &Table) -> String {
     let mut out = String::new();
     if let Some(c) = &t.caption {
         let _ = writeln!(out, "*{c}*\n");
     }
-    let _ = writeln!(
-        out,
-        "| {} |",
-        t.header
-            .iter()
-            .map(|h| cell(h))
-            .collect::<Vec<_>>()
-            .join(" | ")
-    );
-    let _ = writeln!(out, "|{}", " --- |".repeat(t.header.len()));
-    for row in &t.rows {
+    let bare = |t: &Table| Table {
+        caption: None,
+        ..t.clone()
+    };
+    if t.folds() {
+        let key = t.key_only();
         let _ = writeln!(
             out,
-            "| {} |",
-            row.iter().map(|c| cell(c)).collect::<Vec<_>>().join(" | ")
+            "The {} of its {} rows that carry the finding:\n",
+            key.rows.len(),
+            t.rows.len()
         );
+        out += &parts(&bare(&key));
+        let _ = writeln!(
+            out,
+            "<details><summary>Every row ({})</summary>\n\n{}</details>\n",
+            t.rows.len(),
+            parts(&bare(t))
+        );
+    } else {
+        out += &parts(&bare(t));
     }
-    out + "\n"
+    out
+}
+
+/// `t`'s parts, each a table, noise under its value.
+fn parts(t: &Table) -> String {
+    let mut out = String::new();
+    let cells = |row: &[String]| {
+        (row.iter())
+            .map(|c| cell(&c.replace(UNDER, "<br>")))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    };
+    for part in page_parts(t) {
+        if let Some(c) = &part.caption {
+            let _ = writeln!(out, "*{c}*\n");
+        }
+        let _ = writeln!(out, "| {} |", cells(&part.header));
+        let _ = writeln!(out, "|{}", " --- |".repeat(part.header.len()));
+        for row in &part.rows {
+            let _ = writeln!(out, "| {} |", cells(row));
+        }
+        out += "\n";
+    }
+    out
 }
 
 fn section(s: &Section, linker: &mut Linker) -> String {
@@ -128,7 +182,7 @@ fn section(s: &Section, linker: &mut Linker) -> String {
         prose(linker, &s.about)
     );
     if let Some(v) = &s.verdict {
-        let _ = writeln!(out, "**Verdict.** {}\n", prose(linker, v));
+        let _ = writeln!(out, "**Finding.** {}\n", prose(linker, v));
     }
     if !s.complete {
         out += "> **Incomplete:** the run stopped before every configuration of this experiment was measured.\n\n";

@@ -8,6 +8,7 @@
 pub mod chart;
 pub mod document;
 pub mod figures;
+pub mod fit;
 pub mod glossary;
 pub mod html;
 pub mod markdown;

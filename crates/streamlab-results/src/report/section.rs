@@ -191,8 +191,8 @@ impl Section {
         }
     }
 
-    /// The verdict line from its traced timelines (what bounds the first, whether any
-    /// broke concurrency) and `headline`, the experiment's line in `summary.json`.
+    /// The verdict line: `headline` (what the experiment found), then what its traced
+    /// timelines say (what bounds the first, whether any broke concurrency).
     pub fn lead(&self, headline: Option<String>) -> Option<String> {
         let traced: Vec<&TimelineFigure> = (self.timelines.iter())
             .filter(|t| t.checks.occupancy.is_some())
@@ -215,8 +215,11 @@ impl Section {
                 (b, n) => format!("concurrency breaks in {b} of its {n} traced timelines"),
             });
         }
-        parts.extend(headline);
-        (!parts.is_empty()).then(|| parts.join("; "))
+        let traced = (!parts.is_empty()).then(|| format!("Traced: {}.", parts.join("; ")));
+        match (headline, traced) {
+            (Some(h), Some(t)) => Some(format!("{h} {t}")),
+            (h, t) => h.or(t),
+        }
     }
 
     /// Add a labelled note.

@@ -9,12 +9,19 @@ use crate::derived::pipeline::Under;
 use crate::derived::rates::{NOISY_LINK, link_moved};
 use crate::saved::{BuildInfo, DeviceInfo, KernelSet, NOT_RECORDED, Provenance};
 
-/// A rectangular table of text, with an optional caption.
+/// A rectangular table of text, with an optional caption. How it fits a width is in
+/// [`super::fit`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct Table {
     pub caption: Option<String>,
     pub header: Vec<String>,
     pub rows: Vec<Vec<String>>,
+    /// How many leading columns name a row: every part of a table split to fit a width
+    /// repeats them.
+    pub label_columns: usize,
+    /// The rows that carry the table's finding (indices into `rows`): a long table shows
+    /// them first.
+    pub key_rows: Vec<usize>,
 }
 
 impl Table {
@@ -23,7 +30,15 @@ impl Table {
             caption,
             header: header.iter().map(|h| (*h).to_owned()).collect(),
             rows: Vec::new(),
+            label_columns: 1,
+            key_rows: Vec::new(),
         }
+    }
+
+    /// The table with `rows` as the rows that carry its finding.
+    pub fn with_key_rows(mut self, rows: impl IntoIterator<Item = usize>) -> Table {
+        self.key_rows = rows.into_iter().collect();
+        self
     }
 
     /// The index of the first column whose header starts with `prefix`.
@@ -82,6 +97,8 @@ type Cell<'a, R> = Box<dyn Fn(&R) -> String + 'a>;
 /// One column: shown in the tables under `heading`, and in the CSV under its name where
 /// the CSV has it.
 struct Column<'a, R> {
+    /// Whether it names a row (declared with [`Columns::text`]).
+    label: bool,
     heading: Option<&'static str>,
     cell: Option<Cell<'a, R>>,
     csv: Option<(&'static str, Cell<'a, R>)>,
@@ -109,6 +126,7 @@ impl<'a, R> Columns<'a, R> {
     /// A column of the tables only.
     pub fn show(mut self, heading: &'static str, cell: impl Fn(&R) -> String + 'a) -> Self {
         self.columns.push(Column {
+            label: false,
             heading: Some(heading),
             cell: Some(Box::new(cell)),
             csv: None,
@@ -125,6 +143,7 @@ impl<'a, R> Columns<'a, R> {
         raw: impl Fn(&R) -> String + 'a,
     ) -> Self {
         self.columns.push(Column {
+            label: false,
             heading: Some(heading),
             cell: Some(Box::new(cell)),
             csv: Some((name, Box::new(raw))),
@@ -132,7 +151,8 @@ impl<'a, R> Columns<'a, R> {
         self
     }
 
-    /// A column of text, the same in the tables and in the CSV (under `name`).
+    /// A column of text, the same in the tables and in the CSV (under `name`); leading
+    /// ones name a row.
     pub fn text(
         self,
         heading: &'static str,
@@ -141,7 +161,11 @@ impl<'a, R> Columns<'a, R> {
     ) -> Self {
         let cell = std::rc::Rc::new(cell);
         let raw = cell.clone();
-        self.both(heading, move |r| cell(r), name, move |r| raw(r))
+        let mut out = self.both(heading, move |r| cell(r), name, move |r| raw(r));
+        if let Some(c) = out.columns.last_mut() {
+            c.label = true;
+        }
+        out
     }
 
     /// A number: `shown` decimals in the tables ("–" where it is not finite), `saved` in
@@ -203,9 +227,19 @@ impl<'a, R> Columns<'a, R> {
         if when { add(self) } else { self }
     }
 
+    /// The columns declared so far name a row (besides leading [`Columns::text`] ones):
+    /// every part of a table split to fit repeats them.
+    pub fn row_names(mut self) -> Self {
+        for c in &mut self.columns {
+            c.label = true;
+        }
+        self
+    }
+
     /// A column of the CSV only.
     pub fn raw(mut self, name: &'static str, raw: impl Fn(&R) -> String + 'a) -> Self {
         self.columns.push(Column {
+            label: false,
             heading: None,
             cell: None,
             csv: Some((name, Box::new(raw))),
@@ -216,15 +250,25 @@ impl<'a, R> Columns<'a, R> {
     /// The table of `rows`.
     pub fn table(&self, caption: Option<String>, rows: &[R]) -> Table {
         let shown: Vec<_> = (self.columns.iter())
-            .filter_map(|c| Some((c.heading?, c.cell.as_ref()?)))
+            .filter_map(|c| Some((c.heading?, c.cell.as_ref()?, c.label)))
             .collect();
         Table {
             caption,
-            header: shown.iter().map(|(h, _)| (*h).to_owned()).collect(),
+            header: shown.iter().map(|(h, _, _)| (*h).to_owned()).collect(),
             rows: (rows.iter())
-                .map(|r| shown.iter().map(|(_, cell)| cell(r)).collect())
+                .map(|r| shown.iter().map(|(_, cell, _)| cell(r)).collect())
                 .collect(),
+            label_columns: (shown.iter().take_while(|(_, _, l)| *l).count()).max(1),
+            key_rows: Vec::new(),
         }
+    }
+
+    /// The table of `rows`, those where `key` holds carrying its finding.
+    pub fn keyed(&self, caption: Option<String>, rows: &[R], key: impl Fn(&R) -> bool) -> Table {
+        let keys = (rows.iter().enumerate())
+            .filter(|(_, r)| key(r))
+            .map(|(i, _)| i);
+        self.table(caption, rows).with_key_rows(keys)
     }
 
     /// The CSV of `rows`: a header line of names, then a line per row.
@@ -259,6 +303,17 @@ pub fn times(x: f64) -> String {
         format!("{x:.2}×")
     } else {
         "–".into()
+    }
+}
+
+/// How much faster `before` is than `after` took, in words: "1.85× faster" or, where
+/// it took longer, "1.10× slower".
+pub fn faster(before: f64, after: f64) -> String {
+    let x = before / after;
+    match x {
+        x if !x.is_finite() => "–".into(),
+        x if x >= 1.0 => format!("{x:.2}× faster"),
+        x => format!("{:.2}× slower", 1.0 / x),
     }
 }
 

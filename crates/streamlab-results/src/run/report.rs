@@ -4,24 +4,25 @@
 use std::path::Path;
 
 use super::SavedRun;
-use super::summary::{headlines, summarize};
+use super::summary::{findings, summarize};
 use crate::derived::summary::{RunStatus, RunSummary};
 use crate::folder::{self, FolderError};
 use crate::report::document::Document;
-use crate::report::table::{self, Table};
+use crate::report::fit::Width;
+use crate::report::table;
 use crate::report::{ReportError, html, markdown};
 use crate::saved::{KernelSet, Provenance, files};
 
-/// Every table of `run`, as the runs printed them, then the summary.
-pub fn tables(run: &SavedRun) -> String {
+/// Every table of `run`, `width` wide, as the runs printed them, then the summary.
+pub fn tables(run: &SavedRun, width: Width) -> String {
     let mut out = String::new();
     for h in run.held() {
         for set in [KernelSet::Rust, KernelSet::Cuda] {
-            out.extend(h.printed(set));
+            out.extend(h.printed(set, width));
         }
     }
     if let Some(s) = &run.summary {
-        out += &format!("\nsummary\n{}", super::summary::summary_text(run, s));
+        out += &format!("\nsummary\n{}", super::summary::summary_text(run, s, width));
     }
     out
 }
@@ -98,19 +99,23 @@ pub fn document(run: &SavedRun) -> Result<Document, ReportError> {
         rows.extend((table::build_facts(&provenance).into_iter()).map(|(k, v)| (k.to_owned(), v)));
         rows
     });
-    let lines = headlines(run);
+    let lede = run.header().map(|(device, provenance)| {
+        format!(
+            "{}, started {} UTC, took {}",
+            device.name,
+            provenance
+                .started_utc
+                .replace('T', " ")
+                .trim_end_matches('Z'),
+            took(run, &provenance)
+        )
+    });
     Ok(Document {
         banner: banner(run),
         missing: run.missing(),
+        lede,
         header: header.unwrap_or_default(),
-        headlines: (run.summary.is_some() && !lines.is_empty()).then(|| {
-            let mut t = Table::new(None, &["experiment", "headline"]);
-            t.rows = lines
-                .into_iter()
-                .map(|(name, line)| vec![name, line])
-                .collect();
-            t
-        }),
+        findings: (!sections.is_empty()).then(|| findings(run)),
         sections,
     })
 }

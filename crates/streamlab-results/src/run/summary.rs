@@ -2,15 +2,15 @@
 //! as lines ([`headlines`], [`summary_text`]): every experiment the registry lists (with
 //! `null` where a kernel-set experiment or a fact did not run), then any the registry
 //! does not list.
-use std::fmt::Write;
-
 use super::SavedRun;
 use crate::derived::rates::{NOISY_LINK, link_moved};
 use crate::derived::summary::{Entries, Json, LinkSteady, RunStatus, RunSummary};
 use crate::experiment::{self, Analysis, MeasuredRow};
 use crate::experiments;
-use crate::report::table;
+use crate::report::fit::Width;
+use crate::report::table::{self, Table};
 use crate::saved::KernelSet;
+use crate::stats;
 
 /// An experiment as the summary lists it: its name, whether it runs with both kernel
 /// sets, and its facts' keys.
@@ -131,37 +131,103 @@ pub fn lines(a: &Analysis) -> Vec<(String, String)> {
     out
 }
 
-/// One line per experiment and kernel set of `run`, then one per fact (the limits, the
-/// kernel ratios), labelled.
-pub fn headlines(run: &SavedRun) -> Vec<(String, String)> {
-    let mut heads = Vec::new();
-    let mut facts = Vec::new();
-    for a in run.analyses() {
-        if let Some(line) = &a.summary.line {
-            heads.push((table::heading(a.name, a.set), line.clone()));
-        }
-        if a.set == KernelSet::Rust {
-            facts.extend(a.summary.fact_lines.iter().cloned());
-        }
-    }
-    heads.extend(facts);
-    heads
+/// What a run found: each experiment's finding in words, and a row of numbers per
+/// experiment. The report's first screen and the end of `run-all` show it.
+#[derive(Debug, Clone)]
+pub struct Findings {
+    /// (experiment, its finding), in the run's order.
+    pub words: Vec<(String, String)>,
+    /// experiment | result | against its bound | Rust / C++ | noise | verified.
+    pub table: Table,
+    /// How many results it holds, and how many of them passed their verification.
+    pub results: usize,
+    pub verified: usize,
 }
 
-/// The compact summary `run-all` prints last: the device, whether the run is complete,
-/// and [`headlines`].
-pub fn summary_text(run: &SavedRun, s: &RunSummary) -> String {
-    let mut out = table::device(&s.device);
+/// What the columns of [`Findings::table`] mean.
+pub const FINDINGS_KEY: &str = "Against its bound: the time over the least time this machine allows, from limits measured in the same run (1.00× is the limit reached). Rust / C++: Rust kernels' time over their CUDA C++ twins' (below 1, Rust is faster). Noisy rows: measured rows whose repeated samples spread more than 1%, of those that can show a spread. Verified: every output element checked against a reference.";
+
+/// What `run` found ([`Findings`]).
+pub fn findings(run: &SavedRun) -> Findings {
+    let mut table = Table::new(
+        None,
+        &[
+            "experiment",
+            "result",
+            "against its bound",
+            "Rust / C++",
+            "noisy rows",
+            "verified",
+        ],
+    );
+    let mut words = Vec::new();
+    let (mut results, mut verified) = (0, 0);
+    for h in run.held() {
+        let analyses = h.analyses();
+        results += analyses.len();
+        verified += analyses.iter().filter(|a| a.verification.passed).count();
+        let Some(rust) = analyses.iter().find(|a| a.set == KernelSet::Rust) else {
+            continue;
+        };
+        let twin = analyses.iter().find(|a| a.set == KernelSet::Cuda);
+        let o = &rust.summary.overview;
+        if !o.finding.is_empty() {
+            words.push((h.name().to_owned(), o.finding.clone()));
+        }
+        let rust_over_cpp =
+            (o.rust_over_cpp).or_else(|| twin.and_then(|c| rust_over_cuda(&rust.rows, &c.rows)));
+        let rows: Vec<&MeasuredRow> = analyses.iter().flat_map(|a| &a.rows).collect();
+        let with_noise: Vec<f64> = rows.iter().filter_map(|r| r.noise).collect();
+        let noisy = (with_noise.iter())
+            .filter(|n| n.is_nan() || **n > stats::NOISE_TARGET)
+            .count();
+        let all_passed = analyses.iter().all(|a| a.verification.passed);
+        table.rows.push(vec![
+            h.name().to_owned(),
+            if o.result.is_empty() {
+                "–".into()
+            } else {
+                o.result.clone()
+            },
+            o.over_bound.map_or("–".into(), |x| format!("{x:.2}×")),
+            rust_over_cpp.map_or("–".into(), |x| table::num(x, 3)),
+            if with_noise.is_empty() {
+                "–".into()
+            } else {
+                format!("{noisy} of {}", with_noise.len())
+            },
+            match (all_passed, analyses.len()) {
+                (false, _) => "FAILED".into(),
+                (true, 1) => "yes".into(),
+                (true, _) => "yes, both kernel sets".into(),
+            },
+        ]);
+    }
+    Findings {
+        words,
+        table,
+        results,
+        verified,
+    }
+}
+
+/// The compact summary `run-all` prints last, `width` wide: the device, whether the run
+/// is complete, and what it found ([`findings`]).
+pub fn summary_text(run: &SavedRun, s: &RunSummary, width: Width) -> String {
+    let mut out = width.lines(&table::device(&s.device));
     if !s.complete {
-        let _ = writeln!(
-            out,
+        out += &width.lines(&format!(
             "INCOMPLETE ({}): not run or not finished: {}",
             s.interrupted_by.as_deref().unwrap_or("stopped"),
             s.steps_not_run.join(", ")
-        );
+        ));
     }
-    for (name, line) in headlines(run) {
-        let _ = writeln!(out, "{name:<19} {line}");
+    let f = findings(run);
+    for (name, finding) in &f.words {
+        out += &width.lines(&format!("- {name}: {finding}"));
     }
+    out.push('\n');
+    out += &width.table(&f.table);
+    out += &width.lines(FINDINGS_KEY);
     out
 }

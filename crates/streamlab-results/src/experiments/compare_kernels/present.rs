@@ -2,12 +2,12 @@
 //! safety costs, the spellings, the math libraries, the cards), its CSVs, its report
 //! section, its chart and its facts in `summary.json`.
 use super::analysis::{
-    CaseRatio, ComparisonAnalysis, Measure, SAFE_TARGET, SAFE_WORST_TARGET, SafetyCost, SweepRatio,
-    TUNED_TARGET, TUNED_WORST_TARGET,
+    CaseRatio, ComparisonAnalysis, KernelRatios, Measure, SAFE_TARGET, SAFE_WORST_TARGET,
+    SafetyCost, SweepRatio, TUNED_TARGET, TUNED_WORST_TARGET,
 };
 use super::{Cache, CompareKernels, KernelComparison, Origin};
 use crate::card::KernelCard;
-use crate::experiment::{self, Analyzed, Experiment, Summary};
+use crate::experiment::{self, Analyzed, Experiment, Overview, Summary};
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, BarSeries, Level, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank};
@@ -56,6 +56,7 @@ fn columns(c: &KernelComparison) -> Columns<'_, CaseRatio> {
             "cache",
             |k| cache_label(k.cache).to_owned(),
         )
+        .row_names()
         .raw("inputs_fit_l2", |k| {
             k.fits_l2.map_or(String::new(), |f| f.to_string())
         })
@@ -455,6 +456,65 @@ pub const FACTS: &[&str] = &[
     "math_libraries",
 ];
 
+/// What compare-kernels found, in words: the tuned kernels at the write-ups' shapes and
+/// at their worst over `over_shapes`, and the plain ones.
+fn overview(a: &ComparisonAnalysis, over_shapes: &[&SweepRatio]) -> Overview {
+    let by_kernel = |r: &KernelRatios| {
+        [
+            ("fill", r.fill),
+            ("matmul", r.matmul),
+            ("add_kernel", r.add_kernel),
+        ]
+    };
+    let span = |r: &KernelRatios| {
+        let v = by_kernel(r).map(|(_, x)| x);
+        let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        (lo, hi)
+    };
+    let worst = (over_shapes.iter())
+        .filter(|s| s.measure == Measure::Form(KernelForm::Tuned))
+        .max_by(|x, y| x.worst.total_cmp(&y.worst));
+    let mut finding = Vec::new();
+    let mut result = String::from("–");
+    if let Some(t) = &a.tuned {
+        let (lo, hi) = span(t);
+        let each: Vec<String> = (by_kernel(t).iter())
+            .map(|(k, x)| format!("{k} {x:.2}"))
+            .collect();
+        finding.push(format!(
+            "At the write-ups' shapes tuned Rust takes {lo:.2}–{hi:.2}× the time of the fastest C++ ({})",
+            each.join(", ")
+        ));
+        result = format!("tuned {lo:.2}–{hi:.2}× C++");
+    }
+    if let Some(w) = worst {
+        let at = match w.worst_case.as_str() {
+            "" => w.kernel.clone(),
+            case => format!("{}, {case}", w.kernel),
+        };
+        finding.push(format!("at worst over every shape {:.2}× ({at})", w.worst));
+    }
+    if let Some(p) = &a.plain {
+        let (kernel, x) = (by_kernel(p).into_iter())
+            .max_by(|x, y| x.1.total_cmp(&y.1))
+            .expect("three kernels");
+        finding.push(format!(
+            "written plainly, as in the write-ups, Rust's {kernel} takes {x:.2}×"
+        ));
+    }
+    let mut finding = finding.join("; ");
+    if !finding.is_empty() {
+        finding.push('.');
+    }
+    Overview {
+        finding,
+        result,
+        over_bound: None,
+        rust_over_cpp: worst.map(|w| w.worst),
+    }
+}
+
 /// The facts compare-kernels adds to `summary.json`, in the order of [`FACTS`], and their
 /// lines.
 pub fn summary(a: &ComparisonAnalysis) -> Summary {
@@ -503,6 +563,7 @@ pub fn summary(a: &ComparisonAnalysis) -> Summary {
         ));
     }
     Summary {
+        overview: overview(a, &over_shapes),
         facts: vec![
             experiment::json(&a.tuned),
             experiment::json(&a.safe),

@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use crate::derived::pipeline::under_clause;
 use crate::derived::trace::TraceChecks;
 use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Saved, Summary, With, verdict,
+    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, Saved, Summary, With, verdict,
 };
 use crate::range::IntRange;
 use crate::report::ReportError;
@@ -224,11 +224,24 @@ impl Experiment for MemcpyKernel {
         (a.stream_counts.iter())
             .map(|&streams| {
                 let rows: Vec<MemcpyRow> = a.rows_with(streams).cloned().collect();
-                columns.table(
+                let best = (rows.iter().map(|x| x.speedup)).fold(f64::NEG_INFINITY, f64::max);
+                let (first, last) = (
+                    rows.first().map(|x| x.cycles),
+                    rows.last().map(|x| x.cycles),
+                );
+                // The ends, the breakeven, the best, and every row its bound marks.
+                columns.keyed(
                     Some(format!(
                         "{streams} streams (medians, ms); efficiency = bound / concurrent"
                     )),
                     &rows,
+                    |x| {
+                        Some(x.cycles) == a.breakeven_cycles
+                            || x.speedup == best
+                            || Some(x.cycles) == first
+                            || Some(x.cycles) == last
+                            || !x.bound.mark().is_empty()
+                    },
                 )
             })
             .collect()
@@ -319,7 +332,28 @@ impl Experiment for MemcpyKernel {
             ),
             verdict(x.verified)
         );
-        Summary::headline(&x, line)
+        let at_breakeven = x.speedup_at_breakeven.zip(x.bound_speedup_at_breakeven);
+        let overview = match (x.breakeven_cycles, at_breakeven) {
+            (Some(cycles), Some((speedup, bound))) => Overview {
+                finding: format!(
+                    "From {cycles} cycles per element the kernel outlasts each copy: there {} streams are {speedup:.2}× faster than copy, kernel, copy in turn (the bound: {bound:.2}×); the most is {:.2}× ({} streams, {} cycles).",
+                    x.num_streams, x.best_speedup, x.best_speedup_streams, x.best_speedup_cycles
+                ),
+                result: format!("breakeven {cycles} cycles: {speedup:.2}× faster"),
+                over_bound: Some(bound / speedup),
+                rust_over_cpp: None,
+            },
+            _ => Overview {
+                finding: format!(
+                    "The kernel never outlasted the copies in the cycles measured; the most gained by streams is {:.2}× ({} streams, {} cycles).",
+                    x.best_speedup, x.best_speedup_streams, x.best_speedup_cycles
+                ),
+                result: "breakeven not reached".into(),
+                over_bound: None,
+                rust_over_cpp: None,
+            },
+        };
+        Summary::headline(&x, line).with(overview)
     }
 }
 

@@ -8,11 +8,7 @@ use crate::report::table::{Columns, num, under_csv};
 /// The one declaration of the tables (one per stream count) and the CSV (every row, the
 /// Handbook's columns), the CUDA C++ twins' concurrent time beside the Rust one where
 /// `cuda` ran.
-/// The one declaration of the tables (one per stream count) and the CSV (every row, the
-/// Handbook's columns), the CUDA C++ twins' concurrent time beside the Rust one where
-/// `cuda` ran.
 pub(super) fn columns(cuda: Option<&MemcpyAnalysis>) -> Columns<'_, MemcpyRow> {
-    let _ms = |x: f64| format!("{x:.4}");
     let cpp = move |x: &MemcpyRow| {
         (cuda?.rows.iter())
             .find(|y| y.streams == x.streams && y.cycles == x.cycles)
@@ -31,8 +27,10 @@ pub(super) fn columns(cuda: Option<&MemcpyAnalysis>) -> Columns<'_, MemcpyRow> {
         .number("Bound", "Bound", (2, 4), |x| x.bound.ms)
         .times("Bound speedup", "BoundSpeedup", 3, |x| x.bound_speedup)
         .show("Efficiency", |x| num(x.efficiency, 3))
-        .show("C++ Concurrent", move |x| {
-            cpp(x).map_or("–".into(), |v| num(v, 2))
+        .then(cuda.is_some(), |c| {
+            c.show("C++ Concurrent", move |x| {
+                cpp(x).map_or("–".into(), |v| num(v, 2))
+            })
         })
         .both(
             "against its bound",

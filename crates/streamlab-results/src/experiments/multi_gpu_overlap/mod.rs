@@ -27,11 +27,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::derived::trace::TraceChecks;
 use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Saved, Summary, With, verdict,
+    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, Saved, Summary, With, verdict,
 };
 use crate::report::ReportError;
 use crate::report::section::{Section, draw};
-use crate::report::table::{Table, num, times};
+use crate::report::table::{Table, faster, num, times};
 use crate::saved::{DeviceInfo, MAX_STREAMS, Provenance, StageTimes, UsageError, Verification};
 use crate::stats::Series;
 
@@ -289,7 +289,18 @@ impl Experiment for MultiGpuOverlap {
             if x.at_bound { "" } else { "; short of it" },
             verdict(x.verified)
         );
-        Summary::headline(&x, line)
+        Summary::headline(&x, line).with(Overview {
+            finding: format!(
+                "Spread over {} GPUs, the work finishes {} than on the first alone, where the bound ({}) allows {}.",
+                x.gpus,
+                faster(x.alone_ms, x.spread_ms),
+                x.limit.label(),
+                times(x.bound_speedup)
+            ),
+            result: format!("{} on {} GPUs", faster(x.alone_ms, x.spread_ms), x.gpus),
+            over_bound: Some(x.bound_speedup / x.speedup),
+            rust_over_cpp: None,
+        })
     }
 }
 

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::derived::trace::TraceChecks;
 use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Saved, Summary, With, verdict,
+    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, Saved, Summary, With, verdict,
 };
 use crate::report::ReportError;
 use crate::report::section::{Section, draw};
@@ -344,7 +344,17 @@ impl Experiment for PeerCopy {
             span(x.staged_gbps),
             verdict(x.verified)
         );
-        Summary::headline(&x, line)
+        Summary::headline(&x, line).with(Overview {
+            finding: format!(
+                "Between {} pair(s) of GPUs, copies with peer access move {} GB/s, copies staged through the host {} GB/s.",
+                x.pairs,
+                span(x.peer_gbps),
+                span(x.staged_gbps)
+            ),
+            result: format!("peer {} GB/s", span(x.peer_gbps)),
+            over_bound: None,
+            rust_over_cpp: None,
+        })
     }
 }
 

@@ -21,14 +21,15 @@ use crate::derived::pipeline::under_clause;
 use crate::derived::trace::BusiestBound;
 use crate::derived::trace::TraceChecks;
 use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Saved, Summary, With, verdict,
+    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, Saved, Summary, With, verdict,
 };
 use crate::report::ReportError;
 use crate::report::section::{Section, cuda_note, draw};
-use crate::report::table::{Table, noise, num, times};
+use crate::report::table::{Table, faster, noise, num, times};
 use crate::saved::timeline::Timeline;
 use crate::saved::{
-    DeviceInfo, IssueOrder, MAX_STREAMS, Provenance, StageTimes, UsageError, Verification,
+    DeviceInfo, IssueOrder, KernelSet, MAX_STREAMS, Provenance, StageTimes, UsageError,
+    Verification,
 };
 use crate::stats::{self, Series};
 
@@ -336,7 +337,10 @@ impl Experiment for SincosOverlap {
         let a = derived;
         let mut tables = Vec::new();
         let mut blog = Table::new(
-            Some("the blog's lines (medians, Rust kernels)".into()),
+            Some(format!(
+                "the blog's lines (medians, {} kernels)",
+                r.provenance.kernels.label()
+            )),
             &["line", "ms"],
         );
         if let Some(s) = a.sequential() {
@@ -359,7 +363,7 @@ impl Experiment for SincosOverlap {
         }
         tables.push(blog);
         let c = cuda.map(|(_, d)| d);
-        tables.push(columns(c, a.has_hosts()).table(
+        tables.push(columns(r.provenance.kernels, c, a.has_hosts()).table(
             Some("medians, ms per iteration; efficiency = bound / measured".into()),
             &a.configs,
         ));
@@ -391,7 +395,7 @@ impl Experiment for SincosOverlap {
 
     fn csv(_r: &SincosOverlapResult, derived: &Self::Derived) -> Vec<Csv> {
         vec![Csv::main(
-            columns(None, derived.has_hosts()).csv(&derived.configs),
+            columns(KernelSet::Rust, None, derived.has_hosts()).csv(&derived.configs),
         )]
     }
 
@@ -407,7 +411,7 @@ impl Experiment for SincosOverlap {
         sec.notes.push((
             "Bound".into(),
             format!(
-                "Per configuration, the largest of: the HtoD engine's, the SMs' and the DtoH engine's busy time, and {:.0} MiB in plus {:.0} MiB out at the both-ways rate; plus the pipeline's fill and drain (first chunk in, last chunk out) once per batch of {} back-to-back iterations (the sequential version's blocking copies let no iteration overlap the next, so it pays them every iteration). Each stream count's parts are timed over its own chunks. Each asynchronous configuration's busiest bound comes from the GPU's own records: {}right after each of its timed batches, {} iterations of it are traced back to back, and the busy time per iteration of the busiest engine or stream (a stream runs its operations one after another) over all but the first and last is one sample; the bound is their median, with their noise. Rust / busiest is the median over the timed batches of each one's time over the bound traced right after it, under the same traffic on the shared link: 1 is the bound.",
+                "Per configuration, the largest of: the HtoD engine's, the SMs' and the DtoH engine's busy time, and {:.0} MiB in plus {:.0} MiB out at the both-ways rate; plus the pipeline's fill and drain (first chunk in, last chunk out) once per batch of {} back-to-back iterations (the sequential version's blocking copies let no iteration overlap the next, so it pays them every iteration). Each stream count's parts are timed over its own chunks. Each asynchronous configuration's busiest bound comes from the GPU's own records: {}right after each of its timed batches, {} iterations of it are traced back to back, and the busy time per iteration of the busiest engine or stream (a stream runs its operations one after another) over all but the first and last is one sample; the bound is their median, with their noise. Measured / busiest is the median over the timed batches of each one's time over the bound traced right after it, under the same traffic on the shared link: 1 is the bound.",
                 bytes as f64 / (1u64 << 20) as f64,
                 bytes as f64 / (1u64 << 20) as f64,
                 a.batch_iterations,
@@ -547,7 +551,20 @@ impl Experiment for SincosOverlap {
             )),
             verdict(x.verified)
         );
-        Summary::headline(&x, line)
+        let gain = faster(x.sequential_ms, x.best_async_ms);
+        Summary::headline(&x, line).with(Overview {
+            finding: format!(
+                "{} streams ({}) cut an iteration from {:.2} ms to {:.2} ms ({gain}), {:.2}× the least time the copy engines and the SMs allow.",
+                x.best_async_streams,
+                x.best_async_variant.label(),
+                x.sequential_ms,
+                x.best_async_ms,
+                x.best_over_bound
+            ),
+            result: format!("{:.3} ms, {gain} than sequential", x.best_async_ms),
+            over_bound: Some(x.best_over_bound),
+            rust_over_cpp: None,
+        })
     }
 }
 

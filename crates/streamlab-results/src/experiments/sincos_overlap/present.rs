@@ -7,7 +7,7 @@ use crate::report::chart::{
 };
 use crate::report::figures::{FigureModel, blank, line};
 use crate::report::table::{Columns, noise, num, ratio, under_csv};
-use crate::saved::IssueOrder;
+use crate::saved::{IssueOrder, KernelSet};
 
 /// A configuration against its bound and its traced busiest bound, in words.
 fn against_bounds(x: &SincosConfig) -> String {
@@ -24,25 +24,32 @@ fn against_bounds(x: &SincosConfig) -> String {
         .join("; ")
 }
 
-/// `hosts`: with the CUDA C++ host twin's and the traced rounds' columns (runs that have
-/// them: [`SincosAnalysis::has_hosts`]).
-pub(super) fn columns(cuda: Option<&SincosAnalysis>, hosts: bool) -> Columns<'_, SincosConfig> {
+/// The columns of a result measured with `set`, the C++ kernels' beside them where
+/// `cuda` ran; `hosts`: with the CUDA C++ host twin's and the traced rounds' columns
+/// (runs that have them: [`SincosAnalysis::has_hosts`]).
+pub(super) fn columns(
+    set: KernelSet,
+    cuda: Option<&SincosAnalysis>,
+    hosts: bool,
+) -> Columns<'_, SincosConfig> {
     let cpp = move |x: &SincosConfig| cuda.and_then(|c| c.config(x.variant, x.streams));
     Columns::new()
         .text("variant", "variant", |x: &SincosConfig| {
             x.variant.label().into()
         })
         .text("streams", "streams", |x| x.streams.to_string())
-        .number("Rust", "median_ms", (4, 4), |x| x.median_ms)
+        .number(set.label(), "median_ms", (4, 4), |x| x.median_ms)
         .noise("noise", "noise", |x| x.noise)
-        .show("C++ kernels", move |x| {
-            cpp(x).map_or("–".into(), |y| num(y.median_ms, 4))
-        })
-        .show("noise", move |x| {
-            cpp(x).map_or("–".into(), |y| noise(y.noise))
-        })
-        .show("Rust / C++ kernels", move |x| {
-            ratio(x.median_ms, cpp(x).map(|y| y.median_ms))
+        .then(cuda.is_some(), |c| {
+            c.show("C++ kernels", move |x| {
+                cpp(x).map_or("–".into(), |y| num(y.median_ms, 4))
+            })
+            .show("noise", move |x| {
+                cpp(x).map_or("–".into(), |y| noise(y.noise))
+            })
+            .show("Rust / C++ kernels", move |x| {
+                ratio(x.median_ms, cpp(x).map(|y| y.median_ms))
+            })
         })
         .then(hosts, |c| {
             c.both(
@@ -92,7 +99,7 @@ pub(super) fn columns(cuda: Option<&SincosAnalysis>, hosts: bool) -> Columns<'_,
             },
         )
         .both(
-            "Rust / busiest",
+            "measured / busiest",
             |x| {
                 x.busiest_bound
                     .map_or("–".into(), |b| num(b.timed_over_bound, 3))

@@ -25,7 +25,7 @@ fn a_skipped_cpp_host_is_said_in_one_line_and_a_run_from_before_says_nothing() {
     assert!(!a.has_hosts());
     assert!(hosts_note(&r, &a).is_none());
     assert!(
-        !columns(None, a.has_hosts())
+        !columns(KernelSet::Rust, None, a.has_hosts())
             .csv(&a.configs)
             .contains("cpp_host_ms")
     );
@@ -64,7 +64,7 @@ fn host_pairs_and_traced_rounds_give_their_ratios_with_noise() {
     let a = analyze(&r);
     assert!(a.has_hosts());
     assert!(
-        columns(None, true)
+        columns(KernelSet::Rust, None, true)
             .csv(&a.configs)
             .contains("rust_host_over_cpp_host")
     );

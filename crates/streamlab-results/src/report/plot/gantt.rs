@@ -145,7 +145,10 @@ pub(super) fn draw_gantt(root: &Area<'_>, g: &Gantt) -> Drawn {
     chart.draw_series(ran.iter().map(|&&(y, b)| rect(y, b, kind_color(b.kind))))?;
     // A hairline at each bar's start, so that work run back to back shows as such.
     chart.draw_series(ran.iter().map(|&&(y, b)| {
-        PathElement::new([(b.start_ms, y - 0.3), (b.start_ms, y + 0.3)], WHITE.stroke_width(1))
+        PathElement::new(
+            [(b.start_ms, y - 0.3), (b.start_ms, y + 0.3)],
+            WHITE.stroke_width(1),
+        )
     }))?;
 
     // A divider where the rows change from streams to engines (or back).
@@ -194,7 +197,11 @@ fn draw_marks(
             continue;
         }
         let x = x.min(width - w - 2.0).max(0.0);
-        area.draw_text(&label, &style.pos(Pos::new(HPos::Left, VPos::Center)), (x as i32, py - y0))?;
+        area.draw_text(
+            &label,
+            &style.pos(Pos::new(HPos::Left, VPos::Center)),
+            (x as i32, py - y0),
+        )?;
         free_from = x + w + 6.0;
     }
     Ok(())
@@ -221,7 +228,11 @@ pub fn drawn(g: &Gantt) -> Vec<&GanttBar> {
 pub(super) fn with_titles(svg: String, g: &Gantt) -> String {
     let bars = drawn(g);
     let fill = |b: &GanttBar| {
-        let c = if b.queued { queued_color(b.kind) } else { kind_color(b.kind) };
+        let c = if b.queued {
+            queued_color(b.kind)
+        } else {
+            kind_color(b.kind)
+        };
         format!("fill=\"{}\"", c.to_ascii_uppercase())
     };
     let mut out = String::with_capacity(svg.len());
@@ -247,7 +258,9 @@ pub(super) fn with_titles(svg: String, g: &Gantt) -> String {
 
 /// Text with `&`, `<` and `>` escaped for SVG.
 fn escape(text: &str) -> String {
-    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }
 
 /// Names each track at its row's pixel height, right-aligned at pixel column `right`:

@@ -278,7 +278,11 @@ fn concurrency_breaks_are_marked_where_they_started_and_every_row_is_named() {
     assert_eq!(occurrences(&svg, "1: HtoD on the NULL stream"), 1);
     assert_eq!(occurrences(&svg, "concurrency break"), 1);
     for track in &g.tracks {
-        assert_eq!(occurrences(&svg, &track.label()), 1, "{track:?} is not named");
+        assert_eq!(
+            occurrences(&svg, &track.label()),
+            1,
+            "{track:?} is not named"
+        );
     }
 }
 

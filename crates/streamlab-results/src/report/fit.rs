@@ -1,0 +1,407 @@
+//! Fitting a table to a width, the same way for the terminal and the page: each noise
+//! column goes under the value it is the noise of ([`Table::merged`]), the columns are
+//! split into parts that each repeat the columns naming a row ([`Table::parts`]), and a
+//! long cell wraps in its column ([`Table::text_fitted`]). A long table shows the rows
+//! that carry its finding first ([`Table::folds`]).
+use super::table::Table;
+use super::text;
+
+/// The widest a line of terminal output is, unless `--wide` asks for every column side
+/// by side.
+pub const TERMINAL_COLUMNS: usize = 100;
+
+/// A table with more rows than this shows the rows that carry its finding first and
+/// itself whole below, folded (where it says which rows those are).
+pub const LONG_ROWS: usize = 20;
+
+/// How wide printed text may be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Width {
+    /// At most this many columns: tables fitted ([`Table::text_fitted`]), lines
+    /// wrapped.
+    Columns(usize),
+    /// Every table whole, each of its rows on one line (`--wide`).
+    Wide,
+}
+
+impl Width {
+    /// The terminal's default.
+    pub const TERMINAL: Width = Width::Columns(TERMINAL_COLUMNS);
+
+    /// `t` as text of this width.
+    pub fn table(self, t: &Table) -> String {
+        match self {
+            Width::Columns(max) => t.text_fitted(max),
+            Width::Wide => t.text(),
+        }
+    }
+
+    /// Each line of `text` wrapped to this width, its continuation lines indented; the
+    /// text ends with a newline.
+    pub fn lines(self, text: &str) -> String {
+        let mut out = String::new();
+        for line in text.lines() {
+            match self {
+                Width::Columns(max) if line.chars().count() > max => {
+                    let indent = line.len() - line.trim_start().len() + 2;
+                    let mut first = true;
+                    for part in wrap_chars(line, max - indent) {
+                        if !first {
+                            out += &" ".repeat(indent);
+                        }
+                        out += &part;
+                        out.push('\n');
+                        first = false;
+                    }
+                }
+                _ => {
+                    out += line;
+                    out.push('\n');
+                }
+            }
+        }
+        out
+    }
+}
+
+/// What separates a value from its noise in a cell of [`Table::merged`].
+pub const UNDER: char = '\n';
+
+/// The widest a column is counted when a page's table is split: longer text wraps in
+/// its cell.
+const PAGE_CELL_PX: f64 = 240.0;
+
+/// The page's font size for tables, in pixels, and a cell's padding and border.
+const PAGE_FONT_PX: f64 = 13.0;
+const PAGE_CELL_PADDING_PX: f64 = 18.0;
+
+/// The width a table has on the page: the report's body ([`super::html`]'s style), less
+/// its margins.
+pub const PAGE_PX: f64 = 1200.0;
+
+impl Table {
+    /// Whether column `i` holds the noise of the column before it: its heading is
+    /// "noise" or ends in " noise".
+    pub fn is_noise(&self, i: usize) -> bool {
+        let h = self.header[i].to_lowercase();
+        i > 0 && !self.is_noise_heading(i - 1) && (h == "noise" || h.ends_with(" noise"))
+    }
+
+    fn is_noise_heading(&self, i: usize) -> bool {
+        let h = self.header[i].to_lowercase();
+        h == "noise" || h.ends_with(" noise")
+    }
+
+    /// The table with each noise column under the value before it: the value, then
+    /// [`UNDER`] and "± noise" where the noise is known.
+    pub fn merged(&self) -> Table {
+        let noise = |i: usize| i + 1 < self.header.len() && self.is_noise(i + 1);
+        let keep: Vec<usize> = (0..self.header.len())
+            .filter(|&i| !self.is_noise(i))
+            .collect();
+        let cell = |row: &[String], i: usize| {
+            let value = row.get(i).cloned().unwrap_or_default();
+            match row
+                .get(i + 1)
+                .filter(|n| noise(i) && !n.is_empty() && *n != "–")
+            {
+                Some(n) => format!("{value}{UNDER}± {n}"),
+                None => value,
+            }
+        };
+        Table {
+            caption: self.caption.clone(),
+            header: keep.iter().map(|&i| self.header[i].clone()).collect(),
+            rows: (self.rows.iter())
+                .map(|r| keep.iter().map(|&i| cell(r, i)).collect())
+                .collect(),
+            label_columns: self.label_columns,
+            key_rows: self.key_rows.clone(),
+        }
+    }
+
+    /// Whether the table folds: longer than [`LONG_ROWS`], with rows that carry its
+    /// finding, fewer than all.
+    pub fn folds(&self) -> bool {
+        self.rows.len() > LONG_ROWS
+            && !self.key_rows.is_empty()
+            && self.key_rows.len() < self.rows.len()
+    }
+
+    /// The table with only its rows that carry the finding, in order.
+    pub fn key_only(&self) -> Table {
+        let mut rows = self.key_rows.clone();
+        rows.sort_unstable();
+        rows.dedup();
+        Table {
+            rows: (rows.iter())
+                .filter_map(|&i| self.rows.get(i).cloned())
+                .collect(),
+            key_rows: Vec::new(),
+            ..self.clone()
+        }
+    }
+
+    /// The table split by columns into parts at most `max` wide, `width` measuring a
+    /// column: each part has the columns naming a row, then as many others as fit (a
+    /// column too wide for any part has one of its own). One part where it fits.
+    pub fn parts(&self, max: f64, width: impl Fn(&Table, usize) -> f64) -> Vec<Table> {
+        let n = self.header.len();
+        let labels = self.label_columns.min(n);
+        let label_width: f64 = (0..labels).map(|i| width(self, i)).sum();
+        let mut groups: Vec<Vec<usize>> = Vec::new();
+        let mut used = f64::INFINITY;
+        for i in labels..n {
+            let w = width(self, i);
+            match groups.last_mut() {
+                Some(g) if used + w <= max => {
+                    g.push(i);
+                    used += w;
+                }
+                _ => {
+                    groups.push(vec![i]);
+                    used = label_width + w;
+                }
+            }
+        }
+        if groups.len() <= 1 {
+            return vec![self.clone()];
+        }
+        let count = groups.len();
+        (groups.into_iter().enumerate())
+            .map(|(k, g)| {
+                let columns: Vec<usize> = (0..labels).chain(g).collect();
+                let caption = match (k, &self.caption) {
+                    (0, Some(c)) => format!("{c} (part 1 of {count})"),
+                    (0, None) => format!("part 1 of {count}"),
+                    (k, _) => format!("continued (part {} of {count})", k + 1),
+                };
+                Table {
+                    caption: Some(caption),
+                    header: columns.iter().map(|&i| self.header[i].clone()).collect(),
+                    rows: (self.rows.iter())
+                        .map(|r| columns.iter().map(|&i| r[i].clone()).collect())
+                        .collect(),
+                    label_columns: labels,
+                    key_rows: self.key_rows.clone(),
+                }
+            })
+            .collect()
+    }
+
+    /// The table as plain text at most `max` columns wide: each noise beside its
+    /// value ("2.81 ± 0.4%"), split into parts that fit, long cells wrapped in their
+    /// column. A long table gives the rows that carry its finding and says how many
+    /// there are in all (`--wide` prints them all).
+    pub fn text_fitted(&self, max: usize) -> String {
+        let table = if self.folds() {
+            let mut t = self.key_only();
+            t.caption = Some(
+                format!(
+                    "{} ({} of {} rows, those that carry the finding; --wide prints every row)",
+                    self.caption.as_deref().unwrap_or(""),
+                    t.rows.len(),
+                    self.rows.len()
+                )
+                .trim()
+                .into(),
+            );
+            t.merged()
+        } else {
+            self.merged()
+        };
+        let inline = |c: &str| c.replace(UNDER, " ");
+        let chars = |t: &Table, i: usize| {
+            (t.rows.iter().map(|r| inline(&r[i]).chars().count()))
+                .chain([t.header[i].chars().count()])
+                .max()
+                .unwrap_or(0)
+        };
+        // A column is at most what is left beside the labels; the rest wraps.
+        let labels: usize = (0..table.label_columns.min(table.header.len()))
+            .map(|i| chars(&table, i) + 2)
+            .sum();
+        let cap = max.saturating_sub(labels).max(12);
+        let width = |t: &Table, i: usize| (chars(t, i).min(cap) + 2) as f64;
+        let mut out = String::new();
+        for part in table.parts(max as f64 + 2.0, width) {
+            let widths: Vec<usize> = (0..part.header.len())
+                .map(|i| chars(&part, i).min(cap))
+                .collect();
+            out += &lines(&part, &widths, max, &inline);
+        }
+        out
+    }
+}
+
+/// `t` as aligned text in columns of `widths`, cells wrapped to them: numbers
+/// right-aligned, words left-aligned, the caption above wrapped at `max`.
+fn lines(t: &Table, widths: &[usize], max: usize, inline: &dyn Fn(&str) -> String) -> String {
+    let numeric = |i: usize| {
+        (t.rows.iter().filter_map(|r| r.get(i)))
+            .filter(|c| !c.is_empty())
+            .all(|c| c.starts_with(|ch: char| ch.is_ascii_digit() || "–-".contains(ch)))
+    };
+    let mut out = String::new();
+    if let Some(c) = &t.caption {
+        for line in wrap_chars(c, max) {
+            out += &line;
+            out.push('\n');
+        }
+    }
+    let mut row = |cells: &[String]| {
+        let wrapped: Vec<Vec<String>> = (cells.iter().enumerate())
+            .map(|(i, c)| wrap_chars(&inline(c), widths[i]))
+            .collect();
+        let height = wrapped.iter().map(Vec::len).max().unwrap_or(1);
+        for k in 0..height {
+            let mut line = String::new();
+            for (i, cell) in wrapped.iter().enumerate() {
+                let c = cell.get(k).map_or("", String::as_str);
+                let pad = widths[i].saturating_sub(c.chars().count());
+                if i > 0 {
+                    line += "  ";
+                }
+                if i > 0 && numeric(i) {
+                    line += &" ".repeat(pad);
+                    line += c;
+                } else {
+                    line += c;
+                    line += &" ".repeat(pad);
+                }
+            }
+            out += line.trim_end();
+            out.push('\n');
+        }
+    };
+    row(&t.header);
+    for r in &t.rows {
+        row(r);
+    }
+    out
+}
+
+/// `text` split at spaces into lines of at most `max` characters (a word longer than
+/// that is cut).
+pub fn wrap_chars(text: &str, max: usize) -> Vec<String> {
+    let max = max.max(1);
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split_whitespace() {
+        let mut word: Vec<char> = word.chars().collect();
+        while word.len() > max {
+            let rest = word.split_off(max);
+            lines.push(word.into_iter().collect());
+            word = rest;
+        }
+        let word: String = word.into_iter().collect();
+        match lines.last_mut() {
+            Some(line) if line.chars().count() + 1 + word.chars().count() <= max => {
+                line.push(' ');
+                line.push_str(&word);
+            }
+            _ => lines.push(word),
+        }
+    }
+    if lines.is_empty() {
+        lines.push(String::new());
+    }
+    lines
+}
+
+/// The width column `i` of `t` takes on the page, in pixels: its widest line (a value
+/// and its noise are two lines), at most [`PAGE_CELL_PX`], and its padding.
+pub fn page_width(t: &Table, i: usize) -> f64 {
+    let widest = (t.rows.iter().map(|r| r[i].as_str()))
+        .chain([t.header[i].as_str()])
+        .flat_map(|c| c.split(UNDER))
+        .map(|l| text::width(l, PAGE_FONT_PX))
+        .fold(0.0, f64::max);
+    widest.min(PAGE_CELL_PX) + PAGE_CELL_PADDING_PX
+}
+
+/// The parts `t` shows as on the page: noise under values, split to fit [`PAGE_PX`].
+pub fn page_parts(t: &Table) -> Vec<Table> {
+    t.merged().parts(PAGE_PX, page_width)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wide() -> Table {
+        let mut t = Table::new(
+            Some("cap".into()),
+            &["case", "alpha", "noise", "beta", "noise", "gamma"],
+        );
+        t.label_columns = 1;
+        for i in 0..25 {
+            t.rows.push(vec![
+                format!("case {i}"),
+                "1.2345".into(),
+                "0.4%".into(),
+                "2.5".into(),
+                "–".into(),
+                "a long remark that goes on and on about this row".into(),
+            ]);
+        }
+        t.key_rows = vec![3, 7];
+        t
+    }
+
+    #[test]
+    fn noise_goes_under_its_value() {
+        let m = wide().merged();
+        assert_eq!(m.header, ["case", "alpha", "beta", "gamma"]);
+        assert_eq!(m.rows[0][1], format!("1.2345{UNDER}± 0.4%"));
+        assert_eq!(
+            m.rows[0][2], "2.5",
+            "an unknown noise leaves the value alone"
+        );
+    }
+
+    #[test]
+    fn fitted_text_keeps_to_its_width_and_names_each_row_in_every_part() {
+        let text = wide().text_fitted(30);
+        for line in text.lines() {
+            assert!(line.chars().count() <= 30, "too wide: {line:?}");
+        }
+        assert!(text.contains("part 2 of"), "{text}");
+        assert!(text.contains("case 3") && text.contains("case 7"));
+        assert!(!text.contains("case 4"), "a long table gives its key rows");
+        assert!(text.contains("2 of 25 rows"));
+        let parts = text.matches("part ").count();
+        assert_eq!(text.matches("case 3").count(), parts, "labels repeat");
+    }
+
+    #[test]
+    fn a_table_that_fits_is_one_part() {
+        let mut t = Table::new(None, &["a", "b"]);
+        t.rows.push(vec!["x".into(), "1".into()]);
+        assert_eq!(t.parts(100.0, |_, _| 10.0).len(), 1);
+        assert_eq!(t.text_fitted(100), t.text());
+    }
+
+    #[test]
+    fn page_parts_fit_the_page() {
+        let mut t = wide();
+        for k in 0..12 {
+            t.header.push(format!("column {k}"));
+            for r in &mut t.rows {
+                r.push("12345.678".into());
+            }
+        }
+        let parts = page_parts(&t);
+        assert!(parts.len() > 1);
+        for p in &parts {
+            let w: f64 = (0..p.header.len()).map(|i| page_width(p, i)).sum();
+            assert!(w <= PAGE_PX, "{w}");
+            assert_eq!(p.header[0], "case");
+        }
+    }
+
+    #[test]
+    fn long_words_are_cut_and_short_ones_join() {
+        assert_eq!(wrap_chars("ab cd efghij", 5), ["ab cd", "efghi", "j"]);
+        assert_eq!(wrap_chars("", 5), [""]);
+    }
+}
