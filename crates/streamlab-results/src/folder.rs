@@ -42,7 +42,9 @@ pub enum FolderError {
         column: usize,
         reason: String,
     },
-    #[error("{path}: field `{field}`: {reason}")]
+    #[error(
+        "{path}: {field} {reason}: the file was not written by this streamlab, or was edited since; run the experiment again, or render the folder with the streamlab that wrote it"
+    )]
     Field {
         path: PathBuf,
         field: String,
@@ -54,6 +56,10 @@ pub enum FolderError {
     Newer { path: PathBuf, found: u64 },
     #[error("{0} holds no streamlab results (no experiment JSON): name a folder written by a run")]
     Empty(PathBuf),
+    #[error("{0} does not exist: name a results folder written by streamlab")]
+    Missing(PathBuf),
+    #[error("{0} is not a folder: name a results folder written by streamlab")]
+    NotAResultsFolder(PathBuf),
     #[error("{path} was measured with the {found} kernels, but its name says {expected}")]
     WrongKernels {
         path: PathBuf,
@@ -179,11 +185,24 @@ pub fn parse<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, FolderEr
         });
     }
     serde_path_to_error::deserialize(value).map_err(|e| {
-        let field = e.path().to_string();
+        let at = e.path().to_string();
+        let reason = e.into_inner().to_string();
+        // serde says "missing field `name`" of the object at `at`: name the field itself.
+        let (field, reason) = match reason.strip_prefix("missing field `") {
+            Some(rest) => {
+                let name = rest.trim_end_matches('`');
+                let field = match at.as_str() {
+                    "." => name.to_owned(),
+                    at => format!("{at}.{name}"),
+                };
+                (field, "is missing".to_owned())
+            }
+            None => (at, format!("cannot be read ({})", reason.replace('`', "'"))),
+        };
         FolderError::Field {
             path: path.to_owned(),
-            field: if field == "." { "(top)".into() } else { field },
-            reason: e.into_inner().to_string(),
+            field: format!("field \"{field}\""),
+            reason,
         }
     })
 }
@@ -449,12 +468,16 @@ mod tests {
         let typed = fault(r#"{"device": {"sm_count": "many"}, "complete": true}"#);
         assert!(
             typed.starts_with(
-                "x/summary.json: field `device.sm_count`: invalid type: string \"many\""
+                "x/summary.json: field \"device.sm_count\" cannot be read (invalid type: string \"many\""
             ),
             "{typed}"
         );
         let missing = fault(r#"{"device": {"sm_count": 1}}"#);
-        assert!(missing.contains("missing field `complete`"), "{missing}");
+        assert!(
+            missing.contains("field \"complete\" is missing: ")
+                && missing.contains("run the experiment again"),
+            "{missing}"
+        );
         let newer = fault(r#"{"format": 9, "device": {"sm_count": 1}, "complete": true}"#);
         assert!(
             newer.contains("is in format 9, newer than this build reads (up to 2)"),

@@ -369,7 +369,10 @@ fn the_html_page_shows_every_figure_and_table_in_a_browser() {
         .flat_map(|s| &s.tables)
         .map(shown)
         .sum::<usize>()
-        + doc.findings.as_ref().map_or(0, |f| page_parts(&f.table).len())
+        + doc
+            .findings
+            .as_ref()
+            .map_or(0, |f| page_parts(&f.table).len())
         + usize::from(!doc.header.is_empty());
     assert_eq!(dom.matches("<table").count(), tables, "tables in the DOM");
     for s in &doc.sections {

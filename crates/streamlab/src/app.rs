@@ -71,6 +71,8 @@ impl AppError {
     pub fn exit_code(&self) -> i32 {
         match self {
             AppError::Usage(_) | AppError::Unavailable(_) => 2,
+            // A GPU index the machine does not have is an option given wrong.
+            AppError::Runtime(RuntimeError::NoDevice { .. }) => 2,
             AppError::Changed(_) => 3,
             AppError::Compare(err) if err.is_usage() => 2,
             AppError::Folder(err) | AppError::Report(ReportError::Folder(err))
@@ -525,5 +527,21 @@ impl Session {
             });
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_gpu_the_machine_does_not_have_is_a_usage_error() {
+        let no_device = AppError::Runtime(RuntimeError::NoDevice {
+            ordinal: 3,
+            count: 1,
+        });
+        assert_eq!(no_device.exit_code(), 2);
+        assert!(no_device.to_string().contains("--device 0..=0"));
+        assert_eq!(AppError::Runtime(RuntimeError::NoDriver).exit_code(), 1);
     }
 }

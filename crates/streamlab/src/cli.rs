@@ -20,7 +20,8 @@ use crate::experiments::{self, Run as Runs};
     version,
     about,
     propagate_version = true,
-    max_term_width = 100
+    max_term_width = 100,
+    after_help = "Each command's options, and what it measures and writes: streamlab <COMMAND> --help"
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -131,10 +132,9 @@ impl<E: Runs> clap::Args for Options<E> {
 /// table).
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Print the GPU's name, compute capability, SMs, copy engines, memory and
-    /// driver.
+    /// Print the GPU: its name, SMs, copy engines, memory and driver.
     ///
-    /// What every run records as its device, for checking a machine before a run:
+    /// Its compute capability too. What every run records as its device, for checking a machine before a run:
     /// the copy engines decide how many copies overlap, the PCIe link the copy
     /// rates. Exits 1 with one line where there is no driver or no such GPU.
     DeviceInfo {
@@ -142,9 +142,7 @@ pub enum Command {
         #[arg(long, default_value_t = 0)]
         device: usize,
     },
-    /// Measure the bounds, compare the kernels, and run every experiment with its
-    /// defaults (or --quick); write summary.json and the report, and print a
-    /// compact table.
+    /// Run every experiment and write the report: the command to start with.
     #[command(long_about = run_all_about())]
     RunAll {
         #[command(flatten)]
@@ -152,7 +150,7 @@ pub enum Command {
         #[command(flatten)]
         run: RunOptions,
     },
-    /// Render the report again from a results folder's JSON, with no GPU.
+    /// Render the report again from a results folder, with no GPU.
     ///
     /// Reads every experiment's JSON in DIR and writes report.md, report.html, the
     /// CSV files, charts and timelines again, into DIR or --out; the measured samples
@@ -179,11 +177,13 @@ pub enum Command {
         #[arg(long)]
         wide: bool,
     },
-    /// Compare two results folders (other GPUs, builds or kernel forms; whole runs
-    /// or single experiments) with no GPU: print what changed, and write a report
-    /// of every headline and measured row side by side, B over A, raw and held
-    /// against its control in the same run (its C++ twin, the link's probes, the
-    /// launch probe), each judged faster, slower, the same or too noisy to say.
+    /// Compare two results folders and say what changed, with no GPU.
+    ///
+    /// Folders of other GPUs, builds or kernel forms; whole runs or single
+    /// experiments. Prints what changed, and writes a report of every headline and
+    /// measured row side by side, B over A, raw and held against its control in the
+    /// same run (its C++ twin, the link's probes, the launch probe), each judged
+    /// faster, slower, the same or too noisy to say.
     ///
     /// Runs are the unit: a row is called changed only beyond the spread its
     /// experiment shows between two machines of one kind running one build (fitted
@@ -213,13 +213,14 @@ pub enum Command {
     },
 }
 
-/// Experiment `E`'s command: named by its `NAME`, helped by its `ABOUT`, with its
+/// Experiment `E`'s command: named by its `NAME`, listed with its `SUMMARY`, helped by
+/// its `ABOUT`, with its
 /// parameters, the kernel options where it runs the project's kernels and the run
 /// options.
 pub fn experiment_command<E: Runs>() -> clap::Command {
     // The options' own doc comments would name the command: its help goes on last.
     <Options<E> as clap::Args>::augment_args(clap::Command::new(E::NAME))
-        .about(E::ABOUT)
+        .about(E::SUMMARY)
         .long_about(experiment_long_about::<E>())
 }
 

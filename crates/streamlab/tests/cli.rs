@@ -89,6 +89,11 @@ fn every_command_has_help_and_only_its_own_options() {
     let out = streamlab(&["--help"]);
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.lines().count() <= 40,
+        "--help is more than a screen: {} lines",
+        text.lines().count()
+    );
     let experiments = registered();
     assert!(experiments.len() >= 14, "{experiments:?}");
     let others = [
@@ -98,7 +103,15 @@ fn every_command_has_help_and_only_its_own_options() {
         ("compare", false),
     ];
     for (command, kernels) in experiments.iter().copied().chain(others) {
-        assert!(text.contains(command), "--help lacks {command}");
+        let listed: Vec<&str> = (text.lines())
+            .filter(|l| l.trim_start().starts_with(&format!("{command} ")))
+            .collect();
+        assert_eq!(listed.len(), 1, "--help lists {command} on one line");
+        let next = text.lines().skip_while(|l| !listed.contains(l)).nth(1);
+        assert!(
+            next.is_some_and(|l| !l.starts_with("                    ")),
+            "{command}'s line in --help runs on"
+        );
         let help = streamlab(&[command, "--help"]);
         assert!(help.status.success(), "{command} --help failed");
         let text = String::from_utf8_lossy(&help.stdout);
@@ -364,6 +377,16 @@ fn report_writes_into_out_and_leaves_the_results_untouched() {
         "{}",
         stderr(&output)
     );
+    // A folder that is not there is worded as compare words it.
+    let missing = empty.join("missing");
+    let report = streamlab(&["report", missing.to_str().unwrap()]);
+    let compare = streamlab(&[
+        "compare",
+        missing.to_str().unwrap(),
+        h100().to_str().unwrap(),
+    ]);
+    assert_eq!(report.status.code(), Some(2));
+    assert_eq!(stderr(&report), stderr(&compare));
     std::fs::remove_dir_all(&empty).unwrap();
 }
 

@@ -152,7 +152,8 @@ pub fn calibrate(pairs: Vec<PairRows>) -> Margins {
 /// The pairs `calibration/pairs.json` lists under `crate_dir`, compared.
 pub fn pairs(crate_dir: &Path) -> Result<Vec<PairRows>, CompareError> {
     let list = crate_dir.join("calibration/pairs.json");
-    let text = std::fs::read_to_string(&list).map_err(|_| CompareError::Missing(list.clone()))?;
+    let text = std::fs::read_to_string(&list)
+        .map_err(|e| CompareError::Calibration(format!("{}: {e}", list.display())))?;
     let files: Vec<PairFiles> = serde_json::from_str(&text)
         .map_err(|e| CompareError::Calibration(format!("{}: {e}", list.display())))?;
     files

@@ -36,10 +36,6 @@ use rows::PairedRow;
 /// A comparison that cannot be made, or not written.
 #[derive(Debug, thiserror::Error)]
 pub enum CompareError {
-    #[error("{0} does not exist: name a results folder written by streamlab")]
-    Missing(PathBuf),
-    #[error("{0} is not a folder: name a results folder written by streamlab")]
-    NotAFolder(PathBuf),
     #[error("A and B are the same folder ({0}): name two different results folders")]
     SameFolder(PathBuf),
     #[error(
@@ -79,11 +75,6 @@ impl ComparedRun {
     /// The results folder `dir` as side `side`; an error naming what is missing or
     /// unreadable.
     pub fn load(side: &'static str, dir: &Path) -> Result<ComparedRun, CompareError> {
-        match std::fs::metadata(dir) {
-            Err(_) => return Err(CompareError::Missing(dir.to_owned())),
-            Ok(m) if !m.is_dir() => return Err(CompareError::NotAFolder(dir.to_owned())),
-            Ok(_) => {}
-        }
         let mut run = SavedRun::load(dir)?;
         let saved = run.summary.take();
         let summary_saved = saved.is_some();

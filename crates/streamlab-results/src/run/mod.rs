@@ -38,6 +38,11 @@ impl SavedRun {
     /// Load every result file in `dir`; an error if there are none, if a file cannot be
     /// read (naming it and where), or if the files are of more than one run.
     pub fn load(dir: &Path) -> Result<SavedRun, FolderError> {
+        match std::fs::metadata(dir) {
+            Err(_) => return Err(FolderError::Missing(dir.to_owned())),
+            Ok(m) if !m.is_dir() => return Err(FolderError::NotAResultsFolder(dir.to_owned())),
+            Ok(_) => {}
+        }
         let mut run = SavedRun::default();
         for entry in experiments::ALL {
             run.held.extend(entry.load(dir)?);

@@ -19,6 +19,8 @@ use streamlab_results::spread::chunks;
 const PASSES: usize = 8;
 
 impl Run for Bounds {
+    const SUMMARY: &'static str =
+        "Measure the physical limits: the link both ways, device copies, a launch";
     const ABOUT: &'static str = "Measure the physical limits: pinned HtoD and DtoH alone and both at once, \
         device-to-device bandwidth and launch cost";
 

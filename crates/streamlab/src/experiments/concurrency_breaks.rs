@@ -317,6 +317,8 @@ impl<'a> Pipeline<'a> {
 }
 
 impl Run for ConcurrencyBreaks {
+    const SUMMARY: &'static str =
+        "What breaks the overlap: NULL-stream and pageable copies, allocations, waits";
     const ABOUT: &'static str = "The memcpy-kernel pipeline over 8 streams, clean and with one break in every \
         iteration (a copy or memset on the NULL stream, a pageable copy, an allocation \
         and free, a host wait on an event; non-blocking streams and the per-thread \

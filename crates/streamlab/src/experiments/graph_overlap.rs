@@ -25,6 +25,7 @@ use crate::sincos::{Buffers, SincosFn, THREADS, check};
 use streamlab_results::spread::chunks;
 
 impl Run for GraphOverlap {
+    const SUMMARY: &'static str = "sincos-overlap issued as CUDA graphs against issued on streams";
     const ABOUT: &'static str = "sincos-overlap's asynchronous orders captured once as CUDA graphs and \
         replayed, against issuing on streams: GPU time and host time per iteration";
 

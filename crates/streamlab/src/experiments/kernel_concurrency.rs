@@ -34,6 +34,8 @@ const MAX_RESIDENT_GRIDS: u32 = 128;
 const SPIN_THREADS: u32 = 32;
 
 impl Run for KernelConcurrency {
+    const SUMMARY: &'static str =
+        "How many kernels run at once, with 8 and with 32 hardware queues";
     const ABOUT: &'static str = "How many kernels run at once: one spin kernel on each of N streams, with 8 and \
         with 32 hardware queues (each in its own process), against the same kernels \
         one after another, beside the hardware-queue model";

@@ -23,6 +23,8 @@ use crate::runtime::{DeviceBuffer, Gpu, Kernels, Region, RuntimeError, Shape, St
 const SYNC_LAUNCHES: usize = 1000;
 
 impl Run for LaunchOverhead {
+    const SUMMARY: &'static str =
+        "What a launch costs, issued on streams and replayed from a CUDA graph";
     const ABOUT: &'static str = "What a launch costs: empty kernels back to back (Rust and CUDA C++), waited \
         for one by one, replayed from a CUDA graph, and the work per kernel at which \
         the launch cost stops mattering";

@@ -17,6 +17,7 @@ use crate::sincos::{Buffers, SincosFn, THREADS, check};
 use streamlab_results::spread::chunks;
 
 impl Run for Mapped {
+    const SUMMARY: &'static str = "Zero-copy (mapped) host memory against streamed copies";
     const ABOUT: &'static str = "The sincos kernel on mapped (zero-copy) pinned host memory against streamed \
         copies, over the overlap map's sizes";
 

@@ -36,6 +36,7 @@ struct Product {
 type MatmulFn = Function<<matmul as Kernel>::Args>;
 
 impl Run for MatmulStreams {
+    const SUMMARY: &'static str = "16 independent matrix products spread over 1 to 16 streams";
     const ABOUT: &'static str = "16 independent naive matrix products over 1..=16 streams (product i on stream \
         i % s): time per stream count, speedup, and the ceil(16/s) tasks-per-stream \
         model behind the plateaus";

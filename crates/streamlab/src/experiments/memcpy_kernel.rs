@@ -163,6 +163,8 @@ impl Launcher<'_> {
 }
 
 impl Run for MemcpyKernel {
+    const SUMMARY: &'static str =
+        "The CUDA Handbook's copy/kernel concurrency over a sweep of kernel cycles";
     const ABOUT: &'static str = "The CUDA Handbook's AddKernel shmoo: sequential HtoD, kernel, DtoH and total \
         against the streamed version (all copies in, all kernels, all copies out) for \
         each cycles value, alternating, with speedup and the reachable bound (copies \

@@ -89,6 +89,8 @@ pub enum RunError {
 
 /// An experiment the GPU side can run.
 pub trait Run: Experiment {
+    /// What it measures in one line: its line in `streamlab --help`.
+    const SUMMARY: &'static str;
     /// Its command's help: what it measures, in a sentence or two.
     const ABOUT: &'static str;
     /// Whether `run-all` runs it (not those that need the user's input).

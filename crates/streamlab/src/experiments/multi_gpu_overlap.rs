@@ -251,6 +251,7 @@ fn batch(
 }
 
 impl Run for MultiGpuOverlap {
+    const SUMMARY: &'static str = "sincos-overlap spread over several GPUs (needs two or more)";
     const ABOUT: &'static str = "sincos-overlap's pipeline spread over several GPUs (needs two or more): the \
         array split evenly over --devices, each GPU running asynchronous 2 over \
         --streams streams from host memory pinned for every GPU, host-timed, against \

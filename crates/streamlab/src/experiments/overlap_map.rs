@@ -28,6 +28,8 @@ const FIXED_COST_OPS: usize = 1000;
 const STAGE_SAMPLING: (usize, usize) = (5, 2);
 
 impl Run for OverlapMap {
+    const SUMMARY: &'static str =
+        "Where streams pay off over array sizes × stream counts, against a model";
     const ABOUT: &'static str = "The sincos workload over array sizes × stream counts: where streams pay off, \
         measured and predicted by a model built from measured costs";
 

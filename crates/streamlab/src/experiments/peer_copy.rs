@@ -427,6 +427,8 @@ fn points(off: Vec<StagedSamples>, on: Vec<PeerSamples>) -> Vec<PeerPoint> {
 }
 
 impl Run for PeerCopy {
+    const SUMMARY: &'static str =
+        "Copies between GPUs, peer access off and on (needs two or more GPUs)";
     const ABOUT: &'static str = "Copies between GPUs (needs two or more): for every ordered pair of --devices, \
         cuMemcpyPeerAsync with peer access off and on, one way and both ways at once, \
         and a copy kernel pulling and pushing across the link, over sizes 4 KiB..1 \

@@ -57,6 +57,8 @@ const STAGE_SAMPLING: (usize, usize) = (5, 4);
 const REVISIT_WARMUP: usize = 2;
 
 impl Run for SincosOverlap {
+    const SUMMARY: &'static str =
+        "The blog's copy/kernel overlap: sequential against two stream orders";
     const ABOUT: &'static str = "b = a + sqrt(sin² + cos²) over pinned floats: sequential (blocking copies) \
         against asynchronous 1 (per stream: copy, kernel, copy) and 2 (all copies in, \
         all kernels, all copies out) over --streams and a sweep, iterations back to \

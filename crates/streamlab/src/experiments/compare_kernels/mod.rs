@@ -40,6 +40,8 @@ use crate::runtime::{
 const SINCOS_TOLERANCE: f64 = 1e-6;
 
 impl Run for CompareKernels {
+    const SUMMARY: &'static str =
+        "Time each Rust kernel against its CUDA C++ twin, each side's best spelling";
     const ABOUT: &'static str = "Time each Rust kernel against its CUDA C++ twin (NVRTC), plain, safe and tuned \
         forms, each side's fastest spelling, at the write-ups' shapes, shapes with tails and shapes drawn from --seed";
 

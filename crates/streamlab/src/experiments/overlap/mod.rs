@@ -37,6 +37,8 @@ use streamlab_results::spread::chunks;
 const TRACED_ITERATIONS: usize = 3;
 
 impl Run for Overlap {
+    const SUMMARY: &'static str =
+        "Your own element-wise kernel from a PTX file: do streams pay off for it?";
     const ABOUT: &'static str = "Your own element-wise kernel `name(input: &[T], output: &mut [T], …)` from a \
         PTX file, sequential against split over streams: does it pay off, from which \
         size, and how close to the bound";
