@@ -32,7 +32,8 @@ usage: cargo xtask <task> [args]
 tasks:
   setup     install the kernel toolchain and chromium when missing (root on Debian)
   test      setup, then cargo fmt --check, clippy -D warnings, every test, docs --check,
-            cargo doc, the cust example, cargo publish --dry-run of the reusable crates
+            cargo doc, the cust example, cargo publish --dry-run of the reusable crates;
+            --record FILE: write how long it took there as JSON
   docs      render README.md and docs/performance.md from docs/templates/, every
             figure from the results it names; --check: fail where they differ
   calibrate fit compare's margins on the recorded A/A pairs and write
@@ -61,7 +62,20 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         Some("setup") => setup(),
-        Some("test") => setup().and_then(|()| test()),
+        Some("test") => {
+            let record = match rest {
+                [] => None,
+                [flag, path] if flag == "--record" => Some(PathBuf::from(path)),
+                _ => {
+                    eprintln!("xtask: test takes no arguments but `--record FILE`\n\n{TASKS}");
+                    return ExitCode::from(2);
+                }
+            };
+            let started = Started::now();
+            setup()
+                .and_then(|()| test())
+                .and_then(|tally| started.finish(record.as_deref(), &tally))
+        }
         Some("docs") => render_docs(rest.iter().any(|a| a == "--check")),
         Some("calibrate") => calibrate(rest.iter().any(|a| a == "--check")),
         Some("ptx") => ptx(),
@@ -191,7 +205,49 @@ fn rustfmt_registered() -> Result<Command, String> {
     Ok(cmd)
 }
 
-fn test() -> Result<(), String> {
+/// When a task started: its wall clock, the UTC time, and whether `target/` held an
+/// earlier build.
+struct Started {
+    at: std::time::Instant,
+    utc: String,
+    built_before: bool,
+}
+
+impl Started {
+    fn now() -> Started {
+        let utc = Command::new("date")
+            .args(["-u", "+%Y-%m-%dT%H:%M:%SZ"])
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+            .unwrap_or_default();
+        Started {
+            at: std::time::Instant::now(),
+            utc,
+            built_before: root().join("target").exists(),
+        }
+    }
+
+    /// Say how long the tests took, and with `record`, write it there as JSON: when, how
+    /// long, on how many cores, whether `target/` held an earlier build, and the tally.
+    fn finish(&self, record: Option<&Path>, tally: &Tally) -> Result<(), String> {
+        let seconds = self.at.elapsed().as_secs_f64();
+        let cores = std::thread::available_parallelism().map_or(0, usize::from);
+        println!("xtask: test took {:.1} min on {cores} cores", seconds / 60.0);
+        let Some(path) = record else {
+            return Ok(());
+        };
+        let json = format!(
+            "{{\n  \"task\": \"cargo xtask test\",\n  \"started_utc\": \"{}\",\n  \"duration_s\": {seconds:.0},\n  \"cores\": {cores},\n  \"built_before\": {},\n  \"passed\": {},\n  \"skipped\": {}\n}}\n",
+            self.utc,
+            self.built_before,
+            tally.passed,
+            tally.skipped
+        );
+        std::fs::write(path, json).map_err(|err| format!("could not write {}: {err}", path.display()))
+    }
+}
+
+fn test() -> Result<Tally, String> {
     // cust (the cust launcher's check test, the cust example) links libcuda at build time.
     let cust_env = cust::link_env(&root())?;
     let cust_cargo = |args: &[&str]| {
@@ -281,7 +337,7 @@ fn test() -> Result<(), String> {
     if tally.failed > 0 {
         return Err(format!("{} tests failed", tally.failed));
     }
-    Ok(())
+    Ok(tally)
 }
 
 /// Passed, failed and visibly skipped tests over all of cargo test's binaries.

@@ -13,11 +13,7 @@ pub fn query_info(ordinal: usize, device: sys::CUdevice) -> Result<DeviceInfo, R
         unsafe { result::device::get_attribute(device, a) }.doing("reading device attributes")
     };
     let version = raw::driver_version().doing("reading the driver version")?;
-    let pci = (
-        attr(A::CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID)?,
-        attr(A::CU_DEVICE_ATTRIBUTE_PCI_BUS_ID)?,
-        attr(A::CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID)?,
-    );
+    let pci = pci_address(device)?;
     Ok(DeviceInfo {
         ordinal,
         name: result::device::get_name(device).doing("reading the device name")?,
@@ -33,13 +29,27 @@ pub fn query_info(ordinal: usize, device: sys::CUdevice) -> Result<DeviceInfo, R
             .doing("reading the memory size")? as u64,
         l2_bytes: attr(A::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)?.max(0) as u64,
         driver_cuda_version: format!("{}.{}", version / 1000, version % 1000 / 10),
-        pcie_link: pcie_link(pci),
+        pcie_link: pcie_link(&pci),
     })
 }
 
+/// `device`'s PCI address, "dddd:bb:dd.0", as sysfs and NVML name it.
+pub(crate) fn pci_address(device: sys::CUdevice) -> Result<String, RuntimeError> {
+    let attr = |a: A| -> Result<i32, RuntimeError> {
+        // SAFETY: `device` is a valid handle.
+        unsafe { result::device::get_attribute(device, a) }.doing("reading device attributes")
+    };
+    Ok(format!(
+        "{:04x}:{:02x}:{:02x}.0",
+        attr(A::CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID)?,
+        attr(A::CU_DEVICE_ATTRIBUTE_PCI_BUS_ID)?,
+        attr(A::CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID)?
+    ))
+}
+
 /// "PCIe 32.0 GT/s x16" from sysfs, where the device's PCI function is visible.
-fn pcie_link((domain, bus, dev): (i32, i32, i32)) -> Option<String> {
-    let base = format!("/sys/bus/pci/devices/{domain:04x}:{bus:02x}:{dev:02x}.0");
+fn pcie_link(pci: &str) -> Option<String> {
+    let base = format!("/sys/bus/pci/devices/{pci}");
     let read = |file: &str| std::fs::read_to_string(format!("{base}/{file}")).ok();
     let speed = read("current_link_speed")?;
     let width = read("current_link_width")?;

@@ -1,4 +1,4 @@
-//! Every CUDA call streamlab makes lives here, over `cudarc`'s thin driver layer
+//! Every call streamlab makes to the GPU lives here, over `cudarc`'s thin driver layer
 //! (`cudarc::driver::result`); experiments use these types and never raw pointers.
 //!
 //! 1. [`Gpu::open`] finds the driver, picks the device, makes its primary context
@@ -16,6 +16,8 @@
 //! 5. [`peer`] works with several GPUs at once: each [`Gpu`] makes its buffers, streams
 //!    and events in its own context, and [`Gpu::bind`] makes that context current
 //!    before its streams are used; peer access and copies between GPUs.
+//! 6. [`clocks`] reads the GPU's clocks and why it holds them down, through NVML (the
+//!    one call here outside CUDA's driver API).
 //!
 //! Every safe function here is sound for every input, by its types:
 //!
@@ -71,6 +73,7 @@
 //! ```
 pub mod baseline;
 mod buffer;
+pub mod clocks;
 pub mod contract;
 pub mod cpp_host;
 mod device;

@@ -1,7 +1,7 @@
 //! The runtime's soundness on a GPU: a launch whose arguments break its kernel's contract
 //! is refused before it reaches the GPU and leaves every buffer as it was (for the Rust
 //! kernels and their CUDA C++ twins alike), one that keeps it runs and is right, and a new
-//! device buffer reads back zeroed. Skips, saying so, where there is no NVIDIA driver (as
+//! device buffer reads back zeroed; the GPU's clocks read through NVML. Skips, saying so, where there is no NVIDIA driver (as
 //! on CI); on a GPU machine it runs from `cargo xtask dist`'s `run-tests.sh`.
 use streamlab_runtime::baseline::{self, Availability};
 use streamlab_runtime::{Gpu, Kernels, RuntimeError, Shape, driver_present};
@@ -81,4 +81,14 @@ fn a_new_device_buffer_reads_back_zeroed() {
     stream.dtoh(&mut host, 0, &buffer, 0..n).unwrap();
     stream.synchronize().unwrap();
     assert!(host.as_slice().unwrap().iter().all(|&x| x == 0));
+}
+
+/// NVML, which the driver ships, reads the GPU's clocks: each within its maximum, the
+/// maximum a real clock.
+#[test]
+fn the_gpus_clocks_read_through_nvml() {
+    let Some(gpu) = gpu() else { return };
+    let c = streamlab_runtime::clocks::read(&gpu).expect("NVML reads the clocks");
+    assert!(c.sm_max_mhz > 100 && c.sm_mhz <= c.sm_max_mhz, "{c:?}");
+    assert!(c.memory_max_mhz > 100 && c.memory_mhz <= c.memory_max_mhz, "{c:?}");
 }

@@ -20,13 +20,14 @@ use streamlab_results::report::fit::Width;
 use streamlab_results::report::{self, ReportError};
 use streamlab_results::run::recorder::Recorder;
 use streamlab_results::run::{self as results, SavedRun};
+use streamlab_results::saved::clocks::ClockProbe;
 use streamlab_results::saved::{HostInfo, KernelForm, LinkProbe, Params, UsageError, files};
 
 use crate::cli::{self, Command, KernelChoice, KernelOptions, Options, Parsed, RunOptions};
 use crate::experiments::{Context, Run, RunError};
 use crate::measure::LinkProber;
 use crate::runtime::baseline::{self, Availability, BaselineError, CudaKernels};
-use crate::runtime::{Gpu, Kernels, RuntimeError};
+use crate::runtime::{Gpu, Kernels, RuntimeError, clocks};
 use crate::stop::{self, Signal};
 
 /// Why a command failed; usage errors (bad options, and a folder or file named that is
@@ -455,8 +456,15 @@ impl Session {
                 earlier_set: i.checked_sub(1).map(|e| sets[e].set),
             };
             let started = std::time::Instant::now();
+            let clocks_before = clocks::read(&self.gpu);
             let mut result = E::run(&ctx, params)?;
-            result.provenance_mut().duration_s = Some(started.elapsed().as_secs_f64());
+            let clocks_after = clocks::read(&self.gpu);
+            let provenance = result.provenance_mut();
+            provenance.duration_s = Some(started.elapsed().as_secs_f64());
+            provenance.clocks = Some(match (clocks_before, clocks_after) {
+                (Ok(before), Ok(after)) => ClockProbe::Read { before, after },
+                (Err(why), _) | (_, Err(why)) => ClockProbe::Unread(why),
+            });
             results.push((kernels.set, result));
         }
         let after = self.prober.probe(&self.gpu)?;
@@ -498,6 +506,9 @@ impl Session {
             }
             if let Some(link) = report::table::link(&a.provenance) {
                 print!("{}", self.width.lines(&link));
+            }
+            if let Some(clocks) = report::table::clocks(&a.provenance) {
+                print!("{}", self.width.lines(&format!("clocks: {clocks}")));
             }
         }
         Ok(complete)

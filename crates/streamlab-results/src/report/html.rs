@@ -138,9 +138,16 @@ fn findings(f: &Findings, sections: &[Section]) -> String {
             f.results
         )
     };
-    let mut out = format!(
-        "<h2 id=\"findings\">What this run found</h2>\n<p>{checked}</p>\n<ul class=\"findings\">\n"
-    );
+    let mut out = format!("<h2 id=\"findings\">What this run found</h2>\n<p>{checked}</p>\n");
+    for (stem, why) in &f.held_back {
+        let _ = writeln!(
+            out,
+            "<p class=\"banner\"><strong>GPU held back</strong> during {}: {}.</p>",
+            escape(stem),
+            escape(why)
+        );
+    }
+    out += "<ul class=\"findings\">\n";
     for (name, finding) in &f.words {
         let name = escape(name);
         let _ = match sections.iter().any(|s| s.id == name) {

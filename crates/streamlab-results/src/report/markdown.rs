@@ -42,6 +42,9 @@ pub fn render(doc: &Document) -> String {
                 f.results
             );
         }
+        for (stem, why) in &f.held_back {
+            let _ = writeln!(out, "> **GPU held back** during {stem}: {why}.\n");
+        }
         for (name, words) in &f.words {
             let _ = writeln!(out, "- **{name}**: {words}");
         }

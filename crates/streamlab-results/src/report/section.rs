@@ -164,7 +164,7 @@ pub const BOUND_NOTE: &str = "Every bound is built from what the same run measur
 
 impl Section {
     /// The section of experiment `id`: its title, what it measures, its parameters, the
-    /// link probed around it (from `provenance`), whether it is complete and verified;
+    /// link probed around it and the GPU's clocks (from `provenance`), whether it is complete and verified;
     /// its tables, notes, charts and timelines are added by the experiment.
     pub fn new<P: Serialize>(
         id: &str,
@@ -182,6 +182,7 @@ impl Section {
             parameters: parameters(params),
             notes: (table::link(provenance).into_iter())
                 .map(|l| ("Machine".to_owned(), l))
+                .chain(table::clocks(provenance).map(|c| ("Clocks".to_owned(), c)))
                 .collect(),
             complete: provenance.complete,
             verification: (verification.passed, verification.sentence()),

@@ -384,6 +384,19 @@ pub fn link(p: &Provenance) -> Option<String> {
     ))
 }
 
+/// The GPU's clocks around an experiment, led by "GPU held back: …" where they were
+/// held down while it ran ([`crate::saved::clocks::ClockProbe::held_back`]).
+pub fn clocks(p: &Provenance) -> Option<String> {
+    let probe = p.clocks.as_ref()?;
+    Some(match probe.held_back() {
+        Some(why) => format!(
+            "GPU held back: {why}; this result ran slower than the GPU can. {}",
+            probe.describe()
+        ),
+        None => probe.describe(),
+    })
+}
+
 /// What made a result, as `(label, value)` rows of a header: the build (commit, the
 /// compilers, the profile) and the machine (driver, NVRTC, CPU, command line), "not
 /// recorded" where the result's format predates them.

@@ -142,6 +142,8 @@ pub struct Findings {
     /// How many results it holds, and how many of them passed their verification.
     pub results: usize,
     pub verified: usize,
+    /// The results whose GPU held its clocks down while they ran: (file stem, why).
+    pub held_back: Vec<(String, String)>,
 }
 
 /// What the columns of [`Findings::table`] mean.
@@ -162,10 +164,17 @@ pub fn findings(run: &SavedRun) -> Findings {
     );
     let mut words = Vec::new();
     let (mut results, mut verified) = (0, 0);
+    let mut held_back = Vec::new();
     for h in run.held() {
         let analyses = h.analyses();
         results += analyses.len();
         verified += analyses.iter().filter(|a| a.verification.passed).count();
+        for a in &analyses {
+            let why = a.provenance.clocks.as_ref().and_then(|c| c.held_back());
+            if let Some(why) = why {
+                held_back.push((crate::saved::files::stem(a.name, a.set), why));
+            }
+        }
         let Some(rust) = analyses.iter().find(|a| a.set == KernelSet::Rust) else {
             continue;
         };
@@ -208,6 +217,7 @@ pub fn findings(run: &SavedRun) -> Findings {
         table,
         results,
         verified,
+        held_back,
     }
 }
 
@@ -223,6 +233,9 @@ pub fn summary_text(run: &SavedRun, s: &RunSummary, width: Width) -> String {
         ));
     }
     let f = findings(run);
+    for (stem, why) in &f.held_back {
+        out += &width.lines(&format!("GPU HELD BACK during {stem}: {why}"));
+    }
     for (name, finding) in &f.words {
         out += &width.lines(&format!("- {name}: {finding}"));
     }

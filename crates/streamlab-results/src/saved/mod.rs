@@ -3,6 +3,7 @@
 //! parameters' shared parts and the files' names. Each experiment's own parameters and
 //! result live in its module under [`crate::experiments`]. The GPU side fills these in;
 //! everything else reads them back from the files.
+pub mod clocks;
 pub mod timeline;
 
 use serde::{Deserialize, Serialize};
@@ -238,6 +239,7 @@ impl Provenance {
             build: None,
             host: None,
             duration_s: None,
+            clocks: None,
         }
     }
 }
@@ -318,6 +320,10 @@ pub struct Provenance {
     /// (runs before 2026-11-25 17:30 UTC did not record it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_s: Option<f64>,
+    /// The GPU's clocks just before and just after this experiment (not recorded before
+    /// 2026-11-26).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clocks: Option<clocks::ClockProbe>,
 }
 
 /// What is said of a fact that a results folder of an earlier format did not record.

@@ -64,6 +64,7 @@ impl Context<'_> {
             build: None,
             host: None,
             duration_s: None,
+            clocks: None,
         }
     }
 
