@@ -90,5 +90,8 @@ fn the_gpus_clocks_read_through_nvml() {
     let Some(gpu) = gpu() else { return };
     let c = streamlab_runtime::clocks::read(&gpu).expect("NVML reads the clocks");
     assert!(c.sm_max_mhz > 100 && c.sm_mhz <= c.sm_max_mhz, "{c:?}");
-    assert!(c.memory_max_mhz > 100 && c.memory_mhz <= c.memory_max_mhz, "{c:?}");
+    assert!(
+        c.memory_max_mhz > 100 && c.memory_mhz <= c.memory_max_mhz,
+        "{c:?}"
+    );
 }

@@ -48,12 +48,42 @@ impl SizeSweep {
 
 /// How many timed samples an experiment takes of each measurement (`--repeats`), `N` by
 /// default; an argument group its parameters flatten (a result's JSON keeps `repeats` at
-/// the parameters' top level).
-#[derive(Debug, Clone, Copy, PartialEq, clap::Args, Serialize, Deserialize)]
+/// the parameters' top level). Its `clap::Args` is written out, not derived: the derive
+/// keeps a default's text in a `static`, which every `N` would share.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Repeats<const N: usize> {
-    /// Timed samples of each measurement (more where an experiment's noise asks for them).
-    #[arg(long, default_value_t = N, value_parser = count(1_000_000))]
     pub repeats: usize,
+}
+
+impl<const N: usize> clap::FromArgMatches for Repeats<N> {
+    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let repeats = matches.get_one::<usize>("repeats").copied().unwrap_or(N);
+        Ok(Repeats { repeats })
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+        if let Some(&repeats) = matches.get_one::<usize>("repeats") {
+            self.repeats = repeats;
+        }
+        Ok(())
+    }
+}
+
+impl<const N: usize> clap::Args for Repeats<N> {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        cmd.arg(
+            clap::Arg::new("repeats")
+                .long("repeats")
+                .value_name("REPEATS")
+                .help("Timed samples of each measurement (more where an experiment's noise asks for them)")
+                .default_value(N.to_string())
+                .value_parser(count(1_000_000)),
+        )
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
+    }
 }
 
 impl<const N: usize> Repeats<N> {
@@ -543,7 +573,26 @@ impl IssueOrder {
 
 #[cfg(test)]
 mod tests {
-    use super::Verification;
+    use super::{Repeats, Verification, clap_defaults, clap_parse};
+
+    #[test]
+    fn each_experiments_repeats_default_is_its_own() {
+        let five: Repeats<5> = clap_defaults();
+        let twenty: Repeats<20> = clap_defaults();
+        let eleven: Repeats<11> = clap_defaults();
+        let five_again: Repeats<5> = clap_defaults();
+        assert_eq!(
+            [
+                five.repeats,
+                twenty.repeats,
+                eleven.repeats,
+                five_again.repeats
+            ],
+            [5, 20, 11, 5]
+        );
+        let given: Repeats<5> = clap_parse(&["--repeats", "7"]);
+        assert_eq!(given.repeats, 7);
+    }
 
     fn verdict(passed: bool, detail: &str) -> Verification {
         Verification {
