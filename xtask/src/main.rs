@@ -232,18 +232,19 @@ impl Started {
     fn finish(&self, record: Option<&Path>, tally: &Tally) -> Result<(), String> {
         let seconds = self.at.elapsed().as_secs_f64();
         let cores = std::thread::available_parallelism().map_or(0, usize::from);
-        println!("xtask: test took {:.1} min on {cores} cores", seconds / 60.0);
+        println!(
+            "xtask: test took {:.1} min on {cores} cores",
+            seconds / 60.0
+        );
         let Some(path) = record else {
             return Ok(());
         };
         let json = format!(
             "{{\n  \"task\": \"cargo xtask test\",\n  \"started_utc\": \"{}\",\n  \"duration_s\": {seconds:.0},\n  \"cores\": {cores},\n  \"built_before\": {},\n  \"passed\": {},\n  \"skipped\": {}\n}}\n",
-            self.utc,
-            self.built_before,
-            tally.passed,
-            tally.skipped
+            self.utc, self.built_before, tally.passed, tally.skipped
         );
-        std::fs::write(path, json).map_err(|err| format!("could not write {}: {err}", path.display()))
+        std::fs::write(path, json)
+            .map_err(|err| format!("could not write {}: {err}", path.display()))
     }
 }
 

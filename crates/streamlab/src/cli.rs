@@ -78,7 +78,7 @@ pub enum KernelChoice {
 }
 
 /// A GPU experiment's command: its parameters, the kernel options where it runs the
-/// project's kernels ([`Experiment::USES_KERNEL_SETS`]), and the run options.
+/// project's kernels ([`streamlab_results::experiment::Experiment::USES_KERNEL_SETS`]), and the run options.
 pub struct Options<E: Runs> {
     pub params: E::Params,
     pub kernels: Option<KernelOptions>,

@@ -1,7 +1,7 @@
 //! Two results folders side by side (`streamlab compare A B`): any two results folders
 //! (whole runs, single experiments, a mix; other GPUs, builds, kernel forms; the formats
 //! of earlier builds) read back, and for every experiment both hold, its headline and
-//! every measured row ([`Experiment::measured_rows`]) as value A, value B and B/A, raw and
+//! every measured row (`Experiment::measured_rows`) as value A, value B and B/A, raw and
 //! held against its control where it has one ([`rows`]), each judged with runs as the unit
 //! ([`judge`], by margins fitted on A/A pairs: [`calibration`]): faster, slower, the same,
 //! or too noisy to say. The provenance sits in a header; what only one folder holds is

@@ -1,7 +1,7 @@
 //! The registry: every experiment, once, in the order `run-all` runs them and the
 //! report shows them ([`ALL`]). Adding an experiment is its module here, its file of the
 //! same name on the GPU side (`crates/streamlab/src/experiments/`) and its line in
-//! [`registered!`]: the GPU side's table, the command line, `run-all`, the report and the
+//! `registered!`: the GPU side's table, the command line, `run-all`, the report and the
 //! tests follow it.
 use std::marker::PhantomData;
 use std::path::Path;

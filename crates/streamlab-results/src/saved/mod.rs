@@ -99,7 +99,7 @@ impl<const N: usize> Default for Repeats<N> {
 }
 
 /// The parameters `P` as the command line gives them when no option is given: what
-/// each parameter struct's `Default` is ([`defaults_from_clap!`]), so that its defaults
+/// each parameter struct's `Default` is (`defaults_from_clap!`), so that its defaults
 /// are stated once, in its `#[arg]` attributes.
 pub fn clap_defaults<P: clap::Args + clap::FromArgMatches>() -> P {
     clap_parse(&[])

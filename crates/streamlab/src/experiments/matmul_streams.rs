@@ -4,7 +4,7 @@
 //! Each product is `C (rows × cols) = A (rows × aligned) · B (aligned × cols)` with A and
 //! B filled with 1 by the `fill` kernel, so every cell of C must equal `aligned`. Before
 //! that, the kernel runs once on inputs whose elements all differ, checked against the
-//! CPU ([`check_on_distinct_inputs`]): with every input equal, a kernel that read the wrong
+//! CPU (`check_on_distinct_inputs`): with every input equal, a kernel that read the wrong
 //! row or column would still write `aligned` everywhere. Product
 //! `i` goes to stream `i % s`; a trial times all products for each `s`. The region is
 //! timed on the GPU (the first stream waits for every other one before the stop event),

@@ -6,7 +6,7 @@
 //!
 //! Both pages open with what changed: the totals, the changed rows, the provenance that
 //! differs; then each experiment, its changed rows first and the rest folded; the whole
-//! provenance last, folded. Both are written from one list of [`Block`]s.
+//! provenance last, folded. Both are written from one list of `Block`s.
 mod json_file;
 
 pub use json_file::{Counts, Totals, comparison_json, rule_text};

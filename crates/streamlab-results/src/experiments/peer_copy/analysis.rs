@@ -40,7 +40,7 @@ pub struct PairRow {
     pub bytes: u64,
     /// In [`Method::ALL`]'s order; NaN where the method did not run.
     pub gbps: Vec<f64>,
-    /// Median microseconds per [`LATENCY_BYTES`] copy, peer access off and on.
+    /// Median microseconds per `LATENCY_BYTES` copy, peer access off and on.
     pub latency_staged_us: f64,
     pub latency_peer_us: f64,
 }

@@ -42,10 +42,10 @@ pub struct SincosConfig {
     pub cpp_host_ms: Option<f64>,
     #[serde(default)]
     pub cpp_host_noise: Option<f64>,
-    /// Rust host over C++ host ([`SincosPoint::rust_host_over_cpp_host`]).
+    /// Rust host over C++ host (`SincosPoint::rust_host_over_cpp_host`).
     #[serde(default)]
     pub rust_host_over_cpp_host: Option<Ratio>,
-    /// Traced rounds over untraced ones ([`SincosPoint::traced_over_untraced`]).
+    /// Traced rounds over untraced ones (`SincosPoint::traced_over_untraced`).
     #[serde(default)]
     pub traced_over_untraced: Option<Ratio>,
 }
@@ -277,7 +277,7 @@ pub struct SincosSummary {
     #[serde(default)]
     pub rows_under_busiest_bound_beyond_noise: Option<usize>,
     /// How many configurations ran, and those whose noise stayed above
-    /// [`stats::NOISE_TARGET`] when their sampling budget ran out, with their noise.
+    /// `stats::NOISE_TARGET` when their sampling budget ran out, with their noise.
     #[serde(default)]
     pub configurations: usize,
     #[serde(default)]

@@ -171,7 +171,7 @@ pub struct SincosPoint {
     /// Asynchronous orders, with CUPTI: one per timed batch of a traced round (every
     /// batch in runs from before rounds alternated), from a batch of iterations traced
     /// back to back right after it, the busy time per steady iteration of its
-    /// busiest engine or stream ([`trace::busiest_bound`]; the records are not kept).
+    /// busiest engine or stream (`trace::busiest_bound`; the records are not kept).
     #[serde(default)]
     pub traced_busiest: Vec<BusiestBound>,
     /// The CUDA C++ host twin's samples, batch for batch with `time`: sample `j` of each
