@@ -27,6 +27,9 @@ const H200: &str = "h200-2026-11-25";
 /// An A/A pair of H200s: two machines, the same kernels.
 const H200_A: &str = "h200-2026-11-25-2255";
 const H200_B: &str = "h200-2026-11-25-2346";
+/// A second A/A pair of H200s: two more machines, one build.
+const H200_C: &str = "h200-2026-11-26-0349";
+const H200_D: &str = "h200-2026-11-26-0357";
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("streamlab-compare-{name}-{}", std::process::id()));
@@ -68,7 +71,7 @@ fn verdict(c: &compare::Comparison, name: &str, key: &str) -> Verdict {
 
 #[test]
 fn every_a_a_pair_calls_few_rows_changed_and_nothing_to_fail_on() {
-    for (a, b) in [(H100_A, H100_B), (H200_A, H200_B)] {
+    for (a, b) in [(H100_A, H100_B), (H200_A, H200_B), (H200_C, H200_D)] {
         let c = compared(a, b);
         let rows: Vec<_> = c.rows().collect();
         assert!(rows.len() > 500, "only {} rows", rows.len());
@@ -110,7 +113,7 @@ fn every_a_a_pair_calls_few_rows_changed_and_nothing_to_fail_on() {
 #[test]
 fn each_a_a_pair_left_out_of_the_fit_is_judged_as_the_targets_ask() {
     let m = streamlab_results::verdict::margins();
-    assert!(m.held_out.len() >= 2);
+    assert!(m.held_out.len() >= 3);
     for h in &m.held_out {
         assert!(h.raw_rate() <= 0.05, "{}: raw {:.3}", h.pair, h.raw_rate());
         assert!(

@@ -228,7 +228,7 @@ impl Table {
             let widths: Vec<usize> = (0..part.header.len())
                 .map(|i| chars(&part, i).min(cap))
                 .collect();
-            out += &lines(&part, &widths, max, &inline);
+            out += &aligned(&part, &widths, max, &inline);
         }
         out
     }
@@ -236,7 +236,12 @@ impl Table {
 
 /// `t` as aligned text in columns of `widths`, cells wrapped to them: numbers
 /// right-aligned, words left-aligned, the caption above wrapped at `max`.
-fn lines(t: &Table, widths: &[usize], max: usize, inline: &dyn Fn(&str) -> String) -> String {
+pub(super) fn aligned(
+    t: &Table,
+    widths: &[usize],
+    max: usize,
+    inline: &dyn Fn(&str) -> String,
+) -> String {
     let numeric = |i: usize| {
         (t.rows.iter().filter_map(|r| r.get(i)))
             .filter(|c| !c.is_empty())
@@ -309,7 +314,7 @@ pub fn wrap_chars(text: &str, max: usize) -> Vec<String> {
 }
 
 /// The width column `i` of `t` takes on the page, in pixels: its widest line (a value
-/// and its noise are two lines), at most [`PAGE_CELL_PX`], and its padding.
+/// and its noise are two lines), at most `PAGE_CELL_PX`, and its padding.
 pub fn page_width(t: &Table, i: usize) -> f64 {
     let widest = (t.rows.iter().map(|r| r[i].as_str()))
         .chain([t.header[i].as_str()])
@@ -322,6 +327,41 @@ pub fn page_width(t: &Table, i: usize) -> f64 {
 /// The parts `t` shows as on the page: noise under values, split to fit [`PAGE_PX`].
 pub fn page_parts(t: &Table) -> Vec<Table> {
     t.merged().parts(PAGE_PX, page_width)
+}
+
+/// What a page shows of a table below its caption, each table split into parts
+/// ([`page_parts`]): where it folds, the rows that carry its finding, led by `lead`, then
+/// every row, folded away under `every`; else every row.
+pub struct OnPage {
+    pub key: Option<(String, Vec<Table>)>,
+    pub every: String,
+    pub all: Vec<Table>,
+}
+
+impl Table {
+    /// The table as a page shows it ([`OnPage`]).
+    pub fn on_page(&self) -> OnPage {
+        let bare = |t: &Table| {
+            page_parts(&Table {
+                caption: None,
+                ..t.clone()
+            })
+        };
+        let key = self.folds().then(|| {
+            let key = self.key_only();
+            let lead = format!(
+                "The {} of its {} rows that carry the finding:",
+                key.rows.len(),
+                self.rows.len()
+            );
+            (lead, bare(&key))
+        });
+        OnPage {
+            key,
+            every: format!("Every row ({})", self.rows.len()),
+            all: bare(self),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use super::document::Document;
-use super::fit::{UNDER, page_parts};
+use super::fit::UNDER;
 use super::glossary::{Linker, TERMS};
 use super::section::{Section, TIMELINE_NOTE, TimelineFigure, shared_source, trace_note};
 use super::table::Table;
@@ -174,35 +174,27 @@ fn table(t: &Table) -> String {
     if let Some(c) = &t.caption {
         let _ = writeln!(out, "<p class=\"caption\">{}</p>", escape(c));
     }
-    let bare = |t: &Table| Table {
-        caption: None,
-        ..t.clone()
-    };
-    if t.folds() {
-        let key = t.key_only();
-        let _ = writeln!(
-            out,
-            "<p class=\"key\">The {} of its {} rows that carry the finding:</p>",
-            key.rows.len(),
-            t.rows.len()
-        );
-        out += &parts(&bare(&key));
-        let _ = writeln!(
-            out,
-            "<details><summary>Every row ({})</summary>\n{}</details>",
-            t.rows.len(),
-            parts(&bare(t))
-        );
-    } else {
-        out += &parts(&bare(t));
+    let shown = t.on_page();
+    match &shown.key {
+        Some((lead, key)) => {
+            let _ = writeln!(out, "<p class=\"key\">{}</p>", escape(lead));
+            out += &parts(key);
+            let _ = writeln!(
+                out,
+                "<details><summary>{}</summary>\n{}</details>",
+                escape(&shown.every),
+                parts(&shown.all)
+            );
+        }
+        None => out += &parts(&shown.all),
     }
     out
 }
 
-/// `t`'s parts, each a table.
-fn parts(t: &Table) -> String {
+/// Each of `parts` as a table.
+fn parts(parts: &[Table]) -> String {
     let mut out = String::new();
-    for part in page_parts(t) {
+    for part in parts {
         if let Some(c) = &part.caption {
             let _ = writeln!(out, "<p class=\"part\">{}</p>", escape(c));
         }

@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use super::document::Document;
-use super::fit::{UNDER, page_parts};
+use super::fit::UNDER;
 use super::glossary::{Linker, TERMS};
 use super::section::{Section, TIMELINE_NOTE, TimelineFigure, shared_source, trace_note};
 use super::table::Table;
@@ -122,40 +122,31 @@ pub(crate) fn cell(text: &str) -> String {
     text.replace('|', "\\|").replace('\n', " ")
 }
 
-/// A table as on the page ([`page_parts`]); a long one gives the rows that carry its
-/// finding, then itself whole, folded.
+/// A table as on the page ([`Table::on_page`]).
 fn table(t: &Table) -> String {
     let mut out = String::new();
     if let Some(c) = &t.caption {
         let _ = writeln!(out, "*{c}*\n");
     }
-    let bare = |t: &Table| Table {
-        caption: None,
-        ..t.clone()
-    };
-    if t.folds() {
-        let key = t.key_only();
-        let _ = writeln!(
-            out,
-            "The {} of its {} rows that carry the finding:\n",
-            key.rows.len(),
-            t.rows.len()
-        );
-        out += &parts(&bare(&key));
-        let _ = writeln!(
-            out,
-            "<details><summary>Every row ({})</summary>\n\n{}</details>\n",
-            t.rows.len(),
-            parts(&bare(t))
-        );
-    } else {
-        out += &parts(&bare(t));
+    let shown = t.on_page();
+    match &shown.key {
+        Some((lead, key)) => {
+            let _ = writeln!(out, "{lead}\n");
+            out += &parts(key);
+            let _ = writeln!(
+                out,
+                "<details><summary>{}</summary>\n\n{}</details>\n",
+                shown.every,
+                parts(&shown.all)
+            );
+        }
+        None => out += &parts(&shown.all),
     }
     out
 }
 
-/// `t`'s parts, each a table, noise under its value.
-fn parts(t: &Table) -> String {
+/// Each of `parts` as a table, noise under its value.
+fn parts(parts: &[Table]) -> String {
     let mut out = String::new();
     let cells = |row: &[String]| {
         (row.iter())
@@ -163,7 +154,7 @@ fn parts(t: &Table) -> String {
             .collect::<Vec<_>>()
             .join(" | ")
     };
-    for part in page_parts(t) {
+    for part in parts {
         if let Some(c) = &part.caption {
             let _ = writeln!(out, "*{c}*\n");
         }

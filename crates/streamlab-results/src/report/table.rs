@@ -46,49 +46,21 @@ impl Table {
         self.header.iter().position(|h| h.starts_with(prefix))
     }
 
-    /// The table as aligned plain text, as printed after a run: numbers right-aligned,
-    /// words left-aligned, the caption above.
+    /// The table as aligned plain text, each row on one line (`--wide`): numbers
+    /// right-aligned, words left-aligned, the caption above.
     pub fn text(&self) -> String {
-        let width = |i: usize| {
-            (self
-                .rows
-                .iter()
-                .map(|r| r.get(i).map_or(0, |c| c.chars().count())))
-            .chain([self.header[i].chars().count()])
-            .max()
-            .unwrap_or(0)
-        };
-        let numeric = |i: usize| {
-            (self.rows.iter().filter_map(|r| r.get(i)))
-                .filter(|c| !c.is_empty())
-                .all(|c| c.starts_with(|ch: char| ch.is_ascii_digit() || "–-".contains(ch)))
-        };
-        let line = |cells: &[String]| {
-            let mut out = String::new();
-            for (i, c) in cells.iter().enumerate() {
-                let pad = width(i).saturating_sub(c.chars().count());
-                if i > 0 {
-                    out += "  ";
-                }
-                if i > 0 && numeric(i) {
-                    out += &" ".repeat(pad);
-                    out += c;
-                } else {
-                    out += c;
-                    out += &" ".repeat(pad);
-                }
-            }
-            out.trim_end().to_owned() + "\n"
-        };
-        let mut out = self
-            .caption
-            .as_ref()
-            .map_or(String::new(), |c| format!("{c}\n"));
-        out += &line(&self.header);
-        for row in &self.rows {
-            out += &line(row);
-        }
-        out
+        let widths: Vec<usize> = (0..self.header.len())
+            .map(|i| {
+                (self
+                    .rows
+                    .iter()
+                    .map(|r| r.get(i).map_or(0, |c| c.chars().count())))
+                .chain([self.header[i].chars().count()])
+                .max()
+                .unwrap_or(0)
+            })
+            .collect();
+        super::fit::aligned(self, &widths, usize::MAX, &str::to_owned)
     }
 }
 

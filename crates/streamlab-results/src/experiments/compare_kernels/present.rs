@@ -268,14 +268,29 @@ fn math_columns<'a>() -> Columns<'a, CaseRatio> {
         .show("libdevice, largest error (ulps)", ulps(1))
 }
 
+/// A case that carries the comparison's finding: the tuned form (or a kernel's one
+/// form), and any form where Rust and C++ differ by more than a tenth.
+fn key_case(k: &CaseRatio) -> bool {
+    matches!(k.form, None | Some(KernelForm::Tuned)) || !(0.9..=1.1).contains(&k.ratio)
+}
+
+/// Whether `k` is the slowest Rust has against C++ among `cases` of its kernel, form and
+/// cache.
+fn worst_of_its_kind(k: &CaseRatio, cases: &[CaseRatio]) -> bool {
+    (cases.iter())
+        .filter(|o| o.kernel == k.kernel && o.form == k.form && o.cache == k.cache)
+        .all(|o| o.ratio <= k.ratio)
+}
+
 pub fn tables(c: &KernelComparison, a: &ComparisonAnalysis) -> Vec<Table> {
     let defaults: Vec<CaseRatio> = (a.cases.iter())
         .filter(|k| k.origin == Origin::Defaults && k.max_ulps.is_none())
         .cloned()
         .collect();
-    let mut tables = vec![columns(c).table(
+    let mut tables = vec![columns(c).keyed(
         Some("at the write-ups' shapes: each side's fastest spelling, median ms per launch (quartiles in brackets)".into()),
         &defaults,
+        key_case,
     )];
     if !a.sweep.is_empty() {
         tables.push(sweep_columns().table(
@@ -286,16 +301,24 @@ pub fn tables(c: &KernelComparison, a: &ComparisonAnalysis) -> Vec<Table> {
         ));
     }
     if !a.safety.is_empty() {
-        tables.push(safety_columns().table(
+        // Each kernel's costliest shape.
+        let costliest = |x: &SafetyCost| {
+            (a.safety.iter())
+                .filter(|o| o.kernel == x.kernel && o.cache == x.cache)
+                .all(|o| o.over_cuda_unchecked <= x.over_cuda_unchecked)
+        };
+        tables.push(safety_columns().keyed(
             Some("what safety costs, per shape: safe Rust's fastest spelling over the fastest unchecked C++ spelling of the same algorithm (plain or tuned), over the fastest safe C++, and over the fastest unchecked Rust".into()),
             &a.safety,
+            costliest,
         ));
     }
     let spellings = spelling_rows(defaults.iter());
     if !spellings.is_empty() {
-        tables.push(spelling_columns().table(
+        tables.push(spelling_columns().keyed(
             Some("every spelling at the write-ups' shapes (all shapes in compare-kernels-spellings.csv): median ms per launch, and its time over its language's fastest".into()),
             &spellings,
+            |r| r.spelling.fastest,
         ));
     }
     let others: Vec<CaseRatio> = (a.cases.iter())
@@ -303,9 +326,10 @@ pub fn tables(c: &KernelComparison, a: &ComparisonAnalysis) -> Vec<Table> {
         .cloned()
         .collect();
     if !others.is_empty() {
-        tables.push(columns(c).table(
+        tables.push(columns(c).keyed(
             Some("at the shapes with tails and the drawn ones".into()),
             &others,
+            |k| worst_of_its_kind(k, &others),
         ));
     }
     let math: Vec<CaseRatio> = (a.cases.iter())
@@ -319,9 +343,10 @@ pub fn tables(c: &KernelComparison, a: &ComparisonAnalysis) -> Vec<Table> {
         ));
     }
     if defaults.iter().any(|k| k.cards.is_some()) {
-        tables.push(card_columns().table(
+        tables.push(card_columns().keyed(
             Some("the fastest spellings' cards, Rust / CUDA C++: the driver's figures at the launch shape, and the PTX's counts (over the entry and what it calls; the hottest loop is the largest innermost one, in instructions)".into()),
             &defaults,
+            key_case,
         ));
     }
     tables
