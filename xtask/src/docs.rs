@@ -14,7 +14,8 @@
 //! `?` may be missing, and is then "not recorded"), and writes it in `FORMAT`:
 //!
 //! * `.N`: a number with N decimals; `%.N`: a fraction as a percentage with N decimals;
-//!   `×.N`: a number with N decimals and "×";
+//!   `×.N`: a number with N decimals and "×"; `min`: seconds as whole minutes (as
+//!   seconds under a minute and a half);
 //! * `int`: a whole number; `str`: a string (or any value) as it is; `len`: how many
 //!   elements an array has; `yes`: a boolean as "yes" or "no";
 //! * `commit`: a commit's first 12 characters; `utc`: an RFC 3339 time as "YYYY-MM-DD
@@ -262,9 +263,9 @@ fn format_value(value: &Value, format: &str) -> Result<String, String> {
             _ => Err(format!("{value} is not an issue order")),
         },
         "min" => {
-            let minutes = number()? / 60.0;
-            Ok(match minutes {
-                m if m < 1.5 => "a minute".to_owned(),
+            let seconds = number()?;
+            Ok(match seconds / 60.0 {
+                m if m < 1.5 => format!("{seconds:.0} seconds"),
                 m => format!("{m:.0} minutes"),
             })
         }
