@@ -115,19 +115,20 @@ pub unsafe fn add_kernel_plain(out: &mut [i32], input: &[i32], add_value: i32, c
 
 /// Safe AddKernel: the grid-stride loop as `nvptx_kernel::view::GridStride` (the thread's
 /// pairs of `out` and `input`, unchecked inside, run by `for_each` as a plain loop), each
-/// sum behind `nvptx_kernel::hint::opaque`, the safe register barrier, thirty-two a step
-/// and the rest straight-line ([`crate::element::add_repeatedly_by`]).
+/// sum behind `nvptx_kernel::hint::opaque`, the safe register barrier, 128 a step, two
+/// steps a turn, and the rest straight-line ([`crate::element::add_repeatedly_in_pairs`]).
 #[kernel]
 pub unsafe fn add_kernel_safe(out: &mut [i32], input: &[i32], add_value: i32, cycles: i32) {
     nvptx_kernel::view::GridStride::this_thread(out, input).for_each(|(out, input)| {
-        *out = crate::element::add_repeatedly_by::<32>(*input, add_value, cycles);
+        *out = crate::element::add_repeatedly_in_pairs::<128>(*input, add_value, cycles);
     });
 }
 
-/// Tuned AddKernel: the same sums over an unchecked grid-stride loop, thirty-two a step and
-/// the rest straight-line ([`crate::element::add_repeatedly_by`]). [`crate::spellings`]
-/// holds its other spellings (sixteen a step; a copy loop at 0 cycles with the next index
-/// loaded ahead of the sums), which compare-kernels times beside it.
+/// Tuned AddKernel: the same sums over an unchecked grid-stride loop, 128 a step, two steps
+/// a turn, and the rest straight-line ([`crate::element::add_repeatedly_in_pairs`]).
+/// [`crate::spellings`] holds its other spellings (thirty-two a step, one step a turn; a
+/// copy loop at 0 cycles with the next index loaded ahead of the sums), which
+/// compare-kernels times beside it.
 #[kernel]
 pub unsafe fn add_kernel(out: &mut [i32], input: &[i32], add_value: i32, cycles: i32) {
     let stride = nvptx_kernel::thread::grid_stride_1d() as usize;
@@ -136,8 +137,11 @@ pub unsafe fn add_kernel(out: &mut [i32], input: &[i32], add_value: i32, cycles:
     while i < n {
         // SAFETY: i < out.len() == input.len() (the host passes equal lengths).
         unsafe {
-            *out.get_unchecked_mut(i) =
-                crate::element::add_repeatedly_by::<32>(*input.get_unchecked(i), add_value, cycles);
+            *out.get_unchecked_mut(i) = crate::element::add_repeatedly_in_pairs::<128>(
+                *input.get_unchecked(i),
+                add_value,
+                cycles,
+            );
         }
         i += stride;
     }

@@ -80,7 +80,7 @@ pub const SPELLINGS: [nvptx_kernel::KernelSignature; 8] = {
         s::matmul_tuned_walk::SIGNATURE,
         s::matmul_safe_zip::SIGNATURE,
         s::add_kernel_tuned_ahead::SIGNATURE,
-        s::add_kernel_tuned_by16::SIGNATURE,
+        s::add_kernel_tuned_by32::SIGNATURE,
         s::add_kernel_safe_loop::SIGNATURE,
         s::add_kernel_safe_by8::SIGNATURE,
     ]

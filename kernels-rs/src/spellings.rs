@@ -150,10 +150,10 @@ pub unsafe fn add_kernel_tuned_ahead(out: &mut [i32], input: &[i32], add_value: 
     }
 }
 
-/// Tuned AddKernel as a plain grid-stride loop, the sums sixteen a step
-/// ([`crate::element::add_repeatedly_by`]).
+/// Tuned AddKernel as a plain grid-stride loop, the sums thirty-two a step, one step a
+/// turn ([`crate::element::add_repeatedly_by`]).
 #[kernel]
-pub unsafe fn add_kernel_tuned_by16(out: &mut [i32], input: &[i32], add_value: i32, cycles: i32) {
+pub unsafe fn add_kernel_tuned_by32(out: &mut [i32], input: &[i32], add_value: i32, cycles: i32) {
     let stride = nvptx_kernel::thread::grid_stride_1d() as usize;
     let mut i = nvptx_kernel::thread::index_1d() as usize;
     let n = out.len();
@@ -161,7 +161,7 @@ pub unsafe fn add_kernel_tuned_by16(out: &mut [i32], input: &[i32], add_value: i
         // SAFETY: i < out.len() == input.len() (the host passes equal lengths).
         unsafe {
             *out.get_unchecked_mut(i) =
-                crate::element::add_repeatedly_by::<16>(*input.get_unchecked(i), add_value, cycles);
+                crate::element::add_repeatedly_by::<32>(*input.get_unchecked(i), add_value, cycles);
         }
         i += stride;
     }

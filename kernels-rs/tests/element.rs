@@ -1,8 +1,8 @@
 //! The kernels' element math on the CPU, against f64 references.
 use kernels_rs::element::{
-    add_repeatedly, add_repeatedly_closed_form, add_repeatedly_unrolled, add_repeatedly_volatile,
-    fma, matmul_cell, matmul_cell_plain, matmul_cell_safe, sincos_element, sincos_element_plain,
-    sincos_of, sqrt,
+    add_repeatedly, add_repeatedly_closed_form, add_repeatedly_in_pairs, add_repeatedly_unrolled,
+    add_repeatedly_volatile, fma, matmul_cell, matmul_cell_plain, matmul_cell_safe, sincos_element,
+    sincos_element_plain, sincos_of, sqrt,
 };
 
 /// SplitMix64: a small deterministic generator for test inputs.
@@ -90,6 +90,28 @@ fn the_tuned_add_kernels_unrolled_sums_match_the_closed_form_at_every_rest() {
     }
     assert_eq!(add_repeatedly_unrolled(i32::MAX, 1, 7), i32::MIN + 6);
     assert_eq!(add_repeatedly_unrolled(5, 0xcc, i32::MIN), 5);
+}
+
+#[test]
+fn the_sums_in_pairs_of_steps_match_the_closed_form_at_every_rest_and_step_count() {
+    let mut rng = Rng(7);
+    // Every count up to 1100 (each rest of 128 with no, an odd and an even number of full
+    // steps), negative counts, and a few long ones.
+    for cycles in (-3..=1_100).chain([65_537, 100_007]) {
+        let (value, add) = (rng.next() as i32, rng.next() as i32);
+        let expected = add_repeatedly_closed_form(value, add, cycles);
+        assert_eq!(
+            add_repeatedly_in_pairs::<128>(value, add, cycles),
+            expected,
+            "{value} + {add} x {cycles}"
+        );
+        assert_eq!(add_repeatedly_in_pairs::<8>(value, add, cycles), expected);
+    }
+    assert_eq!(
+        add_repeatedly_in_pairs::<128>(i32::MAX, 1, 129),
+        i32::MIN + 128
+    );
+    assert_eq!(add_repeatedly_in_pairs::<128>(5, 0xcc, i32::MIN), 5);
 }
 
 #[test]

@@ -309,13 +309,62 @@ __device__ __forceinline__ int add_repeatedly_by(int value, int add_value, int c
     return value;
 }
 
-// Tuned AddKernel: the sums sixteen a step, the rest by bits (add_repeatedly_by), over the
-// Handbook's grid-stride loop. add_kernel_tuned_loop keeps the Handbook's loop of one sum a
-// turn, _by8 and _by32 unroll eight and thirty-two a step, and _ahead spells the Rust
-// twin's add_kernel_tuned_ahead (a copy loop at 0 cycles, the next index and the loop's
-// test right after the load, the sums eight a step).
+// add_repeatedly_by's sums, STEP a step and two steps a turn (an odd step first, each
+// loop kept as written), then the rest straight-line by the bits of cycles below STEP, as
+// kernels_rs::element::add_repeatedly_in_pairs spells them. A turn of 256 sums is where
+// ptxas splits the sums' fused pairs evenly between its two integer pipes (IMAD and LEA).
+template <int STEP>
+__device__ __forceinline__ int add_repeatedly_in_pairs(int value, int add_value, int cycles)
+{
+    if (cycles > 0) {
+        int steps = cycles / STEP;
+#pragma unroll 1
+        for (int odd = steps % 2; odd != 0; odd--) {
+#pragma unroll
+            for (int u = 0; u < STEP; u++) {
+                value += add_value;
+                asm volatile("" : "+r"(value));
+            }
+        }
+#pragma unroll 1
+        for (int pairs = steps / 2; pairs != 0; pairs--) {
+#pragma unroll
+            for (int u = 0; u < 2 * STEP; u++) {
+                value += add_value;
+                asm volatile("" : "+r"(value));
+            }
+        }
+#pragma unroll
+        for (int bit = STEP / 2; bit > 0; bit /= 2) {
+            if (cycles & bit) {
+#pragma unroll
+                for (int u = 0; u < bit; u++) {
+                    value += add_value;
+                    asm volatile("" : "+r"(value));
+                }
+            }
+        }
+    }
+    return value;
+}
+
+// Tuned AddKernel: the sums 128 a step, two steps a turn, the rest by bits
+// (add_repeatedly_in_pairs), over the Handbook's grid-stride loop, as the Rust twin spells
+// it. add_kernel_tuned_loop keeps the Handbook's loop of one sum a turn, _by8, _by16 and
+// _by32 unroll eight, sixteen and thirty-two a step (NVVM unrolls the steps' loop too),
+// and _ahead spells the Rust twin's add_kernel_tuned_ahead (a copy loop at 0 cycles, the
+// next index and the loop's test right after the load, the sums eight a step).
 extern "C" __global__ void add_kernel(int *out, size_t out_len, const int *in, size_t in_len,
                                       int add_value, int cycles)
+{
+    size_t stride = (size_t)(blockDim.x * gridDim.x);
+    for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < out_len; i += stride)
+        out[i] = add_repeatedly_in_pairs<128>(in[i], add_value, cycles);
+}
+
+// Tuned AddKernel, the sums sixteen a step.
+extern "C" __global__ void add_kernel_tuned_by16(int *out, size_t out_len, const int *in,
+                                                 size_t in_len, int add_value, int cycles)
 {
     size_t stride = (size_t)(blockDim.x * gridDim.x);
     for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < out_len; i += stride)
@@ -411,7 +460,7 @@ extern "C" __global__ void add_kernel_safe_by8(int *out, size_t out_len, const i
         out[i] = add_repeatedly_by<8>(in[i], add_value, cycles);
 }
 
-// Safe AddKernel, the sums thirty-two a step (as the safe Rust twin spells them).
+// Safe AddKernel, the sums thirty-two a step.
 extern "C" __global__ void add_kernel_safe_by32(int *out, size_t out_len, const int *in,
                                                 size_t in_len, int add_value, int cycles)
 {
@@ -429,6 +478,16 @@ extern "C" __global__ void add_kernel_safe_by16(int *out, size_t out_len, const 
     size_t stride = (size_t)(blockDim.x * gridDim.x);
     for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
         out[i] = add_repeatedly_by<16>(in[i], add_value, cycles);
+}
+
+// Safe AddKernel, the sums 128 a step, two steps a turn (as the safe Rust twin spells them).
+extern "C" __global__ void add_kernel_safe_pairs(int *out, size_t out_len, const int *in,
+                                                 size_t in_len, int add_value, int cycles)
+{
+    size_t n = out_len < in_len ? out_len : in_len;
+    size_t stride = (size_t)(blockDim.x * gridDim.x);
+    for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        out[i] = add_repeatedly_in_pairs<128>(in[i], add_value, cycles);
 }
 
 // Plain sincos, the blog's: b[j] = a[j] + sqrt(sin(i)^2 + cos(i)^2) for the global index

@@ -139,7 +139,7 @@ pub const ADD_KERNEL_SPELLINGS: [&[Spelling]; 2] = [
         Spelling::new(
             "add_kernel_safe",
             Safe,
-            "grid-stride view; sums 32 a step, the rest by bits",
+            "grid-stride view; sums 128 a step, two steps a turn, the rest by bits",
         ),
         Spelling::new(
             "add_kernel_safe_by8",
@@ -154,12 +154,12 @@ pub const ADD_KERNEL_SPELLINGS: [&[Spelling]; 2] = [
         Spelling::new(
             "add_kernel",
             Tuned,
-            "grid-stride loop; sums 32 a step, the rest by bits",
+            "grid-stride loop; sums 128 a step, two steps a turn, the rest by bits",
         ),
         Spelling::new(
-            "add_kernel_tuned_by16",
+            "add_kernel_tuned_by32",
             Tuned,
-            "grid-stride loop; sums 16 a step, the rest by bits",
+            "grid-stride loop; sums 32 a step, the rest by bits",
         ),
         Spelling::new(
             "add_kernel_tuned_ahead",
@@ -190,7 +190,17 @@ pub const ADD_KERNEL_SPELLINGS: [&[Spelling]; 2] = [
             "grid-stride loop to the shorter length; sums 32 a step, the rest by bits",
         ),
         Spelling::new(
+            "add_kernel_safe_pairs",
+            Safe,
+            "grid-stride loop to the shorter length; sums 128 a step, two steps a turn, the rest by bits",
+        ),
+        Spelling::new(
             "add_kernel",
+            Tuned,
+            "grid-stride loop; sums 128 a step, two steps a turn, the rest by bits",
+        ),
+        Spelling::new(
+            "add_kernel_tuned_by16",
             Tuned,
             "grid-stride loop; sums 16 a step, the rest by bits",
         ),

@@ -240,7 +240,7 @@ fn multi_gpu_overlap_verifies_every_gpus_share_or_says_in_one_line_why_it_cannot
 }
 
 #[test]
-fn the_four_stream_timeline_runs_the_copies_in_one_after_another() {
+fn the_four_stream_timeline_runs_the_copies_in_one_after_another_and_the_run_writes_its_report() {
     if !gpu_present() {
         return;
     }
@@ -263,6 +263,16 @@ fn the_four_stream_timeline_runs_the_copies_in_one_after_another() {
         .status()
         .expect("streamlab runs");
     assert!(status.success());
+    // A single experiment writes what its help says: JSON, CSV, charts and a report.
+    for file in [
+        "sincos-overlap.csv",
+        "sincos-overlap.svg",
+        "sincos-overlap-timeline-1.svg",
+        "report.md",
+        "report.html",
+    ] {
+        assert!(out.join(file).is_file(), "{file} not written");
+    }
     let doc = json(&out, "sincos-overlap.json");
     let timeline = &doc["timelines"][0];
     assert_eq!(timeline["source"], "cupti");

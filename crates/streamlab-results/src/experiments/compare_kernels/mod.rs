@@ -20,6 +20,7 @@ use crate::stats::Series;
 pub mod analysis;
 pub mod present;
 pub mod shapes;
+pub mod tables;
 
 pub use analysis::{
     CaseRatio, ComparisonAnalysis, KernelRatios, Measure, SafetyCost, SpellingTime, SweepRatio,
@@ -178,6 +179,25 @@ pub struct KernelCase {
     /// Where the shape came from.
     #[serde(default)]
     pub origin: Origin,
+    /// Launches run back to back between each sample's two events (its time is their mean
+    /// per launch): more than one where one launch is too short for its events to time it
+    /// ([`BATCHED_SAMPLE_MS`]); one in runs from before.
+    #[serde(default = "one_launch", skip_serializing_if = "is_one_launch")]
+    pub launches_per_sample: u32,
+}
+
+/// What each sample of a kernel shorter than this is timed over, at the least: its launches
+/// run back to back, as many as make it up (at most [`MAX_LAUNCHES_PER_SAMPLE`]).
+pub const BATCHED_SAMPLE_MS: f64 = 0.2;
+/// The most launches one sample runs back to back.
+pub const MAX_LAUNCHES_PER_SAMPLE: u32 = 256;
+
+fn one_launch() -> u32 {
+    1
+}
+
+fn is_one_launch(n: &u32) -> bool {
+    *n == 1
 }
 
 /// One spelling of a case's form in one language: an entry of its module, its launches
@@ -280,15 +300,15 @@ impl Experiment for CompareKernels {
         derived: &Self::Derived,
         _cuda: Option<With<'_, Self>>,
     ) -> Vec<Table> {
-        present::tables(c, derived)
+        tables::tables(c, derived)
     }
 
     fn csv(c: &KernelComparison, derived: &Self::Derived) -> Vec<Csv> {
-        let spellings = present::spellings_csv(derived).map(|contents| Csv {
+        let spellings = tables::spellings_csv(derived).map(|contents| Csv {
             suffix: Some("spellings"),
             contents,
         });
-        std::iter::once(Csv::main(present::csv(c, derived)))
+        std::iter::once(Csv::main(tables::csv(c, derived)))
             .chain(spellings)
             .collect()
     }

@@ -53,6 +53,7 @@ fn spelled(
         cache: Some(Cache::Warm),
         input_bytes: Some(1 << 20),
         origin,
+        launches_per_sample: 1,
     }
 }
 

@@ -63,8 +63,10 @@ impl Bench<'_> {
                 runs.push((check, card));
             }
             let launches = self.launches(s.origin);
-            let times =
-                self.round_robin(2, launches, false, |stream, e| launch(stream, e, &mut a))?;
+            let per_sample = self.launches_per_sample(2, |stream, e| launch(stream, e, &mut a))?;
+            let times = self.batched_round_robin(2, launches, per_sample, false, |stream, e| {
+                launch(stream, e, &mut a)
+            })?;
             let spellings = (LANGUAGES.into_iter().zip(times).zip(&runs))
                 .map(|((language, times), (check, card))| SpellingRun {
                     language,
@@ -85,8 +87,14 @@ impl Bench<'_> {
                 case: s.case(),
                 form: safe.then_some(KernelForm::Safe),
                 launch: format!(
-                    "{rows} × {cols} matrix, grid {:?} × block {:?}",
-                    shape.grid, shape.block
+                    "{rows} × {cols} matrix, grid {:?} × block {:?}{}",
+                    shape.grid,
+                    shape.block,
+                    if per_sample > 1 {
+                        format!(", {per_sample} launches back to back a sample")
+                    } else {
+                        String::new()
+                    }
                 ),
                 rust: None,
                 cuda: None,
@@ -98,6 +106,7 @@ impl Bench<'_> {
                 cache: None,
                 input_bytes: None,
                 origin: s.origin,
+                launches_per_sample: per_sample,
             });
         }
         Ok(cases)
@@ -526,6 +535,7 @@ impl Bench<'_> {
                 cache: None,
                 input_bytes: None,
                 origin: Origin::Defaults,
+                launches_per_sample: 1,
             });
         }
         Ok(cases)

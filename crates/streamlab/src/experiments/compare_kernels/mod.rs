@@ -8,7 +8,8 @@
 //! against the CPU (matmul in f64 within the bound of `verify::matmul_reference`, AddKernel
 //! exactly, sincos within 1e-6); then the spellings of both languages are launched in
 //! turn on one stream, an event before and after each launch, so all see the same clocks
-//! and neighbours. A case whose inputs fit in L2 is timed twice: warm (back to back, as a
+//! and neighbours (fill, whose launches last microseconds, runs as many launches back to
+//! back between the two events as make up `BATCHED_SAMPLE_MS`). A case whose inputs fit in L2 is timed twice: warm (back to back, as a
 //! kernel re-reading its inputs sees them) and cold (L2 flushed before each launch by
 //! writing a buffer twice its size). matmul's warm launches are shared among `--placements`
 //! places of its inputs in one allocation. Each spelling's card (the driver's figures at
@@ -21,7 +22,8 @@ mod placement;
 use streamlab_results::card::{self, KernelCard};
 use streamlab_results::experiments::compare_kernels::shapes::{self};
 use streamlab_results::experiments::compare_kernels::{
-    Cache, CompareKernels, KernelCase, KernelComparison, Origin, Params, SpellingRun,
+    BATCHED_SAMPLE_MS, Cache, CompareKernels, KernelCase, KernelComparison,
+    MAX_LAUNCHES_PER_SAMPLE, Origin, Params, SpellingRun,
 };
 use streamlab_results::rng::Rng;
 use streamlab_results::saved::{KernelForm, KernelSet, Params as _, Verification};
@@ -248,6 +250,19 @@ impl<'a> Bench<'a> {
         n: usize,
         launches: usize,
         cold: bool,
+        launch: impl FnMut(&Stream, usize) -> Result<(), RuntimeError>,
+    ) -> Result<Vec<Vec<f64>>, RuntimeError> {
+        self.batched_round_robin(n, launches, 1, cold, launch)
+    }
+
+    /// [`Self::round_robin`] with `per_sample` launches back to back between each sample's
+    /// two events, the sample their mean per launch.
+    fn batched_round_robin(
+        &mut self,
+        n: usize,
+        launches: usize,
+        per_sample: u32,
+        cold: bool,
         mut launch: impl FnMut(&Stream, usize) -> Result<(), RuntimeError>,
     ) -> Result<Vec<Vec<f64>>, RuntimeError> {
         for _ in 0..self.params.warmup {
@@ -263,16 +278,37 @@ impl<'a> Bench<'a> {
                 }
                 let (start, end) = (self.gpu.event()?, self.gpu.event()?);
                 self.stream.record(&start)?;
-                launch(&self.stream, e)?;
+                for _ in 0..per_sample {
+                    launch(&self.stream, e)?;
+                }
                 self.stream.record(&end)?;
                 marks.push((e, start, end));
             }
         }
         let mut times = vec![Vec::with_capacity(launches); n];
         for (e, start, end) in &marks {
-            times[*e].push(start.elapsed_ms(end)?);
+            times[*e].push(start.elapsed_ms(end)? / f64::from(per_sample));
         }
         Ok(times)
+    }
+
+    /// How many launches each sample of a kernel runs back to back so that it lasts
+    /// [`BATCHED_SAMPLE_MS`] (at most [`MAX_LAUNCHES_PER_SAMPLE`]): from the fastest of
+    /// three launches of each of the `n` entries, each timed alone.
+    fn launches_per_sample(
+        &mut self,
+        n: usize,
+        mut launch: impl FnMut(&Stream, usize) -> Result<(), RuntimeError>,
+    ) -> Result<u32, RuntimeError> {
+        let probe = self.round_robin(n, 3, false, &mut launch)?;
+        let fastest = (probe.iter().flatten().copied())
+            .filter(|ms| *ms > 0.0)
+            .fold(f64::INFINITY, f64::min);
+        if !fastest.is_finite() {
+            return Ok(MAX_LAUNCHES_PER_SAMPLE);
+        }
+        let wanted = (BATCHED_SAMPLE_MS / fastest).ceil();
+        Ok(wanted.clamp(1.0, f64::from(MAX_LAUNCHES_PER_SAMPLE)) as u32)
     }
 
     /// Run each entry once into `out` (poisoned first), copy its first `len` elements
@@ -338,6 +374,7 @@ impl<'a> Bench<'a> {
             cache,
             input_bytes,
             origin,
+            launches_per_sample: 1,
         }
     }
 

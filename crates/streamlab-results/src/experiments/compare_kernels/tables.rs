@@ -1,0 +1,358 @@
+//! A kernel comparison's tables (the cases, the ratios over the shapes, what safety costs,
+//! the spellings, the math libraries, the cards) and its CSVs.
+use super::analysis::{
+    CaseRatio, ComparisonAnalysis, SAFE_TARGET, SAFE_WORST_TARGET,
+    SafetyCost, SweepRatio, TUNED_TARGET, TUNED_WORST_TARGET,
+};
+use super::{Cache, KernelComparison, Origin};
+use crate::card::KernelCard;
+use crate::report::table::{Columns, Table, noise, num};
+use crate::saved::KernelForm;
+use crate::stats::Quartiles;
+
+fn form_label(form: Option<KernelForm>) -> String {
+    form.map_or("one form".into(), |f| f.label().to_owned())
+}
+
+fn cache_label(cache: Option<Cache>) -> &'static str {
+    cache.map_or("", Cache::label)
+}
+
+/// The one declaration of the cases' table and CSV: a row per case.
+fn columns(c: &KernelComparison) -> Columns<'_, CaseRatio> {
+    let quartiles =
+        |q: &Quartiles| format!("{} ({}–{})", num(q.median, 4), num(q.q1, 4), num(q.q3, 4));
+    Columns::new()
+        .text("kernel", "kernel", |k: &CaseRatio| k.kernel.clone())
+        .text("case", "case", |k| k.case.clone())
+        .both(
+            "form",
+            |k| form_label(k.form),
+            "form",
+            |k| k.form.map_or("one".into(), |f| f.label().to_owned()),
+        )
+        .text("shape", "origin", |k| k.origin.label().to_owned())
+        .both(
+            "L2",
+            |k| {
+                let fits = match k.fits_l2 {
+                    Some(true) => "fits",
+                    Some(false) => "does not fit",
+                    None => "",
+                };
+                [fits, cache_label(k.cache)]
+                    .into_iter()
+                    .filter(|w| !w.is_empty())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            },
+            "cache",
+            |k| cache_label(k.cache).to_owned(),
+        )
+        .row_names()
+        .raw("inputs_fit_l2", |k| {
+            k.fits_l2.map_or(String::new(), |f| f.to_string())
+        })
+        .both(
+            "Rust",
+            move |k| quartiles(&k.rust),
+            "rust_median_ms",
+            |k| format!("{:.5}", k.rust.median),
+        )
+        .noise("Rust noise", "rust_noise", |k| k.rust_noise)
+        .both(
+            "CUDA C++",
+            move |k| quartiles(&k.cuda),
+            "cuda_median_ms",
+            |k| format!("{:.5}", k.cuda.median),
+        )
+        .noise("C++ noise", "cuda_noise", |k| k.cuda_noise)
+        .number("Rust / C++", "rust_over_cuda", (3, 4), |k| k.ratio)
+        .both(
+            "Rust against C++",
+            |k| k.verdict.text().into(),
+            "rust_against_cuda",
+            |k| k.verdict.key().into(),
+        )
+        .both(
+            "fastest spellings (Rust / C++)",
+            |k| format!("{} / {}", k.rust_spelling, k.cuda_spelling),
+            "rust_spelling",
+            |k| k.rust_spelling.clone(),
+        )
+        .raw("cuda_spelling", |k| k.cuda_spelling.clone())
+        .raw("math_libraries_differ", |k| k.library.to_string())
+        .then(c.params.placements > 1, |columns| {
+            columns.both(
+                "Rust / C++ by placement",
+                |k| {
+                    k.placement_range.map_or(String::new(), |[lo, hi]| {
+                        format!(
+                            "{}–{} over {} (each place's noise up to {})",
+                            num(lo, 3),
+                            num(hi, 3),
+                            k.by_placement.len(),
+                            k.placement_noise.map_or("–".into(), noise)
+                        )
+                    })
+                },
+                "rust_over_cuda_by_placement",
+                |k| {
+                    (k.by_placement.iter())
+                        .map(|r| format!("{r:.4}"))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                },
+            )
+        })
+        .raw("rust_max_ulps", |k| {
+            k.max_ulps.map_or(String::new(), |u| format!("{:.3}", u[0]))
+        })
+        .raw("cuda_max_ulps", |k| {
+            k.max_ulps.map_or(String::new(), |u| format!("{:.3}", u[1]))
+        })
+        .show("launch", move |k| {
+            (c.cases.iter())
+                .find(|s| s.kernel == k.kernel && s.case == k.case && s.form == k.form)
+                .map_or(String::new(), |s| s.launch.clone())
+        })
+}
+
+/// The ratios over the shapes: per kernel, measure and cache state.
+fn sweep_columns<'a>() -> Columns<'a, SweepRatio> {
+    Columns::new()
+        .show("kernel", |s: &SweepRatio| s.kernel.clone())
+        .show("ratio", |s| s.measure.label())
+        .show("L2", |s| cache_label(s.cache).to_owned())
+        .show("at the write-ups' shape", |s| {
+            s.write_up.map_or("–".into(), |w| {
+                format!("{} ({})", num(w, 3), s.write_up_case)
+            })
+        })
+        .show("median", |s| num(s.median, 3))
+        .show("worst (shape)", |s| {
+            format!("{} ({})", num(s.worst, 3), s.worst_case)
+        })
+        .show("shapes", |s| s.shapes.to_string())
+        .show("targets", |s| {
+            s.measure.targets().map_or("–".into(), |[at, worst]| {
+                format!("≤ {at:.2}, worst ≤ {worst:.2}")
+            })
+        })
+        .show("met", |s| match s.within_targets {
+            Some(true) => "yes".into(),
+            Some(false) => "no".into(),
+            None => "–".into(),
+        })
+}
+
+/// The safety table: one row per safe case.
+fn safety_columns<'a>() -> Columns<'a, SafetyCost> {
+    Columns::new()
+        .show("kernel", |k: &SafetyCost| k.kernel.clone())
+        .show("case", |k| k.case.clone())
+        .show("L2", |k| cache_label(k.cache).to_owned())
+        .show("safe Rust / fastest unchecked C++", |k| {
+            format!(
+                "{} ({})",
+                num(k.over_cuda_unchecked, 3),
+                k.unchecked_spelling
+            )
+        })
+        .show("safe Rust / safe C++", |k| num(k.over_cuda_safe, 3))
+        .show("safe Rust / fastest unchecked Rust", |k| {
+            num(k.over_rust_tuned, 3)
+        })
+}
+
+/// A spelling's row: its case, language, entry, what it does, its time and how far it is
+/// from its language's fastest.
+struct SpellingRow<'a> {
+    case: &'a CaseRatio,
+    spelling: &'a super::SpellingTime,
+}
+
+fn spelling_columns<'a>() -> Columns<'a, SpellingRow<'a>> {
+    let fastest_of = |r: &SpellingRow| {
+        (r.case.spellings.iter())
+            .filter(|s| s.language == r.spelling.language && s.fastest)
+            .map(|s| s.median)
+            .next()
+            .unwrap_or(f64::NAN)
+    };
+    Columns::new()
+        .text("kernel", "kernel", |r: &SpellingRow| r.case.kernel.clone())
+        .text("case", "case", |r| r.case.case.clone())
+        .text("form", "form", |r| form_label(r.case.form))
+        .text("L2", "cache", |r| cache_label(r.case.cache).to_owned())
+        .text("language", "language", |r| {
+            r.spelling.language.label().to_owned()
+        })
+        .text("entry", "entry", |r| r.spelling.entry.clone())
+        .number("median ms", "median_ms", (4, 5), |r| r.spelling.median)
+        .noise("noise", "noise", |r| r.spelling.noise)
+        .both(
+            "over its language's fastest",
+            move |r| {
+                if r.spelling.fastest {
+                    "fastest".into()
+                } else {
+                    num(r.spelling.median / fastest_of(r), 3)
+                }
+            },
+            "over_fastest",
+            move |r| format!("{:.4}", r.spelling.median / fastest_of(r)),
+        )
+        .text("how", "how", |r| r.spelling.how.clone())
+}
+
+fn spelling_rows<'a>(cases: impl Iterator<Item = &'a CaseRatio>) -> Vec<SpellingRow<'a>> {
+    cases
+        .flat_map(|case| {
+            case.spellings
+                .iter()
+                .map(move |spelling| SpellingRow { case, spelling })
+        })
+        .collect()
+}
+
+/// The cards' columns, Rust beside CUDA C++ in each cell ("40 / 38"), for the fastest
+/// spellings.
+fn card_columns<'a>() -> Columns<'a, CaseRatio> {
+    let pair = |f: fn(&KernelCard) -> String| {
+        move |k: &CaseRatio| {
+            k.cards
+                .map_or("–".into(), |[r, c]| format!("{} / {}", f(&r), f(&c)))
+        }
+    };
+    Columns::new()
+        .show("kernel", |k: &CaseRatio| k.kernel.clone())
+        .show("case", |k| k.case.clone())
+        .show("form", |k| form_label(k.form))
+        .show("registers", pair(|c| c.driver.registers.to_string()))
+        .show("local bytes", pair(|c| c.driver.local_bytes.to_string()))
+        .show(
+            "occupancy",
+            pair(|c| format!("{:.0}%", 100.0 * c.driver.occupancy)),
+        )
+        .show("global loads", pair(|c| c.ptx.global_loads.to_string()))
+        .show("FMAs", pair(|c| c.ptx.fmas.to_string()))
+        .show("traps", pair(|c| c.ptx.traps.to_string()))
+        .show(
+            "hottest loop",
+            pair(|c| {
+                c.ptx
+                    .hottest_loop_instructions
+                    .map_or("none".into(), |n| n.to_string())
+            }),
+        )
+}
+
+/// "Whose math": the math library kernels' times and largest errors, the `libm` crate's
+/// (Rust) against CUDA's (C++).
+fn math_columns<'a>() -> Columns<'a, CaseRatio> {
+    let ulps = |i: usize| move |k: &CaseRatio| k.max_ulps.map_or("–".into(), |u| num(u[i], 2));
+    Columns::new()
+        .show("function", |k: &CaseRatio| k.kernel.clone())
+        .show("libm crate (Rust), ms", |k| num(k.rust.median, 4))
+        .show("CUDA libdevice (C++), ms", |k| num(k.cuda.median, 4))
+        .show("libm / libdevice", |k| num(k.ratio, 3))
+        .show("libm crate, largest error (ulps)", ulps(0))
+        .show("libdevice, largest error (ulps)", ulps(1))
+}
+
+/// A case that carries the comparison's finding: the tuned form (or a kernel's one
+/// form), and any form where Rust and C++ differ by more than a tenth.
+fn key_case(k: &CaseRatio) -> bool {
+    matches!(k.form, None | Some(KernelForm::Tuned)) || !(0.9..=1.1).contains(&k.ratio)
+}
+
+/// Whether `k` is the slowest Rust has against C++ among `cases` of its kernel, form and
+/// cache.
+fn worst_of_its_kind(k: &CaseRatio, cases: &[CaseRatio]) -> bool {
+    (cases.iter())
+        .filter(|o| o.kernel == k.kernel && o.form == k.form && o.cache == k.cache)
+        .all(|o| o.ratio <= k.ratio)
+}
+
+pub fn tables(c: &KernelComparison, a: &ComparisonAnalysis) -> Vec<Table> {
+    let defaults: Vec<CaseRatio> = (a.cases.iter())
+        .filter(|k| k.origin == Origin::Defaults && k.max_ulps.is_none())
+        .cloned()
+        .collect();
+    let mut tables = vec![columns(c).keyed(
+        Some("at the write-ups' shapes: each side's fastest spelling, median ms per launch (quartiles in brackets)".into()),
+        &defaults,
+        key_case,
+    )];
+    if !a.sweep.is_empty() {
+        tables.push(sweep_columns().table(
+            Some(format!(
+                "each ratio over every shape timed (the write-ups', tails and drawn): targets for the tuned form ≤ {TUNED_TARGET:.2} at the write-ups' shape and ≤ {TUNED_WORST_TARGET:.2} at the worst, for safety's cost ≤ {SAFE_TARGET:.2} and ≤ {SAFE_WORST_TARGET:.2}"
+            )),
+            &a.sweep,
+        ));
+    }
+    if !a.safety.is_empty() {
+        // Each kernel's costliest shape.
+        let costliest = |x: &SafetyCost| {
+            (a.safety.iter())
+                .filter(|o| o.kernel == x.kernel && o.cache == x.cache)
+                .all(|o| o.over_cuda_unchecked <= x.over_cuda_unchecked)
+        };
+        tables.push(safety_columns().keyed(
+            Some("what safety costs, per shape: safe Rust's fastest spelling over the fastest unchecked C++ spelling of the same algorithm (plain or tuned), over the fastest safe C++, and over the fastest unchecked Rust".into()),
+            &a.safety,
+            costliest,
+        ));
+    }
+    let spellings = spelling_rows(defaults.iter());
+    if !spellings.is_empty() {
+        tables.push(spelling_columns().keyed(
+            Some("every spelling at the write-ups' shapes (all shapes in compare-kernels-spellings.csv): median ms per launch, and its time over its language's fastest".into()),
+            &spellings,
+            |r| r.spelling.fastest,
+        ));
+    }
+    let others: Vec<CaseRatio> = (a.cases.iter())
+        .filter(|k| k.origin != Origin::Defaults)
+        .cloned()
+        .collect();
+    if !others.is_empty() {
+        tables.push(columns(c).keyed(
+            Some("at the shapes with tails and the drawn ones".into()),
+            &others,
+            |k| worst_of_its_kind(k, &others),
+        ));
+    }
+    let math: Vec<CaseRatio> = (a.cases.iter())
+        .filter(|k| k.max_ulps.is_some())
+        .cloned()
+        .collect();
+    if !math.is_empty() {
+        tables.push(math_columns().table(
+            Some("whose math: each library's function alone over the blog's indices (x = 0, 1, 2, …), median ms per launch, and its largest error against an f64 reference (a comparison of math libraries, not of languages)".into()),
+            &math,
+        ));
+    }
+    if defaults.iter().any(|k| k.cards.is_some()) {
+        tables.push(card_columns().keyed(
+            Some("the fastest spellings' cards, Rust / CUDA C++: the driver's figures at the launch shape, and the PTX's counts (over the entry and what it calls; the hottest loop is the largest innermost one, in instructions)".into()),
+            &defaults,
+            key_case,
+        ));
+    }
+    tables
+}
+
+/// The cases' CSV, every shape.
+pub fn csv(c: &KernelComparison, a: &ComparisonAnalysis) -> String {
+    columns(c).csv(&a.cases)
+}
+
+/// Every spelling at every shape, as CSV (none for runs from before spellings).
+pub fn spellings_csv(a: &ComparisonAnalysis) -> Option<String> {
+    let rows = spelling_rows(a.cases.iter());
+    (!rows.is_empty()).then(|| spelling_columns().csv(&rows))
+}
+
