@@ -13,7 +13,8 @@
 //! Configurations are sampled round-robin, one batch each per round, so that drift on a
 //! shared machine hits them alike: every configuration gets `--batches` samples, and
 //! those whose relative noise is still above the target get more rounds
-//! ([`crate::measure::wants_round`]). For the bound, the run times each stream count's
+//! ([`crate::measure::wants_round`]), for at most `EXTRA_ROUNDS_BUDGET` in all. For
+//! the bound, the run times each stream count's
 //! chunks copied in alone, out alone and both ways at once (first, then once more after
 //! each of its configurations' batches), and their kernels alone. Every configuration's
 //! output is poisoned before its first batch and checked against an f64 CPU reference
@@ -55,6 +56,11 @@ const TRACED_ITERATIONS: usize = 3;
 const STAGE_SAMPLING: (usize, usize) = (5, 4);
 /// Untimed iterations before each batch after a configuration's first.
 const REVISIT_WARMUP: usize = 2;
+
+/// How long the rounds past every configuration's `--batches` may go on for the
+/// configurations whose noise is still above the target; a row still above it then
+/// keeps the noise it has, and the report counts it as noisy.
+const EXTRA_ROUNDS_BUDGET: std::time::Duration = std::time::Duration::from_secs(30);
 
 impl Run for SincosOverlap {
     const SUMMARY: &'static str =
@@ -214,7 +220,8 @@ impl<'a> Sampling<'a> {
     }
 
     /// Rounds of a batch of every configuration that wants one ([`wants_round`]), until
-    /// none does or a stop is asked; `samplers` are the stages of each of `chunk_counts`.
+    /// none does, the rounds past `--batches` have had [`EXTRA_ROUNDS_BUDGET`], or a stop
+    /// is asked; `samplers` are the stages of each of `chunk_counts`.
     fn rounds(
         &mut self,
         ctx: &Context,
@@ -222,7 +229,14 @@ impl<'a> Sampling<'a> {
         (samplers, chunk_counts): (&mut [StageSampler], &[usize]),
         task: &mut crate::progress::Task,
     ) -> Result<(), RuntimeError> {
+        let mut extra_since = None;
         for round in 0.. {
+            if round >= self.batches.len() {
+                let since = *extra_since.get_or_insert_with(std::time::Instant::now);
+                if since.elapsed() > EXTRA_ROUNDS_BUDGET {
+                    break;
+                }
+            }
             let wanted: Vec<usize> = (0..self.configurations.len())
                 .filter(|&i| wants_round(&self.samples[i], round, self.batches.len()))
                 .collect();
