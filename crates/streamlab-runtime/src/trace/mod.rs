@@ -244,7 +244,38 @@ pub fn record_unchecked(
     reference: TraceReference,
     mut schedule: impl FnMut(&mut Recorder) -> Result<(), RuntimeError>,
 ) -> Result<Timeline, RuntimeError> {
-    record_once(gpu, streams, None, true, title, reference, &mut schedule)
+    let mut lost = 0;
+    loop {
+        let how = if lost + 1 < TRACE_ATTEMPTS {
+            Source::Cupti
+        } else {
+            Source::Events
+        };
+        match record_once(
+            gpu,
+            streams,
+            None,
+            true,
+            title,
+            reference.clone(),
+            &mut schedule,
+            how,
+        ) {
+            Err(RuntimeError::Trace(why)) if how == Source::Cupti => {
+                eprintln!("{why}; tracing it again");
+                lost += 1;
+            }
+            other => return other,
+        }
+    }
+}
+
+/// Where a trace's times come from: CUPTI's records where it runs, or the events around
+/// each operation (the labelled fallback, also where CUPTI lost records on every try).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Source {
+    Cupti,
+    Events,
 }
 
 fn record_with(
@@ -258,7 +289,12 @@ fn record_with(
 ) -> Result<Timeline, RuntimeError> {
     let mut retraced = Vec::new();
     loop {
-        let mut timeline = record_once(
+        let how = if retraced.len() + 1 < TRACE_ATTEMPTS {
+            Source::Cupti
+        } else {
+            Source::Events
+        };
+        let traced = record_once(
             gpu,
             streams,
             lane,
@@ -266,7 +302,18 @@ fn record_with(
             title,
             reference.clone(),
             &mut schedule,
-        )?;
+            how,
+        );
+        // CUPTI lost records: a disturbed trace, traced again, and timed with events on
+        // the last try, never a failed run.
+        let mut timeline = match traced {
+            Err(RuntimeError::Trace(why)) if how == Source::Cupti => {
+                eprintln!("{why}; tracing it again");
+                retraced.push(why);
+                continue;
+            }
+            traced => traced?,
+        };
         let failures = checks::check(&timeline).failures();
         match failures.first() {
             Some(first) if retraced.len() + 1 < TRACE_ATTEMPTS => {
@@ -283,7 +330,8 @@ fn record_with(
     }
 }
 
-/// One warm-up pass and one traced pass of `schedule`, behind a gate if `gated`.
+/// One warm-up pass and one traced pass of `schedule`, behind a gate if `gated`, timed by
+/// CUPTI or by events (`how`).
 #[allow(clippy::too_many_arguments)]
 fn record_once(
     gpu: &Gpu,
@@ -293,11 +341,13 @@ fn record_once(
     title: &str,
     reference: TraceReference,
     schedule: &mut impl FnMut(&mut Recorder) -> Result<(), RuntimeError>,
+    how: Source,
 ) -> Result<Timeline, RuntimeError> {
     gpu.synchronize()?;
-    let cupti = match cupti_unavailable() {
-        None => start_cupti(streams).map_err(|why| note_fallback(&why)).ok(),
-        Some(why) => {
+    let cupti = match (how, cupti_unavailable()) {
+        (Source::Events, _) => None,
+        (Source::Cupti, None) => start_cupti(streams).map_err(|why| note_fallback(&why)).ok(),
+        (Source::Cupti, Some(why)) => {
             note_fallback(why);
             None
         }
