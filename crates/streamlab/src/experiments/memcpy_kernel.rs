@@ -24,6 +24,7 @@ use nvptx_kernel::Kernel;
 use streamlab_results::derived::rates::{best_rates, for_chunks};
 use streamlab_results::experiments::memcpy_kernel::{
     MAX_EXTENSION_STEPS, MemcpyKernel, MemcpyKernelResult, MemcpyKernelRow, Params,
+    outlasts_the_copies,
 };
 use streamlab_results::saved::timeline::{OpKind, Timeline, TraceReference};
 use streamlab_results::saved::{Params as _, StageTimes, Verification};
@@ -306,8 +307,13 @@ impl Sweep<'_> {
                 rows.push(self.row((used, region, sampler), cycles, checks)?);
                 task.step(&format!("{used} streams, cycles {cycles}"));
             }
-            let last = rows.last().expect("a row was measured");
-            let crossed = last.kernel.median() > last.htod.median().max(last.dtoh.median());
+            // The first stream count's row, whose crossing is the breakeven.
+            let first: &MemcpyKernelRow = &rows[rows.len() - counts.len()];
+            let crossed = outlasts_the_copies(
+                first.kernel.median(),
+                first.htod.median(),
+                first.dtoh.median(),
+            );
             if crossed && breakeven.is_none() {
                 breakeven = Some(c32);
             }

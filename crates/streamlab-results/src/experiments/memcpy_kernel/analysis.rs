@@ -117,7 +117,7 @@ pub(super) fn analyze(r: &MemcpyKernelResult) -> MemcpyAnalysis {
     by_cycles.sort_by_key(|r| r.cycles);
     let breakeven_cycles = by_cycles
         .iter()
-        .find(|r| r.kernel_ms > r.htod_ms.max(r.dtoh_ms))
+        .find(|r| super::outlasts_the_copies(r.kernel_ms, r.htod_ms, r.dtoh_ms))
         .map(|r| r.cycles);
     let at_breakeven = breakeven_cycles.and_then(|c| {
         rows.iter()
