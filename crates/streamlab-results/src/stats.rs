@@ -137,10 +137,16 @@ pub fn above_noise_target_clause(above: &[String], configurations: usize) -> Str
     )
 }
 
+/// The most rows above the noise target [`noise_target_note`] names; its tables give the
+/// noise of every row.
+pub const NOISY_ROWS_NAMED: usize = 8;
+
 /// In words, how many of `rows` (label, relative noise) ended above [`NOISE_TARGET`],
-/// naming each with its noise.
+/// naming the noisiest [`NOISY_ROWS_NAMED`] with their noise.
 pub fn noise_target_note(rows: &[(String, f64)]) -> String {
-    let above = above_noise_target(rows);
+    let mut above: Vec<&(String, f64)> = (rows.iter())
+        .filter(|(_, noise)| noise.is_nan() || *noise > NOISE_TARGET)
+        .collect();
     if above.is_empty() {
         return format!(
             "All {} measured rows are at or under the {:.0}% noise target.",
@@ -148,12 +154,27 @@ pub fn noise_target_note(rows: &[(String, f64)]) -> String {
             100.0 * NOISE_TARGET
         );
     }
+    let count = above.len();
+    if count > NOISY_ROWS_NAMED {
+        above.sort_by(|a, b| b.1.total_cmp(&a.1));
+        above.truncate(NOISY_ROWS_NAMED);
+    }
+    let named: Vec<String> = (above.iter())
+        .map(|(label, noise)| format!("{label} ({:.1}%)", 100.0 * noise))
+        .collect();
+    let rest = if count > named.len() {
+        format!(
+            "; the noisiest {} of them named, every row's noise is in its table",
+            named.len()
+        )
+    } else {
+        String::new()
+    };
     format!(
-        "{} of {} measured rows ended above the {:.0}% noise target: {}.",
-        above.len(),
+        "{count} of {} measured rows ended above the {:.0}% noise target: {}{rest}.",
         rows.len(),
         100.0 * NOISE_TARGET,
-        above.join(", ")
+        named.join(", ")
     )
 }
 
@@ -427,6 +448,21 @@ mod tests {
             note.starts_with("2 of 3 measured rows ended above the 1% noise target: b (1.3%), c"),
             "{note}"
         );
+        let many: Vec<(String, f64)> = (0..12)
+            .map(|i| (format!("r{i}"), 0.011 + 0.001 * f64::from(i)))
+            .collect();
+        let note = noise_target_note(&many);
+        assert!(
+            note.starts_with(
+                "12 of 12 measured rows ended above the 1% noise target: r11 (2.2%), r10"
+            ),
+            "{note}"
+        );
+        assert!(
+            note.contains("r4 (1.5%); the noisiest 8 of them named"),
+            "{note}"
+        );
+        assert!(!note.contains("r3 "), "{note}");
         assert_eq!(
             noise_target_note(&configs[..1]),
             "All 1 measured rows are at or under the 1% noise target."
