@@ -75,6 +75,13 @@ pub fn percent(x: f64) -> String {
     }
 }
 
+/// The least spread between machines a margin is taken as: half the noise target the runs
+/// sample to. A few pairs of machines that happened to agree closer than that (a Rust
+/// kernel against its C++ twin, within a tenth of a percent on every machine fitted) say
+/// little about the next machine, and a change under the noise a run samples to is not
+/// one it can show.
+pub const SPREAD_FLOOR: f64 = stats::NOISE_TARGET / 2.0;
+
 /// The spread of one experiment's rows between two machines running one build: the
 /// standard deviation of `ln(B/A)` the machines add beyond each run's own noise, raw and
 /// controlled.
@@ -143,14 +150,15 @@ pub fn margins() -> &'static Margins {
 
 impl Margins {
     /// Experiment `name`'s spread, raw or controlled (the pooled one where the pairs did
-    /// not hold it, or held it without a control).
+    /// not hold it, or held it without a control), never under [`SPREAD_FLOOR`].
     pub fn spread(&self, name: &str, controlled: bool) -> f64 {
         let m = self.experiments.get(name).unwrap_or(&self.pooled);
-        if controlled {
+        let fitted = if controlled {
             (m.controlled).or(self.pooled.controlled).unwrap_or(m.raw)
         } else {
             m.raw
-        }
+        };
+        fitted.max(SPREAD_FLOOR)
     }
 
     /// The largest share of rows the rule called changed on a pair left out of its fit,

@@ -14,6 +14,16 @@ fn form_label(form: Option<KernelForm>) -> String {
     form.map_or("one form".into(), |f| f.label().to_owned())
 }
 
+/// A ratio with the shape it was taken at, e.g. "1.012 (cycles 1)"; a kernel with one
+/// shape at the write-ups' size (fill) has none to name.
+fn with_shape(ratio: f64, shape: &str) -> String {
+    if shape.is_empty() {
+        num(ratio, 3)
+    } else {
+        format!("{} ({shape})", num(ratio, 3))
+    }
+}
+
 fn cache_label(cache: Option<Cache>) -> &'static str {
     cache.map_or("", Cache::label)
 }
@@ -125,14 +135,11 @@ fn sweep_columns<'a>() -> Columns<'a, SweepRatio> {
         .show("ratio", |s| s.measure.label())
         .show("L2", |s| cache_label(s.cache).to_owned())
         .show("at the write-ups' shape", |s| {
-            s.write_up.map_or("–".into(), |w| {
-                format!("{} ({})", num(w, 3), s.write_up_case)
-            })
+            s.write_up
+                .map_or("–".into(), |w| with_shape(w, &s.write_up_case))
         })
         .show("median", |s| num(s.median, 3))
-        .show("worst (shape)", |s| {
-            format!("{} ({})", num(s.worst, 3), s.worst_case)
-        })
+        .show("worst (shape)", |s| with_shape(s.worst, &s.worst_case))
         .show("shapes", |s| s.shapes.to_string())
         .show("targets", |s| {
             s.measure.targets().map_or("–".into(), |[at, worst]| {
