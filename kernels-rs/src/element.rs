@@ -308,15 +308,7 @@ pub fn add_repeatedly_by<const STEP: i32>(value: i32, add_value: i32, cycles: i3
             }
             steps -= 1;
         }
-        let mut bit = STEP / 2;
-        while bit > 0 {
-            if cycles & bit != 0 {
-                for _ in 0..bit {
-                    value = add(value);
-                }
-            }
-            bit /= 2;
-        }
+        value = add_rest_by_bits::<STEP>(value, add_value, cycles);
     }
     value
 }
@@ -352,15 +344,24 @@ pub fn add_repeatedly_in_pairs<const STEP: i32>(value: i32, add_value: i32, cycl
             }
             pairs -= 1;
         }
-        let mut bit = STEP / 2;
-        while bit > 0 {
-            if cycles & bit != 0 {
-                for _ in 0..bit {
-                    value = add(value);
-                }
+        value = add_rest_by_bits::<STEP>(value, add_value, cycles);
+    }
+    value
+}
+
+/// The sums of [`add_repeatedly_by`] and [`add_repeatedly_in_pairs`] after their full
+/// steps: straight-line, by the bits of `cycles` below `STEP`, each behind the same barrier.
+#[inline(always)]
+fn add_rest_by_bits<const STEP: i32>(value: i32, add_value: i32, cycles: i32) -> i32 {
+    let mut value = value;
+    let mut bit = STEP / 2;
+    while bit > 0 {
+        if cycles & bit != 0 {
+            for _ in 0..bit {
+                value = nvptx_kernel::hint::opaque(value.wrapping_add(add_value));
             }
-            bit /= 2;
         }
+        bit /= 2;
     }
     value
 }

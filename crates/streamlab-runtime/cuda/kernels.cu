@@ -280,6 +280,24 @@ extern "C" __global__ void add_kernel_plain(int *out, size_t out_len, const int 
     }
 }
 
+// The sums of add_repeatedly_by and add_repeatedly_in_pairs after their full steps:
+// straight-line, by the bits of cycles below STEP, each behind the barrier.
+template <int STEP>
+__device__ __forceinline__ int add_rest_by_bits(int value, int add_value, int cycles)
+{
+#pragma unroll
+    for (int bit = STEP / 2; bit > 0; bit /= 2) {
+        if (cycles & bit) {
+#pragma unroll
+            for (int u = 0; u < bit; u++) {
+                value += add_value;
+                asm volatile("" : "+r"(value));
+            }
+        }
+    }
+    return value;
+}
+
 // `cycles` additions of add_value to value, each behind an empty assembly barrier (the
 // register barrier nvptx_kernel::hint::opaque is in Rust), so the loop is not folded into
 // one multiply: STEP a step and the rest straight-line, by the bits of cycles below STEP,
@@ -295,16 +313,7 @@ __device__ __forceinline__ int add_repeatedly_by(int value, int add_value, int c
                 asm volatile("" : "+r"(value));
             }
         }
-#pragma unroll
-        for (int bit = STEP / 2; bit > 0; bit /= 2) {
-            if (cycles & bit) {
-#pragma unroll
-                for (int u = 0; u < bit; u++) {
-                    value += add_value;
-                    asm volatile("" : "+r"(value));
-                }
-            }
-        }
+        value = add_rest_by_bits<STEP>(value, add_value, cycles);
     }
     return value;
 }
@@ -334,16 +343,7 @@ __device__ __forceinline__ int add_repeatedly_in_pairs(int value, int add_value,
                 asm volatile("" : "+r"(value));
             }
         }
-#pragma unroll
-        for (int bit = STEP / 2; bit > 0; bit /= 2) {
-            if (cycles & bit) {
-#pragma unroll
-                for (int u = 0; u < bit; u++) {
-                    value += add_value;
-                    asm volatile("" : "+r"(value));
-                }
-            }
-        }
+        value = add_rest_by_bits<STEP>(value, add_value, cycles);
     }
     return value;
 }
