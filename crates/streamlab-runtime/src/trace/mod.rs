@@ -235,8 +235,9 @@ pub fn record_as_issued(
     record_with(gpu, streams, lane, false, title, reference, schedule)
 }
 
-/// Trace `schedule` once, as [`record`] does but with no checks and no retrace: for
-/// traced batches whose records only give a number (a busy time), not a timeline to keep.
+/// Trace `schedule` once, as [`record`] does but with no checks, traced again only where
+/// CUPTI lost records (`record_whole`): for traced batches whose records only give a
+/// number (a busy time), not a timeline to keep.
 pub fn record_unchecked(
     gpu: &Gpu,
     streams: &[Stream],
@@ -244,26 +245,52 @@ pub fn record_unchecked(
     reference: TraceReference,
     mut schedule: impl FnMut(&mut Recorder) -> Result<(), RuntimeError>,
 ) -> Result<Timeline, RuntimeError> {
-    let mut lost = 0;
+    record_whole(
+        gpu,
+        streams,
+        None,
+        true,
+        title,
+        &reference,
+        &mut schedule,
+        &mut Vec::new(),
+    )
+}
+
+/// [`record_once`], traced again while CUPTI's records come back incomplete (each reason
+/// pushed onto `retraced`), and timed with events on the last of [`TRACE_ATTEMPTS`]: a
+/// disturbed trace, never a failed run.
+#[allow(clippy::too_many_arguments)]
+fn record_whole(
+    gpu: &Gpu,
+    streams: &[Stream],
+    lane: Option<(Lane, &Stream)>,
+    gated: bool,
+    title: &str,
+    reference: &TraceReference,
+    schedule: &mut impl FnMut(&mut Recorder) -> Result<(), RuntimeError>,
+    retraced: &mut Vec<String>,
+) -> Result<Timeline, RuntimeError> {
     loop {
-        let how = if lost + 1 < TRACE_ATTEMPTS {
+        let how = if retraced.len() + 1 < TRACE_ATTEMPTS {
             Source::Cupti
         } else {
             Source::Events
         };
-        match record_once(
+        let traced = record_once(
             gpu,
             streams,
-            None,
-            true,
+            lane,
+            gated,
             title,
             reference.clone(),
-            &mut schedule,
+            schedule,
             how,
-        ) {
+        );
+        match traced {
             Err(RuntimeError::Trace(why)) if how == Source::Cupti => {
                 eprintln!("{why}; tracing it again");
-                lost += 1;
+                retraced.push(why);
             }
             other => return other,
         }
@@ -289,31 +316,16 @@ fn record_with(
 ) -> Result<Timeline, RuntimeError> {
     let mut retraced = Vec::new();
     loop {
-        let how = if retraced.len() + 1 < TRACE_ATTEMPTS {
-            Source::Cupti
-        } else {
-            Source::Events
-        };
-        let traced = record_once(
+        let mut timeline = record_whole(
             gpu,
             streams,
             lane,
             gated,
             title,
-            reference.clone(),
+            &reference,
             &mut schedule,
-            how,
-        );
-        // CUPTI lost records: a disturbed trace, traced again, and timed with events on
-        // the last try, never a failed run.
-        let mut timeline = match traced {
-            Err(RuntimeError::Trace(why)) if how == Source::Cupti => {
-                eprintln!("{why}; tracing it again");
-                retraced.push(why);
-                continue;
-            }
-            traced => traced?,
-        };
+            &mut retraced,
+        )?;
         let failures = checks::check(&timeline).failures();
         match failures.first() {
             Some(first) if retraced.len() + 1 < TRACE_ATTEMPTS => {
