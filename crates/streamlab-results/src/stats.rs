@@ -120,9 +120,19 @@ pub const NOISE_TARGET: f64 = 0.01;
 /// [`NOISE_TARGET`], with their noise, e.g. "asynchronous 1 with 16 streams (1.3%)".
 pub fn above_noise_target(configs: &[(String, f64)]) -> Vec<String> {
     (configs.iter())
-        .filter(|(_, noise)| noise.is_nan() || *noise > NOISE_TARGET)
-        .map(|(label, noise)| format!("{label} ({:.1}%)", 100.0 * noise))
+        .filter(|(_, noise)| above_target(*noise))
+        .map(|(label, noise)| with_noise(label, *noise))
         .collect()
+}
+
+/// Whether a noise is above [`NOISE_TARGET`] (or could not be measured).
+fn above_target(noise: f64) -> bool {
+    noise.is_nan() || noise > NOISE_TARGET
+}
+
+/// "asynchronous 1 with 16 streams (1.3%)".
+fn with_noise(label: &str, noise: f64) -> String {
+    format!("{label} ({:.1}%)", 100.0 * noise)
 }
 
 /// For a headline: ", noise above the 1% target in 2 of 9 rows" (nothing when none is).
@@ -145,7 +155,7 @@ pub const NOISY_ROWS_NAMED: usize = 8;
 /// naming the noisiest [`NOISY_ROWS_NAMED`] with their noise.
 pub fn noise_target_note(rows: &[(String, f64)]) -> String {
     let mut above: Vec<&(String, f64)> = (rows.iter())
-        .filter(|(_, noise)| noise.is_nan() || *noise > NOISE_TARGET)
+        .filter(|(_, noise)| above_target(*noise))
         .collect();
     if above.is_empty() {
         return format!(
@@ -160,7 +170,7 @@ pub fn noise_target_note(rows: &[(String, f64)]) -> String {
         above.truncate(NOISY_ROWS_NAMED);
     }
     let named: Vec<String> = (above.iter())
-        .map(|(label, noise)| format!("{label} ({:.1}%)", 100.0 * noise))
+        .map(|(label, noise)| with_noise(label, *noise))
         .collect();
     let rest = if count > named.len() {
         format!(

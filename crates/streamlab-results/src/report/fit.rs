@@ -211,12 +211,7 @@ impl Table {
             self.merged()
         };
         let inline = |c: &str| c.replace(UNDER, " ");
-        let chars = |t: &Table, i: usize| {
-            (t.rows.iter().map(|r| inline(&r[i]).chars().count()))
-                .chain([t.header[i].chars().count()])
-                .max()
-                .unwrap_or(0)
-        };
+        let chars = |t: &Table, i: usize| column_chars(t, i, &inline);
         // A column is at most what is left beside the labels; the rest wraps.
         let labels: usize = (0..table.label_columns.min(table.header.len()))
             .map(|i| chars(&table, i) + 2)
@@ -232,6 +227,16 @@ impl Table {
         }
         out
     }
+}
+
+/// The widest cell of `t`'s column `i`, its heading included, in characters as `inline`
+/// writes each cell.
+pub(super) fn column_chars(t: &Table, i: usize, inline: &dyn Fn(&str) -> String) -> usize {
+    (t.rows.iter())
+        .map(|r| r.get(i).map_or(0, |c| inline(c).chars().count()))
+        .chain([t.header[i].chars().count()])
+        .max()
+        .unwrap_or(0)
 }
 
 /// `t` as aligned text in columns of `widths`, cells wrapped to them: numbers

@@ -50,15 +50,7 @@ impl Table {
     /// right-aligned, words left-aligned, the caption above.
     pub fn text(&self) -> String {
         let widths: Vec<usize> = (0..self.header.len())
-            .map(|i| {
-                (self
-                    .rows
-                    .iter()
-                    .map(|r| r.get(i).map_or(0, |c| c.chars().count())))
-                .chain([self.header[i].chars().count()])
-                .max()
-                .unwrap_or(0)
-            })
+            .map(|i| super::fit::column_chars(self, i, &str::to_owned))
             .collect();
         super::fit::aligned(self, &widths, usize::MAX, &str::to_owned)
     }
