@@ -14,9 +14,9 @@
 //! shared machine hits them alike: every configuration gets `--batches` samples, and
 //! those whose relative noise is still above the target get more rounds
 //! ([`crate::measure::wants_round`]), for at most `EXTRA_ROUNDS_BUDGET` in all. For
-//! the bound, the run times each stream count's
-//! chunks copied in alone, out alone and both ways at once (first, then once more after
-//! each of its configurations' batches), and their kernels alone. Every configuration's
+//! the bound, the run times each stream count's chunks copied in alone, out alone and
+//! both ways at once (first, then once more after each of its configurations' batches),
+//! and their kernels alone. Every configuration's
 //! output is poisoned before its first batch and checked against an f64 CPU reference
 //! after it. Each timed batch is paired with one of the CUDA C++ host twin
 //! (`runtime::cpp_host`, where nvcc is found; in the first kernel set's run of a

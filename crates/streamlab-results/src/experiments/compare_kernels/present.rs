@@ -4,7 +4,7 @@ use super::analysis::{
     CaseRatio, ComparisonAnalysis, KernelRatios, Measure, SweepRatio,
 };
 use super::tables::tables;
-use super::{Cache, CompareKernels, Origin};
+use super::{BATCHED_SAMPLE_MS, Cache, CompareKernels, Origin};
 use crate::experiment::{self, Analyzed, Experiment, Overview, Summary};
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, BarSeries, Level, PALETTE, XAxis, YScale};
@@ -65,13 +65,16 @@ fn figures(a: &ComparisonAnalysis) -> Vec<FigureModel> {
     vec![FigureModel::chart("compare-kernels.svg".into(), chart)]
 }
 
-const ABOUT: &str = "Each kernel in Rust and in CUDA C++, each side in a few honest spellings of the same algorithm (the same products or sums in the same order: loop shapes, batching, tails, index widths), launched alternately on one stream and timed with events (fill, whose launches last microseconds, in batches of launches run back to back that last at least 0.2 ms, each batch's mean per launch one sample); each side's fastest spelling is the one its ratio takes, so a ratio compares the best of each, and every spelling's time is kept. Each kernel exists in a plain form (the write-ups' algorithm as a user would port it: the naive matmul loop with checked indexing in Rust, AddKernel's volatile local, separate sinf and cosf), a safe form (no unsafe in the kernel body: slices, get and get_mut, and nvptx-kernel's views, which check a shape once and then iterate unchecked; the C++ twins check what the Rust ones check) and a tuned form (raw pointers and unchecked indexing, matmul's loads in batches with one batch loaded a step ahead, AddKernel's sums unrolled, 256 a turn); a transformation one side's tuned form does by hand, the other side has a spelling of too. A ratio compares the same form; safety's cost compares safe Rust with the fastest unchecked C++ of the same algorithm. Every shape is timed after every spelling's output was checked on inputs whose elements all differ (matmul against the CPU in f64 within a bound on the rounding of its chain of multiply-adds; AddKernel exactly; sincos within 1e-6). Beside the write-ups' shapes, a sweep of shapes with tails and shapes drawn from the run's seed; a matmul case whose inputs fit in L2 is timed warm (launched back to back) and cold (L2 flushed before each launch).";
+/// What the section says of how it measured; fill's batch length is [`BATCHED_SAMPLE_MS`].
+fn about() -> String {
+    format!("Each kernel in Rust and in CUDA C++, each side in a few honest spellings of the same algorithm (the same products or sums in the same order: loop shapes, batching, tails, index widths), launched alternately on one stream and timed with events (fill, whose launches last microseconds, in batches of launches run back to back that last at least {BATCHED_SAMPLE_MS} ms, each batch's mean per launch one sample); each side's fastest spelling is the one its ratio takes, so a ratio compares the best of each, and every spelling's time is kept. Each kernel exists in a plain form (the write-ups' algorithm as a user would port it: the naive matmul loop with checked indexing in Rust, AddKernel's volatile local, separate sinf and cosf), a safe form (no unsafe in the kernel body: slices, get and get_mut, and nvptx-kernel's views, which check a shape once and then iterate unchecked; the C++ twins check what the Rust ones check) and a tuned form (raw pointers and unchecked indexing, matmul's loads in batches with one batch loaded a step ahead, AddKernel's sums unrolled, 256 a turn); a transformation one side's tuned form does by hand, the other side has a spelling of too. A ratio compares the same form; safety's cost compares safe Rust with the fastest unchecked C++ of the same algorithm. Every shape is timed after every spelling's output was checked on inputs whose elements all differ (matmul against the CPU in f64 within a bound on the rounding of its chain of multiply-adds; AddKernel exactly; sincos within 1e-6). Beside the write-ups' shapes, a sweep of shapes with tails and shapes drawn from the run's seed; a matmul case whose inputs fit in L2 is timed warm (launched back to back) and cold (L2 flushed before each launch).")
+}
 
 pub fn section(rust: &Analyzed<CompareKernels>) -> Result<Section, ReportError> {
     let (c, a) = rust.with();
     let mut sec = rust.section(
         "Rust against CUDA C++: the same kernels, each side's best spelling",
-        ABOUT,
+        &about(),
     );
     sec.tables = tables(c, a);
     if let Some(seed) = c.seed {

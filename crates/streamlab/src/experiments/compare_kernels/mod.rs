@@ -9,8 +9,9 @@
 //! exactly, sincos within 1e-6); then the spellings of both languages are launched in
 //! turn on one stream, an event before and after each launch, so all see the same clocks
 //! and neighbours (fill, whose launches last microseconds, runs as many launches back to
-//! back between the two events as make up `BATCHED_SAMPLE_MS`). A case whose inputs fit in L2 is timed twice: warm (back to back, as a
-//! kernel re-reading its inputs sees them) and cold (L2 flushed before each launch by
+//! back between the two events as make up `BATCHED_SAMPLE_MS`). A case whose inputs fit
+//! in L2 is timed twice: warm (back to back, as a kernel re-reading its inputs sees them)
+//! and cold (L2 flushed before each launch by
 //! writing a buffer twice its size). matmul's warm launches are shared among `--placements`
 //! places of its inputs in one allocation. Each spelling's card (the driver's figures at
 //! the launch shape and the PTX's counts) is read beside its times. The math library
