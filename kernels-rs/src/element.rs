@@ -240,8 +240,8 @@ pub fn matmul_cell_safe(pairs: nvptx_kernel::view::ZipExact<'_, '_, f32, f32>) -
 }
 
 /// Safe matmul cell as a plain fold of the zipped pairs: a counted loop over two pointers
-/// with no check inside, which LLVM unrolls as it would the unchecked C++ loop, one load
-/// of each a product.
+/// with no check inside (its counter 32 bits wide where the length fits), which LLVM
+/// unrolls as it would the unchecked C++ loop, one load of each a product.
 #[inline(always)]
 pub fn matmul_cell_safe_zip(pairs: nvptx_kernel::view::ZipExact<'_, '_, f32, f32>) -> f32 {
     pairs.fold(0.0, |sum, (x, y)| fma(*x, *y, sum))

@@ -202,15 +202,24 @@ impl<'a, T> Iterator for Strided<'a, T> {
     }
 
     /// A loop counting `len` steps (what `sum`, `fold` and `for_each` run): one counter,
-    /// one pointer, nothing else tested per step.
+    /// one pointer, nothing else tested per step. The counter is 32 bits wide where `len`
+    /// fits (one instruction a step on the GPU, where a 64-bit count takes two).
     #[inline(always)]
     fn fold<B, F: FnMut(B, &'a T) -> B>(self, init: B, mut f: F) -> B {
         let mut acc = init;
         let mut next = self.next;
-        for _ in 0..self.len {
-            // SAFETY: step k reads element k < len of the invariant.
-            acc = f(acc, unsafe { &*next });
-            next = next.wrapping_add(self.stride);
+        macro_rules! steps {
+            ($len:expr) => {
+                for _ in 0..$len {
+                    // SAFETY: step k reads element k < len of the invariant.
+                    acc = f(acc, unsafe { &*next });
+                    next = next.wrapping_add(self.stride);
+                }
+            };
+        }
+        match u32::try_from(self.len) {
+            Ok(len) => steps!(len),
+            Err(_) => steps!(self.len),
         }
         acc
     }
@@ -248,16 +257,24 @@ impl<'a, 'b, T, U> Iterator for ZipExact<'a, 'b, T, U> {
         (self.a.len, Some(self.a.len))
     }
 
-    /// As [`Strided`]'s: one counter for both.
+    /// As [`Strided`]'s: one counter for both, 32 bits wide where the length fits.
     #[inline(always)]
     fn fold<B, F: FnMut(B, (&'a T, &'b U)) -> B>(self, init: B, mut f: F) -> B {
         let mut acc = init;
         let (mut a, mut b) = (self.a.next, self.b.next);
-        for _ in 0..self.a.len {
-            // SAFETY: step k reads element k < a.len == b.len of both invariants.
-            acc = f(acc, unsafe { (&*a, &*b) });
-            a = a.wrapping_add(self.a.stride);
-            b = b.wrapping_add(self.b.stride);
+        macro_rules! steps {
+            ($len:expr) => {
+                for _ in 0..$len {
+                    // SAFETY: step k reads element k < a.len == b.len of both invariants.
+                    acc = f(acc, unsafe { (&*a, &*b) });
+                    a = a.wrapping_add(self.a.stride);
+                    b = b.wrapping_add(self.b.stride);
+                }
+            };
+        }
+        match u32::try_from(self.a.len) {
+            Ok(len) => steps!(len),
+            Err(_) => steps!(self.a.len),
         }
         acc
     }

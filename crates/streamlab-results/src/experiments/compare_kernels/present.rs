@@ -223,7 +223,7 @@ pub fn summary(a: &ComparisonAnalysis) -> Summary {
             .filter(|s| s.measure == measure)
             .map(|s| {
                 format!(
-                    "{} {} (worst {} at {})",
+                    "{} {} at the write-ups' shapes (worst {} at {})",
                     s.kernel,
                     s.write_up.map_or("–".into(), |w| num(w, 3)),
                     num(s.worst, 3),

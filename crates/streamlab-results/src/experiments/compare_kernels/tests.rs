@@ -136,6 +136,17 @@ fn safety_is_held_against_the_fastest_unchecked_cpp_of_its_shape_and_the_worst_s
     assert_eq!(tuned.shapes, 2);
     assert!((tuned.worst - 2.6 / 3.0).abs() < 1e-12);
     assert_eq!(tuned.within_targets, Some(true));
+    // A second write-ups' shape (matmul's square) is held to the same target: the
+    // column gives the worse of the two.
+    let mut cases = at("wiki", Origin::Defaults, 3.0, 4.0, 3.0);
+    cases.extend(at("512×512×2048", Origin::Defaults, 3.3, 3.0, 3.2));
+    let a = analyze(&KernelComparison { cases, ..empty() });
+    let safety = (a.sweep.iter())
+        .find(|s| s.measure == Measure::Safety && s.cache == Some(Cache::Warm))
+        .unwrap();
+    assert!((safety.write_up.unwrap() - 1.1).abs() < 1e-12);
+    assert_eq!(safety.write_up_case, "512×512×2048");
+    assert_eq!(safety.within_targets, Some(false));
 }
 
 #[test]
