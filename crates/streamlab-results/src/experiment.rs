@@ -18,7 +18,8 @@ use crate::report::section::{Section, TimelineFigure};
 use crate::report::table::Table;
 use crate::saved::timeline::Timeline;
 use crate::saved::{
-    DeviceInfo, KernelSet, LinkRates, Params, Provenance, StageTimes, Verification, files,
+    DeviceInfo, KernelSet, LinkRates, Params, Provenance, RunRecord, StageTimes, Verification,
+    files,
 };
 use crate::stats::Series;
 
@@ -74,11 +75,25 @@ pub trait Saved:
     Serialize + DeserializeOwned + Clone + std::fmt::Debug + Send + Sync + 'static
 {
     type Params: Params;
-    fn params(&self) -> &Self::Params;
-    fn device(&self) -> &DeviceInfo;
-    fn provenance(&self) -> &Provenance;
-    fn provenance_mut(&mut self) -> &mut Provenance;
-    fn verification(&self) -> &Verification;
+    /// What it records of its run (its field `run`, as every result's is:
+    /// [`saved_fields`]).
+    fn run(&self) -> &RunRecord<Self::Params>;
+    fn run_mut(&mut self) -> &mut RunRecord<Self::Params>;
+    fn params(&self) -> &Self::Params {
+        &self.run().params
+    }
+    fn device(&self) -> &DeviceInfo {
+        &self.run().device
+    }
+    fn provenance(&self) -> &Provenance {
+        &self.run().provenance
+    }
+    fn provenance_mut(&mut self) -> &mut Provenance {
+        &mut self.run_mut().provenance
+    }
+    fn verification(&self) -> &Verification {
+        &self.run().verification
+    }
     /// The traced timelines, each held to the trace checks.
     fn timelines(&self) -> Vec<&Timeline> {
         Vec::new()
@@ -95,26 +110,17 @@ pub trait Saved:
     }
 }
 
-/// The accessors of [`Saved`] for a result whose fields are named `params`, `device`,
-/// `provenance` and `verification`, as every one's is; `$params` is its parameters' type.
+/// [`Saved`]'s record accessors for a result whose [`RunRecord`] is its field `run`, as
+/// every one's is; `$params` is its parameters' type.
 #[macro_export]
 macro_rules! saved_fields {
     ($params:ty) => {
         type Params = $params;
-        fn params(&self) -> &$params {
-            &self.params
+        fn run(&self) -> &$crate::saved::RunRecord<$params> {
+            &self.run
         }
-        fn device(&self) -> &$crate::saved::DeviceInfo {
-            &self.device
-        }
-        fn provenance(&self) -> &$crate::saved::Provenance {
-            &self.provenance
-        }
-        fn provenance_mut(&mut self) -> &mut $crate::saved::Provenance {
-            &mut self.provenance
-        }
-        fn verification(&self) -> &$crate::saved::Verification {
-            &self.verification
+        fn run_mut(&mut self) -> &mut $crate::saved::RunRecord<$params> {
+            &mut self.run
         }
     };
 }

@@ -19,7 +19,8 @@ use streamlab_results::report::section::Section;
 use streamlab_results::report::table::{Columns, Table, num};
 use streamlab_results::run::SavedRun;
 use streamlab_results::run::recorder::Recorder;
-use streamlab_results::saved::{self, DeviceInfo, KernelSet, Provenance, UsageError, Verification};
+use streamlab_results::saved::RunRecord;
+use streamlab_results::saved::{self, KernelSet, UsageError};
 use streamlab_results::stats::Series;
 
 // The toy experiment, as a results module holds one: its parameters, its result and its
@@ -52,10 +53,8 @@ impl saved::Params for Params {
 /// Result of `toy`: one copy's times.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToyResult {
-    pub params: Params,
-    pub device: DeviceInfo,
-    pub provenance: Provenance,
-    pub verification: Verification,
+    #[serde(flatten)]
+    pub run: RunRecord<Params>,
     pub copy: Series,
 }
 
@@ -75,7 +74,7 @@ impl Experiment for Toy {
 
     fn derive(r: &ToyResult, _checks: &[TraceChecks]) -> f64 {
         DERIVED.set(DERIVED.get() + 1);
-        r.params.bytes as f64 / (r.copy.median() * 1e6)
+        r.run.params.bytes as f64 / (r.copy.median() * 1e6)
     }
     fn rows(r: &ToyResult, _gbps: &f64) -> Vec<MeasuredRow> {
         vec![MeasuredRow::median("copy", "one copy", &r.copy, MS).over_link()]
@@ -118,10 +117,12 @@ fn result(samples_ms: &[f64]) -> ToyResult {
     let json = include_str!("runs/h200-2026-11-25-2255/bounds.json");
     let bounds: serde_json::Value = serde_json::from_str(json).unwrap();
     ToyResult {
-        params: Params::default(),
-        device: serde_json::from_value(bounds["device"].clone()).unwrap(),
-        provenance: serde_json::from_value(bounds["provenance"].clone()).unwrap(),
-        verification: serde_json::from_value(bounds["verification"].clone()).unwrap(),
+        run: RunRecord {
+            params: Params::default(),
+            device: serde_json::from_value(bounds["device"].clone()).unwrap(),
+            provenance: serde_json::from_value(bounds["provenance"].clone()).unwrap(),
+            verification: serde_json::from_value(bounds["verification"].clone()).unwrap(),
+        },
         copy: Series::new(samples_ms.to_vec()).unwrap(),
     }
 }

@@ -11,7 +11,7 @@ use crate::experiment::{
 use crate::report::ReportError;
 use crate::report::section::{BOUND_NOTE, Section};
 use crate::report::table::{Columns, Table, num};
-use crate::saved::{DeviceInfo, Provenance, StageTimes, Verification};
+use crate::saved::{StageTimes, RunRecord};
 use crate::stats::Series;
 
 /// The bounds experiment.
@@ -53,9 +53,8 @@ impl Params {
 /// Result of `bounds`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BoundsResult {
-    pub params: Params,
-    pub device: DeviceInfo,
-    pub provenance: Provenance,
+    #[serde(flatten)]
+    pub run: RunRecord<Params>,
     /// Pinned copies of `params.bytes()` each way alone and both ways at once, whole.
     pub copies: StageTimes,
     /// Device to device, one copy of `params.bytes()` per sample.
@@ -63,8 +62,6 @@ pub struct BoundsResult {
     /// Milliseconds per launch of an empty kernel, each sample the mean of
     /// `params.launches` back-to-back launches.
     pub launch: Series,
-    /// The copies' contents checked after the measurements.
-    pub verification: Verification,
 }
 
 /// The medians of every measurement: `summary.json`'s `bounds`.

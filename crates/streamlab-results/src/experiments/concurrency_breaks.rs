@@ -25,7 +25,7 @@ use crate::report::figures::{FigureModel, blank};
 use crate::report::section::{Section, draw};
 use crate::report::table::{Columns, Table, num};
 use crate::saved::timeline::Timeline;
-use crate::saved::{DeviceInfo, Provenance, UsageError, Verification};
+use crate::saved::{UsageError, RunRecord};
 use crate::stats::Series;
 use crate::verdict::{self, Rule, Verdict};
 
@@ -189,12 +189,10 @@ pub struct Calibration {
 /// Result of concurrency-breaks.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ConcurrencyBreaksResult {
-    pub params: Params,
-    pub device: DeviceInfo,
-    pub provenance: Provenance,
+    #[serde(flatten)]
+    pub run: RunRecord<Params>,
     pub calibration: Calibration,
     pub cases: Vec<CaseRun>,
-    pub verification: Verification,
 }
 
 /// One case against its clean pipeline.
@@ -446,7 +444,7 @@ impl Experiment for ConcurrencyBreaks {
         vec![columns().table(
             Some(format!(
                 "medians of {} back-to-back iterations per sample; cost: ms per iteration over the clean pipeline on streams of the same kind",
-                r.params.iterations
+                r.run.params.iterations
             )),
             &derived.rows,
         )]
@@ -470,7 +468,7 @@ impl Experiment for ConcurrencyBreaks {
                 c.cycles,
                 c.kernels_ms,
                 c.htod_ms,
-                if r.params.cycles == 0 { " (cycles picked to match them)" } else { "" }
+                if r.run.params.cycles == 0 { " (cycles picked to match them)" } else { "" }
             ),
         );
         sec.note(
@@ -506,7 +504,7 @@ impl Experiment for ConcurrencyBreaks {
         let a = derived;
         let costliest = (a.rows.iter()).max_by(|x, y| x.over_clean.total_cmp(&y.over_clean));
         let x = BreaksSummary {
-            verified: r.verification.passed,
+            verified: r.run.verification.passed,
             clean_ms: (a.rows.iter().find(|x| x.case == Case::Clean)).map(|x| x.median_ms),
             costliest: costliest.map(|x| x.case),
             costliest_over_clean: costliest.map(|x| x.over_clean),

@@ -19,9 +19,7 @@ use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
 use crate::report::section::{Section, draw};
 use crate::report::table::{Columns, Table, num};
-use crate::saved::{
-    DeviceInfo, IssueOrder, MAX_STREAMS, Provenance, StageTimes, UsageError, Verification,
-};
+use crate::saved::{IssueOrder, MAX_STREAMS, StageTimes, UsageError, RunRecord};
 use crate::stats::{self, Series};
 
 /// The graph-overlap experiment.
@@ -108,14 +106,12 @@ pub struct GraphPoint {
 /// Result of graph-overlap.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GraphOverlapResult {
-    pub params: Params,
-    pub device: DeviceInfo,
-    pub provenance: Provenance,
+    #[serde(flatten)]
+    pub run: RunRecord<Params>,
     /// For each chunk count: the chunks copied in alone, out alone, both ways at once,
     /// and their kernels alone.
     pub stages: Vec<StageTimes>,
     pub points: Vec<GraphPoint>,
-    pub verification: Verification,
 }
 
 /// One order at one chunk count (medians, milliseconds per iteration).
@@ -184,7 +180,7 @@ fn analyze(r: &GraphOverlapResult) -> GraphAnalysis {
     let link = own_link(r);
     let mut rows = Vec::new();
     for variant in IssueOrder::ASYNC {
-        for &chunks in &r.params.chunks {
+        for &chunks in &r.run.params.chunks {
             let find = |issue| {
                 (r.points.iter())
                     .find(|p| p.variant == variant && p.chunks == chunks && p.issue == issue)
@@ -198,7 +194,7 @@ fn analyze(r: &GraphOverlapResult) -> GraphAnalysis {
             };
             let (sg, gg) = (s.gpu.median(), g.gpu.median());
             let faster = if sg <= gg { &s.gpu } else { &g.gpu };
-            let bound = pipeline::bound(parts, chunks, r.params.iterations, r.device.copy_engines)
+            let bound = pipeline::bound(parts, chunks, r.run.params.iterations, r.run.device.copy_engines)
                 .held(sg.min(gg), faster.noise(), chunks_noise(&r.stages, chunks));
             rows.push(GraphRow {
                 variant,
@@ -393,8 +389,8 @@ impl Experiment for GraphOverlap {
 
     fn summary(r: &GraphOverlapResult, derived: &Self::Derived) -> Summary {
         let a = derived;
-        let fewest = r.params.chunks.iter().min().copied();
-        let most = r.params.chunks.iter().max().copied();
+        let fewest = r.run.params.chunks.iter().min().copied();
+        let most = r.run.params.chunks.iter().max().copied();
         let worst = |chunks: Option<usize>, pick: fn(&GraphRow) -> f64| {
             (a.rows.iter())
                 .filter(|x| Some(x.chunks) == chunks)
@@ -405,7 +401,7 @@ impl Experiment for GraphOverlap {
             worst(most, |x| x.host_ratio),
         );
         let x = GraphSummary {
-            verified: r.verification.passed,
+            verified: r.run.verification.passed,
             gpu_ratio_fewest_chunks: gpu.map(|x| x.gpu_ratio),
             host_ratio_most_chunks: host.map(|x| x.host_ratio),
             gpu_ratio_within_noise: gpu.map(GraphRow::gpu_within_noise),

@@ -26,7 +26,7 @@ use crate::report::figures::{FigureModel, blank, line};
 use crate::report::section::{Section, draw};
 use crate::report::table::{Columns, Table, faster, num, times};
 use crate::saved::timeline::Timeline;
-use crate::saved::{DeviceInfo, MAX_STREAMS, Provenance, UsageError, Verification};
+use crate::saved::{MAX_STREAMS, UsageError, Verification, RunRecord};
 use crate::stats::Series;
 
 /// The kernel-concurrency experiment.
@@ -107,13 +107,11 @@ pub struct QueueRun {
 /// Result of kernel-concurrency.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct KernelConcurrencyResult {
-    pub params: Params,
-    pub device: DeviceInfo,
-    pub provenance: Provenance,
+    #[serde(flatten)]
+    pub run: RunRecord<Params>,
     /// How many grids the GPU runs at once at most (128 from compute capability 9.0).
     pub max_resident_grids: u32,
     pub runs: Vec<QueueRun>,
-    pub verification: Verification,
 }
 
 /// Relative distance within which measured waves "match" the model.
@@ -177,7 +175,7 @@ pub fn model_waves(streams: usize, queues: u32, resident: u32) -> usize {
 
 /// Derive everything from `r`.
 fn analyze(r: &KernelConcurrencyResult) -> ConcurrencyAnalysis {
-    let spin_ms = f64::from(r.params.spin_us) / 1e3;
+    let spin_ms = f64::from(r.run.params.spin_us) / 1e3;
     let mut rows = Vec::new();
     for run in &r.runs {
         let single = run.single.median();
@@ -384,12 +382,12 @@ impl Experiment for KernelConcurrency {
             format!(
                 "Kernels of different streams run at once up to the smaller of the hardware queues and the resident-grid limit ({} on this GPU; each kernel is one block, so the {} SMs are never the limit here). Each stream's second kernel waits for its first, so N streams over q queues take ceil(N / min(q, {})) + 1 waves of one kernel's time; the bound is those waves at exactly the spin time. Measured waves are the concurrent time over one kernel alone; \"matches\" means within {:.0}%.",
                 r.max_resident_grids,
-                r.device.sm_count,
+                r.run.device.sm_count,
                 r.max_resident_grids,
                 WAVES_TOLERANCE * 100.0
             ),
         ));
-        sec.figures = draw(figures(a, r.params.spin_us));
+        sec.figures = draw(figures(a, r.run.params.spin_us));
         sec.timelines = rust.timelines()?;
         Ok(sec)
     }
@@ -398,7 +396,7 @@ impl Experiment for KernelConcurrency {
         let a = derived;
         let eight: Vec<_> = a.rows.iter().filter(|x| x.queues == 8).collect();
         let x = ConcurrencySummary {
-            verified: r.verification.passed,
+            verified: r.run.verification.passed,
             speedup_32_streams_32_queues: a.row(32, 32).map(|x| x.speedup),
             waves_match_model_8_queues: (!eight.is_empty())
                 .then(|| eight.iter().all(|x| x.matches_model)),

@@ -17,7 +17,7 @@ use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
 use crate::report::section::{Section, draw};
 use crate::report::table::{Columns, Table, noise, num, times};
-use crate::saved::{DeviceInfo, KernelSet, Provenance, UsageError, Verification};
+use crate::saved::{KernelSet, UsageError, RunRecord};
 use crate::stats::{self, Series};
 
 /// The launch-overhead experiment.
@@ -99,15 +99,13 @@ pub struct BreakevenPoint {
 /// Result of launch-overhead.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LaunchOverheadResult {
-    pub params: Params,
-    pub device: DeviceInfo,
-    pub provenance: Provenance,
+    #[serde(flatten)]
+    pub run: RunRecord<Params>,
     /// The Rust empty kernel, and its CUDA C++ twin where NVRTC is present.
     pub stream: Vec<LaunchCosts>,
     /// The Rust empty kernel in a graph.
     pub graph: GraphCosts,
     pub breakeven: Vec<BreakevenPoint>,
-    pub verification: Verification,
 }
 
 /// The overhead share under which a kernel's launch cost "stops mattering".
@@ -464,7 +462,7 @@ impl Experiment for LaunchOverhead {
                 .map(|x| x.launches_per_s)
         };
         let x = LaunchSummary {
-            verified: r.verification.passed,
+            verified: r.run.verification.passed,
             rust_launches_per_s: rate(KernelSet::Rust),
             cuda_launches_per_s: rate(KernelSet::Cuda),
             rust_over_cuda_rate: a.rust_over_cuda_rate,

@@ -28,9 +28,7 @@ use crate::report::figures::{FigureModel, blank, line};
 use crate::report::section::{Section, draw};
 use crate::report::table::{Columns, Table, flag, num, times};
 use crate::saved::timeline::CopyRates;
-use crate::saved::{
-    DeviceInfo, LinkRates, MAX_STREAMS, Provenance, SizeSweep, StageTimes, UsageError, Verification,
-};
+use crate::saved::{LinkRates, MAX_STREAMS, SizeSweep, StageTimes, UsageError, RunRecord};
 use crate::stats::Series;
 
 /// The mapped experiment.
@@ -121,11 +119,9 @@ pub struct MappedPoint {
 /// Result of mapped.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MappedResult {
-    pub params: Params,
-    pub device: DeviceInfo,
-    pub provenance: Provenance,
+    #[serde(flatten)]
+    pub run: RunRecord<Params>,
     pub points: Vec<MappedPoint>,
-    pub verification: Verification,
 }
 
 /// One size (medians, milliseconds per iteration).
@@ -198,7 +194,7 @@ fn analyze(r: &MappedResult) -> MappedAnalysis {
                 .max(ms_at(2 * bytes, link.both_gbps));
             // The link's capacity both ways is the run's best, as for the mapped bound.
             let streamed_bound_ms =
-                pipeline_stages([&p.whole, &p.chunked], r.params.streams, None, run.as_ref())
+                pipeline_stages([&p.whole, &p.chunked], r.run.params.streams, None, run.as_ref())
                     .map_or(f64::NAN, |parts| {
                         let parts = Stages {
                             both_ms: parts.both_ms.min(ms_at(2 * bytes, link.both_gbps)),
@@ -206,9 +202,9 @@ fn analyze(r: &MappedResult) -> MappedAnalysis {
                         };
                         pipeline::bound(
                             parts,
-                            r.params.streams,
+                            r.run.params.streams,
                             p.iterations,
-                            r.device.copy_engines,
+                            r.run.device.copy_engines,
                         )
                         .ms
                     });
@@ -449,7 +445,7 @@ impl Experiment for Mapped {
         let a = derived;
         let near = (a.rows.iter()).min_by_key(|x| x.elements.abs_diff(1 << 25));
         let x = MappedSummary {
-            verified: r.verification.passed,
+            verified: r.run.verification.passed,
             mapped_wins: a.mapped_wins.clone(),
             mapped_over_bound: near.map(|x| (x.elements, x.mapped_over_bound())),
         };

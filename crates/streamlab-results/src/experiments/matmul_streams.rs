@@ -13,7 +13,7 @@ use crate::report::figures::{FigureModel, blank, line};
 use crate::report::section::{Section, cuda_note, draw};
 use crate::report::table::{Columns, Table, faster, num, ratio, times};
 use crate::saved::timeline::Timeline;
-use crate::saved::{DeviceInfo, MAX_STREAMS, Provenance, UsageError, Verification};
+use crate::saved::{MAX_STREAMS, UsageError, RunRecord};
 use crate::stats::{self, Series};
 
 /// The matmul-streams experiment.
@@ -85,12 +85,10 @@ impl Params {
 /// Result of matmul-streams.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MatmulStreamsResult {
-    pub params: Params,
-    pub device: DeviceInfo,
-    pub provenance: Provenance,
+    #[serde(flatten)]
+    pub run: RunRecord<Params>,
     /// `trials_ms[trial][s - 1]`: time for all products with `s` streams in that trial.
     pub trials_ms: Vec<Vec<f64>>,
-    pub verification: Verification,
     /// One iteration with every stream in use, traced.
     pub timeline: Option<Timeline>,
 }
@@ -141,7 +139,7 @@ pub fn tasks_per_stream(products: usize, streams: usize) -> usize {
 /// Derive everything from `r`; stream counts whose column holds a non-finite time are
 /// left out.
 fn analyze(r: &MatmulStreamsResult) -> MatmulAnalysis {
-    let products = r.params.max_streams;
+    let products = r.run.params.max_streams;
     let columns: Vec<Option<Series>> = (1..=products)
         .map(|s| {
             Series::new(
@@ -217,7 +215,7 @@ fn columns(cuda: Option<&MatmulAnalysis>) -> Columns<'_, MatmulPoint> {
 
 /// The wiki's CSV: header `1 Stream,2 Streams,…`, one row per trial, milliseconds.
 fn wiki_csv(r: &MatmulStreamsResult) -> String {
-    let header: Vec<String> = (1..=r.params.max_streams)
+    let header: Vec<String> = (1..=r.run.params.max_streams)
         .map(|s| {
             if s == 1 {
                 "1 Stream".to_owned()
@@ -329,7 +327,7 @@ impl Experiment for MatmulStreams {
             "The products are alike and each fills too few SMs to slow the others, so s streams take as long as the stream with the most products: ceil(products / s) times one product alone. The plateaus where adding a stream does not lower that count are the model's.",
         );
         sec.notes
-            .extend(cuda_note(cuda.map(|(c, _)| &c.provenance)));
+            .extend(cuda_note(cuda.map(|(c, _)| &c.run.provenance)));
         sec.figures = draw(figures(derived));
         sec.timelines = rust.timelines()?;
         Ok(sec)
@@ -338,7 +336,7 @@ impl Experiment for MatmulStreams {
     fn summary(r: &MatmulStreamsResult, derived: &Self::Derived) -> Summary {
         let a = derived;
         let x = MatmulSummary {
-            verified: r.verification.passed,
+            verified: r.run.verification.passed,
             ms_by_streams: a.points.iter().map(|p| p.time.median()).collect(),
             speedup_max_streams: a.last().map_or(f64::NAN, |p| p.speedup),
             above_noise_target: stats::above_noise_target(&a.noise_by_configuration()),

@@ -21,10 +21,7 @@ use crate::report::figures::{FigureModel, blank, line};
 use crate::report::section::{Section, draw};
 use crate::report::table::{Columns, Table, noise, num, times};
 use crate::saved::timeline::Timeline;
-use crate::saved::{
-    DeviceInfo, IssueOrder, LinkRates, MAX_STREAMS, Provenance, StageTimes, UsageError,
-    Verification,
-};
+use crate::saved::{IssueOrder, LinkRates, MAX_STREAMS, StageTimes, UsageError, RunRecord};
 use crate::stats::Series;
 
 /// The overlap experiment.
@@ -194,15 +191,11 @@ pub struct OverlapSize {
 /// Result of overlap.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OverlapResult {
-    pub params: Params,
-    pub device: DeviceInfo,
-    pub provenance: Provenance,
+    #[serde(flatten)]
+    pub run: RunRecord<Params>,
     /// The entry's PTX parameter types, as found in the file.
     pub entry: Vec<String>,
     pub sizes: Vec<OverlapSize>,
-    /// Every streamed output against the sequential output, bit for bit (and the
-    /// sequential output against `--reference` when given).
-    pub verification: Verification,
     /// The best streamed configuration at `--elements`, traced.
     pub timeline: Option<Timeline>,
 }
@@ -336,14 +329,14 @@ fn analyze_size(
 fn analyze(r: &OverlapResult) -> OverlapAnalysis {
     let link = own_link(r);
     let sizes: Vec<OverlapSizeAnalysis> = (r.sizes.iter())
-        .map(|s| analyze_size(s, r.device.copy_engines, link.as_ref()))
+        .map(|s| analyze_size(s, r.run.device.copy_engines, link.as_ref()))
         .collect();
     OverlapAnalysis {
         pays_off_from: (sizes.iter())
             .find(|s| s.speedup >= PAYOFF)
             .map(|s| s.elements),
         at_user_size: (sizes.iter())
-            .position(|s| s.elements == r.params.elements)
+            .position(|s| s.elements == r.run.params.elements)
             .unwrap_or(0),
         sizes,
     }
@@ -512,7 +505,7 @@ impl Experiment for Overlap {
         let mut sec = rust.section("overlap: your kernel over streams", "An element-wise kernel from your PTX, run sequential against asynchronous 1 and 2 over stream counts, each chunk passed to the kernel as its own sub-slice; every streamed output is compared bit for bit with the sequential one.");
         sec.note(
             "Entry",
-            format!("{}({})", r.params.kernel, r.entry.join(", ")),
+            format!("{}({})", r.run.params.kernel, r.entry.join(", ")),
         );
         sec.note("Verdict", a.verdict());
         sec.figures = draw(figures(a));

@@ -38,9 +38,7 @@ use crate::report::chart::HeatMap;
 use crate::report::figures::{Drawing, FigureModel};
 use crate::report::section::{Section, draw};
 use crate::report::table::{Columns, Table, num};
-use crate::saved::{
-    DeviceInfo, MAX_STREAMS, Provenance, SizeSweep, StageTimes, UsageError, Verification,
-};
+use crate::saved::{MAX_STREAMS, SizeSweep, StageTimes, UsageError, RunRecord};
 use crate::stats::Series;
 
 /// The overlap-map experiment.
@@ -146,14 +144,12 @@ pub struct MapSize {
 /// Result of overlap-map.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OverlapMapResult {
-    pub params: Params,
-    pub device: DeviceInfo,
-    pub provenance: Provenance,
+    #[serde(flatten)]
+    pub run: RunRecord<Params>,
     pub overheads: Overheads,
     /// The largest array copied in alone, out alone and both ways at once: the rates.
     pub copies: StageTimes,
     pub sizes: Vec<MapSize>,
-    pub verification: Verification,
 }
 
 /// One (size, stream count) cell.
@@ -234,7 +230,7 @@ fn analyze(r: &OverlapMapResult) -> MapAnalysis {
             both_ms: ms_at(2 * bytes, rates.both_gbps),
         };
         let front_end = s * (htod_latency_ms + launch_ms + dtoh_latency_ms);
-        pipeline::bound(stages, streams, runs, r.device.copy_engines)
+        pipeline::bound(stages, streams, runs, r.run.device.copy_engines)
             .ms
             .max(front_end)
     };
@@ -540,7 +536,7 @@ impl Experiment for OverlapMap {
     fn summary(r: &OverlapMapResult, derived: &Self::Derived) -> Summary {
         let a = derived;
         let x = MapSummary {
-            verified: r.verification.passed,
+            verified: r.run.verification.passed,
             model_within_one_step: (a.crossovers.iter()).all(|c| {
                 c.steps_apart.is_some_and(|s| s <= 1) || (c.measured.is_none() && c.model.is_none())
             }),

@@ -265,6 +265,17 @@ pub struct LinkRates {
     pub both_gbps: f64,
 }
 
+/// What every result records of its run, saved at the top level of its JSON beside the
+/// experiment's own fields (`#[serde(flatten)]`): its parameters, the GPU, the provenance
+/// and the verification of every output.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunRecord<P> {
+    pub params: P,
+    pub device: DeviceInfo,
+    pub provenance: Provenance,
+    pub verification: Verification,
+}
+
 /// Outcome of checking every output element against a reference.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Verification {

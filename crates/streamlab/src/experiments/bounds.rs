@@ -86,13 +86,10 @@ impl Run for Bounds {
             |_| String::new(),
         );
         Ok(BoundsResult {
-            params: p.clone(),
-            device: gpu.info().clone(),
-            provenance: ctx.provenance(true),
+            run: ctx.record(p.clone(), verification, true),
             copies,
             dtod: series(dtod),
             launch: series(launch),
-            verification,
         })
     }
 }

@@ -356,12 +356,9 @@ impl Run for ConcurrencyBreaks {
         let (runs, checks) = cases.check_and_trace(ctx, p, &mut pipe, samples, &mut task)?;
         task.finish();
         Ok(ConcurrencyBreaksResult {
-            params: p.clone(),
-            device: gpu.info().clone(),
-            provenance: ctx.provenance(!ctx.stopping()),
+            run: ctx.record(p.clone(), crate::verify::combine(checks), !ctx.stopping()),
             calibration,
             cases: runs,
-            verification: crate::verify::combine(checks),
         })
     }
 }

@@ -91,12 +91,9 @@ impl Run for GraphOverlap {
         }
         task.finish();
         Ok(GraphOverlapResult {
-            params: p.clone(),
-            device: gpu.info().clone(),
-            provenance: ctx.provenance(!ctx.stopping()),
+            run: ctx.record(p.clone(), crate::verify::combine(checks), !ctx.stopping()),
             stages,
             points,
-            verification: crate::verify::combine(checks),
         })
     }
 }

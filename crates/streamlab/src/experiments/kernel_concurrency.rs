@@ -93,13 +93,12 @@ impl Run for KernelConcurrency {
         }
         let complete = !ctx.stopping() && runs.len() == p.queues.len();
         Ok(KernelConcurrencyResult {
-            params: p.clone(),
-            device: ctx.gpu.info().clone(),
-            provenance: ctx.provenance(complete),
-            max_resident_grids: MAX_RESIDENT_GRIDS,
-            verification: crate::verify::combine(
-                runs.iter().map(|r| r.verification.clone()).collect(),
+            run: ctx.record(
+                p.clone(),
+                crate::verify::combine(runs.iter().map(|r| r.verification.clone()).collect()),
+                complete,
             ),
+            max_resident_grids: MAX_RESIDENT_GRIDS,
             runs,
         })
     }

@@ -78,13 +78,10 @@ impl Run for LaunchOverhead {
         task.step("breakeven");
         task.finish();
         Ok(LaunchOverheadResult {
-            params: p.clone(),
-            device: gpu.info().clone(),
-            provenance: ctx.provenance(!ctx.stopping()),
+            run: ctx.record(p.clone(), crate::verify::combine(checks), !ctx.stopping()),
             stream: costs,
             graph,
             breakeven,
-            verification: crate::verify::combine(checks),
         })
     }
 }

@@ -83,11 +83,8 @@ impl Run for Mapped {
         }
         task.finish();
         Ok(MappedResult {
-            params: p.clone(),
-            device: gpu.info().clone(),
-            provenance: ctx.provenance(!ctx.stopping()),
+            run: ctx.record(p.clone(), crate::verify::combine(checks), !ctx.stopping()),
             points,
-            verification: crate::verify::combine(checks),
         })
     }
 }

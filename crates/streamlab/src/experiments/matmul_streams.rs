@@ -106,11 +106,8 @@ impl Run for MatmulStreams {
         };
         task.finish();
         Ok(MatmulStreamsResult {
-            params: p.clone(),
-            device: gpu.info().clone(),
-            provenance: ctx.provenance(complete),
+            run: ctx.record(p.clone(), crate::verify::combine(checks), complete),
             trials_ms,
-            verification: crate::verify::combine(checks),
             timeline,
         })
     }

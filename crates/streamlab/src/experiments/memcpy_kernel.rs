@@ -233,12 +233,9 @@ impl Run for MemcpyKernel {
         };
         task.finish();
         Ok(MemcpyKernelResult {
-            params: p.clone(),
-            device: gpu.info().clone(),
-            provenance: ctx.provenance(complete),
+            run: ctx.record(p.clone(), crate::verify::combine(checks), complete),
             copies,
             rows,
-            verification: crate::verify::combine(checks),
             timeline,
         })
     }

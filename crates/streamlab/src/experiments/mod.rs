@@ -10,7 +10,9 @@
 //! registry. What the experiments share to measure is in [`crate::measure`], the sincos
 //! workload in [`crate::sincos`].
 use streamlab_results::experiment::Experiment;
-use streamlab_results::saved::{KernelForm, KernelSet, Provenance, UsageError};
+use streamlab_results::saved::{
+    KernelForm, KernelSet, Provenance, RunRecord, UsageError, Verification,
+};
 use streamlab_results::spread::{self, Devices};
 
 use crate::app::{Runnable, Runner};
@@ -48,8 +50,20 @@ pub struct Context<'a> {
 }
 
 impl Context<'_> {
+    /// What every result records of its run: `params`, this GPU, the provenance
+    /// ([`Context::provenance`]; `complete` false where the run was stopped before every
+    /// step ran) and `verification`.
+    pub fn record<P>(&self, params: P, verification: Verification, complete: bool) -> RunRecord<P> {
+        RunRecord {
+            params,
+            device: self.gpu.info().clone(),
+            provenance: self.provenance(complete),
+            verification,
+        }
+    }
+
     /// The provenance every result records.
-    pub fn provenance(&self, complete: bool) -> Provenance {
+    fn provenance(&self, complete: bool) -> Provenance {
         Provenance {
             streamlab_version: env!("CARGO_PKG_VERSION").to_owned(),
             started_utc: self.started_utc.to_owned(),

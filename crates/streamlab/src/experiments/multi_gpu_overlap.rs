@@ -328,16 +328,13 @@ impl Run for MultiGpuOverlap {
         drop(sides);
         let [spread, alone] = [0, 1].map(|i| series(std::mem::take(&mut timed[i])));
         Ok(MultiGpuOverlapResult {
-            params: p.clone(),
-            device: ctx.gpu.info().clone(),
-            provenance: ctx.provenance(!ctx.stopping()),
+            run: ctx.record(p.clone(), crate::verify::combine(checks), !ctx.stopping()),
             gpus,
             batch_sizes: batches.iter().map(Range::len).collect(),
             spread,
             alone,
             alone_stages,
             host_link: series(host_link),
-            verification: crate::verify::combine(checks),
         })
     }
 }

@@ -70,13 +70,10 @@ impl Run for OverlapMap {
         }
         task.finish();
         Ok(OverlapMapResult {
-            params: p.clone(),
-            device: gpu.info().clone(),
-            provenance: ctx.provenance(!ctx.stopping()),
+            run: ctx.record(p.clone(), crate::verify::combine(checks), !ctx.stopping()),
             overheads,
             copies,
             sizes: measured,
-            verification: crate::verify::combine(checks),
         })
     }
 }

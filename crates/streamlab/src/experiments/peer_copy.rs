@@ -504,12 +504,9 @@ impl Run for PeerCopy {
         let devices = (gpus.sides.iter()).map(|s| s.gpu.info().clone()).collect();
         drop(gpus);
         Ok(PeerCopyResult {
-            params: p.clone(),
-            device: ctx.gpu.info().clone(),
+            run: ctx.record(p.clone(), crate::verify::combine(checks), !ctx.stopping()),
             devices,
-            provenance: ctx.provenance(!ctx.stopping()),
             pairs: results,
-            verification: crate::verify::combine(checks),
         })
     }
 }

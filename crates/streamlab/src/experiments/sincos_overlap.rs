@@ -157,13 +157,10 @@ impl Run for SincosOverlap {
         };
         task.finish();
         Ok(SincosOverlapResult {
-            params: p.clone(),
-            device: gpu.info().clone(),
-            provenance: ctx.provenance(complete),
+            run: ctx.record(p.clone(), crate::verify::combine(checks), complete),
             batch_sizes: batches.iter().map(Range::len).collect(),
             stages,
             points,
-            verification: crate::verify::combine(checks),
             timelines,
             cpp_host,
         })

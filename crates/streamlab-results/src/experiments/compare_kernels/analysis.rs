@@ -298,7 +298,7 @@ pub(super) fn case_ratio(c: &KernelCase, l2_bytes: u64) -> Option<CaseRatio> {
 /// Derive everything from `c`.
 pub fn analyze(c: &KernelComparison) -> ComparisonAnalysis {
     let cases: Vec<CaseRatio> = (c.cases.iter())
-        .filter_map(|k| case_ratio(k, c.device.l2_bytes))
+        .filter_map(|k| case_ratio(k, c.run.device.l2_bytes))
         .collect();
     let write_up = |kernel: &str, form: KernelForm| {
         (cases.iter()).find(|k| {

@@ -12,9 +12,7 @@ use crate::experiment::{self, Analyzed, Csv, Experiment, MeasuredRow, Saved, Sum
 use crate::report::ReportError;
 use crate::report::section::Section;
 use crate::report::table::Table;
-use crate::saved::{
-    CudaBuild, DeviceInfo, KernelForm, KernelSet, Provenance, UsageError, Verification,
-};
+use crate::saved::{CudaBuild, KernelForm, KernelSet, UsageError, Verification, RunRecord};
 use crate::stats::Series;
 
 pub mod analysis;
@@ -258,15 +256,13 @@ pub struct Placement {
 /// Result of compare-kernels.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct KernelComparison {
-    pub params: Params,
-    pub device: DeviceInfo,
-    pub provenance: Provenance,
+    #[serde(flatten)]
+    pub run: RunRecord<Params>,
     pub cuda_build: CudaBuild,
     /// The seed the drawn shapes and the inputs came from (none in runs from before).
     #[serde(default)]
     pub seed: Option<u64>,
     pub cases: Vec<KernelCase>,
-    pub verification: Verification,
 }
 
 /// The kernels every comparison covers, in table order.

@@ -85,7 +85,7 @@ pub fn section(rust: &Analyzed<CompareKernels>) -> Result<Section, ReportError> 
                 a.cases.len(),
                 c.cases.iter().filter(|k| k.origin == Origin::Tail).count(),
                 c.cases.iter().filter(|k| k.origin == Origin::Random).count(),
-                c.params.sweep_launches
+                c.run.params.sweep_launches
             ),
         );
     }
@@ -98,7 +98,7 @@ pub fn section(rust: &Analyzed<CompareKernels>) -> Result<Section, ReportError> 
             "Where the inputs lie",
             format!(
                 "matmul's warm cases are timed at {} places in one allocation, each a step of whole 2 MiB pages from the last (every input's offset is in the JSON), visited in order and back again; a row's medians pool every place's launches. \"Rust / C++ by placement\" gives the lowest and the highest ratio of the fastest spellings' medians place by place, and the largest noise of one place's samples: where the range is wider than that noise, the same two kernels on the same GPU compare differently at different places.",
-                c.params.placements
+                c.run.params.placements
             ),
         );
     }

@@ -92,7 +92,7 @@ fn columns(c: &KernelComparison) -> Columns<'_, CaseRatio> {
         )
         .raw("cuda_spelling", |k| k.cuda_spelling.clone())
         .raw("math_libraries_differ", |k| k.library.to_string())
-        .then(c.params.placements > 1, |columns| {
+        .then(c.run.params.placements > 1, |columns| {
             columns.both(
                 "Rust / C++ by placement",
                 |k| {

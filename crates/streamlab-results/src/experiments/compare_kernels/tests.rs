@@ -173,9 +173,12 @@ fn runs_from_before_spellings_read_as_one_spelling_a_side() {
 
 fn empty() -> KernelComparison {
     KernelComparison {
-        params: Params::default(),
-        device: crate::saved::DeviceInfo::made_up(0),
-        provenance: crate::saved::Provenance::made_up(),
+        run: RunRecord {
+            params: Params::default(),
+            device: crate::saved::DeviceInfo::made_up(0),
+            provenance: crate::saved::Provenance::made_up(),
+            verification: passed(),
+        },
         cuda_build: crate::saved::CudaBuild {
             compiler: String::new(),
             ptx_target: String::new(),
@@ -183,6 +186,5 @@ fn empty() -> KernelComparison {
         },
         seed: Some(1),
         cases: Vec::new(),
-        verification: passed(),
     }
 }

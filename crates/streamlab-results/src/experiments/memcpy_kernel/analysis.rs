@@ -97,7 +97,7 @@ pub(super) fn analyze(r: &MemcpyKernelResult) -> MemcpyAnalysis {
             analyze_row(
                 row,
                 &r.copies,
-                r.device.copy_engines,
+                r.run.device.copy_engines,
                 link.as_ref(),
                 kernel_rate(r, row.streams),
             )

@@ -27,7 +27,7 @@ use crate::report::ReportError;
 use crate::report::section::{Section, cuda_note, draw};
 use crate::report::table::{Table, num, times};
 use crate::saved::timeline::Timeline;
-use crate::saved::{DeviceInfo, MAX_STREAMS, Provenance, StageTimes, UsageError, Verification};
+use crate::saved::{MAX_STREAMS, StageTimes, UsageError, RunRecord};
 use crate::stats::Series;
 
 /// The memcpy-kernel experiment.
@@ -160,15 +160,13 @@ pub struct MemcpyKernelRow {
 /// Result of memcpy-kernel.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MemcpyKernelResult {
-    pub params: Params,
-    pub device: DeviceInfo,
-    pub provenance: Provenance,
+    #[serde(flatten)]
+    pub run: RunRecord<Params>,
     /// For each stream count, its chunks copied in alone, out alone and both ways at
     /// once.
     pub copies: Vec<StageTimes>,
     /// One row per (streams, cycles) measured, in the order measured.
     pub rows: Vec<MemcpyKernelRow>,
-    pub verification: Verification,
     /// One streamed run traced, at the breakeven cycles (or the first) and the first
     /// stream count.
     pub timeline: Option<Timeline>,
@@ -270,7 +268,7 @@ impl Experiment for MemcpyKernel {
             "Copy engines",
             format!(
                 "asyncEngineCount {}: copies in and out run on separate engines, beside kernels.",
-                r.device.copy_engines
+                r.run.device.copy_engines
             ),
         );
         sec.notes.push((
@@ -301,7 +299,7 @@ impl Experiment for MemcpyKernel {
             ));
         }
         sec.notes
-            .extend(cuda_note(cuda.map(|(c, _)| &c.provenance)));
+            .extend(cuda_note(cuda.map(|(c, _)| &c.run.provenance)));
         sec.figures = draw(figures(a));
         sec.timelines = rust.timelines()?;
         Ok(sec)
@@ -312,7 +310,7 @@ impl Experiment for MemcpyKernel {
         let best = a.best_row();
         let at = a.breakeven_row();
         let x = MemcpySummary {
-            verified: r.verification.passed,
+            verified: r.run.verification.passed,
             num_streams: a.headline_streams,
             best_speedup: best.map_or(f64::NAN, |b| b.speedup),
             best_speedup_streams: best.map_or(0, |b| b.streams),

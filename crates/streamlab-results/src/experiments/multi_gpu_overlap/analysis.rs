@@ -121,7 +121,7 @@ pub(super) fn analyze(r: &MultiGpuOverlapResult) -> MultiGpuAnalysis {
     let bound_speedup = alone_bound.ms / bound_ms;
     MultiGpuAnalysis {
         gpus: r.gpus.len(),
-        streams: r.params.streams,
+        streams: r.run.params.streams,
         batch_iterations: runs,
         spread_ms,
         spread_noise: r.spread.noise(),
@@ -131,7 +131,7 @@ pub(super) fn analyze(r: &MultiGpuOverlapResult) -> MultiGpuAnalysis {
         per_gpu,
         gpus_bound_ms,
         host_link_ms,
-        host_link_gbps: gbps(2 * r.params.bytes(), host_link_ms),
+        host_link_gbps: gbps(2 * r.run.params.bytes(), host_link_ms),
         bound_ms,
         limit,
         alone_bound,
@@ -140,7 +140,7 @@ pub(super) fn analyze(r: &MultiGpuOverlapResult) -> MultiGpuAnalysis {
         at_bound: bound_speedup <= TARGET * speedup,
         beyond_bound: pipeline::beyond(spread_ms, bound_ms),
         fewer_streams: (r.gpus.iter())
-            .filter(|g| g.streams < r.params.streams)
+            .filter(|g| g.streams < r.run.params.streams)
             .map(|g| (g.device.ordinal, g.streams))
             .collect(),
     }

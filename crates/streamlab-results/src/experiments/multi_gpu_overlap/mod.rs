@@ -32,7 +32,7 @@ use crate::experiment::{
 use crate::report::ReportError;
 use crate::report::section::{Section, draw};
 use crate::report::table::{Table, faster, num, times};
-use crate::saved::{DeviceInfo, MAX_STREAMS, Provenance, StageTimes, UsageError, Verification};
+use crate::saved::{DeviceInfo, MAX_STREAMS, RunRecord, StageTimes, UsageError};
 use crate::stats::Series;
 
 /// The multi-gpu-overlap experiment.
@@ -125,10 +125,8 @@ pub struct GpuShare {
 /// Result of multi-gpu-overlap.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MultiGpuOverlapResult {
-    pub params: Params,
-    /// The GPU the session opened (the link probes ran on it).
-    pub device: DeviceInfo,
-    pub provenance: Provenance,
+    #[serde(flatten)]
+    pub run: RunRecord<Params>,
     /// Every GPU of the run, in `--devices` order; the first also ran the work alone.
     pub gpus: Vec<GpuShare>,
     /// Iterations in each timed batch (the batches differ by at most one).
@@ -142,7 +140,6 @@ pub struct MultiGpuOverlapResult {
     /// Milliseconds per pass of every GPU copying its share in and out at once (the
     /// whole array each way over all GPUs), host-timed.
     pub host_link: Series,
-    pub verification: Verification,
 }
 
 impl Saved for MultiGpuOverlapResult {
@@ -160,13 +157,13 @@ impl Experiment for MultiGpuOverlap {
         vec![
             MeasuredRow::median(
                 "spread",
-                format!("{} GPUs, {} streams each", r.gpus.len(), r.params.streams),
+                format!("{} GPUs, {} streams each", r.gpus.len(), r.run.params.streams),
                 &r.spread,
                 MS,
             ),
             MeasuredRow::median(
                 "alone",
-                format!("the first GPU alone, {} streams", r.params.streams),
+                format!("the first GPU alone, {} streams", r.run.params.streams),
                 &r.alone,
                 MS,
             ),
@@ -228,7 +225,7 @@ impl Experiment for MultiGpuOverlap {
                 "Streams",
                 format!(
                     "Fewer elements than --streams {}: {} used one stream per element.",
-                    r.params.streams,
+                    r.run.params.streams,
                     gpus.join(", ")
                 ),
             );
@@ -269,7 +266,7 @@ impl Experiment for MultiGpuOverlap {
     fn summary(r: &MultiGpuOverlapResult, derived: &Self::Derived) -> Summary {
         let a = derived;
         let x = MultiGpuSummary {
-            verified: r.verification.passed,
+            verified: r.run.verification.passed,
             gpus: a.gpus,
             spread_ms: a.spread_ms,
             alone_ms: a.alone_ms,

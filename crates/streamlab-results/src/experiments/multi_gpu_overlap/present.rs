@@ -50,7 +50,7 @@ pub(super) fn figures(r: &MultiGpuOverlapResult, a: &MultiGpuAnalysis) -> Vec<Fi
     let mut chart = blank(
         format!(
             "multi-gpu-overlap: ms per iteration, {} elements, {} streams per GPU",
-            r.params.elements, r.params.streams
+            r.run.params.elements, r.run.params.streams
         ),
         "",
         "ms per iteration",

@@ -3,6 +3,7 @@ use super::analysis::analyze;
 use super::*;
 use crate::derived::pipeline::Limiter;
 use crate::saved::Params as _;
+use crate::saved::{Provenance, Verification};
 
 fn series(ms: &[f64]) -> Series {
     Series::new(ms.to_vec()).unwrap()
@@ -38,26 +39,28 @@ fn result(host_link_ms: f64, spread_ms: f64) -> MultiGpuOverlapResult {
         stages: Some(stage_times(4, 32, 0.05)),
     };
     MultiGpuOverlapResult {
-        params: Params {
+        run: RunRecord {
+            params: Params {
             devices: vec![0, 1],
             elements,
             ..Params::quick()
         },
-        device: DeviceInfo::made_up(0),
-        provenance: Provenance::made_up(),
-        gpus: vec![share(0), share(1)],
-        batch_sizes: vec![10, 10],
-        spread: series(&[spread_ms, spread_ms * 1.01, spread_ms * 0.99]),
-        alone: series(&[1.7, 1.71, 1.69]),
-        alone_stages: stage_times(4, 64, 0.1),
-        host_link: series(&[host_link_ms, host_link_ms * 1.2]),
-        verification: Verification {
+            device: DeviceInfo::made_up(0),
+            provenance: Provenance::made_up(),
+            verification: Verification {
             passed: true,
             checked: elements as u64,
             mismatches: 0,
             max_abs_error: 0.0,
             detail: "ok".into(),
         },
+        },
+        gpus: vec![share(0), share(1)],
+        batch_sizes: vec![10, 10],
+        spread: series(&[spread_ms, spread_ms * 1.01, spread_ms * 0.99]),
+        alone: series(&[1.7, 1.71, 1.69]),
+        alone_stages: stage_times(4, 64, 0.1),
+        host_link: series(&[host_link_ms, host_link_ms * 1.2]),
     }
 }
 

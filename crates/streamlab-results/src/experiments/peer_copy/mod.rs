@@ -24,7 +24,7 @@ use crate::experiment::{
 use crate::report::ReportError;
 use crate::report::section::{Section, draw};
 use crate::report::table::Table;
-use crate::saved::{DeviceInfo, Provenance, UsageError, Verification};
+use crate::saved::{DeviceInfo, RunRecord, UsageError};
 use crate::stats::Series;
 
 /// The peer-copy experiment.
@@ -212,14 +212,11 @@ pub struct PairResult {
 /// Result of peer-copy.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PeerCopyResult {
-    pub params: Params,
-    /// The GPU the session opened (the link probes ran on it).
-    pub device: DeviceInfo,
+    #[serde(flatten)]
+    pub run: RunRecord<Params>,
     /// The GPUs copied between.
     pub devices: Vec<DeviceInfo>,
-    pub provenance: Provenance,
     pub pairs: Vec<PairResult>,
-    pub verification: Verification,
 }
 
 impl Saved for PeerCopyResult {
@@ -330,7 +327,7 @@ impl Experiment for PeerCopy {
     fn summary(r: &PeerCopyResult, derived: &Self::Derived) -> Summary {
         let a = derived;
         let x = PeerCopySummary {
-            verified: r.verification.passed,
+            verified: r.run.verification.passed,
             pairs: a.matrix.len(),
             peer_gbps: a.range(Method::Peer),
             staged_gbps: a.range(Method::Staged),

@@ -4,6 +4,7 @@ use super::present::{figures, size};
 use super::*;
 use crate::report::figures::Drawing;
 use crate::saved::Params as _;
+use crate::saved::{Provenance, Verification};
 
 fn series(ms: &[f64]) -> Series {
     Series::new(ms.to_vec()).unwrap()
@@ -31,18 +32,20 @@ fn result() -> PeerCopyResult {
         latency_peer: peer.then(|| series(&[0.005])),
     };
     PeerCopyResult {
-        params: Params::quick(),
-        device: DeviceInfo::made_up(0),
-        devices: vec![DeviceInfo::made_up(0), DeviceInfo::made_up(1)],
-        provenance: Provenance::made_up(),
-        pairs: vec![pair(0, 1, true), pair(1, 0, false)],
-        verification: Verification {
+        run: RunRecord {
+            params: Params::quick(),
+            device: DeviceInfo::made_up(0),
+            provenance: Provenance::made_up(),
+            verification: Verification {
             passed: true,
             checked: 1,
             mismatches: 0,
             max_abs_error: 0.0,
             detail: "ok".into(),
         },
+        },
+        devices: vec![DeviceInfo::made_up(0), DeviceInfo::made_up(1)],
+        pairs: vec![pair(0, 1, true), pair(1, 0, false)],
     }
 }
 

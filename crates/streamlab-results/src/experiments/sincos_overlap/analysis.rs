@@ -159,7 +159,7 @@ pub(super) fn analyze(r: &SincosOverlapResult) -> SincosAnalysis {
             let link = link.as_ref();
             let parts = pipeline_stages(&r.stages, p.streams, None, link).unwrap_or(whole_stages);
             let (median_ms, noise) = (p.time.median(), p.time.noise());
-            let bound = pipeline::bound(parts, p.streams, runs, r.device.copy_engines).held(
+            let bound = pipeline::bound(parts, p.streams, runs, r.run.device.copy_engines).held(
                 median_ms,
                 noise,
                 chunks_noise(&r.stages, p.streams),

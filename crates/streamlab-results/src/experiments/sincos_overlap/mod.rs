@@ -27,10 +27,7 @@ use crate::report::ReportError;
 use crate::report::section::{Section, cuda_note, draw};
 use crate::report::table::{Table, faster, noise, num, times};
 use crate::saved::timeline::Timeline;
-use crate::saved::{
-    DeviceInfo, IssueOrder, KernelSet, MAX_STREAMS, Provenance, StageTimes, UsageError,
-    Verification,
-};
+use crate::saved::{IssueOrder, KernelSet, MAX_STREAMS, StageTimes, UsageError, RunRecord};
 use crate::stats::{self, Series};
 
 /// The sincos-overlap experiment.
@@ -272,9 +269,8 @@ impl SincosPoint {
 /// Result of sincos-overlap.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SincosOverlapResult {
-    pub params: Params,
-    pub device: DeviceInfo,
-    pub provenance: Provenance,
+    #[serde(flatten)]
+    pub run: RunRecord<Params>,
     /// Iterations in each timed batch (the batches differ by at most one).
     pub batch_sizes: Vec<usize>,
     /// For each stream count (one chunk per stream, 1 included): the chunks copied in
@@ -282,7 +278,6 @@ pub struct SincosOverlapResult {
     pub stages: Vec<StageTimes>,
     /// Sequential (one stream) and each asynchronous variant at each stream count.
     pub points: Vec<SincosPoint>,
-    pub verification: Verification,
     /// Three iterations of each asynchronous variant at `--streams`, and of the fastest
     /// asynchronous configuration, traced back to back ([`trace_title`]).
     pub timelines: Vec<Timeline>,
@@ -339,7 +334,7 @@ impl Experiment for SincosOverlap {
         let mut blog = Table::new(
             Some(format!(
                 "the blog's lines (medians, {} kernels)",
-                r.provenance.kernels.label()
+                r.run.provenance.kernels.label()
             )),
             &["line", "ms"],
         );
@@ -350,7 +345,7 @@ impl Experiment for SincosOverlap {
             ]);
         }
         for variant in IssueOrder::ASYNC {
-            if let Some(x) = a.config(variant, r.params.streams) {
+            if let Some(x) = a.config(variant, r.run.params.streams) {
                 blog.rows.push(vec![
                     format!(
                         "Time for {} transfer and execution ({} streams)",
@@ -363,7 +358,7 @@ impl Experiment for SincosOverlap {
         }
         tables.push(blog);
         let c = cuda.map(|(_, d)| d);
-        tables.push(columns(r.provenance.kernels, c, a.has_hosts()).table(
+        tables.push(columns(r.run.provenance.kernels, c, a.has_hosts()).table(
             Some("medians, ms per iteration; efficiency = bound / measured".into()),
             &a.configs,
         ));
@@ -407,7 +402,7 @@ impl Experiment for SincosOverlap {
         let cuda = twin.map(Analyzed::with);
         let a = derived;
         let mut sec = rust.section("sincos-overlap: copies and kernels over streams", "b[i] = a[i] + sqrt(sin(i)² + cos(i)²) over an array in pinned memory: sequential (copy in, kernel, copy out, with blocking copies), asynchronous 1 (per stream: copy in, kernel, copy out) and asynchronous 2 (all copies in, all kernels, all copies out), over a sweep of stream counts. Each sample is the mean time per iteration of a batch of iterations issued back to back.");
-        let bytes = r.params.bytes();
+        let bytes = r.run.params.bytes();
         sec.notes.push((
             "Bound".into(),
             format!(
@@ -481,7 +476,7 @@ impl Experiment for SincosOverlap {
             ));
         }
         sec.notes
-            .extend(cuda_note(cuda.map(|(c, _)| &c.provenance)));
+            .extend(cuda_note(cuda.map(|(c, _)| &c.run.provenance)));
         sec.figures = draw(figures(r, a));
         sec.timelines = rust.timelines()?;
         if let Some(twin) = twin {
@@ -496,7 +491,7 @@ impl Experiment for SincosOverlap {
             return Summary::default();
         };
         let x = SincosSummary {
-            verified: r.verification.passed,
+            verified: r.run.verification.passed,
             sequential_ms: a.sequential().map_or(f64::NAN, |s| s.median_ms),
             best_async_ms: best.median_ms,
             best_async_noise: best.noise,

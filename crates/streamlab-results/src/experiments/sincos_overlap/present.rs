@@ -157,7 +157,7 @@ pub(super) fn figures(r: &SincosOverlapResult, a: &SincosAnalysis) -> Vec<Figure
     let mut chart = blank(
         format!(
             "sincos-overlap: 2^{} floats, time per iteration (Rust kernels)",
-            r.params.elements.max(1).ilog2()
+            r.run.params.elements.max(1).ilog2()
         ),
         "schedule",
         "ms per iteration",

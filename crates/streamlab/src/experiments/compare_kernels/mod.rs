@@ -125,14 +125,13 @@ fn comparison(
     cases: Vec<KernelCase>,
 ) -> KernelComparison {
     KernelComparison {
-        params: p.clone(),
-        device: ctx.gpu.info().clone(),
-        provenance: ctx.provenance(true),
+        run: ctx.record(
+            p.clone(),
+            crate::verify::combine(cases.iter().map(|k| k.verification.clone()).collect()),
+            true,
+        ),
         cuda_build: cuda.build.clone(),
         seed: Some(seed),
-        verification: crate::verify::combine(
-            cases.iter().map(|k| k.verification.clone()).collect(),
-        ),
         cases,
     }
 }

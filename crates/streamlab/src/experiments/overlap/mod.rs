@@ -205,12 +205,9 @@ impl User<'_> {
         }
         task.finish();
         Ok(OverlapResult {
-            params: p.clone(),
-            device: gpu.info().clone(),
-            provenance: self.ctx.provenance(!self.ctx.stopping()),
+            run: self.ctx.record(p.clone(), crate::verify::combine(checks), !self.ctx.stopping()),
             entry,
             sizes: measured,
-            verification: crate::verify::combine(checks),
             timeline: traced,
         })
     }
