@@ -355,7 +355,9 @@ fn bad_input_names_the_file_and_the_fault() {
         t.replacen("\"complete\": true,", "", 1)
     });
     assert!(
-        missing.contains("mapped.json: field \"complete\" is missing: the file was not written by this streamlab"),
+        missing.contains(
+            "mapped.json: field \"complete\" is missing: the file was not written by this streamlab"
+        ),
         "{missing}"
     );
     let newer = fault("newer", "bounds.json", |t| {

@@ -11,7 +11,7 @@ use crate::experiment::{
 use crate::report::ReportError;
 use crate::report::section::{BOUND_NOTE, Section};
 use crate::report::table::{Columns, Table, num};
-use crate::saved::{StageTimes, RunRecord};
+use crate::saved::{RunRecord, StageTimes};
 use crate::stats::Series;
 
 /// The bounds experiment.

@@ -25,7 +25,7 @@ use crate::report::figures::{FigureModel, blank};
 use crate::report::section::{Section, draw};
 use crate::report::table::{Columns, Table, num};
 use crate::saved::timeline::Timeline;
-use crate::saved::{UsageError, RunRecord};
+use crate::saved::{RunRecord, UsageError};
 use crate::stats::Series;
 use crate::verdict::{self, Rule, Verdict};
 

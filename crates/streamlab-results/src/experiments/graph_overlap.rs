@@ -19,7 +19,7 @@ use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
 use crate::report::section::{Section, draw};
 use crate::report::table::{Columns, Table, num};
-use crate::saved::{IssueOrder, MAX_STREAMS, StageTimes, UsageError, RunRecord};
+use crate::saved::{IssueOrder, MAX_STREAMS, RunRecord, StageTimes, UsageError};
 use crate::stats::{self, Series};
 
 /// The graph-overlap experiment.
@@ -194,8 +194,13 @@ fn analyze(r: &GraphOverlapResult) -> GraphAnalysis {
             };
             let (sg, gg) = (s.gpu.median(), g.gpu.median());
             let faster = if sg <= gg { &s.gpu } else { &g.gpu };
-            let bound = pipeline::bound(parts, chunks, r.run.params.iterations, r.run.device.copy_engines)
-                .held(sg.min(gg), faster.noise(), chunks_noise(&r.stages, chunks));
+            let bound = pipeline::bound(
+                parts,
+                chunks,
+                r.run.params.iterations,
+                r.run.device.copy_engines,
+            )
+            .held(sg.min(gg), faster.noise(), chunks_noise(&r.stages, chunks));
             rows.push(GraphRow {
                 variant,
                 chunks,

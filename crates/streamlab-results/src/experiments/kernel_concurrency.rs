@@ -26,7 +26,7 @@ use crate::report::figures::{FigureModel, blank, line};
 use crate::report::section::{Section, draw};
 use crate::report::table::{Columns, Table, faster, num, times};
 use crate::saved::timeline::Timeline;
-use crate::saved::{MAX_STREAMS, UsageError, Verification, RunRecord};
+use crate::saved::{MAX_STREAMS, RunRecord, UsageError, Verification};
 use crate::stats::Series;
 
 /// The kernel-concurrency experiment.

@@ -17,7 +17,7 @@ use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
 use crate::report::section::{Section, draw};
 use crate::report::table::{Columns, Table, noise, num, times};
-use crate::saved::{KernelSet, UsageError, RunRecord};
+use crate::saved::{KernelSet, RunRecord, UsageError};
 use crate::stats::{self, Series};
 
 /// The launch-overhead experiment.

@@ -28,7 +28,7 @@ use crate::report::figures::{FigureModel, blank, line};
 use crate::report::section::{Section, draw};
 use crate::report::table::{Columns, Table, flag, num, times};
 use crate::saved::timeline::CopyRates;
-use crate::saved::{LinkRates, MAX_STREAMS, SizeSweep, StageTimes, UsageError, RunRecord};
+use crate::saved::{LinkRates, MAX_STREAMS, RunRecord, SizeSweep, StageTimes, UsageError};
 use crate::stats::Series;
 
 /// The mapped experiment.
@@ -193,21 +193,25 @@ fn analyze(r: &MappedResult) -> MappedAnalysis {
                 .max(ms_at(bytes, link.dtoh_gbps))
                 .max(ms_at(2 * bytes, link.both_gbps));
             // The link's capacity both ways is the run's best, as for the mapped bound.
-            let streamed_bound_ms =
-                pipeline_stages([&p.whole, &p.chunked], r.run.params.streams, None, run.as_ref())
-                    .map_or(f64::NAN, |parts| {
-                        let parts = Stages {
-                            both_ms: parts.both_ms.min(ms_at(2 * bytes, link.both_gbps)),
-                            ..parts
-                        };
-                        pipeline::bound(
-                            parts,
-                            r.run.params.streams,
-                            p.iterations,
-                            r.run.device.copy_engines,
-                        )
-                        .ms
-                    });
+            let streamed_bound_ms = pipeline_stages(
+                [&p.whole, &p.chunked],
+                r.run.params.streams,
+                None,
+                run.as_ref(),
+            )
+            .map_or(f64::NAN, |parts| {
+                let parts = Stages {
+                    both_ms: parts.both_ms.min(ms_at(2 * bytes, link.both_gbps)),
+                    ..parts
+                };
+                pipeline::bound(
+                    parts,
+                    r.run.params.streams,
+                    p.iterations,
+                    r.run.device.copy_engines,
+                )
+                .ms
+            });
             let mapped_ms = p.mapped.median();
             let (streamed, streamed_ms) = [&p.async1, &p.async2]
                 .map(|s| (s, s.median()))

@@ -13,7 +13,7 @@ use crate::report::figures::{FigureModel, blank, line};
 use crate::report::section::{Section, cuda_note, draw};
 use crate::report::table::{Columns, Table, faster, num, ratio, times};
 use crate::saved::timeline::Timeline;
-use crate::saved::{MAX_STREAMS, UsageError, RunRecord};
+use crate::saved::{MAX_STREAMS, RunRecord, UsageError};
 use crate::stats::{self, Series};
 
 /// The matmul-streams experiment.

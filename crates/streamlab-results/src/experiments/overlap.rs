@@ -21,7 +21,7 @@ use crate::report::figures::{FigureModel, blank, line};
 use crate::report::section::{Section, draw};
 use crate::report::table::{Columns, Table, noise, num, times};
 use crate::saved::timeline::Timeline;
-use crate::saved::{IssueOrder, LinkRates, MAX_STREAMS, StageTimes, UsageError, RunRecord};
+use crate::saved::{IssueOrder, LinkRates, MAX_STREAMS, RunRecord, StageTimes, UsageError};
 use crate::stats::Series;
 
 /// The overlap experiment.

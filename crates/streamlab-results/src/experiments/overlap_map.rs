@@ -38,7 +38,7 @@ use crate::report::chart::HeatMap;
 use crate::report::figures::{Drawing, FigureModel};
 use crate::report::section::{Section, draw};
 use crate::report::table::{Columns, Table, num};
-use crate::saved::{MAX_STREAMS, SizeSweep, StageTimes, UsageError, RunRecord};
+use crate::saved::{MAX_STREAMS, RunRecord, SizeSweep, StageTimes, UsageError};
 use crate::stats::Series;
 
 /// The overlap-map experiment.

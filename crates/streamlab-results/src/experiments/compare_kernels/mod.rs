@@ -12,7 +12,7 @@ use crate::experiment::{self, Analyzed, Csv, Experiment, MeasuredRow, Saved, Sum
 use crate::report::ReportError;
 use crate::report::section::Section;
 use crate::report::table::Table;
-use crate::saved::{CudaBuild, KernelForm, KernelSet, UsageError, Verification, RunRecord};
+use crate::saved::{CudaBuild, KernelForm, KernelSet, RunRecord, UsageError, Verification};
 use crate::stats::Series;
 
 pub mod analysis;

@@ -1,8 +1,8 @@
 //! A kernel comparison's tables (the cases, the ratios over the shapes, what safety costs,
 //! the spellings, the math libraries, the cards) and its CSVs.
 use super::analysis::{
-    CaseRatio, ComparisonAnalysis, SAFE_TARGET, SAFE_WORST_TARGET,
-    SafetyCost, SweepRatio, TUNED_TARGET, TUNED_WORST_TARGET,
+    CaseRatio, ComparisonAnalysis, SAFE_TARGET, SAFE_WORST_TARGET, SafetyCost, SweepRatio,
+    TUNED_TARGET, TUNED_WORST_TARGET,
 };
 use super::{Cache, KernelComparison, Origin};
 use crate::card::KernelCard;
@@ -362,4 +362,3 @@ pub fn spellings_csv(a: &ComparisonAnalysis) -> Option<String> {
     let rows = spelling_rows(a.cases.iter());
     (!rows.is_empty()).then(|| spelling_columns().csv(&rows))
 }
-

@@ -27,7 +27,7 @@ use crate::report::ReportError;
 use crate::report::section::{Section, cuda_note, draw};
 use crate::report::table::{Table, num, times};
 use crate::saved::timeline::Timeline;
-use crate::saved::{MAX_STREAMS, StageTimes, UsageError, RunRecord};
+use crate::saved::{MAX_STREAMS, RunRecord, StageTimes, UsageError};
 use crate::stats::Series;
 
 /// The memcpy-kernel experiment.

@@ -157,7 +157,11 @@ impl Experiment for MultiGpuOverlap {
         vec![
             MeasuredRow::median(
                 "spread",
-                format!("{} GPUs, {} streams each", r.gpus.len(), r.run.params.streams),
+                format!(
+                    "{} GPUs, {} streams each",
+                    r.gpus.len(),
+                    r.run.params.streams
+                ),
                 &r.spread,
                 MS,
             ),

@@ -41,19 +41,19 @@ fn result(host_link_ms: f64, spread_ms: f64) -> MultiGpuOverlapResult {
     MultiGpuOverlapResult {
         run: RunRecord {
             params: Params {
-            devices: vec![0, 1],
-            elements,
-            ..Params::quick()
-        },
+                devices: vec![0, 1],
+                elements,
+                ..Params::quick()
+            },
             device: DeviceInfo::made_up(0),
             provenance: Provenance::made_up(),
             verification: Verification {
-            passed: true,
-            checked: elements as u64,
-            mismatches: 0,
-            max_abs_error: 0.0,
-            detail: "ok".into(),
-        },
+                passed: true,
+                checked: elements as u64,
+                mismatches: 0,
+                max_abs_error: 0.0,
+                detail: "ok".into(),
+            },
         },
         gpus: vec![share(0), share(1)],
         batch_sizes: vec![10, 10],

@@ -145,47 +145,45 @@ pub(super) fn analyze(r: &SincosOverlapResult) -> SincosAnalysis {
         |t| stages(t, None),
     );
     let batch_iterations = r.batch_sizes.iter().copied().max().unwrap_or(1);
-    let mut configs: Vec<SincosConfig> = r
-        .points
-        .iter()
-        .map(|p| {
-            // The sequential version's blocking copy makes the host wait every
-            // iteration, so its iterations never overlap.
-            let runs = match p.variant {
-                IssueOrder::Sequential => 1,
-                _ => batch_iterations,
-            };
-            // The parts measured over this configuration's chunks, or coarser ones.
-            let link = link.as_ref();
-            let parts = pipeline_stages(&r.stages, p.streams, None, link).unwrap_or(whole_stages);
-            let (median_ms, noise) = (p.time.median(), p.time.noise());
-            let bound = pipeline::bound(parts, p.streams, runs, r.run.device.copy_engines).held(
-                median_ms,
-                noise,
-                chunks_noise(&r.stages, p.streams),
-            );
-            let busiest_bound = trace::traced_bound(&p.traced_samples(), &p.traced_busiest);
-            SincosConfig {
-                variant: p.variant,
-                streams: p.streams,
-                median_ms,
-                bound,
-                efficiency: bound.ms / median_ms,
-                beyond_bound: bound.lowered(),
-                noise,
-                outliers: p.time.outliers(),
-                busiest_bound,
-                beyond_busiest_bound: busiest_bound
-                    .is_some_and(|b| pipeline::beyond(b.timed_over_bound, 1.0)),
-                under_busiest_bound: busiest_bound
-                    .and_then(|b| Under::of(1.0, b.noise, b.timed_over_bound, noise)),
-                cpp_host_ms: p.cpp_host.as_ref().map(Series::median),
-                cpp_host_noise: p.cpp_host.as_ref().map(Series::noise),
-                rust_host_over_cpp_host: p.rust_host_over_cpp_host(),
-                traced_over_untraced: p.traced_over_untraced(),
-            }
-        })
-        .collect();
+    let mut configs: Vec<SincosConfig> =
+        r.points
+            .iter()
+            .map(|p| {
+                // The sequential version's blocking copy makes the host wait every
+                // iteration, so its iterations never overlap.
+                let runs = match p.variant {
+                    IssueOrder::Sequential => 1,
+                    _ => batch_iterations,
+                };
+                // The parts measured over this configuration's chunks, or coarser ones.
+                let link = link.as_ref();
+                let parts =
+                    pipeline_stages(&r.stages, p.streams, None, link).unwrap_or(whole_stages);
+                let (median_ms, noise) = (p.time.median(), p.time.noise());
+                let bound = pipeline::bound(parts, p.streams, runs, r.run.device.copy_engines)
+                    .held(median_ms, noise, chunks_noise(&r.stages, p.streams));
+                let busiest_bound = trace::traced_bound(&p.traced_samples(), &p.traced_busiest);
+                SincosConfig {
+                    variant: p.variant,
+                    streams: p.streams,
+                    median_ms,
+                    bound,
+                    efficiency: bound.ms / median_ms,
+                    beyond_bound: bound.lowered(),
+                    noise,
+                    outliers: p.time.outliers(),
+                    busiest_bound,
+                    beyond_busiest_bound: busiest_bound
+                        .is_some_and(|b| pipeline::beyond(b.timed_over_bound, 1.0)),
+                    under_busiest_bound: busiest_bound
+                        .and_then(|b| Under::of(1.0, b.noise, b.timed_over_bound, noise)),
+                    cpp_host_ms: p.cpp_host.as_ref().map(Series::median),
+                    cpp_host_noise: p.cpp_host.as_ref().map(Series::noise),
+                    rust_host_over_cpp_host: p.rust_host_over_cpp_host(),
+                    traced_over_untraced: p.traced_over_untraced(),
+                }
+            })
+            .collect();
     configs.sort_by_key(|c| {
         (
             c.variant != IssueOrder::Sequential,

@@ -27,7 +27,7 @@ use crate::report::ReportError;
 use crate::report::section::{Section, cuda_note, draw};
 use crate::report::table::{Table, faster, noise, num, times};
 use crate::saved::timeline::Timeline;
-use crate::saved::{IssueOrder, KernelSet, MAX_STREAMS, StageTimes, UsageError, RunRecord};
+use crate::saved::{IssueOrder, KernelSet, MAX_STREAMS, RunRecord, StageTimes, UsageError};
 use crate::stats::{self, Series};
 
 /// The sincos-overlap experiment.

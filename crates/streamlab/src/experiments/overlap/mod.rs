@@ -205,7 +205,11 @@ impl User<'_> {
         }
         task.finish();
         Ok(OverlapResult {
-            run: self.ctx.record(p.clone(), crate::verify::combine(checks), !self.ctx.stopping()),
+            run: self.ctx.record(
+                p.clone(),
+                crate::verify::combine(checks),
+                !self.ctx.stopping(),
+            ),
             entry,
             sizes: measured,
             timeline: traced,
