@@ -11,7 +11,7 @@ use cudarc::driver::{result, sys};
 use nvptx_kernel::launch::{DeviceSlice, DeviceSliceMut};
 
 use crate::pending::{GpuWork, Pending};
-use crate::{Context, RuntimeError};
+use crate::{Context, RuntimeError, raw};
 
 /// What may cross to the device and back: any bytes are a value of it (bytemuck's
 /// `Pod`: no padding, no invalid bit patterns), so whatever a copy or a kernel leaves in a
@@ -111,6 +111,10 @@ pub struct PinnedBuffer<T> {
     pub(crate) len: usize,
     /// The copies issued on it not yet known finished.
     pub(crate) pending: Pending,
+    /// The user's memory it pins, where it was registered with the driver rather than
+    /// allocated by it ([`crate::Gpu::register`]): unregistered on drop, then freed as
+    /// the `Vec` it was, in the context that registered it.
+    registered: Option<(Vec<T>, Arc<GpuWork>)>,
 }
 
 impl<T: Element> PinnedBuffer<T> {
@@ -127,11 +131,37 @@ impl<T: Element> PinnedBuffer<T> {
             ptr,
             len,
             pending: Pending::default(),
+            registered: None,
         };
         // SAFETY: a new allocation of `len` elements no copy has touched yet.
         let contents = unsafe { std::slice::from_raw_parts_mut(ptr, len) };
         crate::parallel::for_each_chunk_mut(contents, |_, chunk| chunk.fill(fill));
         Ok(buffer)
+    }
+}
+
+impl<T: Element> PinnedBuffer<T> {
+    /// `host` page-locked where it lies (`cuMemHostRegister`), in the context `gpu`
+    /// makes current.
+    pub(crate) fn register(
+        mut host: Vec<T>,
+        gpu: &Arc<GpuWork>,
+    ) -> Result<PinnedBuffer<T>, RuntimeError> {
+        // Registering takes at least one byte: an empty Vec gets room for one element.
+        host.reserve_exact(1);
+        let (ptr, bytes) = (host.as_mut_ptr(), host.capacity() * size_of::<T>());
+        // SAFETY: the Vec's whole allocation, which the buffer keeps (unmoved: the Vec is
+        // never grown) until it is unregistered on drop.
+        gpu.within(|| {
+            unsafe { raw::host_register(ptr as *mut c_void, bytes) }
+                .doing("registering host memory")
+        })?;
+        Ok(PinnedBuffer {
+            ptr,
+            len: host.len(),
+            pending: Pending::default(),
+            registered: Some((host, gpu.clone())),
+        })
     }
 }
 
@@ -165,8 +195,21 @@ impl<T> Drop for PinnedBuffer<T> {
     fn drop(&mut self) {
         // Copies still reading or writing it finish first.
         let _ = self.pending.settle(true);
-        // SAFETY: the allocation is ours and no copy uses it.
-        let _ = unsafe { result::free_host(self.ptr as *mut c_void) };
+        match self.registered.take() {
+            // SAFETY: the range this buffer registered, which no copy uses; the Vec is
+            // freed after it is unregistered.
+            Some((host, gpu)) => {
+                let _ = gpu.within(|| {
+                    unsafe { raw::host_unregister(self.ptr as *mut c_void) }
+                        .doing("unregistering host memory")
+                });
+                drop(host);
+            }
+            // SAFETY: the allocation is ours and no copy uses it.
+            None => {
+                let _ = unsafe { result::free_host(self.ptr as *mut c_void) };
+            }
+        }
     }
 }
 

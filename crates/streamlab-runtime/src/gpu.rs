@@ -10,7 +10,7 @@ use streamlab_results::saved::DeviceInfo;
 use crate::buffer::{DeviceBuffer, Element, MappedBuffer, PinnedBuffer};
 use crate::kernels::{self, CheckedPtx, Kernels};
 use crate::pending::{self, GpuWork, StreamWork};
-use crate::stream::{Event, Stream};
+use crate::stream::{Event, MemPool, Stream};
 use crate::{Context, RuntimeError, device, driver_present, raw};
 
 /// One GPU with a current context and the Rust kernels loaded.
@@ -187,6 +187,29 @@ impl Gpu {
         // SAFETY: the whole range lies in a live allocation of `len` words, borrowed `&mut`.
         unsafe { raw::memset_d32_legacy(buf.ptr, value, buf.len) }
             .doing("setting GPU memory without a stream")
+    }
+
+    /// A stream-ordered memory pool on this GPU ([`Stream::alloc_and_free`]): `keep`
+    /// false hands freed memory back to the driver at the next synchronization (the
+    /// release threshold of the device's default pool, 0); true keeps it for the pool's
+    /// next allocations.
+    pub fn mem_pool(&self, keep: bool) -> Result<MemPool<'_>, RuntimeError> {
+        let threshold = if keep { u64::MAX } else { 0 };
+        let raw = self.work.within(|| {
+            raw::mem_pool_create(self.device, threshold).doing("creating a memory pool")
+        })?;
+        Ok(MemPool {
+            raw,
+            work: self.work.clone(),
+            _gpu: PhantomData,
+        })
+    }
+
+    /// `host` page-locked where it lies (`cuMemHostRegister`): copies from and to it
+    /// run asynchronously, as from a buffer [`Gpu::pinned`] allocates, with no copy of the
+    /// data into one. Unregistered when the buffer is dropped.
+    pub fn register<T: Element>(&self, host: Vec<T>) -> Result<PinnedBuffer<T>, RuntimeError> {
+        PinnedBuffer::register(host, &self.work)
     }
 
     /// A new timing event.

@@ -6,7 +6,9 @@
 //!    CUDA C++ twins with NVRTC.
 //! 2. [`Gpu::ensure_fits`] checks free device memory before anything large is allocated;
 //!    [`Gpu::alloc`], [`Gpu::pinned`] and [`Gpu::mapped`] allocate device, page-locked
-//!    and mapped (zero-copy) host buffers.
+//!    and mapped (zero-copy) host buffers; [`Gpu::register`] page-locks a user's `Vec`
+//!    where it lies, and [`Gpu::mem_pool`] makes a pool for stream-ordered allocation
+//!    ([`Stream::alloc_and_free`]).
 //! 3. [`Stream`]s are non-blocking; copies and launches are asynchronous on a stream, and
 //!    a launch takes host values type-checked against the kernel's declaration.
 //! 4. [`Event`]s time the work between two records on the GPU's own clock; [`graph`]
@@ -101,7 +103,7 @@ pub use buffer::{DeviceBuffer, Element, MappedBuffer, PinnedBuffer};
 pub use gpu::Gpu;
 pub use kernels::{Function, Kernels};
 pub use region::Region;
-pub use stream::{Event, Shape, Stream};
+pub use stream::{Event, MemPool, Shape, Stream};
 
 /// A failure talking to the GPU.
 #[derive(Debug, thiserror::Error)]

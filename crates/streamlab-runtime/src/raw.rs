@@ -147,3 +147,91 @@ pub unsafe fn memcpy_peer_async(
     // SAFETY: the caller's ranges, contexts and stream.
     unsafe { sys::cuMemcpyPeerAsync(dst, dst_ctx, src, src_ctx, bytes, stream) }.result()
 }
+
+/// `cuMemsetD32Async`: set `count` 32-bit words from `dst` to `value`, on `stream`.
+///
+/// # Safety
+/// The `count` words from `dst` lie in a live device allocation no other work uses until
+/// the memset has run, and `stream` is live.
+pub unsafe fn memset_d32_async(
+    dst: sys::CUdeviceptr,
+    value: u32,
+    count: usize,
+    stream: sys::CUstream,
+) -> Result<(), DriverError> {
+    // SAFETY: the caller's range and stream.
+    unsafe { sys::cuMemsetD32Async(dst, value, count, stream) }.result()
+}
+
+/// `cuMemPoolCreate` of device memory on `device`, then its release threshold: 0 hands
+/// freed memory back to the driver at the next synchronization, `u64::MAX` keeps it for
+/// the pool's next allocations.
+pub fn mem_pool_create(
+    device: sys::CUdevice,
+    release_threshold: u64,
+) -> Result<sys::CUmemoryPool, DriverError> {
+    // SAFETY: every field of the properties is a plain value or a null pointer, for which
+    // all-zero bytes are valid (the enums' zero is their INVALID or NONE).
+    let mut props: sys::CUmemPoolProps = unsafe { std::mem::zeroed() };
+    props.allocType = sys::CUmemAllocationType::CU_MEM_ALLOCATION_TYPE_PINNED;
+    props.handleTypes = sys::CUmemAllocationHandleType::CU_MEM_HANDLE_TYPE_NONE;
+    props.location.type_ = sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE;
+    props.location.id = device;
+    // SAFETY: `props` is a valid description of a device pool.
+    let pool = unsafe { cudarc::driver::result::mem_pool::create(&props) }?;
+    let mut threshold = release_threshold;
+    // SAFETY: the new pool; the release threshold is a u64.
+    let set = unsafe {
+        sys::cuMemPoolSetAttribute(
+            pool,
+            sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+            &mut threshold as *mut u64 as *mut c_void,
+        )
+    }
+    .result();
+    if let Err(err) = set {
+        // SAFETY: the new pool, which nothing has allocated from.
+        let _ = unsafe { cudarc::driver::result::mem_pool::destroy(pool) };
+        return Err(err);
+    }
+    Ok(pool)
+}
+
+/// `cuMemAllocFromPoolAsync` then `cuMemFreeAsync`: `bytes` bytes from `pool`, allocated
+/// and freed again in `stream`'s order (nothing uses them in between).
+///
+/// # Safety
+/// `pool` and `stream` are live, in the current context.
+pub unsafe fn alloc_and_free_async(
+    pool: sys::CUmemoryPool,
+    bytes: usize,
+    stream: sys::CUstream,
+) -> Result<(), DriverError> {
+    let mut ptr: sys::CUdeviceptr = 0;
+    // SAFETY: the caller's pool and stream; the allocation is freed on the same stream,
+    // after nothing.
+    unsafe {
+        sys::cuMemAllocFromPoolAsync(&mut ptr, bytes, pool, stream).result()?;
+        sys::cuMemFreeAsync(ptr, stream).result()
+    }
+}
+
+/// `cuMemHostRegister`: page-lock `bytes` bytes of host memory from `host` and let the
+/// GPU copy them asynchronously, as memory `cuMemHostAlloc` made.
+///
+/// # Safety
+/// The bytes are a live host allocation, which stays allocated until
+/// [`host_unregister`].
+pub unsafe fn host_register(host: *mut c_void, bytes: usize) -> Result<(), DriverError> {
+    // SAFETY: the caller's range; flags 0 asks for memory as cuMemHostAlloc's default.
+    unsafe { sys::cuMemHostRegister_v2(host, bytes, 0) }.result()
+}
+
+/// `cuMemHostUnregister`: undo [`host_register`].
+///
+/// # Safety
+/// `host` was registered, and no copy uses it any more.
+pub unsafe fn host_unregister(host: *mut c_void) -> Result<(), DriverError> {
+    // SAFETY: the caller's registered range.
+    unsafe { sys::cuMemHostUnregister(host) }.result()
+}

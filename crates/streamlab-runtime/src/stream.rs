@@ -6,13 +6,13 @@ use std::marker::PhantomData;
 use std::ops::Range;
 use std::sync::Arc;
 
-use cudarc::driver::{result, sys};
+use cudarc::driver::{DriverError, result, sys};
 
 use crate::buffer::{DeviceBuffer, Element, PinnedBuffer};
 use crate::contract::Contract;
 use crate::gpu::Gpu;
 use crate::kernels::{DynamicFunction, Function};
-use crate::pending::StreamWork;
+use crate::pending::{GpuWork, StreamWork};
 use crate::{Context, RuntimeError, raw};
 
 /// Grid and block dimensions of a launch (x, y).
@@ -226,6 +226,27 @@ impl Stream<'_> {
             .doing("poisoning a buffer")
     }
 
+    /// Set every 32-bit word of `buf` to `value`, in this stream's order
+    /// (`cuMemsetD32Async`).
+    pub fn memset_d32(&self, buf: &mut DeviceBuffer<u32>, value: u32) -> Result<(), RuntimeError> {
+        self.work.issue();
+        // SAFETY: the range is the whole allocation, borrowed `&mut`.
+        unsafe { raw::memset_d32_async(buf.ptr, value, buf.len, self.raw) }
+            .doing("setting GPU memory on a stream")
+    }
+
+    /// Allocate `bytes` bytes from `pool` and free them again, both in this stream's
+    /// order (`cuMemAllocFromPoolAsync`, `cuMemFreeAsync`): the scratch memory of one
+    /// step of a pipeline, which never waits for the GPU as `cuMemAlloc` and `cuMemFree`
+    /// do.
+    pub fn alloc_and_free(&self, pool: &MemPool, bytes: usize) -> Result<(), RuntimeError> {
+        self.work.issue();
+        // SAFETY: the pool and the stream are live and of the current context (a pool
+        // cannot outlive its GPU), and the allocation is freed before anything uses it.
+        unsafe { raw::alloc_and_free_async(pool.raw, bytes.max(1), self.raw) }
+            .doing("allocating and freeing on a stream")
+    }
+
     /// Record `event` after the work issued so far on this stream.
     pub fn record(&self, event: &Event) -> Result<(), RuntimeError> {
         *event.after.borrow_mut() = Some((self.work.clone(), self.work.mark()));
@@ -279,6 +300,25 @@ impl Drop for Stream<'_> {
     }
 }
 
+/// A stream-ordered memory pool of one [`Gpu`]'s memory ([`Stream::alloc_and_free`]),
+/// which it cannot outlive.
+pub struct MemPool<'gpu> {
+    pub(crate) raw: sys::CUmemoryPool,
+    pub(crate) work: Arc<GpuWork>,
+    pub(crate) _gpu: PhantomData<&'gpu Gpu>,
+}
+
+impl Drop for MemPool<'_> {
+    fn drop(&mut self) {
+        // Allocations from it are freed in their streams' order: those finish first.
+        let _ = self.work.synchronize();
+        let raw = self.raw;
+        // SAFETY: the pool is ours and every allocation from it is freed.
+        let _ = (self.work)
+            .within(|| unsafe { result::mem_pool::destroy(raw) }.doing("destroying a memory pool"));
+    }
+}
+
 /// A timing event.
 pub struct Event {
     pub(crate) raw: sys::CUevent,
@@ -303,6 +343,22 @@ impl Event {
         unsafe { result::event::elapsed(self.raw, end.raw) }
             .map(f64::from)
             .doing("reading event times")
+    }
+
+    /// Whether the work before this event's record has finished, without waiting
+    /// (`cuEventQuery`).
+    pub fn query(&self) -> Result<bool, RuntimeError> {
+        // SAFETY: the handle is live.
+        match unsafe { result::event::query(self.raw) } {
+            Ok(()) => {
+                if let Some((stream, upto)) = &*self.after.borrow() {
+                    stream.finished_up_to(*upto);
+                }
+                Ok(true)
+            }
+            Err(DriverError(sys::CUresult::CUDA_ERROR_NOT_READY)) => Ok(false),
+            Err(err) => Err(err).doing("querying an event"),
+        }
     }
 
     /// Wait until the work before this event's record has finished.

@@ -1,7 +1,9 @@
 //! The runtime's soundness on a GPU: a launch whose arguments break its kernel's contract
 //! is refused before it reaches the GPU and leaves every buffer as it was (for the Rust
 //! kernels and their CUDA C++ twins alike), one that keeps it runs and is right, and a new
-//! device buffer reads back zeroed; the GPU's clocks read through NVML. Skips, saying so, where there is no NVIDIA driver (as
+//! device buffer reads back zeroed; registered host memory, stream-ordered allocation and
+//! a memset on a stream do what they say; the GPU's clocks read through NVML. Skips,
+//! saying so, where there is no NVIDIA driver (as
 //! on CI); on a GPU machine it runs from `cargo xtask dist`'s `run-tests.sh`.
 use streamlab_runtime::baseline::{self, Availability};
 use streamlab_runtime::{Gpu, Kernels, RuntimeError, Shape, driver_present};
@@ -94,4 +96,39 @@ fn the_gpus_clocks_read_through_nvml() {
         c.memory_max_mhz > 100 && c.memory_mhz <= c.memory_max_mhz,
         "{c:?}"
     );
+}
+
+/// A user's `Vec` registered with the driver copies as pinned memory does, and comes back
+/// whole; a memset on a stream and stream-ordered allocations from both kinds of pool run
+/// in the stream's order; an event's query answers without waiting.
+#[test]
+fn registered_memory_stream_ordered_allocation_and_a_memset_on_a_stream_work() {
+    let Some(gpu) = gpu() else { return };
+    let stream = gpu.streams(1).unwrap().remove(0);
+    let n = 1 << 20;
+    let values: Vec<i32> = (0..n as i32).map(|i| i.wrapping_mul(7919)).collect();
+    let registered = gpu.register(values.clone()).unwrap();
+    let mut device = gpu.alloc::<i32>(n).unwrap();
+    stream.htod(&mut device, 0, &registered, 0..n).unwrap();
+    let mut back = gpu.pinned(n, 0i32).unwrap();
+    stream.dtoh(&mut back, 0, &device, 0..n).unwrap();
+    stream.synchronize().unwrap();
+    assert!(back.as_slice().unwrap() == values, "the registered copy differs");
+    assert_eq!(registered.as_slice().unwrap(), &values[..]);
+    drop(registered);
+    for keep in [false, true] {
+        let pool = gpu.mem_pool(keep).unwrap();
+        for bytes in [0, 4 << 20] {
+            stream.alloc_and_free(&pool, bytes).unwrap();
+        }
+    }
+    let mut words = gpu.alloc::<u32>(n).unwrap();
+    stream.memset_d32(&mut words, 0xdead_beef).unwrap();
+    let done = gpu.event().unwrap();
+    stream.record(&done).unwrap();
+    let mut host = gpu.pinned(n, 0u32).unwrap();
+    stream.dtoh(&mut host, 0, &words, 0..n).unwrap();
+    stream.synchronize().unwrap();
+    assert!(done.query().unwrap(), "a passed event reads as passed");
+    assert!(host.as_slice().unwrap().iter().all(|&x| x == 0xdead_beef));
 }

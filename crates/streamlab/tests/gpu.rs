@@ -123,6 +123,12 @@ fn quick_run_all_verifies_every_experiment_and_every_trace() {
             );
         }
     }
+    // Every break beside its remedies, measured in the same run.
+    let breaks = json(&out, "concurrency-breaks.json");
+    assert_eq!(breaks["verification"]["passed"], true);
+    let remedies = breaks["derived"]["remedies"].as_array().expect("remedies");
+    assert_eq!(remedies.len(), 7, "{remedies:?}");
+    assert!(out.join("concurrency-breaks-remedies.csv").is_file());
     assert!(out.join("report.html").is_file());
     std::fs::remove_dir_all(&out).expect("clean up");
 }

@@ -7,10 +7,14 @@
 //! stream, a device-to-device copy on the NULL stream, a copy from pageable memory, an
 //! allocation and a free, a host wait on an event in the middle of issue; and as
 //! controls, the clean pipeline and the NULL-stream copy on non-blocking streams, and the
-//! copy on the per-thread default stream. Each case's time per iteration is held against
+//! copy on the per-thread default stream. Beside each break, in the same run, its remedy
+//! ([`Case::remedies`]): the memset on a stream, stream-ordered allocation from a pool
+//! that releases its memory and from one that keeps it, the pageable memory registered,
+//! an event query in place of the wait. Each case's time per iteration is held against
 //! its clean pipeline (the one on streams of the same kind), and its traced timeline
 //! against the break detector ([`crate::derived::trace::breaks`]): each break found by
-//! name, the clean ones found clean.
+//! name (with the `nsys analyze` rule that reports the same thing), the clean ones and the
+//! remedies found clean.
 
 use serde::{Deserialize, Serialize};
 
@@ -104,10 +108,25 @@ pub enum Case {
     /// After each iteration's copies in, the host waits on an event recorded after the
     /// previous iteration's copies out.
     HostWaitOnEvent,
+    /// [`Case::MemsetWithoutStream`]'s remedy: the memset on the last stream
+    /// (`cuMemsetD32Async`).
+    MemsetOnStream,
+    /// [`Case::AllocAndFree`]'s remedy: the allocation and the free in the first stream's
+    /// order (`cuMemAllocFromPoolAsync`, `cuMemFreeAsync`), from a pool that hands its
+    /// memory back at each synchronization (release threshold 0, as the default pool).
+    StreamOrderedAlloc,
+    /// The same from a pool that keeps its memory (release threshold the maximum).
+    StreamOrderedAllocKept,
+    /// [`Case::PageableCopy`]'s remedy: the same host memory registered once, before the
+    /// pipeline (`cuMemHostRegister`).
+    RegisteredCopy,
+    /// [`Case::HostWaitOnEvent`]'s remedy: the host asks whether the event has passed
+    /// (`cuEventQuery`) and goes on issuing.
+    EventQuery,
 }
 
 impl Case {
-    pub const ALL: [Case; 10] = [
+    pub const ALL: [Case; 15] = [
         Case::Clean,
         Case::CleanNonBlocking,
         Case::NullStreamCopy,
@@ -118,6 +137,11 @@ impl Case {
         Case::PageableCopy,
         Case::AllocAndFree,
         Case::HostWaitOnEvent,
+        Case::MemsetOnStream,
+        Case::StreamOrderedAlloc,
+        Case::StreamOrderedAllocKept,
+        Case::RegisteredCopy,
+        Case::EventQuery,
     ];
 
     pub fn label(self) -> &'static str {
@@ -132,6 +156,41 @@ impl Case {
             Case::PageableCopy => "copy in from pageable memory",
             Case::AllocAndFree => "allocation and free before each iteration",
             Case::HostWaitOnEvent => "host waits on an event mid-issue",
+            Case::MemsetOnStream => "memset on the pipeline's stream",
+            Case::StreamOrderedAlloc => "stream-ordered allocation and free, pool releasing",
+            Case::StreamOrderedAllocKept => "stream-ordered allocation and free, pool keeping",
+            Case::RegisteredCopy => "copy in from the pageable memory, registered",
+            Case::EventQuery => "host queries the event mid-issue",
+        }
+    }
+
+    /// The break it remedies, for a remedy (the NULL-stream copy's are the non-blocking
+    /// streams and the per-thread default stream).
+    pub fn remedies(self) -> Option<Case> {
+        match self {
+            Case::NullStreamCopyNonBlocking | Case::PerThreadStreamCopy => {
+                Some(Case::NullStreamCopy)
+            }
+            Case::MemsetOnStream => Some(Case::MemsetWithoutStream),
+            Case::StreamOrderedAlloc | Case::StreamOrderedAllocKept => Some(Case::AllocAndFree),
+            Case::RegisteredCopy => Some(Case::PageableCopy),
+            Case::EventQuery => Some(Case::HostWaitOnEvent),
+            _ => None,
+        }
+    }
+
+    /// The `nsys analyze` rule (Nsight Systems' expert system) that reports the same
+    /// thing, for a break: where no rule names the call, `gpu_gaps` reports the idle GPU
+    /// it leaves.
+    pub fn nsys_rule(self) -> Option<&'static str> {
+        match self {
+            Case::NullStreamCopy | Case::DeviceCopyOnNullStream | Case::AllocAndFree => {
+                Some("gpu_gaps")
+            }
+            Case::MemsetWithoutStream => Some("cuda_memset_sync"),
+            Case::PageableCopy => Some("cuda_memcpy_async"),
+            Case::HostWaitOnEvent => Some("cuda_api_sync"),
+            _ => None,
         }
     }
 
@@ -156,7 +215,14 @@ impl Case {
     /// and the per-thread default stream, which is an ordinary stream).
     pub fn expected(self) -> &'static [BreakKind] {
         match self {
-            Case::Clean | Case::CleanNonBlocking | Case::PerThreadStreamCopy => &[],
+            Case::Clean
+            | Case::CleanNonBlocking
+            | Case::PerThreadStreamCopy
+            | Case::MemsetOnStream
+            | Case::StreamOrderedAlloc
+            | Case::StreamOrderedAllocKept
+            | Case::RegisteredCopy
+            | Case::EventQuery => &[],
             Case::NullStreamCopy
             | Case::NullStreamCopyNonBlocking
             | Case::MemsetWithoutStream
@@ -223,10 +289,34 @@ pub struct BreakRow {
     pub detected_as_expected: bool,
 }
 
+/// A break beside one of its remedies, each against the clean pipeline.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RemedyRow {
+    pub remedy: Case,
+    pub breaks: Case,
+    /// The break's and the remedy's cost per iteration over clean, and their verdicts.
+    pub break_cost_ms: f64,
+    pub break_verdict: Verdict,
+    pub remedy_cost_ms: f64,
+    pub remedy_verdict: Verdict,
+    /// The remedy's time per iteration over the break's.
+    pub over_break: f64,
+}
+
+impl RemedyRow {
+    /// Whether the remedy is within noise of clean (or faster).
+    pub fn as_clean(&self) -> bool {
+        matches!(self.remedy_verdict, Verdict::Same | Verdict::Faster)
+    }
+}
+
 /// Everything derived from a concurrency-breaks result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BreaksAnalysis {
     pub rows: Vec<BreakRow>,
+    /// Each break beside each of its remedies measured in the same run.
+    #[serde(default)]
+    pub remedies: Vec<RemedyRow>,
 }
 
 /// Copy–kernel overlap and both copy directions at once, per traced iteration.
@@ -283,8 +373,24 @@ fn analyze(r: &ConcurrencyBreaksResult) -> BreaksAnalysis {
                 expected,
             })
         })
+        .collect::<Vec<BreakRow>>();
+    let remedies = (rows.iter())
+        .filter_map(|remedy| {
+            let cause = rows
+                .iter()
+                .find(|b| Some(b.case) == remedy.case.remedies())?;
+            Some(RemedyRow {
+                remedy: remedy.case,
+                breaks: cause.case,
+                break_cost_ms: cause.cost_ms,
+                break_verdict: cause.verdict,
+                remedy_cost_ms: remedy.cost_ms,
+                remedy_verdict: remedy.verdict,
+                over_break: remedy.median_ms / cause.median_ms,
+            })
+        })
         .collect();
-    BreaksAnalysis { rows }
+    BreaksAnalysis { rows, remedies }
 }
 
 /// concurrency-breaks' headline in `summary.json`.
@@ -298,6 +404,11 @@ pub struct BreaksSummary {
     /// Cases whose timeline the break detector read as expected, of the cases traced.
     pub detected_as_expected: usize,
     pub traced: usize,
+    /// Remedies within noise of the clean pipeline, of the remedies measured.
+    #[serde(default)]
+    pub remedies_as_clean: usize,
+    #[serde(default)]
+    pub remedies: usize,
 }
 
 /// A row's cost in words: "0.0012 ms per iteration (within the noise)", or that it
@@ -379,8 +490,39 @@ fn columns<'a>() -> Columns<'a, BreakRow> {
             move |x| x.both_ways_lost_ms.map_or(String::new(), ms),
         )
         .text("detected", "detected", |x| kinds(&x.detected))
+        .text("nsys analyze rule", "nsys_rule", |x| {
+            x.case.nsys_rule().unwrap_or("").into()
+        })
         .show("as expected", |x| {
             (if x.detected_as_expected { "yes" } else { "NO" }).into()
+        })
+}
+
+/// A cost and its verdict, as the remedies' table shows them.
+fn cost_cell(cost_ms: f64, v: Verdict) -> String {
+    format!("{}{}", num(cost_ms, 4), unless_changed(v))
+}
+
+/// The table of each break beside its remedy.
+fn remedy_columns<'a>() -> Columns<'a, RemedyRow> {
+    Columns::new()
+        .text("break", "break", |x: &RemedyRow| x.breaks.label().into())
+        .both(
+            "its cost ms",
+            |x| cost_cell(x.break_cost_ms, x.break_verdict),
+            "break_cost_ms",
+            |x| format!("{:.4}", x.break_cost_ms),
+        )
+        .text("remedy", "remedy", |x| x.remedy.label().into())
+        .both(
+            "its cost ms",
+            |x| cost_cell(x.remedy_cost_ms, x.remedy_verdict),
+            "remedy_cost_ms",
+            |x| format!("{:.4}", x.remedy_cost_ms),
+        )
+        .number("remedy over break", "over_break", (3, 4), |x| x.over_break)
+        .show("as clean", |x| {
+            (if x.as_clean() { "yes" } else { "no" }).into()
         })
 }
 
@@ -441,17 +583,31 @@ impl Experiment for ConcurrencyBreaks {
         derived: &Self::Derived,
         _cuda: Option<With<'_, Self>>,
     ) -> Vec<Table> {
-        vec![columns().table(
+        let mut tables = vec![columns().table(
             Some(format!(
                 "medians of {} back-to-back iterations per sample; cost: ms per iteration over the clean pipeline on streams of the same kind",
                 r.run.params.iterations
             )),
             &derived.rows,
-        )]
+        )];
+        if !derived.remedies.is_empty() {
+            tables.push(remedy_columns().table(
+                Some("each break beside its remedy, both against the clean pipeline in the same run; as clean: the remedy's cost is within noise (or it is faster)".into()),
+                &derived.remedies,
+            ));
+        }
+        tables
     }
 
     fn csv(_r: &ConcurrencyBreaksResult, derived: &Self::Derived) -> Vec<Csv> {
-        vec![Csv::main(columns().csv(&derived.rows))]
+        let mut files = vec![Csv::main(columns().csv(&derived.rows))];
+        if !derived.remedies.is_empty() {
+            files.push(Csv {
+                suffix: Some("remedies"),
+                contents: remedy_columns().csv(&derived.remedies),
+            });
+        }
+        files
     }
 
     fn section(
@@ -475,6 +631,36 @@ impl Experiment for ConcurrencyBreaks {
             "Breaks",
             "The break inserted in each iteration: the last chunk's copy in on the NULL stream (`CU_STREAM_LEGACY`) or the per-thread default stream (`CU_STREAM_PER_THREAD`), its stream waiting on an event after it; `cuMemsetD32` (no stream) or `cuMemcpyDtoDAsync` on the NULL stream of a 4 MiB scratch buffer after the copies in; the last chunk copied in from pageable memory with `cuMemcpyHtoDAsync` on its own stream; `cuMemAlloc` and `cuMemFree` of 4 MiB before the copies in; `cuEventSynchronize` after the copies in on an event recorded after the previous iteration's copies out. Cost is the time per iteration over the clean pipeline on streams of the same kind (a negative cost: faster); copy–kernel overlap lost is, per traced iteration, how much less copies ran beside kernels than in the clean pipeline's trace, and both-ways lost how much less the two copy directions ran at once.",
         );
+        if !a.remedies.is_empty() {
+            sec.note(
+                "Remedies",
+                "Each break's remedy runs in the same run, on the same streams: the memset on the last stream (`cuMemsetD32Async`); the allocation and the free in the first stream's order (`cuMemAllocFromPoolAsync`, `cuMemFreeAsync`) from a pool that hands its memory back at each synchronization (release threshold 0, as the default pool) and from one that keeps it; the same pageable memory registered once before the pipeline (`cuMemHostRegister`) and copied from asynchronously; `cuEventQuery` in place of `cuEventSynchronize`, the host going on whatever it answers; and for the NULL-stream copy, non-blocking streams and the per-thread default stream. The nsys analyze rule is the rule of Nsight Systems' expert system that reports the same thing (gpu_gaps: the idle GPU a call leaves where no rule names the call).",
+            );
+            let clean = a.remedies.iter().filter(|x| x.as_clean()).count();
+            let rest: Vec<String> = (a.remedies.iter())
+                .filter(|x| !x.as_clean())
+                .map(|x| {
+                    format!(
+                        "{} ({} ms per iteration, {:.2}× the break's time)",
+                        x.remedy.label(),
+                        cost_cell(x.remedy_cost_ms, x.remedy_verdict),
+                        x.over_break
+                    )
+                })
+                .collect();
+            sec.note(
+                "Remedies' result",
+                if rest.is_empty() {
+                    format!("All {} remedies are within noise of the clean pipeline.", a.remedies.len())
+                } else {
+                    format!(
+                        "{clean} of {} remedies are within noise of the clean pipeline; still costing: {}.",
+                        a.remedies.len(),
+                        rest.join("; ")
+                    )
+                },
+            );
+        }
         if let Some(x) = a.rows.iter().find(|x| x.case == Case::NullStreamCopy) {
             sec.note(
                 "Result",
@@ -502,7 +688,9 @@ impl Experiment for ConcurrencyBreaks {
 
     fn summary(r: &ConcurrencyBreaksResult, derived: &Self::Derived) -> Summary {
         let a = derived;
-        let costliest = (a.rows.iter()).max_by(|x, y| x.over_clean.total_cmp(&y.over_clean));
+        let costliest = (a.rows.iter())
+            .filter(|x| x.case.remedies().is_none())
+            .max_by(|x, y| x.over_clean.total_cmp(&y.over_clean));
         let x = BreaksSummary {
             verified: r.run.verification.passed,
             clean_ms: (a.rows.iter().find(|x| x.case == Case::Clean)).map(|x| x.median_ms),
@@ -510,21 +698,27 @@ impl Experiment for ConcurrencyBreaks {
             costliest_over_clean: costliest.map(|x| x.over_clean),
             detected_as_expected: a.rows.iter().filter(|x| x.detected_as_expected).count(),
             traced: r.cases.iter().filter(|c| c.timeline.is_some()).count(),
+            remedies_as_clean: a.remedies.iter().filter(|x| x.as_clean()).count(),
+            remedies: a.remedies.len(),
         };
         let line = format!(
-            "clean {} ms per iteration, costliest break {} at {}× clean; detector as expected in {} of {} traced cases; {}",
+            "clean {} ms per iteration, costliest break {} at {}× clean; {} of {} remedies as clean; detector as expected in {} of {} traced cases; {}",
             x.clean_ms.map_or("–".into(), |v| format!("{v:.4}")),
             x.costliest.map_or("–", Case::label),
             x.costliest_over_clean
                 .map_or("–".into(), |v| format!("{v:.2}")),
+            x.remedies_as_clean,
+            x.remedies,
             x.detected_as_expected,
             x.traced,
             verdict(x.verified)
         );
         let finding = match (x.costliest, x.costliest_over_clean, x.clean_ms) {
             (Some(case), Some(over), Some(clean)) => format!(
-                "Of what breaks the overlap, a {} costs most: {over:.2}× the clean iteration ({clean:.3} ms); the timelines name the break as expected in {} of {} traced cases.",
+                "Of what breaks the overlap, a {} costs most: {over:.2}× the clean iteration ({clean:.3} ms); {} of {} remedies measured beside their breaks run within noise of clean; the timelines name the break as expected in {} of {} traced cases.",
                 case.label(),
+                x.remedies_as_clean,
+                x.remedies,
                 x.detected_as_expected,
                 x.traced
             ),
@@ -558,5 +752,42 @@ mod tests {
             Case::NullStreamCopyNonBlocking.baseline(),
             Case::CleanNonBlocking
         );
+    }
+
+    #[test]
+    fn every_break_the_detector_names_has_a_rule_and_every_remedy_a_break_it_must_clear() {
+        for case in Case::ALL {
+            assert_eq!(
+                case.nsys_rule().is_some(),
+                !case.expected().is_empty() && case.remedies().is_none(),
+                "{case:?}"
+            );
+            if let Some(cause) = case.remedies() {
+                // The NULL-stream copy's remedies keep a copy on a default stream, which
+                // non-blocking streams make harmless: the others must run clean.
+                let keeps_the_copy = cause == Case::NullStreamCopy;
+                assert!(
+                    keeps_the_copy || case.expected().is_empty(),
+                    "{case:?} must run clean"
+                );
+                assert!(!cause.expected().is_empty(), "{cause:?} must be a break");
+                assert_eq!(
+                    case.blocking_streams() || cause == Case::NullStreamCopy,
+                    cause.blocking_streams()
+                );
+            }
+        }
+        for cause in [
+            Case::NullStreamCopy,
+            Case::MemsetWithoutStream,
+            Case::AllocAndFree,
+            Case::PageableCopy,
+            Case::HostWaitOnEvent,
+        ] {
+            assert!(
+                Case::ALL.iter().any(|c| c.remedies() == Some(cause)),
+                "{cause:?}"
+            );
+        }
     }
 }

@@ -5,7 +5,7 @@
 //! take as long as copying it in: then the clean pipeline keeps both copy engines and the
 //! SMs busy at once, and a break has overlap to destroy. Each iteration issues every
 //! chunk's copy in, every kernel, every copy out (one chunk per stream), with the case's
-//! break ([`Case`]); one schedule, written once, is timed and traced. The cases are
+//! break or its remedy ([`Case`]); one schedule, written once, is timed and traced. The cases are
 //! sampled round-robin, each sample `--iterations` iterations back to back timed with
 //! events, more rounds for a case whose noise is still above the target; each case's
 //! last sample runs on poisoned outputs and is checked element by element. Then each case
@@ -26,7 +26,7 @@ use super::{Context, Run, RunError};
 use crate::measure::{MAX_ROUNDS, series, wants_round};
 use crate::runtime::trace::{self, Recorder};
 use crate::runtime::{
-    DeviceBuffer, Event, Function, Gpu, PinnedBuffer, Region, RuntimeError, Shape, Stream,
+    DeviceBuffer, Event, Function, Gpu, MemPool, PinnedBuffer, Region, RuntimeError, Shape, Stream,
 };
 use streamlab_results::spread::chunks;
 
@@ -60,6 +60,11 @@ struct Pipeline<'a> {
     dev_out: DeviceBuffer<i32>,
     scratch: DeviceBuffer<u32>,
     scratch_copy: DeviceBuffer<u32>,
+    /// The pageable input registered with the driver (the pageable copy's remedy).
+    registered_in: PinnedBuffer<i32>,
+    /// Stream-ordered pools: one handing its memory back, one keeping it.
+    pool_releasing: MemPool<'a>,
+    pool_keeping: MemPool<'a>,
     /// Recorded on the last stream after its kernel: the chunk's input is free again.
     chunk_free: Event,
     /// Recorded on the lane after the last chunk's copy in there.
@@ -105,6 +110,9 @@ impl<'a> Pipeline<'a> {
             cycles: 1,
             parts: chunks(n, p.streams),
             pageable_in: host_in.as_slice()?.to_vec(),
+            registered_in: gpu.register(host_in.as_slice()?.to_vec())?,
+            pool_releasing: gpu.mem_pool(false)?,
+            pool_keeping: gpu.mem_pool(true)?,
             host_in,
             host_out: gpu.pinned(n, -1i32)?,
             dev_in: gpu.alloc(n)?,
@@ -131,11 +139,22 @@ impl<'a> Pipeline<'a> {
     ) -> Result<(), RuntimeError> {
         let last = streams.len() - 1;
         let gpu = self.gpu;
-        if case == Case::AllocAndFree {
-            rec.host(i, "cuMemAlloc + cuMemFree", || {
+        let scratch_bytes = SCRATCH_WORDS * size_of::<u32>();
+        match case {
+            Case::AllocAndFree => rec.host(i, "cuMemAlloc + cuMemFree", || {
                 drop(gpu.alloc::<u32>(SCRATCH_WORDS)?);
                 Ok(())
-            })?;
+            })?,
+            Case::StreamOrderedAlloc | Case::StreamOrderedAllocKept => {
+                let pool = if case == Case::StreamOrderedAlloc {
+                    &self.pool_releasing
+                } else {
+                    &self.pool_keeping
+                };
+                // Issued as any stream work is: no host call that waits, so none traced.
+                streams[0].alloc_and_free(pool, scratch_bytes)?
+            }
+            _ => {}
         }
         for s in 0..streams.len() {
             let part = self.parts[s].clone();
@@ -154,13 +173,18 @@ impl<'a> Pipeline<'a> {
                 rec.op(s, i, OpKind::HtoD, bytes, |stream| {
                     stream.htod_pageable(dev_in, part.start, pageable, part.clone())
                 })?;
+            } else if s == last && case == Case::RegisteredCopy {
+                let registered = &self.registered_in;
+                rec.op(s, i, OpKind::HtoD, bytes, |stream| {
+                    stream.htod(dev_in, part.start, registered, part.clone())
+                })?;
             } else {
                 rec.op(s, i, OpKind::HtoD, bytes, |stream| {
                     stream.htod(dev_in, part.start, host_in, part.clone())
                 })?;
             }
         }
-        let scratch_bytes = Some((SCRATCH_WORDS * size_of::<u32>()) as u64);
+        let scratch_bytes = Some(scratch_bytes as u64);
         match case {
             Case::MemsetWithoutStream => {
                 let scratch = &mut self.scratch;
@@ -178,10 +202,18 @@ impl<'a> Pipeline<'a> {
                     |lane| lane.dtod(to, 0, from, 0..SCRATCH_WORDS),
                 )?;
             }
+            Case::MemsetOnStream => {
+                let scratch = &mut self.scratch;
+                rec.op(last, i, OpKind::Memset, scratch_bytes, |stream| {
+                    stream.memset_d32(scratch, i as u32)
+                })?;
+            }
             Case::HostWaitOnEvent => {
                 let done = &self.done;
                 rec.host(i, "cuEventSynchronize", || done.synchronize())?;
             }
+            // The host asks and goes on: no wait, so no host call traced.
+            Case::EventQuery => drop(self.done.query()?),
             _ => {}
         }
         for s in 0..streams.len() {
