@@ -142,10 +142,38 @@ impl Gpu {
             .collect()
     }
 
+    /// The stream priorities this GPU's context offers, `(least, greatest)`: the
+    /// driver numbers them downwards, so the greatest priority is the lowest number
+    /// (`cuCtxGetStreamPriorityRange`).
+    pub fn stream_priorities(&self) -> Result<(i32, i32), RuntimeError> {
+        self.work.within(|| {
+            result::stream::get_priority_range().doing("reading the stream priority range")
+        })
+    }
+
+    /// `count` new non-blocking streams of `priority` (within
+    /// [`Gpu::stream_priorities`]; the driver clamps one outside it): a block of a
+    /// higher-priority stream's kernel waiting for room starts before any waiting block
+    /// of a lower one.
+    pub fn streams_at(&self, count: usize, priority: i32) -> Result<Vec<Stream<'_>>, RuntimeError> {
+        (0..count)
+            .map(|_| self.stream_with(result::stream::StreamKind::NonBlocking, priority))
+            .collect()
+    }
+
     fn stream(&self, kind: result::stream::StreamKind) -> Result<Stream<'_>, RuntimeError> {
-        let raw = self
-            .work
-            .within(|| result::stream::create(kind).doing("creating a stream"))?;
+        self.stream_with(kind, 0)
+    }
+
+    /// A new stream of `kind` at `priority` (0, the default, for the others).
+    fn stream_with(
+        &self,
+        kind: result::stream::StreamKind,
+        priority: i32,
+    ) -> Result<Stream<'_>, RuntimeError> {
+        let raw = self.work.within(|| {
+            result::stream::create_with_priority(kind, priority).doing("creating a stream")
+        })?;
         Ok(Stream {
             raw,
             owned: true,

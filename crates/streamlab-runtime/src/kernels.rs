@@ -56,6 +56,21 @@ impl<P> Function<P> {
         self.name
     }
 
+    /// How many blocks of `block_threads` threads of this entry one SM holds at once
+    /// (`cuOccupancyMaxActiveBlocksPerMultiprocessor`, no dynamic shared memory).
+    pub fn blocks_per_sm(&self, block_threads: u32) -> Result<u32, RuntimeError> {
+        // SAFETY: `raw` is an entry of a module that stays loaded.
+        let blocks = unsafe {
+            result::occupancy::max_active_block_per_multiprocessor(
+                self.raw,
+                block_threads as i32,
+                0,
+            )
+        }
+        .doing("reading a kernel's occupancy")?;
+        Ok(blocks.max(0) as u32)
+    }
+
     /// What the driver says of this entry, launched with `block_threads` threads per
     /// block on the current context's device.
     pub fn driver_card(&self, block_threads: u32) -> Result<DriverCard, RuntimeError> {

@@ -113,7 +113,10 @@ fn registered_memory_stream_ordered_allocation_and_a_memset_on_a_stream_work() {
     let mut back = gpu.pinned(n, 0i32).unwrap();
     stream.dtoh(&mut back, 0, &device, 0..n).unwrap();
     stream.synchronize().unwrap();
-    assert!(back.as_slice().unwrap() == values, "the registered copy differs");
+    assert!(
+        back.as_slice().unwrap() == values,
+        "the registered copy differs"
+    );
     assert_eq!(registered.as_slice().unwrap(), &values[..]);
     drop(registered);
     for keep in [false, true] {

@@ -129,6 +129,14 @@ fn quick_run_all_verifies_every_experiment_and_every_trace() {
     let remedies = breaks["derived"]["remedies"].as_array().expect("remedies");
     assert_eq!(remedies.len(), 7, "{remedies:?}");
     assert!(out.join("concurrency-breaks-remedies.csv").is_file());
+    // Both kinds of work, both ways, each probe's wait read from the GPU's records.
+    let priorities = json(&out, "stream-priorities.json");
+    assert_eq!(priorities["verification"]["passed"], true);
+    let ways = priorities["ways"].as_array().expect("ways");
+    assert_eq!(ways.len(), 4, "{ways:?}");
+    for way in ways {
+        assert!(!way["waits_ms"].as_array().unwrap().is_empty(), "{way}");
+    }
     assert!(out.join("report.html").is_file());
     std::fs::remove_dir_all(&out).expect("clean up");
 }

@@ -24,8 +24,8 @@ use crate::experiment::{
     self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, Saved, Summary, With, verdict,
 };
 use crate::report::ReportError;
-use crate::report::chart::{BarSeries, PALETTE, XAxis, YScale};
-use crate::report::figures::{FigureModel, blank};
+use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
+use crate::report::figures::{FigureModel, blank, line};
 use crate::report::section::{Section, draw};
 use crate::report::table::{Columns, Table, num};
 use crate::saved::timeline::Timeline;
@@ -529,7 +529,7 @@ fn remedy_columns<'a>() -> Columns<'a, RemedyRow> {
 fn figures(r: &ConcurrencyBreaksResult, a: &BreaksAnalysis) -> Vec<FigureModel> {
     let labels: Vec<String> = a.rows.iter().map(|x| x.case.label().to_owned()).collect();
     let mut c = blank(
-        "concurrency-breaks: time per iteration, each break against the clean pipeline".into(),
+        "concurrency-breaks: time per iteration, each break and each remedy against the clean pipeline".into(),
         "case",
         "ms per iteration",
         XAxis::Categories(labels),
@@ -547,6 +547,15 @@ fn figures(r: &ConcurrencyBreaksResult, a: &BreaksAnalysis) -> Vec<FigureModel> 
         values: a.rows.iter().map(|x| x.median_ms).collect(),
         whiskers: Some(whiskers),
     });
+    if let Some(clean) = a.rows.iter().find(|x| x.case == Case::Clean) {
+        let across = (0..a.rows.len()).map(|i| (i as f64, clean.median_ms));
+        c.lines.push(line(
+            "clean pipeline (median)",
+            BOUND_COLOR,
+            true,
+            across.collect(),
+        ));
+    }
     vec![FigureModel::chart("concurrency-breaks.svg".into(), c)]
 }
 

@@ -73,6 +73,7 @@ macro_rules! registered {
             matmul_streams::MatmulStreams,
             memcpy_kernel::MemcpyKernel,
             concurrency_breaks::ConcurrencyBreaks,
+            stream_priorities::StreamPriorities,
             kernel_concurrency::KernelConcurrency,
             launch_overhead::LaunchOverhead,
             graph_overlap::GraphOverlap,

@@ -235,6 +235,29 @@ pub fn record_as_issued(
     record_with(gpu, streams, lane, false, title, reference, schedule)
 }
 
+/// Trace `schedule` as [`record_as_issued`] does (no gate: each operation ready when the
+/// host issued it or its stream's earlier work ended), with no checks, traced again only
+/// where CUPTI lost records: for schedules whose records give waits, not a timeline to
+/// hold to a timed run.
+pub fn record_as_issued_unchecked(
+    gpu: &Gpu,
+    streams: &[Stream],
+    title: &str,
+    reference: TraceReference,
+    mut schedule: impl FnMut(&mut Recorder) -> Result<(), RuntimeError>,
+) -> Result<Timeline, RuntimeError> {
+    record_whole(
+        gpu,
+        streams,
+        None,
+        false,
+        title,
+        &reference,
+        &mut schedule,
+        &mut Vec::new(),
+    )
+}
+
 /// Trace `schedule` once, as [`record`] does but with no checks, traced again only where
 /// CUPTI lost records (`record_whole`): for traced batches whose records only give a
 /// number (a busy time), not a timeline to keep.

@@ -248,7 +248,7 @@ pub(super) fn draw_chart(root: &Area<'_>, c: &Chart) -> Drawn {
 }
 
 /// The longest a turned category label runs before it wraps, in pixels.
-const TURNED: f64 = 130.0;
+const TURNED: f64 = 190.0;
 
 /// How a category axis' labels are set so that none overlaps another: each label wrapped
 /// across its slot where that fits, else turned to run down from the axis (wrapped at

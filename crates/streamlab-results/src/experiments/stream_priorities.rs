@@ -1,0 +1,497 @@
+//! stream-priorities: what a stream's priority buys a short kernel issued while a long
+//! grid fills the GPU, and what it does not buy a copy.
+//!
+//! A long grid of spin kernels' blocks, several waves of the GPU's resident blocks, runs
+//! on a stream of the least priority; while it runs, the host issues short probe kernels
+//! (one block each), each on a stream of its own, spread over the grid's span. Without
+//! priorities every stream has the default (least) priority: a probe's block waits behind
+//! every block of the grid still to start. With priorities the probes' streams have the
+//! greatest: a probe's block starts at the next block boundary of the running grid. The
+//! same with copies: a long copy to the device and short probe copies behind it, which
+//! priorities do not reorder (the copy engines take work in the order it reached them).
+//! Each probe's wait from issue to start comes from the GPU's records (CUPTI): its p50
+//! and p99 against the model's.
+use serde::{Deserialize, Serialize};
+
+use crate::derived::trace::TraceChecks;
+use crate::experiment::{
+    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, Saved, Summary, With, verdict,
+};
+use crate::report::ReportError;
+use crate::report::chart::{BarSeries, PALETTE, SEQUENTIAL_COLOR, XAxis, YScale};
+use crate::report::figures::{FigureModel, blank};
+use crate::report::section::{Section, draw};
+use crate::report::table::{Columns, Table, num};
+use crate::saved::{RunRecord, UsageError};
+use crate::stats::Series;
+
+/// The stream-priorities experiment.
+pub struct StreamPriorities;
+
+/// Parameters.
+#[derive(Debug, Clone, PartialEq, clap::Args, Serialize, Deserialize)]
+pub struct Params {
+    /// Microseconds each block of the long grid spins.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub block_us: u32,
+    /// Waves of the long grid: its blocks are this many times the blocks the GPU holds
+    /// at once.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub waves: u32,
+    /// Probe kernels (and probe copies) issued while the long one runs, each on a stream
+    /// of its own.
+    #[arg(long, default_value_t = 40, value_parser = crate::saved::count(1024))]
+    pub probes: usize,
+    /// Microseconds each probe kernel spins.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(0..=100_000))]
+    pub probe_us: u32,
+    /// MiB of the long copy to the device (each probe copy is 4 KiB).
+    #[arg(long, default_value_t = 256, value_parser = crate::saved::count(16_384))]
+    pub copy_mib: usize,
+    /// Rounds of each way, their probes' waits pooled.
+    #[arg(long, default_value_t = 3, value_parser = crate::saved::count(100))]
+    pub rounds: usize,
+}
+
+crate::defaults_from_clap!(Params);
+
+impl crate::saved::Params for Params {
+    fn quick() -> Params {
+        Params {
+            waves: 4,
+            probes: 10,
+            copy_mib: 64,
+            rounds: 1,
+            ..Params::default()
+        }
+    }
+
+    fn validate(&self) -> Result<(), UsageError> {
+        Ok(())
+    }
+}
+
+/// What a way issues behind its long operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Work {
+    Kernels,
+    Copies,
+}
+
+impl Work {
+    pub fn label(self) -> &'static str {
+        match self {
+            Work::Kernels => "kernels",
+            Work::Copies => "copies",
+        }
+    }
+}
+
+/// One way of issuing, measured.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WayRun {
+    pub work: Work,
+    /// The probes' streams at the greatest priority, the long one's at the least; else
+    /// every stream at the default.
+    pub prioritized: bool,
+    /// Each probe's wait from issue to start on the GPU, ms, every round's pooled.
+    pub waits_ms: Vec<f64>,
+    /// The long operation's span on the GPU, ms, one per round.
+    pub long_ms: Vec<f64>,
+}
+
+impl WayRun {
+    /// "kernels, priorities" and the like.
+    pub fn label(&self) -> String {
+        way_label(self.work, self.prioritized)
+    }
+}
+
+/// A way's name: "kernels, priorities", "copies, no priorities".
+fn way_label(work: Work, prioritized: bool) -> String {
+    let priorities = if prioritized {
+        "priorities"
+    } else {
+        "no priorities"
+    };
+    format!("{}, {priorities}", work.label())
+}
+
+/// Result of stream-priorities.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StreamPrioritiesResult {
+    #[serde(flatten)]
+    pub run: RunRecord<Params>,
+    /// The context's stream priorities, least and greatest (the driver numbers them
+    /// downwards: the greatest is the lowest number).
+    pub priority_range: (i32, i32),
+    /// Blocks of the long grid the GPU holds at once, and the grid's blocks.
+    pub resident_blocks: u32,
+    pub long_blocks: u32,
+    pub ways: Vec<WayRun>,
+}
+
+/// The `q`-quantile of `values` by nearest rank (NaN for none).
+fn quantile(values: &[f64], q: f64) -> f64 {
+    let mut sorted: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+    sorted.sort_by(f64::total_cmp);
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let rank = (q * sorted.len() as f64).ceil().max(1.0) as usize;
+    sorted[rank.min(sorted.len()) - 1]
+}
+
+/// One way's waits beside the model's.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WayRow {
+    pub work: Work,
+    pub prioritized: bool,
+    pub probes: usize,
+    pub p50_ms: f64,
+    pub p99_ms: f64,
+    pub max_ms: f64,
+    /// The long operation's median span.
+    pub long_ms: f64,
+    /// The model's p50 and p99: a wait uniform up to the next block boundary of the
+    /// running grid (a prioritized kernel), else up to the end of the long operation.
+    pub model_p50_ms: f64,
+    pub model_p99_ms: f64,
+}
+
+/// Everything derived from a stream-priorities result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PrioritiesAnalysis {
+    pub rows: Vec<WayRow>,
+    /// A probe kernel's p99 wait without priorities over its p99 with them.
+    pub kernel_p99_gain: Option<f64>,
+    /// A probe copy's p50 wait with priorities over its p50 without them.
+    pub copy_p50_with_over_without: Option<f64>,
+}
+
+impl PrioritiesAnalysis {
+    pub fn row(&self, work: Work, prioritized: bool) -> Option<&WayRow> {
+        (self.rows.iter()).find(|r| r.work == work && r.prioritized == prioritized)
+    }
+}
+
+fn analyze(r: &StreamPrioritiesResult) -> PrioritiesAnalysis {
+    let block_ms = f64::from(r.run.params.block_us) / 1e3;
+    let rows: Vec<WayRow> = (r.ways.iter())
+        .map(|w| {
+            let long_ms = Series::new(w.long_ms.clone()).map_or(f64::NAN, |s| s.median());
+            // A wait uniform on [0, reach]: up to the grid's next block boundary for a
+            // prioritized kernel, up to the long operation's end otherwise.
+            let reach = if w.work == Work::Kernels && w.prioritized {
+                block_ms
+            } else {
+                long_ms
+            };
+            WayRow {
+                work: w.work,
+                prioritized: w.prioritized,
+                probes: w.waits_ms.len(),
+                p50_ms: quantile(&w.waits_ms, 0.5),
+                p99_ms: quantile(&w.waits_ms, 0.99),
+                max_ms: quantile(&w.waits_ms, 1.0),
+                long_ms,
+                model_p50_ms: reach * 0.5,
+                model_p99_ms: reach * 0.99,
+            }
+        })
+        .collect();
+    let find =
+        |work, prioritized| (rows.iter()).find(|r| r.work == work && r.prioritized == prioritized);
+    let kernel_p99_gain = (find(Work::Kernels, false))
+        .zip(find(Work::Kernels, true))
+        .map(|(without, with)| without.p99_ms / with.p99_ms);
+    let copy_p50_with_over_without = (find(Work::Copies, true))
+        .zip(find(Work::Copies, false))
+        .map(|(with, without)| with.p50_ms / without.p50_ms);
+    PrioritiesAnalysis {
+        rows,
+        kernel_p99_gain,
+        copy_p50_with_over_without,
+    }
+}
+
+/// stream-priorities' headline in `summary.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PrioritiesSummary {
+    pub verified: bool,
+    /// A probe kernel's p50 and p99 wait, ms, without and with priorities.
+    pub kernel_p50_ms: [Option<f64>; 2],
+    pub kernel_p99_ms: [Option<f64>; 2],
+    /// The model's p99 for a prioritized kernel: the grid's block time.
+    pub model_p99_ms: Option<f64>,
+    pub kernel_p99_gain: Option<f64>,
+    /// A probe copy's p50 wait, ms, without and with priorities.
+    pub copy_p50_ms: [Option<f64>; 2],
+}
+
+/// A copy's wait with priorities counts as unchanged within this factor of its wait
+/// without them.
+const SAME_WAIT: f64 = 1.5;
+
+fn columns<'a>() -> Columns<'a, WayRow> {
+    Columns::new()
+        .text("work", "work", |x: &WayRow| x.work.label().into())
+        .text("priorities", "prioritized", |x| {
+            (if x.prioritized { "yes" } else { "no" }).into()
+        })
+        .number("probes", "probes", (0, 0), |x| x.probes as f64)
+        .number("wait p50 ms", "p50_ms", (4, 5), |x| x.p50_ms)
+        .number("wait p99 ms", "p99_ms", (4, 5), |x| x.p99_ms)
+        .number("wait max ms", "max_ms", (4, 5), |x| x.max_ms)
+        .number("model p50 ms", "model_p50_ms", (4, 5), |x| x.model_p50_ms)
+        .number("model p99 ms", "model_p99_ms", (4, 5), |x| x.model_p99_ms)
+        .number("long operation ms", "long_ms", (3, 4), |x| x.long_ms)
+}
+
+fn figures(a: &PrioritiesAnalysis) -> Vec<FigureModel> {
+    let labels = (a.rows.iter())
+        .map(|r| way_label(r.work, r.prioritized))
+        .collect();
+    let mut c = blank(
+        "stream-priorities: a probe's wait from issue to start, measured and modelled".into(),
+        "probes issued while the long operation runs",
+        "ms (log)",
+        XAxis::Categories(labels),
+        YScale::Log,
+    );
+    let bars = [
+        ("p50", PALETTE[0], a.rows.iter().map(|r| r.p50_ms).collect()),
+        ("p99", PALETTE[1], a.rows.iter().map(|r| r.p99_ms).collect()),
+        (
+            "model p99",
+            SEQUENTIAL_COLOR,
+            a.rows.iter().map(|r| r.model_p99_ms).collect(),
+        ),
+    ];
+    for (name, color, values) in bars {
+        c.bars.push(BarSeries {
+            name: name.into(),
+            color,
+            values,
+            whiskers: None,
+        });
+    }
+    vec![FigureModel::chart("stream-priorities.svg".into(), c)]
+}
+
+impl Saved for StreamPrioritiesResult {
+    experiment::saved_fields!(Params);
+}
+
+impl Experiment for StreamPriorities {
+    const NAME: &'static str = "stream-priorities";
+    const USES_KERNEL_SETS: bool = false;
+    type Params = Params;
+    type Result = StreamPrioritiesResult;
+    type Derived = PrioritiesAnalysis;
+
+    fn rows(r: &StreamPrioritiesResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
+        (r.ways.iter())
+            .filter_map(|w| {
+                let waits = Series::new(w.waits_ms.clone())?;
+                let key = format!(
+                    "{}/{}",
+                    w.work.label(),
+                    if w.prioritized { "priority" } else { "default" }
+                );
+                Some(MeasuredRow::median(
+                    key,
+                    format!("{}: a probe's wait", w.label()),
+                    &waits,
+                    MS,
+                ))
+            })
+            .collect()
+    }
+
+    fn derive(r: &StreamPrioritiesResult, _checks: &[TraceChecks]) -> PrioritiesAnalysis {
+        analyze(r)
+    }
+
+    fn tables(
+        _r: &StreamPrioritiesResult,
+        derived: &Self::Derived,
+        _cuda: Option<With<'_, Self>>,
+    ) -> Vec<Table> {
+        vec![columns().table(
+            Some("each probe's wait from issue to start on the GPU (CUPTI), every round's pooled; the model's wait is uniform up to the running grid's next block boundary for a prioritized kernel, up to the long operation's end otherwise".into()),
+            &derived.rows,
+        )]
+    }
+
+    fn csv(_r: &StreamPrioritiesResult, derived: &Self::Derived) -> Vec<Csv> {
+        vec![Csv::main(columns().csv(&derived.rows))]
+    }
+
+    fn section(
+        rust: &Analyzed<Self>,
+        _twin: Option<&Analyzed<Self>>,
+    ) -> Result<Section, ReportError> {
+        let (r, a) = rust.with();
+        let p = &r.run.params;
+        let mut sec = rust.section(
+            "stream-priorities: what a stream's priority buys",
+            "A long grid of spin kernels' blocks fills the GPU on a stream of the least priority; while it runs, the host issues short probe kernels (one block each, each on a stream of its own) spread over its span, first with every stream at the default priority, then with the probes' streams at the greatest. Then the same with a long copy to the device and short probe copies. Each probe's wait from issue to start comes from the GPU's records (CUPTI).",
+        );
+        sec.note(
+            "Setup",
+            format!(
+                "The long grid: {} blocks of {} µs ({} waves of the {} the GPU holds at once); probes of {} µs, {} a round over {} rounds; the long copy {} MiB, each probe copy 4 KiB. Stream priorities run from {} (least) to {} (greatest).",
+                r.long_blocks,
+                p.block_us,
+                p.waves,
+                r.resident_blocks,
+                p.probe_us,
+                p.probes,
+                p.rounds,
+                p.copy_mib,
+                r.priority_range.0,
+                r.priority_range.1
+            ),
+        );
+        sec.note(
+            "Model",
+            "A block of a waiting higher-priority kernel takes the next slot a running block frees: a probe issued at a random moment waits up to one block's time, uniformly (p50 half a block, p99 99% of one). Without priorities it waits for every block of the grid still to start: up to the grid's whole span. Copies run on the copy engines in the order they reached them, whatever the priority: a probe copy waits up to the long copy's span either way.",
+        );
+        sec.note("Result", finding(a));
+        sec.figures = draw(figures(a));
+        Ok(sec)
+    }
+
+    fn summary(r: &StreamPrioritiesResult, derived: &Self::Derived) -> Summary {
+        let a = derived;
+        let both = |work, f: fn(&WayRow) -> f64| {
+            [false, true].map(|prioritized| a.row(work, prioritized).map(f))
+        };
+        let x = PrioritiesSummary {
+            verified: r.run.verification.passed,
+            kernel_p50_ms: both(Work::Kernels, |w| w.p50_ms),
+            kernel_p99_ms: both(Work::Kernels, |w| w.p99_ms),
+            model_p99_ms: a.row(Work::Kernels, true).map(|w| w.model_p99_ms),
+            kernel_p99_gain: a.kernel_p99_gain,
+            copy_p50_ms: both(Work::Copies, |w| w.p50_ms),
+        };
+        let ms = |v: Option<f64>| v.map_or("–".into(), |v| format!("{v:.4}"));
+        let line = format!(
+            "probe kernel p99 wait {} ms without priorities, {} ms with (model {} ms); probe copy p50 {} ms without, {} ms with; {}",
+            ms(x.kernel_p99_ms[0]),
+            ms(x.kernel_p99_ms[1]),
+            ms(x.model_p99_ms),
+            ms(x.copy_p50_ms[0]),
+            ms(x.copy_p50_ms[1]),
+            verdict(x.verified)
+        );
+        Summary::headline(&x, line).with(Overview {
+            finding: finding(a),
+            result: x.kernel_p99_gain.map_or("–".into(), |g| {
+                format!("{}× shorter p99 wait with priority", num(g, 1))
+            }),
+            over_bound: None,
+            rust_over_cpp: None,
+        })
+    }
+}
+
+/// What the run found, in words.
+fn finding(a: &PrioritiesAnalysis) -> String {
+    let (Some(without), Some(with)) = (a.row(Work::Kernels, false), a.row(Work::Kernels, true))
+    else {
+        return "No probe kernel was measured both ways.".into();
+    };
+    let model = if with.p99_ms <= with.model_p99_ms * 1.1 {
+        "within the model's next block boundary"
+    } else {
+        "longer than the model's next block boundary"
+    };
+    let mut text = format!(
+        "A short kernel issued behind a grid that fills the GPU waits {:.4} ms at p50 and {:.4} ms at p99 with every stream at the default priority, {:.4} ms and {:.4} ms on a stream of the greatest priority: {model} ({:.4} ms at p99).",
+        without.p50_ms, without.p99_ms, with.p50_ms, with.p99_ms, with.model_p99_ms
+    );
+    if let (Some(cw), Some(cp), Some(ratio)) = (
+        a.row(Work::Copies, false),
+        a.row(Work::Copies, true),
+        a.copy_p50_with_over_without,
+    ) {
+        let reordered = if (1.0 / SAME_WAIT..=SAME_WAIT).contains(&ratio) {
+            "priorities do not reorder copies"
+        } else if ratio < 1.0 {
+            "priority shortened the copies' wait"
+        } else {
+            "priority lengthened the copies' wait"
+        };
+        text += &format!(
+            " A short copy behind a long one waits {:.4} ms at p50 without priorities and {:.4} ms with them: {reordered}.",
+            cw.p50_ms, cp.p50_ms
+        );
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantiles_are_nearest_rank() {
+        let v: Vec<f64> = (1..=100).map(f64::from).collect();
+        assert_eq!(quantile(&v, 0.5), 50.0);
+        assert_eq!(quantile(&v, 0.99), 99.0);
+        assert_eq!(quantile(&v, 1.0), 100.0);
+        assert_eq!(quantile(&[3.0], 0.99), 3.0);
+        assert!(quantile(&[], 0.5).is_nan());
+    }
+
+    #[test]
+    fn the_model_reaches_a_block_for_prioritized_kernels_and_the_long_operation_otherwise() {
+        let way = |work, prioritized, waits: Vec<f64>| WayRun {
+            work,
+            prioritized,
+            waits_ms: waits,
+            long_ms: vec![2.0, 2.2, 2.1],
+        };
+        let r = StreamPrioritiesResult {
+            run: RunRecord {
+                params: Params::default(),
+                device: crate::saved::DeviceInfo::made_up(0),
+                provenance: crate::saved::Provenance::made_up(),
+                verification: crate::saved::Verification {
+                    passed: true,
+                    checked: 1,
+                    mismatches: 0,
+                    max_abs_error: 0.0,
+                    detail: "ok".into(),
+                },
+            },
+            priority_range: (0, -5),
+            resident_blocks: 4224,
+            long_blocks: 42240,
+            ways: vec![
+                way(Work::Kernels, false, vec![1.0, 1.5, 2.0]),
+                way(Work::Kernels, true, vec![0.01, 0.05, 0.09]),
+                way(Work::Copies, false, vec![1.0, 1.1]),
+                way(Work::Copies, true, vec![1.05, 1.1]),
+            ],
+        };
+        let a = analyze(&r);
+        let with = a.row(Work::Kernels, true).unwrap();
+        assert!((with.model_p99_ms - 0.099).abs() < 1e-12, "{with:?}");
+        let without = a.row(Work::Kernels, false).unwrap();
+        assert!((without.model_p99_ms - 2.1 * 0.99).abs() < 1e-12);
+        assert!((a.kernel_p99_gain.unwrap() - 2.0 / 0.09).abs() < 1e-9);
+        let words = finding(&a);
+        assert!(
+            words.contains("within the model's next block boundary"),
+            "{words}"
+        );
+        assert!(
+            words.contains("priorities do not reorder copies"),
+            "{words}"
+        );
+    }
+}
