@@ -7,8 +7,9 @@
 //! priorities every stream has the default (least) priority: a probe's block waits behind
 //! every block of the grid still to start. With priorities the probes' streams have the
 //! greatest: a probe's block starts at the next block boundary of the running grid. The
-//! same with copies: a long copy to the device and short probe copies behind it, which
-//! priorities do not reorder (the copy engines take work in the order it reached them).
+//! same with copies: a long copy to the device and short probe copies issued while it
+//! runs, which priorities do not reach (a probe copy takes another copy engine where the
+//! GPU has one, else waits for the long copy).
 //! Each probe's wait from issue to start comes from the GPU's records (CUPTI): its p50
 //! and p99 against the model's.
 use serde::{Deserialize, Serialize};
@@ -155,7 +156,9 @@ pub struct WayRow {
     /// The long operation's median span.
     pub long_ms: f64,
     /// The model's p50 and p99: a wait uniform up to the next block boundary of the
-    /// running grid (a prioritized kernel), else up to the end of the long operation.
+    /// running grid (a prioritized kernel), up to the end of the long operation (a kernel
+    /// that is not); none for a copy where the GPU has another copy engine, else up to the
+    /// long copy's end.
     pub model_p50_ms: f64,
     pub model_p99_ms: f64,
 }
@@ -178,15 +181,19 @@ impl PrioritiesAnalysis {
 
 fn analyze(r: &StreamPrioritiesResult) -> PrioritiesAnalysis {
     let block_ms = f64::from(r.run.params.block_us) / 1e3;
+    let free_engine = r.run.device.copy_engines > 1;
     let rows: Vec<WayRow> = (r.ways.iter())
         .map(|w| {
             let long_ms = Series::new(w.long_ms.clone()).map_or(f64::NAN, |s| s.median());
             // A wait uniform on [0, reach]: up to the grid's next block boundary for a
-            // prioritized kernel, up to the long operation's end otherwise.
-            let reach = if w.work == Work::Kernels && w.prioritized {
-                block_ms
-            } else {
-                long_ms
+            // prioritized kernel, up to the long operation's end for one that is not; a
+            // copy starts at once on another copy engine where the GPU has one, else waits
+            // for the long copy whatever its priority.
+            let reach = match (w.work, w.prioritized) {
+                (Work::Kernels, true) => block_ms,
+                (Work::Kernels, false) => long_ms,
+                (Work::Copies, _) if free_engine => 0.0,
+                (Work::Copies, _) => long_ms,
             };
             WayRow {
                 work: w.work,
@@ -266,7 +273,15 @@ fn figures(a: &PrioritiesAnalysis) -> Vec<FigureModel> {
         (
             "model p99",
             SEQUENTIAL_COLOR,
-            a.rows.iter().map(|r| r.model_p99_ms).collect(),
+            (a.rows.iter())
+                .map(|r| {
+                    if r.model_p99_ms > 0.0 {
+                        r.model_p99_ms
+                    } else {
+                        f64::NAN
+                    }
+                })
+                .collect(),
         ),
     ];
     for (name, color, values) in bars {
@@ -357,7 +372,7 @@ impl Experiment for StreamPriorities {
         );
         sec.note(
             "Model",
-            "A block of a waiting higher-priority kernel takes the next slot a running block frees: a probe issued at a random moment waits up to one block's time, uniformly (p50 half a block, p99 99% of one). Without priorities it waits for every block of the grid still to start: up to the grid's whole span. Copies run on the copy engines in the order they reached them, whatever the priority: a probe copy waits up to the long copy's span either way.",
+            format!("A block of a waiting higher-priority kernel takes the next slot a running block frees: a probe issued at a random moment waits up to one block's time, uniformly (p50 half a block, p99 99% of one). Without priorities it waits for every block of the grid still to start: up to the grid's whole span. Priorities do not reach the copy engines: a probe copy starts at once where another of the GPU's copy engines is free (this one has {}), else it waits for the long copy, whatever its priority.", r.run.device.copy_engines),
         );
         sec.note("Result", finding(a));
         sec.figures = draw(figures(a));
@@ -419,14 +434,19 @@ fn finding(a: &PrioritiesAnalysis) -> String {
         a.copy_p50_with_over_without,
     ) {
         let reordered = if (1.0 / SAME_WAIT..=SAME_WAIT).contains(&ratio) {
-            "priorities do not reorder copies"
+            "the priority made no difference"
         } else if ratio < 1.0 {
-            "priority shortened the copies' wait"
+            "the priority shortened its wait"
         } else {
-            "priority lengthened the copies' wait"
+            "the priority lengthened its wait"
+        };
+        let queued = if cw.p99_ms.max(cp.p99_ms) < 0.1 * cw.long_ms.min(cp.long_ms) {
+            "it did not queue behind the long copy, running beside it on another copy engine"
+        } else {
+            "it queued behind the long copy"
         };
         text += &format!(
-            " A short copy behind a long one waits {:.4} ms at p50 without priorities and {:.4} ms with them: {reordered}.",
+            " A short copy issued while a long one runs waits {:.4} ms at p50 without priorities and {:.4} ms with them: {queued}, and {reordered}.",
             cw.p50_ms, cp.p50_ms
         );
     }
@@ -489,9 +509,9 @@ mod tests {
             words.contains("within the model's next block boundary"),
             "{words}"
         );
-        assert!(
-            words.contains("priorities do not reorder copies"),
-            "{words}"
-        );
+        assert!(words.contains("the priority made no difference"), "{words}");
+        assert!(words.contains("it queued behind the long copy"), "{words}");
+        let copies = a.row(Work::Copies, true).unwrap();
+        assert_eq!(copies.model_p99_ms, 0.0, "made_up has three copy engines");
     }
 }

@@ -1,7 +1,7 @@
 //! stream-priorities: a long grid of spin kernels' blocks on a stream of the least
 //! priority, and short probe kernels issued while it runs, each on a stream of its own,
 //! at the default priority and then at the greatest; then a long copy to the device and
-//! short probe copies behind it, both ways. The host spreads the probes over the long
+//! short probe copies issued while it runs, both ways. The host spreads the probes over the long
 //! operation's span (timed alone first), each issued at its moment by a spin on the
 //! host's clock; the schedule is traced as the host issues it (no gate), so a probe's
 //! ready time in the GPU's records is its issue, and its wait is its start less that.
@@ -32,7 +32,7 @@ impl Run for StreamPriorities {
     const ABOUT: &'static str = "What a stream's priority buys: short probe kernels issued while a long grid \
         fills the GPU, at the default priority and at the greatest, each probe's wait from \
         issue to start (p50, p99, from CUPTI) beside the next-block-boundary model; and \
-        short copies behind a long one, which priorities do not reorder";
+        short copies issued while a long one runs, which priorities do not reach";
 
     fn run(ctx: &Context, p: &Params) -> Result<StreamPrioritiesResult, RunError> {
         p.validate()?;
