@@ -235,35 +235,14 @@ pub fn record_as_issued(
     record_with(gpu, streams, lane, false, title, reference, schedule)
 }
 
-/// Trace `schedule` as [`record_as_issued`] does (no gate: each operation ready when the
-/// host issued it or its stream's earlier work ended), with no checks, traced again only
-/// where CUPTI lost records: for schedules whose records give waits, not a timeline to
-/// hold to a timed run.
-pub fn record_as_issued_unchecked(
-    gpu: &Gpu,
-    streams: &[Stream],
-    title: &str,
-    reference: TraceReference,
-    mut schedule: impl FnMut(&mut Recorder) -> Result<(), RuntimeError>,
-) -> Result<Timeline, RuntimeError> {
-    record_whole(
-        gpu,
-        streams,
-        None,
-        false,
-        title,
-        &reference,
-        &mut schedule,
-        &mut Vec::new(),
-    )
-}
-
-/// Trace `schedule` once, as [`record`] does but with no checks, traced again only where
-/// CUPTI lost records (`record_whole`): for traced batches whose records only give a
-/// number (a busy time), not a timeline to keep.
+/// Trace `schedule` once with no checks, traced again only where CUPTI lost records
+/// (`record_whole`): behind the gate as [`record`] does (`gated`), or as the host issues
+/// it as [`record_as_issued`] does; for schedules whose records give a number (a busy
+/// time, a probe's wait), not a timeline to hold to a timed run.
 pub fn record_unchecked(
     gpu: &Gpu,
     streams: &[Stream],
+    gated: bool,
     title: &str,
     reference: TraceReference,
     mut schedule: impl FnMut(&mut Recorder) -> Result<(), RuntimeError>,
@@ -272,7 +251,7 @@ pub fn record_unchecked(
         gpu,
         streams,
         None,
-        true,
+        gated,
         title,
         &reference,
         &mut schedule,

@@ -472,7 +472,7 @@ fn trace(
                 median_ms: None,
                 rates: None,
             };
-            trace::record_unchecked(timing.gpu, streams, &title, unchecked, schedule)
+            trace::record_unchecked(timing.gpu, streams, true, &title, unchecked, schedule)
         }
     }
 }

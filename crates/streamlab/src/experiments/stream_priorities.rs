@@ -221,9 +221,11 @@ impl Bench<'_> {
                 Some((PROBE_WORDS * 4) as u64),
             ),
         };
-        trace::record_as_issued_unchecked(
+        // No gate: a probe's ready time must be its issue.
+        trace::record_unchecked(
             self.gpu,
             streams,
+            false,
             &title,
             reference,
             |rec: &mut Recorder| {
