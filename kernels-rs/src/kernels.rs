@@ -242,3 +242,34 @@ pub unsafe fn spin(elapsed: &mut [u64], ns: u64) {
         elapsed[block] = now.wrapping_sub(start);
     }
 }
+
+/// One step of a chain of dependent kernels: let the next kernel on the stream start
+/// (`nvptx_kernel::dependent::launch_dependents`), wait for the kernel ahead to finish
+/// (`nvptx_kernel::dependent::wait`), then (thread 0 of each block) stamp the GPU's
+/// global timer into `stamps[2 step]`, spin `ns` nanoseconds, add one to `counts[block]`
+/// and stamp `stamps[2 step + 1]`. Block 0 stamps; a count that misses a step shows a
+/// kernel that ran before the one ahead of it finished.
+#[kernel]
+pub unsafe fn chain_step(stamps: &mut [u64], counts: &mut [u32], ns: u64, step: u32) {
+    nvptx_kernel::dependent::launch_dependents();
+    nvptx_kernel::dependent::wait();
+    if nvptx_kernel::thread::thread_idx_x() != 0 {
+        return;
+    }
+    let block = nvptx_kernel::thread::block_idx_x() as usize;
+    let start = nvptx_kernel::clock::globaltimer();
+    let mut now = start;
+    while now.wrapping_sub(start) < ns {
+        now = nvptx_kernel::clock::globaltimer();
+    }
+    if let Some(count) = counts.get_mut(block) {
+        *count = count.wrapping_add(1);
+    }
+    if block == 0 {
+        let at = 2 * step as usize;
+        if let Some([began, ended]) = stamps.get_mut(at..at + 2) {
+            *began = start;
+            *ended = nvptx_kernel::clock::globaltimer();
+        }
+    }
+}

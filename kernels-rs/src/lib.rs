@@ -45,7 +45,7 @@ pub use kernels::*;
 /// Every kernel's declaration, for the builder's check of the PTX and for hosts that
 /// load them by name.
 #[cfg(not(target_arch = "nvptx64"))]
-pub const KERNELS: [nvptx_kernel::KernelSignature; 17] = {
+pub const KERNELS: [nvptx_kernel::KernelSignature; 18] = {
     use nvptx_kernel::Kernel;
     [
         fill::SIGNATURE,
@@ -65,6 +65,7 @@ pub const KERNELS: [nvptx_kernel::KernelSignature; 17] = {
         copy_u32::SIGNATURE,
         empty::SIGNATURE,
         spin::SIGNATURE,
+        chain_step::SIGNATURE,
     ]
 };
 

@@ -51,6 +51,8 @@ pub mod view;
 #[cfg(target_arch = "nvptx64")]
 pub mod clock;
 #[cfg(target_arch = "nvptx64")]
+pub mod dependent;
+#[cfg(target_arch = "nvptx64")]
 pub mod thread;
 
 #[cfg(all(feature = "cudarc", not(target_arch = "nvptx64")))]

@@ -587,3 +587,32 @@ extern "C" __global__ void spin(unsigned long long *elapsed, size_t elapsed_len,
     if (threadIdx.x == 0 && block < elapsed_len)
         elapsed[block] = now - start;
 }
+
+// One step of a chain of dependent kernels, as the Rust twin: let the next kernel start,
+// wait for the one ahead to finish, then (thread 0 of each block) spin ns, add one to
+// counts[block], and (block 0) stamp the global timer before and after into
+// stamps[2 step] and stamps[2 step + 1].
+extern "C" __global__ void chain_step(unsigned long long *stamps, size_t stamps_len,
+                                      unsigned *counts, size_t counts_len,
+                                      unsigned long long ns, unsigned step)
+{
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    if (threadIdx.x != 0)
+        return;
+    size_t block = blockIdx.x;
+    unsigned long long start;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    unsigned long long now = start;
+    while (now - start < ns)
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    if (block < counts_len)
+        counts[block] += 1;
+    size_t at = 2 * (size_t)step;
+    if (block == 0 && at + 2 <= stamps_len) {
+        stamps[at] = start;
+        unsigned long long ended;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ended));
+        stamps[at + 1] = ended;
+    }
+}

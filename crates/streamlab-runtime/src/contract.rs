@@ -153,6 +153,16 @@ impl Contract<()> for () {
     }
 }
 
+/// chain_step checks its block against the counts' length and its step against the
+/// stamps'.
+impl<S: Arg<SliceMut<u64>>, C: Arg<SliceMut<u32>>> Contract<(SliceMut<u64>, SliceMut<u32>, u64, u32)>
+    for (S, C, u64, u32)
+{
+    fn broken(&self, _: bool) -> Option<String> {
+        None
+    }
+}
+
 /// spin checks its block against the output's length.
 impl<E: Arg<SliceMut<u64>>> Contract<(SliceMut<u64>, u64)> for (E, u64) {
     fn broken(&self, _: bool) -> Option<String> {

@@ -132,6 +132,7 @@ pub struct Kernels {
     pub copy_u32: Function<Args<k::copy_u32>>,
     pub empty: Function<Args<k::empty>>,
     pub spin: Function<Args<k::spin>>,
+    pub chain_step: Function<Args<k::chain_step>>,
     /// Every spelling of matmul's forms in this language, the form's own kernel first.
     pub matmul_spellings: Vec<Spelled<Args<k::matmul>>>,
     /// Every spelling of AddKernel's forms in this language, the form's own kernel first.
@@ -199,6 +200,7 @@ impl Kernels {
             copy_u32: module.function::<k::copy_u32>()?,
             empty: module.function::<k::empty>()?,
             spin: module.function::<k::spin>()?,
+            chain_step: module.function::<k::chain_step>()?,
         })
     }
 

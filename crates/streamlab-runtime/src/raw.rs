@@ -235,3 +235,40 @@ pub unsafe fn host_unregister(host: *mut c_void) -> Result<(), DriverError> {
     // SAFETY: the caller's registered range.
     unsafe { sys::cuMemHostUnregister(host) }.result()
 }
+
+/// `cuLaunchKernelEx` with programmatic stream serialization: the kernel may start before
+/// the kernel ahead of it on `stream` has finished, its blocks running up to their
+/// `griddepcontrol.wait`.
+///
+/// # Safety
+/// `params` points at a value of each of `f`'s parameters, in order; the kernel reaches
+/// only memory they give it; and it waits (`griddepcontrol.wait`) before touching
+/// anything the kernel ahead of it on `stream` touches.
+pub unsafe fn launch_programmatic(
+    f: sys::CUfunction,
+    grid: (u32, u32),
+    block: (u32, u32),
+    stream: sys::CUstream,
+    params: &mut [*mut c_void],
+) -> Result<(), DriverError> {
+    // SAFETY: all-zero bytes are a valid attribute (its union's padding included).
+    let mut attribute: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+    attribute.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attribute.value.programmaticStreamSerializationAllowed = 1;
+    let config = sys::CUlaunchConfig {
+        gridDimX: grid.0,
+        gridDimY: grid.1,
+        gridDimZ: 1,
+        blockDimX: block.0,
+        blockDimY: block.1,
+        blockDimZ: 1,
+        sharedMemBytes: 0,
+        hStream: stream,
+        attrs: &mut attribute,
+        numAttrs: 1,
+    };
+    // SAFETY: the caller's parameters, kernel and stream; the driver copies the
+    // parameters and the configuration during the call.
+    unsafe { sys::cuLaunchKernelEx(&config, f, params.as_mut_ptr(), std::ptr::null_mut()) }
+        .result()
+}

@@ -160,6 +160,40 @@ impl Stream<'_> {
         unsafe { self.launch_packed(function.raw, function.name, shape, params) }
     }
 
+    /// Launch `function` as [`Stream::launch`] does, with programmatic stream
+    /// serialization (`cuLaunchKernelEx`, Hopper and later): it may start before the
+    /// kernel ahead of it on this stream has finished, its blocks running up to their
+    /// `griddepcontrol.wait` (`nvptx_kernel::dependent::wait`).
+    ///
+    /// # Safety
+    /// The kernel waits (`griddepcontrol.wait`) before it touches any memory the kernel
+    /// ahead of it on this stream touches: until then the two run at once, and the
+    /// borrows that keep stream-ordered launches apart do not keep these apart.
+    pub unsafe fn launch_programmatic<P, A: Contract<P>>(
+        &self,
+        function: &Function<P>,
+        shape: Shape,
+        args: A,
+    ) -> Result<(), RuntimeError> {
+        if let Some(why) = args.broken(function.int_indices) {
+            return Err(RuntimeError::Contract {
+                kernel: function.name.to_owned(),
+                why,
+            });
+        }
+        let mut params = args.pack();
+        self.work.issue();
+        let mut pointers = params.pointers();
+        // SAFETY: as `launch`'s; the caller's promise for the overlap.
+        unsafe {
+            raw::launch_programmatic(function.raw, shape.grid, shape.block, self.raw, &mut pointers)
+        }
+        .map_err(|source| RuntimeError::Kernel {
+            kernel: function.name.to_owned(),
+            source,
+        })
+    }
+
     /// Launch a kernel whose parameters are known only at run time, with `params`
     /// packed in its PTX order.
     ///

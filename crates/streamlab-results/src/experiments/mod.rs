@@ -74,6 +74,7 @@ macro_rules! registered {
             memcpy_kernel::MemcpyKernel,
             concurrency_breaks::ConcurrencyBreaks,
             stream_priorities::StreamPriorities,
+            dependent_launch::DependentLaunch,
             kernel_concurrency::KernelConcurrency,
             launch_overhead::LaunchOverhead,
             graph_overlap::GraphOverlap,

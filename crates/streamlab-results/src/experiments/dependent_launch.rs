@@ -1,0 +1,397 @@
+//! dependent-launch: the gap between dependent kernels in one stream, launched plainly,
+//! with programmatic dependent launch (Hopper's PDL: `cuLaunchKernelEx` with programmatic
+//! stream serialization, the kernels calling `griddepcontrol`) and replayed from a CUDA
+//! graph, over kernels from launch-bound (no work) to long.
+//!
+//! A chain of kernels runs on one stream, each a grid of one block per SM whose block 0
+//! stamps the GPU's global timer when its work begins (after its `griddepcontrol.wait`)
+//! and when it ends; a kernel's gap is the time from the end of the kernel ahead of it to
+//! the beginning of its own work. Plain launches pay the GPU's launch of each kernel after
+//! the one ahead ends; a graph pays it too, with the host out of the way; PDL launches the
+//! kernel behind while the one ahead runs, its blocks waiting at `griddepcontrol.wait`,
+//! so what is left is the wait's release. Every block of every kernel counts its step: a
+//! count short of the chain shows a kernel that ran before the one ahead finished.
+use serde::{Deserialize, Serialize};
+
+use crate::derived::trace::TraceChecks;
+use crate::experiment::{
+    self, Analyzed, Csv, Experiment, MeasuredRow, Overview, Saved, Summary, US, With, verdict,
+};
+use crate::report::ReportError;
+use crate::report::chart::{PALETTE, XAxis, YScale};
+use crate::report::figures::{FigureModel, blank, line};
+use crate::report::section::{Section, draw};
+use crate::report::table::{Columns, Table, num};
+use crate::saved::{KernelSet, RunRecord, UsageError};
+use crate::stats::Series;
+
+/// The dependent-launch experiment.
+pub struct DependentLaunch;
+
+/// Parameters.
+#[derive(Debug, Clone, PartialEq, clap::Args, Serialize, Deserialize)]
+pub struct Params {
+    /// Microseconds each kernel's blocks spin, comma separated: from launch-bound (0) to
+    /// long.
+    #[arg(long, value_delimiter = ',', default_value = "0,1,2,4,8,16,32",
+          value_parser = clap::value_parser!(u32).range(0..=100_000))]
+    pub spin_us: Vec<u32>,
+    /// Kernels in a chain.
+    #[arg(long, default_value_t = 64, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(2..=4096))]
+    pub chain: usize,
+    /// Chains of each way, language and size, their gaps pooled.
+    #[arg(long, default_value_t = 5, value_parser = crate::saved::count(1000))]
+    pub repeats: usize,
+}
+
+crate::defaults_from_clap!(Params);
+
+impl crate::saved::Params for Params {
+    fn quick() -> Params {
+        Params {
+            spin_us: vec![0, 8],
+            chain: 16,
+            repeats: 2,
+        }
+    }
+
+    fn validate(&self) -> Result<(), UsageError> {
+        if self.spin_us.is_empty() {
+            return Err(UsageError::new("--spin-us needs at least one value"));
+        }
+        Ok(())
+    }
+}
+
+/// How a chain's kernels are launched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Way {
+    /// `cuLaunchKernel`, one after another on the stream.
+    Plain,
+    /// `cuLaunchKernelEx` with programmatic stream serialization.
+    Programmatic,
+    /// The plain launches captured once into a CUDA graph, replayed.
+    Graph,
+}
+
+impl Way {
+    pub const ALL: [Way; 3] = [Way::Plain, Way::Programmatic, Way::Graph];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Way::Plain => "plain launches",
+            Way::Programmatic => "programmatic dependent launch",
+            Way::Graph => "CUDA graph",
+        }
+    }
+
+    fn key(self) -> &'static str {
+        match self {
+            Way::Plain => "plain",
+            Way::Programmatic => "pdl",
+            Way::Graph => "graph",
+        }
+    }
+}
+
+/// One chain's way, language and size, measured.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChainPoint {
+    pub kernels: KernelSet,
+    pub way: Way,
+    pub spin_us: u32,
+    /// Each kernel's gap after the one ahead of it, µs, every chain's pooled.
+    pub gaps_us: Vec<f64>,
+}
+
+/// Result of dependent-launch.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DependentLaunchResult {
+    #[serde(flatten)]
+    pub run: RunRecord<Params>,
+    /// Blocks of each kernel (one per SM).
+    pub blocks: u32,
+    pub points: Vec<ChainPoint>,
+}
+
+/// One point's gaps.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GapRow {
+    pub kernels: KernelSet,
+    pub way: Way,
+    pub spin_us: u32,
+    pub median_us: f64,
+    pub noise: f64,
+    /// The plain launches' median gap at the same size and language over this one's:
+    /// what this way saves, as a factor.
+    pub plain_over_this: f64,
+}
+
+/// Everything derived from a dependent-launch result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DependentAnalysis {
+    pub rows: Vec<GapRow>,
+}
+
+impl DependentAnalysis {
+    pub fn row(&self, kernels: KernelSet, way: Way, spin_us: u32) -> Option<&GapRow> {
+        (self.rows.iter()).find(|r| r.kernels == kernels && r.way == way && r.spin_us == spin_us)
+    }
+}
+
+fn analyze(r: &DependentLaunchResult) -> DependentAnalysis {
+    let series = |p: &ChainPoint| Series::new(p.gaps_us.clone());
+    let rows = (r.points.iter())
+        .filter_map(|p| {
+            let s = series(p)?;
+            let plain = (r.points.iter())
+                .find(|q| q.kernels == p.kernels && q.way == Way::Plain && q.spin_us == p.spin_us)
+                .and_then(series)
+                .map_or(f64::NAN, |s| s.median());
+            Some(GapRow {
+                kernels: p.kernels,
+                way: p.way,
+                spin_us: p.spin_us,
+                median_us: s.median(),
+                noise: s.noise(),
+                plain_over_this: plain / s.median(),
+            })
+        })
+        .collect();
+    DependentAnalysis { rows }
+}
+
+/// dependent-launch's headline in `summary.json`: the Rust kernels' median gaps at the
+/// smallest size (µs), each way.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DependentSummary {
+    pub verified: bool,
+    pub spin_us: Option<u32>,
+    pub plain_us: Option<f64>,
+    pub programmatic_us: Option<f64>,
+    pub graph_us: Option<f64>,
+    /// The same for the CUDA C++ twins, where they ran.
+    pub cuda_plain_us: Option<f64>,
+    pub cuda_programmatic_us: Option<f64>,
+    pub cuda_graph_us: Option<f64>,
+}
+
+fn columns<'a>() -> Columns<'a, GapRow> {
+    Columns::new()
+        .text("kernels", "kernels", |x: &GapRow| x.kernels.label().into())
+        .text("launched as", "way", |x| x.way.label().into())
+        .number("work µs", "spin_us", (0, 0), |x| f64::from(x.spin_us))
+        .number("gap µs (median)", "gap_us", (3, 4), |x| x.median_us)
+        .noise("noise", "noise", |x| x.noise)
+        .number("plain over this", "plain_over_this", (2, 3), |x| {
+            x.plain_over_this
+        })
+}
+
+fn figures(r: &DependentLaunchResult, a: &DependentAnalysis) -> Vec<FigureModel> {
+    let sizes = &r.run.params.spin_us;
+    let mut c = blank(
+        "dependent-launch: the gap between dependent kernels in one stream (medians)".into(),
+        "work per kernel (µs)",
+        "gap µs",
+        XAxis::Categories(sizes.iter().map(|s| s.to_string()).collect()),
+        YScale::Linear,
+    );
+    for (w, way) in Way::ALL.into_iter().enumerate() {
+        for set in [KernelSet::Rust, KernelSet::Cuda] {
+            let points: Vec<(f64, f64)> = (sizes.iter().enumerate())
+                .filter_map(|(i, &us)| Some((i as f64, a.row(set, way, us)?.median_us)))
+                .collect();
+            if points.is_empty() {
+                continue;
+            }
+            let name = format!("{}, {}", way.label(), set.label());
+            c.lines
+                .push(line(name, PALETTE[w], set == KernelSet::Cuda, points));
+        }
+    }
+    vec![FigureModel::chart("dependent-launch.svg".into(), c)]
+}
+
+impl Saved for DependentLaunchResult {
+    experiment::saved_fields!(Params);
+}
+
+impl Experiment for DependentLaunch {
+    const NAME: &'static str = "dependent-launch";
+    const USES_KERNEL_SETS: bool = false;
+    type Params = Params;
+    type Result = DependentLaunchResult;
+    type Derived = DependentAnalysis;
+
+    fn rows(r: &DependentLaunchResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
+        (r.points.iter())
+            .filter_map(|p| {
+                let gaps = Series::new(p.gaps_us.clone())?;
+                let key = format!("{}/{}/{}", p.kernels.label(), p.way.key(), p.spin_us);
+                let label = format!(
+                    "{}, {}, {} µs of work: the gap",
+                    p.kernels.label(),
+                    p.way.label(),
+                    p.spin_us
+                );
+                Some(MeasuredRow::median(key, label, &gaps, US))
+            })
+            .collect()
+    }
+
+    fn derive(r: &DependentLaunchResult, _checks: &[TraceChecks]) -> DependentAnalysis {
+        analyze(r)
+    }
+
+    fn tables(
+        r: &DependentLaunchResult,
+        derived: &Self::Derived,
+        _cuda: Option<With<'_, Self>>,
+    ) -> Vec<Table> {
+        vec![columns().table(
+            Some(format!(
+                "chains of {} kernels of {} blocks on one stream, {} chains each; a gap runs from the end of a kernel's work to the beginning of the next one's (the GPU's global timer)",
+                r.run.params.chain, r.blocks, r.run.params.repeats
+            )),
+            &derived.rows,
+        )]
+    }
+
+    fn csv(_r: &DependentLaunchResult, derived: &Self::Derived) -> Vec<Csv> {
+        vec![Csv::main(columns().csv(&derived.rows))]
+    }
+
+    fn section(
+        rust: &Analyzed<Self>,
+        _twin: Option<&Analyzed<Self>>,
+    ) -> Result<Section, ReportError> {
+        let (r, a) = rust.with();
+        let mut sec = rust.section(
+            "dependent-launch: the gap between dependent kernels",
+            "Chains of kernels on one stream, each waiting for the one ahead: launched one after another, with programmatic dependent launch (the kernel behind launched while the one ahead runs, its blocks waiting at griddepcontrol.wait), and replayed from a CUDA graph; Rust kernels and their CUDA C++ twins, over work per kernel from none to long. Block 0 of each kernel stamps the GPU's global timer as its work begins and ends.",
+        );
+        sec.note(
+            "Bound",
+            "A dependent kernel cannot begin its work before the one ahead ends: the gap's bound is 0. Plain launches and a graph's replay leave the GPU's launch of the kernel behind in the gap; programmatic dependent launch takes it out, leaving the release of the wait.",
+        );
+        sec.note("Result", finding(r, a));
+        sec.figures = draw(figures(r, a));
+        Ok(sec)
+    }
+
+    fn summary(r: &DependentLaunchResult, derived: &Self::Derived) -> Summary {
+        let a = derived;
+        let spin = r.run.params.spin_us.iter().copied().min();
+        let gap = |set, way| spin.and_then(|us| a.row(set, way, us)).map(|x| x.median_us);
+        let x = DependentSummary {
+            verified: r.run.verification.passed,
+            spin_us: spin,
+            plain_us: gap(KernelSet::Rust, Way::Plain),
+            programmatic_us: gap(KernelSet::Rust, Way::Programmatic),
+            graph_us: gap(KernelSet::Rust, Way::Graph),
+            cuda_plain_us: gap(KernelSet::Cuda, Way::Plain),
+            cuda_programmatic_us: gap(KernelSet::Cuda, Way::Programmatic),
+            cuda_graph_us: gap(KernelSet::Cuda, Way::Graph),
+        };
+        let us = |v: Option<f64>| v.map_or("–".into(), |v| format!("{v:.2}"));
+        let line = format!(
+            "gap between dependent Rust kernels: plain {} µs, PDL {} µs, graph {} µs (C++ {} / {} / {}); {}",
+            us(x.plain_us),
+            us(x.programmatic_us),
+            us(x.graph_us),
+            us(x.cuda_plain_us),
+            us(x.cuda_programmatic_us),
+            us(x.cuda_graph_us),
+            verdict(x.verified)
+        );
+        Summary::headline(&x, line).with(Overview {
+            finding: finding(r, a),
+            result: format!(
+                "PDL gap {} µs, plain {} µs",
+                us(x.programmatic_us),
+                us(x.plain_us)
+            ),
+            over_bound: None,
+            rust_over_cpp: None,
+        })
+    }
+}
+
+/// What the run found, in words: each way's gap at the smallest and the largest work.
+fn finding(r: &DependentLaunchResult, a: &DependentAnalysis) -> String {
+    let sizes = &r.run.params.spin_us;
+    let (Some(&small), Some(&large)) = (sizes.iter().min(), sizes.iter().max()) else {
+        return "No chain was measured.".into();
+    };
+    let at = |set, us| {
+        let gaps: Vec<String> = (Way::ALL.iter())
+            .filter_map(|&w| {
+                Some(format!(
+                    "{} {}",
+                    w.label(),
+                    num(a.row(set, w, us)?.median_us, 2)
+                ))
+            })
+            .collect();
+        gaps.join(", ")
+    };
+    let mut text = format!(
+        "Between dependent Rust kernels with {small} µs of work the median gap is, in µs: {}; with {large} µs of work: {}.",
+        at(KernelSet::Rust, small),
+        at(KernelSet::Rust, large)
+    );
+    if a.rows.iter().any(|x| x.kernels == KernelSet::Cuda) {
+        text += &format!(
+            " The CUDA C++ twins, with {small} µs: {}.",
+            at(KernelSet::Cuda, small)
+        );
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_way_is_held_against_plain_launches_of_its_language_and_size() {
+        let point = |kernels, way, spin_us, gaps: &[f64]| ChainPoint {
+            kernels,
+            way,
+            spin_us,
+            gaps_us: gaps.to_vec(),
+        };
+        let r = DependentLaunchResult {
+            run: RunRecord {
+                params: Params::default(),
+                device: crate::saved::DeviceInfo::made_up(0),
+                provenance: crate::saved::Provenance::made_up(),
+                verification: crate::saved::Verification {
+                    passed: true,
+                    checked: 1,
+                    mismatches: 0,
+                    max_abs_error: 0.0,
+                    detail: "ok".into(),
+                },
+            },
+            blocks: 132,
+            points: vec![
+                point(KernelSet::Rust, Way::Plain, 0, &[4.0, 4.2, 3.8]),
+                point(KernelSet::Rust, Way::Programmatic, 0, &[1.0, 1.0, 1.1]),
+                point(KernelSet::Cuda, Way::Plain, 0, &[8.0, 8.0, 8.0]),
+                point(KernelSet::Cuda, Way::Programmatic, 0, &[2.0, 2.0, 2.0]),
+            ],
+        };
+        let a = analyze(&r);
+        let pdl = a.row(KernelSet::Rust, Way::Programmatic, 0).unwrap();
+        assert!((pdl.plain_over_this - 4.0).abs() < 1e-12, "{pdl:?}");
+        let cuda = a.row(KernelSet::Cuda, Way::Programmatic, 0).unwrap();
+        assert!((cuda.plain_over_this - 4.0).abs() < 1e-12);
+        assert!(a.row(KernelSet::Rust, Way::Graph, 0).is_none());
+        let words = finding(&r, &a);
+        assert!(words.contains("plain launches 4.00"), "{words}");
+        assert!(words.contains("The CUDA C++ twins"), "{words}");
+    }
+}
