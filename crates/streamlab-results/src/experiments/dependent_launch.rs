@@ -39,8 +39,8 @@ pub struct Params {
     /// Kernels in a chain.
     #[arg(long, default_value_t = 64, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(2..=4096))]
     pub chain: usize,
-    /// Chains of each way, language and size, their gaps pooled.
-    #[arg(long, default_value_t = 5, value_parser = crate::saved::count(1000))]
+    /// Chains of each way, language and size: one sample each, its kernels' mean gap.
+    #[arg(long, default_value_t = 10, value_parser = crate::saved::count(1000))]
     pub repeats: usize,
 }
 
@@ -101,7 +101,7 @@ pub struct ChainPoint {
     pub kernels: KernelSet,
     pub way: Way,
     pub spin_us: u32,
-    /// Each kernel's gap after the one ahead of it, µs, every chain's pooled.
+    /// Each chain's mean gap of a kernel after the one ahead of it, µs.
     pub gaps_us: Vec<f64>,
 }
 
@@ -252,7 +252,7 @@ impl Experiment for DependentLaunch {
     ) -> Vec<Table> {
         vec![columns().table(
             Some(format!(
-                "chains of {} kernels of {} blocks on one stream, {} chains each; a gap runs from the end of a kernel's work to the beginning of the next one's (the GPU's global timer)",
+                "chains of {} kernels of {} blocks on one stream, each issued behind a gate, {} chains each (a chain's sample is its kernels' mean gap); a gap runs from the end of a kernel's work to the beginning of the next one's (the GPU's global timer)",
                 r.run.params.chain, r.blocks, r.run.params.repeats
             )),
             &derived.rows,

@@ -1,10 +1,13 @@
 //! dependent-launch: chains of `chain_step` kernels (one block per SM) on one stream,
 //! launched plainly, with programmatic dependent launch, and replayed from a CUDA graph
 //! captured from the plain launches, for each work size, with the Rust kernels and
-//! (where NVRTC is present) their CUDA C++ twins. Before each chain the counts are zeroed
-//! and the stamps poisoned; after it, every block's count must be the chain's length (a
-//! kernel that began before the one ahead ended would lose a step), and each kernel's gap
-//! is read from the stamps: the beginning of its work less the end of the work ahead.
+//! (where NVRTC is present) their CUDA C++ twins. Each chain is issued behind a closed
+//! gate that the host opens once all of it is issued, so the gaps are the GPU's, not the
+//! host's issuing. Before each chain the counts are zeroed and the stamps poisoned; after
+//! it, every block's count must be the chain's length (a kernel that began before the one
+//! ahead ended would lose a step), and each kernel's gap is read from the stamps: the
+//! beginning of its work less the end of the work ahead. The global timer ticks coarsely
+//! (hundreds of nanoseconds on some GPUs), so a chain's sample is the mean of its gaps.
 use streamlab_results::experiments::dependent_launch::{
     ChainPoint, DependentLaunch, DependentLaunchResult, Params, Way,
 };
@@ -12,6 +15,7 @@ use streamlab_results::saved::Params as _;
 use streamlab_results::saved::{KernelSet, Verification};
 
 use super::{Context, Run, RunError};
+use crate::runtime::gate::Gate;
 use crate::runtime::graph::Graph;
 use crate::runtime::{DeviceBuffer, Function, Gpu, Kernels, RuntimeError, Shape, Stream};
 
@@ -39,6 +43,7 @@ impl Run for DependentLaunch {
             length: p.chain,
             stamps: gpu.alloc(2 * p.chain)?,
             counts: gpu.alloc(blocks as usize)?,
+            gate: Gate::new(gpu)?,
         };
         let mut sets: Vec<(KernelSet, &Kernels)> = vec![(KernelSet::Rust, gpu.kernels())];
         sets.extend(ctx.cuda.map(|c| (KernelSet::Cuda, &c.kernels)));
@@ -58,9 +63,9 @@ impl Run for DependentLaunch {
                         _ => None,
                     };
                     for _ in 0..p.repeats {
-                        let (gaps, check) =
+                        let (gap, check) =
                             chain.run(kernels.chain_step, ns, way, graph.as_ref(), set)?;
-                        gaps_us.extend(gaps);
+                        gaps_us.push(gap);
                         checks.push(check);
                     }
                     points.push(ChainPoint {
@@ -90,6 +95,7 @@ struct Chain<'a> {
     length: usize,
     stamps: DeviceBuffer<u64>,
     counts: DeviceBuffer<u32>,
+    gate: Gate,
 }
 
 impl Chain<'_> {
@@ -112,8 +118,8 @@ impl Chain<'_> {
         })
     }
 
-    /// One chain launched `way` (from `graph` for a graph): each kernel's gap after the
-    /// one ahead, µs, and the check of its counts and stamps.
+    /// One chain launched `way` (from `graph` for a graph) behind the gate: the mean of
+    /// its kernels' gaps after the one ahead, µs, and the check of its counts and stamps.
     fn run(
         &mut self,
         f: ChainFn,
@@ -121,9 +127,11 @@ impl Chain<'_> {
         way: Way,
         graph: Option<&Graph>,
         set: KernelSet,
-    ) -> Result<(Vec<f64>, Verification), RuntimeError> {
+    ) -> Result<(f64, Verification), RuntimeError> {
         self.stream.memset_d32(&mut self.counts, 0)?;
         self.stream.poison(&mut self.stamps)?;
+        self.gate.close();
+        self.gate.hold(self.stream)?;
         match (way, graph) {
             (Way::Graph, Some(graph)) => {
                 // SAFETY: the graph's kernels write the stamps and counts this chain
@@ -150,6 +158,7 @@ impl Chain<'_> {
                 }
             }
         }
+        self.gate.open();
         self.gpu.synchronize()?;
         let mut stamps = self.gpu.pinned(self.stamps.len(), 0u64)?;
         let mut counts = self.gpu.pinned(self.counts.len(), 0u32)?;
@@ -178,6 +187,6 @@ impl Chain<'_> {
                 5e5,
             );
         }
-        Ok((gaps, check))
+        Ok((gaps.iter().sum::<f64>() / gaps.len() as f64, check))
     }
 }
