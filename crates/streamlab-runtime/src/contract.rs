@@ -155,8 +155,8 @@ impl Contract<()> for () {
 
 /// chain_step checks its block against the counts' length and its step against the
 /// stamps'.
-impl<S: Arg<SliceMut<u64>>, C: Arg<SliceMut<u32>>> Contract<(SliceMut<u64>, SliceMut<u32>, u64, u32)>
-    for (S, C, u64, u32)
+impl<S: Arg<SliceMut<u64>>, C: Arg<SliceMut<u32>>>
+    Contract<(SliceMut<u64>, SliceMut<u32>, u64, u32)> for (S, C, u64, u32)
 {
     fn broken(&self, _: bool) -> Option<String> {
         None

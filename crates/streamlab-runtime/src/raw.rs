@@ -269,6 +269,5 @@ pub unsafe fn launch_programmatic(
     };
     // SAFETY: the caller's parameters, kernel and stream; the driver copies the
     // parameters and the configuration during the call.
-    unsafe { sys::cuLaunchKernelEx(&config, f, params.as_mut_ptr(), std::ptr::null_mut()) }
-        .result()
+    unsafe { sys::cuLaunchKernelEx(&config, f, params.as_mut_ptr(), std::ptr::null_mut()) }.result()
 }

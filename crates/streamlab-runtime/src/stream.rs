@@ -186,7 +186,13 @@ impl Stream<'_> {
         let mut pointers = params.pointers();
         // SAFETY: as `launch`'s; the caller's promise for the overlap.
         unsafe {
-            raw::launch_programmatic(function.raw, shape.grid, shape.block, self.raw, &mut pointers)
+            raw::launch_programmatic(
+                function.raw,
+                shape.grid,
+                shape.block,
+                self.raw,
+                &mut pointers,
+            )
         }
         .map_err(|source| RuntimeError::Kernel {
             kernel: function.name.to_owned(),

@@ -131,8 +131,15 @@ fn quick_run_all_verifies_every_experiment_and_every_trace() {
     assert!(out.join("concurrency-breaks-remedies.csv").is_file());
     // Every way of launching a dependent chain, with both kernel sets, every step counted.
     let dependent = json(&out, "dependent-launch.json");
-    assert_eq!(dependent["verification"]["passed"], true, "{}", dependent["verification"]);
-    assert_eq!(dependent["points"].as_array().expect("points").len(), 3 * 2 * 2);
+    assert_eq!(
+        dependent["verification"]["passed"], true,
+        "{}",
+        dependent["verification"]
+    );
+    assert_eq!(
+        dependent["points"].as_array().expect("points").len(),
+        3 * 2 * 2
+    );
     // Both kinds of work, both ways, each probe's wait read from the GPU's records.
     let priorities = json(&out, "stream-priorities.json");
     assert_eq!(priorities["verification"]["passed"], true);

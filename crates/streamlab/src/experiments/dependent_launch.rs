@@ -25,8 +25,7 @@ const THREADS: u32 = 32;
 type ChainFn = Function<<kernels_rs::chain_step as nvptx_kernel::Kernel>::Args>;
 
 impl Run for DependentLaunch {
-    const SUMMARY: &'static str =
-        "The gap between dependent kernels: plain launches, programmatic dependent launch, a graph";
+    const SUMMARY: &'static str = "The gap between dependent kernels: plain, PDL, a CUDA graph";
     const ABOUT: &'static str = "The gap between dependent kernels in one stream: launched one after another, \
         with programmatic dependent launch (Hopper), and replayed from a CUDA graph, over \
         work per kernel from none to long, Rust kernels and their CUDA C++ twins";
