@@ -169,6 +169,15 @@ impl Stream<'_> {
     /// The kernel waits (`griddepcontrol.wait`) before it touches any memory the kernel
     /// ahead of it on this stream touches: until then the two run at once, and the
     /// borrows that keep stream-ordered launches apart do not keep these apart.
+    ///
+    /// ```compile_fail
+    /// // Only the kernel can promise to wait: the call is unsafe.
+    /// use streamlab_runtime::{DeviceBuffer, Function, Shape, Stream};
+    /// use nvptx_kernel::SliceMut;
+    /// fn launch(s: &Stream, f: &Function<(SliceMut<u64>, u64)>, out: &mut DeviceBuffer<u64>) {
+    ///     let _ = s.launch_programmatic(f, Shape::linear(1, 1), (out.all_mut(), 3u64));
+    /// }
+    /// ```
     pub unsafe fn launch_programmatic<P, A: Contract<P>>(
         &self,
         function: &Function<P>,
