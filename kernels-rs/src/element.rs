@@ -66,20 +66,47 @@ pub const MATMUL_STEP_BATCHES: u32 = 4;
 /// column.
 type Batch = ([f32; MATMUL_BATCH as usize], [f32; MATMUL_BATCH as usize]);
 
-/// Load the batch whose first product is at `a_k` (row) and `b_k` (column).
+/// `*p`, through the read-only data cache where `LDG` on the GPU (`ld.global.nc`, what
+/// CUDA C++'s `__ldg` emits), else a plain load.
+///
+/// # Safety
+/// `p` is readable global memory, which nothing writes while the kernel runs.
+#[inline(always)]
+unsafe fn load<const LDG: bool>(p: *const f32) -> f32 {
+    #[cfg(target_arch = "nvptx64")]
+    if LDG {
+        let value: f32;
+        // SAFETY: the caller's bounds; the address is a global one (cvta), read-only
+        // while the kernel runs, so the non-coherent cache cannot hold a stale copy.
+        unsafe {
+            core::arch::asm!(
+                "{{ .reg .u64 %g; cvta.to.global.u64 %g, {p}; ld.global.nc.f32 {v}, [%g]; }}",
+                p = in(reg64) p,
+                v = out(reg32) value,
+                options(readonly, nostack, pure),
+            )
+        };
+        return value;
+    }
+    // SAFETY: the caller's bounds.
+    unsafe { *p }
+}
+
+/// Load the batch whose first product is at `a_k` (row) and `b_k` (column), through the
+/// read-only data cache where `LDG`.
 ///
 /// # Safety
 /// `a_k` must be readable for [`MATMUL_BATCH`] elements, and `b_k` at every `u * cols`
-/// for `u < MATMUL_BATCH`.
+/// for `u < MATMUL_BATCH`, none of them written while the kernel runs.
 #[inline(always)]
-unsafe fn load_batch(a_k: *const f32, b_k: *const f32, cols: usize) -> Batch {
+unsafe fn load_batch<const LDG: bool>(a_k: *const f32, b_k: *const f32, cols: usize) -> Batch {
     let mut row = [0.0f32; MATMUL_BATCH as usize];
     let mut column = [0.0f32; MATMUL_BATCH as usize];
     for u in 0..MATMUL_BATCH as usize {
         // SAFETY: the caller's bounds.
         unsafe {
-            row[u] = *a_k.add(u);
-            column[u] = *b_k.add(u * cols);
+            row[u] = load::<LDG>(a_k.add(u));
+            column[u] = load::<LDG>(b_k.add(u * cols));
         }
     }
     (row, column)
@@ -126,17 +153,20 @@ pub unsafe fn matmul_cell(
     aligned: u32,
 ) -> f32 {
     // SAFETY: the caller's bounds.
-    unsafe { matmul_cell_spelled::<MATMUL_STEP_BATCHES, true>(a, b, row, col, cols, aligned) }
+    unsafe {
+        matmul_cell_spelled::<MATMUL_STEP_BATCHES, true, false>(a, b, row, col, cols, aligned)
+    }
 }
 
-/// [`matmul_cell`] with `STEPS` batches a step and the tail either a guarded batch
-/// (`GUARDED_TAIL`) or a counted loop of single products: the same products in the same
-/// order, spelled differently for the GPU compilers.
+/// [`matmul_cell`] with `STEPS` batches a step, the tail either a guarded batch
+/// (`GUARDED_TAIL`) or a counted loop of single products, and every load through the
+/// read-only data cache where `LDG`: the same products in the same order, spelled
+/// differently for the GPU compilers.
 ///
 /// # Safety
-/// As [`matmul_cell`].
+/// As [`matmul_cell`], and where `LDG`, nothing writes `a` or `b` while the kernel runs.
 #[inline(always)]
-pub unsafe fn matmul_cell_spelled<const STEPS: u32, const GUARDED_TAIL: bool>(
+pub unsafe fn matmul_cell_spelled<const STEPS: u32, const GUARDED_TAIL: bool, const LDG: bool>(
     a: *const f32,
     b: *const f32,
     row: usize,
@@ -156,25 +186,25 @@ pub unsafe fn matmul_cell_spelled<const STEPS: u32, const GUARDED_TAIL: bool>(
     let mut sum = 0.0f32;
     let batches = aligned / MATMUL_BATCH;
     if batches > 0 {
-        let (mut row, mut column) = unsafe { load_batch(a_k, b_k, cols) };
+        let (mut row, mut column) = unsafe { load_batch::<LDG>(a_k, b_k, cols) };
         a_k = a_k.wrapping_add(batch);
         b_k = b_k.wrapping_add(batch * cols);
         let after_first = batches - 1;
         for _ in 0..after_first / STEPS {
             sum = add_batch(&row, &column, sum);
             for _ in 1..STEPS {
-                let (next_row, next_column) = unsafe { load_batch(a_k, b_k, cols) };
+                let (next_row, next_column) = unsafe { load_batch::<LDG>(a_k, b_k, cols) };
                 sum = add_batch(&next_row, &next_column, sum);
                 a_k = a_k.wrapping_add(batch);
                 b_k = b_k.wrapping_add(batch * cols);
             }
-            (row, column) = unsafe { load_batch(a_k, b_k, cols) };
+            (row, column) = unsafe { load_batch::<LDG>(a_k, b_k, cols) };
             a_k = a_k.wrapping_add(batch);
             b_k = b_k.wrapping_add(batch * cols);
         }
         for _ in 0..after_first % STEPS {
             sum = add_batch(&row, &column, sum);
-            (row, column) = unsafe { load_batch(a_k, b_k, cols) };
+            (row, column) = unsafe { load_batch::<LDG>(a_k, b_k, cols) };
             a_k = a_k.wrapping_add(batch);
             b_k = b_k.wrapping_add(batch * cols);
         }
@@ -184,12 +214,17 @@ pub unsafe fn matmul_cell_spelled<const STEPS: u32, const GUARDED_TAIL: bool>(
         let left = (aligned % MATMUL_BATCH) as usize;
         for u in 0..batch {
             if u < left {
-                sum = fma(unsafe { *a_k.add(u) }, unsafe { *b_k.add(u * cols) }, sum);
+                let (x, y) = unsafe { (load::<LDG>(a_k.add(u)), load::<LDG>(b_k.add(u * cols))) };
+                sum = fma(x, y, sum);
             }
         }
     } else {
         for _ in 0..aligned % MATMUL_BATCH {
-            sum = fma(unsafe { *a_k }, unsafe { *b_k }, sum);
+            sum = fma(
+                unsafe { load::<LDG>(a_k) },
+                unsafe { load::<LDG>(b_k) },
+                sum,
+            );
             a_k = a_k.wrapping_add(1);
             b_k = b_k.wrapping_add(cols);
         }

@@ -72,12 +72,13 @@ pub const KERNELS: [nvptx_kernel::KernelSignature; 18] = {
 /// The declarations of [`spellings`]' kernels: other spellings of the kernels' algorithms,
 /// built into the same PTX and checked with [`KERNELS`].
 #[cfg(not(target_arch = "nvptx64"))]
-pub const SPELLINGS: [nvptx_kernel::KernelSignature; 8] = {
+pub const SPELLINGS: [nvptx_kernel::KernelSignature; 9] = {
     use nvptx_kernel::Kernel;
     use spellings as s;
     [
         s::matmul_tuned_loop_tail::SIGNATURE,
         s::matmul_tuned_two_step::SIGNATURE,
+        s::matmul_tuned_ldg::SIGNATURE,
         s::matmul_tuned_walk::SIGNATURE,
         s::matmul_safe_zip::SIGNATURE,
         s::add_kernel_tuned_ahead::SIGNATURE,

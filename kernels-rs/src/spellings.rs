@@ -25,12 +25,41 @@ pub unsafe fn matmul_tuned_loop_tail(
     let (row, col, cols) = (row as usize, col as usize, cols as usize);
     // SAFETY: the host passes a, b and c with these shapes.
     unsafe {
-        *c.get_unchecked_mut(row * cols + col) = crate::element::matmul_cell_spelled::<
-            { crate::element::MATMUL_STEP_BATCHES },
-            false,
-        >(
-            a.as_ptr(), b.as_ptr(), row, col, cols, aligned
-        );
+        *c.get_unchecked_mut(row * cols + col) =
+            crate::element::matmul_cell_spelled::<
+                { crate::element::MATMUL_STEP_BATCHES },
+                false,
+                false,
+            >(a.as_ptr(), b.as_ptr(), row, col, cols, aligned);
+    }
+}
+
+/// Tuned `c = a · b` ([`crate::matmul`]) with the products after the last batch a counted
+/// loop and every load through the read-only data cache (`ld.global.nc`, what the CUDA C++
+/// twin's `__ldg` emits): the C++ `matmul_tuned_ldg`'s transformation.
+#[kernel]
+pub unsafe fn matmul_tuned_ldg(
+    a: &[f32],
+    b: &[f32],
+    c: &mut [f32],
+    rows: u32,
+    cols: u32,
+    aligned: u32,
+) {
+    let (col, row) = nvptx_kernel::thread::index_2d();
+    if row >= rows || col >= cols {
+        return;
+    }
+    let (row, col, cols) = (row as usize, col as usize, cols as usize);
+    // SAFETY: the host passes a, b and c with these shapes, and a launch's inputs are not
+    // written while it runs (c is a buffer of its own).
+    unsafe {
+        *c.get_unchecked_mut(row * cols + col) =
+            crate::element::matmul_cell_spelled::<
+                { crate::element::MATMUL_STEP_BATCHES },
+                false,
+                true,
+            >(a.as_ptr(), b.as_ptr(), row, col, cols, aligned);
     }
 }
 
@@ -52,13 +81,12 @@ pub unsafe fn matmul_tuned_two_step(
     let (row, col, cols) = (row as usize, col as usize, cols as usize);
     // SAFETY: the host passes a, b and c with these shapes.
     unsafe {
-        *c.get_unchecked_mut(row * cols + col) = crate::element::matmul_cell_spelled::<2, true>(
-            a.as_ptr(),
-            b.as_ptr(),
-            row,
-            col,
-            cols,
-            aligned,
+        *c.get_unchecked_mut(row * cols + col) = crate::element::matmul_cell_spelled::<
+            2,
+            true,
+            false,
+        >(
+            a.as_ptr(), b.as_ptr(), row, col, cols, aligned
         );
     }
 }

@@ -79,6 +79,11 @@ pub const MATMUL_SPELLINGS: [&[Spelling]; 2] = [
             "8-product batches, 2 a step, one loaded a step ahead; guarded-batch tail",
         ),
         Spelling::new(
+            "matmul_tuned_ldg",
+            Tuned,
+            "as matmul_tuned_loop_tail, every load through the read-only data cache (ld.global.nc)",
+        ),
+        Spelling::new(
             "matmul_tuned_walk",
             Tuned,
             "two pointers walking the row and the column, one product a turn",
