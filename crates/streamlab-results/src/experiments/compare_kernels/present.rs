@@ -137,7 +137,7 @@ pub const FACTS: &[&str] = &[
 
 /// What compare-kernels found, in words: the tuned kernels at the write-ups' shapes and
 /// at their worst over `over_shapes`, and the plain ones.
-fn overview(a: &ComparisonAnalysis, over_shapes: &[&SweepRatio]) -> Overview {
+fn overview(a: &ComparisonAnalysis) -> Overview {
     let by_kernel = |r: &KernelRatios| {
         [
             ("fill", r.fill),
@@ -151,7 +151,8 @@ fn overview(a: &ComparisonAnalysis, over_shapes: &[&SweepRatio]) -> Overview {
         let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         (lo, hi)
     };
-    let worst = (over_shapes.iter())
+    // Warm and cold alike: the worst is the worst of every shape and cache state.
+    let worst = (a.sweep.iter())
         .filter(|s| s.measure == Measure::Form(KernelForm::Tuned))
         .max_by(|x, y| x.worst.total_cmp(&y.worst));
     let mut finding = Vec::new();
@@ -168,10 +169,13 @@ fn overview(a: &ComparisonAnalysis, over_shapes: &[&SweepRatio]) -> Overview {
         result = format!("tuned {lo:.2}–{hi:.2}× C++");
     }
     if let Some(w) = worst {
-        let at = match w.worst_case.as_str() {
+        let mut at = match w.worst_case.as_str() {
             "" => w.kernel.clone(),
             case => format!("{}, {case}", w.kernel),
         };
+        if w.cache == Some(Cache::Cold) {
+            at += ", L2 flushed before each launch";
+        }
         finding.push(format!("at worst over every shape {:.2}× ({at})", w.worst));
     }
     if let Some(p) = &a.plain {
@@ -242,7 +246,7 @@ pub fn summary(a: &ComparisonAnalysis) -> Summary {
         ));
     }
     Summary {
-        overview: overview(a, &over_shapes),
+        overview: overview(a),
         facts: vec![
             experiment::json(&a.tuned),
             experiment::json(&a.safe),
