@@ -250,12 +250,16 @@ impl Experiment for DependentLaunch {
         derived: &Self::Derived,
         _cuda: Option<With<'_, Self>>,
     ) -> Vec<Table> {
-        vec![columns().table(
+        // The finding's rows: each way at the least and the most work.
+        let sizes = &r.run.params.spin_us;
+        let ends = [sizes.iter().min(), sizes.iter().max()];
+        vec![columns().keyed(
             Some(format!(
                 "chains of {} kernels of {} blocks on one stream, each issued behind a gate, {} chains each (a chain's sample is its kernels' mean gap); a gap runs from the end of a kernel's work to the beginning of the next one's (the GPU's global timer)",
                 r.run.params.chain, r.blocks, r.run.params.repeats
             )),
             &derived.rows,
+            |x| ends.contains(&Some(&x.spin_us)),
         )]
     }
 

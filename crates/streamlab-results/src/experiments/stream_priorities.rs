@@ -403,13 +403,34 @@ impl Experiment for StreamPriorities {
             verdict(x.verified)
         );
         Summary::headline(&x, line).with(Overview {
-            finding: finding(a),
+            finding: overview(a),
             result: x.kernel_p99_gain.map_or("–".into(), |g| {
                 format!("{}× shorter p99 wait with priority", num(g, 1))
             }),
             over_bound: None,
             rust_over_cpp: None,
         })
+    }
+}
+
+/// What the run found, in a sentence for the report's first screen: the p99 waits.
+fn overview(a: &PrioritiesAnalysis) -> String {
+    let p99 = |work, prioritized| a.row(work, prioritized).map(|r| r.p99_ms);
+    match (p99(Work::Kernels, false), p99(Work::Kernels, true)) {
+        (Some(without), Some(with)) => {
+            let copies = match (p99(Work::Copies, false), p99(Work::Copies, true)) {
+                (Some(cw), Some(cp)) => format!(
+                    "; a short copy's p99 wait is {cw:.4} ms without priorities and {cp:.4} ms with them"
+                ),
+                _ => String::new(),
+            };
+            format!(
+                "A short kernel behind a grid that fills the GPU waits {without:.4} ms at p99 at the default priority and {with:.4} ms at the greatest (the model's next block boundary: {:.4} ms){copies}.",
+                a.row(Work::Kernels, true)
+                    .map_or(f64::NAN, |r| r.model_p99_ms)
+            )
+        }
+        _ => "No probe kernel was measured both ways.".into(),
     }
 }
 

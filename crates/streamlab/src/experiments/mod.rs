@@ -51,8 +51,8 @@ pub struct Context<'a> {
 
 impl Context<'_> {
     /// What every result records of its run: `params`, this GPU, the provenance
-    /// ([`Context::provenance`]; `complete` false where the run was stopped before every
-    /// step ran) and `verification`.
+    /// (`complete` false where the run was stopped before every step ran) and
+    /// `verification`.
     pub fn record<P>(&self, params: P, verification: Verification, complete: bool) -> RunRecord<P> {
         RunRecord {
             params,
