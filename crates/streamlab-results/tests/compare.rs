@@ -194,6 +194,24 @@ fn the_h100_against_the_h200_calls_what_the_h200s_memory_changes() {
         );
         // The link is the same PCIe 5 link: not called changed.
         assert_eq!(verdict(&c, "bounds", "dtoh"), Verdict::Same, "{h100}");
+        // Each section's line counts every row once: changed, moved with the machine,
+        // the same, too noisy, or without a ratio.
+        for s in &c.sections {
+            let moved = s.machine_moved().map_or(0, |m| m.0);
+            let counted = s.changed().len()
+                + moved
+                + [Verdict::Same, Verdict::TooNoisy, Verdict::NotComparable]
+                    .into_iter()
+                    .map(|v| s.count(v))
+                    .sum::<usize>();
+            assert_eq!(
+                counted,
+                s.rows.len(),
+                "{h100} {}: {}",
+                s.name,
+                s.summary_line()
+            );
+        }
     }
 }
 

@@ -196,9 +196,13 @@ pub struct ComparedSection {
 }
 
 impl ComparedSection {
-    /// How many of its rows got raw verdict `verdict`.
+    /// How many of its rows, beside those that moved with the machine, got `verdict` as
+    /// their verdict (the controlled one where there is one, as [`ComparedSection::changed`]
+    /// reads it), so that the summary line's counts add up to its rows.
     pub fn count(&self, verdict: Verdict) -> usize {
-        self.rows.iter().filter(|r| r.raw() == verdict).count()
+        (self.rows.iter())
+            .filter(|r| !r.verdicts.moved_with_machine() && r.verdicts.verdict() == verdict)
+            .count()
     }
 
     /// Its rows called changed (the controlled verdict where there is one, else the raw

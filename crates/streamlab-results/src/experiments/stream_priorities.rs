@@ -238,7 +238,7 @@ pub struct PrioritiesSummary {
 }
 
 /// A copy's wait with priorities counts as unchanged within this factor of its wait
-/// without them.
+/// without them, at p50 and at p99.
 const SAME_WAIT: f64 = 1.5;
 
 fn columns<'a>() -> Columns<'a, WayRow> {
@@ -454,12 +454,17 @@ fn finding(a: &PrioritiesAnalysis) -> String {
         a.row(Work::Copies, true),
         a.copy_p50_with_over_without,
     ) {
-        let reordered = if (1.0 / SAME_WAIT..=SAME_WAIT).contains(&ratio) {
+        // p50 and p99 alike: within the band both, the priority made no difference.
+        let ratios = [ratio, cp.p99_ms / cw.p99_ms];
+        let band = 1.0 / SAME_WAIT..=SAME_WAIT;
+        let reordered = if ratios.iter().all(|r| band.contains(r)) {
             "the priority made no difference"
-        } else if ratio < 1.0 {
+        } else if ratios.iter().all(|r| *r <= 1.0) {
             "the priority shortened its wait"
-        } else {
+        } else if ratios.iter().all(|r| *r >= 1.0) {
             "the priority lengthened its wait"
+        } else {
+            "the priority moved its p50 and its p99 opposite ways"
         };
         let queued = if cw.p99_ms.max(cp.p99_ms) < 0.1 * cw.long_ms.min(cp.long_ms) {
             "it did not queue behind the long copy, running beside it on another copy engine"
