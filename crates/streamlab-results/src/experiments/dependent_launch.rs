@@ -368,18 +368,7 @@ mod tests {
             gaps_us: gaps.to_vec(),
         };
         let r = DependentLaunchResult {
-            run: RunRecord {
-                params: Params::default(),
-                device: crate::saved::DeviceInfo::made_up(0),
-                provenance: crate::saved::Provenance::made_up(),
-                verification: crate::saved::Verification {
-                    passed: true,
-                    checked: 1,
-                    mismatches: 0,
-                    max_abs_error: 0.0,
-                    detail: "ok".into(),
-                },
-            },
+            run: RunRecord::made_up(Params::default()),
             blocks: 132,
             points: vec![
                 point(KernelSet::Rust, Way::Plain, 0, &[4.0, 4.2, 3.8]),

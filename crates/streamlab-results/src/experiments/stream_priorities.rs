@@ -502,18 +502,7 @@ mod tests {
             long_ms: vec![2.0, 2.2, 2.1],
         };
         let r = StreamPrioritiesResult {
-            run: RunRecord {
-                params: Params::default(),
-                device: crate::saved::DeviceInfo::made_up(0),
-                provenance: crate::saved::Provenance::made_up(),
-                verification: crate::saved::Verification {
-                    passed: true,
-                    checked: 1,
-                    mismatches: 0,
-                    max_abs_error: 0.0,
-                    detail: "ok".into(),
-                },
-            },
+            run: RunRecord::made_up(Params::default()),
             priority_range: (0, -5),
             resident_blocks: 4224,
             long_blocks: 42240,

@@ -88,6 +88,26 @@ impl DeviceInfo {
 }
 
 #[cfg(test)]
+impl<P> RunRecord<P> {
+    /// A complete, verified run with `params` on [`DeviceInfo::made_up`], for results made
+    /// up in tests.
+    pub fn made_up(params: P) -> RunRecord<P> {
+        RunRecord {
+            params,
+            device: DeviceInfo::made_up(0),
+            provenance: Provenance::made_up(),
+            verification: Verification {
+                passed: true,
+                checked: 1,
+                mismatches: 0,
+                max_abs_error: 0.0,
+                detail: "ok".into(),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
 impl Provenance {
     /// A complete run of the tuned Rust kernels, for results made up in tests.
     pub fn made_up() -> Provenance {

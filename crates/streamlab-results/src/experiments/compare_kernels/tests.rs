@@ -173,12 +173,7 @@ fn runs_from_before_spellings_read_as_one_spelling_a_side() {
 
 fn empty() -> KernelComparison {
     KernelComparison {
-        run: RunRecord {
-            params: Params::default(),
-            device: crate::saved::DeviceInfo::made_up(0),
-            provenance: crate::saved::Provenance::made_up(),
-            verification: passed(),
-        },
+        run: RunRecord::made_up(Params::default()),
         cuda_build: crate::saved::CudaBuild {
             compiler: String::new(),
             ptx_target: String::new(),

@@ -3,7 +3,6 @@ use super::analysis::analyze;
 use super::*;
 use crate::derived::pipeline::Limiter;
 use crate::saved::Params as _;
-use crate::saved::{Provenance, Verification};
 
 fn series(ms: &[f64]) -> Series {
     Series::new(ms.to_vec()).unwrap()
@@ -38,23 +37,14 @@ fn result(host_link_ms: f64, spread_ms: f64) -> MultiGpuOverlapResult {
         streams: 4,
         stages: Some(stage_times(4, 32, 0.05)),
     };
+    let mut run = RunRecord::made_up(Params {
+        devices: vec![0, 1],
+        elements,
+        ..Params::quick()
+    });
+    run.verification.checked = elements as u64;
     MultiGpuOverlapResult {
-        run: RunRecord {
-            params: Params {
-                devices: vec![0, 1],
-                elements,
-                ..Params::quick()
-            },
-            device: DeviceInfo::made_up(0),
-            provenance: Provenance::made_up(),
-            verification: Verification {
-                passed: true,
-                checked: elements as u64,
-                mismatches: 0,
-                max_abs_error: 0.0,
-                detail: "ok".into(),
-            },
-        },
+        run,
         gpus: vec![share(0), share(1)],
         batch_sizes: vec![10, 10],
         spread: series(&[spread_ms, spread_ms * 1.01, spread_ms * 0.99]),

@@ -4,7 +4,6 @@ use super::present::{figures, size};
 use super::*;
 use crate::report::figures::Drawing;
 use crate::saved::Params as _;
-use crate::saved::{Provenance, Verification};
 
 fn series(ms: &[f64]) -> Series {
     Series::new(ms.to_vec()).unwrap()
@@ -32,18 +31,7 @@ fn result() -> PeerCopyResult {
         latency_peer: peer.then(|| series(&[0.005])),
     };
     PeerCopyResult {
-        run: RunRecord {
-            params: Params::quick(),
-            device: DeviceInfo::made_up(0),
-            provenance: Provenance::made_up(),
-            verification: Verification {
-                passed: true,
-                checked: 1,
-                mismatches: 0,
-                max_abs_error: 0.0,
-                detail: "ok".into(),
-            },
-        },
+        run: RunRecord::made_up(Params::quick()),
         devices: vec![DeviceInfo::made_up(0), DeviceInfo::made_up(1)],
         pairs: vec![pair(0, 1, true), pair(1, 0, false)],
     }
