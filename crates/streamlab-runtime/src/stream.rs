@@ -147,14 +147,7 @@ impl Stream<'_> {
         shape: Shape,
         args: A,
     ) -> Result<(), RuntimeError> {
-        if let Some(why) = args.broken(function.int_indices) {
-            return Err(RuntimeError::Contract {
-                kernel: function.name.to_owned(),
-                why,
-            });
-        }
-        let params = args.pack();
-        debug_assert_eq!(params.len(), function.ptx_params, "{}", function.name);
+        let params = checked_params(function, args)?;
         // SAFETY: `Args` packs exactly the parameters the declaration makes, which the
         // PTX was checked against, and the kernel's contract holds for them.
         unsafe { self.launch_packed(function.raw, function.name, shape, params) }
@@ -184,13 +177,7 @@ impl Stream<'_> {
         shape: Shape,
         args: A,
     ) -> Result<(), RuntimeError> {
-        if let Some(why) = args.broken(function.int_indices) {
-            return Err(RuntimeError::Contract {
-                kernel: function.name.to_owned(),
-                why,
-            });
-        }
-        let mut params = args.pack();
+        let mut params = checked_params(function, args)?;
         self.work.issue();
         let mut pointers = params.pointers();
         // SAFETY: as `launch`'s; the caller's promise for the overlap.
@@ -320,6 +307,23 @@ impl Stream<'_> {
     pub fn synchronize(&self) -> Result<(), RuntimeError> {
         self.work.synchronize()
     }
+}
+
+/// `args` packed for `function`, once they keep its kernel's contract (else nothing is
+/// launched: [`RuntimeError::Contract`]); what every typed launch sends.
+fn checked_params<P, A: Contract<P>>(
+    function: &Function<P>,
+    args: A,
+) -> Result<nvptx_kernel::launch::ParamBuffer, RuntimeError> {
+    if let Some(why) = args.broken(function.int_indices) {
+        return Err(RuntimeError::Contract {
+            kernel: function.name.to_owned(),
+            why,
+        });
+    }
+    let params = args.pack();
+    debug_assert_eq!(params.len(), function.ptx_params, "{}", function.name);
+    Ok(params)
 }
 
 /// The element count of a copy of `src_range` (of a buffer of `src_len`) to `dst_start`
