@@ -7,10 +7,15 @@
 //! Compiled for the host, each is its declaration, listed in [`crate::SPELLINGS`].
 use nvptx_kernel::kernel;
 
-/// Tuned `c = a · b` ([`crate::matmul`]) with the products after the last batch a counted
-/// loop of single products instead of a guarded batch.
-#[kernel]
-pub unsafe fn matmul_tuned_loop_tail(
+/// The body the tuned matmul spellings share: the thread's cell of `c`, computed by
+/// [`crate::element::matmul_cell_spelled`] with `STEPS`, `GUARDED_TAIL` and `LDG`.
+///
+/// # Safety
+/// `a`, `b` and `c` have the shapes `rows`, `cols` and `aligned` say, and nothing writes
+/// `a` or `b` while the kernel runs.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+unsafe fn tuned_matmul<const STEPS: u32, const GUARDED_TAIL: bool, const LDG: bool>(
     a: &[f32],
     b: &[f32],
     c: &mut [f32],
@@ -23,14 +28,35 @@ pub unsafe fn matmul_tuned_loop_tail(
         return;
     }
     let (row, col, cols) = (row as usize, col as usize, cols as usize);
-    // SAFETY: the host passes a, b and c with these shapes.
+    // SAFETY: the caller's shapes.
     unsafe {
-        *c.get_unchecked_mut(row * cols + col) =
-            crate::element::matmul_cell_spelled::<
-                { crate::element::MATMUL_STEP_BATCHES },
-                false,
-                false,
-            >(a.as_ptr(), b.as_ptr(), row, col, cols, aligned);
+        *c.get_unchecked_mut(row * cols + col) = crate::element::matmul_cell_spelled::<
+            STEPS,
+            GUARDED_TAIL,
+            LDG,
+        >(
+            a.as_ptr(), b.as_ptr(), row, col, cols, aligned
+        );
+    }
+}
+
+/// Tuned `c = a · b` ([`crate::matmul`]) with the products after the last batch a counted
+/// loop of single products instead of a guarded batch.
+#[kernel]
+pub unsafe fn matmul_tuned_loop_tail(
+    a: &[f32],
+    b: &[f32],
+    c: &mut [f32],
+    rows: u32,
+    cols: u32,
+    aligned: u32,
+) {
+    // SAFETY: the host passes a, b and c with these shapes (and a launch's inputs are not
+    // written while it runs).
+    unsafe {
+        tuned_matmul::<{ crate::element::MATMUL_STEP_BATCHES }, false, false>(
+            a, b, c, rows, cols, aligned,
+        )
     }
 }
 
@@ -46,20 +72,12 @@ pub unsafe fn matmul_tuned_ldg(
     cols: u32,
     aligned: u32,
 ) {
-    let (col, row) = nvptx_kernel::thread::index_2d();
-    if row >= rows || col >= cols {
-        return;
-    }
-    let (row, col, cols) = (row as usize, col as usize, cols as usize);
-    // SAFETY: the host passes a, b and c with these shapes, and a launch's inputs are not
-    // written while it runs (c is a buffer of its own).
+    // SAFETY: the host passes a, b and c with these shapes (and a launch's inputs are not
+    // written while it runs).
     unsafe {
-        *c.get_unchecked_mut(row * cols + col) =
-            crate::element::matmul_cell_spelled::<
-                { crate::element::MATMUL_STEP_BATCHES },
-                false,
-                true,
-            >(a.as_ptr(), b.as_ptr(), row, col, cols, aligned);
+        tuned_matmul::<{ crate::element::MATMUL_STEP_BATCHES }, false, true>(
+            a, b, c, rows, cols, aligned,
+        )
     }
 }
 
@@ -74,21 +92,9 @@ pub unsafe fn matmul_tuned_two_step(
     cols: u32,
     aligned: u32,
 ) {
-    let (col, row) = nvptx_kernel::thread::index_2d();
-    if row >= rows || col >= cols {
-        return;
-    }
-    let (row, col, cols) = (row as usize, col as usize, cols as usize);
-    // SAFETY: the host passes a, b and c with these shapes.
-    unsafe {
-        *c.get_unchecked_mut(row * cols + col) = crate::element::matmul_cell_spelled::<
-            2,
-            true,
-            false,
-        >(
-            a.as_ptr(), b.as_ptr(), row, col, cols, aligned
-        );
-    }
+    // SAFETY: the host passes a, b and c with these shapes (and a launch's inputs are not
+    // written while it runs).
+    unsafe { tuned_matmul::<2, true, false>(a, b, c, rows, cols, aligned) }
 }
 
 /// `c = a · b` with two pointers walking the row and the column, one product a turn
