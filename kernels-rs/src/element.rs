@@ -66,21 +66,44 @@ pub const MATMUL_STEP_BATCHES: u32 = 4;
 /// column.
 type Batch = ([f32; MATMUL_BATCH as usize], [f32; MATMUL_BATCH as usize]);
 
+/// `p` as an address in the global state space where `LDG` on the GPU (`cvta.to.global`),
+/// the form [`load`] reads. Converted once per pointer, not in every load: the same loads
+/// with a conversion each ran slower on an H200.
+#[inline(always)]
+fn global<const LDG: bool>(p: *const f32) -> *const f32 {
+    #[cfg(target_arch = "nvptx64")]
+    if LDG {
+        let g: *const f32;
+        // SAFETY: an address conversion; nothing is read.
+        unsafe {
+            core::arch::asm!(
+                "cvta.to.global.u64 {g}, {p};",
+                p = in(reg64) p,
+                g = out(reg64) g,
+                options(pure, nomem, nostack),
+            )
+        };
+        return g;
+    }
+    p
+}
+
 /// `*p`, through the read-only data cache where `LDG` on the GPU (`ld.global.nc`, what
-/// CUDA C++'s `__ldg` emits), else a plain load.
+/// CUDA C++'s `__ldg` emits; `p` from [`global`]), else a plain load.
 ///
 /// # Safety
-/// `p` is readable global memory, which nothing writes while the kernel runs.
+/// `p` is readable global memory, which nothing writes while the kernel runs; where
+/// `LDG`, `p` is an address from [`global`] (or an offset from one).
 #[inline(always)]
 unsafe fn load<const LDG: bool>(p: *const f32) -> f32 {
     #[cfg(target_arch = "nvptx64")]
     if LDG {
         let value: f32;
-        // SAFETY: the caller's bounds; the address is a global one (cvta), read-only
+        // SAFETY: the caller's bounds; the address is a global one ([`global`]), read-only
         // while the kernel runs, so the non-coherent cache cannot hold a stale copy.
         unsafe {
             core::arch::asm!(
-                "{{ .reg .u64 %g; cvta.to.global.u64 %g, {p}; ld.global.nc.f32 {v}, [%g]; }}",
+                "ld.global.nc.f32 {v}, [{p}];",
                 p = in(reg64) p,
                 v = out(reg32) value,
                 options(readonly, nostack, pure),
@@ -180,8 +203,8 @@ pub unsafe fn matmul_cell_spelled<const STEPS: u32, const GUARDED_TAIL: bool, co
     // is of a product `k < aligned`: batches start at `k = 8 j` for `j < aligned / 8`.
     // The pointers step with `wrapping_add`: after the last batch or product they may
     // point past the row's or the column's end, outside `a` or `b`; they are not read.
-    let mut a_k = unsafe { a.add(row * aligned as usize) };
-    let mut b_k = unsafe { b.add(col) };
+    let mut a_k = global::<LDG>(unsafe { a.add(row * aligned as usize) });
+    let mut b_k = global::<LDG>(unsafe { b.add(col) });
     let batch = MATMUL_BATCH as usize;
     let mut sum = 0.0f32;
     let batches = aligned / MATMUL_BATCH;
