@@ -171,6 +171,67 @@ fn a_change_made_on_purpose_is_called_raw_and_controlled() {
 }
 
 #[test]
+fn a_slowdown_the_gpus_clocks_account_for_is_not_the_codes() {
+    // B's GPU ran matmul-streams at 1800 MHz where A's ran at 1980, and both its kernel
+    // sets took 10% longer: the clocks say why, so no row is called; the same slowdown
+    // at the same clocks is called.
+    use streamlab_results::experiments::matmul_streams::MatmulStreams;
+    use streamlab_results::saved::clocks::{ClockProbe, GpuClocks};
+    let at = |sm_mhz: u32| {
+        let clocks = GpuClocks {
+            sm_mhz,
+            sm_max_mhz: 1980,
+            memory_mhz: 3201,
+            memory_max_mhz: 3201,
+            reasons: Vec::new(),
+            temperature_c: None,
+            power_w: None,
+        };
+        Some(ClockProbe::Read {
+            before: clocks.clone(),
+            after: clocks,
+        })
+    };
+    let slowed = |b_sm_mhz: u32| {
+        let mut a = ComparedRun::load("A", &recorded(H200_A)).unwrap();
+        let mut b = ComparedRun::load("B", &recorded(H200_B)).unwrap();
+        for set in [KernelSet::Rust, KernelSet::Cuda] {
+            assert!(
+                a.run
+                    .edit::<MatmulStreams>(set, |r| r.run.provenance.clocks = at(1980))
+            );
+            assert!(b.run.edit::<MatmulStreams>(set, |r| {
+                r.run.provenance.clocks = at(b_sm_mhz);
+                for trial in &mut r.trials_ms {
+                    trial.iter_mut().for_each(|ms| *ms *= 1.10);
+                }
+            }));
+        }
+        compare::compare(&a, &b, 0.0)
+    };
+    let section = |c: &compare::Comparison| {
+        let s = c.sections.iter().find(|s| s.name == "matmul-streams");
+        s.unwrap().rows.iter().map(|r| r.raw()).collect::<Vec<_>>()
+    };
+    let held = slowed(1800);
+    assert!(section(&held).iter().all(|v| !v.changed()));
+    let notes = &held
+        .sections
+        .iter()
+        .find(|s| s.name == "matmul-streams")
+        .unwrap()
+        .notes;
+    assert!(
+        notes
+            .iter()
+            .any(|(k, v)| k.starts_with("Clocks") && v.contains("10.0%")),
+        "{notes:?}"
+    );
+    let same_clocks = slowed(1980);
+    assert!(section(&same_clocks).iter().all(|v| *v == Verdict::Slower));
+}
+
+#[test]
 fn the_h100_against_the_h200_calls_what_the_h200s_memory_changes() {
     for h100 in [H100_A, H100_B] {
         let c = compared(h100, H200);

@@ -16,7 +16,7 @@ use super::rows::PairedRow;
 use super::{CompareError, ComparedRun};
 
 /// How the margins are fitted, in words (kept in the file).
-pub const METHOD: &str = "Per experiment, raw and controlled: the spread s with which ln(B/A) ~ N(0, s² + w²) (w the two runs' own noise of the row) covers 95% of the pairs' rows within 1.96 s and their largest change within 3.29 s (the two-sided 0.1% point): s = √max(0, max(q95(|ln B/A|) / 1.96, max(|ln B/A|) / 3.29)² − median(w²)), at least 0.01%. Rows judged at once by Benjamini–Hochberg at a 5% false-discovery rate, a row whose work crosses the link with how far the link moved over the two runs' probes added to its spread.";
+pub const METHOD: &str = "Per experiment, raw and controlled: the spread s with which ln(B/A) ~ N(0, s² + w²) (w the two runs' own noise of the row) covers 95% of the pairs' rows within 1.96 s and their largest change within 3.29 s (the two-sided 0.1% point): s = √max(0, max(q95(|ln B/A|) / 1.96, max(|ln B/A|) / 3.29)² − median(w²)), at least 0.01%. Rows judged at once by Benjamini–Hochberg at a 5% false-discovery rate, a row whose work crosses the link with how far the link moved over the two runs' probes added to its spread, and every row's raw change with how far the GPU's SM or memory clock moved between its results (read right after each).";
 
 /// The least spread an experiment is given.
 const FLOOR: f64 = 1e-4;

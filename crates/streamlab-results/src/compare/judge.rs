@@ -15,6 +15,10 @@
 //!
 //! The raw change (the row alone) and the controlled one (the row over its control: what
 //! the code did, the machine held still) are judged apart, each against its own spread.
+//! The GPU's clocks are the raw change's control: how far they moved between the results
+//! a row comes from is added to its raw spread, so a run whose GPU ran slower cannot call
+//! its rows slower by what the clocks alone explain. (A controlled change is a ratio of two
+//! rows of one machine, which a clock common to both leaves alone.)
 use serde::Serialize;
 
 use super::rows::{Change, PairedRow};
@@ -139,7 +143,8 @@ const SCATTER_ROWS: usize = 10;
 /// own rows of that experiment and kernel set show about their median, if wider (two
 /// machines noisier than the pairs fitted on show it in how their rows scatter; a change
 /// common to every row of the set does not widen it); for a row whose work crosses the
-/// link, with how far the link moved while the two runs measured it added.
+/// link, with how far the link moved while the two runs measured it added; for a raw
+/// change, with how far the GPU's clocks moved added.
 fn spreads(rows: &[PairedRow], margins: &Margins, controlled: bool) -> Vec<f64> {
     let pick = |r: &PairedRow| if controlled { r.controlled } else { r.raw };
     let mut groups: Vec<(&str, KernelSet)> = rows.iter().map(|r| (r.experiment, r.set)).collect();
@@ -160,7 +165,10 @@ fn spreads(rows: &[PairedRow], margins: &Margins, controlled: bool) -> Vec<f64> 
             let fitted = margins.spread(r.experiment, controlled);
             let scattered = own.iter().find(|(g, _)| *g == (r.experiment, r.set));
             let spread = scattered.map_or(fitted, |&(_, s)| fitted.max(s));
-            spread.hypot(r.link_moved.unwrap_or(0.0))
+            let clocks = if controlled { None } else { r.clocks_moved };
+            spread
+                .hypot(r.link_moved.unwrap_or(0.0))
+                .hypot(clocks.unwrap_or(0.0))
         })
         .collect()
 }
@@ -283,6 +291,7 @@ mod tests {
             b: Figure { value: ratio, ..f },
             over_link: false,
             link_moved: None,
+            clocks_moved: None,
             raw: Some(Change {
                 b_over_a: ratio,
                 within,
@@ -336,6 +345,31 @@ mod tests {
         let changed = judge(&[row(1.05, 0.0005, Some(1.05))], &m, 0.0);
         assert_eq!(changed[0].verdict(), Verdict::Slower);
         assert!(!changed[0].moved_with_machine());
+    }
+
+    #[test]
+    fn a_raw_change_the_clocks_account_for_is_not_called_and_one_past_them_is() {
+        let m = margins(0.005, 0.002);
+        // B's GPU ran its SMs at 1800 MHz where A's ran at 1980: 10% slower rows.
+        let slower_clock = (1980.0f64 / 1800.0).ln();
+        let with_clocks = |ratio: f64, moved: Option<f64>| PairedRow {
+            clocks_moved: moved,
+            ..row(ratio, 0.001, None)
+        };
+        let v = judge(&[with_clocks(1.10, None)], &m, 0.0);
+        assert_eq!(v[0].raw.verdict, Verdict::Slower);
+        let v = judge(&[with_clocks(1.10, Some(slower_clock))], &m, 0.0);
+        assert_eq!(v[0].raw.verdict, Verdict::Same);
+        // A change well past what the clocks explain is still called.
+        let v = judge(&[with_clocks(1.40, Some(slower_clock))], &m, 0.0);
+        assert_eq!(v[0].raw.verdict, Verdict::Slower);
+        // The controlled change, a ratio of rows of one machine, is held to its own spread.
+        let controlled = PairedRow {
+            clocks_moved: Some(slower_clock),
+            ..row(1.10, 0.001, Some(1.10))
+        };
+        let v = judge(&[controlled], &m, 0.0);
+        assert_eq!(v[0].controlled.unwrap().verdict, Verdict::Slower);
     }
 
     #[test]

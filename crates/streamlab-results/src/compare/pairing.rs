@@ -240,6 +240,12 @@ fn pairing(name: &'static str, a: &ComparedRun, b: &ComparedRun) -> Option<Pairi
             if let Some(link) = table::link(&r.provenance).filter(|_| set == KernelSet::Rust) {
                 p.notes.push((format!("Link in {side}"), link));
             }
+            if let Some(why) = r.provenance.clocks.as_ref().and_then(|c| c.held_back()) {
+                p.notes.push((
+                    format!("GPU held back in {side} ({} kernels)", set.label()),
+                    why,
+                ));
+            }
         }
         let twins = match set {
             KernelSet::Rust => a
@@ -253,6 +259,20 @@ fn pairing(name: &'static str, a: &ComparedRun, b: &ComparedRun) -> Option<Pairi
             twins,
             launch,
         });
+        if let Some(moved) = rows
+            .first()
+            .and_then(|r| r.clocks_moved)
+            .filter(|m| *m > 0.0)
+        {
+            p.notes.push((
+                format!("Clocks ({} kernels)", set.label()),
+                format!(
+                    "the GPU's SM or memory clock after the work differs by {:.1}% between the \
+                     results: a raw change within that is not called",
+                    100.0 * moved.exp_m1()
+                ),
+            ));
+        }
         for (side, list) in [("A", only_a), ("B", only_b)] {
             if !list.is_empty() {
                 p.notes.push((

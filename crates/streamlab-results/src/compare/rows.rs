@@ -14,9 +14,12 @@
 //!
 //! Each change carries how far the two runs' own noise alone could move it (the standard
 //! error of a log ratio of medians), which [`super::judge`] weighs beside the spread
-//! between machines.
+//! between machines; and each row how far the GPU's clocks moved between the results it
+//! comes from (SM and memory, right after each result's work), which the judge adds to
+//! the spread of its raw change: a change the clocks account for is not the code's.
 use crate::derived::rates::gbps;
 use crate::experiment::{Analysis, MeasuredRow, RowControl};
+use crate::saved::clocks::ClockProbe;
 use crate::saved::{KernelSet, LinkProbe, StageTimes};
 use crate::stats::Series;
 
@@ -109,6 +112,10 @@ pub struct PairedRow {
     /// over the probes of the results it was measured in (and its twin's), as the log of
     /// the fastest probe's median over the slowest's.
     pub link_moved: Option<f64>,
+    /// How far the GPU's SM or memory clock moved between the results the row and its twin
+    /// come from, right after each one's work: the larger of the two clocks' ln(fastest /
+    /// slowest); none where fewer than two results read their clocks.
+    pub clocks_moved: Option<f64>,
     /// `None` where a value is missing, zero or not finite.
     pub raw: Option<Change>,
     pub control: Option<ControlKind>,
@@ -161,16 +168,30 @@ fn link_rate(probe: &LinkProbe) -> Figure {
     )
 }
 
-/// How far the link moved over `probes`: ln(fastest median rate / slowest), none
-/// without a probe.
-fn moved(probes: &[Figure]) -> Option<f64> {
-    let rates: Vec<f64> = (probes.iter())
-        .map(|f| f.value)
+/// How far a rate moved over `values`: ln(fastest / slowest) of those positive and finite,
+/// none without any.
+fn moved(values: impl IntoIterator<Item = f64>) -> Option<f64> {
+    let rates: Vec<f64> = (values.into_iter())
         .filter(|v| v.is_finite() && *v > 0.0)
         .collect();
     let fastest = rates.iter().copied().reduce(f64::max)?;
     let slowest = rates.iter().copied().reduce(f64::min)?;
     Some((fastest / slowest).ln())
+}
+
+/// How far the GPU's clocks moved over `probes`: the larger of the SM clock's and the
+/// memory clock's [`moved`] right after each result's work; none where fewer than two
+/// read them.
+fn clocks_moved<'a>(probes: impl IntoIterator<Item = &'a ClockProbe>) -> Option<f64> {
+    let working: Vec<(u32, u32)> = (probes.into_iter())
+        .filter_map(ClockProbe::working)
+        .collect();
+    if working.len() < 2 {
+        return None;
+    }
+    let sm = moved(working.iter().map(|w| f64::from(w.0)))?;
+    let memory = moved(working.iter().map(|w| f64::from(w.1)))?;
+    Some(sm.max(memory))
 }
 
 /// The medians of a probe's before and after both-ways rates.
@@ -229,7 +250,14 @@ pub fn paired(ctx: &Context<'_>) -> (Vec<PairedRow>, [Vec<String>; 2]) {
         .filter_map(|r| r.provenance.link.as_ref())
         .flat_map(probe_medians)
         .collect();
-    let link_moved = moved(&probes);
+    let link_moved = moved(probes.iter().map(|f| f.value));
+    let clocks_moved = clocks_moved(
+        [Some(ctx.results), ctx.twins]
+            .iter()
+            .flatten()
+            .flat_map(|&(x, y)| [x, y])
+            .filter_map(|r| r.provenance.clocks.as_ref()),
+    );
     let find = |list: &[MeasuredRow], key: &str| list.iter().find(|r| r.key == key).cloned();
     let mut out = Vec::new();
     let mut only_a = Vec::new();
@@ -283,6 +311,7 @@ pub fn paired(ctx: &Context<'_>) -> (Vec<PairedRow>, [Vec<String>; 2]) {
             b: row[1],
             over_link: x.over_link,
             link_moved: link_moved.filter(|_| x.over_link),
+            clocks_moved,
             raw: change(row[0], row[1]),
             control: control.filter(|_| controlled.is_some()),
             controlled,
@@ -326,5 +355,40 @@ mod tests {
         };
         assert!(change(quiet, row[1]).unwrap().within.is_infinite());
         assert!(change(figure(0.0, 0.1), row[1]).is_none());
+    }
+
+    #[test]
+    fn the_clocks_moved_by_the_larger_of_the_sm_and_memory_clocks_after_the_work() {
+        use crate::saved::clocks::GpuClocks;
+        let probe = |before_sm: u32, sm: u32, memory: u32| {
+            let at = |sm_mhz: u32| GpuClocks {
+                sm_mhz,
+                sm_max_mhz: 1980,
+                memory_mhz: memory,
+                memory_max_mhz: 3201,
+                reasons: Vec::new(),
+                temperature_c: None,
+                power_w: None,
+            };
+            ClockProbe::Read {
+                before: at(before_sm),
+                after: at(sm),
+            }
+        };
+        // An idle clock before the work does not count; the clocks after it agree.
+        let same = [probe(345, 1980, 3201), probe(1980, 1980, 3201)];
+        assert_eq!(clocks_moved(&same), Some(0.0));
+        let slower_sm = [probe(1980, 1980, 3201), probe(1980, 1800, 3201)];
+        let moved = clocks_moved(&slower_sm).unwrap();
+        assert!((moved - (1980.0f64 / 1800.0).ln()).abs() < 1e-12);
+        let slower_memory = [probe(1980, 1980, 3201), probe(1980, 1960, 2619)];
+        let moved = clocks_moved(&slower_memory).unwrap();
+        assert!((moved - (3201.0f64 / 2619.0).ln()).abs() < 1e-12);
+        // One read and one unread is no comparison.
+        let one = [
+            probe(1980, 1980, 3201),
+            ClockProbe::Unread("no NVML".into()),
+        ];
+        assert_eq!(clocks_moved(&one), None);
     }
 }

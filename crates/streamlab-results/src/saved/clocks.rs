@@ -70,6 +70,15 @@ impl ClockProbe {
         (!why.is_empty()).then(|| why.join("; "))
     }
 
+    /// The SM and memory clocks (MHz) right after the work, where they were read: what the
+    /// GPU ran the experiment at (before it, an idle GPU may show its idle clocks).
+    pub fn working(&self) -> Option<(u32, u32)> {
+        match self {
+            ClockProbe::Read { after, .. } => Some((after.sm_mhz, after.memory_mhz)),
+            ClockProbe::Unread(_) => None,
+        }
+    }
+
     /// The probe in words, e.g. "SM 1980 MHz before, 1980 after (max 1980); memory 3201
     /// MHz; 41 °C, 123 W after; held down by: none".
     pub fn describe(&self) -> String {
