@@ -60,7 +60,7 @@ const REVISIT_WARMUP: usize = 2;
 /// How long the rounds past every configuration's `--batches` may go on for the
 /// configurations whose noise is still above the target; a row still above it then
 /// keeps the noise it has, and the report counts it as noisy.
-const EXTRA_ROUNDS_BUDGET: std::time::Duration = std::time::Duration::from_secs(30);
+const EXTRA_ROUNDS_BUDGET: std::time::Duration = std::time::Duration::from_secs(10);
 
 impl Run for SincosOverlap {
     const SUMMARY: &'static str =
