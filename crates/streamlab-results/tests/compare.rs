@@ -30,6 +30,10 @@ const H200_B: &str = "h200-2026-11-25-2346";
 /// A second A/A pair of H200s: two more machines, one build.
 const H200_C: &str = "h200-2026-11-26-0349";
 const H200_D: &str = "h200-2026-11-26-0357";
+/// A third A/A pair of H200s, whose machines differ most: matmul at the wiki's shape
+/// 14% apart.
+const H200_E: &str = "h200-2026-11-26-2355";
+const H200_F: &str = "h200-2026-11-27-0014";
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("streamlab-compare-{name}-{}", std::process::id()));
@@ -71,7 +75,12 @@ fn verdict(c: &compare::Comparison, name: &str, key: &str) -> Verdict {
 
 #[test]
 fn every_a_a_pair_calls_few_rows_changed_and_nothing_to_fail_on() {
-    for (a, b) in [(H100_A, H100_B), (H200_A, H200_B), (H200_C, H200_D)] {
+    for (a, b) in [
+        (H100_A, H100_B),
+        (H200_A, H200_B),
+        (H200_C, H200_D),
+        (H200_E, H200_F),
+    ] {
         let c = compared(a, b);
         let rows: Vec<_> = c.rows().collect();
         assert!(rows.len() > 500, "only {} rows", rows.len());
@@ -113,7 +122,7 @@ fn every_a_a_pair_calls_few_rows_changed_and_nothing_to_fail_on() {
 #[test]
 fn each_a_a_pair_left_out_of_the_fit_is_judged_as_the_targets_ask() {
     let m = streamlab_results::verdict::margins();
-    assert!(m.held_out.len() >= 3);
+    assert!(m.held_out.len() >= 4);
     for h in &m.held_out {
         assert!(h.raw_rate() <= 0.05, "{}: raw {:.3}", h.pair, h.raw_rate());
         assert!(
@@ -127,14 +136,15 @@ fn each_a_a_pair_left_out_of_the_fit_is_judged_as_the_targets_ask() {
 
 #[test]
 fn a_change_made_on_purpose_is_called_raw_and_controlled() {
-    // B's Rust matmul-streams made 5% slower: its rows, and only they, change, raw and
-    // held against their C++ twins.
+    // B's Rust matmul-streams made 25% slower: its rows, and only they, change, raw and
+    // held against their C++ twins. (Two H200s of one build differ by up to 14% there,
+    // so a smaller slowdown is not told from the machine raw.)
     let a = ComparedRun::load("A", &recorded(H200_A)).unwrap();
     let mut b = ComparedRun::load("B", &recorded(H200_B)).unwrap();
     use streamlab_results::experiments::matmul_streams::MatmulStreams;
     assert!(b.run.edit::<MatmulStreams>(KernelSet::Rust, |r| {
         for trial in &mut r.trials_ms {
-            trial.iter_mut().for_each(|ms| *ms *= 1.05);
+            trial.iter_mut().for_each(|ms| *ms *= 1.25);
         }
     }));
     let c = compare::compare(&a, &b, 0.0);
@@ -172,8 +182,8 @@ fn a_change_made_on_purpose_is_called_raw_and_controlled() {
 
 #[test]
 fn a_slowdown_the_gpus_clocks_account_for_is_not_the_codes() {
-    // B's GPU ran matmul-streams at 1800 MHz where A's ran at 1980, and both its kernel
-    // sets took 10% longer: the clocks say why, so no row is called; the same slowdown
+    // B's GPU ran matmul-streams at 1500 MHz where A's ran at 1980, and both its kernel
+    // sets took 32% longer: the clocks say why, so no row is called; the same slowdown
     // at the same clocks is called.
     use streamlab_results::experiments::matmul_streams::MatmulStreams;
     use streamlab_results::saved::clocks::{ClockProbe, GpuClocks};
@@ -203,7 +213,7 @@ fn a_slowdown_the_gpus_clocks_account_for_is_not_the_codes() {
             assert!(b.run.edit::<MatmulStreams>(set, |r| {
                 r.run.provenance.clocks = at(b_sm_mhz);
                 for trial in &mut r.trials_ms {
-                    trial.iter_mut().for_each(|ms| *ms *= 1.10);
+                    trial.iter_mut().for_each(|ms| *ms *= 1.32);
                 }
             }));
         }
@@ -213,7 +223,7 @@ fn a_slowdown_the_gpus_clocks_account_for_is_not_the_codes() {
         let s = c.sections.iter().find(|s| s.name == "matmul-streams");
         s.unwrap().rows.iter().map(|r| r.raw()).collect::<Vec<_>>()
     };
-    let held = slowed(1800);
+    let held = slowed(1500);
     assert!(section(&held).iter().all(|v| !v.changed()));
     let notes = &held
         .sections
@@ -224,7 +234,7 @@ fn a_slowdown_the_gpus_clocks_account_for_is_not_the_codes() {
     assert!(
         notes
             .iter()
-            .any(|(k, v)| k.starts_with("Clocks") && v.contains("10.0%")),
+            .any(|(k, v)| k.starts_with("Clocks") && v.contains("32.0%")),
         "{notes:?}"
     );
     let same_clocks = slowed(1980);
@@ -236,11 +246,10 @@ fn the_h100_against_the_h200_calls_what_the_h200s_memory_changes() {
     for h100 in [H100_A, H100_B] {
         let c = compared(h100, H200);
         assert_eq!(verdict(&c, "bounds", "dtod"), Verdict::Faster, "{h100}");
+        // Bound by memory: the H200's faster.
         for key in [
-            "add_kernel/cycles 0/tuned/rust",
             "add_kernel/cycles 0/tuned/cuda",
             "add_kernel/cycles 0/plain/cuda",
-            "matmul/tuned/rust",
         ] {
             assert_eq!(
                 verdict(&c, "compare-kernels", key),
@@ -248,6 +257,13 @@ fn the_h100_against_the_h200_calls_what_the_h200s_memory_changes() {
                 "{h100} {key}"
             );
         }
+        // Bound by latency, inputs in L2: the tuned matmul at the wiki's shape differs
+        // between two H200s of one build by as much as between the H100 and the H200.
+        assert_eq!(
+            verdict(&c, "compare-kernels", "matmul/tuned/rust"),
+            Verdict::Same,
+            "{h100}"
+        );
         // Bound by arithmetic: the same on both chips.
         assert_eq!(
             verdict(&c, "compare-kernels", "add_kernel/cycles 256/tuned/rust"),

@@ -16,7 +16,7 @@ use super::rows::PairedRow;
 use super::{CompareError, ComparedRun};
 
 /// How the margins are fitted, in words (kept in the file).
-pub const METHOD: &str = "Per experiment, raw and controlled: the spread s with which ln(B/A) ~ N(0, s² + w²) (w the two runs' own noise of the row) covers 95% of the pairs' rows within 1.96 s and their largest change within 3.29 s (the two-sided 0.1% point): s = √max(0, max(q95(|ln B/A|) / 1.96, max(|ln B/A|) / 3.29)² − median(w²)), at least 0.01%. Rows judged at once by Benjamini–Hochberg at a 5% false-discovery rate, a row whose work crosses the link with how far the link moved over the two runs' probes added to its spread, and every row's raw change with how far the GPU's SM or memory clock moved between its results (read right after each).";
+pub const METHOD: &str = "Per experiment measured by at least two pairs (else the pooled rows), raw and controlled: the spread s with which ln(B/A) ~ N(0, s² + w²) (w the two runs' own noise of the row) covers 95% of the pairs' rows within 1.96 s and their largest change within 3.29 s (the two-sided 0.1% point): s = √max(0, max(q95(|ln B/A|) / 1.96, max(|ln B/A|) / 3.29)² − median(w²)), at least 0.01%. Rows judged at once by Benjamini–Hochberg at a 5% false-discovery rate, a row whose work crosses the link with how far the link moved over the two runs' probes added to its spread, and every row's raw change with how far the GPU's SM or memory clock moved between its results (read right after each).";
 
 /// The least spread an experiment is given.
 const FLOOR: f64 = 1e-4;
@@ -80,13 +80,25 @@ fn margin(rows: &[&PairedRow]) -> Option<Margin> {
     })
 }
 
-/// Every experiment's margin over `pairs`, and the pooled one.
+/// The fewest pairs an experiment's own margin is fitted on: one pair of machines is one
+/// draw of how far two machines differ, so an experiment fewer pairs measured is held to
+/// the pooled margin.
+const MIN_PAIRS: usize = 2;
+
+/// Every experiment's margin over `pairs` (those at least [`MIN_PAIRS`] measured), and
+/// the pooled one.
 fn fit(pairs: &[&PairRows]) -> (BTreeMap<String, Margin>, Margin) {
     let all: Vec<&PairedRow> = pairs.iter().flat_map(|p| &p.rows).collect();
     let mut names: Vec<&str> = all.iter().map(|r| r.experiment).collect();
     names.sort_unstable();
     names.dedup();
+    let measured_by = |name: &str| {
+        (pairs.iter())
+            .filter(|p| p.rows.iter().any(|r| r.experiment == name))
+            .count()
+    };
     let experiments = (names.into_iter())
+        .filter(|name| measured_by(name) >= MIN_PAIRS)
         .filter_map(|name| {
             let rows: Vec<&PairedRow> = all
                 .iter()
