@@ -9,8 +9,8 @@
 //! controls, the clean pipeline and the NULL-stream copy on non-blocking streams, and the
 //! copy on the per-thread default stream. Beside each break, in the same run, its remedy
 //! ([`Case::remedies`]): the memset on a stream, stream-ordered allocation from a pool
-//! that releases its memory and from one that keeps it, the pageable memory registered,
-//! an event query in place of the wait. Each case's time per iteration is held against
+//! that releases its memory and from one that keeps it, the pageable memory registered
+//! or staged through two pinned buffers in turn, an event query in place of the wait. Each case's time per iteration is held against
 //! its clean pipeline (the one on streams of the same kind), and its traced timeline
 //! against the break detector ([`crate::derived::trace::breaks`]): each break found by
 //! name (with the `nsys analyze` rule that reports the same thing), the clean ones and the
@@ -120,13 +120,17 @@ pub enum Case {
     /// [`Case::PageableCopy`]'s remedy: the same host memory registered once, before the
     /// pipeline (`cuMemHostRegister`).
     RegisteredCopy,
+    /// [`Case::PageableCopy`]'s other remedy: the chunk copied on the host into one of two
+    /// pinned staging buffers, and in from there on its stream; before reusing a buffer
+    /// the host waits for its copy two iterations back (`cuEventSynchronize`).
+    StagedCopy,
     /// [`Case::HostWaitOnEvent`]'s remedy: the host asks whether the event has passed
     /// (`cuEventQuery`) and goes on issuing.
     EventQuery,
 }
 
 impl Case {
-    pub const ALL: [Case; 15] = [
+    pub const ALL: [Case; 16] = [
         Case::Clean,
         Case::CleanNonBlocking,
         Case::NullStreamCopy,
@@ -141,6 +145,7 @@ impl Case {
         Case::StreamOrderedAlloc,
         Case::StreamOrderedAllocKept,
         Case::RegisteredCopy,
+        Case::StagedCopy,
         Case::EventQuery,
     ];
 
@@ -160,6 +165,7 @@ impl Case {
             Case::StreamOrderedAlloc => "stream-ordered allocation and free, pool releasing",
             Case::StreamOrderedAllocKept => "stream-ordered allocation and free, pool keeping",
             Case::RegisteredCopy => "copy in from the pageable memory, registered",
+            Case::StagedCopy => "copy in from the pageable memory through pinned staging",
             Case::EventQuery => "host queries the event mid-issue",
         }
     }
@@ -173,7 +179,7 @@ impl Case {
             }
             Case::MemsetOnStream => Some(Case::MemsetWithoutStream),
             Case::StreamOrderedAlloc | Case::StreamOrderedAllocKept => Some(Case::AllocAndFree),
-            Case::RegisteredCopy => Some(Case::PageableCopy),
+            Case::RegisteredCopy | Case::StagedCopy => Some(Case::PageableCopy),
             Case::EventQuery => Some(Case::HostWaitOnEvent),
             _ => None,
         }
@@ -212,7 +218,8 @@ impl Case {
     }
 
     /// What the break detector must find in its timeline (nothing for the clean cases
-    /// and the per-thread default stream, which is an ordinary stream).
+    /// and the per-thread default stream, which is an ordinary stream; the host's wait for
+    /// a staging buffer, which the detector names as any host call that waits).
     pub fn expected(self) -> &'static [BreakKind] {
         match self {
             Case::Clean
@@ -229,6 +236,9 @@ impl Case {
             | Case::DeviceCopyOnNullStream => &[BreakKind::NullStream],
             Case::PageableCopy => &[BreakKind::Pageable],
             Case::AllocAndFree | Case::HostWaitOnEvent => &[BreakKind::HostCall],
+            // The host waits before reusing a staging buffer, for a copy queued two
+            // iterations back: a host call, while the GPU has the iterations since.
+            Case::StagedCopy => &[BreakKind::HostCall],
         }
     }
 }
@@ -643,7 +653,7 @@ impl Experiment for ConcurrencyBreaks {
         if !a.remedies.is_empty() {
             sec.note(
                 "Remedies",
-                "Each break's remedy runs in the same run, on the same streams: the memset on the last stream (`cuMemsetD32Async`); the allocation and the free in the first stream's order (`cuMemAllocFromPoolAsync`, `cuMemFreeAsync`) from a pool that hands its memory back at each synchronization (release threshold 0, as the default pool) and from one that keeps it; the same pageable memory registered once before the pipeline (`cuMemHostRegister`) and copied from asynchronously; `cuEventQuery` in place of `cuEventSynchronize`, the host going on whatever it answers; and for the NULL-stream copy, non-blocking streams and the per-thread default stream. The nsys analyze rule is the rule of Nsight Systems' expert system that reports the same thing (gpu_gaps: the idle GPU a call leaves where no rule names the call).",
+                "Each break's remedy runs in the same run, on the same streams: the memset on the last stream (`cuMemsetD32Async`); the allocation and the free in the first stream's order (`cuMemAllocFromPoolAsync`, `cuMemFreeAsync`) from a pool that hands its memory back at each synchronization (release threshold 0, as the default pool) and from one that keeps it; the same pageable memory registered once before the pipeline (`cuMemHostRegister`) and copied from asynchronously, or copied on the host into one of two pinned staging buffers in turn and in from there, the host first waiting (`cuEventSynchronize`) for that buffer's copy two iterations back; `cuEventQuery` in place of `cuEventSynchronize`, the host going on whatever it answers; and for the NULL-stream copy, non-blocking streams and the per-thread default stream. The nsys analyze rule is the rule of Nsight Systems' expert system that reports the same thing (gpu_gaps: the idle GPU a call leaves where no rule names the call).",
             );
             let clean = a.remedies.iter().filter(|x| x.as_clean()).count();
             let rest: Vec<String> = (a.remedies.iter())
@@ -773,10 +783,12 @@ mod tests {
             );
             if let Some(cause) = case.remedies() {
                 // The NULL-stream copy's remedies keep a copy on a default stream, which
-                // non-blocking streams make harmless: the others must run clean.
+                // non-blocking streams make harmless, and staging keeps a host wait for a
+                // copy queued iterations before: the others must run clean.
                 let keeps_the_copy = cause == Case::NullStreamCopy;
+                let keeps_a_wait = case == Case::StagedCopy;
                 assert!(
-                    keeps_the_copy || case.expected().is_empty(),
+                    keeps_the_copy || keeps_a_wait || case.expected().is_empty(),
                     "{case:?} must run clean"
                 );
                 assert!(!cause.expected().is_empty(), "{cause:?} must be a break");

@@ -40,6 +40,8 @@ const TRACED_ITERATIONS: usize = 3;
 /// Threads per block and blocks per SM of AddKernel's launches (memcpy-kernel's).
 const THREADS: u32 = 256;
 const BLOCKS_PER_SM: u32 = 16;
+/// Pinned staging buffers of the staged copy, reused in turn.
+const STAGING_BUFFERS: usize = 2;
 /// The cycles the calibration times the kernels at, to fit their time to a line.
 const CALIBRATION_CYCLES: [i32; 2] = [64, 1024];
 
@@ -62,6 +64,10 @@ struct Pipeline<'a> {
     scratch_copy: DeviceBuffer<u32>,
     /// The pageable input registered with the driver (the pageable copy's remedy).
     registered_in: PinnedBuffer<i32>,
+    /// Pinned buffers the last chunk is staged through (the pageable copy's other
+    /// remedy), and for each, recorded after its copy in: the buffer is free again.
+    staging: [PinnedBuffer<i32>; STAGING_BUFFERS],
+    staged: [Event; STAGING_BUFFERS],
     /// Stream-ordered pools: one handing its memory back, one keeping it.
     pool_releasing: MemPool<'a>,
     pool_keeping: MemPool<'a>,
@@ -103,14 +109,18 @@ impl<'a> Pipeline<'a> {
     ) -> Result<Pipeline<'a>, RuntimeError> {
         let gpu = ctx.gpu;
         let n = p.elements;
+        let parts = chunks(n, p.streams);
+        let last_len = parts.last().map_or(0, Range::len);
         Ok(Pipeline {
             gpu,
             kernel: ctx.kernels.add_kernel_in(ctx.form),
             shape: Shape::linear(gpu.info().sm_count.max(1) as u32 * BLOCKS_PER_SM, THREADS),
             cycles: 1,
-            parts: chunks(n, p.streams),
+            parts,
             pageable_in: host_in.as_slice()?.to_vec(),
             registered_in: gpu.register(host_in.as_slice()?.to_vec())?,
+            staging: [gpu.pinned(last_len, 0i32)?, gpu.pinned(last_len, 0i32)?],
+            staged: [gpu.event()?, gpu.event()?],
             pool_releasing: gpu.mem_pool(false)?,
             pool_keeping: gpu.mem_pool(true)?,
             host_in,
@@ -178,6 +188,21 @@ impl<'a> Pipeline<'a> {
                 rec.op(s, i, OpKind::HtoD, bytes, |stream| {
                     stream.htod(dev_in, part.start, registered, part.clone())
                 })?;
+            } else if s == last && case == Case::StagedCopy {
+                let k = i % STAGING_BUFFERS;
+                let (staging, staged) = (&mut self.staging[k], &self.staged[k]);
+                let pageable = &self.pageable_in[part.clone()];
+                rec.host(i, "cuEventSynchronize + copy to pinned staging", || {
+                    staged.synchronize()?;
+                    crate::parallel::for_each_chunk_mut(staging.as_mut_slice()?, |at, chunk| {
+                        chunk.copy_from_slice(&pageable[at..at + chunk.len()])
+                    });
+                    Ok(())
+                })?;
+                rec.op(s, i, OpKind::HtoD, bytes, |stream| {
+                    stream.htod(dev_in, part.start, staging, 0..part.len())
+                })?;
+                streams[last].record(staged)?;
             } else {
                 rec.op(s, i, OpKind::HtoD, bytes, |stream| {
                     stream.htod(dev_in, part.start, host_in, part.clone())
