@@ -17,7 +17,9 @@ use streamlab_results::saved::{KernelSet, Verification};
 use super::{Context, Run, RunError};
 use crate::runtime::gate::Gate;
 use crate::runtime::graph::Graph;
-use crate::runtime::{DeviceBuffer, Function, Gpu, Kernels, RuntimeError, Shape, Stream};
+use crate::runtime::{
+    DeviceBuffer, Function, Gpu, Kernels, PinnedBuffer, RuntimeError, Shape, Stream,
+};
 
 /// Threads of each chain kernel's block (thread 0 does the work).
 const THREADS: u32 = 32;
@@ -42,6 +44,8 @@ impl Run for DependentLaunch {
             length: p.chain,
             stamps: gpu.alloc(2 * p.chain)?,
             counts: gpu.alloc(blocks as usize)?,
+            host_stamps: gpu.pinned(2 * p.chain, 0u64)?,
+            host_counts: gpu.pinned(blocks as usize, 0u32)?,
             gate: Gate::new(gpu)?,
         };
         let mut sets: Vec<(KernelSet, &Kernels)> = vec![(KernelSet::Rust, gpu.kernels())];
@@ -86,7 +90,8 @@ impl Run for DependentLaunch {
     }
 }
 
-/// One stream's chain of kernels and the buffers they stamp and count in.
+/// One stream's chain of kernels, the buffers they stamp and count in, and the host's
+/// copies of them to check.
 struct Chain<'a> {
     gpu: &'a Gpu,
     stream: &'a Stream<'a>,
@@ -94,6 +99,8 @@ struct Chain<'a> {
     length: usize,
     stamps: DeviceBuffer<u64>,
     counts: DeviceBuffer<u32>,
+    host_stamps: PinnedBuffer<u64>,
+    host_counts: PinnedBuffer<u32>,
     gate: Gate,
 }
 
@@ -159,21 +166,19 @@ impl Chain<'_> {
         }
         self.gate.open();
         self.gpu.synchronize()?;
-        let mut stamps = self.gpu.pinned(self.stamps.len(), 0u64)?;
-        let mut counts = self.gpu.pinned(self.counts.len(), 0u32)?;
         self.stream
-            .dtoh(&mut stamps, 0, &self.stamps, 0..self.stamps.len())?;
+            .dtoh(&mut self.host_stamps, 0, &self.stamps, 0..self.stamps.len())?;
         self.stream
-            .dtoh(&mut counts, 0, &self.counts, 0..self.counts.len())?;
+            .dtoh(&mut self.host_counts, 0, &self.counts, 0..self.counts.len())?;
         self.stream.synchronize()?;
-        let stamps = stamps.as_slice()?;
+        let stamps = self.host_stamps.as_slice()?;
         let gaps: Vec<f64> = (0..self.length - 1)
             .map(|k| (stamps[2 * k + 2] as f64 - stamps[2 * k + 1] as f64) / 1e3)
             .collect();
         let what = format!("{}, {}, {} µs", set.label(), way.label(), ns / 1000);
         let mut check = crate::verify::compare(
             &format!("{what}: every block counted every step"),
-            counts.as_slice()?,
+            self.host_counts.as_slice()?,
             |_| self.length as f64,
             0.0,
         );
