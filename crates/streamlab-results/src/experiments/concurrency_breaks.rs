@@ -121,8 +121,9 @@ pub enum Case {
     /// pipeline (`cuMemHostRegister`).
     RegisteredCopy,
     /// [`Case::PageableCopy`]'s other remedy: the chunk copied on the host into one of two
-    /// pinned staging buffers, and in from there on its stream; before reusing a buffer
-    /// the host waits for its copy two iterations back (`cuEventSynchronize`).
+    /// pinned staging buffers, and in from there on its stream. The host stages the next
+    /// iteration's chunk once it has issued this one's work, first waiting for the
+    /// buffer's copy in of the iteration before (`cuEventSynchronize`).
     StagedCopy,
     /// [`Case::HostWaitOnEvent`]'s remedy: the host asks whether the event has passed
     /// (`cuEventQuery`) and goes on issuing.
@@ -236,8 +237,8 @@ impl Case {
             | Case::DeviceCopyOnNullStream => &[BreakKind::NullStream],
             Case::PageableCopy => &[BreakKind::Pageable],
             Case::AllocAndFree | Case::HostWaitOnEvent => &[BreakKind::HostCall],
-            // The host waits before reusing a staging buffer, for a copy queued two
-            // iterations back: a host call, while the GPU has the iterations since.
+            // The host waits before reusing a staging buffer, for a copy queued an
+            // iteration back: a host call, while the GPU has the iteration since.
             Case::StagedCopy => &[BreakKind::HostCall],
         }
     }
@@ -653,7 +654,7 @@ impl Experiment for ConcurrencyBreaks {
         if !a.remedies.is_empty() {
             sec.note(
                 "Remedies",
-                "Each break's remedy runs in the same run, on the same streams: the memset on the last stream (`cuMemsetD32Async`); the allocation and the free in the first stream's order (`cuMemAllocFromPoolAsync`, `cuMemFreeAsync`) from a pool that hands its memory back at each synchronization (release threshold 0, as the default pool) and from one that keeps it; the same pageable memory registered once before the pipeline (`cuMemHostRegister`) and copied from asynchronously, or copied on the host into one of two pinned staging buffers in turn and in from there, the host first waiting (`cuEventSynchronize`) for that buffer's copy two iterations back; `cuEventQuery` in place of `cuEventSynchronize`, the host going on whatever it answers; and for the NULL-stream copy, non-blocking streams and the per-thread default stream. The nsys analyze rule is the rule of Nsight Systems' expert system that reports the same thing (gpu_gaps: the idle GPU a call leaves where no rule names the call).",
+                "Each break's remedy runs in the same run, on the same streams: the memset on the last stream (`cuMemsetD32Async`); the allocation and the free in the first stream's order (`cuMemAllocFromPoolAsync`, `cuMemFreeAsync`) from a pool that hands its memory back at each synchronization (release threshold 0, as the default pool) and from one that keeps it; the same pageable memory registered once before the pipeline (`cuMemHostRegister`) and copied from asynchronously, or copied on the host into one of two pinned staging buffers in turn and in from there, the host staging the next iteration's chunk once it has issued this one's work, first waiting (`cuEventSynchronize`) for that buffer's copy in of the iteration before; `cuEventQuery` in place of `cuEventSynchronize`, the host going on whatever it answers; and for the NULL-stream copy, non-blocking streams and the per-thread default stream. The nsys analyze rule is the rule of Nsight Systems' expert system that reports the same thing (gpu_gaps: the idle GPU a call leaves where no rule names the call).",
             );
             let clean = a.remedies.iter().filter(|x| x.as_clean()).count();
             let rest: Vec<String> = (a.remedies.iter())

@@ -40,7 +40,8 @@ const TRACED_ITERATIONS: usize = 3;
 /// Threads per block and blocks per SM of AddKernel's launches (memcpy-kernel's).
 const THREADS: u32 = 256;
 const BLOCKS_PER_SM: u32 = 16;
-/// Pinned staging buffers of the staged copy, reused in turn.
+/// Pinned staging buffers of the staged copy, used in turn: one the GPU copies in from
+/// while the host fills the other.
 const STAGING_BUFFERS: usize = 2;
 /// The cycles the calibration times the kernels at, to fit their time to a line.
 const CALIBRATION_CYCLES: [i32; 2] = [64, 1024];
@@ -190,19 +191,14 @@ impl<'a> Pipeline<'a> {
                 })?;
             } else if s == last && case == Case::StagedCopy {
                 let k = i % STAGING_BUFFERS;
-                let (staging, staged) = (&mut self.staging[k], &self.staged[k]);
-                let pageable = &self.pageable_in[part.clone()];
-                rec.host(i, "cuEventSynchronize + copy to pinned staging", || {
-                    staged.synchronize()?;
-                    crate::parallel::for_each_chunk_mut(staging.as_mut_slice()?, |at, chunk| {
-                        chunk.copy_from_slice(&pageable[at..at + chunk.len()])
-                    });
-                    Ok(())
-                })?;
+                if i == 0 {
+                    self.stage(rec, i, k)?;
+                }
+                let (dev_in, staging) = (&mut self.dev_in, &self.staging[k]);
                 rec.op(s, i, OpKind::HtoD, bytes, |stream| {
                     stream.htod(dev_in, part.start, staging, 0..part.len())
                 })?;
-                streams[last].record(staged)?;
+                streams[last].record(&self.staged[k])?;
             } else {
                 rec.op(s, i, OpKind::HtoD, bytes, |stream| {
                     stream.htod(dev_in, part.start, host_in, part.clone())
@@ -267,7 +263,27 @@ impl<'a> Pipeline<'a> {
                 stream.dtoh(host_out, part.start, dev_out, part.clone())
             })?;
         }
-        streams[last].record(&self.done)
+        streams[last].record(&self.done)?;
+        if case == Case::StagedCopy {
+            // The next iteration's chunk, staged while the GPU has this one.
+            self.stage(rec, i, (i + 1) % STAGING_BUFFERS)?;
+        }
+        Ok(())
+    }
+
+    /// Copy the last chunk of the pageable input into staging buffer `k` once the GPU has
+    /// copied in what the buffer held (its event), as one host call of iteration `i`.
+    fn stage(&mut self, rec: &mut Recorder, i: usize, k: usize) -> Result<(), RuntimeError> {
+        let part = self.parts[self.parts.len() - 1].clone();
+        let (staging, staged) = (&mut self.staging[k], &self.staged[k]);
+        let pageable = &self.pageable_in[part];
+        rec.host(i, "cuEventSynchronize + copy to pinned staging", || {
+            staged.synchronize()?;
+            crate::parallel::for_each_chunk_mut(staging.as_mut_slice()?, |at, chunk| {
+                chunk.copy_from_slice(&pageable[at..at + chunk.len()])
+            });
+            Ok(())
+        })
     }
 
     /// One timed sample of `iterations` iterations of `case`: milliseconds per iteration.
