@@ -348,6 +348,27 @@ __device__ __forceinline__ int add_repeatedly_in_pairs(int value, int add_value,
     return value;
 }
 
+// The Handbook's sums, one a turn, the running sum behind an empty assembly barrier (NVVM
+// unrolls the loop by itself).
+__device__ __forceinline__ int add_repeatedly_loop(int value, int add_value, int cycles)
+{
+    for (int j = 0; j < cycles; j++) {
+        value += add_value;
+        asm volatile("" : "+r"(value));
+    }
+    return value;
+}
+
+// The Handbook's grid-stride loop over the first n ints, out[i] = sums(in[i]): the loop the
+// AddKernel spellings below share, each with its own spelling of the sums.
+template <typename Sums>
+__device__ __forceinline__ void add_over_grid(int *out, const int *in, size_t n, Sums sums)
+{
+    size_t stride = (size_t)(blockDim.x * gridDim.x);
+    for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        out[i] = sums(in[i]);
+}
+
 // Tuned AddKernel: the sums 128 a step, two steps a turn, the rest by bits
 // (add_repeatedly_in_pairs), over the Handbook's grid-stride loop, as the Rust twin spells
 // it. add_kernel_tuned_loop keeps the Handbook's loop of one sum a turn, _by8, _by16 and
@@ -357,18 +378,18 @@ __device__ __forceinline__ int add_repeatedly_in_pairs(int value, int add_value,
 extern "C" __global__ void add_kernel(int *out, size_t out_len, const int *in, size_t in_len,
                                       int add_value, int cycles)
 {
-    size_t stride = (size_t)(blockDim.x * gridDim.x);
-    for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < out_len; i += stride)
-        out[i] = add_repeatedly_in_pairs<128>(in[i], add_value, cycles);
+    add_over_grid(out, in, out_len, [=](int value) {
+        return add_repeatedly_in_pairs<128>(value, add_value, cycles);
+    });
 }
 
 // Tuned AddKernel, the sums sixteen a step.
 extern "C" __global__ void add_kernel_tuned_by16(int *out, size_t out_len, const int *in,
                                                  size_t in_len, int add_value, int cycles)
 {
-    size_t stride = (size_t)(blockDim.x * gridDim.x);
-    for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < out_len; i += stride)
-        out[i] = add_repeatedly_by<16>(in[i], add_value, cycles);
+    add_over_grid(out, in, out_len, [=](int value) {
+        return add_repeatedly_by<16>(value, add_value, cycles);
+    });
 }
 
 // Tuned AddKernel, the Handbook's loop: the running sum kept in a register behind an empty
@@ -376,33 +397,27 @@ extern "C" __global__ void add_kernel_tuned_by16(int *out, size_t out_len, const
 extern "C" __global__ void add_kernel_tuned_loop(int *out, size_t out_len, const int *in,
                                                  size_t in_len, int add_value, int cycles)
 {
-    size_t stride = (size_t)(blockDim.x * gridDim.x);
-    for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < out_len; i += stride) {
-        int value = in[i];
-        for (int j = 0; j < cycles; j++) {
-            value += add_value;
-            asm volatile("" : "+r"(value));
-        }
-        out[i] = value;
-    }
+    add_over_grid(out, in, out_len, [=](int value) {
+        return add_repeatedly_loop(value, add_value, cycles);
+    });
 }
 
 // Tuned AddKernel, the sums eight a step.
 extern "C" __global__ void add_kernel_tuned_by8(int *out, size_t out_len, const int *in,
                                                 size_t in_len, int add_value, int cycles)
 {
-    size_t stride = (size_t)(blockDim.x * gridDim.x);
-    for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < out_len; i += stride)
-        out[i] = add_repeatedly_by<8>(in[i], add_value, cycles);
+    add_over_grid(out, in, out_len, [=](int value) {
+        return add_repeatedly_by<8>(value, add_value, cycles);
+    });
 }
 
 // Tuned AddKernel, the sums thirty-two a step.
 extern "C" __global__ void add_kernel_tuned_by32(int *out, size_t out_len, const int *in,
                                                  size_t in_len, int add_value, int cycles)
 {
-    size_t stride = (size_t)(blockDim.x * gridDim.x);
-    for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < out_len; i += stride)
-        out[i] = add_repeatedly_by<32>(in[i], add_value, cycles);
+    add_over_grid(out, in, out_len, [=](int value) {
+        return add_repeatedly_by<32>(value, add_value, cycles);
+    });
 }
 
 // Tuned AddKernel as the Rust twin's add_kernel_tuned_ahead: a copy loop when there are no
@@ -439,15 +454,9 @@ extern "C" __global__ void add_kernel_safe(int *out, size_t out_len, const int *
                                            size_t in_len, int add_value, int cycles)
 {
     size_t n = out_len < in_len ? out_len : in_len;
-    size_t stride = (size_t)(blockDim.x * gridDim.x);
-    for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        int value = in[i];
-        for (int j = 0; j < cycles; j++) {
-            value += add_value;
-            asm volatile("" : "+r"(value));
-        }
-        out[i] = value;
-    }
+    add_over_grid(out, in, n, [=](int value) {
+        return add_repeatedly_loop(value, add_value, cycles);
+    });
 }
 
 // Safe AddKernel, the sums eight a step.
@@ -455,9 +464,9 @@ extern "C" __global__ void add_kernel_safe_by8(int *out, size_t out_len, const i
                                                size_t in_len, int add_value, int cycles)
 {
     size_t n = out_len < in_len ? out_len : in_len;
-    size_t stride = (size_t)(blockDim.x * gridDim.x);
-    for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
-        out[i] = add_repeatedly_by<8>(in[i], add_value, cycles);
+    add_over_grid(out, in, n, [=](int value) {
+        return add_repeatedly_by<8>(value, add_value, cycles);
+    });
 }
 
 // Safe AddKernel, the sums thirty-two a step.
@@ -465,9 +474,9 @@ extern "C" __global__ void add_kernel_safe_by32(int *out, size_t out_len, const 
                                                 size_t in_len, int add_value, int cycles)
 {
     size_t n = out_len < in_len ? out_len : in_len;
-    size_t stride = (size_t)(blockDim.x * gridDim.x);
-    for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
-        out[i] = add_repeatedly_by<32>(in[i], add_value, cycles);
+    add_over_grid(out, in, n, [=](int value) {
+        return add_repeatedly_by<32>(value, add_value, cycles);
+    });
 }
 
 // Safe AddKernel, the sums sixteen a step.
@@ -475,9 +484,9 @@ extern "C" __global__ void add_kernel_safe_by16(int *out, size_t out_len, const 
                                                 size_t in_len, int add_value, int cycles)
 {
     size_t n = out_len < in_len ? out_len : in_len;
-    size_t stride = (size_t)(blockDim.x * gridDim.x);
-    for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
-        out[i] = add_repeatedly_by<16>(in[i], add_value, cycles);
+    add_over_grid(out, in, n, [=](int value) {
+        return add_repeatedly_by<16>(value, add_value, cycles);
+    });
 }
 
 // Safe AddKernel, the sums 128 a step, two steps a turn (as the safe Rust twin spells them).
@@ -485,9 +494,9 @@ extern "C" __global__ void add_kernel_safe_pairs(int *out, size_t out_len, const
                                                  size_t in_len, int add_value, int cycles)
 {
     size_t n = out_len < in_len ? out_len : in_len;
-    size_t stride = (size_t)(blockDim.x * gridDim.x);
-    for (size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
-        out[i] = add_repeatedly_in_pairs<128>(in[i], add_value, cycles);
+    add_over_grid(out, in, n, [=](int value) {
+        return add_repeatedly_in_pairs<128>(value, add_value, cycles);
+    });
 }
 
 // Plain sincos, the blog's: b[j] = a[j] + sqrt(sin(i)^2 + cos(i)^2) for the global index
