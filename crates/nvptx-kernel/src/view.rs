@@ -500,12 +500,34 @@ impl<'a, T, U> Iterator for GridStride<'a, T, U> {
         Some(unsafe { (&mut *self.out.add(i), &*self.input.add(i)) })
     }
 
-    /// The grid-stride loop as a plain `while` (what `for_each` and `fold` run): one
-    /// test and one add per element, the add saturating so it cannot wrap around to an
-    /// index handed out before.
+    /// The grid-stride loop (what `for_each` and `fold` run). Where the length and the
+    /// stride fit in 32 bits, the thread's elements are counted once, `(len − 1 − first) /
+    /// stride + 1`, and the loop steps a 32-bit index and tests a 32-bit counter (on the
+    /// GPU a 64-bit test, or an add that saturates, takes more instructions a step); else
+    /// it is a plain `while` over a 64-bit index whose add saturates, so it cannot wrap
+    /// around to an index handed out before.
     #[inline(always)]
     fn fold<B, F: FnMut(B, (&'a mut T, &'a U)) -> B>(self, init: B, mut f: F) -> B {
         let mut acc = init;
+        if let (Ok(len), Ok(stride)) = (u32::try_from(self.len), u32::try_from(self.stride)) {
+            if self.next >= self.len {
+                return acc;
+            }
+            // Lossless: first < len.
+            let first = self.next as u32;
+            let mut i = first;
+            for _ in 0..(len - 1 - first) / stride + 1 {
+                // SAFETY: step k is element first + k·stride ≤ first + ⌊(len − 1 − first)
+                // / stride⌋·stride ≤ len − 1, valid in both; indices only grow, so each
+                // `&mut` is handed out once. After the last step `i` is not used.
+                let at = i as usize;
+                acc = f(acc, unsafe {
+                    (&mut *self.out.add(at), &*self.input.add(at))
+                });
+                i = i.wrapping_add(stride);
+            }
+            return acc;
+        }
         let mut i = self.next;
         while i < self.len {
             // SAFETY: i < len, valid in both; indices only grow, so each `&mut` is

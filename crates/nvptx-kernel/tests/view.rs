@@ -183,3 +183,48 @@ fn grid_stride_ends_where_the_next_index_would_overflow() {
         "a stride of 0 counts as 1"
     );
 }
+
+#[test]
+fn grid_stride_fold_visits_what_next_visits_on_both_widths() {
+    let visits = |len: usize, in_len: usize, first: usize, stride: usize, fold: bool| {
+        let input: Vec<usize> = (0..in_len).collect();
+        let mut out = vec![0u8; len];
+        let mut seen = Vec::new();
+        let g = GridStride::new(&mut out, &input, first, stride);
+        if fold {
+            g.for_each(|(o, i)| {
+                *o += 1;
+                seen.push(*i);
+            });
+        } else {
+            for (o, i) in g {
+                *o += 1;
+                seen.push(*i);
+            }
+        }
+        (seen, out)
+    };
+    // Strides that fit in 32 bits (the counted loop) and those that do not (the while).
+    for stride in [
+        1,
+        2,
+        3,
+        7,
+        64,
+        1 << 31,
+        u32::MAX as usize,
+        1 << 40,
+        usize::MAX,
+    ] {
+        for (len, in_len) in [(0, 0), (1, 1), (10, 10), (10, 7), (7, 10), (100, 100)] {
+            for first in [0, 1, 5, 9, 99, 100, 1000] {
+                let by_next = visits(len, in_len, first, stride, false);
+                assert_eq!(
+                    visits(len, in_len, first, stride, true),
+                    by_next,
+                    "len {len}, in_len {in_len}, first {first}, stride {stride}"
+                );
+            }
+        }
+    }
+}
