@@ -313,7 +313,7 @@ impl<'a, 'b, T: Copy, U: Copy> ZipExact<'a, 'b, T, U> {
     /// `fold` with every load issued ahead of its use: the pairs in batches of `N`,
     /// `STEPS` batches a step, each step's first batch loaded during the step before (so
     /// its loads are in flight across the loop's back edge), and the `len % N` pairs left
-    /// over one more batch, each pair guarded by its index. `f` sees the same pairs in the
+    /// over one at a time. `f` sees the same pairs in the
     /// same order as [`Iterator::fold`], so the result is the same; what changes is how
     /// many loads a thread has in flight when `f` waits for them (a dot product's chain
     /// of multiply-adds, say).
@@ -341,9 +341,10 @@ impl<'a, 'b, T: Copy, U: Copy> ZipExact<'a, 'b, T, U> {
         let (mut x, mut y) = (self.a.next, self.b.next);
         // SAFETY (every read below): it reads element k < len of `a` and of `b` (valid by
         // Strided's invariant, len being both lengths): batch j, read while j < len / N
-        // batches are left, holds elements N j + u for u < N; the guarded batch holds
-        // N (len / N) + u for u < len % N. The pointers step with `wrapping_add` and may
-        // point past the end after the last batch, where nothing is read.
+        // batches are left, holds elements N j + u for u < N; the pairs left over are
+        // N (len / N) + u for u < len % N, one a step. The pointers step with
+        // `wrapping_add` and may point past the end after the last pair, where nothing is
+        // read.
         let load = |x: *const T, y: *const U| -> ([T; N], [U; N]) {
             (
                 core::array::from_fn(|u| unsafe { *x.add(u * sa) }),
@@ -396,11 +397,9 @@ impl<'a, 'b, T: Copy, U: Copy> ZipExact<'a, 'b, T, U> {
                 batches!(len / N, usize);
             }
         }
-        let left = len % N;
-        for u in 0..N {
-            if u < left {
-                acc = f(acc, unsafe { *x.add(u * sa) }, unsafe { *y.add(u * sb) });
-            }
+        for _ in 0..len % N {
+            acc = f(acc, unsafe { *x }, unsafe { *y });
+            (x, y) = (x.wrapping_add(sa), y.wrapping_add(sb));
         }
         acc
     }

@@ -246,8 +246,10 @@ extern "C" __global__ void matmul_tuned_walk(const float *a, size_t a_len, const
     c[(size_t)row * cols + col] = sum;
 }
 
-// Safe c = a * b with its loads ahead: the checks of matmul_safe, then the tuned cell with
-// the guarded tail (as the Rust matmul_safe's fold_ahead spells it).
+// Safe c = a * b with its loads ahead: the checks of matmul_safe, then the tuned cell in the
+// Rust matmul_safe's batches (fold_ahead), with the guarded tail: each side keeps its faster
+// tail (the Rust fold_ahead takes the products left over one at a time, which ran faster in
+// Rust and slower in C++).
 extern "C" __global__ void matmul_safe_ahead(const float *a, size_t a_len, const float *b,
                                              size_t b_len, float *c, size_t c_len,
                                              unsigned rows, unsigned cols, unsigned aligned)

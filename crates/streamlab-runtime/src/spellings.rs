@@ -56,7 +56,7 @@ pub const MATMUL_SPELLINGS: [&[Spelling]; 2] = [
         Spelling::new(
             "matmul_safe",
             Safe,
-            "views checked once; loads ahead (fold_ahead: 8-product batches, 4 a step); guarded tail",
+            "views checked once; loads ahead (fold_ahead: 8-product batches, 4 a step); counted-loop tail",
         ),
         Spelling::new(
             "matmul_safe_zip",
