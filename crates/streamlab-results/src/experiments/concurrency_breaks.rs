@@ -28,7 +28,7 @@ use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
 use crate::report::section::{Section, draw};
 use crate::report::table::{Columns, Table, num};
-use crate::saved::timeline::Timeline;
+use crate::saved::timeline::{OpKind, Timeline};
 use crate::saved::{RunRecord, UsageError};
 use crate::stats::Series;
 use crate::verdict::{self, Rule, Verdict};
@@ -293,6 +293,10 @@ pub struct BreakRow {
     pub both_ways_lost_ms: Option<f64>,
     /// Whether the cost is at least the copy–kernel overlap destroyed.
     pub costs_overlap_lost: Option<bool>,
+    /// Per traced iteration, how long the host spent in the calls its timeline records
+    /// (a wait, an allocation, a copy into staging): host work on the issue path.
+    #[serde(default)]
+    pub host_ms: Option<f64>,
     /// What the break detector found in its timeline, and what it must find.
     pub detected: Vec<BreakKind>,
     pub expected: Vec<BreakKind>,
@@ -312,6 +316,9 @@ pub struct RemedyRow {
     pub remedy_verdict: Verdict,
     /// The remedy's time per iteration over the break's.
     pub over_break: f64,
+    /// The remedy's host calls per traced iteration ([`BreakRow::host_ms`]).
+    #[serde(default)]
+    pub remedy_host_ms: Option<f64>,
 }
 
 impl RemedyRow {
@@ -335,6 +342,16 @@ fn overlap_per_iteration(t: &Timeline) -> Option<(f64, f64)> {
     let o = trace::check(t).occupancy?;
     let per = t.iterations.max(1) as f64;
     Some((o.flow.copy_kernel_overlap_ms / per, o.both_copying_ms / per))
+}
+
+/// How long the host spent in the calls `t` records, per traced iteration (none where it
+/// records none).
+fn host_per_iteration(t: &Timeline) -> Option<f64> {
+    let host: Vec<f64> = (t.ops.iter())
+        .filter(|op| op.kind == OpKind::Host)
+        .map(|op| op.end_ms - op.start_ms)
+        .collect();
+    (!host.is_empty()).then(|| host.iter().sum::<f64>() / t.iterations.max(1) as f64)
 }
 
 /// The kinds of break the detector found in `t`, in [`BreakKind`]'s order.
@@ -374,6 +391,7 @@ fn analyze(r: &ConcurrencyBreaksResult) -> BreaksAnalysis {
                 overlap_lost_ms: lost.map(|l| l.0),
                 both_ways_lost_ms: lost.map(|l| l.1),
                 costs_overlap_lost: lost.map(|l| m - b >= l.0),
+                host_ms: c.timeline.as_ref().and_then(host_per_iteration),
                 detected_as_expected: c.timeline.is_some()
                     && if expected.is_empty() {
                         detected.is_empty()
@@ -398,6 +416,7 @@ fn analyze(r: &ConcurrencyBreaksResult) -> BreaksAnalysis {
                 remedy_cost_ms: remedy.cost_ms,
                 remedy_verdict: remedy.verdict,
                 over_break: remedy.median_ms / cause.median_ms,
+                remedy_host_ms: remedy.host_ms,
             })
         })
         .collect();
@@ -657,14 +676,25 @@ impl Experiment for ConcurrencyBreaks {
                 "Each break's remedy runs in the same run, on the same streams: the memset on the last stream (`cuMemsetD32Async`); the allocation and the free in the first stream's order (`cuMemAllocFromPoolAsync`, `cuMemFreeAsync`) from a pool that hands its memory back at each synchronization (release threshold 0, as the default pool) and from one that keeps it; the same pageable memory registered once before the pipeline (`cuMemHostRegister`) and copied from asynchronously, or copied on the host into one of two pinned staging buffers in turn and in from there, the host staging the next iteration's chunk once it has issued this one's work, first waiting (`cuEventSynchronize`) for that buffer's copy in of the iteration before; `cuEventQuery` in place of `cuEventSynchronize`, the host going on whatever it answers; and for the NULL-stream copy, non-blocking streams and the per-thread default stream. The nsys analyze rule is the rule of Nsight Systems' expert system that reports the same thing (gpu_gaps: the idle GPU a call leaves where no rule names the call).",
             );
             let clean = a.remedies.iter().filter(|x| x.as_clean()).count();
+            let clean_ms = |case: Case| {
+                (a.rows.iter())
+                    .find(|x| x.case == case.baseline())
+                    .map(|x| x.median_ms)
+            };
             let rest: Vec<String> = (a.remedies.iter())
                 .filter(|x| !x.as_clean())
                 .map(|x| {
                     format!(
-                        "{} ({} ms per iteration, {:.2}× the break's time)",
+                        "{} ({} ms per iteration, {:.2}× the break's time{})",
                         x.remedy.label(),
                         cost_cell(x.remedy_cost_ms, x.remedy_verdict),
-                        x.over_break
+                        x.over_break,
+                        x.remedy_host_ms.map_or(String::new(), |h| format!(
+                            "; the host's calls, which its timeline shows, took {h:.4} ms per traced iteration{}",
+                            clean_ms(x.remedy).map_or(String::new(), |c| format!(
+                                ", where a clean iteration takes {c:.4} ms"
+                            ))
+                        ))
                     )
                 })
                 .collect();
@@ -760,6 +790,32 @@ impl Experiment for ConcurrencyBreaks {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_host_calls_a_timeline_records_are_counted_per_iteration() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/runs/h200-2026-11-27-0014/concurrency-breaks.json"
+        );
+        let r: ConcurrencyBreaksResult =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let a = analyze(&r);
+        let row = |case: Case| a.rows.iter().find(|x| x.case == case).unwrap();
+        // The clean pipeline waits for nothing on the host; a host wait and an allocation
+        // are host calls on the issue path.
+        assert_eq!(row(Case::Clean).host_ms, None);
+        for case in [Case::HostWaitOnEvent, Case::AllocAndFree] {
+            let host = row(case).host_ms.unwrap();
+            assert!(
+                host > 0.0 && host < row(case).median_ms * 10.0,
+                "{case:?}: {host}"
+            );
+        }
+        let remedy = (a.remedies.iter())
+            .find(|x| x.remedy == Case::EventQuery)
+            .unwrap();
+        assert_eq!(remedy.remedy_host_ms, row(Case::EventQuery).host_ms);
+    }
 
     #[test]
     fn every_case_has_a_clean_baseline_on_streams_of_its_kind() {
