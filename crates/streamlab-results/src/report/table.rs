@@ -141,13 +141,32 @@ impl<'a, R> Columns<'a, R> {
         (shown, saved): (usize, usize),
         value: impl Fn(&R) -> f64 + 'a,
     ) -> Self {
+        self.valued(
+            heading,
+            name,
+            value,
+            move |v| num(v, shown),
+            move |v| format!("{v:.saved$}"),
+        )
+    }
+
+    /// A column of one value a row, shown by `show` in the tables and written by `save`
+    /// in the CSV (under `name`).
+    fn valued(
+        self,
+        heading: &'static str,
+        name: &'static str,
+        value: impl Fn(&R) -> f64 + 'a,
+        show: impl Fn(f64) -> String + 'a,
+        save: impl Fn(f64) -> String + 'a,
+    ) -> Self {
         let value = std::rc::Rc::new(value);
         let raw = value.clone();
         self.both(
             heading,
-            move |r| num(value(r), shown),
+            move |r| show(value(r)),
             name,
-            move |r| format!("{:.saved$}", raw(r)),
+            move |r| save(raw(r)),
         )
     }
 
@@ -158,14 +177,7 @@ impl<'a, R> Columns<'a, R> {
         name: &'static str,
         value: impl Fn(&R) -> f64 + 'a,
     ) -> Self {
-        let value = std::rc::Rc::new(value);
-        let raw = value.clone();
-        self.both(
-            heading,
-            move |r| noise(value(r)),
-            name,
-            move |r| format!("{:.4}", raw(r)),
-        )
+        self.valued(heading, name, value, noise, |v| format!("{v:.4}"))
     }
 
     /// A factor: "1.23×" in the tables, `saved` decimals in the CSV.
@@ -176,14 +188,7 @@ impl<'a, R> Columns<'a, R> {
         saved: usize,
         value: impl Fn(&R) -> f64 + 'a,
     ) -> Self {
-        let value = std::rc::Rc::new(value);
-        let raw = value.clone();
-        self.both(
-            heading,
-            move |r| times(value(r)),
-            name,
-            move |r| format!("{:.saved$}", raw(r)),
-        )
+        self.valued(heading, name, value, times, move |v| format!("{v:.saved$}"))
     }
 
     /// `add` applied to these columns where `when` holds: columns only some results have.
