@@ -242,22 +242,20 @@ pub fn paired(ctx: &Context<'_>) -> (Vec<PairedRow>, [Vec<String>; 2]) {
     let (a_rows, b_rows) = (&ra.rows, &rb.rows);
     let twins = ctx.twins.map(|(x, y)| (&x.rows, &y.rows));
     let links = [ra, rb].map(|r| r.provenance.link.as_ref().map(link_rate));
-    // Every probe of the results the rows come from, and of their twins.
-    let probes: Vec<Figure> = [Some(ctx.results), ctx.twins]
-        .iter()
+    // The results the rows come from, and their twins: how far the link and the clocks
+    // moved over all of them.
+    let results: Vec<&Analysis> = [Some(ctx.results), ctx.twins]
+        .into_iter()
         .flatten()
         .flat_map(|(x, y)| [x, y])
-        .filter_map(|r| r.provenance.link.as_ref())
-        .flat_map(probe_medians)
         .collect();
-    let link_moved = moved(probes.iter().map(|f| f.value));
-    let clocks_moved = clocks_moved(
-        [Some(ctx.results), ctx.twins]
-            .iter()
-            .flatten()
-            .flat_map(|&(x, y)| [x, y])
-            .filter_map(|r| r.provenance.clocks.as_ref()),
+    let link_moved = moved(
+        (results.iter())
+            .filter_map(|r| r.provenance.link.as_ref())
+            .flat_map(probe_medians)
+            .map(|f| f.value),
     );
+    let clocks_moved = clocks_moved(results.iter().filter_map(|r| r.provenance.clocks.as_ref()));
     let find = |list: &[MeasuredRow], key: &str| list.iter().find(|r| r.key == key).cloned();
     let mut out = Vec::new();
     let mut only_a = Vec::new();
