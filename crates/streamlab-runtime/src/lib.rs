@@ -40,11 +40,11 @@
 //!   as dropping any buffer or stream does.
 //!
 //! Three calls are `unsafe`, each with its `# Safety`: replaying a [`graph`] (the graph's
-//! buffers are not the graph's to keep), [`Stream::launch_dynamic`] (a user's kernel,
-//! whose reach no check here can know) and [`Stream::launch_programmatic`] (the kernel
-//! may run beside the one ahead of it until it waits, which only the kernel can promise). Under the safe types, the driver is reached
-//! only through cudarc's thin layer (`cudarc::driver::result`) and the `raw` module, which holds
-//! the calls that layer lacks.
+//! buffers are not the graph's to keep), [`Stream::launch_dynamic`] (a user's kernel, whose
+//! reach no check here can know) and [`Stream::launch_programmatic`] (the kernel may run
+//! beside the one ahead of it until it waits, which only the kernel can promise). Under the
+//! safe types, the driver is reached only through cudarc's thin layer
+//! (`cudarc::driver::result`) and the `raw` module, which holds the calls that layer lacks.
 //!
 //! ```compile_fail
 //! // A copy cannot write a buffer borrowed shared ...

@@ -185,13 +185,13 @@ pub enum Command {
     /// same run (its C++ twin, the link's probes, the launch probe), each judged
     /// faster, slower, the same or too noisy to say.
     ///
-    /// Runs are the unit: a row is called changed only beyond the spread its
-    /// experiment shows between two machines of one kind running one build (fitted
-    /// on recorded A/A pairs), the two runs' own noise and how far the GPU's clocks
-    /// moved between them, chosen over all rows at once at a 5% false-discovery rate. Exit codes: 0 compared; 3 compared and a
-    /// row changed as --fail-on names; 2 for folders that are not streamlab runs
-    /// or JSON this build cannot read (one line naming the file; nothing written);
-    /// 1 for anything else.
+    /// Runs are the unit: a row is called changed only beyond the spread its experiment
+    /// shows between two machines of one kind running one build (fitted on recorded A/A
+    /// pairs), the two runs' own noise and how far the GPU's clocks moved between them,
+    /// chosen over all rows at once at a 5% false-discovery rate. Exit codes: 0 compared; 3
+    /// compared and a row changed as --fail-on names; 2 for folders that are not streamlab
+    /// runs or JSON this build cannot read (one line naming the file; nothing written); 1
+    /// for anything else.
     Compare {
         /// The first results folder (A).
         a: PathBuf,

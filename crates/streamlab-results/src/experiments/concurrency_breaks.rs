@@ -2,19 +2,19 @@
 //! the CUDA Handbook's section 6.5.3 ("Breaking interengine concurrency").
 //!
 //! The memcpy-kernel pipeline (every chunk copied in, every kernel, every copy out, one
-//! chunk per stream, iterations back to back) runs clean, and then with one break
-//! inserted in every iteration: a copy on the legacy NULL stream, a memset that takes no
-//! stream, a device-to-device copy on the NULL stream, a copy from pageable memory, an
-//! allocation and a free, a host wait on an event in the middle of issue; and as
-//! controls, the clean pipeline and the NULL-stream copy on non-blocking streams, and the
-//! copy on the per-thread default stream. Beside each break, in the same run, its remedy
-//! ([`Case::remedies`]): the memset on a stream, stream-ordered allocation from a pool
-//! that releases its memory and from one that keeps it, the pageable memory registered
-//! or staged through two pinned buffers in turn, an event query in place of the wait. Each case's time per iteration is held against
-//! its clean pipeline (the one on streams of the same kind), and its traced timeline
-//! against the break detector ([`crate::derived::trace::breaks`]): each break found by
-//! name (with the `nsys analyze` rule that reports the same thing), the clean ones and the
-//! remedies found clean.
+//! chunk per stream, iterations back to back) runs clean, and then with one break inserted
+//! in every iteration: a copy on the legacy NULL stream, a memset that takes no stream, a
+//! device-to-device copy on the NULL stream, a copy from pageable memory, an allocation and
+//! a free, a host wait on an event in the middle of issue; and as controls, the clean
+//! pipeline and the NULL-stream copy on non-blocking streams, and the copy on the
+//! per-thread default stream. Beside each break, in the same run, its remedy
+//! ([`Case::remedies`]): the memset on a stream, stream-ordered allocation from a pool that
+//! releases its memory and from one that keeps it, the pageable memory registered or staged
+//! through two pinned buffers in turn, an event query in place of the wait. Each case's
+//! time per iteration is held against its clean pipeline (the one on streams of the same
+//! kind), and its traced timeline against the break detector
+//! ([`crate::derived::trace::breaks`]): each break found by name (with the `nsys analyze`
+//! rule that reports the same thing), the clean ones and the remedies found clean.
 
 use serde::{Deserialize, Serialize};
 
@@ -841,7 +841,7 @@ mod tests {
             if let Some(cause) = case.remedies() {
                 // The NULL-stream copy's remedies keep a copy on a default stream, which
                 // non-blocking streams make harmless, and staging keeps a host wait for a
-                // copy queued iterations before: the others must run clean.
+                // copy queued an iteration before: the others must run clean.
                 let keeps_the_copy = cause == Case::NullStreamCopy;
                 let keeps_a_wait = case == Case::StagedCopy;
                 assert!(
