@@ -1,7 +1,8 @@
 //! The house's rules that the compiler does not keep: the runtime (the only crate that
 //! calls CUDA) knows no experiment, every registered experiment has its command and its
-//! defaults in one place, and `docs/architecture.md` says what the code does (the paths
-//! and items it names exist, the crates depend as its table says).
+//! defaults in one place, no source file of a crate passes 600 lines, and
+//! `docs/architecture.md` says what the code does (the paths and items it names exist, the
+//! crates depend as its table says).
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -294,6 +295,27 @@ fn the_crates_depend_as_the_architecture_page_says() {
         said.insert(name, deps);
     }
     assert_eq!(said, workspace_dependencies());
+}
+
+/// The most lines a crate's source file holds: past it, the file is split into a folder of
+/// modules (as the larger experiments are).
+const MAX_SOURCE_LINES: usize = 600;
+
+#[test]
+fn no_source_file_of_a_crate_passes_the_line_limit() {
+    let root = root();
+    let long: Vec<String> = (sources().iter())
+        .filter(|(path, _)| {
+            let in_src = path.components().any(|c| c.as_os_str() == "src");
+            path.starts_with(root.join("crates")) && in_src
+        })
+        .filter(|(_, text)| text.lines().count() > MAX_SOURCE_LINES)
+        .map(|(path, text)| format!("{}: {} lines", path.display(), text.lines().count()))
+        .collect();
+    assert!(
+        long.is_empty(),
+        "split these into a folder of modules: {long:#?}"
+    );
 }
 
 #[test]

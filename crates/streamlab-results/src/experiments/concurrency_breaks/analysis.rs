@@ -1,0 +1,180 @@
+//! What concurrency-breaks derives: each case against its clean pipeline (its cost, the
+//! overlap its trace lost, its host calls, what the break detector found), each break
+//! beside its remedies, and the headline.
+use serde::{Deserialize, Serialize};
+
+use super::{Case, ConcurrencyBreaks, ConcurrencyBreaksResult};
+use crate::derived::trace::{self, BreakKind};
+use crate::experiment::Experiment;
+use crate::saved::timeline::{OpKind, Timeline};
+use crate::verdict::{self, Rule, Verdict};
+
+/// One case against its clean pipeline.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BreakRow {
+    pub case: Case,
+    pub median_ms: f64,
+    pub noise: f64,
+    /// Its median over its clean pipeline's, and the difference per iteration.
+    pub over_clean: f64,
+    pub cost_ms: f64,
+    /// The case against its clean pipeline by the one rule of [`crate::verdict`]: slower
+    /// (a cost), faster, the same, or too noisy to say.
+    pub verdict: Verdict,
+    /// Per traced iteration, how much less copies ran beside kernels than in the clean
+    /// pipeline's trace: the copy–kernel overlap it destroyed.
+    pub overlap_lost_ms: Option<f64>,
+    /// Per traced iteration, how much less the two copy directions ran at once. This
+    /// costs less than its length: a copy alone runs faster than beside one in the other
+    /// direction (the link's both-ways rate is below twice its one-way rate).
+    pub both_ways_lost_ms: Option<f64>,
+    /// Whether the cost is at least the copy–kernel overlap destroyed.
+    pub costs_overlap_lost: Option<bool>,
+    /// Per traced iteration, how long the host spent in the calls its timeline records
+    /// (a wait, an allocation, a copy into staging): host work on the issue path.
+    #[serde(default)]
+    pub host_ms: Option<f64>,
+    /// What the break detector found in its timeline, and what it must find.
+    pub detected: Vec<BreakKind>,
+    pub expected: Vec<BreakKind>,
+    /// Everything expected was found, and nothing where nothing was expected.
+    pub detected_as_expected: bool,
+}
+
+/// A break beside one of its remedies, each against the clean pipeline.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RemedyRow {
+    pub remedy: Case,
+    pub breaks: Case,
+    /// The break's and the remedy's cost per iteration over clean, and their verdicts.
+    pub break_cost_ms: f64,
+    pub break_verdict: Verdict,
+    pub remedy_cost_ms: f64,
+    pub remedy_verdict: Verdict,
+    /// The remedy's time per iteration over the break's.
+    pub over_break: f64,
+    /// The remedy's host calls per traced iteration ([`BreakRow::host_ms`]).
+    #[serde(default)]
+    pub remedy_host_ms: Option<f64>,
+}
+
+impl RemedyRow {
+    /// Whether the remedy is within noise of clean (or faster).
+    pub fn as_clean(&self) -> bool {
+        matches!(self.remedy_verdict, Verdict::Same | Verdict::Faster)
+    }
+}
+
+/// Everything derived from a concurrency-breaks result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BreaksAnalysis {
+    pub rows: Vec<BreakRow>,
+    /// Each break beside each of its remedies measured in the same run.
+    #[serde(default)]
+    pub remedies: Vec<RemedyRow>,
+}
+
+/// Copy–kernel overlap and both copy directions at once, per traced iteration.
+fn overlap_per_iteration(t: &Timeline) -> Option<(f64, f64)> {
+    let o = trace::check(t).occupancy?;
+    let per = t.iterations.max(1) as f64;
+    Some((o.flow.copy_kernel_overlap_ms / per, o.both_copying_ms / per))
+}
+
+/// How long the host spent in the calls `t` records, per traced iteration (none where it
+/// records none).
+fn host_per_iteration(t: &Timeline) -> Option<f64> {
+    let host: Vec<f64> = (t.ops.iter())
+        .filter(|op| op.kind == OpKind::Host)
+        .map(|op| op.end_ms - op.start_ms)
+        .collect();
+    (!host.is_empty()).then(|| host.iter().sum::<f64>() / t.iterations.max(1) as f64)
+}
+
+/// The kinds of break the detector found in `t`, in [`BreakKind`]'s order.
+fn detected(t: &Timeline) -> Vec<BreakKind> {
+    let found = trace::check(t).breaks;
+    let mut kinds: Vec<BreakKind> = found.iter().flat_map(|b| b.kinds.clone()).collect();
+    kinds.sort_by_key(|k| *k as usize);
+    kinds.dedup();
+    kinds
+}
+
+pub(super) fn analyze(r: &ConcurrencyBreaksResult) -> BreaksAnalysis {
+    let find = |case: Case| r.cases.iter().find(|c| c.case == case);
+    let rows = (r.cases.iter())
+        .filter_map(|c| {
+            let base = find(c.case.baseline())?;
+            let (m, b) = (c.time.median(), base.time.median());
+            let detected = c.timeline.as_ref().map(detected).unwrap_or_default();
+            let expected = c.case.expected().to_vec();
+            let lost = (c.timeline.as_ref().and_then(overlap_per_iteration))
+                .zip(base.timeline.as_ref().and_then(overlap_per_iteration))
+                .map(|((kernel, both), (base_kernel, base_both))| {
+                    (base_kernel - kernel, base_both - both)
+                });
+            Some(BreakRow {
+                case: c.case,
+                median_ms: m,
+                noise: c.time.noise(),
+                over_clean: m / b,
+                cost_ms: m - b,
+                verdict: verdict::judge(
+                    &Rule::within(ConcurrencyBreaks::NAME),
+                    (&base.time).into(),
+                    (&c.time).into(),
+                )
+                .verdict,
+                overlap_lost_ms: lost.map(|l| l.0),
+                both_ways_lost_ms: lost.map(|l| l.1),
+                costs_overlap_lost: lost.map(|l| m - b >= l.0),
+                host_ms: c.timeline.as_ref().and_then(host_per_iteration),
+                detected_as_expected: c.timeline.is_some()
+                    && if expected.is_empty() {
+                        detected.is_empty()
+                    } else {
+                        expected.iter().all(|k| detected.contains(k))
+                    },
+                detected,
+                expected,
+            })
+        })
+        .collect::<Vec<BreakRow>>();
+    let remedies = (rows.iter())
+        .filter_map(|remedy| {
+            let cause = rows
+                .iter()
+                .find(|b| Some(b.case) == remedy.case.remedies())?;
+            Some(RemedyRow {
+                remedy: remedy.case,
+                breaks: cause.case,
+                break_cost_ms: cause.cost_ms,
+                break_verdict: cause.verdict,
+                remedy_cost_ms: remedy.cost_ms,
+                remedy_verdict: remedy.verdict,
+                over_break: remedy.median_ms / cause.median_ms,
+                remedy_host_ms: remedy.host_ms,
+            })
+        })
+        .collect();
+    BreaksAnalysis { rows, remedies }
+}
+
+/// concurrency-breaks' headline in `summary.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BreaksSummary {
+    pub verified: bool,
+    pub clean_ms: Option<f64>,
+    /// The costliest case, and its time over its clean pipeline's.
+    pub costliest: Option<Case>,
+    pub costliest_over_clean: Option<f64>,
+    /// Cases whose timeline the break detector read as expected, of the cases traced.
+    pub detected_as_expected: usize,
+    pub traced: usize,
+    /// Remedies within noise of the clean pipeline, of the remedies measured.
+    #[serde(default)]
+    pub remedies_as_clean: usize,
+    #[serde(default)]
+    pub remedies: usize,
+}
+
