@@ -5,12 +5,13 @@
 //! take as long as copying it in: then the clean pipeline keeps both copy engines and the
 //! SMs busy at once, and a break has overlap to destroy. Each iteration issues every
 //! chunk's copy in, every kernel, every copy out (one chunk per stream), with the case's
-//! break or its remedy ([`Case`]); one schedule, written once, is timed and traced. The cases are
-//! sampled round-robin, each sample `--iterations` iterations back to back timed with
-//! events, more rounds for a case whose noise is still above the target; each case's
-//! last sample runs on poisoned outputs and is checked element by element. Then each case
-//! is traced over three iterations as the host issues them (no gate: the host waits for
-//! the GPU in the middle of some schedules), and the break detector reads the timeline.
+//! break or its remedy ([`Case`]); one schedule, written once, is timed and traced. The
+//! cases are sampled round-robin, each sample `--iterations` iterations back to back timed
+//! with events, more rounds for a case whose noise is still above the target; each case's
+//! last sample runs on a poisoned input on the device and poisoned outputs, and is checked
+//! element by element. Then each case is traced over three iterations as the host issues
+//! them (no gate: the host waits for the GPU in the middle of some schedules), and the
+//! break detector reads the timeline.
 use std::ops::Range;
 
 use kernels_rs::add_kernel;
@@ -69,6 +70,10 @@ struct Pipeline<'a> {
     /// remedy), and for each, recorded after its copy in: the buffer is free again.
     staging: [PinnedBuffer<i32>; STAGING_BUFFERS],
     staged: [Event; STAGING_BUFFERS],
+    /// The staging buffer that holds the next iteration's chunk, staged ahead. It carries
+    /// over from one sample to the next, as in a pipeline that never stops: only the
+    /// first iteration ever (in the warm-up) stages its own chunk.
+    ready: Option<usize>,
     /// Stream-ordered pools: one handing its memory back, one keeping it.
     pool_releasing: MemPool<'a>,
     pool_keeping: MemPool<'a>,
@@ -122,6 +127,7 @@ impl<'a> Pipeline<'a> {
             registered_in: gpu.register(host_in.as_slice()?.to_vec())?,
             staging: [gpu.pinned(last_len, 0i32)?, gpu.pinned(last_len, 0i32)?],
             staged: [gpu.event()?, gpu.event()?],
+            ready: None,
             pool_releasing: gpu.mem_pool(false)?,
             pool_keeping: gpu.mem_pool(true)?,
             host_in,
@@ -167,6 +173,8 @@ impl<'a> Pipeline<'a> {
             }
             _ => {}
         }
+        // The staging buffer this iteration copies the last chunk in from.
+        let mut staged_from = None;
         for s in 0..streams.len() {
             let part = self.parts[s].clone();
             let bytes = self.bytes(&part);
@@ -190,15 +198,19 @@ impl<'a> Pipeline<'a> {
                     stream.htod(dev_in, part.start, registered, part.clone())
                 })?;
             } else if s == last && case == Case::StagedCopy {
-                let k = i % STAGING_BUFFERS;
-                if i == 0 {
-                    self.stage(rec, i, k)?;
-                }
+                let k = match self.ready.take() {
+                    Some(k) => k,
+                    None => {
+                        self.stage(rec, i, 0)?;
+                        0
+                    }
+                };
                 let (dev_in, staging) = (&mut self.dev_in, &self.staging[k]);
                 rec.op(s, i, OpKind::HtoD, bytes, |stream| {
                     stream.htod(dev_in, part.start, staging, 0..part.len())
                 })?;
                 streams[last].record(&self.staged[k])?;
+                staged_from = Some(k);
             } else {
                 rec.op(s, i, OpKind::HtoD, bytes, |stream| {
                     stream.htod(dev_in, part.start, host_in, part.clone())
@@ -264,9 +276,12 @@ impl<'a> Pipeline<'a> {
             })?;
         }
         streams[last].record(&self.done)?;
-        if case == Case::StagedCopy {
-            // The next iteration's chunk, staged while the GPU has this one.
-            self.stage(rec, i, (i + 1) % STAGING_BUFFERS)?;
+        if let Some(k) = staged_from {
+            // The next iteration's chunk (in this sample or the next), staged into the other
+            // buffer while the GPU has this one.
+            let next = (k + 1) % STAGING_BUFFERS;
+            self.stage(rec, i, next)?;
+            self.ready = Some(next);
         }
         Ok(())
     }
@@ -313,8 +328,10 @@ impl<'a> Pipeline<'a> {
         Ok(region.end(streams)? / iterations as f64)
     }
 
-    /// Poison the output on the device and the host before a checked sample.
+    /// Poison the input on the device and the output on the device and the host before a
+    /// checked sample: a chunk a case did not copy in, or did not copy out, shows.
     fn poison(&mut self, stream: &Stream) -> Result<(), RuntimeError> {
+        stream.poison(&mut self.dev_in)?;
         stream.poison(&mut self.dev_out)?;
         crate::parallel::for_each_chunk_mut(self.host_out.as_mut_slice()?, |_, c| c.fill(-1));
         self.gpu.synchronize()
