@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Case, ConcurrencyBreaks, ConcurrencyBreaksResult};
-use crate::derived::trace::{self, BreakKind};
+use crate::derived::trace::{BreakKind, TraceChecks};
 use crate::experiment::Experiment;
 use crate::saved::timeline::{OpKind, Timeline};
 use crate::verdict::{self, Rule, Verdict};
@@ -74,9 +74,12 @@ pub struct BreaksAnalysis {
     pub remedies: Vec<RemedyRow>,
 }
 
+/// A traced case: its timeline and the trace checks of it.
+type Traced<'a> = (&'a Timeline, &'a TraceChecks);
+
 /// Copy–kernel overlap and both copy directions at once, per traced iteration.
-fn overlap_per_iteration(t: &Timeline) -> Option<(f64, f64)> {
-    let o = trace::check(t).occupancy?;
+fn overlap_per_iteration((t, checks): Traced) -> Option<(f64, f64)> {
+    let o = checks.occupancy.as_ref()?;
     let per = t.iterations.max(1) as f64;
     Some((o.flow.copy_kernel_overlap_ms / per, o.both_copying_ms / per))
 }
@@ -91,25 +94,32 @@ fn host_per_iteration(t: &Timeline) -> Option<f64> {
     (!host.is_empty()).then(|| host.iter().sum::<f64>() / t.iterations.max(1) as f64)
 }
 
-/// The kinds of break the detector found in `t`, in [`BreakKind`]'s order.
-fn detected(t: &Timeline) -> Vec<BreakKind> {
-    let found = trace::check(t).breaks;
-    let mut kinds: Vec<BreakKind> = found.iter().flat_map(|b| b.kinds.clone()).collect();
+/// The kinds of break the detector found in a traced case, in [`BreakKind`]'s order.
+fn detected((_, checks): Traced) -> Vec<BreakKind> {
+    let found = checks.breaks.iter();
+    let mut kinds: Vec<BreakKind> = found.flat_map(|b| b.kinds.clone()).collect();
     kinds.sort_by_key(|k| *k as usize);
     kinds.dedup();
     kinds
 }
 
-pub(super) fn analyze(r: &ConcurrencyBreaksResult) -> BreaksAnalysis {
+/// Everything derived from `r`, whose timelines' trace checks are `checks` (in
+/// [`crate::experiment::Saved::timelines`]' order: the traced cases').
+pub(super) fn analyze(r: &ConcurrencyBreaksResult, checks: &[TraceChecks]) -> BreaksAnalysis {
     let find = |case: Case| r.cases.iter().find(|c| c.case == case);
+    let traced_cases = r.cases.iter().filter_map(|c| Some((c.case, c.timeline.as_ref()?)));
+    let traced: Vec<(Case, Traced)> = (traced_cases.zip(checks))
+        .map(|((case, t), checks)| (case, (t, checks)))
+        .collect();
+    let traced = |case: Case| traced.iter().find(|x| x.0 == case).map(|x| x.1);
     let rows = (r.cases.iter())
         .filter_map(|c| {
             let base = find(c.case.baseline())?;
             let (m, b) = (c.time.median(), base.time.median());
-            let detected = c.timeline.as_ref().map(detected).unwrap_or_default();
+            let detected = traced(c.case).map(detected).unwrap_or_default();
             let expected = c.case.expected().to_vec();
-            let lost = (c.timeline.as_ref().and_then(overlap_per_iteration))
-                .zip(base.timeline.as_ref().and_then(overlap_per_iteration))
+            let lost = (traced(c.case).and_then(overlap_per_iteration))
+                .zip(traced(base.case).and_then(overlap_per_iteration))
                 .map(|((kernel, both), (base_kernel, base_both))| {
                     (base_kernel - kernel, base_both - both)
                 });
@@ -129,7 +139,7 @@ pub(super) fn analyze(r: &ConcurrencyBreaksResult) -> BreaksAnalysis {
                 both_ways_lost_ms: lost.map(|l| l.1),
                 costs_overlap_lost: lost.map(|l| m - b >= l.0),
                 host_ms: c.timeline.as_ref().and_then(host_per_iteration),
-                detected_as_expected: c.timeline.is_some()
+                detected_as_expected: traced(c.case).is_some()
                     && if expected.is_empty() {
                         detected.is_empty()
                     } else {

@@ -300,8 +300,8 @@ impl Experiment for ConcurrencyBreaks {
             .collect()
     }
 
-    fn derive(r: &ConcurrencyBreaksResult, _checks: &[TraceChecks]) -> BreaksAnalysis {
-        analyze(r)
+    fn derive(r: &ConcurrencyBreaksResult, checks: &[TraceChecks]) -> BreaksAnalysis {
+        analyze(r, checks)
     }
 
     fn tables(

@@ -1,5 +1,6 @@
 //! concurrency-breaks' analysis on a recorded run, and its cases' declarations.
 use super::*;
+use crate::saved::KernelSet;
 
 #[test]
 fn the_host_calls_a_timeline_records_are_counted_per_iteration() {
@@ -9,7 +10,7 @@ fn the_host_calls_a_timeline_records_are_counted_per_iteration() {
     );
     let r: ConcurrencyBreaksResult =
         serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let a = analyze(&r);
+    let a = Analyzed::<ConcurrencyBreaks>::new(KernelSet::Rust, r).derived;
     let row = |case: Case| a.rows.iter().find(|x| x.case == case).unwrap();
     // The clean pipeline waits for nothing on the host; a host wait and an allocation
     // are host calls on the issue path.
