@@ -158,43 +158,43 @@ impl Bench<'_> {
             "{rows} × {cols} output, inner {inner}, grid {:?} × block {:?}",
             shape.grid, shape.block
         );
+        // One launch, checked and timed: `c = a · b` with the inputs at `place`.
+        let slab = &slab;
+        let launch = |stream: &Stream, e: &Entry<_>, c: &mut DeviceBuffer<f32>, place: usize| {
+            let [a, b] = layout[place].clone();
+            let args = (
+                slab.slice(a),
+                slab.slice(b),
+                c.all_mut(),
+                s.rows,
+                s.cols,
+                s.inner,
+            );
+            stream.launch(&e.function, shape, args)
+        };
         let mut cases = Vec::new();
         for form in KernelForm::ALL {
             let entries: Vec<Entry<_>> = (self.entries(|k| &k.matmul_spellings, form).into_iter())
                 .filter(|e| !e.spelling.int_indices || s.int_indices())
                 .collect();
             // Checked first, at the first place.
-            let [a0, b0] = layout[0].clone();
-            let checks = {
-                let slab = &slab;
-                self.checked(
-                    &entries,
-                    (&mut c, &mut host_c, rows * cols),
-                    |stream, e, out| {
-                        let args = (
-                            slab.slice(a0.clone()),
-                            slab.slice(b0.clone()),
-                            out.all_mut(),
-                            s.rows,
-                            s.cols,
-                            s.inner,
-                        );
-                        stream.launch(&e.function, shape, args)
-                    },
-                    |e, out| {
-                        crate::verify::compare_each(
-                            &format!(
-                                "matmul {} {} ({})",
-                                s.case(),
-                                e.spelling.entry,
-                                e.language.label()
-                            ),
-                            out,
-                            |i| reference[i],
-                        )
-                    },
-                )?
-            };
+            let checks = self.checked(
+                &entries,
+                (&mut c, &mut host_c, rows * cols),
+                |stream, e, out| launch(stream, e, out, 0),
+                |e, out| {
+                    crate::verify::compare_each(
+                        &format!(
+                            "matmul {} {} ({})",
+                            s.case(),
+                            e.spelling.entry,
+                            e.language.label()
+                        ),
+                        out,
+                        |i| reference[i],
+                    )
+                },
+            )?;
             let cards = self.cards(&entries, shape)?;
             for cache in self.caches(s.input_bytes()) {
                 let launches = self.launches(s.origin);
@@ -204,24 +204,12 @@ impl Bench<'_> {
                 };
                 let mut by_place = vec![vec![Vec::new(); places]; entries.len()];
                 for &(place, launches) in &visits {
-                    let [a, b] = layout[place].clone();
-                    let slab = &slab;
                     let c = &mut c;
                     let times = self.round_robin(
                         entries.len(),
                         launches,
                         cache == Cache::Cold,
-                        |stream, e| {
-                            let args = (
-                                slab.slice(a.clone()),
-                                slab.slice(b.clone()),
-                                c.all_mut(),
-                                s.rows,
-                                s.cols,
-                                s.inner,
-                            );
-                            stream.launch(&entries[e].function, shape, args)
-                        },
+                        |stream, e| launch(stream, &entries[e], c, place),
                     )?;
                     for (e, t) in times.into_iter().enumerate() {
                         by_place[e][place].extend(t);
@@ -282,19 +270,18 @@ impl Bench<'_> {
         } = buffers;
         let input = &host_in.as_slice()?[..n];
         let dev_in = &*dev_in;
+        // One launch, checked and timed.
+        let mut launch = |stream: &Stream, e: &Entry<_>, out: &mut DeviceBuffer<i32>| {
+            let args = (out.slice_mut(0..n), dev_in.slice(0..n), h.add_value, cycles);
+            stream.launch(&e.function, shape, args)
+        };
         let mut cases = Vec::new();
         for form in KernelForm::ALL {
             let entries = self.entries(|k| &k.add_kernel_spellings, form);
             let checks = self.checked(
                 &entries,
                 (dev_out, host_out, n),
-                |stream, e, out| {
-                    stream.launch(
-                        &e.function,
-                        shape,
-                        (out.slice_mut(0..n), dev_in.slice(0..n), h.add_value, cycles),
-                    )
-                },
+                &mut launch,
                 |e, out| {
                     let what = format!(
                         "add_kernel {} {} ({})",
@@ -309,23 +296,11 @@ impl Bench<'_> {
             let bytes = 4 * n as u64;
             for cache in self.caches(bytes) {
                 let launches = self.launches(s.origin);
-                let dev_out = &mut *dev_out;
                 let times = self.round_robin(
                     entries.len(),
                     launches,
                     cache == Cache::Cold,
-                    |stream, e| {
-                        stream.launch(
-                            &entries[e].function,
-                            shape,
-                            (
-                                dev_out.slice_mut(0..n),
-                                dev_in.slice(0..n),
-                                h.add_value,
-                                cycles,
-                            ),
-                        )
-                    },
+                    |stream, e| launch(stream, &entries[e], dev_out),
                 )?;
                 cases.push(self.case(
                     "add_kernel",
@@ -364,6 +339,11 @@ impl Bench<'_> {
         } = buffers;
         let a = &host_in.as_slice()?[..n];
         let dev_a = &*dev_in;
+        // One launch, checked and timed.
+        let mut launch = |stream: &Stream, e: &Entry<_>, out: &mut DeviceBuffer<f32>| {
+            let args = (dev_a.slice(0..n), out.slice_mut(0..n), 0u32);
+            stream.launch(&e.function, shape, args)
+        };
         let mut cases = Vec::new();
         for form in KernelForm::ALL {
             let entries: Vec<Entry<_>> = (LANGUAGES.iter().zip(self.sets))
@@ -384,13 +364,7 @@ impl Bench<'_> {
             let checks = self.checked(
                 &entries,
                 (dev_out, host_out, n),
-                |stream, e, out| {
-                    stream.launch(
-                        &e.function,
-                        shape,
-                        (dev_a.slice(0..n), out.slice_mut(0..n), 0u32),
-                    )
-                },
+                &mut launch,
                 |e, out| {
                     crate::verify::compare(
                         &format!("sincos over {n} ({})", e.language.label()),
@@ -404,18 +378,11 @@ impl Bench<'_> {
             let bytes = 4 * n as u64;
             for cache in self.caches(bytes) {
                 let launches = self.launches(s.origin);
-                let dev_b = &mut *dev_out;
                 let times = self.round_robin(
                     entries.len(),
                     launches,
                     cache == Cache::Cold,
-                    |stream, e| {
-                        stream.launch(
-                            &entries[e].function,
-                            shape,
-                            (dev_a.slice(0..n), dev_b.slice_mut(0..n), 0u32),
-                        )
-                    },
+                    |stream, e| launch(stream, &entries[e], dev_out),
                 )?;
                 cases.push(self.case(
                     "sincos",
