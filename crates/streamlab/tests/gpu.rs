@@ -1,9 +1,10 @@
 //! The whole program on a GPU: `streamlab run-all --quick` must finish, verify every
 //! experiment, pass every trace check from the GPU's own records (or mark the trace
 //! disturbed once its retraces ran out), and write the summary and the report; a shape
-//! whose chunks do not divide evenly must hold every row to bounds it does not beat. Skips, saying so, where there is no NVIDIA driver (as on CI); on a GPU
-//! machine it runs from `cargo xtask dist`'s `run-tests.sh` (which points STREAMLAB_BIN
-//! at the shipped binary).
+//! whose chunks do not divide evenly must hold every row to bounds it does not beat.
+//! Skips, saying so, where there is no NVIDIA driver (as on CI); on a GPU machine it runs
+//! from `cargo xtask dist`'s `run-tests.sh` (which points STREAMLAB_BIN at the shipped
+//! binary).
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -27,6 +28,24 @@ fn binary() -> PathBuf {
     )
 }
 
+/// `streamlab <args> --out <out>`, run to its end.
+fn streamlab(args: &[&str], out: &Path) -> Output {
+    let output = Command::new(binary())
+        .args(args)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .expect("streamlab runs");
+    eprint!("{}", String::from_utf8_lossy(&output.stderr));
+    output
+}
+
+/// `output` ran to success, else its standard error.
+fn succeeded(output: &Output) {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{}: {stderr}", output.status);
+}
+
 fn gpu_present() -> bool {
     if streamlab::runtime::driver_present() {
         return true;
@@ -46,12 +65,7 @@ fn quick_run_all_verifies_every_experiment_and_every_trace() {
         return;
     }
     let out = std::env::temp_dir().join(format!("streamlab-gpu-{}", std::process::id()));
-    let status = Command::new(binary())
-        .args(["run-all", "--quick", "--out"])
-        .arg(&out)
-        .status()
-        .expect("streamlab runs");
-    assert!(status.success(), "run-all failed: {status}");
+    succeeded(&streamlab(&["run-all", "--quick"], &out));
     let text = std::fs::read_to_string(out.join("summary.json")).expect("summary.json");
     let summary: RunSummary = serde_json::from_str(&text).expect("summary.json parses");
     assert!(summary.complete, "{:?}", summary.steps_not_run);
@@ -163,6 +177,19 @@ fn refused(output: &Output, out: &Path, why: &str) {
     assert!(!out.exists(), "wrote {}", out.display());
 }
 
+/// Runs `experiment --quick` with `args`, which needs two or more GPUs: `false` where this
+/// machine has `gpus` < 2 and it refused, saying so in one line; `true` where it succeeded.
+fn ran_on_several_gpus(experiment: &str, args: &[&str], out: &Path, gpus: usize) -> bool {
+    let output = streamlab(&[&[experiment, "--quick"][..], args].concat(), out);
+    if gpus < 2 {
+        let why = format!("{experiment} needs two or more GPUs; this machine has 1");
+        refused(&output, out, &why);
+        return false;
+    }
+    succeeded(&output);
+    true
+}
+
 #[test]
 fn peer_copy_runs_every_ordered_pair_or_says_in_one_line_why_it_cannot() {
     if !gpu_present() {
@@ -170,21 +197,9 @@ fn peer_copy_runs_every_ordered_pair_or_says_in_one_line_why_it_cannot() {
     }
     let gpus = streamlab::runtime::peer::gpu_names().expect("the driver lists its GPUs");
     let out = std::env::temp_dir().join(format!("streamlab-gpu-peer-{}", std::process::id()));
-    let output = Command::new(binary())
-        .args(["peer-copy", "--quick", "--out"])
-        .arg(&out)
-        .output()
-        .expect("streamlab runs");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    if gpus.len() < 2 {
-        refused(
-            &output,
-            &out,
-            "peer-copy needs two or more GPUs; this machine has 1",
-        );
+    if !ran_on_several_gpus("peer-copy", &[], &out, gpus.len()) {
         return;
     }
-    assert!(output.status.success(), "{stderr}");
     let doc = json(&out, "peer-copy.json");
     assert_eq!(doc["verification"]["passed"], true);
     let pairs = doc["pairs"].as_array().expect("pairs");
@@ -206,17 +221,10 @@ fn peer_copy_runs_every_ordered_pair_or_says_in_one_line_why_it_cannot() {
     );
     std::fs::remove_dir_all(&out).expect("clean up");
     let missing = gpus.len().to_string();
-    let output = Command::new(binary())
-        .args([
-            "peer-copy",
-            "--quick",
-            "--devices",
-            &format!("0,{missing}"),
-            "--out",
-        ])
-        .arg(&out)
-        .output()
-        .expect("streamlab runs");
+    let output = streamlab(
+        &["peer-copy", "--quick", "--devices", &format!("0,{missing}")],
+        &out,
+    );
     refused(&output, &out, &format!("names GPU {missing}"));
 }
 
@@ -228,27 +236,10 @@ fn multi_gpu_overlap_verifies_every_gpus_share_or_says_in_one_line_why_it_cannot
     let gpus = streamlab::runtime::peer::gpu_names().expect("the driver lists its GPUs");
     let out = std::env::temp_dir().join(format!("streamlab-gpu-multi-{}", std::process::id()));
     // An element count that leaves the GPUs uneven shares.
-    let output = Command::new(binary())
-        .args([
-            "multi-gpu-overlap",
-            "--quick",
-            "--elements",
-            "4194307",
-            "--out",
-        ])
-        .arg(&out)
-        .output()
-        .expect("streamlab runs");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    if gpus.len() < 2 {
-        refused(
-            &output,
-            &out,
-            "multi-gpu-overlap needs two or more GPUs; this machine has 1",
-        );
+    let uneven = ["--elements", "4194307"];
+    if !ran_on_several_gpus("multi-gpu-overlap", &uneven, &out, gpus.len()) {
         return;
     }
-    assert!(output.status.success(), "{stderr}");
     let doc = json(&out, "multi-gpu-overlap.json");
     assert_eq!(doc["verification"]["passed"], true);
     let shares = doc["gpus"].as_array().expect("gpus");
@@ -272,24 +263,11 @@ fn the_four_stream_timeline_runs_the_copies_in_one_after_another_and_the_run_wri
         return;
     }
     let out = std::env::temp_dir().join(format!("streamlab-gpu-trace-{}", std::process::id()));
-    let status = Command::new(binary())
-        .args([
-            "sincos-overlap",
-            "--quick",
-            "--kernels",
-            "rust",
-            "--stream-counts",
-            "4",
-            // 16 MiB chunks: large enough that copy durations are checked too and the
-            // host's issue rate does not set the time.
-            "--elements",
-            "16777216",
-            "--out",
-        ])
-        .arg(&out)
-        .status()
-        .expect("streamlab runs");
-    assert!(status.success());
+    // 16 MiB chunks: large enough that copy durations are checked too and the host's issue
+    // rate does not set the time.
+    let chunks = ["--stream-counts", "4", "--elements", "16777216"];
+    let rust = ["sincos-overlap", "--quick", "--kernels", "rust"];
+    succeeded(&streamlab(&[&rust[..], &chunks].concat(), &out));
     // A single experiment writes what its help says: JSON, CSV, charts and a report.
     for file in [
         "sincos-overlap.csv",
@@ -329,20 +307,24 @@ fn uneven_small_chunks_keep_every_row_at_or_under_its_bounds_with_its_noise() {
         return;
     }
     let out = std::env::temp_dir().join(format!("streamlab-gpu-uneven-{}", std::process::id()));
-    let status = Command::new(binary())
-        .args([
-            "sincos-overlap",
-            "--kernels",
-            "rust",
-            "--elements",
-            "1000003",
-        ])
-        .args(["--streams", "7", "--stream-counts", "1,3,7,13"])
-        .args(["--iterations", "50", "--warmup", "5", "--out"])
-        .arg(&out)
-        .status()
-        .expect("streamlab runs");
-    assert!(status.success());
+    let shape = [
+        "--elements",
+        "1000003",
+        "--streams",
+        "7",
+        "--stream-counts",
+        "1,3,7,13",
+    ];
+    let rust = [
+        "sincos-overlap",
+        "--kernels",
+        "rust",
+        "--iterations",
+        "50",
+        "--warmup",
+        "5",
+    ];
+    succeeded(&streamlab(&[&rust[..], &shape].concat(), &out));
     let doc = json(&out, "sincos-overlap.json");
     assert_eq!(doc["verification"]["passed"], true);
     let link = &doc["provenance"]["link"];
@@ -374,12 +356,7 @@ fn rust_and_cuda_twins_agree_in_every_form_and_have_cards() {
         return;
     }
     let out = std::env::temp_dir().join(format!("streamlab-gpu-twins-{}", std::process::id()));
-    let status = Command::new(binary())
-        .args(["compare-kernels", "--quick", "--out"])
-        .arg(&out)
-        .status()
-        .expect("streamlab runs");
-    assert!(status.success());
+    succeeded(&streamlab(&["compare-kernels", "--quick"], &out));
     let doc = json(&out, "compare-kernels.json");
     assert!(doc["seed"].as_u64().is_some(), "the seed is recorded");
     let cases = doc["cases"].as_array().unwrap();
