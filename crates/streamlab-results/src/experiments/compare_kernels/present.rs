@@ -226,12 +226,16 @@ pub fn summary(a: &ComparisonAnalysis) -> Summary {
         let parts: Vec<String> = (over_shapes.iter())
             .filter(|s| s.measure == measure)
             .map(|s| {
+                // A case named by nothing is the write-ups' own shape.
+                let at = match s.worst_case.as_str() {
+                    "" => "the write-ups' shape",
+                    case => case,
+                };
                 format!(
-                    "{} {} at the write-ups' shapes (worst {} at {})",
+                    "{} {} at the write-ups' shapes (worst {} at {at})",
                     s.kernel,
                     s.write_up.map_or("–".into(), |w| num(w, 3)),
                     num(s.worst, 3),
-                    s.worst_case
                 )
             })
             .collect();

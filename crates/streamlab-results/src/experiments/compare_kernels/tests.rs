@@ -183,3 +183,23 @@ fn empty() -> KernelComparison {
         cases: Vec::new(),
     }
 }
+
+#[test]
+fn the_numbers_name_where_each_worst_ratio_was_measured() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/runs/h200-2026-11-27-0014/compare-kernels.json"
+    );
+    let r: KernelComparison = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let lines = super::present::summary(&analyze(&r)).fact_lines;
+    let over_shapes: Vec<&String> = (lines.iter())
+        .filter(|(label, _)| label.ends_with("over shapes"))
+        .map(|(_, line)| line)
+        .collect();
+    assert_eq!(over_shapes.len(), 2, "{lines:?}");
+    for line in over_shapes {
+        assert!(!line.contains(" at )"), "{line}");
+    }
+    // fill's worst is at the one shape the run has no name for: the write-ups'.
+    assert!(lines.iter().any(|(_, line)| line.contains("at the write-ups' shape)")));
+}
