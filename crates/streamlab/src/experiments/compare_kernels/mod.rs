@@ -9,7 +9,9 @@
 //! exactly, sincos within 1e-6); then the spellings of both languages are launched in
 //! turn on one stream, an event before and after each launch, so all see the same clocks
 //! and neighbours (fill, whose launches last microseconds, runs as many launches back to
-//! back between the two events as make up `BATCHED_SAMPLE_MS`). A case whose inputs fit
+//! back between the two events as make up `BATCHED_SAMPLE_MS`). Each sample is issued
+//! behind a closed gate the host opens once it is queued, so the GPU runs it as fast as it
+//! can, never waiting for the host's next call. A case whose inputs fit
 //! in L2 is timed twice: warm (back to back, as a kernel re-reading its inputs sees them)
 //! and cold (L2 flushed before each launch by
 //! writing a buffer twice its size). matmul's warm launches are shared among `--placements`
@@ -32,6 +34,7 @@ use streamlab_results::saved::{KernelForm, KernelSet, Params as _, Verification}
 use super::{Context, Run, RunError};
 use crate::measure::series;
 use crate::runtime::baseline::CudaKernels;
+use crate::runtime::gate::Gate;
 use crate::runtime::kernels::RUST_PTX;
 use crate::runtime::spellings::{Spelled, Spelling};
 use crate::runtime::{
@@ -72,6 +75,7 @@ impl Run for CompareKernels {
             seed,
             stream: ctx.gpu.streams(1)?.remove(0),
             flush: ctx.gpu.alloc::<u8>(flush_len)?,
+            gate: Gate::new(ctx.gpu)?,
         };
         let steps =
             shapes.fill.len() + shapes.matmul.len() + shapes.add.len() + shapes.sincos.len() + 1;
@@ -148,6 +152,8 @@ struct Bench<'a> {
     seed: u64,
     stream: Stream<'a>,
     flush: DeviceBuffer<u8>,
+    /// Each timed sample waits behind it until the host has issued the whole sample.
+    gate: Gate,
 }
 
 /// An input and an output on the GPU and on the host, for the largest array of a
@@ -243,8 +249,8 @@ impl<'a> Bench<'a> {
     }
 
     /// Launch entry `e` of `n` in turn, `launches` times each after `warmup` each, an event
-    /// before and after every launch (and L2 flushed before it, `cold`); each entry's
-    /// milliseconds.
+    /// before and after every launch (and L2 flushed before it, `cold`), each issued behind
+    /// the closed gate; each entry's milliseconds.
     fn round_robin(
         &mut self,
         n: usize,
@@ -273,6 +279,10 @@ impl<'a> Bench<'a> {
         let mut marks = Vec::with_capacity(launches * n);
         for _ in 0..launches {
             for e in 0..n {
+                // The sample runs once the host has issued all of it: its time is the GPU's,
+                // not the host's (a launch of microseconds outruns the host's calls).
+                self.gate.close();
+                self.gate.hold(&self.stream)?;
                 if cold {
                     self.stream.poison(&mut self.flush)?;
                 }
@@ -282,6 +292,7 @@ impl<'a> Bench<'a> {
                     launch(&self.stream, e)?;
                 }
                 self.stream.record(&end)?;
+                self.gate.open();
                 marks.push((e, start, end));
             }
         }
