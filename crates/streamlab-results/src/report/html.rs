@@ -120,9 +120,6 @@ pub fn render(doc: &Document) -> String {
     )
 }
 
-/// A table as it shows on the page: noise under its value, split into parts that fit
-/// the page; a long one gives the rows that carry its finding, then itself whole,
-/// folded.
 /// What the run found: how many results passed their checks, each experiment's finding
 /// (linked to its section), and the table of numbers with what its columns mean.
 fn findings(f: &Findings, sections: &[Section]) -> String {
@@ -169,6 +166,9 @@ fn findings(f: &Findings, sections: &[Section]) -> String {
     out
 }
 
+/// A table as it shows on the page: noise under its value, split into parts that fit
+/// the page; a long one gives the rows that carry its finding, then itself whole,
+/// folded.
 fn table(t: &Table) -> String {
     let mut out = String::new();
     if let Some(c) = &t.caption {
@@ -198,21 +198,31 @@ fn parts(parts: &[Table]) -> String {
         if let Some(c) = &part.caption {
             let _ = writeln!(out, "<p class=\"part\">{}</p>", escape(c));
         }
-        out += "<table>\n<thead><tr>";
-        for h in &part.header {
-            let _ = write!(out, "<th>{}</th>", escape(h));
-        }
-        out += "</tr></thead>\n<tbody>\n";
-        for row in &part.rows {
-            out += "<tr>";
-            for c in row {
-                let _ = write!(out, "<td>{}</td>", cell(c));
-            }
-            out += "</tr>\n";
-        }
-        out += "</tbody></table>\n";
+        out += &rows(part, |_| "", |c| format!("<td>{}</td>", cell(c)));
     }
     out
+}
+
+/// `t`'s header and rows as an HTML table: row `i`'s `<tr>` with the attributes
+/// `attributes(i)`, each value as `td` gives it (escaped, in its `<td>`).
+pub fn rows(
+    t: &Table,
+    attributes: impl Fn(usize) -> &'static str,
+    td: impl Fn(&str) -> String,
+) -> String {
+    let mut out = "<table>\n<thead><tr>".to_owned();
+    for h in &t.header {
+        let _ = write!(out, "<th>{}</th>", escape(h));
+    }
+    out += "</tr></thead>\n<tbody>\n";
+    for (i, row) in t.rows.iter().enumerate() {
+        let _ = write!(out, "<tr{}>", attributes(i));
+        for c in row {
+            out += &td(c);
+        }
+        out += "</tr>\n";
+    }
+    out + "</tbody></table>\n"
 }
 
 /// A cell: its value, and its noise under it where it has one.

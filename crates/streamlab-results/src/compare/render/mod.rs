@@ -15,7 +15,7 @@ use std::fmt::Write;
 
 use super::judge::Judgement;
 use super::{ComparedRow, ComparedSection, Comparison, p_text, significant};
-use crate::report::html::{STYLE, escape, inline};
+use crate::report::html::{self, STYLE, escape, inline};
 use crate::report::markdown::cell;
 use crate::report::section::Figure;
 use crate::report::table::{self, Table, num};
@@ -363,29 +363,20 @@ fn html_table(t: &Table, verdicts: &[Option<Verdict>]) -> String {
     if let Some(c) = &t.caption {
         let _ = writeln!(out, "<p class=\"caption\">{}</p>", escape(c));
     }
-    out += "<table>\n<thead><tr>";
-    for h in &t.header {
-        let _ = write!(out, "<th>{}</th>", escape(h));
-    }
-    out += "</tr></thead>\n";
-    for (i, row) in t.rows.iter().enumerate() {
-        let class = match verdicts.get(i).copied().flatten() {
-            Some(Verdict::Slower) => " class=\"slower\"",
-            Some(Verdict::Faster) => " class=\"faster\"",
-            _ => "",
+    let class = |i: usize| match verdicts.get(i).copied().flatten() {
+        Some(Verdict::Slower) => " class=\"slower\"",
+        Some(Verdict::Faster) => " class=\"faster\"",
+        _ => "",
+    };
+    let td = |c: &str| {
+        let class = if c.contains(['▲', '▼']) {
+            " class=\"verdict\""
+        } else {
+            ""
         };
-        let _ = write!(out, "<tr{class}>");
-        for c in row {
-            let td = if c.contains(['▲', '▼']) {
-                "<td class=\"verdict\">"
-            } else {
-                "<td>"
-            };
-            let _ = write!(out, "{td}{}</td>", escape(c));
-        }
-        out += "</tr>\n";
-    }
-    out + "</table>\n"
+        format!("<td{class}>{}</td>", escape(c))
+    };
+    out + &html::rows(t, class, td)
 }
 
 /// A Markdown link `[text](#anchor)` as HTML, other text escaped.
