@@ -89,15 +89,46 @@ pub unsafe fn matmul_safe(a: &[f32], b: &[f32], c: &mut [f32], rows: u32, cols: 
 /// ([`crate::element::matmul_cell`]).
 #[kernel]
 pub unsafe fn matmul(a: &[f32], b: &[f32], c: &mut [f32], rows: u32, cols: u32, aligned: u32) {
+    // SAFETY: the host passes a, b and c with these shapes (and a launch's inputs are not
+    // written while it runs).
+    unsafe {
+        tuned_matmul::<{ crate::element::MATMUL_STEP_BATCHES }, true, false>(
+            a, b, c, rows, cols, aligned,
+        )
+    }
+}
+
+/// The body of [`matmul`] and its tuned spellings ([`crate::spellings`]): the thread's cell
+/// of `c`, computed by [`crate::element::matmul_cell_spelled`] with `STEPS`, `GUARDED_TAIL`
+/// and `LDG`.
+///
+/// # Safety
+/// `a`, `b` and `c` have the shapes `rows`, `cols` and `aligned` say, and nothing writes
+/// `a` or `b` while the kernel runs.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+pub(crate) unsafe fn tuned_matmul<const STEPS: u32, const GUARDED_TAIL: bool, const LDG: bool>(
+    a: &[f32],
+    b: &[f32],
+    c: &mut [f32],
+    rows: u32,
+    cols: u32,
+    aligned: u32,
+) {
     let (col, row) = nvptx_kernel::thread::index_2d();
     if row >= rows || col >= cols {
         return;
     }
     let (row, col, cols) = (row as usize, col as usize, cols as usize);
-    // SAFETY: the host passes a, b and c with these shapes.
+    // SAFETY: the caller's shapes.
     unsafe {
-        *c.get_unchecked_mut(row * cols + col) =
-            crate::element::matmul_cell(a.as_ptr(), b.as_ptr(), row, col, cols, aligned);
+        *c.get_unchecked_mut(row * cols + col) = crate::element::matmul_cell_spelled::<
+            STEPS,
+            GUARDED_TAIL,
+            LDG,
+        >(
+            a.as_ptr(), b.as_ptr(), row, col, cols, aligned
+        );
     }
 }
 

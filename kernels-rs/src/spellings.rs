@@ -7,39 +7,6 @@
 //! Compiled for the host, each is its declaration, listed in [`crate::SPELLINGS`].
 use nvptx_kernel::kernel;
 
-/// The body the tuned matmul spellings share: the thread's cell of `c`, computed by
-/// [`crate::element::matmul_cell_spelled`] with `STEPS`, `GUARDED_TAIL` and `LDG`.
-///
-/// # Safety
-/// `a`, `b` and `c` have the shapes `rows`, `cols` and `aligned` say, and nothing writes
-/// `a` or `b` while the kernel runs.
-#[cfg(target_arch = "nvptx64")]
-#[inline(always)]
-unsafe fn tuned_matmul<const STEPS: u32, const GUARDED_TAIL: bool, const LDG: bool>(
-    a: &[f32],
-    b: &[f32],
-    c: &mut [f32],
-    rows: u32,
-    cols: u32,
-    aligned: u32,
-) {
-    let (col, row) = nvptx_kernel::thread::index_2d();
-    if row >= rows || col >= cols {
-        return;
-    }
-    let (row, col, cols) = (row as usize, col as usize, cols as usize);
-    // SAFETY: the caller's shapes.
-    unsafe {
-        *c.get_unchecked_mut(row * cols + col) = crate::element::matmul_cell_spelled::<
-            STEPS,
-            GUARDED_TAIL,
-            LDG,
-        >(
-            a.as_ptr(), b.as_ptr(), row, col, cols, aligned
-        );
-    }
-}
-
 /// Tuned `c = a · b` ([`crate::matmul`]) with the products after the last batch a counted
 /// loop of single products instead of a guarded batch.
 #[kernel]
@@ -54,7 +21,7 @@ pub unsafe fn matmul_tuned_loop_tail(
     // SAFETY: the host passes a, b and c with these shapes (and a launch's inputs are not
     // written while it runs).
     unsafe {
-        tuned_matmul::<{ crate::element::MATMUL_STEP_BATCHES }, false, false>(
+        crate::kernels::tuned_matmul::<{ crate::element::MATMUL_STEP_BATCHES }, false, false>(
             a, b, c, rows, cols, aligned,
         )
     }
@@ -75,7 +42,7 @@ pub unsafe fn matmul_tuned_ldg(
     // SAFETY: the host passes a, b and c with these shapes (and a launch's inputs are not
     // written while it runs).
     unsafe {
-        tuned_matmul::<{ crate::element::MATMUL_STEP_BATCHES }, false, true>(
+        crate::kernels::tuned_matmul::<{ crate::element::MATMUL_STEP_BATCHES }, false, true>(
             a, b, c, rows, cols, aligned,
         )
     }
@@ -94,7 +61,7 @@ pub unsafe fn matmul_tuned_two_step(
 ) {
     // SAFETY: the host passes a, b and c with these shapes (and a launch's inputs are not
     // written while it runs).
-    unsafe { tuned_matmul::<2, true, false>(a, b, c, rows, cols, aligned) }
+    unsafe { crate::kernels::tuned_matmul::<2, true, false>(a, b, c, rows, cols, aligned) }
 }
 
 /// `c = a · b` with two pointers walking the row and the column, one product a turn
