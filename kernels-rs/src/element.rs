@@ -435,9 +435,7 @@ pub fn add_repeatedly_closed_form(value: i32, add_value: i32, cycles: i32) -> i3
 #[inline(always)]
 pub fn sincos_element_plain(a: f32, i: u32) -> f32 {
     let x = i as f32;
-    let s = libm::sinf(x);
-    let c = libm::cosf(x);
-    a + sqrt(fma(s, s, c * c))
+    sincos_from(a, libm::sinf(x), libm::cosf(x))
 }
 
 /// Tuned sincos element: the same with sine and cosine from one `sincosf`, which reduces
@@ -452,5 +450,13 @@ pub fn sincos_element(a: f32, i: u32) -> f32 {
 #[inline(always)]
 pub fn sincos_of(a: f32, x: f32) -> f32 {
     let (s, c) = libm::sincosf(x);
+    sincos_from(a, s, c)
+}
+
+/// `a + sqrt(s² + c²)` from a sine `s` and a cosine `c`, one `fma` and one correctly
+/// rounded square root: what every sincos kernel does with its math library's sine and
+/// cosine, so a host given the same sine and cosine gets the same bits.
+#[inline(always)]
+pub fn sincos_from(a: f32, s: f32, c: f32) -> f32 {
     a + sqrt(fma(s, s, c * c))
 }

@@ -137,9 +137,7 @@ pub fn max_ulps(out: &[f32], expected: impl Fn(usize) -> f64 + Sync) -> f64 {
     let worst = map_chunks(out.len(), |range| {
         range.fold(0.0f64, |worst, i| {
             let want = expected(i);
-            let nearest = (want as f32).abs();
-            let ulp = f64::from(f32::from_bits(nearest.to_bits() + 1)) - f64::from(nearest);
-            let error = (f64::from(out[i]) - want).abs() / ulp;
+            let error = (f64::from(out[i]) - want).abs() / ulp_of(want);
             if error.is_nan() || worst.is_nan() {
                 f64::NAN
             } else {
@@ -154,6 +152,13 @@ pub fn max_ulps(out: &[f32], expected: impl Fn(usize) -> f64 + Sync) -> f64 {
             a.max(b)
         }
     })
+}
+
+/// The unit in the last place of the f32 nearest `value`: the gap from it to the next
+/// f32 away from zero.
+pub fn ulp_of(value: f64) -> f64 {
+    let nearest = (value as f32).abs();
+    f64::from(f32::from_bits(nearest.to_bits() + 1)) - f64::from(nearest)
 }
 
 /// A number whose bit pattern can be compared.

@@ -29,9 +29,6 @@ const THREADS: u32 = 1024;
 /// Untimed iterations before each version, and timed ones.
 const WARMUP: usize = 100;
 const ITERATIONS: usize = 1000;
-/// The largest difference from the CPU allowed; both sides run the same `libm` code, so
-/// the difference is expected to be 0.
-const TOLERANCE: f32 = 1e-6;
 
 /// kernels-rs compiled to PTX by `build.rs`.
 static PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernels.ptx"));
@@ -106,17 +103,16 @@ fn run() -> Result<(), Box<dyn Error>> {
         .map(|(i, &x)| element::sincos_element(x, i as u32))
         .collect();
 
-    let mut largest = 0.0f32;
     for version in Version::ALL {
         let ms = pipeline.time(version)?;
         println!(
             "Time for {} transfer and execution in ms = {ms:.4}",
             version.line()
         );
-        largest = largest.max(pipeline.check(version, &expected)?);
+        pipeline.check(version, &expected)?;
     }
     println!(
-        "all {N} elements correct in each version (largest difference from kernels_rs::element: {largest:e})"
+        "all {N} elements correct in each version (identical, bit for bit, to kernels_rs::element)"
     );
     Ok(())
 }
@@ -246,21 +242,20 @@ impl Pipeline<'_> {
         Ok(())
     }
 
-    /// Check every element of `b` after `version`; the largest difference.
-    fn check(&self, version: Version, expected: &[f32]) -> Result<f32, Box<dyn Error>> {
-        let mut largest = 0.0f32;
+    /// Check every element of `b` after `version` bit for bit: both sides run the same
+    /// `libm` code with correctly rounded `sqrt` and `fma`, so they agree exactly, and a
+    /// kernel that skipped the math (`sqrt(sin² + cos²)` is 1 within rounding) would not.
+    fn check(&self, version: Version, expected: &[f32]) -> Result<(), Box<dyn Error>> {
         for (j, (&got, &want)) in self.b.iter().zip(expected).enumerate() {
-            let difference = (got - want).abs();
-            if difference.is_nan() || difference > TOLERANCE {
+            if got.to_bits() != want.to_bits() {
                 return Err(format!(
-                    "{}: element {j} is {got}, expected {want} (tolerance {TOLERANCE:e})",
+                    "{}: element {j} is {got}, expected {want} (bit for bit)",
                     version.line()
                 )
                 .into());
             }
-            largest = largest.max(difference);
         }
-        Ok(largest)
+        Ok(())
     }
 }
 

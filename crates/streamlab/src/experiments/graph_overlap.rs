@@ -21,7 +21,7 @@ use super::{Context, Run, RunError};
 use crate::measure::{StageSampler, issue_iteration, series};
 use crate::runtime::graph::Graph;
 use crate::runtime::{Gpu, Region, RuntimeError, Stream};
-use crate::sincos::{Buffers, SincosFn, THREADS, check};
+use crate::sincos::{Buffers, SincosFn, THREADS};
 use streamlab_results::spread::chunks;
 
 impl Run for GraphOverlap {
@@ -33,7 +33,7 @@ impl Run for GraphOverlap {
         p.validate()?;
         let gpu = ctx.gpu;
         let n = p.elements;
-        let mut b = Buffers::new(gpu, n)?;
+        let mut b = Buffers::new(gpu, ctx.kernels, ctx.form, n)?;
         let most = p.chunks.iter().copied().max().unwrap_or(1);
         let streams = gpu.streams(most.max(2))?;
         let kernel = ctx.kernels.sincos_in(ctx.form);
@@ -73,9 +73,8 @@ impl Run for GraphOverlap {
                     };
                     let (gpu_ms, host_ms) = samples(p, &mut b, run)?;
                     gpu.synchronize()?;
-                    checks.push(check(
+                    checks.push(b.expected.check(
                         &format!("{}, {c} chunks, {}", variant.label(), issue.label()),
-                        &b.expected,
                         b.host_b.as_slice()?,
                     ));
                     points.push(GraphPoint {

@@ -13,7 +13,7 @@ use streamlab_results::saved::{IssueOrder, StageTimes, Verification};
 use super::{Context, Run, RunError};
 use crate::measure::{StageSampler, issue_iteration, series};
 use crate::runtime::{Gpu, MappedBuffer, Region, RuntimeError, Shape, Stream};
-use crate::sincos::{Buffers, SincosFn, THREADS, check};
+use crate::sincos::{Buffers, SincosFn, THREADS};
 use streamlab_results::spread::chunks;
 
 impl Run for Mapped {
@@ -27,7 +27,7 @@ impl Run for Mapped {
         let sizes = p.sizes();
         let largest = sizes.last().copied().unwrap_or(1);
         let kernel = ctx.kernels.sincos_in(ctx.form);
-        let mut b = Buffers::new(gpu, largest)?;
+        let mut b = Buffers::new(gpu, ctx.kernels, ctx.form, largest)?;
         // The same input as the streamed version's, so one reference serves both.
         let mut mapped_a = gpu.mapped(largest, 0.0f32)?;
         mapped_a
@@ -56,11 +56,7 @@ impl Run for Mapped {
             }
             let (iterations, mapped_ms) = timing.zero_copy(n, &mapped_a, &mut mapped_b)?;
             gpu.synchronize()?;
-            checks.push(check(
-                &format!("2^{} floats, mapped", n.ilog2()),
-                &b.expected[..n],
-                &mapped_b.as_slice()?[..n],
-            ));
+            checks.push(b.expected.check(&format!("2^{} floats, mapped", n.ilog2()), &mapped_b.as_slice()?[..n]));
             let parts = chunks(n, p.streams);
             let mut streamed = |variant: IssueOrder| {
                 timing.streamed(variant, (n, iterations), &parts, &mut b, &mut checks)
@@ -165,16 +161,12 @@ impl Timing<'_> {
             samples.push(many.end(used)? / iterations as f64);
         }
         gpu.synchronize()?;
-        checks.push(check(
-            &format!(
+        checks.push(b.expected.check(&format!(
                 "2^{} floats, {} over {} streams",
                 n.ilog2(),
                 variant.label(),
                 p.streams
-            ),
-            &b.expected[..n],
-            &b.host_b.as_slice()?[..n],
-        ));
+            ), &b.host_b.as_slice()?[..n]));
         Ok(samples)
     }
 

@@ -30,7 +30,7 @@ use super::{Context, Rebind, Run, RunError, chosen_gpus, several_gpus};
 use crate::measure::{StageSampler, issue_iteration, series, wants_round};
 use crate::runtime::peer::portable_pinned;
 use crate::runtime::{DeviceBuffer, Gpu, PinnedBuffer, RuntimeError, Stream};
-use crate::sincos::{SincosFn, check, fill_inputs, issue_op};
+use crate::sincos::{Expected, SincosFn, fill_inputs, issue_op};
 use streamlab_results::spread::chunks;
 
 /// How each GPU issues its iteration.
@@ -276,7 +276,7 @@ impl Run for MultiGpuOverlap {
             a: portable_pinned(p.elements, 0.0f32)?,
             b: portable_pinned(p.elements, f32::NAN)?,
         };
-        let expected = fill_inputs(&mut host.a)?;
+        let expected = fill_inputs(ctx.gpu, (ctx.kernels, ctx.form), &mut host.a)?;
         let gpus = (ordinals.iter())
             .map(|&ordinal| Gpu::open(ordinal))
             .collect::<Result<Vec<_>, _>>()?;
@@ -381,7 +381,7 @@ fn sample_configurations(
     (sides, host): (&mut Sides, &mut Host),
     whole: &[Range<usize>],
     batches: &[Range<usize>],
-    expected: &[f64],
+    expected: &Expected,
     task: &mut crate::progress::Task,
 ) -> Result<(Vec<Vec<f64>>, Vec<Verification>), RuntimeError> {
     let configurations = [Configuration::Spread, Configuration::Alone];
@@ -413,7 +413,7 @@ fn sample_configurations(
             let iterations = batches[round % batches.len()].len();
             timed[i].push(batch(sides, &parts, p.threads, host, (warmup, iterations))?);
             if first {
-                checks.push(check(configuration.label(), expected, host.b.as_slice()?));
+                checks.push(expected.check(configuration.label(), host.b.as_slice()?));
                 task.step(configuration.label());
             }
         }

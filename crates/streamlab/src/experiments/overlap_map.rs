@@ -19,7 +19,7 @@ use streamlab_results::stats::Series;
 use super::{Context, Run, RunError};
 use crate::measure::{StageSampler, issue_iteration, series};
 use crate::runtime::{Gpu, Region, RuntimeError, Shape, Stream};
-use crate::sincos::{Buffers, SincosFn, THREADS, check};
+use crate::sincos::{Buffers, SincosFn, THREADS};
 use streamlab_results::spread::chunks;
 
 /// Back-to-back operations per sample of a fixed cost.
@@ -38,7 +38,7 @@ impl Run for OverlapMap {
         let gpu = ctx.gpu;
         let sizes = p.sizes();
         let largest = sizes.last().copied().unwrap_or(1);
-        let mut b = Buffers::new(gpu, largest)?;
+        let mut b = Buffers::new(gpu, ctx.kernels, ctx.form, largest)?;
         let most = p.stream_counts.iter().copied().max().unwrap_or(1);
         let streams = gpu.streams(most.max(2))?;
         let timing = Timing {
@@ -107,11 +107,7 @@ impl Timing<'_> {
         };
         let iterations = self.iterations_for(p.sample_ms, &streams[..1], b, one_stream)?;
         let sequential = self.samples(&streams[..1], iterations, b, one_stream)?;
-        checks.push(check(
-            &format!("2^{} floats, one stream", n.ilog2()),
-            &b.expected[..n],
-            &b.host_b.as_slice()?[..n],
-        ));
+        checks.push(b.expected.check(&format!("2^{} floats, one stream", n.ilog2()), &b.host_b.as_slice()?[..n]));
         let kernel_alone = self.samples(&streams[..1], iterations, b, |b| {
             b.op(&self.kernel, THREADS, OpKind::Kernel, &streams[0], &(0..n))
         })?;
@@ -150,7 +146,7 @@ impl Timing<'_> {
                     n.ilog2(),
                     variant.label()
                 );
-                checks.push(check(&what, &b.expected[..n], &b.host_b.as_slice()?[..n]));
+                checks.push(b.expected.check(&what, &b.host_b.as_slice()?[..n]));
                 t
             };
             let async1 = time(IssueOrder::Async1)?;

@@ -45,7 +45,7 @@ use crate::measure::{StageSampler, issue_iteration, series, wants_round};
 use crate::runtime::cpp_host;
 use crate::runtime::trace;
 use crate::runtime::{Gpu, Region, RuntimeError, Stream};
-use crate::sincos::{Buffers, SincosFn, check};
+use crate::sincos::{Buffers, SincosFn};
 use streamlab_results::spread::chunks;
 
 /// Iterations traced back to back for a timeline: the middle one's period is held to the
@@ -73,7 +73,7 @@ impl Run for SincosOverlap {
     fn run(ctx: &Context, p: &Params) -> Result<SincosOverlapResult, RunError> {
         p.validate()?;
         let gpu = ctx.gpu;
-        let mut b = Buffers::new(gpu, p.elements)?;
+        let mut b = Buffers::new(gpu, ctx.kernels, ctx.form, p.elements)?;
         let counts = p.all_stream_counts();
         let streams = gpu.streams(counts.last().copied().unwrap_or(1).max(2))?;
         let kernel = ctx.kernels.sincos_in(ctx.form);
@@ -344,7 +344,7 @@ impl Sampling<'_> {
         }
         let sample = timed(b)?;
         if let Some(what) = check_as {
-            (self.checks).push(check(&what, &b.expected, b.host_b.as_slice()?));
+            (self.checks).push(b.expected.check(&what, b.host_b.as_slice()?));
         }
         Ok(sample)
     }

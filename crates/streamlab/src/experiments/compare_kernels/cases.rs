@@ -2,7 +2,8 @@
 //! spellings on each side checked, then timed round-robin at every shape (matmul at each
 //! placement of its inputs, warm and cold).
 use super::placement::{placed_inputs, placed_len, placement_visits};
-use super::{Bench, Buffers, Entry, LANGUAGES, SINCOS_TOLERANCE, input_seed};
+use super::{Bench, Buffers, Entry, LANGUAGES, input_seed};
+use crate::sincos::{Expected, TRIG_ULPS, Trig};
 use crate::experiments::Context;
 use crate::measure::series;
 use crate::runtime::spellings::Spelling;
@@ -361,17 +362,18 @@ impl Bench<'_> {
                     function: set.sincos_in(form),
                 })
                 .collect();
+            // Each language's reference from its own math library's sines and cosines.
+            let expected = (self.sets.iter())
+                .map(|set| Ok(Expected::new(a, &Trig::measure(self.gpu, set, form, n)?)))
+                .collect::<Result<Vec<_>, RuntimeError>>()?;
             let checks = self.checked(
                 &entries,
                 (dev_out, host_out, n),
                 &mut launch,
                 |e, out| {
-                    crate::verify::compare(
-                        &format!("sincos over {n} ({})", e.language.label()),
-                        out,
-                        |i| crate::sincos::reference(a[i], i),
-                        SINCOS_TOLERANCE,
-                    )
+                    let language = LANGUAGES.iter().position(|&l| l == e.language);
+                    expected[language.unwrap_or(0)]
+                        .check(&format!("sincos over {n} ({})", e.language.label()), out)
                 },
             )?;
             let cards = self.cards(&entries, shape)?;
@@ -454,11 +456,13 @@ impl Bench<'_> {
                     if !wanted {
                         continue;
                     }
-                    checks.push(crate::verify::compare(
+                    checks.push(crate::verify::compare_each(
                         &format!("{name} {what} ({})", LANGUAGES[language].label()),
                         host.as_slice()?,
-                        reference,
-                        SINCOS_TOLERANCE,
+                        |i| {
+                            let want = reference(i);
+                            (want, TRIG_ULPS * crate::verify::ulp_of(want))
+                        },
                     ));
                     ulps[language] =
                         ulps[language].max(crate::verify::max_ulps(host.as_slice()?, reference));

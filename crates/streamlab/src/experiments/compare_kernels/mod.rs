@@ -6,7 +6,7 @@
 //! At each shape and form, every spelling first runs once into a poisoned output on inputs
 //! whose elements all differ (seeded from the run's seed), checked element by element
 //! against the CPU (matmul in f64 within the bound of `verify::matmul_reference`, AddKernel
-//! exactly, sincos within 1e-6); then the spellings of both languages are launched in
+//! exactly, sincos bit for bit against its language's own sines and cosines: `sincos`); then the spellings of both languages are launched in
 //! turn on one stream, an event before and after each launch, so all see the same clocks
 //! and neighbours (fill, whose launches last microseconds, runs as many launches back to
 //! back between the two events as make up `BATCHED_SAMPLE_MS`). Each sample is issued
@@ -40,10 +40,6 @@ use crate::runtime::spellings::{Spelled, Spelling};
 use crate::runtime::{
     DeviceBuffer, Element, Function, Gpu, Kernels, PinnedBuffer, RuntimeError, Shape, Stream,
 };
-
-/// sincos tolerance: CUDA's `sinf`/`cosf` and the `libm` crate's differ in the last bit,
-/// which `sqrt(s² + c²) ≈ 1` carries into a few units of 2^-23 (1.2e-7).
-const SINCOS_TOLERANCE: f64 = 1e-6;
 
 impl Run for CompareKernels {
     const SUMMARY: &'static str =
