@@ -334,6 +334,11 @@ pub enum RowControl {
     /// An empty kernel's launch, as the run's `bounds` probe measured it: a row the host's
     /// launching bounds.
     Launch,
+    /// The row's time as its own result's model predicts it from the probes that bound it
+    /// (in the row's unit): a small copy's launch and latency, a large one's link rate,
+    /// the model's mix of the two between, or a host's copy that a pipeline hides only
+    /// while it is shorter than an iteration.
+    Model(f64),
 }
 
 /// Milliseconds.

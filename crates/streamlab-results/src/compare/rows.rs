@@ -7,6 +7,9 @@
 //!   with the same key, where the experiment ran both;
 //! * the row it names itself ([`RowControl::Row`]: compare-kernels' Rust row against its
 //!   C++ twin's);
+//! * its model ([`RowControl::Model`]): the row's time as its own result predicts it from
+//!   the probes that bound it (a small copy's launch and latency, a large one's link
+//!   rate, the mix of the two between), each run's model from that run's probes;
 //! * the link: a row whose work crosses the host link against the link's both-ways rate
 //!   as the experiment's own probes measured it (before and after it);
 //! * the launch: a row the host's launching bounds ([`RowControl::Launch`]) against an
@@ -31,6 +34,8 @@ pub enum ControlKind {
     Twin,
     /// Another row of the same result.
     Row,
+    /// The row's time as its result's model predicts it from the run's probes.
+    Model,
     /// The host link's both-ways rate.
     Link,
     /// An empty kernel's launch.
@@ -41,6 +46,7 @@ impl ControlKind {
     pub fn text(self) -> &'static str {
         match self {
             ControlKind::Twin | ControlKind::Row => "its C++ twin",
+            ControlKind::Model => "its model from the run's probes",
             ControlKind::Link => "the link's probes",
             ControlKind::Launch => "the launch probe",
         }
@@ -277,6 +283,16 @@ pub fn paired(ctx: &Context<'_>) -> (Vec<PairedRow>, [Vec<String>; 2]) {
                 .map(|(p, q)| [Figure::of_row(&p), Figure::of_row(&q)]),
             _ => None,
         };
+        // A model is exact given its probes: their noise is in the row's own.
+        let exact = |value: f64| Figure {
+            value,
+            noise: Some(0.0),
+            samples: 1,
+        };
+        let model = match (&x.control, &y.control) {
+            (Some(RowControl::Model(p)), Some(RowControl::Model(q))) => Some([exact(*p), exact(*q)]),
+            _ => None,
+        };
         let link = match links {
             [Some(p), Some(q)] if x.over_link => Some([p, q]),
             _ => None,
@@ -287,11 +303,13 @@ pub fn paired(ctx: &Context<'_>) -> (Vec<PairedRow>, [Vec<String>; 2]) {
             }
             _ => None,
         };
-        // time / twin, time / row, time × rate, time / launch
+        // time / twin, time / row, time / model, time × rate, time / launch
         let (control, controlled) = if let Some(t) = twin {
             (Some(ControlKind::Twin), controlled(row, t, true))
         } else if let Some(n) = named {
             (Some(ControlKind::Row), controlled(row, n, true))
+        } else if let Some(m) = model {
+            (Some(ControlKind::Model), controlled(row, m, true))
         } else if let Some(l) = link {
             (Some(ControlKind::Link), controlled(row, l, false))
         } else if let Some(l) = launch {

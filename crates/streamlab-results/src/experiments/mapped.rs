@@ -19,8 +19,8 @@ use crate::derived::pipeline::{self, Stages, Under};
 use crate::derived::rates::{best_rates, ms_at, pipeline_stages, stage_noise};
 use crate::derived::trace::TraceChecks;
 use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, Saved, Summary, With, own_link,
-    verdict,
+    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, RowControl, Saved, Summary, With,
+    own_link, verdict,
 };
 use crate::report::ReportError;
 use crate::report::chart::{PALETTE, XAxis, YScale};
@@ -369,30 +369,37 @@ impl Experiment for Mapped {
     type Result = MappedResult;
     type Derived = MappedAnalysis;
 
-    fn rows(r: &MappedResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
+    /// Each time held against what bounds it at its size, from the same run: the mapped
+    /// kernel against the whole array copied in and out at once (a small copy's latency,
+    /// a large one's link rate), the streamed orders against their pipeline bound from
+    /// their chunks' copies and kernels timed alone.
+    fn rows(r: &MappedResult, derived: &Self::Derived) -> Vec<MeasuredRow> {
         let mut rows = Vec::new();
         for p in &r.points {
             let n = p.elements;
-            rows.push(MeasuredRow::median(
-                format!("{n}/mapped"),
-                format!("{n} floats, mapped"),
-                &p.mapped,
-                MS,
-            ));
-            rows.push(MeasuredRow::median(
-                format!("{n}/async1"),
-                format!("{n} floats, asynchronous 1"),
-                &p.async1,
-                MS,
-            ));
-            rows.push(MeasuredRow::median(
-                format!("{n}/async2"),
-                format!("{n} floats, asynchronous 2"),
-                &p.async2,
-                MS,
-            ));
+            let streamed_bound = (derived.rows.iter())
+                .find(|x| x.elements == n)
+                .map(|x| x.streamed_bound_ms);
+            let orders = [
+                ("mapped", "mapped", &p.mapped, Some(p.whole.both.median())),
+                ("async1", "asynchronous 1", &p.async1, streamed_bound),
+                ("async2", "asynchronous 2", &p.async2, streamed_bound),
+            ];
+            for (key, label, series, model) in orders {
+                let row = MeasuredRow::median(
+                    format!("{n}/{key}"),
+                    format!("{n} floats, {label}"),
+                    series,
+                    MS,
+                )
+                .over_link();
+                rows.push(match model.filter(|ms| ms.is_finite() && *ms > 0.0) {
+                    Some(ms) => row.controlled_by(RowControl::Model(ms)),
+                    None => row,
+                });
+            }
         }
-        rows.into_iter().map(MeasuredRow::over_link).collect()
+        rows
     }
 
     fn derive(r: &MappedResult, _checks: &[TraceChecks]) -> MappedAnalysis {

@@ -31,7 +31,8 @@ use crate::derived::pipeline::{self, PAYOFF, Stages};
 use crate::derived::rates::{best_rates, ms_at};
 use crate::derived::trace::TraceChecks;
 use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, Saved, Summary, With, verdict,
+    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, RowControl, Saved, Summary, With,
+    verdict,
 };
 use crate::report::ReportError;
 use crate::report::chart::HeatMap;
@@ -192,6 +193,10 @@ pub struct MapAnalysis {
     pub dtoh_latency_ms: f64,
     pub launch_ms: f64,
     pub kernel_ms_per_element: f64,
+    /// The model's time per iteration on one stream, per size in `sizes`' order: what
+    /// `compare` holds the sequential rows against.
+    #[serde(default)]
+    pub one_stream_model_ms: Vec<f64>,
 }
 
 impl MapAnalysis {
@@ -235,6 +240,7 @@ fn analyze(r: &OverlapMapResult) -> MapAnalysis {
             .max(front_end)
     };
     let mut cells = Vec::new();
+    let mut one_stream_model_ms = Vec::new();
     for size in &r.sizes {
         // One stream runs everything in order; its one-stream cells time the same work.
         let sequential = (size.cells.iter())
@@ -242,6 +248,7 @@ fn analyze(r: &OverlapMapResult) -> MapAnalysis {
             .map(|c| c.async1.median().min(c.async2.median()))
             .fold(size.sequential.median(), f64::min);
         let one_stream_model = model_ms(size.elements, 1, size.iterations);
+        one_stream_model_ms.push(one_stream_model);
         for cell in &size.cells {
             let best = [&cell.async1, &cell.async2]
                 .into_iter()
@@ -297,6 +304,7 @@ fn analyze(r: &OverlapMapResult) -> MapAnalysis {
         dtoh_latency_ms,
         launch_ms,
         kernel_ms_per_element,
+        one_stream_model_ms,
     }
 }
 
@@ -403,24 +411,37 @@ impl Experiment for OverlapMap {
     type Result = OverlapMapResult;
     type Derived = MapAnalysis;
 
-    fn rows(r: &OverlapMapResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
+    /// The fixed costs are held against the run's launch probe (a 4-byte copy moves no
+    /// data to speak of: what bounds it is issuing it); every time of the sweep against
+    /// the model's time for it, from the same run's costs and rates.
+    fn rows(r: &OverlapMapResult, derived: &Self::Derived) -> Vec<MeasuredRow> {
         let o = &r.overheads;
-        let mut rows = vec![
-            MeasuredRow::median("launch", "kernel launch", &o.launch, MS),
-            MeasuredRow::median("htod-latency", "HtoD latency", &o.htod_latency, MS).over_link(),
-            MeasuredRow::median("dtoh-latency", "DtoH latency", &o.dtoh_latency, MS).over_link(),
+        let fixed = [
+            ("launch", "kernel launch", &o.launch),
+            ("htod-latency", "HtoD latency", &o.htod_latency),
+            ("dtoh-latency", "DtoH latency", &o.dtoh_latency),
         ];
-        for size in &r.sizes {
+        let mut rows: Vec<MeasuredRow> = (fixed.into_iter())
+            .map(|(key, label, s)| {
+                MeasuredRow::median(key, label, s, MS).controlled_by(RowControl::Launch)
+            })
+            .collect();
+        let model = |n: usize, streams: usize| {
+            derived.cell(n, streams).map(|c| RowControl::Model(c.model_ms))
+        };
+        for (k, size) in r.sizes.iter().enumerate() {
             let n = size.elements;
-            rows.push(
-                MeasuredRow::median(
-                    format!("{n}/seq"),
-                    format!("{n} floats, sequential"),
-                    &size.sequential,
-                    MS,
-                )
-                .over_link(),
-            );
+            let sequential = MeasuredRow::median(
+                format!("{n}/seq"),
+                format!("{n} floats, sequential"),
+                &size.sequential,
+                MS,
+            )
+            .over_link();
+            rows.push(match derived.one_stream_model_ms.get(k) {
+                Some(&ms) => sequential.controlled_by(RowControl::Model(ms)),
+                None => sequential,
+            });
             rows.push(MeasuredRow::median(
                 format!("{n}/kernel"),
                 format!("{n} floats, kernel alone"),
@@ -432,24 +453,19 @@ impl Experiment for OverlapMap {
                     format!("{n}/{}", c.streams),
                     format!("{n} floats, {} streams", c.streams),
                 );
-                rows.push(
-                    MeasuredRow::median(
-                        format!("{key}/async1"),
-                        format!("{label}, asynchronous 1"),
-                        &c.async1,
+                for (order, series) in [("1", &c.async1), ("2", &c.async2)] {
+                    let row = MeasuredRow::median(
+                        format!("{key}/async{order}"),
+                        format!("{label}, asynchronous {order}"),
+                        series,
                         MS,
                     )
-                    .over_link(),
-                );
-                rows.push(
-                    MeasuredRow::median(
-                        format!("{key}/async2"),
-                        format!("{label}, asynchronous 2"),
-                        &c.async2,
-                        MS,
-                    )
-                    .over_link(),
-                );
+                    .over_link();
+                    rows.push(match model(n, c.streams) {
+                        Some(control) => row.controlled_by(control),
+                        None => row,
+                    });
+                }
             }
         }
         rows
