@@ -4,14 +4,32 @@ use std::ops::Range;
 
 /// The chunk length that gives each available core one chunk of `len` elements.
 fn chunk_len(len: usize) -> usize {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    len.div_ceil(threads).max(1)
+    len.div_ceil(cores()).max(1)
 }
 
 /// Run `work(start, chunk)` on each chunk of `out` in parallel; `start` is the index of
 /// the chunk's first element in `out`.
 pub fn for_each_chunk_mut<T: Send>(out: &mut [T], work: impl Fn(usize, &mut [T]) + Sync) {
-    let size = chunk_len(out.len());
+    for_each_chunk_mut_over(out, cores(), work)
+}
+
+/// The cores this process may use.
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// [`for_each_chunk_mut`] over `threads` threads (at least one; the caller's own thread
+/// alone where it is one).
+pub fn for_each_chunk_mut_over<T: Send>(
+    out: &mut [T],
+    threads: usize,
+    work: impl Fn(usize, &mut [T]) + Sync,
+) {
+    if threads <= 1 {
+        work(0, out);
+        return;
+    }
+    let size = out.len().div_ceil(threads).max(1);
     let work = &work;
     std::thread::scope(|scope| {
         for (k, chunk) in out.chunks_mut(size).enumerate() {
@@ -55,5 +73,14 @@ mod tests {
         assert_eq!(ranges.last().map(|r| r.end), Some(1001));
         assert!(ranges.windows(2).all(|w| w[0].end == w[1].start));
         assert!(map_chunks(0, |r| r).is_empty());
+        for threads in [0, 1, 3, 64] {
+            let mut out = vec![0usize; 100];
+            for_each_chunk_mut_over(&mut out, threads, |start, chunk| {
+                for (j, o) in chunk.iter_mut().enumerate() {
+                    *o += start + j;
+                }
+            });
+            assert!(out.iter().enumerate().all(|(i, &v)| v == i), "{threads}");
+        }
     }
 }

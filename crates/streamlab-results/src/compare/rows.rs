@@ -290,7 +290,9 @@ pub fn paired(ctx: &Context<'_>) -> (Vec<PairedRow>, [Vec<String>; 2]) {
             samples: 1,
         };
         let model = match (&x.control, &y.control) {
-            (Some(RowControl::Model(p)), Some(RowControl::Model(q))) => Some([exact(*p), exact(*q)]),
+            (Some(RowControl::Model(p)), Some(RowControl::Model(q))) => {
+                Some([exact(*p), exact(*q)])
+            }
             _ => None,
         };
         let link = match links {

@@ -17,7 +17,7 @@ use std::ops::Range;
 use kernels_rs::add_kernel;
 use nvptx_kernel::Kernel;
 use streamlab_results::experiments::concurrency_breaks::{
-    Calibration, Case, CaseRun, ConcurrencyBreaks, ConcurrencyBreaksResult, Params,
+    Calibration, Case, CaseRun, ConcurrencyBreaks, ConcurrencyBreaksResult, Params, StagingProbe,
 };
 use streamlab_results::saved::Params as _;
 use streamlab_results::saved::Verification;
@@ -46,6 +46,13 @@ const BLOCKS_PER_SM: u32 = 16;
 const STAGING_BUFFERS: usize = 2;
 /// The cycles the calibration times the kernels at, to fit their time to a line.
 const CALIBRATION_CYCLES: [i32; 2] = [64, 1024];
+/// Copies of one chunk into staging timed at each thread count, the fastest kept; and
+/// copies timed at the count the staged copy uses.
+const STAGING_TRIES: usize = 5;
+const STAGING_SAMPLES: usize = 15;
+/// How much slower than the fastest a thread count may copy and still be taken for fewer
+/// threads.
+const STAGING_SLACK: f64 = 1.05;
 
 type AddFn = Function<<add_kernel as Kernel>::Args>;
 
@@ -74,6 +81,8 @@ struct Pipeline<'a> {
     /// over from one sample to the next, as in a pipeline that never stops: only the
     /// first iteration ever (in the warm-up) stages its own chunk.
     ready: Option<usize>,
+    /// Host threads a chunk's copy into staging is split over ([`Pipeline::probe_staging`]).
+    staging_threads: usize,
     /// Stream-ordered pools: one handing its memory back, one keeping it.
     pool_releasing: MemPool<'a>,
     pool_keeping: MemPool<'a>,
@@ -83,6 +92,14 @@ struct Pipeline<'a> {
     copied: Event,
     /// Recorded on the last stream after its copy out (what the host waits on).
     done: Event,
+}
+
+/// Copy `from` into `to` on the host, split over `threads` threads.
+fn copy_over(to: &mut PinnedBuffer<i32>, from: &[i32], threads: usize) -> Result<(), RuntimeError> {
+    crate::parallel::for_each_chunk_mut_over(to.as_mut_slice()?, threads, |at, chunk| {
+        chunk.copy_from_slice(&from[at..at + chunk.len()])
+    });
+    Ok(())
 }
 
 /// The lane a case issues on beyond its streams.
@@ -128,6 +145,7 @@ impl<'a> Pipeline<'a> {
             staging: [gpu.pinned(last_len, 0i32)?, gpu.pinned(last_len, 0i32)?],
             staged: [gpu.event()?, gpu.event()?],
             ready: None,
+            staging_threads: crate::parallel::cores(),
             pool_releasing: gpu.mem_pool(false)?,
             pool_keeping: gpu.mem_pool(true)?,
             host_in,
@@ -241,6 +259,12 @@ impl<'a> Pipeline<'a> {
                     stream.memset_d32(scratch, i as u32)
                 })?;
             }
+            Case::DeviceCopyOnStream => {
+                let (from, to) = (&self.scratch, &mut self.scratch_copy);
+                rec.op(last, i, OpKind::DtoD, scratch_bytes, |stream| {
+                    stream.dtod(to, 0, from, 0..SCRATCH_WORDS)
+                })?;
+            }
             Case::HostWaitOnEvent => {
                 let done = &self.done;
                 rec.host(i, "cuEventSynchronize", || done.synchronize())?;
@@ -291,13 +315,51 @@ impl<'a> Pipeline<'a> {
     fn stage(&mut self, rec: &mut Recorder, i: usize, k: usize) -> Result<(), RuntimeError> {
         let part = self.parts[self.parts.len() - 1].clone();
         let (staging, staged) = (&mut self.staging[k], &self.staged[k]);
-        let pageable = &self.pageable_in[part];
+        let (pageable, threads) = (&self.pageable_in[part], self.staging_threads);
         rec.host(i, "cuEventSynchronize + copy to pinned staging", || {
             staged.synchronize()?;
-            crate::parallel::for_each_chunk_mut(staging.as_mut_slice()?, |at, chunk| {
-                chunk.copy_from_slice(&pageable[at..at + chunk.len()])
-            });
-            Ok(())
+            copy_over(staging, pageable, threads)
+        })
+    }
+
+    /// The host's copy of the last chunk into a pinned staging buffer, split over 1, 2,
+    /// 4, … threads up to the cores, the fastest of [`STAGING_TRIES`] at each count; the
+    /// staged copy then splits it over the fewest threads within [`STAGING_SLACK`] of the
+    /// fastest, whose copies are timed [`STAGING_SAMPLES`] times: what the remedy costs
+    /// the host each iteration, on this host.
+    fn probe_staging(&mut self) -> Result<StagingProbe, RuntimeError> {
+        let part = self.parts[self.parts.len() - 1].clone();
+        let pageable = &self.pageable_in[part.clone()];
+        let staging = &mut self.staging[0];
+        let mut time = |threads: usize| -> Result<f64, RuntimeError> {
+            let started = std::time::Instant::now();
+            copy_over(staging, pageable, threads)?;
+            Ok(started.elapsed().as_secs_f64() * 1e3)
+        };
+        let cores = crate::parallel::cores();
+        let counts = (0..).map(|k| 1usize << k).take_while(|&t| t < cores);
+        let mut by_threads = Vec::new();
+        for threads in counts.chain([cores]) {
+            let fastest = (0..STAGING_TRIES)
+                .map(|_| time(threads))
+                .collect::<Result<Vec<f64>, _>>()?
+                .into_iter()
+                .fold(f64::INFINITY, f64::min);
+            by_threads.push((threads, fastest));
+        }
+        let best = by_threads.iter().map(|t| t.1).fold(f64::INFINITY, f64::min);
+        let threads = (by_threads.iter())
+            .find(|t| t.1 <= STAGING_SLACK * best)
+            .map_or(1, |t| t.0);
+        let copy = (0..STAGING_SAMPLES)
+            .map(|_| time(threads))
+            .collect::<Result<Vec<f64>, _>>()?;
+        self.staging_threads = threads;
+        Ok(StagingProbe {
+            bytes: (part.len() * size_of::<i32>()) as u64,
+            threads,
+            by_threads,
+            copy: series(copy),
         })
     }
 
@@ -431,6 +493,7 @@ impl Run for ConcurrencyBreaks {
             crate::progress::Task::start("concurrency-breaks", 1 + 2 * Case::ALL.len() as u64);
         let calibration = pipe.calibrate(&blocking, p.cycles)?;
         task.step(&format!("AddKernel at {} cycles", calibration.cycles));
+        let staging = pipe.probe_staging()?;
         let region = Region::new(gpu, p.streams)?;
         let cases = Cases {
             blocking: &blocking,
@@ -449,6 +512,7 @@ impl Run for ConcurrencyBreaks {
             run: ctx.record(p.clone(), crate::verify::combine(checks), !ctx.stopping()),
             calibration,
             cases: runs,
+            staging: Some(staging),
         })
     }
 }

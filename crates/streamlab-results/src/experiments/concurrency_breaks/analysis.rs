@@ -21,6 +21,11 @@ pub struct BreakRow {
     /// The case against its clean pipeline by the one rule of [`crate::verdict`]: slower
     /// (a cost), faster, the same, or too noisy to say.
     pub verdict: Verdict,
+    /// Its median is within the two rows' noise of the clean pipeline's (|over_clean − 1|
+    /// at most the larger relative noise): what "the same" alone does not say, since it
+    /// allows a difference under the minimum effect two machines show.
+    #[serde(default)]
+    pub within_noise: bool,
     /// Per traced iteration, how much less copies ran beside kernels than in the clean
     /// pipeline's trace: the copy–kernel overlap it destroyed.
     pub overlap_lost_ms: Option<f64>,
@@ -56,10 +61,20 @@ pub struct RemedyRow {
     /// The remedy's host calls per traced iteration ([`BreakRow::host_ms`]).
     #[serde(default)]
     pub remedy_host_ms: Option<f64>,
+    /// The remedy's median is within noise of the clean pipeline's
+    /// ([`BreakRow::within_noise`]).
+    #[serde(default)]
+    pub remedy_within_noise: bool,
+    /// What limits the remedy besides the GPU, measured in the same run: for the staged
+    /// copy, the host's copy of one chunk into pinned memory (ms, median), which the
+    /// pipeline hides only while it is shorter than an iteration.
+    #[serde(default)]
+    pub host_copy_ms: Option<f64>,
 }
 
 impl RemedyRow {
-    /// Whether the remedy is within noise of clean (or faster).
+    /// Whether the remedy is as fast as clean by the rule: faster, or the same (under
+    /// the minimum effect, its noise small enough to see one).
     pub fn as_clean(&self) -> bool {
         matches!(self.remedy_verdict, Verdict::Same | Verdict::Faster)
     }
@@ -123,18 +138,19 @@ pub(super) fn analyze(r: &ConcurrencyBreaksResult, checks: &[TraceChecks]) -> Br
                 .map(|((kernel, both), (base_kernel, base_both))| {
                     (base_kernel - kernel, base_both - both)
                 });
+            let judged = verdict::judge(
+                &Rule::within(ConcurrencyBreaks::NAME),
+                (&base.time).into(),
+                (&c.time).into(),
+            );
             Some(BreakRow {
                 case: c.case,
                 median_ms: m,
                 noise: c.time.noise(),
                 over_clean: m / b,
                 cost_ms: m - b,
-                verdict: verdict::judge(
-                    &Rule::within(ConcurrencyBreaks::NAME),
-                    (&base.time).into(),
-                    (&c.time).into(),
-                )
-                .verdict,
+                verdict: judged.verdict,
+                within_noise: (m / b - 1.0).abs() <= c.time.noise().max(base.time.noise()),
                 overlap_lost_ms: lost.map(|l| l.0),
                 both_ways_lost_ms: lost.map(|l| l.1),
                 costs_overlap_lost: lost.map(|l| m - b >= l.0),
@@ -164,6 +180,10 @@ pub(super) fn analyze(r: &ConcurrencyBreaksResult, checks: &[TraceChecks]) -> Br
                 remedy_verdict: remedy.verdict,
                 over_break: remedy.median_ms / cause.median_ms,
                 remedy_host_ms: remedy.host_ms,
+                remedy_within_noise: remedy.within_noise,
+                host_copy_ms: (remedy.case == Case::StagedCopy)
+                    .then(|| r.staging.as_ref().map(|s| s.copy.median()))
+                    .flatten(),
             })
         })
         .collect();
@@ -181,9 +201,12 @@ pub struct BreaksSummary {
     /// Cases whose timeline the break detector read as expected, of the cases traced.
     pub detected_as_expected: usize,
     pub traced: usize,
-    /// Remedies within noise of the clean pipeline, of the remedies measured.
+    /// Remedies as fast as the clean pipeline by the rule ([`RemedyRow::as_clean`]), and
+    /// those within its noise, of the remedies measured.
     #[serde(default)]
     pub remedies_as_clean: usize,
+    #[serde(default)]
+    pub remedies_within_noise: usize,
     #[serde(default)]
     pub remedies: usize,
 }

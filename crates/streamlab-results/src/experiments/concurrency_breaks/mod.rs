@@ -22,13 +22,14 @@ mod tests;
 
 use analysis::analyze;
 pub use analysis::{BreakRow, BreaksAnalysis, BreaksSummary, RemedyRow};
-use present::{columns, cost_cell, cost_words, figures, remedy_columns, unchanged};
+use present::{columns, cost_words, figures, remedies_result, remedy_columns, staging_note, unchanged};
 
 use serde::{Deserialize, Serialize};
 
 use crate::derived::trace::{BreakKind, TraceChecks};
 use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, Saved, Summary, With, verdict,
+    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, RowControl, Saved, Summary, With,
+    verdict,
 };
 use crate::report::ReportError;
 use crate::report::section::{Section, draw};
@@ -115,6 +116,8 @@ pub enum Case {
     /// [`Case::MemsetWithoutStream`]'s remedy: the memset on the last stream
     /// (`cuMemsetD32Async`).
     MemsetOnStream,
+    /// [`Case::DeviceCopyOnNullStream`]'s remedy: the same copy on the last stream.
+    DeviceCopyOnStream,
     /// [`Case::AllocAndFree`]'s remedy: the allocation and the free in the first stream's
     /// order (`cuMemAllocFromPoolAsync`, `cuMemFreeAsync`), from a pool that hands its
     /// memory back at each synchronization (release threshold 0, as the default pool).
@@ -135,7 +138,7 @@ pub enum Case {
 }
 
 impl Case {
-    pub const ALL: [Case; 16] = [
+    pub const ALL: [Case; 17] = [
         Case::Clean,
         Case::CleanNonBlocking,
         Case::NullStreamCopy,
@@ -147,6 +150,7 @@ impl Case {
         Case::AllocAndFree,
         Case::HostWaitOnEvent,
         Case::MemsetOnStream,
+        Case::DeviceCopyOnStream,
         Case::StreamOrderedAlloc,
         Case::StreamOrderedAllocKept,
         Case::RegisteredCopy,
@@ -167,6 +171,7 @@ impl Case {
             Case::AllocAndFree => "allocation and free before each iteration",
             Case::HostWaitOnEvent => "host waits on an event mid-issue",
             Case::MemsetOnStream => "memset on the pipeline's stream",
+            Case::DeviceCopyOnStream => "device-to-device copy on the pipeline's stream",
             Case::StreamOrderedAlloc => "stream-ordered allocation and free, pool releasing",
             Case::StreamOrderedAllocKept => "stream-ordered allocation and free, pool keeping",
             Case::RegisteredCopy => "copy in from the pageable memory, registered",
@@ -183,6 +188,7 @@ impl Case {
                 Some(Case::NullStreamCopy)
             }
             Case::MemsetOnStream => Some(Case::MemsetWithoutStream),
+            Case::DeviceCopyOnStream => Some(Case::DeviceCopyOnNullStream),
             Case::StreamOrderedAlloc | Case::StreamOrderedAllocKept => Some(Case::AllocAndFree),
             Case::RegisteredCopy | Case::StagedCopy => Some(Case::PageableCopy),
             Case::EventQuery => Some(Case::HostWaitOnEvent),
@@ -231,6 +237,7 @@ impl Case {
             | Case::CleanNonBlocking
             | Case::PerThreadStreamCopy
             | Case::MemsetOnStream
+            | Case::DeviceCopyOnStream
             | Case::StreamOrderedAlloc
             | Case::StreamOrderedAllocKept
             | Case::RegisteredCopy
@@ -267,6 +274,21 @@ pub struct Calibration {
     pub kernels_ms: f64,
 }
 
+/// The host's copy of one chunk into pinned staging memory, what the staged copy costs
+/// the host each iteration on this host: timed at 1, 2, 4, … threads up to the cores,
+/// and the staged copy's thread count (the fewest within 5% of the fastest) timed again.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StagingProbe {
+    /// Bytes of the chunk.
+    pub bytes: u64,
+    /// The threads the staged copy splits it over.
+    pub threads: usize,
+    /// The fastest copy at each thread count tried: (threads, milliseconds).
+    pub by_threads: Vec<(usize, f64)>,
+    /// Milliseconds of each copy at `threads`.
+    pub copy: Series,
+}
+
 /// Result of concurrency-breaks.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ConcurrencyBreaksResult {
@@ -274,6 +296,10 @@ pub struct ConcurrencyBreaksResult {
     pub run: RunRecord<Params>,
     pub calibration: Calibration,
     pub cases: Vec<CaseRun>,
+    /// The host's copy into staging (not recorded before the staged copy took its
+    /// thread count from it).
+    #[serde(default)]
+    pub staging: Option<StagingProbe>,
 }
 
 impl Saved for ConcurrencyBreaksResult {
@@ -294,10 +320,40 @@ impl Experiment for ConcurrencyBreaks {
     type Result = ConcurrencyBreaksResult;
     type Derived = BreaksAnalysis;
 
-    fn rows(r: &ConcurrencyBreaksResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
-        (r.cases.iter())
-            .map(|c| MeasuredRow::median(c.case.label(), c.case.label(), &c.time, MS).over_link())
-            .collect()
+    /// Every case's time per iteration (over the link); the staged copy held against
+    /// what limits it in the same run, the slower of the clean pipeline and the host's
+    /// copy into staging; and that copy itself.
+    fn rows(r: &ConcurrencyBreaksResult, derived: &Self::Derived) -> Vec<MeasuredRow> {
+        let clean_ms = |case: Case| {
+            (derived.rows.iter())
+                .find(|x| x.case == case.baseline())
+                .map(|x| x.median_ms)
+        };
+        let mut rows: Vec<MeasuredRow> = (r.cases.iter())
+            .map(|c| {
+                let row =
+                    MeasuredRow::median(c.case.label(), c.case.label(), &c.time, MS).over_link();
+                let staged = (c.case == Case::StagedCopy).then_some(r.staging.as_ref());
+                match (staged.flatten(), clean_ms(c.case)) {
+                    (Some(probe), Some(clean)) => {
+                        row.controlled_by(RowControl::Model(clean.max(probe.copy.median())))
+                    }
+                    _ => row,
+                }
+            })
+            .collect();
+        if let Some(probe) = &r.staging {
+            rows.push(MeasuredRow::median(
+                "host-copy-to-staging",
+                format!(
+                    "the host's copy of one chunk into pinned staging, {} threads",
+                    probe.threads
+                ),
+                &probe.copy,
+                MS,
+            ));
+        }
+        rows
     }
 
     fn derive(r: &ConcurrencyBreaksResult, checks: &[TraceChecks]) -> BreaksAnalysis {
@@ -318,7 +374,10 @@ impl Experiment for ConcurrencyBreaks {
         )];
         if !derived.remedies.is_empty() {
             tables.push(remedy_columns().table(
-                Some("each break beside its remedy, both against the clean pipeline in the same run; as clean: the remedy's cost is within noise (or it is faster)".into()),
+                Some(format!(
+                    "each break beside its remedy, both against the clean pipeline in the same run; as clean: the remedy is the same as clean by the rule (under the minimum effect, {}) or faster; within noise: its median is within the larger noise of the two rows",
+                    crate::verdict::percent(crate::verdict::Rule::within(ConcurrencyBreaks::NAME).min_change)
+                )),
                 &derived.remedies,
             ));
         }
@@ -360,43 +419,12 @@ impl Experiment for ConcurrencyBreaks {
         if !a.remedies.is_empty() {
             sec.note(
                 "Remedies",
-                "Each break's remedy runs in the same run, on the same streams: the memset on the last stream (`cuMemsetD32Async`); the allocation and the free in the first stream's order (`cuMemAllocFromPoolAsync`, `cuMemFreeAsync`) from a pool that hands its memory back at each synchronization (release threshold 0, as the default pool) and from one that keeps it; the same pageable memory registered once before the pipeline (`cuMemHostRegister`) and copied from asynchronously, or copied on the host into one of two pinned staging buffers in turn and in from there, the host staging the next iteration's chunk once it has issued this one's work, first waiting (`cuEventSynchronize`) for that buffer's copy in of the iteration before; `cuEventQuery` in place of `cuEventSynchronize`, the host going on whatever it answers; and for the NULL-stream copy, non-blocking streams and the per-thread default stream. The nsys analyze rule is the rule of Nsight Systems' expert system that reports the same thing (gpu_gaps: the idle GPU a call leaves where no rule names the call).",
+                "Each break's remedy runs in the same run, on the same streams: the memset on the last stream (`cuMemsetD32Async`); the allocation and the free in the first stream's order (`cuMemAllocFromPoolAsync`, `cuMemFreeAsync`) from a pool that hands its memory back at each synchronization (release threshold 0, as the default pool) and from one that keeps it; the device-to-device copy on the last stream (`cuMemcpyDtoDAsync`); the same pageable memory registered once before the pipeline (`cuMemHostRegister`) and copied from asynchronously, or copied on the host into one of two pinned staging buffers in turn and in from there, the host staging the next iteration's chunk once it has issued this one's work, first waiting (`cuEventSynchronize`) for that buffer's copy in of the iteration before, its copy split over the fewest threads that copied a chunk within 5% of the fastest on this host; `cuEventQuery` in place of `cuEventSynchronize`, the host going on whatever it answers; and for the NULL-stream copy, non-blocking streams and the per-thread default stream. The nsys analyze rule is the rule of Nsight Systems' expert system that reports the same thing (gpu_gaps: the idle GPU a call leaves where no rule names the call).",
             );
-            let clean = a.remedies.iter().filter(|x| x.as_clean()).count();
-            let clean_ms = |case: Case| {
-                (a.rows.iter())
-                    .find(|x| x.case == case.baseline())
-                    .map(|x| x.median_ms)
-            };
-            let rest: Vec<String> = (a.remedies.iter())
-                .filter(|x| !x.as_clean())
-                .map(|x| {
-                    format!(
-                        "{} ({} ms per iteration, {:.2}× the break's time{})",
-                        x.remedy.label(),
-                        cost_cell(x.remedy_cost_ms, x.remedy_verdict),
-                        x.over_break,
-                        x.remedy_host_ms.map_or(String::new(), |h| format!(
-                            "; the host's calls, which its timeline shows, took {h:.4} ms per traced iteration{}",
-                            clean_ms(x.remedy).map_or(String::new(), |c| format!(
-                                ", where a clean iteration takes {c:.4} ms"
-                            ))
-                        ))
-                    )
-                })
-                .collect();
-            sec.note(
-                "Remedies' result",
-                if rest.is_empty() {
-                    format!("All {} remedies are within noise of the clean pipeline.", a.remedies.len())
-                } else {
-                    format!(
-                        "{clean} of {} remedies are within noise of the clean pipeline; still costing: {}.",
-                        a.remedies.len(),
-                        rest.join("; ")
-                    )
-                },
-            );
+            sec.note("Remedies' result", remedies_result(a));
+            if let Some(note) = staging_note(r, a) {
+                sec.note("Staging", note);
+            }
         }
         if let Some(x) = a.rows.iter().find(|x| x.case == Case::NullStreamCopy) {
             sec.note(
@@ -436,26 +464,31 @@ impl Experiment for ConcurrencyBreaks {
             detected_as_expected: a.rows.iter().filter(|x| x.detected_as_expected).count(),
             traced: r.cases.iter().filter(|c| c.timeline.is_some()).count(),
             remedies_as_clean: a.remedies.iter().filter(|x| x.as_clean()).count(),
+            remedies_within_noise: (a.remedies.iter())
+                .filter(|x| x.remedy_within_noise)
+                .count(),
             remedies: a.remedies.len(),
         };
         let line = format!(
-            "clean {} ms per iteration, costliest break {} at {}× clean; {} of {} remedies as clean; detector as expected in {} of {} traced cases; {}",
+            "clean {} ms per iteration, costliest break {} at {}× clean; {} of {} remedies as clean ({} within noise); detector as expected in {} of {} traced cases; {}",
             x.clean_ms.map_or("–".into(), |v| format!("{v:.4}")),
             x.costliest.map_or("–", Case::label),
             x.costliest_over_clean
                 .map_or("–".into(), |v| format!("{v:.2}")),
             x.remedies_as_clean,
             x.remedies,
+            x.remedies_within_noise,
             x.detected_as_expected,
             x.traced,
             verdict(x.verified)
         );
         let finding = match (x.costliest, x.costliest_over_clean, x.clean_ms) {
             (Some(case), Some(over), Some(clean)) => format!(
-                "Of what breaks the overlap, a {} costs most: {over:.2}× the clean iteration ({clean:.3} ms); {} of {} remedies measured beside their breaks run within noise of clean; the timelines name the break as expected in {} of {} traced cases.",
+                "Of what breaks the overlap, a {} costs most: {over:.2}× the clean iteration ({clean:.3} ms); {} of {} remedies measured beside their breaks run as fast as clean by the rule ({} within noise of it); the timelines name the break as expected in {} of {} traced cases.",
                 case.label(),
                 x.remedies_as_clean,
                 x.remedies,
+                x.remedies_within_noise,
                 x.detected_as_expected,
                 x.traced
             ),

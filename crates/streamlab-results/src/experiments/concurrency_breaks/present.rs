@@ -119,6 +119,76 @@ pub(super) fn remedy_columns<'a>() -> Columns<'a, RemedyRow> {
         .show("as clean", |x| {
             (if x.as_clean() { "yes" } else { "no" }).into()
         })
+        .show("within noise", |x| {
+            (if x.remedy_within_noise { "yes" } else { "no" }).into()
+        })
+}
+
+/// The remedies against clean in words: how many are as fast as it by the rule and how
+/// many within noise of it, and what each other one still costs.
+pub(super) fn remedies_result(a: &BreaksAnalysis) -> String {
+    let clean = a.remedies.iter().filter(|x| x.as_clean()).count();
+    let within = a.remedies.iter().filter(|x| x.remedy_within_noise).count();
+    let clean_ms = |case: Case| {
+        (a.rows.iter())
+            .find(|x| x.case == case.baseline())
+            .map(|x| x.median_ms)
+    };
+    let rest: Vec<String> = (a.remedies.iter())
+        .filter(|x| !x.as_clean())
+        .map(|x| {
+            format!(
+                "{} ({} ms per iteration, {:.2}× the break's time{})",
+                x.remedy.label(),
+                cost_cell(x.remedy_cost_ms, x.remedy_verdict),
+                x.over_break,
+                x.remedy_host_ms.map_or(String::new(), |h| format!(
+                    "; the host's calls, which its timeline shows, took {h:.4} ms per traced iteration{}",
+                    clean_ms(x.remedy).map_or(String::new(), |c| format!(
+                        ", where a clean iteration takes {c:.4} ms"
+                    ))
+                ))
+            )
+        })
+        .collect();
+    let n = a.remedies.len();
+    let counted = format!(
+        "{clean} of {n} remedies run as fast as the clean pipeline by the rule (the same or faster); {within} of {n} are within noise of it"
+    );
+    if rest.is_empty() {
+        format!("{counted}.")
+    } else {
+        format!("{counted}; still costing: {}.", rest.join("; "))
+    }
+}
+
+/// The staged copy beside what limits it on this host: its copy of a chunk into pinned
+/// memory against a clean iteration, which hides it only while it is shorter.
+pub(super) fn staging_note(r: &ConcurrencyBreaksResult, a: &BreaksAnalysis) -> Option<String> {
+    let probe = r.staging.as_ref()?;
+    let remedy = a.remedies.iter().find(|x| x.remedy == Case::StagedCopy)?;
+    let clean = a.rows.iter().find(|x| x.case == Case::Clean)?;
+    let copy_ms = probe.copy.median();
+    let tried: Vec<String> = (probe.by_threads.iter())
+        .map(|(threads, ms)| format!("{threads}: {}", num(*ms, 3)))
+        .collect();
+    Some(format!(
+        "This host copies a chunk ({:.1} MiB) into pinned memory in {} ms on {} thread{} ({:.1} GB/s; fastest ms by threads tried, {}), against {} ms for a clean iteration: the pipeline hides the copy {}. The staged copy costs {} ms per iteration over clean ({}).",
+        probe.bytes as f64 / f64::from(1 << 20),
+        num(copy_ms, 4),
+        probe.threads,
+        if probe.threads == 1 { "" } else { "s" },
+        probe.bytes as f64 / copy_ms / 1e6,
+        tried.join(", "),
+        num(clean.median_ms, 4),
+        if copy_ms < clean.median_ms {
+            "while it is shorter, as here"
+        } else {
+            "only while it is shorter, which it is not here"
+        },
+        num(remedy.remedy_cost_ms, 4),
+        unchanged(remedy.remedy_verdict).unwrap_or(remedy.remedy_verdict.key()),
+    ))
 }
 
 pub(super) fn figures(r: &ConcurrencyBreaksResult, a: &BreaksAnalysis) -> Vec<FigureModel> {
