@@ -205,11 +205,14 @@ fn rustfmt_registered() -> Result<Command, String> {
     Ok(cmd)
 }
 
-/// When a task started: its wall clock, the UTC time, and whether `target/` held an
-/// earlier build.
+/// When a task started: its wall clock, the UTC time, the commit checked out and whether
+/// the tree had uncommitted changes, and whether `target/` held an earlier build of the
+/// workspace.
 struct Started {
     at: std::time::Instant,
     utc: String,
+    commit: String,
+    dirty: bool,
     built_before: bool,
 }
 
@@ -220,15 +223,28 @@ impl Started {
             .output()
             .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
             .unwrap_or_default();
+        let git = |args: &[&str]| {
+            Command::new("git")
+                .current_dir(root())
+                .args(args)
+                .output()
+                .ok()
+                .filter(|o| o.status.success())
+                .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+        };
         Started {
             at: std::time::Instant::now(),
             utc,
-            built_before: root().join("target").exists(),
+            commit: git(&["rev-parse", "HEAD"]).unwrap_or_default(),
+            dirty: git(&["status", "--porcelain"]).is_none_or(|s| !s.is_empty()),
+            built_before: built_before(&root().join("target")),
         }
     }
 
     /// Say how long the tests took, and with `record`, write it there as JSON: when, how
-    /// long, on how many cores, whether `target/` held an earlier build, and the tally.
+    /// long, on how many cores, of which commit, whether the tree had uncommitted changes
+    /// and `target/` an earlier build of the workspace, the checkout in words, and the
+    /// tally.
     fn finish(&self, record: Option<&Path>, tally: &Tally) -> Result<(), String> {
         let seconds = self.at.elapsed().as_secs_f64();
         let cores = std::thread::available_parallelism().map_or(0, usize::from);
@@ -239,13 +255,36 @@ impl Started {
         let Some(path) = record else {
             return Ok(());
         };
+        let short = &self.commit[..self.commit.len().min(12)];
+        let checkout = match (self.built_before, self.dirty) {
+            (false, false) => format!("a fresh clone of {short}, the workspace's build included"),
+            (false, true) => format!(
+                "a checkout of {short} with uncommitted changes and no earlier build, the workspace's build included"
+            ),
+            (true, _) => format!("a checkout of {short} holding an earlier build of the workspace"),
+        };
         let json = format!(
-            "{{\n  \"task\": \"cargo xtask test\",\n  \"started_utc\": \"{}\",\n  \"duration_s\": {seconds:.0},\n  \"cores\": {cores},\n  \"built_before\": {},\n  \"passed\": {},\n  \"skipped\": {}\n}}\n",
-            self.utc, self.built_before, tally.passed, tally.skipped
+            "{{\n  \"task\": \"cargo xtask test\",\n  \"started_utc\": \"{}\",\n  \"duration_s\": {seconds:.0},\n  \"cores\": {cores},\n  \"commit\": \"{}\",\n  \"dirty\": {},\n  \"built_before\": {},\n  \"checkout\": \"{checkout}\",\n  \"passed\": {},\n  \"skipped\": {}\n}}\n",
+            self.utc, self.commit, self.dirty, self.built_before, tally.passed, tally.skipped
         );
         std::fs::write(path, json)
             .map_err(|err| format!("could not write {}: {err}", path.display()))
     }
+}
+
+/// Whether `target` holds a build of the workspace's own crates from before this task:
+/// `cargo xtask` builds xtask (and the crates it depends on) before any task runs, but
+/// not the runtime, which only the workspace's build makes.
+fn built_before(target: &Path) -> bool {
+    ["debug", "release"].iter().any(|profile| {
+        std::fs::read_dir(target.join(profile).join(".fingerprint")).is_ok_and(|entries| {
+            entries.flatten().any(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .starts_with("streamlab-runtime-")
+            })
+        })
+    })
 }
 
 fn test() -> Result<Tally, String> {

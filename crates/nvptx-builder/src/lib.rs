@@ -374,19 +374,32 @@ fn dependency_dir(name: &str) -> Result<PathBuf, BuildError> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let dir =
         std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(|| PathBuf::from("."), PathBuf::from);
-    let mut metadata = Command::new(&cargo);
-    metadata
-        .args(["metadata", "--format-version", "1", "--offline"])
-        .arg("--manifest-path")
-        .arg(dir.join("Cargo.toml"));
-    // Only the packages built for this platform, whose sources cargo has fetched already.
-    if let Some(target) = std::env::var_os("TARGET") {
-        metadata.arg("--filter-platform").arg(target);
+    let metadata = |no_deps: bool| {
+        let mut metadata = Command::new(&cargo);
+        metadata.args(["metadata", "--format-version", "1", "--offline"]);
+        if no_deps {
+            metadata.arg("--no-deps");
+        }
+        metadata.arg("--manifest-path").arg(dir.join("Cargo.toml"));
+        // Only the packages built for this platform, whose sources cargo has fetched.
+        if let Some(target) = std::env::var_os("TARGET") {
+            metadata.arg("--filter-platform").arg(target);
+        }
+        metadata.output().map_err(|source| BuildError::Spawn {
+            program: format!("{} metadata", cargo.to_string_lossy()),
+            source,
+        })
+    };
+    // Every package of the resolve where cargo has them all; where it has not fetched
+    // some (a dev-dependency nothing has built yet), the workspace's own packages, which
+    // a kernel crate beside its host usually is.
+    let mut output = metadata(false)?;
+    if !output.status.success() {
+        let members = metadata(true)?;
+        if members.status.success() && has_package(&members.stdout, name) {
+            output = members;
+        }
     }
-    let output = metadata.output().map_err(|source| BuildError::Spawn {
-        program: format!("{} metadata", cargo.to_string_lossy()),
-        source,
-    })?;
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         return Err(not_found(format!(
@@ -414,6 +427,12 @@ fn dependency_dir(name: &str) -> Result<PathBuf, BuildError> {
                 .join(", ")
         ))),
     }
+}
+
+/// Whether `cargo metadata`'s JSON `stdout` lists a package named `name`.
+fn has_package(stdout: &[u8], name: &str) -> bool {
+    serde_json::from_slice::<serde_json::Value>(stdout)
+        .is_ok_and(|m| (m["packages"].as_array().into_iter().flatten()).any(|p| p["name"] == name))
 }
 
 /// Report a build error from a build script as one clear error and stop the build.
