@@ -29,6 +29,9 @@ use crate::saved::timeline::Timeline;
 use crate::saved::{MAX_STREAMS, RunRecord, UsageError, Verification};
 use crate::stats::Series;
 
+/// Kernels each stream runs, one after another (simpleHyperQ's kernel_A and kernel_B).
+pub const KERNELS_PER_STREAM: usize = 2;
+
 /// The kernel-concurrency experiment.
 pub struct KernelConcurrency;
 
@@ -164,9 +167,6 @@ impl ConcurrencyAnalysis {
             .find(|r| r.queues == queues && r.streams == streams)
     }
 }
-
-/// The kernels each stream runs, one after another.
-const KERNELS_PER_STREAM: usize = 2;
 
 /// `ceil(streams / min(queues, resident)) + 1`: the busiest queue's waves.
 pub fn model_waves(streams: usize, queues: u32, resident: u32) -> usize {
@@ -416,11 +416,17 @@ impl Experiment for KernelConcurrency {
         let overview = match a.row(32, 32) {
             Some(row) => Overview {
                 finding: format!(
-                    "32 kernels on 32 streams finish {} than one after another, {:.2}× the least time their waves allow{waves}.",
+                    "{} kernels on {} streams ({KERNELS_PER_STREAM} a stream) finish {} than one after another, {:.2}× the least time their waves allow{waves}.",
+                    KERNELS_PER_STREAM * row.streams,
+                    row.streams,
                     faster(row.serial_ms, row.concurrent_ms),
                     row.concurrent_ms / row.bound_ms
                 ),
-                result: format!("{} at 32 streams", faster(row.serial_ms, row.concurrent_ms)),
+                result: format!(
+                    "{} at {} streams",
+                    faster(row.serial_ms, row.concurrent_ms),
+                    row.streams
+                ),
                 over_bound: Some(row.concurrent_ms / row.bound_ms),
                 rust_over_cpp: None,
             },

@@ -15,7 +15,8 @@
 use std::process::{Command, Stdio};
 
 use streamlab_results::experiments::kernel_concurrency::{
-    ConcurrencyPoint, KernelConcurrency, KernelConcurrencyResult, Params, QueueRun,
+    ConcurrencyPoint, KERNELS_PER_STREAM, KernelConcurrency, KernelConcurrencyResult, Params,
+    QueueRun,
 };
 use streamlab_results::saved::Params as _;
 use streamlab_results::saved::Verification;
@@ -111,9 +112,6 @@ fn join(values: &[usize]) -> String {
         .collect::<Vec<_>>()
         .join(",")
 }
-
-/// Kernels each stream runs, one after another (simpleHyperQ's kernel_A and kernel_B).
-pub const KERNELS_PER_STREAM: usize = 2;
 
 /// A worker's measurements with the hardware queues this process started with.
 fn worker(ctx: &Context, p: &Params, queues: u32) -> Result<QueueRun, RunError> {

@@ -17,8 +17,8 @@
 //! the bound, the run times each stream count's chunks copied in alone, out alone and
 //! both ways at once (first, then once more after each of its configurations' batches),
 //! and their kernels alone. Every configuration's
-//! output is poisoned before its first batch and checked against an f64 CPU reference
-//! after it. Each timed batch is paired with one of the CUDA C++ host twin
+//! output is poisoned before its first batch and checked bit for bit after it
+//! ([`crate::sincos`]). Each timed batch is paired with one of the CUDA C++ host twin
 //! (`runtime::cpp_host`, where nvcc is found; in the first kernel set's run of a
 //! session only), the two alternating which goes first every
 //! other pair of rounds, on the same streams, buffers and kernel; its output is checked

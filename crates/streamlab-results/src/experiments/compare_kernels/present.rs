@@ -2,7 +2,7 @@
 //! its chart and its facts in `summary.json`.
 use super::analysis::{CaseRatio, ComparisonAnalysis, KernelRatios, Measure, SweepRatio};
 use super::tables::tables;
-use super::{BATCHED_SAMPLE_MS, Cache, CompareKernels, Origin};
+use super::{BATCHED_SAMPLE_MS, Cache, CompareKernels, KernelComparison, Origin};
 use crate::experiment::{self, Analyzed, Experiment, Overview, Summary};
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, BarSeries, Level, PALETTE, XAxis, YScale};
@@ -81,17 +81,19 @@ pub fn section(rust: &Analyzed<CompareKernels>) -> Result<Section, ReportError> 
         sec.note(
             "Shapes",
             format!(
-                "{} shapes in all: the write-ups', {} with tails (inner sizes that are not multiples of 8, block-ragged rows and columns, cycle counts 1–9 and odd larger ones, prime element counts) and {} drawn from seed {seed} (`--seed {seed}` draws the same ones); the sweep's shapes were timed {} launches a spelling.",
+                "{} shapes in all ({} cases: a shape's forms and cache states are cases of it): {} of the write-ups', {} with tails (inner sizes that are not multiples of 8, block-ragged rows and columns, cycle counts 1–9 and odd larger ones, prime element counts) and {} drawn from seed {seed} (`--seed {seed}` draws the same ones); the sweep's shapes were timed {} launches a spelling.",
+                shapes(c, None),
                 a.cases.len(),
-                c.cases.iter().filter(|k| k.origin == Origin::Tail).count(),
-                c.cases.iter().filter(|k| k.origin == Origin::Random).count(),
+                shapes(c, Some(Origin::Defaults)),
+                shapes(c, Some(Origin::Tail)),
+                shapes(c, Some(Origin::Random)),
                 c.run.params.sweep_launches
             ),
         );
     }
     sec.note(
         "What safety costs, and when to reach for what",
-        "A bounds check costs little by itself; what costs is what it stops the compiler from doing. A check inside the hottest loop keeps LLVM from unrolling it, so each thread has one load in flight instead of several, and a latency-bound kernel pays that in full; a kernel with enough threads hides it. The safe views move every check out of the loop, and their folds can issue the loads ahead (ZipExact::fold_ahead): the card of a safe form built on them shows its traps before the loop and a hottest loop like the unchecked kernel's. Reach for get and get_mut where a thread touches one element, and for the views (Matrix, zip_exact, GridStride) where it walks rows, columns or a grid-stride loop.",
+        "A bounds check costs little by itself; what costs is what it stops the compiler from doing. A check inside the hottest loop keeps LLVM from unrolling it, so each thread has one load in flight instead of several, and a latency-bound kernel pays that in full; a kernel with enough threads hides it. The safe views move every check out of the loop, and their folds can issue the loads ahead (ZipExact::fold_ahead): the card of a safe form built on them shows a hottest loop like the unchecked kernel's. Reach for get and get_mut where a thread touches one element, and for the views (Matrix, zip_exact, GridStride) where it walks rows, columns or a grid-stride loop.",
     );
     if (c.cases.iter()).any(|k| !k.placements.is_empty()) {
         sec.note(
@@ -261,4 +263,16 @@ pub fn summary(a: &ComparisonAnalysis) -> Summary {
         fact_lines: lines,
         ..Summary::default()
     }
+}
+
+/// The distinct shapes (a kernel at a case) `c` timed, of `origin` or of any; the math
+/// functions timed alone have no case and are no shape.
+pub(super) fn shapes(c: &KernelComparison, origin: Option<Origin>) -> usize {
+    let mut seen: Vec<(&str, &str)> = (c.cases.iter())
+        .filter(|k| !k.case.is_empty() && origin.is_none_or(|o| k.origin == o))
+        .map(|k| (k.kernel.as_str(), k.case.as_str()))
+        .collect();
+    seen.sort_unstable();
+    seen.dedup();
+    seen.len()
 }

@@ -203,3 +203,23 @@ fn the_numbers_name_where_each_worst_ratio_was_measured() {
     // fill's worst is at the one shape the run has no name for: the write-ups'.
     assert!(lines.iter().any(|(_, line)| line.contains("at the write-ups' shape)")));
 }
+
+#[test]
+fn shapes_are_counted_once_whatever_their_forms_and_cache_states() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/runs/h200-2026-11-27-0014/compare-kernels.json"
+    );
+    let r: KernelComparison = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let all = super::present::shapes(&r, None);
+    let parts: usize = [Origin::Defaults, Origin::Tail, Origin::Random]
+        .into_iter()
+        .map(|o| super::present::shapes(&r, Some(o)))
+        .sum();
+    assert_eq!(all, parts);
+    // Each shape has three forms at least, and math functions are no shape.
+    assert!(3 * all <= r.cases.len(), "{all} shapes of {} cases", r.cases.len());
+    // The write-ups' shapes: fill, the wiki's and the square matmul, AddKernel at its
+    // cycles, sincos.
+    assert!(super::present::shapes(&r, Some(Origin::Defaults)) >= 4);
+}
