@@ -68,6 +68,10 @@ impl Bench<'_> {
             let times = self.batched_round_robin(2, launches, per_sample, false, |stream, e| {
                 launch(stream, e, &mut a)
             })?;
+            // The last timed launch's output: every cell the value, as the checked ones.
+            let mut host = self.gpu.pinned(rows * cols, f32::NAN)?;
+            let what = format!("{name} {rows}×{cols}, the last timed launch's output");
+            let timed = self.timed_check(&what, (&a, &mut host), &vec![value; rows * cols])?;
             let spellings = (LANGUAGES.into_iter().zip(times).zip(&runs))
                 .map(|((language, times), (check, card))| SpellingRun {
                     language,
@@ -99,7 +103,9 @@ impl Bench<'_> {
                 ),
                 rust: None,
                 cuda: None,
-                verification: crate::verify::combine(runs.into_iter().map(|r| r.0).collect()),
+                verification: crate::verify::combine(
+                    (runs.into_iter().map(|r| r.0)).chain([timed]).collect(),
+                ),
                 cards: None,
                 max_ulps: None,
                 placements: Vec::new(),
@@ -179,7 +185,7 @@ impl Bench<'_> {
                 .filter(|e| !e.spelling.int_indices || s.int_indices())
                 .collect();
             // Checked first, at the first place.
-            let checks = self.checked(
+            let (checks, checked_last) = self.checked(
                 &entries,
                 (&mut c, &mut host_c, rows * cols),
                 |stream, e, out| launch(stream, e, out, 0),
@@ -231,6 +237,12 @@ impl Bench<'_> {
                     Some(s.input_bytes()),
                     s.origin,
                 );
+                // The last visit's inputs are the checked ones where it is the first place.
+                if visits.last().is_some_and(|v| v.0 == 0) {
+                    let what = format!("matmul {} ({})", s.case(), cache.label());
+                    let timed = self.timed_check(&what, (&c, &mut host_c), &checked_last)?;
+                    case.verification = crate::verify::combine(vec![case.verification, timed]);
+                }
                 if cache == Cache::Warm && places > 1 {
                     case.placements = (0..places)
                         .map(|place| Placement {
@@ -279,7 +291,7 @@ impl Bench<'_> {
         let mut cases = Vec::new();
         for form in KernelForm::ALL {
             let entries = self.entries(|k| &k.add_kernel_spellings, form);
-            let checks = self.checked(
+            let (checks, checked_last) = self.checked(
                 &entries,
                 (dev_out, host_out, n),
                 &mut launch,
@@ -303,7 +315,7 @@ impl Bench<'_> {
                     cache == Cache::Cold,
                     |stream, e| launch(stream, &entries[e], dev_out),
                 )?;
-                cases.push(self.case(
+                let mut case = self.case(
                     "add_kernel",
                     s.case(self.params),
                     Some(form),
@@ -318,7 +330,11 @@ impl Bench<'_> {
                     Some(cache),
                     Some(bytes),
                     s.origin,
-                ));
+                );
+                let what = format!("add_kernel {} ({})", s.case(self.params), cache.label());
+                let timed = self.timed_check(&what, (dev_out, host_out), &checked_last)?;
+                case.verification = crate::verify::combine(vec![case.verification, timed]);
+                cases.push(case);
             }
         }
         Ok(cases)
@@ -366,7 +382,7 @@ impl Bench<'_> {
             let expected = (self.sets.iter())
                 .map(|set| Ok(Expected::new(a, &Trig::measure(self.gpu, set, form, n)?)))
                 .collect::<Result<Vec<_>, RuntimeError>>()?;
-            let checks = self.checked(
+            let (checks, checked_last) = self.checked(
                 &entries,
                 (dev_out, host_out, n),
                 &mut launch,
@@ -386,7 +402,7 @@ impl Bench<'_> {
                     cache == Cache::Cold,
                     |stream, e| launch(stream, &entries[e], dev_out),
                 )?;
-                cases.push(self.case(
+                let mut case = self.case(
                     "sincos",
                     s.case(self.params),
                     Some(form),
@@ -398,7 +414,11 @@ impl Bench<'_> {
                     Some(cache),
                     Some(bytes),
                     s.origin,
-                ));
+                );
+                let what = format!("sincos over {n} ({})", cache.label());
+                let timed = self.timed_check(&what, (dev_out, host_out), &checked_last)?;
+                case.verification = crate::verify::combine(vec![case.verification, timed]);
+                cases.push(case);
             }
         }
         Ok(cases)

@@ -6,19 +6,22 @@
 //! At each shape and form, every spelling first runs once into a poisoned output on inputs
 //! whose elements all differ (seeded from the run's seed), checked element by element
 //! against the CPU (matmul in f64 within the bound of `verify::matmul_reference`, AddKernel
-//! exactly, sincos bit for bit against its language's own sines and cosines: `sincos`); then the spellings of both languages are launched in
-//! turn on one stream, an event before and after each launch, so all see the same clocks
-//! and neighbours (fill, whose launches last microseconds, runs as many launches back to
-//! back between the two events as make up `BATCHED_SAMPLE_MS`). Each sample is issued
-//! behind a closed gate the host opens once it is queued, so the GPU runs it as fast as it
-//! can, never waiting for the host's next call. A case whose inputs fit
-//! in L2 is timed twice: warm (back to back, as a kernel re-reading its inputs sees them)
-//! and cold (L2 flushed before each launch by
-//! writing a buffer twice its size). matmul's warm launches are shared among `--placements`
-//! places of its inputs in one allocation. Each spelling's card (the driver's figures at
-//! the launch shape and the PTX's counts) is read beside its times. The math library
-//! functions alone (`sinf`, `cosf`, `sincosf`: the `libm` crate's against CUDA's) run at
-//! the write-ups' sincos array, with each output's largest error in ulps.
+//! exactly, sincos bit for bit against its language's own sines and cosines: `sincos`);
+//! then the spellings of both languages are launched in turn on one stream, an event
+//! before and after each launch, so all see the same clocks and neighbours (fill, whose
+//! launches last microseconds, runs as many launches back to back between the two events
+//! as make up `BATCHED_SAMPLE_MS`). Each sample is issued behind a closed gate the host
+//! opens once it is queued, so the GPU runs it as fast as it can, never waiting for the
+//! host's next call. A case whose inputs fit in L2 is timed twice: warm (back to back, as
+//! a kernel re-reading its inputs sees them) and cold (L2 flushed before each launch by
+//! writing a buffer twice its size). matmul's warm launches are shared among
+//! `--placements` places of its inputs in one allocation. Each spelling's card (the
+//! driver's figures at the launch shape and the PTX's counts) is read beside its times.
+//! The timed launches write the same output over and over; the one the last of them
+//! leaves (matmul's where it ran at the checked place) is compared bit for bit with its
+//! spelling's checked output. The math library functions alone (`sinf`, `cosf`,
+//! `sincosf`: the `libm` crate's against CUDA's) run at the write-ups' sincos array, with
+//! each output's largest error in ulps.
 mod cases;
 mod placement;
 
@@ -35,6 +38,7 @@ use super::{Context, Run, RunError};
 use crate::measure::series;
 use crate::runtime::baseline::CudaKernels;
 use crate::runtime::gate::Gate;
+use crate::verify::Bits;
 use crate::runtime::kernels::RUST_PTX;
 use crate::runtime::spellings::{Spelled, Spelling};
 use crate::runtime::{
@@ -319,14 +323,15 @@ impl<'a> Bench<'a> {
     }
 
     /// Run each entry once into `out` (poisoned first), copy its first `len` elements
-    /// back into `host` and check them.
+    /// back into `host` and check them: the checks, and the last entry's output (which
+    /// the last timed launch of the case writes again: [`Self::timed_check`]).
     fn checked<T: Element, P>(
         &self,
         entries: &[Entry<P>],
         (out, host, len): (&mut DeviceBuffer<T>, &mut PinnedBuffer<T>, usize),
         mut launch: impl FnMut(&Stream, &Entry<P>, &mut DeviceBuffer<T>) -> Result<(), RuntimeError>,
         check: impl Fn(&Entry<P>, &[T]) -> Verification,
-    ) -> Result<Vec<Verification>, RuntimeError> {
+    ) -> Result<(Vec<Verification>, Vec<T>), RuntimeError> {
         let mut checks = Vec::with_capacity(entries.len());
         for entry in entries {
             self.stream.poison(out)?;
@@ -335,7 +340,25 @@ impl<'a> Bench<'a> {
             self.stream.synchronize()?;
             checks.push(check(entry, &host.as_slice()?[..len]));
         }
-        Ok(checks)
+        Ok((checks, host.as_slice()?[..len].to_vec()))
+    }
+
+    /// The output the case's last timed launch left in `out` (the last entry's, on the
+    /// inputs it was checked on) against what its checked launch wrote, bit for bit: the
+    /// timed launches computed what the checked one did.
+    fn timed_check<T: Element + Bits>(
+        &self,
+        what: &str,
+        (out, host): (&DeviceBuffer<T>, &mut PinnedBuffer<T>),
+        checked: &[T],
+    ) -> Result<Verification, RuntimeError> {
+        let len = checked.len();
+        self.stream.dtoh(host, 0, out, 0..len)?;
+        self.stream.synchronize()?;
+        let what = format!("{what}, the last timed launch's output");
+        Ok(crate::verify::identical(&what, &host.as_slice()?[..len], checked, |i| {
+            format!("element {i}")
+        }))
     }
 
     /// The case of `entries` at one shape and cache state, from their times and checks.
