@@ -67,6 +67,21 @@ pub unsafe fn matmul_plain(
 /// (`MatrixMut::cell_mut`). A check that fails is a panic, which traps.
 #[kernel]
 pub unsafe fn matmul_safe(a: &[f32], b: &[f32], c: &mut [f32], rows: u32, cols: u32, aligned: u32) {
+    safe_matmul(a, b, c, (rows, cols, aligned), crate::element::matmul_cell_safe);
+}
+
+/// The safe `c = a · b` of [`matmul_safe`] and its spellings: the thread's cell of `c`
+/// from `cell` over the thread's row of `a` zipped with its column of `b`, every shape
+/// checked through the views (a check that fails is a panic, which traps).
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+pub(crate) fn safe_matmul(
+    a: &[f32],
+    b: &[f32],
+    c: &mut [f32],
+    (rows, cols, aligned): (u32, u32, u32),
+    cell: impl Fn(nvptx_kernel::view::ZipExact<'_, '_, f32, f32>) -> f32,
+) {
     use nvptx_kernel::view::{Matrix, MatrixMut, zip_exact};
     let (col, row) = nvptx_kernel::thread::index_2d();
     if row >= rows || col >= cols {
@@ -82,7 +97,7 @@ pub unsafe fn matmul_safe(a: &[f32], b: &[f32], c: &mut [f32], rows: u32, cols: 
     );
     let pairs = zip_exact(a_row, b_col).expect("a's rows are as long as b's columns");
     let mut c = MatrixMut::new(c, rows, cols).expect("c holds rows × cols");
-    *c.cell_mut(row, col).expect("the cell is in c") = crate::element::matmul_cell_safe(pairs);
+    *c.cell_mut(row, col).expect("the cell is in c") = cell(pairs);
 }
 
 /// Tuned `c = a · b`: the same products in the same order, loads batched

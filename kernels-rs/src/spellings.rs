@@ -98,22 +98,13 @@ pub unsafe fn matmul_safe_zip(
     cols: u32,
     aligned: u32,
 ) {
-    use nvptx_kernel::view::{Matrix, MatrixMut, zip_exact};
-    let (col, row) = nvptx_kernel::thread::index_2d();
-    if row >= rows || col >= cols {
-        return;
-    }
-    let (row, col) = (row as usize, col as usize);
-    let (rows, cols, aligned) = (rows as usize, cols as usize, aligned as usize);
-    let a = Matrix::new(a, rows, aligned).expect("a holds rows × aligned");
-    let b = Matrix::new(b, aligned, cols).expect("b holds aligned × cols");
-    let (a_row, b_col) = (
-        a.row(row).expect("row < rows"),
-        b.column(col).expect("col < cols"),
+    crate::kernels::safe_matmul(
+        a,
+        b,
+        c,
+        (rows, cols, aligned),
+        crate::element::matmul_cell_safe_zip,
     );
-    let pairs = zip_exact(a_row, b_col).expect("a's rows are as long as b's columns");
-    let mut c = MatrixMut::new(c, rows, cols).expect("c holds rows × cols");
-    *c.cell_mut(row, col).expect("the cell is in c") = crate::element::matmul_cell_safe_zip(pairs);
 }
 
 /// Tuned AddKernel ([`crate::add_kernel`]) with the next index and the loop's test right
