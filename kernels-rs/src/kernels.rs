@@ -67,7 +67,13 @@ pub unsafe fn matmul_plain(
 /// (`MatrixMut::cell_mut`). A check that fails is a panic, which traps.
 #[kernel]
 pub unsafe fn matmul_safe(a: &[f32], b: &[f32], c: &mut [f32], rows: u32, cols: u32, aligned: u32) {
-    safe_matmul(a, b, c, (rows, cols, aligned), crate::element::matmul_cell_safe);
+    safe_matmul(
+        a,
+        b,
+        c,
+        (rows, cols, aligned),
+        crate::element::matmul_cell_safe,
+    );
 }
 
 /// The safe `c = a · b` of [`matmul_safe`] and its spellings: the thread's cell of `c`

@@ -178,30 +178,41 @@ impl Kernels {
             KernelSet::Cuda => 1,
         };
         let summary = &ptx.summary;
-        Ok(Kernels {
-            matmul_spellings: module.spellings::<k::matmul>(summary, MATMUL_SPELLINGS[language])?,
-            add_kernel_spellings: module
-                .spellings::<k::add_kernel>(summary, ADD_KERNEL_SPELLINGS[language])?,
-            set,
-            fill: module.function::<k::fill>()?,
-            fill_safe: module.function::<k::fill_safe>()?,
-            matmul_plain: module.function::<k::matmul_plain>()?,
-            matmul_safe: module.function::<k::matmul_safe>()?,
-            matmul: module.function::<k::matmul>()?,
-            add_kernel_plain: module.function::<k::add_kernel_plain>()?,
-            add_kernel_safe: module.function::<k::add_kernel_safe>()?,
-            add_kernel: module.function::<k::add_kernel>()?,
-            sincos_plain: module.function::<k::sincos_plain>()?,
-            sincos_safe: module.function::<k::sincos_safe>()?,
-            sincos: module.function::<k::sincos>()?,
-            math_sinf: module.function::<k::math_sinf>()?,
-            math_cosf: module.function::<k::math_cosf>()?,
-            math_sincosf: module.function::<k::math_sincosf>()?,
-            copy_u32: module.function::<k::copy_u32>()?,
-            empty: module.function::<k::empty>()?,
-            spin: module.function::<k::spin>()?,
-            chain_step: module.function::<k::chain_step>()?,
-        })
+        let matmul_spellings =
+            module.spellings::<k::matmul>(summary, MATMUL_SPELLINGS[language])?;
+        let add_kernel_spellings =
+            module.spellings::<k::add_kernel>(summary, ADD_KERNEL_SPELLINGS[language])?;
+        // Each kernel field from the kernel of its name.
+        macro_rules! by_name {
+            ($($name:ident),*) => {
+                Kernels {
+                    set,
+                    matmul_spellings,
+                    add_kernel_spellings,
+                    $($name: module.function::<k::$name>()?,)*
+                }
+            };
+        }
+        Ok(by_name!(
+            fill,
+            fill_safe,
+            matmul_plain,
+            matmul_safe,
+            matmul,
+            add_kernel_plain,
+            add_kernel_safe,
+            add_kernel,
+            sincos_plain,
+            sincos_safe,
+            sincos,
+            math_sinf,
+            math_cosf,
+            math_sincosf,
+            copy_u32,
+            empty,
+            spin,
+            chain_step
+        ))
     }
 
     /// matmul in `form`.
