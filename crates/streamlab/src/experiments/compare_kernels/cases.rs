@@ -7,7 +7,8 @@ use crate::sincos::{Expected, TRIG_ULPS, Trig};
 use crate::experiments::Context;
 use crate::measure::series;
 use crate::runtime::spellings::Spelling;
-use crate::runtime::{DeviceBuffer, PinnedBuffer, RuntimeError, Shape, Stream};
+use crate::runtime::{DeviceBuffer, Element, PinnedBuffer, RuntimeError, Shape, Stream};
+use crate::verify::Bits;
 use std::ops::Range;
 use streamlab_results::experiments::compare_kernels::shapes::{
     AddShape, FillShape, MatmulShape, SincosShape,
@@ -17,7 +18,7 @@ use streamlab_results::experiments::compare_kernels::{
 };
 use streamlab_results::experiments::matmul_streams;
 use streamlab_results::rng::Rng;
-use streamlab_results::saved::{KernelForm, KernelSet};
+use streamlab_results::saved::{KernelForm, KernelSet, Verification};
 
 impl Bench<'_> {
     /// `fill` (one raw-pointer store: its plain and tuned forms are one) and `fill_safe`
@@ -305,37 +306,18 @@ impl Bench<'_> {
                     crate::add_kernel::check(input, out, (h.add_value, cycles), &what)
                 },
             )?;
-            let cards = self.cards(&entries, shape)?;
-            let bytes = 4 * n as u64;
-            for cache in self.caches(bytes) {
-                let launches = self.launches(s.origin);
-                let times = self.round_robin(
-                    entries.len(),
-                    launches,
-                    cache == Cache::Cold,
-                    |stream, e| launch(stream, &entries[e], dev_out),
-                )?;
-                let mut case = self.case(
-                    "add_kernel",
-                    s.case(self.params),
-                    Some(form),
-                    format!(
-                        "{n} ints, {blocks} blocks × {} threads, add {}",
-                        h.threads, h.add_value
-                    ),
-                    &entries,
-                    times,
-                    &checks,
-                    &cards,
-                    Some(cache),
-                    Some(bytes),
-                    s.origin,
-                );
-                let what = format!("add_kernel {} ({})", s.case(self.params), cache.label());
-                let timed = self.timed_check(&what, (dev_out, host_out), &checked_last)?;
-                case.verification = crate::verify::combine(vec![case.verification, timed]);
-                cases.push(case);
-            }
+            let words = format!(
+                "{n} ints, {blocks} blocks × {} threads, add {}",
+                h.threads, h.add_value
+            );
+            cases.extend(self.elementwise_cases(
+                ("add_kernel", s.case(self.params), form, words),
+                &entries,
+                (&checks, &checked_last),
+                (dev_out, host_out),
+                (shape, s.origin),
+                &mut launch,
+            )?);
         }
         Ok(cases)
     }
@@ -392,34 +374,61 @@ impl Bench<'_> {
                         .check(&format!("sincos over {n} ({})", e.language.label()), out)
                 },
             )?;
-            let cards = self.cards(&entries, shape)?;
-            let bytes = 4 * n as u64;
-            for cache in self.caches(bytes) {
-                let launches = self.launches(s.origin);
-                let times = self.round_robin(
-                    entries.len(),
-                    launches,
-                    cache == Cache::Cold,
-                    |stream, e| launch(stream, &entries[e], dev_out),
-                )?;
-                let mut case = self.case(
-                    "sincos",
-                    s.case(self.params),
-                    Some(form),
-                    format!("{n} floats, {} blocks × {threads} threads", shape.grid.0),
-                    &entries,
-                    times,
-                    &checks,
-                    &cards,
-                    Some(cache),
-                    Some(bytes),
-                    s.origin,
-                );
-                let what = format!("sincos over {n} ({})", cache.label());
-                let timed = self.timed_check(&what, (dev_out, host_out), &checked_last)?;
-                case.verification = crate::verify::combine(vec![case.verification, timed]);
-                cases.push(case);
-            }
+            let words = format!("{n} floats, {} blocks × {threads} threads", shape.grid.0);
+            cases.extend(self.elementwise_cases(
+                ("sincos", s.case(self.params), form, words),
+                &entries,
+                (&checks, &checked_last),
+                (dev_out, host_out),
+                (shape, s.origin),
+                &mut launch,
+            )?);
+        }
+        Ok(cases)
+    }
+
+    /// An element-wise kernel's cases at one shape and form, one per cache state (warm,
+    /// and cold where its 4-byte elements fit in L2): `entries` timed round-robin, each
+    /// `launch` writing `out`, beside their `checks`; each case's last timed launch's
+    /// output read back through `host` and held to `checked_last`, the last entry's
+    /// checked output.
+    #[allow(clippy::type_complexity)]
+    fn elementwise_cases<T: Element + Bits, P>(
+        &mut self,
+        (kernel, case, form, words): (&str, String, KernelForm, String),
+        entries: &[Entry<P>],
+        (checks, checked_last): (&[Verification], &[T]),
+        (out, host): (&mut DeviceBuffer<T>, &mut PinnedBuffer<T>),
+        (shape, origin): (Shape, Origin),
+        launch: &mut impl FnMut(&Stream, &Entry<P>, &mut DeviceBuffer<T>) -> Result<(), RuntimeError>,
+    ) -> Result<Vec<KernelCase>, RuntimeError> {
+        let cards = self.cards(entries, shape)?;
+        let bytes = (checked_last.len() * size_of::<T>()) as u64;
+        let mut cases = Vec::new();
+        for cache in self.caches(bytes) {
+            let launches = self.launches(origin);
+            let cold = cache == Cache::Cold;
+            let times = self.round_robin(entries.len(), launches, cold, |stream, e| {
+                launch(stream, &entries[e], out)
+            })?;
+            let mut timed_case = self.case(
+                kernel,
+                case.clone(),
+                Some(form),
+                words.clone(),
+                entries,
+                times,
+                checks,
+                &cards,
+                Some(cache),
+                Some(bytes),
+                origin,
+            );
+            let what = format!("{kernel} {case} ({})", cache.label());
+            let timed = self.timed_check(&what, (out, host), checked_last)?;
+            timed_case.verification =
+                crate::verify::combine(vec![timed_case.verification, timed]);
+            cases.push(timed_case);
         }
         Ok(cases)
     }
