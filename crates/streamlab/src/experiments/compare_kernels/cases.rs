@@ -403,7 +403,7 @@ impl Bench<'_> {
         launch: &mut impl FnMut(&Stream, &Entry<P>, &mut DeviceBuffer<T>) -> Result<(), RuntimeError>,
     ) -> Result<Vec<KernelCase>, RuntimeError> {
         let cards = self.cards(entries, shape)?;
-        let bytes = (checked_last.len() * size_of::<T>()) as u64;
+        let bytes = size_of_val(checked_last) as u64;
         let mut cases = Vec::new();
         for cache in self.caches(bytes) {
             let launches = self.launches(origin);
