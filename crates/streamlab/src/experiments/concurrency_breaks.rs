@@ -164,7 +164,9 @@ impl<'a> Pipeline<'a> {
         Some((part.len() * size_of::<i32>()) as u64)
     }
 
-    /// Issue iteration `i` of `case` through `rec` on `streams`.
+    /// Issue iteration `i` of `case` through `rec` on `streams`: the case's break before
+    /// the copies in, every chunk's copy in, the break after them, every kernel, every
+    /// copy out, and the staged copy's next chunk.
     fn iteration(
         &mut self,
         rec: &mut Recorder,
@@ -173,13 +175,57 @@ impl<'a> Pipeline<'a> {
         i: usize,
     ) -> Result<(), RuntimeError> {
         let last = streams.len() - 1;
+        self.before_copies_in(rec, streams, case, i)?;
+        let staged_from = self.copies_in(rec, streams, case, i)?;
+        self.after_copies_in(rec, last, case, i)?;
+        for s in 0..streams.len() {
+            let part = self.parts[s].clone();
+            let (kernel, shape, cycles) = (&self.kernel, self.shape, self.cycles);
+            let (dev_out, dev_in) = (&mut self.dev_out, &self.dev_in);
+            rec.op(s, i, OpKind::Kernel, None, |stream| {
+                let args = (
+                    dev_out.slice_mut(part.clone()),
+                    dev_in.slice(part.clone()),
+                    ADD_VALUE,
+                    cycles,
+                );
+                stream.launch(kernel, shape, args)
+            })?;
+        }
+        streams[last].record(&self.chunk_free)?;
+        for s in 0..streams.len() {
+            let part = self.parts[s].clone();
+            let bytes = self.bytes(&part);
+            let (host_out, dev_out) = (&mut self.host_out, &self.dev_out);
+            rec.op(s, i, OpKind::DtoH, bytes, |stream| {
+                stream.dtoh(host_out, part.start, dev_out, part.clone())
+            })?;
+        }
+        streams[last].record(&self.done)?;
+        if let Some(k) = staged_from {
+            // The next iteration's chunk (in this sample or the next), staged into the other
+            // buffer while the GPU has this one.
+            let next = (k + 1) % STAGING_BUFFERS;
+            self.stage(rec, i, next)?;
+            self.ready = Some(next);
+        }
+        Ok(())
+    }
+
+    /// The allocation cases' work before an iteration's copies in.
+    fn before_copies_in(
+        &mut self,
+        rec: &mut Recorder,
+        streams: &[Stream],
+        case: Case,
+        i: usize,
+    ) -> Result<(), RuntimeError> {
         let gpu = self.gpu;
-        let scratch_bytes = SCRATCH_WORDS * size_of::<u32>();
         match case {
             Case::AllocAndFree => rec.host(i, "cuMemAlloc + cuMemFree", || {
                 drop(gpu.alloc::<u32>(SCRATCH_WORDS)?);
                 Ok(())
-            })?,
+            }),
             Case::StreamOrderedAlloc | Case::StreamOrderedAllocKept => {
                 let pool = if case == Case::StreamOrderedAlloc {
                     &self.pool_releasing
@@ -187,11 +233,22 @@ impl<'a> Pipeline<'a> {
                     &self.pool_keeping
                 };
                 // Issued as any stream work is: no host call that waits, so none traced.
-                streams[0].alloc_and_free(pool, scratch_bytes)?
+                streams[0].alloc_and_free(pool, SCRATCH_WORDS * size_of::<u32>())
             }
-            _ => {}
+            _ => Ok(()),
         }
-        // The staging buffer this iteration copies the last chunk in from.
+    }
+
+    /// Every chunk's copy in, the last one's as `case` issues it: the staging buffer it
+    /// came from, for the staged copy.
+    fn copies_in(
+        &mut self,
+        rec: &mut Recorder,
+        streams: &[Stream],
+        case: Case,
+        i: usize,
+    ) -> Result<Option<usize>, RuntimeError> {
+        let last = streams.len() - 1;
         let mut staged_from = None;
         for s in 0..streams.len() {
             let part = self.parts[s].clone();
@@ -235,79 +292,44 @@ impl<'a> Pipeline<'a> {
                 })?;
             }
         }
-        let scratch_bytes = Some(scratch_bytes as u64);
+        Ok(staged_from)
+    }
+
+    /// The memset, device-to-device copy and host wait cases' work after an iteration's
+    /// copies in (on the NULL stream, without one, or on stream `last`).
+    fn after_copies_in(
+        &mut self,
+        rec: &mut Recorder,
+        last: usize,
+        case: Case,
+        i: usize,
+    ) -> Result<(), RuntimeError> {
+        let gpu = self.gpu;
+        let bytes = Some((SCRATCH_WORDS * size_of::<u32>()) as u64);
+        let (scratch, copy) = (&mut self.scratch, &mut self.scratch_copy);
         match case {
-            Case::MemsetWithoutStream => {
-                let scratch = &mut self.scratch;
-                rec.on_lane(i, OpKind::Memset, scratch_bytes, "cuMemsetD32", |_| {
-                    gpu.memset_without_stream(scratch, i as u32)
-                })?;
-            }
+            Case::MemsetWithoutStream => rec.on_lane(i, OpKind::Memset, bytes, "cuMemsetD32", |_| {
+                gpu.memset_without_stream(scratch, i as u32)
+            }),
             Case::DeviceCopyOnNullStream => {
-                let (from, to) = (&self.scratch, &mut self.scratch_copy);
-                rec.on_lane(
-                    i,
-                    OpKind::DtoD,
-                    scratch_bytes,
-                    "cuMemcpyDtoDAsync",
-                    |lane| lane.dtod(to, 0, from, 0..SCRATCH_WORDS),
-                )?;
+                rec.on_lane(i, OpKind::DtoD, bytes, "cuMemcpyDtoDAsync", |lane| {
+                    lane.dtod(copy, 0, scratch, 0..SCRATCH_WORDS)
+                })
             }
-            Case::MemsetOnStream => {
-                let scratch = &mut self.scratch;
-                rec.op(last, i, OpKind::Memset, scratch_bytes, |stream| {
-                    stream.memset_d32(scratch, i as u32)
-                })?;
-            }
-            Case::DeviceCopyOnStream => {
-                let (from, to) = (&self.scratch, &mut self.scratch_copy);
-                rec.op(last, i, OpKind::DtoD, scratch_bytes, |stream| {
-                    stream.dtod(to, 0, from, 0..SCRATCH_WORDS)
-                })?;
-            }
+            Case::MemsetOnStream => rec.op(last, i, OpKind::Memset, bytes, |stream| {
+                stream.memset_d32(scratch, i as u32)
+            }),
+            Case::DeviceCopyOnStream => rec.op(last, i, OpKind::DtoD, bytes, |stream| {
+                stream.dtod(copy, 0, scratch, 0..SCRATCH_WORDS)
+            }),
             Case::HostWaitOnEvent => {
                 let done = &self.done;
-                rec.host(i, "cuEventSynchronize", || done.synchronize())?;
+                rec.host(i, "cuEventSynchronize", || done.synchronize())
             }
             // The host asks and goes on: no wait, so no host call traced.
-            Case::EventQuery => drop(self.done.query()?),
-            _ => {}
+            Case::EventQuery => self.done.query().map(drop),
+            _ => Ok(()),
         }
-        for s in 0..streams.len() {
-            let part = self.parts[s].clone();
-            let (kernel, shape, cycles) = (&self.kernel, self.shape, self.cycles);
-            let (dev_out, dev_in) = (&mut self.dev_out, &self.dev_in);
-            rec.op(s, i, OpKind::Kernel, None, |stream| {
-                stream.launch(
-                    kernel,
-                    shape,
-                    (
-                        dev_out.slice_mut(part.clone()),
-                        dev_in.slice(part.clone()),
-                        ADD_VALUE,
-                        cycles,
-                    ),
-                )
-            })?;
-        }
-        streams[last].record(&self.chunk_free)?;
-        for s in 0..streams.len() {
-            let part = self.parts[s].clone();
-            let bytes = self.bytes(&part);
-            let (host_out, dev_out) = (&mut self.host_out, &self.dev_out);
-            rec.op(s, i, OpKind::DtoH, bytes, |stream| {
-                stream.dtoh(host_out, part.start, dev_out, part.clone())
-            })?;
-        }
-        streams[last].record(&self.done)?;
-        if let Some(k) = staged_from {
-            // The next iteration's chunk (in this sample or the next), staged into the other
-            // buffer while the GPU has this one.
-            let next = (k + 1) % STAGING_BUFFERS;
-            self.stage(rec, i, next)?;
-            self.ready = Some(next);
-        }
-        Ok(())
     }
 
     /// Copy the last chunk of the pageable input into staging buffer `k` once the GPU has
