@@ -124,28 +124,15 @@ impl Bench<'_> {
     /// placed at each of `--placements` places in one allocation (warm) and at the first
     /// (cold, where they fit in L2).
     pub(super) fn matmul(&mut self, s: &MatmulShape) -> Result<Vec<KernelCase>, RuntimeError> {
-        let (rows, cols, inner) = (s.rows as usize, s.cols as usize, s.inner as usize);
+        let (rows, cols) = (s.rows as usize, s.cols as usize);
         // The write-ups' shapes at every placement; the sweep's (few launches) at one.
         let places = match s.origin {
             Origin::Defaults => self.params.placements,
             _ => 1,
         };
-        let (a_len, b_len) = (rows * inner, inner * cols);
-        let step = PLACEMENT_STEP_BYTES / size_of::<f32>();
-        let slab_len = placed_len(places, [a_len, b_len], step);
-        self.gpu
-            .ensure_fits(((slab_len + rows * cols) * size_of::<f32>()) as u64)?;
-        let mut host_slab = self.gpu.pinned(slab_len, 0.0f32)?;
-        Rng::new(input_seed(
-            self.seed,
-            u64::from(s.rows) << 40 ^ u64::from(s.cols) << 20 ^ u64::from(s.inner),
-        ))
-        .fill_signed_unit(host_slab.as_mut_slice()?);
-        let mut slab: DeviceBuffer<f32> = self.gpu.alloc(slab_len)?;
+        let inputs = self.matmul_inputs(s, places)?;
         let mut c: DeviceBuffer<f32> = self.gpu.alloc(rows * cols)?;
         let mut host_c = self.gpu.pinned(rows * cols, f32::NAN)?;
-        self.stream.htod(&mut slab, 0, &host_slab, 0..slab_len)?;
-        self.stream.synchronize()?;
         let m = matmul_streams::Params::default();
         let shape = Shape {
             grid: (
@@ -154,30 +141,15 @@ impl Bench<'_> {
             ),
             block: (m.block, m.block),
         };
-        let layout: Vec<[Range<usize>; 2]> = (0..places)
-            .map(|place| placed_inputs(place, places, [a_len, b_len], step))
-            .collect();
-        let reference = {
-            let host = host_slab.as_slice()?;
-            let [a, b] = &layout[0];
-            crate::verify::matmul_reference(&host[a.clone()], &host[b.clone()], rows, cols, inner)
-        };
-        let launch_words = format!(
-            "{rows} × {cols} output, inner {inner}, grid {:?} × block {:?}",
-            shape.grid, shape.block
+        let words = format!(
+            "{rows} × {cols} output, inner {}, grid {:?} × block {:?}",
+            s.inner, shape.grid, shape.block
         );
         // One launch, checked and timed: `c = a · b` with the inputs at `place`.
-        let slab = &slab;
+        let (slab, layout) = (&inputs.slab, &inputs.layout);
         let launch = |stream: &Stream, e: &Entry<_>, c: &mut DeviceBuffer<f32>, place: usize| {
             let [a, b] = layout[place].clone();
-            let args = (
-                slab.slice(a),
-                slab.slice(b),
-                c.all_mut(),
-                s.rows,
-                s.cols,
-                s.inner,
-            );
+            let args = (slab.slice(a), slab.slice(b), c.all_mut(), s.rows, s.cols, s.inner);
             stream.launch(&e.function, shape, args)
         };
         let mut cases = Vec::new();
@@ -186,21 +158,14 @@ impl Bench<'_> {
                 .filter(|e| !e.spelling.int_indices || s.int_indices())
                 .collect();
             // Checked first, at the first place.
-            let (checks, checked_last) = self.checked(
+            let checked = self.checked(
                 &entries,
                 (&mut c, &mut host_c, rows * cols),
                 |stream, e, out| launch(stream, e, out, 0),
                 |e, out| {
-                    crate::verify::compare_each(
-                        &format!(
-                            "matmul {} {} ({})",
-                            s.case(),
-                            e.spelling.entry,
-                            e.language.label()
-                        ),
-                        out,
-                        |i| reference[i],
-                    )
+                    let (entry, language) = (e.spelling.entry, e.language.label());
+                    let what = format!("matmul {} {entry} ({language})", s.case());
+                    crate::verify::compare_each(&what, out, |i| inputs.reference[i])
                 },
             )?;
             let cards = self.cards(&entries, shape)?;
@@ -223,16 +188,15 @@ impl Bench<'_> {
                         by_place[e][place].extend(t);
                     }
                 }
-                let times: Vec<Vec<f64>> =
-                    (by_place.iter()).map(|places| places.concat()).collect();
+                let times = (by_place.iter()).map(|places| places.concat()).collect();
                 let mut case = self.case(
                     "matmul",
                     s.case(),
                     Some(form),
-                    launch_words.clone(),
+                    words.clone(),
                     &entries,
                     times,
-                    &checks,
+                    &checked.0,
                     &cards,
                     Some(cache),
                     Some(s.input_bytes()),
@@ -241,28 +205,48 @@ impl Bench<'_> {
                 // The last visit's inputs are the checked ones where it is the first place.
                 if visits.last().is_some_and(|v| v.0 == 0) {
                     let what = format!("matmul {} ({})", s.case(), cache.label());
-                    let timed = self.timed_check(&what, (&c, &mut host_c), &checked_last)?;
+                    let timed = self.timed_check(&what, (&c, &mut host_c), &checked.1)?;
                     case.verification = crate::verify::combine(vec![case.verification, timed]);
                 }
                 if cache == Cache::Warm && places > 1 {
-                    case.placements = (0..places)
-                        .map(|place| Placement {
-                            offsets_bytes: (layout[place].iter())
-                                .map(|r| r.start * size_of::<f32>())
-                                .collect(),
-                            visits: visits.iter().filter(|v| v.0 == place).count(),
-                            rust: None,
-                            cuda: None,
-                        })
-                        .collect();
-                    for (spelling, places) in case.spellings.iter_mut().zip(by_place) {
-                        spelling.by_place = places.into_iter().map(series).collect();
-                    }
+                    inputs.place(&mut case, &visits, by_place);
                 }
                 cases.push(case);
             }
         }
         Ok(cases)
+    }
+
+    /// matmul's inputs at `s`, at each of `places` places of one allocation on the GPU,
+    /// drawn from the run's seed, with the reference of `c` for the first place's.
+    fn matmul_inputs(&self, s: &MatmulShape, places: usize) -> Result<MatmulInputs, RuntimeError> {
+        let (rows, cols, inner) = (s.rows as usize, s.cols as usize, s.inner as usize);
+        let (a_len, b_len) = (rows * inner, inner * cols);
+        let step = PLACEMENT_STEP_BYTES / size_of::<f32>();
+        let slab_len = placed_len(places, [a_len, b_len], step);
+        self.gpu
+            .ensure_fits(((slab_len + rows * cols) * size_of::<f32>()) as u64)?;
+        let mut host_slab = self.gpu.pinned(slab_len, 0.0f32)?;
+        Rng::new(input_seed(
+            self.seed,
+            u64::from(s.rows) << 40 ^ u64::from(s.cols) << 20 ^ u64::from(s.inner),
+        ))
+        .fill_signed_unit(host_slab.as_mut_slice()?);
+        let mut slab: DeviceBuffer<f32> = self.gpu.alloc(slab_len)?;
+        self.stream.htod(&mut slab, 0, &host_slab, 0..slab_len)?;
+        self.stream.synchronize()?;
+        let layout: Vec<[Range<usize>; 2]> = (0..places)
+            .map(|place| placed_inputs(place, places, [a_len, b_len], step))
+            .collect();
+        let host = host_slab.as_slice()?;
+        let [a, b] = &layout[0];
+        let reference =
+            crate::verify::matmul_reference(&host[a.clone()], &host[b.clone()], rows, cols, inner);
+        Ok(MatmulInputs {
+            slab,
+            layout,
+            reference,
+        })
     }
 
     pub(super) fn add_kernel(
@@ -443,8 +427,8 @@ impl Bench<'_> {
         let mut sines: DeviceBuffer<f32> = self.gpu.alloc(n)?;
         let mut cosines: DeviceBuffer<f32> = self.gpu.alloc(n)?;
         let shape = Shape::cover(n, threads);
-        let sin = |i: usize| (i as f32 as f64).sin();
-        let cos = |i: usize| (i as f32 as f64).cos();
+        let sin: fn(usize) -> f64 = |i| (i as f32 as f64).sin();
+        let cos: fn(usize) -> f64 = |i| (i as f32 as f64).cos();
         let mut cases = Vec::new();
         for name in MATH {
             let sets = self.sets;
@@ -474,27 +458,14 @@ impl Bench<'_> {
                 self.stream.dtoh(&mut host_s, 0, &sines, 0..n)?;
                 self.stream.dtoh(&mut host_c, 0, &cosines, 0..n)?;
                 self.stream.synchronize()?;
-                let outputs: [(&str, &PinnedBuffer<f32>, &Reference); 2] =
-                    [("sine", &host_s, &sin), ("cosine", &host_c, &cos)];
+                let outputs = [("sine", &host_s, sin), ("cosine", &host_c, cos)];
                 for (what, host, reference) in outputs {
-                    let wanted = match name {
-                        "sinf" => what == "sine",
-                        "cosf" => what == "cosine",
-                        _ => true,
-                    };
-                    if !wanted {
-                        continue;
+                    if math_writes(name, what) {
+                        let (check, worst) =
+                            math_check(name, what, LANGUAGES[language], host.as_slice()?, reference);
+                        checks.push(check);
+                        ulps[language] = ulps[language].max(worst);
                     }
-                    checks.push(crate::verify::compare_each(
-                        &format!("{name} {what} ({})", LANGUAGES[language].label()),
-                        host.as_slice()?,
-                        |i| {
-                            let want = reference(i);
-                            (want, TRIG_ULPS * crate::verify::ulp_of(want))
-                        },
-                    ));
-                    ulps[language] =
-                        ulps[language].max(crate::verify::max_ulps(host.as_slice()?, reference));
                 }
             }
             let (sines, cosines) = (&mut sines, &mut cosines);
@@ -554,8 +525,59 @@ fn fill_shape(m: &matmul_streams::Params, r: usize, k: usize) -> Shape {
     }
 }
 
-/// An output's reference value by index.
-type Reference = dyn Fn(usize) -> f64 + Sync;
+/// Whether math function `name` writes its `what` ("sine" or "cosine").
+fn math_writes(name: &str, what: &str) -> bool {
+    match name {
+        "sinf" => what == "sine",
+        "cosf" => what == "cosine",
+        _ => true,
+    }
+}
+
+/// Math function `name`'s `what` in `language`, `out`, against its f64 `reference`: each
+/// element within [`TRIG_ULPS`], and the largest error in ulps.
+fn math_check(
+    name: &str,
+    what: &str,
+    language: KernelSet,
+    out: &[f32],
+    reference: fn(usize) -> f64,
+) -> (Verification, f64) {
+    let check = crate::verify::compare_each(
+        &format!("{name} {what} ({})", language.label()),
+        out,
+        |i| {
+            let want = reference(i);
+            (want, TRIG_ULPS * crate::verify::ulp_of(want))
+        },
+    );
+    (check, crate::verify::max_ulps(out, reference))
+}
 
 /// The math library functions timed alone ("whose math").
 const MATH: [&str; 3] = ["sinf", "cosf", "sincosf"];
+
+/// matmul's inputs on the GPU: one allocation holding `a` and `b` at each place of
+/// `layout`, and the f64 reference of `c` (with each cell's tolerance) for the first.
+struct MatmulInputs {
+    slab: DeviceBuffer<f32>,
+    layout: Vec<[Range<usize>; 2]>,
+    reference: Vec<(f64, f64)>,
+}
+
+impl MatmulInputs {
+    /// `case`'s places: each one's offsets and visits, and each spelling's times there.
+    fn place(&self, case: &mut KernelCase, visits: &[(usize, usize)], by_place: Vec<Vec<Vec<f64>>>) {
+        case.placements = (self.layout.iter().enumerate())
+            .map(|(place, inputs)| Placement {
+                offsets_bytes: inputs.iter().map(|r| r.start * size_of::<f32>()).collect(),
+                visits: visits.iter().filter(|v| v.0 == place).count(),
+                rust: None,
+                cuda: None,
+            })
+            .collect();
+        for (spelling, places) in case.spellings.iter_mut().zip(by_place) {
+            spelling.by_place = places.into_iter().map(series).collect();
+        }
+    }
+}
