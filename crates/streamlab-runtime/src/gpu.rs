@@ -1,5 +1,6 @@
-//! One GPU ([`Gpu`]): its context, its Rust kernels, and what it makes: device, pinned
-//! and mapped buffers (zeroed or filled: never uninitialised), streams and events.
+//! One GPU ([`Gpu`]): its context, its Rust kernels, and the buffers it makes: device,
+//! pinned and mapped (zeroed or filled: never uninitialised). Its streams, events and
+//! memory pools are made in [`crate::stream`].
 use std::ffi::c_void;
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -9,8 +10,7 @@ use streamlab_results::saved::DeviceInfo;
 
 use crate::buffer::{DeviceBuffer, Element, MappedBuffer, PinnedBuffer};
 use crate::kernels::{self, CheckedPtx, Kernels};
-use crate::pending::{self, GpuWork, StreamWork};
-use crate::stream::{Event, MemPool, Stream};
+use crate::pending::{self, GpuWork};
 use crate::{Context, RuntimeError, device, driver_present, raw};
 
 /// One GPU with a current context and the Rust kernels loaded.
@@ -127,83 +127,6 @@ impl Gpu {
         })
     }
 
-    /// `count` new non-blocking streams.
-    pub fn streams(&self, count: usize) -> Result<Vec<Stream<'_>>, RuntimeError> {
-        (0..count)
-            .map(|_| self.stream(result::stream::StreamKind::NonBlocking))
-            .collect()
-    }
-
-    /// `count` new blocking streams: the legacy NULL stream waits for them and holds
-    /// them back (concurrency-breaks shows what that costs).
-    pub fn blocking_streams(&self, count: usize) -> Result<Vec<Stream<'_>>, RuntimeError> {
-        (0..count)
-            .map(|_| self.stream(result::stream::StreamKind::Default))
-            .collect()
-    }
-
-    /// The stream priorities this GPU's context offers, `(least, greatest)`: the
-    /// driver numbers them downwards, so the greatest priority is the lowest number
-    /// (`cuCtxGetStreamPriorityRange`).
-    pub fn stream_priorities(&self) -> Result<(i32, i32), RuntimeError> {
-        self.work.within(|| {
-            result::stream::get_priority_range().doing("reading the stream priority range")
-        })
-    }
-
-    /// `count` new non-blocking streams of `priority` (within
-    /// [`Gpu::stream_priorities`]; the driver clamps one outside it): a block of a
-    /// higher-priority stream's kernel waiting for room starts before any waiting block
-    /// of a lower one.
-    pub fn streams_at(&self, count: usize, priority: i32) -> Result<Vec<Stream<'_>>, RuntimeError> {
-        (0..count)
-            .map(|_| self.stream_with(result::stream::StreamKind::NonBlocking, priority))
-            .collect()
-    }
-
-    fn stream(&self, kind: result::stream::StreamKind) -> Result<Stream<'_>, RuntimeError> {
-        self.stream_with(kind, 0)
-    }
-
-    /// A new stream of `kind` at `priority` (0, the default, for the others).
-    fn stream_with(
-        &self,
-        kind: result::stream::StreamKind,
-        priority: i32,
-    ) -> Result<Stream<'_>, RuntimeError> {
-        let raw = self.work.within(|| {
-            result::stream::create_with_priority(kind, priority).doing("creating a stream")
-        })?;
-        Ok(Stream {
-            raw,
-            owned: true,
-            work: StreamWork::new(self.work.clone(), Some(raw)),
-            _gpu: PhantomData,
-        })
-    }
-
-    /// The legacy NULL stream (`CU_STREAM_LEGACY`): work on it waits for every blocking
-    /// stream's earlier work, and their later work waits for it.
-    pub fn legacy_null_stream(&self) -> Stream<'_> {
-        self.default_stream(0x1 as sys::CUstream)
-    }
-
-    /// The calling thread's per-thread default stream (`CU_STREAM_PER_THREAD`): an
-    /// ordinary stream that only the legacy NULL stream joins.
-    pub fn per_thread_stream(&self) -> Stream<'_> {
-        self.default_stream(0x2 as sys::CUstream)
-    }
-
-    /// One of the driver's default streams, which waiting for the whole GPU settles.
-    fn default_stream(&self, raw: sys::CUstream) -> Stream<'_> {
-        Stream {
-            raw,
-            owned: false,
-            work: StreamWork::new(self.work.clone(), None),
-            _gpu: PhantomData,
-        }
-    }
-
     /// Set every 32-bit word of `buf` to `value` with `cuMemsetD32`, a call that takes no
     /// stream: it runs on the legacy NULL stream.
     pub fn memset_without_stream(
@@ -217,32 +140,11 @@ impl Gpu {
             .doing("setting GPU memory without a stream")
     }
 
-    /// A stream-ordered memory pool on this GPU ([`Stream::alloc_and_free`]): `keep`
-    /// false hands freed memory back to the driver at the next synchronization (the
-    /// release threshold of the device's default pool, 0); true keeps it for the pool's
-    /// next allocations.
-    pub fn mem_pool(&self, keep: bool) -> Result<MemPool<'_>, RuntimeError> {
-        let threshold = if keep { u64::MAX } else { 0 };
-        let raw = self.work.within(|| {
-            raw::mem_pool_create(self.device, threshold).doing("creating a memory pool")
-        })?;
-        Ok(MemPool {
-            raw,
-            work: self.work.clone(),
-            _gpu: PhantomData,
-        })
-    }
-
     /// `host` page-locked where it lies (`cuMemHostRegister`): copies from and to it
     /// run asynchronously, as from a buffer [`Gpu::pinned`] allocates, with no copy of the
     /// data into one. Unregistered when the buffer is dropped.
     pub fn register<T: Element>(&self, host: Vec<T>) -> Result<PinnedBuffer<T>, RuntimeError> {
         PinnedBuffer::register(host, &self.work)
-    }
-
-    /// A new timing event.
-    pub fn event(&self) -> Result<Event, RuntimeError> {
-        self.work.within(Event::new)
     }
 
     /// Wait until all work on the GPU has finished.

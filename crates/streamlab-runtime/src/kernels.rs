@@ -24,7 +24,7 @@ use nvptx_kernel::{Kernel, KernelSignature};
 use streamlab_results::card::{DriverCard, occupancy};
 use streamlab_results::saved::{KernelForm, KernelSet};
 
-use crate::spellings::{ADD_KERNEL_SPELLINGS, MATMUL_SPELLINGS, Spelled, Spelling};
+use crate::spellings::{ADD_KERNEL_SPELLINGS, MATMUL_SPELLINGS, Spelling};
 use crate::{Context as _, RuntimeError, raw};
 
 /// PTX of the Rust kernels.
@@ -138,6 +138,20 @@ pub struct Kernels {
     /// Every spelling of AddKernel's forms in this language, the form's own kernel first.
     pub add_kernel_spellings: Vec<Spelled<Args<k::add_kernel>>>,
 }
+
+/// A loaded spelling: the entry and what it is.
+pub struct Spelled<P> {
+    pub spelling: Spelling,
+    pub function: Function<P>,
+}
+
+impl<P> Clone for Spelled<P> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<P> Copy for Spelled<P> {}
 
 /// A PTX text whose entries were checked against declarations: the one thing a
 /// [`Module`] loads.

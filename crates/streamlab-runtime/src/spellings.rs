@@ -3,22 +3,6 @@
 //! times side by side and keeps the fastest of.
 use streamlab_results::saved::KernelForm;
 
-use crate::kernels::Function;
-
-/// A loaded spelling: the entry and what it is.
-pub struct Spelled<P> {
-    pub spelling: Spelling,
-    pub function: Function<P>,
-}
-
-impl<P> Clone for Spelled<P> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<P> Copy for Spelled<P> {}
-
 /// One spelling of a kernel's form in one language: an entry of its module computing the
 /// form's results, written another way (the kernel's own entry is one of them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

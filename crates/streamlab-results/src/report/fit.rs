@@ -6,6 +6,17 @@
 use super::table::Table;
 use super::text;
 
+impl Table {
+    /// The table as aligned plain text, each row on one line (`--wide`): numbers
+    /// right-aligned, words left-aligned, the caption above.
+    pub fn text(&self) -> String {
+        let widths: Vec<usize> = (0..self.header.len())
+            .map(|i| column_chars(self, i, &str::to_owned))
+            .collect();
+        aligned(self, &widths, usize::MAX, &str::to_owned)
+    }
+}
+
 /// The widest a line of terminal output is, unless `--wide` asks for every column side
 /// by side.
 pub const TERMINAL_COLUMNS: usize = 100;

@@ -9,8 +9,8 @@ use crate::derived::pipeline::Under;
 use crate::derived::rates::{NOISY_LINK, link_moved};
 use crate::saved::{BuildInfo, DeviceInfo, KernelSet, NOT_RECORDED, Provenance};
 
-/// A rectangular table of text, with an optional caption. How it fits a width is in
-/// [`super::fit`].
+/// A rectangular table of text, with an optional caption. How it prints, as aligned
+/// text or fitted to a width, is `report::fit`'s.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Table {
     pub caption: Option<String>,
@@ -46,14 +46,6 @@ impl Table {
         self.header.iter().position(|h| h.starts_with(prefix))
     }
 
-    /// The table as aligned plain text, each row on one line (`--wide`): numbers
-    /// right-aligned, words left-aligned, the caption above.
-    pub fn text(&self) -> String {
-        let widths: Vec<usize> = (0..self.header.len())
-            .map(|i| super::fit::column_chars(self, i, &str::to_owned))
-            .collect();
-        super::fit::aligned(self, &widths, usize::MAX, &str::to_owned)
-    }
 }
 
 type Cell<'a, R> = Box<dyn Fn(&R) -> String + 'a>;

@@ -40,7 +40,8 @@ use crate::runtime::baseline::CudaKernels;
 use crate::runtime::gate::Gate;
 use crate::verify::Bits;
 use crate::runtime::kernels::RUST_PTX;
-use crate::runtime::spellings::{Spelled, Spelling};
+use crate::runtime::kernels::Spelled;
+use crate::runtime::spellings::Spelling;
 use crate::runtime::{
     DeviceBuffer, Element, Function, Gpu, Kernels, PinnedBuffer, RuntimeError, Shape, Stream,
 };
