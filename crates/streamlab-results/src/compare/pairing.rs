@@ -20,7 +20,7 @@ use crate::verdict::Verdict;
 pub(super) fn leaves(prefix: &str, value: &Json, out: &mut Vec<(String, Json)>) {
     match value {
         Json::Object(entries) => {
-            for (k, v) in &entries.0 {
+            for (k, v) in entries {
                 let path = if prefix.is_empty() {
                     k.clone()
                 } else {

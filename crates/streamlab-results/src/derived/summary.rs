@@ -1,11 +1,7 @@
 //! `summary.json`: the stable, machine-readable headline of a run. Other tools read these
 //! keys. Each experiment writes its own headline and facts ([`crate::experiment`]);
 //! this module only holds them, in the registry's order, and says how the run ended.
-use std::fmt;
-
-use serde::de::{MapAccess, SeqAccess, Visitor};
-use serde::ser::SerializeMap;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 
 use crate::saved::{DeviceInfo, Provenance};
 
@@ -69,146 +65,27 @@ pub struct RunStatus {
     pub duration_s: Option<f64>,
 }
 
-/// A JSON value whose objects keep their keys' order (serde_json's `Value` sorts them),
-/// so that each experiment's headline is written field by field, in its own order.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Json {
-    Null,
-    Bool(bool),
-    Number(serde_json::Number),
-    String(String),
-    Array(Vec<Json>),
-    Object(Entries),
-}
-
-impl Json {
-    pub fn is_null(&self) -> bool {
-        matches!(self, Json::Null)
-    }
-}
-
-impl Serialize for Json {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Json::Null => serializer.serialize_unit(),
-            Json::Bool(b) => serializer.serialize_bool(*b),
-            Json::Number(n) => n.serialize(serializer),
-            Json::String(s) => serializer.serialize_str(s),
-            Json::Array(items) => items.serialize(serializer),
-            Json::Object(entries) => entries.serialize(serializer),
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for Json {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Json, D::Error> {
-        struct Any;
-        impl<'de> Visitor<'de> for Any {
-            type Value = Json;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("JSON")
-            }
-            fn visit_unit<E>(self) -> Result<Json, E> {
-                Ok(Json::Null)
-            }
-            fn visit_none<E>(self) -> Result<Json, E> {
-                Ok(Json::Null)
-            }
-            fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Json, D::Error> {
-                Json::deserialize(d)
-            }
-            fn visit_bool<E>(self, b: bool) -> Result<Json, E> {
-                Ok(Json::Bool(b))
-            }
-            fn visit_i64<E>(self, n: i64) -> Result<Json, E> {
-                Ok(Json::Number(n.into()))
-            }
-            fn visit_u64<E>(self, n: u64) -> Result<Json, E> {
-                Ok(Json::Number(n.into()))
-            }
-            fn visit_f64<E>(self, x: f64) -> Result<Json, E> {
-                Ok(serde_json::Number::from_f64(x).map_or(Json::Null, Json::Number))
-            }
-            fn visit_str<E>(self, s: &str) -> Result<Json, E> {
-                Ok(Json::String(s.to_owned()))
-            }
-            fn visit_string<E>(self, s: String) -> Result<Json, E> {
-                Ok(Json::String(s))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Json, A::Error> {
-                let mut items = Vec::new();
-                while let Some(item) = seq.next_element()? {
-                    items.push(item);
-                }
-                Ok(Json::Array(items))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Json, A::Error> {
-                InOrder.visit_map(map).map(Json::Object)
-            }
-        }
-        deserializer.deserialize_any(Any)
-    }
-}
+/// A JSON value. serde_json's `preserve_order` keeps an object's keys in the order they
+/// were written, so each experiment's headline reads field by field, in its own order.
+pub type Json = serde_json::Value;
 
 /// Named JSON values in a fixed order, written as one JSON object.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Entries(pub Vec<(String, Json)>);
+pub type Entries = serde_json::Map<String, Json>;
 
-impl Entries {
-    pub fn get(&self, key: &str) -> Option<&Json> {
-        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
-    }
-
-    pub fn push(&mut self, key: &str, value: Json) {
-        self.0.push((key.to_owned(), value));
-    }
-
-    /// Take `other`'s value for every key whose value here is `null` or missing.
-    pub fn keep_where_null(&mut self, other: &Entries) {
-        for (key, value) in &other.0 {
-            match self.0.iter_mut().find(|(k, _)| k == key) {
-                Some((_, v)) if v.is_null() => *v = value.clone(),
-                Some(_) => {}
-                None => self.0.push((key.clone(), value.clone())),
+/// Take `other`'s value for every key whose value in `entries` is `null` or missing.
+pub fn keep_where_null(entries: &mut Entries, other: &Entries) {
+    for (key, value) in other {
+        match entries.get_mut(key) {
+            Some(v) if v.is_null() => *v = value.clone(),
+            Some(_) => {}
+            None => {
+                entries.insert(key.clone(), value.clone());
             }
         }
     }
-
-    /// Whether any value is not `null`.
-    pub fn any(&self) -> bool {
-        self.0.iter().any(|(_, v)| !v.is_null())
-    }
 }
 
-impl Serialize for Entries {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(self.0.len()))?;
-        for (k, v) in &self.0 {
-            map.serialize_entry(k, v)?;
-        }
-        map.end()
-    }
-}
-
-/// An object's entries, read in their order.
-struct InOrder;
-
-impl<'de> Visitor<'de> for InOrder {
-    type Value = Entries;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an object")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Entries, A::Error> {
-        let mut out = Entries::default();
-        while let Some((k, v)) = map.next_entry::<String, Json>()? {
-            out.0.push((k, v));
-        }
-        Ok(out)
-    }
-}
-
-impl<'de> Deserialize<'de> for Entries {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Entries, D::Error> {
-        deserializer.deserialize_map(InOrder)
-    }
+/// Whether any value of `entries` is not `null`.
+pub fn any(entries: &Entries) -> bool {
+    entries.values().any(|v| !v.is_null())
 }

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use super::SavedRun;
 use super::summary::{findings, summarize};
-use crate::derived::summary::{RunStatus, RunSummary};
+use crate::derived::summary::{RunStatus, RunSummary, keep_where_null};
 use crate::folder::{self, FolderError};
 use crate::report::document::Document;
 use crate::report::fit::Width;
@@ -131,9 +131,9 @@ fn current_summary(run: &SavedRun) -> Option<RunSummary> {
         duration_s: saved.duration_s,
     };
     let mut now = summarize(run, status)?;
-    now.experiments.keep_where_null(&saved.experiments);
+    keep_where_null(&mut now.experiments, &saved.experiments);
     if let (Some(now), Some(saved)) = (&mut now.cuda_experiments, &saved.cuda_experiments) {
-        now.keep_where_null(saved);
+        keep_where_null(now, saved);
     }
     Some(now)
 }

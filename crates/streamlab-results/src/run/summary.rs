@@ -55,32 +55,27 @@ pub fn summarize(run: &SavedRun, status: RunStatus) -> Option<RunSummary> {
     for l in listed(run) {
         let rust = run.analysis(l.name, KernelSet::Rust);
         if let Some(probe) = rust.and_then(|a| a.provenance.link.as_ref()) {
-            moved.push(l.name, experiment::json(&link_moved(probe).2));
+            moved.insert(l.name.to_owned(), experiment::json(&link_moved(probe).2));
         }
         let headline = |a: Option<&Analysis>| a.and_then(|a| a.summary.headline.clone());
         if l.uses_kernel_sets {
             let twin = run.analysis(l.name, KernelSet::Cuda);
-            experiments.push(l.name, headline(rust).unwrap_or(Json::Null));
-            cuda.push(l.name, headline(twin).unwrap_or(Json::Null));
+            experiments.insert(l.name.to_owned(), headline(rust).unwrap_or(Json::Null));
+            cuda.insert(l.name.to_owned(), headline(twin).unwrap_or(Json::Null));
             let ratio = rust
                 .zip(twin)
                 .and_then(|(r, c)| rust_over_cuda(&r.rows, &c.rows));
-            ratios.push(l.name, experiment::json(&ratio));
+            ratios.insert(l.name.to_owned(), experiment::json(&ratio));
         } else if let Some(h) = headline(rust) {
-            experiments.push(l.name, h);
+            experiments.insert(l.name.to_owned(), h);
         }
         for (i, key) in l.facts.iter().enumerate() {
             let value = rust.and_then(|a| a.summary.facts.get(i).cloned());
-            facts.push(key, value.unwrap_or(Json::Null));
+            facts.insert((*key).to_owned(), value.unwrap_or(Json::Null));
         }
     }
-    let any_cuda = cuda.any();
-    let moves: Vec<f64> = (moved.0.iter())
-        .filter_map(|(_, v)| match v {
-            Json::Number(n) => n.as_f64(),
-            _ => None,
-        })
-        .collect();
+    let any_cuda = crate::derived::summary::any(&cuda);
+    let moves: Vec<f64> = moved.values().filter_map(Json::as_f64).collect();
     let link_steady = (!moves.is_empty()).then(|| LinkSteady {
         experiments: moves.len(),
         steady: moves.iter().filter(|m| **m <= NOISY_LINK).count(),

@@ -174,8 +174,8 @@ pub fn comparison_json(c: &Comparison) -> String {
             let mut keyed = Entries::default();
             for r in rows {
                 let (raw, controlled) = (r.verdicts.raw, r.verdicts.controlled);
-                keyed.push(
-                    r.key(),
+                keyed.insert(
+                    r.key().to_owned(),
                     json(&RowFile {
                         label: r.label(),
                         unit: r.row.unit,
@@ -196,7 +196,7 @@ pub fn comparison_json(c: &Comparison) -> String {
                     }),
                 );
             }
-            sets.push(set_key(set), Json::Object(keyed));
+            sets.insert(set_key(set).to_owned(), Json::Object(keyed));
         }
         let mut entry = match json(&Totals::of(&s.rows)) {
             Json::Object(e) => e,
@@ -204,10 +204,10 @@ pub fn comparison_json(c: &Comparison) -> String {
         };
         // The raw counts at the section's top level, as every comparison has them.
         if let Json::Object(raw) = json(&Totals::of(&s.rows).raw) {
-            entry.0.extend(raw.0);
+            entry.extend(raw);
         }
-        entry.0.extend(sets.0);
-        experiments.push(s.name, Json::Object(entry));
+        entry.extend(sets);
+        experiments.insert(s.name.to_owned(), Json::Object(entry));
     }
     let only = |side: &str| {
         (c.only.iter())
