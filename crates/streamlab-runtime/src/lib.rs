@@ -144,6 +144,10 @@ pub enum RuntimeError {
     Trace(String),
     #[error("the CUDA C++ host failed: CUDA error {code}")]
     CppHost { code: i32 },
+    #[error(
+        "peer access from GPU {from} to GPU {to} is still on after it was turned off (a second cuCtxDisablePeerAccess did not answer CUDA_ERROR_PEER_ACCESS_NOT_ENABLED)"
+    )]
+    PeerAccessStillOn { from: usize, to: usize },
 }
 
 impl RuntimeError {
