@@ -148,6 +148,8 @@ pub enum RuntimeError {
         "peer access from GPU {from} to GPU {to} is still on after it was turned off (a second cuCtxDisablePeerAccess did not answer CUDA_ERROR_PEER_ACCESS_NOT_ENABLED)"
     )]
     PeerAccessStillOn { from: usize, to: usize },
+    #[error("a gate refused: {0}")]
+    Gate(String),
 }
 
 impl RuntimeError {
