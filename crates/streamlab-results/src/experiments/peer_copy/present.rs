@@ -95,6 +95,7 @@ fn heat_map(a: &PeerCopyAnalysis, method: Method, threshold: f64) -> HeatMap {
             })
             .collect(),
         threshold,
+        contour: None,
         unit: "{:.1}",
         marked: Vec::new(),
     }
