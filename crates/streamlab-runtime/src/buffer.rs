@@ -241,22 +241,6 @@ impl<T> MappedBuffer<T> {
         self.host.as_mut_slice()
     }
 
-    /// The GPU's address of the first element.
-    pub(crate) fn device_addr(&self) -> sys::CUdeviceptr {
-        self.device
-    }
-
-    /// The host's address of the first element, for a value the host and the GPU share
-    /// by design (a gate's flag) and the host writes volatile.
-    pub(crate) fn host_ptr(&self) -> *mut T {
-        self.host.ptr
-    }
-
-    /// Its GPU's work, which a gate waits for before the flag goes.
-    pub(crate) fn gpu(&self) -> &GpuWork {
-        &self.gpu
-    }
-
     /// Elements `range` as a kernel argument it may read.
     pub fn slice(&self, range: Range<usize>) -> DeviceSlice<'_, T> {
         assert!(range.end <= self.len(), "slice out of bounds");

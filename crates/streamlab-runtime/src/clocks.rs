@@ -12,7 +12,7 @@ use streamlab_results::saved::clocks::GpuClocks;
 use crate::{Gpu, device};
 
 /// NVML, loaded once per process; why not where it cannot be.
-fn nvml() -> Result<&'static Nvml, String> {
+pub(crate) fn nvml() -> Result<&'static Nvml, String> {
     static NVML: OnceLock<Result<Nvml, String>> = OnceLock::new();
     NVML.get_or_init(|| Nvml::init().map_err(|e| format!("NVML could not be loaded ({e})")))
         .as_ref()

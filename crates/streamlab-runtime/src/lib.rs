@@ -18,8 +18,9 @@
 //! 5. [`peer`] works with several GPUs at once: each [`Gpu`] makes its buffers, streams
 //!    and events in its own context, and [`Gpu::bind`] makes that context current
 //!    before its streams are used; peer access and copies between GPUs.
-//! 6. [`clocks`] reads the GPU's clocks and why it holds them down, through NVML (the
-//!    one call here outside CUDA's driver API).
+//! 6. [`clocks`] reads the GPU's clocks and why it holds them down, and [`links`] how
+//!    the GPUs are joined (NVLink or PCIe), through NVML (the one library here outside
+//!    CUDA's driver API).
 //!
 //! Every safe function here is sound for every input, by its types:
 //!
@@ -84,6 +85,7 @@ pub mod gate;
 mod gpu;
 pub mod graph;
 pub mod kernels;
+pub mod links;
 pub mod parallel;
 pub mod peer;
 mod pending;
@@ -144,6 +146,12 @@ pub enum RuntimeError {
     Trace(String),
     #[error("the CUDA C++ host failed: CUDA error {code}")]
     CppHost { code: i32 },
+    #[error(
+        "peer access from GPU {from} to GPU {to} is still on after it was turned off (a second cuCtxDisablePeerAccess did not answer CUDA_ERROR_PEER_ACCESS_NOT_ENABLED)"
+    )]
+    PeerAccessStillOn { from: usize, to: usize },
+    #[error("a gate refused: {0}")]
+    Gate(String),
 }
 
 impl RuntimeError {

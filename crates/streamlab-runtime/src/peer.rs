@@ -45,9 +45,9 @@ impl Gpu {
             .doing("asking whether one GPU can reach another's memory")
     }
 
-    /// Let this GPU's context reach `peer`'s memory directly (already on is fine). Binds
-    /// this GPU.
-    pub fn enable_peer_access(&self, peer: &Gpu) -> Result<(), RuntimeError> {
+    /// Let this GPU's context reach `peer`'s memory directly; whether it already could.
+    /// Binds this GPU.
+    pub fn enable_peer_access(&self, peer: &Gpu) -> Result<bool, RuntimeError> {
         self.bind()?;
         // This GPU's kernels may now touch `peer`'s buffers.
         pending::share(&[&self.work, &peer.work]);
@@ -55,12 +55,44 @@ impl Gpu {
         unsafe { raw::enable_peer_access(peer.ctx) }.doing("enabling peer access")
     }
 
-    /// Turn this GPU's direct access to `peer`'s memory off again (already off is fine).
-    /// Binds this GPU.
-    pub fn disable_peer_access(&self, peer: &Gpu) -> Result<(), RuntimeError> {
+    /// Turn this GPU's direct access to `peer`'s memory off; whether it was on. Waits for
+    /// both GPUs first: work issued on either may still be reaching the other's memory
+    /// through this access. Binds this GPU.
+    pub fn disable_peer_access(&self, peer: &Gpu) -> Result<bool, RuntimeError> {
+        self.synchronize()?;
+        peer.synchronize()?;
         self.bind()?;
-        // SAFETY: both contexts are live.
+        // SAFETY: both contexts are live, and no work on either runs.
         unsafe { raw::disable_peer_access(peer.ctx) }.doing("disabling peer access")
+    }
+
+    /// Turn this GPU's direct access to `peer`'s memory off, and check with the driver
+    /// that it is off: a second `cuCtxDisablePeerAccess` must answer
+    /// `CUDA_ERROR_PEER_ACCESS_NOT_ENABLED` ([`RuntimeError::PeerAccessStillOn`] where it
+    /// does not). Whether it was on. Waits for both GPUs, and binds this one.
+    pub fn disable_peer_access_checked(&self, peer: &Gpu) -> Result<bool, RuntimeError> {
+        let was_on = self.disable_peer_access(peer)?;
+        // SAFETY: both contexts are live, and no work on either runs.
+        let still_on = unsafe { raw::disable_peer_access(peer.ctx) }
+            .doing("checking that peer access is off")?;
+        if still_on {
+            return Err(RuntimeError::PeerAccessStillOn {
+                from: self.info().ordinal,
+                to: peer.info().ordinal,
+            });
+        }
+        Ok(was_on)
+    }
+
+    /// Peer access from this GPU to `peer` on where `on`, off where not (as
+    /// [`Gpu::enable_peer_access`] and [`Gpu::disable_peer_access`]).
+    pub fn set_peer_access(&self, peer: &Gpu, on: bool) -> Result<(), RuntimeError> {
+        if on {
+            self.enable_peer_access(peer)?;
+        } else {
+            self.disable_peer_access(peer)?;
+        }
+        Ok(())
     }
 }
 

@@ -142,6 +142,11 @@ impl StreamWork {
         })
     }
 
+    /// The GPU it is a stream of.
+    pub(crate) fn gpu(&self) -> &Arc<GpuWork> {
+        &self.gpu
+    }
+
     /// How far this stream's work had been issued: what waiting for it now, or for an
     /// event recorded on it now, finishes.
     pub(crate) fn mark(&self) -> u64 {

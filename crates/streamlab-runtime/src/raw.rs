@@ -107,29 +107,30 @@ pub fn can_access_peer(device: sys::CUdevice, peer: sys::CUdevice) -> Result<boo
     Ok(can != 0)
 }
 
-/// `cuCtxEnablePeerAccess`: let the current context reach `peer`'s memory (already on
-/// is fine).
+/// `cuCtxEnablePeerAccess`: let the current context reach `peer`'s memory; whether it
+/// already could (the driver answers `CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED`).
 ///
 /// # Safety
 /// `peer` is a live context.
-pub unsafe fn enable_peer_access(peer: sys::CUcontext) -> Result<(), DriverError> {
+pub unsafe fn enable_peer_access(peer: sys::CUcontext) -> Result<bool, DriverError> {
     // SAFETY: the caller's context; flags must be 0.
     match unsafe { sys::cuCtxEnablePeerAccess(peer, 0) } {
-        sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED => Ok(()),
-        code => code.result(),
+        sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED => Ok(true),
+        code => code.result().map(|()| false),
     }
 }
 
-/// `cuCtxDisablePeerAccess`: the current context no longer reaches `peer`'s memory
-/// (already off is fine).
+/// `cuCtxDisablePeerAccess`: the current context no longer reaches `peer`'s memory;
+/// whether it could until now (`false`: the driver answers
+/// `CUDA_ERROR_PEER_ACCESS_NOT_ENABLED`, access was already off).
 ///
 /// # Safety
 /// `peer` is a live context.
-pub unsafe fn disable_peer_access(peer: sys::CUcontext) -> Result<(), DriverError> {
+pub unsafe fn disable_peer_access(peer: sys::CUcontext) -> Result<bool, DriverError> {
     // SAFETY: the caller's context.
     match unsafe { sys::cuCtxDisablePeerAccess(peer) } {
-        sys::CUresult::CUDA_ERROR_PEER_ACCESS_NOT_ENABLED => Ok(()),
-        code => code.result(),
+        sys::CUresult::CUDA_ERROR_PEER_ACCESS_NOT_ENABLED => Ok(false),
+        code => code.result().map(|()| true),
     }
 }
 

@@ -219,6 +219,7 @@ fn peer_copy_runs_every_ordered_pair_or_says_in_one_line_why_it_cannot() {
             .all(|p| p["gbps"][0].as_f64().is_some_and(|r| r > 0.0)),
         "{matrix:?}"
     );
+    peer_copy_staged_rows_ran_with_peer_access_off(&doc, gpus.len());
     std::fs::remove_dir_all(&out).expect("clean up");
     let missing = gpus.len().to_string();
     let output = streamlab(
@@ -226,6 +227,57 @@ fn peer_copy_runs_every_ordered_pair_or_says_in_one_line_why_it_cannot() {
         &out,
     );
     refused(&output, &out, &format!("names GPU {missing}"));
+}
+
+/// peer-copy's result `doc` over `gpus` GPUs: every GPU named in its parameters, every
+/// pair's staged copies run with peer access checked off by the driver, and, where NVML
+/// reports NVLinks between a pair, its staged copies far below its copies over them and
+/// no row above the links' rate; the copies over the link timed behind the gate, and
+/// each GPU's copy to itself measured.
+fn peer_copy_staged_rows_ran_with_peer_access_off(doc: &Value, gpus: usize) {
+    let ordinals: Vec<usize> = (0..gpus).collect();
+    assert_eq!(doc["params"]["devices"], serde_json::json!(ordinals));
+    assert_eq!(doc["gated"], true);
+    for pair in doc["pairs"].as_array().expect("pairs") {
+        assert_eq!(
+            pair["access"]["staged_checked_off"], true,
+            "{}",
+            pair["access"]
+        );
+    }
+    let links = doc["links"].as_array().expect("links");
+    assert_eq!(links.len(), gpus * (gpus - 1), "{links:?}");
+    let matrix = doc["derived"]["matrix"].as_array().expect("matrix");
+    let mut over_nvlink = 0;
+    for link in links {
+        let Some(nvlink) = link["joined"].get("nv_link") else {
+            eprintln!("GPU {} to {}: {}", link["src"], link["dst"], link["joined"]);
+            continue;
+        };
+        over_nvlink += 1;
+        let row = (matrix.iter())
+            .find(|p| p["src"] == link["src"] && p["dst"] == link["dst"])
+            .expect("a matrix row per pair");
+        let (staged, peer) = (row["gbps"][0].as_f64(), row["gbps"][2].as_f64());
+        assert!(
+            staged.zip(peer).is_some_and(|(off, on)| off < on / 3.0),
+            "staged {staged:?} GB/s is not far below {peer:?} GB/s over {nvlink}"
+        );
+    }
+    let derived_links = doc["derived"]["links"].as_array().expect("derived links");
+    assert!(
+        derived_links.iter().all(|l| l["above_link"] == 0),
+        "a row above its link: {derived_links:?}"
+    );
+    let local = doc["derived"]["local"].as_array().expect("local");
+    assert!(
+        !local.is_empty()
+            && local
+                .iter()
+                .all(|l| l["gbps"].as_f64().is_some_and(|r| r > 0.0)),
+        "{local:?}"
+    );
+    eprintln!("{over_nvlink} of {} ordered pairs over NVLink", links.len());
 }
 
 #[test]

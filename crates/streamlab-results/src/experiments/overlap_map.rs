@@ -373,6 +373,7 @@ fn figures(a: &MapAnalysis) -> Vec<FigureModel> {
             })
             .collect(),
         threshold: PAYOFF,
+        contour: Some("pay-off line"),
         unit: "×",
         marked: marked.clone(),
     };

@@ -124,6 +124,10 @@ pub struct HeatMap {
     /// Cells at or above this value are drawn in the "pays off" colour scale, cells below
     /// it in the other; the boundary is the contour.
     pub threshold: f64,
+    /// The line between the cells at or above the threshold and those below, as its
+    /// legend names it (e.g. "pay-off line"); `None`: no line. The legend names it only
+    /// where some of it is drawn.
+    pub contour: Option<&'static str>,
     /// How a cell's value is written, e.g. "{:.2}×".
     pub unit: &'static str,
     /// Cells outlined as disagreeing with another map (row, column).

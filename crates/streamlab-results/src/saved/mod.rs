@@ -4,6 +4,7 @@
 //! result live in its module under [`crate::experiments`]. The GPU side fills these in;
 //! everything else reads them back from the files.
 pub mod clocks;
+pub mod links;
 mod params;
 pub mod timeline;
 

@@ -1,25 +1,69 @@
-//! What peer-copy derives: each ordered pair's rates by method and size, the matrix of
-//! the largest copies, and the headline.
-use super::{Method, PeerCopyResult};
+//! What peer-copy derives: each ordered pair's rates by method and size, each beside the
+//! link's rate in its directions (its efficiency, and whether it is above the link
+//! beyond its noise: flagged, never a headline), the matrix of the largest copies, each
+//! pair's link with its fastest copy, each GPU's copies to itself, and the headline.
+use super::{Method, PeerCopyResult, PeerPoint};
 use crate::derived::rates::gbps;
-use crate::stats::Series;
+use crate::saved::links::PairLink;
+use crate::stats::{Series, beyond_noise};
 use serde::{Deserialize, Serialize};
 
-/// One pair at one size: GB/s per method (both directions together for both ways).
+/// Every method's numbers at one size of one pair, each list in [`Method::ALL`]'s order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PeerRow {
-    pub src: usize,
-    pub dst: usize,
-    pub bytes: u64,
-    /// In [`Method::ALL`]'s order; NaN where the method did not run.
+pub struct Rates {
+    /// GB/s (both directions together for both ways); NaN where the method did not run.
     pub gbps: Vec<f64>,
-    /// Relative noise of each method's samples, in the same order.
+    /// Relative noise of each method's samples.
     pub noise: Vec<f64>,
+    /// Each direction's own GB/s in the both-ways copies (source to destination,
+    /// destination to source); NaN where not both ways or not timed apart.
+    pub each_way: Vec<[f64; 2]>,
+    /// GB/s over the NVLinks' rate in the method's directions; NaN where its bytes do not
+    /// cross NVLink or NVML gave no rate.
+    pub efficiency: Vec<f64>,
+    /// Whether the method (or a direction of it) is above the NVLinks' rate beyond its
+    /// noise: a timing the link cannot allow, flagged.
+    pub above_link: Vec<bool>,
 }
 
-impl PeerRow {
+impl Rates {
+    /// Nothing measured (a pair stopped before its first size).
+    fn none() -> Rates {
+        let n = Method::ALL.len();
+        Rates {
+            gbps: vec![f64::NAN; n],
+            noise: vec![f64::NAN; n],
+            each_way: vec![[f64::NAN; 2]; n],
+            efficiency: vec![f64::NAN; n],
+            above_link: vec![false; n],
+        }
+    }
+
     pub fn rate(&self, method: Method) -> f64 {
         self.gbps[method_index(method)]
+    }
+
+    pub fn noise(&self, method: Method) -> f64 {
+        self.noise[method_index(method)]
+    }
+
+    pub fn each_way(&self, method: Method) -> [f64; 2] {
+        self.each_way[method_index(method)]
+    }
+
+    pub fn efficiency(&self, method: Method) -> f64 {
+        self.efficiency[method_index(method)]
+    }
+
+    pub fn above_link(&self, method: Method) -> bool {
+        self.above_link[method_index(method)]
+    }
+
+    /// The methods above the link.
+    pub fn flagged(&self) -> Vec<Method> {
+        (Method::ALL.into_iter())
+            .filter(|&m| self.above_link(m))
+            .collect()
     }
 }
 
@@ -30,6 +74,16 @@ pub(super) fn method_index(method: Method) -> usize {
         .expect("every method is listed")
 }
 
+/// One pair at one size.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PeerRow {
+    pub src: usize,
+    pub dst: usize,
+    pub bytes: u64,
+    #[serde(flatten)]
+    pub rates: Rates,
+}
+
 /// One pair: its rates at the largest size and its latency.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PairRow {
@@ -38,17 +92,46 @@ pub struct PairRow {
     pub peer_access: bool,
     /// The largest size measured: where the rates below come from.
     pub bytes: u64,
-    /// In [`Method::ALL`]'s order; NaN where the method did not run.
-    pub gbps: Vec<f64>,
+    #[serde(flatten)]
+    pub rates: Rates,
     /// Median microseconds per `LATENCY_BYTES` copy, peer access off and on.
     pub latency_staged_us: f64,
     pub latency_peer_us: f64,
 }
 
-impl PairRow {
-    pub fn rate(&self, method: Method) -> f64 {
-        self.gbps[method_index(method)]
-    }
+/// A pair's fastest copy over its link (at any size), beside the link's rate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Best {
+    pub method: Method,
+    pub bytes: u64,
+    pub gbps: f64,
+    /// Over the link's rate in the method's directions; NaN where unknown.
+    pub efficiency: f64,
+}
+
+/// How one pair is joined, what the link allows, and the fastest copies over it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LinkRow {
+    pub src: usize,
+    pub dst: usize,
+    pub link: PairLink,
+    /// The NVLinks' rate one way and both ways at once, GB/s; NaN over PCIe or unread.
+    pub one_way_gbps: f64,
+    pub both_ways_gbps: f64,
+    /// The fastest copy one way and both ways over the link, of the rows not above it.
+    pub best_one_way: Option<Best>,
+    pub best_both_ways: Option<Best>,
+    /// How many of the pair's rows are above the link's rate beyond noise.
+    pub above_link: usize,
+}
+
+/// One GPU's copy to itself at one size.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LocalRow {
+    pub gpu: usize,
+    pub bytes: u64,
+    pub gbps: f64,
+    pub noise: f64,
 }
 
 /// Everything derived from a peer-copy result.
@@ -60,6 +143,10 @@ pub struct PeerCopyAnalysis {
     pub rows: Vec<PeerRow>,
     /// A row per pair: the matrix.
     pub matrix: Vec<PairRow>,
+    /// A row per pair where the run read the links (none in runs from before).
+    pub links: Vec<LinkRow>,
+    /// A row per GPU and size of its copies to itself.
+    pub local: Vec<LocalRow>,
 }
 
 impl PeerCopyAnalysis {
@@ -68,36 +155,141 @@ impl PeerCopyAnalysis {
         self.matrix.iter().find(|p| p.src == src && p.dst == dst)
     }
 
-    /// The slowest and fastest rate of `method` over the pairs where it ran.
+    /// The slowest and fastest rate of `method` over the pairs where it ran at the
+    /// largest size, leaving out those above their link.
     pub fn range(&self, method: Method) -> Option<(f64, f64)> {
-        let rates: Vec<f64> = (self.matrix.iter())
-            .map(|p| p.rate(method))
-            .filter(|r| r.is_finite())
-            .collect();
-        let min = rates.iter().copied().reduce(f64::min)?;
-        Some((min, rates.iter().copied().fold(min, f64::max)))
+        span((self.matrix.iter())
+            .filter(|p| !p.rates.above_link(method))
+            .map(|p| p.rates.rate(method)))
+    }
+
+    /// The slowest and fastest efficiency of `method` at the largest size, leaving out
+    /// the pairs above their link.
+    pub fn efficiency_range(&self, method: Method) -> Option<(f64, f64)> {
+        span((self.matrix.iter())
+            .filter(|p| !p.rates.above_link(method))
+            .map(|p| p.rates.efficiency(method)))
+    }
+
+    /// The slowest and fastest pair's NVLink rate one way.
+    pub fn link_range(&self) -> Option<(f64, f64)> {
+        span(self.links.iter().map(|l| l.one_way_gbps))
+    }
+
+    /// How many rows (a method at a size of a pair) are above their link beyond noise.
+    pub fn rows_above_link(&self) -> usize {
+        self.links.iter().map(|l| l.above_link).sum()
     }
 }
 
-/// GB/s of `method` from `samples` of `bytes` per copy.
-fn rate(method: Method, bytes: u64, samples: Option<&Series>) -> f64 {
-    samples.map_or(f64::NAN, |s| gbps(method.directions() * bytes, s.median()))
+/// The smallest and largest of the finite `values`.
+fn span(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
+    let finite: Vec<f64> = values.filter(|v| v.is_finite()).collect();
+    let min = finite.iter().copied().reduce(f64::min)?;
+    Some((min, finite.iter().copied().fold(min, f64::max)))
+}
+
+/// GB/s of `directions` copies of `bytes` from `samples`; NaN where none.
+fn rate(directions: u64, bytes: u64, samples: Option<&Series>) -> f64 {
+    samples.map_or(f64::NAN, |s| gbps(directions * bytes, s.median()))
+}
+
+/// Whether `gbps` (of relative noise `noise`) is above `link` beyond the noise.
+pub(super) fn above(gbps: f64, noise: f64, link: f64) -> bool {
+    gbps > link && beyond_noise(gbps, noise, link, 0.0)
+}
+
+/// The NVLinks' rate from `src` to `dst` in `directions` directions, NaN where unknown.
+fn link_rate(r: &PeerCopyResult, (src, dst): (usize, usize), directions: u64) -> f64 {
+    (r.links.iter())
+        .find(|l| l.src == src && l.dst == dst)
+        .and_then(|l| l.rate_gbps(directions))
+        .unwrap_or(f64::NAN)
+}
+
+/// Every method's numbers at point `p` of the pair `(s, d)`.
+fn rates(r: &PeerCopyResult, (s, d): (usize, usize), p: &PeerPoint) -> Rates {
+    let each = |m: Method| -> Vec<(f64, f64)> {
+        let Some(ways) = p.each_way(m) else {
+            return vec![(f64::NAN, f64::NAN); 2];
+        };
+        ways.iter()
+            .map(|w| (rate(1, p.bytes, Some(w)), w.noise()))
+            .collect()
+    };
+    let mut out = Rates::none();
+    for (i, m) in Method::ALL.into_iter().enumerate() {
+        let samples = p.samples(m);
+        let (gbps, noise) = (
+            rate(m.directions(), p.bytes, samples),
+            samples.map_or(f64::NAN, Series::noise),
+        );
+        let ways = each(m);
+        let (link, way_links) = if m.needs_peer_access() {
+            let one_way = [link_rate(r, (s, d), 1), link_rate(r, (d, s), 1)];
+            (link_rate(r, (s, d), m.directions()), one_way)
+        } else {
+            (f64::NAN, [f64::NAN; 2])
+        };
+        let above_link = above(gbps, noise, link)
+            || (ways.iter().zip(way_links)).any(|(&(g, n), l)| above(g, n, l));
+        out.gbps[i] = gbps;
+        out.noise[i] = noise;
+        out.each_way[i] = [ways[0].0, ways[1].0];
+        out.efficiency[i] = gbps / link;
+        out.above_link[i] = above_link;
+    }
+    out
+}
+
+/// The fastest row of `rows` over the link in `directions` directions, of those not above
+/// it.
+fn best(rows: &[&PeerRow], directions: u64) -> Option<Best> {
+    let over_link = Method::ALL
+        .into_iter()
+        .filter(|m| m.needs_peer_access() && m.directions() == directions);
+    let candidates = over_link.flat_map(|m| rows.iter().map(move |row| (m, row)));
+    candidates
+        .filter(|(m, row)| row.rates.rate(*m).is_finite() && !row.rates.above_link(*m))
+        .max_by(|(m, a), (n, b)| a.rates.rate(*m).total_cmp(&b.rates.rate(*n)))
+        .map(|(m, row)| Best {
+            method: m,
+            bytes: row.bytes,
+            gbps: row.rates.rate(m),
+            efficiency: row.rates.efficiency(m),
+        })
+}
+
+/// Each pair's link beside its fastest copies.
+fn links(r: &PeerCopyResult, rows: &[PeerRow]) -> Vec<LinkRow> {
+    (r.links.iter())
+        .map(|link| {
+            let own: Vec<&PeerRow> = (rows.iter())
+                .filter(|row| row.src == link.src && row.dst == link.dst)
+                .collect();
+            LinkRow {
+                src: link.src,
+                dst: link.dst,
+                link: link.clone(),
+                one_way_gbps: link.rate_gbps(1).unwrap_or(f64::NAN),
+                both_ways_gbps: link.rate_gbps(2).unwrap_or(f64::NAN),
+                best_one_way: best(&own, 1),
+                best_both_ways: best(&own, 2),
+                above_link: own.iter().map(|row| row.rates.flagged().len()).sum(),
+            }
+        })
+        .collect()
 }
 
 /// Derive everything from `r`.
 pub(super) fn analyze(r: &PeerCopyResult) -> PeerCopyAnalysis {
-    let rows = (r.pairs.iter())
+    let rows: Vec<PeerRow> = (r.pairs.iter())
         .flat_map(|pair| {
             pair.points.iter().map(|p| PeerRow {
                 src: pair.src,
                 dst: pair.dst,
                 bytes: p.bytes,
-                gbps: (Method::ALL.iter())
-                    .map(|&m| rate(m, p.bytes, p.samples(m)))
-                    .collect(),
-                noise: (Method::ALL.iter())
-                    .map(|&m| p.samples(m).map_or(f64::NAN, Series::noise))
-                    .collect(),
+                rates: rates(r, (pair.src, pair.dst), p),
             })
         })
         .collect();
@@ -110,18 +302,28 @@ pub(super) fn analyze(r: &PeerCopyResult) -> PeerCopyAnalysis {
                 dst: pair.dst,
                 peer_access: pair.peer_access,
                 bytes: largest.map_or(0, |p| p.bytes),
-                gbps: (Method::ALL.iter())
-                    .map(|&m| largest.map_or(f64::NAN, |p| rate(m, p.bytes, p.samples(m))))
-                    .collect(),
+                rates: largest.map_or_else(Rates::none, |p| rates(r, (pair.src, pair.dst), p)),
                 latency_staged_us: us(&pair.latency_staged),
                 latency_peer_us: pair.latency_peer.as_ref().map_or(f64::NAN, us),
             }
         })
         .collect();
+    let local = (r.local.iter())
+        .flat_map(|g| {
+            g.points.iter().map(|p| LocalRow {
+                gpu: g.gpu,
+                bytes: p.bytes,
+                gbps: gbps(p.bytes, p.time.median()),
+                noise: p.time.noise(),
+            })
+        })
+        .collect();
     PeerCopyAnalysis {
         devices: r.devices.iter().map(|d| d.ordinal).collect(),
+        links: links(r, &rows),
         rows,
         matrix,
+        local,
     }
 }
 
@@ -130,7 +332,15 @@ pub(super) fn analyze(r: &PeerCopyResult) -> PeerCopyAnalysis {
 pub struct PeerCopySummary {
     pub verified: bool,
     pub pairs: usize,
-    /// Slowest and fastest pair at the largest size, GB/s, peer access on and off.
+    /// Slowest and fastest pair at the largest size, GB/s, peer access on and off, of
+    /// the pairs not above their link.
     pub peer_gbps: Option<(f64, f64)>,
     pub staged_gbps: Option<(f64, f64)>,
+    /// The slowest and fastest pair's NVLink rate one way, GB/s, as NVML reports it.
+    pub link_gbps: Option<(f64, f64)>,
+    /// The copies with peer access on at the largest size over their link's rate,
+    /// slowest and fastest pair.
+    pub peer_efficiency: Option<(f64, f64)>,
+    /// Rows above their link's rate beyond noise (flagged, left out of the ranges).
+    pub rows_above_link: usize,
 }

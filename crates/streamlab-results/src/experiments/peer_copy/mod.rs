@@ -1,19 +1,26 @@
 //! peer-copy: copies between GPUs of one machine, for every ordered pair of the GPUs
-//! chosen, over a size sweep.
+//! chosen, over a size sweep, beside the link that joins them.
 //!
 //! Per pair and size: `cuMemcpyPeerAsync` with peer access off (the driver stages the
 //! copy through host memory) and on (straight over the link between the GPUs), one way
-//! and both ways at once; and, where peer access is on, the `copy_u32` kernel's loads
-//! and stores, launched on the destination reading the source's memory (pull) and on the
-//! source writing the destination's (push). Each as GB/s from the median of event-timed
-//! samples, with a small copy's latency beside them; every copied element is checked.
-//! A machine with fewer than two GPUs cannot run it.
+//! and both ways at once (each direction also timed on its own); with peer access on,
+//! the copy issued on the destination's stream as well as the source's, and the
+//! `copy_u32` kernel's loads and stores, launched on the destination reading the
+//! source's memory (pull) and on the source writing the destination's (push). Each GPU's
+//! copy to itself is the reference. Each as GB/s from the median of event-timed samples,
+//! with a small copy's latency beside them; every copied element is checked. The link
+//! (NVLinks or PCIe, as NVML reports it, [`crate::saved::links`]) bounds the copies over
+//! it: each row's efficiency is its rate over the links' rate in its directions, and a
+//! row above it beyond noise is flagged. A machine with fewer than two GPUs cannot run
+//! it.
 mod analysis;
 mod present;
+mod topology;
 
 use analysis::analyze;
-pub use analysis::{PairRow, PeerCopyAnalysis, PeerCopySummary, PeerRow};
-use present::{figures, matrix_columns, pair_label, size, sweep_columns};
+pub use analysis::{Best, LinkRow, LocalRow, PairRow, PeerCopyAnalysis, PeerCopySummary, PeerRow};
+use present::{figures, local_columns, matrix_columns, size, span, sweep_columns};
+use topology::{link_columns, notes};
 
 use serde::{Deserialize, Serialize};
 
@@ -24,6 +31,7 @@ use crate::experiment::{
 use crate::report::ReportError;
 use crate::report::section::{Section, draw};
 use crate::report::table::Table;
+use crate::saved::links::PairLink;
 use crate::saved::{DeviceInfo, RunRecord, UsageError};
 use crate::stats::Series;
 
@@ -101,7 +109,8 @@ impl Params {
 }
 
 /// How bytes get from one GPU to the other.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Method {
     /// `cuMemcpyPeerAsync` with peer access off: staged by the driver through host
     /// memory.
@@ -115,16 +124,19 @@ pub enum Method {
     KernelPull,
     /// The copy kernel on the source GPU, storing to the destination's memory.
     KernelPush,
+    /// `cuMemcpyPeerAsync` with peer access on, issued on the destination's stream.
+    PeerDst,
 }
 
 impl Method {
-    pub const ALL: [Method; 6] = [
+    pub const ALL: [Method; 7] = [
         Method::Staged,
         Method::StagedBoth,
         Method::Peer,
         Method::PeerBoth,
         Method::KernelPull,
         Method::KernelPush,
+        Method::PeerDst,
     ];
 
     /// Names the method in keys and the CSV.
@@ -136,6 +148,7 @@ impl Method {
             Method::PeerBoth => "peer_both",
             Method::KernelPull => "kernel_pull",
             Method::KernelPush => "kernel_push",
+            Method::PeerDst => "peer_dst",
         }
     }
 
@@ -148,6 +161,7 @@ impl Method {
             Method::PeerBoth => "copy both ways, peer access on",
             Method::KernelPull => "kernel on destination (pull)",
             Method::KernelPush => "kernel on source (push)",
+            Method::PeerDst => "copy on destination's stream, peer access on",
         }
     }
 
@@ -159,7 +173,8 @@ impl Method {
         }
     }
 
-    /// Whether it needs peer access on.
+    /// Whether it needs peer access on: whether its bytes go over the link between the
+    /// GPUs rather than through host memory.
     pub fn needs_peer_access(self) -> bool {
         !matches!(self, Method::Staged | Method::StagedBoth)
     }
@@ -178,6 +193,15 @@ pub struct PeerPoint {
     pub peer_both: Option<Series>,
     pub kernel_pull: Option<Series>,
     pub kernel_push: Option<Series>,
+    /// `None` also in runs from before it was measured.
+    #[serde(default)]
+    pub peer_dst: Option<Series>,
+    /// Each direction's own time in the both-ways copies, source to destination then
+    /// destination to source (`None` in runs from before they were timed apart).
+    #[serde(default)]
+    pub staged_both_each: Option<[Series; 2]>,
+    #[serde(default)]
+    pub peer_both_each: Option<[Series; 2]>,
 }
 
 impl PeerPoint {
@@ -190,8 +214,31 @@ impl PeerPoint {
             Method::PeerBoth => self.peer_both.as_ref(),
             Method::KernelPull => self.kernel_pull.as_ref(),
             Method::KernelPush => self.kernel_push.as_ref(),
+            Method::PeerDst => self.peer_dst.as_ref(),
         }
     }
+
+    /// Each direction's own samples in a both-ways `method`, where they were timed.
+    pub fn each_way(&self, method: Method) -> Option<&[Series; 2]> {
+        match method {
+            Method::StagedBoth => self.staged_both_each.as_ref(),
+            Method::PeerBoth => self.peer_both_each.as_ref(),
+            _ => None,
+        }
+    }
+}
+
+/// Peer access between a pair's GPUs as found when its copies began, and as checked
+/// before its staged copies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AccessCheck {
+    /// Whether peer access was on from the source to the destination and from the
+    /// destination to the source when the pair began: as it is again after its copies.
+    pub found_on: [bool; 2],
+    /// Whether the staged copies ran with peer access checked off both ways: turned off,
+    /// then a second `cuCtxDisablePeerAccess` answered
+    /// `CUDA_ERROR_PEER_ACCESS_NOT_ENABLED`.
+    pub staged_checked_off: bool,
 }
 
 /// One ordered pair of GPUs.
@@ -207,6 +254,25 @@ pub struct PairResult {
     /// and on.
     pub latency_staged: Series,
     pub latency_peer: Option<Series>,
+    /// `None` in runs from before peer access was checked.
+    #[serde(default)]
+    pub access: Option<AccessCheck>,
+}
+
+/// A copy within one GPU (device to device) of one size (milliseconds per pass).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LocalPoint {
+    pub bytes: u64,
+    pub passes: usize,
+    pub time: Series,
+}
+
+/// A GPU's copies to itself: the reference for its copies to the others.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LocalCopy {
+    /// Its ordinal.
+    pub gpu: usize,
+    pub points: Vec<LocalPoint>,
 }
 
 /// Result of peer-copy.
@@ -217,6 +283,18 @@ pub struct PeerCopyResult {
     /// The GPUs copied between.
     pub devices: Vec<DeviceInfo>,
     pub pairs: Vec<PairResult>,
+    /// How each ordered pair is joined, as NVML reports it (empty in runs from before it
+    /// was read).
+    #[serde(default)]
+    pub links: Vec<PairLink>,
+    /// Each GPU's copies to itself (empty in runs from before they were measured).
+    #[serde(default)]
+    pub local: Vec<LocalCopy>,
+    /// Whether the copies with peer access on were issued behind a gate that every
+    /// stream of a sample waits at, opened once the sample was queued (runs from before
+    /// it: issued as the host went).
+    #[serde(default)]
+    pub gated: bool,
 }
 
 impl Saved for PeerCopyResult {
@@ -233,27 +311,15 @@ impl Experiment for PeerCopy {
     fn rows(r: &PeerCopyResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
         let mut rows = Vec::new();
         for pair in &r.pairs {
-            let (s, d) = (pair.src, pair.dst);
-            for p in &pair.points {
-                for method in Method::ALL {
-                    if let Some(samples) = p.samples(method) {
-                        rows.push(MeasuredRow::median(
-                            format!("{s}-{d}/{}/{}", p.bytes, method.key()),
-                            format!("GPU {s} to {d}, {}, {}", size(p.bytes), method.label()),
-                            samples,
-                            MS,
-                        ));
-                    }
-                }
-            }
-            let latencies = [("staged", &pair.latency_staged)]
-                .into_iter()
-                .chain(pair.latency_peer.as_ref().map(|l| ("peer", l)));
-            for (key, samples) in latencies {
+            pair_rows(pair, &mut rows);
+        }
+        for local in &r.local {
+            let g = local.gpu;
+            for p in &local.points {
                 rows.push(MeasuredRow::median(
-                    format!("{s}-{d}/latency/{key}"),
-                    format!("GPU {s} to {d}, one {} copy, {key}", size(LATENCY_BYTES)),
-                    samples,
+                    format!("{g}-{g}/{}/local", p.bytes),
+                    format!("GPU {g} to itself, {}", size(p.bytes)),
+                    &p.time,
                     MS,
                 ));
             }
@@ -271,45 +337,49 @@ impl Experiment for PeerCopy {
         _cuda: Option<With<'_, Self>>,
     ) -> Vec<Table> {
         let a = derived;
-        vec![
-            matrix_columns().table(
-                Some(format!(
-                    "GB/s per pair at the largest size (both ways: both directions together); latency: median µs of one {} copy",
-                    size(LATENCY_BYTES)
-                )),
-                &a.matrix,
-            ),
-            sweep_columns().table(Some("GB/s per pair and size".into()), &a.rows),
-        ]
+        let mut tables = Vec::new();
+        if !a.links.is_empty() {
+            tables.push(link_columns().table(
+                Some("How each pair is joined (NVML) and the fastest copy over it at any size: GB/s, and its share of the link's rate in its directions".into()),
+                &a.links,
+            ));
+        }
+        tables.push(matrix_columns().table(
+            Some(format!(
+                "GB/s per pair at the largest size (both ways: both directions together; in brackets: share of the link's rate); latency: median µs of one {} copy",
+                size(LATENCY_BYTES)
+            )),
+            &a.matrix,
+        ));
+        tables.push(sweep_columns().table(Some("GB/s per pair and size".into()), &a.rows));
+        if !a.local.is_empty() {
+            tables.push(local_columns().table(
+                Some("The reference: each GPU's copy to itself (device to device), GB/s per size".into()),
+                &a.local,
+            ));
+        }
+        tables
     }
 
     fn csv(_r: &PeerCopyResult, derived: &Self::Derived) -> Vec<Csv> {
-        vec![Csv::main(sweep_columns().csv(&derived.rows))]
+        let mut files = vec![Csv::main(sweep_columns().csv(&derived.rows))];
+        if !derived.local.is_empty() {
+            files.push(Csv {
+                suffix: Some("local"),
+                contents: local_columns().csv(&derived.local),
+            });
+        }
+        files
     }
 
     fn section(
         rust: &Analyzed<Self>,
         _twin: Option<&Analyzed<Self>>,
     ) -> Result<Section, ReportError> {
-        let a = &rust.derived;
-        let mut sec = rust.section("peer-copy: copies between GPUs", "For every ordered pair of GPUs: cuMemcpyPeerAsync with peer access off (the driver stages the copy through host memory) and on (straight over the link between the GPUs), one way and both ways at once on two streams, and a copy kernel's loads and stores across the link (launched on the destination reading the source, and on the source writing the destination) where peer access is on; GB/s from the median of event-timed samples over a size sweep, and the latency of one small copy. Every copied element is checked against its source's pattern.");
-        let without: Vec<String> = (a.matrix.iter())
-            .filter(|p| !p.peer_access)
-            .map(|p| pair_label(p.src, p.dst))
-            .collect();
-        if !without.is_empty() {
-            sec.notes.push((
-                "Peer access".into(),
-                format!(
-                    "No peer access for {}: only the staged copies ran there.",
-                    without.join(", ")
-                ),
-            ));
-        }
-        let span = |m: Method| {
-            a.range(m)
-                .map_or("–".into(), |(lo, hi)| format!("{lo:.1}–{hi:.1} GB/s"))
-        };
+        let (r, a) = (&rust.result, &rust.derived);
+        let mut sec = rust.section("peer-copy: copies between GPUs", "For every ordered pair of GPUs: cuMemcpyPeerAsync with peer access off (the driver stages the copy through host memory) and on (straight over the link between the GPUs), one way and both ways at once on two streams (each direction also timed on its own), issued on the source's stream and, with peer access on, on the destination's; and a copy kernel's loads and stores across the link (launched on the destination reading the source, and on the source writing the destination) where peer access is on; each GPU's copy to itself as the reference. GB/s from the median of event-timed samples over a size sweep, beside the link NVML reports (NVLinks × their rate, both ways twice that), and the latency of one small copy. Every copied element is checked against its source's pattern.");
+        sec.notes.extend(notes(r, a));
+        let span = |m: Method| format!("{} GB/s", span(a.range(m), 1, 1.0));
         sec.notes.push((
             "Result".into(),
             format!(
@@ -331,27 +401,87 @@ impl Experiment for PeerCopy {
             pairs: a.matrix.len(),
             peer_gbps: a.range(Method::Peer),
             staged_gbps: a.range(Method::Staged),
+            link_gbps: a.link_range(),
+            peer_efficiency: a.efficiency_range(Method::Peer),
+            rows_above_link: a.rows_above_link(),
         };
-        let span =
-            |r: Option<(f64, f64)>| r.map_or("–".into(), |(lo, hi)| format!("{lo:.1}–{hi:.1}"));
+        let gbps = |r: Option<(f64, f64)>| span(r, 1, 1.0);
+        let share = match (x.peer_efficiency, x.link_gbps) {
+            (Some(share), Some(link)) => format!(
+                " ({}% of the link's {} GB/s one way)",
+                span(Some(share), 0, 100.0),
+                gbps(Some(link))
+            ),
+            _ => String::new(),
+        };
+        let above = match x.rows_above_link {
+            0 => String::new(),
+            n => format!(", {n} row(s) above the link's NVML rate beyond noise (flagged)"),
+        };
         let line = format!(
-            "{} pair(s): peer access on {} GB/s, off {} GB/s; {}",
+            "{} pair(s): peer access on {} GB/s{share}, off {} GB/s{above}; {}",
             x.pairs,
-            span(x.peer_gbps),
-            span(x.staged_gbps),
+            gbps(x.peer_gbps),
+            gbps(x.staged_gbps),
             verdict(x.verified)
         );
         Summary::headline(&x, line).with(Overview {
             finding: format!(
-                "Between {} pair(s) of GPUs, copies with peer access move {} GB/s, copies staged through the host {} GB/s.",
+                "Between {} pair(s) of GPUs, copies with peer access move {} GB/s{share}, copies staged through the host {} GB/s.",
                 x.pairs,
-                span(x.peer_gbps),
-                span(x.staged_gbps)
+                gbps(x.peer_gbps),
+                gbps(x.staged_gbps)
             ),
-            result: format!("peer {} GB/s", span(x.peer_gbps)),
+            result: format!("peer {} GB/s", gbps(x.peer_gbps)),
             over_bound: None,
             rust_over_cpp: None,
         })
+    }
+}
+
+/// `pair`'s measured rows: each method's at each size, each direction's own in the
+/// both-ways copies, and the latencies. The staged copies cross the host link, which
+/// `compare` holds them against.
+fn pair_rows(pair: &PairResult, rows: &mut Vec<MeasuredRow>) {
+    let (s, d) = (pair.src, pair.dst);
+    for p in &pair.points {
+        for method in Method::ALL {
+            let label = |what: &str| format!("GPU {s} to {d}, {}, {what}", size(p.bytes));
+            let over_host = |row: MeasuredRow| {
+                if method.needs_peer_access() {
+                    row
+                } else {
+                    row.over_link()
+                }
+            };
+            if let Some(samples) = p.samples(method) {
+                let key = format!("{s}-{d}/{}/{}", p.bytes, method.key());
+                rows.push(over_host(MeasuredRow::median(
+                    key,
+                    label(method.label()),
+                    samples,
+                    MS,
+                )));
+            }
+            let ways = [("forward", (s, d)), ("back", (d, s))];
+            for ((way, (from, to)), samples) in ways.into_iter().zip(p.each_way(method).into_iter().flatten()) {
+                let key = format!("{s}-{d}/{}/{}/{way}", p.bytes, method.key());
+                let what = format!("{}, its {from} → {to} direction", method.label());
+                rows.push(over_host(MeasuredRow::median(key, label(&what), samples, MS)));
+            }
+        }
+    }
+    let latencies = [("staged", &pair.latency_staged)]
+        .into_iter()
+        .chain(pair.latency_peer.as_ref().map(|l| ("peer", l)));
+    for (key, samples) in latencies {
+        let row = MeasuredRow::median(
+            format!("{s}-{d}/latency/{key}"),
+            format!("GPU {s} to {d}, one {} copy, {key}", size(LATENCY_BYTES)),
+            samples,
+            MS,
+        );
+        rows.push(if key == "staged" { row.over_link() } else { row });
     }
 }
 

@@ -1,7 +1,7 @@
-//! How peer-copy shows: the matrix and the sweep as tables, each method's rates as a
-//! heat map.
+//! How peer-copy shows: the matrix, the sweep and the copies within each GPU as tables,
+//! each method's rates as a heat map.
 use super::Method;
-use super::analysis::{PairRow, PeerCopyAnalysis, PeerRow, method_index};
+use super::analysis::{LocalRow, PairRow, PeerCopyAnalysis, PeerRow, Rates};
 use crate::report::chart::HeatMap;
 use crate::report::figures::{Drawing, FigureModel};
 use crate::report::table::{Columns, num};
@@ -16,29 +16,137 @@ pub(super) fn size(bytes: u64) -> String {
     }
 }
 
+/// `range` as "377.0–384.5" with `decimals` decimals, each end times `scale` (100: a
+/// percentage), one number where both ends read the same; "–" where there is none.
+pub(super) fn span(range: Option<(f64, f64)>, decimals: usize, scale: f64) -> String {
+    let Some((lo, hi)) = range else {
+        return "–".into();
+    };
+    let (lo, hi) = (
+        format!("{:.decimals$}", scale * lo),
+        format!("{:.decimals$}", scale * hi),
+    );
+    if lo == hi { lo } else { format!("{lo}–{hi}") }
+}
+
 /// "0 → 1".
 pub(super) fn pair_label(src: usize, dst: usize) -> String {
     format!("{src} → {dst}")
 }
 
+/// `method`'s GB/s, with its share of the link's rate in brackets where known:
+/// "395.2 (83%)".
+pub(super) fn rate_cell(rates: &Rates, method: Method) -> String {
+    let (rate, share) = (rates.rate(method), rates.efficiency(method));
+    if rate.is_finite() && share.is_finite() {
+        format!("{rate:.1} ({:.0}%)", 100.0 * share)
+    } else {
+        num(rate, 1)
+    }
+}
+
+/// Each direction's own GB/s in a both-ways copy: "387.0 / 386.9".
+fn each_way_cell(rates: &Rates, method: Method) -> String {
+    match rates.each_way(method) {
+        [a, b] if a.is_finite() && b.is_finite() => format!("{a:.1} / {b:.1}"),
+        _ => "–".into(),
+    }
+}
+
+/// The methods above the link, in words; empty where none is.
+fn flagged_cell(rates: &Rates) -> String {
+    let flagged: Vec<&str> = rates.flagged().into_iter().map(Method::label).collect();
+    flagged.join("; ")
+}
+
+/// The heading of the column of each direction's own rate in `method`'s both-ways
+/// copies, and the CSV's names of the two directions' columns; `None` for a one-way
+/// method.
+fn each_way_columns(method: Method) -> Option<(&'static str, [&'static str; 2])> {
+    match method {
+        Method::StagedBoth => Some((
+            "each way, peer access off (→ / ←)",
+            ["staged_both_forward", "staged_both_back"],
+        )),
+        Method::PeerBoth => Some((
+            "each way, peer access on (→ / ←)",
+            ["peer_both_forward", "peer_both_back"],
+        )),
+        _ => None,
+    }
+}
+
+/// Each method's columns over rows with `rates`: its GB/s (its share of the link in the
+/// tables), and in the CSV its GB/s and noise; each direction's own rate beside a
+/// both-ways method, in the tables.
+fn method_columns<'a, R: 'a>(
+    mut columns: Columns<'a, R>,
+    rates: fn(&R) -> &Rates,
+) -> Columns<'a, R> {
+    for method in Method::ALL {
+        columns = columns
+            .both(
+                method.label(),
+                move |x| rate_cell(rates(x), method),
+                method.key(),
+                move |x| format!("{:.3}", rates(x).rate(method)),
+            )
+            .raw(noise_key(method), move |x| {
+                format!("{:.4}", rates(x).noise(method))
+            });
+        if let Some((heading, _)) = each_way_columns(method) {
+            columns = columns.show(heading, move |x| each_way_cell(rates(x), method));
+        }
+    }
+    columns
+}
+
+/// The columns after the methods': in the CSV each link method's efficiency and each
+/// direction's own rate in the both-ways copies; in both the methods above the link.
+fn after_methods<'a, R: 'a>(
+    mut columns: Columns<'a, R>,
+    rates: fn(&R) -> &Rates,
+) -> Columns<'a, R> {
+    for method in Method::ALL {
+        if let Some(key) = efficiency_key(method) {
+            columns = columns.raw(key, move |x| {
+                format!("{:.4}", rates(x).efficiency(method))
+            });
+        }
+    }
+    for method in Method::ALL {
+        if let Some((_, [forward, back])) = each_way_columns(method) {
+            columns = columns
+                .raw(forward, move |x| format!("{:.3}", rates(x).each_way(method)[0]))
+                .raw(back, move |x| format!("{:.3}", rates(x).each_way(method)[1]));
+        }
+    }
+    columns.both(
+        "above the link",
+        move |x| flagged_cell(rates(x)),
+        "above_link",
+        move |x| {
+            let keys: Vec<&str> = rates(x).flagged().into_iter().map(Method::key).collect();
+            keys.join(";")
+        },
+    )
+}
+
 /// The one declaration of the matrix table: a row per pair.
 pub(super) fn matrix_columns<'a>() -> Columns<'a, PairRow> {
-    let mut columns = Columns::new()
+    let columns = Columns::new()
         .show("pair", |x: &PairRow| pair_label(x.src, x.dst))
         .show("peer access", |x| {
             if x.peer_access { "yes" } else { "no" }.to_owned()
         });
-    for method in Method::ALL {
-        columns = columns.show(method.label(), move |x| num(x.rate(method), 1));
-    }
-    columns
+    after_methods(method_columns(columns, |x| &x.rates), |x| &x.rates)
         .show("latency off (µs)", |x| num(x.latency_staged_us, 1))
         .show("latency on (µs)", |x| num(x.latency_peer_us, 1))
 }
 
 /// The one declaration of the sweep table and the CSV: a row per pair and size.
 pub(super) fn sweep_columns<'a>() -> Columns<'a, PeerRow> {
-    let mut columns = Columns::new()
+    let columns = Columns::new()
         .both(
             "pair",
             |x: &PeerRow| pair_label(x.src, x.dst),
@@ -47,16 +155,21 @@ pub(super) fn sweep_columns<'a>() -> Columns<'a, PeerRow> {
         )
         .raw("dst", |x| x.dst.to_string())
         .both("size", |x| size(x.bytes), "bytes", |x| x.bytes.to_string());
-    for method in Method::ALL {
-        columns = columns
-            .number(method.label(), method.key(), (1, 3), move |x| {
-                x.rate(method)
-            })
-            .raw(noise_key(method), move |x| {
-                format!("{:.4}", x.noise[method_index(method)])
-            });
-    }
-    columns
+    after_methods(method_columns(columns, |x| &x.rates), |x| &x.rates)
+}
+
+/// The one declaration of the table and CSV of each GPU's copies to itself.
+pub(super) fn local_columns<'a>() -> Columns<'a, LocalRow> {
+    Columns::new()
+        .both(
+            "GPU",
+            |x: &LocalRow| x.gpu.to_string(),
+            "gpu",
+            |x| x.gpu.to_string(),
+        )
+        .both("size", |x| size(x.bytes), "bytes", |x| x.bytes.to_string())
+        .number("GB/s", "gbps", (1, 3), |x| x.gbps)
+        .noise("noise", "noise", |x| x.noise)
 }
 
 /// The CSV column of `method`'s noise.
@@ -68,11 +181,26 @@ fn noise_key(method: Method) -> &'static str {
         Method::PeerBoth => "peer_both_noise",
         Method::KernelPull => "kernel_pull_noise",
         Method::KernelPush => "kernel_push_noise",
+        Method::PeerDst => "peer_dst_noise",
+    }
+}
+
+/// The CSV column of `method`'s share of the link's rate; `None` for a staged copy,
+/// which does not cross the link.
+fn efficiency_key(method: Method) -> Option<&'static str> {
+    match method {
+        Method::Staged | Method::StagedBoth => None,
+        Method::Peer => Some("peer_efficiency"),
+        Method::PeerBoth => Some("peer_both_efficiency"),
+        Method::KernelPull => Some("kernel_pull_efficiency"),
+        Method::KernelPush => Some("kernel_push_efficiency"),
+        Method::PeerDst => Some("peer_dst_efficiency"),
     }
 }
 
 /// The heat map of `method`'s GB/s at the largest size, source GPU by row, destination
-/// by column; cells at or above `threshold` in the "pays off" colours.
+/// by column; cells at or above `threshold` in one colour scale, those below in the
+/// other (no line between them: the diagonal's empty cells break any).
 fn heat_map(a: &PeerCopyAnalysis, method: Method, threshold: f64) -> HeatMap {
     HeatMap {
         title: format!(
@@ -88,13 +216,14 @@ fn heat_map(a: &PeerCopyAnalysis, method: Method, threshold: f64) -> HeatMap {
                 (a.devices.iter())
                     .map(|&dst| {
                         a.pair(src, dst)
-                            .map(|p| p.rate(method))
+                            .map(|p| p.rates.rate(method))
                             .filter(|r| r.is_finite())
                     })
                     .collect()
             })
             .collect(),
         threshold,
+        contour: None,
         unit: "{:.1}",
         marked: Vec::new(),
     }

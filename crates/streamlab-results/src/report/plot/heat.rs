@@ -53,6 +53,31 @@ pub(super) fn heat_color(v: f64, threshold: f64, (lo, hi): (f64, f64)) -> (RGBCo
     (blend(scale, t), t)
 }
 
+/// The contour: every edge between a cell at or above the threshold and one below, in
+/// the plot's coordinates (column x, row y counted from the bottom); none where the map
+/// draws no contour.
+fn contour(h: &HeatMap) -> Vec<[(f64, f64); 2]> {
+    if h.contour.is_none() {
+        return Vec::new();
+    }
+    let (nx, ny) = (h.columns.len(), h.rows.len());
+    let above = |r: usize, c: usize| cell(h, r, c).map(|v| v >= h.threshold);
+    let mut edges = Vec::new();
+    for r in 0..ny {
+        for c in 0..nx {
+            let Some(here) = above(r, c) else { continue };
+            let (x, y) = (c as f64, (ny - 1 - r) as f64);
+            if c + 1 < nx && above(r, c + 1).is_some_and(|there| there != here) {
+                edges.push([(x + 0.5, y - 0.5), (x + 0.5, y + 0.5)]);
+            }
+            if r + 1 < ny && above(r + 1, c).is_some_and(|there| there != here) {
+                edges.push([(x - 0.5, y - 0.5), (x + 0.5, y - 0.5)]);
+            }
+        }
+    }
+    edges
+}
+
 pub(super) fn draw_heat_map(root: &Area<'_>, h: &HeatMap) -> Drawn {
     let area = titled(root, &h.title, 24, &TEXT)?;
     let (nx, ny) = (h.columns.len(), h.rows.len());
@@ -71,8 +96,11 @@ pub(super) fn draw_heat_map(root: &Area<'_>, h: &HeatMap) -> Drawn {
             Swatch::Dot(RED.1),
             format!("< {}", cell_text(h.threshold, h.unit)),
         ),
-        Entry::new(thick(CONTOUR, 4), "pay-off line"),
     ];
+    let edges = contour(h);
+    if let (Some(name), false) = (h.contour, edges.is_empty()) {
+        entries.push(Entry::new(thick(CONTOUR, 4), name));
+    }
     if !h.marked.is_empty() {
         entries.push(Entry::new(thick(MARK, 3), "disagrees"));
     }
@@ -145,20 +173,6 @@ pub(super) fn draw_heat_map(root: &Area<'_>, h: &HeatMap) -> Drawn {
         Text::new(text, (c as f64, row_y(r)), style)
     }))?;
 
-    // The contour: every edge between a cell at or above the threshold and one below.
-    let above = |r: usize, c: usize| cell(h, r, c).map(|v| v >= h.threshold);
-    let mut edges = Vec::new();
-    for (r, c, _) in &cells {
-        let (r, c) = (*r, *c);
-        let Some(here) = above(r, c) else { continue };
-        let (x, y) = (c as f64, row_y(r));
-        if c + 1 < nx && above(r, c + 1).is_some_and(|there| there != here) {
-            edges.push([(x + 0.5, y - 0.5), (x + 0.5, y + 0.5)]);
-        }
-        if r + 1 < ny && above(r + 1, c).is_some_and(|there| there != here) {
-            edges.push([(x - 0.5, y - 0.5), (x + 0.5, y - 0.5)]);
-        }
-    }
     chart.draw_series(
         edges
             .into_iter()

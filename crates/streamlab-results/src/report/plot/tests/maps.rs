@@ -34,6 +34,7 @@ fn heat() -> HeatMap {
             vec![Some(1.1), Some(2.0), Some(0.5)],
         ],
         threshold: 1.0,
+        contour: Some("pay-off line"),
         unit: "×",
         marked: vec![(0, 1), (1, 2), (5, 5)],
     }
@@ -109,6 +110,27 @@ fn heat_map_marks_and_contour() {
     // Edges between ≥ 1 and < 1: (0,0)|(0,1), (1,1)|(1,2), (0,0)/(1,0); (0,1)/(1,1) are
     // both above and (0,2) is missing. Plus the legend swatch.
     assert_eq!(count_polylines(&svg, "#1F1F1F"), 3 + 1);
+    assert_eq!(occurrences(&svg, "pay-off line"), 1);
+}
+
+#[test]
+fn a_heat_map_with_no_contour_names_none() {
+    // Every cell above the threshold: no edge to draw, so the legend names no line.
+    let h = HeatMap {
+        threshold: 0.1,
+        marked: vec![],
+        ..heat()
+    };
+    let svg = heat_map(&h);
+    assert_eq!(count_polylines(&svg, "#1F1F1F"), 0);
+    assert_eq!(occurrences(&svg, "pay-off line"), 0);
+    // A map that draws no line at all, whatever its cells.
+    let svg = heat_map(&HeatMap {
+        contour: None,
+        ..heat()
+    });
+    assert_eq!(count_polylines(&svg, "#1F1F1F"), 0);
+    assert_eq!(occurrences(&svg, "pay-off line"), 0);
 }
 
 #[test]
