@@ -45,7 +45,6 @@ impl Table {
     pub fn column(&self, prefix: &str) -> Option<usize> {
         self.header.iter().position(|h| h.starts_with(prefix))
     }
-
 }
 
 type Cell<'a, R> = Box<dyn Fn(&R) -> String + 'a>;

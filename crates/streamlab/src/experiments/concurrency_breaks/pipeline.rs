@@ -1,31 +1,19 @@
-//! concurrency-breaks: the memcpy-kernel pipeline over streams, clean and with one
-//! concurrency break in every iteration, after the CUDA Handbook's section 6.5.3.
-//!
-//! AddKernel's cycles are picked first (unless given) so that the whole array's kernels
-//! take as long as copying it in: then the clean pipeline keeps both copy engines and the
-//! SMs busy at once, and a break has overlap to destroy. Each iteration issues every
-//! chunk's copy in, every kernel, every copy out (one chunk per stream), with the case's
-//! break or its remedy ([`Case`]); one schedule, written once, is timed and traced. The
-//! cases are sampled round-robin, each sample `--iterations` iterations back to back timed
-//! with events, more rounds for a case whose noise is still above the target; each case's
-//! last sample runs on a poisoned input on the device and poisoned outputs, and is checked
-//! element by element. Then each case is traced over three iterations as the host issues
-//! them (no gate: the host waits for the GPU in the middle of some schedules), and the
-//! break detector reads the timeline.
+//! concurrency-breaks' pipeline: its buffers, kernel and events, one iteration of any
+//! case issued through a trace recorder, the staged copy's host side and its probe, and
+//! the calibration of AddKernel's cycles.
 use std::ops::Range;
 
 use kernels_rs::add_kernel;
 use nvptx_kernel::Kernel;
 use streamlab_results::experiments::concurrency_breaks::{
-    Calibration, Case, CaseRun, ConcurrencyBreaks, ConcurrencyBreaksResult, Params, StagingProbe,
+    Calibration, Case, Params, StagingProbe,
 };
-use streamlab_results::saved::Params as _;
 use streamlab_results::saved::Verification;
-use streamlab_results::saved::timeline::{Lane, OpKind, TraceReference};
+use streamlab_results::saved::timeline::{Lane, OpKind};
 
-use super::{Context, Run, RunError};
-use crate::measure::{MAX_ROUNDS, series, wants_round};
-use crate::runtime::trace::{self, Recorder};
+use super::super::Context;
+use crate::measure::series;
+use crate::runtime::trace::Recorder;
 use crate::runtime::{
     DeviceBuffer, Event, Function, Gpu, MemPool, PinnedBuffer, Region, RuntimeError, Shape, Stream,
 };
@@ -33,11 +21,11 @@ use streamlab_results::spread::chunks;
 
 /// 32-bit words of the scratch buffer the memset and the device-to-device copy write
 /// (4 MiB): enough to be seen, small beside the pipeline's copies.
-const SCRATCH_WORDS: usize = 1 << 20;
+pub(super) const SCRATCH_WORDS: usize = 1 << 20;
 /// What AddKernel adds, `cycles` times.
 const ADD_VALUE: i32 = 0xcc;
 /// Iterations traced back to back: the middle one runs as the timed ones do.
-const TRACED_ITERATIONS: usize = 3;
+pub(super) const TRACED_ITERATIONS: usize = 3;
 /// Threads per block and blocks per SM of AddKernel's launches (memcpy-kernel's).
 const THREADS: u32 = 256;
 const BLOCKS_PER_SM: u32 = 16;
@@ -57,8 +45,8 @@ const STAGING_SLACK: f64 = 1.05;
 type AddFn = Function<<add_kernel as Kernel>::Args>;
 
 /// The buffers, kernel and events of the pipeline.
-struct Pipeline<'a> {
-    gpu: &'a Gpu,
+pub(super) struct Pipeline<'a> {
+    pub(super) gpu: &'a Gpu,
     kernel: AddFn,
     shape: Shape,
     cycles: i32,
@@ -103,7 +91,7 @@ fn copy_over(to: &mut PinnedBuffer<i32>, from: &[i32], threads: usize) -> Result
 }
 
 /// The lane a case issues on beyond its streams.
-fn lane_of(gpu: &Gpu, case: Case) -> Option<(Lane, Stream<'_>)> {
+pub(super) fn lane_of(gpu: &Gpu, case: Case) -> Option<(Lane, Stream<'_>)> {
     match case {
         Case::NullStreamCopy
         | Case::NullStreamCopyNonBlocking
@@ -125,7 +113,7 @@ fn moves_copy(case: Case) -> bool {
 impl<'a> Pipeline<'a> {
     /// The pipeline over `host_in` (`--elements` random ints): its other buffers and
     /// events, one chunk per stream.
-    fn new(
+    pub(super) fn new(
         ctx: &Context<'a>,
         p: &Params,
         host_in: PinnedBuffer<i32>,
@@ -167,7 +155,7 @@ impl<'a> Pipeline<'a> {
     /// Issue iteration `i` of `case` through `rec` on `streams`: the case's break before
     /// the copies in, every chunk's copy in, the break after them, every kernel, every
     /// copy out, and the staged copy's next chunk.
-    fn iteration(
+    pub(super) fn iteration(
         &mut self,
         rec: &mut Recorder,
         streams: &[Stream],
@@ -349,7 +337,7 @@ impl<'a> Pipeline<'a> {
     /// staged copy then splits it over the fewest threads within [`STAGING_SLACK`] of the
     /// fastest, whose copies are timed [`STAGING_SAMPLES`] times: what the remedy costs
     /// the host each iteration, on this host.
-    fn probe_staging(&mut self) -> Result<StagingProbe, RuntimeError> {
+    pub(super) fn probe_staging(&mut self) -> Result<StagingProbe, RuntimeError> {
         let part = self.parts[self.parts.len() - 1].clone();
         let pageable = &self.pageable_in[part.clone()];
         let staging = &mut self.staging[0];
@@ -386,7 +374,7 @@ impl<'a> Pipeline<'a> {
     }
 
     /// One timed sample of `iterations` iterations of `case`: milliseconds per iteration.
-    fn sample(
+    pub(super) fn sample(
         &mut self,
         streams: &[Stream],
         lane: Option<(Lane, &Stream)>,
@@ -414,7 +402,7 @@ impl<'a> Pipeline<'a> {
 
     /// Poison the input on the device and the output on the device and the host before a
     /// checked sample: a chunk a case did not copy in, or did not copy out, shows.
-    fn poison(&mut self, stream: &Stream) -> Result<(), RuntimeError> {
+    pub(super) fn poison(&mut self, stream: &Stream) -> Result<(), RuntimeError> {
         stream.poison(&mut self.dev_in)?;
         stream.poison(&mut self.dev_out)?;
         crate::parallel::for_each_chunk_mut(self.host_out.as_mut_slice()?, |_, c| c.fill(-1));
@@ -422,7 +410,7 @@ impl<'a> Pipeline<'a> {
     }
 
     /// Check every output element: `out[i] == in[i] + ADD_VALUE·cycles` with wrap-around.
-    fn check(&self, what: &str) -> Result<Verification, RuntimeError> {
+    pub(super) fn check(&self, what: &str) -> Result<Verification, RuntimeError> {
         let (input, output) = (self.host_in.as_slice()?, self.host_out.as_slice()?);
         Ok(crate::add_kernel::check(
             input,
@@ -465,7 +453,7 @@ impl<'a> Pipeline<'a> {
 
     /// The cycles at which the kernels take as long as the copy in (a line through two
     /// measured points), or `given`; and the times at them.
-    fn calibrate(&mut self, streams: &[Stream], given: i32) -> Result<Calibration, RuntimeError> {
+    pub(super) fn calibrate(&mut self, streams: &[Stream], given: i32) -> Result<Calibration, RuntimeError> {
         let cycles = if given > 0 {
             given
         } else {
@@ -490,166 +478,3 @@ impl<'a> Pipeline<'a> {
     }
 }
 
-impl Run for ConcurrencyBreaks {
-    const SUMMARY: &'static str =
-        "What breaks the overlap: NULL-stream and pageable copies, allocations, waits";
-    const ABOUT: &'static str = "The memcpy-kernel pipeline over 8 streams, clean and with one break in every \
-        iteration (a copy or memset on the NULL stream, a pageable copy, an allocation \
-        and free, a host wait on an event; non-blocking streams and the per-thread \
-        default stream as controls): each one's cost against the clean pipeline, its \
-        timeline and what the break detector finds in it";
-
-    fn run(ctx: &Context, p: &Params) -> Result<ConcurrencyBreaksResult, RunError> {
-        p.validate()?;
-        let gpu = ctx.gpu;
-        let n = p.elements;
-        gpu.ensure_fits((2 * n * size_of::<i32>() + 2 * SCRATCH_WORDS * size_of::<u32>()) as u64)?;
-        let mut rng =
-            streamlab_results::rng::Rng::new(streamlab_results::rng::Rng::seed_from_clock());
-        let mut host_in = gpu.pinned(n, 0i32)?;
-        rng.fill_any_i32(host_in.as_mut_slice()?);
-        let blocking = gpu.blocking_streams(p.streams)?;
-        let non_blocking = gpu.streams(p.streams)?;
-        let mut pipe = Pipeline::new(ctx, p, host_in)?;
-        let mut task =
-            crate::progress::Task::start("concurrency-breaks", 1 + 2 * Case::ALL.len() as u64);
-        let calibration = pipe.calibrate(&blocking, p.cycles)?;
-        task.step(&format!("AddKernel at {} cycles", calibration.cycles));
-        let staging = pipe.probe_staging()?;
-        let region = Region::new(gpu, p.streams)?;
-        let cases = Cases {
-            blocking: &blocking,
-            non_blocking: &non_blocking,
-            lanes: Case::ALL
-                .map(|case| lane_of(gpu, case))
-                .into_iter()
-                .collect(),
-            region: &region,
-            iterations: p.iterations,
-        };
-        let samples = cases.sample(ctx, p, &mut pipe)?;
-        let (runs, checks) = cases.check_and_trace(ctx, p, &mut pipe, samples, &mut task)?;
-        task.finish();
-        Ok(ConcurrencyBreaksResult {
-            run: ctx.record(p.clone(), crate::verify::combine(checks), !ctx.stopping()),
-            calibration,
-            cases: runs,
-            staging: Some(staging),
-        })
-    }
-}
-
-/// Where and how the cases run: on blocking or non-blocking streams, each with its lane,
-/// `iterations` iterations per sample timed over one region.
-struct Cases<'a> {
-    blocking: &'a [Stream<'a>],
-    non_blocking: &'a [Stream<'a>],
-    lanes: Vec<Option<(Lane, Stream<'a>)>>,
-    region: &'a Region,
-    iterations: usize,
-}
-
-impl Cases<'_> {
-    /// The streams `case` issues on.
-    fn streams_of(&self, case: Case) -> &[Stream<'_>] {
-        if case.blocking_streams() {
-            self.blocking
-        } else {
-            self.non_blocking
-        }
-    }
-
-    /// The lane of the `k`th case of [`Case::ALL`], if it has one.
-    fn lane(&self, k: usize) -> Option<(Lane, &Stream<'_>)> {
-        self.lanes[k].as_ref().map(|(l, s)| (*l, s))
-    }
-
-    /// Every case warmed up once, then sampled round-robin while its noise is above the
-    /// target: each case's samples, in [`Case::ALL`]'s order.
-    fn sample(
-        &self,
-        ctx: &Context,
-        p: &Params,
-        pipe: &mut Pipeline,
-    ) -> Result<Vec<Vec<f64>>, RuntimeError> {
-        // Warm up every case once, then sample them round-robin.
-        for (k, &case) in Case::ALL.iter().enumerate() {
-            pipe.sample(
-                self.streams_of(case),
-                self.lane(k),
-                case,
-                self.iterations,
-                self.region,
-            )?;
-        }
-        let mut samples: Vec<Vec<f64>> = vec![Vec::new(); Case::ALL.len()];
-        'rounds: for round in 0..MAX_ROUNDS * p.sampling.repeats {
-            for (k, &case) in Case::ALL.iter().enumerate() {
-                if ctx.stopping() {
-                    break 'rounds;
-                }
-                if wants_round(&samples[k], round, p.sampling.repeats) {
-                    samples[k].push(pipe.sample(
-                        self.streams_of(case),
-                        self.lane(k),
-                        case,
-                        self.iterations,
-                        self.region,
-                    )?);
-                }
-            }
-        }
-        Ok(samples)
-    }
-
-    /// Each case's last sample on poisoned outputs, checked, then its trace over
-    /// [`TRACED_ITERATIONS`] iterations: the cases run and their checks.
-    fn check_and_trace(
-        &self,
-        ctx: &Context,
-        p: &Params,
-        pipe: &mut Pipeline,
-        mut samples: Vec<Vec<f64>>,
-        task: &mut crate::progress::Task,
-    ) -> Result<(Vec<CaseRun>, Vec<Verification>), RuntimeError> {
-        let gpu = pipe.gpu;
-        let mut checks = Vec::new();
-        let mut cases = Vec::new();
-        for (k, &case) in Case::ALL.iter().enumerate() {
-            if ctx.stopping() {
-                break;
-            }
-            let streams = self.streams_of(case);
-            pipe.poison(&streams[0])?;
-            samples[k].push(pipe.sample(
-                streams,
-                self.lane(k),
-                case,
-                self.iterations,
-                self.region,
-            )?);
-            gpu.synchronize()?;
-            checks.push(pipe.check(case.label())?);
-            task.step(case.label());
-            let time = series(std::mem::take(&mut samples[k]));
-            let reference = TraceReference {
-                timed_ms: time.min(),
-                median_ms: Some(time.median()),
-                back_to_back: true,
-                rates: None,
-            };
-            let title = format!("concurrency-breaks {}, {} streams", case.label(), p.streams);
-            let timeline =
-                trace::record_as_issued(gpu, streams, self.lane(k), &title, reference, |rec| {
-                    (0..TRACED_ITERATIONS).try_for_each(|i| pipe.iteration(rec, streams, case, i))
-                })?;
-            task.step(&format!("{} traced", case.label()));
-            cases.push(CaseRun {
-                case,
-                time,
-                timeline: Some(timeline),
-            });
-        }
-        Ok((cases, checks))
-    }
-}
