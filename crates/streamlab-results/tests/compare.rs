@@ -186,14 +186,14 @@ fn a_slowdown_the_gpus_clocks_account_for_is_not_the_codes() {
     // sets took 32% longer: the clocks say why, so no row is called; the same slowdown
     // at the same clocks is called.
     use streamlab_results::experiments::matmul_streams::MatmulStreams;
-    use streamlab_results::saved::clocks::{ClockProbe, GpuClocks};
+    use streamlab_results::saved::clocks::{ClockProbe, GpuClocks, Reading};
     let at = |sm_mhz: u32| {
         let clocks = GpuClocks {
             sm_mhz,
             sm_max_mhz: 1980,
             memory_mhz: 3201,
             memory_max_mhz: 3201,
-            reasons: Vec::new(),
+            reasons: Reading::Read(Vec::new()),
             temperature_c: None,
             power_w: None,
         };

@@ -240,7 +240,7 @@ fn pairing(name: &'static str, a: &ComparedRun, b: &ComparedRun) -> Option<Pairi
             if let Some(link) = table::link(&r.provenance).filter(|_| set == KernelSet::Rust) {
                 p.notes.push((format!("Link in {side}"), link));
             }
-            if let Some(why) = r.provenance.clocks.as_ref().and_then(|c| c.held_back()) {
+            if let Some(why) = r.provenance.held_back() {
                 p.notes.push((
                     format!("GPU held back in {side} ({} kernels)", set.label()),
                     why,

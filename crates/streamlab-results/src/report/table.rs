@@ -353,16 +353,39 @@ pub fn link(p: &Provenance) -> Option<String> {
     ))
 }
 
-/// The GPU's clocks around an experiment, led by "GPU held back: …" where they were
-/// held down while it ran ([`crate::saved::clocks::ClockProbe::held_back`]).
-pub fn clocks(p: &Provenance) -> Option<String> {
-    let probe = p.clocks.as_ref()?;
-    Some(match probe.held_back() {
-        Some(why) => format!(
-            "GPU held back: {why}; this result ran slower than the GPU can. {}",
-            probe.describe()
-        ),
-        None => probe.describe(),
+/// The GPU's clocks around an experiment (each GPU's, named, for an experiment of
+/// several), led by "GPU held back: …" where they were held down while it ran
+/// ([`Provenance::held_back`]); "not recorded" where the result predates them.
+pub fn clocks(p: &Provenance) -> String {
+    let described = if p.gpus.is_empty() {
+        (p.clocks.as_ref()).map_or_else(clocks_not_recorded, |c| c.describe())
+    } else {
+        (p.gpus.iter())
+            .map(|g| format!("GPU {}: {}", g.ordinal, g.clocks.describe()))
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    match p.held_back() {
+        Some(why) => {
+            format!("GPU held back: {why}; this result ran slower than the GPU can. {described}")
+        }
+        None => described,
+    }
+}
+
+/// What is said of a result that read no clocks.
+fn clocks_not_recorded() -> String {
+    format!("{NOT_RECORDED}: results before 2026-11-26 did not read the GPU's clocks")
+}
+
+/// Each GPU's link to the host, for an experiment of several GPUs, e.g. "GPU 0: PCIe gen
+/// 5 x16 (at most gen 5 x16); GPU 1: …".
+pub fn host_links(p: &Provenance) -> Option<String> {
+    (!p.gpus.is_empty()).then(|| {
+        (p.gpus.iter())
+            .map(|g| format!("GPU {}: {}", g.ordinal, g.host_link()))
+            .collect::<Vec<_>>()
+            .join("; ")
     })
 }
 

@@ -266,6 +266,10 @@ impl Run for MultiGpuOverlap {
         }
     }
 
+    fn gpus(params: &Params) -> Result<Vec<usize>, RunError> {
+        chosen_gpus(MultiGpuOverlap::NAME, &params.devices)
+    }
+
     fn run(ctx: &Context, p: &Params) -> Result<MultiGpuOverlapResult, RunError> {
         p.validate()?;
         let ordinals = chosen_gpus(MultiGpuOverlap::NAME, &p.devices)?;

@@ -434,6 +434,10 @@ impl Run for PeerCopy {
         and a copy kernel pulling and pushing across the link, over sizes 4 KiB..1 \
         GiB, as a GB/s matrix, with a small copy's latency";
 
+    fn gpus(params: &Params) -> Result<Vec<usize>, RunError> {
+        chosen_gpus(PeerCopy::NAME, &params.devices)
+    }
+
     fn unavailable(params: &Params) -> Result<Option<String>, RunError> {
         match several_gpus(PeerCopy::NAME, &params.devices)? {
             Devices::Chosen(_) => Ok(None),
