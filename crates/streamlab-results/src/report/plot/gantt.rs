@@ -151,12 +151,17 @@ pub(super) fn draw_gantt(root: &Area<'_>, g: &Gantt) -> Drawn {
         )
     }))?;
 
-    // A divider where the rows change from streams to engines (or back).
-    let is_stream = |t: &Track| matches!(t, Track::Stream(_) | Track::Lane(_));
-    let dividers = (1..n).filter(|&r| is_stream(&g.tracks[r - 1]) != is_stream(&g.tracks[r]));
+    // A divider where the rows change from streams to engines (or back), heavier where
+    // they change from one GPU to the next.
+    let dividers = (1..n).filter(|&r| g.tracks[r - 1].is_stream() != g.tracks[r].is_stream());
     chart.draw_series(dividers.map(|r| {
         let y = (n - r) as f64 - 0.5;
-        PathElement::new([(x.lo, y), (x.hi, y)], DIVIDER.stroke_width(2))
+        let width = if g.tracks[r - 1].gpu() == g.tracks[r].gpu() {
+            2
+        } else {
+            4
+        };
+        PathElement::new([(x.lo, y), (x.hi, y)], DIVIDER.stroke_width(width))
     }))?;
     draw_marks(&mut chart, g, (x.hi, n))?;
     if bars.is_empty() {
@@ -268,9 +273,8 @@ fn escape(text: &str) -> String {
 /// name already written (with many streams, every few streams are named).
 fn track_labels(area: &Area<'_>, rows: &[(i32, &Track)], right: i32) -> Drawn {
     let line = line_height(LABEL_SIZE);
-    let is_stream = |t: &Track| matches!(t, Track::Stream(_) | Track::Lane(_));
-    let order = (rows.iter().filter(|(_, t)| !is_stream(t)))
-        .chain(rows.iter().filter(|(_, t)| is_stream(t)));
+    let order = (rows.iter().filter(|(_, t)| !t.is_stream()))
+        .chain(rows.iter().filter(|(_, t)| t.is_stream()));
     let mut taken: Vec<i32> = Vec::new();
     let style = (FONT, LABEL_SIZE)
         .into_font()
