@@ -215,7 +215,7 @@ impl GpuProbe {
     pub fn host_link(&self) -> String {
         let nvml = self.pcie.text(PcieLink::describe);
         match &self.pcie_link {
-            Some(sysfs) => format!("{nvml}; {sysfs}"),
+            Some(sysfs) => format!("{nvml}, {sysfs}"),
             None => nvml,
         }
     }

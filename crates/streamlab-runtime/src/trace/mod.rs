@@ -27,6 +27,7 @@
 //! context per GPU) and stream; each operation saved with its GPU. Without CUPTI each
 //! GPU's times run from its own gate's opening.
 mod cupti;
+mod rows;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -37,8 +38,8 @@ use streamlab_results::saved::timeline::{
     Lane, OpKind, Timeline, TimelineOp, TraceReference, TraceSource, TracedGpu,
 };
 
-use crate::gate::Gate;
 use crate::{Event, Gpu, RuntimeError, Stream};
+use rows::{Rows, gates, zeros};
 
 /// Whether the "no CUPTI" note was printed.
 static NOTED: AtomicBool = AtomicBool::new(false);
@@ -80,49 +81,6 @@ enum Mode {
     Events { zeros: Vec<Event> },
 }
 
-/// The streams a schedule is traced on, each with its GPU: one GPU's, or several GPUs'
-/// one after another.
-#[derive(Clone)]
-struct Rows<'a> {
-    gpus: Vec<&'a Gpu>,
-    /// Each stream, and the index of its GPU in `gpus`.
-    streams: Vec<(&'a Stream<'a>, usize)>,
-}
-
-impl<'a> Rows<'a> {
-    fn one(gpu: &'a Gpu, streams: &'a [Stream<'a>]) -> Rows<'a> {
-        Rows {
-            gpus: vec![gpu],
-            streams: streams.iter().map(|s| (s, 0)).collect(),
-        }
-    }
-
-    fn several(gpus: &[(&'a Gpu, &'a [Stream<'a>])]) -> Rows<'a> {
-        Rows {
-            gpus: gpus.iter().map(|&(gpu, _)| gpu).collect(),
-            streams: (gpus.iter().enumerate())
-                .flat_map(|(k, &(_, streams))| streams.iter().map(move |s| (s, k)))
-                .collect(),
-        }
-    }
-
-    /// The GPU of row `row` (the first GPU's for the lane and the host).
-    fn gpu(&self, row: usize) -> &'a Gpu {
-        self.gpus[self.streams.get(row).map_or(0, |&(_, k)| k)]
-    }
-
-    /// GPU `k`'s streams.
-    fn of(&self, k: usize) -> impl Iterator<Item = &'a Stream<'a>> + '_ {
-        (self.streams.iter())
-            .filter(move |&&(_, g)| g == k)
-            .map(|&(s, _)| s)
-    }
-
-    fn wait_all(&self) -> Result<(), RuntimeError> {
-        self.gpus.iter().try_for_each(|gpu| gpu.synchronize())
-    }
-}
-
 /// What a schedule issues its operations through.
 pub struct Recorder<'a> {
     rows: Rows<'a>,
@@ -144,7 +102,7 @@ impl<'a> Recorder<'a> {
         streams: &'a [Stream<'a>],
         lane: Option<(Lane, &'a Stream<'a>)>,
     ) -> Recorder<'a> {
-        Recorder::issuing(Rows::one(gpu, streams), lane)
+        Recorder::issuing(Rows::One { gpu, streams }, lane)
     }
 
     /// A recorder over `rows` that only issues.
@@ -168,7 +126,7 @@ impl<'a> Recorder<'a> {
         bytes: Option<u64>,
         issue: impl FnOnce(&Stream) -> Result<(), RuntimeError>,
     ) -> Result<(), RuntimeError> {
-        let (on, _) = self.rows.streams[stream];
+        let on = self.rows.stream(stream);
         self.issue(on, stream, iteration, kind, bytes, None, issue)
     }
 
@@ -183,7 +141,7 @@ impl<'a> Recorder<'a> {
         issue: impl FnOnce(&Stream) -> Result<(), RuntimeError>,
     ) -> Result<(), RuntimeError> {
         let (_, on) = self.lane.expect("a trace with a lane");
-        let row = self.rows.streams.len();
+        let row = self.rows.len();
         self.issue(on, row, iteration, kind, bytes, Some(call), issue)
     }
 
@@ -201,7 +159,7 @@ impl<'a> Recorder<'a> {
         let start = now_ns();
         f()?;
         let end = now_ns();
-        let row = self.rows.streams.len() + usize::from(self.lane.is_some());
+        let row = self.rows.len() + usize::from(self.lane.is_some());
         if let (Some(start), Some(end), Some(issued)) = (start, end, self.issued.as_mut()) {
             issued.push(Issued {
                 stream: row,
@@ -269,7 +227,7 @@ pub fn record(
     schedule: impl FnMut(&mut Recorder) -> Result<(), RuntimeError>,
 ) -> Result<Timeline, RuntimeError> {
     record_with(
-        &Rows::one(gpu, streams),
+        &Rows::One { gpu, streams },
         None,
         true,
         title,
@@ -306,7 +264,7 @@ pub fn record_as_issued(
     schedule: impl FnMut(&mut Recorder) -> Result<(), RuntimeError>,
 ) -> Result<Timeline, RuntimeError> {
     record_with(
-        &Rows::one(gpu, streams),
+        &Rows::One { gpu, streams },
         lane,
         false,
         title,
@@ -333,7 +291,7 @@ pub fn record_unchecked(
         title,
     };
     record_whole(
-        &Rows::one(gpu, streams),
+        &Rows::One { gpu, streams },
         &how,
         &reference,
         &mut schedule,
@@ -412,44 +370,6 @@ fn record_with(
     }
 }
 
-/// A closed gate per GPU of `rows`, each holding that GPU's streams.
-fn gates(rows: &Rows) -> Result<Vec<Gate>, RuntimeError> {
-    let several = rows.gpus.len() > 1;
-    (rows.gpus.iter().enumerate())
-        .map(|(k, gpu)| {
-            if several {
-                gpu.bind()?;
-            }
-            let gate = Gate::new(gpu)?;
-            rows.of(k).try_for_each(|stream| gate.hold(stream))?;
-            Ok(gate)
-        })
-        .collect()
-}
-
-/// A zero mark per GPU of `rows`, recorded in its first stream, which its other streams
-/// (and for the first GPU, `lane`) wait for.
-fn zeros(rows: &Rows, lane: Option<&Stream>) -> Result<Vec<Event>, RuntimeError> {
-    let several = rows.gpus.len() > 1;
-    (rows.gpus.iter().enumerate())
-        .map(|(k, gpu)| {
-            if several {
-                gpu.bind()?;
-            }
-            let zero = gpu.event()?;
-            let mut streams = rows.of(k);
-            if let Some(first) = streams.next() {
-                first.record(&zero)?;
-            }
-            let lane = lane.filter(|_| k == 0);
-            streams
-                .chain(lane)
-                .try_for_each(|stream| stream.wait(&zero))?;
-            Ok(zero)
-        })
-        .collect()
-}
-
 /// One warm-up pass and one traced pass of `schedule`, behind a gate per GPU if
 /// `how.gated`, timed by CUPTI or by events (`source`).
 fn record_once(
@@ -463,7 +383,7 @@ fn record_once(
     rows.wait_all()?;
     let cupti = match (source, cupti_unavailable()) {
         (Source::Events, _) => None,
-        (Source::Cupti, None) => start_cupti(&rows.gpus, &rows.streams)
+        (Source::Cupti, None) => start_cupti(&rows.gpus(), &rows.indexed())
             .map_err(|why| note_fallback(&why))
             .ok(),
         (Source::Cupti, Some(why)) => {
@@ -507,7 +427,7 @@ fn record_once(
     }
     rows.wait_all()?;
     let iterations = issued.iter().map(|op| op.iteration + 1).max().unwrap_or(0);
-    let lane_row = lane.map(|_| rows.streams.len());
+    let lane_row = lane.map(|_| rows.len());
     let (source, mut ops) = match &mode {
         Mode::Cupti { stream_ids } => {
             flush()?;
@@ -521,11 +441,12 @@ fn record_once(
         }
         Mode::Events { zeros } => (TraceSource::Events, from_events(&issued, rows, zeros)?),
     };
-    let devices = if rows.gpus.len() > 1 {
+    let gpus = rows.gpus();
+    let devices = if gpus.len() > 1 {
         for op in &mut ops {
             op.device = Some(rows.gpu(op.stream).info().ordinal);
         }
-        (rows.gpus.iter().enumerate())
+        (gpus.iter().enumerate())
             .map(|(k, gpu)| TracedGpu {
                 ordinal: gpu.info().ordinal,
                 streams: rows.of(k).count(),
@@ -538,7 +459,7 @@ fn record_once(
     Ok(Timeline {
         title: title.to_owned(),
         source,
-        streams: rows.streams.len(),
+        streams: rows.len(),
         other_lanes: (lane.map(|(l, _)| l).into_iter())
             .chain(host_calls.then_some(Lane::Host))
             .collect(),
@@ -559,7 +480,7 @@ fn from_events(
     (issued.iter())
         .map(|op| {
             let (before, after) = op.brackets.as_ref().expect("bracketed in events mode");
-            let zero = &zeros[rows.streams.get(op.stream).map_or(0, |&(_, k)| k)];
+            let zero = &zeros[rows.gpu_index(op.stream)];
             Ok(TimelineOp {
                 stream: op.stream,
                 iteration: op.iteration,
