@@ -359,6 +359,15 @@ mod tests {
                 "{label} is not named"
             );
         }
+        // Three dividers between streams and engines, the one between the GPUs heavier.
+        assert_eq!(
+            svg.matches("stroke=\"#777777\" stroke-width=\"2\"").count(),
+            2
+        );
+        assert_eq!(
+            svg.matches("stroke=\"#777777\" stroke-width=\"4\"").count(),
+            1
+        );
         // A timeline of one GPU keeps its rows and its trace as they were.
         let one = timeline();
         assert_eq!(tracks(&one).len(), 2 + 3);
