@@ -242,6 +242,21 @@ fn a_slowdown_the_gpus_clocks_account_for_is_not_the_codes() {
 }
 
 #[test]
+fn the_header_says_which_side_read_its_gpus_clocks() {
+    // The H100 pair's build read no clocks; the third H200 pair's read them for every
+    // result.
+    let c = compared(H100_A, H200_F);
+    let row = (c.header.rows.iter())
+        .find(|r| r[0] == "GPU clocks (NVML, around each result)")
+        .expect("a clocks row");
+    assert!(
+        row[1].starts_with("not recorded or unread for all "),
+        "{row:?}"
+    );
+    assert!(row[2].starts_with("read for all "), "{row:?}");
+}
+
+#[test]
 fn the_h100_against_the_h200_calls_what_the_h200s_memory_changes() {
     for h100 in [H100_A, H100_B] {
         let c = compared(h100, H200);
