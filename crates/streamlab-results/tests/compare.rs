@@ -186,14 +186,14 @@ fn a_slowdown_the_gpus_clocks_account_for_is_not_the_codes() {
     // sets took 32% longer: the clocks say why, so no row is called; the same slowdown
     // at the same clocks is called.
     use streamlab_results::experiments::matmul_streams::MatmulStreams;
-    use streamlab_results::saved::clocks::{ClockProbe, GpuClocks};
+    use streamlab_results::saved::clocks::{ClockProbe, GpuClocks, Reading};
     let at = |sm_mhz: u32| {
         let clocks = GpuClocks {
             sm_mhz,
             sm_max_mhz: 1980,
             memory_mhz: 3201,
             memory_max_mhz: 3201,
-            reasons: Vec::new(),
+            reasons: Reading::Read(Vec::new()),
             temperature_c: None,
             power_w: None,
         };
@@ -239,6 +239,21 @@ fn a_slowdown_the_gpus_clocks_account_for_is_not_the_codes() {
     );
     let same_clocks = slowed(1980);
     assert!(section(&same_clocks).iter().all(|v| *v == Verdict::Slower));
+}
+
+#[test]
+fn the_header_says_which_side_read_its_gpus_clocks() {
+    // The H100 pair's build read no clocks; the third H200 pair's read them for every
+    // result.
+    let c = compared(H100_A, H200_F);
+    let row = (c.header.rows.iter())
+        .find(|r| r[0] == "GPU clocks (NVML, around each result)")
+        .expect("a clocks row");
+    assert!(
+        row[1].starts_with("not recorded or unread for all "),
+        "{row:?}"
+    );
+    assert!(row[2].starts_with("read for all "), "{row:?}");
 }
 
 #[test]

@@ -33,6 +33,19 @@ pub fn query_info(ordinal: usize, device: sys::CUdevice) -> Result<DeviceInfo, R
     })
 }
 
+/// The driver's handle of the GPU of ordinal `ordinal` (its context need not exist).
+pub(crate) fn handle(ordinal: usize) -> Result<sys::CUdevice, RuntimeError> {
+    if !crate::driver_present() {
+        return Err(RuntimeError::NoDriver);
+    }
+    result::init().doing("initialising the driver")?;
+    let count = result::device::get_count().doing("counting GPUs")? as usize;
+    if ordinal >= count {
+        return Err(RuntimeError::NoDevice { ordinal, count });
+    }
+    result::device::get(ordinal as i32).doing("opening the GPU")
+}
+
 /// `device`'s PCI address, "dddd:bb:dd.0", as sysfs and NVML name it.
 pub(crate) fn pci_address(device: sys::CUdevice) -> Result<String, RuntimeError> {
     let attr = |a: A| -> Result<i32, RuntimeError> {
@@ -48,7 +61,7 @@ pub(crate) fn pci_address(device: sys::CUdevice) -> Result<String, RuntimeError>
 }
 
 /// "PCIe 32.0 GT/s x16" from sysfs, where the device's PCI function is visible.
-fn pcie_link(pci: &str) -> Option<String> {
+pub(crate) fn pcie_link(pci: &str) -> Option<String> {
     let base = format!("/sys/bus/pci/devices/{pci}");
     let read = |file: &str| std::fs::read_to_string(format!("{base}/{file}")).ok();
     let speed = read("current_link_speed")?;

@@ -438,14 +438,16 @@ impl Session {
         }
     }
 
-    /// Run `E` with each of its kernel sets between two probes of the link; record the
-    /// results (each analysed once, its JSON and CSV written), print their tables and
+    /// Run `E` with each of its kernel sets between two probes of the link, the clocks of
+    /// its GPUs read just before and after each (every GPU's, with its host link, for an
+    /// experiment of several); record the results (each analysed once, its JSON and CSV written), print their tables and
     /// what their traces and the link probes say, and note failed checks. Returns
     /// whether every result is complete.
     fn measure<E: Run>(&mut self, params: &E::Params) -> Result<bool, AppError> {
         let mut results = Vec::new();
         let sets: Vec<Kernels> = self.sets::<E>().into_iter().cloned().collect();
         let before = self.prober.probe(&self.gpu)?;
+        let several = E::gpus(params)?;
         for (i, kernels) in sets.iter().enumerate() {
             let ctx = Context {
                 gpu: &self.gpu,
@@ -457,14 +459,15 @@ impl Session {
             };
             let started = std::time::Instant::now();
             let clocks_before = clocks::read(&self.gpu);
+            let each_before: Vec<_> = several.iter().map(|&o| clocks::read_ordinal(o)).collect();
             let mut result = E::run(&ctx, params)?;
             let clocks_after = clocks::read(&self.gpu);
             let provenance = result.provenance_mut();
             provenance.duration_s = Some(started.elapsed().as_secs_f64());
-            provenance.clocks = Some(match (clocks_before, clocks_after) {
-                (Ok(before), Ok(after)) => ClockProbe::Read { before, after },
-                (Err(why), _) | (_, Err(why)) => ClockProbe::Unread(why),
-            });
+            provenance.clocks = Some(ClockProbe::of(clocks_before, clocks_after));
+            provenance.gpus = (several.iter().zip(each_before))
+                .map(|(&ordinal, before)| clocks::probe(ordinal, before))
+                .collect();
             results.push((kernels.set, result));
         }
         let after = self.prober.probe(&self.gpu)?;
@@ -507,9 +510,8 @@ impl Session {
             if let Some(link) = report::table::link(&a.provenance) {
                 print!("{}", self.width.lines(&link));
             }
-            if let Some(clocks) = report::table::clocks(&a.provenance) {
-                print!("{}", self.width.lines(&format!("clocks: {clocks}")));
-            }
+            let clocks = report::table::clocks(&a.provenance);
+            print!("{}", self.width.lines(&format!("clocks: {clocks}")));
         }
         Ok(complete)
     }

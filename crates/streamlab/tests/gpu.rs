@@ -305,6 +305,44 @@ fn multi_gpu_overlap_verifies_every_gpus_share_or_says_in_one_line_why_it_cannot
             "{key}: {derived}"
         );
     }
+    // The GPUs it ran on are named, and the host link's bound is the best of probes
+    // before, between and after the timed batches.
+    let every: Vec<usize> = (0..gpus.len()).collect();
+    assert_eq!(doc["params"]["devices"], serde_json::json!(every));
+    let probes = &derived["host_link_probes"];
+    for when in ["before", "between", "after"] {
+        assert!(probes[when].as_u64().is_some_and(|n| n > 0), "{probes}");
+    }
+    // Every GPU's clocks, read before and after, and its host link are in the record.
+    let recorded = doc["provenance"]["gpus"]
+        .as_array()
+        .expect("every GPU's probe");
+    assert_eq!(recorded.len(), gpus.len());
+    for (ordinal, g) in recorded.iter().enumerate() {
+        assert_eq!(g["ordinal"], ordinal);
+        let read = &g["clocks"]["read"];
+        for at in ["before", "after"] {
+            assert!(read[at]["sm_mhz"].as_u64().is_some_and(|m| m > 0), "{g}");
+        }
+        assert!(
+            g["pcie"].get("generation").is_some() || g["pcie"].get("unread").is_some(),
+            "{g}"
+        );
+    }
+    // The traced batch has records of every GPU, each on that GPU's own rows.
+    let timeline = &doc["timeline"];
+    let traced = timeline["devices"].as_array().expect("the traced GPUs");
+    assert_eq!(traced.len(), gpus.len(), "{traced:?}");
+    let ops = timeline["ops"].as_array().expect("operations");
+    for ordinal in 0..gpus.len() {
+        assert!(
+            ops.iter()
+                .any(|op| op["device"] == ordinal && op["kind"] == "kernel"),
+            "no kernel of GPU {ordinal} in the timeline"
+        );
+    }
+    assert!(ops.iter().all(|op| op["device"].is_u64()));
+    assert!(out.join("multi-gpu-overlap-timeline-1.svg").is_file());
     assert!(out.join("multi-gpu-overlap.csv").is_file());
     std::fs::remove_dir_all(&out).expect("clean up");
 }

@@ -240,7 +240,7 @@ fn pairing(name: &'static str, a: &ComparedRun, b: &ComparedRun) -> Option<Pairi
             if let Some(link) = table::link(&r.provenance).filter(|_| set == KernelSet::Rust) {
                 p.notes.push((format!("Link in {side}"), link));
             }
-            if let Some(why) = r.provenance.clocks.as_ref().and_then(|c| c.held_back()) {
+            if let Some(why) = r.provenance.held_back() {
                 p.notes.push((
                     format!("GPU held back in {side} ({} kernels)", set.label()),
                     why,
@@ -316,6 +316,22 @@ pub fn all_rows(a: &ComparedRun, b: &ComparedRun) -> Vec<PairedRow> {
 }
 
 /// The header: each side's folder, run status, device and provenance.
+/// How many of `r`'s results read every GPU's clocks, which hold a raw change to how far
+/// the clocks moved: "read for all 14 results", "read for 3 of 14 results", or "not
+/// recorded or unread for all 14 results".
+fn clocks_read(r: &ComparedRun) -> String {
+    let analyses: Vec<_> = r.run.analyses().collect();
+    let read = (analyses.iter())
+        .filter(|a| a.provenance.clocks_read())
+        .count();
+    match (read, analyses.len()) {
+        (_, 0) => "–".to_owned(),
+        (read, all) if read == all => format!("read for all {all} results"),
+        (0, all) => format!("not recorded or unread for all {all} results"),
+        (read, all) => format!("read for {read} of {all} results"),
+    }
+}
+
 pub(super) fn header(a: &ComparedRun, b: &ComparedRun) -> Table {
     let mut t = Table::new(None, &["", &a.heading(), &b.heading()]);
     let facts = |r: &ComparedRun| -> Vec<(&'static str, String)> {
@@ -373,6 +389,7 @@ pub(super) fn header(a: &ComparedRun, b: &ComparedRun) -> Table {
                     )
                 }),
             ),
+            ("GPU clocks (NVML, around each result)", clocks_read(r)),
             ("streamlab", p.streamlab_version.clone()),
             ("Started (UTC)", p.started_utc.clone()),
             ("Rust PTX target", p.ptx_target.clone()),

@@ -187,7 +187,9 @@ fn moved(values: impl IntoIterator<Item = f64>) -> Option<f64> {
 
 /// How far the GPU's clocks moved over `probes`: the larger of the SM clock's and the
 /// memory clock's [`moved`] right after each result's work; none where fewer than two
-/// read them.
+/// read them. The probes are the session's GPU's (`Provenance::clocks`, GPU 0 unless
+/// `--device` names another), which every result records; an experiment of several GPUs
+/// keeps the others' in `Provenance::gpus`, which this does not read.
 fn clocks_moved<'a>(probes: impl IntoIterator<Item = &'a ClockProbe>) -> Option<f64> {
     let working: Vec<(u32, u32)> = (probes.into_iter())
         .filter_map(ClockProbe::working)
@@ -377,14 +379,14 @@ mod tests {
 
     #[test]
     fn the_clocks_moved_by_the_larger_of_the_sm_and_memory_clocks_after_the_work() {
-        use crate::saved::clocks::GpuClocks;
+        use crate::saved::clocks::{GpuClocks, Reading};
         let probe = |before_sm: u32, sm: u32, memory: u32| {
             let at = |sm_mhz: u32| GpuClocks {
                 sm_mhz,
                 sm_max_mhz: 1980,
                 memory_mhz: memory,
                 memory_max_mhz: 3201,
-                reasons: Vec::new(),
+                reasons: Reading::Read(Vec::new()),
                 temperature_c: None,
                 power_w: None,
             };

@@ -67,8 +67,9 @@ pub fn stages(t: &StageTimes, kernels: Option<f64>) -> Stages {
 pub const POOLED_CHUNK_BYTES: u64 = 8 << 20;
 
 /// The fastest large copies among `stage_times` (whole passes whose chunks are at least
-/// [`POOLED_CHUNK_BYTES`]) and `timelines` (single traced copies that large: alone or
-/// not, a copy shows a rate its direction reached); `None` where there were none.
+/// [`POOLED_CHUNK_BYTES`]) and `timelines` of one GPU (single traced copies that large:
+/// alone or not, a copy shows a rate its direction reached); `None` where there were
+/// none.
 pub fn fastest_link<'a>(
     stage_times: impl IntoIterator<Item = &'a StageTimes>,
     timelines: impl IntoIterator<Item = &'a Timeline>,
@@ -86,7 +87,10 @@ pub fn fastest_link<'a>(
             });
         }
     }
-    for op in timelines.into_iter().flat_map(|t| &t.ops) {
+    // A timeline of several GPUs shows each one's share of a host link the others use
+    // at once: no one GPU's link.
+    let one_gpu = timelines.into_iter().filter(|t| t.devices.is_empty());
+    for op in one_gpu.flat_map(|t| &t.ops) {
         let (Some(bytes), took) = (op.bytes, op.end_ms - op.start_ms) else {
             continue;
         };
@@ -330,5 +334,48 @@ mod tests {
         let fastest = fastest_link([&t, &fine[0]], []).unwrap();
         assert!((fastest.htod_gbps - best.htod_gbps).abs() < 1e-9);
         assert!((fastest.both_gbps - best.both_gbps).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_traced_copy_shows_its_links_rate_unless_several_gpus_shared_the_host_link() {
+        use crate::saved::timeline::{
+            OpKind, Timeline, TimelineOp, TraceReference, TraceSource, TracedGpu,
+        };
+        let mut t = Timeline {
+            title: "t".into(),
+            source: TraceSource::Cupti,
+            streams: 1,
+            other_lanes: Vec::new(),
+            devices: Vec::new(),
+            iterations: 1,
+            ops: vec![TimelineOp {
+                stream: 0,
+                iteration: 0,
+                kind: OpKind::HtoD,
+                ready_ms: Some(0.0),
+                start_ms: 0.0,
+                end_ms: 0.5,
+                bytes: Some(32 << 20),
+                pageable: false,
+                synchronous: false,
+                call: None,
+                device: None,
+            }],
+            reference: TraceReference {
+                timed_ms: 0.5,
+                median_ms: None,
+                back_to_back: false,
+                rates: None,
+            },
+            retraced: Vec::new(),
+        };
+        let one = fastest_link([], [&t]).unwrap();
+        assert!((one.htod_gbps - (32u64 << 20) as f64 / 0.5e6).abs() < 1e-9);
+        t.devices = vec![TracedGpu {
+            ordinal: 1,
+            streams: 1,
+        }];
+        t.ops[0].device = Some(1);
+        assert_eq!(fastest_link([], [&t]), None);
     }
 }

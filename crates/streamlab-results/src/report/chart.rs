@@ -141,6 +141,11 @@ pub enum Track {
     /// A row beyond the schedule's streams (the NULL stream, the host).
     Lane(Lane),
     Engine(Engine),
+    /// On a timeline of several GPUs, a GPU's stream: its ordinal, and the stream's index
+    /// among its streams.
+    GpuStream(usize, usize),
+    /// On a timeline of several GPUs, a GPU's engine: its ordinal and the engine.
+    GpuEngine(usize, Engine),
 }
 
 impl Track {
@@ -149,7 +154,25 @@ impl Track {
             Track::Stream(s) => format!("stream {}", s + 1),
             Track::Lane(l) => l.label().to_owned(),
             Track::Engine(e) => e.label().to_owned(),
+            Track::GpuStream(gpu, s) => format!("GPU {gpu} stream {}", s + 1),
+            Track::GpuEngine(gpu, e) => format!("GPU {gpu} {}", e.label()),
         }
+    }
+
+    /// The GPU it belongs to, on a timeline of several GPUs.
+    pub fn gpu(self) -> Option<usize> {
+        match self {
+            Track::GpuStream(gpu, _) | Track::GpuEngine(gpu, _) => Some(gpu),
+            Track::Stream(_) | Track::Lane(_) | Track::Engine(_) => None,
+        }
+    }
+
+    /// Whether it is a row of work in issue order (a stream or a lane), not an engine's.
+    pub fn is_stream(self) -> bool {
+        matches!(
+            self,
+            Track::Stream(_) | Track::Lane(_) | Track::GpuStream(..)
+        )
     }
 }
 

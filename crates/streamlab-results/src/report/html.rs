@@ -144,6 +144,9 @@ fn findings(f: &Findings, sections: &[Section]) -> String {
             escape(why)
         );
     }
+    if let Some(line) = f.clocks_unknown_line() {
+        let _ = writeln!(out, "<p>{}.</p>", escape(&line));
+    }
     out += "<ul class=\"findings\">\n";
     for (name, finding) in &f.words {
         let name = escape(name);

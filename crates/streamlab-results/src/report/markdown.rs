@@ -45,6 +45,9 @@ pub fn render(doc: &Document) -> String {
         for (stem, why) in &f.held_back {
             let _ = writeln!(out, "> **GPU held back** during {stem}: {why}.\n");
         }
+        if let Some(line) = f.clocks_unknown_line() {
+            let _ = writeln!(out, "{line}.\n");
+        }
         for (name, words) in &f.words {
             let _ = writeln!(out, "- **{name}**: {words}");
         }

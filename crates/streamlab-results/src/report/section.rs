@@ -182,7 +182,8 @@ impl Section {
             parameters: parameters(params),
             notes: (table::link(provenance).into_iter())
                 .map(|l| ("Machine".to_owned(), l))
-                .chain(table::clocks(provenance).map(|c| ("Clocks".to_owned(), c)))
+                .chain([("Clocks".to_owned(), table::clocks(provenance))])
+                .chain(table::host_links(provenance).map(|l| ("Host links".to_owned(), l)))
                 .collect(),
             complete: provenance.complete,
             verification: (verification.passed, verification.sentence()),

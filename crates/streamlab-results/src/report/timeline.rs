@@ -6,7 +6,8 @@
 //! wait between when it could have started and when its engine started it is drawn
 //! lighter, on its stream's row only, and named `queued` in the trace. Operations off
 //! the schedule's streams (on the NULL stream, a host call) get a row of their own
-//! between the streams and the engines.
+//! between the streams and the engines. A timeline of several GPUs has each GPU's streams
+//! and engines, GPU by GPU.
 use serde_json::{Value, json};
 
 use super::chart::{Gantt, GanttBar, GanttMark, Track};
@@ -38,8 +39,18 @@ pub fn check(t: &Timeline) -> Result<(), String> {
 }
 
 /// The rows: every stream an operation uses (at least the declared count), the lanes
-/// beyond them (the NULL stream, the host), then the three engines.
+/// beyond them (the NULL stream, the host), then the three engines; on a timeline of
+/// several GPUs, each GPU's streams and then its engines, GPU by GPU, and the lanes last.
 pub fn tracks(t: &Timeline) -> Vec<Track> {
+    if !t.devices.is_empty() {
+        return (t.devices.iter())
+            .flat_map(|g| {
+                let streams = (0..g.streams).map(move |s| Track::GpuStream(g.ordinal, s));
+                streams.chain(Engine::ALL.map(|e| Track::GpuEngine(g.ordinal, e)))
+            })
+            .chain(t.other_lanes.iter().map(|&l| Track::Lane(l)))
+            .collect();
+    }
     let streams = (t.ops.iter())
         .filter(|op| t.lane(op.stream).is_none())
         .map(|op| op.stream + 1)
@@ -53,17 +64,24 @@ pub fn tracks(t: &Timeline) -> Vec<Track> {
         .collect()
 }
 
-/// The row of `op`'s stream or lane.
+/// The row of `op`'s stream or lane (its GPU's stream on a timeline of several).
 fn row(t: &Timeline, op: &TimelineOp) -> Track {
+    if let Some((gpu, s)) = t.gpu_stream(op.stream) {
+        return Track::GpuStream(gpu, s);
+    }
     t.lane(op.stream)
         .map_or(Track::Stream(op.stream), Track::Lane)
 }
 
-/// The rows `op` is drawn on: its stream's or lane's, and its engine's where it has one.
+/// The rows `op` is drawn on: its stream's or lane's, and its engine's where it has one
+/// (its GPU's engine on a timeline of several).
 fn rows(t: &Timeline, op: &TimelineOp) -> Vec<Track> {
-    std::iter::once(row(t, op))
-        .chain(op.kind.engine().map(Track::Engine))
-        .collect()
+    let gpu = op.device.or(t.gpu_stream(op.stream).map(|(gpu, _)| gpu));
+    let engine = op.kind.engine().map(|e| match gpu {
+        Some(gpu) if !t.devices.is_empty() => Track::GpuEngine(gpu, e),
+        _ => Track::Engine(e),
+    });
+    std::iter::once(row(t, op)).chain(engine).collect()
 }
 
 /// The wait before `op`, if it waited.
@@ -155,11 +173,18 @@ pub fn trace(t: &Timeline) -> String {
         })
         .collect();
     for op in &t.ops {
-        let args = json!({
-            "stream": t.lane(op.stream).map_or(json!(op.stream + 1), |l| json!(l.label())),
+        let mut args = json!({
+            "stream": match (t.gpu_stream(op.stream), t.lane(op.stream)) {
+                (Some((_, s)), _) => json!(s + 1),
+                (None, Some(lane)) => json!(lane.label()),
+                (None, None) => json!(op.stream + 1),
+            },
             "iteration": op.iteration + 1,
             "bytes": op.bytes,
         });
+        if let Some(gpu) = op.device {
+            args["gpu"] = json!(gpu);
+        }
         if let Some((start, end)) = queued(op) {
             events.push(json!({
                 "name": "queued",
@@ -200,7 +225,7 @@ pub fn trace(t: &Timeline) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::saved::timeline::{Lane, OpKind, TraceReference, TraceSource};
+    use crate::saved::timeline::{Lane, OpKind, TraceReference, TraceSource, TracedGpu};
 
     fn op(stream: usize, kind: OpKind, ready: f64, start: f64, end: f64) -> TimelineOp {
         TimelineOp {
@@ -214,6 +239,7 @@ mod tests {
             pageable: false,
             synchronous: false,
             call: None,
+            device: None,
         }
     }
 
@@ -223,6 +249,7 @@ mod tests {
             source: TraceSource::Cupti,
             streams: 2,
             other_lanes: Vec::new(),
+            devices: Vec::new(),
             iterations: 1,
             ops: vec![
                 op(0, OpKind::HtoD, 0.0, 0.0, 1.0),
@@ -237,6 +264,114 @@ mod tests {
             },
             retraced: Vec::new(),
         }
+    }
+
+    /// Two GPUs (ordinals 0 and 1), two streams each, asynchronous 2 over both at once:
+    /// GPU 1's work 0.05 ms behind GPU 0's.
+    fn two_gpus() -> Timeline {
+        let mut ops = Vec::new();
+        for (k, gpu) in [0usize, 1].into_iter().enumerate() {
+            let at = 0.05 * k as f64;
+            let on = |stream: usize, kind, ready: f64, start: f64, end: f64| TimelineOp {
+                device: Some(gpu),
+                ..op(2 * k + stream, kind, ready + at, start + at, end + at)
+            };
+            ops.extend([
+                on(0, OpKind::HtoD, 0.0, 0.0, 1.0),
+                on(1, OpKind::HtoD, 0.0, 1.0, 2.0),
+                on(0, OpKind::Kernel, 1.0, 1.0, 1.5),
+                on(1, OpKind::Kernel, 2.0, 2.0, 2.5),
+                on(0, OpKind::DtoH, 1.5, 1.5, 2.5),
+                on(1, OpKind::DtoH, 2.5, 2.5, 3.5),
+            ]);
+        }
+        Timeline {
+            title: "multi-gpu-overlap, 2 GPUs".into(),
+            streams: 4,
+            devices: vec![
+                TracedGpu {
+                    ordinal: 0,
+                    streams: 2,
+                },
+                TracedGpu {
+                    ordinal: 1,
+                    streams: 2,
+                },
+            ],
+            ops,
+            ..timeline()
+        }
+    }
+
+    #[test]
+    fn a_timeline_of_two_gpus_has_each_gpus_streams_and_engines_and_single_gpu_ones_stay() {
+        let t = two_gpus();
+        let g = gantt(&t, &[]);
+        let labels: Vec<String> = g.tracks.iter().map(|t| t.label()).collect();
+        assert_eq!(
+            labels,
+            [
+                "GPU 0 stream 1",
+                "GPU 0 stream 2",
+                "GPU 0 HtoD copy engine",
+                "GPU 0 SMs",
+                "GPU 0 DtoH copy engine",
+                "GPU 1 stream 1",
+                "GPU 1 stream 2",
+                "GPU 1 HtoD copy engine",
+                "GPU 1 SMs",
+                "GPU 1 DtoH copy engine",
+            ]
+        );
+        // Each GPU's copies land on its own engine's row, none on the other's.
+        let on = |track: Track| (g.bars.iter()).filter(move |b| b.track == track && !b.queued);
+        assert_eq!(on(Track::GpuEngine(0, Engine::HtoD)).count(), 2);
+        assert_eq!(on(Track::GpuEngine(1, Engine::DtoH)).count(), 2);
+        assert!(on(Track::GpuEngine(1, Engine::Sms)).all(|b| b.start_ms >= 1.05));
+        assert_eq!(on(Track::Engine(Engine::HtoD)).count(), 0);
+        let queued: Vec<&GanttBar> = g.bars.iter().filter(|b| b.queued).collect();
+        assert_eq!(
+            queued.iter().map(|b| b.track).collect::<Vec<_>>(),
+            [Track::GpuStream(0, 1), Track::GpuStream(1, 1)]
+        );
+        assert!(queued[1].title.starts_with("HtoD on GPU 1 stream 2"));
+        // The Chrome trace names the same rows and says each operation's GPU.
+        let doc: Value = serde_json::from_str(&trace(&t)).unwrap();
+        let events = doc["traceEvents"].as_array().unwrap();
+        let names: Vec<&str> = (events.iter())
+            .filter(|e| e["ph"] == "M")
+            .map(|e| e["args"]["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, labels);
+        let last = events.last().unwrap();
+        assert_eq!(
+            (
+                last["args"]["gpu"].as_u64(),
+                last["args"]["stream"].as_u64()
+            ),
+            (Some(1), Some(2))
+        );
+        // The drawing names every row.
+        let svg = crate::report::plot::gantt(&g);
+        for label in &labels {
+            assert!(
+                svg.contains(&format!(">\n{label}\n</text>")),
+                "{label} is not named"
+            );
+        }
+        // Three dividers between streams and engines, the one between the GPUs heavier.
+        assert_eq!(
+            svg.matches("stroke=\"#777777\" stroke-width=\"2\"").count(),
+            2
+        );
+        assert_eq!(
+            svg.matches("stroke=\"#777777\" stroke-width=\"4\"").count(),
+            1
+        );
+        // A timeline of one GPU keeps its rows and its trace as they were.
+        let one = timeline();
+        assert_eq!(tracks(&one).len(), 2 + 3);
+        assert!(!trace(&one).contains("\"gpu\""));
     }
 
     #[test]

@@ -139,6 +139,21 @@ pub struct Findings {
     pub verified: usize,
     /// The results whose GPU held its clocks down while they ran: (file stem, why).
     pub held_back: Vec<(String, String)>,
+    /// How many results did not read every GPU's clocks (not recorded, or NVML refused):
+    /// whether their GPUs held back is not known.
+    pub clocks_unknown: usize,
+}
+
+impl Findings {
+    /// The line saying how many results have no clocks to tell a GPU held back, if any.
+    pub fn clocks_unknown_line(&self) -> Option<String> {
+        (self.clocks_unknown > 0).then(|| {
+            format!(
+                "Clocks not recorded or unread for {} of {} results: whether the GPU held back during them is not known",
+                self.clocks_unknown, self.results
+            )
+        })
+    }
 }
 
 /// What the columns of [`Findings::table`] mean.
@@ -160,12 +175,14 @@ pub fn findings(run: &SavedRun) -> Findings {
     let mut words = Vec::new();
     let (mut results, mut verified) = (0, 0);
     let mut held_back = Vec::new();
+    let mut clocks_unknown = 0;
     for h in run.held() {
         let analyses = h.analyses();
         results += analyses.len();
         verified += analyses.iter().filter(|a| a.verification.passed).count();
         for a in &analyses {
-            let why = a.provenance.clocks.as_ref().and_then(|c| c.held_back());
+            clocks_unknown += usize::from(!a.provenance.clocks_read());
+            let why = a.provenance.held_back();
             if let Some(why) = why {
                 held_back.push((crate::saved::files::stem(a.name, a.set), why));
             }
@@ -213,6 +230,7 @@ pub fn findings(run: &SavedRun) -> Findings {
         results,
         verified,
         held_back,
+        clocks_unknown,
     }
 }
 
@@ -230,6 +248,9 @@ pub fn summary_text(run: &SavedRun, s: &RunSummary, width: Width) -> String {
     let f = findings(run);
     for (stem, why) in &f.held_back {
         out += &width.lines(&format!("GPU HELD BACK during {stem}: {why}"));
+    }
+    if let Some(line) = f.clocks_unknown_line() {
+        out += &width.lines(&line);
     }
     for (name, finding) in &f.words {
         out += &width.lines(&format!("- {name}: {finding}"));

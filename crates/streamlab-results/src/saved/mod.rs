@@ -124,6 +124,7 @@ impl Provenance {
             host: None,
             duration_s: None,
             clocks: None,
+            gpus: Vec::new(),
         }
     }
 }
@@ -204,10 +205,14 @@ pub struct Provenance {
     /// (runs before 2026-11-25 17:30 UTC did not record it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_s: Option<f64>,
-    /// The GPU's clocks just before and just after this experiment (not recorded before
-    /// 2026-11-26).
+    /// The session's GPU's clocks just before and just after this experiment (not
+    /// recorded before 2026-11-26).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clocks: Option<clocks::ClockProbe>,
+    /// Every GPU of an experiment that ran on several, in its order: each one's clocks
+    /// around it and its host link (empty for one GPU, and before 2026-11-28).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gpus: Vec<clocks::GpuProbe>,
 }
 
 /// What is said of a fact that a results folder of an earlier format did not record.

@@ -10,7 +10,9 @@
 //! what the break detector needs: whether it copied pageable memory, whether it was
 //! issued synchronously, and the call that issued it. Without CUPTI the operations are
 //! bracketed by events recorded in their stream, which mark "reached by the stream →
-//! done", queueing included; such a timeline says so in `source`.
+//! done", queueing included; such a timeline says so in `source`. A timeline of several
+//! GPUs lists them ([`TracedGpu`]), each with its streams, and every operation carries
+//! its GPU.
 use serde::{Deserialize, Serialize};
 
 /// What the times of a timeline are.
@@ -171,6 +173,9 @@ pub struct TimelineOp {
     /// The API call that issued it, where the schedule names it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call: Option<String>,
+    /// The GPU it ran on (its ordinal), on a timeline of several GPUs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<usize>,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -188,6 +193,11 @@ pub struct Timeline {
     /// `streams + k` ran on `other_lanes[k]`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub other_lanes: Vec<Lane>,
+    /// The GPUs of a timeline of several, in the order of their streams: the first
+    /// `devices[0].streams` streams are the first GPU's, the next the second's, and so
+    /// on (empty for a timeline of one GPU).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub devices: Vec<TracedGpu>,
     /// Iterations traced back to back.
     pub iterations: usize,
     pub ops: Vec<TimelineOp>,
@@ -206,6 +216,27 @@ impl Timeline {
     pub fn lane(&self, stream: usize) -> Option<Lane> {
         (stream.checked_sub(self.streams)).and_then(|k| self.other_lanes.get(k).copied())
     }
+
+    /// On a timeline of several GPUs, the GPU whose stream row `stream` is (its ordinal)
+    /// and the stream's index among that GPU's.
+    pub fn gpu_stream(&self, stream: usize) -> Option<(usize, usize)> {
+        let mut first = 0;
+        for gpu in &self.devices {
+            if stream < first + gpu.streams {
+                return Some((gpu.ordinal, stream - first));
+            }
+            first += gpu.streams;
+        }
+        None
+    }
+}
+
+/// One GPU of a timeline of several: its ordinal and how many of the timeline's streams
+/// are its.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TracedGpu {
+    pub ordinal: usize,
+    pub streams: usize,
 }
 
 /// The timed figures a trace is checked against (all from the same run).

@@ -10,12 +10,15 @@ use cudarc::driver::sys as dsys;
 use streamlab_results::saved::timeline::{OpKind, TimelineOp};
 
 use super::Issued;
-use crate::{RuntimeError, Stream};
+use crate::{Gpu, RuntimeError, Stream};
 
 /// One operation as CUPTI recorded it (nanoseconds on CUPTI's clock).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Record {
     kind: OpKind,
+    /// CUPTI's id of its context: with one primary context per GPU, its GPU. Stream ids
+    /// are unique within a context only.
+    context: u32,
     stream: u32,
     start: u64,
     end: u64,
@@ -74,6 +77,7 @@ extern "C" fn buffer_completed(
                 let k = record as *const csys::CUpti_ActivityKernel10;
                 found.push(Record {
                     kind: OpKind::Kernel,
+                    context: (*k).contextId,
                     stream: (*k).streamId,
                     start: (*k).start,
                     end: (*k).end,
@@ -99,6 +103,7 @@ extern "C" fn buffer_completed(
                 if let Some(kind) = kind {
                     found.push(Record {
                         kind,
+                        context: (*m).contextId,
                         stream: (*m).streamId,
                         start: (*m).start,
                         end: (*m).end,
@@ -111,6 +116,7 @@ extern "C" fn buffer_completed(
                 let m = record as *const csys::CUpti_ActivityMemset4;
                 found.push(Record {
                     kind: OpKind::Memset,
+                    context: (*m).contextId,
                     stream: (*m).streamId,
                     start: (*m).start,
                     end: (*m).end,
@@ -188,13 +194,14 @@ pub(super) fn flush() -> Result<(), RuntimeError> {
     )
 }
 
-/// Match CUPTI's records to the issued operations, stream by stream (the records of no
-/// stream of ours are the lane's, at row `lane_row`); host calls keep their own times.
-/// `opened` is when the gate opened or issue began (CUPTI's clock).
+/// Match CUPTI's records to the issued operations, stream by stream (`stream_ids`: each
+/// row's context and stream ids; the records of no stream of ours are the lane's, at row
+/// `lane_row`); host calls keep their own times. `opened` is when the gate opened or
+/// issue began (CUPTI's clock).
 pub(super) fn from_cupti(
     title: &str,
     issued: &[Issued],
-    stream_ids: &[u32],
+    stream_ids: &[(u32, u32)],
     lane_row: Option<usize>,
     opened: Option<u64>,
 ) -> Result<Vec<TimelineOp>, RuntimeError> {
@@ -210,8 +217,8 @@ pub(super) fn from_cupti(
     for (row, id) in rows {
         let mut work: Vec<Record> = (records.iter())
             .filter(|r| match id {
-                Some(id) => r.stream == id,
-                None => !stream_ids.contains(&r.stream),
+                Some(id) => (r.context, r.stream) == id,
+                None => !stream_ids.contains(&(r.context, r.stream)),
             })
             .copied()
             .collect();
@@ -278,25 +285,39 @@ pub(super) fn from_cupti(
                 pageable: record.is_some_and(|r| r.pageable),
                 synchronous: record.is_some_and(|r| r.synchronous),
                 call: op.call.clone(),
+                device: None,
             }
         })
         .collect())
 }
 
-/// Enable the activity kinds and read each stream's CUPTI id.
-pub(super) fn start_cupti(streams: &[Stream]) -> Result<Vec<u32>, String> {
+/// Enable the activity kinds and read each stream's CUPTI context and stream ids
+/// (`streams`: each stream with the index of its GPU in `gpus`).
+pub(super) fn start_cupti(
+    gpus: &[&Gpu],
+    streams: &[(&Stream, usize)],
+) -> Result<Vec<(u32, u32)>, String> {
     take_records();
     for kind in KINDS {
         activity::enable(kind)
             .map_err(|e| format!("CUPTI could not record activity (error {})", e.0 as u32))?;
     }
+    let contexts = (gpus.iter())
+        .map(|gpu| {
+            let mut id = 0u32;
+            // SAFETY: the GPU's primary context lives for the process's life.
+            unsafe { cupti::get_context_id(gpu.ctx, &mut id) }
+                .map(|()| id)
+                .map_err(|e| format!("CUPTI could not name a context (error {})", e.0 as u32))
+        })
+        .collect::<Result<Vec<u32>, String>>()?;
     streams
         .iter()
-        .map(|stream| {
+        .map(|&(stream, k)| {
             let mut id = 0u32;
-            // SAFETY: the stream is live; a null context means the current one.
-            unsafe { cupti::get_stream_id_ex(null_mut(), stream.raw(), 0, &mut id) }
-                .map(|()| id)
+            // SAFETY: the stream is live, of the GPU's context given.
+            unsafe { cupti::get_stream_id_ex(gpus[k].ctx, stream.raw(), 0, &mut id) }
+                .map(|()| (contexts[k], id))
                 .map_err(|e| format!("CUPTI could not name a stream (error {})", e.0 as u32))
         })
         .collect()

@@ -21,7 +21,13 @@
 //! Without CUPTI each operation is bracketed by events recorded in its stream, the
 //! timeline says `source: events`, and a note goes to stderr once. Tracing is only ever
 //! done on top of the timed runs, never inside them.
+//!
+//! [`record_gpus`] traces a schedule over the streams of several GPUs at once: a gate per
+//! GPU, opened one after the other; CUPTI's records matched by their context (one primary
+//! context per GPU) and stream; each operation saved with its GPU. Without CUPTI each
+//! GPU's times run from its own gate's opening.
 mod cupti;
+mod rows;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -29,11 +35,11 @@ use cudarc::cupti::result::activity;
 use cupti::{KINDS, cupti_unavailable, flush, from_cupti, now_ns, start_cupti, take_records};
 use streamlab_results::derived::trace as checks;
 use streamlab_results::saved::timeline::{
-    Lane, OpKind, Timeline, TimelineOp, TraceReference, TraceSource,
+    Lane, OpKind, Timeline, TimelineOp, TraceReference, TraceSource, TracedGpu,
 };
 
-use crate::gate::Gate;
 use crate::{Event, Gpu, RuntimeError, Stream};
+use rows::{Rows, gates, zeros};
 
 /// Whether the "no CUPTI" note was printed.
 static NOTED: AtomicBool = AtomicBool::new(false);
@@ -69,16 +75,15 @@ pub(super) struct Issued {
 
 /// How operations are timed.
 enum Mode {
-    /// CUPTI records them; each stream's CUPTI id.
-    Cupti { stream_ids: Vec<u32> },
-    /// Events bracket them, from a zero mark recorded when the gate opens.
-    Events { zero: Event },
+    /// CUPTI records them; each stream's CUPTI context and stream ids.
+    Cupti { stream_ids: Vec<(u32, u32)> },
+    /// Events bracket them, from a zero mark per GPU recorded when its gate opens.
+    Events { zeros: Vec<Event> },
 }
 
 /// What a schedule issues its operations through.
 pub struct Recorder<'a> {
-    gpu: &'a Gpu,
-    streams: &'a [Stream<'a>],
+    rows: Rows<'a>,
     /// A lane beyond the streams that operations may be issued on (the NULL stream, the
     /// per-thread default stream).
     lane: Option<(Lane, &'a Stream<'a>)>,
@@ -97,9 +102,13 @@ impl<'a> Recorder<'a> {
         streams: &'a [Stream<'a>],
         lane: Option<(Lane, &'a Stream<'a>)>,
     ) -> Recorder<'a> {
+        Recorder::issuing(Rows::One { gpu, streams }, lane)
+    }
+
+    /// A recorder over `rows` that only issues.
+    fn issuing(rows: Rows<'a>, lane: Option<(Lane, &'a Stream<'a>)>) -> Recorder<'a> {
         Recorder {
-            gpu,
-            streams,
+            rows,
             lane,
             brackets: false,
             clock: false,
@@ -107,8 +116,8 @@ impl<'a> Recorder<'a> {
         }
     }
 
-    /// Issue one operation on `streams[stream]`, as part of `iteration`; `bytes` for a
-    /// copy.
+    /// Issue one operation on stream `stream` (of [`record_gpus`]'s GPUs, counted over
+    /// all of them in order), as part of `iteration`; `bytes` for a copy.
     pub fn op(
         &mut self,
         stream: usize,
@@ -117,7 +126,7 @@ impl<'a> Recorder<'a> {
         bytes: Option<u64>,
         issue: impl FnOnce(&Stream) -> Result<(), RuntimeError>,
     ) -> Result<(), RuntimeError> {
-        let on = &self.streams[stream];
+        let on = self.rows.stream(stream);
         self.issue(on, stream, iteration, kind, bytes, None, issue)
     }
 
@@ -132,7 +141,7 @@ impl<'a> Recorder<'a> {
         issue: impl FnOnce(&Stream) -> Result<(), RuntimeError>,
     ) -> Result<(), RuntimeError> {
         let (_, on) = self.lane.expect("a trace with a lane");
-        let row = self.streams.len();
+        let row = self.rows.len();
         self.issue(on, row, iteration, kind, bytes, Some(call), issue)
     }
 
@@ -150,7 +159,7 @@ impl<'a> Recorder<'a> {
         let start = now_ns();
         f()?;
         let end = now_ns();
-        let row = self.streams.len() + usize::from(self.lane.is_some());
+        let row = self.rows.len() + usize::from(self.lane.is_some());
         if let (Some(start), Some(end), Some(issued)) = (start, end, self.issued.as_mut()) {
             issued.push(Issued {
                 stream: row,
@@ -182,7 +191,8 @@ impl<'a> Recorder<'a> {
         }
         let issued_ns = if self.clock { now_ns() } else { None };
         let brackets = if self.brackets {
-            let (before, after) = (self.gpu.event()?, self.gpu.event()?);
+            let gpu = self.rows.gpu(row);
+            let (before, after) = (gpu.event()?, gpu.event()?);
             on.record(&before)?;
             issue(on)?;
             on.record(&after)?;
@@ -216,7 +226,28 @@ pub fn record(
     reference: TraceReference,
     schedule: impl FnMut(&mut Recorder) -> Result<(), RuntimeError>,
 ) -> Result<Timeline, RuntimeError> {
-    record_with(gpu, streams, None, true, title, reference, schedule)
+    record_with(
+        &Rows::One { gpu, streams },
+        None,
+        true,
+        title,
+        reference,
+        schedule,
+    )
+}
+
+/// Trace `schedule` over the streams of several GPUs as [`record`] does one GPU's, behind
+/// a gate per GPU: its operations name their stream counted over every GPU's streams in
+/// the order of `gpus` ([`Recorder::op`]), and the schedule makes each GPU's context
+/// current before it issues that GPU's work. The timeline lists the GPUs with their
+/// streams, and every operation its GPU.
+pub fn record_gpus(
+    gpus: &[(&Gpu, &[Stream])],
+    title: &str,
+    reference: TraceReference,
+    schedule: impl FnMut(&mut Recorder) -> Result<(), RuntimeError>,
+) -> Result<Timeline, RuntimeError> {
+    record_with(&Rows::several(gpus), None, true, title, reference, schedule)
 }
 
 /// Trace `schedule` as [`record`] does, but started as the host issues it, with no gate:
@@ -232,7 +263,14 @@ pub fn record_as_issued(
     reference: TraceReference,
     schedule: impl FnMut(&mut Recorder) -> Result<(), RuntimeError>,
 ) -> Result<Timeline, RuntimeError> {
-    record_with(gpu, streams, lane, false, title, reference, schedule)
+    record_with(
+        &Rows::One { gpu, streams },
+        lane,
+        false,
+        title,
+        reference,
+        schedule,
+    )
 }
 
 /// Trace `schedule` once with no checks, traced again only where CUPTI lost records
@@ -247,50 +285,47 @@ pub fn record_unchecked(
     reference: TraceReference,
     mut schedule: impl FnMut(&mut Recorder) -> Result<(), RuntimeError>,
 ) -> Result<Timeline, RuntimeError> {
-    record_whole(
-        gpu,
-        streams,
-        None,
+    let how = How {
+        lane: None,
         gated,
         title,
+    };
+    record_whole(
+        &Rows::One { gpu, streams },
+        &how,
         &reference,
         &mut schedule,
         &mut Vec::new(),
     )
 }
 
+/// How a schedule is traced: the lane beyond its streams, whether behind a gate, and its
+/// title.
+struct How<'a> {
+    lane: Option<(Lane, &'a Stream<'a>)>,
+    gated: bool,
+    title: &'a str,
+}
+
 /// [`record_once`], traced again while CUPTI's records come back incomplete (each reason
 /// pushed onto `retraced`), and timed with events on the last of [`TRACE_ATTEMPTS`]: a
 /// disturbed trace, never a failed run.
-#[allow(clippy::too_many_arguments)]
 fn record_whole(
-    gpu: &Gpu,
-    streams: &[Stream],
-    lane: Option<(Lane, &Stream)>,
-    gated: bool,
-    title: &str,
+    rows: &Rows,
+    how: &How,
     reference: &TraceReference,
     schedule: &mut impl FnMut(&mut Recorder) -> Result<(), RuntimeError>,
     retraced: &mut Vec<String>,
 ) -> Result<Timeline, RuntimeError> {
     loop {
-        let how = if retraced.len() + 1 < TRACE_ATTEMPTS {
+        let source = if retraced.len() + 1 < TRACE_ATTEMPTS {
             Source::Cupti
         } else {
             Source::Events
         };
-        let traced = record_once(
-            gpu,
-            streams,
-            lane,
-            gated,
-            title,
-            reference.clone(),
-            schedule,
-            how,
-        );
+        let traced = record_once(rows, how, reference.clone(), schedule, source);
         match traced {
-            Err(RuntimeError::Trace(why)) if how == Source::Cupti => {
+            Err(RuntimeError::Trace(why)) if source == Source::Cupti => {
                 eprintln!("{why}; tracing it again");
                 retraced.push(why);
             }
@@ -308,26 +343,17 @@ enum Source {
 }
 
 fn record_with(
-    gpu: &Gpu,
-    streams: &[Stream],
+    rows: &Rows,
     lane: Option<(Lane, &Stream)>,
     gated: bool,
     title: &str,
     reference: TraceReference,
     mut schedule: impl FnMut(&mut Recorder) -> Result<(), RuntimeError>,
 ) -> Result<Timeline, RuntimeError> {
+    let how = How { lane, gated, title };
     let mut retraced = Vec::new();
     loop {
-        let mut timeline = record_whole(
-            gpu,
-            streams,
-            lane,
-            gated,
-            title,
-            &reference,
-            &mut schedule,
-            &mut retraced,
-        )?;
+        let mut timeline = record_whole(rows, &how, &reference, &mut schedule, &mut retraced)?;
         let failures = checks::check(&timeline).failures();
         match failures.first() {
             Some(first) if retraced.len() + 1 < TRACE_ATTEMPTS => {
@@ -344,77 +370,65 @@ fn record_with(
     }
 }
 
-/// One warm-up pass and one traced pass of `schedule`, behind a gate if `gated`, timed by
-/// CUPTI or by events (`how`).
-#[allow(clippy::too_many_arguments)]
+/// One warm-up pass and one traced pass of `schedule`, behind a gate per GPU if
+/// `how.gated`, timed by CUPTI or by events (`source`).
 fn record_once(
-    gpu: &Gpu,
-    streams: &[Stream],
-    lane: Option<(Lane, &Stream)>,
-    gated: bool,
-    title: &str,
+    rows: &Rows,
+    how: &How,
     reference: TraceReference,
     schedule: &mut impl FnMut(&mut Recorder) -> Result<(), RuntimeError>,
-    how: Source,
+    source: Source,
 ) -> Result<Timeline, RuntimeError> {
-    gpu.synchronize()?;
-    let cupti = match (how, cupti_unavailable()) {
+    let (lane, title) = (how.lane, how.title);
+    rows.wait_all()?;
+    let cupti = match (source, cupti_unavailable()) {
         (Source::Events, _) => None,
-        (Source::Cupti, None) => start_cupti(streams).map_err(|why| note_fallback(&why)).ok(),
+        (Source::Cupti, None) => start_cupti(&rows.gpus(), &rows.indexed())
+            .map_err(|why| note_fallback(&why))
+            .ok(),
         (Source::Cupti, Some(why)) => {
             note_fallback(why);
             None
         }
     };
-    schedule(&mut Recorder::untraced(gpu, streams, lane))?;
-    gpu.synchronize()?;
+    schedule(&mut Recorder::issuing(rows.clone(), lane))?;
+    rows.wait_all()?;
     // Behind a gate the host's issue time is hidden: drop the warm-up's records now. As
     // issued, flushing CUPTI (or allocating the gate's mapped memory) here showed as a
     // millisecond of host time in the first traced call; the warm-up's records are left
     // for `from_cupti` to drop by their time instead.
-    let mut gate = if gated {
+    let mut gates = if how.gated {
         if cupti.is_some() {
             flush()?;
             take_records();
         }
-        let gate = Gate::new(gpu)?;
-        for stream in streams {
-            gate.hold(stream)?;
-        }
-        Some(gate)
+        gates(rows)?
     } else {
-        None
+        Vec::new()
     };
     let mode = match cupti {
         Some(stream_ids) => Mode::Cupti { stream_ids },
-        None => {
-            let zero = gpu.event()?;
-            streams[0].record(&zero)?;
-            for stream in streams[1..].iter().chain(lane.map(|(_, s)| s)) {
-                stream.wait(&zero)?;
-            }
-            Mode::Events { zero }
-        }
+        None => Mode::Events {
+            zeros: zeros(rows, lane.map(|(_, s)| s))?,
+        },
     };
     let mut recorder = Recorder {
-        gpu,
-        streams,
-        lane,
         brackets: matches!(mode, Mode::Events { .. }),
         clock: matches!(mode, Mode::Cupti { .. }),
         issued: Some(Vec::new()),
+        ..Recorder::issuing(rows.clone(), lane)
     };
     let before_issue = now_ns();
     schedule(&mut recorder)?;
     let issued = recorder.issued.take().unwrap_or_default();
-    let opened = if gated { now_ns() } else { before_issue };
-    if let Some(gate) = gate.as_mut() {
+    let opened = if how.gated { now_ns() } else { before_issue };
+    for gate in &mut gates {
         gate.open();
     }
-    gpu.synchronize()?;
+    rows.wait_all()?;
     let iterations = issued.iter().map(|op| op.iteration + 1).max().unwrap_or(0);
-    let lane_row = lane.map(|_| streams.len());
-    let (source, ops) = match &mode {
+    let lane_row = lane.map(|_| rows.len());
+    let (source, mut ops) = match &mode {
         Mode::Cupti { stream_ids } => {
             flush()?;
             for kind in KINDS {
@@ -425,16 +439,31 @@ fn record_once(
                 from_cupti(title, &issued, stream_ids, lane_row, opened)?,
             )
         }
-        Mode::Events { zero } => (TraceSource::Events, from_events(&issued, zero)?),
+        Mode::Events { zeros } => (TraceSource::Events, from_events(&issued, rows, zeros)?),
+    };
+    let gpus = rows.gpus();
+    let devices = if gpus.len() > 1 {
+        for op in &mut ops {
+            op.device = Some(rows.gpu(op.stream).info().ordinal);
+        }
+        (gpus.iter().enumerate())
+            .map(|(k, gpu)| TracedGpu {
+                ordinal: gpu.info().ordinal,
+                streams: rows.of(k).count(),
+            })
+            .collect()
+    } else {
+        Vec::new()
     };
     let host_calls = issued.iter().any(|op| op.kind == OpKind::Host);
     Ok(Timeline {
         title: title.to_owned(),
         source,
-        streams: streams.len(),
+        streams: rows.len(),
         other_lanes: (lane.map(|(l, _)| l).into_iter())
             .chain(host_calls.then_some(Lane::Host))
             .collect(),
+        devices,
         iterations,
         ops,
         reference,
@@ -442,11 +471,16 @@ fn record_once(
     })
 }
 
-/// Read the event brackets into operations.
-fn from_events(issued: &[Issued], zero: &Event) -> Result<Vec<TimelineOp>, RuntimeError> {
+/// Read the event brackets into operations, each from its GPU's zero mark.
+fn from_events(
+    issued: &[Issued],
+    rows: &Rows,
+    zeros: &[Event],
+) -> Result<Vec<TimelineOp>, RuntimeError> {
     (issued.iter())
         .map(|op| {
             let (before, after) = op.brackets.as_ref().expect("bracketed in events mode");
+            let zero = &zeros[rows.gpu_index(op.stream)];
             Ok(TimelineOp {
                 stream: op.stream,
                 iteration: op.iteration,
@@ -458,6 +492,7 @@ fn from_events(issued: &[Issued], zero: &Event) -> Result<Vec<TimelineOp>, Runti
                 pageable: false,
                 synchronous: false,
                 call: op.call.clone(),
+                device: None,
             })
         })
         .collect()

@@ -79,6 +79,7 @@ impl Context<'_> {
             host: None,
             duration_s: None,
             clocks: None,
+            gpus: Vec::new(),
         }
     }
 
@@ -120,6 +121,14 @@ pub trait Run: Experiment {
     /// and goes on. Parameters that do not fit the machine are a usage error.
     fn unavailable(_params: &Self::Params) -> Result<Option<String>, RunError> {
         Ok(None)
+    }
+
+    /// The GPUs it runs on where it runs on several, as it resolves `params` (every GPU
+    /// where `--devices` names none): the session reads each one's clocks and host link
+    /// around it. Empty for an experiment of the session's GPU alone.
+    fn gpus(params: &Self::Params) -> Result<Vec<usize>, RunError> {
+        let _ = params;
+        Ok(Vec::new())
     }
 
     /// Where these parameters make this process a worker of a parent run of the same

@@ -13,8 +13,13 @@
 //! iterations issued back to back (each iteration issued GPU by GPU, each GPU's work on
 //! its own streams with its context current) and waited for on every GPU, timed with
 //! the host clock: events cannot time across GPUs. Each configuration's output is
-//! poisoned before its first batch and every element checked after it. Needs two or
-//! more GPUs: [`Run::unavailable`] says why not otherwise.
+//! poisoned before its first batch and every element checked after it. After each round
+//! the parts are sampled once more and every GPU copies at once once more ([`Probes`]),
+//! and after the last round several times more: the bounds are the best of probes taken
+//! before, between and after the timed batches. Last, one batch of every GPU its share
+//! is traced on every GPU at once ([`trace::record_gpus`]). The result's parameters name
+//! the GPUs it ran on. Needs two or more GPUs: [`Run::unavailable`] says why not
+//! otherwise.
 use std::ops::Range;
 use std::time::Instant;
 
@@ -22,14 +27,15 @@ use streamlab_results::experiment::Experiment as _;
 use streamlab_results::experiments::multi_gpu_overlap::{
     GpuShare, MultiGpuOverlap, MultiGpuOverlapResult, Params,
 };
-use streamlab_results::saved::timeline::OpKind;
-use streamlab_results::saved::{IssueOrder, Params as _, StageTimes, Verification};
+use streamlab_results::saved::timeline::{OpKind, Timeline, TraceReference};
+use streamlab_results::saved::{IssueOrder, Params as _, Verification};
 use streamlab_results::spread::{self, Devices, Share};
+use streamlab_results::stats::Series;
 
 use super::{Context, Rebind, Run, RunError, chosen_gpus, several_gpus};
 use crate::measure::{StageSampler, issue_iteration, series, wants_round};
 use crate::runtime::peer::portable_pinned;
-use crate::runtime::{DeviceBuffer, Gpu, PinnedBuffer, RuntimeError, Stream};
+use crate::runtime::{DeviceBuffer, Gpu, PinnedBuffer, RuntimeError, Stream, trace};
 use crate::sincos::{Expected, SincosFn, fill_inputs, issue_op};
 use streamlab_results::spread::chunks;
 
@@ -41,6 +47,9 @@ const STAGE_SAMPLING: (usize, usize) = (5, 4);
 const HOST_LINK_SAMPLING: (usize, usize) = (5, 4);
 /// Untimed iterations before each batch after a configuration's first.
 const REVISIT_WARMUP: usize = 2;
+/// Iterations of every GPU its share traced back to back: the middle one's period is
+/// held to the fastest timed batch.
+const TRACED_ITERATIONS: usize = 3;
 
 /// The host arrays every GPU copies from and to, pinned for every context.
 struct Host {
@@ -109,10 +118,10 @@ impl Side<'_> {
         host: &mut Host,
         parts: &[Range<usize>],
         bytes: u64,
-    ) -> Result<StageTimes, RuntimeError> {
+    ) -> Result<StageSampler, RuntimeError> {
         self.gpu.bind()?;
         let arrays = &mut self.arrays;
-        let sampler = StageSampler::measure(
+        StageSampler::measure(
             self.gpu,
             &self.streams,
             parts,
@@ -120,8 +129,79 @@ impl Side<'_> {
             STAGE_SAMPLING,
             true,
             |kind, stream, part| arrays.op(threads, host, kind, stream, part),
-        )?;
-        Ok(sampler.finish())
+        )
+    }
+
+    /// One more sample of the copies of `parts` on this GPU into `sampler`.
+    fn stage_round(
+        &mut self,
+        sampler: &mut StageSampler,
+        threads: u32,
+        host: &mut Host,
+        parts: &[Range<usize>],
+    ) -> Result<(), RuntimeError> {
+        self.gpu.bind()?;
+        let arrays = &mut self.arrays;
+        sampler.sample_round(
+            self.gpu,
+            &self.streams,
+            parts,
+            STAGE_SAMPLING.1,
+            |kind, stream, part| arrays.op(threads, host, kind, stream, part),
+        )
+    }
+}
+
+/// The samples the bounds are built from, taken before, between and after the timed
+/// batches: each GPU's parts (`None` for a GPU with no elements), the whole array's on the
+/// first GPU, and every GPU copying at once.
+struct Probes {
+    shares: Vec<Option<StageSampler>>,
+    alone: StageSampler,
+    host_link: [Vec<f64>; 3],
+}
+
+/// Which of [`Probes::host_link`] a sample goes to.
+const BEFORE: usize = 0;
+const BETWEEN: usize = 1;
+const AFTER: usize = 2;
+
+impl Probes {
+    /// One more sample of every part and of every GPU copying at once, between rounds of
+    /// timed batches.
+    fn round(
+        &mut self,
+        sides: &mut Sides,
+        host: &mut Host,
+        (threads, whole): (u32, &[Range<usize>]),
+    ) -> Result<(), RuntimeError> {
+        for (side, sampler) in sides.0.iter_mut().zip(&mut self.shares) {
+            if let Some(sampler) = sampler {
+                let parts = side.share.parts.clone();
+                side.stage_round(sampler, threads, host, &parts)?;
+            }
+        }
+        sides.0[0].stage_round(&mut self.alone, threads, host, whole)?;
+        let (_, passes) = HOST_LINK_SAMPLING;
+        let sample = sides.host_link_pass(threads, host, passes)?;
+        self.host_link[BETWEEN].push(sample);
+        Ok(())
+    }
+
+    /// `HOST_LINK_SAMPLING` samples of every GPU copying at once, into `host_link[at]`.
+    fn host_link(
+        &mut self,
+        sides: &mut Sides,
+        host: &mut Host,
+        threads: u32,
+        at: usize,
+    ) -> Result<(), RuntimeError> {
+        let (samples, passes) = HOST_LINK_SAMPLING;
+        for _ in 0..samples {
+            let sample = sides.host_link_pass(threads, host, passes)?;
+            self.host_link[at].push(sample);
+        }
+        Ok(())
     }
 }
 
@@ -266,6 +346,10 @@ impl Run for MultiGpuOverlap {
         }
     }
 
+    fn gpus(params: &Params) -> Result<Vec<usize>, RunError> {
+        chosen_gpus(MultiGpuOverlap::NAME, &params.devices)
+    }
+
     fn run(ctx: &Context, p: &Params) -> Result<MultiGpuOverlapResult, RunError> {
         p.validate()?;
         let ordinals = chosen_gpus(MultiGpuOverlap::NAME, &p.devices)?;
@@ -283,60 +367,142 @@ impl Run for MultiGpuOverlap {
         let mut sides = open_sides(ctx, p, &gpus, shares)?;
         let with_work = sides.0.iter().filter(|s| !s.share.parts.is_empty()).count();
         let mut task =
-            crate::progress::Task::start(MultiGpuOverlap::NAME, (with_work + 2 + 2) as u64);
-        let mut stages = Vec::new();
-        for side in &mut sides.0 {
-            let share = side.share.clone();
-            stages.push(if share.parts.is_empty() {
-                None
-            } else {
-                let bytes = (share.elements.len() * size_of::<f32>()) as u64;
-                let times = side.stages(p.threads, &mut host, &share.parts, bytes)?;
-                task.step(&format!("stages on GPU {}", side.gpu.info().ordinal));
-                Some(times)
-            });
-        }
-        let alone_stages = sides.0[0].stages(p.threads, &mut host, &whole, p.bytes())?;
-        task.step("stages of the whole array on the first GPU");
-        let (samples, passes) = HOST_LINK_SAMPLING;
-        // One untimed pass, so no first-use cost lands in a sample.
-        sides.host_link_pass(p.threads, &mut host, 1)?;
-        let host_link = (0..samples)
-            .map(|_| sides.host_link_pass(p.threads, &mut host, passes))
-            .collect::<Result<Vec<f64>, _>>()?;
-        task.step("every GPU copying in and out at once");
+            crate::progress::Task::start(MultiGpuOverlap::NAME, (with_work + 2 + 2 + 2) as u64);
+        let mut probes = first_probes(p, (&mut sides, &mut host), &whole, &mut task)?;
         let batches = chunks(p.iterations, p.batches());
         let (mut timed, checks) = sample_configurations(
             ctx,
             p,
-            (&mut sides, &mut host),
-            &whole,
-            &batches,
+            (&mut sides, &mut host, &mut probes),
+            (&whole, &batches),
             &expected,
             &mut task,
         )?;
+        probes.host_link(&mut sides, &mut host, p.threads, AFTER)?;
+        task.step("every GPU copying in and out at once, after");
+        let timeline = if ctx.stopping() || timed[0].is_empty() {
+            None
+        } else {
+            let fastest = timed[0].iter().copied().fold(f64::INFINITY, f64::min);
+            let traced = trace_spread(p, (&mut sides, &mut host), fastest)?;
+            task.step("traced every GPU its share");
+            Some(traced)
+        };
         task.finish();
-        let gpus = (sides.0.iter().zip(stages))
+        let Probes {
+            shares,
+            alone,
+            host_link: [before, between, after],
+        } = probes;
+        let gpus = (sides.0.iter().zip(shares))
             .map(|(side, stages)| GpuShare {
                 device: side.gpu.info().clone(),
                 first: side.share.elements.start,
                 elements: side.share.elements.len(),
                 streams: side.share.parts.len(),
-                stages,
+                stages: stages.map(StageSampler::finish),
             })
             .collect();
         drop(sides);
-        let [spread, alone] = [0, 1].map(|i| series(std::mem::take(&mut timed[i])));
+        let [spread, alone_times] = [0, 1].map(|i| series(std::mem::take(&mut timed[i])));
+        let params = Params {
+            devices: ordinals,
+            ..p.clone()
+        };
         Ok(MultiGpuOverlapResult {
-            run: ctx.record(p.clone(), crate::verify::combine(checks), !ctx.stopping()),
+            run: ctx.record(params, crate::verify::combine(checks), !ctx.stopping()),
             gpus,
             batch_sizes: batches.iter().map(Range::len).collect(),
             spread,
-            alone,
-            alone_stages,
-            host_link: series(host_link),
+            alone: alone_times,
+            alone_stages: alone.finish(),
+            host_link: series(before),
+            host_link_between: Series::new(between),
+            host_link_after: Series::new(after),
+            timeline,
         })
     }
+}
+
+/// The probes before the timed batches: each GPU's share in parts, the whole array's
+/// parts on the first GPU, then every GPU copying its share in and out at once.
+fn first_probes(
+    p: &Params,
+    (sides, host): (&mut Sides, &mut Host),
+    whole: &[Range<usize>],
+    task: &mut crate::progress::Task,
+) -> Result<Probes, RuntimeError> {
+    let mut shares = Vec::new();
+    for side in &mut sides.0 {
+        let share = side.share.clone();
+        shares.push(if share.parts.is_empty() {
+            None
+        } else {
+            let bytes = (share.elements.len() * size_of::<f32>()) as u64;
+            let sampler = side.stages(p.threads, host, &share.parts, bytes)?;
+            task.step(&format!("stages on GPU {}", side.gpu.info().ordinal));
+            Some(sampler)
+        });
+    }
+    let alone = sides.0[0].stages(p.threads, host, whole, p.bytes())?;
+    task.step("stages of the whole array on the first GPU");
+    let mut probes = Probes {
+        shares,
+        alone,
+        host_link: [Vec::new(), Vec::new(), Vec::new()],
+    };
+    // One untimed pass, so no first-use cost lands in a sample.
+    sides.host_link_pass(p.threads, host, 1)?;
+    probes.host_link(sides, host, p.threads, BEFORE)?;
+    task.step("every GPU copying in and out at once");
+    Ok(probes)
+}
+
+/// [`TRACED_ITERATIONS`] of every GPU its share, back to back, traced on every GPU at
+/// once and held to `fastest`, the fastest timed batch's time per iteration.
+fn trace_spread(
+    p: &Params,
+    (sides, host): (&mut Sides, &mut Host),
+    fastest: f64,
+) -> Result<Timeline, RuntimeError> {
+    sides.synchronize()?;
+    let mut gpus: Vec<(&Gpu, &[Stream])> = Vec::new();
+    let mut work = Vec::new();
+    for side in sides.0.iter_mut().filter(|s| !s.share.parts.is_empty()) {
+        let streams = &side.streams[..side.share.parts.len()];
+        gpus.push((side.gpu, streams));
+        work.push((side.gpu, streams, &side.share.parts, &mut side.arrays));
+    }
+    let title = format!(
+        "{}, every GPU its share ({} GPUs, {} streams each)",
+        MultiGpuOverlap::NAME,
+        gpus.len(),
+        p.streams
+    );
+    let reference = TraceReference {
+        timed_ms: fastest,
+        back_to_back: true,
+        median_ms: None,
+        rates: None,
+    };
+    let threads = p.threads;
+    trace::record_gpus(&gpus, &title, reference, |rec| {
+        for iteration in 0..TRACED_ITERATIONS {
+            let mut first = 0;
+            for (gpu, streams, parts, arrays) in work.iter_mut() {
+                gpu.bind()?;
+                issue_iteration(ORDER, streams, parts, |kind, s, part| {
+                    let bytes =
+                        (kind != OpKind::Kernel).then_some((part.len() * size_of::<f32>()) as u64);
+                    rec.op(first + s, iteration, kind, bytes, |stream| {
+                        arrays.op(threads, host, kind, stream, part)
+                    })
+                })?;
+                first += parts.len();
+            }
+        }
+        Ok(())
+    })
 }
 
 /// Every GPU of `ordinals` with its primary context, its streams and its arrays for its
@@ -373,14 +539,13 @@ fn open_sides<'g>(
 }
 
 /// The two configurations round-robin, a batch each per round while either wants more
-/// ([`wants_round`]), each poisoned before its first batch and checked after it: each
-/// configuration's times and the checks.
+/// ([`wants_round`]), each poisoned before its first batch and checked after it, the
+/// probes sampled once more after each round: each configuration's times and the checks.
 fn sample_configurations(
     ctx: &Context,
     p: &Params,
-    (sides, host): (&mut Sides, &mut Host),
-    whole: &[Range<usize>],
-    batches: &[Range<usize>],
+    (sides, host, probes): (&mut Sides, &mut Host, &mut Probes),
+    (whole, batches): (&[Range<usize>], &[Range<usize>]),
     expected: &Expected,
     task: &mut crate::progress::Task,
 ) -> Result<(Vec<Vec<f64>>, Vec<Verification>), RuntimeError> {
@@ -417,6 +582,7 @@ fn sample_configurations(
                 task.step(configuration.label());
             }
         }
+        probes.round(sides, host, (p.threads, whole))?;
     }
     Ok((timed, checks))
 }

@@ -14,7 +14,8 @@
 //! the run cannot see (a shared link): it is marked "disturbed" and gives no bound, and
 //! the run goes on (`--strict` makes it fail the run). The checks:
 //!
-//! 1. No two copies in the same direction overlap: each direction has one copy engine.
+//! 1. No two copies in the same direction overlap on one GPU: each direction has one
+//!    copy engine.
 //! 2. Each copy's duration lies between its bytes over its direction's rate alone and
 //!    its bytes over its direction's rate while both directions run (how much of it ran
 //!    while the other direction was busy decides where), within [`TOLERANCE`]; both rates
@@ -29,7 +30,8 @@
 //!    busier link, and its bound would sit above what the run measured.
 //!
 //! Event-bracketed timelines (no CUPTI) include queueing in every bar, so only the third
-//! check applies to them.
+//! check applies to them. A timeline of several GPUs has no one set of engines: its
+//! occupancy and busiest bound are left out, and the fourth check with them.
 //!
 //! From the same records, every timeline is explained: how much copies and kernels
 //! overlapped, how long every engine sat idle while work was queued, each operation's
@@ -139,7 +141,10 @@ pub fn check(t: &Timeline) -> TraceChecks {
         },
         span(t),
     ];
-    let occupancy = gpu_records.then(|| occupancy(t)).flatten();
+    // One GPU's engines bound its iterations; those of several GPUs are not one engine.
+    let occupancy = (gpu_records && t.devices.is_empty())
+        .then(|| occupancy(t))
+        .flatten();
     let mut checks = checks;
     if let (Some(o), Some(median)) = (&occupancy, t.reference.median_ms) {
         checks.push(busiest_engine(o, median));
@@ -180,41 +185,52 @@ const ONE_AT_A_TIME: &str = "one copy per direction at a time";
 const DURATIONS: &str = "copy durations match the measured rates";
 const SPAN: &str = "traced time matches the fastest timed sample";
 
-fn describe(op: &TimelineOp) -> String {
+fn describe(t: &Timeline, op: &TimelineOp) -> String {
+    let stream = match t.gpu_stream(op.stream) {
+        Some((gpu, s)) => format!("GPU {gpu} stream {}", s + 1),
+        None => format!("stream {}", op.stream + 1),
+    };
     format!(
-        "{} on stream {} (iteration {})",
+        "{} on {stream} (iteration {})",
         op.kind.label(),
-        op.stream + 1,
         op.iteration + 1
     )
 }
 
-/// No two copies of one direction overlap. A copy from pageable memory is left out: the
-/// driver stages it through pinned buffers chunk by chunk, and its record spans every
-/// chunk while the copy engine serves other copies between them.
+/// No two copies of one direction on one GPU overlap (each GPU has its own engines). A
+/// copy from pageable memory is left out: the driver stages it through pinned buffers
+/// chunk by chunk, and its record spans every chunk while the copy engine serves other
+/// copies between them.
 fn one_copy_at_a_time(t: &Timeline) -> TraceCheck {
     let mut counted = Vec::new();
     let staged = t.ops.iter().filter(|op| op.pageable).count();
+    let mut gpus: Vec<Option<usize>> = t.ops.iter().map(|op| op.device).collect();
+    gpus.sort_unstable();
+    gpus.dedup();
     for kind in [OpKind::HtoD, OpKind::DtoH] {
-        let mut copies: Vec<&TimelineOp> = (t.ops.iter())
-            .filter(|op| op.kind == kind && !op.pageable)
-            .collect();
-        copies.sort_by(|a, b| a.start_ms.total_cmp(&b.start_ms));
-        for pair in copies.windows(2) {
-            if pair[1].start_ms < pair[0].end_ms - OVERLAP_SLACK_MS {
+        let mut count = 0;
+        for &gpu in &gpus {
+            let mut copies: Vec<&TimelineOp> = (t.ops.iter())
+                .filter(|op| op.kind == kind && !op.pageable && op.device == gpu)
+                .collect();
+            copies.sort_by(|a, b| a.start_ms.total_cmp(&b.start_ms));
+            if let Some(pair) = (copies.windows(2))
+                .find(|pair| pair[1].start_ms < pair[0].end_ms - OVERLAP_SLACK_MS)
+            {
                 return TraceCheck {
                     name: ONE_AT_A_TIME.into(),
                     outcome: Outcome::Failed,
                     detail: format!(
                         "{} starts {:.3} ms before {} ends",
-                        describe(pair[1]),
+                        describe(t, pair[1]),
                         pair[0].end_ms - pair[1].start_ms,
-                        describe(pair[0])
+                        describe(t, pair[0])
                     ),
                 };
             }
+            count += copies.len();
         }
-        counted.push(format!("{} {}", copies.len(), kind.label()));
+        counted.push(format!("{count} {}", kind.label()));
     }
     TraceCheck {
         name: ONE_AT_A_TIME.into(),
@@ -272,7 +288,7 @@ fn copy_durations(t: &Timeline) -> TraceCheck {
                 detail: format!(
                     "{} took {took:.3} ms for {bytes} bytes; the measured rates allow \
                      {low:.3}–{high:.3} ms ± {:.0}%",
-                    describe(op),
+                    describe(t, op),
                     TOLERANCE * 100.0
                 ),
             };

@@ -1,7 +1,7 @@
 //! The trace checks on made-up timelines: each check's pass and fail, the breaks found and
 //! described, the engines' occupancy and the busiest bound.
 use super::*;
-use crate::saved::timeline::{CopyRates, Engine, Lane, TraceReference};
+use crate::saved::timeline::{CopyRates, Engine, Lane, TraceReference, TracedGpu};
 
 const MIB32: u64 = 32 << 20;
 
@@ -17,6 +17,7 @@ fn op(kind: OpKind, stream: usize, iteration: usize, start: f64, end: f64) -> Ti
         pageable: false,
         synchronous: false,
         call: None,
+        device: None,
     }
 }
 
@@ -31,6 +32,7 @@ fn timeline(
         source: TraceSource::Cupti,
         streams: 4,
         other_lanes: Vec::new(),
+        devices: Vec::new(),
         iterations,
         ops,
         reference: TraceReference {
@@ -75,6 +77,51 @@ fn overlapping_copies_in_one_direction_fail() {
     let failures = checks.failures();
     assert_eq!(failures.len(), 1, "{failures:?}");
     assert!(failures[0].contains("HtoD on stream 2 (iteration 1) starts 0.310 ms before"));
+}
+
+#[test]
+fn two_gpus_copy_at_once_on_their_own_engines_but_each_engine_one_copy_at_a_time() {
+    // Each GPU its own serial copies, both GPUs at once: streams 1–2 GPU 0's, 3–4 GPU 1's.
+    let on = |gpu: usize, op: TimelineOp| TimelineOp {
+        device: Some(gpu),
+        stream: op.stream + 2 * gpu,
+        ..op
+    };
+    let ops: Vec<TimelineOp> = (0..2)
+        .flat_map(|gpu| serial_copies().into_iter().map(move |op| on(gpu, op)))
+        .collect();
+    let mut t = timeline(ops, 1.4, false, 1);
+    t.devices = vec![
+        TracedGpu {
+            ordinal: 0,
+            streams: 2,
+        },
+        TracedGpu {
+            ordinal: 1,
+            streams: 2,
+        },
+    ];
+    let checks = check(&t);
+    assert!(checks.passed(), "{:?}", checks.failures());
+    let one = (checks.checks.iter())
+        .find(|c| c.name == ONE_AT_A_TIME)
+        .unwrap();
+    assert!(
+        one.detail.starts_with("4 HtoD and 2 DtoH copies"),
+        "{}",
+        one.detail
+    );
+    // Several GPUs have no one set of engines: no occupancy, no busiest bound.
+    assert!(checks.occupancy.is_none() && checks.busiest_bound().is_none());
+    // Two copies of one GPU overlapping still fail, named by their GPU's stream.
+    t.ops[5].start_ms = 0.3;
+    t.ops[5].end_ms = 0.91;
+    let failures = check(&t).failures();
+    assert_eq!(failures.len(), 1, "{failures:?}");
+    assert!(
+        failures[0].contains("HtoD on GPU 1 stream 2 (iteration 1) starts 0.310 ms before"),
+        "{failures:?}"
+    );
 }
 
 #[test]

@@ -1,9 +1,11 @@
 //! What multi-gpu-overlap derives: each GPU's share against its own bound, the host
-//! link's bound on all of them together, the speedup and the headline.
+//! link's bound on all of them together (the best of its probes before, between and after
+//! the timed batches), each run held to its bound, the speedup and the headline.
 use super::{MultiGpuOverlapResult, TARGET};
 use crate::derived::pipeline;
-use crate::derived::pipeline::{Bound, Limiter, Stages};
+use crate::derived::pipeline::{Bound, Limiter, Stages, Under};
 use crate::derived::rates::{gbps, stage_noise, stages};
+use crate::stats::Series;
 use serde::{Deserialize, Serialize};
 
 /// What bounds the spread run.
@@ -37,6 +39,35 @@ pub struct GpuBound {
     pub bound: Option<Bound>,
 }
 
+/// The probes of every GPU copying in and out at once: how many were taken before, between
+/// and after the timed batches, and where the fastest, the bound's, was taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostLinkProbes {
+    pub before: usize,
+    pub between: usize,
+    pub after: usize,
+    pub best: When,
+}
+
+/// When a probe was taken, against the timed batches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum When {
+    Before,
+    Between,
+    After,
+}
+
+impl When {
+    pub fn label(self) -> &'static str {
+        match self {
+            When::Before => "before the timed batches",
+            When::Between => "between rounds of timed batches",
+            When::After => "after the timed batches",
+        }
+    }
+}
+
 /// Everything derived from a multi-gpu-overlap result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MultiGpuAnalysis {
@@ -55,32 +86,77 @@ pub struct MultiGpuAnalysis {
     pub per_gpu: Vec<GpuBound>,
     /// The slowest GPU's pipeline bound.
     pub gpus_bound_ms: f64,
-    /// Every GPU copying both ways at once: the fastest pass, as a bound per iteration
-    /// and as GB/s (both directions together).
+    /// Every GPU copying both ways at once: the fastest pass of every probe, as a bound
+    /// per iteration and as GB/s (both directions together), and the probes' noise.
     pub host_link_ms: f64,
     pub host_link_gbps: f64,
-    /// The larger of the two, and which it is.
+    pub host_link_noise: f64,
+    pub host_link_probes: HostLinkProbes,
+    /// The spread run's bound, held to it: the larger of the two above as built
+    /// (`bound.built_ms` where the run beat it by more than the slack and it was lowered
+    /// to the run), where the run sits under it, and which limit it is.
+    pub bound: Bound,
     pub bound_ms: f64,
     pub limit: Limit,
-    /// The first GPU's pipeline bound for the whole work alone.
+    /// The first GPU's pipeline bound for the whole work alone, held to its run.
     pub alone_bound: Bound,
-    /// alone bound / bound.
+    /// Each run's median over its bound: 1 is the bound reached.
+    pub spread_over_bound: f64,
+    pub alone_over_bound: f64,
+    /// alone bound / spread bound: the speedup of both runs at their bounds.
     pub bound_speedup: f64,
     /// speedup / bound speedup: 1 is the bound reached.
     pub efficiency: f64,
     /// Whether the speedup is within [`TARGET`] of the bound's.
     pub at_bound: bool,
-    /// The spread run beat its bound by more than the slack: a limit was
-    /// under-measured.
+    /// A run beat its bound as built by more than the slack and beyond the two figures'
+    /// noise: a limit was under-measured, and the run is flagged, never a finding.
     pub beyond_bound: bool,
     /// GPUs that had fewer elements than `--streams` (ordinal, streams used).
     pub fewer_streams: Vec<(usize, usize)>,
 }
 
-/// Derive everything from `r`.
-pub(super) fn analyze(r: &MultiGpuOverlapResult) -> MultiGpuAnalysis {
-    let runs = r.batch_sizes.iter().copied().max().unwrap_or(1);
-    let per_gpu: Vec<GpuBound> = (r.gpus.iter())
+/// Whether `bound`, held to its run, was beaten beyond the slack and the noise.
+fn beaten(bound: &Bound) -> bool {
+    bound.lowered() && bound.under == Some(Under::BeyondNoise)
+}
+
+/// Every probe of every GPU copying at once, with when it was taken.
+fn host_link_samples(r: &MultiGpuOverlapResult) -> Vec<(f64, When)> {
+    [
+        (Some(&r.host_link), When::Before),
+        (r.host_link_between.as_ref(), When::Between),
+        (r.host_link_after.as_ref(), When::After),
+    ]
+    .into_iter()
+    .flat_map(|(s, when)| {
+        (s.into_iter().flat_map(|s| s.samples_ms.iter())).map(move |&ms| (ms, when))
+    })
+    .filter(|(ms, _)| ms.is_finite())
+    .collect()
+}
+
+/// The host link's best-of bound per iteration, its probes' noise and what they were.
+fn host_link(r: &MultiGpuOverlapResult) -> (f64, f64, HostLinkProbes) {
+    let samples = host_link_samples(r);
+    let count = |when: When| samples.iter().filter(|s| s.1 == when).count();
+    let best = (samples.iter()).min_by(|a, b| a.0.total_cmp(&b.0));
+    let noise = Series::new(samples.iter().map(|s| s.0).collect()).map_or(f64::NAN, |s| s.noise());
+    (
+        best.map_or(f64::NAN, |b| b.0),
+        noise,
+        HostLinkProbes {
+            before: count(When::Before),
+            between: count(When::Between),
+            after: count(When::After),
+            best: best.map_or(When::Before, |b| b.1),
+        },
+    )
+}
+
+/// Each GPU's share against its own pipeline bound, over batches of `runs` iterations.
+fn per_gpu(r: &MultiGpuOverlapResult, runs: usize) -> Vec<GpuBound> {
+    (r.gpus.iter())
         .map(|g| {
             let stages = g.stages.as_ref().map(|t| stages(t, None));
             GpuBound {
@@ -91,24 +167,54 @@ pub(super) fn analyze(r: &MultiGpuOverlapResult) -> MultiGpuAnalysis {
                 bound: stages.map(|s| pipeline::bound(s, g.streams, runs, g.device.copy_engines)),
             }
         })
-        .collect();
-    let slowest = (per_gpu.iter())
-        .filter_map(|g| Some((g.ordinal, g.bound?)))
+        .collect()
+}
+
+/// The spread run's bound as built (the slowest GPU's or the host link's, whichever is
+/// larger), the noise of what it was built from, and which limit it is.
+fn spread_bound(
+    r: &MultiGpuOverlapResult,
+    per_gpu: &[GpuBound],
+    (host_link_ms, host_link_noise): (f64, f64),
+) -> (Bound, f64, Limit) {
+    let slowest = (per_gpu.iter().zip(&r.gpus))
+        .filter_map(|(g, share)| Some((g.ordinal, g.bound?, share.stages.as_ref()?)))
         .max_by(|a, b| a.1.ms.total_cmp(&b.1.ms));
-    let gpus_bound_ms = slowest.map_or(0.0, |(_, b)| b.ms);
-    let host_link_ms = r.host_link.min();
-    let (bound_ms, limit) = match slowest {
-        Some((ordinal, b)) if b.ms >= host_link_ms => (
-            b.ms,
+    match slowest {
+        Some((ordinal, b, t)) if b.ms >= host_link_ms || host_link_ms.is_nan() => (
+            b,
+            stage_noise(t),
             Limit::Gpu {
                 ordinal,
                 limiter: b.limiter,
             },
         ),
-        _ => (host_link_ms, Limit::HostLink),
-    };
-    let spread_ms = r.spread.median();
-    let alone_ms = r.alone.median();
+        _ => (
+            Bound {
+                ms: host_link_ms,
+                limiter: Limiter::BothWays,
+                built_ms: None,
+                noise: None,
+                under: None,
+            },
+            host_link_noise,
+            Limit::HostLink,
+        ),
+    }
+}
+
+/// Derive everything from `r`.
+pub(super) fn analyze(r: &MultiGpuOverlapResult) -> MultiGpuAnalysis {
+    let runs = r.batch_sizes.iter().copied().max().unwrap_or(1);
+    let per_gpu = per_gpu(r, runs);
+    let gpus_bound_ms = (per_gpu.iter())
+        .filter_map(|g| Some(g.bound?.ms))
+        .fold(0.0, f64::max);
+    let (host_link_ms, host_link_noise, host_link_probes) = host_link(r);
+    let (spread, alone) = (&r.spread, &r.alone);
+    let (spread_ms, alone_ms) = (spread.median(), alone.median());
+    let (built, built_noise, limit) = spread_bound(r, &per_gpu, (host_link_ms, host_link_noise));
+    let bound = built.held(spread_ms, spread.noise(), built_noise);
     let first = r.gpus.first();
     let alone_bound = pipeline::bound(
         stages(&r.alone_stages, None),
@@ -116,29 +222,34 @@ pub(super) fn analyze(r: &MultiGpuOverlapResult) -> MultiGpuAnalysis {
         runs,
         first.map_or(0, |g| g.device.copy_engines),
     )
-    .held(alone_ms, r.alone.noise(), stage_noise(&r.alone_stages));
+    .held(alone_ms, alone.noise(), stage_noise(&r.alone_stages));
     let speedup = alone_ms / spread_ms;
-    let bound_speedup = alone_bound.ms / bound_ms;
+    let bound_speedup = alone_bound.ms / bound.ms;
     MultiGpuAnalysis {
         gpus: r.gpus.len(),
         streams: r.run.params.streams,
         batch_iterations: runs,
         spread_ms,
-        spread_noise: r.spread.noise(),
+        spread_noise: spread.noise(),
         alone_ms,
-        alone_noise: r.alone.noise(),
+        alone_noise: alone.noise(),
         speedup,
         per_gpu,
         gpus_bound_ms,
         host_link_ms,
         host_link_gbps: gbps(2 * r.run.params.bytes(), host_link_ms),
-        bound_ms,
+        host_link_noise,
+        host_link_probes,
+        bound_ms: bound.ms,
         limit,
+        spread_over_bound: spread_ms / bound.ms,
+        alone_over_bound: alone_ms / alone_bound.ms,
+        beyond_bound: beaten(&bound) || beaten(&alone_bound),
+        bound,
         alone_bound,
         bound_speedup,
         efficiency: speedup / bound_speedup,
         at_bound: bound_speedup <= TARGET * speedup,
-        beyond_bound: pipeline::beyond(spread_ms, bound_ms),
         fewer_streams: (r.gpus.iter())
             .filter(|g| g.streams < r.run.params.streams)
             .map(|g| (g.device.ordinal, g.streams))
@@ -157,4 +268,10 @@ pub struct MultiGpuSummary {
     pub bound_speedup: f64,
     pub limit: Limit,
     pub at_bound: bool,
+    /// The spread run's median over its bound (absent before 2026-11-28).
+    #[serde(default)]
+    pub spread_over_bound: Option<f64>,
+    /// A run beat its bound beyond the slack and the noise: flagged, not a finding.
+    #[serde(default)]
+    pub beyond_bound: bool,
 }

@@ -1,10 +1,14 @@
-//! How multi-gpu-overlap shows: the run and each GPU's share as tables, and its chart.
-use super::MultiGpuOverlapResult;
+//! How multi-gpu-overlap shows: the run and each GPU's share as tables, what its bounds
+//! say in words, and its chart.
 use super::analysis::{GpuBound, MultiGpuAnalysis};
-use crate::derived::pipeline::Stages;
+use super::{MultiGpuOverlapResult, TARGET};
+use crate::derived::pipeline::{Bound, Stages};
 use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
-use crate::report::figures::{FigureModel, blank, line};
-use crate::report::table::{Columns, num};
+use crate::report::figures::{FigureModel, blank, line, points};
+use crate::report::table::{Columns, noise, num, times};
+
+/// Half the width of a bar on the chart's category axis (the plots' bar group).
+const HALF_BAR: f64 = 0.4;
 
 /// The one declaration of the main table and the CSV: one row, the run.
 pub(super) fn columns<'a>() -> Columns<'a, MultiGpuAnalysis> {
@@ -17,9 +21,26 @@ pub(super) fn columns<'a>() -> Columns<'a, MultiGpuAnalysis> {
         .noise("noise", "alone_noise", |x| x.alone_noise)
         .times("speedup", "speedup", 4, |x| x.speedup)
         .number("bound (ms)", "bound_ms", (4, 4), |x| x.bound_ms)
+        .times("all GPUs / bound", "spread_over_bound", 4, |x| {
+            x.spread_over_bound
+        })
         .times("bound's speedup", "bound_speedup", 4, |x| x.bound_speedup)
         .number("efficiency", "efficiency", (3, 4), |x| x.efficiency)
         .show("limited by", |x| x.limit.label())
+        .both("against their bounds", against_bounds, "beyond_bound", |x| {
+            x.beyond_bound.to_string()
+        })
+}
+
+/// Where each run sits under its bound, if it does, and the flag of a run beyond it.
+fn against_bounds(x: &MultiGpuAnalysis) -> String {
+    let mark = |run: &str, b: &Bound| (b.under.is_some()).then(|| format!("{run}: {}", b.mark()));
+    [mark("all GPUs", &x.bound), mark("alone", &x.alone_bound)]
+        .into_iter()
+        .flatten()
+        .chain(x.beyond_bound.then(|| "flagged: no finding".to_owned()))
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// The table of each GPU's share against its own pipeline bound.
@@ -44,7 +65,103 @@ pub(super) fn gpu_columns<'a>() -> Columns<'a, GpuBound> {
         })
 }
 
-/// The two runs beside their bounds, the alone run's with its samples' spread.
+/// The bounds in words: what each is built from, what limits the spread run, and where
+/// each run sits against its bound (lowered where a run beat it: flagged beyond noise).
+pub(super) fn bound_notes(a: &MultiGpuAnalysis) -> Vec<(&'static str, String)> {
+    let p = a.host_link_probes;
+    let mut notes = vec![(
+        "Bound",
+        format!(
+            "The slowest GPU's pipeline bound is {} ms per iteration, every GPU copying at once {} ms ({} GB/s both ways together): the fastest of {} probes ({} before, {} between rounds of timed batches, {} after them; the fastest {}), noise {}. What limits the run: {}. The first GPU alone is bound at {} ms ({}).",
+            num(a.gpus_bound_ms, 4),
+            num(a.host_link_ms, 4),
+            num(a.host_link_gbps, 1),
+            p.before + p.between + p.after,
+            p.before,
+            p.between,
+            p.after,
+            p.best.label(),
+            noise(a.host_link_noise),
+            a.limit.label(),
+            num(a.alone_bound.ms, 4),
+            a.alone_bound.limiter.label(),
+        ),
+    )];
+    notes.push((
+        "Against the bounds",
+        format!(
+            "All GPUs took {} their bound, the first GPU alone {} its own.",
+            times(a.spread_over_bound),
+            times(a.alone_over_bound)
+        ),
+    ));
+    let under = |b: &Bound| b.under.map_or("", |u| u.label());
+    let spread = a.bound.built_ms.map(|built| {
+        format!(
+            "all GPUs ran {:.0}% faster than their bound ({}) allows as measured (bound {built:.4} → {:.4} ms), {}",
+            100.0 * (built / a.bound.ms - 1.0),
+            a.limit.label(),
+            a.bound.ms,
+            under(&a.bound)
+        )
+    });
+    let alone = (a.alone_bound.under_measured())
+        .map(|why| format!("the first GPU alone: {why}, {}", under(&a.alone_bound)));
+    let lowered: Vec<String> = spread.into_iter().chain(alone).collect();
+    if !lowered.is_empty() {
+        notes.push((
+            "Flagged",
+            format!(
+                "A run beat the bound built from the measured rates, so a rate was under-measured and the bound is lowered to the run: {}.{}",
+                lowered.join("; "),
+                if a.beyond_bound {
+                    " Beyond the noise of both figures: this run's speedup is flagged, not a finding."
+                } else {
+                    ""
+                }
+            ),
+        ));
+    }
+    notes
+}
+
+/// The section's verdict: the speedup against the bound's, or the flag of a run beyond
+/// its bound.
+pub(super) fn verdict(a: &MultiGpuAnalysis) -> String {
+    if a.beyond_bound {
+        return format!(
+            "FLAGGED: a run beat its bound beyond noise (a limit was under-measured), so {} GPUs' {} over the first alone is not a finding",
+            a.gpus,
+            times(a.speedup)
+        );
+    }
+    format!(
+        "{} GPUs ran {} faster than the first alone, against {} for both at their bounds: {} ({}); all GPUs took {} their bound",
+        a.gpus,
+        times(a.speedup),
+        times(a.bound_speedup),
+        if a.at_bound {
+            format!("at the bound within {TARGET}×")
+        } else {
+            format!("short of the bound by more than {TARGET}×")
+        },
+        a.limit.label(),
+        times(a.spread_over_bound)
+    )
+}
+
+/// A dash across each bar at `values[i]`: one series, its runs apart.
+fn per_bar(values: &[f64]) -> Vec<(f64, f64)> {
+    (values.iter().enumerate())
+        .flat_map(|(i, &v)| {
+            let x = i as f64;
+            [(x - HALF_BAR, v), (x + HALF_BAR, v), (x + 0.5, f64::NAN)]
+        })
+        .collect()
+}
+
+/// The two runs, each beside its own bound (a dash across its bar), the bound as built
+/// marked where a run beat it.
 pub(super) fn figures(r: &MultiGpuOverlapResult, a: &MultiGpuAnalysis) -> Vec<FigureModel> {
     let labels = vec!["first GPU alone".to_owned(), format!("{} GPUs", a.gpus)];
     let mut chart = blank(
@@ -66,11 +183,20 @@ pub(super) fn figures(r: &MultiGpuOverlapResult, a: &MultiGpuAnalysis) -> Vec<Fi
             (r.spread.min(), r.spread.summary.max),
         ]),
     });
+    let bounds = [&a.alone_bound, &a.bound];
     chart.lines.push(line(
-        "bound",
+        "each run's bound",
         BOUND_COLOR,
         true,
-        vec![(0.0, a.alone_bound.ms), (1.0, a.bound_ms)],
+        per_bar(&bounds.map(|b| b.ms)),
     ));
+    let built: Vec<(f64, f64)> = (bounds.iter().enumerate())
+        .filter_map(|(i, b)| Some((i as f64, b.built_ms?)))
+        .collect();
+    if !built.is_empty() {
+        chart
+            .lines
+            .push(points("bound as built, beaten", PALETTE[3], built));
+    }
     vec![FigureModel::chart("multi-gpu-overlap.svg".into(), chart)]
 }

@@ -1,7 +1,8 @@
 //! multi-gpu-overlap's analysis and presentation on made-up two-GPU results.
 use super::analysis::analyze;
 use super::*;
-use crate::derived::pipeline::Limiter;
+use crate::derived::pipeline::{Limiter, Under};
+use crate::report::figures::{Drawing, FigureModel};
 use crate::saved::Params as _;
 
 fn series(ms: &[f64]) -> Series {
@@ -51,6 +52,9 @@ fn result(host_link_ms: f64, spread_ms: f64) -> MultiGpuOverlapResult {
         alone: series(&[1.7, 1.71, 1.69]),
         alone_stages: stage_times(4, 64, 0.1),
         host_link: series(&[host_link_ms, host_link_ms * 1.2]),
+        host_link_between: None,
+        host_link_after: None,
+        timeline: None,
     }
 }
 
@@ -133,15 +137,17 @@ fn the_run_renders_as_tables_csv_chart_section_and_headline() {
     assert_eq!(main.rows[0][main.column("speedup").unwrap()], "1.36×");
     assert_eq!(main.rows[0][main.column("all GPUs").unwrap()], "1.2500");
     assert_eq!(
-        main.rows[0].last().unwrap(),
+        main.rows[0][main.column("limited by").unwrap()],
         "the host link, shared by every GPU"
     );
+    assert_eq!(main.rows[0][main.column("all GPUs / bound").unwrap()], "1.04×");
+    assert_eq!(main.rows[0].last().unwrap(), "");
     assert_eq!(tables[1].rows.len(), 2);
     let csv = MultiGpuOverlap::csv(&r, &analyze(&r))[0].contents.clone();
     let mut lines = csv.lines();
     assert_eq!(
         lines.next().unwrap(),
-        "gpus,streams,spread_ms,spread_noise,alone_ms,alone_noise,speedup,bound_ms,bound_speedup,efficiency"
+        "gpus,streams,spread_ms,spread_noise,alone_ms,alone_noise,speedup,bound_ms,spread_over_bound,bound_speedup,efficiency,beyond_bound"
     );
     assert!(lines.next().unwrap().starts_with("2,4,1.2500,"));
     let section = MultiGpuOverlap::section(
@@ -156,7 +162,18 @@ fn the_run_renders_as_tables_csv_chart_section_and_headline() {
             && verdict.contains("at the bound within 1.05×"),
         "{verdict}"
     );
-    assert!((section.notes.iter()).any(|(label, _)| label == "Bound"));
+    let note = |label: &str| {
+        (section.notes.iter())
+            .find(|(l, _)| l == label)
+            .map(|(_, n)| n.clone())
+    };
+    let bound = note("Bound").unwrap();
+    assert!(
+        bound.contains("the fastest of 2 probes (2 before, 0 between rounds of timed batches, 0 after them; the fastest before the timed batches)"),
+        "{bound}"
+    );
+    assert!(note("Against the bounds").unwrap().starts_with("All GPUs took 1.04× their bound"));
+    assert_eq!(note("Flagged"), None);
     let headline = MultiGpuOverlap::summary(&r, &analyze(&r)).line.unwrap();
     assert!(
         headline.starts_with("2 GPUs 1.2500 ms, first alone 1.7000 ms: 1.36×")
@@ -188,4 +205,139 @@ fn devices_are_checked_before_the_gpus_are_opened() {
     .validate()
     .unwrap_err();
     assert!(err.to_string().contains("--batches 30"), "{err}");
+}
+
+#[test]
+fn the_host_links_bound_is_the_best_of_its_probes_before_between_and_after() {
+    // Every GPU at once took 1.2 ms a pass before the timed batches; 1.1 ms in one probe
+    // between two rounds of them.
+    let mut r = result(1.2, 1.25);
+    let first_only = analyze(&r);
+    r.host_link_between = Some(series(&[1.3, 1.1]));
+    let a = analyze(&r);
+    assert!(close(a.host_link_ms, 1.1) && close(a.bound_ms, 1.1));
+    assert!(close(a.host_link_gbps, 2.0 * (64u64 << 20) as f64 / 1.1e6));
+    assert!(a.bound_speedup > first_only.bound_speedup);
+    assert_eq!(
+        a.host_link_probes,
+        HostLinkProbes {
+            before: 2,
+            between: 2,
+            after: 0,
+            best: When::Between
+        }
+    );
+    // One after them faster still sets it; a slower one leaves it.
+    r.host_link_after = Some(series(&[1.15, 1.08, 1.2]));
+    let a = analyze(&r);
+    assert!(close(a.host_link_ms, 1.08));
+    assert_eq!(a.host_link_probes.best, When::After);
+    r.host_link_after = Some(series(&[1.5]));
+    assert!(close(analyze(&r).host_link_ms, 1.1));
+}
+
+#[test]
+fn a_run_beyond_its_bound_is_flagged_only_beyond_noise_and_is_never_a_finding() {
+    // 1% under a bound of 1.2 ms: at it, within noise.
+    let at = analyze(&result(1.2, 1.19));
+    assert!(!at.bound.lowered() && !at.beyond_bound);
+    assert_eq!(at.bound.under, Some(Under::WithinNoise));
+    // 4% under it, but the run's samples and the probes spread wider than that: the bound
+    // is lowered to the run, and the run is not flagged.
+    let mut noisy = result(1.2, 1.15);
+    noisy.spread = series(&[1.05, 1.15, 1.25]);
+    let a = analyze(&noisy);
+    assert!(a.bound.lowered() && close(a.bound_ms, 1.15) && close(a.spread_over_bound, 1.0));
+    assert_eq!(a.bound.under, Some(Under::WithinNoise));
+    assert!(!a.beyond_bound);
+    assert!(
+        !(MultiGpuOverlap::summary(&noisy, &a).overview.finding).contains("flagged")
+    );
+    // 17% under tight probes with tight samples: beyond noise, flagged.
+    let mut beyond = result(1.2, 1.0);
+    beyond.host_link = series(&[1.2, 1.2, 1.201]);
+    let a = analyze(&beyond);
+    assert!(a.beyond_bound && a.bound.lowered());
+    assert_eq!(a.bound.under, Some(Under::BeyondNoise));
+    assert_eq!(a.bound.built_ms, Some(1.2));
+    let summary = MultiGpuOverlap::summary(&beyond, &a);
+    let o = &summary.overview;
+    assert!(o.finding.contains("flagged, not a finding"), "{}", o.finding);
+    assert!(!o.finding.contains("allows"), "{}", o.finding);
+    assert_eq!(o.result, "flagged: beyond its bound");
+    assert_eq!(o.over_bound, Some(1.0));
+    assert!(summary.line.unwrap().contains("FLAGGED: a run beat its bound beyond noise"));
+    let headline: MultiGpuSummary =
+        serde_json::from_str(&serde_json::to_string(&summary.headline.unwrap()).unwrap()).unwrap();
+    assert!(headline.beyond_bound);
+    let section =
+        MultiGpuOverlap::section(&Analyzed::new(crate::saved::KernelSet::Rust, beyond.clone()), None)
+            .unwrap();
+    assert!(section.verdict.unwrap().starts_with("FLAGGED"));
+    let flagged = (section.notes.iter()).find(|(l, _)| l == "Flagged").unwrap();
+    assert!(
+        flagged.1.contains("all GPUs ran 20% faster than their bound (the host link, shared by every GPU) allows as measured (bound 1.2000 → 1.0000 ms), under its bound, beyond noise")
+            && flagged.1.ends_with("this run's speedup is flagged, not a finding."),
+        "{}",
+        flagged.1
+    );
+    let table = &MultiGpuOverlap::tables(&beyond, &a, None)[0];
+    assert!(table.rows[0].last().unwrap().ends_with("; flagged: no finding"));
+    // The chart marks each bar's own bound and the bound as built.
+    let Drawing::Chart(chart) = &figures_of(&beyond)[0].drawing else {
+        panic!("a chart")
+    };
+    let names: Vec<&str> = chart.lines.iter().map(|l| l.name.as_str()).collect();
+    assert_eq!(names, ["each run's bound", "bound as built, beaten"]);
+}
+
+fn figures_of(r: &MultiGpuOverlapResult) -> Vec<FigureModel> {
+    super::present::figures(r, &analyze(r))
+}
+
+#[test]
+fn the_chart_draws_each_bars_own_bound_across_that_bar_alone() {
+    let r = result(1.2, 1.25);
+    let a = analyze(&r);
+    let Drawing::Chart(chart) = &figures_of(&r)[0].drawing else {
+        panic!("a chart")
+    };
+    assert_eq!(chart.lines.len(), 1);
+    let bound = &chart.lines[0];
+    assert!(bound.dashed && bound.joined);
+    // A dash across each bar, broken between them.
+    let p = &bound.points;
+    assert_eq!(p.len(), 6);
+    assert_eq!((p[0].0, p[1].0), (-0.4, 0.4));
+    assert_eq!((p[0].1, p[1].1), (a.alone_bound.ms, a.alone_bound.ms));
+    assert!(p[2].1.is_nan());
+    assert_eq!((p[3].0, p[4].0), (0.6, 1.4));
+    assert_eq!((p[3].1, p[4].1), (a.bound_ms, a.bound_ms));
+}
+
+#[test]
+fn a_result_saved_before_the_probes_between_and_after_still_reads() {
+    // This module's made-up two-GPU result (host link 1.2 ms, all GPUs 1.25 ms) as
+    // streamlab f771c3b saved it, every GPU used: no probes between or after the timed
+    // batches, no timeline, no GPU ordinals in its parameters.
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/formats/multi-gpu-overlap-f771c3b.json"
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let r: MultiGpuOverlapResult = crate::folder::parse(path.as_ref(), &text).unwrap();
+    assert!(r.host_link_between.is_none() && r.host_link_after.is_none());
+    assert!(r.timeline.is_none() && r.run.params.devices.is_empty());
+    let analyzed = Analyzed::<MultiGpuOverlap>::new(crate::saved::KernelSet::Rust, r);
+    let a = &analyzed.derived;
+    // The bound rests on the probes before the timed batches alone, as it did.
+    assert!(close(a.host_link_ms, 1.2) && close(a.bound_ms, 1.2));
+    assert_eq!(
+        (a.host_link_probes.before, a.host_link_probes.between),
+        (2, 0)
+    );
+    assert!(!a.beyond_bound && analyzed.analysis.trace_checks.is_empty());
+    let section = MultiGpuOverlap::section(&analyzed, None).unwrap();
+    assert!(section.timelines.is_empty());
+    assert!(section.verdict.unwrap().starts_with("2 GPUs ran 1.36× faster"));
 }

@@ -70,31 +70,7 @@ pub(super) fn draw_gantt(root: &Area<'_>, g: &Gantt) -> Drawn {
     let bars: Vec<(f64, &GanttBar)> = (drawn(g).into_iter())
         .filter_map(|b| Some((row_y(b.track)?, b)))
         .collect();
-
-    // The three kinds every timeline has, and any other kind it shows.
-    let kinds: Vec<OpKind> = (OpKind::ALL.into_iter())
-        .filter(|&k| k.engine().is_some() || bars.iter().any(|(_, b)| b.kind == k))
-        .collect();
-    let mut entries: Vec<Entry> = kinds
-        .iter()
-        .map(|&k| Entry::new(Swatch::Dot(rgb(kind_color(k))), k.label()))
-        .collect();
-    if bars.iter().any(|(_, b)| b.queued) {
-        let colors = kinds.iter().map(|&k| rgb(queued_color(k))).collect();
-        entries.push(Entry::new(Swatch::Dots(colors), WAITING));
-    }
-    if !g.marks.is_empty() {
-        entries.push(Entry::new(
-            Swatch::Line {
-                color: BREAK,
-                width: 2,
-                dashed: true,
-                marker: false,
-            },
-            "concurrency break",
-        ));
-    }
-    let plot = legend_top(&area, &entries)?;
+    let plot = legend_top(&area, &legend(g, &bars))?;
 
     let first = bars.iter().map(|(_, b)| b.start_ms).fold(0.0, f64::min);
     let last = bars.iter().map(|(_, b)| b.end_ms).fold(0.0, f64::max);
@@ -151,17 +127,60 @@ pub(super) fn draw_gantt(root: &Area<'_>, g: &Gantt) -> Drawn {
         )
     }))?;
 
-    // A divider where the rows change from streams to engines (or back).
-    let is_stream = |t: &Track| matches!(t, Track::Stream(_) | Track::Lane(_));
-    let dividers = (1..n).filter(|&r| is_stream(&g.tracks[r - 1]) != is_stream(&g.tracks[r]));
-    chart.draw_series(dividers.map(|r| {
-        let y = (n - r) as f64 - 0.5;
-        PathElement::new([(x.lo, y), (x.hi, y)], DIVIDER.stroke_width(2))
-    }))?;
+    draw_dividers(&mut chart, g, (x.lo, x.hi))?;
     draw_marks(&mut chart, g, (x.hi, n))?;
     if bars.is_empty() {
         note(&chart.plotting_area().strip_coord_spec(), "no data")?;
     }
+    Ok(())
+}
+
+/// The legend of a timeline drawing `bars`: the three kinds every timeline has and any
+/// other kind it shows, the waits where there are any, and the concurrency breaks' mark.
+fn legend(g: &Gantt, bars: &[(f64, &GanttBar)]) -> Vec<Entry> {
+    let kinds: Vec<OpKind> = (OpKind::ALL.into_iter())
+        .filter(|&k| k.engine().is_some() || bars.iter().any(|(_, b)| b.kind == k))
+        .collect();
+    let mut entries: Vec<Entry> = kinds
+        .iter()
+        .map(|&k| Entry::new(Swatch::Dot(rgb(kind_color(k))), k.label()))
+        .collect();
+    if bars.iter().any(|(_, b)| b.queued) {
+        let colors = kinds.iter().map(|&k| rgb(queued_color(k))).collect();
+        entries.push(Entry::new(Swatch::Dots(colors), WAITING));
+    }
+    if !g.marks.is_empty() {
+        entries.push(Entry::new(
+            Swatch::Line {
+                color: BREAK,
+                width: 2,
+                dashed: true,
+                marker: false,
+            },
+            "concurrency break",
+        ));
+    }
+    entries
+}
+
+/// A divider where the rows change from streams to engines (or back), heavier where they
+/// change from one GPU to the next, across the time axis from `lo` to `hi`.
+fn draw_dividers(
+    chart: &mut ChartContext<'_, SVGBackend<'_>, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    g: &Gantt,
+    (lo, hi): (f64, f64),
+) -> Drawn {
+    let n = g.tracks.len();
+    let dividers = (1..n).filter(|&r| g.tracks[r - 1].is_stream() != g.tracks[r].is_stream());
+    chart.draw_series(dividers.map(|r| {
+        let y = (n - r) as f64 - 0.5;
+        let width = if g.tracks[r - 1].gpu() == g.tracks[r].gpu() {
+            2
+        } else {
+            4
+        };
+        PathElement::new([(lo, y), (hi, y)], DIVIDER.stroke_width(width))
+    }))?;
     Ok(())
 }
 
@@ -268,9 +287,8 @@ fn escape(text: &str) -> String {
 /// name already written (with many streams, every few streams are named).
 fn track_labels(area: &Area<'_>, rows: &[(i32, &Track)], right: i32) -> Drawn {
     let line = line_height(LABEL_SIZE);
-    let is_stream = |t: &Track| matches!(t, Track::Stream(_) | Track::Lane(_));
-    let order = (rows.iter().filter(|(_, t)| !is_stream(t)))
-        .chain(rows.iter().filter(|(_, t)| is_stream(t)));
+    let order = (rows.iter().filter(|(_, t)| !t.is_stream()))
+        .chain(rows.iter().filter(|(_, t)| t.is_stream()));
     let mut taken: Vec<i32> = Vec::new();
     let style = (FONT, LABEL_SIZE)
         .into_font()

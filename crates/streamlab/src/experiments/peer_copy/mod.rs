@@ -312,6 +312,10 @@ impl Run for PeerCopy {
         NVML reports (efficiency per row), with each GPU's copy to itself as the reference and a small copy's \
         latency";
 
+    fn gpus(params: &Params) -> Result<Vec<usize>, RunError> {
+        chosen_gpus(PeerCopy::NAME, &params.devices)
+    }
+
     fn unavailable(params: &Params) -> Result<Option<String>, RunError> {
         match several_gpus(PeerCopy::NAME, &params.devices)? {
             Devices::Chosen(_) => Ok(None),
