@@ -304,7 +304,7 @@ fn set_up<'g>(
 
 impl Run for PeerCopy {
     const SUMMARY: &'static str =
-        "Copies between GPUs beside their link, peer access off and on (two GPUs or more)";
+        "Copies between GPUs beside their link, peer access off and on (2+ GPUs)";
     const ABOUT: &'static str = "Copies between GPUs (needs two or more): for every ordered pair of --devices, \
         cuMemcpyPeerAsync with peer access off (checked with the driver) and on, one way and both ways at once \
         (each direction timed too), from the source's and the destination's stream, and a copy kernel pulling \
