@@ -10,8 +10,8 @@ use nvml_wrapper::error::NvmlError;
 use nvml_wrapper::struct_wrappers::device::PciInfo;
 use nvml_wrapper::structs::device::FieldId;
 use nvml_wrapper::sys_exports::field_id::{
-    NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON, NVML_FI_DEV_NVLINK_SPEED_MBPS_L0,
-    NVML_FI_DEV_NVLINK_SPEED_MBPS_L6,
+    NVML_FI_DEV_NVLINK_GET_SPEED, NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON,
+    NVML_FI_DEV_NVLINK_SPEED_MBPS_L0, NVML_FI_DEV_NVLINK_SPEED_MBPS_L6,
 };
 use streamlab_results::saved::links::{Joined, PairLink, PcieLink, Reading};
 
@@ -178,18 +178,77 @@ fn address_of(pci: &PciInfo) -> Address {
     (pci.domain, pci.bus, pci.device)
 }
 
-/// Each NVLink's rate one way, GB/s: NVML's common speed of the active links, else link
-/// `first`'s own speed (NVML names those of links 0 to 11 only).
+/// Each NVLink's rate one way, GB/s: NVML's speed of link `first` (the field scoped to
+/// one link, which drivers of NVLink 4 answer), else the common speed of the active
+/// links, else link `first`'s own speed field (NVML names those of links 0 to 11 only).
 fn per_link_rate(device: &Device, first: u32) -> Reading<f64> {
-    let common = mbps(device, NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON);
-    let own = match first {
+    let scoped = link_speed_mbps(device, first);
+    let common = || mbps(device, NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON);
+    let own = || match first {
         0..=5 => mbps(device, NVML_FI_DEV_NVLINK_SPEED_MBPS_L0 + first),
         6..=11 => mbps(device, NVML_FI_DEV_NVLINK_SPEED_MBPS_L6 + first - 6),
         _ => Err(format!("NVML names no speed field of NVLink {first}")),
     };
-    match (common, own) {
-        (Ok(rate), _) | (Err(_), Ok(rate)) => Reading::Read(rate / 1000.0),
-        (Err(common), Err(own)) => Reading::Unread(format!("{common}; {own}")),
+    let read = scoped.or_else(|a| common().map_err(|b| format!("{a}; {b}")));
+    match read.or_else(|ab| own().map_err(|c| format!("{ab}; {c}"))) {
+        Ok(rate) => Reading::Read(rate / 1000.0),
+        Err(why) => Reading::Unread(why),
+    }
+}
+
+/// NVML's speed of NVLink `link` of `device` in MB/s (`NVML_FI_DEV_NVLINK_GET_SPEED`,
+/// scoped to the link: nvml-wrapper's field reads leave the scope 0, so this one goes
+/// through NVML's own call).
+fn link_speed_mbps(device: &Device, link: u32) -> Result<f64, String> {
+    use nvml_wrapper_sys::bindings::{
+        nvmlFieldValue_t, nvmlReturn_enum_NVML_SUCCESS, nvmlValueType_enum_NVML_VALUE_TYPE_DOUBLE,
+        nvmlValueType_enum_NVML_VALUE_TYPE_SIGNED_LONG_LONG,
+        nvmlValueType_enum_NVML_VALUE_TYPE_UNSIGNED_INT,
+        nvmlValueType_enum_NVML_VALUE_TYPE_UNSIGNED_LONG,
+        nvmlValueType_enum_NVML_VALUE_TYPE_UNSIGNED_LONG_LONG,
+    };
+    let id = NVML_FI_DEV_NVLINK_GET_SPEED;
+    // SAFETY: an all-zero field request is valid; its id and scope are set below.
+    let mut field: nvmlFieldValue_t = unsafe { std::mem::zeroed() };
+    field.fieldId = id;
+    field.scopeId = link;
+    // SAFETY: the device handle is live for `device`'s life, and NVML writes one value
+    // into the one request it is given.
+    let code = unsafe {
+        device
+            .nvml()
+            .lib()
+            .nvmlDeviceGetFieldValues(device.handle(), 1, &mut field)
+    };
+    if code != nvmlReturn_enum_NVML_SUCCESS || field.nvmlReturn != nvmlReturn_enum_NVML_SUCCESS {
+        return Err(format!(
+            "NVML cannot read field {id} of NVLink {link} (return {code}, field {})",
+            field.nvmlReturn
+        ));
+    }
+    // SAFETY: the union's member is the one `valueType` names.
+    let value = unsafe {
+        match field.valueType {
+            t if t == nvmlValueType_enum_NVML_VALUE_TYPE_DOUBLE => field.value.dVal,
+            t if t == nvmlValueType_enum_NVML_VALUE_TYPE_UNSIGNED_INT => {
+                f64::from(field.value.uiVal)
+            }
+            t if t == nvmlValueType_enum_NVML_VALUE_TYPE_UNSIGNED_LONG => field.value.ulVal as f64,
+            t if t == nvmlValueType_enum_NVML_VALUE_TYPE_UNSIGNED_LONG_LONG => {
+                field.value.ullVal as f64
+            }
+            t if t == nvmlValueType_enum_NVML_VALUE_TYPE_SIGNED_LONG_LONG => {
+                field.value.sllVal as f64
+            }
+            other => return Err(format!("NVML gave field {id} as value type {other}")),
+        }
+    };
+    if value > 0.0 && value.is_finite() {
+        Ok(value)
+    } else {
+        Err(format!(
+            "NVML gave {value} MB/s for field {id} of NVLink {link}"
+        ))
     }
 }
 
