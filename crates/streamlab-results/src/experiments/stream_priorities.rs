@@ -16,7 +16,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::derived::trace::TraceChecks;
 use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, Saved, Summary, With, verdict,
+    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, RowControl, Saved, Summary, With,
+    verdict,
 };
 use crate::report::ReportError;
 use crate::report::chart::{BarSeries, PALETTE, SEQUENTIAL_COLOR, XAxis, YScale};
@@ -306,6 +307,10 @@ impl Experiment for StreamPriorities {
     type Result = StreamPrioritiesResult;
     type Derived = PrioritiesAnalysis;
 
+    /// Each way's probes' waits. A probe copy takes a copy engine of its own, so its wait
+    /// is the host's and the driver's path from issue to start, which the run's launch
+    /// probe measures too: it is held against that; a probe kernel's wait is the running
+    /// grid's, on the GPU.
     fn rows(r: &StreamPrioritiesResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
         (r.ways.iter())
             .filter_map(|w| {
@@ -315,12 +320,16 @@ impl Experiment for StreamPriorities {
                     w.work.label(),
                     if w.prioritized { "priority" } else { "default" }
                 );
-                Some(MeasuredRow::median(
+                let row = MeasuredRow::median(
                     key,
                     format!("{}: a probe's wait", w.label()),
                     &waits,
                     MS,
-                ))
+                );
+                Some(match w.work {
+                    Work::Copies => row.controlled_by(RowControl::Launch),
+                    Work::Kernels => row,
+                })
             })
             .collect()
     }
