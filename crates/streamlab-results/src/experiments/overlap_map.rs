@@ -428,7 +428,9 @@ impl Experiment for OverlapMap {
             })
             .collect();
         let model = |n: usize, streams: usize| {
-            derived.cell(n, streams).map(|c| RowControl::Model(c.model_ms))
+            derived
+                .cell(n, streams)
+                .map(|c| RowControl::Model(c.model_ms))
         };
         for (k, size) in r.sizes.iter().enumerate() {
             let n = size.elements;

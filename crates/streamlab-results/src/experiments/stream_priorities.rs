@@ -320,12 +320,8 @@ impl Experiment for StreamPriorities {
                     w.work.label(),
                     if w.prioritized { "priority" } else { "default" }
                 );
-                let row = MeasuredRow::median(
-                    key,
-                    format!("{}: a probe's wait", w.label()),
-                    &waits,
-                    MS,
-                );
+                let row =
+                    MeasuredRow::median(key, format!("{}: a probe's wait", w.label()), &waits, MS);
                 Some(match w.work {
                     Work::Copies => row.controlled_by(RowControl::Launch),
                     Work::Kernels => row,

@@ -56,7 +56,10 @@ impl Run for Mapped {
             }
             let (iterations, mapped_ms) = timing.zero_copy(n, &mapped_a, &mut mapped_b)?;
             gpu.synchronize()?;
-            checks.push(b.expected.check(&format!("2^{} floats, mapped", n.ilog2()), &mapped_b.as_slice()?[..n]));
+            checks.push(b.expected.check(
+                &format!("2^{} floats, mapped", n.ilog2()),
+                &mapped_b.as_slice()?[..n],
+            ));
             let parts = chunks(n, p.streams);
             let mut streamed = |variant: IssueOrder| {
                 timing.streamed(variant, (n, iterations), &parts, &mut b, &mut checks)
@@ -161,12 +164,15 @@ impl Timing<'_> {
             samples.push(many.end(used)? / iterations as f64);
         }
         gpu.synchronize()?;
-        checks.push(b.expected.check(&format!(
+        checks.push(b.expected.check(
+            &format!(
                 "2^{} floats, {} over {} streams",
                 n.ilog2(),
                 variant.label(),
                 p.streams
-            ), &b.host_b.as_slice()?[..n]));
+            ),
+            &b.host_b.as_slice()?[..n],
+        ));
         Ok(samples)
     }
 

@@ -107,7 +107,10 @@ impl Timing<'_> {
         };
         let iterations = self.iterations_for(p.sample_ms, &streams[..1], b, one_stream)?;
         let sequential = self.samples(&streams[..1], iterations, b, one_stream)?;
-        checks.push(b.expected.check(&format!("2^{} floats, one stream", n.ilog2()), &b.host_b.as_slice()?[..n]));
+        checks.push(b.expected.check(
+            &format!("2^{} floats, one stream", n.ilog2()),
+            &b.host_b.as_slice()?[..n],
+        ));
         let kernel_alone = self.samples(&streams[..1], iterations, b, |b| {
             b.op(&self.kernel, THREADS, OpKind::Kernel, &streams[0], &(0..n))
         })?;

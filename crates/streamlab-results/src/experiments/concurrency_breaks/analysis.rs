@@ -209,5 +209,9 @@ pub struct BreaksSummary {
     pub remedies_within_noise: usize,
     #[serde(default)]
     pub remedies: usize,
+    /// The least change the rule calls a cost or a gain here (|B/A − 1|): 1.96 times the
+    /// spread this experiment shows between two machines running one build.
+    #[serde(default)]
+    pub min_effect: f64,
 }
 

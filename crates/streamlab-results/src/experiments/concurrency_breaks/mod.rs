@@ -468,6 +468,7 @@ impl Experiment for ConcurrencyBreaks {
                 .filter(|x| x.remedy_within_noise)
                 .count(),
             remedies: a.remedies.len(),
+            min_effect: crate::verdict::Rule::within(ConcurrencyBreaks::NAME).min_change,
         };
         let line = format!(
             "clean {} ms per iteration, costliest break {} at {}× clean; {} of {} remedies as clean ({} within noise); detector as expected in {} of {} traced cases; {}",
