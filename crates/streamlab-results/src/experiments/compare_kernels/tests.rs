@@ -190,7 +190,8 @@ fn the_numbers_name_where_each_worst_ratio_was_measured() {
         env!("CARGO_MANIFEST_DIR"),
         "/tests/runs/h200-2026-11-27-0014/compare-kernels.json"
     );
-    let r: KernelComparison = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let r: KernelComparison =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let lines = super::present::summary(&analyze(&r)).fact_lines;
     let over_shapes: Vec<&String> = (lines.iter())
         .filter(|(label, _)| label.ends_with("over shapes"))
@@ -201,7 +202,11 @@ fn the_numbers_name_where_each_worst_ratio_was_measured() {
         assert!(!line.contains(" at )"), "{line}");
     }
     // fill's worst is at the one shape the run has no name for: the write-ups'.
-    assert!(lines.iter().any(|(_, line)| line.contains("at the write-ups' shape)")));
+    assert!(
+        lines
+            .iter()
+            .any(|(_, line)| line.contains("at the write-ups' shape)"))
+    );
 }
 
 #[test]
@@ -210,7 +215,8 @@ fn shapes_are_counted_once_whatever_their_forms_and_cache_states() {
         env!("CARGO_MANIFEST_DIR"),
         "/tests/runs/h200-2026-11-27-0014/compare-kernels.json"
     );
-    let r: KernelComparison = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let r: KernelComparison =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let all = super::present::shapes(&r, None);
     let parts: usize = [Origin::Defaults, Origin::Tail, Origin::Random]
         .into_iter()
@@ -218,7 +224,11 @@ fn shapes_are_counted_once_whatever_their_forms_and_cache_states() {
         .sum();
     assert_eq!(all, parts);
     // Each shape has three forms at least, and math functions are no shape.
-    assert!(3 * all <= r.cases.len(), "{all} shapes of {} cases", r.cases.len());
+    assert!(
+        3 * all <= r.cases.len(),
+        "{all} shapes of {} cases",
+        r.cases.len()
+    );
     // The write-ups' shapes: fill, the wiki's and the square matmul, AddKernel at its
     // cycles, sincos.
     assert!(super::present::shapes(&r, Some(Origin::Defaults)) >= 4);

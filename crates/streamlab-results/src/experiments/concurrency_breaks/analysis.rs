@@ -122,7 +122,10 @@ fn detected((_, checks): Traced) -> Vec<BreakKind> {
 /// [`crate::experiment::Saved::timelines`]' order: the traced cases').
 pub(super) fn analyze(r: &ConcurrencyBreaksResult, checks: &[TraceChecks]) -> BreaksAnalysis {
     let find = |case: Case| r.cases.iter().find(|c| c.case == case);
-    let traced_cases = r.cases.iter().filter_map(|c| Some((c.case, c.timeline.as_ref()?)));
+    let traced_cases = r
+        .cases
+        .iter()
+        .filter_map(|c| Some((c.case, c.timeline.as_ref()?)));
     let traced: Vec<(Case, Traced)> = (traced_cases.zip(checks))
         .map(|((case, t), checks)| (case, (t, checks)))
         .collect();
@@ -214,4 +217,3 @@ pub struct BreaksSummary {
     #[serde(default)]
     pub min_effect: f64,
 }
-

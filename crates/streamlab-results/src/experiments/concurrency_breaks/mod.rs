@@ -22,7 +22,9 @@ mod tests;
 
 use analysis::analyze;
 pub use analysis::{BreakRow, BreaksAnalysis, BreaksSummary, RemedyRow};
-use present::{columns, cost_words, figures, remedies_result, remedy_columns, staging_note, unchanged};
+use present::{
+    columns, cost_words, figures, remedies_result, remedy_columns, staging_note, unchanged,
+};
 
 use serde::{Deserialize, Serialize};
 

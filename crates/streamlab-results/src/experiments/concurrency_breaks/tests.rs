@@ -93,7 +93,12 @@ fn probe(copy_ms: f64) -> StagingProbe {
     StagingProbe {
         bytes: 8 << 20,
         threads: 4,
-        by_threads: vec![(1, 3.0 * copy_ms), (2, 1.6 * copy_ms), (4, copy_ms), (8, copy_ms)],
+        by_threads: vec![
+            (1, 3.0 * copy_ms),
+            (2, 1.6 * copy_ms),
+            (4, copy_ms),
+            (8, copy_ms),
+        ],
         copy: Series::new(vec![copy_ms * 0.99, copy_ms, copy_ms * 1.01]).unwrap(),
     }
 }
@@ -101,14 +106,28 @@ fn probe(copy_ms: f64) -> StagingProbe {
 #[test]
 fn the_staged_copy_is_held_against_the_slower_of_clean_and_the_host_s_copy() {
     let control = |copy_ms: f64| {
-        let a = Analyzed::<ConcurrencyBreaks>::new(KernelSet::Rust, recorded_with(Some(probe(copy_ms))));
-        let clean = a.derived.rows.iter().find(|x| x.case == Case::Clean).unwrap().median_ms;
+        let a = Analyzed::<ConcurrencyBreaks>::new(
+            KernelSet::Rust,
+            recorded_with(Some(probe(copy_ms))),
+        );
+        let clean = a
+            .derived
+            .rows
+            .iter()
+            .find(|x| x.case == Case::Clean)
+            .unwrap()
+            .median_ms;
         let staged = (a.analysis.rows.iter())
             .find(|x| x.key == Case::StagedCopy.label())
             .unwrap()
             .control
             .clone();
-        assert!(a.analysis.rows.iter().any(|x| x.key == "host-copy-to-staging"));
+        assert!(
+            a.analysis
+                .rows
+                .iter()
+                .any(|x| x.key == "host-copy-to-staging")
+        );
         (clean, staged)
     };
     let (clean, hidden) = control(0.01);
@@ -130,10 +149,24 @@ fn the_staging_note_says_whether_the_pipeline_hides_the_host_s_copy() {
         let a = Analyzed::<ConcurrencyBreaks>::new(KernelSet::Rust, r.clone()).derived;
         present::staging_note(&r, &a).unwrap()
     };
-    assert!(note(0.01).contains("while it is shorter, as here"), "{}", note(0.01));
-    assert!(note(1000.0).contains("which it is not here"), "{}", note(1000.0));
+    assert!(
+        note(0.01).contains("while it is shorter, as here"),
+        "{}",
+        note(0.01)
+    );
+    assert!(
+        note(1000.0).contains("which it is not here"),
+        "{}",
+        note(1000.0)
+    );
     assert!(note(0.5).contains("on 4 threads"), "{}", note(0.5));
-    assert!(present::staging_note(&recorded_with(None), &Analyzed::<ConcurrencyBreaks>::new(KernelSet::Rust, recorded_with(None)).derived).is_none());
+    assert!(
+        present::staging_note(
+            &recorded_with(None),
+            &Analyzed::<ConcurrencyBreaks>::new(KernelSet::Rust, recorded_with(None)).derived
+        )
+        .is_none()
+    );
 }
 
 #[test]
@@ -141,9 +174,18 @@ fn within_noise_means_within_the_rows_noise_not_under_the_minimum_effect() {
     let a = Analyzed::<ConcurrencyBreaks>::new(KernelSet::Rust, recorded_with(None)).derived;
     for x in &a.rows {
         let noise = x.noise.max(
-            a.rows.iter().find(|c| c.case == x.case.baseline()).unwrap().noise,
+            a.rows
+                .iter()
+                .find(|c| c.case == x.case.baseline())
+                .unwrap()
+                .noise,
         );
-        assert_eq!(x.within_noise, (x.over_clean - 1.0).abs() <= noise, "{:?}", x.case);
+        assert_eq!(
+            x.within_noise,
+            (x.over_clean - 1.0).abs() <= noise,
+            "{:?}",
+            x.case
+        );
     }
     // A case the rule calls the same can still be beyond its noise: the words must differ.
     let text = present::remedies_result(&a);

@@ -27,9 +27,12 @@ pub(super) fn columns<'a>() -> Columns<'a, MultiGpuAnalysis> {
         .times("bound's speedup", "bound_speedup", 4, |x| x.bound_speedup)
         .number("efficiency", "efficiency", (3, 4), |x| x.efficiency)
         .show("limited by", |x| x.limit.label())
-        .both("against their bounds", against_bounds, "beyond_bound", |x| {
-            x.beyond_bound.to_string()
-        })
+        .both(
+            "against their bounds",
+            against_bounds,
+            "beyond_bound",
+            |x| x.beyond_bound.to_string(),
+        )
 }
 
 /// Where each run sits under its bound, if it does, and the flag of a run beyond it.

@@ -140,7 +140,10 @@ fn the_run_renders_as_tables_csv_chart_section_and_headline() {
         main.rows[0][main.column("limited by").unwrap()],
         "the host link, shared by every GPU"
     );
-    assert_eq!(main.rows[0][main.column("all GPUs / bound").unwrap()], "1.04×");
+    assert_eq!(
+        main.rows[0][main.column("all GPUs / bound").unwrap()],
+        "1.04×"
+    );
     assert_eq!(main.rows[0].last().unwrap(), "");
     assert_eq!(tables[1].rows.len(), 2);
     let csv = MultiGpuOverlap::csv(&r, &analyze(&r))[0].contents.clone();
@@ -172,7 +175,11 @@ fn the_run_renders_as_tables_csv_chart_section_and_headline() {
         bound.contains("the fastest of 2 probes (2 before, 0 between rounds of timed batches, 0 after them; the fastest before the timed batches)"),
         "{bound}"
     );
-    assert!(note("Against the bounds").unwrap().starts_with("All GPUs took 1.04× their bound"));
+    assert!(
+        note("Against the bounds")
+            .unwrap()
+            .starts_with("All GPUs took 1.04× their bound")
+    );
     assert_eq!(note("Flagged"), None);
     let headline = MultiGpuOverlap::summary(&r, &analyze(&r)).line.unwrap();
     assert!(
@@ -250,9 +257,7 @@ fn a_run_beyond_its_bound_is_flagged_only_beyond_noise_and_is_never_a_finding() 
     assert!(a.bound.lowered() && close(a.bound_ms, 1.15) && close(a.spread_over_bound, 1.0));
     assert_eq!(a.bound.under, Some(Under::WithinNoise));
     assert!(!a.beyond_bound);
-    assert!(
-        !(MultiGpuOverlap::summary(&noisy, &a).overview.finding).contains("flagged")
-    );
+    assert!(!(MultiGpuOverlap::summary(&noisy, &a).overview.finding).contains("flagged"));
     // 17% under tight probes with tight samples: beyond noise, flagged.
     let mut beyond = result(1.2, 1.0);
     beyond.host_link = series(&[1.2, 1.2, 1.201]);
@@ -262,19 +267,32 @@ fn a_run_beyond_its_bound_is_flagged_only_beyond_noise_and_is_never_a_finding() 
     assert_eq!(a.bound.built_ms, Some(1.2));
     let summary = MultiGpuOverlap::summary(&beyond, &a);
     let o = &summary.overview;
-    assert!(o.finding.contains("flagged, not a finding"), "{}", o.finding);
+    assert!(
+        o.finding.contains("flagged, not a finding"),
+        "{}",
+        o.finding
+    );
     assert!(!o.finding.contains("allows"), "{}", o.finding);
     assert_eq!(o.result, "flagged: beyond its bound");
     assert_eq!(o.over_bound, Some(1.0));
-    assert!(summary.line.unwrap().contains("FLAGGED: a run beat its bound beyond noise"));
+    assert!(
+        summary
+            .line
+            .unwrap()
+            .contains("FLAGGED: a run beat its bound beyond noise")
+    );
     let headline: MultiGpuSummary =
         serde_json::from_str(&serde_json::to_string(&summary.headline.unwrap()).unwrap()).unwrap();
     assert!(headline.beyond_bound);
-    let section =
-        MultiGpuOverlap::section(&Analyzed::new(crate::saved::KernelSet::Rust, beyond.clone()), None)
-            .unwrap();
+    let section = MultiGpuOverlap::section(
+        &Analyzed::new(crate::saved::KernelSet::Rust, beyond.clone()),
+        None,
+    )
+    .unwrap();
     assert!(section.verdict.unwrap().starts_with("FLAGGED"));
-    let flagged = (section.notes.iter()).find(|(l, _)| l == "Flagged").unwrap();
+    let flagged = (section.notes.iter())
+        .find(|(l, _)| l == "Flagged")
+        .unwrap();
     assert!(
         flagged.1.contains("all GPUs ran 20% faster than their bound (the host link, shared by every GPU) allows as measured (bound 1.2000 → 1.0000 ms), under its bound, beyond noise")
             && flagged.1.ends_with("this run's speedup is flagged, not a finding."),
@@ -282,7 +300,12 @@ fn a_run_beyond_its_bound_is_flagged_only_beyond_noise_and_is_never_a_finding() 
         flagged.1
     );
     let table = &MultiGpuOverlap::tables(&beyond, &a, None)[0];
-    assert!(table.rows[0].last().unwrap().ends_with("; flagged: no finding"));
+    assert!(
+        table.rows[0]
+            .last()
+            .unwrap()
+            .ends_with("; flagged: no finding")
+    );
     // The chart marks each bar's own bound and the bound as built.
     let Drawing::Chart(chart) = &figures_of(&beyond)[0].drawing else {
         panic!("a chart")
@@ -339,5 +362,10 @@ fn a_result_saved_before_the_probes_between_and_after_still_reads() {
     assert!(!a.beyond_bound && analyzed.analysis.trace_checks.is_empty());
     let section = MultiGpuOverlap::section(&analyzed, None).unwrap();
     assert!(section.timelines.is_empty());
-    assert!(section.verdict.unwrap().starts_with("2 GPUs ran 1.36× faster"));
+    assert!(
+        section
+            .verdict
+            .unwrap()
+            .starts_with("2 GPUs ran 1.36× faster")
+    );
 }

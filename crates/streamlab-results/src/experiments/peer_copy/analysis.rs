@@ -158,17 +158,21 @@ impl PeerCopyAnalysis {
     /// The slowest and fastest rate of `method` over the pairs where it ran at the
     /// largest size, leaving out those above their link.
     pub fn range(&self, method: Method) -> Option<(f64, f64)> {
-        span((self.matrix.iter())
-            .filter(|p| !p.rates.above_link(method))
-            .map(|p| p.rates.rate(method)))
+        span(
+            (self.matrix.iter())
+                .filter(|p| !p.rates.above_link(method))
+                .map(|p| p.rates.rate(method)),
+        )
     }
 
     /// The slowest and fastest efficiency of `method` at the largest size, leaving out
     /// the pairs above their link.
     pub fn efficiency_range(&self, method: Method) -> Option<(f64, f64)> {
-        span((self.matrix.iter())
-            .filter(|p| !p.rates.above_link(method))
-            .map(|p| p.rates.efficiency(method)))
+        span(
+            (self.matrix.iter())
+                .filter(|p| !p.rates.above_link(method))
+                .map(|p| p.rates.efficiency(method)),
+        )
     }
 
     /// The slowest and fastest pair's NVLink rate one way.

@@ -464,10 +464,18 @@ fn pair_rows(pair: &PairResult, rows: &mut Vec<MeasuredRow>) {
                 )));
             }
             let ways = [("forward", (s, d)), ("back", (d, s))];
-            for ((way, (from, to)), samples) in ways.into_iter().zip(p.each_way(method).into_iter().flatten()) {
+            for ((way, (from, to)), samples) in ways
+                .into_iter()
+                .zip(p.each_way(method).into_iter().flatten())
+            {
                 let key = format!("{s}-{d}/{}/{}/{way}", p.bytes, method.key());
                 let what = format!("{}, its {from} → {to} direction", method.label());
-                rows.push(over_host(MeasuredRow::median(key, label(&what), samples, MS)));
+                rows.push(over_host(MeasuredRow::median(
+                    key,
+                    label(&what),
+                    samples,
+                    MS,
+                )));
             }
         }
     }
@@ -481,7 +489,11 @@ fn pair_rows(pair: &PairResult, rows: &mut Vec<MeasuredRow>) {
             samples,
             MS,
         );
-        rows.push(if key == "staged" { row.over_link() } else { row });
+        rows.push(if key == "staged" {
+            row.over_link()
+        } else {
+            row
+        });
     }
 }
 

@@ -109,16 +109,18 @@ fn after_methods<'a, R: 'a>(
 ) -> Columns<'a, R> {
     for method in Method::ALL {
         if let Some(key) = efficiency_key(method) {
-            columns = columns.raw(key, move |x| {
-                format!("{:.4}", rates(x).efficiency(method))
-            });
+            columns = columns.raw(key, move |x| format!("{:.4}", rates(x).efficiency(method)));
         }
     }
     for method in Method::ALL {
         if let Some((_, [forward, back])) = each_way_columns(method) {
             columns = columns
-                .raw(forward, move |x| format!("{:.3}", rates(x).each_way(method)[0]))
-                .raw(back, move |x| format!("{:.3}", rates(x).each_way(method)[1]));
+                .raw(forward, move |x| {
+                    format!("{:.3}", rates(x).each_way(method)[0])
+                })
+                .raw(back, move |x| {
+                    format!("{:.3}", rates(x).each_way(method)[1])
+                });
         }
     }
     columns.both(

@@ -61,7 +61,10 @@ fn rates_come_from_the_medians_and_count_both_directions() {
     let (lo, hi) = a.range(Method::Peer).unwrap();
     assert_eq!(lo, hi);
     assert_eq!(a.rows.len(), 2);
-    assert_eq!(a.rows[0].rates.rate(Method::Peer), forward.rates.rate(Method::Peer));
+    assert_eq!(
+        a.rows[0].rates.rate(Method::Peer),
+        forward.rates.rate(Method::Peer)
+    );
 }
 
 #[test]
@@ -89,7 +92,10 @@ fn the_matrix_renders_as_tables_csv_and_heat_maps() {
     assert_eq!(map.rows, ["0", "1"]);
     assert_eq!(map.values[0][0], None);
     assert!(map.values[0][1].is_some_and(|v| (v - 104.8576).abs() < 1e-9));
-    assert_eq!(map.contour, None, "the diagonal's empty cells would break a line");
+    assert_eq!(
+        map.contour, None,
+        "the diagonal's empty cells would break a line"
+    );
     assert_eq!(map.values[1][0], None);
     let section = PeerCopy::section(
         &Analyzed::new(crate::saved::KernelSet::Rust, r.clone()),
@@ -127,7 +133,11 @@ fn sizes_and_passes_cover_the_sweep() {
     assert_eq!(size(4096), "4 KiB");
     assert_eq!(size(1 << 30), "1 GiB");
     assert_eq!(span(Some((377.04, 384.5)), 1, 1.0), "377.0–384.5");
-    assert_eq!(span(Some((0.8012, 0.8049)), 0, 100.0), "80", "both ends read 80%");
+    assert_eq!(
+        span(Some((0.8012, 0.8049)), 0, 100.0),
+        "80",
+        "both ends read 80%"
+    );
     assert_eq!(span(None, 1, 1.0), "–");
 }
 
@@ -172,7 +182,10 @@ fn a_copy_over_nvlink_is_held_against_its_links_times_their_rate_in_its_directio
     let mib = (1u64 << 20) as f64;
     let (one_way, both_ways) = (18.0 * 26.5625, 2.0 * 18.0 * 26.5625);
     let close = |x: f64, y: f64| (x - y).abs() < 1e-9;
-    assert!(close(forward.efficiency(Method::Peer), mib / 0.01e6 / one_way));
+    assert!(close(
+        forward.efficiency(Method::Peer),
+        mib / 0.01e6 / one_way
+    ));
     assert!(close(
         forward.efficiency(Method::PeerBoth),
         2.0 * mib / 0.01e6 / both_ways
@@ -181,15 +194,24 @@ fn a_copy_over_nvlink_is_held_against_its_links_times_their_rate_in_its_directio
         forward.efficiency(Method::KernelPull),
         mib / 0.02e6 / one_way
     ));
-    assert!(forward.efficiency(Method::Staged).is_nan(), "not over the link");
+    assert!(
+        forward.efficiency(Method::Staged).is_nan(),
+        "not over the link"
+    );
     assert!(forward.flagged().is_empty());
     let back = &a.pair(1, 0).unwrap().rates;
-    assert!(back.efficiency(Method::Peer).is_nan(), "PCIe: no NVLink rate");
+    assert!(
+        back.efficiency(Method::Peer).is_nan(),
+        "PCIe: no NVLink rate"
+    );
     let link = &a.links[0];
     assert!(close(link.one_way_gbps, one_way) && close(link.both_ways_gbps, both_ways));
     let best = link.best_one_way.as_ref().unwrap();
     assert_eq!((best.method, best.bytes), (Method::Peer, 1 << 20));
-    assert_eq!(link.best_both_ways.as_ref().unwrap().method, Method::PeerBoth);
+    assert_eq!(
+        link.best_both_ways.as_ref().unwrap().method,
+        Method::PeerBoth
+    );
     assert!(a.links[1].one_way_gbps.is_nan() && a.links[1].best_one_way.is_none());
     let (lo, hi) = a.efficiency_range(Method::Peer).unwrap();
     assert!(close(lo, hi) && close(lo, mib / 0.01e6 / one_way));
@@ -206,7 +228,13 @@ fn the_link_table_shows_each_pair_its_link_and_its_fastest_copy() {
     let tables = PeerCopy::tables(&r, &analyze(&r), None);
     assert_eq!(tables.len(), 3, "links, matrix, sweep");
     let links = &tables[0];
-    assert!(links.caption.as_deref().unwrap().starts_with("How each pair is joined"));
+    assert!(
+        links
+            .caption
+            .as_deref()
+            .unwrap()
+            .starts_with("How each pair is joined")
+    );
     let cell = |row: usize, heading: &str| links.rows[row][links.column(heading).unwrap()].clone();
     assert_eq!(cell(0, "joined by"), "18 × NVLink 4.0 through NVSwitch");
     assert_eq!(cell(0, "per link"), "26.56");
@@ -222,7 +250,8 @@ fn the_link_table_shows_each_pair_its_link_and_its_fastest_copy() {
     let matrix = &tables[1];
     let peer = matrix.column("copy, peer access on").unwrap();
     assert_eq!(matrix.rows[0][peer], "104.9 (22%)");
-    let section = PeerCopy::section(&Analyzed::new(crate::saved::KernelSet::Rust, r), None).unwrap();
+    let section =
+        PeerCopy::section(&Analyzed::new(crate::saved::KernelSet::Rust, r), None).unwrap();
     let note = |label: &str| &section.notes.iter().find(|(l, _)| l == label).unwrap().1;
     assert!(note("Link").contains("18 × NVLink 4.0 through NVSwitch; PCIe 5.0 x16"));
     assert!(note("Timing").contains("behind a gate"));
@@ -243,7 +272,10 @@ fn a_row_above_its_link_is_flagged_and_left_out_of_the_headline() {
     assert_eq!(a.range(Method::Peer), None, "the one pair is flagged");
     let headline = PeerCopy::summary(&r, &a).line.unwrap();
     assert!(headline.contains("peer access on – GB/s"), "{headline}");
-    assert!(headline.contains("3 row(s) above the link's NVML rate"), "{headline}");
+    assert!(
+        headline.contains("3 row(s) above the link's NVML rate"),
+        "{headline}"
+    );
     let tables = PeerCopy::tables(&r, &a, None);
     let matrix = &tables[1];
     let flag = matrix.column("above the link").unwrap();
@@ -252,7 +284,12 @@ fn a_row_above_its_link_is_flagged_and_left_out_of_the_headline() {
         "copy, peer access on; copy both ways, peer access on; kernel on destination (pull)"
     );
     let csv = PeerCopy::csv(&r, &a)[0].contents.clone();
-    assert!(csv.lines().nth(1).unwrap().ends_with(",peer;peer_both;kernel_pull"));
+    assert!(
+        csv.lines()
+            .nth(1)
+            .unwrap()
+            .ends_with(",peer;peer_both;kernel_pull")
+    );
     // Within the noise of the link it is not flagged: a 4% spread against 2% over it.
     assert!(!super::analysis::above(102.0, 0.04, 100.0));
     assert!(super::analysis::above(110.0, 0.01, 100.0));
@@ -274,12 +311,23 @@ fn each_way_destination_and_local_copies_have_their_own_rows_and_columns() {
     }];
     let a = analyze(&r);
     let rows = PeerCopy::rows(&r, &a);
-    let row = |key: &str| rows.iter().find(|x| x.key == key).unwrap_or_else(|| panic!("{key}"));
-    assert!(row("0-1/1048576/staged").over_link, "staged copies cross the host link");
+    let row = |key: &str| {
+        rows.iter()
+            .find(|x| x.key == key)
+            .unwrap_or_else(|| panic!("{key}"))
+    };
+    assert!(
+        row("0-1/1048576/staged").over_link,
+        "staged copies cross the host link"
+    );
     assert!(!row("0-1/1048576/peer").over_link);
     assert_eq!(row("0-1/1048576/peer_dst").value, 0.011);
     assert_eq!(row("0-1/1048576/peer_both/forward").value, 0.0095);
-    assert!(row("0-1/1048576/peer_both/back").label.contains("1 → 0 direction"));
+    assert!(
+        row("0-1/1048576/peer_both/back")
+            .label
+            .contains("1 → 0 direction")
+    );
     assert_eq!(row("0-0/1048576/local").value, 0.001);
     let mib = (1u64 << 20) as f64;
     let [forward, back] = a.rows[0].rates.each_way(Method::PeerBoth);
@@ -291,10 +339,25 @@ fn each_way_destination_and_local_copies_have_their_own_rows_and_columns() {
     assert_eq!(sweep.rows[0][each], "110.4 / 107.0");
     assert_eq!(tables[3].rows[0], ["0", "1 MiB", "1048.6", "0.0%"]);
     let files = PeerCopy::csv(&r, &a);
-    assert!(files[0].contents.lines().next().unwrap().contains("peer_dst,peer_dst_noise"));
-    assert!(files[0].contents.contains("peer_both_forward,peer_both_back"));
+    assert!(
+        files[0]
+            .contents
+            .lines()
+            .next()
+            .unwrap()
+            .contains("peer_dst,peer_dst_noise")
+    );
+    assert!(
+        files[0]
+            .contents
+            .contains("peer_both_forward,peer_both_back")
+    );
     assert_eq!(files[1].suffix, Some("local"));
-    assert!(files[1].contents.starts_with("gpu,bytes,gbps,noise\n0,1048576,1048.576,"));
+    assert!(
+        files[1]
+            .contents
+            .starts_with("gpu,bytes,gbps,noise\n0,1048576,1048.576,")
+    );
 }
 
 #[test]
@@ -308,11 +371,20 @@ fn the_staged_copies_say_peer_access_was_checked_off_and_what_was_restored() {
         found_on: [false, false],
         staged_checked_off: true,
     });
-    let section = PeerCopy::section(&Analyzed::new(crate::saved::KernelSet::Rust, r), None).unwrap();
-    let note = &section.notes.iter().find(|(l, _)| l == "Peer access").unwrap().1;
+    let section =
+        PeerCopy::section(&Analyzed::new(crate::saved::KernelSet::Rust, r), None).unwrap();
+    let note = &section
+        .notes
+        .iter()
+        .find(|(l, _)| l == "Peer access")
+        .unwrap()
+        .1;
     assert!(note.contains("No peer access for 1 → 0"), "{note}");
     assert!(note.contains("staged copies of 2 of 2 pair(s)"), "{note}");
-    assert!(note.contains("CUDA_ERROR_PEER_ACCESS_NOT_ENABLED"), "{note}");
+    assert!(
+        note.contains("CUDA_ERROR_PEER_ACCESS_NOT_ENABLED"),
+        "{note}"
+    );
     assert!(note.contains("already on for 0 → 1"), "{note}");
 }
 
@@ -321,7 +393,10 @@ fn an_older_result_without_links_checks_or_gate_reads_and_renders() {
     let path = std::path::Path::new("peer-copy.json");
     let r: PeerCopyResult = crate::folder::parse(
         path,
-        include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/peer-copy-older.json")),
+        include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/peer-copy-older.json"
+        )),
     )
     .expect("a peer-copy result from before the links reads");
     assert!(r.links.is_empty() && r.local.is_empty() && !r.gated);
@@ -331,13 +406,28 @@ fn an_older_result_without_links_checks_or_gate_reads_and_renders() {
     assert!(a.links.is_empty() && a.rows_above_link() == 0);
     let tables = PeerCopy::tables(&r, &a, None);
     assert_eq!(tables.len(), 2, "no link table, no local table");
-    let section = PeerCopy::section(&Analyzed::new(crate::saved::KernelSet::Rust, r.clone()), None).unwrap();
-    let note = |label: &str| section.notes.iter().find(|(l, _)| l == label).unwrap().1.clone();
+    let section = PeerCopy::section(
+        &Analyzed::new(crate::saved::KernelSet::Rust, r.clone()),
+        None,
+    )
+    .unwrap();
+    let note = |label: &str| {
+        section
+            .notes
+            .iter()
+            .find(|(l, _)| l == label)
+            .unwrap()
+            .1
+            .clone()
+    };
     assert!(note("Link").contains("not recorded"));
     assert!(note("Peer access").contains("not checked"));
     assert!(note("Timing").contains("as the host went"));
     assert_eq!(section.figures.len(), 2);
     let keys: Vec<String> = PeerCopy::rows(&r, &a).into_iter().map(|x| x.key).collect();
-    assert!(keys.contains(&"0-1/1048576/peer".to_owned()), "the keys rows had");
+    assert!(
+        keys.contains(&"0-1/1048576/peer".to_owned()),
+        "the keys rows had"
+    );
     assert!(keys.contains(&"1-0/latency/staged".to_owned()));
 }

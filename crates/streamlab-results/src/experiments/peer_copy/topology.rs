@@ -48,7 +48,9 @@ pub(super) fn link_columns<'a>() -> Columns<'a, LinkRow> {
         .show("per link (GB/s)", per_link)
         .show("link one way (GB/s)", |x| num(x.one_way_gbps, 1))
         .show("link both ways (GB/s)", |x| num(x.both_ways_gbps, 1))
-        .show("fastest one way (GB/s)", |x| best_rate(x.best_one_way.as_ref()))
+        .show("fastest one way (GB/s)", |x| {
+            best_rate(x.best_one_way.as_ref())
+        })
         .show("one way: copy", |x| best_copy(x.best_one_way.as_ref()))
         .show("fastest both ways (GB/s)", |x| {
             best_rate(x.best_both_ways.as_ref())

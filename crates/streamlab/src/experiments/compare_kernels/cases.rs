@@ -3,11 +3,11 @@
 //! placement of its inputs, warm and cold).
 use super::placement::{placed_inputs, placed_len, placement_visits};
 use super::{Bench, Buffers, Entry, LANGUAGES, input_seed};
-use crate::sincos::{Expected, TRIG_ULPS, Trig};
 use crate::experiments::Context;
 use crate::measure::series;
 use crate::runtime::spellings::Spelling;
 use crate::runtime::{DeviceBuffer, Element, PinnedBuffer, RuntimeError, Shape, Stream};
+use crate::sincos::{Expected, TRIG_ULPS, Trig};
 use crate::verify::Bits;
 use std::ops::Range;
 use streamlab_results::experiments::compare_kernels::shapes::{
@@ -149,7 +149,14 @@ impl Bench<'_> {
         let (slab, layout) = (&inputs.slab, &inputs.layout);
         let launch = |stream: &Stream, e: &Entry<_>, c: &mut DeviceBuffer<f32>, place: usize| {
             let [a, b] = layout[place].clone();
-            let args = (slab.slice(a), slab.slice(b), c.all_mut(), s.rows, s.cols, s.inner);
+            let args = (
+                slab.slice(a),
+                slab.slice(b),
+                c.all_mut(),
+                s.rows,
+                s.cols,
+                s.inner,
+            );
             stream.launch(&e.function, shape, args)
         };
         let mut cases = Vec::new();
@@ -276,11 +283,8 @@ impl Bench<'_> {
         let mut cases = Vec::new();
         for form in KernelForm::ALL {
             let entries = self.entries(|k| &k.add_kernel_spellings, form);
-            let (checks, checked_last) = self.checked(
-                &entries,
-                (dev_out, host_out, n),
-                &mut launch,
-                |e, out| {
+            let (checks, checked_last) =
+                self.checked(&entries, (dev_out, host_out, n), &mut launch, |e, out| {
                     let what = format!(
                         "add_kernel {} {} ({})",
                         s.case(self.params),
@@ -288,8 +292,7 @@ impl Bench<'_> {
                         e.language.label()
                     );
                     crate::add_kernel::check(input, out, (h.add_value, cycles), &what)
-                },
-            )?;
+                })?;
             let words = format!(
                 "{n} ints, {blocks} blocks × {} threads, add {}",
                 h.threads, h.add_value
@@ -348,16 +351,12 @@ impl Bench<'_> {
             let expected = (self.sets.iter())
                 .map(|set| Ok(Expected::new(a, &Trig::measure(self.gpu, set, form, n)?)))
                 .collect::<Result<Vec<_>, RuntimeError>>()?;
-            let (checks, checked_last) = self.checked(
-                &entries,
-                (dev_out, host_out, n),
-                &mut launch,
-                |e, out| {
+            let (checks, checked_last) =
+                self.checked(&entries, (dev_out, host_out, n), &mut launch, |e, out| {
                     let language = LANGUAGES.iter().position(|&l| l == e.language);
                     expected[language.unwrap_or(0)]
                         .check(&format!("sincos over {n} ({})", e.language.label()), out)
-                },
-            )?;
+                })?;
             let words = format!("{n} floats, {} blocks × {threads} threads", shape.grid.0);
             cases.extend(self.elementwise_cases(
                 ("sincos", s.case(self.params), form, words),
@@ -410,8 +409,7 @@ impl Bench<'_> {
             );
             let what = format!("{kernel} {case} ({})", cache.label());
             let timed = self.timed_check(&what, (out, host), checked_last)?;
-            timed_case.verification =
-                crate::verify::combine(vec![timed_case.verification, timed]);
+            timed_case.verification = crate::verify::combine(vec![timed_case.verification, timed]);
             cases.push(timed_case);
         }
         Ok(cases)
@@ -461,8 +459,13 @@ impl Bench<'_> {
                 let outputs = [("sine", &host_s, sin), ("cosine", &host_c, cos)];
                 for (what, host, reference) in outputs {
                     if math_writes(name, what) {
-                        let (check, worst) =
-                            math_check(name, what, LANGUAGES[language], host.as_slice()?, reference);
+                        let (check, worst) = math_check(
+                            name,
+                            what,
+                            LANGUAGES[language],
+                            host.as_slice()?,
+                            reference,
+                        );
                         checks.push(check);
                         ulps[language] = ulps[language].max(worst);
                     }
@@ -543,14 +546,11 @@ fn math_check(
     out: &[f32],
     reference: fn(usize) -> f64,
 ) -> (Verification, f64) {
-    let check = crate::verify::compare_each(
-        &format!("{name} {what} ({})", language.label()),
-        out,
-        |i| {
+    let check =
+        crate::verify::compare_each(&format!("{name} {what} ({})", language.label()), out, |i| {
             let want = reference(i);
             (want, TRIG_ULPS * crate::verify::ulp_of(want))
-        },
-    );
+        });
     (check, crate::verify::max_ulps(out, reference))
 }
 
@@ -567,7 +567,12 @@ struct MatmulInputs {
 
 impl MatmulInputs {
     /// `case`'s places: each one's offsets and visits, and each spelling's times there.
-    fn place(&self, case: &mut KernelCase, visits: &[(usize, usize)], by_place: Vec<Vec<Vec<f64>>>) {
+    fn place(
+        &self,
+        case: &mut KernelCase,
+        visits: &[(usize, usize)],
+        by_place: Vec<Vec<Vec<f64>>>,
+    ) {
         case.placements = (self.layout.iter().enumerate())
             .map(|(place, inputs)| Placement {
                 offsets_bytes: inputs.iter().map(|r| r.start * size_of::<f32>()).collect(),

@@ -38,13 +38,13 @@ use super::{Context, Run, RunError};
 use crate::measure::series;
 use crate::runtime::baseline::CudaKernels;
 use crate::runtime::gate::Gate;
-use crate::verify::Bits;
 use crate::runtime::kernels::RUST_PTX;
 use crate::runtime::kernels::Spelled;
 use crate::runtime::spellings::Spelling;
 use crate::runtime::{
     DeviceBuffer, Element, Function, Gpu, Kernels, PinnedBuffer, RuntimeError, Shape, Stream,
 };
+use crate::verify::Bits;
 
 impl Run for CompareKernels {
     const SUMMARY: &'static str =
@@ -357,9 +357,12 @@ impl<'a> Bench<'a> {
         self.stream.dtoh(host, 0, out, 0..len)?;
         self.stream.synchronize()?;
         let what = format!("{what}, the last timed launch's output");
-        Ok(crate::verify::identical(&what, &host.as_slice()?[..len], checked, |i| {
-            format!("element {i}")
-        }))
+        Ok(crate::verify::identical(
+            &what,
+            &host.as_slice()?[..len],
+            checked,
+            |i| format!("element {i}"),
+        ))
     }
 
     /// The case of `entries` at one shape and cache state, from their times and checks.

@@ -5,9 +5,7 @@ use std::ops::Range;
 
 use kernels_rs::add_kernel;
 use nvptx_kernel::Kernel;
-use streamlab_results::experiments::concurrency_breaks::{
-    Calibration, Case, Params, StagingProbe,
-};
+use streamlab_results::experiments::concurrency_breaks::{Calibration, Case, Params, StagingProbe};
 use streamlab_results::saved::Verification;
 use streamlab_results::saved::timeline::{Lane, OpKind};
 
@@ -296,9 +294,11 @@ impl<'a> Pipeline<'a> {
         let bytes = Some((SCRATCH_WORDS * size_of::<u32>()) as u64);
         let (scratch, copy) = (&mut self.scratch, &mut self.scratch_copy);
         match case {
-            Case::MemsetWithoutStream => rec.on_lane(i, OpKind::Memset, bytes, "cuMemsetD32", |_| {
-                gpu.memset_without_stream(scratch, i as u32)
-            }),
+            Case::MemsetWithoutStream => {
+                rec.on_lane(i, OpKind::Memset, bytes, "cuMemsetD32", |_| {
+                    gpu.memset_without_stream(scratch, i as u32)
+                })
+            }
             Case::DeviceCopyOnNullStream => {
                 rec.on_lane(i, OpKind::DtoD, bytes, "cuMemcpyDtoDAsync", |lane| {
                     lane.dtod(copy, 0, scratch, 0..SCRATCH_WORDS)
@@ -453,7 +453,11 @@ impl<'a> Pipeline<'a> {
 
     /// The cycles at which the kernels take as long as the copy in (a line through two
     /// measured points), or `given`; and the times at them.
-    pub(super) fn calibrate(&mut self, streams: &[Stream], given: i32) -> Result<Calibration, RuntimeError> {
+    pub(super) fn calibrate(
+        &mut self,
+        streams: &[Stream],
+        given: i32,
+    ) -> Result<Calibration, RuntimeError> {
         let cycles = if given > 0 {
             given
         } else {
@@ -477,4 +481,3 @@ impl<'a> Pipeline<'a> {
         })
     }
 }
-

@@ -190,7 +190,11 @@ fn measure_pair(
         src.enable_peer_access(dst)?;
         dst.enable_peer_access(src)?;
         measure_peer(ctx, p, bench, pair, &mut points)?;
-        Some(series(bench.latency(Method::Peer, pair, p.latency_copies)?))
+        Some(series(bench.latency(
+            Method::Peer,
+            pair,
+            p.latency_copies,
+        )?))
     } else {
         None
     };
@@ -277,11 +281,14 @@ fn set_up<'g>(
     for (k, gpu) in opened.iter().enumerate() {
         gpu.bind()?;
         let side_seed = seed ^ (k as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03);
-        crate::parallel::for_each_chunk_mut(&mut host.as_mut_slice()?[..largest], |start, chunk| {
-            for (j, x) in chunk.iter_mut().enumerate() {
-                *x = pattern(side_seed, start + j);
-            }
-        });
+        crate::parallel::for_each_chunk_mut(
+            &mut host.as_mut_slice()?[..largest],
+            |start, chunk| {
+                for (j, x) in chunk.iter_mut().enumerate() {
+                    *x = pattern(side_seed, start + j);
+                }
+            },
+        );
         let stream = gpu.streams(1)?.remove(0);
         let mut memory = Memory {
             pattern: gpu.alloc(largest)?,

@@ -168,7 +168,8 @@ impl Bench<'_, '_> {
             }
             let side = &sides[to];
             side.gpu.bind()?;
-            side.stream.dtoh(self.host, 0, &self.memory[to].inbox, 0..n)?;
+            side.stream
+                .dtoh(self.host, 0, &self.memory[to].inbox, 0..n)?;
             side.stream.synchronize()?;
             let seed = sides[from].seed;
             let ordinal = |index: usize| sides[index].gpu.info().ordinal;
