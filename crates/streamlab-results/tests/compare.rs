@@ -242,6 +242,64 @@ fn a_slowdown_the_gpus_clocks_account_for_is_not_the_codes() {
 }
 
 #[test]
+fn a_host_slower_at_every_copy_and_launch_is_not_taken_for_slower_code() {
+    // B's overlap-map ran on a host that issues everything 1.9× slower: every probe of
+    // its fixed costs and rates, and every time of its sweep. Held against the model the
+    // same run's probes make, no row changed; the sweep slowed alone is called slower.
+    use streamlab_results::experiments::overlap_map::OverlapMap;
+    use streamlab_results::stats::Series;
+    let slow = |s: &mut Series| {
+        let scaled: Vec<f64> = s.samples_ms.iter().map(|ms| ms * 1.9).collect();
+        *s = Series::new(scaled).unwrap();
+    };
+    let slowed = |probes_too: bool| {
+        let a = ComparedRun::load("A", &recorded(H200_A)).unwrap();
+        let mut b = ComparedRun::load("B", &recorded(H200_A)).unwrap();
+        assert!(b.run.edit::<OverlapMap>(KernelSet::Rust, |r| {
+            for size in &mut r.sizes {
+                slow(&mut size.sequential);
+                slow(&mut size.kernel_alone);
+                for cell in &mut size.cells {
+                    slow(&mut cell.async1);
+                    slow(&mut cell.async2);
+                }
+            }
+            if probes_too {
+                let o = &mut r.overheads;
+                for s in [&mut o.launch, &mut o.htod_latency, &mut o.dtoh_latency] {
+                    slow(s);
+                }
+                let c = &mut r.copies;
+                for s in [
+                    &mut c.htod,
+                    &mut c.dtoh,
+                    &mut c.both,
+                    &mut c.both_htod,
+                    &mut c.both_dtoh,
+                ] {
+                    slow(s);
+                }
+            }
+        }));
+        let c = compare::compare(&a, &b, 0.0);
+        let section = c.sections.iter().find(|s| s.name == "overlap-map").unwrap();
+        (section.rows.iter())
+            .filter(|r| r.key().contains("async") || r.key().ends_with("/seq"))
+            .map(|r| (r.label().to_owned(), r.verdicts.verdict()))
+            .collect::<Vec<_>>()
+    };
+    let host = slowed(true);
+    assert!(host.len() > 50);
+    for (label, verdict) in &host {
+        assert!(!verdict.changed(), "{label}: {verdict:?}");
+    }
+    let code = slowed(false);
+    for (label, verdict) in &code {
+        assert_eq!(*verdict, Verdict::Slower, "{label}");
+    }
+}
+
+#[test]
 fn the_header_says_which_side_read_its_gpus_clocks() {
     // The H100 pair's build read no clocks; the third H200 pair's read them for every
     // result.
