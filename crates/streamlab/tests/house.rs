@@ -1,6 +1,7 @@
 //! The house's rules that the compiler does not keep: the runtime (the only crate that
 //! calls CUDA) knows no experiment, every registered experiment has its command and its
-//! defaults in one place, no source file of a crate passes 600 lines, and
+//! defaults in one place, no source file of a crate passes 600 lines, every experiment
+//! that runs sincos checks it bit for bit, and
 //! `docs/architecture.md` says what the code does (the paths and items it names exist, the
 //! crates depend as its table says).
 use std::collections::{BTreeMap, BTreeSet};
@@ -346,5 +347,31 @@ fn only_an_experiments_own_modules_and_the_registry_name_it_in_code() {
     assert!(
         wrong.is_empty(),
         "shared code names an experiment: {wrong:#?}"
+    );
+}
+
+#[test]
+fn every_experiment_that_runs_sincos_checks_it_bit_for_bit() {
+    // `sqrt(sin² + cos²)` is 1 within rounding: a tolerance passes a kernel that writes
+    // `a + 1`. Every GPU-side file that launches a sincos kernel checks its output through
+    // `sincos::Expected` (or builds `sincos::Buffers`, which holds one).
+    let root = root();
+    let experiments = root.join("crates/streamlab/src/experiments");
+    let mut launching = Vec::new();
+    let mut unchecked = Vec::new();
+    for (path, text) in sources() {
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        if path.starts_with(&experiments) && code.contains("sincos_in(") {
+            launching.push(path.clone());
+            let checked = code.contains("Expected") || code.contains("Buffers::new(");
+            if !checked || code.contains("1e-6") {
+                unchecked.push(path.display().to_string());
+            }
+        }
+    }
+    assert!(launching.len() >= 6, "{launching:?}");
+    assert!(
+        unchecked.is_empty(),
+        "sincos checked otherwise in: {unchecked:?}"
     );
 }
