@@ -19,11 +19,15 @@ pub mod app;
 pub mod build_info;
 pub mod cli;
 pub mod clock;
+pub mod error;
 pub mod experiments;
 pub mod measure;
+pub mod options;
 pub mod progress;
+pub mod session;
 pub mod sincos;
 pub mod stop;
+pub mod table;
 pub mod verify;
 
 pub use streamlab_runtime as runtime;

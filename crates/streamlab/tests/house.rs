@@ -49,8 +49,9 @@ fn every_registered_experiment_has_its_command() {
 #[test]
 fn each_experiments_defaults_are_its_command_lines() {
     use clap::FromArgMatches;
-    use streamlab::cli::{Options, Parsed};
+    use streamlab::cli::Parsed;
     use streamlab::experiments::Run;
+    use streamlab::options::Options;
     use streamlab_results::saved::Params;
 
     /// Whether `E`'s parameters parsed from its bare command are its `Default`, and its
@@ -374,4 +375,152 @@ fn every_experiment_that_runs_sincos_checks_it_bit_for_bit() {
         unchecked.is_empty(),
         "sincos checked otherwise in: {unchecked:?}"
     );
+}
+
+/// Each module of the crate whose sources are in `src` (`report::section`, `run`, …)
+/// with the modules it names through `crate::` and `super::` paths in code (not comments
+/// or tests), braces included: `use crate::report::{self, table::Table}` names `report`
+/// and `report::table`.
+fn module_imports(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let files: Vec<PathBuf> = (sources().into_keys())
+        .filter(|p| p.starts_with(src))
+        .collect();
+    let module = |path: &Path| -> Vec<String> {
+        let relative = path.strip_prefix(src).unwrap().with_extension("");
+        let parts: Vec<String> = (relative.components())
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .filter(|p| p != "mod")
+            .collect();
+        if parts == ["lib"] || parts == ["main"] {
+            Vec::new()
+        } else {
+            parts
+        }
+    };
+    let modules: BTreeSet<Vec<String>> = files.iter().map(|f| module(f)).collect();
+    // The module a path names: the longest module that prefixes it.
+    let owner = |path: &[String]| -> Option<Vec<String>> {
+        (1..=path.len())
+            .rev()
+            .map(|n| path[..n].to_vec())
+            .find(|m| modules.contains(m))
+    };
+    let mut out = BTreeMap::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        let me = module(file);
+        let mut names = BTreeSet::new();
+        for line in code.lines().map(|l| l.split("//").next().unwrap_or("")) {
+            for (at, _) in line
+                .match_indices("crate::")
+                .chain(line.match_indices("super::"))
+            {
+                let before = line[..at].chars().next_back();
+                if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+                    continue;
+                }
+                let path: String = line[at..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == ':')
+                    .collect();
+                let mut parts: Vec<&str> = path.split("::").filter(|p| !p.is_empty()).collect();
+                let mut base: Vec<String> = if parts[0] == "crate" {
+                    Vec::new()
+                } else {
+                    me.clone()
+                };
+                parts.remove(0);
+                if line[at..].starts_with("super::") {
+                    base.pop();
+                }
+                while parts.first() == Some(&"super") {
+                    parts.remove(0);
+                    base.pop();
+                }
+                let named: Vec<String> = base
+                    .iter()
+                    .cloned()
+                    .chain(parts.iter().map(|p| (*p).to_owned()))
+                    .collect();
+                let mut candidates = vec![named.clone()];
+                let after = &line[at + path.len()..];
+                if let Some(inner) = after
+                    .strip_prefix("{")
+                    .or_else(|| after.strip_prefix("::{"))
+                {
+                    for item in inner.split('}').next().unwrap_or("").split(',') {
+                        let head = item.trim().split("::").next().unwrap_or("");
+                        if !head.is_empty() && head != "self" {
+                            let mut c = named.clone();
+                            c.push(head.to_owned());
+                            candidates.push(c);
+                        }
+                    }
+                }
+                for c in candidates {
+                    if let Some(m) = owner(&c).filter(|m| *m != me && !m.is_empty()) {
+                        names.insert(m.join("::"));
+                    }
+                }
+            }
+        }
+        out.insert(me.join("::"), names);
+    }
+    out
+}
+
+/// The circles of `graph`: each a path of modules back to where it started.
+fn circles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
+    let mut found = Vec::new();
+    for start in graph.keys() {
+        let mut stack = vec![(start.clone(), vec![start.clone()])];
+        let mut seen = BTreeSet::new();
+        while let Some((here, path)) = stack.pop() {
+            for next in graph.get(&here).into_iter().flatten() {
+                if next == start {
+                    found.push(format!("{} → {start}", path.join(" → ")));
+                } else if seen.insert(next.clone()) {
+                    let mut longer = path.clone();
+                    longer.push(next.clone());
+                    stack.push((next.clone(), longer));
+                }
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn no_module_imports_a_module_that_imports_it() {
+    let root = root();
+    for krate in ["streamlab", "streamlab-runtime", "streamlab-results"] {
+        let graph = module_imports(&root.join("crates").join(krate).join("src"));
+        assert!(graph.len() > 15, "{krate}: only {} modules", graph.len());
+        let found = circles(&graph);
+        assert!(found.is_empty(), "{krate}'s circles:\n{}", found.join("\n"));
+    }
+}
+
+#[test]
+fn the_import_check_reads_crate_and_super_paths_through_braces() {
+    let root = root();
+    let results = module_imports(&root.join("crates/streamlab-results/src"));
+    for m in ["folder", "experiment", "experiments", "held"] {
+        assert!(
+            results["run"].contains(m),
+            "run does not import {m}: {:?}",
+            results["run"]
+        );
+    }
+    assert!(results["run::report"].contains("report::document"));
+    assert!(!results["stats"].contains("run"));
+    // `use super::table::Table` in report/fit.rs names report::table.
+    assert!(results["report::fit"].contains("report::table"));
+    // A circle through `super::` is one.
+    let graph = BTreeMap::from([
+        ("a".to_owned(), BTreeSet::from(["a::b".to_owned()])),
+        ("a::b".to_owned(), BTreeSet::from(["a".to_owned()])),
+    ]);
+    assert_eq!(circles(&graph).len(), 2);
 }

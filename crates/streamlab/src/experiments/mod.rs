@@ -6,8 +6,8 @@
 //! result, tables and report) plus how it runs on the GPU and its command's help. Adding
 //! one is its results module, its file here (named as its results module) and its line
 //! in the results side's registry (`streamlab_results::registered!`): the modules here
-//! and their table ([`ALL`]), which the command line and `run-all` read, follow the
-//! registry. What the experiments share to measure is in [`crate::measure`], the sincos
+//! and the table of experiments ([`crate::table::ALL`]), which the command line and
+//! `run-all` read, follow the registry. What the experiments share to measure is in [`crate::measure`], the sincos
 //! workload in [`crate::sincos`].
 use streamlab_results::experiment::Experiment;
 use streamlab_results::saved::{
@@ -15,23 +15,16 @@ use streamlab_results::saved::{
 };
 use streamlab_results::spread::{self, Devices};
 
-use crate::app::{Runnable, Runner};
 use crate::runtime::baseline::CudaKernels;
 use crate::runtime::{Gpu, Kernels, RuntimeError};
 
-/// One module per registered experiment, and the table of them all.
-macro_rules! table {
+/// One module per registered experiment.
+macro_rules! modules {
     ($($module:ident :: $experiment:ident),* $(,)?) => {
         $(pub mod $module;)*
-
-        /// Every experiment, in the registry's order, as the command line and `run-all`
-        /// reach it.
-        pub static ALL: &[&dyn Runnable] = &[
-            $(&Runner::<streamlab_results::experiments::$module::$experiment>::NEW),*
-        ];
     };
 }
-streamlab_results::registered!(table);
+streamlab_results::registered!(modules);
 
 /// What every experiment runs with.
 pub struct Context<'a> {
