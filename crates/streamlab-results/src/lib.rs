@@ -11,7 +11,7 @@
 //! (files written whole). [`run`] sits above them all: a results folder read back,
 //! its summary, its printed tables and its report; [`compare`] sets two such folders
 //! side by side, judging every row by the one rule of [`verdict`].
-pub mod card;
+pub use streamlab_record::card;
 pub mod compare;
 pub mod derived;
 pub mod experiment;

@@ -14,8 +14,8 @@
 use std::ffi::CStr;
 
 use cudarc::nvrtc::{CompileError, CompileOptions, compile_ptx_with_opts, sys};
-use streamlab_results::saved::CudaBuild;
-use streamlab_results::saved::KernelSet;
+use streamlab_record::CudaBuild;
+use streamlab_record::KernelSet;
 
 use crate::kernels::{CheckedPtx, ptx_target};
 use crate::{Gpu, Kernels, RuntimeError};

@@ -1,6 +1,6 @@
 //! The GPU's clocks, read through NVML (the driver ships `libnvidia-ml`; `nvml-wrapper`
 //! loads it at run time): what a run records just before and just after each experiment
-//! ([`streamlab_results::saved::clocks`]), for every GPU of an experiment of several
+//! ([`streamlab_record::clocks`]), for every GPU of an experiment of several
 //! with each one's PCIe link to the host ([`probe`]). Reading them never fails a run:
 //! where NVML is missing or refuses, the result says why, field by field.
 use std::sync::OnceLock;
@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 use nvml_wrapper::Nvml;
 use nvml_wrapper::bitmasks::device::ThrottleReasons;
 use nvml_wrapper::enum_wrappers::device::{Clock, TemperatureSensor};
-use streamlab_results::saved::clocks::{ClockProbe, GpuClocks, GpuProbe, PcieLink, Reading};
+use streamlab_record::clocks::{ClockProbe, GpuClocks, GpuProbe, PcieLink, Reading};
 
 use crate::{Gpu, device};
 

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use cudarc::driver::sys;
-use streamlab_results::saved::IssueOrder;
+use streamlab_record::IssueOrder;
 
 use super::{DeviceBuffer, Function, Gpu, PinnedBuffer, RuntimeError, Stream};
 

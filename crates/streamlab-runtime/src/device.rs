@@ -2,7 +2,7 @@
 use cudarc::driver::{result, sys};
 
 use crate::{Context, RuntimeError, raw};
-use streamlab_results::saved::DeviceInfo;
+use streamlab_record::DeviceInfo;
 
 use sys::CUdevice_attribute as A;
 

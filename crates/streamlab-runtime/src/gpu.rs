@@ -6,7 +6,7 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use cudarc::driver::{result, sys};
-use streamlab_results::saved::DeviceInfo;
+use streamlab_record::DeviceInfo;
 
 use crate::buffer::{DeviceBuffer, Element, MappedBuffer, PinnedBuffer};
 use crate::kernels::{self, CheckedPtx, Kernels};
@@ -48,7 +48,7 @@ impl Gpu {
         };
         let info = device::query_info(ordinal, device)?;
         let ptx = CheckedPtx::declared(kernels::RUST_PTX)?;
-        let kernels = Kernels::load(&ptx, streamlab_results::saved::KernelSet::Rust)?;
+        let kernels = Kernels::load(&ptx, streamlab_record::KernelSet::Rust)?;
         Ok(Gpu {
             info,
             kernels,

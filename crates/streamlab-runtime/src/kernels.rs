@@ -21,8 +21,8 @@ use cudarc::driver::{result, sys};
 use kernels_rs as k;
 use nvptx_builder::ptx::PtxSummary;
 use nvptx_kernel::{Kernel, KernelSignature};
-use streamlab_results::card::{DriverCard, occupancy};
-use streamlab_results::saved::{KernelForm, KernelSet};
+use streamlab_record::card::{DriverCard, occupancy};
+use streamlab_record::{KernelForm, KernelSet};
 
 use crate::spellings::{ADD_KERNEL_SPELLINGS, MATMUL_SPELLINGS, Spelling};
 use crate::{Context as _, RuntimeError, raw};

@@ -1,5 +1,5 @@
 //! How the run's GPUs are joined, read through NVML
-//! ([`streamlab_results::saved::links`]): for each ordered pair, the active NVLinks of
+//! ([`streamlab_record::links`]): for each ordered pair, the active NVLinks of
 //! the first whose far end is the second, or, where the GPUs hang off NVSwitches, the
 //! links of both that end at the switches they share; the links' version and rate; PCIe
 //! where no NVLink joins them. Reading never fails a run: where NVML is missing or
@@ -13,7 +13,7 @@ use nvml_wrapper::sys_exports::field_id::{
     NVML_FI_DEV_NVLINK_GET_SPEED, NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON,
     NVML_FI_DEV_NVLINK_SPEED_MBPS_L0, NVML_FI_DEV_NVLINK_SPEED_MBPS_L6,
 };
-use streamlab_results::saved::links::{Joined, PairLink, PcieLink, Reading};
+use streamlab_record::links::{Joined, PairLink, PcieLink, Reading};
 
 use crate::{Gpu, clocks, device};
 

@@ -1,7 +1,7 @@
 //! Each language's spellings of matmul's and AddKernel's forms: entries of its module
 //! computing a form's results written another way ([`Spelling`]), which compare-kernels
 //! times side by side and keeps the fastest of.
-use streamlab_results::saved::KernelForm;
+use streamlab_record::KernelForm;
 
 /// One spelling of a kernel's form in one language: an entry of its module computing the
 /// form's results, written another way (the kernel's own entry is one of them).

@@ -28,6 +28,7 @@ pub mod session;
 pub mod sincos;
 pub mod stop;
 pub mod table;
+pub mod trace;
 pub mod verify;
 
 pub use streamlab_runtime as runtime;

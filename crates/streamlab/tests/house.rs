@@ -231,50 +231,44 @@ fn the_architecture_page_names_only_what_exists() {
     assert!(checked >= 30, "only {checked} names checked");
 }
 
-/// The workspace crates each crate depends on (`[dependencies]`, any target), by name.
-fn workspace_dependencies() -> BTreeMap<String, BTreeSet<String>> {
-    let root = root();
-    let manifests = [
-        "crates/nvptx-kernel-macros",
-        "crates/nvptx-kernel",
-        "crates/nvptx-builder",
-        "kernels-rs",
-        "crates/streamlab-results",
-        "crates/streamlab-runtime",
-        "crates/streamlab",
-        "xtask",
-    ];
-    let texts: Vec<String> = (manifests.iter())
-        .map(|m| std::fs::read_to_string(root.join(m).join("Cargo.toml")).unwrap())
+/// The workspace crates each workspace crate depends on for its build (normal
+/// dependencies, any target), by name, as `cargo metadata` says; `None` where cargo is
+/// not there to ask (a GPU machine running the shipped tests).
+fn workspace_dependencies() -> Option<BTreeMap<String, BTreeSet<String>>> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = std::process::Command::new(cargo)
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
+        .current_dir(root())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())?;
+    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let packages = metadata["packages"].as_array().unwrap();
+    let names: BTreeSet<&str> = (packages.iter())
+        .filter_map(|p| p["name"].as_str())
         .collect();
-    let name_of = |text: &str| -> String {
-        let line = (text.lines())
-            .find(|l| l.starts_with("name = "))
-            .expect("a package name");
-        line.trim_start_matches("name = ")
-            .trim_matches('"')
-            .to_owned()
-    };
-    let names: BTreeSet<String> = texts.iter().map(|t| name_of(t)).collect();
     let mut out = BTreeMap::new();
-    for text in &texts {
-        let mut deps = BTreeSet::new();
-        let mut section = "";
-        for line in text.lines() {
-            if line.starts_with('[') {
-                section = line;
-            } else if section == "[dependencies]"
-                || (section.starts_with("[target.") && section.ends_with(".dependencies]"))
-            {
-                let key = line.split(['=', '.', ' ']).next().unwrap_or("");
-                if names.contains(key) {
-                    deps.insert(key.to_owned());
-                }
-            }
+    for p in packages {
+        let name = p["name"].as_str().unwrap();
+        let manifest = p["manifest_path"].as_str().unwrap_or("");
+        if manifest.contains("/examples/") {
+            continue;
         }
-        out.insert(name_of(text), deps);
+        let deps: BTreeSet<String> = (p["dependencies"].as_array().unwrap().iter())
+            .filter(|d| d["kind"].is_null())
+            .filter_map(|d| d["name"].as_str())
+            .filter(|d| names.contains(d))
+            .map(str::to_owned)
+            .collect();
+        out.insert(name.to_owned(), deps);
     }
-    out
+    Some(out)
 }
 
 #[test]
@@ -296,7 +290,11 @@ fn the_crates_depend_as_the_architecture_page_says() {
             .collect();
         said.insert(name, deps);
     }
-    assert_eq!(said, workspace_dependencies());
+    let Some(found) = workspace_dependencies() else {
+        println!("skipped: no cargo here to read the workspace's dependencies from");
+        return;
+    };
+    assert_eq!(said, found);
 }
 
 /// The most lines a crate's source file holds: past it, the file is split into a folder of

@@ -3,12 +3,12 @@
 //! parameters' shared parts and the files' names. Each experiment's own parameters and
 //! result live in its module under [`crate::experiments`]. The GPU side fills these in;
 //! everything else reads them back from the files.
-pub mod clocks;
-pub mod links;
 mod params;
-pub mod timeline;
 
 pub use params::{MAX_STREAMS, Params, Repeats, SizeSweep, UsageError, clap_defaults, count};
+pub use streamlab_record::{
+    CudaBuild, DeviceInfo, IssueOrder, KernelForm, KernelSet, clocks, links, timeline,
+};
 
 use serde::{Deserialize, Serialize};
 
@@ -44,58 +44,31 @@ pub mod files {
     }
 }
 
-/// The GPU and driver a result was measured on.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct DeviceInfo {
-    pub ordinal: usize,
-    pub name: String,
-    pub compute_capability: (i32, i32),
-    pub sm_count: i32,
-    /// `asyncEngineCount`: copy engines that can run beside kernels.
-    pub copy_engines: i32,
-    pub concurrent_kernels: bool,
-    pub total_memory_bytes: u64,
-    /// The L2 cache's size (0 in runs from before it was recorded).
-    #[serde(default, skip_serializing_if = "unrecorded")]
-    pub l2_bytes: u64,
-    /// The CUDA version the driver supports, as `major.minor`.
-    pub driver_cuda_version: String,
-    /// PCIe link, where the driver exposes it (e.g. "PCIe 32.0 GT/s x16").
-    pub pcie_link: Option<String>,
-}
-
-/// A size a run did not record (0), left out of the JSON as it was.
-fn unrecorded(bytes: &u64) -> bool {
-    *bytes == 0
-}
-
+/// An H100-like GPU at `ordinal`, for results made up in tests.
 #[cfg(test)]
-impl DeviceInfo {
-    /// An H100-like GPU at `ordinal`, for results made up in tests.
-    pub fn made_up(ordinal: usize) -> DeviceInfo {
-        DeviceInfo {
-            ordinal,
-            name: "GPU".into(),
-            compute_capability: (9, 0),
-            sm_count: 132,
-            copy_engines: 3,
-            concurrent_kernels: true,
-            total_memory_bytes: 80 << 30,
-            l2_bytes: 50 << 20,
-            driver_cuda_version: "12.8".into(),
-            pcie_link: None,
-        }
+pub fn made_up_device(ordinal: usize) -> DeviceInfo {
+    DeviceInfo {
+        ordinal,
+        name: "GPU".into(),
+        compute_capability: (9, 0),
+        sm_count: 132,
+        copy_engines: 3,
+        concurrent_kernels: true,
+        total_memory_bytes: 80 << 30,
+        l2_bytes: 50 << 20,
+        driver_cuda_version: "12.8".into(),
+        pcie_link: None,
     }
 }
 
 #[cfg(test)]
 impl<P> RunRecord<P> {
-    /// A complete, verified run with `params` on [`DeviceInfo::made_up`], for results made
+    /// A complete, verified run with `params` on [`made_up_device`], for results made
     /// up in tests.
     pub fn made_up(params: P) -> RunRecord<P> {
         RunRecord {
             params,
-            device: DeviceInfo::made_up(0),
+            device: made_up_device(0),
             provenance: Provenance::made_up(),
             verification: Verification {
                 passed: true,
@@ -125,54 +98,6 @@ impl Provenance {
             duration_s: None,
             clocks: None,
             gpus: Vec::new(),
-        }
-    }
-}
-
-/// Which implementation of the kernels ran.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
-pub enum KernelSet {
-    /// The Rust kernels of `kernels-rs/`.
-    Rust,
-    /// The CUDA C++ twins, compiled at run time with NVRTC.
-    Cuda,
-}
-
-impl KernelSet {
-    pub fn label(self) -> &'static str {
-        match self {
-            KernelSet::Rust => "Rust",
-            KernelSet::Cuda => "CUDA C++",
-        }
-    }
-}
-
-/// Which form of each kernel ran: the write-up's, the safe one, or the tuned one.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum, Default,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum KernelForm {
-    /// As the write-ups have them: the naive matmul loop, AddKernel's `volatile` local,
-    /// separate `sin` and `cos`.
-    Plain,
-    /// No `unsafe` in the kernel body: slices and iterators, one check per row or
-    /// column that the optimizer can hoist, `core::hint::black_box` for AddKernel's loop.
-    Safe,
-    /// Batched matmul loads, AddKernel's sum kept in a register, one `sincos`.
-    #[default]
-    Tuned,
-}
-
-impl KernelForm {
-    pub const ALL: [KernelForm; 3] = [KernelForm::Plain, KernelForm::Safe, KernelForm::Tuned];
-
-    pub fn label(self) -> &'static str {
-        match self {
-            KernelForm::Plain => "plain",
-            KernelForm::Safe => "safe",
-            KernelForm::Tuned => "tuned",
         }
     }
 }
@@ -261,17 +186,6 @@ pub struct HostInfo {
     pub cpu: Option<String>,
     /// The command line, as typed.
     pub command_line: String,
-}
-
-/// How the CUDA C++ twins (`cuda/kernels.cu`) were compiled.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CudaBuild {
-    /// The NVRTC library that compiled them, e.g. "NVRTC 13.0".
-    pub compiler: String,
-    /// Every option passed to NVRTC.
-    pub options: Vec<String>,
-    /// `.target` of the PTX NVRTC produced (e.g. sm_90).
-    pub ptx_target: String,
 }
 
 /// The link's rates probed over the same 32 MiB each way just before and just after an
@@ -406,37 +320,28 @@ pub struct StageTimes {
     pub kernels: Option<Series>,
 }
 
-/// How the work of one iteration is issued over streams: the blog's three orders, which
-/// experiments that run the blog's workload share.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum IssueOrder {
-    /// Blocking copies, one kernel over the whole array.
-    Sequential,
-    /// Per stream: copy in, kernel, copy out (depth first).
-    Async1,
-    /// All copies in, then all kernels, then all copies out (breadth first).
-    Async2,
-}
-
-impl IssueOrder {
-    pub const ASYNC: [IssueOrder; 2] = [IssueOrder::Async1, IssueOrder::Async2];
-
-    /// The blog's name.
-    pub fn label(self) -> &'static str {
-        match self {
-            IssueOrder::Sequential => "sequential",
-            IssueOrder::Async1 => "asynchronous 1",
-            IssueOrder::Async2 => "asynchronous 2",
+impl Provenance {
+    /// Why the GPUs of this result ran slower than they can, where they did
+    /// ([`clocks::ClockProbe::held_back`]): each GPU's, named, for an experiment of several; the
+    /// session's GPU's otherwise.
+    pub fn held_back(&self) -> Option<String> {
+        if self.gpus.is_empty() {
+            return self.clocks.as_ref().and_then(clocks::ClockProbe::held_back);
         }
+        let why: Vec<String> = (self.gpus.iter())
+            .filter_map(|g| Some(format!("GPU {}: {}", g.ordinal, g.clocks.held_back()?)))
+            .collect();
+        (!why.is_empty()).then(|| why.join("; "))
     }
 
-    /// A short name, for chart legends.
-    pub fn short(self) -> &'static str {
-        match self {
-            IssueOrder::Sequential => "seq",
-            IssueOrder::Async1 => "async 1",
-            IssueOrder::Async2 => "async 2",
+    /// Whether every GPU's clocks were read before and after this result's work: where
+    /// not, whether a GPU held back during it is not known.
+    pub fn clocks_read(&self) -> bool {
+        let read = |c: &clocks::ClockProbe| matches!(c, clocks::ClockProbe::Read { .. });
+        if self.gpus.is_empty() {
+            self.clocks.as_ref().is_some_and(read)
+        } else {
+            self.gpus.iter().all(|g| read(&g.clocks))
         }
     }
 }

@@ -7,7 +7,7 @@ use std::sync::{Mutex, OnceLock};
 use cudarc::cupti::result::{self as cupti, activity};
 use cudarc::cupti::sys as csys;
 use cudarc::driver::sys as dsys;
-use streamlab_results::saved::timeline::{OpKind, TimelineOp};
+use streamlab_record::timeline::{OpKind, TimelineOp};
 
 use super::Issued;
 use crate::{Gpu, RuntimeError, Stream};

@@ -13,10 +13,10 @@
 //! let it start: the gate's opening, or the end of the operation before it on its
 //! stream. Started later than ready, it waited for its engine.
 //!
-//! Each trace is checked at once ([`streamlab_results::derived::trace`]); one that fails
-//! (a link busy with other traffic at that moment) is traced again after a pause, up to
-//! five times in all, and the timeline lists the failures it left behind. One that still
-//! fails is kept, and its checks mark it disturbed.
+//! Each trace is judged at once by the caller's [`Judge`] (streamlab holds it to its
+//! trace checks); one it finds wanting (a link busy with other traffic at that moment)
+//! is traced again after a pause, up to five times in all, and the timeline lists the
+//! reasons it left behind. One still wanting is kept: its checks mark it disturbed.
 //!
 //! Without CUPTI each operation is bracketed by events recorded in its stream, the
 //! timeline says `source: events`, and a note goes to stderr once. Tracing is only ever
@@ -33,13 +33,16 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use cudarc::cupti::result::activity;
 use cupti::{KINDS, cupti_unavailable, flush, from_cupti, now_ns, start_cupti, take_records};
-use streamlab_results::derived::trace as checks;
-use streamlab_results::saved::timeline::{
+use streamlab_record::timeline::{
     Lane, OpKind, Timeline, TimelineOp, TraceReference, TraceSource, TracedGpu,
 };
 
 use crate::{Event, Gpu, RuntimeError, Stream};
 use rows::{Rows, gates, zeros};
+
+/// What is wrong with a trace, in the caller's words (nothing: keep it): the runtime
+/// traces a schedule again while its trace has something wrong.
+pub type Judge<'a> = &'a dyn Fn(&Timeline) -> Vec<String>;
 
 /// Whether the "no CUPTI" note was printed.
 static NOTED: AtomicBool = AtomicBool::new(false);
@@ -222,16 +225,18 @@ impl<'a> Recorder<'a> {
 pub fn record(
     gpu: &Gpu,
     streams: &[Stream],
-    title: &str,
-    reference: TraceReference,
+    (title, reference, judge): (&str, TraceReference, Judge),
     schedule: impl FnMut(&mut Recorder) -> Result<(), RuntimeError>,
 ) -> Result<Timeline, RuntimeError> {
+    let how = How {
+        lane: None,
+        gated: true,
+        title,
+    };
     record_with(
         &Rows::One { gpu, streams },
-        None,
-        true,
-        title,
-        reference,
+        how,
+        (reference, judge),
         schedule,
     )
 }
@@ -243,11 +248,15 @@ pub fn record(
 /// streams, and every operation its GPU.
 pub fn record_gpus(
     gpus: &[(&Gpu, &[Stream])],
-    title: &str,
-    reference: TraceReference,
+    (title, reference, judge): (&str, TraceReference, Judge),
     schedule: impl FnMut(&mut Recorder) -> Result<(), RuntimeError>,
 ) -> Result<Timeline, RuntimeError> {
-    record_with(&Rows::several(gpus), None, true, title, reference, schedule)
+    let how = How {
+        lane: None,
+        gated: true,
+        title,
+    };
+    record_with(&Rows::several(gpus), how, (reference, judge), schedule)
 }
 
 /// Trace `schedule` as [`record`] does, but started as the host issues it, with no gate:
@@ -259,16 +268,18 @@ pub fn record_as_issued(
     gpu: &Gpu,
     streams: &[Stream],
     lane: Option<(Lane, &Stream)>,
-    title: &str,
-    reference: TraceReference,
+    (title, reference, judge): (&str, TraceReference, Judge),
     schedule: impl FnMut(&mut Recorder) -> Result<(), RuntimeError>,
 ) -> Result<Timeline, RuntimeError> {
+    let how = How {
+        lane,
+        gated: false,
+        title,
+    };
     record_with(
         &Rows::One { gpu, streams },
-        lane,
-        false,
-        title,
-        reference,
+        how,
+        (reference, judge),
         schedule,
     )
 }
@@ -342,19 +353,18 @@ enum Source {
     Events,
 }
 
+/// [`record_whole`], traced again while `judge` finds the trace wanting, up to
+/// [`TRACE_ATTEMPTS`]; the timeline lists the reasons of every retrace.
 fn record_with(
     rows: &Rows,
-    lane: Option<(Lane, &Stream)>,
-    gated: bool,
-    title: &str,
-    reference: TraceReference,
+    how: How,
+    (reference, judge): (TraceReference, Judge),
     mut schedule: impl FnMut(&mut Recorder) -> Result<(), RuntimeError>,
 ) -> Result<Timeline, RuntimeError> {
-    let how = How { lane, gated, title };
     let mut retraced = Vec::new();
     loop {
         let mut timeline = record_whole(rows, &how, &reference, &mut schedule, &mut retraced)?;
-        let failures = checks::check(&timeline).failures();
+        let failures = judge(&timeline);
         match failures.first() {
             Some(first) if retraced.len() + 1 < TRACE_ATTEMPTS => {
                 eprintln!("{first}; tracing it again");

@@ -25,7 +25,7 @@ use streamlab_results::saved::timeline::{OpKind, Timeline, TraceReference};
 use super::{Context, Run, RunError};
 use crate::measure::series;
 use crate::runtime::gate::Gate;
-use crate::runtime::trace;
+use crate::trace;
 use crate::runtime::{DeviceBuffer, Gpu, Region, RuntimeError, Shape, Stream};
 
 /// The most grids a GPU of compute capability 5.0 to 9.0 and later keeps resident at

@@ -32,7 +32,7 @@ use streamlab_results::saved::{Params as _, StageTimes, Verification};
 use super::{Context, Run, RunError};
 use crate::measure::{StageSampler, series};
 use crate::runtime::gate::Gate;
-use crate::runtime::trace;
+use crate::trace;
 use crate::runtime::{
     DeviceBuffer, Event, Function, Gpu, PinnedBuffer, Region, RuntimeError, Shape, Stream,
 };

@@ -35,7 +35,8 @@ use streamlab_results::stats::Series;
 use super::{Context, Rebind, Run, RunError, chosen_gpus, several_gpus};
 use crate::measure::{StageSampler, issue_iteration, series, wants_round};
 use crate::runtime::peer::portable_pinned;
-use crate::runtime::{DeviceBuffer, Gpu, PinnedBuffer, RuntimeError, Stream, trace};
+use crate::runtime::{DeviceBuffer, Gpu, PinnedBuffer, RuntimeError, Stream};
+use crate::trace;
 use crate::sincos::{Expected, SincosFn, fill_inputs, issue_op};
 use streamlab_results::spread::chunks;
 

@@ -43,7 +43,7 @@ use streamlab_results::saved::{IssueOrder, Params as _, StageTimes, Verification
 use super::{Context, Run, RunError};
 use crate::measure::{StageSampler, issue_iteration, series, wants_round};
 use crate::runtime::cpp_host;
-use crate::runtime::trace;
+use crate::trace;
 use crate::runtime::{Gpu, Region, RuntimeError, Stream};
 use crate::sincos::{Buffers, SincosFn};
 use streamlab_results::spread::chunks;

@@ -16,7 +16,7 @@ use streamlab_results::saved::Verification;
 use streamlab_results::saved::timeline::{OpKind, Timeline, TraceReference};
 
 use super::{Context, Run, RunError};
-use crate::runtime::trace::{self, Recorder};
+use crate::trace::{self, Recorder};
 use crate::runtime::{DeviceBuffer, Function, Gpu, PinnedBuffer, RuntimeError, Shape, Stream};
 
 /// Threads of each spin kernel's block.

@@ -32,7 +32,7 @@ fn stage_times(chunks: usize, mib: u64, kernel_ms: f64) -> StageTimes {
 fn result(host_link_ms: f64, spread_ms: f64) -> MultiGpuOverlapResult {
     let elements = 16 << 20;
     let share = |k: usize| GpuShare {
-        device: DeviceInfo::made_up(k),
+        device: crate::saved::made_up_device(k),
         first: k * elements / 2,
         elements: elements / 2,
         streams: 4,

@@ -11,7 +11,7 @@ use streamlab_results::saved::timeline::{Lane, OpKind};
 
 use super::super::Context;
 use crate::measure::series;
-use crate::runtime::trace::Recorder;
+use crate::trace::Recorder;
 use crate::runtime::{
     DeviceBuffer, Event, Function, Gpu, MemPool, PinnedBuffer, Region, RuntimeError, Shape, Stream,
 };

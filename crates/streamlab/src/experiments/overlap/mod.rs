@@ -29,7 +29,7 @@ use streamlab_results::stats::Series;
 use super::{Context, Run, RunError};
 use crate::measure::{StageSampler, issue_iteration, series};
 use crate::runtime::kernels::{CheckedPtx, DynamicFunction, Module};
-use crate::runtime::trace;
+use crate::trace;
 use crate::runtime::{DeviceBuffer, PinnedBuffer, Region, RuntimeError, Shape, Stream};
 use streamlab_results::spread::chunks;
 

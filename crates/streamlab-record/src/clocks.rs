@@ -203,7 +203,7 @@ impl PcieLink {
 pub struct GpuProbe {
     pub ordinal: usize,
     pub clocks: ClockProbe,
-    /// Its PCIe link as sysfs says it (as [`crate::saved::DeviceInfo::pcie_link`]),
+    /// Its PCIe link as sysfs says it (as [`crate::DeviceInfo::pcie_link`]),
     /// where the system shows it.
     pub pcie_link: Option<String>,
     /// Its PCIe link as NVML reads it.
@@ -217,32 +217,6 @@ impl GpuProbe {
         match &self.pcie_link {
             Some(sysfs) => format!("{nvml}, {sysfs}"),
             None => nvml,
-        }
-    }
-}
-
-impl super::Provenance {
-    /// Why the GPUs of this result ran slower than they can, where they did
-    /// ([`ClockProbe::held_back`]): each GPU's, named, for an experiment of several; the
-    /// session's GPU's otherwise.
-    pub fn held_back(&self) -> Option<String> {
-        if self.gpus.is_empty() {
-            return self.clocks.as_ref().and_then(ClockProbe::held_back);
-        }
-        let why: Vec<String> = (self.gpus.iter())
-            .filter_map(|g| Some(format!("GPU {}: {}", g.ordinal, g.clocks.held_back()?)))
-            .collect();
-        (!why.is_empty()).then(|| why.join("; "))
-    }
-
-    /// Whether every GPU's clocks were read before and after this result's work: where
-    /// not, whether a GPU held back during it is not known.
-    pub fn clocks_read(&self) -> bool {
-        let read = |c: &ClockProbe| matches!(c, ClockProbe::Read { .. });
-        if self.gpus.is_empty() {
-            self.clocks.as_ref().is_some_and(read)
-        } else {
-            self.gpus.iter().all(|g| read(&g.clocks))
         }
     }
 }
