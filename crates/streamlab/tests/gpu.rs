@@ -105,38 +105,7 @@ fn quick_run_all_verifies_every_experiment_and_every_trace() {
             "{name}"
         );
     }
-    // Every traced timeline comes from CUPTI and passes every check, or, where the
-    // machine's other traffic kept failing one through every retrace, says so: marked
-    // disturbed after its four retraces.
-    for name in [
-        "sincos-overlap",
-        "memcpy-kernel",
-        "matmul-streams",
-        "kernel-concurrency",
-    ] {
-        let doc = json(&out, &format!("{name}.json"));
-        let checks = doc["trace_checks"].as_array().expect("trace checks");
-        assert!(
-            !checks.is_empty() || name == "kernel-concurrency",
-            "{name} traced nothing"
-        );
-        for c in checks {
-            assert_eq!(c["source"], "cupti", "{name}: {c}");
-            let failed =
-                (c["checks"].as_array().unwrap().iter()).any(|check| check["outcome"] == "failed");
-            assert_eq!(c["disturbed"], failed, "{name}: {c}");
-            if failed {
-                assert_eq!(
-                    c["retraces"], 4,
-                    "{name}: disturbed before its retraces ran out: {c}"
-                );
-            }
-            assert!(
-                c["occupancy"]["span_ms"].as_f64().unwrap() > 0.0,
-                "{name}: {c}"
-            );
-        }
-    }
+    every_trace_from_cupti_passes_or_is_marked_disturbed(&out);
     // Every break beside its remedies, measured in the same run.
     let breaks = json(&out, "concurrency-breaks.json");
     assert_eq!(breaks["verification"]["passed"], true);
@@ -166,6 +135,41 @@ fn quick_run_all_verifies_every_experiment_and_every_trace() {
     }
     assert!(out.join("report.html").is_file());
     std::fs::remove_dir_all(&out).expect("clean up");
+}
+
+/// Every traced timeline of the quick run in `out` comes from CUPTI and passes every
+/// check, or, where the machine's other traffic kept failing one through every retrace,
+/// says so: marked disturbed after its four retraces.
+fn every_trace_from_cupti_passes_or_is_marked_disturbed(out: &Path) {
+    for name in [
+        "sincos-overlap",
+        "memcpy-kernel",
+        "matmul-streams",
+        "kernel-concurrency",
+    ] {
+        let doc = json(out, &format!("{name}.json"));
+        let checks = doc["trace_checks"].as_array().expect("trace checks");
+        assert!(
+            !checks.is_empty() || name == "kernel-concurrency",
+            "{name} traced nothing"
+        );
+        for c in checks {
+            assert_eq!(c["source"], "cupti", "{name}: {c}");
+            let failed =
+                (c["checks"].as_array().unwrap().iter()).any(|check| check["outcome"] == "failed");
+            assert_eq!(c["disturbed"], failed, "{name}: {c}");
+            if failed {
+                assert_eq!(
+                    c["retraces"], 4,
+                    "{name}: disturbed before its retraces ran out: {c}"
+                );
+            }
+            assert!(
+                c["occupancy"]["span_ms"].as_f64().unwrap() > 0.0,
+                "{name}: {c}"
+            );
+        }
+    }
 }
 
 /// `output` is a refusal: exit status 2, one line saying `why`, nothing written to `out`.

@@ -176,10 +176,48 @@ impl Errors {
 /// Check everything about a kernel function and read its parameters.
 pub(crate) fn check_fn(item: ItemFn) -> syn::Result<KernelFn> {
     item.modifiers.require_empty()?;
-    let sig = &item.sig;
-    let name = sig.ident.unraw();
+    let name = item.sig.ident.unraw();
     let mut errors = Errors::default();
+    check_signature(&item, &name, &mut errors);
+    let sig = &item.sig;
+    let mut params: Vec<KernelParam> = Vec::new();
+    for arg in &sig.inputs {
+        match check_param(arg, &name) {
+            Ok(param) => {
+                if params
+                    .iter()
+                    .any(|p| p.ident.unraw() == param.ident.unraw())
+                {
+                    errors.spanned(
+                        &param.ident,
+                        format!(
+                            "#[kernel] parameter `{}` is declared twice: rename one of them",
+                            param.ident.unraw()
+                        ),
+                    );
+                }
+                params.push(param);
+            }
+            Err(error) => errors.push(error),
+        }
+    }
 
+    match errors.0 {
+        Some(error) => Err(error),
+        None => Ok(KernelFn {
+            attrs: item.attrs,
+            ident: item.sig.ident,
+            params,
+            stmts: item.block.stmts,
+        }),
+    }
+}
+
+/// Every error of `item`'s signature and attributes beside its parameters: a kernel is a
+/// plain `pub unsafe fn`, neither const, async, generic nor variadic, with no ABI, return
+/// type or export attribute of its own.
+fn check_signature(item: &ItemFn, name: &proc_macro2::Ident, errors: &mut Errors) {
+    let sig = &item.sig;
     if !matches!(item.vis, Visibility::Public(_)) {
         let at = match &item.vis {
             Visibility::Inherited => sig.ident.to_token_stream(),
@@ -267,6 +305,11 @@ pub(crate) fn check_fn(item: ItemFn) -> syn::Result<KernelFn> {
             ),
         );
     }
+    check_exports(item, name, errors);
+}
+
+/// An error for each attribute of `item` that exports it itself: #[kernel] does.
+fn check_exports(item: &ItemFn, name: &proc_macro2::Ident, errors: &mut Errors) {
     for attr in &item.attrs {
         if let Some(export) = export_attr(attr) {
             errors.spanned(
@@ -277,38 +320,6 @@ pub(crate) fn check_fn(item: ItemFn) -> syn::Result<KernelFn> {
                 ),
             );
         }
-    }
-
-    let mut params: Vec<KernelParam> = Vec::new();
-    for arg in &sig.inputs {
-        match check_param(arg, &name) {
-            Ok(param) => {
-                if params
-                    .iter()
-                    .any(|p| p.ident.unraw() == param.ident.unraw())
-                {
-                    errors.spanned(
-                        &param.ident,
-                        format!(
-                            "#[kernel] parameter `{}` is declared twice: rename one of them",
-                            param.ident.unraw()
-                        ),
-                    );
-                }
-                params.push(param);
-            }
-            Err(error) => errors.push(error),
-        }
-    }
-
-    match errors.0 {
-        Some(error) => Err(error),
-        None => Ok(KernelFn {
-            attrs: item.attrs,
-            ident: item.sig.ident,
-            params,
-            stmts: item.block.stmts,
-        }),
     }
 }
 

@@ -180,11 +180,17 @@ pub fn shapes(p: &Params, seed: u64) -> Shapes {
             origin: Origin::Defaults,
         });
     }
-    if p.sweep_launches == 0 {
-        return shapes;
+    if p.sweep_launches > 0 {
+        with_tails(&mut shapes, p);
+        drawn(&mut shapes, p, seed);
     }
+    shapes
+}
+
+/// The sweep's shapes with tails on every axis: odd inner sizes, block-ragged rows and
+/// columns, primes.
+fn with_tails(shapes: &mut Shapes, p: &Params) {
     let prime = |n: u64| prime_at_most(n) as u32;
-    // Tails on every axis: odd inner sizes, block-ragged rows and columns, primes.
     let tail = |rows, cols, inner| MatmulShape {
         rows,
         cols,
@@ -226,8 +232,11 @@ pub fn shapes(p: &Params, seed: u64) -> Shapes {
         elements: prime_at_most(p.sincos_elements as u64) as usize,
         origin: Origin::Tail,
     });
-    // Drawn from the seed: matmul alternately latency-bound (a few threads walking long
-    // rows) and wide (a thread per cell over much of the GPU).
+}
+
+/// The shapes drawn from `seed`: matmul alternately latency-bound (a few threads walking
+/// long rows) and wide (a thread per cell over much of the GPU).
+fn drawn(shapes: &mut Shapes, p: &Params, seed: u64) {
     let mut rng = Rng::new(seed);
     let mut draw = |lo: u64, hi: u64| rng.in_range(lo, hi.max(lo));
     for i in 0..p.random_shapes {
@@ -262,7 +271,6 @@ pub fn shapes(p: &Params, seed: u64) -> Shapes {
             origin: Origin::Random,
         });
     }
-    shapes
 }
 
 #[cfg(test)]

@@ -78,9 +78,9 @@ fn contour(h: &HeatMap) -> Vec<[(f64, f64); 2]> {
     edges
 }
 
-pub(super) fn draw_heat_map(root: &Area<'_>, h: &HeatMap) -> Drawn {
-    let area = titled(root, &h.title, 24, &TEXT)?;
-    let (nx, ny) = (h.columns.len(), h.rows.len());
+/// The map's legend: its two sides of the threshold, its contour where `contoured`, and
+/// its marked cells where it has some.
+fn legend(h: &HeatMap, contoured: bool) -> Vec<Entry> {
     let thick = |color, width| Swatch::Line {
         color,
         width,
@@ -97,14 +97,20 @@ pub(super) fn draw_heat_map(root: &Area<'_>, h: &HeatMap) -> Drawn {
             format!("< {}", cell_text(h.threshold, h.unit)),
         ),
     ];
-    let edges = contour(h);
-    if let (Some(name), false) = (h.contour, edges.is_empty()) {
+    if let (Some(name), true) = (h.contour, contoured) {
         entries.push(Entry::new(thick(CONTOUR, 4), name));
     }
     if !h.marked.is_empty() {
         entries.push(Entry::new(thick(MARK, 3), "disagrees"));
     }
-    let plot = legend_right(&area, &entries)?;
+    entries
+}
+
+pub(super) fn draw_heat_map(root: &Area<'_>, h: &HeatMap) -> Drawn {
+    let area = titled(root, &h.title, 24, &TEXT)?;
+    let (nx, ny) = (h.columns.len(), h.rows.len());
+    let edges = contour(h);
+    let plot = legend_right(&area, &legend(h, !edges.is_empty()))?;
 
     let longest = text::widest(&h.rows, text::px(LABEL_SIZE)).ceil() as i32;
     let mut chart = ChartBuilder::on(&plot)
