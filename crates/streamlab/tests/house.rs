@@ -522,3 +522,83 @@ fn the_import_check_reads_crate_and_super_paths_through_braces() {
     ]);
     assert_eq!(circles(&graph).len(), 2);
 }
+
+/// The most lines a function spans, from its `fn` line to its closing brace.
+const MAX_FUNCTION_LINES: usize = 100;
+
+/// Each function of `text` longer than [`MAX_FUNCTION_LINES`]: its name and lines, read
+/// by counting braces outside strings and comments.
+fn long_functions(text: &str) -> Vec<(String, usize)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut long = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let code = line.trim_start();
+        let fn_at = [
+            "fn ",
+            "pub fn ",
+            "pub(crate) fn ",
+            "pub(super) fn ",
+            "unsafe fn ",
+            "pub unsafe fn ",
+            "const fn ",
+            "pub const fn ",
+        ]
+        .iter()
+        .find(|p| code.starts_with(**p));
+        let (Some(prefix), false) = (fn_at, code.trim_end().ends_with(';')) else {
+            continue;
+        };
+        let name: String = code[prefix.len()..]
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        let (mut depth, mut started) = (0i32, false);
+        for (k, l) in lines.iter().enumerate().skip(i) {
+            let mut in_string = false;
+            let mut prev = ' ';
+            for c in l.split("//").next().unwrap_or("").chars() {
+                match c {
+                    '"' if prev != '\\' => in_string = !in_string,
+                    '{' if !in_string => {
+                        depth += 1;
+                        started = true;
+                    }
+                    '}' if !in_string => depth -= 1,
+                    _ => {}
+                }
+                prev = c;
+            }
+            if started && depth == 0 {
+                if k - i + 1 > MAX_FUNCTION_LINES {
+                    long.push((name.clone(), k - i + 1));
+                }
+                break;
+            }
+        }
+    }
+    long
+}
+
+#[test]
+fn no_function_passes_the_line_limit() {
+    let root = root();
+    let mut long = Vec::new();
+    for (path, text) in sources() {
+        for (name, lines) in long_functions(&text) {
+            let path = path
+                .strip_prefix(&root)
+                .unwrap_or(&path)
+                .display()
+                .to_string();
+            long.push(format!("{path}: {name}, {lines} lines"));
+        }
+    }
+    assert!(long.is_empty(), "split these: {long:#?}");
+    // The count sees a long function.
+    let body = "    let x = 1;\n".repeat(MAX_FUNCTION_LINES);
+    let text = format!("pub fn f() {{\n{body}}}\n");
+    assert_eq!(
+        long_functions(&text),
+        [("f".to_owned(), MAX_FUNCTION_LINES + 2)]
+    );
+}
