@@ -366,6 +366,24 @@ impl MeasuredRow {
         }
     }
 
+    /// The rows of one configuration's series in `unit`, each `(item, what, series)` keyed
+    /// `key/item` and labelled "label: what".
+    pub fn group<'s>(
+        (key, label): (&str, &str),
+        unit: &'static str,
+        items: impl IntoIterator<Item = (&'s str, &'s str, &'s Series)>,
+    ) -> impl Iterator<Item = MeasuredRow> {
+        let (key, label) = (key.to_owned(), label.to_owned());
+        (items.into_iter()).map(move |(item, what, series)| {
+            MeasuredRow::median(
+                format!("{key}/{item}"),
+                format!("{label}: {what}"),
+                series,
+                unit,
+            )
+        })
+    }
+
     /// The same row, marked as moving data over the host link.
     pub fn over_link(self) -> MeasuredRow {
         MeasuredRow {

@@ -332,18 +332,11 @@ impl Experiment for KernelConcurrency {
                     format!("q{q}/s{}", p.streams),
                     format!("{q} queues, {} streams", p.streams),
                 );
-                rows.push(MeasuredRow::median(
-                    format!("{key}/serial"),
-                    format!("{label}: serial"),
-                    &p.serial,
-                    MS,
-                ));
-                rows.push(MeasuredRow::median(
-                    format!("{key}/concurrent"),
-                    format!("{label}: concurrent"),
-                    &p.concurrent,
-                    MS,
-                ));
+                let series = [
+                    ("serial", "serial", &p.serial),
+                    ("concurrent", "concurrent", &p.concurrent),
+                ];
+                rows.extend(MeasuredRow::group((&key, &label), MS, series));
             }
         }
         rows

@@ -335,38 +335,19 @@ impl Experiment for LaunchOverhead {
     fn rows(r: &LaunchOverheadResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
         let mut rows = Vec::new();
         for c in &r.stream {
-            let (key, label) = (format!("{:?}", c.kernels).to_lowercase(), c.kernels.label());
-            rows.push(MeasuredRow::median(
-                format!("{key}/async-host"),
-                format!("{label}: asynchronous launch, host"),
-                &c.async_host_us,
-                US,
-            ));
-            rows.push(MeasuredRow::median(
-                format!("{key}/async-gpu"),
-                format!("{label}: asynchronous launch, GPU"),
-                &c.async_gpu_us,
-                US,
-            ));
-            rows.push(MeasuredRow::median(
-                format!("{key}/sync"),
-                format!("{label}: launch and wait"),
-                &c.sync_us,
-                US,
-            ));
+            let key = format!("{:?}", c.kernels).to_lowercase();
+            let series = [
+                ("async-host", "asynchronous launch, host", &c.async_host_us),
+                ("async-gpu", "asynchronous launch, GPU", &c.async_gpu_us),
+                ("sync", "launch and wait", &c.sync_us),
+            ];
+            rows.extend(MeasuredRow::group((&key, c.kernels.label()), US, series));
         }
-        rows.push(MeasuredRow::median(
-            "graph/host",
-            "graph replay, host per kernel",
-            &r.graph.host_us,
-            US,
-        ));
-        rows.push(MeasuredRow::median(
-            "graph/gpu",
-            "graph replay, GPU per kernel",
-            &r.graph.gpu_us,
-            US,
-        ));
+        let graph = [
+            ("host", "host per kernel", &r.graph.host_us),
+            ("gpu", "GPU per kernel", &r.graph.gpu_us),
+        ];
+        rows.extend(MeasuredRow::group(("graph", "graph replay"), US, graph));
         for p in &r.breakeven {
             rows.push(MeasuredRow::median(
                 format!("work{}", p.work_us),

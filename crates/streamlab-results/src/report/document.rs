@@ -4,7 +4,7 @@
 //! experiment ([`super::section`]). Markdown and HTML both render this; the run
 //! ([`crate::run`]) assembles it.
 use super::section::Section;
-use crate::run::summary::Findings;
+use super::table::Table;
 
 /// The whole report.
 #[derive(Debug, Clone)]
@@ -24,6 +24,19 @@ pub struct Document {
 }
 
 impl Document {
+    /// The report's contents after its findings, as `(title, anchor)`: each section, the
+    /// note on reading the timelines where a section has some, and the glossary.
+    pub fn contents(&self) -> Vec<(&str, &str)> {
+        let mut out: Vec<(&str, &str)> = (self.sections.iter())
+            .map(|s| (s.title.as_str(), s.id.as_str()))
+            .collect();
+        if self.has_timelines() {
+            out.push(("Reading the timelines", "reading-the-timelines"));
+        }
+        out.push(("Glossary", "glossary"));
+        out
+    }
+
     /// Whether any section has timelines: then the report says once how to read them.
     pub fn has_timelines(&self) -> bool {
         self.sections.iter().any(|s| !s.timelines.is_empty())
@@ -42,3 +55,36 @@ impl Document {
         files
     }
 }
+
+/// What a run found: each experiment's finding in words, and a row of numbers per
+/// experiment. The report's first screen and the end of `run-all` show it.
+#[derive(Debug, Clone)]
+pub struct Findings {
+    /// (experiment, its finding), in the run's order.
+    pub words: Vec<(String, String)>,
+    /// experiment | result | against its bound | Rust / C++ | noise | verified.
+    pub table: Table,
+    /// How many results it holds, and how many of them passed their verification.
+    pub results: usize,
+    pub verified: usize,
+    /// The results whose GPU held its clocks down while they ran: (file stem, why).
+    pub held_back: Vec<(String, String)>,
+    /// How many results did not read every GPU's clocks (not recorded, or NVML refused):
+    /// whether their GPUs held back is not known.
+    pub clocks_unknown: usize,
+}
+
+impl Findings {
+    /// The line saying how many results have no clocks to tell a GPU held back, if any.
+    pub fn clocks_unknown_line(&self) -> Option<String> {
+        (self.clocks_unknown > 0).then(|| {
+            format!(
+                "Clocks not recorded or unread for {} of {} results: whether the GPU held back during them is not known",
+                self.clocks_unknown, self.results
+            )
+        })
+    }
+}
+
+/// What the columns of [`Findings::table`] mean.
+pub const FINDINGS_KEY: &str = "Against its bound: the time over the least time this machine allows, from limits measured in the same run (1.00× is the limit reached). Rust / C++: Rust kernels' time over their CUDA C++ twins' (below 1, Rust is faster). Noisy rows: measured rows whose repeated samples spread more than 1%, of those that can show a spread. Verified: every output element checked against a reference.";

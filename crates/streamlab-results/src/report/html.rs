@@ -3,12 +3,12 @@
 use std::fmt::Write;
 
 use super::document::Document;
+use super::document::{FINDINGS_KEY, Findings};
 use super::fit::UNDER;
 use super::glossary::{Linker, TERMS};
 use super::section::{Section, TIMELINE_NOTE, TimelineFigure, shared_source, trace_note};
 use super::table::Table;
 use crate::derived::trace::Outcome;
-use crate::run::summary::{FINDINGS_KEY, Findings};
 
 pub(crate) const STYLE: &str = "
 body { font-family: Helvetica, Arial, sans-serif; color: #222; max-width: 1240px;
@@ -86,18 +86,10 @@ pub fn render(doc: &Document) -> String {
         body += "<p>New to these terms? The <a href=\"#glossary\">glossary</a> at the end \
             explains each, and the report links it where a term is first used.</p>\n";
         body += "<h2>Contents</h2>\n<ul>\n";
-        for s in &doc.sections {
-            let _ = writeln!(
-                body,
-                "<li><a href=\"#{}\">{}</a></li>",
-                s.id,
-                escape(&s.title)
-            );
+        for (title, id) in doc.contents() {
+            let _ = writeln!(body, "<li><a href=\"#{id}\">{}</a></li>", escape(title));
         }
-        if doc.has_timelines() {
-            body += "<li><a href=\"#reading-the-timelines\">Reading the timelines</a></li>\n";
-        }
-        body += "<li><a href=\"#glossary\">Glossary</a></li>\n</ul>\n";
+        body += "</ul>\n";
     }
     let mut linker = Linker::default();
     for s in &doc.sections {

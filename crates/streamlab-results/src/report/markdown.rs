@@ -3,12 +3,12 @@
 use std::fmt::Write;
 
 use super::document::Document;
+use super::document::FINDINGS_KEY;
 use super::fit::UNDER;
 use super::glossary::{Linker, TERMS};
 use super::section::{Section, TIMELINE_NOTE, TimelineFigure, shared_source, trace_note};
 use super::table::Table;
 use crate::derived::trace::Outcome;
-use crate::run::summary::FINDINGS_KEY;
 
 /// The whole report as Markdown.
 pub fn render(doc: &Document) -> String {
@@ -66,13 +66,10 @@ pub fn render(doc: &Document) -> String {
         out += "New to these terms? The [glossary](#glossary) at the end explains each, and the \
             report links it where a term is first used.\n\n";
         out += "## Contents\n\n";
-        for s in &doc.sections {
-            let _ = writeln!(out, "- [{}](#{})", s.title, s.id);
+        for (title, id) in doc.contents() {
+            let _ = writeln!(out, "- [{title}](#{id})");
         }
-        if doc.has_timelines() {
-            out += "- [Reading the timelines](#reading-the-timelines)\n";
-        }
-        out += "- [Glossary](#glossary)\n\n";
+        out += "\n";
     }
     let mut linker = Linker::default();
     for s in &doc.sections {

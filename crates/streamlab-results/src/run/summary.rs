@@ -7,6 +7,7 @@ use crate::derived::rates::{NOISY_LINK, link_moved};
 use crate::derived::summary::{Entries, Json, LinkSteady, RunStatus, RunSummary};
 use crate::experiment::{self, Analysis, MeasuredRow};
 use crate::experiments;
+use crate::report::document::{FINDINGS_KEY, Findings};
 use crate::report::fit::Width;
 use crate::report::table::{self, Table};
 use crate::saved::KernelSet;
@@ -125,39 +126,6 @@ pub fn lines(a: &Analysis) -> Vec<(String, String)> {
     }
     out
 }
-
-/// What a run found: each experiment's finding in words, and a row of numbers per
-/// experiment. The report's first screen and the end of `run-all` show it.
-#[derive(Debug, Clone)]
-pub struct Findings {
-    /// (experiment, its finding), in the run's order.
-    pub words: Vec<(String, String)>,
-    /// experiment | result | against its bound | Rust / C++ | noise | verified.
-    pub table: Table,
-    /// How many results it holds, and how many of them passed their verification.
-    pub results: usize,
-    pub verified: usize,
-    /// The results whose GPU held its clocks down while they ran: (file stem, why).
-    pub held_back: Vec<(String, String)>,
-    /// How many results did not read every GPU's clocks (not recorded, or NVML refused):
-    /// whether their GPUs held back is not known.
-    pub clocks_unknown: usize,
-}
-
-impl Findings {
-    /// The line saying how many results have no clocks to tell a GPU held back, if any.
-    pub fn clocks_unknown_line(&self) -> Option<String> {
-        (self.clocks_unknown > 0).then(|| {
-            format!(
-                "Clocks not recorded or unread for {} of {} results: whether the GPU held back during them is not known",
-                self.clocks_unknown, self.results
-            )
-        })
-    }
-}
-
-/// What the columns of [`Findings::table`] mean.
-pub const FINDINGS_KEY: &str = "Against its bound: the time over the least time this machine allows, from limits measured in the same run (1.00× is the limit reached). Rust / C++: Rust kernels' time over their CUDA C++ twins' (below 1, Rust is faster). Noisy rows: measured rows whose repeated samples spread more than 1%, of those that can show a spread. Verified: every output element checked against a reference.";
 
 /// What `run` found ([`Findings`]).
 pub fn findings(run: &SavedRun) -> Findings {

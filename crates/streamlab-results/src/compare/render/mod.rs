@@ -134,25 +134,19 @@ fn section_blocks<'a>(c: &Comparison, s: &'a ComparedSection) -> Vec<Block<'a>> 
     for (label, text) in &s.notes {
         out.push(Block::Note(label.clone(), text.clone()));
     }
-    if !s.headlines.is_empty() {
-        let mut t = Table::new(
-            Some("its headline, as each run's summary has it".into()),
-            &["", &ha, &hb],
-        );
-        for (label, a, b) in &s.headlines {
-            t.rows.push(vec![label.clone(), a.clone(), b.clone()]);
-        }
-        let n = t.rows.len();
-        out.push(Block::Table(t, vec![None; n]));
-    }
-    if !s.params.is_empty() {
-        let mut t = Table::new(
-            Some("parameters that differ".into()),
-            &["parameter", &ha, &hb],
-        );
-        for (k, a, b) in &s.params {
-            t.rows.push(vec![k.clone(), a.clone(), b.clone()]);
-        }
+    let side_by_side = [
+        (
+            "its headline, as each run's summary has it",
+            "",
+            &s.headlines,
+        ),
+        ("parameters that differ", "parameter", &s.params),
+    ];
+    for (caption, first, rows) in side_by_side.into_iter().filter(|(.., r)| !r.is_empty()) {
+        let mut t = Table::new(Some(caption.into()), &[first, &ha, &hb]);
+        t.rows = (rows.iter())
+            .map(|(label, a, b)| vec![label.clone(), a.clone(), b.clone()])
+            .collect();
         let n = t.rows.len();
         out.push(Block::Table(t, vec![None; n]));
     }

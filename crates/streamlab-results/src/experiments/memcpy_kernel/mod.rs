@@ -198,18 +198,11 @@ impl Experiment for MemcpyKernel {
                 format!("{}/{}", x.streams, x.cycles),
                 format!("{} streams, {} cycles", x.streams, x.cycles),
             );
-            rows.push(MeasuredRow::median(
-                format!("{key}/sequential"),
-                format!("{label}: sequential"),
-                &x.total,
-                MS,
-            ));
-            rows.push(MeasuredRow::median(
-                format!("{key}/streamed"),
-                format!("{label}: streamed"),
-                &x.concurrent,
-                MS,
-            ));
+            let series = [
+                ("sequential", "sequential", &x.total),
+                ("streamed", "streamed", &x.concurrent),
+            ];
+            rows.extend(MeasuredRow::group((&key, &label), MS, series));
         }
         rows.into_iter().map(MeasuredRow::over_link).collect()
     }
