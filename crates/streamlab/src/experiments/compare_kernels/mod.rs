@@ -25,7 +25,7 @@
 mod cases;
 mod placement;
 
-use streamlab_results::card::{self, KernelCard};
+use streamlab_results::card::KernelCard;
 use streamlab_results::experiments::compare_kernels::shapes::{self};
 use streamlab_results::experiments::compare_kernels::{
     BATCHED_SAMPLE_MS, Cache, CompareKernels, KernelCase, KernelComparison,
@@ -234,7 +234,7 @@ impl<'a> Bench<'a> {
     ) -> Result<Option<KernelCard>, RuntimeError> {
         let ptx = self.ptx[usize::from(language == KernelSet::Cuda)];
         let driver = function.driver_card(threads)?;
-        Ok(card::ptx_counts(ptx, function.name()).map(|ptx| KernelCard { driver, ptx }))
+        Ok(nvptx_builder::ptx::counts(ptx, function.name()).map(|ptx| KernelCard { driver, ptx }))
     }
 
     /// Each entry's card at `shape`.
