@@ -337,7 +337,7 @@ pub const OUTLIER_SPREADS: f64 = 3.0;
 
 /// The lower quartile, median and upper quartile of a set of samples, interpolated
 /// linearly between order statistics.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Quartiles {
     pub q1: f64,
     pub median: f64,

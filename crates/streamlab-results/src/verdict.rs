@@ -27,7 +27,7 @@ use crate::stats::{self, Series};
 pub const ALPHA: f64 = 0.01;
 
 /// How a difference is judged.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Rule {
     /// A difference is beyond the noise when the rank test's two-sided p is below this.
     pub alpha: f64,
@@ -182,7 +182,7 @@ impl Margins {
 }
 
 /// What a comparison of A with B says; the figures are times, so lower is faster.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
     /// B takes less time, beyond the noise and the minimum effect.
@@ -247,7 +247,7 @@ impl<'a> From<&'a Series> for Measured<'a> {
 
 /// A judged difference: B over A, the rank test's p, the minimum effect it was held to,
 /// and the verdict.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Judged {
     pub b_over_a: Option<f64>,
     pub p_value: Option<f64>,

@@ -37,7 +37,7 @@ pub fn beyond(measured_ms: f64, bound_ms: f64) -> bool {
 
 /// The time each engine needs for the whole data of one run, measured alone
 /// (milliseconds), and `both_ms`: the data in and out together at the both-ways rate.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Stages {
     pub htod_ms: f64,
     pub kernel_ms: f64,
@@ -85,7 +85,7 @@ impl Limiter {
 
 /// Where a row's median sits under a bound it should not beat, by the one rule of
 /// [`stats::beyond_noise`] over the row's noise and the bound's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Under {
     /// Under it by less than the two figures' noise: at the bound.
@@ -137,21 +137,21 @@ pub fn under_clause(bound: &str, under: Option<usize>, beyond_noise: Option<usiz
 }
 
 /// A bound per run, and the term that sets it.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Bound {
     pub ms: f64,
     pub limiter: Limiter,
     /// Where a verified row beat the bound built from the measured stages by more than
     /// [`SLACK`]: that bound. The limiter's rate was under-measured, and `ms` is the
     /// row's own time, the bound the rate it implies gives.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub built_ms: Option<f64>,
     /// The relative noise of the stage samples it was built from
     /// ([`crate::derived::rates::stage_noise`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub noise: Option<f64>,
     /// Where its row's median sits under it as built, if it does.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub under: Option<Under>,
 }
 

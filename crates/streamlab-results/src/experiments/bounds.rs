@@ -65,7 +65,7 @@ pub struct BoundsResult {
 }
 
 /// The medians of every measurement: `summary.json`'s `bounds`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BoundsSummary {
     pub h2d_ms: f64,
     pub d2h_ms: f64,
@@ -78,15 +78,10 @@ pub struct BoundsSummary {
     pub launch_us: f64,
     /// The relative noise of each measurement's samples (absent from summaries written
     /// before they were kept here).
-    #[serde(default)]
     pub h2d_noise: Option<f64>,
-    #[serde(default)]
     pub d2h_noise: Option<f64>,
-    #[serde(default)]
     pub bidirectional_noise: Option<f64>,
-    #[serde(default)]
     pub d2d_noise: Option<f64>,
-    #[serde(default)]
     pub launch_noise: Option<f64>,
 }
 

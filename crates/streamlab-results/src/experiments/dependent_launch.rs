@@ -116,7 +116,7 @@ pub struct DependentLaunchResult {
 }
 
 /// One point's gaps.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GapRow {
     pub kernels: KernelSet,
     pub way: Way,
@@ -129,7 +129,7 @@ pub struct GapRow {
 }
 
 /// Everything derived from a dependent-launch result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DependentAnalysis {
     pub rows: Vec<GapRow>,
 }
@@ -164,7 +164,7 @@ fn analyze(r: &DependentLaunchResult) -> DependentAnalysis {
 
 /// dependent-launch's headline in `summary.json`: the Rust kernels' median gaps at the
 /// smallest size (µs), each way.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DependentSummary {
     pub verified: bool,
     pub spin_us: Option<u32>,

@@ -115,7 +115,7 @@ pub struct GraphOverlapResult {
 }
 
 /// One order at one chunk count (medians, milliseconds per iteration).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GraphRow {
     pub variant: IssueOrder,
     pub chunks: usize,
@@ -162,7 +162,7 @@ impl GraphRow {
 }
 
 /// Everything derived from a graph-overlap result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GraphAnalysis {
     pub rows: Vec<GraphRow>,
 }
@@ -223,7 +223,7 @@ fn analyze(r: &GraphOverlapResult) -> GraphAnalysis {
 }
 
 /// graph-overlap's headline in `summary.json`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GraphSummary {
     pub verified: bool,
     /// Graph over streams, GPU time, at the fewest chunks (the worse order).
@@ -232,9 +232,7 @@ pub struct GraphSummary {
     pub host_ratio_most_chunks: Option<f64>,
     /// Whether the two sides' noise covers each ratio's distance from 1 (absent from
     /// summaries written before they were judged).
-    #[serde(default)]
     pub gpu_ratio_within_noise: Option<bool>,
-    #[serde(default)]
     pub host_ratio_within_noise: Option<bool>,
 }
 

@@ -121,7 +121,7 @@ pub struct KernelConcurrencyResult {
 pub const WAVES_TOLERANCE: f64 = 0.15;
 
 /// One stream count with one queue setting (medians, milliseconds).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ConcurrencyRow {
     pub queues: u32,
     pub streams: usize,
@@ -148,12 +148,11 @@ pub struct ConcurrencyRow {
     pub beyond_bound: bool,
     /// Where the concurrent time sits under its bound (exact: the spin time is held by
     /// the GPU's clock), within or beyond its noise.
-    #[serde(default)]
     pub under: Option<Under>,
 }
 
 /// Everything derived from a kernel-concurrency result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ConcurrencyAnalysis {
     pub rows: Vec<ConcurrencyRow>,
     /// The queue settings measured, in order.
@@ -215,7 +214,7 @@ fn analyze(r: &KernelConcurrencyResult) -> ConcurrencyAnalysis {
 }
 
 /// kernel-concurrency's headline in `summary.json`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ConcurrencySummary {
     pub verified: bool,
     /// Serial over concurrent, 32 streams with 32 hardware queues.

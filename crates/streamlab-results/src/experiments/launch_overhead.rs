@@ -112,7 +112,7 @@ pub struct LaunchOverheadResult {
 pub const BREAKEVEN_OVERHEAD: f64 = 0.10;
 
 /// One language's launch costs (medians, microseconds per launch).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LaunchRow {
     pub kernels: KernelSet,
     pub async_host_us: f64,
@@ -128,7 +128,7 @@ pub struct LaunchRow {
 }
 
 /// One work size of the breakeven curve (medians, microseconds per kernel).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BreakevenRow {
     pub work_us: u32,
     pub per_kernel_us: f64,
@@ -141,7 +141,7 @@ pub struct BreakevenRow {
 }
 
 /// Everything derived from a launch-overhead result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LaunchAnalysis {
     pub rows: Vec<LaunchRow>,
     /// Rust's launch rate over the CUDA C++ twin's (above 1: Rust launches faster).
@@ -226,7 +226,7 @@ fn analyze(r: &LaunchOverheadResult) -> LaunchAnalysis {
 }
 
 /// launch-overhead's headline in `summary.json`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LaunchSummary {
     pub verified: bool,
     pub rust_launches_per_s: Option<f64>,
@@ -234,7 +234,6 @@ pub struct LaunchSummary {
     pub rust_over_cuda_rate: Option<f64>,
     /// Whether the two rates' noise covers that ratio's distance from 1 (absent from
     /// summaries written before it was judged).
-    #[serde(default)]
     pub rust_over_cuda_within_noise: Option<bool>,
     /// Graph replay's host time per launch over stream issue's.
     pub graph_over_stream_host: f64,

@@ -125,7 +125,7 @@ pub struct MappedResult {
 }
 
 /// One size (medians, milliseconds per iteration).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MappedRow {
     pub elements: usize,
     pub mapped_ms: f64,
@@ -157,7 +157,7 @@ impl MappedRow {
 }
 
 /// Everything derived from a mapped result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MappedAnalysis {
     /// The fastest rates of whole-array copies over every size: the link's bandwidth.
     pub link: CopyRates,
@@ -268,7 +268,7 @@ fn analyze(r: &MappedResult) -> MappedAnalysis {
 }
 
 /// mapped's headline in `summary.json`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MappedSummary {
     pub verified: bool,
     /// The sizes (floats) at which mapped memory beat the streamed copies.

@@ -94,15 +94,13 @@ pub struct MatmulStreamsResult {
 }
 
 /// One stream count.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MatmulPoint {
     pub streams: usize,
     /// The time for all products in each trial.
     pub time: Series,
     /// Its median, and the relative noise of its trials.
-    #[serde(default)]
     pub median_ms: f64,
-    #[serde(default)]
     pub noise: f64,
     /// One-stream median over this median.
     pub speedup: f64,
@@ -113,7 +111,7 @@ pub struct MatmulPoint {
 }
 
 /// Everything derived from a matmul-streams result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MatmulAnalysis {
     pub points: Vec<MatmulPoint>,
 }

@@ -201,7 +201,7 @@ pub struct OverlapResult {
 }
 
 /// One configuration at one size (medians, milliseconds per iteration).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct OverlapConfig {
     pub variant: IssueOrder,
     pub streams: usize,
@@ -214,7 +214,7 @@ pub struct OverlapConfig {
 }
 
 /// One array size.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct OverlapSizeAnalysis {
     pub elements: usize,
     pub sequential_ms: f64,
@@ -233,7 +233,7 @@ impl OverlapSizeAnalysis {
 }
 
 /// The verdict.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct OverlapAnalysis {
     pub sizes: Vec<OverlapSizeAnalysis>,
     /// The smallest size measured at which the best streamed configuration reaches

@@ -154,7 +154,7 @@ pub struct OverlapMapResult {
 }
 
 /// One (size, stream count) cell.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MapCellAnalysis {
     pub elements: usize,
     pub streams: usize,
@@ -172,7 +172,7 @@ pub struct MapCellAnalysis {
 }
 
 /// The smallest size at which a stream count pays off, measured and modelled.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Crossover {
     pub streams: usize,
     pub measured: Option<usize>,
@@ -182,7 +182,7 @@ pub struct Crossover {
 }
 
 /// Everything derived from an overlap-map result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MapAnalysis {
     pub sizes: Vec<usize>,
     pub stream_counts: Vec<usize>,
@@ -195,7 +195,6 @@ pub struct MapAnalysis {
     pub kernel_ms_per_element: f64,
     /// The model's time per iteration on one stream, per size in `sizes`' order: what
     /// `compare` holds the sequential rows against.
-    #[serde(default)]
     pub one_stream_model_ms: Vec<f64>,
 }
 
@@ -309,7 +308,7 @@ fn analyze(r: &OverlapMapResult) -> MapAnalysis {
 }
 
 /// overlap-map's headline in `summary.json`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MapSummary {
     pub verified: bool,
     pub crossovers: Vec<Crossover>,

@@ -146,7 +146,7 @@ fn quantile(values: &[f64], q: f64) -> f64 {
 }
 
 /// One way's waits beside the model's.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct WayRow {
     pub work: Work,
     pub prioritized: bool,
@@ -165,7 +165,7 @@ pub struct WayRow {
 }
 
 /// Everything derived from a stream-priorities result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PrioritiesAnalysis {
     pub rows: Vec<WayRow>,
     /// A probe kernel's p99 wait without priorities over its p99 with them.
@@ -225,7 +225,7 @@ fn analyze(r: &StreamPrioritiesResult) -> PrioritiesAnalysis {
 }
 
 /// stream-priorities' headline in `summary.json`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PrioritiesSummary {
     pub verified: bool,
     /// A probe kernel's p50 and p99 wait, ms, without and with priorities.

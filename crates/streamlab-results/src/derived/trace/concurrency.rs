@@ -2,11 +2,11 @@
 //! another stream's ready work back, its kind, and what it cost.
 use super::engines::{gaps, intersection, length, union};
 use crate::saved::timeline::{Lane, OpKind, Timeline, TimelineOp};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 /// Why an operation breaks the concurrency of the streams around it (the CUDA
 /// Handbook's 6.5.3, and the rules profilers apply to a timeline).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum BreakKind {
     /// On the legacy NULL stream: it waits for the earlier work of every blocking stream
@@ -35,7 +35,7 @@ impl BreakKind {
 }
 
 /// One operation that breaks concurrency, and what it did to the rest of the GPU.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Break {
     pub kinds: Vec<BreakKind>,
     pub op: OpKind,

@@ -42,7 +42,7 @@ pub struct BusiestBound {
 /// A schedule's busiest bound from traced batches, each traced right after one of its
 /// timed batches: their median, its resource and noise, and how far the timed batches
 /// sat above it.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct TracedBound {
     pub ms: f64,
     /// The busiest engine or stream of the batch nearest the median.
@@ -81,7 +81,7 @@ pub fn traced_bound(timed_ms: &[f64], traced: &[BusiestBound]) -> Option<TracedB
 }
 
 /// How busy each engine was over a traced timeline, from the GPU's own records.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Occupancy {
     /// From the first operation ready to the last one's end.
     pub span_ms: f64,
@@ -93,14 +93,13 @@ pub struct Occupancy {
     pub both_copying_ms: f64,
     pub bound: BusiestBound,
     /// How the work flowed between the engines.
-    #[serde(default)]
     pub flow: Flow,
 }
 
 /// How a traced timeline's work flowed, from the GPU's own records: how much copying and
 /// computing overlapped, how long every engine sat idle while work was waiting, and how
 /// long operations waited from ready to start.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct Flow {
     /// Time either copy engine was busy (the union of both).
     pub copying_ms: f64,
@@ -118,7 +117,7 @@ pub struct Flow {
 }
 
 /// Which operation: its kind, stream (0-based) and iteration.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct WaitingOp {
     pub kind: OpKind,
     pub stream: usize,

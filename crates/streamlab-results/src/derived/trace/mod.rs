@@ -48,7 +48,7 @@ pub use engines::{
     traced_bound,
 };
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::pipeline::SLACK;
 use crate::saved::timeline::{CopyRates, OpKind, Timeline, TimelineOp, TraceSource};
@@ -63,7 +63,7 @@ pub const MIN_CHECKED_BYTES: u64 = 8 << 20;
 const OVERLAP_SLACK_MS: f64 = 0.001;
 
 /// The outcome of one check.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Outcome {
     Passed,
@@ -72,7 +72,7 @@ pub enum Outcome {
 }
 
 /// One check on one timeline.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TraceCheck {
     pub name: String,
     pub outcome: Outcome,
@@ -80,7 +80,7 @@ pub struct TraceCheck {
 }
 
 /// Every check on one timeline, and its engines' occupancy.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TraceChecks {
     pub title: String,
     pub source: TraceSource,
@@ -93,7 +93,6 @@ pub struct TraceChecks {
     /// How busy each engine was (GPU records only).
     pub occupancy: Option<Occupancy>,
     /// The operations that break the streams' concurrency (GPU records only).
-    #[serde(default)]
     pub breaks: Vec<Break>,
 }
 

@@ -2,7 +2,7 @@
 //! side and their ratio with its verdict; per kernel and form the ratio at the write-ups'
 //! shape, and its median and worst over every shape timed; and what safety costs (safe
 //! Rust over the fastest unchecked C++ of the same algorithm).
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::{Cache, KERNELS, KernelCase, KernelComparison, LIBRARY_KERNELS, Origin, SpellingRun};
 use crate::card::KernelCard;
@@ -23,7 +23,7 @@ pub const SAFE_TARGET: f64 = 1.05;
 pub const SAFE_WORST_TARGET: f64 = 1.10;
 
 /// One spelling's time in a case.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SpellingTime {
     pub language: KernelSet,
     pub entry: String,
@@ -35,19 +35,16 @@ pub struct SpellingTime {
 }
 
 /// One case, the fastest Rust spelling against the fastest CUDA C++ one.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CaseRatio {
     pub kernel: String,
     pub case: String,
     /// As [`KernelCase::form`].
     pub form: Option<KernelForm>,
     /// As [`KernelCase::cache`].
-    #[serde(default)]
     pub cache: Option<Cache>,
     /// Whether the inputs fit in the GPU's L2 (none where a run did not record either).
-    #[serde(default)]
     pub fits_l2: Option<bool>,
-    #[serde(default)]
     pub origin: Origin,
     pub rust: Quartiles,
     pub cuda: Quartiles,
@@ -60,39 +57,34 @@ pub struct CaseRatio {
     /// Rust against CUDA C++ by the one rule of [`crate::verdict`].
     pub verdict: Verdict,
     /// The fastest spelling's entry on each side.
-    #[serde(default)]
     pub rust_spelling: String,
-    #[serde(default)]
     pub cuda_spelling: String,
     /// Every spelling's time, Rust's then CUDA C++'s.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub spellings: Vec<SpellingTime>,
     /// The fastest spellings' cards, Rust and CUDA C++.
-    #[serde(default)]
     pub cards: Option<[KernelCard; 2]>,
     /// As [`KernelCase::max_ulps`].
-    #[serde(default)]
     pub max_ulps: Option<[f64; 2]>,
     /// Rust over CUDA C++ (the fastest spellings) at each of the case's placements.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub by_placement: Vec<f64>,
     /// The lowest and the highest of `by_placement`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub placement_range: Option<[f64; 2]>,
     /// The largest relative noise of one placement's samples (those two spellings'): a
     /// range of `by_placement` wider than it is the places' doing, not the launches'.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub placement_noise: Option<f64>,
     /// The two sides call different math libraries (the `libm` crate, CUDA's libdevice):
     /// the ratio compares libraries, not languages.
-    #[serde(default)]
     pub library: bool,
 }
 
 /// Per kernel, Rust over CUDA C++ in one form at the write-ups' shape (warm), the
 /// kernels both sides write alike (sincos calls different math libraries: see
 /// [`ComparisonAnalysis::libraries`]).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct KernelRatios {
     pub fill: f64,
     pub matmul: f64,
@@ -100,7 +92,7 @@ pub struct KernelRatios {
 }
 
 /// What a ratio over the shapes measures.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Measure {
     /// The fastest Rust spelling of a form over the fastest C++ spelling of the same form.
@@ -129,7 +121,7 @@ impl Measure {
 }
 
 /// One kernel's ratio over every shape timed (one cache state).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SweepRatio {
     pub kernel: String,
     pub measure: Measure,
@@ -148,25 +140,23 @@ pub struct SweepRatio {
 }
 
 /// What safety costs in one case.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SafetyCost {
     pub kernel: String,
     pub case: String,
-    #[serde(default)]
     pub cache: Option<Cache>,
     /// Safe Rust over the fastest safe C++ spelling.
     pub over_cuda_safe: f64,
     /// Safe Rust over the fastest unchecked C++ spelling of the same algorithm.
     pub over_cuda_unchecked: f64,
     /// That spelling's entry.
-    #[serde(default)]
     pub unchecked_spelling: String,
     /// Safe Rust over the fastest unchecked Rust spelling: what `unsafe` buys.
     pub over_rust_tuned: f64,
 }
 
 /// Everything derived from a kernel comparison.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ComparisonAnalysis {
     pub cases: Vec<CaseRatio>,
     /// Per kernel, its write-ups' case in the tuned form (or its only form).
@@ -178,11 +168,9 @@ pub struct ComparisonAnalysis {
     /// Per case with a safe form, what safety costs.
     pub safety: Vec<SafetyCost>,
     /// Per kernel, measure and cache, the ratio over every shape timed.
-    #[serde(default)]
     pub sweep: Vec<SweepRatio>,
     /// sincos in each form at the write-ups' shape, the `libm` crate (Rust) over CUDA's
     /// libdevice (C++): a comparison of math libraries.
-    #[serde(default)]
     pub libraries: Vec<(KernelForm, f64)>,
 }
 

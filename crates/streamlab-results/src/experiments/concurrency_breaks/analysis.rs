@@ -1,7 +1,7 @@
 //! What concurrency-breaks derives: each case against its clean pipeline (its cost, the
 //! overlap its trace lost, its host calls, what the break detector found), each break
 //! beside its remedies, and the headline.
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::{Case, ConcurrencyBreaks, ConcurrencyBreaksResult};
 use crate::derived::trace::{BreakKind, TraceChecks};
@@ -10,7 +10,7 @@ use crate::saved::timeline::{OpKind, Timeline};
 use crate::verdict::{self, Rule, Verdict};
 
 /// One case against its clean pipeline.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BreakRow {
     pub case: Case,
     pub median_ms: f64,
@@ -24,7 +24,6 @@ pub struct BreakRow {
     /// Its median is within the two rows' noise of the clean pipeline's (|over_clean − 1|
     /// at most the larger relative noise): what "the same" alone does not say, since it
     /// allows a difference under the minimum effect two machines show.
-    #[serde(default)]
     pub within_noise: bool,
     /// Per traced iteration, how much less copies ran beside kernels than in the clean
     /// pipeline's trace: the copy–kernel overlap it destroyed.
@@ -37,7 +36,6 @@ pub struct BreakRow {
     pub costs_overlap_lost: Option<bool>,
     /// Per traced iteration, how long the host spent in the calls its timeline records
     /// (a wait, an allocation, a copy into staging): host work on the issue path.
-    #[serde(default)]
     pub host_ms: Option<f64>,
     /// What the break detector found in its timeline, and what it must find.
     pub detected: Vec<BreakKind>,
@@ -47,7 +45,7 @@ pub struct BreakRow {
 }
 
 /// A break beside one of its remedies, each against the clean pipeline.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RemedyRow {
     pub remedy: Case,
     pub breaks: Case,
@@ -59,16 +57,13 @@ pub struct RemedyRow {
     /// The remedy's time per iteration over the break's.
     pub over_break: f64,
     /// The remedy's host calls per traced iteration ([`BreakRow::host_ms`]).
-    #[serde(default)]
     pub remedy_host_ms: Option<f64>,
     /// The remedy's median is within noise of the clean pipeline's
     /// ([`BreakRow::within_noise`]).
-    #[serde(default)]
     pub remedy_within_noise: bool,
     /// What limits the remedy besides the GPU, measured in the same run: for the staged
     /// copy, the host's copy of one chunk into pinned memory (ms, median), which the
     /// pipeline hides only while it is shorter than an iteration.
-    #[serde(default)]
     pub host_copy_ms: Option<f64>,
 }
 
@@ -81,11 +76,10 @@ impl RemedyRow {
 }
 
 /// Everything derived from a concurrency-breaks result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BreaksAnalysis {
     pub rows: Vec<BreakRow>,
     /// Each break beside each of its remedies measured in the same run.
-    #[serde(default)]
     pub remedies: Vec<RemedyRow>,
 }
 
@@ -194,7 +188,7 @@ pub(super) fn analyze(r: &ConcurrencyBreaksResult, checks: &[TraceChecks]) -> Br
 }
 
 /// concurrency-breaks' headline in `summary.json`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BreaksSummary {
     pub verified: bool,
     pub clean_ms: Option<f64>,
@@ -206,14 +200,10 @@ pub struct BreaksSummary {
     pub traced: usize,
     /// Remedies as fast as the clean pipeline by the rule ([`RemedyRow::as_clean`]), and
     /// those within its noise, of the remedies measured.
-    #[serde(default)]
     pub remedies_as_clean: usize,
-    #[serde(default)]
     pub remedies_within_noise: usize,
-    #[serde(default)]
     pub remedies: usize,
     /// The least change the rule calls a cost or a gain here (|B/A − 1|): 1.96 times the
     /// spread this experiment shows between two machines running one build.
-    #[serde(default)]
     pub min_effect: f64,
 }

@@ -10,7 +10,7 @@ use crate::saved::{LinkRates, StageTimes};
 use serde::{Deserialize, Serialize};
 
 /// One row against its bound (medians, milliseconds).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MemcpyRow {
     pub cycles: i32,
     pub streams: usize,
@@ -34,7 +34,7 @@ pub struct MemcpyRow {
 }
 
 /// Everything derived from a memcpy-kernel result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MemcpyAnalysis {
     /// The copy rates over the headline stream count's chunks.
     pub rates: CopyRates,

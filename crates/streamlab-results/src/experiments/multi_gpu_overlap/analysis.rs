@@ -28,7 +28,7 @@ impl Limit {
 }
 
 /// One GPU's share against its own pipeline bound.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GpuBound {
     pub ordinal: usize,
     pub elements: usize,
@@ -41,7 +41,7 @@ pub struct GpuBound {
 
 /// The probes of every GPU copying in and out at once: how many were taken before, between
 /// and after the timed batches, and where the fastest, the bound's, was taken.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct HostLinkProbes {
     pub before: usize,
     pub between: usize,
@@ -50,7 +50,7 @@ pub struct HostLinkProbes {
 }
 
 /// When a probe was taken, against the timed batches.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum When {
     Before,
@@ -69,7 +69,7 @@ impl When {
 }
 
 /// Everything derived from a multi-gpu-overlap result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MultiGpuAnalysis {
     /// GPUs in the run, and streams per GPU asked for.
     pub gpus: usize,

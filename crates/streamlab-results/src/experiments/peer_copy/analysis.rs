@@ -6,10 +6,10 @@ use super::{Method, PeerCopyResult, PeerPoint};
 use crate::derived::rates::gbps;
 use crate::saved::links::PairLink;
 use crate::stats::{Series, beyond_noise};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 /// Every method's numbers at one size of one pair, each list in [`Method::ALL`]'s order.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Rates {
     /// GB/s (both directions together for both ways); NaN where the method did not run.
     pub gbps: Vec<f64>,
@@ -75,7 +75,7 @@ pub(super) fn method_index(method: Method) -> usize {
 }
 
 /// One pair at one size.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PeerRow {
     pub src: usize,
     pub dst: usize,
@@ -85,7 +85,7 @@ pub struct PeerRow {
 }
 
 /// One pair: its rates at the largest size and its latency.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PairRow {
     pub src: usize,
     pub dst: usize,
@@ -100,7 +100,7 @@ pub struct PairRow {
 }
 
 /// A pair's fastest copy over its link (at any size), beside the link's rate.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Best {
     pub method: Method,
     pub bytes: u64,
@@ -110,7 +110,7 @@ pub struct Best {
 }
 
 /// How one pair is joined, what the link allows, and the fastest copies over it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LinkRow {
     pub src: usize,
     pub dst: usize,
@@ -126,7 +126,7 @@ pub struct LinkRow {
 }
 
 /// One GPU's copy to itself at one size.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LocalRow {
     pub gpu: usize,
     pub bytes: u64,
@@ -135,7 +135,7 @@ pub struct LocalRow {
 }
 
 /// Everything derived from a peer-copy result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PeerCopyAnalysis {
     /// The ordinals copied between, in the run's order.
     pub devices: Vec<usize>,
@@ -332,7 +332,7 @@ pub(super) fn analyze(r: &PeerCopyResult) -> PeerCopyAnalysis {
 }
 
 /// peer-copy's headline in `summary.json`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PeerCopySummary {
     pub verified: bool,
     pub pairs: usize,

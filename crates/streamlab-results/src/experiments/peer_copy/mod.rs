@@ -109,7 +109,7 @@ impl Params {
 }
 
 /// How bytes get from one GPU to the other.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Method {
     /// `cuMemcpyPeerAsync` with peer access off: staged by the driver through host

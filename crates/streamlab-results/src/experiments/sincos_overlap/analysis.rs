@@ -13,7 +13,7 @@ use crate::stats::Series;
 use serde::{Deserialize, Serialize};
 
 /// One configuration against its bound.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SincosConfig {
     pub variant: IssueOrder,
     pub streams: usize,
@@ -38,15 +38,11 @@ pub struct SincosConfig {
     /// ratios under 1), within or beyond the two figures' noise.
     pub under_busiest_bound: Option<Under>,
     /// The CUDA C++ host twin's median and noise.
-    #[serde(default)]
     pub cpp_host_ms: Option<f64>,
-    #[serde(default)]
     pub cpp_host_noise: Option<f64>,
     /// Rust host over C++ host (`SincosPoint::rust_host_over_cpp_host`).
-    #[serde(default)]
     pub rust_host_over_cpp_host: Option<Ratio>,
     /// Traced rounds over untraced ones (`SincosPoint::traced_over_untraced`).
-    #[serde(default)]
     pub traced_over_untraced: Option<Ratio>,
 }
 
@@ -58,7 +54,7 @@ impl SincosConfig {
 }
 
 /// Everything derived from a sincos-overlap result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SincosAnalysis {
     /// The whole array's copy rates (one chunk): each way alone, both at once.
     pub rates: CopyRates,
