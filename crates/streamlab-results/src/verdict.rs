@@ -54,7 +54,8 @@ impl Rule {
              (batches, trials or launches) are ranked apart by a two-sided Mann–Whitney U test \
              with p < {}, and the medians differ by at least the minimum effect (|B/A − 1|): {}, \
              1.96 times the spread the same ratio shows between two machines of one kind \
-             running one build (fitted on recorded A/A pairs), so that a difference called here \
+             running the same kernels (fitted by `streamlab compare` on recorded A/A pairs), so \
+             that a difference called here \
              would be called on another such machine. A row under {} whose noise on both \
              sides is under it too is the same; any other row is too noisy to say. Noise is \
              1.4826 × the median absolute deviation of a row's samples over their median.",

@@ -30,6 +30,7 @@ use crate::report::table::{Columns, Table, flag, num, times};
 use crate::saved::timeline::CopyRates;
 use crate::saved::{LinkRates, MAX_STREAMS, RunRecord, SizeSweep, StageTimes, UsageError};
 use crate::stats::Series;
+use crate::stats::beyond_noise;
 
 /// The mapped experiment.
 pub struct Mapped;
@@ -162,7 +163,7 @@ pub struct MappedAnalysis {
     /// The fastest rates of whole-array copies over every size: the link's bandwidth.
     pub link: CopyRates,
     pub rows: Vec<MappedRow>,
-    /// The sizes at which mapped memory was faster.
+    /// The sizes at which mapped memory was faster by more than the two rows' noise.
     pub mapped_wins: Vec<usize>,
 }
 
@@ -260,7 +261,10 @@ fn analyze(r: &MappedResult) -> MappedAnalysis {
     MappedAnalysis {
         link,
         mapped_wins: (rows.iter())
-            .filter(|r| r.mapped_speedup > 1.0)
+            .filter(|r| {
+                r.mapped_ms < r.streamed_ms
+                    && beyond_noise(r.mapped_ms, r.mapped_noise, r.streamed_ms, r.streamed_noise)
+            })
             .map(|r| r.elements)
             .collect(),
         rows,
@@ -440,10 +444,10 @@ impl Experiment for Mapped {
         sec.notes.push((
             "Result".into(),
             if wins.is_empty() {
-                "Streamed copies were as fast or faster at every size.".into()
+                "Mapped memory was faster by more than the noise at no size.".into()
             } else {
                 format!(
-                    "Mapped memory was faster at {}: there the streamed version pays a copy's fixed cost per chunk and direction and a launch per chunk, while the mapped kernel is one launch whose loads and stores cross the link as they run. Where bandwidth rules, streamed copies move the data at the copy engines' rates and mapped access reaches a share of the link.",
+                    "Mapped memory was faster, by more than the noise, at {}: there the streamed version pays a copy's fixed cost per chunk and direction and a launch per chunk, while the mapped kernel is one launch whose loads and stores cross the link as they run. Where bandwidth rules, streamed copies move the data at the copy engines' rates and mapped access reaches a share of the link.",
                     wins.join(", ")
                 )
             },
@@ -471,7 +475,7 @@ impl Experiment for Mapped {
         let overview = match x.mapped_over_bound {
             Some((n, over)) => Overview {
                 finding: format!(
-                    "Zero-copy (mapped) memory takes {over:.2}× its bound at 2^{} floats and beats streamed copies at {} of {sizes} sizes.",
+                    "Zero-copy (mapped) memory takes {over:.2}× its bound at 2^{} floats and beats streamed copies, by more than the noise, at {} of {sizes} sizes.",
                     n.ilog2(),
                     x.mapped_wins.len()
                 ),

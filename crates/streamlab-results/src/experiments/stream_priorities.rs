@@ -472,7 +472,7 @@ fn finding(a: &PrioritiesAnalysis) -> String {
             "the priority moved its p50 and its p99 opposite ways"
         };
         let queued = if cw.p99_ms.max(cp.p99_ms) < 0.1 * cw.long_ms.min(cp.long_ms) {
-            "it did not queue behind the long copy, running beside it on another copy engine"
+            "it started long before the long copy ended (which engine ran it, the run does not trace)"
         } else {
             "it queued behind the long copy"
         };

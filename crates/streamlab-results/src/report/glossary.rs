@@ -86,7 +86,7 @@ pub const TERMS: &[Term] = &[
     term(
         "breakeven",
         "glossary-breakeven",
-        "The smallest amount of work per element at which streaming beats doing the steps one after another.",
+        "In memcpy-kernel, the least work per element (AddKernel's cycles) at which the kernel outlasts each copy: from there the copies hide behind the kernels, and streams give their largest gain.",
     ),
     term(
         "bound",

@@ -117,7 +117,7 @@ pub fn render(doc: &Document) -> String {
 fn findings(f: &Findings, sections: &[Section]) -> String {
     let checked = if f.verified == f.results {
         format!(
-            "<span class=\"passed\">All {} results verified</span>: every output element matched its reference.",
+            "<span class=\"passed\">All {} results verified</span>: every output check passed (each experiment's check is in its section).",
             f.results
         )
     } else {

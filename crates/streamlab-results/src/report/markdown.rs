@@ -31,7 +31,7 @@ pub fn render(doc: &Document) -> String {
         if f.verified == f.results {
             let _ = writeln!(
                 out,
-                "**All {} results verified**: every output element matched its reference.\n",
+                "**All {} results verified**: every output check passed (each experiment's check is in its section).\n",
                 f.results
             );
         } else {

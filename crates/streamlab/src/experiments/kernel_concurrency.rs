@@ -25,8 +25,8 @@ use streamlab_results::saved::timeline::{OpKind, Timeline, TraceReference};
 use super::{Context, Run, RunError};
 use crate::measure::series;
 use crate::runtime::gate::Gate;
-use crate::trace;
 use crate::runtime::{DeviceBuffer, Gpu, Region, RuntimeError, Shape, Stream};
+use crate::trace;
 
 /// The most grids a GPU of compute capability 5.0 to 9.0 and later keeps resident at
 /// once (CUDA Programming Guide, "Compute Capabilities"; no device attribute reports it).

@@ -23,8 +23,8 @@ use streamlab_results::saved::{Params as _, Verification};
 use super::{Context, Run, RunError};
 use crate::measure::wants_round;
 use crate::runtime::gate::Gate;
-use crate::trace;
 use crate::runtime::{DeviceBuffer, Function, Gpu, Kernels, Region, RuntimeError, Shape, Stream};
+use crate::trace;
 
 /// The three matrices of one product.
 struct Product {

@@ -32,10 +32,10 @@ use streamlab_results::saved::{Params as _, StageTimes, Verification};
 use super::{Context, Run, RunError};
 use crate::measure::{StageSampler, series};
 use crate::runtime::gate::Gate;
-use crate::trace;
 use crate::runtime::{
     DeviceBuffer, Event, Function, Gpu, PinnedBuffer, Region, RuntimeError, Shape, Stream,
 };
+use crate::trace;
 use streamlab_results::spread::chunks;
 
 /// Samples of each copy stage for the bound, and passes over the array per sample.

@@ -36,8 +36,8 @@ use super::{Context, Rebind, Run, RunError, chosen_gpus, several_gpus};
 use crate::measure::{StageSampler, issue_iteration, series, wants_round};
 use crate::runtime::peer::portable_pinned;
 use crate::runtime::{DeviceBuffer, Gpu, PinnedBuffer, RuntimeError, Stream};
-use crate::trace;
 use crate::sincos::{Expected, SincosFn, fill_inputs, issue_op};
+use crate::trace;
 use streamlab_results::spread::chunks;
 
 /// How each GPU issues its iteration.

@@ -4,7 +4,7 @@
 //! more iterations per sample and large ones fewer (about `--sample-ms` each). The run
 //! also measures what the model is built from: the fixed cost of a launch and of a tiny
 //! copy each way, the copy rates over the largest array, and the kernel alone at each
-//! size. Every configuration's output is checked against an f64 CPU reference.
+//! size. Every configuration's output is checked bit for bit by the sincos check.
 use std::ops::Range;
 
 use streamlab_results::experiments::overlap_map::{

@@ -43,9 +43,9 @@ use streamlab_results::saved::{IssueOrder, Params as _, StageTimes, Verification
 use super::{Context, Run, RunError};
 use crate::measure::{StageSampler, issue_iteration, series, wants_round};
 use crate::runtime::cpp_host;
-use crate::trace;
 use crate::runtime::{Gpu, Region, RuntimeError, Stream};
 use crate::sincos::{Buffers, SincosFn};
+use crate::trace;
 use streamlab_results::spread::chunks;
 
 /// Iterations traced back to back for a timeline: the middle one's period is held to the

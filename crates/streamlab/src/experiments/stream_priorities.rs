@@ -16,8 +16,8 @@ use streamlab_results::saved::Verification;
 use streamlab_results::saved::timeline::{OpKind, Timeline, TraceReference};
 
 use super::{Context, Run, RunError};
-use crate::trace::{self, Recorder};
 use crate::runtime::{DeviceBuffer, Function, Gpu, PinnedBuffer, RuntimeError, Shape, Stream};
+use crate::trace::{self, Recorder};
 
 /// Threads of each spin kernel's block.
 const SPIN_THREADS: u32 = 32;

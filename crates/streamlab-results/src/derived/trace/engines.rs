@@ -182,7 +182,7 @@ impl Occupancy {
 
     fn bound_kind(busiest: Engine) -> &'static str {
         if busiest == Engine::Sms {
-            "compute-bound"
+            "kernel-bound"
         } else {
             "copy-bound"
         }

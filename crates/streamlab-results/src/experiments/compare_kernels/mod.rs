@@ -150,7 +150,7 @@ pub struct KernelCase {
     pub rust: Option<Series>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cuda: Option<Series>,
-    /// Every spelling's output against the CPU reference.
+    /// Every spelling's output against its reference.
     pub verification: Verification,
     /// Runs from before spellings: the Rust and the CUDA C++ entry's cards.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -214,7 +214,7 @@ pub struct SpellingRun {
     /// The driver's figures at the launch shape and the PTX's counts.
     #[serde(default)]
     pub card: Option<KernelCard>,
-    /// Its output on inputs whose elements all differ, against the CPU reference.
+    /// Its output on inputs whose elements all differ, against its reference.
     pub verification: Verification,
 }
 

@@ -99,7 +99,7 @@ pub fn section(rust: &Analyzed<CompareKernels>) -> Result<Section, ReportError> 
         sec.note(
             "Where the inputs lie",
             format!(
-                "matmul's warm cases are timed at {} places in one allocation, each a step of whole 2 MiB pages from the last (every input's offset is in the JSON), visited in order and back again; a row's medians pool every place's launches. \"Rust / C++ by placement\" gives the lowest and the highest ratio of the fastest spellings' medians place by place, and the largest noise of one place's samples: where the range is wider than that noise, the same two kernels on the same GPU compare differently at different places.",
+                "matmul's warm cases at the write-ups' shapes are timed at {} places in one allocation, each a step of whole 2 MiB pages from the last (every input's offset is in the JSON), visited in order and back again; a row's medians pool every place's launches. \"Rust / C++ by placement\" gives the lowest and the highest ratio of the fastest spellings' medians place by place, and the largest noise of one place's samples: where the range is wider than that noise, the same two kernels on the same GPU compare differently at different places.",
                 c.run.params.placements
             ),
         );
@@ -111,7 +111,7 @@ pub fn section(rust: &Analyzed<CompareKernels>) -> Result<Section, ReportError> 
     sec.note(
         "Rust against C++",
         format!(
-            "Each row judged as `streamlab compare` judges two runs, the C++ twin as A and Rust as B: {}",
+            "Each row judged by the rule two figures of one run are held to, the C++ twin as A and Rust as B: {}",
             Rule::within(CompareKernels::NAME).describe()
         ),
     );
@@ -266,10 +266,10 @@ pub fn summary(a: &ComparisonAnalysis) -> Summary {
 }
 
 /// The distinct shapes (a kernel at a case) `c` timed, of `origin` or of any; the math
-/// functions timed alone have no case and are no shape.
+/// functions timed alone (the cases with an error in ulps) are no shape.
 pub(super) fn shapes(c: &KernelComparison, origin: Option<Origin>) -> usize {
     let mut seen: Vec<(&str, &str)> = (c.cases.iter())
-        .filter(|k| !k.case.is_empty() && origin.is_none_or(|o| k.origin == o))
+        .filter(|k| k.max_ulps.is_none() && origin.is_none_or(|o| k.origin == o))
         .map(|k| (k.kernel.as_str(), k.case.as_str()))
         .collect();
     seen.sort_unstable();

@@ -229,7 +229,7 @@ fn shapes_are_counted_once_whatever_their_forms_and_cache_states() {
         "{all} shapes of {} cases",
         r.cases.len()
     );
-    // The write-ups' shapes: fill, the wiki's and the square matmul, AddKernel at its
-    // cycles, sincos.
-    assert!(super::present::shapes(&r, Some(Origin::Defaults)) >= 4);
+    // The write-ups' shapes: fill, the wiki's and the square matmul, AddKernel at its two
+    // cycle counts, sincos.
+    assert_eq!(super::present::shapes(&r, Some(Origin::Defaults)), 6);
 }

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 pub enum Limit {
     /// The slowest GPU's own pipeline for its share, and what limits it.
     Gpu { ordinal: usize, limiter: Limiter },
-    /// Every GPU's copies sharing the host's link.
+    /// Every GPU's copies to and from the host, at once.
     HostLink,
 }
 
@@ -22,7 +22,7 @@ impl Limit {
     pub fn label(self) -> String {
         match self {
             Limit::Gpu { ordinal, limiter } => format!("GPU {ordinal}: {}", limiter.label()),
-            Limit::HostLink => "the host link, shared by every GPU".into(),
+            Limit::HostLink => "every GPU's host copies at once".into(),
         }
     }
 }

@@ -13,7 +13,7 @@
 //! The bound of the spread run is the larger of two limits: the slowest GPU's own
 //! pipeline bound for its share ([`crate::derived::pipeline`], from its copy and kernel
 //! stages measured alone, before and between the rounds of timed batches), and the
-//! host's link shared by every GPU: every GPU copying its share in and out at once,
+//! host links of every GPU at once: every GPU copying its share in and out at once,
 //! timed together, bounds an iteration that moves the same bytes; its bound is the
 //! fastest of its probes before, between (one per round) and after the timed batches.
 //! Each run is held to its bound as every row is ([`crate::derived::pipeline::Bound::held`]):
@@ -249,7 +249,7 @@ impl Experiment for MultiGpuOverlap {
         _twin: Option<&Analyzed<Self>>,
     ) -> Result<Section, ReportError> {
         let (r, a) = rust.with();
-        let mut sec = rust.section("multi-gpu-overlap: the sincos pipeline over several GPUs", "sincos-overlap's array split evenly over the GPUs, each GPU running asynchronous 2 over its own streams from one host array pinned for every GPU; iterations back to back in batches, each batch timed with the host clock from issuing it on every GPU until every GPU finished, against the same work on the first GPU alone over the same streams. The bound is the slowest GPU's own pipeline bound for its share or the host link shared by every GPU (every GPU copying its share in and out at once), whichever is larger. Every element of every GPU's output is checked bit for bit against the reference of the sincos check (the set's own sine and cosine, finished on the host).");
+        let mut sec = rust.section("multi-gpu-overlap: the sincos pipeline over several GPUs", "sincos-overlap's array split evenly over the GPUs, each GPU running asynchronous 2 over its own streams from one host array pinned for every GPU; iterations back to back in batches, each batch timed with the host clock from issuing it on every GPU until every GPU finished, against the same work on the first GPU alone over the same streams. The bound is the slowest GPU's own pipeline bound for its share or every GPU copying its share in and out of the host at once, whichever is larger. Every element of every GPU's output is checked bit for bit against the reference of the sincos check (the set's own sine and cosine, finished on the host).");
         if !a.fewer_streams.is_empty() {
             let gpus: Vec<String> = (a.fewer_streams.iter())
                 .map(|(ordinal, used)| format!("GPU {ordinal} ({used})"))

@@ -138,7 +138,7 @@ fn the_run_renders_as_tables_csv_chart_section_and_headline() {
     assert_eq!(main.rows[0][main.column("all GPUs").unwrap()], "1.2500");
     assert_eq!(
         main.rows[0][main.column("limited by").unwrap()],
-        "the host link, shared by every GPU"
+        "every GPU's host copies at once"
     );
     assert_eq!(
         main.rows[0][main.column("all GPUs / bound").unwrap()],
@@ -294,7 +294,7 @@ fn a_run_beyond_its_bound_is_flagged_only_beyond_noise_and_is_never_a_finding() 
         .find(|(l, _)| l == "Flagged")
         .unwrap();
     assert!(
-        flagged.1.contains("all GPUs ran 20% faster than their bound (the host link, shared by every GPU) allows as measured (bound 1.2000 → 1.0000 ms), under its bound, beyond noise")
+        flagged.1.contains("all GPUs ran 20% faster than their bound (every GPU's host copies at once) allows as measured (bound 1.2000 → 1.0000 ms), under its bound, beyond noise")
             && flagged.1.ends_with("this run's speedup is flagged, not a finding."),
         "{}",
         flagged.1

@@ -36,7 +36,10 @@ fn result() -> PeerCopyResult {
     };
     PeerCopyResult {
         run: RunRecord::made_up(Params::quick()),
-        devices: vec![crate::saved::made_up_device(0), crate::saved::made_up_device(1)],
+        devices: vec![
+            crate::saved::made_up_device(0),
+            crate::saved::made_up_device(1),
+        ],
         pairs: vec![pair(0, 1, true), pair(1, 0, false)],
         links: Vec::new(),
         local: Vec::new(),

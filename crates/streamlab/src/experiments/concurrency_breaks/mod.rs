@@ -23,8 +23,8 @@ use streamlab_results::saved::timeline::{Lane, TraceReference};
 
 use super::{Context, Run, RunError};
 use crate::measure::{MAX_ROUNDS, series, wants_round};
-use crate::trace;
 use crate::runtime::{Region, RuntimeError, Stream};
+use crate::trace;
 use pipeline::{Pipeline, SCRATCH_WORDS, TRACED_ITERATIONS, lane_of};
 
 impl Run for ConcurrencyBreaks {

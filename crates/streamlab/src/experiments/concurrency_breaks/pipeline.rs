@@ -11,10 +11,10 @@ use streamlab_results::saved::timeline::{Lane, OpKind};
 
 use super::super::Context;
 use crate::measure::series;
-use crate::trace::Recorder;
 use crate::runtime::{
     DeviceBuffer, Event, Function, Gpu, MemPool, PinnedBuffer, Region, RuntimeError, Shape, Stream,
 };
+use crate::trace::Recorder;
 use streamlab_results::spread::chunks;
 
 /// 32-bit words of the scratch buffer the memset and the device-to-device copy write

@@ -29,8 +29,8 @@ use streamlab_results::stats::Series;
 use super::{Context, Run, RunError};
 use crate::measure::{StageSampler, issue_iteration, series};
 use crate::runtime::kernels::{CheckedPtx, DynamicFunction, Module};
-use crate::trace;
 use crate::runtime::{DeviceBuffer, PinnedBuffer, Region, RuntimeError, Shape, Stream};
+use crate::trace;
 use streamlab_results::spread::chunks;
 
 /// Iterations traced back to back.
