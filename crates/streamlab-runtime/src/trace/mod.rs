@@ -228,17 +228,8 @@ pub fn record(
     (title, reference, judge): (&str, TraceReference, Judge),
     schedule: impl FnMut(&mut Recorder) -> Result<(), RuntimeError>,
 ) -> Result<Timeline, RuntimeError> {
-    let how = How {
-        lane: None,
-        gated: true,
-        title,
-    };
-    record_with(
-        &Rows::One { gpu, streams },
-        how,
-        (reference, judge),
-        schedule,
-    )
+    let rows = Rows::One { gpu, streams };
+    record_with(&rows, How::gated(title), (reference, judge), schedule)
 }
 
 /// Trace `schedule` over the streams of several GPUs as [`record`] does one GPU's, behind
@@ -251,12 +242,8 @@ pub fn record_gpus(
     (title, reference, judge): (&str, TraceReference, Judge),
     schedule: impl FnMut(&mut Recorder) -> Result<(), RuntimeError>,
 ) -> Result<Timeline, RuntimeError> {
-    let how = How {
-        lane: None,
-        gated: true,
-        title,
-    };
-    record_with(&Rows::several(gpus), how, (reference, judge), schedule)
+    let rows = Rows::several(gpus);
+    record_with(&rows, How::gated(title), (reference, judge), schedule)
 }
 
 /// Trace `schedule` as [`record`] does, but started as the host issues it, with no gate:
@@ -316,6 +303,17 @@ struct How<'a> {
     lane: Option<(Lane, &'a Stream<'a>)>,
     gated: bool,
     title: &'a str,
+}
+
+impl<'a> How<'a> {
+    /// Behind a gate, with no lane.
+    fn gated(title: &'a str) -> How<'a> {
+        How {
+            lane: None,
+            gated: true,
+            title,
+        }
+    }
 }
 
 /// [`record_once`], traced again while CUPTI's records come back incomplete (each reason

@@ -90,6 +90,19 @@ impl<'a> Rows<'a> {
 
 /// A closed gate per GPU of `rows`, each holding that GPU's streams.
 pub(super) fn gates(rows: &Rows) -> Result<Vec<Gate>, RuntimeError> {
+    each_gpu(rows, |k, gpu| {
+        let gate = Gate::new(gpu)?;
+        rows.of(k).try_for_each(|stream| gate.hold(stream))?;
+        Ok(gate)
+    })
+}
+
+/// `f` of each GPU of `rows` and its index, that GPU's context made current first where
+/// there are several.
+fn each_gpu<T>(
+    rows: &Rows,
+    mut f: impl FnMut(usize, &Gpu) -> Result<T, RuntimeError>,
+) -> Result<Vec<T>, RuntimeError> {
     let gpus = rows.gpus();
     let several = gpus.len() > 1;
     (gpus.iter().enumerate())
@@ -97,9 +110,7 @@ pub(super) fn gates(rows: &Rows) -> Result<Vec<Gate>, RuntimeError> {
             if several {
                 gpu.bind()?;
             }
-            let gate = Gate::new(gpu)?;
-            rows.of(k).try_for_each(|stream| gate.hold(stream))?;
-            Ok(gate)
+            f(k, gpu)
         })
         .collect()
 }
@@ -107,23 +118,16 @@ pub(super) fn gates(rows: &Rows) -> Result<Vec<Gate>, RuntimeError> {
 /// A zero mark per GPU of `rows`, recorded in its first stream, which its other streams
 /// (and for the first GPU, `lane`) wait for.
 pub(super) fn zeros(rows: &Rows, lane: Option<&Stream>) -> Result<Vec<Event>, RuntimeError> {
-    let gpus = rows.gpus();
-    let several = gpus.len() > 1;
-    (gpus.iter().enumerate())
-        .map(|(k, gpu)| {
-            if several {
-                gpu.bind()?;
-            }
-            let zero = gpu.event()?;
-            let mut streams = rows.of(k);
-            if let Some(first) = streams.next() {
-                first.record(&zero)?;
-            }
-            let lane = lane.filter(|_| k == 0);
-            streams
-                .chain(lane)
-                .try_for_each(|stream| stream.wait(&zero))?;
-            Ok(zero)
-        })
-        .collect()
+    each_gpu(rows, |k, gpu| {
+        let zero = gpu.event()?;
+        let mut streams = rows.of(k);
+        if let Some(first) = streams.next() {
+            first.record(&zero)?;
+        }
+        let lane = lane.filter(|_| k == 0);
+        streams
+            .chain(lane)
+            .try_for_each(|stream| stream.wait(&zero))?;
+        Ok(zero)
+    })
 }
