@@ -3,8 +3,8 @@
 //! [`record`] runs the schedule twice. The first run warms up (CUPTI instruments a
 //! kernel the first time it launches under tracing, which would otherwise show as a
 //! long wait) and its records are dropped. The second run is issued behind a closed
-//! [`Gate`], so it starts on the GPU as it would if the host issued it instantly, as in
-//! the timed runs; the gate's opening is the traced run's time zero.
+//! [`Gate`](crate::gate::Gate), so it starts on the GPU as it would if the host issued it
+//! instantly, as in the timed runs; the gate's opening is the traced run's time zero.
 //!
 //! With CUPTI (loaded at run time like libcuda), the records of every kernel and copy
 //! give each operation's GPU start and end; they are matched to the issued operations

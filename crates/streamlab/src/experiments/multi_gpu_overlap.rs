@@ -14,7 +14,7 @@
 //! its own streams with its context current) and waited for on every GPU, timed with
 //! the host clock: events cannot time across GPUs. Each configuration's output is
 //! poisoned before its first batch and every element checked after it. After each round
-//! the parts are sampled once more and every GPU copies at once once more ([`Probes`]),
+//! the parts are sampled once more and every GPU copies at once once more,
 //! and after the last round several times more: the bounds are the best of probes taken
 //! before, between and after the timed batches. Last, one batch of every GPU its share
 //! is traced on every GPU at once ([`trace::record_gpus`]). The result's parameters name
