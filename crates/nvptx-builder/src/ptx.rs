@@ -214,7 +214,7 @@ fn functions(ptx: &str) -> Vec<PtxFunction<'_>> {
             || t.starts_with(".entry")
             || t.starts_with(".func")
             || t.starts_with(".weak");
-        if !header || !(t.contains(".entry") || t.contains(".func")) {
+        if !header {
             continue;
         }
         let Some(name) = declared_name(t) else {
@@ -260,37 +260,36 @@ fn declared_name(header: &str) -> Option<&str> {
     let after = header
         .split_once(".entry")
         .or_else(|| header.split_once(".func"))?
-        .1
-        .trim_start();
-    let after = match after.strip_prefix('(') {
-        // `.func (.param .b32 retval) name(`: skip the return list.
-        Some(rest) => rest.split_once(')')?.1.trim_start(),
-        None => after,
+        .1;
+    // `.func (.param .b32 retval) name(`: the return list skipped.
+    name_after_list(after)
+}
+
+/// The identifier that begins `text`, after a parenthesised list (and a comma after it)
+/// where `text` opens with one.
+fn name_after_list(text: &str) -> Option<&str> {
+    let text = text.trim_start();
+    let text = match text.strip_prefix('(') {
+        Some(rest) => rest
+            .split_once(')')?
+            .1
+            .trim_start()
+            .trim_start_matches(',')
+            .trim_start(),
+        None => text,
     };
-    let end = after
+    let end = text
         .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
-        .unwrap_or(after.len());
-    (end > 0).then(|| &after[..end])
+        .unwrap_or(text.len());
+    (end > 0).then(|| &text[..end])
 }
 
 /// The function a `call` instruction names, if `line` is one.
 fn callee(line: &str) -> Option<&str> {
     let t = line.trim_start();
     let rest = t.strip_prefix("call")?;
-    let rest = rest.split_once(char::is_whitespace)?.1.trim_start();
-    let rest = match rest.strip_prefix('(') {
-        Some(r) => r
-            .split_once(')')?
-            .1
-            .trim_start()
-            .trim_start_matches(',')
-            .trim_start(),
-        None => rest,
-    };
-    let end = rest
-        .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
-        .unwrap_or(rest.len());
-    (end > 0).then(|| &rest[..end])
+    // `call.uni (retval), name, (args);`: the return list skipped.
+    name_after_list(rest.split_once(char::is_whitespace)?.1)
 }
 
 /// An instruction line (not a label, directive, comment or brace).

@@ -173,9 +173,6 @@ pub struct TimelineOp {
     /// The API call that issued it, where the schedule names it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call: Option<String>,
-    /// The GPU it ran on (its ordinal), on a timeline of several GPUs.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub device: Option<usize>,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -228,6 +225,11 @@ impl Timeline {
             first += gpu.streams;
         }
         None
+    }
+
+    /// The GPU (its ordinal) `op` ran on, on a timeline of several GPUs.
+    pub fn gpu_of(&self, op: &TimelineOp) -> Option<usize> {
+        self.gpu_stream(op.stream).map(|(gpu, _)| gpu)
     }
 }
 

@@ -399,6 +399,16 @@ impl MeasuredRow {
             ..self
         }
     }
+
+    /// The same row, held against its model's time `ms` where there is one: a model
+    /// that is not a positive, finite time (a rate the run could not measure) controls
+    /// nothing, and the row keeps the control it had.
+    pub fn modelled(self, ms: Option<f64>) -> MeasuredRow {
+        match ms.filter(|ms| ms.is_finite() && *ms > 0.0) {
+            Some(ms) => self.controlled_by(RowControl::Model(ms)),
+            None => self,
+        }
+    }
 }
 
 /// `value` as JSON, its fields in their order; every headline and fact serialises.

@@ -67,7 +67,7 @@ fn pci_of(ordinal: usize) -> Result<String, String> {
 }
 
 /// NVML's handle of the GPU at PCI address `pci`.
-fn nvml_device(pci: &str) -> Result<nvml_wrapper::Device<'static>, String> {
+pub(crate) fn nvml_device(pci: &str) -> Result<nvml_wrapper::Device<'static>, String> {
     (nvml()?.device_by_pci_bus_id(pci))
         .map_err(|e| format!("NVML does not know the GPU at {pci} ({e})"))
 }

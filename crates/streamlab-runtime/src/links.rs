@@ -64,7 +64,7 @@ pub fn read(gpus: &[&Gpu]) -> Vec<PairLink> {
         }
     };
     let machine = machine_addresses(nvml);
-    let ends: Vec<Result<Ends, String>> = gpus.iter().map(|gpu| ends(nvml, gpu)).collect();
+    let ends: Vec<Result<Ends, String>> = gpus.iter().map(|gpu| ends(gpu)).collect();
     (pairs.into_iter())
         .map(|(s, d)| {
             let joined = match (&ends[s], &ends[d]) {
@@ -121,10 +121,9 @@ fn between<'l>(
 }
 
 /// `gpu` in NVML: its handle, address and active NVLinks, or why not.
-fn ends<'n>(nvml: &'n nvml_wrapper::Nvml, gpu: &Gpu) -> Result<Ends<'n>, String> {
+fn ends(gpu: &Gpu) -> Result<Ends<'static>, String> {
     let pci = device::pci_address(gpu.device).map_err(|e| e.to_string())?;
-    let device = (nvml.device_by_pci_bus_id(pci.as_str()))
-        .map_err(|e| format!("NVML does not know the GPU at {pci} ({e})"))?;
+    let device = clocks::nvml_device(&pci)?;
     let address = (device.pci_info())
         .map(|p| address_of(&p))
         .map_err(|e| format!("NVML cannot read the PCI address of the GPU at {pci} ({e})"))?;

@@ -2,9 +2,9 @@
 //! one contiguous chunk per thread.
 use std::ops::Range;
 
-/// The chunk length that gives each available core one chunk of `len` elements.
-fn chunk_len(len: usize) -> usize {
-    len.div_ceil(cores()).max(1)
+/// The chunk length that gives each of `threads` threads one chunk of `len` elements.
+fn chunk_len(len: usize, threads: usize) -> usize {
+    len.div_ceil(threads).max(1)
 }
 
 /// Run `work(start, chunk)` on each chunk of `out` in parallel; `start` is the index of
@@ -29,7 +29,7 @@ pub fn for_each_chunk_mut_over<T: Send>(
         work(0, out);
         return;
     }
-    let size = out.len().div_ceil(threads).max(1);
+    let size = chunk_len(out.len(), threads);
     let work = &work;
     std::thread::scope(|scope| {
         for (k, chunk) in out.chunks_mut(size).enumerate() {
@@ -41,7 +41,7 @@ pub fn for_each_chunk_mut_over<T: Send>(
 /// Run `work(range)` on each chunk of `0..len` in parallel and return the results in
 /// order.
 pub fn map_chunks<R: Send>(len: usize, work: impl Fn(Range<usize>) -> R + Sync) -> Vec<R> {
-    let size = chunk_len(len);
+    let size = chunk_len(len, cores());
     let work = &work;
     std::thread::scope(|scope| {
         let handles: Vec<_> = (0..len)

@@ -161,17 +161,27 @@ impl Trig {
     }
 }
 
+/// The f64 value of `f` (sine or cosine) at index `i` rounded to f32, as the kernels
+/// round it.
+pub fn trig_at(f: fn(f64) -> f64, i: usize) -> f64 {
+    f(i as u32 as f32 as f64)
+}
+
+/// Check `out[i]` against [`trig_at`] `f` and `i`, each within [`TRIG_ULPS`].
+pub fn within_trig_ulps(what: &str, out: &[f32], f: fn(f64) -> f64) -> Verification {
+    crate::verify::compare_each(what, out, |i| {
+        let want = trig_at(f, i);
+        (want, TRIG_ULPS * crate::verify::ulp_of(want))
+    })
+}
+
 /// Check `sines[i]` and `cosines[i]` against the f64 sine and cosine of `i` rounded to
 /// f32 (as the kernels round it), each within [`TRIG_ULPS`].
 pub fn check_trig(what: &str, sines: &[f32], cosines: &[f32]) -> Verification {
-    let x = |i: usize| i as u32 as f32 as f64;
-    let within = |out: &[f32], f: fn(f64) -> f64| {
-        crate::verify::compare_each(what, out, |i| {
-            let want = f(x(i));
-            (want, TRIG_ULPS * crate::verify::ulp_of(want))
-        })
-    };
-    let (s, c) = (within(sines, f64::sin), within(cosines, f64::cos));
+    let (s, c) = (
+        within_trig_ulps(what, sines, f64::sin),
+        within_trig_ulps(what, cosines, f64::cos),
+    );
     let detail = if s.passed && c.passed {
         format!(
             "{what}: all {} sines and cosines within {TRIG_ULPS} ulps",

@@ -315,7 +315,6 @@ pub fn all_rows(a: &ComparedRun, b: &ComparedRun) -> Vec<PairedRow> {
     pairings(a, b).0.into_iter().flat_map(|p| p.rows).collect()
 }
 
-/// The header: each side's folder, run status, device and provenance.
 /// How many of `r`'s results read every GPU's clocks, which hold a raw change to how far
 /// the clocks moved: "read for all 14 results", "read for 3 of 14 results", or "not
 /// recorded or unread for all 14 results".
@@ -332,6 +331,7 @@ fn clocks_read(r: &ComparedRun) -> String {
     }
 }
 
+/// The header: each side's folder, run status, device and provenance.
 pub(super) fn header(a: &ComparedRun, b: &ComparedRun) -> Table {
     let mut t = Table::new(None, &["", &a.heading(), &b.heading()]);
     let facts = |r: &ComparedRun| -> Vec<(&'static str, String)> {

@@ -359,7 +359,6 @@ mod tests {
                 pageable: false,
                 synchronous: false,
                 call: None,
-                device: None,
             }],
             reference: TraceReference {
                 timed_ms: 0.5,
@@ -375,7 +374,6 @@ mod tests {
             ordinal: 1,
             streams: 1,
         }];
-        t.ops[0].device = Some(1);
         assert_eq!(fastest_link([], [&t]), None);
     }
 }

@@ -19,8 +19,8 @@ use crate::derived::pipeline::{self, Stages, Under};
 use crate::derived::rates::{best_rates, ms_at, pipeline_stages, stage_noise};
 use crate::derived::trace::TraceChecks;
 use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, RowControl, Saved, Summary, With,
-    own_link, verdict,
+    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, Saved, Summary, With, own_link,
+    verdict,
 };
 use crate::report::ReportError;
 use crate::report::chart::{PALETTE, XAxis, YScale};
@@ -397,10 +397,7 @@ impl Experiment for Mapped {
                     MS,
                 )
                 .over_link();
-                rows.push(match model.filter(|ms| ms.is_finite() && *ms > 0.0) {
-                    Some(ms) => row.controlled_by(RowControl::Model(ms)),
-                    None => row,
-                });
+                rows.push(row.modelled(model));
             }
         }
         rows

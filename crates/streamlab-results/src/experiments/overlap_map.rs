@@ -426,11 +426,7 @@ impl Experiment for OverlapMap {
                 MeasuredRow::median(key, label, s, MS).controlled_by(RowControl::Launch)
             })
             .collect();
-        let model = |n: usize, streams: usize| {
-            derived
-                .cell(n, streams)
-                .map(|c| RowControl::Model(c.model_ms))
-        };
+        let model = |n: usize, streams: usize| derived.cell(n, streams).map(|c| c.model_ms);
         for (k, size) in r.sizes.iter().enumerate() {
             let n = size.elements;
             let sequential = MeasuredRow::median(
@@ -440,10 +436,7 @@ impl Experiment for OverlapMap {
                 MS,
             )
             .over_link();
-            rows.push(match derived.one_stream_model_ms.get(k) {
-                Some(&ms) => sequential.controlled_by(RowControl::Model(ms)),
-                None => sequential,
-            });
+            rows.push(sequential.modelled(derived.one_stream_model_ms.get(k).copied()));
             rows.push(MeasuredRow::median(
                 format!("{n}/kernel"),
                 format!("{n} floats, kernel alone"),
@@ -463,10 +456,7 @@ impl Experiment for OverlapMap {
                         MS,
                     )
                     .over_link();
-                    rows.push(match model(n, c.streams) {
-                        Some(control) => row.controlled_by(control),
-                        None => row,
-                    });
+                    rows.push(row.modelled(model(n, c.streams)));
                 }
             }
         }

@@ -76,7 +76,7 @@ fn row(t: &Timeline, op: &TimelineOp) -> Track {
 /// The rows `op` is drawn on: its stream's or lane's, and its engine's where it has one
 /// (its GPU's engine on a timeline of several).
 fn rows(t: &Timeline, op: &TimelineOp) -> Vec<Track> {
-    let gpu = op.device.or(t.gpu_stream(op.stream).map(|(gpu, _)| gpu));
+    let gpu = t.gpu_of(op);
     let engine = op.kind.engine().map(|e| match gpu {
         Some(gpu) if !t.devices.is_empty() => Track::GpuEngine(gpu, e),
         _ => Track::Engine(e),
@@ -182,7 +182,7 @@ pub fn trace(t: &Timeline) -> String {
             "iteration": op.iteration + 1,
             "bytes": op.bytes,
         });
-        if let Some(gpu) = op.device {
+        if let Some(gpu) = t.gpu_of(op) {
             args["gpu"] = json!(gpu);
         }
         if let Some((start, end)) = queued(op) {
@@ -239,7 +239,6 @@ mod tests {
             pageable: false,
             synchronous: false,
             call: None,
-            device: None,
         }
     }
 
@@ -270,11 +269,10 @@ mod tests {
     /// GPU 1's work 0.05 ms behind GPU 0's.
     fn two_gpus() -> Timeline {
         let mut ops = Vec::new();
-        for (k, gpu) in [0usize, 1].into_iter().enumerate() {
+        for k in 0..2 {
             let at = 0.05 * k as f64;
-            let on = |stream: usize, kind, ready: f64, start: f64, end: f64| TimelineOp {
-                device: Some(gpu),
-                ..op(2 * k + stream, kind, ready + at, start + at, end + at)
+            let on = |stream: usize, kind, ready: f64, start: f64, end: f64| {
+                op(2 * k + stream, kind, ready + at, start + at, end + at)
             };
             ops.extend([
                 on(0, OpKind::HtoD, 0.0, 0.0, 1.0),

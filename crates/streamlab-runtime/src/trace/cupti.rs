@@ -285,7 +285,6 @@ pub(super) fn from_cupti(
                 pageable: record.is_some_and(|r| r.pageable),
                 synchronous: record.is_some_and(|r| r.synchronous),
                 call: op.call.clone(),
-                device: None,
             }
         })
         .collect())

@@ -436,7 +436,7 @@ fn record_once(
     rows.wait_all()?;
     let iterations = issued.iter().map(|op| op.iteration + 1).max().unwrap_or(0);
     let lane_row = lane.map(|_| rows.len());
-    let (source, mut ops) = match &mode {
+    let (source, ops) = match &mode {
         Mode::Cupti { stream_ids } => {
             flush()?;
             for kind in KINDS {
@@ -451,9 +451,6 @@ fn record_once(
     };
     let gpus = rows.gpus();
     let devices = if gpus.len() > 1 {
-        for op in &mut ops {
-            op.device = Some(rows.gpu(op.stream).info().ordinal);
-        }
         (gpus.iter().enumerate())
             .map(|(k, gpu)| TracedGpu {
                 ordinal: gpu.info().ordinal,
@@ -500,7 +497,6 @@ fn from_events(
                 pageable: false,
                 synchronous: false,
                 call: op.call.clone(),
-                device: None,
             })
         })
         .collect()

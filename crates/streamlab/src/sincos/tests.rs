@@ -82,10 +82,10 @@ fn a_kernel_that_writes_a_plus_one_fails() {
 #[test]
 fn kernels_that_read_the_wrong_index_fail() {
     let n = SMALLEST;
-    let a = inputs(n + 1, 5);
-    let a = &a[..n];
+    let full = inputs(n + 1, 5);
+    let a = &full[..n];
     let next_a: Vec<f32> = (0..n)
-        .map(|i| sincos_element(inputs(n + 1, 5)[i + 1], i as u32))
+        .map(|i| sincos_element(full[i + 1], i as u32))
         .collect();
     let next_x: Vec<f32> = (0..n).map(|i| sincos_element(a[i], i as u32 + 1)).collect();
     // A chunk of a larger array whose kernel ignored its offset: its indices from 0.
@@ -162,7 +162,10 @@ fn a_prefix_of_the_output_is_checked_against_the_reference_s_prefix() {
     let a = inputs(SMALLEST, 11);
     let expected = Expected::new(&a, &trig(a.len(), false));
     let b: Vec<f32> = (0..100)
-        .map(|i| sincos_from(a[i], libm::sincosf(i as f32).0, libm::sincosf(i as f32).1))
+        .map(|i| {
+            let (sin, cos) = libm::sincosf(i as f32);
+            sincos_from(a[i], sin, cos)
+        })
         .collect();
     assert!(expected.check("prefix", &b).passed);
 }

@@ -203,14 +203,14 @@ fn describe(t: &Timeline, op: &TimelineOp) -> String {
 fn one_copy_at_a_time(t: &Timeline) -> TraceCheck {
     let mut counted = Vec::new();
     let staged = t.ops.iter().filter(|op| op.pageable).count();
-    let mut gpus: Vec<Option<usize>> = t.ops.iter().map(|op| op.device).collect();
+    let mut gpus: Vec<Option<usize>> = t.ops.iter().map(|op| t.gpu_of(op)).collect();
     gpus.sort_unstable();
     gpus.dedup();
     for kind in [OpKind::HtoD, OpKind::DtoH] {
         let mut count = 0;
         for &gpu in &gpus {
             let mut copies: Vec<&TimelineOp> = (t.ops.iter())
-                .filter(|op| op.kind == kind && !op.pageable && op.device == gpu)
+                .filter(|op| op.kind == kind && !op.pageable && t.gpu_of(op) == gpu)
                 .collect();
             copies.sort_by(|a, b| a.start_ms.total_cmp(&b.start_ms));
             if let Some(pair) = (copies.windows(2))

@@ -17,7 +17,6 @@ fn op(kind: OpKind, stream: usize, iteration: usize, start: f64, end: f64) -> Ti
         pageable: false,
         synchronous: false,
         call: None,
-        device: None,
     }
 }
 
@@ -83,7 +82,6 @@ fn overlapping_copies_in_one_direction_fail() {
 fn two_gpus_copy_at_once_on_their_own_engines_but_each_engine_one_copy_at_a_time() {
     // Each GPU its own serial copies, both GPUs at once: streams 1–2 GPU 0's, 3–4 GPU 1's.
     let on = |gpu: usize, op: TimelineOp| TimelineOp {
-        device: Some(gpu),
         stream: op.stream + 2 * gpu,
         ..op
     };

@@ -83,6 +83,23 @@ pub struct BreaksAnalysis {
     pub remedies: Vec<RemedyRow>,
 }
 
+impl BreaksAnalysis {
+    /// The median time per iteration of the clean pipeline `case` is held to.
+    pub fn baseline_ms(&self, case: Case) -> Option<f64> {
+        (self.rows.iter())
+            .find(|x| x.case == case.baseline())
+            .map(|x| x.median_ms)
+    }
+
+    /// The staged copy's model: the slower of its clean pipeline and the host's copy of
+    /// a chunk into pinned memory, which the pipeline hides only while it is shorter.
+    pub fn staged_model_ms(&self) -> Option<f64> {
+        let remedy = (self.remedies.iter()).find(|x| x.remedy == Case::StagedCopy)?;
+        let clean = self.baseline_ms(Case::StagedCopy)?;
+        Some(clean.max(remedy.host_copy_ms?))
+    }
+}
+
 /// A traced case: its timeline and the trace checks of it.
 type Traced<'a> = (&'a Timeline, &'a TraceChecks);
 

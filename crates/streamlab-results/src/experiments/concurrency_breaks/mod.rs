@@ -30,8 +30,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::derived::trace::{BreakKind, TraceChecks};
 use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, RowControl, Saved, Summary, With,
-    verdict,
+    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, Saved, Summary, With, verdict,
 };
 use crate::report::ReportError;
 use crate::report::section::{Section, draw};
@@ -326,22 +325,12 @@ impl Experiment for ConcurrencyBreaks {
     /// what limits it in the same run, the slower of the clean pipeline and the host's
     /// copy into staging; and that copy itself.
     fn rows(r: &ConcurrencyBreaksResult, derived: &Self::Derived) -> Vec<MeasuredRow> {
-        let clean_ms = |case: Case| {
-            (derived.rows.iter())
-                .find(|x| x.case == case.baseline())
-                .map(|x| x.median_ms)
-        };
         let mut rows: Vec<MeasuredRow> = (r.cases.iter())
             .map(|c| {
                 let row =
                     MeasuredRow::median(c.case.label(), c.case.label(), &c.time, MS).over_link();
-                let staged = (c.case == Case::StagedCopy).then_some(r.staging.as_ref());
-                match (staged.flatten(), clean_ms(c.case)) {
-                    (Some(probe), Some(clean)) => {
-                        row.controlled_by(RowControl::Model(clean.max(probe.copy.median())))
-                    }
-                    _ => row,
-                }
+                let staged = c.case == Case::StagedCopy;
+                row.modelled(staged.then(|| derived.staged_model_ms()).flatten())
             })
             .collect();
         if let Some(probe) = &r.staging {
@@ -460,7 +449,7 @@ impl Experiment for ConcurrencyBreaks {
             .max_by(|x, y| x.over_clean.total_cmp(&y.over_clean));
         let x = BreaksSummary {
             verified: r.run.verification.passed,
-            clean_ms: (a.rows.iter().find(|x| x.case == Case::Clean)).map(|x| x.median_ms),
+            clean_ms: a.baseline_ms(Case::Clean),
             costliest: costliest.map(|x| x.case),
             costliest_over_clean: costliest.map(|x| x.over_clean),
             detected_as_expected: a.rows.iter().filter(|x| x.detected_as_expected).count(),

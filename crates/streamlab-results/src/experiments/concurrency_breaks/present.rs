@@ -2,6 +2,7 @@
 //! its costs in words and its chart.
 use super::analysis::{BreakRow, BreaksAnalysis, RemedyRow};
 use super::{Case, ConcurrencyBreaksResult};
+use crate::derived::rates::gbps;
 use crate::derived::trace::BreakKind;
 use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
@@ -129,11 +130,6 @@ pub(super) fn remedy_columns<'a>() -> Columns<'a, RemedyRow> {
 pub(super) fn remedies_result(a: &BreaksAnalysis) -> String {
     let clean = a.remedies.iter().filter(|x| x.as_clean()).count();
     let within = a.remedies.iter().filter(|x| x.remedy_within_noise).count();
-    let clean_ms = |case: Case| {
-        (a.rows.iter())
-            .find(|x| x.case == case.baseline())
-            .map(|x| x.median_ms)
-    };
     let rest: Vec<String> = (a.remedies.iter())
         .filter(|x| !x.as_clean())
         .map(|x| {
@@ -144,7 +140,7 @@ pub(super) fn remedies_result(a: &BreaksAnalysis) -> String {
                 x.over_break,
                 x.remedy_host_ms.map_or(String::new(), |h| format!(
                     "; the host's calls, which its timeline shows, took {h:.4} ms per traced iteration{}",
-                    clean_ms(x.remedy).map_or(String::new(), |c| format!(
+                    a.baseline_ms(x.remedy).map_or(String::new(), |c| format!(
                         ", where a clean iteration takes {c:.4} ms"
                     ))
                 ))
@@ -168,7 +164,7 @@ pub(super) fn staging_note(r: &ConcurrencyBreaksResult, a: &BreaksAnalysis) -> O
     let probe = r.staging.as_ref()?;
     let remedy = a.remedies.iter().find(|x| x.remedy == Case::StagedCopy)?;
     let clean = a.rows.iter().find(|x| x.case == Case::Clean)?;
-    let copy_ms = probe.copy.median();
+    let copy_ms = remedy.host_copy_ms?;
     let tried: Vec<String> = (probe.by_threads.iter())
         .map(|(threads, ms)| format!("{threads}: {}", num(*ms, 3)))
         .collect();
@@ -178,7 +174,7 @@ pub(super) fn staging_note(r: &ConcurrencyBreaksResult, a: &BreaksAnalysis) -> O
         num(copy_ms, 4),
         probe.threads,
         if probe.threads == 1 { "" } else { "s" },
-        probe.bytes as f64 / copy_ms / 1e6,
+        gbps(probe.bytes, copy_ms),
         tried.join(", "),
         num(clean.median_ms, 4),
         if copy_ms < clean.median_ms {

@@ -7,7 +7,7 @@ use crate::experiments::Context;
 use crate::measure::series;
 use crate::runtime::spellings::Spelling;
 use crate::runtime::{DeviceBuffer, Element, PinnedBuffer, RuntimeError, Shape, Stream};
-use crate::sincos::{Expected, TRIG_ULPS, Trig};
+use crate::sincos::{Expected, Trig, trig_at};
 use crate::verify::Bits;
 use std::ops::Range;
 use streamlab_results::experiments::compare_kernels::shapes::{
@@ -44,8 +44,9 @@ impl Bench<'_> {
             };
             let name = if safe { "fill_safe" } else { "fill" };
             let mut runs = Vec::new();
+            // Every check reads all of the output back into it.
+            let mut host = self.gpu.pinned(rows * cols, f32::NAN)?;
             for (language, set) in LANGUAGES.into_iter().zip(sets) {
-                let mut host = self.gpu.pinned(rows * cols, f32::NAN)?;
                 self.stream.poison(&mut a)?;
                 launch(&self.stream, runs.len(), &mut a)?;
                 self.stream.dtoh(&mut host, 0, &a, 0..rows * cols)?;
@@ -70,8 +71,7 @@ impl Bench<'_> {
                 launch(stream, e, &mut a)
             })?;
             // The last timed launch's output: every cell the value, as the checked ones.
-            let mut host = self.gpu.pinned(rows * cols, f32::NAN)?;
-            let what = format!("{name} {rows}×{cols}, the last timed launch's output");
+            let what = format!("{name} {rows}×{cols}");
             let timed = self.timed_check(&what, (&a, &mut host), &vec![value; rows * cols])?;
             let spellings = (LANGUAGES.into_iter().zip(times).zip(&runs))
                 .map(|((language, times), (check, card))| SpellingRun {
@@ -425,8 +425,6 @@ impl Bench<'_> {
         let mut sines: DeviceBuffer<f32> = self.gpu.alloc(n)?;
         let mut cosines: DeviceBuffer<f32> = self.gpu.alloc(n)?;
         let shape = Shape::cover(n, threads);
-        let sin: fn(usize) -> f64 = |i| (i as f32 as f64).sin();
-        let cos: fn(usize) -> f64 = |i| (i as f32 as f64).cos();
         let mut cases = Vec::new();
         for name in MATH {
             let sets = self.sets;
@@ -456,7 +454,8 @@ impl Bench<'_> {
                 self.stream.dtoh(&mut host_s, 0, &sines, 0..n)?;
                 self.stream.dtoh(&mut host_c, 0, &cosines, 0..n)?;
                 self.stream.synchronize()?;
-                let outputs = [("sine", &host_s, sin), ("cosine", &host_c, cos)];
+                let sin: fn(f64) -> f64 = f64::sin;
+                let outputs = [("sine", &host_s, sin), ("cosine", &host_c, f64::cos)];
                 for (what, host, reference) in outputs {
                     if math_writes(name, what) {
                         let (check, worst) = math_check(
@@ -537,21 +536,22 @@ fn math_writes(name: &str, what: &str) -> bool {
     }
 }
 
-/// Math function `name`'s `what` in `language`, `out`, against its f64 `reference`: each
-/// element within [`TRIG_ULPS`], and the largest error in ulps.
+/// Math function `name`'s `what` in `language`, `out`, against the f64 `reference` (sine
+/// or cosine) of each index: each element within the sincos check's ulps, and the
+/// largest error in ulps.
 fn math_check(
     name: &str,
     what: &str,
     language: KernelSet,
     out: &[f32],
-    reference: fn(usize) -> f64,
+    reference: fn(f64) -> f64,
 ) -> (Verification, f64) {
-    let check =
-        crate::verify::compare_each(&format!("{name} {what} ({})", language.label()), out, |i| {
-            let want = reference(i);
-            (want, TRIG_ULPS * crate::verify::ulp_of(want))
-        });
-    (check, crate::verify::max_ulps(out, reference))
+    let what = format!("{name} {what} ({})", language.label());
+    let check = crate::sincos::within_trig_ulps(&what, out, reference);
+    (
+        check,
+        crate::verify::max_ulps(out, |i| trig_at(reference, i)),
+    )
 }
 
 /// The math library functions timed alone ("whose math").
