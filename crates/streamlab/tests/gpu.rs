@@ -13,6 +13,7 @@ use streamlab_results::derived::summary::RunSummary;
 use streamlab_results::experiments::matmul_streams::MatmulSummary;
 use streamlab_results::experiments::memcpy_kernel::MemcpySummary;
 use streamlab_results::experiments::sincos_overlap::SincosSummary;
+use streamlab_results::saved::timeline::{OpKind, Timeline};
 
 /// A headline of `summary.json` as its type.
 fn parse<T: serde::de::DeserializeOwned>(
@@ -337,15 +338,16 @@ fn multi_gpu_overlap_verifies_every_gpus_share_or_says_in_one_line_why_it_cannot
     let timeline = &doc["timeline"];
     let traced = timeline["devices"].as_array().expect("the traced GPUs");
     assert_eq!(traced.len(), gpus.len(), "{traced:?}");
-    let ops = timeline["ops"].as_array().expect("operations");
+    let timeline: Timeline =
+        serde_json::from_value(timeline.clone()).expect("the timeline reads back");
     for ordinal in 0..gpus.len() {
         assert!(
-            ops.iter()
-                .any(|op| op["device"] == ordinal && op["kind"] == "kernel"),
+            (timeline.ops.iter())
+                .any(|op| timeline.gpu_of(op) == Some(ordinal) && op.kind == OpKind::Kernel),
             "no kernel of GPU {ordinal} in the timeline"
         );
     }
-    assert!(ops.iter().all(|op| op["device"].is_u64()));
+    assert!(timeline.ops.iter().all(|op| timeline.gpu_of(op).is_some()));
     assert!(out.join("multi-gpu-overlap-timeline-1.svg").is_file());
     assert!(out.join("multi-gpu-overlap.csv").is_file());
     std::fs::remove_dir_all(&out).expect("clean up");
