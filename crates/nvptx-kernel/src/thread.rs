@@ -11,43 +11,28 @@
 //! must be computed in `u64` from the parts.
 use core::arch::nvptx;
 
-/// One function per special register, each documented with what it reads.
+/// One function per special register: for each CUDA built-in, its x, y and z parts,
+/// each documented with what it reads.
 macro_rules! registers {
-    ($($(#[$doc:meta])* $name:ident => $intrinsic:ident;)*) => {$(
-        $(#[$doc])*
+    ($($builtin:literal, $what:literal: $($axis:literal $name:ident => $intrinsic:ident),+;)*) => {$($(
+        #[doc = concat!("`", $builtin, ".", $axis, "`: ", $what, " along ", $axis, ".")]
         #[inline(always)]
         pub fn $name() -> u32 {
             // SAFETY: reading a special register has no preconditions.
             unsafe { nvptx::$intrinsic() }
         }
-    )*};
+    )+)*};
 }
 
 registers! {
-    /// `threadIdx.x`: the thread's x index within its block.
-    thread_idx_x => _thread_idx_x;
-    /// `threadIdx.y`: the thread's y index within its block.
-    thread_idx_y => _thread_idx_y;
-    /// `threadIdx.z`: the thread's z index within its block.
-    thread_idx_z => _thread_idx_z;
-    /// `blockIdx.x`: the block's x index within the grid.
-    block_idx_x => _block_idx_x;
-    /// `blockIdx.y`: the block's y index within the grid.
-    block_idx_y => _block_idx_y;
-    /// `blockIdx.z`: the block's z index within the grid.
-    block_idx_z => _block_idx_z;
-    /// `blockDim.x`: threads per block along x.
-    block_dim_x => _block_dim_x;
-    /// `blockDim.y`: threads per block along y.
-    block_dim_y => _block_dim_y;
-    /// `blockDim.z`: threads per block along z.
-    block_dim_z => _block_dim_z;
-    /// `gridDim.x`: blocks in the grid along x.
-    grid_dim_x => _grid_dim_x;
-    /// `gridDim.y`: blocks in the grid along y.
-    grid_dim_y => _grid_dim_y;
-    /// `gridDim.z`: blocks in the grid along z.
-    grid_dim_z => _grid_dim_z;
+    "threadIdx", "the thread's index within its block":
+        "x" thread_idx_x => _thread_idx_x, "y" thread_idx_y => _thread_idx_y, "z" thread_idx_z => _thread_idx_z;
+    "blockIdx", "the block's index within the grid":
+        "x" block_idx_x => _block_idx_x, "y" block_idx_y => _block_idx_y, "z" block_idx_z => _block_idx_z;
+    "blockDim", "threads per block":
+        "x" block_dim_x => _block_dim_x, "y" block_dim_y => _block_dim_y, "z" block_dim_z => _block_dim_z;
+    "gridDim", "blocks in the grid":
+        "x" grid_dim_x => _grid_dim_x, "y" grid_dim_y => _grid_dim_y, "z" grid_dim_z => _grid_dim_z;
 }
 
 /// The thread's global x index, `blockIdx.x * blockDim.x + threadIdx.x`, wrapping on

@@ -325,6 +325,49 @@ pub struct MeasuredRow {
     pub control: Option<RowControl>,
 }
 
+/// A measured row's name: its key and its label, built together.
+/// `RowName::new("4096", "4096 floats").then("seq", "sequential")` is keyed "4096/seq"
+/// and labelled "4096 floats: sequential".
+#[derive(Debug, Clone, PartialEq)]
+pub struct RowName {
+    pub key: String,
+    pub label: String,
+}
+
+impl RowName {
+    pub fn new(key: impl std::fmt::Display, label: impl std::fmt::Display) -> RowName {
+        RowName {
+            key: key.to_string(),
+            label: label.to_string(),
+        }
+    }
+
+    /// A row under this one: keyed `key/item`, labelled "label: what".
+    pub fn then(&self, item: impl std::fmt::Display, what: impl std::fmt::Display) -> RowName {
+        RowName::new(
+            format_args!("{}/{item}", self.key),
+            format_args!("{}: {what}", self.label),
+        )
+    }
+
+    /// The median of `series` (in `unit`) with its noise, under this name.
+    pub fn median(self, series: &Series, unit: &'static str) -> MeasuredRow {
+        MeasuredRow::median(self.key, self.label, series, unit)
+    }
+
+    /// The rows of one configuration's series in `unit`, each `(item, what, series)`
+    /// named [`RowName::then`].
+    pub fn group<'s>(
+        &self,
+        unit: &'static str,
+        items: impl IntoIterator<Item = (&'s str, &'s str, &'s Series)>,
+    ) -> impl Iterator<Item = MeasuredRow> {
+        let name = self.clone();
+        (items.into_iter())
+            .map(move |(item, what, series)| name.then(item, what).median(series, unit))
+    }
+}
+
 /// A control a row names for itself (see [`MeasuredRow::control`]).
 #[derive(Debug, Clone, PartialEq)]
 pub enum RowControl {
@@ -364,24 +407,6 @@ impl MeasuredRow {
             over_link: false,
             control: None,
         }
-    }
-
-    /// The rows of one configuration's series in `unit`, each `(item, what, series)` keyed
-    /// `key/item` and labelled "label: what".
-    pub fn group<'s>(
-        (key, label): (&str, &str),
-        unit: &'static str,
-        items: impl IntoIterator<Item = (&'s str, &'s str, &'s Series)>,
-    ) -> impl Iterator<Item = MeasuredRow> {
-        let (key, label) = (key.to_owned(), label.to_owned());
-        (items.into_iter()).map(move |(item, what, series)| {
-            MeasuredRow::median(
-                format!("{key}/{item}"),
-                format!("{label}: {what}"),
-                series,
-                unit,
-            )
-        })
     }
 
     /// The same row, marked as moving data over the host link.

@@ -11,8 +11,8 @@ use crate::derived::pipeline::{self, Bound};
 use crate::derived::rates::{chunks_noise, pipeline_stages};
 use crate::derived::trace::TraceChecks;
 use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, RowControl, Saved, Summary, With,
-    own_link, verdict,
+    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, RowControl, RowName, Saved,
+    Summary, With, own_link, verdict,
 };
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
@@ -331,16 +331,14 @@ impl Experiment for GraphOverlap {
     fn rows(r: &GraphOverlapResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
         let mut rows = Vec::new();
         for p in &r.points {
-            let key = format!("{}/{}/{}", p.variant.short(), p.chunks, p.issue.label());
-            let label = format!(
-                "{} over {} chunks, {}",
-                p.variant.label(),
-                p.chunks,
-                p.issue.label()
+            let (variant, chunks, issue) = (p.variant, p.chunks, p.issue.label());
+            let at = RowName::new(
+                format_args!("{}/{chunks}/{issue}", variant.short()),
+                format_args!("{} over {chunks} chunks, {issue}", variant.label()),
             );
             let series = [("gpu", "GPU time", &p.gpu), ("host", "host time", &p.host)];
             // The GPU's time crosses the link; the host's is its launches'.
-            let mut pair = MeasuredRow::group((&key, &label), MS, series);
+            let mut pair = at.group(MS, series);
             rows.extend(pair.next().map(MeasuredRow::over_link));
             rows.extend(pair.next().map(|r| r.controlled_by(RowControl::Launch)));
         }

@@ -18,7 +18,8 @@ use serde::{Deserialize, Serialize};
 use crate::derived::pipeline::Under;
 use crate::derived::trace::TraceChecks;
 use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, Saved, Summary, With, verdict,
+    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, RowName, Saved, Summary, With,
+    verdict,
 };
 use crate::report::ReportError;
 use crate::report::chart::{PALETTE, SEQUENTIAL_COLOR, XAxis, YScale};
@@ -319,23 +320,21 @@ impl Experiment for KernelConcurrency {
     fn rows(r: &KernelConcurrencyResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
         let mut rows = Vec::new();
         for run in &r.runs {
-            let q = run.queues;
-            rows.push(MeasuredRow::median(
-                format!("q{q}/single"),
-                format!("{q} queues: one kernel alone"),
-                &run.single,
-                MS,
-            ));
+            let q = RowName::new(
+                format_args!("q{}", run.queues),
+                format_args!("{} queues", run.queues),
+            );
+            rows.push(q.then("single", "one kernel alone").median(&run.single, MS));
             for p in &run.points {
-                let (key, label) = (
-                    format!("q{q}/s{}", p.streams),
-                    format!("{q} queues, {} streams", p.streams),
-                );
                 let series = [
                     ("serial", "serial", &p.serial),
                     ("concurrent", "concurrent", &p.concurrent),
                 ];
-                rows.extend(MeasuredRow::group((&key, &label), MS, series));
+                let at = q.then(
+                    format_args!("s{}", p.streams),
+                    format_args!("{} streams", p.streams),
+                );
+                rows.extend(at.group(MS, series));
             }
         }
         rows

@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::derived::trace::TraceChecks;
 use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MeasuredRow, Overview, RowControl, Saved, Summary, US, With,
-    verdict,
+    self, Analyzed, Csv, Experiment, MeasuredRow, Overview, RowControl, RowName, Saved, Summary,
+    US, With, verdict,
 };
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
@@ -340,20 +340,19 @@ impl Experiment for LaunchOverhead {
                 ("async-gpu", "asynchronous launch, GPU", &c.async_gpu_us),
                 ("sync", "launch and wait", &c.sync_us),
             ];
-            rows.extend(MeasuredRow::group((&key, c.kernels.label()), US, series));
+            rows.extend(RowName::new(key, c.kernels.label()).group(US, series));
         }
         let graph = [
             ("host", "host per kernel", &r.graph.host_us),
             ("gpu", "GPU per kernel", &r.graph.gpu_us),
         ];
-        rows.extend(MeasuredRow::group(("graph", "graph replay"), US, graph));
+        rows.extend(RowName::new("graph", "graph replay").group(US, graph));
         for p in &r.breakeven {
-            rows.push(MeasuredRow::median(
-                format!("work{}", p.work_us),
-                format!("kernels of {} µs work, per kernel", p.work_us),
-                &p.per_kernel_us,
-                US,
-            ));
+            let at = RowName::new(
+                format_args!("work{}", p.work_us),
+                format_args!("kernels of {} µs work, per kernel", p.work_us),
+            );
+            rows.push(at.median(&p.per_kernel_us, US));
         }
         // Every row is a launch's cost: held against the run's own launch probe.
         (rows.into_iter())

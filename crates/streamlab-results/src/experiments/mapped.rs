@@ -19,8 +19,8 @@ use crate::derived::pipeline::{self, Stages, Under};
 use crate::derived::rates::{best_rates, ms_at, pipeline_stages, stage_noise};
 use crate::derived::trace::TraceChecks;
 use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, Saved, Summary, With, own_link,
-    verdict,
+    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, RowName, Saved, Summary, With,
+    own_link, verdict,
 };
 use crate::report::ReportError;
 use crate::report::chart::{PALETTE, XAxis, YScale};
@@ -327,31 +327,16 @@ fn figures(a: &MappedAnalysis) -> Vec<FigureModel> {
         XAxis::Log,
         YScale::Log,
     );
-    let n = |r: &MappedRow| r.elements as f64;
-    chart.lines.push(line(
-        "mapped (median)",
-        PALETTE[4],
-        false,
-        a.rows.iter().map(|r| (n(r), r.mapped_ms)).collect(),
-    ));
-    chart.lines.push(line(
-        "mapped bound: the link",
-        PALETTE[4],
-        true,
-        a.rows.iter().map(|r| (n(r), r.mapped_bound_ms)).collect(),
-    ));
-    chart.lines.push(line(
-        "streamed (median)",
-        PALETTE[0],
-        false,
-        a.rows.iter().map(|r| (n(r), r.streamed_ms)).collect(),
-    ));
-    chart.lines.push(line(
-        "streamed bound: pipeline",
-        PALETTE[0],
-        true,
-        a.rows.iter().map(|r| (n(r), r.streamed_bound_ms)).collect(),
-    ));
+    let series: [(&str, usize, bool, fn(&MappedRow) -> f64); 4] = [
+        ("mapped (median)", 4, false, |r| r.mapped_ms),
+        ("mapped bound: the link", 4, true, |r| r.mapped_bound_ms),
+        ("streamed (median)", 0, false, |r| r.streamed_ms),
+        ("streamed bound: pipeline", 0, true, |r| r.streamed_bound_ms),
+    ];
+    for (name, color, dashed, y) in series {
+        let points = a.rows.iter().map(|r| (r.elements as f64, y(r))).collect();
+        chart.lines.push(line(name, PALETTE[color], dashed, points));
+    }
     vec![FigureModel::chart("mapped.svg".into(), chart)]
 }
 
@@ -389,15 +374,10 @@ impl Experiment for Mapped {
                 ("async1", "asynchronous 1", &p.async1, streamed_bound),
                 ("async2", "asynchronous 2", &p.async2, streamed_bound),
             ];
+            let at = RowName::new(n, format_args!("{n} floats"));
             for (key, label, series, model) in orders {
-                let row = MeasuredRow::median(
-                    format!("{n}/{key}"),
-                    format!("{n} floats, {label}"),
-                    series,
-                    MS,
-                )
-                .over_link();
-                rows.push(row.modelled(model));
+                let row = at.then(key, label).median(series, MS);
+                rows.push(row.over_link().modelled(model));
             }
         }
         rows

@@ -13,7 +13,9 @@ use serde::{Deserialize, Serialize};
 use crate::derived::pipeline::{self, Bound, PAYOFF};
 use crate::derived::rates::{chunks_noise, pipeline_stages};
 use crate::derived::trace::TraceChecks;
-use crate::experiment::{self, Analyzed, Csv, Experiment, MS, MeasuredRow, Saved, With, own_link};
+use crate::experiment::{
+    self, Analyzed, Csv, Experiment, MS, MeasuredRow, RowName, Saved, With, own_link,
+};
 use crate::range::IntRange;
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, Level, PALETTE, SEQUENTIAL_COLOR, XAxis, YScale};
@@ -442,24 +444,15 @@ impl Experiment for Overlap {
     fn rows(r: &OverlapResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
         let mut rows = Vec::new();
         for size in &r.sizes {
-            let n = size.elements;
-            rows.push(MeasuredRow::median(
-                format!("{n}/seq"),
-                format!("{n} elements, sequential"),
-                &size.sequential,
-                MS,
-            ));
+            let n = RowName::new(size.elements, format_args!("{} elements", size.elements));
+            rows.push(n.then("seq", "sequential").median(&size.sequential, MS));
             for p in &size.points {
-                rows.push(MeasuredRow::median(
-                    format!("{n}/{}/{}", p.variant.short(), p.streams),
-                    format!(
-                        "{n} elements, {} with {} streams",
-                        p.variant.label(),
-                        p.streams
-                    ),
-                    &p.time,
-                    MS,
-                ));
+                let (variant, label) = (p.variant.short(), p.variant.label());
+                let at = n.then(
+                    format_args!("{variant}/{}", p.streams),
+                    format_args!("{label} with {} streams", p.streams),
+                );
+                rows.push(at.median(&p.time, MS));
             }
         }
         rows.into_iter().map(MeasuredRow::over_link).collect()

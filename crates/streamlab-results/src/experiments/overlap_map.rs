@@ -31,8 +31,8 @@ use crate::derived::pipeline::{self, PAYOFF, Stages};
 use crate::derived::rates::{best_rates, ms_at};
 use crate::derived::trace::TraceChecks;
 use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, RowControl, Saved, Summary, With,
-    verdict,
+    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, RowControl, RowName, Saved,
+    Summary, With, verdict,
 };
 use crate::report::ReportError;
 use crate::report::chart::HeatMap;
@@ -429,34 +429,26 @@ impl Experiment for OverlapMap {
         let model = |n: usize, streams: usize| derived.cell(n, streams).map(|c| c.model_ms);
         for (k, size) in r.sizes.iter().enumerate() {
             let n = size.elements;
-            let sequential = MeasuredRow::median(
-                format!("{n}/seq"),
-                format!("{n} floats, sequential"),
-                &size.sequential,
-                MS,
-            )
-            .over_link();
-            rows.push(sequential.modelled(derived.one_stream_model_ms.get(k).copied()));
-            rows.push(MeasuredRow::median(
-                format!("{n}/kernel"),
-                format!("{n} floats, kernel alone"),
-                &size.kernel_alone,
-                MS,
-            ));
+            let at = RowName::new(n, format_args!("{n} floats"));
+            let sequential = at.then("seq", "sequential").median(&size.sequential, MS);
+            let one_stream = derived.one_stream_model_ms.get(k).copied();
+            rows.push(sequential.over_link().modelled(one_stream));
+            rows.push(
+                at.then("kernel", "kernel alone")
+                    .median(&size.kernel_alone, MS),
+            );
             for c in &size.cells {
-                let (key, label) = (
-                    format!("{n}/{}", c.streams),
-                    format!("{n} floats, {} streams", c.streams),
-                );
+                let streams = at.then(c.streams, format_args!("{} streams", c.streams));
                 for (order, series) in [("1", &c.async1), ("2", &c.async2)] {
-                    let row = MeasuredRow::median(
-                        format!("{key}/async{order}"),
-                        format!("{label}, asynchronous {order}"),
-                        series,
-                        MS,
-                    )
-                    .over_link();
-                    rows.push(row.modelled(model(n, c.streams)));
+                    let row = streams.then(
+                        format_args!("async{order}"),
+                        format_args!("asynchronous {order}"),
+                    );
+                    rows.push(
+                        row.median(series, MS)
+                            .over_link()
+                            .modelled(model(n, c.streams)),
+                    );
                 }
             }
         }

@@ -73,18 +73,32 @@ extern "C" fn buffer_completed(
         while activity::get_next_record(buffer, valid, &mut record).is_ok() {
             let kind = *(record as *const u32);
             let asynchronous = csys::CUpti_ActivityFlag::CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC as u32;
+            // A record's span, and (for copies and memsets) its bytes.
+            macro_rules! span {
+                ($kind:expr, $r:expr) => {
+                    Record {
+                        kind: $kind,
+                        context: (*$r).contextId,
+                        stream: (*$r).streamId,
+                        start: (*$r).start,
+                        end: (*$r).end,
+                        bytes: None,
+                        pageable: false,
+                        synchronous: false,
+                    }
+                };
+                ($kind:expr, $r:expr, bytes) => {
+                    Record {
+                        bytes: Some((*$r).bytes),
+                        // CUPTI_ACTIVITY_FLAG_MEMSET_ASYNC is the same bit.
+                        synchronous: u32::from((*$r).flags) & asynchronous == 0,
+                        ..span!($kind, $r)
+                    }
+                };
+            }
             if kind == csys::CUpti_ActivityKind::CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL as u32 {
                 let k = record as *const csys::CUpti_ActivityKernel10;
-                found.push(Record {
-                    kind: OpKind::Kernel,
-                    context: (*k).contextId,
-                    stream: (*k).streamId,
-                    start: (*k).start,
-                    end: (*k).end,
-                    bytes: None,
-                    pageable: false,
-                    synchronous: false,
-                });
+                found.push(span!(OpKind::Kernel, k));
             } else if kind == csys::CUpti_ActivityKind::CUPTI_ACTIVITY_KIND_MEMCPY as u32 {
                 let m = record as *const csys::CUpti_ActivityMemcpy6;
                 let copy = (*m).copyKind;
@@ -102,29 +116,13 @@ extern "C" fn buffer_completed(
                     csys::CUpti_ActivityMemoryKind::CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE as u8;
                 if let Some(kind) = kind {
                     found.push(Record {
-                        kind,
-                        context: (*m).contextId,
-                        stream: (*m).streamId,
-                        start: (*m).start,
-                        end: (*m).end,
-                        bytes: Some((*m).bytes),
                         pageable: (*m).srcKind == pageable_kind || (*m).dstKind == pageable_kind,
-                        synchronous: u32::from((*m).flags) & asynchronous == 0,
+                        ..span!(kind, m, bytes)
                     });
                 }
             } else if kind == csys::CUpti_ActivityKind::CUPTI_ACTIVITY_KIND_MEMSET as u32 {
                 let m = record as *const csys::CUpti_ActivityMemset4;
-                found.push(Record {
-                    kind: OpKind::Memset,
-                    context: (*m).contextId,
-                    stream: (*m).streamId,
-                    start: (*m).start,
-                    end: (*m).end,
-                    bytes: Some((*m).bytes),
-                    pageable: false,
-                    // CUPTI_ACTIVITY_FLAG_MEMSET_ASYNC is the same bit.
-                    synchronous: u32::from((*m).flags) & asynchronous == 0,
-                });
+                found.push(span!(OpKind::Memset, m, bytes));
             }
         }
         match SPARE.lock() {

@@ -20,7 +20,8 @@ use serde::{Deserialize, Serialize};
 use crate::derived::pipeline::under_clause;
 use crate::derived::trace::TraceChecks;
 use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, Saved, Summary, With, verdict,
+    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, RowName, Saved, Summary, With,
+    verdict,
 };
 use crate::range::IntRange;
 use crate::report::ReportError;
@@ -194,15 +195,15 @@ impl Experiment for MemcpyKernel {
     fn rows(r: &MemcpyKernelResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
         let mut rows = Vec::new();
         for x in &r.rows {
-            let (key, label) = (
-                format!("{}/{}", x.streams, x.cycles),
-                format!("{} streams, {} cycles", x.streams, x.cycles),
+            let at = RowName::new(
+                format_args!("{}/{}", x.streams, x.cycles),
+                format_args!("{} streams, {} cycles", x.streams, x.cycles),
             );
             let series = [
                 ("sequential", "sequential", &x.total),
                 ("streamed", "streamed", &x.concurrent),
             ];
-            rows.extend(MeasuredRow::group((&key, &label), MS, series));
+            rows.extend(at.group(MS, series));
         }
         rows.into_iter().map(MeasuredRow::over_link).collect()
     }

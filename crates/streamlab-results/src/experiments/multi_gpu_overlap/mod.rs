@@ -183,32 +183,23 @@ impl Experiment for MultiGpuOverlap {
     type Derived = MultiGpuAnalysis;
 
     fn rows(r: &MultiGpuOverlapResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
-        vec![
-            MeasuredRow::median(
+        let (gpus, streams) = (r.gpus.len(), r.run.params.streams);
+        let host = "every GPU copying in and out at once, one pass, before the timed batches";
+        [
+            (
                 "spread",
-                format!(
-                    "{} GPUs, {} streams each",
-                    r.gpus.len(),
-                    r.run.params.streams
-                ),
+                format!("{gpus} GPUs, {streams} streams each"),
                 &r.spread,
-                MS,
             ),
-            MeasuredRow::median(
+            (
                 "alone",
-                format!("the first GPU alone, {} streams", r.run.params.streams),
+                format!("the first GPU alone, {streams} streams"),
                 &r.alone,
-                MS,
             ),
-            MeasuredRow::median(
-                "host-link",
-                "every GPU copying in and out at once, one pass, before the timed batches",
-                &r.host_link,
-                MS,
-            ),
+            ("host-link", host.to_owned(), &r.host_link),
         ]
         .into_iter()
-        .map(MeasuredRow::over_link)
+        .map(|(key, label, series)| MeasuredRow::median(key, label, series, MS).over_link())
         .collect()
     }
 

@@ -26,7 +26,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::derived::trace::TraceChecks;
 use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, Saved, Summary, With, verdict,
+    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, RowName, Saved, Summary, With,
+    verdict,
 };
 use crate::report::ReportError;
 use crate::report::section::{Section, draw};
@@ -316,12 +317,11 @@ impl Experiment for PeerCopy {
         for local in &r.local {
             let g = local.gpu;
             for p in &local.points {
-                rows.push(MeasuredRow::median(
-                    format!("{g}-{g}/{}/local", p.bytes),
-                    format!("GPU {g} to itself, {}", size(p.bytes)),
-                    &p.time,
-                    MS,
-                ));
+                let at = RowName::new(
+                    format_args!("{g}-{g}/{}/local", p.bytes),
+                    format_args!("GPU {g} to itself, {}", size(p.bytes)),
+                );
+                rows.push(at.median(&p.time, MS));
             }
         }
         rows
@@ -444,56 +444,42 @@ impl Experiment for PeerCopy {
 /// `compare` holds them against.
 fn pair_rows(pair: &PairResult, rows: &mut Vec<MeasuredRow>) {
     let (s, d) = (pair.src, pair.dst);
+    let over_host = |row: MeasuredRow, staged: bool| if staged { row.over_link() } else { row };
     for p in &pair.points {
+        let at = RowName::new(
+            format_args!("{s}-{d}/{}", p.bytes),
+            format_args!("GPU {s} to {d}, {}", size(p.bytes)),
+        );
         for method in Method::ALL {
-            let label = |what: &str| format!("GPU {s} to {d}, {}, {what}", size(p.bytes));
-            let over_host = |row: MeasuredRow| {
-                if method.needs_peer_access() {
-                    row
-                } else {
-                    row.over_link()
-                }
-            };
+            let (staged, this) = (
+                !method.needs_peer_access(),
+                at.then(method.key(), method.label()),
+            );
             if let Some(samples) = p.samples(method) {
-                let key = format!("{s}-{d}/{}/{}", p.bytes, method.key());
-                rows.push(over_host(MeasuredRow::median(
-                    key,
-                    label(method.label()),
-                    samples,
-                    MS,
-                )));
+                rows.push(over_host(this.clone().median(samples, MS), staged));
             }
             let ways = [("forward", (s, d)), ("back", (d, s))];
             for ((way, (from, to)), samples) in ways
                 .into_iter()
                 .zip(p.each_way(method).into_iter().flatten())
             {
-                let key = format!("{s}-{d}/{}/{}/{way}", p.bytes, method.key());
-                let what = format!("{}, its {from} → {to} direction", method.label());
-                rows.push(over_host(MeasuredRow::median(
-                    key,
-                    label(&what),
-                    samples,
-                    MS,
-                )));
+                let row = this.then(way, format_args!("its {from} → {to} direction"));
+                rows.push(over_host(row.median(samples, MS), staged));
             }
         }
     }
     let latencies = [("staged", &pair.latency_staged)]
         .into_iter()
         .chain(pair.latency_peer.as_ref().map(|l| ("peer", l)));
+    let at = RowName::new(
+        format_args!("{s}-{d}/latency"),
+        format_args!("GPU {s} to {d}, one {} copy", size(LATENCY_BYTES)),
+    );
     for (key, samples) in latencies {
-        let row = MeasuredRow::median(
-            format!("{s}-{d}/latency/{key}"),
-            format!("GPU {s} to {d}, one {} copy, {key}", size(LATENCY_BYTES)),
-            samples,
-            MS,
-        );
-        rows.push(if key == "staged" {
-            row.over_link()
-        } else {
-            row
-        });
+        rows.push(over_host(
+            at.then(key, key).median(samples, MS),
+            key == "staged",
+        ));
     }
 }
 
