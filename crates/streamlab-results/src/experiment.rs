@@ -7,6 +7,8 @@
 //! numbers, its trace checks, its measured rows and its summary are computed there and
 //! nowhere else, and the generic parts (the results folder, the printed tables, the
 //! report, `summary.json`, `compare`) read them from its [`Analysis`].
+pub use minijinja::context;
+pub use minijinja::value::{Serde, Value};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -16,6 +18,7 @@ use crate::derived::trace::{self, TraceChecks};
 use crate::report::ReportError;
 use crate::report::section::{Section, TimelineFigure};
 use crate::report::table::Table;
+use crate::report::words;
 use crate::saved::timeline::Timeline;
 use crate::saved::{
     DeviceInfo, KernelSet, LinkRates, Params, Provenance, RunRecord, StageTimes, Verification,
@@ -30,6 +33,8 @@ pub trait Experiment: Sized + 'static {
     /// Whether it runs the project's kernels, so `--kernels` and `--form` apply and the
     /// CUDA C++ twins' result sits beside the Rust one.
     const USES_KERNEL_SETS: bool;
+    /// Its section's words: a Markdown template beside its code ([`words`]).
+    const WORDS: &'static str;
     type Params: Params;
     type Result: Saved<Params = Self::Params>;
     /// Every number derived from a result, saved beside it in its JSON.
@@ -66,8 +71,10 @@ pub trait Experiment: Sized + 'static {
     /// [`Experiment::tables`].
     fn section(
         rust: &Analyzed<Self>,
-        cuda: Option<&Analyzed<Self>>,
-    ) -> Result<Section, ReportError>;
+        _cuda: Option<&Analyzed<Self>>,
+    ) -> Result<Section, ReportError> {
+        rust.section(context! {})
+    }
 }
 
 /// What every saved result holds and says of itself.
@@ -275,18 +282,23 @@ impl<E: Experiment> Analyzed<E> {
         (&self.result, &self.derived)
     }
 
-    /// The section of its experiment, titled `title`, saying what it measures in `about`
-    /// ([`Section::new`]).
-    pub fn section(&self, title: &str, about: &str) -> Section {
+    /// The section of its experiment ([`Section::new`]), its title, what it measures and
+    /// its notes rendered from [`Experiment::WORDS`] with its derived numbers as `a`, its
+    /// parameters as `p`, and `extra` ([`words`]).
+    pub fn section(&self, extra: Value) -> Result<Section, ReportError> {
         let r = &self.result;
-        Section::new(
+        let context = context! { a => Serde(&self.derived), p => Serde(r.params()), ..extra };
+        let words = words::render(E::NAME, E::WORDS, context)?;
+        let mut section = Section::new(
             E::NAME,
-            title,
-            about,
+            &words.title,
+            &words.about,
             r.params(),
             r.provenance(),
             r.verification(),
-        )
+        );
+        section.notes.extend(words.notes);
+        Ok(section)
     }
 
     /// The figures of its traced timelines, with their checks.

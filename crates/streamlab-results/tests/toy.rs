@@ -10,12 +10,8 @@ use serde::{Deserialize, Serialize};
 use streamlab_results::compare::{self, ComparedRun};
 use streamlab_results::derived::summary::RunStatus;
 use streamlab_results::derived::trace::TraceChecks;
-use streamlab_results::experiment::{
-    Analyzed, Csv, Experiment, MS, MeasuredRow, Saved, Summary, With,
-};
+use streamlab_results::experiment::{Csv, Experiment, MS, MeasuredRow, Saved, Summary, With};
 use streamlab_results::held::Results;
-use streamlab_results::report::ReportError;
-use streamlab_results::report::section::Section;
 use streamlab_results::report::table::{Columns, Table, num};
 use streamlab_results::run::SavedRun;
 use streamlab_results::run::recorder::Recorder;
@@ -68,6 +64,7 @@ pub struct Toy;
 impl Experiment for Toy {
     const NAME: &'static str = "toy";
     const USES_KERNEL_SETS: bool = false;
+    const WORDS: &'static str = "# Toy: one copy\n\nOne copy timed with events.";
     type Params = Params;
     type Result = ToyResult;
     type Derived = f64;
@@ -99,11 +96,6 @@ impl Experiment for Toy {
             "median_ms,gbps\n{},{gbps}\n",
             r.copy.median()
         ))]
-    }
-    fn section(rust: &Analyzed<Toy>, _: Option<&Analyzed<Toy>>) -> Result<Section, ReportError> {
-        let mut s = rust.section("Toy: one copy", "One copy timed with events.");
-        s.tables = Toy::tables(&rust.result, &rust.derived, None);
-        Ok(s)
     }
 }
 

@@ -3,13 +3,14 @@
 //! report puts first, and the `bounds` key of `summary.json`.
 use serde::{Deserialize, Serialize};
 
+use crate::derived::pipeline::SLACK;
 use crate::derived::rates::{gbps, median_rates};
 use crate::derived::trace::TraceChecks;
 use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, Saved, Summary, With,
+    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, Saved, Summary, With, context,
 };
 use crate::report::ReportError;
-use crate::report::section::{BOUND_NOTE, Section};
+use crate::report::section::Section;
 use crate::report::table::{Columns, Table, num};
 use crate::saved::{RunRecord, StageTimes};
 use crate::stats::Series;
@@ -159,6 +160,7 @@ impl Saved for BoundsResult {
 impl Experiment for Bounds {
     const NAME: &'static str = "bounds";
     const USES_KERNEL_SETS: bool = false;
+    const WORDS: &'static str = include_str!("bounds.md");
     type Params = Params;
     type Result = BoundsResult;
     type Derived = BoundsSummary;
@@ -212,21 +214,7 @@ impl Experiment for Bounds {
         rust: &Analyzed<Self>,
         _twin: Option<&Analyzed<Self>>,
     ) -> Result<Section, ReportError> {
-        let derived = &rust.derived;
-        let s = derived;
-        let mut sec = rust.section(
-            "The physical limits, as measured",
-            "Copies of pinned host memory each way alone and both ways at once, a device-to-device copy, and an empty kernel's launch, timed with events. Every bound in this report is built from figures like these, measured in the same run as what it bounds.",
-        );
-        sec.note(
-            "Both ways",
-            format!(
-                "Copies in and out at once share the link: together they reach {:.1} GB/s, not {:.1} + {:.1}. A bound that lets both directions run at their one-way rates at once is a bound no run can reach.",
-                s.bidirectional_gbps, s.h2d_gbps, s.d2h_gbps
-            ),
-        );
-        sec.note("Bounds", BOUND_NOTE);
-        Ok(sec)
+        rust.section(context! { slack => SLACK })
     }
 
     const FACTS: &'static [&'static str] = &["bounds"];

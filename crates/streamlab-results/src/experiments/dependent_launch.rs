@@ -15,7 +15,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::derived::trace::TraceChecks;
 use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MeasuredRow, Overview, Saved, Summary, US, With, verdict,
+    self, Analyzed, Csv, Experiment, MeasuredRow, Overview, Saved, Summary, US, With, context,
+    verdict,
 };
 use crate::report::ReportError;
 use crate::report::chart::{PALETTE, XAxis, YScale};
@@ -221,6 +222,7 @@ impl Saved for DependentLaunchResult {
 impl Experiment for DependentLaunch {
     const NAME: &'static str = "dependent-launch";
     const USES_KERNEL_SETS: bool = false;
+    const WORDS: &'static str = include_str!("dependent_launch.md");
     type Params = Params;
     type Result = DependentLaunchResult;
     type Derived = DependentAnalysis;
@@ -272,15 +274,7 @@ impl Experiment for DependentLaunch {
         _twin: Option<&Analyzed<Self>>,
     ) -> Result<Section, ReportError> {
         let (r, a) = rust.with();
-        let mut sec = rust.section(
-            "dependent-launch: the gap between dependent kernels",
-            "Chains of kernels on one stream, each waiting for the one ahead: launched one after another, with programmatic dependent launch (the kernel behind launched while the one ahead runs, its blocks waiting at griddepcontrol.wait), and replayed from a CUDA graph; Rust kernels and their CUDA C++ twins, over work per kernel from none to long. Block 0 of each kernel stamps the GPU's global timer as its work begins and ends.",
-        );
-        sec.note(
-            "Bound",
-            "A dependent kernel cannot begin its work before the one ahead ends: the gap's bound is 0. Plain launches and a graph's replay leave the GPU's launch of the kernel behind in the gap; programmatic dependent launch takes it out, leaving the release of the wait.",
-        );
-        sec.note("Result", finding(r, a));
+        let mut sec = rust.section(context! { finding => finding(r, a) })?;
         sec.figures = draw(figures(r, a));
         Ok(sec)
     }

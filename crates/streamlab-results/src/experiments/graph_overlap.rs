@@ -12,7 +12,7 @@ use crate::derived::rates::{chunks_noise, pipeline_stages};
 use crate::derived::trace::TraceChecks;
 use crate::experiment::{
     self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, RowControl, RowName, Saved,
-    Summary, With, own_link, verdict,
+    Summary, With, context, own_link, verdict,
 };
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
@@ -324,6 +324,7 @@ impl Saved for GraphOverlapResult {
 impl Experiment for GraphOverlap {
     const NAME: &'static str = "graph-overlap";
     const USES_KERNEL_SETS: bool = false;
+    const WORDS: &'static str = include_str!("graph_overlap.md");
     type Params = Params;
     type Result = GraphOverlapResult;
     type Derived = GraphAnalysis;
@@ -366,11 +367,7 @@ impl Experiment for GraphOverlap {
         _twin: Option<&Analyzed<Self>>,
     ) -> Result<Section, ReportError> {
         let derived = &rust.derived;
-        let mut sec = rust.section("graph-overlap: a CUDA graph against stream issue", "sincos-overlap's asynchronous orders, issued on streams (one per chunk) and captured once as a CUDA graph that holds a sample's back-to-back iterations with the same dependencies, then replayed: GPU time per iteration (events) and the host's time per iteration spent issuing (what the CPU is not left free for).");
-        sec.note(
-            "Bound",
-            "The sincos pipeline bound of each chunk count's parts, timed alone, with fill and drain once per sample's iterations.",
-        );
+        let mut sec = rust.section(context! {})?;
         sec.figures = draw(figures(derived));
         Ok(sec)
     }

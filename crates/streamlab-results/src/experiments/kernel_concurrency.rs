@@ -19,7 +19,7 @@ use crate::derived::pipeline::Under;
 use crate::derived::trace::TraceChecks;
 use crate::experiment::{
     self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, RowName, Saved, Summary, With,
-    verdict,
+    context, verdict,
 };
 use crate::report::ReportError;
 use crate::report::chart::{PALETTE, SEQUENTIAL_COLOR, XAxis, YScale};
@@ -313,6 +313,7 @@ impl Saved for KernelConcurrencyResult {
 impl Experiment for KernelConcurrency {
     const NAME: &'static str = "kernel-concurrency";
     const USES_KERNEL_SETS: bool = false;
+    const WORDS: &'static str = include_str!("kernel_concurrency.md");
     type Params = Params;
     type Result = KernelConcurrencyResult;
     type Derived = ConcurrencyAnalysis;
@@ -367,17 +368,11 @@ impl Experiment for KernelConcurrency {
         _twin: Option<&Analyzed<Self>>,
     ) -> Result<Section, ReportError> {
         let (r, a) = rust.with();
-        let mut sec = rust.section("kernel-concurrency: how many kernels really run at once", "N streams each launch two one-block kernels that spin a fixed time on the GPU's global timer, first all streams at once, then the same kernels one after another (serial). The number of hardware work queues is set by CUDA_DEVICE_MAX_CONNECTIONS, which the driver reads once when it starts, so each queue setting runs in a process of its own.");
-        sec.notes.push((
-            "Model".into(),
-            format!(
-                "Kernels of different streams run at once up to the smaller of the hardware queues and the resident-grid limit ({} on this GPU; each kernel is one block, so the {} SMs are never the limit here). Each stream's second kernel waits for its first, so N streams over q queues take ceil(N / min(q, {})) + 1 waves of one kernel's time; the bound is those waves at exactly the spin time. Measured waves are the concurrent time over one kernel alone; \"matches\" means within {:.0}%.",
-                r.max_resident_grids,
-                r.run.device.sm_count,
-                r.max_resident_grids,
-                WAVES_TOLERANCE * 100.0
-            ),
-        ));
+        let mut sec = rust.section(context! {
+            grids => r.max_resident_grids,
+            sms => r.run.device.sm_count,
+            tolerance => WAVES_TOLERANCE,
+        })?;
         sec.figures = draw(figures(a, r.run.params.spin_us));
         sec.timelines = rust.timelines()?;
         Ok(sec)

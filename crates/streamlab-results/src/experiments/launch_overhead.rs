@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::derived::trace::TraceChecks;
 use crate::experiment::{
     self, Analyzed, Csv, Experiment, MeasuredRow, Overview, RowControl, RowName, Saved, Summary,
-    US, With, verdict,
+    US, With, context, verdict,
 };
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
@@ -327,6 +327,7 @@ impl Saved for LaunchOverheadResult {
 impl Experiment for LaunchOverhead {
     const NAME: &'static str = "launch-overhead";
     const USES_KERNEL_SETS: bool = false;
+    const WORDS: &'static str = include_str!("launch_overhead.md");
     type Params = Params;
     type Result = LaunchOverheadResult;
     type Derived = LaunchAnalysis;
@@ -418,17 +419,7 @@ impl Experiment for LaunchOverhead {
         _twin: Option<&Analyzed<Self>>,
     ) -> Result<Section, ReportError> {
         let a = &rust.derived;
-        let mut sec = rust.section("launch-overhead: what one launch costs", "An empty kernel launched back to back on one stream (host time to issue, GPU time between events), launched and waited for one at a time, and the same launches captured once in a CUDA graph and replayed; the Rust kernel and its CUDA C++ twin take turns, sample by sample. Then kernels that each spin a given time on the GPU's clock, back to back: the breakeven curve.");
-        sec.notes.push((
-            "Result".into(),
-            format!(
-                "Rust's launch rate is {} of the CUDA C++ twin's (above 1: Rust launches faster). A graph replay costs the host {} of stream issue's time per kernel. Launch cost stops mattering (under {:.0}% of a kernel's time) from {} µs of work per kernel; the bound there is the work itself, or an empty launch where that is longer.",
-                a.rust_over_cuda_rate.map_or("–".into(), |x| num(x, 3)),
-                times(a.graph_over_stream_host),
-                BREAKEVEN_OVERHEAD * 100.0,
-                a.breakeven_work_us.map_or("–".into(), |w| w.to_string())
-            ),
-        ));
+        let mut sec = rust.section(context! { overhead => BREAKEVEN_OVERHEAD })?;
         sec.figures = draw(figures(a));
         Ok(sec)
     }

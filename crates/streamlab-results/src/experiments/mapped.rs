@@ -20,7 +20,7 @@ use crate::derived::rates::{best_rates, ms_at, pipeline_stages, stage_noise};
 use crate::derived::trace::TraceChecks;
 use crate::experiment::{
     self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, RowName, Saved, Summary, With,
-    own_link, verdict,
+    context, own_link, verdict,
 };
 use crate::report::ReportError;
 use crate::report::chart::{PALETTE, XAxis, YScale};
@@ -327,7 +327,8 @@ fn figures(a: &MappedAnalysis) -> Vec<FigureModel> {
         XAxis::Log,
         YScale::Log,
     );
-    let series: [(&str, usize, bool, fn(&MappedRow) -> f64); 4] = [
+    type Y = fn(&MappedRow) -> f64;
+    let series: [(&str, usize, bool, Y); 4] = [
         ("mapped (median)", 4, false, |r| r.mapped_ms),
         ("mapped bound: the link", 4, true, |r| r.mapped_bound_ms),
         ("streamed (median)", 0, false, |r| r.streamed_ms),
@@ -354,6 +355,7 @@ impl Saved for MappedResult {
 impl Experiment for Mapped {
     const NAME: &'static str = "mapped";
     const USES_KERNEL_SETS: bool = false;
+    const WORDS: &'static str = include_str!("mapped.md");
     type Params = Params;
     type Result = MappedResult;
     type Derived = MappedAnalysis;
@@ -405,30 +407,10 @@ impl Experiment for Mapped {
         _twin: Option<&Analyzed<Self>>,
     ) -> Result<Section, ReportError> {
         let a = &rust.derived;
-        let mut sec = rust.section("mapped: zero-copy memory against streamed copies", "The sincos kernel reading its input from and writing its output to mapped pinned host memory directly (no copies), against the streamed version (device memory, copies over streams, the better asynchronous order), over the same sizes.");
-        sec.notes.push((
-            "Bound".into(),
-            format!(
-                "Mapped: the bytes in and out at the fastest rates the link showed in this run, one way alone ({:.1} and {:.1} GB/s) and both ways at once ({:.1} GB/s in total). At small sizes a launch and PCIe's latency, not bandwidth, set the time, so efficiency there is low by nature. Streamed: the pipeline bound of its chunks' parts.",
-                a.link.htod_gbps, a.link.dtoh_gbps, a.link.both_gbps
-            ),
-        ));
-        let wins: Vec<String> = a
-            .mapped_wins
-            .iter()
+        let wins: Vec<String> = (a.mapped_wins.iter())
             .map(|n| format!("2^{}", n.ilog2()))
             .collect();
-        sec.notes.push((
-            "Result".into(),
-            if wins.is_empty() {
-                "Mapped memory was faster by more than the noise at no size.".into()
-            } else {
-                format!(
-                    "Mapped memory was faster, by more than the noise, at {}: there the streamed version pays a copy's fixed cost per chunk and direction and a launch per chunk, while the mapped kernel is one launch whose loads and stores cross the link as they run. Where bandwidth rules, streamed copies move the data at the copy engines' rates and mapped access reaches a share of the link.",
-                    wins.join(", ")
-                )
-            },
-        ));
+        let mut sec = rust.section(context! { wins })?;
         sec.figures = draw(figures(a));
         Ok(sec)
     }

@@ -5,7 +5,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::derived::trace::TraceChecks;
 use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, Saved, Summary, With, verdict,
+    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, Saved, Summary, With, context,
+    verdict,
 };
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
@@ -273,6 +274,7 @@ impl Saved for MatmulStreamsResult {
 impl Experiment for MatmulStreams {
     const NAME: &'static str = "matmul-streams";
     const USES_KERNEL_SETS: bool = true;
+    const WORDS: &'static str = include_str!("matmul_streams.md");
     type Params = Params;
     type Result = MatmulStreamsResult;
     type Derived = MatmulAnalysis;
@@ -319,11 +321,7 @@ impl Experiment for MatmulStreams {
     ) -> Result<Section, ReportError> {
         let derived = &rust.derived;
         let cuda = twin.map(Analyzed::with);
-        let mut sec = rust.section("matmul-streams: independent products over streams", "Independent naive matrix products (one thread per output cell), product i on stream i mod s, for s = 1 up to the number of products; the time for all of them per trial, timed with events.");
-        sec.note(
-            "Model",
-            "The products are alike and each fills too few SMs to slow the others, so s streams take as long as the stream with the most products: ceil(products / s) times one product alone. The plateaus where adding a stream does not lower that count are the model's.",
-        );
+        let mut sec = rust.section(context! {})?;
         sec.notes
             .extend(cuda_note(cuda.map(|(c, _)| &c.run.provenance)));
         sec.figures = draw(figures(derived));

@@ -14,7 +14,7 @@ use crate::derived::pipeline::{self, Bound, PAYOFF};
 use crate::derived::rates::{chunks_noise, pipeline_stages};
 use crate::derived::trace::TraceChecks;
 use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MS, MeasuredRow, RowName, Saved, With, own_link,
+    self, Analyzed, Csv, Experiment, MS, MeasuredRow, RowName, Saved, With, context, own_link,
 };
 use crate::range::IntRange;
 use crate::report::ReportError;
@@ -437,6 +437,7 @@ impl Saved for OverlapResult {
 impl Experiment for Overlap {
     const NAME: &'static str = "overlap";
     const USES_KERNEL_SETS: bool = false;
+    const WORDS: &'static str = include_str!("overlap.md");
     type Params = Params;
     type Result = OverlapResult;
     type Derived = OverlapAnalysis;
@@ -495,12 +496,10 @@ impl Experiment for Overlap {
         _twin: Option<&Analyzed<Self>>,
     ) -> Result<Section, ReportError> {
         let (r, a) = rust.with();
-        let mut sec = rust.section("overlap: your kernel over streams", "An element-wise kernel from your PTX, run sequential against asynchronous 1 and 2 over stream counts, each chunk passed to the kernel as its own sub-slice; every streamed output is compared bit for bit with the sequential one.");
-        sec.note(
-            "Entry",
-            format!("{}({})", r.run.params.kernel, r.entry.join(", ")),
-        );
-        sec.note("Verdict", a.verdict());
+        let mut sec = rust.section(context! {
+            entry => r.entry.join(", "),
+            verdict => a.verdict(),
+        })?;
         sec.figures = draw(figures(a));
         sec.timelines = rust.timelines()?;
         Ok(sec)

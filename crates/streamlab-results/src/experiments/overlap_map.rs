@@ -32,13 +32,13 @@ use crate::derived::rates::{best_rates, ms_at};
 use crate::derived::trace::TraceChecks;
 use crate::experiment::{
     self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, RowControl, RowName, Saved,
-    Summary, With, verdict,
+    Summary, With, context, verdict,
 };
 use crate::report::ReportError;
 use crate::report::chart::HeatMap;
 use crate::report::figures::{Drawing, FigureModel};
 use crate::report::section::{Section, draw};
-use crate::report::table::{Columns, Table, num};
+use crate::report::table::{Columns, Table};
 use crate::saved::{MAX_STREAMS, RunRecord, SizeSweep, StageTimes, UsageError};
 use crate::stats::Series;
 
@@ -407,6 +407,7 @@ impl Saved for OverlapMapResult {
 impl Experiment for OverlapMap {
     const NAME: &'static str = "overlap-map";
     const USES_KERNEL_SETS: bool = false;
+    const WORDS: &'static str = include_str!("overlap_map.md");
     type Params = Params;
     type Result = OverlapMapResult;
     type Derived = MapAnalysis;
@@ -505,30 +506,11 @@ impl Experiment for OverlapMap {
         _twin: Option<&Analyzed<Self>>,
     ) -> Result<Section, ReportError> {
         let a = &rust.derived;
-        let mut sec = rust.section("overlap-map: when streams pay off", "The sincos workload over array sizes × stream counts: the speedup of the better asynchronous order over one stream (the fastest of the one-stream timings, which all run the same work in order), beside a model's prediction of the same.");
-        sec.notes.push((
-            "Model".into(),
-            format!(
-                "From measured costs only: a 4-byte copy in ({} µs) and out ({} µs) and an empty launch ({} µs), each back to back, the kernel's time per element ({:.3} ns, over the largest array) and the copy rates. Each engine's busy time per iteration is s fixed costs plus bytes over its rate, the link carries both directions at the both-ways rate, and the time per iteration is the pipeline bound of those over s streams, but never less than s × (copy in + launch + copy out) fixed costs, which every operation pays at the GPU's front end whatever its stream.",
-                num(a.htod_latency_ms * 1e3, 2),
-                num(a.dtoh_latency_ms * 1e3, 2),
-                num(a.launch_ms * 1e3, 2),
-                a.kernel_ms_per_element * 1e6
-            ),
-        ));
         let disagree: Vec<String> = (a.cells.iter())
             .filter(|c| c.disagrees)
             .map(|c| format!("2^{} × {} streams", c.elements.ilog2(), c.streams))
             .collect();
-        sec.notes.push((
-            "Disagreements".into(),
-            if disagree.is_empty() {
-                "None: model and measurement fall on the same side of the pay-off line in every cell."
-                    .into()
-            } else {
-                format!("Outlined on both maps: {}.", disagree.join(", "))
-            },
-        ));
+        let mut sec = rust.section(context! { disagree })?;
         sec.figures = draw(figures(a));
         Ok(sec)
     }

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use crate::derived::trace::TraceChecks;
 use crate::experiment::{
     self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, RowControl, Saved, Summary, With,
-    verdict,
+    context, verdict,
 };
 use crate::report::ReportError;
 use crate::report::chart::{BarSeries, PALETTE, SEQUENTIAL_COLOR, XAxis, YScale};
@@ -303,6 +303,7 @@ impl Saved for StreamPrioritiesResult {
 impl Experiment for StreamPriorities {
     const NAME: &'static str = "stream-priorities";
     const USES_KERNEL_SETS: bool = false;
+    const WORDS: &'static str = include_str!("stream_priorities.md");
     type Params = Params;
     type Result = StreamPrioritiesResult;
     type Derived = PrioritiesAnalysis;
@@ -354,32 +355,13 @@ impl Experiment for StreamPriorities {
         _twin: Option<&Analyzed<Self>>,
     ) -> Result<Section, ReportError> {
         let (r, a) = rust.with();
-        let p = &r.run.params;
-        let mut sec = rust.section(
-            "stream-priorities: what a stream's priority buys",
-            "A long grid of spin kernels' blocks fills the GPU on a stream of the least priority; while it runs, the host issues short probe kernels (one block each, each on a stream of its own) spread over its span, first with every stream at the default priority, then with the probes' streams at the greatest. Then the same with a long copy to the device and short probe copies. Each probe's wait from issue to start comes from the GPU's records (CUPTI).",
-        );
-        sec.note(
-            "Setup",
-            format!(
-                "The long grid: {} blocks of {} µs ({} waves of the {} the GPU holds at once); probes of {} µs, {} a round over {} rounds; the long copy {} MiB, each probe copy 4 KiB. Stream priorities run from {} (least) to {} (greatest).",
-                r.long_blocks,
-                p.block_us,
-                p.waves,
-                r.resident_blocks,
-                p.probe_us,
-                p.probes,
-                p.rounds,
-                p.copy_mib,
-                r.priority_range.0,
-                r.priority_range.1
-            ),
-        );
-        sec.note(
-            "Model",
-            format!("A block of a waiting higher-priority kernel takes the next slot a running block frees: a probe issued at a random moment waits up to one block's time, uniformly (p50 half a block, p99 99% of one). Without priorities it waits for every block of the grid still to start: up to the grid's whole span. Priorities do not reach the copy engines: a probe copy starts at once where another of the GPU's copy engines is free (this one has {}), else it waits for the long copy, whatever its priority.", r.run.device.copy_engines),
-        );
-        sec.note("Result", finding(a));
+        let mut sec = rust.section(context! {
+            long_blocks => r.long_blocks,
+            resident_blocks => r.resident_blocks,
+            priorities => [r.priority_range.0, r.priority_range.1],
+            copy_engines => r.run.device.copy_engines,
+            finding => finding(a),
+        })?;
         sec.figures = draw(figures(a));
         Ok(sec)
     }

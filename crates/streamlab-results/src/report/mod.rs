@@ -17,6 +17,7 @@ pub mod section;
 pub mod table;
 pub mod text;
 pub mod timeline;
+pub mod words;
 
 use crate::folder::FolderError;
 

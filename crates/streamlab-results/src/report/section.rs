@@ -146,22 +146,6 @@ pub const TIMELINE_NOTE: &str = "A row per stream, then a row per engine (HtoD c
     CUPTI) a bar runs from when its stream reached the operation to when it finished, waiting \
     included.";
 
-/// How bounds are read, shown once near the top.
-pub const BOUND_NOTE: &str = "Every bound is built from what the same run measured on this \
-    GPU: each pipeline stage timed alone over the same bytes (the fastest sample of each, \
-    samples taken before and between the timed batches), copies of 8 MiB or more never \
-    slower than the fastest such copy of the same experiment (its stage samples, its traced \
-    copies, the link probes just before and after it), copies in and out together at the measured both-ways rate \
-    rather than twice the one-way rate, and the pipeline's fill (first chunk in) and drain \
-    (last chunk out) paid once per run of back-to-back iterations. Efficiency is bound / \
-    measured: 1 is the bound. A verified row more than 1% below its bound as built shows a \
-    rate that was under-measured (a shared link's other traffic): it is flagged, and its \
-    bound is lowered to the row. Traced schedules also show, from the GPU's own records, the \
-    time per iteration of their busiest engine or stream (a stream runs its operations one \
-    after another), a bound no correct run of them beats. Noise is \
-    1.4826 × the median absolute deviation over the median; each experiment's link probes \
-    (both ways, before and after) say how much the machine's other traffic moved the link.";
-
 impl Section {
     /// The section of experiment `id`: its title, what it measures, its parameters, the
     /// link probed around it and the GPU's clocks (from `provenance`), whether it is complete and verified;

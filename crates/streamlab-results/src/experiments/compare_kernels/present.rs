@@ -3,7 +3,7 @@
 use super::analysis::{CaseRatio, ComparisonAnalysis, KernelRatios, Measure, SweepRatio};
 use super::tables::tables;
 use super::{BATCHED_SAMPLE_MS, Cache, CompareKernels, KernelComparison, Origin};
-use crate::experiment::{self, Analyzed, Experiment, Overview, Summary};
+use crate::experiment::{self, Analyzed, Experiment, Overview, Serde, Summary, context};
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, BarSeries, Level, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank};
@@ -64,66 +64,23 @@ fn figures(a: &ComparisonAnalysis) -> Vec<FigureModel> {
 }
 
 /// What the section says of how it measured; fill's batch length is [`BATCHED_SAMPLE_MS`].
-fn about() -> String {
-    format!(
-        "Each kernel in Rust and in CUDA C++, each side in a few honest spellings of the same algorithm (the same products or sums in the same order: loop shapes, batching, tails, index widths), launched alternately on one stream and timed with events (fill, whose launches last microseconds, in batches of launches run back to back that last at least {BATCHED_SAMPLE_MS} ms, each batch's mean per launch one sample); each side's fastest spelling is the one its ratio takes, so a ratio compares the best of each, and every spelling's time is kept. Each kernel exists in a plain form (the write-ups' algorithm as a user would port it: the naive matmul loop with checked indexing in Rust, AddKernel's volatile local, separate sinf and cosf), a safe form (no unsafe in the kernel body: slices, get and get_mut, and nvptx-kernel's views, which check a shape once and then iterate unchecked; the C++ twins check what the Rust ones check) and a tuned form (raw pointers and unchecked indexing, matmul's loads in batches with one batch loaded a step ahead, AddKernel's sums unrolled, 256 a turn); a transformation one side's tuned form does by hand, the other side has a spelling of too. A ratio compares the same form; safety's cost compares safe Rust with the fastest unchecked C++ of the same algorithm. Every shape is timed after every spelling's output was checked on inputs whose elements all differ (matmul against the CPU in f64 within a bound on the rounding of its chain of multiply-adds; AddKernel exactly; sincos bit for bit against a + sqrt(s² + c²) from its own language's sine and cosine of each index, each checked within 2 ulps, since a tolerance would pass a kernel that wrote a + 1), and after the timing, the output the case's last timed launch left is compared bit for bit with its spelling's checked output (matmul's where that launch ran at the checked place). Beside the write-ups' shapes, a sweep of shapes with tails and shapes drawn from the run's seed; a matmul case whose inputs fit in L2 is timed warm (launched back to back) and cold (L2 flushed before each launch)."
-    )
-}
-
 pub fn section(rust: &Analyzed<CompareKernels>) -> Result<Section, ReportError> {
     let (c, a) = rust.with();
-    let mut sec = rust.section(
-        "Rust against CUDA C++: the same kernels, each side's best spelling",
-        &about(),
-    );
+    let shapes = context! {
+        all => shapes(c, None),
+        defaults => shapes(c, Some(Origin::Defaults)),
+        tail => shapes(c, Some(Origin::Tail)),
+        random => shapes(c, Some(Origin::Random)),
+    };
+    let mut sec = rust.section(context! {
+        batched_ms => BATCHED_SAMPLE_MS,
+        seed => c.seed,
+        shapes,
+        placed => (c.cases.iter()).any(|k| !k.placements.is_empty()),
+        rule => Rule::within(CompareKernels::NAME).describe(),
+        build => Serde(&c.cuda_build),
+    })?;
     sec.tables = tables(c, a);
-    if let Some(seed) = c.seed {
-        sec.note(
-            "Shapes",
-            format!(
-                "{} shapes in all ({} cases: a shape's forms and cache states are cases of it): {} of the write-ups', {} with tails (inner sizes that are not multiples of 8, block-ragged rows and columns, cycle counts 1–9 and odd larger ones, prime element counts) and {} drawn from seed {seed} (`--seed {seed}` draws the same ones); the sweep's shapes were timed {} launches a spelling.",
-                shapes(c, None),
-                a.cases.len(),
-                shapes(c, Some(Origin::Defaults)),
-                shapes(c, Some(Origin::Tail)),
-                shapes(c, Some(Origin::Random)),
-                c.run.params.sweep_launches
-            ),
-        );
-    }
-    sec.note(
-        "What safety costs, and when to reach for what",
-        "A bounds check costs little by itself; what costs is what it stops the compiler from doing. A check inside the hottest loop keeps LLVM from unrolling it, so each thread has one load in flight instead of several, and a latency-bound kernel pays that in full; a kernel with enough threads hides it. The safe views move every check out of the loop, and their folds can issue the loads ahead (ZipExact::fold_ahead): the card of a safe form built on them shows a hottest loop like the unchecked kernel's. Reach for get and get_mut where a thread touches one element, and for the views (Matrix, zip_exact, GridStride) where it walks rows, columns or a grid-stride loop.",
-    );
-    if (c.cases.iter()).any(|k| !k.placements.is_empty()) {
-        sec.note(
-            "Where the inputs lie",
-            format!(
-                "matmul's warm cases at the write-ups' shapes are timed at {} places in one allocation, each a step of whole 2 MiB pages from the last (every input's offset is in the JSON), visited in order and back again; a row's medians pool every place's launches. \"Rust / C++ by placement\" gives the lowest and the highest ratio of the fastest spellings' medians place by place, and the largest noise of one place's samples: where the range is wider than that noise, the same two kernels on the same GPU compare differently at different places.",
-                c.run.params.placements
-            ),
-        );
-    }
-    sec.note(
-        "Math libraries",
-        "sincos and the math functions call different libraries on the two sides: the Rust kernels the libm crate (a port of musl's sinf, cosf and sincosf, compiled into the PTX with the kernel), the CUDA C++ twins CUDA's libdevice. No library is available to both, so their ratios compare the libraries (their algorithms and accuracy: see the largest errors in ulps), not the languages, and the language ratios of the summary leave sincos out.",
-    );
-    sec.note(
-        "Rust against C++",
-        format!(
-            "Each row judged by the rule two figures of one run are held to, the C++ twin as A and Rust as B: {}",
-            Rule::within(CompareKernels::NAME).describe()
-        ),
-    );
-    sec.note(
-        "C++ build",
-        format!(
-            "{}, options {}, PTX target {}.",
-            c.cuda_build.compiler,
-            c.cuda_build.options.join(" "),
-            c.cuda_build.ptx_target
-        ),
-    );
     sec.figures = draw(figures(a));
     Ok(sec)
 }

@@ -17,20 +17,22 @@
 //! rule that reports the same thing), the clean ones and the remedies found clean.
 mod analysis;
 mod present;
+
 #[cfg(test)]
 mod tests;
 
 use analysis::analyze;
 pub use analysis::{BreakRow, BreaksAnalysis, BreaksSummary, RemedyRow};
 use present::{
-    columns, cost_words, figures, remedies_result, remedy_columns, staging_note, unchanged,
+    columns, figures, null_stream_result, remedies_result, remedy_columns, staging_note,
 };
 
 use serde::{Deserialize, Serialize};
 
 use crate::derived::trace::{BreakKind, TraceChecks};
 use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, Saved, Summary, With, verdict,
+    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, Saved, Serde, Summary, With,
+    context, verdict,
 };
 use crate::report::ReportError;
 use crate::report::section::{Section, draw};
@@ -317,6 +319,7 @@ impl Saved for ConcurrencyBreaksResult {
 impl Experiment for ConcurrencyBreaks {
     const NAME: &'static str = "concurrency-breaks";
     const USES_KERNEL_SETS: bool = false;
+    const WORDS: &'static str = include_str!("words.md");
     type Params = Params;
     type Result = ConcurrencyBreaksResult;
     type Derived = BreaksAnalysis;
@@ -391,52 +394,12 @@ impl Experiment for ConcurrencyBreaks {
         _twin: Option<&Analyzed<Self>>,
     ) -> Result<Section, ReportError> {
         let (r, a) = rust.with();
-        let mut sec = rust.section("concurrency-breaks: what stalls the overlap", "The memcpy-kernel pipeline over the streams (every chunk copied in, every AddKernel, every copy out; iterations back to back), clean and with one break in every iteration, after the CUDA Handbook's 6.5.3: the legacy NULL stream waits for every blocking stream's earlier work and holds back their later work, so anything on it (an asynchronous copy, a call that takes no stream) stalls the overlap; pageable copies and host calls that wait for the GPU stop the host issuing. Each case is timed against its clean pipeline and traced, and the break detector reads its timeline.");
-        let c = &r.calibration;
-        sec.note(
-            "Kernel",
-            format!(
-                "AddKernel at {} cycles: the whole array's kernels take {:.4} ms against {:.4} ms to copy it in{}, so the clean pipeline keeps the copy engines and the SMs busy at once and a break has overlap to destroy.",
-                c.cycles,
-                c.kernels_ms,
-                c.htod_ms,
-                if r.run.params.cycles == 0 { " (cycles picked to match them)" } else { "" }
-            ),
-        );
-        sec.note(
-            "Breaks",
-            "The break inserted in each iteration: the last chunk's copy in on the NULL stream (`CU_STREAM_LEGACY`) or the per-thread default stream (`CU_STREAM_PER_THREAD`), its stream waiting on an event after it; `cuMemsetD32` (no stream) or `cuMemcpyDtoDAsync` on the NULL stream of a 4 MiB scratch buffer after the copies in; the last chunk copied in from pageable memory with `cuMemcpyHtoDAsync` on its own stream; `cuMemAlloc` and `cuMemFree` of 4 MiB before the copies in; `cuEventSynchronize` after the copies in on an event recorded after the previous iteration's copies out. Cost is the time per iteration over the clean pipeline on streams of the same kind (a negative cost: faster); copy–kernel overlap lost is, per traced iteration, how much less copies ran beside kernels than in the clean pipeline's trace, and both-ways lost how much less the two copy directions ran at once.",
-        );
-        if !a.remedies.is_empty() {
-            sec.note(
-                "Remedies",
-                "Each break's remedy runs in the same run, on the same streams: the memset on the last stream (`cuMemsetD32Async`); the allocation and the free in the first stream's order (`cuMemAllocFromPoolAsync`, `cuMemFreeAsync`) from a pool that hands its memory back at each synchronization (release threshold 0, as the default pool) and from one that keeps it; the device-to-device copy on the last stream (`cuMemcpyDtoDAsync`); the same pageable memory registered once before the pipeline (`cuMemHostRegister`) and copied from asynchronously, or copied on the host into one of two pinned staging buffers in turn and in from there, the host staging the next iteration's chunk once it has issued this one's work, first waiting (`cuEventSynchronize`) for that buffer's copy in of the iteration before, its copy split over the fewest threads that copied a chunk within 5% of the fastest on this host; `cuEventQuery` in place of `cuEventSynchronize`, the host going on whatever it answers; and for the NULL-stream copy, non-blocking streams and the per-thread default stream. The nsys analyze rule is the rule of Nsight Systems' expert system that reports the same thing (gpu_gaps: the idle GPU a call leaves where no rule names the call).",
-            );
-            sec.note("Remedies' result", remedies_result(a));
-            if let Some(note) = staging_note(r, a) {
-                sec.note("Staging", note);
-            }
-        }
-        if let Some(x) = a.rows.iter().find(|x| x.case == Case::NullStreamCopy) {
-            sec.note(
-                "Result",
-                format!(
-                    "One copy in per iteration moved onto the NULL stream costs {:.4} ms per iteration ({:.2}× the clean pipeline{}): the kernels issued after it wait for it, so copies ran beside kernels {} ms less per iteration{}, and the two copy directions ran at once {} ms less, which costs less than its length because each copy then runs alone at its faster one-way rate. On non-blocking streams, which the NULL stream does not join, the same copy costs {}; on the per-thread default stream, {}.",
-                    x.cost_ms,
-                    x.over_clean,
-                    unchanged(x.verdict).map_or(String::new(), |u| format!(", {u}")),
-                    x.overlap_lost_ms.map_or("–".into(), |v| format!("{v:.4}")),
-                    match x.costs_overlap_lost {
-                        Some(true) => " (the cost is at least that overlap)",
-                        Some(false) => " (more than the cost: a run this noisy does not show the whole loss)",
-                        None => "",
-                    },
-                    x.both_ways_lost_ms.map_or("–".into(), |v| format!("{v:.4}")),
-                    cost_words(a.rows.iter().find(|x| x.case == Case::NullStreamCopyNonBlocking)),
-                    cost_words(a.rows.iter().find(|x| x.case == Case::PerThreadStreamCopy)),
-                ),
-            );
-        }
+        let mut sec = rust.section(context! {
+            c => Serde(&r.calibration),
+            remedies_result => remedies_result(a),
+            staging => staging_note(r, a),
+            null_stream => null_stream_result(a),
+        })?;
         sec.figures = draw(figures(r, a));
         sec.timelines = rust.timelines()?;
         Ok(sec)

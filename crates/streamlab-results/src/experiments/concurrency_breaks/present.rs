@@ -219,3 +219,29 @@ pub(super) fn figures(r: &ConcurrencyBreaksResult, a: &BreaksAnalysis) -> Vec<Fi
     }
     vec![FigureModel::chart("concurrency-breaks.svg".into(), c)]
 }
+
+/// What the NULL-stream copy cost, and what the non-blocking and per-thread streams made
+/// of it.
+pub(super) fn null_stream_result(a: &BreaksAnalysis) -> Option<String> {
+    let x = a.rows.iter().find(|x| x.case == Case::NullStreamCopy)?;
+    Some(format!(
+        "One copy in per iteration moved onto the NULL stream costs {:.4} ms per iteration ({:.2}× the clean pipeline{}): the kernels issued after it wait for it, so copies ran beside kernels {} ms less per iteration{}, and the two copy directions ran at once {} ms less, which costs less than its length because each copy then runs alone at its faster one-way rate. On non-blocking streams, which the NULL stream does not join, the same copy costs {}; on the per-thread default stream, {}.",
+        x.cost_ms,
+        x.over_clean,
+        unchanged(x.verdict).map_or(String::new(), |u| format!(", {u}")),
+        x.overlap_lost_ms.map_or("–".into(), |v| format!("{v:.4}")),
+        match x.costs_overlap_lost {
+            Some(true) => " (the cost is at least that overlap)",
+            Some(false) => " (more than the cost: a run this noisy does not show the whole loss)",
+            None => "",
+        },
+        x.both_ways_lost_ms
+            .map_or("–".into(), |v| format!("{v:.4}")),
+        cost_words(
+            a.rows
+                .iter()
+                .find(|x| x.case == Case::NullStreamCopyNonBlocking)
+        ),
+        cost_words(a.rows.iter().find(|x| x.case == Case::PerThreadStreamCopy)),
+    ))
+}

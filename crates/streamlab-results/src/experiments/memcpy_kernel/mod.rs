@@ -20,13 +20,13 @@ use serde::{Deserialize, Serialize};
 use crate::derived::pipeline::under_clause;
 use crate::derived::trace::TraceChecks;
 use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, RowName, Saved, Summary, With,
-    verdict,
+    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, RowName, Saved, Serde, Summary,
+    With, context, verdict,
 };
 use crate::range::IntRange;
 use crate::report::ReportError;
 use crate::report::section::{Section, cuda_note, draw};
-use crate::report::table::{Table, num, times};
+use crate::report::table::{Table, times};
 use crate::saved::timeline::Timeline;
 use crate::saved::{MAX_STREAMS, RunRecord, StageTimes, UsageError};
 use crate::stats::Series;
@@ -188,6 +188,7 @@ impl Saved for MemcpyKernelResult {
 impl Experiment for MemcpyKernel {
     const NAME: &'static str = "memcpy-kernel";
     const USES_KERNEL_SETS: bool = true;
+    const WORDS: &'static str = include_str!("words.md");
     type Params = Params;
     type Result = MemcpyKernelResult;
     type Derived = MemcpyAnalysis;
@@ -257,41 +258,10 @@ impl Experiment for MemcpyKernel {
         let (r, derived) = rust.with();
         let cuda = twin.map(Analyzed::with);
         let a = derived;
-        let mut sec = rust.section("memcpy-kernel: the CUDA Handbook's copy/kernel concurrency", "AddKernel, whose run time grows with its cycles, between a copy in and a copy out of the whole array: first one after another (HtoD, Kernel, DtoH, Total), then split over the streams with the Handbook's three loops (Concurrent), the two alternating repeat by repeat so that drift hits both.");
-        sec.note(
-            "Copy engines",
-            format!(
-                "asyncEngineCount {}: copies in and out run on separate engines, beside kernels.",
-                r.run.device.copy_engines
-            ),
-        );
-        sec.notes.push((
-            "Bound".into(),
-            "Per row: the largest of the HtoD engine's, the SMs' and the DtoH engine's busy time, and the bytes in plus out at the measured both-ways rate, plus the fill and drain of this one run (the first chunk's copy in and the last chunk's copy out). The copies' parts are timed over the row's own chunks, the kernel's part is the row's kernel alone. This is the reachable form of the Handbook's ideal, which lets both copies run at their one-way rates at once.".into(),
-        ));
-        let at = a.breakeven_row();
-        sec.notes.push((
-            "Result".into(),
-            match (a.breakeven_cycles, at) {
-                (Some(cycles), Some(x)) => format!(
-                    "The kernel outlasts the longer copy from {cycles} cycles; there {} streams give {} against the bound's {} ({} of the bound).",
-                    x.streams,
-                    times(x.speedup),
-                    times(x.bound_speedup),
-                    num(x.efficiency, 3)
-                ),
-                _ => "The kernel never outlasted the copies in this range of cycles.".into(),
-            },
-        ));
-        if a.rows_beyond_bound > 0 {
-            sec.notes.push((
-                "Flagged".into(),
-                format!(
-                    "{} row(s) beat the bound built from the measured rates: a rate was under-measured, and each such bound is lowered to its row.",
-                    a.rows_beyond_bound
-                ),
-            ));
-        }
+        let mut sec = rust.section(context! {
+            copy_engines => r.run.device.copy_engines,
+            at => a.breakeven_row().map(Serde),
+        })?;
         sec.notes
             .extend(cuda_note(cuda.map(|(c, _)| &c.run.provenance)));
         sec.figures = draw(figures(a));

@@ -35,7 +35,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::derived::trace::TraceChecks;
 use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, Saved, Summary, With,
+    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, Saved, Summary, With, context,
     verdict as verdict_word,
 };
 use crate::report::ReportError;
@@ -178,6 +178,7 @@ impl Saved for MultiGpuOverlapResult {
 impl Experiment for MultiGpuOverlap {
     const NAME: &'static str = "multi-gpu-overlap";
     const USES_KERNEL_SETS: bool = false;
+    const WORDS: &'static str = include_str!("words.md");
     type Params = Params;
     type Result = MultiGpuOverlapResult;
     type Derived = MultiGpuAnalysis;
@@ -240,20 +241,10 @@ impl Experiment for MultiGpuOverlap {
         _twin: Option<&Analyzed<Self>>,
     ) -> Result<Section, ReportError> {
         let (r, a) = rust.with();
-        let mut sec = rust.section("multi-gpu-overlap: the sincos pipeline over several GPUs", "sincos-overlap's array split evenly over the GPUs, each GPU running asynchronous 2 over its own streams from one host array pinned for every GPU; iterations back to back in batches, each batch timed with the host clock from issuing it on every GPU until every GPU finished, against the same work on the first GPU alone over the same streams. The bound is the slowest GPU's own pipeline bound for its share or every GPU copying its share in and out of the host at once, whichever is larger. Every element of every GPU's output is checked bit for bit against the reference of the sincos check (the set's own sine and cosine, finished on the host).");
-        if !a.fewer_streams.is_empty() {
-            let gpus: Vec<String> = (a.fewer_streams.iter())
-                .map(|(ordinal, used)| format!("GPU {ordinal} ({used})"))
-                .collect();
-            sec.note(
-                "Streams",
-                format!(
-                    "Fewer elements than --streams {}: {} used one stream per element.",
-                    r.run.params.streams,
-                    gpus.join(", ")
-                ),
-            );
-        }
+        let fewer: Vec<String> = (a.fewer_streams.iter())
+            .map(|(ordinal, used)| format!("GPU {ordinal} ({used})"))
+            .collect();
+        let mut sec = rust.section(context! { fewer })?;
         for (label, note) in bound_notes(a) {
             sec.note(label, note);
         }

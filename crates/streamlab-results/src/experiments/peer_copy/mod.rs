@@ -20,14 +20,14 @@ mod topology;
 use analysis::analyze;
 pub use analysis::{Best, LinkRow, LocalRow, PairRow, PeerCopyAnalysis, PeerCopySummary, PeerRow};
 use present::{figures, local_columns, matrix_columns, size, span, sweep_columns};
-use topology::{link_columns, notes};
+use topology::{access_note, link_columns, link_note, timing_note};
 
 use serde::{Deserialize, Serialize};
 
 use crate::derived::trace::TraceChecks;
 use crate::experiment::{
     self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, RowName, Saved, Summary, With,
-    verdict,
+    context, verdict,
 };
 use crate::report::ReportError;
 use crate::report::section::{Section, draw};
@@ -305,6 +305,7 @@ impl Saved for PeerCopyResult {
 impl Experiment for PeerCopy {
     const NAME: &'static str = "peer-copy";
     const USES_KERNEL_SETS: bool = false;
+    const WORDS: &'static str = include_str!("words.md");
     type Params = Params;
     type Result = PeerCopyResult;
     type Derived = PeerCopyAnalysis;
@@ -377,19 +378,19 @@ impl Experiment for PeerCopy {
         _twin: Option<&Analyzed<Self>>,
     ) -> Result<Section, ReportError> {
         let (r, a) = (&rust.result, &rust.derived);
-        let mut sec = rust.section("peer-copy: copies between GPUs", "For every ordered pair of GPUs: cuMemcpyPeerAsync with peer access off (the driver stages the copy through host memory) and on (straight over the link between the GPUs), one way and both ways at once on two streams (each direction also timed on its own), issued on the source's stream and, with peer access on, on the destination's; and a copy kernel's loads and stores across the link (launched on the destination reading the source, and on the source writing the destination) where peer access is on; each GPU's copy to itself as the reference. GB/s from the median of event-timed samples over a size sweep, beside the link NVML reports (NVLinks × their rate, both ways twice that), and the latency of one small copy. Every copied element is checked against its source's pattern.");
-        sec.notes.extend(notes(r, a));
         let span = |m: Method| format!("{} GB/s", span(a.range(m), 1, 1.0));
-        sec.notes.push((
-            "Result".into(),
-            format!(
-                "At the largest size, copies with peer access on reached {}, staged through host memory {}; the pull kernel {}, the push kernel {}.",
-                span(Method::Peer),
-                span(Method::Staged),
-                span(Method::KernelPull),
-                span(Method::KernelPush)
-            ),
-        ));
+        let gbps = context! {
+            peer => span(Method::Peer),
+            staged => span(Method::Staged),
+            pull => span(Method::KernelPull),
+            push => span(Method::KernelPush),
+        };
+        let mut sec = rust.section(context! {
+            link => link_note(r, a),
+            access => access_note(r),
+            timing => timing_note(r),
+            gbps,
+        })?;
         sec.figures = draw(figures(a));
         Ok(sec)
     }

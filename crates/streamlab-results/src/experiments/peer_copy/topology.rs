@@ -59,16 +59,7 @@ pub(super) fn link_columns<'a>() -> Columns<'a, LinkRow> {
         .show("rows above the link", |x| x.above_link.to_string())
 }
 
-/// The section's notes on the links, on peer access and on the timing.
-pub(super) fn notes(r: &PeerCopyResult, a: &PeerCopyAnalysis) -> Vec<(String, String)> {
-    vec![
-        ("Link".to_owned(), link_note(r, a)),
-        ("Peer access".to_owned(), access_note(r)),
-        ("Timing".to_owned(), timing_note(r).to_owned()),
-    ]
-}
-
-fn link_note(r: &PeerCopyResult, a: &PeerCopyAnalysis) -> String {
+pub(super) fn link_note(r: &PeerCopyResult, a: &PeerCopyAnalysis) -> String {
     if r.links.is_empty() {
         return "How the GPUs are joined: not recorded (a run from before peer-copy read the links through NVML), so no row is held against its link.".into();
     }
@@ -91,7 +82,7 @@ fn link_note(r: &PeerCopyResult, a: &PeerCopyAnalysis) -> String {
     note
 }
 
-fn access_note(r: &PeerCopyResult) -> String {
+pub(super) fn access_note(r: &PeerCopyResult) -> String {
     let without: Vec<String> = (r.pairs.iter())
         .filter(|p| !p.peer_access)
         .map(|p| pair_label(p.src, p.dst))
@@ -128,7 +119,7 @@ fn access_note(r: &PeerCopyResult) -> String {
     note
 }
 
-fn timing_note(r: &PeerCopyResult) -> &'static str {
+pub(super) fn timing_note(r: &PeerCopyResult) -> &'static str {
     if r.gated {
         "The copies with peer access on, the kernels and the copies within one GPU are issued behind a gate that every stream of a sample waits at, opened once the whole sample is queued: their times are the GPUs', not the host's issue time. The staged copies are issued as the host goes: the driver may hold the host while it stages a copy through host memory, which behind a closed gate would never end."
     } else {

@@ -13,7 +13,7 @@ mod present;
 
 use analysis::analyze;
 pub use analysis::{SincosAnalysis, SincosConfig, SincosSummary, async_by_time};
-use present::{columns, figures, hosts_note};
+use present::{columns, figures, hosts_note, result_note};
 
 use serde::{Deserialize, Serialize};
 
@@ -21,11 +21,12 @@ use crate::derived::pipeline::under_clause;
 use crate::derived::trace::BusiestBound;
 use crate::derived::trace::TraceChecks;
 use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, Saved, Summary, With, verdict,
+    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, Saved, Summary, With, context,
+    verdict,
 };
 use crate::report::ReportError;
 use crate::report::section::{Section, cuda_note, draw};
-use crate::report::table::{Table, faster, noise, num, times};
+use crate::report::table::{Table, faster, noise, num};
 use crate::saved::timeline::Timeline;
 use crate::saved::{IssueOrder, KernelSet, MAX_STREAMS, RunRecord, StageTimes, UsageError};
 use crate::stats::{self, Series};
@@ -301,6 +302,7 @@ impl Saved for SincosOverlapResult {
 impl Experiment for SincosOverlap {
     const NAME: &'static str = "sincos-overlap";
     const USES_KERNEL_SETS: bool = true;
+    const WORDS: &'static str = include_str!("words.md");
     type Params = Params;
     type Result = SincosOverlapResult;
     type Derived = SincosAnalysis;
@@ -401,60 +403,6 @@ impl Experiment for SincosOverlap {
         let (r, derived) = rust.with();
         let cuda = twin.map(Analyzed::with);
         let a = derived;
-        let mut sec = rust.section("sincos-overlap: copies and kernels over streams", "b[i] = a[i] + sqrt(sin(i)² + cos(i)²) over an array in pinned memory: sequential (copy in, kernel, copy out, with blocking copies), asynchronous 1 (per stream: copy in, kernel, copy out) and asynchronous 2 (all copies in, all kernels, all copies out), over a sweep of stream counts. Each sample is the mean time per iteration of a batch of iterations issued back to back.");
-        let bytes = r.run.params.bytes();
-        sec.notes.push((
-            "Bound".into(),
-            format!(
-                "Per configuration, the largest of: the HtoD engine's, the SMs' and the DtoH engine's busy time, and {:.0} MiB in plus {:.0} MiB out at the both-ways rate; plus the pipeline's fill and drain (first chunk in, last chunk out) once per batch of {} back-to-back iterations (the sequential version's blocking copies let no iteration overlap the next, so it pays them every iteration). Each stream count's parts are timed over its own chunks. Each asynchronous configuration's busiest bound comes from the GPU's own records: {}right after each of its timed batches, {} iterations of it are traced back to back, and the busy time per iteration of the busiest engine or stream (a stream runs its operations one after another) over all but the first and last is one sample; the bound is their median, with their noise. Measured / busiest is the median over the timed batches of each one's time over the bound traced right after it, under the same traffic on the shared link: 1 is the bound.",
-                bytes as f64 / (1u64 << 20) as f64,
-                bytes as f64 / (1u64 << 20) as f64,
-                a.batch_iterations,
-                if r.points.iter().any(|p| !p.traced_round.is_empty()) {
-                    "in every other round, "
-                } else {
-                    ""
-                },
-                TRACED_BATCH,
-            ),
-        ));
-        if let Some(best) = a.best() {
-            let engine = best.busiest_bound.map_or(String::new(), |b| {
-                format!(
-                    " and {:.3}× the time of the busiest engine or stream in the batches traced after its timed ones ({} ms ± {}, {}, median of {})",
-                    b.timed_over_bound,
-                    num(b.ms, 4),
-                    noise(b.noise),
-                    b.resource.label(),
-                    b.batches
-                )
-            });
-            let within = a.best_within_noise().map_or(String::new(), |next| {
-                format!(
-                    " Its noise ({}) is larger than its lead over {} with {} streams ({} ms ± {}): this run does not settle which of the two is faster.",
-                    noise(best.noise),
-                    next.variant.label(),
-                    next.streams,
-                    num(next.median_ms, 4),
-                    noise(next.noise)
-                )
-            });
-            sec.notes.push((
-                "Result".into(),
-                format!(
-                    "The best asynchronous configuration is {} over {} streams: {} ms per iteration ± {}, {} its bound ({} ms, set by {}){engine}, against {} ms sequential.{within}",
-                    best.variant.label(),
-                    best.streams,
-                    num(best.median_ms, 4),
-                    noise(best.noise),
-                    times(best.over_bound()),
-                    num(best.bound.ms, 4),
-                    best.bound.limiter.label(),
-                    a.sequential().map_or("–".into(), |s| num(s.median_ms, 4)),
-                ),
-            ));
-        }
-        sec.notes.extend(hosts_note(r, a));
         let lowered: Vec<String> = (a.configs.iter())
             .filter_map(|x| {
                 let why = x.bound.under_measured()?;
@@ -465,16 +413,14 @@ impl Experiment for SincosOverlap {
                 ))
             })
             .collect();
-        if !lowered.is_empty() {
-            sec.notes.push((
-                "Flagged".into(),
-                format!(
-                    "{} configuration(s) beat the bound built from the measured rates, so a rate was under-measured and each bound is lowered to its row: {}.",
-                    a.rows_beyond_bound,
-                    lowered.join("; ")
-                ),
-            ));
-        }
+        let mut sec = rust.section(context! {
+            bytes => r.run.params.bytes(),
+            every_other_round => r.points.iter().any(|p| !p.traced_round.is_empty()),
+            traced_batch => TRACED_BATCH,
+            result => result_note(a),
+            hosts => hosts_note(r, a),
+            lowered,
+        })?;
         sec.notes
             .extend(cuda_note(cuda.map(|(c, _)| &c.run.provenance)));
         sec.figures = draw(figures(r, a));

@@ -6,7 +6,7 @@ use crate::report::chart::{
     BOUND_COLOR, BarSeries, LineSeries, PALETTE, SEQUENTIAL_COLOR, XAxis, YScale,
 };
 use crate::report::figures::{FigureModel, blank, line};
-use crate::report::table::{Columns, noise, num, ratio, under_csv};
+use crate::report::table::{Columns, noise, num, ratio, times, under_csv};
 use crate::saved::{IssueOrder, KernelSet};
 
 /// A configuration against its bound and its traced busiest bound, in words.
@@ -118,7 +118,7 @@ pub(super) fn columns(
 }
 
 /// What the CUDA C++ host twin and the traced rounds say, or why the twin did not run.
-pub(super) fn hosts_note(r: &SincosOverlapResult, a: &SincosAnalysis) -> Option<(String, String)> {
+pub(super) fn hosts_note(r: &SincosOverlapResult, a: &SincosAnalysis) -> Option<String> {
     let best = a.best()?;
     let at_best = format!("{} with {} streams", best.variant.label(), best.streams);
     let traced = best.traced_over_untraced.map_or(String::new(), |t| {
@@ -129,7 +129,7 @@ pub(super) fn hosts_note(r: &SincosOverlapResult, a: &SincosAnalysis) -> Option<
     });
     let text = match &r.cpp_host {
         CppHostRun::NotAsked => {
-            return (!traced.is_empty()).then(|| ("Hosts".into(), traced.trim().to_owned()));
+            return (!traced.is_empty()).then(|| traced.trim().to_owned());
         }
         CppHostRun::Skipped(why) => format!("The CUDA C++ host twin was skipped: {why}.{traced}"),
         CppHostRun::Built(build) => format!(
@@ -138,7 +138,7 @@ pub(super) fn hosts_note(r: &SincosOverlapResult, a: &SincosAnalysis) -> Option<
                 .map_or("–".into(), |r| r.label()),
         ),
     };
-    Some(("Hosts".into(), text))
+    Some(text)
 }
 
 /// sincos-overlap: time per iteration of every configuration (median bars, whiskers
@@ -196,4 +196,41 @@ pub(super) fn figures(r: &SincosOverlapResult, a: &SincosAnalysis) -> Vec<Figure
         ..line("bound", BOUND_COLOR, true, bound)
     });
     vec![FigureModel::chart("sincos-overlap.svg".into(), chart)]
+}
+
+/// The best asynchronous configuration against its bounds and sequential, and whether its
+/// lead over the next is within its noise.
+pub(super) fn result_note(a: &SincosAnalysis) -> Option<String> {
+    let best = a.best()?;
+    let engine = best.busiest_bound.map_or(String::new(), |b| {
+            format!(
+                " and {:.3}× the time of the busiest engine or stream in the batches traced after its timed ones ({} ms ± {}, {}, median of {})",
+                b.timed_over_bound,
+                num(b.ms, 4),
+                noise(b.noise),
+                b.resource.label(),
+                b.batches
+            )
+        });
+    let within = a.best_within_noise().map_or(String::new(), |next| {
+            format!(
+                " Its noise ({}) is larger than its lead over {} with {} streams ({} ms ± {}): this run does not settle which of the two is faster.",
+                noise(best.noise),
+                next.variant.label(),
+                next.streams,
+                num(next.median_ms, 4),
+                noise(next.noise)
+            )
+        });
+    Some(format!(
+        "The best asynchronous configuration is {} over {} streams: {} ms per iteration ± {}, {} its bound ({} ms, set by {}){engine}, against {} ms sequential.{within}",
+        best.variant.label(),
+        best.streams,
+        num(best.median_ms, 4),
+        noise(best.noise),
+        times(best.over_bound()),
+        num(best.bound.ms, 4),
+        best.bound.limiter.label(),
+        a.sequential().map_or("–".into(), |s| num(s.median_ms, 4)),
+    ))
 }

@@ -1,0 +1,150 @@
+//! The report's words: each experiment's title, what it measures and its notes, written
+//! as a Markdown template beside its code (`<experiment>.md`, or `words.md` in its
+//! folder) and rendered here, with the experiment's derived numbers as `a`, its
+//! parameters as `p` and what its code adds. Code keeps only the sentences whose shape
+//! depends on the data, and passes them in.
+//!
+//! A template renders to `# title`, the paragraphs that say what the experiment measures,
+//! then a `## Label` per note with its paragraphs; a note that renders empty is left out.
+//! Lines within a paragraph join with spaces, as Markdown's do.
+//!
+//! The engine is minijinja rather than tinytemplate (which criterion's report uses):
+//! its conditionals take `else`, its filters take arguments (a number's decimals), and
+//! an undefined name fails the render instead of printing nothing, so a misspelt field
+//! cannot leave a blank in a report.
+use std::sync::OnceLock;
+
+use minijinja::value::Value;
+use minijinja::{Environment, Error, ErrorKind, UndefinedBehavior, escape_formatter};
+
+use super::ReportError;
+use super::table::{noise, num, times};
+use crate::verdict::percent;
+
+/// One experiment's words, rendered.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Words {
+    pub title: String,
+    pub about: String,
+    pub notes: Vec<(String, String)>,
+}
+
+/// A number as a filter takes it: an integer or a float.
+fn number(v: &Value) -> Result<f64, Error> {
+    f64::try_from(v.clone()).map_err(|_| {
+        Error::new(
+            ErrorKind::InvalidOperation,
+            format!("{v} is not a number: give the filter a number"),
+        )
+    })
+}
+
+/// The one environment, with the report's number formats as filters: `fixed(n)` (n
+/// decimals), `num(n)` (as the tables write it), `times` ("1.23×"), `noise` ("0.4%"),
+/// `percent` (a fraction as a percentage) and `mib` (bytes as mebibytes).
+fn environment() -> &'static Environment<'static> {
+    static ENV: OnceLock<Environment<'static>> = OnceLock::new();
+    ENV.get_or_init(|| {
+        let mut env = Environment::new();
+        env.set_undefined_behavior(UndefinedBehavior::Strict);
+        // A value that is not there is not printed as "none": guard it with `{% if %}`.
+        env.set_formatter(|out, state, value| {
+            if value.is_none() {
+                return Err(Error::new(
+                    ErrorKind::InvalidOperation,
+                    "printed a value that is none: guard it with {% if … is not none %}",
+                ));
+            }
+            escape_formatter(out, state, value)
+        });
+        env.add_filter("fixed", |v: Value, n: usize| {
+            Ok::<_, Error>(format!("{:.n$}", number(&v)?))
+        });
+        env.add_filter("num", |v: Value, n: usize| {
+            Ok::<_, Error>(num(number(&v)?, n))
+        });
+        env.add_filter("times", |v: Value| Ok::<_, Error>(times(number(&v)?)));
+        env.add_filter("noise", |v: Value| Ok::<_, Error>(noise(number(&v)?)));
+        env.add_filter("percent", |v: Value| Ok::<_, Error>(percent(number(&v)?)));
+        env.add_filter("mib", |v: Value| {
+            Ok::<_, Error>(number(&v)? / f64::from(1u32 << 20))
+        });
+        env
+    })
+}
+
+/// `template` (experiment `name`'s words) rendered with `context`.
+pub fn render(name: &str, template: &str, context: Value) -> Result<Words, ReportError> {
+    let text = environment()
+        .render_str(template, context)
+        .map_err(|e| ReportError::Invalid(format!("the words of {name}: {e:#}")))?;
+    parse(&text).ok_or_else(|| {
+        ReportError::Invalid(format!(
+            "the words of {name} render to no `# title` line: start its template with one"
+        ))
+    })
+}
+
+/// A rendered template's title, about and notes.
+fn parse(text: &str) -> Option<Words> {
+    let mut lines = text.lines().skip_while(|l| l.trim().is_empty());
+    let title = lines.next()?.strip_prefix("# ")?.trim().to_owned();
+    let mut parts: Vec<(String, Vec<&str>)> = vec![(String::new(), Vec::new())];
+    for line in lines {
+        match line.strip_prefix("## ") {
+            Some(label) => parts.push((label.trim().to_owned(), Vec::new())),
+            None => parts.last_mut()?.1.push(line.trim()),
+        }
+    }
+    let joined = |lines: &[&str]| {
+        lines
+            .iter()
+            .filter(|l| !l.is_empty())
+            .copied()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut parts = parts
+        .into_iter()
+        .map(|(label, lines)| (label, joined(&lines)));
+    let about = parts.next()?.1;
+    Some(Words {
+        title,
+        about,
+        notes: parts.filter(|(_, text)| !text.is_empty()).collect(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use minijinja::context;
+
+    use super::*;
+
+    #[test]
+    fn a_template_renders_to_its_title_about_and_notes() {
+        let template = "# t: {{ a.x | fixed(1) }}\n\nWhat it\nmeasures.\n\n## Bound\n\
+            {% if a.y %}\nAt {{ a.y | times }}.\n{% endif %}\n## Empty\n{% if false %}never{% endif %}\n";
+        let words = render(
+            "t",
+            template,
+            context! { a => context! { x => 2.25, y => 1.5 } },
+        )
+        .unwrap();
+        assert_eq!(words.title, "t: 2.2");
+        assert_eq!(words.about, "What it measures.");
+        assert_eq!(words.notes, [("Bound".to_owned(), "At 1.50×.".to_owned())]);
+    }
+
+    #[test]
+    fn a_misspelt_name_or_a_missing_title_fails_the_render() {
+        let e = render("t", "# t {{ a.missing }}", context! { a => context! {} }).unwrap_err();
+        assert!(e.to_string().contains("the words of t"), "{e}");
+        let e = render("t", "no title", context! {}).unwrap_err();
+        assert!(e.to_string().contains("`# title`"), "{e}");
+        let e = render("t", "# t {{ x }}", context! { x => None::<f64> }).unwrap_err();
+        assert!(e.to_string().contains("is none"), "{e}");
+        let e = render("t", "# t {{ 'x' | fixed(1) }}", context! {}).unwrap_err();
+        assert!(e.to_string().contains("not a number"), "{e}");
+    }
+}
