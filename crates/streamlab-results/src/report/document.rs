@@ -3,6 +3,7 @@
 //! finding in words and a row of numbers), the provenance, then a section per
 //! experiment ([`super::section`]). Markdown and HTML both render this; the run
 //! ([`crate::run`]) assembles it.
+use super::glossary::Linker;
 use super::section::Section;
 use super::table::Table;
 
@@ -23,7 +24,35 @@ pub struct Document {
     pub sections: Vec<Section>,
 }
 
+/// How a format prints the parts of the report after its findings and provenance.
+pub struct Printer {
+    /// The line pointing to the glossary and the list of `(title, anchor)`.
+    pub contents: fn(&[(&str, &str)]) -> String,
+    pub section: fn(&Section, &mut Linker) -> String,
+    /// The note on reading the timelines.
+    pub reading_timelines: fn(&mut Linker) -> String,
+    pub glossary: fn() -> String,
+}
+
 impl Document {
+    /// The report after its findings and provenance, in `printer`'s format: the
+    /// contents, each section, how to read the timelines where there are some, and the
+    /// glossary; each term linked to the glossary where it is first used.
+    pub fn body(&self, printer: &Printer) -> String {
+        if self.sections.is_empty() {
+            return String::new();
+        }
+        let mut out = (printer.contents)(&self.contents());
+        let mut linker = Linker::default();
+        for s in &self.sections {
+            out += &(printer.section)(s, &mut linker);
+        }
+        if self.has_timelines() {
+            out += &(printer.reading_timelines)(&mut linker);
+        }
+        out + &(printer.glossary)()
+    }
+
     /// The report's contents after its findings, as `(title, anchor)`: each section, the
     /// note on reading the timelines where a section has some, and the glossary.
     pub fn contents(&self) -> Vec<(&str, &str)> {

@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use super::document::Document;
-use super::document::{FINDINGS_KEY, Findings};
+use super::document::{FINDINGS_KEY, Findings, Printer};
 use super::fit::UNDER;
 use super::glossary::{Linker, TERMS};
 use super::section::{Section, TIMELINE_NOTE, TimelineFigure, shared_source, trace_note};
@@ -82,30 +82,7 @@ pub fn render(doc: &Document) -> String {
         }
         body += "</table>\n</details>\n";
     }
-    if !doc.sections.is_empty() {
-        body += "<p>New to these terms? The <a href=\"#glossary\">glossary</a> at the end \
-            explains each, and the report links it where a term is first used.</p>\n";
-        body += "<h2>Contents</h2>\n<ul>\n";
-        for (title, id) in doc.contents() {
-            let _ = writeln!(body, "<li><a href=\"#{id}\">{}</a></li>", escape(title));
-        }
-        body += "</ul>\n";
-    }
-    let mut linker = Linker::default();
-    for s in &doc.sections {
-        body += &section(s, &mut linker);
-    }
-    if doc.has_timelines() {
-        let _ = writeln!(
-            body,
-            "<section id=\"reading-the-timelines\">\n<h2>Reading the timelines</h2>\n<p>{}</p>\n<p>{}</p>\n</section>",
-            prose(&mut linker, TIMELINE_NOTE),
-            prose(&mut linker, &trace_note())
-        );
-    }
-    if !doc.sections.is_empty() {
-        body += &glossary();
-    }
+    body += &doc.body(&PRINTER);
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <title>streamlab report</title>\n<style>{STYLE}</style>\n</head>\n<body>\n{body}</body>\n</html>\n"
@@ -252,6 +229,36 @@ pub fn words(text: &str) -> String {
             _ => format!("<code>{}</code>", escape(part)),
         })
         .collect()
+}
+
+/// The report's body as HTML ([`Document::body`]).
+const PRINTER: Printer = Printer {
+    contents,
+    section,
+    reading_timelines,
+    glossary,
+};
+
+/// The line pointing to the glossary, and the contents.
+fn contents(entries: &[(&str, &str)]) -> String {
+    let mut out = String::from(
+        "<p>New to these terms? The <a href=\"#glossary\">glossary</a> at the end \
+         explains each, and the report links it where a term is first used.</p>\n\
+         <h2>Contents</h2>\n<ul>\n",
+    );
+    for (title, id) in entries {
+        let _ = writeln!(out, "<li><a href=\"#{id}\">{}</a></li>", escape(title));
+    }
+    out + "</ul>\n"
+}
+
+/// How to read the timelines.
+fn reading_timelines(linker: &mut Linker) -> String {
+    format!(
+        "<section id=\"reading-the-timelines\">\n<h2>Reading the timelines</h2>\n<p>{}</p>\n<p>{}</p>\n</section>\n",
+        prose(linker, TIMELINE_NOTE),
+        prose(linker, &trace_note())
+    )
 }
 
 /// The glossary, every term with its anchor.

@@ -2,8 +2,8 @@
 //! timelines as images beside it and links to the Chrome traces.
 use std::fmt::Write;
 
-use super::document::Document;
 use super::document::FINDINGS_KEY;
+use super::document::{Document, Printer};
 use super::fit::UNDER;
 use super::glossary::{Linker, TERMS};
 use super::section::{Section, TIMELINE_NOTE, TimelineFigure, shared_source, trace_note};
@@ -62,30 +62,7 @@ pub fn render(doc: &Document) -> String {
         }
         out += "\n</details>\n\n";
     }
-    if !doc.sections.is_empty() {
-        out += "New to these terms? The [glossary](#glossary) at the end explains each, and the \
-            report links it where a term is first used.\n\n";
-        out += "## Contents\n\n";
-        for (title, id) in doc.contents() {
-            let _ = writeln!(out, "- [{title}](#{id})");
-        }
-        out += "\n";
-    }
-    let mut linker = Linker::default();
-    for s in &doc.sections {
-        out += &section(s, &mut linker);
-    }
-    if doc.has_timelines() {
-        let _ = writeln!(
-            out,
-            "<a id=\"reading-the-timelines\"></a>\n\n## Reading the timelines\n\n{}\n\n{}\n",
-            prose(&mut linker, TIMELINE_NOTE),
-            prose(&mut linker, &trace_note())
-        );
-    }
-    if !doc.sections.is_empty() {
-        out += &glossary();
-    }
+    out += &doc.body(&PRINTER);
     out
 }
 
@@ -94,6 +71,35 @@ fn prose(linker: &mut Linker, text: &str) -> String {
     linker.link(text, str::to_owned, |term, anchor| {
         format!("[{term}](#{anchor})")
     })
+}
+
+/// The report's body as Markdown ([`Document::body`]).
+const PRINTER: Printer = Printer {
+    contents,
+    section,
+    reading_timelines,
+    glossary,
+};
+
+/// The line pointing to the glossary, and the contents.
+fn contents(entries: &[(&str, &str)]) -> String {
+    let mut out = String::from(
+        "New to these terms? The [glossary](#glossary) at the end explains each, and the \
+         report links it where a term is first used.\n\n## Contents\n\n",
+    );
+    for (title, id) in entries {
+        let _ = writeln!(out, "- [{title}](#{id})");
+    }
+    out + "\n"
+}
+
+/// How to read the timelines.
+fn reading_timelines(linker: &mut Linker) -> String {
+    format!(
+        "<a id=\"reading-the-timelines\"></a>\n\n## Reading the timelines\n\n{}\n\n{}\n\n",
+        prose(linker, TIMELINE_NOTE),
+        prose(linker, &trace_note())
+    )
 }
 
 /// The glossary, every term with its anchor.

@@ -1,7 +1,7 @@
 //! The report's words: each experiment's title, what it measures and its notes, written
-//! as a Markdown template beside its code (`<experiment>.md`, or `words.md` in its
-//! folder) and rendered here, with the experiment's derived numbers as `a`, its
-//! parameters as `p` and what its code adds. Code keeps only the sentences whose shape
+//! as a Markdown template beside its code (`experiments/<name>.md`) and rendered here,
+//! with the experiment's derived numbers as `a`, its parameters as `p` and what its code
+//! adds. Code keeps only the sentences whose shape
 //! depends on the data, and passes them in.
 //!
 //! A template renders to `# title`, the paragraphs that say what the experiment measures,

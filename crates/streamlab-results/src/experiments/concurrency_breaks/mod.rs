@@ -319,7 +319,7 @@ impl Saved for ConcurrencyBreaksResult {
 impl Experiment for ConcurrencyBreaks {
     const NAME: &'static str = "concurrency-breaks";
     const USES_KERNEL_SETS: bool = false;
-    const WORDS: &'static str = include_str!("words.md");
+    const WORDS: &'static str = include_str!("../concurrency_breaks.md");
     type Params = Params;
     type Result = ConcurrencyBreaksResult;
     type Derived = BreaksAnalysis;

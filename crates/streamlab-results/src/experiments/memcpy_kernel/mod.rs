@@ -188,7 +188,7 @@ impl Saved for MemcpyKernelResult {
 impl Experiment for MemcpyKernel {
     const NAME: &'static str = "memcpy-kernel";
     const USES_KERNEL_SETS: bool = true;
-    const WORDS: &'static str = include_str!("words.md");
+    const WORDS: &'static str = include_str!("../memcpy_kernel.md");
     type Params = Params;
     type Result = MemcpyKernelResult;
     type Derived = MemcpyAnalysis;

@@ -302,7 +302,7 @@ impl Saved for SincosOverlapResult {
 impl Experiment for SincosOverlap {
     const NAME: &'static str = "sincos-overlap";
     const USES_KERNEL_SETS: bool = true;
-    const WORDS: &'static str = include_str!("words.md");
+    const WORDS: &'static str = include_str!("../sincos_overlap.md");
     type Params = Params;
     type Result = SincosOverlapResult;
     type Derived = SincosAnalysis;
