@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use crate::derived::trace::TraceChecks;
 use crate::experiment::{Analysis, Analyzed, Experiment, Saved};
+use crate::experiments::{Entry, Registered};
 use crate::folder::{self, FolderError};
 use crate::report::ReportError;
 use crate::report::fit::Width;
@@ -17,12 +18,12 @@ use crate::stats;
 
 /// One experiment's results in a run, as the generic parts reach them.
 pub trait Held: Send + Sync {
+    /// Its experiment, as the registry holds it.
+    fn experiment(&self) -> &'static dyn Registered;
     /// The experiment's name.
-    fn name(&self) -> &'static str;
-    /// Whether it runs with both kernel sets ([`Experiment::USES_KERNEL_SETS`]).
-    fn uses_kernel_sets(&self) -> bool;
-    /// The keys of its facts in `summary.json` ([`Experiment::FACTS`]).
-    fn facts(&self) -> &'static [&'static str];
+    fn name(&self) -> &'static str {
+        self.experiment().name()
+    }
     /// The analysis of each result it holds, the Rust kernels' first.
     fn analyses(&self) -> Vec<&Analysis>;
     /// The files of each result: its JSON (the result, its derived numbers and its trace
@@ -140,16 +141,8 @@ fn noise_note(analyses: &[&Analysis]) -> String {
 }
 
 impl<E: Experiment> Held for Results<E> {
-    fn name(&self) -> &'static str {
-        E::NAME
-    }
-
-    fn uses_kernel_sets(&self) -> bool {
-        E::USES_KERNEL_SETS
-    }
-
-    fn facts(&self) -> &'static [&'static str] {
-        E::FACTS
+    fn experiment(&self) -> &'static dyn Registered {
+        &Entry::<E>::NEW
     }
 
     fn analyses(&self) -> Vec<&Analysis> {

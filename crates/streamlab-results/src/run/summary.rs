@@ -6,37 +6,19 @@ use super::SavedRun;
 use crate::derived::rates::{NOISY_LINK, link_moved};
 use crate::derived::summary::{Entries, Json, LinkSteady, RunStatus, RunSummary};
 use crate::experiment::{self, Analysis, MeasuredRow};
-use crate::experiments;
+use crate::experiments::{self, Registered};
 use crate::report::document::{FINDINGS_KEY, Findings};
 use crate::report::fit::Width;
 use crate::report::table::{self, Table};
 use crate::saved::KernelSet;
 use crate::stats;
 
-/// An experiment as the summary lists it: its name, whether it runs with both kernel
-/// sets, and its facts' keys.
-struct Listed {
-    name: &'static str,
-    uses_kernel_sets: bool,
-    facts: &'static [&'static str],
-}
-
 /// The registry's experiments, then those `run` holds that it does not list.
-fn listed(run: &SavedRun) -> Vec<Listed> {
-    let mut out: Vec<Listed> = (experiments::ALL.iter())
-        .map(|e| Listed {
-            name: e.name(),
-            uses_kernel_sets: e.uses_kernel_sets(),
-            facts: e.facts(),
-        })
-        .collect();
+fn listed(run: &SavedRun) -> Vec<&'static dyn Registered> {
+    let mut out: Vec<&'static dyn Registered> = experiments::ALL.to_vec();
     for h in run.held() {
-        if !out.iter().any(|l| l.name == h.name()) {
-            out.push(Listed {
-                name: h.name(),
-                uses_kernel_sets: h.uses_kernel_sets(),
-                facts: h.facts(),
-            });
+        if !out.iter().any(|l| l.name() == h.name()) {
+            out.push(h.experiment());
         }
     }
     out
@@ -54,23 +36,23 @@ pub fn summarize(run: &SavedRun, status: RunStatus) -> Option<RunSummary> {
     let mut facts = Entries::default();
     let mut moved = Entries::default();
     for l in listed(run) {
-        let rust = run.analysis(l.name, KernelSet::Rust);
+        let rust = run.analysis(l.name(), KernelSet::Rust);
         if let Some(probe) = rust.and_then(|a| a.provenance.link.as_ref()) {
-            moved.insert(l.name.to_owned(), experiment::json(&link_moved(probe).2));
+            moved.insert(l.name().to_owned(), experiment::json(&link_moved(probe).2));
         }
         let headline = |a: Option<&Analysis>| a.and_then(|a| a.summary.headline.clone());
-        if l.uses_kernel_sets {
-            let twin = run.analysis(l.name, KernelSet::Cuda);
-            experiments.insert(l.name.to_owned(), headline(rust).unwrap_or(Json::Null));
-            cuda.insert(l.name.to_owned(), headline(twin).unwrap_or(Json::Null));
+        if l.uses_kernel_sets() {
+            let twin = run.analysis(l.name(), KernelSet::Cuda);
+            experiments.insert(l.name().to_owned(), headline(rust).unwrap_or(Json::Null));
+            cuda.insert(l.name().to_owned(), headline(twin).unwrap_or(Json::Null));
             let ratio = rust
                 .zip(twin)
                 .and_then(|(r, c)| rust_over_cuda(&r.rows, &c.rows));
-            ratios.insert(l.name.to_owned(), experiment::json(&ratio));
+            ratios.insert(l.name().to_owned(), experiment::json(&ratio));
         } else if let Some(h) = headline(rust) {
-            experiments.insert(l.name.to_owned(), h);
+            experiments.insert(l.name().to_owned(), h);
         }
-        for (i, key) in l.facts.iter().enumerate() {
+        for (i, key) in l.facts().iter().enumerate() {
             let value = rust.and_then(|a| a.summary.facts.get(i).cloned());
             facts.insert((*key).to_owned(), value.unwrap_or(Json::Null));
         }
