@@ -18,6 +18,7 @@ pub mod experiment;
 pub mod experiments;
 pub mod folder;
 pub mod held;
+pub mod measured;
 pub mod range;
 pub mod report;
 pub mod rng;

@@ -131,6 +131,11 @@ pub struct ConcurrencyRow {
     /// Relative noise of the serial and the concurrent samples.
     pub serial_noise: f64,
     pub concurrent_noise: f64,
+    /// The serial and the concurrent samples.
+    #[serde(skip)]
+    pub serial: Series,
+    #[serde(skip)]
+    pub concurrent: Series,
     /// serial / concurrent.
     pub speedup: f64,
     /// The model's waves: `ceil(streams / min(queues, resident grids)) + 1`.
@@ -191,6 +196,8 @@ fn analyze(r: &KernelConcurrencyResult) -> ConcurrencyAnalysis {
                 concurrent_ms,
                 serial_noise: p.serial.noise(),
                 concurrent_noise: p.concurrent.noise(),
+                serial: p.serial.clone(),
+                concurrent: p.concurrent.clone(),
                 speedup: serial_ms / concurrent_ms,
                 model_waves: waves,
                 measured_waves,
@@ -232,9 +239,32 @@ fn columns<'a>() -> Columns<'a, ConcurrencyRow> {
             x.queues.to_string()
         })
         .text("streams", "streams", |x| x.streams.to_string())
-        .number("serial", "serial_ms", (3, 4), |x| x.serial_ms)
+        .named(
+            |x| {
+                RowName::new(
+                    format_args!("q{}", x.queues),
+                    format_args!("{} queues", x.queues),
+                )
+                .then(
+                    format_args!("s{}", x.streams),
+                    format_args!("{} streams", x.streams),
+                )
+            },
+            |_, _, row| row,
+        )
+        .median(
+            ("serial", "serial_ms"),
+            (3, 4),
+            (Some(("serial", "serial")), MS),
+            |x| Some(&x.serial),
+        )
         .noise("serial noise", "serial_noise", |x| x.serial_noise)
-        .number("concurrent", "concurrent_ms", (3, 4), |x| x.concurrent_ms)
+        .median(
+            ("concurrent", "concurrent_ms"),
+            (3, 4),
+            (Some(("concurrent", "concurrent")), MS),
+            |x| Some(&x.concurrent),
+        )
         .noise("concurrent noise", "concurrent_noise", |x| {
             x.concurrent_noise
         })
@@ -318,7 +348,8 @@ impl Experiment for KernelConcurrency {
     type Result = KernelConcurrencyResult;
     type Derived = ConcurrencyAnalysis;
 
-    fn rows(r: &KernelConcurrencyResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
+    fn rows(r: &KernelConcurrencyResult, derived: &Self::Derived) -> Vec<MeasuredRow> {
+        // One kernel alone per queue setting, then every stream count's.
         let mut rows = Vec::new();
         for run in &r.runs {
             let q = RowName::new(
@@ -326,17 +357,8 @@ impl Experiment for KernelConcurrency {
                 format_args!("{} queues", run.queues),
             );
             rows.push(q.then("single", "one kernel alone").median(&run.single, MS));
-            for p in &run.points {
-                let series = [
-                    ("serial", "serial", &p.serial),
-                    ("concurrent", "concurrent", &p.concurrent),
-                ];
-                let at = q.then(
-                    format_args!("s{}", p.streams),
-                    format_args!("{} streams", p.streams),
-                );
-                rows.extend(at.group(MS, series));
-            }
+            let points = (derived.rows.iter()).filter(|x| x.queues == run.queues);
+            rows.extend(columns().measured_rows(points));
         }
         rows
     }

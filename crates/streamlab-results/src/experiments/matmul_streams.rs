@@ -5,8 +5,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::derived::trace::TraceChecks;
 use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, Saved, Summary, With, context,
-    verdict,
+    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, RowName, Saved, Summary, With,
+    context, verdict,
 };
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
@@ -195,7 +195,13 @@ fn columns(cuda: Option<&MatmulAnalysis>) -> Columns<'_, MatmulPoint> {
         .text("streams", "streams", |x: &MatmulPoint| {
             x.streams.to_string()
         })
-        .number("median", "median_ms", (3, 4), |x| x.median_ms)
+        .named(
+            |x| RowName::new(x.streams, format_args!("{} streams", x.streams)),
+            |_, _, row| row,
+        )
+        .median(("median", "median_ms"), (3, 4), (None, MS), |x| {
+            Some(&x.time)
+        })
         .noise("noise", "noise", |x| x.noise)
         .number("min", "min_ms", (3, 4), |x| x.time.min())
         .number("max", "max_ms", (3, 4), |x| x.time.summary.max)
@@ -280,16 +286,7 @@ impl Experiment for MatmulStreams {
     type Derived = MatmulAnalysis;
 
     fn rows(_r: &MatmulStreamsResult, derived: &Self::Derived) -> Vec<MeasuredRow> {
-        (derived.points.iter())
-            .map(|p| {
-                MeasuredRow::median(
-                    p.streams.to_string(),
-                    format!("{} streams", p.streams),
-                    &p.time,
-                    MS,
-                )
-            })
-            .collect()
+        columns(None).measured_rows(&derived.points)
     }
 
     fn derive(r: &MatmulStreamsResult, _checks: &[TraceChecks]) -> MatmulAnalysis {

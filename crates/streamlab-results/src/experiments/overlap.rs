@@ -213,6 +213,9 @@ pub struct OverlapConfig {
     pub beyond_bound: bool,
     /// Relative noise of its samples.
     pub noise: f64,
+    /// Its samples.
+    #[serde(skip)]
+    pub time: Series,
 }
 
 /// One array size.
@@ -307,6 +310,7 @@ fn analyze_size(
             bound,
             beyond_bound: bound.lowered(),
             noise: time.noise(),
+            time: time.clone(),
         }
     };
     let sequential_ms = size.sequential.median();
@@ -347,9 +351,23 @@ fn analyze(r: &OverlapResult) -> OverlapAnalysis {
 /// One configuration of one size: a row of the tables and the CSV.
 type Row<'a> = (&'a OverlapSizeAnalysis, &'a OverlapConfig);
 
-/// The one declaration of the tables (one per size) and the CSV (every size).
+/// The one declaration of the tables (one per size), the CSV (every size) and the
+/// measured rows.
 fn columns<'a>() -> Columns<'a, Row<'a>> {
     Columns::new()
+        .named(
+            |(s, x): &Row| {
+                let n = RowName::new(s.elements, format_args!("{} elements", s.elements));
+                match x.variant {
+                    IssueOrder::Sequential => n.then("seq", "sequential"),
+                    v => n.then(
+                        format_args!("{}/{}", v.short(), x.streams),
+                        format_args!("{} with {} streams", v.label(), x.streams),
+                    ),
+                }
+            },
+            |_, _, row| row.over_link(),
+        )
         .raw("elements", |(s, _): &Row| s.elements.to_string())
         .both(
             "variant",
@@ -363,12 +381,9 @@ fn columns<'a>() -> Columns<'a, Row<'a>> {
             "streams",
             |(_, x)| x.streams.to_string(),
         )
-        .both(
-            "ms",
-            |(_, x)| num(x.median_ms, 4),
-            "median_ms",
-            |(_, x)| format!("{:.5}", x.median_ms),
-        )
+        .median(("ms", "median_ms"), (4, 5), (None, MS), |(_, x)| {
+            Some(&x.time)
+        })
         .both(
             "noise",
             |(_, x)| noise(x.noise),
@@ -384,6 +399,13 @@ fn columns<'a>() -> Columns<'a, Row<'a>> {
         )
         .show("limited by", |(_, x)| x.bound.limiter.label().into())
         .show("against its bound", |(_, x)| x.bound.mark())
+}
+
+/// Every configuration of every size, size by size.
+fn all_rows(a: &OverlapAnalysis) -> Vec<Row<'_>> {
+    (a.sizes.iter())
+        .flat_map(|s| s.configs.iter().map(move |x| (s, x)))
+        .collect()
 }
 
 /// overlap (your kernel): the best streamed speedup at each size, beside the bound's.
@@ -442,21 +464,8 @@ impl Experiment for Overlap {
     type Result = OverlapResult;
     type Derived = OverlapAnalysis;
 
-    fn rows(r: &OverlapResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
-        let mut rows = Vec::new();
-        for size in &r.sizes {
-            let n = RowName::new(size.elements, format_args!("{} elements", size.elements));
-            rows.push(n.then("seq", "sequential").median(&size.sequential, MS));
-            for p in &size.points {
-                let (variant, label) = (p.variant.short(), p.variant.label());
-                let at = n.then(
-                    format_args!("{variant}/{}", p.streams),
-                    format_args!("{label} with {} streams", p.streams),
-                );
-                rows.push(at.median(&p.time, MS));
-            }
-        }
-        rows.into_iter().map(MeasuredRow::over_link).collect()
+    fn rows(_r: &OverlapResult, derived: &Self::Derived) -> Vec<MeasuredRow> {
+        columns().measured_rows(&all_rows(derived))
     }
 
     fn derive(r: &OverlapResult, _checks: &[TraceChecks]) -> OverlapAnalysis {
@@ -484,11 +493,7 @@ impl Experiment for Overlap {
     }
 
     fn csv(_r: &OverlapResult, derived: &Self::Derived) -> Vec<Csv> {
-        let a = derived;
-        let rows: Vec<Row> = (a.sizes.iter())
-            .flat_map(|s| s.configs.iter().map(move |x| (s, x)))
-            .collect();
-        vec![Csv::main(columns().csv(&rows))]
+        vec![Csv::main(columns().csv(&all_rows(derived)))]
     }
 
     fn section(

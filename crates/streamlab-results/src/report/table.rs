@@ -7,7 +7,9 @@ use std::fmt::Write;
 
 use crate::derived::pipeline::Under;
 use crate::derived::rates::{NOISY_LINK, link_moved};
+use crate::measured::{MeasuredRow, RowName};
 use crate::saved::{BuildInfo, DeviceInfo, KernelSet, NOT_RECORDED, Provenance};
+use crate::stats::Series;
 
 /// A rectangular table of text, with an optional caption. How it prints, as aligned
 /// text or fitted to a width, is `report::fit`'s.
@@ -48,6 +50,17 @@ impl Table {
 }
 
 type Cell<'a, R> = Box<dyn Fn(&R) -> String + 'a>;
+type Name<'a, R> = Box<dyn Fn(&R) -> RowName + 'a>;
+type Hold<'a, R> = Box<dyn Fn(&R, Option<&str>, MeasuredRow) -> MeasuredRow + 'a>;
+type Samples<'a, R> = std::rc::Rc<dyn for<'r> Fn(&'r R) -> Option<&'r Series> + 'a>;
+
+/// A measured column: the measured row it makes of each table row, named as the row (or
+/// under it, `item`'s key and words), its samples in `unit`.
+struct Measured<'a, R> {
+    item: Option<(&'static str, &'static str)>,
+    unit: &'static str,
+    samples: Samples<'a, R>,
+}
 
 /// One column: shown in the tables under `heading`, and in the CSV under its name where
 /// the CSV has it.
@@ -60,15 +73,20 @@ struct Column<'a, R> {
 }
 
 /// An experiment's columns over rows of type `R`: one declaration for the printed,
-/// Markdown and HTML tables and the CSV.
+/// Markdown and HTML tables, the CSV, and the measured rows `compare` sets side by side
+/// (each measured column's samples, a row of the tables named by [`Columns::named`]).
 pub struct Columns<'a, R> {
     columns: Vec<Column<'a, R>>,
+    name: Option<(Name<'a, R>, Hold<'a, R>)>,
+    measured: Vec<Measured<'a, R>>,
 }
 
 impl<'a, R> Default for Columns<'a, R> {
     fn default() -> Self {
         Columns {
             columns: Vec::new(),
+            name: None,
+            measured: Vec::new(),
         }
     }
 }
@@ -159,6 +177,77 @@ impl<'a, R> Columns<'a, R> {
             name,
             move |r| save(raw(r)),
         )
+    }
+
+    /// Each row's name among the measured rows, and `hold` making each of its measured
+    /// rows (by the item of its column, if any) what it is held against (over the link, a
+    /// model, the launch probe).
+    pub fn named(
+        mut self,
+        name: impl Fn(&R) -> RowName + 'a,
+        hold: impl Fn(&R, Option<&str>, MeasuredRow) -> MeasuredRow + 'a,
+    ) -> Self {
+        self.name = Some((Box::new(name), Box::new(hold)));
+        self
+    }
+
+    /// A measured median of the row's `samples` (in `unit`): `shown` decimals in the
+    /// tables ("–" where the row has none), `saved` in the CSV (under `name`); and a
+    /// measured row, named as the table's row, or under it as `item` (its key and words).
+    pub fn median<F>(
+        mut self,
+        (heading, name): (&'static str, &'static str),
+        (shown, saved): (usize, usize),
+        (item, unit): (Option<(&'static str, &'static str)>, &'static str),
+        samples: F,
+    ) -> Self
+    where
+        F: for<'r> Fn(&'r R) -> Option<&'r Series> + 'a,
+        R: 'a,
+    {
+        let samples: Samples<'a, R> = std::rc::Rc::new(samples);
+        let median = samples.clone();
+        self.measured.push(Measured {
+            item,
+            unit,
+            samples,
+        });
+        let value = move |r: &R| median(r).map_or(f64::NAN, Series::median);
+        self.valued(
+            heading,
+            name,
+            value,
+            move |v| num(v, shown),
+            move |v| format!("{v:.saved$}"),
+        )
+    }
+
+    /// The measured rows of `rows`: for each row, each measured column's, in order.
+    pub fn measured_rows<'r>(&self, rows: impl IntoIterator<Item = &'r R>) -> Vec<MeasuredRow>
+    where
+        R: 'r,
+    {
+        let Some((name, hold)) = &self.name else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for r in rows {
+            for m in &self.measured {
+                let Some(samples) = (m.samples)(r) else {
+                    continue;
+                };
+                let named = match m.item {
+                    Some((key, words)) => name(r).then(key, words),
+                    None => name(r),
+                };
+                out.push(hold(
+                    r,
+                    m.item.map(|(key, _)| key),
+                    named.median(samples, m.unit),
+                ));
+            }
+        }
+        out
     }
 
     /// A relative noise: a percentage in the tables, a fraction with 4 decimals in the CSV.

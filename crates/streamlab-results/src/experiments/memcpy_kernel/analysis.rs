@@ -7,6 +7,7 @@ use crate::derived::rates::{best_rates, chunks_noise, for_chunks, pipeline_stage
 use crate::experiment::own_link;
 use crate::saved::timeline::CopyRates;
 use crate::saved::{LinkRates, StageTimes};
+use crate::stats::Series;
 use serde::{Deserialize, Serialize};
 
 /// One row against its bound (medians, milliseconds).
@@ -31,6 +32,11 @@ pub struct MemcpyRow {
     pub beyond_bound: bool,
     /// The streamed run's relative noise ([`crate::stats::Series::noise`]).
     pub noise: f64,
+    /// The sequential and the streamed samples.
+    #[serde(skip)]
+    pub total: Series,
+    #[serde(skip)]
+    pub concurrent: Series,
 }
 
 /// Everything derived from a memcpy-kernel result.
@@ -189,6 +195,8 @@ fn analyze_row(
         efficiency: bound.ms / concurrent_ms,
         beyond_bound: bound.lowered(),
         noise: row.concurrent.noise(),
+        total: row.total.clone(),
+        concurrent: row.concurrent.clone(),
     }
 }
 

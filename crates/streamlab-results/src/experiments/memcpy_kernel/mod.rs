@@ -20,8 +20,8 @@ use serde::{Deserialize, Serialize};
 use crate::derived::pipeline::under_clause;
 use crate::derived::trace::TraceChecks;
 use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, RowName, Saved, Serde, Summary,
-    With, context, verdict,
+    self, Analyzed, Csv, Experiment, MeasuredRow, Overview, Saved, Serde, Summary, With, context,
+    verdict,
 };
 use crate::range::IntRange;
 use crate::report::ReportError;
@@ -193,20 +193,8 @@ impl Experiment for MemcpyKernel {
     type Result = MemcpyKernelResult;
     type Derived = MemcpyAnalysis;
 
-    fn rows(r: &MemcpyKernelResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
-        let mut rows = Vec::new();
-        for x in &r.rows {
-            let at = RowName::new(
-                format_args!("{}/{}", x.streams, x.cycles),
-                format_args!("{} streams, {} cycles", x.streams, x.cycles),
-            );
-            let series = [
-                ("sequential", "sequential", &x.total),
-                ("streamed", "streamed", &x.concurrent),
-            ];
-            rows.extend(at.group(MS, series));
-        }
-        rows.into_iter().map(MeasuredRow::over_link).collect()
+    fn rows(_r: &MemcpyKernelResult, derived: &Self::Derived) -> Vec<MeasuredRow> {
+        columns(None).measured_rows(&derived.rows)
     }
 
     fn derive(r: &MemcpyKernelResult, _checks: &[TraceChecks]) -> MemcpyAnalysis {

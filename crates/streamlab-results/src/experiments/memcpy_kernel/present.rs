@@ -1,6 +1,7 @@
 //! How memcpy-kernel shows: its table's columns (the C++ kernels' beside the Rust ones)
 //! and its charts.
 use super::analysis::{MemcpyAnalysis, MemcpyRow};
+use crate::experiment::{MS, RowName};
 use crate::report::chart::{BOUND_COLOR, Level, PALETTE, SEQUENTIAL_COLOR, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, line};
 use crate::report::table::{Columns, num, under_csv};
@@ -15,13 +16,32 @@ pub(super) fn columns(cuda: Option<&MemcpyAnalysis>) -> Columns<'_, MemcpyRow> {
             .map(|y| y.concurrent_ms)
     };
     Columns::new()
+        .named(
+            |x: &MemcpyRow| {
+                RowName::new(
+                    format_args!("{}/{}", x.streams, x.cycles),
+                    format_args!("{} streams, {} cycles", x.streams, x.cycles),
+                )
+            },
+            |_, _, row| row.over_link(),
+        )
         .raw("Streams", |x: &MemcpyRow| x.streams.to_string())
         .text("Cycles", "Cycles", |x| x.cycles.to_string())
         .number("HtoD", "HtoD", (2, 4), |x| x.htod_ms)
         .number("Kernel", "Kernel", (2, 4), |x| x.kernel_ms)
         .number("DtoH", "DtoH", (2, 4), |x| x.dtoh_ms)
-        .number("Total", "Total", (2, 4), |x| x.total_ms)
-        .number("Concurrent", "Concurrent", (2, 4), |x| x.concurrent_ms)
+        .median(
+            ("Total", "Total"),
+            (2, 4),
+            (Some(("sequential", "sequential")), MS),
+            |x| Some(&x.total),
+        )
+        .median(
+            ("Concurrent", "Concurrent"),
+            (2, 4),
+            (Some(("streamed", "streamed")), MS),
+            |x| Some(&x.concurrent),
+        )
         .noise("Noise", "Noise", |x| x.noise)
         .times("Speedup", "Speedup", 3, |x| x.speedup)
         .number("Bound", "Bound", (2, 4), |x| x.bound.ms)

@@ -29,6 +29,9 @@ pub struct SincosConfig {
     pub noise: f64,
     /// Indices of its outlier samples, kept in the result.
     pub outliers: Vec<usize>,
+    /// Its samples.
+    #[serde(skip)]
+    pub time: Series,
     /// From its traced batches: the time per iteration of its busiest engine or stream.
     pub busiest_bound: Option<TracedBound>,
     /// Faster than its busiest bound by more than the slack: a measurement no correct
@@ -168,6 +171,7 @@ pub(super) fn analyze(r: &SincosOverlapResult) -> SincosAnalysis {
                     beyond_bound: bound.lowered(),
                     noise,
                     outliers: p.time.outliers(),
+                    time: p.time.clone(),
                     busiest_bound,
                     beyond_busiest_bound: busiest_bound
                         .is_some_and(|b| pipeline::beyond(b.timed_over_bound, 1.0)),

@@ -21,8 +21,7 @@ use crate::derived::pipeline::under_clause;
 use crate::derived::trace::BusiestBound;
 use crate::derived::trace::TraceChecks;
 use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, Saved, Summary, With, context,
-    verdict,
+    self, Analyzed, Csv, Experiment, MeasuredRow, Overview, Saved, Summary, With, context, verdict,
 };
 use crate::report::ReportError;
 use crate::report::section::{Section, cuda_note, draw};
@@ -307,19 +306,9 @@ impl Experiment for SincosOverlap {
     type Result = SincosOverlapResult;
     type Derived = SincosAnalysis;
 
-    fn rows(r: &SincosOverlapResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
-        (r.points.iter())
-            .map(|p| {
-                let (key, label) = match p.variant {
-                    IssueOrder::Sequential => ("seq".to_owned(), p.variant.label().to_owned()),
-                    v => (
-                        format!("{}/{}", v.short(), p.streams),
-                        format!("{} with {} streams", v.label(), p.streams),
-                    ),
-                };
-                MeasuredRow::median(key, label, &p.time, MS).over_link()
-            })
-            .collect()
+    fn rows(_r: &SincosOverlapResult, derived: &Self::Derived) -> Vec<MeasuredRow> {
+        let columns = columns(KernelSet::Rust, None, derived.has_hosts());
+        columns.measured_rows(&derived.configs)
     }
 
     fn derive(r: &SincosOverlapResult, _checks: &[TraceChecks]) -> SincosAnalysis {

@@ -2,6 +2,7 @@
 //! Rust ones), its notes and its charts.
 use super::analysis::{SincosAnalysis, SincosConfig};
 use super::{CppHostRun, SincosOverlapResult};
+use crate::experiment::{MS, RowName};
 use crate::report::chart::{
     BOUND_COLOR, BarSeries, LineSeries, PALETTE, SEQUENTIAL_COLOR, XAxis, YScale,
 };
@@ -38,7 +39,19 @@ pub(super) fn columns(
             x.variant.label().into()
         })
         .text("streams", "streams", |x| x.streams.to_string())
-        .number(set.label(), "median_ms", (4, 4), |x| x.median_ms)
+        .named(
+            |x| match x.variant {
+                IssueOrder::Sequential => RowName::new("seq", x.variant.label()),
+                v => RowName::new(
+                    format_args!("{}/{}", v.short(), x.streams),
+                    format_args!("{} with {} streams", v.label(), x.streams),
+                ),
+            },
+            |_, _, row| row.over_link(),
+        )
+        .median((set.label(), "median_ms"), (4, 4), (None, MS), |x| {
+            Some(&x.time)
+        })
         .noise("noise", "noise", |x| x.noise)
         .then(cuda.is_some(), |c| {
             c.show("C++ kernels", move |x| {
