@@ -10,13 +10,15 @@ use serde::{Deserialize, Serialize};
 use streamlab_results::compare::{self, ComparedRun};
 use streamlab_results::derived::summary::RunStatus;
 use streamlab_results::derived::trace::TraceChecks;
-use streamlab_results::experiment::{Csv, Experiment, MS, MeasuredRow, Saved, Summary, With};
+use streamlab_results::experiment::{
+    Csv, Experiment, MS, MeasuredRow, RowName, Saved, Summary, With,
+};
 use streamlab_results::held::Results;
-use streamlab_results::report::table::{Columns, Table, num};
+use streamlab_results::report::table::{Columns, Table};
 use streamlab_results::run::SavedRun;
 use streamlab_results::run::recorder::Recorder;
 use streamlab_results::saved::RunRecord;
-use streamlab_results::saved::{self, KernelSet, UsageError};
+use streamlab_results::saved::{self, KernelSet};
 use streamlab_results::stats::Series;
 
 // The toy experiment, as a results module holds one: its parameters, its result and its
@@ -40,9 +42,6 @@ impl Default for Params {
 impl saved::Params for Params {
     fn quick() -> Params {
         Params { bytes: 4096 }
-    }
-    fn validate(&self) -> Result<(), UsageError> {
-        Ok(())
     }
 }
 
@@ -73,30 +72,32 @@ impl Experiment for Toy {
         DERIVED.set(DERIVED.get() + 1);
         r.run.params.bytes as f64 / (r.copy.median() * 1e6)
     }
-    fn rows(r: &ToyResult, _gbps: &f64) -> Vec<MeasuredRow> {
-        vec![MeasuredRow::median("copy", "one copy", &r.copy, MS).over_link()]
+    fn rows(r: &ToyResult, gbps: &f64) -> Vec<MeasuredRow> {
+        columns(*gbps).measured_rows(&[r])
     }
     fn summary(_r: &ToyResult, gbps: &f64) -> Summary {
         SUMMARIZED.set(SUMMARIZED.get() + 1);
         Summary::headline(gbps, format!("one copy at {gbps:.1} GB/s"))
     }
     fn tables(r: &ToyResult, gbps: &f64, _cuda: Option<With<'_, Toy>>) -> Vec<Table> {
-        let columns = Columns::new()
-            .both(
-                "median",
-                |_: &()| num(r.copy.median(), 3),
-                "median_ms",
-                |_| r.copy.median().to_string(),
-            )
-            .both("GB/s", |_| num(*gbps, 1), "gbps", |_| gbps.to_string());
-        vec![columns.table(None, &[()])]
+        vec![columns(*gbps).table(None, &[r])]
     }
     fn csv(r: &ToyResult, gbps: &f64) -> Vec<Csv> {
-        vec![Csv::main(format!(
-            "median_ms,gbps\n{},{gbps}\n",
-            r.copy.median()
-        ))]
+        vec![Csv::main(columns(*gbps).csv(&[r]))]
     }
+}
+
+/// The toy's one declaration of its table, its CSV and its measured row.
+fn columns<'a>(gbps: f64) -> Columns<'a, &'a ToyResult> {
+    Columns::new()
+        .named(
+            |_: &&ToyResult| RowName::new("copy", "one copy"),
+            |_, _, row| row.over_link(),
+        )
+        .median(("median", "median_ms"), (3, 6), (None, MS), |r| {
+            Some(&r.copy)
+        })
+        .number("GB/s", "gbps", (1, 3), move |_| gbps)
 }
 
 thread_local! {
