@@ -1,13 +1,14 @@
-//! One experiment's results in a run, held without their types ([`Held`]): each kernel
-//! set's result analysed once ([`Results`]), and everything the generic parts make of
-//! them: their files, their printed tables and their section of the report.
+//! An experiment as the generic parts reach it without its types: in the registry
+//! ([`Registered`]), and its results in a run ([`Held`]): each kernel set's result
+//! analysed once ([`Results`]), and everything the generic parts make of them: their
+//! files, their printed tables and their section of the report.
+use std::marker::PhantomData;
 use std::path::Path;
 
 use serde::Serialize;
 
 use crate::derived::trace::TraceChecks;
 use crate::experiment::{Analysis, Analyzed, Experiment, Saved};
-use crate::experiments::{Entry, Registered};
 use crate::folder::{self, FolderError};
 use crate::report::ReportError;
 use crate::report::fit::Width;
@@ -15,6 +16,43 @@ use crate::report::section::Section;
 use crate::report::table;
 use crate::saved::{KernelSet, files};
 use crate::stats;
+
+/// One registered experiment, as the generic parts reach it without its types.
+pub trait Registered: Sync {
+    /// Its name ([`Experiment::NAME`]).
+    fn name(&self) -> &'static str;
+    /// Whether it runs with both kernel sets ([`Experiment::USES_KERNEL_SETS`]).
+    fn uses_kernel_sets(&self) -> bool;
+    /// The keys of its facts in `summary.json` ([`Experiment::FACTS`]).
+    fn facts(&self) -> &'static [&'static str];
+    /// Its results in `dir`, each analysed; `None` where the folder holds none.
+    fn load(&self, dir: &Path) -> Result<Option<Box<dyn Held>>, FolderError>;
+}
+
+/// Experiment `E` in the registry.
+pub struct Entry<E>(PhantomData<fn() -> E>);
+
+impl<E> Entry<E> {
+    pub const NEW: Entry<E> = Entry(PhantomData);
+}
+
+impl<E: Experiment> Registered for Entry<E> {
+    fn name(&self) -> &'static str {
+        E::NAME
+    }
+
+    fn uses_kernel_sets(&self) -> bool {
+        E::USES_KERNEL_SETS
+    }
+
+    fn facts(&self) -> &'static [&'static str] {
+        E::FACTS
+    }
+
+    fn load(&self, dir: &Path) -> Result<Option<Box<dyn Held>>, FolderError> {
+        Ok(Results::<E>::load(dir)?.map(|r| Box::new(r) as Box<dyn Held>))
+    }
+}
 
 /// One experiment's results in a run, as the generic parts reach them.
 pub trait Held: Send + Sync {

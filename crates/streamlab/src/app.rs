@@ -35,7 +35,7 @@ pub fn run(parsed: Parsed) -> Result<(), AppError> {
             let gpu = Gpu::open(*device)?;
             print!(
                 "{}",
-                Width::TERMINAL.lines(&report::table::device(gpu.info()))
+                Width::TERMINAL.lines(&report::provenance::device(gpu.info()))
             );
             Ok(())
         }

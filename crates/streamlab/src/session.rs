@@ -113,7 +113,7 @@ impl Session {
         })?;
         eprint!(
             "{}",
-            width(run.wide).lines(&report::table::device(gpu.info()))
+            width(run.wide).lines(&report::provenance::device(gpu.info()))
         );
         eprintln!("results: {}", out.display());
         let host = crate::build_info::host(cuda.as_ref().map(|c| c.build.compiler.clone()));
@@ -216,10 +216,10 @@ impl Session {
                     );
                 }
             }
-            if let Some(link) = report::table::link(&a.provenance) {
+            if let Some(link) = report::provenance::link(&a.provenance) {
                 print!("{}", self.width.lines(&link));
             }
-            let clocks = report::table::clocks(&a.provenance);
+            let clocks = report::provenance::clocks(&a.provenance);
             print!("{}", self.width.lines(&format!("clocks: {clocks}")));
         }
         Ok(complete)

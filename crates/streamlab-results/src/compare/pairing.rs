@@ -10,6 +10,7 @@ use crate::experiment::Analysis;
 use crate::experiments;
 use crate::report::chart::{BOUND_COLOR, Band, Level, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, points};
+use crate::report::provenance;
 use crate::report::table::{self, Table};
 use crate::run::SavedRun;
 use crate::run::summary::lines;
@@ -237,7 +238,7 @@ fn pairing(name: &'static str, a: &ComparedRun, b: &ComparedRun) -> Option<Pairi
                     r.verification.detail.clone(),
                 ));
             }
-            if let Some(link) = table::link(&r.provenance).filter(|_| set == KernelSet::Rust) {
+            if let Some(link) = provenance::link(&r.provenance).filter(|_| set == KernelSet::Rust) {
                 p.notes.push((format!("Link in {side}"), link));
             }
             if let Some(why) = r.provenance.held_back() {
@@ -395,7 +396,7 @@ pub(super) fn header(a: &ComparedRun, b: &ComparedRun) -> Table {
             ("Rust PTX target", p.ptx_target.clone()),
             ("Kernel form", p.form.label().to_owned()),
         ];
-        facts.extend(table::build_facts(p));
+        facts.extend(provenance::build_facts(p));
         facts
     };
     for ((label, x), (_, y)) in facts(a).into_iter().zip(facts(b)) {

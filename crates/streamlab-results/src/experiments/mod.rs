@@ -3,49 +3,7 @@
 //! same name on the GPU side (`crates/streamlab/src/experiments/`) and its line in
 //! `registered!`: the GPU side's table, the command line, `run-all`, the report and the
 //! tests follow it.
-use std::marker::PhantomData;
-use std::path::Path;
-
-use crate::experiment::Experiment;
-use crate::folder::FolderError;
-use crate::held::{Held, Results};
-
-/// One registered experiment, as the generic parts reach it without its types.
-pub trait Registered: Sync {
-    /// Its name ([`Experiment::NAME`]).
-    fn name(&self) -> &'static str;
-    /// Whether it runs with both kernel sets ([`Experiment::USES_KERNEL_SETS`]).
-    fn uses_kernel_sets(&self) -> bool;
-    /// The keys of its facts in `summary.json` ([`Experiment::FACTS`]).
-    fn facts(&self) -> &'static [&'static str];
-    /// Its results in `dir`, each analysed; `None` where the folder holds none.
-    fn load(&self, dir: &Path) -> Result<Option<Box<dyn Held>>, FolderError>;
-}
-
-/// Experiment `E` in the registry.
-pub struct Entry<E>(PhantomData<fn() -> E>);
-
-impl<E> Entry<E> {
-    pub const NEW: Entry<E> = Entry(PhantomData);
-}
-
-impl<E: Experiment> Registered for Entry<E> {
-    fn name(&self) -> &'static str {
-        E::NAME
-    }
-
-    fn uses_kernel_sets(&self) -> bool {
-        E::USES_KERNEL_SETS
-    }
-
-    fn facts(&self) -> &'static [&'static str] {
-        E::FACTS
-    }
-
-    fn load(&self, dir: &Path) -> Result<Option<Box<dyn Held>>, FolderError> {
-        Ok(Results::<E>::load(dir)?.map(|r| Box::new(r) as Box<dyn Held>))
-    }
-}
+pub use crate::held::{Entry, Registered};
 
 /// The registry's experiment named `name`.
 pub fn named(name: &str) -> Option<&'static dyn Registered> {

@@ -13,6 +13,7 @@ pub mod glossary;
 pub mod html;
 pub mod markdown;
 pub mod plot;
+pub mod provenance;
 pub mod section;
 pub mod table;
 pub mod text;

@@ -7,7 +7,8 @@ use serde::Serialize;
 use super::ReportError;
 use super::chart::Gantt;
 use super::figures::{Drawing, FigureModel};
-use super::table::{self, Table};
+use super::provenance;
+use super::table::Table;
 use super::{plot, timeline};
 use crate::derived::pipeline::SLACK;
 use crate::derived::trace::{self, MIN_CHECKED_BYTES, TOLERANCE, TraceChecks};
@@ -164,10 +165,10 @@ impl Section {
             about: about.to_owned(),
             verdict: None,
             parameters: parameters(params),
-            notes: (table::link(provenance).into_iter())
+            notes: (provenance::link(provenance).into_iter())
                 .map(|l| ("Machine".to_owned(), l))
-                .chain([("Clocks".to_owned(), table::clocks(provenance))])
-                .chain(table::host_links(provenance).map(|l| ("Host links".to_owned(), l)))
+                .chain([("Clocks".to_owned(), provenance::clocks(provenance))])
+                .chain(provenance::host_links(provenance).map(|l| ("Host links".to_owned(), l)))
                 .collect(),
             complete: provenance.complete,
             verification: (verification.passed, verification.sentence()),

@@ -9,7 +9,7 @@ use crate::derived::summary::{RunStatus, RunSummary, keep_where_null};
 use crate::folder::{self, FolderError};
 use crate::report::document::Document;
 use crate::report::fit::Width;
-use crate::report::table;
+use crate::report::provenance;
 use crate::report::{ReportError, html, markdown};
 use crate::saved::{KernelSet, Provenance, files};
 
@@ -82,7 +82,7 @@ pub fn document(run: &SavedRun) -> Result<Document, ReportError> {
         let mut rows = vec![
             (
                 "GPU".to_owned(),
-                table::device(&device).trim_end().to_owned(),
+                provenance::device(&device).trim_end().to_owned(),
             ),
             ("Started (UTC)".to_owned(), provenance.started_utc.clone()),
             ("Took".to_owned(), took(run, &provenance)),
@@ -96,7 +96,9 @@ pub fn document(run: &SavedRun) -> Result<Document, ReportError> {
                 ),
             ),
         ];
-        rows.extend((table::build_facts(&provenance).into_iter()).map(|(k, v)| (k.to_owned(), v)));
+        rows.extend(
+            (provenance::build_facts(&provenance).into_iter()).map(|(k, v)| (k.to_owned(), v)),
+        );
         rows
     });
     let lede = run.header().map(|(device, provenance)| {

@@ -9,6 +9,7 @@ use crate::experiment::{self, Analysis, MeasuredRow};
 use crate::experiments::{self, Registered};
 use crate::report::document::{FINDINGS_KEY, Findings};
 use crate::report::fit::Width;
+use crate::report::provenance;
 use crate::report::table::{self, Table};
 use crate::saved::KernelSet;
 use crate::stats;
@@ -187,7 +188,7 @@ pub fn findings(run: &SavedRun) -> Findings {
 /// The compact summary `run-all` prints last, `width` wide: the device, whether the run
 /// is complete, and what it found ([`findings`]).
 pub fn summary_text(run: &SavedRun, s: &RunSummary, width: Width) -> String {
-    let mut out = width.lines(&table::device(&s.device));
+    let mut out = width.lines(&provenance::device(&s.device));
     if !s.complete {
         out += &width.lines(&format!(
             "INCOMPLETE ({}): not run or not finished: {}",

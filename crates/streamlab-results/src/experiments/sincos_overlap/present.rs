@@ -39,16 +39,7 @@ pub(super) fn columns(
             x.variant.label().into()
         })
         .text("streams", "streams", |x| x.streams.to_string())
-        .named(
-            |x| match x.variant {
-                IssueOrder::Sequential => RowName::new("seq", x.variant.label()),
-                v => RowName::new(
-                    format_args!("{}/{}", v.short(), x.streams),
-                    format_args!("{} with {} streams", v.label(), x.streams),
-                ),
-            },
-            |_, _, row| row.over_link(),
-        )
+        .named(row_name, |_, _, row| row.over_link())
         .median((set.label(), "median_ms"), (4, 4), (None, MS), |x| {
             Some(&x.time)
         })
@@ -128,6 +119,17 @@ pub(super) fn columns(
         })
         .raw("under_bound", |x| under_csv(x.bound.under))
         .raw("under_busiest_bound", |x| under_csv(x.under_busiest_bound))
+}
+
+/// A configuration's name among the measured rows: "seq", or its order and streams.
+fn row_name(x: &SincosConfig) -> RowName {
+    match x.variant {
+        IssueOrder::Sequential => RowName::new("seq", x.variant.label()),
+        v => RowName::new(
+            format_args!("{}/{}", v.short(), x.streams),
+            format_args!("{} with {} streams", v.label(), x.streams),
+        ),
+    }
 }
 
 /// What the CUDA C++ host twin and the traced rounds say, or why the twin did not run.

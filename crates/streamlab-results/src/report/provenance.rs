@@ -1,0 +1,169 @@
+//! What made a result and where, as the report and the printed tables say it: the GPU,
+//! the link probed around an experiment, every GPU's clocks and host link, and the build.
+use crate::derived::rates::{NOISY_LINK, link_moved};
+use crate::saved::{BuildInfo, DeviceInfo, NOT_RECORDED, Provenance};
+
+/// The link probed around an experiment, e.g. "link both ways 96.1 GB/s before, 95.0
+/// GB/s after (moved 1.1%)", marked "machine noisy" when it moved more than
+/// [`NOISY_LINK`].
+pub fn link(p: &Provenance) -> Option<String> {
+    let (before, after, moved) = link_moved(p.link.as_ref()?);
+    let noisy = if moved > NOISY_LINK {
+        format!("machine noisy: link rate moved {:.1}%; ", 100.0 * moved)
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "{noisy}link both ways {before:.1} GB/s before, {after:.1} GB/s after (moved {:.1}%)",
+        100.0 * moved
+    ))
+}
+
+/// The GPU's clocks around an experiment (each GPU's, named, for an experiment of
+/// several), led by "GPU held back: …" where they were held down while it ran
+/// ([`Provenance::held_back`]); "not recorded" where the result predates them.
+pub fn clocks(p: &Provenance) -> String {
+    let described = if p.gpus.is_empty() {
+        (p.clocks.as_ref()).map_or_else(clocks_not_recorded, |c| c.describe())
+    } else {
+        (p.gpus.iter())
+            .map(|g| format!("GPU {}: {}", g.ordinal, g.clocks.describe()))
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    match p.held_back() {
+        Some(why) => {
+            format!("GPU held back: {why}; this result ran slower than the GPU can. {described}")
+        }
+        None => described,
+    }
+}
+
+/// What is said of a result that read no clocks.
+fn clocks_not_recorded() -> String {
+    format!("{NOT_RECORDED}: results before 2026-11-26 did not read the GPU's clocks")
+}
+
+/// Each GPU's link to the host, for an experiment of several GPUs, e.g. "GPU 0: PCIe gen
+/// 5 x16 (at most gen 5 x16); GPU 1: …".
+pub fn host_links(p: &Provenance) -> Option<String> {
+    (!p.gpus.is_empty()).then(|| {
+        (p.gpus.iter())
+            .map(|g| format!("GPU {}: {}", g.ordinal, g.host_link()))
+            .collect::<Vec<_>>()
+            .join("; ")
+    })
+}
+
+/// What made a result, as `(label, value)` rows of a header: the build (commit, the
+/// compilers, the profile) and the machine (driver, NVRTC, CPU, command line), "not
+/// recorded" where the result's format predates them.
+pub fn build_facts(p: &Provenance) -> Vec<(&'static str, String)> {
+    let known = |v: Option<String>| v.unwrap_or_else(|| NOT_RECORDED.to_owned());
+    let (b, h) = (p.build.as_ref(), p.host.as_ref());
+    vec![
+        ("Commit", known(b.map(BuildInfo::commit_text))),
+        (
+            "Rust compiler (host)",
+            known(b.map(|b| b.host_rustc.clone())),
+        ),
+        (
+            "Rust compiler (kernels)",
+            known(b.map(|b| b.kernel_rustc.clone())),
+        ),
+        ("Build profile", known(b.map(|b| b.profile.clone()))),
+        (
+            "NVIDIA driver",
+            known(h.and_then(|h| h.driver_version.clone())),
+        ),
+        (
+            "NVRTC",
+            known(h.map(|h| h.nvrtc.clone().unwrap_or_else(|| "none found".into()))),
+        ),
+        ("CPU", known(h.and_then(|h| h.cpu.clone()))),
+        ("Command line", known(h.map(|h| h.command_line.clone()))),
+    ]
+}
+
+/// One line naming the GPU.
+pub fn device(info: &DeviceInfo) -> String {
+    format!(
+        "GPU {}: {} (compute {}.{}, {} SMs, {} copy engines, concurrent kernels: {}, {:.1} GiB, CUDA driver {}{})\n",
+        info.ordinal,
+        info.name,
+        info.compute_capability.0,
+        info.compute_capability.1,
+        info.sm_count,
+        info.copy_engines,
+        if info.concurrent_kernels { "yes" } else { "no" },
+        info.total_memory_bytes as f64 / (1u64 << 30) as f64,
+        info.driver_cuda_version,
+        info.pcie_link
+            .as_ref()
+            .map(|l| format!(", {l}"))
+            .unwrap_or_default(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_gpu_of_several_is_in_the_clocks_note_and_one_held_back_is_named() {
+        use crate::saved::clocks::{ClockProbe, GpuClocks, GpuProbe, PcieLink, Reading};
+        let at = |sm_mhz: u32, reasons: &[&str]| GpuClocks {
+            sm_mhz,
+            sm_max_mhz: 1980,
+            memory_mhz: 3201,
+            memory_max_mhz: 3201,
+            reasons: Reading::Read(reasons.iter().map(|r| (*r).to_owned()).collect()),
+            temperature_c: None,
+            power_w: None,
+        };
+        let mut p = Provenance::made_up();
+        assert_eq!(
+            clocks(&p),
+            "not recorded: results before 2026-11-26 did not read the GPU's clocks"
+        );
+        assert!(!p.clocks_read() && host_links(&p).is_none());
+        p.clocks = Some(ClockProbe::Read {
+            before: at(1980, &[]),
+            after: at(1980, &[]),
+        });
+        assert!(p.clocks_read() && p.held_back().is_none());
+        let probe = |ordinal: usize, after: GpuClocks| GpuProbe {
+            ordinal,
+            clocks: ClockProbe::Read {
+                before: at(1980, &[]),
+                after,
+            },
+            pcie_link: Some("PCIe 32.0 GT/s x16".into()),
+            pcie: Reading::Read(PcieLink {
+                generation: 5,
+                width: 16,
+                max_generation: 5,
+                max_width: 16,
+            }),
+        };
+        p.gpus = vec![
+            probe(0, at(1980, &[])),
+            probe(1, at(1800, &["sw_power_cap"])),
+        ];
+        assert_eq!(p.held_back().unwrap(), "GPU 1: held down by sw_power_cap");
+        let note = clocks(&p);
+        assert!(
+            note.starts_with("GPU held back: GPU 1: held down by sw_power_cap; this result ran slower than the GPU can. GPU 0: SM 1980 MHz before, 1980 after")
+                && note.contains("; GPU 1: SM 1980 MHz before, 1800 after"),
+            "{note}"
+        );
+        assert_eq!(
+            host_links(&p).unwrap(),
+            "GPU 0: PCIe gen 5 x16 (at most gen 5 x16), PCIe 32.0 GT/s x16; GPU 1: PCIe gen 5 x16 (at most gen 5 x16), PCIe 32.0 GT/s x16"
+        );
+        // One GPU unread: whether it held back is not known.
+        p.gpus[1].clocks = ClockProbe::Unread("NVML could not be loaded".into());
+        assert!(!p.clocks_read() && p.held_back().is_none());
+        assert!(clocks(&p).ends_with("GPU 1: clocks not read: NVML could not be loaded"));
+    }
+}
