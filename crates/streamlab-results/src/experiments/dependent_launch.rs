@@ -14,7 +14,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::derived::trace::TraceChecks;
-use crate::experiment::{
+use crate::experiment::{RowName, 
     self, Analyzed, Csv, Experiment, MeasuredRow, Overview, Saved, Summary, US, With, context,
     verdict,
 };
@@ -127,6 +127,9 @@ pub struct GapRow {
     /// The plain launches' median gap at the same size and language over this one's:
     /// what this way saves, as a factor.
     pub plain_over_this: f64,
+    /// Its gaps, µs.
+    #[serde(skip)]
+    pub gaps: Series,
 }
 
 /// Everything derived from a dependent-launch result.
@@ -157,6 +160,7 @@ fn analyze(r: &DependentLaunchResult) -> DependentAnalysis {
                 median_us: s.median(),
                 noise: s.noise(),
                 plain_over_this: plain / s.median(),
+                gaps: s,
             })
         })
         .collect();
@@ -183,7 +187,19 @@ fn columns<'a>() -> Columns<'a, GapRow> {
         .text("kernels", "kernels", |x: &GapRow| x.kernels.label().into())
         .text("launched as", "way", |x| x.way.label().into())
         .number("work µs", "spin_us", (0, 0), |x| f64::from(x.spin_us))
-        .number("gap µs (median)", "gap_us", (3, 4), |x| x.median_us)
+        .named(
+            |x| {
+                let (kernels, spin) = (x.kernels.label(), x.spin_us);
+                RowName::new(
+                    format_args!("{kernels}/{}/{spin}", x.way.key()),
+                    format_args!("{kernels}, {}, {spin} µs of work: the gap", x.way.label()),
+                )
+            },
+            |_, _, row| row,
+        )
+        .median(("gap µs (median)", "gap_us"), (3, 4), (None, US), |x| {
+            Some(&x.gaps)
+        })
         .noise("noise", "noise", |x| x.noise)
         .number("plain over this", "plain_over_this", (2, 3), |x| {
             x.plain_over_this
@@ -227,20 +243,8 @@ impl Experiment for DependentLaunch {
     type Result = DependentLaunchResult;
     type Derived = DependentAnalysis;
 
-    fn rows(r: &DependentLaunchResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
-        (r.points.iter())
-            .filter_map(|p| {
-                let gaps = Series::new(p.gaps_us.clone())?;
-                let key = format!("{}/{}/{}", p.kernels.label(), p.way.key(), p.spin_us);
-                let label = format!(
-                    "{}, {}, {} µs of work: the gap",
-                    p.kernels.label(),
-                    p.way.label(),
-                    p.spin_us
-                );
-                Some(MeasuredRow::median(key, label, &gaps, US))
-            })
-            .collect()
+    fn rows(_r: &DependentLaunchResult, derived: &Self::Derived) -> Vec<MeasuredRow> {
+        columns().measured_rows(&derived.rows)
     }
 
     fn derive(r: &DependentLaunchResult, _checks: &[TraceChecks]) -> DependentAnalysis {

@@ -15,7 +15,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::derived::trace::TraceChecks;
-use crate::experiment::{
+use crate::experiment::{RowName, 
     self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, RowControl, Saved, Summary, With,
     context, verdict,
 };
@@ -162,6 +162,9 @@ pub struct WayRow {
     /// long copy's end.
     pub model_p50_ms: f64,
     pub model_p99_ms: f64,
+    /// Its probes' waits, ms.
+    #[serde(skip)]
+    pub waits: Option<Series>,
 }
 
 /// Everything derived from a stream-priorities result.
@@ -206,6 +209,7 @@ fn analyze(r: &StreamPrioritiesResult) -> PrioritiesAnalysis {
                 long_ms,
                 model_p50_ms: reach * 0.5,
                 model_p99_ms: reach * 0.99,
+                waits: Series::new(w.waits_ms.clone()),
             }
         })
         .collect();
@@ -255,6 +259,21 @@ fn columns<'a>() -> Columns<'a, WayRow> {
         .number("model p50 ms", "model_p50_ms", (4, 5), |x| x.model_p50_ms)
         .number("model p99 ms", "model_p99_ms", (4, 5), |x| x.model_p99_ms)
         .number("long operation ms", "long_ms", (3, 4), |x| x.long_ms)
+        .named(
+            |x| {
+                let priority = if x.prioritized { "priority" } else { "default" };
+                RowName::new(
+                    format_args!("{}/{priority}", x.work.label()),
+                    format_args!("{}: a probe's wait", way_label(x.work, x.prioritized)),
+                )
+            },
+            // A copy's wait is the host's issue and the engine's start: a launch's cost.
+            |x, _, row| match x.work {
+                Work::Copies => row.controlled_by(RowControl::Launch),
+                Work::Kernels => row,
+            },
+        )
+        .measured((None, MS), |x| x.waits.as_ref())
 }
 
 fn figures(a: &PrioritiesAnalysis) -> Vec<FigureModel> {
@@ -312,23 +331,8 @@ impl Experiment for StreamPriorities {
     /// is the host's and the driver's path from issue to start, which the run's launch
     /// probe measures too: it is held against that; a probe kernel's wait is the running
     /// grid's, on the GPU.
-    fn rows(r: &StreamPrioritiesResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
-        (r.ways.iter())
-            .filter_map(|w| {
-                let waits = Series::new(w.waits_ms.clone())?;
-                let key = format!(
-                    "{}/{}",
-                    w.work.label(),
-                    if w.prioritized { "priority" } else { "default" }
-                );
-                let row =
-                    MeasuredRow::median(key, format!("{}: a probe's wait", w.label()), &waits, MS);
-                Some(match w.work {
-                    Work::Copies => row.controlled_by(RowControl::Launch),
-                    Work::Kernels => row,
-                })
-            })
-            .collect()
+    fn rows(_r: &StreamPrioritiesResult, derived: &Self::Derived) -> Vec<MeasuredRow> {
+        columns().measured_rows(&derived.rows)
     }
 
     fn derive(r: &StreamPrioritiesResult, _checks: &[TraceChecks]) -> PrioritiesAnalysis {

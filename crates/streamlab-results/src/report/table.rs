@@ -221,6 +221,25 @@ impl<'a, R> Columns<'a, R> {
         )
     }
 
+    /// A measured row of each row's `samples` (in `unit`), named as the table's row or
+    /// under it as `item`, that the tables and the CSV do not show (they show the samples'
+    /// quantiles, say).
+    pub fn measured<F>(
+        mut self,
+        (item, unit): (Option<(&'static str, &'static str)>, &'static str),
+        samples: F,
+    ) -> Self
+    where
+        F: for<'r> Fn(&'r R) -> Option<&'r Series> + 'a,
+    {
+        self.measured.push(Measured {
+            item,
+            unit,
+            samples: std::rc::Rc::new(samples),
+        });
+        self
+    }
+
     /// The measured rows of `rows`: for each row, each measured column's, in order.
     pub fn measured_rows<'r>(&self, rows: impl IntoIterator<Item = &'r R>) -> Vec<MeasuredRow>
     where
