@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::derived::pipeline::SLACK;
 use crate::derived::rates::{gbps, median_rates};
 use crate::derived::trace::TraceChecks;
-use crate::experiment::{
+use crate::experiment::{RowName, 
     self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, Saved, Summary, With, context,
 };
 use crate::report::ReportError;
@@ -86,49 +86,69 @@ pub struct BoundsSummary {
     pub launch_noise: Option<f64>,
 }
 
-/// One measured path, as the table and the CSV show it.
-struct PathRow {
+/// One measured path, as the table, the CSV and the measured rows show it.
+struct PathRow<'a> {
+    /// Its key among the measured rows.
+    key: &'static str,
     path: &'static str,
     /// Median.
     value: f64,
     unit: &'static str,
     noise: f64,
     gbps: Option<f64>,
+    /// Its samples (ms), and whether its copies cross the host link.
+    samples: &'a Series,
+    over_link: bool,
 }
 
 /// Every path of `b` (whose derived numbers are `s`), with its median, noise and rate.
-fn paths(b: &BoundsResult, s: &BoundsSummary) -> Vec<PathRow> {
+fn paths<'a>(b: &'a BoundsResult, s: &BoundsSummary) -> Vec<PathRow<'a>> {
     let c = &b.copies;
-    let row = |path, series: &Series, gbps| PathRow {
+    let row = |key, path, samples: &'a Series, gbps| PathRow {
+        key,
         path,
-        value: series.median(),
+        value: samples.median(),
         unit: "ms",
-        noise: series.noise(),
+        noise: samples.noise(),
         gbps: Some(gbps),
+        samples,
+        over_link: true,
     };
     vec![
-        row("HtoD alone", &c.htod, s.h2d_gbps),
-        row("DtoH alone", &c.dtoh, s.d2h_gbps),
+        row("htod", "HtoD alone", &c.htod, s.h2d_gbps),
+        row("dtoh", "DtoH alone", &c.dtoh, s.d2h_gbps),
         row(
+            "both",
             "both ways at once (in total)",
             &c.both,
             s.bidirectional_gbps,
         ),
-        row("device to device (read + write)", &b.dtod, s.d2d_gbps),
         PathRow {
+            over_link: false,
+            ..row("dtod", "device to device (read + write)", &b.dtod, s.d2d_gbps)
+        },
+        PathRow {
+            key: "launch",
             path: "empty kernel launch",
             value: s.launch_us,
             unit: "µs",
             noise: b.launch.noise(),
             gbps: None,
+            samples: &b.launch,
+            over_link: false,
         },
     ]
 }
 
-/// The one declaration of the table and the CSV: a row per path.
-fn columns<'a>() -> Columns<'a, PathRow> {
+/// The one declaration of the table, the CSV and the measured rows: a row per path.
+fn columns<'a>() -> Columns<'a, PathRow<'a>> {
     Columns::new()
         .text("path", "path", |x: &PathRow| x.path.into())
+        .named(
+            |x| RowName::new(x.key, x.path),
+            |x, _, row| if x.over_link { row.over_link() } else { row },
+        )
+        .measured((None, MS), |x| Some(x.samples))
         .both(
             "median",
             |x| format!("{} {}", num(x.value, 3), x.unit),
@@ -165,15 +185,8 @@ impl Experiment for Bounds {
     type Result = BoundsResult;
     type Derived = BoundsSummary;
 
-    fn rows(b: &BoundsResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
-        vec![
-            MeasuredRow::median("htod", "HtoD alone", &b.copies.htod, MS).over_link(),
-            MeasuredRow::median("dtoh", "DtoH alone", &b.copies.dtoh, MS).over_link(),
-            MeasuredRow::median("both", "both ways at once (in total)", &b.copies.both, MS)
-                .over_link(),
-            MeasuredRow::median("dtod", "device to device (read + write)", &b.dtod, MS),
-            MeasuredRow::median("launch", "empty kernel launch", &b.launch, MS),
-        ]
+    fn rows(b: &BoundsResult, derived: &Self::Derived) -> Vec<MeasuredRow> {
+        columns().measured_rows(&paths(b, derived))
     }
 
     fn derive(b: &BoundsResult, _checks: &[TraceChecks]) -> BoundsSummary {
