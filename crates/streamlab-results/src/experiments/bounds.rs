@@ -6,8 +6,9 @@ use serde::{Deserialize, Serialize};
 use crate::derived::pipeline::SLACK;
 use crate::derived::rates::{gbps, median_rates};
 use crate::derived::trace::TraceChecks;
-use crate::experiment::{RowName, 
-    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, Saved, Summary, With, context,
+use crate::experiment::{
+    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, RowName, Saved, Summary, With,
+    context,
 };
 use crate::report::ReportError;
 use crate::report::section::Section;
@@ -125,7 +126,12 @@ fn paths<'a>(b: &'a BoundsResult, s: &BoundsSummary) -> Vec<PathRow<'a>> {
         ),
         PathRow {
             over_link: false,
-            ..row("dtod", "device to device (read + write)", &b.dtod, s.d2d_gbps)
+            ..row(
+                "dtod",
+                "device to device (read + write)",
+                &b.dtod,
+                s.d2d_gbps,
+            )
         },
         PathRow {
             key: "launch",

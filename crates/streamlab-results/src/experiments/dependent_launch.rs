@@ -14,9 +14,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::derived::trace::TraceChecks;
-use crate::experiment::{RowName, 
-    self, Analyzed, Csv, Experiment, MeasuredRow, Overview, Saved, Summary, US, With, context,
-    verdict,
+use crate::experiment::{
+    self, Analyzed, Csv, Experiment, MeasuredRow, Overview, RowName, Saved, Summary, US, With,
+    context, verdict,
 };
 use crate::report::ReportError;
 use crate::report::chart::{PALETTE, XAxis, YScale};

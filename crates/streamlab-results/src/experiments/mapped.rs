@@ -148,6 +148,12 @@ pub struct MappedRow {
     /// copies' samples'), within or beyond the two figures' noise.
     pub mapped_under: Option<Under>,
     pub streamed_under: Option<Under>,
+    /// The mapped kernel's and the two asynchronous orders' samples, and the mapped
+    /// row's model: the whole array copied both ways at once.
+    #[serde(skip)]
+    pub samples: [Series; 3],
+    #[serde(skip)]
+    pub mapped_model_ms: f64,
 }
 
 impl MappedRow {
@@ -255,6 +261,8 @@ fn analyze(r: &MappedResult) -> MappedAnalysis {
                 streamed_noise: streamed.noise(),
                 mapped_under,
                 streamed_under,
+                samples: [p.mapped.clone(), p.async1.clone(), p.async2.clone()],
+                mapped_model_ms: p.whole.both.median(),
             }
         })
         .collect();
@@ -290,7 +298,28 @@ fn columns<'a>() -> Columns<'a, MappedRow> {
             "floats",
             |x| x.elements.to_string(),
         )
-        .number("mapped", "mapped_ms", (4, 5), |x| x.mapped_ms)
+        .named(
+            |x| RowName::new(x.elements, format_args!("{} floats", x.elements)),
+            |x, item, row| {
+                let model = match item {
+                    Some("mapped") => x.mapped_model_ms,
+                    _ => x.streamed_bound_ms,
+                };
+                row.over_link().modelled(Some(model))
+            },
+        )
+        .median(
+            ("mapped", "mapped_ms"),
+            (4, 5),
+            (Some(("mapped", "mapped")), MS),
+            |x| Some(&x.samples[0]),
+        )
+        .measured((Some(("async1", "asynchronous 1")), MS), |x| {
+            Some(&x.samples[1])
+        })
+        .measured((Some(("async2", "asynchronous 2")), MS), |x| {
+            Some(&x.samples[2])
+        })
         .noise("noise", "mapped_noise", |x| x.mapped_noise)
         .number("mapped bound", "mapped_bound_ms", (4, 5), |x| {
             x.mapped_bound_ms
@@ -364,25 +393,8 @@ impl Experiment for Mapped {
     /// kernel against the whole array copied in and out at once (a small copy's latency,
     /// a large one's link rate), the streamed orders against their pipeline bound from
     /// their chunks' copies and kernels timed alone.
-    fn rows(r: &MappedResult, derived: &Self::Derived) -> Vec<MeasuredRow> {
-        let mut rows = Vec::new();
-        for p in &r.points {
-            let n = p.elements;
-            let streamed_bound = (derived.rows.iter())
-                .find(|x| x.elements == n)
-                .map(|x| x.streamed_bound_ms);
-            let orders = [
-                ("mapped", "mapped", &p.mapped, Some(p.whole.both.median())),
-                ("async1", "asynchronous 1", &p.async1, streamed_bound),
-                ("async2", "asynchronous 2", &p.async2, streamed_bound),
-            ];
-            let at = RowName::new(n, format_args!("{n} floats"));
-            for (key, label, series, model) in orders {
-                let row = at.then(key, label).median(series, MS);
-                rows.push(row.over_link().modelled(model));
-            }
-        }
-        rows
+    fn rows(_r: &MappedResult, derived: &Self::Derived) -> Vec<MeasuredRow> {
+        columns().measured_rows(&derived.rows)
     }
 
     fn derive(r: &MappedResult, _checks: &[TraceChecks]) -> MappedAnalysis {

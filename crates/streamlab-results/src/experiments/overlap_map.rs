@@ -169,6 +169,9 @@ pub struct MapCellAnalysis {
     pub model_speedup: f64,
     /// Measured and model on different sides of [`PAYOFF`].
     pub disagrees: bool,
+    /// The two asynchronous orders' samples.
+    #[serde(skip)]
+    pub samples: [Series; 2],
 }
 
 /// The smallest size at which a stream count pays off, measured and modelled.
@@ -265,6 +268,7 @@ fn analyze(r: &OverlapMapResult) -> MapAnalysis {
                 model_ms: model,
                 model_speedup,
                 disagrees: (speedup >= PAYOFF) != (model_speedup >= PAYOFF),
+                samples: [cell.async1.clone(), cell.async2.clone()],
             });
         }
     }
@@ -327,6 +331,19 @@ fn columns(r: &OverlapMapResult) -> Columns<'_, MapCellAnalysis> {
             |x| x.elements.to_string(),
         )
         .text("streams", "streams", |x| x.streams.to_string())
+        .named(
+            |x| {
+                RowName::new(x.elements, format_args!("{} floats", x.elements))
+                    .then(x.streams, format_args!("{} streams", x.streams))
+            },
+            |x, _, row| row.over_link().modelled(Some(x.model_ms)),
+        )
+        .measured((Some(("async1", "asynchronous 1")), MS), |x| {
+            Some(&x.samples[0])
+        })
+        .measured((Some(("async2", "asynchronous 2")), MS), |x| {
+            Some(&x.samples[1])
+        })
         .show("iterations per sample", move |x| {
             (r.sizes.iter())
                 .find(|s| s.elements == x.elements)
@@ -427,31 +444,16 @@ impl Experiment for OverlapMap {
                 MeasuredRow::median(key, label, s, MS).controlled_by(RowControl::Launch)
             })
             .collect();
-        let model = |n: usize, streams: usize| derived.cell(n, streams).map(|c| c.model_ms);
         for (k, size) in r.sizes.iter().enumerate() {
             let n = size.elements;
             let at = RowName::new(n, format_args!("{n} floats"));
             let sequential = at.then("seq", "sequential").median(&size.sequential, MS);
             let one_stream = derived.one_stream_model_ms.get(k).copied();
             rows.push(sequential.over_link().modelled(one_stream));
-            rows.push(
-                at.then("kernel", "kernel alone")
-                    .median(&size.kernel_alone, MS),
-            );
-            for c in &size.cells {
-                let streams = at.then(c.streams, format_args!("{} streams", c.streams));
-                for (order, series) in [("1", &c.async1), ("2", &c.async2)] {
-                    let row = streams.then(
-                        format_args!("async{order}"),
-                        format_args!("asynchronous {order}"),
-                    );
-                    rows.push(
-                        row.median(series, MS)
-                            .over_link()
-                            .modelled(model(n, c.streams)),
-                    );
-                }
-            }
+            let kernel = at.then("kernel", "kernel alone");
+            rows.push(kernel.median(&size.kernel_alone, MS));
+            let cells = (derived.cells.iter()).filter(|c| c.elements == n);
+            rows.extend(columns(r).measured_rows(cells));
         }
         rows
     }

@@ -15,9 +15,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::derived::trace::TraceChecks;
-use crate::experiment::{RowName, 
-    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, RowControl, Saved, Summary, With,
-    context, verdict,
+use crate::experiment::{
+    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, RowControl, RowName, Saved,
+    Summary, With, context, verdict,
 };
 use crate::report::ReportError;
 use crate::report::chart::{BarSeries, PALETTE, SEQUENTIAL_COLOR, XAxis, YScale};
