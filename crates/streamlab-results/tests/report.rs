@@ -409,7 +409,7 @@ fn an_interrupted_run_says_so_at_the_top_of_both_reports() {
     );
     assert!(!md.contains("<a id=\"mapped\">"));
     let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
-    assert!(html.contains("id=\"incomplete\""));
+    assert!(html.contains("<p class=\"banner\"><strong>Incomplete run.</strong>"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -468,7 +468,7 @@ fn a_missing_experiment_is_named_in_the_report_and_stays_named() {
         &md[..600]
     );
     let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
-    assert!(html.contains("id=\"missing\""));
+    assert!(html.contains("<p class=\"banner\"><strong>Not in this folder.</strong>"));
     // The summary written again keeps the headline, so the next render names it too.
     let again = SavedRun::load(&dir).unwrap();
     assert_eq!(again.missing(), ["mapped (mapped.json)"]);

@@ -1,10 +1,10 @@
 //! What the report says, independent of its format: a line naming the machine and the
 //! run, a banner when the run is incomplete, what the run found (each experiment's
 //! finding in words and a row of numbers), the provenance, then a section per
-//! experiment ([`super::section`]). Markdown and HTML both render this; the run
-//! ([`crate::run`]) assembles it.
-use super::glossary::Linker;
-use super::section::Section;
+//! experiment ([`super::section`]). It is printed as a page ([`Document::page`]) in
+//! Markdown and HTML; the run ([`crate::run`]) assembles it.
+use super::page::{Block, Lead, Style};
+use super::section::{Section, TIMELINE_NOTE, shared_source, trace_note};
 use super::table::Table;
 
 /// The whole report.
@@ -24,33 +24,78 @@ pub struct Document {
     pub sections: Vec<Section>,
 }
 
-/// How a format prints the parts of the report after its findings and provenance.
-pub struct Printer {
-    /// The line pointing to the glossary and the list of `(title, anchor)`.
-    pub contents: fn(&[(&str, &str)]) -> String,
-    pub section: fn(&Section, &mut Linker) -> String,
-    /// The note on reading the timelines.
-    pub reading_timelines: fn(&mut Linker) -> String,
-    pub glossary: fn() -> String,
-}
-
 impl Document {
-    /// The report after its findings and provenance, in `printer`'s format: the
-    /// contents, each section, how to read the timelines where there are some, and the
-    /// glossary; each term linked to the glossary where it is first used.
-    pub fn body(&self, printer: &Printer) -> String {
+    /// The report as a page: its title, banners and lede, what the run found, where and
+    /// how it ran (folded), the contents, each section, how to read the timelines where
+    /// there are some, and the glossary.
+    pub fn page(&self) -> Vec<Block<'_>> {
+        let mut out = vec![Block::Title("streamlab report".into())];
+        if let Some(banner) = &self.banner {
+            out.push(Block::Banner("Incomplete run.".into(), banner.clone()));
+        }
+        if !self.missing.is_empty() {
+            out.push(Block::Banner(
+                "Not in this folder.".into(),
+                missing_note(&self.missing),
+            ));
+        }
+        if let Some(lede) = &self.lede {
+            out.push(Block::Prose(Style::Lede, lede.clone()));
+        }
+        if let Some(f) = &self.findings {
+            out.extend(f.blocks(&self.sections));
+        }
+        if !self.header.is_empty() {
+            let mut t = Table::new(None, &["", ""]);
+            t.rows = (self.header.iter())
+                .map(|(k, v)| vec![k.clone(), v.clone()])
+                .collect();
+            out.push(Block::Folded(
+                "Where and how it ran: the GPU, the compilers, the driver, the command line".into(),
+                vec![Block::Judged(t, Vec::new())],
+            ));
+        }
         if self.sections.is_empty() {
-            return String::new();
+            return out;
         }
-        let mut out = (printer.contents)(&self.contents());
-        let mut linker = Linker::default();
-        for s in &self.sections {
-            out += &(printer.section)(s, &mut linker);
-        }
+        out.push(Block::Pointer(
+            [
+                "New to these terms? The ".into(),
+                " at the end explains each, and the report links it where a term is first used."
+                    .into(),
+            ],
+            "glossary".into(),
+            "glossary".into(),
+        ));
+        out.push(Block::Heading(2, "Contents".into(), None));
+        out.push(Block::List(
+            (self.contents().into_iter())
+                .map(|(title, id)| {
+                    let lead = Lead {
+                        text: title.to_owned(),
+                        anchor: Some(id.to_owned()),
+                        bold: false,
+                    };
+                    (Some(lead), String::new())
+                })
+                .collect(),
+        ));
+        out.extend(self.sections.iter().map(part));
         if self.has_timelines() {
-            out += &(printer.reading_timelines)(&mut linker);
+            out.push(Block::Part(
+                "reading-the-timelines".into(),
+                vec![
+                    Block::Heading(2, "Reading the timelines".into(), None),
+                    Block::Prose(Style::Plain, TIMELINE_NOTE.into()),
+                    Block::Prose(Style::Plain, trace_note()),
+                ],
+            ));
         }
-        out + &(printer.glossary)()
+        out.push(Block::Part(
+            "glossary".into(),
+            vec![Block::Heading(2, "Glossary".into(), None), Block::Glossary],
+        ));
+        out
     }
 
     /// The report's contents after its findings, as `(title, anchor)`: each section, the
@@ -85,6 +130,62 @@ impl Document {
     }
 }
 
+/// The section as a part of the page: its title, what it measures, its finding,
+/// whether it is complete, its parameters, notes and verification, its tables, charts
+/// and timelines.
+fn part(section: &Section) -> Block<'_> {
+    let mut out = vec![
+        Block::Heading(2, section.title.clone(), None),
+        Block::Prose(Style::Plain, section.about.clone()),
+    ];
+    out.extend(
+        section
+            .verdict
+            .iter()
+            .map(|v| Block::Note("Finding".into(), v.clone())),
+    );
+    if !section.complete {
+        out.push(Block::Banner(
+            "Incomplete:".into(),
+            "the run stopped before every configuration of this experiment was measured.".into(),
+        ));
+    }
+    out.push(Block::Prose(
+        Style::Small,
+        format!("Parameters: {}", section.parameters),
+    ));
+    out.extend(
+        section
+            .notes
+            .iter()
+            .map(|(l, t)| Block::Note(l.clone(), t.clone())),
+    );
+    let (passed, detail) = &section.verification;
+    let lead = if *passed {
+        "Verification: passed."
+    } else {
+        "Verification: FAILED."
+    };
+    out.push(Block::Check(*passed, lead.into(), detail.clone()));
+    out.extend(section.tables.iter().cloned().map(Block::Table));
+    out.extend(section.figures.iter().map(Block::Figure));
+    if !section.timelines.is_empty() {
+        let shared = shared_source(&section.timelines);
+        out.push(Block::Heading(3, "Timelines".into(), None));
+        out.push(Block::Pointer(
+            [
+                "How to read them and what their checks mean: ".into(),
+                ".".into(),
+            ],
+            "reading the timelines".into(),
+            "reading-the-timelines".into(),
+        ));
+        out.extend(shared.map(|s| Block::Prose(Style::Plain, format!("Times from {s}."))));
+        out.extend((section.timelines.iter()).map(|t| Block::Timeline(t, shared.is_none())));
+    }
+    Block::Part(section.id.clone(), out)
+}
+
 /// What a run found: each experiment's finding in words, and a row of numbers per
 /// experiment. The report's first screen and the end of `run-all` show it.
 #[derive(Debug, Clone)]
@@ -104,6 +205,56 @@ pub struct Findings {
 }
 
 impl Findings {
+    /// What the run found, as the report's first blocks: how many results were verified,
+    /// any GPU held back, each experiment's finding (linked to its section where there is
+    /// one), and the table of numbers with what its columns mean.
+    fn blocks<'a>(&self, sections: &[Section]) -> Vec<Block<'a>> {
+        let (passed, lead, text) = match self.verified == self.results {
+            true => (
+                true,
+                format!("All {} results verified:", self.results),
+                "every output check passed (each experiment's check is in its section).",
+            ),
+            false => (
+                false,
+                format!(
+                    "{} of {} results FAILED verification:",
+                    self.results - self.verified,
+                    self.results
+                ),
+                "their numbers are not to be trusted.",
+            ),
+        };
+        let mut out = vec![
+            Block::Heading(2, "What this run found".into(), Some("findings".into())),
+            Block::Check(passed, lead, text.into()),
+        ];
+        for (stem, why) in &self.held_back {
+            out.push(Block::Banner(
+                "GPU held back".into(),
+                format!("during {stem}: {why}."),
+            ));
+        }
+        if let Some(line) = self.clocks_unknown_line() {
+            out.push(Block::Prose(Style::Plain, format!("{line}.")));
+        }
+        out.push(Block::List(
+            (self.words.iter())
+                .map(|(name, words)| {
+                    let lead = Lead {
+                        text: name.clone(),
+                        anchor: sections.iter().any(|s| &s.id == name).then(|| name.clone()),
+                        bold: true,
+                    };
+                    (Some(lead), words.clone())
+                })
+                .collect(),
+        ));
+        out.push(Block::Table(self.table.clone()));
+        out.push(Block::Prose(Style::Small, FINDINGS_KEY.into()));
+        out
+    }
+
     /// The line saying how many results have no clocks to tell a GPU held back, if any.
     pub fn clocks_unknown_line(&self) -> Option<String> {
         (self.clocks_unknown > 0).then(|| {
@@ -113,6 +264,14 @@ impl Findings {
             )
         })
     }
+}
+
+/// What the report says of results its run measured but its folder no longer holds.
+pub fn missing_note(missing: &[String]) -> String {
+    format!(
+        "{}: this run's summary.json has a headline of each, but the folder holds no result file, so its section is not shown.",
+        missing.join(", ")
+    )
 }
 
 /// What the columns of [`Findings::table`] mean.

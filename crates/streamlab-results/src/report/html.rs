@@ -1,16 +1,17 @@
-//! `report.html`: one self-contained page (inline CSS and SVG, no scripts, nothing
-//! fetched) with the same content as `report.md`.
+//! A page ([`Block`]s) as one self-contained HTML page (inline CSS and SVG, no scripts,
+//! nothing fetched): `report.html` and the comparison's, with the same content as their
+//! Markdown.
 use std::fmt::Write;
 
-use super::document::Document;
-use super::document::{FINDINGS_KEY, Findings, Printer};
 use super::fit::UNDER;
 use super::glossary::{Linker, TERMS};
-use super::section::{Section, TIMELINE_NOTE, TimelineFigure, shared_source, trace_note};
+use super::page::{Block, Lead, Style};
+use super::section::TimelineFigure;
 use super::table::Table;
 use crate::derived::trace::Outcome;
+use crate::verdict::Verdict;
 
-pub(crate) const STYLE: &str = "
+const STYLE: &str = "
 body { font-family: Helvetica, Arial, sans-serif; color: #222; max-width: 1240px;
        margin: 2em auto; padding: 0 1em; line-height: 1.45; }
 h1 { border-bottom: 2px solid #4e79a7; padding-bottom: .2em; }
@@ -47,95 +48,149 @@ pub fn escape(text: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// The whole report as one HTML page.
-pub fn render(doc: &Document) -> String {
-    let mut body = String::from("<h1>streamlab report</h1>\n");
-    if let Some(banner) = &doc.banner {
-        let _ = writeln!(
-            body,
-            "<p class=\"banner\" id=\"incomplete\"><strong>Incomplete run.</strong> {}</p>",
-            escape(banner)
-        );
-    }
-    if !doc.missing.is_empty() {
-        let _ = writeln!(
-            body,
-            "<p class=\"banner\" id=\"missing\"><strong>Not in this folder.</strong> {}</p>",
-            escape(&super::markdown::missing_note(&doc.missing))
-        );
-    }
-    if let Some(lede) = &doc.lede {
-        let _ = writeln!(body, "<p class=\"lede\">{}</p>", escape(lede));
-    }
-    if let Some(f) = &doc.findings {
-        body += &findings(f, &doc.sections);
-    }
-    if !doc.header.is_empty() {
-        body += "<details class=\"provenance\"><summary>Where and how it ran: the GPU, the compilers, the driver, the command line</summary>\n<table class=\"header\">\n";
-        for (k, v) in &doc.header {
-            let _ = writeln!(
-                body,
-                "<tr><th>{}</th><td>{}</td></tr>",
-                escape(k),
-                escape(v)
-            );
-        }
-        body += "</table>\n</details>\n";
-    }
-    body += &doc.body(&PRINTER);
+/// `blocks` as one HTML page titled `title`, with `style` added to the page's own.
+pub fn page(title: &str, style: &str, blocks: &[Block]) -> String {
+    let mut linker = Block::has_glossary(blocks).then(Linker::default);
+    let mut body = String::new();
+    print(blocks, &mut linker, &mut body);
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <title>streamlab report</title>\n<style>{STYLE}</style>\n</head>\n<body>\n{body}</body>\n</html>\n"
+         <title>{}</title>\n<style>{STYLE}{style}</style>\n</head>\n<body>\n{body}</body>\n</html>\n",
+        escape(title)
     )
 }
 
-/// What the run found: how many results passed their checks, each experiment's finding
-/// (linked to its section), and the table of numbers with what its columns mean.
-fn findings(f: &Findings, sections: &[Section]) -> String {
-    let checked = if f.verified == f.results {
-        format!(
-            "<span class=\"passed\">All {} results verified</span>: every output check passed (each experiment's check is in its section).",
-            f.results
-        )
-    } else {
-        format!(
-            "<span class=\"failed\">{} of {} results FAILED verification</span>: their numbers are not to be trusted.",
-            f.results - f.verified,
-            f.results
-        )
+fn print(blocks: &[Block], linker: &mut Option<Linker>, out: &mut String) {
+    for b in blocks {
+        match b {
+            Block::Title(t) => {
+                let _ = writeln!(out, "<h1>{}</h1>", escape(t));
+            }
+            Block::Heading(level, text, anchor) => {
+                let id = anchor
+                    .as_ref()
+                    .map_or(String::new(), |a| format!(" id=\"{a}\""));
+                let _ = writeln!(out, "<h{level}{id}>{}</h{level}>", escape(text));
+            }
+            Block::Part(id, inner) => {
+                let _ = writeln!(out, "<section id=\"{id}\">");
+                print(inner, linker, out);
+                out.push_str("</section>\n");
+            }
+            Block::Prose(style, text) => {
+                let class = match style {
+                    Style::Plain => "",
+                    Style::Lede => " class=\"lede\"",
+                    Style::Small => " class=\"params\"",
+                };
+                let _ = writeln!(out, "<p{class}>{}</p>", prose(linker, text));
+            }
+            Block::Pointer([before, after], text, anchor) => {
+                let _ = writeln!(
+                    out,
+                    "<p>{}<a href=\"#{anchor}\">{}</a>{}</p>",
+                    escape(before),
+                    escape(text),
+                    escape(after)
+                );
+            }
+            Block::Note(label, text) => {
+                let _ = writeln!(
+                    out,
+                    "<p class=\"note\"><strong>{}.</strong> {}</p>",
+                    escape(label),
+                    prose(linker, text)
+                );
+            }
+            Block::Banner(lead, text) => {
+                let _ = writeln!(
+                    out,
+                    "<p class=\"banner\"><strong>{}</strong> {}</p>",
+                    escape(lead),
+                    escape(text)
+                );
+            }
+            Block::Check(passed, lead, text) => {
+                let class = if *passed { "passed" } else { "failed" };
+                let _ = writeln!(
+                    out,
+                    "<p><span class=\"{class}\">{}</span> {}</p>",
+                    escape(lead),
+                    words(text)
+                );
+            }
+            Block::Table(t) => *out += &table(t),
+            Block::Judged(t, verdicts) => *out += &judged(t, verdicts),
+            Block::Figure(f) => {
+                let _ = writeln!(
+                    out,
+                    "<figure>{}<figcaption>{} (<a href=\"{}\">{}</a>)</figcaption></figure>",
+                    inline(&f.svg),
+                    escape(f.title()),
+                    f.file(),
+                    f.file()
+                );
+            }
+            Block::Timeline(t, source) => *out += &timeline(t, *source),
+            Block::Folded(summary, inner) => {
+                let _ = writeln!(out, "<details><summary>{}</summary>", escape(summary));
+                print(inner, linker, out);
+                out.push_str("</details>\n");
+            }
+            Block::List(items) => {
+                out.push_str("<ul>\n");
+                for (lead, text) in items {
+                    let _ = writeln!(out, "<li>{}</li>", item(lead.as_ref(), text));
+                }
+                out.push_str("</ul>\n");
+            }
+            Block::Glossary => *out += &glossary(),
+        }
+    }
+}
+
+/// `text` escaped, each term linked to the glossary where the page first uses it.
+fn prose(linker: &mut Option<Linker>, text: &str) -> String {
+    match linker {
+        Some(linker) => linker.link(text, words, |term, anchor| {
+            format!("<a href=\"#{anchor}\">{}</a>", escape(term))
+        }),
+        None => words(text),
+    }
+}
+
+/// A list item: its lead (bold, linked), a colon, its text.
+fn item(lead: Option<&Lead>, text: &str) -> String {
+    let Some(lead) = lead else {
+        return words(text);
     };
-    let mut out = format!("<h2 id=\"findings\">What this run found</h2>\n<p>{checked}</p>\n");
-    for (stem, why) in &f.held_back {
+    let shown = match lead.bold {
+        true => format!("<strong>{}</strong>", escape(&lead.text)),
+        false => escape(&lead.text),
+    };
+    let shown = match &lead.anchor {
+        Some(a) => format!("<a href=\"#{a}\">{shown}</a>"),
+        None => shown,
+    };
+    match text.is_empty() {
+        true => shown,
+        false => format!("{shown}: {}", words(text)),
+    }
+}
+
+/// The glossary, every term with its anchor.
+fn glossary() -> String {
+    let mut out = String::from("<dl>\n");
+    for t in TERMS {
         let _ = writeln!(
             out,
-            "<p class=\"banner\"><strong>GPU held back</strong> during {}: {}.</p>",
-            escape(stem),
-            escape(why)
+            "<dt id=\"{}\">{}</dt><dd>{}</dd>",
+            t.anchor,
+            escape(t.spelling),
+            words(t.meaning)
         );
     }
-    if let Some(line) = f.clocks_unknown_line() {
-        let _ = writeln!(out, "<p>{}.</p>", escape(&line));
-    }
-    out += "<ul class=\"findings\">\n";
-    for (name, finding) in &f.words {
-        let name = escape(name);
-        let _ = match sections.iter().any(|s| s.id == name) {
-            true => writeln!(
-                out,
-                "<li><a href=\"#{name}\"><strong>{name}</strong></a>: {}</li>",
-                self::words(finding)
-            ),
-            false => writeln!(
-                out,
-                "<li><strong>{name}</strong>: {}</li>",
-                self::words(finding)
-            ),
-        };
-    }
-    out += "</ul>\n";
-    out += &table(&f.table);
-    let _ = writeln!(out, "<p class=\"params\">{}</p>", escape(FINDINGS_KEY));
-    out
+    out + "</dl>\n"
 }
 
 /// A table as it shows on the page: noise under its value, split into parts that fit
@@ -175,9 +230,32 @@ fn parts(parts: &[Table]) -> String {
     out
 }
 
+/// A table whole, a row called changed classed `faster` or `slower` and its verdict
+/// cells classed `verdict`.
+fn judged(t: &Table, verdicts: &[Option<Verdict>]) -> String {
+    let mut out = String::new();
+    if let Some(c) = &t.caption {
+        let _ = writeln!(out, "<p class=\"caption\">{}</p>", escape(c));
+    }
+    let class = |i: usize| match verdicts.get(i).copied().flatten() {
+        Some(Verdict::Slower) => " class=\"slower\"",
+        Some(Verdict::Faster) => " class=\"faster\"",
+        _ => "",
+    };
+    let td = |c: &str| {
+        let class = if c.contains(['▲', '▼']) {
+            " class=\"verdict\""
+        } else {
+            ""
+        };
+        format!("<td{class}>{}</td>", escape(c))
+    };
+    out + &rows(t, class, td)
+}
+
 /// `t`'s header and rows as an HTML table: row `i`'s `<tr>` with the attributes
 /// `attributes(i)`, each value as `td` gives it (escaped, in its `<td>`).
-pub fn rows(
+fn rows(
     t: &Table,
     attributes: impl Fn(usize) -> &'static str,
     td: impl Fn(&str) -> String,
@@ -210,15 +288,8 @@ fn cell(c: &str) -> String {
 }
 
 /// An SVG document as an inline element: everything before `<svg` dropped.
-pub(crate) fn inline(svg: &str) -> &str {
+fn inline(svg: &str) -> &str {
     svg.find("<svg").map_or(svg, |i| &svg[i..])
-}
-
-/// `text` escaped, each term linked to the glossary where the report first uses it.
-fn prose(linker: &mut Linker, text: &str) -> String {
-    linker.link(text, words, |term, anchor| {
-        format!("<a href=\"#{anchor}\">{}</a>", escape(term))
-    })
 }
 
 /// Text escaped, each span between backticks (a name in code) set as code.
@@ -231,117 +302,7 @@ pub fn words(text: &str) -> String {
         .collect()
 }
 
-/// The report's body as HTML ([`Document::body`]).
-const PRINTER: Printer = Printer {
-    contents,
-    section,
-    reading_timelines,
-    glossary,
-};
-
-/// The line pointing to the glossary, and the contents.
-fn contents(entries: &[(&str, &str)]) -> String {
-    let mut out = String::from(
-        "<p>New to these terms? The <a href=\"#glossary\">glossary</a> at the end \
-         explains each, and the report links it where a term is first used.</p>\n\
-         <h2>Contents</h2>\n<ul>\n",
-    );
-    for (title, id) in entries {
-        let _ = writeln!(out, "<li><a href=\"#{id}\">{}</a></li>", escape(title));
-    }
-    out + "</ul>\n"
-}
-
-/// How to read the timelines.
-fn reading_timelines(linker: &mut Linker) -> String {
-    format!(
-        "<section id=\"reading-the-timelines\">\n<h2>Reading the timelines</h2>\n<p>{}</p>\n<p>{}</p>\n</section>\n",
-        prose(linker, TIMELINE_NOTE),
-        prose(linker, &trace_note())
-    )
-}
-
-/// The glossary, every term with its anchor.
-fn glossary() -> String {
-    let mut out = String::from("<section id=\"glossary\">\n<h2>Glossary</h2>\n<dl>\n");
-    for t in TERMS {
-        let _ = writeln!(
-            out,
-            "<dt id=\"{}\">{}</dt><dd>{}</dd>",
-            t.anchor,
-            escape(t.spelling),
-            words(t.meaning)
-        );
-    }
-    out + "</dl>\n</section>\n"
-}
-
-fn section(s: &Section, linker: &mut Linker) -> String {
-    let mut out = format!(
-        "<section id=\"{}\">\n<h2>{}</h2>\n<p>{}</p>\n",
-        s.id,
-        escape(&s.title),
-        prose(linker, &s.about)
-    );
-    if let Some(v) = &s.verdict {
-        let _ = writeln!(
-            out,
-            "<p class=\"verdict\"><strong>Finding.</strong> {}</p>",
-            prose(linker, v)
-        );
-    }
-    if !s.complete {
-        out += "<p class=\"banner\"><strong>Incomplete:</strong> the run stopped before every configuration of this experiment was measured.</p>\n";
-    }
-    let _ = writeln!(
-        out,
-        "<p class=\"params\">Parameters: {}</p>",
-        escape(&s.parameters)
-    );
-    for (label, text) in &s.notes {
-        let _ = writeln!(
-            out,
-            "<p class=\"note\"><strong>{}.</strong> {}</p>",
-            escape(label),
-            prose(linker, text)
-        );
-    }
-    let (passed, detail) = &s.verification;
-    let _ = writeln!(
-        out,
-        "<p>Verification: <span class=\"{}\">{}</span> {}</p>",
-        if *passed { "passed" } else { "failed" },
-        if *passed { "passed" } else { "FAILED" },
-        escape(detail)
-    );
-    for t in &s.tables {
-        out += &table(t);
-    }
-    for f in &s.figures {
-        let _ = writeln!(
-            out,
-            "<figure>{}<figcaption>{} (<a href=\"{}\">{}</a>)</figcaption></figure>",
-            inline(&f.svg),
-            escape(f.title()),
-            f.file(),
-            f.file()
-        );
-    }
-    if !s.timelines.is_empty() {
-        let shared = shared_source(&s.timelines);
-        out += "<h3>Timelines</h3>\n<p>How to read them and what their checks mean: \
-            <a href=\"#reading-the-timelines\">reading the timelines</a>.</p>\n";
-        if let Some(source) = shared {
-            let _ = writeln!(out, "<p>Times from {}.</p>", escape(source));
-        }
-        for t in &s.timelines {
-            out += &timeline(t, shared.is_none());
-        }
-    }
-    out + "</section>\n"
-}
-
-/// One timeline, saying where its times come from when the section did not.
+/// One timeline, saying where its times come from when its part did not.
 fn timeline(t: &TimelineFigure, source: bool) -> String {
     let source = match source {
         true => format!("Times from {}. ", escape(t.checks.source.description())),

@@ -1,110 +1,112 @@
-//! `report.md`: the [`Document`] as GitHub-flavoured Markdown, with the charts and
-//! timelines as images beside it and links to the Chrome traces.
+//! A page ([`Block`]s) as GitHub-flavoured Markdown: `report.md` and the comparison's,
+//! with the charts and timelines as images beside them and links to the Chrome traces.
 use std::fmt::Write;
 
-use super::document::FINDINGS_KEY;
-use super::document::{Document, Printer};
 use super::fit::UNDER;
 use super::glossary::{Linker, TERMS};
-use super::section::{Section, TIMELINE_NOTE, TimelineFigure, shared_source, trace_note};
+use super::page::{Block, Lead, Style};
+use super::section::TimelineFigure;
 use super::table::Table;
 use crate::derived::trace::Outcome;
+use crate::verdict::Verdict;
 
-/// The whole report as Markdown.
-pub fn render(doc: &Document) -> String {
-    let mut out = String::from("# streamlab report\n\n");
-    if let Some(banner) = &doc.banner {
-        let _ = writeln!(out, "> **Incomplete run.** {banner}\n");
-    }
-    if !doc.missing.is_empty() {
-        let _ = writeln!(
-            out,
-            "> **Not in this folder.** {}\n",
-            missing_note(&doc.missing)
-        );
-    }
-    if let Some(lede) = &doc.lede {
-        let _ = writeln!(out, "{lede}\n");
-    }
-    if let Some(f) = &doc.findings {
-        out += "## What this run found\n\n";
-        if f.verified == f.results {
-            let _ = writeln!(
-                out,
-                "**All {} results verified**: every output check passed (each experiment's check is in its section).\n",
-                f.results
-            );
-        } else {
-            let _ = writeln!(
-                out,
-                "**{} of {} results FAILED verification**: their numbers are not to be trusted.\n",
-                f.results - f.verified,
-                f.results
-            );
-        }
-        for (stem, why) in &f.held_back {
-            let _ = writeln!(out, "> **GPU held back** during {stem}: {why}.\n");
-        }
-        if let Some(line) = f.clocks_unknown_line() {
-            let _ = writeln!(out, "{line}.\n");
-        }
-        for (name, words) in &f.words {
-            let _ = writeln!(out, "- **{name}**: {words}");
-        }
-        out += "\n";
-        out += &table(&f.table);
-        let _ = writeln!(out, "{FINDINGS_KEY}\n");
-    }
-    if !doc.header.is_empty() {
-        out += "<details><summary>Where and how it ran: the GPU, the compilers, the driver, the command line</summary>\n\n| | |\n| --- | --- |\n";
-        for (k, v) in &doc.header {
-            let _ = writeln!(out, "| {} | {} |", cell(k), cell(v));
-        }
-        out += "\n</details>\n\n";
-    }
-    out += &doc.body(&PRINTER);
+/// `blocks` as Markdown.
+pub fn page(blocks: &[Block]) -> String {
+    let mut linker = Block::has_glossary(blocks).then(Linker::default);
+    let mut out = String::new();
+    print(blocks, &mut linker, &mut out);
     out
 }
 
-/// `text`, each term linked to the glossary where the report first uses it.
-fn prose(linker: &mut Linker, text: &str) -> String {
-    linker.link(text, str::to_owned, |term, anchor| {
-        format!("[{term}](#{anchor})")
-    })
-}
-
-/// The report's body as Markdown ([`Document::body`]).
-const PRINTER: Printer = Printer {
-    contents,
-    section,
-    reading_timelines,
-    glossary,
-};
-
-/// The line pointing to the glossary, and the contents.
-fn contents(entries: &[(&str, &str)]) -> String {
-    let mut out = String::from(
-        "New to these terms? The [glossary](#glossary) at the end explains each, and the \
-         report links it where a term is first used.\n\n## Contents\n\n",
-    );
-    for (title, id) in entries {
-        let _ = writeln!(out, "- [{title}](#{id})");
+fn print(blocks: &[Block], linker: &mut Option<Linker>, out: &mut String) {
+    for b in blocks {
+        match b {
+            Block::Title(t) => {
+                let _ = writeln!(out, "# {t}\n");
+            }
+            Block::Heading(level, text, anchor) => {
+                if let Some(a) = anchor {
+                    let _ = writeln!(out, "<a id=\"{a}\"></a>\n");
+                }
+                let _ = writeln!(out, "{} {text}\n", "#".repeat(usize::from(*level)));
+            }
+            Block::Part(id, inner) => {
+                let _ = writeln!(out, "<a id=\"{id}\"></a>\n");
+                print(inner, linker, out);
+            }
+            Block::Prose(style, text) => {
+                let text = prose(linker, text);
+                let _ = match style {
+                    Style::Small => writeln!(out, "*{text}*\n"),
+                    Style::Plain | Style::Lede => writeln!(out, "{text}\n"),
+                };
+            }
+            Block::Pointer([before, after], text, anchor) => {
+                let _ = writeln!(out, "{before}[{text}](#{anchor}){after}\n");
+            }
+            Block::Note(label, text) => {
+                let _ = writeln!(out, "**{label}.** {}\n", prose(linker, text));
+            }
+            Block::Banner(lead, text) => {
+                let _ = writeln!(out, "> **{lead}** {text}\n");
+            }
+            Block::Check(_, lead, text) => {
+                let _ = writeln!(out, "**{lead}** {text}\n");
+            }
+            Block::Table(t) => *out += &table(t),
+            Block::Judged(t, verdicts) => *out += &judged(t, verdicts),
+            Block::Figure(f) => {
+                let _ = writeln!(out, "![{}]({})\n", f.title(), f.file());
+            }
+            Block::Timeline(t, source) => *out += &timeline(t, *source),
+            Block::Folded(summary, inner) => {
+                let _ = writeln!(out, "<details><summary>{summary}</summary>\n");
+                print(inner, linker, out);
+                out.push_str("</details>\n\n");
+            }
+            Block::List(items) => {
+                for (lead, text) in items {
+                    let _ = writeln!(out, "- {}", item(lead.as_ref(), text));
+                }
+                out.push('\n');
+            }
+            Block::Glossary => *out += &glossary(),
+        }
     }
-    out + "\n"
 }
 
-/// How to read the timelines.
-fn reading_timelines(linker: &mut Linker) -> String {
-    format!(
-        "<a id=\"reading-the-timelines\"></a>\n\n## Reading the timelines\n\n{}\n\n{}\n\n",
-        prose(linker, TIMELINE_NOTE),
-        prose(linker, &trace_note())
-    )
+/// `text`, each term linked to the glossary where the page first uses it.
+fn prose(linker: &mut Option<Linker>, text: &str) -> String {
+    match linker {
+        Some(linker) => linker.link(text, str::to_owned, |term, anchor| {
+            format!("[{term}](#{anchor})")
+        }),
+        None => text.to_owned(),
+    }
+}
+
+/// A list item: its lead (bold, linked), a colon, its text.
+fn item(lead: Option<&Lead>, text: &str) -> String {
+    let Some(lead) = lead else {
+        return text.to_owned();
+    };
+    let shown = match lead.bold {
+        true => format!("**{}**", lead.text),
+        false => lead.text.clone(),
+    };
+    let shown = match &lead.anchor {
+        Some(a) => format!("[{shown}](#{a})"),
+        None => shown,
+    };
+    match text.is_empty() {
+        true => shown,
+        false => format!("{shown}: {text}"),
+    }
 }
 
 /// The glossary, every term with its anchor.
 fn glossary() -> String {
-    let mut out = String::from("<a id=\"glossary\"></a>\n\n## Glossary\n\n");
+    let mut out = String::new();
     for t in TERMS {
         let _ = writeln!(
             out,
@@ -115,16 +117,8 @@ fn glossary() -> String {
     out + "\n"
 }
 
-/// What the report says of results its run measured but its folder no longer holds.
-pub(crate) fn missing_note(missing: &[String]) -> String {
-    format!(
-        "{}: this run's summary.json has a headline of each, but the folder holds no result file, so its section is not shown.",
-        missing.join(", ")
-    )
-}
-
 /// Text safe inside a table cell.
-pub(crate) fn cell(text: &str) -> String {
+fn cell(text: &str) -> String {
     text.replace('|', "\\|").replace('\n', " ")
 }
 
@@ -154,70 +148,54 @@ fn table(t: &Table) -> String {
 /// Each of `parts` as a table, noise under its value.
 fn parts(parts: &[Table]) -> String {
     let mut out = String::new();
-    let cells = |row: &[String]| {
-        (row.iter())
-            .map(|c| cell(&c.replace(UNDER, "<br>")))
-            .collect::<Vec<_>>()
-            .join(" | ")
-    };
     for part in parts {
         if let Some(c) = &part.caption {
             let _ = writeln!(out, "*{c}*\n");
         }
-        let _ = writeln!(out, "| {} |", cells(&part.header));
-        let _ = writeln!(out, "|{}", " --- |".repeat(part.header.len()));
-        for row in &part.rows {
-            let _ = writeln!(out, "| {} |", cells(row));
-        }
-        out += "\n";
+        let rows =
+            (part.rows.iter()).map(|row| row.iter().map(|c| c.replace(UNDER, "<br>")).collect());
+        out += &grid(&part.header, rows);
     }
     out
 }
 
-fn section(s: &Section, linker: &mut Linker) -> String {
-    let mut out = format!(
-        "<a id=\"{}\"></a>\n\n## {}\n\n{}\n\n",
-        s.id,
-        s.title,
-        prose(linker, &s.about)
-    );
-    if let Some(v) = &s.verdict {
-        let _ = writeln!(out, "**Finding.** {}\n", prose(linker, v));
+/// A header and rows as a Markdown table.
+fn grid(header: &[String], rows: impl Iterator<Item = Vec<String>>) -> String {
+    let line = |cells: &[String]| {
+        let cells: Vec<String> = cells.iter().map(|c| cell(c)).collect();
+        format!("| {} |\n", cells.join(" | "))
+    };
+    let mut out = line(header);
+    let _ = writeln!(out, "|{}", " --- |".repeat(header.len()));
+    for row in rows {
+        out += &line(&row);
     }
-    if !s.complete {
-        out += "> **Incomplete:** the run stopped before every configuration of this experiment was measured.\n\n";
-    }
-    let _ = writeln!(out, "*Parameters:* {}\n", s.parameters);
-    for (label, text) in &s.notes {
-        let _ = writeln!(out, "**{label}.** {}\n", prose(linker, text));
-    }
-    let (passed, detail) = &s.verification;
-    let _ = writeln!(
-        out,
-        "**Verification: {}.** {detail}\n",
-        if *passed { "passed" } else { "FAILED" }
-    );
-    for t in &s.tables {
-        out += &table(t);
-    }
-    for f in &s.figures {
-        let _ = writeln!(out, "![{}]({})\n", f.title(), f.file());
-    }
-    if !s.timelines.is_empty() {
-        let shared = shared_source(&s.timelines);
-        out += "### Timelines\n\nHow to read them and what their checks mean: \
-            [reading the timelines](#reading-the-timelines).\n\n";
-        if let Some(source) = shared {
-            let _ = writeln!(out, "Times from {source}.\n");
-        }
-        for t in &s.timelines {
-            out += &timeline(t, shared.is_none());
-        }
-    }
-    out
+    out + "\n"
 }
 
-/// One timeline, saying where its times come from when the section did not.
+/// A table whole, the changes of a row called changed in bold.
+fn judged(t: &Table, verdicts: &[Option<Verdict>]) -> String {
+    let mut out = String::new();
+    if let Some(c) = &t.caption {
+        let _ = writeln!(out, "*{c}*\n");
+    }
+    let rows = (t.rows.iter().enumerate()).map(|(i, row)| {
+        let changed = verdicts
+            .get(i)
+            .copied()
+            .flatten()
+            .is_some_and(Verdict::changed);
+        (row.iter())
+            .map(|c| match changed && c.contains(['▲', '▼']) {
+                true => format!("**{c}**"),
+                false => c.clone(),
+            })
+            .collect()
+    });
+    out + &grid(&t.header, rows)
+}
+
+/// One timeline, saying where its times come from when its part did not.
 fn timeline(t: &TimelineFigure, source: bool) -> String {
     let source = match source {
         true => format!("Times from {}. ", t.checks.source.description()),

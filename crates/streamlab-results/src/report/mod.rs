@@ -12,6 +12,7 @@ pub mod fit;
 pub mod glossary;
 pub mod html;
 pub mod markdown;
+pub mod page;
 pub mod plot;
 pub mod provenance;
 pub mod section;

@@ -147,8 +147,12 @@ pub fn rendered(run: &SavedRun) -> Result<Vec<(String, String)>, ReportError> {
     let mut out: Vec<(String, String)> = (doc.files().into_iter())
         .map(|(name, contents)| (name.to_owned(), contents.to_owned()))
         .collect();
-    out.push((files::REPORT_MD.to_owned(), markdown::render(&doc)));
-    out.push((files::REPORT_HTML.to_owned(), html::render(&doc)));
+    let page = doc.page();
+    out.push((files::REPORT_MD.to_owned(), markdown::page(&page)));
+    out.push((
+        files::REPORT_HTML.to_owned(),
+        html::page("streamlab report", "", &page),
+    ));
     Ok(out)
 }
 

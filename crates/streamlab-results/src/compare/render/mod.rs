@@ -11,16 +11,12 @@ mod json_file;
 
 pub use json_file::{Counts, Totals, comparison_json, rule_text};
 
-use std::fmt::Write;
-
 use super::judge::Judgement;
 use super::{ComparedRow, ComparedSection, Comparison, p_text, significant};
-use crate::report::html::{self, STYLE, escape, inline};
-use crate::report::markdown::cell;
-use crate::report::section::Figure;
+use crate::report as page;
+use crate::report::page::{Block, Lead};
 use crate::report::table::{self, Table, num};
 use crate::saved::files;
-use crate::verdict::Verdict;
 
 /// Every file of the comparison: the charts, then `report.md`, `report.html` and
 /// `comparison.json`.
@@ -33,19 +29,6 @@ pub fn files(c: &Comparison) -> Vec<(String, String)> {
     out.push((files::REPORT_HTML.to_owned(), html(c)));
     out.push((files::COMPARISON.to_owned(), comparison_json(c)));
     out
-}
-
-/// What a page is made of, rendered the same way into Markdown and HTML.
-enum Block<'a> {
-    Title(String),
-    Heading(String, Option<&'static str>),
-    Banner(String),
-    Note(String, String),
-    Table(Table, Vec<Option<Verdict>>),
-    Figure(&'a Figure),
-    /// Shown one click down: a summary line and what it hides.
-    Folded(String, Vec<Block<'a>>),
-    List(Vec<String>),
 }
 
 /// A judgement as a table cell: "1.034 ▲ slower" ("–" without a ratio).
@@ -107,7 +90,7 @@ fn rows_table(
         t.rows.push(cells);
         verdicts.push(Some(r.verdicts.verdict()));
     }
-    Block::Table(t, verdicts)
+    Block::Judged(t, verdicts)
 }
 
 fn heads(c: &Comparison) -> (String, String) {
@@ -120,7 +103,11 @@ fn heads(c: &Comparison) -> (String, String) {
 
 fn section_blocks<'a>(c: &Comparison, s: &'a ComparedSection) -> Vec<Block<'a>> {
     let (ha, hb) = heads(c);
-    let mut out = vec![Block::Heading(s.name.to_owned(), Some(s.name))];
+    let mut out = vec![Block::Heading(
+        2,
+        s.name.to_owned(),
+        Some(s.name.to_owned()),
+    )];
     out.push(Block::Note("Verdicts".into(), s.summary_line()));
     if let Some((n, moved)) = s.machine_moved() {
         out.push(Block::Note(
@@ -148,7 +135,7 @@ fn section_blocks<'a>(c: &Comparison, s: &'a ComparedSection) -> Vec<Block<'a>> 
             .map(|(label, a, b)| vec![label.clone(), a.clone(), b.clone()])
             .collect();
         let n = t.rows.len();
-        out.push(Block::Table(t, vec![None; n]));
+        out.push(Block::Judged(t, vec![None; n]));
     }
     let changed = s.changed();
     if !changed.is_empty() {
@@ -174,11 +161,31 @@ fn section_blocks<'a>(c: &Comparison, s: &'a ComparedSection) -> Vec<Block<'a>> 
     out
 }
 
+/// Each experiment's spread between two machines, raw and controlled, and the rows it
+/// was fitted on.
+fn margins(c: &Comparison) -> Block<'static> {
+    let mut margins = Table::new(
+        Some("each experiment's spread between two machines (one standard deviation of ln B/A), raw and controlled, and the rows it was fitted on".into()),
+        &["experiment", "raw", "controlled", "rows"],
+    );
+    for s in &c.sections {
+        let m = c.margins.experiments.get(s.name);
+        margins.rows.push(vec![
+            s.name.to_owned(),
+            crate::verdict::percent(c.margins.spread(s.name, false)),
+            crate::verdict::percent(c.margins.spread(s.name, true)),
+            m.map_or("pooled".into(), |m| m.rows.to_string()),
+        ]);
+    }
+    let n = margins.rows.len();
+    Block::Judged(margins, vec![None; n])
+}
+
 fn blocks(c: &Comparison) -> Vec<Block<'_>> {
     let (ha, hb) = heads(c);
     let totals = Totals::of(c.rows());
     let mut out = vec![Block::Title(c.title.clone())];
-    out.extend(c.banners.iter().map(|b| Block::Banner(b.clone())));
+    out.extend((c.banners.iter()).map(|b| Block::Banner("Incomplete run.".into(), b.clone())));
     out.push(Block::Note(
         "What changed".into(),
         format!(
@@ -225,7 +232,7 @@ fn blocks(c: &Comparison) -> Vec<Block<'_>> {
         t.rows.push((*row).clone());
     }
     let n = t.rows.len();
-    out.push(Block::Table(t, vec![None; n]));
+    out.push(Block::Judged(t, vec![None; n]));
     for o in &c.only {
         out.push(Block::Note(
             format!("Only in {}", o.heading),
@@ -233,117 +240,45 @@ fn blocks(c: &Comparison) -> Vec<Block<'_>> {
         ));
     }
     if !c.sections.is_empty() {
-        out.push(Block::Heading("Experiments".into(), None));
+        out.push(Block::Heading(2, "Experiments".into(), None));
         out.push(Block::List(
             (c.sections.iter())
-                .map(|s| format!("[{}](#{}): {}", s.name, s.name, s.summary_line()))
+                .map(|s| {
+                    let lead = Lead {
+                        text: s.name.to_owned(),
+                        anchor: Some(s.name.to_owned()),
+                        bold: false,
+                    };
+                    (Some(lead), s.summary_line())
+                })
                 .collect(),
         ));
     }
     for s in &c.sections {
         out.extend(section_blocks(c, s));
     }
-    out.push(Block::Heading("How rows are judged".into(), Some("rule")));
+    out.push(Block::Heading(
+        2,
+        "How rows are judged".into(),
+        Some("rule".into()),
+    ));
     out.push(Block::Note("Rule".into(), rule_text(c)));
-    let mut margins = Table::new(
-        Some("each experiment's spread between two machines (one standard deviation of ln B/A), raw and controlled, and the rows it was fitted on".into()),
-        &["experiment", "raw", "controlled", "rows"],
-    );
-    for s in &c.sections {
-        let m = c.margins.experiments.get(s.name);
-        margins.rows.push(vec![
-            s.name.to_owned(),
-            crate::verdict::percent(c.margins.spread(s.name, false)),
-            crate::verdict::percent(c.margins.spread(s.name, true)),
-            m.map_or("pooled".into(), |m| m.rows.to_string()),
-        ]);
-    }
-    let n = margins.rows.len();
-    out.push(Block::Table(margins, vec![None; n]));
+    out.push(margins(c));
     let n = c.header.rows.len();
     out.push(Block::Folded(
         "the whole provenance of both runs".into(),
-        vec![Block::Table(c.header.clone(), vec![None; n])],
+        vec![Block::Judged(c.header.clone(), vec![None; n])],
     ));
     out
 }
 
-fn md_row(cells: &[String]) -> String {
-    let cells: Vec<String> = cells.iter().map(|c| cell(c)).collect();
-    format!("| {} |\n", cells.join(" | "))
-}
-
-fn md_table(t: &Table, verdicts: &[Option<Verdict>]) -> String {
-    let mut out = String::new();
-    if let Some(c) = &t.caption {
-        let _ = writeln!(out, "*{c}*\n");
-    }
-    out += &md_row(&t.header);
-    let _ = writeln!(out, "|{}", " --- |".repeat(t.header.len()));
-    for (i, row) in t.rows.iter().enumerate() {
-        let changed = verdicts
-            .get(i)
-            .copied()
-            .flatten()
-            .is_some_and(Verdict::changed);
-        let row: Vec<String> = (row.iter())
-            .map(|c| {
-                if changed && c.contains(['▲', '▼']) {
-                    format!("**{c}**")
-                } else {
-                    c.clone()
-                }
-            })
-            .collect();
-        out += &md_row(&row);
-    }
-    out + "\n"
-}
-
-fn md_blocks(blocks: &[Block], out: &mut String) {
-    for b in blocks {
-        match b {
-            Block::Title(t) => {
-                let _ = writeln!(out, "# {t}\n");
-            }
-            Block::Heading(h, anchor) => {
-                if let Some(a) = anchor {
-                    let _ = writeln!(out, "<a id=\"{a}\"></a>\n");
-                }
-                let _ = writeln!(out, "## {h}\n");
-            }
-            Block::Banner(text) => {
-                let _ = writeln!(out, "> **Incomplete run.** {text}\n");
-            }
-            Block::Note(label, text) => {
-                let _ = writeln!(out, "**{label}.** {text}\n");
-            }
-            Block::Table(t, v) => *out += &md_table(t, v),
-            Block::Figure(f) => {
-                let _ = writeln!(out, "![{}]({})\n", f.title(), f.file());
-            }
-            Block::Folded(summary, inner) => {
-                let _ = writeln!(out, "<details><summary>{summary}</summary>\n");
-                md_blocks(inner, out);
-                out.push_str("</details>\n\n");
-            }
-            Block::List(items) => {
-                for i in items {
-                    let _ = writeln!(out, "- {i}");
-                }
-                out.push('\n');
-            }
-        }
-    }
-}
-
 /// The comparison as Markdown.
 pub fn markdown(c: &Comparison) -> String {
-    let mut out = String::new();
-    md_blocks(&blocks(c), &mut out);
-    out
+    page::markdown::page(&blocks(c))
 }
 
+/// What the comparison's page adds to the report's style: a row called changed
+/// coloured by its verdict.
 const COMPARE_STYLE: &str = "
 tr.slower td.verdict { color: #b35806; font-weight: bold; }
 tr.faster td.verdict { color: #1f5fa8; font-weight: bold; }
@@ -352,97 +287,7 @@ details { margin: 0.5em 0 1em; }
 summary { cursor: pointer; color: #1f5fa8; }
 ";
 
-fn html_table(t: &Table, verdicts: &[Option<Verdict>]) -> String {
-    let mut out = String::new();
-    if let Some(c) = &t.caption {
-        let _ = writeln!(out, "<p class=\"caption\">{}</p>", escape(c));
-    }
-    let class = |i: usize| match verdicts.get(i).copied().flatten() {
-        Some(Verdict::Slower) => " class=\"slower\"",
-        Some(Verdict::Faster) => " class=\"faster\"",
-        _ => "",
-    };
-    let td = |c: &str| {
-        let class = if c.contains(['▲', '▼']) {
-            " class=\"verdict\""
-        } else {
-            ""
-        };
-        format!("<td{class}>{}</td>", escape(c))
-    };
-    out + &html::rows(t, class, td)
-}
-
-/// A Markdown link `[text](#anchor)` as HTML, other text escaped.
-fn html_text(text: &str) -> String {
-    if let Some(rest) = text.strip_prefix('[')
-        && let Some((name, rest)) = rest.split_once("](#")
-        && let Some((anchor, rest)) = rest.split_once(')')
-    {
-        return format!("<a href=\"#{anchor}\">{}</a>{}", escape(name), escape(rest));
-    }
-    escape(text)
-}
-
-fn html_blocks(blocks: &[Block], out: &mut String) {
-    for b in blocks {
-        match b {
-            Block::Title(t) => {
-                let _ = writeln!(out, "<h1>{}</h1>", escape(t));
-            }
-            Block::Heading(h, anchor) => {
-                let id = anchor.map_or(String::new(), |a| format!(" id=\"{a}\""));
-                let _ = writeln!(out, "<h2{id}>{}</h2>", escape(h));
-            }
-            Block::Banner(text) => {
-                let _ = writeln!(
-                    out,
-                    "<p class=\"banner\"><strong>Incomplete run.</strong> {}</p>",
-                    escape(text)
-                );
-            }
-            Block::Note(label, text) => {
-                let _ = writeln!(
-                    out,
-                    "<p class=\"note\"><strong>{}.</strong> {}</p>",
-                    escape(label),
-                    escape(text)
-                );
-            }
-            Block::Table(t, v) => *out += &html_table(t, v),
-            Block::Figure(f) => {
-                let _ = writeln!(
-                    out,
-                    "<figure>{}<figcaption>{} (<a href=\"{}\">{}</a>)</figcaption></figure>",
-                    inline(&f.svg),
-                    escape(f.title()),
-                    f.file(),
-                    f.file()
-                );
-            }
-            Block::Folded(summary, inner) => {
-                let _ = writeln!(out, "<details><summary>{}</summary>", escape(summary));
-                html_blocks(inner, out);
-                out.push_str("</details>\n");
-            }
-            Block::List(items) => {
-                out.push_str("<ul>\n");
-                for i in items {
-                    let _ = writeln!(out, "<li>{}</li>", html_text(i));
-                }
-                out.push_str("</ul>\n");
-            }
-        }
-    }
-}
-
 /// The comparison as one HTML page.
 pub fn html(c: &Comparison) -> String {
-    let mut body = String::new();
-    html_blocks(&blocks(c), &mut body);
-    format!(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <title>{}</title>\n<style>{STYLE}{COMPARE_STYLE}</style>\n</head>\n<body>\n{body}</body>\n</html>\n",
-        escape(&c.title)
-    )
+    page::html::page(&c.title, COMPARE_STYLE, &blocks(c))
 }
