@@ -90,7 +90,7 @@ fn each_kernel_sets_printed_block_is_captioned_and_filled() {
 fn the_page_has_no_inner_scroll_box_and_no_raw_markdown() {
     for (dir, run) in runs() {
         let doc = document(&run).unwrap();
-        let page = html::page("streamlab report", "", &doc.page());
+        let page = html::page("", &doc.page());
         for forbidden in ["overflow", "max-height", "class=\"scroll\""] {
             assert!(
                 !page.contains(forbidden),
@@ -155,7 +155,7 @@ fn no_table_is_wider_than_the_page_and_long_ones_lead_with_their_key_rows() {
 fn the_first_screen_says_what_the_run_found_before_the_provenance() {
     for (dir, run) in runs() {
         let doc = document(&run).unwrap();
-        let page = html::page("streamlab report", "", &doc.page());
+        let page = html::page("", &doc.page());
         let found = page
             .find("What this run found")
             .unwrap_or_else(|| panic!("{}: no findings", dir.display()));

@@ -382,7 +382,7 @@ fn the_html_page_shows_every_figure_and_table_in_a_browser() {
             s.id
         );
     }
-    assert!(!dom.contains("id=\"incomplete\""));
+    assert!(!dom.contains("Incomplete run."));
     let _ = std::fs::remove_dir_all(&out);
     let _ = std::fs::remove_dir_all(&profile);
 }

@@ -349,16 +349,18 @@ impl Experiment for KernelConcurrency {
     type Derived = ConcurrencyAnalysis;
 
     fn rows(r: &KernelConcurrencyResult, derived: &Self::Derived) -> Vec<MeasuredRow> {
-        // One kernel alone per queue setting, then every stream count's.
-        let mut rows = Vec::new();
+        // One kernel alone per queue setting, then its stream counts' (the derived rows
+        // hold each run's points in order).
+        let (mut rows, mut remaining) = (Vec::new(), derived.rows.as_slice());
         for run in &r.runs {
             let q = RowName::new(
                 format_args!("q{}", run.queues),
                 format_args!("{} queues", run.queues),
             );
             rows.push(q.then("single", "one kernel alone").median(&run.single, MS));
-            let points = (derived.rows.iter()).filter(|x| x.queues == run.queues);
+            let (points, rest) = remaining.split_at(run.points.len().min(remaining.len()));
             rows.extend(columns().measured_rows(points));
+            remaining = rest;
         }
         rows
     }

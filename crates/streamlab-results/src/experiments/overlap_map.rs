@@ -171,7 +171,9 @@ pub struct MapCellAnalysis {
     pub disagrees: bool,
     /// The two asynchronous orders' samples.
     #[serde(skip)]
-    pub samples: [Series; 2],
+    pub async1: Series,
+    #[serde(skip)]
+    pub async2: Series,
 }
 
 /// The smallest size at which a stream count pays off, measured and modelled.
@@ -268,7 +270,8 @@ fn analyze(r: &OverlapMapResult) -> MapAnalysis {
                 model_ms: model,
                 model_speedup,
                 disagrees: (speedup >= PAYOFF) != (model_speedup >= PAYOFF),
-                samples: [cell.async1.clone(), cell.async2.clone()],
+                async1: cell.async1.clone(),
+                async2: cell.async2.clone(),
             });
         }
     }
@@ -339,10 +342,10 @@ fn columns(r: &OverlapMapResult) -> Columns<'_, MapCellAnalysis> {
             |x, _, row| row.over_link().modelled(Some(x.model_ms)),
         )
         .measured((Some(("async1", "asynchronous 1")), MS), |x| {
-            Some(&x.samples[0])
+            Some(&x.async1)
         })
         .measured((Some(("async2", "asynchronous 2")), MS), |x| {
-            Some(&x.samples[1])
+            Some(&x.async2)
         })
         .show("iterations per sample", move |x| {
             (r.sizes.iter())

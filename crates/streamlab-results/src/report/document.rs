@@ -46,13 +46,9 @@ impl Document {
             out.extend(f.blocks(&self.sections));
         }
         if !self.header.is_empty() {
-            let mut t = Table::new(None, &["", ""]);
-            t.rows = (self.header.iter())
-                .map(|(k, v)| vec![k.clone(), v.clone()])
-                .collect();
             out.push(Block::Folded(
                 "Where and how it ran: the GPU, the compilers, the driver, the command line".into(),
-                vec![Block::Judged(t, Vec::new())],
+                vec![Block::Facts(self.header.clone())],
             ));
         }
         if self.sections.is_empty() {
@@ -100,7 +96,7 @@ impl Document {
 
     /// The report's contents after its findings, as `(title, anchor)`: each section, the
     /// note on reading the timelines where a section has some, and the glossary.
-    pub fn contents(&self) -> Vec<(&str, &str)> {
+    fn contents(&self) -> Vec<(&str, &str)> {
         let mut out: Vec<(&str, &str)> = (self.sections.iter())
             .map(|s| (s.title.as_str(), s.id.as_str()))
             .collect();
@@ -112,7 +108,7 @@ impl Document {
     }
 
     /// Whether any section has timelines: then the report says once how to read them.
-    pub fn has_timelines(&self) -> bool {
+    fn has_timelines(&self) -> bool {
         self.sections.iter().any(|s| !s.timelines.is_empty())
     }
 
@@ -180,7 +176,7 @@ fn part(section: &Section) -> Block<'_> {
             "reading the timelines".into(),
             "reading-the-timelines".into(),
         ));
-        out.extend(shared.map(|s| Block::Prose(Style::Plain, format!("Times from {s}."))));
+        out.extend(shared.map(|s| Block::Prose(Style::Small, format!("Times from {s}."))));
         out.extend((section.timelines.iter()).map(|t| Block::Timeline(t, shared.is_none())));
     }
     Block::Part(section.id.clone(), out)
@@ -267,7 +263,7 @@ impl Findings {
 }
 
 /// What the report says of results its run measured but its folder no longer holds.
-pub fn missing_note(missing: &[String]) -> String {
+fn missing_note(missing: &[String]) -> String {
     format!(
         "{}: this run's summary.json has a headline of each, but the folder holds no result file, so its section is not shown.",
         missing.join(", ")

@@ -30,7 +30,6 @@ figure { margin: 1.2em 0; }
 figure svg { max-width: 100%; height: auto; border: 1px solid #eee; }
 figcaption { font-size: 13px; color: #555; }
 .lede { font-size: 15px; color: #444; margin-top: -.4em; }
-.findings li { margin: .25em 0; }
 .provenance { font-size: 13px; }
 .banner { background: #fff3e0; border-left: 4px solid #e65100; padding: .6em .9em; }
 .note { background: #f6f8fa; border-left: 4px solid #222; padding: .4em .8em; }
@@ -41,15 +40,22 @@ code { font-size: 90%; background: #f3f3f3; padding: 0 .2em; }
 ";
 
 /// Text with `&`, `<`, `>` and `"` escaped.
-pub fn escape(text: &str) -> String {
+fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")
 }
 
-/// `blocks` as one HTML page titled `title`, with `style` added to the page's own.
-pub fn page(title: &str, style: &str, blocks: &[Block]) -> String {
+/// `blocks` as one HTML page titled as its first title, with `style` added to the
+/// page's own.
+pub fn page(style: &str, blocks: &[Block]) -> String {
+    let title = (blocks.iter())
+        .find_map(|b| match b {
+            Block::Title(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .unwrap_or_default();
     let mut linker = Block::has_glossary(blocks).then(Linker::default);
     let mut body = String::new();
     print(blocks, &mut linker, &mut body);
@@ -67,29 +73,28 @@ fn print(blocks: &[Block], linker: &mut Option<Linker>, out: &mut String) {
                 let _ = writeln!(out, "<h1>{}</h1>", escape(t));
             }
             Block::Heading(level, text, anchor) => {
-                let id = anchor
-                    .as_ref()
-                    .map_or(String::new(), |a| format!(" id=\"{a}\""));
+                let id =
+                    (anchor.as_ref()).map_or(String::new(), |a| format!(" id=\"{}\"", escape(a)));
                 let _ = writeln!(out, "<h{level}{id}>{}</h{level}>", escape(text));
             }
             Block::Part(id, inner) => {
-                let _ = writeln!(out, "<section id=\"{id}\">");
+                let _ = writeln!(out, "<section id=\"{}\">", escape(id));
                 print(inner, linker, out);
                 out.push_str("</section>\n");
             }
             Block::Prose(style, text) => {
-                let class = match style {
-                    Style::Plain => "",
-                    Style::Lede => " class=\"lede\"",
-                    Style::Small => " class=\"params\"",
+                let _ = match style {
+                    Style::Plain => writeln!(out, "<p>{}</p>", prose(linker, text)),
+                    Style::Lede => writeln!(out, "<p class=\"lede\">{}</p>", words(text)),
+                    Style::Small => writeln!(out, "<p class=\"params\">{}</p>", words(text)),
                 };
-                let _ = writeln!(out, "<p{class}>{}</p>", prose(linker, text));
             }
             Block::Pointer([before, after], text, anchor) => {
                 let _ = writeln!(
                     out,
-                    "<p>{}<a href=\"#{anchor}\">{}</a>{}</p>",
+                    "<p>{}<a href=\"#{}\">{}</a>{}</p>",
                     escape(before),
+                    escape(anchor),
                     escape(text),
                     escape(after)
                 );
@@ -107,7 +112,7 @@ fn print(blocks: &[Block], linker: &mut Option<Linker>, out: &mut String) {
                     out,
                     "<p class=\"banner\"><strong>{}</strong> {}</p>",
                     escape(lead),
-                    escape(text)
+                    words(text)
                 );
             }
             Block::Check(passed, lead, text) => {
@@ -120,6 +125,13 @@ fn print(blocks: &[Block], linker: &mut Option<Linker>, out: &mut String) {
                 );
             }
             Block::Table(t) => *out += &table(t),
+            Block::Facts(facts) => {
+                out.push_str("<table class=\"provenance\">\n");
+                for (k, v) in facts {
+                    let _ = writeln!(out, "<tr><th>{}</th><td>{}</td></tr>", escape(k), escape(v));
+                }
+                out.push_str("</table>\n");
+            }
             Block::Judged(t, verdicts) => *out += &judged(t, verdicts),
             Block::Figure(f) => {
                 let _ = writeln!(
@@ -127,8 +139,8 @@ fn print(blocks: &[Block], linker: &mut Option<Linker>, out: &mut String) {
                     "<figure>{}<figcaption>{} (<a href=\"{}\">{}</a>)</figcaption></figure>",
                     inline(&f.svg),
                     escape(f.title()),
-                    f.file(),
-                    f.file()
+                    escape(f.file()),
+                    escape(f.file())
                 );
             }
             Block::Timeline(t, source) => *out += &timeline(t, *source),
@@ -169,7 +181,7 @@ fn item(lead: Option<&Lead>, text: &str) -> String {
         false => escape(&lead.text),
     };
     let shown = match &lead.anchor {
-        Some(a) => format!("<a href=\"#{a}\">{shown}</a>"),
+        Some(a) => format!("<a href=\"#{}\">{shown}</a>", escape(a)),
         None => shown,
     };
     match text.is_empty() {
@@ -293,7 +305,7 @@ fn inline(svg: &str) -> &str {
 }
 
 /// Text escaped, each span between backticks (a name in code) set as code.
-pub fn words(text: &str) -> String {
+fn words(text: &str) -> String {
     (text.split('`').enumerate())
         .map(|(i, part)| match i % 2 {
             0 => escape(part),
@@ -312,7 +324,7 @@ fn timeline(t: &TimelineFigure, source: bool) -> String {
         "<h4>{}</h4>\n<figure class=\"timeline\">{}<figcaption>{source}<a href=\"{}\">Chrome trace</a> (chrome://tracing or ui.perfetto.dev)</figcaption></figure>\n<ul>\n",
         escape(&t.title),
         inline(&t.svg),
-        t.trace_file
+        escape(&t.trace_file)
     );
     for note in t.notes() {
         let _ = writeln!(out, "<li>{}</li>", words(&note));

@@ -35,10 +35,10 @@ fn print(blocks: &[Block], linker: &mut Option<Linker>, out: &mut String) {
                 print(inner, linker, out);
             }
             Block::Prose(style, text) => {
-                let text = prose(linker, text);
                 let _ = match style {
+                    Style::Plain => writeln!(out, "{}\n", prose(linker, text)),
                     Style::Small => writeln!(out, "*{text}*\n"),
-                    Style::Plain | Style::Lede => writeln!(out, "{text}\n"),
+                    Style::Lede => writeln!(out, "{text}\n"),
                 };
             }
             Block::Pointer([before, after], text, anchor) => {
@@ -54,6 +54,10 @@ fn print(blocks: &[Block], linker: &mut Option<Linker>, out: &mut String) {
                 let _ = writeln!(out, "**{lead}** {text}\n");
             }
             Block::Table(t) => *out += &table(t),
+            Block::Facts(facts) => {
+                let rows = facts.iter().map(|(k, v)| vec![k.clone(), v.clone()]);
+                *out += &grid(&[String::new(), String::new()], rows);
+            }
             Block::Judged(t, verdicts) => *out += &judged(t, verdicts),
             Block::Figure(f) => {
                 let _ = writeln!(out, "![{}]({})\n", f.title(), f.file());

@@ -1,10 +1,13 @@
-//! What results are rendered with: tables declared once and rendered as text,
-//! Markdown, HTML and CSV ([`table`]), figures as data ([`figures`], [`chart`]) drawn by
-//! one plotting module ([`plot`]), a Gantt chart and a Chrome trace per traced timeline
-//! ([`timeline`]), an experiment's report section ([`section`]), and the report itself
-//! ([`document`]) written as Markdown ([`markdown`]) and self-contained HTML
-//! ([`html`]), its terms explained in a [`glossary`]. Nothing here touches the GPU or knows any one experiment: each
-//! experiment says what it shows, and [`crate::run`] puts the report together.
+//! What results are rendered with: tables, CSV and measured rows declared once
+//! ([`table`]) and fitted to a width as text ([`fit`]), figures as data ([`figures`],
+//! [`chart`]) drawn by one plotting module ([`plot`]), a Gantt chart and a Chrome trace
+//! per traced timeline ([`timeline`]), an experiment's words ([`words`]) and section
+//! ([`section`]), what made a result ([`provenance`]), and the report itself
+//! ([`document`]): a page ([`page`]) that the comparison is too, printed once as
+//! Markdown ([`markdown`]) and once as self-contained HTML ([`html`]), its terms
+//! explained in a [`glossary`]. Nothing here touches the GPU or knows any one
+//! experiment: each experiment says what it shows, and [`crate::run`] puts the report
+//! together.
 pub mod chart;
 pub mod document;
 pub mod figures;

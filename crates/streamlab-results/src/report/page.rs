@@ -30,8 +30,8 @@ pub enum Block<'a> {
     Heading(u8, String, Option<String>),
     /// A part of the page under its own anchor: its blocks.
     Part(String, Vec<Block<'a>>),
-    /// A paragraph: on a page with a glossary, each term linked where the page first uses
-    /// it; a span between backticks set as code.
+    /// A paragraph; a span between backticks set as code. On a page with a glossary,
+    /// plain prose has each term linked where the page first uses it.
     Prose(Style, String),
     /// A paragraph pointing to an anchor: the text before, the link's text and anchor,
     /// the text after.
@@ -45,6 +45,8 @@ pub enum Block<'a> {
     /// A table as the page shows it: noise under its value, split into parts that fit
     /// the page, a long one's key rows first and itself whole, folded.
     Table(Table),
+    /// Labelled values, a label and a value a line: where and how a run ran.
+    Facts(Vec<(String, String)>),
     /// A table shown whole, each row marked by its verdict where it has one.
     Judged(Table, Vec<Option<Verdict>>),
     Figure(&'a Figure),

@@ -246,6 +246,10 @@ impl<'a, R> Columns<'a, R> {
         R: 'r,
     {
         let Some((name, hold)) = &self.name else {
+            debug_assert!(
+                self.measured.is_empty(),
+                "measured columns need Columns::named"
+            );
             return Vec::new();
         };
         let mut out = Vec::new();

@@ -4,9 +4,9 @@
 //! adds. Code keeps only the sentences whose shape
 //! depends on the data, and passes them in.
 //!
-//! A template renders to `# title`, the paragraphs that say what the experiment measures,
-//! then a `## Label` per note with its paragraphs; a note that renders empty is left out.
-//! Lines within a paragraph join with spaces, as Markdown's do.
+//! A template renders to `# title`, the lines that say what the experiment measures,
+//! then a `## Label` per note with its lines; each part's lines join with spaces into one
+//! paragraph, and a note that renders empty is left out. A value holds no line break.
 //!
 //! The engine is minijinja rather than tinytemplate (which criterion's report uses):
 //! its conditionals take `else`, its filters take arguments (a number's decimals), and
@@ -53,6 +53,12 @@ fn environment() -> &'static Environment<'static> {
                 return Err(Error::new(
                     ErrorKind::InvalidOperation,
                     "printed a value that is none: guard it with {% if … is not none %}",
+                ));
+            }
+            if value.as_str().is_some_and(|s| s.contains('\n')) {
+                return Err(Error::new(
+                    ErrorKind::InvalidOperation,
+                    "printed a value with a line break, which would split its note",
                 ));
             }
             escape_formatter(out, state, value)

@@ -149,10 +149,7 @@ pub fn rendered(run: &SavedRun) -> Result<Vec<(String, String)>, ReportError> {
         .collect();
     let page = doc.page();
     out.push((files::REPORT_MD.to_owned(), markdown::page(&page)));
-    out.push((
-        files::REPORT_HTML.to_owned(),
-        html::page("streamlab report", "", &page),
-    ));
+    out.push((files::REPORT_HTML.to_owned(), html::page("", &page)));
     Ok(out)
 }
 

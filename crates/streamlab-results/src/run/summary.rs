@@ -1,5 +1,6 @@
-//! A run's `summary.json` from its analysed results ([`summarize`]), and its headlines
-//! as lines (`headlines`, [`summary_text`]): every experiment the registry lists (with
+//! A run's `summary.json` from its analysed results ([`summarize`]), its findings for
+//! the report's first screen ([`findings`]), and its headlines as lines ([`lines`],
+//! [`summary_text`]): every experiment the registry lists (with
 //! `null` where a kernel-set experiment or a fact did not run), then any the registry
 //! does not list.
 use super::SavedRun;

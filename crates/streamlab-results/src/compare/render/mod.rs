@@ -13,9 +13,9 @@ pub use json_file::{Counts, Totals, comparison_json, rule_text};
 
 use super::judge::Judgement;
 use super::{ComparedRow, ComparedSection, Comparison, p_text, significant};
-use crate::report as page;
 use crate::report::page::{Block, Lead};
 use crate::report::table::{self, Table, num};
+use crate::report::{html, markdown};
 use crate::saved::files;
 
 /// Every file of the comparison: the charts, then `report.md`, `report.html` and
@@ -274,7 +274,7 @@ fn blocks(c: &Comparison) -> Vec<Block<'_>> {
 
 /// The comparison as Markdown.
 pub fn markdown(c: &Comparison) -> String {
-    page::markdown::page(&blocks(c))
+    markdown::page(&blocks(c))
 }
 
 /// What the comparison's page adds to the report's style: a row called changed
@@ -289,5 +289,5 @@ summary { cursor: pointer; color: #1f5fa8; }
 
 /// The comparison as one HTML page.
 pub fn html(c: &Comparison) -> String {
-    page::html::page(&c.title, COMPARE_STYLE, &blocks(c))
+    html::page(COMPARE_STYLE, &blocks(c))
 }

@@ -307,6 +307,7 @@ impl Experiment for SincosOverlap {
     type Derived = SincosAnalysis;
 
     fn rows(_r: &SincosOverlapResult, derived: &Self::Derived) -> Vec<MeasuredRow> {
+        // The measured rows do not depend on the kernel set, which only heads a column.
         let columns = columns(KernelSet::Rust, None, derived.has_hosts());
         columns.measured_rows(&derived.configs)
     }
