@@ -410,8 +410,9 @@ fn the_comparison_is_written_as_markdown_html_and_json() {
     assert!(html.contains("▼ faster</td>"));
     assert!(md.contains("NVIDIA H100 80GB HBM3 | NVIDIA H200 |"));
     assert!(md.contains("| Commit | not recorded | not recorded |"));
-    // The page opens with what changed, and the provenance that differs before the rest.
-    let first = md.find("**What changed.**").unwrap();
+    // The page opens with what was compared and what changed, and the provenance that
+    // differs before the rest.
+    let first = md.find("**What was compared.**").unwrap();
     assert!(first < md.find("provenance that differs").unwrap());
     assert!(md.find("provenance that differs").unwrap() < md.find("## bounds").unwrap());
     // Every chart of the comparison is written beside it.
@@ -662,4 +663,72 @@ fn a_folder_of_the_cuda_twins_alone_compares() {
         "the C++ rows are compared"
     );
     std::fs::remove_dir_all(&cuda).unwrap();
+}
+
+/// Every line of `page` that calls anything both faster and slower.
+fn both_ways(page: &str) -> Vec<&str> {
+    (page.lines())
+        .filter(|l| l.contains('▲') && l.contains('▼'))
+        .collect()
+}
+
+#[test]
+fn the_comparison_opens_with_builds_and_gpus_and_calls_no_row_both_ways() {
+    let out = scratch("opening").join("report");
+    // The committed runs: different builds on different GPU kinds, where rows held to
+    // their C++ twins moved one way and their raw times the other.
+    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/results");
+    let (_, c) = compare::write(
+        &docs.join("h100"),
+        &docs.join("h200"),
+        Some(out.as_path()),
+        0.0,
+    )
+    .unwrap();
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    let first = (md.lines()).find(|l| l.starts_with("**")).unwrap();
+    assert!(
+        first.starts_with("**What was compared.** The two runs are of different builds (A ")
+            && first.contains("on different GPU kinds (A NVIDIA H100"),
+        "{first}"
+    );
+    let [alone, controlled] = [
+        "**The machine.** Rows judged alone",
+        "**The code.** Rows held",
+    ]
+    .map(|lead| md.find(lead).unwrap_or_else(|| panic!("no {lead}")));
+    assert!(alone < controlled && controlled < md.find("**In all.**").unwrap());
+    let text = compare::terminal::text(&c);
+    assert!(
+        text.starts_with("The two runs are of different builds"),
+        "{text}"
+    );
+    // A row called faster raw and slower against its control is printed one way only,
+    // by its control.
+    let mut c = c;
+    let row = (c.sections.iter_mut().flat_map(|s| &mut s.rows))
+        .find(|r| r.verdicts.controlled.is_some())
+        .expect("a row with a control");
+    row.verdicts.raw.verdict = Verdict::Faster;
+    row.verdicts.raw.b_over_a = Some(0.5);
+    let controlled = row.verdicts.controlled.as_mut().unwrap();
+    controlled.verdict = Verdict::Slower;
+    controlled.b_over_a = Some(1.5);
+    let pages = [
+        compare::render::markdown(&c),
+        compare::render::html(&c),
+        compare::terminal::text(&c),
+    ];
+    for page in pages.iter().chain([&md]) {
+        assert_eq!(both_ways(page), Vec::<&str>::new());
+    }
+    assert!(pages.iter().all(|p| p.contains("▲ slower")));
+    // One build on one GPU kind says so.
+    let same = compared(H200_A, H200_B);
+    assert!(
+        same.identity().contains("on one GPU kind (NVIDIA H200)"),
+        "{}",
+        same.identity()
+    );
+    let _ = std::fs::remove_dir_all(out.parent().unwrap());
 }

@@ -276,6 +276,25 @@ impl Comparison {
         self.sections.iter().flat_map(|s| &s.rows)
     }
 
+    /// Whether the two runs are of one build and of one GPU kind, said first: a change
+    /// between builds can be the code's, one between GPU kinds the machine's.
+    pub fn identity(&self) -> String {
+        let [a, b] = &self.sides;
+        let builds = if a.commit == NOT_RECORDED || b.commit == NOT_RECORDED {
+            "builds not known to be the same (a run did not record its commit)".to_owned()
+        } else if a.commit == b.commit {
+            format!("one build ({})", a.commit)
+        } else {
+            format!("different builds (A {}, B {})", a.commit, b.commit)
+        };
+        let gpus = if a.gpu == b.gpu {
+            format!("one GPU kind ({})", a.gpu)
+        } else {
+            format!("different GPU kinds (A {}, B {})", a.gpu, b.gpu)
+        };
+        format!("The two runs are of {builds}, on {gpus}.")
+    }
+
     /// The header's rows whose A and B differ.
     pub fn differing(&self) -> Vec<&Vec<String>> {
         (self.header.rows.iter())

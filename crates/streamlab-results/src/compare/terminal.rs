@@ -29,13 +29,21 @@ fn change(ratio: Option<f64>, verdict: Option<crate::verdict::Verdict>) -> Strin
     match (ratio, verdict) {
         (Some(r), Some(v)) => format!("{} {}", num(r, 3), v.text()),
         (None, Some(v)) => v.text().to_owned(),
-        _ => "–".into(),
+        (Some(r), None) => num(r, 3),
+        (None, None) => "–".into(),
     }
 }
 
 /// The comparison as the terminal shows it.
 pub fn text(c: &Comparison) -> String {
     let mut out = String::new();
+    let totals = Totals::of(c.rows());
+    let [alone, controlled] = totals.headlines();
+    for line in [c.identity(), alone, controlled] {
+        for l in wrap(&line, WIDTH) {
+            let _ = writeln!(out, "{l}");
+        }
+    }
     let mut changed: Vec<&ComparedRow> = (c.rows())
         .filter(|r| r.verdicts.verdict().changed())
         .collect();
@@ -55,7 +63,13 @@ pub fn text(c: &Comparison) -> String {
         );
         for r in changed.iter().take(LISTED) {
             let name = format!("{}: {}", r.row.experiment, r.label());
-            let raw = change(r.verdicts.raw.b_over_a, Some(r.verdicts.raw.verdict));
+            // A row a control judges is called by its control alone.
+            let raw_verdict = r
+                .verdicts
+                .controlled
+                .is_none()
+                .then_some(r.verdicts.raw.verdict);
+            let raw = change(r.verdicts.raw.b_over_a, raw_verdict);
             let ctrl = r
                 .verdicts
                 .controlled
@@ -88,7 +102,6 @@ pub fn text(c: &Comparison) -> String {
             }
         }
     }
-    let totals = Totals::of(c.rows());
     for line in [
         format!("{}.", totals.line()),
         format!("False-call rate: {}.", c.margins.false_call_text()),

@@ -44,6 +44,9 @@ pub struct Totals {
     /// Raw verdicts: what the machine and the code did (a row the machine moved counted
     /// the same: see `moved_with_machine`).
     pub raw: Counts,
+    /// Raw verdicts of the rows without a control: what the machine did (and the code,
+    /// where it changed them).
+    pub alone: Counts,
     /// Controlled verdicts, over the rows with a control: what the code did.
     pub controlled: Counts,
     /// The controlled verdict where there is one, else the raw one: what `--fail-on`
@@ -62,13 +65,36 @@ impl Totals {
             } else {
                 r.raw()
             });
-            if let Some(c) = r.verdicts.controlled {
-                t.controlled.add(c.verdict);
+            match r.verdicts.controlled {
+                Some(c) => t.controlled.add(c.verdict),
+                None => t.alone.add(r.raw()),
             }
             t.verdict.add(r.verdicts.verdict());
             t.moved_with_machine += usize::from(r.verdicts.moved_with_machine());
         }
         t
+    }
+
+    /// The two headlines: the rows judged alone, which the machine moves (and the code,
+    /// where it changed them), and the rows held against a control of their own run,
+    /// which only the code moves.
+    pub fn headlines(&self) -> [String; 2] {
+        let counts = |c: &Counts| {
+            format!(
+                "{} of {} changed ({} faster, {} slower, {} too noisy to say)",
+                c.changed, c.rows, c.faster, c.slower, c.too_noisy
+            )
+        };
+        [
+            format!(
+                "Rows judged alone, which the machine moves as well as the code: {}.",
+                counts(&self.alone)
+            ),
+            format!(
+                "Rows held against a control of their own run (a C++ twin, the link's probes, the launch probe, a model), which only the code moves: {}.",
+                counts(&self.controlled)
+            ),
+        ]
     }
 
     /// "3 of 617 rows changed (1 faster, 2 slower); 32 moved with the machine; raw 35 of

@@ -44,6 +44,16 @@ fn judged(j: Option<Judgement>) -> String {
     }
 }
 
+/// A row's raw change: with its verdict where the row is judged alone, the ratio alone
+/// where a control judges it (so that no row is called both faster and slower).
+fn raw_cell(r: &ComparedRow) -> String {
+    match (r.verdicts.controlled, r.verdicts.raw.b_over_a) {
+        (Some(_), Some(ratio)) => num(ratio, 3),
+        (Some(_), None) => "–".into(),
+        (None, _) => judged(Some(r.verdicts.raw)),
+    }
+}
+
 /// A table of `rows`: each with both values, their noise, and its raw and controlled
 /// change and verdict; `experiment` prefixes the row's name where rows of several
 /// experiments share it.
@@ -79,7 +89,7 @@ fn rows_table(
             noise(r.row.a.noise),
             significant(r.row.b.value),
             noise(r.row.b.noise),
-            judged(Some(r.verdicts.raw)),
+            raw_cell(r),
             r.verdicts.raw.p_value.map_or("–".into(), p_text),
             r.row.control.map_or("–".into(), |k| k.text().to_owned()),
             judged(r.verdicts.controlled),
@@ -186,8 +196,12 @@ fn blocks(c: &Comparison) -> Vec<Block<'_>> {
     let totals = Totals::of(c.rows());
     let mut out = vec![Block::Title(c.title.clone())];
     out.extend((c.banners.iter()).map(|b| Block::Banner("Incomplete run.".into(), b.clone())));
+    let [alone, controlled] = totals.headlines();
+    out.push(Block::Note("What was compared".into(), c.identity()));
+    out.push(Block::Note("The machine".into(), alone));
+    out.push(Block::Note("The code".into(), controlled));
     out.push(Block::Note(
-        "What changed".into(),
+        "In all".into(),
         format!(
             "{}. The rule's measured false-call rate: {}.",
             totals.line(),
