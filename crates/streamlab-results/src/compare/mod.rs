@@ -184,8 +184,11 @@ impl ComparedRow {
 /// One experiment both folders hold.
 pub struct ComparedSection {
     pub name: &'static str,
-    /// What differs in how it ran, and what only one side measured.
+    /// What differs in how it ran.
     pub notes: Vec<(String, String)>,
+    /// The rows only one side measured, by side and kernel set: (what they are, their
+    /// labels).
+    pub only: Vec<(String, Vec<String>)>,
     /// Its headline and facts as each run's summary words them: (label, A, B).
     pub headlines: Vec<(String, String, String)>,
     /// The parameters that differ: (parameter, A, B).
@@ -399,6 +402,7 @@ pub fn compare_with(
             ComparedSection {
                 name: p.name,
                 notes: p.notes,
+                only: p.only,
                 headlines: p.headlines,
                 params: p.params,
                 rows,

@@ -189,6 +189,7 @@ const MAX_LABELLED: usize = 30;
 pub(super) struct Pairing {
     pub(super) name: &'static str,
     pub(super) notes: Vec<(String, String)>,
+    pub(super) only: Vec<(String, Vec<String>)>,
     pub(super) headlines: Vec<(String, String, String)>,
     pub(super) params: Vec<(String, String, String)>,
     pub(super) rows: Vec<PairedRow>,
@@ -199,6 +200,7 @@ fn pairing(name: &'static str, a: &ComparedRun, b: &ComparedRun) -> Option<Pairi
     let mut p = Pairing {
         name,
         notes: Vec::new(),
+        only: Vec::new(),
         headlines: headlines(name, &a.run, &b.run),
         params: Vec::new(),
         rows: Vec::new(),
@@ -276,9 +278,9 @@ fn pairing(name: &'static str, a: &ComparedRun, b: &ComparedRun) -> Option<Pairi
         }
         for (side, list) in [("A", only_a), ("B", only_b)] {
             if !list.is_empty() {
-                p.notes.push((
+                p.only.push((
                     format!("Rows only in {side} ({} kernels)", set.label()),
-                    list.join("; "),
+                    list,
                 ));
             }
         }

@@ -131,6 +131,13 @@ fn section_blocks<'a>(c: &Comparison, s: &'a ComparedSection) -> Vec<Block<'a>> 
     for (label, text) in &s.notes {
         out.push(Block::Note(label.clone(), text.clone()));
     }
+    for (label, rows) in &s.only {
+        let items = rows.iter().map(|r| (None, r.clone())).collect();
+        out.push(Block::Folded(
+            format!("{label}: {} rows", rows.len()),
+            vec![Block::List(items)],
+        ));
+    }
     let side_by_side = [
         (
             "its headline, as each run's summary has it",
