@@ -75,9 +75,9 @@ impl Totals {
         t
     }
 
-    /// The two headlines: the rows judged alone, which the machine moves (and the code,
-    /// where it changed them), and the rows held against a control of their own run,
-    /// which only the code moves.
+    /// The two headlines: the rows judged alone, which the machine moves as well as the
+    /// code, and the rows held against a control of their own run, which the machine
+    /// moves only where it favours a row over its control.
     pub fn headlines(&self) -> [String; 2] {
         let counts = |c: &Counts| {
             format!(
@@ -87,11 +87,11 @@ impl Totals {
         };
         [
             format!(
-                "Rows judged alone, which the machine moves as well as the code: {}.",
+                "Rows judged alone, which a change of machine moves as well as a change of code: {}.",
                 counts(&self.alone)
             ),
             format!(
-                "Rows held against a control of their own run (a C++ twin, the link's probes, the launch probe, a model), which only the code moves: {}.",
+                "Rows held against a control of their own run (a C++ twin, the link's probes, the launch probe, a model), which a change of machine moves only where it favours the row over its control: {}.",
                 counts(&self.controlled)
             ),
         ]
