@@ -211,14 +211,9 @@ impl<'a, R> Columns<'a, R> {
             unit,
             samples,
         });
-        let value = move |r: &R| median(r).map_or(f64::NAN, Series::median);
-        self.valued(
-            heading,
-            name,
-            value,
-            move |v| num(v, shown),
-            move |v| format!("{v:.saved$}"),
-        )
+        self.number(heading, name, (shown, saved), move |r: &R| {
+            median(r).map_or(f64::NAN, Series::median)
+        })
     }
 
     /// A measured row of each row's `samples` (in `unit`), named as the table's row or
