@@ -129,6 +129,19 @@ fn a_newcomer_finds_each_term_explained_and_linked_where_first_used() {
                 "{file}: {term}"
             );
         }
+        // Every term the glossary explains is used, and linked, where the report first
+        // uses it.
+        for t in streamlab_results::report::glossary::TERMS {
+            let linked = match file {
+                "report.md" => format!("](#{})", t.anchor),
+                _ => format!("<a href=\"#{}\">", t.anchor),
+            };
+            assert!(
+                report[..glossary].contains(&linked),
+                "{file}: {} never used",
+                t.spelling
+            );
+        }
         // How to read a timeline said once, where times come from once per section.
         assert_eq!(
             report

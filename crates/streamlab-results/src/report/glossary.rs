@@ -69,6 +69,41 @@ pub const TERMS: &[Term] = &[
         "Streams' work captured once and replayed with one call, which saves the host issuing each operation again.",
     ),
     term(
+        "write-ups",
+        "glossary-write-ups",
+        "The articles and book chapters whose experiments streamlab reproduces; the write-ups' shapes and defaults are the sizes and settings they used.",
+    ),
+    term(
+        "spelling",
+        "glossary-spelling",
+        "One way of writing a kernel's algorithm (its loop shape, batching, tail and index width) that computes the same products or sums in the same order; a ratio takes each side's fastest spelling.",
+    ),
+    term(
+        "programmatic dependent launch",
+        "glossary-programmatic-dependent-launch",
+        "Launching a kernel while the one ahead of it on its stream still runs: its blocks wait at griddepcontrol.wait until the one ahead lets them go, which takes the launch itself out of the gap between the two.",
+    ),
+    term(
+        "L2",
+        "glossary-l2",
+        "The GPU's last-level cache, which every SM shares. A case timed warm is launched back to back with its inputs left in L2; one timed cold has L2 flushed before each launch.",
+    ),
+    term(
+        "ulps",
+        "glossary-ulps",
+        "Units in the last place: how many representable floats apart a result is from the exact value.",
+    ),
+    term(
+        "p99",
+        "glossary-p99",
+        "The 99th percentile: 99% of the samples are at or under it. p50, the 50th, is the median.",
+    ),
+    term(
+        "A/A",
+        "glossary-a-a",
+        "Two runs of the same kernels on two machines of one kind: what they differ by is the machines' own spread, on which the comparison fits its margins.",
+    ),
+    term(
         "CUPTI",
         "glossary-cupti",
         "NVIDIA's profiling interface: its activity records say when each copy and kernel really started and ended on the GPU; the timelines are drawn from them.",
@@ -79,14 +114,9 @@ pub const TERMS: &[Term] = &[
         "NVIDIA's run-time compiler for CUDA C++: it builds the CUDA C++ twins of the Rust kernels when the run starts, so both are timed on the same buffers.",
     ),
     term(
-        "shmoo",
-        "glossary-shmoo",
-        "A sweep over one parameter (here AddKernel's cycles of work per element), measuring at every step.",
-    ),
-    term(
         "breakeven",
         "glossary-breakeven",
-        "In memcpy-kernel, the least work per element (AddKernel's cycles) at which the kernel outlasts each copy: from there the copies hide behind the kernels, and streams give their largest gain.",
+        "Where something starts to hold: in memcpy-kernel, the least work per element (AddKernel's cycles) at which the kernel outlasts each copy, so that the copies can hide behind the kernels; in launch-overhead, the least work per kernel from which the launch's share of a kernel's time falls under its threshold.",
     ),
     term(
         "bound",
@@ -96,7 +126,7 @@ pub const TERMS: &[Term] = &[
     term(
         "noise",
         "glossary-noise",
-        "A row's spread: 1.4826 × the median absolute deviation of its samples over their median. A difference smaller than the noise is not a difference.",
+        "A row's spread: 1.4826 × the median absolute deviation of its samples over their median. Two figures closer than their noise are not called different, and a comparison of two runs also asks a difference to pass the spread two machines of one kind show.",
     ),
     term(
         "noise target",
