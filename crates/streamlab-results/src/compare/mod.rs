@@ -165,6 +165,12 @@ impl ComparedRow {
         self.row.set
     }
 
+    /// Its raw verdict where it is judged alone: a row a control judges is called by its
+    /// control only, so that no row is called both faster and slower.
+    pub fn raw_called(&self) -> Option<Verdict> {
+        (self.verdicts.controlled.is_none()).then_some(self.verdicts.raw.verdict)
+    }
+
     /// The raw verdict: what the machine and the code did.
     pub fn raw(&self) -> Verdict {
         self.verdicts.raw.verdict
@@ -342,6 +348,17 @@ pub struct SideFacts {
     /// The commit its binary was built from, "not recorded" before runs recorded it.
     pub commit: String,
     pub complete: bool,
+}
+
+/// A change as a cell: "1.034 ▲ slower"; the ratio alone without a verdict, the verdict
+/// alone without a ratio, "–" without either.
+pub fn change_text(ratio: Option<f64>, verdict: Option<Verdict>) -> String {
+    match (ratio, verdict) {
+        (Some(r), Some(v)) => format!("{} {}", num(r, 3), v.text()),
+        (None, Some(v)) => v.text().to_owned(),
+        (Some(r), None) => num(r, 3),
+        (None, None) => "–".into(),
+    }
 }
 
 /// A value with four significant digits, "–" when not finite.

@@ -4,9 +4,8 @@
 use std::fmt::Write;
 
 use super::render::Totals;
-use super::{ComparedRow, Comparison};
+use super::{ComparedRow, Comparison, change_text};
 use crate::report::fit::wrap_chars as wrap;
-use crate::report::table::num;
 
 /// The widest line printed.
 pub const WIDTH: usize = 100;
@@ -21,16 +20,6 @@ fn fit(text: &str, width: usize) -> String {
     } else {
         let kept: String = text.chars().take(width.saturating_sub(1)).collect();
         format!("{kept}…")
-    }
-}
-
-/// "1.034 ▲ slower", "–".
-fn change(ratio: Option<f64>, verdict: Option<crate::verdict::Verdict>) -> String {
-    match (ratio, verdict) {
-        (Some(r), Some(v)) => format!("{} {}", num(r, 3), v.text()),
-        (None, Some(v)) => v.text().to_owned(),
-        (Some(r), None) => num(r, 3),
-        (None, None) => "–".into(),
     }
 }
 
@@ -63,17 +52,10 @@ pub fn text(c: &Comparison) -> String {
         );
         for r in changed.iter().take(LISTED) {
             let name = format!("{}: {}", r.row.experiment, r.label());
-            // A row a control judges is called by its control alone.
-            let raw_verdict = r
-                .verdicts
-                .controlled
-                .is_none()
-                .then_some(r.verdicts.raw.verdict);
-            let raw = change(r.verdicts.raw.b_over_a, raw_verdict);
-            let ctrl = r
-                .verdicts
-                .controlled
-                .map_or("no control".into(), |j| change(j.b_over_a, Some(j.verdict)));
+            let raw = change_text(r.verdicts.raw.b_over_a, r.raw_called());
+            let ctrl = r.verdicts.controlled.map_or("no control".into(), |j| {
+                change_text(j.b_over_a, Some(j.verdict))
+            });
             let _ = writeln!(
                 out,
                 "{} {} {}",

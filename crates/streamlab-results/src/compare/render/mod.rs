@@ -11,10 +11,9 @@ mod json_file;
 
 pub use json_file::{Counts, Totals, comparison_json, rule_text};
 
-use super::judge::Judgement;
-use super::{ComparedRow, ComparedSection, Comparison, p_text, significant};
+use super::{ComparedRow, ComparedSection, Comparison, change_text, p_text, significant};
 use crate::report::page::{Block, Lead};
-use crate::report::table::{self, Table, num};
+use crate::report::table::{self, Table};
 use crate::report::{html, markdown};
 use crate::saved::files;
 
@@ -29,29 +28,6 @@ pub fn files(c: &Comparison) -> Vec<(String, String)> {
     out.push((files::REPORT_HTML.to_owned(), html(c)));
     out.push((files::COMPARISON.to_owned(), comparison_json(c)));
     out
-}
-
-/// A judgement as a table cell: "1.034 ▲ slower" ("–" without a ratio).
-fn judged(j: Option<Judgement>) -> String {
-    match j {
-        Some(Judgement {
-            b_over_a: Some(r),
-            verdict,
-            ..
-        }) => format!("{} {}", num(r, 3), verdict.text()),
-        Some(j) => j.verdict.text().to_owned(),
-        None => "–".into(),
-    }
-}
-
-/// A row's raw change: with its verdict where the row is judged alone, the ratio alone
-/// where a control judges it (so that no row is called both faster and slower).
-fn raw_cell(r: &ComparedRow) -> String {
-    match (r.verdicts.controlled, r.verdicts.raw.b_over_a) {
-        (Some(_), Some(ratio)) => num(ratio, 3),
-        (Some(_), None) => "–".into(),
-        (None, _) => judged(Some(r.verdicts.raw)),
-    }
 }
 
 /// A table of `rows`: each with both values, their noise, and its raw and controlled
@@ -89,10 +65,11 @@ fn rows_table(
             noise(r.row.a.noise),
             significant(r.row.b.value),
             noise(r.row.b.noise),
-            raw_cell(r),
+            change_text(r.verdicts.raw.b_over_a, r.raw_called()),
             r.verdicts.raw.p_value.map_or("–".into(), p_text),
             r.row.control.map_or("–".into(), |k| k.text().to_owned()),
-            judged(r.verdicts.controlled),
+            (r.verdicts.controlled)
+                .map_or("–".into(), |j| change_text(j.b_over_a, Some(j.verdict))),
         ];
         if experiment {
             cells.insert(0, r.row.experiment.to_owned());
