@@ -194,7 +194,7 @@ impl<'a, R> Columns<'a, R> {
     /// tables ("–" where the row has none), `saved` in the CSV (under `name`); and a
     /// measured row, named as the table's row, or under it as `item` (its key and words).
     pub fn median<F>(
-        mut self,
+        self,
         (heading, name): (&'static str, &'static str),
         (shown, saved): (usize, usize),
         (item, unit): (Option<(&'static str, &'static str)>, &'static str),
@@ -206,14 +206,12 @@ impl<'a, R> Columns<'a, R> {
     {
         let samples: Samples<'a, R> = std::rc::Rc::new(samples);
         let median = samples.clone();
-        self.measured.push(Measured {
-            item,
-            unit,
-            samples,
-        });
-        self.number(heading, name, (shown, saved), move |r: &R| {
-            median(r).map_or(f64::NAN, Series::median)
-        })
+        self.measured((item, unit), move |r| samples(r)).number(
+            heading,
+            name,
+            (shown, saved),
+            move |r: &R| median(r).map_or(f64::NAN, Series::median),
+        )
     }
 
     /// A measured row of each row's `samples` (in `unit`), named as the table's row or
