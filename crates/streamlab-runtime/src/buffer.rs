@@ -84,6 +84,27 @@ impl<T> DeviceBuffer<T> {
         self.slice_mut(0..len)
     }
 
+    /// Elements `range` as a kernel argument that reads their bits as `U`, an element
+    /// of the same size (any bytes are a value of either).
+    pub fn bits<U: Element>(&self, range: Range<usize>) -> DeviceSlice<'_, U> {
+        assert_eq!(size_of::<T>(), size_of::<U>(), "bits of another size");
+        let (start, len) = (range.start, range.len());
+        let _in_bounds = self.slice(range);
+        // SAFETY: the same bytes as that view, borrowed as it is; `U` is as large as `T`
+        // and any bytes are a value of it.
+        unsafe { DeviceSlice::from_raw(self.addr(start), len) }
+    }
+
+    /// Elements `range` as a kernel argument that writes their bits as `U`, an element
+    /// of the same size.
+    pub fn bits_mut<U: Element>(&mut self, range: Range<usize>) -> DeviceSliceMut<'_, U> {
+        assert_eq!(size_of::<T>(), size_of::<U>(), "bits of another size");
+        let (start, len) = (range.start, range.len());
+        let _in_bounds = self.slice(range);
+        // SAFETY: as in `bits`, borrowed exclusively.
+        unsafe { DeviceSliceMut::from_raw(self.addr(start), len) }
+    }
+
     pub(crate) fn addr(&self, index: usize) -> sys::CUdeviceptr {
         assert!(
             index <= self.len,

@@ -19,8 +19,9 @@
 //!    and events in its own context, and [`Gpu::bind`] makes that context current
 //!    before its streams are used; peer access and copies between GPUs.
 //! 6. [`clocks`] reads the GPU's clocks and why it holds them down, and [`links`] how
-//!    the GPUs are joined (NVLink or PCIe), through NVML (the one library here outside
-//!    CUDA's driver API).
+//!    the GPUs are joined (NVLink or PCIe), through NVML; [`nccl`] finds NCCL, loads it
+//!    and runs its all-reduce over several GPUs (the two libraries here outside CUDA's
+//!    driver API).
 //!
 //! Every safe function here is sound for every input, by its types:
 //!
@@ -86,6 +87,7 @@ mod gpu;
 pub mod graph;
 pub mod kernels;
 pub mod links;
+pub mod nccl;
 pub mod parallel;
 pub mod peer;
 mod pending;
@@ -152,6 +154,8 @@ pub enum RuntimeError {
     PeerAccessStillOn { from: usize, to: usize },
     #[error("a gate refused: {0}")]
     Gate(String),
+    #[error("NCCL: {0}")]
+    Nccl(String),
 }
 
 impl RuntimeError {

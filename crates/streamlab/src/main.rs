@@ -6,6 +6,10 @@ use std::process::ExitCode;
 use anyhow::Context;
 
 fn main() -> ExitCode {
+    // NVLink multicast stays off: NCCL reads this when its first communicator is made,
+    // and a multicast program can put a shared host's GPUs out of service.
+    // SAFETY: no other thread exists yet.
+    unsafe { std::env::set_var(streamlab::runtime::nccl::MULTICAST_VARIABLE, "0") };
     // Give each of up to 32 streams its own hardware work queue. With the driver's default
     // of 8, streams k and k + 8 share one, and an event recorded on one stalls the other.
     if std::env::var_os(streamlab::runtime::QUEUES_VARIABLE).is_none() {

@@ -285,6 +285,93 @@ fn peer_copy_staged_rows_ran_with_peer_access_off(doc: &Value, gpus: usize) {
     eprintln!("{over_nvlink} of {} ordered pairs over NVLink", links.len());
 }
 
+/// allreduce-overlap's quick run with `args` into `out`: `None` where it refused in one
+/// line (fewer than two GPUs, or no NCCL here), saying which.
+fn allreduce_overlap(args: &[&str], out: &Path, gpus: usize) -> Option<Output> {
+    let output = streamlab(&[&["allreduce-overlap", "--quick"][..], args].concat(), out);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if gpus < 2 {
+        refused(
+            &output,
+            out,
+            "allreduce-overlap needs two or more GPUs; this machine has 1",
+        );
+        return None;
+    }
+    if output.status.code() == Some(2) && stderr.contains("NCCL") {
+        refused(&output, out, "pip install nvidia-nccl-cu13");
+        eprintln!("skipped: no usable NCCL on this machine: {stderr}");
+        return None;
+    }
+    Some(output)
+}
+
+#[test]
+fn allreduce_overlap_verifies_every_bucket_and_fails_without_its_stream_wait() {
+    if !gpu_present() {
+        return;
+    }
+    let gpus = streamlab::runtime::peer::gpu_names()
+        .expect("the driver lists its GPUs")
+        .len();
+    let out = std::env::temp_dir().join(format!("streamlab-gpu-allreduce-{}", std::process::id()));
+    let small = [
+        "--bucket-mib",
+        "1,4",
+        "--budgets",
+        "default,2",
+        "--budget-mib",
+        "4",
+    ];
+    let Some(output) = allreduce_overlap(&small, &out, gpus) else {
+        return;
+    };
+    succeeded(&output);
+    let doc = json(&out, "allreduce-overlap.json");
+    assert_eq!(doc["verification"]["passed"], true);
+    assert_eq!(doc["gpus"].as_array().map(Vec::len), Some(gpus));
+    let nccl = &doc["provenance"]["nccl"];
+    assert!(
+        nccl["version"].as_str().is_some_and(|v| v.starts_with('2')),
+        "{nccl}"
+    );
+    let variables = nccl["variables"].as_array().expect("the NCCL variables");
+    assert!(
+        variables.contains(&serde_json::json!("NCCL_NVLS_ENABLE=0")),
+        "{nccl}"
+    );
+    // Bucket sizes 1 and 4 MiB at the default budget, and 4 MiB capped at 2 CTAs.
+    let rows = doc["derived"]["overlap"].as_array().expect("overlap rows");
+    assert_eq!(rows.len(), 3);
+    for row in rows {
+        assert!(row["bound_ms"].as_f64().is_some_and(|b| b > 0.0), "{row}");
+        assert_eq!(row["beyond_bound"], false, "{row}");
+        let hidden = row["hidden"].as_f64().expect("hidden");
+        assert!(hidden <= 1.0, "{row}");
+    }
+    assert!(out.join("allreduce-overlap.csv").is_file());
+    assert!(out.join("allreduce-overlap-alone.csv").is_file());
+    std::fs::remove_dir_all(&out).expect("clean up");
+    // Without the wait for its bucket, an all-reduce sums the poison: the check fails.
+    let broken = [
+        "--bucket-mib",
+        "4",
+        "--budgets",
+        "default",
+        "--budget-mib",
+        "4",
+        "--drop-wait",
+    ];
+    let output = allreduce_overlap(&broken, &out, gpus).expect("it ran above");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("overlapped") && stderr.contains("wrong"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&out);
+}
+
 #[test]
 fn multi_gpu_overlap_verifies_every_gpus_share_or_says_in_one_line_why_it_cannot() {
     if !gpu_present() {

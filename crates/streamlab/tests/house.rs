@@ -602,3 +602,61 @@ fn no_function_passes_the_line_limit() {
         [("f".to_owned(), MAX_FUNCTION_LINES + 2)]
     );
 }
+
+/// NVLink multicast can put a shared host's GPUs out of service: `main` turns it off in
+/// NCCL before anything else runs, the runtime checks it before every communicator, and
+/// no source of the project creates a multicast object.
+#[test]
+fn nvlink_multicast_stays_off_everywhere() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let main = std::fs::read_to_string(root.join("crates/streamlab/src/main.rs")).unwrap();
+    let set = main.find("set_var(streamlab::runtime::nccl::MULTICAST_VARIABLE, \"0\")");
+    let first_call = main.find("args_os").expect("main reads its arguments");
+    assert!(
+        set.is_some_and(|at| at < first_call),
+        "main must set NCCL_NVLS_ENABLE=0 first"
+    );
+    let nccl = std::fs::read_to_string(root.join("crates/streamlab-runtime/src/nccl.rs")).unwrap();
+    let made = nccl
+        .find("fn communicators")
+        .expect("the runtime makes communicators");
+    let checked = nccl[made..]
+        .find("multicast_off()?")
+        .expect("it checks multicast is off");
+    let first_nccl_call = nccl[made..].find("(self.api.").expect("it calls NCCL");
+    assert!(
+        checked < first_nccl_call,
+        "the check comes before NCCL is called"
+    );
+    let forbidden = ["cuMulticast", "Create"].concat();
+    let mut sources = Vec::new();
+    for dir in ["crates", "kernels-rs", "xtask", "examples"] {
+        collect_sources(&root.join(dir), &mut sources);
+    }
+    for file in sources {
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        assert!(
+            !text.contains(&forbidden),
+            "{} names {forbidden}",
+            file.display()
+        );
+    }
+}
+
+/// Every Rust, C++ and CUDA source under `dir`, outside build folders.
+fn collect_sources(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() && !path.ends_with("target") {
+            collect_sources(&path, out);
+        } else if path
+            .extension()
+            .is_some_and(|e| e == "rs" || e == "cu" || e == "cpp" || e == "h")
+        {
+            out.push(path);
+        }
+    }
+}

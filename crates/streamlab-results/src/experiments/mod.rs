@@ -40,6 +40,7 @@ macro_rules! registered {
             mapped::Mapped,
             peer_copy::PeerCopy,
             multi_gpu_overlap::MultiGpuOverlap,
+            allreduce_overlap::AllreduceOverlap,
             overlap::Overlap,
         }
     };

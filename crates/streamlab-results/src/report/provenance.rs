@@ -61,7 +61,7 @@ pub fn host_links(p: &Provenance) -> Option<String> {
 pub fn build_facts(p: &Provenance) -> Vec<(&'static str, String)> {
     let known = |v: Option<String>| v.unwrap_or_else(|| NOT_RECORDED.to_owned());
     let (b, h) = (p.build.as_ref(), p.host.as_ref());
-    vec![
+    let mut facts = vec![
         ("Commit", known(b.map(BuildInfo::commit_text))),
         (
             "Rust compiler (host)",
@@ -82,7 +82,18 @@ pub fn build_facts(p: &Provenance) -> Vec<(&'static str, String)> {
         ),
         ("CPU", known(h.and_then(|h| h.cpu.clone()))),
         ("Command line", known(h.map(|h| h.command_line.clone()))),
-    ]
+    ];
+    if let Some(n) = &p.nccl {
+        let vars = n.variables.join(" ");
+        facts.push((
+            "NCCL",
+            format!(
+                "{} at {} (found in {}); {vars}",
+                n.version, n.path, n.found_in
+            ),
+        ));
+    }
+    facts
 }
 
 /// One line naming the GPU.

@@ -98,6 +98,7 @@ impl Provenance {
             duration_s: None,
             clocks: None,
             gpus: Vec::new(),
+            nccl: None,
         }
     }
 }
@@ -138,6 +139,20 @@ pub struct Provenance {
     /// around it and its host link (empty for one GPU, and before 2026-11-28).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gpus: Vec<clocks::GpuProbe>,
+    /// The NCCL of an experiment whose GPUs talk through it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nccl: Option<NcclUsed>,
+}
+
+/// The NCCL a result's collectives ran on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NcclUsed {
+    /// The library's full path, and where it was found.
+    pub path: String,
+    pub found_in: String,
+    pub version: String,
+    /// Every `NCCL_*` variable in force, `NAME=value`.
+    pub variables: Vec<String>,
 }
 
 /// What is said of a fact that a results folder of an earlier format did not record.

@@ -73,6 +73,7 @@ impl Context<'_> {
             duration_s: None,
             clocks: None,
             gpus: Vec::new(),
+            nccl: None,
         }
     }
 

@@ -1,0 +1,486 @@
+//! allreduce-overlap: computation against NCCL's all-reduce on several GPUs, the overlap
+//! data-parallel training lives on.
+//!
+//! An iteration is `--buckets` layers on every GPU at once, driven from one host thread:
+//! each layer is the project's matrix product followed by a kernel that writes bucket k
+//! (on the compute stream), and bucket k's all-reduce (a float32 sum over every GPU)
+//! waits for it through an event (on the communication stream). Configurations, each
+//! sampled in turn round by round: compute alone, all-reduce alone (in place and out of
+//! place), serialized (everything on the compute stream), overlapped with the
+//! communication stream at the default and at the greatest priority, and two
+//! interference probes: the compute while an independent all-reduce loop runs, and the
+//! all-reduces while an independent loop of products runs. Times are per GPU from events
+//! around the work, released on every GPU at once by a gate; an iteration is the slowest
+//! GPU's.
+//!
+//! The bound: two resources in a fixed order, equal buckets, so the makespan is at least
+//! `max(C, M) + min(C, M) / K` (the first layer's compute and the last all-reduce overlap
+//! nothing); the same from the interference-slowed times splits the gap into
+//! interference and scheduling. Hidden fraction `(C + M − T) / min(C, M)`.
+use std::fmt;
+use std::str::FromStr;
+
+mod present;
+
+use present::{figures, overlap_columns, overlap_views, reduce_columns, reduce_views};
+use serde::{Deserialize, Serialize};
+
+use crate::derived::pipeline::beyond;
+use crate::derived::trace::TraceChecks;
+use crate::experiment::{
+    self, Analyzed, Csv, Experiment, MeasuredRow, Overview, Saved, Summary, With, context,
+};
+use crate::report::ReportError;
+use crate::report::section::{Section, draw};
+use crate::report::table::{Table, num, times};
+use crate::saved::{RunRecord, UsageError};
+use crate::stats::Series;
+
+/// The allreduce-overlap experiment.
+pub struct AllreduceOverlap;
+
+/// The most buckets an iteration holds (what one sample queues behind the gate).
+pub const MAX_BUCKETS: usize = 16;
+
+/// How many of a GPU's SMs NCCL may take: its default, its efficiency policy, or at most
+/// a number of CTAs (`ncclConfig_t`); on the command line `default`, `efficiency` or the
+/// number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub enum Budget {
+    Default,
+    Efficiency,
+    MaxCtas(u32),
+}
+
+impl Budget {
+    /// The budget in words, for tables.
+    pub fn label(self) -> String {
+        match self {
+            Budget::Default => "NCCL's default".into(),
+            Budget::Efficiency => "efficiency policy".into(),
+            Budget::MaxCtas(n) => format!("at most {n} CTAs"),
+        }
+    }
+}
+
+impl fmt::Display for Budget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Budget::Default => f.write_str("default"),
+            Budget::Efficiency => f.write_str("efficiency"),
+            Budget::MaxCtas(n) => write!(f, "{n}"),
+        }
+    }
+}
+
+impl FromStr for Budget {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Budget, String> {
+        match s.trim() {
+            "default" => Ok(Budget::Default),
+            "efficiency" => Ok(Budget::Efficiency),
+            n => match n.parse::<u32>() {
+                Ok(n) if (1..=64).contains(&n) => Ok(Budget::MaxCtas(n)),
+                _ => Err(format!(
+                    "{s:?} is no CTA budget: give default, efficiency, or a number of CTAs from 1 to 64"
+                )),
+            },
+        }
+    }
+}
+
+impl TryFrom<String> for Budget {
+    type Error = String;
+    fn try_from(s: String) -> Result<Budget, String> {
+        s.parse()
+    }
+}
+
+impl From<Budget> for String {
+    fn from(b: Budget) -> String {
+        b.to_string()
+    }
+}
+
+/// What `allreduce-overlap` measures.
+#[derive(Debug, Clone, PartialEq, clap::Args, Serialize, Deserialize)]
+pub struct Params {
+    /// The GPUs, as ordinals, e.g. `0,1` (default: every GPU).
+    #[arg(long, value_delimiter = ',')]
+    pub devices: Vec<usize>,
+    /// Buckets (layers) per iteration.
+    #[arg(long, default_value_t = 8, value_parser = crate::saved::count(MAX_BUCKETS as u64))]
+    pub buckets: usize,
+    /// Bucket sizes in MiB, swept at NCCL's default budget (PyTorch DDP's bucket is 25 MiB).
+    #[arg(long, value_delimiter = ',', default_values_t = [1u32, 4, 25, 64, 256])]
+    pub bucket_mib: Vec<u32>,
+    /// Compute : all-reduce ratios: each layer's product is sized to take this many times
+    /// one bucket's all-reduce alone.
+    #[arg(long, value_delimiter = ',', default_values_t = [0.5f64, 1.0, 2.0])]
+    pub ratios: Vec<f64>,
+    /// NCCL CTA budgets swept at --budget-mib, each a new set of communicators:
+    /// `default`, `efficiency`, or a number of CTAs.
+    #[arg(long, value_delimiter = ',', default_values_t = [Budget::Default, Budget::Efficiency, Budget::MaxCtas(8), Budget::MaxCtas(4), Budget::MaxCtas(2)])]
+    pub budgets: Vec<Budget>,
+    /// The bucket size (MiB) of the budget sweep.
+    #[arg(long, default_value_t = 25)]
+    pub budget_mib: u32,
+    /// Rows and columns of each layer's product (its inner size sets its time).
+    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u32).range(64..=8192))]
+    pub side: u32,
+    /// Untimed iterations of each configuration before its first sample.
+    #[arg(long, default_value_t = 3)]
+    pub warmup: usize,
+    /// Timed samples of each configuration, one iteration each.
+    #[arg(long, default_value_t = 10, value_parser = crate::saved::count(10_000))]
+    pub samples: usize,
+    /// Issue the overlapped schedule without its stream wait, so that its check must fail
+    /// (for the tests).
+    #[arg(long, hide = true)]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub drop_wait: bool,
+}
+
+crate::defaults_from_clap!(Params);
+
+impl crate::saved::Params for Params {
+    fn quick() -> Params {
+        Params {
+            bucket_mib: vec![1, 25],
+            ratios: vec![1.0],
+            budgets: vec![Budget::Default, Budget::MaxCtas(4)],
+            warmup: 2,
+            samples: 3,
+            ..Params::default()
+        }
+    }
+
+    fn validate(&self) -> Result<(), UsageError> {
+        crate::spread::check_devices(AllreduceOverlap::NAME, &self.devices)?;
+        if let Some(&mib) =
+            (self.bucket_mib.iter().chain([&self.budget_mib])).find(|&&m| !(1..=1024).contains(&m))
+        {
+            return Err(UsageError::new(format!(
+                "a bucket of {mib} MiB is outside 1..=1024: give --bucket-mib and --budget-mib from 1 to 1024"
+            )));
+        }
+        if let Some(r) = self.ratios.iter().find(|r| !(0.05..=16.0).contains(*r)) {
+            return Err(UsageError::new(format!(
+                "a compute : all-reduce ratio of {r} is outside 0.05..=16: give --ratios such as 0.5,1,2"
+            )));
+        }
+        if self.bucket_mib.is_empty() || self.ratios.is_empty() || self.budgets.is_empty() {
+            return Err(UsageError::new(
+                "--bucket-mib, --ratios and --budgets each need at least one value: give e.g. --ratios 1",
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Params {
+    /// Every (bucket MiB, budget) measured, in order: the bucket sweep at NCCL's default
+    /// budget, then the budget sweep at `budget_mib`, each pair once.
+    pub fn points(&self) -> Vec<(u32, Budget)> {
+        let mut out: Vec<(u32, Budget)> = Vec::new();
+        let sweep = (self.bucket_mib.iter().map(|&m| (m, Budget::Default)))
+            .chain(self.budgets.iter().map(|&b| (self.budget_mib, b)));
+        for point in sweep {
+            if !out.contains(&point) {
+                out.push(point);
+            }
+        }
+        out
+    }
+}
+
+/// One (bucket size, budget): its all-reduces alone and its ratios.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Point {
+    pub bucket_bytes: u64,
+    pub budget: Budget,
+    /// Milliseconds per iteration of the buckets' all-reduces alone, in place and out of
+    /// place, the slowest GPU's.
+    pub in_place: Series,
+    pub out_of_place: Series,
+    pub ratios: Vec<RatioPoint>,
+}
+
+/// One compute : all-reduce ratio of a point: every configuration's milliseconds per
+/// iteration, the slowest GPU's.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RatioPoint {
+    /// The ratio asked for.
+    pub ratio: f64,
+    /// The product's inner size that gave it.
+    pub inner: u32,
+    pub compute: Series,
+    pub serialized: Series,
+    pub overlapped: Series,
+    /// Overlapped with the communication stream at the greatest priority.
+    pub overlapped_high: Series,
+    /// The compute while an independent all-reduce loop runs.
+    pub compute_interfered: Series,
+    /// The all-reduces while an independent loop of products runs.
+    pub reduce_interfered: Series,
+}
+
+/// Result of allreduce-overlap.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AllreduceOverlapResult {
+    #[serde(flatten)]
+    pub run: RunRecord<Params>,
+    /// The GPUs of the run (ranks in order).
+    pub gpus: Vec<crate::saved::DeviceInfo>,
+    pub points: Vec<Point>,
+}
+
+impl Saved for AllreduceOverlapResult {
+    experiment::saved_fields!(Params);
+}
+
+/// A point's all-reduces alone.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReduceRow {
+    pub bucket_mib: f64,
+    pub budget: Budget,
+    /// Milliseconds per bucket, in place.
+    pub bucket_ms: f64,
+    /// Bus bandwidth as nccl-tests defines it: bytes / time × 2(n − 1)/n.
+    pub busbw_in_place: f64,
+    pub busbw_out_of_place: f64,
+}
+
+/// A ratio point's overlap against its bound.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OverlapRow {
+    pub bucket_mib: f64,
+    pub budget: Budget,
+    pub ratio_asked: f64,
+    /// Compute alone over all-reduce alone, as measured.
+    pub ratio: f64,
+    pub compute_ms: f64,
+    pub reduce_ms: f64,
+    pub serialized_ms: f64,
+    pub overlapped_ms: f64,
+    pub overlapped_high_ms: f64,
+    /// `max(C, M) + min(C, M) / K` from the stages alone, and from the stages slowed by
+    /// each other.
+    pub bound_ms: f64,
+    pub bound_interfered_ms: f64,
+    /// `(C + M − T) / min(C, M)`, at the default and the greatest priority.
+    pub hidden: f64,
+    pub hidden_high: f64,
+    /// Overlapped time over the bound.
+    pub over_bound: f64,
+    /// The overlapped run beat its bound by more than the slack: a stage was
+    /// under-measured, so the row is flagged.
+    pub beyond_bound: bool,
+    pub busbw: f64,
+}
+
+/// Every number derived from a run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AllreduceAnalysis {
+    pub ranks: usize,
+    pub reduce: Vec<ReduceRow>,
+    pub overlap: Vec<OverlapRow>,
+    /// The point nearest PyTorch DDP's default (the budget sweep's bucket, NCCL's default
+    /// budget, the ratio nearest 1), where measured.
+    pub headline: Option<usize>,
+    /// The row of the budget sweep at the headline's ratio that hides the most.
+    pub best_budget: Option<usize>,
+}
+
+/// Bus bandwidth (GB/s) of an all-reduce of `bytes` on `ranks` GPUs taking `ms`.
+pub fn busbw(bytes: u64, ms: f64, ranks: usize) -> f64 {
+    let n = ranks as f64;
+    bytes as f64 / (ms * 1e6) * 2.0 * (n - 1.0) / n
+}
+
+/// The makespan bound of `k` equal buckets whose compute takes `c` and all-reduces `m`
+/// in all: two resources in a fixed order.
+pub fn bound(c: f64, m: f64, k: usize) -> f64 {
+    c.max(m) + c.min(m) / k as f64
+}
+
+/// The fraction of the shorter side hidden: `(C + M − T) / min(C, M)`.
+pub fn hidden(c: f64, m: f64, t: f64) -> f64 {
+    (c + m - t) / c.min(m)
+}
+
+fn mib(bytes: u64) -> f64 {
+    bytes as f64 / (1u64 << 20) as f64
+}
+
+fn analyze(r: &AllreduceOverlapResult) -> AllreduceAnalysis {
+    let (ranks, k) = (r.gpus.len(), r.run.params.buckets);
+    let mut reduce = Vec::new();
+    let mut overlap = Vec::new();
+    for p in &r.points {
+        let m = p.in_place.median();
+        reduce.push(ReduceRow {
+            bucket_mib: mib(p.bucket_bytes),
+            budget: p.budget,
+            bucket_ms: m / k as f64,
+            busbw_in_place: busbw(p.bucket_bytes, m / k as f64, ranks),
+            busbw_out_of_place: busbw(p.bucket_bytes, p.out_of_place.median() / k as f64, ranks),
+        });
+        for q in &p.ratios {
+            let (c, t, th) = (
+                q.compute.median(),
+                q.overlapped.median(),
+                q.overlapped_high.median(),
+            );
+            let b = bound(c, m, k);
+            overlap.push(OverlapRow {
+                bucket_mib: mib(p.bucket_bytes),
+                budget: p.budget,
+                ratio_asked: q.ratio,
+                ratio: c / m,
+                compute_ms: c,
+                reduce_ms: m,
+                serialized_ms: q.serialized.median(),
+                overlapped_ms: t,
+                overlapped_high_ms: th,
+                bound_ms: b,
+                bound_interfered_ms: bound(
+                    q.compute_interfered.median(),
+                    q.reduce_interfered.median(),
+                    k,
+                ),
+                hidden: hidden(c, m, t),
+                hidden_high: hidden(c, m, th),
+                over_bound: t / b,
+                beyond_bound: beyond(t, b),
+                busbw: busbw(p.bucket_bytes, m / k as f64, ranks),
+            });
+        }
+    }
+    let params = &r.run.params;
+    let at = |row: &OverlapRow, budget: Budget| {
+        row.budget == budget && row.bucket_mib == f64::from(params.budget_mib)
+    };
+    let nearest_one = |a: &&OverlapRow, b: &&OverlapRow| {
+        (a.ratio_asked.ln().abs()).total_cmp(&b.ratio_asked.ln().abs())
+    };
+    let headline = (overlap.iter().filter(|row| at(row, Budget::Default)))
+        .min_by(nearest_one)
+        .and_then(|h| overlap.iter().position(|row| std::ptr::eq(row, h)));
+    let best_budget = headline.and_then(|h| {
+        let asked = overlap[h].ratio_asked;
+        (overlap.iter().enumerate())
+            .filter(|(_, row)| row.ratio_asked == asked && row.bucket_mib == overlap[h].bucket_mib)
+            .max_by(|(_, a), (_, b)| a.hidden.total_cmp(&b.hidden))
+            .map(|(i, _)| i)
+    });
+    AllreduceAnalysis {
+        ranks,
+        reduce,
+        overlap,
+        headline,
+        best_budget,
+    }
+}
+
+impl Experiment for AllreduceOverlap {
+    const NAME: &'static str = "allreduce-overlap";
+    const USES_KERNEL_SETS: bool = false;
+    const WORDS: &'static str = include_str!("../allreduce_overlap.md");
+    type Params = Params;
+    type Result = AllreduceOverlapResult;
+    type Derived = AllreduceAnalysis;
+
+    fn derive(r: &AllreduceOverlapResult, _checks: &[TraceChecks]) -> AllreduceAnalysis {
+        analyze(r)
+    }
+
+    fn rows(r: &AllreduceOverlapResult, a: &AllreduceAnalysis) -> Vec<MeasuredRow> {
+        let mut rows = reduce_columns().measured_rows(&reduce_views(r, a));
+        rows.extend(overlap_columns().measured_rows(&overlap_views(r, a)));
+        rows
+    }
+
+    fn tables(
+        r: &AllreduceOverlapResult,
+        a: &AllreduceAnalysis,
+        _cuda: Option<With<'_, Self>>,
+    ) -> Vec<Table> {
+        let k = r.run.params.buckets;
+        vec![
+            reduce_columns().table(
+                Some(format!(
+                    "{k} all-reduces of float32 per iteration on {} GPUs, medians of the slowest GPU; busbw = bytes / time × 2(n − 1)/n",
+                    a.ranks
+                )),
+                &reduce_views(r, a),
+            ),
+            overlap_columns().table(
+                Some(format!(
+                    "ms per iteration of {k} layers; bound = max(C, M) + min(C, M)/{k}; bound slowed: the same from each side measured beside the other; hidden = (C + M − T) / min(C, M)"
+                )),
+                &overlap_views(r, a),
+            ),
+        ]
+    }
+
+    fn csv(r: &AllreduceOverlapResult, a: &AllreduceAnalysis) -> Vec<Csv> {
+        vec![
+            Csv::main(overlap_columns().csv(&overlap_views(r, a))),
+            Csv {
+                suffix: Some("alone"),
+                contents: reduce_columns().csv(&reduce_views(r, a)),
+            },
+        ]
+    }
+
+    fn section(
+        rust: &Analyzed<Self>,
+        _twin: Option<&Analyzed<Self>>,
+    ) -> Result<Section, ReportError> {
+        let (r, a) = rust.with();
+        let mut sec = rust.section(context! {})?;
+        sec.figures = draw(figures(r, a));
+        Ok(sec)
+    }
+
+    fn summary(r: &AllreduceOverlapResult, a: &AllreduceAnalysis) -> Summary {
+        let Some(h) = a.headline.map(|i| &a.overlap[i]) else {
+            return Summary::default();
+        };
+        let best = a.best_budget.map_or(h, |i| &a.overlap[i]);
+        let line = format!(
+            "{} GPUs, {} MiB buckets, C : M {:.2}: overlapped {:.3} ms, {} its bound, hiding {:.2} of the shorter side (best budget: {}, {:.2} at {:.0} GB/s busbw); {}",
+            a.ranks,
+            h.bucket_mib,
+            h.ratio,
+            h.overlapped_ms,
+            times(h.over_bound),
+            h.hidden,
+            best.budget.label(),
+            best.hidden,
+            best.busbw,
+            experiment::verdict(r.run.verification.passed)
+        );
+        Summary::headline(h, line).with(Overview {
+            finding: format!(
+                "On {} GPUs, NCCL's all-reduce of {} MiB buckets beside compute of about the same length hides {} of the shorter side ({} its bound); {} hides {} but moves {} GB/s instead of {}.",
+                a.ranks,
+                h.bucket_mib,
+                num(h.hidden, 2),
+                times(h.over_bound),
+                best.budget.label(),
+                num(best.hidden, 2),
+                num(best.busbw, 0),
+                num(h.busbw, 0)
+            ),
+            result: format!("{} hidden, {} GB/s", num(h.hidden, 2), num(h.busbw, 0)),
+            over_bound: Some(h.over_bound),
+            rust_over_cpp: None,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,211 @@
+//! allreduce-overlap's tables, CSV and measured rows (one declaration each for the
+//! all-reduces alone and for the overlap rows), and its two charts.
+use super::{
+    AllreduceAnalysis, AllreduceOverlapResult, Budget, OverlapRow, Point, RatioPoint, ReduceRow,
+};
+use crate::experiment::{MS, RowName};
+use crate::report::chart::{PALETTE, XAxis, YScale};
+use crate::report::figures::{FigureModel, blank, line};
+use crate::report::table::Columns;
+
+/// A point's all-reduces alone, with its derived row.
+pub(super) struct ReduceView<'a> {
+    point: &'a Point,
+    row: &'a ReduceRow,
+}
+
+/// A ratio point, with its derived row.
+pub(super) struct OverlapView<'a> {
+    ratio: &'a RatioPoint,
+    row: &'a OverlapRow,
+}
+
+pub(super) fn reduce_views<'a>(
+    r: &'a AllreduceOverlapResult,
+    a: &'a AllreduceAnalysis,
+) -> Vec<ReduceView<'a>> {
+    (r.points.iter().zip(&a.reduce))
+        .map(|(point, row)| ReduceView { point, row })
+        .collect()
+}
+
+pub(super) fn overlap_views<'a>(
+    r: &'a AllreduceOverlapResult,
+    a: &'a AllreduceAnalysis,
+) -> Vec<OverlapView<'a>> {
+    (r.points.iter().flat_map(|p| &p.ratios))
+        .zip(&a.overlap)
+        .map(|(ratio, row)| OverlapView { ratio, row })
+        .collect()
+}
+
+/// A point's name among the measured rows: its budget and bucket size.
+fn point_name(budget: Budget, bucket_mib: f64) -> RowName {
+    RowName::new(
+        format!("{budget}/{bucket_mib}MiB"),
+        format!("{}, {bucket_mib} MiB buckets", budget.label()),
+    )
+}
+
+pub(super) fn reduce_columns<'a>() -> Columns<'a, ReduceView<'a>> {
+    Columns::new()
+        .text("budget", "budget", |v: &ReduceView| v.row.budget.label())
+        .number("bucket MiB", "bucket_mib", (0, 3), |v| v.row.bucket_mib)
+        .named(
+            |v| point_name(v.row.budget, v.row.bucket_mib),
+            |_, _, row| row,
+        )
+        .median(
+            ("in place, ms", "in_place_ms"),
+            (3, 6),
+            (Some(("in-place", "all-reduces alone, in place")), MS),
+            |v| Some(&v.point.in_place),
+        )
+        .median(
+            ("out of place, ms", "out_of_place_ms"),
+            (3, 6),
+            (
+                Some(("out-of-place", "all-reduces alone, out of place")),
+                MS,
+            ),
+            |v| Some(&v.point.out_of_place),
+        )
+        .number("ms per bucket", "bucket_ms", (4, 6), |v| v.row.bucket_ms)
+        .number("busbw in place, GB/s", "busbw_in_place", (1, 3), |v| {
+            v.row.busbw_in_place
+        })
+        .number(
+            "busbw out of place, GB/s",
+            "busbw_out_of_place",
+            (1, 3),
+            |v| v.row.busbw_out_of_place,
+        )
+}
+
+pub(super) fn overlap_columns<'a>() -> Columns<'a, OverlapView<'a>> {
+    type V<'v> = OverlapView<'v>;
+    Columns::new()
+        .text("budget", "budget", |v: &V| v.row.budget.label())
+        .number("bucket MiB", "bucket_mib", (0, 3), |v| v.row.bucket_mib)
+        .number("C : M asked", "ratio_asked", (2, 3), |v| v.row.ratio_asked)
+        .named(
+            |v| {
+                point_name(v.row.budget, v.row.bucket_mib).then(
+                    format!("x{}", v.row.ratio_asked),
+                    format!("compute : all-reduce {}", v.row.ratio_asked),
+                )
+            },
+            |_, _, row| row,
+        )
+        .number("C : M", "ratio", (2, 3), |v| v.row.ratio)
+        .median(
+            ("compute C, ms", "compute_ms"),
+            (3, 6),
+            (Some(("compute", "compute alone")), MS),
+            |v| Some(&v.ratio.compute),
+        )
+        .number("all-reduce M, ms", "reduce_ms", (3, 6), |v| v.row.reduce_ms)
+        .median(
+            ("serialized, ms", "serialized_ms"),
+            (3, 6),
+            (Some(("serialized", "serialized")), MS),
+            |v| Some(&v.ratio.serialized),
+        )
+        .median(
+            ("overlapped T, ms", "overlapped_ms"),
+            (3, 6),
+            (Some(("overlapped", "overlapped")), MS),
+            |v| Some(&v.ratio.overlapped),
+        )
+        .median(
+            ("T, high priority, ms", "overlapped_high_ms"),
+            (3, 6),
+            (
+                Some((
+                    "overlapped-high",
+                    "overlapped, communication at the greatest priority",
+                )),
+                MS,
+            ),
+            |v| Some(&v.ratio.overlapped_high),
+        )
+        .measured(
+            (
+                Some(("compute-interfered", "compute beside an all-reduce loop")),
+                MS,
+            ),
+            |v| Some(&v.ratio.compute_interfered),
+        )
+        .measured(
+            (
+                Some(("reduce-interfered", "all-reduces beside a loop of products")),
+                MS,
+            ),
+            |v| Some(&v.ratio.reduce_interfered),
+        )
+        .number("bound, ms", "bound_ms", (3, 6), |v| v.row.bound_ms)
+        .number("bound slowed, ms", "bound_interfered_ms", (3, 6), |v| {
+            v.row.bound_interfered_ms
+        })
+        .number("hidden", "hidden", (2, 4), |v| v.row.hidden)
+        .number("hidden, high priority", "hidden_high", (2, 4), |v| {
+            v.row.hidden_high
+        })
+        .times("T / bound", "over_bound", 4, |v| v.row.over_bound)
+}
+
+/// The ratios asked, in order of first appearance.
+fn ratios_asked(a: &AllreduceAnalysis) -> Vec<f64> {
+    let mut out: Vec<f64> = Vec::new();
+    for row in &a.overlap {
+        if !out.contains(&row.ratio_asked) {
+            out.push(row.ratio_asked);
+        }
+    }
+    out
+}
+
+/// The two charts: the fraction hidden against the all-reduces' bus bandwidth, a point
+/// per CTA budget at the budget sweep's bucket size (the trade a user chooses on); and
+/// the fraction hidden by bucket size at NCCL's default budget. A line per ratio asked.
+pub(super) fn figures(r: &AllreduceOverlapResult, a: &AllreduceAnalysis) -> Vec<FigureModel> {
+    let mib = f64::from(r.run.params.budget_mib);
+    let mut trade = blank(
+        format!(
+            "allreduce-overlap: hidden against bus bandwidth, {mib} MiB buckets, a point per NCCL CTA budget"
+        ),
+        "all-reduce bus bandwidth alone (GB/s)",
+        "fraction of the shorter side hidden",
+        XAxis::Linear,
+        YScale::Linear,
+    );
+    let mut sizes = blank(
+        "allreduce-overlap: hidden by bucket size, NCCL's default budget".into(),
+        "bucket (MiB)",
+        "fraction of the shorter side hidden",
+        XAxis::Log,
+        YScale::Linear,
+    );
+    for (i, ratio) in ratios_asked(a).into_iter().enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        let of_ratio = || a.overlap.iter().filter(move |row| row.ratio_asked == ratio);
+        let mut budget_points: Vec<(f64, f64)> = of_ratio()
+            .filter(|row| row.bucket_mib == mib)
+            .map(|row| (row.busbw, row.hidden))
+            .collect();
+        budget_points.sort_by(|x, y| x.0.total_cmp(&y.0));
+        let name = format!("compute : all-reduce {ratio} asked");
+        trade
+            .lines
+            .push(line(name.clone(), color, false, budget_points));
+        let size_points = of_ratio()
+            .filter(|row| row.budget == Budget::Default)
+            .map(|row| (row.bucket_mib, row.hidden))
+            .collect();
+        sizes.lines.push(line(name, color, false, size_points));
+    }
+    vec![
+        FigureModel::chart("allreduce-overlap.svg".into(), trade),
+        FigureModel::chart("allreduce-overlap-sizes.svg".into(), sizes),
+    ]
+}
