@@ -27,6 +27,7 @@ use crate::saved::{
 use crate::stats::Series;
 
 pub use crate::measured::{MS, MeasuredRow, RowControl, RowName, US};
+pub use crate::report::document::Question;
 
 /// One experiment.
 pub trait Experiment: Sized + 'static {
@@ -185,6 +186,8 @@ pub struct Summary {
     pub fact_lines: Vec<(String, String)>,
     /// What it found, for the report's first screen.
     pub overview: Overview,
+    /// Its answer to one of the questions a reader comes with, in a sentence.
+    pub answer: Option<(Question, String)>,
 }
 
 impl Summary {
@@ -194,6 +197,14 @@ impl Summary {
             headline: Some(json(value)),
             line: Some(line),
             ..Summary::default()
+        }
+    }
+
+    /// The summary answering `question` with `sentence`.
+    pub fn answering(self, question: Question, sentence: String) -> Summary {
+        Summary {
+            answer: Some((question, sentence)),
+            ..self
         }
     }
 

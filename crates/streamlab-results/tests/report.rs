@@ -101,6 +101,67 @@ fn the_committed_h100_report_renders_again_to_the_same_files() {
 }
 
 #[test]
+fn the_report_opens_with_the_answer_to_each_question_from_the_run() {
+    let run = SavedRun::load(&h100()).unwrap();
+    let out = scratch("answer");
+    render(&run, &out, false, &|| true).unwrap();
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    let answer = report.find("## The answer").expect("the answer");
+    let found = report.find("## What this run found").expect("the findings");
+    assert!(answer < found, "the answer comes first");
+    let lines: Vec<&str> = (report[answer..found].lines())
+        .filter(|l| l.starts_with("- "))
+        .collect();
+    let asked = [
+        ("What Rust costs", "compare-kernels"),
+        ("When streams pay off", "overlap-map"),
+        ("What breaks the overlap most", "concurrency-breaks"),
+    ];
+    assert_eq!(lines.len(), asked.len(), "{lines:?}");
+    for (line, (question, section)) in lines.iter().zip(asked) {
+        assert!(
+            line.starts_with(&format!("- [**{question}**](#{section}): ")),
+            "{line}"
+        );
+    }
+    // Each sentence's numbers are the run's.
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let breaks = &summary["experiments"]["concurrency-breaks"];
+    let over = breaks["costliest_over_clean"].as_f64().unwrap();
+    assert!(
+        lines[2].contains(&format!("takes {over:.2}×")),
+        "{}",
+        lines[2]
+    );
+    let first = &summary["experiments"]["overlap-map"]["crossovers"][0];
+    let from = first["measured"].as_u64().unwrap();
+    assert!(
+        lines[1].contains(&format!(
+            "with {} streams from 2^{} floats",
+            first["streams"],
+            from.trailing_zeros()
+        )),
+        "{}",
+        lines[1]
+    );
+    let kernels: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("compare-kernels.json")).unwrap())
+            .unwrap();
+    // The worst over every shape and cache state, L2 flushed or not.
+    let worst = (kernels["derived"]["sweep"].as_array().unwrap().iter())
+        .filter(|k| k["measure"]["form"] == "tuned")
+        .map(|k| k["worst"].as_f64().unwrap())
+        .fold(0.0, f64::max);
+    assert!(
+        lines[0].contains(&format!("and {worst:.2}× at the worst shape timed")),
+        "{}",
+        lines[0]
+    );
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
 fn a_newcomer_finds_each_term_explained_and_linked_where_first_used() {
     let run = SavedRun::load(&h100()).unwrap();
     let out = scratch("glossary");

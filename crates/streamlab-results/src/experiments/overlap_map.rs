@@ -31,8 +31,8 @@ use crate::derived::pipeline::{self, PAYOFF, Stages};
 use crate::derived::rates::{best_rates, ms_at};
 use crate::derived::trace::TraceChecks;
 use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, RowControl, RowName, Saved,
-    Summary, With, context, verdict,
+    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, Question, RowControl, RowName,
+    Saved, Summary, With, context, verdict,
 };
 use crate::report::ReportError;
 use crate::report::chart::HeatMap;
@@ -209,6 +209,53 @@ impl MapAnalysis {
             .iter()
             .find(|c| c.elements == elements && c.streams == streams)
     }
+}
+
+/// An array of `elements` floats, as a power of two where it is one, and its bytes.
+fn array(elements: usize) -> String {
+    let (bytes, n) = (elements * size_of::<f32>(), elements.trailing_zeros());
+    let size = match bytes >= 1 << 20 {
+        true => format!("{} MiB", bytes >> 20),
+        false => format!("{} KiB", bytes >> 10),
+    };
+    let count = match elements.is_power_of_two() {
+        true => format!("2^{n}"),
+        false => elements.to_string(),
+    };
+    format!("{count} floats ({size})")
+}
+
+/// When streams pay off, in a sentence: from which array size each stream count beats one
+/// stream (counts that start paying at the same size together), and at the largest size
+/// swept, the best count's speedup beside the model's.
+fn streams_pay_off(a: &MapAnalysis) -> Option<String> {
+    let mut groups: Vec<(Option<usize>, Vec<usize>)> = Vec::new();
+    for c in &a.crossovers {
+        match groups.last_mut() {
+            Some((from, counts)) if *from == c.measured => counts.push(c.streams),
+            _ => groups.push((c.measured, vec![c.streams])),
+        }
+    }
+    let from: Vec<String> = (groups.iter())
+        .map(|(from, counts)| {
+            let counts: Vec<String> = counts.iter().map(usize::to_string).collect();
+            let at = from.map_or("at no size swept".into(), |n| format!("from {}", array(n)));
+            format!("with {} streams {at}", counts.join(" or "))
+        })
+        .collect();
+    let largest = *a.sizes.iter().max()?;
+    let best = (a.cells.iter())
+        .filter(|c| c.elements == largest)
+        .max_by(|x, y| x.speedup.total_cmp(&y.speedup))?;
+    Some(format!(
+        "Splitting the copies and the kernel over streams is at least {} faster than one stream {}; at {} the best, {} streams, is {} faster (the model: {}).",
+        crate::report::table::times(PAYOFF),
+        from.join(", "),
+        array(largest),
+        best.streams,
+        crate::report::table::times(best.speedup),
+        crate::report::table::times(best.model_speedup)
+    ))
 }
 
 /// The smallest of `sizes` whose speedup (by `speedup`) reaches [`PAYOFF`].
@@ -538,13 +585,15 @@ impl Experiment for OverlapMap {
             .filter(|c| c.steps_apart.is_some_and(|s| s <= 1))
             .count();
         let n = a.crossovers.len();
-        Summary::headline(&x, line).with(Overview {
+        let summary = Summary::headline(&x, line).with(Overview {
             finding: format!(
                 "The model finds the array size from which streams pay off within one size step of the measured one for {close} of {n} stream counts."
             ),
             result: format!("{close} of {n} crossovers within a step"),
             over_bound: None,
             rust_over_cpp: None,
-        })
+        });
+        let answer = streams_pay_off(a).map(|sentence| (Question::StreamsPayOff, sentence));
+        Summary { answer, ..summary }
     }
 }

@@ -182,10 +182,32 @@ fn part(section: &Section) -> Block<'_> {
     Block::Part(section.id.clone(), out)
 }
 
+/// The questions the report answers first, each from the experiment that measures it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Question {
+    RustCost,
+    StreamsPayOff,
+    OverlapBreaks,
+}
+
+impl Question {
+    /// The question, as the report asks it.
+    pub fn words(self) -> &'static str {
+        match self {
+            Question::RustCost => "What Rust costs",
+            Question::StreamsPayOff => "When streams pay off",
+            Question::OverlapBreaks => "What breaks the overlap most",
+        }
+    }
+}
+
 /// What a run found: each experiment's finding in words, and a row of numbers per
 /// experiment. The report's first screen and the end of `run-all` show it.
 #[derive(Debug, Clone)]
 pub struct Findings {
+    /// The questions a reader comes with, each answered in a sentence by the experiment
+    /// that measures it: (question, experiment, sentence), in the questions' order.
+    pub answers: Vec<(Question, String, String)>,
     /// (experiment, its finding), in the run's order.
     pub words: Vec<(String, String)>,
     /// experiment | result | against its bound | Rust / C++ | noise | verified.
@@ -221,10 +243,30 @@ impl Findings {
                 "their numbers are not to be trusted.",
             ),
         };
-        let mut out = vec![
+        let mut out = Vec::new();
+        if !self.answers.is_empty() {
+            out.push(Block::Heading(
+                2,
+                "The answer".into(),
+                Some("answer".into()),
+            ));
+            out.push(Block::List(
+                (self.answers.iter())
+                    .map(|(question, name, sentence)| {
+                        let lead = Lead {
+                            text: question.words().to_owned(),
+                            anchor: sections.iter().any(|s| &s.id == name).then(|| name.clone()),
+                            bold: true,
+                        };
+                        (Some(lead), sentence.clone())
+                    })
+                    .collect(),
+            ));
+        }
+        out.extend([
             Block::Heading(2, "What this run found".into(), Some("findings".into())),
             Block::Check(passed, lead, text.into()),
-        ];
+        ]);
         for (stem, why) in &self.held_back {
             out.push(Block::Banner(
                 "GPU held back".into(),

@@ -125,6 +125,7 @@ pub fn findings(run: &SavedRun) -> Findings {
         ],
     );
     let mut words = Vec::new();
+    let mut answers = Vec::new();
     let (mut results, mut verified) = (0, 0);
     let mut held_back = Vec::new();
     let mut clocks_unknown = 0;
@@ -143,6 +144,9 @@ pub fn findings(run: &SavedRun) -> Findings {
             continue;
         };
         let twin = analyses.iter().find(|a| a.set == KernelSet::Cuda);
+        if let Some((question, sentence)) = &rust.summary.answer {
+            answers.push((*question, h.name().to_owned(), sentence.clone()));
+        }
         let o = &rust.summary.overview;
         if !o.finding.is_empty() {
             words.push((h.name().to_owned(), o.finding.clone()));
@@ -176,7 +180,9 @@ pub fn findings(run: &SavedRun) -> Findings {
             },
         ]);
     }
+    answers.sort_by_key(|(question, _, _)| *question);
     Findings {
+        answers,
         words,
         table,
         results,
@@ -198,6 +204,9 @@ pub fn summary_text(run: &SavedRun, s: &RunSummary, width: Width) -> String {
         ));
     }
     let f = findings(run);
+    for (question, _, sentence) in &f.answers {
+        out += &width.lines(&format!("{}: {sentence}", question.words()));
+    }
     for (stem, why) in &f.held_back {
         out += &width.lines(&format!("GPU HELD BACK during {stem}: {why}"));
     }

@@ -3,12 +3,14 @@
 use super::analysis::{CaseRatio, ComparisonAnalysis, KernelRatios, Measure, SweepRatio};
 use super::tables::tables;
 use super::{BATCHED_SAMPLE_MS, Cache, CompareKernels, KernelComparison, Origin};
-use crate::experiment::{self, Analyzed, Experiment, Overview, Serde, Summary, context};
+use crate::experiment::{
+    self, Analyzed, Experiment, Overview, Question, Serde, Summary, context,
+};
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, BarSeries, Level, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank};
 use crate::report::section::{Section, draw};
-use crate::report::table::num;
+use crate::report::table::{num, times};
 use crate::saved::KernelForm;
 use crate::verdict::Rule;
 
@@ -128,14 +130,11 @@ fn overview(a: &ComparisonAnalysis) -> Overview {
         result = format!("tuned {lo:.2}–{hi:.2}× C++");
     }
     if let Some(w) = worst {
-        let mut at = match w.worst_case.as_str() {
-            "" => w.kernel.clone(),
-            case => format!("{}, {case}", w.kernel),
-        };
-        if w.cache == Some(Cache::Cold) {
-            at += ", L2 flushed before each launch";
-        }
-        finding.push(format!("at worst over every shape {:.2}× ({at})", w.worst));
+        finding.push(format!(
+            "at worst over every shape {:.2}× ({})",
+            w.worst,
+            worst_at(w)
+        ));
     }
     if let Some(p) = &a.plain {
         let (kernel, x) = (by_kernel(p).into_iter())
@@ -155,6 +154,67 @@ fn overview(a: &ComparisonAnalysis) -> Overview {
         over_bound: None,
         rust_over_cpp: worst.map(|w| w.worst),
     }
+}
+
+/// Where a sweep row's worst ratio was: its kernel and case, and the cache state where L2
+/// was flushed.
+fn worst_at(w: &SweepRatio) -> String {
+    let mut at = match w.worst_case.as_str() {
+        "" => w.kernel.clone(),
+        case => format!("{}, {case}", w.kernel),
+    };
+    if w.cache == Some(Cache::Cold) {
+        at += ", L2 flushed before each launch";
+    }
+    at
+}
+
+/// `measure`'s ratios over the kernels at the write-ups' shapes (lowest, highest), and its
+/// worst row over every shape and cache state.
+fn measured_span(a: &ComparisonAnalysis, measure: Measure) -> Option<(f64, f64, &SweepRatio)> {
+    let rows: Vec<&SweepRatio> = a.sweep.iter().filter(|s| s.measure == measure).collect();
+    let at_write_ups: Vec<f64> = rows.iter().filter_map(|s| s.write_up).collect();
+    let lo = at_write_ups.iter().copied().reduce(f64::min)?;
+    let hi = at_write_ups.iter().copied().reduce(f64::max)?;
+    let worst = rows.into_iter().max_by(|x, y| x.worst.total_cmp(&y.worst))?;
+    Some((lo, hi, worst))
+}
+
+/// What Rust costs, in a sentence: tuned and safe Rust each against the fastest unchecked
+/// C++ of the same algorithm (at the write-ups' shapes and at the worst shape timed), and
+/// Rust written plainly against C++ written plainly.
+fn rust_cost(a: &ComparisonAnalysis) -> Option<String> {
+    let range = |lo: f64, hi: f64| match lo == hi {
+        true => times(lo),
+        false => format!("{}–{}", times(lo), times(hi)),
+    };
+    let (lo, hi, worst) = measured_span(a, Measure::Form(KernelForm::Tuned))?;
+    let mut out = format!(
+        "Against the fastest CUDA C++, tuned Rust takes {} its time at the write-ups' shapes and {} at the worst shape timed ({})",
+        range(lo, hi),
+        times(worst.worst),
+        worst_at(worst)
+    );
+    if let Some((lo, hi, worst)) = measured_span(a, Measure::Safety) {
+        out += &format!(
+            "; safe Rust, with no unsafe in its kernels, {} against the fastest unchecked C++ ({} at worst, {})",
+            range(lo, hi),
+            times(worst.worst),
+            worst_at(worst)
+        );
+    }
+    if let Some(p) = &a.plain {
+        let (kernel, x) = [("fill", p.fill), ("matmul", p.matmul), ("add_kernel", p.add_kernel)]
+            .into_iter()
+            .max_by(|x, y| x.1.total_cmp(&y.1))
+            .expect("three kernels");
+        out += &format!(
+            "; written plainly, as the write-ups write their C++, Rust's {kernel} takes {} the plain C++'s time",
+            times(x)
+        );
+    }
+    out.push('.');
+    Some(out)
 }
 
 /// The facts compare-kernels adds to `summary.json`, in the order of [`FACTS`], and their
@@ -210,6 +270,7 @@ pub fn summary(a: &ComparisonAnalysis) -> Summary {
     }
     Summary {
         overview: overview(a),
+        answer: rust_cost(a).map(|sentence| (Question::RustCost, sentence)),
         facts: vec![
             experiment::json(&a.tuned),
             experiment::json(&a.safe),

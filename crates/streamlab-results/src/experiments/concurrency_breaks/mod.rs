@@ -31,8 +31,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::derived::trace::{BreakKind, TraceChecks};
 use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, Saved, Serde, Summary, With,
-    context, verdict,
+    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, Question, Saved, Serde, Summary,
+    With, context, verdict,
 };
 use crate::report::ReportError;
 use crate::report::section::{Section, draw};
@@ -453,11 +453,38 @@ impl Experiment for ConcurrencyBreaks {
             (Some(case), Some(over)) => format!("{}: {over:.2}× clean", case.label()),
             _ => "–".into(),
         };
-        Summary::headline(&x, line).with(Overview {
+        let summary = Summary::headline(&x, line).with(Overview {
             finding,
             result,
             over_bound: None,
             rust_over_cpp: None,
-        })
+        });
+        match (x.costliest, x.costliest_over_clean, x.clean_ms) {
+            (Some(case), Some(over), Some(clean)) => {
+                let remedy = (a.remedies.iter().find(|m| m.breaks == case)).map_or(
+                    String::new(),
+                    |m| match m.as_clean() {
+                        true => format!(
+                            "; its remedy measured beside it ({}) runs as fast as clean",
+                            m.remedy.label()
+                        ),
+                        false => format!(
+                            "; its remedy measured beside it ({}) still costs {:.3} ms",
+                            m.remedy.label(),
+                            m.remedy_cost_ms
+                        ),
+                    },
+                );
+                summary.answering(
+                    Question::OverlapBreaks,
+                    format!(
+                        "Of the Handbook's breaks, a {} costs most: an iteration of the {}-stream pipeline takes {over:.2}× the clean one's {clean:.3} ms{remedy}.",
+                        case.label(),
+                        r.run.params.streams
+                    ),
+                )
+            }
+            _ => summary,
+        }
     }
 }
