@@ -660,3 +660,23 @@ fn collect_sources(dir: &Path, out: &mut Vec<PathBuf>) {
         }
     }
 }
+
+/// The README a newcomer reads in a few minutes: what the project found first, the two
+/// commands, and at most 1,200 words in all (its rendering note aside).
+#[test]
+fn the_readme_leads_with_what_was_found_and_stays_short() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let prose: String = (readme.lines())
+        .filter(|l| !l.starts_with("<!--"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let words = prose.split_whitespace().count();
+    assert!(words <= 1200, "README.md has {words} words");
+    let found = prose.find("## What it found").expect("what it found");
+    let commands = prose.find("## Two commands").expect("the two commands");
+    assert!(found < commands, "what it found comes first");
+    for command in ["cargo xtask run-all", "cargo xtask test"] {
+        assert!(prose.contains(command), "{command}");
+    }
+}

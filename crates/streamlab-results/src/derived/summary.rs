@@ -40,6 +40,18 @@ pub struct RunSummary {
     /// 2026-11-25 17:30 UTC did not record it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_s: Option<f64>,
+    /// The questions the report answers first, each from the experiment that measures
+    /// it, in the questions' order (summaries before 2026-11-28 lack them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub answers: Vec<Answered>,
+}
+
+/// One question answered in a sentence by one experiment.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Answered {
+    pub question: String,
+    pub experiment: String,
+    pub answer: String,
 }
 
 /// How many experiments saw the link hold still.

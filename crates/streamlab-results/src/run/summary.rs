@@ -5,7 +5,7 @@
 //! does not list.
 use super::SavedRun;
 use crate::derived::rates::{NOISY_LINK, link_moved};
-use crate::derived::summary::{Entries, Json, LinkSteady, RunStatus, RunSummary};
+use crate::derived::summary::{Answered, Entries, Json, LinkSteady, RunStatus, RunSummary};
 use crate::experiment::{self, Analysis, MeasuredRow};
 use crate::experiments::{self, Registered};
 use crate::report::document::{FINDINGS_KEY, Findings};
@@ -37,8 +37,12 @@ pub fn summarize(run: &SavedRun, status: RunStatus) -> Option<RunSummary> {
     let mut ratios = Entries::default();
     let mut facts = Entries::default();
     let mut moved = Entries::default();
+    let mut answers = Vec::new();
     for l in listed(run) {
         let rust = run.analysis(l.name(), KernelSet::Rust);
+        if let Some((question, answer)) = rust.and_then(|a| a.summary.answer.clone()) {
+            answers.push((question, l.name().to_owned(), answer));
+        }
         if let Some(probe) = rust.and_then(|a| a.provenance.link.as_ref()) {
             moved.insert(l.name().to_owned(), experiment::json(&link_moved(probe).2));
         }
@@ -78,6 +82,16 @@ pub fn summarize(run: &SavedRun, status: RunStatus) -> Option<RunSummary> {
         link_moved: link_steady.map(|_| moved),
         link_steady,
         duration_s: status.duration_s,
+        answers: {
+            answers.sort_by_key(|(question, _, _)| *question);
+            (answers.into_iter())
+                .map(|(question, experiment, answer)| Answered {
+                    question: question.words().to_owned(),
+                    experiment,
+                    answer,
+                })
+                .collect()
+        },
     })
 }
 
