@@ -192,6 +192,12 @@ impl Bound {
         format!("{}{noise}{lowered}", under.label())
     }
 
+    /// [`Bound::mark`] as a table's whole cell: "within" where the row is at or over
+    /// its bound.
+    pub fn cell(&self) -> String {
+        bound_cell([self.mark()])
+    }
+
     /// Whether a row beat the bound as built (its limiter's rate was under-measured).
     pub fn lowered(&self) -> bool {
         self.built_ms.is_some()
@@ -268,6 +274,17 @@ pub fn bound(stages: Stages, streams: usize, runs: usize, copy_engines: i32) -> 
 /// The speedup over sequential from which streams are said to pay off.
 pub const PAYOFF: f64 = 1.10;
 
+/// A table's "against its bound" cell from the marks of the bounds a row is held to: the
+/// marks of those it sits under, joined, or "within" where it is at or over every one (a
+/// blank cell would read as missing).
+pub fn bound_cell(marks: impl IntoIterator<Item = String>) -> String {
+    let marks: Vec<String> = marks.into_iter().filter(|m| !m.is_empty()).collect();
+    match marks.is_empty() {
+        true => "within".into(),
+        false => marks.join("; "),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -338,6 +355,7 @@ mod tests {
         let over = built.held(built.ms * 1.2, 0.01, 0.01);
         assert_eq!((over.ms, over.under, over.built_ms), (built.ms, None, None));
         assert_eq!(over.mark(), "");
+        assert_eq!(over.cell(), "within", "a blank cell would read as missing");
         let within = built.held(built.ms * 0.995, 0.01, 0.01);
         assert_eq!(within.ms, built.ms, "within the slack");
         assert_eq!(within.under, Some(Under::WithinNoise));

@@ -254,7 +254,7 @@ fn columns<'a>() -> Columns<'a, GraphRow> {
         .noise("noise", "host_graph_noise", |x| x.graph_host_noise)
         .show("graph / streams", |x| num(x.host_ratio, 3))
         .number("bound", "bound_ms", (4, 4), |x| x.bound.ms)
-        .show("against its bound (the faster)", |x| x.bound.mark())
+        .show("against its bound (the faster)", |x| x.bound.cell())
 }
 
 /// graph-overlap: host and GPU time per iteration, stream issue against graph replay.

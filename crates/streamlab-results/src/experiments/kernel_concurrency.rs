@@ -281,7 +281,7 @@ fn columns<'a>() -> Columns<'a, ConcurrencyRow> {
             }
         })
         .show("against its bound", |x| {
-            x.under.map_or(String::new(), |u| u.label().into())
+            crate::derived::pipeline::bound_cell(x.under.map(|u| u.label().to_owned()))
         })
 }
 

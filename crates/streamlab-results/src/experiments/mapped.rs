@@ -344,15 +344,15 @@ fn columns<'a>() -> Columns<'a, MappedRow> {
             let mark = |version: &str, under: Option<Under>| {
                 under.map(|u| format!("{version}: {}", u.label()))
             };
-            [
-                mark("mapped", x.mapped_under),
-                mark("streamed", x.streamed_under),
-            ]
-            .into_iter()
-            .flatten()
-            .chain(x.beyond_bound.then(|| flag(true)))
-            .collect::<Vec<_>>()
-            .join("; ")
+            crate::derived::pipeline::bound_cell(
+                [
+                    mark("mapped", x.mapped_under),
+                    mark("streamed", x.streamed_under),
+                ]
+                .into_iter()
+                .flatten()
+                .chain(x.beyond_bound.then(|| flag(true))),
+            )
         })
 }
 

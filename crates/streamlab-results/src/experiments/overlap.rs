@@ -398,7 +398,7 @@ fn columns<'a>() -> Columns<'a, Row<'a>> {
             |(_, x)| format!("{:.5}", x.bound.ms),
         )
         .show("limited by", |(_, x)| x.bound.limiter.label().into())
-        .show("against its bound", |(_, x)| x.bound.mark())
+        .show("against its bound", |(_, x)| x.bound.cell())
 }
 
 /// Every configuration of every size, size by size.

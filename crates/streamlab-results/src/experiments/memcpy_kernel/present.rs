@@ -54,7 +54,7 @@ pub(super) fn columns(cuda: Option<&MemcpyAnalysis>) -> Columns<'_, MemcpyRow> {
         })
         .both(
             "against its bound",
-            |x| x.bound.mark(),
+            |x| x.bound.cell(),
             "BeyondBound",
             |x| x.beyond_bound.to_string(),
         )

@@ -38,12 +38,12 @@ pub(super) fn columns<'a>() -> Columns<'a, MultiGpuAnalysis> {
 /// Where each run sits under its bound, if it does, and the flag of a run beyond it.
 fn against_bounds(x: &MultiGpuAnalysis) -> String {
     let mark = |run: &str, b: &Bound| (b.under.is_some()).then(|| format!("{run}: {}", b.mark()));
-    [mark("all GPUs", &x.bound), mark("alone", &x.alone_bound)]
-        .into_iter()
-        .flatten()
-        .chain(x.beyond_bound.then(|| "flagged: no finding".to_owned()))
-        .collect::<Vec<_>>()
-        .join("; ")
+    crate::derived::pipeline::bound_cell(
+        [mark("all GPUs", &x.bound), mark("alone", &x.alone_bound)]
+            .into_iter()
+            .flatten()
+            .chain(x.beyond_bound.then(|| "flagged: no finding".to_owned())),
+    )
 }
 
 /// The table of each GPU's share against its own pipeline bound.

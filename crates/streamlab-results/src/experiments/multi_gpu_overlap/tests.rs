@@ -144,7 +144,7 @@ fn the_run_renders_as_tables_csv_chart_section_and_headline() {
         main.rows[0][main.column("all GPUs / bound").unwrap()],
         "1.04×"
     );
-    assert_eq!(main.rows[0].last().unwrap(), "");
+    assert_eq!(main.rows[0].last().unwrap(), "within");
     assert_eq!(tables[1].rows.len(), 2);
     let csv = MultiGpuOverlap::csv(&r, &analyze(&r))[0].contents.clone();
     let mut lines = csv.lines();

@@ -18,11 +18,7 @@ fn against_bounds(x: &SincosConfig) -> String {
         });
         format!("traced: {}{n}", u.label())
     });
-    [x.bound.mark(), traced.unwrap_or_default()]
-        .into_iter()
-        .filter(|m| !m.is_empty())
-        .collect::<Vec<_>>()
-        .join("; ")
+    crate::derived::pipeline::bound_cell([x.bound.mark(), traced.unwrap_or_default()])
 }
 
 /// The columns of a result measured with `set`, the C++ kernels' beside them where
