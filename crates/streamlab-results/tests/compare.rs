@@ -732,3 +732,43 @@ fn the_comparison_opens_with_builds_and_gpus_and_calls_no_row_both_ways() {
     );
     let _ = std::fs::remove_dir_all(out.parent().unwrap());
 }
+
+/// Each chart of a comparison draws the ratio its rows' verdicts used (against the row's
+/// control where it has one), coloured by that verdict, every point on a category named
+/// by its row; past 30 rows, only the rows not called the same.
+#[test]
+fn every_chart_plots_the_ratio_its_verdict_used_by_row_name() {
+    use streamlab_results::report::figures::Drawing;
+    let c = compared(H100_A, H200);
+    let mut charts = 0;
+    for section in &c.sections {
+        for figure in &section.figures {
+            let Drawing::Chart(chart) = &figure.model.drawing else {
+                panic!("a comparison draws charts");
+            };
+            charts += 1;
+            let streamlab_results::report::chart::XAxis::Categories(names) = &chart.x else {
+                panic!("{}: rows are named", figure.model.file);
+            };
+            for series in &chart.lines {
+                for &(x, y) in &series.points {
+                    let name = &names[x as usize];
+                    let set = match figure.model.file.ends_with("-cuda.svg") {
+                        true => KernelSet::Cuda,
+                        false => KernelSet::Rust,
+                    };
+                    let row = (section.rows.iter())
+                        .find(|r| r.label() == name && r.set() == set)
+                        .unwrap_or_else(|| panic!("{name}: no such row"));
+                    let judged = row.verdicts.controlled.unwrap_or(row.verdicts.raw);
+                    assert_eq!(Some(y), judged.b_over_a, "{name}");
+                    assert_eq!(series.name, row.verdicts.verdict().text(), "{name}");
+                    if section.rows.iter().filter(|r| r.set() == set).count() > 30 {
+                        assert_ne!(row.verdicts.verdict(), Verdict::Same, "{name}");
+                    }
+                }
+            }
+        }
+    }
+    assert!(charts > 0);
+}

@@ -411,9 +411,7 @@ pub fn compare_with(
                 .filter_map(|set| {
                     let of_set: Vec<&ComparedRow> =
                         rows.iter().filter(|r| r.set() == set).collect();
-                    (!of_set.is_empty()).then(|| {
-                        Figure::draw(ratio_chart(p.name, set, &of_set, (&heads.0, &heads.1)))
-                    })
+                    ratio_chart(p.name, set, &of_set, (&heads.0, &heads.1)).map(Figure::draw)
                 })
                 .collect();
             ComparedSection {

@@ -116,39 +116,50 @@ fn verdict_color(v: Verdict) -> &'static str {
     }
 }
 
-/// The rows of one kernel set as B/A, one point per row in the table's order, coloured by
-/// its raw verdict, around 1 with the band of no change (± 1.96 × the experiment's
-/// spread between machines) shaded; the rows are not a series, so no line joins them.
-/// Up to [`MAX_LABELLED`] rows are named on the axis, more are numbered.
+/// The rows of one kernel set as B/A, each the ratio its verdict used (held against its
+/// control where it has one, else alone) and coloured by that verdict, around 1 with the
+/// band of no change (± 1.96 × the spread the rows were held to) shaded; the rows are not
+/// a series, so no line joins them. Every row is named on the axis: where there are more
+/// than [`MAX_LABELLED`], those called the same are left out (the title counts them), and
+/// of the rest the largest changes are drawn; none where no row is left to draw.
 pub(super) fn ratio_chart(
     name: &'static str,
     set: KernelSet,
     rows: &[&ComparedRow],
     heads: (&str, &str),
-) -> FigureModel {
-    let labelled = rows.len() <= MAX_LABELLED;
-    let x = if labelled {
-        XAxis::Categories(rows.iter().map(|r| r.label().to_owned()).collect())
-    } else {
-        XAxis::Linear
-    };
+) -> Option<FigureModel> {
+    let judged = |r: &ComparedRow| r.verdicts.controlled.unwrap_or(r.verdicts.raw);
+    let mut shown: Vec<&ComparedRow> = rows.to_vec();
+    let mut left_out = String::new();
+    if shown.len() > MAX_LABELLED {
+        shown.retain(|r| r.verdicts.verdict() != Verdict::Same);
+        if shown.len() > MAX_LABELLED {
+            shown.sort_by(|x, y| y.size().total_cmp(&x.size()));
+            shown.truncate(MAX_LABELLED);
+            shown.sort_by_key(|r| rows.iter().position(|x| std::ptr::eq(*x, *r)));
+        }
+        left_out = format!(
+            " ({} of {} rows drawn: the rest the same)",
+            shown.len(),
+            rows.len()
+        );
+    }
+    if shown.is_empty() {
+        return None;
+    }
     let mut c = blank(
         format!(
-            "{}: {} / {} per row",
+            "{}: {} / {} per row, against its control where it has one{left_out}",
             table::heading(name, set),
             heads.1,
             heads.0
         ),
-        if labelled {
-            "row"
-        } else {
-            "row, numbered in the table's order"
-        },
-        "B / A",
-        x,
+        "row",
+        "B / A as judged",
+        XAxis::Categories(shown.iter().map(|r| r.label().to_owned()).collect()),
         YScale::Linear,
     );
-    let spread = rows.first().map_or(0.0, |r| r.verdicts.raw.spread);
+    let spread = shown.iter().map(|r| judged(r).spread).fold(0.0, f64::max);
     let half = 1.96 * spread;
     c.bands.push(Band {
         name: format!("no change (± {})", crate::verdict::percent(half)),
@@ -167,22 +178,22 @@ pub(super) fn ratio_chart(
         Verdict::Same,
         Verdict::TooNoisy,
     ] {
-        let pts: Vec<(f64, f64)> = (rows.iter().enumerate())
-            .filter(|(_, r)| r.raw() == verdict)
-            .filter_map(|(i, r)| {
-                let x = if labelled { i as f64 } else { i as f64 + 1.0 };
-                r.row.raw.map(|c| (x, c.b_over_a))
-            })
+        let pts: Vec<(f64, f64)> = (shown.iter().enumerate())
+            .filter(|(_, r)| r.verdicts.verdict() == verdict)
+            .filter_map(|(i, r)| judged(r).b_over_a.map(|y| (i as f64, y)))
             .collect();
         if !pts.is_empty() {
             c.lines
                 .push(points(verdict.text(), verdict_color(verdict), pts));
         }
     }
-    FigureModel::chart(format!("compare-{}.svg", files::stem(name, set)), c)
+    Some(FigureModel::chart(
+        format!("compare-{}.svg", files::stem(name, set)),
+        c,
+    ))
 }
 
-/// More rows than this are numbered on a chart's axis rather than named.
+/// More rows than this are not all drawn: those called the same are left out.
 const MAX_LABELLED: usize = 30;
 
 /// What the pairing of one experiment found, before the rows are judged.
