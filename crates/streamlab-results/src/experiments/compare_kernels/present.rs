@@ -14,10 +14,17 @@ use crate::report::table::{num, times};
 use crate::saved::KernelForm;
 use crate::verdict::Rule;
 
-/// Rust time over CUDA C++ time per case at the write-ups' shapes (warm), in each form.
-fn figures(a: &ComparisonAnalysis) -> Vec<FigureModel> {
+/// Rust time over CUDA C++ time per case at the write-ups' shapes (warm), in each form, on
+/// a linear axis from 0. The math functions timed alone compare two libraries, not two
+/// languages: they are left to their table.
+fn figures(c: &KernelComparison, a: &ComparisonAnalysis) -> Vec<FigureModel> {
+    let math: Vec<&str> = (c.cases.iter())
+        .filter(|k| k.max_ulps.is_some())
+        .map(|k| k.kernel.as_str())
+        .collect();
     let shown: Vec<&CaseRatio> = (a.cases.iter())
         .filter(|k| k.origin == Origin::Defaults && k.cache != Some(Cache::Cold))
+        .filter(|k| !math.contains(&k.kernel.as_str()))
         .collect();
     let mut cases: Vec<(String, String)> = Vec::new();
     for c in &shown {
@@ -32,7 +39,7 @@ fn figures(a: &ComparisonAnalysis) -> Vec<FigureModel> {
             .map_or(f64::NAN, |c| c.ratio)
     };
     let mut chart = blank(
-        "Rust against CUDA C++, each side's fastest spelling (median time ratio; below 1: Rust faster)".into(),
+        "Rust against CUDA C++ at the write-ups' shapes, each side's fastest spelling (median time ratio; below 1: Rust faster)".into(),
         "kernel",
         "Rust time / CUDA C++ time",
         XAxis::Categories(
@@ -40,7 +47,7 @@ fn figures(a: &ComparisonAnalysis) -> Vec<FigureModel> {
                 .map(|(k, case)| if case.is_empty() { k.clone() } else { format!("{k} {case}") })
                 .collect(),
         ),
-        YScale::Log,
+        YScale::Linear,
     );
     let forms = (KernelForm::ALL.into_iter().map(Some)).chain([None]);
     for (i, form) in forms.enumerate() {
@@ -83,7 +90,7 @@ pub fn section(rust: &Analyzed<CompareKernels>) -> Result<Section, ReportError> 
         build => Serde(&c.cuda_build),
     })?;
     sec.tables = tables(c, a);
-    sec.figures = draw(figures(a));
+    sec.figures = draw(figures(c, a));
     Ok(sec)
 }
 
