@@ -115,7 +115,8 @@ pub(super) fn figures(a: &MemcpyAnalysis) -> Vec<FigureModel> {
             (|r| r.htod_ms) as fn(&MemcpyRow) -> f64,
         ),
         ("kernel", PALETTE[2], false, |r| r.kernel_ms),
-        ("DtoH", PALETTE[3], false, |r| r.dtoh_ms),
+        // Dashed, so that HtoD shows where the two copies take the same time.
+        ("DtoH", PALETTE[3], true, |r| r.dtoh_ms),
         ("sequential total", SEQUENTIAL_COLOR, false, |r| r.total_ms),
         ("streamed", PALETTE[4], false, |r| r.concurrent_ms),
         ("streamed bound", BOUND_COLOR, true, |r| r.bound.ms),
