@@ -430,12 +430,12 @@ fn the_html_page_shows_every_figure_and_table_in_a_browser() {
     let figures: usize = doc
         .sections
         .iter()
-        .map(|s| s.figures.len() + s.timelines.len())
+        .map(|s| s.figures.len() + s.timelines.iter().filter(|t| t.collapsed.is_none()).count())
         .sum();
     assert_eq!(
         dom.matches("<svg").count(),
         figures,
-        "inline SVGs in the DOM"
+        "inline SVGs in the DOM (a collapsed timeline is a line)"
     );
     // A long table shows its key rows, then itself whole: each split into parts.
     let shown = |t: &Table| page_parts(t).len() * if t.folds() { 2 } else { 1 };
@@ -585,4 +585,26 @@ fn a_report_never_replaces_another_runs_results() {
     assert!(err.to_string().contains("summary.json"), "{err}");
     assert!(other.join("summary.json").exists() && other.join("mapped.json").exists());
     std::fs::remove_dir_all(&other).unwrap();
+}
+
+#[test]
+fn a_remedys_timeline_that_looks_like_the_clean_one_is_a_line_and_still_a_file() {
+    let run = SavedRun::load(&h100()).unwrap();
+    let out = scratch("collapsed");
+    render(&run, &out, false, &|| true).unwrap();
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    let collapsed: Vec<&str> = (report.lines())
+        .filter(|l| l.contains("as the clean one's: the remedy runs as fast as clean"))
+        .collect();
+    assert!(!collapsed.is_empty(), "no remedy's timeline collapsed");
+    for line in collapsed {
+        let file = line.rsplit('(').next().unwrap().trim_end_matches(").*");
+        assert!(file.starts_with("concurrency-breaks-timeline-"), "{line}");
+        assert!(out.join(file).is_file(), "{file} is not written");
+        assert!(
+            !report.contains(&format!("]({file})")),
+            "{file} is drawn too"
+        );
+    }
+    std::fs::remove_dir_all(&out).unwrap();
 }

@@ -177,7 +177,10 @@ fn part(section: &Section) -> Block<'_> {
             "reading-the-timelines".into(),
         ));
         out.extend(shared.map(|s| Block::Prose(Style::Small, format!("Times from {s}."))));
-        out.extend((section.timelines.iter()).map(|t| Block::Timeline(t, shared.is_none())));
+        out.extend((section.timelines.iter()).map(|t| match &t.collapsed {
+            Some(why) => Block::Prose(Style::Small, format!("{}: {why} ({}).", t.title, t.file)),
+            None => Block::Timeline(t, shared.is_none()),
+        }));
     }
     Block::Part(section.id.clone(), out)
 }

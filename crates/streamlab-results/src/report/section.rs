@@ -74,6 +74,9 @@ pub struct TimelineFigure {
     pub checks: TraceChecks,
     /// Checks that failed on earlier traces of the same schedule.
     pub retraced: Vec<String>,
+    /// Why the page shows it as a line rather than drawn (it looks like one drawn above),
+    /// where it does; its files are written all the same.
+    pub collapsed: Option<String>,
 }
 
 /// Where the times of all of `timelines` come from, when they share one source (the
@@ -115,6 +118,7 @@ impl TimelineFigure {
             trace: timeline::trace(t),
             checks,
             retraced: t.retraced.clone(),
+            collapsed: None,
         })
     }
 
