@@ -144,6 +144,7 @@ struct Api {
     ) -> c_int,
     async_error: unsafe extern "C" fn(Comm, *mut c_int) -> c_int,
     destroy: unsafe extern "C" fn(Comm) -> c_int,
+    abort: unsafe extern "C" fn(Comm) -> c_int,
 }
 
 /// A loaded NCCL.
@@ -182,20 +183,28 @@ impl Nccl {
             };
             return Nccl::load(&file, "STREAMLAB_NCCL");
         }
+        // One found but unusable (too old, lacking a function) leaves the search going
+        // on; its reason is the answer where nothing usable is found.
+        let mut unusable = None;
         for name in ["libnccl.so.2", "libnccl.so"] {
             // SAFETY: loading NCCL runs its initialisers, which have no preconditions.
             if let Ok(library) = unsafe { Library::new(name) } {
                 let path = loaded_path(name).unwrap_or_else(|| PathBuf::from(name));
-                return Nccl::resolve(library, path, "the loader's path");
+                match Nccl::resolve(library, path, "the loader's path") {
+                    Ok(nccl) => return Ok(nccl),
+                    Err(why) => unusable = Some(why),
+                }
             }
         }
         if let Some(file) = wheel_library() {
             return Nccl::load(&file, "the nvidia-nccl-cu13 Python wheel");
         }
-        Err(Unusable(format!(
-            "NCCL was not found (searched {}): install it with `pip install nvidia-nccl-cu13` or the distribution's libnccl2 package, or set {PATH_VARIABLE} to libnccl.so.2",
-            Nccl::SEARCHED.join("; ")
-        )))
+        Err(unusable.unwrap_or_else(|| {
+            Unusable(format!(
+                "NCCL was not found (searched {}): install it with `pip install nvidia-nccl-cu13` or the distribution's libnccl2 package, or set {PATH_VARIABLE} to libnccl.so.2",
+                Nccl::SEARCHED.join("; ")
+            ))
+        }))
     }
 
     fn load(file: &Path, how: &'static str) -> Result<Nccl, Unusable> {
@@ -234,6 +243,7 @@ impl Nccl {
             all_reduce: symbol!("ncclAllReduce"),
             async_error: symbol!("ncclCommGetAsyncError"),
             destroy: symbol!("ncclCommDestroy"),
+            abort: symbol!("ncclCommAbort"),
         };
         let mut code = 0;
         // SAFETY: a plain out-parameter.
@@ -279,29 +289,29 @@ impl Nccl {
                 "an all-reduce needs two or more GPUs".into(),
             ));
         }
+        // Every GPU's context is bound once first, so that no rank's call is left out of
+        // the group below for a context that cannot be made current.
+        for gpu in gpus {
+            gpu.bind()?;
+        }
         let mut id = UniqueId([0; 128]);
         // SAFETY: a plain out-parameter.
         self.check(unsafe { (self.api.unique_id)(&mut id) }, "ncclGetUniqueId")?;
         let mut comms: Vec<Comm> = vec![std::ptr::null_mut(); gpus.len()];
+        let mut configs: Vec<Config> = gpus.iter().map(|_| Config::new(budget)).collect();
         // SAFETY: no arguments.
         self.check(unsafe { (self.api.group_start)() }, "ncclGroupStart")?;
         let mut made = Ok(());
-        for (rank, (gpu, comm)) in gpus.iter().zip(&mut comms).enumerate() {
+        let each = gpus.iter().zip(&mut comms).zip(&mut configs);
+        for (rank, ((gpu, comm), config)) in each.enumerate() {
             made = gpu.bind();
             if made.is_err() {
                 break;
             }
-            let mut config = Config::new(budget);
-            // SAFETY: `comm` and `config` outlive the group, which completes the call;
+            // SAFETY: `comms` and `configs` outlive the group, which completes the call;
             // the GPU's context is current, so NCCL takes its device.
             let status = unsafe {
-                (self.api.init_rank_config)(
-                    comm,
-                    gpus.len() as c_int,
-                    id,
-                    rank as c_int,
-                    &mut config,
-                )
+                (self.api.init_rank_config)(comm, gpus.len() as c_int, id, rank as c_int, config)
             };
             made = self.check(status, "ncclCommInitRankConfig");
             if made.is_err() {
@@ -313,12 +323,14 @@ impl Nccl {
         let works: Vec<&Arc<GpuWork>> = gpus.iter().map(|g| &g.work).collect();
         // NCCL's kernels reach the other GPUs' memory.
         pending::share(&works);
+        // Aborted when dropped unless every rank's communicator is made and sound.
         let communicators = Communicators {
             nccl: self,
             ranks: (gpus.iter().zip(comms))
                 .filter(|(_, comm)| !comm.is_null())
                 .map(|(gpu, comm)| (*gpu, comm))
                 .collect(),
+            broken: std::cell::Cell::new(true),
         };
         made.and(ended)?;
         for &(_, comm) in &communicators.ranks {
@@ -330,6 +342,9 @@ impl Nccl {
             )?;
             self.check(state, "making a communicator")?;
         }
+        communicators
+            .broken
+            .set(communicators.ranks.len() != gpus.len());
         Ok(communicators)
     }
 }
@@ -395,10 +410,12 @@ pub fn variables() -> Vec<String> {
     vars
 }
 
-/// One communicator per GPU, rank by rank; destroyed when dropped.
+/// One communicator per GPU, rank by rank; destroyed when dropped, or aborted where one
+/// failed to be made or a collective was left issued on some ranks only.
 pub struct Communicators<'g> {
     nccl: &'g Nccl,
     ranks: Vec<(&'g Gpu, Comm)>,
+    broken: std::cell::Cell<bool>,
 }
 
 /// One rank's part of an all-reduce: its stream, and the elements summed, in place
@@ -418,7 +435,15 @@ impl Communicators<'_> {
     /// one group: each rank's stream and buffers on its GPU, every range in bounds and of
     /// one count, else [`RuntimeError::Nccl`] and nothing issued.
     pub fn all_reduce(&self, ops: &mut [AllReduce]) -> Result<(), RuntimeError> {
+        if self.broken.get() {
+            return Err(RuntimeError::Nccl(
+                "all-reduce refused: an earlier collective failed on these communicators".into(),
+            ));
+        }
         let count = self.checked(ops)?;
+        for (gpu, _) in &self.ranks {
+            gpu.bind()?;
+        }
         // SAFETY: no arguments.
         self.nccl
             .check(unsafe { (self.nccl.api.group_start)() }, "ncclGroupStart")?;
@@ -448,7 +473,10 @@ impl Communicators<'_> {
         }
         // SAFETY: no arguments; ends the group on every path.
         let ended = (self.nccl).check(unsafe { (self.nccl.api.group_end)() }, "ncclGroupEnd");
-        issued.and(ended)
+        let outcome = issued.and(ended);
+        // Some ranks may hold a collective the others never join: only aborting ends it.
+        self.broken.set(self.broken.get() || outcome.is_err());
+        outcome
     }
 
     /// The count every op sums, once each op is checked against its rank.
@@ -483,11 +511,17 @@ impl Communicators<'_> {
 
 impl Drop for Communicators<'_> {
     fn drop(&mut self) {
+        let broken = self.broken.get();
         for &(gpu, comm) in &self.ranks {
             let _ = gpu.bind();
-            let _ = gpu.synchronize();
-            // SAFETY: a live communicator whose work has finished.
-            let _ = unsafe { (self.nccl.api.destroy)(comm) };
+            if broken {
+                // SAFETY: a communicator NCCL made; aborting ends its work, finished or not.
+                let _ = unsafe { (self.nccl.api.abort)(comm) };
+            } else {
+                let _ = gpu.synchronize();
+                // SAFETY: a live communicator whose work has finished.
+                let _ = unsafe { (self.nccl.api.destroy)(comm) };
+            }
         }
     }
 }

@@ -343,11 +343,13 @@ fn allreduce_overlap_verifies_every_bucket_and_fails_without_its_stream_wait() {
     // Bucket sizes 1 and 4 MiB at the default budget, and 4 MiB capped at 2 CTAs.
     let rows = doc["derived"]["overlap"].as_array().expect("overlap rows");
     assert_eq!(rows.len(), 3);
+    let buckets = doc["params"]["buckets"].as_f64().expect("buckets");
     for row in rows {
         assert!(row["bound_ms"].as_f64().is_some_and(|b| b > 0.0), "{row}");
-        assert_eq!(row["beyond_bound"], false, "{row}");
+        // At the bound the overlap hides 1 − 1/K of the shorter side, and no more (a
+        // few percent of noise aside).
         let hidden = row["hidden"].as_f64().expect("hidden");
-        assert!(hidden <= 1.0, "{row}");
+        assert!(hidden <= 1.0 - 1.0 / buckets + 0.05, "{row}");
     }
     assert!(out.join("allreduce-overlap.csv").is_file());
     assert!(out.join("allreduce-overlap-alone.csv").is_file());

@@ -144,9 +144,21 @@ pub(super) fn overlap_columns<'a>() -> Columns<'a, OverlapView<'a>> {
             |v| Some(&v.ratio.reduce_interfered),
         )
         .number("bound, ms", "bound_ms", (3, 6), |v| v.row.bound_ms)
-        .number("bound slowed, ms", "bound_interfered_ms", (3, 6), |v| {
-            v.row.bound_interfered_ms
+        .number("full interference, ms", "interfered_ms", (3, 6), |v| {
+            v.row.interfered_ms
         })
+        .both(
+            "loops outlasted",
+            |v| {
+                if v.row.short_loops {
+                    "no: estimate low".into()
+                } else {
+                    "yes".into()
+                }
+            },
+            "short_loops",
+            |v| v.row.short_loops.to_string(),
+        )
         .number("hidden", "hidden", (2, 4), |v| v.row.hidden)
         .number("hidden, high priority", "hidden_high", (2, 4), |v| {
             v.row.hidden_high

@@ -62,6 +62,19 @@ fn bad_sweeps_are_refused_in_one_line() {
             ..Params::default()
         },
         Params {
+            ratios: vec![1.0, 1.0],
+            ..Params::default()
+        },
+        Params {
+            warmup: 0,
+            ..Params::default()
+        },
+        Params {
+            buckets: 16,
+            bucket_mib: vec![512],
+            ..Params::default()
+        },
+        Params {
             devices: vec![1],
             ..Params::default()
         },

@@ -3,9 +3,7 @@
 use super::analysis::{CaseRatio, ComparisonAnalysis, KernelRatios, Measure, SweepRatio};
 use super::tables::tables;
 use super::{BATCHED_SAMPLE_MS, Cache, CompareKernels, KernelComparison, Origin};
-use crate::experiment::{
-    self, Analyzed, Experiment, Overview, Question, Serde, Summary, context,
-};
+use crate::experiment::{self, Analyzed, Experiment, Overview, Question, Serde, Summary, context};
 use crate::report::ReportError;
 use crate::report::chart::{BOUND_COLOR, BarSeries, Level, PALETTE, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank};
@@ -183,7 +181,9 @@ fn measured_span(a: &ComparisonAnalysis, measure: Measure) -> Option<(f64, f64, 
     let at_write_ups: Vec<f64> = rows.iter().filter_map(|s| s.write_up).collect();
     let lo = at_write_ups.iter().copied().reduce(f64::min)?;
     let hi = at_write_ups.iter().copied().reduce(f64::max)?;
-    let worst = rows.into_iter().max_by(|x, y| x.worst.total_cmp(&y.worst))?;
+    let worst = rows
+        .into_iter()
+        .max_by(|x, y| x.worst.total_cmp(&y.worst))?;
     Some((lo, hi, worst))
 }
 
@@ -217,10 +217,14 @@ fn rust_cost(a: &ComparisonAnalysis) -> Option<String> {
         );
     }
     if let Some(p) = &a.plain {
-        let (kernel, x) = [("fill", p.fill), ("matmul", p.matmul), ("add_kernel", p.add_kernel)]
-            .into_iter()
-            .max_by(|x, y| x.1.total_cmp(&y.1))
-            .expect("three kernels");
+        let (kernel, x) = [
+            ("fill", p.fill),
+            ("matmul", p.matmul),
+            ("add_kernel", p.add_kernel),
+        ]
+        .into_iter()
+        .max_by(|x, y| x.1.total_cmp(&y.1))
+        .expect("three kernels");
         out += &format!(
             "; written plainly, as the write-ups write their C++, Rust's {kernel} takes {} the plain C++'s time",
             times(x)

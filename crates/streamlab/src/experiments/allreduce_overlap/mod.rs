@@ -33,7 +33,8 @@ use crate::runtime::nccl::{Communicators, CtaBudget, Nccl};
 use crate::runtime::peer::portable_pinned;
 use crate::runtime::{Gpu, PinnedBuffer, RuntimeError};
 use schedule::{
-    Config, Expected, INNER_MAX, INNER_PROBE, MOST_LOOPED, Schedule, Side, Sides, pattern,
+    Config, Expected, INNER_MAX, INNER_PROBE, LOOP_MARGIN, MOST_LOOPED, Schedule, Side, Sides,
+    pattern,
 };
 
 mod schedule;
@@ -51,6 +52,9 @@ impl Run for AllreduceOverlap {
         if let Devices::TooFew(why) = several_gpus(AllreduceOverlap::NAME, &params.devices)? {
             return Ok(Some(why));
         }
+        if let Some(why) = budget_overridden() {
+            return Ok(Some(why));
+        }
         Ok(Nccl::find().err().map(|e| e.0))
     }
 
@@ -61,6 +65,9 @@ impl Run for AllreduceOverlap {
     fn run(ctx: &Context, p: &Params) -> Result<AllreduceOverlapResult, RunError> {
         p.validate()?;
         let ordinals = chosen_gpus(AllreduceOverlap::NAME, &p.devices)?;
+        if let Some(why) = budget_overridden() {
+            return Err(UsageError::new(why).into());
+        }
         let nccl = Nccl::find().map_err(|e| UsageError::new(e.0))?;
         let _rebind = Rebind(ctx.gpu);
         let gpus = (ordinals.iter())
@@ -82,6 +89,9 @@ impl Run for AllreduceOverlap {
         let mut task = crate::progress::Task::start(AllreduceOverlap::NAME, points.len() as u64);
         let (mut done, mut checks) = (Vec::new(), Vec::new());
         let mut made: Option<(Budget, Communicators)> = None;
+        // The products NCCL's default budget ran at the budget sweep's bucket size: every
+        // other budget there runs the same, so that its compute is the same.
+        let mut sweep_inners: Option<Vec<u32>> = None;
         for (mib, budget) in points {
             if ctx.stopping() {
                 break;
@@ -101,13 +111,19 @@ impl Run for AllreduceOverlap {
                 loops: (1, 1),
                 drop_wait: p.drop_wait,
             };
+            let inners = (mib == p.budget_mib && budget != Budget::Default)
+                .then_some(sweep_inners.as_deref())
+                .flatten();
             let point = measure_point(
                 p,
                 (&mut schedule, &mut gate),
                 (&expected, &mut host),
-                (unit_ms, budget),
+                (unit_ms, budget, inners),
                 &mut checks,
             )?;
+            if mib == p.budget_mib && budget == Budget::Default {
+                sweep_inners = Some(point.ratios.iter().map(|q| q.inner).collect());
+            }
             done.push(point);
             task.step(&format!("{mib} MiB buckets, {}", budget.label()));
         }
@@ -135,6 +151,25 @@ impl Run for AllreduceOverlap {
             points: done,
         })
     }
+}
+
+/// NCCL's variables that take precedence over a communicator's CTA budget.
+const BUDGET_VARIABLES: [&str; 5] = [
+    "NCCL_MAX_CTAS",
+    "NCCL_MIN_CTAS",
+    "NCCL_CTA_POLICY",
+    "NCCL_MAX_NCHANNELS",
+    "NCCL_MIN_NCHANNELS",
+];
+
+/// Why the CTA budgets cannot be swept here, where one of [`BUDGET_VARIABLES`] is set.
+fn budget_overridden() -> Option<String> {
+    let set = BUDGET_VARIABLES
+        .iter()
+        .find(|v| std::env::var_os(v).is_some())?;
+    Some(format!(
+        "{set} is set, and NCCL would take it over the CTA budgets allreduce-overlap sweeps: unset it"
+    ))
 }
 
 fn cta_budget(budget: Budget) -> CtaBudget {
@@ -250,29 +285,32 @@ fn inner_for(ms: f64, unit_ms: f64) -> u32 {
 }
 
 /// `configs` round-robin: `--warmup` untimed iterations each, then `--samples` rounds of
-/// one timed iteration each, the first of each checked. Each configuration's times.
+/// one timed iteration each, the first of each checked. Each configuration's times, and
+/// how many samples' independent loop ended before the side it was to slow.
 fn rounds(
     p: &Params,
     (schedule, gate): (&mut Schedule, &mut Gate),
     configs: &[Config],
     (expected, host): (&Expected, &mut PinnedBuffer<f32>),
     checks: &mut Vec<Verification>,
-) -> Result<Vec<Series>, RunError> {
+) -> Result<(Vec<Series>, usize), RunError> {
     for &config in configs {
         for _ in 0..p.warmup {
             schedule.sample(config, None, None)?;
         }
     }
     let mut times = vec![Vec::new(); configs.len()];
+    let mut short = 0;
     for round in 0..p.samples {
         for (i, &config) in configs.iter().enumerate() {
             let check = (round == 0).then_some((expected, &mut *host));
-            let (ms, checked) = schedule.sample(config, Some(&mut *gate), check)?;
-            times[i].push(ms);
-            checks.extend(checked);
+            let sample = schedule.sample(config, Some(&mut *gate), check)?;
+            times[i].push(sample.ms);
+            short += usize::from(!sample.loop_outlasted);
+            checks.extend(sample.check);
         }
     }
-    Ok(times.into_iter().map(series).collect())
+    Ok((times.into_iter().map(series).collect(), short))
 }
 
 /// One (bucket size, budget): the all-reduces alone, then each ratio's configurations,
@@ -281,10 +319,10 @@ fn measure_point(
     p: &Params,
     (schedule, gate): (&mut Schedule, &mut Gate),
     (expected, host): (&Expected, &mut PinnedBuffer<f32>),
-    (unit_ms, budget): (f64, Budget),
+    (unit_ms, budget, inners): (f64, Budget, Option<&[u32]>),
     checks: &mut Vec<Verification>,
 ) -> Result<Point, RunError> {
-    let alone = rounds(
+    let (alone, _) = rounds(
         p,
         (schedule, gate),
         &[Config::InPlace, Config::OutOfPlace],
@@ -299,18 +337,25 @@ fn measure_point(
     fill_a(schedule.sides, p.side, INNER_PROBE)?;
     schedule.inner = INNER_PROBE;
     schedule.sample(Config::Compute, None, None)?;
-    let (probe_ms, _) = schedule.sample(Config::Compute, None, None)?;
+    let probe_ms = schedule.sample(Config::Compute, None, None)?.ms;
     let fixed_ms = (probe_ms / k - unit_ms * f64::from(INNER_PROBE)).max(0.0);
     let mut ratios = Vec::new();
-    for &ratio in &p.ratios {
-        let inner = inner_for(ratio * reduce_ms / k - fixed_ms, unit_ms);
+    for (i, &ratio) in p.ratios.iter().enumerate() {
+        let inner = match inners {
+            Some(inners) => inners[i],
+            None => inner_for(ratio * reduce_ms / k - fixed_ms, unit_ms),
+        };
         fill_a(schedule.sides, p.side, inner)?;
         schedule.inner = inner;
-        let (compute_ms, _) = schedule.sample(Config::Compute, None, None)?;
-        let looped = |ms: f64, each: f64| ((1.5 * ms / each).ceil() as usize + 1).min(MOST_LOOPED);
+        let compute_ms = schedule.sample(Config::Compute, None, None)?.ms;
+        // Each loop outlasts the side it slows by a margin, as far as the gate lets it
+        // queue; a sample where it did not is counted.
+        let looped =
+            |ms: f64, each: f64| ((LOOP_MARGIN * ms / each).ceil() as usize + 1).min(MOST_LOOPED);
+        let product_ms = (unit_ms * f64::from(inner)).max(f64::MIN_POSITIVE);
         schedule.loops = (
             looped(compute_ms, reduce_ms / k),
-            looped(reduce_ms, compute_ms / k),
+            looped(reduce_ms, product_ms),
         );
         let configs = [
             Config::Compute,
@@ -320,7 +365,9 @@ fn measure_point(
             Config::ComputeInterfered,
             Config::ReduceInterfered,
         ];
-        let timed = rounds(p, (schedule, gate), &configs, (expected, host), checks)?;
+        let (timed, short_loops) = rounds(p, (schedule, gate), &configs, (expected, host), checks)?;
+        // The product the layers wrote, not the loop beside the all-reduces.
+        schedule.sample(Config::Compute, None, None)?;
         checks.push(check_product(schedule, p.side, inner)?);
         let [
             compute,
@@ -339,6 +386,7 @@ fn measure_point(
             overlapped_high,
             compute_interfered,
             reduce_interfered,
+            short_loops,
         });
     }
     Ok(Point {

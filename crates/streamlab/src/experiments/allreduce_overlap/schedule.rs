@@ -13,7 +13,9 @@ pub(super) const INNER_MAX: u32 = 32768;
 pub(super) const BLOCK: u32 = 16;
 pub(super) const COPY_THREADS: u32 = 256;
 /// The most operations of either independent loop (they must outlast the side measured).
-pub(super) const MOST_LOOPED: usize = 48;
+pub(super) const MOST_LOOPED: usize = 64;
+/// How many times the side it slows an independent loop is sized to last.
+pub(super) const LOOP_MARGIN: f64 = 2.5;
 /// Operations an all-reduce is counted as queueing behind the gate.
 pub(super) const ALL_REDUCE_OPS: usize = 3;
 
@@ -294,6 +296,7 @@ impl Schedule<'_, '_, '_> {
             })?,
             Config::ComputeInterfered => {
                 (0..self.loops.0).try_for_each(|_| self.reduce(0, Reduce::Probe, held))?;
+                self.loop_ended()?;
                 (0..k_all).try_for_each(|k| self.layers(k, None, held))?;
             }
             Config::ReduceInterfered => {
@@ -307,11 +310,21 @@ impl Schedule<'_, '_, '_> {
                         s.multiply(true, side, inner)?;
                     }
                 }
+                self.loop_ended()?;
                 (0..k_all)
                     .try_for_each(|k| self.reduce(k, Reduce::Buckets(Lane::Compute), held))?;
             }
         }
         self.finish(config, lane)
+    }
+
+    /// Each GPU's `done` event after the independent loop on its communication stream.
+    fn loop_ended(&self) -> Result<(), RuntimeError> {
+        for s in &self.sides.0 {
+            s.gpu.bind()?;
+            s.comm.record(&s.done)?;
+        }
+        Ok(())
     }
 
     /// The end event of each GPU: after the compute stream (joined by the communication
@@ -344,13 +357,13 @@ impl Schedule<'_, '_, '_> {
     }
 
     /// One iteration of `config`: behind `gate` where given; into poisoned buffers and
-    /// checked against `expected` where given. Milliseconds of the slowest GPU.
+    /// checked against `expected` where given.
     pub(super) fn sample(
         &mut self,
         config: Config,
         gate: Option<&mut Gate>,
         expected: Option<(&Expected, &mut PinnedBuffer<f32>)>,
-    ) -> Result<(f64, Option<Verification>), RuntimeError> {
+    ) -> Result<Sample, RuntimeError> {
         let total = self.buckets * self.elements;
         for s in self.sides.0.iter_mut() {
             s.gpu.bind()?;
@@ -379,17 +392,26 @@ impl Schedule<'_, '_, '_> {
             }
             self.issue(config, &mut held)?;
         }
-        let mut slowest = 0.0f64;
+        let looped = matches!(config, Config::ComputeInterfered | Config::ReduceInterfered);
+        let (mut slowest, mut loop_outlasted) = (0.0f64, true);
         for s in &self.sides.0 {
             s.gpu.bind()?;
-            slowest = slowest.max(s.start.elapsed_ms(&s.end)?);
+            let ms = s.start.elapsed_ms(&s.end)?;
+            slowest = slowest.max(ms);
+            if looped {
+                loop_outlasted &= s.start.elapsed_ms(&s.done)? >= ms;
+            }
         }
         self.sides.synchronize()?;
         let check = match expected {
             Some((expected, host)) => Some(self.check(config, expected, host)?),
             None => None,
         };
-        Ok((slowest, check))
+        Ok(Sample {
+            ms: slowest,
+            check,
+            loop_outlasted,
+        })
     }
 
     /// Every element of every GPU's buckets (receive buffer, out of place) after `config`.
@@ -431,6 +453,15 @@ impl Schedule<'_, '_, '_> {
         }
         Ok(crate::verify::combine(checks))
     }
+}
+
+/// One timed iteration: the slowest GPU's milliseconds, its check where it was checked,
+/// and whether the independent loop (where the configuration has one) ended after the
+/// side it was to slow on every GPU.
+pub(super) struct Sample {
+    pub(super) ms: f64,
+    pub(super) check: Option<Verification>,
+    pub(super) loop_outlasted: bool,
 }
 
 /// What the buckets must hold: each GPU's pattern, and its sum over the GPUs.
