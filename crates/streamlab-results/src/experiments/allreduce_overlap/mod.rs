@@ -499,27 +499,34 @@ impl Experiment for AllreduceOverlap {
             return Summary::default();
         };
         let best = a.best_budget.map_or(h, |i| &a.overlap[i]);
-        let x = AllreduceSummary {
-            gpus: a.ranks,
-            at_default: h.clone(),
-            best_budget: best.budget.label(),
-            best: best.clone(),
-        };
         let budgets = (a.overlap.iter())
             .filter(|row| row.bucket_mib == h.bucket_mib && row.ratio_asked == h.ratio_asked)
             .count();
-        let trade = match (budgets, best.budget == h.budget) {
+        let best_budget = best.budget.label();
+        let budgets_said = match (budgets, best.budget == h.budget) {
             (1, _) => String::new(),
-            (_, true) => "; no CTA budget finished an iteration sooner than NCCL's default".into(),
+            (_, true) => format!(
+                "Of {budgets} CTA budgets on the same compute, none finished an iteration sooner than NCCL's default."
+            ),
             (_, false) => format!(
-                "; {} finishes it in {} ms instead of {} (hiding {}), its all-reduces alone moving {} GB/s instead of {}",
-                x.best_budget,
+                "Of {budgets} CTA budgets on the same compute, {best_budget} finished an iteration soonest: {} ms instead of {} (hiding {}), its all-reduces alone moving {} GB/s instead of {}.",
                 num(best.overlapped_ms, 3),
                 num(h.overlapped_ms, 3),
                 num(best.hidden, 2),
                 num(best.busbw, 0),
                 num(h.busbw, 0)
             ),
+        };
+        let trade = match budgets_said.is_empty() {
+            true => String::new(),
+            false => format!("; {}", budgets_said.trim_end_matches('.')),
+        };
+        let x = AllreduceSummary {
+            gpus: a.ranks,
+            at_default: h.clone(),
+            best_budget,
+            best: best.clone(),
+            budgets_said,
         };
         let line = format!(
             "{} GPUs, {} MiB buckets, C : M {:.2}: overlapped {:.3} ms, {} its bound, hiding {:.2} of the shorter side{trade}; {}",
@@ -556,6 +563,8 @@ pub struct AllreduceSummary {
     /// The best budget in words, and its row.
     pub best_budget: String,
     pub best: OverlapRow,
+    /// What the budget sweep found, in a sentence (empty where one budget ran).
+    pub budgets_said: String,
 }
 
 #[cfg(test)]
