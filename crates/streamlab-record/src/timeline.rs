@@ -124,6 +124,14 @@ impl Lane {
     }
 }
 
+/// Operation row `stream` in words: "stream 3", or "the NULL stream" where it is `lane`.
+pub fn row_label(stream: usize, lane: Option<Lane>) -> String {
+    lane.map_or_else(
+        || format!("stream {}", stream + 1),
+        |l| format!("the {}", l.label()),
+    )
+}
+
 /// A unit of the GPU that runs operations: one row each on a timeline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Engine {
@@ -212,6 +220,12 @@ impl Timeline {
     /// one.
     pub fn lane(&self, stream: usize) -> Option<Lane> {
         (stream.checked_sub(self.streams)).and_then(|k| self.other_lanes.get(k).copied())
+    }
+
+    /// Operation row `stream` in words, as the timeline labels it: "stream 3", or "the
+    /// NULL stream", "the host" for a lane beyond the schedule's streams.
+    pub fn row(&self, stream: usize) -> String {
+        row_label(stream, self.lane(stream))
     }
 
     /// On a timeline of several GPUs, the GPU whose stream row `stream` is (its ordinal)

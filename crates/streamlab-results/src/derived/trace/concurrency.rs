@@ -144,10 +144,7 @@ pub fn breaks(t: &Timeline) -> Vec<Break> {
             Some(Break {
                 kinds,
                 op: op.kind,
-                row: t.lane(op.stream).map_or_else(
-                    || format!("stream {}", op.stream + 1),
-                    |l| format!("the {}", l.label()),
-                ),
+                row: t.row(op.stream),
                 iteration: op.iteration,
                 call: op.call.clone(),
                 waited_ms: op.ready_ms.map_or(0.0, |r| (op.start_ms - r).max(0.0)),

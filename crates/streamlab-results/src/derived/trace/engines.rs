@@ -1,6 +1,6 @@
 //! How busy each engine and stream of a traced timeline was ([`Occupancy`]), how the
 //! work flowed between them, and the bound the busiest one sets ([`busiest_bound`]).
-use crate::saved::timeline::{Engine, OpKind, Timeline, TimelineOp};
+use crate::saved::timeline::{Engine, Lane, OpKind, Timeline, TimelineOp, row_label};
 use crate::stats::Series;
 use serde::{Deserialize, Serialize};
 
@@ -116,11 +116,13 @@ pub struct Flow {
     pub longest_wait: Option<WaitingOp>,
 }
 
-/// Which operation: its kind, stream (0-based) and iteration.
+/// Which operation: its kind, stream (0-based), the lane that row is where it is one
+/// beyond the schedule's streams (the NULL stream, the host), and iteration.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct WaitingOp {
     pub kind: OpKind,
     pub stream: usize,
+    pub lane: Option<Lane>,
     pub iteration: usize,
 }
 
@@ -138,9 +140,9 @@ impl Flow {
         };
         let longest = self.longest_wait.map_or(String::new(), |w| {
             format!(
-                " ({} on stream {}, iteration {})",
+                " ({} on {}, iteration {})",
                 w.kind.label(),
-                w.stream + 1,
+                row_label(w.stream, w.lane),
                 w.iteration + 1
             )
         });
@@ -358,6 +360,7 @@ pub fn occupancy(t: &Timeline) -> Option<Occupancy> {
         longest_wait: longest.map(|(_, op)| WaitingOp {
             kind: op.kind,
             stream: op.stream,
+            lane: t.lane(op.stream),
             iteration: op.iteration,
         }),
     };

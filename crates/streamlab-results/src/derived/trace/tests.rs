@@ -440,3 +440,27 @@ fn pageable_synchronous_copies_and_host_calls_are_named_with_the_gpu_idle_under_
     assert_eq!(o.flow.longest_wait.map(|w| w.kind), Some(OpKind::HtoD));
     assert!((o.flow.longest_queue_wait_ms - 1.0).abs() < 1e-12);
 }
+
+#[test]
+fn the_longest_wait_names_its_row_as_the_timeline_labels_it() {
+    use super::engines::{Flow, WaitingOp};
+    let on = |lane| Flow {
+        longest_wait: Some(WaitingOp {
+            kind: OpKind::HtoD,
+            stream: 8,
+            lane,
+            iteration: 2,
+        }),
+        ..Flow::default()
+    };
+    let null = on(Some(Lane::NullStream)).describe(1.0);
+    assert!(
+        null.ends_with("(HtoD on the NULL stream, iteration 3)"),
+        "{null}"
+    );
+    let ninth = on(None).describe(1.0);
+    assert!(
+        ninth.ends_with("(HtoD on stream 9, iteration 3)"),
+        "{ninth}"
+    );
+}
