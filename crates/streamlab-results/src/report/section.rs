@@ -149,7 +149,9 @@ pub const TIMELINE_NOTE: &str = "A row per stream, then a row per engine (HtoD c
     the operation; a lighter bar before it on its stream's row is the time it was ready (issued \
     and its stream's earlier work done) but waited for its engine. With event brackets (no \
     CUPTI) a bar runs from when its stream reached the operation to when it finished, waiting \
-    included.";
+    included. Where every stream's first copy is ready at once (issued behind a gate the host \
+    opens), the copy engine picks which runs first: a schedule may start on any stream, not \
+    always stream 1.";
 
 impl Section {
     /// The section of experiment `id`: its title, what it measures, its parameters, the
