@@ -4,7 +4,7 @@
 //! experiment ([`super::section`]). It is printed as a page ([`Document::page`]) in
 //! Markdown and HTML; the run ([`crate::run`]) assembles it.
 use super::page::{Block, Lead, Style};
-use super::section::{Section, TIMELINE_NOTE, shared_source, trace_note};
+use super::section::{MACHINE_NOTES, Section, TIMELINE_NOTE, shared_source, trace_note};
 use super::table::Table;
 
 /// The whole report.
@@ -150,12 +150,21 @@ fn part(section: &Section) -> Block<'_> {
         Style::Small,
         format!("Parameters: {}", section.parameters),
     ));
+    let (machine, notes): (Vec<_>, Vec<_>) =
+        (section.notes.iter()).partition(|(l, _)| MACHINE_NOTES.contains(&l.as_str()));
     out.extend(
-        section
-            .notes
-            .iter()
+        notes
+            .into_iter()
             .map(|(l, t)| Block::Note(l.clone(), t.clone())),
     );
+    if !machine.is_empty() {
+        out.push(Block::Folded(
+            "The machine while it ran: the link, the clocks".into(),
+            (machine.into_iter())
+                .map(|(l, t)| Block::Note(l.clone(), t.clone()))
+                .collect(),
+        ));
+    }
     let (passed, detail) = &section.verification;
     let lead = if *passed {
         "Verification: passed."

@@ -144,6 +144,10 @@ impl TimelineFigure {
 }
 
 /// How to read a timeline, shown above each section's timelines.
+/// The notes on the machine while an experiment ran (its link probes, its GPUs' clocks,
+/// their host links): the page folds them, since every section has them.
+pub const MACHINE_NOTES: [&str; 3] = ["Machine", "Clocks", "Host links"];
+
 pub const TIMELINE_NOTE: &str = "A row per stream, then a row per engine (HtoD copy engine, \
     SMs, DtoH copy engine). With GPU records (CUPTI) each bar is when the engine really ran \
     the operation; a lighter bar before it on its stream's row is the time it was ready (issued \
@@ -172,9 +176,9 @@ impl Section {
             verdict: None,
             parameters: parameters(params),
             notes: (provenance::link(provenance).into_iter())
-                .map(|l| ("Machine".to_owned(), l))
-                .chain([("Clocks".to_owned(), provenance::clocks(provenance))])
-                .chain(provenance::host_links(provenance).map(|l| ("Host links".to_owned(), l)))
+                .map(|l| (MACHINE_NOTES[0].to_owned(), l))
+                .chain([(MACHINE_NOTES[1].to_owned(), provenance::clocks(provenance))])
+                .chain(provenance::host_links(provenance).map(|l| (MACHINE_NOTES[2].to_owned(), l)))
                 .collect(),
             complete: provenance.complete,
             verification: (verification.passed, verification.sentence()),

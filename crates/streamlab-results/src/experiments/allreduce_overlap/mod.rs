@@ -503,13 +503,14 @@ impl Experiment for AllreduceOverlap {
             .filter(|row| row.bucket_mib == h.bucket_mib && row.ratio_asked == h.ratio_asked)
             .count();
         let best_budget = best.budget.label();
-        let budgets_said = match (budgets, best.budget == h.budget) {
+        // What the budget sweep found, as a clause of the finding.
+        let trade = match (budgets, best.budget == h.budget) {
             (1, _) => String::new(),
             (_, true) => format!(
-                "Of {budgets} CTA budgets on the same compute, none finished an iteration sooner than NCCL's default."
+                "of the {budgets} CTA budgets run on the same compute, none finished an iteration sooner than NCCL's default"
             ),
             (_, false) => format!(
-                "Of {budgets} CTA budgets on the same compute, {best_budget} finished an iteration soonest: {} ms instead of {} (hiding {}), its all-reduces alone moving {} GB/s instead of {}.",
+                "of the {budgets} CTA budgets run on the same compute, {best_budget} finished an iteration soonest: {} ms instead of {} (hiding {}), its all-reduces alone moving {} GB/s instead of {}",
                 num(best.overlapped_ms, 3),
                 num(h.overlapped_ms, 3),
                 num(best.hidden, 2),
@@ -517,9 +518,14 @@ impl Experiment for AllreduceOverlap {
                 num(h.busbw, 0)
             ),
         };
-        let trade = match budgets_said.is_empty() {
-            true => String::new(),
-            false => format!("; {}", budgets_said.trim_end_matches('.')),
+        let mut chars = trade.chars();
+        let budgets_said = match chars.next() {
+            Some(first) => format!("{}{}.", first.to_uppercase(), chars.as_str()),
+            None => String::new(),
+        };
+        let trade = match trade.is_empty() {
+            true => trade,
+            false => format!("; {trade}"),
         };
         let x = AllreduceSummary {
             gpus: a.ranks,
