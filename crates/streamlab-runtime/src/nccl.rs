@@ -54,8 +54,7 @@ pub struct Found {
 impl Found {
     /// The version as major.minor.patch.
     pub fn version(&self) -> String {
-        let c = self.code;
-        format!("{}.{}.{}", c / 10000, (c / 100) % 100, c % 100)
+        version_of(self.code)
     }
 }
 
@@ -351,12 +350,7 @@ impl Nccl {
 
 /// NCCL's version code as major.minor.patch.
 fn version_of(code: i32) -> String {
-    Found {
-        path: PathBuf::new(),
-        how: "",
-        code,
-    }
-    .version()
+    format!("{}.{}.{}", code / 10000, (code / 100) % 100, code % 100)
 }
 
 /// The full path of the library `name` the loader mapped, from `/proc/self/maps`.

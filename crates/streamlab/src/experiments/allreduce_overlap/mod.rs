@@ -33,8 +33,8 @@ use crate::runtime::nccl::{Communicators, CtaBudget, Nccl};
 use crate::runtime::peer::portable_pinned;
 use crate::runtime::{Gpu, PinnedBuffer, RuntimeError};
 use schedule::{
-    Config, Expected, INNER_MAX, INNER_PROBE, LOOP_MARGIN, MOST_LOOPED, Schedule, Side, Sides,
-    pattern,
+    Config, Expected, INNER_MAX, INNER_PROBE, LOOP_MARGIN, Lanes, MOST_LOOPED, Schedule, Side,
+    Sides, pattern,
 };
 
 mod schedule;
@@ -194,8 +194,7 @@ fn open_sides<'g>(
     let mut b_host = portable_pinned(matrix, 0.0f32)?;
     crate::parallel::for_each_chunk_mut(b_host.as_mut_slice()?, |start, chunk| {
         for (i, v) in chunk.iter_mut().enumerate() {
-            let (k, j) = ((start + i) / side, (start + i) % side);
-            *v = ((5 * k + 3 * j) % 4) as f32;
+            *v = b_cell((start + i) / side, (start + i) % side);
         }
     });
     let mut sides = Sides(Vec::new());
@@ -206,9 +205,11 @@ fn open_sides<'g>(
         let mut s = Side {
             gpu,
             rank,
-            compute: gpu.streams(1)?.remove(0),
-            comm: gpu.streams(1)?.remove(0),
-            comm_high: gpu.streams_at(1, greatest)?.remove(0),
+            lanes: Lanes {
+                compute: gpu.streams(1)?.remove(0),
+                comm: gpu.streams(1)?.remove(0),
+                high: gpu.streams_at(1, greatest)?.remove(0),
+            },
             buckets: gpu.alloc(total)?,
             pattern: gpu.alloc(total)?,
             received: gpu.alloc(total)?,
@@ -229,30 +230,42 @@ fn open_sides<'g>(
                 *v = pattern(seed, rank, start + i);
             }
         });
-        s.compute.htod(&mut s.pattern, 0, host, 0..total)?;
-        s.compute
+        s.lanes.compute.htod(&mut s.pattern, 0, host, 0..total)?;
+        s.lanes
+            .compute
             .dtod(&mut s.probe_src, 0, &s.pattern, 0..elements)?;
-        s.compute.htod(&mut s.b, 0, &b_host, 0..matrix)?;
-        s.compute.synchronize()?;
+        s.lanes.compute.htod(&mut s.b, 0, &b_host, 0..matrix)?;
+        s.lanes.compute.synchronize()?;
         sides.0.push(s);
     }
     fill_a(&mut sides, p.side, INNER_PROBE)?;
     Ok(sides)
 }
 
-/// A (`side` × `inner`, row i all `i % 7 + 1`) on every GPU.
+/// A's cell in row `i`, whatever its column: every cell of the product is then B's column
+/// sum times it.
+fn a_cell(i: usize) -> f32 {
+    (i % 7 + 1) as f32
+}
+
+/// B's cell (`k`, `j`), an integer 0..4, so that every sum of products is exact.
+fn b_cell(k: usize, j: usize) -> f32 {
+    ((5 * k + 3 * j) % 4) as f32
+}
+
+/// A (`side` × `inner`, row i all [`a_cell`]) on every GPU.
 fn fill_a(sides: &mut Sides, side: u32, inner: u32) -> Result<(), RuntimeError> {
     let n = side as usize * inner as usize;
     let mut a = portable_pinned(n, 0.0f32)?;
     crate::parallel::for_each_chunk_mut(a.as_mut_slice()?, |start, chunk| {
         for (i, v) in chunk.iter_mut().enumerate() {
-            *v = ((start + i) / inner as usize % 7 + 1) as f32;
+            *v = a_cell((start + i) / inner as usize);
         }
     });
     for s in sides.0.iter_mut() {
         s.gpu.bind()?;
-        s.compute.htod(&mut s.a, 0, &a, 0..n)?;
-        s.compute.synchronize()?;
+        s.lanes.compute.htod(&mut s.a, 0, &a, 0..n)?;
+        s.lanes.compute.synchronize()?;
     }
     Ok(())
 }
@@ -263,9 +276,9 @@ fn time_per_inner(s: &mut Side, side: u32) -> Result<f64, RuntimeError> {
     s.gpu.bind()?;
     let mut times = Vec::new();
     for i in 0..8 {
-        s.compute.record(&s.start)?;
+        s.lanes.compute.record(&s.start)?;
         s.multiply(false, side, INNER_PROBE)?;
-        s.compute.record(&s.end)?;
+        s.lanes.compute.record(&s.end)?;
         let ms = s.start.elapsed_ms(&s.end)?;
         if i >= 3 {
             times.push(ms);
@@ -332,19 +345,23 @@ fn measure_point(
     let [in_place, out_of_place] = <[Series; 2]>::try_from(alone).expect("two configurations");
     let k = p.buckets as f64;
     let reduce_ms = in_place.median();
-    // A layer's part that does not grow with the inner size (the bucket's writer, the
-    // launches), from a layer at the probe's inner size.
-    fill_a(schedule.sides, p.side, INNER_PROBE)?;
-    schedule.inner = INNER_PROBE;
-    schedule.sample(Config::Compute, None, None)?;
-    let probe_ms = schedule.sample(Config::Compute, None, None)?.ms;
-    let fixed_ms = (probe_ms / k - unit_ms * f64::from(INNER_PROBE)).max(0.0);
+    let inners = match inners {
+        Some(inners) => inners.to_vec(),
+        None => {
+            // A layer's part that does not grow with the inner size (the bucket's
+            // writer, the launches), from a layer at the probe's inner size.
+            fill_a(schedule.sides, p.side, INNER_PROBE)?;
+            schedule.inner = INNER_PROBE;
+            schedule.sample(Config::Compute, None, None)?;
+            let probe_ms = schedule.sample(Config::Compute, None, None)?.ms;
+            let fixed_ms = (probe_ms / k - unit_ms * f64::from(INNER_PROBE)).max(0.0);
+            (p.ratios.iter())
+                .map(|ratio| inner_for(ratio * reduce_ms / k - fixed_ms, unit_ms))
+                .collect()
+        }
+    };
     let mut ratios = Vec::new();
-    for (i, &ratio) in p.ratios.iter().enumerate() {
-        let inner = match inners {
-            Some(inners) => inners[i],
-            None => inner_for(ratio * reduce_ms / k - fixed_ms, unit_ms),
-        };
+    for (&ratio, &inner) in p.ratios.iter().zip(&inners) {
         fill_a(schedule.sides, p.side, inner)?;
         schedule.inner = inner;
         let compute_ms = schedule.sample(Config::Compute, None, None)?.ms;
@@ -398,7 +415,7 @@ fn measure_point(
     })
 }
 
-/// Every cell of each GPU's last product: `(i % 7 + 1)` times B's column sum.
+/// Every cell of each GPU's last product: row `i`'s [`a_cell`] times B's column sum.
 fn check_product(
     schedule: &mut Schedule,
     side: u32,
@@ -406,17 +423,13 @@ fn check_product(
 ) -> Result<Verification, RuntimeError> {
     let n = side as usize;
     let column: Vec<f64> = (0..n)
-        .map(|j| {
-            (0..inner as usize)
-                .map(|k| ((5 * k + 3 * j) % 4) as f64)
-                .sum()
-        })
+        .map(|j| (0..inner as usize).map(|k| f64::from(b_cell(k, j))).sum())
         .collect();
     let mut checks = Vec::new();
     for s in &schedule.sides.0 {
         s.gpu.bind()?;
         let mut c = s.gpu.pinned(n * n, f32::NAN)?;
-        s.compute.dtoh(&mut c, 0, &s.c, 0..n * n)?;
+        s.lanes.compute.dtoh(&mut c, 0, &s.c, 0..n * n)?;
         let what = format!(
             "the product on GPU {}, {side} × {side} × {inner}",
             s.gpu.info().ordinal
@@ -424,7 +437,7 @@ fn check_product(
         checks.push(crate::verify::compare(
             &what,
             c.as_slice()?,
-            |i| ((i / n) % 7 + 1) as f64 * column[i % n],
+            |i| f64::from(a_cell(i / n)) * column[i % n],
             0.0,
         ));
     }

@@ -10,14 +10,14 @@ use crate::runtime::{DeviceBuffer, Event, Gpu, PinnedBuffer, RuntimeError, Shape
 pub(super) const INNER_PROBE: u32 = 1024;
 pub(super) const INNER_MAX: u32 = 32768;
 /// Threads a side of the product's blocks, and a block of the bucket writer.
-pub(super) const BLOCK: u32 = 16;
-pub(super) const COPY_THREADS: u32 = 256;
+const BLOCK: u32 = 16;
+const COPY_THREADS: u32 = 256;
 /// The most operations of either independent loop (they must outlast the side measured).
 pub(super) const MOST_LOOPED: usize = 64;
 /// How many times the side it slows an independent loop is sized to last.
 pub(super) const LOOP_MARGIN: f64 = 2.5;
 /// Operations an all-reduce is counted as queueing behind the gate.
-pub(super) const ALL_REDUCE_OPS: usize = 3;
+const ALL_REDUCE_OPS: usize = 3;
 
 /// What one timed iteration runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,7 +33,7 @@ pub(super) enum Config {
 }
 
 impl Config {
-    pub(super) fn label(self) -> &'static str {
+    fn label(self) -> &'static str {
         match self {
             Config::Compute => "compute alone",
             Config::InPlace => "all-reduces alone, in place",
@@ -47,7 +47,7 @@ impl Config {
     }
 
     /// Whether its buckets end summed over the GPUs (else they hold the pattern).
-    pub(super) fn sums(self) -> bool {
+    fn sums(self) -> bool {
         !matches!(self, Config::Compute | Config::ComputeInterfered)
     }
 }
@@ -65,9 +65,7 @@ pub(super) fn pattern(seed: u64, rank: usize, j: usize) -> f32 {
 pub(super) struct Side<'g> {
     pub(super) gpu: &'g Gpu,
     pub(super) rank: usize,
-    pub(super) compute: Stream<'g>,
-    pub(super) comm: Stream<'g>,
-    pub(super) comm_high: Stream<'g>,
+    pub(super) lanes: Lanes<'g>,
     pub(super) buckets: DeviceBuffer<f32>,
     pub(super) pattern: DeviceBuffer<f32>,
     pub(super) received: DeviceBuffer<f32>,
@@ -80,6 +78,25 @@ pub(super) struct Side<'g> {
     pub(super) start: Event,
     pub(super) end: Event,
     pub(super) done: Event,
+}
+
+/// A GPU's streams: the compute stream, and the communication streams at the default
+/// and the greatest priority.
+pub(super) struct Lanes<'g> {
+    pub(super) compute: Stream<'g>,
+    pub(super) comm: Stream<'g>,
+    pub(super) high: Stream<'g>,
+}
+
+impl<'g> Lanes<'g> {
+    /// The stream of `lane`.
+    fn of(&self, lane: Lane) -> &Stream<'g> {
+        match lane {
+            Lane::Compute => &self.compute,
+            Lane::Comm => &self.comm,
+            Lane::High => &self.high,
+        }
+    }
 }
 
 impl Side<'_> {
@@ -96,7 +113,9 @@ impl Side<'_> {
             grid: (side.div_ceil(BLOCK), side.div_ceil(BLOCK)),
             block: (BLOCK, BLOCK),
         };
-        let stream = if on_comm { &self.comm } else { &self.compute };
+        let stream = self
+            .lanes
+            .of(if on_comm { Lane::Comm } else { Lane::Compute });
         stream.launch(
             &self.gpu.kernels().matmul,
             shape,
@@ -113,7 +132,7 @@ impl Side<'_> {
 
     /// Layer `k`: the product, then bucket `k` written from the pattern, on the compute
     /// stream.
-    pub(super) fn layer(
+    fn layer(
         &mut self,
         k: usize,
         elements: usize,
@@ -122,7 +141,7 @@ impl Side<'_> {
     ) -> Result<(), RuntimeError> {
         self.multiply(false, side, inner)?;
         let range = k * elements..(k + 1) * elements;
-        self.compute.launch(
+        self.lanes.compute.launch(
             &self.gpu.kernels().copy_u32,
             Shape::cover(elements, COPY_THREADS),
             (
@@ -146,7 +165,7 @@ impl Drop for Sides<'_> {
 }
 
 impl Sides<'_> {
-    pub(super) fn synchronize(&self) -> Result<(), RuntimeError> {
+    fn synchronize(&self) -> Result<(), RuntimeError> {
         for side in &self.0 {
             side.gpu.bind()?;
             side.gpu.synchronize()?;
@@ -157,7 +176,7 @@ impl Sides<'_> {
 
 /// Which buffer and stream an all-reduce of bucket `k` uses.
 #[derive(Clone, Copy)]
-pub(super) enum Reduce {
+enum Reduce {
     /// In place on the buckets, on the compute stream, the default- or the
     /// high-priority communication stream.
     Buckets(Lane),
@@ -168,7 +187,7 @@ pub(super) enum Reduce {
 }
 
 #[derive(Clone, Copy, PartialEq)]
-pub(super) enum Lane {
+enum Lane {
     Compute,
     Comm,
     High,
@@ -190,7 +209,7 @@ pub(super) struct Schedule<'s, 'g, 'c> {
 
 impl Schedule<'_, '_, '_> {
     /// One all-reduce of bucket `k` (of the probe for `Reduce::Probe`) on every GPU.
-    pub(super) fn reduce(
+    fn reduce(
         &mut self,
         k: usize,
         how: Reduce,
@@ -202,21 +221,17 @@ impl Schedule<'_, '_, '_> {
         for s in self.sides.0.iter_mut() {
             let op = match how {
                 Reduce::Buckets(lane) => AllReduce {
-                    stream: match lane {
-                        Lane::Compute => &s.compute,
-                        Lane::Comm => &s.comm,
-                        Lane::High => &s.comm_high,
-                    },
+                    stream: s.lanes.of(lane),
                     send: None,
                     recv: (&mut s.buckets, range.clone()),
                 },
                 Reduce::OutOfPlace => AllReduce {
-                    stream: &s.comm,
+                    stream: &s.lanes.comm,
                     send: Some((&s.pattern, range.clone())),
                     recv: (&mut s.received, range.clone()),
                 },
                 Reduce::Probe => AllReduce {
-                    stream: &s.comm,
+                    stream: &s.lanes.comm,
                     send: Some((&s.probe_src, probe.clone())),
                     recv: (&mut s.probe_dst, probe.clone()),
                 },
@@ -230,7 +245,7 @@ impl Schedule<'_, '_, '_> {
     }
 
     /// Every GPU's layer `k` (and, overlapped, its event and the wait of `lane` for it).
-    pub(super) fn layers(
+    fn layers(
         &mut self,
         k: usize,
         lane: Option<Lane>,
@@ -241,18 +256,13 @@ impl Schedule<'_, '_, '_> {
         for s in self.sides.0.iter_mut() {
             s.gpu.bind()?;
             if let Some(held) = held.as_mut() {
-                held.queue(&s.compute, 3)?;
+                held.queue(&s.lanes.compute, 3)?;
             }
             s.layer(k, elements, side, inner)?;
             if let Some(lane) = lane {
-                s.compute.record(&s.written[k])?;
-                let comm = if lane == Lane::High {
-                    &s.comm_high
-                } else {
-                    &s.comm
-                };
+                s.lanes.compute.record(&s.written[k])?;
                 if !drop_wait {
-                    comm.wait(&s.written[k])?;
+                    s.lanes.of(lane).wait(&s.written[k])?;
                 }
             }
         }
@@ -261,16 +271,12 @@ impl Schedule<'_, '_, '_> {
 
     /// Issue one iteration of `config` on every GPU: the start event on the compute
     /// stream, which both communication streams wait for, and the end event.
-    pub(super) fn issue(
-        &mut self,
-        config: Config,
-        held: &mut Option<Held>,
-    ) -> Result<(), RuntimeError> {
+    fn issue(&mut self, config: Config, held: &mut Option<Held>) -> Result<(), RuntimeError> {
         for s in &self.sides.0 {
             s.gpu.bind()?;
-            s.compute.record(&s.start)?;
-            s.comm.wait(&s.start)?;
-            s.comm_high.wait(&s.start)?;
+            s.lanes.compute.record(&s.start)?;
+            s.lanes.comm.wait(&s.start)?;
+            s.lanes.high.wait(&s.start)?;
         }
         let k_all = self.buckets;
         let lane = match config {
@@ -304,7 +310,7 @@ impl Schedule<'_, '_, '_> {
                 for s in self.sides.0.iter_mut() {
                     s.gpu.bind()?;
                     if let Some(held) = held.as_mut() {
-                        held.queue(&s.comm, self.loops.1)?;
+                        held.queue(&s.lanes.comm, self.loops.1)?;
                     }
                     for _ in 0..self.loops.1 {
                         s.multiply(true, side, inner)?;
@@ -322,36 +328,28 @@ impl Schedule<'_, '_, '_> {
     fn loop_ended(&self) -> Result<(), RuntimeError> {
         for s in &self.sides.0 {
             s.gpu.bind()?;
-            s.comm.record(&s.done)?;
+            s.lanes.comm.record(&s.done)?;
         }
         Ok(())
     }
 
     /// The end event of each GPU: after the compute stream (joined by the communication
     /// stream where the iteration ends on both).
-    pub(super) fn finish(
-        &mut self,
-        config: Config,
-        lane: Option<Lane>,
-    ) -> Result<(), RuntimeError> {
+    fn finish(&mut self, config: Config, lane: Option<Lane>) -> Result<(), RuntimeError> {
         for s in &self.sides.0 {
             s.gpu.bind()?;
-            let comm = if lane == Some(Lane::High) {
-                &s.comm_high
-            } else {
-                &s.comm
-            };
+            let comm = s.lanes.of(lane.unwrap_or(Lane::Comm));
             match config {
                 Config::InPlace
                 | Config::OutOfPlace
                 | Config::Overlapped
                 | Config::OverlappedHigh => {
                     comm.record(&s.done)?;
-                    s.compute.wait(&s.done)?;
+                    s.lanes.compute.wait(&s.done)?;
                 }
                 _ => {}
             }
-            s.compute.record(&s.end)?;
+            s.lanes.compute.record(&s.end)?;
         }
         Ok(())
     }
@@ -373,12 +371,14 @@ impl Schedule<'_, '_, '_> {
                 } else {
                     &mut s.buckets
                 };
-                s.compute.poison(target)?;
+                s.lanes.compute.poison(target)?;
             }
             // In place, the buckets start as the pattern (every element written again
             // after the poison), so that sums never grow.
             if matches!(config, Config::InPlace | Config::ReduceInterfered) {
-                s.compute.dtod(&mut s.buckets, 0, &s.pattern, 0..total)?;
+                s.lanes
+                    .compute
+                    .dtod(&mut s.buckets, 0, &s.pattern, 0..total)?;
             }
         }
         self.sides.synchronize()?;
@@ -386,7 +386,7 @@ impl Schedule<'_, '_, '_> {
             let mut held = None;
             if let Some(gate) = gate {
                 let streams: Vec<&Stream> = (self.sides.0.iter())
-                    .flat_map(|s| [&s.compute, &s.comm, &s.comm_high])
+                    .flat_map(|s| [&s.lanes.compute, &s.lanes.comm, &s.lanes.high])
                     .collect();
                 held = Some(gate.sample(&streams)?);
             }
@@ -415,7 +415,7 @@ impl Schedule<'_, '_, '_> {
     }
 
     /// Every element of every GPU's buckets (receive buffer, out of place) after `config`.
-    pub(super) fn check(
+    fn check(
         &mut self,
         config: Config,
         expected: &Expected,
@@ -430,7 +430,7 @@ impl Schedule<'_, '_, '_> {
             } else {
                 &s.buckets
             };
-            s.compute.dtoh(host, 0, source, 0..total)?;
+            s.lanes.compute.dtoh(host, 0, source, 0..total)?;
             let got = &host.as_slice()?[..total];
             let rank = s.rank;
             let what = format!(
@@ -471,7 +471,7 @@ pub(super) struct Expected {
 }
 
 impl Expected {
-    pub(super) fn sum(&self, j: usize) -> f64 {
+    fn sum(&self, j: usize) -> f64 {
         (0..self.ranks)
             .map(|r| f64::from(pattern(self.seed, r, j)))
             .sum()
