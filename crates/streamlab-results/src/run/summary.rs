@@ -6,7 +6,7 @@
 use super::SavedRun;
 use crate::derived::rates::{NOISY_LINK, link_moved};
 use crate::derived::summary::{Answered, Entries, Json, LinkSteady, RunStatus, RunSummary};
-use crate::experiment::{self, Analysis, MeasuredRow};
+use crate::experiment::{self, Analysis, MeasuredRow, Question};
 use crate::experiments::{self, Registered};
 use crate::report::document::{FINDINGS_KEY, Findings};
 use crate::report::fit::Width;
@@ -37,12 +37,8 @@ pub fn summarize(run: &SavedRun, status: RunStatus) -> Option<RunSummary> {
     let mut ratios = Entries::default();
     let mut facts = Entries::default();
     let mut moved = Entries::default();
-    let mut answers = Vec::new();
     for l in listed(run) {
         let rust = run.analysis(l.name(), KernelSet::Rust);
-        if let Some((question, answer)) = rust.and_then(|a| a.summary.answer.clone()) {
-            answers.push((question, l.name().to_owned(), answer));
-        }
         if let Some(probe) = rust.and_then(|a| a.provenance.link.as_ref()) {
             moved.insert(l.name().to_owned(), experiment::json(&link_moved(probe).2));
         }
@@ -82,16 +78,13 @@ pub fn summarize(run: &SavedRun, status: RunStatus) -> Option<RunSummary> {
         link_moved: link_steady.map(|_| moved),
         link_steady,
         duration_s: status.duration_s,
-        answers: {
-            answers.sort_by_key(|(question, _, _)| *question);
-            (answers.into_iter())
-                .map(|(question, experiment, answer)| Answered {
-                    question: question.words().to_owned(),
-                    experiment,
-                    answer,
-                })
-                .collect()
-        },
+        answers: (answers(run).into_iter())
+            .map(|(question, experiment, answer)| Answered {
+                question: question.words().to_owned(),
+                experiment,
+                answer,
+            })
+            .collect(),
     })
 }
 
@@ -125,6 +118,23 @@ pub fn lines(a: &Analysis) -> Vec<(String, String)> {
     out
 }
 
+/// The questions `run` answers, each answered by the experiment that measures it, its
+/// Rust result's: (question, experiment, sentence), in the questions' order.
+fn answers(run: &SavedRun) -> Vec<(Question, String, String)> {
+    let mut out: Vec<_> = (run.held())
+        .filter_map(|h| {
+            let rust = h
+                .analyses()
+                .into_iter()
+                .find(|a| a.set == KernelSet::Rust)?;
+            let (question, sentence) = rust.summary.answer.clone()?;
+            Some((question, h.name().to_owned(), sentence))
+        })
+        .collect();
+    out.sort_by_key(|(question, _, _)| *question);
+    out
+}
+
 /// What `run` found ([`Findings`]).
 pub fn findings(run: &SavedRun) -> Findings {
     let mut table = Table::new(
@@ -139,7 +149,6 @@ pub fn findings(run: &SavedRun) -> Findings {
         ],
     );
     let mut words = Vec::new();
-    let mut answers = Vec::new();
     let (mut results, mut verified) = (0, 0);
     let mut held_back = Vec::new();
     let mut clocks_unknown = 0;
@@ -158,9 +167,6 @@ pub fn findings(run: &SavedRun) -> Findings {
             continue;
         };
         let twin = analyses.iter().find(|a| a.set == KernelSet::Cuda);
-        if let Some((question, sentence)) = &rust.summary.answer {
-            answers.push((*question, h.name().to_owned(), sentence.clone()));
-        }
         let o = &rust.summary.overview;
         if !o.finding.is_empty() {
             words.push((h.name().to_owned(), o.finding.clone()));
@@ -194,9 +200,8 @@ pub fn findings(run: &SavedRun) -> Findings {
             },
         ]);
     }
-    answers.sort_by_key(|(question, _, _)| *question);
     Findings {
-        answers,
+        answers: answers(run),
         words,
         table,
         results,

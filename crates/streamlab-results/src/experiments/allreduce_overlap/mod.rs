@@ -368,11 +368,12 @@ fn analyze(r: &AllreduceOverlapResult) -> AllreduceAnalysis {
     let mut overlap = Vec::new();
     for p in &r.points {
         let m = p.in_place.median();
+        let busbw_in_place = busbw(p.bucket_bytes, m / k as f64, ranks);
         reduce.push(ReduceRow {
             bucket_mib: mib(p.bucket_bytes),
             budget: p.budget,
             bucket_ms: m / k as f64,
-            busbw_in_place: busbw(p.bucket_bytes, m / k as f64, ranks),
+            busbw_in_place,
             busbw_out_of_place: busbw(p.bucket_bytes, p.out_of_place.median() / k as f64, ranks),
         });
         for q in &p.ratios {
@@ -403,7 +404,7 @@ fn analyze(r: &AllreduceOverlapResult) -> AllreduceAnalysis {
                 hidden_high: hidden(c, m, th),
                 over_bound: t / b,
                 beyond_bound: beyond(t, b),
-                busbw: busbw(p.bucket_bytes, m / k as f64, ranks),
+                busbw: busbw_in_place,
             });
         }
     }
@@ -411,12 +412,13 @@ fn analyze(r: &AllreduceOverlapResult) -> AllreduceAnalysis {
     let at = |row: &OverlapRow, budget: Budget| {
         row.budget == budget && row.bucket_mib == f64::from(params.budget_mib)
     };
-    let nearest_one = |a: &&OverlapRow, b: &&OverlapRow| {
+    let nearest_one = |a: &OverlapRow, b: &OverlapRow| {
         (a.ratio_asked.ln().abs()).total_cmp(&b.ratio_asked.ln().abs())
     };
-    let headline = (overlap.iter().filter(|row| at(row, Budget::Default)))
-        .min_by(nearest_one)
-        .and_then(|h| overlap.iter().position(|row| std::ptr::eq(row, h)));
+    let headline = (overlap.iter().enumerate())
+        .filter(|(_, row)| at(row, Budget::Default))
+        .min_by(|(_, a), (_, b)| nearest_one(a, b))
+        .map(|(i, _)| i);
     let best_budget = headline.and_then(|h| {
         let asked = overlap[h].ratio_asked;
         (overlap.iter().enumerate())

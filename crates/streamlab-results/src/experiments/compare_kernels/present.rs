@@ -117,10 +117,7 @@ fn overview(a: &ComparisonAnalysis) -> Overview {
         let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         (lo, hi)
     };
-    // Warm and cold alike: the worst is the worst of every shape and cache state.
-    let worst = (a.sweep.iter())
-        .filter(|s| s.measure == Measure::Form(KernelForm::Tuned))
-        .max_by(|x, y| x.worst.total_cmp(&y.worst));
+    let worst = worst_row(a, Measure::Form(KernelForm::Tuned));
     let mut finding = Vec::new();
     let mut result = String::from("–");
     if let Some(t) = &a.tuned {
@@ -177,14 +174,21 @@ fn worst_at(w: &SweepRatio) -> String {
 /// `measure`'s ratios over the kernels at the write-ups' shapes (lowest, highest), and its
 /// worst row over every shape and cache state.
 fn measured_span(a: &ComparisonAnalysis, measure: Measure) -> Option<(f64, f64, &SweepRatio)> {
-    let rows: Vec<&SweepRatio> = a.sweep.iter().filter(|s| s.measure == measure).collect();
-    let at_write_ups: Vec<f64> = rows.iter().filter_map(|s| s.write_up).collect();
+    let at_write_ups: Vec<f64> = (a.sweep.iter())
+        .filter(|s| s.measure == measure)
+        .filter_map(|s| s.write_up)
+        .collect();
     let lo = at_write_ups.iter().copied().reduce(f64::min)?;
     let hi = at_write_ups.iter().copied().reduce(f64::max)?;
-    let worst = rows
-        .into_iter()
-        .max_by(|x, y| x.worst.total_cmp(&y.worst))?;
-    Some((lo, hi, worst))
+    Some((lo, hi, worst_row(a, measure)?))
+}
+
+/// `measure`'s sweep row with the worst ratio, warm and cold alike: the worst of every
+/// shape and cache state.
+fn worst_row(a: &ComparisonAnalysis, measure: Measure) -> Option<&SweepRatio> {
+    (a.sweep.iter())
+        .filter(|s| s.measure == measure)
+        .max_by(|x, y| x.worst.total_cmp(&y.worst))
 }
 
 /// What Rust costs, in a sentence: tuned and safe Rust each against the fastest unchecked
