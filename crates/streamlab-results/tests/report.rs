@@ -1,7 +1,8 @@
 //! The report rendered from recorded results: the committed H100 run renders again to the
 //! same files (every result's JSON and CSV byte for byte, the summary, the charts and
 //! the report); every chart and timeline is well-formed SVG with one mark per value of its
-//! model; the HTML page shows every figure in a browser; an incomplete run says so at the
+//! model; each HTML page shows every figure and table in a browser, the main page in at
+//! most 12 screens and each experiment's in at most 15; an incomplete run says so at the
 //! top; a broken timeline is an error, not a panic.
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -11,6 +12,7 @@ use streamlab_results::report::ReportError;
 use streamlab_results::report::chart::{kind_color, queued_color};
 use streamlab_results::report::figures::Drawing;
 use streamlab_results::report::fit::page_parts;
+use streamlab_results::report::page::Block;
 use streamlab_results::report::table::Table;
 use streamlab_results::run::SavedRun;
 use streamlab_results::run::report::{document, render};
@@ -92,10 +94,14 @@ fn the_committed_h100_report_renders_again_to_the_same_files() {
         "compare-kernels",
         "bounds",
     ] {
-        assert!(
-            report.contains(&format!("<a id=\"{section}\"></a>")),
-            "no {section} section"
-        );
+        for ext in ["md", "html"] {
+            let page = format!("{section}.{ext}");
+            assert!(rendered.contains_key(&page), "no page {page}");
+            assert!(
+                report.contains(&format!("]({section}.md)")),
+                "{section} not linked"
+            );
+        }
     }
     std::fs::remove_dir_all(&out).unwrap();
 }
@@ -120,7 +126,7 @@ fn the_report_opens_with_the_answer_to_each_question_from_the_run() {
     assert_eq!(lines.len(), asked.len(), "{lines:?}");
     for (line, (question, section)) in lines.iter().zip(asked) {
         assert!(
-            line.starts_with(&format!("- [**{question}**](#{section}): ")),
+            line.starts_with(&format!("- [**{question}**]({section}.md): ")),
             "{line}"
         );
     }
@@ -161,61 +167,70 @@ fn the_report_opens_with_the_answer_to_each_question_from_the_run() {
     std::fs::remove_dir_all(&out).unwrap();
 }
 
+/// The report's pages in `dir` with the extension `ext`, by file name, the main one
+/// first.
+fn pages(dir: &Path, ext: &str) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = (files(dir).into_iter())
+        .filter(|(name, _)| name.ends_with(ext))
+        .map(|(name, bytes)| (name, String::from_utf8(bytes).unwrap()))
+        .collect();
+    out.sort_by_key(|(name, _)| !name.starts_with("report."));
+    out
+}
+
 #[test]
 fn a_newcomer_finds_each_term_explained_and_linked_where_first_used() {
     let run = SavedRun::load(&h100()).unwrap();
     let out = scratch("glossary");
     render(&run, &out, false, &|| true).unwrap();
-    for file in ["report.md", "report.html"] {
-        let report = std::fs::read_to_string(out.join(file)).unwrap();
+    for ext in [".md", ".html"] {
+        let pages = pages(&out, ext);
+        assert!(pages.len() > 10, "a page per experiment");
+        let main = &pages[0].1;
         let glossary =
-            (report.find("id=\"glossary\"")).unwrap_or_else(|| panic!("{file} has no glossary"));
-        for (term, anchor) in [("HtoD", "glossary-htod"), ("CUPTI", "glossary-cupti")] {
-            let link = match file {
-                "report.md" => format!("[{term}](#{anchor})"),
-                _ => format!("<a href=\"#{anchor}\">{term}</a>"),
-            };
-            let first = report.find(&link);
-            assert!(
-                first.is_some_and(|at| at < glossary),
-                "{file}: {term} not linked"
-            );
-            assert_eq!(
-                report.matches(&link).count(),
-                1,
-                "{file}: {term} linked twice"
-            );
-            assert!(
-                report[glossary..].contains(&format!("id=\"{anchor}\"")),
-                "{file}: {term}"
-            );
-        }
-        // Every term the glossary explains is used, and linked, where the report first
-        // uses it.
+            (main.find("id=\"glossary\"")).unwrap_or_else(|| panic!("report{ext} has no glossary"));
+        let link = |anchor: &str| match ext {
+            ".md" => format!("](report.md#{anchor})"),
+            _ => format!("<a href=\"report.html#{anchor}\">"),
+        };
+        // Every term the glossary explains is used, and linked to it, where a page first
+        // uses it, and no page links a term twice.
         for t in streamlab_results::report::glossary::TERMS {
-            let linked = match file {
-                "report.md" => format!("](#{})", t.anchor),
-                _ => format!("<a href=\"#{}\">", t.anchor),
-            };
             assert!(
-                report[..glossary].contains(&linked),
-                "{file}: {} never used",
+                main[glossary..].contains(&format!("id=\"{}\"", t.anchor)),
+                "{}",
                 t.spelling
             );
+            let linked = (pages.iter())
+                .map(|(name, page)| (name, page.matches(&link(t.anchor)).count()))
+                .collect::<Vec<_>>();
+            assert!(
+                linked.iter().any(|(_, n)| *n == 1),
+                "report{ext}: {} never linked",
+                t.spelling
+            );
+            assert!(linked.iter().all(|(_, n)| *n <= 1), "{linked:?}");
         }
-        // How to read a timeline said once, where times come from once per section.
-        assert_eq!(
-            report
+        for (name, page) in &pages[1..] {
+            // How to read a timeline said once on a page with timelines, where their
+            // times come from once per section.
+            let timelines = page.contains("### Timelines") || page.contains("<h3>Timelines");
+            let read = page
                 .matches("no two copies of one direction overlap")
-                .count(),
-            1,
-            "{file}"
-        );
-        let sections =
-            report.matches("### Timelines").count() + report.matches("<h3>Timelines").count();
-        assert_eq!(report.matches("Times from ").count(), sections, "{file}");
+                .count();
+            assert_eq!(read, usize::from(timelines), "{name}");
+            assert_eq!(
+                page.matches("Times from ").count(),
+                usize::from(timelines),
+                "{name}"
+            );
+            assert!(
+                page.contains(&link("").replace('#', "")),
+                "{name}: no way back"
+            );
+        }
     }
-    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    let md = std::fs::read_to_string(out.join("sincos-overlap.md")).unwrap();
     assert!(
         md.contains("(CUDA C++ kernels)\n"),
         "C++ timelines not told apart"
@@ -408,57 +423,80 @@ fn every_result_has_its_bound_beside_it_and_no_row_sits_below_it() {
     }
 }
 
+/// What the browser shows of the page `file` in `dir` at 1400×1000: its DOM and its
+/// height in screens. The page is copied with a script that records its height.
+fn in_browser(dir: &Path, file: &str, profile: &Path) -> (String, f64) {
+    let page = std::fs::read_to_string(dir.join(file)).unwrap();
+    let measured = dir.join(format!("measured-{file}"));
+    let script = "<script>document.body.setAttribute('data-height', \
+                  document.documentElement.scrollHeight)</script></body>";
+    std::fs::write(&measured, page.replace("</body>", script)).unwrap();
+    let output = std::process::Command::new(CHROMIUM)
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom"])
+        .arg("--window-size=1400,1000")
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(format!("file://{}", measured.display()))
+        .output()
+        .expect("chromium runs");
+    assert!(output.status.success(), "chromium failed: {output:?}");
+    std::fs::remove_file(&measured).unwrap();
+    let dom = String::from_utf8_lossy(&output.stdout).into_owned();
+    let height = (dom.split_once("data-height=\""))
+        .and_then(|(_, rest)| rest.split('"').next())
+        .and_then(|h| h.parse::<f64>().ok())
+        .unwrap_or_else(|| panic!("{file}: no height"));
+    (dom, height / 1000.0)
+}
+
+/// How many inline SVGs and HTML tables `blocks` show.
+fn shown(blocks: &[Block]) -> (usize, usize) {
+    let mut out = (0, 0);
+    for b in blocks {
+        let (svgs, tables) = match b {
+            Block::Figure(_) => (1, 0),
+            Block::Timeline(..) => (1, 0),
+            Block::Table(t) => (0, page_parts(t).len() * if t.folds() { 2 } else { 1 }),
+            Block::Facts(_) | Block::Judged(..) => (0, 1),
+            Block::Part(_, inner) | Block::Folded(_, inner) => shown(inner),
+            _ => (0, 0),
+        };
+        out = (out.0 + svgs, out.1 + tables);
+    }
+    out
+}
+
 #[test]
-fn the_html_page_shows_every_figure_and_table_in_a_browser() {
+fn every_page_shows_its_figures_and_tables_in_a_browser_and_reads_in_a_few_screens() {
     if !Path::new(CHROMIUM).exists() {
         eprintln!("skipped: chromium not installed (cargo xtask setup installs it)");
         return;
     }
-    let run = SavedRun::load(&h100()).unwrap();
-    let doc = document(&run).unwrap();
-    let out = scratch("browser");
-    render(&run, &out, false, &|| true).unwrap();
-    let profile = scratch("chromium-profile");
-    let output = std::process::Command::new(CHROMIUM)
-        .args(["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom"])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .arg(format!("file://{}", out.join("report.html").display()))
-        .output()
-        .expect("chromium runs");
-    assert!(output.status.success(), "chromium failed: {output:?}");
-    let dom = String::from_utf8_lossy(&output.stdout);
-    let figures: usize = doc
-        .sections
-        .iter()
-        .map(|s| s.figures.len() + s.timelines.iter().filter(|t| t.collapsed.is_none()).count())
-        .sum();
-    assert_eq!(
-        dom.matches("<svg").count(),
-        figures,
-        "inline SVGs in the DOM (a collapsed timeline is a line)"
-    );
-    // A long table shows its key rows, then itself whole: each split into parts.
-    let shown = |t: &Table| page_parts(t).len() * if t.folds() { 2 } else { 1 };
-    let tables: usize = (doc.sections.iter())
-        .flat_map(|s| &s.tables)
-        .map(shown)
-        .sum::<usize>()
-        + doc
-            .findings
-            .as_ref()
-            .map_or(0, |f| page_parts(&f.table).len())
-        + usize::from(!doc.header.is_empty());
-    assert_eq!(dom.matches("<table").count(), tables, "tables in the DOM");
-    for s in &doc.sections {
-        assert!(
-            dom.contains(&format!("<section id=\"{}\">", s.id)),
-            "section {}",
-            s.id
-        );
+    let h200 = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/results/h200");
+    for committed in [h100(), h200] {
+        let run = SavedRun::load(&committed).unwrap();
+        let doc = document(&run).unwrap();
+        let out = scratch("browser");
+        render(&run, &out, false, &|| true).unwrap();
+        let profile = scratch("chromium-profile");
+        for (i, (stem, blocks)) in doc.pages().iter().enumerate() {
+            let (dom, screens) = in_browser(&out, &format!("{stem}.html"), &profile);
+            let most = if i == 0 { 12.0 } else { 15.0 };
+            assert!(
+                screens <= most,
+                "{}: {stem}.html is {screens:.1} screens of 1400×1000, past {most}",
+                committed.display()
+            );
+            let (svgs, tables) = shown(blocks);
+            assert_eq!(dom.matches("<svg").count(), svgs, "{stem}: inline SVGs");
+            assert_eq!(dom.matches("<table").count(), tables, "{stem}: tables");
+            assert!(!dom.contains("Incomplete run."), "{stem}");
+            if i > 0 {
+                assert!(dom.contains(&format!("<section id=\"{stem}\">")), "{stem}");
+            }
+        }
+        let _ = std::fs::remove_dir_all(&out);
+        let _ = std::fs::remove_dir_all(&profile);
     }
-    assert!(!dom.contains("Incomplete run."));
-    let _ = std::fs::remove_dir_all(&out);
-    let _ = std::fs::remove_dir_all(&profile);
 }
 
 #[test]
@@ -592,7 +630,7 @@ fn a_remedys_timeline_that_looks_like_the_clean_one_is_a_line_and_still_a_file()
     let run = SavedRun::load(&h100()).unwrap();
     let out = scratch("collapsed");
     render(&run, &out, false, &|| true).unwrap();
-    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    let report = std::fs::read_to_string(out.join("concurrency-breaks.md")).unwrap();
     let collapsed: Vec<&str> = (report.lines())
         .filter(|l| l.contains("as the clean one's: the remedy runs as fast as clean"))
         .collect();

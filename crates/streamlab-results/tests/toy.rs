@@ -149,13 +149,17 @@ fn a_run_derives_and_summarizes_each_result_once_and_writes_all_it_shows() {
         "summary.json",
         "report.md",
         "report.html",
+        "toy.md",
+        "toy.html",
     ] {
         assert!(dir.join(file).exists(), "{file} is not written");
     }
     let summary = std::fs::read_to_string(dir.join("summary.json")).unwrap();
     assert!(summary.contains("\"toy\""), "{summary}");
     let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
-    assert!(report.contains("Toy: one copy") && report.contains("one copy at 21.0 GB/s"));
+    assert!(report.contains("[Toy: one copy](toy.md)"), "{report}");
+    let page = std::fs::read_to_string(dir.join("toy.md")).unwrap();
+    assert!(page.starts_with("# Toy: one copy") && page.contains("one copy at 21.0 GB/s"));
     // Everything above read the one analysis: nothing was derived again.
     assert_eq!((DERIVED.get(), SUMMARIZED.get()), (1, 1));
     assert_eq!(run.analyses().count(), 1);

@@ -545,6 +545,6 @@ fn report_of_a_folder_missing_an_experiment_names_it() {
     );
     let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
     assert!(md.contains("> **Not in this folder.** mapped (mapped.json)"));
-    assert!(!md.contains("<a id=\"mapped\">"));
+    assert!(!md.contains("](mapped.md)") && !dir.join("mapped.md").exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -460,6 +460,8 @@ fn the_four_stream_timeline_runs_the_copies_in_one_after_another_and_the_run_wri
         "sincos-overlap-timeline-1.svg",
         "report.md",
         "report.html",
+        "sincos-overlap.md",
+        "sincos-overlap.html",
     ] {
         assert!(out.join(file).is_file(), "{file} not written");
     }

@@ -1,9 +1,10 @@
-//! What the report says, independent of its format: a line naming the machine and the
-//! run, a banner when the run is incomplete, what the run found (each experiment's
-//! finding in words and a row of numbers), the provenance, then a section per
-//! experiment ([`super::section`]). It is printed as a page ([`Document::page`]) in
-//! Markdown and HTML; the run ([`crate::run`]) assembles it.
-use super::page::{Block, Lead, Style};
+//! What the report says, independent of its format. Its main page holds a line naming
+//! the machine and the run, a banner when the run is incomplete, the answers and what
+//! the run found (each experiment's finding in words and a row of numbers), the
+//! provenance and the glossary; each experiment's section ([`super::section`]) has a
+//! page of its own ([`Document::pages`]). Each page is printed in Markdown and HTML; the
+//! run ([`crate::run`]) assembles it.
+use super::page::{Block, Lead, Link, Style};
 use super::section::{MACHINE_NOTES, Section, TIMELINE_NOTE, shared_source, trace_note};
 use super::table::Table;
 
@@ -24,11 +25,21 @@ pub struct Document {
     pub sections: Vec<Section>,
 }
 
+/// The file stem of the report's main page.
+pub const MAIN_PAGE: &str = "report";
+
 impl Document {
-    /// The report as a page: its title, banners and lede, what the run found, where and
-    /// how it ran (folded), the contents, each section, how to read the timelines where
-    /// there are some, and the glossary.
-    pub fn page(&self) -> Vec<Block<'_>> {
+    /// The report's pages as (file stem, blocks): the main page, then a page per section.
+    pub fn pages(&self) -> Vec<(String, Vec<Block<'_>>)> {
+        let mut out = vec![(MAIN_PAGE.to_owned(), self.main_page())];
+        out.extend((self.sections.iter()).map(|s| (s.id.clone(), self.section_page(s))));
+        out
+    }
+
+    /// The main page: its title, banners and lede, the answers and what the run found,
+    /// the chart of each answer, where and how it ran (folded), each section's page, and
+    /// the glossary.
+    fn main_page(&self) -> Vec<Block<'_>> {
         let mut out = vec![Block::Title("streamlab report".into())];
         if let Some(banner) = &self.banner {
             out.push(Block::Banner("Incomplete run.".into(), banner.clone()));
@@ -54,30 +65,41 @@ impl Document {
         if self.sections.is_empty() {
             return out;
         }
-        out.push(Block::Pointer(
-            [
-                "New to these terms? The ".into(),
-                " at the end explains each, and the report links it where a term is first used."
-                    .into(),
-            ],
-            "glossary".into(),
-            "glossary".into(),
-        ));
-        out.push(Block::Heading(2, "Contents".into(), None));
+        out.push(Block::Heading(2, "Each experiment's page".into(), None));
         out.push(Block::List(
-            (self.contents().into_iter())
-                .map(|(title, id)| {
+            (self.sections.iter())
+                .map(|s| {
                     let lead = Lead {
-                        text: title.to_owned(),
-                        anchor: Some(id.to_owned()),
+                        text: s.title.clone(),
+                        link: Some(Link::page(&s.id)),
                         bold: false,
                     };
                     (Some(lead), String::new())
                 })
                 .collect(),
         ));
-        out.extend(self.sections.iter().map(part));
-        if self.has_timelines() {
+        out.push(Block::Part(
+            "glossary".into(),
+            vec![Block::Heading(2, "Glossary".into(), None), Block::Glossary],
+        ));
+        out
+    }
+
+    /// A section's own page: its title, a line back to the main page, the section, and
+    /// how to read its timelines where it has some. Its terms link to the main page's
+    /// glossary.
+    fn section_page<'a>(&'a self, section: &'a Section) -> Vec<Block<'a>> {
+        let run = (self.lede.as_ref()).map_or(String::new(), |l| format!(": {l}"));
+        let mut out = vec![
+            Block::Title(section.title.clone()),
+            Block::Pointer(
+                ["An experiment of the ".into(), format!("{run}.")],
+                "streamlab report".into(),
+                Link::page(MAIN_PAGE),
+            ),
+            part(section),
+        ];
+        if !section.timelines.is_empty() {
             out.push(Block::Part(
                 "reading-the-timelines".into(),
                 vec![
@@ -87,32 +109,11 @@ impl Document {
                 ],
             ));
         }
-        out.push(Block::Part(
-            "glossary".into(),
-            vec![Block::Heading(2, "Glossary".into(), None), Block::Glossary],
-        ));
+        out.push(Block::GlossaryOn(MAIN_PAGE.into()));
         out
     }
 
-    /// The report's contents after its findings, as `(title, anchor)`: each section, the
-    /// note on reading the timelines where a section has some, and the glossary.
-    fn contents(&self) -> Vec<(&str, &str)> {
-        let mut out: Vec<(&str, &str)> = (self.sections.iter())
-            .map(|s| (s.title.as_str(), s.id.as_str()))
-            .collect();
-        if self.has_timelines() {
-            out.push(("Reading the timelines", "reading-the-timelines"));
-        }
-        out.push(("Glossary", "glossary"));
-        out
-    }
-
-    /// Whether any section has timelines: then the report says once how to read them.
-    fn has_timelines(&self) -> bool {
-        self.sections.iter().any(|s| !s.timelines.is_empty())
-    }
-
-    /// Every file the report writes beside `report.md` and `report.html`.
+    /// Every file the report writes beside its pages.
     pub fn files(&self) -> Vec<(&str, &str)> {
         let mut files = Vec::new();
         for s in &self.sections {
@@ -126,14 +127,10 @@ impl Document {
     }
 }
 
-/// The section as a part of the page: its title, what it measures, its finding,
-/// whether it is complete, its parameters, notes and verification, its tables, charts
-/// and timelines.
+/// The section as a part of its page: what it measures, its finding, whether it is
+/// complete, its parameters, notes and verification, its tables, charts and timelines.
 fn part(section: &Section) -> Block<'_> {
-    let mut out = vec![
-        Block::Heading(2, section.title.clone(), None),
-        Block::Prose(Style::Plain, section.about.clone()),
-    ];
+    let mut out = vec![Block::Prose(Style::Plain, section.about.clone())];
     out.extend(
         section
             .verdict
@@ -183,7 +180,7 @@ fn part(section: &Section) -> Block<'_> {
                 ".".into(),
             ],
             "reading the timelines".into(),
-            "reading-the-timelines".into(),
+            Link::here("reading-the-timelines"),
         ));
         out.extend(shared.map(|s| Block::Prose(Style::Small, format!("Times from {s}."))));
         out.extend((section.timelines.iter()).map(|t| match &t.collapsed {
@@ -235,10 +232,11 @@ pub struct Findings {
 }
 
 impl Findings {
-    /// What the run found, as the report's first blocks: how many results were verified,
-    /// any GPU held back, each experiment's finding (linked to its section where there is
-    /// one), and the table of numbers with what its columns mean.
-    fn blocks<'a>(&self, sections: &[Section]) -> Vec<Block<'a>> {
+    /// What the run found, as the report's first blocks: the answers, how many results
+    /// were verified, any GPU held back, each experiment's finding (linked to its page
+    /// where there is one), the table of numbers with what its columns mean, and the
+    /// first chart of each answer's experiment.
+    fn blocks<'a>(&self, sections: &'a [Section]) -> Vec<Block<'a>> {
         let (passed, lead, text) = match self.verified == self.results {
             true => (
                 true,
@@ -267,7 +265,7 @@ impl Findings {
                     .map(|(question, name, sentence)| {
                         let lead = Lead {
                             text: question.words().to_owned(),
-                            anchor: sections.iter().any(|s| &s.id == name).then(|| name.clone()),
+                            link: page_of(sections, name),
                             bold: true,
                         };
                         (Some(lead), sentence.clone())
@@ -293,7 +291,7 @@ impl Findings {
                 .map(|(name, words)| {
                     let lead = Lead {
                         text: name.clone(),
-                        anchor: sections.iter().any(|s| &s.id == name).then(|| name.clone()),
+                        link: page_of(sections, name),
                         bold: true,
                     };
                     (Some(lead), words.clone())
@@ -302,6 +300,11 @@ impl Findings {
         ));
         out.push(Block::Table(self.table.clone()));
         out.push(Block::Prose(Style::Small, FINDINGS_KEY.into()));
+        out.extend(
+            (self.answers.iter())
+                .filter_map(|(_, name, _)| sections.iter().find(|s| &s.id == name))
+                .filter_map(|s| s.figures.first().map(Block::Figure)),
+        );
         out
     }
 
@@ -314,6 +317,14 @@ impl Findings {
             )
         })
     }
+}
+
+/// A link to the page of the section `name`, where `sections` holds it.
+fn page_of(sections: &[Section], name: &str) -> Option<Link> {
+    sections
+        .iter()
+        .any(|s| s.id == name)
+        .then(|| Link::page(name))
 }
 
 /// What the report says of results its run measured but its folder no longer holds.

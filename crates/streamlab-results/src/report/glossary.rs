@@ -1,5 +1,6 @@
-//! The report's glossary: every term a newcomer meets, explained once at the end of the
-//! report, and each linked there where the report's prose first uses it.
+//! The report's glossary: every term a newcomer meets, explained once on the report's
+//! main page, and each linked there where a page's prose first uses it.
+use super::page::Link;
 
 /// A term: how the report spells it, its anchor, and what it means.
 pub struct Term {
@@ -164,20 +165,31 @@ fn first_use(text: &str, spelling: &str) -> Option<usize> {
     None
 }
 
-/// Which terms the report has linked so far.
+/// Which terms a page has linked so far, and the page holding the glossary.
 #[derive(Default)]
 pub struct Linker {
     linked: Vec<&'static str>,
+    /// The glossary's page, its file stem; `None`: this page.
+    page: Option<String>,
 }
 
 impl Linker {
+    /// A linker for a page whose terms link to the glossary on page `page` (its file
+    /// stem, `""` for this page).
+    pub fn to(page: &str) -> Linker {
+        Linker {
+            linked: Vec::new(),
+            page: (!page.is_empty()).then(|| page.to_owned()),
+        }
+    }
+
     /// `text` with each term not linked before linked where it is first used: `plain`
-    /// renders the text between terms, `link` a term and its anchor.
+    /// renders the text between terms, `link` a term and where it links to.
     pub fn link(
         &mut self,
         text: &str,
         plain: impl Fn(&str) -> String,
-        link: impl Fn(&str, &str) -> String,
+        link: impl Fn(&str, &Link) -> String,
     ) -> String {
         let mut uses: Vec<(usize, &Term)> = (TERMS.iter())
             .filter(|t| !self.linked.contains(&t.anchor))
@@ -190,7 +202,11 @@ impl Linker {
                 continue;
             }
             out += &plain(&text[from..at]);
-            out += &link(&text[at..at + t.spelling.len()], t.anchor);
+            let target = Link {
+                page: self.page.clone(),
+                anchor: Some(t.anchor.to_owned()),
+            };
+            out += &link(&text[at..at + t.spelling.len()], &target);
             from = at + t.spelling.len();
             self.linked.push(t.anchor);
         }
@@ -203,7 +219,9 @@ mod tests {
     use super::*;
 
     fn markdown(linker: &mut Linker, text: &str) -> String {
-        linker.link(text, str::to_owned, |t, a| format!("[{t}](#{a})"))
+        linker.link(text, str::to_owned, |t, a| {
+            format!("[{t}]({})", a.href(".md"))
+        })
     }
 
     #[test]

@@ -1,11 +1,11 @@
 //! A page ([`Block`]s) as one self-contained HTML page (inline CSS and SVG, no scripts,
-//! nothing fetched): `report.html` and the comparison's, with the same content as their
-//! Markdown.
+//! nothing fetched): the report's pages and the comparison's, with the same content as
+//! their Markdown.
 use std::fmt::Write;
 
 use super::fit::UNDER;
 use super::glossary::{Linker, TERMS};
-use super::page::{Block, Lead, Style};
+use super::page::{Block, Lead, Link, Style};
 use super::section::TimelineFigure;
 use super::table::Table;
 use crate::derived::trace::Outcome;
@@ -56,7 +56,7 @@ pub fn page(style: &str, blocks: &[Block]) -> String {
             _ => None,
         })
         .unwrap_or_default();
-    let mut linker = Block::has_glossary(blocks).then(Linker::default);
+    let mut linker = Block::glossary_page(blocks).map(Linker::to);
     let mut body = String::new();
     print(blocks, &mut linker, &mut body);
     format!(
@@ -89,12 +89,12 @@ fn print(blocks: &[Block], linker: &mut Option<Linker>, out: &mut String) {
                     Style::Small => writeln!(out, "<p class=\"params\">{}</p>", words(text)),
                 };
             }
-            Block::Pointer([before, after], text, anchor) => {
+            Block::Pointer([before, after], text, link) => {
                 let _ = writeln!(
                     out,
-                    "<p>{}<a href=\"#{}\">{}</a>{}</p>",
+                    "<p>{}<a href=\"{}\">{}</a>{}</p>",
                     escape(before),
-                    escape(anchor),
+                    href(link),
                     escape(text),
                     escape(after)
                 );
@@ -157,6 +157,7 @@ fn print(blocks: &[Block], linker: &mut Option<Linker>, out: &mut String) {
                 out.push_str("</ul>\n");
             }
             Block::Glossary => *out += &glossary(),
+            Block::GlossaryOn(_) => {}
         }
     }
 }
@@ -164,11 +165,16 @@ fn print(blocks: &[Block], linker: &mut Option<Linker>, out: &mut String) {
 /// `text` escaped, each term linked to the glossary where the page first uses it.
 fn prose(linker: &mut Option<Linker>, text: &str) -> String {
     match linker {
-        Some(linker) => linker.link(text, words, |term, anchor| {
-            format!("<a href=\"#{anchor}\">{}</a>", escape(term))
+        Some(linker) => linker.link(text, words, |term, link| {
+            format!("<a href=\"{}\">{}</a>", href(link), escape(term))
         }),
         None => words(text),
     }
+}
+
+/// Where `link` goes, escaped for an attribute.
+fn href(link: &Link) -> String {
+    escape(&link.href(".html"))
 }
 
 /// A list item: its lead (bold, linked), a colon, its text.
@@ -180,8 +186,8 @@ fn item(lead: Option<&Lead>, text: &str) -> String {
         true => format!("<strong>{}</strong>", escape(&lead.text)),
         false => escape(&lead.text),
     };
-    let shown = match &lead.anchor {
-        Some(a) => format!("<a href=\"#{}\">{shown}</a>", escape(a)),
+    let shown = match &lead.link {
+        Some(link) => format!("<a href=\"{}\">{shown}</a>", href(link)),
         None => shown,
     };
     match text.is_empty() {

@@ -1,5 +1,5 @@
-//! A page ([`Block`]s) as GitHub-flavoured Markdown: `report.md` and the comparison's,
-//! with the charts and timelines as images beside them and links to the Chrome traces.
+//! A page ([`Block`]s) as GitHub-flavoured Markdown: the report's pages and the
+//! comparison's, with the charts and timelines as images beside them and links to the Chrome traces.
 use std::fmt::Write;
 
 use super::fit::UNDER;
@@ -10,9 +10,12 @@ use super::table::Table;
 use crate::derived::trace::Outcome;
 use crate::verdict::Verdict;
 
+/// The extension of a Markdown page, for links between pages.
+const MD: &str = ".md";
+
 /// `blocks` as Markdown.
 pub fn page(blocks: &[Block]) -> String {
-    let mut linker = Block::has_glossary(blocks).then(Linker::default);
+    let mut linker = Block::glossary_page(blocks).map(Linker::to);
     let mut out = String::new();
     print(blocks, &mut linker, &mut out);
     out
@@ -41,8 +44,8 @@ fn print(blocks: &[Block], linker: &mut Option<Linker>, out: &mut String) {
                     Style::Lede => writeln!(out, "{text}\n"),
                 };
             }
-            Block::Pointer([before, after], text, anchor) => {
-                let _ = writeln!(out, "{before}[{text}](#{anchor}){after}\n");
+            Block::Pointer([before, after], text, link) => {
+                let _ = writeln!(out, "{before}[{text}]({}){after}\n", link.href(MD));
             }
             Block::Note(label, text) => {
                 let _ = writeln!(out, "**{label}.** {}\n", prose(linker, text));
@@ -75,6 +78,7 @@ fn print(blocks: &[Block], linker: &mut Option<Linker>, out: &mut String) {
                 out.push('\n');
             }
             Block::Glossary => *out += &glossary(),
+            Block::GlossaryOn(_) => {}
         }
     }
 }
@@ -82,8 +86,8 @@ fn print(blocks: &[Block], linker: &mut Option<Linker>, out: &mut String) {
 /// `text`, each term linked to the glossary where the page first uses it.
 fn prose(linker: &mut Option<Linker>, text: &str) -> String {
     match linker {
-        Some(linker) => linker.link(text, str::to_owned, |term, anchor| {
-            format!("[{term}](#{anchor})")
+        Some(linker) => linker.link(text, str::to_owned, |term, link| {
+            format!("[{term}]({})", link.href(MD))
         }),
         None => text.to_owned(),
     }
@@ -98,8 +102,8 @@ fn item(lead: Option<&Lead>, text: &str) -> String {
         true => format!("**{}**", lead.text),
         false => lead.text.clone(),
     };
-    let shown = match &lead.anchor {
-        Some(a) => format!("[{shown}](#{a})"),
+    let shown = match &lead.link {
+        Some(link) => format!("[{shown}]({})", link.href(MD)),
         None => shown,
     };
     match text.is_empty() {

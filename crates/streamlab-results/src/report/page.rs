@@ -1,6 +1,6 @@
-//! A page, whatever its format: the report ([`super::document`]) and the comparison
-//! (`crate::compare`) are each a list of [`Block`]s, printed by one Markdown printer
-//! ([`super::markdown::page`]) and one HTML printer ([`super::html::page`]).
+//! A page, whatever its format: the report's pages ([`super::document`]) and the
+//! comparison (`crate::compare`) are each a list of [`Block`]s, printed by one Markdown
+//! printer ([`super::markdown::page`]) and one HTML printer ([`super::html::page`]).
 use super::section::{Figure, TimelineFigure};
 use super::table::Table;
 use crate::verdict::Verdict;
@@ -15,11 +15,44 @@ pub enum Style {
     Small,
 }
 
-/// A list item's lead: bold or not, linked to an anchor where it has one.
+/// Where a link goes: an anchor on this page, or another page of the same folder (its
+/// file stem: each printer adds its own extension) and an anchor on it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Link {
+    pub page: Option<String>,
+    pub anchor: Option<String>,
+}
+
+impl Link {
+    /// An anchor on this page.
+    pub fn here(anchor: &str) -> Link {
+        Link {
+            page: None,
+            anchor: Some(anchor.to_owned()),
+        }
+    }
+
+    /// The top of the page `stem`.
+    pub fn page(stem: &str) -> Link {
+        Link {
+            page: Some(stem.to_owned()),
+            anchor: None,
+        }
+    }
+
+    /// The link as an `href`, a page named with `extension` (".md", ".html").
+    pub fn href(&self, extension: &str) -> String {
+        let page = (self.page.as_ref()).map_or(String::new(), |p| format!("{p}{extension}"));
+        let anchor = (self.anchor.as_ref()).map_or(String::new(), |a| format!("#{a}"));
+        page + &anchor
+    }
+}
+
+/// A list item's lead: bold or not, linked where it has a link.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Lead {
     pub text: String,
-    pub anchor: Option<String>,
+    pub link: Option<Link>,
     pub bold: bool,
 }
 
@@ -33,9 +66,9 @@ pub enum Block<'a> {
     /// A paragraph; a span between backticks set as code. On a page with a glossary,
     /// plain prose has each term linked where the page first uses it.
     Prose(Style, String),
-    /// A paragraph pointing to an anchor: the text before, the link's text and anchor,
-    /// the text after.
-    Pointer([String; 2], String, String),
+    /// A paragraph holding a link: the text before, the link's text and target, the text
+    /// after.
+    Pointer([String; 2], String, Link),
     /// A paragraph led by a bold label, "**Label.** text".
     Note(String, String),
     /// A banner: its bold lead, then its text.
@@ -58,15 +91,20 @@ pub enum Block<'a> {
     List(Vec<(Option<Lead>, String)>),
     /// Every term of the glossary with its anchor.
     Glossary,
+    /// Shows nothing: the page's prose links each term to the glossary on the page
+    /// named (its file stem).
+    GlossaryOn(String),
 }
 
 impl Block<'_> {
-    /// Whether the page has a glossary for its prose to link to.
-    pub fn has_glossary(blocks: &[Block]) -> bool {
-        blocks.iter().any(|b| match b {
-            Block::Glossary => true,
-            Block::Part(_, inner) | Block::Folded(_, inner) => Block::has_glossary(inner),
-            _ => false,
+    /// The page the prose of the page `blocks` links its terms to: this one (`""`) where
+    /// it holds the glossary, the one [`Block::GlossaryOn`] names, or none.
+    pub fn glossary_page<'b>(blocks: &'b [Block]) -> Option<&'b str> {
+        blocks.iter().find_map(|b| match b {
+            Block::Glossary => Some(""),
+            Block::GlossaryOn(page) => Some(page.as_str()),
+            Block::Part(_, inner) | Block::Folded(_, inner) => Block::glossary_page(inner),
+            _ => None,
         })
     }
 }

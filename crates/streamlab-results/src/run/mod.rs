@@ -227,7 +227,9 @@ pub fn file_kind(name: &str) -> FileKind {
         return FileKind::Results;
     }
     let rendered = [files::REPORT_MD, files::REPORT_HTML, files::COMPARISON];
-    let typed = [".json", ".csv", ".svg"].iter().any(|e| name.ends_with(e));
+    let typed = [".json", ".csv", ".svg", ".md", ".html"]
+        .iter()
+        .any(|e| name.ends_with(e));
     let of_ours = stems
         .iter()
         .chain(&["compare"])

@@ -140,16 +140,17 @@ fn current_summary(run: &SavedRun) -> Option<RunSummary> {
     Some(now)
 }
 
-/// What any run writes beside its results: every chart, timeline and trace, then
-/// `report.md` and `report.html`.
+/// What any run writes beside its results: every chart, timeline and trace, then each
+/// page of the report in Markdown and HTML (`report.md` and `report.html` the main one).
 pub fn rendered(run: &SavedRun) -> Result<Vec<(String, String)>, ReportError> {
     let doc = document(run)?;
     let mut out: Vec<(String, String)> = (doc.files().into_iter())
         .map(|(name, contents)| (name.to_owned(), contents.to_owned()))
         .collect();
-    let page = doc.page();
-    out.push((files::REPORT_MD.to_owned(), markdown::page(&page)));
-    out.push((files::REPORT_HTML.to_owned(), html::page("", &page)));
+    for (stem, page) in doc.pages() {
+        out.push((format!("{stem}.md"), markdown::page(&page)));
+        out.push((format!("{stem}.html"), html::page("", &page)));
+    }
     Ok(out)
 }
 

@@ -12,7 +12,7 @@ mod json_file;
 pub use json_file::{Counts, Totals, comparison_json, rule_text};
 
 use super::{ComparedRow, ComparedSection, Comparison, change_text, p_text, significant};
-use crate::report::page::{Block, Lead};
+use crate::report::page::{Block, Lead, Link};
 use crate::report::table::{self, Table};
 use crate::report::{html, markdown};
 use crate::saved::files;
@@ -244,7 +244,7 @@ fn blocks(c: &Comparison) -> Vec<Block<'_>> {
                 .map(|s| {
                     let lead = Lead {
                         text: s.name.to_owned(),
-                        anchor: Some(s.name.to_owned()),
+                        link: Some(Link::here(s.name)),
                         bold: false,
                     };
                     (Some(lead), s.summary_line())
