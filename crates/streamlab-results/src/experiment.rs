@@ -222,12 +222,13 @@ pub struct Overview {
     pub finding: String,
     /// Its result, short enough for one cell.
     pub result: String,
-    /// Its time over the bound the run measured for it: 1 is the bound reached, 1.05 is
-    /// 5% slower than it.
-    pub over_bound: Option<f64>,
-    /// Rust's time over CUDA C++'s where the experiment measures that itself (where it
-    /// runs with both kernel sets, the summary sums their rows instead).
-    pub rust_over_cpp: Option<f64>,
+    /// Its time over the bound the run measured for it (1 is the bound reached, 1.05 is
+    /// 5% slower than it), and what that time is of.
+    pub over_bound: Option<(f64, String)>,
+    /// Rust's time over CUDA C++'s where the experiment measures that itself, and what
+    /// that time is of (where it runs with both kernel sets, the summary sums their rows
+    /// instead).
+    pub rust_over_cpp: Option<(f64, String)>,
 }
 
 /// A result of experiment `E` with the numbers derived from it.

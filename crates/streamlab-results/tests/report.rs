@@ -13,6 +13,7 @@ use streamlab_results::report::chart::{kind_color, queued_color};
 use streamlab_results::report::figures::Drawing;
 use streamlab_results::report::fit::page_parts;
 use streamlab_results::report::page::Block;
+use streamlab_results::report::section::TimelineFigure;
 use streamlab_results::report::table::Table;
 use streamlab_results::run::SavedRun;
 use streamlab_results::run::report::{document, render};
@@ -645,4 +646,48 @@ fn a_remedys_timeline_that_looks_like_the_clean_one_is_a_line_and_still_a_file()
         );
     }
     std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn a_break_is_marked_only_where_it_cost_time_and_its_operation_is_boxed_on_its_row() {
+    let run = SavedRun::load(&h100()).unwrap();
+    let doc = document(&run).unwrap();
+    let section = (doc.sections.iter())
+        .find(|s| s.id == "concurrency-breaks")
+        .unwrap();
+    let found = |t: &&TimelineFigure| !t.checks.breaks.is_empty();
+    let marked: Vec<&TimelineFigure> = (section.timelines.iter())
+        .filter(|t| !t.gantt.marks.is_empty())
+        .collect();
+    assert!(!marked.is_empty(), "no break marked");
+    // Breaks found on a schedule that costs no time over clean are not marked:
+    // the copy on the NULL stream among non-blocking streams, and the remedies.
+    assert!(
+        section.timelines.iter().filter(found).count() > marked.len(),
+        "every break found is marked"
+    );
+    for t in &marked {
+        assert!(
+            t.gantt.marks.iter().all(|m| m.track.is_some()),
+            "{}: a break's operation not on its row",
+            t.title
+        );
+    }
+    // The timelines of one section share one time scale: their axes end alike.
+    let axis_end = |t: &TimelineFigure| {
+        let after = t.svg.split_once("time (ms)").unwrap().1;
+        (after.split("<text").skip(1))
+            .map(|x| {
+                x.split('>')
+                    .nth(1)
+                    .unwrap_or("")
+                    .trim_end_matches("</text")
+                    .trim()
+            })
+            .map_while(|x| x.parse::<f64>().ok())
+            .last()
+            .unwrap()
+    };
+    let ends: Vec<f64> = section.timelines.iter().map(axis_end).collect();
+    assert!(ends.iter().all(|e| *e == ends[0]), "{ends:?}");
 }

@@ -437,7 +437,10 @@ impl Experiment for KernelConcurrency {
                     faster(row.serial_ms, row.concurrent_ms),
                     row.streams
                 ),
-                over_bound: Some(row.concurrent_ms / row.bound_ms),
+                over_bound: Some((
+                    row.concurrent_ms / row.bound_ms,
+                    format!("{} streams", row.streams),
+                )),
                 rust_over_cpp: None,
             },
             None => Overview {

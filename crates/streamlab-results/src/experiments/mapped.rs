@@ -460,7 +460,7 @@ impl Experiment for Mapped {
                     x.mapped_wins.len()
                 ),
                 result: format!("wins at {} of {sizes} sizes", x.mapped_wins.len()),
-                over_bound: Some(over),
+                over_bound: Some((over, format!("zero-copy at 2^{} floats", n.ilog2()))),
                 rust_over_cpp: None,
             },
             None => Overview::default(),

@@ -190,10 +190,14 @@ pub struct GanttBar {
     pub title: String,
 }
 
-/// A concurrency break marked on a timeline: where it started and what it was.
+/// A concurrency break marked on a timeline: when the operation to blame ran, on which
+/// row, and what it was.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GanttMark {
     pub at_ms: f64,
+    pub end_ms: f64,
+    /// The operation's own row, where the timeline has it: the chart boxes it there.
+    pub track: Option<Track>,
     /// A few words: what broke concurrency, e.g. "HtoD on the NULL stream".
     pub label: String,
 }
@@ -207,4 +211,7 @@ pub struct Gantt {
     pub tracks: Vec<Track>,
     pub bars: Vec<GanttBar>,
     pub marks: Vec<GanttMark>,
+    /// Where the time axis ends at the least: the end of the longest timeline it is
+    /// shown beside, so that a section's timelines share one scale.
+    pub span_ms: f64,
 }

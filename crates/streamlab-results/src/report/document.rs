@@ -336,4 +336,4 @@ fn missing_note(missing: &[String]) -> String {
 }
 
 /// What the columns of [`Findings::table`] mean.
-pub const FINDINGS_KEY: &str = "Against its bound: the time over the least time this machine allows, from limits measured in the same run (1.00× is the limit reached). Rust / C++: Rust kernels' time over their CUDA C++ twins' (below 1, Rust is faster). Noisy rows: measured rows whose repeated samples spread more than 1%, of those that can show a spread. Verified: every output element checked against a reference.";
+pub const FINDINGS_KEY: &str = "Against its bound: the time named in brackets over the least time this machine allows for it, from limits measured in the same run (1.00× is the limit reached). Rust / C++: Rust kernels' time over their CUDA C++ twins' (below 1, Rust is faster), of what the brackets name: the worst shape, the launch, or every row both kernel sets measured, summed. Noisy rows: measured rows whose repeated samples spread more than 1%, of those that can show a spread. Verified: every output element checked against a reference.";

@@ -122,6 +122,29 @@ impl TimelineFigure {
         })
     }
 
+    /// Each of `figures` drawn again on the time scale of the longest of them.
+    pub fn on_one_scale(figures: &mut [TimelineFigure]) {
+        let end = |f: &TimelineFigure| {
+            (f.gantt.bars.iter())
+                .map(|b| b.end_ms)
+                .filter(|e| e.is_finite())
+                .fold(0.0, f64::max)
+        };
+        let span = figures.iter().map(end).fold(0.0, f64::max);
+        for f in figures.iter_mut().filter(|f| end(f) < span) {
+            f.gantt.span_ms = span;
+            f.svg = plot::gantt(&f.gantt);
+        }
+    }
+
+    /// Draw it again with no break marked: for a schedule whose breaks cost no time.
+    pub fn unmark(&mut self) {
+        if !self.gantt.marks.is_empty() {
+            self.gantt.marks.clear();
+            self.svg = plot::gantt(&self.gantt);
+        }
+    }
+
     /// What the report says under the chart before its checks: the engines' occupancy,
     /// and whether the trace was disturbed.
     pub fn notes(&self) -> Vec<String> {

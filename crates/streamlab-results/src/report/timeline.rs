@@ -103,7 +103,7 @@ fn named(t: &Timeline, op: &TimelineOp) -> String {
 }
 
 /// The Gantt model of `t`, each bar titled with what it is, and `breaks` marked where
-/// they started.
+/// they started, each on the row of the operation to blame.
 pub fn gantt(t: &Timeline, breaks: &[Break]) -> Gantt {
     let mut bars = Vec::new();
     for op in &t.ops {
@@ -139,6 +139,12 @@ pub fn gantt(t: &Timeline, breaks: &[Break]) -> Gantt {
     let marks = (breaks.iter())
         .map(|b| GanttMark {
             at_ms: b.start_ms,
+            end_ms: b.end_ms,
+            track: (t.ops.iter())
+                .find(|op| {
+                    op.kind == b.op && op.iteration == b.iteration && op.start_ms == b.start_ms
+                })
+                .map(|op| row(t, op)),
             label: b.short(),
         })
         .collect();
@@ -152,6 +158,7 @@ pub fn gantt(t: &Timeline, breaks: &[Break]) -> Gantt {
         tracks: tracks(t),
         bars,
         marks,
+        span_ms: 0.0,
     }
 }
 

@@ -10,6 +10,7 @@ use crate::folder::{self, FolderError};
 use crate::report::document::Document;
 use crate::report::fit::Width;
 use crate::report::provenance;
+use crate::report::section::TimelineFigure;
 use crate::report::{ReportError, html, markdown};
 use crate::saved::{KernelSet, Provenance, files};
 
@@ -77,6 +78,9 @@ pub fn document(run: &SavedRun) -> Result<Document, ReportError> {
     let mut sections = Vec::new();
     for h in run.held() {
         sections.extend(h.section()?);
+    }
+    for s in &mut sections {
+        TimelineFigure::on_one_scale(&mut s.timelines);
     }
     let header = run.header().map(|(device, provenance)| {
         let mut rows = vec![

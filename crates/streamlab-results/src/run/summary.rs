@@ -88,16 +88,17 @@ pub fn summarize(run: &SavedRun, status: RunStatus) -> Option<RunSummary> {
     })
 }
 
-/// Every time both kernel sets measured, summed, Rust over CUDA C++.
-fn rust_over_cuda(rust: &[MeasuredRow], cuda: &[MeasuredRow]) -> Option<f64> {
-    let (r, c) = (rust.iter())
+/// Every time both kernel sets measured, summed, Rust over CUDA C++, and of what: how
+/// many rows.
+fn rust_over_cuda(rust: &[MeasuredRow], cuda: &[MeasuredRow]) -> Option<(f64, String)> {
+    let (r, c, n) = (rust.iter())
         .filter_map(|t| {
             (cuda.iter())
                 .find(|u| u.key == t.key && u.unit == t.unit)
                 .map(|u| (t.value, u.value))
         })
-        .fold((0.0, 0.0), |(a, b), (t, u)| (a + t, b + u));
-    (c > 0.0).then(|| r / c)
+        .fold((0.0, 0.0, 0), |(a, b, n), (t, u)| (a + t, b + u, n + 1));
+    (c > 0.0).then(|| (r / c, format!("{n} rows summed")))
 }
 
 /// The headline lines of `a` and its facts' lines, labelled: (label, line).
@@ -171,8 +172,8 @@ pub fn findings(run: &SavedRun) -> Findings {
         if !o.finding.is_empty() {
             words.push((h.name().to_owned(), o.finding.clone()));
         }
-        let rust_over_cpp =
-            (o.rust_over_cpp).or_else(|| twin.and_then(|c| rust_over_cuda(&rust.rows, &c.rows)));
+        let rust_over_cpp = (o.rust_over_cpp.clone())
+            .or_else(|| twin.and_then(|c| rust_over_cuda(&rust.rows, &c.rows)));
         let rows: Vec<&MeasuredRow> = analyses.iter().flat_map(|a| &a.rows).collect();
         let with_noise: Vec<f64> = rows.iter().filter_map(|r| r.noise).collect();
         let noisy = (with_noise.iter())
@@ -186,8 +187,10 @@ pub fn findings(run: &SavedRun) -> Findings {
             } else {
                 o.result.clone()
             },
-            o.over_bound.map_or("–".into(), |x| format!("{x:.2}×")),
-            rust_over_cpp.map_or("–".into(), |x| table::num(x, 3)),
+            (o.over_bound.as_ref()).map_or("–".into(), |(x, of)| format!("{x:.2}× ({of})")),
+            rust_over_cpp.map_or("–".into(), |(x, of)| {
+                format!("{} ({of})", table::num(x, 3))
+            }),
             if with_noise.is_empty() {
                 "–".into()
             } else {

@@ -154,7 +154,7 @@ fn overview(a: &ComparisonAnalysis) -> Overview {
         finding,
         result,
         over_bound: None,
-        rust_over_cpp: worst.map(|w| w.worst),
+        rust_over_cpp: worst.map(|w| (w.worst, "worst tuned shape".into())),
     }
 }
 

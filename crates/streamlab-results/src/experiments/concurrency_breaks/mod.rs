@@ -40,6 +40,7 @@ use crate::report::table::Table;
 use crate::saved::timeline::Timeline;
 use crate::saved::{RunRecord, UsageError};
 use crate::stats::Series;
+use crate::verdict::Verdict;
 
 /// The concurrency-breaks experiment.
 pub struct ConcurrencyBreaks;
@@ -402,11 +403,15 @@ impl Experiment for ConcurrencyBreaks {
         })?;
         sec.figures = draw(figures(r, a));
         sec.timelines = rust.timelines()?;
-        // A remedy that runs as clean, with nothing for the detector to find, looks like
-        // the clean timeline: one line says so.
+        // A break is marked only where its case cost time. A remedy that runs as clean,
+        // with nothing for the detector to find, looks like the clean timeline: one line
+        // says so.
         let traced = r.cases.iter().filter(|c| c.timeline.is_some());
         for (figure, traced) in sec.timelines.iter_mut().zip(traced) {
             let row = a.rows.iter().find(|x| x.case == traced.case);
+            if row.is_none_or(|x| x.verdict != Verdict::Slower) {
+                figure.unmark();
+            }
             let remedy = a.remedies.iter().find(|m| m.remedy == traced.case);
             if let (Some(row), Some(remedy)) = (row, remedy)
                 && remedy.as_clean()

@@ -295,7 +295,7 @@ impl Experiment for MultiGpuOverlap {
                     x.gpus
                 ),
                 result: "flagged: beyond its bound".into(),
-                over_bound: Some(a.spread_over_bound),
+                over_bound: Some((a.spread_over_bound, format!("spread over {} GPUs", x.gpus))),
                 rust_over_cpp: None,
             }
         } else {
@@ -308,7 +308,7 @@ impl Experiment for MultiGpuOverlap {
                     times(x.bound_speedup)
                 ),
                 result: format!("{gain} on {} GPUs", x.gpus),
-                over_bound: Some(a.spread_over_bound),
+                over_bound: Some((a.spread_over_bound, format!("spread over {} GPUs", x.gpus))),
                 rust_over_cpp: None,
             }
         };

@@ -274,7 +274,7 @@ fn a_run_beyond_its_bound_is_flagged_only_beyond_noise_and_is_never_a_finding() 
     );
     assert!(!o.finding.contains("allows"), "{}", o.finding);
     assert_eq!(o.result, "flagged: beyond its bound");
-    assert_eq!(o.over_bound, Some(1.0));
+    assert_eq!(o.over_bound.as_ref().map(|(x, _)| *x), Some(1.0));
     assert!(
         summary
             .line

@@ -14,6 +14,9 @@ use plotters::prelude::*;
 use plotters::style::Color as _;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+/// The least width of the box around a break's operation, however short it ran.
+const CULPRIT_PX: f64 = 6.0;
+
 /// The subtitle of a timeline: what its times are.
 fn source_note(source: TraceSource) -> &'static str {
     match source {
@@ -76,7 +79,7 @@ pub(super) fn draw_gantt(root: &Area<'_>, g: &Gantt) -> Drawn {
     let last = bars.iter().map(|(_, b)| b.end_ms).fold(0.0, f64::max);
     let x = Axis {
         lo: if first < 0.0 { -nice_ceil(-first) } else { 0.0 },
-        hi: axis_end(last),
+        hi: axis_end(last.max(g.span_ms)),
     };
     let tracks: Vec<String> = g.tracks.iter().map(|t| t.label()).collect();
     let longest = text::widest(&tracks, text::px(LABEL_SIZE)).ceil() as i32;
@@ -184,9 +187,10 @@ fn draw_dividers(
     Ok(())
 }
 
-/// Each concurrency break as a dashed line down every row from where it started, named
-/// above the rows (a name that would run into the one before it is left to the line and
-/// the table under the chart).
+/// Each concurrency break as a dashed line down every row from where it started, the
+/// operation to blame boxed on its row (at least [`CULPRIT_PX`] wide, however short it
+/// ran), and named above the rows (a name that would run into the one before it moves
+/// right; one that no longer fits is left to the line and the notes under the chart).
 fn draw_marks(
     chart: &mut ChartContext<'_, SVGBackend<'_>, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
     g: &Gantt,
@@ -204,6 +208,17 @@ fn draw_marks(
     let area = chart.plotting_area().strip_coord_spec();
     let (x0, y0) = area.get_base_pixel();
     let width = area.dim_in_pixel().0 as f64;
+    let ms_per_px = (chart.x_range().end - chart.x_range().start) / width.max(1.0);
+    let boxes = g.marks.iter().filter_map(|m| {
+        let r = g.tracks.iter().position(|&t| Some(t) == m.track)?;
+        let y = (n - 1 - r) as f64;
+        let to = m.end_ms.max(m.at_ms + CULPRIT_PX * ms_per_px);
+        Some(Rectangle::new(
+            [(m.at_ms, y - 0.42), (to, y + 0.42)],
+            BREAK.stroke_width(2),
+        ))
+    });
+    chart.draw_series(boxes)?;
     let size = LABEL_SIZE - 2;
     let style = (FONT, size).into_font().color(&BREAK);
     let mut free_from = f64::NEG_INFINITY;
@@ -211,11 +226,12 @@ fn draw_marks(
         let (px, py) = chart.backend_coord(&(m.at_ms, top + 0.6));
         let label = format!("{}: {}", i + 1, m.label);
         let w = text::width(&label, text::px(size));
-        let x = f64::from(px - x0) + 3.0;
-        if x < free_from || m.at_ms > end {
+        let x = (f64::from(px - x0) + 3.0)
+            .max(free_from)
+            .min(width - w - 2.0);
+        if x < free_from.max(0.0) || m.at_ms > end {
             continue;
         }
-        let x = x.min(width - w - 2.0).max(0.0);
         area.draw_text(
             &label,
             &style.pos(Pos::new(HPos::Left, VPos::Center)),

@@ -194,7 +194,19 @@ fn timeline() -> Gantt {
             bar(Track::Engine(Engine::DtoH), OpKind::DtoH, false, 2.5, 3.0),
         ],
         marks: Vec::new(),
+        span_ms: 0.0,
     }
+}
+
+#[test]
+fn a_timeline_shown_beside_a_longer_one_keeps_its_scale() {
+    let g = timeline();
+    let longer = Gantt {
+        span_ms: 20.0,
+        ..timeline()
+    };
+    let tick = |svg: &str, t: &str| svg.contains(&format!(">\n{t}\n</text>"));
+    assert!(!tick(&gantt(&g), "20") && tick(&gantt(&longer), "20"));
 }
 
 #[test]
@@ -292,13 +304,33 @@ fn gantt_without_queues_or_cupti() {
 fn concurrency_breaks_are_marked_where_they_started_and_every_row_is_named() {
     let mut g = timeline();
     g.tracks.extend((2..32).map(Track::Stream));
-    g.marks = vec![GanttMark {
-        at_ms: 1.0,
+    let mark = |at_ms: f64, track| GanttMark {
+        at_ms,
+        end_ms: at_ms + 1e-4,
+        track,
         label: "HtoD on the NULL stream".into(),
-    }];
+    };
+    // Two breaks a hair apart: the second's name moves right, not out of the chart.
+    g.marks = vec![mark(1.0, Some(Track::Stream(0))), mark(1.01, None)];
     let svg = gantt(&g);
     assert_eq!(occurrences(&svg, "1: HtoD on the NULL stream"), 1);
+    assert_eq!(occurrences(&svg, "2: HtoD on the NULL stream"), 1);
     assert_eq!(occurrences(&svg, "concurrency break"), 1);
+    // The operation to blame is boxed on its row, wide enough to see, however short.
+    let boxes: Vec<&str> = (svg.split("<rect").skip(1))
+        .filter(|r| r.split('>').next().unwrap().contains("stroke=\"#B00020\""))
+        .collect();
+    assert_eq!(boxes.len(), 1, "{boxes:?}");
+    let width: f64 = (boxes[0]
+        .split("width=\"")
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap())
+    .parse()
+    .unwrap();
+    assert!(width >= 5.0, "a box {width} px wide");
     for track in &g.tracks {
         assert_eq!(
             occurrences(&svg, &track.label()),
