@@ -196,14 +196,14 @@ fn a_newcomer_finds_each_term_explained_and_linked_where_first_used() {
         };
         // Every term the glossary explains is used, and linked to it, where a page first
         // uses it, and no page links a term twice.
-        for t in streamlab_results::report::glossary::TERMS {
+        for t in streamlab_results::report::glossary::TERMS.iter() {
             assert!(
                 main[glossary..].contains(&format!("id=\"{}\"", t.anchor)),
                 "{}",
                 t.spelling
             );
             let linked = (pages.iter())
-                .map(|(name, page)| (name, page.matches(&link(t.anchor)).count()))
+                .map(|(name, page)| (name, page.matches(&link(&t.anchor)).count()))
                 .collect::<Vec<_>>();
             assert!(
                 linked.iter().any(|(_, n)| *n == 1),

@@ -137,19 +137,6 @@ pub fn link_moved(p: &LinkProbe) -> (f64, f64, f64) {
     (before, after, (after - before).abs() / before.max(after))
 }
 
-/// How far the link's both-ways rate moved over `probes`: (fastest − slowest) / fastest
-/// over every sample of every probe; `None` without a sample.
-pub fn link_spread<'a>(probes: impl IntoIterator<Item = &'a LinkProbe>) -> Option<f64> {
-    let rates: Vec<f64> = (probes.into_iter())
-        .flat_map(|p| [&p.before, &p.after])
-        .flat_map(|t| (t.both.samples_ms.iter()).map(|&ms| gbps(2 * t.bytes, ms)))
-        .filter(|r| r.is_finite() && *r > 0.0)
-        .collect();
-    let fastest = rates.iter().copied().fold(f64::NAN, f64::max);
-    let slowest = rates.iter().copied().fold(f64::NAN, f64::min);
-    (!rates.is_empty()).then(|| (fastest - slowest) / fastest)
-}
-
 /// The stages of a pipeline of `chunks` chunks.
 ///
 /// Copies in alone, copies out alone and the kernels: the fastest sample of the split

@@ -11,33 +11,8 @@ use super::table::Table;
 use crate::derived::trace::Outcome;
 use crate::verdict::Verdict;
 
-const STYLE: &str = "
-body { font-family: Helvetica, Arial, sans-serif; color: #222; max-width: 1240px;
-       margin: 2em auto; padding: 0 1em; line-height: 1.45; }
-h1 { border-bottom: 2px solid #4e79a7; padding-bottom: .2em; }
-h2 { margin-top: 2em; border-bottom: 1px solid #ddd; }
-table { border-collapse: collapse; margin: .4em 0 1em; font-size: 13px; }
-th, td { border: 1px solid #ddd; padding: 3px 8px; text-align: left; }
-th { background: #f0f3f7; position: sticky; top: 0; }
-td { vertical-align: top; }
-.noise { color: #666; font-size: 12px; white-space: nowrap; }
-.part { font-size: 13px; color: #555; margin: .6em 0 0; }
-.key { font-size: 13px; margin: .2em 0; }
-details { margin: .2em 0 1em; }
-summary { cursor: pointer; color: #4e79a7; }
-.caption { font-style: italic; margin: 1em 0 0; }
-figure { margin: 1.2em 0; }
-figure svg { max-width: 100%; height: auto; border: 1px solid #eee; }
-figcaption { font-size: 13px; color: #555; }
-.lede { font-size: 15px; color: #444; margin-top: -.4em; }
-.provenance { font-size: 13px; }
-.banner { background: #fff3e0; border-left: 4px solid #e65100; padding: .6em .9em; }
-.note { background: #f6f8fa; border-left: 4px solid #222; padding: .4em .8em; }
-.passed { color: #2e7d32; font-weight: bold; }
-.failed { color: #c62828; font-weight: bold; }
-.params { font-size: 13px; color: #555; }
-code { font-size: 90%; background: #f3f3f3; padding: 0 .2em; }
-";
+/// The style of every page: the report's and the comparison's.
+const STYLE: &str = include_str!("report.css");
 
 /// Text with `&`, `<`, `>` and `"` escaped.
 fn escape(text: &str) -> String {
@@ -61,7 +36,7 @@ pub fn page(style: &str, blocks: &[Block]) -> String {
     print(blocks, &mut linker, &mut body);
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <title>{}</title>\n<style>{STYLE}{style}</style>\n</head>\n<body>\n{body}</body>\n</html>\n",
+         <title>{}</title>\n<style>\n{STYLE}{style}</style>\n</head>\n<body>\n{body}</body>\n</html>\n",
         escape(title)
     )
 }
@@ -199,7 +174,7 @@ fn item(lead: Option<&Lead>, text: &str) -> String {
 /// The glossary, every term with its anchor.
 fn glossary() -> String {
     let mut out = String::from("<dl>\n");
-    for t in TERMS {
+    for t in TERMS.iter() {
         let _ = writeln!(
             out,
             "<dt id=\"{}\">{}</dt><dd>{}</dd>",

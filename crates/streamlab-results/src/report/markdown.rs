@@ -115,7 +115,7 @@ fn item(lead: Option<&Lead>, text: &str) -> String {
 /// The glossary, every term with its anchor.
 fn glossary() -> String {
     let mut out = String::new();
-    for t in TERMS {
+    for t in TERMS.iter() {
         let _ = writeln!(
             out,
             "- <a id=\"{}\"></a>**{}**: {}",
