@@ -58,6 +58,20 @@ fn first_use(text: &str, spelling: &str) -> Option<usize> {
     None
 }
 
+/// `text` as `plain` renders it, each term linked by `link` where the page first uses it
+/// when the page has a glossary to link to (`linker`).
+pub fn linked(
+    linker: &mut Option<Linker>,
+    text: &str,
+    plain: impl Fn(&str) -> String,
+    link: impl Fn(&str, &Link) -> String,
+) -> String {
+    match linker {
+        Some(linker) => linker.link(text, plain, link),
+        None => plain(text),
+    }
+}
+
 /// Which terms a page has linked so far, and the page holding the glossary.
 #[derive(Default)]
 pub struct Linker {
@@ -135,8 +149,14 @@ mod tests {
 
     #[test]
     fn every_anchor_is_unique_and_every_meaning_a_sentence() {
-        let items = include_str!("glossary.md").lines().filter(|l| l.starts_with("- "));
-        assert_eq!(TERMS.len(), items.count(), "a term not read from glossary.md");
+        let items = include_str!("glossary.md")
+            .lines()
+            .filter(|l| l.starts_with("- "));
+        assert_eq!(
+            TERMS.len(),
+            items.count(),
+            "a term not read from glossary.md"
+        );
         assert_eq!(anchor("p99"), "glossary-p99");
         assert_eq!(anchor("A/A"), "glossary-a-a");
         for (i, t) in TERMS.iter().enumerate() {

@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 use super::fit::UNDER;
-use super::glossary::{Linker, TERMS};
+use super::glossary::{Linker, TERMS, linked};
 use super::page::{Block, Lead, Link, Style};
 use super::section::TimelineFigure;
 use super::table::Table;
@@ -139,12 +139,9 @@ fn print(blocks: &[Block], linker: &mut Option<Linker>, out: &mut String) {
 
 /// `text` escaped, each term linked to the glossary where the page first uses it.
 fn prose(linker: &mut Option<Linker>, text: &str) -> String {
-    match linker {
-        Some(linker) => linker.link(text, words, |term, link| {
-            format!("<a href=\"{}\">{}</a>", href(link), escape(term))
-        }),
-        None => words(text),
-    }
+    linked(linker, text, words, |term, link| {
+        format!("<a href=\"{}\">{}</a>", href(link), escape(term))
+    })
 }
 
 /// Where `link` goes, escaped for an attribute.

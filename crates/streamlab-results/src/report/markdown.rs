@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use super::fit::UNDER;
-use super::glossary::{Linker, TERMS};
+use super::glossary::{Linker, TERMS, linked};
 use super::page::{Block, Lead, Style};
 use super::section::TimelineFigure;
 use super::table::Table;
@@ -85,12 +85,9 @@ fn print(blocks: &[Block], linker: &mut Option<Linker>, out: &mut String) {
 
 /// `text`, each term linked to the glossary where the page first uses it.
 fn prose(linker: &mut Option<Linker>, text: &str) -> String {
-    match linker {
-        Some(linker) => linker.link(text, str::to_owned, |term, link| {
-            format!("[{term}]({})", link.href(MD))
-        }),
-        None => text.to_owned(),
-    }
+    linked(linker, text, str::to_owned, |term, link| {
+        format!("[{term}]({})", link.href(MD))
+    })
 }
 
 /// A list item: its lead (bold, linked), a colon, its text.

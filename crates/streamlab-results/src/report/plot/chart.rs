@@ -2,8 +2,8 @@
 //! set so that none overlaps another, and the axes and marks drawn.
 use super::legend::{Entry, Swatch, legend_right};
 use super::{
-    Area, Axis, Drawn, FONT, GROUP, LABEL_SIZE, MARGIN, TEXT, WHISKER, line_height, note, rgb,
-    tick, tick_binary, titled, usable,
+    Area, Axis, Drawn, FONT, GROUP, LABEL_SIZE, MARGIN, SIZE, TEXT, WHISKER, line_height, note,
+    rgb, tick, tick_binary, titled, usable,
 };
 use crate::report::chart::{Chart, XAxis, YScale};
 use crate::report::text;
@@ -263,10 +263,39 @@ pub(super) fn draw_chart(root: &Area<'_>, c: &Chart) -> Drawn {
 /// The longest a turned category label runs before it wraps, in pixels.
 const TURNED: f64 = 190.0;
 
+/// Whether `labels` are many and long: wrapped at [`TURNED`] pixels, their lines side by
+/// side would be wider than the chart, so they wrap at twice that and the chart is drawn
+/// taller by [`extra_height`].
+fn long_labels(labels: &[String]) -> bool {
+    let px = text::px(LABEL_SIZE);
+    let widest = labels
+        .iter()
+        .map(|l| text::width(l, px))
+        .fold(0.0, f64::max);
+    let thick = 2.0 * f64::from(line_height(LABEL_SIZE));
+    widest > TURNED && labels.len() as f64 * thick > f64::from(SIZE.0) / 2.0
+}
+
+/// How much taller than the others a chart of categories `x` is drawn: the room its
+/// [`long_labels`] take beyond [`TURNED`] pixels.
+pub(super) fn extra_height(x: &XAxis) -> u32 {
+    match x {
+        XAxis::Categories(labels) if long_labels(labels) => {
+            let px = text::px(LABEL_SIZE);
+            let widest = labels
+                .iter()
+                .map(|l| text::width(l, px))
+                .fold(0.0, f64::max);
+            (widest.min(2.0 * TURNED) - TURNED).ceil() as u32
+        }
+        _ => 0,
+    }
+}
+
 /// How a category axis' labels are set so that none overlaps another: each label wrapped
 /// across its slot where that fits, else turned to run down from the axis (wrapped at
-/// [`TURNED`] pixels), and where even turned labels are wider than a slot, only every
-/// `step`-th labelled.
+/// [`TURNED`] pixels, or twice that for [`long_labels`]), and where even turned labels
+/// are wider than a slot, only every `step`-th labelled.
 #[derive(Debug)]
 struct CategoryLabels {
     /// Each slot's lines (none where it is skipped).
@@ -290,7 +319,12 @@ impl CategoryLabels {
                 turned: false,
             };
         }
-        let down: Vec<Vec<String>> = labels.iter().map(|l| text::wrap(l, px, TURNED)).collect();
+        let wrap = if long_labels(labels) {
+            2.0 * TURNED
+        } else {
+            TURNED
+        };
+        let down: Vec<Vec<String>> = labels.iter().map(|l| text::wrap(l, px, wrap)).collect();
         let thickest = down.iter().map(|l| l.len()).max().unwrap_or(1) as f64 * line;
         // Slots narrower than a few pixels still get every `step`-th label, `step` finite.
         let step = (thickest / (slot - 2.0).max(1.0)).ceil().max(1.0) as usize;

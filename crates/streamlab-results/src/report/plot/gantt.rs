@@ -5,7 +5,7 @@ use super::{
     Area, Axis, BREAK, DIVIDER, Drawn, FONT, LABEL_SIZE, MARGIN, NOTE, SIZE, TEXT, line_height,
     note, rgb, tick, titled, usable,
 };
-use crate::report::chart::{Color, Gantt, GanttBar, Track, kind_color, queued_color};
+use crate::report::chart::{Color, Gantt, GanttBar, GanttMark, Track, kind_color, queued_color};
 use crate::report::text;
 use crate::saved::timeline::{OpKind, TraceSource};
 use plotters::coord::types::RangedCoordf64;
@@ -189,8 +189,9 @@ fn draw_dividers(
 
 /// Each concurrency break as a dashed line down every row from where it started, the
 /// operation to blame boxed on its row (at least [`CULPRIT_PX`] wide, however short it
-/// ran), and named above the rows (a name that would run into the one before it moves
-/// right; one that no longer fits is left to the line and the notes under the chart).
+/// ran), and named above the rows on two lines (a name that would run into those before
+/// it moves right; one that no longer fits is left to the line and the notes under the
+/// chart).
 fn draw_marks(
     chart: &mut ChartContext<'_, SVGBackend<'_>, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
     g: &Gantt,
@@ -209,35 +210,62 @@ fn draw_marks(
     let (x0, y0) = area.get_base_pixel();
     let width = area.dim_in_pixel().0 as f64;
     let ms_per_px = (chart.x_range().end - chart.x_range().start) / width.max(1.0);
-    let boxes = g.marks.iter().filter_map(|m| {
-        let r = g.tracks.iter().position(|&t| Some(t) == m.track)?;
-        let y = (n - 1 - r) as f64;
-        let to = m.end_ms.max(m.at_ms + CULPRIT_PX * ms_per_px);
-        Some(Rectangle::new(
-            [(m.at_ms, y - 0.42), (to, y + 0.42)],
-            BREAK.stroke_width(2),
-        ))
-    });
-    chart.draw_series(boxes)?;
+    // An operation too short to see: its box is filled.
+    let boxes: Vec<(f64, f64, &GanttMark)> = (g.marks.iter())
+        .filter_map(|m| {
+            let r = g.tracks.iter().position(|&t| Some(t) == m.track)?;
+            let to = m.end_ms.max(m.at_ms + CULPRIT_PX * ms_per_px);
+            Some(((n - 1 - r) as f64, to, m))
+        })
+        .collect();
+    chart.draw_series(
+        (boxes.iter())
+            .filter(|(_, to, m)| *to > m.end_ms)
+            .map(|&(y, to, m)| {
+                Rectangle::new(
+                    [(m.at_ms, y - 0.42), (to, y + 0.42)],
+                    BREAK.mix(0.4).filled(),
+                )
+            }),
+    )?;
+    chart.draw_series(boxes.iter().map(|&(y, to, m)| {
+        Rectangle::new([(m.at_ms, y - 0.42), (to, y + 0.42)], BREAK.stroke_width(2))
+    }))?;
     let size = LABEL_SIZE - 2;
     let style = (FONT, size).into_font().color(&BREAK);
-    let mut free_from = f64::NEG_INFINITY;
+    // Two lines of names where the room above the rows holds two: each name on the first
+    // where it clears the one before it.
+    let line_px = f64::from(line_height(size));
+    let slot_px =
+        f64::from(chart.backend_coord(&(0.0, top - 1.0)).1 - chart.backend_coord(&(0.0, top)).1);
+    let lines = if 1.2 * slot_px >= 2.2 * line_px { 2 } else { 1 };
+    let second = if lines == 2 {
+        f64::NEG_INFINITY
+    } else {
+        f64::INFINITY
+    };
+    let mut free_from = [f64::NEG_INFINITY, second];
     for (i, m) in g.marks.iter().enumerate() {
-        let (px, py) = chart.backend_coord(&(m.at_ms, top + 0.6));
         let label = format!("{}: {}", i + 1, m.label);
         let w = text::width(&label, text::px(size));
-        let x = (f64::from(px - x0) + 3.0)
-            .max(free_from)
-            .min(width - w - 2.0);
-        if x < free_from.max(0.0) || m.at_ms > end {
+        let x = (f64::from(chart.backend_coord(&(m.at_ms, top)).0 - x0) + 3.0)
+            .min(width - w - 2.0)
+            .max(0.0);
+        // Else it moves right on the line with more room, where it still fits.
+        let line = (0..2).find(|&l| x >= free_from[l]);
+        let line = line.unwrap_or(usize::from(free_from[1] < free_from[0]));
+        let x = x.max(free_from[line]);
+        if x + w > width || m.at_ms > end {
             continue;
         }
+        let first = chart.backend_coord(&(m.at_ms, top + 0.6 + 0.2 * (lines - 1) as f64));
+        let py = first.1 + (line_px * line as f64) as i32;
         area.draw_text(
             &label,
             &style.pos(Pos::new(HPos::Left, VPos::Center)),
             (x as i32, py - y0),
         )?;
-        free_from = x + w + 6.0;
+        free_from[line] = x + w + 6.0;
     }
     Ok(())
 }

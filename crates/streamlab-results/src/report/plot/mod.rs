@@ -10,7 +10,7 @@
 //! spell them in lower case, so a model's `"#4e79a7"` appears as `fill="#4E79A7"`.
 //! Legend swatches are circles or short lines, never rectangles, so the `rect` elements
 //! filled with a series' colour are exactly its bars.
-use chart::draw_chart;
+use chart::{draw_chart, extra_height};
 use gantt::draw_gantt;
 use heat::draw_heat_map;
 mod chart;
@@ -67,7 +67,8 @@ type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 /// base-2 ticks. Category labels wrap across their slots, or turn where they cannot,
 /// and no text overlaps another.
 pub fn chart(c: &Chart) -> String {
-    render(|root| draw_chart(root, c))
+    let size = (SIZE.0, SIZE.1 + extra_height(&c.x));
+    render_sized(size, |root| draw_chart(root, c))
 }
 
 /// A heat map as an SVG document: a cell per row and column with its value written in
