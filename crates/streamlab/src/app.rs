@@ -19,6 +19,7 @@ use streamlab_results::saved::files;
 use crate::cli::{Command, Parsed};
 use crate::error::AppError;
 use crate::options::{KernelOptions, RunOptions};
+use crate::progress::note;
 use crate::runtime::Gpu;
 use crate::session::{Session, width};
 use crate::stop;
@@ -90,9 +91,9 @@ fn run_all(kernels: &KernelOptions, run: &RunOptions) -> Result<(), AppError> {
         match r.step(&mut session, run.quick)? {
             Outcome::Measured { complete: true } => {}
             Outcome::Measured { complete: false } => status.steps_not_run.push(r.name().to_owned()),
-            Outcome::Unavailable(why) => eprintln!("note: skipping {}: {why}", r.name()),
+            Outcome::Unavailable(why) => note(&format!("note: skipping {}: {why}", r.name())),
             Outcome::Skipped(why) => {
-                eprintln!("note: skipping {}: {why}", r.name());
+                note(&format!("note: skipping {}: {why}", r.name()));
                 status.steps_not_run.push(r.name().to_owned());
             }
         }
@@ -107,10 +108,10 @@ fn run_all(kernels: &KernelOptions, run: &RunOptions) -> Result<(), AppError> {
 fn render(from: &Path, out: &Path, printed: Option<Width>) -> Result<(), AppError> {
     let saved = SavedRun::load(from)?;
     for missing in saved.missing() {
-        eprintln!(
+        note(&format!(
             "warning: {missing} is not in {}: its headline is in summary.json, but its section cannot be rendered",
             from.display()
-        );
+        ));
     }
     eprintln!(
         "rendering the report of {} into {}",

@@ -1,9 +1,11 @@
 //! Progress for long runs: a bar on stderr when it is a terminal, plain log lines
-//! otherwise (CI logs, pipes), so output stays readable either way.
+//! otherwise (CI logs, pipes), so output stays readable either way; notes wrapped to the
+//! terminal's width.
 use std::io::IsTerminal;
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
+use streamlab_results::report::fit::Width;
 
 /// One step-counted piece of work (an experiment, a sweep).
 pub struct Task {
@@ -68,4 +70,10 @@ impl Task {
             None => eprintln!("{}: done in {seconds:.1} s", self.label),
         }
     }
+}
+
+/// A line of news on stderr (a note, a seed, a step skipped), wrapped to the terminal's
+/// 100 columns like every other printed line.
+pub fn note(text: &str) {
+    eprint!("{}", Width::TERMINAL.lines(text));
 }

@@ -103,7 +103,7 @@ impl Session {
                 )));
             }
             Availability::NvrtcMissing(note) => {
-                eprintln!("note: {note}");
+                crate::progress::note(&format!("note: {note}"));
                 None
             }
         };
@@ -201,7 +201,7 @@ impl Session {
                 if self.strict {
                     self.failures.push(disturbed);
                 } else {
-                    eprintln!("note: marked disturbed: {disturbed}");
+                    crate::progress::note(&format!("note: marked disturbed: {disturbed}"));
                 }
             }
             if self.quiet {

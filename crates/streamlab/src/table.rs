@@ -84,7 +84,7 @@ impl<E: Run> Runnable for Runner<E> {
         }
         let mut params = options::with_quick(given, options.run.quick, Some(matches))?;
         if let Some(change) = params.fit() {
-            eprintln!("note: {change}");
+            crate::progress::note(&format!("note: {change}"));
         }
         params.validate()?;
         if let Some(why) = E::unavailable(&params)? {

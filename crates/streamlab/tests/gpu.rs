@@ -66,7 +66,14 @@ fn quick_run_all_verifies_every_experiment_and_every_trace() {
         return;
     }
     let out = std::env::temp_dir().join(format!("streamlab-gpu-{}", std::process::id()));
-    succeeded(&streamlab(&["run-all", "--quick"], &out));
+    let output = streamlab(&["run-all", "--quick"], &out);
+    succeeded(&output);
+    // Every line it prints, results and news alike, keeps to 100 columns.
+    for printed in [&output.stdout, &output.stderr] {
+        let text = String::from_utf8_lossy(printed);
+        let wide: Vec<&str> = text.lines().filter(|l| l.chars().count() > 100).collect();
+        assert!(wide.is_empty(), "lines past 100 columns: {wide:#?}");
+    }
     let text = std::fs::read_to_string(out.join("summary.json")).expect("summary.json");
     let summary: RunSummary = serde_json::from_str(&text).expect("summary.json parses");
     assert!(summary.complete, "{:?}", summary.steps_not_run);

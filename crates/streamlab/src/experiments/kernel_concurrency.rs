@@ -64,7 +64,9 @@ impl Run for KernelConcurrency {
             if ctx.stopping() {
                 break;
             }
-            eprintln!("kernel-concurrency: {queues} hardware queues, in a worker process");
+            crate::progress::note(&format!(
+                "kernel-concurrency: {queues} hardware queues, in a worker process"
+            ));
             let mut worker = Command::new(&exe);
             worker
                 .arg("kernel-concurrency")

@@ -118,7 +118,9 @@ impl Run for SincosOverlap {
                 (Some(host), CppHostRun::Built(build))
             }
             Err(why) => {
-                eprintln!("sincos-overlap: skipped the CUDA C++ host twin: {why}");
+                crate::progress::note(&format!(
+                    "sincos-overlap: skipped the CUDA C++ host twin: {why}"
+                ));
                 (None, CppHostRun::Skipped(why))
             }
         };

@@ -62,7 +62,9 @@ impl Run for CompareKernels {
             ));
         };
         let seed = p.seed.unwrap_or_else(Rng::seed_from_clock);
-        eprintln!("compare-kernels: seed {seed} (--seed {seed} draws the same shapes and inputs)");
+        crate::progress::note(&format!(
+            "compare-kernels: seed {seed} (--seed {seed} draws the same shapes and inputs)"
+        ));
         let shapes = shapes::shapes(p, seed);
         let l2_bytes = ctx.gpu.info().l2_bytes;
         let flush_len = (2 * l2_bytes as usize).max(16 << 20);
