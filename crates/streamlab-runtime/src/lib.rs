@@ -88,6 +88,7 @@ pub mod graph;
 pub mod kernels;
 pub mod links;
 pub mod nccl;
+pub mod news;
 pub mod parallel;
 pub mod peer;
 mod pending;

@@ -16,6 +16,8 @@ fn main() -> ExitCode {
         // SAFETY: no other thread exists yet.
         unsafe { std::env::set_var(streamlab::runtime::QUEUES_VARIABLE, "32") };
     }
+    // The runtime's news (a trace taken again) is wrapped like every printed line.
+    streamlab::runtime::news::print_with(streamlab::progress::note);
     let args: Vec<_> = std::env::args_os().collect();
     let parsed = match streamlab::cli::parse(args.clone()) {
         Ok(parsed) => parsed,

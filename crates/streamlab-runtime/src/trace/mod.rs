@@ -53,9 +53,9 @@ const RETRACE_PAUSE: std::time::Duration = std::time::Duration::from_millis(250)
 
 fn note_fallback(why: &str) {
     if !NOTED.swap(true, Ordering::Relaxed) {
-        eprintln!(
+        crate::news::say(&format!(
             "note: {why}, so timelines are drawn from event brackets (queueing included) and marked \"source\": \"events\""
-        );
+        ));
     }
 }
 
@@ -335,7 +335,7 @@ fn record_whole(
         let traced = record_once(rows, how, reference.clone(), schedule, source);
         match traced {
             Err(RuntimeError::Trace(why)) if source == Source::Cupti => {
-                eprintln!("{why}; tracing it again");
+                crate::news::say(&format!("{why}; tracing it again"));
                 retraced.push(why);
             }
             other => return other,
@@ -365,7 +365,7 @@ fn record_with(
         let failures = judge(&timeline);
         match failures.first() {
             Some(first) if retraced.len() + 1 < TRACE_ATTEMPTS => {
-                eprintln!("{first}; tracing it again");
+                crate::news::say(&format!("{first}; tracing it again"));
                 retraced.push(first.clone());
                 // Other traffic on a shared link comes in bursts: wait one out.
                 std::thread::sleep(RETRACE_PAUSE * retraced.len() as u32);
