@@ -472,8 +472,8 @@ fn every_page_shows_its_figures_and_tables_in_a_browser_and_reads_in_a_few_scree
         eprintln!("skipped: chromium not installed (cargo xtask setup installs it)");
         return;
     }
-    let h200 = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/results/h200");
-    for committed in [h100(), h200] {
+    let results = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/results");
+    for committed in [h100(), results.join("h200"), results.join("h200x2")] {
         let run = SavedRun::load(&committed).unwrap();
         let doc = document(&run).unwrap();
         let out = scratch("browser");
