@@ -439,7 +439,7 @@ impl Experiment for KernelConcurrency {
                 ),
                 over_bound: Some((
                     row.concurrent_ms / row.bound_ms,
-                    format!("{} streams", row.streams),
+                    format!("at {} streams", row.streams),
                 )),
                 rust_over_cpp: None,
             },

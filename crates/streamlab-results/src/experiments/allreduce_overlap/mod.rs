@@ -556,7 +556,7 @@ impl Experiment for AllreduceOverlap {
         Summary::headline(&x, line).with(Overview {
             finding,
             result: format!("{} hidden, {} GB/s", num(h.hidden, 2), num(h.busbw, 0)),
-            over_bound: Some((h.over_bound, "overlapped iteration".into())),
+            over_bound: Some((h.over_bound, "the overlapped iteration".into())),
             rust_over_cpp: None,
         })
     }

@@ -301,7 +301,7 @@ impl Experiment for MemcpyKernel {
                     x.num_streams, x.best_speedup, x.best_speedup_streams, x.best_speedup_cycles
                 ),
                 result: format!("breakeven {cycles} cycles: {speedup:.2}× faster"),
-                over_bound: Some((bound / speedup, format!("{cycles} cycles"))),
+                over_bound: Some((bound / speedup, format!("at {cycles} cycles"))),
                 rust_over_cpp: None,
             },
             _ => Overview {
