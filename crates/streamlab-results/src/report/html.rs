@@ -144,9 +144,12 @@ fn prose(linker: &mut Option<Linker>, text: &str) -> String {
     })
 }
 
+/// The extension of an HTML page: its file's, and its links' to other pages.
+pub const EXTENSION: &str = ".html";
+
 /// Where `link` goes, escaped for an attribute.
 fn href(link: &Link) -> String {
-    escape(&link.href(".html"))
+    escape(&link.href(EXTENSION))
 }
 
 /// A list item: its lead (bold, linked), a colon, its text.

@@ -10,8 +10,8 @@ use super::table::Table;
 use crate::derived::trace::Outcome;
 use crate::verdict::Verdict;
 
-/// The extension of a Markdown page, for links between pages.
-const MD: &str = ".md";
+/// The extension of a Markdown page: its file's, and its links' to other pages.
+pub const EXTENSION: &str = ".md";
 
 /// `blocks` as Markdown.
 pub fn page(blocks: &[Block]) -> String {
@@ -45,7 +45,7 @@ fn print(blocks: &[Block], linker: &mut Option<Linker>, out: &mut String) {
                 };
             }
             Block::Pointer([before, after], text, link) => {
-                let _ = writeln!(out, "{before}[{text}]({}){after}\n", link.href(MD));
+                let _ = writeln!(out, "{before}[{text}]({}){after}\n", link.href(EXTENSION));
             }
             Block::Note(label, text) => {
                 let _ = writeln!(out, "**{label}.** {}\n", prose(linker, text));
@@ -86,7 +86,7 @@ fn print(blocks: &[Block], linker: &mut Option<Linker>, out: &mut String) {
 /// `text`, each term linked to the glossary where the page first uses it.
 fn prose(linker: &mut Option<Linker>, text: &str) -> String {
     linked(linker, text, str::to_owned, |term, link| {
-        format!("[{term}]({})", link.href(MD))
+        format!("[{term}]({})", link.href(EXTENSION))
     })
 }
 
@@ -100,7 +100,7 @@ fn item(lead: Option<&Lead>, text: &str) -> String {
         false => lead.text.clone(),
     };
     let shown = match &lead.link {
-        Some(link) => format!("[{shown}]({})", link.href(MD)),
+        Some(link) => format!("[{shown}]({})", link.href(EXTENSION)),
         None => shown,
     };
     match text.is_empty() {

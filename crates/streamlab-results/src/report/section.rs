@@ -166,11 +166,11 @@ impl TimelineFigure {
     }
 }
 
-/// How to read a timeline, shown above each section's timelines.
 /// The notes on the machine while an experiment ran (its link probes, its GPUs' clocks,
 /// their host links): the page folds them, since every section has them.
 pub const MACHINE_NOTES: [&str; 3] = ["Machine", "Clocks", "Host links"];
 
+/// How to read a timeline, shown on each page with timelines.
 pub const TIMELINE_NOTE: &str = "A row per stream, then a row per engine (HtoD copy engine, \
     SMs, DtoH copy engine). With GPU records (CUPTI) each bar is when the engine really ran \
     the operation; a lighter bar before it on its stream's row is the time it was ready (issued \

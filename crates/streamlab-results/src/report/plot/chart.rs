@@ -267,11 +267,7 @@ const TURNED: f64 = 190.0;
 /// side would be wider than the chart, so they wrap at twice that and the chart is drawn
 /// taller by [`extra_height`].
 fn long_labels(labels: &[String]) -> bool {
-    let px = text::px(LABEL_SIZE);
-    let widest = labels
-        .iter()
-        .map(|l| text::width(l, px))
-        .fold(0.0, f64::max);
+    let widest = text::widest(labels, text::px(LABEL_SIZE));
     let thick = 2.0 * f64::from(line_height(LABEL_SIZE));
     widest > TURNED && labels.len() as f64 * thick > f64::from(SIZE.0) / 2.0
 }
@@ -281,11 +277,7 @@ fn long_labels(labels: &[String]) -> bool {
 pub(super) fn extra_height(x: &XAxis) -> u32 {
     match x {
         XAxis::Categories(labels) if long_labels(labels) => {
-            let px = text::px(LABEL_SIZE);
-            let widest = labels
-                .iter()
-                .map(|l| text::width(l, px))
-                .fold(0.0, f64::max);
+            let widest = text::widest(labels, text::px(LABEL_SIZE));
             (widest.min(2.0 * TURNED) - TURNED).ceil() as u32
         }
         _ => 0,
