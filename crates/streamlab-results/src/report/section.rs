@@ -171,8 +171,8 @@ impl TimelineFigure {
 pub const MACHINE_NOTES: [&str; 3] = ["Machine", "Clocks", "Host links"];
 
 /// How to read a timeline, shown on each page with timelines.
-pub const TIMELINE_NOTE: &str = "A row per stream, then a row per engine (HtoD copy engine, \
-    SMs, DtoH copy engine). With GPU records (CUPTI) each bar is when the engine really ran \
+pub const TIMELINE_NOTE: &str = "A row per stream, then a row per engine the work ran on \
+    (HtoD copy engine, SMs, DtoH copy engine). With GPU records (CUPTI) each bar is when the engine really ran \
     the operation; a lighter bar before it on its stream's row is the time it was ready (issued \
     and its stream's earlier work done) but waited for its engine. With event brackets (no \
     CUPTI) a bar runs from when its stream reached the operation to when it finished, waiting \

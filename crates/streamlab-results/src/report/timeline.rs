@@ -39,14 +39,22 @@ pub fn check(t: &Timeline) -> Result<(), String> {
 }
 
 /// The rows: every stream an operation uses (at least the declared count), the lanes
-/// beyond them (the NULL stream, the host), then the three engines; on a timeline of
-/// several GPUs, each GPU's streams and then its engines, GPU by GPU, and the lanes last.
+/// beyond them (the NULL stream, the host), then the engines its operations ran on (a
+/// timeline of kernels alone has no copy-engine rows); on a timeline of several GPUs,
+/// each GPU's streams and then its engines, GPU by GPU, and the lanes last.
 pub fn tracks(t: &Timeline) -> Vec<Track> {
+    let used = |gpu: Option<usize>, e: Engine| {
+        (t.ops.iter())
+            .any(|op| op.kind.engine() == Some(e) && (gpu.is_none() || t.gpu_of(op) == gpu))
+    };
     if !t.devices.is_empty() {
         return (t.devices.iter())
             .flat_map(|g| {
                 let streams = (0..g.streams).map(move |s| Track::GpuStream(g.ordinal, s));
-                streams.chain(Engine::ALL.map(|e| Track::GpuEngine(g.ordinal, e)))
+                let engines = (Engine::ALL.into_iter())
+                    .filter(move |&e| used(Some(g.ordinal), e))
+                    .map(|e| Track::GpuEngine(g.ordinal, e));
+                streams.chain(engines)
             })
             .chain(t.other_lanes.iter().map(|&l| Track::Lane(l)))
             .collect();
@@ -60,7 +68,11 @@ pub fn tracks(t: &Timeline) -> Vec<Track> {
     (0..streams)
         .map(Track::Stream)
         .chain(t.other_lanes.iter().map(|&l| Track::Lane(l)))
-        .chain(Engine::ALL.map(Track::Engine))
+        .chain(
+            (Engine::ALL.into_iter())
+                .filter(|&e| used(None, e))
+                .map(Track::Engine),
+        )
         .collect()
 }
 
@@ -373,16 +385,19 @@ mod tests {
             svg.matches("stroke=\"#777777\" stroke-width=\"4\"").count(),
             1
         );
-        // A timeline of one GPU keeps its rows and its trace as they were.
+        // A timeline of one GPU has its streams and the two engines its work ran on,
+        // and its trace names no GPU.
         let one = timeline();
-        assert_eq!(tracks(&one).len(), 2 + 3);
+        assert_eq!(tracks(&one).len(), 2 + 2);
         assert!(!trace(&one).contains("\"gpu\""));
     }
 
     #[test]
     fn each_operation_is_drawn_on_its_stream_and_its_engine_and_waits_apart() {
         let g = gantt(&timeline(), &[]);
-        assert_eq!(g.tracks.len(), 2 + 3);
+        // No copy out: no DtoH engine row.
+        assert!(!g.tracks.contains(&Track::Engine(Engine::DtoH)));
+        assert_eq!(g.tracks.len(), 2 + 2);
         let queued: Vec<&GanttBar> = g.bars.iter().filter(|b| b.queued).collect();
         assert_eq!(queued.len(), 1);
         assert_eq!(
@@ -415,16 +430,7 @@ mod tests {
             .filter(|e| e["ph"] == "M")
             .map(|e| e["args"]["name"].as_str().unwrap())
             .collect();
-        assert_eq!(
-            names,
-            [
-                "stream 1",
-                "stream 2",
-                "HtoD copy engine",
-                "SMs",
-                "DtoH copy engine"
-            ]
-        );
+        assert_eq!(names, ["stream 1", "stream 2", "HtoD copy engine", "SMs"]);
         let complete: Vec<&Value> = events.iter().filter(|e| e["ph"] == "X").collect();
         assert_eq!(complete.len(), 3 * 2 + 1);
         assert_eq!(complete.iter().filter(|e| e["name"] == "queued").count(), 1);
@@ -471,7 +477,6 @@ mod tests {
                 Track::Lane(Lane::Host),
                 Track::Engine(Engine::HtoD),
                 Track::Engine(Engine::Sms),
-                Track::Engine(Engine::DtoH),
             ]
         );
         let on = |track| {

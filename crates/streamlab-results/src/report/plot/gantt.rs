@@ -138,11 +138,11 @@ pub(super) fn draw_gantt(root: &Area<'_>, g: &Gantt) -> Drawn {
     Ok(())
 }
 
-/// The legend of a timeline drawing `bars`: the three kinds every timeline has and any
-/// other kind it shows, the waits where there are any, and the concurrency breaks' mark.
+/// The legend of a timeline drawing `bars`: the kinds it shows, the waits where there
+/// are any, and the concurrency breaks' mark.
 fn legend(g: &Gantt, bars: &[(f64, &GanttBar)]) -> Vec<Entry> {
     let kinds: Vec<OpKind> = (OpKind::ALL.into_iter())
-        .filter(|&k| k.engine().is_some() || bars.iter().any(|(_, b)| b.kind == k))
+        .filter(|&k| bars.iter().any(|(_, b)| b.kind == k))
         .collect();
     let mut entries: Vec<Entry> = kinds
         .iter()
