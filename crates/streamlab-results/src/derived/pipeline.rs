@@ -19,7 +19,7 @@
 //! faster than the both-ways rate. The bound is the largest term. With one copy engine
 //! both directions queue on it (`H + D`); with none, nothing overlaps; one stream runs
 //! its work in order (`H + K + D`).
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::stats;
 
@@ -53,7 +53,7 @@ impl Stages {
 }
 
 /// What limits a schedule.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Limiter {
     /// One stream: everything in order.
@@ -125,14 +125,13 @@ pub fn count_under(unders: impl IntoIterator<Item = Option<Under>>) -> (usize, u
 
 /// For a headline: ", 2 rows under its traced bound (1 beyond noise)", nothing where no
 /// row is (or a summary from before rows were marked says nothing).
-pub fn under_clause(bound: &str, under: Option<usize>, beyond_noise: Option<usize>) -> String {
+pub fn under_clause(bound: &str, under: usize, beyond_noise: usize) -> String {
     match under {
-        Some(n) if n > 0 => format!(
-            ", {n} row{} under {bound} ({} beyond noise)",
+        0 => String::new(),
+        n => format!(
+            ", {n} row{} under {bound} ({beyond_noise} beyond noise)",
             if n == 1 { "" } else { "s" },
-            beyond_noise.unwrap_or(0)
         ),
-        _ => String::new(),
     }
 }
 

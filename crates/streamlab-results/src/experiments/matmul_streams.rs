@@ -171,7 +171,7 @@ fn analyze(r: &MatmulStreamsResult) -> MatmulAnalysis {
 }
 
 /// matmul-streams' headline in `summary.json`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MatmulSummary {
     pub verified: bool,
     /// Median milliseconds; index 0 is 1 stream.
@@ -179,7 +179,6 @@ pub struct MatmulSummary {
     pub speedup_max_streams: f64,
     /// Stream counts whose noise stayed above [`stats::NOISE_TARGET`] when the sampling
     /// budget ran out, with their noise.
-    #[serde(default)]
     pub above_noise_target: Vec<String>,
 }
 

@@ -8,7 +8,7 @@ use crate::experiment::own_link;
 use crate::saved::timeline::CopyRates;
 use crate::saved::{LinkRates, StageTimes};
 use crate::stats::Series;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 /// One row against its bound (medians, milliseconds).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -201,7 +201,7 @@ fn analyze_row(
 }
 
 /// memcpy-kernel's headline in `summary.json`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MemcpySummary {
     pub verified: bool,
     /// The stream count of the headline figures (the first measured; the Handbook's 8).
@@ -220,9 +220,7 @@ pub struct MemcpySummary {
     /// its row: a rate was under-measured).
     pub rows_beyond_bound: usize,
     /// Rows under their bound as built, and of those how many beyond the two figures'
-    /// noise (absent from summaries written before rows were marked so).
-    #[serde(default)]
-    pub rows_under_bound: Option<usize>,
-    #[serde(default)]
-    pub rows_under_bound_beyond_noise: Option<usize>,
+    /// noise.
+    pub rows_under_bound: usize,
+    pub rows_under_bound_beyond_noise: usize,
 }

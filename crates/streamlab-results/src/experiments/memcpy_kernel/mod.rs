@@ -271,8 +271,8 @@ impl Experiment for MemcpyKernel {
             speedup_at_breakeven: at.map(|b| b.speedup),
             bound_speedup_at_breakeven: at.map(|b| b.bound_speedup),
             rows_beyond_bound: a.rows_beyond_bound,
-            rows_under_bound: Some(a.rows_under_bound),
-            rows_under_bound_beyond_noise: Some(a.rows_under_bound_beyond_noise),
+            rows_under_bound: a.rows_under_bound,
+            rows_under_bound_beyond_noise: a.rows_under_bound_beyond_noise,
         };
         let breakeven = match (x.breakeven_cycles, x.speedup_at_breakeven) {
             (Some(cycles), Some(speedup)) => format!(

@@ -6,10 +6,10 @@ use crate::derived::pipeline;
 use crate::derived::pipeline::{Bound, Limiter, Stages, Under};
 use crate::derived::rates::{gbps, stage_noise, stages};
 use crate::stats::Series;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 /// What bounds the spread run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case", tag = "kind")]
 pub enum Limit {
     /// The slowest GPU's own pipeline for its share, and what limits it.
@@ -258,7 +258,7 @@ pub(super) fn analyze(r: &MultiGpuOverlapResult) -> MultiGpuAnalysis {
 }
 
 /// multi-gpu-overlap's headline in `summary.json`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MultiGpuSummary {
     pub verified: bool,
     pub gpus: usize,
@@ -268,10 +268,8 @@ pub struct MultiGpuSummary {
     pub bound_speedup: f64,
     pub limit: Limit,
     pub at_bound: bool,
-    /// The spread run's median over its bound (absent before 2026-11-28).
-    #[serde(default)]
-    pub spread_over_bound: Option<f64>,
+    /// The spread run's median over its bound.
+    pub spread_over_bound: f64,
     /// A run beat its bound beyond the slack and the noise: flagged, not a finding.
-    #[serde(default)]
     pub beyond_bound: bool,
 }

@@ -268,7 +268,7 @@ impl Experiment for MultiGpuOverlap {
             bound_speedup: a.bound_speedup,
             limit: a.limit,
             at_bound: a.at_bound,
-            spread_over_bound: Some(a.spread_over_bound),
+            spread_over_bound: a.spread_over_bound,
             beyond_bound: a.beyond_bound,
         };
         let line = format!(

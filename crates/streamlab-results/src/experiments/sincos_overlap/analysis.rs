@@ -10,7 +10,7 @@ use crate::experiment::own_link;
 use crate::saved::IssueOrder;
 use crate::saved::timeline::CopyRates;
 use crate::stats::Series;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 /// One configuration against its bound.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -231,18 +231,16 @@ pub fn async_by_time<T>(items: &[T], key: impl Fn(&T) -> (IssueOrder, f64)) -> V
 }
 
 /// sincos-overlap's headline in `summary.json`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SincosSummary {
     pub verified: bool,
     /// Median time per iteration.
     pub sequential_ms: f64,
     /// The fastest asynchronous configuration (median).
     pub best_async_ms: f64,
-    /// Its relative noise (NaN in summaries written before noise was measured).
-    #[serde(default = "not_measured")]
+    /// Its relative noise.
     pub best_async_noise: f64,
     /// Whether its noise exceeds its lead over the next fastest configuration.
-    #[serde(default)]
     pub best_within_noise: bool,
     pub best_async_variant: IssueOrder,
     pub best_async_streams: usize,
@@ -252,45 +250,29 @@ pub struct SincosSummary {
     pub best_over_bound: f64,
     /// The time per iteration of its busiest engine or stream in the batches traced after
     /// its timed ones, and its timed batches over it ([`trace::TracedBound`]).
-    #[serde(default)]
     pub busiest_bound_ms: Option<f64>,
-    #[serde(default)]
     pub best_over_busiest_bound: Option<f64>,
     /// Configurations faster than the bound of their busiest engine or stream (a
     /// measurement no correct run gives).
-    #[serde(default)]
     pub rows_beyond_busiest_bound: usize,
     /// Configurations that beat the bound built from the measured rates (each bound
     /// lowered to its row: a rate was under-measured).
     pub rows_beyond_bound: usize,
     /// Configurations under the bound built from the measured rates, and of those how
-    /// many beyond the two figures' noise; the same against the traced busiest bound
-    /// (absent from summaries written before rows were marked so).
-    #[serde(default)]
-    pub rows_under_bound: Option<usize>,
-    #[serde(default)]
-    pub rows_under_bound_beyond_noise: Option<usize>,
-    #[serde(default)]
-    pub rows_under_busiest_bound: Option<usize>,
-    #[serde(default)]
-    pub rows_under_busiest_bound_beyond_noise: Option<usize>,
+    /// many beyond the two figures' noise; the same against the traced busiest bound.
+    pub rows_under_bound: usize,
+    pub rows_under_bound_beyond_noise: usize,
+    pub rows_under_busiest_bound: usize,
+    pub rows_under_busiest_bound_beyond_noise: usize,
     /// How many configurations ran, and those whose noise stayed above
     /// `stats::NOISE_TARGET` when their sampling budget ran out, with their noise.
-    #[serde(default)]
     pub configurations: usize,
-    #[serde(default)]
     pub above_noise_target: Vec<String>,
     /// The best asynchronous configuration's Rust host time over the CUDA C++ host
     /// twin's, the median of their interleaved batch pairs (absent where the twin did
     /// not run).
-    #[serde(default)]
     pub rust_host_over_cpp_host: Option<Ratio>,
     /// Its batches in rounds that traced every asynchronous batch after timing it, over
     /// those in rounds that traced none.
-    #[serde(default)]
     pub traced_over_untraced: Option<Ratio>,
-}
-
-fn not_measured() -> f64 {
-    f64::NAN
 }
