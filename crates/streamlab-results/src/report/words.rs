@@ -29,9 +29,18 @@ pub struct Words {
     pub notes: Vec<(String, String)>,
 }
 
+/// `v`, or the undefined error where it is a name or field that is not there: strict mode
+/// fails printing one, but lets a filter see it.
+pub fn defined(v: &Value) -> Result<&Value, Error> {
+    match v.is_undefined() {
+        true => Err(Error::from(ErrorKind::UndefinedError)),
+        false => Ok(v),
+    }
+}
+
 /// A number as a filter takes it: an integer or a float.
-fn number(v: &Value) -> Result<f64, Error> {
-    f64::try_from(v.clone()).map_err(|_| {
+pub fn number(v: &Value) -> Result<f64, Error> {
+    f64::try_from(defined(v)?.clone()).map_err(|_| {
         Error::new(
             ErrorKind::InvalidOperation,
             format!("{v} is not a number: give the filter a number"),
@@ -39,44 +48,56 @@ fn number(v: &Value) -> Result<f64, Error> {
     })
 }
 
-/// The one environment, with the report's number formats as filters: `fixed(n)` (n
-/// decimals), `num(n)` (as the tables write it), `times` ("1.23×"), `noise` ("0.4%"),
-/// `percent` (a fraction as a percentage) and `mib` (bytes as mebibytes).
+/// The template engine with the report's number formats as filters: `fixed(n)` (n
+/// decimals), `num(n)` (as the tables write it), `times` ("1.23×", or `times(n)` with n
+/// decimals), `noise` ("0.4%"), `percent` (a fraction as a percentage, or `percent(n)`
+/// with n decimals) and `mib` (bytes as mebibytes). A name that is not defined fails the
+/// render, and so does printing a value that is none or holds a line break. The
+/// report's words and `cargo xtask docs` both render with it.
+pub fn engine() -> Environment<'static> {
+    let mut env = Environment::new();
+    env.set_undefined_behavior(UndefinedBehavior::Strict);
+    // A value that is not there is not printed as "none": guard it with `{% if %}`.
+    env.set_formatter(|out, state, value| {
+        if value.is_none() {
+            return Err(Error::new(
+                ErrorKind::InvalidOperation,
+                "printed a value that is none: guard it with {% if … is not none %}",
+            ));
+        }
+        if value.as_str().is_some_and(|s| s.contains('\n')) {
+            return Err(Error::new(
+                ErrorKind::InvalidOperation,
+                "printed a value with a line break, which would split its note",
+            ));
+        }
+        escape_formatter(out, state, value)
+    });
+    env.add_filter("fixed", |v: Value, n: usize| {
+        Ok::<_, Error>(format!("{:.n$}", number(&v)?))
+    });
+    env.add_filter("num", |v: Value, n: usize| {
+        Ok::<_, Error>(num(number(&v)?, n))
+    });
+    env.add_filter("times", |v: Value, n: Option<usize>| {
+        let x = number(&v)?;
+        Ok::<_, Error>(n.map_or_else(|| times(x), |n| format!("{x:.n$}×")))
+    });
+    env.add_filter("noise", |v: Value| Ok::<_, Error>(noise(number(&v)?)));
+    env.add_filter("percent", |v: Value, n: Option<usize>| {
+        let x = number(&v)?;
+        Ok::<_, Error>(n.map_or_else(|| percent(x), |n| format!("{:.n$}%", 100.0 * x)))
+    });
+    env.add_filter("mib", |v: Value| {
+        Ok::<_, Error>(number(&v)? / f64::from(1u32 << 20))
+    });
+    env
+}
+
+/// The engine the report's words render with, made once.
 fn environment() -> &'static Environment<'static> {
     static ENV: OnceLock<Environment<'static>> = OnceLock::new();
-    ENV.get_or_init(|| {
-        let mut env = Environment::new();
-        env.set_undefined_behavior(UndefinedBehavior::Strict);
-        // A value that is not there is not printed as "none": guard it with `{% if %}`.
-        env.set_formatter(|out, state, value| {
-            if value.is_none() {
-                return Err(Error::new(
-                    ErrorKind::InvalidOperation,
-                    "printed a value that is none: guard it with {% if … is not none %}",
-                ));
-            }
-            if value.as_str().is_some_and(|s| s.contains('\n')) {
-                return Err(Error::new(
-                    ErrorKind::InvalidOperation,
-                    "printed a value with a line break, which would split its note",
-                ));
-            }
-            escape_formatter(out, state, value)
-        });
-        env.add_filter("fixed", |v: Value, n: usize| {
-            Ok::<_, Error>(format!("{:.n$}", number(&v)?))
-        });
-        env.add_filter("num", |v: Value, n: usize| {
-            Ok::<_, Error>(num(number(&v)?, n))
-        });
-        env.add_filter("times", |v: Value| Ok::<_, Error>(times(number(&v)?)));
-        env.add_filter("noise", |v: Value| Ok::<_, Error>(noise(number(&v)?)));
-        env.add_filter("percent", |v: Value| Ok::<_, Error>(percent(number(&v)?)));
-        env.add_filter("mib", |v: Value| {
-            Ok::<_, Error>(number(&v)? / f64::from(1u32 << 20))
-        });
-        env
-    })
+    ENV.get_or_init(engine)
 }
 
 /// `template` (experiment `name`'s words) rendered with `context`.
@@ -152,5 +173,11 @@ mod tests {
         assert!(e.to_string().contains("is none"), "{e}");
         let e = render("t", "# t {{ 'x' | fixed(1) }}", context! {}).unwrap_err();
         assert!(e.to_string().contains("not a number"), "{e}");
+        let e = render(
+            "t",
+            "# t {{ a.y | fixed(1) }}",
+            context! { a => context! {} },
+        );
+        assert!(e.unwrap_err().to_string().contains("undefined value"));
     }
 }
