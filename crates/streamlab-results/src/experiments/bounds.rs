@@ -256,8 +256,7 @@ impl Experiment for Bounds {
                     "{:.1} / {:.1} GB/s in / out, launch {:.2} µs",
                     b.h2d_gbps, b.d2h_gbps, b.launch_us
                 ),
-                over_bound: None,
-                rust_over_cpp: None,
+                ..Overview::default()
             },
             ..Summary::default()
         }

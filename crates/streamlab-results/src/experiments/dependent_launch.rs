@@ -315,8 +315,7 @@ impl Experiment for DependentLaunch {
                 us(x.programmatic_us),
                 us(x.plain_us)
             ),
-            over_bound: None,
-            rust_over_cpp: None,
+            ..Overview::default()
         })
     }
 }

@@ -415,8 +415,7 @@ impl Experiment for GraphOverlap {
                 most.unwrap_or(0)
             ),
             result: format!("host {host:.2}×, GPU {gpu:.2}× streams'"),
-            over_bound: None,
-            rust_over_cpp: None,
+            ..Overview::default()
         })
     }
 }

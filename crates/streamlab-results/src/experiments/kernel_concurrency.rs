@@ -441,7 +441,7 @@ impl Experiment for KernelConcurrency {
                     row.concurrent_ms / row.bound_ms,
                     format!("at {} streams", row.streams),
                 )),
-                rust_over_cpp: None,
+                ..Overview::default()
             },
             None => Overview {
                 finding: format!("32 streams at 32 queues were not measured{waves}."),

@@ -470,8 +470,8 @@ impl Experiment for LaunchOverhead {
                 "{:.0} thousand launches/s",
                 x.rust_launches_per_s.unwrap_or(f64::NAN) / 1e3
             ),
-            over_bound: None,
             rust_over_cpp: (x.rust_over_cuda_rate).map(|r| (1.0 / r, "launch time".into())),
+            ..Overview::default()
         })
     }
 }

@@ -461,7 +461,7 @@ impl Experiment for Mapped {
                 ),
                 result: format!("wins at {} of {sizes} sizes", x.mapped_wins.len()),
                 over_bound: Some((over, format!("zero-copy at 2^{} floats", n.ilog2()))),
-                rust_over_cpp: None,
+                ..Overview::default()
             },
             None => Overview::default(),
         };

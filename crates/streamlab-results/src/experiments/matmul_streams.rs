@@ -353,8 +353,7 @@ impl Experiment for MatmulStreams {
                 faster(first, last)
             ),
             result: format!("{} at {n} streams", faster(first, last)),
-            over_bound: None,
-            rust_over_cpp: None,
+            ..Overview::default()
         })
     }
 }

@@ -590,8 +590,7 @@ impl Experiment for OverlapMap {
                 "The model finds the array size from which streams pay off within one size step of the measured one for {close} of {n} stream counts."
             ),
             result: format!("{close} of {n} crossovers within a step"),
-            over_bound: None,
-            rust_over_cpp: None,
+            ..Overview::default()
         });
         let answer = streams_pay_off(a).map(|sentence| (Question::StreamsPayOff, sentence));
         Summary { answer, ..summary }

@@ -398,8 +398,7 @@ impl Experiment for StreamPriorities {
             result: x.kernel_p99_gain.map_or("–".into(), |g| {
                 format!("{}× shorter p99 wait with priority", num(g, 1))
             }),
-            over_bound: None,
-            rust_over_cpp: None,
+            ..Overview::default()
         })
     }
 }

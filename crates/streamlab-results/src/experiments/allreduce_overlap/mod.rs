@@ -557,7 +557,7 @@ impl Experiment for AllreduceOverlap {
             finding,
             result: format!("{} hidden, {} GB/s", num(h.hidden, 2), num(h.busbw, 0)),
             over_bound: Some((h.over_bound, "the overlapped iteration".into())),
-            rust_over_cpp: None,
+            ..Overview::default()
         })
     }
 }

@@ -477,8 +477,7 @@ impl Experiment for ConcurrencyBreaks {
         let summary = Summary::headline(&x, line).with(Overview {
             finding,
             result,
-            over_bound: None,
-            rust_over_cpp: None,
+            ..Overview::default()
         });
         match (x.costliest, x.costliest_over_clean, x.clean_ms) {
             (Some(case), Some(over), Some(clean)) => {

@@ -302,7 +302,7 @@ impl Experiment for MemcpyKernel {
                 ),
                 result: format!("breakeven {cycles} cycles: {speedup:.2}× faster"),
                 over_bound: Some((bound / speedup, format!("at {cycles} cycles"))),
-                rust_over_cpp: None,
+                ..Overview::default()
             },
             _ => Overview {
                 finding: format!(
@@ -310,8 +310,7 @@ impl Experiment for MemcpyKernel {
                     x.best_speedup, x.best_speedup_streams, x.best_speedup_cycles
                 ),
                 result: "breakeven not reached".into(),
-                over_bound: None,
-                rust_over_cpp: None,
+                ..Overview::default()
             },
         };
         Summary::headline(&x, line).with(overview)

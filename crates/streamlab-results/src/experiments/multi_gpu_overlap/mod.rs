@@ -296,7 +296,7 @@ impl Experiment for MultiGpuOverlap {
                 ),
                 result: "flagged: beyond its bound".into(),
                 over_bound: Some((a.spread_over_bound, format!("spread over {} GPUs", x.gpus))),
-                rust_over_cpp: None,
+                ..Overview::default()
             }
         } else {
             Overview {
@@ -309,7 +309,7 @@ impl Experiment for MultiGpuOverlap {
                 ),
                 result: format!("{gain} on {} GPUs", x.gpus),
                 over_bound: Some((a.spread_over_bound, format!("spread over {} GPUs", x.gpus))),
-                rust_over_cpp: None,
+                ..Overview::default()
             }
         };
         Summary::headline(&x, line).with(overview)

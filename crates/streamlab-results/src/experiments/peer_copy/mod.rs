@@ -434,8 +434,7 @@ impl Experiment for PeerCopy {
                 gbps(x.staged_gbps)
             ),
             result: format!("peer {} GB/s", gbps(x.peer_gbps)),
-            over_bound: None,
-            rust_over_cpp: None,
+            ..Overview::default()
         })
     }
 }

@@ -494,7 +494,7 @@ impl Experiment for SincosOverlap {
             ),
             result: format!("{:.3} ms, {gain} than sequential", x.best_async_ms),
             over_bound: Some((x.best_over_bound, "the fastest iteration".into())),
-            rust_over_cpp: None,
+            ..Overview::default()
         })
     }
 }
