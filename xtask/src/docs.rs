@@ -115,11 +115,9 @@ fn text(v: &Value, what: &str) -> Result<String, Error> {
 
 /// The first element of `items` whose fields have the values `wanted` names.
 fn find(items: Value, wanted: Kwargs) -> Result<Value, Error> {
-    let keys: Vec<&str> = wanted.args().collect();
-    let mut pairs = Vec::new();
-    for k in keys {
-        pairs.push((k, wanted.get::<Value>(k)?));
-    }
+    let pairs: Vec<(&str, Value)> = (wanted.args())
+        .map(|k| Ok((k, wanted.get::<Value>(k)?)))
+        .collect::<Result<_, Error>>()?;
     for item in items.try_iter()? {
         if (pairs.iter()).all(|(k, v)| item.get_attr(k).is_ok_and(|x| &x == v)) {
             return Ok(item);

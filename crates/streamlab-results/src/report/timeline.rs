@@ -43,18 +43,13 @@ pub fn check(t: &Timeline) -> Result<(), String> {
 /// timeline of kernels alone has no copy-engine rows); on a timeline of several GPUs,
 /// each GPU's streams and then its engines, GPU by GPU, and the lanes last.
 pub fn tracks(t: &Timeline) -> Vec<Track> {
-    let used = |gpu: Option<usize>, e: Engine| {
-        (t.ops.iter())
-            .any(|op| op.kind.engine() == Some(e) && (gpu.is_none() || t.gpu_of(op) == gpu))
-    };
+    let drawn = |track: &Track| t.ops.iter().any(|op| rows(t, op).contains(track));
     if !t.devices.is_empty() {
         return (t.devices.iter())
             .flat_map(|g| {
                 let streams = (0..g.streams).map(move |s| Track::GpuStream(g.ordinal, s));
-                let engines = (Engine::ALL.into_iter())
-                    .filter(move |&e| used(Some(g.ordinal), e))
-                    .map(|e| Track::GpuEngine(g.ordinal, e));
-                streams.chain(engines)
+                let engines = Engine::ALL.map(|e| Track::GpuEngine(g.ordinal, e));
+                streams.chain(engines.into_iter().filter(drawn))
             })
             .chain(t.other_lanes.iter().map(|&l| Track::Lane(l)))
             .collect();
@@ -68,11 +63,7 @@ pub fn tracks(t: &Timeline) -> Vec<Track> {
     (0..streams)
         .map(Track::Stream)
         .chain(t.other_lanes.iter().map(|&l| Track::Lane(l)))
-        .chain(
-            (Engine::ALL.into_iter())
-                .filter(|&e| used(None, e))
-                .map(Track::Engine),
-        )
+        .chain(Engine::ALL.map(Track::Engine).into_iter().filter(drawn))
         .collect()
 }
 

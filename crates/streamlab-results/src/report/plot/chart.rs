@@ -263,23 +263,22 @@ pub(super) fn draw_chart(root: &Area<'_>, c: &Chart) -> Drawn {
 /// The longest a turned category label runs before it wraps, in pixels.
 const TURNED: f64 = 190.0;
 
-/// Whether `labels` are many and long: wrapped at [`TURNED`] pixels, their lines side by
-/// side would be wider than the chart, so they wrap at twice that and the chart is drawn
-/// taller by [`extra_height`].
-fn long_labels(labels: &[String]) -> bool {
+/// The widest of `labels`, where they are many and long: wrapped at [`TURNED`] pixels,
+/// their lines side by side would be wider than the chart, so they wrap at twice that
+/// and the chart is drawn taller by [`extra_height`].
+fn long_labels(labels: &[String]) -> Option<f64> {
     let widest = text::widest(labels, text::px(LABEL_SIZE));
     let thick = 2.0 * f64::from(line_height(LABEL_SIZE));
-    widest > TURNED && labels.len() as f64 * thick > f64::from(SIZE.0) / 2.0
+    (widest > TURNED && labels.len() as f64 * thick > f64::from(SIZE.0) / 2.0).then_some(widest)
 }
 
 /// How much taller than the others a chart of categories `x` is drawn: the room its
 /// [`long_labels`] take beyond [`TURNED`] pixels.
 pub(super) fn extra_height(x: &XAxis) -> u32 {
     match x {
-        XAxis::Categories(labels) if long_labels(labels) => {
-            let widest = text::widest(labels, text::px(LABEL_SIZE));
+        XAxis::Categories(labels) => long_labels(labels).map_or(0, |widest| {
             (widest.min(2.0 * TURNED) - TURNED).ceil() as u32
-        }
+        }),
         _ => 0,
     }
 }
@@ -311,7 +310,7 @@ impl CategoryLabels {
                 turned: false,
             };
         }
-        let wrap = if long_labels(labels) {
+        let wrap = if long_labels(labels).is_some() {
             2.0 * TURNED
         } else {
             TURNED
