@@ -16,7 +16,8 @@ use crate::derived::rates::fastest_link;
 use crate::derived::summary::Json;
 use crate::derived::trace::{self, TraceChecks};
 use crate::report::ReportError;
-use crate::report::section::{Section, TimelineFigure};
+use crate::report::figures::FigureModel;
+use crate::report::section::{Section, TimelineFigure, cuda_note, draw};
 use crate::report::table::Table;
 use crate::report::words;
 use crate::saved::timeline::Timeline;
@@ -69,14 +70,23 @@ pub trait Experiment: Sized + 'static {
     fn csv(_result: &Self::Result, _derived: &Self::Derived) -> Vec<Csv> {
         Vec::new()
     }
-    /// Its section of the report: what it measures, its bounds, charts and timelines; `cuda`
-    /// as for [`Experiment::tables`]. A section that sets no tables of its own shows
-    /// [`Experiment::tables`].
+    /// What its words' template reads besides its derived numbers (`a`) and parameters
+    /// (`p`): the sentences whose shape depends on the data, and values of the result.
+    fn words(_result: &Self::Result, _derived: &Self::Derived) -> Value {
+        context! {}
+    }
+    /// Its charts.
+    fn figures(_result: &Self::Result, _derived: &Self::Derived) -> Vec<FigureModel> {
+        Vec::new()
+    }
+    /// Its section of the report ([`Analyzed::section`]), which an experiment adds to
+    /// where its words or timelines need more; `cuda` as for [`Experiment::tables`]. A
+    /// section that sets no tables of its own shows [`Experiment::tables`].
     fn section(
         rust: &Analyzed<Self>,
-        _cuda: Option<&Analyzed<Self>>,
+        cuda: Option<&Analyzed<Self>>,
     ) -> Result<Section, ReportError> {
-        rust.section(context! {})
+        rust.section(cuda)
     }
 }
 
@@ -296,12 +306,13 @@ impl<E: Experiment> Analyzed<E> {
         (&self.result, &self.derived)
     }
 
-    /// The section of its experiment ([`Section::new`]), its title, what it measures and
+    /// The section of its experiment ([`Section::new`]): its title, what it measures and
     /// its notes rendered from [`Experiment::WORDS`] with its derived numbers as `a`, its
-    /// parameters as `p`, and `extra` ([`words`]).
-    pub fn section(&self, extra: Value) -> Result<Section, ReportError> {
-        let r = &self.result;
-        let context = context! { a => Serde(&self.derived), p => Serde(r.params()), ..extra };
+    /// parameters as `p` and [`Experiment::words`] ([`words`]); the CUDA C++ note where
+    /// the twins' result `cuda` is there; its figures and its traced timelines.
+    pub fn section(&self, cuda: Option<&Analyzed<E>>) -> Result<Section, ReportError> {
+        let (r, a) = self.with();
+        let context = context! { a => Serde(a), p => Serde(r.params()), ..E::words(r, a) };
         let words = words::render(E::NAME, E::WORDS, context)?;
         let mut section = Section::new(
             E::NAME,
@@ -312,6 +323,11 @@ impl<E: Experiment> Analyzed<E> {
             r.verification(),
         );
         section.notes.extend(words.notes);
+        section
+            .notes
+            .extend(cuda_note(cuda.map(|c| c.result.provenance())));
+        section.figures = draw(E::figures(r, a));
+        section.timelines = self.timelines()?;
         Ok(section)
     }
 

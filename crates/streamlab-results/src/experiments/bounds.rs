@@ -1,20 +1,10 @@
 //! bounds: the machine's physical limits, measured: pinned copy rates each way and both
 //! ways at once, device memory bandwidth, and the cost of a kernel launch. The limits the
 //! report puts first, and the `bounds` key of `summary.json`.
-use serde::{Deserialize, Serialize};
 
 use crate::derived::pipeline::SLACK;
-use crate::derived::rates::{gbps, median_rates};
-use crate::derived::trace::TraceChecks;
-use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, RowName, Saved, Summary, With,
-    context,
-};
-use crate::report::ReportError;
-use crate::report::section::Section;
-use crate::report::table::{Columns, Table, num};
-use crate::saved::{RunRecord, StageTimes};
-use crate::stats::Series;
+use crate::derived::rates::median_rates;
+use crate::experiments::prelude::*;
 
 /// The bounds experiment.
 pub struct Bounds;
@@ -229,11 +219,8 @@ impl Experiment for Bounds {
         vec![Csv::main(columns().csv(&paths(b, derived)))]
     }
 
-    fn section(
-        rust: &Analyzed<Self>,
-        _twin: Option<&Analyzed<Self>>,
-    ) -> Result<Section, ReportError> {
-        rust.section(context! { slack => SLACK })
+    fn words(_r: &BoundsResult, _a: &Self::Derived) -> Value {
+        context! { slack => SLACK }
     }
 
     const FACTS: &'static [&'static str] = &["bounds"];

@@ -11,20 +11,8 @@
 //! kernel behind while the one ahead runs, its blocks waiting at `griddepcontrol.wait`,
 //! so what is left is the wait's release. Every block of every kernel counts its step: a
 //! count short of the chain shows a kernel that ran before the one ahead finished.
-use serde::{Deserialize, Serialize};
 
-use crate::derived::trace::TraceChecks;
-use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MeasuredRow, Overview, RowName, Saved, Summary, US, With,
-    context, verdict,
-};
-use crate::report::ReportError;
-use crate::report::chart::{PALETTE, XAxis, YScale};
-use crate::report::figures::{FigureModel, blank, line};
-use crate::report::section::{Section, draw};
-use crate::report::table::{Columns, Table, num};
-use crate::saved::{KernelSet, RunRecord, UsageError};
-use crate::stats::Series;
+use crate::experiments::prelude::*;
 
 /// The dependent-launch experiment.
 pub struct DependentLaunch;
@@ -273,14 +261,12 @@ impl Experiment for DependentLaunch {
         vec![Csv::main(columns().csv(&derived.rows))]
     }
 
-    fn section(
-        rust: &Analyzed<Self>,
-        _twin: Option<&Analyzed<Self>>,
-    ) -> Result<Section, ReportError> {
-        let (r, a) = rust.with();
-        let mut sec = rust.section(context! { finding => finding(r, a) })?;
-        sec.figures = draw(figures(r, a));
-        Ok(sec)
+    fn words(r: &DependentLaunchResult, a: &Self::Derived) -> Value {
+        context! { finding => finding(r, a) }
+    }
+
+    fn figures(r: &DependentLaunchResult, a: &Self::Derived) -> Vec<FigureModel> {
+        figures(r, a)
     }
 
     fn summary(r: &DependentLaunchResult, derived: &Self::Derived) -> Summary {

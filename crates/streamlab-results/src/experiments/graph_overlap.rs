@@ -5,22 +5,7 @@
 //! Per order and chunk count, graph replay against
 //! stream issue in GPU time and in host time per iteration, beside the pipeline bound.
 
-use serde::{Deserialize, Serialize};
-
-use crate::derived::pipeline::{self, Bound};
-use crate::derived::rates::{chunks_noise, pipeline_stages};
-use crate::derived::trace::TraceChecks;
-use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, RowControl, RowName, Saved,
-    Summary, With, context, own_link, verdict,
-};
-use crate::report::ReportError;
-use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
-use crate::report::figures::{FigureModel, blank, line};
-use crate::report::section::{Section, draw};
-use crate::report::table::{Columns, Table, num};
-use crate::saved::{IssueOrder, MAX_STREAMS, RunRecord, StageTimes, UsageError};
-use crate::stats::{self, Series};
+use crate::experiments::prelude::*;
 
 /// The graph-overlap experiment.
 pub struct GraphOverlap;
@@ -364,14 +349,8 @@ impl Experiment for GraphOverlap {
         vec![Csv::main(columns().csv(&derived.rows))]
     }
 
-    fn section(
-        rust: &Analyzed<Self>,
-        _twin: Option<&Analyzed<Self>>,
-    ) -> Result<Section, ReportError> {
-        let derived = &rust.derived;
-        let mut sec = rust.section(context! {})?;
-        sec.figures = draw(figures(derived));
-        Ok(sec)
+    fn figures(_r: &GraphOverlapResult, a: &Self::Derived) -> Vec<FigureModel> {
+        figures(a)
     }
 
     fn summary(r: &GraphOverlapResult, derived: &Self::Derived) -> Summary {

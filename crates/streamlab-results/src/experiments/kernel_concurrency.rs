@@ -13,22 +13,8 @@
 //! `k + 1` waves of `t`: the expected concurrent time is `(k + 1)·t`, the expected serial
 //! time `2N·t`.
 
-use serde::{Deserialize, Serialize};
-
-use crate::derived::pipeline::Under;
-use crate::derived::trace::TraceChecks;
-use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, RowName, Saved, Summary, With,
-    context, verdict,
-};
-use crate::report::ReportError;
-use crate::report::chart::{PALETTE, SEQUENTIAL_COLOR, XAxis, YScale};
-use crate::report::figures::{FigureModel, blank, line};
-use crate::report::section::{Section, draw};
-use crate::report::table::{Columns, Table, faster, num, times};
-use crate::saved::timeline::Timeline;
-use crate::saved::{MAX_STREAMS, RunRecord, UsageError, Verification};
-use crate::stats::Series;
+use crate::experiments::prelude::*;
+use crate::saved::Verification;
 
 /// Kernels each stream runs, one after another (simpleHyperQ's kernel_A and kernel_B).
 pub const KERNELS_PER_STREAM: usize = 2;
@@ -387,19 +373,16 @@ impl Experiment for KernelConcurrency {
         vec![Csv::main(columns().csv(&derived.rows))]
     }
 
-    fn section(
-        rust: &Analyzed<Self>,
-        _twin: Option<&Analyzed<Self>>,
-    ) -> Result<Section, ReportError> {
-        let (r, a) = rust.with();
-        let mut sec = rust.section(context! {
+    fn words(r: &KernelConcurrencyResult, _a: &Self::Derived) -> Value {
+        context! {
             grids => r.max_resident_grids,
             sms => r.run.device.sm_count,
             tolerance => WAVES_TOLERANCE,
-        })?;
-        sec.figures = draw(figures(a, r.run.params.spin_us));
-        sec.timelines = rust.timelines()?;
-        Ok(sec)
+        }
+    }
+
+    fn figures(r: &KernelConcurrencyResult, a: &Self::Derived) -> Vec<FigureModel> {
+        figures(a, r.run.params.spin_us)
     }
 
     fn summary(r: &KernelConcurrencyResult, derived: &Self::Derived) -> Summary {

@@ -5,20 +5,7 @@
 //! Launches per second of each language, graph replay
 //! against stream issue, and the work per kernel at which the launch cost stops mattering.
 
-use serde::{Deserialize, Serialize};
-
-use crate::derived::trace::TraceChecks;
-use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MeasuredRow, Overview, RowControl, RowName, Saved, Summary,
-    US, With, context, verdict,
-};
-use crate::report::ReportError;
-use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
-use crate::report::figures::{FigureModel, blank, line};
-use crate::report::section::{Section, draw};
-use crate::report::table::{Columns, Table, noise, num, times};
-use crate::saved::{KernelSet, RunRecord, UsageError};
-use crate::stats::{self, Series};
+use crate::experiments::prelude::*;
 
 /// The launch-overhead experiment.
 pub struct LaunchOverhead;
@@ -414,14 +401,12 @@ impl Experiment for LaunchOverhead {
         vec![Csv::main(breakeven_columns().csv(&derived.breakeven))]
     }
 
-    fn section(
-        rust: &Analyzed<Self>,
-        _twin: Option<&Analyzed<Self>>,
-    ) -> Result<Section, ReportError> {
-        let a = &rust.derived;
-        let mut sec = rust.section(context! { overhead => BREAKEVEN_OVERHEAD })?;
-        sec.figures = draw(figures(a));
-        Ok(sec)
+    fn words(_r: &LaunchOverheadResult, _a: &Self::Derived) -> Value {
+        context! { overhead => BREAKEVEN_OVERHEAD }
+    }
+
+    fn figures(_r: &LaunchOverheadResult, a: &Self::Derived) -> Vec<FigureModel> {
+        figures(a)
     }
 
     fn summary(r: &LaunchOverheadResult, derived: &Self::Derived) -> Summary {

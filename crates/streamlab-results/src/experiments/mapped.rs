@@ -13,23 +13,10 @@
 //! bound of its chunks' stages ([`crate::derived::pipeline`]), with the same link capacity both
 //! ways.
 
-use serde::{Deserialize, Serialize};
-
-use crate::derived::pipeline::{self, Stages, Under};
-use crate::derived::rates::{best_rates, ms_at, pipeline_stages, stage_noise};
-use crate::derived::trace::TraceChecks;
-use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, RowName, Saved, Summary, With,
-    context, own_link, verdict,
-};
-use crate::report::ReportError;
-use crate::report::chart::{PALETTE, XAxis, YScale};
-use crate::report::figures::{FigureModel, blank, line};
-use crate::report::section::{Section, draw};
-use crate::report::table::{Columns, Table, flag, num, times};
-use crate::saved::timeline::CopyRates;
-use crate::saved::{LinkRates, MAX_STREAMS, RunRecord, SizeSweep, StageTimes, UsageError};
-use crate::stats::Series;
+use crate::derived::rates::{ms_at, stage_noise};
+use crate::experiments::prelude::*;
+use crate::report::table::flag;
+use crate::saved::SizeSweep;
 use crate::stats::beyond_noise;
 
 /// The mapped experiment.
@@ -423,17 +410,15 @@ impl Experiment for Mapped {
         vec![Csv::main(columns().csv(&derived.rows))]
     }
 
-    fn section(
-        rust: &Analyzed<Self>,
-        _twin: Option<&Analyzed<Self>>,
-    ) -> Result<Section, ReportError> {
-        let a = &rust.derived;
+    fn words(_r: &MappedResult, a: &Self::Derived) -> Value {
         let wins: Vec<String> = (a.mapped_wins.iter())
             .map(|n| format!("2^{}", n.ilog2()))
             .collect();
-        let mut sec = rust.section(context! { wins })?;
-        sec.figures = draw(figures(a));
-        Ok(sec)
+        context! { wins }
+    }
+
+    fn figures(_r: &MappedResult, a: &Self::Derived) -> Vec<FigureModel> {
+        figures(a)
     }
 
     fn summary(r: &MappedResult, derived: &Self::Derived) -> Summary {

@@ -1,21 +1,9 @@
 //! matmul-streams, after the "CUDA streams" wiki page: independent naive matrix
 //! products over 1..=n streams, each trial the time for all of them; per stream count
 //! the speedup over one stream and the tasks-per-stream model.
-use serde::{Deserialize, Serialize};
 
-use crate::derived::trace::TraceChecks;
-use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, RowName, Saved, Summary, With,
-    context, verdict,
-};
-use crate::report::ReportError;
-use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
-use crate::report::figures::{FigureModel, blank, line};
-use crate::report::section::{Section, cuda_note, draw};
-use crate::report::table::{Columns, Table, faster, num, ratio, times};
-use crate::saved::timeline::Timeline;
-use crate::saved::{MAX_STREAMS, RunRecord, UsageError};
-use crate::stats::{self, Series};
+use crate::experiments::prelude::*;
+use crate::report::table::ratio;
 
 /// The matmul-streams experiment.
 pub struct MatmulStreams;
@@ -311,18 +299,8 @@ impl Experiment for MatmulStreams {
         ]
     }
 
-    fn section(
-        rust: &Analyzed<Self>,
-        twin: Option<&Analyzed<Self>>,
-    ) -> Result<Section, ReportError> {
-        let derived = &rust.derived;
-        let cuda = twin.map(Analyzed::with);
-        let mut sec = rust.section(context! {})?;
-        sec.notes
-            .extend(cuda_note(cuda.map(|(c, _)| &c.run.provenance)));
-        sec.figures = draw(figures(derived));
-        sec.timelines = rust.timelines()?;
-        Ok(sec)
+    fn figures(_r: &MatmulStreamsResult, a: &Self::Derived) -> Vec<FigureModel> {
+        figures(a)
     }
 
     fn summary(r: &MatmulStreamsResult, derived: &Self::Derived) -> Summary {

@@ -10,6 +10,8 @@ pub fn named(name: &str) -> Option<&'static dyn Registered> {
     ALL.iter().copied().find(|e| e.name() == name)
 }
 
+pub mod prelude;
+
 macro_rules! registry {
     ($($module:ident :: $experiment:ident),* $(,)?) => {
         $(pub mod $module;)*

@@ -6,25 +6,11 @@
 //! streamed configuration, each configuration's bound, and the verdict: from which size
 //! streams pay off, what they give at the user's size, and the bound there.
 
+use crate::experiments::prelude::*;
 use std::path::PathBuf;
 
-use serde::{Deserialize, Serialize};
-
-use crate::derived::pipeline::{self, Bound, PAYOFF};
-use crate::derived::rates::{chunks_noise, pipeline_stages};
-use crate::derived::trace::TraceChecks;
-use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MS, MeasuredRow, RowName, Saved, With, context, own_link,
-};
+use crate::derived::pipeline::PAYOFF;
 use crate::range::IntRange;
-use crate::report::ReportError;
-use crate::report::chart::{BOUND_COLOR, Level, PALETTE, SEQUENTIAL_COLOR, XAxis, YScale};
-use crate::report::figures::{FigureModel, blank, line};
-use crate::report::section::{Section, draw};
-use crate::report::table::{Columns, Table, noise, num, times};
-use crate::saved::timeline::Timeline;
-use crate::saved::{IssueOrder, LinkRates, MAX_STREAMS, RunRecord, StageTimes, UsageError};
-use crate::stats::Series;
 
 /// The overlap experiment.
 pub struct Overlap;
@@ -496,17 +482,14 @@ impl Experiment for Overlap {
         vec![Csv::main(columns().csv(&all_rows(derived)))]
     }
 
-    fn section(
-        rust: &Analyzed<Self>,
-        _twin: Option<&Analyzed<Self>>,
-    ) -> Result<Section, ReportError> {
-        let (r, a) = rust.with();
-        let mut sec = rust.section(context! {
+    fn words(r: &OverlapResult, a: &Self::Derived) -> Value {
+        context! {
             entry => r.entry.join(", "),
             verdict => a.verdict(),
-        })?;
-        sec.figures = draw(figures(a));
-        sec.timelines = rust.timelines()?;
-        Ok(sec)
+        }
+    }
+
+    fn figures(_r: &OverlapResult, a: &Self::Derived) -> Vec<FigureModel> {
+        figures(a)
     }
 }

@@ -25,22 +25,12 @@
 //! makes many streams lose on small arrays. Streams "pay off" where the speedup reaches
 //! [`PAYOFF`].
 
-use serde::{Deserialize, Serialize};
-
-use crate::derived::pipeline::{self, PAYOFF, Stages};
-use crate::derived::rates::{best_rates, ms_at};
-use crate::derived::trace::TraceChecks;
-use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, Question, RowControl, RowName,
-    Saved, Summary, With, context, verdict,
-};
-use crate::report::ReportError;
+use crate::derived::pipeline::PAYOFF;
+use crate::derived::rates::ms_at;
+use crate::experiments::prelude::*;
 use crate::report::chart::HeatMap;
-use crate::report::figures::{Drawing, FigureModel};
-use crate::report::section::{Section, draw};
-use crate::report::table::{Columns, Table};
-use crate::saved::{MAX_STREAMS, RunRecord, SizeSweep, StageTimes, UsageError};
-use crate::stats::Series;
+use crate::report::figures::Drawing;
+use crate::saved::SizeSweep;
 
 /// The overlap-map experiment.
 pub struct OverlapMap;
@@ -553,18 +543,16 @@ impl Experiment for OverlapMap {
         vec![Csv::main(columns(r).csv(&derived.cells))]
     }
 
-    fn section(
-        rust: &Analyzed<Self>,
-        _twin: Option<&Analyzed<Self>>,
-    ) -> Result<Section, ReportError> {
-        let a = &rust.derived;
+    fn words(_r: &OverlapMapResult, a: &Self::Derived) -> Value {
         let disagree: Vec<String> = (a.cells.iter())
             .filter(|c| c.disagrees)
             .map(|c| format!("2^{} × {} streams", c.elements.ilog2(), c.streams))
             .collect();
-        let mut sec = rust.section(context! { disagree })?;
-        sec.figures = draw(figures(a));
-        Ok(sec)
+        context! { disagree }
+    }
+
+    fn figures(_r: &OverlapMapResult, a: &Self::Derived) -> Vec<FigureModel> {
+        figures(a)
     }
 
     fn summary(r: &OverlapMapResult, derived: &Self::Derived) -> Summary {

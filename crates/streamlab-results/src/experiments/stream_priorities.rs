@@ -12,20 +12,8 @@
 //! GPU has one, else waits for the long copy).
 //! Each probe's wait from issue to start comes from the GPU's records (CUPTI): its p50
 //! and p99 against the model's.
-use serde::{Deserialize, Serialize};
 
-use crate::derived::trace::TraceChecks;
-use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, RowControl, RowName, Saved,
-    Summary, With, context, verdict,
-};
-use crate::report::ReportError;
-use crate::report::chart::{BarSeries, PALETTE, SEQUENTIAL_COLOR, XAxis, YScale};
-use crate::report::figures::{FigureModel, blank};
-use crate::report::section::{Section, draw};
-use crate::report::table::{Columns, Table, num};
-use crate::saved::{RunRecord, UsageError};
-use crate::stats::Series;
+use crate::experiments::prelude::*;
 
 /// The stream-priorities experiment.
 pub struct StreamPriorities;
@@ -354,20 +342,18 @@ impl Experiment for StreamPriorities {
         vec![Csv::main(columns().csv(&derived.rows))]
     }
 
-    fn section(
-        rust: &Analyzed<Self>,
-        _twin: Option<&Analyzed<Self>>,
-    ) -> Result<Section, ReportError> {
-        let (r, a) = rust.with();
-        let mut sec = rust.section(context! {
+    fn words(r: &StreamPrioritiesResult, a: &Self::Derived) -> Value {
+        context! {
             long_blocks => r.long_blocks,
             resident_blocks => r.resident_blocks,
             priorities => [r.priority_range.0, r.priority_range.1],
             copy_engines => r.run.device.copy_engines,
             finding => finding(a),
-        })?;
-        sec.figures = draw(figures(a));
-        Ok(sec)
+        }
+    }
+
+    fn figures(_r: &StreamPrioritiesResult, a: &Self::Derived) -> Vec<FigureModel> {
+        figures(a)
     }
 
     fn summary(r: &StreamPrioritiesResult, derived: &Self::Derived) -> Summary {

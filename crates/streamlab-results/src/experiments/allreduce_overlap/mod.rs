@@ -17,24 +17,15 @@
 //! `max(C, M) + min(C, M) / K` (the first layer's compute and the last all-reduce overlap
 //! nothing); the same from the interference-slowed times splits the gap into
 //! interference and scheduling. Hidden fraction `(C + M − T) / min(C, M)`.
+use crate::experiments::prelude::*;
 use std::fmt;
 use std::str::FromStr;
 
 mod present;
 
 use present::{figures, overlap_columns, overlap_views, reduce_columns, reduce_views};
-use serde::{Deserialize, Serialize};
 
 use crate::derived::pipeline::beyond;
-use crate::derived::trace::TraceChecks;
-use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MeasuredRow, Overview, Saved, Summary, With, context,
-};
-use crate::report::ReportError;
-use crate::report::section::{Section, draw};
-use crate::report::table::{Table, num, times};
-use crate::saved::{RunRecord, UsageError};
-use crate::stats::Series;
 
 /// The allreduce-overlap experiment.
 pub struct AllreduceOverlap;
@@ -486,14 +477,8 @@ impl Experiment for AllreduceOverlap {
         ]
     }
 
-    fn section(
-        rust: &Analyzed<Self>,
-        _twin: Option<&Analyzed<Self>>,
-    ) -> Result<Section, ReportError> {
-        let (r, a) = rust.with();
-        let mut sec = rust.section(context! {})?;
-        sec.figures = draw(figures(r, a));
-        Ok(sec)
+    fn figures(r: &AllreduceOverlapResult, a: &Self::Derived) -> Vec<FigureModel> {
+        figures(r, a)
     }
 
     fn summary(r: &AllreduceOverlapResult, a: &AllreduceAnalysis) -> Summary {

@@ -3,10 +3,7 @@
 use super::{
     AllreduceAnalysis, AllreduceOverlapResult, Budget, OverlapRow, Point, RatioPoint, ReduceRow,
 };
-use crate::experiment::{MS, RowName};
-use crate::report::chart::{PALETTE, XAxis, YScale};
-use crate::report::figures::{FigureModel, blank, line};
-use crate::report::table::Columns;
+use crate::experiments::prelude::*;
 
 /// A point's all-reduces alone, with its derived row.
 pub(super) struct ReduceView<'a> {

@@ -2,14 +2,12 @@
 //! side and their ratio with its verdict; per kernel and form the ratio at the write-ups'
 //! shape, and its median and worst over every shape timed; and what safety costs (safe
 //! Rust over the fastest unchecked C++ of the same algorithm).
-use serde::Serialize;
 
 use super::{Cache, KERNELS, KernelCase, KernelComparison, LIBRARY_KERNELS, Origin, SpellingRun};
 use crate::card::KernelCard;
-use crate::experiment::{Experiment, MS, MeasuredRow, RowControl};
-use crate::saved::{KernelForm, KernelSet};
-use crate::stats::{Quartiles, Series};
-use crate::verdict::{self, Rule, Verdict};
+use crate::experiments::prelude::*;
+use crate::stats::Quartiles;
+use crate::verdict::{self};
 
 /// The most a tuned Rust kernel may take of the best C++ of its algorithm, at the
 /// write-ups' shapes.

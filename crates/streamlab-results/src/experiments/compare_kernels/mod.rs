@@ -4,16 +4,10 @@
 //! and cold where the inputs fit in L2. What is saved is here; [`shapes`] says which
 //! shapes a run times, [`analysis`] derives the ratios (best Rust over best C++, the
 //! median and the worst over the shapes, what safety costs), and [`present`] shows them.
-use serde::{Deserialize, Serialize};
 
 use crate::card::KernelCard;
-use crate::derived::trace::TraceChecks;
-use crate::experiment::{self, Analyzed, Csv, Experiment, MeasuredRow, Saved, Summary, With};
-use crate::report::ReportError;
-use crate::report::section::Section;
-use crate::report::table::Table;
-use crate::saved::{CudaBuild, KernelForm, KernelSet, RunRecord, UsageError, Verification};
-use crate::stats::Series;
+use crate::experiments::prelude::*;
+use crate::saved::{CudaBuild, Verification};
 
 pub mod analysis;
 pub mod present;
@@ -310,11 +304,12 @@ impl Experiment for CompareKernels {
             .collect()
     }
 
-    fn section(
-        rust: &Analyzed<Self>,
-        _twin: Option<&Analyzed<Self>>,
-    ) -> Result<Section, ReportError> {
-        present::section(rust)
+    fn words(c: &KernelComparison, _a: &Self::Derived) -> Value {
+        present::words(c)
+    }
+
+    fn figures(c: &KernelComparison, a: &Self::Derived) -> Vec<FigureModel> {
+        present::figures(c, a)
     }
 
     const FACTS: &'static [&'static str] = present::FACTS;

@@ -1,21 +1,13 @@
 //! How a kernel comparison shows: its report section (its tables from [`super::tables`]),
 //! its chart and its facts in `summary.json`.
 use super::analysis::{CaseRatio, ComparisonAnalysis, KernelRatios, Measure, SweepRatio};
-use super::tables::tables;
 use super::{BATCHED_SAMPLE_MS, Cache, CompareKernels, KernelComparison, Origin};
-use crate::experiment::{self, Analyzed, Experiment, Overview, Question, Serde, Summary, context};
-use crate::report::ReportError;
-use crate::report::chart::{BOUND_COLOR, BarSeries, Level, PALETTE, XAxis, YScale};
-use crate::report::figures::{FigureModel, blank};
-use crate::report::section::{Section, draw};
-use crate::report::table::{num, times};
-use crate::saved::KernelForm;
-use crate::verdict::Rule;
+use crate::experiments::prelude::*;
 
 /// Rust time over CUDA C++ time per case at the write-ups' shapes (warm), in each form, on
 /// a linear axis from 0. The math functions timed alone compare two libraries, not two
 /// languages: they are left to their table.
-fn figures(c: &KernelComparison, a: &ComparisonAnalysis) -> Vec<FigureModel> {
+pub fn figures(c: &KernelComparison, a: &ComparisonAnalysis) -> Vec<FigureModel> {
     let math: Vec<&str> = (c.cases.iter())
         .filter(|k| k.max_ulps.is_some())
         .map(|k| k.kernel.as_str())
@@ -71,25 +63,21 @@ fn figures(c: &KernelComparison, a: &ComparisonAnalysis) -> Vec<FigureModel> {
 }
 
 /// What the section says of how it measured; fill's batch length is [`BATCHED_SAMPLE_MS`].
-pub fn section(rust: &Analyzed<CompareKernels>) -> Result<Section, ReportError> {
-    let (c, a) = rust.with();
+pub fn words(c: &KernelComparison) -> Value {
     let shapes = context! {
         all => shapes(c, None),
         defaults => shapes(c, Some(Origin::Defaults)),
         tail => shapes(c, Some(Origin::Tail)),
         random => shapes(c, Some(Origin::Random)),
     };
-    let mut sec = rust.section(context! {
+    context! {
         batched_ms => BATCHED_SAMPLE_MS,
         seed => c.seed,
         shapes,
         placed => (c.cases.iter()).any(|k| !k.placements.is_empty()),
         rule => Rule::within(CompareKernels::NAME).describe(),
         build => Serde(&c.cuda_build),
-    })?;
-    sec.tables = tables(c, a);
-    sec.figures = draw(figures(c, a));
-    Ok(sec)
+    }
 }
 
 /// The facts compare-kernels adds to `summary.json`.

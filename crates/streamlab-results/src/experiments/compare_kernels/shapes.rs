@@ -2,9 +2,9 @@
 //! shapes with tails (inner sizes that are not multiples of 8, cycle counts 1–9 and odd
 //! larger ones, prime element counts), and shapes drawn at random from the run's seed. The
 //! same parameters and seed give the same shapes, on any machine.
-use serde::{Deserialize, Serialize};
 
 use super::Params;
+use crate::experiments::prelude::*;
 use crate::rng::Rng;
 
 /// Where a shape came from.

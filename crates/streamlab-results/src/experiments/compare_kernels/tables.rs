@@ -6,8 +6,7 @@ use super::analysis::{
 };
 use super::{Cache, KernelComparison, Origin};
 use crate::card::KernelCard;
-use crate::report::table::{Columns, Table, noise, num};
-use crate::saved::KernelForm;
+use crate::experiments::prelude::*;
 use crate::stats::Quartiles;
 
 fn form_label(form: Option<KernelForm>) -> String {

@@ -1,13 +1,11 @@
 //! What concurrency-breaks derives: each case against its clean pipeline (its cost, the
 //! overlap its trace lost, its host calls, what the break detector found), each break
 //! beside its remedies, and the headline.
-use serde::Serialize;
 
 use super::{Case, ConcurrencyBreaks, ConcurrencyBreaksResult};
-use crate::derived::trace::{BreakKind, TraceChecks};
-use crate::experiment::Experiment;
-use crate::saved::timeline::{OpKind, Timeline};
-use crate::verdict::{self, Rule, Verdict};
+use crate::experiments::prelude::*;
+use crate::saved::timeline::OpKind;
+use crate::verdict::{self};
 
 /// One case against its clean pipeline.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -15,6 +15,7 @@
 //! kind), and its traced timeline against the break detector
 //! ([`crate::derived::trace::breaks`]): each break found by name (with the `nsys analyze`
 //! rule that reports the same thing), the clean ones and the remedies found clean.
+use crate::experiments::prelude::*;
 mod analysis;
 mod present;
 
@@ -26,21 +27,6 @@ pub use analysis::{BreakRow, BreaksAnalysis, BreaksSummary, RemedyRow};
 use present::{
     columns, figures, null_stream_result, remedies_result, remedy_columns, staging_note,
 };
-
-use serde::{Deserialize, Serialize};
-
-use crate::derived::trace::{BreakKind, TraceChecks};
-use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, Question, Saved, Serde, Summary,
-    With, context, verdict,
-};
-use crate::report::ReportError;
-use crate::report::section::{Section, draw};
-use crate::report::table::Table;
-use crate::saved::timeline::Timeline;
-use crate::saved::{RunRecord, UsageError};
-use crate::stats::Series;
-use crate::verdict::Verdict;
 
 /// The concurrency-breaks experiment.
 pub struct ConcurrencyBreaks;
@@ -390,19 +376,25 @@ impl Experiment for ConcurrencyBreaks {
         files
     }
 
-    fn section(
-        rust: &Analyzed<Self>,
-        _twin: Option<&Analyzed<Self>>,
-    ) -> Result<Section, ReportError> {
-        let (r, a) = rust.with();
-        let mut sec = rust.section(context! {
+    fn words(r: &ConcurrencyBreaksResult, a: &Self::Derived) -> Value {
+        context! {
             c => Serde(&r.calibration),
             remedies_result => remedies_result(a),
             staging => staging_note(r, a),
             null_stream => null_stream_result(a),
-        })?;
-        sec.figures = draw(figures(r, a));
-        sec.timelines = rust.timelines()?;
+        }
+    }
+
+    fn figures(r: &ConcurrencyBreaksResult, a: &Self::Derived) -> Vec<FigureModel> {
+        figures(r, a)
+    }
+
+    fn section(
+        rust: &Analyzed<Self>,
+        cuda: Option<&Analyzed<Self>>,
+    ) -> Result<Section, ReportError> {
+        let (r, a) = rust.with();
+        let mut sec = rust.section(cuda)?;
         // A break is marked only where its case cost time. A remedy that runs as clean,
         // with nothing for the detector to find, looks like the clean timeline: one line
         // says so.

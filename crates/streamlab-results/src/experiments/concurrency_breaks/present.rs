@@ -2,12 +2,7 @@
 //! its costs in words and its chart.
 use super::analysis::{BreakRow, BreaksAnalysis, RemedyRow};
 use super::{Case, ConcurrencyBreaksResult};
-use crate::derived::rates::gbps;
-use crate::derived::trace::BreakKind;
-use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
-use crate::report::figures::{FigureModel, blank, line};
-use crate::report::table::{Columns, num};
-use crate::verdict::Verdict;
+use crate::experiments::prelude::*;
 
 pub(super) fn cost_words(row: Option<&BreakRow>) -> String {
     row.map_or("–".into(), |x| {

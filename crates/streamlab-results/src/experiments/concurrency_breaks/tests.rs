@@ -1,7 +1,5 @@
 //! concurrency-breaks' analysis on a recorded run, and its cases' declarations.
 use super::*;
-use crate::experiment::RowControl;
-use crate::saved::KernelSet;
 
 #[test]
 fn the_host_calls_a_timeline_records_are_counted_per_iteration() {

@@ -2,13 +2,9 @@
 //! measured rates, the kernels' stage from the run's fastest kernel rate), the breakeven
 //! and the headline.
 use super::{MemcpyKernelResult, MemcpyKernelRow};
-use crate::derived::pipeline::{self, Bound, count_under};
-use crate::derived::rates::{best_rates, chunks_noise, for_chunks, pipeline_stages};
-use crate::experiment::own_link;
-use crate::saved::timeline::CopyRates;
-use crate::saved::{LinkRates, StageTimes};
-use crate::stats::Series;
-use serde::Serialize;
+use crate::derived::pipeline::count_under;
+use crate::derived::rates::for_chunks;
+use crate::experiments::prelude::*;
 
 /// One row against its bound (medians, milliseconds).
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -8,6 +8,7 @@
 //! stages are its stream count's chunks copied in alone, out alone and both ways at
 //! once; its kernel stage the faster of the kernel alone in the sequential run and the
 //! chunks' kernels alone, all at once (fastest samples, all measured in the same run).
+use crate::experiments::prelude::*;
 mod analysis;
 mod present;
 
@@ -15,21 +16,8 @@ use analysis::analyze;
 pub use analysis::{MemcpyAnalysis, MemcpyRow, MemcpySummary, kernel_rate};
 use present::{columns, figures};
 
-use serde::{Deserialize, Serialize};
-
 use crate::derived::pipeline::under_clause;
-use crate::derived::trace::TraceChecks;
-use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MeasuredRow, Overview, Saved, Serde, Summary, With, context,
-    verdict,
-};
 use crate::range::IntRange;
-use crate::report::ReportError;
-use crate::report::section::{Section, cuda_note, draw};
-use crate::report::table::{Table, times};
-use crate::saved::timeline::Timeline;
-use crate::saved::{MAX_STREAMS, RunRecord, StageTimes, UsageError};
-use crate::stats::Series;
 
 /// The memcpy-kernel experiment.
 pub struct MemcpyKernel;
@@ -239,22 +227,15 @@ impl Experiment for MemcpyKernel {
         vec![Csv::main(columns(None).csv(&derived.rows))]
     }
 
-    fn section(
-        rust: &Analyzed<Self>,
-        twin: Option<&Analyzed<Self>>,
-    ) -> Result<Section, ReportError> {
-        let (r, derived) = rust.with();
-        let cuda = twin.map(Analyzed::with);
-        let a = derived;
-        let mut sec = rust.section(context! {
+    fn words(r: &MemcpyKernelResult, a: &Self::Derived) -> Value {
+        context! {
             copy_engines => r.run.device.copy_engines,
             at => a.breakeven_row().map(Serde),
-        })?;
-        sec.notes
-            .extend(cuda_note(cuda.map(|(c, _)| &c.run.provenance)));
-        sec.figures = draw(figures(a));
-        sec.timelines = rust.timelines()?;
-        Ok(sec)
+        }
+    }
+
+    fn figures(_r: &MemcpyKernelResult, a: &Self::Derived) -> Vec<FigureModel> {
+        figures(a)
     }
 
     fn summary(r: &MemcpyKernelResult, derived: &Self::Derived) -> Summary {

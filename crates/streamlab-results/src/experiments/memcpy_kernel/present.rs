@@ -1,10 +1,8 @@
 //! How memcpy-kernel shows: its table's columns (the C++ kernels' beside the Rust ones)
 //! and its charts.
 use super::analysis::{MemcpyAnalysis, MemcpyRow};
-use crate::experiment::{MS, RowName};
-use crate::report::chart::{BOUND_COLOR, Level, PALETTE, SEQUENTIAL_COLOR, XAxis, YScale};
-use crate::report::figures::{FigureModel, blank, line};
-use crate::report::table::{Columns, num, under_csv};
+use crate::experiments::prelude::*;
+use crate::report::table::under_csv;
 
 /// The one declaration of the tables (one per stream count) and the CSV (every row, the
 /// Handbook's columns), the CUDA C++ twins' concurrent time beside the Rust one where

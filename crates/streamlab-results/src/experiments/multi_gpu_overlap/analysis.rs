@@ -3,10 +3,9 @@
 //! the timed batches), each run held to its bound, the speedup and the headline.
 use super::{MultiGpuOverlapResult, TARGET};
 use crate::derived::pipeline;
-use crate::derived::pipeline::{Bound, Limiter, Stages, Under};
-use crate::derived::rates::{gbps, stage_noise, stages};
-use crate::stats::Series;
-use serde::Serialize;
+use crate::derived::pipeline::Limiter;
+use crate::derived::rates::{stage_noise, stages};
+use crate::experiments::prelude::*;
 
 /// What bounds the spread run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -24,6 +24,7 @@
 //!
 //! After the timed batches, one batch of the spread configuration is traced on every GPU
 //! at once: a timeline with a row per GPU and stream and per GPU and engine.
+use crate::experiments::prelude::*;
 mod analysis;
 mod present;
 
@@ -31,19 +32,8 @@ use analysis::analyze;
 pub use analysis::{GpuBound, HostLinkProbes, Limit, MultiGpuAnalysis, MultiGpuSummary, When};
 use present::{bound_notes, columns, figures, gpu_columns, verdict};
 
-use serde::{Deserialize, Serialize};
-
-use crate::derived::trace::TraceChecks;
-use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, Saved, Summary, With, context,
-    verdict as verdict_word,
-};
-use crate::report::ReportError;
-use crate::report::section::{Section, draw};
-use crate::report::table::{Table, faster, num, times};
-use crate::saved::timeline::Timeline;
-use crate::saved::{DeviceInfo, MAX_STREAMS, RunRecord, StageTimes, UsageError};
-use crate::stats::Series;
+use crate::experiment::verdict as verdict_word;
+use crate::saved::DeviceInfo;
 
 /// The multi-gpu-overlap experiment.
 pub struct MultiGpuOverlap;
@@ -236,15 +226,23 @@ impl Experiment for MultiGpuOverlap {
         vec![Csv::main(columns().csv(std::slice::from_ref(derived)))]
     }
 
-    fn section(
-        rust: &Analyzed<Self>,
-        _twin: Option<&Analyzed<Self>>,
-    ) -> Result<Section, ReportError> {
-        let (r, a) = rust.with();
+    fn words(_r: &MultiGpuOverlapResult, a: &Self::Derived) -> Value {
         let fewer: Vec<String> = (a.fewer_streams.iter())
             .map(|(ordinal, used)| format!("GPU {ordinal} ({used})"))
             .collect();
-        let mut sec = rust.section(context! { fewer })?;
+        context! { fewer }
+    }
+
+    fn figures(r: &MultiGpuOverlapResult, a: &Self::Derived) -> Vec<FigureModel> {
+        figures(r, a)
+    }
+
+    fn section(
+        rust: &Analyzed<Self>,
+        cuda: Option<&Analyzed<Self>>,
+    ) -> Result<Section, ReportError> {
+        let (r, a) = rust.with();
+        let mut sec = rust.section(cuda)?;
         for (label, note) in bound_notes(a) {
             sec.note(label, note);
         }
@@ -252,8 +250,6 @@ impl Experiment for MultiGpuOverlap {
             sec.note("Timeline", TIMELINE_NOTE);
         }
         sec.verdict = Some(verdict(a));
-        sec.figures = draw(figures(r, a));
-        sec.timelines = rust.timelines()?;
         Ok(sec)
     }
 

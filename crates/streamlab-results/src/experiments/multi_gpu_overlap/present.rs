@@ -2,10 +2,7 @@
 //! say in words, and its chart.
 use super::analysis::{GpuBound, MultiGpuAnalysis};
 use super::{MultiGpuOverlapResult, TARGET};
-use crate::derived::pipeline::{Bound, Stages};
-use crate::report::chart::{BOUND_COLOR, BarSeries, PALETTE, XAxis, YScale};
-use crate::report::figures::{FigureModel, blank, line, points};
-use crate::report::table::{Columns, noise, num, times};
+use crate::experiments::prelude::*;
 
 /// Half the width of a bar on the chart's category axis (the plots' bar group).
 const HALF_BAR: f64 = 0.4;

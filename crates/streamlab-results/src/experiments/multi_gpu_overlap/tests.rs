@@ -1,8 +1,8 @@
 //! multi-gpu-overlap's analysis and presentation on made-up two-GPU results.
 use super::analysis::analyze;
 use super::*;
-use crate::derived::pipeline::{Limiter, Under};
-use crate::report::figures::{Drawing, FigureModel};
+use crate::derived::pipeline::Limiter;
+use crate::report::figures::Drawing;
 use crate::saved::Params as _;
 
 fn series(ms: &[f64]) -> Series {

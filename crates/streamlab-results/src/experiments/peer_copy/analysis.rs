@@ -3,10 +3,9 @@
 //! beyond its noise: flagged, never a headline), the matrix of the largest copies, each
 //! pair's link with its fastest copy, each GPU's copies to itself, and the headline.
 use super::{Method, PeerCopyResult, PeerPoint};
-use crate::derived::rates::gbps;
+use crate::experiments::prelude::*;
 use crate::saved::links::PairLink;
-use crate::stats::{Series, beyond_noise};
-use serde::Serialize;
+use crate::stats::beyond_noise;
 
 /// Every method's numbers at one size of one pair, each list in [`Method::ALL`]'s order.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -13,6 +13,7 @@
 //! it: each row's efficiency is its rate over the links' rate in its directions, and a
 //! row above it beyond noise is flagged. A machine with fewer than two GPUs cannot run
 //! it.
+use crate::experiments::prelude::*;
 mod analysis;
 mod present;
 mod topology;
@@ -22,19 +23,8 @@ pub use analysis::{Best, LinkRow, LocalRow, PairRow, PeerCopyAnalysis, PeerCopyS
 use present::{figures, local_columns, matrix_columns, size, span, sweep_columns};
 use topology::{access_note, link_columns, link_note, timing_note};
 
-use serde::{Deserialize, Serialize};
-
-use crate::derived::trace::TraceChecks;
-use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MS, MeasuredRow, Overview, RowName, Saved, Summary, With,
-    context, verdict,
-};
-use crate::report::ReportError;
-use crate::report::section::{Section, draw};
-use crate::report::table::Table;
+use crate::saved::DeviceInfo;
 use crate::saved::links::PairLink;
-use crate::saved::{DeviceInfo, RunRecord, UsageError};
-use crate::stats::Series;
 
 /// The peer-copy experiment.
 pub struct PeerCopy;
@@ -373,11 +363,7 @@ impl Experiment for PeerCopy {
         files
     }
 
-    fn section(
-        rust: &Analyzed<Self>,
-        _twin: Option<&Analyzed<Self>>,
-    ) -> Result<Section, ReportError> {
-        let (r, a) = (&rust.result, &rust.derived);
+    fn words(r: &PeerCopyResult, a: &Self::Derived) -> Value {
         let span = |m: Method| format!("{} GB/s", span(a.range(m), 1, 1.0));
         let gbps = context! {
             peer => span(Method::Peer),
@@ -385,14 +371,16 @@ impl Experiment for PeerCopy {
             pull => span(Method::KernelPull),
             push => span(Method::KernelPush),
         };
-        let mut sec = rust.section(context! {
+        context! {
             link => link_note(r, a),
             access => access_note(r),
             timing => timing_note(r),
             gbps,
-        })?;
-        sec.figures = draw(figures(a));
-        Ok(sec)
+        }
+    }
+
+    fn figures(_r: &PeerCopyResult, a: &Self::Derived) -> Vec<FigureModel> {
+        figures(a)
     }
 
     fn summary(r: &PeerCopyResult, derived: &Self::Derived) -> Summary {

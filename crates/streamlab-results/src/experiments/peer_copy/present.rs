@@ -2,9 +2,9 @@
 //! each method's rates as a heat map.
 use super::Method;
 use super::analysis::{LocalRow, PairRow, PeerCopyAnalysis, PeerRow, Rates};
+use crate::experiments::prelude::*;
 use crate::report::chart::HeatMap;
-use crate::report::figures::{Drawing, FigureModel};
-use crate::report::table::{Columns, num};
+use crate::report::figures::Drawing;
 
 /// A size in bytes, e.g. "4 KiB", "1 GiB".
 pub(super) fn size(bytes: u64) -> String {

@@ -4,7 +4,7 @@
 use super::analysis::{Best, LinkRow, PeerCopyAnalysis};
 use super::present::{pair_label, size};
 use super::{AccessCheck, PeerCopyResult};
-use crate::report::table::{Columns, num};
+use crate::experiments::prelude::*;
 use crate::saved::links::{Joined, Reading};
 
 /// A fastest copy's GB/s with its share of the link: "395.2 (83%)".

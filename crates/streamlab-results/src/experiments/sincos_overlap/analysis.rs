@@ -2,15 +2,11 @@
 //! stages from its own chunks' samples, its traced busiest engine or stream), the best
 //! asynchronous configuration, and the headline.
 use super::{Ratio, SincosOverlapResult};
-use crate::derived::pipeline::{self, Bound, Stages, Under, count_under};
-use crate::derived::rates::{best_rates, chunks_noise, for_chunks, pipeline_stages, stages};
+use crate::derived::pipeline::count_under;
+use crate::derived::rates::{for_chunks, stages};
 use crate::derived::trace;
 use crate::derived::trace::TracedBound;
-use crate::experiment::own_link;
-use crate::saved::IssueOrder;
-use crate::saved::timeline::CopyRates;
-use crate::stats::Series;
-use serde::Serialize;
+use crate::experiments::prelude::*;
 
 /// One configuration against its bound.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -8,6 +8,7 @@
 //! bound per iteration uses the largest batch ([`crate::derived::pipeline`]). A traced
 //! configuration also has the bound of its busiest engine or stream in its traced
 //! iterations ([`crate::derived::trace`]), shown beside it.
+use crate::experiments::prelude::*;
 mod analysis;
 mod present;
 
@@ -15,20 +16,8 @@ use analysis::analyze;
 pub use analysis::{SincosAnalysis, SincosConfig, SincosSummary, async_by_time};
 use present::{columns, figures, hosts_note, result_note};
 
-use serde::{Deserialize, Serialize};
-
 use crate::derived::pipeline::under_clause;
 use crate::derived::trace::BusiestBound;
-use crate::derived::trace::TraceChecks;
-use crate::experiment::{
-    self, Analyzed, Csv, Experiment, MeasuredRow, Overview, Saved, Summary, With, context, verdict,
-};
-use crate::report::ReportError;
-use crate::report::section::{Section, cuda_note, draw};
-use crate::report::table::{Table, faster, noise, num};
-use crate::saved::timeline::Timeline;
-use crate::saved::{IssueOrder, KernelSet, MAX_STREAMS, RunRecord, StageTimes, UsageError};
-use crate::stats::{self, Series};
 
 /// The sincos-overlap experiment.
 pub struct SincosOverlap;
@@ -386,13 +375,7 @@ impl Experiment for SincosOverlap {
         )]
     }
 
-    fn section(
-        rust: &Analyzed<Self>,
-        twin: Option<&Analyzed<Self>>,
-    ) -> Result<Section, ReportError> {
-        let (r, derived) = rust.with();
-        let cuda = twin.map(Analyzed::with);
-        let a = derived;
+    fn words(r: &SincosOverlapResult, a: &Self::Derived) -> Value {
         let lowered: Vec<String> = (a.configs.iter())
             .filter_map(|x| {
                 let why = x.bound.under_measured()?;
@@ -403,18 +386,26 @@ impl Experiment for SincosOverlap {
                 ))
             })
             .collect();
-        let mut sec = rust.section(context! {
+        context! {
             bytes => r.run.params.bytes(),
             every_other_round => r.points.iter().any(|p| !p.traced_round.is_empty()),
             traced_batch => TRACED_BATCH,
             result => result_note(a),
             hosts => hosts_note(r, a),
             lowered,
-        })?;
-        sec.notes
-            .extend(cuda_note(cuda.map(|(c, _)| &c.run.provenance)));
-        sec.figures = draw(figures(r, a));
-        sec.timelines = rust.timelines()?;
+        }
+    }
+
+    fn figures(r: &SincosOverlapResult, a: &Self::Derived) -> Vec<FigureModel> {
+        figures(r, a)
+    }
+
+    /// The C++ run's traced timelines follow the Rust run's.
+    fn section(
+        rust: &Analyzed<Self>,
+        twin: Option<&Analyzed<Self>>,
+    ) -> Result<Section, ReportError> {
+        let mut sec = rust.section(twin)?;
         if let Some(twin) = twin {
             sec.timelines.extend(twin.timelines()?);
         }

@@ -2,13 +2,9 @@
 //! Rust ones), its notes and its charts.
 use super::analysis::{SincosAnalysis, SincosConfig};
 use super::{CppHostRun, SincosOverlapResult};
-use crate::experiment::{MS, RowName};
-use crate::report::chart::{
-    BOUND_COLOR, BarSeries, LineSeries, PALETTE, SEQUENTIAL_COLOR, XAxis, YScale,
-};
-use crate::report::figures::{FigureModel, blank, line};
-use crate::report::table::{Columns, noise, num, ratio, times, under_csv};
-use crate::saved::{IssueOrder, KernelSet};
+use crate::experiments::prelude::*;
+use crate::report::chart::LineSeries;
+use crate::report::table::{ratio, under_csv};
 
 /// A configuration against its bound and its traced busiest bound, in words.
 fn against_bounds(x: &SincosConfig) -> String {
