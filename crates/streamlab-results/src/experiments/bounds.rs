@@ -26,13 +26,14 @@ pub struct Params {
 crate::defaults_from_clap!(Params);
 
 impl crate::saved::Params for Params {
-    fn quick() -> Params {
-        Params {
-            elements: 1 << 22,
-            sampling: crate::saved::Repeats::new(5),
-            launches: 200,
-        }
-    }
+    const QUICK: &'static [&'static str] = &[
+        "--elements",
+        "4194304",
+        "--repeats",
+        "5",
+        "--launches",
+        "200",
+    ];
 }
 
 impl Params {

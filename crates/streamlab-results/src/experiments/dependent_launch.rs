@@ -2,15 +2,7 @@
 //! with programmatic dependent launch (Hopper's PDL: `cuLaunchKernelEx` with programmatic
 //! stream serialization, the kernels calling `griddepcontrol`) and replayed from a CUDA
 //! graph, over kernels from launch-bound (no work) to long.
-//!
-//! A chain of kernels runs on one stream, each a grid of one block per SM whose block 0
-//! stamps the GPU's global timer when its work begins (after its `griddepcontrol.wait`)
-//! and when it ends; a kernel's gap is the time from the end of the kernel ahead of it to
-//! the beginning of its own work. Plain launches pay the GPU's launch of each kernel after
-//! the one ahead ends; a graph pays it too, with the host out of the way; PDL launches the
-//! kernel behind while the one ahead runs, its blocks waiting at `griddepcontrol.wait`,
-//! so what is left is the wait's release. Every block of every kernel counts its step: a
-//! count short of the chain shows a kernel that ran before the one ahead finished.
+//! How it measures, its bounds and its model are told in its words, `dependent_launch.md`.
 
 use crate::experiments::prelude::*;
 
@@ -36,13 +28,7 @@ pub struct Params {
 crate::defaults_from_clap!(Params);
 
 impl crate::saved::Params for Params {
-    fn quick() -> Params {
-        Params {
-            spin_us: vec![0, 8],
-            chain: 16,
-            repeats: 2,
-        }
-    }
+    const QUICK: &'static [&'static str] = &["--spin-us", "0,8", "--chain", "16", "--repeats", "2"];
 
     fn validate(&self) -> Result<(), UsageError> {
         if self.spin_us.is_empty() {

@@ -34,14 +34,14 @@ pub struct Params {
 crate::defaults_from_clap!(Params);
 
 impl crate::saved::Params for Params {
-    fn quick() -> Params {
-        Params {
-            elements: 1 << 22,
-            iterations: 10,
-            sampling: crate::saved::Repeats::new(2),
-            ..Params::default()
-        }
-    }
+    const QUICK: &'static [&'static str] = &[
+        "--elements",
+        "4194304",
+        "--iterations",
+        "10",
+        "--repeats",
+        "2",
+    ];
 
     fn validate(&self) -> Result<(), UsageError> {
         match self.chunks.iter().find(|&&c| c > self.elements) {

@@ -1,17 +1,7 @@
 //! kernel-concurrency, after NVIDIA's simpleHyperQ and the CUDA Handbook's
 //! concurrencyKernelKernel: how many kernels really run at once, with the driver's 8
 //! hardware work queues and with 32.
-//!
-//! Per queue setting and stream count the serial
-//! and concurrent medians, the speedup, and the hardware-queue model.
-//!
-//! Each stream runs two kernels of duration `t`, the second after the first. Stream `i`
-//! feeds hardware queue `i mod q`, and a queue hands out its work in order: a stream's
-//! second kernel holds back the first kernel of the next stream on its queue until its
-//! own first kernel is done. With `k = ceil(N / min(q, G))` streams on the busiest queue
-//! (`G`, the most grids the GPU keeps resident, is 128 on Hopper), that queue runs
-//! `k + 1` waves of `t`: the expected concurrent time is `(k + 1)·t`, the expected serial
-//! time `2N·t`.
+//! How it measures, its bounds and its model are told in its words, `kernel_concurrency.md`.
 
 use crate::experiments::prelude::*;
 use crate::saved::Verification;
@@ -53,14 +43,14 @@ pub struct Params {
 crate::defaults_from_clap!(Params);
 
 impl crate::saved::Params for Params {
-    fn quick() -> Params {
-        Params {
-            spin_us: 200,
-            stream_counts: vec![1, 2, 4, 8, 16, 32],
-            sampling: crate::saved::Repeats::new(2),
-            ..Params::default()
-        }
-    }
+    const QUICK: &'static [&'static str] = &[
+        "--spin-us",
+        "200",
+        "--stream-counts",
+        "1,2,4,8,16,32",
+        "--repeats",
+        "2",
+    ];
 
     fn validate(&self) -> Result<(), UsageError> {
         if self.stream_counts.is_empty() || self.queues.is_empty() {

@@ -36,15 +36,18 @@ pub struct Params {
 crate::defaults_from_clap!(Params);
 
 impl crate::saved::Params for Params {
-    fn quick() -> Params {
-        Params {
-            launches: 2000,
-            graph_nodes: 200,
-            sampling: crate::saved::Repeats::new(2),
-            work_us: vec![0, 2, 8, 32],
-            breakeven_launches: 500,
-        }
-    }
+    const QUICK: &'static [&'static str] = &[
+        "--launches",
+        "2000",
+        "--graph-nodes",
+        "200",
+        "--repeats",
+        "2",
+        "--work-us",
+        "0,2,8,32",
+        "--breakeven-launches",
+        "500",
+    ];
 
     fn validate(&self) -> Result<(), UsageError> {
         if self.work_us.is_empty() {

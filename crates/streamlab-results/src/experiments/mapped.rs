@@ -1,17 +1,7 @@
 //! mapped, after the CUDA Handbook's concurrencyMemcpyKernelMapped: the sincos kernel
 //! reading and writing mapped (zero-copy) pinned host memory directly, against copying
 //! in and out on streams.
-//!
-//! Per size the zero-copy kernel against the streamed version,
-//! each beside its bound.
-//!
-//! Mapped memory moves the same bytes over PCIe as the copies, while the kernel runs, but
-//! as the kernel's own loads and stores, with no copy to set up: its bound is the bytes
-//! in and out at the fastest rates the link showed in the run (one way alone, and both
-//! ways at once), at any size. Small sizes stay far from it: there a launch and PCIe's
-//! latency, not bandwidth, set the time. The streamed version's bound is the pipeline
-//! bound of its chunks' stages ([`crate::derived::pipeline`]), with the same link capacity both
-//! ways.
+//! How it measures, its bounds and its model are told in its words, `mapped.md`.
 
 use crate::derived::rates::{ms_at, stage_noise};
 use crate::experiments::prelude::*;
@@ -42,17 +32,8 @@ pub struct Params {
 crate::defaults_from_clap!(Params);
 
 impl crate::saved::Params for Params {
-    fn quick() -> Params {
-        Params {
-            sweep: SizeSweep {
-                max_exponent: 22,
-                ..SizeSweep::default()
-            },
-            sample_ms: 5.0,
-            sampling: crate::saved::Repeats::new(2),
-            ..Params::default()
-        }
-    }
+    const QUICK: &'static [&'static str] =
+        &["--max-exponent", "22", "--sample-ms", "5", "--repeats", "2"];
 
     fn validate(&self) -> Result<(), UsageError> {
         self.sweep.validate()?;

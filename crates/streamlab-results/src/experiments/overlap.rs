@@ -1,10 +1,7 @@
 //! overlap: the CUDA Handbook's "plug your own kernel in". Any element-wise kernel
 //! `fn name(input: &[T], output: &mut [T], …)` from a PTX file, run sequentially and
 //! split over streams, so its author learns whether streams pay off at their sizes.
-//!
-//! Per size the speedup of the best
-//! streamed configuration, each configuration's bound, and the verdict: from which size
-//! streams pay off, what they give at the user's size, and the bound there.
+//! How it measures, its bounds and its model are told in its words, `overlap.md`.
 
 use crate::experiments::prelude::*;
 use std::path::PathBuf;
@@ -94,14 +91,19 @@ pub struct Params {
 }
 
 impl crate::saved::Params for Params {
-    fn quick() -> Params {
-        Params {
-            elements: 1 << 20,
-            sample_ms: 5.0,
-            sampling: crate::saved::Repeats::new(2),
-            ..Params::default()
-        }
-    }
+    /// `--ptx` and `--kernel` stand in for the ones the command line must give.
+    const QUICK: &'static [&'static str] = &[
+        "--ptx",
+        "kernel.ptx",
+        "--kernel",
+        "kernel",
+        "--elements",
+        "1048576",
+        "--sample-ms",
+        "5",
+        "--repeats",
+        "2",
+    ];
 
     fn validate(&self) -> Result<(), UsageError> {
         for (option, path) in [

@@ -1,29 +1,6 @@
 //! overlap-map: the sincos workload over array sizes × stream counts, measured, beside a
 //! model that predicts from measured costs when streams start to pay off.
-//!
-//! The measured speedup of the best asynchronous order
-//! over one stream (the fastest of the one-stream timings, which all run the same work
-//! in order) for every (size, stream count), the model's prediction of the same
-//! from measured costs, the contour where streams start to pay off, and where the two
-//! disagree.
-//!
-//! The model. Each iteration moves `B` bytes in and out and runs the kernel over `n`
-//! elements, split into `s` chunks. From the same run it takes: the fixed cost of one
-//! copy on each copy engine (`ℓ_h`, `ℓ_d`: tiny copies back to back), of one launch
-//! (`L`: empty kernels back to back), the kernel's time per element (`k`, from the
-//! kernel alone over the largest array), and the copy rates (`r_h`, `r_d` one way, `R`
-//! both ways at once). The engines' busy times per iteration are then
-//!
-//! ```text
-//! HtoD: s·ℓ_h + B/r_h     SMs: s·max(L, k·n/s)     DtoH: s·ℓ_d + B/r_d     link: 2B/R
-//! ```
-//!
-//! and the time per iteration is the pipeline bound of those stages over `s` streams
-//! and the iterations of one sample ([`crate::derived::pipeline`]); one stream runs them in
-//! order. Besides, every operation passes the GPU's command front-end one after another,
-//! whatever its stream: an iteration costs at least `s·(ℓ_h + L + ℓ_d)`, which is what
-//! makes many streams lose on small arrays. Streams "pay off" where the speedup reaches
-//! [`PAYOFF`].
+//! How it measures, its bounds and its model are told in its words, `overlap_map.md`.
 
 use crate::derived::pipeline::PAYOFF;
 use crate::derived::rates::ms_at;
@@ -57,17 +34,16 @@ pub struct Params {
 crate::defaults_from_clap!(Params);
 
 impl crate::saved::Params for Params {
-    fn quick() -> Params {
-        Params {
-            sweep: SizeSweep {
-                max_exponent: 22,
-                ..SizeSweep::default()
-            },
-            stream_counts: vec![1, 4, 16],
-            sample_ms: 5.0,
-            sampling: crate::saved::Repeats::new(2),
-        }
-    }
+    const QUICK: &'static [&'static str] = &[
+        "--max-exponent",
+        "22",
+        "--stream-counts",
+        "1,4,16",
+        "--sample-ms",
+        "5",
+        "--repeats",
+        "2",
+    ];
 
     fn validate(&self) -> Result<(), UsageError> {
         self.sweep.validate()?;

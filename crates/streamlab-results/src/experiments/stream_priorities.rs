@@ -1,17 +1,6 @@
 //! stream-priorities: what a stream's priority buys a short kernel issued while a long
 //! grid fills the GPU, and what it does not buy a copy.
-//!
-//! A long grid of spin kernels' blocks, several waves of the GPU's resident blocks, runs
-//! on a stream of the least priority; while it runs, the host issues short probe kernels
-//! (one block each), each on a stream of its own, spread over the grid's span. Without
-//! priorities every stream has the default (least) priority: a probe's block waits behind
-//! every block of the grid still to start. With priorities the probes' streams have the
-//! greatest: a probe's block starts at the next block boundary of the running grid. The
-//! same with copies: a long copy to the device and short probe copies issued while it
-//! runs, which priorities do not reach (a probe copy takes another copy engine where the
-//! GPU has one, else waits for the long copy).
-//! Each probe's wait from issue to start comes from the GPU's records (CUPTI): its p50
-//! and p99 against the model's.
+//! How it measures, its bounds and its model are told in its words, `stream_priorities.md`.
 
 use crate::experiments::prelude::*;
 
@@ -46,15 +35,16 @@ pub struct Params {
 crate::defaults_from_clap!(Params);
 
 impl crate::saved::Params for Params {
-    fn quick() -> Params {
-        Params {
-            waves: 4,
-            probes: 10,
-            copy_mib: 64,
-            rounds: 1,
-            ..Params::default()
-        }
-    }
+    const QUICK: &'static [&'static str] = &[
+        "--waves",
+        "4",
+        "--probes",
+        "10",
+        "--copy-mib",
+        "64",
+        "--rounds",
+        "1",
+    ];
 
     fn validate(&self) -> Result<(), UsageError> {
         Ok(())

@@ -135,8 +135,13 @@ pub trait Params:
     + Default
     + PartialEq
 {
-    /// Small sizes for a fast look (`--quick`); explicit options still win.
-    fn quick() -> Self;
+    /// The options of a fast look (`--quick`), as typed on its command line: small sizes;
+    /// explicit options still win.
+    const QUICK: &'static [&'static str];
+    /// What `--quick` measures: the command line's defaults with [`Params::QUICK`].
+    fn quick() -> Self {
+        clap_parse(Self::QUICK)
+    }
     /// The options `run-all` gives the experiment, as typed on its command line: none,
     /// the write-up's defaults, unless said otherwise. `run-all --help` and the report's
     /// parameters show them.
@@ -175,7 +180,19 @@ impl UsageError {
 
 #[cfg(test)]
 mod tests {
-    use super::{Repeats, clap_defaults, clap_parse};
+    use super::{Params, Repeats, clap_defaults, clap_parse};
+
+    /// Every experiment's `--quick` options parse, and each changes what it measures.
+    #[test]
+    fn each_experiments_quick_options_parse() {
+        macro_rules! check {
+            ($($module:ident :: $experiment:ident),* $(,)?) => {$({
+                type P = crate::experiments::$module::Params;
+                assert_ne!(P::quick(), P::default(), stringify!($module));
+            })*};
+        }
+        crate::registered!(check);
+    }
 
     #[test]
     fn each_experiments_repeats_default_is_its_own() {

@@ -1,22 +1,6 @@
 //! allreduce-overlap: computation against NCCL's all-reduce on several GPUs, the overlap
 //! data-parallel training lives on.
-//!
-//! An iteration is `--buckets` layers on every GPU at once, driven from one host thread:
-//! each layer is the project's matrix product followed by a kernel that writes bucket k
-//! (on the compute stream), and bucket k's all-reduce (a float32 sum over every GPU)
-//! waits for it through an event (on the communication stream). Configurations, each
-//! sampled in turn round by round: compute alone, all-reduce alone (in place and out of
-//! place), serialized (everything on the compute stream), overlapped with the
-//! communication stream at the default and at the greatest priority, and two
-//! interference probes: the compute while an independent all-reduce loop runs, and the
-//! all-reduces while an independent loop of products runs. Times are per GPU from events
-//! around the work, released on every GPU at once by a gate; an iteration is the slowest
-//! GPU's.
-//!
-//! The bound: two resources in a fixed order, equal buckets, so the makespan is at least
-//! `max(C, M) + min(C, M) / K` (the first layer's compute and the last all-reduce overlap
-//! nothing); the same from the interference-slowed times splits the gap into
-//! interference and scheduling. Hidden fraction `(C + M − T) / min(C, M)`.
+//! How it measures, its bounds and its model are told in its words, `allreduce_overlap.md`.
 use crate::experiments::prelude::*;
 use std::fmt;
 use std::str::FromStr;
@@ -140,16 +124,18 @@ pub struct Params {
 crate::defaults_from_clap!(Params);
 
 impl crate::saved::Params for Params {
-    fn quick() -> Params {
-        Params {
-            bucket_mib: vec![1, 25],
-            ratios: vec![1.0],
-            budgets: vec![Budget::Default, Budget::MaxCtas(4)],
-            warmup: 2,
-            samples: 3,
-            ..Params::default()
-        }
-    }
+    const QUICK: &'static [&'static str] = &[
+        "--bucket-mib",
+        "1,25",
+        "--ratios",
+        "1",
+        "--budgets",
+        "default,4",
+        "--warmup",
+        "2",
+        "--samples",
+        "3",
+    ];
 
     fn validate(&self) -> Result<(), UsageError> {
         crate::spread::check_devices(AllreduceOverlap::NAME, &self.devices)?;

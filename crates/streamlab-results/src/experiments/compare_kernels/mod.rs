@@ -93,21 +93,28 @@ pub const PLACEMENT_STEP_BYTES: usize = 2 << 20;
 crate::defaults_from_clap!(Params);
 
 impl crate::saved::Params for Params {
-    fn quick() -> Params {
-        Params {
-            launches: 20,
-            warmup: 2,
-            aligned: 8192,
-            square: 128,
-            square_inner: 512,
-            add_size: 16,
-            sincos_elements: 1 << 22,
-            placements: 2,
-            sweep_launches: 5,
-            random_shapes: 1,
-            ..Params::default()
-        }
-    }
+    const QUICK: &'static [&'static str] = &[
+        "--launches",
+        "20",
+        "--warmup",
+        "2",
+        "--aligned",
+        "8192",
+        "--square",
+        "128",
+        "--square-inner",
+        "512",
+        "--add-size",
+        "16",
+        "--sincos-elements",
+        "4194304",
+        "--placements",
+        "2",
+        "--sweep-launches",
+        "5",
+        "--random-shapes",
+        "1",
+    ];
 
     fn validate(&self) -> Result<(), UsageError> {
         if self.add_cycles.is_empty() {

@@ -1,20 +1,6 @@
 //! concurrency-breaks: what breaks the overlap of copies and kernels over streams, after
 //! the CUDA Handbook's section 6.5.3 ("Breaking interengine concurrency").
-//!
-//! The memcpy-kernel pipeline (every chunk copied in, every kernel, every copy out, one
-//! chunk per stream, iterations back to back) runs clean, and then with one break inserted
-//! in every iteration: a copy on the legacy NULL stream, a memset that takes no stream, a
-//! device-to-device copy on the NULL stream, a copy from pageable memory, an allocation and
-//! a free, a host wait on an event in the middle of issue; and as controls, the clean
-//! pipeline and the NULL-stream copy on non-blocking streams, and the copy on the
-//! per-thread default stream. Beside each break, in the same run, its remedy
-//! ([`Case::remedies`]): the memset on a stream, stream-ordered allocation from a pool that
-//! releases its memory and from one that keeps it, the pageable memory registered or staged
-//! through two pinned buffers in turn, an event query in place of the wait. Each case's
-//! time per iteration is held against its clean pipeline (the one on streams of the same
-//! kind), and its traced timeline against the break detector
-//! ([`crate::derived::trace::breaks`]): each break found by name (with the `nsys analyze`
-//! rule that reports the same thing), the clean ones and the remedies found clean.
+//! How it measures, its bounds and its model are told in its words, `concurrency_breaks.md`.
 use crate::experiments::prelude::*;
 mod analysis;
 mod present;
@@ -57,14 +43,14 @@ pub struct Params {
 crate::defaults_from_clap!(Params);
 
 impl crate::saved::Params for Params {
-    fn quick() -> Params {
-        Params {
-            elements: 1 << 22,
-            iterations: 3,
-            sampling: crate::saved::Repeats::new(3),
-            ..Params::default()
-        }
-    }
+    const QUICK: &'static [&'static str] = &[
+        "--elements",
+        "4194304",
+        "--iterations",
+        "3",
+        "--repeats",
+        "3",
+    ];
 
     fn validate(&self) -> Result<(), UsageError> {
         if self.streams > self.elements {

@@ -2,12 +2,7 @@
 //! copy in and a copy out of the whole array, one after another against split over
 //! streams, across a sweep of kernel cycles; per row the speedup, its reachable bound,
 //! the efficiency, and the breakeven where the kernel outlasts the copies.
-//!
-//! Each row times one streamed run, so its bound carries the first chunk's copy in and
-//! the last chunk's copy out ([`crate::derived::pipeline`] with one run). The row's copy
-//! stages are its stream count's chunks copied in alone, out alone and both ways at
-//! once; its kernel stage the faster of the kernel alone in the sequential run and the
-//! chunks' kernels alone, all at once (fastest samples, all measured in the same run).
+//! How it measures, its bounds and its model are told in its words, `memcpy_kernel.md`.
 use crate::experiments::prelude::*;
 mod analysis;
 mod present;
@@ -67,15 +62,16 @@ pub struct Params {
 crate::defaults_from_clap!(Params);
 
 impl crate::saved::Params for Params {
-    fn quick() -> Params {
-        Params {
-            size: 64,
-            cycles: IntRange::new(0, 1024).expect("non-empty"),
-            cycles_step: 256,
-            sampling: crate::saved::Repeats::new(2),
-            ..Params::default()
-        }
-    }
+    const QUICK: &'static [&'static str] = &[
+        "--size",
+        "64",
+        "--cycles",
+        "0..=1024",
+        "--cycles-step",
+        "256",
+        "--repeats",
+        "2",
+    ];
 
     /// The Handbook's 8 streams, and 32 streams: a deeper pipeline whose fill and drain
     /// are a quarter as long; cycles in steps of 128 over the Handbook's range, which

@@ -1,29 +1,6 @@
 //! multi-gpu-overlap: sincos-overlap's pipeline spread over several GPUs of one machine,
 //! against the same work on the first of them alone.
-//!
-//! The elements are split evenly over the GPUs ([`crate::spread::over_gpus`]), each GPU's
-//! share over `--streams` streams (fewer where it has fewer elements than that), each GPU
-//! issuing asynchronous 2 (every copy in, every kernel, every copy out) from one host
-//! array pinned for every GPU's context. Iterations run back to back in batches, as in
-//! sincos-overlap; a batch is timed with the host clock from issuing its first
-//! iteration on every GPU until every GPU has finished (events cannot time across
-//! GPUs). The first GPU then runs the whole work alone over the same streams: speedup =
-//! its time / the spread time.
-//!
-//! The bound of the spread run is the larger of two limits: the slowest GPU's own
-//! pipeline bound for its share ([`crate::derived::pipeline`], from its copy and kernel
-//! stages measured alone, before and between the rounds of timed batches), and the
-//! host links of every GPU at once: every GPU copying its share in and out at once,
-//! timed together, bounds an iteration that moves the same bytes; its bound is the
-//! fastest of its probes before, between (one per round) and after the timed batches.
-//! Each run is held to its bound as every row is ([`crate::derived::pipeline::Bound::held`]):
-//! one that beat it by more than the slack lowers it to the run, and one that beat it
-//! beyond the two figures' noise as well is flagged and is no finding. The bound's speedup
-//! is the first GPU's own pipeline bound for the whole work over the spread run's; the
-//! run is at its bound where its speedup is within [`TARGET`] of it.
-//!
-//! After the timed batches, one batch of the spread configuration is traced on every GPU
-//! at once: a timeline with a row per GPU and stream and per GPU and engine.
+//! How it measures, its bounds and its model are told in its words, `multi_gpu_overlap.md`.
 use crate::experiments::prelude::*;
 mod analysis;
 mod present;
@@ -78,15 +55,16 @@ pub struct Params {
 crate::defaults_from_clap!(Params);
 
 impl crate::saved::Params for Params {
-    fn quick() -> Params {
-        Params {
-            elements: 1 << 22,
-            warmup: 2,
-            iterations: 20,
-            batches: Some(4),
-            ..Params::default()
-        }
-    }
+    const QUICK: &'static [&'static str] = &[
+        "--elements",
+        "4194304",
+        "--warmup",
+        "2",
+        "--iterations",
+        "20",
+        "--batches",
+        "4",
+    ];
 
     fn validate(&self) -> Result<(), UsageError> {
         if self.batches() > self.iterations {

@@ -1,18 +1,6 @@
 //! peer-copy: copies between GPUs of one machine, for every ordered pair of the GPUs
 //! chosen, over a size sweep, beside the link that joins them.
-//!
-//! Per pair and size: `cuMemcpyPeerAsync` with peer access off (the driver stages the
-//! copy through host memory) and on (straight over the link between the GPUs), one way
-//! and both ways at once (each direction also timed on its own); with peer access on,
-//! the copy issued on the destination's stream as well as the source's, and the
-//! `copy_u32` kernel's loads and stores, launched on the destination reading the
-//! source's memory (pull) and on the source writing the destination's (push). Each GPU's
-//! copy to itself is the reference. Each as GB/s from the median of event-timed samples,
-//! with a small copy's latency beside them; every copied element is checked. The link
-//! (NVLinks or PCIe, as NVML reports it, [`crate::saved::links`]) bounds the copies over
-//! it: each row's efficiency is its rate over the links' rate in its directions, and a
-//! row above it beyond noise is flagged. A machine with fewer than two GPUs cannot run
-//! it.
+//! How it measures, its bounds and its model are told in its words, `peer_copy.md`.
 use crate::experiments::prelude::*;
 mod analysis;
 mod present;
@@ -55,15 +43,16 @@ pub struct Params {
 crate::defaults_from_clap!(Params);
 
 impl crate::saved::Params for Params {
-    fn quick() -> Params {
-        Params {
-            max_exponent: 22,
-            exponent_step: 5,
-            sampling: crate::saved::Repeats::new(3),
-            latency_copies: 50,
-            ..Params::default()
-        }
-    }
+    const QUICK: &'static [&'static str] = &[
+        "--max-exponent",
+        "22",
+        "--exponent-step",
+        "5",
+        "--repeats",
+        "3",
+        "--latency-copies",
+        "50",
+    ];
 
     fn validate(&self) -> Result<(), UsageError> {
         if self.min_exponent > self.max_exponent {

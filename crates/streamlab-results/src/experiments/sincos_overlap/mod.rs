@@ -2,12 +2,7 @@
 //! cos(i)²)` over pinned floats, sequential against two asynchronous issue orders; per
 //! configuration its median, its noise, its reachable bound and the efficiency, and the
 //! best asynchronous configuration.
-//!
-//! Iterations run back to back in batches, so one iteration's copies out overlap the
-//! next one's copies in, and the pipeline's fill and drain are paid once per batch: the
-//! bound per iteration uses the largest batch ([`crate::derived::pipeline`]). A traced
-//! configuration also has the bound of its busiest engine or stream in its traced
-//! iterations ([`crate::derived::trace`]), shown beside it.
+//! How it measures, its bounds and its model are told in its words, `sincos_overlap.md`.
 use crate::experiments::prelude::*;
 mod analysis;
 mod present;
@@ -59,16 +54,18 @@ pub struct Params {
 crate::defaults_from_clap!(Params);
 
 impl crate::saved::Params for Params {
-    fn quick() -> Params {
-        Params {
-            elements: 1 << 24,
-            warmup: 5,
-            iterations: 20,
-            batches: Some(4),
-            stream_counts: vec![2, 4, 8],
-            ..Params::default()
-        }
-    }
+    const QUICK: &'static [&'static str] = &[
+        "--elements",
+        "16777216",
+        "--warmup",
+        "5",
+        "--iterations",
+        "20",
+        "--batches",
+        "4",
+        "--stream-counts",
+        "2,4,8",
+    ];
 
     fn validate(&self) -> Result<(), UsageError> {
         if self.batches() > self.iterations {
