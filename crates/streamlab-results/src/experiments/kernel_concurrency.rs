@@ -143,9 +143,7 @@ pub struct ConcurrencyAnalysis {
 
 impl ConcurrencyAnalysis {
     pub fn row(&self, queues: u32, streams: usize) -> Option<&ConcurrencyRow> {
-        self.rows
-            .iter()
-            .find(|r| r.queues == queues && r.streams == streams)
+        (self.rows.iter()).find(|r| r.queues == queues && r.streams == streams)
     }
 }
 
@@ -164,7 +162,7 @@ fn analyze(r: &KernelConcurrencyResult) -> ConcurrencyAnalysis {
             let waves = model_waves(p.streams, run.queues, r.max_resident_grids);
             let (serial_ms, concurrent_ms) = (p.serial.median(), p.concurrent.median());
             let measured_waves = concurrent_ms / single;
-            let expected_concurrent_ms = waves as f64 * single;
+            let bound_ms = waves as f64 * spin_ms;
             rows.push(ConcurrencyRow {
                 queues: run.queues,
                 streams: p.streams,
@@ -178,16 +176,11 @@ fn analyze(r: &KernelConcurrencyResult) -> ConcurrencyAnalysis {
                 model_waves: waves,
                 measured_waves,
                 expected_serial_ms: (KERNELS_PER_STREAM * p.streams) as f64 * single,
-                expected_concurrent_ms,
-                bound_ms: waves as f64 * spin_ms,
+                expected_concurrent_ms: waves as f64 * single,
+                bound_ms,
                 matches_model: (measured_waves / waves as f64 - 1.0).abs() <= WAVES_TOLERANCE,
-                beyond_bound: concurrent_ms < waves as f64 * spin_ms,
-                under: Under::of(
-                    waves as f64 * spin_ms,
-                    0.0,
-                    concurrent_ms,
-                    p.concurrent.noise(),
-                ),
+                beyond_bound: concurrent_ms < bound_ms,
+                under: Under::of(bound_ms, 0.0, concurrent_ms, p.concurrent.noise()),
             });
         }
     }
@@ -250,11 +243,7 @@ fn columns<'a>() -> Columns<'a, ConcurrencyRow> {
         .show("model", |x| num(x.expected_concurrent_ms, 3))
         .number("bound", "bound_ms", (3, 4), |x| x.bound_ms)
         .show("matches model", |x| {
-            if x.matches_model {
-                "yes".into()
-            } else {
-                "no".into()
-            }
+            (if x.matches_model { "yes" } else { "no" }).into()
         })
         .show("against its bound", |x| {
             crate::derived::pipeline::bound_cell(x.under.map(|u| u.label().to_owned()))
@@ -309,8 +298,7 @@ impl Saved for KernelConcurrencyResult {
     experiment::saved_fields!(Params);
 
     fn timelines(&self) -> Vec<&Timeline> {
-        self.runs
-            .iter()
+        (self.runs.iter())
             .filter_map(|r| r.timeline.as_ref())
             .collect()
     }

@@ -100,10 +100,6 @@ pub struct MatmulAnalysis {
 }
 
 impl MatmulAnalysis {
-    pub fn last(&self) -> Option<&MatmulPoint> {
-        self.points.last()
-    }
-
     /// Each stream count's label ("4 streams") and relative noise.
     pub fn noise_by_configuration(&self) -> Vec<(String, f64)> {
         (self.points.iter())
@@ -202,13 +198,7 @@ fn columns(cuda: Option<&MatmulAnalysis>) -> Columns<'_, MatmulPoint> {
 /// The wiki's CSV: header `1 Stream,2 Streams,…`, one row per trial, milliseconds.
 fn wiki_csv(r: &MatmulStreamsResult) -> String {
     let header: Vec<String> = (1..=r.run.params.max_streams)
-        .map(|s| {
-            if s == 1 {
-                "1 Stream".to_owned()
-            } else {
-                format!("{s} Streams")
-            }
-        })
+        .map(|s| format!("{s} Stream{}", if s == 1 { "" } else { "s" }))
         .collect();
     let mut out = header.join(",") + "\n";
     for trial in &r.trials_ms {
@@ -220,9 +210,11 @@ fn wiki_csv(r: &MatmulStreamsResult) -> String {
 
 /// matmul-streams: median time per stream count with whiskers over the trials, and the
 /// tasks-per-stream model.
-fn figures(a: &MatmulAnalysis) -> Vec<FigureModel> {
+fn figures(products: usize, a: &MatmulAnalysis) -> Vec<FigureModel> {
     let mut chart = blank(
-        "matmul-streams: 16 products spread over 1..16 streams (Rust kernels)".into(),
+        format!(
+            "matmul-streams: {products} products spread over 1..{products} streams (Rust kernels)"
+        ),
         "streams",
         "ms for all products",
         XAxis::Categories(a.points.iter().map(|p| p.streams.to_string()).collect()),
@@ -293,8 +285,8 @@ impl Experiment for MatmulStreams {
         ]
     }
 
-    fn figures(_r: &MatmulStreamsResult, a: &Self::Derived) -> Vec<FigureModel> {
-        figures(a)
+    fn figures(r: &MatmulStreamsResult, a: &Self::Derived) -> Vec<FigureModel> {
+        figures(r.run.params.max_streams, a)
     }
 
     fn summary(r: &MatmulStreamsResult, derived: &Self::Derived) -> Summary {
@@ -302,23 +294,18 @@ impl Experiment for MatmulStreams {
         let x = MatmulSummary {
             verified: r.run.verification.passed,
             ms_by_streams: a.points.iter().map(|p| p.time.median()).collect(),
-            speedup_max_streams: a.last().map_or(f64::NAN, |p| p.speedup),
+            speedup_max_streams: a.points.last().map_or(f64::NAN, |p| p.speedup),
             above_noise_target: stats::above_noise_target(&a.noise_by_configuration()),
         };
+        let n = x.ms_by_streams.len();
+        let ms = |at: Option<&f64>| at.copied().unwrap_or(f64::NAN);
+        let (first, last) = (ms(x.ms_by_streams.first()), ms(x.ms_by_streams.last()));
         let line = format!(
-            "1 stream {:.3} ms, {} streams {:.3} ms, speedup {}{}; {}",
-            x.ms_by_streams.first().copied().unwrap_or(f64::NAN),
-            x.ms_by_streams.len(),
-            x.ms_by_streams.last().copied().unwrap_or(f64::NAN),
+            "1 stream {first:.3} ms, {n} streams {last:.3} ms, speedup {}{}; {}",
             times(x.speedup_max_streams),
-            stats::above_noise_target_clause(&x.above_noise_target, x.ms_by_streams.len()),
+            stats::above_noise_target_clause(&x.above_noise_target, n),
             verdict(x.verified)
         );
-        let (first, last) = (
-            x.ms_by_streams.first().copied().unwrap_or(f64::NAN),
-            x.ms_by_streams.last().copied().unwrap_or(f64::NAN),
-        );
-        let n = x.ms_by_streams.len();
         Summary::headline(&x, line).with(Overview {
             finding: format!(
                 "{n} independent matrix products finish {} over {n} streams than on one ({first:.1} ms to {last:.1} ms).",

@@ -344,24 +344,21 @@ impl Experiment for SincosOverlap {
             Some("the whole array's parts, each alone (fastest sample)".into()),
             &["part", "ms", "GB/s"],
         );
-        stages.rows = vec![
+        let (s, rates) = (&a.stages, &a.rates);
+        stages.rows = [
+            ("HtoD", s.htod_ms, Some(rates.htod_gbps)),
+            ("kernel", s.kernel_ms, None),
+            ("DtoH", s.dtoh_ms, Some(rates.dtoh_gbps)),
+            ("in and out at once", s.both_ms, Some(rates.both_gbps)),
+        ]
+        .map(|(part, ms, gbps)| {
             vec![
-                "HtoD".into(),
-                num(a.stages.htod_ms, 4),
-                num(a.rates.htod_gbps, 1),
-            ],
-            vec!["kernel".into(), num(a.stages.kernel_ms, 4), String::new()],
-            vec![
-                "DtoH".into(),
-                num(a.stages.dtoh_ms, 4),
-                num(a.rates.dtoh_gbps, 1),
-            ],
-            vec![
-                "in and out at once".into(),
-                num(a.stages.both_ms, 4),
-                num(a.rates.both_gbps, 1),
-            ],
-        ];
+                part.into(),
+                num(ms, 4),
+                gbps.map_or(String::new(), |g| num(g, 1)),
+            ]
+        })
+        .into();
         tables.push(stages);
         tables
     }
