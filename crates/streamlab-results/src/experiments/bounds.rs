@@ -86,14 +86,13 @@ struct PathRow<'a> {
     /// Median.
     value: f64,
     unit: &'static str,
-    noise: f64,
     gbps: Option<f64>,
     /// Its samples (ms), and whether its copies cross the host link.
     samples: &'a Series,
     over_link: bool,
 }
 
-/// Every path of `b` (whose derived numbers are `s`), with its median, noise and rate.
+/// Every path of `b` (whose derived numbers are `s`), with its median and rate.
 fn paths<'a>(b: &'a BoundsResult, s: &BoundsSummary) -> Vec<PathRow<'a>> {
     let c = &b.copies;
     let row = |key, path, samples: &'a Series, gbps| PathRow {
@@ -101,7 +100,6 @@ fn paths<'a>(b: &'a BoundsResult, s: &BoundsSummary) -> Vec<PathRow<'a>> {
         path,
         value: samples.median(),
         unit: "ms",
-        noise: samples.noise(),
         gbps: Some(gbps),
         samples,
         over_link: true,
@@ -129,7 +127,6 @@ fn paths<'a>(b: &'a BoundsResult, s: &BoundsSummary) -> Vec<PathRow<'a>> {
             path: "empty kernel launch",
             value: s.launch_us,
             unit: "µs",
-            noise: b.launch.noise(),
             gbps: None,
             samples: &b.launch,
             over_link: false,
@@ -153,7 +150,7 @@ fn columns<'a>() -> Columns<'a, PathRow<'a>> {
             |x| format!("{:.6}", x.value),
         )
         .raw("unit", |x| x.unit.into())
-        .noise("noise", "noise", |x| x.noise)
+        .noise("noise", "noise", |x| x.samples.noise())
         .both(
             "GB/s",
             |x| x.gbps.map_or(String::new(), |g| num(g, 1)),

@@ -1,9 +1,6 @@
 //! graph-overlap: sincos-overlap's asynchronous orders captured once as CUDA graphs and
 //! replayed, against issuing them on streams: GPU time per iteration, and host time per
 //! iteration (how much of the CPU is left free, as NVIDIA's asyncAPI sample asks).
-//!
-//! Per order and chunk count, graph replay against
-//! stream issue in GPU time and in host time per iteration, beside the pipeline bound.
 
 use crate::experiments::prelude::*;
 
@@ -124,28 +121,6 @@ pub struct GraphRow {
     pub graph_host_noise: f64,
 }
 
-impl GraphRow {
-    /// Whether the two GPU times' noise covers `gpu_ratio`'s distance from 1.
-    pub fn gpu_within_noise(&self) -> bool {
-        !stats::beyond_noise(
-            self.stream_gpu_ms,
-            self.stream_noise,
-            self.graph_gpu_ms,
-            self.graph_noise,
-        )
-    }
-
-    /// Whether the two host times' noise covers `host_ratio`'s distance from 1.
-    pub fn host_within_noise(&self) -> bool {
-        !stats::beyond_noise(
-            self.stream_host_ms,
-            self.stream_host_noise,
-            self.graph_host_ms,
-            self.graph_host_noise,
-        )
-    }
-}
-
 /// Everything derived from a graph-overlap result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GraphAnalysis {
@@ -158,53 +133,6 @@ impl GraphAnalysis {
             .iter()
             .find(|r| r.variant == variant && r.chunks == chunks)
     }
-}
-
-/// Derive everything from `r`.
-fn analyze(r: &GraphOverlapResult) -> GraphAnalysis {
-    let link = own_link(r);
-    let mut rows = Vec::new();
-    for variant in IssueOrder::ASYNC {
-        for &chunks in &r.run.params.chunks {
-            let find = |issue| {
-                (r.points.iter())
-                    .find(|p| p.variant == variant && p.chunks == chunks && p.issue == issue)
-            };
-            let (Some(s), Some(g), Some(parts)) = (
-                find(Issue::Streams),
-                find(Issue::Graph),
-                pipeline_stages(&r.stages, chunks, None, link.as_ref()),
-            ) else {
-                continue;
-            };
-            let (sg, gg) = (s.gpu.median(), g.gpu.median());
-            let faster = if sg <= gg { &s.gpu } else { &g.gpu };
-            let bound = pipeline::bound(
-                parts,
-                chunks,
-                r.run.params.iterations,
-                r.run.device.copy_engines,
-            )
-            .held(sg.min(gg), faster.noise(), chunks_noise(&r.stages, chunks));
-            rows.push(GraphRow {
-                variant,
-                chunks,
-                stream_gpu_ms: sg,
-                graph_gpu_ms: gg,
-                stream_host_ms: s.host.median(),
-                graph_host_ms: g.host.median(),
-                gpu_ratio: gg / sg,
-                host_ratio: g.host.median() / s.host.median(),
-                bound,
-                beyond_bound: bound.lowered(),
-                stream_noise: s.gpu.noise(),
-                graph_noise: g.gpu.noise(),
-                stream_host_noise: s.host.noise(),
-                graph_host_noise: g.host.noise(),
-            });
-        }
-    }
-    GraphAnalysis { rows }
 }
 
 /// graph-overlap's headline in `summary.json`.
@@ -242,64 +170,6 @@ fn columns<'a>() -> Columns<'a, GraphRow> {
         .show("against its bound (the faster)", |x| x.bound.cell())
 }
 
-/// graph-overlap: host and GPU time per iteration, stream issue against graph replay.
-fn figures(a: &GraphAnalysis) -> Vec<FigureModel> {
-    let labels: Vec<String> = (a.rows.iter())
-        .map(|r| format!("{} ×{}", r.variant.short(), r.chunks))
-        .collect();
-    let chart_of =
-        |title: &str, y_label: &str, streams: fn(&GraphRow) -> f64, graph: fn(&GraphRow) -> f64| {
-            let mut c = blank(
-                title.into(),
-                "order × chunks",
-                y_label,
-                XAxis::Categories(labels.clone()),
-                YScale::Log,
-            );
-            c.bars.push(BarSeries {
-                name: "issued on streams".into(),
-                color: PALETTE[0],
-                values: a.rows.iter().map(streams).collect(),
-                whiskers: None,
-            });
-            c.bars.push(BarSeries {
-                name: "replayed graph".into(),
-                color: PALETTE[1],
-                values: a.rows.iter().map(graph).collect(),
-                whiskers: None,
-            });
-            c
-        };
-    let host = chart_of(
-        "graph-overlap: host time per iteration (the CPU's share)",
-        "host ms per iteration",
-        |r| r.stream_host_ms,
-        |r| r.graph_host_ms,
-    );
-    let mut gpu = chart_of(
-        "graph-overlap: GPU time per iteration, and its bound",
-        "GPU ms per iteration",
-        |r| r.stream_gpu_ms,
-        |r| r.graph_gpu_ms,
-    );
-    // The GPU times differ by a few percent: a linear axis from 0 shows them as they are.
-    gpu.y_scale = YScale::Linear;
-    gpu.lines.push(line(
-        "bound",
-        BOUND_COLOR,
-        true,
-        a.rows
-            .iter()
-            .enumerate()
-            .map(|(i, r)| (i as f64, r.bound.ms))
-            .collect(),
-    ));
-    vec![
-        FigureModel::chart("graph-overlap-host.svg".into(), host),
-        FigureModel::chart("graph-overlap-gpu.svg".into(), gpu),
-    ]
-}
-
 impl Saved for GraphOverlapResult {
     experiment::saved_fields!(Params);
 
@@ -334,7 +204,49 @@ impl Experiment for GraphOverlap {
     }
 
     fn derive(r: &GraphOverlapResult, _checks: &[TraceChecks]) -> GraphAnalysis {
-        analyze(r)
+        let link = own_link(r);
+        let mut rows = Vec::new();
+        for variant in IssueOrder::ASYNC {
+            for &chunks in &r.run.params.chunks {
+                let find = |issue| {
+                    (r.points.iter())
+                        .find(|p| p.variant == variant && p.chunks == chunks && p.issue == issue)
+                };
+                let (Some(s), Some(g), Some(parts)) = (
+                    find(Issue::Streams),
+                    find(Issue::Graph),
+                    pipeline_stages(&r.stages, chunks, None, link.as_ref()),
+                ) else {
+                    continue;
+                };
+                let (sg, gg) = (s.gpu.median(), g.gpu.median());
+                let faster = if sg <= gg { &s.gpu } else { &g.gpu };
+                let bound = pipeline::bound(
+                    parts,
+                    chunks,
+                    r.run.params.iterations,
+                    r.run.device.copy_engines,
+                )
+                .held(sg.min(gg), faster.noise(), chunks_noise(&r.stages, chunks));
+                rows.push(GraphRow {
+                    variant,
+                    chunks,
+                    stream_gpu_ms: sg,
+                    graph_gpu_ms: gg,
+                    stream_host_ms: s.host.median(),
+                    graph_host_ms: g.host.median(),
+                    gpu_ratio: gg / sg,
+                    host_ratio: g.host.median() / s.host.median(),
+                    bound,
+                    beyond_bound: bound.lowered(),
+                    stream_noise: s.gpu.noise(),
+                    graph_noise: g.gpu.noise(),
+                    stream_host_noise: s.host.noise(),
+                    graph_host_noise: g.host.noise(),
+                });
+            }
+        }
+        GraphAnalysis { rows }
     }
 
     fn tables(
@@ -349,12 +261,57 @@ impl Experiment for GraphOverlap {
         vec![Csv::main(columns().csv(&derived.rows))]
     }
 
+    /// graph-overlap: host and GPU time per iteration, stream issue against graph replay.
     fn figures(_r: &GraphOverlapResult, a: &Self::Derived) -> Vec<FigureModel> {
-        figures(a)
+        let labels: Vec<String> = (a.rows.iter())
+            .map(|r| format!("{} ×{}", r.variant.short(), r.chunks))
+            .collect();
+        let chart_of = |title: &str, y_label: &str, times: [fn(&GraphRow) -> f64; 2]| {
+            let mut c = blank(
+                title.into(),
+                "order × chunks",
+                y_label,
+                XAxis::Categories(labels.clone()),
+                YScale::Log,
+            );
+            let names = ["issued on streams", "replayed graph"];
+            for ((name, value), color) in names.into_iter().zip(times).zip(PALETTE) {
+                c.bars.push(BarSeries {
+                    name: name.into(),
+                    color,
+                    values: a.rows.iter().map(value).collect(),
+                    whiskers: None,
+                });
+            }
+            c
+        };
+        let host = chart_of(
+            "graph-overlap: host time per iteration (the CPU's share)",
+            "host ms per iteration",
+            [|r| r.stream_host_ms, |r| r.graph_host_ms],
+        );
+        let mut gpu = chart_of(
+            "graph-overlap: GPU time per iteration, and its bound",
+            "GPU ms per iteration",
+            [|r| r.stream_gpu_ms, |r| r.graph_gpu_ms],
+        );
+        // The GPU times differ by a few percent: a linear axis from 0 shows them as they are.
+        gpu.y_scale = YScale::Linear;
+        gpu.lines.push(line(
+            "bound",
+            BOUND_COLOR,
+            true,
+            (a.rows.iter().enumerate())
+                .map(|(i, r)| (i as f64, r.bound.ms))
+                .collect(),
+        ));
+        vec![
+            FigureModel::chart("graph-overlap-host.svg".into(), host),
+            FigureModel::chart("graph-overlap-gpu.svg".into(), gpu),
+        ]
     }
 
-    fn summary(r: &GraphOverlapResult, derived: &Self::Derived) -> Summary {
-        let a = derived;
+    fn summary(r: &GraphOverlapResult, a: &Self::Derived) -> Summary {
         let fewest = r.run.params.chunks.iter().min().copied();
         let most = r.run.params.chunks.iter().max().copied();
         let worst = |chunks: Option<usize>, pick: fn(&GraphRow) -> f64| {
@@ -370,8 +327,22 @@ impl Experiment for GraphOverlap {
             verified: r.run.verification.passed,
             gpu_ratio_fewest_chunks: gpu.map(|x| x.gpu_ratio),
             host_ratio_most_chunks: host.map(|x| x.host_ratio),
-            gpu_ratio_within_noise: gpu.map(GraphRow::gpu_within_noise),
-            host_ratio_within_noise: host.map(GraphRow::host_within_noise),
+            gpu_ratio_within_noise: gpu.map(|x| {
+                !stats::beyond_noise(
+                    x.stream_gpu_ms,
+                    x.stream_noise,
+                    x.graph_gpu_ms,
+                    x.graph_noise,
+                )
+            }),
+            host_ratio_within_noise: host.map(|x| {
+                !stats::beyond_noise(
+                    x.stream_host_ms,
+                    x.stream_host_noise,
+                    x.graph_host_ms,
+                    x.graph_host_noise,
+                )
+            }),
         };
         let line = format!(
             "graph/streams GPU time at the fewest chunks {}{}, host time at the most chunks {}{}; {}",

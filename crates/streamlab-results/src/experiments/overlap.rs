@@ -237,19 +237,13 @@ pub struct OverlapAnalysis {
 }
 
 impl OverlapAnalysis {
-    pub fn user_size(&self) -> &OverlapSizeAnalysis {
-        &self.sizes[self.at_user_size]
-    }
-
     /// "streams pay off from N elements: X× at your size; bound Y".
     pub fn verdict(&self) -> String {
-        let at = self.user_size();
-        let from = match self.pays_off_from {
-            Some(n) => format!("streams pay off from {n} elements"),
-            None => {
-                format!("streams never reached {PAYOFF:.2}× over sequential at the sizes measured")
-            }
-        };
+        let at = &self.sizes[self.at_user_size];
+        let from = self.pays_off_from.map_or(
+            format!("streams never reached {PAYOFF:.2}× over sequential at the sizes measured"),
+            |n| format!("streams pay off from {n} elements"),
+        );
         match at.best() {
             Some(best) => format!(
                 "{from}: {:.2}× at your size ({} elements, {} with {} streams, {:.4} ms against {:.4} ms sequential); bound {:.4} ms ({})",
@@ -319,23 +313,6 @@ fn analyze_size(
     }
 }
 
-/// Derive everything from `r`.
-fn analyze(r: &OverlapResult) -> OverlapAnalysis {
-    let link = own_link(r);
-    let sizes: Vec<OverlapSizeAnalysis> = (r.sizes.iter())
-        .map(|s| analyze_size(s, r.run.device.copy_engines, link.as_ref()))
-        .collect();
-    OverlapAnalysis {
-        pays_off_from: (sizes.iter())
-            .find(|s| s.speedup >= PAYOFF)
-            .map(|s| s.elements),
-        at_user_size: (sizes.iter())
-            .position(|s| s.elements == r.run.params.elements)
-            .unwrap_or(0),
-        sizes,
-    }
-}
-
 /// One configuration of one size: a row of the tables and the CSV.
 type Row<'a> = (&'a OverlapSizeAnalysis, &'a OverlapConfig);
 
@@ -372,19 +349,9 @@ fn columns<'a>() -> Columns<'a, Row<'a>> {
         .median(("ms", "median_ms"), (4, 5), (None, MS), |(_, x)| {
             Some(&x.time)
         })
-        .both(
-            "noise",
-            |(_, x)| noise(x.noise),
-            "noise",
-            |(_, x)| format!("{:.4}", x.noise),
-        )
+        .noise("noise", "noise", |(_, x)| x.noise)
         .show("speedup", |(s, x)| times(s.sequential_ms / x.median_ms))
-        .both(
-            "bound",
-            |(_, x)| num(x.bound.ms, 4),
-            "bound_ms",
-            |(_, x)| format!("{:.5}", x.bound.ms),
-        )
+        .number("bound", "bound_ms", (4, 5), |(_, x)| x.bound.ms)
         .show("limited by", |(_, x)| x.bound.limiter.label().into())
         .show("against its bound", |(_, x)| x.bound.cell())
 }
@@ -394,42 +361,6 @@ fn all_rows(a: &OverlapAnalysis) -> Vec<Row<'_>> {
     (a.sizes.iter())
         .flat_map(|s| s.configs.iter().map(move |x| (s, x)))
         .collect()
-}
-
-/// overlap (your kernel): the best streamed speedup at each size, beside the bound's.
-fn figures(a: &OverlapAnalysis) -> Vec<FigureModel> {
-    let mut chart = blank(
-        "overlap: your kernel, best streamed configuration over sequential".into(),
-        "elements",
-        "speedup",
-        XAxis::Log,
-        YScale::Linear,
-    );
-    fn best(s: &OverlapSizeAnalysis) -> Option<&OverlapConfig> {
-        s.best.map(|i| &s.configs[i])
-    }
-    chart.lines.push(line(
-        "measured",
-        PALETTE[0],
-        false,
-        (a.sizes.iter())
-            .filter_map(|s| Some((s.elements as f64, s.sequential_ms / best(s)?.median_ms)))
-            .collect(),
-    ));
-    chart.lines.push(line(
-        "bound of that configuration",
-        BOUND_COLOR,
-        true,
-        (a.sizes.iter())
-            .filter_map(|s| Some((s.elements as f64, s.sequential_ms / best(s)?.bound.ms)))
-            .collect(),
-    ));
-    chart.levels.push(Level {
-        name: format!("pays off ({PAYOFF:.2}×)"),
-        color: SEQUENTIAL_COLOR,
-        y: PAYOFF,
-    });
-    vec![FigureModel::chart("overlap.svg".into(), chart)]
 }
 
 impl Saved for OverlapResult {
@@ -457,15 +388,22 @@ impl Experiment for Overlap {
     }
 
     fn derive(r: &OverlapResult, _checks: &[TraceChecks]) -> OverlapAnalysis {
-        analyze(r)
+        let link = own_link(r);
+        let sizes: Vec<OverlapSizeAnalysis> = (r.sizes.iter())
+            .map(|s| analyze_size(s, r.run.device.copy_engines, link.as_ref()))
+            .collect();
+        OverlapAnalysis {
+            pays_off_from: (sizes.iter())
+                .find(|s| s.speedup >= PAYOFF)
+                .map(|s| s.elements),
+            at_user_size: (sizes.iter())
+                .position(|s| s.elements == r.run.params.elements)
+                .unwrap_or(0),
+            sizes,
+        }
     }
 
-    fn tables(
-        _r: &OverlapResult,
-        derived: &Self::Derived,
-        _cuda: Option<With<'_, Self>>,
-    ) -> Vec<Table> {
-        let a = derived;
+    fn tables(_r: &OverlapResult, a: &Self::Derived, _cuda: Option<With<'_, Self>>) -> Vec<Table> {
         (a.sizes.iter())
             .map(|s| {
                 let rows: Vec<Row> = s.configs.iter().map(|x| (s, x)).collect();
@@ -491,7 +429,36 @@ impl Experiment for Overlap {
         }
     }
 
+    /// overlap (your kernel): the best streamed speedup at each size, beside the bound's.
     fn figures(_r: &OverlapResult, a: &Self::Derived) -> Vec<FigureModel> {
-        figures(a)
+        let mut chart = blank(
+            "overlap: your kernel, best streamed configuration over sequential".into(),
+            "elements",
+            "speedup",
+            XAxis::Log,
+            YScale::Linear,
+        );
+        chart.lines.push(line(
+            "measured",
+            PALETTE[0],
+            false,
+            (a.sizes.iter())
+                .filter_map(|s| Some((s.elements as f64, s.sequential_ms / s.best()?.median_ms)))
+                .collect(),
+        ));
+        chart.lines.push(line(
+            "bound of that configuration",
+            BOUND_COLOR,
+            true,
+            (a.sizes.iter())
+                .filter_map(|s| Some((s.elements as f64, s.sequential_ms / s.best()?.bound.ms)))
+                .collect(),
+        ));
+        chart.levels.push(Level {
+            name: format!("pays off ({PAYOFF:.2}×)"),
+            color: SEQUENTIAL_COLOR,
+            y: PAYOFF,
+        });
+        vec![FigureModel::chart("overlap.svg".into(), chart)]
     }
 }

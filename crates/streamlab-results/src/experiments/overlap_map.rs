@@ -232,101 +232,6 @@ fn first_paying(sizes: &[usize], speedup: impl Fn(usize) -> Option<f64>) -> Opti
         .find(|&n| speedup(n).is_some_and(|x| x >= PAYOFF))
 }
 
-/// Derive everything from `r`.
-fn analyze(r: &OverlapMapResult) -> MapAnalysis {
-    let rates = best_rates(&r.copies);
-    let htod_latency_ms = r.overheads.htod_latency.median();
-    let dtoh_latency_ms = r.overheads.dtoh_latency.median();
-    let launch_ms = r.overheads.launch.median();
-    let largest = r.sizes.iter().max_by_key(|s| s.elements);
-    let kernel_ms_per_element =
-        largest.map_or(0.0, |s| s.kernel_alone.median() / s.elements as f64);
-    let model_ms = |elements: usize, streams: usize, runs: usize| {
-        let bytes = (elements * size_of::<f32>()) as u64;
-        let s = streams as f64;
-        let chunk_kernel = (kernel_ms_per_element * elements as f64 / s).max(launch_ms);
-        let stages = Stages {
-            htod_ms: s * htod_latency_ms + ms_at(bytes, rates.htod_gbps),
-            kernel_ms: s * chunk_kernel,
-            dtoh_ms: s * dtoh_latency_ms + ms_at(bytes, rates.dtoh_gbps),
-            both_ms: ms_at(2 * bytes, rates.both_gbps),
-        };
-        let front_end = s * (htod_latency_ms + launch_ms + dtoh_latency_ms);
-        pipeline::bound(stages, streams, runs, r.run.device.copy_engines)
-            .ms
-            .max(front_end)
-    };
-    let mut cells = Vec::new();
-    let mut one_stream_model_ms = Vec::new();
-    for size in &r.sizes {
-        // One stream runs everything in order; its one-stream cells time the same work.
-        let sequential = (size.cells.iter())
-            .filter(|c| c.streams == 1)
-            .map(|c| c.async1.median().min(c.async2.median()))
-            .fold(size.sequential.median(), f64::min);
-        let one_stream_model = model_ms(size.elements, 1, size.iterations);
-        one_stream_model_ms.push(one_stream_model);
-        for cell in &size.cells {
-            let best = [&cell.async1, &cell.async2]
-                .into_iter()
-                .min_by(|a, b| a.median().total_cmp(&b.median()))
-                .expect("two orders");
-            let best_ms = best.median();
-            let model = model_ms(size.elements, cell.streams, cell.iterations);
-            let (speedup, model_speedup) = (sequential / best_ms, one_stream_model / model);
-            cells.push(MapCellAnalysis {
-                elements: size.elements,
-                streams: cell.streams,
-                best_ms,
-                noise: best.noise(),
-                speedup,
-                model_ms: model,
-                model_speedup,
-                disagrees: (speedup >= PAYOFF) != (model_speedup >= PAYOFF),
-                async1: cell.async1.clone(),
-                async2: cell.async2.clone(),
-            });
-        }
-    }
-    let sizes: Vec<usize> = r.sizes.iter().map(|s| s.elements).collect();
-    let mut stream_counts: Vec<usize> = cells.iter().map(|c| c.streams).collect();
-    stream_counts.sort_unstable();
-    stream_counts.dedup();
-    let crossovers = (stream_counts.iter())
-        .filter(|&&s| s > 1)
-        .map(|&streams| {
-            let pick = |model: bool| {
-                first_paying(&sizes, |n| {
-                    (cells.iter())
-                        .find(|c| c.elements == n && c.streams == streams)
-                        .map(|c| if model { c.model_speedup } else { c.speedup })
-                })
-            };
-            let (measured, model) = (pick(false), pick(true));
-            let index = |n: usize| sizes.iter().position(|&x| x == n);
-            Crossover {
-                streams,
-                steps_apart: measured
-                    .zip(model)
-                    .and_then(|(a, b)| Some(index(a)?.abs_diff(index(b)?))),
-                measured,
-                model,
-            }
-        })
-        .collect();
-    MapAnalysis {
-        sizes,
-        stream_counts,
-        cells,
-        crossovers,
-        htod_latency_ms,
-        dtoh_latency_ms,
-        launch_ms,
-        kernel_ms_per_element,
-        one_stream_model_ms,
-    }
-}
-
 /// overlap-map's headline in `summary.json`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MapSummary {
@@ -372,61 +277,8 @@ fn columns(r: &OverlapMapResult) -> Columns<'_, MapCellAnalysis> {
         .number("model", "model_ms", (4, 5), |x| x.model_ms)
         .times("model speedup", "model_speedup", 3, |x| x.model_speedup)
         .show("disagree", |x| {
-            if x.disagrees {
-                "yes".into()
-            } else {
-                String::new()
-            }
+            (if x.disagrees { "yes" } else { "" }).into()
         })
-}
-
-/// overlap-map: the measured speedup map and the model's, each with the pay-off contour;
-/// cells where the two fall on different sides of it are outlined on both.
-fn figures(a: &MapAnalysis) -> Vec<FigureModel> {
-    let marked: Vec<(usize, usize)> = (a.cells.iter())
-        .filter(|c| c.disagrees)
-        .filter_map(|c| {
-            let row = a.sizes.iter().position(|&n| n == c.elements)?;
-            let column = a.stream_counts.iter().position(|&s| s == c.streams)?;
-            Some((row, column))
-        })
-        .collect();
-    let map = |title: String, value: fn(&MapCellAnalysis) -> f64| HeatMap {
-        title,
-        x_label: "streams".into(),
-        y_label: "floats".into(),
-        columns: a.stream_counts.iter().map(|s| s.to_string()).collect(),
-        rows: a.sizes.iter().map(|n| format!("2^{}", n.ilog2())).collect(),
-        values: (a.sizes.iter())
-            .map(|&n| {
-                (a.stream_counts.iter())
-                    .map(|&s| a.cell(n, s).map(value))
-                    .collect()
-            })
-            .collect(),
-        threshold: PAYOFF,
-        contour: Some("pay-off line"),
-        unit: "×",
-        marked: marked.clone(),
-    };
-    vec![
-        FigureModel {
-            file: "overlap-map-measured.svg".into(),
-            drawing: Drawing::HeatMap(map(
-                format!(
-                    "overlap-map, measured: speedup over one stream (pays off from {PAYOFF:.2}×)"
-                ),
-                |c| c.speedup,
-            )),
-        },
-        FigureModel {
-            file: "overlap-map-model.svg".into(),
-            drawing: Drawing::HeatMap(map(
-                format!("overlap-map, model: speedup over one stream (pays off from {PAYOFF:.2}×)"),
-                |c| c.model_speedup,
-            )),
-        },
-    ]
 }
 
 impl Saved for OverlapMapResult {
@@ -475,15 +327,104 @@ impl Experiment for OverlapMap {
     }
 
     fn derive(r: &OverlapMapResult, _checks: &[TraceChecks]) -> MapAnalysis {
-        analyze(r)
+        let rates = best_rates(&r.copies);
+        let htod_latency_ms = r.overheads.htod_latency.median();
+        let dtoh_latency_ms = r.overheads.dtoh_latency.median();
+        let launch_ms = r.overheads.launch.median();
+        let largest = r.sizes.iter().max_by_key(|s| s.elements);
+        let kernel_ms_per_element =
+            largest.map_or(0.0, |s| s.kernel_alone.median() / s.elements as f64);
+        let model_ms = |elements: usize, streams: usize, runs: usize| {
+            let bytes = (elements * size_of::<f32>()) as u64;
+            let s = streams as f64;
+            let chunk_kernel = (kernel_ms_per_element * elements as f64 / s).max(launch_ms);
+            let stages = Stages {
+                htod_ms: s * htod_latency_ms + ms_at(bytes, rates.htod_gbps),
+                kernel_ms: s * chunk_kernel,
+                dtoh_ms: s * dtoh_latency_ms + ms_at(bytes, rates.dtoh_gbps),
+                both_ms: ms_at(2 * bytes, rates.both_gbps),
+            };
+            let front_end = s * (htod_latency_ms + launch_ms + dtoh_latency_ms);
+            pipeline::bound(stages, streams, runs, r.run.device.copy_engines)
+                .ms
+                .max(front_end)
+        };
+        let mut cells = Vec::new();
+        let mut one_stream_model_ms = Vec::new();
+        for size in &r.sizes {
+            // One stream runs everything in order; its one-stream cells time the same work.
+            let sequential = (size.cells.iter())
+                .filter(|c| c.streams == 1)
+                .map(|c| c.async1.median().min(c.async2.median()))
+                .fold(size.sequential.median(), f64::min);
+            let one_stream_model = model_ms(size.elements, 1, size.iterations);
+            one_stream_model_ms.push(one_stream_model);
+            for cell in &size.cells {
+                let best = [&cell.async1, &cell.async2]
+                    .into_iter()
+                    .min_by(|a, b| a.median().total_cmp(&b.median()))
+                    .expect("two orders");
+                let best_ms = best.median();
+                let model = model_ms(size.elements, cell.streams, cell.iterations);
+                let (speedup, model_speedup) = (sequential / best_ms, one_stream_model / model);
+                cells.push(MapCellAnalysis {
+                    elements: size.elements,
+                    streams: cell.streams,
+                    best_ms,
+                    noise: best.noise(),
+                    speedup,
+                    model_ms: model,
+                    model_speedup,
+                    disagrees: (speedup >= PAYOFF) != (model_speedup >= PAYOFF),
+                    async1: cell.async1.clone(),
+                    async2: cell.async2.clone(),
+                });
+            }
+        }
+        let sizes: Vec<usize> = r.sizes.iter().map(|s| s.elements).collect();
+        let mut stream_counts: Vec<usize> = cells.iter().map(|c| c.streams).collect();
+        stream_counts.sort_unstable();
+        stream_counts.dedup();
+        let crossovers = (stream_counts.iter())
+            .filter(|&&s| s > 1)
+            .map(|&streams| {
+                let pick = |model: bool| {
+                    first_paying(&sizes, |n| {
+                        (cells.iter())
+                            .find(|c| c.elements == n && c.streams == streams)
+                            .map(|c| if model { c.model_speedup } else { c.speedup })
+                    })
+                };
+                let (measured, model) = (pick(false), pick(true));
+                let index = |n: usize| sizes.iter().position(|&x| x == n);
+                Crossover {
+                    streams,
+                    steps_apart: measured
+                        .zip(model)
+                        .and_then(|(a, b)| Some(index(a)?.abs_diff(index(b)?))),
+                    measured,
+                    model,
+                }
+            })
+            .collect();
+        MapAnalysis {
+            sizes,
+            stream_counts,
+            cells,
+            crossovers,
+            htod_latency_ms,
+            dtoh_latency_ms,
+            launch_ms,
+            kernel_ms_per_element,
+            one_stream_model_ms,
+        }
     }
 
     fn tables(
         r: &OverlapMapResult,
-        derived: &Self::Derived,
+        a: &Self::Derived,
         _cuda: Option<With<'_, Self>>,
     ) -> Vec<Table> {
-        let a = derived;
         let mut crossovers = Table::new(
             Some(format!(
                 "where streams start to pay off (speedup ≥ {PAYOFF:.2}×)"
@@ -527,12 +468,47 @@ impl Experiment for OverlapMap {
         context! { disagree }
     }
 
+    /// overlap-map: the measured speedup map and the model's, each with the pay-off contour;
+    /// cells where the two fall on different sides of it are outlined on both.
     fn figures(_r: &OverlapMapResult, a: &Self::Derived) -> Vec<FigureModel> {
-        figures(a)
+        let marked: Vec<(usize, usize)> = (a.cells.iter())
+            .filter(|c| c.disagrees)
+            .filter_map(|c| {
+                let row = a.sizes.iter().position(|&n| n == c.elements)?;
+                let column = a.stream_counts.iter().position(|&s| s == c.streams)?;
+                Some((row, column))
+            })
+            .collect();
+        let map = |name: &str, value: fn(&MapCellAnalysis) -> f64| FigureModel {
+            file: format!("overlap-map-{name}.svg"),
+            drawing: Drawing::HeatMap(HeatMap {
+                title: format!(
+                    "overlap-map, {name}: speedup over one stream (pays off from {PAYOFF:.2}×)"
+                ),
+                x_label: "streams".into(),
+                y_label: "floats".into(),
+                columns: a.stream_counts.iter().map(|s| s.to_string()).collect(),
+                rows: a.sizes.iter().map(|n| format!("2^{}", n.ilog2())).collect(),
+                values: (a.sizes.iter())
+                    .map(|&n| {
+                        (a.stream_counts.iter())
+                            .map(|&s| a.cell(n, s).map(value))
+                            .collect()
+                    })
+                    .collect(),
+                threshold: PAYOFF,
+                contour: Some("pay-off line"),
+                unit: "×",
+                marked: marked.clone(),
+            }),
+        };
+        vec![
+            map("measured", |c| c.speedup),
+            map("model", |c| c.model_speedup),
+        ]
     }
 
-    fn summary(r: &OverlapMapResult, derived: &Self::Derived) -> Summary {
-        let a = derived;
+    fn summary(r: &OverlapMapResult, a: &Self::Derived) -> Summary {
         let x = MapSummary {
             verified: r.run.verification.passed,
             model_within_one_step: (a.crossovers.iter()).all(|c| {

@@ -159,50 +159,10 @@ impl PrioritiesAnalysis {
     pub fn row(&self, work: Work, prioritized: bool) -> Option<&WayRow> {
         (self.rows.iter()).find(|r| r.work == work && r.prioritized == prioritized)
     }
-}
 
-fn analyze(r: &StreamPrioritiesResult) -> PrioritiesAnalysis {
-    let block_ms = f64::from(r.run.params.block_us) / 1e3;
-    let free_engine = r.run.device.copy_engines > 1;
-    let rows: Vec<WayRow> = (r.ways.iter())
-        .map(|w| {
-            let long_ms = Series::new(w.long_ms.clone()).map_or(f64::NAN, |s| s.median());
-            // A wait uniform on [0, reach]: up to the grid's next block boundary for a
-            // prioritized kernel, up to the long operation's end for one that is not; a
-            // copy starts at once on another copy engine where the GPU has one, else waits
-            // for the long copy whatever its priority.
-            let reach = match (w.work, w.prioritized) {
-                (Work::Kernels, true) => block_ms,
-                (Work::Kernels, false) => long_ms,
-                (Work::Copies, _) if free_engine => 0.0,
-                (Work::Copies, _) => long_ms,
-            };
-            WayRow {
-                work: w.work,
-                prioritized: w.prioritized,
-                probes: w.waits_ms.len(),
-                p50_ms: quantile(&w.waits_ms, 0.5),
-                p99_ms: quantile(&w.waits_ms, 0.99),
-                max_ms: quantile(&w.waits_ms, 1.0),
-                long_ms,
-                model_p50_ms: reach * 0.5,
-                model_p99_ms: reach * 0.99,
-                waits: Series::new(w.waits_ms.clone()),
-            }
-        })
-        .collect();
-    let find =
-        |work, prioritized| (rows.iter()).find(|r| r.work == work && r.prioritized == prioritized);
-    let kernel_p99_gain = (find(Work::Kernels, false))
-        .zip(find(Work::Kernels, true))
-        .map(|(without, with)| without.p99_ms / with.p99_ms);
-    let copy_p50_with_over_without = (find(Work::Copies, true))
-        .zip(find(Work::Copies, false))
-        .map(|(with, without)| with.p50_ms / without.p50_ms);
-    PrioritiesAnalysis {
-        rows,
-        kernel_p99_gain,
-        copy_p50_with_over_without,
+    /// `work`'s row without priorities and its row with them, where both were measured.
+    pub fn both_ways(&self, work: Work) -> Option<(&WayRow, &WayRow)> {
+        self.row(work, false).zip(self.row(work, true))
     }
 }
 
@@ -254,45 +214,6 @@ fn columns<'a>() -> Columns<'a, WayRow> {
         .measured((None, MS), |x| x.waits.as_ref())
 }
 
-fn figures(a: &PrioritiesAnalysis) -> Vec<FigureModel> {
-    let labels = (a.rows.iter())
-        .map(|r| way_label(r.work, r.prioritized))
-        .collect();
-    let mut c = blank(
-        "stream-priorities: a probe's wait from issue to start, measured and modelled".into(),
-        "probes issued while the long operation runs",
-        "ms (log)",
-        XAxis::Categories(labels),
-        YScale::Log,
-    );
-    let bars = [
-        ("p50", PALETTE[0], a.rows.iter().map(|r| r.p50_ms).collect()),
-        ("p99", PALETTE[1], a.rows.iter().map(|r| r.p99_ms).collect()),
-        (
-            "model p99",
-            SEQUENTIAL_COLOR,
-            (a.rows.iter())
-                .map(|r| {
-                    if r.model_p99_ms > 0.0 {
-                        r.model_p99_ms
-                    } else {
-                        f64::NAN
-                    }
-                })
-                .collect(),
-        ),
-    ];
-    for (name, color, values) in bars {
-        c.bars.push(BarSeries {
-            name: name.into(),
-            color,
-            values,
-            whiskers: None,
-        });
-    }
-    vec![FigureModel::chart("stream-priorities.svg".into(), c)]
-}
-
 impl Saved for StreamPrioritiesResult {
     experiment::saved_fields!(Params);
 }
@@ -314,7 +235,45 @@ impl Experiment for StreamPriorities {
     }
 
     fn derive(r: &StreamPrioritiesResult, _checks: &[TraceChecks]) -> PrioritiesAnalysis {
-        analyze(r)
+        let block_ms = f64::from(r.run.params.block_us) / 1e3;
+        let free_engine = r.run.device.copy_engines > 1;
+        let rows: Vec<WayRow> = (r.ways.iter())
+            .map(|w| {
+                let long_ms = Series::new(w.long_ms.clone()).map_or(f64::NAN, |s| s.median());
+                // A wait uniform on [0, reach]: up to the grid's next block boundary for a
+                // prioritized kernel, up to the long operation's end for one that is not; a
+                // copy starts at once on another copy engine where the GPU has one, else waits
+                // for the long copy whatever its priority.
+                let reach = match (w.work, w.prioritized) {
+                    (Work::Kernels, true) => block_ms,
+                    (Work::Kernels, false) => long_ms,
+                    (Work::Copies, _) if free_engine => 0.0,
+                    (Work::Copies, _) => long_ms,
+                };
+                WayRow {
+                    work: w.work,
+                    prioritized: w.prioritized,
+                    probes: w.waits_ms.len(),
+                    p50_ms: quantile(&w.waits_ms, 0.5),
+                    p99_ms: quantile(&w.waits_ms, 0.99),
+                    max_ms: quantile(&w.waits_ms, 1.0),
+                    long_ms,
+                    model_p50_ms: reach * 0.5,
+                    model_p99_ms: reach * 0.99,
+                    waits: Series::new(w.waits_ms.clone()),
+                }
+            })
+            .collect();
+        // `work`'s wait (by `wait`) prioritized as `first` over its wait the other way.
+        let ratio = |work, first: bool, wait: fn(&WayRow) -> f64| {
+            let find = |p| (rows.iter()).find(|r| r.work == work && r.prioritized == p);
+            (find(first).zip(find(!first))).map(|(x, y)| wait(x) / wait(y))
+        };
+        PrioritiesAnalysis {
+            kernel_p99_gain: ratio(Work::Kernels, false, |w| w.p99_ms),
+            copy_p50_with_over_without: ratio(Work::Copies, true, |w| w.p50_ms),
+            rows,
+        }
     }
 
     fn tables(
@@ -343,11 +302,43 @@ impl Experiment for StreamPriorities {
     }
 
     fn figures(_r: &StreamPrioritiesResult, a: &Self::Derived) -> Vec<FigureModel> {
-        figures(a)
+        let labels = (a.rows.iter())
+            .map(|r| way_label(r.work, r.prioritized))
+            .collect();
+        let mut c = blank(
+            "stream-priorities: a probe's wait from issue to start, measured and modelled".into(),
+            "probes issued while the long operation runs",
+            "ms (log)",
+            XAxis::Categories(labels),
+            YScale::Log,
+        );
+        let bars = [
+            ("p50", PALETTE[0], a.rows.iter().map(|r| r.p50_ms).collect()),
+            ("p99", PALETTE[1], a.rows.iter().map(|r| r.p99_ms).collect()),
+            (
+                "model p99",
+                SEQUENTIAL_COLOR,
+                (a.rows.iter())
+                    .map(|r| {
+                        Some(r.model_p99_ms)
+                            .filter(|&m| m > 0.0)
+                            .unwrap_or(f64::NAN)
+                    })
+                    .collect(),
+            ),
+        ];
+        for (name, color, values) in bars {
+            c.bars.push(BarSeries {
+                name: name.into(),
+                color,
+                values,
+                whiskers: None,
+            });
+        }
+        vec![FigureModel::chart("stream-priorities.svg".into(), c)]
     }
 
-    fn summary(r: &StreamPrioritiesResult, derived: &Self::Derived) -> Summary {
-        let a = derived;
+    fn summary(r: &StreamPrioritiesResult, a: &Self::Derived) -> Summary {
         let both = |work, f: fn(&WayRow) -> f64| {
             [false, true].map(|prioritized| a.row(work, prioritized).map(f))
         };
@@ -381,29 +372,24 @@ impl Experiment for StreamPriorities {
 
 /// What the run found, in a sentence for the report's first screen: the p99 waits.
 fn overview(a: &PrioritiesAnalysis) -> String {
-    let p99 = |work, prioritized| a.row(work, prioritized).map(|r| r.p99_ms);
-    match (p99(Work::Kernels, false), p99(Work::Kernels, true)) {
-        (Some(without), Some(with)) => {
-            let copies = match (p99(Work::Copies, false), p99(Work::Copies, true)) {
-                (Some(cw), Some(cp)) => format!(
-                    "; a short copy's p99 wait is {cw:.4} ms without priorities and {cp:.4} ms with them"
-                ),
-                _ => String::new(),
-            };
-            format!(
-                "A short kernel behind a grid that fills the GPU waits {without:.4} ms at p99 at the default priority and {with:.4} ms at the greatest (the model's next block boundary: {:.4} ms){copies}.",
-                a.row(Work::Kernels, true)
-                    .map_or(f64::NAN, |r| r.model_p99_ms)
-            )
-        }
-        _ => "No probe kernel was measured both ways.".into(),
-    }
+    let Some((without, with)) = a.both_ways(Work::Kernels) else {
+        return "No probe kernel was measured both ways.".into();
+    };
+    let copies = a.both_ways(Work::Copies).map_or(String::new(), |(cw, cp)| {
+        format!(
+            "; a short copy's p99 wait is {:.4} ms without priorities and {:.4} ms with them",
+            cw.p99_ms, cp.p99_ms
+        )
+    });
+    format!(
+        "A short kernel behind a grid that fills the GPU waits {:.4} ms at p99 at the default priority and {:.4} ms at the greatest (the model's next block boundary: {:.4} ms){copies}.",
+        without.p99_ms, with.p99_ms, with.model_p99_ms
+    )
 }
 
 /// What the run found, in words.
 fn finding(a: &PrioritiesAnalysis) -> String {
-    let (Some(without), Some(with)) = (a.row(Work::Kernels, false), a.row(Work::Kernels, true))
-    else {
+    let Some((without, with)) = a.both_ways(Work::Kernels) else {
         return "No probe kernel was measured both ways.".into();
     };
     let model = if with.p99_ms <= with.model_p99_ms * 1.1 {
@@ -415,11 +401,8 @@ fn finding(a: &PrioritiesAnalysis) -> String {
         "A short kernel issued behind a grid that fills the GPU waits {:.4} ms at p50 and {:.4} ms at p99 with every stream at the default priority, {:.4} ms and {:.4} ms on a stream of the greatest priority: {model} ({:.4} ms at p99).",
         without.p50_ms, without.p99_ms, with.p50_ms, with.p99_ms, with.model_p99_ms
     );
-    if let (Some(cw), Some(cp), Some(ratio)) = (
-        a.row(Work::Copies, false),
-        a.row(Work::Copies, true),
-        a.copy_p50_with_over_without,
-    ) {
+    if let (Some((cw, cp)), Some(ratio)) = (a.both_ways(Work::Copies), a.copy_p50_with_over_without)
+    {
         // p50 and p99 alike: within the band both, the priority made no difference.
         let ratios = [ratio, cp.p99_ms / cw.p99_ms];
         let band = 1.0 / SAME_WAIT..=SAME_WAIT;
@@ -479,7 +462,7 @@ mod tests {
                 way(Work::Copies, true, vec![1.05, 1.1]),
             ],
         };
-        let a = analyze(&r);
+        let a = StreamPriorities::derive(&r, &[]);
         let with = a.row(Work::Kernels, true).unwrap();
         assert!((with.model_p99_ms - 0.099).abs() < 1e-12, "{with:?}");
         let without = a.row(Work::Kernels, false).unwrap();

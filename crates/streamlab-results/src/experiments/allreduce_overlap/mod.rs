@@ -139,9 +139,8 @@ impl crate::saved::Params for Params {
 
     fn validate(&self) -> Result<(), UsageError> {
         crate::spread::check_devices(AllreduceOverlap::NAME, &self.devices)?;
-        if let Some(&mib) =
-            (self.bucket_mib.iter().chain([&self.budget_mib])).find(|&&m| !(1..=1024).contains(&m))
-        {
+        let bucket_mibs = (self.bucket_mib.iter()).chain([&self.budget_mib]);
+        if let Some(mib) = bucket_mibs.clone().find(|&&m| !(1..=1024).contains(&m)) {
             return Err(UsageError::new(format!(
                 "a bucket of {mib} MiB is outside 1..=1024: give --bucket-mib and --budget-mib from 1 to 1024"
             )));
@@ -151,12 +150,12 @@ impl crate::saved::Params for Params {
                 "a compute : all-reduce ratio of {r} is outside 0.25..=4: give --ratios such as 0.5,1,2"
             )));
         }
-        for (i, r) in self.ratios.iter().enumerate() {
-            if self.ratios[..i].contains(r) {
-                return Err(UsageError::new(format!(
-                    "--ratios names {r} twice: name each ratio once"
-                )));
-            }
+        if let Some((_, r)) =
+            (self.ratios.iter().enumerate()).find(|(i, r)| self.ratios[..*i].contains(r))
+        {
+            return Err(UsageError::new(format!(
+                "--ratios names {r} twice: name each ratio once"
+            )));
         }
         if !(1..=MAX_BUCKETS).contains(&self.buckets) || !(64..=8192).contains(&self.side) {
             return Err(UsageError::new(format!(
@@ -164,18 +163,12 @@ impl crate::saved::Params for Params {
                 self.buckets, self.side
             )));
         }
-        let most = self
-            .bucket_mib
-            .iter()
-            .chain([&self.budget_mib])
-            .max()
-            .copied()
-            .unwrap_or(0);
-        if self.buckets as u64 * u64::from(most) > MAX_ITERATION_MIB {
+        let most = bucket_mibs.max().copied().unwrap_or(0);
+        let iteration_mib = self.buckets as u64 * u64::from(most);
+        if iteration_mib > MAX_ITERATION_MIB {
             return Err(UsageError::new(format!(
-                "--buckets {} of {most} MiB is {} MiB an iteration, more than {MAX_ITERATION_MIB}: use fewer or smaller buckets",
+                "--buckets {} of {most} MiB is {iteration_mib} MiB an iteration, more than {MAX_ITERATION_MIB}: use fewer or smaller buckets",
                 self.buckets,
-                self.buckets as u64 * u64::from(most)
             )));
         }
         if self.warmup == 0 {
@@ -335,83 +328,6 @@ pub fn hidden(c: f64, m: f64, t: f64) -> f64 {
     (c + m - t) / c.min(m)
 }
 
-fn mib(bytes: u64) -> f64 {
-    bytes as f64 / (1u64 << 20) as f64
-}
-
-fn analyze(r: &AllreduceOverlapResult) -> AllreduceAnalysis {
-    let (ranks, k) = (r.gpus.len(), r.run.params.buckets);
-    let mut reduce = Vec::new();
-    let mut overlap = Vec::new();
-    for p in &r.points {
-        let m = p.in_place.median();
-        let busbw_in_place = busbw(p.bucket_bytes, m / k as f64, ranks);
-        reduce.push(ReduceRow {
-            bucket_mib: mib(p.bucket_bytes),
-            budget: p.budget,
-            bucket_ms: m / k as f64,
-            busbw_in_place,
-            busbw_out_of_place: busbw(p.bucket_bytes, p.out_of_place.median() / k as f64, ranks),
-        });
-        for q in &p.ratios {
-            let (c, t, th) = (
-                q.compute.median(),
-                q.overlapped.median(),
-                q.overlapped_high.median(),
-            );
-            let b = bound(c, m, k);
-            overlap.push(OverlapRow {
-                bucket_mib: mib(p.bucket_bytes),
-                budget: p.budget,
-                ratio_asked: q.ratio,
-                ratio: c / m,
-                compute_ms: c,
-                reduce_ms: m,
-                serialized_ms: q.serialized.median(),
-                overlapped_ms: t,
-                overlapped_high_ms: th,
-                bound_ms: b,
-                interfered_ms: bound(
-                    q.compute_interfered.median(),
-                    q.reduce_interfered.median(),
-                    k,
-                ),
-                short_loops: q.short_loops > 0,
-                hidden: hidden(c, m, t),
-                hidden_high: hidden(c, m, th),
-                over_bound: t / b,
-                beyond_bound: beyond(t, b),
-                busbw: busbw_in_place,
-            });
-        }
-    }
-    let params = &r.run.params;
-    let at = |row: &OverlapRow, budget: Budget| {
-        row.budget == budget && row.bucket_mib == f64::from(params.budget_mib)
-    };
-    let nearest_one = |a: &OverlapRow, b: &OverlapRow| {
-        (a.ratio_asked.ln().abs()).total_cmp(&b.ratio_asked.ln().abs())
-    };
-    let headline = (overlap.iter().enumerate())
-        .filter(|(_, row)| at(row, Budget::Default))
-        .min_by(|(_, a), (_, b)| nearest_one(a, b))
-        .map(|(i, _)| i);
-    let best_budget = headline.and_then(|h| {
-        let asked = overlap[h].ratio_asked;
-        (overlap.iter().enumerate())
-            .filter(|(_, row)| row.ratio_asked == asked && row.bucket_mib == overlap[h].bucket_mib)
-            .min_by(|(_, a), (_, b)| a.overlapped_ms.total_cmp(&b.overlapped_ms))
-            .map(|(i, _)| i)
-    });
-    AllreduceAnalysis {
-        ranks,
-        reduce,
-        overlap,
-        headline,
-        best_budget,
-    }
-}
-
 impl Experiment for AllreduceOverlap {
     const NAME: &'static str = "allreduce-overlap";
     const USES_KERNEL_SETS: bool = false;
@@ -421,7 +337,76 @@ impl Experiment for AllreduceOverlap {
     type Derived = AllreduceAnalysis;
 
     fn derive(r: &AllreduceOverlapResult, _checks: &[TraceChecks]) -> AllreduceAnalysis {
-        analyze(r)
+        let (ranks, k) = (r.gpus.len(), r.run.params.buckets);
+        let mut reduce = Vec::new();
+        let mut overlap = Vec::new();
+        for p in &r.points {
+            let m = p.in_place.median();
+            let bucket_mib = p.bucket_bytes as f64 / (1u64 << 20) as f64;
+            // The bus bandwidth of the point's buckets, all-reduced in `ms` an iteration.
+            let busbw_at = |ms: f64| busbw(p.bucket_bytes, ms / k as f64, ranks);
+            reduce.push(ReduceRow {
+                bucket_mib,
+                budget: p.budget,
+                bucket_ms: m / k as f64,
+                busbw_in_place: busbw_at(m),
+                busbw_out_of_place: busbw_at(p.out_of_place.median()),
+            });
+            for q in &p.ratios {
+                let (c, t, th) = (
+                    q.compute.median(),
+                    q.overlapped.median(),
+                    q.overlapped_high.median(),
+                );
+                let b = bound(c, m, k);
+                overlap.push(OverlapRow {
+                    bucket_mib,
+                    budget: p.budget,
+                    ratio_asked: q.ratio,
+                    ratio: c / m,
+                    compute_ms: c,
+                    reduce_ms: m,
+                    serialized_ms: q.serialized.median(),
+                    overlapped_ms: t,
+                    overlapped_high_ms: th,
+                    bound_ms: b,
+                    interfered_ms: bound(
+                        q.compute_interfered.median(),
+                        q.reduce_interfered.median(),
+                        k,
+                    ),
+                    short_loops: q.short_loops > 0,
+                    hidden: hidden(c, m, t),
+                    hidden_high: hidden(c, m, th),
+                    over_bound: t / b,
+                    beyond_bound: beyond(t, b),
+                    busbw: busbw_at(m),
+                });
+            }
+        }
+        let budget_mib = f64::from(r.run.params.budget_mib);
+        let headline = (overlap.iter().enumerate())
+            .filter(|(_, row)| row.budget == Budget::Default && row.bucket_mib == budget_mib)
+            .min_by(|(_, a), (_, b)| {
+                (a.ratio_asked.ln().abs()).total_cmp(&b.ratio_asked.ln().abs())
+            })
+            .map(|(i, _)| i);
+        let best_budget = headline.and_then(|h| {
+            let asked = overlap[h].ratio_asked;
+            (overlap.iter().enumerate())
+                .filter(|(_, row)| {
+                    row.ratio_asked == asked && row.bucket_mib == overlap[h].bucket_mib
+                })
+                .min_by(|(_, a), (_, b)| a.overlapped_ms.total_cmp(&b.overlapped_ms))
+                .map(|(i, _)| i)
+        });
+        AllreduceAnalysis {
+            ranks,
+            reduce,
+            overlap,
+            headline,
+            best_budget,
+        }
     }
 
     fn rows(r: &AllreduceOverlapResult, a: &AllreduceAnalysis) -> Vec<MeasuredRow> {
@@ -477,29 +462,23 @@ impl Experiment for AllreduceOverlap {
             .count();
         let best_budget = best.budget.label();
         // What the budget sweep found, as a clause of the finding.
-        let trade = match (budgets, best.budget == h.budget) {
-            (1, _) => String::new(),
-            (_, true) => format!(
-                "of the {budgets} CTA budgets run on the same compute, none finished an iteration sooner than NCCL's default"
-            ),
-            (_, false) => format!(
-                "of the {budgets} CTA budgets run on the same compute, {best_budget} finished an iteration soonest: {} ms instead of {} (hiding {}), its all-reduces alone moving {} GB/s instead of {}",
-                num(best.overlapped_ms, 3),
-                num(h.overlapped_ms, 3),
-                num(best.hidden, 2),
-                num(best.busbw, 0),
-                num(h.busbw, 0)
-            ),
-        };
-        let mut chars = trade.chars();
-        let budgets_said = match chars.next() {
-            Some(first) => format!("{}{}.", first.to_uppercase(), chars.as_str()),
-            None => String::new(),
-        };
-        let trade = match trade.is_empty() {
-            true => trade,
-            false => format!("; {trade}"),
-        };
+        let trade = (budgets > 1).then(|| {
+            let found = if best.budget == h.budget {
+                "none finished an iteration sooner than NCCL's default".into()
+            } else {
+                format!(
+                    "{best_budget} finished an iteration soonest: {} ms instead of {} (hiding {}), its all-reduces alone moving {} GB/s instead of {}",
+                    num(best.overlapped_ms, 3),
+                    num(h.overlapped_ms, 3),
+                    num(best.hidden, 2),
+                    num(best.busbw, 0),
+                    num(h.busbw, 0)
+                )
+            };
+            format!("the {budgets} CTA budgets run on the same compute, {found}")
+        });
+        let budgets_said = trade.as_ref().map_or(String::new(), |t| format!("Of {t}."));
+        let trade = trade.map_or(String::new(), |t| format!("; of {t}"));
         let x = AllreduceSummary {
             gpus: a.ranks,
             at_default: h.clone(),

@@ -6,24 +6,16 @@ use super::{
 use crate::experiments::prelude::*;
 
 /// A point's all-reduces alone, with its derived row.
-pub(super) struct ReduceView<'a> {
-    point: &'a Point,
-    row: &'a ReduceRow,
-}
+type ReduceView<'a> = (&'a Point, &'a ReduceRow);
 
 /// A ratio point, with its derived row.
-pub(super) struct OverlapView<'a> {
-    ratio: &'a RatioPoint,
-    row: &'a OverlapRow,
-}
+type OverlapView<'a> = (&'a RatioPoint, &'a OverlapRow);
 
 pub(super) fn reduce_views<'a>(
     r: &'a AllreduceOverlapResult,
     a: &'a AllreduceAnalysis,
 ) -> Vec<ReduceView<'a>> {
-    (r.points.iter().zip(&a.reduce))
-        .map(|(point, row)| ReduceView { point, row })
-        .collect()
+    r.points.iter().zip(&a.reduce).collect()
 }
 
 pub(super) fn overlap_views<'a>(
@@ -32,7 +24,6 @@ pub(super) fn overlap_views<'a>(
 ) -> Vec<OverlapView<'a>> {
     (r.points.iter().flat_map(|p| &p.ratios))
         .zip(&a.overlap)
-        .map(|(ratio, row)| OverlapView { ratio, row })
         .collect()
 }
 
@@ -46,17 +37,14 @@ fn point_name(budget: Budget, bucket_mib: f64) -> RowName {
 
 pub(super) fn reduce_columns<'a>() -> Columns<'a, ReduceView<'a>> {
     Columns::new()
-        .text("budget", "budget", |v: &ReduceView| v.row.budget.label())
-        .number("bucket MiB", "bucket_mib", (0, 3), |v| v.row.bucket_mib)
-        .named(
-            |v| point_name(v.row.budget, v.row.bucket_mib),
-            |_, _, row| row,
-        )
+        .text("budget", "budget", |(_, x): &ReduceView| x.budget.label())
+        .number("bucket MiB", "bucket_mib", (0, 3), |(_, x)| x.bucket_mib)
+        .named(|(_, x)| point_name(x.budget, x.bucket_mib), |_, _, row| row)
         .median(
             ("in place, ms", "in_place_ms"),
             (3, 6),
             (Some(("in-place", "all-reduces alone, in place")), MS),
-            |v| Some(&v.point.in_place),
+            |(p, _)| Some(&p.in_place),
         )
         .median(
             ("out of place, ms", "out_of_place_ms"),
@@ -65,54 +53,58 @@ pub(super) fn reduce_columns<'a>() -> Columns<'a, ReduceView<'a>> {
                 Some(("out-of-place", "all-reduces alone, out of place")),
                 MS,
             ),
-            |v| Some(&v.point.out_of_place),
+            |(p, _)| Some(&p.out_of_place),
         )
-        .number("ms per bucket", "bucket_ms", (4, 6), |v| v.row.bucket_ms)
-        .number("busbw in place, GB/s", "busbw_in_place", (1, 3), |v| {
-            v.row.busbw_in_place
-        })
+        .number("ms per bucket", "bucket_ms", (4, 6), |(_, x)| x.bucket_ms)
+        .number(
+            "busbw in place, GB/s",
+            "busbw_in_place",
+            (1, 3),
+            |(_, x)| x.busbw_in_place,
+        )
         .number(
             "busbw out of place, GB/s",
             "busbw_out_of_place",
             (1, 3),
-            |v| v.row.busbw_out_of_place,
+            |(_, x)| x.busbw_out_of_place,
         )
 }
 
 pub(super) fn overlap_columns<'a>() -> Columns<'a, OverlapView<'a>> {
-    type V<'v> = OverlapView<'v>;
     Columns::new()
-        .text("budget", "budget", |v: &V| v.row.budget.label())
-        .number("bucket MiB", "bucket_mib", (0, 3), |v| v.row.bucket_mib)
-        .number("C : M asked", "ratio_asked", (2, 3), |v| v.row.ratio_asked)
+        .text("budget", "budget", |(_, x): &OverlapView| x.budget.label())
+        .number("bucket MiB", "bucket_mib", (0, 3), |(_, x)| x.bucket_mib)
+        .number("C : M asked", "ratio_asked", (2, 3), |(_, x)| x.ratio_asked)
         .named(
-            |v| {
-                point_name(v.row.budget, v.row.bucket_mib).then(
-                    format!("x{}", v.row.ratio_asked),
-                    format!("compute : all-reduce {}", v.row.ratio_asked),
+            |(_, x)| {
+                point_name(x.budget, x.bucket_mib).then(
+                    format!("x{}", x.ratio_asked),
+                    format!("compute : all-reduce {}", x.ratio_asked),
                 )
             },
             |_, _, row| row,
         )
-        .number("C : M", "ratio", (2, 3), |v| v.row.ratio)
+        .number("C : M", "ratio", (2, 3), |(_, x)| x.ratio)
         .median(
             ("compute C, ms", "compute_ms"),
             (3, 6),
             (Some(("compute", "compute alone")), MS),
-            |v| Some(&v.ratio.compute),
+            |(p, _)| Some(&p.compute),
         )
-        .number("all-reduce M, ms", "reduce_ms", (3, 6), |v| v.row.reduce_ms)
+        .number("all-reduce M, ms", "reduce_ms", (3, 6), |(_, x)| {
+            x.reduce_ms
+        })
         .median(
             ("serialized, ms", "serialized_ms"),
             (3, 6),
             (Some(("serialized", "serialized")), MS),
-            |v| Some(&v.ratio.serialized),
+            |(p, _)| Some(&p.serialized),
         )
         .median(
             ("overlapped T, ms", "overlapped_ms"),
             (3, 6),
             (Some(("overlapped", "overlapped")), MS),
-            |v| Some(&v.ratio.overlapped),
+            |(p, _)| Some(&p.overlapped),
         )
         .median(
             ("T, high priority, ms", "overlapped_high_ms"),
@@ -124,43 +116,47 @@ pub(super) fn overlap_columns<'a>() -> Columns<'a, OverlapView<'a>> {
                 )),
                 MS,
             ),
-            |v| Some(&v.ratio.overlapped_high),
+            |(p, _)| Some(&p.overlapped_high),
         )
         .measured(
             (
                 Some(("compute-interfered", "compute beside an all-reduce loop")),
                 MS,
             ),
-            |v| Some(&v.ratio.compute_interfered),
+            |(p, _)| Some(&p.compute_interfered),
         )
         .measured(
             (
                 Some(("reduce-interfered", "all-reduces beside a loop of products")),
                 MS,
             ),
-            |v| Some(&v.ratio.reduce_interfered),
+            |(p, _)| Some(&p.reduce_interfered),
         )
-        .number("bound, ms", "bound_ms", (3, 6), |v| v.row.bound_ms)
-        .number("full interference, ms", "interfered_ms", (3, 6), |v| {
-            v.row.interfered_ms
-        })
+        .number("bound, ms", "bound_ms", (3, 6), |(_, x)| x.bound_ms)
+        .number(
+            "full interference, ms",
+            "interfered_ms",
+            (3, 6),
+            |(_, x)| x.interfered_ms,
+        )
         .both(
             "loops outlasted",
-            |v| {
-                if v.row.short_loops {
-                    "no: estimate low".into()
+            |(_, x)| {
+                (if x.short_loops {
+                    "no: estimate low"
                 } else {
-                    "yes".into()
-                }
+                    "yes"
+                })
+                .into()
             },
             "short_loops",
-            |v| v.row.short_loops.to_string(),
+            |(_, x)| x.short_loops.to_string(),
         )
-        .number("hidden", "hidden", (2, 4), |v| v.row.hidden)
-        .number("hidden, high priority", "hidden_high", (2, 4), |v| {
-            v.row.hidden_high
+        .number("hidden", "hidden", (2, 4), |(_, x)| x.hidden)
+        .number("hidden, high priority", "hidden_high", (2, 4), |(_, x)| {
+            x.hidden_high
         })
-        .times("T / bound", "over_bound", 4, |v| v.row.over_bound)
+        .times("T / bound", "over_bound", 4, |(_, x)| x.over_bound)
 }
 
 /// The ratios asked, in order of first appearance.

@@ -48,36 +48,19 @@ fn each_point_is_measured_once_bucket_sweep_first() {
 #[test]
 fn bad_sweeps_are_refused_in_one_line() {
     use crate::saved::Params as _;
+    let with = |change: fn(&mut Params)| {
+        let mut p = Params::default();
+        change(&mut p);
+        p
+    };
     for bad in [
-        Params {
-            ratios: vec![0.0],
-            ..Params::default()
-        },
-        Params {
-            bucket_mib: vec![0],
-            ..Params::default()
-        },
-        Params {
-            budgets: vec![],
-            ..Params::default()
-        },
-        Params {
-            ratios: vec![1.0, 1.0],
-            ..Params::default()
-        },
-        Params {
-            warmup: 0,
-            ..Params::default()
-        },
-        Params {
-            buckets: 16,
-            bucket_mib: vec![512],
-            ..Params::default()
-        },
-        Params {
-            devices: vec![1],
-            ..Params::default()
-        },
+        with(|p| p.ratios = vec![0.0]),
+        with(|p| p.bucket_mib = vec![0]),
+        with(|p| p.budgets = vec![]),
+        with(|p| p.ratios = vec![1.0, 1.0]),
+        with(|p| p.warmup = 0),
+        with(|p| (p.buckets, p.bucket_mib) = (16, vec![512])),
+        with(|p| p.devices = vec![1]),
     ] {
         let err = bad.validate().unwrap_err().to_string();
         assert!(!err.contains('\n') && err.contains(':'), "{err}");
