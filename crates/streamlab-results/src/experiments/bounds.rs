@@ -6,7 +6,6 @@ use crate::derived::pipeline::SLACK;
 use crate::derived::rates::median_rates;
 use crate::experiments::prelude::*;
 
-/// The bounds experiment.
 pub struct Bounds;
 
 /// What `bounds` measures.
@@ -43,7 +42,6 @@ impl Params {
     }
 }
 
-/// Result of `bounds`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BoundsResult {
     #[serde(flatten)]

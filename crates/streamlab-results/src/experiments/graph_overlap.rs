@@ -4,7 +4,6 @@
 
 use crate::experiments::prelude::*;
 
-/// The graph-overlap experiment.
 pub struct GraphOverlap;
 
 /// Parameters.
@@ -85,7 +84,6 @@ pub struct GraphPoint {
     pub host: Series,
 }
 
-/// Result of graph-overlap.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GraphOverlapResult {
     #[serde(flatten)]
@@ -344,13 +342,12 @@ impl Experiment for GraphOverlap {
                 )
             }),
         };
+        let ratio = |r: Option<f64>| r.map_or("–".into(), |r| format!("{r:.3}"));
         let line = format!(
             "graph/streams GPU time at the fewest chunks {}{}, host time at the most chunks {}{}; {}",
-            x.gpu_ratio_fewest_chunks
-                .map_or("–".into(), |r| format!("{r:.3}")),
+            ratio(x.gpu_ratio_fewest_chunks),
             stats::within_noise_clause(x.gpu_ratio_within_noise),
-            x.host_ratio_most_chunks
-                .map_or("–".into(), |r| format!("{r:.3}")),
+            ratio(x.host_ratio_most_chunks),
             stats::within_noise_clause(x.host_ratio_within_noise),
             verdict(x.verified)
         );

@@ -9,7 +9,6 @@ use std::path::PathBuf;
 use crate::derived::pipeline::PAYOFF;
 use crate::range::IntRange;
 
-/// The overlap experiment.
 pub struct Overlap;
 
 /// The element type of the kernel's slices.
@@ -178,7 +177,6 @@ pub struct OverlapSize {
     pub points: Vec<OverlapPoint>,
 }
 
-/// Result of overlap.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OverlapResult {
     #[serde(flatten)]

@@ -9,7 +9,6 @@ use crate::report::chart::HeatMap;
 use crate::report::figures::Drawing;
 use crate::saved::SizeSweep;
 
-/// The overlap-map experiment.
 pub struct OverlapMap;
 
 /// Parameters.
@@ -108,7 +107,6 @@ pub struct MapSize {
     pub cells: Vec<MapCell>,
 }
 
-/// Result of overlap-map.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OverlapMapResult {
     #[serde(flatten)]
@@ -222,14 +220,6 @@ fn streams_pay_off(a: &MapAnalysis) -> Option<String> {
         crate::report::table::times(best.speedup),
         crate::report::table::times(best.model_speedup)
     ))
-}
-
-/// The smallest of `sizes` whose speedup (by `speedup`) reaches [`PAYOFF`].
-fn first_paying(sizes: &[usize], speedup: impl Fn(usize) -> Option<f64>) -> Option<usize> {
-    sizes
-        .iter()
-        .copied()
-        .find(|&n| speedup(n).is_some_and(|x| x >= PAYOFF))
 }
 
 /// overlap-map's headline in `summary.json`.
@@ -388,14 +378,13 @@ impl Experiment for OverlapMap {
         let crossovers = (stream_counts.iter())
             .filter(|&&s| s > 1)
             .map(|&streams| {
-                let pick = |model: bool| {
-                    first_paying(&sizes, |n| {
-                        (cells.iter())
-                            .find(|c| c.elements == n && c.streams == streams)
-                            .map(|c| if model { c.model_speedup } else { c.speedup })
-                    })
+                // The smallest size whose speedup (by `speedup`) reaches the pay-off.
+                let pick = |speedup: fn(&MapCellAnalysis) -> f64| {
+                    (cells.iter())
+                        .find(|c| c.streams == streams && speedup(c) >= PAYOFF)
+                        .map(|c| c.elements)
                 };
-                let (measured, model) = (pick(false), pick(true));
+                let (measured, model) = (pick(|c| c.speedup), pick(|c| c.model_speedup));
                 let index = |n: usize| sizes.iter().position(|&x| x == n);
                 Crossover {
                     streams,

@@ -4,7 +4,6 @@
 
 use crate::experiments::prelude::*;
 
-/// The stream-priorities experiment.
 pub struct StreamPriorities;
 
 /// Parameters.
@@ -98,7 +97,6 @@ fn way_label(work: Work, prioritized: bool) -> String {
     format!("{}, {priorities}", work.label())
 }
 
-/// Result of stream-priorities.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StreamPrioritiesResult {
     #[serde(flatten)]
@@ -205,7 +203,6 @@ fn columns<'a>() -> Columns<'a, WayRow> {
                     format_args!("{}: a probe's wait", way_label(x.work, x.prioritized)),
                 )
             },
-            // A copy's wait is the host's issue and the engine's start: a launch's cost.
             |x, _, row| match x.work {
                 Work::Copies => row.controlled_by(RowControl::Launch),
                 Work::Kernels => row,
@@ -240,10 +237,7 @@ impl Experiment for StreamPriorities {
         let rows: Vec<WayRow> = (r.ways.iter())
             .map(|w| {
                 let long_ms = Series::new(w.long_ms.clone()).map_or(f64::NAN, |s| s.median());
-                // A wait uniform on [0, reach]: up to the grid's next block boundary for a
-                // prioritized kernel, up to the long operation's end for one that is not; a
-                // copy starts at once on another copy engine where the GPU has one, else waits
-                // for the long copy whatever its priority.
+                // A wait uniform on [0, reach] (`WayRow::model_p50_ms`).
                 let reach = match (w.work, w.prioritized) {
                     (Work::Kernels, true) => block_ms,
                     (Work::Kernels, false) => long_ms,

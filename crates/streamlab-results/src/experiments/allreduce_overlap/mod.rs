@@ -11,7 +11,6 @@ use present::{figures, overlap_columns, overlap_views, reduce_columns, reduce_vi
 
 use crate::derived::pipeline::beyond;
 
-/// The allreduce-overlap experiment.
 pub struct AllreduceOverlap;
 
 /// The most buckets an iteration holds (what one sample queues behind the gate).
@@ -238,7 +237,6 @@ pub struct RatioPoint {
     pub short_loops: usize,
 }
 
-/// Result of allreduce-overlap.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AllreduceOverlapResult {
     #[serde(flatten)]
