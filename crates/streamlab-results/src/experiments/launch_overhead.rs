@@ -7,10 +7,8 @@
 
 use crate::experiments::prelude::*;
 
-/// The launch-overhead experiment.
 pub struct LaunchOverhead;
 
-/// Parameters.
 #[derive(Debug, Clone, PartialEq, clap::Args, Serialize, Deserialize)]
 pub struct Params {
     /// Launches per sample.
@@ -86,7 +84,6 @@ pub struct BreakevenPoint {
     pub per_kernel_us: Series,
 }
 
-/// Result of launch-overhead.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LaunchOverheadResult {
     #[serde(flatten)]
@@ -165,54 +162,9 @@ fn row(c: &LaunchCosts) -> LaunchRow {
     }
 }
 
-/// Derive everything from `r`.
-fn analyze(r: &LaunchOverheadResult) -> LaunchAnalysis {
-    let rows: Vec<LaunchRow> = r.stream.iter().map(row).collect();
-    let rate = |set| {
-        rows.iter()
-            .find(|x| x.kernels == set)
-            .map(|x| x.launches_per_s)
-    };
-    let rust = rows.iter().find(|x| x.kernels == KernelSet::Rust);
-    let empty_us = rust.map_or(0.0, |x| x.async_gpu_us);
-    let breakeven: Vec<BreakevenRow> = (r.breakeven.iter())
-        .map(|p| {
-            let per_kernel_us = p.per_kernel_us.median();
-            let work = f64::from(p.work_us);
-            BreakevenRow {
-                work_us: p.work_us,
-                per_kernel_us,
-                noise: p.per_kernel_us.noise(),
-                bound_us: work.max(empty_us),
-                overhead_share: (per_kernel_us - work) / per_kernel_us,
-            }
-        })
-        .collect();
-    let graph_host_us = r.graph.host_us.median();
-    let cuda = rows.iter().find(|x| x.kernels == KernelSet::Cuda);
-    let rust_over_cuda_within_noise = rust.zip(cuda).map(|(r, c)| {
-        !stats::beyond_noise(
-            r.launches_per_s,
-            r.launches_noise,
-            c.launches_per_s,
-            c.launches_noise,
-        )
-    });
-    LaunchAnalysis {
-        rust_over_cuda_within_noise,
-        rust_over_cuda_rate: rate(KernelSet::Rust)
-            .zip(rate(KernelSet::Cuda))
-            .map(|(r, c)| r / c),
-        graph_host_us,
-        graph_gpu_us: r.graph.gpu_us.median(),
-        graph_over_stream_host: graph_host_us / rust.map_or(f64::NAN, |x| x.async_host_us),
-        breakeven_work_us: (breakeven.iter())
-            .filter(|b| b.work_us > 0 && b.overhead_share <= BREAKEVEN_OVERHEAD)
-            .map(|b| b.work_us)
-            .min(),
-        breakeven,
-        rows,
-    }
+/// The row of `set`'s kernels, where they ran.
+fn of(rows: &[LaunchRow], set: KernelSet) -> Option<&LaunchRow> {
+    rows.iter().find(|x| x.kernels == set)
 }
 
 /// launch-overhead's headline in `summary.json`.
@@ -232,7 +184,6 @@ pub struct LaunchSummary {
 
 /// The one declaration of the breakeven table and the CSV: a row per work per kernel.
 fn breakeven_columns<'a>() -> Columns<'a, BreakevenRow> {
-    let raw = |x: f64| format!("{x:.4}");
     Columns::new()
         .text("work", "work_us", |x: &BreakevenRow| x.work_us.to_string())
         .number("per kernel", "per_kernel_us", (3, 4), |x| x.per_kernel_us)
@@ -242,72 +193,8 @@ fn breakeven_columns<'a>() -> Columns<'a, BreakevenRow> {
             "share not work",
             |x| format!("{}%", num(x.overhead_share * 100.0, 1)),
             "overhead_share",
-            move |x| raw(x.overhead_share),
+            |x| format!("{:.4}", x.overhead_share),
         )
-}
-
-/// launch-overhead: host and GPU cost per launch of each way to launch, and the
-/// breakeven curve.
-fn figures(a: &LaunchAnalysis) -> Vec<FigureModel> {
-    let mut labels: Vec<String> = a
-        .rows
-        .iter()
-        .map(|r| format!("{} streams", r.kernels.label()))
-        .collect();
-    labels.push("Rust graph replay".into());
-    let mut costs = blank(
-        "launch-overhead: an empty kernel, back to back (medians)".into(),
-        "launched by",
-        "µs per launch",
-        XAxis::Categories(labels),
-        YScale::Linear,
-    );
-    let host: Vec<f64> = (a.rows.iter().map(|r| r.async_host_us))
-        .chain([a.graph_host_us])
-        .collect();
-    let gpu: Vec<f64> = (a.rows.iter().map(|r| r.async_gpu_us))
-        .chain([a.graph_gpu_us])
-        .collect();
-    for (i, (name, values)) in [("host time to issue", host), ("GPU time", gpu)]
-        .into_iter()
-        .enumerate()
-    {
-        costs.bars.push(BarSeries {
-            name: name.into(),
-            color: PALETTE[i],
-            values,
-            whiskers: None,
-        });
-    }
-    let mut breakeven = blank(
-        "launch-overhead: time per kernel against the work it carries".into(),
-        "work per kernel (µs)",
-        "µs per kernel",
-        XAxis::Linear,
-        YScale::Linear,
-    );
-    breakeven.lines.push(line(
-        "measured (median)",
-        PALETTE[0],
-        false,
-        a.breakeven
-            .iter()
-            .map(|b| (f64::from(b.work_us), b.per_kernel_us))
-            .collect(),
-    ));
-    breakeven.lines.push(line(
-        "bound: the work, or an empty launch",
-        BOUND_COLOR,
-        true,
-        a.breakeven
-            .iter()
-            .map(|b| (f64::from(b.work_us), b.bound_us))
-            .collect(),
-    ));
-    vec![
-        FigureModel::chart("launch-overhead.svg".into(), costs),
-        FigureModel::chart("launch-overhead-breakeven.svg".into(), breakeven),
-    ]
 }
 
 impl Saved for LaunchOverheadResult {
@@ -352,7 +239,46 @@ impl Experiment for LaunchOverhead {
     }
 
     fn derive(r: &LaunchOverheadResult, _checks: &[TraceChecks]) -> LaunchAnalysis {
-        analyze(r)
+        let rows: Vec<LaunchRow> = r.stream.iter().map(row).collect();
+        let (rust, cuda) = (of(&rows, KernelSet::Rust), of(&rows, KernelSet::Cuda));
+        let empty_us = rust.map_or(0.0, |x| x.async_gpu_us);
+        let breakeven: Vec<BreakevenRow> = (r.breakeven.iter())
+            .map(|p| {
+                let per_kernel_us = p.per_kernel_us.median();
+                let work = f64::from(p.work_us);
+                BreakevenRow {
+                    work_us: p.work_us,
+                    per_kernel_us,
+                    noise: p.per_kernel_us.noise(),
+                    bound_us: work.max(empty_us),
+                    overhead_share: (per_kernel_us - work) / per_kernel_us,
+                }
+            })
+            .collect();
+        let graph_host_us = r.graph.host_us.median();
+        let rust_over_cuda_within_noise = rust.zip(cuda).map(|(r, c)| {
+            !stats::beyond_noise(
+                r.launches_per_s,
+                r.launches_noise,
+                c.launches_per_s,
+                c.launches_noise,
+            )
+        });
+        LaunchAnalysis {
+            rust_over_cuda_within_noise,
+            rust_over_cuda_rate: rust
+                .zip(cuda)
+                .map(|(r, c)| r.launches_per_s / c.launches_per_s),
+            graph_host_us,
+            graph_gpu_us: r.graph.gpu_us.median(),
+            graph_over_stream_host: graph_host_us / rust.map_or(f64::NAN, |x| x.async_host_us),
+            breakeven_work_us: (breakeven.iter())
+                .filter(|b| b.work_us > 0 && b.overhead_share <= BREAKEVEN_OVERHEAD)
+                .map(|b| b.work_us)
+                .min(),
+            breakeven,
+            rows,
+        }
     }
 
     fn tables(
@@ -409,20 +335,68 @@ impl Experiment for LaunchOverhead {
     }
 
     fn figures(_r: &LaunchOverheadResult, a: &Self::Derived) -> Vec<FigureModel> {
-        figures(a)
+        let mut labels: Vec<String> = a
+            .rows
+            .iter()
+            .map(|r| format!("{} streams", r.kernels.label()))
+            .collect();
+        labels.push("Rust graph replay".into());
+        let mut costs = blank(
+            "launch-overhead: an empty kernel, back to back (medians)".into(),
+            "launched by",
+            "µs per launch",
+            XAxis::Categories(labels),
+            YScale::Linear,
+        );
+        type Cost = fn(&LaunchRow) -> f64;
+        let sides: [(&str, Cost, f64); 2] = [
+            ("host time to issue", |r| r.async_host_us, a.graph_host_us),
+            ("GPU time", |r| r.async_gpu_us, a.graph_gpu_us),
+        ];
+        for (color, (name, cost, graph)) in PALETTE.into_iter().zip(sides) {
+            costs.bars.push(BarSeries {
+                name: name.into(),
+                color,
+                values: a.rows.iter().map(cost).chain([graph]).collect(),
+                whiskers: None,
+            });
+        }
+        let mut breakeven = blank(
+            "launch-overhead: time per kernel against the work it carries".into(),
+            "work per kernel (µs)",
+            "µs per kernel",
+            XAxis::Linear,
+            YScale::Linear,
+        );
+        type Y = fn(&BreakevenRow) -> f64;
+        let curves: [(&str, _, bool, Y); 2] = [
+            ("measured (median)", PALETTE[0], false, |b| b.per_kernel_us),
+            (
+                "bound: the work, or an empty launch",
+                BOUND_COLOR,
+                true,
+                |b| b.bound_us,
+            ),
+        ];
+        for (name, color, dashed, y) in curves {
+            let points = a.breakeven.iter().map(|b| (f64::from(b.work_us), y(b)));
+            breakeven
+                .lines
+                .push(line(name, color, dashed, points.collect()));
+        }
+        vec![
+            FigureModel::chart("launch-overhead.svg".into(), costs),
+            FigureModel::chart("launch-overhead-breakeven.svg".into(), breakeven),
+        ]
     }
 
     fn summary(r: &LaunchOverheadResult, derived: &Self::Derived) -> Summary {
         let a = derived;
-        let rate = |set| {
-            (a.rows.iter())
-                .find(|x| x.kernels == set)
-                .map(|x| x.launches_per_s)
-        };
+        let rust = of(&a.rows, KernelSet::Rust);
         let x = LaunchSummary {
             verified: r.run.verification.passed,
-            rust_launches_per_s: rate(KernelSet::Rust),
-            cuda_launches_per_s: rate(KernelSet::Cuda),
+            rust_launches_per_s: rust.map(|x| x.launches_per_s),
+            cuda_launches_per_s: of(&a.rows, KernelSet::Cuda).map(|x| x.launches_per_s),
             rust_over_cuda_rate: a.rust_over_cuda_rate,
             rust_over_cuda_within_noise: a.rust_over_cuda_within_noise,
             graph_over_stream_host: a.graph_over_stream_host,
@@ -437,7 +411,6 @@ impl Experiment for LaunchOverhead {
             times(x.graph_over_stream_host),
             verdict(x.verified)
         );
-        let rust = (a.rows.iter()).find(|x| x.kernels == KernelSet::Rust);
         let against_cpp = x.rust_over_cuda_rate.map_or(String::new(), |r| {
             format!(
                 ", {r:.3}× C++'s rate{}",

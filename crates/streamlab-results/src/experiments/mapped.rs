@@ -9,10 +9,8 @@ use crate::report::table::flag;
 use crate::saved::SizeSweep;
 use crate::stats::beyond_noise;
 
-/// The mapped experiment.
 pub struct Mapped;
 
-/// Parameters.
 #[derive(Debug, Clone, PartialEq, clap::Args, Serialize, Deserialize)]
 pub struct Params {
     #[command(flatten)]
@@ -85,7 +83,6 @@ pub struct MappedPoint {
     pub chunked: StageTimes,
 }
 
-/// Result of mapped.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MappedResult {
     #[serde(flatten)]
@@ -161,98 +158,6 @@ fn link_rates(r: &MappedResult, run: Option<LinkRates>) -> CopyRates {
     }
 }
 
-/// Derive everything from `r`.
-fn analyze(r: &MappedResult) -> MappedAnalysis {
-    let run = own_link(r);
-    let link = link_rates(r, run);
-    let rows: Vec<MappedRow> = (r.points.iter())
-        .map(|p| {
-            let bytes = p.whole.bytes;
-            let mapped_bound_ms = (ms_at(bytes, link.htod_gbps))
-                .max(ms_at(bytes, link.dtoh_gbps))
-                .max(ms_at(2 * bytes, link.both_gbps));
-            // The link's capacity both ways is the run's best, as for the mapped bound.
-            let streamed_bound_ms = pipeline_stages(
-                [&p.whole, &p.chunked],
-                r.run.params.streams,
-                None,
-                run.as_ref(),
-            )
-            .map_or(f64::NAN, |parts| {
-                let parts = Stages {
-                    both_ms: parts.both_ms.min(ms_at(2 * bytes, link.both_gbps)),
-                    ..parts
-                };
-                pipeline::bound(
-                    parts,
-                    r.run.params.streams,
-                    p.iterations,
-                    r.run.device.copy_engines,
-                )
-                .ms
-            });
-            let mapped_ms = p.mapped.median();
-            let (streamed, streamed_ms) = [&p.async1, &p.async2]
-                .map(|s| (s, s.median()))
-                .into_iter()
-                .min_by(|a, b| a.1.total_cmp(&b.1))
-                .expect("two orders");
-            // A row that beat a bound lowers it to the row (as `pipeline::Bound::held`).
-            let held = |bound: f64, row: f64| {
-                if pipeline::beyond(row, bound) {
-                    (row, true)
-                } else {
-                    (bound, false)
-                }
-            };
-            let mapped_under = Under::of(
-                mapped_bound_ms,
-                stage_noise(&p.whole),
-                mapped_ms,
-                p.mapped.noise(),
-            );
-            let streamed_under = Under::of(
-                streamed_bound_ms,
-                stage_noise(&p.chunked),
-                streamed_ms,
-                streamed.noise(),
-            );
-            let (mapped_bound_ms, mapped_lowered) = held(mapped_bound_ms, mapped_ms);
-            let (streamed_bound_ms, streamed_lowered) = held(streamed_bound_ms, streamed_ms);
-            let beyond_bound = mapped_lowered || streamed_lowered;
-            MappedRow {
-                elements: p.elements,
-                mapped_ms,
-                streamed_ms,
-                mapped_bound_ms,
-                streamed_bound_ms,
-                mapped_efficiency: mapped_bound_ms / mapped_ms,
-                mapped_speedup: streamed_ms / mapped_ms,
-                beyond_bound,
-                mapped_noise: p.mapped.noise(),
-                streamed_noise: streamed.noise(),
-                mapped_under,
-                streamed_under,
-                mapped: p.mapped.clone(),
-                async1: p.async1.clone(),
-                async2: p.async2.clone(),
-                mapped_model_ms: p.whole.both.median(),
-            }
-        })
-        .collect();
-    MappedAnalysis {
-        link,
-        mapped_wins: (rows.iter())
-            .filter(|r| {
-                r.mapped_ms < r.streamed_ms
-                    && beyond_noise(r.mapped_ms, r.mapped_noise, r.streamed_ms, r.streamed_noise)
-            })
-            .map(|r| r.elements)
-            .collect(),
-        rows,
-    }
-}
-
 /// mapped's headline in `summary.json`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MappedSummary {
@@ -324,29 +229,6 @@ fn columns<'a>() -> Columns<'a, MappedRow> {
         })
 }
 
-/// mapped: time per iteration against size, zero-copy and streamed, each with its bound.
-fn figures(a: &MappedAnalysis) -> Vec<FigureModel> {
-    let mut chart = blank(
-        "mapped: zero-copy kernel against streamed copies".into(),
-        "floats",
-        "ms per iteration",
-        XAxis::Log,
-        YScale::Log,
-    );
-    type Y = fn(&MappedRow) -> f64;
-    let series: [(&str, usize, bool, Y); 4] = [
-        ("mapped (median)", 4, false, |r| r.mapped_ms),
-        ("mapped bound: the link", 4, true, |r| r.mapped_bound_ms),
-        ("streamed (median)", 0, false, |r| r.streamed_ms),
-        ("streamed bound: pipeline", 0, true, |r| r.streamed_bound_ms),
-    ];
-    for (name, color, dashed, y) in series {
-        let points = a.rows.iter().map(|r| (r.elements as f64, y(r))).collect();
-        chart.lines.push(line(name, PALETTE[color], dashed, points));
-    }
-    vec![FigureModel::chart("mapped.svg".into(), chart)]
-}
-
 impl Saved for MappedResult {
     experiment::saved_fields!(Params);
 
@@ -375,7 +257,99 @@ impl Experiment for Mapped {
     }
 
     fn derive(r: &MappedResult, _checks: &[TraceChecks]) -> MappedAnalysis {
-        analyze(r)
+        let run = own_link(r);
+        let link = link_rates(r, run);
+        let rows: Vec<MappedRow> = (r.points.iter())
+            .map(|p| {
+                let bytes = p.whole.bytes;
+                let mapped_bound_ms = (ms_at(bytes, link.htod_gbps))
+                    .max(ms_at(bytes, link.dtoh_gbps))
+                    .max(ms_at(2 * bytes, link.both_gbps));
+                // The link's capacity both ways is the run's best, as for the mapped bound.
+                let streamed_bound_ms = pipeline_stages(
+                    [&p.whole, &p.chunked],
+                    r.run.params.streams,
+                    None,
+                    run.as_ref(),
+                )
+                .map_or(f64::NAN, |parts| {
+                    let parts = Stages {
+                        both_ms: parts.both_ms.min(ms_at(2 * bytes, link.both_gbps)),
+                        ..parts
+                    };
+                    pipeline::bound(
+                        parts,
+                        r.run.params.streams,
+                        p.iterations,
+                        r.run.device.copy_engines,
+                    )
+                    .ms
+                });
+                let mapped_ms = p.mapped.median();
+                let (streamed, streamed_ms) = [&p.async1, &p.async2]
+                    .map(|s| (s, s.median()))
+                    .into_iter()
+                    .min_by(|a, b| a.1.total_cmp(&b.1))
+                    .expect("two orders");
+                // A row that beat a bound lowers it to the row (as `pipeline::Bound::held`).
+                let held = |bound: f64, row: f64| {
+                    if pipeline::beyond(row, bound) {
+                        (row, true)
+                    } else {
+                        (bound, false)
+                    }
+                };
+                let mapped_under = Under::of(
+                    mapped_bound_ms,
+                    stage_noise(&p.whole),
+                    mapped_ms,
+                    p.mapped.noise(),
+                );
+                let streamed_under = Under::of(
+                    streamed_bound_ms,
+                    stage_noise(&p.chunked),
+                    streamed_ms,
+                    streamed.noise(),
+                );
+                let (mapped_bound_ms, mapped_lowered) = held(mapped_bound_ms, mapped_ms);
+                let (streamed_bound_ms, streamed_lowered) = held(streamed_bound_ms, streamed_ms);
+                let beyond_bound = mapped_lowered || streamed_lowered;
+                MappedRow {
+                    elements: p.elements,
+                    mapped_ms,
+                    streamed_ms,
+                    mapped_bound_ms,
+                    streamed_bound_ms,
+                    mapped_efficiency: mapped_bound_ms / mapped_ms,
+                    mapped_speedup: streamed_ms / mapped_ms,
+                    beyond_bound,
+                    mapped_noise: p.mapped.noise(),
+                    streamed_noise: streamed.noise(),
+                    mapped_under,
+                    streamed_under,
+                    mapped: p.mapped.clone(),
+                    async1: p.async1.clone(),
+                    async2: p.async2.clone(),
+                    mapped_model_ms: p.whole.both.median(),
+                }
+            })
+            .collect();
+        MappedAnalysis {
+            link,
+            mapped_wins: (rows.iter())
+                .filter(|r| {
+                    r.mapped_ms < r.streamed_ms
+                        && beyond_noise(
+                            r.mapped_ms,
+                            r.mapped_noise,
+                            r.streamed_ms,
+                            r.streamed_noise,
+                        )
+                })
+                .map(|r| r.elements)
+                .collect(),
+            rows,
+        }
     }
 
     fn tables(
@@ -399,7 +373,25 @@ impl Experiment for Mapped {
     }
 
     fn figures(_r: &MappedResult, a: &Self::Derived) -> Vec<FigureModel> {
-        figures(a)
+        let mut chart = blank(
+            "mapped: zero-copy kernel against streamed copies".into(),
+            "floats",
+            "ms per iteration",
+            XAxis::Log,
+            YScale::Log,
+        );
+        type Y = fn(&MappedRow) -> f64;
+        let series: [(&str, usize, bool, Y); 4] = [
+            ("mapped (median)", 4, false, |r| r.mapped_ms),
+            ("mapped bound: the link", 4, true, |r| r.mapped_bound_ms),
+            ("streamed (median)", 0, false, |r| r.streamed_ms),
+            ("streamed bound: pipeline", 0, true, |r| r.streamed_bound_ms),
+        ];
+        for (name, color, dashed, y) in series {
+            let points = a.rows.iter().map(|r| (r.elements as f64, y(r))).collect();
+            chart.lines.push(line(name, PALETTE[color], dashed, points));
+        }
+        vec![FigureModel::chart("mapped.svg".into(), chart)]
     }
 
     fn summary(r: &MappedResult, derived: &Self::Derived) -> Summary {

@@ -7,20 +7,16 @@ mod present;
 
 use analysis::analyze;
 pub use analysis::{GpuBound, HostLinkProbes, Limit, MultiGpuAnalysis, MultiGpuSummary, When};
-use present::{bound_notes, columns, figures, gpu_columns, verdict};
+use present::{columns, figures, gpu_columns, lowered, verdict};
 
 use crate::experiment::verdict as verdict_word;
 use crate::saved::DeviceInfo;
 
-/// The multi-gpu-overlap experiment.
 pub struct MultiGpuOverlap;
 
 /// How far below its bound's speedup a run's speedup may fall and still be at its
 /// bound.
 pub const TARGET: f64 = 1.05;
-
-/// How the traced batch reads, under its timeline.
-const TIMELINE_NOTE: &str = "One batch of every GPU its share, traced on every GPU at once after the timed batches (the middle iteration's period held to the fastest timed batch): each GPU's streams, then its engines (HtoD copy engine, SMs, DtoH copy engine), GPU by GPU. Each GPU's engines are its own, so the busiest-engine bound of one GPU is not drawn for several.";
 
 /// Parameters; the array and streams are sincos-overlap's.
 #[derive(Debug, Clone, PartialEq, clap::Args, Serialize, Deserialize)]
@@ -104,7 +100,6 @@ pub struct GpuShare {
     pub stages: Option<StageTimes>,
 }
 
-/// Result of multi-gpu-overlap.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MultiGpuOverlapResult {
     #[serde(flatten)]
@@ -204,11 +199,18 @@ impl Experiment for MultiGpuOverlap {
         vec![Csv::main(columns().csv(std::slice::from_ref(derived)))]
     }
 
-    fn words(_r: &MultiGpuOverlapResult, a: &Self::Derived) -> Value {
+    fn words(r: &MultiGpuOverlapResult, a: &Self::Derived) -> Value {
         let fewer: Vec<String> = (a.fewer_streams.iter())
             .map(|(ordinal, used)| format!("GPU {ordinal} ({used})"))
             .collect();
-        context! { fewer }
+        context! {
+            fewer,
+            limit => a.limit.label(),
+            best_probe => a.host_link_probes.best.label(),
+            alone_limiter => a.alone_bound.limiter.label(),
+            lowered => lowered(a),
+            timeline => r.timeline.is_some(),
+        }
     }
 
     fn figures(r: &MultiGpuOverlapResult, a: &Self::Derived) -> Vec<FigureModel> {
@@ -219,15 +221,8 @@ impl Experiment for MultiGpuOverlap {
         rust: &Analyzed<Self>,
         cuda: Option<&Analyzed<Self>>,
     ) -> Result<Section, ReportError> {
-        let (r, a) = rust.with();
         let mut sec = rust.section(cuda)?;
-        for (label, note) in bound_notes(a) {
-            sec.note(label, note);
-        }
-        if r.timeline.is_some() {
-            sec.note("Timeline", TIMELINE_NOTE);
-        }
-        sec.verdict = Some(verdict(a));
+        sec.verdict = Some(verdict(&rust.derived));
         Ok(sec)
     }
 
@@ -262,31 +257,32 @@ impl Experiment for MultiGpuOverlap {
             verdict_word(x.verified)
         );
         let gain = faster(x.alone_ms, x.spread_ms);
-        let overview = if x.beyond_bound {
-            Overview {
-                finding: format!(
+        let (finding, result) = if x.beyond_bound {
+            (
+                format!(
                     "Spread over {} GPUs, a run beat the bound measured for it beyond noise: a limit was under-measured, so its speedup ({gain}) is flagged, not a finding.",
                     x.gpus
                 ),
-                result: "flagged: beyond its bound".into(),
-                over_bound: Some((a.spread_over_bound, format!("spread over {} GPUs", x.gpus))),
-                ..Overview::default()
-            }
+                "flagged: beyond its bound".into(),
+            )
         } else {
-            Overview {
-                finding: format!(
+            (
+                format!(
                     "Spread over {} GPUs, the work finishes {gain} than on the first alone, {:.2}× the least time the bound ({}) allows; both runs at their bounds would give {}.",
                     x.gpus,
                     a.spread_over_bound,
                     x.limit.label(),
                     times(x.bound_speedup)
                 ),
-                result: format!("{gain} on {} GPUs", x.gpus),
-                over_bound: Some((a.spread_over_bound, format!("spread over {} GPUs", x.gpus))),
-                ..Overview::default()
-            }
+                format!("{gain} on {} GPUs", x.gpus),
+            )
         };
-        Summary::headline(&x, line).with(overview)
+        Summary::headline(&x, line).with(Overview {
+            finding,
+            result,
+            over_bound: Some((a.spread_over_bound, format!("spread over {} GPUs", x.gpus))),
+            ..Overview::default()
+        })
     }
 }
 

@@ -65,36 +65,9 @@ pub(super) fn gpu_columns<'a>() -> Columns<'a, GpuBound> {
         })
 }
 
-/// The bounds in words: what each is built from, what limits the spread run, and where
-/// each run sits against its bound (lowered where a run beat it: flagged beyond noise).
-pub(super) fn bound_notes(a: &MultiGpuAnalysis) -> Vec<(&'static str, String)> {
-    let p = a.host_link_probes;
-    let mut notes = vec![(
-        "Bound",
-        format!(
-            "The slowest GPU's pipeline bound is {} ms per iteration, every GPU copying at once {} ms ({} GB/s both ways together): the fastest of {} probes ({} before, {} between rounds of timed batches, {} after them; the fastest {}), noise {}. What limits the run: {}. The first GPU alone is bound at {} ms ({}).",
-            num(a.gpus_bound_ms, 4),
-            num(a.host_link_ms, 4),
-            num(a.host_link_gbps, 1),
-            p.before + p.between + p.after,
-            p.before,
-            p.between,
-            p.after,
-            p.best.label(),
-            noise(a.host_link_noise),
-            a.limit.label(),
-            num(a.alone_bound.ms, 4),
-            a.alone_bound.limiter.label(),
-        ),
-    )];
-    notes.push((
-        "Against the bounds",
-        format!(
-            "All GPUs took {} their bound, the first GPU alone {} its own.",
-            times(a.spread_over_bound),
-            times(a.alone_over_bound)
-        ),
-    ));
+/// What each run that beat the bound built from the measured rates says of it (its bound
+/// lowered to the run), for the words' flag.
+pub(super) fn lowered(a: &MultiGpuAnalysis) -> Vec<String> {
     let under = |b: &Bound| b.under.map_or("", |u| u.label());
     let spread = a.bound.built_ms.map(|built| {
         format!(
@@ -107,22 +80,7 @@ pub(super) fn bound_notes(a: &MultiGpuAnalysis) -> Vec<(&'static str, String)> {
     });
     let alone = (a.alone_bound.under_measured())
         .map(|why| format!("the first GPU alone: {why}, {}", under(&a.alone_bound)));
-    let lowered: Vec<String> = spread.into_iter().chain(alone).collect();
-    if !lowered.is_empty() {
-        notes.push((
-            "Flagged",
-            format!(
-                "A run beat the bound built from the measured rates, so a rate was under-measured and the bound is lowered to the run: {}.{}",
-                lowered.join("; "),
-                if a.beyond_bound {
-                    " Beyond the noise of both figures: this run's speedup is flagged, not a finding."
-                } else {
-                    ""
-                }
-            ),
-        ));
-    }
-    notes
+    spread.into_iter().chain(alone).collect()
 }
 
 /// The section's verdict: the speedup against the bound's, or the flag of a run beyond

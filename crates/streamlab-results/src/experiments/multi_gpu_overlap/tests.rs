@@ -62,6 +62,21 @@ fn close(a: f64, b: f64) -> bool {
     (a - b).abs() < 1e-9
 }
 
+fn section(r: &MultiGpuOverlapResult) -> Section {
+    MultiGpuOverlap::section(
+        &Analyzed::new(crate::saved::KernelSet::Rust, r.clone()),
+        None,
+    )
+    .unwrap()
+}
+
+/// The text of `section`'s note under `label`, where it has one.
+fn note<'a>(section: &'a Section, label: &str) -> Option<&'a str> {
+    (section.notes.iter())
+        .find(|(l, _)| l == label)
+        .map(|(_, n)| n.as_str())
+}
+
 #[test]
 fn a_slow_shared_link_binds_and_the_speedup_is_held_to_the_bounds() {
     // Every GPU at once moves 128 MiB in 1.2 ms: slower than either GPU alone.
@@ -117,12 +132,7 @@ fn an_idle_gpu_and_fewer_streams_are_said() {
     let a = analyze(&r);
     assert!(a.per_gpu[1].bound.is_none());
     assert_eq!(a.fewer_streams, [(1, 0)]);
-    let section = MultiGpuOverlap::section(
-        &Analyzed::new(crate::saved::KernelSet::Rust, r.clone()),
-        None,
-    )
-    .unwrap();
-    assert!((section.notes.iter()).any(|(label, n)| label == "Streams" && n.contains("GPU 1 (0)")));
+    assert!(note(&section(&r), "Streams").is_some_and(|n| n.contains("GPU 1 (0)")));
     let table = &MultiGpuOverlap::tables(&r, &analyze(&r), None)[1];
     assert_eq!(table.rows[1].last().unwrap(), "no elements");
 }
@@ -153,34 +163,25 @@ fn the_run_renders_as_tables_csv_chart_section_and_headline() {
         "gpus,streams,spread_ms,spread_noise,alone_ms,alone_noise,speedup,bound_ms,spread_over_bound,bound_speedup,efficiency,beyond_bound"
     );
     assert!(lines.next().unwrap().starts_with("2,4,1.2500,"));
-    let section = MultiGpuOverlap::section(
-        &Analyzed::new(crate::saved::KernelSet::Rust, r.clone()),
-        None,
-    )
-    .unwrap();
+    let section = section(&r);
     assert_eq!(section.figures.len(), 1);
-    let verdict = section.verdict.unwrap();
+    let verdict = section.verdict.as_deref().unwrap();
     assert!(
         verdict.starts_with("2 GPUs ran 1.36× faster than the first alone")
             && verdict.contains("at the bound within 1.05×"),
         "{verdict}"
     );
-    let note = |label: &str| {
-        (section.notes.iter())
-            .find(|(l, _)| l == label)
-            .map(|(_, n)| n.clone())
-    };
-    let bound = note("Bound").unwrap();
+    let bound = note(&section, "Bound").unwrap();
     assert!(
         bound.contains("the fastest of 2 probes (2 before, 0 between rounds of timed batches, 0 after them; the fastest before the timed batches)"),
         "{bound}"
     );
     assert!(
-        note("Against the bounds")
+        note(&section, "Against the bounds")
             .unwrap()
             .starts_with("All GPUs took 1.04× their bound")
     );
-    assert_eq!(note("Flagged"), None);
+    assert_eq!(note(&section, "Flagged"), None);
     let headline = MultiGpuOverlap::summary(&r, &analyze(&r)).line.unwrap();
     assert!(
         headline.starts_with("2 GPUs 1.2500 ms, first alone 1.7000 ms: 1.36×")
@@ -282,20 +283,13 @@ fn a_run_beyond_its_bound_is_flagged_only_beyond_noise_and_is_never_a_finding() 
             .contains("FLAGGED: a run beat its bound beyond noise")
     );
     assert_eq!(summary.headline.unwrap()["beyond_bound"], true);
-    let section = MultiGpuOverlap::section(
-        &Analyzed::new(crate::saved::KernelSet::Rust, beyond.clone()),
-        None,
-    )
-    .unwrap();
-    assert!(section.verdict.unwrap().starts_with("FLAGGED"));
-    let flagged = (section.notes.iter())
-        .find(|(l, _)| l == "Flagged")
-        .unwrap();
+    let section = section(&beyond);
+    assert!(section.verdict.as_deref().unwrap().starts_with("FLAGGED"));
+    let flagged = note(&section, "Flagged").unwrap();
     assert!(
-        flagged.1.contains("all GPUs ran 20% faster than their bound (every GPU's host copies at once) allows as measured (bound 1.2000 → 1.0000 ms), under its bound, beyond noise")
-            && flagged.1.ends_with("this run's speedup is flagged, not a finding."),
-        "{}",
-        flagged.1
+        flagged.contains("all GPUs ran 20% faster than their bound (every GPU's host copies at once) allows as measured (bound 1.2000 → 1.0000 ms), under its bound, beyond noise")
+            && flagged.ends_with("this run's speedup is flagged, not a finding."),
+        "{flagged}"
     );
     let table = &MultiGpuOverlap::tables(&beyond, &a, None)[0];
     assert!(

@@ -39,23 +39,23 @@ impl Rates {
     }
 
     pub fn rate(&self, method: Method) -> f64 {
-        self.gbps[method_index(method)]
+        self.gbps[method as usize]
     }
 
     pub fn noise(&self, method: Method) -> f64 {
-        self.noise[method_index(method)]
+        self.noise[method as usize]
     }
 
     pub fn each_way(&self, method: Method) -> [f64; 2] {
-        self.each_way[method_index(method)]
+        self.each_way[method as usize]
     }
 
     pub fn efficiency(&self, method: Method) -> f64 {
-        self.efficiency[method_index(method)]
+        self.efficiency[method as usize]
     }
 
     pub fn above_link(&self, method: Method) -> bool {
-        self.above_link[method_index(method)]
+        self.above_link[method as usize]
     }
 
     /// The methods above the link.
@@ -64,13 +64,6 @@ impl Rates {
             .filter(|&m| self.above_link(m))
             .collect()
     }
-}
-
-pub(super) fn method_index(method: Method) -> usize {
-    Method::ALL
-        .iter()
-        .position(|&m| m == method)
-        .expect("every method is listed")
 }
 
 /// One pair at one size.
@@ -157,20 +150,23 @@ impl PeerCopyAnalysis {
     /// The slowest and fastest rate of `method` over the pairs where it ran at the
     /// largest size, leaving out those above their link.
     pub fn range(&self, method: Method) -> Option<(f64, f64)> {
-        span(
-            (self.matrix.iter())
-                .filter(|p| !p.rates.above_link(method))
-                .map(|p| p.rates.rate(method)),
-        )
+        self.unflagged_span(method, Rates::rate)
     }
 
-    /// The slowest and fastest efficiency of `method` at the largest size, leaving out
-    /// the pairs above their link.
+    /// The same of its efficiency.
     pub fn efficiency_range(&self, method: Method) -> Option<(f64, f64)> {
+        self.unflagged_span(method, Rates::efficiency)
+    }
+
+    fn unflagged_span(
+        &self,
+        method: Method,
+        value: fn(&Rates, Method) -> f64,
+    ) -> Option<(f64, f64)> {
         span(
             (self.matrix.iter())
                 .filter(|p| !p.rates.above_link(method))
-                .map(|p| p.rates.efficiency(method)),
+                .map(|p| value(&p.rates, method)),
         )
     }
 
@@ -212,35 +208,30 @@ fn link_rate(r: &PeerCopyResult, (src, dst): (usize, usize), directions: u64) ->
 
 /// Every method's numbers at point `p` of the pair `(s, d)`.
 fn rates(r: &PeerCopyResult, (s, d): (usize, usize), p: &PeerPoint) -> Rates {
-    let each = |m: Method| -> Vec<(f64, f64)> {
-        let Some(ways) = p.each_way(m) else {
-            return vec![(f64::NAN, f64::NAN); 2];
-        };
-        ways.iter()
-            .map(|w| (rate(1, p.bytes, Some(w)), w.noise()))
-            .collect()
-    };
     let mut out = Rates::none();
     for (i, m) in Method::ALL.into_iter().enumerate() {
         let samples = p.samples(m);
-        let (gbps, noise) = (
-            rate(m.directions(), p.bytes, samples),
-            samples.map_or(f64::NAN, Series::noise),
-        );
-        let ways = each(m);
-        let (link, way_links) = if m.needs_peer_access() {
-            let one_way = [link_rate(r, (s, d), 1), link_rate(r, (d, s), 1)];
-            (link_rate(r, (s, d), m.directions()), one_way)
-        } else {
-            (f64::NAN, [f64::NAN; 2])
+        let gbps = rate(m.directions(), p.bytes, samples);
+        let noise = samples.map_or(f64::NAN, Series::noise);
+        let ways = p.each_way(m).map_or([(f64::NAN, f64::NAN); 2], |ways| {
+            ways.each_ref()
+                .map(|w| (rate(1, p.bytes, Some(w)), w.noise()))
+        });
+        // Only the copies with peer access on cross the link.
+        let link = |pair, directions| {
+            if m.needs_peer_access() {
+                link_rate(r, pair, directions)
+            } else {
+                f64::NAN
+            }
         };
-        let above_link = above(gbps, noise, link)
+        let way_links = [link((s, d), 1), link((d, s), 1)];
+        out.above_link[i] = above(gbps, noise, link((s, d), m.directions()))
             || (ways.iter().zip(way_links)).any(|(&(g, n), l)| above(g, n, l));
+        out.efficiency[i] = gbps / link((s, d), m.directions());
         out.gbps[i] = gbps;
         out.noise[i] = noise;
-        out.each_way[i] = [ways[0].0, ways[1].0];
-        out.efficiency[i] = gbps / link;
-        out.above_link[i] = above_link;
+        out.each_way[i] = ways.map(|w| w.0);
     }
     out
 }

@@ -8,16 +8,14 @@ mod topology;
 
 use analysis::analyze;
 pub use analysis::{Best, LinkRow, LocalRow, PairRow, PeerCopyAnalysis, PeerCopySummary, PeerRow};
-use present::{figures, local_columns, matrix_columns, size, span, sweep_columns};
-use topology::{access_note, link_columns, link_note, timing_note};
+use present::{figures, local_columns, matrix_columns, pair_label, size, span, sweep_columns};
+use topology::link_columns;
 
 use crate::saved::DeviceInfo;
 use crate::saved::links::PairLink;
 
-/// The peer-copy experiment.
 pub struct PeerCopy;
 
-/// Parameters.
 #[derive(Debug, Clone, PartialEq, clap::Args, Serialize, Deserialize)]
 pub struct Params {
     /// The GPUs to copy between, as ordinals, e.g. `0,1` (default: every GPU).
@@ -121,28 +119,12 @@ impl Method {
 
     /// Names the method in keys and the CSV.
     pub fn key(self) -> &'static str {
-        match self {
-            Method::Staged => "staged",
-            Method::StagedBoth => "staged_both",
-            Method::Peer => "peer",
-            Method::PeerBoth => "peer_both",
-            Method::KernelPull => "kernel_pull",
-            Method::KernelPush => "kernel_push",
-            Method::PeerDst => "peer_dst",
-        }
+        NAMES[self as usize].0
     }
 
     /// The method in words.
     pub fn label(self) -> &'static str {
-        match self {
-            Method::Staged => "copy, peer access off",
-            Method::StagedBoth => "copy both ways, peer access off",
-            Method::Peer => "copy, peer access on",
-            Method::PeerBoth => "copy both ways, peer access on",
-            Method::KernelPull => "kernel on destination (pull)",
-            Method::KernelPush => "kernel on source (push)",
-            Method::PeerDst => "copy on destination's stream, peer access on",
-        }
+        NAMES[self as usize].1
     }
 
     /// Copies of the size per pass: two where both directions run at once.
@@ -159,6 +141,17 @@ impl Method {
         !matches!(self, Method::Staged | Method::StagedBoth)
     }
 }
+
+/// Each method's key and words, in [`Method::ALL`]'s order.
+const NAMES: [(&str, &str); 7] = [
+    ("staged", "copy, peer access off"),
+    ("staged_both", "copy both ways, peer access off"),
+    ("peer", "copy, peer access on"),
+    ("peer_both", "copy both ways, peer access on"),
+    ("kernel_pull", "kernel on destination (pull)"),
+    ("kernel_push", "kernel on source (push)"),
+    ("peer_dst", "copy on destination's stream, peer access on"),
+];
 
 /// One copy size of one pair (milliseconds per pass).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -255,7 +248,6 @@ pub struct LocalCopy {
     pub points: Vec<LocalPoint>,
 }
 
-/// Result of peer-copy.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PeerCopyResult {
     #[serde(flatten)]
@@ -290,21 +282,17 @@ impl Experiment for PeerCopy {
     type Derived = PeerCopyAnalysis;
 
     fn rows(r: &PeerCopyResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
-        let mut rows = Vec::new();
-        for pair in &r.pairs {
-            pair_rows(pair, &mut rows);
-        }
-        for local in &r.local {
+        let local = (r.local.iter()).flat_map(|local| {
             let g = local.gpu;
-            for p in &local.points {
+            local.points.iter().map(move |p| {
                 let at = RowName::new(
                     format_args!("{g}-{g}/{}/local", p.bytes),
                     format_args!("GPU {g} to itself, {}", size(p.bytes)),
                 );
-                rows.push(at.median(&p.time, MS));
-            }
-        }
-        rows
+                at.median(&p.time, MS)
+            })
+        });
+        r.pairs.iter().flat_map(pair_rows).chain(local).collect()
     }
 
     fn derive(r: &PeerCopyResult, _checks: &[TraceChecks]) -> PeerCopyAnalysis {
@@ -360,10 +348,26 @@ impl Experiment for PeerCopy {
             pull => span(Method::KernelPull),
             push => span(Method::KernelPush),
         };
+        let mut kinds: Vec<String> = Vec::new();
+        for kind in r.links.iter().map(|l| l.describe()) {
+            if !kinds.contains(&kind) {
+                kinds.push(kind);
+            }
+        }
+        let labels = |keep: fn(&PairResult) -> bool| -> Vec<String> {
+            (r.pairs.iter())
+                .filter(|p| keep(p))
+                .map(|p| pair_label(p.src, p.dst))
+                .collect()
+        };
         context! {
-            link => link_note(r, a),
-            access => access_note(r),
-            timing => timing_note(r),
+            kinds,
+            above => a.rows_above_link(),
+            without => labels(|p| !p.peer_access),
+            checked => labels(|p| p.access.is_some_and(|c| c.staged_checked_off)).len(),
+            pairs => r.pairs.len(),
+            found_on => labels(|p| p.access.is_some_and(|c| c.found_on.contains(&true))),
+            gated => r.gated,
             gbps,
         }
     }
@@ -384,14 +388,13 @@ impl Experiment for PeerCopy {
             rows_above_link: a.rows_above_link(),
         };
         let gbps = |r: Option<(f64, f64)>| span(r, 1, 1.0);
-        let share = match (x.peer_efficiency, x.link_gbps) {
-            (Some(share), Some(link)) => format!(
+        let share = (x.peer_efficiency.zip(x.link_gbps)).map_or(String::new(), |(share, link)| {
+            format!(
                 " ({}% of the link's {} GB/s one way)",
                 span(Some(share), 0, 100.0),
                 gbps(Some(link))
-            ),
-            _ => String::new(),
-        };
+            )
+        });
         let above = match x.rows_above_link {
             0 => String::new(),
             n => format!(", {n} row(s) above the link's NVML rate beyond noise (flagged)"),
@@ -419,9 +422,12 @@ impl Experiment for PeerCopy {
 /// `pair`'s measured rows: each method's at each size, each direction's own in the
 /// both-ways copies, and the latencies. The staged copies cross the host link, which
 /// `compare` holds them against.
-fn pair_rows(pair: &PairResult, rows: &mut Vec<MeasuredRow>) {
+fn pair_rows(pair: &PairResult) -> Vec<MeasuredRow> {
     let (s, d) = (pair.src, pair.dst);
-    let over_host = |row: MeasuredRow, staged: bool| if staged { row.over_link() } else { row };
+    let mut rows = Vec::new();
+    let mut push = |row: MeasuredRow, staged: bool| {
+        rows.push(if staged { row.over_link() } else { row });
+    };
     for p in &pair.points {
         let at = RowName::new(
             format_args!("{s}-{d}/{}", p.bytes),
@@ -433,7 +439,7 @@ fn pair_rows(pair: &PairResult, rows: &mut Vec<MeasuredRow>) {
                 at.then(method.key(), method.label()),
             );
             if let Some(samples) = p.samples(method) {
-                rows.push(over_host(this.clone().median(samples, MS), staged));
+                push(this.clone().median(samples, MS), staged);
             }
             let ways = [("forward", (s, d)), ("back", (d, s))];
             for ((way, (from, to)), samples) in ways
@@ -441,23 +447,22 @@ fn pair_rows(pair: &PairResult, rows: &mut Vec<MeasuredRow>) {
                 .zip(p.each_way(method).into_iter().flatten())
             {
                 let row = this.then(way, format_args!("its {from} → {to} direction"));
-                rows.push(over_host(row.median(samples, MS), staged));
+                push(row.median(samples, MS), staged);
             }
         }
     }
-    let latencies = [("staged", &pair.latency_staged)]
-        .into_iter()
-        .chain(pair.latency_peer.as_ref().map(|l| ("peer", l)));
     let at = RowName::new(
         format_args!("{s}-{d}/latency"),
         format_args!("GPU {s} to {d}, one {} copy", size(LATENCY_BYTES)),
     );
-    for (key, samples) in latencies {
-        rows.push(over_host(
-            at.then(key, key).median(samples, MS),
-            key == "staged",
-        ));
+    push(
+        at.then("staged", "staged").median(&pair.latency_staged, MS),
+        true,
+    );
+    if let Some(samples) = &pair.latency_peer {
+        push(at.then("peer", "peer").median(samples, MS), false);
     }
+    rows
 }
 
 #[cfg(test)]

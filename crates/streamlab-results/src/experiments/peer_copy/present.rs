@@ -91,7 +91,7 @@ fn method_columns<'a, R: 'a>(
                 method.key(),
                 move |x| format!("{:.3}", rates(x).rate(method)),
             )
-            .raw(noise_key(method), move |x| {
+            .raw(CSV_KEYS[method as usize].0, move |x| {
                 format!("{:.4}", rates(x).noise(method))
             });
         if let Some((heading, _)) = each_way_columns(method) {
@@ -108,7 +108,7 @@ fn after_methods<'a, R: 'a>(
     rates: fn(&R) -> &Rates,
 ) -> Columns<'a, R> {
     for method in Method::ALL {
-        if let Some(key) = efficiency_key(method) {
+        if let Some(key) = CSV_KEYS[method as usize].1 {
             columns = columns.raw(key, move |x| format!("{:.4}", rates(x).efficiency(method)));
         }
     }
@@ -174,31 +174,17 @@ pub(super) fn local_columns<'a>() -> Columns<'a, LocalRow> {
         .noise("noise", "noise", |x| x.noise)
 }
 
-/// The CSV column of `method`'s noise.
-fn noise_key(method: Method) -> &'static str {
-    match method {
-        Method::Staged => "staged_noise",
-        Method::StagedBoth => "staged_both_noise",
-        Method::Peer => "peer_noise",
-        Method::PeerBoth => "peer_both_noise",
-        Method::KernelPull => "kernel_pull_noise",
-        Method::KernelPush => "kernel_push_noise",
-        Method::PeerDst => "peer_dst_noise",
-    }
-}
-
-/// The CSV column of `method`'s share of the link's rate; `None` for a staged copy,
-/// which does not cross the link.
-fn efficiency_key(method: Method) -> Option<&'static str> {
-    match method {
-        Method::Staged | Method::StagedBoth => None,
-        Method::Peer => Some("peer_efficiency"),
-        Method::PeerBoth => Some("peer_both_efficiency"),
-        Method::KernelPull => Some("kernel_pull_efficiency"),
-        Method::KernelPush => Some("kernel_push_efficiency"),
-        Method::PeerDst => Some("peer_dst_efficiency"),
-    }
-}
+/// Each method's CSV columns of its noise and of its share of the link's rate (none for
+/// a staged copy, which does not cross the link), in [`Method::ALL`]'s order.
+const CSV_KEYS: [(&str, Option<&str>); 7] = [
+    ("staged_noise", None),
+    ("staged_both_noise", None),
+    ("peer_noise", Some("peer_efficiency")),
+    ("peer_both_noise", Some("peer_both_efficiency")),
+    ("kernel_pull_noise", Some("kernel_pull_efficiency")),
+    ("kernel_push_noise", Some("kernel_push_efficiency")),
+    ("peer_dst_noise", Some("peer_dst_efficiency")),
+];
 
 /// The heat map of `method`'s GB/s at the largest size, source GPU by row, destination
 /// by column; cells at or above `threshold` in one colour scale, those below in the

@@ -3,10 +3,27 @@ use super::analysis::analyze;
 use super::present::{figures, size, span};
 use super::*;
 use crate::report::figures::Drawing;
+use crate::saved::KernelSet;
 use crate::saved::Params as _;
 
 fn series(ms: &[f64]) -> Series {
     Series::new(ms.to_vec()).unwrap()
+}
+
+fn close(x: f64, y: f64) -> bool {
+    (x - y).abs() < 1e-9
+}
+
+/// One MiB, the made-up copies' size, as a float.
+const MIB: f64 = (1u64 << 20) as f64;
+
+fn section(r: &PeerCopyResult) -> Section {
+    PeerCopy::section(&Analyzed::new(KernelSet::Rust, r.clone()), None).unwrap()
+}
+
+/// The text of `section`'s note under `label`.
+fn note<'a>(section: &'a Section, label: &str) -> &'a str {
+    &section.notes.iter().find(|(l, _)| l == label).unwrap().1
 }
 
 /// Two GPUs: 0 → 1 with peer access (1 MiB in 0.01 ms one way), 1 → 0 without.
@@ -51,13 +68,15 @@ fn result() -> PeerCopyResult {
 fn rates_come_from_the_medians_and_count_both_directions() {
     let a = analyze(&result());
     let forward = a.pair(0, 1).unwrap();
-    let mib = (1u64 << 20) as f64;
-    assert!((forward.rates.rate(Method::Peer) - mib / 0.01e6).abs() < 1e-9);
-    assert!((forward.rates.rate(Method::PeerBoth) - 2.0 * mib / 0.01e6).abs() < 1e-9);
-    assert!((forward.rates.rate(Method::Staged) - mib / 0.1e6).abs() < 1e-9);
-    assert!((forward.rates.rate(Method::KernelPush) - mib / 0.04e6).abs() < 1e-9);
-    assert!((forward.latency_staged_us - 20.0).abs() < 1e-9);
-    assert!((forward.latency_peer_us - 5.0).abs() < 1e-9);
+    assert!(close(forward.rates.rate(Method::Peer), MIB / 0.01e6));
+    assert!(close(
+        forward.rates.rate(Method::PeerBoth),
+        2.0 * MIB / 0.01e6
+    ));
+    assert!(close(forward.rates.rate(Method::Staged), MIB / 0.1e6));
+    assert!(close(forward.rates.rate(Method::KernelPush), MIB / 0.04e6));
+    assert!(close(forward.latency_staged_us, 20.0));
+    assert!(close(forward.latency_peer_us, 5.0));
     let back = a.pair(1, 0).unwrap();
     assert!(!back.peer_access && back.rates.rate(Method::Peer).is_nan());
     assert!(back.latency_peer_us.is_nan());
@@ -100,11 +119,7 @@ fn the_matrix_renders_as_tables_csv_and_heat_maps() {
         "the diagonal's empty cells would break a line"
     );
     assert_eq!(map.values[1][0], None);
-    let section = PeerCopy::section(
-        &Analyzed::new(crate::saved::KernelSet::Rust, r.clone()),
-        None,
-    )
-    .unwrap();
+    let section = section(&r);
     assert_eq!(section.figures.len(), 2);
     assert!(section.notes.iter().any(|(_, n)| n.contains("1 → 0")));
     let headline = PeerCopy::summary(&r, &analyze(&r)).line.unwrap();
@@ -182,20 +197,16 @@ fn linked(links: u32, per_link: f64) -> PeerCopyResult {
 fn a_copy_over_nvlink_is_held_against_its_links_times_their_rate_in_its_directions() {
     let a = analyze(&linked(18, 26.5625));
     let forward = &a.pair(0, 1).unwrap().rates;
-    let mib = (1u64 << 20) as f64;
     let (one_way, both_ways) = (18.0 * 26.5625, 2.0 * 18.0 * 26.5625);
-    let close = |x: f64, y: f64| (x - y).abs() < 1e-9;
+    let efficiency = |m| forward.efficiency(m);
+    assert!(close(efficiency(Method::Peer), MIB / 0.01e6 / one_way));
     assert!(close(
-        forward.efficiency(Method::Peer),
-        mib / 0.01e6 / one_way
+        efficiency(Method::PeerBoth),
+        2.0 * MIB / 0.01e6 / both_ways
     ));
     assert!(close(
-        forward.efficiency(Method::PeerBoth),
-        2.0 * mib / 0.01e6 / both_ways
-    ));
-    assert!(close(
-        forward.efficiency(Method::KernelPull),
-        mib / 0.02e6 / one_way
+        efficiency(Method::KernelPull),
+        MIB / 0.02e6 / one_way
     ));
     assert!(
         forward.efficiency(Method::Staged).is_nan(),
@@ -217,7 +228,7 @@ fn a_copy_over_nvlink_is_held_against_its_links_times_their_rate_in_its_directio
     );
     assert!(a.links[1].one_way_gbps.is_nan() && a.links[1].best_one_way.is_none());
     let (lo, hi) = a.efficiency_range(Method::Peer).unwrap();
-    assert!(close(lo, hi) && close(lo, mib / 0.01e6 / one_way));
+    assert!(close(lo, hi) && close(lo, MIB / 0.01e6 / one_way));
     let headline = PeerCopy::summary(&linked(18, 26.5625), &a).line.unwrap();
     assert!(
         headline.contains("(22% of the link's 478.1 GB/s one way)"),
@@ -253,11 +264,9 @@ fn the_link_table_shows_each_pair_its_link_and_its_fastest_copy() {
     let matrix = &tables[1];
     let peer = matrix.column("copy, peer access on").unwrap();
     assert_eq!(matrix.rows[0][peer], "104.9 (22%)");
-    let section =
-        PeerCopy::section(&Analyzed::new(crate::saved::KernelSet::Rust, r), None).unwrap();
-    let note = |label: &str| &section.notes.iter().find(|(l, _)| l == label).unwrap().1;
-    assert!(note("Link").contains("18 × NVLink 4.0 through NVSwitch; PCIe 5.0 x16"));
-    assert!(note("Timing").contains("behind a gate"));
+    let section = section(&r);
+    assert!(note(&section, "Link").contains("18 × NVLink 4.0 through NVSwitch; PCIe 5.0 x16"));
+    assert!(note(&section, "Timing").contains("behind a gate"));
 }
 
 #[test]
@@ -332,10 +341,9 @@ fn each_way_destination_and_local_copies_have_their_own_rows_and_columns() {
             .contains("1 → 0 direction")
     );
     assert_eq!(row("0-0/1048576/local").value, 0.001);
-    let mib = (1u64 << 20) as f64;
     let [forward, back] = a.rows[0].rates.each_way(Method::PeerBoth);
-    assert!((forward - mib / 0.0095e6).abs() < 1e-9 && (back - mib / 0.0098e6).abs() < 1e-9);
-    assert!((a.local[0].gbps - mib / 0.001e6).abs() < 1e-9);
+    assert!(close(forward, MIB / 0.0095e6) && close(back, MIB / 0.0098e6));
+    assert!(close(a.local[0].gbps, MIB / 0.001e6));
     let tables = PeerCopy::tables(&r, &a, None);
     let sweep = &tables[2];
     let each = sweep.column("each way, peer access on").unwrap();
@@ -374,14 +382,8 @@ fn the_staged_copies_say_peer_access_was_checked_off_and_what_was_restored() {
         found_on: [false, false],
         staged_checked_off: true,
     });
-    let section =
-        PeerCopy::section(&Analyzed::new(crate::saved::KernelSet::Rust, r), None).unwrap();
-    let note = &section
-        .notes
-        .iter()
-        .find(|(l, _)| l == "Peer access")
-        .unwrap()
-        .1;
+    let section = section(&r);
+    let note = note(&section, "Peer access");
     assert!(note.contains("No peer access for 1 → 0"), "{note}");
     assert!(note.contains("staged copies of 2 of 2 pair(s)"), "{note}");
     assert!(
@@ -409,23 +411,10 @@ fn an_older_result_without_links_checks_or_gate_reads_and_renders() {
     assert!(a.links.is_empty() && a.rows_above_link() == 0);
     let tables = PeerCopy::tables(&r, &a, None);
     assert_eq!(tables.len(), 2, "no link table, no local table");
-    let section = PeerCopy::section(
-        &Analyzed::new(crate::saved::KernelSet::Rust, r.clone()),
-        None,
-    )
-    .unwrap();
-    let note = |label: &str| {
-        section
-            .notes
-            .iter()
-            .find(|(l, _)| l == label)
-            .unwrap()
-            .1
-            .clone()
-    };
-    assert!(note("Link").contains("not recorded"));
-    assert!(note("Peer access").contains("not checked"));
-    assert!(note("Timing").contains("as the host went"));
+    let section = section(&r);
+    assert!(note(&section, "Link").contains("not recorded"));
+    assert!(note(&section, "Peer access").contains("not checked"));
+    assert!(note(&section, "Timing").contains("as the host went"));
     assert_eq!(section.figures.len(), 2);
     let keys: Vec<String> = PeerCopy::rows(&r, &a).into_iter().map(|x| x.key).collect();
     assert!(

@@ -1,11 +1,10 @@
 //! How peer-copy shows the links between the GPUs: a row per pair with how NVML says
 //! they are joined, what the link allows one way and both ways, and the fastest copy
-//! over it; and the section's notes on the links, on peer access and on the timing.
-use super::analysis::{Best, LinkRow, PeerCopyAnalysis};
+//! over it.
+use super::analysis::{Best, LinkRow};
 use super::present::{pair_label, size};
-use super::{AccessCheck, PeerCopyResult};
 use crate::experiments::prelude::*;
-use crate::saved::links::{Joined, Reading};
+use crate::saved::links::Joined;
 
 /// A fastest copy's GB/s with its share of the link: "395.2 (83%)".
 fn best_rate(best: Option<&Best>) -> String {
@@ -28,14 +27,9 @@ fn best_copy(best: Option<&Best>) -> String {
 /// Each NVLink's rate one way, as NVML gave it.
 fn per_link(row: &LinkRow) -> String {
     match &row.link.joined {
-        Joined::NvLink {
-            per_link_gbps: Reading::Read(rate),
-            ..
-        } => num(*rate, 2),
-        Joined::NvLink {
-            per_link_gbps: Reading::Unread(_),
-            ..
-        } => "not read".into(),
+        Joined::NvLink { per_link_gbps, .. } => {
+            (per_link_gbps.read()).map_or("not read".into(), |rate| num(*rate, 2))
+        }
         Joined::Pcie { .. } | Joined::Unread(_) => "–".into(),
     }
 }
@@ -57,72 +51,4 @@ pub(super) fn link_columns<'a>() -> Columns<'a, LinkRow> {
         })
         .show("both ways: copy", |x| best_copy(x.best_both_ways.as_ref()))
         .show("rows above the link", |x| x.above_link.to_string())
-}
-
-pub(super) fn link_note(r: &PeerCopyResult, a: &PeerCopyAnalysis) -> String {
-    if r.links.is_empty() {
-        return "How the GPUs are joined: not recorded (a run from before peer-copy read the links through NVML), so no row is held against its link.".into();
-    }
-    let mut kinds: Vec<String> = Vec::new();
-    for kind in r.links.iter().map(|l| l.describe()) {
-        if !kinds.contains(&kind) {
-            kinds.push(kind);
-        }
-    }
-    let mut note = format!(
-        "NVML reports the pairs joined by {}. A copy over NVLink is held against the links' rate in its directions (links × each link's rate one way, twice that both ways): its efficiency, as nvbandwidth reports one.",
-        kinds.join("; ")
-    );
-    let above = a.rows_above_link();
-    if above > 0 {
-        note += &format!(
-            " {above} row(s) ran above their link's rate beyond their noise: flagged in the tables and left out of the headline, since no copy can outrun its link (NVML's rate or that timing is wrong)."
-        );
-    }
-    note
-}
-
-pub(super) fn access_note(r: &PeerCopyResult) -> String {
-    let without: Vec<String> = (r.pairs.iter())
-        .filter(|p| !p.peer_access)
-        .map(|p| pair_label(p.src, p.dst))
-        .collect();
-    let mut note = String::new();
-    if !without.is_empty() {
-        note += &format!(
-            "No peer access for {}: only the staged copies ran there. ",
-            without.join(", ")
-        );
-    }
-    let checks: Vec<(String, AccessCheck)> = (r.pairs.iter())
-        .filter_map(|p| Some((pair_label(p.src, p.dst), p.access?)))
-        .collect();
-    let checked = checks.iter().filter(|(_, c)| c.staged_checked_off).count();
-    if checked == 0 {
-        note += "Peer access off before the staged copies: not checked (a run from before the check); where something had left it on, those copies crossed the link.";
-        return note;
-    }
-    note += &format!(
-        "Before the staged copies of {checked} of {} pair(s), peer access was turned off both ways once both GPUs had finished their work, and the driver confirmed it off: a second cuCtxDisablePeerAccess answered CUDA_ERROR_PEER_ACCESS_NOT_ENABLED.",
-        r.pairs.len()
-    );
-    let found_on: Vec<&str> = (checks.iter())
-        .filter(|(_, c)| c.found_on.contains(&true))
-        .map(|(pair, _)| pair.as_str())
-        .collect();
-    if !found_on.is_empty() {
-        note += &format!(
-            " Peer access was already on for {} when the pair began, and is on again after it.",
-            found_on.join(", ")
-        );
-    }
-    note
-}
-
-pub(super) fn timing_note(r: &PeerCopyResult) -> &'static str {
-    if r.gated {
-        "The copies with peer access on, the kernels and the copies within one GPU are issued behind a gate that every stream of a sample waits at, opened once the whole sample is queued: their times are the GPUs', not the host's issue time. The staged copies are issued as the host goes: the driver may hold the host while it stages a copy through host memory, which behind a closed gate would never end."
-    } else {
-        "Every copy was issued as the host went (a run from before the gate): the small sizes and the latencies include the host's time to issue them."
-    }
 }
