@@ -402,21 +402,19 @@ impl Experiment for LaunchOverhead {
             graph_over_stream_host: a.graph_over_stream_host,
             breakeven_work_us: a.breakeven_work_us,
         };
-        let line = format!(
-            "Rust {:.0} launches/s, Rust/C++ rate {}{}, graph host time {} of streams'; {}",
+        let (rate, within) = (
             x.rust_launches_per_s.unwrap_or(f64::NAN),
+            stats::within_noise_clause(x.rust_over_cuda_within_noise),
+        );
+        let line = format!(
+            "Rust {rate:.0} launches/s, Rust/C++ rate {}{within}, graph host time {} of streams'; {}",
             x.rust_over_cuda_rate
                 .map_or("–".into(), |r| format!("{r:.3}")),
-            stats::within_noise_clause(x.rust_over_cuda_within_noise),
             times(x.graph_over_stream_host),
             verdict(x.verified)
         );
-        let against_cpp = x.rust_over_cuda_rate.map_or(String::new(), |r| {
-            format!(
-                ", {r:.3}× C++'s rate{}",
-                stats::within_noise_clause(x.rust_over_cuda_within_noise)
-            )
-        });
+        let against_cpp = (x.rust_over_cuda_rate)
+            .map_or(String::new(), |r| format!(", {r:.3}× C++'s rate{within}"));
         let from = a.breakeven_work_us.map_or(String::new(), |w| {
             format!("; it stops mattering from {w} µs of work")
         });
@@ -424,13 +422,10 @@ impl Experiment for LaunchOverhead {
             finding: format!(
                 "A Rust kernel's launch costs the host {:.2} µs ({:.0} thousand a second{against_cpp}); a CUDA graph's replay {:.2}× that{from}.",
                 rust.map_or(f64::NAN, |r| r.async_host_us),
-                x.rust_launches_per_s.unwrap_or(f64::NAN) / 1e3,
+                rate / 1e3,
                 x.graph_over_stream_host
             ),
-            result: format!(
-                "{:.0} thousand launches/s",
-                x.rust_launches_per_s.unwrap_or(f64::NAN) / 1e3
-            ),
+            result: format!("{:.0} thousand launches/s", rate / 1e3),
             rust_over_cpp: (x.rust_over_cuda_rate).map(|r| (1.0 / r, "launch time".into())),
             ..Overview::default()
         })

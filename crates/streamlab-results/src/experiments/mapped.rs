@@ -158,6 +158,68 @@ fn link_rates(r: &MappedResult, run: Option<LinkRates>) -> CopyRates {
     }
 }
 
+/// Point `p` of `r` against its bounds from `link`, the fastest rates of every size, and
+/// `run`, the run's fastest large copies.
+fn mapped_row(
+    r: &MappedResult,
+    run: Option<&LinkRates>,
+    link: &CopyRates,
+    p: &MappedPoint,
+) -> MappedRow {
+    let (bytes, streams) = (p.whole.bytes, r.run.params.streams);
+    let mapped_bound_ms = (ms_at(bytes, link.htod_gbps))
+        .max(ms_at(bytes, link.dtoh_gbps))
+        .max(ms_at(2 * bytes, link.both_gbps));
+    // The link's capacity both ways is the run's best, as for the mapped bound.
+    let streamed_bound_ms =
+        pipeline_stages([&p.whole, &p.chunked], streams, None, run).map_or(f64::NAN, |parts| {
+            let parts = Stages {
+                both_ms: parts.both_ms.min(ms_at(2 * bytes, link.both_gbps)),
+                ..parts
+            };
+            pipeline::bound(parts, streams, p.iterations, r.run.device.copy_engines).ms
+        });
+    let mapped_ms = p.mapped.median();
+    let (streamed, streamed_ms) = [&p.async1, &p.async2]
+        .map(|s| (s, s.median()))
+        .into_iter()
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .expect("two orders");
+    // Where the row sits under the bound as built from stages of noise `noise`; a row
+    // that beat it lowers it to the row (as `pipeline::Bound::held`).
+    let held = |bound: f64, noise: f64, ms: f64, row: &Series| {
+        let beaten = pipeline::beyond(ms, bound);
+        let under = Under::of(bound, noise, ms, row.noise());
+        (if beaten { ms } else { bound }, beaten, under)
+    };
+    let (mapped_bound_ms, mapped_lowered, mapped_under) =
+        held(mapped_bound_ms, stage_noise(&p.whole), mapped_ms, &p.mapped);
+    let (streamed_bound_ms, streamed_lowered, streamed_under) = held(
+        streamed_bound_ms,
+        stage_noise(&p.chunked),
+        streamed_ms,
+        streamed,
+    );
+    MappedRow {
+        elements: p.elements,
+        mapped_ms,
+        streamed_ms,
+        mapped_bound_ms,
+        streamed_bound_ms,
+        mapped_efficiency: mapped_bound_ms / mapped_ms,
+        mapped_speedup: streamed_ms / mapped_ms,
+        beyond_bound: mapped_lowered || streamed_lowered,
+        mapped_noise: p.mapped.noise(),
+        streamed_noise: streamed.noise(),
+        mapped_under,
+        streamed_under,
+        mapped: p.mapped.clone(),
+        async1: p.async1.clone(),
+        async2: p.async2.clone(),
+        mapped_model_ms: p.whole.both.median(),
+    }
+}
+
 /// mapped's headline in `summary.json`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MappedSummary {
@@ -260,79 +322,7 @@ impl Experiment for Mapped {
         let run = own_link(r);
         let link = link_rates(r, run);
         let rows: Vec<MappedRow> = (r.points.iter())
-            .map(|p| {
-                let bytes = p.whole.bytes;
-                let mapped_bound_ms = (ms_at(bytes, link.htod_gbps))
-                    .max(ms_at(bytes, link.dtoh_gbps))
-                    .max(ms_at(2 * bytes, link.both_gbps));
-                // The link's capacity both ways is the run's best, as for the mapped bound.
-                let streamed_bound_ms = pipeline_stages(
-                    [&p.whole, &p.chunked],
-                    r.run.params.streams,
-                    None,
-                    run.as_ref(),
-                )
-                .map_or(f64::NAN, |parts| {
-                    let parts = Stages {
-                        both_ms: parts.both_ms.min(ms_at(2 * bytes, link.both_gbps)),
-                        ..parts
-                    };
-                    pipeline::bound(
-                        parts,
-                        r.run.params.streams,
-                        p.iterations,
-                        r.run.device.copy_engines,
-                    )
-                    .ms
-                });
-                let mapped_ms = p.mapped.median();
-                let (streamed, streamed_ms) = [&p.async1, &p.async2]
-                    .map(|s| (s, s.median()))
-                    .into_iter()
-                    .min_by(|a, b| a.1.total_cmp(&b.1))
-                    .expect("two orders");
-                // A row that beat a bound lowers it to the row (as `pipeline::Bound::held`).
-                let held = |bound: f64, row: f64| {
-                    if pipeline::beyond(row, bound) {
-                        (row, true)
-                    } else {
-                        (bound, false)
-                    }
-                };
-                let mapped_under = Under::of(
-                    mapped_bound_ms,
-                    stage_noise(&p.whole),
-                    mapped_ms,
-                    p.mapped.noise(),
-                );
-                let streamed_under = Under::of(
-                    streamed_bound_ms,
-                    stage_noise(&p.chunked),
-                    streamed_ms,
-                    streamed.noise(),
-                );
-                let (mapped_bound_ms, mapped_lowered) = held(mapped_bound_ms, mapped_ms);
-                let (streamed_bound_ms, streamed_lowered) = held(streamed_bound_ms, streamed_ms);
-                let beyond_bound = mapped_lowered || streamed_lowered;
-                MappedRow {
-                    elements: p.elements,
-                    mapped_ms,
-                    streamed_ms,
-                    mapped_bound_ms,
-                    streamed_bound_ms,
-                    mapped_efficiency: mapped_bound_ms / mapped_ms,
-                    mapped_speedup: streamed_ms / mapped_ms,
-                    beyond_bound,
-                    mapped_noise: p.mapped.noise(),
-                    streamed_noise: streamed.noise(),
-                    mapped_under,
-                    streamed_under,
-                    mapped: p.mapped.clone(),
-                    async1: p.async1.clone(),
-                    async2: p.async2.clone(),
-                    mapped_model_ms: p.whole.both.median(),
-                }
-            })
+            .map(|p| mapped_row(r, run.as_ref(), &link, p))
             .collect();
         MappedAnalysis {
             link,

@@ -144,16 +144,11 @@ fn the_run_renders_as_tables_csv_chart_section_and_headline() {
     assert_eq!(tables.len(), 2);
     let main = &tables[0];
     assert_eq!(main.rows.len(), 1);
-    assert_eq!(main.rows[0][main.column("speedup").unwrap()], "1.36×");
-    assert_eq!(main.rows[0][main.column("all GPUs").unwrap()], "1.2500");
-    assert_eq!(
-        main.rows[0][main.column("limited by").unwrap()],
-        "every GPU's host copies at once"
-    );
-    assert_eq!(
-        main.rows[0][main.column("all GPUs / bound").unwrap()],
-        "1.04×"
-    );
+    let cell = |heading: &str| main.rows[0][main.column(heading).unwrap()].as_str();
+    assert_eq!(cell("speedup"), "1.36×");
+    assert_eq!(cell("all GPUs"), "1.2500");
+    assert_eq!(cell("limited by"), "every GPU's host copies at once");
+    assert_eq!(cell("all GPUs / bound"), "1.04×");
     assert_eq!(main.rows[0].last().unwrap(), "within");
     assert_eq!(tables[1].rows.len(), 2);
     let csv = MultiGpuOverlap::csv(&r, &analyze(&r))[0].contents.clone();

@@ -4,12 +4,12 @@
 use crate::experiments::prelude::*;
 mod analysis;
 mod present;
-mod topology;
 
 use analysis::analyze;
 pub use analysis::{Best, LinkRow, LocalRow, PairRow, PeerCopyAnalysis, PeerCopySummary, PeerRow};
-use present::{figures, local_columns, matrix_columns, pair_label, size, span, sweep_columns};
-use topology::link_columns;
+use present::{
+    figures, link_columns, local_columns, matrix_columns, pair_label, size, span, sweep_columns,
+};
 
 use crate::saved::DeviceInfo;
 use crate::saved::links::PairLink;

@@ -1,10 +1,11 @@
-//! How peer-copy shows: the matrix, the sweep and the copies within each GPU as tables,
-//! each method's rates as a heat map.
+//! How peer-copy shows: how each pair is joined beside its fastest copy, the matrix, the
+//! sweep and the copies within each GPU as tables, each method's rates as a heat map.
 use super::Method;
-use super::analysis::{LocalRow, PairRow, PeerCopyAnalysis, PeerRow, Rates};
+use super::analysis::{Best, LinkRow, LocalRow, PairRow, PeerCopyAnalysis, PeerRow, Rates};
 use crate::experiments::prelude::*;
 use crate::report::chart::HeatMap;
 use crate::report::figures::Drawing;
+use crate::saved::links::Joined;
 
 /// A size in bytes, e.g. "4 KiB", "1 GiB".
 pub(super) fn size(bytes: u64) -> String {
@@ -34,10 +35,8 @@ pub(super) fn pair_label(src: usize, dst: usize) -> String {
     format!("{src} → {dst}")
 }
 
-/// `method`'s GB/s, with its share of the link's rate in brackets where known:
-/// "395.2 (83%)".
-pub(super) fn rate_cell(rates: &Rates, method: Method) -> String {
-    let (rate, share) = (rates.rate(method), rates.efficiency(method));
+/// GB/s, with its share of the link's rate in brackets where known: "395.2 (83%)".
+fn rate_cell(rate: f64, share: f64) -> String {
     if rate.is_finite() && share.is_finite() {
         format!("{rate:.1} ({:.0}%)", 100.0 * share)
     } else {
@@ -87,7 +86,7 @@ fn method_columns<'a, R: 'a>(
         columns = columns
             .both(
                 method.label(),
-                move |x| rate_cell(rates(x), method),
+                move |x| rate_cell(rates(x).rate(method), rates(x).efficiency(method)),
                 method.key(),
                 move |x| format!("{:.3}", rates(x).rate(method)),
             )
@@ -132,6 +131,48 @@ fn after_methods<'a, R: 'a>(
             keys.join(";")
         },
     )
+}
+
+/// Each NVLink's rate one way, as NVML gave it.
+fn per_link(row: &LinkRow) -> String {
+    match &row.link.joined {
+        Joined::NvLink { per_link_gbps, .. } => {
+            (per_link_gbps.read()).map_or("not read".into(), |rate| num(*rate, 2))
+        }
+        Joined::Pcie { .. } | Joined::Unread(_) => "–".into(),
+    }
+}
+
+/// The one declaration of the link table: a row per pair.
+pub(super) fn link_columns<'a>() -> Columns<'a, LinkRow> {
+    let mut columns = Columns::new()
+        .show("pair", |x: &LinkRow| pair_label(x.src, x.dst))
+        .show("joined by", |x| x.link.describe())
+        .show("per link (GB/s)", per_link)
+        .show("link one way (GB/s)", |x| num(x.one_way_gbps, 1))
+        .show("link both ways (GB/s)", |x| num(x.both_ways_gbps, 1));
+    // Each fastest copy: its GB/s with its share of the link, and which copy it is.
+    type Fastest = fn(&LinkRow) -> Option<&Best>;
+    let fastest: [(&str, &str, Fastest); 2] = [
+        ("fastest one way (GB/s)", "one way: copy", |x| {
+            x.best_one_way.as_ref()
+        }),
+        ("fastest both ways (GB/s)", "both ways: copy", |x| {
+            x.best_both_ways.as_ref()
+        }),
+    ];
+    for (rate, copy, best) in fastest {
+        columns = columns
+            .show(rate, move |x| {
+                best(x).map_or("–".into(), |b| rate_cell(b.gbps, b.efficiency))
+            })
+            .show(copy, move |x| {
+                best(x).map_or("–".into(), |b| {
+                    format!("{}, {}", b.method.label(), size(b.bytes))
+                })
+            });
+    }
+    columns.show("rows above the link", |x| x.above_link.to_string())
 }
 
 /// The one declaration of the matrix table: a row per pair.

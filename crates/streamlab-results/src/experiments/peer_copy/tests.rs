@@ -92,7 +92,8 @@ fn rates_come_from_the_medians_and_count_both_directions() {
 #[test]
 fn the_matrix_renders_as_tables_csv_and_heat_maps() {
     let r = result();
-    let tables = PeerCopy::tables(&r, &analyze(&r), None);
+    let a = analyze(&r);
+    let tables = PeerCopy::tables(&r, &a, None);
     let matrix = &tables[0];
     assert_eq!(matrix.rows.len(), 2);
     assert_eq!(matrix.rows[0][0], "0 → 1");
@@ -100,12 +101,11 @@ fn the_matrix_renders_as_tables_csv_and_heat_maps() {
     let peer = matrix.column("copy, peer access on").unwrap();
     assert_eq!(matrix.rows[0][peer], "104.9");
     assert_eq!(matrix.rows[1][peer], "–");
-    let csv = PeerCopy::csv(&r, &analyze(&r))[0].contents.clone();
+    let csv = PeerCopy::csv(&r, &a)[0].contents.clone();
     let mut lines = csv.lines();
     let header = lines.next().unwrap();
     assert!(header.starts_with("src,dst,bytes,staged,staged_noise,staged_both"));
     assert!(lines.next().unwrap().starts_with("0,1,1048576,10.486,"));
-    let a = analyze(&r);
     let figures = figures(&a);
     assert_eq!(figures.len(), 2);
     let Drawing::HeatMap(map) = &figures[0].drawing else {
@@ -122,9 +122,9 @@ fn the_matrix_renders_as_tables_csv_and_heat_maps() {
     let section = section(&r);
     assert_eq!(section.figures.len(), 2);
     assert!(section.notes.iter().any(|(_, n)| n.contains("1 → 0")));
-    let headline = PeerCopy::summary(&r, &analyze(&r)).line.unwrap();
+    let headline = PeerCopy::summary(&r, &a).line.unwrap();
     assert!(headline.starts_with("2 pair(s)") && headline.ends_with("verified"));
-    assert_eq!(PeerCopy::rows(&r, &analyze(&r)).len(), 6 + 2 + 2 + 1);
+    assert_eq!(PeerCopy::rows(&r, &a).len(), 6 + 2 + 2 + 1);
 }
 
 #[test]
