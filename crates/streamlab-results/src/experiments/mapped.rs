@@ -392,27 +392,23 @@ impl Experiment for Mapped {
             mapped_wins: a.mapped_wins.clone(),
             mapped_over_bound: near.map(|x| (x.elements, x.mapped_over_bound())),
         };
+        let wins = x.mapped_wins.len();
         let line = format!(
-            "{} at 2^{} floats of its bound; mapped wins at {} size(s); {}",
+            "{} at 2^{} floats of its bound; mapped wins at {wins} size(s); {}",
             x.mapped_over_bound.map_or("–".into(), |(_, r)| times(r)),
             x.mapped_over_bound.map_or(0, |(n, _)| n.ilog2()),
-            x.mapped_wins.len(),
             verdict(x.verified)
         );
         let sizes = a.rows.len();
-        let overview = match x.mapped_over_bound {
-            Some((n, over)) => Overview {
-                finding: format!(
-                    "Zero-copy (mapped) memory takes {over:.2}× its bound at 2^{} floats and beats streamed copies, by more than the noise, at {} of {sizes} sizes.",
-                    n.ilog2(),
-                    x.mapped_wins.len()
-                ),
-                result: format!("wins at {} of {sizes} sizes", x.mapped_wins.len()),
-                over_bound: Some((over, format!("zero-copy at 2^{} floats", n.ilog2()))),
-                ..Overview::default()
-            },
-            None => Overview::default(),
-        };
+        let overview = x.mapped_over_bound.map_or_else(Overview::default, |(n, over)| Overview {
+            finding: format!(
+                "Zero-copy (mapped) memory takes {over:.2}× its bound at 2^{} floats and beats streamed copies, by more than the noise, at {wins} of {sizes} sizes.",
+                n.ilog2()
+            ),
+            result: format!("wins at {wins} of {sizes} sizes"),
+            over_bound: Some((over, format!("zero-copy at 2^{} floats", n.ilog2()))),
+            ..Overview::default()
+        });
         Summary::headline(&x, line).with(overview)
     }
 }

@@ -120,9 +120,10 @@ fn beaten(bound: &Bound) -> bool {
     bound.lowered() && bound.under == Some(Under::BeyondNoise)
 }
 
-/// Every probe of every GPU copying at once, with when it was taken.
-fn host_link_samples(r: &MultiGpuOverlapResult) -> Vec<(f64, When)> {
-    [
+/// The host link's best-of bound per iteration over every probe of every GPU copying at
+/// once, the probes' noise and what they were.
+fn host_link(r: &MultiGpuOverlapResult) -> (f64, f64, HostLinkProbes) {
+    let samples: Vec<(f64, When)> = [
         (Some(&r.host_link), When::Before),
         (r.host_link_between.as_ref(), When::Between),
         (r.host_link_after.as_ref(), When::After),
@@ -132,12 +133,7 @@ fn host_link_samples(r: &MultiGpuOverlapResult) -> Vec<(f64, When)> {
         (s.into_iter().flat_map(|s| s.samples_ms.iter())).map(move |&ms| (ms, when))
     })
     .filter(|(ms, _)| ms.is_finite())
-    .collect()
-}
-
-/// The host link's best-of bound per iteration, its probes' noise and what they were.
-fn host_link(r: &MultiGpuOverlapResult) -> (f64, f64, HostLinkProbes) {
-    let samples = host_link_samples(r);
+    .collect();
     let count = |when: When| samples.iter().filter(|s| s.1 == when).count();
     let best = (samples.iter()).min_by(|a, b| a.0.total_cmp(&b.0));
     let noise = Series::new(samples.iter().map(|s| s.0).collect()).map_or(f64::NAN, |s| s.noise());

@@ -52,12 +52,6 @@ fn each_way_cell(rates: &Rates, method: Method) -> String {
     }
 }
 
-/// The methods above the link, in words; empty where none is.
-fn flagged_cell(rates: &Rates) -> String {
-    let flagged: Vec<&str> = rates.flagged().into_iter().map(Method::label).collect();
-    flagged.join("; ")
-}
-
 /// The heading of the column of each direction's own rate in `method`'s both-ways
 /// copies, and the CSV's names of the two directions' columns; `None` for a one-way
 /// method.
@@ -75,13 +69,11 @@ fn each_way_columns(method: Method) -> Option<(&'static str, [&'static str; 2])>
     }
 }
 
-/// Each method's columns over rows with `rates`: its GB/s (its share of the link in the
-/// tables), and in the CSV its GB/s and noise; each direction's own rate beside a
-/// both-ways method, in the tables.
-fn method_columns<'a, R: 'a>(
-    mut columns: Columns<'a, R>,
-    rates: fn(&R) -> &Rates,
-) -> Columns<'a, R> {
+/// The columns of rows with `rates`: each method's GB/s (its share of the link in the
+/// tables), and in the CSV its GB/s and noise, with each direction's own rate beside a
+/// both-ways method in the tables; then in the CSV each link method's efficiency and each
+/// direction's own rate in the both-ways copies; in both the methods above the link.
+fn rate_columns<'a, R: 'a>(mut columns: Columns<'a, R>, rates: fn(&R) -> &Rates) -> Columns<'a, R> {
     for method in Method::ALL {
         columns = columns
             .both(
@@ -97,15 +89,6 @@ fn method_columns<'a, R: 'a>(
             columns = columns.show(heading, move |x| each_way_cell(rates(x), method));
         }
     }
-    columns
-}
-
-/// The columns after the methods': in the CSV each link method's efficiency and each
-/// direction's own rate in the both-ways copies; in both the methods above the link.
-fn after_methods<'a, R: 'a>(
-    mut columns: Columns<'a, R>,
-    rates: fn(&R) -> &Rates,
-) -> Columns<'a, R> {
     for method in Method::ALL {
         if let Some(key) = CSV_KEYS[method as usize].1 {
             columns = columns.raw(key, move |x| format!("{:.4}", rates(x).efficiency(method)));
@@ -122,14 +105,15 @@ fn after_methods<'a, R: 'a>(
                 });
         }
     }
+    let flagged = move |x: &R, name: fn(Method) -> &'static str, separator: &str| {
+        let names: Vec<&str> = rates(x).flagged().into_iter().map(name).collect();
+        names.join(separator)
+    };
     columns.both(
         "above the link",
-        move |x| flagged_cell(rates(x)),
+        move |x| flagged(x, Method::label, "; "),
         "above_link",
-        move |x| {
-            let keys: Vec<&str> = rates(x).flagged().into_iter().map(Method::key).collect();
-            keys.join(";")
-        },
+        move |x| flagged(x, Method::key, ";"),
     )
 }
 
@@ -182,7 +166,7 @@ pub(super) fn matrix_columns<'a>() -> Columns<'a, PairRow> {
         .show("peer access", |x| {
             if x.peer_access { "yes" } else { "no" }.to_owned()
         });
-    after_methods(method_columns(columns, |x| &x.rates), |x| &x.rates)
+    rate_columns(columns, |x| &x.rates)
         .show("latency off (µs)", |x| num(x.latency_staged_us, 1))
         .show("latency on (µs)", |x| num(x.latency_peer_us, 1))
 }
@@ -198,7 +182,7 @@ pub(super) fn sweep_columns<'a>() -> Columns<'a, PeerRow> {
         )
         .raw("dst", |x| x.dst.to_string())
         .both("size", |x| size(x.bytes), "bytes", |x| x.bytes.to_string());
-    after_methods(method_columns(columns, |x| &x.rates), |x| &x.rates)
+    rate_columns(columns, |x| &x.rates)
 }
 
 /// The one declaration of the table and CSV of each GPU's copies to itself.
