@@ -386,7 +386,7 @@ impl Experiment for Mapped {
 
     fn summary(r: &MappedResult, derived: &Self::Derived) -> Summary {
         let a = derived;
-        let near = (a.rows.iter()).min_by_key(|x| x.elements.abs_diff(1 << 25));
+        let near = (a.rows.iter()).min_by_key(|x| x.elements.abs_diff(1 << SINCOS_EXPONENT));
         let x = MappedSummary {
             verified: r.run.verification.passed,
             mapped_wins: a.mapped_wins.clone(),
