@@ -118,29 +118,6 @@ impl DependentAnalysis {
     }
 }
 
-fn analyze(r: &DependentLaunchResult) -> DependentAnalysis {
-    let series = |p: &ChainPoint| Series::new(p.gaps_us.clone());
-    let rows = (r.points.iter())
-        .filter_map(|p| {
-            let s = series(p)?;
-            let plain = (r.points.iter())
-                .find(|q| q.kernels == p.kernels && q.way == Way::Plain && q.spin_us == p.spin_us)
-                .and_then(series)
-                .map_or(f64::NAN, |s| s.median());
-            Some(GapRow {
-                kernels: p.kernels,
-                way: p.way,
-                spin_us: p.spin_us,
-                median_us: s.median(),
-                noise: s.noise(),
-                plain_over_this: plain / s.median(),
-                gaps: s,
-            })
-        })
-        .collect();
-    DependentAnalysis { rows }
-}
-
 /// dependent-launch's headline in `summary.json`: the Rust kernels' median gaps at the
 /// smallest size (µs), each way.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -180,31 +157,6 @@ fn columns<'a>() -> Columns<'a, GapRow> {
         })
 }
 
-fn figures(r: &DependentLaunchResult, a: &DependentAnalysis) -> Vec<FigureModel> {
-    let sizes = &r.run.params.spin_us;
-    let mut c = blank(
-        "dependent-launch: the gap between dependent kernels in one stream (medians)".into(),
-        "work per kernel (µs)",
-        "gap µs",
-        XAxis::Categories(sizes.iter().map(|s| s.to_string()).collect()),
-        YScale::Linear,
-    );
-    for (w, way) in Way::ALL.into_iter().enumerate() {
-        for set in [KernelSet::Rust, KernelSet::Cuda] {
-            let points: Vec<(f64, f64)> = (sizes.iter().enumerate())
-                .filter_map(|(i, &us)| Some((i as f64, a.row(set, way, us)?.median_us)))
-                .collect();
-            if points.is_empty() {
-                continue;
-            }
-            let name = format!("{}, {}", way.label(), set.label());
-            c.lines
-                .push(line(name, PALETTE[w], set == KernelSet::Cuda, points));
-        }
-    }
-    vec![FigureModel::chart("dependent-launch.svg".into(), c)]
-}
-
 impl Saved for DependentLaunchResult {
     experiment::saved_fields!(Params);
 }
@@ -222,7 +174,28 @@ impl Experiment for DependentLaunch {
     }
 
     fn derive(r: &DependentLaunchResult, _checks: &[TraceChecks]) -> DependentAnalysis {
-        analyze(r)
+        let series = |p: &ChainPoint| Series::new(p.gaps_us.clone());
+        let rows = (r.points.iter())
+            .filter_map(|p| {
+                let s = series(p)?;
+                let plain = (r.points.iter())
+                    .find(|q| {
+                        q.kernels == p.kernels && q.way == Way::Plain && q.spin_us == p.spin_us
+                    })
+                    .and_then(series)
+                    .map_or(f64::NAN, |s| s.median());
+                Some(GapRow {
+                    kernels: p.kernels,
+                    way: p.way,
+                    spin_us: p.spin_us,
+                    median_us: s.median(),
+                    noise: s.noise(),
+                    plain_over_this: plain / s.median(),
+                    gaps: s,
+                })
+            })
+            .collect();
+        DependentAnalysis { rows }
     }
 
     fn tables(
@@ -252,11 +225,31 @@ impl Experiment for DependentLaunch {
     }
 
     fn figures(r: &DependentLaunchResult, a: &Self::Derived) -> Vec<FigureModel> {
-        figures(r, a)
+        let sizes = &r.run.params.spin_us;
+        let mut c = blank(
+            "dependent-launch: the gap between dependent kernels in one stream (medians)".into(),
+            "work per kernel (µs)",
+            "gap µs",
+            XAxis::Categories(sizes.iter().map(|s| s.to_string()).collect()),
+            YScale::Linear,
+        );
+        for (w, way) in Way::ALL.into_iter().enumerate() {
+            for set in [KernelSet::Rust, KernelSet::Cuda] {
+                let points: Vec<(f64, f64)> = (sizes.iter().enumerate())
+                    .filter_map(|(i, &us)| Some((i as f64, a.row(set, way, us)?.median_us)))
+                    .collect();
+                if points.is_empty() {
+                    continue;
+                }
+                let name = format!("{}, {}", way.label(), set.label());
+                c.lines
+                    .push(line(name, PALETTE[w], set == KernelSet::Cuda, points));
+            }
+        }
+        vec![FigureModel::chart("dependent-launch.svg".into(), c)]
     }
 
-    fn summary(r: &DependentLaunchResult, derived: &Self::Derived) -> Summary {
-        let a = derived;
+    fn summary(r: &DependentLaunchResult, a: &Self::Derived) -> Summary {
         let spin = r.run.params.spin_us.iter().copied().min();
         let gap = |set, way| spin.and_then(|us| a.row(set, way, us)).map(|x| x.median_us);
         let x = DependentSummary {
@@ -269,24 +262,22 @@ impl Experiment for DependentLaunch {
             cuda_programmatic_us: gap(KernelSet::Cuda, Way::Programmatic),
             cuda_graph_us: gap(KernelSet::Cuda, Way::Graph),
         };
-        let us = |v: Option<f64>| v.map_or("–".into(), |v| format!("{v:.2}"));
+        let [plain, pdl, graph, cuda_plain, cuda_pdl, cuda_graph] = [
+            x.plain_us,
+            x.programmatic_us,
+            x.graph_us,
+            x.cuda_plain_us,
+            x.cuda_programmatic_us,
+            x.cuda_graph_us,
+        ]
+        .map(|v| v.map_or("–".into(), |v| format!("{v:.2}")));
         let line = format!(
-            "gap between dependent Rust kernels: plain {} µs, PDL {} µs, graph {} µs (C++ {} / {} / {}); {}",
-            us(x.plain_us),
-            us(x.programmatic_us),
-            us(x.graph_us),
-            us(x.cuda_plain_us),
-            us(x.cuda_programmatic_us),
-            us(x.cuda_graph_us),
+            "gap between dependent Rust kernels: plain {plain} µs, PDL {pdl} µs, graph {graph} µs (C++ {cuda_plain} / {cuda_pdl} / {cuda_graph}); {}",
             verdict(x.verified)
         );
         Summary::headline(&x, line).with(Overview {
             finding: finding(r, a),
-            result: format!(
-                "PDL gap {} µs, plain {} µs",
-                us(x.programmatic_us),
-                us(x.plain_us)
-            ),
+            result: format!("PDL gap {pdl} µs, plain {plain} µs"),
             ..Overview::default()
         })
     }
@@ -346,7 +337,7 @@ mod tests {
                 point(KernelSet::Cuda, Way::Programmatic, 0, &[2.0, 2.0, 2.0]),
             ],
         };
-        let a = analyze(&r);
+        let a = DependentLaunch::derive(&r, &[]);
         let pdl = a.row(KernelSet::Rust, Way::Programmatic, 0).unwrap();
         assert!((pdl.plain_over_this - 4.0).abs() < 1e-12, "{pdl:?}");
         let cuda = a.row(KernelSet::Cuda, Way::Programmatic, 0).unwrap();

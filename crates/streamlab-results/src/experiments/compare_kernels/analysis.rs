@@ -89,6 +89,23 @@ pub struct KernelRatios {
     pub add_kernel: f64,
 }
 
+impl KernelRatios {
+    pub fn by_kernel(&self) -> [(&'static str, f64); 3] {
+        [
+            ("fill", self.fill),
+            ("matmul", self.matmul),
+            ("add_kernel", self.add_kernel),
+        ]
+    }
+
+    /// The kernel Rust is slowest at, and its ratio.
+    pub fn slowest(&self) -> (&'static str, f64) {
+        (self.by_kernel().into_iter())
+            .max_by(|x, y| x.1.total_cmp(&y.1))
+            .expect("three kernels")
+    }
+}
+
 /// What a ratio over the shapes measures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -427,17 +444,15 @@ pub fn measured_rows(c: &KernelComparison, derived: &ComparisonAnalysis) -> Vec<
         };
         let runs = spellings(k);
         let form = k.form.map_or("", KernelForm::label);
-        let cold = (k.cache == Some(Cache::Cold)).then_some("cold");
-        let words: Vec<&str> = [
-            Some(k.kernel.as_str()),
-            Some(k.case.as_str()),
-            Some(form),
-            cold,
-        ]
-        .into_iter()
-        .flatten()
-        .filter(|w| !w.is_empty())
-        .collect();
+        let cold = if k.cache == Some(Cache::Cold) {
+            "cold"
+        } else {
+            ""
+        };
+        let words: Vec<&str> = [k.kernel.as_str(), k.case.as_str(), form, cold]
+            .into_iter()
+            .filter(|w| !w.is_empty())
+            .collect();
         let (key, label) = (words.join("/"), words.join(" "));
         for (language, entry, suffix) in [
             (KernelSet::Rust, &ratio.rust_spelling, "rust"),
@@ -454,9 +469,10 @@ pub fn measured_rows(c: &KernelComparison, derived: &ComparisonAnalysis) -> Vec<
                     MS,
                 );
                 // The Rust row is held against its C++ twin of the same case.
-                rows.push(match language {
-                    KernelSet::Rust => row.controlled_by(RowControl::Row(format!("{key}/cuda"))),
-                    KernelSet::Cuda => row,
+                rows.push(if language == KernelSet::Rust {
+                    row.controlled_by(RowControl::Row(format!("{key}/cuda")))
+                } else {
+                    row
                 });
             }
         }

@@ -83,8 +83,8 @@ pub struct Params {
     pub seed: Option<u64>,
 }
 
-fn one() -> usize {
-    1
+fn one<T: From<u8>>() -> T {
+    T::from(1)
 }
 
 /// How far apart [`Params::placements`] put an input: the GPU's large page.
@@ -181,7 +181,7 @@ pub struct KernelCase {
     /// Launches run back to back between each sample's two events (its time is their mean
     /// per launch): more than one where one launch is too short for its events to time it
     /// ([`BATCHED_SAMPLE_MS`]); one in runs from before.
-    #[serde(default = "one_launch", skip_serializing_if = "is_one_launch")]
+    #[serde(default = "one", skip_serializing_if = "is_one_launch")]
     pub launches_per_sample: u32,
 }
 
@@ -190,10 +190,6 @@ pub struct KernelCase {
 pub const BATCHED_SAMPLE_MS: f64 = 0.2;
 /// The most launches one sample runs back to back.
 pub const MAX_LAUNCHES_PER_SAMPLE: u32 = 256;
-
-fn one_launch() -> u32 {
-    1
-}
 
 fn is_one_launch(n: &u32) -> bool {
     *n == 1
@@ -301,14 +297,18 @@ impl Experiment for CompareKernels {
         tables::tables(c, derived)
     }
 
+    /// The cases' CSV, every shape, and every spelling at every shape (none for runs
+    /// from before spellings).
     fn csv(c: &KernelComparison, derived: &Self::Derived) -> Vec<Csv> {
-        let spellings = tables::spellings_csv(derived).map(|contents| Csv {
-            suffix: Some("spellings"),
-            contents,
-        });
-        std::iter::once(Csv::main(tables::csv(c, derived)))
-            .chain(spellings)
-            .collect()
+        let mut files = vec![Csv::main(tables::columns(c).csv(&derived.cases))];
+        let spellings = tables::spelling_rows(derived.cases.iter());
+        if !spellings.is_empty() {
+            files.push(Csv {
+                suffix: Some("spellings"),
+                contents: tables::spelling_columns().csv(&spellings),
+            });
+        }
+        files
     }
 
     fn words(c: &KernelComparison, _a: &Self::Derived) -> Value {

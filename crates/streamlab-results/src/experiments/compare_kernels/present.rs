@@ -92,25 +92,12 @@ pub const FACTS: &[&str] = &[
 /// What compare-kernels found, in words: the tuned kernels at the write-ups' shapes and
 /// at their worst over `over_shapes`, and the plain ones.
 fn overview(a: &ComparisonAnalysis) -> Overview {
-    let by_kernel = |r: &KernelRatios| {
-        [
-            ("fill", r.fill),
-            ("matmul", r.matmul),
-            ("add_kernel", r.add_kernel),
-        ]
-    };
-    let span = |r: &KernelRatios| {
-        let v = by_kernel(r).map(|(_, x)| x);
-        let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
-        let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        (lo, hi)
-    };
     let worst = worst_row(a, Measure::Form(KernelForm::Tuned));
     let mut finding = Vec::new();
     let mut result = String::from("–");
     if let Some(t) = &a.tuned {
-        let (lo, hi) = span(t);
-        let each: Vec<String> = (by_kernel(t).iter())
+        let (lo, hi) = span(t, (f64::INFINITY, f64::NEG_INFINITY));
+        let each: Vec<String> = (t.by_kernel().iter())
             .map(|(k, x)| format!("{k} {x:.2}"))
             .collect();
         finding.push(format!(
@@ -127,9 +114,7 @@ fn overview(a: &ComparisonAnalysis) -> Overview {
         ));
     }
     if let Some(p) = &a.plain {
-        let (kernel, x) = (by_kernel(p).into_iter())
-            .max_by(|x, y| x.1.total_cmp(&y.1))
-            .expect("three kernels");
+        let (kernel, x) = p.slowest();
         finding.push(format!(
             "written plainly, as in the write-ups, Rust's {kernel} takes {x:.2}×"
         ));
@@ -144,6 +129,11 @@ fn overview(a: &ComparisonAnalysis) -> Overview {
         over_bound: None,
         rust_over_cpp: worst.map(|w| (w.worst, "worst tuned shape".into())),
     }
+}
+
+/// The lowest and the highest of `(lo, hi)` and the ratios of `r`.
+fn span(r: &KernelRatios, (lo, hi): (f64, f64)) -> (f64, f64) {
+    (r.by_kernel().iter()).fold((lo, hi), |(lo, hi), &(_, x)| (lo.min(x), hi.max(x)))
 }
 
 /// Where a sweep row's worst ratio was: its kernel and case, and the cache state where L2
@@ -190,9 +180,7 @@ fn rust_cost(a: &ComparisonAnalysis) -> Option<String> {
     let (mut lo, mut hi, worst) = measured_span(a, Measure::Form(KernelForm::Tuned))?;
     // Every write-ups' shape: the sweep keeps each kernel's worst of them.
     if let Some(t) = &a.tuned {
-        for x in [t.fill, t.matmul, t.add_kernel] {
-            (lo, hi) = (lo.min(x), hi.max(x));
-        }
+        (lo, hi) = span(t, (lo, hi));
     }
     let mut out = format!(
         "Against the fastest CUDA C++, tuned Rust takes {} its time at the write-ups' shapes and {} at the worst shape timed ({})",
@@ -209,14 +197,7 @@ fn rust_cost(a: &ComparisonAnalysis) -> Option<String> {
         );
     }
     if let Some(p) = &a.plain {
-        let (kernel, x) = [
-            ("fill", p.fill),
-            ("matmul", p.matmul),
-            ("add_kernel", p.add_kernel),
-        ]
-        .into_iter()
-        .max_by(|x, y| x.1.total_cmp(&y.1))
-        .expect("three kernels");
+        let (kernel, x) = p.slowest();
         out += &format!(
             "; written plainly, as the write-ups write their C++, Rust's {kernel} takes {} the plain C++'s time",
             times(x)
@@ -242,11 +223,14 @@ pub fn summary(a: &ComparisonAnalysis) -> Summary {
     let labels = ["Rust/C++ (tuned)", "Rust/C++ (safe)", "Rust/C++ (plain)"];
     for (label, r) in labels.iter().zip([&a.tuned, &a.safe, &a.plain]) {
         let Some(r) = r else { continue };
+        let each: Vec<String> = (r.by_kernel().iter())
+            .map(|(k, x)| format!("{k} {x:.3}"))
+            .collect();
         lines.push((
             (*label).to_owned(),
             format!(
-                "fill {:.3}, matmul {:.3}, add_kernel {:.3} (each side's fastest spelling, the write-ups' shapes)",
-                r.fill, r.matmul, r.add_kernel
+                "{} (each side's fastest spelling, the write-ups' shapes)",
+                each.join(", ")
             ),
         ));
     }

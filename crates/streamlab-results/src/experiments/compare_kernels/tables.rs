@@ -28,7 +28,7 @@ fn cache_label(cache: Option<Cache>) -> &'static str {
 }
 
 /// The one declaration of the cases' table and CSV: a row per case.
-fn columns(c: &KernelComparison) -> Columns<'_, CaseRatio> {
+pub(super) fn columns(c: &KernelComparison) -> Columns<'_, CaseRatio> {
     let quartiles =
         |q: &Quartiles| format!("{} ({}–{})", num(q.median, 4), num(q.q1, 4), num(q.q3, 4));
     Columns::new()
@@ -173,12 +173,12 @@ fn safety_columns<'a>() -> Columns<'a, SafetyCost> {
 
 /// A spelling's row: its case, language, entry, what it does, its time and how far it is
 /// from its language's fastest.
-struct SpellingRow<'a> {
+pub(super) struct SpellingRow<'a> {
     case: &'a CaseRatio,
     spelling: &'a super::SpellingTime,
 }
 
-fn spelling_columns<'a>() -> Columns<'a, SpellingRow<'a>> {
+pub(super) fn spelling_columns<'a>() -> Columns<'a, SpellingRow<'a>> {
     let fastest_of = |r: &SpellingRow| {
         (r.case.spellings.iter())
             .filter(|s| s.language == r.spelling.language && s.fastest)
@@ -212,7 +212,9 @@ fn spelling_columns<'a>() -> Columns<'a, SpellingRow<'a>> {
         .text("how", "how", |r| r.spelling.how.clone())
 }
 
-fn spelling_rows<'a>(cases: impl Iterator<Item = &'a CaseRatio>) -> Vec<SpellingRow<'a>> {
+pub(super) fn spelling_rows<'a>(
+    cases: impl Iterator<Item = &'a CaseRatio>,
+) -> Vec<SpellingRow<'a>> {
     cases
         .flat_map(|case| {
             case.spellings
@@ -282,10 +284,10 @@ fn worst_of_its_kind(k: &CaseRatio, cases: &[CaseRatio]) -> bool {
 }
 
 pub fn tables(c: &KernelComparison, a: &ComparisonAnalysis) -> Vec<Table> {
-    let defaults: Vec<CaseRatio> = (a.cases.iter())
-        .filter(|k| k.origin == Origin::Defaults && k.max_ulps.is_none())
-        .cloned()
-        .collect();
+    let cases_where = |keep: fn(&CaseRatio) -> bool| -> Vec<CaseRatio> {
+        a.cases.iter().filter(|k| keep(k)).cloned().collect()
+    };
+    let defaults = cases_where(|k| k.origin == Origin::Defaults && k.max_ulps.is_none());
     let mut tables = vec![columns(c).keyed(
         Some("at the write-ups' shapes: each side's fastest spelling, median ms per launch (quartiles in brackets)".into()),
         &defaults,
@@ -320,10 +322,7 @@ pub fn tables(c: &KernelComparison, a: &ComparisonAnalysis) -> Vec<Table> {
             |r| r.spelling.fastest,
         ));
     }
-    let others: Vec<CaseRatio> = (a.cases.iter())
-        .filter(|k| k.origin != Origin::Defaults)
-        .cloned()
-        .collect();
+    let others = cases_where(|k| k.origin != Origin::Defaults);
     if !others.is_empty() {
         tables.push(columns(c).keyed(
             Some("at the shapes with tails and the drawn ones".into()),
@@ -331,10 +330,7 @@ pub fn tables(c: &KernelComparison, a: &ComparisonAnalysis) -> Vec<Table> {
             |k| worst_of_its_kind(k, &others),
         ));
     }
-    let math: Vec<CaseRatio> = (a.cases.iter())
-        .filter(|k| k.max_ulps.is_some())
-        .cloned()
-        .collect();
+    let math = cases_where(|k| k.max_ulps.is_some());
     if !math.is_empty() {
         tables.push(math_columns().table(
             Some("whose math: each library's function alone over the blog's indices (x = 0, 1, 2, …), median ms per launch, and its largest error against an f64 reference (a comparison of math libraries, not of languages)".into()),
@@ -349,15 +345,4 @@ pub fn tables(c: &KernelComparison, a: &ComparisonAnalysis) -> Vec<Table> {
         ));
     }
     tables
-}
-
-/// The cases' CSV, every shape.
-pub fn csv(c: &KernelComparison, a: &ComparisonAnalysis) -> String {
-    columns(c).csv(&a.cases)
-}
-
-/// Every spelling at every shape, as CSV (none for runs from before spellings).
-pub fn spellings_csv(a: &ComparisonAnalysis) -> Option<String> {
-    let rows = spelling_rows(a.cases.iter());
-    (!rows.is_empty()).then(|| spelling_columns().csv(&rows))
 }

@@ -9,13 +9,23 @@ fn series(ms: &[f64]) -> Series {
 }
 
 fn passed() -> Verification {
-    Verification {
-        passed: true,
-        checked: 1,
-        mismatches: 0,
-        max_abs_error: 0.0,
-        detail: String::new(),
-    }
+    RunRecord::made_up(()).verification
+}
+
+/// The recorded run of 2026-11-27 00:14.
+fn recorded() -> KernelComparison {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/runs/h200-2026-11-27-0014/compare-kernels.json"
+    );
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// `a`'s ratio over the shapes of `measure`, warm.
+fn warm(a: &ComparisonAnalysis, measure: Measure) -> &SweepRatio {
+    (a.sweep.iter())
+        .find(|s| s.measure == measure && s.cache == Some(Cache::Warm))
+        .unwrap()
 }
 
 fn run(language: KernelSet, entry: &str, ms: f64) -> SpellingRun {
@@ -124,15 +134,11 @@ fn safety_is_held_against_the_fastest_unchecked_cpp_of_its_shape_and_the_worst_s
     assert!((wiki.over_rust_tuned - 3.0 / 2.6).abs() < 1e-12);
     // At the tail the plain C++ loop is the fastest unchecked spelling.
     assert!((a.safety[1].over_cuda_unchecked - 1.2).abs() < 1e-12);
-    let safety = (a.sweep.iter())
-        .find(|s| s.measure == Measure::Safety && s.cache == Some(Cache::Warm))
-        .unwrap();
+    let safety = warm(&a, Measure::Safety);
     assert_eq!(safety.write_up, Some(1.0));
     assert_eq!((safety.worst, safety.worst_case.as_str()), (1.2, "tail"));
     assert_eq!(safety.within_targets, Some(false));
-    let tuned = (a.sweep.iter())
-        .find(|s| s.measure == Measure::Form(Tuned) && s.cache == Some(Cache::Warm))
-        .unwrap();
+    let tuned = warm(&a, Measure::Form(Tuned));
     assert_eq!(tuned.shapes, 2);
     assert!((tuned.worst - 2.6 / 3.0).abs() < 1e-12);
     assert_eq!(tuned.within_targets, Some(true));
@@ -141,9 +147,7 @@ fn safety_is_held_against_the_fastest_unchecked_cpp_of_its_shape_and_the_worst_s
     let mut cases = at("wiki", Origin::Defaults, 3.0, 4.0, 3.0);
     cases.extend(at("512×512×2048", Origin::Defaults, 3.3, 3.0, 3.2));
     let a = analyze(&KernelComparison { cases, ..empty() });
-    let safety = (a.sweep.iter())
-        .find(|s| s.measure == Measure::Safety && s.cache == Some(Cache::Warm))
-        .unwrap();
+    let safety = warm(&a, Measure::Safety);
     assert!((safety.write_up.unwrap() - 1.1).abs() < 1e-12);
     assert_eq!(safety.write_up_case, "512×512×2048");
     assert_eq!(safety.within_targets, Some(false));
@@ -186,12 +190,7 @@ fn empty() -> KernelComparison {
 
 #[test]
 fn the_numbers_name_where_each_worst_ratio_was_measured() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/runs/h200-2026-11-27-0014/compare-kernels.json"
-    );
-    let r: KernelComparison =
-        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let r = recorded();
     let lines = super::present::summary(&analyze(&r)).fact_lines;
     let over_shapes: Vec<&String> = (lines.iter())
         .filter(|(label, _)| label.ends_with("over shapes"))
@@ -211,12 +210,7 @@ fn the_numbers_name_where_each_worst_ratio_was_measured() {
 
 #[test]
 fn shapes_are_counted_once_whatever_their_forms_and_cache_states() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/runs/h200-2026-11-27-0014/compare-kernels.json"
-    );
-    let r: KernelComparison =
-        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let r = recorded();
     let all = super::present::shapes(&r, None);
     let parts: usize = [Origin::Defaults, Origin::Tail, Origin::Random]
         .into_iter()

@@ -5,7 +5,7 @@
 use super::{Case, ConcurrencyBreaks, ConcurrencyBreaksResult};
 use crate::experiments::prelude::*;
 use crate::saved::timeline::OpKind;
-use crate::verdict::{self};
+use crate::verdict;
 
 /// One case against its clean pipeline.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -82,17 +82,24 @@ pub struct BreaksAnalysis {
 }
 
 impl BreaksAnalysis {
+    pub fn row(&self, case: Case) -> Option<&BreakRow> {
+        self.rows.iter().find(|x| x.case == case)
+    }
+
+    /// The row of `remedy` beside the break it remedies.
+    pub fn remedy(&self, remedy: Case) -> Option<&RemedyRow> {
+        self.remedies.iter().find(|x| x.remedy == remedy)
+    }
+
     /// The median time per iteration of the clean pipeline `case` is held to.
     pub fn baseline_ms(&self, case: Case) -> Option<f64> {
-        (self.rows.iter())
-            .find(|x| x.case == case.baseline())
-            .map(|x| x.median_ms)
+        self.row(case.baseline()).map(|x| x.median_ms)
     }
 
     /// The staged copy's model: the slower of its clean pipeline and the host's copy of
     /// a chunk into pinned memory, which the pipeline hides only while it is shorter.
     pub fn staged_model_ms(&self) -> Option<f64> {
-        let remedy = (self.remedies.iter()).find(|x| x.remedy == Case::StagedCopy)?;
+        let remedy = self.remedy(Case::StagedCopy)?;
         let clean = self.baseline_ms(Case::StagedCopy)?;
         Some(clean.max(remedy.host_copy_ms?))
     }

@@ -95,8 +95,7 @@ pub enum Case {
     /// [`Case::DeviceCopyOnNullStream`]'s remedy: the same copy on the last stream.
     DeviceCopyOnStream,
     /// [`Case::AllocAndFree`]'s remedy: the allocation and the free in the first stream's
-    /// order (`cuMemAllocFromPoolAsync`, `cuMemFreeAsync`), from a pool that hands its
-    /// memory back at each synchronization (release threshold 0, as the default pool).
+    /// order, from a pool that hands its memory back at each synchronization.
     StreamOrderedAlloc,
     /// The same from a pool that keeps its memory (release threshold the maximum).
     StreamOrderedAllocKept,
@@ -104,9 +103,7 @@ pub enum Case {
     /// pipeline (`cuMemHostRegister`).
     RegisteredCopy,
     /// [`Case::PageableCopy`]'s other remedy: the chunk copied on the host into one of two
-    /// pinned staging buffers, and in from there on its stream. The host stages the next
-    /// iteration's chunk once it has issued this one's work, first waiting for the
-    /// buffer's copy in of the iteration before (`cuEventSynchronize`).
+    /// pinned staging buffers, and in from there on its stream.
     StagedCopy,
     /// [`Case::HostWaitOnEvent`]'s remedy: the host asks whether the event has passed
     /// (`cuEventQuery`) and goes on issuing.
@@ -209,24 +206,15 @@ impl Case {
     /// a staging buffer, which the detector names as any host call that waits).
     pub fn expected(self) -> &'static [BreakKind] {
         match self {
-            Case::Clean
-            | Case::CleanNonBlocking
-            | Case::PerThreadStreamCopy
-            | Case::MemsetOnStream
-            | Case::DeviceCopyOnStream
-            | Case::StreamOrderedAlloc
-            | Case::StreamOrderedAllocKept
-            | Case::RegisteredCopy
-            | Case::EventQuery => &[],
             Case::NullStreamCopy
             | Case::NullStreamCopyNonBlocking
             | Case::MemsetWithoutStream
             | Case::DeviceCopyOnNullStream => &[BreakKind::NullStream],
             Case::PageableCopy => &[BreakKind::Pageable],
-            Case::AllocAndFree | Case::HostWaitOnEvent => &[BreakKind::HostCall],
-            // The host waits before reusing a staging buffer, for a copy queued an
-            // iteration back: a host call, while the GPU has the iteration since.
-            Case::StagedCopy => &[BreakKind::HostCall],
+            // The staged copy's host waits before reusing a staging buffer, for a copy
+            // queued an iteration back: a host call, while the GPU has the iteration since.
+            Case::AllocAndFree | Case::HostWaitOnEvent | Case::StagedCopy => &[BreakKind::HostCall],
+            _ => &[],
         }
     }
 }
@@ -343,7 +331,7 @@ impl Experiment for ConcurrencyBreaks {
             tables.push(remedy_columns().table(
                 Some(format!(
                     "each break beside its remedy, both against the clean pipeline in the same run; as clean: the remedy is the same as clean by the rule (under the minimum effect, {}) or faster; within noise: its median is within the larger noise of the two rows",
-                    crate::verdict::percent(crate::verdict::Rule::within(ConcurrencyBreaks::NAME).min_change)
+                    crate::verdict::percent(Rule::within(ConcurrencyBreaks::NAME).min_change)
                 )),
                 &derived.remedies,
             ));
@@ -386,11 +374,11 @@ impl Experiment for ConcurrencyBreaks {
         // says so.
         let traced = r.cases.iter().filter(|c| c.timeline.is_some());
         for (figure, traced) in sec.timelines.iter_mut().zip(traced) {
-            let row = a.rows.iter().find(|x| x.case == traced.case);
+            let row = a.row(traced.case);
             if row.is_none_or(|x| x.verdict != Verdict::Slower) {
                 figure.unmark();
             }
-            let remedy = a.remedies.iter().find(|m| m.remedy == traced.case);
+            let remedy = a.remedy(traced.case);
             if let (Some(row), Some(remedy)) = (row, remedy)
                 && remedy.as_clean()
                 && row.detected.is_empty()
@@ -404,8 +392,7 @@ impl Experiment for ConcurrencyBreaks {
         Ok(sec)
     }
 
-    fn summary(r: &ConcurrencyBreaksResult, derived: &Self::Derived) -> Summary {
-        let a = derived;
+    fn summary(r: &ConcurrencyBreaksResult, a: &Self::Derived) -> Summary {
         let costliest = (a.rows.iter())
             .filter(|x| x.case.remedies().is_none())
             .max_by(|x, y| x.over_clean.total_cmp(&y.over_clean));
@@ -421,7 +408,7 @@ impl Experiment for ConcurrencyBreaks {
                 .filter(|x| x.remedy_within_noise)
                 .count(),
             remedies: a.remedies.len(),
-            min_effect: crate::verdict::Rule::within(ConcurrencyBreaks::NAME).min_change,
+            min_effect: Rule::within(ConcurrencyBreaks::NAME).min_change,
         };
         let line = format!(
             "clean {} ms per iteration, costliest break {} at {}× clean; {} of {} remedies as clean ({} within noise); detector as expected in {} of {} traced cases; {}",
@@ -436,53 +423,48 @@ impl Experiment for ConcurrencyBreaks {
             x.traced,
             verdict(x.verified)
         );
-        let finding = match (x.costliest, x.costliest_over_clean, x.clean_ms) {
-            (Some(case), Some(over), Some(clean)) => format!(
-                "Of what breaks the overlap, a {} costs most: {over:.2}× the clean iteration ({clean:.3} ms); {} of {} remedies measured beside their breaks run as fast as clean by the rule ({} within noise of it); the timelines name the break as expected in {} of {} traced cases.",
-                case.label(),
+        let result = costliest.map_or("–".into(), |x| {
+            format!("{}: {:.2}× clean", x.case.label(), x.over_clean)
+        });
+        let worst_and_clean = costliest.zip(x.clean_ms);
+        let finding = worst_and_clean.map_or(
+            "No break was measured against the clean case.".into(),
+            |(worst, clean)| format!(
+                "Of what breaks the overlap, a {} costs most: {:.2}× the clean iteration ({clean:.3} ms); {} of {} remedies measured beside their breaks run as fast as clean by the rule ({} within noise of it); the timelines name the break as expected in {} of {} traced cases.",
+                worst.case.label(),
+                worst.over_clean,
                 x.remedies_as_clean,
                 x.remedies,
                 x.remedies_within_noise,
                 x.detected_as_expected,
                 x.traced
             ),
-            _ => "No break was measured against the clean case.".into(),
-        };
-        let result = match (x.costliest, x.costliest_over_clean) {
-            (Some(case), Some(over)) => format!("{}: {over:.2}× clean", case.label()),
-            _ => "–".into(),
-        };
-        let summary = Summary::headline(&x, line).with(Overview {
-            finding,
-            result,
-            ..Overview::default()
+        );
+        let answer = worst_and_clean.map(|(worst, clean)| {
+            let remedy = (a.remedies.iter().find(|m| m.breaks == worst.case)).map_or(String::new(), |m| {
+                let how = if m.as_clean() {
+                    "runs as fast as clean".into()
+                } else {
+                    format!("still costs {:.3} ms", m.remedy_cost_ms)
+                };
+                format!("; its remedy measured beside it ({}) {how}", m.remedy.label())
+            });
+            let sentence = format!(
+                "Of the Handbook's breaks, a {} costs most: an iteration of the {}-stream pipeline takes {:.2}× the clean one's {clean:.3} ms{remedy}.",
+                worst.case.label(),
+                r.run.params.streams,
+                worst.over_clean
+            );
+            (Question::OverlapBreaks, sentence)
         });
-        match (x.costliest, x.costliest_over_clean, x.clean_ms) {
-            (Some(case), Some(over), Some(clean)) => {
-                let remedy = (a.remedies.iter().find(|m| m.breaks == case)).map_or(
-                    String::new(),
-                    |m| match m.as_clean() {
-                        true => format!(
-                            "; its remedy measured beside it ({}) runs as fast as clean",
-                            m.remedy.label()
-                        ),
-                        false => format!(
-                            "; its remedy measured beside it ({}) still costs {:.3} ms",
-                            m.remedy.label(),
-                            m.remedy_cost_ms
-                        ),
-                    },
-                );
-                summary.answering(
-                    Question::OverlapBreaks,
-                    format!(
-                        "Of the Handbook's breaks, a {} costs most: an iteration of the {}-stream pipeline takes {over:.2}× the clean one's {clean:.3} ms{remedy}.",
-                        case.label(),
-                        r.run.params.streams
-                    ),
-                )
-            }
-            _ => summary,
+        Summary {
+            overview: Overview {
+                finding,
+                result,
+                ..Overview::default()
+            },
+            answer,
+            ..Summary::headline(&x, line)
         }
     }
 }

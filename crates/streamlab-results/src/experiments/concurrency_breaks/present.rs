@@ -41,9 +41,18 @@ fn kinds(k: &[BreakKind]) -> String {
     }
 }
 
+/// An optional time in the table (– for none) and in the CSV (empty for none).
+fn optional_ms(v: Option<f64>, table: bool) -> String {
+    match v {
+        Some(v) if table => num(v, 4),
+        Some(v) => format!("{v:.4}"),
+        None if table => "–".into(),
+        None => String::new(),
+    }
+}
+
 /// The one declaration of the table and the CSV: a row per case.
 pub(super) fn columns<'a>() -> Columns<'a, BreakRow> {
-    let ms = |x: f64| format!("{x:.4}");
     Columns::new()
         .text("case", "case", |x: &BreakRow| x.case.label().into())
         .both(
@@ -64,21 +73,21 @@ pub(super) fn columns<'a>() -> Columns<'a, BreakRow> {
         .number("over clean", "over_clean", (3, 4), |x| x.over_clean)
         .both(
             "cost ms",
-            |x| format!("{}{}", num(x.cost_ms, 4), unless_changed(x.verdict)),
+            |x| cost_cell(x.cost_ms, x.verdict),
             "cost_ms",
-            move |x| ms(x.cost_ms),
+            |x| format!("{:.4}", x.cost_ms),
         )
         .both(
             "copy–kernel overlap lost ms (traced)",
-            |x| x.overlap_lost_ms.map_or("–".into(), |v| num(v, 4)),
+            |x| optional_ms(x.overlap_lost_ms, true),
             "overlap_lost_ms",
-            move |x| x.overlap_lost_ms.map_or(String::new(), ms),
+            |x| optional_ms(x.overlap_lost_ms, false),
         )
         .both(
             "both-ways lost ms (traced)",
-            |x| x.both_ways_lost_ms.map_or("–".into(), |v| num(v, 4)),
+            |x| optional_ms(x.both_ways_lost_ms, true),
             "both_ways_lost_ms",
-            move |x| x.both_ways_lost_ms.map_or(String::new(), ms),
+            |x| optional_ms(x.both_ways_lost_ms, false),
         )
         .text("detected", "detected", |x| kinds(&x.detected))
         .text("nsys analyze rule", "nsys_rule", |x| {
@@ -157,8 +166,8 @@ pub(super) fn remedies_result(a: &BreaksAnalysis) -> String {
 /// memory against a clean iteration, which hides it only while it is shorter.
 pub(super) fn staging_note(r: &ConcurrencyBreaksResult, a: &BreaksAnalysis) -> Option<String> {
     let probe = r.staging.as_ref()?;
-    let remedy = a.remedies.iter().find(|x| x.remedy == Case::StagedCopy)?;
-    let clean = a.rows.iter().find(|x| x.case == Case::Clean)?;
+    let remedy = a.remedy(Case::StagedCopy)?;
+    let clean = a.row(Case::Clean)?;
     let copy_ms = remedy.host_copy_ms?;
     let tried: Vec<String> = (probe.by_threads.iter())
         .map(|(threads, ms)| format!("{threads}: {}", num(*ms, 3)))
@@ -203,7 +212,7 @@ pub(super) fn figures(r: &ConcurrencyBreaksResult, a: &BreaksAnalysis) -> Vec<Fi
         values: a.rows.iter().map(|x| x.median_ms).collect(),
         whiskers: Some(whiskers),
     });
-    if let Some(clean) = a.rows.iter().find(|x| x.case == Case::Clean) {
+    if let Some(clean) = a.row(Case::Clean) {
         let across = (0..a.rows.len()).map(|i| (i as f64, clean.median_ms));
         c.lines.push(line(
             "clean pipeline (median)",
@@ -218,7 +227,7 @@ pub(super) fn figures(r: &ConcurrencyBreaksResult, a: &BreaksAnalysis) -> Vec<Fi
 /// What the NULL-stream copy cost, and what the non-blocking and per-thread streams made
 /// of it.
 pub(super) fn null_stream_result(a: &BreaksAnalysis) -> Option<String> {
-    let x = a.rows.iter().find(|x| x.case == Case::NullStreamCopy)?;
+    let x = a.row(Case::NullStreamCopy)?;
     Some(format!(
         "One copy in per iteration moved onto the NULL stream costs {:.4} ms per iteration ({:.2}× the clean pipeline{}): the kernels issued after it wait for it, so copies ran beside kernels {} ms less per iteration{}, and the two copy directions ran at once {} ms less, which costs less than its length because each copy then runs alone at its faster one-way rate. On non-blocking streams, which the NULL stream does not join, the same copy costs {}; on the per-thread default stream, {}.",
         x.cost_ms,
@@ -232,11 +241,7 @@ pub(super) fn null_stream_result(a: &BreaksAnalysis) -> Option<String> {
         },
         x.both_ways_lost_ms
             .map_or("–".into(), |v| format!("{v:.4}")),
-        cost_words(
-            a.rows
-                .iter()
-                .find(|x| x.case == Case::NullStreamCopyNonBlocking)
-        ),
-        cost_words(a.rows.iter().find(|x| x.case == Case::PerThreadStreamCopy)),
+        cost_words(a.row(Case::NullStreamCopyNonBlocking)),
+        cost_words(a.row(Case::PerThreadStreamCopy)),
     ))
 }

@@ -1,16 +1,31 @@
 //! concurrency-breaks' analysis on a recorded run, and its cases' declarations.
 use super::*;
 
+/// The recorded run `run` (a folder of `tests/runs`).
+fn recorded(run: &str) -> ConcurrencyBreaksResult {
+    let path = format!(
+        "{}/tests/runs/{run}/concurrency-breaks.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// The recorded run of 2026-11-27 04:47, with `staging` as its staging probe.
+fn recorded_with(staging: Option<StagingProbe>) -> ConcurrencyBreaksResult {
+    ConcurrencyBreaksResult {
+        staging,
+        ..recorded("h200-2026-11-27-0447")
+    }
+}
+
+fn analyzed(r: ConcurrencyBreaksResult) -> Analyzed<ConcurrencyBreaks> {
+    Analyzed::new(KernelSet::Rust, r)
+}
+
 #[test]
 fn the_host_calls_a_timeline_records_are_counted_per_iteration() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/runs/h200-2026-11-27-0014/concurrency-breaks.json"
-    );
-    let r: ConcurrencyBreaksResult =
-        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let a = Analyzed::<ConcurrencyBreaks>::new(KernelSet::Rust, r).derived;
-    let row = |case: Case| a.rows.iter().find(|x| x.case == case).unwrap();
+    let a = analyzed(recorded("h200-2026-11-27-0014")).derived;
+    let row = |case: Case| a.row(case).unwrap();
     // The clean pipeline waits for nothing on the host; a host wait and an allocation
     // are host calls on the issue path.
     assert_eq!(row(Case::Clean).host_ms, None);
@@ -21,9 +36,7 @@ fn the_host_calls_a_timeline_records_are_counted_per_iteration() {
             "{case:?}: {host}"
         );
     }
-    let remedy = (a.remedies.iter())
-        .find(|x| x.remedy == Case::EventQuery)
-        .unwrap();
+    let remedy = a.remedy(Case::EventQuery).unwrap();
     assert_eq!(remedy.remedy_host_ms, row(Case::EventQuery).host_ms);
 }
 
@@ -75,18 +88,6 @@ fn every_break_the_detector_names_has_a_rule_and_every_remedy_a_break_it_must_cl
     }
 }
 
-/// The recorded run of 2026-11-27 04:47, with `staging` as its staging probe.
-fn recorded_with(staging: Option<StagingProbe>) -> ConcurrencyBreaksResult {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/runs/h200-2026-11-27-0447/concurrency-breaks.json"
-    );
-    let mut r: ConcurrencyBreaksResult =
-        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    r.staging = staging;
-    r
-}
-
 fn probe(copy_ms: f64) -> StagingProbe {
     StagingProbe {
         bytes: 8 << 20,
@@ -103,81 +104,46 @@ fn probe(copy_ms: f64) -> StagingProbe {
 
 #[test]
 fn the_staged_copy_is_held_against_the_slower_of_clean_and_the_host_s_copy() {
-    let control = |copy_ms: f64| {
-        let a = Analyzed::<ConcurrencyBreaks>::new(
-            KernelSet::Rust,
-            recorded_with(Some(probe(copy_ms))),
-        );
-        let clean = a
-            .derived
-            .rows
-            .iter()
-            .find(|x| x.case == Case::Clean)
-            .unwrap()
-            .median_ms;
+    let staged_control = |staging| {
+        let a = analyzed(recorded_with(staging));
+        let has_probe_row = (a.analysis.rows.iter()).any(|x| x.key == "host-copy-to-staging");
         let staged = (a.analysis.rows.iter())
             .find(|x| x.key == Case::StagedCopy.label())
-            .unwrap()
-            .control
-            .clone();
-        assert!(
-            a.analysis
-                .rows
-                .iter()
-                .any(|x| x.key == "host-copy-to-staging")
-        );
-        (clean, staged)
+            .unwrap();
+        let clean = a.derived.row(Case::Clean).unwrap().median_ms;
+        (clean, staged.control.clone(), has_probe_row)
     };
-    let (clean, hidden) = control(0.01);
-    assert_eq!(hidden, Some(RowControl::Model(clean)));
-    let (_, exposed) = control(1000.0);
+    let (clean, hidden, probed) = staged_control(Some(probe(0.01)));
+    assert_eq!((hidden, probed), (Some(RowControl::Model(clean)), true));
+    let (_, exposed, _) = staged_control(Some(probe(1000.0)));
     assert_eq!(exposed, Some(RowControl::Model(1000.0)));
     // An older result, without the probe, has no such control and no probe row.
-    let old = Analyzed::<ConcurrencyBreaks>::new(KernelSet::Rust, recorded_with(None));
-    let staged = (old.analysis.rows.iter())
-        .find(|x| x.key == Case::StagedCopy.label())
-        .unwrap();
-    assert_eq!(staged.control, None);
+    let (_, old, probed) = staged_control(None);
+    assert_eq!((old, probed), (None, false));
 }
 
 #[test]
 fn the_staging_note_says_whether_the_pipeline_hides_the_host_s_copy() {
-    let note = |copy_ms: f64| {
-        let r = recorded_with(Some(probe(copy_ms)));
-        let a = Analyzed::<ConcurrencyBreaks>::new(KernelSet::Rust, r.clone()).derived;
-        present::staging_note(&r, &a).unwrap()
+    let note = |staging| {
+        let r = recorded_with(staging);
+        present::staging_note(&r, &analyzed(r.clone()).derived)
     };
-    assert!(
-        note(0.01).contains("while it is shorter, as here"),
-        "{}",
-        note(0.01)
-    );
-    assert!(
-        note(1000.0).contains("which it is not here"),
-        "{}",
-        note(1000.0)
-    );
-    assert!(note(0.5).contains("on 4 threads"), "{}", note(0.5));
-    assert!(
-        present::staging_note(
-            &recorded_with(None),
-            &Analyzed::<ConcurrencyBreaks>::new(KernelSet::Rust, recorded_with(None)).derived
-        )
-        .is_none()
-    );
+    for (copy_ms, says) in [
+        (0.01, "while it is shorter, as here"),
+        (1000.0, "which it is not here"),
+        (0.5, "on 4 threads"),
+    ] {
+        let text = note(Some(probe(copy_ms))).unwrap();
+        assert!(text.contains(says), "{text}");
+    }
+    assert!(note(None).is_none());
 }
 
 #[test]
 fn within_noise_means_within_the_rows_noise_not_under_the_minimum_effect() {
-    let a = Analyzed::<ConcurrencyBreaks>::new(KernelSet::Rust, recorded_with(None)).derived;
+    let a = analyzed(recorded_with(None)).derived;
     for x in &a.rows {
-        let noise = x.noise.max(
-            a.rows
-                .iter()
-                .find(|c| c.case == x.case.baseline())
-                .unwrap()
-                .noise,
-        );
+        let noise = x.noise.max(a.row(x.case.baseline()).unwrap().noise);
         assert_eq!(
             x.within_noise,
             (x.over_clean - 1.0).abs() <= noise,
