@@ -315,8 +315,8 @@ impl Experiment for CompareKernels {
         present::words(c)
     }
 
-    fn figures(c: &KernelComparison, a: &Self::Derived) -> Vec<FigureModel> {
-        present::figures(c, a)
+    fn figures(_c: &KernelComparison, a: &Self::Derived) -> Vec<FigureModel> {
+        present::figures(a)
     }
 
     const FACTS: &'static [&'static str] = present::FACTS;

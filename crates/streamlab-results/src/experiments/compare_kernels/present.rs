@@ -7,25 +7,21 @@ use crate::experiments::prelude::*;
 /// Rust time over CUDA C++ time per case at the write-ups' shapes (warm), in each form, on
 /// a linear axis from 0. The math functions timed alone compare two libraries, not two
 /// languages: they are left to their table.
-pub fn figures(c: &KernelComparison, a: &ComparisonAnalysis) -> Vec<FigureModel> {
-    let math: Vec<&str> = (c.cases.iter())
-        .filter(|k| k.max_ulps.is_some())
-        .map(|k| k.kernel.as_str())
-        .collect();
+pub fn figures(a: &ComparisonAnalysis) -> Vec<FigureModel> {
     let shown: Vec<&CaseRatio> = (a.cases.iter())
         .filter(|k| k.origin == Origin::Defaults && k.cache != Some(Cache::Cold))
-        .filter(|k| !math.contains(&k.kernel.as_str()))
+        .filter(|k| k.max_ulps.is_none())
         .collect();
-    let mut cases: Vec<(String, String)> = Vec::new();
+    let mut cases: Vec<(&str, &str)> = Vec::new();
     for c in &shown {
-        let key = (c.kernel.clone(), c.case.clone());
+        let key = (c.kernel.as_str(), c.case.as_str());
         if !cases.contains(&key) {
             cases.push(key);
         }
     }
-    let ratio = |key: &(String, String), form: Option<KernelForm>| {
+    let ratio = |&(kernel, case): &(&str, &str), form: Option<KernelForm>| {
         (shown.iter())
-            .find(|c| (&c.kernel, &c.case) == (&key.0, &key.1) && c.form == form)
+            .find(|c| c.kernel == kernel && c.case == case && c.form == form)
             .map_or(f64::NAN, |c| c.ratio)
     };
     let mut chart = blank(
@@ -34,7 +30,7 @@ pub fn figures(c: &KernelComparison, a: &ComparisonAnalysis) -> Vec<FigureModel>
         "Rust time / CUDA C++ time",
         XAxis::Categories(
             (cases.iter())
-                .map(|(k, case)| if case.is_empty() { k.clone() } else { format!("{k} {case}") })
+                .map(|(k, case)| if case.is_empty() { k.to_string() } else { format!("{k} {case}") })
                 .collect(),
         ),
         YScale::Linear,

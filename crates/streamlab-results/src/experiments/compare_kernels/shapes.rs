@@ -88,12 +88,10 @@ impl MatmulShape {
 
     /// Whether every index of its matrices fits in an `int`.
     pub fn int_indices(&self) -> bool {
-        let (r, c, k) = (
-            u64::from(self.rows),
-            u64::from(self.cols),
-            u64::from(self.inner),
-        );
-        r * k <= i32::MAX as u64 && k * c <= i32::MAX as u64 && r * c <= i32::MAX as u64
+        let [r, c, k] = [self.rows, self.cols, self.inner].map(u64::from);
+        [r * k, k * c, r * c]
+            .into_iter()
+            .all(|n| n <= i32::MAX as u64)
     }
 
     /// The bytes of `a` and `b`.
@@ -299,11 +297,8 @@ mod tests {
     fn the_sweep_has_tails_on_every_axis_and_every_drawn_shape_is_valid() {
         for seed in 0..50 {
             let s = shapes(&Params::default(), seed);
-            let tails: Vec<_> = s
-                .matmul
-                .iter()
-                .filter(|m| m.origin == Origin::Tail)
-                .collect();
+            let matmul = |origin| s.matmul.iter().filter(move |m| m.origin == origin);
+            let tails: Vec<_> = matmul(Origin::Tail).collect();
             assert!(tails.iter().all(|m| m.inner % 8 != 0), "{tails:?}");
             assert!(tails.iter().any(|m| m.rows % 16 != 0 && m.cols % 16 != 0));
             let cycles: Vec<i32> = s.add.iter().map(|a| a.cycles).collect();
@@ -316,13 +311,8 @@ mod tests {
             );
             assert!(s.sincos.iter().all(|x| x.elements > 0));
             assert!(s.fill.iter().all(|f| f.rows > 0 && f.cols > 0));
-            assert_eq!(
-                s.matmul
-                    .iter()
-                    .filter(|m| m.origin == Origin::Random)
-                    .count(),
-                Params::default().random_shapes
-            );
+            let drawn = matmul(Origin::Random).count();
+            assert_eq!(drawn, Params::default().random_shapes);
         }
     }
 

@@ -138,11 +138,9 @@ fn detected((_, checks): Traced) -> Vec<BreakKind> {
 /// [`crate::experiment::Saved::timelines`]' order: the traced cases').
 pub(super) fn analyze(r: &ConcurrencyBreaksResult, checks: &[TraceChecks]) -> BreaksAnalysis {
     let find = |case: Case| r.cases.iter().find(|c| c.case == case);
-    let traced_cases = r
-        .cases
-        .iter()
-        .filter_map(|c| Some((c.case, c.timeline.as_ref()?)));
-    let traced: Vec<(Case, Traced)> = (traced_cases.zip(checks))
+    let traced: Vec<(Case, Traced)> = (r.cases.iter())
+        .filter_map(|c| Some((c.case, c.timeline.as_ref()?)))
+        .zip(checks)
         .map(|((case, t), checks)| (case, (t, checks)))
         .collect();
     let traced = |case: Case| traced.iter().find(|x| x.0 == case).map(|x| x.1);

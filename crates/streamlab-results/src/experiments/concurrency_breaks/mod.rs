@@ -63,96 +63,73 @@ impl crate::saved::Params for Params {
     }
 }
 
-/// One way of running the pipeline.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Case {
+/// `Case`, each way of running the pipeline with its label, and `Case::ALL`, in order.
+macro_rules! cases {
+    ($($(#[doc = $doc:literal])* $case:ident => $label:literal,)*) => {
+        /// One way of running the pipeline.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[serde(rename_all = "kebab-case")]
+        pub enum Case {
+            $($(#[doc = $doc])* $case,)*
+        }
+
+        impl Case {
+            pub const ALL: [Case; 17] = [$(Case::$case),*];
+
+            pub fn label(self) -> &'static str {
+                match self {
+                    $(Case::$case => $label,)*
+                }
+            }
+        }
+    };
+}
+
+cases! {
     /// Blocking streams (`CU_STREAM_DEFAULT`), nothing else.
-    Clean,
+    Clean => "clean",
     /// Non-blocking streams (`CU_STREAM_NON_BLOCKING`), nothing else.
-    CleanNonBlocking,
+    CleanNonBlocking => "clean, non-blocking streams",
     /// The last chunk's copy in issued on the legacy NULL stream.
-    NullStreamCopy,
+    NullStreamCopy => "copy in on the NULL stream",
     /// The same on non-blocking streams, which the NULL stream does not join.
-    NullStreamCopyNonBlocking,
+    NullStreamCopyNonBlocking => "copy in on the NULL stream, non-blocking streams",
     /// The last chunk's copy in on the per-thread default stream.
-    PerThreadStreamCopy,
+    PerThreadStreamCopy => "copy in on the per-thread default stream",
     /// After the copies in, `cuMemsetD32` (no stream) of a scratch buffer.
-    MemsetWithoutStream,
+    MemsetWithoutStream => "memset without a stream",
     /// After the copies in, a device-to-device copy of a scratch buffer on the NULL
     /// stream.
-    DeviceCopyOnNullStream,
+    DeviceCopyOnNullStream => "device-to-device copy on the NULL stream",
     /// The last chunk copied in from pageable host memory, on its own stream.
-    PageableCopy,
+    PageableCopy => "copy in from pageable memory",
     /// Before each iteration, a device allocation and its free.
-    AllocAndFree,
+    AllocAndFree => "allocation and free before each iteration",
     /// After each iteration's copies in, the host waits on an event recorded after the
     /// previous iteration's copies out.
-    HostWaitOnEvent,
+    HostWaitOnEvent => "host waits on an event mid-issue",
     /// [`Case::MemsetWithoutStream`]'s remedy: the memset on the last stream
     /// (`cuMemsetD32Async`).
-    MemsetOnStream,
+    MemsetOnStream => "memset on the pipeline's stream",
     /// [`Case::DeviceCopyOnNullStream`]'s remedy: the same copy on the last stream.
-    DeviceCopyOnStream,
+    DeviceCopyOnStream => "device-to-device copy on the pipeline's stream",
     /// [`Case::AllocAndFree`]'s remedy: the allocation and the free in the first stream's
     /// order, from a pool that hands its memory back at each synchronization.
-    StreamOrderedAlloc,
+    StreamOrderedAlloc => "stream-ordered allocation and free, pool releasing",
     /// The same from a pool that keeps its memory (release threshold the maximum).
-    StreamOrderedAllocKept,
+    StreamOrderedAllocKept => "stream-ordered allocation and free, pool keeping",
     /// [`Case::PageableCopy`]'s remedy: the same host memory registered once, before the
     /// pipeline (`cuMemHostRegister`).
-    RegisteredCopy,
+    RegisteredCopy => "copy in from the pageable memory, registered",
     /// [`Case::PageableCopy`]'s other remedy: the chunk copied on the host into one of two
     /// pinned staging buffers, and in from there on its stream.
-    StagedCopy,
+    StagedCopy => "copy in from the pageable memory through pinned staging",
     /// [`Case::HostWaitOnEvent`]'s remedy: the host asks whether the event has passed
     /// (`cuEventQuery`) and goes on issuing.
-    EventQuery,
+    EventQuery => "host queries the event mid-issue",
 }
 
 impl Case {
-    pub const ALL: [Case; 17] = [
-        Case::Clean,
-        Case::CleanNonBlocking,
-        Case::NullStreamCopy,
-        Case::NullStreamCopyNonBlocking,
-        Case::PerThreadStreamCopy,
-        Case::MemsetWithoutStream,
-        Case::DeviceCopyOnNullStream,
-        Case::PageableCopy,
-        Case::AllocAndFree,
-        Case::HostWaitOnEvent,
-        Case::MemsetOnStream,
-        Case::DeviceCopyOnStream,
-        Case::StreamOrderedAlloc,
-        Case::StreamOrderedAllocKept,
-        Case::RegisteredCopy,
-        Case::StagedCopy,
-        Case::EventQuery,
-    ];
-
-    pub fn label(self) -> &'static str {
-        match self {
-            Case::Clean => "clean",
-            Case::CleanNonBlocking => "clean, non-blocking streams",
-            Case::NullStreamCopy => "copy in on the NULL stream",
-            Case::NullStreamCopyNonBlocking => "copy in on the NULL stream, non-blocking streams",
-            Case::PerThreadStreamCopy => "copy in on the per-thread default stream",
-            Case::MemsetWithoutStream => "memset without a stream",
-            Case::DeviceCopyOnNullStream => "device-to-device copy on the NULL stream",
-            Case::PageableCopy => "copy in from pageable memory",
-            Case::AllocAndFree => "allocation and free before each iteration",
-            Case::HostWaitOnEvent => "host waits on an event mid-issue",
-            Case::MemsetOnStream => "memset on the pipeline's stream",
-            Case::DeviceCopyOnStream => "device-to-device copy on the pipeline's stream",
-            Case::StreamOrderedAlloc => "stream-ordered allocation and free, pool releasing",
-            Case::StreamOrderedAllocKept => "stream-ordered allocation and free, pool keeping",
-            Case::RegisteredCopy => "copy in from the pageable memory, registered",
-            Case::StagedCopy => "copy in from the pageable memory through pinned staging",
-            Case::EventQuery => "host queries the event mid-issue",
-        }
-    }
-
     /// The break it remedies, for a remedy (the NULL-stream copy's are the non-blocking
     /// streams and the per-thread default stream).
     pub fn remedies(self) -> Option<Case> {
