@@ -7,7 +7,7 @@ use super::{Cache, KERNELS, KernelCase, KernelComparison, LIBRARY_KERNELS, Origi
 use crate::card::KernelCard;
 use crate::experiments::prelude::*;
 use crate::stats::Quartiles;
-use crate::verdict::{self};
+use crate::verdict;
 
 /// The most a tuned Rust kernel may take of the best C++ of its algorithm, at the
 /// write-ups' shapes.

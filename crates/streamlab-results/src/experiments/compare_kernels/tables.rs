@@ -145,10 +145,9 @@ fn sweep_columns<'a>() -> Columns<'a, SweepRatio> {
                 format!("≤ {at:.2}, worst ≤ {worst:.2}")
             })
         })
-        .show("met", |s| match s.within_targets {
-            Some(true) => "yes".into(),
-            Some(false) => "no".into(),
-            None => "–".into(),
+        .show("met", |s| {
+            let met = s.within_targets.map(|met| if met { "yes" } else { "no" });
+            met.unwrap_or("–").into()
         })
 }
 

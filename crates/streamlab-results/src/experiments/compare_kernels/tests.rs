@@ -97,33 +97,23 @@ fn the_ratio_takes_each_sides_fastest_spelling() {
 fn safety_is_held_against_the_fastest_unchecked_cpp_of_its_shape_and_the_worst_shape_is_named() {
     use KernelForm::{Plain, Safe, Tuned};
     use KernelSet::{Cuda, Rust};
+    // matmul at `case` in each form: (form, entry, Rust ms, C++ ms).
     let at = |case: &str, origin, safe: f64, plain_cpp: f64, tuned_cpp: f64| {
-        vec![
-            spelled(
-                "matmul",
-                case,
-                Plain,
-                origin,
-                &[
-                    (Rust, "matmul_plain", 20.0),
-                    (Cuda, "matmul_plain", plain_cpp),
-                ],
-            ),
-            spelled(
-                "matmul",
-                case,
-                Safe,
-                origin,
-                &[(Rust, "matmul_safe", safe), (Cuda, "matmul_safe", 6.0)],
-            ),
-            spelled(
-                "matmul",
-                case,
-                Tuned,
-                origin,
-                &[(Rust, "matmul", 2.6), (Cuda, "matmul", tuned_cpp)],
-            ),
+        [
+            (Plain, "matmul_plain", 20.0, plain_cpp),
+            (Safe, "matmul_safe", safe, 6.0),
+            (Tuned, "matmul", 2.6, tuned_cpp),
         ]
+        .map(|(form, entry, rust, cuda)| {
+            spelled(
+                "matmul",
+                case,
+                form,
+                origin,
+                &[(Rust, entry, rust), (Cuda, entry, cuda)],
+            )
+        })
+        .to_vec()
     };
     let mut cases = at("wiki", Origin::Defaults, 3.0, 4.0, 3.0);
     cases.extend(at("tail", Origin::Tail, 3.6, 3.0, 3.5));
