@@ -206,14 +206,10 @@ fn rust_cost(a: &ComparisonAnalysis) -> Option<String> {
 /// The facts compare-kernels adds to `summary.json`, in the order of [`FACTS`], and their
 /// lines.
 pub fn summary(a: &ComparisonAnalysis) -> Summary {
+    // The measures held to targets, which the facts give over the shapes.
+    let measures = [Measure::Form(KernelForm::Tuned), Measure::Safety];
     let over_shapes: Vec<&SweepRatio> = (a.sweep.iter())
-        .filter(|s| {
-            matches!(
-                s.measure,
-                Measure::Form(KernelForm::Tuned) | Measure::Safety
-            )
-        })
-        .filter(|s| s.cache != Some(Cache::Cold))
+        .filter(|s| measures.contains(&s.measure) && s.cache != Some(Cache::Cold))
         .collect();
     let mut lines = Vec::new();
     let labels = ["Rust/C++ (tuned)", "Rust/C++ (safe)", "Rust/C++ (plain)"];
@@ -230,7 +226,7 @@ pub fn summary(a: &ComparisonAnalysis) -> Summary {
             ),
         ));
     }
-    for measure in [Measure::Form(KernelForm::Tuned), Measure::Safety] {
+    for measure in measures {
         let parts: Vec<String> = (over_shapes.iter())
             .filter(|s| s.measure == measure)
             .map(|s| {

@@ -198,9 +198,9 @@ pub(super) fn analyze(r: &ConcurrencyBreaksResult, checks: &[TraceChecks]) -> Br
                 over_break: remedy.median_ms / cause.median_ms,
                 remedy_host_ms: remedy.host_ms,
                 remedy_within_noise: remedy.within_noise,
-                host_copy_ms: (remedy.case == Case::StagedCopy)
-                    .then(|| r.staging.as_ref().map(|s| s.copy.median()))
-                    .flatten(),
+                host_copy_ms: (r.staging.as_ref())
+                    .filter(|_| remedy.case == Case::StagedCopy)
+                    .map(|s| s.copy.median()),
             })
         })
         .collect();

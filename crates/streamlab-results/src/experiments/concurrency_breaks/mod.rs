@@ -268,10 +268,12 @@ impl Experiment for ConcurrencyBreaks {
     fn rows(r: &ConcurrencyBreaksResult, derived: &Self::Derived) -> Vec<MeasuredRow> {
         let mut rows: Vec<MeasuredRow> = (r.cases.iter())
             .map(|c| {
-                let row =
-                    MeasuredRow::median(c.case.label(), c.case.label(), &c.time, MS).over_link();
-                let staged = c.case == Case::StagedCopy;
-                row.modelled(staged.then(|| derived.staged_model_ms()).flatten())
+                let model = derived
+                    .staged_model_ms()
+                    .filter(|_| c.case == Case::StagedCopy);
+                MeasuredRow::median(c.case.label(), c.case.label(), &c.time, MS)
+                    .over_link()
+                    .modelled(model)
             })
             .collect();
         if let Some(probe) = &r.staging {
