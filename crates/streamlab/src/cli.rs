@@ -122,7 +122,7 @@ pub fn command() -> clap::Command {
 fn run_all_about() -> String {
     let choices: Vec<String> = (ALL.iter())
         .filter(|r| !r.run_all_args().is_empty())
-        .map(|r| format!("  {} {}", r.name(), r.run_all_args().join(" ")))
+        .map(|r| format!("  {} {}", r.name(), r.run_all_args()))
         .collect();
     let mut about = "Measure the bounds, compare the kernels, and run every experiment with its \
         defaults (or --quick); write summary.json and the report, and print a compact table."

@@ -125,9 +125,9 @@ pub fn experiment_command<E: Runs>() -> clap::Command {
 fn experiment_long_about<E: Runs>() -> String {
     let name = E::NAME;
     let run_all = match <E::Params as Params>::RUN_ALL {
-        [] if E::IN_RUN_ALL => "run-all runs it with these defaults.".to_owned(),
-        [] => "run-all leaves it out: run it by hand.".to_owned(),
-        args => format!("run-all runs it with {}.", args.join(" ")),
+        "" if E::IN_RUN_ALL => "run-all runs it with these defaults.".to_owned(),
+        "" => "run-all leaves it out: run it by hand.".to_owned(),
+        args => format!("run-all runs it with {args}."),
     };
     format!(
         "{}.\n\nWrites {name}.json (every sample, the parameters, the GPU and the build), \

@@ -31,7 +31,7 @@ pub trait Runnable: Sync {
     /// Its command, with its options and help.
     fn command(&self) -> clap::Command;
     /// The options `run-all` gives it, as typed ([`Params::RUN_ALL`]).
-    fn run_all_args(&self) -> &'static [&'static str];
+    fn run_all_args(&self) -> &'static str;
     /// Whether `run-all` runs it ([`Run::IN_RUN_ALL`]).
     fn in_run_all(&self) -> bool;
     /// Run it alone, with the options of its command's `matches`: its parameters (with
@@ -58,7 +58,7 @@ impl<E: Run> Runnable for Runner<E> {
         options::experiment_command::<E>()
     }
 
-    fn run_all_args(&self) -> &'static [&'static str] {
+    fn run_all_args(&self) -> &'static str {
         <E::Params as Params>::RUN_ALL
     }
 

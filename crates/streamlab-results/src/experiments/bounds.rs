@@ -25,14 +25,7 @@ pub struct Params {
 crate::defaults_from_clap!(Params);
 
 impl crate::saved::Params for Params {
-    const QUICK: &'static [&'static str] = &[
-        "--elements",
-        "4194304",
-        "--repeats",
-        "5",
-        "--launches",
-        "200",
-    ];
+    const QUICK: &'static str = "--elements 4194304 --repeats 5 --launches 200";
 }
 
 impl Params {

@@ -28,7 +28,7 @@ pub struct Params {
 crate::defaults_from_clap!(Params);
 
 impl crate::saved::Params for Params {
-    const QUICK: &'static [&'static str] = &["--spin-us", "0,8", "--chain", "16", "--repeats", "2"];
+    const QUICK: &'static str = "--spin-us 0,8 --chain 16 --repeats 2";
 
     fn validate(&self) -> Result<(), UsageError> {
         if self.spin_us.is_empty() {

@@ -30,14 +30,7 @@ pub struct Params {
 crate::defaults_from_clap!(Params);
 
 impl crate::saved::Params for Params {
-    const QUICK: &'static [&'static str] = &[
-        "--elements",
-        "4194304",
-        "--iterations",
-        "10",
-        "--repeats",
-        "2",
-    ];
+    const QUICK: &'static str = "--elements 4194304 --iterations 10 --repeats 2";
 
     fn validate(&self) -> Result<(), UsageError> {
         match self.chunks.iter().find(|&&c| c > self.elements) {

@@ -43,14 +43,7 @@ pub struct Params {
 crate::defaults_from_clap!(Params);
 
 impl crate::saved::Params for Params {
-    const QUICK: &'static [&'static str] = &[
-        "--spin-us",
-        "200",
-        "--stream-counts",
-        "1,2,4,8,16,32",
-        "--repeats",
-        "2",
-    ];
+    const QUICK: &'static str = "--spin-us 200 --stream-counts 1,2,4,8,16,32 --repeats 2";
 
     fn validate(&self) -> Result<(), UsageError> {
         if self.stream_counts.is_empty() || self.queues.is_empty() {

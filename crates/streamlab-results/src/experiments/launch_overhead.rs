@@ -34,18 +34,8 @@ pub struct Params {
 crate::defaults_from_clap!(Params);
 
 impl crate::saved::Params for Params {
-    const QUICK: &'static [&'static str] = &[
-        "--launches",
-        "2000",
-        "--graph-nodes",
-        "200",
-        "--repeats",
-        "2",
-        "--work-us",
-        "0,2,8,32",
-        "--breakeven-launches",
-        "500",
-    ];
+    const QUICK: &'static str = "--launches 2000 --graph-nodes 200 --repeats 2 --work-us 0,2,8,32 \
+        --breakeven-launches 500";
 
     fn validate(&self) -> Result<(), UsageError> {
         if self.work_us.is_empty() {

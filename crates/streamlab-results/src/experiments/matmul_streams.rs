@@ -37,7 +37,7 @@ pub struct Params {
 crate::defaults_from_clap!(Params);
 
 impl crate::saved::Params for Params {
-    const QUICK: &'static [&'static str] = &["--aligned", "32768", "--trials", "3"];
+    const QUICK: &'static str = "--aligned 32768 --trials 3";
 
     fn validate(&self) -> Result<(), UsageError> {
         let cells = u64::from(self.rows) * u64::from(self.aligned);

@@ -91,18 +91,8 @@ pub struct Params {
 
 impl crate::saved::Params for Params {
     /// `--ptx` and `--kernel` stand in for the ones the command line must give.
-    const QUICK: &'static [&'static str] = &[
-        "--ptx",
-        "kernel.ptx",
-        "--kernel",
-        "kernel",
-        "--elements",
-        "1048576",
-        "--sample-ms",
-        "5",
-        "--repeats",
-        "2",
-    ];
+    const QUICK: &'static str = "--ptx kernel.ptx --kernel kernel --elements 1048576 --sample-ms 5 \
+        --repeats 2";
 
     fn validate(&self) -> Result<(), UsageError> {
         for (option, path) in [

@@ -33,16 +33,8 @@ pub struct Params {
 crate::defaults_from_clap!(Params);
 
 impl crate::saved::Params for Params {
-    const QUICK: &'static [&'static str] = &[
-        "--max-exponent",
-        "22",
-        "--stream-counts",
-        "1,4,16",
-        "--sample-ms",
-        "5",
-        "--repeats",
-        "2",
-    ];
+    const QUICK: &'static str = "--max-exponent 22 --stream-counts 1,4,16 --sample-ms 5 --repeats \
+        2";
 
     fn validate(&self) -> Result<(), UsageError> {
         self.sweep.validate()?;

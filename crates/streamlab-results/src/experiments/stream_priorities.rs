@@ -34,16 +34,7 @@ pub struct Params {
 crate::defaults_from_clap!(Params);
 
 impl crate::saved::Params for Params {
-    const QUICK: &'static [&'static str] = &[
-        "--waves",
-        "4",
-        "--probes",
-        "10",
-        "--copy-mib",
-        "64",
-        "--rounds",
-        "1",
-    ];
+    const QUICK: &'static str = "--waves 4 --probes 10 --copy-mib 64 --rounds 1";
 
     fn validate(&self) -> Result<(), UsageError> {
         Ok(())

@@ -95,7 +95,7 @@ impl<const N: usize> Default for Repeats<N> {
 /// each parameter struct's `Default` is (`defaults_from_clap!`), so that its defaults
 /// are stated once, in its `#[arg]` attributes.
 pub fn clap_defaults<P: clap::Args + clap::FromArgMatches>() -> P {
-    clap_parse(&[])
+    clap_parse("")
 }
 
 /// `Default` for the parameters `$params`: the command line's defaults ([`clap_defaults`]).
@@ -116,10 +116,10 @@ pub fn count(max: u64) -> clap::builder::RangedU64ValueParser<usize> {
 }
 
 /// The parameters `P` as the command line gives them for the options `args`.
-fn clap_parse<P: clap::Args + clap::FromArgMatches>(args: &[&str]) -> P {
+fn clap_parse<P: clap::Args + clap::FromArgMatches>(args: &str) -> P {
     let command = P::augment_args(clap::Command::new("parameters").no_binary_name(true));
     let matches = command
-        .try_get_matches_from(args)
+        .try_get_matches_from(args.split_whitespace())
         .expect("every parameter has a default, and the options given parse");
     P::from_arg_matches(&matches).expect("the options given parse")
 }
@@ -135,9 +135,9 @@ pub trait Params:
     + Default
     + PartialEq
 {
-    /// The options of a fast look (`--quick`), as typed on its command line: small sizes;
-    /// explicit options still win.
-    const QUICK: &'static [&'static str];
+    /// The options of a fast look (`--quick`), as typed on its command line (split at
+    /// spaces): small sizes; explicit options still win.
+    const QUICK: &'static str;
     /// What `--quick` measures: the command line's defaults with [`Params::QUICK`].
     fn quick() -> Self {
         clap_parse(Self::QUICK)
@@ -145,7 +145,7 @@ pub trait Params:
     /// The options `run-all` gives the experiment, as typed on its command line: none,
     /// the write-up's defaults, unless said otherwise. `run-all --help` and the report's
     /// parameters show them.
-    const RUN_ALL: &'static [&'static str] = &[];
+    const RUN_ALL: &'static str = "";
     /// What `run-all` measures: the command line's defaults with [`Params::RUN_ALL`].
     fn run_all() -> Self {
         clap_parse(Self::RUN_ALL)
@@ -209,7 +209,7 @@ mod tests {
             ],
             [5, 20, 11, 5]
         );
-        let given: Repeats<5> = clap_parse(&["--repeats", "7"]);
+        let given: Repeats<5> = clap_parse("--repeats 7");
         assert_eq!(given.repeats, 7);
     }
 }

@@ -123,18 +123,8 @@ pub struct Params {
 crate::defaults_from_clap!(Params);
 
 impl crate::saved::Params for Params {
-    const QUICK: &'static [&'static str] = &[
-        "--bucket-mib",
-        "1,25",
-        "--ratios",
-        "1",
-        "--budgets",
-        "default,4",
-        "--warmup",
-        "2",
-        "--samples",
-        "3",
-    ];
+    const QUICK: &'static str = "--bucket-mib 1,25 --ratios 1 --budgets default,4 --warmup 2 \
+        --samples 3";
 
     fn validate(&self) -> Result<(), UsageError> {
         crate::spread::check_devices(AllreduceOverlap::NAME, &self.devices)?;

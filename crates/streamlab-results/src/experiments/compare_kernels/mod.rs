@@ -93,28 +93,9 @@ pub const PLACEMENT_STEP_BYTES: usize = 2 << 20;
 crate::defaults_from_clap!(Params);
 
 impl crate::saved::Params for Params {
-    const QUICK: &'static [&'static str] = &[
-        "--launches",
-        "20",
-        "--warmup",
-        "2",
-        "--aligned",
-        "8192",
-        "--square",
-        "128",
-        "--square-inner",
-        "512",
-        "--add-size",
-        "16",
-        "--sincos-elements",
-        "4194304",
-        "--placements",
-        "2",
-        "--sweep-launches",
-        "5",
-        "--random-shapes",
-        "1",
-    ];
+    const QUICK: &'static str = "--launches 20 --warmup 2 --aligned 8192 --square 128 \
+        --square-inner 512 --add-size 16 --sincos-elements 4194304 \
+        --placements 2 --sweep-launches 5 --random-shapes 1";
 
     fn validate(&self) -> Result<(), UsageError> {
         if self.add_cycles.is_empty() {

@@ -43,14 +43,7 @@ pub struct Params {
 crate::defaults_from_clap!(Params);
 
 impl crate::saved::Params for Params {
-    const QUICK: &'static [&'static str] = &[
-        "--elements",
-        "4194304",
-        "--iterations",
-        "3",
-        "--repeats",
-        "3",
-    ];
+    const QUICK: &'static str = "--elements 4194304 --iterations 3 --repeats 3";
 
     fn validate(&self) -> Result<(), UsageError> {
         if self.streams > self.elements {

@@ -62,30 +62,14 @@ pub struct Params {
 crate::defaults_from_clap!(Params);
 
 impl crate::saved::Params for Params {
-    const QUICK: &'static [&'static str] = &[
-        "--size",
-        "64",
-        "--cycles",
-        "0..=1024",
-        "--cycles-step",
-        "256",
-        "--repeats",
-        "2",
-    ];
+    const QUICK: &'static str = "--size 64 --cycles 0..=1024 --cycles-step 256 --repeats 2";
 
     /// The Handbook's 8 streams, and 32 streams: a deeper pipeline whose fill and drain
     /// are a quarter as long; cycles in steps of 128 over the Handbook's range, which
     /// keeps `run-all` within its five minutes.
     /// 8 and 32 streams (the Handbook's 8, and as many as the GPU has hardware queues),
     /// and cycles in steps of 128: the shmoo past breakeven in half the rows.
-    const RUN_ALL: &'static [&'static str] = &[
-        "--streams",
-        "8..=32",
-        "--streams-step",
-        "24",
-        "--cycles-step",
-        "128",
-    ];
+    const RUN_ALL: &'static str = "--streams 8..=32 --streams-step 24 --cycles-step 128";
 
     fn validate(&self) -> Result<(), UsageError> {
         if self.cycles.start() < 0 || self.cycles.end() > i64::from(i32::MAX / 2) {

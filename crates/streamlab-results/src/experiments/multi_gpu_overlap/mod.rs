@@ -51,16 +51,7 @@ pub struct Params {
 crate::defaults_from_clap!(Params);
 
 impl crate::saved::Params for Params {
-    const QUICK: &'static [&'static str] = &[
-        "--elements",
-        "4194304",
-        "--warmup",
-        "2",
-        "--iterations",
-        "20",
-        "--batches",
-        "4",
-    ];
+    const QUICK: &'static str = "--elements 4194304 --warmup 2 --iterations 20 --batches 4";
 
     fn validate(&self) -> Result<(), UsageError> {
         if self.batches() > self.iterations {

@@ -41,16 +41,8 @@ pub struct Params {
 crate::defaults_from_clap!(Params);
 
 impl crate::saved::Params for Params {
-    const QUICK: &'static [&'static str] = &[
-        "--max-exponent",
-        "22",
-        "--exponent-step",
-        "5",
-        "--repeats",
-        "3",
-        "--latency-copies",
-        "50",
-    ];
+    const QUICK: &'static str = "--max-exponent 22 --exponent-step 5 --repeats 3 --latency-copies \
+        50";
 
     fn validate(&self) -> Result<(), UsageError> {
         if self.min_exponent > self.max_exponent {

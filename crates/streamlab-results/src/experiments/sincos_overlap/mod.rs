@@ -54,18 +54,8 @@ pub struct Params {
 crate::defaults_from_clap!(Params);
 
 impl crate::saved::Params for Params {
-    const QUICK: &'static [&'static str] = &[
-        "--elements",
-        "16777216",
-        "--warmup",
-        "5",
-        "--iterations",
-        "20",
-        "--batches",
-        "4",
-        "--stream-counts",
-        "2,4,8",
-    ];
+    const QUICK: &'static str = "--elements 16777216 --warmup 5 --iterations 20 --batches 4 \
+        --stream-counts 2,4,8";
 
     fn validate(&self) -> Result<(), UsageError> {
         if self.batches() > self.iterations {
