@@ -192,11 +192,7 @@ impl Experiment for Bounds {
         }
     }
 
-    fn tables(
-        b: &BoundsResult,
-        derived: &Self::Derived,
-        _cuda: Option<With<'_, Self>>,
-    ) -> Vec<Table> {
+    fn tables(b: &Self::Result, derived: &Self::Derived, _cuda: Option<With<Self>>) -> Vec<Table> {
         let mib = b.copies.bytes as f64 / (1u64 << 20) as f64;
         vec![columns().table(
             Some(format!("{mib:.0} MiB per copy (medians)")),

@@ -198,11 +198,7 @@ impl Experiment for DependentLaunch {
         DependentAnalysis { rows }
     }
 
-    fn tables(
-        r: &DependentLaunchResult,
-        derived: &Self::Derived,
-        _cuda: Option<With<'_, Self>>,
-    ) -> Vec<Table> {
+    fn tables(r: &Self::Result, derived: &Self::Derived, _cuda: Option<With<Self>>) -> Vec<Table> {
         // The finding's rows: each way at the least and the most work.
         let sizes = &r.run.params.spin_us;
         let ends = [sizes.iter().min(), sizes.iter().max()];

@@ -240,11 +240,7 @@ impl Experiment for GraphOverlap {
         GraphAnalysis { rows }
     }
 
-    fn tables(
-        _r: &GraphOverlapResult,
-        derived: &Self::Derived,
-        _cuda: Option<With<'_, Self>>,
-    ) -> Vec<Table> {
+    fn tables(_r: &Self::Result, derived: &Self::Derived, _cuda: Option<With<Self>>) -> Vec<Table> {
         vec![columns().table(Some("medians, ms per iteration".into()), &derived.rows)]
     }
 

@@ -326,11 +326,7 @@ impl Experiment for KernelConcurrency {
         analyze(r)
     }
 
-    fn tables(
-        _r: &KernelConcurrencyResult,
-        derived: &Self::Derived,
-        _cuda: Option<With<'_, Self>>,
-    ) -> Vec<Table> {
+    fn tables(_r: &Self::Result, derived: &Self::Derived, _cuda: Option<With<Self>>) -> Vec<Table> {
         let most = derived.rows.iter().map(|x| x.streams).max();
         // Each queue setting at its most streams, and every row off its model or bound.
         vec![
@@ -356,8 +352,7 @@ impl Experiment for KernelConcurrency {
         figures(a, r.run.params.spin_us)
     }
 
-    fn summary(r: &KernelConcurrencyResult, derived: &Self::Derived) -> Summary {
-        let a = derived;
+    fn summary(r: &KernelConcurrencyResult, a: &Self::Derived) -> Summary {
         let eight: Vec<_> = a.rows.iter().filter(|x| x.queues == 8).collect();
         let x = ConcurrencySummary {
             verified: r.run.verification.passed,

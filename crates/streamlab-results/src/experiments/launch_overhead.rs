@@ -271,12 +271,7 @@ impl Experiment for LaunchOverhead {
         }
     }
 
-    fn tables(
-        r: &LaunchOverheadResult,
-        derived: &Self::Derived,
-        _cuda: Option<With<'_, Self>>,
-    ) -> Vec<Table> {
-        let a = derived;
+    fn tables(r: &Self::Result, a: &Self::Derived, _cuda: Option<With<Self>>) -> Vec<Table> {
         let mut t = Table::new(
             Some("medians, µs per launch".into()),
             &[
@@ -380,8 +375,7 @@ impl Experiment for LaunchOverhead {
         ]
     }
 
-    fn summary(r: &LaunchOverheadResult, derived: &Self::Derived) -> Summary {
-        let a = derived;
+    fn summary(r: &LaunchOverheadResult, a: &Self::Derived) -> Summary {
         let rust = of(&a.rows, KernelSet::Rust);
         let x = LaunchSummary {
             verified: r.run.verification.passed,

@@ -341,11 +341,7 @@ impl Experiment for Mapped {
         }
     }
 
-    fn tables(
-        _r: &MappedResult,
-        derived: &Self::Derived,
-        _cuda: Option<With<'_, Self>>,
-    ) -> Vec<Table> {
+    fn tables(_r: &Self::Result, derived: &Self::Derived, _cuda: Option<With<Self>>) -> Vec<Table> {
         let caption = "medians, ms per iteration; efficiency = bound / measured".to_owned();
         vec![columns().table(Some(caption), &derived.rows)]
     }
@@ -383,8 +379,7 @@ impl Experiment for Mapped {
         vec![FigureModel::chart("mapped.svg".into(), chart)]
     }
 
-    fn summary(r: &MappedResult, derived: &Self::Derived) -> Summary {
-        let a = derived;
+    fn summary(r: &MappedResult, a: &Self::Derived) -> Summary {
         let near = (a.rows.iter()).min_by_key(|x| x.elements.abs_diff(1 << SINCOS_EXPONENT));
         let x = MappedSummary {
             verified: r.run.verification.passed,

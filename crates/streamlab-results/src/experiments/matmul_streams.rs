@@ -266,11 +266,7 @@ impl Experiment for MatmulStreams {
         analyze(r)
     }
 
-    fn tables(
-        _r: &MatmulStreamsResult,
-        derived: &Self::Derived,
-        cuda: Option<With<'_, Self>>,
-    ) -> Vec<Table> {
+    fn tables(_r: &Self::Result, derived: &Self::Derived, cuda: Option<With<Self>>) -> Vec<Table> {
         let c = cuda.map(|(_, d)| d);
         vec![columns(c).table(Some("ms for all products".into()), &derived.points)]
     }
@@ -289,8 +285,7 @@ impl Experiment for MatmulStreams {
         figures(r.run.params.max_streams, a)
     }
 
-    fn summary(r: &MatmulStreamsResult, derived: &Self::Derived) -> Summary {
-        let a = derived;
+    fn summary(r: &MatmulStreamsResult, a: &Self::Derived) -> Summary {
         let x = MatmulSummary {
             verified: r.run.verification.passed,
             ms_by_streams: a.points.iter().map(|p| p.time.median()).collect(),

@@ -401,11 +401,7 @@ impl Experiment for OverlapMap {
         }
     }
 
-    fn tables(
-        r: &OverlapMapResult,
-        a: &Self::Derived,
-        _cuda: Option<With<'_, Self>>,
-    ) -> Vec<Table> {
+    fn tables(r: &Self::Result, a: &Self::Derived, _cuda: Option<With<Self>>) -> Vec<Table> {
         let mut crossovers = Table::new(
             Some(format!(
                 "where streams start to pay off (speedup ≥ {PAYOFF:.2}×)"

@@ -261,11 +261,7 @@ impl Experiment for StreamPriorities {
         }
     }
 
-    fn tables(
-        _r: &StreamPrioritiesResult,
-        derived: &Self::Derived,
-        _cuda: Option<With<'_, Self>>,
-    ) -> Vec<Table> {
+    fn tables(_r: &Self::Result, derived: &Self::Derived, _cuda: Option<With<Self>>) -> Vec<Table> {
         vec![columns().table(
             Some("each probe's wait from issue to start on the GPU (CUPTI), every round's pooled; the model's wait is uniform up to the running grid's next block boundary for a prioritized kernel, up to the long operation's end otherwise".into()),
             &derived.rows,

@@ -403,11 +403,7 @@ impl Experiment for AllreduceOverlap {
         rows
     }
 
-    fn tables(
-        r: &AllreduceOverlapResult,
-        a: &AllreduceAnalysis,
-        _cuda: Option<With<'_, Self>>,
-    ) -> Vec<Table> {
+    fn tables(r: &Self::Result, a: &Self::Derived, _cuda: Option<With<Self>>) -> Vec<Table> {
         let k = r.run.params.buckets;
         vec![
             reduce_columns().table(

@@ -270,11 +270,7 @@ impl Experiment for CompareKernels {
         analysis::analyze(c)
     }
 
-    fn tables(
-        c: &KernelComparison,
-        derived: &Self::Derived,
-        _cuda: Option<With<'_, Self>>,
-    ) -> Vec<Table> {
+    fn tables(c: &Self::Result, derived: &Self::Derived, _cuda: Option<With<Self>>) -> Vec<Table> {
         tables::tables(c, derived)
     }
 

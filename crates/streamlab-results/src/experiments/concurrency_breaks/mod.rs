@@ -287,11 +287,7 @@ impl Experiment for ConcurrencyBreaks {
         analyze(r, checks)
     }
 
-    fn tables(
-        r: &ConcurrencyBreaksResult,
-        derived: &Self::Derived,
-        _cuda: Option<With<'_, Self>>,
-    ) -> Vec<Table> {
+    fn tables(r: &Self::Result, derived: &Self::Derived, _cuda: Option<With<Self>>) -> Vec<Table> {
         let mut tables = vec![columns().table(
             Some(format!(
                 "medians of {} back-to-back iterations per sample; cost: ms per iteration over the clean pipeline on streams of the same kind",

@@ -169,12 +169,7 @@ impl Experiment for MemcpyKernel {
         analyze(r)
     }
 
-    fn tables(
-        _r: &MemcpyKernelResult,
-        derived: &Self::Derived,
-        cuda: Option<With<'_, Self>>,
-    ) -> Vec<Table> {
-        let a = derived;
+    fn tables(_r: &Self::Result, a: &Self::Derived, cuda: Option<With<Self>>) -> Vec<Table> {
         let c = cuda.map(|(_, d)| d);
         let columns = columns(c);
         (a.stream_counts.iter())
@@ -218,8 +213,7 @@ impl Experiment for MemcpyKernel {
         figures(a)
     }
 
-    fn summary(r: &MemcpyKernelResult, derived: &Self::Derived) -> Summary {
-        let a = derived;
+    fn summary(r: &MemcpyKernelResult, a: &Self::Derived) -> Summary {
         let best = a.best_row();
         let at = a.breakeven_row();
         let x = MemcpySummary {

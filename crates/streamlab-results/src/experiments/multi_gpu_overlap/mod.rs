@@ -162,12 +162,7 @@ impl Experiment for MultiGpuOverlap {
         analyze(r)
     }
 
-    fn tables(
-        _r: &MultiGpuOverlapResult,
-        derived: &Self::Derived,
-        _cuda: Option<With<'_, Self>>,
-    ) -> Vec<Table> {
-        let a = derived;
+    fn tables(_r: &Self::Result, a: &Self::Derived, _cuda: Option<With<Self>>) -> Vec<Table> {
         vec![
             columns().table(
                 Some(format!(
@@ -217,8 +212,7 @@ impl Experiment for MultiGpuOverlap {
         Ok(sec)
     }
 
-    fn summary(r: &MultiGpuOverlapResult, derived: &Self::Derived) -> Summary {
-        let a = derived;
+    fn summary(r: &MultiGpuOverlapResult, a: &Self::Derived) -> Summary {
         let x = MultiGpuSummary {
             verified: r.run.verification.passed,
             gpus: a.gpus,

@@ -291,12 +291,7 @@ impl Experiment for PeerCopy {
         analyze(r)
     }
 
-    fn tables(
-        _r: &PeerCopyResult,
-        derived: &Self::Derived,
-        _cuda: Option<With<'_, Self>>,
-    ) -> Vec<Table> {
-        let a = derived;
+    fn tables(_r: &Self::Result, a: &Self::Derived, _cuda: Option<With<Self>>) -> Vec<Table> {
         let mut tables = Vec::new();
         if !a.links.is_empty() {
             tables.push(link_columns().table(
@@ -368,8 +363,7 @@ impl Experiment for PeerCopy {
         figures(a)
     }
 
-    fn summary(r: &PeerCopyResult, derived: &Self::Derived) -> Summary {
-        let a = derived;
+    fn summary(r: &PeerCopyResult, a: &Self::Derived) -> Summary {
         let x = PeerCopySummary {
             verified: r.run.verification.passed,
             pairs: a.matrix.len(),

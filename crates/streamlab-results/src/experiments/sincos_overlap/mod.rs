@@ -292,12 +292,7 @@ impl Experiment for SincosOverlap {
         analyze(r)
     }
 
-    fn tables(
-        r: &SincosOverlapResult,
-        derived: &Self::Derived,
-        cuda: Option<With<'_, Self>>,
-    ) -> Vec<Table> {
-        let a = derived;
+    fn tables(r: &Self::Result, a: &Self::Derived, cuda: Option<With<Self>>) -> Vec<Table> {
         let mut tables = Vec::new();
         let mut blog = Table::new(
             Some(format!(
@@ -396,8 +391,7 @@ impl Experiment for SincosOverlap {
         Ok(sec)
     }
 
-    fn summary(r: &SincosOverlapResult, derived: &Self::Derived) -> Summary {
-        let a = derived;
+    fn summary(r: &SincosOverlapResult, a: &Self::Derived) -> Summary {
         let Some(best) = a.best() else {
             return Summary::default();
         };
