@@ -1,7 +1,5 @@
 //! An experiment as the generic parts reach it without its types: in the registry
-//! ([`Registered`]), and its results in a run ([`Held`]): each kernel set's result
-//! analysed once ([`Results`]), and everything the generic parts make of them: their
-//! files, their printed tables and their section of the report.
+//! ([`Registered`]), and its results in a run, each analysed once ([`Held`]).
 use std::marker::PhantomData;
 use std::path::Path;
 
@@ -64,12 +62,10 @@ pub trait Held: Send + Sync {
     }
     /// The analysis of each result it holds, the Rust kernels' first.
     fn analyses(&self) -> Vec<&Analysis>;
-    /// The files of each result: its JSON (the result, its derived numbers and its trace
-    /// checks) and its CSV files, by name.
+    /// The files of each result, by name: its JSON and its CSV files.
     fn files(&self) -> Result<Vec<(String, String)>, FolderError>;
     /// What is printed after the result measured with `set`, `width` wide: its heading,
-    /// whether it is complete, its tables (the Rust kernels' with their CUDA C++ twin's
-    /// beside them where it ran) and its verification.
+    /// whether it is complete, its tables and its verification.
     fn printed(&self, set: KernelSet, width: Width) -> Option<String>;
     /// Its section of the report, led by its headline and noted with its noise; `None`
     /// without a Rust kernels' result.

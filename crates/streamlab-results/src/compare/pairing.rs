@@ -375,10 +375,7 @@ pub(super) fn header(a: &ComparedRun, b: &ComparedRun) -> Table {
             ("Copy engines", d.copy_engines.to_string()),
             (
                 "Memory",
-                format!(
-                    "{:.1} GiB",
-                    d.total_memory_bytes as f64 / (1u64 << 30) as f64
-                ),
+                format!("{:.1} GiB", provenance::gib(d.total_memory_bytes)),
             ),
             ("CUDA version of the driver", d.driver_cuda_version.clone()),
             (

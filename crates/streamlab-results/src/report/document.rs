@@ -1,9 +1,5 @@
-//! What the report says, independent of its format. Its main page holds a line naming
-//! the machine and the run, a banner when the run is incomplete, the answers and what
-//! the run found (each experiment's finding in words and a row of numbers), the
-//! provenance and the glossary; each experiment's section ([`super::section`]) has a
-//! page of its own ([`Document::pages`]). Each page is printed in Markdown and HTML; the
-//! run ([`crate::run`]) assembles it.
+//! What the report says, independent of its format: its main page, and a page per
+//! experiment's section ([`Document::pages`]).
 use super::page::{Block, Lead, Link, Style};
 use super::section::{MACHINE_NOTES, Section, TIMELINE_NOTE, shared_source, trace_note};
 use super::table::Table;
@@ -36,9 +32,8 @@ impl Document {
         out
     }
 
-    /// The main page: its title, banners and lede, the answers and what the run found,
-    /// the chart of each answer, where and how it ran (folded), each section's page, and
-    /// the glossary.
+    /// The main page: its title, banners and lede, what the run found, where and how it
+    /// ran (folded), each section's page, and the glossary.
     fn main_page(&self) -> Vec<Block<'_>> {
         let mut out = vec![Block::Title("streamlab report".into())];
         if let Some(banner) = &self.banner {
@@ -68,14 +63,7 @@ impl Document {
         out.push(Block::Heading(2, "Each experiment's page".into(), None));
         out.push(Block::List(
             (self.sections.iter())
-                .map(|s| {
-                    let lead = Lead {
-                        text: s.title.clone(),
-                        link: Some(Link::page(&s.id)),
-                        bold: false,
-                    };
-                    (Some(lead), String::new())
-                })
+                .map(|s| Lead::item(&s.title, Some(Link::page(&s.id)), false, String::new()))
                 .collect(),
         ));
         out.push(Block::Part(
@@ -86,8 +74,7 @@ impl Document {
     }
 
     /// A section's own page: its title, a line back to the main page, the section, and
-    /// how to read its timelines where it has some. Its terms link to the main page's
-    /// glossary.
+    /// how to read its timelines where it has some.
     fn section_page<'a>(&'a self, section: &'a Section) -> Vec<Block<'a>> {
         let run = (self.lede.as_ref()).map_or(String::new(), |l| format!(": {l}"));
         let mut out = vec![
@@ -232,10 +219,9 @@ pub struct Findings {
 }
 
 impl Findings {
-    /// What the run found, as the report's first blocks: the answers, how many results
-    /// were verified, any GPU held back, each experiment's finding (linked to its page
-    /// where there is one), the table of numbers with what its columns mean, and the
-    /// first chart of each answer's experiment.
+    /// What the run found, as the report's first blocks: the answers, the verification,
+    /// any GPU held back, each experiment's finding, the table of numbers, and the first
+    /// chart of each answer's experiment.
     fn blocks<'a>(&self, sections: &'a [Section]) -> Vec<Block<'a>> {
         let (passed, lead, text) = match self.verified == self.results {
             true => (
@@ -263,12 +249,12 @@ impl Findings {
             out.push(Block::List(
                 (self.answers.iter())
                     .map(|(question, name, sentence)| {
-                        let lead = Lead {
-                            text: question.words().to_owned(),
-                            link: page_of(sections, name),
-                            bold: true,
-                        };
-                        (Some(lead), sentence.clone())
+                        Lead::item(
+                            question.words(),
+                            page_of(sections, name),
+                            true,
+                            sentence.clone(),
+                        )
                     })
                     .collect(),
             ));
@@ -288,14 +274,7 @@ impl Findings {
         }
         out.push(Block::List(
             (self.words.iter())
-                .map(|(name, words)| {
-                    let lead = Lead {
-                        text: name.clone(),
-                        link: page_of(sections, name),
-                        bold: true,
-                    };
-                    (Some(lead), words.clone())
-                })
+                .map(|(name, words)| Lead::item(name, page_of(sections, name), true, words.clone()))
                 .collect(),
         ));
         out.push(Block::Table(self.table.clone()));

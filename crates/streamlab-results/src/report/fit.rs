@@ -1,8 +1,6 @@
 //! Fitting a table to a width, the same way for the terminal and the page: each noise
-//! column goes under the value it is the noise of ([`Table::merged`]), the columns are
-//! split into parts that each repeat the columns naming a row ([`Table::parts`]), and a
-//! long cell wraps in its column ([`Table::text_fitted`]). A long table shows the rows
-//! that carry its finding first ([`Table::folds`]).
+//! under its value, the columns split into parts that each repeat the columns naming a
+//! row, long cells wrapped, and a long table's rows that carry its finding first.
 use super::table::Table;
 use super::text;
 
@@ -55,21 +53,12 @@ impl Width {
             match self {
                 Width::Columns(max) if line.chars().count() > max => {
                     let indent = line.len() - line.trim_start().len() + 2;
-                    let mut first = true;
-                    for part in wrap_chars(line, max - indent) {
-                        if !first {
-                            out += &" ".repeat(indent);
-                        }
-                        out += &part;
-                        out.push('\n');
-                        first = false;
-                    }
+                    let gap = format!("\n{}", " ".repeat(indent));
+                    out += &wrap_chars(line, max - indent).join(&gap);
                 }
-                _ => {
-                    out += line;
-                    out.push('\n');
-                }
+                _ => out += line,
             }
+            out.push('\n');
         }
         out
     }
@@ -94,13 +83,11 @@ impl Table {
     /// Whether column `i` holds the noise of the column before it: its heading is
     /// "noise" or ends in " noise".
     pub fn is_noise(&self, i: usize) -> bool {
-        let h = self.header[i].to_lowercase();
-        i > 0 && !self.is_noise_heading(i - 1) && (h == "noise" || h.ends_with(" noise"))
-    }
-
-    fn is_noise_heading(&self, i: usize) -> bool {
-        let h = self.header[i].to_lowercase();
-        h == "noise" || h.ends_with(" noise")
+        let noise = |i: usize| {
+            let h = self.header[i].to_lowercase();
+            h == "noise" || h.ends_with(" noise")
+        };
+        i > 0 && !noise(i - 1) && noise(i)
     }
 
     /// The table with each noise column under the value before it: the value, then
@@ -200,10 +187,9 @@ impl Table {
             .collect()
     }
 
-    /// The table as plain text at most `max` columns wide: each noise beside its
-    /// value ("2.81 ± 0.4%"), split into parts that fit, long cells wrapped in their
-    /// column. A long table gives the rows that carry its finding and says how many
-    /// there are in all (`--wide` prints them all).
+    /// The table as plain text at most `max` columns wide: each noise beside its value
+    /// ("2.81 ± 0.4%"), split into parts that fit; a long table gives only the rows that
+    /// carry its finding.
     pub fn text_fitted(&self, max: usize) -> String {
         let table = if self.folds() {
             let mut t = self.key_only();

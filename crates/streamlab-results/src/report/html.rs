@@ -1,6 +1,5 @@
-//! A page ([`Block`]s) as one self-contained HTML page (inline CSS and SVG, no scripts,
-//! nothing fetched): the report's pages and the comparison's, with the same content as
-//! their Markdown.
+//! A page ([`Block`]s) as one self-contained HTML page: inline CSS and SVG, no scripts,
+//! nothing fetched.
 use std::fmt::Write;
 
 use super::fit::UNDER;
@@ -186,9 +185,7 @@ fn glossary() -> String {
     out + "</dl>\n"
 }
 
-/// A table as it shows on the page: noise under its value, split into parts that fit
-/// the page; a long one gives the rows that carry its finding, then itself whole,
-/// folded.
+/// A table as on the page ([`Table::on_page`]).
 fn table(t: &Table) -> String {
     let mut out = String::new();
     if let Some(c) = &t.caption {

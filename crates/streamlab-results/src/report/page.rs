@@ -56,6 +56,23 @@ pub struct Lead {
     pub bold: bool,
 }
 
+impl Lead {
+    /// A list item led by `text`, linked to `link` where there is one.
+    pub fn item(
+        text: &str,
+        link: Option<Link>,
+        bold: bool,
+        rest: String,
+    ) -> (Option<Lead>, String) {
+        let lead = Lead {
+            text: text.to_owned(),
+            link,
+            bold,
+        };
+        (Some(lead), rest)
+    }
+}
+
 /// One block of a page.
 pub enum Block<'a> {
     Title(String),

@@ -1,6 +1,7 @@
 //! What made a result and where, as the report and the printed tables say it: the GPU,
 //! the link probed around an experiment, every GPU's clocks and host link, and the build.
 use crate::derived::rates::{NOISY_LINK, link_moved};
+use crate::saved::clocks::GpuProbe;
 use crate::saved::{BuildInfo, DeviceInfo, NOT_RECORDED, Provenance};
 
 /// The link probed around an experiment, e.g. "link both ways 96.1 GB/s before, 95.0
@@ -26,10 +27,7 @@ pub fn clocks(p: &Provenance) -> String {
     let described = if p.gpus.is_empty() {
         (p.clocks.as_ref()).map_or_else(clocks_not_recorded, |c| c.describe())
     } else {
-        (p.gpus.iter())
-            .map(|g| format!("GPU {}: {}", g.ordinal, g.clocks.describe()))
-            .collect::<Vec<_>>()
-            .join("; ")
+        each_gpu(p, |g| g.clocks.describe())
     };
     match p.held_back() {
         Some(why) => {
@@ -47,17 +45,19 @@ fn clocks_not_recorded() -> String {
 /// Each GPU's link to the host, for an experiment of several GPUs, e.g. "GPU 0: PCIe gen
 /// 5 x16 (at most gen 5 x16); GPU 1: …".
 pub fn host_links(p: &Provenance) -> Option<String> {
-    (!p.gpus.is_empty()).then(|| {
-        (p.gpus.iter())
-            .map(|g| format!("GPU {}: {}", g.ordinal, g.host_link()))
-            .collect::<Vec<_>>()
-            .join("; ")
-    })
+    (!p.gpus.is_empty()).then(|| each_gpu(p, |g| g.host_link()))
 }
 
-/// What made a result, as `(label, value)` rows of a header: the build (commit, the
-/// compilers, the profile) and the machine (driver, NVRTC, CPU, command line), "not
-/// recorded" where the result's format predates them.
+/// "GPU 0: …; GPU 1: …", each of the result's GPUs as `what` says it.
+fn each_gpu(p: &Provenance, what: impl Fn(&GpuProbe) -> String) -> String {
+    (p.gpus.iter())
+        .map(|g| format!("GPU {}: {}", g.ordinal, what(g)))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// What made a result, as `(label, value)` rows of a header: the build and the machine,
+/// "not recorded" where the result's format predates them.
 pub fn build_facts(p: &Provenance) -> Vec<(&'static str, String)> {
     let known = |v: Option<String>| v.unwrap_or_else(|| NOT_RECORDED.to_owned());
     let (b, h) = (p.build.as_ref(), p.host.as_ref());
@@ -96,6 +96,11 @@ pub fn build_facts(p: &Provenance) -> Vec<(&'static str, String)> {
     facts
 }
 
+/// `bytes` in GiB.
+pub fn gib(bytes: u64) -> f64 {
+    bytes as f64 / (1u64 << 30) as f64
+}
+
 /// One line naming the GPU.
 pub fn device(info: &DeviceInfo) -> String {
     format!(
@@ -107,7 +112,7 @@ pub fn device(info: &DeviceInfo) -> String {
         info.sm_count,
         info.copy_engines,
         if info.concurrent_kernels { "yes" } else { "no" },
-        info.total_memory_bytes as f64 / (1u64 << 30) as f64,
+        gib(info.total_memory_bytes),
         info.driver_cuda_version,
         info.pcie_link
             .as_ref()

@@ -1,8 +1,6 @@
-//! Tables, declared once: an experiment declares its columns ([`Columns`]: each
-//! column's heading and cell, and its CSV name and cell where the CSV has it, and the
-//! measured rows its measured columns make), and the printed table, the Markdown and
-//! HTML tables, the CSV and the rows `compare` sets side by side all come from that one
-//! declaration. Also the cell formats every table shares.
+//! Tables, declared once ([`Columns`]): the printed, Markdown and HTML tables, the CSV
+//! and the measured rows `compare` sets side by side all come from one declaration of
+//! an experiment's columns. Also the cell formats every table shares.
 use std::fmt::Write;
 
 use crate::derived::pipeline::Under;
@@ -71,9 +69,7 @@ struct Column<'a, R> {
     csv: Option<(&'static str, Cell<'a, R>)>,
 }
 
-/// An experiment's columns over rows of type `R`: one declaration for the printed,
-/// Markdown and HTML tables, the CSV, and the measured rows `compare` sets side by side
-/// (each measured column's samples, a row of the tables named by [`Columns::named`]).
+/// An experiment's columns over rows of type `R`.
 pub struct Columns<'a, R> {
     columns: Vec<Column<'a, R>>,
     name: Option<(Name<'a, R>, Hold<'a, R>)>,
@@ -215,8 +211,7 @@ impl<'a, R> Columns<'a, R> {
     }
 
     /// A measured row of each row's `samples` (in `unit`), named as the table's row or
-    /// under it as `item`, that the tables and the CSV do not show (they show the samples'
-    /// quantiles, say).
+    /// under it as `item`, that the tables and the CSV do not show.
     pub fn measured<F>(
         mut self,
         (item, unit): (Option<(&'static str, &'static str)>, &'static str),

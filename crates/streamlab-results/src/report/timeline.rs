@@ -4,10 +4,7 @@
 //!
 //! An operation's execution is drawn on its stream's row and on its engine's row; the
 //! wait between when it could have started and when its engine started it is drawn
-//! lighter, on its stream's row only, and named `queued` in the trace. Operations off
-//! the schedule's streams (on the NULL stream, a host call) get a row of their own
-//! between the streams and the engines. A timeline of several GPUs has each GPU's streams
-//! and engines, GPU by GPU.
+//! lighter, on its stream's row only, and named `queued` in the trace.
 use serde_json::{Value, json};
 
 use super::chart::{Gantt, GanttBar, GanttMark, Track};
@@ -111,32 +108,23 @@ pub fn gantt(t: &Timeline, breaks: &[Break]) -> Gantt {
     let mut bars = Vec::new();
     for op in &t.ops {
         let name = named(t, op);
+        let bar = |track, wait, (start_ms, end_ms): (f64, f64), title| GanttBar {
+            track,
+            kind: op.kind,
+            queued: wait,
+            start_ms,
+            end_ms,
+            title,
+        };
         if let Some((start, end)) = queued(op) {
-            bars.push(GanttBar {
-                track: row(t, op),
-                kind: op.kind,
-                queued: true,
-                start_ms: start,
-                end_ms: end,
-                title: format!(
-                    "{name}: ready at {start:.4} ms, waited {:.4} ms to start",
-                    end - start
-                ),
-            });
+            let waited = end - start;
+            let title = format!("{name}: ready at {start:.4} ms, waited {waited:.4} ms to start");
+            bars.push(bar(row(t, op), true, (start, end), title));
         }
+        let (start, took) = (op.start_ms, op.end_ms - op.start_ms);
         for track in rows(t, op) {
-            bars.push(GanttBar {
-                track,
-                kind: op.kind,
-                queued: false,
-                start_ms: op.start_ms,
-                end_ms: op.end_ms,
-                title: format!(
-                    "{name}: from {:.4} ms, took {:.4} ms",
-                    op.start_ms,
-                    op.end_ms - op.start_ms
-                ),
-            });
+            let title = format!("{name}: from {start:.4} ms, took {took:.4} ms");
+            bars.push(bar(track, false, (op.start_ms, op.end_ms), title));
         }
     }
     let marks = (breaks.iter())
@@ -195,33 +183,29 @@ pub fn trace(t: &Timeline) -> String {
         if let Some(gpu) = t.gpu_of(op) {
             args["gpu"] = json!(gpu);
         }
-        if let Some((start, end)) = queued(op) {
-            events.push(json!({
-                "name": "queued",
-                "cat": "queue",
+        let event = |name: &str, cat: &str, (start, end): (f64, f64), track| {
+            json!({
+                "name": name,
+                "cat": cat,
                 "ph": "X",
                 "ts": start * 1e3,
                 "dur": (end - start) * 1e3,
                 "pid": 1,
-                "tid": tid(row(t, op)),
-                "args": args,
-            }));
-        }
-        for track in rows(t, op) {
-            events.push(json!({
-                "name": op.call.as_deref().unwrap_or(op.kind.label()),
-                "cat": match op.kind {
-                    OpKind::Kernel => "kernel",
-                    OpKind::Host => "host",
-                    _ => "copy",
-                },
-                "ph": "X",
-                "ts": op.start_ms * 1e3,
-                "dur": (op.end_ms - op.start_ms) * 1e3,
-                "pid": 1,
                 "tid": tid(track),
                 "args": args,
-            }));
+            })
+        };
+        if let Some(wait) = queued(op) {
+            events.push(event("queued", "queue", wait, row(t, op)));
+        }
+        let cat = match op.kind {
+            OpKind::Kernel => "kernel",
+            OpKind::Host => "host",
+            _ => "copy",
+        };
+        let name = op.call.as_deref().unwrap_or(op.kind.label());
+        for track in rows(t, op) {
+            events.push(event(name, cat, (op.start_ms, op.end_ms), track));
         }
     }
     let doc = json!({
@@ -311,6 +295,14 @@ mod tests {
         }
     }
 
+    /// The names of the tracks of a Chrome trace.
+    fn track_names(doc: &Value) -> Vec<&str> {
+        (doc["traceEvents"].as_array().unwrap().iter())
+            .filter(|e| e["ph"] == "M")
+            .map(|e| e["args"]["name"].as_str().unwrap())
+            .collect()
+    }
+
     #[test]
     fn a_timeline_of_two_gpus_has_each_gpus_streams_and_engines_and_single_gpu_ones_stay() {
         let t = two_gpus();
@@ -345,13 +337,8 @@ mod tests {
         assert!(queued[1].title.starts_with("HtoD on GPU 1 stream 2"));
         // The Chrome trace names the same rows and says each operation's GPU.
         let doc: Value = serde_json::from_str(&trace(&t)).unwrap();
-        let events = doc["traceEvents"].as_array().unwrap();
-        let names: Vec<&str> = (events.iter())
-            .filter(|e| e["ph"] == "M")
-            .map(|e| e["args"]["name"].as_str().unwrap())
-            .collect();
-        assert_eq!(names, labels);
-        let last = events.last().unwrap();
+        assert_eq!(track_names(&doc), labels);
+        let last = doc["traceEvents"].as_array().unwrap().last().unwrap();
         assert_eq!(
             (
                 last["args"]["gpu"].as_u64(),
@@ -417,11 +404,10 @@ mod tests {
         assert_eq!(doc["source"], "cupti");
         assert_eq!(doc["displayTimeUnit"], "ms");
         let events = doc["traceEvents"].as_array().unwrap();
-        let names: Vec<&str> = (events.iter())
-            .filter(|e| e["ph"] == "M")
-            .map(|e| e["args"]["name"].as_str().unwrap())
-            .collect();
-        assert_eq!(names, ["stream 1", "stream 2", "HtoD copy engine", "SMs"]);
+        assert_eq!(
+            track_names(&doc),
+            ["stream 1", "stream 2", "HtoD copy engine", "SMs"]
+        );
         let complete: Vec<&Value> = events.iter().filter(|e| e["ph"] == "X").collect();
         assert_eq!(complete.len(), 3 * 2 + 1);
         assert_eq!(complete.iter().filter(|e| e["name"] == "queued").count(), 1);

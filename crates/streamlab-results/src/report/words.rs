@@ -1,16 +1,11 @@
-//! The report's words: each experiment's title, what it measures and its notes, written
-//! as a Markdown template beside its code (`experiments/<name>.md`) and rendered here,
-//! with the experiment's derived numbers as `a`, its parameters as `p` and what its code
-//! adds. Code keeps only the sentences whose shape
-//! depends on the data, and passes them in.
+//! The report's words: each experiment's title, what it measures and its notes, a
+//! Markdown template beside its code (`experiments/<name>.md`) rendered with its derived
+//! numbers as `a` and its parameters as `p`. A template renders to `# title`, what the
+//! experiment measures, then a `## Label` per note; each part's lines join into one
+//! paragraph, and a note that renders empty is left out.
 //!
-//! A template renders to `# title`, the lines that say what the experiment measures,
-//! then a `## Label` per note with its lines; each part's lines join with spaces into one
-//! paragraph, and a note that renders empty is left out. A value holds no line break.
-//!
-//! The engine is minijinja rather than tinytemplate (which criterion's report uses):
-//! its conditionals take `else`, its filters take arguments (a number's decimals), and
-//! an undefined name fails the render instead of printing nothing, so a misspelt field
+//! The engine is minijinja: its filters take arguments (a number's decimals), and an
+//! undefined name fails the render instead of printing nothing, so a misspelt field
 //! cannot leave a blank in a report.
 use std::sync::OnceLock;
 
@@ -48,12 +43,10 @@ pub fn number(v: &Value) -> Result<f64, Error> {
     })
 }
 
-/// The template engine with the report's number formats as filters: `fixed(n)` (n
-/// decimals), `num(n)` (as the tables write it), `times` ("1.23×", or `times(n)` with n
-/// decimals), `noise` ("0.4%"), `percent` (a fraction as a percentage, or `percent(n)`
-/// with n decimals) and `mib` (bytes as mebibytes). A name that is not defined fails the
-/// render, and so does printing a value that is none or holds a line break. The
-/// report's words and `cargo xtask docs` both render with it.
+/// The template engine of the report's words and `cargo xtask docs`, the report's number
+/// formats as filters: `fixed(n)`, `num(n)`, `times`, `noise`, `percent` and `mib`
+/// (bytes as mebibytes). Printing a value that is undefined, none or holds a line break
+/// fails the render.
 pub fn engine() -> Environment<'static> {
     let mut env = Environment::new();
     env.set_undefined_behavior(UndefinedBehavior::Strict);

@@ -1,6 +1,4 @@
-//! A run's report and printed tables from its analysed results: the document
-//! ([`document`]), what `report` renders again from a folder ([`render`]), and what any
-//! run writes beside its results ([`rendered`]).
+//! A run's report and printed tables from its analysed results.
 use std::path::Path;
 
 use super::SavedRun;
@@ -82,53 +80,45 @@ pub fn document(run: &SavedRun) -> Result<Document, ReportError> {
     for s in &mut sections {
         TimelineFigure::on_one_scale(&mut s.timelines);
     }
-    let header = run.header().map(|(device, provenance)| {
-        let mut rows = vec![
-            (
-                "GPU".to_owned(),
-                provenance::device(&device).trim_end().to_owned(),
-            ),
-            ("Started (UTC)".to_owned(), provenance.started_utc.clone()),
-            ("Took".to_owned(), took(run, &provenance)),
-            ("streamlab".to_owned(), provenance.streamlab_version.clone()),
-            ("Rust PTX target".to_owned(), provenance.ptx_target.clone()),
-            (
-                "Kernel form".to_owned(),
-                format!(
-                    "{} (unless a section says otherwise)",
-                    provenance.form.label()
+    let (lede, header) = match run.header() {
+        Some((device, provenance)) => {
+            let form = provenance.form.label();
+            let mut rows = vec![
+                ("GPU", provenance::device(&device).trim_end().to_owned()),
+                ("Started (UTC)", provenance.started_utc.clone()),
+                ("Took", took(run, &provenance)),
+                ("streamlab", provenance.streamlab_version.clone()),
+                ("Rust PTX target", provenance.ptx_target.clone()),
+                (
+                    "Kernel form",
+                    format!("{form} (unless a section says otherwise)"),
                 ),
-            ),
-        ];
-        rows.extend(
-            (provenance::build_facts(&provenance).into_iter()).map(|(k, v)| (k.to_owned(), v)),
-        );
-        rows
-    });
-    let lede = run.header().map(|(device, provenance)| {
-        format!(
-            "{}, started {} UTC, took {}",
-            device.name,
-            provenance
-                .started_utc
-                .replace('T', " ")
-                .trim_end_matches('Z'),
-            took(run, &provenance)
-        )
-    });
+            ];
+            rows.extend(provenance::build_facts(&provenance));
+            let started = provenance.started_utc.replace('T', " ");
+            let lede = format!(
+                "{}, started {} UTC, took {}",
+                device.name,
+                started.trim_end_matches('Z'),
+                took(run, &provenance)
+            );
+            let rows = rows.into_iter().map(|(k, v)| (k.to_owned(), v));
+            (Some(lede), rows.collect())
+        }
+        None => (None, Vec::new()),
+    };
     Ok(Document {
         banner: banner(run),
         missing: run.missing(),
         lede,
-        header: header.unwrap_or_default(),
+        header,
         findings: (!sections.is_empty()).then(|| findings(run)),
         sections,
     })
 }
 
-/// `run`'s `summary.json` as the current derivations give it, where the folder had one
-/// (its run's status kept, and the headlines of results the folder no longer holds kept
-/// as the run wrote them: [`SavedRun::missing`] names them).
+/// `run`'s `summary.json` as the current derivations give it, where the folder had one:
+/// its status, and the headlines of results no longer in the folder, kept as written.
 fn current_summary(run: &SavedRun) -> Option<RunSummary> {
     let saved = run.summary.as_ref()?;
     let status = RunStatus {
@@ -145,7 +135,7 @@ fn current_summary(run: &SavedRun) -> Option<RunSummary> {
 }
 
 /// What any run writes beside its results: every chart, timeline and trace, then each
-/// page of the report in Markdown and HTML (`report.md` and `report.html` the main one).
+/// page of the report in Markdown and HTML.
 pub fn rendered(run: &SavedRun) -> Result<Vec<(String, String)>, ReportError> {
     let doc = document(run)?;
     let mut out: Vec<(String, String)> = (doc.files().into_iter())
@@ -161,13 +151,10 @@ pub fn rendered(run: &SavedRun) -> Result<Vec<(String, String)>, ReportError> {
     Ok(out)
 }
 
-/// Render `run` into `out`: every result's JSON and CSV again (from the current
-/// derivations) and `summary.json` where the folder had one, then [`rendered`].
-/// Everything is written into a fresh folder beside `out`, which replaces `out` only once
-/// complete: `out` never holds half a report, nor files of another run. `in_place` says
-/// `out` is the folder `run` was read from; any other folder holding a run's results is
-/// refused, not replaced. `keep_going` is asked before each file; when it says no,
-/// rendering stops there and `out` is left as it was.
+/// Render `run` into `out` ([`folder::Staged`]): every result's JSON and CSV again and
+/// `summary.json` where the folder had one, then [`rendered`]. `in_place` says `out` is
+/// the folder `run` was read from (any other holding a run's results is refused);
+/// `keep_going` is asked before each file, and a no leaves `out` as it was.
 pub fn render(
     run: &SavedRun,
     out: &Path,

@@ -241,14 +241,7 @@ fn blocks(c: &Comparison) -> Vec<Block<'_>> {
         out.push(Block::Heading(2, "Experiments".into(), None));
         out.push(Block::List(
             (c.sections.iter())
-                .map(|s| {
-                    let lead = Lead {
-                        text: s.name.to_owned(),
-                        link: Some(Link::here(s.name)),
-                        bold: false,
-                    };
-                    (Some(lead), s.summary_line())
-                })
+                .map(|s| Lead::item(s.name, Some(Link::here(s.name)), false, s.summary_line()))
                 .collect(),
         ));
     }

@@ -204,15 +204,8 @@ pub(super) fn draw_chart(root: &Area<'_>, c: &Chart) -> Drawn {
         Entry::new(swatch, &l.name)
     });
     let bands = (c.bands.iter()).map(|b| Entry::new(Swatch::Dot(rgb(b.color)), &b.name));
-    let levels = c.levels.iter().map(|l| {
-        let swatch = Swatch::Line {
-            color: rgb(l.color),
-            width: 2,
-            dashed: true,
-            marker: false,
-        };
-        Entry::new(swatch, &l.name)
-    });
+    let levels =
+        (c.levels.iter()).map(|l| Entry::new(Swatch::rule(rgb(l.color), 2, true), &l.name));
     let entries: Vec<Entry> = bars.chain(lines).chain(levels).chain(bands).collect();
     let plot = legend_right(&area, &entries)?;
 
@@ -248,24 +241,21 @@ pub(super) fn draw_chart(root: &Area<'_>, c: &Chart) -> Drawn {
             &plan,
             labels,
         ),
-        (true, true) => {
-            let x = x.log_scale().base(2.0);
-            draw_marks(
-                &mut builder.build_cartesian_2d(x, y.log_scale())?,
-                c,
-                &plan,
-                labels,
-            )
-        }
+        (true, true) => draw_marks(
+            &mut builder.build_cartesian_2d(x.log_scale().base(2.0), y.log_scale())?,
+            c,
+            &plan,
+            labels,
+        ),
     }
 }
 
 /// The longest a turned category label runs before it wraps, in pixels.
 const TURNED: f64 = 190.0;
 
-/// The widest of `labels`, where they are many and long: wrapped at [`TURNED`] pixels,
-/// their lines side by side would be wider than the chart, so they wrap at twice that
-/// and the chart is drawn taller by [`extra_height`].
+/// The widest of `labels`, where they are so many and long that, wrapped at [`TURNED`]
+/// pixels, they would not fit side by side: they wrap at twice that, the chart drawn
+/// taller by [`extra_height`].
 fn long_labels(labels: &[String]) -> Option<f64> {
     let widest = text::widest(labels, text::px(LABEL_SIZE));
     let thick = 2.0 * f64::from(line_height(LABEL_SIZE));
@@ -283,10 +273,9 @@ pub(super) fn extra_height(x: &XAxis) -> u32 {
     }
 }
 
-/// How a category axis' labels are set so that none overlaps another: each label wrapped
-/// across its slot where that fits, else turned to run down from the axis (wrapped at
-/// [`TURNED`] pixels, or twice that for [`long_labels`]), and where even turned labels
-/// are wider than a slot, only every `step`-th labelled.
+/// How a category axis' labels are set so that none overlaps another: wrapped across
+/// their slots where that fits, else turned, and where even turned labels are wider than
+/// a slot, only every `step`-th labelled.
 #[derive(Debug)]
 struct CategoryLabels {
     /// Each slot's lines (none where it is skipped).

@@ -154,12 +154,7 @@ fn legend(g: &Gantt, bars: &[(f64, &GanttBar)]) -> Vec<Entry> {
     }
     if !g.marks.is_empty() {
         entries.push(Entry::new(
-            Swatch::Line {
-                color: BREAK,
-                width: 2,
-                dashed: true,
-                marker: false,
-            },
+            Swatch::rule(BREAK, 2, true),
             "concurrency break",
         ));
     }
@@ -177,21 +172,14 @@ fn draw_dividers(
     let dividers = (1..n).filter(|&r| g.tracks[r - 1].is_stream() != g.tracks[r].is_stream());
     chart.draw_series(dividers.map(|r| {
         let y = (n - r) as f64 - 0.5;
-        let width = if g.tracks[r - 1].gpu() == g.tracks[r].gpu() {
-            2
-        } else {
-            4
-        };
+        let width = 2 + 2 * u32::from(g.tracks[r - 1].gpu() != g.tracks[r].gpu());
         PathElement::new([(lo, y), (hi, y)], DIVIDER.stroke_width(width))
     }))?;
     Ok(())
 }
 
 /// Each concurrency break as a dashed line down every row from where it started, the
-/// operation to blame boxed on its row (at least [`CULPRIT_PX`] wide, however short it
-/// ran), and named above the rows on two lines (a name that would run into those before
-/// it moves right; one that no longer fits is left to the line and the notes under the
-/// chart).
+/// operation to blame boxed on its row, and named above the rows where the name fits.
 fn draw_marks(
     chart: &mut ChartContext<'_, SVGBackend<'_>, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
     g: &Gantt,
@@ -285,9 +273,9 @@ pub fn drawn(g: &Gantt) -> Vec<&GanttBar> {
         .collect()
 }
 
-/// `svg` (a timeline's drawing) with each bar's title inside its `<rect>`, which a
-/// browser shows when the bar is pointed at: the bars are the rects filled with a kind's
-/// colour, drawn in `g`'s order, the waits first.
+/// `svg` (a timeline's drawing) with each bar's title inside its `<rect>`, for a browser
+/// to show when the bar is pointed at: the bars are the rects filled with a kind's colour,
+/// in [`drawn`]'s order.
 pub(super) fn with_titles(svg: String, g: &Gantt) -> String {
     let bars = drawn(g);
     let fill = |b: &GanttBar| {
@@ -327,8 +315,7 @@ fn escape(text: &str) -> String {
 }
 
 /// Names each track at its row's pixel height, right-aligned at pixel column `right`:
-/// the engines first, then the streams in order, each only where it does not overlap a
-/// name already written (with many streams, every few streams are named).
+/// the engines first, then each stream whose name does not overlap one already written.
 fn track_labels(area: &Area<'_>, rows: &[(i32, &Track)], right: i32) -> Drawn {
     let line = line_height(LABEL_SIZE);
     let order = (rows.iter().filter(|(_, t)| !t.is_stream()))

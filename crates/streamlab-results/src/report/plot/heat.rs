@@ -10,9 +10,8 @@ use crate::report::text;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-/// How a heat-map value is written: `unit` is either a suffix ("×" → "1.37×") or a
-/// format with one `{}` or `{:.N}` placeholder ("{:.1} ms" → "1.4 ms"); 2 decimals by
-/// default.
+/// How a heat-map value is written: `unit` is a suffix ("×" → "1.37×") or a format with
+/// one `{}` or `{:.N}` placeholder ("{:.1} ms" → "1.4 ms"); 2 decimals by default.
 pub(super) fn cell_text(v: f64, unit: &str) -> String {
     if let Some(open) = unit.find('{')
         && let Some(len) = unit[open..].find('}')
@@ -28,9 +27,8 @@ pub(super) fn cell_text(v: f64, unit: &str) -> String {
     format!("{v:.2}{unit}")
 }
 
-/// Blends from `a` (t = 0) to `b` (t = 1); an undefined `t` gives the middle.
+/// Blends from `a` (t = 0) to `b` (t = 1).
 fn blend((a, b): (RGBColor, RGBColor), t: f64) -> RGBColor {
-    let t = if t.is_nan() { 0.5 } else { t.clamp(0.0, 1.0) };
     let mix = |x: u8, y: u8| (f64::from(x) + (f64::from(y) - f64::from(x)) * t).round() as u8;
     RGBColor(mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
 }
@@ -54,8 +52,7 @@ pub(super) fn heat_color(v: f64, threshold: f64, (lo, hi): (f64, f64)) -> (RGBCo
 }
 
 /// The contour: every edge between a cell at or above the threshold and one below, in
-/// the plot's coordinates (column x, row y counted from the bottom); none where the map
-/// draws no contour.
+/// the plot's coordinates (column x, row y counted from the bottom).
 fn contour(h: &HeatMap) -> Vec<[(f64, f64); 2]> {
     if h.contour.is_none() {
         return Vec::new();
@@ -81,12 +78,7 @@ fn contour(h: &HeatMap) -> Vec<[(f64, f64); 2]> {
 /// The map's legend: its two sides of the threshold, its contour where `contoured`, and
 /// its marked cells where it has some.
 fn legend(h: &HeatMap, contoured: bool) -> Vec<Entry> {
-    let thick = |color, width| Swatch::Line {
-        color,
-        width,
-        dashed: false,
-        marker: false,
-    };
+    let thick = |color, width| Swatch::rule(color, width, false);
     let mut entries = vec![
         Entry::new(
             Swatch::Dot(GREEN.1),

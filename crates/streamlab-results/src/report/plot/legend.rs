@@ -18,6 +18,18 @@ pub(super) enum Swatch {
     },
 }
 
+impl Swatch {
+    /// A line without a marker.
+    pub(super) fn rule(color: RGBColor, width: u32, dashed: bool) -> Swatch {
+        Swatch::Line {
+            color,
+            width,
+            dashed,
+            marker: false,
+        }
+    }
+}
+
 pub(super) struct Entry {
     swatch: Swatch,
     label: String,

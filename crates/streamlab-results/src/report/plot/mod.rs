@@ -1,15 +1,11 @@
-//! Draws the chart models of [`super::chart`] as standalone SVG documents.
+//! Draws the chart models of [`super::chart`] as standalone SVG documents, with
+//! plotters' SVG backend (no font files: the viewer lays out the text). Bad data never
+//! panics: non-finite values and, on log axes, values not positive are skipped, and an
+//! empty chart still gets its axes and a "no data" note.
 //!
-//! Each public function takes one model and returns the text of an SVG document drawn
-//! with plotters' SVG backend (no font files: the viewer lays out the text). Bad data
-//! never panics: non-finite values are skipped, log axes skip values that are not
-//! positive, and an empty chart still gets its axes and a "no data" note.
-//!
-//! Every data mark is filled (bars, cells, markers) or stroked (lines) with exactly its
-//! series' colour. plotters writes colours as upper-case `#RRGGBB` even though the models
-//! spell them in lower case, so a model's `"#4e79a7"` appears as `fill="#4E79A7"`.
-//! Legend swatches are circles or short lines, never rectangles, so the `rect` elements
-//! filled with a series' colour are exactly its bars.
+//! Every data mark is filled or stroked with exactly its series' colour (plotters writes
+//! it upper-case: `"#4e79a7"` appears as `fill="#4E79A7"`), and legend swatches are never
+//! rectangles, so the `rect`s filled with a series' colour are exactly its bars.
 use chart::{draw_chart, extra_height};
 use gantt::draw_gantt;
 use heat::draw_heat_map;
@@ -58,42 +54,26 @@ type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 
 /// A bar or line chart as an SVG document: title, axis labels, a legend of the series
 /// and levels, bars (grouped or stacked, with whiskers), lines and dashed levels.
-///
-/// On a category axis bar `i` of a series sits in slot `i` (side by side with the other
-/// series, or stacked on them: positive values upwards, negative ones downwards), and
-/// line points outside the slots are skipped; stacked whiskers are offset by the bar's
-/// base. On a linear y axis 0 is always shown; on a log y axis bars start at the axis'
-/// bottom, a power of ten at least a decade below the smallest bar. A log x axis has
-/// base-2 ticks. Category labels wrap across their slots, or turn where they cannot,
-/// and no text overlaps another.
 pub fn chart(c: &Chart) -> String {
     let size = (SIZE.0, SIZE.1 + extra_height(&c.x));
-    render_sized(size, |root| draw_chart(root, c))
+    render(size, |root| draw_chart(root, c))
 }
 
 /// A heat map as an SVG document: a cell per row and column with its value written in
-/// it (grey with "–" where missing), green at or above the threshold and orange to red
-/// below it (stronger further from it), a thick contour between the two, and a dark
-/// outline around each marked cell.
+/// it, green at or above the threshold and orange to red below it.
 pub fn heat_map(h: &HeatMap) -> String {
-    render(|root| draw_heat_map(root, h))
+    render(SIZE, |root| draw_heat_map(root, h))
 }
 
-/// A timeline as an SVG document: a row per track (streams, a divider, then engines),
-/// time in ms on x, lighter "queued" bars under the execution bars, and which records
-/// the times come from under the title.
+/// A timeline as an SVG document: a row per track, time in ms on x.
 pub fn gantt(g: &Gantt) -> String {
     let size = (SIZE.0, gantt::height(g.tracks.len()));
-    gantt::with_titles(render_sized(size, |root| draw_gantt(root, g)), g)
+    gantt::with_titles(render(size, |root| draw_gantt(root, g)), g)
 }
 
-/// Draws a whole document; if plotters refuses, a document saying so instead.
-fn render(draw: impl FnOnce(&Area<'_>) -> Drawn) -> String {
-    render_sized(SIZE, draw)
-}
-
-/// [`render`] at `size` pixels.
-fn render_sized(size: (u32, u32), draw: impl FnOnce(&Area<'_>) -> Drawn) -> String {
+/// Draws a whole document of `size` pixels; if plotters refuses, a document saying so
+/// instead.
+fn render(size: (u32, u32), draw: impl FnOnce(&Area<'_>) -> Drawn) -> String {
     match svg_of(size, draw) {
         Ok(svg) => svg,
         Err(e) => {
