@@ -1,5 +1,4 @@
-//! Summary statistics of timing samples: what every saved series carries beside its raw
-//! samples, the quartiles the kernel comparison draws, and the noise every row reports.
+//! Summary statistics of timing samples, and the tests that tell two sets apart.
 //!
 //! Noise is robust: the median absolute deviation scaled to a standard deviation
 //! (× 1.4826, exact for normal samples) over the median, so one sample that met a busy
@@ -126,7 +125,7 @@ pub fn above_noise_target(configs: &[(String, f64)]) -> Vec<String> {
 }
 
 /// Whether a noise is above [`NOISE_TARGET`] (or could not be measured).
-fn above_target(noise: f64) -> bool {
+pub fn above_target(noise: f64) -> bool {
     noise.is_nan() || noise > NOISE_TARGET
 }
 
@@ -193,10 +192,8 @@ pub fn noise_target_note(rows: &[(String, f64)]) -> String {
 pub const BEYOND_NOISE_SPREADS: f64 = 2.0;
 
 /// Whether medians `a` and `b`, of relative noise `noise_a` and `noise_b`, differ by more
-/// than the noise: by more than [`BEYOND_NOISE_SPREADS`] times their combined spread,
-/// the root sum of squares of each median's absolute spread (noise × median). What a row
-/// under its bound and a headline ratio are held to where only medians and noises are at
-/// hand; two sets of samples are judged by [`crate::verdict`].
+/// than [`BEYOND_NOISE_SPREADS`] times their combined spread (the root sum of squares of
+/// noise × median): where only medians and noises are at hand.
 pub fn beyond_noise(a: f64, noise_a: f64, b: f64, noise_b: f64) -> bool {
     let spread = (noise_a * a).hypot(noise_b * b);
     (a - b).abs() > BEYOND_NOISE_SPREADS * spread
@@ -344,14 +341,15 @@ pub struct Quartiles {
     pub q3: f64,
 }
 
-fn sorted(samples: &[f64]) -> Vec<f64> {
+/// `samples` in ascending order.
+pub fn sorted(samples: &[f64]) -> Vec<f64> {
     let mut sorted = samples.to_vec();
     sorted.sort_by(f64::total_cmp);
     sorted
 }
 
 /// The `q` quantile of ascending `sorted` samples, interpolated between neighbours.
-fn quantile(sorted: &[f64], q: f64) -> f64 {
+pub fn quantile(sorted: &[f64], q: f64) -> f64 {
     let position = q * (sorted.len() - 1) as f64;
     let (low, high) = (position.floor() as usize, position.ceil() as usize);
     sorted[low] + (sorted[high] - sorted[low]) * (position - low as f64)

@@ -1,11 +1,9 @@
 //! The margins of [`super::judge`] fitted on A/A pairs: runs of one build on two machines
-//! of one kind, listed in `crates/streamlab-results/calibration/pairs.json` (their JSON
-//! kept in `crates/streamlab-results/tests/runs/`). Whatever `compare` calls changed
-//! between such two runs is the machines' doing, so each experiment's spread is set from
-//! them; and the rule is held to pairs it was not fitted to: each pair in turn is left out,
-//! the rest fitted, and the pair judged ([`HeldOut`]). `cargo xtask calibrate` writes the
-//! result to `calibration/margins.json`, which the build embeds and a test holds to a
-//! fresh fit of the pairs.
+//! of one kind, listed in `calibration/pairs.json`. Whatever `compare` calls changed
+//! between two such runs is the machines' doing, so each experiment's spread is set from
+//! them; each pair in turn is left out, the rest fitted, and the pair judged
+//! ([`HeldOut`]). `cargo xtask calibrate` writes `calibration/margins.json`, which the
+//! build embeds.
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -14,6 +12,7 @@ use serde::Deserialize;
 use super::judge::{self, HeldOut, Margin, Margins, PairFacts};
 use super::rows::PairedRow;
 use super::{CompareError, ComparedRun};
+use crate::stats::{quantile, sorted};
 
 /// How the margins are fitted, in words (kept in the file).
 pub const METHOD: &str = "Per experiment measured by at least two pairs (else the pooled rows), raw and controlled: the spread s with which ln(B/A) ~ N(0, s² + w²) (w the two runs' own noise of the row) covers 95% of the pairs' rows within 1.96 s and their largest change within 3.29 s (the two-sided 0.1% point): s = √max(0, max(q95(|ln B/A|) / 1.96, max(|ln B/A|) / 3.29)² − median(w²)), at least 0.01%. Rows judged at once by Benjamini–Hochberg at a 5% false-discovery rate, a row whose work crosses the link with how far the link moved over the two runs' probes added to its spread, and every row's raw change with how far the GPU's SM or memory clock moved between its results (read right after each).";
@@ -34,31 +33,15 @@ pub struct PairRows {
     pub rows: Vec<PairedRow>,
 }
 
-/// The `q`-quantile of `values` (linear between order statistics).
-fn quantile(values: &mut [f64], q: f64) -> f64 {
-    values.sort_by(f64::total_cmp);
-    match values.len() {
-        0 => f64::NAN,
-        n => {
-            let at = q * (n - 1) as f64;
-            let (lo, hi) = (at.floor() as usize, at.ceil() as usize);
-            values[lo] + (values[hi] - values[lo]) * (at - lo as f64)
-        }
-    }
-}
-
 /// The spread of `changes` ((ln B/A, w) of each row) as [`METHOD`] says.
 fn spread(changes: &[(f64, f64)]) -> Option<f64> {
     if changes.is_empty() {
         return None;
     }
-    let mut sizes: Vec<f64> = changes.iter().map(|c| c.0.abs()).collect();
-    let (q, largest) = (quantile(&mut sizes, 0.95), quantile(&mut sizes, 1.0));
-    let s = (q / 1.96).max(largest / 3.29);
-    let w2 = quantile(
-        &mut changes.iter().map(|c| c.1 * c.1).collect::<Vec<_>>(),
-        0.5,
-    );
+    let of = |f: fn(&(f64, f64)) -> f64| sorted(&changes.iter().map(f).collect::<Vec<_>>());
+    let sizes = of(|c| c.0.abs());
+    let s = (quantile(&sizes, 0.95) / 1.96).max(quantile(&sizes, 1.0) / 3.29);
+    let w2 = quantile(&of(|c| c.1 * c.1), 0.5);
     Some((s.powi(2) - w2).max(0.0).sqrt().max(FLOOR))
 }
 
@@ -164,10 +147,10 @@ pub fn calibrate(pairs: Vec<PairRows>) -> Margins {
 /// The pairs `calibration/pairs.json` lists under `crate_dir`, compared.
 pub fn pairs(crate_dir: &Path) -> Result<Vec<PairRows>, CompareError> {
     let list = crate_dir.join("calibration/pairs.json");
-    let text = std::fs::read_to_string(&list)
-        .map_err(|e| CompareError::Calibration(format!("{}: {e}", list.display())))?;
-    let files: Vec<PairFiles> = serde_json::from_str(&text)
-        .map_err(|e| CompareError::Calibration(format!("{}: {e}", list.display())))?;
+    let unreadable =
+        |e: &dyn std::fmt::Display| CompareError::Calibration(format!("{}: {e}", list.display()));
+    let text = std::fs::read_to_string(&list).map_err(|e| unreadable(&e))?;
+    let files: Vec<PairFiles> = serde_json::from_str(&text).map_err(|e| unreadable(&e))?;
     files
         .iter()
         .map(|p| {
@@ -202,7 +185,11 @@ mod tests {
         let quiet: Vec<(f64, f64)> = (0..100).map(|i| (i as f64 * 1e-4, 0.0)).collect();
         let s = spread(&quiet).unwrap();
         assert!(
-            (s - quantile(&mut quiet.iter().map(|c| c.0).collect::<Vec<_>>(), 0.95) / 1.96).abs()
+            (s - quantile(
+                &sorted(&quiet.iter().map(|c| c.0).collect::<Vec<_>>()),
+                0.95
+            ) / 1.96)
+                .abs()
                 < 1e-12
         );
         // One far row widens it: the largest change within 3.29 s.

@@ -176,34 +176,25 @@ fn spreads(rows: &[PairedRow], margins: &Margins, controlled: bool) -> Vec<f64> 
 /// Every row of a comparison judged by `margins`, raw and controlled, at once; a change
 /// under `min_change` is never called.
 pub fn judge(rows: &[PairedRow], margins: &Margins, min_change: f64) -> Vec<RowVerdicts> {
-    let raw_spreads = spreads(rows, margins, false);
-    let raw = judge_all(
-        &(rows.iter().zip(raw_spreads))
-            .map(|(r, s)| (r.raw, s))
-            .collect::<Vec<_>>(),
-        min_change,
-    );
-    let controlled_rows: Vec<usize> = (0..rows.len())
-        .filter(|&i| rows[i].controlled.is_some())
+    let judged = |rows: &[PairedRow], controlled: bool| {
+        let changes: Vec<(Option<Change>, f64)> = (rows.iter())
+            .zip(spreads(rows, margins, controlled))
+            .map(|(r, s)| (if controlled { r.controlled } else { r.raw }, s))
+            .collect();
+        judge_all(&changes, min_change)
+    };
+    let with_control: Vec<PairedRow> = (rows.iter())
+        .filter(|r| r.controlled.is_some())
+        .cloned()
         .collect();
-    let with_control: Vec<PairedRow> = controlled_rows.iter().map(|&i| rows[i].clone()).collect();
-    let controlled_spreads = spreads(&with_control, margins, true);
-    let controlled = judge_all(
-        &(with_control.iter().zip(controlled_spreads))
-            .map(|(r, s)| (r.controlled, s))
-            .collect::<Vec<_>>(),
-        min_change,
-    );
-    let mut out: Vec<RowVerdicts> = (raw.into_iter())
-        .map(|raw| RowVerdicts {
+    let mut controlled = judged(&with_control, true).into_iter();
+    let mut out: Vec<RowVerdicts> = (rows.iter().zip(judged(rows, false)))
+        .map(|(r, raw)| RowVerdicts {
             raw,
-            controlled: None,
+            controlled: r.controlled.and_then(|_| controlled.next()),
             machine: false,
         })
         .collect();
-    for (i, c) in controlled_rows.into_iter().zip(controlled) {
-        out[i].controlled = Some(c);
-    }
     attribute_to_machine(rows, &mut out);
     out
 }

@@ -1,14 +1,8 @@
-//! Two results folders side by side (`streamlab compare A B`): any two results folders
-//! (whole runs, single experiments, a mix; other GPUs, builds, kernel forms; the formats
-//! of earlier builds) read back, and for every experiment both hold, its headline and
-//! every measured row (`Experiment::measured_rows`) as value A, value B and B/A, raw and
-//! held against its control where it has one ([`rows`]), each judged with runs as the unit
-//! ([`judge`], by margins fitted on A/A pairs: [`calibration`]): faster, slower, the same,
-//! or too noisy to say. The provenance sits in a header; what only one folder holds is
-//! listed. The report is written as Markdown and HTML ([`render`]) with a chart of B/A
-//! per experiment, every compared row with its verdicts as `comparison.json`, and what
-//! changed printed to the terminal ([`terminal`]); nothing is written until both folders
-//! have been read, and the output folder is replaced whole.
+//! Two results folders side by side (`streamlab compare A B`): for every experiment both
+//! hold, its headline and every measured row as A, B and B/A, raw and held against its
+//! control where it has one ([`rows`]), each judged with runs as the unit ([`judge`], by
+//! margins fitted on A/A pairs: [`calibration`]); written as a report ([`render`]) and
+//! printed ([`terminal`]).
 mod pairing;
 
 pub mod calibration;
@@ -132,9 +126,8 @@ impl ComparedRun {
     }
 }
 
-/// Where `compare A B` writes when `--out` is not given: `<A>-vs-<B>` beside A, A and B
-/// being the folders' names (`docs/results/h100` against `docs/results/h200` writes
-/// `docs/results/h100-vs-h200`).
+/// Where `compare A B` writes when `--out` is not given: `<A>-vs-<B>` beside A
+/// (`docs/results/h100` against `docs/results/h200` writes `docs/results/h100-vs-h200`).
 pub fn default_out(a: &ComparedRun, b: &ComparedRun) -> PathBuf {
     let name = format!("{}-vs-{}", a.name(), b.name());
     let absolute = a.dir.canonicalize().unwrap_or_else(|_| a.dir.clone());
@@ -206,8 +199,7 @@ pub struct ComparedSection {
 
 impl ComparedSection {
     /// How many of its rows, beside those that moved with the machine, got `verdict` as
-    /// their verdict (the controlled one where there is one, as [`ComparedSection::changed`]
-    /// reads it), so that the summary line's counts add up to its rows.
+    /// their verdict, so that the summary line's counts add up to its rows.
     pub fn count(&self, verdict: Verdict) -> usize {
         (self.rows.iter())
             .filter(|r| !r.verdicts.moved_with_machine() && r.verdicts.verdict() == verdict)
@@ -217,11 +209,7 @@ impl ComparedSection {
     /// Its rows called changed (the controlled verdict where there is one, else the raw
     /// one), largest change first.
     pub fn changed(&self) -> Vec<&ComparedRow> {
-        let mut rows: Vec<&ComparedRow> = (self.rows.iter())
-            .filter(|r| r.verdicts.verdict().changed())
-            .collect();
-        rows.sort_by(|a, b| b.size().total_cmp(&a.size()));
-        rows
+        changed(&self.rows)
     }
 
     /// The rows that moved with their controls (called changed raw, not controlled): how
@@ -262,6 +250,16 @@ impl ComparedSection {
     }
 }
 
+/// The rows of `rows` called changed (the controlled verdict where there is one, else the
+/// raw one), largest change first.
+fn changed<'a>(rows: impl IntoIterator<Item = &'a ComparedRow>) -> Vec<&'a ComparedRow> {
+    let mut changed: Vec<&ComparedRow> = (rows.into_iter())
+        .filter(|r| r.verdicts.verdict().changed())
+        .collect();
+    changed.sort_by(|a, b| b.size().total_cmp(&a.size()));
+    changed
+}
+
 /// The whole comparison.
 pub struct Comparison {
     pub title: String,
@@ -283,6 +281,11 @@ impl Comparison {
     /// Every row of every section.
     pub fn rows(&self) -> impl Iterator<Item = &ComparedRow> {
         self.sections.iter().flat_map(|s| &s.rows)
+    }
+
+    /// Every row called changed, largest change first.
+    pub fn changed(&self) -> Vec<&ComparedRow> {
+        changed(self.rows())
     }
 
     /// Whether the two runs are of one build and of one GPU kind, said first: a change
@@ -458,11 +461,9 @@ pub fn compare_with(
     }
 }
 
-/// Compare the results folders `a` and `b` ([`compare`], no change under `min_change`
-/// called) and write the report into `out` (`None`: [`default_out`]): `report.md`,
-/// `report.html`, `comparison.json` and a chart per experiment. Both folders are read
-/// before anything is written, and `out` is replaced whole once everything is. Returns
-/// the folder written and the comparison.
+/// Compare the results folders `a` and `b` ([`compare`]) and write the report into `out`
+/// (`None`: [`default_out`]), replaced whole once both folders are read and everything
+/// is rendered. Returns the folder written and the comparison.
 pub fn write(
     a: &Path,
     b: &Path,

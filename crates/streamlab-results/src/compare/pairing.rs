@@ -1,7 +1,6 @@
-//! Two runs' experiments paired: for each experiment both hold, its headlines and facts
-//! side by side, the parameters that differ, notes on how each ran, its measured rows
-//! paired ([`super::rows`]), and each kernel set's chart of B/A per row; the header of
-//! both runs' provenance.
+//! Two runs' experiments paired: for each experiment both hold, its headlines, differing
+//! parameters, notes on how each ran, its measured rows and a chart of B/A per kernel
+//! set; and the header of both runs' provenance.
 use super::rows::{self, PairedRow};
 use super::{ComparedRow, ComparedRun, significant};
 use crate::derived::rates::{faster, link_moved};
@@ -116,12 +115,10 @@ fn verdict_color(v: Verdict) -> &'static str {
     }
 }
 
-/// The rows of one kernel set as B/A, each the ratio its verdict used (held against its
-/// control where it has one, else alone) and coloured by that verdict, around 1 with the
-/// band of no change (± 1.96 × the spread the rows were held to) shaded; the rows are not
-/// a series, so no line joins them. Every row is named on the axis: where there are more
-/// than [`MAX_LABELLED`], those called the same are left out (the title counts them), and
-/// of the rest the largest changes are drawn; none where no row is left to draw.
+/// The rows of one kernel set as B/A, each the ratio its verdict used and coloured by that
+/// verdict, around 1 with the band of no change shaded. Where there are more than
+/// [`MAX_LABELLED`] rows, those called the same are left out, and of the rest the largest
+/// changes are drawn; none where no row is left to draw.
 pub(super) fn ratio_chart(
     name: &'static str,
     set: KernelSet,

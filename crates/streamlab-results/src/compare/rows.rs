@@ -154,23 +154,32 @@ fn controlled(row: [Figure; 2], control: [Figure; 2], divide: bool) -> Option<Ch
     })
 }
 
-/// The link's both-ways rate over an experiment's probes, as a figure whose value is the
-/// median rate (GB/s) of every sample before and after it.
-fn link_rate(probe: &LinkProbe) -> Figure {
-    let rates = |t: &StageTimes| -> Vec<f64> {
-        (t.both.samples_ms.iter())
-            .map(|&ms| gbps(2 * t.bytes, ms))
-            .collect()
+/// The both-ways rates (GB/s) of a link probe's samples.
+fn both_ways(t: &StageTimes) -> Vec<f64> {
+    (t.both.samples_ms.iter())
+        .map(|&ms| gbps(2 * t.bytes, ms))
+        .collect()
+}
+
+/// Rates as a figure: their median, noise and count (a value that is not a number
+/// without any).
+fn rate_figure(rates: Vec<f64>) -> Figure {
+    let none = Figure {
+        value: f64::NAN,
+        noise: None,
+        samples: 0,
     };
-    let mut all = rates(&probe.before);
-    all.extend(rates(&probe.after));
-    Series::new(all).map_or(
-        Figure {
-            value: f64::NAN,
-            noise: None,
-            samples: 0,
-        },
-        |s| Figure::of_series(&s),
+    Series::new(rates).map_or(none, |s| Figure::of_series(&s))
+}
+
+/// The link's both-ways rate over an experiment's probes: the median of every sample
+/// before and after it.
+fn link_rate(probe: &LinkProbe) -> Figure {
+    rate_figure(
+        [&probe.before, &probe.after]
+            .into_iter()
+            .flat_map(both_ways)
+            .collect(),
     )
 }
 
@@ -187,9 +196,8 @@ fn moved(values: impl IntoIterator<Item = f64>) -> Option<f64> {
 
 /// How far the GPU's clocks moved over `probes`: the larger of the SM clock's and the
 /// memory clock's [`moved`] right after each result's work; none where fewer than two
-/// read them. The probes are the session's GPU's (`Provenance::clocks`, GPU 0 unless
-/// `--device` names another), which every result records; an experiment of several GPUs
-/// keeps the others' in `Provenance::gpus`, which this does not read.
+/// read them. Only the session's GPU's probes are read (`Provenance::clocks`), which
+/// every result records.
 fn clocks_moved<'a>(probes: impl IntoIterator<Item = &'a ClockProbe>) -> Option<f64> {
     let working: Vec<(u32, u32)> = (probes.into_iter())
         .filter_map(ClockProbe::working)
@@ -203,20 +211,8 @@ fn clocks_moved<'a>(probes: impl IntoIterator<Item = &'a ClockProbe>) -> Option<
 }
 
 /// The medians of a probe's before and after both-ways rates.
-fn probe_medians(probe: &LinkProbe) -> [Figure; 2] {
-    [&probe.before, &probe.after].map(|t| {
-        let rates: Vec<f64> = (t.both.samples_ms.iter())
-            .map(|&ms| gbps(2 * t.bytes, ms))
-            .collect();
-        Series::new(rates).map_or(
-            Figure {
-                value: f64::NAN,
-                noise: None,
-                samples: 0,
-            },
-            |s| Figure::of_series(&s),
-        )
-    })
+fn probe_medians(probe: &LinkProbe) -> [f64; 2] {
+    [&probe.before, &probe.after].map(|t| rate_figure(both_ways(t)).value)
 }
 
 /// What the pairing needs of both runs beside the experiment's own results.
@@ -260,8 +256,7 @@ pub fn paired(ctx: &Context<'_>) -> (Vec<PairedRow>, [Vec<String>; 2]) {
     let link_moved = moved(
         (results.iter())
             .filter_map(|r| r.provenance.link.as_ref())
-            .flat_map(probe_medians)
-            .map(|f| f.value),
+            .flat_map(probe_medians),
     );
     let clocks_moved = clocks_moved(results.iter().filter_map(|r| r.provenance.clocks.as_ref()));
     let find = |list: &[MeasuredRow], key: &str| list.iter().find(|r| r.key == key).cloned();

@@ -1,10 +1,9 @@
-//! What `streamlab compare` prints: the rows called changed, largest change first, in a
-//! table at most [`WIDTH`] columns wide; the rows that moved with the machine; the totals;
-//! and the rule's measured false-call rate.
+//! What `streamlab compare` prints: the rows called changed, the rows that moved with
+//! the machine, the totals and the rule's measured false-call rate.
 use std::fmt::Write;
 
 use super::render::Totals;
-use super::{ComparedRow, Comparison, change_text};
+use super::{Comparison, change_text};
 use crate::report::fit::wrap_chars as wrap;
 
 /// The widest line printed.
@@ -26,17 +25,17 @@ fn fit(text: &str, width: usize) -> String {
 /// The comparison as the terminal shows it.
 pub fn text(c: &Comparison) -> String {
     let mut out = String::new();
+    let say = |out: &mut String, line: &str| {
+        for l in wrap(line, WIDTH) {
+            let _ = writeln!(out, "{l}");
+        }
+    };
     let totals = Totals::of(c.rows());
     let [alone, controlled] = totals.headlines();
     for line in [c.identity(), alone, controlled] {
-        for l in wrap(&line, WIDTH) {
-            let _ = writeln!(out, "{l}");
-        }
+        say(&mut out, &line);
     }
-    let mut changed: Vec<&ComparedRow> = (c.rows())
-        .filter(|r| r.verdicts.verdict().changed())
-        .collect();
-    changed.sort_by(|a, b| b.size().total_cmp(&a.size()));
+    let changed = c.changed();
     // row | raw | controlled
     let (raw_w, ctrl_w) = (18, 18);
     let row_w = WIDTH - raw_w - ctrl_w - 2;
@@ -79,19 +78,12 @@ pub fn text(c: &Comparison) -> String {
                 s.name,
                 crate::verdict::percent(moved.abs())
             );
-            for l in wrap(&line, WIDTH) {
-                let _ = writeln!(out, "{l}");
-            }
+            say(&mut out, &line);
         }
     }
-    for line in [
-        format!("{}.", totals.line()),
-        format!("False-call rate: {}.", c.margins.false_call_text()),
-    ] {
-        for l in wrap(&line, WIDTH) {
-            let _ = writeln!(out, "{l}");
-        }
-    }
+    say(&mut out, &format!("{}.", totals.line()));
+    let false_calls = format!("False-call rate: {}.", c.margins.false_call_text());
+    say(&mut out, &false_calls);
     out
 }
 

@@ -1,12 +1,6 @@
-//! A [`Comparison`] written out: `report.md` (GitHub-flavoured Markdown, a row called
-//! changed in bold), `report.html` (one self-contained page, such a row classed `faster`
-//! or `slower` and coloured, with the same text marker so it reads without colour), the
-//! charts beside them, and `comparison.json`: every compared row with its verdicts, the
-//! counts, the margins and the rule's measured false-call rate.
-//!
-//! Both pages open with what changed: the totals, the changed rows, the provenance that
-//! differs; then each experiment, its changed rows first and the rest folded; the whole
-//! provenance last, folded. Both are written from one list of `Block`s.
+//! A [`Comparison`] written out: `report.md` and `report.html` from one list of `Block`s
+//! (what changed first, then each experiment, the whole provenance last), the charts
+//! beside them, and `comparison.json`.
 mod json_file;
 
 pub use json_file::{Counts, Totals, comparison_json, rule_text};
@@ -90,12 +84,10 @@ fn heads(c: &Comparison) -> (String, String) {
 
 fn section_blocks<'a>(c: &Comparison, s: &'a ComparedSection) -> Vec<Block<'a>> {
     let (ha, hb) = heads(c);
-    let mut out = vec![Block::Heading(
-        2,
-        s.name.to_owned(),
-        Some(s.name.to_owned()),
-    )];
-    out.push(Block::Note("Verdicts".into(), s.summary_line()));
+    let mut out = vec![
+        Block::Heading(2, s.name.to_owned(), Some(s.name.to_owned())),
+        Block::Note("Verdicts".into(), s.summary_line()),
+    ];
     if let Some((n, moved)) = s.machine_moved() {
         out.push(Block::Note(
             "The machine moved".into(),
@@ -192,10 +184,7 @@ fn blocks(c: &Comparison) -> Vec<Block<'_>> {
             c.margins.false_call_text()
         ),
     ));
-    let mut changed: Vec<&ComparedRow> = (c.rows())
-        .filter(|r| r.verdicts.verdict().changed())
-        .collect();
-    changed.sort_by(|a, b| b.size().total_cmp(&a.size()));
+    let changed = c.changed();
     if !changed.is_empty() {
         out.push(rows_table(
             "every row called changed, largest change first".into(),
