@@ -1,7 +1,6 @@
-//! A results folder on disk: every file written whole (to a temporary name, then
-//! renamed), whole folders of output staged beside their place and moved into it only
-//! once complete ([`Staged`]), and every saved file read back with its format checked
-//! and any fault named precisely (the file, and the position or the field).
+//! A results folder on disk: every file written whole, whole folders of output staged
+//! beside their place ([`Staged`]), and every saved file read back with any fault named
+//! precisely (the file, and the position or the field).
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -85,6 +84,16 @@ pub enum FolderError {
 }
 
 impl FolderError {
+    /// The failure of `action` ("read", "write") on `path`.
+    fn io(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> FolderError {
+        let path = path.to_owned();
+        move |source| FolderError::Io {
+            action,
+            path,
+            source,
+        }
+    }
+
     /// Whether the fault is in what the user named (a folder or a file in it), not the
     /// machine: exit code 2.
     pub fn is_usage(&self) -> bool {
@@ -97,15 +106,10 @@ impl FolderError {
 pub fn write_atomic(dir: &Path, name: &str, contents: &[u8]) -> Result<(), FolderError> {
     let path = dir.join(name);
     let temporary = dir.join(format!(".{name}.{}.partial", std::process::id()));
-    let io = |action, source| FolderError::Io {
-        action,
-        path: path.clone(),
-        source,
-    };
-    std::fs::write(&temporary, contents).map_err(|e| io("write", e))?;
+    std::fs::write(&temporary, contents).map_err(FolderError::io("write", &path))?;
     std::fs::rename(&temporary, &path).map_err(|e| {
         let _ = std::fs::remove_file(&temporary);
-        io("rename into", e)
+        FolderError::io("rename into", &path)(e)
     })
 }
 
@@ -139,13 +143,7 @@ pub fn read_json<T: DeserializeOwned>(dir: &Path, name: &str) -> Result<Option<T
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(source) => {
-            return Err(FolderError::Io {
-                action: "read",
-                path,
-                source,
-            });
-        }
+        Err(source) => return Err(FolderError::io("read", &path)(source)),
     };
     parse(&path, &text).map(Some)
 }
@@ -264,13 +262,7 @@ pub fn names(dir: &Path) -> Result<Vec<String>, FolderError> {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(source) => {
-            return Err(FolderError::Io {
-                action: "read",
-                path: dir.to_owned(),
-                source,
-            });
-        }
+        Err(source) => return Err(FolderError::io("read", dir)(source)),
     };
     let mut names: Vec<String> = entries
         .filter_map(Result::ok)
@@ -292,11 +284,9 @@ impl Staged {
     ) -> Result<Staged, FolderError> {
         let target = match std::fs::metadata(target) {
             Ok(m) if !m.is_dir() => return Err(FolderError::NotAFolder(target.to_owned())),
-            Ok(_) => target.canonicalize().map_err(|source| FolderError::Io {
-                action: "read",
-                path: target.to_owned(),
-                source,
-            })?,
+            Ok(_) => target
+                .canonicalize()
+                .map_err(FolderError::io("read", target))?,
             Err(_) => target.to_owned(),
         };
         let refused: Vec<String> = (names(&target)?.into_iter())
@@ -325,11 +315,7 @@ impl Staged {
         let staging = match std::fs::create_dir(&staging) {
             Ok(()) => Some(staging),
             Err(_) => {
-                std::fs::create_dir_all(&target).map_err(|source| FolderError::Io {
-                    action: "create",
-                    path: target.clone(),
-                    source,
-                })?;
+                std::fs::create_dir_all(&target).map_err(FolderError::io("create", &target))?;
                 None
             }
         };
@@ -347,11 +333,7 @@ impl Staged {
         match &self.staging {
             Some(dir) => {
                 let path = dir.join(name);
-                std::fs::write(&path, contents).map_err(|source| FolderError::Io {
-                    action: "write",
-                    path,
-                    source,
-                })?;
+                std::fs::write(&path, contents).map_err(FolderError::io("write", &path))?;
             }
             None => write_atomic(&self.target, name, contents)?,
         }
@@ -361,18 +343,13 @@ impl Staged {
 
     /// Move the finished output into place, replacing what `target` held.
     pub fn finish(mut self) -> Result<PathBuf, FolderError> {
-        let io = |action, path: &Path, source| FolderError::Io {
-            action,
-            path: path.to_owned(),
-            source,
-        };
         if let Some(staging) = self.staging.clone() {
             let old = staging.with_extension("old");
             let aside = !self.target.exists() || std::fs::rename(&self.target, &old).is_ok();
             if aside {
                 if let Err(e) = std::fs::rename(&staging, &self.target) {
                     let _ = std::fs::rename(&old, &self.target);
-                    return Err(io("move into place", &self.target, e));
+                    return Err(FolderError::io("move into place", &self.target)(e));
                 }
                 self.finished = true;
                 let _ = std::fs::remove_dir_all(&old);
@@ -380,8 +357,8 @@ impl Staged {
             }
             // The target cannot be moved: its files are replaced one by one.
             for name in &self.written {
-                let contents = std::fs::read(staging.join(name))
-                    .map_err(|e| io("read", &staging.join(name), e))?;
+                let path = staging.join(name);
+                let contents = std::fs::read(&path).map_err(FolderError::io("read", &path))?;
                 write_atomic(&self.target, name, &contents)?;
             }
         }

@@ -1,7 +1,5 @@
 //! A result's measured numbers as `compare` sets them side by side: each a row
-//! ([`MeasuredRow`]) with its samples, its noise and what it is held against, named once
-//! ([`RowName`]). An experiment declares them in its columns
-//! ([`crate::report::table::Columns::median`]) or builds them itself.
+//! ([`MeasuredRow`]) with its samples, its noise and what it is held against.
 use crate::stats::Series;
 
 /// One measured number of a result.

@@ -1,6 +1,4 @@
-//! Work spread over streams and GPUs: how elements split into chunks (one per stream)
-//! and over several GPUs, then each GPU's streams; and the GPUs `--devices` chooses on
-//! a machine, for the experiments that need two or more.
+//! Work spread over streams and GPUs, and the GPUs `--devices` chooses on a machine.
 use std::ops::Range;
 
 use crate::saved::UsageError;

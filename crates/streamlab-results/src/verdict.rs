@@ -2,12 +2,9 @@
 //!
 //! Two runs of one build on two machines of one kind differ by more than either run's own
 //! noise, by how much depending on the experiment: [`Margins`] holds each experiment's
-//! spread between such machines, raw and controlled (a row over a control measured in the
-//! same run: its C++ twin, the link's probes, the launch probe), fitted on recorded A/A
-//! pairs and checked on pairs left out of the fit (`compare::calibration`). Two runs'
-//! rows are judged against it by `compare::judge`. Two figures of one run (a Rust kernel
-//! against its C++ twin, a concurrency break against the clean pipeline) are called
-//! different by [`judge`] only when both hold:
+//! spread between such machines, fitted on recorded A/A pairs (`compare::calibration`).
+//! Two figures of one run (a Rust kernel against its C++ twin, a concurrency break
+//! against the clean pipeline) are called different by [`judge`] only when both hold:
 //!
 //! * beyond the noise: their samples (launches, batches, trials) are ranked apart by a
 //!   Mann–Whitney U test ([`stats::mann_whitney_p`]) with p below [`Rule::alpha`], and

@@ -24,10 +24,9 @@ use serde::Serialize;
 use crate::stats;
 
 /// How far below its bound a measurement may fall and still count as at the bound: the
-/// copy rates a bound is built from vary by 1–4% from one sample to the next on a shared
-/// host, so a bound measured between the runs can be beaten by that much by a lucky run.
-/// A verified row further below shows that a rate the bound was built from was
-/// under-measured: the bound is lowered to the row and flagged ([`Bound::held`]).
+/// copy rates a bound is built from vary by 1–4% between samples on a shared host. A
+/// verified row further below shows a rate was under-measured: the bound is lowered to
+/// the row and flagged ([`Bound::held`]).
 pub const SLACK: f64 = 0.01;
 
 /// Whether `measured_ms` is faster than `bound_ms` by more than [`SLACK`].
@@ -234,17 +233,9 @@ pub fn bound(stages: Stages, streams: usize, runs: usize, copy_engines: i32) -> 
         dtoh_ms: d,
         both_ms: c,
     } = stages;
-    if streams <= 1 {
-        return Bound {
-            ms: h + k + d,
-            limiter: Limiter::OneStream,
-            built_ms: None,
-            noise: None,
-            under: None,
-        };
-    }
     let pieces = (streams * runs.max(1)) as f64;
     let terms: Vec<(f64, Limiter)> = match copy_engines {
+        _ if streams <= 1 => vec![(h + k + d, Limiter::OneStream)],
         e if e >= 2 => vec![
             (h + (k + d) / pieces, Limiter::HtodEngine),
             (k + (h + d) / pieces, Limiter::Sms),

@@ -98,18 +98,15 @@ pub fn fastest_link<'a>(
             continue;
         }
         let rate = gbps(bytes, took);
-        offer(match op.kind {
-            OpKind::HtoD => LinkRates {
-                htod_gbps: rate,
-                dtoh_gbps: 0.0,
-                both_gbps: 0.0,
-            },
-            OpKind::DtoH => LinkRates {
-                htod_gbps: 0.0,
-                dtoh_gbps: rate,
-                both_gbps: 0.0,
-            },
+        let (htod_gbps, dtoh_gbps) = match op.kind {
+            OpKind::HtoD => (rate, 0.0),
+            OpKind::DtoH => (0.0, rate),
             OpKind::Kernel | OpKind::DtoD | OpKind::Memset | OpKind::Host => continue,
+        };
+        offer(LinkRates {
+            htod_gbps,
+            dtoh_gbps,
+            both_gbps: 0.0,
         });
     }
     fastest
@@ -137,25 +134,18 @@ pub fn link_moved(p: &LinkProbe) -> (f64, f64, f64) {
     (before, after, (after - before).abs() / before.max(after))
 }
 
-/// The stages of a pipeline of `chunks` chunks.
+/// The stages of a pipeline of `chunks` chunks; `None` when that split was not measured.
 ///
 /// Copies in alone, copies out alone and the kernels: the fastest sample of the split
 /// into `chunks` chunks; and, when its chunks are at least [`POOLED_CHUNK_BYTES`], the
 /// fastest over every coarser split of the same bytes too (and the two-chunk split for
-/// one chunk). Such chunks pay their fixed costs in the noise, so what a coarser split
-/// reached is reachable, and pooling keeps one split whose samples all met a busy link
-/// from raising its bound. Smaller chunks are held to their own split, whose fixed
-/// costs are part of what the pipeline must pay.
+/// one chunk), and never slower than `link`'s fastest rates: such chunks pay their fixed
+/// costs in the noise, so what a coarser split reached is reachable. Smaller chunks are
+/// held to their own split, whose fixed costs the pipeline must pay.
 ///
 /// Both directions at once: the fastest over every split, since that term is the link's
-/// capacity, and a sample with few chunks lets one direction finish early and the other
-/// run on alone, which measures the sharing rather than the capacity.
-///
-/// With `link` (the run's [`fastest_link`]), chunks that are pooled are never given
-/// copy stages slower than the link's fastest rates, and both directions at once never
-/// slower than its fastest both-ways rate.
-///
-/// `None` when that split was not measured.
+/// capacity (a sample with few chunks lets one direction run on alone, which measures
+/// the sharing rather than the capacity).
 pub fn pipeline_stages<'a>(
     all: impl IntoIterator<Item = &'a StageTimes>,
     chunks: usize,

@@ -1,8 +1,6 @@
-//! A run's results as a whole, over the registry of experiments: a results folder read
-//! back or a run being recorded ([`SavedRun`], each experiment's results held and
-//! analysed once: [`crate::held`]), `summary.json` ([`summary`]), the printed tables and the
-//! report ([`report`]), and a run written as it goes ([`recorder`]). Nothing here names an
-//! experiment: everything goes through [`crate::experiments::ALL`] and [`Held`].
+//! A run's results as a whole, a results folder read back or a run being recorded
+//! ([`SavedRun`]). Nothing here names an experiment: everything goes through
+//! [`crate::experiments::ALL`] and [`Held`].
 pub mod recorder;
 pub mod report;
 pub mod summary;
@@ -213,9 +211,7 @@ impl std::fmt::Display for RunIdentity {
 }
 
 /// What a file named `name` of a results folder or a comparison is ([`FileKind`]): a
-/// run's results (an experiment's JSON, `summary.json`), its rendered output (its CSV,
-/// charts, timelines and traces, the report, a comparison's files, a file being
-/// written), or something else.
+/// run's results, its rendered output (or a file being written), or something else.
 pub fn file_kind(name: &str) -> FileKind {
     let stems: Vec<&str> = experiments::ALL.iter().map(|e| e.name()).collect();
     let result = |stem: &str| {

@@ -1,6 +1,6 @@
 //! A run being measured, written as it goes ([`Recorder`]): each experiment's results
-//! analysed once as they come, written whole and held in memory; at the end the run's
-//! summary, charts, timelines and report, rendered from memory. Nothing is read back.
+//! written and held in memory as they come; at the end the summary and the report,
+//! rendered from memory.
 use std::path::{Path, PathBuf};
 
 use super::report::{rendered, write_all};
@@ -45,8 +45,7 @@ impl Recorder {
     }
 
     /// Finish the run: with `status` (a run of several experiments), its `summary.json`;
-    /// then every chart, timeline and trace, and the report. Returns the run and its
-    /// summary.
+    /// then the report. Returns the run and its summary.
     pub fn finish(
         mut self,
         status: Option<RunStatus>,

@@ -1,8 +1,6 @@
 //! A run's `summary.json` from its analysed results ([`summarize`]), its findings for
 //! the report's first screen ([`findings`]), and its headlines as lines ([`lines`],
-//! [`summary_text`]): every experiment the registry lists (with
-//! `null` where a kernel-set experiment or a fact did not run), then any the registry
-//! does not list.
+//! [`summary_text`]).
 use super::SavedRun;
 use crate::derived::rates::{NOISY_LINK, link_moved};
 use crate::derived::summary::{Answered, Entries, Json, LinkSteady, RunStatus, RunSummary};
@@ -159,8 +157,7 @@ pub fn findings(run: &SavedRun) -> Findings {
         verified += analyses.iter().filter(|a| a.verification.passed).count();
         for a in &analyses {
             clocks_unknown += usize::from(!a.provenance.clocks_read());
-            let why = a.provenance.held_back();
-            if let Some(why) = why {
+            if let Some(why) = a.provenance.held_back() {
                 held_back.push((crate::saved::files::stem(a.name, a.set), why));
             }
         }
@@ -176,8 +173,9 @@ pub fn findings(run: &SavedRun) -> Findings {
             .or_else(|| twin.and_then(|c| rust_over_cuda(&rust.rows, &c.rows)));
         let rows: Vec<&MeasuredRow> = analyses.iter().flat_map(|a| &a.rows).collect();
         let with_noise: Vec<f64> = rows.iter().filter_map(|r| r.noise).collect();
-        let noisy = (with_noise.iter())
-            .filter(|n| n.is_nan() || **n > stats::NOISE_TARGET)
+        let noisy = with_noise
+            .iter()
+            .filter(|n| stats::above_target(**n))
             .count();
         let all_passed = analyses.iter().all(|a| a.verification.passed);
         table.rows.push(vec![

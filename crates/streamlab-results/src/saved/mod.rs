@@ -1,8 +1,6 @@
 //! What every experiment's saved result is built from: the device, the provenance, the
 //! verification, stage samples, link probes, traced timelines ([`timeline`]), the
-//! parameters' shared parts and the files' names. Each experiment's own parameters and
-//! result live in its module under [`crate::experiments`]. The GPU side fills these in;
-//! everything else reads them back from the files.
+//! parameters' shared parts and the files' names.
 mod params;
 
 pub use params::{MAX_STREAMS, Params, Repeats, SizeSweep, UsageError, clap_defaults, count};
@@ -337,8 +335,7 @@ pub struct StageTimes {
 
 impl Provenance {
     /// Why the GPUs of this result ran slower than they can, where they did
-    /// ([`clocks::ClockProbe::held_back`]): each GPU's, named, for an experiment of several; the
-    /// session's GPU's otherwise.
+    /// ([`clocks::ClockProbe::held_back`]), each GPU named for an experiment of several.
     pub fn held_back(&self) -> Option<String> {
         if self.gpus.is_empty() {
             return self.clocks.as_ref().and_then(clocks::ClockProbe::held_back);

@@ -102,10 +102,8 @@ impl Break {
     }
 }
 
-/// Every operation of `t` that breaks concurrency: one on the NULL stream, a synchronous
-/// copy or memset, a copy from or to pageable memory, a host call that waited for the
-/// GPU; each with how long the rest of the GPU sat idle while it ran and how many ready
-/// operations it held back.
+/// Every operation of `t` that breaks concurrency ([`BreakKind`]), with how long the rest
+/// of the GPU sat idle while it ran and how many ready operations it held back.
 pub fn breaks(t: &Timeline) -> Vec<Break> {
     (t.ops.iter().enumerate())
         .filter_map(|(i, op)| {

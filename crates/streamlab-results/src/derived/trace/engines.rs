@@ -273,12 +273,7 @@ pub(super) fn intersection(a: &[(f64, f64)], b: &[(f64, f64)]) -> Vec<(f64, f64)
 
 /// How long two sets of disjoint, ascending intervals overlap.
 fn overlap(a: &[(f64, f64)], b: &[(f64, f64)]) -> f64 {
-    let (mut i, mut j, mut total) = (0, 0, 0.0);
-    while i < a.len() && j < b.len() {
-        total += (a[i].1.min(b[j].1) - a[i].0.max(b[j].0)).max(0.0);
-        if a[i].1 < b[j].1 { i += 1 } else { j += 1 }
-    }
-    total
+    length(&intersection(a, b))
 }
 
 /// The busy intervals of `resource` among `ops`.
@@ -291,12 +286,9 @@ fn busy<'a>(ops: impl Iterator<Item = &'a TimelineOp>, resource: Resource) -> Ve
 }
 
 /// The busy time per iteration of `t`'s busiest engine or stream, over its steady
-/// iterations: back to back, the first iteration's copies in run before any copy out
-/// shares the link (fill) and the last one's copies out after (drain), so the iterations
-/// between count, which run as the timed ones do; otherwise every iteration. Each
-/// engine and stream runs one operation at a time, so the steady iterations together
-/// take at least its busy time over their operations: per iteration, the largest of
-/// these is the bound. `None` without operations.
+/// iterations (back to back, those between the first and the last, whose fill and drain
+/// the timed iterations do not pay; otherwise every one). Each engine and stream runs
+/// one operation at a time, so no iteration is faster. `None` without operations.
 pub fn busiest_bound(t: &Timeline) -> Option<BusiestBound> {
     let steady = if t.reference.back_to_back && t.iterations >= 3 {
         1..t.iterations - 1
@@ -315,12 +307,18 @@ pub fn busiest_bound(t: &Timeline) -> Option<BusiestBound> {
         .filter(|b| b.ms > 0.0)
 }
 
-/// The occupancy of `t`'s engines; `None` without operations.
-pub fn occupancy(t: &Timeline) -> Option<Occupancy> {
+/// From the first operation of `t` ready to the last one's end; `None` without operations.
+pub(super) fn extent(t: &Timeline) -> Option<(f64, f64)> {
     let start = (t.ops.iter())
         .map(|op| op.ready_ms.unwrap_or(op.start_ms).min(op.start_ms))
         .min_by(f64::total_cmp)?;
     let end = t.ops.iter().map(|op| op.end_ms).max_by(f64::total_cmp)?;
+    Some((start, end))
+}
+
+/// The occupancy of `t`'s engines; `None` without operations.
+pub fn occupancy(t: &Timeline) -> Option<Occupancy> {
+    let (start, end) = extent(t)?;
     let [htod, sms, dtoh] =
         [Engine::HtoD, Engine::Sms, Engine::DtoH].map(|e| busy(t.ops.iter(), Resource::Engine(e)));
     let bound = busiest_bound(t)?;

@@ -1,14 +1,9 @@
 //! What every traced timeline shows, and the checks it is held to against what the same
 //! run measured.
 //!
-//! From the GPU's own records (CUPTI), each engine's busy time (the union of its
-//! operations' intervals: HtoD copy engine, SMs, DtoH copy engine) and how long both copy
-//! directions ran at once ([`Occupancy`]). Iterations cannot run, on average, faster
-//! than their busiest engine, nor than their busiest stream (a stream runs its
-//! operations one after another, so a stream that must copy its chunk out before copying
-//! the next one in waits for it): each one's busy time per iteration, over the
-//! iterations that ran as timed ones do, is a bound no correct measurement of the same
-//! schedule beats under the same traffic ([`busiest_bound`]).
+//! From the GPU's own records (CUPTI), each engine's busy time ([`Occupancy`]), the bound
+//! the busiest engine or stream sets ([`busiest_bound`]), how the work flowed ([`Flow`])
+//! and what broke the streams' concurrency ([`breaks`]).
 //!
 //! A timeline that fails a check after its retraces shows a machine disturbed by traffic
 //! the run cannot see (a shared link): it is marked "disturbed" and gives no bound, and
@@ -32,17 +27,11 @@
 //! Event-bracketed timelines (no CUPTI) include queueing in every bar, so only the third
 //! check applies to them. A timeline of several GPUs has no one set of engines: its
 //! occupancy and busiest bound are left out, and the fourth check with them.
-//!
-//! From the same records, every timeline is explained: how much copies and kernels
-//! overlapped, how long every engine sat idle while work was queued, each operation's
-//! wait from ready to start ([`Flow`]), and the concurrency breaks ([`breaks`]): any
-//! operation on the legacy NULL stream, any synchronous copy or memset, any copy from or
-//! to pageable memory, any host call that waited for the GPU, each with its wait, how long
-//! the rest of the GPU sat idle while it ran and what it held back.
 mod concurrency;
 mod engines;
 
 pub use concurrency::{Break, BreakKind, HELD_BACK_MS, breaks, describe_breaks};
+use engines::extent;
 pub use engines::{
     BusiestBound, Flow, Occupancy, Resource, TracedBound, WaitingOp, busiest_bound, occupancy,
     traced_bound,
@@ -71,12 +60,33 @@ pub enum Outcome {
     NotApplicable,
 }
 
+impl Outcome {
+    /// Passed or failed.
+    fn of(passed: bool) -> Outcome {
+        if passed {
+            Outcome::Passed
+        } else {
+            Outcome::Failed
+        }
+    }
+}
+
 /// One check on one timeline.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TraceCheck {
     pub name: String,
     pub outcome: Outcome,
     pub detail: String,
+}
+
+impl TraceCheck {
+    fn new(name: &str, outcome: Outcome, detail: impl Into<String>) -> TraceCheck {
+        TraceCheck {
+            name: name.to_owned(),
+            outcome,
+            detail: detail.into(),
+        }
+    }
 }
 
 /// Every check on one timeline, and its engines' occupancy.
@@ -122,12 +132,11 @@ impl TraceChecks {
 /// Check `t`.
 pub fn check(t: &Timeline) -> TraceChecks {
     let gpu_records = t.source == TraceSource::Cupti;
-    let not_applicable = |name: &str| TraceCheck {
-        name: name.to_owned(),
-        outcome: Outcome::NotApplicable,
-        detail: "event brackets include the time an operation waited for its engine".into(),
+    let not_applicable = |name: &str| {
+        let why = "event brackets include the time an operation waited for its engine";
+        TraceCheck::new(name, Outcome::NotApplicable, why)
     };
-    let checks = vec![
+    let mut checks = vec![
         if gpu_records {
             one_copy_at_a_time(t)
         } else {
@@ -144,7 +153,6 @@ pub fn check(t: &Timeline) -> TraceChecks {
     let occupancy = (gpu_records && t.devices.is_empty())
         .then(|| occupancy(t))
         .flatten();
-    let mut checks = checks;
     if let (Some(o), Some(median)) = (&occupancy, t.reference.median_ms) {
         checks.push(busiest_engine(o, median));
     }
@@ -163,21 +171,18 @@ const BUSIEST: &str = "busiest engine or stream no slower than the timed median"
 
 fn busiest_engine(o: &Occupancy, median_ms: f64) -> TraceCheck {
     let ok = o.bound.ms <= median_ms * (1.0 + SLACK);
-    TraceCheck {
-        name: BUSIEST.into(),
-        outcome: if ok { Outcome::Passed } else { Outcome::Failed },
-        detail: format!(
-            "{} was busy {:.4} ms per steady traced iteration; the timed median is \
-             {median_ms:.4} ms{}",
-            o.bound.resource.label(),
-            o.bound.ms,
-            if ok {
-                ""
-            } else {
-                ": the trace met a busier link than the timed runs"
-            }
-        ),
-    }
+    let detail = format!(
+        "{} was busy {:.4} ms per steady traced iteration; the timed median is \
+         {median_ms:.4} ms{}",
+        o.bound.resource.label(),
+        o.bound.ms,
+        if ok {
+            ""
+        } else {
+            ": the trace met a busier link than the timed runs"
+        }
+    );
+    TraceCheck::new(BUSIEST, Outcome::of(ok), detail)
 }
 
 const ONE_AT_A_TIME: &str = "one copy per direction at a time";
@@ -216,43 +221,34 @@ fn one_copy_at_a_time(t: &Timeline) -> TraceCheck {
             if let Some(pair) = (copies.windows(2))
                 .find(|pair| pair[1].start_ms < pair[0].end_ms - OVERLAP_SLACK_MS)
             {
-                return TraceCheck {
-                    name: ONE_AT_A_TIME.into(),
-                    outcome: Outcome::Failed,
-                    detail: format!(
-                        "{} starts {:.3} ms before {} ends",
-                        describe(t, pair[1]),
-                        pair[0].end_ms - pair[1].start_ms,
-                        describe(t, pair[0])
-                    ),
-                };
+                let detail = format!(
+                    "{} starts {:.3} ms before {} ends",
+                    describe(t, pair[1]),
+                    pair[0].end_ms - pair[1].start_ms,
+                    describe(t, pair[0])
+                );
+                return TraceCheck::new(ONE_AT_A_TIME, Outcome::Failed, detail);
             }
             count += copies.len();
         }
         counted.push(format!("{count} {}", kind.label()));
     }
-    TraceCheck {
-        name: ONE_AT_A_TIME.into(),
-        outcome: Outcome::Passed,
-        detail: format!(
-            "{} copies, none overlapping another of its direction{}",
-            counted.join(" and "),
-            if staged > 0 {
-                format!(" ({staged} staged from pageable memory left out)")
-            } else {
-                String::new()
-            }
-        ),
-    }
+    let detail = format!(
+        "{} copies, none overlapping another of its direction{}",
+        counted.join(" and "),
+        if staged > 0 {
+            format!(" ({staged} staged from pageable memory left out)")
+        } else {
+            String::new()
+        }
+    );
+    TraceCheck::new(ONE_AT_A_TIME, Outcome::Passed, detail)
 }
 
 fn copy_durations(t: &Timeline) -> TraceCheck {
     let Some(rates) = t.reference.rates else {
-        return TraceCheck {
-            name: DURATIONS.into(),
-            outcome: Outcome::NotApplicable,
-            detail: "no copy rates were measured for this schedule".into(),
-        };
+        let why = "no copy rates were measured for this schedule";
+        return TraceCheck::new(DURATIONS, Outcome::NotApplicable, why);
     };
     let (htod_slowest, dtoh_slowest) = slowest_shared_rates(&rates);
     let mut checked = 0;
@@ -281,16 +277,13 @@ fn copy_durations(t: &Timeline) -> TraceCheck {
         let (low, high) = (fastest.min(slowest), fastest.max(slowest));
         let took = op.end_ms - op.start_ms;
         if took < low * (1.0 - TOLERANCE) || took > high * (1.0 + TOLERANCE) {
-            return TraceCheck {
-                name: DURATIONS.into(),
-                outcome: Outcome::Failed,
-                detail: format!(
-                    "{} took {took:.3} ms for {bytes} bytes; the measured rates allow \
-                     {low:.3}–{high:.3} ms ± {:.0}%",
-                    describe(t, op),
-                    TOLERANCE * 100.0
-                ),
-            };
+            let detail = format!(
+                "{} took {took:.3} ms for {bytes} bytes; the measured rates allow \
+                 {low:.3}–{high:.3} ms ± {:.0}%",
+                describe(t, op),
+                TOLERANCE * 100.0
+            );
+            return TraceCheck::new(DURATIONS, Outcome::Failed, detail);
         }
         checked += 1;
     }
@@ -299,24 +292,21 @@ fn copy_durations(t: &Timeline) -> TraceCheck {
     } else {
         String::new()
     };
-    TraceCheck {
-        name: DURATIONS.into(),
-        outcome: if checked > 0 {
-            Outcome::Passed
-        } else {
-            Outcome::NotApplicable
-        },
-        detail: format!(
-            "{checked} copies within {:.0}% of their bytes over HtoD {:.1}–{:.1} GB/s and \
-             DtoH {:.1}–{:.1} GB/s (from the rate while both directions run to the rate \
-             alone){skipped}",
-            TOLERANCE * 100.0,
-            htod_slowest.min(rates.htod_gbps),
-            htod_slowest.max(rates.htod_gbps),
-            dtoh_slowest.min(rates.dtoh_gbps),
-            dtoh_slowest.max(rates.dtoh_gbps)
-        ),
-    }
+    let detail = format!(
+        "{checked} copies within {:.0}% of their bytes over HtoD {:.1}–{:.1} GB/s and \
+         DtoH {:.1}–{:.1} GB/s (from the rate while both directions run to the rate \
+         alone){skipped}",
+        TOLERANCE * 100.0,
+        htod_slowest.min(rates.htod_gbps),
+        htod_slowest.max(rates.htod_gbps),
+        dtoh_slowest.min(rates.dtoh_gbps),
+        dtoh_slowest.max(rates.dtoh_gbps)
+    );
+    let outcome = match checked {
+        0 => Outcome::NotApplicable,
+        _ => Outcome::Passed,
+    };
+    TraceCheck::new(DURATIONS, outcome, detail)
 }
 
 /// The slowest each direction runs while the other is busy: the smaller of its rate
@@ -387,10 +377,7 @@ fn traced_ms(t: &Timeline) -> Option<(f64, String)> {
             format!("the period of iteration {} of {}", middle + 1, t.iterations),
         ));
     }
-    let start = (t.ops.iter())
-        .map(|op| op.ready_ms.unwrap_or(op.start_ms).min(op.start_ms))
-        .min_by(f64::total_cmp)?;
-    let end = t.ops.iter().map(|op| op.end_ms).max_by(f64::total_cmp)?;
+    let (start, end) = extent(t)?;
     Some((
         (end - start) / t.iterations.max(1) as f64,
         "the traced span".into(),
@@ -400,26 +387,15 @@ fn traced_ms(t: &Timeline) -> Option<(f64, String)> {
 fn span(t: &Timeline) -> TraceCheck {
     let timed = t.reference.timed_ms;
     let Some((traced, what)) = traced_ms(t) else {
-        return TraceCheck {
-            name: SPAN.into(),
-            outcome: Outcome::Failed,
-            detail: "the timeline has no operations".into(),
-        };
+        return TraceCheck::new(SPAN, Outcome::Failed, "the timeline has no operations");
     };
     let off = traced / timed - 1.0;
-    TraceCheck {
-        name: SPAN.into(),
-        outcome: if off.abs() <= TOLERANCE {
-            Outcome::Passed
-        } else {
-            Outcome::Failed
-        },
-        detail: format!(
-            "{what}, {traced:.3} ms, is {:+.1}% of the fastest timed {timed:.3} ms (allowed ±{:.0}%)",
-            off * 100.0,
-            TOLERANCE * 100.0
-        ),
-    }
+    let detail = format!(
+        "{what}, {traced:.3} ms, is {:+.1}% of the fastest timed {timed:.3} ms (allowed ±{:.0}%)",
+        off * 100.0,
+        TOLERANCE * 100.0
+    );
+    TraceCheck::new(SPAN, Outcome::of(off.abs() <= TOLERANCE), detail)
 }
 
 #[cfg(test)]
