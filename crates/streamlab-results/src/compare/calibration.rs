@@ -63,13 +63,11 @@ fn margin(rows: &[&PairedRow]) -> Option<Margin> {
     })
 }
 
-/// The fewest pairs an experiment's own margin is fitted on: one pair of machines is one
-/// draw of how far two machines differ, so an experiment fewer pairs measured is held to
-/// the pooled margin.
+/// The fewest pairs an experiment's own margin is fitted on (else it has the pooled one):
+/// one pair of machines is one draw of how far two machines differ.
 const MIN_PAIRS: usize = 2;
 
-/// Every experiment's margin over `pairs` (those at least [`MIN_PAIRS`] measured), and
-/// the pooled one.
+/// Every experiment's margin over `pairs`, and the pooled one.
 fn fit(pairs: &[&PairRows]) -> (BTreeMap<String, Margin>, Margin) {
     let all: Vec<&PairedRow> = pairs.iter().flat_map(|p| &p.rows).collect();
     let mut names: Vec<&str> = all.iter().map(|r| r.experiment).collect();

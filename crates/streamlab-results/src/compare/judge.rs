@@ -1,24 +1,13 @@
 //! The rule by which two runs' rows are called changed, with runs as the unit.
 //!
-//! Two machines of one kind running one build differ by more than either run's own noise,
-//! and by how much depends on the experiment (a kernel's time on a quiet GPU hardly moves;
-//! a copy over a shared link or a host's launch rate moves a lot). So a row's change
-//! `x = ln(B/A)` is held against the spread `s` that rows of its experiment show between
-//! two such runs ([`Margins`], fitted on recorded A/A pairs by
-//! [`super::calibration`]) together with the two runs' own noise `w`
-//! ([`super::rows::Change::within`]): `z = |x| / √(s² + w²)`, `p = P(|Z| ≥ z)`. The rows of
-//! a comparison are many, so which are called is decided over all of them at once by the
-//! Benjamini–Hochberg procedure at a false-discovery rate of [`FDR`]: a called row is
-//! faster or slower by its sign. A row not called is the same where its own noise is
-//! within its experiment's spread, else too noisy to say. A row whose change is under
-//! `--min-change` is never called.
-//!
-//! The raw change (the row alone) and the controlled one (the row over its control: what
-//! the code did, the machine held still) are judged apart, each against its own spread.
-//! The GPU's clocks are the raw change's control: how far they moved between the results
-//! a row comes from is added to its raw spread, so a run whose GPU ran slower cannot call
-//! its rows slower by what the clocks alone explain. (A controlled change is a ratio of two
-//! rows of one machine, which a clock common to both leaves alone.)
+//! A row's change `x = ln(B/A)` is held against the spread `s` its experiment's rows show
+//! between two machines of one kind running one build ([`Margins`]) together with the two
+//! runs' own noise `w`: `p = P(|Z| ≥ |x| / √(s² + w²))`, and the rows called are chosen
+//! over the whole comparison at once by Benjamini–Hochberg at a false-discovery rate of
+//! [`FDR`] (`render::rule_text` says it in full). The raw and the controlled change are
+//! judged apart, each against its own spread; how far the GPU's clocks moved between
+//! the results is added to the raw spread, so a run whose GPU ran slower cannot call its
+//! rows slower by what the clocks alone explain.
 use serde::Serialize;
 
 use super::rows::{Change, PairedRow};
@@ -45,14 +34,12 @@ pub struct Judgement {
 pub struct RowVerdicts {
     pub raw: Judgement,
     pub controlled: Option<Judgement>,
-    /// Called changed raw, by about the change its experiment's rows with a control show
-    /// where their controls moved with them: the machine moved, not the code.
+    /// Called changed raw by about as much as the machine moved its experiment's rows.
     pub machine: bool,
 }
 
 impl RowVerdicts {
-    /// What the row says of the code: the controlled verdict where it has one, else the
-    /// raw verdict, unless the machine moved it.
+    /// What the row says of the code: the controlled verdict, else the raw one.
     pub fn verdict(&self) -> Verdict {
         match self.controlled {
             Some(c) => c.verdict,
@@ -61,8 +48,7 @@ impl RowVerdicts {
         }
     }
 
-    /// Called changed raw while the machine moved it (its control, or its experiment's
-    /// controlled rows, moved with it).
+    /// Called changed raw while the machine moved it.
     pub fn moved_with_machine(&self) -> bool {
         self.machine
     }
@@ -73,8 +59,7 @@ impl RowVerdicts {
     }
 }
 
-/// The p of `change` against `spread`; none where it cannot be tested or is under
-/// `min_change`.
+/// The p of `change` against `spread`; none where untestable or under `min_change`.
 fn p_value(change: Option<&Change>, spread: f64, min_change: f64) -> Option<f64> {
     let c = change?;
     if !c.within.is_finite() || (c.b_over_a - 1.0).abs() < min_change {
@@ -115,8 +100,7 @@ fn judge_all(changes: &[(Option<Change>, f64)], min_change: f64) -> Vec<Judgemen
         .collect()
 }
 
-/// The scatter of `changes` about their median: 1.4826 × the median absolute deviation
-/// of their logs (none under [`SCATTER_ROWS`] changes).
+/// The scatter of `changes` about their median (robust, as a standard deviation).
 fn scatter(changes: &[f64]) -> Option<f64> {
     if changes.len() < SCATTER_ROWS {
         return None;
@@ -140,11 +124,9 @@ fn scatter(changes: &[f64]) -> Option<f64> {
 const SCATTER_ROWS: usize = 10;
 
 /// Each row's spread: its experiment's fitted spread, or the scatter the comparison's
-/// own rows of that experiment and kernel set show about their median, if wider (two
-/// machines noisier than the pairs fitted on show it in how their rows scatter; a change
-/// common to every row of the set does not widen it); for a row whose work crosses the
-/// link, with how far the link moved while the two runs measured it added; for a raw
-/// change, with how far the GPU's clocks moved added.
+/// own rows of that experiment and kernel set show, if wider (two machines noisier than
+/// those fitted show it so); with how far the link moved (for a row over it) and the
+/// clocks moved (for a raw change) added.
 fn spreads(rows: &[PairedRow], margins: &Margins, controlled: bool) -> Vec<f64> {
     let pick = |r: &PairedRow| if controlled { r.controlled } else { r.raw };
     let mut groups: Vec<(&str, KernelSet)> = rows.iter().map(|r| (r.experiment, r.set)).collect();
@@ -173,8 +155,7 @@ fn spreads(rows: &[PairedRow], margins: &Margins, controlled: bool) -> Vec<f64> 
         .collect()
 }
 
-/// Every row of a comparison judged by `margins`, raw and controlled, at once; a change
-/// under `min_change` is never called.
+/// Every row of a comparison judged by `margins`, raw and controlled, at once.
 pub fn judge(rows: &[PairedRow], margins: &Margins, min_change: f64) -> Vec<RowVerdicts> {
     let judged = |rows: &[PairedRow], controlled: bool| {
         let changes: Vec<(Option<Change>, f64)> = (rows.iter())
@@ -199,9 +180,8 @@ pub fn judge(rows: &[PairedRow], margins: &Margins, min_change: f64) -> Vec<RowV
     out
 }
 
-/// The change an experiment's rows show where their controls moved with them (called
-/// changed raw, not controlled): the median of their logs, if at least [`MOVED_ROWS`]
-/// did.
+/// The median change of an experiment's rows whose controls moved with them, if at
+/// least [`MOVED_ROWS`] did.
 fn machine_shift(rows: &[PairedRow], verdicts: &[RowVerdicts], name: &str) -> Option<f64> {
     let mut moved: Vec<f64> = (rows.iter().zip(verdicts))
         .filter(|(r, v)| r.experiment == name && v.raw.verdict.changed())
@@ -219,8 +199,7 @@ fn machine_shift(rows: &[PairedRow], verdicts: &[RowVerdicts], name: &str) -> Op
 const MOVED_ROWS: usize = 3;
 
 /// Mark each row called changed raw whose change is within its spread of the machine's
-/// shift in its experiment ([`machine_shift`]): rows with a control that moved with them,
-/// and rows without one (the C++ twins themselves) that moved as much.
+/// shift in its experiment ([`machine_shift`]), and whose control (if any) stood still.
 fn attribute_to_machine(rows: &[PairedRow], verdicts: &mut [RowVerdicts]) {
     let mut names: Vec<&str> = rows.iter().map(|r| r.experiment).collect();
     names.sort_unstable();

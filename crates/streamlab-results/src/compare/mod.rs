@@ -60,14 +60,12 @@ pub struct ComparedRun {
     pub dir: PathBuf,
     pub run: SavedRun,
     pub summary: RunSummary,
-    /// Whether the folder had a `summary.json` (a run of one experiment has none: its
-    /// summary is derived from its results).
+    /// Whether the folder had a `summary.json` (else its summary is derived).
     pub summary_saved: bool,
 }
 
 impl ComparedRun {
-    /// The results folder `dir` as side `side`; an error naming what is missing or
-    /// unreadable.
+    /// The results folder `dir` as side `side`.
     pub fn load(side: &'static str, dir: &Path) -> Result<ComparedRun, CompareError> {
         let mut run = SavedRun::load(dir)?;
         let saved = run.summary.take();
@@ -101,8 +99,7 @@ impl ComparedRun {
         format!("{} ({})", self.side, self.name())
     }
 
-    /// "incomplete run (stopped by SIGINT; not run or not finished: …)", or `None` for a
-    /// complete one.
+    /// "incomplete run (stopped by SIGINT; not run or not finished: …)", if it is one.
     pub fn incomplete(&self) -> Option<String> {
         let s = &self.summary;
         if s.complete {
@@ -158,8 +155,8 @@ impl ComparedRow {
         self.row.set
     }
 
-    /// Its raw verdict where it is judged alone: a row a control judges is called by its
-    /// control only, so that no row is called both faster and slower.
+    /// Its raw verdict where it is judged alone: a row with a control is called by it
+    /// only, so that no row is called both faster and slower.
     pub fn raw_called(&self) -> Option<Verdict> {
         (self.verdicts.controlled.is_none()).then_some(self.verdicts.raw.verdict)
     }
@@ -169,8 +166,7 @@ impl ComparedRow {
         self.verdicts.raw.verdict
     }
 
-    /// How large the row's change is: the larger |ln B/A| of its raw and controlled
-    /// changes (for ordering the largest first).
+    /// How large the row's change is: the larger |ln B/A| of its raw and controlled ones.
     pub fn size(&self) -> f64 {
         [self.row.raw, self.row.controlled]
             .iter()
@@ -185,8 +181,7 @@ pub struct ComparedSection {
     pub name: &'static str,
     /// What differs in how it ran.
     pub notes: Vec<(String, String)>,
-    /// The rows only one side measured, by side and kernel set: (what they are, their
-    /// labels).
+    /// The rows only one side measured, by side and kernel set: (what, their labels).
     pub only: Vec<(String, Vec<String>)>,
     /// Its headline and facts as each run's summary words them: (label, A, B).
     pub headlines: Vec<(String, String, String)>,
@@ -206,14 +201,12 @@ impl ComparedSection {
             .count()
     }
 
-    /// Its rows called changed (the controlled verdict where there is one, else the raw
-    /// one), largest change first.
+    /// Its rows called changed, largest change first.
     pub fn changed(&self) -> Vec<&ComparedRow> {
         changed(&self.rows)
     }
 
-    /// The rows that moved with their controls (called changed raw, not controlled): how
-    /// many, and their median raw change (B/A − 1).
+    /// How many rows moved with their controls, and their median raw change (B/A − 1).
     pub fn machine_moved(&self) -> Option<(usize, f64)> {
         let mut moved: Vec<f64> = (self.rows.iter())
             .filter(|r| r.verdicts.moved_with_machine())
@@ -227,15 +220,13 @@ impl ComparedSection {
     /// 1 too noisy to say".
     pub fn summary_line(&self) -> String {
         let changed = self.changed();
-        let faster = changed
-            .iter()
+        let (n, all) = (changed.len(), self.rows.len());
+        let faster = (changed.iter())
             .filter(|r| r.verdicts.verdict() == Verdict::Faster)
             .count();
         let mut line = format!(
-            "{} of {} rows changed ({faster} faster, {} slower)",
-            changed.len(),
-            self.rows.len(),
-            changed.len() - faster
+            "{n} of {all} rows changed ({faster} faster, {} slower)",
+            n - faster
         );
         if let Some((n, _)) = self.machine_moved() {
             line += &format!(", {n} moved with the machine");
@@ -288,8 +279,7 @@ impl Comparison {
         changed(self.rows())
     }
 
-    /// Whether the two runs are of one build and of one GPU kind, said first: a change
-    /// between builds can be the code's, one between GPU kinds the machine's.
+    /// Whether the two runs are of one build and of one GPU kind.
     pub fn identity(&self) -> String {
         let [a, b] = &self.sides;
         let builds = if a.commit == NOT_RECORDED || b.commit == NOT_RECORDED {
@@ -353,8 +343,7 @@ pub struct SideFacts {
     pub complete: bool,
 }
 
-/// A change as a cell: "1.034 ▲ slower"; the ratio alone without a verdict, the verdict
-/// alone without a ratio, "–" without either.
+/// A change as a cell: "1.034 ▲ slower", either part alone, or "–".
 pub fn change_text(ratio: Option<f64>, verdict: Option<Verdict>) -> String {
     match (ratio, verdict) {
         (Some(r), Some(v)) => format!("{} {}", num(r, 3), v.text()),
@@ -384,8 +373,8 @@ pub fn p_text(p: f64) -> String {
     }
 }
 
-/// The comparison of `a` with `b`, every row judged by this build's margins
-/// ([`judge::margins`]); a change under `min_change` is never called.
+/// The comparison of `a` with `b` by this build's margins; a change under `min_change`
+/// is never called.
 pub fn compare(a: &ComparedRun, b: &ComparedRun, min_change: f64) -> Comparison {
     compare_with(a, b, min_change, judge::margins().clone())
 }

@@ -67,8 +67,7 @@ pub(super) fn paired_keys<'a, T>(
     out
 }
 
-/// The headline and facts of experiment `name` as each run words them
-/// ([`crate::run::summary::lines`]): (label, A, B), "–" where a side has none.
+/// The headline and facts of experiment `name` as each run words them: (label, A, B).
 fn headlines(name: &str, a: &SavedRun, b: &SavedRun) -> Vec<(String, String, String)> {
     let of = |run: &SavedRun| -> Vec<(String, String)> {
         (run.analyses())
@@ -326,9 +325,7 @@ pub fn all_rows(a: &ComparedRun, b: &ComparedRun) -> Vec<PairedRow> {
     pairings(a, b).0.into_iter().flat_map(|p| p.rows).collect()
 }
 
-/// How many of `r`'s results read every GPU's clocks, which hold a raw change to how far
-/// the clocks moved: "read for all 14 results", "read for 3 of 14 results", or "not
-/// recorded or unread for all 14 results".
+/// How many of `r`'s results read every GPU's clocks: "read for 3 of 14 results".
 fn clocks_read(r: &ComparedRun) -> String {
     let analyses: Vec<_> = r.run.analyses().collect();
     let read = (analyses.iter())

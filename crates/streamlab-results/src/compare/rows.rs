@@ -1,25 +1,12 @@
 //! The rows two runs both measured, each with its change: raw (B/A of the row: what the
 //! machine and the code did together) and, where the row has a control measured in the
 //! same run, controlled (B/A of the row over its control: what the code did, the machine
-//! held still). The controls, in the order they are looked for:
+//! held still). The controls, in the order they are looked for ([`ControlKind`]): its
+//! C++ twin, the row it names, its model, the link's probes, the launch probe.
 //!
-//! * its twin: a row of the Rust kernels' result is held against the CUDA C++ twins' row
-//!   with the same key, where the experiment ran both;
-//! * the row it names itself ([`RowControl::Row`]: compare-kernels' Rust row against its
-//!   C++ twin's);
-//! * its model ([`RowControl::Model`]): the row's time as its own result predicts it from
-//!   the probes that bound it (a small copy's launch and latency, a large one's link
-//!   rate, the mix of the two between), each run's model from that run's probes;
-//! * the link: a row whose work crosses the host link against the link's both-ways rate
-//!   as the experiment's own probes measured it (before and after it);
-//! * the launch: a row the host's launching bounds ([`RowControl::Launch`]) against an
-//!   empty kernel's launch as the run's `bounds` probe measured it.
-//!
-//! Each change carries how far the two runs' own noise alone could move it (the standard
-//! error of a log ratio of medians), which [`super::judge`] weighs beside the spread
-//! between machines; and each row how far the GPU's clocks moved between the results it
-//! comes from (SM and memory, right after each result's work), which the judge adds to
-//! the spread of its raw change: a change the clocks account for is not the code's.
+//! Each change carries how far the two runs' own noise alone could move it, and each row
+//! how far the GPU's clocks moved between its results, which [`super::judge`] weighs
+//! beside the spread between machines.
 use crate::derived::rates::gbps;
 use crate::experiment::{Analysis, MeasuredRow, RowControl};
 use crate::saved::clocks::ClockProbe;
@@ -53,8 +40,7 @@ impl ControlKind {
     }
 }
 
-/// B over A, and how far the two runs' noise alone could move its logarithm (one
-/// standard error; infinite where a side cannot show its noise).
+/// B over A, and one standard error of its logarithm from the two runs' own noise.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Change {
     pub b_over_a: f64,
@@ -93,8 +79,8 @@ impl Figure {
         }
     }
 
-    /// The standard error of the log of its median: 1.2533 × noise / √n (the median of
-    /// normal samples), infinite without a noise.
+    /// The standard error of the log of its median (of normal samples), infinite without
+    /// a noise.
     fn log_error(&self) -> f64 {
         match self.noise {
             Some(noise) if self.samples > 0 => 1.2533 * noise / (self.samples as f64).sqrt(),
@@ -115,12 +101,10 @@ pub struct PairedRow {
     pub b: Figure,
     pub over_link: bool,
     /// For a row whose work crosses the link: how far the link's both-ways rate moved
-    /// over the probes of the results it was measured in (and its twin's), as the log of
-    /// the fastest probe's median over the slowest's.
+    /// over its results' probes, ln(fastest / slowest).
     pub link_moved: Option<f64>,
-    /// How far the GPU's SM or memory clock moved between the results the row and its twin
-    /// come from, right after each one's work: the larger of the two clocks' ln(fastest /
-    /// slowest); none where fewer than two results read their clocks.
+    /// How far the GPU's SM or memory clock moved between the row's results
+    /// ([`clocks_moved`]).
     pub clocks_moved: Option<f64>,
     /// `None` where a value is missing, zero or not finite.
     pub raw: Option<Change>,
@@ -137,8 +121,7 @@ fn change(a: Figure, b: Figure) -> Option<Change> {
     })
 }
 
-/// The change of `row / control` from A to B: held against the control, whose noise
-/// adds to the row's.
+/// The change of `row / control` (or `row × control`) from A to B.
 fn controlled(row: [Figure; 2], control: [Figure; 2], divide: bool) -> Option<Change> {
     let [a, b] = row;
     let [ca, cb] = control;
@@ -161,8 +144,7 @@ fn both_ways(t: &StageTimes) -> Vec<f64> {
         .collect()
 }
 
-/// Rates as a figure: their median, noise and count (a value that is not a number
-/// without any).
+/// Rates as a figure: their median, noise and count.
 fn rate_figure(rates: Vec<f64>) -> Figure {
     let none = Figure {
         value: f64::NAN,
@@ -172,8 +154,7 @@ fn rate_figure(rates: Vec<f64>) -> Figure {
     Series::new(rates).map_or(none, |s| Figure::of_series(&s))
 }
 
-/// The link's both-ways rate over an experiment's probes: the median of every sample
-/// before and after it.
+/// The link's both-ways rate over an experiment's probes before and after it.
 fn link_rate(probe: &LinkProbe) -> Figure {
     rate_figure(
         [&probe.before, &probe.after]
@@ -183,8 +164,7 @@ fn link_rate(probe: &LinkProbe) -> Figure {
     )
 }
 
-/// How far a rate moved over `values`: ln(fastest / slowest) of those positive and finite,
-/// none without any.
+/// How far a rate moved over `values`: ln(fastest / slowest) of those positive and finite.
 fn moved(values: impl IntoIterator<Item = f64>) -> Option<f64> {
     let rates: Vec<f64> = (values.into_iter())
         .filter(|v| v.is_finite() && *v > 0.0)
@@ -194,10 +174,9 @@ fn moved(values: impl IntoIterator<Item = f64>) -> Option<f64> {
     Some((fastest / slowest).ln())
 }
 
-/// How far the GPU's clocks moved over `probes`: the larger of the SM clock's and the
+/// How far the session GPU's clocks moved over `probes`: the larger of the SM and the
 /// memory clock's [`moved`] right after each result's work; none where fewer than two
-/// read them. Only the session's GPU's probes are read (`Provenance::clocks`), which
-/// every result records.
+/// read them.
 fn clocks_moved<'a>(probes: impl IntoIterator<Item = &'a ClockProbe>) -> Option<f64> {
     let working: Vec<(u32, u32)> = (probes.into_iter())
         .filter_map(ClockProbe::working)
@@ -225,8 +204,7 @@ pub struct Context<'a> {
     pub launch: [Option<&'a Series>; 2],
 }
 
-/// Each run's launch probe: the first a result of the Rust kernels measured
-/// ([`crate::experiment::Saved::launch_probe`]).
+/// Each run's launch probe: the first a result of the Rust kernels measured.
 pub fn launch_probes<'a>(
     a: &'a crate::run::SavedRun,
     b: &'a crate::run::SavedRun,
@@ -238,9 +216,8 @@ pub fn launch_probes<'a>(
     })
 }
 
-/// The rows of `ctx`'s results both runs measured, keyed alike, in A's order, each with
-/// its raw and (where it has a control) controlled change; and the keys only one side
-/// has: (A's, B's).
+/// The rows of `ctx`'s results both runs measured, in A's order, with their changes; and
+/// the labels only one side has: (A's, B's).
 pub fn paired(ctx: &Context<'_>) -> (Vec<PairedRow>, [Vec<String>; 2]) {
     let (ra, rb) = ctx.results;
     let (a_rows, b_rows) = (&ra.rows, &rb.rows);

@@ -39,29 +39,21 @@ pub fn text(c: &Comparison) -> String {
     // row | raw | controlled
     let (raw_w, ctrl_w) = (18, 18);
     let row_w = WIDTH - raw_w - ctrl_w - 2;
+    let columns = |row: &str, raw: &str, ctrl: &str| {
+        let (row, raw, ctrl) = (fit(row, row_w), fit(raw, raw_w), fit(ctrl, ctrl_w));
+        format!("{row} {raw} {}\n", ctrl.trim_end())
+    };
     if changed.is_empty() {
         out.push_str("no row changed\n");
     } else {
-        let _ = writeln!(
-            out,
-            "{} {} {}",
-            fit("row called changed", row_w),
-            fit("B/A raw", raw_w),
-            fit("B/A controlled", ctrl_w).trim_end()
-        );
+        out += &columns("row called changed", "B/A raw", "B/A controlled");
         for r in changed.iter().take(LISTED) {
             let name = format!("{}: {}", r.row.experiment, r.label());
             let raw = change_text(r.verdicts.raw.b_over_a, r.raw_called());
             let ctrl = r.verdicts.controlled.map_or("no control".into(), |j| {
                 change_text(j.b_over_a, Some(j.verdict))
             });
-            let _ = writeln!(
-                out,
-                "{} {} {}",
-                fit(&name, row_w),
-                fit(&raw, raw_w),
-                fit(&ctrl, ctrl_w).trim_end()
-            );
+            out += &columns(&name, &raw, &ctrl);
         }
         if changed.len() > LISTED {
             let _ = writeln!(
@@ -73,10 +65,9 @@ pub fn text(c: &Comparison) -> String {
     }
     for s in &c.sections {
         if let Some((n, moved)) = s.machine_moved() {
+            let (name, by) = (s.name, crate::verdict::percent(moved.abs()));
             let line = format!(
-                "{}: the machine moved by {} ({n} rows moved with their controls; not counted as changes)",
-                s.name,
-                crate::verdict::percent(moved.abs())
+                "{name}: the machine moved by {by} ({n} rows moved with their controls; not counted as changes)"
             );
             say(&mut out, &line);
         }

@@ -34,8 +34,8 @@ pub fn beyond(measured_ms: f64, bound_ms: f64) -> bool {
     measured_ms < bound_ms * (1.0 - SLACK)
 }
 
-/// The time each engine needs for the whole data of one run, measured alone
-/// (milliseconds), and `both_ms`: the data in and out together at the both-ways rate.
+/// The time (ms) each engine needs for the whole data of one run, measured alone, and
+/// `both_ms`: the data in and out together at the both-ways rate.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Stages {
     pub htod_ms: f64,
@@ -82,8 +82,7 @@ impl Limiter {
     }
 }
 
-/// Where a row's median sits under a bound it should not beat, by the one rule of
-/// [`stats::beyond_noise`] over the row's noise and the bound's.
+/// Where a row's median sits under a bound it should not beat ([`stats::beyond_noise`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Under {
@@ -94,8 +93,8 @@ pub enum Under {
 }
 
 impl Under {
-    /// A row of `row_ms` (relative noise `row_noise`) against a bound of `bound_ms`
-    /// (relative noise `bound_noise`): `None` at or over it.
+    /// A row of `row_ms` against a bound of `bound_ms`, each with its relative noise:
+    /// `None` at or over it.
     pub fn of(bound_ms: f64, bound_noise: f64, row_ms: f64, row_noise: f64) -> Option<Under> {
         (row_ms < bound_ms).then(|| {
             if stats::beyond_noise(bound_ms, bound_noise, row_ms, row_noise) {
@@ -154,10 +153,9 @@ pub struct Bound {
 }
 
 impl Bound {
-    /// This bound, built from stage samples of relative noise `noise`, held against a
-    /// verified row whose median took `measured_ms` with relative noise `measured_noise`:
-    /// marked where the row sits under it ([`Under`]), and never left above the row by
-    /// more than [`SLACK`] (lowered to it, keeping the bound as built).
+    /// This bound (of relative noise `noise`) held against a verified row's median and
+    /// noise: marked where the row sits under it, and never left above the row by more
+    /// than [`SLACK`] (lowered to it, keeping the bound as built).
     pub fn held(self, measured_ms: f64, measured_noise: f64, noise: f64) -> Bound {
         let marked = Bound {
             noise: Some(noise),
@@ -175,8 +173,8 @@ impl Bound {
         }
     }
 
-    /// The table cell of a row held to this bound: empty at or over it; else where it
-    /// sits, with the bound's noise, and the bound it replaced where it was lowered.
+    /// Where a row sits under this bound, with its noise and any bound it replaced;
+    /// empty at or over it.
     pub fn mark(&self) -> String {
         let Some(under) = self.under else {
             return String::new();
@@ -190,8 +188,7 @@ impl Bound {
         format!("{}{noise}{lowered}", under.label())
     }
 
-    /// [`Bound::mark`] as a table's whole cell: "within" where the row is at or over
-    /// its bound.
+    /// [`Bound::mark`] as a table's whole cell ([`bound_cell`]).
     pub fn cell(&self) -> String {
         bound_cell([self.mark()])
     }
@@ -264,9 +261,8 @@ pub fn bound(stages: Stages, streams: usize, runs: usize, copy_engines: i32) -> 
 /// The speedup over sequential from which streams are said to pay off.
 pub const PAYOFF: f64 = 1.10;
 
-/// A table's "against its bound" cell from the marks of the bounds a row is held to: the
-/// marks of those it sits under, joined, or "within" where it is at or over every one (a
-/// blank cell would read as missing).
+/// A table's "against its bound" cell from the marks of a row's bounds: those it sits
+/// under, joined, or "within" (a blank cell would read as missing).
 pub fn bound_cell(marks: impl IntoIterator<Item = String>) -> String {
     let marks: Vec<String> = marks.into_iter().filter(|m| !m.is_empty()).collect();
     match marks.is_empty() {

@@ -2,12 +2,9 @@
 //! the run, since a bound is what the hardware demonstrably did.
 //!
 //! Large copies (at least [`POOLED_CHUNK_BYTES`] each) move at the link's rate whatever
-//! their size, so their fastest rate in an experiment's own measurements (its stage
-//! samples, its traced copies, the link probes just before and after it) is one per
-//! result, [`LinkRates`] ([`crate::experiment::own_link`]), and its bounds' large copy
-//! stages are held to it: a sample that met a busy link cannot raise a bound, and no
-//! bound depends on what else the run measured or in which order. Smaller copies keep
-//! their own measured times, fixed costs included.
+//! their size, so the fastest rate of an experiment's own large copies holds all its
+//! bounds' large copy stages: a sample that met a busy link cannot raise a bound.
+//! Smaller copies keep their own measured times, fixed costs included.
 use super::pipeline::Stages;
 use crate::saved::timeline::{CopyRates, OpKind, Timeline};
 use crate::saved::{LinkProbe, LinkRates, StageTimes};
@@ -23,8 +20,7 @@ pub fn ms_at(bytes: u64, gbps: f64) -> f64 {
     bytes as f64 / (gbps * 1e6)
 }
 
-/// The fastest rate of each path, and each direction's typical (median) rate while both
-/// run.
+/// The fastest rate of each path, and each direction's median rate while both run.
 pub fn best_rates(t: &StageTimes) -> CopyRates {
     rates(t, Series::min)
 }
@@ -34,8 +30,7 @@ pub fn median_rates(t: &StageTimes) -> CopyRates {
     rates(t, Series::median)
 }
 
-/// Each path's rate from the sample `pick` chooses; each direction's rate while both run
-/// from its median.
+/// Each path's rate from the sample `pick` chooses.
 fn rates(t: &StageTimes, pick: fn(&Series) -> f64) -> CopyRates {
     CopyRates {
         htod_gbps: gbps(t.bytes, pick(&t.htod)),
@@ -46,9 +41,8 @@ fn rates(t: &StageTimes, pick: fn(&Series) -> f64) -> CopyRates {
     }
 }
 
-/// The bound's stages: the fastest sample of each part; the kernels' stage is the
-/// fastest of `kernels` and the stage times' own kernels (0 where neither was timed,
-/// which keeps the bound a lower bound).
+/// The bound's stages: the fastest sample of each part, the kernels' also from `kernels`
+/// (0 where neither was timed, which keeps the bound a lower bound).
 pub fn stages(t: &StageTimes, kernels: Option<f64>) -> Stages {
     let timed = t.kernels.as_ref().map(|k| k.min());
     Stages {
@@ -66,10 +60,9 @@ pub fn stages(t: &StageTimes, kernels: Option<f64>) -> Stages {
 /// microseconds) is under 3% of their time.
 pub const POOLED_CHUNK_BYTES: u64 = 8 << 20;
 
-/// The fastest large copies among `stage_times` (whole passes whose chunks are at least
-/// [`POOLED_CHUNK_BYTES`]) and `timelines` of one GPU (single traced copies that large:
-/// alone or not, a copy shows a rate its direction reached); `None` where there were
-/// none.
+/// The fastest copies of at least [`POOLED_CHUNK_BYTES`] among `stage_times` and the
+/// copies of `timelines` of one GPU (alone or not, a copy shows a rate its direction
+/// reached); `None` where there were none.
 pub fn fastest_link<'a>(
     stage_times: impl IntoIterator<Item = &'a StageTimes>,
     timelines: impl IntoIterator<Item = &'a Timeline>,
@@ -125,9 +118,8 @@ pub fn faster(a: LinkRates, b: LinkRates) -> LinkRates {
 /// marked "machine noisy": a few percent is the link's own sample-to-sample spread.
 pub const NOISY_LINK: f64 = 0.03;
 
-/// The both-ways rate (GB/s) before and after an experiment, each the median of its
-/// probe's samples (one lucky or unlucky sample moves neither), and how far it moved
-/// relative to the faster of the two.
+/// The both-ways rate (GB/s) before and after an experiment, each its probe's median,
+/// and how far it moved relative to the faster of the two.
 pub fn link_moved(p: &LinkProbe) -> (f64, f64, f64) {
     let rate = |t: &StageTimes| gbps(2 * t.bytes, t.both.median());
     let (before, after) = (rate(&p.before), rate(&p.after));
@@ -183,8 +175,7 @@ pub fn pipeline_stages<'a>(
         })
 }
 
-/// The relative noise of a bound built from `t`'s stages: the largest noise of the
-/// samples of its parts (copies in, out, both ways, kernels).
+/// The relative noise of a bound built from `t`'s stages: the largest of its parts'.
 pub fn stage_noise(t: &StageTimes) -> f64 {
     [
         Some(&t.htod),
@@ -315,36 +306,10 @@ mod tests {
 
     #[test]
     fn a_traced_copy_shows_its_links_rate_unless_several_gpus_shared_the_host_link() {
-        use crate::saved::timeline::{
-            OpKind, Timeline, TimelineOp, TraceReference, TraceSource, TracedGpu,
-        };
-        let mut t = Timeline {
-            title: "t".into(),
-            source: TraceSource::Cupti,
-            streams: 1,
-            other_lanes: Vec::new(),
-            devices: Vec::new(),
-            iterations: 1,
-            ops: vec![TimelineOp {
-                stream: 0,
-                iteration: 0,
-                kind: OpKind::HtoD,
-                ready_ms: Some(0.0),
-                start_ms: 0.0,
-                end_ms: 0.5,
-                bytes: Some(32 << 20),
-                pageable: false,
-                synchronous: false,
-                call: None,
-            }],
-            reference: TraceReference {
-                timed_ms: 0.5,
-                median_ms: None,
-                back_to_back: false,
-                rates: None,
-            },
-            retraced: Vec::new(),
-        };
+        use crate::saved::timeline::{OpKind, TracedGpu};
+        use crate::saved::{made_up_op, made_up_timeline};
+        let copy = made_up_op(OpKind::HtoD, 0, 0.0, 0.5);
+        let mut t = made_up_timeline(1, vec![copy], 0.5);
         let one = fastest_link([], [&t]).unwrap();
         assert!((one.htod_gbps - (32u64 << 20) as f64 / 0.5e6).abs() < 1e-9);
         t.devices = vec![TracedGpu {

@@ -1,6 +1,5 @@
-//! `summary.json`: the stable, machine-readable headline of a run. Other tools read these
-//! keys. Each experiment writes its own headline and facts ([`crate::experiment`]);
-//! this module only holds them, in the registry's order, and says how the run ended.
+//! `summary.json`: the stable, machine-readable headline of a run, whose keys other tools
+//! read.
 use serde::{Deserialize, Serialize};
 
 use crate::saved::{DeviceInfo, Provenance};

@@ -5,8 +5,7 @@ use super::table::Table;
 use super::text;
 
 impl Table {
-    /// The table as aligned plain text, each row on one line (`--wide`): numbers
-    /// right-aligned, words left-aligned, the caption above.
+    /// The table as aligned plain text, each row on one line (`--wide`).
     pub fn text(&self) -> String {
         let widths: Vec<usize> = (0..self.header.len())
             .map(|i| column_chars(self, i, &str::to_owned))
@@ -15,19 +14,16 @@ impl Table {
     }
 }
 
-/// The widest a line of terminal output is, unless `--wide` asks for every column side
-/// by side.
+/// The widest a line of terminal output is, unless `--wide`.
 pub const TERMINAL_COLUMNS: usize = 100;
 
-/// A table with more rows than this shows the rows that carry its finding first and
-/// itself whole below, folded (where it says which rows those are).
+/// A table with more rows than this shows the rows that carry its finding first.
 pub const LONG_ROWS: usize = 20;
 
 /// How wide printed text may be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Width {
-    /// At most this many columns: tables fitted ([`Table::text_fitted`]), lines
-    /// wrapped.
+    /// At most this many columns: tables fitted, lines wrapped.
     Columns(usize),
     /// Every table whole, each of its rows on one line (`--wide`).
     Wide,
@@ -45,8 +41,7 @@ impl Width {
         }
     }
 
-    /// Each line of `text` wrapped to this width, its continuation lines indented; the
-    /// text ends with a newline.
+    /// Each line of `text` wrapped to this width, its continuation lines indented.
     pub fn lines(self, text: &str) -> String {
         let mut out = String::new();
         for line in text.lines() {
@@ -67,21 +62,18 @@ impl Width {
 /// What separates a value from its noise in a cell of [`Table::merged`].
 pub const UNDER: char = '\n';
 
-/// The widest a column is counted when a page's table is split: longer text wraps in
-/// its cell.
+/// The widest a column is counted when a page's table is split: longer text wraps.
 const PAGE_CELL_PX: f64 = 240.0;
 
 /// The page's font size for tables, in pixels, and a cell's padding and border.
 const PAGE_FONT_PX: f64 = 13.0;
 const PAGE_CELL_PADDING_PX: f64 = 18.0;
 
-/// The width a table has on the page: the report's body ([`super::html`]'s style), less
-/// its margins.
+/// The width a table has on the page: the report's body less its margins.
 pub const PAGE_PX: f64 = 1200.0;
 
 impl Table {
-    /// Whether column `i` holds the noise of the column before it: its heading is
-    /// "noise" or ends in " noise".
+    /// Whether column `i` holds the noise of the column before it, by its heading.
     pub fn is_noise(&self, i: usize) -> bool {
         let noise = |i: usize| {
             let h = self.header[i].to_lowercase();
@@ -90,8 +82,7 @@ impl Table {
         i > 0 && !noise(i - 1) && noise(i)
     }
 
-    /// The table with each noise column under the value before it: the value, then
-    /// [`UNDER`] and "± noise" where the noise is known.
+    /// The table with each known noise under its value: "value", [`UNDER`], "± noise".
     pub fn merged(&self) -> Table {
         let noise = |i: usize| i + 1 < self.header.len() && self.is_noise(i + 1);
         let keep: Vec<usize> = (0..self.header.len())
@@ -118,8 +109,7 @@ impl Table {
         }
     }
 
-    /// Whether the table folds: longer than [`LONG_ROWS`], with rows that carry its
-    /// finding, fewer than all.
+    /// Whether the table folds: longer than [`LONG_ROWS`], some of its rows key rows.
     pub fn folds(&self) -> bool {
         self.rows.len() > LONG_ROWS
             && !self.key_rows.is_empty()
@@ -193,16 +183,11 @@ impl Table {
     pub fn text_fitted(&self, max: usize) -> String {
         let table = if self.folds() {
             let mut t = self.key_only();
-            t.caption = Some(
-                format!(
-                    "{} ({} of {} rows, those that carry the finding; --wide prints every row)",
-                    self.caption.as_deref().unwrap_or(""),
-                    t.rows.len(),
-                    self.rows.len()
-                )
-                .trim()
-                .into(),
+            let (caption, key, all) = (self.caption.as_deref(), t.rows.len(), self.rows.len());
+            let rows = format!(
+                "({key} of {all} rows, those that carry the finding; --wide prints every row)"
             );
+            t.caption = Some(format!("{} {rows}", caption.unwrap_or("")).trim().into());
             t.merged()
         } else {
             self.merged()
@@ -226,8 +211,7 @@ impl Table {
     }
 }
 
-/// The widest cell of `t`'s column `i`, its heading included, in characters as `inline`
-/// writes each cell.
+/// The widest cell of `t`'s column `i` and its heading, in characters as `inline` writes it.
 pub(super) fn column_chars(t: &Table, i: usize, inline: &dyn Fn(&str) -> String) -> usize {
     (t.rows.iter())
         .map(|r| r.get(i).map_or(0, |c| inline(c).chars().count()))
@@ -288,8 +272,7 @@ pub(super) fn aligned(
     out
 }
 
-/// `text` split at spaces into lines of at most `max` characters (a word longer than
-/// that is cut).
+/// `text` split at spaces into lines of at most `max` characters, longer words cut.
 pub fn wrap_chars(text: &str, max: usize) -> Vec<String> {
     let max = max.max(1);
     let mut lines: Vec<String> = Vec::new();
@@ -315,8 +298,8 @@ pub fn wrap_chars(text: &str, max: usize) -> Vec<String> {
     lines
 }
 
-/// The width column `i` of `t` takes on the page, in pixels: its widest line (a value
-/// and its noise are two lines), at most `PAGE_CELL_PX`, and its padding.
+/// The width column `i` of `t` takes on the page in pixels: its widest line, at most
+/// `PAGE_CELL_PX`, and its padding.
 pub fn page_width(t: &Table, i: usize) -> f64 {
     let widest = (t.rows.iter().map(|r| r[i].as_str()))
         .chain([t.header[i].as_str()])
@@ -331,9 +314,8 @@ pub fn page_parts(t: &Table) -> Vec<Table> {
     t.merged().parts(PAGE_PX, page_width)
 }
 
-/// What a page shows of a table below its caption, each table split into parts
-/// ([`page_parts`]): where it folds, the rows that carry its finding, led by `lead`, then
-/// every row, folded away under `every`; else every row.
+/// What a page shows of a table below its caption, split into [`page_parts`]: where it
+/// folds, its key rows led by a line, then every row folded under `every`.
 pub struct OnPage {
     pub key: Option<(String, Vec<Table>)>,
     pub every: String,

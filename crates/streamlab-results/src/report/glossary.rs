@@ -11,8 +11,7 @@ pub struct Term {
     pub meaning: &'static str,
 }
 
-/// The terms, in the order the glossary lists them: each line "- **term**: meaning" of
-/// `glossary.md`.
+/// The terms: each line "- **term**: meaning" of `glossary.md`, in order.
 pub static TERMS: LazyLock<Vec<Term>> = LazyLock::new(|| {
     (include_str!("glossary.md").lines())
         .filter_map(|line| line.strip_prefix("- **")?.split_once("**: "))
@@ -24,19 +23,12 @@ pub static TERMS: LazyLock<Vec<Term>> = LazyLock::new(|| {
         .collect()
 });
 
-/// A term's anchor: "glossary-" and the term in lower case, each run of characters other
-/// than letters and digits one hyphen.
+/// A term's anchor: "glossary" and each of its words in lower case, joined by hyphens.
 fn anchor(spelling: &str) -> String {
-    let mut out = String::from("glossary");
-    for word in spelling
-        .to_lowercase()
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| !w.is_empty())
-    {
-        out.push('-');
-        out.push_str(word);
-    }
-    out
+    let lower = spelling.to_lowercase();
+    let words = lower.split(|c: char| !c.is_ascii_alphanumeric());
+    let words = std::iter::once("glossary").chain(words.filter(|w| !w.is_empty()));
+    words.collect::<Vec<_>>().join("-")
 }
 
 /// Where in `text` the term spelled `spelling` is first used as a word outside code
@@ -58,8 +50,7 @@ fn first_use(text: &str, spelling: &str) -> Option<usize> {
     None
 }
 
-/// `text` as `plain` renders it, each term linked by `link` where the page first uses it
-/// when the page has a glossary to link to (`linker`).
+/// `text` as `plain` renders it, its terms linked by `link` where the page has a glossary.
 pub fn linked(
     linker: &mut Option<Linker>,
     text: &str,
@@ -81,8 +72,7 @@ pub struct Linker {
 }
 
 impl Linker {
-    /// A linker for a page whose terms link to the glossary on page `page` (its file
-    /// stem, `""` for this page).
+    /// A linker to the glossary on page `page` (its file stem, `""` for this page).
     pub fn to(page: &str) -> Linker {
         Linker {
             linked: Vec::new(),

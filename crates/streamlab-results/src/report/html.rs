@@ -21,8 +21,7 @@ fn escape(text: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// `blocks` as one HTML page titled as its first title, with `style` added to the
-/// page's own.
+/// `blocks` as one HTML page titled as its first title, `style` added to the page's.
 pub fn page(style: &str, blocks: &[Block]) -> String {
     let title = (blocks.iter())
         .find_map(|b| match b {
@@ -64,39 +63,28 @@ fn print(blocks: &[Block], linker: &mut Option<Linker>, out: &mut String) {
                 };
             }
             Block::Pointer([before, after], text, link) => {
-                let _ = writeln!(
-                    out,
-                    "<p>{}<a href=\"{}\">{}</a>{}</p>",
-                    escape(before),
-                    href(link),
-                    escape(text),
-                    escape(after)
-                );
+                let (before, text, after) = (escape(before), escape(text), escape(after));
+                let href = href(link);
+                let _ = writeln!(out, "<p>{before}<a href=\"{href}\">{text}</a>{after}</p>");
             }
             Block::Note(label, text) => {
+                let (label, text) = (escape(label), prose(linker, text));
                 let _ = writeln!(
                     out,
-                    "<p class=\"note\"><strong>{}.</strong> {}</p>",
-                    escape(label),
-                    prose(linker, text)
+                    "<p class=\"note\"><strong>{label}.</strong> {text}</p>"
                 );
             }
             Block::Banner(lead, text) => {
+                let (lead, text) = (escape(lead), words(text));
                 let _ = writeln!(
                     out,
-                    "<p class=\"banner\"><strong>{}</strong> {}</p>",
-                    escape(lead),
-                    words(text)
+                    "<p class=\"banner\"><strong>{lead}</strong> {text}</p>"
                 );
             }
             Block::Check(passed, lead, text) => {
                 let class = if *passed { "passed" } else { "failed" };
-                let _ = writeln!(
-                    out,
-                    "<p><span class=\"{class}\">{}</span> {}</p>",
-                    escape(lead),
-                    words(text)
-                );
+                let (lead, text) = (escape(lead), words(text));
+                let _ = writeln!(out, "<p><span class=\"{class}\">{lead}</span> {text}</p>");
             }
             Block::Table(t) => *out += &table(t),
             Block::Facts(facts) => {
@@ -108,13 +96,11 @@ fn print(blocks: &[Block], linker: &mut Option<Linker>, out: &mut String) {
             }
             Block::Judged(t, verdicts) => *out += &judged(t, verdicts),
             Block::Figure(f) => {
+                let (svg, title, file) = (inline(&f.svg), escape(f.title()), escape(f.file()));
+                let caption = format!("{title} (<a href=\"{file}\">{file}</a>)");
                 let _ = writeln!(
                     out,
-                    "<figure>{}<figcaption>{} (<a href=\"{}\">{}</a>)</figcaption></figure>",
-                    inline(&f.svg),
-                    escape(f.title()),
-                    escape(f.file()),
-                    escape(f.file())
+                    "<figure>{svg}<figcaption>{caption}</figcaption></figure>"
                 );
             }
             Block::Timeline(t, source) => *out += &timeline(t, *source),
@@ -174,13 +160,8 @@ fn item(lead: Option<&Lead>, text: &str) -> String {
 fn glossary() -> String {
     let mut out = String::from("<dl>\n");
     for t in TERMS.iter() {
-        let _ = writeln!(
-            out,
-            "<dt id=\"{}\">{}</dt><dd>{}</dd>",
-            t.anchor,
-            escape(t.spelling),
-            words(t.meaning)
-        );
+        let (anchor, term, meaning) = (&t.anchor, escape(t.spelling), words(t.meaning));
+        let _ = writeln!(out, "<dt id=\"{anchor}\">{term}</dt><dd>{meaning}</dd>");
     }
     out + "</dl>\n"
 }
@@ -196,12 +177,8 @@ fn table(t: &Table) -> String {
         Some((lead, key)) => {
             let _ = writeln!(out, "<p class=\"key\">{}</p>", escape(lead));
             out += &parts(key);
-            let _ = writeln!(
-                out,
-                "<details><summary>{}</summary>\n{}</details>",
-                escape(&shown.every),
-                parts(&shown.all)
-            );
+            let (every, all) = (escape(&shown.every), parts(&shown.all));
+            let _ = writeln!(out, "<details><summary>{every}</summary>\n{all}</details>");
         }
         None => out += &parts(&shown.all),
     }
@@ -243,8 +220,7 @@ fn judged(t: &Table, verdicts: &[Option<Verdict>]) -> String {
     out + &rows(t, class, td)
 }
 
-/// `t`'s header and rows as an HTML table: row `i`'s `<tr>` with the attributes
-/// `attributes(i)`, each value as `td` gives it (escaped, in its `<td>`).
+/// `t` as an HTML table: row `i`'s `<tr>` with `attributes(i)`, each value as `td` gives it.
 fn rows(
     t: &Table,
     attributes: impl Fn(usize) -> &'static str,
@@ -308,23 +284,20 @@ fn timeline(t: &TimelineFigure, source: bool) -> String {
         let _ = writeln!(out, "<li>{}</li>", words(&note));
     }
     for c in &t.checks.checks {
-        let (class, mark) = match c.outcome {
-            Outcome::Passed => ("passed", "passed"),
-            Outcome::Failed => ("failed", "FAILED"),
-            Outcome::NotApplicable => ("params", "not applicable"),
+        let class = match c.outcome {
+            Outcome::Passed => "passed",
+            Outcome::Failed => "failed",
+            Outcome::NotApplicable => "params",
         };
-        let _ = writeln!(
-            out,
-            "<li>{} (<span class=\"{class}\">{mark}</span>): {}</li>",
-            escape(&c.name),
-            words(&c.detail)
-        );
+        let (name, mark, detail) = (escape(&c.name), c.outcome.mark(), words(&c.detail));
+        let mark = format!("<span class=\"{class}\">{mark}</span>");
+        let _ = writeln!(out, "<li>{name} ({mark}): {detail}</li>");
     }
     for r in &t.retraced {
+        let dropped = escape(r);
         let _ = writeln!(
             out,
-            "<li>an earlier trace of this schedule was dropped: {}</li>",
-            escape(r)
+            "<li>an earlier trace of this schedule was dropped: {dropped}</li>"
         );
     }
     out + "</ul>\n"

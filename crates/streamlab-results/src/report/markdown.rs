@@ -1,5 +1,4 @@
-//! A page ([`Block`]s) as GitHub-flavoured Markdown: the report's pages and the
-//! comparison's, with the charts and timelines as images beside them and links to the Chrome traces.
+//! A page ([`Block`]s) as GitHub-flavoured Markdown, its charts as images beside it.
 use std::fmt::Write;
 
 use super::fit::UNDER;
@@ -7,7 +6,6 @@ use super::glossary::{Linker, TERMS, linked};
 use super::page::{Block, Lead, Style};
 use super::section::TimelineFigure;
 use super::table::Table;
-use crate::derived::trace::Outcome;
 use crate::verdict::Verdict;
 
 /// The extension of a Markdown page: its file's, and its links' to other pages.
@@ -113,11 +111,8 @@ fn item(lead: Option<&Lead>, text: &str) -> String {
 fn glossary() -> String {
     let mut out = String::new();
     for t in TERMS.iter() {
-        let _ = writeln!(
-            out,
-            "- <a id=\"{}\"></a>**{}**: {}",
-            t.anchor, t.spelling, t.meaning
-        );
+        let (anchor, term, meaning) = (&t.anchor, t.spelling, t.meaning);
+        let _ = writeln!(out, "- <a id=\"{anchor}\"></a>**{term}**: {meaning}");
     }
     out + "\n"
 }
@@ -138,11 +133,10 @@ fn table(t: &Table) -> String {
         Some((lead, key)) => {
             let _ = writeln!(out, "{lead}\n");
             out += &parts(key);
+            let (every, all) = (&shown.every, parts(&shown.all));
             let _ = writeln!(
                 out,
-                "<details><summary>{}</summary>\n\n{}</details>\n",
-                shown.every,
-                parts(&shown.all)
+                "<details><summary>{every}</summary>\n\n{all}</details>\n"
             );
         }
         None => out += &parts(&shown.all),
@@ -214,12 +208,7 @@ fn timeline(t: &TimelineFigure, source: bool) -> String {
         let _ = writeln!(out, "- {note}");
     }
     for c in &t.checks.checks {
-        let mark = match c.outcome {
-            Outcome::Passed => "passed",
-            Outcome::Failed => "FAILED",
-            Outcome::NotApplicable => "not applicable",
-        };
-        let _ = writeln!(out, "- {} ({mark}): {}", c.name, c.detail);
+        let _ = writeln!(out, "- {} ({}): {}", c.name, c.outcome.mark(), c.detail);
     }
     for r in &t.retraced {
         let _ = writeln!(out, "- an earlier trace of this schedule was dropped: {r}");

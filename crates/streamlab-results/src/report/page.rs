@@ -1,6 +1,5 @@
-//! A page, whatever its format: the report's pages ([`super::document`]) and the
-//! comparison (`crate::compare`) are each a list of [`Block`]s, printed by one Markdown
-//! printer ([`super::markdown::page`]) and one HTML printer ([`super::html::page`]).
+//! A page, whatever its format: a list of [`Block`]s, printed as Markdown
+//! ([`super::markdown::page`]) and as HTML ([`super::html::page`]).
 use super::section::{Figure, TimelineFigure};
 use super::table::Table;
 use crate::verdict::Verdict;
@@ -15,8 +14,8 @@ pub enum Style {
     Small,
 }
 
-/// Where a link goes: an anchor on this page, or another page of the same folder (its
-/// file stem: each printer adds its own extension) and an anchor on it.
+/// Where a link goes: an anchor, on this page or on another page of the same folder
+/// (its file stem: each printer adds its own extension).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Link {
     pub page: Option<String>,
@@ -83,8 +82,7 @@ pub enum Block<'a> {
     /// A paragraph; a span between backticks set as code. On a page with a glossary,
     /// plain prose has each term linked where the page first uses it.
     Prose(Style, String),
-    /// A paragraph holding a link: the text before, the link's text and target, the text
-    /// after.
+    /// A paragraph holding a link: the text before and after, the link's text and target.
     Pointer([String; 2], String, Link),
     /// A paragraph led by a bold label, "**Label.** text".
     Note(String, String),
@@ -92,8 +90,7 @@ pub enum Block<'a> {
     Banner(String, String),
     /// A check's outcome: its lead marked passed or failed, then its text.
     Check(bool, String, String),
-    /// A table as the page shows it: noise under its value, split into parts that fit
-    /// the page, a long one's key rows first and itself whole, folded.
+    /// A table as the page shows it ([`Table::on_page`]).
     Table(Table),
     /// Labelled values, a label and a value a line: where and how a run ran.
     Facts(Vec<(String, String)>),
@@ -108,12 +105,17 @@ pub enum Block<'a> {
     List(Vec<(Option<Lead>, String)>),
     /// Every term of the glossary with its anchor.
     Glossary,
-    /// Shows nothing: the page's prose links each term to the glossary on the page
-    /// named (its file stem).
+    /// Shows nothing: the page's prose links its terms to the glossary on the page named.
     GlossaryOn(String),
 }
 
 impl Block<'_> {
+    /// `t` shown whole, no row judged.
+    pub fn whole(t: Table) -> Block<'static> {
+        let n = t.rows.len();
+        Block::Judged(t, vec![None; n])
+    }
+
     /// The page the prose of the page `blocks` links its terms to: this one (`""`) where
     /// it holds the glossary, the one [`Block::GlossaryOn`] names, or none.
     pub fn glossary_page<'b>(blocks: &'b [Block]) -> Option<&'b str> {

@@ -8,18 +8,15 @@ use crate::measured::{MeasuredRow, RowName};
 use crate::saved::KernelSet;
 use crate::stats::Series;
 
-/// A rectangular table of text, with an optional caption. How it prints, as aligned
-/// text or fitted to a width, is `report::fit`'s.
+/// A rectangular table of text, with an optional caption; `report::fit` prints it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Table {
     pub caption: Option<String>,
     pub header: Vec<String>,
     pub rows: Vec<Vec<String>>,
-    /// How many leading columns name a row: every part of a table split to fit a width
-    /// repeats them.
+    /// How many leading columns name a row: every part of a split table repeats them.
     pub label_columns: usize,
-    /// The rows that carry the table's finding (indices into `rows`): a long table shows
-    /// them first.
+    /// The rows that carry the table's finding: a long table shows them first.
     pub key_rows: Vec<usize>,
 }
 
@@ -51,16 +48,14 @@ type Name<'a, R> = Box<dyn Fn(&R) -> RowName + 'a>;
 type Hold<'a, R> = Box<dyn Fn(&R, Option<&str>, MeasuredRow) -> MeasuredRow + 'a>;
 type Samples<'a, R> = std::rc::Rc<dyn for<'r> Fn(&'r R) -> Option<&'r Series> + 'a>;
 
-/// A measured column: the measured row it makes of each table row, named as the row (or
-/// under it, `item`'s key and words), its samples in `unit`.
+/// A measured column: each table row's samples in `unit`, named as the row or `item`.
 struct Measured<'a, R> {
     item: Option<(&'static str, &'static str)>,
     unit: &'static str,
     samples: Samples<'a, R>,
 }
 
-/// One column: shown in the tables under `heading`, and in the CSV under its name where
-/// the CSV has it.
+/// One column: in the tables under `heading`, in the CSV under its name where it has one.
 struct Column<'a, R> {
     /// Whether it names a row (declared with [`Columns::text`]).
     label: bool,
@@ -91,36 +86,42 @@ impl<'a, R> Columns<'a, R> {
         Self::default()
     }
 
-    /// A column of the tables only.
-    pub fn show(mut self, heading: &'static str, cell: impl Fn(&R) -> String + 'a) -> Self {
+    fn push(
+        mut self,
+        heading: Option<&'static str>,
+        cell: Option<Cell<'a, R>>,
+        csv: Option<(&'static str, Cell<'a, R>)>,
+    ) -> Self {
         self.columns.push(Column {
             label: false,
-            heading: Some(heading),
-            cell: Some(Box::new(cell)),
-            csv: None,
+            heading,
+            cell,
+            csv,
         });
         self
     }
 
+    /// A column of the tables only.
+    pub fn show(self, heading: &'static str, cell: impl Fn(&R) -> String + 'a) -> Self {
+        self.push(Some(heading), Some(Box::new(cell)), None)
+    }
+
     /// A column of the tables that the CSV has too, under `name`, written by `raw`.
     pub fn both(
-        mut self,
+        self,
         heading: &'static str,
         cell: impl Fn(&R) -> String + 'a,
         name: &'static str,
         raw: impl Fn(&R) -> String + 'a,
     ) -> Self {
-        self.columns.push(Column {
-            label: false,
-            heading: Some(heading),
-            cell: Some(Box::new(cell)),
-            csv: Some((name, Box::new(raw))),
-        });
-        self
+        self.push(
+            Some(heading),
+            Some(Box::new(cell)),
+            Some((name, Box::new(raw))),
+        )
     }
 
-    /// A column of text, the same in the tables and in the CSV (under `name`); leading
-    /// ones name a row.
+    /// A column of text, the same in the tables and the CSV; leading ones name a row.
     pub fn text(
         self,
         heading: &'static str,
@@ -136,8 +137,7 @@ impl<'a, R> Columns<'a, R> {
         out
     }
 
-    /// A number: `shown` decimals in the tables ("–" where it is not finite), `saved` in
-    /// the CSV (under `name`).
+    /// A number: `shown` decimals in the tables, `saved` in the CSV (under `name`).
     pub fn number(
         self,
         heading: &'static str,
@@ -154,8 +154,7 @@ impl<'a, R> Columns<'a, R> {
         )
     }
 
-    /// A column of one value a row, shown by `show` in the tables and written by `save`
-    /// in the CSV (under `name`).
+    /// A value a row, shown by `show` in the tables and by `save` in the CSV.
     fn valued(
         self,
         heading: &'static str,
@@ -175,8 +174,7 @@ impl<'a, R> Columns<'a, R> {
     }
 
     /// Each row's name among the measured rows, and `hold` making each of its measured
-    /// rows (by the item of its column, if any) what it is held against (over the link, a
-    /// model, the launch probe).
+    /// rows (by its column's item) what it is held against.
     pub fn named(
         mut self,
         name: impl Fn(&R) -> RowName + 'a,
@@ -186,9 +184,8 @@ impl<'a, R> Columns<'a, R> {
         self
     }
 
-    /// A measured median of the row's `samples` (in `unit`): `shown` decimals in the
-    /// tables ("–" where the row has none), `saved` in the CSV (under `name`); and a
-    /// measured row, named as the table's row, or under it as `item` (its key and words).
+    /// A measured median of the row's `samples` ([`Columns::number`]), and its measured
+    /// row ([`Columns::measured`]).
     pub fn median<F>(
         self,
         (heading, name): (&'static str, &'static str),
@@ -286,8 +283,7 @@ impl<'a, R> Columns<'a, R> {
         if when { add(self) } else { self }
     }
 
-    /// The columns declared so far name a row (besides leading [`Columns::text`] ones):
-    /// every part of a table split to fit repeats them.
+    /// The columns declared so far name a row: every part of a split table repeats them.
     pub fn row_names(mut self) -> Self {
         for c in &mut self.columns {
             c.label = true;
@@ -296,14 +292,8 @@ impl<'a, R> Columns<'a, R> {
     }
 
     /// A column of the CSV only.
-    pub fn raw(mut self, name: &'static str, raw: impl Fn(&R) -> String + 'a) -> Self {
-        self.columns.push(Column {
-            label: false,
-            heading: None,
-            cell: None,
-            csv: Some((name, Box::new(raw))),
-        });
-        self
+    pub fn raw(self, name: &'static str, raw: impl Fn(&R) -> String + 'a) -> Self {
+        self.push(None, None, Some((name, Box::new(raw))))
     }
 
     /// The table of `rows`.
@@ -347,26 +337,22 @@ impl<'a, R> Columns<'a, R> {
     }
 }
 
+/// `x` as `show` writes it, "–" when not finite.
+fn finite(x: f64, show: impl Fn(f64) -> String) -> String {
+    if x.is_finite() { show(x) } else { "–".into() }
+}
+
 /// A number with `decimals` decimals, "–" when not finite.
 pub fn num(x: f64, decimals: usize) -> String {
-    if x.is_finite() {
-        format!("{x:.decimals$}")
-    } else {
-        "–".into()
-    }
+    finite(x, |x| format!("{x:.decimals$}"))
 }
 
 /// `x` as "1.23×", "–" when not finite.
 pub fn times(x: f64) -> String {
-    if x.is_finite() {
-        format!("{x:.2}×")
-    } else {
-        "–".into()
-    }
+    finite(x, |x| format!("{x:.2}×"))
 }
 
-/// How much faster `before` is than `after` took, in words: "1.85× faster" or, where
-/// it took longer, "1.10× slower".
+/// How much faster `after` took than `before`: "1.85× faster" or "1.10× slower".
 pub fn faster(before: f64, after: f64) -> String {
     let x = before / after;
     match x {
@@ -378,11 +364,7 @@ pub fn faster(before: f64, after: f64) -> String {
 
 /// A relative noise as a percentage, e.g. "0.4%".
 pub fn noise(x: f64) -> String {
-    if x.is_finite() {
-        format!("{:.1}%", 100.0 * x)
-    } else {
-        "–".into()
-    }
+    finite(x, |x| format!("{:.1}%", 100.0 * x))
 }
 
 /// The flag of a row that beat the bound built from the measured rates, as a cell.
@@ -394,8 +376,7 @@ pub fn flag(beyond: bool) -> String {
     }
 }
 
-/// Where a row sits under its bound, as the CSV says it: empty, `within-noise` or
-/// `beyond-noise`.
+/// Where a row sits under its bound: empty, `within-noise` or `beyond-noise`.
 pub fn under_csv(under: Option<Under>) -> String {
     match under {
         None => String::new(),
@@ -409,8 +390,7 @@ pub fn ratio(rust: f64, cuda: Option<f64>) -> String {
     cuda.map_or("–".into(), |c| num(rust / c, 3))
 }
 
-/// The heading of experiment `name`'s table, naming the kernels when they are the
-/// CUDA C++ twins.
+/// The heading of experiment `name`'s table, naming the CUDA C++ kernels.
 pub fn heading(name: &str, set: KernelSet) -> String {
     match set {
         KernelSet::Rust => name.to_owned(),

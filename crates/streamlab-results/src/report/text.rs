@@ -1,8 +1,6 @@
-//! How wide text is in a chart, so that [`super::plot`] can lay labels and titles out
-//! without overlap or clipping: the advance widths of DejaVu Sans, the sans-serif of
-//! Debian and of `rsvg-convert` there, and wider than the sans-serif fonts browsers pick
-//! elsewhere, so a layout that fits it fits them. Also splitting text into lines of a
-//! width.
+//! How wide text is in a chart, so that [`super::plot`] can lay it out without overlap:
+//! the advance widths of DejaVu Sans (`rsvg-convert`'s sans-serif on Debian), wider than
+//! the sans-serif fonts browsers pick elsewhere, so a layout that fits it fits them.
 
 /// The pixel size of a plotters font size: its SVG backend writes `size / 1.24`.
 pub fn px(size: u32) -> f64 {
@@ -39,8 +37,7 @@ pub fn width(text: &str, px: f64) -> f64 {
     px * text.chars().map(advance).sum::<u32>() as f64 / 2048.0
 }
 
-/// `text` split at spaces into lines at most `max` pixels wide at `px` pixels (a word
-/// wider than that stands alone on its line).
+/// `text` split at spaces into lines at most `max` pixels wide at `px` pixels.
 pub fn wrap(text: &str, px: f64, max: f64) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
     for word in text.split_whitespace() {

@@ -219,44 +219,23 @@ pub fn trace(t: &Timeline) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::saved::timeline::{Lane, OpKind, TraceReference, TraceSource, TracedGpu};
+    use crate::saved::timeline::{Lane, OpKind, TracedGpu};
+    use crate::saved::{made_up_op, made_up_timeline};
 
     fn op(stream: usize, kind: OpKind, ready: f64, start: f64, end: f64) -> TimelineOp {
         TimelineOp {
-            stream,
-            iteration: 0,
-            kind,
             ready_ms: Some(ready),
-            start_ms: start,
-            end_ms: end,
-            bytes: Some(1 << 20),
-            pageable: false,
-            synchronous: false,
-            call: None,
+            ..made_up_op(kind, stream, start, end)
         }
     }
 
     fn timeline() -> Timeline {
-        Timeline {
-            title: "t".into(),
-            source: TraceSource::Cupti,
-            streams: 2,
-            other_lanes: Vec::new(),
-            devices: Vec::new(),
-            iterations: 1,
-            ops: vec![
-                op(0, OpKind::HtoD, 0.0, 0.0, 1.0),
-                op(1, OpKind::HtoD, 0.0, 1.0, 2.0),
-                op(0, OpKind::Kernel, 1.0, 1.0, 1.5),
-            ],
-            reference: TraceReference {
-                timed_ms: 2.0,
-                back_to_back: false,
-                median_ms: None,
-                rates: None,
-            },
-            retraced: Vec::new(),
-        }
+        let ops = vec![
+            op(0, OpKind::HtoD, 0.0, 0.0, 1.0),
+            op(1, OpKind::HtoD, 0.0, 1.0, 2.0),
+            op(0, OpKind::Kernel, 1.0, 1.0, 1.5),
+        ];
+        made_up_timeline(2, ops, 2.0)
     }
 
     /// Two GPUs (ordinals 0 and 1), two streams each, asynchronous 2 over both at once:

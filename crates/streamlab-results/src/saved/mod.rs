@@ -59,6 +59,55 @@ pub fn made_up_device(ordinal: usize) -> DeviceInfo {
     }
 }
 
+/// `kind` on `stream` in iteration 0 from `start_ms` to `end_ms`, ready at 0, 32 MiB
+/// where it moves data, for timelines made up in tests.
+#[cfg(test)]
+pub fn made_up_op(
+    kind: timeline::OpKind,
+    stream: usize,
+    start_ms: f64,
+    end_ms: f64,
+) -> timeline::TimelineOp {
+    timeline::TimelineOp {
+        stream,
+        iteration: 0,
+        kind,
+        ready_ms: Some(0.0),
+        start_ms,
+        end_ms,
+        bytes: (kind != timeline::OpKind::Kernel).then_some(32 << 20),
+        pageable: false,
+        synchronous: false,
+        call: None,
+    }
+}
+
+/// One iteration of `ops` on `streams` streams from the GPU's records, timed at
+/// `timed_ms`, for timelines made up in tests.
+#[cfg(test)]
+pub fn made_up_timeline(
+    streams: usize,
+    ops: Vec<timeline::TimelineOp>,
+    timed_ms: f64,
+) -> timeline::Timeline {
+    timeline::Timeline {
+        title: "t".into(),
+        source: timeline::TraceSource::Cupti,
+        streams,
+        other_lanes: Vec::new(),
+        devices: Vec::new(),
+        iterations: 1,
+        ops,
+        reference: timeline::TraceReference {
+            timed_ms,
+            back_to_back: false,
+            median_ms: None,
+            rates: None,
+        },
+        retraced: Vec::new(),
+    }
+}
+
 #[cfg(test)]
 impl<P> RunRecord<P> {
     /// A complete, verified run with `params` on [`made_up_device`], for results made
@@ -291,17 +340,14 @@ impl Verification {
         if self.passed && f.checks <= 1 {
             return f.detail.to_owned();
         }
+        let (checks, detail) = (f.checks, f.detail);
         if self.passed {
-            return format!(
-                "{} checks passed ({} elements); the last: {}",
-                f.checks, self.checked, f.detail
-            );
+            let elements = self.checked;
+            return format!("{checks} checks passed ({elements} elements); the last: {detail}");
         }
         format!(
-            "{} of {} checks FAILED; the first: {}",
-            f.failed.max(1),
-            f.checks,
-            f.detail
+            "{} of {checks} checks FAILED; the first: {detail}",
+            f.failed.max(1)
         )
     }
 }

@@ -1,5 +1,4 @@
-//! `comparison.json`: every compared row with its verdicts, the counts of each verdict
-//! raw and controlled, and the rule they were judged by.
+//! `comparison.json`: every compared row with its verdicts, the counts, and the rule.
 use std::fmt::Write;
 
 use crate::compare::judge::Margins;
@@ -37,20 +36,16 @@ impl Counts {
     }
 }
 
-/// The counts of a comparison's (or a section's) rows: raw, controlled (rows with a
-/// control), and what the rows say of the code.
+/// The counts of a comparison's (or a section's) rows: raw, controlled, and in all.
 #[derive(Debug, Default, Serialize)]
 pub struct Totals {
-    /// Raw verdicts: what the machine and the code did (a row the machine moved counted
-    /// the same: see `moved_with_machine`).
+    /// Raw verdicts, a row the machine moved counted the same.
     pub raw: Counts,
-    /// Raw verdicts of the rows without a control: what the machine did (and the code,
-    /// where it changed them).
+    /// Raw verdicts of the rows without a control.
     pub alone: Counts,
     /// Controlled verdicts, over the rows with a control: what the code did.
     pub controlled: Counts,
-    /// The controlled verdict where there is one, else the raw one: what `--fail-on`
-    /// reads.
+    /// The controlled verdict where there is one, else the raw one: what `--fail-on` reads.
     pub verdict: Counts,
     /// Rows called changed raw that moved with their control.
     pub moved_with_machine: usize,
@@ -75,9 +70,7 @@ impl Totals {
         t
     }
 
-    /// The two headlines: the rows judged alone, which the machine moves as well as the
-    /// code, and the rows held against a control of their own run, which the machine
-    /// moves only where it favours a row over its control.
+    /// The two headlines: the rows judged alone, and those held against a control.
     pub fn headlines(&self) -> [String; 2] {
         let counts = |c: &Counts| {
             format!(
@@ -185,9 +178,8 @@ pub fn rule_text(c: &Comparison) -> String {
     )
 }
 
-/// `comparison.json`: every compared row by experiment, kernel set and key (a JSON
-/// object at each level, so `/experiments/bounds/rust/dtod/verdict` names one verdict),
-/// with each experiment's and the whole comparison's counts.
+/// `comparison.json`: every compared row by experiment, kernel set and key (so
+/// `/experiments/bounds/rust/dtod/verdict` names one verdict), with the counts.
 pub fn comparison_json(c: &Comparison) -> String {
     let mut experiments = Entries::default();
     for s in &c.sections {

@@ -10,9 +10,9 @@ use crate::report::page::{Block, Lead, Link};
 use crate::report::table::{self, Table};
 use crate::report::{html, markdown};
 use crate::saved::files;
+use crate::verdict::percent;
 
-/// Every file of the comparison: the charts, then `report.md`, `report.html` and
-/// `comparison.json`.
+/// Every file of the comparison: the charts, the pages and `comparison.json`.
 pub fn files(c: &Comparison) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = (c.sections.iter())
         .flat_map(|s| &s.figures)
@@ -24,21 +24,20 @@ pub fn files(c: &Comparison) -> Vec<(String, String)> {
     out
 }
 
-/// A table of `rows`: each with both values, their noise, and its raw and controlled
-/// change and verdict; `experiment` prefixes the row's name where rows of several
-/// experiments share it.
+/// A table of `rows` with both values and their changes; `experiment` names each row's.
 fn rows_table(
-    caption: String,
+    c: &Comparison,
+    caption: &str,
     rows: &[&ComparedRow],
-    heads: (&str, &str),
     experiment: bool,
 ) -> Block<'static> {
+    let (ha, hb) = heads(c);
     let mut header = vec![
         "row",
         "unit",
-        heads.0,
+        &ha,
         "noise A",
-        heads.1,
+        &hb,
         "noise B",
         "B/A raw",
         "p",
@@ -48,7 +47,7 @@ fn rows_table(
     if experiment {
         header.insert(0, "experiment");
     }
-    let mut t = Table::new(Some(caption), &header);
+    let mut t = Table::new(Some(caption.to_owned()), &header);
     let mut verdicts = Vec::new();
     let noise = |n: Option<f64>| n.map_or("not measured".to_owned(), table::noise);
     for r in rows {
@@ -89,12 +88,10 @@ fn section_blocks<'a>(c: &Comparison, s: &'a ComparedSection) -> Vec<Block<'a>> 
         Block::Note("Verdicts".into(), s.summary_line()),
     ];
     if let Some((n, moved)) = s.machine_moved() {
+        let by = percent(moved.abs());
         out.push(Block::Note(
             "The machine moved".into(),
-            format!(
-                "by {} (the median of {n} rows called changed raw that moved with their controls: the code did not change them, the machine did)",
-                crate::verdict::percent(moved.abs())
-            ),
+            format!("by {by} (the median of {n} rows called changed raw that moved with their controls: the code did not change them, the machine did)"),
         ));
     }
     for (label, text) in &s.notes {
@@ -120,25 +117,15 @@ fn section_blocks<'a>(c: &Comparison, s: &'a ComparedSection) -> Vec<Block<'a>> 
         t.rows = (rows.iter())
             .map(|(label, a, b)| vec![label.clone(), a.clone(), b.clone()])
             .collect();
-        let n = t.rows.len();
-        out.push(Block::Judged(t, vec![None; n]));
+        out.push(Block::whole(t));
     }
     let changed = s.changed();
     if !changed.is_empty() {
-        out.push(rows_table(
-            "rows called changed, largest change first".into(),
-            &changed,
-            (&ha, &hb),
-            false,
-        ));
+        let caption = "rows called changed, largest change first";
+        out.push(rows_table(c, caption, &changed, false));
     }
     let all: Vec<&ComparedRow> = s.rows.iter().collect();
-    let mut folded = vec![rows_table(
-        "every row, medians".into(),
-        &all,
-        (&ha, &hb),
-        false,
-    )];
+    let mut folded = vec![rows_table(c, "every row, medians", &all, false)];
     folded.extend(s.figures.iter().map(Block::Figure));
     out.push(Block::Folded(
         format!("every row of {} ({}) and its chart", s.name, s.rows.len()),
@@ -147,8 +134,7 @@ fn section_blocks<'a>(c: &Comparison, s: &'a ComparedSection) -> Vec<Block<'a>> 
     out
 }
 
-/// Each experiment's spread between two machines, raw and controlled, and the rows it
-/// was fitted on.
+/// Each experiment's spread between two machines, and the rows it was fitted on.
 fn margins(c: &Comparison) -> Block<'static> {
     let mut margins = Table::new(
         Some("each experiment's spread between two machines (one standard deviation of ln B/A), raw and controlled, and the rows it was fitted on".into()),
@@ -158,13 +144,12 @@ fn margins(c: &Comparison) -> Block<'static> {
         let m = c.margins.experiments.get(s.name);
         margins.rows.push(vec![
             s.name.to_owned(),
-            crate::verdict::percent(c.margins.spread(s.name, false)),
-            crate::verdict::percent(c.margins.spread(s.name, true)),
+            percent(c.margins.spread(s.name, false)),
+            percent(c.margins.spread(s.name, true)),
             m.map_or("pooled".into(), |m| m.rows.to_string()),
         ]);
     }
-    let n = margins.rows.len();
-    Block::Judged(margins, vec![None; n])
+    Block::whole(margins)
 }
 
 fn blocks(c: &Comparison) -> Vec<Block<'_>> {
@@ -186,22 +171,13 @@ fn blocks(c: &Comparison) -> Vec<Block<'_>> {
     ));
     let changed = c.changed();
     if !changed.is_empty() {
-        out.push(rows_table(
-            "every row called changed, largest change first".into(),
-            &changed,
-            (&ha, &hb),
-            true,
-        ));
+        let caption = "every row called changed, largest change first";
+        out.push(rows_table(c, caption, &changed, true));
     }
     let moved: Vec<String> = (c.sections.iter())
         .filter_map(|s| {
-            s.machine_moved().map(|(n, m)| {
-                format!(
-                    "{}: {n} rows, by {}",
-                    s.name,
-                    crate::verdict::percent(m.abs())
-                )
-            })
+            let (n, by) = s.machine_moved()?;
+            Some(format!("{}: {n} rows, by {}", s.name, percent(by.abs())))
         })
         .collect();
     if !moved.is_empty() {
@@ -210,16 +186,12 @@ fn blocks(c: &Comparison) -> Vec<Block<'_>> {
             moved.join("; "),
         ));
     }
-    let differing = c.differing();
     let mut t = Table::new(
         Some("provenance that differs (the whole of it is at the end)".into()),
         &["", &ha, &hb],
     );
-    for row in &differing {
-        t.rows.push((*row).clone());
-    }
-    let n = t.rows.len();
-    out.push(Block::Judged(t, vec![None; n]));
+    t.rows = c.differing().into_iter().cloned().collect();
+    out.push(Block::whole(t));
     for o in &c.only {
         out.push(Block::Note(
             format!("Only in {}", o.heading),
@@ -244,10 +216,9 @@ fn blocks(c: &Comparison) -> Vec<Block<'_>> {
     ));
     out.push(Block::Note("Rule".into(), rule_text(c)));
     out.push(margins(c));
-    let n = c.header.rows.len();
     out.push(Block::Folded(
         "the whole provenance of both runs".into(),
-        vec![Block::Judged(c.header.clone(), vec![None; n])],
+        vec![Block::whole(c.header.clone())],
     ));
     out
 }
@@ -257,8 +228,7 @@ pub fn markdown(c: &Comparison) -> String {
     markdown::page(&blocks(c))
 }
 
-/// What the comparison's page adds to the report's style: a row called changed
-/// coloured by its verdict.
+/// What the comparison's page adds to the report's style.
 const COMPARE_STYLE: &str = "
 tr.slower td.verdict { color: #b35806; font-weight: bold; }
 tr.faster td.verdict { color: #1f5fa8; font-weight: bold; }

@@ -39,9 +39,7 @@ pub struct BusiestBound {
     pub resource: Resource,
 }
 
-/// A schedule's busiest bound from traced batches, each traced right after one of its
-/// timed batches: their median, its resource and noise, and how far the timed batches
-/// sat above it.
+/// A schedule's busiest bound from batches each traced right after a timed one.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct TracedBound {
     pub ms: f64,
@@ -55,9 +53,8 @@ pub struct TracedBound {
     pub timed_over_bound: f64,
 }
 
-/// The busiest bound of a schedule timed in batches `timed_ms`, each followed by a
-/// traced batch whose bound is the same index of `traced`; `None` unless every timed
-/// batch has its traced one.
+/// The busiest bound of batches timed at `timed_ms`, each followed by the traced batch of
+/// the same index of `traced`; `None` unless every timed batch has its traced one.
 pub fn traced_bound(timed_ms: &[f64], traced: &[BusiestBound]) -> Option<TracedBound> {
     if traced.len() != timed_ms.len() {
         return None;
@@ -96,9 +93,7 @@ pub struct Occupancy {
     pub flow: Flow,
 }
 
-/// How a traced timeline's work flowed, from the GPU's own records: how much copying and
-/// computing overlapped, how long every engine sat idle while work was waiting, and how
-/// long operations waited from ready to start.
+/// How a traced timeline's work flowed, from the GPU's own records.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct Flow {
     /// Time either copy engine was busy (the union of both).
@@ -116,8 +111,7 @@ pub struct Flow {
     pub longest_wait: Option<WaitingOp>,
 }
 
-/// Which operation: its kind, stream (0-based), the lane that row is where it is one
-/// beyond the schedule's streams (the NULL stream, the host), and iteration.
+/// Which operation: its kind, stream (0-based) and lane where it has one, and iteration.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct WaitingOp {
     pub kind: OpKind,
@@ -139,12 +133,8 @@ impl Flow {
             }
         };
         let longest = self.longest_wait.map_or(String::new(), |w| {
-            format!(
-                " ({} on {}, iteration {})",
-                w.kind.label(),
-                row_label(w.stream, w.lane),
-                w.iteration + 1
-            )
+            let (kind, row) = (w.kind.label(), row_label(w.stream, w.lane));
+            format!(" ({kind} on {row}, iteration {})", w.iteration + 1)
         });
         format!(
             "kernels ran beside a copy {} of their time, copies beside a kernel {} of theirs; \
@@ -193,12 +183,8 @@ impl Occupancy {
     /// The verdict, e.g. "copy-bound: HtoD copy engine busy 94%".
     pub fn verdict(&self) -> String {
         let busiest = self.busiest_engine();
-        format!(
-            "{}: {} busy {:.0}%",
-            Self::bound_kind(busiest),
-            busiest.label(),
-            100.0 * self.share(busiest)
-        )
+        let (kind, busy) = (Self::bound_kind(busiest), 100.0 * self.share(busiest));
+        format!("{kind}: {} busy {busy:.0}%", busiest.label())
     }
 
     /// In words, e.g. "HtoD copy engine busy 94% of the traced time, SMs 7%, DtoH copy

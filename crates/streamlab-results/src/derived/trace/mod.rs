@@ -69,6 +69,15 @@ impl Outcome {
             Outcome::Failed
         }
     }
+
+    /// As a report marks a check.
+    pub fn mark(self) -> &'static str {
+        match self {
+            Outcome::Passed => "passed",
+            Outcome::Failed => "FAILED",
+            Outcome::NotApplicable => "not applicable",
+        }
+    }
 }
 
 /// One check on one timeline.
@@ -111,8 +120,7 @@ impl TraceChecks {
         !self.disturbed
     }
 
-    /// The per-iteration bound of the busiest engine or stream, from an undisturbed trace
-    /// only.
+    /// The bound of the busiest engine or stream, from an undisturbed trace only.
     pub fn busiest_bound(&self) -> Option<BusiestBound> {
         (!self.disturbed)
             .then_some(self.occupancy.as_ref())

@@ -1,22 +1,13 @@
 //! The trace checks on made-up timelines: each check's pass and fail, the breaks found and
 //! described, the engines' occupancy and the busiest bound.
 use super::*;
-use crate::saved::timeline::{CopyRates, Engine, Lane, TraceReference, TracedGpu};
-
-const MIB32: u64 = 32 << 20;
+use crate::saved::timeline::{CopyRates, Engine, Lane, TracedGpu};
+use crate::saved::{made_up_op, made_up_timeline};
 
 fn op(kind: OpKind, stream: usize, iteration: usize, start: f64, end: f64) -> TimelineOp {
     TimelineOp {
-        stream,
         iteration,
-        kind,
-        ready_ms: Some(0.0),
-        start_ms: start,
-        end_ms: end,
-        bytes: (kind != OpKind::Kernel).then_some(MIB32),
-        pageable: false,
-        synchronous: false,
-        call: None,
+        ..made_up_op(kind, stream, start, end)
     }
 }
 
@@ -26,28 +17,17 @@ fn timeline(
     back_to_back: bool,
     iterations: usize,
 ) -> Timeline {
-    Timeline {
-        title: "t".into(),
-        source: TraceSource::Cupti,
-        streams: 4,
-        other_lanes: Vec::new(),
-        devices: Vec::new(),
-        iterations,
-        ops,
-        reference: TraceReference {
-            timed_ms,
-            back_to_back,
-            median_ms: None,
-            rates: Some(CopyRates {
-                htod_gbps: 55.0,
-                dtoh_gbps: 55.0,
-                both_gbps: 96.0,
-                htod_shared_gbps: 48.0,
-                dtoh_shared_gbps: 48.0,
-            }),
-        },
-        retraced: Vec::new(),
-    }
+    let mut t = made_up_timeline(4, ops, timed_ms);
+    t.iterations = iterations;
+    t.reference.back_to_back = back_to_back;
+    t.reference.rates = Some(CopyRates {
+        htod_gbps: 55.0,
+        dtoh_gbps: 55.0,
+        both_gbps: 96.0,
+        htod_shared_gbps: 48.0,
+        dtoh_shared_gbps: 48.0,
+    });
+    t
 }
 
 /// 32 MiB takes 0.610 ms at 55 GB/s and 0.699 ms at 48 GB/s.

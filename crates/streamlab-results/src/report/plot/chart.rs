@@ -3,14 +3,14 @@
 use super::legend::{Entry, Swatch, legend_right};
 use super::{
     Area, Axis, Drawn, FONT, GROUP, LABEL_SIZE, MARGIN, SIZE, TEXT, WHISKER, line_height, note,
-    rgb, tick, tick_binary, titled, usable,
+    rgb, text_style, tick, tick_binary, titled, usable,
 };
 use crate::report::chart::{Chart, XAxis, YScale};
 use crate::report::text;
 use plotters::coord::ranged1d::ValueFormatter;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
+use plotters::style::text_anchor::{HPos, VPos};
 
 /// A bar in data coordinates; `bottom` is `None` where it starts at the axis (log y).
 struct Bar {
@@ -333,17 +333,11 @@ impl CategoryLabels {
                 if self.turned {
                     // Reading upwards, ending just under the axis; lines side by side.
                     let offset = j * line - (lines.len() as i32 - 1) * line / 2;
-                    let style = (FONT, LABEL_SIZE)
-                        .into_font()
-                        .transform(FontTransform::Rotate270)
-                        .color(&BLACK)
-                        .pos(Pos::new(HPos::Right, VPos::Center));
+                    let style = text_style(LABEL_SIZE, &BLACK, HPos::Right, VPos::Center)
+                        .transform(FontTransform::Rotate270);
                     area.draw_text(l, &style, (centre + offset, top))?;
                 } else {
-                    let style = (FONT, LABEL_SIZE)
-                        .into_font()
-                        .color(&BLACK)
-                        .pos(Pos::new(HPos::Center, VPos::Top));
+                    let style = text_style(LABEL_SIZE, &BLACK, HPos::Center, VPos::Top);
                     area.draw_text(l, &style, (centre, top + j * line))?;
                 }
             }

@@ -3,7 +3,7 @@
 use super::legend::{Entry, Swatch, legend_top};
 use super::{
     Area, Axis, BREAK, DIVIDER, Drawn, FONT, LABEL_SIZE, MARGIN, NOTE, SIZE, TEXT, line_height,
-    note, rgb, tick, titled, usable,
+    note, rgb, text_style, tick, titled, usable,
 };
 use crate::report::chart::{Color, Gantt, GanttBar, GanttMark, Track, kind_color, queued_color};
 use crate::report::text;
@@ -12,7 +12,7 @@ use plotters::coord::types::RangedCoordf64;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::Color as _;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
+use plotters::style::text_anchor::{HPos, VPos};
 
 /// The least width of the box around a break's operation, however short it ran.
 const CULPRIT_PX: f64 = 6.0;
@@ -220,7 +220,7 @@ fn draw_marks(
         Rectangle::new([(m.at_ms, y - 0.42), (to, y + 0.42)], BREAK.stroke_width(2))
     }))?;
     let size = LABEL_SIZE - 2;
-    let style = (FONT, size).into_font().color(&BREAK);
+    let style = text_style(size, &BREAK, HPos::Left, VPos::Center);
     // Two lines of names where the room above the rows holds two: each name on the first
     // where it clears the one before it.
     let line_px = f64::from(line_height(size));
@@ -248,11 +248,7 @@ fn draw_marks(
         }
         let first = chart.backend_coord(&(m.at_ms, top + 0.6 + 0.2 * (lines - 1) as f64));
         let py = first.1 + (line_px * line as f64) as i32;
-        area.draw_text(
-            &label,
-            &style.pos(Pos::new(HPos::Left, VPos::Center)),
-            (x as i32, py - y0),
-        )?;
+        area.draw_text(&label, &style, (x as i32, py - y0))?;
         free_from[line] = x + w + 6.0;
     }
     Ok(())
@@ -321,10 +317,7 @@ fn track_labels(area: &Area<'_>, rows: &[(i32, &Track)], right: i32) -> Drawn {
     let order = (rows.iter().filter(|(_, t)| !t.is_stream()))
         .chain(rows.iter().filter(|(_, t)| t.is_stream()));
     let mut taken: Vec<i32> = Vec::new();
-    let style = (FONT, LABEL_SIZE)
-        .into_font()
-        .color(&BLACK)
-        .pos(Pos::new(HPos::Right, VPos::Center));
+    let style = text_style(LABEL_SIZE, &BLACK, HPos::Right, VPos::Center);
     for (y, track) in order {
         if taken.iter().any(|t| (t - y).abs() < line) {
             continue;

@@ -3,12 +3,12 @@
 use super::legend::{Entry, Swatch, legend_right};
 use super::{
     Area, Axis, CONTOUR, Drawn, FONT, GREEN, LABEL_SIZE, MARGIN, MARK, MISSING, NOTE, RED, TEXT,
-    note, slot, titled, usable,
+    note, slot, text_style, titled, usable,
 };
 use crate::report::chart::HeatMap;
 use crate::report::text;
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
+use plotters::style::text_anchor::{HPos, VPos};
 
 /// How a heat-map value is written: `unit` is a suffix ("×" → "1.37×") or a format with
 /// one `{}` or `{:.N}` placeholder ("{:.1} ms" → "1.4 ms"); 2 decimals by default.
@@ -164,10 +164,7 @@ pub(super) fn draw_heat_map(root: &Area<'_>, h: &HeatMap) -> Drawn {
             Some(v) => (cell_text(v, h.unit), TEXT),
             None => ("–".to_owned(), NOTE),
         };
-        let style = (FONT, 15)
-            .into_font()
-            .color(&color)
-            .pos(Pos::new(HPos::Center, VPos::Center));
+        let style = text_style(15, &color, HPos::Center, VPos::Center);
         Text::new(text, (c as f64, row_y(r)), style)
     }))?;
 

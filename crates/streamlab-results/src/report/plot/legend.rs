@@ -1,9 +1,9 @@
 //! Legends: an entry's swatch and label, set in a column on the right of a chart or in
 //! rows across its top.
-use super::{Area, Drawn, FONT, SIDE, TEXT, line_height};
+use super::{Area, Drawn, SIDE, TEXT, line_height, text_style};
 use crate::report::text;
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
+use plotters::style::text_anchor::{HPos, VPos};
 use std::error::Error;
 
 /// What a legend entry shows before its name.
@@ -102,10 +102,7 @@ impl Entry {
                 }
             }
         }
-        let style = (FONT, LEGEND_SIZE)
-            .into_font()
-            .color(&TEXT)
-            .pos(Pos::new(HPos::Left, VPos::Center));
+        let style = text_style(LEGEND_SIZE, &TEXT, HPos::Left, VPos::Center);
         for (i, line) in (0..).zip(self.lines(width)) {
             area.draw_text(
                 &line,

@@ -97,13 +97,15 @@ fn svg_of(
     Ok(svg)
 }
 
+/// Text of plotters size `size` in `color`, anchored at its `h` and `v`.
+fn text_style(size: u32, color: &RGBColor, h: HPos, v: VPos) -> TextStyle<'static> {
+    (FONT, size).into_font().color(color).pos(Pos::new(h, v))
+}
+
 /// Writes `text` in the middle of `area`.
 fn note(area: &Area<'_>, text: &str) -> Drawn {
     let (w, h) = area.dim_in_pixel();
-    let style = (FONT, 18)
-        .into_font()
-        .color(&NOTE)
-        .pos(Pos::new(HPos::Center, VPos::Center));
+    let style = text_style(18, &NOTE, HPos::Center, VPos::Center);
     area.draw_text(text, &style, (w as i32 / 2, h as i32 / 2))?;
     Ok(())
 }
@@ -131,10 +133,7 @@ fn titled<'a>(
         None => (smallest, text::wrap(text, text::px(smallest), room)),
     };
     let line = line_height(size);
-    let style = (FONT, size)
-        .into_font()
-        .color(color)
-        .pos(Pos::new(HPos::Center, VPos::Top));
+    let style = text_style(size, color, HPos::Center, VPos::Top);
     for (i, l) in (0..).zip(&lines) {
         area.draw_text(l, &style, (w / 2, TOP + i * line))?;
     }
