@@ -215,46 +215,37 @@ fn pairing(name: &'static str, a: &ComparedRun, b: &ComparedRun) -> Option<Pairi
     let launch = rows::launch_probes(&a.run, &b.run);
     let mut any = false;
     for set in [KernelSet::Rust, KernelSet::Cuda] {
+        let kernels = set.label();
+        let mut note = |label: String, text: String| p.notes.push((label, text));
         let (x, y) = match (a.run.analysis(name, set), b.run.analysis(name, set)) {
             (Some(x), Some(y)) => (x, y),
             (None, None) => continue,
             (x, _) => {
                 let side = if x.is_some() { "A" } else { "B" };
-                p.notes.push((
-                    format!("{} kernels", set.label()),
+                note(
+                    format!("{kernels} kernels"),
                     format!("measured only in {side}"),
-                ));
+                );
                 continue;
             }
         };
         any = true;
-        if set == KernelSet::Rust || a.run.analysis(name, KernelSet::Rust).is_none() {
-            p.params = differing_params(x, y);
-        }
         for (side, r) in [("A", x), ("B", y)] {
             if !r.provenance.complete {
-                p.notes.push((
-                    format!("Incomplete in {side}"),
-                    format!(
-                        "the {} kernels' result stopped before every configuration was measured",
-                        set.label()
-                    ),
-                ));
+                let stopped = format!(
+                    "the {kernels} kernels' result stopped before every configuration was measured"
+                );
+                note(format!("Incomplete in {side}"), stopped);
             }
             if !r.verification.passed {
-                p.notes.push((
-                    format!("Verification FAILED in {side}"),
-                    r.verification.detail.clone(),
-                ));
+                let detail = r.verification.detail.clone();
+                note(format!("Verification FAILED in {side}"), detail);
             }
             if let Some(link) = provenance::link(&r.provenance).filter(|_| set == KernelSet::Rust) {
-                p.notes.push((format!("Link in {side}"), link));
+                note(format!("Link in {side}"), link);
             }
             if let Some(why) = r.provenance.held_back() {
-                p.notes.push((
-                    format!("GPU held back in {side} ({} kernels)", set.label()),
-                    why,
-                ));
+                note(format!("GPU held back in {side} ({kernels} kernels)"), why);
             }
         }
         let twins = match set {
@@ -269,26 +260,23 @@ fn pairing(name: &'static str, a: &ComparedRun, b: &ComparedRun) -> Option<Pairi
             twins,
             launch,
         });
-        if let Some(moved) = rows
-            .first()
-            .and_then(|r| r.clocks_moved)
-            .filter(|m| *m > 0.0)
-        {
-            p.notes.push((
-                format!("Clocks ({} kernels)", set.label()),
+        let moved = rows.first().and_then(|r| r.clocks_moved);
+        if let Some(moved) = moved.filter(|m| *m > 0.0) {
+            let by = 100.0 * moved.exp_m1();
+            note(
+                format!("Clocks ({kernels} kernels)"),
                 format!(
-                    "the GPU's SM or memory clock after the work differs by {:.1}% between the \
-                     results: a raw change within that is not called",
-                    100.0 * moved.exp_m1()
+                    "the GPU's SM or memory clock after the work differs by {by:.1}% between the results: a raw change within that is not called"
                 ),
-            ));
+            );
+        }
+        if set == KernelSet::Rust || a.run.analysis(name, KernelSet::Rust).is_none() {
+            p.params = differing_params(x, y);
         }
         for (side, list) in [("A", only_a), ("B", only_b)] {
             if !list.is_empty() {
-                p.only.push((
-                    format!("Rows only in {side} ({} kernels)", set.label()),
-                    list,
-                ));
+                p.only
+                    .push((format!("Rows only in {side} ({kernels} kernels)"), list));
             }
         }
         p.rows.extend(rows);
@@ -344,33 +332,33 @@ pub(super) fn header(a: &ComparedRun, b: &ComparedRun) -> Table {
     let mut t = Table::new(None, &["", &a.heading(), &b.heading()]);
     let facts = |r: &ComparedRun| -> Vec<(&'static str, String)> {
         let (d, p) = (&r.summary.device, &r.summary.provenance);
-        let link = p.link.as_ref().map(link_moved);
+        let (major, minor) = d.compute_capability;
+        let link = p.link.as_ref().map_or("–".into(), |probe| {
+            let (before, after, moved) = link_moved(probe);
+            format!(
+                "{before:.1} → {after:.1} GB/s (moved {:.1}%)",
+                100.0 * moved
+            )
+        });
         let fastest = (r.run.analyses().filter_map(|x| x.link)).reduce(faster);
+        let fastest = fastest.map_or("–".into(), |f| {
+            let (htod, dtoh, both) = (f.htod_gbps, f.dtoh_gbps, f.both_gbps);
+            format!("{htod:.1}, {dtoh:.1}, {both:.1} GB/s")
+        });
+        let summary = match r.summary_saved {
+            true => "saved by the run",
+            false => "none (derived from the results)",
+        };
+        let memory = format!("{:.1} GiB", provenance::gib(d.total_memory_bytes));
         let mut facts = vec![
             ("Folder", r.dir.display().to_string()),
-            (
-                "Run",
-                r.incomplete().unwrap_or_else(|| "complete".to_owned()),
-            ),
-            (
-                "summary.json",
-                if r.summary_saved {
-                    "saved by the run".to_owned()
-                } else {
-                    "none (derived from the results)".to_owned()
-                },
-            ),
+            ("Run", r.incomplete().unwrap_or_else(|| "complete".into())),
+            ("summary.json", summary.to_owned()),
             ("GPU", d.name.clone()),
-            (
-                "Compute capability",
-                format!("{}.{}", d.compute_capability.0, d.compute_capability.1),
-            ),
+            ("Compute capability", format!("{major}.{minor}")),
             ("SMs", d.sm_count.to_string()),
             ("Copy engines", d.copy_engines.to_string()),
-            (
-                "Memory",
-                format!("{:.1} GiB", provenance::gib(d.total_memory_bytes)),
-            ),
+            ("Memory", memory),
             ("CUDA version of the driver", d.driver_cuda_version.clone()),
             (
                 "PCIe link",
@@ -378,22 +366,9 @@ pub(super) fn header(a: &ComparedRun, b: &ComparedRun) -> Table {
             ),
             (
                 "Link both ways, before → after (first experiment, probes' medians)",
-                link.map_or("–".into(), |(before, after, moved)| {
-                    format!(
-                        "{before:.1} → {after:.1} GB/s (moved {:.1}%)",
-                        100.0 * moved
-                    )
-                }),
+                link,
             ),
-            (
-                "Fastest copies (HtoD, DtoH, both ways)",
-                fastest.map_or("–".into(), |f| {
-                    format!(
-                        "{:.1}, {:.1}, {:.1} GB/s",
-                        f.htod_gbps, f.dtoh_gbps, f.both_gbps
-                    )
-                }),
-            ),
+            ("Fastest copies (HtoD, DtoH, both ways)", fastest),
             ("GPU clocks (NVML, around each result)", clocks_read(r)),
             ("streamlab", p.streamlab_version.clone()),
             ("Started (UTC)", p.started_utc.clone()),

@@ -118,12 +118,8 @@ impl Document {
 /// complete, its parameters, notes and verification, its tables, charts and timelines.
 fn part(section: &Section) -> Block<'_> {
     let mut out = vec![Block::Prose(Style::Plain, section.about.clone())];
-    out.extend(
-        section
-            .verdict
-            .iter()
-            .map(|v| Block::Note("Finding".into(), v.clone())),
-    );
+    let finding = |v: &String| Block::Note("Finding".into(), v.clone());
+    out.extend(section.verdict.iter().map(finding));
     if !section.complete {
         out.push(Block::Banner(
             "Incomplete:".into(),
@@ -134,28 +130,23 @@ fn part(section: &Section) -> Block<'_> {
         Style::Small,
         format!("Parameters: {}", section.parameters),
     ));
+    let note = |(l, t): &(String, String)| Block::Note(l.clone(), t.clone());
     let (machine, notes): (Vec<_>, Vec<_>) =
         (section.notes.iter()).partition(|(l, _)| MACHINE_NOTES.contains(&l.as_str()));
-    out.extend(
-        notes
-            .into_iter()
-            .map(|(l, t)| Block::Note(l.clone(), t.clone())),
-    );
+    out.extend(notes.into_iter().map(note));
     if !machine.is_empty() {
+        let machine = machine.into_iter().map(note).collect();
         out.push(Block::Folded(
             "The machine while it ran: the link, the clocks".into(),
-            (machine.into_iter())
-                .map(|(l, t)| Block::Note(l.clone(), t.clone()))
-                .collect(),
+            machine,
         ));
     }
     let (passed, detail) = &section.verification;
-    let lead = if *passed {
-        "Verification: passed."
-    } else {
-        "Verification: FAILED."
-    };
-    out.push(Block::Check(*passed, lead.into(), detail.clone()));
+    let lead = format!(
+        "Verification: {}.",
+        if *passed { "passed" } else { "FAILED" }
+    );
+    out.push(Block::Check(*passed, lead, detail.clone()));
     out.extend(section.tables.iter().cloned().map(Block::Table));
     out.extend(section.figures.iter().map(Block::Figure));
     if !section.timelines.is_empty() {

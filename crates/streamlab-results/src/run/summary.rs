@@ -169,37 +169,46 @@ pub fn findings(run: &SavedRun) -> Findings {
         if !o.finding.is_empty() {
             words.push((h.name().to_owned(), o.finding.clone()));
         }
+        let result = match o.result.is_empty() {
+            true => "–".into(),
+            false => o.result.clone(),
+        };
+        let over_bound =
+            (o.over_bound.as_ref()).map_or("–".into(), |(x, of)| format!("{x:.2}× ({of})"));
         let rust_over_cpp = (o.rust_over_cpp.clone())
-            .or_else(|| twin.and_then(|c| rust_over_cuda(&rust.rows, &c.rows)));
-        let rows: Vec<&MeasuredRow> = analyses.iter().flat_map(|a| &a.rows).collect();
-        let with_noise: Vec<f64> = rows.iter().filter_map(|r| r.noise).collect();
+            .or_else(|| twin.and_then(|c| rust_over_cuda(&rust.rows, &c.rows)))
+            .map_or("–".into(), |(x, of)| {
+                format!("{} ({of})", table::num(x, 3))
+            });
+        let with_noise: Vec<f64> = (analyses.iter().flat_map(|a| &a.rows))
+            .filter_map(|r| r.noise)
+            .collect();
         let noisy = with_noise
             .iter()
             .filter(|n| stats::above_target(**n))
             .count();
-        let all_passed = analyses.iter().all(|a| a.verification.passed);
-        table.rows.push(vec![
-            h.name().to_owned(),
-            if o.result.is_empty() {
-                "–".into()
-            } else {
-                o.result.clone()
-            },
-            (o.over_bound.as_ref()).map_or("–".into(), |(x, of)| format!("{x:.2}× ({of})")),
-            rust_over_cpp.map_or("–".into(), |(x, of)| {
-                format!("{} ({of})", table::num(x, 3))
-            }),
-            if with_noise.is_empty() {
-                "–".into()
-            } else {
-                format!("{noisy} of {}", with_noise.len())
-            },
-            match (all_passed, analyses.len()) {
-                (false, _) => "FAILED".into(),
-                (true, 1) => "yes".into(),
-                (true, _) => "yes, both kernel sets".into(),
-            },
-        ]);
+        let noisy = match with_noise.len() {
+            0 => "–".into(),
+            n => format!("{noisy} of {n}"),
+        };
+        let checked = match (
+            analyses.iter().all(|a| a.verification.passed),
+            analyses.len(),
+        ) {
+            (false, _) => "FAILED",
+            (true, 1) => "yes",
+            (true, _) => "yes, both kernel sets",
+        };
+        let name = h.name().to_owned();
+        let cells = [
+            name,
+            result,
+            over_bound,
+            rust_over_cpp,
+            noisy,
+            checked.to_owned(),
+        ];
+        table.rows.push(cells.into());
     }
     Findings {
         answers: answers(run),

@@ -186,24 +186,21 @@ fn bars_of(
 
 pub(super) fn draw_chart(root: &Area<'_>, c: &Chart) -> Drawn {
     let area = titled(root, &c.title, 24, &TEXT)?;
-    let bars = c
-        .bars
-        .iter()
-        .map(|s| Entry::new(Swatch::Dot(rgb(s.color)), &s.name));
-    let lines = c.lines.iter().map(|l| {
-        let swatch = if l.joined {
+    let dot = |color, name: &String| Entry::new(Swatch::Dot(rgb(color)), name);
+    let bars = c.bars.iter().map(|s| dot(s.color, &s.name));
+    let lines = c.lines.iter().map(|l| match l.joined {
+        true => Entry::new(
             Swatch::Line {
                 color: rgb(l.color),
                 width: 2,
                 dashed: l.dashed,
                 marker: l.markers,
-            }
-        } else {
-            Swatch::Dot(rgb(l.color))
-        };
-        Entry::new(swatch, &l.name)
+            },
+            &l.name,
+        ),
+        false => dot(l.color, &l.name),
     });
-    let bands = (c.bands.iter()).map(|b| Entry::new(Swatch::Dot(rgb(b.color)), &b.name));
+    let bands = c.bands.iter().map(|b| dot(b.color, &b.name));
     let levels =
         (c.levels.iter()).map(|l| Entry::new(Swatch::rule(rgb(l.color), 2, true), &l.name));
     let entries: Vec<Entry> = bars.chain(lines).chain(levels).chain(bands).collect();
@@ -227,26 +224,17 @@ pub(super) fn draw_chart(root: &Area<'_>, c: &Chart) -> Drawn {
         .y_label_area_size(y_area);
     let (x, y) = (plan.x.lo..plan.x.hi, plan.y.lo..plan.y.hi);
     let labels = categories.as_ref();
+    // Each pair of axis kinds is a type of its own.
+    macro_rules! draw {
+        ($x:expr, $y:expr) => {
+            draw_marks(&mut builder.build_cartesian_2d($x, $y)?, c, &plan, labels)
+        };
+    }
     match (c.x == XAxis::Log, c.y_scale == YScale::Log) {
-        (false, false) => draw_marks(&mut builder.build_cartesian_2d(x, y)?, c, &plan, labels),
-        (false, true) => draw_marks(
-            &mut builder.build_cartesian_2d(x, y.log_scale())?,
-            c,
-            &plan,
-            labels,
-        ),
-        (true, false) => draw_marks(
-            &mut builder.build_cartesian_2d(x.log_scale().base(2.0), y)?,
-            c,
-            &plan,
-            labels,
-        ),
-        (true, true) => draw_marks(
-            &mut builder.build_cartesian_2d(x.log_scale().base(2.0), y.log_scale())?,
-            c,
-            &plan,
-            labels,
-        ),
+        (false, false) => draw!(x, y),
+        (false, true) => draw!(x, y.log_scale()),
+        (true, false) => draw!(x.log_scale().base(2.0), y),
+        (true, true) => draw!(x.log_scale().base(2.0), y.log_scale()),
     }
 }
 
