@@ -95,7 +95,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn parses_single_values_and_inclusive_ranges() {
+    fn parses_single_values_and_inclusive_ranges_and_refuses_the_rest() {
         assert_eq!("8".parse::<IntRange>().unwrap(), IntRange::single(8));
         let r: IntRange = "0..=4096".parse().unwrap();
         assert_eq!((r.start(), r.end()), (0, 4096));
@@ -109,10 +109,7 @@ mod tests {
                 .collect::<Vec<_>>(),
             [4, 8]
         );
-    }
-
-    #[test]
-    fn rejects_empty_and_malformed_ranges() {
+        // Empty and malformed ranges are refused.
         assert!("9..=3".parse::<IntRange>().unwrap_err().contains("empty"));
         assert!(
             "3..9"

@@ -370,10 +370,7 @@ mod tests {
         let odd = Summary::of(&[5.0, 1.0, 2.0]).unwrap();
         assert_eq!(odd.median, 2.0);
         assert_eq!(Summary::of(&[7.0]).unwrap().stddev, 0.0);
-    }
-
-    #[test]
-    fn empty_or_non_finite_samples_have_no_summary() {
+        // Empty or non-finite samples have none.
         assert!(Summary::of(&[]).is_none());
         assert!(Summary::of(&[1.0, f64::NAN]).is_none());
         assert!(Series::new(vec![f64::INFINITY]).is_none());
@@ -394,6 +391,12 @@ mod tests {
         assert_eq!(one_bad.outliers(), [4]);
         assert_eq!(Series::new(vec![3.0]).unwrap().noise(), 0.0);
         assert!(Series::new(vec![3.0, 3.0]).unwrap().outliers().is_empty());
+        // A single sample measures no noise.
+        assert_eq!(Series::new(vec![3.0]).unwrap().measured_noise(), None);
+        assert_eq!(
+            Series::new(vec![3.0, 3.0]).unwrap().measured_noise(),
+            Some(0.0)
+        );
     }
 
     #[test]
@@ -420,15 +423,6 @@ mod tests {
         assert!(
             !beyond_noise(10.0, f64::NAN, 20.0, 0.0),
             "unknown noise never is"
-        );
-    }
-
-    #[test]
-    fn a_single_sample_measures_no_noise() {
-        assert_eq!(Series::new(vec![3.0]).unwrap().measured_noise(), None);
-        assert_eq!(
-            Series::new(vec![3.0, 3.0]).unwrap().measured_noise(),
-            Some(0.0)
         );
     }
 

@@ -41,9 +41,7 @@ impl Rule {
             min_change: 1.96 * margins().spread(name, true),
         }
     }
-}
 
-impl Rule {
     /// The rule in words, as reports state it once.
     pub fn describe(&self) -> String {
         format!(

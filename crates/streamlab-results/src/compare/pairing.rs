@@ -193,6 +193,7 @@ pub(super) fn ratio_chart(
 const MAX_LABELLED: usize = 30;
 
 /// What the pairing of one experiment found, before the rows are judged.
+#[derive(Default)]
 pub(super) struct Pairing {
     pub(super) name: &'static str,
     pub(super) notes: Vec<(String, String)>,
@@ -206,11 +207,8 @@ pub(super) struct Pairing {
 fn pairing(name: &'static str, a: &ComparedRun, b: &ComparedRun) -> Option<Pairing> {
     let mut p = Pairing {
         name,
-        notes: Vec::new(),
-        only: Vec::new(),
         headlines: headlines(name, &a.run, &b.run),
-        params: Vec::new(),
-        rows: Vec::new(),
+        ..Pairing::default()
     };
     let launch = rows::launch_probes(&a.run, &b.run);
     let mut any = false;

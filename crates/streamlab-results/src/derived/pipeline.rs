@@ -288,13 +288,6 @@ mod tests {
     };
 
     #[test]
-    fn one_stream_is_serial_whatever_the_engines() {
-        let b = bound(SINCOS, 1, 100, 3);
-        assert!(close(b.ms, SINCOS.serial_ms()));
-        assert_eq!(b.limiter, Limiter::OneStream);
-    }
-
-    #[test]
     fn copies_both_ways_set_the_sincos_bound_with_fill_and_drain_per_batch() {
         // One run of 4 chunks: C + (H + D − C)/4.
         let single = bound(SINCOS, 4, 1, 3);
@@ -326,7 +319,10 @@ mod tests {
     }
 
     #[test]
-    fn fewer_copy_engines_serialize_the_copies() {
+    fn one_stream_or_fewer_copy_engines_serialize_the_copies() {
+        let one = bound(SINCOS, 1, 100, 3);
+        assert!(close(one.ms, SINCOS.serial_ms()));
+        assert_eq!(one.limiter, Limiter::OneStream);
         let b = bound(SINCOS, 4, 1, 1);
         assert_eq!(b.limiter, Limiter::SharedCopyEngine);
         assert!(close(b.ms, 4.86));

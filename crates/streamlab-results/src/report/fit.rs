@@ -4,16 +4,6 @@
 use super::table::Table;
 use super::text;
 
-impl Table {
-    /// The table as aligned plain text, each row on one line (`--wide`).
-    pub fn text(&self) -> String {
-        let widths: Vec<usize> = (0..self.header.len())
-            .map(|i| column_chars(self, i, &str::to_owned))
-            .collect();
-        aligned(self, &widths, usize::MAX, &str::to_owned)
-    }
-}
-
 /// The widest a line of terminal output is, unless `--wide`.
 pub const TERMINAL_COLUMNS: usize = 100;
 
@@ -73,6 +63,14 @@ const PAGE_CELL_PADDING_PX: f64 = 18.0;
 pub const PAGE_PX: f64 = 1200.0;
 
 impl Table {
+    /// The table as aligned plain text, each row on one line (`--wide`).
+    pub fn text(&self) -> String {
+        let widths: Vec<usize> = (0..self.header.len())
+            .map(|i| column_chars(self, i, &str::to_owned))
+            .collect();
+        aligned(self, &widths, usize::MAX, &str::to_owned)
+    }
+
     /// Whether column `i` holds the noise of the column before it, by its heading.
     pub fn is_noise(&self, i: usize) -> bool {
         let noise = |i: usize| {

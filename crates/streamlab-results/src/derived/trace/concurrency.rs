@@ -75,13 +75,11 @@ impl Break {
     /// GPU idle 0.3000 ms of it; held back 1 operation that was ready".
     pub fn describe(&self) -> String {
         let kinds: Vec<&str> = self.kinds.iter().map(|k| k.label()).collect();
-        // A host call is named by its call; an operation by its kind, with its call.
-        let (what, call) = match (&self.call, self.op) {
-            (Some(c), OpKind::Host) => (c.clone(), String::new()),
-            (c, op) => (
-                op.label().to_owned(),
-                c.as_ref().map_or(String::new(), |c| format!(", {c}")),
-            ),
+        // A host call is named by its call ([`Break::short`]); an operation by its kind,
+        // with its call.
+        let call = match (&self.call, self.op) {
+            (Some(c), op) if op != OpKind::Host => format!(", {c}"),
+            _ => String::new(),
         };
         let held = match self.held_back {
             0 => String::new(),
@@ -89,10 +87,9 @@ impl Break {
             n => format!("; held back {n} operations that were ready"),
         };
         format!(
-            "{} on {} (iteration {}{call}), {}: waited {:.4} ms to start, took {:.4} ms, the \
-             rest of the GPU idle {:.4} ms of it{held}",
-            what,
-            self.row,
+            "{} (iteration {}{call}), {}: waited {:.4} ms to start, took {:.4} ms, the rest of \
+             the GPU idle {:.4} ms of it{held}",
+            self.short(),
             self.iteration + 1,
             kinds.join(", "),
             self.waited_ms,

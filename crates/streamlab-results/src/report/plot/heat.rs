@@ -3,7 +3,7 @@
 use super::legend::{Entry, Swatch, legend_right};
 use super::{
     Area, Axis, CONTOUR, Drawn, FONT, GREEN, LABEL_SIZE, MARGIN, MARK, MISSING, NOTE, RED, TEXT,
-    note, slot, text_style, titled, usable,
+    extremes, note, slot, text_style, titled, usable,
 };
 use crate::report::chart::HeatMap;
 use crate::report::text;
@@ -144,12 +144,7 @@ pub(super) fn draw_heat_map(root: &Area<'_>, h: &HeatMap) -> Drawn {
     let cells: Vec<(usize, usize, Option<f64>)> = (0..ny)
         .flat_map(|r| (0..nx).map(move |c| (r, c, cell(h, r, c))))
         .collect();
-    let range = cells
-        .iter()
-        .filter_map(|c| c.2)
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
-            (lo.min(v), hi.max(v))
-        });
+    let range = extremes(cells.iter().filter_map(|c| c.2));
     let corners = |r: usize, c: usize| {
         let (x, y) = (c as f64, row_y(r));
         [(x - 0.5, y - 0.5), (x + 0.5, y + 0.5)]

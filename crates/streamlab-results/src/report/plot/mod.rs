@@ -207,6 +207,13 @@ fn slot(v: f64, n: usize) -> Option<usize> {
     ((v - r).abs() < 1e-6 && r >= 0.0 && r < n as f64).then_some(r as usize)
 }
 
+/// The smallest and the largest of `values` (infinities the wrong way round for none).
+fn extremes(values: impl IntoIterator<Item = f64>) -> (f64, f64) {
+    (values.into_iter()).fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+        (lo.min(v), hi.max(v))
+    })
+}
+
 /// A continuous axis' range: finite and not empty, positive on a log axis.
 #[derive(Debug, Clone, Copy)]
 struct Axis {
@@ -220,12 +227,7 @@ impl Axis {
     /// axis bars stand on) starts a power of `base` below the smallest value, so that the
     /// shortest bar is at least that tall.
     fn fit(log: bool, base: f64, zero: bool, values: impl IntoIterator<Item = f64>) -> Axis {
-        let (lo, hi) = values
-            .into_iter()
-            .filter(|&v| usable(log, v))
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
-                (lo.min(v), hi.max(v))
-            });
+        let (lo, hi) = extremes(values.into_iter().filter(|&v| usable(log, v)));
         if log {
             if lo > hi {
                 return Axis { lo: 1.0, hi: base };
