@@ -259,16 +259,12 @@ mod tests {
         Timeline {
             title: "multi-gpu-overlap, 2 GPUs".into(),
             streams: 4,
-            devices: vec![
-                TracedGpu {
-                    ordinal: 0,
+            devices: (0..2)
+                .map(|ordinal| TracedGpu {
+                    ordinal,
                     streams: 2,
-                },
-                TracedGpu {
-                    ordinal: 1,
-                    streams: 2,
-                },
-            ],
+                })
+                .collect(),
             ops,
             ..timeline()
         }

@@ -96,10 +96,7 @@ impl SavedRun {
         set: KernelSet,
         edit: impl FnOnce(&mut E::Result),
     ) -> bool {
-        let Some(held) = self.experiment(E::NAME) else {
-            return false;
-        };
-        let Ok(files) = held.files() else {
+        let Some(Ok(files)) = self.experiment(E::NAME).map(|held| held.files()) else {
             return false;
         };
         let mut results: Vec<(KernelSet, E::Result)> = Vec::new();

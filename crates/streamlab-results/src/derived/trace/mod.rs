@@ -40,6 +40,7 @@ pub use engines::{
 use serde::Serialize;
 
 use super::pipeline::SLACK;
+use super::rates::ms_at;
 use crate::saved::timeline::{CopyRates, OpKind, Timeline, TimelineOp, TraceSource};
 use crate::stats::Series;
 
@@ -280,8 +281,7 @@ fn copy_durations(t: &Timeline) -> TraceCheck {
             skipped += 1;
             continue;
         }
-        let fastest = bytes as f64 / (alone * 1e6);
-        let slowest = bytes as f64 / (shared * 1e6);
+        let (fastest, slowest) = (ms_at(bytes, alone), ms_at(bytes, shared));
         let (low, high) = (fastest.min(slowest), fastest.max(slowest));
         let took = op.end_ms - op.start_ms;
         if took < low * (1.0 - TOLERANCE) || took > high * (1.0 + TOLERANCE) {

@@ -69,16 +69,12 @@ fn two_gpus_copy_at_once_on_their_own_engines_but_each_engine_one_copy_at_a_time
         .flat_map(|gpu| serial_copies().into_iter().map(move |op| on(gpu, op)))
         .collect();
     let mut t = timeline(ops, 1.4, false, 1);
-    t.devices = vec![
-        TracedGpu {
-            ordinal: 0,
+    t.devices = (0..2)
+        .map(|ordinal| TracedGpu {
+            ordinal,
             streams: 2,
-        },
-        TracedGpu {
-            ordinal: 1,
-            streams: 2,
-        },
-    ];
+        })
+        .collect();
     let checks = check(&t);
     assert!(checks.passed(), "{:?}", checks.failures());
     let one = (checks.checks.iter())

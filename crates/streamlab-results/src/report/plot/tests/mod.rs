@@ -84,6 +84,15 @@ fn line(name: &str, color: Color, points: &[(f64, f64)]) -> LineSeries {
     }
 }
 
+/// A level drawn in "#222222".
+fn level(name: &str, y: f64) -> Level {
+    Level {
+        name: name.into(),
+        color: "#222222",
+        y,
+    }
+}
+
 fn categories(n: usize) -> XAxis {
     XAxis::Categories((0..n).map(|i| format!("cat {i}")).collect())
 }
@@ -206,11 +215,7 @@ fn lines_markers_and_levels() {
             ),
             dashed,
         ],
-        levels: vec![Level {
-            name: "peak".into(),
-            color: "#222222",
-            y: 4.0,
-        }],
+        levels: vec![level("peak", 4.0)],
         ..model()
     };
     let svg = chart(&c);
@@ -252,11 +257,7 @@ fn log_y_skips_zero_and_negative_values() {
             PALETTE[1],
             &[(0.0, 0.0), (1.0, 100.0), (2.0, 1000.0)],
         )],
-        levels: vec![Level {
-            name: "zero".into(),
-            color: "#222222",
-            y: 0.0,
-        }],
+        levels: vec![level("zero", 0.0)],
         ..model()
     };
     let svg = chart(&c);
@@ -303,11 +304,7 @@ fn non_finite_values_are_skipped() {
             PALETTE[1],
             &[(0.0, 1.0), nan, (2.0, 2.0), (3.0, f64::NEG_INFINITY)],
         )],
-        levels: vec![Level {
-            name: "nan".into(),
-            color: "#222222",
-            y: f64::NAN,
-        }],
+        levels: vec![level("nan", f64::NAN)],
         ..model()
     };
     let svg = chart(&c);
