@@ -136,8 +136,7 @@ pub fn write_json<T: Serialize>(dir: &Path, name: &str, value: &T) -> Result<(),
     write_atomic(dir, name, to_json(name, value)?.as_bytes())
 }
 
-/// Read `dir/name` as JSON of type `T`, `None` if there is no such file; a fault names
-/// the file and where it is.
+/// Read `dir/name` as JSON of type `T` ([`parse`]), `None` if there is no such file.
 pub fn read_json<T: DeserializeOwned>(dir: &Path, name: &str) -> Result<Option<T>, FolderError> {
     let path = dir.join(name);
     let text = match std::fs::read_to_string(&path) {
@@ -205,8 +204,8 @@ pub fn parse<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, FolderEr
     })
 }
 
-/// Experiment `name`'s result in `dir` measured with `set`, read as `R`; `kernels` says
-/// which set it records, checked against its name.
+/// Experiment `name`'s result in `dir` measured with `set`, read as `R`, the set it
+/// records (`kernels`) checked against its name.
 pub fn read_result<R: DeserializeOwned>(
     dir: &Path,
     name: &str,

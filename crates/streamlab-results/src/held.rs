@@ -100,8 +100,7 @@ impl<E: Experiment> Results<E> {
         out
     }
 
-    /// Its results in `dir`, each file's kernel set checked against its name; `None` where
-    /// the folder holds none.
+    /// Its results in `dir`; `None` where the folder holds none.
     pub fn load(dir: &Path) -> Result<Option<Results<E>>, FolderError> {
         let mut found = Vec::new();
         for &set in sets::<E>() {
@@ -132,8 +131,7 @@ impl<E: Experiment> Results<E> {
     }
 }
 
-/// What an experiment's JSON holds: its result, the numbers derived from it, and the
-/// checks of its traced timelines.
+/// What an experiment's JSON holds: its result, its derived numbers and its trace checks.
 #[derive(Serialize)]
 struct SavedFile<'a, R: Serialize, D: Serialize> {
     #[serde(flatten)]
@@ -142,8 +140,7 @@ struct SavedFile<'a, R: Serialize, D: Serialize> {
     trace_checks: &'a [TraceChecks],
 }
 
-/// The line `run-all` prints for a result's headline, or for its facts where it has no
-/// headline, as one sentence.
+/// A result's headline, or else its facts, as one sentence.
 fn headline_or_facts(a: &Analysis) -> Option<String> {
     let s = &a.summary;
     let line = s.line.clone().or_else(|| {
@@ -157,8 +154,8 @@ fn headline_or_facts(a: &Analysis) -> Option<String> {
     Some(line.split_whitespace().collect::<Vec<_>>().join(" "))
 }
 
-/// A section's note on noise: which measured rows of `analyses` (those whose samples can
-/// show a noise) ended above the noise target, the CUDA C++ twins' marked "C++: ".
+/// A section's note on which measured rows of `analyses` ended above the noise target,
+/// the CUDA C++ twins' marked "C++: ".
 fn noise_note(analyses: &[&Analysis]) -> String {
     let rows: Vec<(String, f64)> = (analyses.iter())
         .flat_map(|a| {

@@ -58,7 +58,7 @@ fn banner(run: &SavedRun) -> Option<String> {
 }
 
 /// How long `run` took: the whole run where it has a summary, else the experiment whose
-/// `provenance` heads it; "not recorded" for runs before durations were.
+/// `provenance` heads it.
 fn took(run: &SavedRun, provenance: &Provenance) -> String {
     let (seconds, what) = match &run.summary {
         Some(summary) => (summary.duration_s, "the whole run"),

@@ -24,8 +24,7 @@ fn listed(run: &SavedRun) -> Vec<&'static dyn Registered> {
     out
 }
 
-/// The headline of everything in `run`; `None` when it holds no result to name its
-/// device.
+/// The headline of everything in `run`; `None` when it holds no result.
 pub fn summarize(run: &SavedRun, status: RunStatus) -> Option<RunSummary> {
     let (device, mut provenance) = run.header()?;
     // The run's duration is the summary's own, not its first experiment's.
@@ -86,8 +85,7 @@ pub fn summarize(run: &SavedRun, status: RunStatus) -> Option<RunSummary> {
     })
 }
 
-/// Every time both kernel sets measured, summed, Rust over CUDA C++, and of what: how
-/// many rows.
+/// Every time both kernel sets measured, summed, Rust over CUDA C++, and how many rows.
 fn rust_over_cuda(rust: &[MeasuredRow], cuda: &[MeasuredRow]) -> Option<(f64, String)> {
     let (r, c, n) = (rust.iter())
         .filter_map(|t| {
@@ -117,8 +115,7 @@ pub fn lines(a: &Analysis) -> Vec<(String, String)> {
     out
 }
 
-/// The questions `run` answers, each answered by the experiment that measures it, its
-/// Rust result's: (question, experiment, sentence), in the questions' order.
+/// The questions `run` answers, in order: (question, experiment, sentence).
 fn answers(run: &SavedRun) -> Vec<(Question, String, String)> {
     let mut out: Vec<_> = (run.held())
         .filter_map(|h| {
@@ -221,8 +218,7 @@ pub fn findings(run: &SavedRun) -> Findings {
     }
 }
 
-/// The compact summary `run-all` prints last, `width` wide: the device, whether the run
-/// is complete, and what it found ([`findings`]).
+/// The compact summary `run-all` prints last, `width` wide.
 pub fn summary_text(run: &SavedRun, s: &RunSummary, width: Width) -> String {
     let mut out = width.lines(&provenance::device(&s.device));
     if !s.complete {

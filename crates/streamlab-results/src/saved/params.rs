@@ -1,10 +1,8 @@
 //! The parameters' shared parts: what every experiment's parameters are ([`Params`]),
-//! the array sizes a sweep measures, the repeats option, defaults stated once in clap's
-//! attributes, and the usage error that refuses what cannot work.
+//! the size sweep, the repeats option, and defaults stated once in clap's attributes.
 use serde::{Deserialize, Serialize};
 
-/// Array sizes as powers of two, a factor of 2^step apart: the sizes an experiment that
-/// sweeps the array size measures.
+/// Array sizes as powers of two, a factor of 2^step apart.
 #[derive(Debug, Clone, PartialEq, clap::Args, Serialize, Deserialize)]
 pub struct SizeSweep {
     /// Smallest array, as a power of two (floats).
@@ -91,9 +89,8 @@ impl<const N: usize> Default for Repeats<N> {
     }
 }
 
-/// The parameters `P` as the command line gives them when no option is given: what
-/// each parameter struct's `Default` is (`defaults_from_clap!`), so that its defaults
-/// are stated once, in its `#[arg]` attributes.
+/// The parameters `P` as the command line gives them when no option is given: each
+/// parameter struct's `Default` (`defaults_from_clap!`), its defaults stated once.
 pub fn clap_defaults<P: clap::Args + clap::FromArgMatches>() -> P {
     clap_parse("")
 }
