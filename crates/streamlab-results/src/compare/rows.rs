@@ -103,8 +103,7 @@ pub struct PairedRow {
     /// For a row whose work crosses the link: how far the link's both-ways rate moved
     /// over its results' probes, ln(fastest / slowest).
     pub link_moved: Option<f64>,
-    /// How far the GPU's SM or memory clock moved between the row's results
-    /// ([`clocks_moved`]).
+    /// How far the GPU's SM or memory clock moved between the row's results.
     pub clocks_moved: Option<f64>,
     /// `None` where a value is missing, zero or not finite.
     pub raw: Option<Change>,
