@@ -4,7 +4,8 @@
 //! experiment measures, then a `## Label` per note; each part's lines join into one
 //! paragraph, and a note that renders empty is left out.
 //!
-//! The engine is minijinja: its filters take arguments (a number's decimals), and an
+//! The engine is minijinja rather than tinytemplate (which criterion's report uses): its
+//! conditionals take `else`, its filters take arguments (a number's decimals), and an
 //! undefined name fails the render instead of printing nothing, so a misspelt field
 //! cannot leave a blank in a report.
 use std::sync::OnceLock;
@@ -44,9 +45,11 @@ pub fn number(v: &Value) -> Result<f64, Error> {
 }
 
 /// The template engine of the report's words and `cargo xtask docs`, the report's number
-/// formats as filters: `fixed(n)`, `num(n)`, `times`, `noise`, `percent` and `mib`
-/// (bytes as mebibytes). Printing a value that is undefined, none or holds a line break
-/// fails the render.
+/// formats as filters: `fixed(n)` (n decimals), `num(n)` (as the tables write it),
+/// `times` ("1.23×", or `times(n)` with n decimals), `noise` ("0.4%"), `percent` (a
+/// fraction as a percentage, or `percent(n)` with n decimals) and `mib` (bytes as
+/// mebibytes). Printing a value that is undefined, none or holds a line break fails the
+/// render.
 pub fn engine() -> Environment<'static> {
     let mut env = Environment::new();
     env.set_undefined_behavior(UndefinedBehavior::Strict);

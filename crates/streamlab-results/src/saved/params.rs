@@ -1,5 +1,6 @@
 //! The parameters' shared parts: what every experiment's parameters are ([`Params`]),
-//! the size sweep, the repeats option, and defaults stated once in clap's attributes.
+//! the size sweep, the repeats option, defaults stated once in clap's attributes, and
+//! the usage error that refuses what cannot work.
 use serde::{Deserialize, Serialize};
 
 /// Array sizes as powers of two, a factor of 2^step apart.
