@@ -210,14 +210,6 @@ impl Summary {
         }
     }
 
-    /// The summary answering `question` with `sentence`.
-    pub fn answering(self, question: Question, sentence: String) -> Summary {
-        Summary {
-            answer: Some((question, sentence)),
-            ..self
-        }
-    }
-
     /// The summary with `overview`.
     pub fn with(self, overview: Overview) -> Summary {
         Summary { overview, ..self }

@@ -1,7 +1,8 @@
 //! overlap: the CUDA Handbook's "plug your own kernel in". Any element-wise kernel
 //! `fn name(input: &[T], output: &mut [T], …)` from a PTX file, run sequentially and
 //! split over streams, so its author learns whether streams pay off at their sizes.
-//! How it measures, its bounds and its model are told in its words, `overlap.md`.
+//! Per size: the best streamed speedup, each configuration against its bound, and the
+//! verdict; its words are `overlap.md`.
 
 use crate::experiments::prelude::*;
 use std::path::PathBuf;

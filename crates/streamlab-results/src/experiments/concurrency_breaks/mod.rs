@@ -184,7 +184,15 @@ impl Case {
             // The staged copy's host waits before reusing a staging buffer, for a copy
             // queued an iteration back: a host call, while the GPU has the iteration since.
             Case::AllocAndFree | Case::HostWaitOnEvent | Case::StagedCopy => &[BreakKind::HostCall],
-            _ => &[],
+            Case::Clean
+            | Case::CleanNonBlocking
+            | Case::PerThreadStreamCopy
+            | Case::MemsetOnStream
+            | Case::DeviceCopyOnStream
+            | Case::StreamOrderedAlloc
+            | Case::StreamOrderedAllocKept
+            | Case::RegisteredCopy
+            | Case::EventQuery => &[],
         }
     }
 }

@@ -115,8 +115,8 @@ fn the_staged_copy_is_held_against_the_slower_of_clean_and_the_host_s_copy() {
     };
     let (clean, hidden, probed) = staged_control(Some(probe(0.01)));
     assert_eq!((hidden, probed), (Some(RowControl::Model(clean)), true));
-    let (_, exposed, _) = staged_control(Some(probe(1000.0)));
-    assert_eq!(exposed, Some(RowControl::Model(1000.0)));
+    let (_, exposed, probed) = staged_control(Some(probe(1000.0)));
+    assert_eq!((exposed, probed), (Some(RowControl::Model(1000.0)), true));
     // An older result, without the probe, has no such control and no probe row.
     let (_, old, probed) = staged_control(None);
     assert_eq!((old, probed), (None, false));
