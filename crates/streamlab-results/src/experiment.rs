@@ -19,7 +19,7 @@ use crate::report::ReportError;
 use crate::report::figures::FigureModel;
 use crate::report::section::{Section, TimelineFigure, cuda_note, draw};
 use crate::report::table::Table;
-use crate::report::words;
+use crate::report::words::{self, Words};
 use crate::saved::timeline::Timeline;
 use crate::saved::{
     DeviceInfo, KernelSet, LinkRates, Params, Provenance, RunRecord, StageTimes, Verification,
@@ -52,13 +52,17 @@ pub trait Experiment: Sized + 'static {
     /// kernel sets, what `summary.json`'s `experiment_rust_over_cuda` sums over the rows
     /// both measured.
     fn rows(result: &Self::Result, derived: &Self::Derived) -> Vec<MeasuredRow>;
-    /// Its headline and facts in `summary.json`, each with the line `run-all` prints.
+    /// Its headline and facts in `summary.json`, each with the line `run-all` prints; the
+    /// sentences its words' template gives (`## @line`, `@finding`, `@result`, `@answer`,
+    /// rendered with the headline as `h`) stand in for those it sets here.
     fn summary(_result: &Self::Result, _derived: &Self::Derived) -> Summary {
         Summary::default()
     }
     /// The keys its facts take at the top level of `summary.json` (`null` when it did not
     /// run), in the order of [`Summary::facts`].
     const FACTS: &'static [&'static str] = &[];
+    /// The question its words' `## @answer` answers.
+    const QUESTION: Option<Question> = None;
     /// Its tables, printed after it runs and shown in the report; `cuda` is the CUDA C++
     /// twins' result with its derived numbers, shown beside the Rust one where both ran.
     fn tables(
@@ -210,6 +214,14 @@ impl Summary {
         }
     }
 
+    /// A headline, `value` as JSON, worded by the template's `## @line`.
+    pub fn of<T: Serialize>(value: &T) -> Summary {
+        Summary {
+            headline: Some(json(value)),
+            ..Summary::default()
+        }
+    }
+
     /// The summary with `overview`.
     pub fn with(self, overview: Overview) -> Summary {
         Summary { overview, ..self }
@@ -264,15 +276,38 @@ pub struct Analysis {
 pub struct Analyzed<E: Experiment> {
     pub result: E::Result,
     pub derived: E::Derived,
+    /// Its words, rendered once; the error where its template fails, which its section
+    /// reports.
+    pub words: Result<Words, String>,
     pub analysis: Analysis,
 }
 
 impl<E: Experiment> Analyzed<E> {
-    /// Analyse `result`, measured with `set`: the one place its numbers are derived.
+    /// Analyse `result`, measured with `set`: the one place its numbers are derived and
+    /// its words rendered.
     pub fn new(set: KernelSet, result: E::Result) -> Analyzed<E> {
         let trace_checks: Vec<TraceChecks> =
             result.timelines().into_iter().map(trace::check).collect();
         let derived = E::derive(&result, &trace_checks);
+        let mut summary = E::summary(&result, &derived);
+        let context = context! {
+            a => Serde(&derived),
+            p => Serde(result.params()),
+            h => Serde(&summary.headline),
+            ..E::words(&result, &derived)
+        };
+        let words = words::render(E::NAME, E::WORDS, context);
+        if let Ok(words) = &words {
+            summary.line = words.part("line").or(summary.line);
+            let overview = &mut summary.overview;
+            overview.finding = words
+                .part("finding")
+                .unwrap_or(std::mem::take(&mut overview.finding));
+            overview.result = words
+                .part("result")
+                .unwrap_or(std::mem::take(&mut overview.result));
+            summary.answer = (E::QUESTION.zip(words.part("answer"))).or(summary.answer);
+        }
         let analysis = Analysis {
             name: E::NAME,
             set,
@@ -282,13 +317,14 @@ impl<E: Experiment> Analyzed<E> {
             params: json(result.params()),
             rows: E::rows(&result, &derived),
             trace_checks,
-            summary: E::summary(&result, &derived),
+            summary,
             launch_probe: result.launch_probe().cloned(),
             link: own_link(&result),
         };
         Analyzed {
             result,
             derived,
+            words,
             analysis,
         }
     }
@@ -299,13 +335,11 @@ impl<E: Experiment> Analyzed<E> {
     }
 
     /// The section of its experiment ([`Section::new`]): its title, what it measures and
-    /// its notes rendered from [`Experiment::WORDS`] with its derived numbers as `a`, its
-    /// parameters as `p` and [`Experiment::words`] ([`words`]); the CUDA C++ note where
-    /// the twins' result `cuda` is there; its figures and its traced timelines.
+    /// its notes from its words; the CUDA C++ note where the twins' result `cuda` is there;
+    /// its figures and its traced timelines.
     pub fn section(&self, cuda: Option<&Analyzed<E>>) -> Result<Section, ReportError> {
         let (r, a) = self.with();
-        let context = context! { a => Serde(a), p => Serde(r.params()), ..E::words(r, a) };
-        let words = words::render(E::NAME, E::WORDS, context)?;
+        let words = self.words.clone().map_err(ReportError::Invalid)?;
         let mut section = Section::new(
             E::NAME,
             &words.title,

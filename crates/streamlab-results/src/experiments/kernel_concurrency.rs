@@ -183,16 +183,6 @@ fn analyze(r: &KernelConcurrencyResult) -> ConcurrencyAnalysis {
     }
 }
 
-/// kernel-concurrency's headline in `summary.json`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ConcurrencySummary {
-    pub verified: bool,
-    /// Serial over concurrent, 32 streams with 32 hardware queues.
-    pub speedup_32_streams_32_queues: Option<f64>,
-    /// Whether every stream count with 8 queues ran the model's number of waves.
-    pub waves_match_model_8_queues: Option<bool>,
-}
-
 /// The one declaration of the table and the CSV: a row per queue setting and stream
 /// count.
 fn columns<'a>() -> Columns<'a, ConcurrencyRow> {
@@ -340,65 +330,33 @@ impl Experiment for KernelConcurrency {
         vec![Csv::main(columns().csv(&derived.rows))]
     }
 
-    fn words(r: &KernelConcurrencyResult, _a: &Self::Derived) -> Value {
-        context! {
-            grids => r.max_resident_grids,
-            sms => r.run.device.sm_count,
-            tolerance => WAVES_TOLERANCE,
-        }
-    }
-
     fn figures(r: &KernelConcurrencyResult, a: &Self::Derived) -> Vec<FigureModel> {
         figures(a, r.run.params.spin_us)
     }
 
     fn summary(r: &KernelConcurrencyResult, a: &Self::Derived) -> Summary {
         let eight: Vec<_> = a.rows.iter().filter(|x| x.queues == 8).collect();
-        let x = ConcurrencySummary {
-            verified: r.run.verification.passed,
-            speedup_32_streams_32_queues: a.row(32, 32).map(|x| x.speedup),
-            waves_match_model_8_queues: (!eight.is_empty())
+        let at_32 = a.row(32, 32);
+        let headline = json!({
+            "verified": r.run.verification.passed,
+            "speedup_32_streams_32_queues": at_32.map(|x| x.speedup),
+            "waves_match_model_8_queues": (!eight.is_empty())
                 .then(|| eight.iter().all(|x| x.matches_model)),
-        };
-        let line = format!(
-            "32 streams at 32 queues {} faster than serial; 8-queue waves match the model: {}; {}",
-            x.speedup_32_streams_32_queues.map_or("–".into(), times),
-            x.waves_match_model_8_queues
-                .map_or("–", |m| if m { "yes" } else { "no" }),
-            verdict(x.verified)
-        );
-        let waves = match x.waves_match_model_8_queues {
-            Some(true) => "; with 8 queues they run in the model's waves",
-            Some(false) => "; with 8 queues they do not run in the model's waves",
-            None => "",
-        };
-        let overview = match a.row(32, 32) {
-            Some(row) => Overview {
-                finding: format!(
-                    "{} kernels on {} streams ({KERNELS_PER_STREAM} a stream) finish {} than one after another, {:.2}× the least time their waves allow{waves}.",
-                    KERNELS_PER_STREAM * row.streams,
-                    row.streams,
-                    faster(row.serial_ms, row.concurrent_ms),
-                    row.concurrent_ms / row.bound_ms
-                ),
-                result: format!(
-                    "{} at {} streams",
-                    faster(row.serial_ms, row.concurrent_ms),
-                    row.streams
-                ),
-                over_bound: Some((
-                    row.concurrent_ms / row.bound_ms,
-                    format!("at {} streams", row.streams),
-                )),
-                ..Overview::default()
-            },
-            None => Overview {
-                finding: format!("32 streams at 32 queues were not measured{waves}."),
-                result: "–".into(),
-                ..Overview::default()
-            },
-        };
-        Summary::headline(&x, line).with(overview)
+        });
+        Summary::of(&headline).with(Overview {
+            over_bound: at_32.map(|x| (x.concurrent_ms / x.bound_ms, format!("at {} streams", x.streams))),
+            ..Overview::default()
+        })
+    }
+
+    fn words(r: &KernelConcurrencyResult, a: &Self::Derived) -> Value {
+        context! {
+            grids => r.max_resident_grids,
+            sms => r.run.device.sm_count,
+            tolerance => WAVES_TOLERANCE,
+            per_stream => KERNELS_PER_STREAM,
+            at_32 => a.row(32, 32).map(Serde),
+        }
     }
 }
 

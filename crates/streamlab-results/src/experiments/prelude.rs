@@ -1,5 +1,6 @@
 //! What an experiment's modules name, in one line: `use crate::experiments::prelude::*;`.
 pub use serde::{Deserialize, Serialize};
+pub use serde_json::json;
 
 pub use crate::derived::pipeline::{self, Bound, Stages, Under};
 pub use crate::derived::rates::{best_rates, chunks_noise, gbps, pipeline_stages};

@@ -1,8 +1,10 @@
-//! The report's words: each experiment's title, what it measures and its notes, a
-//! Markdown template beside its code (`experiments/<name>.md`) rendered with its derived
-//! numbers as `a` and its parameters as `p`. A template renders to `# title`, what the
-//! experiment measures, then a `## Label` per note; each part's lines join into one
-//! paragraph, and a note that renders empty is left out.
+//! The report's words: each experiment's title, what it measures, its notes and its
+//! summary's sentences, a Markdown template beside its code (`experiments/<name>.md`)
+//! rendered with its derived numbers as `a`, its parameters as `p` and its headline in
+//! `summary.json` as `h`. A template renders to `# title`, what the experiment measures,
+//! then a `## Label` per note and a `## @part` per sentence of its summary (`@line`,
+//! `@finding`, `@result`, `@answer`); each part's lines join into one paragraph, and a part
+//! that renders empty is left out.
 //!
 //! The engine is minijinja rather than tinytemplate (which criterion's report uses): its
 //! conditionals take `else`, its filters take arguments (a number's decimals), and an
@@ -13,8 +15,7 @@ use std::sync::OnceLock;
 use minijinja::value::Value;
 use minijinja::{Environment, Error, ErrorKind, UndefinedBehavior, escape_formatter};
 
-use super::ReportError;
-use super::table::{noise, num, times};
+use super::table::{faster, noise, num, times};
 use crate::verdict::percent;
 
 /// One experiment's words, rendered.
@@ -23,6 +24,17 @@ pub struct Words {
     pub title: String,
     pub about: String,
     pub notes: Vec<(String, String)>,
+    /// The summary's sentences, by part name (`line` for `## @line`).
+    pub summary: Vec<(String, String)>,
+}
+
+impl Words {
+    /// The summary's sentence `part`, where the template gives one.
+    pub fn part(&self, part: &str) -> Option<String> {
+        (self.summary.iter())
+            .find(|(name, _)| name == part)
+            .map(|(_, text)| text.clone())
+    }
 }
 
 /// `v`, or the undefined error where it is a name or field that is not there: strict mode
@@ -48,7 +60,8 @@ pub fn number(v: &Value) -> Result<f64, Error> {
 /// formats as filters: `fixed(n)` (n decimals), `num(n)` (as the tables write it),
 /// `times` ("1.23×", or `times(n)` with n decimals), `noise` ("0.4%"), `percent` (a
 /// fraction as a percentage, or `percent(n)` with n decimals) and `mib` (bytes as
-/// mebibytes). Printing a value that is undefined, none or holds a line break fails the
+/// mebibytes), `faster(after)` (a time before over one after: "1.85× faster" or "1.10×
+/// slower") and `verdict` ("verified" or "FAILED" for whether a run verified). Printing a value that is undefined, none or holds a line break fails the
 /// render.
 pub fn engine() -> Environment<'static> {
     let mut env = Environment::new();
@@ -87,6 +100,12 @@ pub fn engine() -> Environment<'static> {
     env.add_filter("mib", |v: Value| {
         Ok::<_, Error>(number(&v)? / f64::from(1u32 << 20))
     });
+    env.add_filter("faster", |v: Value, after: Value| {
+        Ok::<_, Error>(faster(number(&v)?, number(&after)?))
+    });
+    env.add_filter("verdict", |v: Value| {
+        Ok::<_, Error>(crate::experiment::verdict(defined(&v)?.is_true()))
+    });
     env
 }
 
@@ -96,15 +115,14 @@ fn environment() -> &'static Environment<'static> {
     ENV.get_or_init(engine)
 }
 
-/// `template` (experiment `name`'s words) rendered with `context`.
-pub fn render(name: &str, template: &str, context: Value) -> Result<Words, ReportError> {
+/// `template` (experiment `name`'s words) rendered with `context`; the error says what
+/// failed, and where.
+pub fn render(name: &str, template: &str, context: Value) -> Result<Words, String> {
     let text = environment()
         .render_str(template, context)
-        .map_err(|e| ReportError::Invalid(format!("the words of {name}: {e:#}")))?;
+        .map_err(|e| format!("the words of {name}: {e:#}"))?;
     parse(&text).ok_or_else(|| {
-        ReportError::Invalid(format!(
-            "the words of {name} render to no `# title` line: start its template with one"
-        ))
+        format!("the words of {name} render to no `# title` line: start its template with one")
     })
 }
 
@@ -129,12 +147,17 @@ fn parse(text: &str) -> Option<Words> {
     };
     let mut parts = parts
         .into_iter()
-        .map(|(label, lines)| (label, joined(&lines)));
+        .map(|(label, lines)| (label, joined(&lines)))
+        .filter(|(label, text)| label.is_empty() || !text.is_empty());
     let about = parts.next()?.1;
+    let (summary, notes): (Vec<_>, Vec<_>) = parts.partition(|(label, _)| label.starts_with('@'));
     Some(Words {
         title,
         about,
-        notes: parts.filter(|(_, text)| !text.is_empty()).collect(),
+        notes,
+        summary: (summary.into_iter())
+            .map(|(label, text)| (label[1..].to_owned(), text))
+            .collect(),
     })
 }
 
@@ -147,7 +170,8 @@ mod tests {
     #[test]
     fn a_template_renders_to_its_title_about_and_notes() {
         let template = "# t: {{ a.x | fixed(1) }}\n\nWhat it\nmeasures.\n\n## Bound\n\
-            {% if a.y %}\nAt {{ a.y | times }}.\n{% endif %}\n## Empty\n{% if false %}never{% endif %}\n";
+            {% if a.y %}\nAt {{ a.y | times }}.\n{% endif %}\n## Empty\n{% if false %}never{% endif %}\n\
+            ## @line\n{{ 4 | faster(2) }}, {{ 2 | faster(4) }}; {{ true | verdict }}\n";
         let words = render(
             "t",
             template,
@@ -157,6 +181,9 @@ mod tests {
         assert_eq!(words.title, "t: 2.2");
         assert_eq!(words.about, "What it measures.");
         assert_eq!(words.notes, [("Bound".to_owned(), "At 1.50×.".to_owned())]);
+        let line = "2.00× faster, 2.00× slower; verified";
+        assert_eq!(words.part("line").as_deref(), Some(line));
+        assert_eq!(words.part("finding"), None);
     }
 
     #[test]
