@@ -38,18 +38,15 @@ pub fn queued_color(kind: OpKind) -> Color {
     }
 }
 
-/// The x axis of a chart.
 #[derive(Debug, Clone, PartialEq)]
 pub enum XAxis {
     /// One slot per label; bars and line points are placed by slot index.
     Categories(Vec<String>),
-    /// A continuous axis.
     Linear,
     /// A continuous axis, logarithmic (base 2 ticks).
     Log,
 }
 
-/// The y axis scale.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum YScale {
     Linear,

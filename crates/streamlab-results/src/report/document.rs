@@ -4,7 +4,6 @@ use super::page::{Block, Lead, Link, Style};
 use super::section::{MACHINE_NOTES, Section, TIMELINE_NOTE, shared_source, trace_note};
 use super::table::Table;
 
-/// The whole report.
 #[derive(Debug, Clone)]
 pub struct Document {
     /// Set when the run did not measure everything it set out to.

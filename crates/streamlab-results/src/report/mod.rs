@@ -26,7 +26,6 @@ pub mod words;
 
 use crate::folder::FolderError;
 
-/// A failure rendering a report.
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
     #[error(transparent)]

@@ -1,7 +1,7 @@
 //! A page, whatever its format: a list of [`Block`]s, walked once ([`print`]) for
 //! Markdown ([`super::markdown::page`]) and for HTML ([`super::html::page`]), each
 //! format saying only how its pieces are written ([`Format`]).
-use super::glossary::{Linker, linked};
+use super::glossary::Linker;
 use super::section::{Figure, TimelineFigure};
 use super::table::Table;
 use crate::derived::trace::Outcome;
@@ -225,9 +225,10 @@ fn walk<F: Format>(blocks: &[Block], linker: &mut Option<Linker>, out: &mut Stri
 
 /// `text`, each term linked to the glossary where the page first uses it.
 fn prose<F: Format>(linker: &mut Option<Linker>, text: &str) -> String {
-    linked(linker, text, F::words, |term, link| {
-        F::link(&F::escape(term), link)
-    })
+    match linker {
+        Some(linker) => linker.link(text, F::words, |term, link| F::link(&F::escape(term), link)),
+        None => F::words(text),
+    }
 }
 
 /// A list item: its lead (bold, linked), a colon, its text.

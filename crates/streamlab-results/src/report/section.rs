@@ -242,7 +242,6 @@ impl Section {
         }
     }
 
-    /// Add a labelled note.
     pub fn note(&mut self, label: &str, text: impl Into<String>) {
         self.notes.push((label.to_owned(), text.into()));
     }
@@ -266,7 +265,6 @@ fn parameters<P: Serialize>(p: &P) -> String {
     }
 }
 
-/// Draw every chart model.
 pub fn draw(models: Vec<FigureModel>) -> Vec<Figure> {
     models.into_iter().map(Figure::draw).collect()
 }

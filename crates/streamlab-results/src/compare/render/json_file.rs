@@ -214,7 +214,8 @@ pub fn comparison_json(c: &Comparison) -> String {
                     }),
                 );
             }
-            sets.insert(set_key(set).to_owned(), Json::Object(keyed));
+            // Named as the set serialises: "rust", "cuda".
+            sets.insert(format!("{set:?}").to_lowercase(), Json::Object(keyed));
         }
         let mut entry = match json(&Totals::of(&s.rows)) {
             Json::Object(e) => e,
@@ -250,12 +251,4 @@ pub fn comparison_json(c: &Comparison) -> String {
         only_in_b: only("B"),
     };
     crate::folder::to_json(files::COMPARISON, &file).expect("a comparison serialises")
-}
-
-/// The key of a kernel set in `comparison.json`.
-fn set_key(set: KernelSet) -> &'static str {
-    match set {
-        KernelSet::Rust => "rust",
-        KernelSet::Cuda => "cuda",
-    }
 }
