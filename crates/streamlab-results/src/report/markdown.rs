@@ -25,10 +25,6 @@ impl Format for Markdown {
         text.to_owned()
     }
 
-    fn words(text: &str) -> String {
-        text.to_owned()
-    }
-
     fn link(shown: &str, link: &Link) -> String {
         format!("[{shown}]({})", link.href(EXTENSION))
     }

@@ -137,8 +137,10 @@ pub trait Format {
     const EXTENSION: &'static str;
     /// Text safe in the format.
     fn escape(text: &str) -> String;
-    /// Text safe in the format, each span between backticks set as code.
-    fn words(text: &str) -> String;
+    /// Text safe in the format, each span between backticks set as code where it can be.
+    fn words(text: &str) -> String {
+        Self::escape(text)
+    }
     /// `shown`, already written, linked to `link`.
     fn link(shown: &str, link: &Link) -> String;
     fn strong(shown: &str) -> String;
