@@ -2,7 +2,8 @@
 //! nothing fetched.
 use super::fit::UNDER;
 use super::glossary::TERMS;
-use super::page::{self, Block, Format, Link};
+use super::page::{Block, Link};
+use super::printer::{self, Format};
 use super::section::{Figure, TimelineFigure};
 use super::table::Table;
 use crate::verdict::Verdict;
@@ -25,7 +26,7 @@ pub fn page(style: &str, blocks: &[Block]) -> String {
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <title>{}</title>\n<style>\n{STYLE}{style}</style>\n</head>\n<body>\n{}</body>\n</html>\n",
         Html::escape(title),
-        page::print::<Html>(blocks)
+        printer::print::<Html>(blocks)
     )
 }
 

@@ -3,7 +3,8 @@ use std::fmt::Write;
 
 use super::fit::UNDER;
 use super::glossary::TERMS;
-use super::page::{self, Block, Format, Link};
+use super::page::{Block, Link};
+use super::printer::{self, Format};
 use super::section::{Figure, TimelineFigure};
 use super::table::Table;
 use crate::verdict::Verdict;
@@ -13,7 +14,7 @@ pub const EXTENSION: &str = Markdown::EXTENSION;
 
 /// `blocks` as Markdown.
 pub fn page(blocks: &[Block]) -> String {
-    page::print::<Markdown>(blocks)
+    printer::print::<Markdown>(blocks)
 }
 
 struct Markdown;
