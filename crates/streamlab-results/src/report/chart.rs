@@ -14,42 +14,36 @@ pub const BOUND_COLOR: Color = "#222222";
 /// Sequential runs.
 pub const SEQUENTIAL_COLOR: Color = "#9c9c9c";
 
-/// The colour of each operation kind on timelines and breakdowns.
+/// The colour of each operation kind on timelines and breakdowns, and the lighter one
+/// of its "queued" segments.
+fn kind_colors(kind: OpKind) -> (Color, Color) {
+    match kind {
+        OpKind::HtoD => ("#4e79a7", "#c6d4e4"),
+        OpKind::Kernel => ("#59a14f", "#cce3c8"),
+        OpKind::DtoH => ("#e15759", "#f4c7c8"),
+        OpKind::DtoD => ("#b07aa1", "#e3d1df"),
+        OpKind::Memset => ("#f28e2b", "#fad9b8"),
+        OpKind::Host => ("#7f7f7f", "#d9d9d9"),
+    }
+}
+
 pub fn kind_color(kind: OpKind) -> Color {
-    match kind {
-        OpKind::HtoD => "#4e79a7",
-        OpKind::Kernel => "#59a14f",
-        OpKind::DtoH => "#e15759",
-        OpKind::DtoD => "#b07aa1",
-        OpKind::Memset => "#f28e2b",
-        OpKind::Host => "#7f7f7f",
-    }
+    kind_colors(kind).0
 }
 
-/// The lighter colour of the same kind's "queued" segments.
 pub fn queued_color(kind: OpKind) -> Color {
-    match kind {
-        OpKind::HtoD => "#c6d4e4",
-        OpKind::Kernel => "#cce3c8",
-        OpKind::DtoH => "#f4c7c8",
-        OpKind::DtoD => "#e3d1df",
-        OpKind::Memset => "#fad9b8",
-        OpKind::Host => "#d9d9d9",
-    }
+    kind_colors(kind).1
 }
 
-/// The x axis of a chart.
 #[derive(Debug, Clone, PartialEq)]
 pub enum XAxis {
     /// One slot per label; bars and line points are placed by slot index.
     Categories(Vec<String>),
-    /// A continuous axis.
     Linear,
     /// A continuous axis, logarithmic (base 2 ticks).
     Log,
 }
 
-/// The y axis scale.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum YScale {
     Linear,

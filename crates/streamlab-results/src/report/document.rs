@@ -4,7 +4,6 @@ use super::page::{Block, Lead, Link, Style};
 use super::section::{MACHINE_NOTES, Section, TIMELINE_NOTE, shared_source, trace_note};
 use super::table::Table;
 
-/// The whole report.
 #[derive(Debug, Clone)]
 pub struct Document {
     /// Set when the run did not measure everything it set out to.
@@ -214,19 +213,14 @@ impl Findings {
     /// any GPU held back, each experiment's finding, the table of numbers, and the first
     /// chart of each answer's experiment.
     fn blocks<'a>(&self, sections: &'a [Section]) -> Vec<Block<'a>> {
-        let (passed, lead, text) = match self.verified == self.results {
-            true => (
-                true,
-                format!("All {} results verified:", self.results),
+        let (failed, results) = (self.results - self.verified, self.results);
+        let (lead, text) = match failed {
+            0 => (
+                format!("All {results} results verified:"),
                 "every output check passed (each experiment's check is in its section).",
             ),
-            false => (
-                false,
-                format!(
-                    "{} of {} results FAILED verification:",
-                    self.results - self.verified,
-                    self.results
-                ),
+            _ => (
+                format!("{failed} of {results} results FAILED verification:"),
                 "their numbers are not to be trusted.",
             ),
         };
@@ -252,7 +246,7 @@ impl Findings {
         }
         out.extend([
             Block::Heading(2, "What this run found".into(), Some("findings".into())),
-            Block::Check(passed, lead, text.into()),
+            Block::Check(failed == 0, lead, text.into()),
         ]);
         for (stem, why) in &self.held_back {
             out.push(Block::Banner(

@@ -4,7 +4,6 @@
 //! [`super::plot`] draws every one.
 use super::chart::{Chart, HeatMap, LineSeries, XAxis, YScale};
 
-/// What a figure draws.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Drawing {
     Chart(Chart),

@@ -50,19 +50,6 @@ fn first_use(text: &str, spelling: &str) -> Option<usize> {
     None
 }
 
-/// `text` as `plain` renders it, its terms linked by `link` where the page has a glossary.
-pub fn linked(
-    linker: &mut Option<Linker>,
-    text: &str,
-    plain: impl Fn(&str) -> String,
-    link: impl Fn(&str, &Link) -> String,
-) -> String {
-    match linker {
-        Some(linker) => linker.link(text, plain, link),
-        None => plain(text),
-    }
-}
-
 /// Which terms a page has linked so far, and the page holding the glossary.
 #[derive(Default)]
 pub struct Linker {

@@ -3,8 +3,8 @@
 //! [`chart`]) drawn by one plotting module ([`plot`]), a Gantt chart and a Chrome trace
 //! per traced timeline ([`timeline`]), an experiment's words ([`words`]) and section
 //! ([`section`]), what made a result ([`provenance`]), and the report itself
-//! ([`document`]): a page ([`page`]) that the comparison is too, printed once as
-//! Markdown ([`markdown`]) and once as self-contained HTML ([`html`]), its terms
+//! ([`document`]): a page ([`page`]) that the comparison is too, walked once
+//! ([`printer`]) as Markdown ([`markdown`]) and as self-contained HTML ([`html`]), its terms
 //! explained in a [`glossary`]. Nothing here touches the GPU or knows any one
 //! experiment: each experiment says what it shows, and [`crate::run`] puts the report
 //! together.
@@ -17,6 +17,7 @@ pub mod html;
 pub mod markdown;
 pub mod page;
 pub mod plot;
+pub mod printer;
 pub mod provenance;
 pub mod section;
 pub mod table;
@@ -26,7 +27,6 @@ pub mod words;
 
 use crate::folder::FolderError;
 
-/// A failure rendering a report.
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
     #[error(transparent)]

@@ -1,5 +1,6 @@
 //! A page, whatever its format: a list of [`Block`]s, printed as Markdown
-//! ([`super::markdown::page`]) and as HTML ([`super::html::page`]).
+//! ([`super::markdown::page`]) and as HTML ([`super::html::page`]) by one walk
+//! ([`super::printer`]).
 use super::section::{Figure, TimelineFigure};
 use super::table::Table;
 use crate::verdict::Verdict;

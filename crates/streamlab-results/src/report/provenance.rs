@@ -96,7 +96,6 @@ pub fn build_facts(p: &Provenance) -> Vec<(&'static str, String)> {
     facts
 }
 
-/// `bytes` in GiB.
 pub fn gib(bytes: u64) -> f64 {
     bytes as f64 / (1u64 << 30) as f64
 }

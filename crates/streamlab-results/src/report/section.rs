@@ -214,20 +214,14 @@ impl Section {
     /// The verdict line: `headline` (what the experiment found), then what its traced
     /// timelines say (what bounds the first, whether any broke concurrency).
     pub fn lead(&self, headline: Option<String>) -> Option<String> {
-        let traced: Vec<&TimelineFigure> = (self.timelines.iter())
-            .filter(|t| t.checks.occupancy.is_some())
+        let traced: Vec<_> = (self.timelines.iter())
+            .filter_map(|t| Some((t, t.checks.occupancy.as_ref()?)))
             .collect();
         let mut parts = Vec::new();
-        if let Some(first) = traced.first() {
-            let o = first
-                .checks
-                .occupancy
-                .as_ref()
-                .expect("filtered on occupancy");
+        if let Some((first, o)) = traced.first() {
             parts.push(format!("{} ({})", o.verdict(), first.title));
-            let broken = traced
-                .iter()
-                .filter(|t| !t.checks.breaks.is_empty())
+            let broken = (traced.iter())
+                .filter(|(t, _)| !t.checks.breaks.is_empty())
                 .count();
             parts.push(match (broken, traced.len()) {
                 (0, 1) => "no concurrency breaks".to_owned(),
@@ -242,7 +236,6 @@ impl Section {
         }
     }
 
-    /// Add a labelled note.
     pub fn note(&mut self, label: &str, text: impl Into<String>) {
         self.notes.push((label.to_owned(), text.into()));
     }
@@ -266,7 +259,6 @@ fn parameters<P: Serialize>(p: &P) -> String {
     }
 }
 
-/// Draw every chart model.
 pub fn draw(models: Vec<FigureModel>) -> Vec<Figure> {
     models.into_iter().map(Figure::draw).collect()
 }

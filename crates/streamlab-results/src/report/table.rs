@@ -64,7 +64,6 @@ struct Column<'a, R> {
     csv: Option<(&'static str, Cell<'a, R>)>,
 }
 
-/// An experiment's columns over rows of type `R`.
 pub struct Columns<'a, R> {
     columns: Vec<Column<'a, R>>,
     name: Option<(Name<'a, R>, Hold<'a, R>)>,

@@ -283,21 +283,15 @@ mod tests {
         let t = two_gpus();
         let g = gantt(&t, &[]);
         let labels: Vec<String> = g.tracks.iter().map(|t| t.label()).collect();
-        assert_eq!(
-            labels,
-            [
-                "GPU 0 stream 1",
-                "GPU 0 stream 2",
-                "GPU 0 HtoD copy engine",
-                "GPU 0 SMs",
-                "GPU 0 DtoH copy engine",
-                "GPU 1 stream 1",
-                "GPU 1 stream 2",
-                "GPU 1 HtoD copy engine",
-                "GPU 1 SMs",
-                "GPU 1 DtoH copy engine",
-            ]
-        );
+        let rows = [
+            "stream 1",
+            "stream 2",
+            "HtoD copy engine",
+            "SMs",
+            "DtoH copy engine",
+        ];
+        let each_gpus = (0..2).flat_map(|gpu| rows.map(|r| format!("GPU {gpu} {r}")));
+        assert_eq!(labels, each_gpus.collect::<Vec<_>>());
         // Each GPU's copies land on its own engine's row, none on the other's.
         let on = |track: Track| (g.bars.iter()).filter(move |b| b.track == track && !b.queued);
         assert_eq!(on(Track::GpuEngine(0, Engine::HtoD)).count(), 2);
@@ -313,12 +307,9 @@ mod tests {
         // The Chrome trace names the same rows and says each operation's GPU.
         let doc: Value = serde_json::from_str(&trace(&t)).unwrap();
         assert_eq!(track_names(&doc), labels);
-        let last = doc["traceEvents"].as_array().unwrap().last().unwrap();
+        let last = &doc["traceEvents"].as_array().unwrap().last().unwrap()["args"];
         assert_eq!(
-            (
-                last["args"]["gpu"].as_u64(),
-                last["args"]["stream"].as_u64()
-            ),
+            (last["gpu"].as_u64(), last["stream"].as_u64()),
             (Some(1), Some(2))
         );
         // The drawing names every row.
@@ -330,14 +321,11 @@ mod tests {
             );
         }
         // Three dividers between streams and engines, the one between the GPUs heavier.
-        assert_eq!(
-            svg.matches("stroke=\"#777777\" stroke-width=\"2\"").count(),
-            2
-        );
-        assert_eq!(
-            svg.matches("stroke=\"#777777\" stroke-width=\"4\"").count(),
-            1
-        );
+        let dividers = |width: u32| {
+            svg.matches(&format!("stroke=\"#777777\" stroke-width=\"{width}\""))
+                .count()
+        };
+        assert_eq!((dividers(2), dividers(4)), (2, 1));
         // A timeline of one GPU has its streams and the two engines its work ran on,
         // and its trace names no GPU.
         let one = timeline();
@@ -357,20 +345,13 @@ mod tests {
             (queued[0].track, queued[0].start_ms, queued[0].end_ms),
             (Track::Stream(1), 0.0, 1.0)
         );
-        let engine = |e| {
+        let counts = Engine::ALL.map(|e| {
             g.bars
                 .iter()
                 .filter(|b| b.track == Track::Engine(e))
                 .count()
-        };
-        assert_eq!(
-            (
-                engine(Engine::HtoD),
-                engine(Engine::Sms),
-                engine(Engine::DtoH)
-            ),
-            (2, 1, 0)
-        );
+        });
+        assert_eq!(counts, [2, 1, 0], "HtoD, SMs, DtoH");
     }
 
     #[test]

@@ -214,16 +214,16 @@ pub fn comparison_json(c: &Comparison) -> String {
                     }),
                 );
             }
-            sets.insert(set_key(set).to_owned(), Json::Object(keyed));
+            // Named as the set serialises: "rust", "cuda".
+            sets.insert(format!("{set:?}").to_lowercase(), Json::Object(keyed));
         }
-        let mut entry = match json(&Totals::of(&s.rows)) {
-            Json::Object(e) => e,
-            _ => unreachable!("counts serialise as an object"),
+        let totals = Totals::of(&s.rows);
+        // The raw counts at the section's top level too, as every comparison has them.
+        let (Json::Object(mut entry), Json::Object(raw)) = (json(&totals), json(&totals.raw))
+        else {
+            unreachable!("counts serialise as objects")
         };
-        // The raw counts at the section's top level, as every comparison has them.
-        if let Json::Object(raw) = json(&Totals::of(&s.rows).raw) {
-            entry.extend(raw);
-        }
+        entry.extend(raw);
         entry.extend(sets);
         experiments.insert(s.name.to_owned(), Json::Object(entry));
     }
@@ -250,12 +250,4 @@ pub fn comparison_json(c: &Comparison) -> String {
         only_in_b: only("B"),
     };
     crate::folder::to_json(files::COMPARISON, &file).expect("a comparison serialises")
-}
-
-/// The key of a kernel set in `comparison.json`.
-fn set_key(set: KernelSet) -> &'static str {
-    match set {
-        KernelSet::Rust => "rust",
-        KernelSet::Cuda => "cuda",
-    }
 }

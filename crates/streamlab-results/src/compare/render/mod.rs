@@ -73,12 +73,10 @@ fn rows_table(
     Block::Judged(t, verdicts)
 }
 
+/// The headings of the two sides' columns, as the provenance table names them.
 fn heads(c: &Comparison) -> (String, String) {
-    let side = |i: usize| {
-        let h = &c.header.header;
-        h.get(i + 1).cloned().unwrap_or_default()
-    };
-    (side(0), side(1))
+    let side = |i: usize| c.header.header.get(i).cloned().unwrap_or_default();
+    (side(1), side(2))
 }
 
 fn section_blocks<'a>(c: &Comparison, s: &'a ComparedSection) -> Vec<Block<'a>> {

@@ -56,26 +56,9 @@ fn heat_map_cells_values_and_missing() {
     let svg = heat_map(&h);
     assert_eq!(cell_rects(&svg), 5);
     assert_eq!(count_rects(&svg, "#DDDDDD"), 1);
-    let t = texts(&svg);
-    for text in [
-        "Overlap pays off",
-        "0.80×",
-        "1.37×",
-        "1.10×",
-        "2.00×",
-        "0.50×",
-        "–",
-        "small",
-        "large",
-        "1",
-        "2",
-        "4",
-    ] {
-        assert_eq!(
-            t.iter().filter(|x| *x == text).count(),
-            1,
-            "{text} in {t:?}"
-        );
+    for text in "Overlap pays off|0.80×|1.37×|1.10×|2.00×|0.50×|–|small|large|1|2|4".split('|')
+    {
+        assert_eq!(occurrences(&svg, text), 1, "{text}");
     }
     // Row 0 is on top.
     let y_of = |text: &str| {
@@ -87,24 +70,6 @@ fn heat_map_cells_values_and_missing() {
         node.attribute("y").unwrap().parse::<f64>().unwrap()
     };
     assert!(y_of("small") < y_of("large"));
-}
-
-#[test]
-fn heat_map_colours_are_two_sided() {
-    let range = (0.5, 2.0);
-    let (above, _) = heat_color(2.0, 1.0, range);
-    let (below, _) = heat_color(0.5, 1.0, range);
-    assert!(above.1 > above.0 && above.1 > above.2, "green: {above:?}");
-    assert!(below.0 > below.1 && below.0 > below.2, "red: {below:?}");
-    let (weak, t) = heat_color(1.1, 1.0, range);
-    assert!(t < 0.5 && weak.1 > above.1, "weaker is lighter");
-    assert_eq!(heat_color(1.0, 1.0, (1.0, 1.0)).1, 0.5);
-    assert_eq!(heat_color(1.0, f64::NAN, range).1, 0.5);
-}
-
-#[test]
-fn heat_map_marks_and_contour() {
-    let svg = heat_map(&heat());
     // The two marked cells inside the grid, plus the legend swatch; (5, 5) is ignored.
     assert_eq!(count_polylines(&svg, "#5B1A8C"), 2 + 1);
     // Edges between ≥ 1 and < 1: (0,0)|(0,1), (1,1)|(1,2), (0,0)/(1,0); (0,1)/(1,1) are
@@ -114,32 +79,34 @@ fn heat_map_marks_and_contour() {
 }
 
 #[test]
-fn a_heat_map_with_no_contour_names_none() {
-    // Every cell above the threshold: no edge to draw, so the legend names no line.
-    let h = HeatMap {
-        threshold: 0.1,
-        marked: vec![],
-        ..heat()
-    };
-    let svg = heat_map(&h);
-    assert_eq!(count_polylines(&svg, "#1F1F1F"), 0);
-    assert_eq!(occurrences(&svg, "pay-off line"), 0);
-    // A map that draws no line at all, whatever its cells.
-    let svg = heat_map(&HeatMap {
-        contour: None,
-        ..heat()
-    });
-    assert_eq!(count_polylines(&svg, "#1F1F1F"), 0);
-    assert_eq!(occurrences(&svg, "pay-off line"), 0);
-}
-
-#[test]
-fn heat_map_unit_formats() {
+fn heat_map_colours_are_two_sided_and_values_written_in_their_unit() {
+    let range = (0.5, 2.0);
+    let (above, _) = heat_color(2.0, 1.0, range);
+    let (below, _) = heat_color(0.5, 1.0, range);
+    assert!(above.1 > above.0 && above.1 > above.2, "green: {above:?}");
+    assert!(below.0 > below.1 && below.0 > below.2, "red: {below:?}");
+    let (weak, t) = heat_color(1.1, 1.0, range);
+    assert!(t < 0.5 && weak.1 > above.1, "weaker is lighter");
+    assert_eq!(heat_color(1.0, 1.0, (1.0, 1.0)).1, 0.5);
+    assert_eq!(heat_color(1.0, f64::NAN, range).1, 0.5);
     assert_eq!(cell_text(1.368, "×"), "1.37×");
     assert_eq!(cell_text(1.368, "{:.1}×"), "1.4×");
     assert_eq!(cell_text(1.368, "{} ms"), "1.37 ms");
     assert_eq!(cell_text(2.0, ""), "2.00");
     assert_eq!(cell_text(2.0, "{:.x}"), "2.00");
+}
+
+#[test]
+fn a_heat_map_with_no_contour_names_none() {
+    // Every cell above the threshold: no edge to draw, so the legend names no line; and
+    // a map that draws no line at all, whatever its cells.
+    let (mut all_above, mut no_line) = (heat(), heat());
+    (all_above.threshold, all_above.marked, no_line.contour) = (0.1, vec![], None);
+    for h in [all_above, no_line] {
+        let svg = heat_map(&h);
+        assert_eq!(count_polylines(&svg, "#1F1F1F"), 0);
+        assert_eq!(occurrences(&svg, "pay-off line"), 0);
+    }
 }
 
 #[test]
@@ -199,20 +166,16 @@ fn timeline() -> Gantt {
 }
 
 #[test]
-fn a_timeline_shown_beside_a_longer_one_keeps_its_scale() {
+fn gantt_bars_labels_and_source_and_a_longer_scale_kept() {
     let g = timeline();
+    let svg = gantt(&g);
+    // Shown beside a longer timeline, it keeps the longer one's scale.
     let longer = Gantt {
         span_ms: 20.0,
         ..timeline()
     };
     let tick = |svg: &str, t: &str| svg.contains(&format!(">\n{t}\n</text>"));
-    assert!(!tick(&gantt(&g), "20") && tick(&gantt(&longer), "20"));
-}
-
-#[test]
-fn gantt_bars_labels_and_source() {
-    let g = timeline();
-    let svg = gantt(&g);
+    assert!(!tick(&svg, "20") && tick(&gantt(&longer), "20"));
     assert_eq!(count_rects(&svg, &hex(kind_color(OpKind::HtoD))), 3);
     assert_eq!(count_rects(&svg, &hex(kind_color(OpKind::Kernel))), 3);
     assert_eq!(count_rects(&svg, &hex(kind_color(OpKind::DtoH))), 2);
@@ -220,14 +183,9 @@ fn gantt_bars_labels_and_source() {
     for track in &g.tracks {
         assert_eq!(occurrences(&svg, &track.label()), 1, "{track:?}");
     }
-    for text in [
-        "sincos-overlap, 2 streams",
-        "GPU records (CUPTI)",
-        "HtoD",
-        "kernel",
-        "DtoH",
-        "time (ms)",
-    ] {
+    for text in
+        "sincos-overlap, 2 streams|GPU records (CUPTI)|HtoD|kernel|DtoH|time (ms)".split('|')
+    {
         assert_eq!(occurrences(&svg, text), 1, "{text}");
     }
     assert_eq!(occurrences(&svg, "ready, waiting to start"), 1);
@@ -260,30 +218,17 @@ fn gantt_without_queues_or_cupti() {
     let mut g = timeline();
     g.source = TraceSource::Events;
     g.bars.retain(|b| !b.queued);
-    g.bars.push(GanttBar {
-        track: Track::Stream(7),
-        kind: OpKind::HtoD,
-        queued: false,
-        start_ms: 0.0,
-        end_ms: 1.0,
-        title: String::new(),
-    });
-    g.bars.push(GanttBar {
-        track: Track::Stream(0),
-        kind: OpKind::HtoD,
-        queued: false,
-        start_ms: f64::NAN,
-        end_ms: 1.0,
-        title: String::new(),
-    });
-    g.bars.push(GanttBar {
-        track: Track::Stream(0),
-        kind: OpKind::HtoD,
-        queued: false,
-        start_ms: 2.0,
-        end_ms: 1.0,
-        title: String::new(),
-    });
+    // Bad bars: on a track the timeline lacks, not finite, backwards.
+    let bad = [(7, 0.0, 1.0), (0, f64::NAN, 1.0), (0, 2.0, 1.0)];
+    g.bars
+        .extend(bad.map(|(stream, start_ms, end_ms)| GanttBar {
+            track: Track::Stream(stream),
+            kind: OpKind::HtoD,
+            queued: false,
+            start_ms,
+            end_ms,
+            title: String::new(),
+        }));
     let svg = gantt(&g);
     assert_eq!(
         occurrences(
