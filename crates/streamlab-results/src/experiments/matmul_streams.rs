@@ -99,15 +99,6 @@ pub struct MatmulAnalysis {
     pub points: Vec<MatmulPoint>,
 }
 
-impl MatmulAnalysis {
-    /// Each stream count's label ("4 streams") and relative noise.
-    pub fn noise_by_configuration(&self) -> Vec<(String, f64)> {
-        (self.points.iter())
-            .map(|p| (format!("{} streams", p.streams), p.time.noise()))
-            .collect()
-    }
-}
-
 /// `ceil(products / streams)`.
 pub fn tasks_per_stream(products: usize, streams: usize) -> usize {
     products.div_ceil(streams.max(1))
@@ -146,18 +137,6 @@ fn analyze(r: &MatmulStreamsResult) -> MatmulAnalysis {
         })
         .collect();
     MatmulAnalysis { points }
-}
-
-/// matmul-streams' headline in `summary.json`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct MatmulSummary {
-    pub verified: bool,
-    /// Median milliseconds; index 0 is 1 stream.
-    pub ms_by_streams: Vec<f64>,
-    pub speedup_max_streams: f64,
-    /// Stream counts whose noise stayed above [`stats::NOISE_TARGET`] when the sampling
-    /// budget ran out, with their noise.
-    pub above_noise_target: Vec<String>,
 }
 
 /// The one declaration of the table: a row per stream count, the CUDA C++ twins' median
@@ -286,29 +265,19 @@ impl Experiment for MatmulStreams {
     }
 
     fn summary(r: &MatmulStreamsResult, a: &Self::Derived) -> Summary {
-        let x = MatmulSummary {
-            verified: r.run.verification.passed,
-            ms_by_streams: a.points.iter().map(|p| p.time.median()).collect(),
-            speedup_max_streams: a.points.last().map_or(f64::NAN, |p| p.speedup),
-            above_noise_target: stats::above_noise_target(&a.noise_by_configuration()),
-        };
-        let n = x.ms_by_streams.len();
-        let ms = |at: Option<&f64>| at.copied().unwrap_or(f64::NAN);
-        let (first, last) = (ms(x.ms_by_streams.first()), ms(x.ms_by_streams.last()));
-        let line = format!(
-            "1 stream {first:.3} ms, {n} streams {last:.3} ms, speedup {}{}; {}",
-            times(x.speedup_max_streams),
-            stats::above_noise_target_clause(&x.above_noise_target, n),
-            verdict(x.verified)
-        );
-        Summary::headline(&x, line).with(Overview {
-            finding: format!(
-                "{n} independent matrix products finish {} over {n} streams than on one ({first:.1} ms to {last:.1} ms).",
-                faster(first, last)
-            ),
-            result: format!("{} at {n} streams", faster(first, last)),
-            ..Overview::default()
-        })
+        let noise: Vec<(String, f64)> = (a.points.iter())
+            .map(|p| (format!("{} streams", p.streams), p.time.noise()))
+            .collect();
+        Summary::of(&json!({
+            "verified": r.run.verification.passed,
+            "ms_by_streams": a.points.iter().map(|p| p.time.median()).collect::<Vec<_>>(),
+            "speedup_max_streams": a.points.last().map_or(f64::NAN, |p| p.speedup),
+            "above_noise_target": stats::above_noise_target(&noise),
+        }))
+    }
+
+    fn words(_r: &MatmulStreamsResult, _a: &Self::Derived) -> Value {
+        context! { noise_target => stats::NOISE_TARGET }
     }
 }
 
