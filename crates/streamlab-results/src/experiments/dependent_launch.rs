@@ -6,7 +6,6 @@
 
 use crate::experiments::prelude::*;
 
-/// The dependent-launch experiment.
 pub struct DependentLaunch;
 
 /// Parameters.
@@ -80,7 +79,6 @@ pub struct ChainPoint {
     pub gaps_us: Vec<f64>,
 }
 
-/// Result of dependent-launch.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DependentLaunchResult {
     #[serde(flatten)]
@@ -106,7 +104,6 @@ pub struct GapRow {
     pub gaps: Series,
 }
 
-/// Everything derived from a dependent-launch result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DependentAnalysis {
     pub rows: Vec<GapRow>,

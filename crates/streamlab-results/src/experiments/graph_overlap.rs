@@ -112,7 +112,6 @@ pub struct GraphRow {
     pub graph_host_noise: f64,
 }
 
-/// Everything derived from a graph-overlap result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GraphAnalysis {
     pub rows: Vec<GraphRow>,

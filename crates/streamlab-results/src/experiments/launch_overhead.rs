@@ -114,7 +114,6 @@ pub struct BreakevenRow {
     pub overhead_share: f64,
 }
 
-/// Everything derived from a launch-overhead result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LaunchAnalysis {
     pub rows: Vec<LaunchRow>,
@@ -305,17 +304,14 @@ impl Experiment for LaunchOverhead {
     }
 
     fn figures(_r: &LaunchOverheadResult, a: &Self::Derived) -> Vec<FigureModel> {
-        let mut labels: Vec<String> = a
-            .rows
-            .iter()
+        let labels = (a.rows.iter())
             .map(|r| format!("{} streams", r.kernels.label()))
-            .collect();
-        labels.push("Rust graph replay".into());
+            .chain(["Rust graph replay".into()]);
         let mut costs = blank(
             "launch-overhead: an empty kernel, back to back (medians)".into(),
             "launched by",
             "µs per launch",
-            XAxis::Categories(labels),
+            XAxis::Categories(labels.collect()),
             YScale::Linear,
         );
         type Cost = fn(&LaunchRow) -> f64;

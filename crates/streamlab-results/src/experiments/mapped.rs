@@ -124,7 +124,6 @@ pub struct MappedRow {
     pub mapped_model_ms: f64,
 }
 
-/// Everything derived from a mapped result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MappedAnalysis {
     /// The fastest rates of whole-array copies over every size: the link's bandwidth.

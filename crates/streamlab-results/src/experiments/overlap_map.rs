@@ -150,7 +150,6 @@ pub struct Crossover {
     pub steps_apart: Option<usize>,
 }
 
-/// Everything derived from an overlap-map result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MapAnalysis {
     pub sizes: Vec<usize>,

@@ -134,7 +134,6 @@ pub struct WayRow {
     pub waits: Option<Series>,
 }
 
-/// Everything derived from a stream-priorities result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PrioritiesAnalysis {
     pub rows: Vec<WayRow>,
