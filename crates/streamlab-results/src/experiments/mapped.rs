@@ -34,11 +34,7 @@ impl crate::saved::Params for Params {
 
     fn validate(&self) -> Result<(), UsageError> {
         self.sweep.validate()?;
-        if !(self.sample_ms.is_finite() && self.sample_ms > 0.0) {
-            return Err(UsageError::new(
-                "--sample-ms must be a positive number of milliseconds",
-            ));
-        }
+        super::overlap_map::check_sample_ms(self.sample_ms)?;
         if self.streams > 1usize << self.sweep.min_exponent {
             return Err(UsageError::new(format!(
                 "--streams {} exceeds the smallest array (2^{} floats): raise --min-exponent",

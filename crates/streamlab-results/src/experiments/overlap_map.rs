@@ -38,11 +38,7 @@ impl crate::saved::Params for Params {
 
     fn validate(&self) -> Result<(), UsageError> {
         self.sweep.validate()?;
-        if !(self.sample_ms.is_finite() && self.sample_ms > 0.0) {
-            return Err(UsageError::new(
-                "--sample-ms must be a positive number of milliseconds",
-            ));
-        }
+        check_sample_ms(self.sample_ms)?;
         let mut counts = self.stream_counts.clone();
         counts.sort_unstable();
         if let Some(twice) = counts.windows(2).find(|w| w[0] == w[1]) {
@@ -59,6 +55,16 @@ impl crate::saved::Params for Params {
             )));
         }
         Ok(())
+    }
+}
+
+/// `--sample-ms` as the sweeps take it: a positive number of milliseconds.
+pub(crate) fn check_sample_ms(ms: f64) -> Result<(), UsageError> {
+    match ms.is_finite() && ms > 0.0 {
+        true => Ok(()),
+        false => Err(UsageError::new(
+            "--sample-ms must be a positive number of milliseconds",
+        )),
     }
 }
 
@@ -362,21 +368,18 @@ impl Experiment for OverlapMap {
     }
 
     fn tables(r: &Self::Result, a: &Self::Derived, _cuda: Option<With<Self>>) -> Vec<Table> {
-        let mut crossovers = Table::new(
-            Some(format!(
-                "where streams start to pay off (speedup ≥ {PAYOFF:.2}×)"
-            )),
-            &["streams", "measured", "model", "size steps apart"],
-        );
         let at = |n: Option<usize>| n.map_or("never".to_owned(), |n| format!("2^{}", n.ilog2()));
-        for x in &a.crossovers {
-            crossovers.rows.push(vec![
-                x.streams.to_string(),
-                at(x.measured),
-                at(x.model),
-                x.steps_apart.map_or("–".into(), |d| d.to_string()),
-            ]);
-        }
+        let crossovers = Columns::new()
+            .show("streams", |x: &Crossover| x.streams.to_string())
+            .show("measured", move |x| at(x.measured))
+            .show("model", move |x| at(x.model))
+            .show("size steps apart", |x| {
+                x.steps_apart.map_or("–".into(), |d| d.to_string())
+            })
+            .table(
+                Some(format!("where streams start to pay off (speedup ≥ {PAYOFF:.2}×)")),
+                &a.crossovers,
+            );
         // Each stream count's crossovers, measured and modelled, and every cell where
         // the two disagree.
         let at_crossover = |x: &MapCellAnalysis| {
