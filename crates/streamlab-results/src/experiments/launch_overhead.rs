@@ -132,6 +132,7 @@ pub struct LaunchAnalysis {
 
 fn row(c: &LaunchCosts) -> LaunchRow {
     let (host, gpu) = (c.async_host_us.median(), c.async_gpu_us.median());
+    let slower = if host >= gpu { &c.async_host_us } else { &c.async_gpu_us };
     LaunchRow {
         kernels: c.kernels,
         async_host_us: host,
@@ -140,11 +141,7 @@ fn row(c: &LaunchCosts) -> LaunchRow {
         host_noise: c.async_host_us.noise(),
         gpu_noise: c.async_gpu_us.noise(),
         launches_per_s: 1e6 / host.max(gpu),
-        launches_noise: if host >= gpu {
-            c.async_host_us.noise()
-        } else {
-            c.async_gpu_us.noise()
-        },
+        launches_noise: slower.noise(),
     }
 }
 
