@@ -6,7 +6,6 @@
 
 use crate::experiments::prelude::*;
 
-/// The dependent-launch experiment.
 pub struct DependentLaunch;
 
 /// Parameters.
@@ -80,7 +79,6 @@ pub struct ChainPoint {
     pub gaps_us: Vec<f64>,
 }
 
-/// Result of dependent-launch.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DependentLaunchResult {
     #[serde(flatten)]
@@ -106,7 +104,6 @@ pub struct GapRow {
     pub gaps: Series,
 }
 
-/// Everything derived from a dependent-launch result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DependentAnalysis {
     pub rows: Vec<GapRow>,
@@ -116,21 +113,6 @@ impl DependentAnalysis {
     pub fn row(&self, kernels: KernelSet, way: Way, spin_us: u32) -> Option<&GapRow> {
         (self.rows.iter()).find(|r| r.kernels == kernels && r.way == way && r.spin_us == spin_us)
     }
-}
-
-/// dependent-launch's headline in `summary.json`: the Rust kernels' median gaps at the
-/// smallest size (µs), each way.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct DependentSummary {
-    pub verified: bool,
-    pub spin_us: Option<u32>,
-    pub plain_us: Option<f64>,
-    pub programmatic_us: Option<f64>,
-    pub graph_us: Option<f64>,
-    /// The same for the CUDA C++ twins, where they ran.
-    pub cuda_plain_us: Option<f64>,
-    pub cuda_programmatic_us: Option<f64>,
-    pub cuda_graph_us: Option<f64>,
 }
 
 fn columns<'a>() -> Columns<'a, GapRow> {
@@ -217,7 +199,20 @@ impl Experiment for DependentLaunch {
     }
 
     fn words(r: &DependentLaunchResult, a: &Self::Derived) -> Value {
-        context! { finding => finding(r, a) }
+        let sizes = &r.run.params.spin_us;
+        let (small, large) = (sizes.iter().min(), sizes.iter().max());
+        let gaps = |set, us: Option<&u32>| -> Vec<(&str, f64)> {
+            (Way::ALL.iter())
+                .filter_map(|&w| Some((w.label(), a.row(set, w, *us?)?.median_us)))
+                .collect()
+        };
+        context! {
+            small, large,
+            rust_small => gaps(KernelSet::Rust, small),
+            rust_large => gaps(KernelSet::Rust, large),
+            cuda_small => gaps(KernelSet::Cuda, small),
+            cuda => a.rows.iter().any(|x| x.kernels == KernelSet::Cuda),
+        }
     }
 
     fn figures(r: &DependentLaunchResult, a: &Self::Derived) -> Vec<FigureModel> {
@@ -245,70 +240,21 @@ impl Experiment for DependentLaunch {
         vec![FigureModel::chart("dependent-launch.svg".into(), c)]
     }
 
+    /// The headline: the median gaps at the smallest size (µs), each way and language.
     fn summary(r: &DependentLaunchResult, a: &Self::Derived) -> Summary {
         let spin = r.run.params.spin_us.iter().copied().min();
         let gap = |set, way| spin.and_then(|us| a.row(set, way, us)).map(|x| x.median_us);
-        let x = DependentSummary {
-            verified: r.run.verification.passed,
-            spin_us: spin,
-            plain_us: gap(KernelSet::Rust, Way::Plain),
-            programmatic_us: gap(KernelSet::Rust, Way::Programmatic),
-            graph_us: gap(KernelSet::Rust, Way::Graph),
-            cuda_plain_us: gap(KernelSet::Cuda, Way::Plain),
-            cuda_programmatic_us: gap(KernelSet::Cuda, Way::Programmatic),
-            cuda_graph_us: gap(KernelSet::Cuda, Way::Graph),
-        };
-        let [plain, pdl, graph, cuda_plain, cuda_pdl, cuda_graph] = [
-            x.plain_us,
-            x.programmatic_us,
-            x.graph_us,
-            x.cuda_plain_us,
-            x.cuda_programmatic_us,
-            x.cuda_graph_us,
-        ]
-        .map(|v| v.map_or("–".into(), |v| format!("{v:.2}")));
-        let line = format!(
-            "gap between dependent Rust kernels: plain {plain} µs, PDL {pdl} µs, graph {graph} µs (C++ {cuda_plain} / {cuda_pdl} / {cuda_graph}); {}",
-            verdict(x.verified)
-        );
-        Summary::headline(&x, line).with(Overview {
-            finding: finding(r, a),
-            result: format!("PDL gap {pdl} µs, plain {plain} µs"),
-            ..Overview::default()
-        })
+        Summary::of(&json!({
+            "verified": r.run.verification.passed,
+            "spin_us": spin,
+            "plain_us": gap(KernelSet::Rust, Way::Plain),
+            "programmatic_us": gap(KernelSet::Rust, Way::Programmatic),
+            "graph_us": gap(KernelSet::Rust, Way::Graph),
+            "cuda_plain_us": gap(KernelSet::Cuda, Way::Plain),
+            "cuda_programmatic_us": gap(KernelSet::Cuda, Way::Programmatic),
+            "cuda_graph_us": gap(KernelSet::Cuda, Way::Graph),
+        }))
     }
-}
-
-/// What the run found, in words: each way's gap at the smallest and the largest work.
-fn finding(r: &DependentLaunchResult, a: &DependentAnalysis) -> String {
-    let sizes = &r.run.params.spin_us;
-    let (Some(&small), Some(&large)) = (sizes.iter().min(), sizes.iter().max()) else {
-        return "No chain was measured.".into();
-    };
-    let at = |set, us| {
-        let gaps: Vec<String> = (Way::ALL.iter())
-            .filter_map(|&w| {
-                Some(format!(
-                    "{} {}",
-                    w.label(),
-                    num(a.row(set, w, us)?.median_us, 2)
-                ))
-            })
-            .collect();
-        gaps.join(", ")
-    };
-    let mut text = format!(
-        "Between dependent Rust kernels with {small} µs of work the median gap is, in µs: {}; with {large} µs of work: {}.",
-        at(KernelSet::Rust, small),
-        at(KernelSet::Rust, large)
-    );
-    if a.rows.iter().any(|x| x.kernels == KernelSet::Cuda) {
-        text += &format!(
-            " The CUDA C++ twins, with {small} µs: {}.",
-            at(KernelSet::Cuda, small)
-        );
-    }
-    text
 }
 
 #[cfg(test)]
@@ -339,7 +285,7 @@ mod tests {
         let cuda = a.row(KernelSet::Cuda, Way::Programmatic, 0).unwrap();
         assert!((cuda.plain_over_this - 4.0).abs() < 1e-12);
         assert!(a.row(KernelSet::Rust, Way::Graph, 0).is_none());
-        let words = finding(&r, &a);
+        let words = Analyzed::<DependentLaunch>::new(KernelSet::Rust, r).analysis.summary.overview.finding;
         assert!(words.contains("plain launches 4.00"), "{words}");
         assert!(words.contains("The CUDA C++ twins"), "{words}");
     }

@@ -112,32 +112,9 @@ pub struct GraphRow {
     pub graph_host_noise: f64,
 }
 
-/// Everything derived from a graph-overlap result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GraphAnalysis {
     pub rows: Vec<GraphRow>,
-}
-
-impl GraphAnalysis {
-    pub fn row(&self, variant: IssueOrder, chunks: usize) -> Option<&GraphRow> {
-        self.rows
-            .iter()
-            .find(|r| r.variant == variant && r.chunks == chunks)
-    }
-}
-
-/// graph-overlap's headline in `summary.json`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct GraphSummary {
-    pub verified: bool,
-    /// Graph over streams, GPU time, at the fewest chunks (the worse order).
-    pub gpu_ratio_fewest_chunks: Option<f64>,
-    /// Graph over streams, host time, at the most chunks (the worse order).
-    pub host_ratio_most_chunks: Option<f64>,
-    /// Whether the two sides' noise covers each ratio's distance from 1 (absent from
-    /// summaries written before they were judged).
-    pub gpu_ratio_within_noise: Option<bool>,
-    pub host_ratio_within_noise: Option<bool>,
 }
 
 /// The one declaration of the table and the CSV: a row per order and chunk count.
@@ -298,60 +275,33 @@ impl Experiment for GraphOverlap {
         ]
     }
 
+    /// The headline: graph over streams at the fewest chunks (GPU time) and the most
+    /// (host time), each the worse order's, and whether the two sides' noise covers it.
     fn summary(r: &GraphOverlapResult, a: &Self::Derived) -> Summary {
-        let fewest = r.run.params.chunks.iter().min().copied();
-        let most = r.run.params.chunks.iter().max().copied();
-        let worst = |chunks: Option<usize>, pick: fn(&GraphRow) -> f64| {
-            (a.rows.iter())
-                .filter(|x| Some(x.chunks) == chunks)
-                .max_by(|x, y| pick(x).total_cmp(&pick(y)))
+        let chunks = &r.run.params.chunks;
+        let worst = |chunks: Option<&usize>, side: fn(&GraphRow) -> [f64; 4]| {
+            let ratio = |x: &GraphRow| side(x)[2] / side(x)[0];
+            let x = (a.rows.iter())
+                .filter(|x| Some(&x.chunks) == chunks)
+                .max_by(|x, y| ratio(x).total_cmp(&ratio(y)))?;
+            let [streams, streams_noise, graph, graph_noise] = side(x);
+            Some((
+                graph / streams,
+                !stats::beyond_noise(streams, streams_noise, graph, graph_noise),
+            ))
         };
-        let (gpu, host) = (
-            worst(fewest, |x| x.gpu_ratio),
-            worst(most, |x| x.host_ratio),
-        );
-        let x = GraphSummary {
-            verified: r.run.verification.passed,
-            gpu_ratio_fewest_chunks: gpu.map(|x| x.gpu_ratio),
-            host_ratio_most_chunks: host.map(|x| x.host_ratio),
-            gpu_ratio_within_noise: gpu.map(|x| {
-                !stats::beyond_noise(
-                    x.stream_gpu_ms,
-                    x.stream_noise,
-                    x.graph_gpu_ms,
-                    x.graph_noise,
-                )
-            }),
-            host_ratio_within_noise: host.map(|x| {
-                !stats::beyond_noise(
-                    x.stream_host_ms,
-                    x.stream_host_noise,
-                    x.graph_host_ms,
-                    x.graph_host_noise,
-                )
-            }),
-        };
-        let ratio = |r: Option<f64>| r.map_or("–".into(), |r| format!("{r:.3}"));
-        let line = format!(
-            "graph/streams GPU time at the fewest chunks {}{}, host time at the most chunks {}{}; {}",
-            ratio(x.gpu_ratio_fewest_chunks),
-            stats::within_noise_clause(x.gpu_ratio_within_noise),
-            ratio(x.host_ratio_most_chunks),
-            stats::within_noise_clause(x.host_ratio_within_noise),
-            verdict(x.verified)
-        );
-        let (gpu, host) = (
-            x.gpu_ratio_fewest_chunks.unwrap_or(f64::NAN),
-            x.host_ratio_most_chunks.unwrap_or(f64::NAN),
-        );
-        Summary::headline(&x, line).with(Overview {
-            finding: format!(
-                "A CUDA graph of the same copies and kernels takes {gpu:.2}× streams' GPU time at {} chunks and {host:.2}× their host time at {} chunks.",
-                fewest.unwrap_or(0),
-                most.unwrap_or(0)
-            ),
-            result: format!("host {host:.2}×, GPU {gpu:.2}× streams'"),
-            ..Overview::default()
-        })
+        let gpu = worst(chunks.iter().min(), |x| {
+            [x.stream_gpu_ms, x.stream_noise, x.graph_gpu_ms, x.graph_noise]
+        });
+        let host = worst(chunks.iter().max(), |x| {
+            [x.stream_host_ms, x.stream_host_noise, x.graph_host_ms, x.graph_host_noise]
+        });
+        Summary::of(&json!({
+            "verified": r.run.verification.passed,
+            "gpu_ratio_fewest_chunks": gpu.map(|x| x.0),
+            "host_ratio_most_chunks": host.map(|x| x.0),
+            "gpu_ratio_within_noise": gpu.map(|x| x.1),
+            "host_ratio_within_noise": host.map(|x| x.1),
+        }))
     }
 }

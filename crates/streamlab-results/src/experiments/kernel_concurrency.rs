@@ -9,7 +9,6 @@ use crate::saved::Verification;
 /// Kernels each stream runs, one after another (simpleHyperQ's kernel_A and kernel_B).
 pub const KERNELS_PER_STREAM: usize = 2;
 
-/// The kernel-concurrency experiment.
 pub struct KernelConcurrency;
 
 /// The most hardware work queues the driver offers (`CUDA_DEVICE_MAX_CONNECTIONS`).
@@ -77,7 +76,6 @@ pub struct QueueRun {
     pub timeline: Option<Timeline>,
 }
 
-/// Result of kernel-concurrency.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct KernelConcurrencyResult {
     #[serde(flatten)]
@@ -126,7 +124,6 @@ pub struct ConcurrencyRow {
     pub under: Option<Under>,
 }
 
-/// Everything derived from a kernel-concurrency result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ConcurrencyAnalysis {
     pub rows: Vec<ConcurrencyRow>,
@@ -143,44 +140,6 @@ impl ConcurrencyAnalysis {
 /// `ceil(streams / min(queues, resident)) + 1`: the busiest queue's waves.
 pub fn model_waves(streams: usize, queues: u32, resident: u32) -> usize {
     streams.div_ceil(queues.min(resident).max(1) as usize) + KERNELS_PER_STREAM - 1
-}
-
-/// Derive everything from `r`.
-fn analyze(r: &KernelConcurrencyResult) -> ConcurrencyAnalysis {
-    let spin_ms = f64::from(r.run.params.spin_us) / 1e3;
-    let mut rows = Vec::new();
-    for run in &r.runs {
-        let single = run.single.median();
-        for p in &run.points {
-            let waves = model_waves(p.streams, run.queues, r.max_resident_grids);
-            let (serial_ms, concurrent_ms) = (p.serial.median(), p.concurrent.median());
-            let measured_waves = concurrent_ms / single;
-            let bound_ms = waves as f64 * spin_ms;
-            rows.push(ConcurrencyRow {
-                queues: run.queues,
-                streams: p.streams,
-                serial_ms,
-                concurrent_ms,
-                serial_noise: p.serial.noise(),
-                concurrent_noise: p.concurrent.noise(),
-                serial: p.serial.clone(),
-                concurrent: p.concurrent.clone(),
-                speedup: serial_ms / concurrent_ms,
-                model_waves: waves,
-                measured_waves,
-                expected_serial_ms: (KERNELS_PER_STREAM * p.streams) as f64 * single,
-                expected_concurrent_ms: waves as f64 * single,
-                bound_ms,
-                matches_model: (measured_waves / waves as f64 - 1.0).abs() <= WAVES_TOLERANCE,
-                beyond_bound: concurrent_ms < bound_ms,
-                under: Under::of(bound_ms, 0.0, concurrent_ms, p.concurrent.noise()),
-            });
-        }
-    }
-    ConcurrencyAnalysis {
-        queues: r.runs.iter().map(|q| q.queues).collect(),
-        rows,
-    }
 }
 
 /// The one declaration of the table and the CSV: a row per queue setting and stream
@@ -233,50 +192,6 @@ fn columns<'a>() -> Columns<'a, ConcurrencyRow> {
         })
 }
 
-/// kernel-concurrency: time for every stream's kernels against the stream count, per
-/// queue setting, with the wave model and the serial time.
-fn figures(a: &ConcurrencyAnalysis, spin_us: u32) -> Vec<FigureModel> {
-    let mut chart = blank(
-        format!("kernel-concurrency: kernels of {spin_us} µs, two per stream"),
-        "streams",
-        "ms",
-        XAxis::Log,
-        YScale::Log,
-    );
-    for (i, &queues) in a.queues.iter().enumerate() {
-        let rows: Vec<_> = a.rows.iter().filter(|r| r.queues == queues).collect();
-        let color = PALETTE[i % PALETTE.len()];
-        chart.lines.push(line(
-            format!("{queues} queues: measured"),
-            color,
-            false,
-            rows.iter()
-                .map(|r| (r.streams as f64, r.concurrent_ms))
-                .collect(),
-        ));
-        chart.lines.push(line(
-            format!("{queues} queues: wave model"),
-            color,
-            true,
-            rows.iter()
-                .map(|r| (r.streams as f64, r.expected_concurrent_ms))
-                .collect(),
-        ));
-    }
-    if let Some(&first) = a.queues.first() {
-        chart.lines.push(line(
-            "serial (measured)",
-            SEQUENTIAL_COLOR,
-            false,
-            (a.rows.iter())
-                .filter(|r| r.queues == first)
-                .map(|r| (r.streams as f64, r.serial_ms))
-                .collect(),
-        ));
-    }
-    vec![FigureModel::chart("kernel-concurrency.svg".into(), chart)]
-}
-
 impl Saved for KernelConcurrencyResult {
     experiment::saved_fields!(Params);
 
@@ -313,7 +228,40 @@ impl Experiment for KernelConcurrency {
     }
 
     fn derive(r: &KernelConcurrencyResult, _checks: &[TraceChecks]) -> ConcurrencyAnalysis {
-        analyze(r)
+        let spin_ms = f64::from(r.run.params.spin_us) / 1e3;
+        let mut rows = Vec::new();
+        for run in &r.runs {
+            let single = run.single.median();
+            for p in &run.points {
+                let waves = model_waves(p.streams, run.queues, r.max_resident_grids);
+                let (serial_ms, concurrent_ms) = (p.serial.median(), p.concurrent.median());
+                let measured_waves = concurrent_ms / single;
+                let bound_ms = waves as f64 * spin_ms;
+                rows.push(ConcurrencyRow {
+                    queues: run.queues,
+                    streams: p.streams,
+                    serial_ms,
+                    concurrent_ms,
+                    serial_noise: p.serial.noise(),
+                    concurrent_noise: p.concurrent.noise(),
+                    serial: p.serial.clone(),
+                    concurrent: p.concurrent.clone(),
+                    speedup: serial_ms / concurrent_ms,
+                    model_waves: waves,
+                    measured_waves,
+                    expected_serial_ms: (KERNELS_PER_STREAM * p.streams) as f64 * single,
+                    expected_concurrent_ms: waves as f64 * single,
+                    bound_ms,
+                    matches_model: (measured_waves / waves as f64 - 1.0).abs() <= WAVES_TOLERANCE,
+                    beyond_bound: concurrent_ms < bound_ms,
+                    under: Under::of(bound_ms, 0.0, concurrent_ms, p.concurrent.noise()),
+                });
+            }
+        }
+        ConcurrencyAnalysis {
+            queues: r.runs.iter().map(|q| q.queues).collect(),
+            rows,
+        }
     }
 
     fn tables(_r: &Self::Result, derived: &Self::Derived, _cuda: Option<With<Self>>) -> Vec<Table> {
@@ -330,8 +278,44 @@ impl Experiment for KernelConcurrency {
         vec![Csv::main(columns().csv(&derived.rows))]
     }
 
+    /// Time for every stream's kernels against the stream count, per queue setting, with
+    /// the wave model and the serial time.
     fn figures(r: &KernelConcurrencyResult, a: &Self::Derived) -> Vec<FigureModel> {
-        figures(a, r.run.params.spin_us)
+        let spin_us = r.run.params.spin_us;
+        let mut chart = blank(
+            format!("kernel-concurrency: kernels of {spin_us} µs, two per stream"),
+            "streams",
+            "ms",
+            XAxis::Log,
+            YScale::Log,
+        );
+        type Ms = fn(&ConcurrencyRow) -> f64;
+        let curves: [(&str, bool, Ms); 2] = [
+            ("measured", false, |r| r.concurrent_ms),
+            ("wave model", true, |r| r.expected_concurrent_ms),
+        ];
+        for (i, &queues) in a.queues.iter().enumerate() {
+            for (what, dashed, ms) in curves {
+                let points = (a.rows.iter())
+                    .filter(|r| r.queues == queues)
+                    .map(|r| (r.streams as f64, ms(r)));
+                let color = PALETTE[i % PALETTE.len()];
+                let name = format!("{queues} queues: {what}");
+                chart.lines.push(line(name, color, dashed, points.collect()));
+            }
+        }
+        if let Some(&first) = a.queues.first() {
+            chart.lines.push(line(
+                "serial (measured)",
+                SEQUENTIAL_COLOR,
+                false,
+                (a.rows.iter())
+                    .filter(|r| r.queues == first)
+                    .map(|r| (r.streams as f64, r.serial_ms))
+                    .collect(),
+            ));
+        }
+        vec![FigureModel::chart("kernel-concurrency.svg".into(), chart)]
     }
 
     fn summary(r: &KernelConcurrencyResult, a: &Self::Derived) -> Summary {

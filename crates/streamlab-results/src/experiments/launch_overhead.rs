@@ -1,9 +1,6 @@
 //! launch-overhead, after the CUDA Handbook's nullKernelAsync and breakevenKernelAsync:
 //! what one launch costs, how much work a kernel needs before that cost stops mattering,
 //! and what replaying a CUDA graph changes.
-//!
-//! Launches per second of each language, graph replay
-//! against stream issue, and the work per kernel at which the launch cost stops mattering.
 
 use crate::experiments::prelude::*;
 
@@ -117,7 +114,6 @@ pub struct BreakevenRow {
     pub overhead_share: f64,
 }
 
-/// Everything derived from a launch-overhead result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LaunchAnalysis {
     pub rows: Vec<LaunchRow>,
@@ -136,6 +132,7 @@ pub struct LaunchAnalysis {
 
 fn row(c: &LaunchCosts) -> LaunchRow {
     let (host, gpu) = (c.async_host_us.median(), c.async_gpu_us.median());
+    let slower = if host >= gpu { &c.async_host_us } else { &c.async_gpu_us };
     LaunchRow {
         kernels: c.kernels,
         async_host_us: host,
@@ -144,32 +141,13 @@ fn row(c: &LaunchCosts) -> LaunchRow {
         host_noise: c.async_host_us.noise(),
         gpu_noise: c.async_gpu_us.noise(),
         launches_per_s: 1e6 / host.max(gpu),
-        launches_noise: if host >= gpu {
-            c.async_host_us.noise()
-        } else {
-            c.async_gpu_us.noise()
-        },
+        launches_noise: slower.noise(),
     }
 }
 
 /// The row of `set`'s kernels, where they ran.
 fn of(rows: &[LaunchRow], set: KernelSet) -> Option<&LaunchRow> {
     rows.iter().find(|x| x.kernels == set)
-}
-
-/// launch-overhead's headline in `summary.json`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct LaunchSummary {
-    pub verified: bool,
-    pub rust_launches_per_s: Option<f64>,
-    pub cuda_launches_per_s: Option<f64>,
-    pub rust_over_cuda_rate: Option<f64>,
-    /// Whether the two rates' noise covers that ratio's distance from 1 (absent from
-    /// summaries written before it was judged).
-    pub rust_over_cuda_within_noise: Option<bool>,
-    /// Graph replay's host time per launch over stream issue's.
-    pub graph_over_stream_host: f64,
-    pub breakeven_work_us: Option<u32>,
 }
 
 /// The one declaration of the breakeven table and the CSV: a row per work per kernel.
@@ -315,22 +293,22 @@ impl Experiment for LaunchOverhead {
         vec![Csv::main(breakeven_columns().csv(&derived.breakeven))]
     }
 
-    fn words(_r: &LaunchOverheadResult, _a: &Self::Derived) -> Value {
-        context! { overhead => BREAKEVEN_OVERHEAD }
+    fn words(_r: &LaunchOverheadResult, a: &Self::Derived) -> Value {
+        context! {
+            overhead => BREAKEVEN_OVERHEAD,
+            rust => of(&a.rows, KernelSet::Rust).map(Serde),
+        }
     }
 
     fn figures(_r: &LaunchOverheadResult, a: &Self::Derived) -> Vec<FigureModel> {
-        let mut labels: Vec<String> = a
-            .rows
-            .iter()
+        let labels = (a.rows.iter())
             .map(|r| format!("{} streams", r.kernels.label()))
-            .collect();
-        labels.push("Rust graph replay".into());
+            .chain(["Rust graph replay".into()]);
         let mut costs = blank(
             "launch-overhead: an empty kernel, back to back (medians)".into(),
             "launched by",
             "µs per launch",
-            XAxis::Categories(labels),
+            XAxis::Categories(labels.collect()),
             YScale::Linear,
         );
         type Cost = fn(&LaunchRow) -> f64;
@@ -376,41 +354,18 @@ impl Experiment for LaunchOverhead {
     }
 
     fn summary(r: &LaunchOverheadResult, a: &Self::Derived) -> Summary {
-        let rust = of(&a.rows, KernelSet::Rust);
-        let x = LaunchSummary {
-            verified: r.run.verification.passed,
-            rust_launches_per_s: rust.map(|x| x.launches_per_s),
-            cuda_launches_per_s: of(&a.rows, KernelSet::Cuda).map(|x| x.launches_per_s),
-            rust_over_cuda_rate: a.rust_over_cuda_rate,
-            rust_over_cuda_within_noise: a.rust_over_cuda_within_noise,
-            graph_over_stream_host: a.graph_over_stream_host,
-            breakeven_work_us: a.breakeven_work_us,
-        };
-        let (rate, within) = (
-            x.rust_launches_per_s.unwrap_or(f64::NAN),
-            stats::within_noise_clause(x.rust_over_cuda_within_noise),
-        );
-        let line = format!(
-            "Rust {rate:.0} launches/s, Rust/C++ rate {}{within}, graph host time {} of streams'; {}",
-            x.rust_over_cuda_rate
-                .map_or("–".into(), |r| format!("{r:.3}")),
-            times(x.graph_over_stream_host),
-            verdict(x.verified)
-        );
-        let against_cpp = (x.rust_over_cuda_rate)
-            .map_or(String::new(), |r| format!(", {r:.3}× C++'s rate{within}"));
-        let from = a.breakeven_work_us.map_or(String::new(), |w| {
-            format!("; it stops mattering from {w} µs of work")
-        });
-        Summary::headline(&x, line).with(Overview {
-            finding: format!(
-                "A Rust kernel's launch costs the host {:.2} µs ({:.0} thousand a second{against_cpp}); a CUDA graph's replay {:.2}× that{from}.",
-                rust.map_or(f64::NAN, |r| r.async_host_us),
-                rate / 1e3,
-                x.graph_over_stream_host
-            ),
-            result: format!("{:.0} thousand launches/s", rate / 1e3),
-            rust_over_cpp: (x.rust_over_cuda_rate).map(|r| (1.0 / r, "launch time".into())),
+        let rate = |set| of(&a.rows, set).map(|x| x.launches_per_s);
+        Summary::of(&json!({
+            "verified": r.run.verification.passed,
+            "rust_launches_per_s": rate(KernelSet::Rust),
+            "cuda_launches_per_s": rate(KernelSet::Cuda),
+            "rust_over_cuda_rate": a.rust_over_cuda_rate,
+            "rust_over_cuda_within_noise": a.rust_over_cuda_within_noise,
+            "graph_over_stream_host": a.graph_over_stream_host,
+            "breakeven_work_us": a.breakeven_work_us,
+        }))
+        .with(Overview {
+            rust_over_cpp: (a.rust_over_cuda_rate).map(|r| (1.0 / r, "launch time".into())),
             ..Overview::default()
         })
     }

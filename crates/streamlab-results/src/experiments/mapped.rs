@@ -34,11 +34,7 @@ impl crate::saved::Params for Params {
 
     fn validate(&self) -> Result<(), UsageError> {
         self.sweep.validate()?;
-        if !(self.sample_ms.is_finite() && self.sample_ms > 0.0) {
-            return Err(UsageError::new(
-                "--sample-ms must be a positive number of milliseconds",
-            ));
-        }
+        super::overlap_map::check_sample_ms(self.sample_ms)?;
         if self.streams > 1usize << self.sweep.min_exponent {
             return Err(UsageError::new(format!(
                 "--streams {} exceeds the smallest array (2^{} floats): raise --min-exponent",
@@ -124,14 +120,6 @@ pub struct MappedRow {
     pub mapped_model_ms: f64,
 }
 
-impl MappedRow {
-    /// Mapped memory's time over its bound: 1 is the limit reached.
-    pub fn mapped_over_bound(&self) -> f64 {
-        self.mapped_ms / self.mapped_bound_ms
-    }
-}
-
-/// Everything derived from a mapped result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MappedAnalysis {
     /// The fastest rates of whole-array copies over every size: the link's bandwidth.
@@ -166,67 +154,48 @@ fn mapped_row(
     p: &MappedPoint,
 ) -> MappedRow {
     let (bytes, streams) = (p.whole.bytes, r.run.params.streams);
-    let mapped_bound_ms = (ms_at(bytes, link.htod_gbps))
-        .max(ms_at(bytes, link.dtoh_gbps))
-        .max(ms_at(2 * bytes, link.both_gbps));
-    // The link's capacity both ways is the run's best, as for the mapped bound.
-    let streamed_bound_ms =
-        pipeline_stages([&p.whole, &p.chunked], streams, None, run).map_or(f64::NAN, |parts| {
-            let parts = Stages {
-                both_ms: parts.both_ms.min(ms_at(2 * bytes, link.both_gbps)),
-                ..parts
-            };
-            pipeline::bound(parts, streams, p.iterations, r.run.device.copy_engines).ms
-        });
     let mapped_ms = p.mapped.median();
     let (streamed, streamed_ms) = [&p.async1, &p.async2]
         .map(|s| (s, s.median()))
         .into_iter()
         .min_by(|a, b| a.1.total_cmp(&b.1))
         .expect("two orders");
-    // Where the row sits under the bound as built from stages of noise `noise`; a row
-    // that beat it lowers it to the row (as `pipeline::Bound::held`).
-    let held = |bound: f64, noise: f64, ms: f64, row: &Series| {
-        let beaten = pipeline::beyond(ms, bound);
-        let under = Under::of(bound, noise, ms, row.noise());
-        (if beaten { ms } else { bound }, beaten, under)
-    };
-    let (mapped_bound_ms, mapped_lowered, mapped_under) =
-        held(mapped_bound_ms, stage_noise(&p.whole), mapped_ms, &p.mapped);
-    let (streamed_bound_ms, streamed_lowered, streamed_under) = held(
-        streamed_bound_ms,
-        stage_noise(&p.chunked),
-        streamed_ms,
-        streamed,
-    );
+    // The link's capacity both ways is the run's best, as for the mapped bound.
+    let streamed_bound = pipeline_stages([&p.whole, &p.chunked], streams, None, run).map(|parts| {
+        let parts = Stages {
+            both_ms: parts.both_ms.min(ms_at(2 * bytes, link.both_gbps)),
+            ..parts
+        };
+        pipeline::bound(parts, streams, p.iterations, r.run.device.copy_engines).held(
+            streamed_ms,
+            streamed.noise(),
+            stage_noise(&p.chunked),
+        )
+    });
+    let built_ms = (ms_at(bytes, link.htod_gbps))
+        .max(ms_at(bytes, link.dtoh_gbps))
+        .max(ms_at(2 * bytes, link.both_gbps));
+    // As `Bound::held`: a row that beat the bound lowers it to the row.
+    let mapped_lowered = pipeline::beyond(mapped_ms, built_ms);
+    let mapped_bound_ms = if mapped_lowered { mapped_ms } else { built_ms };
     MappedRow {
         elements: p.elements,
         mapped_ms,
         streamed_ms,
         mapped_bound_ms,
-        streamed_bound_ms,
+        streamed_bound_ms: streamed_bound.map_or(f64::NAN, |b| b.ms),
         mapped_efficiency: mapped_bound_ms / mapped_ms,
         mapped_speedup: streamed_ms / mapped_ms,
-        beyond_bound: mapped_lowered || streamed_lowered,
+        beyond_bound: mapped_lowered || streamed_bound.is_some_and(|b| b.lowered()),
         mapped_noise: p.mapped.noise(),
         streamed_noise: streamed.noise(),
-        mapped_under,
-        streamed_under,
+        mapped_under: Under::of(built_ms, stage_noise(&p.whole), mapped_ms, p.mapped.noise()),
+        streamed_under: streamed_bound.and_then(|b| b.under),
         mapped: p.mapped.clone(),
         async1: p.async1.clone(),
         async2: p.async2.clone(),
         mapped_model_ms: p.whole.both.median(),
     }
-}
-
-/// mapped's headline in `summary.json`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct MappedSummary {
-    pub verified: bool,
-    /// The sizes (floats) at which mapped memory beat the streamed copies.
-    pub mapped_wins: Vec<usize>,
-    /// At the size nearest 2^25 floats: that size and mapped time over its bound.
-    pub mapped_over_bound: Option<(usize, f64)>,
 }
 
 /// The key of the mapped kernel's measured row, under its size; held to its own model.
@@ -351,10 +320,10 @@ impl Experiment for Mapped {
     }
 
     fn words(_r: &MappedResult, a: &Self::Derived) -> Value {
-        let wins: Vec<String> = (a.mapped_wins.iter())
-            .map(|n| format!("2^{}", n.ilog2()))
-            .collect();
-        context! { wins }
+        context! {
+            near => near(a).map(|x| (x.elements.ilog2(), x.mapped_ms / x.mapped_bound_ms)),
+            log2 => Value::from_function(|n: usize| n.ilog2()),
+        }
     }
 
     fn figures(_r: &MappedResult, a: &Self::Derived) -> Vec<FigureModel> {
@@ -380,29 +349,21 @@ impl Experiment for Mapped {
     }
 
     fn summary(r: &MappedResult, a: &Self::Derived) -> Summary {
-        let near = (a.rows.iter()).min_by_key(|x| x.elements.abs_diff(1 << SINCOS_EXPONENT));
-        let x = MappedSummary {
-            verified: r.run.verification.passed,
-            mapped_wins: a.mapped_wins.clone(),
-            mapped_over_bound: near.map(|x| (x.elements, x.mapped_over_bound())),
-        };
-        let wins = x.mapped_wins.len();
-        let line = format!(
-            "{} at 2^{} floats of its bound; mapped wins at {wins} size(s); {}",
-            x.mapped_over_bound.map_or("–".into(), |(_, r)| times(r)),
-            x.mapped_over_bound.map_or(0, |(n, _)| n.ilog2()),
-            verdict(x.verified)
-        );
-        let sizes = a.rows.len();
-        let overview = x.mapped_over_bound.map_or_else(Overview::default, |(n, over)| Overview {
-            finding: format!(
-                "Zero-copy (mapped) memory takes {over:.2}× its bound at 2^{} floats and beats streamed copies, by more than the noise, at {wins} of {sizes} sizes.",
-                n.ilog2()
-            ),
-            result: format!("wins at {wins} of {sizes} sizes"),
-            over_bound: Some((over, format!("zero-copy at 2^{} floats", n.ilog2()))),
+        let near = near(a).map(|x| (x.elements, x.mapped_ms / x.mapped_bound_ms));
+        Summary::of(&json!({
+            "verified": r.run.verification.passed,
+            "mapped_wins": a.mapped_wins,
+            "mapped_over_bound": near,
+        }))
+        .with(Overview {
+            over_bound: near.map(|(n, over)| (over, format!("zero-copy at 2^{} floats", n.ilog2()))),
             ..Overview::default()
-        });
-        Summary::headline(&x, line).with(overview)
+        })
     }
+}
+
+/// The size nearest sincos-overlap's array, where the summary holds mapped memory to its
+/// bound.
+fn near(a: &MappedAnalysis) -> Option<&MappedRow> {
+    (a.rows.iter()).min_by_key(|x| x.elements.abs_diff(1 << SINCOS_EXPONENT))
 }

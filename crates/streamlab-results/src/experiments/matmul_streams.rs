@@ -5,7 +5,6 @@
 use crate::experiments::prelude::*;
 use crate::report::table::ratio;
 
-/// The matmul-streams experiment.
 pub struct MatmulStreams;
 
 /// Parameters; defaults are the wiki's.
@@ -65,7 +64,6 @@ impl Params {
     }
 }
 
-/// Result of matmul-streams.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MatmulStreamsResult {
     #[serde(flatten)]
@@ -93,71 +91,14 @@ pub struct MatmulPoint {
     pub model_ms: f64,
 }
 
-/// Everything derived from a matmul-streams result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MatmulAnalysis {
     pub points: Vec<MatmulPoint>,
 }
 
-impl MatmulAnalysis {
-    /// Each stream count's label ("4 streams") and relative noise.
-    pub fn noise_by_configuration(&self) -> Vec<(String, f64)> {
-        (self.points.iter())
-            .map(|p| (format!("{} streams", p.streams), p.time.noise()))
-            .collect()
-    }
-}
-
 /// `ceil(products / streams)`.
 pub fn tasks_per_stream(products: usize, streams: usize) -> usize {
     products.div_ceil(streams.max(1))
-}
-
-/// Derive everything from `r`; stream counts whose column holds a non-finite time are
-/// left out.
-fn analyze(r: &MatmulStreamsResult) -> MatmulAnalysis {
-    let products = r.run.params.max_streams;
-    let columns: Vec<Option<Series>> = (1..=products)
-        .map(|s| {
-            Series::new(
-                r.trials_ms
-                    .iter()
-                    .filter_map(|row| row.get(s - 1).copied())
-                    .collect(),
-            )
-        })
-        .collect();
-    let one = columns.first().and_then(|c| c.as_ref()).map(Series::median);
-    let points = (1..=products)
-        .zip(columns)
-        .filter_map(|(s, time)| {
-            let time = time?;
-            let one = one?;
-            let tasks = tasks_per_stream(products, s);
-            Some(MatmulPoint {
-                streams: s,
-                median_ms: time.median(),
-                noise: time.noise(),
-                speedup: one / time.median(),
-                tasks_per_stream: tasks,
-                model_ms: one * tasks as f64 / products as f64,
-                time,
-            })
-        })
-        .collect();
-    MatmulAnalysis { points }
-}
-
-/// matmul-streams' headline in `summary.json`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct MatmulSummary {
-    pub verified: bool,
-    /// Median milliseconds; index 0 is 1 stream.
-    pub ms_by_streams: Vec<f64>,
-    pub speedup_max_streams: f64,
-    /// Stream counts whose noise stayed above [`stats::NOISE_TARGET`] when the sampling
-    /// budget ran out, with their noise.
-    pub above_noise_target: Vec<String>,
 }
 
 /// The one declaration of the table: a row per stream count, the CUDA C++ twins' median
@@ -208,40 +149,6 @@ fn wiki_csv(r: &MatmulStreamsResult) -> String {
     out
 }
 
-/// matmul-streams: median time per stream count with whiskers over the trials, and the
-/// tasks-per-stream model.
-fn figures(products: usize, a: &MatmulAnalysis) -> Vec<FigureModel> {
-    let mut chart = blank(
-        format!(
-            "matmul-streams: {products} products spread over 1..{products} streams (Rust kernels)"
-        ),
-        "streams",
-        "ms for all products",
-        XAxis::Categories(a.points.iter().map(|p| p.streams.to_string()).collect()),
-        YScale::Linear,
-    );
-    chart.bars.push(BarSeries {
-        name: "measured (median, whiskers min–max)".into(),
-        color: PALETTE[0],
-        values: a.points.iter().map(|p| p.time.median()).collect(),
-        whiskers: Some(
-            a.points
-                .iter()
-                .map(|p| (p.time.min(), p.time.summary.max))
-                .collect(),
-        ),
-    });
-    chart.lines.push(line(
-        "model: tasks per stream × one product",
-        BOUND_COLOR,
-        true,
-        (a.points.iter().enumerate())
-            .map(|(i, p)| (i as f64, p.model_ms))
-            .collect(),
-    ));
-    vec![FigureModel::chart("matmul-streams.svg".into(), chart)]
-}
-
 impl Saved for MatmulStreamsResult {
     experiment::saved_fields!(Params);
 
@@ -262,8 +169,38 @@ impl Experiment for MatmulStreams {
         columns(None).measured_rows(&derived.points)
     }
 
+    /// Stream counts whose column holds a non-finite time are left out.
     fn derive(r: &MatmulStreamsResult, _checks: &[TraceChecks]) -> MatmulAnalysis {
-        analyze(r)
+        let products = r.run.params.max_streams;
+        let columns: Vec<Option<Series>> = (1..=products)
+            .map(|s| {
+                Series::new(
+                    r.trials_ms
+                        .iter()
+                        .filter_map(|row| row.get(s - 1).copied())
+                        .collect(),
+                )
+            })
+            .collect();
+        let one = columns.first().and_then(|c| c.as_ref()).map(Series::median);
+        let points = (1..=products)
+            .zip(columns)
+            .filter_map(|(s, time)| {
+                let time = time?;
+                let one = one?;
+                let tasks = tasks_per_stream(products, s);
+                Some(MatmulPoint {
+                    streams: s,
+                    median_ms: time.median(),
+                    noise: time.noise(),
+                    speedup: one / time.median(),
+                    tasks_per_stream: tasks,
+                    model_ms: one * tasks as f64 / products as f64,
+                    time,
+                })
+            })
+            .collect();
+        MatmulAnalysis { points }
     }
 
     fn tables(_r: &Self::Result, derived: &Self::Derived, cuda: Option<With<Self>>) -> Vec<Table> {
@@ -281,34 +218,55 @@ impl Experiment for MatmulStreams {
         ]
     }
 
+    /// Median time per stream count with whiskers over the trials, and the
+    /// tasks-per-stream model.
     fn figures(r: &MatmulStreamsResult, a: &Self::Derived) -> Vec<FigureModel> {
-        figures(r.run.params.max_streams, a)
+        let products = r.run.params.max_streams;
+        let mut chart = blank(
+            format!(
+                "matmul-streams: {products} products spread over 1..{products} streams (Rust kernels)"
+            ),
+            "streams",
+            "ms for all products",
+            XAxis::Categories(a.points.iter().map(|p| p.streams.to_string()).collect()),
+            YScale::Linear,
+        );
+        chart.bars.push(BarSeries {
+            name: "measured (median, whiskers min–max)".into(),
+            color: PALETTE[0],
+            values: a.points.iter().map(|p| p.time.median()).collect(),
+            whiskers: Some(
+                a.points
+                    .iter()
+                    .map(|p| (p.time.min(), p.time.summary.max))
+                    .collect(),
+            ),
+        });
+        chart.lines.push(line(
+            "model: tasks per stream × one product",
+            BOUND_COLOR,
+            true,
+            (a.points.iter().enumerate())
+                .map(|(i, p)| (i as f64, p.model_ms))
+                .collect(),
+        ));
+        vec![FigureModel::chart("matmul-streams.svg".into(), chart)]
     }
 
     fn summary(r: &MatmulStreamsResult, a: &Self::Derived) -> Summary {
-        let x = MatmulSummary {
-            verified: r.run.verification.passed,
-            ms_by_streams: a.points.iter().map(|p| p.time.median()).collect(),
-            speedup_max_streams: a.points.last().map_or(f64::NAN, |p| p.speedup),
-            above_noise_target: stats::above_noise_target(&a.noise_by_configuration()),
-        };
-        let n = x.ms_by_streams.len();
-        let ms = |at: Option<&f64>| at.copied().unwrap_or(f64::NAN);
-        let (first, last) = (ms(x.ms_by_streams.first()), ms(x.ms_by_streams.last()));
-        let line = format!(
-            "1 stream {first:.3} ms, {n} streams {last:.3} ms, speedup {}{}; {}",
-            times(x.speedup_max_streams),
-            stats::above_noise_target_clause(&x.above_noise_target, n),
-            verdict(x.verified)
-        );
-        Summary::headline(&x, line).with(Overview {
-            finding: format!(
-                "{n} independent matrix products finish {} over {n} streams than on one ({first:.1} ms to {last:.1} ms).",
-                faster(first, last)
-            ),
-            result: format!("{} at {n} streams", faster(first, last)),
-            ..Overview::default()
-        })
+        let noise: Vec<(String, f64)> = (a.points.iter())
+            .map(|p| (format!("{} streams", p.streams), p.time.noise()))
+            .collect();
+        Summary::of(&json!({
+            "verified": r.run.verification.passed,
+            "ms_by_streams": a.points.iter().map(|p| p.time.median()).collect::<Vec<_>>(),
+            "speedup_max_streams": a.points.last().map_or(f64::NAN, |p| p.speedup),
+            "above_noise_target": stats::above_noise_target(&noise),
+        }))
+    }
+
+    fn words(_r: &MatmulStreamsResult, _a: &Self::Derived) -> Value {
+        context! { noise_target => stats::NOISE_TARGET }
     }
 }
 

@@ -25,24 +25,6 @@ pub enum ElementType {
     U32,
 }
 
-impl ElementType {
-    pub fn size(self) -> usize {
-        match self {
-            ElementType::F32 | ElementType::I32 | ElementType::U32 => 4,
-            ElementType::F64 => 8,
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            ElementType::F32 => "f32",
-            ElementType::F64 => "f64",
-            ElementType::I32 => "i32",
-            ElementType::U32 => "u32",
-        }
-    }
-}
-
 /// Parameters.
 #[derive(Debug, Clone, PartialEq, clap::Args, Serialize, Deserialize, Default)]
 pub struct Params {
@@ -115,11 +97,7 @@ impl crate::saved::Params for Params {
                 "--sizes {sizes} is out of range: give powers of two as exponents within 1..=31, e.g. 12..=26"
             )));
         }
-        if !(self.sample_ms.is_finite() && self.sample_ms > 0.0) {
-            return Err(UsageError::new(
-                "--sample-ms must be a positive number of milliseconds",
-            ));
-        }
+        super::overlap_map::check_sample_ms(self.sample_ms)?;
         let smallest = self.sizes().into_iter().min().unwrap_or(self.elements);
         if let Some(&s) = self.stream_counts.iter().find(|&&s| s > smallest) {
             return Err(UsageError::new(format!(
@@ -223,31 +201,6 @@ pub struct OverlapAnalysis {
     pub pays_off_from: Option<usize>,
     /// Index into `sizes` of the user's `--elements`.
     pub at_user_size: usize,
-}
-
-impl OverlapAnalysis {
-    /// "streams pay off from N elements: X× at your size; bound Y".
-    pub fn verdict(&self) -> String {
-        let at = &self.sizes[self.at_user_size];
-        let from = self.pays_off_from.map_or(
-            format!("streams never reached {PAYOFF:.2}× over sequential at the sizes measured"),
-            |n| format!("streams pay off from {n} elements"),
-        );
-        match at.best() {
-            Some(best) => format!(
-                "{from}: {:.2}× at your size ({} elements, {} with {} streams, {:.4} ms against {:.4} ms sequential); bound {:.4} ms ({})",
-                at.speedup,
-                at.elements,
-                best.variant.label(),
-                best.streams,
-                best.median_ms,
-                at.sequential_ms,
-                best.bound.ms,
-                best.bound.limiter.label()
-            ),
-            None => format!("{from}; no streamed configuration was measured at your size"),
-        }
-    }
 }
 
 fn analyze_size(
@@ -412,9 +365,11 @@ impl Experiment for Overlap {
     }
 
     fn words(r: &OverlapResult, a: &Self::Derived) -> Value {
+        let best = a.sizes[a.at_user_size].best();
         context! {
             entry => r.entry.join(", "),
-            verdict => a.verdict(),
+            payoff => PAYOFF,
+            best => best.map(|b| (Serde(b), b.variant.label(), b.bound.limiter.label())),
         }
     }
 
@@ -427,27 +382,58 @@ impl Experiment for Overlap {
             XAxis::Log,
             YScale::Linear,
         );
-        chart.lines.push(line(
-            "measured",
-            PALETTE[0],
-            false,
-            (a.sizes.iter())
-                .filter_map(|s| Some((s.elements as f64, s.sequential_ms / s.best()?.median_ms)))
-                .collect(),
-        ));
-        chart.lines.push(line(
-            "bound of that configuration",
-            BOUND_COLOR,
-            true,
-            (a.sizes.iter())
-                .filter_map(|s| Some((s.elements as f64, s.sequential_ms / s.best()?.bound.ms)))
-                .collect(),
-        ));
+        type Ms = fn(&OverlapConfig) -> f64;
+        let curves: [(&str, _, bool, Ms); 2] = [
+            ("measured", PALETTE[0], false, |b| b.median_ms),
+            ("bound of that configuration", BOUND_COLOR, true, |b| b.bound.ms),
+        ];
+        for (name, color, dashed, ms) in curves {
+            let points = (a.sizes.iter())
+                .filter_map(|s| Some((s.elements as f64, s.sequential_ms / ms(s.best()?))));
+            chart.lines.push(line(name, color, dashed, points.collect()));
+        }
         chart.levels.push(Level {
             name: format!("pays off ({PAYOFF:.2}×)"),
             color: SEQUENTIAL_COLOR,
             y: PAYOFF,
         });
         vec![FigureModel::chart("overlap.svg".into(), chart)]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_verdict_names_the_size_streams_pay_off_from_and_the_best_at_yours() {
+        let ms = |v: f64| Series::new(vec![v, v, v]).unwrap();
+        let size = |elements, streamed| OverlapSize {
+            elements,
+            iterations: 4,
+            sequential: ms(2.0),
+            stages: Vec::new(),
+            points: vec![OverlapPoint {
+                variant: IssueOrder::ASYNC[0],
+                streams: 2,
+                time: ms(streamed),
+            }],
+        };
+        let params = Params {
+            elements: 1 << 20,
+            ..Params::default()
+        };
+        let r = OverlapResult {
+            run: RunRecord::made_up(params),
+            entry: vec![".param .u64".into()],
+            sizes: vec![size(1 << 10, 1.95), size(1 << 20, 1.0)],
+            timeline: None,
+        };
+        let words = Analyzed::<Overlap>::new(KernelSet::Rust, r).words.unwrap();
+        let (_, verdict) = words.notes.iter().find(|(l, _)| l == "Verdict").unwrap();
+        assert!(
+            verdict.starts_with("streams pay off from 1048576 elements: 2.00× at your size (1048576 elements, asynchronous 1 with 2 streams, 1.0000 ms against 2.0000 ms sequential); bound NaN ms"),
+            "{verdict}"
+        );
     }
 }

@@ -38,10 +38,14 @@ impl crate::saved::Params for Params {
 
     fn validate(&self) -> Result<(), UsageError> {
         self.sweep.validate()?;
-        if !(self.sample_ms.is_finite() && self.sample_ms > 0.0) {
-            return Err(UsageError::new(
-                "--sample-ms must be a positive number of milliseconds",
-            ));
+        check_sample_ms(self.sample_ms)?;
+        let mut counts = self.stream_counts.clone();
+        counts.sort_unstable();
+        if let Some(twice) = counts.windows(2).find(|w| w[0] == w[1]) {
+            return Err(UsageError::new(format!(
+                "--stream-counts lists {} twice: give each stream count once",
+                twice[0]
+            )));
         }
         let smallest = 1usize << self.sweep.min_exponent;
         if let Some(&s) = self.stream_counts.iter().find(|&&s| s > smallest) {
@@ -51,6 +55,16 @@ impl crate::saved::Params for Params {
             )));
         }
         Ok(())
+    }
+}
+
+/// `--sample-ms` as the sweeps take it: a positive number of milliseconds.
+pub(crate) fn check_sample_ms(ms: f64) -> Result<(), UsageError> {
+    match ms.is_finite() && ms > 0.0 {
+        true => Ok(()),
+        false => Err(UsageError::new(
+            "--sample-ms must be a positive number of milliseconds",
+        )),
     }
 }
 
@@ -142,7 +156,6 @@ pub struct Crossover {
     pub steps_apart: Option<usize>,
 }
 
-/// Everything derived from an overlap-map result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MapAnalysis {
     pub sizes: Vec<usize>,
@@ -160,68 +173,20 @@ pub struct MapAnalysis {
 }
 
 impl MapAnalysis {
-    pub fn cell(&self, elements: usize, streams: usize) -> Option<&MapCellAnalysis> {
+    fn cell(&self, elements: usize, streams: usize) -> Option<&MapCellAnalysis> {
         self.cells
             .iter()
             .find(|c| c.elements == elements && c.streams == streams)
     }
 }
 
-/// An array of `elements` floats, as a power of two where it is one, and its bytes.
+/// An array of `elements` floats and its bytes: "2^20 floats (4 MiB)".
 fn array(elements: usize) -> String {
-    let (bytes, n) = (elements * size_of::<f32>(), elements.trailing_zeros());
-    let size = match bytes >= 1 << 20 {
-        true => format!("{} MiB", bytes >> 20),
-        false => format!("{} KiB", bytes >> 10),
-    };
-    let count = match elements.is_power_of_two() {
-        true => format!("2^{n}"),
-        false => elements.to_string(),
-    };
-    format!("{count} floats ({size})")
-}
-
-/// When streams pay off, in a sentence: from which array size each stream count beats one
-/// stream (counts that start paying at the same size together), and at the largest size
-/// swept, the best count's speedup beside the model's.
-fn streams_pay_off(a: &MapAnalysis) -> Option<String> {
-    let mut groups: Vec<(Option<usize>, Vec<usize>)> = Vec::new();
-    for c in &a.crossovers {
-        match groups.last_mut() {
-            Some((from, counts)) if *from == c.measured => counts.push(c.streams),
-            _ => groups.push((c.measured, vec![c.streams])),
-        }
+    let (n, bytes) = (elements.ilog2(), elements * size_of::<f32>());
+    match bytes >= 1 << 20 {
+        true => format!("2^{n} floats ({} MiB)", bytes >> 20),
+        false => format!("2^{n} floats ({} KiB)", bytes >> 10),
     }
-    let from: Vec<String> = (groups.iter())
-        .map(|(from, counts)| {
-            let counts: Vec<String> = counts.iter().map(usize::to_string).collect();
-            let at = from.map_or("at no size swept".into(), |n| format!("from {}", array(n)));
-            format!("with {} streams {at}", counts.join(" or "))
-        })
-        .collect();
-    let largest = *a.sizes.iter().max()?;
-    let best = (a.cells.iter())
-        .filter(|c| c.elements == largest)
-        .max_by(|x, y| x.speedup.total_cmp(&y.speedup))?;
-    Some(format!(
-        "Splitting the copies and the kernel over streams is at least {} faster than one stream {}; at {} the best, {} streams, is {} faster (the model: {}).",
-        crate::report::table::times(PAYOFF),
-        from.join(", "),
-        array(largest),
-        best.streams,
-        crate::report::table::times(best.speedup),
-        crate::report::table::times(best.model_speedup)
-    ))
-}
-
-/// overlap-map's headline in `summary.json`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct MapSummary {
-    pub verified: bool,
-    pub crossovers: Vec<Crossover>,
-    /// Whether the model's crossover is within one size step of the measured one for
-    /// every stream count.
-    pub model_within_one_step: bool,
 }
 
 /// The one declaration of the cells' table and the CSV: a row per (size, stream count).
@@ -275,6 +240,7 @@ impl Experiment for OverlapMap {
     const NAME: &'static str = "overlap-map";
     const USES_KERNEL_SETS: bool = false;
     const WORDS: &'static str = include_str!("overlap_map.md");
+    const QUESTION: Option<Question> = Some(Question::StreamsPayOff);
     type Params = Params;
     type Result = OverlapMapResult;
     type Derived = MapAnalysis;
@@ -402,21 +368,18 @@ impl Experiment for OverlapMap {
     }
 
     fn tables(r: &Self::Result, a: &Self::Derived, _cuda: Option<With<Self>>) -> Vec<Table> {
-        let mut crossovers = Table::new(
-            Some(format!(
-                "where streams start to pay off (speedup ≥ {PAYOFF:.2}×)"
-            )),
-            &["streams", "measured", "model", "size steps apart"],
-        );
         let at = |n: Option<usize>| n.map_or("never".to_owned(), |n| format!("2^{}", n.ilog2()));
-        for x in &a.crossovers {
-            crossovers.rows.push(vec![
-                x.streams.to_string(),
-                at(x.measured),
-                at(x.model),
-                x.steps_apart.map_or("–".into(), |d| d.to_string()),
-            ]);
-        }
+        let crossovers = Columns::new()
+            .show("streams", |x: &Crossover| x.streams.to_string())
+            .show("measured", move |x| at(x.measured))
+            .show("model", move |x| at(x.model))
+            .show("size steps apart", |x| {
+                x.steps_apart.map_or("–".into(), |d| d.to_string())
+            })
+            .table(
+                Some(format!("where streams start to pay off (speedup ≥ {PAYOFF:.2}×)")),
+                &a.crossovers,
+            );
         // Each stream count's crossovers, measured and modelled, and every cell where
         // the two disagree.
         let at_crossover = |x: &MapCellAnalysis| {
@@ -438,11 +401,17 @@ impl Experiment for OverlapMap {
     }
 
     fn words(_r: &OverlapMapResult, a: &Self::Derived) -> Value {
-        let disagree: Vec<String> = (a.cells.iter())
-            .filter(|c| c.disagrees)
-            .map(|c| format!("2^{} × {} streams", c.elements.ilog2(), c.streams))
-            .collect();
-        context! { disagree }
+        let largest = a.sizes.iter().max();
+        let best = (a.cells.iter())
+            .filter(|c| Some(&c.elements) == largest)
+            .max_by(|x, y| x.speedup.total_cmp(&y.speedup));
+        context! {
+            best => best.map(Serde),
+            close => (a.crossovers.iter()).filter(|c| c.steps_apart.is_some_and(|s| s <= 1)).count(),
+            payoff => PAYOFF,
+            log2 => Value::from_function(|n: usize| n.ilog2()),
+            array => Value::from_function(array),
+        }
     }
 
     /// overlap-map: the measured speedup map and the model's, each with the pay-off contour;
@@ -486,30 +455,12 @@ impl Experiment for OverlapMap {
     }
 
     fn summary(r: &OverlapMapResult, a: &Self::Derived) -> Summary {
-        let x = MapSummary {
-            verified: r.run.verification.passed,
-            model_within_one_step: (a.crossovers.iter()).all(|c| {
+        Summary::of(&json!({
+            "verified": r.run.verification.passed,
+            "crossovers": a.crossovers,
+            "model_within_one_step": (a.crossovers.iter()).all(|c| {
                 c.steps_apart.is_some_and(|s| s <= 1) || (c.measured.is_none() && c.model.is_none())
             }),
-            crossovers: a.crossovers.clone(),
-        };
-        let line = format!(
-            "model crossover within one size step everywhere: {}; {}",
-            if x.model_within_one_step { "yes" } else { "no" },
-            verdict(x.verified)
-        );
-        let close = (a.crossovers.iter())
-            .filter(|c| c.steps_apart.is_some_and(|s| s <= 1))
-            .count();
-        let n = a.crossovers.len();
-        let summary = Summary::headline(&x, line).with(Overview {
-            finding: format!(
-                "The model finds the array size from which streams pay off within one size step of the measured one for {close} of {n} stream counts."
-            ),
-            result: format!("{close} of {n} crossovers within a step"),
-            ..Overview::default()
-        });
-        let answer = streams_pay_off(a).map(|sentence| (Question::StreamsPayOff, sentence));
-        Summary { answer, ..summary }
+        }))
     }
 }

@@ -134,7 +134,6 @@ pub struct WayRow {
     pub waits: Option<Series>,
 }
 
-/// Everything derived from a stream-priorities result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PrioritiesAnalysis {
     pub rows: Vec<WayRow>,
@@ -153,20 +152,6 @@ impl PrioritiesAnalysis {
     pub fn both_ways(&self, work: Work) -> Option<(&WayRow, &WayRow)> {
         self.row(work, false).zip(self.row(work, true))
     }
-}
-
-/// stream-priorities' headline in `summary.json`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct PrioritiesSummary {
-    pub verified: bool,
-    /// A probe kernel's p50 and p99 wait, ms, without and with priorities.
-    pub kernel_p50_ms: [Option<f64>; 2],
-    pub kernel_p99_ms: [Option<f64>; 2],
-    /// The model's p99 for a prioritized kernel: the grid's block time.
-    pub model_p99_ms: Option<f64>,
-    pub kernel_p99_gain: Option<f64>,
-    /// A probe copy's p50 wait, ms, without and with priorities.
-    pub copy_p50_ms: [Option<f64>; 2],
 }
 
 /// A copy's wait with priorities counts as unchanged within this factor of its wait
@@ -249,16 +234,15 @@ impl Experiment for StreamPriorities {
                 }
             })
             .collect();
-        // `work`'s wait (by `wait`) prioritized as `first` over its wait the other way.
-        let ratio = |work, first: bool, wait: fn(&WayRow) -> f64| {
-            let find = |p| (rows.iter()).find(|r| r.work == work && r.prioritized == p);
-            (find(first).zip(find(!first))).map(|(x, y)| wait(x) / wait(y))
-        };
-        PrioritiesAnalysis {
-            kernel_p99_gain: ratio(Work::Kernels, false, |w| w.p99_ms),
-            copy_p50_with_over_without: ratio(Work::Copies, true, |w| w.p50_ms),
+        let mut a = PrioritiesAnalysis {
             rows,
-        }
+            kernel_p99_gain: None,
+            copy_p50_with_over_without: None,
+        };
+        a.kernel_p99_gain = (a.both_ways(Work::Kernels)).map(|(off, on)| off.p99_ms / on.p99_ms);
+        a.copy_p50_with_over_without =
+            (a.both_ways(Work::Copies)).map(|(off, on)| on.p50_ms / off.p50_ms);
+        a
     }
 
     fn tables(_r: &Self::Result, derived: &Self::Derived, _cuda: Option<With<Self>>) -> Vec<Table> {
@@ -278,7 +262,9 @@ impl Experiment for StreamPriorities {
             resident_blocks => r.resident_blocks,
             priorities => [r.priority_range.0, r.priority_range.1],
             copy_engines => r.run.device.copy_engines,
-            finding => finding(a),
+            kernels => a.both_ways(Work::Kernels).map(Serde),
+            copies => a.both_ways(Work::Copies).map(Serde),
+            same_wait => SAME_WAIT,
         }
     }
 
@@ -293,26 +279,21 @@ impl Experiment for StreamPriorities {
             XAxis::Categories(labels),
             YScale::Log,
         );
-        let bars = [
-            ("p50", PALETTE[0], a.rows.iter().map(|r| r.p50_ms).collect()),
-            ("p99", PALETTE[1], a.rows.iter().map(|r| r.p99_ms).collect()),
-            (
-                "model p99",
-                SEQUENTIAL_COLOR,
-                (a.rows.iter())
-                    .map(|r| {
-                        Some(r.model_p99_ms)
-                            .filter(|&m| m > 0.0)
-                            .unwrap_or(f64::NAN)
-                    })
-                    .collect(),
-            ),
+        // A model wait of 0 (a copy with an engine free) has no bar on the log scale.
+        type Ms = fn(&WayRow) -> f64;
+        let bars: [(&str, _, Ms); 3] = [
+            ("p50", PALETTE[0], |r| r.p50_ms),
+            ("p99", PALETTE[1], |r| r.p99_ms),
+            ("model p99", SEQUENTIAL_COLOR, |r| match r.model_p99_ms > 0.0 {
+                true => r.model_p99_ms,
+                false => f64::NAN,
+            }),
         ];
-        for (name, color, values) in bars {
+        for (name, color, ms) in bars {
             c.bars.push(BarSeries {
                 name: name.into(),
                 color,
-                values,
+                values: a.rows.iter().map(ms).collect(),
                 whiskers: None,
             });
         }
@@ -323,90 +304,15 @@ impl Experiment for StreamPriorities {
         let both = |work, f: fn(&WayRow) -> f64| {
             [false, true].map(|prioritized| a.row(work, prioritized).map(f))
         };
-        let x = PrioritiesSummary {
-            verified: r.run.verification.passed,
-            kernel_p50_ms: both(Work::Kernels, |w| w.p50_ms),
-            kernel_p99_ms: both(Work::Kernels, |w| w.p99_ms),
-            model_p99_ms: a.row(Work::Kernels, true).map(|w| w.model_p99_ms),
-            kernel_p99_gain: a.kernel_p99_gain,
-            copy_p50_ms: both(Work::Copies, |w| w.p50_ms),
-        };
-        let ms = |v: Option<f64>| v.map_or("–".into(), |v| format!("{v:.4}"));
-        let line = format!(
-            "probe kernel p99 wait {} ms without priorities, {} ms with (model {} ms); probe copy p50 {} ms without, {} ms with; {}",
-            ms(x.kernel_p99_ms[0]),
-            ms(x.kernel_p99_ms[1]),
-            ms(x.model_p99_ms),
-            ms(x.copy_p50_ms[0]),
-            ms(x.copy_p50_ms[1]),
-            verdict(x.verified)
-        );
-        Summary::headline(&x, line).with(Overview {
-            finding: overview(a),
-            result: x.kernel_p99_gain.map_or("–".into(), |g| {
-                format!("{}× shorter p99 wait with priority", num(g, 1))
-            }),
-            ..Overview::default()
-        })
+        Summary::of(&json!({
+            "verified": r.run.verification.passed,
+            "kernel_p50_ms": both(Work::Kernels, |w| w.p50_ms),
+            "kernel_p99_ms": both(Work::Kernels, |w| w.p99_ms),
+            "model_p99_ms": a.row(Work::Kernels, true).map(|w| w.model_p99_ms),
+            "kernel_p99_gain": a.kernel_p99_gain,
+            "copy_p50_ms": both(Work::Copies, |w| w.p50_ms),
+        }))
     }
-}
-
-/// What the run found, in a sentence for the report's first screen: the p99 waits.
-fn overview(a: &PrioritiesAnalysis) -> String {
-    let Some((without, with)) = a.both_ways(Work::Kernels) else {
-        return "No probe kernel was measured both ways.".into();
-    };
-    let copies = a.both_ways(Work::Copies).map_or(String::new(), |(cw, cp)| {
-        format!(
-            "; a short copy's p99 wait is {:.4} ms without priorities and {:.4} ms with them",
-            cw.p99_ms, cp.p99_ms
-        )
-    });
-    format!(
-        "A short kernel behind a grid that fills the GPU waits {:.4} ms at p99 at the default priority and {:.4} ms at the greatest (the model's next block boundary: {:.4} ms){copies}.",
-        without.p99_ms, with.p99_ms, with.model_p99_ms
-    )
-}
-
-/// What the run found, in words.
-fn finding(a: &PrioritiesAnalysis) -> String {
-    let Some((without, with)) = a.both_ways(Work::Kernels) else {
-        return "No probe kernel was measured both ways.".into();
-    };
-    let model = if with.p99_ms <= with.model_p99_ms * 1.1 {
-        "within the model's next block boundary"
-    } else {
-        "longer than the model's next block boundary"
-    };
-    let mut text = format!(
-        "A short kernel issued behind a grid that fills the GPU waits {:.4} ms at p50 and {:.4} ms at p99 with every stream at the default priority, {:.4} ms and {:.4} ms on a stream of the greatest priority: {model} ({:.4} ms at p99).",
-        without.p50_ms, without.p99_ms, with.p50_ms, with.p99_ms, with.model_p99_ms
-    );
-    if let (Some((cw, cp)), Some(ratio)) = (a.both_ways(Work::Copies), a.copy_p50_with_over_without)
-    {
-        // p50 and p99 alike: within the band both, the priority made no difference.
-        let ratios = [ratio, cp.p99_ms / cw.p99_ms];
-        let band = 1.0 / SAME_WAIT..=SAME_WAIT;
-        let reordered = if ratios.iter().all(|r| band.contains(r)) {
-            "the priority made no difference"
-        } else if ratios.iter().all(|r| *r <= 1.0) {
-            "the priority shortened its wait"
-        } else if ratios.iter().all(|r| *r >= 1.0) {
-            "the priority lengthened its wait"
-        } else {
-            "the priority moved its p50 and its p99 opposite ways"
-        };
-        let queued = if cw.p99_ms.max(cp.p99_ms) < 0.1 * cw.long_ms.min(cp.long_ms) {
-            "it started long before the long copy ended (which engine ran it, the run does not trace)"
-        } else {
-            "it queued behind the long copy"
-        };
-        text += &format!(
-            " A short copy issued while a long one runs waits {:.4} ms at p50 without priorities and {:.4} ms with them: {queued}, and {reordered}.",
-            cw.p50_ms, cp.p50_ms
-        );
-    }
-    text
 }
 
 #[cfg(test)]
@@ -443,13 +349,15 @@ mod tests {
                 way(Work::Copies, true, vec![1.05, 1.1]),
             ],
         };
-        let a = StreamPriorities::derive(&r, &[]);
+        let analyzed = Analyzed::<StreamPriorities>::new(KernelSet::Rust, r);
+        let a = &analyzed.derived;
         let with = a.row(Work::Kernels, true).unwrap();
         assert!((with.model_p99_ms - 0.099).abs() < 1e-12, "{with:?}");
         let without = a.row(Work::Kernels, false).unwrap();
         assert!((without.model_p99_ms - 2.1 * 0.99).abs() < 1e-12);
         assert!((a.kernel_p99_gain.unwrap() - 2.0 / 0.09).abs() < 1e-9);
-        let words = finding(&a);
+        let notes = analyzed.words.clone().unwrap().notes;
+        let (_, words) = notes.iter().find(|(label, _)| label == "Result").unwrap();
         assert!(
             words.contains("within the model's next block boundary"),
             "{words}"
