@@ -19,6 +19,7 @@ use crate::report::ReportError;
 use crate::report::figures::FigureModel;
 use crate::report::section::{Section, TimelineFigure, cuda_note, draw};
 use crate::report::table::Table;
+pub use crate::report::words::verdict;
 use crate::report::words::{self, Words};
 use crate::saved::timeline::Timeline;
 use crate::saved::{
@@ -373,9 +374,4 @@ pub fn json<T: Serialize>(value: &T) -> Json {
     serde_json::to_string(value)
         .and_then(|text| serde_json::from_str(&text))
         .expect("a headline serialises to JSON")
-}
-
-/// "verified" or "FAILED", as the headlines end.
-pub fn verdict(verified: bool) -> &'static str {
-    if verified { "verified" } else { "FAILED" }
 }
