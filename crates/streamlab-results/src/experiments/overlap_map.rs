@@ -464,3 +464,20 @@ impl Experiment for OverlapMap {
         }))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::saved::Params as _;
+
+    #[test]
+    fn a_stream_count_given_twice_is_refused() {
+        assert_eq!(Params::default().validate(), Ok(()));
+        let twice = Params {
+            stream_counts: vec![4, 2, 4],
+            ..Params::default()
+        };
+        let e = twice.validate().unwrap_err().to_string();
+        assert!(e.contains("lists 4 twice"), "{e}");
+    }
+}
