@@ -274,18 +274,8 @@ impl Experiment for CompareKernels {
         tables::tables(c, derived)
     }
 
-    /// The cases' CSV, every shape, and every spelling at every shape (none for runs
-    /// from before spellings).
     fn csv(c: &KernelComparison, derived: &Self::Derived) -> Vec<Csv> {
-        let mut files = vec![Csv::main(tables::columns(c).csv(&derived.cases))];
-        let spellings = tables::spelling_rows(derived.cases.iter());
-        if !spellings.is_empty() {
-            files.push(Csv {
-                suffix: Some("spellings"),
-                contents: tables::spelling_columns().csv(&spellings),
-            });
-        }
-        files
+        tables::csv(c, derived)
     }
 
     fn words(c: &KernelComparison, _a: &Self::Derived) -> Value {
