@@ -278,8 +278,8 @@ impl Experiment for CompareKernels {
         tables::csv(c, derived)
     }
 
-    fn words(c: &KernelComparison, _a: &Self::Derived) -> Value {
-        present::words(c)
+    fn words(c: &KernelComparison, a: &Self::Derived) -> Value {
+        present::words(c, a)
     }
 
     fn figures(_c: &KernelComparison, a: &Self::Derived) -> Vec<FigureModel> {
@@ -287,6 +287,7 @@ impl Experiment for CompareKernels {
     }
 
     const FACTS: &'static [&'static str] = present::FACTS;
+    const QUESTION: Option<Question> = Some(Question::RustCost);
     fn summary(_c: &KernelComparison, derived: &Self::Derived) -> Summary {
         present::summary(derived)
     }
