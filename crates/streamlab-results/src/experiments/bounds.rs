@@ -60,13 +60,12 @@ pub struct BoundsSummary {
     /// Bytes read plus bytes written.
     pub d2d_gbps: f64,
     pub launch_us: f64,
-    /// The relative noise of each measurement's samples (absent from summaries written
-    /// before they were kept here).
-    pub h2d_noise: Option<f64>,
-    pub d2h_noise: Option<f64>,
-    pub bidirectional_noise: Option<f64>,
-    pub d2d_noise: Option<f64>,
-    pub launch_noise: Option<f64>,
+    /// The relative noise of each measurement's samples.
+    pub h2d_noise: f64,
+    pub d2h_noise: f64,
+    pub bidirectional_noise: f64,
+    pub d2d_noise: f64,
+    pub launch_noise: f64,
 }
 
 /// One measured path, as the table, the CSV and the measured rows show it.
@@ -74,55 +73,36 @@ struct PathRow<'a> {
     /// Its key among the measured rows.
     key: &'static str,
     path: &'static str,
-    /// Median.
-    value: f64,
-    unit: &'static str,
-    gbps: Option<f64>,
-    /// Its samples (ms), and whether its copies cross the host link.
     samples: &'a Series,
-    over_link: bool,
+    /// Its rate; none for the launch, the one path timed in µs.
+    gbps: Option<f64>,
 }
 
-/// Every path of `b` (whose derived numbers are `s`), with its median and rate.
-fn paths<'a>(b: &'a BoundsResult, s: &BoundsSummary) -> Vec<PathRow<'a>> {
-    let c = &b.copies;
-    let row = |key, path, samples: &'a Series, gbps| PathRow {
+impl PathRow<'_> {
+    fn median(&self) -> (f64, &'static str) {
+        match self.gbps {
+            Some(_) => (self.samples.median(), "ms"),
+            None => (self.samples.median() * 1e3, "µs"),
+        }
+    }
+}
+
+/// Every path of `b` (whose derived numbers are `s`).
+fn paths<'a>(b: &'a BoundsResult, s: &BoundsSummary) -> [PathRow<'a>; 5] {
+    let (c, both) = (&b.copies, "both ways at once (in total)");
+    [
+        ("htod", "HtoD alone", &c.htod, Some(s.h2d_gbps)),
+        ("dtoh", "DtoH alone", &c.dtoh, Some(s.d2h_gbps)),
+        ("both", both, &c.both, Some(s.bidirectional_gbps)),
+        ("dtod", "device to device (read + write)", &b.dtod, Some(s.d2d_gbps)),
+        ("launch", "empty kernel launch", &b.launch, None),
+    ]
+    .map(|(key, path, samples, gbps)| PathRow {
         key,
         path,
-        value: samples.median(),
-        unit: "ms",
-        gbps: Some(gbps),
         samples,
-        over_link: true,
-    };
-    vec![
-        row("htod", "HtoD alone", &c.htod, s.h2d_gbps),
-        row("dtoh", "DtoH alone", &c.dtoh, s.d2h_gbps),
-        row(
-            "both",
-            "both ways at once (in total)",
-            &c.both,
-            s.bidirectional_gbps,
-        ),
-        PathRow {
-            over_link: false,
-            ..row(
-                "dtod",
-                "device to device (read + write)",
-                &b.dtod,
-                s.d2d_gbps,
-            )
-        },
-        PathRow {
-            key: "launch",
-            path: "empty kernel launch",
-            value: s.launch_us,
-            unit: "µs",
-            gbps: None,
-            samples: &b.launch,
-            over_link: false,
-        },
-    ]
+        gbps,
+    })
 }
 
 /// The one declaration of the table, the CSV and the measured rows: a row per path.
@@ -131,16 +111,19 @@ fn columns<'a>() -> Columns<'a, PathRow<'a>> {
         .text("path", "path", |x: &PathRow| x.path.into())
         .named(
             |x| RowName::new(x.key, x.path),
-            |x, _, row| if x.over_link { row.over_link() } else { row },
+            |x, _, row| match x.key {
+                "htod" | "dtoh" | "both" => row.over_link(),
+                _ => row,
+            },
         )
         .measured((None, MS), |x| Some(x.samples))
         .both(
             "median",
-            |x| format!("{} {}", num(x.value, 3), x.unit),
+            |x| format!("{} {}", num(x.median().0, 3), x.median().1),
             "median",
-            |x| format!("{:.6}", x.value),
+            |x| format!("{:.6}", x.median().0),
         )
-        .raw("unit", |x| x.unit.into())
+        .raw("unit", |x| x.median().1.into())
         .noise("noise", "noise", |x| x.samples.noise())
         .both(
             "GB/s",
@@ -184,20 +167,18 @@ impl Experiment for Bounds {
             bidirectional_gbps: median.both_gbps,
             d2d_gbps: gbps(2 * b.copies.bytes, b.dtod.median()),
             launch_us: b.launch.median() * 1e3,
-            h2d_noise: Some(b.copies.htod.noise()),
-            d2h_noise: Some(b.copies.dtoh.noise()),
-            bidirectional_noise: Some(b.copies.both.noise()),
-            d2d_noise: Some(b.dtod.noise()),
-            launch_noise: Some(b.launch.noise()),
+            h2d_noise: b.copies.htod.noise(),
+            d2h_noise: b.copies.dtoh.noise(),
+            bidirectional_noise: b.copies.both.noise(),
+            d2d_noise: b.dtod.noise(),
+            launch_noise: b.launch.noise(),
         }
     }
 
     fn tables(b: &Self::Result, derived: &Self::Derived, _cuda: Option<With<Self>>) -> Vec<Table> {
         let mib = b.copies.bytes as f64 / (1u64 << 20) as f64;
-        vec![columns().table(
-            Some(format!("{mib:.0} MiB per copy (medians)")),
-            &paths(b, derived),
-        )]
+        let caption = format!("{mib:.0} MiB per copy (medians)");
+        vec![columns().table(Some(caption), &paths(b, derived))]
     }
 
     fn csv(b: &BoundsResult, derived: &Self::Derived) -> Vec<Csv> {
@@ -212,24 +193,6 @@ impl Experiment for Bounds {
     fn summary(_b: &BoundsResult, b: &Self::Derived) -> Summary {
         Summary {
             facts: vec![experiment::json(b)],
-            fact_lines: vec![(
-                "bounds".to_owned(),
-                format!(
-                    "HtoD {:.1} GB/s, DtoH {:.1} GB/s, both ways {:.1} GB/s, device {:.0} GB/s, launch {:.2} µs",
-                    b.h2d_gbps, b.d2h_gbps, b.bidirectional_gbps, b.d2d_gbps, b.launch_us
-                ),
-            )],
-            overview: Overview {
-                finding: format!(
-                    "The link moves {:.1} GB/s in, {:.1} GB/s out, {:.1} GB/s both ways at once; device memory copies at {:.0} GB/s; an empty launch takes {:.2} µs. The bounds below are built from these.",
-                    b.h2d_gbps, b.d2h_gbps, b.bidirectional_gbps, b.d2d_gbps, b.launch_us
-                ),
-                result: format!(
-                    "{:.1} / {:.1} GB/s in / out, launch {:.2} µs",
-                    b.h2d_gbps, b.d2h_gbps, b.launch_us
-                ),
-                ..Overview::default()
-            },
             ..Summary::default()
         }
     }

@@ -274,22 +274,12 @@ impl Experiment for CompareKernels {
         tables::tables(c, derived)
     }
 
-    /// The cases' CSV, every shape, and every spelling at every shape (none for runs
-    /// from before spellings).
     fn csv(c: &KernelComparison, derived: &Self::Derived) -> Vec<Csv> {
-        let mut files = vec![Csv::main(tables::columns(c).csv(&derived.cases))];
-        let spellings = tables::spelling_rows(derived.cases.iter());
-        if !spellings.is_empty() {
-            files.push(Csv {
-                suffix: Some("spellings"),
-                contents: tables::spelling_columns().csv(&spellings),
-            });
-        }
-        files
+        tables::csv(c, derived)
     }
 
-    fn words(c: &KernelComparison, _a: &Self::Derived) -> Value {
-        present::words(c)
+    fn words(c: &KernelComparison, a: &Self::Derived) -> Value {
+        present::words(c, a)
     }
 
     fn figures(_c: &KernelComparison, a: &Self::Derived) -> Vec<FigureModel> {
@@ -297,6 +287,7 @@ impl Experiment for CompareKernels {
     }
 
     const FACTS: &'static [&'static str] = present::FACTS;
+    const QUESTION: Option<Question> = Some(Question::RustCost);
     fn summary(_c: &KernelComparison, derived: &Self::Derived) -> Summary {
         present::summary(derived)
     }

@@ -58,14 +58,31 @@ pub fn figures(a: &ComparisonAnalysis) -> Vec<FigureModel> {
     vec![FigureModel::chart("compare-kernels.svg".into(), chart)]
 }
 
-/// What the section says of how it measured; fill's batch length is [`BATCHED_SAMPLE_MS`].
-pub fn words(c: &KernelComparison) -> Value {
+/// What the section says of how it measured (fill's batch length is
+/// [`BATCHED_SAMPLE_MS`]), and what its summary's sentences name: each form's ratios at
+/// the write-ups' shapes, the measures held to targets over the shapes with their worst
+/// rows, and the spans of those ratios.
+pub fn words(c: &KernelComparison, a: &ComparisonAnalysis) -> Value {
     let shapes = context! {
         all => shapes(c, None),
         defaults => shapes(c, Some(Origin::Defaults)),
         tail => shapes(c, Some(Origin::Tail)),
         random => shapes(c, Some(Origin::Random)),
     };
+    let ratios = |r: &Option<KernelRatios>| r.as_ref().map(KernelRatios::by_kernel);
+    let serde_ratios = |r| Serde(ratios(r));
+    let worst = |measure| {
+        let w = worst_row(a, measure)?;
+        let mut at = match w.worst_case.as_str() {
+            "" => w.kernel.clone(),
+            case => format!("{}, {case}", w.kernel),
+        };
+        if w.cache == Some(Cache::Cold) {
+            at += ", L2 flushed before each launch";
+        }
+        Some(context! { x => w.worst, at })
+    };
+    let rows = over_shapes(a);
     context! {
         batched_ms => BATCHED_SAMPLE_MS,
         seed => c.seed,
@@ -73,8 +90,26 @@ pub fn words(c: &KernelComparison) -> Value {
         placed => (c.cases.iter()).any(|k| !k.placements.is_empty()),
         rule => Rule::within(CompareKernels::NAME).describe(),
         build => Serde(&c.cuda_build),
+        tuned => serde_ratios(&a.tuned),
+        safe => serde_ratios(&a.safe),
+        plain => serde_ratios(&a.plain),
+        tuned_span => a.tuned.as_ref().and_then(|t| span(t.by_kernel().map(|x| x.1))),
+        slowest_plain => Serde(a.plain.as_ref().map(KernelRatios::slowest)),
+        over_shapes => Serde(TARGETED.map(|m| {
+            let rows: Vec<_> = rows.iter().filter(|s| s.measure == m).collect();
+            (m.label(), rows)
+        })),
+        worst_tuned => worst(TARGETED[0]),
+        worst_safe => worst(Measure::Safety),
+        // Every write-ups' shape: the sweep keeps each kernel's worst of them.
+        cost_span => span(write_ups(a, TARGETED[0]).chain(ratios(&a.tuned).into_iter().flatten().map(|x| x.1))),
+        safe_span => span(write_ups(a, Measure::Safety)),
+        math => (a.libraries.iter()).find(|(f, _)| *f == KernelForm::Tuned).map(|x| x.1),
     }
 }
+
+/// The measures held to targets, which the facts give over the shapes.
+const TARGETED: [Measure; 2] = [Measure::Form(KernelForm::Tuned), Measure::Safety];
 
 /// The facts compare-kernels adds to `summary.json`.
 pub const FACTS: &[&str] = &[
@@ -85,76 +120,18 @@ pub const FACTS: &[&str] = &[
     "math_libraries",
 ];
 
-/// What compare-kernels found, in words: the tuned kernels at the write-ups' shapes and
-/// at their worst over `over_shapes`, and the plain ones.
-fn overview(a: &ComparisonAnalysis) -> Overview {
-    let worst = worst_row(a, Measure::Form(KernelForm::Tuned));
-    let mut finding = Vec::new();
-    let mut result = String::from("–");
-    if let Some(t) = &a.tuned {
-        let (lo, hi) = span(t, (f64::INFINITY, f64::NEG_INFINITY));
-        let each: Vec<String> = (t.by_kernel().iter())
-            .map(|(k, x)| format!("{k} {x:.2}"))
-            .collect();
-        finding.push(format!(
-            "At the write-ups' shapes tuned Rust takes {lo:.2}–{hi:.2}× the time of the fastest C++ ({})",
-            each.join(", ")
-        ));
-        result = format!("tuned {lo:.2}–{hi:.2}× C++");
-    }
-    if let Some(w) = worst {
-        finding.push(format!(
-            "at worst over every shape {:.2}× ({})",
-            w.worst,
-            worst_at(w)
-        ));
-    }
-    if let Some(p) = &a.plain {
-        let (kernel, x) = p.slowest();
-        finding.push(format!(
-            "written plainly, as in the write-ups, Rust's {kernel} takes {x:.2}×"
-        ));
-    }
-    let mut finding = finding.join("; ");
-    if !finding.is_empty() {
-        finding.push('.');
-    }
-    Overview {
-        finding,
-        result,
-        over_bound: None,
-        rust_over_cpp: worst.map(|w| (w.worst, "worst tuned shape".into())),
-    }
+/// The lowest and the highest of `values`.
+fn span(values: impl IntoIterator<Item = f64>) -> Option<[f64; 2]> {
+    values.into_iter().fold(None, |s, x| {
+        Some(s.map_or([x, x], |[lo, hi]: [f64; 2]| [lo.min(x), hi.max(x)]))
+    })
 }
 
-/// The lowest and the highest of `(lo, hi)` and the ratios of `r`.
-fn span(r: &KernelRatios, (lo, hi): (f64, f64)) -> (f64, f64) {
-    (r.by_kernel().iter()).fold((lo, hi), |(lo, hi), &(_, x)| (lo.min(x), hi.max(x)))
-}
-
-/// Where a sweep row's worst ratio was: its kernel and case, and the cache state where L2
-/// was flushed.
-fn worst_at(w: &SweepRatio) -> String {
-    let mut at = match w.worst_case.as_str() {
-        "" => w.kernel.clone(),
-        case => format!("{}, {case}", w.kernel),
-    };
-    if w.cache == Some(Cache::Cold) {
-        at += ", L2 flushed before each launch";
-    }
-    at
-}
-
-/// `measure`'s ratios over the kernels at the write-ups' shapes (lowest, highest), and its
-/// worst row over every shape and cache state.
-fn measured_span(a: &ComparisonAnalysis, measure: Measure) -> Option<(f64, f64, &SweepRatio)> {
-    let at_write_ups: Vec<f64> = (a.sweep.iter())
-        .filter(|s| s.measure == measure)
+/// `measure`'s ratios at the write-ups' shapes, kernel by kernel and cache state by state.
+fn write_ups(a: &ComparisonAnalysis, measure: Measure) -> impl Iterator<Item = f64> + '_ {
+    (a.sweep.iter())
+        .filter(move |s| s.measure == measure)
         .filter_map(|s| s.write_up)
-        .collect();
-    let lo = at_write_ups.iter().copied().reduce(f64::min)?;
-    let hi = at_write_ups.iter().copied().reduce(f64::max)?;
-    Some((lo, hi, worst_row(a, measure)?))
 }
 
 /// `measure`'s sweep row with the worst ratio, warm and cold alike: the worst of every
@@ -165,105 +142,29 @@ fn worst_row(a: &ComparisonAnalysis, measure: Measure) -> Option<&SweepRatio> {
         .max_by(|x, y| x.worst.total_cmp(&y.worst))
 }
 
-/// What Rust costs, in a sentence: tuned and safe Rust each against the fastest unchecked
-/// C++ of the same algorithm (at the write-ups' shapes and at the worst shape timed), and
-/// Rust written plainly against C++ written plainly.
-fn rust_cost(a: &ComparisonAnalysis) -> Option<String> {
-    let range = |lo: f64, hi: f64| match lo == hi {
-        true => times(lo),
-        false => format!("{}–{}", times(lo), times(hi)),
-    };
-    let (mut lo, mut hi, worst) = measured_span(a, Measure::Form(KernelForm::Tuned))?;
-    // Every write-ups' shape: the sweep keeps each kernel's worst of them.
-    if let Some(t) = &a.tuned {
-        (lo, hi) = span(t, (lo, hi));
-    }
-    let mut out = format!(
-        "Against the fastest CUDA C++, tuned Rust takes {} its time at the write-ups' shapes and {} at the worst shape timed ({})",
-        range(lo, hi),
-        times(worst.worst),
-        worst_at(worst)
-    );
-    if let Some((lo, hi, worst)) = measured_span(a, Measure::Safety) {
-        out += &format!(
-            "; safe Rust, with no unsafe in its kernels, {} against the fastest unchecked C++ ({} at worst, {})",
-            range(lo, hi),
-            times(worst.worst),
-            worst_at(worst)
-        );
-    }
-    if let Some(p) = &a.plain {
-        let (kernel, x) = p.slowest();
-        out += &format!(
-            "; written plainly, as the write-ups write their C++, Rust's {kernel} takes {} the plain C++'s time",
-            times(x)
-        );
-    }
-    out.push('.');
-    Some(out)
+/// The sweep's rows of the measures held to targets, L2 not flushed.
+fn over_shapes(a: &ComparisonAnalysis) -> Vec<&SweepRatio> {
+    (a.sweep.iter())
+        .filter(|s| TARGETED.contains(&s.measure) && s.cache != Some(Cache::Cold))
+        .collect()
 }
 
-/// The facts compare-kernels adds to `summary.json`, in the order of [`FACTS`], and their
-/// lines.
+/// The facts compare-kernels adds to `summary.json`, in the order of [`FACTS`]; its
+/// words' template says them.
 pub fn summary(a: &ComparisonAnalysis) -> Summary {
-    // The measures held to targets, which the facts give over the shapes.
-    let measures = [Measure::Form(KernelForm::Tuned), Measure::Safety];
-    let over_shapes: Vec<&SweepRatio> = (a.sweep.iter())
-        .filter(|s| measures.contains(&s.measure) && s.cache != Some(Cache::Cold))
-        .collect();
-    let mut lines = Vec::new();
-    let labels = ["Rust/C++ (tuned)", "Rust/C++ (safe)", "Rust/C++ (plain)"];
-    for (label, r) in labels.iter().zip([&a.tuned, &a.safe, &a.plain]) {
-        let Some(r) = r else { continue };
-        let each: Vec<String> = (r.by_kernel().iter())
-            .map(|(k, x)| format!("{k} {x:.3}"))
-            .collect();
-        lines.push((
-            (*label).to_owned(),
-            format!(
-                "{} (each side's fastest spelling, the write-ups' shapes)",
-                each.join(", ")
-            ),
-        ));
-    }
-    for measure in measures {
-        let parts: Vec<String> = (over_shapes.iter())
-            .filter(|s| s.measure == measure)
-            .map(|s| {
-                // A case named by nothing is the write-ups' own shape.
-                let at = match s.worst_case.as_str() {
-                    "" => "the write-ups' shape",
-                    case => case,
-                };
-                format!(
-                    "{} {} at the write-ups' shapes (worst {} at {at})",
-                    s.kernel,
-                    s.write_up.map_or("–".into(), |w| num(w, 3)),
-                    num(s.worst, 3),
-                )
-            })
-            .collect();
-        if !parts.is_empty() {
-            lines.push((format!("{} over shapes", measure.label()), parts.join(", ")));
-        }
-    }
-    if let Some((_, tuned)) = a.libraries.iter().find(|(f, _)| *f == KernelForm::Tuned) {
-        lines.push((
-            "Math libraries".into(),
-            format!("sincos, the libm crate (Rust) over CUDA's libdevice (C++): {tuned:.3} (a library comparison, not a language one)"),
-        ));
-    }
+    let worst = worst_row(a, TARGETED[0]);
     Summary {
-        overview: overview(a),
-        answer: rust_cost(a).map(|sentence| (Question::RustCost, sentence)),
+        overview: Overview {
+            rust_over_cpp: worst.map(|w| (w.worst, "worst tuned shape".into())),
+            ..Overview::default()
+        },
         facts: vec![
             experiment::json(&a.tuned),
             experiment::json(&a.safe),
             experiment::json(&a.plain),
-            experiment::json(&over_shapes),
+            experiment::json(&over_shapes(a)),
             experiment::json(&a.libraries),
         ],
-        fact_lines: lines,
         ..Summary::default()
     }
 }

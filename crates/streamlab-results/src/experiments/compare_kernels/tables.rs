@@ -28,7 +28,7 @@ fn cache_label(cache: Option<Cache>) -> &'static str {
 }
 
 /// The one declaration of the cases' table and CSV: a row per case.
-pub(super) fn columns(c: &KernelComparison) -> Columns<'_, CaseRatio> {
+fn columns(c: &KernelComparison) -> Columns<'_, CaseRatio> {
     let quartiles =
         |q: &Quartiles| format!("{} ({}–{})", num(q.median, 4), num(q.q1, 4), num(q.q3, 4));
     Columns::new()
@@ -172,12 +172,12 @@ fn safety_columns<'a>() -> Columns<'a, SafetyCost> {
 
 /// A spelling's row: its case, language, entry, what it does, its time and how far it is
 /// from its language's fastest.
-pub(super) struct SpellingRow<'a> {
+struct SpellingRow<'a> {
     case: &'a CaseRatio,
     spelling: &'a super::SpellingTime,
 }
 
-pub(super) fn spelling_columns<'a>() -> Columns<'a, SpellingRow<'a>> {
+fn spelling_columns<'a>() -> Columns<'a, SpellingRow<'a>> {
     let fastest_of = |r: &SpellingRow| {
         (r.case.spellings.iter())
             .filter(|s| s.language == r.spelling.language && s.fastest)
@@ -211,7 +211,7 @@ pub(super) fn spelling_columns<'a>() -> Columns<'a, SpellingRow<'a>> {
         .text("how", "how", |r| r.spelling.how.clone())
 }
 
-pub(super) fn spelling_rows<'a>(
+fn spelling_rows<'a>(
     cases: impl Iterator<Item = &'a CaseRatio>,
 ) -> Vec<SpellingRow<'a>> {
     cases
@@ -280,6 +280,20 @@ fn worst_of_its_kind(k: &CaseRatio, cases: &[CaseRatio]) -> bool {
     (cases.iter())
         .filter(|o| o.kernel == k.kernel && o.form == k.form && o.cache == k.cache)
         .all(|o| o.ratio <= k.ratio)
+}
+
+/// The cases' CSV, every shape, and every spelling at every shape (none for runs from
+/// before spellings).
+pub fn csv(c: &KernelComparison, a: &ComparisonAnalysis) -> Vec<Csv> {
+    let mut files = vec![Csv::main(columns(c).csv(&a.cases))];
+    let spellings = spelling_rows(a.cases.iter());
+    if !spellings.is_empty() {
+        files.push(Csv {
+            suffix: Some("spellings"),
+            contents: spelling_columns().csv(&spellings),
+        });
+    }
+    files
 }
 
 pub fn tables(c: &KernelComparison, a: &ComparisonAnalysis) -> Vec<Table> {

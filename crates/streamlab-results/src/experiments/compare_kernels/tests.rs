@@ -180,22 +180,20 @@ fn empty() -> KernelComparison {
 
 #[test]
 fn the_numbers_name_where_each_worst_ratio_was_measured() {
-    let r = recorded();
-    let lines = super::present::summary(&analyze(&r)).fact_lines;
-    let over_shapes: Vec<&String> = (lines.iter())
-        .filter(|(label, _)| label.ends_with("over shapes"))
-        .map(|(_, line)| line)
+    let line = Analyzed::<CompareKernels>::new(KernelSet::Rust, recorded())
+        .analysis
+        .summary
+        .line
+        .unwrap();
+    let over_shapes: Vec<&str> = (line.split("; "))
+        .filter(|part| part.contains(" over shapes "))
         .collect();
-    assert_eq!(over_shapes.len(), 2, "{lines:?}");
-    for line in over_shapes {
-        assert!(!line.contains(" at )"), "{line}");
+    assert_eq!(over_shapes.len(), 2, "{line}");
+    for part in over_shapes {
+        assert!(!part.contains(" at )"), "{part}");
     }
     // fill's worst is at the one shape the run has no name for: the write-ups'.
-    assert!(
-        lines
-            .iter()
-            .any(|(_, line)| line.contains("at the write-ups' shape)"))
-    );
+    assert!(line.contains("at the write-ups' shape)"), "{line}");
 }
 
 #[test]
