@@ -98,29 +98,6 @@ impl ComparedRun {
     pub fn heading(&self) -> String {
         format!("{} ({})", self.side, self.name())
     }
-
-    /// "incomplete run (stopped by SIGINT; not run or not finished: …)", if it is one.
-    pub fn incomplete(&self) -> Option<String> {
-        let s = &self.summary;
-        if s.complete {
-            return None;
-        }
-        let mut parts = Vec::new();
-        if let Some(signal) = &s.interrupted_by {
-            parts.push(format!("stopped by {signal}"));
-        }
-        if !s.steps_not_run.is_empty() {
-            parts.push(format!(
-                "not run or not finished: {}",
-                s.steps_not_run.join(", ")
-            ));
-        }
-        Some(if parts.is_empty() {
-            "incomplete run".to_owned()
-        } else {
-            format!("incomplete run ({})", parts.join("; "))
-        })
-    }
 }
 
 /// Where `compare A B` writes when `--out` is not given: `<A>-vs-<B>` beside A
@@ -376,16 +353,7 @@ pub fn p_text(p: f64) -> String {
 /// The comparison of `a` with `b` by this build's margins; a change under `min_change`
 /// is never called.
 pub fn compare(a: &ComparedRun, b: &ComparedRun, min_change: f64) -> Comparison {
-    compare_with(a, b, min_change, judge::margins().clone())
-}
-
-/// [`compare`] by `margins`.
-pub fn compare_with(
-    a: &ComparedRun,
-    b: &ComparedRun,
-    min_change: f64,
-    margins: Margins,
-) -> Comparison {
+    let margins = judge::margins().clone();
     let (found, [only_a, only_b]) = pairings(a, b);
     let all: Vec<PairedRow> = found.iter().flat_map(|p| p.rows.iter().cloned()).collect();
     let mut verdicts = judge::judge(&all, &margins, min_change).into_iter();
@@ -419,7 +387,11 @@ pub fn compare_with(
         .collect();
     let banners = [a, b]
         .iter()
-        .filter_map(|r| r.incomplete().map(|i| format!("{}: {i}", r.heading())))
+        .filter_map(|r| {
+            r.summary
+                .incomplete()
+                .map(|i| format!("{}: {i}", r.heading()))
+        })
         .collect();
     let only = [(a, only_a), (b, only_b)]
         .into_iter()

@@ -350,7 +350,10 @@ pub(super) fn header(a: &ComparedRun, b: &ComparedRun) -> Table {
         let memory = format!("{:.1} GiB", provenance::gib(d.total_memory_bytes));
         let mut facts = vec![
             ("Folder", r.dir.display().to_string()),
-            ("Run", r.incomplete().unwrap_or_else(|| "complete".into())),
+            (
+                "Run",
+                r.summary.incomplete().unwrap_or_else(|| "complete".into()),
+            ),
             ("summary.json", summary.to_owned()),
             ("GPU", d.name.clone()),
             ("Compute capability", format!("{major}.{minor}")),

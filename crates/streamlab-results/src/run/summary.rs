@@ -221,12 +221,8 @@ pub fn findings(run: &SavedRun) -> Findings {
 /// The compact summary `run-all` prints last, `width` wide.
 pub fn summary_text(run: &SavedRun, s: &RunSummary, width: Width) -> String {
     let mut out = width.lines(&provenance::device(&s.device));
-    if !s.complete {
-        out += &width.lines(&format!(
-            "INCOMPLETE ({}): not run or not finished: {}",
-            s.interrupted_by.as_deref().unwrap_or("stopped"),
-            s.steps_not_run.join(", ")
-        ));
+    if let Some(said) = s.incomplete() {
+        out += &width.lines(&said.replacen("incomplete run", "INCOMPLETE", 1));
     }
     let f = findings(run);
     for (question, _, sentence) in &f.answers {
