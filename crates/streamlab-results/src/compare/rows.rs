@@ -279,19 +279,16 @@ pub fn paired(ctx: &Context<'_>) -> (Vec<PairedRow>, [Vec<String>; 2]) {
             _ => None,
         };
         // time / twin, time / row, time / model, time × rate, time / launch
-        let (control, controlled) = if let Some(t) = twin {
-            (Some(ControlKind::Twin), controlled(row, t, true))
-        } else if let Some(n) = named {
-            (Some(ControlKind::Row), controlled(row, n, true))
-        } else if let Some(m) = model {
-            (Some(ControlKind::Model), controlled(row, m, true))
-        } else if let Some(l) = link {
-            (Some(ControlKind::Link), controlled(row, l, false))
-        } else if let Some(l) = launch {
-            (Some(ControlKind::Launch), controlled(row, l, true))
-        } else {
-            (None, None)
-        };
+        let (control, controlled) = [
+            (ControlKind::Twin, twin, true),
+            (ControlKind::Row, named, true),
+            (ControlKind::Model, model, true),
+            (ControlKind::Link, link, false),
+            (ControlKind::Launch, launch, true),
+        ]
+        .into_iter()
+        .find_map(|(kind, by, divide)| Some((Some(kind), controlled(row, by?, divide))))
+        .unwrap_or((None, None));
         out.push(PairedRow {
             experiment: ra.name,
             set: ra.set,
