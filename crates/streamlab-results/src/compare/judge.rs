@@ -19,7 +19,6 @@ pub use crate::verdict::{HeldOut, Margin, Margins, PairFacts, margins};
 /// The false-discovery rate over a comparison's rows.
 pub const FDR: f64 = 0.05;
 
-/// One change judged.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Judgement {
     pub verdict: Verdict,
@@ -29,7 +28,6 @@ pub struct Judgement {
     pub spread: f64,
 }
 
-/// A row's verdicts.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RowVerdicts {
     pub raw: Judgement,

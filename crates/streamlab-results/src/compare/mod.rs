@@ -53,7 +53,6 @@ impl CompareError {
     }
 }
 
-/// One side of a comparison: a results folder with its summary.
 pub struct ComparedRun {
     /// "A" or "B".
     pub side: &'static str,
@@ -154,6 +153,7 @@ impl ComparedRow {
 }
 
 /// One experiment both folders hold.
+#[derive(Default)]
 pub struct ComparedSection {
     pub name: &'static str,
     /// What differs in how it ran.
@@ -228,7 +228,6 @@ fn changed<'a>(rows: impl IntoIterator<Item = &'a ComparedRow>) -> Vec<&'a Compa
     changed
 }
 
-/// The whole comparison.
 pub struct Comparison {
     pub title: String,
     /// One line per incomplete run.
@@ -355,12 +354,12 @@ pub fn p_text(p: f64) -> String {
 pub fn compare(a: &ComparedRun, b: &ComparedRun, min_change: f64) -> Comparison {
     let margins = judge::margins().clone();
     let (found, [only_a, only_b]) = pairings(a, b);
-    let all: Vec<PairedRow> = found.iter().flat_map(|p| p.rows.iter().cloned()).collect();
+    let all: Vec<PairedRow> = found.iter().flat_map(|p| p.1.iter().cloned()).collect();
     let mut verdicts = judge::judge(&all, &margins, min_change).into_iter();
     let heads = (a.heading(), b.heading());
     let sections = (found.into_iter())
-        .map(|p| {
-            let rows: Vec<ComparedRow> = (p.rows.into_iter())
+        .map(|(section, rows)| {
+            let rows: Vec<ComparedRow> = (rows.into_iter())
                 .map(|row| ComparedRow {
                     row,
                     verdicts: verdicts.next().expect("a verdict per row"),
@@ -371,17 +370,14 @@ pub fn compare(a: &ComparedRun, b: &ComparedRun, min_change: f64) -> Comparison 
                 .filter_map(|set| {
                     let of_set: Vec<&ComparedRow> =
                         rows.iter().filter(|r| r.set() == set).collect();
-                    ratio_chart(p.name, set, &of_set, (&heads.0, &heads.1)).map(Figure::draw)
+                    let chart = ratio_chart(section.name, set, &of_set, (&heads.0, &heads.1));
+                    chart.map(Figure::draw)
                 })
                 .collect();
             ComparedSection {
-                name: p.name,
-                notes: p.notes,
-                only: p.only,
-                headlines: p.headlines,
-                params: p.params,
                 rows,
                 figures,
+                ..section
             }
         })
         .collect();
