@@ -12,7 +12,6 @@ use crate::saved::{KernelSet, files};
 /// the field are format 1 (streamlab up to 2026-11-25), which this build reads too.
 pub const FORMAT: u32 = 2;
 
-/// A failure reading or writing a results folder.
 #[derive(Debug, thiserror::Error)]
 pub enum FolderError {
     #[error("could not {action} {path}: {source}")]

@@ -341,7 +341,6 @@ pub struct Quartiles {
     pub q3: f64,
 }
 
-/// `samples` in ascending order.
 pub fn sorted(samples: &[f64]) -> Vec<f64> {
     let mut sorted = samples.to_vec();
     sorted.sort_by(f64::total_cmp);

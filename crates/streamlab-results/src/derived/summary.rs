@@ -110,8 +110,3 @@ pub fn keep_where_null(entries: &mut Entries, other: &Entries) {
         }
     }
 }
-
-/// Whether any value of `entries` is not `null`.
-pub fn any(entries: &Entries) -> bool {
-    entries.values().any(|v| !v.is_null())
-}

@@ -60,7 +60,6 @@ fn took(run: &SavedRun, provenance: &Provenance) -> String {
     }
 }
 
-/// The report of everything in `run`.
 pub fn document(run: &SavedRun) -> Result<Document, ReportError> {
     let mut sections = Vec::new();
     for h in run.held() {
