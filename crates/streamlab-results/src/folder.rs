@@ -162,7 +162,7 @@ pub fn parse<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, FolderEr
             let reason = reason
                 .split(" at line ")
                 .next()
-                .unwrap_or(&reason)
+                .unwrap_or_default()
                 .to_owned();
             FolderError::NotJson {
                 path: path.to_owned(),

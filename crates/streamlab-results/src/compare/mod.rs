@@ -196,15 +196,9 @@ impl ComparedSection {
     /// "2 of 16 rows changed (1 faster, 1 slower), 3 moved with the machine, 10 the same,
     /// 1 too noisy to say".
     pub fn summary_line(&self) -> String {
-        let changed = self.changed();
-        let (n, all) = (changed.len(), self.rows.len());
-        let faster = (changed.iter())
-            .filter(|r| r.verdicts.verdict() == Verdict::Faster)
-            .count();
-        let mut line = format!(
-            "{n} of {all} rows changed ({faster} faster, {} slower)",
-            n - faster
-        );
+        let (faster, slower) = (self.count(Verdict::Faster), self.count(Verdict::Slower));
+        let (n, all) = (faster + slower, self.rows.len());
+        let mut line = format!("{n} of {all} rows changed ({faster} faster, {slower} slower)");
         if let Some((n, _)) = self.machine_moved() {
             line += &format!(", {n} moved with the machine");
         }

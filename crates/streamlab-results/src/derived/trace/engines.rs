@@ -151,17 +151,14 @@ impl Flow {
 }
 
 impl Occupancy {
-    pub fn busy_ms(&self, engine: Engine) -> f64 {
-        match engine {
+    /// The share of the span `engine` was busy.
+    pub fn share(&self, engine: Engine) -> f64 {
+        let busy_ms = match engine {
             Engine::HtoD => self.htod_busy_ms,
             Engine::Sms => self.sms_busy_ms,
             Engine::DtoH => self.dtoh_busy_ms,
-        }
-    }
-
-    /// The share of the span `engine` was busy.
-    pub fn share(&self, engine: Engine) -> f64 {
-        self.busy_ms(engine) / self.span_ms
+        };
+        busy_ms / self.span_ms
     }
 
     /// The engine busy the largest share of the span.
