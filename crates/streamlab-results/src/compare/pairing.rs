@@ -170,12 +170,13 @@ pub(super) fn ratio_chart(
         color: BOUND_COLOR,
         y: 1.0,
     });
-    for verdict in [
+    let drawn = [
         Verdict::Faster,
         Verdict::Slower,
         Verdict::Same,
         Verdict::TooNoisy,
-    ] {
+    ];
+    for verdict in drawn {
         let pts: Vec<(f64, f64)> = (shown.iter().enumerate())
             .filter(|(_, r)| r.verdicts.verdict() == verdict)
             .filter_map(|(i, r)| judged(r).b_over_a.map(|y| (i as f64, y)))

@@ -367,10 +367,7 @@ mod tests {
         let moved = clocks_moved(&slower_memory).unwrap();
         assert!((moved - (3201.0f64 / 2619.0).ln()).abs() < 1e-12);
         // One read and one unread is no comparison.
-        let one = [
-            probe(1980, 1980, 3201),
-            ClockProbe::Unread("no NVML".into()),
-        ];
-        assert_eq!(clocks_moved(&one), None);
+        let unread = ClockProbe::Unread("no NVML".into());
+        assert_eq!(clocks_moved(&[probe(1980, 1980, 3201), unread]), None);
     }
 }

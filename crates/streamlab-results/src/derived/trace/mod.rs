@@ -169,16 +169,13 @@ const BUSIEST: &str = "busiest engine or stream no slower than the timed median"
 
 fn busiest_engine(o: &Occupancy, median_ms: f64) -> TraceCheck {
     let ok = o.bound.ms <= median_ms * (1.0 + SLACK);
+    let busier = ": the trace met a busier link than the timed runs";
     let detail = format!(
         "{} was busy {:.4} ms per steady traced iteration; the timed median is \
          {median_ms:.4} ms{}",
         o.bound.resource.label(),
         o.bound.ms,
-        if ok {
-            ""
-        } else {
-            ": the trace met a busier link than the timed runs"
-        }
+        if ok { "" } else { busier }
     );
     TraceCheck::new(BUSIEST, Outcome::of(ok), detail)
 }
