@@ -12,7 +12,6 @@ use crate::saved::{KernelSet, files};
 /// the field are format 1 (streamlab up to 2026-11-25), which this build reads too.
 pub const FORMAT: u32 = 2;
 
-/// A failure reading or writing a results folder.
 #[derive(Debug, thiserror::Error)]
 pub enum FolderError {
     #[error("could not {action} {path}: {source}")]
@@ -163,7 +162,7 @@ pub fn parse<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, FolderEr
             let reason = reason
                 .split(" at line ")
                 .next()
-                .unwrap_or(&reason)
+                .unwrap_or_default()
                 .to_owned();
             FolderError::NotJson {
                 path: path.to_owned(),
@@ -394,20 +393,17 @@ mod tests {
         dir
     }
 
+    fn read(path: PathBuf) -> String {
+        std::fs::read_to_string(path).unwrap()
+    }
+
     #[test]
     fn files_are_written_whole_and_leave_no_temporary_behind() {
         let dir = scratch("atomic");
         write_atomic(&dir, "a.txt", b"first").unwrap();
         write_atomic(&dir, "a.txt", b"second").unwrap();
-        assert_eq!(
-            std::fs::read_to_string(dir.join("a.txt")).unwrap(),
-            "second"
-        );
-        let names: Vec<_> = std::fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert_eq!(names.len(), 1, "{names:?}");
+        assert_eq!(read(dir.join("a.txt")), "second");
+        assert_eq!(names(&dir).unwrap(), ["a.txt"]);
         let err = write_atomic(&dir.join("missing"), "b.txt", b"x").unwrap_err();
         assert!(err.to_string().starts_with("could not write"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
@@ -427,9 +423,10 @@ mod tests {
     }
 
     fn fault(text: &str) -> String {
-        parse::<Saved>(Path::new("x/summary.json"), text)
-            .unwrap_err()
-            .to_string()
+        let e = parse::<Saved>(Path::new("x/summary.json"), text).unwrap_err();
+        let text = e.to_string();
+        assert_eq!(text.lines().count(), 1, "{text}");
+        text
     }
 
     #[test]
@@ -437,36 +434,25 @@ mod tests {
         let good = r#"{"device": {"sm_count": 132}, "complete": true}"#;
         assert!(parse::<Saved>(Path::new("x"), good).is_ok());
         let cut = fault(&good[..20]);
-        assert!(
-            cut.starts_with("x/summary.json ends early, at line 1 column 20"),
-            "{cut}"
-        );
+        let at = "x/summary.json ends early, at line 1 column 20";
+        assert!(cut.starts_with(at), "{cut}");
         let typed = fault(r#"{"device": {"sm_count": "many"}, "complete": true}"#);
-        assert!(
-            typed.starts_with(
-                "x/summary.json: field \"device.sm_count\" cannot be read (invalid type: string \"many\""
-            ),
-            "{typed}"
-        );
+        let named = "x/summary.json: field \"device.sm_count\" cannot be read (invalid type: string \"many\"";
+        assert!(typed.starts_with(named), "{typed}");
         let missing = fault(r#"{"device": {"sm_count": 1}}"#);
+        let said = missing.contains("field \"complete\" is missing: ");
         assert!(
-            missing.contains("field \"complete\" is missing: ")
-                && missing.contains("run the experiment again"),
+            said && missing.contains("run the experiment again"),
             "{missing}"
         );
         let newer = fault(r#"{"format": 9, "device": {"sm_count": 1}, "complete": true}"#);
-        assert!(
-            newer.contains("is in format 9, newer than this build reads (up to 2)"),
-            "{newer}"
-        );
+        let said = "is in format 9, newer than this build reads (up to 2)";
+        assert!(newer.contains(said), "{newer}");
         let garbage = fault("{\"device\": ]");
         assert!(
             garbage.starts_with("x/summary.json is not JSON: "),
             "{garbage}"
         );
-        for text in [cut, typed, missing, newer, garbage] {
-            assert_eq!(text.lines().count(), 1, "{text}");
-        }
     }
 
     #[test]
@@ -483,44 +469,34 @@ mod tests {
                 _ => Held::Foreign,
             }
         }
+        let write = |target: &Path, replaced: bool, name: &str, contents: &str| {
+            let mut staged = Staged::begin(target, held, replaced).unwrap();
+            staged.write(name, contents.as_bytes()).unwrap();
+            staged
+        };
         // Abandoned part way: the target is untouched and nothing is left beside it.
-        let mut staged = Staged::begin(&target, held, false).unwrap();
-        staged.write("report.md", b"new").unwrap();
-        drop(staged);
-        assert_eq!(
-            std::fs::read_to_string(target.join("report.md")).unwrap(),
-            "old"
-        );
+        drop(write(&target, false, "report.md", "new"));
+        assert_eq!(read(target.join("report.md")), "old");
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
         // Finished: exactly the new files.
-        let mut staged = Staged::begin(&target, held, false).unwrap();
-        staged.write("report.md", b"new").unwrap();
-        staged.finish().unwrap();
-        assert_eq!(
-            std::fs::read_to_string(target.join("report.md")).unwrap(),
-            "new"
-        );
+        write(&target, false, "report.md", "new").finish().unwrap();
+        assert_eq!(read(target.join("report.md")), "new");
         assert!(!target.join("stale.svg").exists());
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
         // A run's results are replaced only by the same run rendered in place.
         std::fs::write(target.join("results.json"), "measured").unwrap();
         let err = Staged::begin(&target, held, false).unwrap_err().to_string();
         assert!(err.contains("results.json"), "{err}");
-        let mut staged = Staged::begin(&target, held, true).unwrap();
-        staged.write("results.json", b"again").unwrap();
-        staged.finish().unwrap();
+        write(&target, true, "results.json", "again")
+            .finish()
+            .unwrap();
         // "." is the folder itself, not a child of it.
         let here = std::env::current_dir().unwrap();
         std::env::set_current_dir(&target).unwrap();
-        let mut staged = Staged::begin(Path::new("."), held, true).unwrap();
-        staged.write("report.md", b"dot").unwrap();
-        let finished = staged.finish();
+        let finished = write(Path::new("."), true, "report.md", "dot").finish();
         std::env::set_current_dir(here).unwrap();
         assert_eq!(finished.unwrap(), target.canonicalize().unwrap());
-        assert_eq!(
-            std::fs::read_to_string(target.join("report.md")).unwrap(),
-            "dot"
-        );
+        assert_eq!(read(target.join("report.md")), "dot");
         // A folder holding someone else's file is refused; a file is not a folder.
         std::fs::write(target.join("notes.txt"), "mine").unwrap();
         let err = Staged::begin(&target, held, true).unwrap_err().to_string();

@@ -68,11 +68,7 @@ mod tests {
     fn same_seed_same_values_and_units_in_range() {
         let (mut a, mut b) = (Rng::new(7), Rng::new(7));
         assert_eq!(a.next_u64(), b.next_u64());
-        assert!(
-            (0..10_000)
-                .map(|_| a.unit_f32())
-                .all(|x| (0.0..1.0).contains(&x))
-        );
+        assert!((0..10_000).all(|_| (0.0..1.0).contains(&a.unit_f32())));
         assert_ne!(Rng::new(1).next_u64(), Rng::new(2).next_u64());
         let mut r = Rng::new(3);
         let drawn: Vec<u64> = (0..10_000).map(|_| r.in_range(5, 9)).collect();

@@ -105,12 +105,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn chunks_cover_every_element_once() {
+    fn chunks_and_shares_over_gpus_and_streams_cover_every_element_once() {
         for (n, s) in [(10, 3), (16, 4), (5, 5), (1 << 20, 7), (7, 4), (5, 4)] {
             let parts = chunks(n, s);
-            assert_eq!(parts.len(), s);
-            assert_eq!(parts[0].start, 0);
-            assert_eq!(parts[s - 1].end, n);
+            assert_eq!((parts.len(), parts[0].start, parts[s - 1].end), (s, 0, n));
             assert!(parts.windows(2).all(|w| w[0].end == w[1].start));
             assert!(
                 parts
@@ -119,10 +117,6 @@ mod tests {
             );
         }
         assert_eq!(chunks(10, 3), [0..3, 3..6, 6..10]);
-    }
-
-    #[test]
-    fn awkward_counts_over_gpus_and_streams_cover_every_element_once() {
         for elements in [1, 7, (1 << 25) + 3] {
             let shares = over_gpus(elements, 3, 4);
             assert_eq!(shares.len(), 3, "{elements}");
@@ -136,46 +130,40 @@ mod tests {
                     inside = part.end;
                 }
                 assert_eq!(inside, share.elements.end, "{elements}");
-                assert!(share.parts.len() <= 4);
                 assert_eq!(share.parts.len(), share.elements.len().min(4));
                 next = share.elements.end;
             }
             assert_eq!(next, elements);
         }
-        let one = over_gpus(1, 3, 4);
-        assert!(one[0].parts.is_empty() && one[1].parts.is_empty());
-        assert_eq!(one[2].parts.len(), 1);
-        assert_eq!(one[2].parts[0], 0..1);
-        let seven = over_gpus(7, 3, 4);
-        assert_eq!(
-            seven.iter().map(|s| s.parts.len()).collect::<Vec<_>>(),
-            [2, 2, 3]
-        );
-        let large = over_gpus((1 << 25) + 3, 3, 4);
-        assert!(large.iter().all(|s| s.parts.len() == 4));
+        let parts = |elements| -> Vec<Vec<Range<usize>>> {
+            over_gpus(elements, 3, 4)
+                .into_iter()
+                .map(|s| s.parts)
+                .collect()
+        };
+        let one = parts(1);
+        assert!(one[0].is_empty() && one[1].is_empty());
+        assert_eq!((one[2].len(), one[2][0].clone()), (1, 0..1));
+        let counts = |elements| parts(elements).iter().map(Vec::len).collect::<Vec<_>>();
+        assert_eq!(counts(7), [2, 2, 3]);
+        assert_eq!(counts((1 << 25) + 3), [4, 4, 4]);
     }
 
     #[test]
     fn devices_are_checked_before_and_against_the_machine() {
         let machine = |n: usize| vec!["NVIDIA H100 80GB HBM3".to_owned(); n];
-        assert_eq!(
-            devices_on("x", &[], &machine(1)).unwrap(),
-            Devices::TooFew(
-                "x needs two or more GPUs; this machine has 1 (NVIDIA H100 80GB HBM3): run it on a machine with several GPUs".into()
-            )
-        );
-        assert_eq!(
-            devices_on("x", &[2, 0], &machine(3)).unwrap(),
-            Devices::Chosen(vec![2, 0])
-        );
+        let one = "x needs two or more GPUs; this machine has 1 (NVIDIA H100 80GB HBM3): run it on a machine with several GPUs";
+        let too_few = devices_on("x", &[], &machine(1)).unwrap();
+        assert_eq!(too_few, Devices::TooFew(one.into()));
+        let chosen = devices_on("x", &[2, 0], &machine(3)).unwrap();
+        assert_eq!(chosen, Devices::Chosen(vec![2, 0]));
         let err = devices_on("x", &[0, 2], &machine(2)).unwrap_err();
         assert!(err.to_string().contains("names GPU 2"), "{err}");
         let err = check_devices("x", &[1, 1]).unwrap_err();
         assert!(err.to_string().contains("GPU 1 twice"), "{err}");
-        let err = check_devices("x", &[1]).unwrap_err();
+        let err = check_devices("x", &[1]).unwrap_err().to_string();
         assert!(
-            err.to_string()
-                .contains("x needs two or more GPUs but --devices names one (1)"),
+            err.contains("x needs two or more GPUs but --devices names one (1)"),
             "{err}"
         );
         assert!(check_devices("x", &[]).is_ok() && check_devices("x", &[0, 1]).is_ok());

@@ -341,7 +341,6 @@ pub struct Quartiles {
     pub q3: f64,
 }
 
-/// `samples` in ascending order.
 pub fn sorted(samples: &[f64]) -> Vec<f64> {
     let mut sorted = samples.to_vec();
     sorted.sort_by(f64::total_cmp);
@@ -359,44 +358,40 @@ pub fn quantile(sorted: &[f64], q: f64) -> f64 {
 mod tests {
     use super::*;
 
+    fn series(samples: &[f64]) -> Series {
+        Series::new(samples.to_vec()).unwrap()
+    }
+
     #[test]
-    fn summary_of_known_samples() {
+    fn summaries_noise_outliers_and_quartiles_of_known_samples() {
         let s = Summary::of(&[4.0, 1.0, 3.0, 2.0]).unwrap();
-        assert_eq!(
-            (s.count, s.mean, s.median, s.min, s.max),
-            (4, 2.5, 2.5, 1.0, 4.0)
-        );
+        let parts = (s.count, s.mean, s.median, s.min, s.max);
+        assert_eq!(parts, (4, 2.5, 2.5, 1.0, 4.0));
         assert!((s.stddev - 1.290_994_448_7).abs() < 1e-9);
-        let odd = Summary::of(&[5.0, 1.0, 2.0]).unwrap();
-        assert_eq!(odd.median, 2.0);
+        assert_eq!(Summary::of(&[5.0, 1.0, 2.0]).unwrap().median, 2.0);
         assert_eq!(Summary::of(&[7.0]).unwrap().stddev, 0.0);
         // Empty or non-finite samples have none.
         assert!(Summary::of(&[]).is_none());
         assert!(Summary::of(&[1.0, f64::NAN]).is_none());
         assert!(Series::new(vec![f64::INFINITY]).is_none());
-    }
-
-    #[test]
-    fn noise_is_robust_and_outliers_are_marked() {
-        let quiet = Series::new(vec![10.0, 10.1, 9.9, 10.0, 10.05]).unwrap();
+        let quiet = series(&[10.0, 10.1, 9.9, 10.0, 10.05]);
         // Deviations 0, .1, .1, 0, .05: median .05, × 1.4826 over 10.
-        assert!(
-            (quiet.noise() - 0.007_413).abs() < 1e-6,
-            "{}",
-            quiet.noise()
-        );
+        assert!((quiet.noise() - 0.007_413).abs() < 1e-6, "{quiet:?}");
         assert!(quiet.outliers().is_empty());
-        let one_bad = Series::new(vec![10.0, 10.1, 9.9, 10.0, 25.0]).unwrap();
+        let one_bad = series(&[10.0, 10.1, 9.9, 10.0, 25.0]);
         assert!(one_bad.noise() < 0.02, "{}", one_bad.noise());
         assert_eq!(one_bad.outliers(), [4]);
-        assert_eq!(Series::new(vec![3.0]).unwrap().noise(), 0.0);
-        assert!(Series::new(vec![3.0, 3.0]).unwrap().outliers().is_empty());
+        assert_eq!(series(&[3.0]).noise(), 0.0);
+        assert!(series(&[3.0, 3.0]).outliers().is_empty());
         // A single sample measures no noise.
-        assert_eq!(Series::new(vec![3.0]).unwrap().measured_noise(), None);
-        assert_eq!(
-            Series::new(vec![3.0, 3.0]).unwrap().measured_noise(),
-            Some(0.0)
-        );
+        assert_eq!(series(&[3.0]).measured_noise(), None);
+        assert_eq!(series(&[3.0, 3.0]).measured_noise(), Some(0.0));
+        // Quartiles interpolate between samples.
+        let q = series(&[4.0, 1.0, 3.0, 2.0, 5.0]).quartiles();
+        assert_eq!((q.q1, q.median, q.q3), (2.0, 3.0, 4.0));
+        let q = series(&[1.0, 2.0]).quartiles();
+        assert_eq!((q.q1, q.median, q.q3), (1.25, 1.5, 1.75));
+        assert_eq!(series(&[9.0]).quartiles().q3, 9.0);
     }
 
     #[test]
@@ -416,25 +411,12 @@ mod tests {
             beyond_noise(10.0, 0.0, 10.001, 0.0),
             "no spread: any change is"
         );
-        assert!(
-            !beyond_noise(10.0, f64::INFINITY, 20.0, 0.0),
-            "unbounded noise never is"
-        );
+        let unbounded = beyond_noise(10.0, f64::INFINITY, 20.0, 0.0);
+        assert!(!unbounded, "unbounded noise never is");
         assert!(
             !beyond_noise(10.0, f64::NAN, 20.0, 0.0),
             "unknown noise never is"
         );
-    }
-
-    #[test]
-    fn quartiles_interpolate_between_samples() {
-        let q = Series::new(vec![4.0, 1.0, 3.0, 2.0, 5.0])
-            .unwrap()
-            .quartiles();
-        assert_eq!((q.q1, q.median, q.q3), (2.0, 3.0, 4.0));
-        let q = Series::new(vec![1.0, 2.0]).unwrap().quartiles();
-        assert_eq!((q.q1, q.median, q.q3), (1.25, 1.5, 1.75));
-        assert_eq!(Series::new(vec![9.0]).unwrap().quartiles().q3, 9.0);
     }
 
     #[test]
@@ -446,33 +428,22 @@ mod tests {
         ];
         assert_eq!(above_noise_target(&configs), ["b (1.3%)", "c (inf%)"]);
         let note = noise_target_note(&configs);
-        assert!(
-            note.starts_with("2 of 3 measured rows ended above the 1% noise target: b (1.3%), c"),
-            "{note}"
-        );
+        let named = "2 of 3 measured rows ended above the 1% noise target: b (1.3%), c";
+        assert!(note.starts_with(named), "{note}");
         let many: Vec<(String, f64)> = (0..12)
             .map(|i| (format!("r{i}"), 0.011 + 0.001 * f64::from(i)))
             .collect();
         let note = noise_target_note(&many);
-        assert!(
-            note.starts_with(
-                "12 of 12 measured rows ended above the 1% noise target: r11 (2.2%), r10"
-            ),
-            "{note}"
-        );
-        assert!(
-            note.contains("r4 (1.5%); the noisiest 8 of them named"),
-            "{note}"
-        );
-        assert!(!note.contains("r3 "), "{note}");
-        assert_eq!(
-            noise_target_note(&configs[..1]),
-            "All 1 measured rows are at or under the 1% noise target."
-        );
+        let noisiest = "12 of 12 measured rows ended above the 1% noise target: r11 (2.2%), r10";
+        assert!(note.starts_with(noisiest), "{note}");
+        let cut = "r4 (1.5%); the noisiest 8 of them named";
+        assert!(note.contains(cut) && !note.contains("r3 "), "{note}");
+        let quiet = "All 1 measured rows are at or under the 1% noise target.";
+        assert_eq!(noise_target_note(&configs[..1]), quiet);
     }
 
     #[test]
-    fn mann_whitney_matches_known_p_values() {
+    fn mann_whitney_and_benjamini_hochberg_match_known_p_values() {
         // Fully separated sets of 5 and 5: exact two-sided p = 2/252.
         let p = mann_whitney_p(&[1.0, 2.0, 3.0, 4.0, 5.0], &[6.0, 7.0, 8.0, 9.0, 10.0]).unwrap();
         assert!((p - 2.0 / 252.0).abs() < 1e-12, "{p}");
@@ -483,10 +454,8 @@ mod tests {
         let p = mann_whitney_p(&[1.0, 2.0, 4.0], &[3.0, 5.0, 6.0, 7.0]).unwrap();
         assert!((p - 4.0 / 35.0).abs() < 1e-12, "{p}");
         // Symmetric in its arguments.
-        assert_eq!(
-            mann_whitney_p(&[3.0, 5.0, 6.0, 7.0], &[1.0, 2.0, 4.0]),
-            Some(p)
-        );
+        let swapped = mann_whitney_p(&[3.0, 5.0, 6.0, 7.0], &[1.0, 2.0, 4.0]);
+        assert_eq!(swapped, Some(p));
         // Large sets, shifted: the normal approximation, tiny p; ties handled.
         let a: Vec<f64> = (0..50).map(f64::from).collect();
         let b: Vec<f64> = (0..50).map(|i| f64::from(i) + 40.0).collect();
@@ -496,10 +465,8 @@ mod tests {
         assert_eq!(mann_whitney_p(&[], &[1.0]), None);
         assert_eq!(mann_whitney_p(&[f64::NAN], &[1.0]), None);
         assert!((normal_upper_tail(1.96) - 0.025).abs() < 1e-4);
-    }
-
-    #[test]
-    fn benjamini_hochberg_calls_the_smallest_ps_up_to_the_last_under_its_line() {
+        assert!((normal_two_sided_p(1.959_964) - 0.05).abs() < 1e-6);
+        assert!(normal_two_sided_p(0.0) > 0.999_999);
         let ps = [
             Some(0.01),
             Some(0.04),
@@ -509,20 +476,10 @@ mod tests {
             Some(0.001),
         ];
         // m = 5: lines 0.01, 0.02, 0.03, 0.04, 0.05 for the sorted 0.001, 0.01, 0.03, 0.04, 0.5.
-        assert_eq!(
-            benjamini_hochberg(&ps, 0.05),
-            [true, true, false, true, false, true]
-        );
-        assert_eq!(
-            benjamini_hochberg(&ps, 0.01),
-            [false, false, false, false, false, true]
-        );
-        assert!(
-            benjamini_hochberg(&[None, Some(0.9)], 0.05)
-                .iter()
-                .all(|c| !c)
-        );
-        assert!((normal_two_sided_p(1.959_964) - 0.05).abs() < 1e-6);
-        assert!(normal_two_sided_p(0.0) > 0.999_999);
+        let called = [true, true, false, true, false, true];
+        assert_eq!(benjamini_hochberg(&ps, 0.05), called);
+        let called = [false, false, false, false, false, true];
+        assert_eq!(benjamini_hochberg(&ps, 0.01), called);
+        assert_eq!(benjamini_hochberg(&[None, Some(0.9)], 0.05), [false, false]);
     }
 }

@@ -318,15 +318,11 @@ mod tests {
         assert!(j.p_value.unwrap() < ALPHA);
         assert_eq!(j.verdict, Verdict::Same);
         // 1% apart, but each side spreads 30%: cannot tell.
-        assert_eq!(
-            verdict(&series(10.0, 0.3, 10), &series(10.1, 0.3, 10)),
-            Verdict::TooNoisy
-        );
+        let noisy = verdict(&series(10.0, 0.3, 10), &series(10.1, 0.3, 10));
+        assert_eq!(noisy, Verdict::TooNoisy);
         // 10% apart with 2 samples each: the rank test cannot reach p < 0.01.
-        assert_eq!(
-            verdict(&series(10.0, 0.004, 2), &series(11.0, 0.004, 2)),
-            Verdict::TooNoisy
-        );
+        let few = verdict(&series(10.0, 0.004, 2), &series(11.0, 0.004, 2));
+        assert_eq!(few, Verdict::TooNoisy);
         // A zero or missing value has no ratio.
         let zero = Series::new(vec![0.0, 0.0]).unwrap();
         assert_eq!(verdict(&zero, &a), Verdict::NotComparable);
@@ -338,27 +334,20 @@ mod tests {
         let a = series(10.0, 0.004, 10);
         let b = series(10.5, 0.004, 10);
         assert_eq!(verdict(&a, &b), Verdict::Slower);
+        let by = |min_change: f64, b: &Series| {
+            let rule = Rule { min_change, ..RULE };
+            judge(&rule, (&a).into(), b.into())
+        };
+        assert_eq!(by(0.08, &b).verdict, Verdict::Same);
+        // A minimum effect of 20% leaves a 5% change uncalled: the same, since both
+        // sides' noise is far under it.
+        let widened = by(0.2, &b);
+        assert_eq!((widened.verdict, widened.min_effect), (Verdict::Same, 0.2));
+        assert_eq!(by(0.2, &series(13.0, 0.004, 10)).verdict, Verdict::Slower);
         let loose = Rule {
             min_change: 0.08,
             ..RULE
         };
-        assert_eq!(
-            judge(&loose, (&a).into(), (&b).into()).verdict,
-            Verdict::Same
-        );
-        // A minimum effect of 20% leaves a 5% change uncalled: the same, since both
-        // sides' noise is far under it.
-        let wide = Rule {
-            min_change: 0.2,
-            ..RULE
-        };
-        let widened = judge(&wide, (&a).into(), (&b).into());
-        assert_eq!((widened.verdict, widened.min_effect), (Verdict::Same, 0.2));
-        let far = series(13.0, 0.004, 10);
-        assert_eq!(
-            judge(&wide, (&a).into(), (&far).into()).verdict,
-            Verdict::Slower
-        );
         assert!(loose.describe().contains("(|B/A − 1|): 8%"));
         assert_eq!(percent(0.025), "2.5%");
         // Within a run, the minimum effect is the experiment's spread between machines.

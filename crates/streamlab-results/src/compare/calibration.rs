@@ -4,12 +4,11 @@
 //! them; each pair in turn is left out, the rest fitted, and the pair judged
 //! ([`HeldOut`]). `cargo xtask calibrate` writes `calibration/margins.json`, which the
 //! build embeds.
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::judge::{self, HeldOut, Margin, Margins, PairFacts};
+use super::judge::{self, HeldOut, Margin, Margins, PairFacts, RowVerdicts};
 use super::rows::PairedRow;
 use super::{CompareError, ComparedRun};
 use crate::stats::{quantile, sorted};
@@ -67,8 +66,9 @@ fn margin(rows: &[&PairedRow]) -> Option<Margin> {
 /// one pair of machines is one draw of how far two machines differ.
 const MIN_PAIRS: usize = 2;
 
-/// Every experiment's margin over `pairs`, and the pooled one.
-fn fit(pairs: &[&PairRows]) -> (BTreeMap<String, Margin>, Margin) {
+/// Every experiment's margin over `pairs`, and the pooled one (no pairs named, none left
+/// out).
+fn fit(pairs: &[&PairRows]) -> Margins {
     let all: Vec<&PairedRow> = pairs.iter().flat_map(|p| &p.rows).collect();
     let mut names: Vec<&str> = all.iter().map(|r| r.experiment).collect();
     names.sort_unstable();
@@ -81,9 +81,7 @@ fn fit(pairs: &[&PairRows]) -> (BTreeMap<String, Margin>, Margin) {
     let experiments = (names.into_iter())
         .filter(|name| measured_by(name) >= MIN_PAIRS)
         .filter_map(|name| {
-            let rows: Vec<&PairedRow> = all
-                .iter()
-                .copied()
+            let rows: Vec<&PairedRow> = (all.iter().copied())
                 .filter(|r| r.experiment == name)
                 .collect();
             Some((name.to_owned(), margin(&rows)?))
@@ -95,36 +93,30 @@ fn fit(pairs: &[&PairRows]) -> (BTreeMap<String, Margin>, Margin) {
         rows: 0,
         controlled_rows: 0,
     });
-    (experiments, pooled)
+    Margins {
+        method: METHOD.into(),
+        pairs: Vec::new(),
+        experiments,
+        pooled,
+        held_out: Vec::new(),
+    }
 }
 
 /// `pairs` judged by margins fitted on all the others, one at a time.
 fn held_out(pairs: &[PairRows]) -> Vec<HeldOut> {
-    (0..pairs.len())
-        .map(|i| {
-            let rest: Vec<&PairRows> = (pairs.iter().enumerate())
-                .filter(|(j, _)| *j != i)
-                .map(|(_, p)| p)
-                .collect();
-            let (experiments, pooled) = fit(&rest);
-            let margins = Margins {
-                method: METHOD.into(),
-                pairs: Vec::new(),
-                experiments,
-                pooled,
-                held_out: Vec::new(),
-            };
-            let rows = &pairs[i].rows;
-            let verdicts = judge::judge(rows, &margins, 0.0);
+    (pairs.iter())
+        .map(|pair| {
+            let rest: Vec<&PairRows> = pairs.iter().filter(|p| !std::ptr::eq(*p, pair)).collect();
+            let verdicts = judge::judge(&pair.rows, &fit(&rest), 0.0);
+            let count =
+                |called: fn(&RowVerdicts) -> bool| verdicts.iter().filter(|v| called(v)).count();
             HeldOut {
-                pair: pairs[i].facts.name.clone(),
-                rows: rows.len(),
-                raw_changed: verdicts.iter().filter(|v| v.raw_changed()).count(),
-                controlled_rows: verdicts.iter().filter(|v| v.controlled.is_some()).count(),
-                controlled_changed: (verdicts.iter())
-                    .filter(|v| v.controlled.is_some_and(|c| c.verdict.changed()))
-                    .count(),
-                changed: verdicts.iter().filter(|v| v.verdict().changed()).count(),
+                pair: pair.facts.name.clone(),
+                rows: pair.rows.len(),
+                raw_changed: count(RowVerdicts::raw_changed),
+                controlled_rows: count(|v| v.controlled.is_some()),
+                controlled_changed: count(|v| v.controlled.is_some_and(|c| c.verdict.changed())),
+                changed: count(|v| v.verdict().changed()),
             }
         })
         .collect()
@@ -132,13 +124,11 @@ fn held_out(pairs: &[PairRows]) -> Vec<HeldOut> {
 
 /// The margins of `pairs`, each pair also left out in turn.
 pub fn calibrate(pairs: Vec<PairRows>) -> Margins {
-    let (experiments, pooled) = fit(&pairs.iter().collect::<Vec<_>>());
+    let fitted = fit(&pairs.iter().collect::<Vec<_>>());
     Margins {
-        method: METHOD.into(),
         held_out: held_out(&pairs),
         pairs: pairs.into_iter().map(|p| p.facts).collect(),
-        experiments,
-        pooled,
+        ..fitted
     }
 }
 

@@ -19,7 +19,6 @@ pub use crate::verdict::{HeldOut, Margin, Margins, PairFacts, margins};
 /// The false-discovery rate over a comparison's rows.
 pub const FDR: f64 = 0.05;
 
-/// One change judged.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Judgement {
     pub verdict: Verdict,
@@ -29,7 +28,6 @@ pub struct Judgement {
     pub spread: f64,
 }
 
-/// A row's verdicts.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RowVerdicts {
     pub raw: Judgement,
@@ -39,7 +37,8 @@ pub struct RowVerdicts {
 }
 
 impl RowVerdicts {
-    /// What the row says of the code: the controlled verdict, else the raw one.
+    /// What the row says of the code: the controlled verdict; without a control, the
+    /// raw one, or the same where the raw change moved with the machine.
     pub fn verdict(&self) -> Verdict {
         match self.controlled {
             Some(c) => c.verdict,
@@ -198,8 +197,9 @@ fn machine_shift(rows: &[PairedRow], verdicts: &[RowVerdicts], name: &str) -> Op
 /// Rows whose controls moving with them say the machine moved, fewest.
 const MOVED_ROWS: usize = 3;
 
-/// Mark each row called changed raw whose change is within its spread of the machine's
-/// shift in its experiment ([`machine_shift`]), and whose control (if any) stood still.
+/// Mark each row called changed raw in an experiment the machine moved ([`machine_shift`])
+/// whose change lies within 1.96 times its spread and its own noise combined of that
+/// shift, and whose control (if any) stood still.
 fn attribute_to_machine(rows: &[PairedRow], verdicts: &mut [RowVerdicts]) {
     let mut names: Vec<&str> = rows.iter().map(|r| r.experiment).collect();
     names.sort_unstable();
@@ -277,12 +277,10 @@ mod tests {
         let mut rows: Vec<PairedRow> = (0..40)
             .map(|i| row(1.0 + 0.0002 * i as f64, 0.001, None))
             .collect();
-        rows.push(row(1.06, 0.001, None));
-        rows.push(row(0.95, 0.001, None));
-        rows.push(row(1.015, 0.001, None));
+        rows.extend([1.06, 0.95, 1.015].map(|ratio| row(ratio, 0.001, None)));
         let v = judge(&rows, &m, 0.0);
-        assert_eq!(v[40].raw.verdict, Verdict::Slower);
-        assert_eq!(v[41].raw.verdict, Verdict::Faster);
+        let called = [v[40].raw.verdict, v[41].raw.verdict];
+        assert_eq!(called, [Verdict::Slower, Verdict::Faster]);
         // 1.5% against a 1% spread: not called, and quiet enough to say the same.
         assert_eq!(v[42].raw.verdict, Verdict::Same);
         assert!(v[..40].iter().all(|v| v.raw.verdict == Verdict::Same));
@@ -291,6 +289,11 @@ mod tests {
         assert_eq!(noisy[0].raw.verdict, Verdict::TooNoisy);
         // --min-change keeps a smaller change from being called.
         assert_eq!(judge(&rows, &m, 0.07)[40].raw.verdict, Verdict::Same);
+        // The committed margins parse and name their pairs.
+        let m = super::margins();
+        assert!(!m.pairs.is_empty() && !m.held_out.is_empty());
+        assert!(m.pooled.raw > 0.0);
+        assert!(m.false_call_text().contains("A/A pairs"));
     }
 
     #[test]
@@ -298,19 +301,14 @@ mod tests {
         let m = margins(0.005, 0.002);
         let rows: Vec<PairedRow> = (0..30)
             .map(|i| {
-                row(
-                    1.032 + 0.0001 * i as f64,
-                    0.0005,
-                    Some(0.998 + 0.0001 * i as f64),
-                )
+                let step = 0.0001 * i as f64;
+                row(1.032 + step, 0.0005, Some(0.998 + step))
             })
             .collect();
         let v = judge(&rows, &m, 0.0);
         assert!(v.iter().all(|v| v.raw.verdict == Verdict::Slower));
-        assert!(
-            v.iter()
-                .all(|v| v.moved_with_machine() && !v.verdict().changed())
-        );
+        let machine = |v: &RowVerdicts| v.moved_with_machine() && !v.verdict().changed();
+        assert!(v.iter().all(machine));
         // A real change moves the row against its control too.
         let changed = judge(&[row(1.05, 0.0005, Some(1.05))], &m, 0.0);
         assert_eq!(changed[0].verdict(), Verdict::Slower);
@@ -322,31 +320,21 @@ mod tests {
         let m = margins(0.005, 0.002);
         // B's GPU ran its SMs at 1800 MHz where A's ran at 1980: 10% slower rows.
         let slower_clock = (1980.0f64 / 1800.0).ln();
-        let with_clocks = |ratio: f64, moved: Option<f64>| PairedRow {
-            clocks_moved: moved,
-            ..row(ratio, 0.001, None)
+        let judged = |ratio: f64, clocks_moved: Option<f64>, controlled: Option<f64>| {
+            let r = PairedRow {
+                clocks_moved,
+                ..row(ratio, 0.001, controlled)
+            };
+            judge(&[r], &m, 0.0)[0]
         };
-        let v = judge(&[with_clocks(1.10, None)], &m, 0.0);
-        assert_eq!(v[0].raw.verdict, Verdict::Slower);
-        let v = judge(&[with_clocks(1.10, Some(slower_clock))], &m, 0.0);
-        assert_eq!(v[0].raw.verdict, Verdict::Same);
+        assert_eq!(judged(1.10, None, None).raw.verdict, Verdict::Slower);
+        let within = judged(1.10, Some(slower_clock), None);
+        assert_eq!(within.raw.verdict, Verdict::Same);
         // A change well past what the clocks explain is still called.
-        let v = judge(&[with_clocks(1.40, Some(slower_clock))], &m, 0.0);
-        assert_eq!(v[0].raw.verdict, Verdict::Slower);
+        let past = judged(1.40, Some(slower_clock), None);
+        assert_eq!(past.raw.verdict, Verdict::Slower);
         // The controlled change, a ratio of rows of one machine, is held to its own spread.
-        let controlled = PairedRow {
-            clocks_moved: Some(slower_clock),
-            ..row(1.10, 0.001, Some(1.10))
-        };
-        let v = judge(&[controlled], &m, 0.0);
-        assert_eq!(v[0].controlled.unwrap().verdict, Verdict::Slower);
-    }
-
-    #[test]
-    fn the_committed_margins_parse_and_name_their_pairs() {
-        let m = super::margins();
-        assert!(!m.pairs.is_empty() && !m.held_out.is_empty());
-        assert!(m.pooled.raw > 0.0);
-        assert!(m.false_call_text().contains("A/A pairs"));
+        let controlled = judged(1.10, Some(slower_clock), Some(1.10));
+        assert_eq!(controlled.controlled.unwrap().verdict, Verdict::Slower);
     }
 }

@@ -53,7 +53,6 @@ impl CompareError {
     }
 }
 
-/// One side of a comparison: a results folder with its summary.
 pub struct ComparedRun {
     /// "A" or "B".
     pub side: &'static str,
@@ -97,29 +96,6 @@ impl ComparedRun {
     /// "A (h100)": the column heading of its values.
     pub fn heading(&self) -> String {
         format!("{} ({})", self.side, self.name())
-    }
-
-    /// "incomplete run (stopped by SIGINT; not run or not finished: …)", if it is one.
-    pub fn incomplete(&self) -> Option<String> {
-        let s = &self.summary;
-        if s.complete {
-            return None;
-        }
-        let mut parts = Vec::new();
-        if let Some(signal) = &s.interrupted_by {
-            parts.push(format!("stopped by {signal}"));
-        }
-        if !s.steps_not_run.is_empty() {
-            parts.push(format!(
-                "not run or not finished: {}",
-                s.steps_not_run.join(", ")
-            ));
-        }
-        Some(if parts.is_empty() {
-            "incomplete run".to_owned()
-        } else {
-            format!("incomplete run ({})", parts.join("; "))
-        })
     }
 }
 
@@ -177,6 +153,7 @@ impl ComparedRow {
 }
 
 /// One experiment both folders hold.
+#[derive(Default)]
 pub struct ComparedSection {
     pub name: &'static str,
     /// What differs in how it ran.
@@ -219,15 +196,9 @@ impl ComparedSection {
     /// "2 of 16 rows changed (1 faster, 1 slower), 3 moved with the machine, 10 the same,
     /// 1 too noisy to say".
     pub fn summary_line(&self) -> String {
-        let changed = self.changed();
-        let (n, all) = (changed.len(), self.rows.len());
-        let faster = (changed.iter())
-            .filter(|r| r.verdicts.verdict() == Verdict::Faster)
-            .count();
-        let mut line = format!(
-            "{n} of {all} rows changed ({faster} faster, {} slower)",
-            n - faster
-        );
+        let (faster, slower) = (self.count(Verdict::Faster), self.count(Verdict::Slower));
+        let (n, all) = (faster + slower, self.rows.len());
+        let mut line = format!("{n} of {all} rows changed ({faster} faster, {slower} slower)");
         if let Some((n, _)) = self.machine_moved() {
             line += &format!(", {n} moved with the machine");
         }
@@ -251,7 +222,6 @@ fn changed<'a>(rows: impl IntoIterator<Item = &'a ComparedRow>) -> Vec<&'a Compa
     changed
 }
 
-/// The whole comparison.
 pub struct Comparison {
     pub title: String,
     /// One line per incomplete run.
@@ -376,23 +346,14 @@ pub fn p_text(p: f64) -> String {
 /// The comparison of `a` with `b` by this build's margins; a change under `min_change`
 /// is never called.
 pub fn compare(a: &ComparedRun, b: &ComparedRun, min_change: f64) -> Comparison {
-    compare_with(a, b, min_change, judge::margins().clone())
-}
-
-/// [`compare`] by `margins`.
-pub fn compare_with(
-    a: &ComparedRun,
-    b: &ComparedRun,
-    min_change: f64,
-    margins: Margins,
-) -> Comparison {
+    let margins = judge::margins().clone();
     let (found, [only_a, only_b]) = pairings(a, b);
-    let all: Vec<PairedRow> = found.iter().flat_map(|p| p.rows.iter().cloned()).collect();
+    let all: Vec<PairedRow> = found.iter().flat_map(|p| p.1.iter().cloned()).collect();
     let mut verdicts = judge::judge(&all, &margins, min_change).into_iter();
     let heads = (a.heading(), b.heading());
     let sections = (found.into_iter())
-        .map(|p| {
-            let rows: Vec<ComparedRow> = (p.rows.into_iter())
+        .map(|(section, rows)| {
+            let rows: Vec<ComparedRow> = (rows.into_iter())
                 .map(|row| ComparedRow {
                     row,
                     verdicts: verdicts.next().expect("a verdict per row"),
@@ -403,23 +364,24 @@ pub fn compare_with(
                 .filter_map(|set| {
                     let of_set: Vec<&ComparedRow> =
                         rows.iter().filter(|r| r.set() == set).collect();
-                    ratio_chart(p.name, set, &of_set, (&heads.0, &heads.1)).map(Figure::draw)
+                    let chart = ratio_chart(section.name, set, &of_set, (&heads.0, &heads.1));
+                    chart.map(Figure::draw)
                 })
                 .collect();
             ComparedSection {
-                name: p.name,
-                notes: p.notes,
-                only: p.only,
-                headlines: p.headlines,
-                params: p.params,
                 rows,
                 figures,
+                ..section
             }
         })
         .collect();
     let banners = [a, b]
         .iter()
-        .filter_map(|r| r.incomplete().map(|i| format!("{}: {i}", r.heading())))
+        .filter_map(|r| {
+            r.summary
+                .incomplete()
+                .map(|i| format!("{}: {i}", r.heading()))
+        })
         .collect();
     let only = [(a, only_a), (b, only_b)]
         .into_iter()

@@ -2,7 +2,10 @@
 //! parameters, notes on how each ran, its measured rows and a chart of B/A per kernel
 //! set; and the header of both runs' provenance.
 use super::rows::{self, PairedRow};
-use super::{ComparedRow, ComparedRun, significant};
+use super::{ComparedRow, ComparedRun, ComparedSection, significant};
+
+/// An experiment's section, before its rows are judged, and its rows.
+pub(super) type Pairing = (ComparedSection, Vec<PairedRow>);
 use crate::derived::rates::{faster, link_moved};
 use crate::derived::summary::Json;
 use crate::experiment::Analysis;
@@ -103,7 +106,6 @@ fn differing_params(a: &Analysis, b: &Analysis) -> Vec<(String, String, String)>
         .collect()
 }
 
-/// The colour a verdict's points are drawn in.
 fn verdict_color(v: Verdict) -> &'static str {
     match v {
         Verdict::Faster => "#1f5fa8",
@@ -168,12 +170,13 @@ pub(super) fn ratio_chart(
         color: BOUND_COLOR,
         y: 1.0,
     });
-    for verdict in [
+    let drawn = [
         Verdict::Faster,
         Verdict::Slower,
         Verdict::Same,
         Verdict::TooNoisy,
-    ] {
+    ];
+    for verdict in drawn {
         let pts: Vec<(f64, f64)> = (shown.iter().enumerate())
             .filter(|(_, r)| r.verdicts.verdict() == verdict)
             .filter_map(|(i, r)| judged(r).b_over_a.map(|y| (i as f64, y)))
@@ -192,24 +195,15 @@ pub(super) fn ratio_chart(
 /// More rows than this are not all drawn: those called the same are left out.
 const MAX_LABELLED: usize = 30;
 
-/// What the pairing of one experiment found, before the rows are judged.
-#[derive(Default)]
-pub(super) struct Pairing {
-    pub(super) name: &'static str,
-    pub(super) notes: Vec<(String, String)>,
-    pub(super) only: Vec<(String, Vec<String>)>,
-    pub(super) headlines: Vec<(String, String, String)>,
-    pub(super) params: Vec<(String, String, String)>,
-    pub(super) rows: Vec<PairedRow>,
-}
-
-/// Experiment `name`'s rows paired, if both folders hold it.
+/// Experiment `name`'s section, its rows paired but not yet judged, if both folders hold
+/// it.
 fn pairing(name: &'static str, a: &ComparedRun, b: &ComparedRun) -> Option<Pairing> {
-    let mut p = Pairing {
+    let mut p = ComparedSection {
         name,
         headlines: headlines(name, &a.run, &b.run),
-        ..Pairing::default()
+        ..ComparedSection::default()
     };
+    let mut paired = Vec::new();
     let launch = rows::launch_probes(&a.run, &b.run);
     let mut any = false;
     for set in [KernelSet::Rust, KernelSet::Cuda] {
@@ -277,9 +271,9 @@ fn pairing(name: &'static str, a: &ComparedRun, b: &ComparedRun) -> Option<Pairi
                     .push((format!("Rows only in {side} ({kernels} kernels)"), list));
             }
         }
-        p.rows.extend(rows);
+        paired.extend(rows);
     }
-    any.then_some(p)
+    any.then_some((p, paired))
 }
 
 /// Every experiment both folders hold, paired; and the names only one holds.
@@ -308,7 +302,11 @@ pub(super) fn pairings(a: &ComparedRun, b: &ComparedRun) -> (Vec<Pairing>, [Vec<
 
 /// Every row both folders measured, of every experiment both hold.
 pub fn all_rows(a: &ComparedRun, b: &ComparedRun) -> Vec<PairedRow> {
-    pairings(a, b).0.into_iter().flat_map(|p| p.rows).collect()
+    pairings(a, b)
+        .0
+        .into_iter()
+        .flat_map(|(_, rows)| rows)
+        .collect()
 }
 
 /// How many of `r`'s results read every GPU's clocks: "read for 3 of 14 results".
@@ -350,7 +348,10 @@ pub(super) fn header(a: &ComparedRun, b: &ComparedRun) -> Table {
         let memory = format!("{:.1} GiB", provenance::gib(d.total_memory_bytes));
         let mut facts = vec![
             ("Folder", r.dir.display().to_string()),
-            ("Run", r.incomplete().unwrap_or_else(|| "complete".into())),
+            (
+                "Run",
+                r.summary.incomplete().unwrap_or_else(|| "complete".into()),
+            ),
             ("summary.json", summary.to_owned()),
             ("GPU", d.name.clone()),
             ("Compute capability", format!("{major}.{minor}")),

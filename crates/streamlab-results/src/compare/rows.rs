@@ -235,25 +235,19 @@ pub fn paired(ctx: &Context<'_>) -> (Vec<PairedRow>, [Vec<String>; 2]) {
             .flat_map(probe_medians),
     );
     let clocks_moved = clocks_moved(results.iter().filter_map(|r| r.provenance.clocks.as_ref()));
-    let find = |list: &[MeasuredRow], key: &str| list.iter().find(|r| r.key == key).cloned();
+    let figure =
+        |rows: &[MeasuredRow], key: &str| rows.iter().find(|r| r.key == key).map(Figure::of_row);
     let mut out = Vec::new();
     let mut only_a = Vec::new();
     for x in a_rows {
-        let Some(y) = find(b_rows, &x.key) else {
+        let Some(y) = b_rows.iter().find(|y| y.key == x.key) else {
             only_a.push(x.label.clone());
             continue;
         };
-        let row = [Figure::of_row(x), Figure::of_row(&y)];
-        let twin = twins.as_ref().and_then(|(ta, tb)| {
-            Some([
-                Figure::of_row(&find(ta, &x.key)?),
-                Figure::of_row(&find(tb, &x.key)?),
-            ])
-        });
+        let row = [Figure::of_row(x), Figure::of_row(y)];
+        let twin = twins.and_then(|(ta, tb)| Some([figure(ta, &x.key)?, figure(tb, &x.key)?]));
         let named = match &x.control {
-            Some(RowControl::Row(key)) => (find(a_rows, key))
-                .zip(find(b_rows, key))
-                .map(|(p, q)| [Figure::of_row(&p), Figure::of_row(&q)]),
+            Some(RowControl::Row(key)) => figure(a_rows, key).zip(figure(b_rows, key)),
             _ => None,
         };
         // A model is exact given its probes: their noise is in the row's own.
@@ -279,19 +273,16 @@ pub fn paired(ctx: &Context<'_>) -> (Vec<PairedRow>, [Vec<String>; 2]) {
             _ => None,
         };
         // time / twin, time / row, time / model, time × rate, time / launch
-        let (control, controlled) = if let Some(t) = twin {
-            (Some(ControlKind::Twin), controlled(row, t, true))
-        } else if let Some(n) = named {
-            (Some(ControlKind::Row), controlled(row, n, true))
-        } else if let Some(m) = model {
-            (Some(ControlKind::Model), controlled(row, m, true))
-        } else if let Some(l) = link {
-            (Some(ControlKind::Link), controlled(row, l, false))
-        } else if let Some(l) = launch {
-            (Some(ControlKind::Launch), controlled(row, l, true))
-        } else {
-            (None, None)
-        };
+        let (control, controlled) = [
+            (ControlKind::Twin, twin, true),
+            (ControlKind::Row, named.map(|(p, q)| [p, q]), true),
+            (ControlKind::Model, model, true),
+            (ControlKind::Link, link, false),
+            (ControlKind::Launch, launch, true),
+        ]
+        .into_iter()
+        .find_map(|(kind, by, divide)| Some((Some(kind), controlled(row, by?, divide))))
+        .unwrap_or((None, None));
         out.push(PairedRow {
             experiment: ra.name,
             set: ra.set,
@@ -309,7 +300,7 @@ pub fn paired(ctx: &Context<'_>) -> (Vec<PairedRow>, [Vec<String>; 2]) {
         });
     }
     let only_b = (b_rows.iter())
-        .filter(|y| find(a_rows, &y.key).is_none())
+        .filter(|y| figure(a_rows, &y.key).is_none())
         .map(|y| y.label.clone())
         .collect();
     (out, [only_a, only_b])
@@ -376,10 +367,7 @@ mod tests {
         let moved = clocks_moved(&slower_memory).unwrap();
         assert!((moved - (3201.0f64 / 2619.0).ln()).abs() < 1e-12);
         // One read and one unread is no comparison.
-        let one = [
-            probe(1980, 1980, 3201),
-            ClockProbe::Unread("no NVML".into()),
-        ];
-        assert_eq!(clocks_moved(&one), None);
+        let unread = ClockProbe::Unread("no NVML".into());
+        assert_eq!(clocks_moved(&[probe(1980, 1980, 3201), unread]), None);
     }
 }

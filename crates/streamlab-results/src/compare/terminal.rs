@@ -6,7 +6,6 @@ use super::render::Totals;
 use super::{Comparison, change_text};
 use crate::report::fit::wrap_chars as wrap;
 
-/// The widest line printed.
 pub const WIDTH: usize = 100;
 
 /// At most this many changed rows are listed; the report has them all.
@@ -22,7 +21,6 @@ fn fit(text: &str, width: usize) -> String {
     }
 }
 
-/// The comparison as the terminal shows it.
 pub fn text(c: &Comparison) -> String {
     let mut out = String::new();
     let say = |out: &mut String, line: &str| {

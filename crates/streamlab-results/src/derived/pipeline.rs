@@ -288,7 +288,7 @@ mod tests {
     };
 
     #[test]
-    fn copies_both_ways_set_the_sincos_bound_with_fill_and_drain_per_batch() {
+    fn each_term_sets_the_bound_where_it_is_the_largest() {
         // One run of 4 chunks: C + (H + D − C)/4.
         let single = bound(SINCOS, 4, 1, 3);
         assert_eq!(single.limiter, Limiter::BothWays);
@@ -303,10 +303,7 @@ mod tests {
             ..SINCOS
         };
         assert_eq!(bound(fast_link, 4, 100, 3).limiter, Limiter::HtodEngine);
-    }
-
-    #[test]
-    fn a_long_kernel_is_bound_by_the_sms() {
+        // A long kernel is bound by the SMs.
         let heavy = Stages {
             htod_ms: 10.0,
             kernel_ms: 30.0,
@@ -316,10 +313,7 @@ mod tests {
         let b = bound(heavy, 8, 1, 3);
         assert_eq!(b.limiter, Limiter::Sms);
         assert!(close(b.ms, 30.0 + 20.0 / 8.0));
-    }
-
-    #[test]
-    fn one_stream_or_fewer_copy_engines_serialize_the_copies() {
+        // One stream, or fewer copy engines, serialize the copies.
         let one = bound(SINCOS, 1, 100, 3);
         assert!(close(one.ms, SINCOS.serial_ms()));
         assert_eq!(one.limiter, Limiter::OneStream);
@@ -329,6 +323,13 @@ mod tests {
         let none = bound(SINCOS, 8, 10, 0);
         assert_eq!(none.limiter, Limiter::NoOverlap);
         assert!(close(none.ms, SINCOS.serial_ms()));
+        // More streams never raise the bound.
+        let mut last = f64::INFINITY;
+        for streams in [2, 4, 8, 16, 32, 64] {
+            let b = bound(SINCOS, streams, 1, 3).ms;
+            assert!(b <= last, "{streams} streams: {b} > {last}");
+            last = b;
+        }
     }
 
     #[test]
@@ -341,48 +342,26 @@ mod tests {
         let within = built.held(built.ms * 0.995, 0.01, 0.01);
         assert_eq!(within.ms, built.ms, "within the slack");
         assert_eq!(within.under, Some(Under::WithinNoise));
-        assert_eq!(
-            within.mark(),
-            "under its bound, within noise (bound's noise 1.0%)"
-        );
+        let said = "under its bound, within noise (bound's noise 1.0%)";
+        assert_eq!(within.mark(), said);
         let held = built.held(built.ms * 0.8, 0.01, 0.01);
         assert!(held.lowered());
         assert_eq!((held.ms, held.built_ms), (built.ms * 0.8, Some(built.ms)));
         assert_eq!(held.under, Some(Under::BeyondNoise));
-        assert!(
-            held.mark().contains("beyond noise") && held.mark().contains("lowered to the row from")
-        );
+        let mark = held.mark();
+        assert!(mark.contains("beyond noise") && mark.contains("lowered to the row from"));
         // Noisy enough, the same distance is within noise.
-        assert_eq!(
-            built.held(built.ms * 0.8, 0.2, 0.2).under,
-            Some(Under::WithinNoise)
-        );
+        let noisy = built.held(built.ms * 0.8, 0.2, 0.2);
+        assert_eq!(noisy.under, Some(Under::WithinNoise));
         let said = held.under_measured().unwrap();
-        assert!(
-            said.starts_with(
-                "both copy directions at once rate under-measured: the row implies it 25% faster"
-            ),
-            "{said}"
-        );
+        let rate =
+            "both copy directions at once rate under-measured: the row implies it 25% faster";
+        assert!(said.starts_with(rate), "{said}");
         let one = bound(SINCOS, 1, 1, 3).held(0.5, 0.0, 0.0);
         let said = one.under_measured().unwrap();
-        assert!(
-            said.starts_with("one stream, in order: the stages timed alone sum to more"),
-            "{said}"
-        );
-        assert_eq!(
-            count_under([None, Some(Under::WithinNoise), Some(Under::BeyondNoise)]),
-            (2, 1)
-        );
-    }
-
-    #[test]
-    fn more_streams_never_raise_the_bound() {
-        let mut last = f64::INFINITY;
-        for streams in [2, 4, 8, 16, 32, 64] {
-            let b = bound(SINCOS, streams, 1, 3).ms;
-            assert!(b <= last, "{streams} streams: {b} > {last}");
-            last = b;
-        }
+        let sum = "one stream, in order: the stages timed alone sum to more";
+        assert!(said.starts_with(sum), "{said}");
+        let unders = [None, Some(Under::WithinNoise), Some(Under::BeyondNoise)];
+        assert_eq!(count_under(unders), (2, 1));
     }
 }

@@ -30,7 +30,8 @@ pub fn median_rates(t: &StageTimes) -> CopyRates {
     rates(t, Series::median)
 }
 
-/// Each path's rate from the sample `pick` chooses.
+/// Each path's rate alone and both ways from the sample `pick` chooses; each direction's
+/// rate while both run from its median, whatever `pick`.
 fn rates(t: &StageTimes, pick: fn(&Series) -> f64) -> CopyRates {
     CopyRates {
         htod_gbps: gbps(t.bytes, pick(&t.htod)),
@@ -131,13 +132,13 @@ pub fn link_moved(p: &LinkProbe) -> (f64, f64, f64) {
 /// Copies in alone, copies out alone and the kernels: the fastest sample of the split
 /// into `chunks` chunks; and, when its chunks are at least [`POOLED_CHUNK_BYTES`], the
 /// fastest over every coarser split of the same bytes too (and the two-chunk split for
-/// one chunk), and never slower than `link`'s fastest rates: such chunks pay their fixed
-/// costs in the noise, so what a coarser split reached is reachable. Smaller chunks are
-/// held to their own split, whose fixed costs the pipeline must pay.
+/// one chunk), the copies held to no slower than `link`'s fastest rates: such chunks pay
+/// their fixed costs in the noise, so what a coarser split reached is reachable. Smaller
+/// chunks are held to their own split, whose fixed costs the pipeline must pay.
 ///
-/// Both directions at once: the fastest over every split, since that term is the link's
-/// capacity (a sample with few chunks lets one direction run on alone, which measures
-/// the sharing rather than the capacity).
+/// Both directions at once: the fastest over every split (a sample with few chunks lets
+/// one direction run on alone, which measures the sharing rather than the capacity), and
+/// for chunks of at least [`POOLED_CHUNK_BYTES`] no slower than `link`'s both-ways rate.
 pub fn pipeline_stages<'a>(
     all: impl IntoIterator<Item = &'a StageTimes>,
     chunks: usize,
@@ -202,10 +203,15 @@ pub fn for_chunks(all: &[StageTimes], chunks: usize) -> Option<&StageTimes> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::Series;
+    use crate::saved::timeline::{OpKind, TracedGpu};
+    use crate::saved::{made_up_op, made_up_timeline};
 
     fn series(v: &[f64]) -> Series {
         Series::new(v.to_vec()).unwrap()
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-9
     }
 
     #[test]
@@ -224,25 +230,17 @@ mod tests {
         let best = best_rates(&t);
         assert!((best.htod_gbps - 55.23).abs() < 0.01, "{}", best.htod_gbps);
         assert!((best.both_gbps - 98.22).abs() < 0.01, "{}", best.both_gbps);
-        assert!((best.htod_shared_gbps - gbps(t.bytes, 3.0)).abs() < 1e-9);
+        assert!(close(best.htod_shared_gbps, gbps(t.bytes, 3.0)));
         assert!(median_rates(&t).htod_gbps < best.htod_gbps);
         assert!((ms_at(t.bytes, best.htod_gbps) - 2.43).abs() < 1e-12);
         let s = stages(&t, Some(0.3));
-        assert_eq!(
-            (s.htod_ms, s.kernel_ms, s.dtoh_ms, s.both_ms),
-            (2.43, 0.2, 2.44, 2.733)
-        );
-        assert_eq!(
-            stages(
-                &StageTimes {
-                    kernels: None,
-                    ..t.clone()
-                },
-                None
-            )
-            .kernel_ms,
-            0.0
-        );
+        let parts = (s.htod_ms, s.kernel_ms, s.dtoh_ms, s.both_ms);
+        assert_eq!(parts, (2.43, 0.2, 2.44, 2.733));
+        let untimed = StageTimes {
+            kernels: None,
+            ..t.clone()
+        };
+        assert_eq!(stages(&untimed, None).kernel_ms, 0.0);
         assert!(for_chunks(std::slice::from_ref(&t), 4).is_some());
         // A finer split whose copies all met a busy link keeps the coarser split's parts.
         let busy = StageTimes {
@@ -260,20 +258,11 @@ mod tests {
             both: series(&[2.6]),
             ..t.clone()
         };
-        let with_even = [t.clone(), even];
-        assert_eq!(
-            pipeline_stages(&with_even, 4, None, None).unwrap().both_ms,
-            2.6
-        );
-        assert_eq!(
-            pipeline_stages(&with_even, 4, None, None).unwrap().htod_ms,
-            2.43
-        );
+        let p = pipeline_stages(&[t.clone(), even], 4, None, None).unwrap();
+        assert_eq!((p.both_ms, p.htod_ms), (2.6, 2.43));
         assert_eq!(pipeline_stages(&all, 4, None, None).unwrap().kernel_ms, 0.2);
-        assert!(
-            pipeline_stages(&all, 2, None, None).is_none(),
-            "no two-chunk split measured"
-        );
+        let none = pipeline_stages(&all, 2, None, None);
+        assert!(none.is_none(), "no two-chunk split measured");
         // Small chunks pay fixed costs a coarser split does not: no pooling.
         let small = |chunks, htod: f64| StageTimes {
             chunks,
@@ -293,29 +282,20 @@ mod tests {
         assert!((held.htod_ms - ms_at(t.bytes, 60.0)).abs() < 1e-12);
         assert_eq!(held.dtoh_ms, 2.44);
         assert!((held.both_ms - ms_at(2 * t.bytes, 110.0)).abs() < 1e-12);
-        assert_eq!(
-            pipeline_stages(&fine, 4, None, Some(&link))
-                .unwrap()
-                .htod_ms,
-            0.02
-        );
+        let fine_held = pipeline_stages(&fine, 4, None, Some(&link)).unwrap();
+        assert_eq!(fine_held.htod_ms, 0.02);
         let fastest = fastest_link([&t, &fine[0]], []).unwrap();
-        assert!((fastest.htod_gbps - best.htod_gbps).abs() < 1e-9);
-        assert!((fastest.both_gbps - best.both_gbps).abs() < 1e-9);
-    }
-
-    #[test]
-    fn a_traced_copy_shows_its_links_rate_unless_several_gpus_shared_the_host_link() {
-        use crate::saved::timeline::{OpKind, TracedGpu};
-        use crate::saved::{made_up_op, made_up_timeline};
+        assert!(close(fastest.htod_gbps, best.htod_gbps));
+        assert!(close(fastest.both_gbps, best.both_gbps));
+        // A traced copy shows its link's rate, unless several GPUs shared the host link.
         let copy = made_up_op(OpKind::HtoD, 0, 0.0, 0.5);
-        let mut t = made_up_timeline(1, vec![copy], 0.5);
-        let one = fastest_link([], [&t]).unwrap();
-        assert!((one.htod_gbps - (32u64 << 20) as f64 / 0.5e6).abs() < 1e-9);
-        t.devices = vec![TracedGpu {
+        let mut traced = made_up_timeline(1, vec![copy], 0.5);
+        let one = fastest_link([], [&traced]).unwrap();
+        assert!(close(one.htod_gbps, (32u64 << 20) as f64 / 0.5e6));
+        traced.devices = vec![TracedGpu {
             ordinal: 1,
             streams: 1,
         }];
-        assert_eq!(fastest_link([], [&t]), None);
+        assert_eq!(fastest_link([], [&traced]), None);
     }
 }

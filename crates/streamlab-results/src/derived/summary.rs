@@ -65,6 +65,21 @@ impl RunSummary {
     pub fn experiment(&self, name: &str) -> Option<&Json> {
         self.experiments.get(name).filter(|v| !v.is_null())
     }
+
+    /// "incomplete run (stopped by SIGINT; not run or not finished: …)", if it is one.
+    pub fn incomplete(&self) -> Option<String> {
+        if self.complete {
+            return None;
+        }
+        let signal = (self.interrupted_by.iter()).map(|signal| format!("stopped by {signal}"));
+        let steps = (!self.steps_not_run.is_empty())
+            .then(|| format!("not run or not finished: {}", self.steps_not_run.join(", ")));
+        let parts: Vec<String> = signal.chain(steps).collect();
+        Some(match parts.is_empty() {
+            true => "incomplete run".to_owned(),
+            false => format!("incomplete run ({})", parts.join("; ")),
+        })
+    }
 }
 
 /// How a run ended.
@@ -94,9 +109,4 @@ pub fn keep_where_null(entries: &mut Entries, other: &Entries) {
             }
         }
     }
-}
-
-/// Whether any value of `entries` is not `null`.
-pub fn any(entries: &Entries) -> bool {
-    entries.values().any(|v| !v.is_null())
 }

@@ -118,29 +118,21 @@ impl SavedRun {
     /// Every file of the folder must be of one run: the same GPU, and the same start
     /// (summary.json's, where there is one).
     fn check_one_run(&self, dir: &Path) -> Result<(), FolderError> {
-        let runs: Vec<(String, RunIdentity)> = (self.analyses())
-            .map(|a| {
-                (
-                    files::json(a.name, a.set),
-                    RunIdentity::of(&a.device, &a.provenance),
-                )
-            })
+        let runs: Vec<(String, String)> = (self.analyses())
+            .map(|a| (files::json(a.name, a.set), run_of(&a.device, &a.provenance)))
             .collect();
         let first = match &self.summary {
-            Some(s) => (
-                files::SUMMARY.to_owned(),
-                RunIdentity::of(&s.device, &s.provenance),
-            ),
+            Some(s) => (files::SUMMARY.to_owned(), run_of(&s.device, &s.provenance)),
             None => runs.first().cloned().expect("a loaded run holds a result"),
         };
-        match runs.iter().find(|(_, id)| *id != first.1) {
+        match runs.into_iter().find(|(_, run)| *run != first.1) {
             None => Ok(()),
-            Some((other, id)) => Err(FolderError::MixedRuns {
+            Some((other, other_run)) => Err(FolderError::MixedRuns {
                 dir: dir.to_owned(),
                 first: first.0,
-                first_run: first.1.to_string(),
-                other: other.clone(),
-                other_run: id.to_string(),
+                first_run: first.1,
+                other,
+                other_run,
             }),
         }
     }
@@ -185,26 +177,10 @@ impl SavedRun {
     }
 }
 
-/// Which run a file is of: the GPU it ran on and when the run started.
-#[derive(Debug, Clone, PartialEq)]
-struct RunIdentity {
-    gpu: String,
-    started_utc: String,
-}
-
-impl RunIdentity {
-    fn of(device: &DeviceInfo, provenance: &Provenance) -> RunIdentity {
-        RunIdentity {
-            gpu: format!("{} (GPU {})", device.name, device.ordinal),
-            started_utc: provenance.started_utc.clone(),
-        }
-    }
-}
-
-impl std::fmt::Display for RunIdentity {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "the run started {} on {}", self.started_utc, self.gpu)
-    }
+/// Which run a file is of: when the run started and the GPU it ran on.
+fn run_of(device: &DeviceInfo, provenance: &Provenance) -> String {
+    let (started, gpu, ordinal) = (&provenance.started_utc, &device.name, device.ordinal);
+    format!("the run started {started} on {gpu} (GPU {ordinal})")
 }
 
 /// What a file named `name` of a results folder or a comparison is ([`FileKind`]): a

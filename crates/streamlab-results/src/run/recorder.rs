@@ -12,7 +12,6 @@ use crate::folder::{self, FolderError};
 use crate::report::ReportError;
 use crate::saved::{KernelSet, files};
 
-/// A run being measured into a results folder.
 pub struct Recorder {
     dir: PathBuf,
     run: SavedRun,
@@ -27,7 +26,6 @@ impl Recorder {
         }
     }
 
-    /// The folder it writes into.
     pub fn dir(&self) -> &Path {
         &self.dir
     }

@@ -26,33 +26,22 @@ pub fn tables(run: &SavedRun, width: Width) -> String {
     out
 }
 
-/// The results in `run` that say they were stopped before the end, by file stem.
-fn incomplete(run: &SavedRun) -> Vec<String> {
-    (run.analyses())
+/// The banner of an incomplete run: the summary's status, or the results (by file stem)
+/// that say they were stopped before the end.
+fn banner(run: &SavedRun) -> Option<String> {
+    let rest = "What is shown was measured; the rest is missing.";
+    if let Some(said) = run.summary.as_ref().and_then(RunSummary::incomplete) {
+        let why = said.strip_prefix("incomplete run").unwrap_or_default();
+        return Some(format!("This run is incomplete{why}. {rest}"));
+    }
+    let partial: Vec<String> = (run.analyses())
         .filter(|a| !a.provenance.complete)
         .map(|a| files::stem(a.name, a.set))
-        .collect()
-}
-
-/// The banner of an incomplete run: the summary's status, or results that say so.
-fn banner(run: &SavedRun) -> Option<String> {
-    if let Some(s) = run.summary.as_ref().filter(|s| !s.complete) {
-        let by =
-            (s.interrupted_by.as_deref()).map_or(String::new(), |n| format!(" (stopped by {n})"));
-        let missing = if s.steps_not_run.is_empty() {
-            String::new()
-        } else {
-            format!("; not run or not finished: {}", s.steps_not_run.join(", "))
-        };
-        return Some(format!(
-            "This run is incomplete{by}{missing}. What is shown was measured; the rest is missing."
-        ));
-    }
-    let partial = incomplete(run);
+        .collect();
     (!partial.is_empty()).then(|| {
+        let stopped = partial.join(", ");
         format!(
-            "This run is incomplete: {} stopped before measuring every configuration. What is shown was measured; the rest is missing.",
-            partial.join(", ")
+            "This run is incomplete: {stopped} stopped before measuring every configuration. {rest}"
         )
     })
 }
@@ -71,7 +60,6 @@ fn took(run: &SavedRun, provenance: &Provenance) -> String {
     }
 }
 
-/// The report of everything in `run`.
 pub fn document(run: &SavedRun) -> Result<Document, ReportError> {
     let mut sections = Vec::new();
     for h in run.held() {

@@ -56,7 +56,7 @@ pub fn summarize(run: &SavedRun, status: RunStatus) -> Option<RunSummary> {
             facts.insert((*key).to_owned(), value.unwrap_or(Json::Null));
         }
     }
-    let any_cuda = crate::derived::summary::any(&cuda);
+    let any_cuda = cuda.values().any(|v| !v.is_null());
     let moves: Vec<f64> = moved.values().filter_map(Json::as_f64).collect();
     let link_steady = (!moves.is_empty()).then(|| LinkSteady {
         experiments: moves.len(),
@@ -166,46 +166,31 @@ pub fn findings(run: &SavedRun) -> Findings {
         if !o.finding.is_empty() {
             words.push((h.name().to_owned(), o.finding.clone()));
         }
-        let result = match o.result.is_empty() {
-            true => "–".into(),
-            false => o.result.clone(),
-        };
-        let over_bound =
-            (o.over_bound.as_ref()).map_or("–".into(), |(x, of)| format!("{x:.2}× ({of})"));
+        let dash = |cell: Option<String>| cell.unwrap_or_else(|| "–".into());
+        let result = dash(Some(o.result.clone()).filter(|r| !r.is_empty()));
+        let over_bound = (o.over_bound.as_ref()).map(|(x, of)| format!("{x:.2}× ({of})"));
         let rust_over_cpp = (o.rust_over_cpp.clone())
             .or_else(|| twin.and_then(|c| rust_over_cuda(&rust.rows, &c.rows)))
-            .map_or("–".into(), |(x, of)| {
-                format!("{} ({of})", table::num(x, 3))
-            });
-        let with_noise: Vec<f64> = (analyses.iter().flat_map(|a| &a.rows))
+            .map(|(x, of)| format!("{} ({of})", table::num(x, 3)));
+        let noises: Vec<f64> = (analyses.iter().flat_map(|a| &a.rows))
             .filter_map(|r| r.noise)
             .collect();
-        let noisy = with_noise
-            .iter()
-            .filter(|n| stats::above_target(**n))
-            .count();
-        let noisy = match with_noise.len() {
-            0 => "–".into(),
-            n => format!("{noisy} of {n}"),
-        };
-        let checked = match (
-            analyses.iter().all(|a| a.verification.passed),
-            analyses.len(),
-        ) {
+        let noisy = noises.iter().filter(|n| stats::above_target(**n)).count();
+        let noisy = (!noises.is_empty()).then(|| format!("{noisy} of {}", noises.len()));
+        let all_passed = analyses.iter().all(|a| a.verification.passed);
+        let checked = match (all_passed, analyses.len()) {
             (false, _) => "FAILED",
             (true, 1) => "yes",
             (true, _) => "yes, both kernel sets",
         };
-        let name = h.name().to_owned();
-        let cells = [
-            name,
+        table.rows.push(vec![
+            h.name().to_owned(),
             result,
-            over_bound,
-            rust_over_cpp,
-            noisy,
+            dash(over_bound),
+            dash(rust_over_cpp),
+            dash(noisy),
             checked.to_owned(),
-        ];
-        table.rows.push(cells.into());
+        ]);
     }
     Findings {
         answers: answers(run),
@@ -221,12 +206,8 @@ pub fn findings(run: &SavedRun) -> Findings {
 /// The compact summary `run-all` prints last, `width` wide.
 pub fn summary_text(run: &SavedRun, s: &RunSummary, width: Width) -> String {
     let mut out = width.lines(&provenance::device(&s.device));
-    if !s.complete {
-        out += &width.lines(&format!(
-            "INCOMPLETE ({}): not run or not finished: {}",
-            s.interrupted_by.as_deref().unwrap_or("stopped"),
-            s.steps_not_run.join(", ")
-        ));
+    if let Some(said) = s.incomplete() {
+        out += &width.lines(&said.replacen("incomplete run", "INCOMPLETE", 1));
     }
     let f = findings(run);
     for (question, _, sentence) in &f.answers {

@@ -408,36 +408,29 @@ impl Provenance {
 mod tests {
     use super::Verification;
 
-    fn verdict(passed: bool, detail: &str) -> Verification {
-        Verification {
+    #[test]
+    fn a_fold_of_folds_reads_as_its_single_checks() {
+        let verdict = |passed: bool, detail: &str| Verification {
             passed,
             checked: 1000,
             mismatches: 0,
             max_abs_error: 0.0,
             detail: detail.to_owned(),
-        }
-    }
-
-    #[test]
-    fn a_fold_of_folds_reads_as_its_single_checks() {
+        };
         let old = verdict(
             true,
             "17 checks passed; 2 checks passed; 2 checks passed; x: all",
         );
         assert_eq!((old.folded().checks, old.folded().detail), (19, "x: all"));
-        assert_eq!(
-            old.sentence(),
-            "19 checks passed (1000 elements); the last: x: all"
-        );
+        let said = "19 checks passed (1000 elements); the last: x: all";
+        assert_eq!(old.sentence(), said);
         let one = verdict(true, "copied: all 4 elements identical");
         assert_eq!(one.sentence(), "copied: all 4 elements identical");
         let failed = verdict(
             false,
             "2 of 9 checks failed; 1 of 3 checks failed; y: 4 wrong",
         );
-        assert_eq!(
-            failed.sentence(),
-            "2 of 11 checks FAILED; the first: y: 4 wrong"
-        );
+        let said = "2 of 11 checks FAILED; the first: y: 4 wrong";
+        assert_eq!(failed.sentence(), said);
     }
 }

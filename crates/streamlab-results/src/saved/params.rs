@@ -198,16 +198,14 @@ mod tests {
         let twenty: Repeats<20> = clap_defaults();
         let eleven: Repeats<11> = clap_defaults();
         let five_again: Repeats<5> = clap_defaults();
-        assert_eq!(
-            [
-                five.repeats,
-                twenty.repeats,
-                eleven.repeats,
-                five_again.repeats
-            ],
-            [5, 20, 11, 5]
-        );
         let given: Repeats<5> = clap_parse("--repeats 7");
-        assert_eq!(given.repeats, 7);
+        let all = [
+            five.repeats,
+            twenty.repeats,
+            eleven.repeats,
+            five_again.repeats,
+            given.repeats,
+        ];
+        assert_eq!(all, [5, 20, 11, 5, 7]);
     }
 }

@@ -104,11 +104,9 @@ impl Break {
 pub fn breaks(t: &Timeline) -> Vec<Break> {
     (t.ops.iter().enumerate())
         .filter_map(|(i, op)| {
+            let null = t.lane(op.stream) == Some(Lane::NullStream);
             let kinds: Vec<BreakKind> = [
-                (
-                    t.lane(op.stream) == Some(Lane::NullStream),
-                    BreakKind::NullStream,
-                ),
+                (null, BreakKind::NullStream),
                 (op.synchronous, BreakKind::Synchronous),
                 (op.pageable, BreakKind::Pageable),
                 (op.kind == OpKind::Host, BreakKind::HostCall),
@@ -120,8 +118,7 @@ pub fn breaks(t: &Timeline) -> Vec<Break> {
                 return None;
             }
             let others: Vec<&TimelineOp> = (t.ops.iter().enumerate())
-                .filter(|&(j, other)| j != i && other.kind.on_gpu())
-                .map(|(_, other)| other)
+                .filter_map(|(j, other)| (j != i && other.kind.on_gpu()).then_some(other))
                 .collect();
             let running = intersection(
                 &union(others.iter().map(|o| (o.start_ms, o.end_ms)).collect()),
@@ -130,10 +127,8 @@ pub fn breaks(t: &Timeline) -> Vec<Break> {
             let alone = length(&gaps(&running, op.start_ms, op.end_ms));
             let held_back = (others.iter())
                 .filter(|o| {
-                    o.ready_ms
-                        .is_some_and(|r| r < op.end_ms && o.start_ms - r > HELD_BACK_MS)
-                        && o.start_ms >= op.end_ms - HELD_BACK_MS
-                        && o.start_ms <= op.end_ms + HELD_BACK_MS
+                    let waited = |r: f64| r < op.end_ms && o.start_ms - r > HELD_BACK_MS;
+                    o.ready_ms.is_some_and(waited) && (o.start_ms - op.end_ms).abs() <= HELD_BACK_MS
                 })
                 .count();
             Some(Break {

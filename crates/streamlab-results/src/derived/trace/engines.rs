@@ -30,11 +30,10 @@ impl Resource {
     }
 }
 
-/// No correct timed iteration of a schedule beats its busiest engine's or stream's time.
+/// The busiest engine or stream of a traced schedule and its mean busy time per steady
+/// iteration ([`busiest_bound`]).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct BusiestBound {
-    /// The busy time per iteration of the busiest engine or stream, over the steady
-    /// iterations ([`busiest_bound`]).
     pub ms: f64,
     pub resource: Resource,
 }
@@ -152,17 +151,14 @@ impl Flow {
 }
 
 impl Occupancy {
-    pub fn busy_ms(&self, engine: Engine) -> f64 {
-        match engine {
+    /// The share of the span `engine` was busy.
+    pub fn share(&self, engine: Engine) -> f64 {
+        let busy_ms = match engine {
             Engine::HtoD => self.htod_busy_ms,
             Engine::Sms => self.sms_busy_ms,
             Engine::DtoH => self.dtoh_busy_ms,
-        }
-    }
-
-    /// The share of the span `engine` was busy.
-    pub fn share(&self, engine: Engine) -> f64 {
-        self.busy_ms(engine) / self.span_ms
+        };
+        busy_ms / self.span_ms
     }
 
     /// The engine busy the largest share of the span.
@@ -271,10 +267,12 @@ fn busy<'a>(ops: impl Iterator<Item = &'a TimelineOp>, resource: Resource) -> Ve
     )
 }
 
-/// The busy time per iteration of `t`'s busiest engine or stream, over its steady
+/// The mean busy time per iteration of `t`'s busiest engine or stream over its steady
 /// iterations (back to back, those between the first and the last, whose fill and drain
-/// the timed iterations do not pay; otherwise every one). Each engine and stream runs
-/// one operation at a time, so no iteration is faster. `None` without operations.
+/// the timed iterations do not pay; otherwise every one): its busy time in them over
+/// their count. Each engine and stream runs one operation at a time, so the mean time
+/// of such iterations (the timed one) is no shorter, though one iteration alone may be.
+/// `None` without operations.
 pub fn busiest_bound(t: &Timeline) -> Option<BusiestBound> {
     let steady = if t.reference.back_to_back && t.iterations >= 3 {
         1..t.iterations - 1

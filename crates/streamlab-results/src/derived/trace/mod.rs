@@ -52,7 +52,6 @@ pub const MIN_CHECKED_BYTES: u64 = 8 << 20;
 /// Overlap allowed between two copies of one direction (timestamp granularity).
 const OVERLAP_SLACK_MS: f64 = 0.001;
 
-/// The outcome of one check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Outcome {
@@ -81,7 +80,6 @@ impl Outcome {
     }
 }
 
-/// One check on one timeline.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TraceCheck {
     pub name: String,
@@ -123,10 +121,7 @@ impl TraceChecks {
 
     /// The bound of the busiest engine or stream, from an undisturbed trace only.
     pub fn busiest_bound(&self) -> Option<BusiestBound> {
-        (!self.disturbed)
-            .then_some(self.occupancy.as_ref())
-            .flatten()
-            .map(|o| o.bound)
+        self.occupancy.filter(|_| !self.disturbed).map(|o| o.bound)
     }
 
     /// The failed checks, one line each.
@@ -138,24 +133,18 @@ impl TraceChecks {
     }
 }
 
-/// Check `t`.
 pub fn check(t: &Timeline) -> TraceChecks {
     let gpu_records = t.source == TraceSource::Cupti;
-    let not_applicable = |name: &str| {
-        let why = "event brackets include the time an operation waited for its engine";
-        TraceCheck::new(name, Outcome::NotApplicable, why)
+    let from_gpu_records = |name: &str, check: fn(&Timeline) -> TraceCheck| match gpu_records {
+        true => check(t),
+        false => {
+            let why = "event brackets include the time an operation waited for its engine";
+            TraceCheck::new(name, Outcome::NotApplicable, why)
+        }
     };
     let mut checks = vec![
-        if gpu_records {
-            one_copy_at_a_time(t)
-        } else {
-            not_applicable(ONE_AT_A_TIME)
-        },
-        if gpu_records {
-            copy_durations(t)
-        } else {
-            not_applicable(DURATIONS)
-        },
+        from_gpu_records(ONE_AT_A_TIME, one_copy_at_a_time),
+        from_gpu_records(DURATIONS, copy_durations),
         span(t),
     ];
     // One GPU's engines bound its iterations; those of several GPUs are not one engine.
@@ -180,16 +169,13 @@ const BUSIEST: &str = "busiest engine or stream no slower than the timed median"
 
 fn busiest_engine(o: &Occupancy, median_ms: f64) -> TraceCheck {
     let ok = o.bound.ms <= median_ms * (1.0 + SLACK);
+    let busier = ": the trace met a busier link than the timed runs";
     let detail = format!(
         "{} was busy {:.4} ms per steady traced iteration; the timed median is \
          {median_ms:.4} ms{}",
         o.bound.resource.label(),
         o.bound.ms,
-        if ok {
-            ""
-        } else {
-            ": the trace met a busier link than the timed runs"
-        }
+        if ok { "" } else { busier }
     );
     TraceCheck::new(BUSIEST, Outcome::of(ok), detail)
 }
@@ -245,10 +231,9 @@ fn one_copy_at_a_time(t: &Timeline) -> TraceCheck {
     let detail = format!(
         "{} copies, none overlapping another of its direction{}",
         counted.join(" and "),
-        if staged > 0 {
-            format!(" ({staged} staged from pageable memory left out)")
-        } else {
-            String::new()
+        match staged {
+            0 => String::new(),
+            n => format!(" ({n} staged from pageable memory left out)"),
         }
     );
     TraceCheck::new(ONE_AT_A_TIME, Outcome::Passed, detail)
@@ -295,10 +280,9 @@ fn copy_durations(t: &Timeline) -> TraceCheck {
         }
         checked += 1;
     }
-    let skipped = if skipped > 0 {
-        format!("; {skipped} copies under 8 MiB not checked")
-    } else {
-        String::new()
+    let skipped = match skipped {
+        0 => String::new(),
+        n => format!("; {n} copies under 8 MiB not checked"),
     };
     let detail = format!(
         "{checked} copies within {:.0}% of their bytes over HtoD {:.1}–{:.1} GB/s and \
@@ -321,18 +305,11 @@ fn copy_durations(t: &Timeline) -> TraceCheck {
 /// measured with both directions copying at once and what the both-ways total leaves it
 /// when the other direction runs at its full one-way rate (the link does not always
 /// split evenly: in a pipeline the copies out often keep nearly their one-way rate).
-fn slowest_shared_rates(rates: &CopyRates) -> (f64, f64) {
-    (
-        rates
-            .htod_shared_gbps
-            .min(rates.both_gbps - rates.dtoh_gbps),
-        rates
-            .dtoh_shared_gbps
-            .min(rates.both_gbps - rates.htod_gbps),
-    )
+fn slowest_shared_rates(r: &CopyRates) -> (f64, f64) {
+    let htod = r.htod_shared_gbps.min(r.both_gbps - r.dtoh_gbps);
+    (htod, r.dtoh_shared_gbps.min(r.both_gbps - r.htod_gbps))
 }
 
-/// The latest end of iteration `i`'s operations.
 fn iteration_end(t: &Timeline, i: usize) -> Option<f64> {
     (t.ops.iter())
         .filter(|op| op.iteration == i)
