@@ -34,7 +34,7 @@ impl crate::saved::Params for Params {
 
     fn validate(&self) -> Result<(), UsageError> {
         self.sweep.validate()?;
-        super::overlap_map::check_sample_ms(self.sample_ms)?;
+        crate::saved::check_sample_ms(self.sample_ms)?;
         if self.streams > 1usize << self.sweep.min_exponent {
             return Err(UsageError::new(format!(
                 "--streams {} exceeds the smallest array (2^{} floats): raise --min-exponent",

@@ -97,7 +97,7 @@ impl crate::saved::Params for Params {
                 "--sizes {sizes} is out of range: give powers of two as exponents within 1..=31, e.g. 12..=26"
             )));
         }
-        super::overlap_map::check_sample_ms(self.sample_ms)?;
+        crate::saved::check_sample_ms(self.sample_ms)?;
         let smallest = self.sizes().into_iter().min().unwrap_or(self.elements);
         if let Some(&s) = self.stream_counts.iter().find(|&&s| s > smallest) {
             return Err(UsageError::new(format!(

@@ -38,7 +38,7 @@ impl crate::saved::Params for Params {
 
     fn validate(&self) -> Result<(), UsageError> {
         self.sweep.validate()?;
-        check_sample_ms(self.sample_ms)?;
+        crate::saved::check_sample_ms(self.sample_ms)?;
         let mut counts = self.stream_counts.clone();
         counts.sort_unstable();
         if let Some(twice) = counts.windows(2).find(|w| w[0] == w[1]) {
@@ -55,16 +55,6 @@ impl crate::saved::Params for Params {
             )));
         }
         Ok(())
-    }
-}
-
-/// `--sample-ms` as the sweeps take it: a positive number of milliseconds.
-pub(crate) fn check_sample_ms(ms: f64) -> Result<(), UsageError> {
-    match ms.is_finite() && ms > 0.0 {
-        true => Ok(()),
-        false => Err(UsageError::new(
-            "--sample-ms must be a positive number of milliseconds",
-        )),
     }
 }
 

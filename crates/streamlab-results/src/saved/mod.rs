@@ -3,7 +3,9 @@
 //! parameters' shared parts and the files' names.
 mod params;
 
-pub use params::{MAX_STREAMS, Params, Repeats, SizeSweep, UsageError, clap_defaults, count};
+pub use params::{
+    MAX_STREAMS, Params, Repeats, SizeSweep, UsageError, check_sample_ms, clap_defaults, count,
+};
 pub use streamlab_record::{
     CudaBuild, DeviceInfo, IssueOrder, KernelForm, KernelSet, clocks, links, timeline,
 };

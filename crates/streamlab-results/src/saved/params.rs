@@ -113,6 +113,16 @@ pub fn count(max: u64) -> clap::builder::RangedU64ValueParser<usize> {
     clap::builder::RangedU64ValueParser::<usize>::new().range(1..=max)
 }
 
+/// `--sample-ms` as the sweeps take it: a positive number of milliseconds.
+pub fn check_sample_ms(ms: f64) -> Result<(), UsageError> {
+    match ms.is_finite() && ms > 0.0 {
+        true => Ok(()),
+        false => Err(UsageError::new(
+            "--sample-ms must be a positive number of milliseconds",
+        )),
+    }
+}
+
 /// The parameters `P` as the command line gives them for the options `args`.
 fn clap_parse<P: clap::Args + clap::FromArgMatches>(args: &str) -> P {
     let command = P::augment_args(clap::Command::new("parameters").no_binary_name(true));
