@@ -333,11 +333,12 @@ impl Experiment for AllreduceOverlap {
             let bucket_mib = p.bucket_bytes as f64 / (1u64 << 20) as f64;
             // The bus bandwidth of the point's buckets, all-reduced in `ms` an iteration.
             let busbw_at = |ms: f64| busbw(p.bucket_bytes, ms / k as f64, ranks);
+            let busbw_in_place = busbw_at(m);
             reduce.push(ReduceRow {
                 bucket_mib,
                 budget: p.budget,
                 bucket_ms: m / k as f64,
-                busbw_in_place: busbw_at(m),
+                busbw_in_place,
                 busbw_out_of_place: busbw_at(p.out_of_place.median()),
             });
             for q in &p.ratios {
@@ -368,7 +369,7 @@ impl Experiment for AllreduceOverlap {
                     hidden_high: hidden(c, m, th),
                     over_bound: t / b,
                     beyond_bound: beyond(t, b),
-                    busbw: busbw_at(m),
+                    busbw: busbw_in_place,
                 });
             }
         }
@@ -436,77 +437,58 @@ impl Experiment for AllreduceOverlap {
         figures(r, a)
     }
 
-    fn summary(r: &AllreduceOverlapResult, a: &AllreduceAnalysis) -> Summary {
+    fn summary(_r: &AllreduceOverlapResult, a: &AllreduceAnalysis) -> Summary {
         let Some(h) = a.headline.map(|i| &a.overlap[i]) else {
             return Summary::default();
         };
         let best = a.best_budget.map_or(h, |i| &a.overlap[i]);
-        let budgets = (a.overlap.iter())
-            .filter(|row| row.bucket_mib == h.bucket_mib && row.ratio_asked == h.ratio_asked)
-            .count();
-        let best_budget = best.budget.label();
-        // What the budget sweep found, as a clause of the finding.
-        let trade = (budgets > 1).then(|| {
-            let found = if best.budget == h.budget {
-                "none finished an iteration sooner than NCCL's default".into()
-            } else {
-                format!(
-                    "{best_budget} finished an iteration soonest: {} ms instead of {} (hiding {}), its all-reduces alone moving {} GB/s instead of {}",
-                    num(best.overlapped_ms, 3),
-                    num(h.overlapped_ms, 3),
-                    num(best.hidden, 2),
-                    num(best.busbw, 0),
-                    num(h.busbw, 0)
-                )
-            };
-            format!("the {budgets} CTA budgets run on the same compute, {found}")
+        // The row nearest PyTorch DDP's default, and the CTA budget whose iteration was the
+        // shortest at its bucket size and ratio.
+        let headline = json!({
+            "gpus": a.ranks,
+            "at_default": h,
+            "best_budget": best.budget.label(),
+            "best": best,
+            "budgets_said": a.budgets_found().map_or(String::new(), |t| format!("Of {t}.")),
         });
-        let budgets_said = trade.as_ref().map_or(String::new(), |t| format!("Of {t}."));
-        let trade = trade.map_or(String::new(), |t| format!("; of {t}"));
-        let x = AllreduceSummary {
-            gpus: a.ranks,
-            at_default: h.clone(),
-            best_budget,
-            best: best.clone(),
-            budgets_said,
-        };
-        let line = format!(
-            "{} GPUs, {} MiB buckets, C : M {:.2}: overlapped {:.3} ms, {} its bound, hiding {:.2} of the shorter side{trade}; {}",
-            a.ranks,
-            h.bucket_mib,
-            h.ratio,
-            h.overlapped_ms,
-            times(h.over_bound),
-            h.hidden,
-            experiment::verdict(r.run.verification.passed)
-        );
-        let finding = format!(
-            "On {} GPUs, NCCL's all-reduce of {} MiB buckets beside compute of about the same length hides {} of the shorter side, the iteration {} its bound{trade}.",
-            a.ranks,
-            h.bucket_mib,
-            num(h.hidden, 2),
-            times(h.over_bound),
-        );
-        Summary::headline(&x, line).with(Overview {
-            finding,
-            result: format!("{} hidden, {} GB/s", num(h.hidden, 2), num(h.busbw, 0)),
+        Summary::of(&headline).with(Overview {
             over_bound: Some((h.over_bound, "the overlapped iteration".into())),
             ..Overview::default()
         })
     }
+
+    fn words(r: &AllreduceOverlapResult, a: &AllreduceAnalysis) -> Value {
+        context! {
+            verified => r.run.verification.passed,
+            budgets_found => a.budgets_found(),
+        }
+    }
 }
 
-/// `summary.json`'s headline: the row nearest PyTorch DDP's default, and the CTA budget
-/// whose iteration was the shortest at its bucket size and ratio.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct AllreduceSummary {
-    pub gpus: usize,
-    pub at_default: OverlapRow,
-    /// The best budget in words, and its row.
-    pub best_budget: String,
-    pub best: OverlapRow,
-    /// What the budget sweep found, in a sentence (empty where one budget ran).
-    pub budgets_said: String,
+impl AllreduceAnalysis {
+    /// What the budget sweep found at the headline's bucket size and ratio, as a clause;
+    /// `None` where one budget ran there.
+    fn budgets_found(&self) -> Option<String> {
+        let h = &self.overlap[self.headline?];
+        let best = self.best_budget.map_or(h, |i| &self.overlap[i]);
+        let budgets = (self.overlap.iter())
+            .filter(|row| row.bucket_mib == h.bucket_mib && row.ratio_asked == h.ratio_asked)
+            .count();
+        let found = if best.budget == h.budget {
+            "none finished an iteration sooner than NCCL's default".into()
+        } else {
+            format!(
+                "{} finished an iteration soonest: {} ms instead of {} (hiding {}), its all-reduces alone moving {} GB/s instead of {}",
+                best.budget.label(),
+                num(best.overlapped_ms, 3),
+                num(h.overlapped_ms, 3),
+                num(best.hidden, 2),
+                num(best.busbw, 0),
+                num(h.busbw, 0)
+            )
+        };
+        (budgets > 1).then(|| format!("the {budgets} CTA budgets run on the same compute, {found}"))
+    }
 }
 
 #[cfg(test)]

@@ -70,8 +70,32 @@ pub(super) fn reduce_columns<'a>() -> Columns<'a, ReduceView<'a>> {
         )
 }
 
+/// A ratio point's samples.
+type Samples = fn(&RatioPoint) -> &Series;
+
+/// A column's heading and CSV name, or a measured row's key and words.
+type Names = (&'static str, &'static str);
+
+/// The overlap rows' timed configurations after the compute alone: each one's column
+/// heading and CSV name, its key and words among the measured rows, and its samples.
+const TIMED: [(Names, Names, Samples); 3] = [
+    (("serialized, ms", "serialized_ms"), ("serialized", "serialized"), |p| &p.serialized),
+    (("overlapped T, ms", "overlapped_ms"), ("overlapped", "overlapped"), |p| &p.overlapped),
+    (
+        ("T, high priority, ms", "overlapped_high_ms"),
+        ("overlapped-high", "overlapped, communication at the greatest priority"),
+        |p| &p.overlapped_high,
+    ),
+];
+
+/// Each side beside a loop of the other: measured rows only.
+const INTERFERED: [(Names, Samples); 2] = [
+    (("compute-interfered", "compute beside an all-reduce loop"), |p| &p.compute_interfered),
+    (("reduce-interfered", "all-reduces beside a loop of products"), |p| &p.reduce_interfered),
+];
+
 pub(super) fn overlap_columns<'a>() -> Columns<'a, OverlapView<'a>> {
-    Columns::new()
+    let mut columns = Columns::new()
         .text("budget", "budget", |(_, x): &OverlapView| x.budget.label())
         .number("bucket MiB", "bucket_mib", (0, 3), |(_, x)| x.bucket_mib)
         .number("C : M asked", "ratio_asked", (2, 3), |(_, x)| x.ratio_asked)
@@ -93,45 +117,16 @@ pub(super) fn overlap_columns<'a>() -> Columns<'a, OverlapView<'a>> {
         )
         .number("all-reduce M, ms", "reduce_ms", (3, 6), |(_, x)| {
             x.reduce_ms
-        })
-        .median(
-            ("serialized, ms", "serialized_ms"),
-            (3, 6),
-            (Some(("serialized", "serialized")), MS),
-            |(p, _)| Some(&p.serialized),
-        )
-        .median(
-            ("overlapped T, ms", "overlapped_ms"),
-            (3, 6),
-            (Some(("overlapped", "overlapped")), MS),
-            |(p, _)| Some(&p.overlapped),
-        )
-        .median(
-            ("T, high priority, ms", "overlapped_high_ms"),
-            (3, 6),
-            (
-                Some((
-                    "overlapped-high",
-                    "overlapped, communication at the greatest priority",
-                )),
-                MS,
-            ),
-            |(p, _)| Some(&p.overlapped_high),
-        )
-        .measured(
-            (
-                Some(("compute-interfered", "compute beside an all-reduce loop")),
-                MS,
-            ),
-            |(p, _)| Some(&p.compute_interfered),
-        )
-        .measured(
-            (
-                Some(("reduce-interfered", "all-reduces beside a loop of products")),
-                MS,
-            ),
-            |(p, _)| Some(&p.reduce_interfered),
-        )
+        });
+    for ((heading, name), item, samples) in TIMED {
+        columns = columns.median((heading, name), (3, 6), (Some(item), MS), move |(p, _)| {
+            Some(samples(p))
+        });
+    }
+    for (item, samples) in INTERFERED {
+        columns = columns.measured((Some(item), MS), move |(p, _)| Some(samples(p)));
+    }
+    columns
         .number("bound, ms", "bound_ms", (3, 6), |(_, x)| x.bound_ms)
         .number(
             "full interference, ms",

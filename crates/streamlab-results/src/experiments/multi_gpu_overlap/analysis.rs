@@ -57,16 +57,6 @@ pub enum When {
     After,
 }
 
-impl When {
-    pub fn label(self) -> &'static str {
-        match self {
-            When::Before => "before the timed batches",
-            When::Between => "between rounds of timed batches",
-            When::After => "after the timed batches",
-        }
-    }
-}
-
 /// Everything derived from a multi-gpu-overlap result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MultiGpuAnalysis {
@@ -95,7 +85,6 @@ pub struct MultiGpuAnalysis {
     /// (`bound.built_ms` where the run beat it by more than the slack and it was lowered
     /// to the run), where the run sits under it, and which limit it is.
     pub bound: Bound,
-    pub bound_ms: f64,
     pub limit: Limit,
     /// The first GPU's pipeline bound for the whole work alone, held to its run.
     pub alone_bound: Bound,
@@ -235,7 +224,6 @@ pub(super) fn analyze(r: &MultiGpuOverlapResult) -> MultiGpuAnalysis {
         host_link_gbps: gbps(2 * r.run.params.bytes(), host_link_ms),
         host_link_noise,
         host_link_probes,
-        bound_ms: bound.ms,
         limit,
         spread_over_bound: spread_ms / bound.ms,
         alone_over_bound: alone_ms / alone_bound.ms,
@@ -250,21 +238,4 @@ pub(super) fn analyze(r: &MultiGpuOverlapResult) -> MultiGpuAnalysis {
             .map(|g| (g.device.ordinal, g.streams))
             .collect(),
     }
-}
-
-/// multi-gpu-overlap's headline in `summary.json`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct MultiGpuSummary {
-    pub verified: bool,
-    pub gpus: usize,
-    pub spread_ms: f64,
-    pub alone_ms: f64,
-    pub speedup: f64,
-    pub bound_speedup: f64,
-    pub limit: Limit,
-    pub at_bound: bool,
-    /// The spread run's median over its bound.
-    pub spread_over_bound: f64,
-    /// A run beat its bound beyond the slack and the noise: flagged, not a finding.
-    pub beyond_bound: bool,
 }

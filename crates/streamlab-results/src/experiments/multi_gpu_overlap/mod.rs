@@ -6,10 +6,9 @@ mod analysis;
 mod present;
 
 use analysis::analyze;
-pub use analysis::{GpuBound, HostLinkProbes, Limit, MultiGpuAnalysis, MultiGpuSummary, When};
-use present::{columns, figures, gpu_columns, lowered, verdict};
+pub use analysis::{GpuBound, HostLinkProbes, Limit, MultiGpuAnalysis, When};
+use present::{columns, figures, gpu_columns};
 
-use crate::experiment::verdict as verdict_word;
 use crate::saved::DeviceInfo;
 
 pub struct MultiGpuOverlap;
@@ -189,12 +188,14 @@ impl Experiment for MultiGpuOverlap {
         let fewer: Vec<String> = (a.fewer_streams.iter())
             .map(|(ordinal, used)| format!("GPU {ordinal} ({used})"))
             .collect();
+        let under = |b: &Bound| b.under.map_or("", |u| u.label());
         context! {
             fewer,
             limit => a.limit.label(),
-            best_probe => a.host_link_probes.best.label(),
             alone_limiter => a.alone_bound.limiter.label(),
-            lowered => lowered(a),
+            alone_lowered => a.alone_bound.under_measured(),
+            under => [under(&a.bound), under(&a.alone_bound)],
+            target => TARGET,
             timeline => r.timeline.is_some(),
         }
     }
@@ -203,69 +204,31 @@ impl Experiment for MultiGpuOverlap {
         figures(r, a)
     }
 
+    /// Its section, with the verdict its words give.
     fn section(
         rust: &Analyzed<Self>,
         cuda: Option<&Analyzed<Self>>,
     ) -> Result<Section, ReportError> {
         let mut sec = rust.section(cuda)?;
-        sec.verdict = Some(verdict(&rust.derived));
+        sec.verdict = rust.words.as_ref().ok().and_then(|w| w.part("verdict"));
         Ok(sec)
     }
 
     fn summary(r: &MultiGpuOverlapResult, a: &Self::Derived) -> Summary {
-        let x = MultiGpuSummary {
-            verified: r.run.verification.passed,
-            gpus: a.gpus,
-            spread_ms: a.spread_ms,
-            alone_ms: a.alone_ms,
-            speedup: a.speedup,
-            bound_speedup: a.bound_speedup,
-            limit: a.limit,
-            at_bound: a.at_bound,
-            spread_over_bound: a.spread_over_bound,
-            beyond_bound: a.beyond_bound,
-        };
-        let line = format!(
-            "{} GPUs {:.4} ms, first alone {:.4} ms: {} (bound {}, {}{}){}; {}",
-            x.gpus,
-            x.spread_ms,
-            x.alone_ms,
-            times(x.speedup),
-            times(x.bound_speedup),
-            x.limit.label(),
-            if x.at_bound { "" } else { "; short of it" },
-            if x.beyond_bound {
-                "; FLAGGED: a run beat its bound beyond noise"
-            } else {
-                ""
-            },
-            verdict_word(x.verified)
-        );
-        let gain = faster(x.alone_ms, x.spread_ms);
-        let (finding, result) = if x.beyond_bound {
-            (
-                format!(
-                    "Spread over {} GPUs, a run beat the bound measured for it beyond noise: a limit was under-measured, so its speedup ({gain}) is flagged, not a finding.",
-                    x.gpus
-                ),
-                "flagged: beyond its bound".into(),
-            )
-        } else {
-            (
-                format!(
-                    "Spread over {} GPUs, the work finishes {gain} than on the first alone, {:.2}× the least time the bound ({}) allows; both runs at their bounds would give {}.",
-                    x.gpus,
-                    a.spread_over_bound,
-                    x.limit.label(),
-                    times(x.bound_speedup)
-                ),
-                format!("{gain} on {} GPUs", x.gpus),
-            )
-        };
-        Summary::headline(&x, line).with(Overview {
-            finding,
-            result,
-            over_bound: Some((a.spread_over_bound, format!("spread over {} GPUs", x.gpus))),
+        let headline = json!({
+            "verified": r.run.verification.passed,
+            "gpus": a.gpus,
+            "spread_ms": a.spread_ms,
+            "alone_ms": a.alone_ms,
+            "speedup": a.speedup,
+            "bound_speedup": a.bound_speedup,
+            "limit": a.limit,
+            "at_bound": a.at_bound,
+            "spread_over_bound": a.spread_over_bound,
+            "beyond_bound": a.beyond_bound,
+        });
+        Summary::of(&headline).with(Overview {
+            over_bound: Some((a.spread_over_bound, format!("spread over {} GPUs", a.gpus))),
             ..Overview::default()
         })
     }

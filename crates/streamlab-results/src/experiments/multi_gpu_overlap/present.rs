@@ -1,7 +1,7 @@
 //! How multi-gpu-overlap shows: the run and each GPU's share as tables, what its bounds
 //! say in words, and its chart.
 use super::analysis::{GpuBound, MultiGpuAnalysis};
-use super::{MultiGpuOverlapResult, TARGET};
+use super::MultiGpuOverlapResult;
 use crate::experiments::prelude::*;
 
 /// Half the width of a bar on the chart's category axis (the plots' bar group).
@@ -17,7 +17,7 @@ pub(super) fn columns<'a>() -> Columns<'a, MultiGpuAnalysis> {
         .number("first GPU alone (ms)", "alone_ms", (4, 4), |x| x.alone_ms)
         .noise("noise", "alone_noise", |x| x.alone_noise)
         .times("speedup", "speedup", 4, |x| x.speedup)
-        .number("bound (ms)", "bound_ms", (4, 4), |x| x.bound_ms)
+        .number("bound (ms)", "bound_ms", (4, 4), |x| x.bound.ms)
         .times("all GPUs / bound", "spread_over_bound", 4, |x| {
             x.spread_over_bound
         })
@@ -63,49 +63,6 @@ pub(super) fn gpu_columns<'a>() -> Columns<'a, GpuBound> {
             x.bound
                 .map_or("no elements".into(), |b| b.limiter.label().into())
         })
-}
-
-/// What each run that beat the bound built from the measured rates says of it (its bound
-/// lowered to the run), for the words' flag.
-pub(super) fn lowered(a: &MultiGpuAnalysis) -> Vec<String> {
-    let under = |b: &Bound| b.under.map_or("", |u| u.label());
-    let spread = a.bound.built_ms.map(|built| {
-        format!(
-            "all GPUs ran {:.0}% faster than their bound ({}) allows as measured (bound {built:.4} → {:.4} ms), {}",
-            100.0 * (built / a.bound.ms - 1.0),
-            a.limit.label(),
-            a.bound.ms,
-            under(&a.bound)
-        )
-    });
-    let alone = (a.alone_bound.under_measured())
-        .map(|why| format!("the first GPU alone: {why}, {}", under(&a.alone_bound)));
-    spread.into_iter().chain(alone).collect()
-}
-
-/// The section's verdict: the speedup against the bound's, or the flag of a run beyond
-/// its bound.
-pub(super) fn verdict(a: &MultiGpuAnalysis) -> String {
-    if a.beyond_bound {
-        return format!(
-            "FLAGGED: a run beat its bound beyond noise (a limit was under-measured), so {} GPUs' {} over the first alone is not a finding",
-            a.gpus,
-            times(a.speedup)
-        );
-    }
-    format!(
-        "{} GPUs ran {} faster than the first alone, against {} for both at their bounds: {} ({}); all GPUs took {} their bound",
-        a.gpus,
-        times(a.speedup),
-        times(a.bound_speedup),
-        if a.at_bound {
-            format!("at the bound within {TARGET}×")
-        } else {
-            format!("short of the bound by more than {TARGET}×")
-        },
-        a.limit.label(),
-        times(a.spread_over_bound)
-    )
 }
 
 /// A dash across each bar at `values[i]`: one series, its runs apart.

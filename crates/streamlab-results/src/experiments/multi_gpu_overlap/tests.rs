@@ -1,13 +1,11 @@
 //! multi-gpu-overlap's analysis and presentation on made-up two-GPU results.
 use super::analysis::analyze;
+use super::present::figures;
 use super::*;
 use crate::derived::pipeline::Limiter;
+use crate::experiments::peer_copy::tests::{analyzed, close, note, section, series};
 use crate::report::figures::Drawing;
 use crate::saved::Params as _;
-
-fn series(ms: &[f64]) -> Series {
-    Series::new(ms.to_vec()).unwrap()
-}
 
 /// The parts of `mib` MiB each way: in and out at 50 GB/s alone, both ways together
 /// in 1.2× the time of one way alone, the kernels `kernel_ms`.
@@ -58,41 +56,33 @@ fn result(host_link_ms: f64, spread_ms: f64) -> MultiGpuOverlapResult {
     }
 }
 
-fn close(a: f64, b: f64) -> bool {
-    (a - b).abs() < 1e-9
+/// `r`'s summary, its sentences from its words.
+fn summary(r: &MultiGpuOverlapResult) -> Summary {
+    analyzed::<MultiGpuOverlap>(r).analysis.summary
 }
 
-fn section(r: &MultiGpuOverlapResult) -> Section {
-    MultiGpuOverlap::section(
-        &Analyzed::new(crate::saved::KernelSet::Rust, r.clone()),
-        None,
-    )
-    .unwrap()
-}
-
-/// The text of `section`'s note under `label`, where it has one.
-fn note<'a>(section: &'a Section, label: &str) -> Option<&'a str> {
-    (section.notes.iter())
-        .find(|(l, _)| l == label)
-        .map(|(_, n)| n.as_str())
+/// The chart of `r`.
+fn chart(r: &MultiGpuOverlapResult) -> crate::report::chart::Chart {
+    let Drawing::Chart(chart) = figures(r, &analyze(r)).remove(0).drawing else {
+        panic!("a chart")
+    };
+    chart
 }
 
 #[test]
-fn a_slow_shared_link_binds_and_the_speedup_is_held_to_the_bounds() {
+fn a_slow_shared_link_binds_and_the_run_renders_held_to_its_bounds() {
     // Every GPU at once moves 128 MiB in 1.2 ms: slower than either GPU alone.
-    let a = analyze(&result(1.2, 1.25));
+    let r = result(1.2, 1.25);
+    let a = analyze(&r);
     let share = a.per_gpu[0].bound.unwrap();
     let one_way = (32u64 << 20) as f64 / 50e6;
     // Both ways at once: C + (H + D − C)/(4 × 10) per iteration.
-    assert!(
-        close(share.ms, 1.2 * one_way + 0.8 * one_way / 40.0),
-        "{}",
-        share.ms
-    );
+    let both_ways = 1.2 * one_way + 0.8 * one_way / 40.0;
+    assert!(close(share.ms, both_ways), "{}", share.ms);
     assert_eq!(share.limiter, Limiter::BothWays);
     assert!(close(a.gpus_bound_ms, share.ms));
     assert_eq!(a.limit, Limit::HostLink);
-    assert!(close(a.bound_ms, 1.2));
+    assert!(close(a.bound.ms, 1.2));
     assert!(close(a.host_link_gbps, 2.0 * (64u64 << 20) as f64 / 1.2e6));
     let alone = 2.0 * one_way;
     assert!(close(a.alone_bound.ms, 1.2 * alone + 0.8 * alone / 40.0));
@@ -101,6 +91,60 @@ fn a_slow_shared_link_binds_and_the_speedup_is_held_to_the_bounds() {
     assert!(close(a.efficiency, a.speedup / a.bound_speedup));
     assert!(a.at_bound, "{} against {}", a.speedup, a.bound_speedup);
     assert!(!a.beyond_bound && a.fewer_streams.is_empty());
+    let tables = MultiGpuOverlap::tables(&r, &a, None);
+    assert_eq!(tables.len(), 2);
+    let main = &tables[0];
+    assert_eq!(main.rows.len(), 1);
+    let cell = |heading: &str| main.rows[0][main.column(heading).unwrap()].as_str();
+    assert_eq!(cell("speedup"), "1.36×");
+    assert_eq!(cell("all GPUs"), "1.2500");
+    assert_eq!(cell("limited by"), "every GPU's host copies at once");
+    assert_eq!(cell("all GPUs / bound"), "1.04×");
+    assert_eq!(main.rows[0].last().unwrap(), "within");
+    assert_eq!(tables[1].rows.len(), 2);
+    let csv = MultiGpuOverlap::csv(&r, &a)[0].contents.clone();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "gpus,streams,spread_ms,spread_noise,alone_ms,alone_noise,speedup,bound_ms,spread_over_bound,bound_speedup,efficiency,beyond_bound"
+    );
+    assert!(lines.next().unwrap().starts_with("2,4,1.2500,"));
+    let section = section::<MultiGpuOverlap>(&r);
+    assert_eq!(section.figures.len(), 1);
+    let verdict = section.verdict.as_deref().unwrap();
+    assert!(
+        verdict.starts_with("2 GPUs ran 1.36× faster than the first alone")
+            && verdict.contains("at the bound within 1.05×"),
+        "{verdict}"
+    );
+    let bound = note(&section, "Bound");
+    assert!(
+        bound.contains("the fastest of 2 probes (2 before, 0 between rounds of timed batches, 0 after them; the fastest before the timed batches)"),
+        "{bound}"
+    );
+    let against = note(&section, "Against the bounds");
+    assert!(against.starts_with("All GPUs took 1.04× their bound"));
+    assert_eq!(note(&section, "Flagged"), "");
+    let line = summary(&r).line.unwrap();
+    assert!(
+        line.starts_with("2 GPUs 1.2500 ms, first alone 1.7000 ms: 1.36×")
+            && line.ends_with("verified"),
+        "{line}"
+    );
+    assert_eq!(MultiGpuOverlap::rows(&r, &a).len(), 3);
+    // The chart draws each bar's own bound across that bar alone.
+    let chart = chart(&r);
+    assert_eq!(chart.lines.len(), 1);
+    let bound = &chart.lines[0];
+    assert!(bound.dashed && bound.joined);
+    // A dash across each bar, broken between them.
+    let p = &bound.points;
+    assert_eq!(p.len(), 6);
+    assert_eq!((p[0].0, p[1].0), (-0.4, 0.4));
+    assert_eq!((p[0].1, p[1].1), (a.alone_bound.ms, a.alone_bound.ms));
+    assert!(p[2].1.is_nan());
+    assert_eq!((p[3].0, p[4].0), (0.6, 1.4));
+    assert_eq!((p[3].1, p[4].1), (a.bound.ms, a.bound.ms));
 }
 
 #[test]
@@ -109,15 +153,13 @@ fn a_fast_link_leaves_the_slowest_gpu_as_the_limit() {
     // GPU 1's kernels take longer than its copies.
     r.gpus[1].stages = Some(stage_times(4, 32, 0.9));
     let a = analyze(&r);
-    assert_eq!(
-        a.limit,
-        Limit::Gpu {
-            ordinal: 1,
-            limiter: Limiter::Sms
-        }
-    );
-    assert!(close(a.bound_ms, a.per_gpu[1].bound.unwrap().ms));
-    assert!(a.bound_ms > a.per_gpu[0].bound.unwrap().ms);
+    let sms = Limit::Gpu {
+        ordinal: 1,
+        limiter: Limiter::Sms,
+    };
+    assert_eq!(a.limit, sms);
+    assert!(close(a.bound.ms, a.per_gpu[1].bound.unwrap().ms));
+    assert!(a.bound.ms > a.per_gpu[0].bound.unwrap().ms);
     // 1.7 / 1.2 against a bound's speedup near 1.75: more than 5% short.
     assert!(!a.at_bound, "{} against {}", a.speedup, a.bound_speedup);
     assert_eq!(a.limit.label(), "GPU 1: SMs");
@@ -132,58 +174,9 @@ fn an_idle_gpu_and_fewer_streams_are_said() {
     let a = analyze(&r);
     assert!(a.per_gpu[1].bound.is_none());
     assert_eq!(a.fewer_streams, [(1, 0)]);
-    assert!(note(&section(&r), "Streams").is_some_and(|n| n.contains("GPU 1 (0)")));
-    let table = &MultiGpuOverlap::tables(&r, &analyze(&r), None)[1];
+    assert!(note(&section::<MultiGpuOverlap>(&r), "Streams").contains("GPU 1 (0)"));
+    let table = &MultiGpuOverlap::tables(&r, &a, None)[1];
     assert_eq!(table.rows[1].last().unwrap(), "no elements");
-}
-
-#[test]
-fn the_run_renders_as_tables_csv_chart_section_and_headline() {
-    let r = result(1.2, 1.25);
-    let tables = MultiGpuOverlap::tables(&r, &analyze(&r), None);
-    assert_eq!(tables.len(), 2);
-    let main = &tables[0];
-    assert_eq!(main.rows.len(), 1);
-    let cell = |heading: &str| main.rows[0][main.column(heading).unwrap()].as_str();
-    assert_eq!(cell("speedup"), "1.36×");
-    assert_eq!(cell("all GPUs"), "1.2500");
-    assert_eq!(cell("limited by"), "every GPU's host copies at once");
-    assert_eq!(cell("all GPUs / bound"), "1.04×");
-    assert_eq!(main.rows[0].last().unwrap(), "within");
-    assert_eq!(tables[1].rows.len(), 2);
-    let csv = MultiGpuOverlap::csv(&r, &analyze(&r))[0].contents.clone();
-    let mut lines = csv.lines();
-    assert_eq!(
-        lines.next().unwrap(),
-        "gpus,streams,spread_ms,spread_noise,alone_ms,alone_noise,speedup,bound_ms,spread_over_bound,bound_speedup,efficiency,beyond_bound"
-    );
-    assert!(lines.next().unwrap().starts_with("2,4,1.2500,"));
-    let section = section(&r);
-    assert_eq!(section.figures.len(), 1);
-    let verdict = section.verdict.as_deref().unwrap();
-    assert!(
-        verdict.starts_with("2 GPUs ran 1.36× faster than the first alone")
-            && verdict.contains("at the bound within 1.05×"),
-        "{verdict}"
-    );
-    let bound = note(&section, "Bound").unwrap();
-    assert!(
-        bound.contains("the fastest of 2 probes (2 before, 0 between rounds of timed batches, 0 after them; the fastest before the timed batches)"),
-        "{bound}"
-    );
-    assert!(
-        note(&section, "Against the bounds")
-            .unwrap()
-            .starts_with("All GPUs took 1.04× their bound")
-    );
-    assert_eq!(note(&section, "Flagged"), None);
-    let headline = MultiGpuOverlap::summary(&r, &analyze(&r)).line.unwrap();
-    assert!(
-        headline.starts_with("2 GPUs 1.2500 ms, first alone 1.7000 ms: 1.36×")
-            && headline.ends_with("verified"),
-        "{headline}"
-    );
-    assert_eq!(MultiGpuOverlap::rows(&r, &analyze(&r)).len(), 3);
 }
 
 #[test]
@@ -192,12 +185,9 @@ fn devices_are_checked_before_the_gpus_are_opened() {
         devices: devices.to_vec(),
         ..Params::default()
     };
-    let err = given(&[0]).validate().unwrap_err();
-    assert!(
-        err.to_string()
-            .contains("multi-gpu-overlap needs two or more GPUs but --devices names one (0)"),
-        "{err}"
-    );
+    let err = given(&[0]).validate().unwrap_err().to_string();
+    let one = "multi-gpu-overlap needs two or more GPUs but --devices names one (0)";
+    assert!(err.contains(one), "{err}");
     assert!(given(&[0, 0]).validate().is_err());
     assert!(given(&[]).validate().is_ok());
     let err = Params {
@@ -218,18 +208,16 @@ fn the_host_links_bound_is_the_best_of_its_probes_before_between_and_after() {
     let first_only = analyze(&r);
     r.host_link_between = Some(series(&[1.3, 1.1]));
     let a = analyze(&r);
-    assert!(close(a.host_link_ms, 1.1) && close(a.bound_ms, 1.1));
+    assert!(close(a.host_link_ms, 1.1) && close(a.bound.ms, 1.1));
     assert!(close(a.host_link_gbps, 2.0 * (64u64 << 20) as f64 / 1.1e6));
     assert!(a.bound_speedup > first_only.bound_speedup);
-    assert_eq!(
-        a.host_link_probes,
-        HostLinkProbes {
-            before: 2,
-            between: 2,
-            after: 0,
-            best: When::Between
-        }
-    );
+    let probes = HostLinkProbes {
+        before: 2,
+        between: 2,
+        after: 0,
+        best: When::Between,
+    };
+    assert_eq!(a.host_link_probes, probes);
     // One after them faster still sets it; a slower one leaves it.
     r.host_link_after = Some(series(&[1.15, 1.08, 1.2]));
     let a = analyze(&r);
@@ -250,10 +238,10 @@ fn a_run_beyond_its_bound_is_flagged_only_beyond_noise_and_is_never_a_finding() 
     let mut noisy = result(1.2, 1.15);
     noisy.spread = series(&[1.05, 1.15, 1.25]);
     let a = analyze(&noisy);
-    assert!(a.bound.lowered() && close(a.bound_ms, 1.15) && close(a.spread_over_bound, 1.0));
+    assert!(a.bound.lowered() && close(a.bound.ms, 1.15) && close(a.spread_over_bound, 1.0));
     assert_eq!(a.bound.under, Some(Under::WithinNoise));
     assert!(!a.beyond_bound);
-    assert!(!(MultiGpuOverlap::summary(&noisy, &a).overview.finding).contains("flagged"));
+    assert!(!summary(&noisy).overview.finding.contains("flagged"));
     // 17% under tight probes with tight samples: beyond noise, flagged.
     let mut beyond = result(1.2, 1.0);
     beyond.host_link = series(&[1.2, 1.2, 1.201]);
@@ -261,68 +249,31 @@ fn a_run_beyond_its_bound_is_flagged_only_beyond_noise_and_is_never_a_finding() 
     assert!(a.beyond_bound && a.bound.lowered());
     assert_eq!(a.bound.under, Some(Under::BeyondNoise));
     assert_eq!(a.bound.built_ms, Some(1.2));
-    let summary = MultiGpuOverlap::summary(&beyond, &a);
+    let summary = summary(&beyond);
     let o = &summary.overview;
-    assert!(
-        o.finding.contains("flagged, not a finding"),
-        "{}",
-        o.finding
-    );
-    assert!(!o.finding.contains("allows"), "{}", o.finding);
+    let finding = &o.finding;
+    assert!(finding.contains("flagged, not a finding"), "{finding}");
+    assert!(!finding.contains("allows"), "{finding}");
     assert_eq!(o.result, "flagged: beyond its bound");
     assert_eq!(o.over_bound.as_ref().map(|(x, _)| *x), Some(1.0));
-    assert!(
-        summary
-            .line
-            .unwrap()
-            .contains("FLAGGED: a run beat its bound beyond noise")
-    );
+    let line = summary.line.unwrap();
+    assert!(line.contains("FLAGGED: a run beat its bound beyond noise"));
     assert_eq!(summary.headline.unwrap()["beyond_bound"], true);
-    let section = section(&beyond);
+    let section = section::<MultiGpuOverlap>(&beyond);
     assert!(section.verdict.as_deref().unwrap().starts_with("FLAGGED"));
-    let flagged = note(&section, "Flagged").unwrap();
+    let flagged = note(&section, "Flagged");
     assert!(
         flagged.contains("all GPUs ran 20% faster than their bound (every GPU's host copies at once) allows as measured (bound 1.2000 → 1.0000 ms), under its bound, beyond noise")
             && flagged.ends_with("this run's speedup is flagged, not a finding."),
         "{flagged}"
     );
     let table = &MultiGpuOverlap::tables(&beyond, &a, None)[0];
-    assert!(
-        table.rows[0]
-            .last()
-            .unwrap()
-            .ends_with("; flagged: no finding")
-    );
+    let against = table.rows[0].last().unwrap();
+    assert!(against.ends_with("; flagged: no finding"));
     // The chart marks each bar's own bound and the bound as built.
-    let Drawing::Chart(chart) = &figures_of(&beyond)[0].drawing else {
-        panic!("a chart")
-    };
+    let chart = chart(&beyond);
     let names: Vec<&str> = chart.lines.iter().map(|l| l.name.as_str()).collect();
     assert_eq!(names, ["each run's bound", "bound as built, beaten"]);
-}
-
-fn figures_of(r: &MultiGpuOverlapResult) -> Vec<FigureModel> {
-    super::present::figures(r, &analyze(r))
-}
-
-#[test]
-fn the_chart_draws_each_bars_own_bound_across_that_bar_alone() {
-    let r = result(1.2, 1.25);
-    let a = analyze(&r);
-    let Drawing::Chart(chart) = &figures_of(&r)[0].drawing else {
-        panic!("a chart")
-    };
-    assert_eq!(chart.lines.len(), 1);
-    let bound = &chart.lines[0];
-    assert!(bound.dashed && bound.joined);
-    // A dash across each bar, broken between them.
-    let p = &bound.points;
-    assert_eq!(p.len(), 6);
-    assert_eq!((p[0].0, p[1].0), (-0.4, 0.4));
-    assert_eq!((p[0].1, p[1].1), (a.alone_bound.ms, a.alone_bound.ms));
-    assert!(p[2].1.is_nan());
-    assert_eq!((p[3].0, p[4].0), (0.6, 1.4));
-    assert_eq!((p[3].1, p[4].1), (a.bound_ms, a.bound_ms));
 }
 
 #[test]
@@ -338,21 +289,15 @@ fn a_result_saved_before_the_probes_between_and_after_still_reads() {
     let r: MultiGpuOverlapResult = crate::folder::parse(path.as_ref(), &text).unwrap();
     assert!(r.host_link_between.is_none() && r.host_link_after.is_none());
     assert!(r.timeline.is_none() && r.run.params.devices.is_empty());
-    let analyzed = Analyzed::<MultiGpuOverlap>::new(crate::saved::KernelSet::Rust, r);
+    let analyzed = analyzed::<MultiGpuOverlap>(&r);
     let a = &analyzed.derived;
     // The bound rests on the probes before the timed batches alone, as it did.
-    assert!(close(a.host_link_ms, 1.2) && close(a.bound_ms, 1.2));
-    assert_eq!(
-        (a.host_link_probes.before, a.host_link_probes.between),
-        (2, 0)
-    );
+    assert!(close(a.host_link_ms, 1.2) && close(a.bound.ms, 1.2));
+    let probes = &a.host_link_probes;
+    assert_eq!((probes.before, probes.between), (2, 0));
     assert!(!a.beyond_bound && analyzed.analysis.trace_checks.is_empty());
     let section = MultiGpuOverlap::section(&analyzed, None).unwrap();
     assert!(section.timelines.is_empty());
-    assert!(
-        section
-            .verdict
-            .unwrap()
-            .starts_with("2 GPUs ran 1.36× faster")
-    );
+    let verdict = section.verdict.unwrap();
+    assert!(verdict.starts_with("2 GPUs ran 1.36× faster"));
 }

@@ -8,7 +8,7 @@ use crate::saved::links::PairLink;
 use crate::stats::beyond_noise;
 
 /// Every method's numbers at one size of one pair, each list in [`Method::ALL`]'s order.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Rates {
     /// GB/s (both directions together for both ways); NaN where the method did not run.
     pub gbps: Vec<f64>,
@@ -26,18 +26,6 @@ pub struct Rates {
 }
 
 impl Rates {
-    /// Nothing measured (a pair stopped before its first size).
-    fn none() -> Rates {
-        let n = Method::ALL.len();
-        Rates {
-            gbps: vec![f64::NAN; n],
-            noise: vec![f64::NAN; n],
-            each_way: vec![[f64::NAN; 2]; n],
-            efficiency: vec![f64::NAN; n],
-            above_link: vec![false; n],
-        }
-    }
-
     pub fn rate(&self, method: Method) -> f64 {
         self.gbps[method as usize]
     }
@@ -206,16 +194,17 @@ fn link_rate(r: &PeerCopyResult, (src, dst): (usize, usize), directions: u64) ->
         .unwrap_or(f64::NAN)
 }
 
-/// Every method's numbers at point `p` of the pair `(s, d)`.
-fn rates(r: &PeerCopyResult, (s, d): (usize, usize), p: &PeerPoint) -> Rates {
-    let mut out = Rates::none();
-    for (i, m) in Method::ALL.into_iter().enumerate() {
-        let samples = p.samples(m);
-        let gbps = rate(m.directions(), p.bytes, samples);
+/// Every method's numbers at point `p` of the pair `(s, d)`; NaN throughout where there
+/// is none (a pair stopped before its first size).
+fn rates(r: &PeerCopyResult, (s, d): (usize, usize), p: Option<&PeerPoint>) -> Rates {
+    let mut out = Rates::default();
+    let bytes = p.map_or(0, |p| p.bytes);
+    for m in Method::ALL {
+        let samples = p.and_then(|p| p.samples(m));
+        let gbps = rate(m.directions(), bytes, samples);
         let noise = samples.map_or(f64::NAN, Series::noise);
-        let ways = p.each_way(m).map_or([(f64::NAN, f64::NAN); 2], |ways| {
-            ways.each_ref()
-                .map(|w| (rate(1, p.bytes, Some(w)), w.noise()))
+        let ways = (p.and_then(|p| p.each_way(m))).map_or([(f64::NAN, f64::NAN); 2], |ways| {
+            ways.each_ref().map(|w| (rate(1, bytes, Some(w)), w.noise()))
         });
         // Only the copies with peer access on cross the link.
         let link = |pair, directions| {
@@ -226,12 +215,14 @@ fn rates(r: &PeerCopyResult, (s, d): (usize, usize), p: &PeerPoint) -> Rates {
             }
         };
         let way_links = [link((s, d), 1), link((d, s), 1)];
-        out.above_link[i] = above(gbps, noise, link((s, d), m.directions()))
-            || (ways.iter().zip(way_links)).any(|(&(g, n), l)| above(g, n, l));
-        out.efficiency[i] = gbps / link((s, d), m.directions());
-        out.gbps[i] = gbps;
-        out.noise[i] = noise;
-        out.each_way[i] = ways.map(|w| w.0);
+        out.above_link.push(
+            above(gbps, noise, link((s, d), m.directions()))
+                || (ways.iter().zip(way_links)).any(|(&(g, n), l)| above(g, n, l)),
+        );
+        out.efficiency.push(gbps / link((s, d), m.directions()));
+        out.gbps.push(gbps);
+        out.noise.push(noise);
+        out.each_way.push(ways.map(|w| w.0));
     }
     out
 }
@@ -283,7 +274,7 @@ pub(super) fn analyze(r: &PeerCopyResult) -> PeerCopyAnalysis {
                 src: pair.src,
                 dst: pair.dst,
                 bytes: p.bytes,
-                rates: rates(r, (pair.src, pair.dst), p),
+                rates: rates(r, (pair.src, pair.dst), Some(p)),
             })
         })
         .collect();
@@ -296,7 +287,7 @@ pub(super) fn analyze(r: &PeerCopyResult) -> PeerCopyAnalysis {
                 dst: pair.dst,
                 peer_access: pair.peer_access,
                 bytes: largest.map_or(0, |p| p.bytes),
-                rates: largest.map_or_else(Rates::none, |p| rates(r, (pair.src, pair.dst), p)),
+                rates: rates(r, (pair.src, pair.dst), largest),
                 latency_staged_us: us(&pair.latency_staged),
                 latency_peer_us: pair.latency_peer.as_ref().map_or(f64::NAN, us),
             }
@@ -319,22 +310,4 @@ pub(super) fn analyze(r: &PeerCopyResult) -> PeerCopyAnalysis {
         matrix,
         local,
     }
-}
-
-/// peer-copy's headline in `summary.json`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct PeerCopySummary {
-    pub verified: bool,
-    pub pairs: usize,
-    /// Slowest and fastest pair at the largest size, GB/s, peer access on and off, of
-    /// the pairs not above their link.
-    pub peer_gbps: Option<(f64, f64)>,
-    pub staged_gbps: Option<(f64, f64)>,
-    /// The slowest and fastest pair's NVLink rate one way, GB/s, as NVML reports it.
-    pub link_gbps: Option<(f64, f64)>,
-    /// The copies with peer access on at the largest size over their link's rate,
-    /// slowest and fastest pair.
-    pub peer_efficiency: Option<(f64, f64)>,
-    /// Rows above their link's rate beyond noise (flagged, left out of the ranges).
-    pub rows_above_link: usize,
 }

@@ -6,7 +6,7 @@ mod analysis;
 mod present;
 
 use analysis::analyze;
-pub use analysis::{Best, LinkRow, LocalRow, PairRow, PeerCopyAnalysis, PeerCopySummary, PeerRow};
+pub use analysis::{Best, LinkRow, LocalRow, PairRow, PeerCopyAnalysis, PeerRow, Rates};
 use present::{
     figures, link_columns, local_columns, matrix_columns, pair_label, size, span, sweep_columns,
 };
@@ -109,14 +109,17 @@ impl Method {
         Method::PeerDst,
     ];
 
-    /// Names the method in keys and the CSV.
-    pub fn key(self) -> &'static str {
-        NAMES[self as usize].0
+    /// Its names, in keys, words and the CSV.
+    pub fn names(self) -> Names {
+        NAMES[self as usize]
     }
 
-    /// The method in words.
+    pub fn key(self) -> &'static str {
+        self.names().key
+    }
+
     pub fn label(self) -> &'static str {
-        NAMES[self as usize].1
+        self.names().label
     }
 
     /// Copies of the size per pass: two where both directions run at once.
@@ -134,15 +137,40 @@ impl Method {
     }
 }
 
-/// Each method's key and words, in [`Method::ALL`]'s order.
-const NAMES: [(&str, &str); 7] = [
-    ("staged", "copy, peer access off"),
-    ("staged_both", "copy both ways, peer access off"),
-    ("peer", "copy, peer access on"),
-    ("peer_both", "copy both ways, peer access on"),
-    ("kernel_pull", "kernel on destination (pull)"),
-    ("kernel_push", "kernel on source (push)"),
-    ("peer_dst", "copy on destination's stream, peer access on"),
+/// A method's names: its key in keys and the CSV, its words, and the CSV's columns of its
+/// noise, of its share of the link's rate and of each direction's own rate (where it has
+/// them).
+#[derive(Debug, Clone, Copy)]
+pub struct Names {
+    pub key: &'static str,
+    pub label: &'static str,
+    pub noise: &'static str,
+    pub efficiency: &'static str,
+    pub each_way: [&'static str; 2],
+}
+
+/// A method's [`Names`], from its key and its words.
+macro_rules! names {
+    ($key:literal, $label:literal) => {
+        Names {
+            key: $key,
+            label: $label,
+            noise: concat!($key, "_noise"),
+            efficiency: concat!($key, "_efficiency"),
+            each_way: [concat!($key, "_forward"), concat!($key, "_back")],
+        }
+    };
+}
+
+/// Each method's names, in [`Method::ALL`]'s order.
+const NAMES: [Names; 7] = [
+    names!("staged", "copy, peer access off"),
+    names!("staged_both", "copy both ways, peer access off"),
+    names!("peer", "copy, peer access on"),
+    names!("peer_both", "copy both ways, peer access on"),
+    names!("kernel_pull", "kernel on destination (pull)"),
+    names!("kernel_push", "kernel on source (push)"),
+    names!("peer_dst", "copy on destination's stream, peer access on"),
 ];
 
 /// One copy size of one pair (milliseconds per pass).
@@ -328,12 +356,12 @@ impl Experiment for PeerCopy {
     }
 
     fn words(r: &PeerCopyResult, a: &Self::Derived) -> Value {
-        let span = |m: Method| format!("{} GB/s", span(a.range(m), 1, 1.0));
+        let gbps = |m: Method| format!("{} GB/s", span(a.range(m), 1, 1.0));
         let gbps = context! {
-            peer => span(Method::Peer),
-            staged => span(Method::Staged),
-            pull => span(Method::KernelPull),
-            push => span(Method::KernelPush),
+            peer => gbps(Method::Peer),
+            staged => gbps(Method::Staged),
+            pull => gbps(Method::KernelPull),
+            push => gbps(Method::KernelPush),
         };
         let mut kinds: Vec<String> = Vec::new();
         for kind in r.links.iter().map(|l| l.describe()) {
@@ -347,15 +375,20 @@ impl Experiment for PeerCopy {
                 .map(|p| pair_label(p.src, p.dst))
                 .collect()
         };
+        let checked_off = |p: &&PairResult| p.access.is_some_and(|c| c.staged_checked_off);
+        // The peer copies' share of their link's rate, and that rate one way.
+        let share = (a.efficiency_range(Method::Peer).zip(a.link_range()))
+            .map(|(share, link)| [span(Some(share), 0, 100.0), span(Some(link), 1, 1.0)]);
         context! {
             kinds,
             above => a.rows_above_link(),
             without => labels(|p| !p.peer_access),
-            checked => labels(|p| p.access.is_some_and(|c| c.staged_checked_off)).len(),
+            checked => r.pairs.iter().filter(checked_off).count(),
             pairs => r.pairs.len(),
             found_on => labels(|p| p.access.is_some_and(|c| c.found_on.contains(&true))),
             gated => r.gated,
             gbps,
+            share,
         }
     }
 
@@ -364,44 +397,15 @@ impl Experiment for PeerCopy {
     }
 
     fn summary(r: &PeerCopyResult, a: &Self::Derived) -> Summary {
-        let x = PeerCopySummary {
-            verified: r.run.verification.passed,
-            pairs: a.matrix.len(),
-            peer_gbps: a.range(Method::Peer),
-            staged_gbps: a.range(Method::Staged),
-            link_gbps: a.link_range(),
-            peer_efficiency: a.efficiency_range(Method::Peer),
-            rows_above_link: a.rows_above_link(),
-        };
-        let gbps = |r: Option<(f64, f64)>| span(r, 1, 1.0);
-        let share = (x.peer_efficiency.zip(x.link_gbps)).map_or(String::new(), |(share, link)| {
-            format!(
-                " ({}% of the link's {} GB/s one way)",
-                span(Some(share), 0, 100.0),
-                gbps(Some(link))
-            )
-        });
-        let above = match x.rows_above_link {
-            0 => String::new(),
-            n => format!(", {n} row(s) above the link's NVML rate beyond noise (flagged)"),
-        };
-        let line = format!(
-            "{} pair(s): peer access on {} GB/s{share}, off {} GB/s{above}; {}",
-            x.pairs,
-            gbps(x.peer_gbps),
-            gbps(x.staged_gbps),
-            verdict(x.verified)
-        );
-        Summary::headline(&x, line).with(Overview {
-            finding: format!(
-                "Between {} pair(s) of GPUs, copies with peer access move {} GB/s{share}, copies staged through the host {} GB/s.",
-                x.pairs,
-                gbps(x.peer_gbps),
-                gbps(x.staged_gbps)
-            ),
-            result: format!("peer {} GB/s", gbps(x.peer_gbps)),
-            ..Overview::default()
-        })
+        Summary::of(&json!({
+            "verified": r.run.verification.passed,
+            "pairs": a.matrix.len(),
+            "peer_gbps": a.range(Method::Peer),
+            "staged_gbps": a.range(Method::Staged),
+            "link_gbps": a.link_range(),
+            "peer_efficiency": a.efficiency_range(Method::Peer),
+            "rows_above_link": a.rows_above_link(),
+        }))
     }
 }
 
@@ -452,4 +456,4 @@ fn pair_rows(pair: &PairResult) -> Vec<MeasuredRow> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -53,18 +53,11 @@ fn each_way_cell(rates: &Rates, method: Method) -> String {
 }
 
 /// The heading of the column of each direction's own rate in `method`'s both-ways
-/// copies, and the CSV's names of the two directions' columns; `None` for a one-way
-/// method.
-fn each_way_columns(method: Method) -> Option<(&'static str, [&'static str; 2])> {
+/// copies; `None` for a one-way method.
+fn each_way_heading(method: Method) -> Option<&'static str> {
     match method {
-        Method::StagedBoth => Some((
-            "each way, peer access off (→ / ←)",
-            ["staged_both_forward", "staged_both_back"],
-        )),
-        Method::PeerBoth => Some((
-            "each way, peer access on (→ / ←)",
-            ["peer_both_forward", "peer_both_back"],
-        )),
+        Method::StagedBoth => Some("each way, peer access off (→ / ←)"),
+        Method::PeerBoth => Some("each way, peer access on (→ / ←)"),
         _ => None,
     }
 }
@@ -75,34 +68,29 @@ fn each_way_columns(method: Method) -> Option<(&'static str, [&'static str; 2])>
 /// direction's own rate in the both-ways copies; in both the methods above the link.
 fn rate_columns<'a, R: 'a>(mut columns: Columns<'a, R>, rates: fn(&R) -> &Rates) -> Columns<'a, R> {
     for method in Method::ALL {
+        let names = method.names();
         columns = columns
             .both(
-                method.label(),
+                names.label,
                 move |x| rate_cell(rates(x).rate(method), rates(x).efficiency(method)),
-                method.key(),
+                names.key,
                 move |x| format!("{:.3}", rates(x).rate(method)),
             )
-            .raw(CSV_KEYS[method as usize].0, move |x| {
-                format!("{:.4}", rates(x).noise(method))
-            });
-        if let Some((heading, _)) = each_way_columns(method) {
+            .raw(names.noise, move |x| format!("{:.4}", rates(x).noise(method)));
+        if let Some(heading) = each_way_heading(method) {
             columns = columns.show(heading, move |x| each_way_cell(rates(x), method));
         }
     }
-    for method in Method::ALL {
-        if let Some(key) = CSV_KEYS[method as usize].1 {
-            columns = columns.raw(key, move |x| format!("{:.4}", rates(x).efficiency(method)));
-        }
+    for method in Method::ALL.into_iter().filter(|m| m.needs_peer_access()) {
+        columns = columns.raw(method.names().efficiency, move |x| {
+            format!("{:.4}", rates(x).efficiency(method))
+        });
     }
-    for method in Method::ALL {
-        if let Some((_, [forward, back])) = each_way_columns(method) {
-            columns = columns
-                .raw(forward, move |x| {
-                    format!("{:.3}", rates(x).each_way(method)[0])
-                })
-                .raw(back, move |x| {
-                    format!("{:.3}", rates(x).each_way(method)[1])
-                });
+    for method in Method::ALL.into_iter().filter(|m| m.directions() == 2) {
+        for (way, name) in method.names().each_way.into_iter().enumerate() {
+            columns = columns.raw(name, move |x| {
+                format!("{:.3}", rates(x).each_way(method)[way])
+            });
         }
     }
     let flagged = move |x: &R, name: fn(Method) -> &'static str, separator: &str| {
@@ -198,18 +186,6 @@ pub(super) fn local_columns<'a>() -> Columns<'a, LocalRow> {
         .number("GB/s", "gbps", (1, 3), |x| x.gbps)
         .noise("noise", "noise", |x| x.noise)
 }
-
-/// Each method's CSV columns of its noise and of its share of the link's rate (none for
-/// a staged copy, which does not cross the link), in [`Method::ALL`]'s order.
-const CSV_KEYS: [(&str, Option<&str>); 7] = [
-    ("staged_noise", None),
-    ("staged_both_noise", None),
-    ("peer_noise", Some("peer_efficiency")),
-    ("peer_both_noise", Some("peer_both_efficiency")),
-    ("kernel_pull_noise", Some("kernel_pull_efficiency")),
-    ("kernel_push_noise", Some("kernel_push_efficiency")),
-    ("peer_dst_noise", Some("peer_dst_efficiency")),
-];
 
 /// The heat map of `method`'s GB/s at the largest size, source GPU by row, destination
 /// by column; cells at or above `threshold` in one colour scale, those below in the

@@ -1,30 +1,42 @@
-//! peer-copy's analysis and presentation on a made-up two-GPU result.
-use super::analysis::analyze;
+//! peer-copy's analysis and presentation on a made-up two-GPU result, and the helpers its
+//! tests share with the other experiments on several GPUs.
+use super::analysis::{above, analyze};
 use super::present::{figures, size, span};
 use super::*;
 use crate::report::figures::Drawing;
 use crate::saved::KernelSet;
 use crate::saved::Params as _;
 
-fn series(ms: &[f64]) -> Series {
+pub(crate) fn series(ms: &[f64]) -> Series {
     Series::new(ms.to_vec()).unwrap()
 }
 
-fn close(x: f64, y: f64) -> bool {
+pub(crate) fn close(x: f64, y: f64) -> bool {
     (x - y).abs() < 1e-9
+}
+
+/// `r` analysed, as the report and `summary.json` read it.
+pub(crate) fn analyzed<E: Experiment>(r: &E::Result) -> Analyzed<E> {
+    Analyzed::new(KernelSet::Rust, r.clone())
+}
+
+/// `r`'s section of the report.
+pub(crate) fn section<E: Experiment>(r: &E::Result) -> Section {
+    E::section(&analyzed(r), None).unwrap()
+}
+
+/// The text of `section`'s note under `label`: empty where it has none.
+pub(crate) fn note<'a>(section: &'a Section, label: &str) -> &'a str {
+    (section.notes.iter()).find(|(l, _)| l == label).map_or("", |(_, n)| n)
+}
+
+/// `r`'s line in `run-all`.
+fn line(r: &PeerCopyResult) -> String {
+    analyzed::<PeerCopy>(r).analysis.summary.line.unwrap()
 }
 
 /// One MiB, the made-up copies' size, as a float.
 const MIB: f64 = (1u64 << 20) as f64;
-
-fn section(r: &PeerCopyResult) -> Section {
-    PeerCopy::section(&Analyzed::new(KernelSet::Rust, r.clone()), None).unwrap()
-}
-
-/// The text of `section`'s note under `label`.
-fn note<'a>(section: &'a Section, label: &str) -> &'a str {
-    &section.notes.iter().find(|(l, _)| l == label).unwrap().1
-}
 
 /// Two GPUs: 0 → 1 with peer access (1 MiB in 0.01 ms one way), 1 → 0 without.
 fn result() -> PeerCopyResult {
@@ -65,16 +77,15 @@ fn result() -> PeerCopyResult {
 }
 
 #[test]
-fn rates_come_from_the_medians_and_count_both_directions() {
-    let a = analyze(&result());
+fn the_matrix_rates_come_from_the_medians_and_render_as_tables_csv_and_heat_maps() {
+    let r = result();
+    let a = analyze(&r);
     let forward = a.pair(0, 1).unwrap();
-    assert!(close(forward.rates.rate(Method::Peer), MIB / 0.01e6));
-    assert!(close(
-        forward.rates.rate(Method::PeerBoth),
-        2.0 * MIB / 0.01e6
-    ));
-    assert!(close(forward.rates.rate(Method::Staged), MIB / 0.1e6));
-    assert!(close(forward.rates.rate(Method::KernelPush), MIB / 0.04e6));
+    let rate = |m| forward.rates.rate(m);
+    assert!(close(rate(Method::Peer), MIB / 0.01e6));
+    assert!(close(rate(Method::PeerBoth), 2.0 * MIB / 0.01e6));
+    assert!(close(rate(Method::Staged), MIB / 0.1e6));
+    assert!(close(rate(Method::KernelPush), MIB / 0.04e6));
     assert!(close(forward.latency_staged_us, 20.0));
     assert!(close(forward.latency_peer_us, 5.0));
     let back = a.pair(1, 0).unwrap();
@@ -83,21 +94,11 @@ fn rates_come_from_the_medians_and_count_both_directions() {
     let (lo, hi) = a.range(Method::Peer).unwrap();
     assert_eq!(lo, hi);
     assert_eq!(a.rows.len(), 2);
-    assert_eq!(
-        a.rows[0].rates.rate(Method::Peer),
-        forward.rates.rate(Method::Peer)
-    );
-}
-
-#[test]
-fn the_matrix_renders_as_tables_csv_and_heat_maps() {
-    let r = result();
-    let a = analyze(&r);
+    assert_eq!(a.rows[0].rates.rate(Method::Peer), rate(Method::Peer));
     let tables = PeerCopy::tables(&r, &a, None);
     let matrix = &tables[0];
     assert_eq!(matrix.rows.len(), 2);
-    assert_eq!(matrix.rows[0][0], "0 → 1");
-    assert_eq!(matrix.rows[0][1], "yes");
+    assert_eq!(matrix.rows[0][..2], ["0 → 1", "yes"]);
     let peer = matrix.column("copy, peer access on").unwrap();
     assert_eq!(matrix.rows[0][peer], "104.9");
     assert_eq!(matrix.rows[1][peer], "–");
@@ -114,21 +115,19 @@ fn the_matrix_renders_as_tables_csv_and_heat_maps() {
     assert_eq!(map.rows, ["0", "1"]);
     assert_eq!(map.values[0][0], None);
     assert!(map.values[0][1].is_some_and(|v| (v - 104.8576).abs() < 1e-9));
-    assert_eq!(
-        map.contour, None,
-        "the diagonal's empty cells would break a line"
-    );
+    let empty_diagonal = "the diagonal's empty cells would break a line";
+    assert_eq!(map.contour, None, "{empty_diagonal}");
     assert_eq!(map.values[1][0], None);
-    let section = section(&r);
+    let section = section::<PeerCopy>(&r);
     assert_eq!(section.figures.len(), 2);
     assert!(section.notes.iter().any(|(_, n)| n.contains("1 → 0")));
-    let headline = PeerCopy::summary(&r, &a).line.unwrap();
-    assert!(headline.starts_with("2 pair(s)") && headline.ends_with("verified"));
+    let line = line(&r);
+    assert!(line.starts_with("2 pair(s)") && line.ends_with("verified"));
     assert_eq!(PeerCopy::rows(&r, &a).len(), 6 + 2 + 2 + 1);
 }
 
 #[test]
-fn devices_are_checked_before_the_gpus_are_opened() {
+fn devices_are_checked_before_the_gpus_are_opened_and_the_sizes_cover_the_sweep() {
     let given = |devices: &[usize]| Params {
         devices: devices.to_vec(),
         ..Params::default()
@@ -138,10 +137,6 @@ fn devices_are_checked_before_the_gpus_are_opened() {
     let err = given(&[1]).validate().unwrap_err();
     assert!(err.to_string().contains("names one (1)"), "{err}");
     assert!(given(&[0, 1]).validate().is_ok());
-}
-
-#[test]
-fn sizes_and_passes_cover_the_sweep() {
     let sizes = Params::default().sizes();
     assert_eq!(sizes.first(), Some(&4096));
     assert_eq!(sizes.last(), Some(&(1 << 30)));
@@ -151,11 +146,8 @@ fn sizes_and_passes_cover_the_sweep() {
     assert_eq!(size(4096), "4 KiB");
     assert_eq!(size(1 << 30), "1 GiB");
     assert_eq!(span(Some((377.04, 384.5)), 1, 1.0), "377.0–384.5");
-    assert_eq!(
-        span(Some((0.8012, 0.8049)), 0, 100.0),
-        "80",
-        "both ends read 80%"
-    );
+    let both_80 = "both ends read 80%";
+    assert_eq!(span(Some((0.8012, 0.8049)), 0, 100.0), "80", "{both_80}");
     assert_eq!(span(None, 1, 1.0), "–");
 }
 
@@ -167,26 +159,17 @@ fn linked(links: u32, per_link: f64) -> PeerCopyResult {
         generation: 5,
         width: 16,
     });
+    let nvlink = Joined::NvLink {
+        links,
+        switched: true,
+        version: Reading::Read(6),
+        per_link_gbps: Reading::Read(per_link),
+    };
+    let (src, dst) = (pcie.clone(), pcie);
     PeerCopyResult {
         links: vec![
-            PairLink {
-                src: 0,
-                dst: 1,
-                joined: Joined::NvLink {
-                    links,
-                    switched: true,
-                    version: Reading::Read(6),
-                    per_link_gbps: Reading::Read(per_link),
-                },
-            },
-            PairLink {
-                src: 1,
-                dst: 0,
-                joined: Joined::Pcie {
-                    src: pcie.clone(),
-                    dst: pcie,
-                },
-            },
+            PairLink { src: 0, dst: 1, joined: nvlink },
+            PairLink { src: 1, dst: 0, joined: Joined::Pcie { src, dst } },
         ],
         gated: true,
         ..result()
@@ -194,61 +177,35 @@ fn linked(links: u32, per_link: f64) -> PeerCopyResult {
 }
 
 #[test]
-fn a_copy_over_nvlink_is_held_against_its_links_times_their_rate_in_its_directions() {
-    let a = analyze(&linked(18, 26.5625));
+fn a_copy_over_nvlink_is_held_against_its_links_times_their_rate_and_shown_beside_it() {
+    let r = linked(18, 26.5625);
+    let a = analyze(&r);
     let forward = &a.pair(0, 1).unwrap().rates;
     let (one_way, both_ways) = (18.0 * 26.5625, 2.0 * 18.0 * 26.5625);
     let efficiency = |m| forward.efficiency(m);
     assert!(close(efficiency(Method::Peer), MIB / 0.01e6 / one_way));
-    assert!(close(
-        efficiency(Method::PeerBoth),
-        2.0 * MIB / 0.01e6 / both_ways
-    ));
-    assert!(close(
-        efficiency(Method::KernelPull),
-        MIB / 0.02e6 / one_way
-    ));
-    assert!(
-        forward.efficiency(Method::Staged).is_nan(),
-        "not over the link"
-    );
+    assert!(close(efficiency(Method::PeerBoth), 2.0 * MIB / 0.01e6 / both_ways));
+    assert!(close(efficiency(Method::KernelPull), MIB / 0.02e6 / one_way));
+    assert!(efficiency(Method::Staged).is_nan(), "not over the link");
     assert!(forward.flagged().is_empty());
     let back = &a.pair(1, 0).unwrap().rates;
-    assert!(
-        back.efficiency(Method::Peer).is_nan(),
-        "PCIe: no NVLink rate"
-    );
+    assert!(back.efficiency(Method::Peer).is_nan(), "PCIe: no NVLink rate");
     let link = &a.links[0];
     assert!(close(link.one_way_gbps, one_way) && close(link.both_ways_gbps, both_ways));
     let best = link.best_one_way.as_ref().unwrap();
     assert_eq!((best.method, best.bytes), (Method::Peer, 1 << 20));
-    assert_eq!(
-        link.best_both_ways.as_ref().unwrap().method,
-        Method::PeerBoth
-    );
+    let best_both = link.best_both_ways.as_ref().unwrap();
+    assert_eq!(best_both.method, Method::PeerBoth);
     assert!(a.links[1].one_way_gbps.is_nan() && a.links[1].best_one_way.is_none());
     let (lo, hi) = a.efficiency_range(Method::Peer).unwrap();
     assert!(close(lo, hi) && close(lo, MIB / 0.01e6 / one_way));
-    let headline = PeerCopy::summary(&linked(18, 26.5625), &a).line.unwrap();
-    assert!(
-        headline.contains("(22% of the link's 478.1 GB/s one way)"),
-        "{headline}"
-    );
-}
-
-#[test]
-fn the_link_table_shows_each_pair_its_link_and_its_fastest_copy() {
-    let r = linked(18, 26.5625);
-    let tables = PeerCopy::tables(&r, &analyze(&r), None);
+    let line = line(&r);
+    assert!(line.contains("(22% of the link's 478.1 GB/s one way)"), "{line}");
+    let tables = PeerCopy::tables(&r, &a, None);
     assert_eq!(tables.len(), 3, "links, matrix, sweep");
     let links = &tables[0];
-    assert!(
-        links
-            .caption
-            .as_deref()
-            .unwrap()
-            .starts_with("How each pair is joined")
-    );
+    let caption = links.caption.as_deref().unwrap();
+    assert!(caption.starts_with("How each pair is joined"));
     let cell = |row: usize, heading: &str| links.rows[row][links.column(heading).unwrap()].clone();
     assert_eq!(cell(0, "joined by"), "18 × NVLink 4.0 through NVSwitch");
     assert_eq!(cell(0, "per link"), "26.56");
@@ -264,8 +221,9 @@ fn the_link_table_shows_each_pair_its_link_and_its_fastest_copy() {
     let matrix = &tables[1];
     let peer = matrix.column("copy, peer access on").unwrap();
     assert_eq!(matrix.rows[0][peer], "104.9 (22%)");
-    let section = section(&r);
-    assert!(note(&section, "Link").contains("18 × NVLink 4.0 through NVSwitch; PCIe 5.0 x16"));
+    let section = section::<PeerCopy>(&r);
+    let link = note(&section, "Link");
+    assert!(link.contains("18 × NVLink 4.0 through NVSwitch; PCIe 5.0 x16"));
     assert!(note(&section, "Timing").contains("behind a gate"));
 }
 
@@ -275,19 +233,14 @@ fn a_row_above_its_link_is_flagged_and_left_out_of_the_headline() {
     let r = linked(1, 50.0);
     let a = analyze(&r);
     let forward = &a.pair(0, 1).unwrap().rates;
-    assert_eq!(
-        forward.flagged(),
-        [Method::Peer, Method::PeerBoth, Method::KernelPull]
-    );
+    let flagged = [Method::Peer, Method::PeerBoth, Method::KernelPull];
+    assert_eq!(forward.flagged(), flagged);
     assert!(!forward.above_link(Method::KernelPush), "26.2 GB/s fits 50");
     assert_eq!(a.rows_above_link(), 3);
     assert_eq!(a.range(Method::Peer), None, "the one pair is flagged");
-    let headline = PeerCopy::summary(&r, &a).line.unwrap();
-    assert!(headline.contains("peer access on – GB/s"), "{headline}");
-    assert!(
-        headline.contains("3 row(s) above the link's NVML rate"),
-        "{headline}"
-    );
+    let line = line(&r);
+    assert!(line.contains("peer access on – GB/s"), "{line}");
+    assert!(line.contains("3 row(s) above the link's NVML rate"), "{line}");
     let tables = PeerCopy::tables(&r, &a, None);
     let matrix = &tables[1];
     let flag = matrix.column("above the link").unwrap();
@@ -296,19 +249,15 @@ fn a_row_above_its_link_is_flagged_and_left_out_of_the_headline() {
         "copy, peer access on; copy both ways, peer access on; kernel on destination (pull)"
     );
     let csv = PeerCopy::csv(&r, &a)[0].contents.clone();
-    assert!(
-        csv.lines()
-            .nth(1)
-            .unwrap()
-            .ends_with(",peer;peer_both;kernel_pull")
-    );
+    let row = csv.lines().nth(1).unwrap();
+    assert!(row.ends_with(",peer;peer_both;kernel_pull"));
     // Within the noise of the link it is not flagged: a 4% spread against 2% over it.
-    assert!(!super::analysis::above(102.0, 0.04, 100.0));
-    assert!(super::analysis::above(110.0, 0.01, 100.0));
+    assert!(!above(102.0, 0.04, 100.0));
+    assert!(above(110.0, 0.01, 100.0));
 }
 
 #[test]
-fn each_way_destination_and_local_copies_have_their_own_rows_and_columns() {
+fn each_way_destination_local_copies_and_the_peer_access_checks_are_shown() {
     let mut r = linked(18, 26.5625);
     let point = &mut r.pairs[0].points[0];
     point.peer_dst = Some(series(&[0.011]));
@@ -321,25 +270,24 @@ fn each_way_destination_and_local_copies_have_their_own_rows_and_columns() {
             time: series(&[0.001]),
         }],
     }];
+    r.pairs[0].access = Some(AccessCheck {
+        found_on: [true, false],
+        staged_checked_off: true,
+    });
+    r.pairs[1].access = Some(AccessCheck {
+        found_on: [false, false],
+        staged_checked_off: true,
+    });
     let a = analyze(&r);
     let rows = PeerCopy::rows(&r, &a);
-    let row = |key: &str| {
-        rows.iter()
-            .find(|x| x.key == key)
-            .unwrap_or_else(|| panic!("{key}"))
-    };
-    assert!(
-        row("0-1/1048576/staged").over_link,
-        "staged copies cross the host link"
-    );
+    let row = |key: &str| rows.iter().find(|x| x.key == key).expect(key);
+    let host_link = "staged copies cross the host link";
+    assert!(row("0-1/1048576/staged").over_link, "{host_link}");
     assert!(!row("0-1/1048576/peer").over_link);
     assert_eq!(row("0-1/1048576/peer_dst").value, 0.011);
     assert_eq!(row("0-1/1048576/peer_both/forward").value, 0.0095);
-    assert!(
-        row("0-1/1048576/peer_both/back")
-            .label
-            .contains("1 → 0 direction")
-    );
+    let back = &row("0-1/1048576/peer_both/back").label;
+    assert!(back.contains("1 → 0 direction"));
     assert_eq!(row("0-0/1048576/local").value, 0.001);
     let [forward, back] = a.rows[0].rates.each_way(Method::PeerBoth);
     assert!(close(forward, MIB / 0.0095e6) && close(back, MIB / 0.0098e6));
@@ -350,60 +298,29 @@ fn each_way_destination_and_local_copies_have_their_own_rows_and_columns() {
     assert_eq!(sweep.rows[0][each], "110.4 / 107.0");
     assert_eq!(tables[3].rows[0], ["0", "1 MiB", "1048.6", "0.0%"]);
     let files = PeerCopy::csv(&r, &a);
-    assert!(
-        files[0]
-            .contents
-            .lines()
-            .next()
-            .unwrap()
-            .contains("peer_dst,peer_dst_noise")
-    );
-    assert!(
-        files[0]
-            .contents
-            .contains("peer_both_forward,peer_both_back")
-    );
+    let sweep = &files[0].contents;
+    assert!(sweep.lines().next().unwrap().contains("peer_dst,peer_dst_noise"));
+    assert!(sweep.contains("peer_both_forward,peer_both_back"));
     assert_eq!(files[1].suffix, Some("local"));
-    assert!(
-        files[1]
-            .contents
-            .starts_with("gpu,bytes,gbps,noise\n0,1048576,1048.576,")
-    );
-}
-
-#[test]
-fn the_staged_copies_say_peer_access_was_checked_off_and_what_was_restored() {
-    let mut r = linked(18, 26.5625);
-    r.pairs[0].access = Some(AccessCheck {
-        found_on: [true, false],
-        staged_checked_off: true,
-    });
-    r.pairs[1].access = Some(AccessCheck {
-        found_on: [false, false],
-        staged_checked_off: true,
-    });
-    let section = section(&r);
+    let local = "gpu,bytes,gbps,noise\n0,1048576,1048.576,";
+    assert!(files[1].contents.starts_with(local));
+    let section = section::<PeerCopy>(&r);
     let note = note(&section, "Peer access");
     assert!(note.contains("No peer access for 1 → 0"), "{note}");
     assert!(note.contains("staged copies of 2 of 2 pair(s)"), "{note}");
-    assert!(
-        note.contains("CUDA_ERROR_PEER_ACCESS_NOT_ENABLED"),
-        "{note}"
-    );
+    assert!(note.contains("CUDA_ERROR_PEER_ACCESS_NOT_ENABLED"), "{note}");
     assert!(note.contains("already on for 0 → 1"), "{note}");
 }
 
 #[test]
 fn an_older_result_without_links_checks_or_gate_reads_and_renders() {
     let path = std::path::Path::new("peer-copy.json");
-    let r: PeerCopyResult = crate::folder::parse(
-        path,
-        include_str!(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/data/peer-copy-older.json"
-        )),
-    )
-    .expect("a peer-copy result from before the links reads");
+    let older = include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/peer-copy-older.json"
+    ));
+    let r: PeerCopyResult = crate::folder::parse(path, older)
+        .expect("a peer-copy result from before the links reads");
     assert!(r.links.is_empty() && r.local.is_empty() && !r.gated);
     assert!(r.pairs.iter().all(|p| p.access.is_none()));
     assert!(r.pairs[0].points[0].peer_dst.is_none());
@@ -411,15 +328,13 @@ fn an_older_result_without_links_checks_or_gate_reads_and_renders() {
     assert!(a.links.is_empty() && a.rows_above_link() == 0);
     let tables = PeerCopy::tables(&r, &a, None);
     assert_eq!(tables.len(), 2, "no link table, no local table");
-    let section = section(&r);
+    let section = section::<PeerCopy>(&r);
     assert!(note(&section, "Link").contains("not recorded"));
     assert!(note(&section, "Peer access").contains("not checked"));
     assert!(note(&section, "Timing").contains("as the host went"));
     assert_eq!(section.figures.len(), 2);
     let keys: Vec<String> = PeerCopy::rows(&r, &a).into_iter().map(|x| x.key).collect();
-    assert!(
-        keys.contains(&"0-1/1048576/peer".to_owned()),
-        "the keys rows had"
-    );
+    let had = "the keys rows had";
+    assert!(keys.contains(&"0-1/1048576/peer".to_owned()), "{had}");
     assert!(keys.contains(&"1-0/latency/staged".to_owned()));
 }
