@@ -3,7 +3,8 @@
 //! rendered with its derived numbers as `a`, its parameters as `p` and its headline in
 //! `summary.json` as `h`. A template renders to `# title`, what the experiment measures,
 //! then a `## Label` per note and a `## @part` per sentence of its summary (`@line`,
-//! `@finding`, `@result`, `@answer`); each part's lines join into one paragraph, and a part
+//! `@finding`, `@result`, `@answer`; an experiment may read others of its own, as
+//! multi-gpu-overlap's section verdict `@verdict`); each part's lines join into one paragraph, and a part
 //! that renders empty is left out.
 //!
 //! The engine is minijinja rather than tinytemplate (which criterion's report uses): its
