@@ -1,7 +1,7 @@
 //! How sincos-overlap shows: its table's columns (the C++ kernels' and host's beside the
 //! Rust ones), its notes and its charts.
 use super::analysis::{SincosAnalysis, SincosConfig};
-use super::{CppHostRun, SincosOverlapResult};
+use super::SincosOverlapResult;
 use crate::experiments::prelude::*;
 use crate::report::chart::LineSeries;
 use crate::report::table::{ratio, under_csv};
@@ -124,30 +124,6 @@ fn row_name(x: &SincosConfig) -> RowName {
     }
 }
 
-/// What the CUDA C++ host twin and the traced rounds say, or why the twin did not run.
-pub(super) fn hosts_note(r: &SincosOverlapResult, a: &SincosAnalysis) -> Option<String> {
-    let best = a.best()?;
-    let at_best = format!("{} with {} streams", best.variant.label(), best.streams);
-    let traced = best.traced_over_untraced.map_or(String::new(), |t| {
-        format!(
-            " Tracing: rounds alternate between tracing every asynchronous batch right after timing it and tracing none; at {at_best} the batches of traced rounds took {} the time of untraced ones.",
-            t.label()
-        )
-    });
-    let text = match &r.cpp_host {
-        CppHostRun::NotAsked => {
-            return (!traced.is_empty()).then(|| traced.trim().to_owned());
-        }
-        CppHostRun::Skipped(why) => format!("The CUDA C++ host twin was skipped: {why}.{traced}"),
-        CppHostRun::Built(build) => format!(
-            "Each batch of the Rust host is paired with one of a CUDA C++ host twin (cuda/sincos_host.cu, built by {build}) issuing the same copies and the same kernel on the same streams and buffers through the driver API, the two swapping which goes first every two rounds. Rust host / C++ host is the median of the pairs' ratios, with their noise: {} at {at_best}.{traced}",
-            best.rust_host_over_cpp_host
-                .map_or("–".into(), |r| r.label()),
-        ),
-    };
-    Some(text)
-}
-
 /// sincos-overlap: time per iteration of every configuration (median bars, whiskers
 /// from the fastest to the slowest batch), with each stream count's bound.
 pub(super) fn figures(r: &SincosOverlapResult, a: &SincosAnalysis) -> Vec<FigureModel> {
@@ -203,41 +179,4 @@ pub(super) fn figures(r: &SincosOverlapResult, a: &SincosAnalysis) -> Vec<Figure
         ..line("bound", BOUND_COLOR, true, bound)
     });
     vec![FigureModel::chart("sincos-overlap.svg".into(), chart)]
-}
-
-/// The best asynchronous configuration against its bounds and sequential, and whether its
-/// lead over the next is within its noise.
-pub(super) fn result_note(a: &SincosAnalysis) -> Option<String> {
-    let best = a.best()?;
-    let engine = best.busiest_bound.map_or(String::new(), |b| {
-            format!(
-                " and {:.3}× the time of the busiest engine or stream in the batches traced after its timed ones ({} ms ± {}, {}, median of {})",
-                b.timed_over_bound,
-                num(b.ms, 4),
-                noise(b.noise),
-                b.resource.label(),
-                b.batches
-            )
-        });
-    let within = a.best_within_noise().map_or(String::new(), |next| {
-            format!(
-                " Its noise ({}) is larger than its lead over {} with {} streams ({} ms ± {}): this run does not settle which of the two is faster.",
-                noise(best.noise),
-                next.variant.label(),
-                next.streams,
-                num(next.median_ms, 4),
-                noise(next.noise)
-            )
-        });
-    Some(format!(
-        "The best asynchronous configuration is {} over {} streams: {} ms per iteration ± {}, {} its bound ({} ms, set by {}){engine}, against {} ms sequential.{within}",
-        best.variant.label(),
-        best.streams,
-        num(best.median_ms, 4),
-        noise(best.noise),
-        times(best.over_bound()),
-        num(best.bound.ms, 4),
-        best.bound.limiter.label(),
-        a.sequential().map_or("–".into(), |s| num(s.median_ms, 4)),
-    ))
 }
