@@ -63,9 +63,14 @@ pub struct RemedyRow {
     /// copy, the host's copy of one chunk into pinned memory (ms, median), which the
     /// pipeline hides only while it is shorter than an iteration.
     pub host_copy_ms: Option<f64>,
-    /// The remedy is as fast as clean by the rule: faster, or the same (under the
-    /// minimum effect, its noise small enough to see one).
-    pub as_clean: bool,
+}
+
+impl RemedyRow {
+    /// Whether the remedy is as fast as clean by the rule: faster, or the same (under
+    /// the minimum effect, its noise small enough to see one).
+    pub fn as_clean(&self) -> bool {
+        matches!(self.remedy_verdict, Verdict::Same | Verdict::Faster)
+    }
 }
 
 /// Everything derived from a concurrency-breaks result.
@@ -193,7 +198,6 @@ pub(super) fn analyze(r: &ConcurrencyBreaksResult, checks: &[TraceChecks]) -> Br
                 over_break: remedy.median_ms / cause.median_ms,
                 remedy_host_ms: remedy.host_ms,
                 remedy_within_noise: remedy.within_noise,
-                as_clean: matches!(remedy.verdict, Verdict::Same | Verdict::Faster),
                 host_copy_ms: (r.staging.as_ref())
                     .filter(|_| remedy.case == Case::StagedCopy)
                     .map(|s| s.copy.median()),

@@ -364,7 +364,7 @@ impl Experiment for ConcurrencyBreaks {
             }
             let remedy = a.remedy(traced.case);
             if let (Some(row), Some(remedy)) = (row, remedy)
-                && remedy.as_clean
+                && remedy.as_clean()
                 && row.detected.is_empty()
             {
                 figure.collapsed = Some(
@@ -388,7 +388,7 @@ impl Experiment for ConcurrencyBreaks {
             "costliest_over_clean": costliest.map(|x| x.over_clean),
             "detected_as_expected": a.rows.iter().filter(|x| x.detected_as_expected).count(),
             "traced": r.cases.iter().filter(|c| c.timeline.is_some()).count(),
-            "remedies_as_clean": remedies(|x| x.as_clean),
+            "remedies_as_clean": remedies(|x| x.as_clean()),
             "remedies_within_noise": remedies(|x| x.remedy_within_noise),
             "remedies": a.remedies.len(),
             // The least change the rule calls a cost or a gain here (|B/A − 1|).

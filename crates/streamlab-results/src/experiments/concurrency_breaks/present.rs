@@ -99,7 +99,7 @@ pub(super) fn remedy_columns<'a>() -> Columns<'a, RemedyRow> {
         )
         .number("remedy over break", "over_break", (3, 4), |x| x.over_break)
         .show("as clean", |x| {
-            (if x.as_clean { "yes" } else { "no" }).into()
+            (if x.as_clean() { "yes" } else { "no" }).into()
         })
         .show("within noise", |x| {
             (if x.remedy_within_noise { "yes" } else { "no" }).into()
