@@ -300,23 +300,15 @@ impl Experiment for SincosOverlap {
             )),
             &["line", "ms"],
         );
-        if let Some(s) = a.sequential() {
-            blog.rows.push(vec![
-                "Time for sequential transfer and execution".into(),
-                num(s.median_ms, 4),
-            ]);
-        }
-        for variant in IssueOrder::ASYNC {
-            if let Some(x) = a.config(variant, r.run.params.streams) {
-                blog.rows.push(vec![
-                    format!(
-                        "Time for {} transfer and execution ({} streams)",
-                        variant.label(),
-                        x.streams
-                    ),
-                    num(x.median_ms, 4),
-                ]);
-            }
+        let streams = r.run.params.streams;
+        let asynchronous = (IssueOrder::ASYNC.iter()).filter_map(|&v| a.config(v, streams));
+        for x in a.sequential().into_iter().chain(asynchronous) {
+            let line = match x.variant {
+                IssueOrder::Sequential => "sequential transfer and execution".to_owned(),
+                v => format!("{} transfer and execution ({} streams)", v.label(), x.streams),
+            };
+            let line = format!("Time for {line}");
+            blog.rows.push(vec![line, num(x.median_ms, 4)]);
         }
         tables.push(blog);
         let c = cuda.map(|(_, d)| d);

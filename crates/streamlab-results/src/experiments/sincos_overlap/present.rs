@@ -1,5 +1,5 @@
 //! How sincos-overlap shows: its table's columns (the C++ kernels' and host's beside the
-//! Rust ones), its notes and its charts.
+//! Rust ones) and its charts.
 use super::analysis::{SincosAnalysis, SincosConfig};
 use super::SincosOverlapResult;
 use crate::experiments::prelude::*;
@@ -26,7 +26,7 @@ pub(super) fn columns(
     hosts: bool,
 ) -> Columns<'_, SincosConfig> {
     let cpp = move |x: &SincosConfig| cuda.and_then(|c| c.config(x.variant, x.streams));
-    Columns::new()
+    let columns = Columns::new()
         .text("variant", "variant", |x: &SincosConfig| {
             x.variant.label().into()
         })
@@ -48,69 +48,51 @@ pub(super) fn columns(
             })
         })
         .then(hosts, |c| {
-            c.both(
-                "C++ host",
-                |x| {
-                    (x.cpp_host_ms.zip(x.cpp_host_noise)).map_or("–".into(), |(ms, n)| {
-                        format!("{} ± {}", num(ms, 4), noise(n))
-                    })
-                },
-                "cpp_host_ms",
-                |x| x.cpp_host_ms.map_or(String::new(), |ms| format!("{ms:.4}")),
-            )
-            .both(
-                "Rust host / C++ host",
-                |x| x.rust_host_over_cpp_host.map_or("–".into(), |r| r.label()),
-                "rust_host_over_cpp_host",
-                |x| {
-                    (x.rust_host_over_cpp_host).map_or(String::new(), |r| format!("{:.4}", r.ratio))
-                },
-            )
-            .both(
-                "traced rounds / untraced",
-                |x| x.traced_over_untraced.map_or("–".into(), |r| r.label()),
-                "traced_over_untraced",
-                |x| (x.traced_over_untraced).map_or(String::new(), |r| format!("{:.4}", r.ratio)),
-            )
+            let c = optional(c, ("C++ host", "cpp_host_ms"), |x| {
+                let (ms, n) = x.cpp_host_ms.zip(x.cpp_host_noise)?;
+                Some((ms, format!("{} ± {}", num(ms, 4), noise(n))))
+            });
+            let c = optional(c, ("Rust host / C++ host", "rust_host_over_cpp_host"), |x| {
+                x.rust_host_over_cpp_host.map(|r| (r.ratio, r.label()))
+            });
+            optional(c, ("traced rounds / untraced", "traced_over_untraced"), |x| {
+                x.traced_over_untraced.map(|r| (r.ratio, r.label()))
+            })
         })
         .number("bound", "bound_ms", (4, 4), |x| x.bound.ms)
         .show("limited by", |x| x.bound.limiter.label().into())
-        .number("efficiency", "efficiency", (3, 4), |x| x.efficiency)
-        .both(
-            "busiest bound (traced)",
-            |x| {
-                x.busiest_bound.map_or("–".into(), |b| {
-                    format!(
-                        "{} ± {} ({})",
-                        num(b.ms, 4),
-                        noise(b.noise),
-                        b.resource.label()
-                    )
-                })
-            },
-            "busiest_bound_ms",
-            |x| {
-                x.busiest_bound
-                    .map_or(String::new(), |b| format!("{:.4}", b.ms))
-            },
-        )
-        .both(
-            "measured / busiest",
-            |x| {
-                x.busiest_bound
-                    .map_or("–".into(), |b| num(b.timed_over_bound, 3))
-            },
-            "over_busiest",
-            |x| {
-                x.busiest_bound
-                    .map_or(String::new(), |b| format!("{:.4}", b.timed_over_bound))
-            },
-        )
+        .number("efficiency", "efficiency", (3, 4), |x| x.efficiency);
+    let columns = optional(columns, ("busiest bound (traced)", "busiest_bound_ms"), |x| {
+        let b = x.busiest_bound?;
+        let label = b.resource.label();
+        Some((b.ms, format!("{} ± {} ({label})", num(b.ms, 4), noise(b.noise))))
+    });
+    optional(columns, ("measured / busiest", "over_busiest"), |x| {
+        let b = x.busiest_bound?;
+        Some((b.timed_over_bound, num(b.timed_over_bound, 3)))
+    })
         .both("against its bounds", against_bounds, "beyond_bound", |x| {
             x.beyond_bound.to_string()
         })
         .raw("under_bound", |x| under_csv(x.bound.under))
         .raw("under_busiest_bound", |x| under_csv(x.under_busiest_bound))
+}
+
+/// A column of a value a configuration may lack: the text of `value` in the tables ("–"
+/// without one), its number to four decimals in the CSV (empty without one).
+fn optional<'a>(
+    columns: Columns<'a, SincosConfig>,
+    (heading, name): (&'static str, &'static str),
+    value: impl Fn(&SincosConfig) -> Option<(f64, String)> + 'a,
+) -> Columns<'a, SincosConfig> {
+    let value = std::rc::Rc::new(value);
+    let raw = value.clone();
+    columns.both(
+        heading,
+        move |x| value(x).map_or("–".into(), |(_, shown)| shown),
+        name,
+        move |x| raw(x).map_or(String::new(), |(v, _)| format!("{v:.4}")),
+    )
 }
 
 /// A configuration's name among the measured rows: "seq", or its order and streams.
