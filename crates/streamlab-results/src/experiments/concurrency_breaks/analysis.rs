@@ -1,6 +1,6 @@
 //! What concurrency-breaks derives: each case against its clean pipeline (its cost, the
 //! overlap its trace lost, its host calls, what the break detector found), each break
-//! beside its remedies, and the headline.
+//! beside its remedies.
 
 use super::{Case, ConcurrencyBreaks, ConcurrencyBreaksResult};
 use crate::experiments::prelude::*;
@@ -205,25 +205,4 @@ pub(super) fn analyze(r: &ConcurrencyBreaksResult, checks: &[TraceChecks]) -> Br
         })
         .collect();
     BreaksAnalysis { rows, remedies }
-}
-
-/// concurrency-breaks' headline in `summary.json`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct BreaksSummary {
-    pub verified: bool,
-    pub clean_ms: Option<f64>,
-    /// The costliest case, and its time over its clean pipeline's.
-    pub costliest: Option<Case>,
-    pub costliest_over_clean: Option<f64>,
-    /// Cases whose timeline the break detector read as expected, of the cases traced.
-    pub detected_as_expected: usize,
-    pub traced: usize,
-    /// Remedies as fast as the clean pipeline by the rule ([`RemedyRow::as_clean`]), and
-    /// those within its noise, of the remedies measured.
-    pub remedies_as_clean: usize,
-    pub remedies_within_noise: usize,
-    pub remedies: usize,
-    /// The least change the rule calls a cost or a gain here (|B/A − 1|): 1.96 times the
-    /// spread this experiment shows between two machines running one build.
-    pub min_effect: f64,
 }

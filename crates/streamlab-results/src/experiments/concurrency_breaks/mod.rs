@@ -9,10 +9,8 @@ mod present;
 mod tests;
 
 use analysis::analyze;
-pub use analysis::{BreakRow, BreaksAnalysis, BreaksSummary, RemedyRow};
-use present::{
-    columns, figures, null_stream_result, remedies_result, remedy_columns, staging_note,
-};
+pub use analysis::{BreakRow, BreaksAnalysis, RemedyRow};
+use present::{columns, figures, remedy_columns};
 
 /// The concurrency-breaks experiment.
 pub struct ConcurrencyBreaks;
@@ -262,16 +260,16 @@ impl Experiment for ConcurrencyBreaks {
     type Params = Params;
     type Result = ConcurrencyBreaksResult;
     type Derived = BreaksAnalysis;
+    const QUESTION: Option<Question> = Some(Question::OverlapBreaks);
 
     /// Every case's time per iteration (over the link); the staged copy held against
     /// what limits it in the same run, the slower of the clean pipeline and the host's
     /// copy into staging; and that copy itself.
     fn rows(r: &ConcurrencyBreaksResult, derived: &Self::Derived) -> Vec<MeasuredRow> {
+        let staged_model = derived.staged_model_ms();
         let mut rows: Vec<MeasuredRow> = (r.cases.iter())
             .map(|c| {
-                let model = derived
-                    .staged_model_ms()
-                    .filter(|_| c.case == Case::StagedCopy);
+                let model = staged_model.filter(|_| c.case == Case::StagedCopy);
                 MeasuredRow::median(c.case.label(), c.case.label(), &c.time, MS)
                     .over_link()
                     .modelled(model)
@@ -326,12 +324,22 @@ impl Experiment for ConcurrencyBreaks {
         files
     }
 
+    /// Besides the calibration and the staging probe, each case by its name in the
+    /// results: its label, its clean pipeline's time, its row and its remedy's row.
     fn words(r: &ConcurrencyBreaksResult, a: &Self::Derived) -> Value {
+        let cases = Value::from_pairs(Case::ALL.map(|c| {
+                let case = context! {
+                    label => c.label(),
+                    clean_ms => a.baseline_ms(c),
+                    row => a.row(c).map(Serde),
+                    remedy => a.remedy(c).map(Serde),
+                };
+            (Serde(c), case)
+        }));
         context! {
             c => Serde(&r.calibration),
-            remedies_result => remedies_result(a),
-            staging => staging_note(r, a),
-            null_stream => null_stream_result(a),
+            staging => r.staging.as_ref().map(Serde),
+            cases,
         }
     }
 
@@ -372,75 +380,19 @@ impl Experiment for ConcurrencyBreaks {
         let costliest = (a.rows.iter())
             .filter(|x| x.case.remedies().is_none())
             .max_by(|x, y| x.over_clean.total_cmp(&y.over_clean));
-        let x = BreaksSummary {
-            verified: r.run.verification.passed,
-            clean_ms: a.baseline_ms(Case::Clean),
-            costliest: costliest.map(|x| x.case),
-            costliest_over_clean: costliest.map(|x| x.over_clean),
-            detected_as_expected: a.rows.iter().filter(|x| x.detected_as_expected).count(),
-            traced: r.cases.iter().filter(|c| c.timeline.is_some()).count(),
-            remedies_as_clean: a.remedies.iter().filter(|x| x.as_clean()).count(),
-            remedies_within_noise: (a.remedies.iter())
-                .filter(|x| x.remedy_within_noise)
-                .count(),
-            remedies: a.remedies.len(),
-            min_effect: Rule::within(ConcurrencyBreaks::NAME).min_change,
-        };
-        let line = format!(
-            "clean {} ms per iteration, costliest break {} at {}× clean; {} of {} remedies as clean ({} within noise); detector as expected in {} of {} traced cases; {}",
-            x.clean_ms.map_or("–".into(), |v| format!("{v:.4}")),
-            x.costliest.map_or("–", Case::label),
-            x.costliest_over_clean
-                .map_or("–".into(), |v| format!("{v:.2}")),
-            x.remedies_as_clean,
-            x.remedies,
-            x.remedies_within_noise,
-            x.detected_as_expected,
-            x.traced,
-            verdict(x.verified)
-        );
-        let result = costliest.map_or("–".into(), |x| {
-            format!("{}: {:.2}× clean", x.case.label(), x.over_clean)
-        });
-        let worst_and_clean = costliest.zip(x.clean_ms);
-        let finding = worst_and_clean.map_or(
-            "No break was measured against the clean case.".into(),
-            |(worst, clean)| format!(
-                "Of what breaks the overlap, a {} costs most: {:.2}× the clean iteration ({clean:.3} ms); {} of {} remedies measured beside their breaks run as fast as clean by the rule ({} within noise of it); the timelines name the break as expected in {} of {} traced cases.",
-                worst.case.label(),
-                worst.over_clean,
-                x.remedies_as_clean,
-                x.remedies,
-                x.remedies_within_noise,
-                x.detected_as_expected,
-                x.traced
-            ),
-        );
-        let answer = worst_and_clean.map(|(worst, clean)| {
-            let remedy = (a.remedies.iter().find(|m| m.breaks == worst.case)).map_or(String::new(), |m| {
-                let how = if m.as_clean() {
-                    "runs as fast as clean".into()
-                } else {
-                    format!("still costs {:.3} ms", m.remedy_cost_ms)
-                };
-                format!("; its remedy measured beside it ({}) {how}", m.remedy.label())
-            });
-            let sentence = format!(
-                "Of the Handbook's breaks, a {} costs most: an iteration of the {}-stream pipeline takes {:.2}× the clean one's {clean:.3} ms{remedy}.",
-                worst.case.label(),
-                r.run.params.streams,
-                worst.over_clean
-            );
-            (Question::OverlapBreaks, sentence)
-        });
-        Summary {
-            overview: Overview {
-                finding,
-                result,
-                ..Overview::default()
-            },
-            answer,
-            ..Summary::headline(&x, line)
-        }
+        let remedies = |keep: fn(&RemedyRow) -> bool| a.remedies.iter().filter(|x| keep(x)).count();
+        Summary::of(&json!({
+            "verified": r.run.verification.passed,
+            "clean_ms": a.baseline_ms(Case::Clean),
+            "costliest": costliest.map(|x| x.case),
+            "costliest_over_clean": costliest.map(|x| x.over_clean),
+            "detected_as_expected": a.rows.iter().filter(|x| x.detected_as_expected).count(),
+            "traced": r.cases.iter().filter(|c| c.timeline.is_some()).count(),
+            "remedies_as_clean": remedies(|x| x.as_clean()),
+            "remedies_within_noise": remedies(|x| x.remedy_within_noise),
+            "remedies": a.remedies.len(),
+            // The least change the rule calls a cost or a gain here (|B/A − 1|).
+            "min_effect": Rule::within(ConcurrencyBreaks::NAME).min_change,
+        }))
     }
 }

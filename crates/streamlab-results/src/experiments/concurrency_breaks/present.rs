@@ -1,36 +1,18 @@
-//! How concurrency-breaks shows: its tables' columns (a row per case, a row per remedy),
-//! its costs in words and its chart.
+//! How concurrency-breaks shows: its tables' columns (a row per case, a row per remedy)
+//! and its chart.
 use super::analysis::{BreakRow, BreaksAnalysis, RemedyRow};
 use super::{Case, ConcurrencyBreaksResult};
 use crate::experiments::prelude::*;
 
-pub(super) fn cost_words(row: Option<&BreakRow>) -> String {
-    row.map_or("–".into(), |x| {
-        let within = unless_changed(x.verdict);
-        if x.cost_ms < 0.0 {
-            format!(
-                "nothing: the run was {:.4} ms per iteration faster{within}",
-                -x.cost_ms
-            )
-        } else {
-            format!("{:.4} ms per iteration{within}", x.cost_ms)
-        }
-    })
-}
-
-/// What a cost that is not called a change is: "the same as clean" or "too noisy to
-/// say"; `None` for one that is.
-pub(super) fn unchanged(v: Verdict) -> Option<&'static str> {
-    match v {
-        Verdict::Same => Some("the same as clean"),
-        Verdict::TooNoisy | Verdict::NotComparable => Some("too noisy to say"),
-        Verdict::Faster | Verdict::Slower => None,
-    }
-}
-
-/// [`unchanged`] in brackets after a cost, nothing after a cost called a change.
-fn unless_changed(v: Verdict) -> String {
-    unchanged(v).map_or(String::new(), |u| format!(" ({u})"))
+/// A cost and its verdict where that is not a change: "(the same as clean)" or "(too
+/// noisy to say)" after it.
+pub(super) fn cost_cell(cost_ms: f64, v: Verdict) -> String {
+    let unchanged = match v {
+        Verdict::Same => " (the same as clean)",
+        Verdict::TooNoisy | Verdict::NotComparable => " (too noisy to say)",
+        Verdict::Faster | Verdict::Slower => "",
+    };
+    format!("{}{unchanged}", num(cost_ms, 4))
 }
 
 fn kinds(k: &[BreakKind]) -> String {
@@ -98,11 +80,6 @@ pub(super) fn columns<'a>() -> Columns<'a, BreakRow> {
         })
 }
 
-/// A cost and its verdict, as the remedies' table shows them.
-pub(super) fn cost_cell(cost_ms: f64, v: Verdict) -> String {
-    format!("{}{}", num(cost_ms, 4), unless_changed(v))
-}
-
 /// The table of each break beside its remedy.
 pub(super) fn remedy_columns<'a>() -> Columns<'a, RemedyRow> {
     Columns::new()
@@ -127,68 +104,6 @@ pub(super) fn remedy_columns<'a>() -> Columns<'a, RemedyRow> {
         .show("within noise", |x| {
             (if x.remedy_within_noise { "yes" } else { "no" }).into()
         })
-}
-
-/// The remedies against clean in words: how many are as fast as it by the rule and how
-/// many within noise of it, and what each other one still costs.
-pub(super) fn remedies_result(a: &BreaksAnalysis) -> String {
-    let clean = a.remedies.iter().filter(|x| x.as_clean()).count();
-    let within = a.remedies.iter().filter(|x| x.remedy_within_noise).count();
-    let rest: Vec<String> = (a.remedies.iter())
-        .filter(|x| !x.as_clean())
-        .map(|x| {
-            format!(
-                "{} ({} ms per iteration, {:.2}× the break's time{})",
-                x.remedy.label(),
-                cost_cell(x.remedy_cost_ms, x.remedy_verdict),
-                x.over_break,
-                x.remedy_host_ms.map_or(String::new(), |h| format!(
-                    "; the host's calls, which its timeline shows, took {h:.4} ms per traced iteration{}",
-                    a.baseline_ms(x.remedy).map_or(String::new(), |c| format!(
-                        ", where a clean iteration takes {c:.4} ms"
-                    ))
-                ))
-            )
-        })
-        .collect();
-    let n = a.remedies.len();
-    let counted = format!(
-        "{clean} of {n} remedies run as fast as the clean pipeline by the rule (the same or faster); {within} of {n} are within noise of it"
-    );
-    if rest.is_empty() {
-        format!("{counted}.")
-    } else {
-        format!("{counted}; still costing: {}.", rest.join("; "))
-    }
-}
-
-/// The staged copy beside what limits it on this host: its copy of a chunk into pinned
-/// memory against a clean iteration, which hides it only while it is shorter.
-pub(super) fn staging_note(r: &ConcurrencyBreaksResult, a: &BreaksAnalysis) -> Option<String> {
-    let probe = r.staging.as_ref()?;
-    let remedy = a.remedy(Case::StagedCopy)?;
-    let clean = a.row(Case::Clean)?;
-    let copy_ms = remedy.host_copy_ms?;
-    let tried: Vec<String> = (probe.by_threads.iter())
-        .map(|(threads, ms)| format!("{threads}: {}", num(*ms, 3)))
-        .collect();
-    Some(format!(
-        "This host copies a chunk ({:.1} MiB) into pinned memory in {} ms on {} thread{} ({:.1} GB/s; fastest ms by threads tried, {}), against {} ms for a clean iteration: the pipeline hides the copy {}. The staged copy costs {} ms per iteration over clean ({}).",
-        probe.bytes as f64 / f64::from(1 << 20),
-        num(copy_ms, 4),
-        probe.threads,
-        if probe.threads == 1 { "" } else { "s" },
-        gbps(probe.bytes, copy_ms),
-        tried.join(", "),
-        num(clean.median_ms, 4),
-        if copy_ms < clean.median_ms {
-            "while it is shorter, as here"
-        } else {
-            "only while it is shorter, which it is not here"
-        },
-        num(remedy.remedy_cost_ms, 4),
-        unchanged(remedy.remedy_verdict).unwrap_or(remedy.remedy_verdict.key()),
-    ))
 }
 
 pub(super) fn figures(r: &ConcurrencyBreaksResult, a: &BreaksAnalysis) -> Vec<FigureModel> {
@@ -222,26 +137,4 @@ pub(super) fn figures(r: &ConcurrencyBreaksResult, a: &BreaksAnalysis) -> Vec<Fi
         ));
     }
     vec![FigureModel::chart("concurrency-breaks.svg".into(), c)]
-}
-
-/// What the NULL-stream copy cost, and what the non-blocking and per-thread streams made
-/// of it.
-pub(super) fn null_stream_result(a: &BreaksAnalysis) -> Option<String> {
-    let x = a.row(Case::NullStreamCopy)?;
-    Some(format!(
-        "One copy in per iteration moved onto the NULL stream costs {:.4} ms per iteration ({:.2}× the clean pipeline{}): the kernels issued after it wait for it, so copies ran beside kernels {} ms less per iteration{}, and the two copy directions ran at once {} ms less, which costs less than its length because each copy then runs alone at its faster one-way rate. On non-blocking streams, which the NULL stream does not join, the same copy costs {}; on the per-thread default stream, {}.",
-        x.cost_ms,
-        x.over_clean,
-        unchanged(x.verdict).map_or(String::new(), |u| format!(", {u}")),
-        x.overlap_lost_ms.map_or("–".into(), |v| format!("{v:.4}")),
-        match x.costs_overlap_lost {
-            Some(true) => " (the cost is at least that overlap)",
-            Some(false) => " (more than the cost: a run this noisy does not show the whole loss)",
-            None => "",
-        },
-        x.both_ways_lost_ms
-            .map_or("–".into(), |v| format!("{v:.4}")),
-        cost_words(a.row(Case::NullStreamCopyNonBlocking)),
-        cost_words(a.row(Case::PerThreadStreamCopy)),
-    ))
 }

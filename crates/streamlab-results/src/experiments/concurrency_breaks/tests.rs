@@ -22,6 +22,12 @@ fn analyzed(r: ConcurrencyBreaksResult) -> Analyzed<ConcurrencyBreaks> {
     Analyzed::new(KernelSet::Rust, r)
 }
 
+/// The note `label` of `r`'s words, if it has one.
+fn note(r: ConcurrencyBreaksResult, label: &str) -> Option<String> {
+    let words = analyzed(r).words.unwrap();
+    (words.notes.into_iter()).find_map(|(l, text)| (l == label).then_some(text))
+}
+
 #[test]
 fn the_host_calls_a_timeline_records_are_counted_per_iteration() {
     let a = analyzed(recorded("h200-2026-11-27-0014")).derived;
@@ -124,10 +130,7 @@ fn the_staged_copy_is_held_against_the_slower_of_clean_and_the_host_s_copy() {
 
 #[test]
 fn the_staging_note_says_whether_the_pipeline_hides_the_host_s_copy() {
-    let note = |staging| {
-        let r = recorded_with(staging);
-        present::staging_note(&r, &analyzed(r.clone()).derived)
-    };
+    let note = |staging| note(recorded_with(staging), "Staging");
     for (copy_ms, says) in [
         (0.01, "while it is shorter, as here"),
         (1000.0, "which it is not here"),
@@ -152,7 +155,8 @@ fn within_noise_means_within_the_rows_noise_not_under_the_minimum_effect() {
         );
     }
     // A case the rule calls the same can still be beyond its noise: the words must differ.
-    let text = present::remedies_result(&a);
+    let text = note(recorded_with(None), "Remedies' result").unwrap();
     assert!(text.contains("by the rule"), "{text}");
     assert!(text.contains("within noise of it"), "{text}");
 }
+

@@ -1,6 +1,5 @@
 //! What memcpy-kernel derives: each row's speedup against its bound (copies at the
-//! measured rates, the kernels' stage from the run's fastest kernel rate), the breakeven
-//! and the headline.
+//! measured rates, the kernels' stage from the run's fastest kernel rate), and the breakeven.
 use super::{MemcpyKernelResult, MemcpyKernelRow};
 use crate::derived::pipeline::count_under;
 use crate::derived::rates::for_chunks;
@@ -73,7 +72,6 @@ impl MemcpyAnalysis {
     }
 }
 
-/// Derive everything from `r`.
 /// The kernels' fastest rate at `streams` streams, in ms per cycle (the streamed
 /// version's kernels alone, over the rows whose cycles are at least the run's median: the
 /// kernel's time there is its sums'), and how far that rate moved over those rows
@@ -95,15 +93,7 @@ pub fn kernel_rate(r: &MemcpyKernelResult, streams: usize) -> Option<(f64, f64)>
 pub(super) fn analyze(r: &MemcpyKernelResult) -> MemcpyAnalysis {
     let link = own_link(r);
     let rows: Vec<MemcpyRow> = (r.rows.iter())
-        .map(|row| {
-            analyze_row(
-                row,
-                &r.copies,
-                r.run.device.copy_engines,
-                link.as_ref(),
-                kernel_rate(r, row.streams),
-            )
-        })
+        .map(|row| analyze_row(r, row, link.as_ref()))
         .collect();
     let mut stream_counts: Vec<usize> = Vec::new();
     for row in &rows {
@@ -149,13 +139,8 @@ pub(super) fn analyze(r: &MemcpyKernelResult) -> MemcpyAnalysis {
 /// kernel, the streamed version's kernels alone, and the run's fastest per-cycle rate at
 /// this stream count times the row's cycles ([`kernel_rate`]); the bound's noise is the
 /// larger of its copies' noise and how far that rate moved over the run.
-fn analyze_row(
-    row: &MemcpyKernelRow,
-    copies: &[StageTimes],
-    copy_engines: i32,
-    link: Option<&LinkRates>,
-    rate: Option<(f64, f64)>,
-) -> MemcpyRow {
+fn analyze_row(r: &MemcpyKernelResult, row: &MemcpyKernelRow, link: Option<&LinkRates>) -> MemcpyRow {
+    let (copies, rate) = (&r.copies, kernel_rate(r, row.streams));
     let at_rate = rate.map_or(f64::INFINITY, |(ms_per_cycle, _)| {
         ms_per_cycle * f64::from(row.cycles)
     });
@@ -172,7 +157,7 @@ fn analyze_row(
     };
     let (total_ms, concurrent_ms) = (row.total.median(), row.concurrent.median());
     let noise = chunks_noise(copies, row.streams).max(rate.map_or(0.0, |(_, moved)| moved));
-    let bound = pipeline::bound(parts, row.streams, 1, copy_engines).held(
+    let bound = pipeline::bound(parts, row.streams, 1, r.run.device.copy_engines).held(
         concurrent_ms,
         row.concurrent.noise(),
         noise,
@@ -194,29 +179,4 @@ fn analyze_row(
         total: row.total.clone(),
         concurrent: row.concurrent.clone(),
     }
-}
-
-/// memcpy-kernel's headline in `summary.json`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct MemcpySummary {
-    pub verified: bool,
-    /// The stream count of the headline figures (the first measured; the Handbook's 8).
-    pub num_streams: usize,
-    /// The best speedup of any row, at any stream count.
-    pub best_speedup: f64,
-    pub best_speedup_streams: usize,
-    pub best_speedup_cycles: i32,
-    /// The first cycles value whose kernel outlasts both copies (medians).
-    pub breakeven_cycles: Option<i32>,
-    /// Speedup at the breakeven cycles with `num_streams` streams.
-    pub speedup_at_breakeven: Option<f64>,
-    /// The bound's speedup there: sequential total over the row's bound.
-    pub bound_speedup_at_breakeven: Option<f64>,
-    /// Rows that beat the bound built from the measured rates (each bound lowered to
-    /// its row: a rate was under-measured).
-    pub rows_beyond_bound: usize,
-    /// Rows under their bound as built, and of those how many beyond the two figures'
-    /// noise.
-    pub rows_under_bound: usize,
-    pub rows_under_bound_beyond_noise: usize,
 }

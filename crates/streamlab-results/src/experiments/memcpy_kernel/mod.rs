@@ -8,10 +8,9 @@ mod analysis;
 mod present;
 
 use analysis::analyze;
-pub use analysis::{MemcpyAnalysis, MemcpyRow, MemcpySummary, kernel_rate};
+pub use analysis::{MemcpyAnalysis, MemcpyRow, kernel_rate};
 use present::{columns, figures};
 
-use crate::derived::pipeline::under_clause;
 use crate::range::IntRange;
 
 /// The memcpy-kernel experiment.
@@ -64,9 +63,6 @@ crate::defaults_from_clap!(Params);
 impl crate::saved::Params for Params {
     const QUICK: &'static str = "--size 64 --cycles 0..=1024 --cycles-step 256 --repeats 2";
 
-    /// The Handbook's 8 streams, and 32 streams: a deeper pipeline whose fill and drain
-    /// are a quarter as long; cycles in steps of 128 over the Handbook's range, which
-    /// keeps `run-all` within its five minutes.
     /// 8 and 32 streams (the Handbook's 8, and as many as the GPU has hardware queues),
     /// and cycles in steps of 128: the shmoo past breakeven in half the rows.
     const RUN_ALL: &'static str = "--streams 8..=32 --streams-step 24 --cycles-step 128";
@@ -214,61 +210,28 @@ impl Experiment for MemcpyKernel {
     }
 
     fn summary(r: &MemcpyKernelResult, a: &Self::Derived) -> Summary {
-        let best = a.best_row();
-        let at = a.breakeven_row();
-        let x = MemcpySummary {
-            verified: r.run.verification.passed,
-            num_streams: a.headline_streams,
-            best_speedup: best.map_or(f64::NAN, |b| b.speedup),
-            best_speedup_streams: best.map_or(0, |b| b.streams),
-            best_speedup_cycles: best.map_or(0, |b| b.cycles),
-            breakeven_cycles: a.breakeven_cycles,
-            speedup_at_breakeven: at.map(|b| b.speedup),
-            bound_speedup_at_breakeven: at.map(|b| b.bound_speedup),
-            rows_beyond_bound: a.rows_beyond_bound,
-            rows_under_bound: a.rows_under_bound,
-            rows_under_bound_beyond_noise: a.rows_under_bound_beyond_noise,
-        };
-        let breakeven = match (x.breakeven_cycles, x.speedup_at_breakeven) {
-            (Some(cycles), Some(speedup)) => format!(
-                "breakeven cycles {cycles}, there {} streams {} of the bound's {}",
-                x.num_streams,
-                times(speedup),
-                x.bound_speedup_at_breakeven.map_or("–".into(), times)
-            ),
-            _ => "breakeven not reached in the cycles measured".to_owned(),
-        };
-        let line = format!(
-            "{breakeven}; {} rows beyond their bound{}; {}",
-            x.rows_beyond_bound,
-            under_clause(
-                "their bound",
-                x.rows_under_bound,
-                x.rows_under_bound_beyond_noise
-            ),
-            verdict(x.verified)
-        );
-        let at_breakeven = x.speedup_at_breakeven.zip(x.bound_speedup_at_breakeven);
-        let overview = match (x.breakeven_cycles, at_breakeven) {
-            (Some(cycles), Some((speedup, bound))) => Overview {
-                finding: format!(
-                    "From {cycles} cycles per element the kernel outlasts each copy: there {} streams are {speedup:.2}× faster than copy, kernel, copy in turn (the bound: {bound:.2}×); the most is {:.2}× ({} streams, {} cycles).",
-                    x.num_streams, x.best_speedup, x.best_speedup_streams, x.best_speedup_cycles
-                ),
-                result: format!("breakeven {cycles} cycles: {speedup:.2}× faster"),
-                over_bound: Some((bound / speedup, format!("at {cycles} cycles"))),
-                ..Overview::default()
-            },
-            _ => Overview {
-                finding: format!(
-                    "The kernel never outlasted the copies in the cycles measured; the most gained by streams is {:.2}× ({} streams, {} cycles).",
-                    x.best_speedup, x.best_speedup_streams, x.best_speedup_cycles
-                ),
-                result: "breakeven not reached".into(),
-                ..Overview::default()
-            },
-        };
-        Summary::headline(&x, line).with(overview)
+        let (best, at) = (a.best_row(), a.breakeven_row());
+        let headline = json!({
+            "verified": r.run.verification.passed,
+            // The stream count of the headline figures (the first measured; the
+            // Handbook's 8).
+            "num_streams": a.headline_streams,
+            "best_speedup": best.map_or(f64::NAN, |b| b.speedup),
+            "best_speedup_streams": best.map_or(0, |b| b.streams),
+            "best_speedup_cycles": best.map_or(0, |b| b.cycles),
+            "breakeven_cycles": a.breakeven_cycles,
+            "speedup_at_breakeven": at.map(|b| b.speedup),
+            "bound_speedup_at_breakeven": at.map(|b| b.bound_speedup),
+            "rows_beyond_bound": a.rows_beyond_bound,
+            "rows_under_bound": a.rows_under_bound,
+            "rows_under_bound_beyond_noise": a.rows_under_bound_beyond_noise,
+        });
+        Summary::of(&headline).with(Overview {
+            over_bound: (a.breakeven_cycles.zip(at)).map(|(cycles, at)| {
+                (at.bound_speedup / at.speedup, format!("at {cycles} cycles"))
+            }),
+            ..Overview::default()
+        })
     }
 }
 

@@ -1,6 +1,6 @@
 //! What sincos-overlap derives: each configuration against its bound (the pipeline's
 //! stages from its own chunks' samples, its traced busiest engine or stream), the best
-//! asynchronous configuration, and the headline.
+//! asynchronous configuration.
 use super::{Ratio, SincosOverlapResult};
 use crate::derived::pipeline::count_under;
 use crate::derived::rates::{for_chunks, stages};
@@ -224,51 +224,4 @@ pub fn async_by_time<T>(items: &[T], key: impl Fn(&T) -> (IssueOrder, f64)) -> V
         .collect();
     by_time.sort_by(|&a, &b| key(&items[a]).1.total_cmp(&key(&items[b]).1));
     by_time
-}
-
-/// sincos-overlap's headline in `summary.json`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SincosSummary {
-    pub verified: bool,
-    /// Median time per iteration.
-    pub sequential_ms: f64,
-    /// The fastest asynchronous configuration (median).
-    pub best_async_ms: f64,
-    /// Its relative noise.
-    pub best_async_noise: f64,
-    /// Whether its noise exceeds its lead over the next fastest configuration.
-    pub best_within_noise: bool,
-    pub best_async_variant: IssueOrder,
-    pub best_async_streams: usize,
-    /// That configuration's bound per iteration.
-    pub bound_ms: f64,
-    /// best_async_ms / bound_ms.
-    pub best_over_bound: f64,
-    /// The time per iteration of its busiest engine or stream in the batches traced after
-    /// its timed ones, and its timed batches over it ([`trace::TracedBound`]).
-    pub busiest_bound_ms: Option<f64>,
-    pub best_over_busiest_bound: Option<f64>,
-    /// Configurations faster than the bound of their busiest engine or stream (a
-    /// measurement no correct run gives).
-    pub rows_beyond_busiest_bound: usize,
-    /// Configurations that beat the bound built from the measured rates (each bound
-    /// lowered to its row: a rate was under-measured).
-    pub rows_beyond_bound: usize,
-    /// Configurations under the bound built from the measured rates, and of those how
-    /// many beyond the two figures' noise; the same against the traced busiest bound.
-    pub rows_under_bound: usize,
-    pub rows_under_bound_beyond_noise: usize,
-    pub rows_under_busiest_bound: usize,
-    pub rows_under_busiest_bound_beyond_noise: usize,
-    /// How many configurations ran, and those whose noise stayed above
-    /// `stats::NOISE_TARGET` when their sampling budget ran out, with their noise.
-    pub configurations: usize,
-    pub above_noise_target: Vec<String>,
-    /// The best asynchronous configuration's Rust host time over the CUDA C++ host
-    /// twin's, the median of their interleaved batch pairs (absent where the twin did
-    /// not run).
-    pub rust_host_over_cpp_host: Option<Ratio>,
-    /// Its batches in rounds that traced every asynchronous batch after timing it, over
-    /// those in rounds that traced none.
-    pub traced_over_untraced: Option<Ratio>,
 }

@@ -8,10 +8,9 @@ mod analysis;
 mod present;
 
 use analysis::analyze;
-pub use analysis::{SincosAnalysis, SincosConfig, SincosSummary, async_by_time};
-use present::{columns, figures, hosts_note, result_note};
+pub use analysis::{SincosAnalysis, SincosConfig, async_by_time};
+use present::{columns, figures};
 
-use crate::derived::pipeline::under_clause;
 use crate::derived::trace::BusiestBound;
 
 /// The sincos-overlap experiment.
@@ -301,23 +300,15 @@ impl Experiment for SincosOverlap {
             )),
             &["line", "ms"],
         );
-        if let Some(s) = a.sequential() {
-            blog.rows.push(vec![
-                "Time for sequential transfer and execution".into(),
-                num(s.median_ms, 4),
-            ]);
-        }
-        for variant in IssueOrder::ASYNC {
-            if let Some(x) = a.config(variant, r.run.params.streams) {
-                blog.rows.push(vec![
-                    format!(
-                        "Time for {} transfer and execution ({} streams)",
-                        variant.label(),
-                        x.streams
-                    ),
-                    num(x.median_ms, 4),
-                ]);
-            }
+        let streams = r.run.params.streams;
+        let asynchronous = (IssueOrder::ASYNC.iter()).filter_map(|&v| a.config(v, streams));
+        for x in a.sequential().into_iter().chain(asynchronous) {
+            let line = match x.variant {
+                IssueOrder::Sequential => "sequential transfer and execution".to_owned(),
+                v => format!("{} transfer and execution ({} streams)", v.label(), x.streams),
+            };
+            let line = format!("Time for {line}");
+            blog.rows.push(vec![line, num(x.median_ms, 4)]);
         }
         tables.push(blog);
         let c = cuda.map(|(_, d)| d);
@@ -365,12 +356,25 @@ impl Experiment for SincosOverlap {
                 ))
             })
             .collect();
+        // A configuration with the labels of its order, its bound's limiter and its
+        // busiest engine or stream.
+        let config = |c: &SincosConfig| {
+            context! {
+                label => c.variant.label(),
+                limiter => c.bound.limiter.label(),
+                resource => c.busiest_bound.map(|b| b.resource.label()),
+                ..Value::from(Serde(c))
+            }
+        };
         context! {
             bytes => r.run.params.bytes(),
             every_other_round => r.points.iter().any(|p| !p.traced_round.is_empty()),
             traced_batch => TRACED_BATCH,
-            result => result_note(a),
-            hosts => hosts_note(r, a),
+            best => a.best().map(config),
+            next => a.best_within_noise().map(config),
+            sequential => a.sequential().map(Serde),
+            cpp_host => Serde(&r.cpp_host),
+            noise_target => stats::NOISE_TARGET,
             lowered,
         }
     }
@@ -395,74 +399,33 @@ impl Experiment for SincosOverlap {
         let Some(best) = a.best() else {
             return Summary::default();
         };
-        let x = SincosSummary {
-            verified: r.run.verification.passed,
-            sequential_ms: a.sequential().map_or(f64::NAN, |s| s.median_ms),
-            best_async_ms: best.median_ms,
-            best_async_noise: best.noise,
-            best_within_noise: a.best_within_noise().is_some(),
-            best_async_variant: best.variant,
-            best_async_streams: best.streams,
-            bound_ms: best.bound.ms,
-            best_over_bound: best.over_bound(),
-            busiest_bound_ms: best.busiest_bound.map(|b| b.ms),
-            best_over_busiest_bound: best.busiest_bound.map(|b| b.timed_over_bound),
-            rows_beyond_busiest_bound: a.rows_beyond_busiest_bound,
-            rows_beyond_bound: a.rows_beyond_bound,
-            rows_under_bound: a.rows_under_bound,
-            rows_under_bound_beyond_noise: a.rows_under_bound_beyond_noise,
-            rows_under_busiest_bound: a.rows_under_busiest_bound,
-            rows_under_busiest_bound_beyond_noise: a.rows_under_busiest_bound_beyond_noise,
-            configurations: a.configs.len(),
-            above_noise_target: stats::above_noise_target(&a.noise_by_configuration()),
-            rust_host_over_cpp_host: best.rust_host_over_cpp_host,
-            traced_over_untraced: best.traced_over_untraced,
-        };
-        let line = format!(
-            "sequential {:.3} ms, best async {:.3} ms ± {} ({}, {} streams{}) = {:.3}× its bound{}{}{}{}{}; {}",
-            x.sequential_ms,
-            x.best_async_ms,
-            noise(x.best_async_noise),
-            x.best_async_variant.label(),
-            x.best_async_streams,
-            if x.best_within_noise {
-                ", within noise of the next"
-            } else {
-                ""
-            },
-            x.best_over_bound,
-            x.best_over_busiest_bound.map_or(String::new(), |e| format!(
-                ", {e:.3}× its busiest engine or stream traced"
-            )),
-            under_clause(
-                "its bound",
-                x.rows_under_bound,
-                x.rows_under_bound_beyond_noise
-            ),
-            under_clause(
-                "its traced busiest bound",
-                x.rows_under_busiest_bound,
-                x.rows_under_busiest_bound_beyond_noise
-            ),
-            stats::above_noise_target_clause(&x.above_noise_target, x.configurations),
-            x.rust_host_over_cpp_host.map_or(String::new(), |r| format!(
-                ", Rust host / C++ host {}",
-                r.label()
-            )),
-            verdict(x.verified)
-        );
-        let gain = faster(x.sequential_ms, x.best_async_ms);
-        Summary::headline(&x, line).with(Overview {
-            finding: format!(
-                "{} streams ({}) cut an iteration from {:.2} ms to {:.2} ms ({gain}), {:.2}× the least time the copy engines and the SMs allow.",
-                x.best_async_streams,
-                x.best_async_variant.label(),
-                x.sequential_ms,
-                x.best_async_ms,
-                x.best_over_bound
-            ),
-            result: format!("{:.3} ms, {gain} than sequential", x.best_async_ms),
-            over_bound: Some((x.best_over_bound, "the fastest iteration".into())),
+        let busiest = best.busiest_bound;
+        Summary::of(&json!({
+            "verified": r.run.verification.passed,
+            "sequential_ms": a.sequential().map_or(f64::NAN, |s| s.median_ms),
+            "best_async_ms": best.median_ms,
+            "best_async_noise": best.noise,
+            // Whether its noise exceeds its lead over the next fastest configuration.
+            "best_within_noise": a.best_within_noise().is_some(),
+            "best_async_variant": best.variant,
+            "best_async_streams": best.streams,
+            "bound_ms": best.bound.ms,
+            "best_over_bound": best.over_bound(),
+            "busiest_bound_ms": busiest.map(|b| b.ms),
+            "best_over_busiest_bound": busiest.map(|b| b.timed_over_bound),
+            "rows_beyond_busiest_bound": a.rows_beyond_busiest_bound,
+            "rows_beyond_bound": a.rows_beyond_bound,
+            "rows_under_bound": a.rows_under_bound,
+            "rows_under_bound_beyond_noise": a.rows_under_bound_beyond_noise,
+            "rows_under_busiest_bound": a.rows_under_busiest_bound,
+            "rows_under_busiest_bound_beyond_noise": a.rows_under_busiest_bound_beyond_noise,
+            "configurations": a.configs.len(),
+            "above_noise_target": stats::above_noise_target(&a.noise_by_configuration()),
+            "rust_host_over_cpp_host": best.rust_host_over_cpp_host,
+            "traced_over_untraced": best.traced_over_untraced,
+        }))
+        .with(Overview {
+            over_bound: Some((best.over_bound(), "the fastest iteration".into())),
             ..Overview::default()
         })
     }

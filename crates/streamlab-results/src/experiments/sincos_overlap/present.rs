@@ -1,7 +1,7 @@
 //! How sincos-overlap shows: its table's columns (the C++ kernels' and host's beside the
-//! Rust ones), its notes and its charts.
+//! Rust ones) and its charts.
 use super::analysis::{SincosAnalysis, SincosConfig};
-use super::{CppHostRun, SincosOverlapResult};
+use super::SincosOverlapResult;
 use crate::experiments::prelude::*;
 use crate::report::chart::LineSeries;
 use crate::report::table::{ratio, under_csv};
@@ -26,7 +26,7 @@ pub(super) fn columns(
     hosts: bool,
 ) -> Columns<'_, SincosConfig> {
     let cpp = move |x: &SincosConfig| cuda.and_then(|c| c.config(x.variant, x.streams));
-    Columns::new()
+    let columns = Columns::new()
         .text("variant", "variant", |x: &SincosConfig| {
             x.variant.label().into()
         })
@@ -48,69 +48,51 @@ pub(super) fn columns(
             })
         })
         .then(hosts, |c| {
-            c.both(
-                "C++ host",
-                |x| {
-                    (x.cpp_host_ms.zip(x.cpp_host_noise)).map_or("–".into(), |(ms, n)| {
-                        format!("{} ± {}", num(ms, 4), noise(n))
-                    })
-                },
-                "cpp_host_ms",
-                |x| x.cpp_host_ms.map_or(String::new(), |ms| format!("{ms:.4}")),
-            )
-            .both(
-                "Rust host / C++ host",
-                |x| x.rust_host_over_cpp_host.map_or("–".into(), |r| r.label()),
-                "rust_host_over_cpp_host",
-                |x| {
-                    (x.rust_host_over_cpp_host).map_or(String::new(), |r| format!("{:.4}", r.ratio))
-                },
-            )
-            .both(
-                "traced rounds / untraced",
-                |x| x.traced_over_untraced.map_or("–".into(), |r| r.label()),
-                "traced_over_untraced",
-                |x| (x.traced_over_untraced).map_or(String::new(), |r| format!("{:.4}", r.ratio)),
-            )
+            let c = optional(c, ("C++ host", "cpp_host_ms"), |x| {
+                let (ms, n) = x.cpp_host_ms.zip(x.cpp_host_noise)?;
+                Some((ms, format!("{} ± {}", num(ms, 4), noise(n))))
+            });
+            let c = optional(c, ("Rust host / C++ host", "rust_host_over_cpp_host"), |x| {
+                x.rust_host_over_cpp_host.map(|r| (r.ratio, r.label()))
+            });
+            optional(c, ("traced rounds / untraced", "traced_over_untraced"), |x| {
+                x.traced_over_untraced.map(|r| (r.ratio, r.label()))
+            })
         })
         .number("bound", "bound_ms", (4, 4), |x| x.bound.ms)
         .show("limited by", |x| x.bound.limiter.label().into())
-        .number("efficiency", "efficiency", (3, 4), |x| x.efficiency)
-        .both(
-            "busiest bound (traced)",
-            |x| {
-                x.busiest_bound.map_or("–".into(), |b| {
-                    format!(
-                        "{} ± {} ({})",
-                        num(b.ms, 4),
-                        noise(b.noise),
-                        b.resource.label()
-                    )
-                })
-            },
-            "busiest_bound_ms",
-            |x| {
-                x.busiest_bound
-                    .map_or(String::new(), |b| format!("{:.4}", b.ms))
-            },
-        )
-        .both(
-            "measured / busiest",
-            |x| {
-                x.busiest_bound
-                    .map_or("–".into(), |b| num(b.timed_over_bound, 3))
-            },
-            "over_busiest",
-            |x| {
-                x.busiest_bound
-                    .map_or(String::new(), |b| format!("{:.4}", b.timed_over_bound))
-            },
-        )
+        .number("efficiency", "efficiency", (3, 4), |x| x.efficiency);
+    let columns = optional(columns, ("busiest bound (traced)", "busiest_bound_ms"), |x| {
+        let b = x.busiest_bound?;
+        let label = b.resource.label();
+        Some((b.ms, format!("{} ± {} ({label})", num(b.ms, 4), noise(b.noise))))
+    });
+    optional(columns, ("measured / busiest", "over_busiest"), |x| {
+        let b = x.busiest_bound?;
+        Some((b.timed_over_bound, num(b.timed_over_bound, 3)))
+    })
         .both("against its bounds", against_bounds, "beyond_bound", |x| {
             x.beyond_bound.to_string()
         })
         .raw("under_bound", |x| under_csv(x.bound.under))
         .raw("under_busiest_bound", |x| under_csv(x.under_busiest_bound))
+}
+
+/// A column of a value a configuration may lack: the text of `value` in the tables ("–"
+/// without one), its number to four decimals in the CSV (empty without one).
+fn optional<'a>(
+    columns: Columns<'a, SincosConfig>,
+    (heading, name): (&'static str, &'static str),
+    value: impl Fn(&SincosConfig) -> Option<(f64, String)> + 'a,
+) -> Columns<'a, SincosConfig> {
+    let value = std::rc::Rc::new(value);
+    let raw = value.clone();
+    columns.both(
+        heading,
+        move |x| value(x).map_or("–".into(), |(_, shown)| shown),
+        name,
+        move |x| raw(x).map_or(String::new(), |(v, _)| format!("{v:.4}")),
+    )
 }
 
 /// A configuration's name among the measured rows: "seq", or its order and streams.
@@ -122,30 +104,6 @@ fn row_name(x: &SincosConfig) -> RowName {
             format_args!("{} with {} streams", v.label(), x.streams),
         ),
     }
-}
-
-/// What the CUDA C++ host twin and the traced rounds say, or why the twin did not run.
-pub(super) fn hosts_note(r: &SincosOverlapResult, a: &SincosAnalysis) -> Option<String> {
-    let best = a.best()?;
-    let at_best = format!("{} with {} streams", best.variant.label(), best.streams);
-    let traced = best.traced_over_untraced.map_or(String::new(), |t| {
-        format!(
-            " Tracing: rounds alternate between tracing every asynchronous batch right after timing it and tracing none; at {at_best} the batches of traced rounds took {} the time of untraced ones.",
-            t.label()
-        )
-    });
-    let text = match &r.cpp_host {
-        CppHostRun::NotAsked => {
-            return (!traced.is_empty()).then(|| traced.trim().to_owned());
-        }
-        CppHostRun::Skipped(why) => format!("The CUDA C++ host twin was skipped: {why}.{traced}"),
-        CppHostRun::Built(build) => format!(
-            "Each batch of the Rust host is paired with one of a CUDA C++ host twin (cuda/sincos_host.cu, built by {build}) issuing the same copies and the same kernel on the same streams and buffers through the driver API, the two swapping which goes first every two rounds. Rust host / C++ host is the median of the pairs' ratios, with their noise: {} at {at_best}.{traced}",
-            best.rust_host_over_cpp_host
-                .map_or("–".into(), |r| r.label()),
-        ),
-    };
-    Some(text)
 }
 
 /// sincos-overlap: time per iteration of every configuration (median bars, whiskers
@@ -203,41 +161,4 @@ pub(super) fn figures(r: &SincosOverlapResult, a: &SincosAnalysis) -> Vec<Figure
         ..line("bound", BOUND_COLOR, true, bound)
     });
     vec![FigureModel::chart("sincos-overlap.svg".into(), chart)]
-}
-
-/// The best asynchronous configuration against its bounds and sequential, and whether its
-/// lead over the next is within its noise.
-pub(super) fn result_note(a: &SincosAnalysis) -> Option<String> {
-    let best = a.best()?;
-    let engine = best.busiest_bound.map_or(String::new(), |b| {
-            format!(
-                " and {:.3}× the time of the busiest engine or stream in the batches traced after its timed ones ({} ms ± {}, {}, median of {})",
-                b.timed_over_bound,
-                num(b.ms, 4),
-                noise(b.noise),
-                b.resource.label(),
-                b.batches
-            )
-        });
-    let within = a.best_within_noise().map_or(String::new(), |next| {
-            format!(
-                " Its noise ({}) is larger than its lead over {} with {} streams ({} ms ± {}): this run does not settle which of the two is faster.",
-                noise(best.noise),
-                next.variant.label(),
-                next.streams,
-                num(next.median_ms, 4),
-                noise(next.noise)
-            )
-        });
-    Some(format!(
-        "The best asynchronous configuration is {} over {} streams: {} ms per iteration ± {}, {} its bound ({} ms, set by {}){engine}, against {} ms sequential.{within}",
-        best.variant.label(),
-        best.streams,
-        num(best.median_ms, 4),
-        noise(best.noise),
-        times(best.over_bound()),
-        num(best.bound.ms, 4),
-        best.bound.limiter.label(),
-        a.sequential().map_or("–".into(), |s| num(s.median_ms, 4)),
-    ))
 }
