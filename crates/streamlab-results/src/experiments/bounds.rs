@@ -94,7 +94,12 @@ fn paths<'a>(b: &'a BoundsResult, s: &BoundsSummary) -> [PathRow<'a>; 5] {
         ("htod", "HtoD alone", &c.htod, Some(s.h2d_gbps)),
         ("dtoh", "DtoH alone", &c.dtoh, Some(s.d2h_gbps)),
         ("both", both, &c.both, Some(s.bidirectional_gbps)),
-        ("dtod", "device to device (read + write)", &b.dtod, Some(s.d2d_gbps)),
+        (
+            "dtod",
+            "device to device (read + write)",
+            &b.dtod,
+            Some(s.d2d_gbps),
+        ),
         ("launch", "empty kernel launch", &b.launch, None),
     ]
     .map(|(key, path, samples, gbps)| PathRow {

@@ -285,7 +285,11 @@ mod tests {
         let cuda = a.row(KernelSet::Cuda, Way::Programmatic, 0).unwrap();
         assert!((cuda.plain_over_this - 4.0).abs() < 1e-12);
         assert!(a.row(KernelSet::Rust, Way::Graph, 0).is_none());
-        let words = Analyzed::<DependentLaunch>::new(KernelSet::Rust, r).analysis.summary.overview.finding;
+        let words = Analyzed::<DependentLaunch>::new(KernelSet::Rust, r)
+            .analysis
+            .summary
+            .overview
+            .finding;
         assert!(words.contains("plain launches 4.00"), "{words}");
         assert!(words.contains("The CUDA C++ twins"), "{words}");
     }

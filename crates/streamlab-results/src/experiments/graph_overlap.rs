@@ -291,10 +291,20 @@ impl Experiment for GraphOverlap {
             ))
         };
         let gpu = worst(chunks.iter().min(), |x| {
-            [x.stream_gpu_ms, x.stream_noise, x.graph_gpu_ms, x.graph_noise]
+            [
+                x.stream_gpu_ms,
+                x.stream_noise,
+                x.graph_gpu_ms,
+                x.graph_noise,
+            ]
         });
         let host = worst(chunks.iter().max(), |x| {
-            [x.stream_host_ms, x.stream_host_noise, x.graph_host_ms, x.graph_host_noise]
+            [
+                x.stream_host_ms,
+                x.stream_host_noise,
+                x.graph_host_ms,
+                x.graph_host_noise,
+            ]
         });
         Summary::of(&json!({
             "verified": r.run.verification.passed,

@@ -301,7 +301,9 @@ impl Experiment for KernelConcurrency {
                     .map(|r| (r.streams as f64, ms(r)));
                 let color = PALETTE[i % PALETTE.len()];
                 let name = format!("{queues} queues: {what}");
-                chart.lines.push(line(name, color, dashed, points.collect()));
+                chart
+                    .lines
+                    .push(line(name, color, dashed, points.collect()));
             }
         }
         if let Some(&first) = a.queues.first() {
@@ -328,7 +330,12 @@ impl Experiment for KernelConcurrency {
                 .then(|| eight.iter().all(|x| x.matches_model)),
         });
         Summary::of(&headline).with(Overview {
-            over_bound: at_32.map(|x| (x.concurrent_ms / x.bound_ms, format!("at {} streams", x.streams))),
+            over_bound: at_32.map(|x| {
+                (
+                    x.concurrent_ms / x.bound_ms,
+                    format!("at {} streams", x.streams),
+                )
+            }),
             ..Overview::default()
         })
     }

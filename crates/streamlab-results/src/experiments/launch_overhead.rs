@@ -132,7 +132,11 @@ pub struct LaunchAnalysis {
 
 fn row(c: &LaunchCosts) -> LaunchRow {
     let (host, gpu) = (c.async_host_us.median(), c.async_gpu_us.median());
-    let slower = if host >= gpu { &c.async_host_us } else { &c.async_gpu_us };
+    let slower = if host >= gpu {
+        &c.async_host_us
+    } else {
+        &c.async_gpu_us
+    };
     LaunchRow {
         kernels: c.kernels,
         async_host_us: host,

@@ -356,7 +356,8 @@ impl Experiment for Mapped {
             "mapped_over_bound": near,
         }))
         .with(Overview {
-            over_bound: near.map(|(n, over)| (over, format!("zero-copy at 2^{} floats", n.ilog2()))),
+            over_bound: near
+                .map(|(n, over)| (over, format!("zero-copy at 2^{} floats", n.ilog2()))),
             ..Overview::default()
         })
     }

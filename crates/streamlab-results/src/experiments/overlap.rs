@@ -385,12 +385,16 @@ impl Experiment for Overlap {
         type Ms = fn(&OverlapConfig) -> f64;
         let curves: [(&str, _, bool, Ms); 2] = [
             ("measured", PALETTE[0], false, |b| b.median_ms),
-            ("bound of that configuration", BOUND_COLOR, true, |b| b.bound.ms),
+            ("bound of that configuration", BOUND_COLOR, true, |b| {
+                b.bound.ms
+            }),
         ];
         for (name, color, dashed, ms) in curves {
             let points = (a.sizes.iter())
                 .filter_map(|s| Some((s.elements as f64, s.sequential_ms / ms(s.best()?))));
-            chart.lines.push(line(name, color, dashed, points.collect()));
+            chart
+                .lines
+                .push(line(name, color, dashed, points.collect()));
         }
         chart.levels.push(Level {
             name: format!("pays off ({PAYOFF:.2}×)"),

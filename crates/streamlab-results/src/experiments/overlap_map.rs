@@ -367,7 +367,9 @@ impl Experiment for OverlapMap {
                 x.steps_apart.map_or("–".into(), |d| d.to_string())
             })
             .table(
-                Some(format!("where streams start to pay off (speedup ≥ {PAYOFF:.2}×)")),
+                Some(format!(
+                    "where streams start to pay off (speedup ≥ {PAYOFF:.2}×)"
+                )),
                 &a.crossovers,
             );
         // Each stream count's crossovers, measured and modelled, and every cell where

@@ -284,9 +284,11 @@ impl Experiment for StreamPriorities {
         let bars: [(&str, _, Ms); 3] = [
             ("p50", PALETTE[0], |r| r.p50_ms),
             ("p99", PALETTE[1], |r| r.p99_ms),
-            ("model p99", SEQUENTIAL_COLOR, |r| match r.model_p99_ms > 0.0 {
-                true => r.model_p99_ms,
-                false => f64::NAN,
+            ("model p99", SEQUENTIAL_COLOR, |r| {
+                match r.model_p99_ms > 0.0 {
+                    true => r.model_p99_ms,
+                    false => f64::NAN,
+                }
             }),
         ];
         for (name, color, ms) in bars {
