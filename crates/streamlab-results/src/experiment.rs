@@ -53,9 +53,10 @@ pub trait Experiment: Sized + 'static {
     /// kernel sets, what `summary.json`'s `experiment_rust_over_cuda` sums over the rows
     /// both measured.
     fn rows(result: &Self::Result, derived: &Self::Derived) -> Vec<MeasuredRow>;
-    /// Its headline and facts in `summary.json`, each with the line `run-all` prints; the
-    /// sentences its words' template gives (`## @line`, `@finding`, `@result`, `@answer`,
-    /// rendered with the headline as `h`) stand in for those it sets here.
+    /// Its headline and facts in `summary.json`, and where it stands against its bound.
+    /// Its sentences (the line `run-all` prints, its finding, its result and its answer)
+    /// are its words' template's `## @line`, `@finding`, `@result` and `@answer`, rendered
+    /// with the headline as `h`.
     fn summary(_result: &Self::Result, _derived: &Self::Derived) -> Summary {
         Summary::default()
     }
@@ -193,12 +194,10 @@ impl Csv {
 pub struct Summary {
     /// Its headline under `experiments` (or `cuda_experiments`).
     pub headline: Option<Json>,
-    /// The headline as one line.
+    /// The headline as one line (its template's `@line`).
     pub line: Option<String>,
     /// Its facts, in the order of [`Experiment::FACTS`].
     pub facts: Vec<Json>,
-    /// The lines of its facts, labelled.
-    pub fact_lines: Vec<(String, String)>,
     /// What it found, for the report's first screen.
     pub overview: Overview,
     /// Its answer to one of the questions a reader comes with, in a sentence.
@@ -206,16 +205,7 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// A headline, `value` as JSON, worded `line`.
-    pub fn headline<T: Serialize>(value: &T, line: String) -> Summary {
-        Summary {
-            headline: Some(json(value)),
-            line: Some(line),
-            ..Summary::default()
-        }
-    }
-
-    /// A headline, `value` as JSON, worded by the template's `## @line`.
+    /// A headline, `value` as JSON.
     pub fn of<T: Serialize>(value: &T) -> Summary {
         Summary {
             headline: Some(json(value)),
@@ -299,15 +289,10 @@ impl<E: Experiment> Analyzed<E> {
         };
         let words = words::render(E::NAME, E::WORDS, context);
         if let Ok(words) = &words {
-            summary.line = words.part("line").or(summary.line);
-            let overview = &mut summary.overview;
-            overview.finding = words
-                .part("finding")
-                .unwrap_or(std::mem::take(&mut overview.finding));
-            overview.result = words
-                .part("result")
-                .unwrap_or(std::mem::take(&mut overview.result));
-            summary.answer = (E::QUESTION.zip(words.part("answer"))).or(summary.answer);
+            summary.line = words.part("line");
+            summary.overview.finding = words.part("finding").unwrap_or_default();
+            summary.overview.result = words.part("result").unwrap_or_default();
+            summary.answer = E::QUESTION.zip(words.part("answer"));
         }
         let analysis = Analysis {
             name: E::NAME,

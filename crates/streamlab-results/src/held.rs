@@ -140,17 +140,9 @@ struct SavedFile<'a, R: Serialize, D: Serialize> {
     trace_checks: &'a [TraceChecks],
 }
 
-/// A result's headline, or else its facts, as one sentence.
-fn headline_or_facts(a: &Analysis) -> Option<String> {
-    let s = &a.summary;
-    let line = s.line.clone().or_else(|| {
-        (!s.fact_lines.is_empty()).then(|| {
-            (s.fact_lines.iter())
-                .map(|(label, text)| format!("{label} {text}"))
-                .collect::<Vec<_>>()
-                .join("; ")
-        })
-    })?;
+/// A result's headline line, as one sentence.
+fn headline(a: &Analysis) -> Option<String> {
+    let line = a.summary.line.as_deref()?;
     Some(line.split_whitespace().collect::<Vec<_>>().join(" "))
 }
 
@@ -229,7 +221,7 @@ impl<E: Experiment> Held for Results<E> {
             );
         }
         let finding = &rust.analysis.summary.overview.finding;
-        let numbers = headline_or_facts(&rust.analysis);
+        let numbers = headline(&rust.analysis);
         if finding.is_empty() {
             s.verdict = s.lead(numbers);
         } else {

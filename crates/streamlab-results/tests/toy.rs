@@ -61,7 +61,7 @@ pub struct Toy;
 impl Experiment for Toy {
     const NAME: &'static str = "toy";
     const USES_KERNEL_SETS: bool = false;
-    const WORDS: &'static str = "# Toy: one copy\n\nOne copy timed with events.";
+    const WORDS: &'static str = "# Toy: one copy\n\nOne copy timed with events.\n\n## @line\none copy at {{ h | fixed(1) }} GB/s";
     type Params = Params;
     type Result = ToyResult;
     type Derived = f64;
@@ -75,7 +75,7 @@ impl Experiment for Toy {
     }
     fn summary(_r: &ToyResult, gbps: &f64) -> Summary {
         SUMMARIZED.set(SUMMARIZED.get() + 1);
-        Summary::headline(gbps, format!("one copy at {gbps:.1} GB/s"))
+        Summary::of(gbps)
     }
     fn tables(r: &ToyResult, gbps: &f64, _cuda: Option<With<'_, Toy>>) -> Vec<Table> {
         vec![columns(*gbps).table(None, &[r])]

@@ -97,22 +97,15 @@ fn rust_over_cuda(rust: &[MeasuredRow], cuda: &[MeasuredRow]) -> Option<(f64, St
     (c > 0.0).then(|| (r / c, format!("{n} rows summed")))
 }
 
-/// The headline lines of `a` and its facts' lines, labelled: (label, line).
+/// The headline line of `a`, labelled: (label, line).
 pub fn lines(a: &Analysis) -> Vec<(String, String)> {
     let label = match a.set {
-        KernelSet::Rust => "headline".to_owned(),
-        KernelSet::Cuda => "headline, CUDA C++ kernels".to_owned(),
+        KernelSet::Rust => "headline",
+        KernelSet::Cuda => "headline, CUDA C++ kernels",
     };
-    let mut out: Vec<(String, String)> = a
-        .summary
-        .line
-        .iter()
-        .map(|l| (label.clone(), l.clone()))
-        .collect();
-    if a.set == KernelSet::Rust {
-        out.extend(a.summary.fact_lines.iter().cloned());
-    }
-    out
+    (a.summary.line.iter())
+        .map(|l| (label.to_owned(), l.clone()))
+        .collect()
 }
 
 /// The questions `run` answers, in order: (question, experiment, sentence).
