@@ -378,7 +378,7 @@ impl Experiment for ConcurrencyBreaks {
 
     fn summary(r: &ConcurrencyBreaksResult, a: &Self::Derived) -> Summary {
         let costliest = (a.rows.iter())
-            .filter(|x| x.case.remedies().is_none())
+            .filter(|x| x.case.remedies().is_none() && x.case.baseline() != x.case)
             .max_by(|x, y| x.over_clean.total_cmp(&y.over_clean));
         let remedies = |keep: fn(&RemedyRow) -> bool| a.remedies.iter().filter(|x| keep(x)).count();
         Summary::of(&json!({
