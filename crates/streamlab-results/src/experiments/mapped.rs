@@ -322,7 +322,6 @@ impl Experiment for Mapped {
     fn words(_r: &MappedResult, a: &Self::Derived) -> Value {
         context! {
             near => near(a).map(|x| (x.elements.ilog2(), x.mapped_ms / x.mapped_bound_ms)),
-            log2 => Value::from_function(|n: usize| n.ilog2()),
         }
     }
 

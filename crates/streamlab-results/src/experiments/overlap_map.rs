@@ -401,7 +401,6 @@ impl Experiment for OverlapMap {
             best => best.map(Serde),
             close => (a.crossovers.iter()).filter(|c| c.steps_apart.is_some_and(|s| s <= 1)).count(),
             payoff => PAYOFF,
-            log2 => Value::from_function(|n: usize| n.ilog2()),
             array => Value::from_function(array),
         }
     }

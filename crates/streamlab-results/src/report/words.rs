@@ -4,8 +4,8 @@
 //! `summary.json` as `h`. A template renders to `# title`, what the experiment measures,
 //! then a `## Label` per note and a `## @part` per sentence of its summary (`@line`,
 //! `@finding`, `@result`, `@answer`; an experiment may read others of its own, as
-//! multi-gpu-overlap's section verdict `@verdict`); each part's lines join into one paragraph, and a part
-//! that renders empty is left out.
+//! multi-gpu-overlap's section verdict `@verdict`); each part's lines join into one
+//! paragraph, and a part that renders empty is left out.
 //!
 //! The engine is minijinja rather than tinytemplate (which criterion's report uses): its
 //! conditionals take `else`, its filters take arguments (a number's decimals), and an
@@ -65,10 +65,11 @@ pub fn number(v: &Value) -> Result<f64, Error> {
 /// The template engine of the report's words and `cargo xtask docs`, the report's number
 /// formats as filters: `fixed(n)` (n decimals), `num(n)` (as the tables write it),
 /// `times` ("1.23×", or `times(n)` with n decimals), `noise` ("0.4%"), `percent` (a
-/// fraction as a percentage, or `percent(n)` with n decimals) and `mib` (bytes as
-/// mebibytes), `faster(after)` (a time before over one after: "1.85× faster" or "1.10×
-/// slower") and `verdict` ("verified" or "FAILED" for whether a run verified). Printing a value that is undefined, none or holds a line break fails the
-/// render.
+/// fraction as a percentage, or `percent(n)` with n decimals), `mib` (bytes as
+/// mebibytes), `log2` (a count's whole base-2 logarithm), `faster(after)` (a time before
+/// over one after: "1.85× faster" or "1.10× slower") and `verdict` ("verified" or
+/// "FAILED" for whether a run verified). Printing a value that is undefined, none or holds
+/// a line break fails the render.
 pub fn engine() -> Environment<'static> {
     let mut env = Environment::new();
     env.set_undefined_behavior(UndefinedBehavior::Strict);
@@ -105,6 +106,16 @@ pub fn engine() -> Environment<'static> {
     });
     env.add_filter("mib", |v: Value| {
         Ok::<_, Error>(number(&v)? / f64::from(1u32 << 20))
+    });
+    env.add_filter("log2", |v: Value| {
+        let x = number(&v)?;
+        match x >= 1.0 {
+            true => Ok((x as u64).ilog2()),
+            false => Err(Error::new(
+                ErrorKind::InvalidOperation,
+                format!("log2 of {x}: give it a count of at least 1"),
+            )),
+        }
     });
     env.add_filter("faster", |v: Value, after: Value| {
         Ok::<_, Error>(faster(number(&v)?, number(&after)?))
@@ -177,7 +188,7 @@ mod tests {
     fn a_template_renders_to_its_title_about_and_notes() {
         let template = "# t: {{ a.x | fixed(1) }}\n\nWhat it\nmeasures.\n\n## Bound\n\
             {% if a.y %}\nAt {{ a.y | times }}.\n{% endif %}\n## Empty\n{% if false %}never{% endif %}\n\
-            ## @line\n{{ 4 | faster(2) }}, {{ 2 | faster(4) }}; {{ true | verdict }}\n";
+            ## @line\n{{ 4 | faster(2) }}, {{ 2 | faster(4) }}; {{ true | verdict }}; 2^{{ 1024 | log2 }}\n";
         let words = render(
             "t",
             template,
@@ -187,7 +198,7 @@ mod tests {
         assert_eq!(words.title, "t: 2.2");
         assert_eq!(words.about, "What it measures.");
         assert_eq!(words.notes, [("Bound".to_owned(), "At 1.50×.".to_owned())]);
-        let line = "2.00× faster, 2.00× slower; verified";
+        let line = "2.00× faster, 2.00× slower; verified; 2^10";
         assert_eq!(words.part("line").as_deref(), Some(line));
         assert_eq!(words.part("finding"), None);
     }
