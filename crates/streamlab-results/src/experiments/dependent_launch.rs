@@ -198,23 +198,6 @@ impl Experiment for DependentLaunch {
         vec![Csv::main(columns().csv(&derived.rows))]
     }
 
-    fn words(r: &DependentLaunchResult, a: &Self::Derived) -> Value {
-        let sizes = &r.run.params.spin_us;
-        let (small, large) = (sizes.iter().min(), sizes.iter().max());
-        let gaps = |set, us: Option<&u32>| -> Vec<(&str, f64)> {
-            (Way::ALL.iter())
-                .filter_map(|&w| Some((w.label(), a.row(set, w, *us?)?.median_us)))
-                .collect()
-        };
-        context! {
-            small, large,
-            rust_small => gaps(KernelSet::Rust, small),
-            rust_large => gaps(KernelSet::Rust, large),
-            cuda_small => gaps(KernelSet::Cuda, small),
-            cuda => a.rows.iter().any(|x| x.kernels == KernelSet::Cuda),
-        }
-    }
-
     fn figures(r: &DependentLaunchResult, a: &Self::Derived) -> Vec<FigureModel> {
         let sizes = &r.run.params.spin_us;
         let mut c = blank(

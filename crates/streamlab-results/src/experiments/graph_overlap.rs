@@ -87,29 +87,41 @@ pub struct GraphOverlapResult {
     pub points: Vec<GraphPoint>,
 }
 
-/// One order at one chunk count (medians, milliseconds per iteration).
+/// Stream issue against graph replay in one time (the GPU's or the host's): medians,
+/// milliseconds per iteration, and their relative noise.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Sides {
+    pub streams_ms: f64,
+    pub graph_ms: f64,
+    pub streams_noise: f64,
+    pub graph_noise: f64,
+    /// graph / streams.
+    pub ratio: f64,
+}
+
+impl Sides {
+    fn of(streams: &Series, graph: &Series) -> Sides {
+        let (streams_ms, graph_ms) = (streams.median(), graph.median());
+        Sides {
+            streams_ms,
+            graph_ms,
+            streams_noise: streams.noise(),
+            graph_noise: graph.noise(),
+            ratio: graph_ms / streams_ms,
+        }
+    }
+}
+
+/// One order at one chunk count.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GraphRow {
     pub variant: IssueOrder,
     pub chunks: usize,
-    pub stream_gpu_ms: f64,
-    pub graph_gpu_ms: f64,
-    pub stream_host_ms: f64,
-    pub graph_host_ms: f64,
-    /// graph / streams, GPU time.
-    pub gpu_ratio: f64,
-    /// graph / streams, host time.
-    pub host_ratio: f64,
+    pub gpu: Sides,
+    pub host: Sides,
+    /// Against the faster way's GPU time; `bound.lowered()` where either way beat the
+    /// bound built from the measured stages.
     pub bound: Bound,
-    /// Either way of issuing beat the bound built from the measured stages: the bound was
-    /// lowered to it (`bound.built_ms` keeps what it was).
-    pub beyond_bound: bool,
-    /// The relative noise of stream issue's and graph replay's GPU times.
-    pub stream_noise: f64,
-    pub graph_noise: f64,
-    /// The relative noise of their host times.
-    pub stream_host_noise: f64,
-    pub graph_host_noise: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -122,18 +134,20 @@ fn columns<'a>() -> Columns<'a, GraphRow> {
     Columns::new()
         .text("order", "variant", |x: &GraphRow| x.variant.label().into())
         .text("chunks", "chunks", |x| x.chunks.to_string())
-        .number("GPU streams", "gpu_streams_ms", (4, 4), |x| x.stream_gpu_ms)
-        .noise("noise", "gpu_streams_noise", |x| x.stream_noise)
-        .number("GPU graph", "gpu_graph_ms", (4, 4), |x| x.graph_gpu_ms)
-        .noise("noise", "gpu_graph_noise", |x| x.graph_noise)
-        .show("graph / streams", |x| num(x.gpu_ratio, 3))
-        .number("host streams", "host_streams_ms", (4, 4), |x| {
-            x.stream_host_ms
+        .number("GPU streams", "gpu_streams_ms", (4, 4), |x| {
+            x.gpu.streams_ms
         })
-        .noise("noise", "host_streams_noise", |x| x.stream_host_noise)
-        .number("host graph", "host_graph_ms", (4, 4), |x| x.graph_host_ms)
-        .noise("noise", "host_graph_noise", |x| x.graph_host_noise)
-        .show("graph / streams", |x| num(x.host_ratio, 3))
+        .noise("noise", "gpu_streams_noise", |x| x.gpu.streams_noise)
+        .number("GPU graph", "gpu_graph_ms", (4, 4), |x| x.gpu.graph_ms)
+        .noise("noise", "gpu_graph_noise", |x| x.gpu.graph_noise)
+        .show("graph / streams", |x| num(x.gpu.ratio, 3))
+        .number("host streams", "host_streams_ms", (4, 4), |x| {
+            x.host.streams_ms
+        })
+        .noise("noise", "host_streams_noise", |x| x.host.streams_noise)
+        .number("host graph", "host_graph_ms", (4, 4), |x| x.host.graph_ms)
+        .noise("noise", "host_graph_noise", |x| x.host.graph_noise)
+        .show("graph / streams", |x| num(x.host.ratio, 3))
         .number("bound", "bound_ms", (4, 4), |x| x.bound.ms)
         .show("against its bound (the faster)", |x| x.bound.cell())
 }
@@ -187,30 +201,24 @@ impl Experiment for GraphOverlap {
                 ) else {
                     continue;
                 };
-                let (sg, gg) = (s.gpu.median(), g.gpu.median());
-                let faster = if sg <= gg { &s.gpu } else { &g.gpu };
+                let gpu = Sides::of(&s.gpu, &g.gpu);
+                let (faster_ms, faster_noise) = match gpu.streams_ms <= gpu.graph_ms {
+                    true => (gpu.streams_ms, gpu.streams_noise),
+                    false => (gpu.graph_ms, gpu.graph_noise),
+                };
                 let bound = pipeline::bound(
                     parts,
                     chunks,
                     r.run.params.iterations,
                     r.run.device.copy_engines,
                 )
-                .held(sg.min(gg), faster.noise(), chunks_noise(&r.stages, chunks));
+                .held(faster_ms, faster_noise, chunks_noise(&r.stages, chunks));
                 rows.push(GraphRow {
                     variant,
                     chunks,
-                    stream_gpu_ms: sg,
-                    graph_gpu_ms: gg,
-                    stream_host_ms: s.host.median(),
-                    graph_host_ms: g.host.median(),
-                    gpu_ratio: gg / sg,
-                    host_ratio: g.host.median() / s.host.median(),
+                    gpu,
+                    host: Sides::of(&s.host, &g.host),
                     bound,
-                    beyond_bound: bound.lowered(),
-                    stream_noise: s.gpu.noise(),
-                    graph_noise: g.gpu.noise(),
-                    stream_host_noise: s.host.noise(),
-                    graph_host_noise: g.host.noise(),
                 });
             }
         }
@@ -230,7 +238,7 @@ impl Experiment for GraphOverlap {
         let labels: Vec<String> = (a.rows.iter())
             .map(|r| format!("{} ×{}", r.variant.short(), r.chunks))
             .collect();
-        let chart_of = |title: &str, y_label: &str, times: [fn(&GraphRow) -> f64; 2]| {
+        let chart_of = |title: &str, y_label: &str, side: fn(&GraphRow) -> Sides| {
             let mut c = blank(
                 title.into(),
                 "order × chunks",
@@ -238,12 +246,15 @@ impl Experiment for GraphOverlap {
                 XAxis::Categories(labels.clone()),
                 YScale::Log,
             );
-            let names = ["issued on streams", "replayed graph"];
-            for ((name, value), color) in names.into_iter().zip(times).zip(PALETTE) {
+            let ms: [(&str, fn(Sides) -> f64); 2] = [
+                ("issued on streams", |s| s.streams_ms),
+                ("replayed graph", |s| s.graph_ms),
+            ];
+            for ((name, ms), color) in ms.into_iter().zip(PALETTE) {
                 c.bars.push(BarSeries {
                     name: name.into(),
                     color,
-                    values: a.rows.iter().map(value).collect(),
+                    values: a.rows.iter().map(|r| ms(side(r))).collect(),
                     whiskers: None,
                 });
             }
@@ -252,12 +263,12 @@ impl Experiment for GraphOverlap {
         let host = chart_of(
             "graph-overlap: host time per iteration (the CPU's share)",
             "host ms per iteration",
-            [|r| r.stream_host_ms, |r| r.graph_host_ms],
+            |r| r.host,
         );
         let mut gpu = chart_of(
             "graph-overlap: GPU time per iteration, and its bound",
             "GPU ms per iteration",
-            [|r| r.stream_gpu_ms, |r| r.graph_gpu_ms],
+            |r| r.gpu,
         );
         // The GPU times differ by a few percent: a linear axis from 0 shows them as they are.
         gpu.y_scale = YScale::Linear;
@@ -279,33 +290,17 @@ impl Experiment for GraphOverlap {
     /// (host time), each the worse order's, and whether the two sides' noise covers it.
     fn summary(r: &GraphOverlapResult, a: &Self::Derived) -> Summary {
         let chunks = &r.run.params.chunks;
-        let worst = |chunks: Option<&usize>, side: fn(&GraphRow) -> [f64; 4]| {
-            let ratio = |x: &GraphRow| side(x)[2] / side(x)[0];
+        let worst = |chunks: Option<&usize>, side: fn(&GraphRow) -> Sides| {
             let x = (a.rows.iter())
                 .filter(|x| Some(&x.chunks) == chunks)
-                .max_by(|x, y| ratio(x).total_cmp(&ratio(y)))?;
-            let [streams, streams_noise, graph, graph_noise] = side(x);
-            Some((
-                graph / streams,
-                !stats::beyond_noise(streams, streams_noise, graph, graph_noise),
-            ))
+                .map(side)
+                .max_by(|x, y| x.ratio.total_cmp(&y.ratio))?;
+            let within =
+                !stats::beyond_noise(x.streams_ms, x.streams_noise, x.graph_ms, x.graph_noise);
+            Some((x.ratio, within))
         };
-        let gpu = worst(chunks.iter().min(), |x| {
-            [
-                x.stream_gpu_ms,
-                x.stream_noise,
-                x.graph_gpu_ms,
-                x.graph_noise,
-            ]
-        });
-        let host = worst(chunks.iter().max(), |x| {
-            [
-                x.stream_host_ms,
-                x.stream_host_noise,
-                x.graph_host_ms,
-                x.graph_host_noise,
-            ]
-        });
+        let gpu = worst(chunks.iter().min(), |x| x.gpu);
+        let host = worst(chunks.iter().max(), |x| x.host);
         Summary::of(&json!({
             "verified": r.run.verification.passed,
             "gpu_ratio_fewest_chunks": gpu.map(|x| x.0),

@@ -117,18 +117,15 @@ pub struct ConcurrencyRow {
     pub bound_ms: f64,
     /// Measured waves within [`WAVES_TOLERANCE`] of the model.
     pub matches_model: bool,
-    /// Measured faster than its bound: the bound or the measurement is wrong.
-    pub beyond_bound: bool,
     /// Where the concurrent time sits under its bound (exact: the spin time is held by
-    /// the GPU's clock), within or beyond its noise.
+    /// the GPU's clock), within or beyond its noise; none at or over it. Under it, the
+    /// bound or the measurement is wrong.
     pub under: Option<Under>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ConcurrencyAnalysis {
     pub rows: Vec<ConcurrencyRow>,
-    /// The queue settings measured, in order.
-    pub queues: Vec<u32>,
 }
 
 impl ConcurrencyAnalysis {
@@ -253,15 +250,11 @@ impl Experiment for KernelConcurrency {
                     expected_concurrent_ms: waves as f64 * single,
                     bound_ms,
                     matches_model: (measured_waves / waves as f64 - 1.0).abs() <= WAVES_TOLERANCE,
-                    beyond_bound: concurrent_ms < bound_ms,
                     under: Under::of(bound_ms, 0.0, concurrent_ms, p.concurrent.noise()),
                 });
             }
         }
-        ConcurrencyAnalysis {
-            queues: r.runs.iter().map(|q| q.queues).collect(),
-            rows,
-        }
+        ConcurrencyAnalysis { rows }
     }
 
     fn tables(_r: &Self::Result, derived: &Self::Derived, _cuda: Option<With<Self>>) -> Vec<Table> {
@@ -269,7 +262,7 @@ impl Experiment for KernelConcurrency {
         // Each queue setting at its most streams, and every row off its model or bound.
         vec![
             columns().keyed(Some("medians, ms".into()), &derived.rows, |x| {
-                Some(x.streams) == most || !x.matches_model || x.beyond_bound
+                Some(x.streams) == most || !x.matches_model || x.under.is_some()
             }),
         ]
     }
@@ -294,7 +287,7 @@ impl Experiment for KernelConcurrency {
             ("measured", false, |r| r.concurrent_ms),
             ("wave model", true, |r| r.expected_concurrent_ms),
         ];
-        for (i, &queues) in a.queues.iter().enumerate() {
+        for (i, queues) in r.runs.iter().map(|q| q.queues).enumerate() {
             for (what, dashed, ms) in curves {
                 let points = (a.rows.iter())
                     .filter(|r| r.queues == queues)
@@ -306,7 +299,7 @@ impl Experiment for KernelConcurrency {
                     .push(line(name, color, dashed, points.collect()));
             }
         }
-        if let Some(&first) = a.queues.first() {
+        if let Some(first) = r.runs.first().map(|q| q.queues) {
             chart.lines.push(line(
                 "serial (measured)",
                 SEQUENTIAL_COLOR,

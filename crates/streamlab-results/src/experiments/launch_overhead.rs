@@ -85,13 +85,15 @@ pub struct LaunchOverheadResult {
 /// The overhead share under which a kernel's launch cost "stops mattering".
 pub const BREAKEVEN_OVERHEAD: f64 = 0.10;
 
-/// One language's launch costs (medians, microseconds per launch).
+/// One language's launch costs on a stream, or the Rust kernel's graph replay (medians,
+/// microseconds per launch).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LaunchRow {
     pub kernels: KernelSet,
     pub async_host_us: f64,
     pub async_gpu_us: f64,
-    pub sync_us: f64,
+    /// Launch, then wait for it; none for the graph replay.
+    pub sync_us: Option<f64>,
     /// Relative noise of the host's and the GPU's samples, back to back.
     pub host_noise: f64,
     pub gpu_noise: f64,
@@ -121,8 +123,8 @@ pub struct LaunchAnalysis {
     pub rust_over_cuda_rate: Option<f64>,
     /// Whether the two rates' noise covers that ratio's distance from 1.
     pub rust_over_cuda_within_noise: Option<bool>,
-    pub graph_host_us: f64,
-    pub graph_gpu_us: f64,
+    /// The Rust kernel's graph replay.
+    pub graph: LaunchRow,
     /// Graph replay's host time per launch over stream issue's (Rust).
     pub graph_over_stream_host: f64,
     pub breakeven: Vec<BreakevenRow>,
@@ -130,21 +132,20 @@ pub struct LaunchAnalysis {
     pub breakeven_work_us: Option<u32>,
 }
 
-fn row(c: &LaunchCosts) -> LaunchRow {
-    let (host, gpu) = (c.async_host_us.median(), c.async_gpu_us.median());
-    let slower = if host >= gpu {
-        &c.async_host_us
+fn row(kernels: KernelSet, host: &Series, gpu: &Series, sync: Option<&Series>) -> LaunchRow {
+    let slower = if host.median() >= gpu.median() {
+        host
     } else {
-        &c.async_gpu_us
+        gpu
     };
     LaunchRow {
-        kernels: c.kernels,
-        async_host_us: host,
-        async_gpu_us: gpu,
-        sync_us: c.sync_us.median(),
-        host_noise: c.async_host_us.noise(),
-        gpu_noise: c.async_gpu_us.noise(),
-        launches_per_s: 1e6 / host.max(gpu),
+        kernels,
+        async_host_us: host.median(),
+        async_gpu_us: gpu.median(),
+        sync_us: sync.map(Series::median),
+        host_noise: host.noise(),
+        gpu_noise: gpu.noise(),
+        launches_per_s: 1e6 / slower.median(),
         launches_noise: slower.noise(),
     }
 }
@@ -152,6 +153,23 @@ fn row(c: &LaunchCosts) -> LaunchRow {
 /// The row of `set`'s kernels, where they ran.
 fn of(rows: &[LaunchRow], set: KernelSet) -> Option<&LaunchRow> {
     rows.iter().find(|x| x.kernels == set)
+}
+
+/// The one declaration of the launch table: the stream rows, then the graph replay's.
+fn launch_columns<'a>() -> Columns<'a, LaunchRow> {
+    Columns::new()
+        .show("launched by", |x: &LaunchRow| {
+            let way = x.sync_us.map_or("graph replay", |_| "stream");
+            format!("{} kernel, {way}", x.kernels.label())
+        })
+        .show("host (async)", |x| num(x.async_host_us, 3))
+        .show("host noise", |x| noise(x.host_noise))
+        .show("GPU (async)", |x| num(x.async_gpu_us, 3))
+        .show("GPU noise", |x| noise(x.gpu_noise))
+        .show("launch + synchronize", |x| {
+            x.sync_us.map_or(String::new(), |s| num(s, 3))
+        })
+        .show("launches/s", |x| num(x.launches_per_s, 0))
 }
 
 /// The one declaration of the breakeven table and the CSV: a row per work per kernel.
@@ -211,7 +229,16 @@ impl Experiment for LaunchOverhead {
     }
 
     fn derive(r: &LaunchOverheadResult, _checks: &[TraceChecks]) -> LaunchAnalysis {
-        let rows: Vec<LaunchRow> = r.stream.iter().map(row).collect();
+        let rows: Vec<LaunchRow> = (r.stream.iter())
+            .map(|c| {
+                row(
+                    c.kernels,
+                    &c.async_host_us,
+                    &c.async_gpu_us,
+                    Some(&c.sync_us),
+                )
+            })
+            .collect();
         let (rust, cuda) = (of(&rows, KernelSet::Rust), of(&rows, KernelSet::Cuda));
         let empty_us = rust.map_or(0.0, |x| x.async_gpu_us);
         let breakeven: Vec<BreakevenRow> = (r.breakeven.iter())
@@ -227,7 +254,6 @@ impl Experiment for LaunchOverhead {
                 }
             })
             .collect();
-        let graph_host_us = r.graph.host_us.median();
         let rust_over_cuda_within_noise = rust.zip(cuda).map(|(r, c)| {
             !stats::beyond_noise(
                 r.launches_per_s,
@@ -241,9 +267,9 @@ impl Experiment for LaunchOverhead {
             rust_over_cuda_rate: rust
                 .zip(cuda)
                 .map(|(r, c)| r.launches_per_s / c.launches_per_s),
-            graph_host_us,
-            graph_gpu_us: r.graph.gpu_us.median(),
-            graph_over_stream_host: graph_host_us / rust.map_or(f64::NAN, |x| x.async_host_us),
+            graph_over_stream_host: r.graph.host_us.median()
+                / rust.map_or(f64::NAN, |x| x.async_host_us),
+            graph: row(KernelSet::Rust, &r.graph.host_us, &r.graph.gpu_us, None),
             breakeven_work_us: (breakeven.iter())
                 .filter(|b| b.work_us > 0 && b.overhead_share <= BREAKEVEN_OVERHEAD)
                 .map(|b| b.work_us)
@@ -253,44 +279,15 @@ impl Experiment for LaunchOverhead {
         }
     }
 
-    fn tables(r: &Self::Result, a: &Self::Derived, _cuda: Option<With<Self>>) -> Vec<Table> {
-        let mut t = Table::new(
-            Some("medians, µs per launch".into()),
-            &[
-                "launched by",
-                "host (async)",
-                "host noise",
-                "GPU (async)",
-                "GPU noise",
-                "launch + synchronize",
-                "launches/s",
-            ],
-        );
-        for x in &a.rows {
-            t.rows.push(vec![
-                format!("{} kernel, stream", x.kernels.label()),
-                num(x.async_host_us, 3),
-                noise(x.host_noise),
-                num(x.async_gpu_us, 3),
-                noise(x.gpu_noise),
-                num(x.sync_us, 3),
-                num(x.launches_per_s, 0),
-            ]);
-        }
-        t.rows.push(vec![
-            "Rust kernel, graph replay".into(),
-            num(a.graph_host_us, 3),
-            noise(r.graph.host_us.noise()),
-            num(a.graph_gpu_us, 3),
-            noise(r.graph.gpu_us.noise()),
-            String::new(),
-            num(1e6 / a.graph_host_us.max(a.graph_gpu_us), 0),
-        ]);
-        let b = breakeven_columns().table(
-            Some("breakeven: medians, µs per kernel".into()),
-            &a.breakeven,
-        );
-        vec![t, b]
+    fn tables(_r: &Self::Result, a: &Self::Derived, _cuda: Option<With<Self>>) -> Vec<Table> {
+        let launches: Vec<LaunchRow> = a.rows.iter().chain([&a.graph]).cloned().collect();
+        vec![
+            launch_columns().table(Some("medians, µs per launch".into()), &launches),
+            breakeven_columns().table(
+                Some("breakeven: medians, µs per kernel".into()),
+                &a.breakeven,
+            ),
+        ]
     }
 
     fn csv(_r: &LaunchOverheadResult, derived: &Self::Derived) -> Vec<Csv> {
@@ -316,15 +313,15 @@ impl Experiment for LaunchOverhead {
             YScale::Linear,
         );
         type Cost = fn(&LaunchRow) -> f64;
-        let sides: [(&str, Cost, f64); 2] = [
-            ("host time to issue", |r| r.async_host_us, a.graph_host_us),
-            ("GPU time", |r| r.async_gpu_us, a.graph_gpu_us),
+        let sides: [(&str, Cost); 2] = [
+            ("host time to issue", |r| r.async_host_us),
+            ("GPU time", |r| r.async_gpu_us),
         ];
-        for (color, (name, cost, graph)) in PALETTE.into_iter().zip(sides) {
+        for (color, (name, cost)) in PALETTE.into_iter().zip(sides) {
             costs.bars.push(BarSeries {
                 name: name.into(),
                 color,
-                values: a.rows.iter().map(cost).chain([graph]).collect(),
+                values: a.rows.iter().chain([&a.graph]).map(cost).collect(),
                 whiskers: None,
             });
         }

@@ -80,8 +80,7 @@ pub struct MatmulPoint {
     pub streams: usize,
     /// The time for all products in each trial.
     pub time: Series,
-    /// Its median, and the relative noise of its trials.
-    pub median_ms: f64,
+    /// The relative noise of its trials.
     pub noise: f64,
     /// One-stream median over this median.
     pub speedup: f64,
@@ -191,7 +190,6 @@ impl Experiment for MatmulStreams {
                 let tasks = tasks_per_stream(products, s);
                 Some(MatmulPoint {
                     streams: s,
-                    median_ms: time.median(),
                     noise: time.noise(),
                     speedup: one / time.median(),
                     tasks_per_stream: tasks,

@@ -148,9 +148,11 @@ impl PrioritiesAnalysis {
         (self.rows.iter()).find(|r| r.work == work && r.prioritized == prioritized)
     }
 
-    /// `work`'s row without priorities and its row with them, where both were measured.
+    /// `work`'s row without priorities and its row with them, where both have probes'
+    /// waits (a timeline drawn from events has none).
     pub fn both_ways(&self, work: Work) -> Option<(&WayRow, &WayRow)> {
-        self.row(work, false).zip(self.row(work, true))
+        let measured = |prioritized| self.row(work, prioritized).filter(|r| r.waits.is_some());
+        measured(false).zip(measured(true))
     }
 }
 
