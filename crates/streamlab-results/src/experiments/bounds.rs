@@ -89,25 +89,21 @@ impl PathRow<'_> {
 
 /// Every path of `b` (whose derived numbers are `s`).
 fn paths<'a>(b: &'a BoundsResult, s: &BoundsSummary) -> [PathRow<'a>; 5] {
-    let (c, both) = (&b.copies, "both ways at once (in total)");
-    [
-        ("htod", "HtoD alone", &c.htod, Some(s.h2d_gbps)),
-        ("dtoh", "DtoH alone", &c.dtoh, Some(s.d2h_gbps)),
-        ("both", both, &c.both, Some(s.bidirectional_gbps)),
-        (
-            "dtod",
-            "device to device (read + write)",
-            &b.dtod,
-            Some(s.d2d_gbps),
-        ),
-        ("launch", "empty kernel launch", &b.launch, None),
-    ]
-    .map(|(key, path, samples, gbps)| PathRow {
+    let row = |key, path, samples, gbps| PathRow {
         key,
         path,
         samples,
         gbps,
-    })
+    };
+    let (c, both) = (&b.copies, "both ways at once (in total)");
+    let dtod = "device to device (read + write)";
+    [
+        row("htod", "HtoD alone", &c.htod, Some(s.h2d_gbps)),
+        row("dtoh", "DtoH alone", &c.dtoh, Some(s.d2h_gbps)),
+        row("both", both, &c.both, Some(s.bidirectional_gbps)),
+        row("dtod", dtod, &b.dtod, Some(s.d2d_gbps)),
+        row("launch", "empty kernel launch", &b.launch, None),
+    ]
 }
 
 /// The one declaration of the table, the CSV and the measured rows: a row per path.

@@ -142,10 +142,8 @@ pub fn model_waves(streams: usize, queues: u32, resident: u32) -> usize {
 /// The one declaration of the table and the CSV: a row per queue setting and stream
 /// count.
 fn columns<'a>() -> Columns<'a, ConcurrencyRow> {
-    Columns::new()
-        .text("queues", "queues", |x: &ConcurrencyRow| {
-            x.queues.to_string()
-        })
+    Columns::<ConcurrencyRow>::new()
+        .text("queues", "queues", |x| x.queues.to_string())
         .text("streams", "streams", |x| x.streams.to_string())
         .named(
             |x| {
@@ -208,18 +206,16 @@ impl Experiment for KernelConcurrency {
     type Derived = ConcurrencyAnalysis;
 
     fn rows(r: &KernelConcurrencyResult, derived: &Self::Derived) -> Vec<MeasuredRow> {
-        // One kernel alone per queue setting, then its stream counts' (the derived rows
-        // hold each run's points in order).
-        let (mut rows, mut remaining) = (Vec::new(), derived.rows.as_slice());
+        // One kernel alone per queue setting, then its stream counts'.
+        let mut rows = Vec::new();
         for run in &r.runs {
             let q = RowName::new(
                 format_args!("q{}", run.queues),
                 format_args!("{} queues", run.queues),
             );
             rows.push(q.then("single", "one kernel alone").median(&run.single, MS));
-            let (points, rest) = remaining.split_at(run.points.len().min(remaining.len()));
+            let points = derived.rows.iter().filter(|x| x.queues == run.queues);
             rows.extend(columns().measured_rows(points));
-            remaining = rest;
         }
         rows
     }

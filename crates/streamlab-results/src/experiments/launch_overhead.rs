@@ -254,19 +254,16 @@ impl Experiment for LaunchOverhead {
                 }
             })
             .collect();
-        let rust_over_cuda_within_noise = rust.zip(cuda).map(|(r, c)| {
-            !stats::beyond_noise(
-                r.launches_per_s,
-                r.launches_noise,
-                c.launches_per_s,
-                c.launches_noise,
-            )
-        });
+        let (rust_over_cuda_rate, rust_over_cuda_within_noise) = (rust.zip(cuda))
+            .map(|(r, c)| {
+                let (rate, noise) = (r.launches_per_s, r.launches_noise);
+                let within = !stats::beyond_noise(rate, noise, c.launches_per_s, c.launches_noise);
+                (rate / c.launches_per_s, within)
+            })
+            .unzip();
         LaunchAnalysis {
+            rust_over_cuda_rate,
             rust_over_cuda_within_noise,
-            rust_over_cuda_rate: rust
-                .zip(cuda)
-                .map(|(r, c)| r.launches_per_s / c.launches_per_s),
             graph_over_stream_host: r.graph.host_us.median()
                 / rust.map_or(f64::NAN, |x| x.async_host_us),
             graph: row(KernelSet::Rust, &r.graph.host_us, &r.graph.gpu_us, None),

@@ -108,10 +108,8 @@ fn columns(cuda: Option<&MatmulAnalysis>) -> Columns<'_, MatmulPoint> {
             .find(|y| y.streams == x.streams)
             .map(|y| y.time.median())
     };
-    Columns::new()
-        .text("streams", "streams", |x: &MatmulPoint| {
-            x.streams.to_string()
-        })
+    Columns::<MatmulPoint>::new()
+        .text("streams", "streams", |x| x.streams.to_string())
         .named(
             |x| RowName::new(x.streams, format_args!("{} streams", x.streams)),
             |_, _, row| row,
@@ -137,15 +135,12 @@ fn columns(cuda: Option<&MatmulAnalysis>) -> Columns<'_, MatmulPoint> {
 
 /// The wiki's CSV: header `1 Stream,2 Streams,…`, one row per trial, milliseconds.
 fn wiki_csv(r: &MatmulStreamsResult) -> String {
-    let header: Vec<String> = (1..=r.run.params.max_streams)
-        .map(|s| format!("{s} Stream{}", if s == 1 { "" } else { "s" }))
-        .collect();
-    let mut out = header.join(",") + "\n";
-    for trial in &r.trials_ms {
-        let cells: Vec<String> = trial.iter().map(|t| format!("{t:.4}")).collect();
-        out += &(cells.join(",") + "\n");
-    }
-    out
+    let header = (1..=r.run.params.max_streams)
+        .map(|s| format!("{s} Stream{}", if s == 1 { "" } else { "s" }));
+    let trials = (r.trials_ms.iter()).map(|t| t.iter().map(|t| format!("{t:.4}")).collect());
+    (std::iter::once(header.collect::<Vec<_>>()).chain(trials))
+        .map(|cells| cells.join(",") + "\n")
+        .collect()
 }
 
 impl Saved for MatmulStreamsResult {

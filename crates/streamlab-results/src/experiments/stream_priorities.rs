@@ -35,10 +35,6 @@ crate::defaults_from_clap!(Params);
 
 impl crate::saved::Params for Params {
     const QUICK: &'static str = "--waves 4 --probes 10 --copy-mib 64 --rounds 1";
-
-    fn validate(&self) -> Result<(), UsageError> {
-        Ok(())
-    }
 }
 
 /// What a way issues behind its long operation.
@@ -103,13 +99,9 @@ pub struct StreamPrioritiesResult {
 
 /// The `q`-quantile of `values` by nearest rank (NaN for none).
 fn quantile(values: &[f64], q: f64) -> f64 {
-    let mut sorted: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
-    sorted.sort_by(f64::total_cmp);
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    let rank = (q * sorted.len() as f64).ceil().max(1.0) as usize;
-    sorted[rank.min(sorted.len()) - 1]
+    let sorted = stats::sorted(values);
+    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len().max(1));
+    sorted.get(rank - 1).copied().unwrap_or(f64::NAN)
 }
 
 /// One way's waits beside the model's.
@@ -287,10 +279,9 @@ impl Experiment for StreamPriorities {
             ("p50", PALETTE[0], |r| r.p50_ms),
             ("p99", PALETTE[1], |r| r.p99_ms),
             ("model p99", SEQUENTIAL_COLOR, |r| {
-                match r.model_p99_ms > 0.0 {
-                    true => r.model_p99_ms,
-                    false => f64::NAN,
-                }
+                Some(r.model_p99_ms)
+                    .filter(|&m| m > 0.0)
+                    .unwrap_or(f64::NAN)
             }),
         ];
         for (name, color, ms) in bars {
