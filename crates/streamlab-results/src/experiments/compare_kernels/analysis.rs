@@ -311,38 +311,29 @@ pub fn analyze(c: &KernelComparison) -> ComparisonAnalysis {
     }
 }
 
-/// Whether two cases are the same shape and cache state.
-fn same_place(a: &CaseRatio, b: &CaseRatio) -> bool {
-    a.kernel == b.kernel && a.case == b.case && a.cache == b.cache
-}
-
 /// Each safe case against the fastest safe C++, unchecked C++ and unchecked Rust spellings
-/// of the same shape.
+/// of the same shape and cache state.
 fn safety_costs(cases: &[CaseRatio]) -> Vec<SafetyCost> {
-    // The fastest unchecked spelling of `language` at `k`'s shape: over the plain and the
-    // tuned forms (one case where the kernel has one unchecked code).
-    let unchecked = |k: &CaseRatio, language: KernelSet| {
-        (cases.iter())
-            .filter(|u| same_place(u, k) && u.form != Some(KernelForm::Safe))
-            .map(|u| match language {
-                KernelSet::Rust => (u.rust.median, u.rust_spelling.clone()),
-                KernelSet::Cuda => (u.cuda.median, u.cuda_spelling.clone()),
-            })
-            .min_by(|a, b| a.0.total_cmp(&b.0))
-    };
     (cases.iter())
         .filter(|k| k.form == Some(KernelForm::Safe))
         .filter_map(|k| {
-            let (cuda, spelling) = unchecked(k, KernelSet::Cuda)?;
-            let (rust, _) = unchecked(k, KernelSet::Rust)?;
+            // The plain and the tuned case of its shape (one where the kernel has one
+            // unchecked code).
+            let unchecked = (cases.iter()).filter(|u| {
+                (u.kernel == k.kernel && u.case == k.case && u.cache == k.cache)
+                    && u.form != Some(KernelForm::Safe)
+            });
+            let cuda =
+                (unchecked.clone()).min_by(|a, b| a.cuda.median.total_cmp(&b.cuda.median))?;
+            let rust = unchecked.map(|u| u.rust.median).min_by(f64::total_cmp)?;
             Some(SafetyCost {
                 kernel: k.kernel.clone(),
                 case: k.case.clone(),
                 origin: k.origin,
                 cache: k.cache,
                 over_cuda_safe: k.ratio,
-                over_cuda_unchecked: k.rust.median / cuda,
-                unchecked_spelling: spelling,
+                over_cuda_unchecked: k.rust.median / cuda.cuda.median,
+                unchecked_spelling: cuda.cuda_spelling.clone(),
                 over_rust_tuned: k.rust.median / rust,
             })
         })

@@ -270,14 +270,6 @@ fn key_case(k: &CaseRatio) -> bool {
     matches!(k.form, None | Some(KernelForm::Tuned)) || !(0.9..=1.1).contains(&k.ratio)
 }
 
-/// Whether `k` is the slowest Rust has against C++ among `cases` of its kernel, form and
-/// cache.
-fn worst_of_its_kind(k: &CaseRatio, cases: &[CaseRatio]) -> bool {
-    (cases.iter())
-        .filter(|o| o.kernel == k.kernel && o.form == k.form && o.cache == k.cache)
-        .all(|o| o.ratio <= k.ratio)
-}
-
 /// The cases' CSV, every shape, and every spelling at every shape (none for runs from
 /// before spellings).
 pub fn csv(c: &KernelComparison, a: &ComparisonAnalysis) -> Vec<Csv> {
@@ -337,7 +329,12 @@ pub fn tables(c: &KernelComparison, a: &ComparisonAnalysis) -> Vec<Table> {
         tables.push(cases.keyed(
             Some("at the shapes with tails and the drawn ones".into()),
             &others,
-            |k| worst_of_its_kind(k, &others),
+            // The slowest Rust has against C++ of its kernel, form and cache.
+            |k| {
+                (others.iter())
+                    .filter(|o| o.kernel == k.kernel && o.form == k.form && o.cache == k.cache)
+                    .all(|o| o.ratio <= k.ratio)
+            },
         ));
     }
     let math = cases_where(|k| k.max_ulps.is_some());
