@@ -203,4 +203,18 @@ fn the_recorded_run_names_where_each_worst_ratio_was_measured_and_counts_shapes_
     // The write-ups' shapes: fill, the wiki's and the square matmul, AddKernel at its two
     // cycle counts, sincos.
     assert_eq!(super::present::shapes(&r, Some(Origin::Defaults)), 6);
+    // Where every ratio is 1, each span prints one value.
+    let mut even = r;
+    for s in even.cases.iter_mut().flat_map(|k| &mut k.spellings) {
+        s.times = series(&[1.0; 3]);
+    }
+    let words = Analyzed::<CompareKernels>::new(KernelSet::Rust, even)
+        .words
+        .unwrap();
+    assert_eq!(words.part("result").unwrap(), "tuned 1.00× C++");
+    let answer = words.part("answer").unwrap();
+    assert!(
+        answer.contains(" takes 1.00× its time") && !answer.contains('–'),
+        "{answer}"
+    );
 }
