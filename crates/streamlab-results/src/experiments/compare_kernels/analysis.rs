@@ -80,30 +80,12 @@ pub struct CaseRatio {
 }
 
 /// Per kernel, Rust over CUDA C++ in one form at the write-ups' shape (warm), the
-/// kernels both sides write alike (sincos calls different math libraries: see
-/// [`ComparisonAnalysis::libraries`]).
+/// kernels both sides write alike (sincos: [`ComparisonAnalysis::libraries`]).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct KernelRatios {
     pub fill: f64,
     pub matmul: f64,
     pub add_kernel: f64,
-}
-
-impl KernelRatios {
-    pub fn by_kernel(&self) -> [(&'static str, f64); 3] {
-        [
-            ("fill", self.fill),
-            ("matmul", self.matmul),
-            ("add_kernel", self.add_kernel),
-        ]
-    }
-
-    /// The kernel Rust is slowest at, and its ratio.
-    pub fn slowest(&self) -> (&'static str, f64) {
-        (self.by_kernel().into_iter())
-            .max_by(|x, y| x.1.total_cmp(&y.1))
-            .expect("three kernels")
-    }
 }
 
 /// What a ratio over the shapes measures.
@@ -159,6 +141,7 @@ pub struct SweepRatio {
 pub struct SafetyCost {
     pub kernel: String,
     pub case: String,
+    pub origin: Origin,
     pub cache: Option<Cache>,
     /// Safe Rust over the fastest safe C++ spelling.
     pub over_cuda_safe: f64,
@@ -243,11 +226,6 @@ pub(super) fn case_ratio(c: &KernelCase, l2_bytes: u64) -> Option<CaseRatio> {
     let by_placement: Vec<f64> = (rust.by_place.iter().zip(&cuda.by_place))
         .map(|(r, k)| r.median() / k.median())
         .collect();
-    let placement_range = by_placement
-        .iter()
-        .fold(None, |range: Option<[f64; 2]>, &r| {
-            Some(range.map_or([r, r], |[lo, hi]| [lo.min(r), hi.max(r)]))
-        });
     let placement_noise = (rust.by_place.iter().chain(&cuda.by_place))
         .map(Series::noise)
         .reduce(f64::max);
@@ -291,7 +269,7 @@ pub(super) fn case_ratio(c: &KernelCase, l2_bytes: u64) -> Option<CaseRatio> {
         },
         cards: rust.card.zip(cuda.card).map(|(r, k)| [r, k]),
         max_ulps: c.max_ulps,
-        placement_range,
+        placement_range: span(by_placement.iter().copied()),
         placement_noise: placement_noise.filter(|_| !by_placement.is_empty()),
         by_placement,
         library: LIBRARY_KERNELS.contains(&c.kernel.as_str()),
@@ -333,51 +311,40 @@ pub fn analyze(c: &KernelComparison) -> ComparisonAnalysis {
     }
 }
 
-/// Whether two cases are the same shape and cache state.
-fn same_place(a: &CaseRatio, b: &CaseRatio) -> bool {
-    a.kernel == b.kernel && a.case == b.case && a.cache == b.cache
-}
-
 /// Each safe case against the fastest safe C++, unchecked C++ and unchecked Rust spellings
-/// of the same shape.
+/// of the same shape and cache state.
 fn safety_costs(cases: &[CaseRatio]) -> Vec<SafetyCost> {
-    // The fastest unchecked spelling of `language` at `k`'s shape: over the plain and the
-    // tuned forms (one case where the kernel has one unchecked code).
-    let unchecked = |k: &CaseRatio, language: KernelSet| {
-        (cases.iter())
-            .filter(|u| same_place(u, k) && u.form != Some(KernelForm::Safe))
-            .map(|u| match language {
-                KernelSet::Rust => (u.rust.median, u.rust_spelling.clone()),
-                KernelSet::Cuda => (u.cuda.median, u.cuda_spelling.clone()),
-            })
-            .min_by(|a, b| a.0.total_cmp(&b.0))
-    };
     (cases.iter())
         .filter(|k| k.form == Some(KernelForm::Safe))
         .filter_map(|k| {
-            let (cuda, spelling) = unchecked(k, KernelSet::Cuda)?;
-            let (rust, _) = unchecked(k, KernelSet::Rust)?;
+            // The plain and the tuned case of its shape (one where the kernel has one
+            // unchecked code).
+            let unchecked = (cases.iter()).filter(|u| {
+                (u.kernel == k.kernel && u.case == k.case && u.cache == k.cache)
+                    && u.form != Some(KernelForm::Safe)
+            });
+            let cuda =
+                (unchecked.clone()).min_by(|a, b| a.cuda.median.total_cmp(&b.cuda.median))?;
+            let rust = unchecked.map(|u| u.rust.median).min_by(f64::total_cmp)?;
             Some(SafetyCost {
                 kernel: k.kernel.clone(),
                 case: k.case.clone(),
+                origin: k.origin,
                 cache: k.cache,
                 over_cuda_safe: k.ratio,
-                over_cuda_unchecked: k.rust.median / cuda,
-                unchecked_spelling: spelling,
+                over_cuda_unchecked: k.rust.median / cuda.cuda.median,
+                unchecked_spelling: cuda.cuda_spelling.clone(),
                 over_rust_tuned: k.rust.median / rust,
             })
         })
         .collect()
 }
 
-/// The median of `values` (NaN for none).
-fn median(values: &mut [f64]) -> f64 {
-    values.sort_by(f64::total_cmp);
-    match values.len() {
-        0 => f64::NAN,
-        n if n % 2 == 1 => values[n / 2],
-        n => (values[n / 2 - 1] + values[n / 2]) / 2.0,
-    }
+/// The lowest and the highest of `values`.
+pub(super) fn span(values: impl IntoIterator<Item = f64>) -> Option<[f64; 2]> {
+    values.into_iter().fold(None, |s, x| {
+        Some(s.map_or([x, x], |[lo, hi]: [f64; 2]| [lo.min(x), hi.max(x)]))
+    })
 }
 
 /// Per kernel (the ones both sides write alike), measure and cache state: the worst ratio
@@ -385,42 +352,40 @@ fn median(values: &mut [f64]) -> f64 {
 fn sweep_ratios(cases: &[CaseRatio], safety: &[SafetyCost]) -> Vec<SweepRatio> {
     let mut out = Vec::new();
     let measures = (KernelForm::ALL.into_iter().map(Measure::Form)).chain([Measure::Safety]);
-    for kernel in &KERNELS[..3] {
+    for kernel in KERNELS[..3].iter().copied() {
         for measure in measures.clone() {
             for cache in [None, Some(Cache::Warm), Some(Cache::Cold)] {
-                // (case, origin, ratio) of every shape at this cache state
-                let points: Vec<(String, Origin, f64)> = match measure {
+                // (case, origin, ratio) of every shape of `kernel` at this cache state
+                let points: Vec<(&String, Origin, f64)> = match measure {
                     Measure::Form(form) => (cases.iter())
-                        .filter(|k| &k.kernel == kernel && stands_for(k.form, form))
-                        .filter(|k| k.cache == cache)
-                        .map(|k| (k.case.clone(), k.origin, k.ratio))
-                        .collect(),
+                        .filter(|k| stands_for(k.form, form))
+                        .map(|k| (&k.kernel, k.cache, &k.case, k.origin, k.ratio))
+                        .collect::<Vec<_>>(),
                     Measure::Safety => (safety.iter())
-                        .filter(|s| &s.kernel == kernel && s.cache == cache)
-                        .map(|s| {
-                            let origin = (cases.iter())
-                                .find(|k| k.kernel == s.kernel && k.case == s.case)
-                                .map_or(Origin::Defaults, |k| k.origin);
-                            (s.case.clone(), origin, s.over_cuda_unchecked)
-                        })
+                        .map(|s| (&s.kernel, s.cache, &s.case, s.origin, s.over_cuda_unchecked))
                         .collect(),
-                };
+                }
+                .into_iter()
+                .filter(|p| p.0 == kernel && p.1 == cache)
+                .map(|p| (p.2, p.3, p.4))
+                .collect();
                 let Some(worst) = points.iter().max_by(|a, b| a.2.total_cmp(&b.2)) else {
                     continue;
                 };
                 let write_ups = (points.iter().filter(|p| p.1 == Origin::Defaults))
                     .max_by(|a, b| a.2.total_cmp(&b.2));
                 let write_up = write_ups.map(|p| p.2);
+                let ratios: Vec<f64> = points.iter().map(|p| p.2).collect();
                 let within_targets = measure.targets().map(|[at, worst_target]| {
                     write_up.is_none_or(|w| w <= at) && worst.2 <= worst_target
                 });
                 out.push(SweepRatio {
-                    kernel: (*kernel).to_owned(),
+                    kernel: kernel.to_owned(),
                     measure,
                     cache,
                     write_up,
                     write_up_case: write_ups.map_or(String::new(), |p| p.0.clone()),
-                    median: median(&mut points.iter().map(|p| p.2).collect::<Vec<_>>()),
+                    median: stats::quantile(&stats::sorted(&ratios), 0.5),
                     worst: worst.2,
                     worst_case: worst.0.clone(),
                     shapes: points.len(),
@@ -433,49 +398,32 @@ fn sweep_ratios(cases: &[CaseRatio], safety: &[SafetyCost]) -> Vec<SweepRatio> {
 }
 
 /// Every case's fastest Rust and fastest CUDA C++ spelling, as rows `compare` holds side
-/// by side ("matmul/32×16×131072/tuned/rust"; a cold case's key says so).
-pub fn measured_rows(c: &KernelComparison, derived: &ComparisonAnalysis) -> Vec<MeasuredRow> {
+/// by side ("matmul/32×16×131072/tuned/rust"; a cold case's key says so), the Rust row
+/// held against its C++ twin of the same case.
+pub fn measured_rows(c: &KernelComparison) -> Vec<MeasuredRow> {
     let mut rows = Vec::new();
     for k in &c.cases {
-        let Some(ratio) = derived.cases.iter().find(|r| {
-            r.kernel == k.kernel && r.case == k.case && r.form == k.form && r.cache == k.cache
-        }) else {
+        let runs = spellings(k);
+        let (Some(rust), Some(cuda)) = (
+            fastest(&runs, KernelSet::Rust),
+            fastest(&runs, KernelSet::Cuda),
+        ) else {
             continue;
         };
-        let runs = spellings(k);
-        let form = k.form.map_or("", KernelForm::label);
-        let cold = if k.cache == Some(Cache::Cold) {
-            "cold"
-        } else {
-            ""
-        };
-        let words: Vec<&str> = [k.kernel.as_str(), k.case.as_str(), form, cold]
+        let cold = (k.cache == Some(Cache::Cold)).then_some("cold");
+        let form = k.form.map(KernelForm::label);
+        let words: Vec<&str> = [Some(k.kernel.as_str()), Some(k.case.as_str()), form, cold]
             .into_iter()
+            .flatten()
             .filter(|w| !w.is_empty())
             .collect();
         let (key, label) = (words.join("/"), words.join(" "));
-        for (language, entry, suffix) in [
-            (KernelSet::Rust, &ratio.rust_spelling, "rust"),
-            (KernelSet::Cuda, &ratio.cuda_spelling, "cuda"),
-        ] {
-            if let Some(run) = runs
-                .iter()
-                .find(|s| s.language == language && &s.entry == entry)
-            {
-                let row = MeasuredRow::median(
-                    format!("{key}/{suffix}"),
-                    format!("{label}, {}", language.label()),
-                    &run.times,
-                    MS,
-                );
-                // The Rust row is held against its C++ twin of the same case.
-                rows.push(if language == KernelSet::Rust {
-                    row.controlled_by(RowControl::Row(format!("{key}/cuda")))
-                } else {
-                    row
-                });
-            }
-        }
+        let row = |run: &SpellingRun, suffix: &str| {
+            let label = format!("{label}, {}", run.language.label());
+            MeasuredRow::median(format!("{key}/{suffix}"), label, &run.times, MS)
+        };
+        rows.push(row(rust, "rust").controlled_by(RowControl::Row(format!("{key}/cuda"))));
+        rows.push(row(cuda, "cuda"));
     }
     rows
 }

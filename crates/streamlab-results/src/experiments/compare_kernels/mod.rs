@@ -14,10 +14,7 @@ pub mod present;
 pub mod shapes;
 pub mod tables;
 
-pub use analysis::{
-    CaseRatio, ComparisonAnalysis, KernelRatios, Measure, SafetyCost, SpellingTime, SweepRatio,
-};
-pub use shapes::{Origin, Shapes};
+pub use shapes::Origin;
 
 /// The compare-kernels experiment.
 pub struct CompareKernels;
@@ -260,13 +257,13 @@ impl Experiment for CompareKernels {
     const WORDS: &'static str = include_str!("../compare_kernels.md");
     type Params = Params;
     type Result = KernelComparison;
-    type Derived = ComparisonAnalysis;
+    type Derived = analysis::ComparisonAnalysis;
 
-    fn rows(c: &KernelComparison, derived: &Self::Derived) -> Vec<MeasuredRow> {
-        analysis::measured_rows(c, derived)
+    fn rows(c: &KernelComparison, _derived: &Self::Derived) -> Vec<MeasuredRow> {
+        analysis::measured_rows(c)
     }
 
-    fn derive(c: &KernelComparison, _checks: &[TraceChecks]) -> ComparisonAnalysis {
+    fn derive(c: &KernelComparison, _checks: &[TraceChecks]) -> Self::Derived {
         analysis::analyze(c)
     }
 

@@ -1,7 +1,7 @@
 //! How a kernel comparison shows: its report section (its tables from [`super::tables`]),
 //! its chart and its facts in `summary.json`.
-use super::analysis::{CaseRatio, ComparisonAnalysis, KernelRatios, Measure, SweepRatio};
-use super::{BATCHED_SAMPLE_MS, Cache, CompareKernels, KernelComparison, Origin};
+use super::analysis::{CaseRatio, ComparisonAnalysis, Measure, SweepRatio, span};
+use super::{BATCHED_SAMPLE_MS, Cache, CompareKernels, KERNELS, KernelComparison, Origin};
 use crate::experiments::prelude::*;
 
 /// Rust time over CUDA C++ time per case at the write-ups' shapes (warm), in each form, on
@@ -12,13 +12,11 @@ pub fn figures(a: &ComparisonAnalysis) -> Vec<FigureModel> {
         .filter(|k| k.origin == Origin::Defaults && k.cache != Some(Cache::Cold))
         .filter(|k| k.max_ulps.is_none())
         .collect();
-    let mut cases: Vec<(&str, &str)> = Vec::new();
-    for c in &shown {
-        let key = (c.kernel.as_str(), c.case.as_str());
-        if !cases.contains(&key) {
-            cases.push(key);
-        }
-    }
+    // A shape's cases lie together: one category each.
+    let mut cases: Vec<(&str, &str)> = (shown.iter())
+        .map(|c| (c.kernel.as_str(), c.case.as_str()))
+        .collect();
+    cases.dedup();
     let ratio = |&(kernel, case): &(&str, &str), form: Option<KernelForm>| {
         (shown.iter())
             .find(|c| c.kernel == kernel && c.case == case && c.form == form)
@@ -42,9 +40,7 @@ pub fn figures(a: &ComparisonAnalysis) -> Vec<FigureModel> {
             continue;
         }
         chart.bars.push(BarSeries {
-            name: form.map_or("one form: Rust / C++".into(), |f| {
-                format!("{} Rust / {} C++", f.label(), f.label())
-            }),
+            name: form.map_or("one form: Rust / C++".into(), |f| Measure::Form(f).label()),
             color: PALETTE[i],
             values,
             whiskers: None,
@@ -59,9 +55,9 @@ pub fn figures(a: &ComparisonAnalysis) -> Vec<FigureModel> {
 }
 
 /// What the section says of how it measured (fill's batch length is
-/// [`BATCHED_SAMPLE_MS`]), and what its summary's sentences name: each form's ratios at
-/// the write-ups' shapes, the measures held to targets over the shapes with their worst
-/// rows, and the spans of those ratios.
+/// [`BATCHED_SAMPLE_MS`]), and what its summary's sentences name beside `a`: the kernels
+/// in table order, the measures held to targets over the shapes with their worst rows,
+/// and the spans of those ratios at the write-ups' shapes.
 pub fn words(c: &KernelComparison, a: &ComparisonAnalysis) -> Value {
     let shapes = context! {
         all => shapes(c, None),
@@ -69,19 +65,7 @@ pub fn words(c: &KernelComparison, a: &ComparisonAnalysis) -> Value {
         tail => shapes(c, Some(Origin::Tail)),
         random => shapes(c, Some(Origin::Random)),
     };
-    let ratios = |r: &Option<KernelRatios>| r.as_ref().map(KernelRatios::by_kernel);
-    let serde_ratios = |r| Serde(ratios(r));
-    let worst = |measure| {
-        let w = worst_row(a, measure)?;
-        let mut at = match w.worst_case.as_str() {
-            "" => w.kernel.clone(),
-            case => format!("{}, {case}", w.kernel),
-        };
-        if w.cache == Some(Cache::Cold) {
-            at += ", L2 flushed before each launch";
-        }
-        Some(context! { x => w.worst, at })
-    };
+    let tuned = (a.tuned.iter()).flat_map(|t| [t.fill, t.matmul, t.add_kernel]);
     let rows = over_shapes(a);
     context! {
         batched_ms => BATCHED_SAMPLE_MS,
@@ -90,21 +74,16 @@ pub fn words(c: &KernelComparison, a: &ComparisonAnalysis) -> Value {
         placed => (c.cases.iter()).any(|k| !k.placements.is_empty()),
         rule => Rule::within(CompareKernels::NAME).describe(),
         build => Serde(&c.cuda_build),
-        tuned => serde_ratios(&a.tuned),
-        safe => serde_ratios(&a.safe),
-        plain => serde_ratios(&a.plain),
-        tuned_span => a.tuned.as_ref().and_then(|t| span(t.by_kernel().map(|x| x.1))),
-        slowest_plain => Serde(a.plain.as_ref().map(KernelRatios::slowest)),
+        kernels => Serde(&KERNELS[..3]),
         over_shapes => Serde(TARGETED.map(|m| {
             let rows: Vec<_> = rows.iter().filter(|s| s.measure == m).collect();
             (m.label(), rows)
         })),
-        worst_tuned => worst(TARGETED[0]),
-        worst_safe => worst(Measure::Safety),
+        worst_tuned => Serde(worst_row(a, TARGETED[0])),
+        worst_safe => Serde(worst_row(a, Measure::Safety)),
         // Every write-ups' shape: the sweep keeps each kernel's worst of them.
-        cost_span => span(write_ups(a, TARGETED[0]).chain(ratios(&a.tuned).into_iter().flatten().map(|x| x.1))),
+        cost_span => span(write_ups(a, TARGETED[0]).chain(tuned)),
         safe_span => span(write_ups(a, Measure::Safety)),
-        math => (a.libraries.iter()).find(|(f, _)| *f == KernelForm::Tuned).map(|x| x.1),
     }
 }
 
@@ -119,13 +98,6 @@ pub const FACTS: &[&str] = &[
     "kernel_ratios_over_shapes",
     "math_libraries",
 ];
-
-/// The lowest and the highest of `values`.
-fn span(values: impl IntoIterator<Item = f64>) -> Option<[f64; 2]> {
-    values.into_iter().fold(None, |s, x| {
-        Some(s.map_or([x, x], |[lo, hi]: [f64; 2]| [lo.min(x), hi.max(x)]))
-    })
-}
 
 /// `measure`'s ratios at the write-ups' shapes, kernel by kernel and cache state by state.
 fn write_ups(a: &ComparisonAnalysis, measure: Measure) -> impl Iterator<Item = f64> + '_ {

@@ -276,7 +276,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_same_seed_draws_the_same_shapes_and_another_seed_others() {
+    fn a_seed_draws_the_same_valid_shapes_with_tails_on_every_axis_and_primes_are_the_largest() {
         let p = Params::default();
         assert_eq!(shapes(&p, 7), shapes(&p, 7));
         assert_ne!(shapes(&p, 7).matmul, shapes(&p, 8).matmul);
@@ -291,12 +291,8 @@ mod tests {
                 .all(|o| o == Origin::Defaults)
         );
         assert_eq!(only.add.len(), p.add_cycles.len());
-    }
-
-    #[test]
-    fn the_sweep_has_tails_on_every_axis_and_every_drawn_shape_is_valid() {
         for seed in 0..50 {
-            let s = shapes(&Params::default(), seed);
+            let s = shapes(&p, seed);
             let matmul = |origin| s.matmul.iter().filter(move |m| m.origin == origin);
             let tails: Vec<_> = matmul(Origin::Tail).collect();
             assert!(tails.iter().all(|m| m.inner % 8 != 0), "{tails:?}");
@@ -304,28 +300,13 @@ mod tests {
             let cycles: Vec<i32> = s.add.iter().map(|a| a.cycles).collect();
             assert!((1..=9).filter(|c| *c != 8).all(|c| cycles.contains(&c)));
             assert!(s.add.iter().all(|a| a.elements > 0 && a.cycles >= 0));
-            assert!(
-                s.matmul
-                    .iter()
-                    .all(|m| m.rows > 0 && m.cols > 0 && m.inner > 0)
-            );
+            assert!((s.matmul.iter()).all(|m| m.rows > 0 && m.cols > 0 && m.inner > 0));
             assert!(s.sincos.iter().all(|x| x.elements > 0));
             assert!(s.fill.iter().all(|f| f.rows > 0 && f.cols > 0));
-            let drawn = matmul(Origin::Random).count();
-            assert_eq!(drawn, Params::default().random_shapes);
+            assert_eq!(matmul(Origin::Random).count(), p.random_shapes);
         }
-    }
-
-    #[test]
-    fn primes_are_the_largest_at_most_n() {
-        assert_eq!(prime_at_most(10), 7);
-        assert_eq!(prime_at_most(13), 13);
-        assert_eq!(prime_at_most(1 << 20), 1_048_573);
-        assert_eq!(prime_at_most(1), 2);
-    }
-
-    #[test]
-    fn int_indices_fit_only_where_every_index_does() {
+        let primes = [10, 13, 1 << 20, 1].map(prime_at_most);
+        assert_eq!(primes, [7, 13, 1_048_573, 2]);
         let m = |rows, cols, inner| MatmulShape {
             rows,
             cols,

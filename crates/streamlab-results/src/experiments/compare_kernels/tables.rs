@@ -1,8 +1,8 @@
 //! A kernel comparison's tables (the cases, the ratios over the shapes, what safety costs,
 //! the spellings, the math libraries, the cards) and its CSVs.
 use super::analysis::{
-    CaseRatio, ComparisonAnalysis, SAFE_TARGET, SAFE_WORST_TARGET, SafetyCost, SweepRatio,
-    TUNED_TARGET, TUNED_WORST_TARGET,
+    CaseRatio, ComparisonAnalysis, SAFE_TARGET, SAFE_WORST_TARGET, SafetyCost, SpellingTime,
+    SweepRatio, TUNED_TARGET, TUNED_WORST_TARGET,
 };
 use super::{Cache, KernelComparison, Origin};
 use crate::card::KernelCard;
@@ -174,16 +174,14 @@ fn safety_columns<'a>() -> Columns<'a, SafetyCost> {
 /// from its language's fastest.
 struct SpellingRow<'a> {
     case: &'a CaseRatio,
-    spelling: &'a super::SpellingTime,
+    spelling: &'a SpellingTime,
 }
 
 fn spelling_columns<'a>() -> Columns<'a, SpellingRow<'a>> {
     let fastest_of = |r: &SpellingRow| {
         (r.case.spellings.iter())
-            .filter(|s| s.language == r.spelling.language && s.fastest)
-            .map(|s| s.median)
-            .next()
-            .unwrap_or(f64::NAN)
+            .find(|s| s.language == r.spelling.language && s.fastest)
+            .map_or(f64::NAN, |s| s.median)
     };
     Columns::new()
         .text("kernel", "kernel", |r: &SpellingRow| r.case.kernel.clone())
@@ -211,9 +209,7 @@ fn spelling_columns<'a>() -> Columns<'a, SpellingRow<'a>> {
         .text("how", "how", |r| r.spelling.how.clone())
 }
 
-fn spelling_rows<'a>(
-    cases: impl Iterator<Item = &'a CaseRatio>,
-) -> Vec<SpellingRow<'a>> {
+fn spelling_rows<'a>(cases: impl Iterator<Item = &'a CaseRatio>) -> Vec<SpellingRow<'a>> {
     cases
         .flat_map(|case| {
             case.spellings
@@ -274,14 +270,6 @@ fn key_case(k: &CaseRatio) -> bool {
     matches!(k.form, None | Some(KernelForm::Tuned)) || !(0.9..=1.1).contains(&k.ratio)
 }
 
-/// Whether `k` is the slowest Rust has against C++ among `cases` of its kernel, form and
-/// cache.
-fn worst_of_its_kind(k: &CaseRatio, cases: &[CaseRatio]) -> bool {
-    (cases.iter())
-        .filter(|o| o.kernel == k.kernel && o.form == k.form && o.cache == k.cache)
-        .all(|o| o.ratio <= k.ratio)
-}
-
 /// The cases' CSV, every shape, and every spelling at every shape (none for runs from
 /// before spellings).
 pub fn csv(c: &KernelComparison, a: &ComparisonAnalysis) -> Vec<Csv> {
@@ -301,7 +289,8 @@ pub fn tables(c: &KernelComparison, a: &ComparisonAnalysis) -> Vec<Table> {
         a.cases.iter().filter(|k| keep(k)).cloned().collect()
     };
     let defaults = cases_where(|k| k.origin == Origin::Defaults && k.max_ulps.is_none());
-    let mut tables = vec![columns(c).keyed(
+    let cases = columns(c);
+    let mut tables = vec![cases.keyed(
         Some("at the write-ups' shapes: each side's fastest spelling, median ms per launch (quartiles in brackets)".into()),
         &defaults,
         key_case,
@@ -337,10 +326,15 @@ pub fn tables(c: &KernelComparison, a: &ComparisonAnalysis) -> Vec<Table> {
     }
     let others = cases_where(|k| k.origin != Origin::Defaults);
     if !others.is_empty() {
-        tables.push(columns(c).keyed(
+        tables.push(cases.keyed(
             Some("at the shapes with tails and the drawn ones".into()),
             &others,
-            |k| worst_of_its_kind(k, &others),
+            // The slowest Rust has against C++ of its kernel, form and cache.
+            |k| {
+                (others.iter())
+                    .filter(|o| o.kernel == k.kernel && o.form == k.form && o.cache == k.cache)
+                    .all(|o| o.ratio <= k.ratio)
+            },
         ));
     }
     let math = cases_where(|k| k.max_ulps.is_some());

@@ -28,18 +28,6 @@ fn warm(a: &ComparisonAnalysis, measure: Measure) -> &SweepRatio {
         .unwrap()
 }
 
-fn run(language: KernelSet, entry: &str, ms: f64) -> SpellingRun {
-    SpellingRun {
-        language,
-        entry: entry.into(),
-        how: String::new(),
-        times: series(&[ms; 5]),
-        by_place: Vec::new(),
-        card: None,
-        verification: passed(),
-    }
-}
-
 /// A case at `case` in `form` of the spellings `runs`.
 fn spelled(
     kernel: &str,
@@ -59,7 +47,17 @@ fn spelled(
         cards: None,
         max_ulps: None,
         placements: Vec::new(),
-        spellings: runs.iter().map(|&(l, e, ms)| run(l, e, ms)).collect(),
+        spellings: (runs.iter())
+            .map(|&(language, entry, ms)| SpellingRun {
+                language,
+                entry: entry.into(),
+                how: String::new(),
+                times: series(&[ms; 5]),
+                by_place: Vec::new(),
+                card: None,
+                verification: passed(),
+            })
+            .collect(),
         cache: Some(Cache::Warm),
         input_bytes: Some(1 << 20),
         origin,
@@ -68,7 +66,7 @@ fn spelled(
 }
 
 #[test]
-fn the_ratio_takes_each_sides_fastest_spelling() {
+fn the_ratio_takes_each_sides_fastest_spelling_and_a_run_from_before_spellings_has_one_a_side() {
     use KernelSet::{Cuda, Rust};
     let case = spelled(
         "matmul",
@@ -91,6 +89,24 @@ fn the_ratio_takes_each_sides_fastest_spelling() {
     assert_eq!(r.spellings.iter().filter(|s| s.fastest).count(), 2);
     assert_eq!(r.fits_l2, Some(true));
     assert_eq!(case_ratio(&case, 0).unwrap().fits_l2, None);
+    let old = KernelCase {
+        rust: Some(series(&[2.0; 3])),
+        cuda: Some(series(&[4.0; 3])),
+        spellings: Vec::new(),
+        ..spelled(
+            "add_kernel",
+            "cycles 256",
+            KernelForm::Tuned,
+            Origin::Defaults,
+            &[],
+        )
+    };
+    let runs = spellings(&old);
+    assert_eq!(runs.len(), 2);
+    assert!(runs.iter().all(|r| r.entry == "add_kernel"));
+    let r = case_ratio(&old, 0).unwrap();
+    assert!((r.ratio - 0.5).abs() < 1e-12);
+    assert!(r.spellings.is_empty(), "no spellings table for an old run");
 }
 
 #[test]
@@ -143,28 +159,6 @@ fn safety_is_held_against_the_fastest_unchecked_cpp_of_its_shape_and_the_worst_s
     assert_eq!(safety.within_targets, Some(false));
 }
 
-#[test]
-fn runs_from_before_spellings_read_as_one_spelling_a_side() {
-    let old = KernelCase {
-        rust: Some(series(&[2.0; 3])),
-        cuda: Some(series(&[4.0; 3])),
-        spellings: Vec::new(),
-        ..spelled(
-            "add_kernel",
-            "cycles 256",
-            KernelForm::Tuned,
-            Origin::Defaults,
-            &[],
-        )
-    };
-    let runs = spellings(&old);
-    assert_eq!(runs.len(), 2);
-    assert!(runs.iter().all(|r| r.entry == "add_kernel"));
-    let r = case_ratio(&old, 0).unwrap();
-    assert!((r.ratio - 0.5).abs() < 1e-12);
-    assert!(r.spellings.is_empty(), "no spellings table for an old run");
-}
-
 fn empty() -> KernelComparison {
     KernelComparison {
         run: RunRecord::made_up(Params::default()),
@@ -179,12 +173,11 @@ fn empty() -> KernelComparison {
 }
 
 #[test]
-fn the_numbers_name_where_each_worst_ratio_was_measured() {
-    let line = Analyzed::<CompareKernels>::new(KernelSet::Rust, recorded())
-        .analysis
-        .summary
-        .line
-        .unwrap();
+fn the_recorded_run_names_where_each_worst_ratio_was_measured_and_counts_shapes_once() {
+    let r = recorded();
+    let analyzed = Analyzed::<CompareKernels>::new(KernelSet::Rust, r.clone());
+    let words = analyzed.words.unwrap();
+    let line = words.part("line").unwrap();
     let over_shapes: Vec<&str> = (line.split("; "))
         .filter(|part| part.contains(" over shapes "))
         .collect();
@@ -194,11 +187,7 @@ fn the_numbers_name_where_each_worst_ratio_was_measured() {
     }
     // fill's worst is at the one shape the run has no name for: the write-ups'.
     assert!(line.contains("at the write-ups' shape)"), "{line}");
-}
-
-#[test]
-fn shapes_are_counted_once_whatever_their_forms_and_cache_states() {
-    let r = recorded();
+    // Shapes are counted once whatever their forms and cache states.
     let all = super::present::shapes(&r, None);
     let parts: usize = [Origin::Defaults, Origin::Tail, Origin::Random]
         .into_iter()
@@ -214,4 +203,18 @@ fn shapes_are_counted_once_whatever_their_forms_and_cache_states() {
     // The write-ups' shapes: fill, the wiki's and the square matmul, AddKernel at its two
     // cycle counts, sincos.
     assert_eq!(super::present::shapes(&r, Some(Origin::Defaults)), 6);
+    // Where every ratio is 1, each span prints one value.
+    let mut even = r;
+    for s in even.cases.iter_mut().flat_map(|k| &mut k.spellings) {
+        s.times = series(&[1.0; 3]);
+    }
+    let words = Analyzed::<CompareKernels>::new(KernelSet::Rust, even)
+        .words
+        .unwrap();
+    assert_eq!(words.part("result").unwrap(), "tuned 1.00× C++");
+    let answer = words.part("answer").unwrap();
+    assert!(
+        answer.contains(" takes 1.00× its time") && !answer.contains('–'),
+        "{answer}"
+    );
 }
