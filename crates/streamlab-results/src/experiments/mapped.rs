@@ -319,12 +319,6 @@ impl Experiment for Mapped {
         vec![Csv::main(columns().csv(&derived.rows))]
     }
 
-    fn words(_r: &MappedResult, a: &Self::Derived) -> Value {
-        context! {
-            near => near(a).map(|x| (x.elements.ilog2(), x.mapped_ms / x.mapped_bound_ms)),
-        }
-    }
-
     fn figures(_r: &MappedResult, a: &Self::Derived) -> Vec<FigureModel> {
         let mut chart = blank(
             "mapped: zero-copy kernel against streamed copies".into(),

@@ -164,10 +164,6 @@ pub struct OverlapConfig {
     pub streams: usize,
     pub median_ms: f64,
     pub bound: Bound,
-    /// Beat the bound built from the measured stages: the bound was lowered to it.
-    pub beyond_bound: bool,
-    /// Relative noise of its samples.
-    pub noise: f64,
     /// Its samples.
     #[serde(skip)]
     pub time: Series,
@@ -232,8 +228,6 @@ fn analyze_size(
             streams,
             median_ms,
             bound,
-            beyond_bound: bound.lowered(),
-            noise: time.noise(),
             time: time.clone(),
         }
     };
@@ -276,22 +270,12 @@ fn columns<'a>() -> Columns<'a, Row<'a>> {
             |_, _, row| row.over_link(),
         )
         .raw("elements", |(s, _): &Row| s.elements.to_string())
-        .both(
-            "variant",
-            |(_, x)| x.variant.label().into(),
-            "variant",
-            |(_, x)| x.variant.label().into(),
-        )
-        .both(
-            "streams",
-            |(_, x)| x.streams.to_string(),
-            "streams",
-            |(_, x)| x.streams.to_string(),
-        )
+        .text("variant", "variant", |(_, x)| x.variant.label().into())
+        .text("streams", "streams", |(_, x)| x.streams.to_string())
         .median(("ms", "median_ms"), (4, 5), (None, MS), |(_, x)| {
             Some(&x.time)
         })
-        .noise("noise", "noise", |(_, x)| x.noise)
+        .noise("noise", "noise", |(_, x)| x.time.noise())
         .show("speedup", |(s, x)| times(s.sequential_ms / x.median_ms))
         .number("bound", "bound_ms", (4, 5), |(_, x)| x.bound.ms)
         .show("limited by", |(_, x)| x.bound.limiter.label().into())
@@ -369,7 +353,10 @@ impl Experiment for Overlap {
         context! {
             entry => r.entry.join(", "),
             payoff => PAYOFF,
-            best => best.map(|b| (Serde(b), b.variant.label(), b.bound.limiter.label())),
+            best => best.map(|b| {
+                let limiter = b.bound.ms.is_finite().then(|| b.bound.limiter.label());
+                (Serde(b), b.variant.label(), limiter)
+            }),
         }
     }
 
@@ -424,19 +411,19 @@ mod tests {
             }],
         };
         let params = Params {
-            elements: 1 << 20,
+            elements: 1 << 22,
             ..Params::default()
         };
         let r = OverlapResult {
             run: RunRecord::made_up(params),
             entry: vec![".param .u64".into()],
-            sizes: vec![size(1 << 10, 1.95), size(1 << 20, 1.0)],
+            sizes: vec![size(1 << 10, 1.95), size(1 << 20, 1.0), size(1 << 22, 0.5)],
             timeline: None,
         };
         let words = Analyzed::<Overlap>::new(KernelSet::Rust, r).words.unwrap();
         let (_, verdict) = words.notes.iter().find(|(l, _)| l == "Verdict").unwrap();
         assert!(
-            verdict.starts_with("streams pay off from 1048576 elements: 2.00× at your size (1048576 elements, asynchronous 1 with 2 streams, 1.0000 ms against 2.0000 ms sequential); bound NaN ms"),
+            verdict.starts_with("streams pay off from 1048576 elements: 4.00× at your size (4194304 elements, asynchronous 1 with 2 streams, 0.5000 ms against 2.0000 ms sequential); no bound, as the stages of its chunks were not measured"),
             "{verdict}"
         );
     }
