@@ -342,7 +342,9 @@ impl Experiment for Mapped {
     }
 
     fn summary(r: &MappedResult, a: &Self::Derived) -> Summary {
-        let near = near(a).map(|x| (x.elements, x.mapped_ms / x.mapped_bound_ms));
+        // The size nearest sincos-overlap's array, where mapped memory is held to its bound.
+        let near = (a.rows.iter()).min_by_key(|x| x.elements.abs_diff(1 << SINCOS_EXPONENT));
+        let near = near.map(|x| (x.elements, x.mapped_ms / x.mapped_bound_ms));
         Summary::of(&json!({
             "verified": r.run.verification.passed,
             "mapped_wins": a.mapped_wins,
@@ -354,10 +356,4 @@ impl Experiment for Mapped {
             ..Overview::default()
         })
     }
-}
-
-/// The size nearest sincos-overlap's array, where the summary holds mapped memory to its
-/// bound.
-fn near(a: &MappedAnalysis) -> Option<&MappedRow> {
-    (a.rows.iter()).min_by_key(|x| x.elements.abs_diff(1 << SINCOS_EXPONENT))
 }

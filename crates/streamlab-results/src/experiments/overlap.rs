@@ -163,7 +163,8 @@ pub struct OverlapConfig {
     pub variant: IssueOrder,
     pub streams: usize,
     pub median_ms: f64,
-    pub bound: Bound,
+    /// `None` where its stages were not measured.
+    pub bound: Option<Bound>,
     /// Its samples.
     #[serde(skip)]
     pub time: Series,
@@ -206,23 +207,13 @@ fn analyze_size(
 ) -> OverlapSizeAnalysis {
     let config = |variant, streams, time: &Series, runs| {
         let median_ms = time.median();
-        let parts = pipeline_stages(&size.stages, streams, None, link);
-        let bound = parts.map_or(
-            Bound {
-                ms: f64::NAN,
-                limiter: pipeline::Limiter::OneStream,
-                built_ms: None,
-                noise: None,
-                under: None,
-            },
-            |parts| {
-                pipeline::bound(parts, streams, runs, copy_engines).held(
-                    median_ms,
-                    time.noise(),
-                    chunks_noise(&size.stages, streams),
-                )
-            },
-        );
+        let bound = pipeline_stages(&size.stages, streams, None, link).map(|parts| {
+            pipeline::bound(parts, streams, runs, copy_engines).held(
+                median_ms,
+                time.noise(),
+                chunks_noise(&size.stages, streams),
+            )
+        });
         OverlapConfig {
             variant,
             streams,
@@ -277,9 +268,15 @@ fn columns<'a>() -> Columns<'a, Row<'a>> {
         })
         .noise("noise", "noise", |(_, x)| x.time.noise())
         .show("speedup", |(s, x)| times(s.sequential_ms / x.median_ms))
-        .number("bound", "bound_ms", (4, 5), |(_, x)| x.bound.ms)
-        .show("limited by", |(_, x)| x.bound.limiter.label().into())
-        .show("against its bound", |(_, x)| x.bound.cell())
+        .number("bound", "bound_ms", (4, 5), |(_, x)| {
+            x.bound.map_or(f64::NAN, |b| b.ms)
+        })
+        .show("limited by", |(_, x)| {
+            x.bound.map_or("–", |b| b.limiter.label()).into()
+        })
+        .show("against its bound", |(_, x)| {
+            x.bound.map_or(String::new(), |b| b.cell())
+        })
 }
 
 /// Every configuration of every size, size by size.
@@ -353,10 +350,7 @@ impl Experiment for Overlap {
         context! {
             entry => r.entry.join(", "),
             payoff => PAYOFF,
-            best => best.map(|b| {
-                let limiter = b.bound.ms.is_finite().then(|| b.bound.limiter.label());
-                (Serde(b), b.variant.label(), limiter)
-            }),
+            best => best.map(|b| (Serde(b), b.variant.label(), b.bound.map(|b| b.limiter.label()))),
         }
     }
 
@@ -373,7 +367,7 @@ impl Experiment for Overlap {
         let curves: [(&str, _, bool, Ms); 2] = [
             ("measured", PALETTE[0], false, |b| b.median_ms),
             ("bound of that configuration", BOUND_COLOR, true, |b| {
-                b.bound.ms
+                b.bound.map_or(f64::NAN, |b| b.ms)
             }),
         ];
         for (name, color, dashed, ms) in curves {

@@ -374,15 +374,8 @@ impl Experiment for OverlapMap {
         vec![Csv::main(columns().csv(&derived.cells))]
     }
 
-    fn words(_r: &OverlapMapResult, a: &Self::Derived) -> Value {
-        let largest = a.sizes.iter().max();
-        let best = (a.cells.iter())
-            .filter(|c| Some(&c.elements) == largest && c.streams > 1)
-            .max_by(|x, y| x.speedup.total_cmp(&y.speedup));
-        context! {
-            best => best.map(Serde),
-            payoff => PAYOFF,
-        }
+    fn words(_r: &OverlapMapResult, _a: &Self::Derived) -> Value {
+        context! { payoff => PAYOFF }
     }
 
     /// overlap-map: the measured speedup map and the model's, each with the pay-off contour;
