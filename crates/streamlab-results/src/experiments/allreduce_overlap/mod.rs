@@ -2,7 +2,6 @@
 //! data-parallel training lives on.
 //! How it measures, its bounds and its model are told in its words, `allreduce_overlap.md`.
 use crate::experiments::prelude::*;
-use std::fmt;
 use std::str::FromStr;
 
 mod present;
@@ -42,30 +41,18 @@ impl Budget {
     }
 }
 
-impl fmt::Display for Budget {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Budget::Default => f.write_str("default"),
-            Budget::Efficiency => f.write_str("efficiency"),
-            Budget::MaxCtas(n) => write!(f, "{n}"),
-        }
-    }
-}
-
 impl FromStr for Budget {
     type Err = String;
     fn from_str(s: &str) -> Result<Budget, String> {
         match s.trim() {
             "default" => Ok(Budget::Default),
             "efficiency" => Ok(Budget::Efficiency),
-            n => (n
-                .parse()
-                .ok()
-                .filter(|n| (1..=64).contains(n))
-                .map(Budget::MaxCtas))
-            .ok_or(format!(
-                "{s:?} is no CTA budget: give default, efficiency, or a number of CTAs from 1 to 64"
-            )),
+            n => match n.parse() {
+                Ok(n @ 1..=64) => Ok(Budget::MaxCtas(n)),
+                _ => Err(format!(
+                    "{s:?} is no CTA budget: give default, efficiency, or a number of CTAs from 1 to 64"
+                )),
+            },
         }
     }
 }
@@ -78,8 +65,13 @@ impl TryFrom<String> for Budget {
 }
 
 impl From<Budget> for String {
+    /// The budget as the command line gives it.
     fn from(b: Budget) -> String {
-        b.to_string()
+        match b {
+            Budget::Default => "default".into(),
+            Budget::Efficiency => "efficiency".into(),
+            Budget::MaxCtas(n) => n.to_string(),
+        }
     }
 }
 
@@ -101,7 +93,7 @@ pub struct Params {
     pub ratios: Vec<f64>,
     /// NCCL CTA budgets swept at --budget-mib, each a new set of communicators:
     /// `default`, `efficiency`, or a number of CTAs.
-    #[arg(long, value_delimiter = ',', default_values_t = [Budget::Default, Budget::MaxCtas(8), Budget::MaxCtas(4), Budget::MaxCtas(2)])]
+    #[arg(long, value_delimiter = ',', default_values = ["default", "8", "4", "2"])]
     pub budgets: Vec<Budget>,
     /// The bucket size (MiB) of the budget sweep.
     #[arg(long, default_value_t = 25)]

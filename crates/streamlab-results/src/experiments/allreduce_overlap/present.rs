@@ -6,7 +6,7 @@ use crate::experiments::prelude::*;
 /// A point's name among the measured rows: its budget and bucket size.
 fn point_name(budget: Budget, bucket_mib: f64) -> RowName {
     RowName::new(
-        format!("{budget}/{bucket_mib}MiB"),
+        format!("{}/{bucket_mib}MiB", String::from(budget)),
         format!("{}, {bucket_mib} MiB buckets", budget.label()),
     )
 }

@@ -16,7 +16,7 @@ fn the_bound_hidden_fraction_and_bus_bandwidth() {
 #[test]
 fn budgets_read_as_given_points_run_once_and_bad_sweeps_are_refused_in_one_line() {
     for text in ["default", "efficiency", "4"] {
-        assert_eq!(text.parse::<Budget>().unwrap().to_string(), text);
+        assert_eq!(String::from(text.parse::<Budget>().unwrap()), text);
     }
     let err = "0".parse::<Budget>().unwrap_err();
     assert!(err.contains("1 to 64"), "{err}");
