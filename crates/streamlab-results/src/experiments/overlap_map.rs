@@ -177,8 +177,12 @@ fn columns<'a>() -> Columns<'a, MapCellAnalysis> {
         .text("streams", "streams", |x| x.streams.to_string())
         .named(
             |x| {
+                let streams = match x.streams {
+                    1 => "1 stream".to_owned(),
+                    s => format!("{s} streams"),
+                };
                 RowName::new(x.elements, format_args!("{} floats", x.elements))
-                    .then(x.streams, format_args!("{} streams", x.streams))
+                    .then(x.streams, streams)
             },
             |x, _, row| row.over_link().modelled(Some(x.model_ms)),
         )
