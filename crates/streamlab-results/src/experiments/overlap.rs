@@ -330,13 +330,8 @@ impl Experiment for Overlap {
         (a.sizes.iter())
             .map(|s| {
                 let rows: Vec<Row> = s.configs.iter().map(|x| (s, x)).collect();
-                columns().table(
-                    Some(format!(
-                        "{} elements (medians, ms per iteration)",
-                        s.elements
-                    )),
-                    &rows,
-                )
+                let caption = format!("{} elements (medians, ms per iteration)", s.elements);
+                columns().table(Some(caption), &rows)
             })
             .collect()
     }
@@ -372,10 +367,9 @@ impl Experiment for Overlap {
         ];
         for (name, color, dashed, ms) in curves {
             let points = (a.sizes.iter())
-                .filter_map(|s| Some((s.elements as f64, s.sequential_ms / ms(s.best()?))));
-            chart
-                .lines
-                .push(line(name, color, dashed, points.collect()));
+                .filter_map(|s| Some((s.elements as f64, s.sequential_ms / ms(s.best()?))))
+                .collect();
+            chart.lines.push(line(name, color, dashed, points));
         }
         chart.levels.push(Level {
             name: format!("pays off ({PAYOFF:.2}×)"),
