@@ -319,12 +319,6 @@ impl Experiment for Mapped {
         vec![Csv::main(columns().csv(&derived.rows))]
     }
 
-    fn words(_r: &MappedResult, a: &Self::Derived) -> Value {
-        context! {
-            near => near(a).map(|x| (x.elements.ilog2(), x.mapped_ms / x.mapped_bound_ms)),
-        }
-    }
-
     fn figures(_r: &MappedResult, a: &Self::Derived) -> Vec<FigureModel> {
         let mut chart = blank(
             "mapped: zero-copy kernel against streamed copies".into(),
@@ -348,7 +342,9 @@ impl Experiment for Mapped {
     }
 
     fn summary(r: &MappedResult, a: &Self::Derived) -> Summary {
-        let near = near(a).map(|x| (x.elements, x.mapped_ms / x.mapped_bound_ms));
+        // The size nearest sincos-overlap's array, where mapped memory is held to its bound.
+        let near = (a.rows.iter()).min_by_key(|x| x.elements.abs_diff(1 << SINCOS_EXPONENT));
+        let near = near.map(|x| (x.elements, x.mapped_ms / x.mapped_bound_ms));
         Summary::of(&json!({
             "verified": r.run.verification.passed,
             "mapped_wins": a.mapped_wins,
@@ -360,10 +356,4 @@ impl Experiment for Mapped {
             ..Overview::default()
         })
     }
-}
-
-/// The size nearest sincos-overlap's array, where the summary holds mapped memory to its
-/// bound.
-fn near(a: &MappedAnalysis) -> Option<&MappedRow> {
-    (a.rows.iter()).min_by_key(|x| x.elements.abs_diff(1 << SINCOS_EXPONENT))
 }

@@ -163,11 +163,8 @@ pub struct OverlapConfig {
     pub variant: IssueOrder,
     pub streams: usize,
     pub median_ms: f64,
-    pub bound: Bound,
-    /// Beat the bound built from the measured stages: the bound was lowered to it.
-    pub beyond_bound: bool,
-    /// Relative noise of its samples.
-    pub noise: f64,
+    /// `None` where its stages were not measured.
+    pub bound: Option<Bound>,
     /// Its samples.
     #[serde(skip)]
     pub time: Series,
@@ -210,30 +207,18 @@ fn analyze_size(
 ) -> OverlapSizeAnalysis {
     let config = |variant, streams, time: &Series, runs| {
         let median_ms = time.median();
-        let parts = pipeline_stages(&size.stages, streams, None, link);
-        let bound = parts.map_or(
-            Bound {
-                ms: f64::NAN,
-                limiter: pipeline::Limiter::OneStream,
-                built_ms: None,
-                noise: None,
-                under: None,
-            },
-            |parts| {
-                pipeline::bound(parts, streams, runs, copy_engines).held(
-                    median_ms,
-                    time.noise(),
-                    chunks_noise(&size.stages, streams),
-                )
-            },
-        );
+        let bound = pipeline_stages(&size.stages, streams, None, link).map(|parts| {
+            pipeline::bound(parts, streams, runs, copy_engines).held(
+                median_ms,
+                time.noise(),
+                chunks_noise(&size.stages, streams),
+            )
+        });
         OverlapConfig {
             variant,
             streams,
             median_ms,
             bound,
-            beyond_bound: bound.lowered(),
-            noise: time.noise(),
             time: time.clone(),
         }
     };
@@ -276,26 +261,22 @@ fn columns<'a>() -> Columns<'a, Row<'a>> {
             |_, _, row| row.over_link(),
         )
         .raw("elements", |(s, _): &Row| s.elements.to_string())
-        .both(
-            "variant",
-            |(_, x)| x.variant.label().into(),
-            "variant",
-            |(_, x)| x.variant.label().into(),
-        )
-        .both(
-            "streams",
-            |(_, x)| x.streams.to_string(),
-            "streams",
-            |(_, x)| x.streams.to_string(),
-        )
+        .text("variant", "variant", |(_, x)| x.variant.label().into())
+        .text("streams", "streams", |(_, x)| x.streams.to_string())
         .median(("ms", "median_ms"), (4, 5), (None, MS), |(_, x)| {
             Some(&x.time)
         })
-        .noise("noise", "noise", |(_, x)| x.noise)
+        .noise("noise", "noise", |(_, x)| x.time.noise())
         .show("speedup", |(s, x)| times(s.sequential_ms / x.median_ms))
-        .number("bound", "bound_ms", (4, 5), |(_, x)| x.bound.ms)
-        .show("limited by", |(_, x)| x.bound.limiter.label().into())
-        .show("against its bound", |(_, x)| x.bound.cell())
+        .number("bound", "bound_ms", (4, 5), |(_, x)| {
+            x.bound.map_or(f64::NAN, |b| b.ms)
+        })
+        .show("limited by", |(_, x)| {
+            x.bound.map_or("–", |b| b.limiter.label()).into()
+        })
+        .show("against its bound", |(_, x)| {
+            x.bound.map_or(String::new(), |b| b.cell())
+        })
 }
 
 /// Every configuration of every size, size by size.
@@ -349,13 +330,8 @@ impl Experiment for Overlap {
         (a.sizes.iter())
             .map(|s| {
                 let rows: Vec<Row> = s.configs.iter().map(|x| (s, x)).collect();
-                columns().table(
-                    Some(format!(
-                        "{} elements (medians, ms per iteration)",
-                        s.elements
-                    )),
-                    &rows,
-                )
+                let caption = format!("{} elements (medians, ms per iteration)", s.elements);
+                columns().table(Some(caption), &rows)
             })
             .collect()
     }
@@ -369,7 +345,7 @@ impl Experiment for Overlap {
         context! {
             entry => r.entry.join(", "),
             payoff => PAYOFF,
-            best => best.map(|b| (Serde(b), b.variant.label(), b.bound.limiter.label())),
+            best => best.map(|b| (Serde(b), b.variant.label(), b.bound.map(|b| b.limiter.label()))),
         }
     }
 
@@ -386,15 +362,14 @@ impl Experiment for Overlap {
         let curves: [(&str, _, bool, Ms); 2] = [
             ("measured", PALETTE[0], false, |b| b.median_ms),
             ("bound of that configuration", BOUND_COLOR, true, |b| {
-                b.bound.ms
+                b.bound.map_or(f64::NAN, |b| b.ms)
             }),
         ];
         for (name, color, dashed, ms) in curves {
             let points = (a.sizes.iter())
-                .filter_map(|s| Some((s.elements as f64, s.sequential_ms / ms(s.best()?))));
-            chart
-                .lines
-                .push(line(name, color, dashed, points.collect()));
+                .filter_map(|s| Some((s.elements as f64, s.sequential_ms / ms(s.best()?))))
+                .collect();
+            chart.lines.push(line(name, color, dashed, points));
         }
         chart.levels.push(Level {
             name: format!("pays off ({PAYOFF:.2}×)"),
@@ -424,19 +399,19 @@ mod tests {
             }],
         };
         let params = Params {
-            elements: 1 << 20,
+            elements: 1 << 22,
             ..Params::default()
         };
         let r = OverlapResult {
             run: RunRecord::made_up(params),
             entry: vec![".param .u64".into()],
-            sizes: vec![size(1 << 10, 1.95), size(1 << 20, 1.0)],
+            sizes: vec![size(1 << 10, 1.95), size(1 << 20, 1.0), size(1 << 22, 0.5)],
             timeline: None,
         };
         let words = Analyzed::<Overlap>::new(KernelSet::Rust, r).words.unwrap();
         let (_, verdict) = words.notes.iter().find(|(l, _)| l == "Verdict").unwrap();
         assert!(
-            verdict.starts_with("streams pay off from 1048576 elements: 2.00× at your size (1048576 elements, asynchronous 1 with 2 streams, 1.0000 ms against 2.0000 ms sequential); bound NaN ms"),
+            verdict.starts_with("streams pay off from 1048576 elements: 4.00× at your size (4194304 elements, asynchronous 1 with 2 streams, 0.5000 ms against 2.0000 ms sequential); no bound, as the stages of its chunks were not measured"),
             "{verdict}"
         );
     }

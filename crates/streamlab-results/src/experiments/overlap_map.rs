@@ -129,6 +129,9 @@ pub struct MapCellAnalysis {
     pub model_speedup: f64,
     /// Measured and model on different sides of [`PAYOFF`].
     pub disagrees: bool,
+    /// Iterations per timed sample at its size.
+    #[serde(skip)]
+    pub size_iterations: usize,
     /// The two asynchronous orders' samples.
     #[serde(skip)]
     pub async1: Series,
@@ -162,25 +165,8 @@ pub struct MapAnalysis {
     pub one_stream_model_ms: Vec<f64>,
 }
 
-impl MapAnalysis {
-    fn cell(&self, elements: usize, streams: usize) -> Option<&MapCellAnalysis> {
-        self.cells
-            .iter()
-            .find(|c| c.elements == elements && c.streams == streams)
-    }
-}
-
-/// An array of `elements` floats and its bytes: "2^20 floats (4 MiB)".
-fn array(elements: usize) -> String {
-    let (n, bytes) = (elements.ilog2(), elements * size_of::<f32>());
-    match bytes >= 1 << 20 {
-        true => format!("2^{n} floats ({} MiB)", bytes >> 20),
-        false => format!("2^{n} floats ({} KiB)", bytes >> 10),
-    }
-}
-
 /// The one declaration of the cells' table and the CSV: a row per (size, stream count).
-fn columns(r: &OverlapMapResult) -> Columns<'_, MapCellAnalysis> {
+fn columns<'a>() -> Columns<'a, MapCellAnalysis> {
     Columns::new()
         .both(
             "floats",
@@ -191,8 +177,12 @@ fn columns(r: &OverlapMapResult) -> Columns<'_, MapCellAnalysis> {
         .text("streams", "streams", |x| x.streams.to_string())
         .named(
             |x| {
+                let streams = match x.streams {
+                    1 => "1 stream".to_owned(),
+                    s => format!("{s} streams"),
+                };
                 RowName::new(x.elements, format_args!("{} floats", x.elements))
-                    .then(x.streams, format_args!("{} streams", x.streams))
+                    .then(x.streams, streams)
             },
             |x, _, row| row.over_link().modelled(Some(x.model_ms)),
         )
@@ -202,12 +192,7 @@ fn columns(r: &OverlapMapResult) -> Columns<'_, MapCellAnalysis> {
         .measured((Some(("async2", "asynchronous 2")), MS), |x| {
             Some(&x.async2)
         })
-        .show("iterations per sample", move |x| {
-            (r.sizes.iter())
-                .find(|s| s.elements == x.elements)
-                .map_or(0, |s| s.iterations)
-                .to_string()
-        })
+        .show("iterations per sample", |x| x.size_iterations.to_string())
         .number("best", "best_ms", (4, 5), |x| x.best_ms)
         .noise("noise", "noise", |x| x.noise)
         .times("speedup", "speedup", 3, |x| x.speedup)
@@ -259,7 +244,7 @@ impl Experiment for OverlapMap {
             let kernel = at.then("kernel", "kernel alone");
             rows.push(kernel.median(&size.kernel_alone, MS));
             let cells = (derived.cells.iter()).filter(|c| c.elements == n);
-            rows.extend(columns(r).measured_rows(cells));
+            rows.extend(columns().measured_rows(cells));
         }
         rows
     }
@@ -314,6 +299,7 @@ impl Experiment for OverlapMap {
                     model_ms: model,
                     model_speedup,
                     disagrees: (speedup >= PAYOFF) != (model_speedup >= PAYOFF),
+                    size_iterations: size.iterations,
                     async1: cell.async1.clone(),
                     async2: cell.async2.clone(),
                 });
@@ -357,7 +343,7 @@ impl Experiment for OverlapMap {
         }
     }
 
-    fn tables(r: &Self::Result, a: &Self::Derived, _cuda: Option<With<Self>>) -> Vec<Table> {
+    fn tables(_r: &Self::Result, a: &Self::Derived, _cuda: Option<With<Self>>) -> Vec<Table> {
         let at = |n: Option<usize>| n.map_or("never".to_owned(), |n| format!("2^{}", n.ilog2()));
         let crossovers = Columns::new()
             .show("streams", |x: &Crossover| x.streams.to_string())
@@ -380,7 +366,7 @@ impl Experiment for OverlapMap {
                     && (c.measured == Some(x.elements) || c.model == Some(x.elements))
             })
         };
-        let cells = columns(r).keyed(
+        let cells = columns().keyed(
             Some("every cell: medians, ms per iteration".into()),
             &a.cells,
             |x| x.disagrees || at_crossover(x),
@@ -388,21 +374,12 @@ impl Experiment for OverlapMap {
         vec![crossovers, cells]
     }
 
-    fn csv(r: &OverlapMapResult, derived: &Self::Derived) -> Vec<Csv> {
-        vec![Csv::main(columns(r).csv(&derived.cells))]
+    fn csv(_r: &OverlapMapResult, derived: &Self::Derived) -> Vec<Csv> {
+        vec![Csv::main(columns().csv(&derived.cells))]
     }
 
-    fn words(_r: &OverlapMapResult, a: &Self::Derived) -> Value {
-        let largest = a.sizes.iter().max();
-        let best = (a.cells.iter())
-            .filter(|c| Some(&c.elements) == largest)
-            .max_by(|x, y| x.speedup.total_cmp(&y.speedup));
-        context! {
-            best => best.map(Serde),
-            close => (a.crossovers.iter()).filter(|c| c.steps_apart.is_some_and(|s| s <= 1)).count(),
-            payoff => PAYOFF,
-            array => Value::from_function(array),
-        }
+    fn words(_r: &OverlapMapResult, _a: &Self::Derived) -> Value {
+        context! { payoff => PAYOFF }
     }
 
     /// overlap-map: the measured speedup map and the model's, each with the pay-off contour;
@@ -429,7 +406,10 @@ impl Experiment for OverlapMap {
                 values: (a.sizes.iter())
                     .map(|&n| {
                         (a.stream_counts.iter())
-                            .map(|&s| a.cell(n, s).map(value))
+                            .map(|&s| {
+                                let mut cells = a.cells.iter();
+                                cells.find(|c| c.elements == n && c.streams == s).map(value)
+                            })
                             .collect()
                     })
                     .collect(),

@@ -2,12 +2,11 @@
 //! data-parallel training lives on.
 //! How it measures, its bounds and its model are told in its words, `allreduce_overlap.md`.
 use crate::experiments::prelude::*;
-use std::fmt;
 use std::str::FromStr;
 
 mod present;
 
-use present::{figures, overlap_columns, overlap_views, reduce_columns, reduce_views};
+use present::{figures, overlap_columns, reduce_columns};
 
 use crate::derived::pipeline::beyond;
 
@@ -42,24 +41,14 @@ impl Budget {
     }
 }
 
-impl fmt::Display for Budget {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Budget::Default => f.write_str("default"),
-            Budget::Efficiency => f.write_str("efficiency"),
-            Budget::MaxCtas(n) => write!(f, "{n}"),
-        }
-    }
-}
-
 impl FromStr for Budget {
     type Err = String;
     fn from_str(s: &str) -> Result<Budget, String> {
         match s.trim() {
             "default" => Ok(Budget::Default),
             "efficiency" => Ok(Budget::Efficiency),
-            n => match n.parse::<u32>() {
-                Ok(n) if (1..=64).contains(&n) => Ok(Budget::MaxCtas(n)),
+            n => match n.parse() {
+                Ok(n @ 1..=64) => Ok(Budget::MaxCtas(n)),
                 _ => Err(format!(
                     "{s:?} is no CTA budget: give default, efficiency, or a number of CTAs from 1 to 64"
                 )),
@@ -76,8 +65,13 @@ impl TryFrom<String> for Budget {
 }
 
 impl From<Budget> for String {
+    /// The budget as the command line gives it.
     fn from(b: Budget) -> String {
-        b.to_string()
+        match b {
+            Budget::Default => "default".into(),
+            Budget::Efficiency => "efficiency".into(),
+            Budget::MaxCtas(n) => n.to_string(),
+        }
     }
 }
 
@@ -99,7 +93,7 @@ pub struct Params {
     pub ratios: Vec<f64>,
     /// NCCL CTA budgets swept at --budget-mib, each a new set of communicators:
     /// `default`, `efficiency`, or a number of CTAs.
-    #[arg(long, value_delimiter = ',', default_values_t = [Budget::Default, Budget::MaxCtas(8), Budget::MaxCtas(4), Budget::MaxCtas(2)])]
+    #[arg(long, value_delimiter = ',', default_values = ["default", "8", "4", "2"])]
     pub budgets: Vec<Budget>,
     /// The bucket size (MiB) of the budget sweep.
     #[arg(long, default_value_t = 25)]
@@ -129,48 +123,34 @@ impl crate::saved::Params for Params {
     fn validate(&self) -> Result<(), UsageError> {
         crate::spread::check_devices(AllreduceOverlap::NAME, &self.devices)?;
         let bucket_mibs = (self.bucket_mib.iter()).chain([&self.budget_mib]);
-        if let Some(mib) = bucket_mibs.clone().find(|&&m| !(1..=1024).contains(&m)) {
-            return Err(UsageError::new(format!(
-                "a bucket of {mib} MiB is outside 1..=1024: give --bucket-mib and --budget-mib from 1 to 1024"
-            )));
-        }
-        if let Some(r) = self.ratios.iter().find(|r| !(0.25..=4.0).contains(*r)) {
-            return Err(UsageError::new(format!(
-                "a compute : all-reduce ratio of {r} is outside 0.25..=4: give --ratios such as 0.5,1,2"
-            )));
-        }
-        if let Some((_, r)) =
-            (self.ratios.iter().enumerate()).find(|(i, r)| self.ratios[..*i].contains(r))
-        {
-            return Err(UsageError::new(format!(
-                "--ratios names {r} twice: name each ratio once"
-            )));
-        }
-        if !(1..=MAX_BUCKETS).contains(&self.buckets) || !(64..=8192).contains(&self.side) {
-            return Err(UsageError::new(format!(
-                "--buckets {} or --side {} is out of range: give --buckets 1..={MAX_BUCKETS} and --side 64..=8192",
-                self.buckets, self.side
-            )));
-        }
-        let most = bucket_mibs.max().copied().unwrap_or(0);
+        let most = bucket_mibs.clone().max().copied().unwrap_or(0);
         let iteration_mib = self.buckets as u64 * u64::from(most);
-        if iteration_mib > MAX_ITERATION_MIB {
-            return Err(UsageError::new(format!(
+        let ratio_twice =
+            (self.ratios.iter().enumerate()).find(|(i, r)| self.ratios[..*i].contains(r));
+        // `--buckets` and `--side` are held to their ranges by their parsers.
+        let refusals = [
+            (bucket_mibs.clone().find(|&&m| !(1..=1024).contains(&m))).map(|mib| format!(
+                "a bucket of {mib} MiB is outside 1..=1024: give --bucket-mib and --budget-mib from 1 to 1024"
+            )),
+            (self.ratios.iter().find(|r| !(0.25..=4.0).contains(*r))).map(|r| format!(
+                "a compute : all-reduce ratio of {r} is outside 0.25..=4: give --ratios such as 0.5,1,2"
+            )),
+            ratio_twice.map(|(_, r)| format!("--ratios names {r} twice: name each ratio once")),
+            (iteration_mib > MAX_ITERATION_MIB).then(|| format!(
                 "--buckets {} of {most} MiB is {iteration_mib} MiB an iteration, more than {MAX_ITERATION_MIB}: use fewer or smaller buckets",
                 self.buckets,
-            )));
+            )),
+            (self.warmup == 0).then(|| {
+                "--warmup 0: each configuration needs an untimed iteration first (NCCL connects on first use): give --warmup 1 or more".into()
+            }),
+            (self.bucket_mib.is_empty() || self.ratios.is_empty() || self.budgets.is_empty()).then(|| {
+                "--bucket-mib, --ratios and --budgets each need at least one value: give e.g. --ratios 1".into()
+            }),
+        ];
+        match refusals.into_iter().flatten().next() {
+            Some(refusal) => Err(UsageError::new(refusal)),
+            None => Ok(()),
         }
-        if self.warmup == 0 {
-            return Err(UsageError::new(
-                "--warmup 0: each configuration needs an untimed iteration first (NCCL connects on first use): give --warmup 1 or more",
-            ));
-        }
-        if self.bucket_mib.is_empty() || self.ratios.is_empty() || self.budgets.is_empty() {
-            return Err(UsageError::new(
-                "--bucket-mib, --ratios and --budgets each need at least one value: give e.g. --ratios 1",
-            ));
-        }
-        Ok(())
     }
 }
 
@@ -250,6 +230,9 @@ pub struct ReduceRow {
     /// Bus bandwidth as nccl-tests defines it: bytes / time × 2(n − 1)/n.
     pub busbw_in_place: f64,
     pub busbw_out_of_place: f64,
+    /// The point's samples, in place and out of place.
+    #[serde(skip)]
+    pub samples: [Series; 2],
 }
 
 /// A ratio point's overlap against its bound.
@@ -283,6 +266,9 @@ pub struct OverlapRow {
     /// under-measured, so the row is flagged.
     pub beyond_bound: bool,
     pub busbw: f64,
+    /// The ratio point's samples.
+    #[serde(skip)]
+    pub samples: RatioPoint,
 }
 
 /// Every number derived from a run.
@@ -340,6 +326,7 @@ impl Experiment for AllreduceOverlap {
                 bucket_ms: m / k as f64,
                 busbw_in_place,
                 busbw_out_of_place: busbw_at(p.out_of_place.median()),
+                samples: [p.in_place.clone(), p.out_of_place.clone()],
             });
             for q in &p.ratios {
                 let (c, t, th) = (
@@ -370,6 +357,7 @@ impl Experiment for AllreduceOverlap {
                     over_bound: t / b,
                     beyond_bound: beyond(t, b),
                     busbw: busbw_in_place,
+                    samples: q.clone(),
                 });
             }
         }
@@ -398,9 +386,9 @@ impl Experiment for AllreduceOverlap {
         }
     }
 
-    fn rows(r: &AllreduceOverlapResult, a: &AllreduceAnalysis) -> Vec<MeasuredRow> {
-        let mut rows = reduce_columns().measured_rows(&reduce_views(r, a));
-        rows.extend(overlap_columns().measured_rows(&overlap_views(r, a)));
+    fn rows(_r: &AllreduceOverlapResult, a: &AllreduceAnalysis) -> Vec<MeasuredRow> {
+        let mut rows = reduce_columns().measured_rows(&a.reduce);
+        rows.extend(overlap_columns().measured_rows(&a.overlap));
         rows
     }
 
@@ -412,23 +400,23 @@ impl Experiment for AllreduceOverlap {
                     "{k} all-reduces of float32 per iteration on {} GPUs, medians of the slowest GPU; busbw = bytes / time × 2(n − 1)/n",
                     a.ranks
                 )),
-                &reduce_views(r, a),
+                &a.reduce,
             ),
             overlap_columns().table(
                 Some(format!(
                     "ms per iteration of {k} layers; bound = max(C, M) + min(C, M)/{k}; full interference: the same from each side measured beside a loop of the other (an estimate, not a bound); hidden = (C + M − T) / min(C, M), at most 1 − 1/{k}"
                 )),
-                &overlap_views(r, a),
+                &a.overlap,
             ),
         ]
     }
 
-    fn csv(r: &AllreduceOverlapResult, a: &AllreduceAnalysis) -> Vec<Csv> {
+    fn csv(_r: &AllreduceOverlapResult, a: &AllreduceAnalysis) -> Vec<Csv> {
         vec![
-            Csv::main(overlap_columns().csv(&overlap_views(r, a))),
+            Csv::main(overlap_columns().csv(&a.overlap)),
             Csv {
                 suffix: Some("alone"),
-                contents: reduce_columns().csv(&reduce_views(r, a)),
+                contents: reduce_columns().csv(&a.reduce),
             },
         ]
     }

@@ -1,50 +1,26 @@
 //! allreduce-overlap's tables, CSV and measured rows (one declaration each for the
 //! all-reduces alone and for the overlap rows), and its two charts.
-use super::{
-    AllreduceAnalysis, AllreduceOverlapResult, Budget, OverlapRow, Point, RatioPoint, ReduceRow,
-};
+use super::{AllreduceAnalysis, AllreduceOverlapResult, Budget, OverlapRow, RatioPoint, ReduceRow};
 use crate::experiments::prelude::*;
-
-/// A point's all-reduces alone, with its derived row.
-type ReduceView<'a> = (&'a Point, &'a ReduceRow);
-
-/// A ratio point, with its derived row.
-type OverlapView<'a> = (&'a RatioPoint, &'a OverlapRow);
-
-pub(super) fn reduce_views<'a>(
-    r: &'a AllreduceOverlapResult,
-    a: &'a AllreduceAnalysis,
-) -> Vec<ReduceView<'a>> {
-    r.points.iter().zip(&a.reduce).collect()
-}
-
-pub(super) fn overlap_views<'a>(
-    r: &'a AllreduceOverlapResult,
-    a: &'a AllreduceAnalysis,
-) -> Vec<OverlapView<'a>> {
-    (r.points.iter().flat_map(|p| &p.ratios))
-        .zip(&a.overlap)
-        .collect()
-}
 
 /// A point's name among the measured rows: its budget and bucket size.
 fn point_name(budget: Budget, bucket_mib: f64) -> RowName {
     RowName::new(
-        format!("{budget}/{bucket_mib}MiB"),
+        format!("{}/{bucket_mib}MiB", String::from(budget)),
         format!("{}, {bucket_mib} MiB buckets", budget.label()),
     )
 }
 
-pub(super) fn reduce_columns<'a>() -> Columns<'a, ReduceView<'a>> {
+pub(super) fn reduce_columns<'a>() -> Columns<'a, ReduceRow> {
     Columns::new()
-        .text("budget", "budget", |(_, x): &ReduceView| x.budget.label())
-        .number("bucket MiB", "bucket_mib", (0, 3), |(_, x)| x.bucket_mib)
-        .named(|(_, x)| point_name(x.budget, x.bucket_mib), |_, _, row| row)
+        .text("budget", "budget", |x: &ReduceRow| x.budget.label())
+        .number("bucket MiB", "bucket_mib", (0, 3), |x| x.bucket_mib)
+        .named(|x| point_name(x.budget, x.bucket_mib), |_, _, row| row)
         .median(
             ("in place, ms", "in_place_ms"),
             (3, 6),
             (Some(("in-place", "all-reduces alone, in place")), MS),
-            |(p, _)| Some(&p.in_place),
+            |x| Some(&x.samples[0]),
         )
         .median(
             ("out of place, ms", "out_of_place_ms"),
@@ -53,20 +29,17 @@ pub(super) fn reduce_columns<'a>() -> Columns<'a, ReduceView<'a>> {
                 Some(("out-of-place", "all-reduces alone, out of place")),
                 MS,
             ),
-            |(p, _)| Some(&p.out_of_place),
+            |x| Some(&x.samples[1]),
         )
-        .number("ms per bucket", "bucket_ms", (4, 6), |(_, x)| x.bucket_ms)
-        .number(
-            "busbw in place, GB/s",
-            "busbw_in_place",
-            (1, 3),
-            |(_, x)| x.busbw_in_place,
-        )
+        .number("ms per bucket", "bucket_ms", (4, 6), |x| x.bucket_ms)
+        .number("busbw in place, GB/s", "busbw_in_place", (1, 3), |x| {
+            x.busbw_in_place
+        })
         .number(
             "busbw out of place, GB/s",
             "busbw_out_of_place",
             (1, 3),
-            |(_, x)| x.busbw_out_of_place,
+            |x| x.busbw_out_of_place,
         )
 }
 
@@ -79,28 +52,45 @@ type Names = (&'static str, &'static str);
 /// The overlap rows' timed configurations after the compute alone: each one's column
 /// heading and CSV name, its key and words among the measured rows, and its samples.
 const TIMED: [(Names, Names, Samples); 3] = [
-    (("serialized, ms", "serialized_ms"), ("serialized", "serialized"), |p| &p.serialized),
-    (("overlapped T, ms", "overlapped_ms"), ("overlapped", "overlapped"), |p| &p.overlapped),
+    (
+        ("serialized, ms", "serialized_ms"),
+        ("serialized", "serialized"),
+        |p| &p.serialized,
+    ),
+    (
+        ("overlapped T, ms", "overlapped_ms"),
+        ("overlapped", "overlapped"),
+        |p| &p.overlapped,
+    ),
     (
         ("T, high priority, ms", "overlapped_high_ms"),
-        ("overlapped-high", "overlapped, communication at the greatest priority"),
+        (
+            "overlapped-high",
+            "overlapped, communication at the greatest priority",
+        ),
         |p| &p.overlapped_high,
     ),
 ];
 
 /// Each side beside a loop of the other: measured rows only.
 const INTERFERED: [(Names, Samples); 2] = [
-    (("compute-interfered", "compute beside an all-reduce loop"), |p| &p.compute_interfered),
-    (("reduce-interfered", "all-reduces beside a loop of products"), |p| &p.reduce_interfered),
+    (
+        ("compute-interfered", "compute beside an all-reduce loop"),
+        |p| &p.compute_interfered,
+    ),
+    (
+        ("reduce-interfered", "all-reduces beside a loop of products"),
+        |p| &p.reduce_interfered,
+    ),
 ];
 
-pub(super) fn overlap_columns<'a>() -> Columns<'a, OverlapView<'a>> {
+pub(super) fn overlap_columns<'a>() -> Columns<'a, OverlapRow> {
     let mut columns = Columns::new()
-        .text("budget", "budget", |(_, x): &OverlapView| x.budget.label())
-        .number("bucket MiB", "bucket_mib", (0, 3), |(_, x)| x.bucket_mib)
-        .number("C : M asked", "ratio_asked", (2, 3), |(_, x)| x.ratio_asked)
+        .text("budget", "budget", |x: &OverlapRow| x.budget.label())
+        .number("bucket MiB", "bucket_mib", (0, 3), |x| x.bucket_mib)
+        .number("C : M asked", "ratio_asked", (2, 3), |x| x.ratio_asked)
         .named(
-            |(_, x)| {
+            |x| {
                 point_name(x.budget, x.bucket_mib).then(
                     format!("x{}", x.ratio_asked),
                     format!("compute : all-reduce {}", x.ratio_asked),
@@ -108,35 +98,30 @@ pub(super) fn overlap_columns<'a>() -> Columns<'a, OverlapView<'a>> {
             },
             |_, _, row| row,
         )
-        .number("C : M", "ratio", (2, 3), |(_, x)| x.ratio)
+        .number("C : M", "ratio", (2, 3), |x| x.ratio)
         .median(
             ("compute C, ms", "compute_ms"),
             (3, 6),
             (Some(("compute", "compute alone")), MS),
-            |(p, _)| Some(&p.compute),
+            |x| Some(&x.samples.compute),
         )
-        .number("all-reduce M, ms", "reduce_ms", (3, 6), |(_, x)| {
-            x.reduce_ms
-        });
+        .number("all-reduce M, ms", "reduce_ms", (3, 6), |x| x.reduce_ms);
     for ((heading, name), item, samples) in TIMED {
-        columns = columns.median((heading, name), (3, 6), (Some(item), MS), move |(p, _)| {
-            Some(samples(p))
+        columns = columns.median((heading, name), (3, 6), (Some(item), MS), move |x| {
+            Some(samples(&x.samples))
         });
     }
     for (item, samples) in INTERFERED {
-        columns = columns.measured((Some(item), MS), move |(p, _)| Some(samples(p)));
+        columns = columns.measured((Some(item), MS), move |x| Some(samples(&x.samples)));
     }
     columns
-        .number("bound, ms", "bound_ms", (3, 6), |(_, x)| x.bound_ms)
-        .number(
-            "full interference, ms",
-            "interfered_ms",
-            (3, 6),
-            |(_, x)| x.interfered_ms,
-        )
+        .number("bound, ms", "bound_ms", (3, 6), |x| x.bound_ms)
+        .number("full interference, ms", "interfered_ms", (3, 6), |x| {
+            x.interfered_ms
+        })
         .both(
             "loops outlasted",
-            |(_, x)| {
+            |x| {
                 (if x.short_loops {
                     "no: estimate low"
                 } else {
@@ -145,24 +130,13 @@ pub(super) fn overlap_columns<'a>() -> Columns<'a, OverlapView<'a>> {
                 .into()
             },
             "short_loops",
-            |(_, x)| x.short_loops.to_string(),
+            |x| x.short_loops.to_string(),
         )
-        .number("hidden", "hidden", (2, 4), |(_, x)| x.hidden)
-        .number("hidden, high priority", "hidden_high", (2, 4), |(_, x)| {
+        .number("hidden", "hidden", (2, 4), |x| x.hidden)
+        .number("hidden, high priority", "hidden_high", (2, 4), |x| {
             x.hidden_high
         })
-        .times("T / bound", "over_bound", 4, |(_, x)| x.over_bound)
-}
-
-/// The ratios asked, in order of first appearance.
-fn ratios_asked(a: &AllreduceAnalysis) -> Vec<f64> {
-    let mut out: Vec<f64> = Vec::new();
-    for row in &a.overlap {
-        if !out.contains(&row.ratio_asked) {
-            out.push(row.ratio_asked);
-        }
-    }
-    out
+        .times("T / bound", "over_bound", 4, |x| x.over_bound)
 }
 
 /// The two charts: the fraction hidden against the all-reduces' bus bandwidth, a point
@@ -186,7 +160,7 @@ pub(super) fn figures(r: &AllreduceOverlapResult, a: &AllreduceAnalysis) -> Vec<
         XAxis::Log,
         YScale::Linear,
     );
-    for (i, ratio) in ratios_asked(a).into_iter().enumerate() {
+    for (i, ratio) in r.run.params.ratios.iter().copied().enumerate() {
         let color = PALETTE[i % PALETTE.len()];
         let of_ratio = || a.overlap.iter().filter(move |row| row.ratio_asked == ratio);
         let mut budget_points: Vec<(f64, f64)> = of_ratio()

@@ -2,33 +2,26 @@
 use super::*;
 
 #[test]
-fn equal_buckets_bound_the_makespan_by_the_longer_side_and_one_bucket_of_the_shorter() {
+fn the_bound_hidden_fraction_and_bus_bandwidth() {
     assert_eq!(bound(8.0, 4.0, 8), 8.5);
     assert_eq!(bound(4.0, 8.0, 8), 8.5);
     assert_eq!(bound(2.0, 2.0, 1), 4.0, "one bucket overlaps nothing");
     assert!((hidden(4.0, 8.0, 8.5) - 3.5 / 4.0).abs() < 1e-12);
     assert_eq!(hidden(4.0, 8.0, 12.0), 0.0, "serialized hides nothing");
-}
-
-#[test]
-fn busbw_is_nccl_tests_bus_bandwidth() {
-    // 1 GB in 1 ms on 2 GPUs: algbw 1000 GB/s, factor 1; on 4, factor 1.5.
+    // busbw is nccl-tests' bus bandwidth: 1 GB in 1 ms on 2 GPUs: algbw 1000 GB/s, factor 1; on 4, factor 1.5.
     assert_eq!(busbw(1_000_000_000, 1.0, 2), 1000.0);
     assert_eq!(busbw(1_000_000_000, 1.0, 4), 1500.0);
 }
 
 #[test]
-fn budgets_read_and_print_as_the_command_line_gives_them() {
+fn budgets_read_as_given_points_run_once_and_bad_sweeps_are_refused_in_one_line() {
     for text in ["default", "efficiency", "4"] {
-        assert_eq!(text.parse::<Budget>().unwrap().to_string(), text);
+        assert_eq!(String::from(text.parse::<Budget>().unwrap()), text);
     }
     let err = "0".parse::<Budget>().unwrap_err();
     assert!(err.contains("1 to 64"), "{err}");
     assert!("lots".parse::<Budget>().is_err());
-}
-
-#[test]
-fn each_point_is_measured_once_bucket_sweep_first() {
+    // Each point is measured once, the bucket sweep first.
     let p = Params {
         bucket_mib: vec![1, 25],
         budgets: vec![Budget::Default, Budget::MaxCtas(4)],
@@ -43,10 +36,6 @@ fn each_point_is_measured_once_bucket_sweep_first() {
             (25, Budget::MaxCtas(4))
         ]
     );
-}
-
-#[test]
-fn bad_sweeps_are_refused_in_one_line() {
     use crate::saved::Params as _;
     let with = |change: fn(&mut Params)| {
         let mut p = Params::default();
