@@ -63,7 +63,7 @@ fn host_pairs_and_traced_rounds_give_their_ratios_with_noise() {
     let t = point.traced_over_untraced().unwrap();
     let median = |v: Vec<f64>| Series::new(v).unwrap().median();
     assert!((t.ratio - median(traced.clone()) / median(untraced)).abs() < 1e-12);
-    assert_eq!(point.traced_samples(), traced);
+    assert_eq!(point.samples_of_rounds(true), traced);
     let a = analyze(&r);
     assert!(a.has_hosts());
     assert!(
