@@ -335,23 +335,14 @@ impl Experiment for SincosOverlap {
     }
 
     fn words(r: &SincosOverlapResult, a: &Self::Derived) -> Value {
-        let lowered: Vec<String> = (a.configs.iter())
-            .filter_map(|x| {
-                let why = x.bound.under_measured()?;
-                Some(format!(
-                    "{} with {} streams: {why}",
-                    x.variant.label(),
-                    x.streams
-                ))
-            })
-            .collect();
         // A configuration with the labels of its order, its bound's limiter and its
-        // busiest engine or stream.
+        // busiest engine or stream, and why its bound was lowered to it.
         let config = |c: &SincosConfig| {
             context! {
                 label => c.variant.label(),
                 limiter => c.bound.limiter.label(),
                 resource => c.busiest_bound.map(|b| b.resource.label()),
+                lowered => c.bound.under_measured(),
                 ..Value::from(Serde(c))
             }
         };
@@ -364,7 +355,7 @@ impl Experiment for SincosOverlap {
             sequential => a.sequential().map(Serde),
             cpp_host => Serde(&r.cpp_host),
             noise_target => stats::NOISE_TARGET,
-            lowered,
+            lowered => a.configs.iter().filter(|c| c.bound.lowered()).map(config).collect::<Vec<_>>(),
         }
     }
 
