@@ -255,17 +255,12 @@ impl Experiment for ConcurrencyBreaks {
                     .modelled(model)
             })
             .collect();
-        if let Some(probe) = &r.staging {
-            rows.push(MeasuredRow::median(
-                "host-copy-to-staging",
-                format!(
-                    "the host's copy of one chunk into pinned staging, {} threads",
-                    probe.threads
-                ),
-                &probe.copy,
-                MS,
-            ));
-        }
+        rows.extend(r.staging.iter().map(|probe| {
+            let threads = probe.threads;
+            let words =
+                format!("the host's copy of one chunk into pinned staging, {threads} threads");
+            MeasuredRow::median("host-copy-to-staging", words, &probe.copy, MS)
+        }));
         rows
     }
 

@@ -166,8 +166,7 @@ impl Experiment for MemcpyKernel {
     }
 
     fn tables(_r: &Self::Result, a: &Self::Derived, cuda: Option<With<Self>>) -> Vec<Table> {
-        let c = cuda.map(|(_, d)| d);
-        let columns = columns(c);
+        let columns = columns(cuda.map(|(_, d)| d));
         (a.stream_counts.iter())
             .map(|&streams| {
                 let rows: Vec<MemcpyRow> = a.rows_with(streams).cloned().collect();
