@@ -30,15 +30,12 @@ pub struct BreakRow {
     /// costs less than its length: a copy alone runs faster than beside one in the other
     /// direction (the link's both-ways rate is below twice its one-way rate).
     pub both_ways_lost_ms: Option<f64>,
-    /// Whether the cost is at least the copy–kernel overlap destroyed.
-    pub costs_overlap_lost: Option<bool>,
     /// Per traced iteration, how long the host spent in the calls its timeline records
     /// (a wait, an allocation, a copy into staging): host work on the issue path.
     pub host_ms: Option<f64>,
-    /// What the break detector found in its timeline, and what it must find.
+    /// What the break detector found in its timeline.
     pub detected: Vec<BreakKind>,
-    pub expected: Vec<BreakKind>,
-    /// Everything expected was found, and nothing where nothing was expected.
+    /// Everything [`Case::expected`] was found, and nothing where nothing was expected.
     pub detected_as_expected: bool,
 }
 
@@ -54,8 +51,6 @@ pub struct RemedyRow {
     pub remedy_verdict: Verdict,
     /// The remedy's time per iteration over the break's.
     pub over_break: f64,
-    /// The remedy's host calls per traced iteration ([`BreakRow::host_ms`]).
-    pub remedy_host_ms: Option<f64>,
     /// The remedy's median is within noise of the clean pipeline's
     /// ([`BreakRow::within_noise`]).
     pub remedy_within_noise: bool,
@@ -149,7 +144,7 @@ pub(super) fn analyze(r: &ConcurrencyBreaksResult, checks: &[TraceChecks]) -> Br
             let base = find(c.case.baseline())?;
             let (m, b) = (c.time.median(), base.time.median());
             let detected = traced(c.case).map(detected).unwrap_or_default();
-            let expected = c.case.expected().to_vec();
+            let expected = c.case.expected();
             let lost = (traced(c.case).and_then(overlap_per_iteration))
                 .zip(traced(base.case).and_then(overlap_per_iteration))
                 .map(|((kernel, both), (base_kernel, base_both))| {
@@ -170,7 +165,6 @@ pub(super) fn analyze(r: &ConcurrencyBreaksResult, checks: &[TraceChecks]) -> Br
                 within_noise: (m / b - 1.0).abs() <= c.time.noise().max(base.time.noise()),
                 overlap_lost_ms: lost.map(|l| l.0),
                 both_ways_lost_ms: lost.map(|l| l.1),
-                costs_overlap_lost: lost.map(|l| m - b >= l.0),
                 host_ms: c.timeline.as_ref().and_then(host_per_iteration),
                 detected_as_expected: traced(c.case).is_some()
                     && if expected.is_empty() {
@@ -179,7 +173,6 @@ pub(super) fn analyze(r: &ConcurrencyBreaksResult, checks: &[TraceChecks]) -> Br
                         expected.iter().all(|k| detected.contains(k))
                     },
                 detected,
-                expected,
             })
         })
         .collect::<Vec<BreakRow>>();
@@ -196,7 +189,6 @@ pub(super) fn analyze(r: &ConcurrencyBreaksResult, checks: &[TraceChecks]) -> Br
                 remedy_cost_ms: remedy.cost_ms,
                 remedy_verdict: remedy.verdict,
                 over_break: remedy.median_ms / cause.median_ms,
-                remedy_host_ms: remedy.host_ms,
                 remedy_within_noise: remedy.within_noise,
                 host_copy_ms: (r.staging.as_ref())
                     .filter(|_| remedy.case == Case::StagedCopy)

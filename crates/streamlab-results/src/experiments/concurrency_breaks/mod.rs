@@ -54,9 +54,12 @@ impl crate::saved::Params for Params {
     }
 }
 
-/// `Case`, each way of running the pipeline with its label, and `Case::ALL`, in order.
+/// `Case`, each way of running the pipeline, and `Case::ALL`, in order: each with its
+/// label, the break it remedies, the `nsys analyze` rule that reports it, what the break
+/// detector must find in its timeline, and whether its streams are blocking.
 macro_rules! cases {
-    ($($(#[doc = $doc:literal])* $case:ident => $label:literal,)*) => {
+    ($($(#[doc = $doc:literal])* $case:ident => $label:literal $(, remedies $cause:ident)?
+        $(, rule $rule:literal)? $(, finds $kind:ident)? $(, blocking $blocking:literal)?;)*) => {
         /// One way of running the pipeline.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
         #[serde(rename_all = "kebab-case")]
@@ -72,125 +75,102 @@ macro_rules! cases {
                     $(Case::$case => $label,)*
                 }
             }
+
+            /// The break it remedies, for a remedy.
+            pub fn remedies(self) -> Option<Case> {
+                match self {
+                    $(Case::$case => None $(.or(Some(Case::$cause)))?,)*
+                }
+            }
+
+            /// The `nsys analyze` rule (Nsight Systems' expert system) that reports the
+            /// same thing, for a break: where no rule names the call, `gpu_gaps` reports
+            /// the idle GPU it leaves.
+            pub fn nsys_rule(self) -> Option<&'static str> {
+                match self {
+                    $(Case::$case => None $(.or(Some($rule)))?,)*
+                }
+            }
+
+            /// What the break detector must find in its timeline.
+            pub fn expected(self) -> &'static [BreakKind] {
+                match self {
+                    $(Case::$case => &[$(BreakKind::$kind)?],)*
+                }
+            }
+
+            /// Whether its streams are blocking (the NULL stream joins them).
+            pub fn blocking_streams(self) -> bool {
+                match self {
+                    $(Case::$case => true $(&& $blocking)?,)*
+                }
+            }
         }
     };
 }
 
 cases! {
     /// Blocking streams (`CU_STREAM_DEFAULT`), nothing else.
-    Clean => "clean",
+    Clean => "clean";
     /// Non-blocking streams (`CU_STREAM_NON_BLOCKING`), nothing else.
-    CleanNonBlocking => "clean, non-blocking streams",
+    CleanNonBlocking => "clean, non-blocking streams", blocking false;
     /// The last chunk's copy in issued on the legacy NULL stream.
-    NullStreamCopy => "copy in on the NULL stream",
-    /// The same on non-blocking streams, which the NULL stream does not join.
+    NullStreamCopy => "copy in on the NULL stream", rule "gpu_gaps", finds NullStream;
+    /// The same on non-blocking streams, which the NULL stream does not join: one of the
+    /// NULL-stream copy's remedies.
     NullStreamCopyNonBlocking => "copy in on the NULL stream, non-blocking streams",
-    /// The last chunk's copy in on the per-thread default stream.
-    PerThreadStreamCopy => "copy in on the per-thread default stream",
+        remedies NullStreamCopy, finds NullStream, blocking false;
+    /// The last chunk's copy in on the per-thread default stream, an ordinary stream: the
+    /// NULL-stream copy's other remedy.
+    PerThreadStreamCopy => "copy in on the per-thread default stream", remedies NullStreamCopy;
     /// After the copies in, `cuMemsetD32` (no stream) of a scratch buffer.
-    MemsetWithoutStream => "memset without a stream",
+    MemsetWithoutStream => "memset without a stream", rule "cuda_memset_sync", finds NullStream;
     /// After the copies in, a device-to-device copy of a scratch buffer on the NULL
     /// stream.
-    DeviceCopyOnNullStream => "device-to-device copy on the NULL stream",
+    DeviceCopyOnNullStream => "device-to-device copy on the NULL stream", rule "gpu_gaps",
+        finds NullStream;
     /// The last chunk copied in from pageable host memory, on its own stream.
-    PageableCopy => "copy in from pageable memory",
+    PageableCopy => "copy in from pageable memory", rule "cuda_memcpy_async", finds Pageable;
     /// Before each iteration, a device allocation and its free.
-    AllocAndFree => "allocation and free before each iteration",
+    AllocAndFree => "allocation and free before each iteration", rule "gpu_gaps",
+        finds HostCall;
     /// After each iteration's copies in, the host waits on an event recorded after the
     /// previous iteration's copies out.
-    HostWaitOnEvent => "host waits on an event mid-issue",
+    HostWaitOnEvent => "host waits on an event mid-issue", rule "cuda_api_sync", finds HostCall;
     /// [`Case::MemsetWithoutStream`]'s remedy: the memset on the last stream
     /// (`cuMemsetD32Async`).
-    MemsetOnStream => "memset on the pipeline's stream",
+    MemsetOnStream => "memset on the pipeline's stream", remedies MemsetWithoutStream;
     /// [`Case::DeviceCopyOnNullStream`]'s remedy: the same copy on the last stream.
     DeviceCopyOnStream => "device-to-device copy on the pipeline's stream",
+        remedies DeviceCopyOnNullStream;
     /// [`Case::AllocAndFree`]'s remedy: the allocation and the free in the first stream's
     /// order, from a pool that hands its memory back at each synchronization.
     StreamOrderedAlloc => "stream-ordered allocation and free, pool releasing",
+        remedies AllocAndFree;
     /// The same from a pool that keeps its memory (release threshold the maximum).
     StreamOrderedAllocKept => "stream-ordered allocation and free, pool keeping",
+        remedies AllocAndFree;
     /// [`Case::PageableCopy`]'s remedy: the same host memory registered once, before the
     /// pipeline (`cuMemHostRegister`).
-    RegisteredCopy => "copy in from the pageable memory, registered",
+    RegisteredCopy => "copy in from the pageable memory, registered", remedies PageableCopy;
     /// [`Case::PageableCopy`]'s other remedy: the chunk copied on the host into one of two
-    /// pinned staging buffers, and in from there on its stream.
+    /// pinned staging buffers, and in from there on its stream. The host waits before
+    /// reusing a staging buffer, for a copy queued an iteration back: the detector finds
+    /// a host call, while the GPU has the iteration since.
     StagedCopy => "copy in from the pageable memory through pinned staging",
+        remedies PageableCopy, finds HostCall;
     /// [`Case::HostWaitOnEvent`]'s remedy: the host asks whether the event has passed
     /// (`cuEventQuery`) and goes on issuing.
-    EventQuery => "host queries the event mid-issue",
+    EventQuery => "host queries the event mid-issue", remedies HostWaitOnEvent;
 }
 
 impl Case {
-    /// The break it remedies, for a remedy (the NULL-stream copy's are the non-blocking
-    /// streams and the per-thread default stream).
-    pub fn remedies(self) -> Option<Case> {
-        match self {
-            Case::NullStreamCopyNonBlocking | Case::PerThreadStreamCopy => {
-                Some(Case::NullStreamCopy)
-            }
-            Case::MemsetOnStream => Some(Case::MemsetWithoutStream),
-            Case::DeviceCopyOnStream => Some(Case::DeviceCopyOnNullStream),
-            Case::StreamOrderedAlloc | Case::StreamOrderedAllocKept => Some(Case::AllocAndFree),
-            Case::RegisteredCopy | Case::StagedCopy => Some(Case::PageableCopy),
-            Case::EventQuery => Some(Case::HostWaitOnEvent),
-            _ => None,
-        }
-    }
-
-    /// The `nsys analyze` rule (Nsight Systems' expert system) that reports the same
-    /// thing, for a break: where no rule names the call, `gpu_gaps` reports the idle GPU
-    /// it leaves.
-    pub fn nsys_rule(self) -> Option<&'static str> {
-        match self {
-            Case::NullStreamCopy | Case::DeviceCopyOnNullStream | Case::AllocAndFree => {
-                Some("gpu_gaps")
-            }
-            Case::MemsetWithoutStream => Some("cuda_memset_sync"),
-            Case::PageableCopy => Some("cuda_memcpy_async"),
-            Case::HostWaitOnEvent => Some("cuda_api_sync"),
-            _ => None,
-        }
-    }
-
-    /// Whether its streams are blocking (the NULL stream joins them).
-    pub fn blocking_streams(self) -> bool {
-        !matches!(
-            self,
-            Case::CleanNonBlocking | Case::NullStreamCopyNonBlocking
-        )
-    }
-
     /// The clean pipeline on streams of the same kind.
     pub fn baseline(self) -> Case {
         if self.blocking_streams() {
             Case::Clean
         } else {
             Case::CleanNonBlocking
-        }
-    }
-
-    /// What the break detector must find in its timeline (nothing for the clean cases
-    /// and the per-thread default stream, which is an ordinary stream; the host's wait for
-    /// a staging buffer, which the detector names as any host call that waits).
-    pub fn expected(self) -> &'static [BreakKind] {
-        match self {
-            Case::NullStreamCopy
-            | Case::NullStreamCopyNonBlocking
-            | Case::MemsetWithoutStream
-            | Case::DeviceCopyOnNullStream => &[BreakKind::NullStream],
-            Case::PageableCopy => &[BreakKind::Pageable],
-            // The staged copy's host waits before reusing a staging buffer, for a copy
-            // queued an iteration back: a host call, while the GPU has the iteration since.
-            Case::AllocAndFree | Case::HostWaitOnEvent | Case::StagedCopy => &[BreakKind::HostCall],
-            Case::Clean
-            | Case::CleanNonBlocking
-            | Case::PerThreadStreamCopy
-            | Case::MemsetOnStream
-            | Case::DeviceCopyOnStream
-            | Case::StreamOrderedAlloc
-            | Case::StreamOrderedAllocKept
-            | Case::RegisteredCopy
-            | Case::EventQuery => &[],
         }
     }
 }
@@ -275,17 +255,12 @@ impl Experiment for ConcurrencyBreaks {
                     .modelled(model)
             })
             .collect();
-        if let Some(probe) = &r.staging {
-            rows.push(MeasuredRow::median(
-                "host-copy-to-staging",
-                format!(
-                    "the host's copy of one chunk into pinned staging, {} threads",
-                    probe.threads
-                ),
-                &probe.copy,
-                MS,
-            ));
-        }
+        rows.extend(r.staging.iter().map(|probe| {
+            let threads = probe.threads;
+            let words =
+                format!("the host's copy of one chunk into pinned staging, {threads} threads");
+            MeasuredRow::median("host-copy-to-staging", words, &probe.copy, MS)
+        }));
         rows
     }
 
@@ -328,12 +303,12 @@ impl Experiment for ConcurrencyBreaks {
     /// results: its label, its clean pipeline's time, its row and its remedy's row.
     fn words(r: &ConcurrencyBreaksResult, a: &Self::Derived) -> Value {
         let cases = Value::from_pairs(Case::ALL.map(|c| {
-                let case = context! {
-                    label => c.label(),
-                    clean_ms => a.baseline_ms(c),
-                    row => a.row(c).map(Serde),
-                    remedy => a.remedy(c).map(Serde),
-                };
+            let case = context! {
+                label => c.label(),
+                clean_ms => a.baseline_ms(c),
+                row => a.row(c).map(Serde),
+                remedy => a.remedy(c).map(Serde),
+            };
             (Serde(c), case)
         }));
         context! {

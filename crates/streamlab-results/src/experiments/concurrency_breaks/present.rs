@@ -6,7 +6,7 @@ use crate::experiments::prelude::*;
 
 /// A cost and its verdict where that is not a change: "(the same as clean)" or "(too
 /// noisy to say)" after it.
-pub(super) fn cost_cell(cost_ms: f64, v: Verdict) -> String {
+fn cost_cell(cost_ms: f64, v: Verdict) -> String {
     let unchanged = match v {
         Verdict::Same => " (the same as clean)",
         Verdict::TooNoisy | Verdict::NotComparable => " (too noisy to say)",
@@ -15,95 +15,74 @@ pub(super) fn cost_cell(cost_ms: f64, v: Verdict) -> String {
     format!("{}{unchanged}", num(cost_ms, 4))
 }
 
-fn kinds(k: &[BreakKind]) -> String {
-    if k.is_empty() {
-        "none".into()
-    } else {
-        k.iter().map(|k| k.label()).collect::<Vec<_>>().join(", ")
-    }
+/// A cost column: [`cost_cell`] in the tables, the milliseconds in the CSV.
+fn cost<'a, R: 'a>(
+    c: Columns<'a, R>,
+    (heading, name): (&'static str, &'static str),
+    cost: fn(&R) -> (f64, Verdict),
+) -> Columns<'a, R> {
+    let cell = move |x: &R| cost_cell(cost(x).0, cost(x).1);
+    c.both(heading, cell, name, move |x| format!("{:.4}", cost(x).0))
 }
 
-/// An optional time in the table (– for none) and in the CSV (empty for none).
-fn optional_ms(v: Option<f64>, table: bool) -> String {
-    match v {
-        Some(v) if table => num(v, 4),
-        Some(v) => format!("{v:.4}"),
-        None if table => "–".into(),
-        None => String::new(),
-    }
+/// A time a traced row may lack: "–" in the tables, empty in the CSV without one.
+fn traced_ms<'a>(
+    c: Columns<'a, BreakRow>,
+    (heading, name): (&'static str, &'static str),
+    ms: fn(&BreakRow) -> Option<f64>,
+) -> Columns<'a, BreakRow> {
+    let cell = move |x: &BreakRow| ms(x).map_or("–".into(), |v| num(v, 4));
+    c.both(heading, cell, name, move |x| {
+        ms(x).map_or(String::new(), |v| format!("{v:.4}"))
+    })
+}
+
+/// "yes" where `yes`, else `no`.
+fn yes(yes: bool, no: &str) -> String {
+    (if yes { "yes" } else { no }).into()
 }
 
 /// The one declaration of the table and the CSV: a row per case.
 pub(super) fn columns<'a>() -> Columns<'a, BreakRow> {
-    Columns::new()
+    let c = Columns::new()
         .text("case", "case", |x: &BreakRow| x.case.label().into())
         .both(
             "streams",
-            |x| {
-                (if x.case.blocking_streams() {
-                    "blocking"
-                } else {
-                    "non-blocking"
-                })
-                .into()
-            },
+            |x| ["non-blocking", "blocking"][usize::from(x.case.blocking_streams())].into(),
             "blocking_streams",
             |x| x.case.blocking_streams().to_string(),
         )
         .number("ms per iteration", "ms", (4, 4), |x| x.median_ms)
         .noise("noise", "noise", |x| x.noise)
-        .number("over clean", "over_clean", (3, 4), |x| x.over_clean)
-        .both(
-            "cost ms",
-            |x| cost_cell(x.cost_ms, x.verdict),
-            "cost_ms",
-            |x| format!("{:.4}", x.cost_ms),
-        )
-        .both(
-            "copy–kernel overlap lost ms (traced)",
-            |x| optional_ms(x.overlap_lost_ms, true),
-            "overlap_lost_ms",
-            |x| optional_ms(x.overlap_lost_ms, false),
-        )
-        .both(
-            "both-ways lost ms (traced)",
-            |x| optional_ms(x.both_ways_lost_ms, true),
-            "both_ways_lost_ms",
-            |x| optional_ms(x.both_ways_lost_ms, false),
-        )
-        .text("detected", "detected", |x| kinds(&x.detected))
+        .number("over clean", "over_clean", (3, 4), |x| x.over_clean);
+    let c = cost(c, ("cost ms", "cost_ms"), |x| (x.cost_ms, x.verdict));
+    let lost = ("copy–kernel overlap lost ms (traced)", "overlap_lost_ms");
+    let c = traced_ms(c, lost, |x| x.overlap_lost_ms);
+    let both = ("both-ways lost ms (traced)", "both_ways_lost_ms");
+    traced_ms(c, both, |x| x.both_ways_lost_ms)
+        .text("detected", "detected", |x| match x.detected.as_slice() {
+            [] => "none".into(),
+            k => k.iter().map(|k| k.label()).collect::<Vec<_>>().join(", "),
+        })
         .text("nsys analyze rule", "nsys_rule", |x| {
             x.case.nsys_rule().unwrap_or("").into()
         })
-        .show("as expected", |x| {
-            (if x.detected_as_expected { "yes" } else { "NO" }).into()
-        })
+        .show("as expected", |x| yes(x.detected_as_expected, "NO"))
 }
 
 /// The table of each break beside its remedy.
 pub(super) fn remedy_columns<'a>() -> Columns<'a, RemedyRow> {
-    Columns::new()
-        .text("break", "break", |x: &RemedyRow| x.breaks.label().into())
-        .both(
-            "its cost ms",
-            |x| cost_cell(x.break_cost_ms, x.break_verdict),
-            "break_cost_ms",
-            |x| format!("{:.4}", x.break_cost_ms),
-        )
-        .text("remedy", "remedy", |x| x.remedy.label().into())
-        .both(
-            "its cost ms",
-            |x| cost_cell(x.remedy_cost_ms, x.remedy_verdict),
-            "remedy_cost_ms",
-            |x| format!("{:.4}", x.remedy_cost_ms),
-        )
-        .number("remedy over break", "over_break", (3, 4), |x| x.over_break)
-        .show("as clean", |x| {
-            (if x.as_clean() { "yes" } else { "no" }).into()
-        })
-        .show("within noise", |x| {
-            (if x.remedy_within_noise { "yes" } else { "no" }).into()
-        })
+    let c = Columns::new().text("break", "break", |x: &RemedyRow| x.breaks.label().into());
+    let c = cost(c, ("its cost ms", "break_cost_ms"), |x| {
+        (x.break_cost_ms, x.break_verdict)
+    })
+    .text("remedy", "remedy", |x| x.remedy.label().into());
+    cost(c, ("its cost ms", "remedy_cost_ms"), |x| {
+        (x.remedy_cost_ms, x.remedy_verdict)
+    })
+    .number("remedy over break", "over_break", (3, 4), |x| x.over_break)
+    .show("as clean", |x| yes(x.as_clean(), "no"))
+    .show("within noise", |x| yes(x.remedy_within_noise, "no"))
 }
 
 pub(super) fn figures(r: &ConcurrencyBreaksResult, a: &BreaksAnalysis) -> Vec<FigureModel> {

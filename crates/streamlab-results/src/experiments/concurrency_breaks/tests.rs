@@ -10,28 +10,10 @@ fn recorded(run: &str) -> ConcurrencyBreaksResult {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
-/// The recorded run of 2026-11-27 04:47, with `staging` as its staging probe.
-fn recorded_with(staging: Option<StagingProbe>) -> ConcurrencyBreaksResult {
-    ConcurrencyBreaksResult {
-        staging,
-        ..recorded("h200-2026-11-27-0447")
-    }
-}
-
-fn analyzed(r: ConcurrencyBreaksResult) -> Analyzed<ConcurrencyBreaks> {
-    Analyzed::new(KernelSet::Rust, r)
-}
-
-/// The note `label` of `r`'s words, if it has one.
-fn note(r: ConcurrencyBreaksResult, label: &str) -> Option<String> {
-    let words = analyzed(r).words.unwrap();
-    (words.notes.into_iter()).find_map(|(l, text)| (l == label).then_some(text))
-}
-
 #[test]
 fn the_host_calls_a_timeline_records_are_counted_per_iteration() {
-    let a = analyzed(recorded("h200-2026-11-27-0014")).derived;
-    let row = |case: Case| a.row(case).unwrap();
+    let a = Analyzed::<ConcurrencyBreaks>::new(KernelSet::Rust, recorded("h200-2026-11-27-0014"));
+    let row = |case: Case| a.derived.row(case).unwrap();
     // The clean pipeline waits for nothing on the host; a host wait and an allocation
     // are host calls on the issue path.
     assert_eq!(row(Case::Clean).host_ms, None);
@@ -42,26 +24,18 @@ fn the_host_calls_a_timeline_records_are_counted_per_iteration() {
             "{case:?}: {host}"
         );
     }
-    let remedy = a.remedy(Case::EventQuery).unwrap();
-    assert_eq!(remedy.remedy_host_ms, row(Case::EventQuery).host_ms);
-}
-
-#[test]
-fn every_case_has_a_clean_baseline_on_streams_of_its_kind() {
-    for case in Case::ALL {
-        let base = case.baseline();
-        assert_eq!(base.blocking_streams(), case.blocking_streams());
-        assert!(base.expected().is_empty());
-    }
     assert_eq!(
-        Case::NullStreamCopyNonBlocking.baseline(),
-        Case::CleanNonBlocking
+        a.derived.remedy(Case::EventQuery).map(|x| x.breaks),
+        Some(Case::HostWaitOnEvent)
     );
 }
 
 #[test]
-fn every_break_the_detector_names_has_a_rule_and_every_remedy_a_break_it_must_clear() {
+fn every_case_has_a_clean_baseline_every_break_a_rule_and_every_remedy_a_break() {
     for case in Case::ALL {
+        let base = case.baseline();
+        assert_eq!(base.blocking_streams(), case.blocking_streams());
+        assert!(base.expected().is_empty());
         assert_eq!(
             case.nsys_rule().is_some(),
             !case.expected().is_empty() && case.remedies().is_none(),
@@ -83,17 +57,19 @@ fn every_break_the_detector_names_has_a_rule_and_every_remedy_a_break_it_must_cl
                 cause.blocking_streams()
             );
         }
+        // Every break has a remedy measured beside it.
+        if case.nsys_rule().is_some() {
+            let remedied = Case::ALL.iter().any(|c| c.remedies() == Some(case));
+            assert!(remedied, "{case:?} has no remedy");
+        }
     }
-    // Every break has a remedy measured beside it.
-    let breaks = Case::ALL.iter().filter(|c| c.nsys_rule().is_some());
-    for &cause in breaks {
-        assert!(
-            Case::ALL.iter().any(|c| c.remedies() == Some(cause)),
-            "{cause:?} has no remedy"
-        );
-    }
+    assert_eq!(
+        Case::NullStreamCopyNonBlocking.baseline(),
+        Case::CleanNonBlocking
+    );
 }
 
+/// A staging probe whose copy of a chunk takes `copy_ms` on 4 threads.
 fn probe(copy_ms: f64) -> StagingProbe {
     StagingProbe {
         bytes: 8 << 20,
@@ -108,55 +84,45 @@ fn probe(copy_ms: f64) -> StagingProbe {
     }
 }
 
+/// The recorded run of 2026-11-27 04:47 with a probe of each copy time, and without one
+/// as an older result: the staged copy is held against the slower of clean and the
+/// host's copy, the staging note says whether the pipeline hides that copy, and within
+/// noise means within the rows' noise, not under the minimum effect.
 #[test]
-fn the_staged_copy_is_held_against_the_slower_of_clean_and_the_host_s_copy() {
-    let staged_control = |staging| {
-        let a = analyzed(recorded_with(staging));
-        let has_probe_row = (a.analysis.rows.iter()).any(|x| x.key == "host-copy-to-staging");
-        let staged = (a.analysis.rows.iter())
-            .find(|x| x.key == Case::StagedCopy.label())
-            .unwrap();
+fn the_staged_copy_is_held_against_the_host_s_copy_and_within_noise_is_the_rows_noise() {
+    let says = [
+        (Some(0.01), "while it is shorter, as here"),
+        (Some(1000.0), "which it is not here"),
+        (Some(0.5), "on 4 threads"),
+        (None, ""),
+    ];
+    for (copy_ms, says) in says {
+        let r = ConcurrencyBreaksResult {
+            staging: copy_ms.map(probe),
+            ..recorded("h200-2026-11-27-0447")
+        };
+        let a = Analyzed::<ConcurrencyBreaks>::new(KernelSet::Rust, r);
+        let rows = &a.analysis.rows;
+        let staged = rows.iter().find(|x| x.key == Case::StagedCopy.label());
         let clean = a.derived.row(Case::Clean).unwrap().median_ms;
-        (clean, staged.control.clone(), has_probe_row)
-    };
-    let (clean, hidden, probed) = staged_control(Some(probe(0.01)));
-    assert_eq!((hidden, probed), (Some(RowControl::Model(clean)), true));
-    let (_, exposed, probed) = staged_control(Some(probe(1000.0)));
-    assert_eq!((exposed, probed), (Some(RowControl::Model(1000.0)), true));
-    // An older result, without the probe, has no such control and no probe row.
-    let (_, old, probed) = staged_control(None);
-    assert_eq!((old, probed), (None, false));
-}
-
-#[test]
-fn the_staging_note_says_whether_the_pipeline_hides_the_host_s_copy() {
-    let note = |staging| note(recorded_with(staging), "Staging");
-    for (copy_ms, says) in [
-        (0.01, "while it is shorter, as here"),
-        (1000.0, "which it is not here"),
-        (0.5, "on 4 threads"),
-    ] {
-        let text = note(Some(probe(copy_ms))).unwrap();
-        assert!(text.contains(says), "{text}");
+        let held = copy_ms.map(|ms| RowControl::Model(clean.max(ms)));
+        assert_eq!(staged.unwrap().control, held, "{copy_ms:?}");
+        let probed = rows.iter().any(|x| x.key == "host-copy-to-staging");
+        assert_eq!(probed, copy_ms.is_some());
+        let words = a.words.unwrap();
+        let note = |label: &str| (words.notes.iter()).find(|(l, _)| l == label);
+        match note("Staging") {
+            Some((_, text)) => assert!(text.contains(says), "{text}"),
+            None => assert!(copy_ms.is_none()),
+        }
+        for x in &a.derived.rows {
+            let noise = x.noise.max(a.derived.row(x.case.baseline()).unwrap().noise);
+            let within = (x.over_clean - 1.0).abs() <= noise;
+            assert_eq!(x.within_noise, within, "{:?}", x.case);
+        }
+        // A case the rule calls the same can still be beyond its noise: the words differ.
+        let (_, text) = note("Remedies' result").unwrap();
+        assert!(text.contains("by the rule"), "{text}");
+        assert!(text.contains("within noise of it"), "{text}");
     }
-    assert!(note(None).is_none());
 }
-
-#[test]
-fn within_noise_means_within_the_rows_noise_not_under_the_minimum_effect() {
-    let a = analyzed(recorded_with(None)).derived;
-    for x in &a.rows {
-        let noise = x.noise.max(a.row(x.case.baseline()).unwrap().noise);
-        assert_eq!(
-            x.within_noise,
-            (x.over_clean - 1.0).abs() <= noise,
-            "{:?}",
-            x.case
-        );
-    }
-    // A case the rule calls the same can still be beyond its noise: the words must differ.
-    let text = note(recorded_with(None), "Remedies' result").unwrap();
-    assert!(text.contains("by the rule"), "{text}");
-    assert!(text.contains("within noise of it"), "{text}");
-}
-

@@ -1,7 +1,6 @@
 //! What memcpy-kernel derives: each row's speedup against its bound (copies at the
 //! measured rates, the kernels' stage from the run's fastest kernel rate), and the breakeven.
 use super::{MemcpyKernelResult, MemcpyKernelRow};
-use crate::derived::pipeline::count_under;
 use crate::derived::rates::for_chunks;
 use crate::experiments::prelude::*;
 
@@ -22,9 +21,6 @@ pub struct MemcpyRow {
     pub bound_speedup: f64,
     /// bound / concurrent.
     pub efficiency: f64,
-    /// Beat the bound built from the measured stages: the bound was lowered to the row
-    /// (`bound.built_ms` keeps what it was).
-    pub beyond_bound: bool,
     /// The streamed run's relative noise ([`crate::stats::Series::noise`]).
     pub noise: f64,
     /// The sequential and the streamed samples.
@@ -42,19 +38,13 @@ pub struct MemcpyAnalysis {
     /// The stream counts measured, in the order measured.
     pub stream_counts: Vec<usize>,
     pub rows: Vec<MemcpyRow>,
-    /// The first cycles value whose kernel outlasts both copies (medians).
-    pub breakeven_cycles: Option<i32>,
     /// The stream count of the headline (the first measured).
     pub headline_streams: usize,
-    /// Index into `rows` of the headline row at the breakeven point.
+    /// Index into `rows` of the breakeven: the headline stream count's row of the first
+    /// cycles value whose kernel outlasts both copies (medians).
     pub at_breakeven: Option<usize>,
     /// Index into `rows` of the best speedup.
     pub best: Option<usize>,
-    pub rows_beyond_bound: usize,
-    /// Rows under their bound as built, and of those how many beyond the two figures'
-    /// noise ([`pipeline::Under`]).
-    pub rows_under_bound: usize,
-    pub rows_under_bound_beyond_noise: usize,
 }
 
 impl MemcpyAnalysis {
@@ -65,6 +55,10 @@ impl MemcpyAnalysis {
 
     pub fn breakeven_row(&self) -> Option<&MemcpyRow> {
         self.at_breakeven.map(|i| &self.rows[i])
+    }
+
+    pub fn breakeven_cycles(&self) -> Option<i32> {
+        self.breakeven_row().map(|r| r.cycles)
     }
 
     pub fn best_row(&self) -> Option<&MemcpyRow> {
@@ -102,33 +96,20 @@ pub(super) fn analyze(r: &MemcpyKernelResult) -> MemcpyAnalysis {
         }
     }
     let headline_streams = stream_counts.first().copied().unwrap_or(0);
-    let mut by_cycles: Vec<&MemcpyRow> = rows
-        .iter()
-        .filter(|r| r.streams == headline_streams)
-        .collect();
-    by_cycles.sort_by_key(|r| r.cycles);
-    let breakeven_cycles = by_cycles
-        .iter()
-        .find(|r| super::outlasts_the_copies(r.kernel_ms, r.htod_ms, r.dtoh_ms))
-        .map(|r| r.cycles);
-    let at_breakeven = breakeven_cycles.and_then(|c| {
-        rows.iter()
-            .position(|r| r.streams == headline_streams && r.cycles == c)
-    });
+    let at_breakeven = (0..rows.len())
+        .filter(|&i| rows[i].streams == headline_streams)
+        .filter(|&i| {
+            super::outlasts_the_copies(rows[i].kernel_ms, rows[i].htod_ms, rows[i].dtoh_ms)
+        })
+        .min_by_key(|&i| rows[i].cycles);
     let best = (rows.iter().enumerate())
         .filter(|(_, r)| r.speedup.is_finite())
         .max_by(|a, b| a.1.speedup.total_cmp(&b.1.speedup))
         .map(|(i, _)| i);
-    let (rows_under_bound, rows_under_bound_beyond_noise) =
-        count_under(rows.iter().map(|r| r.bound.under));
     MemcpyAnalysis {
-        rows_under_bound,
-        rows_under_bound_beyond_noise,
         rates: for_chunks(&r.copies, headline_streams).map_or(CopyRates::UNMEASURED, best_rates),
-        rows_beyond_bound: rows.iter().filter(|r| r.beyond_bound).count(),
         stream_counts,
         rows,
-        breakeven_cycles,
         headline_streams,
         at_breakeven,
         best,
@@ -139,7 +120,11 @@ pub(super) fn analyze(r: &MemcpyKernelResult) -> MemcpyAnalysis {
 /// kernel, the streamed version's kernels alone, and the run's fastest per-cycle rate at
 /// this stream count times the row's cycles ([`kernel_rate`]); the bound's noise is the
 /// larger of its copies' noise and how far that rate moved over the run.
-fn analyze_row(r: &MemcpyKernelResult, row: &MemcpyKernelRow, link: Option<&LinkRates>) -> MemcpyRow {
+fn analyze_row(
+    r: &MemcpyKernelResult,
+    row: &MemcpyKernelRow,
+    link: Option<&LinkRates>,
+) -> MemcpyRow {
     let (copies, rate) = (&r.copies, kernel_rate(r, row.streams));
     let at_rate = rate.map_or(f64::INFINITY, |(ms_per_cycle, _)| {
         ms_per_cycle * f64::from(row.cycles)
@@ -174,7 +159,6 @@ fn analyze_row(r: &MemcpyKernelResult, row: &MemcpyKernelRow, link: Option<&Link
         bound,
         bound_speedup: total_ms / bound.ms,
         efficiency: bound.ms / concurrent_ms,
-        beyond_bound: bound.lowered(),
         noise: row.concurrent.noise(),
         total: row.total.clone(),
         concurrent: row.concurrent.clone(),

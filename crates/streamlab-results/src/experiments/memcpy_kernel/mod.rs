@@ -166,8 +166,7 @@ impl Experiment for MemcpyKernel {
     }
 
     fn tables(_r: &Self::Result, a: &Self::Derived, cuda: Option<With<Self>>) -> Vec<Table> {
-        let c = cuda.map(|(_, d)| d);
-        let columns = columns(c);
+        let columns = columns(cuda.map(|(_, d)| d));
         (a.stream_counts.iter())
             .map(|&streams| {
                 let rows: Vec<MemcpyRow> = a.rows_with(streams).cloned().collect();
@@ -176,20 +175,14 @@ impl Experiment for MemcpyKernel {
                     rows.first().map(|x| x.cycles),
                     rows.last().map(|x| x.cycles),
                 );
+                let caption =
+                    format!("{streams} streams (medians, ms); efficiency = bound / concurrent");
                 // The ends, the breakeven, the best, and every row its bound marks.
-                columns.keyed(
-                    Some(format!(
-                        "{streams} streams (medians, ms); efficiency = bound / concurrent"
-                    )),
-                    &rows,
-                    |x| {
-                        Some(x.cycles) == a.breakeven_cycles
-                            || x.speedup == best
-                            || Some(x.cycles) == first
-                            || Some(x.cycles) == last
-                            || !x.bound.mark().is_empty()
-                    },
-                )
+                columns.keyed(Some(caption), &rows, |x| {
+                    [a.breakeven_cycles(), first, last].contains(&Some(x.cycles))
+                        || x.speedup == best
+                        || !x.bound.mark().is_empty()
+                })
             })
             .collect()
     }
@@ -211,6 +204,7 @@ impl Experiment for MemcpyKernel {
 
     fn summary(r: &MemcpyKernelResult, a: &Self::Derived) -> Summary {
         let (best, at) = (a.best_row(), a.breakeven_row());
+        let (under, under_beyond) = pipeline::count_under(a.rows.iter().map(|r| r.bound.under));
         let headline = json!({
             "verified": r.run.verification.passed,
             // The stream count of the headline figures (the first measured; the
@@ -219,16 +213,17 @@ impl Experiment for MemcpyKernel {
             "best_speedup": best.map_or(f64::NAN, |b| b.speedup),
             "best_speedup_streams": best.map_or(0, |b| b.streams),
             "best_speedup_cycles": best.map_or(0, |b| b.cycles),
-            "breakeven_cycles": a.breakeven_cycles,
+            "breakeven_cycles": a.breakeven_cycles(),
             "speedup_at_breakeven": at.map(|b| b.speedup),
             "bound_speedup_at_breakeven": at.map(|b| b.bound_speedup),
-            "rows_beyond_bound": a.rows_beyond_bound,
-            "rows_under_bound": a.rows_under_bound,
-            "rows_under_bound_beyond_noise": a.rows_under_bound_beyond_noise,
+            "rows_beyond_bound": a.rows.iter().filter(|r| r.bound.lowered()).count(),
+            "rows_under_bound": under,
+            "rows_under_bound_beyond_noise": under_beyond,
         });
         Summary::of(&headline).with(Overview {
-            over_bound: (a.breakeven_cycles.zip(at)).map(|(cycles, at)| {
-                (at.bound_speedup / at.speedup, format!("at {cycles} cycles"))
+            over_bound: at.map(|at| {
+                let over_bound = at.bound_speedup / at.speedup;
+                (over_bound, format!("at {} cycles", at.cycles))
             }),
             ..Overview::default()
         })

@@ -54,9 +54,14 @@ pub(super) fn columns(cuda: Option<&MemcpyAnalysis>) -> Columns<'_, MemcpyRow> {
             "against its bound",
             |x| x.bound.cell(),
             "BeyondBound",
-            |x| x.beyond_bound.to_string(),
+            |x| x.bound.lowered().to_string(),
         )
         .raw("UnderBound", |x| under_csv(x.bound.under))
+}
+
+/// Each row's (cycles, `y`), a line's points.
+fn by_cycles(rows: &[&MemcpyRow], y: fn(&MemcpyRow) -> f64) -> Vec<(f64, f64)> {
+    rows.iter().map(|r| (f64::from(r.cycles), y(r))).collect()
 }
 
 /// memcpy-kernel: speedup against cycles per stream count beside its bound, and the
@@ -70,23 +75,20 @@ pub(super) fn figures(a: &MemcpyAnalysis) -> Vec<FigureModel> {
         YScale::Linear,
     );
     for (i, &streams) in a.stream_counts.iter().enumerate() {
-        let color = PALETTE[i % PALETTE.len()];
-        let rows: Vec<_> = a.rows_with(streams).collect();
-        speedup.lines.push(line(
-            format!("{streams} streams"),
-            color,
-            false,
-            rows.iter()
-                .map(|r| (f64::from(r.cycles), r.speedup))
-                .collect(),
-        ));
+        let (color, rows) = (
+            PALETTE[i % PALETTE.len()],
+            a.rows_with(streams).collect::<Vec<_>>(),
+        );
+        let measured = by_cycles(&rows, |r| r.speedup);
+        speedup
+            .lines
+            .push(line(format!("{streams} streams"), color, false, measured));
+        let bound = by_cycles(&rows, |r| r.bound_speedup);
         speedup.lines.push(line(
             format!("{streams} streams: bound"),
             color,
             true,
-            rows.iter()
-                .map(|r| (f64::from(r.cycles), r.bound_speedup))
-                .collect(),
+            bound,
         ));
     }
     speedup.levels.push(Level {
@@ -105,13 +107,8 @@ pub(super) fn figures(a: &MemcpyAnalysis) -> Vec<FigureModel> {
         YScale::Linear,
     );
     let rows: Vec<_> = a.rows_with(a.headline_streams).collect();
-    let series = [
-        (
-            "HtoD",
-            PALETTE[0],
-            false,
-            (|r| r.htod_ms) as fn(&MemcpyRow) -> f64,
-        ),
+    let series: [(&str, _, bool, fn(&MemcpyRow) -> f64); 6] = [
+        ("HtoD", PALETTE[0], false, |r| r.htod_ms),
         ("kernel", PALETTE[2], false, |r| r.kernel_ms),
         // Dashed, so that HtoD shows where the two copies take the same time.
         ("DtoH", PALETTE[3], true, |r| r.dtoh_ms),
@@ -119,15 +116,10 @@ pub(super) fn figures(a: &MemcpyAnalysis) -> Vec<FigureModel> {
         ("streamed", PALETTE[4], false, |r| r.concurrent_ms),
         ("streamed bound", BOUND_COLOR, true, |r| r.bound.ms),
     ];
-    for (name, color, dashed, value) in series {
-        stages.lines.push(line(
-            name,
-            color,
-            dashed,
-            rows.iter()
-                .map(|r| (f64::from(r.cycles), value(r)))
-                .collect(),
-        ));
+    for (name, color, dashed, y) in series {
+        stages
+            .lines
+            .push(line(name, color, dashed, by_cycles(&rows, y)));
     }
     vec![
         FigureModel::chart("memcpy-kernel-speedup.svg".into(), speedup),

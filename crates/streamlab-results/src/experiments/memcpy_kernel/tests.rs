@@ -22,3 +22,25 @@ fn run_all_gives_the_options_it_states() {
         d
     );
 }
+
+/// Where the kernel never outlasts the copies, the words say so, and where the streams
+/// never gain, they do not call it a gain.
+#[test]
+fn the_words_without_a_breakeven_or_a_gain() {
+    let finding = |r: &MemcpyKernelResult| {
+        let words = Analyzed::<MemcpyKernel>::new(KernelSet::Rust, r.clone()).words;
+        words.unwrap().part("finding").unwrap()
+    };
+    let mut r: MemcpyKernelResult = serde_json::from_str(include_str!(
+        "../../../../../docs/results/h200-quick/memcpy-kernel.json"
+    ))
+    .unwrap();
+    r.rows.retain(|x| x.cycles < 1000);
+    assert!(finding(&r).ends_with("the most gained by streams is 1.74× (8 streams, 768 cycles)."));
+    for x in &mut r.rows {
+        x.concurrent = Series::new(x.total.samples_ms.iter().map(|v| v * 1.2).collect()).unwrap();
+    }
+    assert!(finding(&r).contains("streams never beat copy, kernel, copy in turn: at best 0.83×"));
+    r.rows.clear();
+    assert!(finding(&r).ends_with("and no row's speedup was measured."));
+}

@@ -2,7 +2,6 @@
 //! stages from its own chunks' samples, its traced busiest engine or stream), the best
 //! asynchronous configuration.
 use super::{Ratio, SincosOverlapResult};
-use crate::derived::pipeline::count_under;
 use crate::derived::rates::{for_chunks, stages};
 use crate::derived::trace;
 use crate::derived::trace::TracedBound;
@@ -18,9 +17,6 @@ pub struct SincosConfig {
     pub bound: Bound,
     /// bound / median: 1 is the limit reached.
     pub efficiency: f64,
-    /// Beat the bound built from the measured stages: the bound was lowered to the row
-    /// (`bound.built_ms` keeps what it was).
-    pub beyond_bound: bool,
     /// Relative noise of its samples ([`crate::stats::Series::noise`]).
     pub noise: f64,
     /// Indices of its outlier samples, kept in the result.
@@ -30,9 +26,6 @@ pub struct SincosConfig {
     pub time: Series,
     /// From its traced batches: the time per iteration of its busiest engine or stream.
     pub busiest_bound: Option<TracedBound>,
-    /// Faster than its busiest bound by more than the slack: a measurement no correct
-    /// run gives.
-    pub beyond_busiest_bound: bool,
     /// Where its batches sit under their traced busiest bound (the median of their
     /// ratios under 1), within or beyond the two figures' noise.
     pub under_busiest_bound: Option<Under>,
@@ -50,6 +43,12 @@ impl SincosConfig {
     pub fn over_bound(&self) -> f64 {
         self.median_ms / self.bound.ms
     }
+
+    /// Faster than its busiest bound by more than the slack: a measurement no correct run
+    /// gives.
+    pub fn beyond_busiest_bound(&self) -> bool {
+        (self.busiest_bound).is_some_and(|b| pipeline::beyond(b.timed_over_bound, 1.0))
+    }
 }
 
 /// Everything derived from a sincos-overlap result.
@@ -63,23 +62,10 @@ pub struct SincosAnalysis {
     pub batch_iterations: usize,
     /// Sequential first, then each asynchronous variant by stream count.
     pub configs: Vec<SincosConfig>,
-    /// The stream counts measured, ascending.
-    pub stream_counts: Vec<usize>,
     /// Index into `configs` of the fastest asynchronous configuration.
     pub best_async: Option<usize>,
     /// Index into `configs` of the next fastest asynchronous configuration.
     pub runner_up: Option<usize>,
-    /// Rows that beat the bound built from the measured stages (each bound lowered).
-    pub rows_beyond_bound: usize,
-    /// Rows faster than the bound of their busiest engine or stream.
-    pub rows_beyond_busiest_bound: usize,
-    /// Rows under the bound built from the measured rates, and of those, how many beyond
-    /// the two figures' noise ([`pipeline::Under`]).
-    pub rows_under_bound: usize,
-    pub rows_under_bound_beyond_noise: usize,
-    /// The same against the traced busiest bound.
-    pub rows_under_busiest_bound: usize,
-    pub rows_under_busiest_bound_beyond_noise: usize,
 }
 
 impl SincosAnalysis {
@@ -157,20 +143,18 @@ pub(super) fn analyze(r: &SincosOverlapResult) -> SincosAnalysis {
                 let (median_ms, noise) = (p.time.median(), p.time.noise());
                 let bound = pipeline::bound(parts, p.streams, runs, r.run.device.copy_engines)
                     .held(median_ms, noise, chunks_noise(&r.stages, p.streams));
-                let busiest_bound = trace::traced_bound(&p.traced_samples(), &p.traced_busiest);
+                let busiest_bound =
+                    trace::traced_bound(&p.samples_of_rounds(true), &p.traced_busiest);
                 SincosConfig {
                     variant: p.variant,
                     streams: p.streams,
                     median_ms,
                     bound,
                     efficiency: bound.ms / median_ms,
-                    beyond_bound: bound.lowered(),
                     noise,
                     outliers: p.time.outliers(),
                     time: p.time.clone(),
                     busiest_bound,
-                    beyond_busiest_bound: busiest_bound
-                        .is_some_and(|b| pipeline::beyond(b.timed_over_bound, 1.0)),
                     under_busiest_bound: busiest_bound
                         .and_then(|b| Under::of(1.0, b.noise, b.timed_over_bound, noise)),
                     cpp_host_ms: p.cpp_host.as_ref().map(Series::median),
@@ -188,30 +172,13 @@ pub(super) fn analyze(r: &SincosOverlapResult) -> SincosAnalysis {
         )
     });
     let by_time = async_by_time(&configs, |c| (c.variant, c.median_ms));
-    let mut stream_counts: Vec<usize> = (configs.iter())
-        .filter(|c| c.variant != IssueOrder::Sequential)
-        .map(|c| c.streams)
-        .collect();
-    stream_counts.sort_unstable();
-    stream_counts.dedup();
-    let (rows_under_bound, rows_under_bound_beyond_noise) =
-        count_under(configs.iter().map(|c| c.bound.under));
-    let (rows_under_busiest_bound, rows_under_busiest_bound_beyond_noise) =
-        count_under(configs.iter().map(|c| c.under_busiest_bound));
     SincosAnalysis {
         rates,
         stages: whole_stages,
         batch_iterations,
-        rows_beyond_bound: configs.iter().filter(|c| c.beyond_bound).count(),
-        rows_beyond_busiest_bound: configs.iter().filter(|c| c.beyond_busiest_bound).count(),
-        rows_under_bound,
-        rows_under_bound_beyond_noise,
-        rows_under_busiest_bound,
-        rows_under_busiest_bound_beyond_noise,
-        configs,
-        stream_counts,
         best_async: by_time.first().copied(),
         runner_up: by_time.get(1).copied(),
+        configs,
     }
 }
 

@@ -78,32 +78,24 @@ impl crate::saved::Params for Params {
     }
 
     fn fit(&mut self) -> Option<String> {
+        let most = self.elements;
         let dropped: Vec<String> = (self.stream_counts.iter())
-            .filter(|&&c| c > self.elements)
+            .filter(|&&c| c > most)
             .map(ToString::to_string)
             .collect();
-        let lowered = self.streams > self.elements;
-        if dropped.is_empty() && !lowered {
-            return None;
-        }
-        let mut said = Vec::new();
-        if !dropped.is_empty() {
-            self.stream_counts.retain(|&c| c <= self.elements);
-            said.push(format!("stream counts {} dropped", dropped.join(",")));
-        }
-        if lowered {
-            said.push(format!(
-                "--streams {} lowered to {}",
-                self.streams, self.elements
-            ));
-            self.streams = self.elements;
-        }
-        Some(format!(
-            "{} elements give at most {} streams work: {}",
-            self.elements,
-            self.elements,
-            said.join(", ")
-        ))
+        self.stream_counts.retain(|&c| c <= most);
+        let said =
+            (!dropped.is_empty()).then(|| format!("stream counts {} dropped", dropped.join(",")));
+        let lowered =
+            (self.streams > most).then(|| format!("--streams {} lowered to {most}", self.streams));
+        self.streams = self.streams.min(most);
+        let said: Vec<String> = said.into_iter().chain(lowered).collect();
+        (!said.is_empty()).then(|| {
+            format!(
+                "{most} elements give at most {most} streams work: {}",
+                said.join(", ")
+            )
+        })
     }
 }
 
@@ -202,20 +194,14 @@ impl Ratio {
 }
 
 impl SincosPoint {
-    /// The samples whose batches were traced right after them, in order: those of
-    /// traced rounds (every sample in runs from before rounds alternated).
-    pub fn traced_samples(&self) -> Vec<f64> {
-        if self.traced_round.is_empty() {
-            return self.time.samples_ms.clone();
-        }
-        self.samples_of_rounds(true)
-    }
-
-    /// The samples taken in traced rounds (`traced`) or in untraced ones, in order.
-    fn samples_of_rounds(&self, traced: bool) -> Vec<f64> {
-        (self.time.samples_ms.iter().zip(&self.traced_round))
-            .filter(|(_, t)| **t == traced)
-            .map(|(ms, _)| *ms)
+    /// The samples taken in traced rounds (`traced`: those whose batches were traced
+    /// right after them, every sample in runs from before rounds alternated) or in
+    /// untraced ones, in order.
+    pub fn samples_of_rounds(&self, traced: bool) -> Vec<f64> {
+        let of_round = |j: usize| self.traced_round.get(j).copied().unwrap_or(true);
+        (self.time.samples_ms.iter().enumerate())
+            .filter(|&(j, _)| of_round(j) == traced)
+            .map(|(_, ms)| *ms)
             .collect()
     }
 
@@ -292,7 +278,6 @@ impl Experiment for SincosOverlap {
     }
 
     fn tables(r: &Self::Result, a: &Self::Derived, cuda: Option<With<Self>>) -> Vec<Table> {
-        let mut tables = Vec::new();
         let mut blog = Table::new(
             Some(format!(
                 "the blog's lines (medians, {} kernels)",
@@ -305,13 +290,17 @@ impl Experiment for SincosOverlap {
         for x in a.sequential().into_iter().chain(asynchronous) {
             let line = match x.variant {
                 IssueOrder::Sequential => "sequential transfer and execution".to_owned(),
-                v => format!("{} transfer and execution ({} streams)", v.label(), x.streams),
+                v => format!(
+                    "{} transfer and execution ({} streams)",
+                    v.label(),
+                    x.streams
+                ),
             };
-            let line = format!("Time for {line}");
-            blog.rows.push(vec![line, num(x.median_ms, 4)]);
+            blog.rows
+                .push(vec![format!("Time for {line}"), num(x.median_ms, 4)]);
         }
-        tables.push(blog);
         let c = cuda.map(|(_, d)| d);
+        let mut tables = vec![blog];
         tables.push(columns(r.run.provenance.kernels, c, a.has_hosts()).table(
             Some("medians, ms per iteration; efficiency = bound / measured".into()),
             &a.configs,
@@ -346,23 +335,14 @@ impl Experiment for SincosOverlap {
     }
 
     fn words(r: &SincosOverlapResult, a: &Self::Derived) -> Value {
-        let lowered: Vec<String> = (a.configs.iter())
-            .filter_map(|x| {
-                let why = x.bound.under_measured()?;
-                Some(format!(
-                    "{} with {} streams: {why}",
-                    x.variant.label(),
-                    x.streams
-                ))
-            })
-            .collect();
         // A configuration with the labels of its order, its bound's limiter and its
-        // busiest engine or stream.
+        // busiest engine or stream, and why its bound was lowered to it.
         let config = |c: &SincosConfig| {
             context! {
                 label => c.variant.label(),
                 limiter => c.bound.limiter.label(),
                 resource => c.busiest_bound.map(|b| b.resource.label()),
+                lowered => c.bound.under_measured(),
                 ..Value::from(Serde(c))
             }
         };
@@ -375,7 +355,7 @@ impl Experiment for SincosOverlap {
             sequential => a.sequential().map(Serde),
             cpp_host => Serde(&r.cpp_host),
             noise_target => stats::NOISE_TARGET,
-            lowered,
+            lowered => a.configs.iter().filter(|c| c.bound.lowered()).map(config).collect::<Vec<_>>(),
         }
     }
 
@@ -400,6 +380,10 @@ impl Experiment for SincosOverlap {
             return Summary::default();
         };
         let busiest = best.busiest_bound;
+        let rows = |keep: fn(&SincosConfig) -> bool| a.configs.iter().filter(|c| keep(c)).count();
+        let (under, under_beyond) = pipeline::count_under(a.configs.iter().map(|c| c.bound.under));
+        let (under_busiest, under_busiest_beyond) =
+            pipeline::count_under(a.configs.iter().map(|c| c.under_busiest_bound));
         Summary::of(&json!({
             "verified": r.run.verification.passed,
             "sequential_ms": a.sequential().map_or(f64::NAN, |s| s.median_ms),
@@ -413,12 +397,12 @@ impl Experiment for SincosOverlap {
             "best_over_bound": best.over_bound(),
             "busiest_bound_ms": busiest.map(|b| b.ms),
             "best_over_busiest_bound": busiest.map(|b| b.timed_over_bound),
-            "rows_beyond_busiest_bound": a.rows_beyond_busiest_bound,
-            "rows_beyond_bound": a.rows_beyond_bound,
-            "rows_under_bound": a.rows_under_bound,
-            "rows_under_bound_beyond_noise": a.rows_under_bound_beyond_noise,
-            "rows_under_busiest_bound": a.rows_under_busiest_bound,
-            "rows_under_busiest_bound_beyond_noise": a.rows_under_busiest_bound_beyond_noise,
+            "rows_beyond_busiest_bound": rows(SincosConfig::beyond_busiest_bound),
+            "rows_beyond_bound": rows(|c| c.bound.lowered()),
+            "rows_under_bound": under,
+            "rows_under_bound_beyond_noise": under_beyond,
+            "rows_under_busiest_bound": under_busiest,
+            "rows_under_busiest_bound_beyond_noise": under_busiest_beyond,
             "configurations": a.configs.len(),
             "above_noise_target": stats::above_noise_target(&a.noise_by_configuration()),
             "rust_host_over_cpp_host": best.rust_host_over_cpp_host,

@@ -63,7 +63,7 @@ fn host_pairs_and_traced_rounds_give_their_ratios_with_noise() {
     let t = point.traced_over_untraced().unwrap();
     let median = |v: Vec<f64>| Series::new(v).unwrap().median();
     assert!((t.ratio - median(traced.clone()) / median(untraced)).abs() < 1e-12);
-    assert_eq!(point.traced_samples(), traced);
+    assert_eq!(point.samples_of_rounds(true), traced);
     let a = analyze(&r);
     assert!(a.has_hosts());
     assert!(
@@ -92,4 +92,42 @@ fn stream_counts_above_the_element_count_are_dropped_and_said() {
     };
     one.fit();
     assert_eq!((one.streams, one.all_stream_counts()), (1, vec![1]));
+}
+
+/// The words where a figure is missing: no sequential row, no host pairs at the best
+/// configuration, a sequential row that beat its bound.
+#[test]
+fn the_words_say_what_is_missing_and_name_the_sequential_version() {
+    let says = |r: &SincosOverlapResult| {
+        let words = Analyzed::<SincosOverlap>::new(KernelSet::Rust, r.clone()).words;
+        let words = words.unwrap();
+        let all = (words.notes.into_iter()).chain(words.summary);
+        all.map(|(_, text)| text).collect::<Vec<_>>().join("\n")
+    };
+    let mut r: SincosOverlapResult = serde_json::from_str(include_str!(
+        "../../../../../docs/results/h200/sincos-overlap.json"
+    ))
+    .unwrap();
+    let mut alone = r.clone();
+    alone.points.retain(|p| p.variant != IssueOrder::Sequential);
+    alone.points.iter_mut().for_each(|p| p.cpp_host = None);
+    let text = says(&alone);
+    for said in [
+        "; the sequential version was not measured.",
+        "with their noise; asynchronous 2 with 2 streams has no pairs.",
+        "take 2.84 ms an iteration, 1.07×",
+        "2.839 ms, no sequential time to compare",
+    ] {
+        assert!(text.contains(said), "{said}: {text}");
+    }
+    assert!(!text.contains('–') && !text.contains("NaN"), "{text}");
+    let sequential = r
+        .points
+        .iter_mut()
+        .find(|p| p.variant == IssueOrder::Sequential);
+    let time = &mut sequential.unwrap().time;
+    *time = Series::new(time.samples_ms.iter().map(|ms| ms / 10.0).collect()).unwrap();
+    let text = says(&r);
+    assert!(text.contains("lowered to its row: the sequential version: one stream"));
+    assert!(text.contains("2.84 ms an iteration against 0.52 ms sequential (5.51× slower)"));
 }
