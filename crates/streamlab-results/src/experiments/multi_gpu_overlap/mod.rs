@@ -185,12 +185,8 @@ impl Experiment for MultiGpuOverlap {
     }
 
     fn words(r: &MultiGpuOverlapResult, a: &Self::Derived) -> Value {
-        let fewer: Vec<String> = (a.fewer_streams.iter())
-            .map(|(ordinal, used)| format!("GPU {ordinal} ({used})"))
-            .collect();
         let under = |b: &Bound| b.under.map_or("", |u| u.label());
         context! {
-            fewer,
             limit => a.limit.label(),
             alone_limiter => a.alone_bound.limiter.label(),
             alone_lowered => a.alone_bound.under_measured(),

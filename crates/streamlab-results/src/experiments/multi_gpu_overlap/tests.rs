@@ -70,7 +70,7 @@ fn chart(r: &MultiGpuOverlapResult) -> crate::report::chart::Chart {
 }
 
 #[test]
-fn a_slow_shared_link_binds_and_the_run_renders_held_to_its_bounds() {
+fn a_slow_shared_link_binds_the_run_renders_held_to_its_bounds_and_an_idle_gpu_is_said() {
     // Every GPU at once moves 128 MiB in 1.2 ms: slower than either GPU alone.
     let r = result(1.2, 1.25);
     let a = analyze(&r);
@@ -90,7 +90,7 @@ fn a_slow_shared_link_binds_and_the_run_renders_held_to_its_bounds() {
     assert!(close(a.bound_speedup, a.alone_bound.ms / 1.2));
     assert!(close(a.efficiency, a.speedup / a.bound_speedup));
     assert!(a.at_bound, "{} against {}", a.speedup, a.bound_speedup);
-    assert!(!a.beyond_bound && a.fewer_streams.is_empty());
+    assert!(!a.beyond_bound);
     let tables = MultiGpuOverlap::tables(&r, &a, None);
     assert_eq!(tables.len(), 2);
     let main = &tables[0];
@@ -109,22 +109,23 @@ fn a_slow_shared_link_binds_and_the_run_renders_held_to_its_bounds() {
         "gpus,streams,spread_ms,spread_noise,alone_ms,alone_noise,speedup,bound_ms,spread_over_bound,bound_speedup,efficiency,beyond_bound"
     );
     assert!(lines.next().unwrap().starts_with("2,4,1.2500,"));
-    let section = section::<MultiGpuOverlap>(&r);
-    assert_eq!(section.figures.len(), 1);
-    let verdict = section.verdict.as_deref().unwrap();
+    let shown = section::<MultiGpuOverlap>(&r);
+    assert_eq!(shown.figures.len(), 1);
+    let verdict = shown.verdict.as_deref().unwrap();
     assert!(
         verdict.starts_with("2 GPUs ran 1.36× faster than the first alone")
             && verdict.contains("at the bound within 1.05×"),
         "{verdict}"
     );
-    let bound = note(&section, "Bound");
+    let bound = note(&shown, "Bound");
     assert!(
         bound.contains("the fastest of 2 probes (2 before, 0 between rounds of timed batches, 0 after them; the fastest before the timed batches)"),
         "{bound}"
     );
-    let against = note(&section, "Against the bounds");
+    let against = note(&shown, "Against the bounds");
     assert!(against.starts_with("All GPUs took 1.04× their bound"));
-    assert_eq!(note(&section, "Flagged"), "");
+    assert_eq!(note(&shown, "Flagged"), "");
+    assert_eq!(note(&shown, "Streams"), "");
     let line = summary(&r).line.unwrap();
     assert!(
         line.starts_with("2 GPUs 1.2500 ms, first alone 1.7000 ms: 1.36×")
@@ -145,6 +146,18 @@ fn a_slow_shared_link_binds_and_the_run_renders_held_to_its_bounds() {
     assert!(p[2].1.is_nan());
     assert_eq!((p[3].0, p[4].0), (0.6, 1.4));
     assert_eq!((p[3].1, p[4].1), (a.bound.ms, a.bound.ms));
+    // An idle GPU has no bound, and is said to have had no elements.
+    let mut r = r;
+    r.gpus[1].streams = 0;
+    r.gpus[1].elements = 0;
+    r.gpus[1].stages = None;
+    let a = analyze(&r);
+    assert!(a.per_gpu[1].bound.is_none());
+    let idle = section::<MultiGpuOverlap>(&r);
+    let streams = "Fewer elements than --streams 4: GPU 1 had none.";
+    assert_eq!(note(&idle, "Streams"), streams);
+    let table = &MultiGpuOverlap::tables(&r, &a, None)[1];
+    assert_eq!(table.rows[1].last().unwrap(), "no elements");
 }
 
 #[test]
@@ -163,20 +176,6 @@ fn a_fast_link_leaves_the_slowest_gpu_as_the_limit() {
     // 1.7 / 1.2 against a bound's speedup near 1.75: more than 5% short.
     assert!(!a.at_bound, "{} against {}", a.speedup, a.bound_speedup);
     assert_eq!(a.limit.label(), "GPU 1: SMs");
-}
-
-#[test]
-fn an_idle_gpu_and_fewer_streams_are_said() {
-    let mut r = result(1.2, 1.25);
-    r.gpus[1].streams = 0;
-    r.gpus[1].elements = 0;
-    r.gpus[1].stages = None;
-    let a = analyze(&r);
-    assert!(a.per_gpu[1].bound.is_none());
-    assert_eq!(a.fewer_streams, [(1, 0)]);
-    assert!(note(&section::<MultiGpuOverlap>(&r), "Streams").contains("GPU 1 (0)"));
-    let table = &MultiGpuOverlap::tables(&r, &a, None)[1];
-    assert_eq!(table.rows[1].last().unwrap(), "no elements");
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! link's rate in its directions (its efficiency, and whether it is above the link
 //! beyond its noise: flagged, never a headline), the matrix of the largest copies, each
 //! pair's link with its fastest copy, each GPU's copies to itself, and the headline.
-use super::{Method, PeerCopyResult, PeerPoint};
+use super::{Method, PairResult, PeerCopyResult, PeerPoint};
 use crate::experiments::prelude::*;
 use crate::saved::links::PairLink;
 use crate::stats::beyond_noise;
@@ -64,16 +64,12 @@ pub struct PeerRow {
     pub rates: Rates,
 }
 
-/// One pair: its rates at the largest size and its latency.
+/// One pair: its rates at the largest size measured and its latency.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PairRow {
-    pub src: usize,
-    pub dst: usize,
-    pub peer_access: bool,
-    /// The largest size measured: where the rates below come from.
-    pub bytes: u64,
     #[serde(flatten)]
-    pub rates: Rates,
+    pub largest: PeerRow,
+    pub peer_access: bool,
     /// Median microseconds per `LATENCY_BYTES` copy, peer access off and on.
     pub latency_staged_us: f64,
     pub latency_peer_us: f64,
@@ -92,8 +88,6 @@ pub struct Best {
 /// How one pair is joined, what the link allows, and the fastest copies over it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LinkRow {
-    pub src: usize,
-    pub dst: usize,
     pub link: PairLink,
     /// The NVLinks' rate one way and both ways at once, GB/s; NaN over PCIe or unread.
     pub one_way_gbps: f64,
@@ -132,7 +126,7 @@ pub struct PeerCopyAnalysis {
 impl PeerCopyAnalysis {
     /// The matrix's row for `src` → `dst`.
     pub fn pair(&self, src: usize, dst: usize) -> Option<&PairRow> {
-        self.matrix.iter().find(|p| p.src == src && p.dst == dst)
+        (self.matrix.iter()).find(|p| p.largest.src == src && p.largest.dst == dst)
     }
 
     /// The slowest and fastest rate of `method` over the pairs where it ran at the
@@ -153,8 +147,9 @@ impl PeerCopyAnalysis {
     ) -> Option<(f64, f64)> {
         span(
             (self.matrix.iter())
-                .filter(|p| !p.rates.above_link(method))
-                .map(|p| value(&p.rates, method)),
+                .map(|p| &p.largest.rates)
+                .filter(|rates| !rates.above_link(method))
+                .map(|rates| value(rates, method)),
         )
     }
 
@@ -204,7 +199,8 @@ fn rates(r: &PeerCopyResult, (s, d): (usize, usize), p: Option<&PeerPoint>) -> R
         let gbps = rate(m.directions(), bytes, samples);
         let noise = samples.map_or(f64::NAN, Series::noise);
         let ways = (p.and_then(|p| p.each_way(m))).map_or([(f64::NAN, f64::NAN); 2], |ways| {
-            ways.each_ref().map(|w| (rate(1, bytes, Some(w)), w.noise()))
+            ways.each_ref()
+                .map(|w| (rate(1, bytes, Some(w)), w.noise()))
         });
         // Only the copies with peer access on cross the link.
         let link = |pair, directions| {
@@ -253,8 +249,6 @@ fn links(r: &PeerCopyResult, rows: &[PeerRow]) -> Vec<LinkRow> {
                 .filter(|row| row.src == link.src && row.dst == link.dst)
                 .collect();
             LinkRow {
-                src: link.src,
-                dst: link.dst,
                 link: link.clone(),
                 one_way_gbps: link.rate_gbps(1).unwrap_or(f64::NAN),
                 both_ways_gbps: link.rate_gbps(2).unwrap_or(f64::NAN),
@@ -268,29 +262,22 @@ fn links(r: &PeerCopyResult, rows: &[PeerRow]) -> Vec<LinkRow> {
 
 /// Derive everything from `r`.
 pub(super) fn analyze(r: &PeerCopyResult) -> PeerCopyAnalysis {
+    let row = |pair: &PairResult, p: Option<&PeerPoint>| PeerRow {
+        src: pair.src,
+        dst: pair.dst,
+        bytes: p.map_or(0, |p| p.bytes),
+        rates: rates(r, (pair.src, pair.dst), p),
+    };
     let rows: Vec<PeerRow> = (r.pairs.iter())
-        .flat_map(|pair| {
-            pair.points.iter().map(|p| PeerRow {
-                src: pair.src,
-                dst: pair.dst,
-                bytes: p.bytes,
-                rates: rates(r, (pair.src, pair.dst), Some(p)),
-            })
-        })
+        .flat_map(|pair| pair.points.iter().map(move |p| row(pair, Some(p))))
         .collect();
     let us = |s: &Series| s.median() * 1e3;
     let matrix = (r.pairs.iter())
-        .map(|pair| {
-            let largest = pair.points.iter().max_by_key(|p| p.bytes);
-            PairRow {
-                src: pair.src,
-                dst: pair.dst,
-                peer_access: pair.peer_access,
-                bytes: largest.map_or(0, |p| p.bytes),
-                rates: rates(r, (pair.src, pair.dst), largest),
-                latency_staged_us: us(&pair.latency_staged),
-                latency_peer_us: pair.latency_peer.as_ref().map_or(f64::NAN, us),
-            }
+        .map(|pair| PairRow {
+            largest: row(pair, pair.points.iter().max_by_key(|p| p.bytes)),
+            peer_access: pair.peer_access,
+            latency_staged_us: us(&pair.latency_staged),
+            latency_peer_us: pair.latency_peer.as_ref().map_or(f64::NAN, us),
         })
         .collect();
     let local = (r.local.iter())

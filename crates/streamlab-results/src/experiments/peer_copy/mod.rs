@@ -356,7 +356,8 @@ impl Experiment for PeerCopy {
     }
 
     fn words(r: &PeerCopyResult, a: &Self::Derived) -> Value {
-        let gbps = |m: Method| format!("{} GB/s", span(a.range(m), 1, 1.0));
+        // Each method's GB/s at the largest size; none where every pair's is above its link.
+        let gbps = |m: Method| (a.range(m)).map(|range| format!("{} GB/s", span(range, 1, 1.0)));
         let gbps = context! {
             peer => gbps(Method::Peer),
             staged => gbps(Method::Staged),
@@ -376,9 +377,16 @@ impl Experiment for PeerCopy {
                 .collect()
         };
         let checked_off = |p: &&PairResult| p.access.is_some_and(|c| c.staged_checked_off);
-        // The peer copies' share of their link's rate, and that rate one way.
+        // The peer copies' share of their link's rate, and that rate one way: said where
+        // every pair in the peer copies' range has it.
+        let peer = |p: &PairRow| {
+            let rates = &p.largest.rates;
+            (rates.rate(Method::Peer).is_finite() && !rates.above_link(Method::Peer))
+                .then(|| rates.efficiency(Method::Peer))
+        };
         let share = (a.efficiency_range(Method::Peer).zip(a.link_range()))
-            .map(|(share, link)| [span(Some(share), 0, 100.0), span(Some(link), 1, 1.0)]);
+            .filter(|_| a.matrix.iter().filter_map(peer).all(f64::is_finite))
+            .map(|(share, link)| [span(share, 0, 100.0), span(link, 1, 1.0)]);
         context! {
             kinds,
             above => a.rows_above_link(),

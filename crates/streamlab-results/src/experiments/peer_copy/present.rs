@@ -17,12 +17,9 @@ pub(super) fn size(bytes: u64) -> String {
     }
 }
 
-/// `range` as "377.0–384.5" with `decimals` decimals, each end times `scale` (100: a
-/// percentage), one number where both ends read the same; "–" where there is none.
-pub(super) fn span(range: Option<(f64, f64)>, decimals: usize, scale: f64) -> String {
-    let Some((lo, hi)) = range else {
-        return "–".into();
-    };
+/// `(lo, hi)` as "377.0–384.5" with `decimals` decimals, each end times `scale` (100: a
+/// percentage), one number where both ends read the same.
+pub(super) fn span((lo, hi): (f64, f64), decimals: usize, scale: f64) -> String {
     let (lo, hi) = (
         format!("{:.decimals$}", scale * lo),
         format!("{:.decimals$}", scale * hi),
@@ -76,7 +73,9 @@ fn rate_columns<'a, R: 'a>(mut columns: Columns<'a, R>, rates: fn(&R) -> &Rates)
                 names.key,
                 move |x| format!("{:.3}", rates(x).rate(method)),
             )
-            .raw(names.noise, move |x| format!("{:.4}", rates(x).noise(method)));
+            .raw(names.noise, move |x| {
+                format!("{:.4}", rates(x).noise(method))
+            });
         if let Some(heading) = each_way_heading(method) {
             columns = columns.show(heading, move |x| each_way_cell(rates(x), method));
         }
@@ -118,7 +117,7 @@ fn per_link(row: &LinkRow) -> String {
 /// The one declaration of the link table: a row per pair.
 pub(super) fn link_columns<'a>() -> Columns<'a, LinkRow> {
     let mut columns = Columns::new()
-        .show("pair", |x: &LinkRow| pair_label(x.src, x.dst))
+        .show("pair", |x: &LinkRow| pair_label(x.link.src, x.link.dst))
         .show("joined by", |x| x.link.describe())
         .show("per link (GB/s)", per_link)
         .show("link one way (GB/s)", |x| num(x.one_way_gbps, 1))
@@ -150,11 +149,13 @@ pub(super) fn link_columns<'a>() -> Columns<'a, LinkRow> {
 /// The one declaration of the matrix table: a row per pair.
 pub(super) fn matrix_columns<'a>() -> Columns<'a, PairRow> {
     let columns = Columns::new()
-        .show("pair", |x: &PairRow| pair_label(x.src, x.dst))
+        .show("pair", |x: &PairRow| {
+            pair_label(x.largest.src, x.largest.dst)
+        })
         .show("peer access", |x| {
             if x.peer_access { "yes" } else { "no" }.to_owned()
         });
-    rate_columns(columns, |x| &x.rates)
+    rate_columns(columns, |x| &x.largest.rates)
         .show("latency off (µs)", |x| num(x.latency_staged_us, 1))
         .show("latency on (µs)", |x| num(x.latency_peer_us, 1))
 }
@@ -205,7 +206,7 @@ fn heat_map(a: &PeerCopyAnalysis, method: Method, threshold: f64) -> HeatMap {
                 (a.devices.iter())
                     .map(|&dst| {
                         a.pair(src, dst)
-                            .map(|p| p.rates.rate(method))
+                            .map(|p| p.largest.rates.rate(method))
                             .filter(|r| r.is_finite())
                     })
                     .collect()
