@@ -187,8 +187,10 @@ fn devices_are_checked_before_the_gpus_are_opened() {
     let err = given(&[0]).validate().unwrap_err().to_string();
     let one = "multi-gpu-overlap needs two or more GPUs but --devices names one (0)";
     assert!(err.contains(one), "{err}");
-    assert!(given(&[0, 0]).validate().is_err());
-    assert!(given(&[]).validate().is_ok());
+    assert!(
+        given(&[]).validate().is_ok(),
+        "crate::spread's tests hold the others"
+    );
     let err = Params {
         batches: Some(30),
         iterations: 20,

@@ -7,49 +7,42 @@ use crate::experiments::prelude::*;
 use crate::saved::links::PairLink;
 use crate::stats::beyond_noise;
 
-/// Every method's numbers at one size of one pair, each list in [`Method::ALL`]'s order.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct Rates {
+/// One method's numbers at one size of one pair.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Rate {
     /// GB/s (both directions together for both ways); NaN where the method did not run.
-    pub gbps: Vec<f64>,
-    /// Relative noise of each method's samples.
-    pub noise: Vec<f64>,
-    /// Each direction's own GB/s in the both-ways copies (source to destination,
-    /// destination to source); NaN where not both ways or not timed apart.
-    pub each_way: Vec<[f64; 2]>,
+    pub gbps: f64,
+    /// Relative noise of its samples.
+    pub noise: f64,
+    /// Each direction's own GB/s in a both-ways copy (source to destination, destination
+    /// to source); NaN where not both ways or not timed apart.
+    pub each_way: [f64; 2],
     /// GB/s over the NVLinks' rate in the method's directions; NaN where its bytes do not
     /// cross NVLink or NVML gave no rate.
-    pub efficiency: Vec<f64>,
-    /// Whether the method (or a direction of it) is above the NVLinks' rate beyond its
-    /// noise: a timing the link cannot allow, flagged.
-    pub above_link: Vec<bool>,
+    pub efficiency: f64,
+    /// Whether it (or a direction of it) is above the NVLinks' rate beyond its noise: a
+    /// timing the link cannot allow, flagged.
+    pub above_link: bool,
+}
+
+/// Every method's [`Rate`] at one size of one pair, in [`Method::ALL`]'s order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct Rates(pub Vec<Rate>);
+
+impl std::ops::Index<Method> for Rates {
+    type Output = Rate;
+
+    fn index(&self, method: Method) -> &Rate {
+        &self.0[method as usize]
+    }
 }
 
 impl Rates {
-    pub fn rate(&self, method: Method) -> f64 {
-        self.gbps[method as usize]
-    }
-
-    pub fn noise(&self, method: Method) -> f64 {
-        self.noise[method as usize]
-    }
-
-    pub fn each_way(&self, method: Method) -> [f64; 2] {
-        self.each_way[method as usize]
-    }
-
-    pub fn efficiency(&self, method: Method) -> f64 {
-        self.efficiency[method as usize]
-    }
-
-    pub fn above_link(&self, method: Method) -> bool {
-        self.above_link[method as usize]
-    }
-
     /// The methods above the link.
     pub fn flagged(&self) -> Vec<Method> {
         (Method::ALL.into_iter())
-            .filter(|&m| self.above_link(m))
+            .filter(|&m| self[m].above_link)
             .collect()
     }
 }
@@ -60,7 +53,6 @@ pub struct PeerRow {
     pub src: usize,
     pub dst: usize,
     pub bytes: u64,
-    #[serde(flatten)]
     pub rates: Rates,
 }
 
@@ -93,8 +85,7 @@ pub struct LinkRow {
     pub one_way_gbps: f64,
     pub both_ways_gbps: f64,
     /// The fastest copy one way and both ways over the link, of the rows not above it.
-    pub best_one_way: Option<Best>,
-    pub best_both_ways: Option<Best>,
+    pub fastest: [Option<Best>; 2],
     /// How many of the pair's rows are above the link's rate beyond noise.
     pub above_link: usize,
 }
@@ -132,24 +123,20 @@ impl PeerCopyAnalysis {
     /// The slowest and fastest rate of `method` over the pairs where it ran at the
     /// largest size, leaving out those above their link.
     pub fn range(&self, method: Method) -> Option<(f64, f64)> {
-        self.unflagged_span(method, Rates::rate)
+        self.unflagged_span(method, |rate| rate.gbps)
     }
 
     /// The same of its efficiency.
     pub fn efficiency_range(&self, method: Method) -> Option<(f64, f64)> {
-        self.unflagged_span(method, Rates::efficiency)
+        self.unflagged_span(method, |rate| rate.efficiency)
     }
 
-    fn unflagged_span(
-        &self,
-        method: Method,
-        value: fn(&Rates, Method) -> f64,
-    ) -> Option<(f64, f64)> {
+    fn unflagged_span(&self, method: Method, value: fn(&Rate) -> f64) -> Option<(f64, f64)> {
         span(
             (self.matrix.iter())
-                .map(|p| &p.largest.rates)
-                .filter(|rates| !rates.above_link(method))
-                .map(|rates| value(rates, method)),
+                .map(|p| &p.largest.rates[method])
+                .filter(|rate| !rate.above_link)
+                .map(value),
         )
     }
 
@@ -192,9 +179,8 @@ fn link_rate(r: &PeerCopyResult, (src, dst): (usize, usize), directions: u64) ->
 /// Every method's numbers at point `p` of the pair `(s, d)`; NaN throughout where there
 /// is none (a pair stopped before its first size).
 fn rates(r: &PeerCopyResult, (s, d): (usize, usize), p: Option<&PeerPoint>) -> Rates {
-    let mut out = Rates::default();
     let bytes = p.map_or(0, |p| p.bytes);
-    for m in Method::ALL {
+    let rate = |m: Method| {
         let samples = p.and_then(|p| p.samples(m));
         let gbps = rate(m.directions(), bytes, samples);
         let noise = samples.map_or(f64::NAN, Series::noise);
@@ -211,16 +197,16 @@ fn rates(r: &PeerCopyResult, (s, d): (usize, usize), p: Option<&PeerPoint>) -> R
             }
         };
         let way_links = [link((s, d), 1), link((d, s), 1)];
-        out.above_link.push(
-            above(gbps, noise, link((s, d), m.directions()))
+        Rate {
+            gbps,
+            noise,
+            each_way: ways.map(|w| w.0),
+            efficiency: gbps / link((s, d), m.directions()),
+            above_link: above(gbps, noise, link((s, d), m.directions()))
                 || (ways.iter().zip(way_links)).any(|(&(g, n), l)| above(g, n, l)),
-        );
-        out.efficiency.push(gbps / link((s, d), m.directions()));
-        out.gbps.push(gbps);
-        out.noise.push(noise);
-        out.each_way.push(ways.map(|w| w.0));
-    }
-    out
+        }
+    };
+    Rates(Method::ALL.map(rate).to_vec())
 }
 
 /// The fastest row of `rows` over the link in `directions` directions, of those not above
@@ -231,13 +217,13 @@ fn best(rows: &[&PeerRow], directions: u64) -> Option<Best> {
         .filter(|m| m.needs_peer_access() && m.directions() == directions);
     let candidates = over_link.flat_map(|m| rows.iter().map(move |row| (m, row)));
     candidates
-        .filter(|(m, row)| row.rates.rate(*m).is_finite() && !row.rates.above_link(*m))
-        .max_by(|(m, a), (n, b)| a.rates.rate(*m).total_cmp(&b.rates.rate(*n)))
+        .filter(|(m, row)| row.rates[*m].gbps.is_finite() && !row.rates[*m].above_link)
+        .max_by(|(m, a), (n, b)| a.rates[*m].gbps.total_cmp(&b.rates[*n].gbps))
         .map(|(m, row)| Best {
             method: m,
             bytes: row.bytes,
-            gbps: row.rates.rate(m),
-            efficiency: row.rates.efficiency(m),
+            gbps: row.rates[m].gbps,
+            efficiency: row.rates[m].efficiency,
         })
 }
 
@@ -252,8 +238,7 @@ fn links(r: &PeerCopyResult, rows: &[PeerRow]) -> Vec<LinkRow> {
                 link: link.clone(),
                 one_way_gbps: link.rate_gbps(1).unwrap_or(f64::NAN),
                 both_ways_gbps: link.rate_gbps(2).unwrap_or(f64::NAN),
-                best_one_way: best(&own, 1),
-                best_both_ways: best(&own, 2),
+                fastest: [1, 2].map(|directions| best(&own, directions)),
                 above_link: own.iter().map(|row| row.rates.flagged().len()).sum(),
             }
         })

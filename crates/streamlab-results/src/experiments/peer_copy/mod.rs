@@ -6,7 +6,7 @@ mod analysis;
 mod present;
 
 use analysis::analyze;
-pub use analysis::{Best, LinkRow, LocalRow, PairRow, PeerCopyAnalysis, PeerRow, Rates};
+pub use analysis::{Best, LinkRow, LocalRow, PairRow, PeerCopyAnalysis, PeerRow, Rate, Rates};
 use present::{
     figures, link_columns, local_columns, matrix_columns, pair_label, size, span, sweep_columns,
 };
@@ -364,12 +364,7 @@ impl Experiment for PeerCopy {
             pull => gbps(Method::KernelPull),
             push => gbps(Method::KernelPush),
         };
-        let mut kinds: Vec<String> = Vec::new();
-        for kind in r.links.iter().map(|l| l.describe()) {
-            if !kinds.contains(&kind) {
-                kinds.push(kind);
-            }
-        }
+        let kinds: Vec<String> = r.links.iter().map(|l| l.describe()).collect();
         let labels = |keep: fn(&PairResult) -> bool| -> Vec<String> {
             (r.pairs.iter())
                 .filter(|p| keep(p))
@@ -380,9 +375,8 @@ impl Experiment for PeerCopy {
         // The peer copies' share of their link's rate, and that rate one way: said where
         // every pair in the peer copies' range has it.
         let peer = |p: &PairRow| {
-            let rates = &p.largest.rates;
-            (rates.rate(Method::Peer).is_finite() && !rates.above_link(Method::Peer))
-                .then(|| rates.efficiency(Method::Peer))
+            let peer = &p.largest.rates[Method::Peer];
+            (peer.gbps.is_finite() && !peer.above_link).then_some(peer.efficiency)
         };
         let share = (a.efficiency_range(Method::Peer).zip(a.link_range()))
             .filter(|_| a.matrix.iter().filter_map(peer).all(f64::is_finite))
@@ -423,7 +417,8 @@ impl Experiment for PeerCopy {
 fn pair_rows(pair: &PairResult) -> Vec<MeasuredRow> {
     let (s, d) = (pair.src, pair.dst);
     let mut rows = Vec::new();
-    let mut push = |row: MeasuredRow, staged: bool| {
+    let mut push = |row: RowName, samples: &Series, staged: bool| {
+        let row = row.median(samples, MS);
         rows.push(if staged { row.over_link() } else { row });
     };
     for p in &pair.points {
@@ -437,15 +432,13 @@ fn pair_rows(pair: &PairResult) -> Vec<MeasuredRow> {
                 at.then(method.key(), method.label()),
             );
             if let Some(samples) = p.samples(method) {
-                push(this.clone().median(samples, MS), staged);
+                push(this.clone(), samples, staged);
             }
             let ways = [("forward", (s, d)), ("back", (d, s))];
-            for ((way, (from, to)), samples) in ways
-                .into_iter()
-                .zip(p.each_way(method).into_iter().flatten())
-            {
+            let each_way = p.each_way(method).into_iter().flatten();
+            for ((way, (from, to)), samples) in ways.into_iter().zip(each_way) {
                 let row = this.then(way, format_args!("its {from} → {to} direction"));
-                push(row.median(samples, MS), staged);
+                push(row, samples, staged);
             }
         }
     }
@@ -453,12 +446,9 @@ fn pair_rows(pair: &PairResult) -> Vec<MeasuredRow> {
         format_args!("{s}-{d}/latency"),
         format_args!("GPU {s} to {d}, one {} copy", size(LATENCY_BYTES)),
     );
-    push(
-        at.then("staged", "staged").median(&pair.latency_staged, MS),
-        true,
-    );
+    push(at.then("staged", "staged"), &pair.latency_staged, true);
     if let Some(samples) = &pair.latency_peer {
-        push(at.then("peer", "peer").median(samples, MS), false);
+        push(at.then("peer", "peer"), samples, false);
     }
     rows
 }

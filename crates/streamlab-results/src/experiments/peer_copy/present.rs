@@ -43,7 +43,7 @@ fn rate_cell(rate: f64, share: f64) -> String {
 
 /// Each direction's own GB/s in a both-ways copy: "387.0 / 386.9".
 fn each_way_cell(rates: &Rates, method: Method) -> String {
-    match rates.each_way(method) {
+    match rates[method].each_way {
         [a, b] if a.is_finite() && b.is_finite() => format!("{a:.1} / {b:.1}"),
         _ => "–".into(),
     }
@@ -69,12 +69,12 @@ fn rate_columns<'a, R: 'a>(mut columns: Columns<'a, R>, rates: fn(&R) -> &Rates)
         columns = columns
             .both(
                 names.label,
-                move |x| rate_cell(rates(x).rate(method), rates(x).efficiency(method)),
+                move |x| rate_cell(rates(x)[method].gbps, rates(x)[method].efficiency),
                 names.key,
-                move |x| format!("{:.3}", rates(x).rate(method)),
+                move |x| format!("{:.3}", rates(x)[method].gbps),
             )
             .raw(names.noise, move |x| {
-                format!("{:.4}", rates(x).noise(method))
+                format!("{:.4}", rates(x)[method].noise)
             });
         if let Some(heading) = each_way_heading(method) {
             columns = columns.show(heading, move |x| each_way_cell(rates(x), method));
@@ -82,13 +82,13 @@ fn rate_columns<'a, R: 'a>(mut columns: Columns<'a, R>, rates: fn(&R) -> &Rates)
     }
     for method in Method::ALL.into_iter().filter(|m| m.needs_peer_access()) {
         columns = columns.raw(method.names().efficiency, move |x| {
-            format!("{:.4}", rates(x).efficiency(method))
+            format!("{:.4}", rates(x)[method].efficiency)
         });
     }
     for method in Method::ALL.into_iter().filter(|m| m.directions() == 2) {
         for (way, name) in method.names().each_way.into_iter().enumerate() {
             columns = columns.raw(name, move |x| {
-                format!("{:.3}", rates(x).each_way(method)[way])
+                format!("{:.3}", rates(x)[method].each_way[way])
             });
         }
     }
@@ -123,24 +123,18 @@ pub(super) fn link_columns<'a>() -> Columns<'a, LinkRow> {
         .show("link one way (GB/s)", |x| num(x.one_way_gbps, 1))
         .show("link both ways (GB/s)", |x| num(x.both_ways_gbps, 1));
     // Each fastest copy: its GB/s with its share of the link, and which copy it is.
-    type Fastest = fn(&LinkRow) -> Option<&Best>;
-    let fastest: [(&str, &str, Fastest); 2] = [
-        ("fastest one way (GB/s)", "one way: copy", |x| {
-            x.best_one_way.as_ref()
-        }),
-        ("fastest both ways (GB/s)", "both ways: copy", |x| {
-            x.best_both_ways.as_ref()
-        }),
+    let fastest = [
+        ("fastest one way (GB/s)", "one way: copy"),
+        ("fastest both ways (GB/s)", "both ways: copy"),
     ];
-    for (rate, copy, best) in fastest {
+    for (way, (rate, copy)) in fastest.into_iter().enumerate() {
+        let cell = move |x: &LinkRow, say: fn(&Best) -> String| {
+            x.fastest[way].as_ref().map_or("–".into(), say)
+        };
         columns = columns
-            .show(rate, move |x| {
-                best(x).map_or("–".into(), |b| rate_cell(b.gbps, b.efficiency))
-            })
+            .show(rate, move |x| cell(x, |b| rate_cell(b.gbps, b.efficiency)))
             .show(copy, move |x| {
-                best(x).map_or("–".into(), |b| {
-                    format!("{}, {}", b.method.label(), size(b.bytes))
-                })
+                cell(x, |b| format!("{}, {}", b.method.label(), size(b.bytes)))
             });
     }
     columns.show("rows above the link", |x| x.above_link.to_string())
@@ -206,7 +200,7 @@ fn heat_map(a: &PeerCopyAnalysis, method: Method, threshold: f64) -> HeatMap {
                 (a.devices.iter())
                     .map(|&dst| {
                         a.pair(src, dst)
-                            .map(|p| p.largest.rates.rate(method))
+                            .map(|p| p.largest.rates[method].gbps)
                             .filter(|r| r.is_finite())
                     })
                     .collect()
