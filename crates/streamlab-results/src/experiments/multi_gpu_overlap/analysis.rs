@@ -114,16 +114,12 @@ fn host_link(r: &MultiGpuOverlapResult) -> (f64, f64, HostLinkProbes) {
         r.host_link_after.as_ref(),
     ];
     let [before, between, after] = probes.map(|s| s.map_or(0, |s| s.samples_ms.len()));
-    let (ms, best) = (probes
-        .into_iter()
-        .zip([When::Before, When::Between, When::After]))
-    .filter_map(|(s, when)| Some((s?.min(), when)))
-    .min_by(|a, b| a.0.total_cmp(&b.0))
-    .unwrap_or((f64::NAN, When::Before));
-    let samples = probes
-        .into_iter()
-        .flatten()
-        .flat_map(|s| s.samples_ms.clone());
+    let whens = [When::Before, When::Between, When::After];
+    let (ms, best) = (probes.into_iter().zip(whens))
+        .filter_map(|(s, when)| Some((s?.min(), when)))
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .unwrap_or((f64::NAN, When::Before));
+    let samples = probes.iter().flatten().flat_map(|s| s.samples_ms.clone());
     let noise = Series::new(samples.collect()).map_or(f64::NAN, |s| s.noise());
     let probes = HostLinkProbes {
         before,

@@ -49,15 +49,12 @@ fn each_way_cell(rates: &Rates, method: Method) -> String {
     }
 }
 
-/// The heading of the column of each direction's own rate in `method`'s both-ways
-/// copies; `None` for a one-way method.
-fn each_way_heading(method: Method) -> Option<&'static str> {
-    match method {
-        Method::StagedBoth => Some("each way, peer access off (→ / ←)"),
-        Method::PeerBoth => Some("each way, peer access on (→ / ←)"),
-        _ => None,
-    }
-}
+/// The headings of the columns of each direction's own rate in the both-ways copies,
+/// peer access off and on.
+const EACH_WAY: [&str; 2] = [
+    "each way, peer access off (→ / ←)",
+    "each way, peer access on (→ / ←)",
+];
 
 /// The columns of rows with `rates`: each method's GB/s (its share of the link in the
 /// tables), and in the CSV its GB/s and noise, with each direction's own rate beside a
@@ -76,7 +73,8 @@ fn rate_columns<'a, R: 'a>(mut columns: Columns<'a, R>, rates: fn(&R) -> &Rates)
             .raw(names.noise, move |x| {
                 format!("{:.4}", rates(x)[method].noise)
             });
-        if let Some(heading) = each_way_heading(method) {
+        if method.directions() == 2 {
+            let heading = EACH_WAY[usize::from(method.needs_peer_access())];
             columns = columns.show(heading, move |x| each_way_cell(rates(x), method));
         }
     }
@@ -171,12 +169,7 @@ pub(super) fn sweep_columns<'a>() -> Columns<'a, PeerRow> {
 /// The one declaration of the table and CSV of each GPU's copies to itself.
 pub(super) fn local_columns<'a>() -> Columns<'a, LocalRow> {
     Columns::new()
-        .both(
-            "GPU",
-            |x: &LocalRow| x.gpu.to_string(),
-            "gpu",
-            |x| x.gpu.to_string(),
-        )
+        .text("GPU", "gpu", |x: &LocalRow| x.gpu.to_string())
         .both("size", |x| size(x.bytes), "bytes", |x| x.bytes.to_string())
         .number("GB/s", "gbps", (1, 3), |x| x.gbps)
         .noise("noise", "noise", |x| x.noise)
