@@ -187,10 +187,8 @@ fn devices_are_checked_before_the_gpus_are_opened() {
     let err = given(&[0]).validate().unwrap_err().to_string();
     let one = "multi-gpu-overlap needs two or more GPUs but --devices names one (0)";
     assert!(err.contains(one), "{err}");
-    assert!(
-        given(&[]).validate().is_ok(),
-        "crate::spread's tests hold the others"
-    );
+    let others = "crate::spread's tests hold the others";
+    assert!(given(&[]).validate().is_ok(), "{others}");
     let err = Params {
         batches: Some(30),
         iterations: 20,
@@ -212,13 +210,11 @@ fn the_host_links_bound_is_the_best_of_its_probes_before_between_and_after() {
     assert!(close(a.host_link_ms, 1.1) && close(a.bound.ms, 1.1));
     assert!(close(a.host_link_gbps, 2.0 * (64u64 << 20) as f64 / 1.1e6));
     assert!(a.bound_speedup > first_only.bound_speedup);
-    let probes = HostLinkProbes {
-        before: 2,
-        between: 2,
-        after: 0,
-        best: When::Between,
-    };
-    assert_eq!(a.host_link_probes, probes);
+    let p = a.host_link_probes;
+    assert_eq!(
+        (p.before, p.between, p.after, p.best),
+        (2, 2, 0, When::Between)
+    );
     // One after them faster still sets it; a slower one leaves it.
     r.host_link_after = Some(series(&[1.15, 1.08, 1.2]));
     let a = analyze(&r);

@@ -128,11 +128,8 @@ fn the_matrix_rates_come_from_the_medians_and_render_as_tables_csv_and_heat_maps
     assert_eq!(PeerCopy::rows(&r, &a).len(), 6 + 2 + 2 + 1);
     let mut staged_only = result();
     staged_only.pairs.retain(|p| !p.peer_access);
-    let finding = analyzed::<PeerCopy>(&staged_only)
-        .analysis
-        .summary
-        .overview
-        .finding;
+    let staged_only = analyzed::<PeerCopy>(&staged_only);
+    let finding = &staged_only.analysis.summary.overview.finding;
     assert!(finding.ends_with("no pair had peer access."), "{finding}");
 }
 
@@ -143,11 +140,8 @@ fn devices_are_checked_before_the_gpus_are_opened_and_the_sizes_cover_the_sweep(
         ..Params::default()
     };
     // crate::spread's tests hold every check; its words name this experiment.
-    let err = given(&[1]).validate().unwrap_err();
-    assert!(
-        err.to_string().contains("peer-copy needs two or more"),
-        "{err}"
-    );
+    let err = given(&[1]).validate().unwrap_err().to_string();
+    assert!(err.contains("peer-copy needs two or more"), "{err}");
     assert!(given(&[0, 1]).validate().is_ok());
     let sizes = Params::default().sizes();
     assert_eq!(sizes.first(), Some(&4096));
@@ -177,19 +171,9 @@ fn linked(links: u32, per_link: f64) -> PeerCopyResult {
         per_link_gbps: Reading::Read(per_link),
     };
     let (src, dst) = (pcie.clone(), pcie);
+    let link = |src, dst, joined| PairLink { src, dst, joined };
     PeerCopyResult {
-        links: vec![
-            PairLink {
-                src: 0,
-                dst: 1,
-                joined: nvlink,
-            },
-            PairLink {
-                src: 1,
-                dst: 0,
-                joined: Joined::Pcie { src, dst },
-            },
-        ],
+        links: vec![link(0, 1, nvlink), link(1, 0, Joined::Pcie { src, dst })],
         gated: true,
         ..result()
     }
@@ -220,23 +204,22 @@ fn a_copy_over_nvlink_is_held_against_its_links_rate_and_shown_with_each_way_and
     let a = analyze(&r);
     let forward = &a.pair(0, 1).unwrap().largest.rates;
     let (one_way, both_ways) = (18.0 * 26.5625, 2.0 * 18.0 * 26.5625);
-    let efficiency = |m| forward[m].efficiency;
-    assert!(close(efficiency(Method::Peer), MIB / 0.01e6 / one_way));
-    assert!(close(
-        efficiency(Method::PeerBoth),
-        2.0 * MIB / 0.01e6 / both_ways
-    ));
-    assert!(close(
-        efficiency(Method::KernelPull),
-        MIB / 0.02e6 / one_way
-    ));
-    assert!(efficiency(Method::Staged).is_nan(), "not over the link");
+    let shares = [
+        (Method::Peer, MIB / 0.01e6 / one_way),
+        (Method::PeerBoth, 2.0 * MIB / 0.01e6 / both_ways),
+        (Method::KernelPull, MIB / 0.02e6 / one_way),
+    ];
+    for (m, share) in shares {
+        assert!(close(forward[m].efficiency, share), "{m:?}");
+    }
+    assert!(
+        forward[Method::Staged].efficiency.is_nan(),
+        "not over the link"
+    );
     assert!(forward.flagged().is_empty());
     let back = &a.pair(1, 0).unwrap().largest.rates;
-    assert!(
-        back[Method::Peer].efficiency.is_nan(),
-        "PCIe: no NVLink rate"
-    );
+    let pcie = "PCIe: no NVLink rate";
+    assert!(back[Method::Peer].efficiency.is_nan(), "{pcie}");
     let link = &a.links[0];
     assert!(close(link.one_way_gbps, one_way) && close(link.both_ways_gbps, both_ways));
     let [best, best_both] = link.fastest.each_ref().map(|b| b.as_ref().unwrap());
@@ -246,10 +229,8 @@ fn a_copy_over_nvlink_is_held_against_its_links_rate_and_shown_with_each_way_and
     let (lo, hi) = a.efficiency_range(Method::Peer).unwrap();
     assert!(close(lo, hi) && close(lo, MIB / 0.01e6 / one_way));
     let line = line(&r);
-    assert!(
-        line.contains("(22% of the link's 478.1 GB/s one way)"),
-        "{line}"
-    );
+    let share = "(22% of the link's 478.1 GB/s one way)";
+    assert!(line.contains(share), "{line}");
     let tables = PeerCopy::tables(&r, &a, None);
     assert_eq!(tables.len(), 4, "links, matrix, sweep, local");
     let links = &tables[0];
@@ -293,28 +274,22 @@ fn a_copy_over_nvlink_is_held_against_its_links_rate_and_shown_with_each_way_and
     assert_eq!(tables[3].rows[0], ["0", "1 MiB", "1048.6", "0.0%"]);
     let files = PeerCopy::csv(&r, &a);
     let sweep = &files[0].contents;
-    assert!(
-        sweep
-            .lines()
-            .next()
-            .unwrap()
-            .contains("peer_dst,peer_dst_noise")
-    );
+    let header = sweep.lines().next().unwrap();
+    assert!(header.contains("peer_dst,peer_dst_noise"));
     assert!(sweep.contains("peer_both_forward,peer_both_back"));
     assert_eq!(files[1].suffix, Some("local"));
     let local = "gpu,bytes,gbps,noise\n0,1048576,1048.576,";
     assert!(files[1].contents.starts_with(local));
     let access = note(&section, "Peer access");
-    assert!(access.contains("No peer access for 1 → 0"), "{access}");
-    assert!(
-        access.contains("staged copies of 2 of 2 pair(s)"),
-        "{access}"
-    );
-    assert!(
-        access.contains("CUDA_ERROR_PEER_ACCESS_NOT_ENABLED"),
-        "{access}"
-    );
-    assert!(access.contains("already on for 0 → 1"), "{access}");
+    let said = [
+        "No peer access for 1 → 0",
+        "staged copies of 2 of 2 pair(s)",
+        "CUDA_ERROR_PEER_ACCESS_NOT_ENABLED",
+        "already on for 0 → 1",
+    ];
+    for said in said {
+        assert!(access.contains(said), "{access}");
+    }
 }
 
 #[test]
@@ -331,16 +306,10 @@ fn a_row_above_its_link_is_flagged_and_left_out_of_the_headline() {
     let line = line(&r);
     let none = "peer access off 10.5 GB/s, none counted with it on";
     assert!(line.contains(none), "{line}");
+    assert!(line.contains("3 row(s) above the link's NVML"), "{line}");
     let section = section::<PeerCopy>(&r);
     let result = note(&section, "Result");
-    assert!(
-        result.contains("each ran above its link's rate"),
-        "{result}"
-    );
-    assert!(
-        line.contains("3 row(s) above the link's NVML rate"),
-        "{line}"
-    );
+    assert!(result.contains("each ran above its link"), "{result}");
     let tables = PeerCopy::tables(&r, &a, None);
     let matrix = &tables[1];
     let flag = matrix.column("above the link").unwrap();
