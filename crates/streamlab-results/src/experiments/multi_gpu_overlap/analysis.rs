@@ -146,16 +146,13 @@ fn per_gpu(r: &MultiGpuOverlapResult, runs: usize) -> Vec<GpuBound> {
         .collect()
 }
 
-/// The spread run's bound as built (the slowest GPU's or the host link's, whichever is
-/// larger), the noise of what it was built from, and which limit it is.
+/// The spread run's bound as built (the `slowest` GPU's, with its ordinal and stages, or
+/// the host link's, whichever is larger), the noise of what it was built from, and which
+/// limit it is.
 fn spread_bound(
-    r: &MultiGpuOverlapResult,
-    per_gpu: &[GpuBound],
+    slowest: Option<(usize, Bound, &StageTimes)>,
     (host_link_ms, host_link_noise): (f64, f64),
 ) -> (Bound, f64, Limit) {
-    let slowest = (per_gpu.iter().zip(&r.gpus))
-        .filter_map(|(g, share)| Some((g.ordinal, g.bound?, share.stages.as_ref()?)))
-        .max_by(|a, b| a.1.ms.total_cmp(&b.1.ms));
     match slowest {
         Some((ordinal, b, t)) if b.ms >= host_link_ms || host_link_ms.is_nan() => (
             b,
@@ -183,13 +180,13 @@ fn spread_bound(
 pub(super) fn analyze(r: &MultiGpuOverlapResult) -> MultiGpuAnalysis {
     let runs = r.batch_sizes.iter().copied().max().unwrap_or(1);
     let per_gpu = per_gpu(r, runs);
-    let gpus_bound_ms = (per_gpu.iter())
-        .filter_map(|g| Some(g.bound?.ms))
-        .fold(0.0, f64::max);
+    let slowest = (per_gpu.iter().zip(&r.gpus))
+        .filter_map(|(g, share)| Some((g.ordinal, g.bound?, share.stages.as_ref()?)))
+        .max_by(|a, b| a.1.ms.total_cmp(&b.1.ms));
     let (host_link_ms, host_link_noise, host_link_probes) = host_link(r);
     let (spread, alone) = (&r.spread, &r.alone);
     let (spread_ms, alone_ms) = (spread.median(), alone.median());
-    let (built, built_noise, limit) = spread_bound(r, &per_gpu, (host_link_ms, host_link_noise));
+    let (built, built_noise, limit) = spread_bound(slowest, (host_link_ms, host_link_noise));
     let bound = built.held(spread_ms, spread.noise(), built_noise);
     let first = r.gpus.first();
     let alone_bound = pipeline::bound(
@@ -210,7 +207,7 @@ pub(super) fn analyze(r: &MultiGpuOverlapResult) -> MultiGpuAnalysis {
         alone_noise: alone.noise(),
         speedup,
         per_gpu,
-        gpus_bound_ms,
+        gpus_bound_ms: slowest.map_or(0.0, |(_, b, _)| b.ms),
         host_link_ms,
         host_link_gbps: gbps(2 * r.run.params.bytes(), host_link_ms),
         host_link_noise,

@@ -114,10 +114,6 @@ impl Method {
         NAMES[self as usize]
     }
 
-    pub fn key(self) -> &'static str {
-        self.names().key
-    }
-
     pub fn label(self) -> &'static str {
         self.names().label
     }
@@ -429,7 +425,7 @@ fn pair_rows(pair: &PairResult) -> Vec<MeasuredRow> {
         for method in Method::ALL {
             let (staged, this) = (
                 !method.needs_peer_access(),
-                at.then(method.key(), method.label()),
+                at.then(method.names().key, method.label()),
             );
             if let Some(samples) = p.samples(method) {
                 push(this.clone(), samples, staged);

@@ -98,7 +98,7 @@ fn rate_columns<'a, R: 'a>(mut columns: Columns<'a, R>, rates: fn(&R) -> &Rates)
         "above the link",
         move |x| flagged(x, Method::label, "; "),
         "above_link",
-        move |x| flagged(x, Method::key, ";"),
+        move |x| flagged(x, |m| m.names().key, ";"),
     )
 }
 
