@@ -179,12 +179,10 @@ impl Experiment for MultiGpuOverlap {
     }
 
     fn words(r: &MultiGpuOverlapResult, a: &Self::Derived) -> Value {
-        let under = |b: &Bound| b.under.map_or("", |u| u.label());
         context! {
             limit => a.limit.label(),
             alone_limiter => a.alone_bound.limiter.label(),
             alone_lowered => a.alone_bound.under_measured(),
-            under => [under(&a.bound), under(&a.alone_bound)],
             target => TARGET,
             timeline => r.timeline.is_some(),
         }

@@ -154,7 +154,8 @@ fn a_slow_shared_link_binds_the_run_renders_held_to_its_bounds_and_an_idle_gpu_i
     let a = analyze(&r);
     assert!(a.per_gpu[1].bound.is_none());
     let idle = section::<MultiGpuOverlap>(&r);
-    let streams = "Fewer elements than --streams 4: GPU 1 had none.";
+    let streams =
+        "Fewer elements than --streams 4, each element its own stream: GPU 1 (no elements).";
     assert_eq!(note(&idle, "Streams"), streams);
     let table = &MultiGpuOverlap::tables(&r, &a, None)[1];
     assert_eq!(table.rows[1].last().unwrap(), "no elements");
@@ -239,6 +240,8 @@ fn a_run_beyond_its_bound_is_flagged_only_beyond_noise_and_is_never_a_finding() 
     assert_eq!(a.bound.under, Some(Under::WithinNoise));
     assert!(!a.beyond_bound);
     assert!(!summary(&noisy).overview.finding.contains("flagged"));
+    let within = note(&section::<MultiGpuOverlap>(&noisy), "Flagged").to_owned();
+    assert!(within.ends_with("within noise. Within the noise of both figures: not flagged."));
     // 17% under tight probes with tight samples: beyond noise, flagged.
     let mut beyond = result(1.2, 1.0);
     beyond.host_link = series(&[1.2, 1.2, 1.201]);
@@ -260,7 +263,7 @@ fn a_run_beyond_its_bound_is_flagged_only_beyond_noise_and_is_never_a_finding() 
     assert!(section.verdict.as_deref().unwrap().starts_with("FLAGGED"));
     let flagged = note(&section, "Flagged");
     assert!(
-        flagged.contains("all GPUs ran 20% faster than their bound (every GPU's host copies at once) allows as measured (bound 1.2000 → 1.0000 ms), under its bound, beyond noise")
+        flagged.contains("all GPUs ran 20% faster than their bound (every GPU's host copies at once) allows as measured (bound 1.2000 → 1.0000 ms), beyond noise")
             && flagged.ends_with("this run's speedup is flagged, not a finding."),
         "{flagged}"
     );
