@@ -212,18 +212,16 @@ fn rates(r: &PeerCopyResult, (s, d): (usize, usize), p: Option<&PeerPoint>) -> R
 /// The fastest row of `rows` over the link in `directions` directions, of those not above
 /// it.
 fn best(rows: &[&PeerRow], directions: u64) -> Option<Best> {
-    let over_link = Method::ALL
-        .into_iter()
-        .filter(|m| m.needs_peer_access() && m.directions() == directions);
-    let candidates = over_link.flat_map(|m| rows.iter().map(move |row| (m, row)));
-    candidates
-        .filter(|(m, row)| row.rates[*m].gbps.is_finite() && !row.rates[*m].above_link)
-        .max_by(|(m, a), (n, b)| a.rates[*m].gbps.total_cmp(&b.rates[*n].gbps))
-        .map(|(m, row)| Best {
-            method: m,
-            bytes: row.bytes,
-            gbps: row.rates[m].gbps,
-            efficiency: row.rates[m].efficiency,
+    let over_link =
+        (Method::ALL.into_iter()).filter(|m| m.needs_peer_access() && m.directions() == directions);
+    (over_link.flat_map(|m| rows.iter().map(move |row| (m, row.bytes, row.rates[m]))))
+        .filter(|(_, _, rate)| rate.gbps.is_finite() && !rate.above_link)
+        .max_by(|a, b| a.2.gbps.total_cmp(&b.2.gbps))
+        .map(|(method, bytes, rate)| Best {
+            method,
+            bytes,
+            gbps: rate.gbps,
+            efficiency: rate.efficiency,
         })
 }
 
