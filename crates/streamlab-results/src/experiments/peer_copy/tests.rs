@@ -179,8 +179,9 @@ fn linked(links: u32, per_link: f64) -> PeerCopyResult {
     }
 }
 
-#[test]
-fn a_copy_over_nvlink_is_held_against_its_links_rate_and_shown_with_each_way_and_local_copies() {
+/// `linked(18, 26.5625)` with a copy on the destination's stream, each direction of the
+/// copies both ways timed apart, GPU 0's copy to itself and the peer access checks.
+fn in_full() -> PeerCopyResult {
     let mut r = linked(18, 26.5625);
     let point = &mut r.pairs[0].points[0];
     point.peer_dst = Some(series(&[0.011]));
@@ -201,6 +202,12 @@ fn a_copy_over_nvlink_is_held_against_its_links_rate_and_shown_with_each_way_and
         found_on: [false, false],
         staged_checked_off: true,
     });
+    r
+}
+
+#[test]
+fn a_copy_over_nvlink_is_held_against_its_links_rate_and_shown_with_each_way_and_local_copies() {
+    let r = in_full();
     let a = analyze(&r);
     let forward = &a.pair(0, 1).unwrap().largest.rates;
     let (one_way, both_ways) = (18.0 * 26.5625, 2.0 * 18.0 * 26.5625);
