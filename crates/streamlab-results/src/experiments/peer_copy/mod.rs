@@ -382,7 +382,6 @@ impl Experiment for PeerCopy {
             above => a.rows_above_link(),
             without => labels(|p| !p.peer_access),
             checked => r.pairs.iter().filter(checked_off).count(),
-            pairs => r.pairs.len(),
             found_on => labels(|p| p.access.is_some_and(|c| c.found_on.contains(&true))),
             gated => r.gated,
             gbps,
