@@ -370,12 +370,12 @@ impl Experiment for PeerCopy {
         let checked_off = |p: &&PairResult| p.access.is_some_and(|c| c.staged_checked_off);
         // The peer copies' share of their link's rate, and that rate one way: said where
         // every pair in the peer copies' range has it.
-        let peer = |p: &PairRow| {
-            let peer = &p.largest.rates[Method::Peer];
-            (peer.gbps.is_finite() && !peer.above_link).then_some(peer.efficiency)
+        let peer_share = |p: &PairRow| {
+            let rate = &p.largest.rates[Method::Peer];
+            (rate.gbps.is_finite() && !rate.above_link).then_some(rate.efficiency)
         };
         let share = (a.efficiency_range(Method::Peer).zip(a.link_range()))
-            .filter(|_| a.matrix.iter().filter_map(peer).all(f64::is_finite))
+            .filter(|_| a.matrix.iter().filter_map(peer_share).all(f64::is_finite))
             .map(|(share, link)| [span(share, 0, 100.0), span(link, 1, 1.0)]);
         context! {
             kinds,
