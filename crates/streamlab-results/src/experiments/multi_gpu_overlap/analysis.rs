@@ -63,8 +63,6 @@ pub struct MultiGpuAnalysis {
     /// GPUs in the run, and streams per GPU asked for.
     pub gpus: usize,
     pub streams: usize,
-    /// Iterations per batch over which each pipeline's fill and drain are shared.
-    pub batch_iterations: usize,
     /// Medians per iteration, and their relative noise.
     pub spread_ms: f64,
     pub spread_noise: f64,
@@ -100,8 +98,6 @@ pub struct MultiGpuAnalysis {
     /// A run beat its bound as built by more than the slack and beyond the two figures'
     /// noise: a limit was under-measured, and the run is flagged, never a finding.
     pub beyond_bound: bool,
-    /// GPUs that had fewer elements than `--streams` (ordinal, streams used).
-    pub fewer_streams: Vec<(usize, usize)>,
 }
 
 /// Whether `bound`, held to its run, was beaten beyond the slack and the noise.
@@ -112,30 +108,26 @@ fn beaten(bound: &Bound) -> bool {
 /// The host link's best-of bound per iteration over every probe of every GPU copying at
 /// once, the probes' noise and what they were.
 fn host_link(r: &MultiGpuOverlapResult) -> (f64, f64, HostLinkProbes) {
-    let samples: Vec<(f64, When)> = [
-        (Some(&r.host_link), When::Before),
-        (r.host_link_between.as_ref(), When::Between),
-        (r.host_link_after.as_ref(), When::After),
-    ]
-    .into_iter()
-    .flat_map(|(s, when)| {
-        (s.into_iter().flat_map(|s| s.samples_ms.iter())).map(move |&ms| (ms, when))
-    })
-    .filter(|(ms, _)| ms.is_finite())
-    .collect();
-    let count = |when: When| samples.iter().filter(|s| s.1 == when).count();
-    let best = (samples.iter()).min_by(|a, b| a.0.total_cmp(&b.0));
-    let noise = Series::new(samples.iter().map(|s| s.0).collect()).map_or(f64::NAN, |s| s.noise());
-    (
-        best.map_or(f64::NAN, |b| b.0),
-        noise,
-        HostLinkProbes {
-            before: count(When::Before),
-            between: count(When::Between),
-            after: count(When::After),
-            best: best.map_or(When::Before, |b| b.1),
-        },
-    )
+    let probes = [
+        Some(&r.host_link),
+        r.host_link_between.as_ref(),
+        r.host_link_after.as_ref(),
+    ];
+    let [before, between, after] = probes.map(|s| s.map_or(0, |s| s.samples_ms.len()));
+    let whens = [When::Before, When::Between, When::After];
+    let (ms, best) = (probes.into_iter().zip(whens))
+        .filter_map(|(s, when)| Some((s?.min(), when)))
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .unwrap_or((f64::NAN, When::Before));
+    let samples = probes.iter().flatten().flat_map(|s| s.samples_ms.clone());
+    let noise = Series::new(samples.collect()).map_or(f64::NAN, |s| s.noise());
+    let probes = HostLinkProbes {
+        before,
+        between,
+        after,
+        best,
+    };
+    (ms, noise, probes)
 }
 
 /// Each GPU's share against its own pipeline bound, over batches of `runs` iterations.
@@ -154,16 +146,13 @@ fn per_gpu(r: &MultiGpuOverlapResult, runs: usize) -> Vec<GpuBound> {
         .collect()
 }
 
-/// The spread run's bound as built (the slowest GPU's or the host link's, whichever is
-/// larger), the noise of what it was built from, and which limit it is.
+/// The spread run's bound as built (the `slowest` GPU's, with its ordinal and stages, or
+/// the host link's, whichever is larger), the noise of what it was built from, and which
+/// limit it is.
 fn spread_bound(
-    r: &MultiGpuOverlapResult,
-    per_gpu: &[GpuBound],
+    slowest: Option<(usize, Bound, &StageTimes)>,
     (host_link_ms, host_link_noise): (f64, f64),
 ) -> (Bound, f64, Limit) {
-    let slowest = (per_gpu.iter().zip(&r.gpus))
-        .filter_map(|(g, share)| Some((g.ordinal, g.bound?, share.stages.as_ref()?)))
-        .max_by(|a, b| a.1.ms.total_cmp(&b.1.ms));
     match slowest {
         Some((ordinal, b, t)) if b.ms >= host_link_ms || host_link_ms.is_nan() => (
             b,
@@ -191,13 +180,13 @@ fn spread_bound(
 pub(super) fn analyze(r: &MultiGpuOverlapResult) -> MultiGpuAnalysis {
     let runs = r.batch_sizes.iter().copied().max().unwrap_or(1);
     let per_gpu = per_gpu(r, runs);
-    let gpus_bound_ms = (per_gpu.iter())
-        .filter_map(|g| Some(g.bound?.ms))
-        .fold(0.0, f64::max);
+    let slowest = (per_gpu.iter().zip(&r.gpus))
+        .filter_map(|(g, share)| Some((g.ordinal, g.bound?, share.stages.as_ref()?)))
+        .max_by(|a, b| a.1.ms.total_cmp(&b.1.ms));
     let (host_link_ms, host_link_noise, host_link_probes) = host_link(r);
     let (spread, alone) = (&r.spread, &r.alone);
     let (spread_ms, alone_ms) = (spread.median(), alone.median());
-    let (built, built_noise, limit) = spread_bound(r, &per_gpu, (host_link_ms, host_link_noise));
+    let (built, built_noise, limit) = spread_bound(slowest, (host_link_ms, host_link_noise));
     let bound = built.held(spread_ms, spread.noise(), built_noise);
     let first = r.gpus.first();
     let alone_bound = pipeline::bound(
@@ -212,14 +201,13 @@ pub(super) fn analyze(r: &MultiGpuOverlapResult) -> MultiGpuAnalysis {
     MultiGpuAnalysis {
         gpus: r.gpus.len(),
         streams: r.run.params.streams,
-        batch_iterations: runs,
         spread_ms,
         spread_noise: spread.noise(),
         alone_ms,
         alone_noise: alone.noise(),
         speedup,
         per_gpu,
-        gpus_bound_ms,
+        gpus_bound_ms: slowest.map_or(0.0, |(_, b, _)| b.ms),
         host_link_ms,
         host_link_gbps: gbps(2 * r.run.params.bytes(), host_link_ms),
         host_link_noise,
@@ -233,9 +221,5 @@ pub(super) fn analyze(r: &MultiGpuOverlapResult) -> MultiGpuAnalysis {
         bound_speedup,
         efficiency: speedup / bound_speedup,
         at_bound: bound_speedup <= TARGET * speedup,
-        fewer_streams: (r.gpus.iter())
-            .filter(|g| g.streams < r.run.params.streams)
-            .map(|g| (g.device.ordinal, g.streams))
-            .collect(),
     }
 }

@@ -138,23 +138,17 @@ impl Experiment for MultiGpuOverlap {
 
     fn rows(r: &MultiGpuOverlapResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
         let (gpus, streams) = (r.gpus.len(), r.run.params.streams);
+        let spread = format!("{gpus} GPUs, {streams} streams each");
+        let alone = format!("the first GPU alone, {streams} streams");
         let host = "every GPU copying in and out at once, one pass, before the timed batches";
-        [
-            (
-                "spread",
-                format!("{gpus} GPUs, {streams} streams each"),
-                &r.spread,
-            ),
-            (
-                "alone",
-                format!("the first GPU alone, {streams} streams"),
-                &r.alone,
-            ),
-            ("host-link", host.to_owned(), &r.host_link),
+        let row = |key: &str, label: &str, series| {
+            MeasuredRow::median(key, label, series, MS).over_link()
+        };
+        vec![
+            row("spread", &spread, &r.spread),
+            row("alone", &alone, &r.alone),
+            row("host-link", host, &r.host_link),
         ]
-        .into_iter()
-        .map(|(key, label, series)| MeasuredRow::median(key, label, series, MS).over_link())
-        .collect()
     }
 
     fn derive(r: &MultiGpuOverlapResult, _checks: &[TraceChecks]) -> MultiGpuAnalysis {
@@ -185,16 +179,10 @@ impl Experiment for MultiGpuOverlap {
     }
 
     fn words(r: &MultiGpuOverlapResult, a: &Self::Derived) -> Value {
-        let fewer: Vec<String> = (a.fewer_streams.iter())
-            .map(|(ordinal, used)| format!("GPU {ordinal} ({used})"))
-            .collect();
-        let under = |b: &Bound| b.under.map_or("", |u| u.label());
         context! {
-            fewer,
             limit => a.limit.label(),
             alone_limiter => a.alone_bound.limiter.label(),
             alone_lowered => a.alone_bound.under_measured(),
-            under => [under(&a.bound), under(&a.alone_bound)],
             target => TARGET,
             timeline => r.timeline.is_some(),
         }

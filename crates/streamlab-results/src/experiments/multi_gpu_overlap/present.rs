@@ -1,7 +1,7 @@
 //! How multi-gpu-overlap shows: the run and each GPU's share as tables, what its bounds
 //! say in words, and its chart.
-use super::analysis::{GpuBound, MultiGpuAnalysis};
 use super::MultiGpuOverlapResult;
+use super::analysis::{GpuBound, MultiGpuAnalysis};
 use crate::experiments::prelude::*;
 
 /// Half the width of a bar on the chart's category axis (the plots' bar group).

@@ -2,54 +2,47 @@
 //! link's rate in its directions (its efficiency, and whether it is above the link
 //! beyond its noise: flagged, never a headline), the matrix of the largest copies, each
 //! pair's link with its fastest copy, each GPU's copies to itself, and the headline.
-use super::{Method, PeerCopyResult, PeerPoint};
+use super::{Method, PairResult, PeerCopyResult, PeerPoint};
 use crate::experiments::prelude::*;
 use crate::saved::links::PairLink;
 use crate::stats::beyond_noise;
 
-/// Every method's numbers at one size of one pair, each list in [`Method::ALL`]'s order.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct Rates {
+/// One method's numbers at one size of one pair.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Rate {
     /// GB/s (both directions together for both ways); NaN where the method did not run.
-    pub gbps: Vec<f64>,
-    /// Relative noise of each method's samples.
-    pub noise: Vec<f64>,
-    /// Each direction's own GB/s in the both-ways copies (source to destination,
-    /// destination to source); NaN where not both ways or not timed apart.
-    pub each_way: Vec<[f64; 2]>,
+    pub gbps: f64,
+    /// Relative noise of its samples.
+    pub noise: f64,
+    /// Each direction's own GB/s in a both-ways copy (source to destination, destination
+    /// to source); NaN where not both ways or not timed apart.
+    pub each_way: [f64; 2],
     /// GB/s over the NVLinks' rate in the method's directions; NaN where its bytes do not
     /// cross NVLink or NVML gave no rate.
-    pub efficiency: Vec<f64>,
-    /// Whether the method (or a direction of it) is above the NVLinks' rate beyond its
-    /// noise: a timing the link cannot allow, flagged.
-    pub above_link: Vec<bool>,
+    pub efficiency: f64,
+    /// Whether it (or a direction of it) is above the NVLinks' rate beyond its noise: a
+    /// timing the link cannot allow, flagged.
+    pub above_link: bool,
+}
+
+/// Every method's [`Rate`] at one size of one pair, in [`Method::ALL`]'s order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct Rates(pub Vec<Rate>);
+
+impl std::ops::Index<Method> for Rates {
+    type Output = Rate;
+
+    fn index(&self, method: Method) -> &Rate {
+        &self.0[method as usize]
+    }
 }
 
 impl Rates {
-    pub fn rate(&self, method: Method) -> f64 {
-        self.gbps[method as usize]
-    }
-
-    pub fn noise(&self, method: Method) -> f64 {
-        self.noise[method as usize]
-    }
-
-    pub fn each_way(&self, method: Method) -> [f64; 2] {
-        self.each_way[method as usize]
-    }
-
-    pub fn efficiency(&self, method: Method) -> f64 {
-        self.efficiency[method as usize]
-    }
-
-    pub fn above_link(&self, method: Method) -> bool {
-        self.above_link[method as usize]
-    }
-
     /// The methods above the link.
     pub fn flagged(&self) -> Vec<Method> {
         (Method::ALL.into_iter())
-            .filter(|&m| self.above_link(m))
+            .filter(|&m| self[m].above_link)
             .collect()
     }
 }
@@ -60,20 +53,15 @@ pub struct PeerRow {
     pub src: usize,
     pub dst: usize,
     pub bytes: u64,
-    #[serde(flatten)]
     pub rates: Rates,
 }
 
-/// One pair: its rates at the largest size and its latency.
+/// One pair: its rates at the largest size measured and its latency.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PairRow {
-    pub src: usize,
-    pub dst: usize,
-    pub peer_access: bool,
-    /// The largest size measured: where the rates below come from.
-    pub bytes: u64,
     #[serde(flatten)]
-    pub rates: Rates,
+    pub largest: PeerRow,
+    pub peer_access: bool,
     /// Median microseconds per `LATENCY_BYTES` copy, peer access off and on.
     pub latency_staged_us: f64,
     pub latency_peer_us: f64,
@@ -92,15 +80,12 @@ pub struct Best {
 /// How one pair is joined, what the link allows, and the fastest copies over it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LinkRow {
-    pub src: usize,
-    pub dst: usize,
     pub link: PairLink,
     /// The NVLinks' rate one way and both ways at once, GB/s; NaN over PCIe or unread.
     pub one_way_gbps: f64,
     pub both_ways_gbps: f64,
     /// The fastest copy one way and both ways over the link, of the rows not above it.
-    pub best_one_way: Option<Best>,
-    pub best_both_ways: Option<Best>,
+    pub fastest: [Option<Best>; 2],
     /// How many of the pair's rows are above the link's rate beyond noise.
     pub above_link: usize,
 }
@@ -132,29 +117,26 @@ pub struct PeerCopyAnalysis {
 impl PeerCopyAnalysis {
     /// The matrix's row for `src` → `dst`.
     pub fn pair(&self, src: usize, dst: usize) -> Option<&PairRow> {
-        self.matrix.iter().find(|p| p.src == src && p.dst == dst)
+        (self.matrix.iter()).find(|p| p.largest.src == src && p.largest.dst == dst)
     }
 
     /// The slowest and fastest rate of `method` over the pairs where it ran at the
     /// largest size, leaving out those above their link.
     pub fn range(&self, method: Method) -> Option<(f64, f64)> {
-        self.unflagged_span(method, Rates::rate)
+        self.unflagged_span(method, |rate| rate.gbps)
     }
 
     /// The same of its efficiency.
     pub fn efficiency_range(&self, method: Method) -> Option<(f64, f64)> {
-        self.unflagged_span(method, Rates::efficiency)
+        self.unflagged_span(method, |rate| rate.efficiency)
     }
 
-    fn unflagged_span(
-        &self,
-        method: Method,
-        value: fn(&Rates, Method) -> f64,
-    ) -> Option<(f64, f64)> {
+    fn unflagged_span(&self, method: Method, value: fn(&Rate) -> f64) -> Option<(f64, f64)> {
         span(
             (self.matrix.iter())
-                .filter(|p| !p.rates.above_link(method))
-                .map(|p| value(&p.rates, method)),
+                .map(|p| &p.largest.rates[method])
+                .filter(|rate| !rate.above_link)
+                .map(value),
         )
     }
 
@@ -197,14 +179,14 @@ fn link_rate(r: &PeerCopyResult, (src, dst): (usize, usize), directions: u64) ->
 /// Every method's numbers at point `p` of the pair `(s, d)`; NaN throughout where there
 /// is none (a pair stopped before its first size).
 fn rates(r: &PeerCopyResult, (s, d): (usize, usize), p: Option<&PeerPoint>) -> Rates {
-    let mut out = Rates::default();
     let bytes = p.map_or(0, |p| p.bytes);
-    for m in Method::ALL {
+    let rate = |m: Method| {
         let samples = p.and_then(|p| p.samples(m));
         let gbps = rate(m.directions(), bytes, samples);
         let noise = samples.map_or(f64::NAN, Series::noise);
         let ways = (p.and_then(|p| p.each_way(m))).map_or([(f64::NAN, f64::NAN); 2], |ways| {
-            ways.each_ref().map(|w| (rate(1, bytes, Some(w)), w.noise()))
+            ways.each_ref()
+                .map(|w| (rate(1, bytes, Some(w)), w.noise()))
         });
         // Only the copies with peer access on cross the link.
         let link = |pair, directions| {
@@ -215,33 +197,31 @@ fn rates(r: &PeerCopyResult, (s, d): (usize, usize), p: Option<&PeerPoint>) -> R
             }
         };
         let way_links = [link((s, d), 1), link((d, s), 1)];
-        out.above_link.push(
-            above(gbps, noise, link((s, d), m.directions()))
+        Rate {
+            gbps,
+            noise,
+            each_way: ways.map(|w| w.0),
+            efficiency: gbps / link((s, d), m.directions()),
+            above_link: above(gbps, noise, link((s, d), m.directions()))
                 || (ways.iter().zip(way_links)).any(|(&(g, n), l)| above(g, n, l)),
-        );
-        out.efficiency.push(gbps / link((s, d), m.directions()));
-        out.gbps.push(gbps);
-        out.noise.push(noise);
-        out.each_way.push(ways.map(|w| w.0));
-    }
-    out
+        }
+    };
+    Rates(Method::ALL.map(rate).to_vec())
 }
 
 /// The fastest row of `rows` over the link in `directions` directions, of those not above
 /// it.
 fn best(rows: &[&PeerRow], directions: u64) -> Option<Best> {
-    let over_link = Method::ALL
-        .into_iter()
-        .filter(|m| m.needs_peer_access() && m.directions() == directions);
-    let candidates = over_link.flat_map(|m| rows.iter().map(move |row| (m, row)));
-    candidates
-        .filter(|(m, row)| row.rates.rate(*m).is_finite() && !row.rates.above_link(*m))
-        .max_by(|(m, a), (n, b)| a.rates.rate(*m).total_cmp(&b.rates.rate(*n)))
-        .map(|(m, row)| Best {
-            method: m,
-            bytes: row.bytes,
-            gbps: row.rates.rate(m),
-            efficiency: row.rates.efficiency(m),
+    let over_link =
+        (Method::ALL.into_iter()).filter(|m| m.needs_peer_access() && m.directions() == directions);
+    (over_link.flat_map(|m| rows.iter().map(move |row| (m, row.bytes, row.rates[m]))))
+        .filter(|(_, _, rate)| rate.gbps.is_finite() && !rate.above_link)
+        .max_by(|a, b| a.2.gbps.total_cmp(&b.2.gbps))
+        .map(|(method, bytes, rate)| Best {
+            method,
+            bytes,
+            gbps: rate.gbps,
+            efficiency: rate.efficiency,
         })
 }
 
@@ -253,13 +233,10 @@ fn links(r: &PeerCopyResult, rows: &[PeerRow]) -> Vec<LinkRow> {
                 .filter(|row| row.src == link.src && row.dst == link.dst)
                 .collect();
             LinkRow {
-                src: link.src,
-                dst: link.dst,
                 link: link.clone(),
                 one_way_gbps: link.rate_gbps(1).unwrap_or(f64::NAN),
                 both_ways_gbps: link.rate_gbps(2).unwrap_or(f64::NAN),
-                best_one_way: best(&own, 1),
-                best_both_ways: best(&own, 2),
+                fastest: [1, 2].map(|directions| best(&own, directions)),
                 above_link: own.iter().map(|row| row.rates.flagged().len()).sum(),
             }
         })
@@ -268,29 +245,22 @@ fn links(r: &PeerCopyResult, rows: &[PeerRow]) -> Vec<LinkRow> {
 
 /// Derive everything from `r`.
 pub(super) fn analyze(r: &PeerCopyResult) -> PeerCopyAnalysis {
+    let row = |pair: &PairResult, p: Option<&PeerPoint>| PeerRow {
+        src: pair.src,
+        dst: pair.dst,
+        bytes: p.map_or(0, |p| p.bytes),
+        rates: rates(r, (pair.src, pair.dst), p),
+    };
     let rows: Vec<PeerRow> = (r.pairs.iter())
-        .flat_map(|pair| {
-            pair.points.iter().map(|p| PeerRow {
-                src: pair.src,
-                dst: pair.dst,
-                bytes: p.bytes,
-                rates: rates(r, (pair.src, pair.dst), Some(p)),
-            })
-        })
+        .flat_map(|pair| pair.points.iter().map(move |p| row(pair, Some(p))))
         .collect();
     let us = |s: &Series| s.median() * 1e3;
     let matrix = (r.pairs.iter())
-        .map(|pair| {
-            let largest = pair.points.iter().max_by_key(|p| p.bytes);
-            PairRow {
-                src: pair.src,
-                dst: pair.dst,
-                peer_access: pair.peer_access,
-                bytes: largest.map_or(0, |p| p.bytes),
-                rates: rates(r, (pair.src, pair.dst), largest),
-                latency_staged_us: us(&pair.latency_staged),
-                latency_peer_us: pair.latency_peer.as_ref().map_or(f64::NAN, us),
-            }
+        .map(|pair| PairRow {
+            largest: row(pair, pair.points.iter().max_by_key(|p| p.bytes)),
+            peer_access: pair.peer_access,
+            latency_staged_us: us(&pair.latency_staged),
+            latency_peer_us: pair.latency_peer.as_ref().map_or(f64::NAN, us),
         })
         .collect();
     let local = (r.local.iter())

@@ -6,7 +6,7 @@ mod analysis;
 mod present;
 
 use analysis::analyze;
-pub use analysis::{Best, LinkRow, LocalRow, PairRow, PeerCopyAnalysis, PeerRow, Rates};
+pub use analysis::{Best, LinkRow, LocalRow, PairRow, PeerCopyAnalysis, PeerRow, Rate, Rates};
 use present::{
     figures, link_columns, local_columns, matrix_columns, pair_label, size, span, sweep_columns,
 };
@@ -112,10 +112,6 @@ impl Method {
     /// Its names, in keys, words and the CSV.
     pub fn names(self) -> Names {
         NAMES[self as usize]
-    }
-
-    pub fn key(self) -> &'static str {
-        self.names().key
     }
 
     pub fn label(self) -> &'static str {
@@ -356,19 +352,15 @@ impl Experiment for PeerCopy {
     }
 
     fn words(r: &PeerCopyResult, a: &Self::Derived) -> Value {
-        let gbps = |m: Method| format!("{} GB/s", span(a.range(m), 1, 1.0));
+        // Each method's GB/s at the largest size; none where every pair's is above its link.
+        let gbps = |m: Method| (a.range(m)).map(|range| format!("{} GB/s", span(range, 1, 1.0)));
         let gbps = context! {
             peer => gbps(Method::Peer),
             staged => gbps(Method::Staged),
             pull => gbps(Method::KernelPull),
             push => gbps(Method::KernelPush),
         };
-        let mut kinds: Vec<String> = Vec::new();
-        for kind in r.links.iter().map(|l| l.describe()) {
-            if !kinds.contains(&kind) {
-                kinds.push(kind);
-            }
-        }
+        let kinds: Vec<String> = r.links.iter().map(|l| l.describe()).collect();
         let labels = |keep: fn(&PairResult) -> bool| -> Vec<String> {
             (r.pairs.iter())
                 .filter(|p| keep(p))
@@ -376,15 +368,20 @@ impl Experiment for PeerCopy {
                 .collect()
         };
         let checked_off = |p: &&PairResult| p.access.is_some_and(|c| c.staged_checked_off);
-        // The peer copies' share of their link's rate, and that rate one way.
+        // The peer copies' share of their link's rate, and that rate one way: said where
+        // every pair in the peer copies' range has it.
+        let peer_share = |p: &PairRow| {
+            let rate = &p.largest.rates[Method::Peer];
+            (rate.gbps.is_finite() && !rate.above_link).then_some(rate.efficiency)
+        };
         let share = (a.efficiency_range(Method::Peer).zip(a.link_range()))
-            .map(|(share, link)| [span(Some(share), 0, 100.0), span(Some(link), 1, 1.0)]);
+            .filter(|_| a.matrix.iter().filter_map(peer_share).all(f64::is_finite))
+            .map(|(share, link)| [span(share, 0, 100.0), span(link, 1, 1.0)]);
         context! {
             kinds,
             above => a.rows_above_link(),
             without => labels(|p| !p.peer_access),
             checked => r.pairs.iter().filter(checked_off).count(),
-            pairs => r.pairs.len(),
             found_on => labels(|p| p.access.is_some_and(|c| c.found_on.contains(&true))),
             gated => r.gated,
             gbps,
@@ -415,7 +412,8 @@ impl Experiment for PeerCopy {
 fn pair_rows(pair: &PairResult) -> Vec<MeasuredRow> {
     let (s, d) = (pair.src, pair.dst);
     let mut rows = Vec::new();
-    let mut push = |row: MeasuredRow, staged: bool| {
+    let mut push = |row: RowName, samples: &Series, staged: bool| {
+        let row = row.median(samples, MS);
         rows.push(if staged { row.over_link() } else { row });
     };
     for p in &pair.points {
@@ -426,18 +424,16 @@ fn pair_rows(pair: &PairResult) -> Vec<MeasuredRow> {
         for method in Method::ALL {
             let (staged, this) = (
                 !method.needs_peer_access(),
-                at.then(method.key(), method.label()),
+                at.then(method.names().key, method.label()),
             );
             if let Some(samples) = p.samples(method) {
-                push(this.clone().median(samples, MS), staged);
+                push(this.clone(), samples, staged);
             }
             let ways = [("forward", (s, d)), ("back", (d, s))];
-            for ((way, (from, to)), samples) in ways
-                .into_iter()
-                .zip(p.each_way(method).into_iter().flatten())
-            {
+            let each_way = p.each_way(method).into_iter().flatten();
+            for ((way, (from, to)), samples) in ways.into_iter().zip(each_way) {
                 let row = this.then(way, format_args!("its {from} → {to} direction"));
-                push(row.median(samples, MS), staged);
+                push(row, samples, staged);
             }
         }
     }
@@ -445,12 +441,9 @@ fn pair_rows(pair: &PairResult) -> Vec<MeasuredRow> {
         format_args!("{s}-{d}/latency"),
         format_args!("GPU {s} to {d}, one {} copy", size(LATENCY_BYTES)),
     );
-    push(
-        at.then("staged", "staged").median(&pair.latency_staged, MS),
-        true,
-    );
+    push(at.then("staged", "staged"), &pair.latency_staged, true);
     if let Some(samples) = &pair.latency_peer {
-        push(at.then("peer", "peer").median(samples, MS), false);
+        push(at.then("peer", "peer"), samples, false);
     }
     rows
 }

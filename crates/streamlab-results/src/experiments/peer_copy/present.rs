@@ -17,12 +17,9 @@ pub(super) fn size(bytes: u64) -> String {
     }
 }
 
-/// `range` as "377.0–384.5" with `decimals` decimals, each end times `scale` (100: a
-/// percentage), one number where both ends read the same; "–" where there is none.
-pub(super) fn span(range: Option<(f64, f64)>, decimals: usize, scale: f64) -> String {
-    let Some((lo, hi)) = range else {
-        return "–".into();
-    };
+/// `(lo, hi)` as "377.0–384.5" with `decimals` decimals, each end times `scale` (100: a
+/// percentage), one number where both ends read the same.
+pub(super) fn span((lo, hi): (f64, f64), decimals: usize, scale: f64) -> String {
     let (lo, hi) = (
         format!("{:.decimals$}", scale * lo),
         format!("{:.decimals$}", scale * hi),
@@ -46,21 +43,18 @@ fn rate_cell(rate: f64, share: f64) -> String {
 
 /// Each direction's own GB/s in a both-ways copy: "387.0 / 386.9".
 fn each_way_cell(rates: &Rates, method: Method) -> String {
-    match rates.each_way(method) {
+    match rates[method].each_way {
         [a, b] if a.is_finite() && b.is_finite() => format!("{a:.1} / {b:.1}"),
         _ => "–".into(),
     }
 }
 
-/// The heading of the column of each direction's own rate in `method`'s both-ways
-/// copies; `None` for a one-way method.
-fn each_way_heading(method: Method) -> Option<&'static str> {
-    match method {
-        Method::StagedBoth => Some("each way, peer access off (→ / ←)"),
-        Method::PeerBoth => Some("each way, peer access on (→ / ←)"),
-        _ => None,
-    }
-}
+/// The headings of the columns of each direction's own rate in the both-ways copies,
+/// peer access off and on.
+const EACH_WAY: [&str; 2] = [
+    "each way, peer access off (→ / ←)",
+    "each way, peer access on (→ / ←)",
+];
 
 /// The columns of rows with `rates`: each method's GB/s (its share of the link in the
 /// tables), and in the CSV its GB/s and noise, with each direction's own rate beside a
@@ -72,24 +66,27 @@ fn rate_columns<'a, R: 'a>(mut columns: Columns<'a, R>, rates: fn(&R) -> &Rates)
         columns = columns
             .both(
                 names.label,
-                move |x| rate_cell(rates(x).rate(method), rates(x).efficiency(method)),
+                move |x| rate_cell(rates(x)[method].gbps, rates(x)[method].efficiency),
                 names.key,
-                move |x| format!("{:.3}", rates(x).rate(method)),
+                move |x| format!("{:.3}", rates(x)[method].gbps),
             )
-            .raw(names.noise, move |x| format!("{:.4}", rates(x).noise(method)));
-        if let Some(heading) = each_way_heading(method) {
+            .raw(names.noise, move |x| {
+                format!("{:.4}", rates(x)[method].noise)
+            });
+        if method.directions() == 2 {
+            let heading = EACH_WAY[usize::from(method.needs_peer_access())];
             columns = columns.show(heading, move |x| each_way_cell(rates(x), method));
         }
     }
     for method in Method::ALL.into_iter().filter(|m| m.needs_peer_access()) {
         columns = columns.raw(method.names().efficiency, move |x| {
-            format!("{:.4}", rates(x).efficiency(method))
+            format!("{:.4}", rates(x)[method].efficiency)
         });
     }
     for method in Method::ALL.into_iter().filter(|m| m.directions() == 2) {
         for (way, name) in method.names().each_way.into_iter().enumerate() {
             columns = columns.raw(name, move |x| {
-                format!("{:.3}", rates(x).each_way(method)[way])
+                format!("{:.3}", rates(x)[method].each_way[way])
             });
         }
     }
@@ -101,7 +98,7 @@ fn rate_columns<'a, R: 'a>(mut columns: Columns<'a, R>, rates: fn(&R) -> &Rates)
         "above the link",
         move |x| flagged(x, Method::label, "; "),
         "above_link",
-        move |x| flagged(x, Method::key, ";"),
+        move |x| flagged(x, |m| m.names().key, ";"),
     )
 }
 
@@ -118,30 +115,24 @@ fn per_link(row: &LinkRow) -> String {
 /// The one declaration of the link table: a row per pair.
 pub(super) fn link_columns<'a>() -> Columns<'a, LinkRow> {
     let mut columns = Columns::new()
-        .show("pair", |x: &LinkRow| pair_label(x.src, x.dst))
+        .show("pair", |x: &LinkRow| pair_label(x.link.src, x.link.dst))
         .show("joined by", |x| x.link.describe())
         .show("per link (GB/s)", per_link)
         .show("link one way (GB/s)", |x| num(x.one_way_gbps, 1))
         .show("link both ways (GB/s)", |x| num(x.both_ways_gbps, 1));
     // Each fastest copy: its GB/s with its share of the link, and which copy it is.
-    type Fastest = fn(&LinkRow) -> Option<&Best>;
-    let fastest: [(&str, &str, Fastest); 2] = [
-        ("fastest one way (GB/s)", "one way: copy", |x| {
-            x.best_one_way.as_ref()
-        }),
-        ("fastest both ways (GB/s)", "both ways: copy", |x| {
-            x.best_both_ways.as_ref()
-        }),
+    let fastest = [
+        ("fastest one way (GB/s)", "one way: copy"),
+        ("fastest both ways (GB/s)", "both ways: copy"),
     ];
-    for (rate, copy, best) in fastest {
+    for (way, (rate, copy)) in fastest.into_iter().enumerate() {
+        let cell = move |x: &LinkRow, say: fn(&Best) -> String| {
+            x.fastest[way].as_ref().map_or("–".into(), say)
+        };
         columns = columns
-            .show(rate, move |x| {
-                best(x).map_or("–".into(), |b| rate_cell(b.gbps, b.efficiency))
-            })
+            .show(rate, move |x| cell(x, |b| rate_cell(b.gbps, b.efficiency)))
             .show(copy, move |x| {
-                best(x).map_or("–".into(), |b| {
-                    format!("{}, {}", b.method.label(), size(b.bytes))
-                })
+                cell(x, |b| format!("{}, {}", b.method.label(), size(b.bytes)))
             });
     }
     columns.show("rows above the link", |x| x.above_link.to_string())
@@ -150,11 +141,13 @@ pub(super) fn link_columns<'a>() -> Columns<'a, LinkRow> {
 /// The one declaration of the matrix table: a row per pair.
 pub(super) fn matrix_columns<'a>() -> Columns<'a, PairRow> {
     let columns = Columns::new()
-        .show("pair", |x: &PairRow| pair_label(x.src, x.dst))
+        .show("pair", |x: &PairRow| {
+            pair_label(x.largest.src, x.largest.dst)
+        })
         .show("peer access", |x| {
             if x.peer_access { "yes" } else { "no" }.to_owned()
         });
-    rate_columns(columns, |x| &x.rates)
+    rate_columns(columns, |x| &x.largest.rates)
         .show("latency off (µs)", |x| num(x.latency_staged_us, 1))
         .show("latency on (µs)", |x| num(x.latency_peer_us, 1))
 }
@@ -176,12 +169,7 @@ pub(super) fn sweep_columns<'a>() -> Columns<'a, PeerRow> {
 /// The one declaration of the table and CSV of each GPU's copies to itself.
 pub(super) fn local_columns<'a>() -> Columns<'a, LocalRow> {
     Columns::new()
-        .both(
-            "GPU",
-            |x: &LocalRow| x.gpu.to_string(),
-            "gpu",
-            |x| x.gpu.to_string(),
-        )
+        .text("GPU", "gpu", |x: &LocalRow| x.gpu.to_string())
         .both("size", |x| size(x.bytes), "bytes", |x| x.bytes.to_string())
         .number("GB/s", "gbps", (1, 3), |x| x.gbps)
         .noise("noise", "noise", |x| x.noise)
@@ -205,7 +193,7 @@ fn heat_map(a: &PeerCopyAnalysis, method: Method, threshold: f64) -> HeatMap {
                 (a.devices.iter())
                     .map(|&dst| {
                         a.pair(src, dst)
-                            .map(|p| p.rates.rate(method))
+                            .map(|p| p.largest.rates[method].gbps)
                             .filter(|r| r.is_finite())
                     })
                     .collect()
