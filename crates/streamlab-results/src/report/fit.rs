@@ -273,27 +273,12 @@ pub(super) fn aligned(
 /// `text` split at spaces into lines of at most `max` characters, longer words cut.
 pub fn wrap_chars(text: &str, max: usize) -> Vec<String> {
     let max = max.max(1);
-    let mut lines: Vec<String> = Vec::new();
-    for word in text.split_whitespace() {
-        let mut word: Vec<char> = word.chars().collect();
-        while word.len() > max {
-            let rest = word.split_off(max);
-            lines.push(word.into_iter().collect());
-            word = rest;
-        }
-        let word: String = word.into_iter().collect();
-        match lines.last_mut() {
-            Some(line) if line.chars().count() + 1 + word.chars().count() <= max => {
-                line.push(' ');
-                line.push_str(&word);
-            }
-            _ => lines.push(word),
-        }
-    }
-    if lines.is_empty() {
-        lines.push(String::new());
-    }
-    lines
+    let pieces = text.split_whitespace().flat_map(|word| {
+        let chars: Vec<char> = word.chars().collect();
+        let pieces: Vec<String> = chars.chunks(max).map(|p| p.iter().collect()).collect();
+        pieces
+    });
+    text::fill(pieces, |line| line.chars().count() <= max)
 }
 
 /// The width column `i` of `t` takes on the page in pixels: its widest line, at most
@@ -310,40 +295,6 @@ pub fn page_width(t: &Table, i: usize) -> f64 {
 /// The parts `t` shows as on the page: noise under values, split to fit [`PAGE_PX`].
 pub fn page_parts(t: &Table) -> Vec<Table> {
     t.merged().parts(PAGE_PX, page_width)
-}
-
-/// What a page shows of a table below its caption, split into [`page_parts`]: where it
-/// folds, its key rows led by a line, then every row folded under `every`.
-pub struct OnPage {
-    pub key: Option<(String, Vec<Table>)>,
-    pub every: String,
-    pub all: Vec<Table>,
-}
-
-impl Table {
-    /// The table as a page shows it ([`OnPage`]).
-    pub fn on_page(&self) -> OnPage {
-        let bare = |t: &Table| {
-            page_parts(&Table {
-                caption: None,
-                ..t.clone()
-            })
-        };
-        let key = self.folds().then(|| {
-            let key = self.key_only();
-            let lead = format!(
-                "The {} of its {} rows that carry the finding:",
-                key.rows.len(),
-                self.rows.len()
-            );
-            (lead, bare(&key))
-        });
-        OnPage {
-            key,
-            every: format!("Every row ({})", self.rows.len()),
-            all: bare(self),
-        }
-    }
 }
 
 #[cfg(test)]
@@ -371,7 +322,7 @@ mod tests {
     }
 
     #[test]
-    fn noise_goes_under_its_value() {
+    fn noise_goes_under_its_value_and_parts_fit_their_width() {
         let m = wide().merged();
         assert_eq!(m.header, ["case", "alpha", "beta", "gamma"]);
         assert_eq!(m.rows[0][1], format!("1.2345{UNDER}± 0.4%"));
@@ -379,10 +330,7 @@ mod tests {
             m.rows[0][2], "2.5",
             "an unknown noise leaves the value alone"
         );
-    }
-
-    #[test]
-    fn fitted_text_keeps_to_its_width_and_names_each_row_in_every_part() {
+        // Fitted text keeps to its width and names each row in every part.
         let text = wide().text_fitted(30);
         for line in text.lines() {
             assert!(line.chars().count() <= 30, "too wide: {line:?}");
@@ -393,18 +341,7 @@ mod tests {
         assert!(text.contains("2 of 25 rows"));
         let parts = text.matches("part ").count();
         assert_eq!(text.matches("case 3").count(), parts, "labels repeat");
-    }
-
-    #[test]
-    fn a_table_that_fits_is_one_part() {
-        let mut t = Table::new(None, &["a", "b"]);
-        t.rows.push(vec!["x".into(), "1".into()]);
-        assert_eq!(t.parts(100.0, |_, _| 10.0).len(), 1);
-        assert_eq!(t.text_fitted(100), t.text());
-    }
-
-    #[test]
-    fn page_parts_fit_the_page() {
+        // Page parts fit the page.
         let mut t = wide();
         for k in 0..12 {
             t.header.push(format!("column {k}"));
@@ -422,7 +359,11 @@ mod tests {
     }
 
     #[test]
-    fn long_words_are_cut_and_short_ones_join() {
+    fn a_table_that_fits_is_one_part_and_long_words_are_cut() {
+        let mut t = Table::new(None, &["a", "b"]);
+        t.rows.push(vec!["x".into(), "1".into()]);
+        assert_eq!(t.parts(100.0, |_, _| 10.0).len(), 1);
+        assert_eq!(t.text_fitted(100), t.text());
         assert_eq!(wrap_chars("ab cd efghij", 5), ["ab cd", "efghi", "j"]);
         assert_eq!(wrap_chars("", 5), [""]);
     }

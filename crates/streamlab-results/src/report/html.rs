@@ -12,7 +12,7 @@ use crate::verdict::Verdict;
 const STYLE: &str = include_str!("report.css");
 
 /// The extension of an HTML page: its file's, and its links' to other pages.
-pub const EXTENSION: &str = Html::EXTENSION;
+pub const EXTENSION: &str = ".html";
 
 /// `blocks` as one HTML page titled as its first title, `style` added to the page's.
 pub fn page(style: &str, blocks: &[Block]) -> String {
@@ -33,8 +33,6 @@ pub fn page(style: &str, blocks: &[Block]) -> String {
 struct Html;
 
 impl Format for Html {
-    const EXTENSION: &'static str = ".html";
-
     /// `&`, `<`, `>` and `"` escaped.
     fn escape(text: &str) -> String {
         text.replace('&', "&amp;")

@@ -1,5 +1,6 @@
 //! The one walk of a page's [`Block`]s ([`print()`]) for every format: each format says
 //! only how its pieces are written ([`Format`]).
+use super::fit::page_parts;
 use super::glossary::Linker;
 use super::page::{Block, Lead, Link, Style};
 use super::section::{Figure, TimelineFigure};
@@ -9,8 +10,6 @@ use crate::verdict::Verdict;
 
 /// How a format writes the pieces of a page.
 pub trait Format {
-    /// The extension of a page: its file's, and its links' to other pages.
-    const EXTENSION: &'static str;
     /// Text safe in the format.
     fn escape(text: &str) -> String;
     /// Text safe in the format, each span between backticks set as code where it can be.
@@ -132,23 +131,28 @@ fn caption<F: Format>(t: &Table, class: &str) -> String {
     (t.caption.as_ref()).map_or(String::new(), |c| F::paragraph(class, &F::escape(c)))
 }
 
-/// A table as on the page ([`Table::on_page`]): where it folds, its key rows led by a
-/// line, then every row folded.
+/// A table as on the page, split into [`page_parts`]: where it folds, its key rows led
+/// by a line, then every row folded.
 fn table<F: Format>(t: &Table) -> String {
-    let parts = |parts: &[Table]| -> String {
-        (parts.iter())
+    let parts = |t: &Table| -> String {
+        let bare = Table {
+            caption: None,
+            ..t.clone()
+        };
+        (page_parts(&bare).iter())
             .map(|p| caption::<F>(p, "part") + &F::grid(p, None))
             .collect()
     };
-    let shown = t.on_page();
-    let mut out = caption::<F>(t, "caption");
-    if let Some((lead, key)) = &shown.key {
-        out += &F::paragraph("key", &F::escape(lead));
-        out += &parts(key);
-        out + &F::folded(&shown.every, &parts(&shown.all))
-    } else {
-        out + &parts(&shown.all)
+    let out = caption::<F>(t, "caption");
+    if !t.folds() {
+        return out + &parts(t);
     }
+    let key = t.key_only();
+    let (k, n) = (key.rows.len(), t.rows.len());
+    let lead = format!("The {k} of its {n} rows that carry the finding:");
+    out + &F::paragraph("key", &F::escape(&lead))
+        + &parts(&key)
+        + &F::folded(&format!("Every row ({n})"), &parts(t))
 }
 
 /// One timeline, saying where its times come from when its part did not: its drawing,

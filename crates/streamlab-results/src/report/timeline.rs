@@ -334,7 +334,7 @@ mod tests {
     }
 
     #[test]
-    fn each_operation_is_drawn_on_its_stream_and_its_engine_and_waits_apart() {
+    fn each_operation_is_drawn_on_its_rows_and_traced_on_the_same_tracks() {
         let g = gantt(&timeline(), &[]);
         // No copy out: no DtoH engine row.
         assert!(!g.tracks.contains(&Track::Engine(Engine::DtoH)));
@@ -352,10 +352,7 @@ mod tests {
                 .count()
         });
         assert_eq!(counts, [2, 1, 0], "HtoD, SMs, DtoH");
-    }
-
-    #[test]
-    fn the_chrome_trace_has_the_same_tracks_and_plain_names() {
+        // The Chrome trace has the same tracks, and plain names.
         let doc: Value = serde_json::from_str(&trace(&timeline())).unwrap();
         assert_eq!(doc["source"], "cupti");
         assert_eq!(doc["displayTimeUnit"], "ms");
@@ -375,10 +372,7 @@ mod tests {
             (htod["ts"].as_f64(), htod["dur"].as_f64()),
             (Some(1000.0), Some(1000.0))
         );
-    }
-
-    #[test]
-    fn backwards_or_non_finite_operations_are_refused() {
+        // Backwards or non-finite operations are refused.
         let mut t = timeline();
         t.ops[0].end_ms = -1.0;
         assert!(
@@ -389,10 +383,7 @@ mod tests {
         t.ops[0].end_ms = f64::NAN;
         assert!(check(&t).is_err());
         assert!(check(&timeline()).is_ok());
-    }
-
-    #[test]
-    fn operations_off_the_streams_get_their_lanes_row_and_no_engine_row_unless_they_have_one() {
+        // Operations off the streams get their lane's row, and no engine row unless they have one.
         let mut t = timeline();
         t.other_lanes = vec![Lane::NullStream, Lane::Host];
         t.ops.push(op(2, OpKind::Memset, 2.0, 2.0, 2.5));

@@ -185,7 +185,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_template_renders_to_its_title_about_and_notes() {
+    fn a_template_renders_to_its_parts_and_a_misspelt_name_fails_it() {
         let template = "# t: {{ a.x | fixed(1) }}\n\nWhat it\nmeasures.\n\n## Bound\n\
             {% if a.y %}\nAt {{ a.y | times }}.\n{% endif %}\n## Empty\n{% if false %}never{% endif %}\n\
             ## @line\n{{ 4 | faster(2) }}, {{ 2 | faster(4) }}; {{ true | verdict }}; 2^{{ 1024 | log2 }}\n";
@@ -201,10 +201,7 @@ mod tests {
         let line = "2.00× faster, 2.00× slower; verified; 2^10";
         assert_eq!(words.part("line").as_deref(), Some(line));
         assert_eq!(words.part("finding"), None);
-    }
-
-    #[test]
-    fn a_misspelt_name_or_a_missing_title_fails_the_render() {
+        // A misspelt name or a missing title fails the render.
         let e = render("t", "# t {{ a.missing }}", context! { a => context! {} }).unwrap_err();
         assert!(e.to_string().contains("the words of t"), "{e}");
         let e = render("t", "no title", context! {}).unwrap_err();

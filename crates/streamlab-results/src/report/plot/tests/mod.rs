@@ -3,6 +3,7 @@
 use super::chart::Plan;
 use super::*;
 use crate::report::chart::{BarSeries, Level, LineSeries, PALETTE, XAxis, YScale};
+use crate::report::figures;
 use crate::saved::timeline::Engine;
 
 /// How plotters writes a model colour.
@@ -74,14 +75,7 @@ fn bars(name: &str, color: Color, values: &[f64]) -> BarSeries {
 }
 
 fn line(name: &str, color: Color, points: &[(f64, f64)]) -> LineSeries {
-    LineSeries {
-        name: name.into(),
-        color,
-        dashed: false,
-        markers: true,
-        joined: true,
-        points: points.to_vec(),
-    }
+    figures::line(name, color, false, points.to_vec())
 }
 
 /// A level drawn in "#222222".
@@ -98,22 +92,12 @@ fn categories(n: usize) -> XAxis {
 }
 
 fn model() -> Chart {
-    Chart {
-        title: "Throughput by size".into(),
-        x_label: "size".into(),
-        y_label: "GB/s".into(),
-        x: categories(3),
-        y_scale: YScale::Linear,
-        bars: vec![],
-        stacked: false,
-        lines: vec![],
-        levels: vec![],
-        bands: vec![],
-    }
+    let (x, y) = (categories(3), YScale::Linear);
+    figures::blank("Throughput by size".into(), "size", "GB/s", x, y)
 }
 
 #[test]
-fn grouped_bars_with_whiskers_in_upper_case_colours() {
+fn grouped_and_stacked_bars_with_whiskers_in_upper_case_colours() {
     let mut a = bars("alone", PALETTE[0], &[1.0, 2.0, 3.0]);
     a.whiskers = Some(vec![(0.8, 1.2), (1.9, 2.2), (2.5, 3.5)]);
     let b = bars("together", PALETTE[1], &[1.5, 2.5, 3.5]);
@@ -142,10 +126,7 @@ fn grouped_bars_with_whiskers_in_upper_case_colours() {
     }
     // Legend swatches are circles.
     assert_eq!(count_circles(&svg, &hex(PALETTE[0])), 1);
-}
-
-#[test]
-fn stacked_bars_sit_on_each_other_and_their_whiskers_on_their_base() {
+    // Stacked bars sit on each other, and their whiskers on their base.
     let c = Chart {
         bars: vec![
             bars("compute", PALETTE[2], &[1.0, 2.0]),
@@ -180,10 +161,8 @@ fn stacked_bars_sit_on_each_other_and_their_whiskers_on_their_base() {
 }
 
 #[test]
-fn lines_markers_and_levels() {
-    let mut dashed = line("model", PALETTE[4], &[(0.0, 1.0), (2.0, 3.0)]);
-    dashed.dashed = true;
-    dashed.markers = false;
+fn lines_markers_levels_and_log_axes() {
+    let dashed = figures::line("model", PALETTE[4], true, vec![(0.0, 1.0), (2.0, 3.0)]);
     let c = Chart {
         lines: vec![
             line(
@@ -209,24 +188,13 @@ fn lines_markers_and_levels() {
     }
     // The level spans the whole plot: its dashes reach both ends of the x axis.
     let doc = parse(&svg);
-    let xs: Vec<i64> = doc
-        .descendants()
-        .filter(|n| n.has_tag_name("polyline") && n.attribute("stroke") == Some("#222222"))
-        .flat_map(|n| {
-            n.attribute("points")
-                .unwrap()
-                .split_whitespace()
-                .map(str::to_owned)
-                .collect::<Vec<_>>()
-        })
-        .map(|p| p.split(',').next().unwrap().parse().unwrap())
-        .collect();
+    let dashes = (doc.descendants())
+        .filter(|n| n.has_tag_name("polyline") && n.attribute("stroke") == Some("#222222"));
+    let points = dashes.flat_map(|n| n.attribute("points").unwrap().split_whitespace());
+    let xs: Vec<i64> = (points.map(|p| p.split(',').next().unwrap().parse().unwrap())).collect();
     let (lo, hi) = (xs.iter().min().unwrap(), xs.iter().max().unwrap());
     assert!(hi - lo > 400, "{lo}..{hi}");
-}
-
-#[test]
-fn log_axes_skip_values_not_positive_and_log_x_has_base_2_ticks() {
+    // Log axes skip values not positive; a log x axis has base-2 ticks.
     let c = Chart {
         y_scale: YScale::Log,
         bars: vec![bars("b", PALETTE[0], &[0.0, 10.0, -1.0])],
@@ -266,7 +234,7 @@ fn log_axes_skip_values_not_positive_and_log_x_has_base_2_ticks() {
 }
 
 #[test]
-fn non_finite_values_are_skipped() {
+fn bad_values_are_skipped_and_empty_or_degenerate_charts_render() {
     let mut b = bars("b", PALETTE[0], &[1.0, f64::NAN, f64::INFINITY, 2.0]);
     b.whiskers = Some(vec![(0.5, f64::NAN), (1.0, 2.0), (1.0, 2.0), (1.5, 2.5)]);
     let nan = (1.0, f64::NAN);
@@ -288,10 +256,7 @@ fn non_finite_values_are_skipped() {
     // The NaN splits the line: two single points, no segment (the legend's only).
     assert_eq!(count_polylines(&svg, &hex(PALETTE[1])), 1);
     assert!(!svg.contains("NaN") && !svg.contains("inf"));
-}
-
-#[test]
-fn empty_chart_renders_axes_and_a_note() {
+    // An empty chart renders its axes and a note.
     for x in [categories(0), XAxis::Linear, XAxis::Log] {
         for y_scale in [YScale::Linear, YScale::Log] {
             let c = Chart {
@@ -310,10 +275,7 @@ fn empty_chart_renders_axes_and_a_note() {
         ..model()
     };
     assert_eq!(occurrences(&chart(&only_bad), "no data"), 1);
-}
-
-#[test]
-fn every_category_is_labelled() {
+    // Every category is labelled.
     for n in [1, 2, 7, 12, 25] {
         let values: Vec<f64> = (0..n).map(|i| i as f64).collect();
         let c = Chart {
