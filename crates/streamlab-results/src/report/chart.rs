@@ -98,8 +98,6 @@ pub struct Chart {
     pub x: XAxis,
     pub y_scale: YScale,
     pub bars: Vec<BarSeries>,
-    /// Bars of a category stacked rather than side by side.
-    pub stacked: bool,
     pub lines: Vec<LineSeries>,
     pub levels: Vec<Level>,
     pub bands: Vec<Band>,

@@ -41,7 +41,6 @@ pub fn blank(title: String, x_label: &str, y_label: &str, x: XAxis, y_scale: YSc
         x,
         y_scale,
         bars: Vec::new(),
-        stacked: false,
         lines: Vec::new(),
         levels: Vec::new(),
         bands: Vec::new(),

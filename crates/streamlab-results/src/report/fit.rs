@@ -66,9 +66,9 @@ impl Table {
     /// The table as aligned plain text, each row on one line (`--wide`).
     pub fn text(&self) -> String {
         let widths: Vec<usize> = (0..self.header.len())
-            .map(|i| column_chars(self, i, &str::to_owned))
+            .map(|i| column_chars(self, i))
             .collect();
-        aligned(self, &widths, usize::MAX, &str::to_owned)
+        aligned(self, &widths, usize::MAX)
     }
 
     /// Whether column `i` holds the noise of the column before it, by its heading.
@@ -190,27 +190,30 @@ impl Table {
         } else {
             self.merged()
         };
-        let inline = |c: &str| c.replace(UNDER, " ");
-        let chars = |t: &Table, i: usize| column_chars(t, i, &inline);
         // A column is at most what is left beside the labels; the rest wraps.
         let labels: usize = (0..table.label_columns.min(table.header.len()))
-            .map(|i| chars(&table, i) + 2)
+            .map(|i| column_chars(&table, i) + 2)
             .sum();
         let cap = max.saturating_sub(labels).max(12);
-        let width = |t: &Table, i: usize| (chars(t, i).min(cap) + 2) as f64;
+        let width = |t: &Table, i: usize| (column_chars(t, i).min(cap) + 2) as f64;
         let mut out = String::new();
         for part in table.parts(max as f64 + 2.0, width) {
             let widths: Vec<usize> = (0..part.header.len())
-                .map(|i| chars(&part, i).min(cap))
+                .map(|i| column_chars(&part, i).min(cap))
                 .collect();
-            out += &aligned(&part, &widths, max, &inline);
+            out += &aligned(&part, &widths, max);
         }
         out
     }
 }
 
-/// The widest cell of `t`'s column `i` and its heading, in characters as `inline` writes it.
-pub(super) fn column_chars(t: &Table, i: usize, inline: &dyn Fn(&str) -> String) -> usize {
+/// A cell on one line: its noise beside its value.
+fn inline(cell: &str) -> String {
+    cell.replace(UNDER, " ")
+}
+
+/// The widest cell of `t`'s column `i` and its heading, in characters, [`inline`].
+fn column_chars(t: &Table, i: usize) -> usize {
     (t.rows.iter())
         .map(|r| r.get(i).map_or(0, |c| inline(c).chars().count()))
         .chain([t.header[i].chars().count()])
@@ -220,12 +223,7 @@ pub(super) fn column_chars(t: &Table, i: usize, inline: &dyn Fn(&str) -> String)
 
 /// `t` as aligned text in columns of `widths`, cells wrapped to them: numbers
 /// right-aligned, words left-aligned, the caption above wrapped at `max`.
-pub(super) fn aligned(
-    t: &Table,
-    widths: &[usize],
-    max: usize,
-    inline: &dyn Fn(&str) -> String,
-) -> String {
+fn aligned(t: &Table, widths: &[usize], max: usize) -> String {
     let numeric = |i: usize| {
         (t.rows.iter().filter_map(|r| r.get(i)))
             .filter(|c| !c.is_empty())

@@ -91,6 +91,16 @@ fn queued(op: &TimelineOp) -> Option<(f64, f64)> {
         .map(|ready| (ready, op.start_ms))
 }
 
+/// Every interval of `t` as (operation, row, whether a wait, start and end): each
+/// operation's wait on its stream's row where it waited, then its run on each of its rows.
+fn intervals(t: &Timeline) -> impl Iterator<Item = (&TimelineOp, Track, bool, (f64, f64))> {
+    t.ops.iter().flat_map(move |op| {
+        let wait = queued(op).map(|w| (op, row(t, op), true, w));
+        let ran = (rows(t, op).into_iter()).map(move |r| (op, r, false, (op.start_ms, op.end_ms)));
+        wait.into_iter().chain(ran)
+    })
+}
+
 /// What `op` is, in a few words: its call (or kind), its row and its iteration.
 fn named(t: &Timeline, op: &TimelineOp) -> String {
     let what = op.call.as_deref().unwrap_or(op.kind.label());
@@ -105,28 +115,23 @@ fn named(t: &Timeline, op: &TimelineOp) -> String {
 /// The Gantt model of `t`, each bar titled with what it is, and `breaks` marked where
 /// they started, each on the row of the operation to blame.
 pub fn gantt(t: &Timeline, breaks: &[Break]) -> Gantt {
-    let mut bars = Vec::new();
-    for op in &t.ops {
-        let name = named(t, op);
-        let bar = |track, wait, (start_ms, end_ms): (f64, f64), title| GanttBar {
-            track,
-            kind: op.kind,
-            queued: wait,
-            start_ms,
-            end_ms,
-            title,
-        };
-        if let Some((start, end)) = queued(op) {
-            let waited = end - start;
-            let title = format!("{name}: ready at {start:.4} ms, waited {waited:.4} ms to start");
-            bars.push(bar(row(t, op), true, (start, end), title));
-        }
-        let (start, took) = (op.start_ms, op.end_ms - op.start_ms);
-        for track in rows(t, op) {
-            let title = format!("{name}: from {start:.4} ms, took {took:.4} ms");
-            bars.push(bar(track, false, (op.start_ms, op.end_ms), title));
-        }
-    }
+    let bars = intervals(t)
+        .map(|(op, track, queued, (start_ms, end_ms))| {
+            let (name, took) = (named(t, op), end_ms - start_ms);
+            let title = match queued {
+                true => format!("{name}: ready at {start_ms:.4} ms, waited {took:.4} ms to start"),
+                false => format!("{name}: from {start_ms:.4} ms, took {took:.4} ms"),
+            };
+            GanttBar {
+                track,
+                kind: op.kind,
+                queued,
+                start_ms,
+                end_ms,
+                title,
+            }
+        })
+        .collect();
     let marks = (breaks.iter())
         .map(|b| GanttMark {
             at_ms: b.start_ms,
@@ -170,7 +175,7 @@ pub fn trace(t: &Timeline) -> String {
             })
         })
         .collect();
-    for op in &t.ops {
+    for (op, track, queued, (start, end)) in intervals(t) {
         let mut args = json!({
             "stream": match (t.gpu_stream(op.stream), t.lane(op.stream)) {
                 (Some((_, s)), _) => json!(s + 1),
@@ -183,30 +188,26 @@ pub fn trace(t: &Timeline) -> String {
         if let Some(gpu) = t.gpu_of(op) {
             args["gpu"] = json!(gpu);
         }
-        let event = |name: &str, cat: &str, (start, end): (f64, f64), track| {
-            json!({
-                "name": name,
-                "cat": cat,
-                "ph": "X",
-                "ts": start * 1e3,
-                "dur": (end - start) * 1e3,
-                "pid": 1,
-                "tid": tid(track),
-                "args": args,
-            })
-        };
-        if let Some(wait) = queued(op) {
-            events.push(event("queued", "queue", wait, row(t, op)));
-        }
         let cat = match op.kind {
+            _ if queued => "queue",
             OpKind::Kernel => "kernel",
             OpKind::Host => "host",
             _ => "copy",
         };
-        let name = op.call.as_deref().unwrap_or(op.kind.label());
-        for track in rows(t, op) {
-            events.push(event(name, cat, (op.start_ms, op.end_ms), track));
-        }
+        let name = match queued {
+            true => "queued",
+            false => op.call.as_deref().unwrap_or(op.kind.label()),
+        };
+        events.push(json!({
+            "name": name,
+            "cat": cat,
+            "ph": "X",
+            "ts": start * 1e3,
+            "dur": (end - start) * 1e3,
+            "pid": 1,
+            "tid": tid(track),
+            "args": args,
+        }));
     }
     let doc = json!({
         "traceEvents": events,

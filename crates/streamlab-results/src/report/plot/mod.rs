@@ -53,7 +53,7 @@ type Drawn = Result<(), Box<dyn Error>>;
 type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 
 /// A bar or line chart as an SVG document: title, axis labels, a legend of the series
-/// and levels, bars (grouped or stacked, with whiskers), lines and dashed levels.
+/// and levels, bars (grouped, with whiskers), lines and dashed levels.
 pub fn chart(c: &Chart) -> String {
     let size = (SIZE.0, SIZE.1 + extra_height(&c.x));
     render(size, |root| draw_chart(root, c))

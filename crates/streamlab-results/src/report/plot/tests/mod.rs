@@ -1,6 +1,5 @@
 //! The drawings as SVG: marks and colours per model value, axes, ticks and labels, bad
 //! data skipped; the heat maps' and timelines' tests are in [`maps`].
-use super::chart::Plan;
 use super::*;
 use crate::report::chart::{BarSeries, Level, LineSeries, PALETTE, XAxis, YScale};
 use crate::report::figures;
@@ -97,7 +96,7 @@ fn model() -> Chart {
 }
 
 #[test]
-fn grouped_and_stacked_bars_with_whiskers_in_upper_case_colours() {
+fn grouped_bars_with_whiskers_in_upper_case_colours() {
     let mut a = bars("alone", PALETTE[0], &[1.0, 2.0, 3.0]);
     a.whiskers = Some(vec![(0.8, 1.2), (1.9, 2.2), (2.5, 3.5)]);
     let b = bars("together", PALETTE[1], &[1.5, 2.5, 3.5]);
@@ -126,38 +125,6 @@ fn grouped_and_stacked_bars_with_whiskers_in_upper_case_colours() {
     }
     // Legend swatches are circles.
     assert_eq!(count_circles(&svg, &hex(PALETTE[0])), 1);
-    // Stacked bars sit on each other, and their whiskers on their base.
-    let c = Chart {
-        bars: vec![
-            bars("compute", PALETTE[2], &[1.0, 2.0]),
-            bars("copy", PALETTE[3], &[3.0, 1.0]),
-        ],
-        stacked: true,
-        x: categories(2),
-        ..model()
-    };
-    let svg = chart(&c);
-    let (lower, upper) = (rects(&svg, &hex(PALETTE[2])), rects(&svg, &hex(PALETTE[3])));
-    assert_eq!((lower.len(), upper.len()), (2, 2));
-    for (l, u) in lower.iter().zip(&upper) {
-        assert_eq!((l.0, l.2), (u.0, u.2), "same slot and width");
-        assert!(
-            (u.1 + u.3 - l.1).abs() <= 1,
-            "upper ends where lower starts: {l:?} {u:?}"
-        );
-    }
-    let mut top = bars("top", PALETTE[1], &[1.0]);
-    top.whiskers = Some(vec![(0.5, 1.5)]);
-    let c = Chart {
-        bars: vec![bars("bottom", PALETTE[0], &[10.0]), top],
-        stacked: true,
-        x: categories(1),
-        ..model()
-    };
-    let plan = Plan::new(&c);
-    let w = &plan.whiskers[1][0];
-    assert_eq!((w.lo, w.hi), (10.5, 11.5));
-    assert!(plan.y.hi >= 11.5);
 }
 
 #[test]
