@@ -1,7 +1,7 @@
 //! What the report says, independent of its format: its main page, and a page per
 //! experiment's section ([`Document::pages`]).
 use super::page::{Block, Lead, Link, Style};
-use super::section::{MACHINE_NOTES, Section, TIMELINE_NOTE, shared_source, trace_note};
+use super::section::{MACHINE_NOTES, Section, shared_source, timeline_notes};
 use super::table::Table;
 
 #[derive(Debug, Clone)]
@@ -88,11 +88,13 @@ impl Document {
         if !section.timelines.is_empty() {
             out.push(Block::Part(
                 "reading-the-timelines".into(),
-                vec![
-                    Block::Heading(2, "Reading the timelines".into(), None),
-                    Block::Prose(Style::Plain, TIMELINE_NOTE.into()),
-                    Block::Prose(Style::Plain, trace_note()),
-                ],
+                std::iter::once(Block::Heading(2, "Reading the timelines".into(), None))
+                    .chain(
+                        timeline_notes()
+                            .into_iter()
+                            .map(|n| Block::Prose(Style::Plain, n)),
+                    )
+                    .collect(),
             ));
         }
         out.push(Block::GlossaryOn(MAIN_PAGE.into()));

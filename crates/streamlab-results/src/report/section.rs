@@ -2,6 +2,7 @@
 //! section itself (what it measures, its parameters, notes, tables, charts and traced
 //! timelines), a drawn chart, a traced timeline with its checks, and the notes every
 //! section shares. Each experiment builds its own section from these.
+use minijinja::context;
 use serde::Serialize;
 
 use super::ReportError;
@@ -9,7 +10,7 @@ use super::chart::Gantt;
 use super::figures::{Drawing, FigureModel};
 use super::provenance;
 use super::table::Table;
-use super::{plot, timeline};
+use super::{plot, timeline, words};
 use crate::derived::pipeline::SLACK;
 use crate::derived::trace::{self, MIN_CHECKED_BYTES, TOLERANCE, TraceChecks};
 use crate::saved::timeline::Timeline;
@@ -170,16 +171,6 @@ impl TimelineFigure {
 /// their host links): the page folds them, since every section has them.
 pub const MACHINE_NOTES: [&str; 3] = ["Machine", "Clocks", "Host links"];
 
-/// How to read a timeline, shown on each page with timelines.
-pub const TIMELINE_NOTE: &str = "A row per stream, then a row per engine the work ran on \
-    (HtoD copy engine, SMs, DtoH copy engine). With GPU records (CUPTI) each bar is when the engine really ran \
-    the operation; a lighter bar before it on its stream's row is the time it was ready (issued \
-    and its stream's earlier work done) but waited for its engine. With event brackets (no \
-    CUPTI) a bar runs from when its stream reached the operation to when it finished, waiting \
-    included. Where every stream's first copy is ready at once (issued behind a gate the host \
-    opens), the copy engine picks which runs first: a schedule may start on any stream, not \
-    always stream 1.";
-
 impl Section {
     /// The section of experiment `id`: its title, what it measures, its parameters, the
     /// link probed around it and the GPU's clocks (from `provenance`), whether it is complete and verified;
@@ -276,13 +267,17 @@ pub fn cuda_note(p: Option<&Provenance>) -> Option<(String, String)> {
     })
 }
 
-/// How traced timelines are checked, shown with every section that has one.
-pub fn trace_note() -> String {
-    format!(
-        "Every traced iteration is checked: no two copies of one direction overlap (a copy from pageable memory aside: the driver stages it in chunks, and its record spans copies that ran between them); each copy of at least {} MiB takes between its bytes at its direction's one-way rate and its bytes at the slowest that direction runs while the other is busy (the rate measured with both copying, or what the both-ways total leaves beside the other direction's one-way rate), ±{:.0}%; and the traced time matches the fastest timed sample of the same schedule within ±{:.0}% (the middle of three back-to-back iterations against the time per iteration, or a lone run's span against the same schedule timed alone). A trace that fails is traced again after a pause, up to five times in all; the failures it left behind are listed, and a trace that still fails is marked disturbed (the machine's other traffic got in the way; the run fails on it only with --strict). The bounds' tolerance is {:.0}%.",
-        MIN_CHECKED_BYTES >> 20,
-        TOLERANCE * 100.0,
-        TOLERANCE * 100.0,
-        SLACK * 100.0
-    )
+/// How to read a timeline and how it is checked (`timelines.md`), a paragraph each:
+/// shown on each page with timelines.
+pub fn timeline_notes() -> Vec<String> {
+    let context = context! {
+        checked_mib => MIN_CHECKED_BYTES >> 20, tolerance => TOLERANCE, slack => SLACK,
+    };
+    let notes = words::render(
+        "the timelines' notes",
+        include_str!("timelines.md"),
+        context,
+    );
+    let notes = notes.expect("the timelines' notes render");
+    notes.notes.into_iter().map(|(_, note)| note).collect()
 }
