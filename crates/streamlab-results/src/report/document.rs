@@ -287,10 +287,8 @@ impl Findings {
 
 /// A link to the page of the section `name`, where `sections` holds it.
 fn page_of(sections: &[Section], name: &str) -> Option<Link> {
-    sections
-        .iter()
-        .any(|s| s.id == name)
-        .then(|| Link::page(name))
+    let held = sections.iter().any(|s| s.id == name);
+    held.then(|| Link::page(name))
 }
 
 /// What the report says of results its run measured but its folder no longer holds.

@@ -234,20 +234,18 @@ impl Section {
 
 /// `p` as "name: value" pairs.
 fn parameters<P: Serialize>(p: &P) -> String {
-    match serde_json::to_value(p) {
-        Ok(serde_json::Value::Object(map)) => (map.iter())
-            .filter(|(_, v)| !v.is_null())
-            .map(|(k, v)| {
-                format!(
-                    "{}: {}",
-                    k.replace('_', " "),
-                    v.to_string().trim_matches('"')
-                )
-            })
-            .collect::<Vec<_>>()
-            .join(", "),
-        _ => String::new(),
-    }
+    let Ok(serde_json::Value::Object(map)) = serde_json::to_value(p) else {
+        return String::new();
+    };
+    let pair = |(k, v): (&String, &serde_json::Value)| {
+        format!(
+            "{}: {}",
+            k.replace('_', " "),
+            v.to_string().trim_matches('"')
+        )
+    };
+    let pairs: Vec<String> = map.iter().filter(|(_, v)| !v.is_null()).map(pair).collect();
+    pairs.join(", ")
 }
 
 pub fn draw(models: Vec<FigureModel>) -> Vec<Figure> {
