@@ -194,8 +194,7 @@ pub struct GanttMark {
     pub label: String,
 }
 
-/// A timeline: a row per stream, then a row per engine, and the concurrency breaks found
-/// in it.
+/// A timeline: a row per stream, then a row per engine, and the concurrency breaks found in it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Gantt {
     pub title: String,

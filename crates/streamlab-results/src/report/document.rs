@@ -39,10 +39,11 @@ impl Document {
             out.push(Block::Banner("Incomplete run.".into(), banner.clone()));
         }
         if !self.missing.is_empty() {
-            out.push(Block::Banner(
-                "Not in this folder.".into(),
-                missing_note(&self.missing),
-            ));
+            let names = self.missing.join(", ");
+            let note = format!(
+                "{names}: this run's summary.json has a headline of each, but the folder holds no result file, so its section is not shown."
+            );
+            out.push(Block::Banner("Not in this folder.".into(), note));
         }
         if let Some(lede) = &self.lede {
             out.push(Block::Prose(Style::Lede, lede.clone()));
@@ -127,10 +128,8 @@ fn part(section: &Section) -> Block<'_> {
             "the run stopped before every configuration of this experiment was measured.".into(),
         ));
     }
-    out.push(Block::Prose(
-        Style::Small,
-        format!("Parameters: {}", section.parameters),
-    ));
+    let parameters = format!("Parameters: {}", section.parameters);
+    out.push(Block::Prose(Style::Small, parameters));
     let note = |(l, t): &(String, String)| Block::Note(l.clone(), t.clone());
     let (machine, notes): (Vec<_>, Vec<_>) =
         (section.notes.iter()).partition(|(l, _)| MACHINE_NOTES.contains(&l.as_str()));
@@ -143,24 +142,20 @@ fn part(section: &Section) -> Block<'_> {
         ));
     }
     let (passed, detail) = &section.verification;
-    let lead = format!(
-        "Verification: {}.",
-        if *passed { "passed" } else { "FAILED" }
-    );
+    let outcome = if *passed { "passed" } else { "FAILED" };
+    let lead = format!("Verification: {outcome}.");
     out.push(Block::Check(*passed, lead, detail.clone()));
     out.extend(section.tables.iter().cloned().map(Block::Table));
     out.extend(section.figures.iter().map(Block::Figure));
     if !section.timelines.is_empty() {
         let shared = shared_source(&section.timelines);
         out.push(Block::Heading(3, "Timelines".into(), None));
-        out.push(Block::Pointer(
-            [
-                "How to read them and what their checks mean: ".into(),
-                ".".into(),
-            ],
-            "reading the timelines".into(),
-            Link::here("reading-the-timelines"),
-        ));
+        let around = [
+            "How to read them and what their checks mean: ".into(),
+            ".".into(),
+        ];
+        let link = Link::here("reading-the-timelines");
+        out.push(Block::Pointer(around, "reading the timelines".into(), link));
         out.extend(shared.map(|s| Block::Prose(Style::Small, format!("Times from {s}."))));
         out.extend((section.timelines.iter()).map(|t| match &t.collapsed {
             Some(why) => Block::Prose(Style::Small, format!("{}: {why} ({}).", t.title, t.file)),
@@ -226,25 +221,20 @@ impl Findings {
                 "their numbers are not to be trusted.",
             ),
         };
+        // Each item led by `lead`, linked to the page of the section `name` where it has one.
+        let list = |items: Vec<(&str, &str, &String)>| {
+            let item = |(lead, name, text): (&str, &str, &String)| {
+                let page = (sections.iter().any(|s| s.id == name)).then(|| Link::page(name));
+                Lead::item(lead, page, true, text.clone())
+            };
+            Block::List(items.into_iter().map(item).collect())
+        };
         let mut out = Vec::new();
         if !self.answers.is_empty() {
-            out.push(Block::Heading(
-                2,
-                "The answer".into(),
-                Some("answer".into()),
-            ));
-            out.push(Block::List(
-                (self.answers.iter())
-                    .map(|(question, name, sentence)| {
-                        Lead::item(
-                            question.words(),
-                            page_of(sections, name),
-                            true,
-                            sentence.clone(),
-                        )
-                    })
-                    .collect(),
-            ));
+            let answer = Block::Heading(2, "The answer".into(), Some("answer".into()));
+            let answers =
+                (self.answers.iter()).map(|(q, name, text)| (q.words(), name.as_str(), text));
+            out.extend([answer, list(answers.collect())]);
         }
         out.extend([
             Block::Heading(2, "What this run found".into(), Some("findings".into())),
@@ -259,9 +249,10 @@ impl Findings {
         if let Some(line) = self.clocks_unknown_line() {
             out.push(Block::Prose(Style::Plain, format!("{line}.")));
         }
-        out.push(Block::List(
-            (self.words.iter())
-                .map(|(name, words)| Lead::item(name, page_of(sections, name), true, words.clone()))
+        out.push(list(
+            self.words
+                .iter()
+                .map(|(n, w)| (n.as_str(), n.as_str(), w))
                 .collect(),
         ));
         out.push(Block::Table(self.table.clone()));
@@ -283,20 +274,6 @@ impl Findings {
             )
         })
     }
-}
-
-/// A link to the page of the section `name`, where `sections` holds it.
-fn page_of(sections: &[Section], name: &str) -> Option<Link> {
-    let held = sections.iter().any(|s| s.id == name);
-    held.then(|| Link::page(name))
-}
-
-/// What the report says of results its run measured but its folder no longer holds.
-fn missing_note(missing: &[String]) -> String {
-    format!(
-        "{}: this run's summary.json has a headline of each, but the folder holds no result file, so its section is not shown.",
-        missing.join(", ")
-    )
 }
 
 /// What the columns of [`Findings::table`] mean.

@@ -208,19 +208,17 @@ impl Section {
         let traced: Vec<_> = (self.timelines.iter())
             .filter_map(|t| Some((t, t.checks.occupancy.as_ref()?)))
             .collect();
-        let mut parts = Vec::new();
-        if let Some((first, o)) = traced.first() {
-            parts.push(format!("{} ({})", o.verdict(), first.title));
+        let traced = traced.first().map(|(first, o)| {
             let broken = (traced.iter())
                 .filter(|(t, _)| !t.checks.breaks.is_empty())
                 .count();
-            parts.push(match (broken, traced.len()) {
+            let breaks = match (broken, traced.len()) {
                 (0, 1) => "no concurrency breaks".to_owned(),
                 (0, n) => format!("no concurrency breaks in its {n} traced timelines"),
                 (b, n) => format!("concurrency breaks in {b} of its {n} traced timelines"),
-            });
-        }
-        let traced = (!parts.is_empty()).then(|| format!("Traced: {}.", parts.join("; ")));
+            };
+            format!("Traced: {} ({}); {breaks}.", o.verdict(), first.title)
+        });
         match (headline, traced) {
             (Some(h), Some(t)) => Some(format!("{h} {t}")),
             (h, t) => h.or(t),

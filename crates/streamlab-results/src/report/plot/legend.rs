@@ -72,8 +72,7 @@ impl Entry {
         )
     }
 
-    /// Draws the entry with its swatch's left end at `(x, y)`, its label wrapped to
-    /// `width`.
+    /// Draws the entry with its swatch's left end at `(x, y)`, its label wrapped to `width`.
     fn draw(&self, area: &Area<'_>, (x, y): (i32, i32), width: i32) -> Drawn {
         match &self.swatch {
             Swatch::Dot(color) => area.draw(&Circle::new((x + 12, y), 5, color.filled()))?,

@@ -71,8 +71,7 @@ pub fn gantt(g: &Gantt) -> String {
     gantt::with_titles(render(size, |root| draw_gantt(root, g)), g)
 }
 
-/// Draws a whole document of `size` pixels; if plotters refuses, a document saying so
-/// instead.
+/// Draws a whole document of `size` pixels; if plotters refuses, a document saying so instead.
 fn render(size: (u32, u32), draw: impl FnOnce(&Area<'_>) -> Drawn) -> String {
     match svg_of(size, draw) {
         Ok(svg) => svg,
