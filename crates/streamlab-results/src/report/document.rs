@@ -241,20 +241,14 @@ impl Findings {
             Block::Check(failed == 0, lead, text.into()),
         ]);
         for (stem, why) in &self.held_back {
-            out.push(Block::Banner(
-                "GPU held back".into(),
-                format!("during {stem}: {why}."),
-            ));
+            let during = format!("during {stem}: {why}.");
+            out.push(Block::Banner("GPU held back".into(), during));
         }
         if let Some(line) = self.clocks_unknown_line() {
             out.push(Block::Prose(Style::Plain, format!("{line}.")));
         }
-        out.push(list(
-            self.words
-                .iter()
-                .map(|(n, w)| (n.as_str(), n.as_str(), w))
-                .collect(),
-        ));
+        let words = (self.words.iter()).map(|(name, w)| (name.as_str(), name.as_str(), w));
+        out.push(list(words.collect()));
         out.push(Block::Table(self.table.clone()));
         out.push(Block::Prose(Style::Small, FINDINGS_KEY.into()));
         out.extend(

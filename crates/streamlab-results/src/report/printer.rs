@@ -89,11 +89,7 @@ fn walk<F: Format>(blocks: &[Block], linker: &mut Option<Linker>, out: &mut Stri
             Block::Figure(f) => F::figure(f),
             Block::Timeline(t, source) => timeline::<F>(t, *source),
             Block::Folded(summary, blocks) => F::folded(summary, &inner(blocks, linker)),
-            Block::List(items) => F::list(
-                items
-                    .iter()
-                    .map(|(lead, text)| item::<F>(lead.as_ref(), text)),
-            ),
+            Block::List(items) => F::list(items.iter().map(item::<F>)),
             Block::Glossary => F::glossary(),
             Block::GlossaryOn(_) => String::new(),
         };
@@ -109,7 +105,7 @@ fn prose<F: Format>(linker: &mut Option<Linker>, text: &str) -> String {
 }
 
 /// A list item: its lead (bold, linked), a colon, its text.
-fn item<F: Format>(lead: Option<&Lead>, text: &str) -> String {
+fn item<F: Format>((lead, text): &(Option<Lead>, String)) -> String {
     let Some(lead) = lead else {
         return F::words(text);
     };

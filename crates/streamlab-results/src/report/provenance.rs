@@ -76,14 +76,9 @@ pub fn build_facts(p: &Provenance) -> Vec<(&'static str, String)> {
         ("Command line", host(|h| Some(h.command_line.clone()))),
     ];
     if let Some(n) = &p.nccl {
-        let vars = n.variables.join(" ");
-        facts.push((
-            "NCCL",
-            format!(
-                "{} at {} (found in {}); {vars}",
-                n.version, n.path, n.found_in
-            ),
-        ));
+        let (vars, found_in) = (n.variables.join(" "), &n.found_in);
+        let nccl = format!("{} at {} (found in {found_in}); {vars}", n.version, n.path);
+        facts.push(("NCCL", nccl));
     }
     facts
 }

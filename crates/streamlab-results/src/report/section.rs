@@ -269,11 +269,8 @@ pub fn timeline_notes() -> Vec<String> {
     let context = context! {
         checked_mib => MIN_CHECKED_BYTES >> 20, tolerance => TOLERANCE, slack => SLACK,
     };
-    let notes = words::render(
-        "the timelines' notes",
-        include_str!("timelines.md"),
-        context,
-    );
+    let template = include_str!("timelines.md");
+    let notes = words::render("the timelines' notes", template, context);
     let notes = notes.expect("the timelines' notes render");
     notes.notes.into_iter().map(|(_, note)| note).collect()
 }

@@ -126,13 +126,8 @@ impl<'a, R> Columns<'a, R> {
         (shown, saved): (usize, usize),
         value: impl Fn(&R) -> f64 + 'a,
     ) -> Self {
-        self.valued(
-            heading,
-            name,
-            value,
-            move |v| num(v, shown),
-            move |v| format!("{v:.saved$}"),
-        )
+        let save = move |v: f64| format!("{v:.saved$}");
+        self.valued(heading, name, value, move |v| num(v, shown), save)
     }
 
     /// A value a row, shown by `show` in the tables and by `save` in the CSV.
@@ -228,11 +223,8 @@ impl<'a, R> Columns<'a, R> {
                     Some((key, words)) => name(r).then(key, words),
                     None => name(r),
                 };
-                out.push(hold(
-                    r,
-                    m.item.map(|(key, _)| key),
-                    named.median(samples, m.unit),
-                ));
+                let row = named.median(samples, m.unit);
+                out.push(hold(r, m.item.map(|(key, _)| key), row));
             }
         }
         out

@@ -397,12 +397,8 @@ where
     for (level, y) in c.levels.iter().zip(&plan.levels) {
         if let Some(y) = *y {
             let ends = [(plan.x.lo, y), (plan.x.hi, y)];
-            chart.draw_series([DashedPathElement::new(
-                ends,
-                8,
-                5,
-                rgb(level.color).stroke_width(2),
-            )])?;
+            let style = rgb(level.color).stroke_width(2);
+            chart.draw_series([DashedPathElement::new(ends, 8, 5, style)])?;
         }
     }
     if plan.is_empty() {

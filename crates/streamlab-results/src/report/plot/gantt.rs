@@ -113,10 +113,8 @@ pub(super) fn draw_gantt(root: &Area<'_>, g: &Gantt) -> Drawn {
     track_labels(&area, &rows, left - 8)?;
 
     let rect = |y: f64, b: &GanttBar, color: Color| {
-        Rectangle::new(
-            [(b.start_ms, y - 0.3), (b.end_ms, y + 0.3)],
-            rgb(color).filled(),
-        )
+        let corners = [(b.start_ms, y - 0.3), (b.end_ms, y + 0.3)];
+        Rectangle::new(corners, rgb(color).filled())
     };
     let queued = bars.iter().filter(|(_, b)| b.queued);
     chart.draw_series(queued.map(|&(y, b)| rect(y, b, queued_color(b.kind))))?;
@@ -124,10 +122,8 @@ pub(super) fn draw_gantt(root: &Area<'_>, g: &Gantt) -> Drawn {
     chart.draw_series(ran.iter().map(|&&(y, b)| rect(y, b, kind_color(b.kind))))?;
     // A hairline at each bar's start, so that work run back to back shows as such.
     chart.draw_series(ran.iter().map(|&&(y, b)| {
-        PathElement::new(
-            [(b.start_ms, y - 0.3), (b.start_ms, y + 0.3)],
-            WHITE.stroke_width(1),
-        )
+        let ends = [(b.start_ms, y - 0.3), (b.start_ms, y + 0.3)];
+        PathElement::new(ends, WHITE.stroke_width(1))
     }))?;
 
     draw_dividers(&mut chart, g, (x.lo, x.hi))?;
@@ -187,12 +183,8 @@ fn draw_marks(
 ) -> Drawn {
     let top = n as f64 - 0.5;
     chart.draw_series(g.marks.iter().map(|m| {
-        DashedPathElement::new(
-            [(m.at_ms, -0.5), (m.at_ms, top + 0.4)],
-            4,
-            3,
-            BREAK.stroke_width(2),
-        )
+        let ends = [(m.at_ms, -0.5), (m.at_ms, top + 0.4)];
+        DashedPathElement::new(ends, 4, 3, BREAK.stroke_width(2))
     }))?;
     let area = chart.plotting_area().strip_coord_spec();
     let (x0, y0) = area.get_base_pixel();
@@ -206,19 +198,10 @@ fn draw_marks(
             Some(((n - 1 - r) as f64, to, m))
         })
         .collect();
-    chart.draw_series(
-        (boxes.iter())
-            .filter(|(_, to, m)| *to > m.end_ms)
-            .map(|&(y, to, m)| {
-                Rectangle::new(
-                    [(m.at_ms, y - 0.42), (to, y + 0.42)],
-                    BREAK.mix(0.4).filled(),
-                )
-            }),
-    )?;
-    chart.draw_series(boxes.iter().map(|&(y, to, m)| {
-        Rectangle::new([(m.at_ms, y - 0.42), (to, y + 0.42)], BREAK.stroke_width(2))
-    }))?;
+    let corners = |&(y, to, m): &(f64, f64, &GanttMark)| [(m.at_ms, y - 0.42), (to, y + 0.42)];
+    let short = (boxes.iter()).filter(|(_, to, m)| *to > m.end_ms);
+    chart.draw_series(short.map(|b| Rectangle::new(corners(b), BREAK.mix(0.4).filled())))?;
+    chart.draw_series((boxes.iter()).map(|b| Rectangle::new(corners(b), BREAK.stroke_width(2))))?;
     let size = LABEL_SIZE - 2;
     let style = text_style(size, &BREAK, HPos::Left, VPos::Center);
     // Two lines of names where the room above the rows holds two: each name on the first

@@ -79,15 +79,10 @@ fn contour(h: &HeatMap) -> Vec<[(f64, f64); 2]> {
 /// its marked cells where it has some.
 fn legend(h: &HeatMap, contoured: bool) -> Vec<Entry> {
     let thick = |color, width| Swatch::rule(color, width, false);
+    let threshold = cell_text(h.threshold, h.unit);
     let mut entries = vec![
-        Entry::new(
-            Swatch::Dot(GREEN.1),
-            format!("≥ {}", cell_text(h.threshold, h.unit)),
-        ),
-        Entry::new(
-            Swatch::Dot(RED.1),
-            format!("< {}", cell_text(h.threshold, h.unit)),
-        ),
+        Entry::new(Swatch::Dot(GREEN.1), format!("≥ {threshold}")),
+        Entry::new(Swatch::Dot(RED.1), format!("< {threshold}")),
     ];
     if let (Some(name), true) = (h.contour, contoured) {
         entries.push(Entry::new(thick(CONTOUR, 4), name));
