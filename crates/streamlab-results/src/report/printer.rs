@@ -68,10 +68,8 @@ fn walk<F: Format>(blocks: &[Block], linker: &mut Option<Linker>, out: &mut Stri
                 F::paragraph("", &format!("{before}{link}{after}"))
             }
             Block::Note(label, text) => {
-                let (label, text) = (
-                    F::strong(&F::escape(&format!("{label}."))),
-                    prose::<F>(linker, text),
-                );
+                let label = F::strong(&F::escape(&format!("{label}.")));
+                let text = prose::<F>(linker, text);
                 F::paragraph("note", &format!("{label} {text}"))
             }
             Block::Banner(lead, text) => {

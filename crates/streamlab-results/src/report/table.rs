@@ -100,11 +100,8 @@ impl<'a, R> Columns<'a, R> {
         name: &'static str,
         raw: impl Fn(&R) -> String + 'a,
     ) -> Self {
-        self.push(
-            false,
-            Some((heading, Rc::new(cell))),
-            Some((name, Rc::new(raw))),
-        )
+        let (cell, raw): (Cell<'a, R>, Cell<'a, R>) = (Rc::new(cell), Rc::new(raw));
+        self.push(false, Some((heading, cell)), Some((name, raw)))
     }
 
     /// A column of text, the same in the tables and the CSV; leading ones name a row.

@@ -65,11 +65,8 @@ impl Entry {
 
     /// Its label's lines when the entry may be at most `width` pixels wide.
     fn lines(&self, width: i32) -> Vec<String> {
-        text::wrap(
-            &self.label,
-            text::px(LEGEND_SIZE),
-            f64::from(width - self.swatch_width() - 4),
-        )
+        let room = f64::from(width - self.swatch_width() - 4);
+        text::wrap(&self.label, text::px(LEGEND_SIZE), room)
     }
 
     /// Draws the entry with its swatch's left end at `(x, y)`, its label wrapped to `width`.
