@@ -66,10 +66,8 @@ impl Document {
                 .map(|s| Lead::item(&s.title, Some(Link::page(&s.id)), false, String::new()))
                 .collect(),
         ));
-        out.push(Block::Part(
-            "glossary".into(),
-            vec![Block::Heading(2, "Glossary".into(), None), Block::Glossary],
-        ));
+        let glossary = vec![Block::Heading(2, "Glossary".into(), None), Block::Glossary];
+        out.push(Block::Part("glossary".into(), glossary));
         out
     }
 
@@ -87,15 +85,13 @@ impl Document {
             part(section),
         ];
         if !section.timelines.is_empty() {
+            let heading = Block::Heading(2, "Reading the timelines".into(), None);
+            let notes = timeline_notes()
+                .into_iter()
+                .map(|n| Block::Prose(Style::Plain, n));
             out.push(Block::Part(
                 "reading-the-timelines".into(),
-                std::iter::once(Block::Heading(2, "Reading the timelines".into(), None))
-                    .chain(
-                        timeline_notes()
-                            .into_iter()
-                            .map(|n| Block::Prose(Style::Plain, n)),
-                    )
-                    .collect(),
+                std::iter::once(heading).chain(notes).collect(),
             ));
         }
         out.push(Block::GlossaryOn(MAIN_PAGE.into()));
@@ -136,10 +132,8 @@ fn part(section: &Section) -> Block<'_> {
     out.extend(notes.into_iter().map(note));
     if !machine.is_empty() {
         let machine = machine.into_iter().map(note).collect();
-        out.push(Block::Folded(
-            "The machine while it ran: the link, the clocks".into(),
-            machine,
-        ));
+        let summary = "The machine while it ran: the link, the clocks".into();
+        out.push(Block::Folded(summary, machine));
     }
     let (passed, detail) = &section.verification;
     let outcome = if *passed { "passed" } else { "FAILED" };

@@ -300,10 +300,8 @@ mod tests {
     use super::*;
 
     fn wide() -> Table {
-        let mut t = Table::new(
-            Some("cap".into()),
-            &["case", "alpha", "noise", "beta", "noise", "gamma"],
-        );
+        let header = ["case", "alpha", "noise", "beta", "noise", "gamma"];
+        let mut t = Table::new(Some("cap".into()), &header);
         t.label_columns = 1;
         for i in 0..25 {
             t.rows.push(vec![

@@ -111,11 +111,9 @@ mod tests {
     #[test]
     fn each_term_is_linked_once_where_first_used_and_its_anchor_is_unique() {
         let mut linker = Linker::default();
+        let text = "HtoD then DtoH, HtoD again; HtoDs and `DtoD` not";
         assert_eq!(
-            markdown(
-                &mut linker,
-                "HtoD then DtoH, HtoD again; HtoDs and `DtoD` not"
-            ),
+            markdown(&mut linker, text),
             "[HtoD](#glossary-htod) then [DtoH](#glossary-dtoh), HtoD again; HtoDs and `DtoD` not"
         );
         assert_eq!(

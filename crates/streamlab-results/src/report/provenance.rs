@@ -14,9 +14,9 @@ pub fn link(p: &Provenance) -> Option<String> {
     } else {
         String::new()
     };
+    let moved = 100.0 * moved;
     Some(format!(
-        "{noisy}link both ways {before:.1} GB/s before, {after:.1} GB/s after (moved {:.1}%)",
-        100.0 * moved
+        "{noisy}link both ways {before:.1} GB/s before, {after:.1} GB/s after (moved {moved:.1}%)"
     ))
 }
 

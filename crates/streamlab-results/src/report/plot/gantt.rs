@@ -149,10 +149,8 @@ fn legend(g: &Gantt, bars: &[(f64, &GanttBar)]) -> Vec<Entry> {
         entries.push(Entry::new(Swatch::Dots(colors), WAITING));
     }
     if !g.marks.is_empty() {
-        entries.push(Entry::new(
-            Swatch::rule(BREAK, 2, true),
-            "concurrency break",
-        ));
+        let rule = Swatch::rule(BREAK, 2, true);
+        entries.push(Entry::new(rule, "concurrency break"));
     }
     entries
 }

@@ -100,11 +100,8 @@ impl Entry {
         }
         let style = text_style(LEGEND_SIZE, &TEXT, HPos::Left, VPos::Center);
         for (i, line) in (0..).zip(self.lines(width)) {
-            area.draw_text(
-                &line,
-                &style,
-                (x + self.swatch_width(), y + i * line_height(LEGEND_SIZE)),
-            )?;
+            let at = (x + self.swatch_width(), y + i * line_height(LEGEND_SIZE));
+            area.draw_text(&line, &style, at)?;
         }
         Ok(())
     }

@@ -233,10 +233,8 @@ impl Axis {
             }
             let power = |v: f64| v.ln() / base.ln();
             let below = if zero { 1.0 } else { 0.0 };
-            let (mut lo, mut hi) = (
-                base.powf((power(lo) - below).floor()),
-                base.powf(power(hi).ceil()),
-            );
+            let mut lo = base.powf((power(lo) - below).floor());
+            let mut hi = base.powf(power(hi).ceil());
             if lo >= hi {
                 lo /= base;
                 hi *= base;
