@@ -66,11 +66,7 @@ pub fn line(
 /// Points that are not a series: markers alone, no line between them.
 pub fn points(name: impl Into<String>, color: &'static str, points: Vec<(f64, f64)>) -> LineSeries {
     LineSeries {
-        name: name.into(),
-        color,
-        dashed: false,
-        markers: true,
         joined: false,
-        points,
+        ..line(name, color, false, points)
     }
 }

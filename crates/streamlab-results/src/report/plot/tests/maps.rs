@@ -7,21 +7,6 @@ use super::*;
 use crate::report::chart::{GanttBar, GanttMark, Track, kind_color, queued_color};
 use crate::saved::timeline::{OpKind, TraceSource};
 
-#[test]
-fn tick_labels_are_short() {
-    assert_eq!(tick(0.0), "0");
-    assert_eq!(tick(1000.0), "1000");
-    assert_eq!(tick(0.125), "0.125");
-    assert_eq!(tick(2.5), "2.5");
-    assert_eq!(tick(-0.2), "-0.2");
-    assert_eq!(tick(3e7), "3.0e7");
-    assert_eq!(tick_binary(512.0), "512");
-    assert_eq!(tick_binary(1024.0), "1Ki");
-    assert_eq!(tick_binary(3.0 * 1048576.0), "3Mi");
-    assert_eq!(tick_binary(1536.0), "1536");
-    assert_eq!(tick_binary(f64::INFINITY), "inf");
-}
-
 fn heat() -> HeatMap {
     HeatMap {
         title: "Overlap pays off".into(),
@@ -118,6 +103,18 @@ fn heat_map_cells_values_colours_contours_and_missing() {
     };
     assert_eq!(cell_rects(&heat_map(&ragged)), 0);
     assert_eq!(count_rects(&heat_map(&ragged), "#DDDDDD"), 6);
+    // Tick labels are short.
+    assert_eq!(tick(0.0), "0");
+    assert_eq!(tick(1000.0), "1000");
+    assert_eq!(tick(0.125), "0.125");
+    assert_eq!(tick(2.5), "2.5");
+    assert_eq!(tick(-0.2), "-0.2");
+    assert_eq!(tick(3e7), "3.0e7");
+    assert_eq!(tick_binary(512.0), "512");
+    assert_eq!(tick_binary(1024.0), "1Ki");
+    assert_eq!(tick_binary(3.0 * 1048576.0), "3Mi");
+    assert_eq!(tick_binary(1536.0), "1536");
+    assert_eq!(tick_binary(f64::INFINITY), "inf");
 }
 
 fn timeline() -> Gantt {

@@ -96,7 +96,7 @@ fn model() -> Chart {
 }
 
 #[test]
-fn grouped_bars_with_whiskers_in_upper_case_colours() {
+fn grouped_bars_in_upper_case_colours_and_ranges_that_do_not_hang() {
     let mut a = bars("alone", PALETTE[0], &[1.0, 2.0, 3.0]);
     a.whiskers = Some(vec![(0.8, 1.2), (1.9, 2.2), (2.5, 3.5)]);
     let b = bars("together", PALETTE[1], &[1.5, 2.5, 3.5]);
@@ -125,6 +125,47 @@ fn grouped_bars_with_whiskers_in_upper_case_colours() {
     }
     // Legend swatches are circles.
     assert_eq!(count_circles(&svg, &hex(PALETTE[0])), 1);
+    // Degenerate and huge ranges do not hang.
+    let c = Chart {
+        x: XAxis::Linear,
+        lines: vec![line(
+            "l",
+            PALETTE[0],
+            &[(5.0, 5.0), (5.0, 5.0), (1e300, -1e300), (f64::MAX, 1.0)],
+        )],
+        ..model()
+    };
+    assert_eq!(count_circles(&chart(&c), &hex(PALETTE[0])), 2);
+    for (scale, v) in [
+        (YScale::Linear, 1e-300),
+        (YScale::Log, 1e-150),
+        (YScale::Linear, -1e200),
+        (YScale::Log, 1e200),
+    ] {
+        let tiny = Chart {
+            x: XAxis::Linear,
+            y_scale: scale,
+            lines: vec![line("l", PALETTE[0], &[(v, v), (v, v)])],
+            ..model()
+        };
+        assert_eq!(count_circles(&chart(&tiny), &hex(PALETTE[0])), 2, "{v}");
+    }
+    for (lo, hi) in [
+        (3.0, 3.0),
+        (-2.0, -2.0),
+        (0.0, 0.0),
+        (1e-300, 1e-300),
+        (-1e200, 1e200),
+    ] {
+        for log in [false, true] {
+            let a = Axis::fit(log, 10.0, !log, [lo, hi]);
+            assert!(
+                a.lo.is_finite() && a.hi.is_finite() && a.lo < a.hi,
+                "{lo} {hi} {a:?}"
+            );
+            assert!(!log || a.lo > 0.0);
+        }
+    }
 }
 
 #[test]
@@ -259,50 +300,6 @@ fn bad_values_are_skipped_and_empty_or_degenerate_charts_render() {
             assert!(whole == 1 || (whole == 0 && wrapped), "{n} categories: {i}");
         }
         assert_eq!(count_rects(&svg, &hex(PALETTE[0])), n);
-    }
-}
-
-#[test]
-fn degenerate_and_huge_ranges_do_not_hang() {
-    let c = Chart {
-        x: XAxis::Linear,
-        lines: vec![line(
-            "l",
-            PALETTE[0],
-            &[(5.0, 5.0), (5.0, 5.0), (1e300, -1e300), (f64::MAX, 1.0)],
-        )],
-        ..model()
-    };
-    assert_eq!(count_circles(&chart(&c), &hex(PALETTE[0])), 2);
-    for (scale, v) in [
-        (YScale::Linear, 1e-300),
-        (YScale::Log, 1e-150),
-        (YScale::Linear, -1e200),
-        (YScale::Log, 1e200),
-    ] {
-        let tiny = Chart {
-            x: XAxis::Linear,
-            y_scale: scale,
-            lines: vec![line("l", PALETTE[0], &[(v, v), (v, v)])],
-            ..model()
-        };
-        assert_eq!(count_circles(&chart(&tiny), &hex(PALETTE[0])), 2, "{v}");
-    }
-    for (lo, hi) in [
-        (3.0, 3.0),
-        (-2.0, -2.0),
-        (0.0, 0.0),
-        (1e-300, 1e-300),
-        (-1e200, 1e200),
-    ] {
-        for log in [false, true] {
-            let a = Axis::fit(log, 10.0, !log, [lo, hi]);
-            assert!(
-                a.lo.is_finite() && a.hi.is_finite() && a.lo < a.hi,
-                "{lo} {hi} {a:?}"
-            );
-            assert!(!log || a.lo > 0.0);
-        }
     }
 }
 
