@@ -61,11 +61,9 @@ impl Document {
             return out;
         }
         out.push(Block::Heading(2, "Each experiment's page".into(), None));
-        out.push(Block::List(
-            (self.sections.iter())
-                .map(|s| Lead::item(&s.title, Some(Link::page(&s.id)), false, String::new()))
-                .collect(),
-        ));
+        let page =
+            |s: &Section| Lead::item(&s.title, Some(Link::page(&s.id)), false, String::new());
+        out.push(Block::List(self.sections.iter().map(page).collect()));
         let glossary = vec![Block::Heading(2, "Glossary".into(), None), Block::Glossary];
         out.push(Block::Part("glossary".into(), glossary));
         out
@@ -75,15 +73,9 @@ impl Document {
     /// how to read its timelines where it has some.
     fn section_page<'a>(&'a self, section: &'a Section) -> Vec<Block<'a>> {
         let run = (self.lede.as_ref()).map_or(String::new(), |l| format!(": {l}"));
-        let mut out = vec![
-            Block::Title(section.title.clone()),
-            Block::Pointer(
-                ["An experiment of the ".into(), format!("{run}.")],
-                "streamlab report".into(),
-                Link::page(MAIN_PAGE),
-            ),
-            part(section),
-        ];
+        let around = ["An experiment of the ".into(), format!("{run}.")];
+        let main = Block::Pointer(around, "streamlab report".into(), Link::page(MAIN_PAGE));
+        let mut out = vec![Block::Title(section.title.clone()), main, part(section)];
         if !section.timelines.is_empty() {
             let heading = Block::Heading(2, "Reading the timelines".into(), None);
             let notes = timeline_notes()

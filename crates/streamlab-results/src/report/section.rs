@@ -156,11 +156,11 @@ impl TimelineFigure {
             notes.extend(trace::describe_breaks(&self.checks.breaks));
         }
         if self.checks.disturbed {
+            let traces = self.checks.retraces + 1;
             notes.push(format!(
-                "disturbed: a check below still failed after {} trace(s) of this schedule; \
+                "disturbed: a check below still failed after {traces} trace(s) of this schedule; \
                  the machine's other traffic got in the way, so this timeline gives no bound \
-                 (the outputs were verified apart from it)",
-                self.checks.retraces + 1
+                 (the outputs were verified apart from it)"
             ));
         }
         notes
@@ -236,11 +236,8 @@ fn parameters<P: Serialize>(p: &P) -> String {
         return String::new();
     };
     let pair = |(k, v): (&String, &serde_json::Value)| {
-        format!(
-            "{}: {}",
-            k.replace('_', " "),
-            v.to_string().trim_matches('"')
-        )
+        let (name, value) = (k.replace('_', " "), v.to_string());
+        format!("{name}: {}", value.trim_matches('"'))
     };
     let pairs: Vec<String> = map.iter().filter(|(_, v)| !v.is_null()).map(pair).collect();
     pairs.join(", ")
@@ -252,15 +249,11 @@ pub fn draw(models: Vec<FigureModel>) -> Vec<Figure> {
 
 /// The note of a section whose experiment also ran with the CUDA C++ twins.
 pub fn cuda_note(p: Option<&Provenance>) -> Option<(String, String)> {
-    p.map(|p| {
-        (
-            "CUDA C++".into(),
-            format!(
-                "The same experiment ran again with the CUDA C++ twins of the kernels (compiled at run time by NVRTC, {} form), in the same run; its times sit beside the Rust ones as \"C++\", with Rust / C++ (below 1: Rust faster).",
-                p.form.label()
-            ),
-        )
-    })
+    let form = p?.form.label();
+    let note = format!(
+        "The same experiment ran again with the CUDA C++ twins of the kernels (compiled at run time by NVRTC, {form} form), in the same run; its times sit beside the Rust ones as \"C++\", with Rust / C++ (below 1: Rust faster)."
+    );
+    Some(("CUDA C++".into(), note))
 }
 
 /// How to read a timeline and how it is checked (`timelines.md`), a paragraph each:

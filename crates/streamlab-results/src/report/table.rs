@@ -138,12 +138,8 @@ impl<'a, R> Columns<'a, R> {
     ) -> Self {
         let value = Rc::new(value);
         let raw = value.clone();
-        self.both(
-            heading,
-            move |r| show(value(r)),
-            name,
-            move |r| save(raw(r)),
-        )
+        let (show, save) = (move |r: &R| show(value(r)), move |r: &R| save(raw(r)));
+        self.both(heading, show, name, save)
     }
 
     /// Each row's name among the measured rows, and `hold` making each of its measured
@@ -172,12 +168,9 @@ impl<'a, R> Columns<'a, R> {
     {
         let samples: Samples<'a, R> = Rc::new(samples);
         let median = samples.clone();
-        self.measured((item, unit), move |r| samples(r)).number(
-            heading,
-            name,
-            (shown, saved),
-            move |r: &R| median(r).map_or(f64::NAN, Series::median),
-        )
+        let median = move |r: &R| median(r).map_or(f64::NAN, Series::median);
+        let measured = self.measured((item, unit), move |r| samples(r));
+        measured.number(heading, name, (shown, saved), median)
     }
 
     /// A measured row of each row's `samples` (in `unit`), named as the table's row or

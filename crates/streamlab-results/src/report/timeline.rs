@@ -23,14 +23,13 @@ pub fn check(t: &Timeline) -> Result<(), String> {
             || op.end_ms < op.start_ms
             || op.ready_ms.is_some_and(|r| !r.is_finite())
     }) {
-        Some(op) => Err(format!(
-            "timeline {:?}: a {} on stream {} runs from {} ms to {} ms",
-            t.title,
-            op.kind.label(),
-            op.stream + 1,
-            op.start_ms,
-            op.end_ms
-        )),
+        Some(op) => {
+            let (kind, stream) = (op.kind.label(), op.stream + 1);
+            let (title, start, end) = (&t.title, op.start_ms, op.end_ms);
+            Err(format!(
+                "timeline {title:?}: a {kind} on stream {stream} runs from {start} ms to {end} ms"
+            ))
+        }
         None => Ok(()),
     }
 }
