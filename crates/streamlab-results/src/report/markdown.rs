@@ -91,8 +91,7 @@ impl Format for Markdown {
 
     fn facts(facts: &[(String, String)]) -> String {
         let mut t = Table::new(None, &["", ""]);
-        t.rows = facts
-            .iter()
+        t.rows = (facts.iter())
             .map(|(k, v)| vec![k.clone(), v.clone()])
             .collect();
         Markdown::grid(&t, None)

@@ -8,13 +8,11 @@ use crate::saved::{BuildInfo, DeviceInfo, HostInfo, NOT_RECORDED, Provenance};
 /// GB/s after (moved 1.1%)", marked "machine noisy" when it moved more than
 /// [`NOISY_LINK`].
 pub fn link(p: &Provenance) -> Option<String> {
-    let (before, after, moved) = link_moved(p.link.as_ref()?);
-    let noisy = if moved > NOISY_LINK {
-        format!("machine noisy: link rate moved {:.1}%; ", 100.0 * moved)
-    } else {
-        String::new()
-    };
-    let moved = 100.0 * moved;
+    let (before, after, fraction) = link_moved(p.link.as_ref()?);
+    let moved = 100.0 * fraction;
+    let noisy =
+        (fraction > NOISY_LINK).then(|| format!("machine noisy: link rate moved {moved:.1}%; "));
+    let noisy = noisy.unwrap_or_default();
     Some(format!(
         "{noisy}link both ways {before:.1} GB/s before, {after:.1} GB/s after (moved {moved:.1}%)"
     ))

@@ -103,11 +103,8 @@ fn intervals(t: &Timeline) -> impl Iterator<Item = (&TimelineOp, Track, bool, (f
 /// What `op` is, in a few words: its call (or kind), its row and its iteration.
 fn named(t: &Timeline, op: &TimelineOp) -> String {
     let what = op.call.as_deref().unwrap_or(op.kind.label());
-    let iteration = if t.iterations > 1 {
-        format!(", iteration {}", op.iteration + 1)
-    } else {
-        String::new()
-    };
+    let iteration = (t.iterations > 1).then(|| format!(", iteration {}", op.iteration + 1));
+    let iteration = iteration.unwrap_or_default();
     format!("{what} on {}{iteration}", row(t, op).label())
 }
 

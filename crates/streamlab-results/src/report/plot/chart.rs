@@ -268,11 +268,7 @@ impl CategoryLabels {
                 turned: false,
             };
         }
-        let wrap = if long_labels(labels).is_some() {
-            2.0 * TURNED
-        } else {
-            TURNED
-        };
+        let wrap = long_labels(labels).map_or(TURNED, |_| 2.0 * TURNED);
         let down: Vec<Vec<String>> = labels.iter().map(|l| text::wrap(l, px, wrap)).collect();
         let thickest = down.iter().map(|l| l.len()).max().unwrap_or(1) as f64 * line;
         // Slots narrower than a few pixels still get every `step`-th label, `step` finite.
