@@ -182,6 +182,14 @@ pub struct GanttBar {
     pub title: String,
 }
 
+impl GanttBar {
+    /// Its colour: its kind's, the lighter one where it is a wait.
+    pub fn color(&self) -> Color {
+        let (ran, waited) = kind_colors(self.kind);
+        if self.queued { waited } else { ran }
+    }
+}
+
 /// A concurrency break marked on a timeline: when the operation to blame ran, on which
 /// row, and what it was.
 #[derive(Debug, Clone, PartialEq)]

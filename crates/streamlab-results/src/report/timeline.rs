@@ -372,10 +372,10 @@ mod tests {
         // Backwards or non-finite operations are refused.
         let mut t = timeline();
         t.ops[0].end_ms = -1.0;
+        let refused = check(&t).unwrap_err();
         assert!(
-            check(&t)
-                .unwrap_err()
-                .contains("stream 1 runs from 0 ms to -1 ms")
+            refused.contains("stream 1 runs from 0 ms to -1 ms"),
+            "{refused}"
         );
         t.ops[0].end_ms = f64::NAN;
         assert!(check(&t).is_err());

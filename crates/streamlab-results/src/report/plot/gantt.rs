@@ -5,13 +5,12 @@ use super::{
     Area, Axis, BREAK, DIVIDER, Drawn, FONT, LABEL_SIZE, MARGIN, NOTE, SIZE, TEXT, line_height,
     note, rgb, text_style, tick, titled, usable,
 };
-use crate::report::chart::{Color, Gantt, GanttBar, GanttMark, Track, kind_color, queued_color};
+use crate::report::chart::{Gantt, GanttBar, GanttMark, Track, kind_color, queued_color};
 use crate::report::text;
 use crate::saved::timeline::{OpKind, TraceSource};
 use plotters::coord::types::RangedCoordf64;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
-use plotters::style::Color as _;
 use plotters::style::text_anchor::{HPos, VPos};
 
 /// The least width of the box around a break's operation, however short it ran.
@@ -112,16 +111,14 @@ pub(super) fn draw_gantt(root: &Area<'_>, g: &Gantt) -> Drawn {
     let left = chart.backend_coord(&(x.lo, 0.0)).0 - x0;
     track_labels(&area, &rows, left - 8)?;
 
-    let rect = |y: f64, b: &GanttBar, color: Color| {
+    // The waits first, under the runs ([`drawn`]'s order).
+    chart.draw_series(bars.iter().map(|&(y, b)| {
         let corners = [(b.start_ms, y - 0.3), (b.end_ms, y + 0.3)];
-        Rectangle::new(corners, rgb(color).filled())
-    };
-    let queued = bars.iter().filter(|(_, b)| b.queued);
-    chart.draw_series(queued.map(|&(y, b)| rect(y, b, queued_color(b.kind))))?;
-    let ran: Vec<&(f64, &GanttBar)> = bars.iter().filter(|(_, b)| !b.queued).collect();
-    chart.draw_series(ran.iter().map(|&&(y, b)| rect(y, b, kind_color(b.kind))))?;
-    // A hairline at each bar's start, so that work run back to back shows as such.
-    chart.draw_series(ran.iter().map(|&&(y, b)| {
+        Rectangle::new(corners, rgb(b.color()).filled())
+    }))?;
+    // A hairline at each run's start, so that work run back to back shows as such.
+    let ran = bars.iter().filter(|(_, b)| !b.queued);
+    chart.draw_series(ran.map(|&(y, b)| {
         let ends = [(b.start_ms, y - 0.3), (b.start_ms, y + 0.3)];
         PathElement::new(ends, WHITE.stroke_width(1))
     }))?;
@@ -255,14 +252,7 @@ pub fn drawn(g: &Gantt) -> Vec<&GanttBar> {
 /// in [`drawn`]'s order.
 pub(super) fn with_titles(svg: String, g: &Gantt) -> String {
     let bars = drawn(g);
-    let fill = |b: &GanttBar| {
-        let c = if b.queued {
-            queued_color(b.kind)
-        } else {
-            kind_color(b.kind)
-        };
-        format!("fill=\"{}\"", c.to_ascii_uppercase())
-    };
+    let fill = |b: &GanttBar| format!("fill=\"{}\"", b.color().to_ascii_uppercase());
     let mut out = String::with_capacity(svg.len());
     let mut rest = svg.as_str();
     let mut next = bars.iter().peekable();
