@@ -47,20 +47,12 @@ fn occurrences(svg: &str, text: &str) -> usize {
     texts(svg).iter().filter(|t| *t == text).count()
 }
 
-/// The `rect`s filled with `fill`, as (x, y, width, height).
-fn rects(svg: &str, fill: &str) -> Vec<(i64, i64, i64, i64)> {
+/// The `rect`s filled with `fill`, as [x, y, width, height].
+fn rects(svg: &str, fill: &str) -> Vec<[i64; 4]> {
     let number = |n: roxmltree::Node, a| n.attribute(a).and_then(|v| v.parse().ok()).unwrap();
-    parse(svg)
-        .descendants()
+    (parse(svg).descendants())
         .filter(|n| n.has_tag_name("rect") && n.attribute("fill") == Some(fill))
-        .map(|n| {
-            (
-                number(n, "x"),
-                number(n, "y"),
-                number(n, "width"),
-                number(n, "height"),
-            )
-        })
+        .map(|n| ["x", "y", "width", "height"].map(|a| number(n, a)))
         .collect()
 }
 
@@ -121,7 +113,7 @@ fn grouped_bars_in_upper_case_colours_and_ranges_that_do_not_hang() {
     // Side by side: in each slot the second series' bar starts where the first ends.
     let (first, second) = (rects(&svg, &hex(PALETTE[0])), rects(&svg, &hex(PALETTE[1])));
     for (a, b) in first.iter().zip(&second) {
-        assert!((a.0 + a.2 - b.0).abs() <= 1, "{a:?} {b:?}");
+        assert!((a[0] + a[2] - b[0]).abs() <= 1, "{a:?} {b:?}");
     }
     // Legend swatches are circles.
     assert_eq!(count_circles(&svg, &hex(PALETTE[0])), 1);
