@@ -333,11 +333,8 @@ pub fn noise(x: f64) -> String {
 
 /// The flag of a row that beat the bound built from the measured rates, as a cell.
 pub fn flag(beyond: bool) -> String {
-    if beyond {
-        "beat its bound as built: bound lowered to the row".into()
-    } else {
-        String::new()
-    }
+    let flag = "beat its bound as built: bound lowered to the row";
+    beyond.then(|| flag.into()).unwrap_or_default()
 }
 
 /// Where a row sits under its bound: empty, `within-noise` or `beyond-noise`.
@@ -364,11 +361,8 @@ pub fn heading(name: &str, set: KernelSet) -> String {
 
 /// The line of a result the run stopped before every configuration was measured.
 pub fn incomplete(complete: bool) -> &'static str {
-    if complete {
-        ""
-    } else {
-        "INCOMPLETE: the run was stopped before every configuration was measured\n"
-    }
+    let line = "INCOMPLETE: the run was stopped before every configuration was measured\n";
+    if complete { "" } else { line }
 }
 
 #[cfg(test)]

@@ -97,11 +97,7 @@ impl Plan {
         // A linear y axis shows 0 where there are bars, or where nothing else sets its
         // range (a chart of ratios around a band does not); a log one starts a decade
         // below the smallest value where bars stand on it.
-        let zero = if y_log {
-            !c.bars.is_empty()
-        } else {
-            c.bands.is_empty() || !c.bars.is_empty()
-        };
+        let zero = !c.bars.is_empty() || (!y_log && c.bands.is_empty());
         let y = Axis::fit(y_log, 10.0, zero, all_ys);
         Plan {
             x,
