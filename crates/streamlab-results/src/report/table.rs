@@ -334,7 +334,7 @@ pub fn noise(x: f64) -> String {
 /// The flag of a row that beat the bound built from the measured rates, as a cell.
 pub fn flag(beyond: bool) -> String {
     let flag = "beat its bound as built: bound lowered to the row";
-    beyond.then(|| flag.into()).unwrap_or_default()
+    if beyond { flag.into() } else { String::new() }
 }
 
 /// Where a row sits under its bound: empty, `within-noise` or `beyond-noise`.

@@ -4,7 +4,6 @@ use super::{Area, Drawn, SIDE, TEXT, line_height, text_style};
 use crate::report::text;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
-use std::error::Error;
 
 /// What a legend entry shows before its name.
 pub(super) enum Swatch {
@@ -108,10 +107,7 @@ impl Entry {
 }
 
 /// Draws `entries` in a column on the right of `area` and returns the rest of it.
-pub(super) fn legend_right<'a>(
-    area: &Area<'a>,
-    entries: &[Entry],
-) -> Result<Area<'a>, Box<dyn Error>> {
+pub(super) fn legend_right<'a>(area: &Area<'a>, entries: &[Entry]) -> Drawn<Area<'a>> {
     if entries.is_empty() {
         return Ok(area.clone());
     }
@@ -130,10 +126,7 @@ pub(super) fn legend_right<'a>(
 }
 
 /// Draws `entries` in rows across the top of `area` and returns the rest of it.
-pub(super) fn legend_top<'a>(
-    area: &Area<'a>,
-    entries: &[Entry],
-) -> Result<Area<'a>, Box<dyn Error>> {
+pub(super) fn legend_top<'a>(area: &Area<'a>, entries: &[Entry]) -> Drawn<Area<'a>> {
     if entries.is_empty() {
         return Ok(area.clone());
     }
