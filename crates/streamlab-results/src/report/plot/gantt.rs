@@ -152,13 +152,13 @@ fn legend(g: &Gantt, bars: &[(f64, &GanttBar)]) -> Vec<Entry> {
     entries
 }
 
+/// A timeline's chart: time in ms across, rows up.
+type GanttChart<'a, 'b> =
+    ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
 /// A divider where the rows change from streams to engines (or back), heavier where they
 /// change from one GPU to the next, across the time axis from `lo` to `hi`.
-fn draw_dividers(
-    chart: &mut ChartContext<'_, SVGBackend<'_>, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
-    g: &Gantt,
-    (lo, hi): (f64, f64),
-) -> Drawn {
+fn draw_dividers(chart: &mut GanttChart<'_, '_>, g: &Gantt, (lo, hi): (f64, f64)) -> Drawn {
     let n = g.tracks.len();
     let dividers = (1..n).filter(|&r| g.tracks[r - 1].is_stream() != g.tracks[r].is_stream());
     chart.draw_series(dividers.map(|r| {
@@ -171,11 +171,7 @@ fn draw_dividers(
 
 /// Each concurrency break as a dashed line down every row from where it started, the
 /// operation to blame boxed on its row, and named above the rows where the name fits.
-fn draw_marks(
-    chart: &mut ChartContext<'_, SVGBackend<'_>, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
-    g: &Gantt,
-    (end, n): (f64, usize),
-) -> Drawn {
+fn draw_marks(chart: &mut GanttChart<'_, '_>, g: &Gantt, (end, n): (f64, usize)) -> Drawn {
     let top = n as f64 - 0.5;
     chart.draw_series(g.marks.iter().map(|m| {
         let ends = [(m.at_ms, -0.5), (m.at_ms, top + 0.4)];
