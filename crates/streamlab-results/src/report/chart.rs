@@ -98,8 +98,6 @@ pub struct Chart {
     pub x: XAxis,
     pub y_scale: YScale,
     pub bars: Vec<BarSeries>,
-    /// Bars of a category stacked rather than side by side.
-    pub stacked: bool,
     pub lines: Vec<LineSeries>,
     pub levels: Vec<Level>,
     pub bands: Vec<Band>,
@@ -184,6 +182,14 @@ pub struct GanttBar {
     pub title: String,
 }
 
+impl GanttBar {
+    /// Its colour: its kind's, the lighter one where it is a wait.
+    pub fn color(&self) -> Color {
+        let (ran, waited) = kind_colors(self.kind);
+        if self.queued { waited } else { ran }
+    }
+}
+
 /// A concurrency break marked on a timeline: when the operation to blame ran, on which
 /// row, and what it was.
 #[derive(Debug, Clone, PartialEq)]
@@ -196,8 +202,7 @@ pub struct GanttMark {
     pub label: String,
 }
 
-/// A timeline: a row per stream, then a row per engine, and the concurrency breaks found
-/// in it.
+/// A timeline: a row per stream, then a row per engine, and the concurrency breaks found in it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Gantt {
     pub title: String,

@@ -1,7 +1,7 @@
 //! What the report says, independent of its format: its main page, and a page per
 //! experiment's section ([`Document::pages`]).
 use super::page::{Block, Lead, Link, Style};
-use super::section::{MACHINE_NOTES, Section, TIMELINE_NOTE, shared_source, trace_note};
+use super::section::{MACHINE_NOTES, Section, shared_source, timeline_notes};
 use super::table::Table;
 
 #[derive(Debug, Clone)]
@@ -39,10 +39,11 @@ impl Document {
             out.push(Block::Banner("Incomplete run.".into(), banner.clone()));
         }
         if !self.missing.is_empty() {
-            out.push(Block::Banner(
-                "Not in this folder.".into(),
-                missing_note(&self.missing),
-            ));
+            let names = self.missing.join(", ");
+            let note = format!(
+                "{names}: this run's summary.json has a headline of each, but the folder holds no result file, so its section is not shown."
+            );
+            out.push(Block::Banner("Not in this folder.".into(), note));
         }
         if let Some(lede) = &self.lede {
             out.push(Block::Prose(Style::Lede, lede.clone()));
@@ -60,15 +61,11 @@ impl Document {
             return out;
         }
         out.push(Block::Heading(2, "Each experiment's page".into(), None));
-        out.push(Block::List(
-            (self.sections.iter())
-                .map(|s| Lead::item(&s.title, Some(Link::page(&s.id)), false, String::new()))
-                .collect(),
-        ));
-        out.push(Block::Part(
-            "glossary".into(),
-            vec![Block::Heading(2, "Glossary".into(), None), Block::Glossary],
-        ));
+        let page =
+            |s: &Section| Lead::item(&s.title, Some(Link::page(&s.id)), false, String::new());
+        out.push(Block::List(self.sections.iter().map(page).collect()));
+        let glossary = vec![Block::Heading(2, "Glossary".into(), None), Block::Glossary];
+        out.push(Block::Part("glossary".into(), glossary));
         out
     }
 
@@ -76,23 +73,17 @@ impl Document {
     /// how to read its timelines where it has some.
     fn section_page<'a>(&'a self, section: &'a Section) -> Vec<Block<'a>> {
         let run = (self.lede.as_ref()).map_or(String::new(), |l| format!(": {l}"));
-        let mut out = vec![
-            Block::Title(section.title.clone()),
-            Block::Pointer(
-                ["An experiment of the ".into(), format!("{run}.")],
-                "streamlab report".into(),
-                Link::page(MAIN_PAGE),
-            ),
-            part(section),
-        ];
+        let around = ["An experiment of the ".into(), format!("{run}.")];
+        let main = Block::Pointer(around, "streamlab report".into(), Link::page(MAIN_PAGE));
+        let mut out = vec![Block::Title(section.title.clone()), main, part(section)];
         if !section.timelines.is_empty() {
+            let heading = Block::Heading(2, "Reading the timelines".into(), None);
+            let notes = timeline_notes()
+                .into_iter()
+                .map(|n| Block::Prose(Style::Plain, n));
             out.push(Block::Part(
                 "reading-the-timelines".into(),
-                vec![
-                    Block::Heading(2, "Reading the timelines".into(), None),
-                    Block::Prose(Style::Plain, TIMELINE_NOTE.into()),
-                    Block::Prose(Style::Plain, trace_note()),
-                ],
+                std::iter::once(heading).chain(notes).collect(),
             ));
         }
         out.push(Block::GlossaryOn(MAIN_PAGE.into()));
@@ -125,40 +116,32 @@ fn part(section: &Section) -> Block<'_> {
             "the run stopped before every configuration of this experiment was measured.".into(),
         ));
     }
-    out.push(Block::Prose(
-        Style::Small,
-        format!("Parameters: {}", section.parameters),
-    ));
+    let parameters = format!("Parameters: {}", section.parameters);
+    out.push(Block::Prose(Style::Small, parameters));
     let note = |(l, t): &(String, String)| Block::Note(l.clone(), t.clone());
     let (machine, notes): (Vec<_>, Vec<_>) =
         (section.notes.iter()).partition(|(l, _)| MACHINE_NOTES.contains(&l.as_str()));
     out.extend(notes.into_iter().map(note));
     if !machine.is_empty() {
         let machine = machine.into_iter().map(note).collect();
-        out.push(Block::Folded(
-            "The machine while it ran: the link, the clocks".into(),
-            machine,
-        ));
+        let summary = "The machine while it ran: the link, the clocks".into();
+        out.push(Block::Folded(summary, machine));
     }
     let (passed, detail) = &section.verification;
-    let lead = format!(
-        "Verification: {}.",
-        if *passed { "passed" } else { "FAILED" }
-    );
+    let outcome = if *passed { "passed" } else { "FAILED" };
+    let lead = format!("Verification: {outcome}.");
     out.push(Block::Check(*passed, lead, detail.clone()));
     out.extend(section.tables.iter().cloned().map(Block::Table));
     out.extend(section.figures.iter().map(Block::Figure));
     if !section.timelines.is_empty() {
         let shared = shared_source(&section.timelines);
         out.push(Block::Heading(3, "Timelines".into(), None));
-        out.push(Block::Pointer(
-            [
-                "How to read them and what their checks mean: ".into(),
-                ".".into(),
-            ],
-            "reading the timelines".into(),
-            Link::here("reading-the-timelines"),
-        ));
+        let around = [
+            "How to read them and what their checks mean: ".into(),
+            ".".into(),
+        ];
+        let link = Link::here("reading-the-timelines");
+        out.push(Block::Pointer(around, "reading the timelines".into(), link));
         out.extend(shared.map(|s| Block::Prose(Style::Small, format!("Times from {s}."))));
         out.extend((section.timelines.iter()).map(|t| match &t.collapsed {
             Some(why) => Block::Prose(Style::Small, format!("{}: {why} ({}).", t.title, t.file)),
@@ -224,44 +207,34 @@ impl Findings {
                 "their numbers are not to be trusted.",
             ),
         };
+        // Each item led by `lead`, linked to the page of the section `name` where it has one.
+        let list = |items: Vec<(&str, &str, &String)>| {
+            let item = |(lead, name, text): (&str, &str, &String)| {
+                let page = (sections.iter().any(|s| s.id == name)).then(|| Link::page(name));
+                Lead::item(lead, page, true, text.clone())
+            };
+            Block::List(items.into_iter().map(item).collect())
+        };
         let mut out = Vec::new();
         if !self.answers.is_empty() {
-            out.push(Block::Heading(
-                2,
-                "The answer".into(),
-                Some("answer".into()),
-            ));
-            out.push(Block::List(
-                (self.answers.iter())
-                    .map(|(question, name, sentence)| {
-                        Lead::item(
-                            question.words(),
-                            page_of(sections, name),
-                            true,
-                            sentence.clone(),
-                        )
-                    })
-                    .collect(),
-            ));
+            let answer = Block::Heading(2, "The answer".into(), Some("answer".into()));
+            let answers =
+                (self.answers.iter()).map(|(q, name, text)| (q.words(), name.as_str(), text));
+            out.extend([answer, list(answers.collect())]);
         }
         out.extend([
             Block::Heading(2, "What this run found".into(), Some("findings".into())),
             Block::Check(failed == 0, lead, text.into()),
         ]);
         for (stem, why) in &self.held_back {
-            out.push(Block::Banner(
-                "GPU held back".into(),
-                format!("during {stem}: {why}."),
-            ));
+            let during = format!("during {stem}: {why}.");
+            out.push(Block::Banner("GPU held back".into(), during));
         }
         if let Some(line) = self.clocks_unknown_line() {
             out.push(Block::Prose(Style::Plain, format!("{line}.")));
         }
-        out.push(Block::List(
-            (self.words.iter())
-                .map(|(name, words)| Lead::item(name, page_of(sections, name), true, words.clone()))
-                .collect(),
-        ));
+        let words = (self.words.iter()).map(|(name, w)| (name.as_str(), name.as_str(), w));
+        out.push(list(words.collect()));
         out.push(Block::Table(self.table.clone()));
         out.push(Block::Prose(Style::Small, FINDINGS_KEY.into()));
         out.extend(
@@ -281,22 +254,6 @@ impl Findings {
             )
         })
     }
-}
-
-/// A link to the page of the section `name`, where `sections` holds it.
-fn page_of(sections: &[Section], name: &str) -> Option<Link> {
-    sections
-        .iter()
-        .any(|s| s.id == name)
-        .then(|| Link::page(name))
-}
-
-/// What the report says of results its run measured but its folder no longer holds.
-fn missing_note(missing: &[String]) -> String {
-    format!(
-        "{}: this run's summary.json has a headline of each, but the folder holds no result file, so its section is not shown.",
-        missing.join(", ")
-    )
 }
 
 /// What the columns of [`Findings::table`] mean.

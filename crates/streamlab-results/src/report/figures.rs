@@ -41,7 +41,6 @@ pub fn blank(title: String, x_label: &str, y_label: &str, x: XAxis, y_scale: YSc
         x,
         y_scale,
         bars: Vec::new(),
-        stacked: false,
         lines: Vec::new(),
         levels: Vec::new(),
         bands: Vec::new(),
@@ -67,11 +66,7 @@ pub fn line(
 /// Points that are not a series: markers alone, no line between them.
 pub fn points(name: impl Into<String>, color: &'static str, points: Vec<(f64, f64)>) -> LineSeries {
     LineSeries {
-        name: name.into(),
-        color,
-        dashed: false,
-        markers: true,
         joined: false,
-        points,
+        ..line(name, color, false, points)
     }
 }

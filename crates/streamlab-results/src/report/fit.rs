@@ -66,9 +66,9 @@ impl Table {
     /// The table as aligned plain text, each row on one line (`--wide`).
     pub fn text(&self) -> String {
         let widths: Vec<usize> = (0..self.header.len())
-            .map(|i| column_chars(self, i, &str::to_owned))
+            .map(|i| column_chars(self, i))
             .collect();
-        aligned(self, &widths, usize::MAX, &str::to_owned)
+        aligned(self, &widths, usize::MAX)
     }
 
     /// Whether column `i` holds the noise of the column before it, by its heading.
@@ -190,27 +190,30 @@ impl Table {
         } else {
             self.merged()
         };
-        let inline = |c: &str| c.replace(UNDER, " ");
-        let chars = |t: &Table, i: usize| column_chars(t, i, &inline);
         // A column is at most what is left beside the labels; the rest wraps.
         let labels: usize = (0..table.label_columns.min(table.header.len()))
-            .map(|i| chars(&table, i) + 2)
+            .map(|i| column_chars(&table, i) + 2)
             .sum();
         let cap = max.saturating_sub(labels).max(12);
-        let width = |t: &Table, i: usize| (chars(t, i).min(cap) + 2) as f64;
+        let width = |t: &Table, i: usize| (column_chars(t, i).min(cap) + 2) as f64;
         let mut out = String::new();
         for part in table.parts(max as f64 + 2.0, width) {
             let widths: Vec<usize> = (0..part.header.len())
-                .map(|i| chars(&part, i).min(cap))
+                .map(|i| column_chars(&part, i).min(cap))
                 .collect();
-            out += &aligned(&part, &widths, max, &inline);
+            out += &aligned(&part, &widths, max);
         }
         out
     }
 }
 
-/// The widest cell of `t`'s column `i` and its heading, in characters as `inline` writes it.
-pub(super) fn column_chars(t: &Table, i: usize, inline: &dyn Fn(&str) -> String) -> usize {
+/// A cell on one line: its noise beside its value.
+fn inline(cell: &str) -> String {
+    cell.replace(UNDER, " ")
+}
+
+/// The widest cell of `t`'s column `i` and its heading, in characters, [`inline`].
+fn column_chars(t: &Table, i: usize) -> usize {
     (t.rows.iter())
         .map(|r| r.get(i).map_or(0, |c| inline(c).chars().count()))
         .chain([t.header[i].chars().count()])
@@ -220,12 +223,7 @@ pub(super) fn column_chars(t: &Table, i: usize, inline: &dyn Fn(&str) -> String)
 
 /// `t` as aligned text in columns of `widths`, cells wrapped to them: numbers
 /// right-aligned, words left-aligned, the caption above wrapped at `max`.
-pub(super) fn aligned(
-    t: &Table,
-    widths: &[usize],
-    max: usize,
-    inline: &dyn Fn(&str) -> String,
-) -> String {
+fn aligned(t: &Table, widths: &[usize], max: usize) -> String {
     let numeric = |i: usize| {
         (t.rows.iter().filter_map(|r| r.get(i)))
             .filter(|c| !c.is_empty())
@@ -273,27 +271,12 @@ pub(super) fn aligned(
 /// `text` split at spaces into lines of at most `max` characters, longer words cut.
 pub fn wrap_chars(text: &str, max: usize) -> Vec<String> {
     let max = max.max(1);
-    let mut lines: Vec<String> = Vec::new();
-    for word in text.split_whitespace() {
-        let mut word: Vec<char> = word.chars().collect();
-        while word.len() > max {
-            let rest = word.split_off(max);
-            lines.push(word.into_iter().collect());
-            word = rest;
-        }
-        let word: String = word.into_iter().collect();
-        match lines.last_mut() {
-            Some(line) if line.chars().count() + 1 + word.chars().count() <= max => {
-                line.push(' ');
-                line.push_str(&word);
-            }
-            _ => lines.push(word),
-        }
-    }
-    if lines.is_empty() {
-        lines.push(String::new());
-    }
-    lines
+    let pieces = text.split_whitespace().flat_map(|word| {
+        let chars: Vec<char> = word.chars().collect();
+        let pieces: Vec<String> = chars.chunks(max).map(|p| p.iter().collect()).collect();
+        pieces
+    });
+    text::fill(pieces, |line| line.chars().count() <= max)
 }
 
 /// The width column `i` of `t` takes on the page in pixels: its widest line, at most
@@ -312,49 +295,13 @@ pub fn page_parts(t: &Table) -> Vec<Table> {
     t.merged().parts(PAGE_PX, page_width)
 }
 
-/// What a page shows of a table below its caption, split into [`page_parts`]: where it
-/// folds, its key rows led by a line, then every row folded under `every`.
-pub struct OnPage {
-    pub key: Option<(String, Vec<Table>)>,
-    pub every: String,
-    pub all: Vec<Table>,
-}
-
-impl Table {
-    /// The table as a page shows it ([`OnPage`]).
-    pub fn on_page(&self) -> OnPage {
-        let bare = |t: &Table| {
-            page_parts(&Table {
-                caption: None,
-                ..t.clone()
-            })
-        };
-        let key = self.folds().then(|| {
-            let key = self.key_only();
-            let lead = format!(
-                "The {} of its {} rows that carry the finding:",
-                key.rows.len(),
-                self.rows.len()
-            );
-            (lead, bare(&key))
-        });
-        OnPage {
-            key,
-            every: format!("Every row ({})", self.rows.len()),
-            all: bare(self),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn wide() -> Table {
-        let mut t = Table::new(
-            Some("cap".into()),
-            &["case", "alpha", "noise", "beta", "noise", "gamma"],
-        );
+        let header = ["case", "alpha", "noise", "beta", "noise", "gamma"];
+        let mut t = Table::new(Some("cap".into()), &header);
         t.label_columns = 1;
         for i in 0..25 {
             t.rows.push(vec![
@@ -371,7 +318,7 @@ mod tests {
     }
 
     #[test]
-    fn noise_goes_under_its_value() {
+    fn noise_goes_under_its_value_and_parts_fit_their_width() {
         let m = wide().merged();
         assert_eq!(m.header, ["case", "alpha", "beta", "gamma"]);
         assert_eq!(m.rows[0][1], format!("1.2345{UNDER}± 0.4%"));
@@ -379,10 +326,7 @@ mod tests {
             m.rows[0][2], "2.5",
             "an unknown noise leaves the value alone"
         );
-    }
-
-    #[test]
-    fn fitted_text_keeps_to_its_width_and_names_each_row_in_every_part() {
+        // Fitted text keeps to its width and names each row in every part.
         let text = wide().text_fitted(30);
         for line in text.lines() {
             assert!(line.chars().count() <= 30, "too wide: {line:?}");
@@ -393,18 +337,7 @@ mod tests {
         assert!(text.contains("2 of 25 rows"));
         let parts = text.matches("part ").count();
         assert_eq!(text.matches("case 3").count(), parts, "labels repeat");
-    }
-
-    #[test]
-    fn a_table_that_fits_is_one_part() {
-        let mut t = Table::new(None, &["a", "b"]);
-        t.rows.push(vec!["x".into(), "1".into()]);
-        assert_eq!(t.parts(100.0, |_, _| 10.0).len(), 1);
-        assert_eq!(t.text_fitted(100), t.text());
-    }
-
-    #[test]
-    fn page_parts_fit_the_page() {
+        // Page parts fit the page.
         let mut t = wide();
         for k in 0..12 {
             t.header.push(format!("column {k}"));
@@ -422,7 +355,11 @@ mod tests {
     }
 
     #[test]
-    fn long_words_are_cut_and_short_ones_join() {
+    fn a_table_that_fits_is_one_part_and_long_words_are_cut() {
+        let mut t = Table::new(None, &["a", "b"]);
+        t.rows.push(vec!["x".into(), "1".into()]);
+        assert_eq!(t.parts(100.0, |_, _| 10.0).len(), 1);
+        assert_eq!(t.text_fitted(100), t.text());
         assert_eq!(wrap_chars("ab cd efghij", 5), ["ab cd", "efghi", "j"]);
         assert_eq!(wrap_chars("", 5), [""]);
     }

@@ -12,7 +12,7 @@ use crate::verdict::Verdict;
 const STYLE: &str = include_str!("report.css");
 
 /// The extension of an HTML page: its file's, and its links' to other pages.
-pub const EXTENSION: &str = Html::EXTENSION;
+pub const EXTENSION: &str = ".html";
 
 /// `blocks` as one HTML page titled as its first title, `style` added to the page's.
 pub fn page(style: &str, blocks: &[Block]) -> String {
@@ -33,8 +33,6 @@ pub fn page(style: &str, blocks: &[Block]) -> String {
 struct Html;
 
 impl Format for Html {
-    const EXTENSION: &'static str = ".html";
-
     /// `&`, `<`, `>` and `"` escaped.
     fn escape(text: &str) -> String {
         text.replace('&', "&amp;")
@@ -53,10 +51,8 @@ impl Format for Html {
     }
 
     fn link(shown: &str, link: &Link) -> String {
-        format!(
-            "<a href=\"{}\">{shown}</a>",
-            Html::escape(&link.href(EXTENSION))
-        )
+        let href = Html::escape(&link.href(EXTENSION));
+        format!("<a href=\"{href}\">{shown}</a>")
     }
 
     fn strong(shown: &str) -> String {
@@ -122,22 +118,16 @@ impl Format for Html {
     fn facts(facts: &[(String, String)]) -> String {
         let rows: String = (facts.iter())
             .map(|(k, v)| {
-                format!(
-                    "<tr><th>{}</th><td>{}</td></tr>\n",
-                    Html::escape(k),
-                    Html::escape(v)
-                )
+                let (k, v) = (Html::escape(k), Html::escape(v));
+                format!("<tr><th>{k}</th><td>{v}</td></tr>\n")
             })
             .collect();
         format!("<table class=\"provenance\">\n{rows}</table>\n")
     }
 
     fn figure(f: &Figure) -> String {
-        let (svg, title, file) = (
-            inline(&f.svg),
-            Html::escape(f.title()),
-            Html::escape(f.file()),
-        );
+        let (title, file) = (Html::escape(f.title()), Html::escape(f.file()));
+        let svg = inline(&f.svg);
         let caption = format!("{title} (<a href=\"{file}\">{file}</a>)");
         format!("<figure>{svg}<figcaption>{caption}</figcaption></figure>\n")
     }
@@ -153,11 +143,8 @@ impl Format for Html {
     fn glossary() -> String {
         let terms: String = (TERMS.iter())
             .map(|t| {
-                let (anchor, term) = (&t.anchor, Html::escape(t.spelling));
-                format!(
-                    "<dt id=\"{anchor}\">{term}</dt><dd>{}</dd>\n",
-                    Html::words(t.meaning)
-                )
+                let (term, meaning) = (Html::escape(t.spelling), Html::words(t.meaning));
+                format!("<dt id=\"{}\">{term}</dt><dd>{meaning}</dd>\n", t.anchor)
             })
             .collect();
         format!("<dl>\n{terms}</dl>\n")
@@ -167,11 +154,10 @@ impl Format for Html {
 /// A cell: its value, and its noise under it where it has one.
 fn cell(c: &str) -> String {
     match c.split_once(UNDER) {
-        Some((value, noise)) => format!(
-            "{}<br><span class=\"noise\">{}</span>",
-            Html::escape(value),
-            Html::escape(noise)
-        ),
+        Some((value, noise)) => {
+            let (value, noise) = (Html::escape(value), Html::escape(noise));
+            format!("{value}<br><span class=\"noise\">{noise}</span>")
+        }
         None => Html::escape(c),
     }
 }

@@ -10,7 +10,7 @@ use super::table::Table;
 use crate::verdict::Verdict;
 
 /// The extension of a Markdown page: its file's, and its links' to other pages.
-pub const EXTENSION: &str = Markdown::EXTENSION;
+pub const EXTENSION: &str = ".md";
 
 /// `blocks` as Markdown.
 pub fn page(blocks: &[Block]) -> String {
@@ -20,8 +20,6 @@ pub fn page(blocks: &[Block]) -> String {
 struct Markdown;
 
 impl Format for Markdown {
-    const EXTENSION: &'static str = ".md";
-
     fn escape(text: &str) -> String {
         text.to_owned()
     }
@@ -93,8 +91,7 @@ impl Format for Markdown {
 
     fn facts(facts: &[(String, String)]) -> String {
         let mut t = Table::new(None, &["", ""]);
-        t.rows = facts
-            .iter()
+        t.rows = (facts.iter())
             .map(|(k, v)| vec![k.clone(), v.clone()])
             .collect();
         Markdown::grid(&t, None)

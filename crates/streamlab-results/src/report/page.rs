@@ -91,7 +91,7 @@ pub enum Block<'a> {
     Banner(String, String),
     /// A check's outcome: its lead marked passed or failed, then its text.
     Check(bool, String, String),
-    /// A table as the page shows it ([`Table::on_page`]).
+    /// A table as the page shows it: split to fit, a long one folded.
     Table(Table),
     /// Labelled values, a label and a value a line: where and how a run ran.
     Facts(Vec<(String, String)>),

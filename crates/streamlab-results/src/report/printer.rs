@@ -1,5 +1,6 @@
 //! The one walk of a page's [`Block`]s ([`print()`]) for every format: each format says
 //! only how its pieces are written ([`Format`]).
+use super::fit::page_parts;
 use super::glossary::Linker;
 use super::page::{Block, Lead, Link, Style};
 use super::section::{Figure, TimelineFigure};
@@ -9,8 +10,6 @@ use crate::verdict::Verdict;
 
 /// How a format writes the pieces of a page.
 pub trait Format {
-    /// The extension of a page: its file's, and its links' to other pages.
-    const EXTENSION: &'static str;
     /// Text safe in the format.
     fn escape(text: &str) -> String;
     /// Text safe in the format, each span between backticks set as code where it can be.
@@ -69,10 +68,8 @@ fn walk<F: Format>(blocks: &[Block], linker: &mut Option<Linker>, out: &mut Stri
                 F::paragraph("", &format!("{before}{link}{after}"))
             }
             Block::Note(label, text) => {
-                let (label, text) = (
-                    F::strong(&F::escape(&format!("{label}."))),
-                    prose::<F>(linker, text),
-                );
+                let label = F::strong(&F::escape(&format!("{label}.")));
+                let text = prose::<F>(linker, text);
                 F::paragraph("note", &format!("{label} {text}"))
             }
             Block::Banner(lead, text) => {
@@ -90,11 +87,7 @@ fn walk<F: Format>(blocks: &[Block], linker: &mut Option<Linker>, out: &mut Stri
             Block::Figure(f) => F::figure(f),
             Block::Timeline(t, source) => timeline::<F>(t, *source),
             Block::Folded(summary, blocks) => F::folded(summary, &inner(blocks, linker)),
-            Block::List(items) => F::list(
-                items
-                    .iter()
-                    .map(|(lead, text)| item::<F>(lead.as_ref(), text)),
-            ),
+            Block::List(items) => F::list(items.iter().map(item::<F>)),
             Block::Glossary => F::glossary(),
             Block::GlossaryOn(_) => String::new(),
         };
@@ -110,7 +103,7 @@ fn prose<F: Format>(linker: &mut Option<Linker>, text: &str) -> String {
 }
 
 /// A list item: its lead (bold, linked), a colon, its text.
-fn item<F: Format>(lead: Option<&Lead>, text: &str) -> String {
+fn item<F: Format>((lead, text): &(Option<Lead>, String)) -> String {
     let Some(lead) = lead else {
         return F::words(text);
     };
@@ -132,23 +125,28 @@ fn caption<F: Format>(t: &Table, class: &str) -> String {
     (t.caption.as_ref()).map_or(String::new(), |c| F::paragraph(class, &F::escape(c)))
 }
 
-/// A table as on the page ([`Table::on_page`]): where it folds, its key rows led by a
-/// line, then every row folded.
+/// A table as on the page, split into [`page_parts`]: where it folds, its key rows led
+/// by a line, then every row folded.
 fn table<F: Format>(t: &Table) -> String {
-    let parts = |parts: &[Table]| -> String {
-        (parts.iter())
+    let parts = |t: &Table| -> String {
+        let bare = Table {
+            caption: None,
+            ..t.clone()
+        };
+        (page_parts(&bare).iter())
             .map(|p| caption::<F>(p, "part") + &F::grid(p, None))
             .collect()
     };
-    let shown = t.on_page();
-    let mut out = caption::<F>(t, "caption");
-    if let Some((lead, key)) = &shown.key {
-        out += &F::paragraph("key", &F::escape(lead));
-        out += &parts(key);
-        out + &F::folded(&shown.every, &parts(&shown.all))
-    } else {
-        out + &parts(&shown.all)
+    let out = caption::<F>(t, "caption");
+    if !t.folds() {
+        return out + &parts(t);
     }
+    let key = t.key_only();
+    let (k, n) = (key.rows.len(), t.rows.len());
+    let lead = format!("The {k} of its {n} rows that carry the finding:");
+    out + &F::paragraph("key", &F::escape(&lead))
+        + &parts(&key)
+        + &F::folded(&format!("Every row ({n})"), &parts(t))
 }
 
 /// One timeline, saying where its times come from when its part did not: its drawing,
@@ -167,11 +165,12 @@ fn timeline<F: Format>(t: &TimelineFigure, source: bool) -> String {
         let mark = F::outcome(class, c.outcome.mark(), false);
         format!("{} ({mark}): {}", F::escape(&c.name), F::words(&c.detail))
     });
-    let retraced = (t.retraced.iter()).map(|r| {
+    let dropped = |r| {
         F::escape(&format!(
             "an earlier trace of this schedule was dropped: {r}"
         ))
-    });
+    };
+    let retraced = t.retraced.iter().map(dropped);
     let notes = t.notes().into_iter().map(|n| F::words(&n));
     F::heading(4, &t.title, None)
         + &F::timeline(t, &source)

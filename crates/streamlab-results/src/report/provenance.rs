@@ -2,21 +2,19 @@
 //! the link probed around an experiment, every GPU's clocks and host link, and the build.
 use crate::derived::rates::{NOISY_LINK, link_moved};
 use crate::saved::clocks::GpuProbe;
-use crate::saved::{BuildInfo, DeviceInfo, NOT_RECORDED, Provenance};
+use crate::saved::{BuildInfo, DeviceInfo, HostInfo, NOT_RECORDED, Provenance};
 
 /// The link probed around an experiment, e.g. "link both ways 96.1 GB/s before, 95.0
 /// GB/s after (moved 1.1%)", marked "machine noisy" when it moved more than
 /// [`NOISY_LINK`].
 pub fn link(p: &Provenance) -> Option<String> {
-    let (before, after, moved) = link_moved(p.link.as_ref()?);
-    let noisy = if moved > NOISY_LINK {
-        format!("machine noisy: link rate moved {:.1}%; ", 100.0 * moved)
-    } else {
-        String::new()
-    };
+    let (before, after, fraction) = link_moved(p.link.as_ref()?);
+    let moved = 100.0 * fraction;
+    let noisy =
+        (fraction > NOISY_LINK).then(|| format!("machine noisy: link rate moved {moved:.1}%; "));
+    let noisy = noisy.unwrap_or_default();
     Some(format!(
-        "{noisy}link both ways {before:.1} GB/s before, {after:.1} GB/s after (moved {:.1}%)",
-        100.0 * moved
+        "{noisy}link both ways {before:.1} GB/s before, {after:.1} GB/s after (moved {moved:.1}%)"
     ))
 }
 
@@ -60,38 +58,25 @@ fn each_gpu(p: &Provenance, what: impl Fn(&GpuProbe) -> String) -> String {
 /// "not recorded" where the result's format predates them.
 pub fn build_facts(p: &Provenance) -> Vec<(&'static str, String)> {
     let known = |v: Option<String>| v.unwrap_or_else(|| NOT_RECORDED.to_owned());
-    let (b, h) = (p.build.as_ref(), p.host.as_ref());
+    let build = |f: fn(&BuildInfo) -> String| known(p.build.as_ref().map(f));
+    let host = |f: fn(&HostInfo) -> Option<String>| known(p.host.as_ref().and_then(f));
     let mut facts = vec![
-        ("Commit", known(b.map(BuildInfo::commit_text))),
-        (
-            "Rust compiler (host)",
-            known(b.map(|b| b.host_rustc.clone())),
-        ),
-        (
-            "Rust compiler (kernels)",
-            known(b.map(|b| b.kernel_rustc.clone())),
-        ),
-        ("Build profile", known(b.map(|b| b.profile.clone()))),
-        (
-            "NVIDIA driver",
-            known(h.and_then(|h| h.driver_version.clone())),
-        ),
+        ("Commit", build(BuildInfo::commit_text)),
+        ("Rust compiler (host)", build(|b| b.host_rustc.clone())),
+        ("Rust compiler (kernels)", build(|b| b.kernel_rustc.clone())),
+        ("Build profile", build(|b| b.profile.clone())),
+        ("NVIDIA driver", host(|h| h.driver_version.clone())),
         (
             "NVRTC",
-            known(h.map(|h| h.nvrtc.clone().unwrap_or_else(|| "none found".into()))),
+            host(|h| Some(h.nvrtc.clone().unwrap_or_else(|| "none found".into()))),
         ),
-        ("CPU", known(h.and_then(|h| h.cpu.clone()))),
-        ("Command line", known(h.map(|h| h.command_line.clone()))),
+        ("CPU", host(|h| h.cpu.clone())),
+        ("Command line", host(|h| Some(h.command_line.clone()))),
     ];
     if let Some(n) = &p.nccl {
-        let vars = n.variables.join(" ");
-        facts.push((
-            "NCCL",
-            format!(
-                "{} at {} (found in {}); {vars}",
-                n.version, n.path, n.found_in
-            ),
-        ));
+        let (vars, found_in) = (n.variables.join(" "), &n.found_in);
+        let nccl = format!("{} at {} (found in {found_in}); {vars}", n.version, n.path);
+        facts.push(("NCCL", nccl));
     }
     facts
 }

@@ -2,6 +2,7 @@
 //! section itself (what it measures, its parameters, notes, tables, charts and traced
 //! timelines), a drawn chart, a traced timeline with its checks, and the notes every
 //! section shares. Each experiment builds its own section from these.
+use minijinja::context;
 use serde::Serialize;
 
 use super::ReportError;
@@ -9,7 +10,7 @@ use super::chart::Gantt;
 use super::figures::{Drawing, FigureModel};
 use super::provenance;
 use super::table::Table;
-use super::{plot, timeline};
+use super::{plot, timeline, words};
 use crate::derived::pipeline::SLACK;
 use crate::derived::trace::{self, MIN_CHECKED_BYTES, TOLERANCE, TraceChecks};
 use crate::saved::timeline::Timeline;
@@ -155,11 +156,11 @@ impl TimelineFigure {
             notes.extend(trace::describe_breaks(&self.checks.breaks));
         }
         if self.checks.disturbed {
+            let traces = self.checks.retraces + 1;
             notes.push(format!(
-                "disturbed: a check below still failed after {} trace(s) of this schedule; \
+                "disturbed: a check below still failed after {traces} trace(s) of this schedule; \
                  the machine's other traffic got in the way, so this timeline gives no bound \
-                 (the outputs were verified apart from it)",
-                self.checks.retraces + 1
+                 (the outputs were verified apart from it)"
             ));
         }
         notes
@@ -169,16 +170,6 @@ impl TimelineFigure {
 /// The notes on the machine while an experiment ran (its link probes, its GPUs' clocks,
 /// their host links): the page folds them, since every section has them.
 pub const MACHINE_NOTES: [&str; 3] = ["Machine", "Clocks", "Host links"];
-
-/// How to read a timeline, shown on each page with timelines.
-pub const TIMELINE_NOTE: &str = "A row per stream, then a row per engine the work ran on \
-    (HtoD copy engine, SMs, DtoH copy engine). With GPU records (CUPTI) each bar is when the engine really ran \
-    the operation; a lighter bar before it on its stream's row is the time it was ready (issued \
-    and its stream's earlier work done) but waited for its engine. With event brackets (no \
-    CUPTI) a bar runs from when its stream reached the operation to when it finished, waiting \
-    included. Where every stream's first copy is ready at once (issued behind a gate the host \
-    opens), the copy engine picks which runs first: a schedule may start on any stream, not \
-    always stream 1.";
 
 impl Section {
     /// The section of experiment `id`: its title, what it measures, its parameters, the
@@ -217,19 +208,17 @@ impl Section {
         let traced: Vec<_> = (self.timelines.iter())
             .filter_map(|t| Some((t, t.checks.occupancy.as_ref()?)))
             .collect();
-        let mut parts = Vec::new();
-        if let Some((first, o)) = traced.first() {
-            parts.push(format!("{} ({})", o.verdict(), first.title));
+        let traced = traced.first().map(|(first, o)| {
             let broken = (traced.iter())
                 .filter(|(t, _)| !t.checks.breaks.is_empty())
                 .count();
-            parts.push(match (broken, traced.len()) {
+            let breaks = match (broken, traced.len()) {
                 (0, 1) => "no concurrency breaks".to_owned(),
                 (0, n) => format!("no concurrency breaks in its {n} traced timelines"),
                 (b, n) => format!("concurrency breaks in {b} of its {n} traced timelines"),
-            });
-        }
-        let traced = (!parts.is_empty()).then(|| format!("Traced: {}.", parts.join("; ")));
+            };
+            format!("Traced: {} ({}); {breaks}.", o.verdict(), first.title)
+        });
         match (headline, traced) {
             (Some(h), Some(t)) => Some(format!("{h} {t}")),
             (h, t) => h.or(t),
@@ -243,20 +232,15 @@ impl Section {
 
 /// `p` as "name: value" pairs.
 fn parameters<P: Serialize>(p: &P) -> String {
-    match serde_json::to_value(p) {
-        Ok(serde_json::Value::Object(map)) => (map.iter())
-            .filter(|(_, v)| !v.is_null())
-            .map(|(k, v)| {
-                format!(
-                    "{}: {}",
-                    k.replace('_', " "),
-                    v.to_string().trim_matches('"')
-                )
-            })
-            .collect::<Vec<_>>()
-            .join(", "),
-        _ => String::new(),
-    }
+    let Ok(serde_json::Value::Object(map)) = serde_json::to_value(p) else {
+        return String::new();
+    };
+    let pair = |(k, v): (&String, &serde_json::Value)| {
+        let (name, value) = (k.replace('_', " "), v.to_string());
+        format!("{name}: {}", value.trim_matches('"'))
+    };
+    let pairs: Vec<String> = map.iter().filter(|(_, v)| !v.is_null()).map(pair).collect();
+    pairs.join(", ")
 }
 
 pub fn draw(models: Vec<FigureModel>) -> Vec<Figure> {
@@ -265,24 +249,21 @@ pub fn draw(models: Vec<FigureModel>) -> Vec<Figure> {
 
 /// The note of a section whose experiment also ran with the CUDA C++ twins.
 pub fn cuda_note(p: Option<&Provenance>) -> Option<(String, String)> {
-    p.map(|p| {
-        (
-            "CUDA C++".into(),
-            format!(
-                "The same experiment ran again with the CUDA C++ twins of the kernels (compiled at run time by NVRTC, {} form), in the same run; its times sit beside the Rust ones as \"C++\", with Rust / C++ (below 1: Rust faster).",
-                p.form.label()
-            ),
-        )
-    })
+    let form = p?.form.label();
+    let note = format!(
+        "The same experiment ran again with the CUDA C++ twins of the kernels (compiled at run time by NVRTC, {form} form), in the same run; its times sit beside the Rust ones as \"C++\", with Rust / C++ (below 1: Rust faster)."
+    );
+    Some(("CUDA C++".into(), note))
 }
 
-/// How traced timelines are checked, shown with every section that has one.
-pub fn trace_note() -> String {
-    format!(
-        "Every traced iteration is checked: no two copies of one direction overlap (a copy from pageable memory aside: the driver stages it in chunks, and its record spans copies that ran between them); each copy of at least {} MiB takes between its bytes at its direction's one-way rate and its bytes at the slowest that direction runs while the other is busy (the rate measured with both copying, or what the both-ways total leaves beside the other direction's one-way rate), ±{:.0}%; and the traced time matches the fastest timed sample of the same schedule within ±{:.0}% (the middle of three back-to-back iterations against the time per iteration, or a lone run's span against the same schedule timed alone). A trace that fails is traced again after a pause, up to five times in all; the failures it left behind are listed, and a trace that still fails is marked disturbed (the machine's other traffic got in the way; the run fails on it only with --strict). The bounds' tolerance is {:.0}%.",
-        MIN_CHECKED_BYTES >> 20,
-        TOLERANCE * 100.0,
-        TOLERANCE * 100.0,
-        SLACK * 100.0
-    )
+/// How to read a timeline and how it is checked (`timelines.md`), a paragraph each:
+/// shown on each page with timelines.
+pub fn timeline_notes() -> Vec<String> {
+    let context = context! {
+        checked_mib => MIN_CHECKED_BYTES >> 20, tolerance => TOLERANCE, slack => SLACK,
+    };
+    let template = include_str!("timelines.md");
+    let notes = words::render("the timelines' notes", template, context);
+    let notes = notes.expect("the timelines' notes render");
+    notes.notes.into_iter().map(|(_, note)| note).collect()
 }

@@ -2,6 +2,7 @@
 //! and the measured rows `compare` sets side by side all come from one declaration of
 //! an experiment's columns. Also the cell formats every table shares.
 use std::fmt::Write;
+use std::rc::Rc;
 
 use crate::derived::pipeline::Under;
 use crate::measured::{MeasuredRow, RowName};
@@ -31,22 +32,16 @@ impl Table {
         }
     }
 
-    /// The table with `rows` as the rows that carry its finding.
-    pub fn with_key_rows(mut self, rows: impl IntoIterator<Item = usize>) -> Table {
-        self.key_rows = rows.into_iter().collect();
-        self
-    }
-
     /// The index of the first column whose header starts with `prefix`.
     pub fn column(&self, prefix: &str) -> Option<usize> {
         self.header.iter().position(|h| h.starts_with(prefix))
     }
 }
 
-type Cell<'a, R> = Box<dyn Fn(&R) -> String + 'a>;
+type Cell<'a, R> = Rc<dyn Fn(&R) -> String + 'a>;
 type Name<'a, R> = Box<dyn Fn(&R) -> RowName + 'a>;
 type Hold<'a, R> = Box<dyn Fn(&R, Option<&str>, MeasuredRow) -> MeasuredRow + 'a>;
-type Samples<'a, R> = std::rc::Rc<dyn for<'r> Fn(&'r R) -> Option<&'r Series> + 'a>;
+type Samples<'a, R> = Rc<dyn for<'r> Fn(&'r R) -> Option<&'r Series> + 'a>;
 
 /// A measured column: each table row's samples in `unit`, named as the row or `item`.
 struct Measured<'a, R> {
@@ -55,13 +50,15 @@ struct Measured<'a, R> {
     samples: Samples<'a, R>,
 }
 
-/// One column: in the tables under `heading`, in the CSV under its name where it has one.
+/// A column's heading or name, and its cells.
+type Named<'a, R> = Option<(&'static str, Cell<'a, R>)>;
+
+/// One column: in the tables, in the CSV, or in both.
 struct Column<'a, R> {
     /// Whether it names a row (declared with [`Columns::text`]).
     label: bool,
-    heading: Option<&'static str>,
-    cell: Option<Cell<'a, R>>,
-    csv: Option<(&'static str, Cell<'a, R>)>,
+    shown: Named<'a, R>,
+    csv: Named<'a, R>,
 }
 
 pub struct Columns<'a, R> {
@@ -85,24 +82,14 @@ impl<'a, R> Columns<'a, R> {
         Self::default()
     }
 
-    fn push(
-        mut self,
-        heading: Option<&'static str>,
-        cell: Option<Cell<'a, R>>,
-        csv: Option<(&'static str, Cell<'a, R>)>,
-    ) -> Self {
-        self.columns.push(Column {
-            label: false,
-            heading,
-            cell,
-            csv,
-        });
+    fn push(mut self, label: bool, shown: Named<'a, R>, csv: Named<'a, R>) -> Self {
+        self.columns.push(Column { label, shown, csv });
         self
     }
 
     /// A column of the tables only.
     pub fn show(self, heading: &'static str, cell: impl Fn(&R) -> String + 'a) -> Self {
-        self.push(Some(heading), Some(Box::new(cell)), None)
+        self.push(false, Some((heading, Rc::new(cell))), None)
     }
 
     /// A column of the tables that the CSV has too, under `name`, written by `raw`.
@@ -113,11 +100,8 @@ impl<'a, R> Columns<'a, R> {
         name: &'static str,
         raw: impl Fn(&R) -> String + 'a,
     ) -> Self {
-        self.push(
-            Some(heading),
-            Some(Box::new(cell)),
-            Some((name, Box::new(raw))),
-        )
+        let (cell, raw): (Cell<'a, R>, Cell<'a, R>) = (Rc::new(cell), Rc::new(raw));
+        self.push(false, Some((heading, cell)), Some((name, raw)))
     }
 
     /// A column of text, the same in the tables and the CSV; leading ones name a row.
@@ -127,13 +111,8 @@ impl<'a, R> Columns<'a, R> {
         name: &'static str,
         cell: impl Fn(&R) -> String + 'a,
     ) -> Self {
-        let cell = std::rc::Rc::new(cell);
-        let raw = cell.clone();
-        let mut out = self.both(heading, move |r| cell(r), name, move |r| raw(r));
-        if let Some(c) = out.columns.last_mut() {
-            c.label = true;
-        }
-        out
+        let cell: Cell<'a, R> = Rc::new(cell);
+        self.push(true, Some((heading, cell.clone())), Some((name, cell)))
     }
 
     /// A number: `shown` decimals in the tables, `saved` in the CSV (under `name`).
@@ -144,13 +123,8 @@ impl<'a, R> Columns<'a, R> {
         (shown, saved): (usize, usize),
         value: impl Fn(&R) -> f64 + 'a,
     ) -> Self {
-        self.valued(
-            heading,
-            name,
-            value,
-            move |v| num(v, shown),
-            move |v| format!("{v:.saved$}"),
-        )
+        let save = move |v: f64| format!("{v:.saved$}");
+        self.valued(heading, name, value, move |v| num(v, shown), save)
     }
 
     /// A value a row, shown by `show` in the tables and by `save` in the CSV.
@@ -162,14 +136,10 @@ impl<'a, R> Columns<'a, R> {
         show: impl Fn(f64) -> String + 'a,
         save: impl Fn(f64) -> String + 'a,
     ) -> Self {
-        let value = std::rc::Rc::new(value);
+        let value = Rc::new(value);
         let raw = value.clone();
-        self.both(
-            heading,
-            move |r| show(value(r)),
-            name,
-            move |r| save(raw(r)),
-        )
+        let (show, save) = (move |r: &R| show(value(r)), move |r: &R| save(raw(r)));
+        self.both(heading, show, name, save)
     }
 
     /// Each row's name among the measured rows, and `hold` making each of its measured
@@ -196,14 +166,11 @@ impl<'a, R> Columns<'a, R> {
         F: for<'r> Fn(&'r R) -> Option<&'r Series> + 'a,
         R: 'a,
     {
-        let samples: Samples<'a, R> = std::rc::Rc::new(samples);
+        let samples: Samples<'a, R> = Rc::new(samples);
         let median = samples.clone();
-        self.measured((item, unit), move |r| samples(r)).number(
-            heading,
-            name,
-            (shown, saved),
-            move |r: &R| median(r).map_or(f64::NAN, Series::median),
-        )
+        let median = move |r: &R| median(r).map_or(f64::NAN, Series::median);
+        let measured = self.measured((item, unit), move |r| samples(r));
+        measured.number(heading, name, (shown, saved), median)
     }
 
     /// A measured row of each row's `samples` (in `unit`), named as the table's row or
@@ -219,7 +186,7 @@ impl<'a, R> Columns<'a, R> {
         self.measured.push(Measured {
             item,
             unit,
-            samples: std::rc::Rc::new(samples),
+            samples: Rc::new(samples),
         });
         self
     }
@@ -246,11 +213,8 @@ impl<'a, R> Columns<'a, R> {
                     Some((key, words)) => name(r).then(key, words),
                     None => name(r),
                 };
-                out.push(hold(
-                    r,
-                    m.item.map(|(key, _)| key),
-                    named.median(samples, m.unit),
-                ));
+                let row = named.median(samples, m.unit);
+                out.push(hold(r, m.item.map(|(key, _)| key), row));
             }
         }
         out
@@ -292,31 +256,32 @@ impl<'a, R> Columns<'a, R> {
 
     /// A column of the CSV only.
     pub fn raw(self, name: &'static str, raw: impl Fn(&R) -> String + 'a) -> Self {
-        self.push(None, None, Some((name, Box::new(raw))))
+        self.push(false, None, Some((name, Rc::new(raw))))
     }
 
     /// The table of `rows`.
     pub fn table(&self, caption: Option<String>, rows: &[R]) -> Table {
         let shown: Vec<_> = (self.columns.iter())
-            .filter_map(|c| Some((c.heading?, c.cell.as_ref()?, c.label)))
+            .filter_map(|c| Some((c.shown.as_ref()?, c.label)))
             .collect();
         Table {
             caption,
-            header: shown.iter().map(|(h, _, _)| (*h).to_owned()).collect(),
+            header: shown.iter().map(|((h, _), _)| (*h).to_owned()).collect(),
             rows: (rows.iter())
-                .map(|r| shown.iter().map(|(_, cell, _)| cell(r)).collect())
+                .map(|r| shown.iter().map(|((_, cell), _)| cell(r)).collect())
                 .collect(),
-            label_columns: (shown.iter().take_while(|(_, _, l)| *l).count()).max(1),
+            label_columns: (shown.iter().take_while(|(_, l)| *l).count()).max(1),
             key_rows: Vec::new(),
         }
     }
 
     /// The table of `rows`, those where `key` holds carrying its finding.
     pub fn keyed(&self, caption: Option<String>, rows: &[R], key: impl Fn(&R) -> bool) -> Table {
-        let keys = (rows.iter().enumerate())
-            .filter(|(_, r)| key(r))
-            .map(|(i, _)| i);
-        self.table(caption, rows).with_key_rows(keys)
+        let keys = (rows.iter().enumerate()).filter(|(_, r)| key(r));
+        Table {
+            key_rows: keys.map(|(i, _)| i).collect(),
+            ..self.table(caption, rows)
+        }
     }
 
     /// The CSV of `rows`: a header line of names, then a line per row.
@@ -368,11 +333,8 @@ pub fn noise(x: f64) -> String {
 
 /// The flag of a row that beat the bound built from the measured rates, as a cell.
 pub fn flag(beyond: bool) -> String {
-    if beyond {
-        "beat its bound as built: bound lowered to the row".into()
-    } else {
-        String::new()
-    }
+    let flag = "beat its bound as built: bound lowered to the row";
+    if beyond { flag.into() } else { String::new() }
 }
 
 /// Where a row sits under its bound: empty, `within-noise` or `beyond-noise`.
@@ -399,11 +361,8 @@ pub fn heading(name: &str, set: KernelSet) -> String {
 
 /// The line of a result the run stopped before every configuration was measured.
 pub fn incomplete(complete: bool) -> &'static str {
-    if complete {
-        ""
-    } else {
-        "INCOMPLETE: the run was stopped before every configuration was measured\n"
-    }
+    let line = "INCOMPLETE: the run was stopped before every configuration was measured\n";
+    if complete { "" } else { line }
 }
 
 #[cfg(test)]

@@ -39,14 +39,21 @@ pub fn width(text: &str, px: f64) -> f64 {
 
 /// `text` split at spaces into lines at most `max` pixels wide at `px` pixels.
 pub fn wrap(text: &str, px: f64, max: f64) -> Vec<String> {
+    fill(text.split_whitespace().map(str::to_owned), |l| {
+        width(l, px) <= max
+    })
+}
+
+/// `words` joined by spaces into lines, each taking the next word while `fits` the line.
+pub fn fill(words: impl IntoIterator<Item = String>, fits: impl Fn(&str) -> bool) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
-    for word in text.split_whitespace() {
+    for word in words {
         match lines.last_mut() {
-            Some(line) if width(&format!("{line} {word}"), px) <= max => {
+            Some(line) if fits(&format!("{line} {word}")) => {
                 line.push(' ');
-                line.push_str(word);
+                line.push_str(&word);
             }
-            _ => lines.push(word.to_owned()),
+            _ => lines.push(word),
         }
     }
     if lines.is_empty() {
@@ -65,16 +72,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn widths_follow_dejavu_sans() {
+    fn widths_follow_dejavu_sans_and_text_wraps_to_them() {
         // "0" is 1303/2048 of an em: at 20.48 px, 13.03 px.
         assert!((width("0", 20.48) - 13.03).abs() < 1e-9);
         assert!(width("iiii", 12.0) < width("mmmm", 12.0));
         assert!((px(24) - 19.354_838).abs() < 1e-6);
         assert_eq!(width("", 12.0), 0.0);
-    }
-
-    #[test]
-    fn text_wraps_at_spaces_to_the_width() {
+        // Text wraps at spaces to the width.
         let lines = wrap("add_kernel cycles 256 tuned", 12.0, 70.0);
         assert_eq!(lines, ["add_kernel", "cycles 256", "tuned"]);
         assert!(widest(&lines, 12.0) <= 70.0);

@@ -23,14 +23,13 @@ pub fn check(t: &Timeline) -> Result<(), String> {
             || op.end_ms < op.start_ms
             || op.ready_ms.is_some_and(|r| !r.is_finite())
     }) {
-        Some(op) => Err(format!(
-            "timeline {:?}: a {} on stream {} runs from {} ms to {} ms",
-            t.title,
-            op.kind.label(),
-            op.stream + 1,
-            op.start_ms,
-            op.end_ms
-        )),
+        Some(op) => {
+            let (kind, stream) = (op.kind.label(), op.stream + 1);
+            let (title, start, end) = (&t.title, op.start_ms, op.end_ms);
+            Err(format!(
+                "timeline {title:?}: a {kind} on stream {stream} runs from {start} ms to {end} ms"
+            ))
+        }
         None => Ok(()),
     }
 }
@@ -91,42 +90,44 @@ fn queued(op: &TimelineOp) -> Option<(f64, f64)> {
         .map(|ready| (ready, op.start_ms))
 }
 
+/// Every interval of `t` as (operation, row, whether a wait, start and end): each
+/// operation's wait on its stream's row where it waited, then its run on each of its rows.
+fn intervals(t: &Timeline) -> impl Iterator<Item = (&TimelineOp, Track, bool, (f64, f64))> {
+    t.ops.iter().flat_map(move |op| {
+        let wait = queued(op).map(|w| (op, row(t, op), true, w));
+        let ran = (rows(t, op).into_iter()).map(move |r| (op, r, false, (op.start_ms, op.end_ms)));
+        wait.into_iter().chain(ran)
+    })
+}
+
 /// What `op` is, in a few words: its call (or kind), its row and its iteration.
 fn named(t: &Timeline, op: &TimelineOp) -> String {
     let what = op.call.as_deref().unwrap_or(op.kind.label());
-    let iteration = if t.iterations > 1 {
-        format!(", iteration {}", op.iteration + 1)
-    } else {
-        String::new()
-    };
+    let iteration = (t.iterations > 1).then(|| format!(", iteration {}", op.iteration + 1));
+    let iteration = iteration.unwrap_or_default();
     format!("{what} on {}{iteration}", row(t, op).label())
 }
 
 /// The Gantt model of `t`, each bar titled with what it is, and `breaks` marked where
 /// they started, each on the row of the operation to blame.
 pub fn gantt(t: &Timeline, breaks: &[Break]) -> Gantt {
-    let mut bars = Vec::new();
-    for op in &t.ops {
-        let name = named(t, op);
-        let bar = |track, wait, (start_ms, end_ms): (f64, f64), title| GanttBar {
-            track,
-            kind: op.kind,
-            queued: wait,
-            start_ms,
-            end_ms,
-            title,
-        };
-        if let Some((start, end)) = queued(op) {
-            let waited = end - start;
-            let title = format!("{name}: ready at {start:.4} ms, waited {waited:.4} ms to start");
-            bars.push(bar(row(t, op), true, (start, end), title));
-        }
-        let (start, took) = (op.start_ms, op.end_ms - op.start_ms);
-        for track in rows(t, op) {
-            let title = format!("{name}: from {start:.4} ms, took {took:.4} ms");
-            bars.push(bar(track, false, (op.start_ms, op.end_ms), title));
-        }
-    }
+    let bars = intervals(t)
+        .map(|(op, track, queued, (start_ms, end_ms))| {
+            let (name, took) = (named(t, op), end_ms - start_ms);
+            let title = match queued {
+                true => format!("{name}: ready at {start_ms:.4} ms, waited {took:.4} ms to start"),
+                false => format!("{name}: from {start_ms:.4} ms, took {took:.4} ms"),
+            };
+            GanttBar {
+                track,
+                kind: op.kind,
+                queued,
+                start_ms,
+                end_ms,
+                title,
+            }
+        })
+        .collect();
     let marks = (breaks.iter())
         .map(|b| GanttMark {
             at_ms: b.start_ms,
@@ -170,7 +171,7 @@ pub fn trace(t: &Timeline) -> String {
             })
         })
         .collect();
-    for op in &t.ops {
+    for (op, track, queued, (start, end)) in intervals(t) {
         let mut args = json!({
             "stream": match (t.gpu_stream(op.stream), t.lane(op.stream)) {
                 (Some((_, s)), _) => json!(s + 1),
@@ -183,30 +184,26 @@ pub fn trace(t: &Timeline) -> String {
         if let Some(gpu) = t.gpu_of(op) {
             args["gpu"] = json!(gpu);
         }
-        let event = |name: &str, cat: &str, (start, end): (f64, f64), track| {
-            json!({
-                "name": name,
-                "cat": cat,
-                "ph": "X",
-                "ts": start * 1e3,
-                "dur": (end - start) * 1e3,
-                "pid": 1,
-                "tid": tid(track),
-                "args": args,
-            })
-        };
-        if let Some(wait) = queued(op) {
-            events.push(event("queued", "queue", wait, row(t, op)));
-        }
         let cat = match op.kind {
+            _ if queued => "queue",
             OpKind::Kernel => "kernel",
             OpKind::Host => "host",
             _ => "copy",
         };
-        let name = op.call.as_deref().unwrap_or(op.kind.label());
-        for track in rows(t, op) {
-            events.push(event(name, cat, (op.start_ms, op.end_ms), track));
-        }
+        let name = match queued {
+            true => "queued",
+            false => op.call.as_deref().unwrap_or(op.kind.label()),
+        };
+        events.push(json!({
+            "name": name,
+            "cat": cat,
+            "ph": "X",
+            "ts": start * 1e3,
+            "dur": (end - start) * 1e3,
+            "pid": 1,
+            "tid": tid(track),
+            "args": args,
+        }));
     }
     let doc = json!({
         "traceEvents": events,
@@ -334,7 +331,7 @@ mod tests {
     }
 
     #[test]
-    fn each_operation_is_drawn_on_its_stream_and_its_engine_and_waits_apart() {
+    fn each_operation_is_drawn_on_its_rows_and_traced_on_the_same_tracks() {
         let g = gantt(&timeline(), &[]);
         // No copy out: no DtoH engine row.
         assert!(!g.tracks.contains(&Track::Engine(Engine::DtoH)));
@@ -352,10 +349,7 @@ mod tests {
                 .count()
         });
         assert_eq!(counts, [2, 1, 0], "HtoD, SMs, DtoH");
-    }
-
-    #[test]
-    fn the_chrome_trace_has_the_same_tracks_and_plain_names() {
+        // The Chrome trace has the same tracks, and plain names.
         let doc: Value = serde_json::from_str(&trace(&timeline())).unwrap();
         assert_eq!(doc["source"], "cupti");
         assert_eq!(doc["displayTimeUnit"], "ms");
@@ -375,24 +369,18 @@ mod tests {
             (htod["ts"].as_f64(), htod["dur"].as_f64()),
             (Some(1000.0), Some(1000.0))
         );
-    }
-
-    #[test]
-    fn backwards_or_non_finite_operations_are_refused() {
+        // Backwards or non-finite operations are refused.
         let mut t = timeline();
         t.ops[0].end_ms = -1.0;
+        let refused = check(&t).unwrap_err();
         assert!(
-            check(&t)
-                .unwrap_err()
-                .contains("stream 1 runs from 0 ms to -1 ms")
+            refused.contains("stream 1 runs from 0 ms to -1 ms"),
+            "{refused}"
         );
         t.ops[0].end_ms = f64::NAN;
         assert!(check(&t).is_err());
         assert!(check(&timeline()).is_ok());
-    }
-
-    #[test]
-    fn operations_off_the_streams_get_their_lanes_row_and_no_engine_row_unless_they_have_one() {
+        // Operations off the streams get their lane's row, and no engine row unless they have one.
         let mut t = timeline();
         t.other_lanes = vec![Lane::NullStream, Lane::Host];
         t.ops.push(op(2, OpKind::Memset, 2.0, 2.0, 2.5));

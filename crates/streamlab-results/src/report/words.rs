@@ -52,14 +52,15 @@ pub fn defined(v: &Value) -> Result<&Value, Error> {
     }
 }
 
+/// An error of a filter or of printing a value: `why`.
+fn invalid(why: String) -> Error {
+    Error::new(ErrorKind::InvalidOperation, why)
+}
+
 /// A number as a filter takes it: an integer or a float.
 pub fn number(v: &Value) -> Result<f64, Error> {
-    f64::try_from(defined(v)?.clone()).map_err(|_| {
-        Error::new(
-            ErrorKind::InvalidOperation,
-            format!("{v} is not a number: give the filter a number"),
-        )
-    })
+    let not_a_number = |_| invalid(format!("{v} is not a number: give the filter a number"));
+    f64::try_from(defined(v)?.clone()).map_err(not_a_number)
 }
 
 /// The template engine of the report's words and `cargo xtask docs`, the report's number
@@ -76,16 +77,12 @@ pub fn engine() -> Environment<'static> {
     // A value that is not there is not printed as "none": guard it with `{% if %}`.
     env.set_formatter(|out, state, value| {
         if value.is_none() {
-            return Err(Error::new(
-                ErrorKind::InvalidOperation,
-                "printed a value that is none: guard it with {% if … is not none %}",
-            ));
+            let guard = "guard it with {% if … is not none %}";
+            return Err(invalid(format!("printed a value that is none: {guard}")));
         }
         if value.as_str().is_some_and(|s| s.contains('\n')) {
-            return Err(Error::new(
-                ErrorKind::InvalidOperation,
-                "printed a value with a line break, which would split its note",
-            ));
+            let why = "which would split its note";
+            return Err(invalid(format!("printed a value with a line break, {why}")));
         }
         escape_formatter(out, state, value)
     });
@@ -111,10 +108,9 @@ pub fn engine() -> Environment<'static> {
         let x = number(&v)?;
         match x >= 1.0 {
             true => Ok((x as u64).ilog2()),
-            false => Err(Error::new(
-                ErrorKind::InvalidOperation,
-                format!("log2 of {x}: give it a count of at least 1"),
-            )),
+            false => Err(invalid(format!(
+                "log2 of {x}: give it a count of at least 1"
+            ))),
         }
     });
     env.add_filter("faster", |v: Value, after: Value| {
@@ -185,7 +181,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_template_renders_to_its_title_about_and_notes() {
+    fn a_template_renders_to_its_parts_and_a_misspelt_name_fails_it() {
         let template = "# t: {{ a.x | fixed(1) }}\n\nWhat it\nmeasures.\n\n## Bound\n\
             {% if a.y %}\nAt {{ a.y | times }}.\n{% endif %}\n## Empty\n{% if false %}never{% endif %}\n\
             ## @line\n{{ 4 | faster(2) }}, {{ 2 | faster(4) }}; {{ true | verdict }}; 2^{{ 1024 | log2 }}\n";
@@ -201,10 +197,7 @@ mod tests {
         let line = "2.00× faster, 2.00× slower; verified; 2^10";
         assert_eq!(words.part("line").as_deref(), Some(line));
         assert_eq!(words.part("finding"), None);
-    }
-
-    #[test]
-    fn a_misspelt_name_or_a_missing_title_fails_the_render() {
+        // A misspelt name or a missing title fails the render.
         let e = render("t", "# t {{ a.missing }}", context! { a => context! {} }).unwrap_err();
         assert!(e.to_string().contains("the words of t"), "{e}");
         let e = render("t", "no title", context! {}).unwrap_err();

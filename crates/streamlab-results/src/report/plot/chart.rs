@@ -21,18 +21,18 @@ struct Bar {
 }
 
 /// A whisker at `x` from `lo` to `hi`.
-pub(super) struct Whisker {
+struct Whisker {
     x: f64,
-    pub(super) lo: f64,
-    pub(super) hi: f64,
+    lo: f64,
+    hi: f64,
 }
 
 /// The drawable marks of a chart, each series' in model order, bad values left out.
-pub(super) struct Plan {
+struct Plan {
     x: Axis,
-    pub(super) y: Axis,
+    y: Axis,
     bars: Vec<Vec<Bar>>,
-    pub(super) whiskers: Vec<Vec<Whisker>>,
+    whiskers: Vec<Vec<Whisker>>,
     /// Per line series, its runs of consecutive usable points.
     lines: Vec<Vec<Vec<(f64, f64)>>>,
     levels: Vec<Option<f64>>,
@@ -41,7 +41,7 @@ pub(super) struct Plan {
 }
 
 impl Plan {
-    pub(super) fn new(c: &Chart) -> Plan {
+    fn new(c: &Chart) -> Plan {
         let y_log = c.y_scale == YScale::Log;
         let slots = match &c.x {
             XAxis::Categories(labels) => {
@@ -97,11 +97,7 @@ impl Plan {
         // A linear y axis shows 0 where there are bars, or where nothing else sets its
         // range (a chart of ratios around a band does not); a log one starts a decade
         // below the smallest value where bars stand on it.
-        let zero = if y_log {
-            !c.bars.is_empty()
-        } else {
-            c.bands.is_empty() || !c.bars.is_empty()
-        };
+        let zero = !c.bars.is_empty() || (!y_log && c.bands.is_empty());
         let y = Axis::fit(y_log, 10.0, zero, all_ys);
         Plan {
             x,
@@ -122,60 +118,41 @@ impl Plan {
     }
 }
 
-/// Each bar series' drawable bars and whiskers, stacked where `c` stacks them: a bar whose
-/// ends `x_ok` refuses or whose value or top `y_ok` refuses is left out.
+/// Each bar series' drawable bars and whiskers, side by side in their slot: a bar whose
+/// ends `x_ok` refuses or whose value `y_ok` refuses is left out.
 #[allow(clippy::type_complexity)]
 fn bars_of(
     c: &Chart,
     x_ok: &dyn Fn(f64) -> bool,
     y_ok: &dyn Fn(f64) -> bool,
 ) -> (Vec<Vec<Bar>>, Vec<Vec<Whisker>>) {
-    let y_log = c.y_scale == YScale::Log;
-    let width = if c.stacked {
-        GROUP
-    } else {
-        GROUP / c.bars.len().max(1) as f64
-    };
-    let (mut up, mut down) = (Vec::<f64>::new(), Vec::<f64>::new());
+    let bottom = (c.y_scale != YScale::Log).then_some(0.0);
+    let width = GROUP / c.bars.len().max(1) as f64;
     let (mut bars, mut whiskers) = (Vec::new(), Vec::new());
     for (s, series) in c.bars.iter().enumerate() {
         let (mut these, mut their_whiskers) = (Vec::new(), Vec::new());
-        for (i, &v) in series.values.iter().enumerate() {
-            let x0 = i as f64 - GROUP / 2.0 + if c.stacked { 0.0 } else { s as f64 * width };
+        for (i, &top) in series.values.iter().enumerate() {
+            let x0 = i as f64 - GROUP / 2.0 + s as f64 * width;
             let x1 = x0 + width;
-            if !(x_ok(x0) && x_ok(x1) && y_ok(v)) {
+            if !(x_ok(x0) && x_ok(x1) && y_ok(top)) {
                 continue;
             }
-            if up.len() <= i {
-                up.resize(i + 1, 0.0);
-                down.resize(i + 1, 0.0);
-            }
-            let stack = if v >= 0.0 { &mut up[i] } else { &mut down[i] };
-            let base = if c.stacked { *stack } else { 0.0 };
-            let top = base + v;
-            if !y_ok(top) {
-                continue;
-            }
-            if c.stacked {
-                *stack = top;
-            }
-            let bottom = (!(y_log && base == 0.0)).then_some(base);
             these.push(Bar {
                 x0,
                 x1,
                 bottom,
                 top,
             });
-            if let Some(&(lo, hi)) = series.whiskers.as_ref().and_then(|w| w.get(i)) {
-                let (lo, hi) = (base + lo, base + hi);
-                if y_ok(lo) && y_ok(hi) {
-                    let x = (x0 + x1) / 2.0;
-                    their_whiskers.push(Whisker {
-                        x,
-                        lo: lo.min(hi),
-                        hi: lo.max(hi),
-                    });
-                }
+            if let Some(&(lo, hi)) = series.whiskers.as_ref().and_then(|w| w.get(i))
+                && y_ok(lo)
+                && y_ok(hi)
+            {
+                let x = (x0 + x1) / 2.0;
+                their_whiskers.push(Whisker {
+                    x,
+                    lo: lo.min(hi),
+                    hi: lo.max(hi),
+                });
             }
         }
         bars.push(these);
@@ -287,11 +264,7 @@ impl CategoryLabels {
                 turned: false,
             };
         }
-        let wrap = if long_labels(labels).is_some() {
-            2.0 * TURNED
-        } else {
-            TURNED
-        };
+        let wrap = long_labels(labels).map_or(TURNED, |_| 2.0 * TURNED);
         let down: Vec<Vec<String>> = labels.iter().map(|l| text::wrap(l, px, wrap)).collect();
         let thickest = down.iter().map(|l| l.len()).max().unwrap_or(1) as f64 * line;
         // Slots narrower than a few pixels still get every `step`-th label, `step` finite.
@@ -416,12 +389,8 @@ where
     for (level, y) in c.levels.iter().zip(&plan.levels) {
         if let Some(y) = *y {
             let ends = [(plan.x.lo, y), (plan.x.hi, y)];
-            chart.draw_series([DashedPathElement::new(
-                ends,
-                8,
-                5,
-                rgb(level.color).stroke_width(2),
-            )])?;
+            let style = rgb(level.color).stroke_width(2);
+            chart.draw_series([DashedPathElement::new(ends, 8, 5, style)])?;
         }
     }
     if plan.is_empty() {

@@ -5,13 +5,12 @@ use super::{
     Area, Axis, BREAK, DIVIDER, Drawn, FONT, LABEL_SIZE, MARGIN, NOTE, SIZE, TEXT, line_height,
     note, rgb, text_style, tick, titled, usable,
 };
-use crate::report::chart::{Color, Gantt, GanttBar, GanttMark, Track, kind_color, queued_color};
+use crate::report::chart::{Gantt, GanttBar, GanttMark, Track, kind_color, queued_color};
 use crate::report::text;
 use crate::saved::timeline::{OpKind, TraceSource};
 use plotters::coord::types::RangedCoordf64;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
-use plotters::style::Color as _;
 use plotters::style::text_anchor::{HPos, VPos};
 
 /// The least width of the box around a break's operation, however short it ran.
@@ -112,22 +111,16 @@ pub(super) fn draw_gantt(root: &Area<'_>, g: &Gantt) -> Drawn {
     let left = chart.backend_coord(&(x.lo, 0.0)).0 - x0;
     track_labels(&area, &rows, left - 8)?;
 
-    let rect = |y: f64, b: &GanttBar, color: Color| {
-        Rectangle::new(
-            [(b.start_ms, y - 0.3), (b.end_ms, y + 0.3)],
-            rgb(color).filled(),
-        )
-    };
-    let queued = bars.iter().filter(|(_, b)| b.queued);
-    chart.draw_series(queued.map(|&(y, b)| rect(y, b, queued_color(b.kind))))?;
-    let ran: Vec<&(f64, &GanttBar)> = bars.iter().filter(|(_, b)| !b.queued).collect();
-    chart.draw_series(ran.iter().map(|&&(y, b)| rect(y, b, kind_color(b.kind))))?;
-    // A hairline at each bar's start, so that work run back to back shows as such.
-    chart.draw_series(ran.iter().map(|&&(y, b)| {
-        PathElement::new(
-            [(b.start_ms, y - 0.3), (b.start_ms, y + 0.3)],
-            WHITE.stroke_width(1),
-        )
+    // The waits first, under the runs ([`drawn`]'s order).
+    chart.draw_series(bars.iter().map(|&(y, b)| {
+        let corners = [(b.start_ms, y - 0.3), (b.end_ms, y + 0.3)];
+        Rectangle::new(corners, rgb(b.color()).filled())
+    }))?;
+    // A hairline at each run's start, so that work run back to back shows as such.
+    let ran = bars.iter().filter(|(_, b)| !b.queued);
+    chart.draw_series(ran.map(|&(y, b)| {
+        let ends = [(b.start_ms, y - 0.3), (b.start_ms, y + 0.3)];
+        PathElement::new(ends, WHITE.stroke_width(1))
     }))?;
 
     draw_dividers(&mut chart, g, (x.lo, x.hi))?;
@@ -153,21 +146,19 @@ fn legend(g: &Gantt, bars: &[(f64, &GanttBar)]) -> Vec<Entry> {
         entries.push(Entry::new(Swatch::Dots(colors), WAITING));
     }
     if !g.marks.is_empty() {
-        entries.push(Entry::new(
-            Swatch::rule(BREAK, 2, true),
-            "concurrency break",
-        ));
+        let rule = Swatch::rule(BREAK, 2, true);
+        entries.push(Entry::new(rule, "concurrency break"));
     }
     entries
 }
 
+/// A timeline's chart: time in ms across, rows up.
+type GanttChart<'a, 'b> =
+    ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
 /// A divider where the rows change from streams to engines (or back), heavier where they
 /// change from one GPU to the next, across the time axis from `lo` to `hi`.
-fn draw_dividers(
-    chart: &mut ChartContext<'_, SVGBackend<'_>, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
-    g: &Gantt,
-    (lo, hi): (f64, f64),
-) -> Drawn {
+fn draw_dividers(chart: &mut GanttChart<'_, '_>, g: &Gantt, (lo, hi): (f64, f64)) -> Drawn {
     let n = g.tracks.len();
     let dividers = (1..n).filter(|&r| g.tracks[r - 1].is_stream() != g.tracks[r].is_stream());
     chart.draw_series(dividers.map(|r| {
@@ -180,19 +171,11 @@ fn draw_dividers(
 
 /// Each concurrency break as a dashed line down every row from where it started, the
 /// operation to blame boxed on its row, and named above the rows where the name fits.
-fn draw_marks(
-    chart: &mut ChartContext<'_, SVGBackend<'_>, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
-    g: &Gantt,
-    (end, n): (f64, usize),
-) -> Drawn {
+fn draw_marks(chart: &mut GanttChart<'_, '_>, g: &Gantt, (end, n): (f64, usize)) -> Drawn {
     let top = n as f64 - 0.5;
     chart.draw_series(g.marks.iter().map(|m| {
-        DashedPathElement::new(
-            [(m.at_ms, -0.5), (m.at_ms, top + 0.4)],
-            4,
-            3,
-            BREAK.stroke_width(2),
-        )
+        let ends = [(m.at_ms, -0.5), (m.at_ms, top + 0.4)];
+        DashedPathElement::new(ends, 4, 3, BREAK.stroke_width(2))
     }))?;
     let area = chart.plotting_area().strip_coord_spec();
     let (x0, y0) = area.get_base_pixel();
@@ -206,19 +189,10 @@ fn draw_marks(
             Some(((n - 1 - r) as f64, to, m))
         })
         .collect();
-    chart.draw_series(
-        (boxes.iter())
-            .filter(|(_, to, m)| *to > m.end_ms)
-            .map(|&(y, to, m)| {
-                Rectangle::new(
-                    [(m.at_ms, y - 0.42), (to, y + 0.42)],
-                    BREAK.mix(0.4).filled(),
-                )
-            }),
-    )?;
-    chart.draw_series(boxes.iter().map(|&(y, to, m)| {
-        Rectangle::new([(m.at_ms, y - 0.42), (to, y + 0.42)], BREAK.stroke_width(2))
-    }))?;
+    let corners = |&(y, to, m): &(f64, f64, &GanttMark)| [(m.at_ms, y - 0.42), (to, y + 0.42)];
+    let short = (boxes.iter()).filter(|(_, to, m)| *to > m.end_ms);
+    chart.draw_series(short.map(|b| Rectangle::new(corners(b), BREAK.mix(0.4).filled())))?;
+    chart.draw_series((boxes.iter()).map(|b| Rectangle::new(corners(b), BREAK.stroke_width(2))))?;
     let size = LABEL_SIZE - 2;
     let style = text_style(size, &BREAK, HPos::Left, VPos::Center);
     // Two lines of names where the room above the rows holds two: each name on the first
@@ -274,14 +248,7 @@ pub fn drawn(g: &Gantt) -> Vec<&GanttBar> {
 /// in [`drawn`]'s order.
 pub(super) fn with_titles(svg: String, g: &Gantt) -> String {
     let bars = drawn(g);
-    let fill = |b: &GanttBar| {
-        let c = if b.queued {
-            queued_color(b.kind)
-        } else {
-            kind_color(b.kind)
-        };
-        format!("fill=\"{}\"", c.to_ascii_uppercase())
-    };
+    let fill = |b: &GanttBar| format!("fill=\"{}\"", b.color().to_ascii_uppercase());
     let mut out = String::with_capacity(svg.len());
     let mut rest = svg.as_str();
     let mut next = bars.iter().peekable();

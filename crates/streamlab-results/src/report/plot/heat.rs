@@ -79,15 +79,10 @@ fn contour(h: &HeatMap) -> Vec<[(f64, f64); 2]> {
 /// its marked cells where it has some.
 fn legend(h: &HeatMap, contoured: bool) -> Vec<Entry> {
     let thick = |color, width| Swatch::rule(color, width, false);
+    let threshold = cell_text(h.threshold, h.unit);
     let mut entries = vec![
-        Entry::new(
-            Swatch::Dot(GREEN.1),
-            format!("≥ {}", cell_text(h.threshold, h.unit)),
-        ),
-        Entry::new(
-            Swatch::Dot(RED.1),
-            format!("< {}", cell_text(h.threshold, h.unit)),
-        ),
+        Entry::new(Swatch::Dot(GREEN.1), format!("≥ {threshold}")),
+        Entry::new(Swatch::Dot(RED.1), format!("< {threshold}")),
     ];
     if let (Some(name), true) = (h.contour, contoured) {
         entries.push(Entry::new(thick(CONTOUR, 4), name));
@@ -163,21 +158,16 @@ pub(super) fn draw_heat_map(root: &Area<'_>, h: &HeatMap) -> Drawn {
         Text::new(text, (c as f64, row_y(r)), style)
     }))?;
 
-    chart.draw_series(
-        edges
-            .into_iter()
-            .map(|e| PathElement::new(e, CONTOUR.stroke_width(4))),
-    )?;
+    let contour = CONTOUR.stroke_width(4);
+    chart.draw_series(edges.into_iter().map(|e| PathElement::new(e, contour)))?;
 
     let inset = 0.07;
     let marked = h.marked.iter().filter(|&&(r, c)| r < ny && c < nx);
     chart.draw_series(marked.map(|&(r, c)| {
         let [(x0, y0), (x1, y1)] = corners(r, c);
         let (x0, y0, x1, y1) = (x0 + inset, y0 + inset, x1 - inset, y1 - inset);
-        PathElement::new(
-            [(x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0)],
-            MARK.stroke_width(3),
-        )
+        let outline = [(x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0)];
+        PathElement::new(outline, MARK.stroke_width(3))
     }))?;
     Ok(())
 }

@@ -4,7 +4,6 @@ use super::{Area, Drawn, SIDE, TEXT, line_height, text_style};
 use crate::report::text;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
-use std::error::Error;
 
 /// What a legend entry shows before its name.
 pub(super) enum Swatch {
@@ -65,15 +64,11 @@ impl Entry {
 
     /// Its label's lines when the entry may be at most `width` pixels wide.
     fn lines(&self, width: i32) -> Vec<String> {
-        text::wrap(
-            &self.label,
-            text::px(LEGEND_SIZE),
-            f64::from(width - self.swatch_width() - 4),
-        )
+        let room = f64::from(width - self.swatch_width() - 4);
+        text::wrap(&self.label, text::px(LEGEND_SIZE), room)
     }
 
-    /// Draws the entry with its swatch's left end at `(x, y)`, its label wrapped to
-    /// `width`.
+    /// Draws the entry with its swatch's left end at `(x, y)`, its label wrapped to `width`.
     fn draw(&self, area: &Area<'_>, (x, y): (i32, i32), width: i32) -> Drawn {
         match &self.swatch {
             Swatch::Dot(color) => area.draw(&Circle::new((x + 12, y), 5, color.filled()))?,
@@ -104,21 +99,15 @@ impl Entry {
         }
         let style = text_style(LEGEND_SIZE, &TEXT, HPos::Left, VPos::Center);
         for (i, line) in (0..).zip(self.lines(width)) {
-            area.draw_text(
-                &line,
-                &style,
-                (x + self.swatch_width(), y + i * line_height(LEGEND_SIZE)),
-            )?;
+            let at = (x + self.swatch_width(), y + i * line_height(LEGEND_SIZE));
+            area.draw_text(&line, &style, at)?;
         }
         Ok(())
     }
 }
 
 /// Draws `entries` in a column on the right of `area` and returns the rest of it.
-pub(super) fn legend_right<'a>(
-    area: &Area<'a>,
-    entries: &[Entry],
-) -> Result<Area<'a>, Box<dyn Error>> {
+pub(super) fn legend_right<'a>(area: &Area<'a>, entries: &[Entry]) -> Drawn<Area<'a>> {
     if entries.is_empty() {
         return Ok(area.clone());
     }
@@ -137,10 +126,7 @@ pub(super) fn legend_right<'a>(
 }
 
 /// Draws `entries` in rows across the top of `area` and returns the rest of it.
-pub(super) fn legend_top<'a>(
-    area: &Area<'a>,
-    entries: &[Entry],
-) -> Result<Area<'a>, Box<dyn Error>> {
+pub(super) fn legend_top<'a>(area: &Area<'a>, entries: &[Entry]) -> Drawn<Area<'a>> {
     if entries.is_empty() {
         return Ok(area.clone());
     }

@@ -49,11 +49,12 @@ const MARGIN: i32 = 12;
 /// The plotters size of tick labels.
 const LABEL_SIZE: u32 = 14;
 
-type Drawn = Result<(), Box<dyn Error>>;
+/// What drawing gives: `T` (nothing by default), or plotters' error.
+type Drawn<T = ()> = Result<T, Box<dyn Error>>;
 type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 
 /// A bar or line chart as an SVG document: title, axis labels, a legend of the series
-/// and levels, bars (grouped or stacked, with whiskers), lines and dashed levels.
+/// and levels, bars (grouped, with whiskers), lines and dashed levels.
 pub fn chart(c: &Chart) -> String {
     let size = (SIZE.0, SIZE.1 + extra_height(&c.x));
     render(size, |root| draw_chart(root, c))
@@ -71,8 +72,7 @@ pub fn gantt(g: &Gantt) -> String {
     gantt::with_titles(render(size, |root| draw_gantt(root, g)), g)
 }
 
-/// Draws a whole document of `size` pixels; if plotters refuses, a document saying so
-/// instead.
+/// Draws a whole document of `size` pixels; if plotters refuses, a document saying so instead.
 fn render(size: (u32, u32), draw: impl FnOnce(&Area<'_>) -> Drawn) -> String {
     match svg_of(size, draw) {
         Ok(svg) => svg,
@@ -83,10 +83,7 @@ fn render(size: (u32, u32), draw: impl FnOnce(&Area<'_>) -> Drawn) -> String {
     }
 }
 
-fn svg_of(
-    size: (u32, u32),
-    draw: impl FnOnce(&Area<'_>) -> Drawn,
-) -> Result<String, Box<dyn Error>> {
+fn svg_of(size: (u32, u32), draw: impl FnOnce(&Area<'_>) -> Drawn) -> Drawn<String> {
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
@@ -113,22 +110,17 @@ fn note(area: &Area<'_>, text: &str) -> Drawn {
 /// Writes a centred heading at the top of `area` and returns the rest of it: at `size`
 /// where it fits the width, else at the largest size down to three quarters of it that
 /// does, else wrapped into lines at that smallest size.
-fn titled<'a>(
-    area: &Area<'a>,
-    text: &str,
-    size: u32,
-    color: &RGBColor,
-) -> Result<Area<'a>, Box<dyn Error>> {
+fn titled<'a>(area: &Area<'a>, text: &str, size: u32, color: &RGBColor) -> Drawn<Area<'a>> {
     if text.is_empty() {
         return Ok(area.clone());
     }
     let w = area.dim_in_pixel().0 as i32;
     let room = f64::from(w - 2 * SIDE);
     let smallest = size * 3 / 4;
-    let (size, lines) = match (smallest..=size)
+    let fitting = (smallest..=size)
         .rev()
-        .find(|&s| text::width(text, text::px(s)) <= room)
-    {
+        .find(|&s| text::width(text, text::px(s)) <= room);
+    let (size, lines) = match fitting {
         Some(s) => (s, vec![text.to_owned()]),
         None => (smallest, text::wrap(text, text::px(smallest), room)),
     };
@@ -234,10 +226,8 @@ impl Axis {
             }
             let power = |v: f64| v.ln() / base.ln();
             let below = if zero { 1.0 } else { 0.0 };
-            let (mut lo, mut hi) = (
-                base.powf((power(lo) - below).floor()),
-                base.powf(power(hi).ceil()),
-            );
+            let mut lo = base.powf((power(lo) - below).floor());
+            let mut hi = base.powf(power(hi).ceil());
             if lo >= hi {
                 lo /= base;
                 hi *= base;

@@ -7,21 +7,6 @@ use super::*;
 use crate::report::chart::{GanttBar, GanttMark, Track, kind_color, queued_color};
 use crate::saved::timeline::{OpKind, TraceSource};
 
-#[test]
-fn tick_labels_are_short() {
-    assert_eq!(tick(0.0), "0");
-    assert_eq!(tick(1000.0), "1000");
-    assert_eq!(tick(0.125), "0.125");
-    assert_eq!(tick(2.5), "2.5");
-    assert_eq!(tick(-0.2), "-0.2");
-    assert_eq!(tick(3e7), "3.0e7");
-    assert_eq!(tick_binary(512.0), "512");
-    assert_eq!(tick_binary(1024.0), "1Ki");
-    assert_eq!(tick_binary(3.0 * 1048576.0), "3Mi");
-    assert_eq!(tick_binary(1536.0), "1536");
-    assert_eq!(tick_binary(f64::INFINITY), "inf");
-}
-
 fn heat() -> HeatMap {
     HeatMap {
         title: "Overlap pays off".into(),
@@ -51,7 +36,7 @@ fn cell_rects(svg: &str) -> usize {
 }
 
 #[test]
-fn heat_map_cells_values_and_missing() {
+fn heat_map_cells_values_colours_contours_and_missing() {
     let h = heat();
     let svg = heat_map(&h);
     assert_eq!(cell_rects(&svg), 5);
@@ -76,10 +61,7 @@ fn heat_map_cells_values_and_missing() {
     // both above and (0,2) is missing. Plus the legend swatch.
     assert_eq!(count_polylines(&svg, "#1F1F1F"), 3 + 1);
     assert_eq!(occurrences(&svg, "pay-off line"), 1);
-}
-
-#[test]
-fn heat_map_colours_are_two_sided_and_values_written_in_their_unit() {
+    // Colours are two-sided, values written in their unit.
     let range = (0.5, 2.0);
     let (above, _) = heat_color(2.0, 1.0, range);
     let (below, _) = heat_color(0.5, 1.0, range);
@@ -94,10 +76,7 @@ fn heat_map_colours_are_two_sided_and_values_written_in_their_unit() {
     assert_eq!(cell_text(1.368, "{} ms"), "1.37 ms");
     assert_eq!(cell_text(2.0, ""), "2.00");
     assert_eq!(cell_text(2.0, "{:.x}"), "2.00");
-}
-
-#[test]
-fn a_heat_map_with_no_contour_names_none() {
+    // A heat map with no contour names none.
     // Every cell above the threshold: no edge to draw, so the legend names no line; and
     // a map that draws no line at all, whatever its cells.
     let (mut all_above, mut no_line) = (heat(), heat());
@@ -107,10 +86,7 @@ fn a_heat_map_with_no_contour_names_none() {
         assert_eq!(count_polylines(&svg, "#1F1F1F"), 0);
         assert_eq!(occurrences(&svg, "pay-off line"), 0);
     }
-}
-
-#[test]
-fn empty_heat_map_renders() {
+    // An empty heat map renders.
     let h = HeatMap {
         columns: vec![],
         rows: vec![],
@@ -127,6 +103,18 @@ fn empty_heat_map_renders() {
     };
     assert_eq!(cell_rects(&heat_map(&ragged)), 0);
     assert_eq!(count_rects(&heat_map(&ragged), "#DDDDDD"), 6);
+    // Tick labels are short.
+    assert_eq!(tick(0.0), "0");
+    assert_eq!(tick(1000.0), "1000");
+    assert_eq!(tick(0.125), "0.125");
+    assert_eq!(tick(2.5), "2.5");
+    assert_eq!(tick(-0.2), "-0.2");
+    assert_eq!(tick(3e7), "3.0e7");
+    assert_eq!(tick_binary(512.0), "512");
+    assert_eq!(tick_binary(1024.0), "1Ki");
+    assert_eq!(tick_binary(3.0 * 1048576.0), "3Mi");
+    assert_eq!(tick_binary(1536.0), "1536");
+    assert_eq!(tick_binary(f64::INFINITY), "inf");
 }
 
 fn timeline() -> Gantt {
@@ -166,7 +154,7 @@ fn timeline() -> Gantt {
 }
 
 #[test]
-fn gantt_bars_labels_and_source_and_a_longer_scale_kept() {
+fn gantt_bars_labels_source_and_bad_bars() {
     let g = timeline();
     let svg = gantt(&g);
     // Shown beside a longer timeline, it keeps the longer one's scale.
@@ -211,10 +199,7 @@ fn gantt_bars_labels_and_source_and_a_longer_scale_kept() {
         .collect();
     let first = |c: Color| fills.iter().position(|f| *f == hex(c)).unwrap();
     assert!(first(queued_color(OpKind::HtoD)) < first(kind_color(OpKind::HtoD)));
-}
-
-#[test]
-fn gantt_without_queues_or_cupti() {
+    // Without queues or CUPTI.
     let mut g = timeline();
     g.source = TraceSource::Events;
     g.bars.retain(|b| !b.queued);
@@ -246,7 +231,7 @@ fn gantt_without_queues_or_cupti() {
 }
 
 #[test]
-fn concurrency_breaks_are_marked_where_they_started_and_every_row_is_named() {
+fn breaks_are_marked_where_they_started_every_row_named_and_no_data_said() {
     let mut g = timeline();
     g.tracks.extend((2..32).map(Track::Stream));
     let mark = |at_ms: f64, track| GanttMark {
@@ -283,10 +268,7 @@ fn concurrency_breaks_are_marked_where_they_started_and_every_row_is_named() {
             "{track:?} is not named"
         );
     }
-}
-
-#[test]
-fn empty_gantt_renders() {
+    // An empty timeline renders.
     let g = Gantt {
         tracks: vec![],
         bars: vec![],

@@ -1,8 +1,8 @@
 //! The drawings as SVG: marks and colours per model value, axes, ticks and labels, bad
 //! data skipped; the heat maps' and timelines' tests are in [`maps`].
-use super::chart::Plan;
 use super::*;
 use crate::report::chart::{BarSeries, Level, LineSeries, PALETTE, XAxis, YScale};
+use crate::report::figures;
 use crate::saved::timeline::Engine;
 
 /// How plotters writes a model colour.
@@ -47,20 +47,12 @@ fn occurrences(svg: &str, text: &str) -> usize {
     texts(svg).iter().filter(|t| *t == text).count()
 }
 
-/// The `rect`s filled with `fill`, as (x, y, width, height).
-fn rects(svg: &str, fill: &str) -> Vec<(i64, i64, i64, i64)> {
+/// The `rect`s filled with `fill`, as [x, y, width, height].
+fn rects(svg: &str, fill: &str) -> Vec<[i64; 4]> {
     let number = |n: roxmltree::Node, a| n.attribute(a).and_then(|v| v.parse().ok()).unwrap();
-    parse(svg)
-        .descendants()
+    (parse(svg).descendants())
         .filter(|n| n.has_tag_name("rect") && n.attribute("fill") == Some(fill))
-        .map(|n| {
-            (
-                number(n, "x"),
-                number(n, "y"),
-                number(n, "width"),
-                number(n, "height"),
-            )
-        })
+        .map(|n| ["x", "y", "width", "height"].map(|a| number(n, a)))
         .collect()
 }
 
@@ -74,14 +66,7 @@ fn bars(name: &str, color: Color, values: &[f64]) -> BarSeries {
 }
 
 fn line(name: &str, color: Color, points: &[(f64, f64)]) -> LineSeries {
-    LineSeries {
-        name: name.into(),
-        color,
-        dashed: false,
-        markers: true,
-        joined: true,
-        points: points.to_vec(),
-    }
+    figures::line(name, color, false, points.to_vec())
 }
 
 /// A level drawn in "#222222".
@@ -98,22 +83,12 @@ fn categories(n: usize) -> XAxis {
 }
 
 fn model() -> Chart {
-    Chart {
-        title: "Throughput by size".into(),
-        x_label: "size".into(),
-        y_label: "GB/s".into(),
-        x: categories(3),
-        y_scale: YScale::Linear,
-        bars: vec![],
-        stacked: false,
-        lines: vec![],
-        levels: vec![],
-        bands: vec![],
-    }
+    let (x, y) = (categories(3), YScale::Linear);
+    figures::blank("Throughput by size".into(), "size", "GB/s", x, y)
 }
 
 #[test]
-fn grouped_bars_with_whiskers_in_upper_case_colours() {
+fn grouped_bars_in_upper_case_colours_and_ranges_that_do_not_hang() {
     let mut a = bars("alone", PALETTE[0], &[1.0, 2.0, 3.0]);
     a.whiskers = Some(vec![(0.8, 1.2), (1.9, 2.2), (2.5, 3.5)]);
     let b = bars("together", PALETTE[1], &[1.5, 2.5, 3.5]);
@@ -138,203 +113,11 @@ fn grouped_bars_with_whiskers_in_upper_case_colours() {
     // Side by side: in each slot the second series' bar starts where the first ends.
     let (first, second) = (rects(&svg, &hex(PALETTE[0])), rects(&svg, &hex(PALETTE[1])));
     for (a, b) in first.iter().zip(&second) {
-        assert!((a.0 + a.2 - b.0).abs() <= 1, "{a:?} {b:?}");
+        assert!((a[0] + a[2] - b[0]).abs() <= 1, "{a:?} {b:?}");
     }
     // Legend swatches are circles.
     assert_eq!(count_circles(&svg, &hex(PALETTE[0])), 1);
-}
-
-#[test]
-fn stacked_bars_sit_on_each_other_and_their_whiskers_on_their_base() {
-    let c = Chart {
-        bars: vec![
-            bars("compute", PALETTE[2], &[1.0, 2.0]),
-            bars("copy", PALETTE[3], &[3.0, 1.0]),
-        ],
-        stacked: true,
-        x: categories(2),
-        ..model()
-    };
-    let svg = chart(&c);
-    let (lower, upper) = (rects(&svg, &hex(PALETTE[2])), rects(&svg, &hex(PALETTE[3])));
-    assert_eq!((lower.len(), upper.len()), (2, 2));
-    for (l, u) in lower.iter().zip(&upper) {
-        assert_eq!((l.0, l.2), (u.0, u.2), "same slot and width");
-        assert!(
-            (u.1 + u.3 - l.1).abs() <= 1,
-            "upper ends where lower starts: {l:?} {u:?}"
-        );
-    }
-    let mut top = bars("top", PALETTE[1], &[1.0]);
-    top.whiskers = Some(vec![(0.5, 1.5)]);
-    let c = Chart {
-        bars: vec![bars("bottom", PALETTE[0], &[10.0]), top],
-        stacked: true,
-        x: categories(1),
-        ..model()
-    };
-    let plan = Plan::new(&c);
-    let w = &plan.whiskers[1][0];
-    assert_eq!((w.lo, w.hi), (10.5, 11.5));
-    assert!(plan.y.hi >= 11.5);
-}
-
-#[test]
-fn lines_markers_and_levels() {
-    let mut dashed = line("model", PALETTE[4], &[(0.0, 1.0), (2.0, 3.0)]);
-    dashed.dashed = true;
-    dashed.markers = false;
-    let c = Chart {
-        lines: vec![
-            line(
-                "measured",
-                PALETTE[0],
-                &[(0.0, 1.0), (1.0, 2.0), (2.0, 2.5)],
-            ),
-            dashed,
-        ],
-        levels: vec![level("peak", 4.0)],
-        ..model()
-    };
-    let svg = chart(&c);
-    // One polyline for the line, one for its legend swatch; a marker per point.
-    assert_eq!(count_polylines(&svg, &hex(PALETTE[0])), 2);
-    assert_eq!(count_circles(&svg, &hex(PALETTE[0])), 3);
-    // Dashes: many short polylines.
-    assert!(count_polylines(&svg, &hex(PALETTE[4])) > 5);
-    assert_eq!(count_circles(&svg, &hex(PALETTE[4])), 0);
-    assert!(count_polylines(&svg, "#222222") > 10);
-    for text in ["measured", "model", "peak"] {
-        assert_eq!(occurrences(&svg, text), 1, "{text}");
-    }
-    // The level spans the whole plot: its dashes reach both ends of the x axis.
-    let doc = parse(&svg);
-    let xs: Vec<i64> = doc
-        .descendants()
-        .filter(|n| n.has_tag_name("polyline") && n.attribute("stroke") == Some("#222222"))
-        .flat_map(|n| {
-            n.attribute("points")
-                .unwrap()
-                .split_whitespace()
-                .map(str::to_owned)
-                .collect::<Vec<_>>()
-        })
-        .map(|p| p.split(',').next().unwrap().parse().unwrap())
-        .collect();
-    let (lo, hi) = (xs.iter().min().unwrap(), xs.iter().max().unwrap());
-    assert!(hi - lo > 400, "{lo}..{hi}");
-}
-
-#[test]
-fn log_axes_skip_values_not_positive_and_log_x_has_base_2_ticks() {
-    let c = Chart {
-        y_scale: YScale::Log,
-        bars: vec![bars("b", PALETTE[0], &[0.0, 10.0, -1.0])],
-        lines: vec![line(
-            "l",
-            PALETTE[1],
-            &[(0.0, 0.0), (1.0, 100.0), (2.0, 1000.0)],
-        )],
-        levels: vec![level("zero", 0.0)],
-        ..model()
-    };
-    let svg = chart(&c);
-    assert_eq!(count_rects(&svg, &hex(PALETTE[0])), 1);
-    assert_eq!(count_circles(&svg, &hex(PALETTE[1])), 2);
-    assert_eq!(
-        count_polylines(&svg, "#222222"),
-        3,
-        "only the legend swatch's dashes"
-    );
-    let ticks = texts(&svg);
-    assert!(ticks.iter().any(|t| t == "1000"), "{ticks:?}");
-    let c = Chart {
-        x: XAxis::Log,
-        lines: vec![line(
-            "l",
-            PALETTE[0],
-            &[(-1.0, 1.0), (0.0, 1.0), (1.0, 2.0), (64.0, 3.0)],
-        )],
-        ..model()
-    };
-    let svg = chart(&c);
-    assert_eq!(count_circles(&svg, &hex(PALETTE[0])), 2);
-    let ticks = texts(&svg);
-    for t in ["1", "2", "4", "64"] {
-        assert!(ticks.iter().any(|x| x == t), "{t} in {ticks:?}");
-    }
-}
-
-#[test]
-fn non_finite_values_are_skipped() {
-    let mut b = bars("b", PALETTE[0], &[1.0, f64::NAN, f64::INFINITY, 2.0]);
-    b.whiskers = Some(vec![(0.5, f64::NAN), (1.0, 2.0), (1.0, 2.0), (1.5, 2.5)]);
-    let nan = (1.0, f64::NAN);
-    let c = Chart {
-        x: categories(4),
-        bars: vec![b],
-        lines: vec![line(
-            "l",
-            PALETTE[1],
-            &[(0.0, 1.0), nan, (2.0, 2.0), (3.0, f64::NEG_INFINITY)],
-        )],
-        levels: vec![level("nan", f64::NAN)],
-        ..model()
-    };
-    let svg = chart(&c);
-    assert_eq!(count_rects(&svg, &hex(PALETTE[0])), 2);
-    assert_eq!(count_polylines(&svg, "#333333"), 3, "one usable whisker");
-    assert_eq!(count_circles(&svg, &hex(PALETTE[1])), 2);
-    // The NaN splits the line: two single points, no segment (the legend's only).
-    assert_eq!(count_polylines(&svg, &hex(PALETTE[1])), 1);
-    assert!(!svg.contains("NaN") && !svg.contains("inf"));
-}
-
-#[test]
-fn empty_chart_renders_axes_and_a_note() {
-    for x in [categories(0), XAxis::Linear, XAxis::Log] {
-        for y_scale in [YScale::Linear, YScale::Log] {
-            let c = Chart {
-                x: x.clone(),
-                y_scale,
-                ..model()
-            };
-            let svg = chart(&c);
-            assert_eq!(occurrences(&svg, "no data"), 1);
-            assert_eq!(occurrences(&svg, "Throughput by size"), 1);
-            assert!(count_polylines(&svg, "#000000") > 0, "axes");
-        }
-    }
-    let only_bad = Chart {
-        bars: vec![bars("b", PALETTE[0], &[f64::NAN])],
-        ..model()
-    };
-    assert_eq!(occurrences(&chart(&only_bad), "no data"), 1);
-}
-
-#[test]
-fn every_category_is_labelled() {
-    for n in [1, 2, 7, 12, 25] {
-        let values: Vec<f64> = (0..n).map(|i| i as f64).collect();
-        let c = Chart {
-            x: categories(n),
-            bars: vec![bars("b", PALETTE[0], &values)],
-            ..model()
-        };
-        let svg = chart(&c);
-        let texts = texts(&svg);
-        for i in 0..n {
-            // Whole on one line, or wrapped at its space where slots are narrow.
-            let whole = occurrences(&svg, &format!("cat {i}"));
-            let wrapped = texts.contains(&"cat".to_owned()) && texts.contains(&i.to_string());
-            assert!(whole == 1 || (whole == 0 && wrapped), "{n} categories: {i}");
-        }
-        assert_eq!(count_rects(&svg, &hex(PALETTE[0])), n);
-    }
-}
-
-#[test]
-fn degenerate_and_huge_ranges_do_not_hang() {
+    // Degenerate and huge ranges do not hang.
     let c = Chart {
         x: XAxis::Linear,
         lines: vec![line(
@@ -374,6 +157,141 @@ fn degenerate_and_huge_ranges_do_not_hang() {
             );
             assert!(!log || a.lo > 0.0);
         }
+    }
+}
+
+#[test]
+fn lines_markers_levels_and_log_axes() {
+    let dashed = figures::line("model", PALETTE[4], true, vec![(0.0, 1.0), (2.0, 3.0)]);
+    let c = Chart {
+        lines: vec![
+            line(
+                "measured",
+                PALETTE[0],
+                &[(0.0, 1.0), (1.0, 2.0), (2.0, 2.5)],
+            ),
+            dashed,
+        ],
+        levels: vec![level("peak", 4.0)],
+        ..model()
+    };
+    let svg = chart(&c);
+    // One polyline for the line, one for its legend swatch; a marker per point.
+    assert_eq!(count_polylines(&svg, &hex(PALETTE[0])), 2);
+    assert_eq!(count_circles(&svg, &hex(PALETTE[0])), 3);
+    // Dashes: many short polylines.
+    assert!(count_polylines(&svg, &hex(PALETTE[4])) > 5);
+    assert_eq!(count_circles(&svg, &hex(PALETTE[4])), 0);
+    assert!(count_polylines(&svg, "#222222") > 10);
+    for text in ["measured", "model", "peak"] {
+        assert_eq!(occurrences(&svg, text), 1, "{text}");
+    }
+    // The level spans the whole plot: its dashes reach both ends of the x axis.
+    let doc = parse(&svg);
+    let dashes = (doc.descendants())
+        .filter(|n| n.has_tag_name("polyline") && n.attribute("stroke") == Some("#222222"));
+    let points = dashes.flat_map(|n| n.attribute("points").unwrap().split_whitespace());
+    let xs: Vec<i64> = (points.map(|p| p.split(',').next().unwrap().parse().unwrap())).collect();
+    let (lo, hi) = (xs.iter().min().unwrap(), xs.iter().max().unwrap());
+    assert!(hi - lo > 400, "{lo}..{hi}");
+    // Log axes skip values not positive; a log x axis has base-2 ticks.
+    let c = Chart {
+        y_scale: YScale::Log,
+        bars: vec![bars("b", PALETTE[0], &[0.0, 10.0, -1.0])],
+        lines: vec![line(
+            "l",
+            PALETTE[1],
+            &[(0.0, 0.0), (1.0, 100.0), (2.0, 1000.0)],
+        )],
+        levels: vec![level("zero", 0.0)],
+        ..model()
+    };
+    let svg = chart(&c);
+    assert_eq!(count_rects(&svg, &hex(PALETTE[0])), 1);
+    assert_eq!(count_circles(&svg, &hex(PALETTE[1])), 2);
+    assert_eq!(
+        count_polylines(&svg, "#222222"),
+        3,
+        "only the legend swatch's dashes"
+    );
+    let ticks = texts(&svg);
+    assert!(ticks.iter().any(|t| t == "1000"), "{ticks:?}");
+    let c = Chart {
+        x: XAxis::Log,
+        lines: vec![line(
+            "l",
+            PALETTE[0],
+            &[(-1.0, 1.0), (0.0, 1.0), (1.0, 2.0), (64.0, 3.0)],
+        )],
+        ..model()
+    };
+    let svg = chart(&c);
+    assert_eq!(count_circles(&svg, &hex(PALETTE[0])), 2);
+    let ticks = texts(&svg);
+    for t in ["1", "2", "4", "64"] {
+        assert!(ticks.iter().any(|x| x == t), "{t} in {ticks:?}");
+    }
+}
+
+#[test]
+fn bad_values_are_skipped_and_empty_or_degenerate_charts_render() {
+    let mut b = bars("b", PALETTE[0], &[1.0, f64::NAN, f64::INFINITY, 2.0]);
+    b.whiskers = Some(vec![(0.5, f64::NAN), (1.0, 2.0), (1.0, 2.0), (1.5, 2.5)]);
+    let nan = (1.0, f64::NAN);
+    let c = Chart {
+        x: categories(4),
+        bars: vec![b],
+        lines: vec![line(
+            "l",
+            PALETTE[1],
+            &[(0.0, 1.0), nan, (2.0, 2.0), (3.0, f64::NEG_INFINITY)],
+        )],
+        levels: vec![level("nan", f64::NAN)],
+        ..model()
+    };
+    let svg = chart(&c);
+    assert_eq!(count_rects(&svg, &hex(PALETTE[0])), 2);
+    assert_eq!(count_polylines(&svg, "#333333"), 3, "one usable whisker");
+    assert_eq!(count_circles(&svg, &hex(PALETTE[1])), 2);
+    // The NaN splits the line: two single points, no segment (the legend's only).
+    assert_eq!(count_polylines(&svg, &hex(PALETTE[1])), 1);
+    assert!(!svg.contains("NaN") && !svg.contains("inf"));
+    // An empty chart renders its axes and a note.
+    for x in [categories(0), XAxis::Linear, XAxis::Log] {
+        for y_scale in [YScale::Linear, YScale::Log] {
+            let c = Chart {
+                x: x.clone(),
+                y_scale,
+                ..model()
+            };
+            let svg = chart(&c);
+            assert_eq!(occurrences(&svg, "no data"), 1);
+            assert_eq!(occurrences(&svg, "Throughput by size"), 1);
+            assert!(count_polylines(&svg, "#000000") > 0, "axes");
+        }
+    }
+    let only_bad = Chart {
+        bars: vec![bars("b", PALETTE[0], &[f64::NAN])],
+        ..model()
+    };
+    assert_eq!(occurrences(&chart(&only_bad), "no data"), 1);
+    // Every category is labelled.
+    for n in [1, 2, 7, 12, 25] {
+        let values: Vec<f64> = (0..n).map(|i| i as f64).collect();
+        let c = Chart {
+            x: categories(n),
+            bars: vec![bars("b", PALETTE[0], &values)],
+            ..model()
+        };
+        let svg = chart(&c);
+        let texts = texts(&svg);
+        for i in 0..n {
+            // Whole on one line, or wrapped at its space where slots are narrow.
+            let whole = occurrences(&svg, &format!("cat {i}"));
+            let wrapped = texts.contains(&"cat".to_owned()) && texts.contains(&i.to_string());
+            assert!(whole == 1 || (whole == 0 && wrapped), "{n} categories: {i}");
+        }
+        assert_eq!(count_rects(&svg, &hex(PALETTE[0])), n);
     }
 }
 
