@@ -246,7 +246,8 @@ impl Experiment for GraphOverlap {
                 XAxis::Categories(labels.clone()),
                 YScale::Log,
             );
-            let ms: [(&str, fn(Sides) -> f64); 2] = [
+            type Time = fn(Sides) -> f64;
+            let ms: [(&str, Time); 2] = [
                 ("issued on streams", |s| s.streams_ms),
                 ("replayed graph", |s| s.graph_ms),
             ];

@@ -107,7 +107,8 @@ pub(super) fn figures(a: &MemcpyAnalysis) -> Vec<FigureModel> {
         YScale::Linear,
     );
     let rows: Vec<_> = a.rows_with(a.headline_streams).collect();
-    let series: [(&str, _, bool, fn(&MemcpyRow) -> f64); 6] = [
+    type Time = fn(&MemcpyRow) -> f64;
+    let series: [(&str, _, bool, Time); 6] = [
         ("HtoD", PALETTE[0], false, |r| r.htod_ms),
         ("kernel", PALETTE[2], false, |r| r.kernel_ms),
         // Dashed, so that HtoD shows where the two copies take the same time.
