@@ -133,7 +133,7 @@ fn columns<'a>() -> Columns<'a, GapRow> {
         .median(("gap µs (median)", "gap_us"), (3, 4), (None, US), |x| {
             Some(&x.gaps)
         })
-        .noise("noise", "noise", |x| x.noise)
+        .noise_of("noise", "noise")
         .number("plain over this", "plain_over_this", (2, 3), |x| {
             x.plain_over_this
         })

@@ -164,16 +164,14 @@ fn columns<'a>() -> Columns<'a, ConcurrencyRow> {
             (Some(("serial", "serial")), MS),
             |x| Some(&x.serial),
         )
-        .noise("serial noise", "serial_noise", |x| x.serial_noise)
+        .noise_of("serial noise", "serial_noise")
         .median(
             ("concurrent", "concurrent_ms"),
             (3, 4),
             (Some(("concurrent", "concurrent")), MS),
             |x| Some(&x.concurrent),
         )
-        .noise("concurrent noise", "concurrent_noise", |x| {
-            x.concurrent_noise
-        })
+        .noise_of("concurrent noise", "concurrent_noise")
         .times("speedup", "speedup", 3, |x| x.speedup)
         .text("model waves", "model_waves", |x| x.model_waves.to_string())
         .number("waves", "measured_waves", (2, 3), |x| x.measured_waves)

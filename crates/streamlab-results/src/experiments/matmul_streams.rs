@@ -117,7 +117,7 @@ fn columns(cuda: Option<&MatmulAnalysis>) -> Columns<'_, MatmulPoint> {
         .median(("median", "median_ms"), (3, 4), (None, MS), |x| {
             Some(&x.time)
         })
-        .noise("noise", "noise", |x| x.noise)
+        .noise_of("noise", "noise")
         .number("min", "min_ms", (3, 4), |x| x.time.min())
         .number("max", "max_ms", (3, 4), |x| x.time.summary.max)
         .times("speedup", "speedup", 3, |x| x.speedup)

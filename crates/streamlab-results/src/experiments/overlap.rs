@@ -266,7 +266,7 @@ fn columns<'a>() -> Columns<'a, Row<'a>> {
         .median(("ms", "median_ms"), (4, 5), (None, MS), |(_, x)| {
             Some(&x.time)
         })
-        .noise("noise", "noise", |(_, x)| x.time.noise())
+        .noise_of("noise", "noise")
         .show("speedup", |(s, x)| times(s.sequential_ms / x.median_ms))
         .number("bound", "bound_ms", (4, 5), |(_, x)| {
             x.bound.map_or(f64::NAN, |b| b.ms)

@@ -1,6 +1,7 @@
 //! Tables, declared once ([`Columns`]): the printed, Markdown and HTML tables, the CSV
 //! and the measured rows `compare` sets side by side all come from one declaration of
 //! an experiment's columns. Also the cell formats every table shares.
+use std::borrow::Cow;
 use std::fmt::Write;
 use std::rc::Rc;
 
@@ -51,7 +52,10 @@ struct Measured<'a, R> {
 }
 
 /// A column's heading or name, and its cells.
-type Named<'a, R> = Option<(&'static str, Cell<'a, R>)>;
+type Named<'a, R> = Option<(Cow<'static, str>, Cell<'a, R>)>;
+
+/// A column's heading or name: mostly a literal, built for columns declared in a loop.
+type Text = Cow<'static, str>;
 
 /// One column: in the tables, in the CSV, or in both.
 struct Column<'a, R> {
@@ -88,38 +92,46 @@ impl<'a, R> Columns<'a, R> {
     }
 
     /// A column of the tables only.
-    pub fn show(self, heading: &'static str, cell: impl Fn(&R) -> String + 'a) -> Self {
-        self.push(false, Some((heading, Rc::new(cell))), None)
+    pub fn show(self, heading: impl Into<Text>, cell: impl Fn(&R) -> String + 'a) -> Self {
+        self.push(false, Some((heading.into(), Rc::new(cell))), None)
     }
 
     /// A column of the tables that the CSV has too, under `name`, written by `raw`.
     pub fn both(
         self,
-        heading: &'static str,
+        heading: impl Into<Text>,
         cell: impl Fn(&R) -> String + 'a,
-        name: &'static str,
+        name: impl Into<Text>,
         raw: impl Fn(&R) -> String + 'a,
     ) -> Self {
         let (cell, raw): (Cell<'a, R>, Cell<'a, R>) = (Rc::new(cell), Rc::new(raw));
-        self.push(false, Some((heading, cell)), Some((name, raw)))
+        self.push(
+            false,
+            Some((heading.into(), cell)),
+            Some((name.into(), raw)),
+        )
     }
 
     /// A column of text, the same in the tables and the CSV; leading ones name a row.
     pub fn text(
         self,
-        heading: &'static str,
-        name: &'static str,
+        heading: impl Into<Text>,
+        name: impl Into<Text>,
         cell: impl Fn(&R) -> String + 'a,
     ) -> Self {
         let cell: Cell<'a, R> = Rc::new(cell);
-        self.push(true, Some((heading, cell.clone())), Some((name, cell)))
+        self.push(
+            true,
+            Some((heading.into(), cell.clone())),
+            Some((name.into(), cell)),
+        )
     }
 
     /// A number: `shown` decimals in the tables, `saved` in the CSV (under `name`).
     pub fn number(
         self,
-        heading: &'static str,
-        name: &'static str,
+        heading: impl Into<Text>,
+        name: impl Into<Text>,
         (shown, saved): (usize, usize),
         value: impl Fn(&R) -> f64 + 'a,
     ) -> Self {
@@ -130,8 +142,8 @@ impl<'a, R> Columns<'a, R> {
     /// A value a row, shown by `show` in the tables and by `save` in the CSV.
     fn valued(
         self,
-        heading: &'static str,
-        name: &'static str,
+        heading: impl Into<Text>,
+        name: impl Into<Text>,
         value: impl Fn(&R) -> f64 + 'a,
         show: impl Fn(f64) -> String + 'a,
         save: impl Fn(f64) -> String + 'a,
@@ -223,18 +235,34 @@ impl<'a, R> Columns<'a, R> {
     /// A relative noise: a percentage in the tables, a fraction with 4 decimals in the CSV.
     pub fn noise(
         self,
-        heading: &'static str,
-        name: &'static str,
+        heading: impl Into<Text>,
+        name: impl Into<Text>,
         value: impl Fn(&R) -> f64 + 'a,
     ) -> Self {
         self.valued(heading, name, value, noise, |v| format!("{v:.4}"))
     }
 
+    /// The relative noise ([`Columns::noise`]) of the samples of the measured column
+    /// declared last (with [`Columns::median`]).
+    pub fn noise_of(self, heading: impl Into<Text>, name: impl Into<Text>) -> Self
+    where
+        R: 'a,
+    {
+        let last = self
+            .measured
+            .last()
+            .expect("noise_of follows a measured column");
+        let samples = last.samples.clone();
+        self.noise(heading, name, move |r| {
+            samples(r).map_or(f64::NAN, Series::noise)
+        })
+    }
+
     /// A factor: "1.23×" in the tables, `saved` decimals in the CSV.
     pub fn times(
         self,
-        heading: &'static str,
-        name: &'static str,
+        heading: impl Into<Text>,
+        name: impl Into<Text>,
         saved: usize,
         value: impl Fn(&R) -> f64 + 'a,
     ) -> Self {
@@ -255,8 +283,8 @@ impl<'a, R> Columns<'a, R> {
     }
 
     /// A column of the CSV only.
-    pub fn raw(self, name: &'static str, raw: impl Fn(&R) -> String + 'a) -> Self {
-        self.push(false, None, Some((name, Rc::new(raw))))
+    pub fn raw(self, name: impl Into<Text>, raw: impl Fn(&R) -> String + 'a) -> Self {
+        self.push(false, None, Some((name.into(), Rc::new(raw))))
     }
 
     /// The table of `rows`.
@@ -266,7 +294,7 @@ impl<'a, R> Columns<'a, R> {
             .collect();
         Table {
             caption,
-            header: shown.iter().map(|((h, _), _)| (*h).to_owned()).collect(),
+            header: shown.iter().map(|((h, _), _)| h.to_string()).collect(),
             rows: (rows.iter())
                 .map(|r| shown.iter().map(|((_, cell), _)| cell(r)).collect())
                 .collect(),
@@ -289,7 +317,7 @@ impl<'a, R> Columns<'a, R> {
         let raw: Vec<_> = self.columns.iter().filter_map(|c| c.csv.as_ref()).collect();
         let mut out = raw
             .iter()
-            .map(|(name, _)| *name)
+            .map(|(name, _)| name.as_ref())
             .collect::<Vec<_>>()
             .join(",")
             + "\n";

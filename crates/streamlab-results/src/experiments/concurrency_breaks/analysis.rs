@@ -44,9 +44,8 @@ pub struct BreakRow {
 pub struct RemedyRow {
     pub remedy: Case,
     pub breaks: Case,
-    /// The break's and the remedy's cost per iteration over clean, and their verdicts.
-    pub break_cost_ms: f64,
-    pub break_verdict: Verdict,
+    /// The remedy's cost per iteration over clean, and its verdict (the break's are in
+    /// its own row).
     pub remedy_cost_ms: f64,
     pub remedy_verdict: Verdict,
     /// The remedy's time per iteration over the break's.
@@ -184,8 +183,6 @@ pub(super) fn analyze(r: &ConcurrencyBreaksResult, checks: &[TraceChecks]) -> Br
             Some(RemedyRow {
                 remedy: remedy.case,
                 breaks: cause.case,
-                break_cost_ms: cause.cost_ms,
-                break_verdict: cause.verdict,
                 remedy_cost_ms: remedy.cost_ms,
                 remedy_verdict: remedy.verdict,
                 over_break: remedy.median_ms / cause.median_ms,

@@ -277,7 +277,7 @@ impl Experiment for ConcurrencyBreaks {
             &derived.rows,
         )];
         if !derived.remedies.is_empty() {
-            tables.push(remedy_columns().table(
+            tables.push(remedy_columns(derived).table(
                 Some(format!(
                     "each break beside its remedy, both against the clean pipeline in the same run; as clean: the remedy is the same as clean by the rule (under the minimum effect, {}) or faster; within noise: its median is within the larger noise of the two rows",
                     crate::verdict::percent(Rule::within(ConcurrencyBreaks::NAME).min_change)
@@ -293,7 +293,7 @@ impl Experiment for ConcurrencyBreaks {
         if !derived.remedies.is_empty() {
             files.push(Csv {
                 suffix: Some("remedies"),
-                contents: remedy_columns().csv(&derived.remedies),
+                contents: remedy_columns(derived).csv(&derived.remedies),
             });
         }
         files

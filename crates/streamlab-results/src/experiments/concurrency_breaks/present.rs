@@ -19,7 +19,7 @@ fn cost_cell(cost_ms: f64, v: Verdict) -> String {
 fn cost<'a, R: 'a>(
     c: Columns<'a, R>,
     (heading, name): (&'static str, &'static str),
-    cost: fn(&R) -> (f64, Verdict),
+    cost: impl Fn(&R) -> (f64, Verdict) + Copy + 'a,
 ) -> Columns<'a, R> {
     let cell = move |x: &R| cost_cell(cost(x).0, cost(x).1);
     c.both(heading, cell, name, move |x| format!("{:.4}", cost(x).0))
@@ -70,11 +70,12 @@ pub(super) fn columns<'a>() -> Columns<'a, BreakRow> {
         .show("as expected", |x| yes(x.detected_as_expected, "NO"))
 }
 
-/// The table of each break beside its remedy.
-pub(super) fn remedy_columns<'a>() -> Columns<'a, RemedyRow> {
+/// The table of each break beside its remedy, the break's cost read from its row in `a`.
+pub(super) fn remedy_columns(a: &BreaksAnalysis) -> Columns<'_, RemedyRow> {
     let c = Columns::new().text("break", "break", |x: &RemedyRow| x.breaks.label().into());
     let c = cost(c, ("its cost ms", "break_cost_ms"), |x| {
-        (x.break_cost_ms, x.break_verdict)
+        let row = a.row(x.breaks).expect("a remedy's break has a row");
+        (row.cost_ms, row.verdict)
     })
     .text("remedy", "remedy", |x| x.remedy.label().into());
     cost(c, ("its cost ms", "remedy_cost_ms"), |x| {

@@ -40,7 +40,7 @@ pub(super) fn columns(cuda: Option<&MemcpyAnalysis>) -> Columns<'_, MemcpyRow> {
             (Some(("streamed", "streamed")), MS),
             |x| Some(&x.concurrent),
         )
-        .noise("Noise", "Noise", |x| x.noise)
+        .noise_of("Noise", "Noise")
         .times("Speedup", "Speedup", 3, |x| x.speedup)
         .number("Bound", "Bound", (2, 4), |x| x.bound.ms)
         .times("Bound speedup", "BoundSpeedup", 3, |x| x.bound_speedup)

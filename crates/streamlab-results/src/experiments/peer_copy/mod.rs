@@ -109,13 +109,25 @@ impl Method {
         Method::PeerDst,
     ];
 
-    /// Its names, in keys, words and the CSV.
-    pub fn names(self) -> Names {
-        NAMES[self as usize]
+    /// Its key in keys and the CSV (whose columns of it are named after it), and its words.
+    fn names(self) -> (&'static str, &'static str) {
+        [
+            ("staged", "copy, peer access off"),
+            ("staged_both", "copy both ways, peer access off"),
+            ("peer", "copy, peer access on"),
+            ("peer_both", "copy both ways, peer access on"),
+            ("kernel_pull", "kernel on destination (pull)"),
+            ("kernel_push", "kernel on source (push)"),
+            ("peer_dst", "copy on destination's stream, peer access on"),
+        ][self as usize]
+    }
+
+    pub fn key(self) -> &'static str {
+        self.names().0
     }
 
     pub fn label(self) -> &'static str {
-        self.names().label
+        self.names().1
     }
 
     /// Copies of the size per pass: two where both directions run at once.
@@ -132,42 +144,6 @@ impl Method {
         !matches!(self, Method::Staged | Method::StagedBoth)
     }
 }
-
-/// A method's names: its key in keys and the CSV, its words, and the CSV's columns of its
-/// noise, of its share of the link's rate and of each direction's own rate (where it has
-/// them).
-#[derive(Debug, Clone, Copy)]
-pub struct Names {
-    pub key: &'static str,
-    pub label: &'static str,
-    pub noise: &'static str,
-    pub efficiency: &'static str,
-    pub each_way: [&'static str; 2],
-}
-
-/// A method's [`Names`], from its key and its words.
-macro_rules! names {
-    ($key:literal, $label:literal) => {
-        Names {
-            key: $key,
-            label: $label,
-            noise: concat!($key, "_noise"),
-            efficiency: concat!($key, "_efficiency"),
-            each_way: [concat!($key, "_forward"), concat!($key, "_back")],
-        }
-    };
-}
-
-/// Each method's names, in [`Method::ALL`]'s order.
-const NAMES: [Names; 7] = [
-    names!("staged", "copy, peer access off"),
-    names!("staged_both", "copy both ways, peer access off"),
-    names!("peer", "copy, peer access on"),
-    names!("peer_both", "copy both ways, peer access on"),
-    names!("kernel_pull", "kernel on destination (pull)"),
-    names!("kernel_push", "kernel on source (push)"),
-    names!("peer_dst", "copy on destination's stream, peer access on"),
-];
 
 /// One copy size of one pair (milliseconds per pass).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -424,7 +400,7 @@ fn pair_rows(pair: &PairResult) -> Vec<MeasuredRow> {
         for method in Method::ALL {
             let (staged, this) = (
                 !method.needs_peer_access(),
-                at.then(method.names().key, method.label()),
+                at.then(method.key(), method.label()),
             );
             if let Some(samples) = p.samples(method) {
                 push(this.clone(), samples, staged);

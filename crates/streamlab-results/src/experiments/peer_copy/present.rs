@@ -62,15 +62,14 @@ const EACH_WAY: [&str; 2] = [
 /// direction's own rate in the both-ways copies; in both the methods above the link.
 fn rate_columns<'a, R: 'a>(mut columns: Columns<'a, R>, rates: fn(&R) -> &Rates) -> Columns<'a, R> {
     for method in Method::ALL {
-        let names = method.names();
         columns = columns
             .both(
-                names.label,
+                method.label(),
                 move |x| rate_cell(rates(x)[method].gbps, rates(x)[method].efficiency),
-                names.key,
+                method.key(),
                 move |x| format!("{:.3}", rates(x)[method].gbps),
             )
-            .raw(names.noise, move |x| {
+            .raw(format!("{}_noise", method.key()), move |x| {
                 format!("{:.4}", rates(x)[method].noise)
             });
         if method.directions() == 2 {
@@ -79,13 +78,13 @@ fn rate_columns<'a, R: 'a>(mut columns: Columns<'a, R>, rates: fn(&R) -> &Rates)
         }
     }
     for method in Method::ALL.into_iter().filter(|m| m.needs_peer_access()) {
-        columns = columns.raw(method.names().efficiency, move |x| {
+        columns = columns.raw(format!("{}_efficiency", method.key()), move |x| {
             format!("{:.4}", rates(x)[method].efficiency)
         });
     }
     for method in Method::ALL.into_iter().filter(|m| m.directions() == 2) {
-        for (way, name) in method.names().each_way.into_iter().enumerate() {
-            columns = columns.raw(name, move |x| {
+        for (way, name) in ["forward", "back"].into_iter().enumerate() {
+            columns = columns.raw(format!("{}_{name}", method.key()), move |x| {
                 format!("{:.3}", rates(x)[method].each_way[way])
             });
         }
@@ -98,7 +97,7 @@ fn rate_columns<'a, R: 'a>(mut columns: Columns<'a, R>, rates: fn(&R) -> &Rates)
         "above the link",
         move |x| flagged(x, Method::label, "; "),
         "above_link",
-        move |x| flagged(x, |m| m.names().key, ";"),
+        move |x| flagged(x, Method::key, ";"),
     )
 }
 

@@ -35,7 +35,7 @@ pub(super) fn columns(
         .median((set.label(), "median_ms"), (4, 4), (None, MS), |x| {
             Some(&x.time)
         })
-        .noise("noise", "noise", |x| x.noise)
+        .noise_of("noise", "noise")
         .then(cuda.is_some(), |c| {
             c.show("C++ kernels", move |x| {
                 cpp(x).map_or("–".into(), |y| num(y.median_ms, 4))
