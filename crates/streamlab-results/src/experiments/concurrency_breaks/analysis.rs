@@ -39,31 +39,24 @@ pub struct BreakRow {
     pub detected_as_expected: bool,
 }
 
-/// A break beside one of its remedies, each against the clean pipeline.
+/// A break beside one of its remedies (each one's cost is in its own [`BreakRow`]).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RemedyRow {
     pub remedy: Case,
     pub breaks: Case,
-    /// The remedy's cost per iteration over clean, and its verdict (the break's are in
-    /// its own row).
-    pub remedy_cost_ms: f64,
-    pub remedy_verdict: Verdict,
     /// The remedy's time per iteration over the break's.
     pub over_break: f64,
-    /// The remedy's median is within noise of the clean pipeline's
-    /// ([`BreakRow::within_noise`]).
-    pub remedy_within_noise: bool,
     /// What limits the remedy besides the GPU, measured in the same run: for the staged
     /// copy, the host's copy of one chunk into pinned memory (ms, median), which the
     /// pipeline hides only while it is shorter than an iteration.
     pub host_copy_ms: Option<f64>,
 }
 
-impl RemedyRow {
-    /// Whether the remedy is as fast as clean by the rule: faster, or the same (under
-    /// the minimum effect, its noise small enough to see one).
+impl BreakRow {
+    /// Whether the case is as fast as clean by the rule: faster, or the same (under the
+    /// minimum effect, its noise small enough to see one).
     pub fn as_clean(&self) -> bool {
-        matches!(self.remedy_verdict, Verdict::Same | Verdict::Faster)
+        matches!(self.verdict, Verdict::Same | Verdict::Faster)
     }
 }
 
@@ -183,10 +176,7 @@ pub(super) fn analyze(r: &ConcurrencyBreaksResult, checks: &[TraceChecks]) -> Br
             Some(RemedyRow {
                 remedy: remedy.case,
                 breaks: cause.case,
-                remedy_cost_ms: remedy.cost_ms,
-                remedy_verdict: remedy.verdict,
                 over_break: remedy.median_ms / cause.median_ms,
-                remedy_within_noise: remedy.within_noise,
                 host_copy_ms: (r.staging.as_ref())
                     .filter(|_| remedy.case == Case::StagedCopy)
                     .map(|s| s.copy.median()),

@@ -337,9 +337,9 @@ impl Experiment for ConcurrencyBreaks {
             if row.is_none_or(|x| x.verdict != Verdict::Slower) {
                 figure.unmark();
             }
-            let remedy = a.remedy(traced.case);
-            if let (Some(row), Some(remedy)) = (row, remedy)
-                && remedy.as_clean()
+            if let Some(row) = row
+                && a.remedy(traced.case).is_some()
+                && row.as_clean()
                 && row.detected.is_empty()
             {
                 figure.collapsed = Some(
@@ -355,7 +355,11 @@ impl Experiment for ConcurrencyBreaks {
         let costliest = (a.rows.iter())
             .filter(|x| x.case.remedies().is_none() && x.case.baseline() != x.case)
             .max_by(|x, y| x.over_clean.total_cmp(&y.over_clean));
-        let remedies = |keep: fn(&RemedyRow) -> bool| a.remedies.iter().filter(|x| keep(x)).count();
+        let remedies = |keep: fn(&BreakRow) -> bool| {
+            (a.remedies.iter())
+                .filter(|x| a.row(x.remedy).is_some_and(keep))
+                .count()
+        };
         Summary::of(&json!({
             "verified": r.run.verification.passed,
             "clean_ms": a.baseline_ms(Case::Clean),
@@ -364,7 +368,7 @@ impl Experiment for ConcurrencyBreaks {
             "detected_as_expected": a.rows.iter().filter(|x| x.detected_as_expected).count(),
             "traced": r.cases.iter().filter(|c| c.timeline.is_some()).count(),
             "remedies_as_clean": remedies(|x| x.as_clean()),
-            "remedies_within_noise": remedies(|x| x.remedy_within_noise),
+            "remedies_within_noise": remedies(|x| x.within_noise),
             "remedies": a.remedies.len(),
             // The least change the rule calls a cost or a gain here (|B/A − 1|).
             "min_effect": Rule::within(ConcurrencyBreaks::NAME).min_change,

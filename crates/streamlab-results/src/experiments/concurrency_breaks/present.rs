@@ -70,20 +70,22 @@ pub(super) fn columns<'a>() -> Columns<'a, BreakRow> {
         .show("as expected", |x| yes(x.detected_as_expected, "NO"))
 }
 
-/// The table of each break beside its remedy, the break's cost read from its row in `a`.
+/// The table of each break beside its remedy, each one's cost read from its row in `a`.
 pub(super) fn remedy_columns(a: &BreaksAnalysis) -> Columns<'_, RemedyRow> {
+    let row = |case| a.row(case).expect("a remedy and its break have rows");
     let c = Columns::new().text("break", "break", |x: &RemedyRow| x.breaks.label().into());
-    let c = cost(c, ("its cost ms", "break_cost_ms"), |x| {
-        let row = a.row(x.breaks).expect("a remedy's break has a row");
-        (row.cost_ms, row.verdict)
+    let c = cost(c, ("its cost ms", "break_cost_ms"), move |x| {
+        (row(x.breaks).cost_ms, row(x.breaks).verdict)
     })
     .text("remedy", "remedy", |x| x.remedy.label().into());
-    cost(c, ("its cost ms", "remedy_cost_ms"), |x| {
-        (x.remedy_cost_ms, x.remedy_verdict)
+    cost(c, ("its cost ms", "remedy_cost_ms"), move |x| {
+        (row(x.remedy).cost_ms, row(x.remedy).verdict)
     })
     .number("remedy over break", "over_break", (3, 4), |x| x.over_break)
-    .show("as clean", |x| yes(x.as_clean(), "no"))
-    .show("within noise", |x| yes(x.remedy_within_noise, "no"))
+    .show("as clean", move |x| yes(row(x.remedy).as_clean(), "no"))
+    .show("within noise", move |x| {
+        yes(row(x.remedy).within_noise, "no")
+    })
 }
 
 pub(super) fn figures(r: &ConcurrencyBreaksResult, a: &BreaksAnalysis) -> Vec<FigureModel> {
