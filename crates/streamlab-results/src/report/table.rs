@@ -51,11 +51,11 @@ struct Measured<'a, R> {
     samples: Samples<'a, R>,
 }
 
-/// A column's heading or name, and its cells.
-type Named<'a, R> = Option<(Cow<'static, str>, Cell<'a, R>)>;
-
 /// A column's heading or name: mostly a literal, built for columns declared in a loop.
 type Text = Cow<'static, str>;
+
+/// A column's heading or name, and its cells.
+type Named<'a, R> = Option<(Text, Cell<'a, R>)>;
 
 /// One column: in the tables, in the CSV, or in both.
 struct Column<'a, R> {
