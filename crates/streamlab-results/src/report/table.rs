@@ -81,7 +81,7 @@ impl<'a, R> Default for Columns<'a, R> {
     }
 }
 
-impl<'a, R> Columns<'a, R> {
+impl<'a, R: 'a> Columns<'a, R> {
     pub fn new() -> Self {
         Self::default()
     }
@@ -176,7 +176,6 @@ impl<'a, R> Columns<'a, R> {
     ) -> Self
     where
         F: for<'r> Fn(&'r R) -> Option<&'r Series> + 'a,
-        R: 'a,
     {
         let samples: Samples<'a, R> = Rc::new(samples);
         let median = samples.clone();
@@ -244,10 +243,7 @@ impl<'a, R> Columns<'a, R> {
 
     /// The relative noise ([`Columns::noise`]) of the samples of the measured column
     /// declared last (with [`Columns::median`]).
-    pub fn noise_of(self, heading: impl Into<Text>, name: impl Into<Text>) -> Self
-    where
-        R: 'a,
-    {
+    pub fn noise_of(self, heading: impl Into<Text>, name: impl Into<Text>) -> Self {
         let last = self
             .measured
             .last()
