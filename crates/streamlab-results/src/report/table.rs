@@ -104,12 +104,8 @@ impl<'a, R: 'a> Columns<'a, R> {
         name: impl Into<Text>,
         raw: impl Fn(&R) -> String + 'a,
     ) -> Self {
-        let (cell, raw): (Cell<'a, R>, Cell<'a, R>) = (Rc::new(cell), Rc::new(raw));
-        self.push(
-            false,
-            Some((heading.into(), cell)),
-            Some((name.into(), raw)),
-        )
+        let csv: Named<'a, R> = Some((name.into(), Rc::new(raw)));
+        self.push(false, Some((heading.into(), Rc::new(cell))), csv)
     }
 
     /// A column of text, the same in the tables and the CSV; leading ones name a row.
@@ -120,11 +116,8 @@ impl<'a, R: 'a> Columns<'a, R> {
         cell: impl Fn(&R) -> String + 'a,
     ) -> Self {
         let cell: Cell<'a, R> = Rc::new(cell);
-        self.push(
-            true,
-            Some((heading.into(), cell.clone())),
-            Some((name.into(), cell)),
-        )
+        let csv = Some((name.into(), cell.clone()));
+        self.push(true, Some((heading.into(), cell)), csv)
     }
 
     /// A number: `shown` decimals in the tables, `saved` in the CSV (under `name`).
