@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::rows::{Change, PairedRow};
 use crate::saved::KernelSet;
-use crate::stats::{benjamini_hochberg, normal_two_sided_p};
+use crate::stats::{benjamini_hochberg, normal_two_sided_p, quantile, sorted};
 use crate::verdict::Verdict;
 pub use crate::verdict::{HeldOut, Margin, Margins, PairFacts, margins};
 
@@ -33,7 +33,7 @@ pub struct RowVerdicts {
     pub raw: Judgement,
     pub controlled: Option<Judgement>,
     /// Called changed raw by about as much as the machine moved its experiment's rows.
-    pub machine: bool,
+    pub moved_with_machine: bool,
 }
 
 impl RowVerdicts {
@@ -42,19 +42,14 @@ impl RowVerdicts {
     pub fn verdict(&self) -> Verdict {
         match self.controlled {
             Some(c) => c.verdict,
-            None if self.machine => Verdict::Same,
+            None if self.moved_with_machine => Verdict::Same,
             None => self.raw.verdict,
         }
     }
 
-    /// Called changed raw while the machine moved it.
-    pub fn moved_with_machine(&self) -> bool {
-        self.machine
-    }
-
     /// Called changed raw, and not by the machine.
     pub fn raw_changed(&self) -> bool {
-        self.raw.verdict.changed() && !self.machine
+        self.raw.verdict.changed() && !self.moved_with_machine
     }
 }
 
@@ -104,19 +99,10 @@ fn scatter(changes: &[f64]) -> Option<f64> {
     if changes.len() < SCATTER_ROWS {
         return None;
     }
-    let median = |v: &mut Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        let n = v.len();
-        if n % 2 == 1 {
-            v[n / 2]
-        } else {
-            (v[n / 2 - 1] + v[n / 2]) / 2.0
-        }
-    };
-    let mut logs = changes.to_vec();
-    let center = median(&mut logs);
-    let mut deviations: Vec<f64> = changes.iter().map(|x| (x - center).abs()).collect();
-    Some(1.4826 * median(&mut deviations))
+    let median = |v: &[f64]| quantile(&sorted(v), 0.5);
+    let center = median(changes);
+    let deviations: Vec<f64> = changes.iter().map(|x| (x - center).abs()).collect();
+    Some(1.4826 * median(&deviations))
 }
 
 /// Fewer rows than this in an experiment show no scatter of their own.
@@ -172,7 +158,7 @@ pub fn judge(rows: &[PairedRow], margins: &Margins, min_change: f64) -> Vec<RowV
         .map(|(r, raw)| RowVerdicts {
             raw,
             controlled: r.controlled.and_then(|_| controlled.next()),
-            machine: false,
+            moved_with_machine: false,
         })
         .collect();
     attribute_to_machine(rows, &mut out);
@@ -217,7 +203,7 @@ fn attribute_to_machine(rows: &[PairedRow], verdicts: &mut [RowVerdicts]) {
             };
             let within = (c.log() - shift).abs() <= 1.96 * v.raw.spread.hypot(c.within);
             let control_still = v.controlled.is_none_or(|c| !c.verdict.changed());
-            v.machine = within && control_still;
+            v.moved_with_machine = within && control_still;
         }
     }
 }
@@ -307,12 +293,12 @@ mod tests {
             .collect();
         let v = judge(&rows, &m, 0.0);
         assert!(v.iter().all(|v| v.raw.verdict == Verdict::Slower));
-        let machine = |v: &RowVerdicts| v.moved_with_machine() && !v.verdict().changed();
+        let machine = |v: &RowVerdicts| v.moved_with_machine && !v.verdict().changed();
         assert!(v.iter().all(machine));
         // A real change moves the row against its control too.
         let changed = judge(&[row(1.05, 0.0005, Some(1.05))], &m, 0.0);
         assert_eq!(changed[0].verdict(), Verdict::Slower);
-        assert!(!changed[0].moved_with_machine());
+        assert!(!changed[0].moved_with_machine);
     }
 
     #[test]

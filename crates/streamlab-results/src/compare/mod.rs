@@ -174,7 +174,7 @@ impl ComparedSection {
     /// their verdict, so that the summary line's counts add up to its rows.
     pub fn count(&self, verdict: Verdict) -> usize {
         (self.rows.iter())
-            .filter(|r| !r.verdicts.moved_with_machine() && r.verdicts.verdict() == verdict)
+            .filter(|r| !r.verdicts.moved_with_machine && r.verdicts.verdict() == verdict)
             .count()
     }
 
@@ -186,7 +186,7 @@ impl ComparedSection {
     /// How many rows moved with their controls, and their median raw change (B/A − 1).
     pub fn machine_moved(&self) -> Option<(usize, f64)> {
         let mut moved: Vec<f64> = (self.rows.iter())
-            .filter(|r| r.verdicts.moved_with_machine())
+            .filter(|r| r.verdicts.moved_with_machine)
             .filter_map(|r| r.row.raw.map(|c| c.b_over_a - 1.0))
             .collect();
         moved.sort_by(f64::total_cmp);
@@ -265,13 +265,6 @@ impl Comparison {
             format!("different GPU kinds (A {}, B {})", a.gpu, b.gpu)
         };
         format!("The two runs are of {builds}, on {gpus}.")
-    }
-
-    /// The header's rows whose A and B differ.
-    pub fn differing(&self) -> Vec<&Vec<String>> {
-        (self.header.rows.iter())
-            .filter(|r| r.len() == 3 && r[1] != r[2])
-            .collect()
     }
 
     /// Whether any row changed as `fail` names: faster, slower, or either.

@@ -240,13 +240,8 @@ fn pairing(name: &'static str, a: &ComparedRun, b: &ComparedRun) -> Option<Pairi
                 note(format!("GPU held back in {side} ({kernels} kernels)"), why);
             }
         }
-        let twins = match set {
-            KernelSet::Rust => a
-                .run
-                .analysis(name, KernelSet::Cuda)
-                .zip(b.run.analysis(name, KernelSet::Cuda)),
-            KernelSet::Cuda => None,
-        };
+        let cuda = [a, b].map(|r| r.run.analysis(name, KernelSet::Cuda));
+        let twins = cuda[0].zip(cuda[1]).filter(|_| set == KernelSet::Rust);
         let (rows, [only_a, only_b]) = rows::paired(&rows::Context {
             results: (x, y),
             twins,

@@ -78,12 +78,6 @@ impl<const N: usize> clap::Args for Repeats<N> {
     }
 }
 
-impl<const N: usize> Repeats<N> {
-    pub fn new(repeats: usize) -> Repeats<N> {
-        Repeats { repeats }
-    }
-}
-
 impl<const N: usize> Default for Repeats<N> {
     fn default() -> Repeats<N> {
         Repeats { repeats: N }

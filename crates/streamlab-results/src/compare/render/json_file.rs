@@ -2,7 +2,6 @@
 use std::fmt::Write;
 
 use crate::compare::judge::Margins;
-use crate::compare::rows::ControlKind;
 use crate::compare::{ComparedRow, Comparison, SideFacts};
 use crate::derived::summary::{Entries, Json};
 use crate::experiment::json;
@@ -55,7 +54,7 @@ impl Totals {
     pub fn of<'a>(rows: impl IntoIterator<Item = &'a ComparedRow>) -> Totals {
         let mut t = Totals::default();
         for r in rows {
-            t.raw.add(if r.verdicts.moved_with_machine() {
+            t.raw.add(if r.verdicts.moved_with_machine {
                 Verdict::Same
             } else {
                 r.raw()
@@ -65,7 +64,7 @@ impl Totals {
                 None => t.alone.add(r.raw()),
             }
             t.verdict.add(r.verdicts.verdict());
-            t.moved_with_machine += usize::from(r.verdicts.moved_with_machine());
+            t.moved_with_machine += usize::from(r.verdicts.moved_with_machine);
         }
         t
     }
@@ -109,43 +108,14 @@ impl Totals {
     }
 }
 
-/// One compared row in `comparison.json`.
-#[derive(Serialize)]
-struct RowFile<'a> {
-    label: &'a str,
-    unit: &'a str,
-    a: f64,
-    b: f64,
-    noise_a: Option<f64>,
-    noise_b: Option<f64>,
-    /// The raw change and its verdict, against the experiment's spread between machines.
-    b_over_a: Option<f64>,
-    p_value: Option<f64>,
-    spread: f64,
-    verdict: Verdict,
-    /// What it was held against, and the controlled change with its verdict.
-    control: Option<ControlKind>,
-    controlled_b_over_a: Option<f64>,
-    controlled_p_value: Option<f64>,
-    controlled_spread: Option<f64>,
-    controlled_verdict: Option<Verdict>,
-    moved_with_machine: bool,
-}
-
 #[derive(Serialize)]
 struct RuleFile<'a> {
     text: String,
     min_change: f64,
     false_discovery_rate: f64,
-    false_calls: FalseCalls,
+    /// The largest share of rows called changed on an A/A pair left out of the fit.
+    false_calls: Json,
     margins: &'a Margins,
-}
-
-/// The largest share of rows called changed on an A/A pair left out of the fit.
-#[derive(Serialize)]
-struct FalseCalls {
-    raw: f64,
-    controlled: f64,
 }
 
 #[derive(Serialize)]
@@ -192,27 +162,27 @@ pub fn comparison_json(c: &Comparison) -> String {
             let mut keyed = Entries::default();
             for r in rows {
                 let (raw, controlled) = (r.verdicts.raw, r.verdicts.controlled);
-                keyed.insert(
-                    r.key().to_owned(),
-                    json(&RowFile {
-                        label: r.label(),
-                        unit: r.row.unit,
-                        a: r.row.a.value,
-                        b: r.row.b.value,
-                        noise_a: r.row.a.noise,
-                        noise_b: r.row.b.noise,
-                        b_over_a: raw.b_over_a,
-                        p_value: raw.p_value,
-                        spread: raw.spread,
-                        verdict: raw.verdict,
-                        control: r.row.control,
-                        controlled_b_over_a: controlled.and_then(|c| c.b_over_a),
-                        controlled_p_value: controlled.and_then(|c| c.p_value),
-                        controlled_spread: controlled.map(|c| c.spread),
-                        controlled_verdict: controlled.map(|c| c.verdict),
-                        moved_with_machine: r.verdicts.moved_with_machine(),
-                    }),
-                );
+                // The raw change and its verdict, against the experiment's spread between
+                // machines; what it was held against, and the controlled change.
+                let file = serde_json::json!({
+                    "label": r.label(),
+                    "unit": r.row.unit,
+                    "a": r.row.a.value,
+                    "b": r.row.b.value,
+                    "noise_a": r.row.a.noise,
+                    "noise_b": r.row.b.noise,
+                    "b_over_a": raw.b_over_a,
+                    "p_value": raw.p_value,
+                    "spread": raw.spread,
+                    "verdict": raw.verdict,
+                    "control": r.row.control,
+                    "controlled_b_over_a": controlled.and_then(|c| c.b_over_a),
+                    "controlled_p_value": controlled.and_then(|c| c.p_value),
+                    "controlled_spread": controlled.map(|c| c.spread),
+                    "controlled_verdict": controlled.map(|c| c.verdict),
+                    "moved_with_machine": r.verdicts.moved_with_machine,
+                });
+                keyed.insert(r.key().to_owned(), file);
             }
             // Named as the set serialises: "rust", "cuda".
             sets.insert(format!("{set:?}").to_lowercase(), Json::Object(keyed));
@@ -241,7 +211,7 @@ pub fn comparison_json(c: &Comparison) -> String {
             text: rule_text(c),
             min_change: c.min_change,
             false_discovery_rate: crate::compare::judge::FDR,
-            false_calls: FalseCalls { raw, controlled },
+            false_calls: serde_json::json!({ "raw": raw, "controlled": controlled }),
             margins: &c.margins,
         },
         totals: Totals::of(c.rows()),

@@ -188,7 +188,10 @@ fn blocks(c: &Comparison) -> Vec<Block<'_>> {
         Some("provenance that differs (the whole of it is at the end)".into()),
         &["", &ha, &hb],
     );
-    t.rows = c.differing().into_iter().cloned().collect();
+    t.rows = (c.header.rows.iter())
+        .filter(|r| r.len() == 3 && r[1] != r[2])
+        .cloned()
+        .collect();
     out.push(Block::whole(t));
     for o in &c.only {
         out.push(Block::Note(
