@@ -8,8 +8,6 @@
 //! judged apart, each against its own spread; how far the GPU's clocks moved between
 //! the results is added to the raw spread, so a run whose GPU ran slower cannot call its
 //! rows slower by what the clocks alone explain.
-use serde::Serialize;
-
 use super::rows::{Change, PairedRow};
 use crate::saved::KernelSet;
 use crate::stats::{benjamini_hochberg, normal_two_sided_p, quantile, sorted};
@@ -19,7 +17,7 @@ pub use crate::verdict::{HeldOut, Margin, Margins, PairFacts, margins};
 /// The false-discovery rate over a comparison's rows.
 pub const FDR: f64 = 0.05;
 
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Judgement {
     pub verdict: Verdict,
     pub b_over_a: Option<f64>,

@@ -67,13 +67,11 @@ impl ComparedRun {
     /// The results folder `dir` as side `side`.
     pub fn load(side: &'static str, dir: &Path) -> Result<ComparedRun, CompareError> {
         let mut run = SavedRun::load(dir)?;
-        let saved = run.summary.take();
-        let summary_saved = saved.is_some();
-        let summary = match saved {
-            Some(s) => s,
-            None => summarize(&run, RunStatus::default())
-                .expect("a loaded folder holds a result to name its device"),
-        };
+        let summary_saved = run.summary.is_some();
+        let summary = run.summary.take().unwrap_or_else(|| {
+            summarize(&run, RunStatus::default())
+                .expect("a loaded folder holds a result to name its device")
+        });
         Ok(ComparedRun {
             side,
             dir: dir.to_owned(),

@@ -106,16 +106,6 @@ fn differing_params(a: &Analysis, b: &Analysis) -> Vec<(String, String, String)>
         .collect()
 }
 
-fn verdict_color(v: Verdict) -> &'static str {
-    match v {
-        Verdict::Faster => "#1f5fa8",
-        Verdict::Slower => "#b35806",
-        Verdict::Same => "#9c9c9c",
-        Verdict::TooNoisy => "#edc948",
-        Verdict::NotComparable => "#222222",
-    }
-}
-
 /// The rows of one kernel set as B/A, each the ratio its verdict used and coloured by that
 /// verdict, around 1 with the band of no change shaded. Where there are more than
 /// [`MAX_LABELLED`] rows, those called the same are left out, and of the rest the largest
@@ -171,19 +161,18 @@ pub(super) fn ratio_chart(
         y: 1.0,
     });
     let drawn = [
-        Verdict::Faster,
-        Verdict::Slower,
-        Verdict::Same,
-        Verdict::TooNoisy,
+        (Verdict::Faster, "#1f5fa8"),
+        (Verdict::Slower, "#b35806"),
+        (Verdict::Same, "#9c9c9c"),
+        (Verdict::TooNoisy, "#edc948"),
     ];
-    for verdict in drawn {
+    for (verdict, color) in drawn {
         let pts: Vec<(f64, f64)> = (shown.iter().enumerate())
             .filter(|(_, r)| r.verdicts.verdict() == verdict)
             .filter_map(|(i, r)| judged(r).b_over_a.map(|y| (i as f64, y)))
             .collect();
         if !pts.is_empty() {
-            c.lines
-                .push(points(verdict.text(), verdict_color(verdict), pts));
+            c.lines.push(points(verdict.text(), color, pts));
         }
     }
     Some(FigureModel::chart(
@@ -242,11 +231,7 @@ fn pairing(name: &'static str, a: &ComparedRun, b: &ComparedRun) -> Option<Pairi
         }
         let cuda = [a, b].map(|r| r.run.analysis(name, KernelSet::Cuda));
         let twins = cuda[0].zip(cuda[1]).filter(|_| set == KernelSet::Rust);
-        let (rows, [only_a, only_b]) = rows::paired(&rows::Context {
-            results: (x, y),
-            twins,
-            launch,
-        });
+        let (rows, [only_a, only_b]) = rows::paired((x, y), twins, launch);
         let moved = rows.first().and_then(|r| r.clocks_moved);
         if let Some(moved) = moved.filter(|m| *m > 0.0) {
             let by = 100.0 * moved.exp_m1();

@@ -193,16 +193,6 @@ fn probe_medians(probe: &LinkProbe) -> [f64; 2] {
     [&probe.before, &probe.after].map(|t| rate_figure(both_ways(t)).value)
 }
 
-/// What the pairing needs of both runs beside the experiment's own results.
-pub struct Context<'a> {
-    /// A's and B's result of one experiment and kernel set, analysed.
-    pub results: (&'a Analysis, &'a Analysis),
-    /// The CUDA C++ twins' results, when the set is Rust and both runs have them.
-    pub twins: Option<(&'a Analysis, &'a Analysis)>,
-    /// Each run's `bounds` launch probe.
-    pub launch: [Option<&'a Series>; 2],
-}
-
 /// Each run's launch probe: the first a result of the Rust kernels measured.
 pub fn launch_probes<'a>(
     a: &'a crate::run::SavedRun,
@@ -215,16 +205,22 @@ pub fn launch_probes<'a>(
     })
 }
 
-/// The rows of `ctx`'s results both runs measured, in A's order, with their changes; and
-/// the labels only one side has: (A's, B's).
-pub fn paired(ctx: &Context<'_>) -> (Vec<PairedRow>, [Vec<String>; 2]) {
-    let (ra, rb) = ctx.results;
+/// The rows both of A's and B's `results` (of one experiment and kernel set) measured, in
+/// A's order, with their changes; and the labels only one side has: (A's, B's). `twins`:
+/// the CUDA C++ twins' results, when the set is Rust and both runs have them; `launch`:
+/// each run's launch probe ([`launch_probes`]).
+pub fn paired(
+    results: (&Analysis, &Analysis),
+    twins: Option<(&Analysis, &Analysis)>,
+    launch: [Option<&Series>; 2],
+) -> (Vec<PairedRow>, [Vec<String>; 2]) {
+    let (ra, rb) = results;
     let (a_rows, b_rows) = (&ra.rows, &rb.rows);
-    let twins = ctx.twins.map(|(x, y)| (&x.rows, &y.rows));
+    let twin_rows = twins.map(|(x, y)| (&x.rows, &y.rows));
     let links = [ra, rb].map(|r| r.provenance.link.as_ref().map(link_rate));
     // The results the rows come from, and their twins: how far the link and the clocks
     // moved over all of them.
-    let results: Vec<&Analysis> = [Some(ctx.results), ctx.twins]
+    let results: Vec<&Analysis> = [Some(results), twins]
         .into_iter()
         .flatten()
         .flat_map(|(x, y)| [x, y])
@@ -245,7 +241,7 @@ pub fn paired(ctx: &Context<'_>) -> (Vec<PairedRow>, [Vec<String>; 2]) {
             continue;
         };
         let row = [Figure::of_row(x), Figure::of_row(y)];
-        let twin = twins.and_then(|(ta, tb)| Some([figure(ta, &x.key)?, figure(tb, &x.key)?]));
+        let twin = twin_rows.and_then(|(ta, tb)| Some([figure(ta, &x.key)?, figure(tb, &x.key)?]));
         let named = match &x.control {
             Some(RowControl::Row(key)) => figure(a_rows, key).zip(figure(b_rows, key)),
             _ => None,
@@ -266,7 +262,7 @@ pub fn paired(ctx: &Context<'_>) -> (Vec<PairedRow>, [Vec<String>; 2]) {
             [Some(p), Some(q)] if x.over_link => Some([p, q]),
             _ => None,
         };
-        let launch = match (&x.control, ctx.launch) {
+        let launch = match (&x.control, launch) {
             (Some(RowControl::Launch), [Some(p), Some(q)]) => {
                 Some([Figure::of_series(p), Figure::of_series(q)])
             }

@@ -1,8 +1,7 @@
 //! `comparison.json`: every compared row with its verdicts, the counts, and the rule.
 use std::fmt::Write;
 
-use crate::compare::judge::Margins;
-use crate::compare::{ComparedRow, Comparison, SideFacts};
+use crate::compare::{ComparedRow, Comparison};
 use crate::derived::summary::{Entries, Json};
 use crate::experiment::json;
 use crate::saved::{KernelSet, files};
@@ -108,29 +107,6 @@ impl Totals {
     }
 }
 
-#[derive(Serialize)]
-struct RuleFile<'a> {
-    text: String,
-    min_change: f64,
-    false_discovery_rate: f64,
-    /// The largest share of rows called changed on an A/A pair left out of the fit.
-    false_calls: Json,
-    margins: &'a Margins,
-}
-
-#[derive(Serialize)]
-struct ComparisonFile<'a> {
-    a: &'a SideFacts,
-    b: &'a SideFacts,
-    rule: RuleFile<'a>,
-    /// Over every experiment.
-    totals: Totals,
-    /// Per experiment: its counts, then its rows by kernel set and key.
-    experiments: Json,
-    only_in_a: Vec<&'static str>,
-    only_in_b: Vec<&'static str>,
-}
-
 /// The rule in words, with its margins' measured false-call rate.
 pub fn rule_text(c: &Comparison) -> String {
     let floor = if c.min_change > 0.0 {
@@ -204,20 +180,23 @@ pub fn comparison_json(c: &Comparison) -> String {
             .unwrap_or_default()
     };
     let (raw, controlled) = c.margins.false_calls();
-    let file = ComparisonFile {
-        a: &c.sides[0],
-        b: &c.sides[1],
-        rule: RuleFile {
-            text: rule_text(c),
-            min_change: c.min_change,
-            false_discovery_rate: crate::compare::judge::FDR,
-            false_calls: serde_json::json!({ "raw": raw, "controlled": controlled }),
-            margins: &c.margins,
+    // The totals are over every experiment; `experiments` holds each one's counts, then
+    // its rows by kernel set and key. `false_calls`: the largest share of rows called
+    // changed on an A/A pair left out of the fit.
+    let file = serde_json::json!({
+        "a": c.sides[0],
+        "b": c.sides[1],
+        "rule": {
+            "text": rule_text(c),
+            "min_change": c.min_change,
+            "false_discovery_rate": crate::compare::judge::FDR,
+            "false_calls": { "raw": raw, "controlled": controlled },
+            "margins": c.margins,
         },
-        totals: Totals::of(c.rows()),
-        experiments: Json::Object(experiments),
-        only_in_a: only("A"),
-        only_in_b: only("B"),
-    };
+        "totals": Totals::of(c.rows()),
+        "experiments": experiments,
+        "only_in_a": only("A"),
+        "only_in_b": only("B"),
+    });
     crate::folder::to_json(files::COMPARISON, &file).expect("a comparison serialises")
 }
