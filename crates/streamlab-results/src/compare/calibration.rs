@@ -70,9 +70,7 @@ const MIN_PAIRS: usize = 2;
 /// out).
 fn fit(pairs: &[&PairRows]) -> Margins {
     let all: Vec<&PairedRow> = pairs.iter().flat_map(|p| &p.rows).collect();
-    let mut names: Vec<&str> = all.iter().map(|r| r.experiment).collect();
-    names.sort_unstable();
-    names.dedup();
+    let names: std::collections::BTreeSet<&str> = all.iter().map(|r| r.experiment).collect();
     let measured_by = |name: &str| {
         (pairs.iter())
             .filter(|p| p.rows.iter().any(|r| r.experiment == name))

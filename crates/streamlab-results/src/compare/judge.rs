@@ -9,7 +9,6 @@
 //! the results is added to the raw spread, so a run whose GPU ran slower cannot call its
 //! rows slower by what the clocks alone explain.
 use super::rows::{Change, PairedRow};
-use crate::saved::KernelSet;
 use crate::stats::{benjamini_hochberg, normal_two_sided_p, quantile, sorted};
 use crate::verdict::Verdict;
 pub use crate::verdict::{HeldOut, Margin, Margins, PairFacts, margins};
@@ -106,34 +105,29 @@ fn scatter(changes: &[f64]) -> Option<f64> {
 /// Fewer rows than this in an experiment show no scatter of their own.
 const SCATTER_ROWS: usize = 10;
 
-/// Each row's spread: its experiment's fitted spread, or the scatter the comparison's
-/// own rows of that experiment and kernel set show, if wider (two machines noisier than
-/// those fitted show it so); with how far the link moved (for a row over it) and the
-/// clocks moved (for a raw change) added.
-fn spreads(rows: &[PairedRow], margins: &Margins, controlled: bool) -> Vec<f64> {
+/// Each row's change, raw or `controlled`, with its spread: its experiment's fitted
+/// spread, or the scatter the comparison's own rows of that experiment and kernel set
+/// show, if wider (two machines noisier than those fitted show it so); with how far the
+/// link moved (for a row over it) and the clocks moved (for a raw change) added.
+fn with_spreads(
+    rows: &[PairedRow],
+    margins: &Margins,
+    controlled: bool,
+) -> Vec<(Option<Change>, f64)> {
     let pick = |r: &PairedRow| if controlled { r.controlled } else { r.raw };
-    let mut groups: Vec<(&str, KernelSet)> = rows.iter().map(|r| (r.experiment, r.set)).collect();
-    groups.sort_unstable_by_key(|g| (g.0, g.1 == KernelSet::Cuda));
-    groups.dedup();
-    let own: Vec<((&str, KernelSet), f64)> = (groups.into_iter())
-        .filter_map(|group| {
-            let logs: Vec<f64> = (rows.iter())
-                .filter(|r| (r.experiment, r.set) == group)
-                .filter_map(|r| pick(r).map(|c| c.log()))
-                .filter(|x| x.is_finite())
-                .collect();
-            Some((group, scatter(&logs)?))
-        })
-        .collect();
     (rows.iter())
         .map(|r| {
+            let logs: Vec<f64> = (rows.iter())
+                .filter(|o| (o.experiment, o.set) == (r.experiment, r.set))
+                .filter_map(|o| pick(o).map(|c| c.log()))
+                .filter(|x| x.is_finite())
+                .collect();
             let fitted = margins.spread(r.experiment, controlled);
-            let scattered = own.iter().find(|(g, _)| *g == (r.experiment, r.set));
-            let spread = scattered.map_or(fitted, |&(_, s)| fitted.max(s));
+            let spread = scatter(&logs).map_or(fitted, |s| fitted.max(s));
             let clocks = if controlled { None } else { r.clocks_moved };
-            spread
-                .hypot(r.link_moved.unwrap_or(0.0))
-                .hypot(clocks.unwrap_or(0.0))
+            let spread = spread.hypot(r.link_moved.unwrap_or(0.0));
+            let spread = spread.hypot(clocks.unwrap_or(0.0));
+            (pick(r), spread)
         })
         .collect()
 }
@@ -141,11 +135,7 @@ fn spreads(rows: &[PairedRow], margins: &Margins, controlled: bool) -> Vec<f64> 
 /// Every row of a comparison judged by `margins`, raw and controlled, at once.
 pub fn judge(rows: &[PairedRow], margins: &Margins, min_change: f64) -> Vec<RowVerdicts> {
     let judged = |rows: &[PairedRow], controlled: bool| {
-        let changes: Vec<(Option<Change>, f64)> = (rows.iter())
-            .zip(spreads(rows, margins, controlled))
-            .map(|(r, s)| (if controlled { r.controlled } else { r.raw }, s))
-            .collect();
-        judge_all(&changes, min_change)
+        judge_all(&with_spreads(rows, margins, controlled), min_change)
     };
     let with_control: Vec<PairedRow> = (rows.iter())
         .filter(|r| r.controlled.is_some())
@@ -185,24 +175,17 @@ const MOVED_ROWS: usize = 3;
 /// whose change lies within 1.96 times its spread and its own noise combined of that
 /// shift, and whose control (if any) stood still.
 fn attribute_to_machine(rows: &[PairedRow], verdicts: &mut [RowVerdicts]) {
-    let mut names: Vec<&str> = rows.iter().map(|r| r.experiment).collect();
-    names.sort_unstable();
-    names.dedup();
-    for name in names {
-        let Some(shift) = machine_shift(rows, verdicts, name) else {
+    let shifts: Vec<Option<f64>> = (rows.iter())
+        .map(|r| machine_shift(rows, verdicts, r.experiment))
+        .collect();
+    for ((r, v), shift) in rows.iter().zip(verdicts.iter_mut()).zip(shifts) {
+        let raw = r.raw.filter(|_| v.raw.verdict.changed());
+        let (Some(shift), Some(c)) = (shift, raw) else {
             continue;
         };
-        for (r, v) in rows.iter().zip(verdicts.iter_mut()) {
-            let Some(c) = r
-                .raw
-                .filter(|_| r.experiment == name && v.raw.verdict.changed())
-            else {
-                continue;
-            };
-            let within = (c.log() - shift).abs() <= 1.96 * v.raw.spread.hypot(c.within);
-            let control_still = v.controlled.is_none_or(|c| !c.verdict.changed());
-            v.moved_with_machine = within && control_still;
-        }
+        let within = (c.log() - shift).abs() <= 1.96 * v.raw.spread.hypot(c.within);
+        let control_still = v.controlled.is_none_or(|c| !c.verdict.changed());
+        v.moved_with_machine = within && control_still;
     }
 }
 

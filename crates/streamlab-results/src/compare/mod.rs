@@ -421,18 +421,9 @@ pub fn write(
     // The output is a folder of its own: never one of the folders read, nor inside one.
     let inside = |run: &ComparedRun| {
         let base = canonical(&run.dir)?;
-        let mut at = out.clone();
         // The output may not exist yet: judge by its nearest existing ancestor.
-        loop {
-            if let Some(c) = canonical(&at) {
-                let within = c.starts_with(&base);
-                return within.then_some(run.dir.clone());
-            }
-            at = at.parent()?.to_owned();
-            if at.as_os_str().is_empty() {
-                at = PathBuf::from(".");
-            }
-        }
+        let nearest = (out.ancestors()).find_map(|at| canonical(&Path::new(".").join(at)))?;
+        nearest.starts_with(&base).then(|| run.dir.clone())
     };
     if let Some(dir) = inside(&a).or_else(|| inside(&b)) {
         return Err(CompareError::OutInside { out, dir });

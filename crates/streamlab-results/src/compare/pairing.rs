@@ -15,7 +15,6 @@ use crate::report::figures::{FigureModel, blank, points};
 use crate::report::provenance;
 use crate::report::table::{self, Table};
 use crate::run::SavedRun;
-use crate::run::summary::lines;
 use crate::saved::{KernelSet, files};
 use crate::verdict::Verdict;
 
@@ -70,12 +69,20 @@ pub(super) fn paired_keys<'a, T>(
     out
 }
 
-/// The headline and facts of experiment `name` as each run words them: (label, A, B).
+/// The headline of experiment `name` as each run words it, by kernel set: (label, A, B).
 fn headlines(name: &str, a: &SavedRun, b: &SavedRun) -> Vec<(String, String, String)> {
     let of = |run: &SavedRun| -> Vec<(String, String)> {
-        (run.analyses())
-            .filter(|x| x.name == name)
-            .flat_map(lines)
+        let label = |x: &Analysis| match x.set {
+            KernelSet::Rust => "headline",
+            KernelSet::Cuda => "headline, CUDA C++ kernels",
+        };
+        (run.analyses().filter(|x| x.name == name))
+            .flat_map(|x| {
+                x.summary
+                    .line
+                    .iter()
+                    .map(|l| (label(x).to_owned(), l.clone()))
+            })
             .collect()
     };
     let (la, lb) = (of(a), of(b));

@@ -10,7 +10,7 @@
 use crate::derived::rates::gbps;
 use crate::experiment::{Analysis, MeasuredRow, RowControl};
 use crate::saved::clocks::ClockProbe;
-use crate::saved::{KernelSet, LinkProbe, StageTimes};
+use crate::saved::{KernelSet, StageTimes};
 use crate::stats::Series;
 
 /// What a row was held against.
@@ -136,31 +136,17 @@ fn controlled(row: [Figure; 2], control: [Figure; 2], divide: bool) -> Option<Ch
     })
 }
 
-/// The both-ways rates (GB/s) of a link probe's samples.
-fn both_ways(t: &StageTimes) -> Vec<f64> {
-    (t.both.samples_ms.iter())
-        .map(|&ms| gbps(2 * t.bytes, ms))
-        .collect()
-}
-
-/// Rates as a figure: their median, noise and count.
-fn rate_figure(rates: Vec<f64>) -> Figure {
+/// The both-ways rates (GB/s) of the samples of `times`, link probes, as a figure.
+fn both_ways<const N: usize>(times: [&StageTimes; N]) -> Figure {
+    let rates = (times.into_iter())
+        .flat_map(|t| t.both.samples_ms.iter().map(|&ms| gbps(2 * t.bytes, ms)))
+        .collect();
     let none = Figure {
         value: f64::NAN,
         noise: None,
         samples: 0,
     };
     Series::new(rates).map_or(none, |s| Figure::of_series(&s))
-}
-
-/// The link's both-ways rate over an experiment's probes before and after it.
-fn link_rate(probe: &LinkProbe) -> Figure {
-    rate_figure(
-        [&probe.before, &probe.after]
-            .into_iter()
-            .flat_map(both_ways)
-            .collect(),
-    )
 }
 
 /// How far a rate moved over `values`: ln(fastest / slowest) of those positive and finite.
@@ -188,11 +174,6 @@ fn clocks_moved<'a>(probes: impl IntoIterator<Item = &'a ClockProbe>) -> Option<
     Some(sm.max(memory))
 }
 
-/// The medians of a probe's before and after both-ways rates.
-fn probe_medians(probe: &LinkProbe) -> [f64; 2] {
-    [&probe.before, &probe.after].map(|t| rate_figure(both_ways(t)).value)
-}
-
 /// Each run's launch probe: the first a result of the Rust kernels measured.
 pub fn launch_probes<'a>(
     a: &'a crate::run::SavedRun,
@@ -217,7 +198,9 @@ pub fn paired(
     let (ra, rb) = results;
     let (a_rows, b_rows) = (&ra.rows, &rb.rows);
     let twin_rows = twins.map(|(x, y)| (&x.rows, &y.rows));
-    let links = [ra, rb].map(|r| r.provenance.link.as_ref().map(link_rate));
+    // The link's both-ways rate over each result's probes before and after it.
+    let links =
+        [ra, rb].map(|r| (r.provenance.link.as_ref()).map(|p| both_ways([&p.before, &p.after])));
     // The results the rows come from, and their twins: how far the link and the clocks
     // moved over all of them.
     let results: Vec<&Analysis> = [Some(results), twins]
@@ -228,7 +211,7 @@ pub fn paired(
     let link_moved = moved(
         (results.iter())
             .filter_map(|r| r.provenance.link.as_ref())
-            .flat_map(probe_medians),
+            .flat_map(|p| [&p.before, &p.after].map(|t| both_ways([t]).value)),
     );
     let clocks_moved = clocks_moved(results.iter().filter_map(|r| r.provenance.clocks.as_ref()));
     let figure =

@@ -1,6 +1,6 @@
 //! A run's `summary.json` from its analysed results ([`summarize`]), its findings for
-//! the report's first screen ([`findings`]), and its headlines as lines ([`lines`],
-//! [`summary_text`]).
+//! the report's first screen ([`findings`]), and its headlines as lines
+//! ([`summary_text`]).
 use super::SavedRun;
 use crate::derived::rates::{NOISY_LINK, link_moved};
 use crate::derived::summary::{Answered, Entries, Json, LinkSteady, RunStatus, RunSummary};
@@ -95,17 +95,6 @@ fn rust_over_cuda(rust: &[MeasuredRow], cuda: &[MeasuredRow]) -> Option<(f64, St
         })
         .fold((0.0, 0.0, 0), |(a, b, n), (t, u)| (a + t, b + u, n + 1));
     (c > 0.0).then(|| (r / c, format!("{n} rows summed")))
-}
-
-/// The headline line of `a`, labelled: (label, line).
-pub fn lines(a: &Analysis) -> Vec<(String, String)> {
-    let label = match a.set {
-        KernelSet::Rust => "headline",
-        KernelSet::Cuda => "headline, CUDA C++ kernels",
-    };
-    (a.summary.line.iter())
-        .map(|l| (label.to_owned(), l.clone()))
-        .collect()
 }
 
 /// The questions `run` answers, in order: (question, experiment, sentence).
