@@ -333,12 +333,11 @@ pub(super) fn header(a: &ComparedRun, b: &ComparedRun) -> Table {
             false => "none (derived from the results)",
         };
         let memory = format!("{:.1} GiB", provenance::gib(d.total_memory_bytes));
+        let status = r.summary.incomplete().unwrap_or_else(|| "complete".into());
+        let pcie = d.pcie_link.clone().unwrap_or_else(|| "–".into());
         let mut facts = vec![
             ("Folder", r.dir.display().to_string()),
-            (
-                "Run",
-                r.summary.incomplete().unwrap_or_else(|| "complete".into()),
-            ),
+            ("Run", status),
             ("summary.json", summary.to_owned()),
             ("GPU", d.name.clone()),
             ("Compute capability", format!("{major}.{minor}")),
@@ -346,10 +345,7 @@ pub(super) fn header(a: &ComparedRun, b: &ComparedRun) -> Table {
             ("Copy engines", d.copy_engines.to_string()),
             ("Memory", memory),
             ("CUDA version of the driver", d.driver_cuda_version.clone()),
-            (
-                "PCIe link",
-                d.pcie_link.clone().unwrap_or_else(|| "–".into()),
-            ),
+            ("PCIe link", pcie),
             (
                 "Link both ways, before → after (first experiment, probes' medians)",
                 link,
