@@ -469,5 +469,7 @@ mod tests {
         assert_eq!(keys, ["x", "v[0]", "v[1]", "only"]);
         assert!(paired_keys(&a, &b)[3].2.is_none());
         assert_eq!(leaf_text(&parse("2.5")), "2.500");
+        let texts = ["null", "true", "3", "\"s\"", "[]"].map(|t| leaf_text(&parse(t)));
+        assert_eq!(texts, ["null", "true", "3", "s", "[]"]);
     }
 }

@@ -40,15 +40,13 @@ pub(super) fn leaves(prefix: &str, value: &Json, out: &mut Vec<(String, Json)>) 
     }
 }
 
+/// A leaf as the parameters table shows it: a float to four significant digits, a
+/// string bare.
 pub(super) fn leaf_text(value: &Json) -> String {
     match value {
-        Json::Null => "null".into(),
-        Json::Bool(b) => b.to_string(),
         Json::Number(n) if n.is_f64() => n.as_f64().map_or_else(|| n.to_string(), significant),
-        Json::Number(n) => n.to_string(),
         Json::String(s) => s.clone(),
-        Json::Array(_) => "[]".into(),
-        Json::Object(_) => "{}".into(),
+        other => other.to_string(),
     }
 }
 
