@@ -122,10 +122,7 @@ fn change(a: Figure, b: Figure) -> Option<Change> {
 
 /// The change of `row / control` (or `row × control`) from A to B.
 fn controlled(row: [Figure; 2], control: [Figure; 2], divide: bool) -> Option<Change> {
-    let [a, b] = row;
-    let [ca, cb] = control;
-    let raw = change(a, b)?;
-    let by = change(ca, cb)?;
+    let (raw, by) = (change(row[0], row[1])?, change(control[0], control[1])?);
     Some(Change {
         b_over_a: if divide {
             raw.b_over_a / by.b_over_a

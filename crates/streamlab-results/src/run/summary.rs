@@ -101,10 +101,8 @@ fn rust_over_cuda(rust: &[MeasuredRow], cuda: &[MeasuredRow]) -> Option<(f64, St
 fn answers(run: &SavedRun) -> Vec<(Question, String, String)> {
     let mut out: Vec<_> = (run.held())
         .filter_map(|h| {
-            let rust = h
-                .analyses()
-                .into_iter()
-                .find(|a| a.set == KernelSet::Rust)?;
+            let analyses = h.analyses();
+            let rust = analyses.iter().find(|a| a.set == KernelSet::Rust)?;
             let (question, sentence) = rust.summary.answer.clone()?;
             Some((question, h.name().to_owned(), sentence))
         })
