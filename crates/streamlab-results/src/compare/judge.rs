@@ -8,18 +8,18 @@
 //! judged apart, each against its own spread; how far the GPU's clocks moved between
 //! the results is added to the raw spread, so a run whose GPU ran slower cannot call its
 //! rows slower by what the clocks alone explain.
-use serde::Serialize;
+use std::collections::BTreeMap;
 
 use super::rows::{Change, PairedRow};
 use crate::saved::KernelSet;
-use crate::stats::{benjamini_hochberg, normal_two_sided_p};
+use crate::stats::{benjamini_hochberg, normal_two_sided_p, quantile, sorted};
 use crate::verdict::Verdict;
 pub use crate::verdict::{HeldOut, Margin, Margins, PairFacts, margins};
 
 /// The false-discovery rate over a comparison's rows.
 pub const FDR: f64 = 0.05;
 
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Judgement {
     pub verdict: Verdict,
     pub b_over_a: Option<f64>,
@@ -33,7 +33,7 @@ pub struct RowVerdicts {
     pub raw: Judgement,
     pub controlled: Option<Judgement>,
     /// Called changed raw by about as much as the machine moved its experiment's rows.
-    pub machine: bool,
+    pub moved_with_machine: bool,
 }
 
 impl RowVerdicts {
@@ -42,19 +42,14 @@ impl RowVerdicts {
     pub fn verdict(&self) -> Verdict {
         match self.controlled {
             Some(c) => c.verdict,
-            None if self.machine => Verdict::Same,
+            None if self.moved_with_machine => Verdict::Same,
             None => self.raw.verdict,
         }
     }
 
-    /// Called changed raw while the machine moved it.
-    pub fn moved_with_machine(&self) -> bool {
-        self.machine
-    }
-
     /// Called changed raw, and not by the machine.
     pub fn raw_changed(&self) -> bool {
-        self.raw.verdict.changed() && !self.machine
+        self.raw.verdict.changed() && !self.moved_with_machine
     }
 }
 
@@ -104,52 +99,43 @@ fn scatter(changes: &[f64]) -> Option<f64> {
     if changes.len() < SCATTER_ROWS {
         return None;
     }
-    let median = |v: &mut Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        let n = v.len();
-        if n % 2 == 1 {
-            v[n / 2]
-        } else {
-            (v[n / 2 - 1] + v[n / 2]) / 2.0
-        }
-    };
-    let mut logs = changes.to_vec();
-    let center = median(&mut logs);
-    let mut deviations: Vec<f64> = changes.iter().map(|x| (x - center).abs()).collect();
-    Some(1.4826 * median(&mut deviations))
+    let median = |v: &[f64]| quantile(&sorted(v), 0.5);
+    let center = median(changes);
+    let deviations: Vec<f64> = changes.iter().map(|x| (x - center).abs()).collect();
+    Some(1.4826 * median(&deviations))
 }
 
 /// Fewer rows than this in an experiment show no scatter of their own.
 const SCATTER_ROWS: usize = 10;
 
-/// Each row's spread: its experiment's fitted spread, or the scatter the comparison's
-/// own rows of that experiment and kernel set show, if wider (two machines noisier than
-/// those fitted show it so); with how far the link moved (for a row over it) and the
-/// clocks moved (for a raw change) added.
-fn spreads(rows: &[PairedRow], margins: &Margins, controlled: bool) -> Vec<f64> {
+/// Each row's change, raw or `controlled`, with its spread: its experiment's fitted
+/// spread, or the scatter the comparison's own rows of that experiment and kernel set
+/// show, if wider (two machines noisier than those fitted show it so); with how far the
+/// link moved (for a row over it) and the clocks moved (for a raw change) added.
+fn with_spreads(
+    rows: &[PairedRow],
+    margins: &Margins,
+    controlled: bool,
+) -> Vec<(Option<Change>, f64)> {
     let pick = |r: &PairedRow| if controlled { r.controlled } else { r.raw };
-    let mut groups: Vec<(&str, KernelSet)> = rows.iter().map(|r| (r.experiment, r.set)).collect();
-    groups.sort_unstable_by_key(|g| (g.0, g.1 == KernelSet::Cuda));
-    groups.dedup();
-    let own: Vec<((&str, KernelSet), f64)> = (groups.into_iter())
-        .filter_map(|group| {
-            let logs: Vec<f64> = (rows.iter())
-                .filter(|r| (r.experiment, r.set) == group)
-                .filter_map(|r| pick(r).map(|c| c.log()))
-                .filter(|x| x.is_finite())
-                .collect();
-            Some((group, scatter(&logs)?))
-        })
-        .collect();
+    let mut scatters = BTreeMap::new();
     (rows.iter())
         .map(|r| {
+            let group = (r.experiment, r.set == KernelSet::Cuda);
+            let scattered = *scatters.entry(group).or_insert_with(|| {
+                let logs: Vec<f64> = (rows.iter())
+                    .filter(|o| (o.experiment, o.set) == (r.experiment, r.set))
+                    .filter_map(|o| pick(o).map(|c| c.log()))
+                    .filter(|x| x.is_finite())
+                    .collect();
+                scatter(&logs)
+            });
             let fitted = margins.spread(r.experiment, controlled);
-            let scattered = own.iter().find(|(g, _)| *g == (r.experiment, r.set));
-            let spread = scattered.map_or(fitted, |&(_, s)| fitted.max(s));
+            let spread = scattered.map_or(fitted, |s| fitted.max(s));
             let clocks = if controlled { None } else { r.clocks_moved };
-            spread
-                .hypot(r.link_moved.unwrap_or(0.0))
-                .hypot(clocks.unwrap_or(0.0))
+            let spread = spread.hypot(r.link_moved.unwrap_or(0.0));
+            let spread = spread.hypot(clocks.unwrap_or(0.0));
+            (pick(r), spread)
         })
         .collect()
 }
@@ -157,11 +143,7 @@ fn spreads(rows: &[PairedRow], margins: &Margins, controlled: bool) -> Vec<f64> 
 /// Every row of a comparison judged by `margins`, raw and controlled, at once.
 pub fn judge(rows: &[PairedRow], margins: &Margins, min_change: f64) -> Vec<RowVerdicts> {
     let judged = |rows: &[PairedRow], controlled: bool| {
-        let changes: Vec<(Option<Change>, f64)> = (rows.iter())
-            .zip(spreads(rows, margins, controlled))
-            .map(|(r, s)| (if controlled { r.controlled } else { r.raw }, s))
-            .collect();
-        judge_all(&changes, min_change)
+        judge_all(&with_spreads(rows, margins, controlled), min_change)
     };
     let with_control: Vec<PairedRow> = (rows.iter())
         .filter(|r| r.controlled.is_some())
@@ -172,7 +154,7 @@ pub fn judge(rows: &[PairedRow], margins: &Margins, min_change: f64) -> Vec<RowV
         .map(|(r, raw)| RowVerdicts {
             raw,
             controlled: r.controlled.and_then(|_| controlled.next()),
-            machine: false,
+            moved_with_machine: false,
         })
         .collect();
     attribute_to_machine(rows, &mut out);
@@ -201,24 +183,17 @@ const MOVED_ROWS: usize = 3;
 /// whose change lies within 1.96 times its spread and its own noise combined of that
 /// shift, and whose control (if any) stood still.
 fn attribute_to_machine(rows: &[PairedRow], verdicts: &mut [RowVerdicts]) {
-    let mut names: Vec<&str> = rows.iter().map(|r| r.experiment).collect();
-    names.sort_unstable();
-    names.dedup();
-    for name in names {
-        let Some(shift) = machine_shift(rows, verdicts, name) else {
+    let shifts: Vec<Option<f64>> = (rows.iter())
+        .map(|r| machine_shift(rows, verdicts, r.experiment))
+        .collect();
+    for ((r, v), shift) in rows.iter().zip(verdicts.iter_mut()).zip(shifts) {
+        let raw = r.raw.filter(|_| v.raw.verdict.changed());
+        let (Some(shift), Some(c)) = (shift, raw) else {
             continue;
         };
-        for (r, v) in rows.iter().zip(verdicts.iter_mut()) {
-            let Some(c) = r
-                .raw
-                .filter(|_| r.experiment == name && v.raw.verdict.changed())
-            else {
-                continue;
-            };
-            let within = (c.log() - shift).abs() <= 1.96 * v.raw.spread.hypot(c.within);
-            let control_still = v.controlled.is_none_or(|c| !c.verdict.changed());
-            v.machine = within && control_still;
-        }
+        let within = (c.log() - shift).abs() <= 1.96 * v.raw.spread.hypot(c.within);
+        let control_still = v.controlled.is_none_or(|c| !c.verdict.changed());
+        v.moved_with_machine = within && control_still;
     }
 }
 
@@ -297,7 +272,7 @@ mod tests {
     }
 
     #[test]
-    fn a_row_that_moved_with_its_control_is_the_machines_doing() {
+    fn a_row_that_moved_with_its_control_or_the_clocks_is_the_machines_doing() {
         let m = margins(0.005, 0.002);
         let rows: Vec<PairedRow> = (0..30)
             .map(|i| {
@@ -307,18 +282,13 @@ mod tests {
             .collect();
         let v = judge(&rows, &m, 0.0);
         assert!(v.iter().all(|v| v.raw.verdict == Verdict::Slower));
-        let machine = |v: &RowVerdicts| v.moved_with_machine() && !v.verdict().changed();
+        let machine = |v: &RowVerdicts| v.moved_with_machine && !v.verdict().changed();
         assert!(v.iter().all(machine));
         // A real change moves the row against its control too.
         let changed = judge(&[row(1.05, 0.0005, Some(1.05))], &m, 0.0);
         assert_eq!(changed[0].verdict(), Verdict::Slower);
-        assert!(!changed[0].moved_with_machine());
-    }
-
-    #[test]
-    fn a_raw_change_the_clocks_account_for_is_not_called_and_one_past_them_is() {
-        let m = margins(0.005, 0.002);
-        // B's GPU ran its SMs at 1800 MHz where A's ran at 1980: 10% slower rows.
+        assert!(!changed[0].moved_with_machine);
+        // A raw change the clocks account for is not called, and one past them is: B's GPU ran its SMs at 1800 MHz where A's ran at 1980: 10% slower rows.
         let slower_clock = (1980.0f64 / 1800.0).ln();
         let judged = |ratio: f64, clocks_moved: Option<f64>, controlled: Option<f64>| {
             let r = PairedRow {

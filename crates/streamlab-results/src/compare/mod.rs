@@ -67,13 +67,11 @@ impl ComparedRun {
     /// The results folder `dir` as side `side`.
     pub fn load(side: &'static str, dir: &Path) -> Result<ComparedRun, CompareError> {
         let mut run = SavedRun::load(dir)?;
-        let saved = run.summary.take();
-        let summary_saved = saved.is_some();
-        let summary = match saved {
-            Some(s) => s,
-            None => summarize(&run, RunStatus::default())
-                .expect("a loaded folder holds a result to name its device"),
-        };
+        let summary_saved = run.summary.is_some();
+        let summary = run.summary.take().unwrap_or_else(|| {
+            summarize(&run, RunStatus::default())
+                .expect("a loaded folder holds a result to name its device")
+        });
         Ok(ComparedRun {
             side,
             dir: dir.to_owned(),
@@ -174,7 +172,7 @@ impl ComparedSection {
     /// their verdict, so that the summary line's counts add up to its rows.
     pub fn count(&self, verdict: Verdict) -> usize {
         (self.rows.iter())
-            .filter(|r| !r.verdicts.moved_with_machine() && r.verdicts.verdict() == verdict)
+            .filter(|r| !r.verdicts.moved_with_machine && r.verdicts.verdict() == verdict)
             .count()
     }
 
@@ -186,7 +184,7 @@ impl ComparedSection {
     /// How many rows moved with their controls, and their median raw change (B/A − 1).
     pub fn machine_moved(&self) -> Option<(usize, f64)> {
         let mut moved: Vec<f64> = (self.rows.iter())
-            .filter(|r| r.verdicts.moved_with_machine())
+            .filter(|r| r.verdicts.moved_with_machine)
             .filter_map(|r| r.row.raw.map(|c| c.b_over_a - 1.0))
             .collect();
         moved.sort_by(f64::total_cmp);
@@ -265,13 +263,6 @@ impl Comparison {
             format!("different GPU kinds (A {}, B {})", a.gpu, b.gpu)
         };
         format!("The two runs are of {builds}, on {gpus}.")
-    }
-
-    /// The header's rows whose A and B differ.
-    pub fn differing(&self) -> Vec<&Vec<String>> {
-        (self.header.rows.iter())
-            .filter(|r| r.len() == 3 && r[1] != r[2])
-            .collect()
     }
 
     /// Whether any row changed as `fail` names: faster, slower, or either.
@@ -430,18 +421,9 @@ pub fn write(
     // The output is a folder of its own: never one of the folders read, nor inside one.
     let inside = |run: &ComparedRun| {
         let base = canonical(&run.dir)?;
-        let mut at = out.clone();
         // The output may not exist yet: judge by its nearest existing ancestor.
-        loop {
-            if let Some(c) = canonical(&at) {
-                let within = c.starts_with(&base);
-                return within.then_some(run.dir.clone());
-            }
-            at = at.parent()?.to_owned();
-            if at.as_os_str().is_empty() {
-                at = PathBuf::from(".");
-            }
-        }
+        let nearest = (out.ancestors()).find_map(|at| canonical(&Path::new(".").join(at)))?;
+        nearest.starts_with(&base).then(|| run.dir.clone())
     };
     if let Some(dir) = inside(&a).or_else(|| inside(&b)) {
         return Err(CompareError::OutInside { out, dir });
@@ -487,5 +469,7 @@ mod tests {
         assert_eq!(keys, ["x", "v[0]", "v[1]", "only"]);
         assert!(paired_keys(&a, &b)[3].2.is_none());
         assert_eq!(leaf_text(&parse("2.5")), "2.500");
+        let texts = ["null", "true", "3", "\"s\"", "[]"].map(|t| leaf_text(&parse(t)));
+        assert_eq!(texts, ["null", "true", "3", "s", "[]"]);
     }
 }

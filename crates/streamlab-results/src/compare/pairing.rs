@@ -15,7 +15,6 @@ use crate::report::figures::{FigureModel, blank, points};
 use crate::report::provenance;
 use crate::report::table::{self, Table};
 use crate::run::SavedRun;
-use crate::run::summary::lines;
 use crate::saved::{KernelSet, files};
 use crate::verdict::Verdict;
 
@@ -41,15 +40,13 @@ pub(super) fn leaves(prefix: &str, value: &Json, out: &mut Vec<(String, Json)>) 
     }
 }
 
+/// A leaf as the parameters table shows it: a float to four significant digits, a
+/// string bare.
 pub(super) fn leaf_text(value: &Json) -> String {
     match value {
-        Json::Null => "null".into(),
-        Json::Bool(b) => b.to_string(),
         Json::Number(n) if n.is_f64() => n.as_f64().map_or_else(|| n.to_string(), significant),
-        Json::Number(n) => n.to_string(),
         Json::String(s) => s.clone(),
-        Json::Array(_) => "[]".into(),
-        Json::Object(_) => "{}".into(),
+        other => other.to_string(),
     }
 }
 
@@ -70,12 +67,20 @@ pub(super) fn paired_keys<'a, T>(
     out
 }
 
-/// The headline and facts of experiment `name` as each run words them: (label, A, B).
+/// The headline of experiment `name` as each run words it, by kernel set: (label, A, B).
 fn headlines(name: &str, a: &SavedRun, b: &SavedRun) -> Vec<(String, String, String)> {
     let of = |run: &SavedRun| -> Vec<(String, String)> {
-        (run.analyses())
-            .filter(|x| x.name == name)
-            .flat_map(lines)
+        let label = |x: &Analysis| match x.set {
+            KernelSet::Rust => "headline",
+            KernelSet::Cuda => "headline, CUDA C++ kernels",
+        };
+        (run.analyses().filter(|x| x.name == name))
+            .flat_map(|x| {
+                x.summary
+                    .line
+                    .iter()
+                    .map(|l| (label(x).to_owned(), l.clone()))
+            })
             .collect()
     };
     let (la, lb) = (of(a), of(b));
@@ -104,16 +109,6 @@ fn differing_params(a: &Analysis, b: &Analysis) -> Vec<(String, String, String)>
             (k.to_owned(), text(x), text(y))
         })
         .collect()
-}
-
-fn verdict_color(v: Verdict) -> &'static str {
-    match v {
-        Verdict::Faster => "#1f5fa8",
-        Verdict::Slower => "#b35806",
-        Verdict::Same => "#9c9c9c",
-        Verdict::TooNoisy => "#edc948",
-        Verdict::NotComparable => "#222222",
-    }
 }
 
 /// The rows of one kernel set as B/A, each the ratio its verdict used and coloured by that
@@ -171,19 +166,18 @@ pub(super) fn ratio_chart(
         y: 1.0,
     });
     let drawn = [
-        Verdict::Faster,
-        Verdict::Slower,
-        Verdict::Same,
-        Verdict::TooNoisy,
+        (Verdict::Faster, "#1f5fa8"),
+        (Verdict::Slower, "#b35806"),
+        (Verdict::Same, "#9c9c9c"),
+        (Verdict::TooNoisy, "#edc948"),
     ];
-    for verdict in drawn {
+    for (verdict, color) in drawn {
         let pts: Vec<(f64, f64)> = (shown.iter().enumerate())
             .filter(|(_, r)| r.verdicts.verdict() == verdict)
             .filter_map(|(i, r)| judged(r).b_over_a.map(|y| (i as f64, y)))
             .collect();
         if !pts.is_empty() {
-            c.lines
-                .push(points(verdict.text(), verdict_color(verdict), pts));
+            c.lines.push(points(verdict.text(), color, pts));
         }
     }
     Some(FigureModel::chart(
@@ -240,18 +234,9 @@ fn pairing(name: &'static str, a: &ComparedRun, b: &ComparedRun) -> Option<Pairi
                 note(format!("GPU held back in {side} ({kernels} kernels)"), why);
             }
         }
-        let twins = match set {
-            KernelSet::Rust => a
-                .run
-                .analysis(name, KernelSet::Cuda)
-                .zip(b.run.analysis(name, KernelSet::Cuda)),
-            KernelSet::Cuda => None,
-        };
-        let (rows, [only_a, only_b]) = rows::paired(&rows::Context {
-            results: (x, y),
-            twins,
-            launch,
-        });
+        let cuda = [a, b].map(|r| r.run.analysis(name, KernelSet::Cuda));
+        let twins = cuda[0].zip(cuda[1]).filter(|_| set == KernelSet::Rust);
+        let (rows, [only_a, only_b]) = rows::paired((x, y), twins, launch);
         let moved = rows.first().and_then(|r| r.clocks_moved);
         if let Some(moved) = moved.filter(|m| *m > 0.0) {
             let by = 100.0 * moved.exp_m1();
@@ -346,12 +331,11 @@ pub(super) fn header(a: &ComparedRun, b: &ComparedRun) -> Table {
             false => "none (derived from the results)",
         };
         let memory = format!("{:.1} GiB", provenance::gib(d.total_memory_bytes));
+        let status = r.summary.incomplete().unwrap_or_else(|| "complete".into());
+        let pcie = d.pcie_link.clone().unwrap_or_else(|| "–".into());
         let mut facts = vec![
             ("Folder", r.dir.display().to_string()),
-            (
-                "Run",
-                r.summary.incomplete().unwrap_or_else(|| "complete".into()),
-            ),
+            ("Run", status),
             ("summary.json", summary.to_owned()),
             ("GPU", d.name.clone()),
             ("Compute capability", format!("{major}.{minor}")),
@@ -359,10 +343,7 @@ pub(super) fn header(a: &ComparedRun, b: &ComparedRun) -> Table {
             ("Copy engines", d.copy_engines.to_string()),
             ("Memory", memory),
             ("CUDA version of the driver", d.driver_cuda_version.clone()),
-            (
-                "PCIe link",
-                d.pcie_link.clone().unwrap_or_else(|| "–".into()),
-            ),
+            ("PCIe link", pcie),
             (
                 "Link both ways, before → after (first experiment, probes' medians)",
                 link,

@@ -10,7 +10,7 @@
 use crate::derived::rates::gbps;
 use crate::experiment::{Analysis, MeasuredRow, RowControl};
 use crate::saved::clocks::ClockProbe;
-use crate::saved::{KernelSet, LinkProbe, StageTimes};
+use crate::saved::{KernelSet, StageTimes};
 use crate::stats::Series;
 
 /// What a row was held against.
@@ -122,10 +122,7 @@ fn change(a: Figure, b: Figure) -> Option<Change> {
 
 /// The change of `row / control` (or `row × control`) from A to B.
 fn controlled(row: [Figure; 2], control: [Figure; 2], divide: bool) -> Option<Change> {
-    let [a, b] = row;
-    let [ca, cb] = control;
-    let raw = change(a, b)?;
-    let by = change(ca, cb)?;
+    let (raw, by) = (change(row[0], row[1])?, change(control[0], control[1])?);
     Some(Change {
         b_over_a: if divide {
             raw.b_over_a / by.b_over_a
@@ -136,31 +133,17 @@ fn controlled(row: [Figure; 2], control: [Figure; 2], divide: bool) -> Option<Ch
     })
 }
 
-/// The both-ways rates (GB/s) of a link probe's samples.
-fn both_ways(t: &StageTimes) -> Vec<f64> {
-    (t.both.samples_ms.iter())
-        .map(|&ms| gbps(2 * t.bytes, ms))
-        .collect()
-}
-
-/// Rates as a figure: their median, noise and count.
-fn rate_figure(rates: Vec<f64>) -> Figure {
+/// The both-ways rates (GB/s) of the samples of `times`, link probes, as a figure.
+fn both_ways<const N: usize>(times: [&StageTimes; N]) -> Figure {
+    let rates = (times.into_iter())
+        .flat_map(|t| t.both.samples_ms.iter().map(|&ms| gbps(2 * t.bytes, ms)))
+        .collect();
     let none = Figure {
         value: f64::NAN,
         noise: None,
         samples: 0,
     };
     Series::new(rates).map_or(none, |s| Figure::of_series(&s))
-}
-
-/// The link's both-ways rate over an experiment's probes before and after it.
-fn link_rate(probe: &LinkProbe) -> Figure {
-    rate_figure(
-        [&probe.before, &probe.after]
-            .into_iter()
-            .flat_map(both_ways)
-            .collect(),
-    )
 }
 
 /// How far a rate moved over `values`: ln(fastest / slowest) of those positive and finite.
@@ -188,21 +171,6 @@ fn clocks_moved<'a>(probes: impl IntoIterator<Item = &'a ClockProbe>) -> Option<
     Some(sm.max(memory))
 }
 
-/// The medians of a probe's before and after both-ways rates.
-fn probe_medians(probe: &LinkProbe) -> [f64; 2] {
-    [&probe.before, &probe.after].map(|t| rate_figure(both_ways(t)).value)
-}
-
-/// What the pairing needs of both runs beside the experiment's own results.
-pub struct Context<'a> {
-    /// A's and B's result of one experiment and kernel set, analysed.
-    pub results: (&'a Analysis, &'a Analysis),
-    /// The CUDA C++ twins' results, when the set is Rust and both runs have them.
-    pub twins: Option<(&'a Analysis, &'a Analysis)>,
-    /// Each run's `bounds` launch probe.
-    pub launch: [Option<&'a Series>; 2],
-}
-
 /// Each run's launch probe: the first a result of the Rust kernels measured.
 pub fn launch_probes<'a>(
     a: &'a crate::run::SavedRun,
@@ -215,16 +183,24 @@ pub fn launch_probes<'a>(
     })
 }
 
-/// The rows of `ctx`'s results both runs measured, in A's order, with their changes; and
-/// the labels only one side has: (A's, B's).
-pub fn paired(ctx: &Context<'_>) -> (Vec<PairedRow>, [Vec<String>; 2]) {
-    let (ra, rb) = ctx.results;
+/// The rows both of A's and B's `results` (of one experiment and kernel set) measured, in
+/// A's order, with their changes; and the labels only one side has: (A's, B's). `twins`:
+/// the CUDA C++ twins' results, when the set is Rust and both runs have them; `launch`:
+/// each run's launch probe ([`launch_probes`]).
+pub fn paired(
+    results: (&Analysis, &Analysis),
+    twins: Option<(&Analysis, &Analysis)>,
+    launch: [Option<&Series>; 2],
+) -> (Vec<PairedRow>, [Vec<String>; 2]) {
+    let (ra, rb) = results;
     let (a_rows, b_rows) = (&ra.rows, &rb.rows);
-    let twins = ctx.twins.map(|(x, y)| (&x.rows, &y.rows));
-    let links = [ra, rb].map(|r| r.provenance.link.as_ref().map(link_rate));
+    let twin_rows = twins.map(|(x, y)| (&x.rows, &y.rows));
+    // The link's both-ways rate over each result's probes before and after it.
+    let links =
+        [ra, rb].map(|r| (r.provenance.link.as_ref()).map(|p| both_ways([&p.before, &p.after])));
     // The results the rows come from, and their twins: how far the link and the clocks
     // moved over all of them.
-    let results: Vec<&Analysis> = [Some(ctx.results), ctx.twins]
+    let results: Vec<&Analysis> = [Some(results), twins]
         .into_iter()
         .flatten()
         .flat_map(|(x, y)| [x, y])
@@ -232,7 +208,7 @@ pub fn paired(ctx: &Context<'_>) -> (Vec<PairedRow>, [Vec<String>; 2]) {
     let link_moved = moved(
         (results.iter())
             .filter_map(|r| r.provenance.link.as_ref())
-            .flat_map(probe_medians),
+            .flat_map(|p| [&p.before, &p.after].map(|t| both_ways([t]).value)),
     );
     let clocks_moved = clocks_moved(results.iter().filter_map(|r| r.provenance.clocks.as_ref()));
     let figure =
@@ -245,7 +221,7 @@ pub fn paired(ctx: &Context<'_>) -> (Vec<PairedRow>, [Vec<String>; 2]) {
             continue;
         };
         let row = [Figure::of_row(x), Figure::of_row(y)];
-        let twin = twins.and_then(|(ta, tb)| Some([figure(ta, &x.key)?, figure(tb, &x.key)?]));
+        let twin = twin_rows.and_then(|(ta, tb)| Some([figure(ta, &x.key)?, figure(tb, &x.key)?]));
         let named = match &x.control {
             Some(RowControl::Row(key)) => figure(a_rows, key).zip(figure(b_rows, key)),
             _ => None,
@@ -266,7 +242,7 @@ pub fn paired(ctx: &Context<'_>) -> (Vec<PairedRow>, [Vec<String>; 2]) {
             [Some(p), Some(q)] if x.over_link => Some([p, q]),
             _ => None,
         };
-        let launch = match (&x.control, ctx.launch) {
+        let launch = match (&x.control, launch) {
             (Some(RowControl::Launch), [Some(p), Some(q)]) => {
                 Some([Figure::of_series(p), Figure::of_series(q)])
             }

@@ -23,15 +23,6 @@ pub struct SavedRun {
     held: Vec<Box<dyn Held>>,
 }
 
-impl std::fmt::Debug for SavedRun {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let held: Vec<String> = (self.analyses())
-            .map(|a| files::stem(a.name, a.set))
-            .collect();
-        f.debug_struct("SavedRun").field("results", &held).finish()
-    }
-}
-
 impl SavedRun {
     /// Load every result file in `dir`; an error if there are none, if a file cannot be
     /// read (naming it and where), or if the files are of more than one run.
@@ -222,14 +213,14 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("streamlab-run-empty-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
-        let err = SavedRun::load(&dir).unwrap_err();
+        let err = SavedRun::load(&dir).err().unwrap();
         assert!(
             err.to_string().contains("holds no streamlab results"),
             "{err}"
         );
         let name = files::json(experiments::ALL[0].name(), KernelSet::Rust);
         std::fs::write(dir.join(name), "{not json").unwrap();
-        let err = SavedRun::load(&dir).unwrap_err();
+        let err = SavedRun::load(&dir).err().unwrap();
         assert!(
             err.to_string()
                 .contains("bounds.json is not JSON: key must be a string at line 1 column 2"),

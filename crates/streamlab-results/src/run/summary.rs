@@ -1,6 +1,6 @@
 //! A run's `summary.json` from its analysed results ([`summarize`]), its findings for
-//! the report's first screen ([`findings`]), and its headlines as lines ([`lines`],
-//! [`summary_text`]).
+//! the report's first screen ([`findings`]), and its headlines as lines
+//! ([`summary_text`]).
 use super::SavedRun;
 use crate::derived::rates::{NOISY_LINK, link_moved};
 use crate::derived::summary::{Answered, Entries, Json, LinkSteady, RunStatus, RunSummary};
@@ -97,25 +97,12 @@ fn rust_over_cuda(rust: &[MeasuredRow], cuda: &[MeasuredRow]) -> Option<(f64, St
     (c > 0.0).then(|| (r / c, format!("{n} rows summed")))
 }
 
-/// The headline line of `a`, labelled: (label, line).
-pub fn lines(a: &Analysis) -> Vec<(String, String)> {
-    let label = match a.set {
-        KernelSet::Rust => "headline",
-        KernelSet::Cuda => "headline, CUDA C++ kernels",
-    };
-    (a.summary.line.iter())
-        .map(|l| (label.to_owned(), l.clone()))
-        .collect()
-}
-
 /// The questions `run` answers, in order: (question, experiment, sentence).
 fn answers(run: &SavedRun) -> Vec<(Question, String, String)> {
     let mut out: Vec<_> = (run.held())
         .filter_map(|h| {
-            let rust = h
-                .analyses()
-                .into_iter()
-                .find(|a| a.set == KernelSet::Rust)?;
+            let analyses = h.analyses();
+            let rust = analyses.iter().find(|a| a.set == KernelSet::Rust)?;
             let (question, sentence) = rust.summary.answer.clone()?;
             Some((question, h.name().to_owned(), sentence))
         })

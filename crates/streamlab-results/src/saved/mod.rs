@@ -226,17 +226,15 @@ impl BuildInfo {
     /// The commit as reports show it: "0123456789ab", "0123456789ab with uncommitted
     /// changes", or "not recorded".
     pub fn commit_text(&self) -> String {
-        match (&self.commit, self.dirty) {
-            (None, _) => NOT_RECORDED.to_owned(),
-            (Some(c), Some(true)) => format!("{} with uncommitted changes", short(c)),
-            (Some(c), _) => short(c).to_owned(),
+        let Some(commit) = &self.commit else {
+            return NOT_RECORDED.to_owned();
+        };
+        let short = commit.get(..12).unwrap_or(commit);
+        match self.dirty {
+            Some(true) => format!("{short} with uncommitted changes"),
+            _ => short.to_owned(),
         }
     }
-}
-
-/// The first 12 characters of a commit hash.
-fn short(commit: &str) -> &str {
-    commit.get(..12).unwrap_or(commit)
 }
 
 /// The machine and command a run had beside its GPU.

@@ -78,12 +78,6 @@ impl<const N: usize> clap::Args for Repeats<N> {
     }
 }
 
-impl<const N: usize> Repeats<N> {
-    pub fn new(repeats: usize) -> Repeats<N> {
-        Repeats { repeats }
-    }
-}
-
 impl<const N: usize> Default for Repeats<N> {
     fn default() -> Repeats<N> {
         Repeats { repeats: N }
@@ -204,17 +198,12 @@ mod tests {
 
     #[test]
     fn each_experiments_repeats_default_is_its_own() {
-        let five: Repeats<5> = clap_defaults();
-        let twenty: Repeats<20> = clap_defaults();
-        let eleven: Repeats<11> = clap_defaults();
-        let five_again: Repeats<5> = clap_defaults();
-        let given: Repeats<5> = clap_parse("--repeats 7");
         let all = [
-            five.repeats,
-            twenty.repeats,
-            eleven.repeats,
-            five_again.repeats,
-            given.repeats,
+            clap_defaults::<Repeats<5>>().repeats,
+            clap_defaults::<Repeats<20>>().repeats,
+            clap_defaults::<Repeats<11>>().repeats,
+            clap_defaults::<Repeats<5>>().repeats,
+            clap_parse::<Repeats<5>>("--repeats 7").repeats,
         ];
         assert_eq!(all, [5, 20, 11, 5, 7]);
     }

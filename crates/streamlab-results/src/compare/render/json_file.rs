@@ -1,9 +1,7 @@
 //! `comparison.json`: every compared row with its verdicts, the counts, and the rule.
 use std::fmt::Write;
 
-use crate::compare::judge::Margins;
-use crate::compare::rows::ControlKind;
-use crate::compare::{ComparedRow, Comparison, SideFacts};
+use crate::compare::{ComparedRow, Comparison};
 use crate::derived::summary::{Entries, Json};
 use crate::experiment::json;
 use crate::saved::{KernelSet, files};
@@ -55,7 +53,7 @@ impl Totals {
     pub fn of<'a>(rows: impl IntoIterator<Item = &'a ComparedRow>) -> Totals {
         let mut t = Totals::default();
         for r in rows {
-            t.raw.add(if r.verdicts.moved_with_machine() {
+            t.raw.add(if r.verdicts.moved_with_machine {
                 Verdict::Same
             } else {
                 r.raw()
@@ -65,7 +63,7 @@ impl Totals {
                 None => t.alone.add(r.raw()),
             }
             t.verdict.add(r.verdicts.verdict());
-            t.moved_with_machine += usize::from(r.verdicts.moved_with_machine());
+            t.moved_with_machine += usize::from(r.verdicts.moved_with_machine);
         }
         t
     }
@@ -109,58 +107,6 @@ impl Totals {
     }
 }
 
-/// One compared row in `comparison.json`.
-#[derive(Serialize)]
-struct RowFile<'a> {
-    label: &'a str,
-    unit: &'a str,
-    a: f64,
-    b: f64,
-    noise_a: Option<f64>,
-    noise_b: Option<f64>,
-    /// The raw change and its verdict, against the experiment's spread between machines.
-    b_over_a: Option<f64>,
-    p_value: Option<f64>,
-    spread: f64,
-    verdict: Verdict,
-    /// What it was held against, and the controlled change with its verdict.
-    control: Option<ControlKind>,
-    controlled_b_over_a: Option<f64>,
-    controlled_p_value: Option<f64>,
-    controlled_spread: Option<f64>,
-    controlled_verdict: Option<Verdict>,
-    moved_with_machine: bool,
-}
-
-#[derive(Serialize)]
-struct RuleFile<'a> {
-    text: String,
-    min_change: f64,
-    false_discovery_rate: f64,
-    false_calls: FalseCalls,
-    margins: &'a Margins,
-}
-
-/// The largest share of rows called changed on an A/A pair left out of the fit.
-#[derive(Serialize)]
-struct FalseCalls {
-    raw: f64,
-    controlled: f64,
-}
-
-#[derive(Serialize)]
-struct ComparisonFile<'a> {
-    a: &'a SideFacts,
-    b: &'a SideFacts,
-    rule: RuleFile<'a>,
-    /// Over every experiment.
-    totals: Totals,
-    /// Per experiment: its counts, then its rows by kernel set and key.
-    experiments: Json,
-    only_in_a: Vec<&'static str>,
-    only_in_b: Vec<&'static str>,
-}
-
 /// The rule in words, with its margins' measured false-call rate.
 pub fn rule_text(c: &Comparison) -> String {
     let floor = if c.min_change > 0.0 {
@@ -192,27 +138,27 @@ pub fn comparison_json(c: &Comparison) -> String {
             let mut keyed = Entries::default();
             for r in rows {
                 let (raw, controlled) = (r.verdicts.raw, r.verdicts.controlled);
-                keyed.insert(
-                    r.key().to_owned(),
-                    json(&RowFile {
-                        label: r.label(),
-                        unit: r.row.unit,
-                        a: r.row.a.value,
-                        b: r.row.b.value,
-                        noise_a: r.row.a.noise,
-                        noise_b: r.row.b.noise,
-                        b_over_a: raw.b_over_a,
-                        p_value: raw.p_value,
-                        spread: raw.spread,
-                        verdict: raw.verdict,
-                        control: r.row.control,
-                        controlled_b_over_a: controlled.and_then(|c| c.b_over_a),
-                        controlled_p_value: controlled.and_then(|c| c.p_value),
-                        controlled_spread: controlled.map(|c| c.spread),
-                        controlled_verdict: controlled.map(|c| c.verdict),
-                        moved_with_machine: r.verdicts.moved_with_machine(),
-                    }),
-                );
+                // The raw change and its verdict, against the experiment's spread between
+                // machines; what it was held against, and the controlled change.
+                let file = serde_json::json!({
+                    "label": r.label(),
+                    "unit": r.row.unit,
+                    "a": r.row.a.value,
+                    "b": r.row.b.value,
+                    "noise_a": r.row.a.noise,
+                    "noise_b": r.row.b.noise,
+                    "b_over_a": raw.b_over_a,
+                    "p_value": raw.p_value,
+                    "spread": raw.spread,
+                    "verdict": raw.verdict,
+                    "control": r.row.control,
+                    "controlled_b_over_a": controlled.and_then(|c| c.b_over_a),
+                    "controlled_p_value": controlled.and_then(|c| c.p_value),
+                    "controlled_spread": controlled.map(|c| c.spread),
+                    "controlled_verdict": controlled.map(|c| c.verdict),
+                    "moved_with_machine": r.verdicts.moved_with_machine,
+                });
+                keyed.insert(r.key().to_owned(), file);
             }
             // Named as the set serialises: "rust", "cuda".
             sets.insert(format!("{set:?}").to_lowercase(), Json::Object(keyed));
@@ -234,20 +180,23 @@ pub fn comparison_json(c: &Comparison) -> String {
             .unwrap_or_default()
     };
     let (raw, controlled) = c.margins.false_calls();
-    let file = ComparisonFile {
-        a: &c.sides[0],
-        b: &c.sides[1],
-        rule: RuleFile {
-            text: rule_text(c),
-            min_change: c.min_change,
-            false_discovery_rate: crate::compare::judge::FDR,
-            false_calls: FalseCalls { raw, controlled },
-            margins: &c.margins,
+    // The totals are over every experiment; `experiments` holds each one's counts, then
+    // its rows by kernel set and key. `false_calls`: the largest share of rows called
+    // changed on an A/A pair left out of the fit.
+    let file = serde_json::json!({
+        "a": c.sides[0],
+        "b": c.sides[1],
+        "rule": {
+            "text": rule_text(c),
+            "min_change": c.min_change,
+            "false_discovery_rate": crate::compare::judge::FDR,
+            "false_calls": { "raw": raw, "controlled": controlled },
+            "margins": c.margins,
         },
-        totals: Totals::of(c.rows()),
-        experiments: Json::Object(experiments),
-        only_in_a: only("A"),
-        only_in_b: only("B"),
-    };
+        "totals": Totals::of(c.rows()),
+        "experiments": experiments,
+        "only_in_a": only("A"),
+        "only_in_b": only("B"),
+    });
     crate::folder::to_json(files::COMPARISON, &file).expect("a comparison serialises")
 }

@@ -156,17 +156,18 @@ fn blocks(c: &Comparison) -> Vec<Block<'_>> {
     let mut out = vec![Block::Title(c.title.clone())];
     out.extend((c.banners.iter()).map(|b| Block::Banner("Incomplete run.".into(), b.clone())));
     let [alone, controlled] = totals.headlines();
-    out.push(Block::Note("What was compared".into(), c.identity()));
-    out.push(Block::Note("The machine".into(), alone));
-    out.push(Block::Note("The code".into(), controlled));
-    out.push(Block::Note(
-        "In all".into(),
-        format!(
-            "{}. The rule's measured false-call rate: {}.",
-            totals.line(),
-            c.margins.false_call_text()
-        ),
-    ));
+    let false_calls = c.margins.false_call_text();
+    let in_all = format!(
+        "{}. The rule's measured false-call rate: {false_calls}.",
+        totals.line()
+    );
+    let notes = [
+        ("What was compared", c.identity()),
+        ("The machine", alone),
+        ("The code", controlled),
+        ("In all", in_all),
+    ];
+    out.extend(notes.map(|(label, text)| Block::Note(label.into(), text)));
     let changed = c.changed();
     if !changed.is_empty() {
         let caption = "every row called changed, largest change first";
@@ -188,7 +189,10 @@ fn blocks(c: &Comparison) -> Vec<Block<'_>> {
         Some("provenance that differs (the whole of it is at the end)".into()),
         &["", &ha, &hb],
     );
-    t.rows = c.differing().into_iter().cloned().collect();
+    t.rows = (c.header.rows.iter())
+        .filter(|r| r.len() == 3 && r[1] != r[2])
+        .cloned()
+        .collect();
     out.push(Block::whole(t));
     for o in &c.only {
         out.push(Block::Note(
