@@ -134,18 +134,6 @@ fn with_noise(label: &str, noise: f64) -> String {
     format!("{label} ({:.1}%)", 100.0 * noise)
 }
 
-/// For a headline: ", noise above the 1% target in 2 of 9 rows" (nothing when none is).
-pub fn above_noise_target_clause(above: &[String], configurations: usize) -> String {
-    if above.is_empty() {
-        return String::new();
-    }
-    format!(
-        ", noise above the {:.0}% target in {} of {configurations} rows",
-        100.0 * NOISE_TARGET,
-        above.len()
-    )
-}
-
 /// The most rows above the noise target [`noise_target_note`] names; its tables give the
 /// noise of every row.
 pub const NOISY_ROWS_NAMED: usize = 8;
@@ -315,17 +303,6 @@ fn normal_upper_tail(z: f64) -> f64 {
     erfc / 2.0
 }
 
-/// For a headline ratio of two medians: " (within noise)" where the two sides' noise
-/// covers its distance from 1 (not [`beyond_noise`]), nothing where it does not or is
-/// not known.
-pub fn within_noise_clause(within: Option<bool>) -> &'static str {
-    if within == Some(true) {
-        " (within noise)"
-    } else {
-        ""
-    }
-}
-
 /// The median absolute deviation times this estimates a normal sample's standard
 /// deviation.
 const MAD_TO_SIGMA: f64 = 1.4826;
@@ -354,12 +331,17 @@ pub fn quantile(sorted: &[f64], q: f64) -> f64 {
     sorted[low] + (sorted[high] - sorted[low]) * (position - low as f64)
 }
 
+/// The crate's tests, and the helpers they share.
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn series(samples: &[f64]) -> Series {
+    pub(crate) fn series(samples: &[f64]) -> Series {
         Series::new(samples.to_vec()).unwrap()
+    }
+
+    pub(crate) fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-12
     }
 
     #[test]

@@ -121,18 +121,6 @@ pub fn count_under(unders: impl IntoIterator<Item = Option<Under>>) -> (usize, u
     })
 }
 
-/// For a headline: ", 2 rows under its traced bound (1 beyond noise)", nothing where no
-/// row is (or a summary from before rows were marked says nothing).
-pub fn under_clause(bound: &str, under: usize, beyond_noise: usize) -> String {
-    match under {
-        0 => String::new(),
-        n => format!(
-            ", {n} row{} under {bound} ({beyond_noise} beyond noise)",
-            if n == 1 { "" } else { "s" },
-        ),
-    }
-}
-
 /// A bound per run, and the term that sets it.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Bound {
@@ -274,10 +262,7 @@ pub fn bound_cell(marks: impl IntoIterator<Item = String>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn close(a: f64, b: f64) -> bool {
-        (a - b).abs() < 1e-9
-    }
+    use crate::stats::tests::close;
 
     /// About sincos-overlap's 128 MiB each way on an H100.
     const SINCOS: Stages = Stages {

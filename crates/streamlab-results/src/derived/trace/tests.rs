@@ -3,6 +3,7 @@
 use super::*;
 use crate::saved::timeline::{CopyRates, Engine, Lane, TracedGpu};
 use crate::saved::{made_up_op, made_up_timeline};
+use crate::stats::tests::close;
 
 fn op(kind: OpKind, stream: usize, iteration: usize, start: f64, end: f64) -> TimelineOp {
     TimelineOp {
@@ -43,10 +44,6 @@ fn serial_copies() -> Vec<TimelineOp> {
 /// One timeline of `ops`, not back to back, checked: its failures.
 fn failures(ops: Vec<TimelineOp>, timed_ms: f64) -> Vec<String> {
     check(&timeline(ops, timed_ms, false, 1)).failures()
-}
-
-fn close(a: f64, b: f64) -> bool {
-    (a - b).abs() < 1e-12
 }
 
 #[test]
