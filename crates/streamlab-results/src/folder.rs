@@ -6,8 +6,6 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::saved::{KernelSet, files};
-
 /// The format of the files this build writes, saved in each as `"format"`. Files without
 /// the field are format 1 (streamlab up to 2026-11-25), which this build reads too.
 pub const FORMAT: u32 = 2;
@@ -201,29 +199,6 @@ pub fn parse<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, FolderEr
             reason,
         }
     })
-}
-
-/// Experiment `name`'s result in `dir` measured with `set`, read as `R`, the set it
-/// records (`kernels`) checked against its name.
-pub fn read_result<R: DeserializeOwned>(
-    dir: &Path,
-    name: &str,
-    set: KernelSet,
-    kernels: impl Fn(&R) -> KernelSet,
-) -> Result<Option<R>, FolderError> {
-    let file = files::json(name, set);
-    let result: Option<R> = read_json(dir, &file)?;
-    if let Some(r) = &result {
-        let found = kernels(r);
-        if found != set {
-            return Err(FolderError::WrongKernels {
-                path: dir.join(file),
-                found: found.label(),
-                expected: set.label(),
-            });
-        }
-    }
-    Ok(result)
 }
 
 /// What a file of a folder an output would replace is.

@@ -379,26 +379,18 @@ pub(crate) mod tests {
     #[test]
     fn a_difference_is_beyond_noise_past_twice_the_combined_spread() {
         // Spreads 1.0 and 1.0 (10% of 10): combined √2, twice that 2.83.
-        assert!(!beyond_noise(10.0, 0.1, 12.8, 0.1 * 10.0 / 12.8));
-        assert!(beyond_noise(10.0, 0.1, 12.9, 0.1 * 10.0 / 12.9));
-        assert!(
-            beyond_noise(12.9, 0.1 * 10.0 / 12.9, 10.0, 0.1),
-            "symmetric"
-        );
-        assert!(
-            !beyond_noise(10.0, 0.0, 10.0, 0.0),
-            "equal medians never are"
-        );
-        assert!(
-            beyond_noise(10.0, 0.0, 10.001, 0.0),
-            "no spread: any change is"
-        );
-        let unbounded = beyond_noise(10.0, f64::INFINITY, 20.0, 0.0);
-        assert!(!unbounded, "unbounded noise never is");
-        assert!(
-            !beyond_noise(10.0, f64::NAN, 20.0, 0.0),
-            "unknown noise never is"
-        );
+        let cases = [
+            (10.0, 0.1, 12.8, 0.1 * 10.0 / 12.8, false, "within"),
+            (10.0, 0.1, 12.9, 0.1 * 10.0 / 12.9, true, "past it"),
+            (12.9, 0.1 * 10.0 / 12.9, 10.0, 0.1, true, "symmetric"),
+            (10.0, 0.0, 10.0, 0.0, false, "equal medians never are"),
+            (10.0, 0.0, 10.001, 0.0, true, "no spread: any change is"),
+            (10.0, f64::INFINITY, 20.0, 0.0, false, "unbounded noise"),
+            (10.0, f64::NAN, 20.0, 0.0, false, "unknown noise never is"),
+        ];
+        for (a, noise_a, b, noise_b, beyond, why) in cases {
+            assert_eq!(beyond_noise(a, noise_a, b, noise_b), beyond, "{why}");
+        }
     }
 
     #[test]

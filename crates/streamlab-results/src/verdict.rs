@@ -308,7 +308,7 @@ mod tests {
     }
 
     #[test]
-    fn a_change_is_called_only_past_the_noise_and_the_minimum_effect() {
+    fn a_change_is_called_only_past_the_noise_and_the_rules_minimum_effect() {
         let a = series(10.0, 0.004, 10);
         // 10% slower, samples apart: called.
         assert_eq!(verdict(&a, &series(11.0, 0.004, 10)), Verdict::Slower);
@@ -327,11 +327,7 @@ mod tests {
         let zero = Series::new(vec![0.0, 0.0]).unwrap();
         assert_eq!(verdict(&zero, &a), Verdict::NotComparable);
         assert_eq!(verdict(&a, &zero), Verdict::NotComparable);
-    }
-
-    #[test]
-    fn the_minimum_effect_is_the_rules() {
-        let a = series(10.0, 0.004, 10);
+        // The minimum effect is the rule's.
         let b = series(10.5, 0.004, 10);
         assert_eq!(verdict(&a, &b), Verdict::Slower);
         let by = |min_change: f64, b: &Series| {

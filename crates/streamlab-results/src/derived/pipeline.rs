@@ -273,7 +273,7 @@ mod tests {
     };
 
     #[test]
-    fn each_term_sets_the_bound_where_it_is_the_largest() {
+    fn each_term_sets_the_bound_where_it_is_the_largest_and_a_row_beating_it_lowers_it() {
         // One run of 4 chunks: C + (H + D − C)/4.
         let single = bound(SINCOS, 4, 1, 3);
         assert_eq!(single.limiter, Limiter::BothWays);
@@ -315,10 +315,7 @@ mod tests {
             assert!(b <= last, "{streams} streams: {b} > {last}");
             last = b;
         }
-    }
-
-    #[test]
-    fn a_row_that_beats_its_bound_lowers_it_to_the_row_flagged() {
+        // A row that beats its bound lowers it to the row, flagged.
         let built = bound(SINCOS, 4, 1, 3);
         let over = built.held(built.ms * 1.2, 0.01, 0.01);
         assert_eq!((over.ms, over.under, over.built_ms), (built.ms, None, None));

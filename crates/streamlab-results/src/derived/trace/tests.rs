@@ -47,7 +47,7 @@ fn failures(ops: Vec<TimelineOp>, timed_ms: f64) -> Vec<String> {
 }
 
 #[test]
-fn each_check_passes_a_clean_trace_and_fails_its_own_fault() {
+fn each_check_passes_a_clean_trace_and_fails_its_own_fault_on_one_gpu_or_several() {
     let checks = check(&timeline(serial_copies(), 1.4, false, 1));
     assert!(checks.passed(), "{:?}", checks.failures());
     assert!(checks.checks.iter().all(|c| c.outcome == Outcome::Passed));
@@ -81,10 +81,6 @@ fn each_check_passes_a_clean_trace_and_fails_its_own_fault() {
     assert!(checks.passed() && checks.occupancy.is_none());
     assert_eq!(checks.checks[0].outcome, Outcome::NotApplicable);
     assert_eq!(checks.checks[2].outcome, Outcome::Passed);
-}
-
-#[test]
-fn two_gpus_copy_at_once_on_their_own_engines_but_each_engine_one_copy_at_a_time() {
     // Each GPU its own serial copies, both GPUs at once: streams 1–2 GPU 0's, 3–4 GPU 1's.
     let on = |gpu: usize, op: TimelineOp| TimelineOp {
         stream: op.stream + 2 * gpu,
@@ -117,10 +113,6 @@ fn two_gpus_copy_at_once_on_their_own_engines_but_each_engine_one_copy_at_a_time
     assert_eq!(failed.len(), 1, "{failed:?}");
     let named = "HtoD on GPU 1 stream 2 (iteration 1) starts 0.310 ms before";
     assert!(failed[0].contains(named), "{failed:?}");
-}
-
-#[test]
-fn a_copy_staged_from_pageable_memory_may_span_other_copies() {
     let mut ops = serial_copies();
     // The pageable copy's record spans its staged chunks; the pinned copy of stream 2
     // ran between two of them.
@@ -142,10 +134,6 @@ fn a_copy_staged_from_pageable_memory_may_span_other_copies() {
         failed.iter().any(|f| f.contains("starts 0.250 ms before")),
         "{failed:?}"
     );
-}
-
-#[test]
-fn the_span_or_the_middle_period_must_match_the_timed_time() {
     assert!(!check(&timeline(serial_copies(), 1.0, false, 1)).passed());
     // Three iterations back to back ending at 2, 3 and 5 ms: the middle period is 1.
     let ops = vec![
@@ -171,7 +159,7 @@ fn the_span_or_the_middle_period_must_match_the_timed_time() {
 }
 
 #[test]
-fn occupancy_is_each_engines_union_and_bounds_the_iteration() {
+fn occupancy_and_flow_are_each_engines_union_and_bound_the_iteration() {
     // serial_copies: HtoD busy 0–1.25, SMs 0.62–0.70, DtoH 0.70–1.38; span 0–1.38.
     let o = occupancy(&timeline(serial_copies(), 1.4, false, 1)).unwrap();
     assert!(close(o.span_ms, 1.38) && close(o.htod_busy_ms, 1.25));
@@ -184,6 +172,15 @@ fn occupancy_is_each_engines_union_and_bounds_the_iteration() {
     assert!(close(o.bound.ms, 1.37));
     let said = o.describe();
     assert!(said.starts_with("HtoD copy engine busy 91%"), "{said}");
+    // Its flow: copies 0–1.38, every op ready at 0.
+    let f = o.flow;
+    assert!(close(f.copying_ms, 1.38) && close(f.copy_kernel_overlap_ms, 0.08));
+    assert_eq!(f.idle_gaps, 0);
+    // Waits: 0, 0.61, 0.62 and 0.70 ms.
+    assert!(close(f.mean_queue_wait_ms, 1.93 / 4.0));
+    assert!(close(f.longest_queue_wait_ms, 0.70));
+    let w = f.longest_wait.unwrap();
+    assert_eq!((w.kind, w.stream), (OpKind::DtoH, 0));
     // Two iterations: per iteration, the HtoD engine is busy 1.5 / 2, the SMs 1.3 / 2,
     // stream 1 (1.0 + 0.7) / 2 and stream 2 (1.0 + 0.6) / 2.
     let ops = vec![
@@ -232,39 +229,6 @@ fn occupancy_is_each_engines_union_and_bounds_the_iteration() {
     let waits = occupancy(&timeline(ops, 1.0, true, 3)).unwrap();
     assert_eq!(waits.bound.resource, Resource::Stream(0));
     assert!(close(waits.bound.ms, 1.0));
-}
-
-#[test]
-fn a_traced_bound_is_the_median_batch_and_pairs_each_timed_batch_with_its_trace() {
-    let bound = |ms, resource| BusiestBound { ms, resource };
-    let (engine, stream) = (Resource::Engine(Engine::HtoD), Resource::Stream(1));
-    // The link slowed for the second pair: paired, each batch is 1.02×, 1.01× and
-    // 1.03× its trace; unpaired, the median time over the median bound is 1.1 / 1.0.
-    let timed = [1.02, 1.212, 1.1];
-    let traced = [bound(1.0, engine), bound(1.2, stream), bound(1.068, engine)];
-    let b = traced_bound(&timed, &traced).unwrap();
-    assert!(close(b.ms, 1.068));
-    assert_eq!((b.resource, b.batches), (engine, 3));
-    assert!(close(b.timed_over_bound, 1.02) && b.noise > 0.0, "{b:?}");
-    // A timed batch without its trace (no CUPTI) gives no bound.
-    assert_eq!(traced_bound(&timed, &traced[..2]), None);
-    assert_eq!(traced_bound(&timed, &[]), None);
-}
-
-#[test]
-fn flow_counts_overlap_idle_time_with_work_queued_and_queue_waits() {
-    // serial_copies: copies 0–1.38 (HtoD 0–1.25, DtoH 0.70–1.38), kernel 0.62–0.70,
-    // every op ready at 0.
-    let f = occupancy(&timeline(serial_copies(), 1.4, false, 1))
-        .unwrap()
-        .flow;
-    assert!(close(f.copying_ms, 1.38) && close(f.copy_kernel_overlap_ms, 0.08));
-    assert_eq!(f.idle_gaps, 0);
-    // Waits: 0, 0.61, 0.62 and 0.70 ms.
-    assert!(close(f.mean_queue_wait_ms, 1.93 / 4.0));
-    assert!(close(f.longest_queue_wait_ms, 0.70));
-    let w = f.longest_wait.unwrap();
-    assert_eq!((w.kind, w.stream), (OpKind::DtoH, 0));
     // A kernel ready at 1.0 that starts at 1.5 after a copy ending at 1.0: half a
     // millisecond with every engine idle and work queued.
     let mut ops = vec![op(OpKind::HtoD, 0, 0, 0.0, 1.0)];
@@ -307,6 +271,23 @@ fn flow_counts_overlap_idle_time_with_work_queued_and_queue_waits() {
     );
 }
 
+#[test]
+fn a_traced_bound_is_the_median_batch_and_pairs_each_timed_batch_with_its_trace() {
+    let bound = |ms, resource| BusiestBound { ms, resource };
+    let (engine, stream) = (Resource::Engine(Engine::HtoD), Resource::Stream(1));
+    // The link slowed for the second pair: paired, each batch is 1.02×, 1.01× and
+    // 1.03× its trace; unpaired, the median time over the median bound is 1.1 / 1.0.
+    let timed = [1.02, 1.212, 1.1];
+    let traced = [bound(1.0, engine), bound(1.2, stream), bound(1.068, engine)];
+    let b = traced_bound(&timed, &traced).unwrap();
+    assert!(close(b.ms, 1.068));
+    assert_eq!((b.resource, b.batches), (engine, 3));
+    assert!(close(b.timed_over_bound, 1.02) && b.noise > 0.0, "{b:?}");
+    // A timed batch without its trace (no CUPTI) gives no bound.
+    assert_eq!(traced_bound(&timed, &traced[..2]), None);
+    assert_eq!(traced_bound(&timed, &[]), None);
+}
+
 /// Two streams' copy in, kernel and copy out; with `null`, stream 2's copy in runs on
 /// the NULL stream (row 3) and both kernels wait for it.
 fn pipeline(null: bool) -> Timeline {
@@ -331,7 +312,7 @@ fn pipeline(null: bool) -> Timeline {
 }
 
 #[test]
-fn a_clean_pipeline_has_no_breaks_and_a_null_stream_copy_holds_back_what_was_ready() {
+fn breaks_are_named_with_what_they_held_back_and_the_gpu_idle_under_them() {
     let t = pipeline(false);
     assert!(breaks(&t).is_empty());
     let none = describe_breaks(&[]);
@@ -351,10 +332,6 @@ fn a_clean_pipeline_has_no_breaks_and_a_null_stream_copy_holds_back_what_was_rea
         b.describe()
             .contains("held back 1 operation that was ready")
     );
-}
-
-#[test]
-fn pageable_synchronous_copies_and_host_calls_are_named_with_the_gpu_idle_under_them() {
     let mut t = pipeline(false);
     t.ops[1].pageable = true;
     t.ops[4].synchronous = true;
