@@ -141,36 +141,33 @@ pub const NOISY_ROWS_NAMED: usize = 8;
 /// In words, how many of `rows` (label, relative noise) ended above [`NOISE_TARGET`],
 /// naming the noisiest [`NOISY_ROWS_NAMED`] with their noise.
 pub fn noise_target_note(rows: &[(String, f64)]) -> String {
+    let target = format!("{:.0}% noise target", 100.0 * NOISE_TARGET);
     let mut above: Vec<&(String, f64)> = (rows.iter())
         .filter(|(_, noise)| above_target(*noise))
         .collect();
-    if above.is_empty() {
-        return format!(
-            "All {} measured rows are at or under the {:.0}% noise target.",
-            rows.len(),
-            100.0 * NOISE_TARGET
-        );
-    }
     let count = above.len();
-    if count > NOISY_ROWS_NAMED {
-        above.sort_by(|a, b| b.1.total_cmp(&a.1));
-        above.truncate(NOISY_ROWS_NAMED);
-    }
+    let rest = match count {
+        0 => {
+            return format!(
+                "All {} measured rows are at or under the {target}.",
+                rows.len()
+            );
+        }
+        n if n > NOISY_ROWS_NAMED => {
+            above.sort_by(|a, b| b.1.total_cmp(&a.1));
+            above.truncate(NOISY_ROWS_NAMED);
+            format!(
+                "; the noisiest {NOISY_ROWS_NAMED} of them named, every row's noise is in its table"
+            )
+        }
+        _ => String::new(),
+    };
     let named: Vec<String> = (above.iter())
         .map(|(label, noise)| with_noise(label, *noise))
         .collect();
-    let rest = if count > named.len() {
-        format!(
-            "; the noisiest {} of them named, every row's noise is in its table",
-            named.len()
-        )
-    } else {
-        String::new()
-    };
     format!(
-        "{count} of {} measured rows ended above the {:.0}% noise target: {}{rest}.",
+        "{count} of {} measured rows ended above the {target}: {}{rest}.",
         rows.len(),
-        100.0 * NOISE_TARGET,
         named.join(", ")
     )
 }

@@ -12,15 +12,11 @@ fn op(kind: OpKind, stream: usize, iteration: usize, start: f64, end: f64) -> Ti
     }
 }
 
-fn timeline(
-    ops: Vec<TimelineOp>,
-    timed_ms: f64,
-    back_to_back: bool,
-    iterations: usize,
-) -> Timeline {
+/// A timeline of `ops` over `iterations` iterations, back to back where there are several.
+fn timeline(ops: Vec<TimelineOp>, timed_ms: f64, iterations: usize) -> Timeline {
     let mut t = made_up_timeline(4, ops, timed_ms);
     t.iterations = iterations;
-    t.reference.back_to_back = back_to_back;
+    t.reference.back_to_back = iterations > 1;
     t.reference.rates = Some(CopyRates {
         htod_gbps: 55.0,
         dtoh_gbps: 55.0,
@@ -43,12 +39,12 @@ fn serial_copies() -> Vec<TimelineOp> {
 
 /// One timeline of `ops`, not back to back, checked: its failures.
 fn failures(ops: Vec<TimelineOp>, timed_ms: f64) -> Vec<String> {
-    check(&timeline(ops, timed_ms, false, 1)).failures()
+    check(&timeline(ops, timed_ms, 1)).failures()
 }
 
 #[test]
 fn each_check_passes_a_clean_trace_and_fails_its_own_fault_on_one_gpu_or_several() {
-    let checks = check(&timeline(serial_copies(), 1.4, false, 1));
+    let checks = check(&timeline(serial_copies(), 1.4, 1));
     assert!(checks.passed(), "{:?}", checks.failures());
     assert!(checks.checks.iter().all(|c| c.outcome == Outcome::Passed));
     // Two copies of one direction overlapping.
@@ -64,7 +60,7 @@ fn each_check_passes_a_clean_trace_and_fails_its_own_fault_on_one_gpu_or_several
     let failed = failures(ops, 1.9);
     assert!(failed[0].contains("DtoH on stream 1"), "{failed:?}");
     // A trace slower than the timed median is disturbed and gives no bound.
-    let mut t = timeline(serial_copies(), 1.4, false, 1);
+    let mut t = timeline(serial_copies(), 1.4, 1);
     t.reference.median_ms = Some(1.4);
     let checks = check(&t);
     assert!(checks.passed(), "{:?}", checks.failures());
@@ -74,7 +70,7 @@ fn each_check_passes_a_clean_trace_and_fails_its_own_fault_on_one_gpu_or_several
     assert!(checks.disturbed && checks.busiest_bound().is_none());
     assert!(checks.failures()[0].contains("busier link"), "{checks:?}");
     // Event brackets are only held to the span.
-    let mut t = timeline(serial_copies(), 1.4, false, 1);
+    let mut t = timeline(serial_copies(), 1.4, 1);
     t.ops[1].start_ms = 0.0;
     t.source = TraceSource::Events;
     let checks = check(&t);
@@ -89,7 +85,7 @@ fn each_check_passes_a_clean_trace_and_fails_its_own_fault_on_one_gpu_or_several
     let ops: Vec<TimelineOp> = (0..2)
         .flat_map(|gpu| serial_copies().into_iter().map(move |op| on(gpu, op)))
         .collect();
-    let mut t = timeline(ops, 1.4, false, 1);
+    let mut t = timeline(ops, 1.4, 1);
     t.devices = (0..2)
         .map(|ordinal| TracedGpu {
             ordinal,
@@ -113,12 +109,12 @@ fn each_check_passes_a_clean_trace_and_fails_its_own_fault_on_one_gpu_or_several
     assert_eq!(failed.len(), 1, "{failed:?}");
     let named = "HtoD on GPU 1 stream 2 (iteration 1) starts 0.310 ms before";
     assert!(failed[0].contains(named), "{failed:?}");
+    // A copy staged from pageable memory: its record spans its staged chunks, and the
+    // pinned copy of stream 2 ran between two of them.
     let mut ops = serial_copies();
-    // The pageable copy's record spans its staged chunks; the pinned copy of stream 2
-    // ran between two of them.
     ops[0].pageable = true;
     ops[0].end_ms = 1.0;
-    let checks = check(&timeline(ops.clone(), 1.4, false, 1));
+    let checks = check(&timeline(ops.clone(), 1.4, 1));
     let one = (checks.checks.iter()).find(|c| c.name == ONE_AT_A_TIME);
     let one = one.expect("the check ran");
     assert_eq!(one.outcome, Outcome::Passed, "{}", one.detail);
@@ -134,15 +130,16 @@ fn each_check_passes_a_clean_trace_and_fails_its_own_fault_on_one_gpu_or_several
         failed.iter().any(|f| f.contains("starts 0.250 ms before")),
         "{failed:?}"
     );
-    assert!(!check(&timeline(serial_copies(), 1.0, false, 1)).passed());
+    // The span or the middle period must match the timed time.
+    assert!(!check(&timeline(serial_copies(), 1.0, 1)).passed());
     // Three iterations back to back ending at 2, 3 and 5 ms: the middle period is 1.
     let ops = vec![
         op(OpKind::Kernel, 0, 0, 0.0, 2.0),
         op(OpKind::Kernel, 0, 1, 2.0, 3.0),
         op(OpKind::Kernel, 0, 2, 3.0, 5.0),
     ];
-    assert!(check(&timeline(ops.clone(), 1.05, true, 3)).passed());
-    assert!(!check(&timeline(ops, 1.5, true, 3)).passed());
+    assert!(check(&timeline(ops.clone(), 1.05, 3)).passed());
+    assert!(!check(&timeline(ops, 1.5, 3)).passed());
     // Three streams, each iteration 1 ms after the one before, but the engine served
     // stream 3 last in the middle iteration: its last end moved 0.6 ms, its period
     // did not.
@@ -155,13 +152,13 @@ fn each_check_passes_a_clean_trace_and_fails_its_own_fault_on_one_gpu_or_several
             })
         })
         .collect();
-    assert!(check(&timeline(ops, 1.0, true, 3)).passed());
+    assert!(check(&timeline(ops, 1.0, 3)).passed());
 }
 
 #[test]
 fn occupancy_and_flow_are_each_engines_union_and_bound_the_iteration() {
     // serial_copies: HtoD busy 0–1.25, SMs 0.62–0.70, DtoH 0.70–1.38; span 0–1.38.
-    let o = occupancy(&timeline(serial_copies(), 1.4, false, 1)).unwrap();
+    let o = occupancy(&timeline(serial_copies(), 1.4, 1)).unwrap();
     assert!(close(o.span_ms, 1.38) && close(o.htod_busy_ms, 1.25));
     assert!(close(o.sms_busy_ms, 0.08) && close(o.dtoh_busy_ms, 0.68));
     // Both directions ran at once from 0.70 to 1.25.
@@ -189,7 +186,7 @@ fn occupancy_and_flow_are_each_engines_union_and_bound_the_iteration() {
         op(OpKind::Kernel, 0, 1, 1.5, 2.2),
         op(OpKind::Kernel, 1, 1, 2.2, 2.8),
     ];
-    let o = occupancy(&timeline(ops, 1.4, false, 2)).unwrap();
+    let o = occupancy(&timeline(ops, 1.4, 2)).unwrap();
     assert_eq!(o.bound.resource, Resource::Stream(0));
     assert!(close(o.bound.ms, 0.85) && close(o.htod_busy_ms, 1.5));
     // Back to back over five iterations, the three between fill and drain count: the
@@ -201,7 +198,7 @@ fn occupancy_and_flow_are_each_engines_union_and_bound_the_iteration() {
             op(OpKind::HtoD, 0, i, start, start + ms)
         })
         .collect();
-    let o = occupancy(&timeline(ops, 1.0, true, 5)).unwrap();
+    let o = occupancy(&timeline(ops, 1.0, 5)).unwrap();
     assert!(close(o.bound.ms, 1.0), "{}", o.bound.ms);
     // Back to back, fill and drain iterations give no bound: the middle one does.
     let ops = vec![
@@ -209,7 +206,7 @@ fn occupancy_and_flow_are_each_engines_union_and_bound_the_iteration() {
         op(OpKind::HtoD, 0, 1, 0.5, 1.5),
         op(OpKind::HtoD, 0, 2, 1.5, 2.0),
     ];
-    let o = occupancy(&timeline(ops, 1.0, true, 3)).unwrap();
+    let o = occupancy(&timeline(ops, 1.0, 3)).unwrap();
     assert!(close(o.bound.ms, 1.0));
     assert_eq!(
         o.sms_busy_ms.to_bits(),
@@ -226,7 +223,7 @@ fn occupancy_and_flow_are_each_engines_union_and_bound_the_iteration() {
         op(OpKind::HtoD, 0, 2, 2.2, 3.2),
         op(OpKind::Kernel, 1, 2, 3.2, 3.4),
     ];
-    let waits = occupancy(&timeline(ops, 1.0, true, 3)).unwrap();
+    let waits = occupancy(&timeline(ops, 1.0, 3)).unwrap();
     assert_eq!(waits.bound.resource, Resource::Stream(0));
     assert!(close(waits.bound.ms, 1.0));
     // A kernel ready at 1.0 that starts at 1.5 after a copy ending at 1.0: half a
@@ -236,7 +233,7 @@ fn occupancy_and_flow_are_each_engines_union_and_bound_the_iteration() {
     k.ready_ms = Some(1.0);
     ops.push(k);
     ops[0].ready_ms = Some(0.0);
-    let f = occupancy(&timeline(ops, 2.0, false, 1)).unwrap().flow;
+    let f = occupancy(&timeline(ops, 2.0, 1)).unwrap().flow;
     assert!(close(f.idle_while_queued_ms, 0.5));
     assert_eq!((f.idle_gaps, f.copy_kernel_overlap_ms), (1, 0.0));
     let said = f.describe(0.5);
@@ -303,7 +300,7 @@ fn pipeline(null: bool) -> Timeline {
     for (i, ready) in [0.0, 0.0, 1.0, 2.0, 3.0, 3.5].into_iter().enumerate() {
         ops[i].ready_ms = Some(ready);
     }
-    let mut t = timeline(ops, 5.0, false, 1);
+    let mut t = timeline(ops, 5.0, 1);
     t.streams = 2;
     if null {
         t.other_lanes = vec![Lane::NullStream];
