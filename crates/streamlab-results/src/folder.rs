@@ -385,13 +385,11 @@ mod tests {
     }
 
     #[derive(Debug, serde::Deserialize)]
-    #[allow(dead_code)]
     struct Device {
         sm_count: i32,
     }
 
     #[derive(Debug, serde::Deserialize)]
-    #[allow(dead_code)]
     struct Saved {
         device: Device,
         complete: bool,
@@ -407,7 +405,8 @@ mod tests {
     #[test]
     fn a_fault_names_the_file_and_where() {
         let good = r#"{"device": {"sm_count": 132}, "complete": true}"#;
-        assert!(parse::<Saved>(Path::new("x"), good).is_ok());
+        let read = parse::<Saved>(Path::new("x"), good).unwrap();
+        assert_eq!((read.device.sm_count, read.complete), (132, true));
         let cut = fault(&good[..20]);
         let at = "x/summary.json ends early, at line 1 column 20";
         assert!(cut.starts_with(at), "{cut}");
