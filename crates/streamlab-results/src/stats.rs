@@ -200,13 +200,10 @@ pub fn mann_whitney_p(a: &[f64], b: &[f64]) -> Option<f64> {
     pooled.sort_by(|x, y| x.0.total_cmp(&y.0));
     // Midranks, and the ties' term Σ(t³ − t).
     let (mut rank_sum_a, mut ties, mut i) = (0.0, 0.0, 0);
-    while i < pooled.len() {
-        let j = (i..pooled.len())
-            .find(|&j| pooled[j].0 != pooled[i].0)
-            .unwrap_or(pooled.len());
-        let t = (j - i) as f64;
+    for tied in pooled.chunk_by(|x, y| x.0 == y.0) {
+        let (t, j) = (tied.len() as f64, i + tied.len());
         let midrank = (i + j + 1) as f64 / 2.0;
-        rank_sum_a += midrank * pooled[i..j].iter().filter(|(_, in_a)| *in_a).count() as f64;
+        rank_sum_a += midrank * tied.iter().filter(|(_, in_a)| *in_a).count() as f64;
         ties += t * t * t - t;
         i = j;
     }

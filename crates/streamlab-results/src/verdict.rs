@@ -294,13 +294,10 @@ mod tests {
         min_change: 0.03,
     };
 
+    /// `n` samples spread evenly `spread` wide around `center`.
     fn series(center: f64, spread: f64, n: usize) -> Series {
-        Series::new(
-            (0..n)
-                .map(|i| center * (1.0 + spread * (i as f64 / (n - 1) as f64 - 0.5)))
-                .collect(),
-        )
-        .unwrap()
+        let at = |i: usize| center * (1.0 + spread * (i as f64 / (n - 1) as f64 - 0.5));
+        crate::stats::tests::series(&(0..n).map(at).collect::<Vec<_>>())
     }
 
     fn verdict(a: &Series, b: &Series) -> Verdict {

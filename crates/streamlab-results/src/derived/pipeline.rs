@@ -274,10 +274,6 @@ mod tests {
 
     #[test]
     fn each_term_sets_the_bound_where_it_is_the_largest_and_a_row_beating_it_lowers_it() {
-        // One run of 4 chunks: C + (H + D − C)/4.
-        let single = bound(SINCOS, 4, 1, 3);
-        assert_eq!(single.limiter, Limiter::BothWays);
-        assert!(close(single.ms, 2.80 + (4.86 - 2.80) / 4.0));
         // 100 runs back to back pay fill and drain once: within a few µs of C.
         let batch = bound(SINCOS, 4, 100, 3);
         assert!(batch.ms > 2.80 && batch.ms - 2.80 < 0.006, "{}", batch.ms);
@@ -288,26 +284,27 @@ mod tests {
             ..SINCOS
         };
         assert_eq!(bound(fast_link, 4, 100, 3).limiter, Limiter::HtodEngine);
-        // A long kernel is bound by the SMs.
         let heavy = Stages {
             htod_ms: 10.0,
             kernel_ms: 30.0,
             dtoh_ms: 10.0,
             both_ms: 11.0,
         };
-        let b = bound(heavy, 8, 1, 3);
-        assert_eq!(b.limiter, Limiter::Sms);
-        assert!(close(b.ms, 30.0 + 20.0 / 8.0));
-        // One stream, or fewer copy engines, serialize the copies.
-        let one = bound(SINCOS, 1, 100, 3);
-        assert!(close(one.ms, SINCOS.serial_ms()));
-        assert_eq!(one.limiter, Limiter::OneStream);
-        let b = bound(SINCOS, 4, 1, 1);
-        assert_eq!(b.limiter, Limiter::SharedCopyEngine);
-        assert!(close(b.ms, 4.86));
-        let none = bound(SINCOS, 8, 10, 0);
-        assert_eq!(none.limiter, Limiter::NoOverlap);
-        assert!(close(none.ms, SINCOS.serial_ms()));
+        // (stages, streams, runs, copy engines), the bound and what sets it: one run of 4
+        // chunks, C + (H + D − C)/4; a long kernel, the SMs; one stream, or fewer copy
+        // engines, serialize the copies.
+        use Limiter::{BothWays, NoOverlap, OneStream, SharedCopyEngine, Sms};
+        let cases = [
+            ((SINCOS, 4, 1, 3), 2.80 + (4.86 - 2.80) / 4.0, BothWays),
+            ((heavy, 8, 1, 3), 30.0 + 20.0 / 8.0, Sms),
+            ((SINCOS, 1, 100, 3), SINCOS.serial_ms(), OneStream),
+            ((SINCOS, 4, 1, 1), 4.86, SharedCopyEngine),
+            ((SINCOS, 8, 10, 0), SINCOS.serial_ms(), NoOverlap),
+        ];
+        for ((stages, streams, runs, engines), ms, limiter) in cases {
+            let b = bound(stages, streams, runs, engines);
+            assert!(close(b.ms, ms) && b.limiter == limiter, "{b:?}");
+        }
         // More streams never raise the bound.
         let mut last = f64::INFINITY;
         for streams in [2, 4, 8, 16, 32, 64] {

@@ -131,7 +131,10 @@ fn each_check_passes_a_clean_trace_and_fails_its_own_fault_on_one_gpu_or_several
         failed.iter().any(|f| f.contains("starts 0.250 ms before")),
         "{failed:?}"
     );
-    // The span or the middle period must match the timed time.
+}
+
+#[test]
+fn the_span_or_the_middle_period_must_match_the_timed_time() {
     assert!(!check(&timeline(serial_copies(), 1.0, 1)).passed());
     // Three iterations back to back ending at 2, 3 and 5 ms: the middle period is 1.
     let ops = vec![
@@ -227,6 +230,10 @@ fn occupancy_and_flow_are_each_engines_union_and_bound_the_iteration() {
     let waits = occupancy(&timeline(ops, 1.0, 3)).unwrap();
     assert_eq!(waits.bound.resource, Resource::Stream(0));
     assert!(close(waits.bound.ms, 1.0));
+}
+
+#[test]
+fn flow_counts_idle_time_with_work_queued_and_names_the_longest_wait() {
     // A kernel ready at 1.0 that starts at 1.5 after a copy ending at 1.0: half a
     // millisecond with every engine idle and work queued.
     let mut ops = vec![op(OpKind::HtoD, 0, 0, 0.0, 1.0)];
