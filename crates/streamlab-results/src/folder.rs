@@ -372,18 +372,6 @@ mod tests {
         std::fs::read_to_string(path).unwrap()
     }
 
-    #[test]
-    fn files_are_written_whole_and_leave_no_temporary_behind() {
-        let dir = scratch("atomic");
-        write_atomic(&dir, "a.txt", b"first").unwrap();
-        write_atomic(&dir, "a.txt", b"second").unwrap();
-        assert_eq!(read(dir.join("a.txt")), "second");
-        assert_eq!(names(&dir).unwrap(), ["a.txt"]);
-        let err = write_atomic(&dir.join("missing"), "b.txt", b"x").unwrap_err();
-        assert!(err.to_string().starts_with("could not write"), "{err}");
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-
     #[derive(Debug, serde::Deserialize)]
     struct Device {
         sm_count: i32,
@@ -430,7 +418,7 @@ mod tests {
     }
 
     #[test]
-    fn a_staged_output_replaces_its_target_whole_or_not_at_all() {
+    fn files_and_staged_outputs_replace_their_targets_whole_or_not_at_all() {
         let dir = scratch("staged");
         let target = dir.join("out");
         std::fs::create_dir_all(&target).unwrap();
@@ -477,6 +465,15 @@ mod tests {
         assert!(err.contains("notes.txt"), "{err}");
         let err = Staged::begin(&target.join("notes.txt"), held, true).unwrap_err();
         assert!(err.to_string().contains("is not a folder"), "{err}");
+        // A single file is written whole and leaves no temporary behind.
+        let whole = dir.join("whole");
+        std::fs::create_dir(&whole).unwrap();
+        write_atomic(&whole, "a.txt", b"first").unwrap();
+        write_atomic(&whole, "a.txt", b"second").unwrap();
+        assert_eq!(read(whole.join("a.txt")), "second");
+        assert_eq!(names(&whole).unwrap(), ["a.txt"]);
+        let err = write_atomic(&dir.join("missing"), "b.txt", b"x").unwrap_err();
+        assert!(err.to_string().starts_with("could not write"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

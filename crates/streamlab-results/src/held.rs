@@ -153,10 +153,9 @@ struct SavedFile<'a, R: Serialize, D: Serialize> {
 fn noise_note(analyses: &[&Analysis]) -> String {
     let rows: Vec<(String, f64)> = (analyses.iter())
         .flat_map(|a| {
-            let prefix = if a.set == KernelSet::Cuda {
-                "C++: "
-            } else {
-                ""
+            let prefix = match a.set {
+                KernelSet::Rust => "",
+                KernelSet::Cuda => "C++: ",
             };
             (a.rows.iter())
                 .filter_map(move |row| Some((format!("{prefix}{}", row.label), row.noise?)))
