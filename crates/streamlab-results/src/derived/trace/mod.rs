@@ -245,20 +245,15 @@ fn copy_durations(t: &Timeline) -> TraceCheck {
     let mut checked = 0;
     let mut skipped = 0;
     for op in &t.ops {
-        let (Some(bytes), Some((alone, shared))) = (
-            op.bytes,
-            match op.kind {
-                OpKind::HtoD => Some((rates.htod_gbps, htod_slowest)),
-                OpKind::DtoH => Some((rates.dtoh_gbps, dtoh_slowest)),
-                OpKind::Kernel | OpKind::DtoD | OpKind::Memset | OpKind::Host => None,
-            },
-        ) else {
-            continue;
+        let (alone, shared) = match op.kind {
+            OpKind::HtoD => (rates.htod_gbps, htod_slowest),
+            OpKind::DtoH => (rates.dtoh_gbps, dtoh_slowest),
+            OpKind::Kernel | OpKind::DtoD | OpKind::Memset | OpKind::Host => continue,
         };
         // The driver stages a pageable copy through its own buffers: no link rate holds it.
-        if op.pageable {
+        let Some(bytes) = op.bytes.filter(|_| !op.pageable) else {
             continue;
-        }
+        };
         if bytes < MIN_CHECKED_BYTES {
             skipped += 1;
             continue;
