@@ -6,8 +6,6 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::saved::{KernelSet, files};
-
 /// The format of the files this build writes, saved in each as `"format"`. Files without
 /// the field are format 1 (streamlab up to 2026-11-25), which this build reads too.
 pub const FORMAT: u32 = 2;
@@ -203,29 +201,6 @@ pub fn parse<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, FolderEr
     })
 }
 
-/// Experiment `name`'s result in `dir` measured with `set`, read as `R`, the set it
-/// records (`kernels`) checked against its name.
-pub fn read_result<R: DeserializeOwned>(
-    dir: &Path,
-    name: &str,
-    set: KernelSet,
-    kernels: impl Fn(&R) -> KernelSet,
-) -> Result<Option<R>, FolderError> {
-    let file = files::json(name, set);
-    let result: Option<R> = read_json(dir, &file)?;
-    if let Some(r) = &result {
-        let found = kernels(r);
-        if found != set {
-            return Err(FolderError::WrongKernels {
-                path: dir.join(file),
-                found: found.label(),
-                expected: set.label(),
-            });
-        }
-    }
-    Ok(result)
-}
-
 /// What a file of a folder an output would replace is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Held {
@@ -397,26 +372,12 @@ mod tests {
         std::fs::read_to_string(path).unwrap()
     }
 
-    #[test]
-    fn files_are_written_whole_and_leave_no_temporary_behind() {
-        let dir = scratch("atomic");
-        write_atomic(&dir, "a.txt", b"first").unwrap();
-        write_atomic(&dir, "a.txt", b"second").unwrap();
-        assert_eq!(read(dir.join("a.txt")), "second");
-        assert_eq!(names(&dir).unwrap(), ["a.txt"]);
-        let err = write_atomic(&dir.join("missing"), "b.txt", b"x").unwrap_err();
-        assert!(err.to_string().starts_with("could not write"), "{err}");
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-
     #[derive(Debug, serde::Deserialize)]
-    #[allow(dead_code)]
     struct Device {
         sm_count: i32,
     }
 
     #[derive(Debug, serde::Deserialize)]
-    #[allow(dead_code)]
     struct Saved {
         device: Device,
         complete: bool,
@@ -432,7 +393,8 @@ mod tests {
     #[test]
     fn a_fault_names_the_file_and_where() {
         let good = r#"{"device": {"sm_count": 132}, "complete": true}"#;
-        assert!(parse::<Saved>(Path::new("x"), good).is_ok());
+        let read = parse::<Saved>(Path::new("x"), good).unwrap();
+        assert_eq!((read.device.sm_count, read.complete), (132, true));
         let cut = fault(&good[..20]);
         let at = "x/summary.json ends early, at line 1 column 20";
         assert!(cut.starts_with(at), "{cut}");
@@ -456,7 +418,7 @@ mod tests {
     }
 
     #[test]
-    fn a_staged_output_replaces_its_target_whole_or_not_at_all() {
+    fn files_and_staged_outputs_replace_their_targets_whole_or_not_at_all() {
         let dir = scratch("staged");
         let target = dir.join("out");
         std::fs::create_dir_all(&target).unwrap();
@@ -503,6 +465,15 @@ mod tests {
         assert!(err.contains("notes.txt"), "{err}");
         let err = Staged::begin(&target.join("notes.txt"), held, true).unwrap_err();
         assert!(err.to_string().contains("is not a folder"), "{err}");
+        // A single file is written whole and leaves no temporary behind.
+        let whole = dir.join("whole");
+        std::fs::create_dir(&whole).unwrap();
+        write_atomic(&whole, "a.txt", b"first").unwrap();
+        write_atomic(&whole, "a.txt", b"second").unwrap();
+        assert_eq!(read(whole.join("a.txt")), "second");
+        assert_eq!(names(&whole).unwrap(), ["a.txt"]);
+        let err = write_atomic(&dir.join("missing"), "b.txt", b"x").unwrap_err();
+        assert!(err.to_string().starts_with("could not write"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

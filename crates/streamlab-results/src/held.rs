@@ -95,7 +95,11 @@ impl<E: Experiment> Results<E> {
             cuda: None,
         };
         for (set, result) in results {
-            *out.slot(set) = Some(Analyzed::new(set, result));
+            let analyzed = Some(Analyzed::new(set, result));
+            match set {
+                KernelSet::Rust => out.rust = analyzed,
+                KernelSet::Cuda => out.cuda = analyzed,
+            }
         }
         out
     }
@@ -104,18 +108,22 @@ impl<E: Experiment> Results<E> {
     pub fn load(dir: &Path) -> Result<Option<Results<E>>, FolderError> {
         let mut found = Vec::new();
         for &set in sets::<E>() {
-            let read =
-                folder::read_result::<E::Result>(dir, E::NAME, set, |r| r.provenance().kernels)?;
-            found.extend(read.map(|r| (set, r)));
+            let file = files::json(E::NAME, set);
+            let Some(result) = folder::read_json::<E::Result>(dir, &file)? else {
+                continue;
+            };
+            // The set it records must be the one its name says.
+            let kernels = result.provenance().kernels;
+            if kernels != set {
+                return Err(FolderError::WrongKernels {
+                    path: dir.join(file),
+                    found: kernels.label(),
+                    expected: set.label(),
+                });
+            }
+            found.push((set, result));
         }
         Ok((!found.is_empty()).then(|| Results::new(found)))
-    }
-
-    fn slot(&mut self, set: KernelSet) -> &mut Option<Analyzed<E>> {
-        match set {
-            KernelSet::Rust => &mut self.rust,
-            KernelSet::Cuda => &mut self.cuda,
-        }
     }
 
     /// The result measured with `set`, analysed.
@@ -140,21 +148,14 @@ struct SavedFile<'a, R: Serialize, D: Serialize> {
     trace_checks: &'a [TraceChecks],
 }
 
-/// A result's headline line, as one sentence.
-fn headline(a: &Analysis) -> Option<String> {
-    let line = a.summary.line.as_deref()?;
-    Some(line.split_whitespace().collect::<Vec<_>>().join(" "))
-}
-
 /// A section's note on which measured rows of `analyses` ended above the noise target,
 /// the CUDA C++ twins' marked "C++: ".
 fn noise_note(analyses: &[&Analysis]) -> String {
     let rows: Vec<(String, f64)> = (analyses.iter())
         .flat_map(|a| {
-            let prefix = if a.set == KernelSet::Cuda {
-                "C++: "
-            } else {
-                ""
+            let prefix = match a.set {
+                KernelSet::Rust => "",
+                KernelSet::Cuda => "C++: ",
             };
             (a.rows.iter())
                 .filter_map(move |row| Some((format!("{prefix}{}", row.label), row.noise?)))
@@ -221,7 +222,9 @@ impl<E: Experiment> Held for Results<E> {
             );
         }
         let finding = &rust.analysis.summary.overview.finding;
-        let numbers = headline(&rust.analysis);
+        // The headline line, as one sentence.
+        let numbers = (rust.analysis.summary.line.as_deref())
+            .map(|line| line.split_whitespace().collect::<Vec<_>>().join(" "));
         if finding.is_empty() {
             s.verdict = s.lead(numbers);
         } else {

@@ -28,13 +28,11 @@ pub fn over_gpus(elements: usize, gpus: usize, streams: usize) -> Vec<Share> {
         .into_iter()
         .map(|share| {
             let used = streams.min(share.len());
-            let parts = if used == 0 {
-                Vec::new()
-            } else {
-                (chunks(share.len(), used).into_iter())
-                    .map(|p| share.start + p.start..share.start + p.end)
-                    .collect()
-            };
+            // No stream where the share has no elements (its one chunk is empty).
+            let parts = (chunks(share.len(), used).into_iter())
+                .filter(|p| !p.is_empty())
+                .map(|p| share.start + p.start..share.start + p.end)
+                .collect();
             Share {
                 elements: share,
                 parts,

@@ -134,18 +134,6 @@ fn with_noise(label: &str, noise: f64) -> String {
     format!("{label} ({:.1}%)", 100.0 * noise)
 }
 
-/// For a headline: ", noise above the 1% target in 2 of 9 rows" (nothing when none is).
-pub fn above_noise_target_clause(above: &[String], configurations: usize) -> String {
-    if above.is_empty() {
-        return String::new();
-    }
-    format!(
-        ", noise above the {:.0}% target in {} of {configurations} rows",
-        100.0 * NOISE_TARGET,
-        above.len()
-    )
-}
-
 /// The most rows above the noise target [`noise_target_note`] names; its tables give the
 /// noise of every row.
 pub const NOISY_ROWS_NAMED: usize = 8;
@@ -153,36 +141,33 @@ pub const NOISY_ROWS_NAMED: usize = 8;
 /// In words, how many of `rows` (label, relative noise) ended above [`NOISE_TARGET`],
 /// naming the noisiest [`NOISY_ROWS_NAMED`] with their noise.
 pub fn noise_target_note(rows: &[(String, f64)]) -> String {
+    let target = format!("{:.0}% noise target", 100.0 * NOISE_TARGET);
     let mut above: Vec<&(String, f64)> = (rows.iter())
         .filter(|(_, noise)| above_target(*noise))
         .collect();
-    if above.is_empty() {
-        return format!(
-            "All {} measured rows are at or under the {:.0}% noise target.",
-            rows.len(),
-            100.0 * NOISE_TARGET
-        );
-    }
     let count = above.len();
-    if count > NOISY_ROWS_NAMED {
-        above.sort_by(|a, b| b.1.total_cmp(&a.1));
-        above.truncate(NOISY_ROWS_NAMED);
-    }
+    let rest = match count {
+        0 => {
+            return format!(
+                "All {} measured rows are at or under the {target}.",
+                rows.len()
+            );
+        }
+        n if n > NOISY_ROWS_NAMED => {
+            above.sort_by(|a, b| b.1.total_cmp(&a.1));
+            above.truncate(NOISY_ROWS_NAMED);
+            format!(
+                "; the noisiest {NOISY_ROWS_NAMED} of them named, every row's noise is in its table"
+            )
+        }
+        _ => String::new(),
+    };
     let named: Vec<String> = (above.iter())
         .map(|(label, noise)| with_noise(label, *noise))
         .collect();
-    let rest = if count > named.len() {
-        format!(
-            "; the noisiest {} of them named, every row's noise is in its table",
-            named.len()
-        )
-    } else {
-        String::new()
-    };
     format!(
-        "{count} of {} measured rows ended above the {:.0}% noise target: {}{rest}.",
+        "{count} of {} measured rows ended above the {target}: {}{rest}.",
         rows.len(),
-        100.0 * NOISE_TARGET,
         named.join(", ")
     )
 }
@@ -215,13 +200,10 @@ pub fn mann_whitney_p(a: &[f64], b: &[f64]) -> Option<f64> {
     pooled.sort_by(|x, y| x.0.total_cmp(&y.0));
     // Midranks, and the ties' term Σ(t³ − t).
     let (mut rank_sum_a, mut ties, mut i) = (0.0, 0.0, 0);
-    while i < pooled.len() {
-        let j = (i..pooled.len())
-            .find(|&j| pooled[j].0 != pooled[i].0)
-            .unwrap_or(pooled.len());
-        let t = (j - i) as f64;
+    for tied in pooled.chunk_by(|x, y| x.0 == y.0) {
+        let (t, j) = (tied.len() as f64, i + tied.len());
         let midrank = (i + j + 1) as f64 / 2.0;
-        rank_sum_a += midrank * pooled[i..j].iter().filter(|(_, in_a)| *in_a).count() as f64;
+        rank_sum_a += midrank * tied.iter().filter(|(_, in_a)| *in_a).count() as f64;
         ties += t * t * t - t;
         i = j;
     }
@@ -315,17 +297,6 @@ fn normal_upper_tail(z: f64) -> f64 {
     erfc / 2.0
 }
 
-/// For a headline ratio of two medians: " (within noise)" where the two sides' noise
-/// covers its distance from 1 (not [`beyond_noise`]), nothing where it does not or is
-/// not known.
-pub fn within_noise_clause(within: Option<bool>) -> &'static str {
-    if within == Some(true) {
-        " (within noise)"
-    } else {
-        ""
-    }
-}
-
 /// The median absolute deviation times this estimates a normal sample's standard
 /// deviation.
 const MAD_TO_SIGMA: f64 = 1.4826;
@@ -354,12 +325,17 @@ pub fn quantile(sorted: &[f64], q: f64) -> f64 {
     sorted[low] + (sorted[high] - sorted[low]) * (position - low as f64)
 }
 
+/// The crate's tests, and the helpers they share.
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn series(samples: &[f64]) -> Series {
+    pub(crate) fn series(samples: &[f64]) -> Series {
         Series::new(samples.to_vec()).unwrap()
+    }
+
+    pub(crate) fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-12
     }
 
     #[test]
@@ -397,26 +373,18 @@ mod tests {
     #[test]
     fn a_difference_is_beyond_noise_past_twice_the_combined_spread() {
         // Spreads 1.0 and 1.0 (10% of 10): combined √2, twice that 2.83.
-        assert!(!beyond_noise(10.0, 0.1, 12.8, 0.1 * 10.0 / 12.8));
-        assert!(beyond_noise(10.0, 0.1, 12.9, 0.1 * 10.0 / 12.9));
-        assert!(
-            beyond_noise(12.9, 0.1 * 10.0 / 12.9, 10.0, 0.1),
-            "symmetric"
-        );
-        assert!(
-            !beyond_noise(10.0, 0.0, 10.0, 0.0),
-            "equal medians never are"
-        );
-        assert!(
-            beyond_noise(10.0, 0.0, 10.001, 0.0),
-            "no spread: any change is"
-        );
-        let unbounded = beyond_noise(10.0, f64::INFINITY, 20.0, 0.0);
-        assert!(!unbounded, "unbounded noise never is");
-        assert!(
-            !beyond_noise(10.0, f64::NAN, 20.0, 0.0),
-            "unknown noise never is"
-        );
+        let cases = [
+            (10.0, 0.1, 12.8, 0.1 * 10.0 / 12.8, false, "within"),
+            (10.0, 0.1, 12.9, 0.1 * 10.0 / 12.9, true, "past it"),
+            (12.9, 0.1 * 10.0 / 12.9, 10.0, 0.1, true, "symmetric"),
+            (10.0, 0.0, 10.0, 0.0, false, "equal medians never are"),
+            (10.0, 0.0, 10.001, 0.0, true, "no spread: any change is"),
+            (10.0, f64::INFINITY, 20.0, 0.0, false, "unbounded noise"),
+            (10.0, f64::NAN, 20.0, 0.0, false, "unknown noise never is"),
+        ];
+        for (a, noise_a, b, noise_b, beyond, why) in cases {
+            assert_eq!(beyond_noise(a, noise_a, b, noise_b), beyond, "{why}");
+        }
     }
 
     #[test]

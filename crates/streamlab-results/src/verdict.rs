@@ -294,13 +294,10 @@ mod tests {
         min_change: 0.03,
     };
 
+    /// `n` samples spread evenly `spread` wide around `center`.
     fn series(center: f64, spread: f64, n: usize) -> Series {
-        Series::new(
-            (0..n)
-                .map(|i| center * (1.0 + spread * (i as f64 / (n - 1) as f64 - 0.5)))
-                .collect(),
-        )
-        .unwrap()
+        let at = |i: usize| center * (1.0 + spread * (i as f64 / (n - 1) as f64 - 0.5));
+        crate::stats::tests::series(&(0..n).map(at).collect::<Vec<_>>())
     }
 
     fn verdict(a: &Series, b: &Series) -> Verdict {
@@ -308,7 +305,7 @@ mod tests {
     }
 
     #[test]
-    fn a_change_is_called_only_past_the_noise_and_the_minimum_effect() {
+    fn a_change_is_called_only_past_the_noise_and_the_rules_minimum_effect() {
         let a = series(10.0, 0.004, 10);
         // 10% slower, samples apart: called.
         assert_eq!(verdict(&a, &series(11.0, 0.004, 10)), Verdict::Slower);
@@ -327,11 +324,7 @@ mod tests {
         let zero = Series::new(vec![0.0, 0.0]).unwrap();
         assert_eq!(verdict(&zero, &a), Verdict::NotComparable);
         assert_eq!(verdict(&a, &zero), Verdict::NotComparable);
-    }
-
-    #[test]
-    fn the_minimum_effect_is_the_rules() {
-        let a = series(10.0, 0.004, 10);
+        // The minimum effect is the rule's.
         let b = series(10.5, 0.004, 10);
         assert_eq!(verdict(&a, &b), Verdict::Slower);
         let by = |min_change: f64, b: &Series| {

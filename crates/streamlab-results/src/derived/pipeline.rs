@@ -121,18 +121,6 @@ pub fn count_under(unders: impl IntoIterator<Item = Option<Under>>) -> (usize, u
     })
 }
 
-/// For a headline: ", 2 rows under its traced bound (1 beyond noise)", nothing where no
-/// row is (or a summary from before rows were marked says nothing).
-pub fn under_clause(bound: &str, under: usize, beyond_noise: usize) -> String {
-    match under {
-        0 => String::new(),
-        n => format!(
-            ", {n} row{} under {bound} ({beyond_noise} beyond noise)",
-            if n == 1 { "" } else { "s" },
-        ),
-    }
-}
-
 /// A bound per run, and the term that sets it.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Bound {
@@ -274,10 +262,7 @@ pub fn bound_cell(marks: impl IntoIterator<Item = String>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn close(a: f64, b: f64) -> bool {
-        (a - b).abs() < 1e-9
-    }
+    use crate::stats::tests::close;
 
     /// About sincos-overlap's 128 MiB each way on an H100.
     const SINCOS: Stages = Stages {
@@ -288,11 +273,7 @@ mod tests {
     };
 
     #[test]
-    fn each_term_sets_the_bound_where_it_is_the_largest() {
-        // One run of 4 chunks: C + (H + D − C)/4.
-        let single = bound(SINCOS, 4, 1, 3);
-        assert_eq!(single.limiter, Limiter::BothWays);
-        assert!(close(single.ms, 2.80 + (4.86 - 2.80) / 4.0));
+    fn each_term_sets_the_bound_where_it_is_the_largest_and_a_row_beating_it_lowers_it() {
         // 100 runs back to back pay fill and drain once: within a few µs of C.
         let batch = bound(SINCOS, 4, 100, 3);
         assert!(batch.ms > 2.80 && batch.ms - 2.80 < 0.006, "{}", batch.ms);
@@ -303,26 +284,27 @@ mod tests {
             ..SINCOS
         };
         assert_eq!(bound(fast_link, 4, 100, 3).limiter, Limiter::HtodEngine);
-        // A long kernel is bound by the SMs.
         let heavy = Stages {
             htod_ms: 10.0,
             kernel_ms: 30.0,
             dtoh_ms: 10.0,
             both_ms: 11.0,
         };
-        let b = bound(heavy, 8, 1, 3);
-        assert_eq!(b.limiter, Limiter::Sms);
-        assert!(close(b.ms, 30.0 + 20.0 / 8.0));
-        // One stream, or fewer copy engines, serialize the copies.
-        let one = bound(SINCOS, 1, 100, 3);
-        assert!(close(one.ms, SINCOS.serial_ms()));
-        assert_eq!(one.limiter, Limiter::OneStream);
-        let b = bound(SINCOS, 4, 1, 1);
-        assert_eq!(b.limiter, Limiter::SharedCopyEngine);
-        assert!(close(b.ms, 4.86));
-        let none = bound(SINCOS, 8, 10, 0);
-        assert_eq!(none.limiter, Limiter::NoOverlap);
-        assert!(close(none.ms, SINCOS.serial_ms()));
+        // (stages, streams, runs, copy engines), the bound and what sets it: one run of 4
+        // chunks, C + (H + D − C)/4; a long kernel, the SMs; one stream, or fewer copy
+        // engines, serialize the copies.
+        use Limiter::{BothWays, NoOverlap, OneStream, SharedCopyEngine, Sms};
+        let cases = [
+            ((SINCOS, 4, 1, 3), 2.80 + (4.86 - 2.80) / 4.0, BothWays),
+            ((heavy, 8, 1, 3), 30.0 + 20.0 / 8.0, Sms),
+            ((SINCOS, 1, 100, 3), SINCOS.serial_ms(), OneStream),
+            ((SINCOS, 4, 1, 1), 4.86, SharedCopyEngine),
+            ((SINCOS, 8, 10, 0), SINCOS.serial_ms(), NoOverlap),
+        ];
+        for ((stages, streams, runs, engines), ms, limiter) in cases {
+            let b = bound(stages, streams, runs, engines);
+            assert!(close(b.ms, ms) && b.limiter == limiter, "{b:?}");
+        }
         // More streams never raise the bound.
         let mut last = f64::INFINITY;
         for streams in [2, 4, 8, 16, 32, 64] {
@@ -330,10 +312,7 @@ mod tests {
             assert!(b <= last, "{streams} streams: {b} > {last}");
             last = b;
         }
-    }
-
-    #[test]
-    fn a_row_that_beats_its_bound_lowers_it_to_the_row_flagged() {
+        // A row that beats its bound lowers it to the row, flagged.
         let built = bound(SINCOS, 4, 1, 3);
         let over = built.held(built.ms * 1.2, 0.01, 0.01);
         assert_eq!((over.ms, over.under, over.built_ms), (built.ms, None, None));

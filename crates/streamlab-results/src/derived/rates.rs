@@ -178,16 +178,11 @@ pub fn pipeline_stages<'a>(
 
 /// The relative noise of a bound built from `t`'s stages: the largest of its parts'.
 pub fn stage_noise(t: &StageTimes) -> f64 {
-    [
-        Some(&t.htod),
-        Some(&t.dtoh),
-        Some(&t.both),
-        t.kernels.as_ref(),
-    ]
-    .into_iter()
-    .flatten()
-    .map(Series::noise)
-    .fold(0.0, f64::max)
+    [&t.htod, &t.dtoh, &t.both]
+        .into_iter()
+        .chain(&t.kernels)
+        .map(Series::noise)
+        .fold(0.0, f64::max)
 }
 
 /// [`stage_noise`] of the split into `chunks` chunks in `all`, 0 where not measured.
@@ -205,14 +200,7 @@ mod tests {
     use super::*;
     use crate::saved::timeline::{OpKind, TracedGpu};
     use crate::saved::{made_up_op, made_up_timeline};
-
-    fn series(v: &[f64]) -> Series {
-        Series::new(v.to_vec()).unwrap()
-    }
-
-    fn close(a: f64, b: f64) -> bool {
-        (a - b).abs() < 1e-9
-    }
+    use crate::stats::tests::{close, series};
 
     #[test]
     fn rates_and_stages_from_the_fastest_samples() {

@@ -101,12 +101,9 @@ pub type Entries = serde_json::Map<String, Json>;
 /// Take `other`'s value for every key whose value in `entries` is `null` or missing.
 pub fn keep_where_null(entries: &mut Entries, other: &Entries) {
     for (key, value) in other {
-        match entries.get_mut(key) {
-            Some(v) if v.is_null() => *v = value.clone(),
-            Some(_) => {}
-            None => {
-                entries.insert(key.clone(), value.clone());
-            }
+        let kept = entries.entry(key.clone()).or_insert(Json::Null);
+        if kept.is_null() {
+            *kept = value.clone();
         }
     }
 }

@@ -253,11 +253,6 @@ pub(super) fn intersection(a: &[(f64, f64)], b: &[(f64, f64)]) -> Vec<(f64, f64)
     out
 }
 
-/// How long two sets of disjoint, ascending intervals overlap.
-fn overlap(a: &[(f64, f64)], b: &[(f64, f64)]) -> f64 {
-    length(&intersection(a, b))
-}
-
 /// The busy intervals of `resource` among `ops`.
 fn busy<'a>(ops: impl Iterator<Item = &'a TimelineOp>, resource: Resource) -> Vec<(f64, f64)> {
     union(
@@ -303,8 +298,7 @@ pub(super) fn extent(t: &Timeline) -> Option<(f64, f64)> {
 /// The occupancy of `t`'s engines; `None` without operations.
 pub fn occupancy(t: &Timeline) -> Option<Occupancy> {
     let (start, end) = extent(t)?;
-    let [htod, sms, dtoh] =
-        [Engine::HtoD, Engine::Sms, Engine::DtoH].map(|e| busy(t.ops.iter(), Resource::Engine(e)));
+    let [htod, sms, dtoh] = Engine::ALL.map(|e| busy(t.ops.iter(), Resource::Engine(e)));
     let bound = busiest_bound(t)?;
     let copying = union([htod.clone(), dtoh.clone()].concat());
     // Device-to-device copies and memsets run on no engine of the three, but they are
@@ -329,7 +323,7 @@ pub fn occupancy(t: &Timeline) -> Option<Occupancy> {
         .collect();
     let longest = waits.iter().max_by(|a, b| a.0.total_cmp(&b.0));
     let flow = Flow {
-        copy_kernel_overlap_ms: overlap(&copying, &sms),
+        copy_kernel_overlap_ms: length(&intersection(&copying, &sms)),
         copying_ms: length(&copying),
         idle_while_queued_ms: length(&idle_while_queued),
         idle_gaps: idle_while_queued.len(),
@@ -351,7 +345,7 @@ pub fn occupancy(t: &Timeline) -> Option<Occupancy> {
         htod_busy_ms: length(&htod),
         sms_busy_ms: length(&sms),
         dtoh_busy_ms: length(&dtoh),
-        both_copying_ms: overlap(&htod, &dtoh),
+        both_copying_ms: length(&intersection(&htod, &dtoh)),
         bound,
         flow,
     })

@@ -203,30 +203,27 @@ fn describe(t: &Timeline, op: &TimelineOp) -> String {
 fn one_copy_at_a_time(t: &Timeline) -> TraceCheck {
     let mut counted = Vec::new();
     let staged = t.ops.iter().filter(|op| op.pageable).count();
-    let mut gpus: Vec<Option<usize>> = t.ops.iter().map(|op| t.gpu_of(op)).collect();
-    gpus.sort_unstable();
-    gpus.dedup();
     for kind in [OpKind::HtoD, OpKind::DtoH] {
-        let mut count = 0;
-        for &gpu in &gpus {
-            let mut copies: Vec<&TimelineOp> = (t.ops.iter())
-                .filter(|op| op.kind == kind && !op.pageable && t.gpu_of(op) == gpu)
-                .collect();
-            copies.sort_by(|a, b| a.start_ms.total_cmp(&b.start_ms));
-            if let Some(pair) = (copies.windows(2))
-                .find(|pair| pair[1].start_ms < pair[0].end_ms - OVERLAP_SLACK_MS)
-            {
-                let detail = format!(
-                    "{} starts {:.3} ms before {} ends",
-                    describe(t, pair[1]),
-                    pair[0].end_ms - pair[1].start_ms,
-                    describe(t, pair[0])
-                );
-                return TraceCheck::new(ONE_AT_A_TIME, Outcome::Failed, detail);
-            }
-            count += copies.len();
+        // GPU by GPU, each in the order they started.
+        let mut copies: Vec<&TimelineOp> = (t.ops.iter())
+            .filter(|op| op.kind == kind && !op.pageable)
+            .collect();
+        copies.sort_by(|a, b| {
+            (t.gpu_of(a).cmp(&t.gpu_of(b))).then(a.start_ms.total_cmp(&b.start_ms))
+        });
+        if let Some(pair) = copies.windows(2).find(|pair| {
+            t.gpu_of(pair[0]) == t.gpu_of(pair[1])
+                && pair[1].start_ms < pair[0].end_ms - OVERLAP_SLACK_MS
+        }) {
+            let detail = format!(
+                "{} starts {:.3} ms before {} ends",
+                describe(t, pair[1]),
+                pair[0].end_ms - pair[1].start_ms,
+                describe(t, pair[0])
+            );
+            return TraceCheck::new(ONE_AT_A_TIME, Outcome::Failed, detail);
         }
-        counted.push(format!("{count} {}", kind.label()));
+        counted.push(format!("{} {}", copies.len(), kind.label()));
     }
     let detail = format!(
         "{} copies, none overlapping another of its direction{}",
@@ -248,20 +245,15 @@ fn copy_durations(t: &Timeline) -> TraceCheck {
     let mut checked = 0;
     let mut skipped = 0;
     for op in &t.ops {
-        let (Some(bytes), Some((alone, shared))) = (
-            op.bytes,
-            match op.kind {
-                OpKind::HtoD => Some((rates.htod_gbps, htod_slowest)),
-                OpKind::DtoH => Some((rates.dtoh_gbps, dtoh_slowest)),
-                OpKind::Kernel | OpKind::DtoD | OpKind::Memset | OpKind::Host => None,
-            },
-        ) else {
-            continue;
+        let (alone, shared) = match op.kind {
+            OpKind::HtoD => (rates.htod_gbps, htod_slowest),
+            OpKind::DtoH => (rates.dtoh_gbps, dtoh_slowest),
+            OpKind::Kernel | OpKind::DtoD | OpKind::Memset | OpKind::Host => continue,
         };
         // The driver stages a pageable copy through its own buffers: no link rate holds it.
-        if op.pageable {
+        let Some(bytes) = op.bytes.filter(|_| !op.pageable) else {
             continue;
-        }
+        };
         if bytes < MIN_CHECKED_BYTES {
             skipped += 1;
             continue;

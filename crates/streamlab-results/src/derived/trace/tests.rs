@@ -3,6 +3,7 @@
 use super::*;
 use crate::saved::timeline::{CopyRates, Engine, Lane, TracedGpu};
 use crate::saved::{made_up_op, made_up_timeline};
+use crate::stats::tests::close;
 
 fn op(kind: OpKind, stream: usize, iteration: usize, start: f64, end: f64) -> TimelineOp {
     TimelineOp {
@@ -11,15 +12,11 @@ fn op(kind: OpKind, stream: usize, iteration: usize, start: f64, end: f64) -> Ti
     }
 }
 
-fn timeline(
-    ops: Vec<TimelineOp>,
-    timed_ms: f64,
-    back_to_back: bool,
-    iterations: usize,
-) -> Timeline {
+/// A timeline of `ops` over `iterations` iterations, back to back where there are several.
+fn timeline(ops: Vec<TimelineOp>, timed_ms: f64, iterations: usize) -> Timeline {
     let mut t = made_up_timeline(4, ops, timed_ms);
     t.iterations = iterations;
-    t.reference.back_to_back = back_to_back;
+    t.reference.back_to_back = iterations > 1;
     t.reference.rates = Some(CopyRates {
         htod_gbps: 55.0,
         dtoh_gbps: 55.0,
@@ -42,16 +39,12 @@ fn serial_copies() -> Vec<TimelineOp> {
 
 /// One timeline of `ops`, not back to back, checked: its failures.
 fn failures(ops: Vec<TimelineOp>, timed_ms: f64) -> Vec<String> {
-    check(&timeline(ops, timed_ms, false, 1)).failures()
-}
-
-fn close(a: f64, b: f64) -> bool {
-    (a - b).abs() < 1e-12
+    check(&timeline(ops, timed_ms, 1)).failures()
 }
 
 #[test]
-fn each_check_passes_a_clean_trace_and_fails_its_own_fault() {
-    let checks = check(&timeline(serial_copies(), 1.4, false, 1));
+fn each_check_passes_a_clean_trace_and_fails_its_own_fault_on_one_gpu_or_several() {
+    let checks = check(&timeline(serial_copies(), 1.4, 1));
     assert!(checks.passed(), "{:?}", checks.failures());
     assert!(checks.checks.iter().all(|c| c.outcome == Outcome::Passed));
     // Two copies of one direction overlapping.
@@ -67,7 +60,7 @@ fn each_check_passes_a_clean_trace_and_fails_its_own_fault() {
     let failed = failures(ops, 1.9);
     assert!(failed[0].contains("DtoH on stream 1"), "{failed:?}");
     // A trace slower than the timed median is disturbed and gives no bound.
-    let mut t = timeline(serial_copies(), 1.4, false, 1);
+    let mut t = timeline(serial_copies(), 1.4, 1);
     t.reference.median_ms = Some(1.4);
     let checks = check(&t);
     assert!(checks.passed(), "{:?}", checks.failures());
@@ -77,17 +70,13 @@ fn each_check_passes_a_clean_trace_and_fails_its_own_fault() {
     assert!(checks.disturbed && checks.busiest_bound().is_none());
     assert!(checks.failures()[0].contains("busier link"), "{checks:?}");
     // Event brackets are only held to the span.
-    let mut t = timeline(serial_copies(), 1.4, false, 1);
+    let mut t = timeline(serial_copies(), 1.4, 1);
     t.ops[1].start_ms = 0.0;
     t.source = TraceSource::Events;
     let checks = check(&t);
     assert!(checks.passed() && checks.occupancy.is_none());
     assert_eq!(checks.checks[0].outcome, Outcome::NotApplicable);
     assert_eq!(checks.checks[2].outcome, Outcome::Passed);
-}
-
-#[test]
-fn two_gpus_copy_at_once_on_their_own_engines_but_each_engine_one_copy_at_a_time() {
     // Each GPU its own serial copies, both GPUs at once: streams 1–2 GPU 0's, 3–4 GPU 1's.
     let on = |gpu: usize, op: TimelineOp| TimelineOp {
         stream: op.stream + 2 * gpu,
@@ -96,7 +85,7 @@ fn two_gpus_copy_at_once_on_their_own_engines_but_each_engine_one_copy_at_a_time
     let ops: Vec<TimelineOp> = (0..2)
         .flat_map(|gpu| serial_copies().into_iter().map(move |op| on(gpu, op)))
         .collect();
-    let mut t = timeline(ops, 1.4, false, 1);
+    let mut t = timeline(ops, 1.4, 1);
     t.devices = (0..2)
         .map(|ordinal| TracedGpu {
             ordinal,
@@ -105,8 +94,7 @@ fn two_gpus_copy_at_once_on_their_own_engines_but_each_engine_one_copy_at_a_time
         .collect();
     let checks = check(&t);
     assert!(checks.passed(), "{:?}", checks.failures());
-    let one = (checks.checks.iter()).find(|c| c.name == ONE_AT_A_TIME);
-    let one = one.unwrap();
+    let one = &checks.checks[0];
     assert!(
         one.detail.starts_with("4 HtoD and 2 DtoH copies"),
         "{one:?}"
@@ -120,19 +108,17 @@ fn two_gpus_copy_at_once_on_their_own_engines_but_each_engine_one_copy_at_a_time
     assert_eq!(failed.len(), 1, "{failed:?}");
     let named = "HtoD on GPU 1 stream 2 (iteration 1) starts 0.310 ms before";
     assert!(failed[0].contains(named), "{failed:?}");
-}
-
-#[test]
-fn a_copy_staged_from_pageable_memory_may_span_other_copies() {
+    // A copy staged from pageable memory: its record spans its staged chunks, and the
+    // pinned copy of stream 2 ran between two of them.
     let mut ops = serial_copies();
-    // The pageable copy's record spans its staged chunks; the pinned copy of stream 2
-    // ran between two of them.
     ops[0].pageable = true;
     ops[0].end_ms = 1.0;
-    let checks = check(&timeline(ops.clone(), 1.4, false, 1));
-    let one = (checks.checks.iter()).find(|c| c.name == ONE_AT_A_TIME);
-    let one = one.expect("the check ran");
-    assert_eq!(one.outcome, Outcome::Passed, "{}", one.detail);
+    let checks = check(&timeline(ops.clone(), 1.4, 1));
+    let one = &checks.checks[0];
+    assert_eq!(
+        (one.name.as_str(), one.outcome),
+        (ONE_AT_A_TIME, Outcome::Passed)
+    );
     assert!(
         one.detail
             .contains("1 staged from pageable memory left out")
@@ -149,15 +135,15 @@ fn a_copy_staged_from_pageable_memory_may_span_other_copies() {
 
 #[test]
 fn the_span_or_the_middle_period_must_match_the_timed_time() {
-    assert!(!check(&timeline(serial_copies(), 1.0, false, 1)).passed());
+    assert!(!check(&timeline(serial_copies(), 1.0, 1)).passed());
     // Three iterations back to back ending at 2, 3 and 5 ms: the middle period is 1.
     let ops = vec![
         op(OpKind::Kernel, 0, 0, 0.0, 2.0),
         op(OpKind::Kernel, 0, 1, 2.0, 3.0),
         op(OpKind::Kernel, 0, 2, 3.0, 5.0),
     ];
-    assert!(check(&timeline(ops.clone(), 1.05, true, 3)).passed());
-    assert!(!check(&timeline(ops, 1.5, true, 3)).passed());
+    assert!(check(&timeline(ops.clone(), 1.05, 3)).passed());
+    assert!(!check(&timeline(ops, 1.5, 3)).passed());
     // Three streams, each iteration 1 ms after the one before, but the engine served
     // stream 3 last in the middle iteration: its last end moved 0.6 ms, its period
     // did not.
@@ -170,13 +156,13 @@ fn the_span_or_the_middle_period_must_match_the_timed_time() {
             })
         })
         .collect();
-    assert!(check(&timeline(ops, 1.0, true, 3)).passed());
+    assert!(check(&timeline(ops, 1.0, 3)).passed());
 }
 
 #[test]
-fn occupancy_is_each_engines_union_and_bounds_the_iteration() {
+fn occupancy_and_flow_are_each_engines_union_and_bound_the_iteration() {
     // serial_copies: HtoD busy 0–1.25, SMs 0.62–0.70, DtoH 0.70–1.38; span 0–1.38.
-    let o = occupancy(&timeline(serial_copies(), 1.4, false, 1)).unwrap();
+    let o = occupancy(&timeline(serial_copies(), 1.4, 1)).unwrap();
     assert!(close(o.span_ms, 1.38) && close(o.htod_busy_ms, 1.25));
     assert!(close(o.sms_busy_ms, 0.08) && close(o.dtoh_busy_ms, 0.68));
     // Both directions ran at once from 0.70 to 1.25.
@@ -187,6 +173,15 @@ fn occupancy_is_each_engines_union_and_bounds_the_iteration() {
     assert!(close(o.bound.ms, 1.37));
     let said = o.describe();
     assert!(said.starts_with("HtoD copy engine busy 91%"), "{said}");
+    // Its flow: copies 0–1.38, every op ready at 0.
+    let f = o.flow;
+    assert!(close(f.copying_ms, 1.38) && close(f.copy_kernel_overlap_ms, 0.08));
+    assert_eq!(f.idle_gaps, 0);
+    // Waits: 0, 0.61, 0.62 and 0.70 ms.
+    assert!(close(f.mean_queue_wait_ms, 1.93 / 4.0));
+    assert!(close(f.longest_queue_wait_ms, 0.70));
+    let w = f.longest_wait.unwrap();
+    assert_eq!((w.kind, w.stream), (OpKind::DtoH, 0));
     // Two iterations: per iteration, the HtoD engine is busy 1.5 / 2, the SMs 1.3 / 2,
     // stream 1 (1.0 + 0.7) / 2 and stream 2 (1.0 + 0.6) / 2.
     let ops = vec![
@@ -195,7 +190,7 @@ fn occupancy_is_each_engines_union_and_bounds_the_iteration() {
         op(OpKind::Kernel, 0, 1, 1.5, 2.2),
         op(OpKind::Kernel, 1, 1, 2.2, 2.8),
     ];
-    let o = occupancy(&timeline(ops, 1.4, false, 2)).unwrap();
+    let o = occupancy(&timeline(ops, 1.4, 2)).unwrap();
     assert_eq!(o.bound.resource, Resource::Stream(0));
     assert!(close(o.bound.ms, 0.85) && close(o.htod_busy_ms, 1.5));
     // Back to back over five iterations, the three between fill and drain count: the
@@ -207,7 +202,7 @@ fn occupancy_is_each_engines_union_and_bounds_the_iteration() {
             op(OpKind::HtoD, 0, i, start, start + ms)
         })
         .collect();
-    let o = occupancy(&timeline(ops, 1.0, true, 5)).unwrap();
+    let o = occupancy(&timeline(ops, 1.0, 5)).unwrap();
     assert!(close(o.bound.ms, 1.0), "{}", o.bound.ms);
     // Back to back, fill and drain iterations give no bound: the middle one does.
     let ops = vec![
@@ -215,7 +210,7 @@ fn occupancy_is_each_engines_union_and_bounds_the_iteration() {
         op(OpKind::HtoD, 0, 1, 0.5, 1.5),
         op(OpKind::HtoD, 0, 2, 1.5, 2.0),
     ];
-    let o = occupancy(&timeline(ops, 1.0, true, 3)).unwrap();
+    let o = occupancy(&timeline(ops, 1.0, 3)).unwrap();
     assert!(close(o.bound.ms, 1.0));
     assert_eq!(
         o.sms_busy_ms.to_bits(),
@@ -232,42 +227,13 @@ fn occupancy_is_each_engines_union_and_bounds_the_iteration() {
         op(OpKind::HtoD, 0, 2, 2.2, 3.2),
         op(OpKind::Kernel, 1, 2, 3.2, 3.4),
     ];
-    let waits = occupancy(&timeline(ops, 1.0, true, 3)).unwrap();
+    let waits = occupancy(&timeline(ops, 1.0, 3)).unwrap();
     assert_eq!(waits.bound.resource, Resource::Stream(0));
     assert!(close(waits.bound.ms, 1.0));
 }
 
 #[test]
-fn a_traced_bound_is_the_median_batch_and_pairs_each_timed_batch_with_its_trace() {
-    let bound = |ms, resource| BusiestBound { ms, resource };
-    let (engine, stream) = (Resource::Engine(Engine::HtoD), Resource::Stream(1));
-    // The link slowed for the second pair: paired, each batch is 1.02×, 1.01× and
-    // 1.03× its trace; unpaired, the median time over the median bound is 1.1 / 1.0.
-    let timed = [1.02, 1.212, 1.1];
-    let traced = [bound(1.0, engine), bound(1.2, stream), bound(1.068, engine)];
-    let b = traced_bound(&timed, &traced).unwrap();
-    assert!(close(b.ms, 1.068));
-    assert_eq!((b.resource, b.batches), (engine, 3));
-    assert!(close(b.timed_over_bound, 1.02) && b.noise > 0.0, "{b:?}");
-    // A timed batch without its trace (no CUPTI) gives no bound.
-    assert_eq!(traced_bound(&timed, &traced[..2]), None);
-    assert_eq!(traced_bound(&timed, &[]), None);
-}
-
-#[test]
-fn flow_counts_overlap_idle_time_with_work_queued_and_queue_waits() {
-    // serial_copies: copies 0–1.38 (HtoD 0–1.25, DtoH 0.70–1.38), kernel 0.62–0.70,
-    // every op ready at 0.
-    let f = occupancy(&timeline(serial_copies(), 1.4, false, 1))
-        .unwrap()
-        .flow;
-    assert!(close(f.copying_ms, 1.38) && close(f.copy_kernel_overlap_ms, 0.08));
-    assert_eq!(f.idle_gaps, 0);
-    // Waits: 0, 0.61, 0.62 and 0.70 ms.
-    assert!(close(f.mean_queue_wait_ms, 1.93 / 4.0));
-    assert!(close(f.longest_queue_wait_ms, 0.70));
-    let w = f.longest_wait.unwrap();
-    assert_eq!((w.kind, w.stream), (OpKind::DtoH, 0));
+fn flow_counts_idle_time_with_work_queued_and_names_the_longest_wait() {
     // A kernel ready at 1.0 that starts at 1.5 after a copy ending at 1.0: half a
     // millisecond with every engine idle and work queued.
     let mut ops = vec![op(OpKind::HtoD, 0, 0, 0.0, 1.0)];
@@ -275,7 +241,7 @@ fn flow_counts_overlap_idle_time_with_work_queued_and_queue_waits() {
     k.ready_ms = Some(1.0);
     ops.push(k);
     ops[0].ready_ms = Some(0.0);
-    let f = occupancy(&timeline(ops, 2.0, false, 1)).unwrap().flow;
+    let f = occupancy(&timeline(ops, 2.0, 1)).unwrap().flow;
     assert!(close(f.idle_while_queued_ms, 0.5));
     assert_eq!((f.idle_gaps, f.copy_kernel_overlap_ms), (1, 0.0));
     let said = f.describe(0.5);
@@ -310,6 +276,23 @@ fn flow_counts_overlap_idle_time_with_work_queued_and_queue_waits() {
     );
 }
 
+#[test]
+fn a_traced_bound_is_the_median_batch_and_pairs_each_timed_batch_with_its_trace() {
+    let bound = |ms, resource| BusiestBound { ms, resource };
+    let (engine, stream) = (Resource::Engine(Engine::HtoD), Resource::Stream(1));
+    // The link slowed for the second pair: paired, each batch is 1.02×, 1.01× and
+    // 1.03× its trace; unpaired, the median time over the median bound is 1.1 / 1.0.
+    let timed = [1.02, 1.212, 1.1];
+    let traced = [bound(1.0, engine), bound(1.2, stream), bound(1.068, engine)];
+    let b = traced_bound(&timed, &traced).unwrap();
+    assert!(close(b.ms, 1.068));
+    assert_eq!((b.resource, b.batches), (engine, 3));
+    assert!(close(b.timed_over_bound, 1.02) && b.noise > 0.0, "{b:?}");
+    // A timed batch without its trace (no CUPTI) gives no bound.
+    assert_eq!(traced_bound(&timed, &traced[..2]), None);
+    assert_eq!(traced_bound(&timed, &[]), None);
+}
+
 /// Two streams' copy in, kernel and copy out; with `null`, stream 2's copy in runs on
 /// the NULL stream (row 3) and both kernels wait for it.
 fn pipeline(null: bool) -> Timeline {
@@ -325,7 +308,7 @@ fn pipeline(null: bool) -> Timeline {
     for (i, ready) in [0.0, 0.0, 1.0, 2.0, 3.0, 3.5].into_iter().enumerate() {
         ops[i].ready_ms = Some(ready);
     }
-    let mut t = timeline(ops, 5.0, false, 1);
+    let mut t = timeline(ops, 5.0, 1);
     t.streams = 2;
     if null {
         t.other_lanes = vec![Lane::NullStream];
@@ -334,7 +317,7 @@ fn pipeline(null: bool) -> Timeline {
 }
 
 #[test]
-fn a_clean_pipeline_has_no_breaks_and_a_null_stream_copy_holds_back_what_was_ready() {
+fn breaks_are_named_with_what_they_held_back_and_the_gpu_idle_under_them() {
     let t = pipeline(false);
     assert!(breaks(&t).is_empty());
     let none = describe_breaks(&[]);
@@ -354,10 +337,6 @@ fn a_clean_pipeline_has_no_breaks_and_a_null_stream_copy_holds_back_what_was_rea
         b.describe()
             .contains("held back 1 operation that was ready")
     );
-}
-
-#[test]
-fn pageable_synchronous_copies_and_host_calls_are_named_with_the_gpu_idle_under_them() {
     let mut t = pipeline(false);
     t.ops[1].pageable = true;
     t.ops[4].synchronous = true;
