@@ -36,7 +36,9 @@ fn the_words_without_a_breakeven_or_a_gain() {
     ))
     .unwrap();
     r.rows.retain(|x| x.cycles < 1000);
-    assert!(finding(&r).ends_with("the most gained by streams is 1.74× (8 streams, 768 cycles)."));
+    // The committed quick run's figures may be measured again: only the words are held.
+    let gained = finding(&r);
+    assert!(gained.contains("the most gained by streams is ") && gained.ends_with(" cycles)."));
     for x in &mut r.rows {
         x.concurrent = Series::new(x.total.samples_ms.iter().map(|v| v * 1.2).collect()).unwrap();
     }
