@@ -3,10 +3,7 @@
 use super::analysis::*;
 use super::*;
 use crate::saved::Verification;
-
-fn series(ms: &[f64]) -> Series {
-    Series::new(ms.to_vec()).unwrap()
-}
+use crate::stats::tests::series;
 
 fn passed() -> Verification {
     RunRecord::made_up(()).verification

@@ -3,9 +3,10 @@ use super::analysis::analyze;
 use super::present::figures;
 use super::*;
 use crate::derived::pipeline::Limiter;
-use crate::experiments::peer_copy::tests::{analyzed, close, note, section, series};
+use crate::experiments::peer_copy::tests::{analyzed, note, section};
 use crate::report::figures::Drawing;
 use crate::saved::Params as _;
+use crate::stats::tests::{close, series};
 
 /// The parts of `mib` MiB each way: in and out at 50 GB/s alone, both ways together
 /// in 1.2× the time of one way alone, the kernels `kernel_ms`.

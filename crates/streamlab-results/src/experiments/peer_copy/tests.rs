@@ -6,14 +6,7 @@ use super::*;
 use crate::report::figures::Drawing;
 use crate::saved::KernelSet;
 use crate::saved::Params as _;
-
-pub(crate) fn series(ms: &[f64]) -> Series {
-    Series::new(ms.to_vec()).unwrap()
-}
-
-pub(crate) fn close(x: f64, y: f64) -> bool {
-    (x - y).abs() < 1e-9
-}
+use crate::stats::tests::{close, series};
 
 /// `r` analysed, as the report and `summary.json` read it.
 pub(crate) fn analyzed<E: Experiment>(r: &E::Result) -> Analyzed<E> {
