@@ -28,20 +28,13 @@ impl crate::saved::Params for Params {
     const QUICK: &'static str = "--elements 4194304 --repeats 5 --launches 200";
 }
 
-impl Params {
-    /// Bytes of one copy.
-    pub fn bytes(&self) -> u64 {
-        (self.elements * size_of::<f32>()) as u64
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BoundsResult {
     #[serde(flatten)]
     pub run: RunRecord<Params>,
-    /// Pinned copies of `params.bytes()` each way alone and both ways at once, whole.
+    /// Pinned copies of `params.elements` floats each way alone and both ways at once, whole.
     pub copies: StageTimes,
-    /// Device to device, one copy of `params.bytes()` per sample.
+    /// Device to device, one copy of the same bytes per sample.
     pub dtod: Series,
     /// Milliseconds per launch of an empty kernel, each sample the mean of
     /// `params.launches` back-to-back launches.
@@ -76,24 +69,21 @@ struct PathRow<'a> {
     samples: &'a Series,
     /// Its rate; none for the launch, the one path timed in µs.
     gbps: Option<f64>,
-}
-
-impl PathRow<'_> {
-    fn median(&self) -> (f64, &'static str) {
-        match self.gbps {
-            Some(_) => (self.samples.median(), "ms"),
-            None => (self.samples.median() * 1e3, "µs"),
-        }
-    }
+    /// Its median, in ms for a copy and in µs for the launch, and that unit.
+    median: (f64, &'static str),
 }
 
 /// Every path of `b` (whose derived numbers are `s`).
 fn paths<'a>(b: &'a BoundsResult, s: &BoundsSummary) -> [PathRow<'a>; 5] {
-    let row = |key, path, samples, gbps| PathRow {
+    let row = |key, path, samples: &'a Series, gbps: Option<f64>| PathRow {
         key,
         path,
         samples,
         gbps,
+        median: match gbps {
+            Some(_) => (samples.median(), MS),
+            None => (samples.median() * 1e3, US),
+        },
     };
     let (c, both) = (&b.copies, "both ways at once (in total)");
     let dtod = "device to device (read + write)";
@@ -120,11 +110,11 @@ fn columns<'a>() -> Columns<'a, PathRow<'a>> {
         .measured((None, MS), |x| Some(x.samples))
         .both(
             "median",
-            |x| format!("{} {}", num(x.median().0, 3), x.median().1),
+            |x| format!("{} {}", num(x.median.0, 3), x.median.1),
             "median",
-            |x| format!("{:.6}", x.median().0),
+            |x| format!("{:.6}", x.median.0),
         )
-        .raw("unit", |x| x.median().1.into())
+        .raw("unit", |x| x.median.1.into())
         .noise("noise", "noise", |x| x.samples.noise())
         .both(
             "GB/s",

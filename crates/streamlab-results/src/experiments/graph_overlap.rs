@@ -124,11 +124,6 @@ pub struct GraphRow {
     pub bound: Bound,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct GraphAnalysis {
-    pub rows: Vec<GraphRow>,
-}
-
 /// The one declaration of the table and the CSV: a row per order and chunk count.
 fn columns<'a>() -> Columns<'a, GraphRow> {
     Columns::new()
@@ -166,26 +161,28 @@ impl Experiment for GraphOverlap {
     const WORDS: &'static str = include_str!("graph_overlap.md");
     type Params = Params;
     type Result = GraphOverlapResult;
-    type Derived = GraphAnalysis;
+    /// A row per order and chunk count measured both ways.
+    type Derived = Vec<GraphRow>;
 
     fn rows(r: &GraphOverlapResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
-        let mut rows = Vec::new();
-        for p in &r.points {
-            let (variant, chunks, issue) = (p.variant, p.chunks, p.issue.label());
-            let at = RowName::new(
-                format_args!("{}/{chunks}/{issue}", variant.short()),
-                format_args!("{} over {chunks} chunks, {issue}", variant.label()),
-            );
-            let series = [("gpu", "GPU time", &p.gpu), ("host", "host time", &p.host)];
-            // The GPU's time crosses the link; the host's is its launches'.
-            let mut pair = at.group(MS, series);
-            rows.extend(pair.next().map(MeasuredRow::over_link));
-            rows.extend(pair.next().map(|r| r.controlled_by(RowControl::Launch)));
-        }
-        rows
+        (r.points.iter())
+            .flat_map(|p| {
+                let (variant, chunks, issue) = (p.variant, p.chunks, p.issue.label());
+                let at = RowName::new(
+                    format_args!("{}/{chunks}/{issue}", variant.short()),
+                    format_args!("{} over {chunks} chunks, {issue}", variant.label()),
+                );
+                // The GPU's time crosses the link; the host's is its launches'.
+                let host = at.then("host", "host time").median(&p.host, MS);
+                [
+                    at.then("gpu", "GPU time").median(&p.gpu, MS).over_link(),
+                    host.controlled_by(RowControl::Launch),
+                ]
+            })
+            .collect()
     }
 
-    fn derive(r: &GraphOverlapResult, _checks: &[TraceChecks]) -> GraphAnalysis {
+    fn derive(r: &GraphOverlapResult, _checks: &[TraceChecks]) -> Vec<GraphRow> {
         let link = own_link(r);
         let mut rows = Vec::new();
         for variant in IssueOrder::ASYNC {
@@ -201,41 +198,38 @@ impl Experiment for GraphOverlap {
                 ) else {
                     continue;
                 };
-                let gpu = Sides::of(&s.gpu, &g.gpu);
-                let (faster_ms, faster_noise) = match gpu.streams_ms <= gpu.graph_ms {
-                    true => (gpu.streams_ms, gpu.streams_noise),
-                    false => (gpu.graph_ms, gpu.graph_noise),
-                };
-                let bound = pipeline::bound(
-                    parts,
-                    chunks,
-                    r.run.params.iterations,
-                    r.run.device.copy_engines,
-                )
-                .held(faster_ms, faster_noise, chunks_noise(&r.stages, chunks));
+                let faster = ([&s.gpu, &g.gpu].into_iter())
+                    .min_by(|a, b| a.median().total_cmp(&b.median()))
+                    .expect("two ways");
+                let (iterations, engines) = (r.run.params.iterations, r.run.device.copy_engines);
+                let bound = pipeline::bound(parts, chunks, iterations, engines).held(
+                    faster.median(),
+                    faster.noise(),
+                    chunks_noise(&r.stages, chunks),
+                );
                 rows.push(GraphRow {
                     variant,
                     chunks,
-                    gpu,
+                    gpu: Sides::of(&s.gpu, &g.gpu),
                     host: Sides::of(&s.host, &g.host),
                     bound,
                 });
             }
         }
-        GraphAnalysis { rows }
+        rows
     }
 
     fn tables(_r: &Self::Result, derived: &Self::Derived, _cuda: Option<With<Self>>) -> Vec<Table> {
-        vec![columns().table(Some("medians, ms per iteration".into()), &derived.rows)]
+        vec![columns().table(Some("medians, ms per iteration".into()), derived)]
     }
 
     fn csv(_r: &GraphOverlapResult, derived: &Self::Derived) -> Vec<Csv> {
-        vec![Csv::main(columns().csv(&derived.rows))]
+        vec![Csv::main(columns().csv(derived))]
     }
 
     /// graph-overlap: host and GPU time per iteration, stream issue against graph replay.
     fn figures(_r: &GraphOverlapResult, a: &Self::Derived) -> Vec<FigureModel> {
-        let labels: Vec<String> = (a.rows.iter())
+        let labels: Vec<String> = (a.iter())
             .map(|r| format!("{} ×{}", r.variant.short(), r.chunks))
             .collect();
         let chart_of = |title: &str, y_label: &str, side: fn(&GraphRow) -> Sides| {
@@ -255,7 +249,7 @@ impl Experiment for GraphOverlap {
                 c.bars.push(BarSeries {
                     name: name.into(),
                     color,
-                    values: a.rows.iter().map(|r| ms(side(r))).collect(),
+                    values: a.iter().map(|r| ms(side(r))).collect(),
                     whiskers: None,
                 });
             }
@@ -273,14 +267,9 @@ impl Experiment for GraphOverlap {
         );
         // The GPU times differ by a few percent: a linear axis from 0 shows them as they are.
         gpu.y_scale = YScale::Linear;
-        gpu.lines.push(line(
-            "bound",
-            BOUND_COLOR,
-            true,
-            (a.rows.iter().enumerate())
-                .map(|(i, r)| (i as f64, r.bound.ms))
-                .collect(),
-        ));
+        let bound = (a.iter().enumerate()).map(|(i, r)| (i as f64, r.bound.ms));
+        gpu.lines
+            .push(line("bound", BOUND_COLOR, true, bound.collect()));
         vec![
             FigureModel::chart("graph-overlap-host.svg".into(), host),
             FigureModel::chart("graph-overlap-gpu.svg".into(), gpu),
@@ -292,7 +281,7 @@ impl Experiment for GraphOverlap {
     fn summary(r: &GraphOverlapResult, a: &Self::Derived) -> Summary {
         let chunks = &r.run.params.chunks;
         let worst = |chunks: Option<&usize>, side: fn(&GraphRow) -> Sides| {
-            let x = (a.rows.iter())
+            let x = (a.iter())
                 .filter(|x| Some(&x.chunks) == chunks)
                 .map(side)
                 .max_by(|x, y| x.ratio.total_cmp(&y.ratio))?;

@@ -45,21 +45,9 @@ impl crate::saved::Params for Params {
     }
 }
 
-/// sincos-overlap's array (2^25 floats), measured too when it lies in the range.
-const SINCOS_EXPONENT: u32 = 25;
-
-impl Params {
-    /// The array sizes, in floats, ascending: overlap-map's, and sincos-overlap's array.
-    pub fn sizes(&self) -> Vec<usize> {
-        let mut exponents = self.sweep.exponents();
-        if (self.sweep.min_exponent..=self.sweep.max_exponent).contains(&SINCOS_EXPONENT) {
-            exponents.push(SINCOS_EXPONENT);
-        }
-        exponents.sort_unstable();
-        exponents.dedup();
-        exponents.into_iter().map(|e| 1usize << e).collect()
-    }
-}
+/// sincos-overlap's array (2^25 floats): measured too when it lies in the swept range,
+/// and where the headline holds mapped memory to its bound.
+pub const SINCOS_EXPONENT: u32 = 25;
 
 /// One array size (milliseconds per iteration).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -108,16 +96,9 @@ pub struct MappedRow {
     /// copies' samples'), within or beyond the two figures' noise.
     pub mapped_under: Option<Under>,
     pub streamed_under: Option<Under>,
-    /// The mapped kernel's and the two asynchronous orders' samples, and the mapped
-    /// row's model: the whole array copied both ways at once.
+    /// The size's samples, for its measured rows.
     #[serde(skip)]
-    pub mapped: Series,
-    #[serde(skip)]
-    pub async1: Series,
-    #[serde(skip)]
-    pub async2: Series,
-    #[serde(skip)]
-    pub mapped_model_ms: f64,
+    pub point: MappedPoint,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -155,11 +136,11 @@ fn mapped_row(
 ) -> MappedRow {
     let (bytes, streams) = (p.whole.bytes, r.run.params.streams);
     let mapped_ms = p.mapped.median();
-    let (streamed, streamed_ms) = [&p.async1, &p.async2]
-        .map(|s| (s, s.median()))
+    let streamed = [&p.async1, &p.async2]
         .into_iter()
-        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .min_by(|a, b| a.median().total_cmp(&b.median()))
         .expect("two orders");
+    let streamed_ms = streamed.median();
     // The link's capacity both ways is the run's best, as for the mapped bound.
     let streamed_bound = pipeline_stages([&p.whole, &p.chunked], streams, None, run).map(|parts| {
         let parts = Stages {
@@ -191,10 +172,7 @@ fn mapped_row(
         streamed_noise: streamed.noise(),
         mapped_under: Under::of(built_ms, stage_noise(&p.whole), mapped_ms, p.mapped.noise()),
         streamed_under: streamed_bound.and_then(|b| b.under),
-        mapped: p.mapped.clone(),
-        async1: p.async1.clone(),
-        async2: p.async2.clone(),
-        mapped_model_ms: p.whole.both.median(),
+        point: p.clone(),
     }
 }
 
@@ -213,8 +191,9 @@ fn columns<'a>() -> Columns<'a, MappedRow> {
         .named(
             |x| RowName::new(x.elements, format_args!("{} floats", x.elements)),
             |x, item, row| {
+                // The mapped kernel's model: the whole array copied both ways at once.
                 let model = match item {
-                    Some(MAPPED) => x.mapped_model_ms,
+                    Some(MAPPED) => x.point.whole.both.median(),
                     _ => x.streamed_bound_ms,
                 };
                 row.over_link().modelled(Some(model))
@@ -224,13 +203,13 @@ fn columns<'a>() -> Columns<'a, MappedRow> {
             ("mapped", "mapped_ms"),
             (4, 5),
             (Some((MAPPED, "mapped")), MS),
-            |x| Some(&x.mapped),
+            |x| Some(&x.point.mapped),
         )
         .measured((Some(("async1", "asynchronous 1")), MS), |x| {
-            Some(&x.async1)
+            Some(&x.point.async1)
         })
         .measured((Some(("async2", "asynchronous 2")), MS), |x| {
-            Some(&x.async2)
+            Some(&x.point.async2)
         })
         .noise("noise", "mapped_noise", |x| x.mapped_noise)
         .number("mapped bound", "mapped_bound_ms", (4, 5), |x| {
@@ -244,18 +223,10 @@ fn columns<'a>() -> Columns<'a, MappedRow> {
         })
         .show("streamed / mapped", |x| times(x.mapped_speedup))
         .show("against its bounds", |x| {
-            let mark = |version: &str, under: Option<Under>| {
-                under.map(|u| format!("{version}: {}", u.label()))
-            };
-            crate::derived::pipeline::bound_cell(
-                [
-                    mark("mapped", x.mapped_under),
-                    mark("streamed", x.streamed_under),
-                ]
-                .into_iter()
-                .flatten()
-                .chain(x.beyond_bound.then(|| flag(true))),
-            )
+            let unders = [("mapped", x.mapped_under), ("streamed", x.streamed_under)];
+            let marks =
+                (unders.into_iter()).filter_map(|(v, u)| Some(format!("{v}: {}", u?.label())));
+            pipeline::bound_cell(marks.chain(x.beyond_bound.then(|| flag(true))))
         })
 }
 
@@ -292,20 +263,13 @@ impl Experiment for Mapped {
         let rows: Vec<MappedRow> = (r.points.iter())
             .map(|p| mapped_row(r, run.as_ref(), &link, p))
             .collect();
+        let wins = |x: &&MappedRow| {
+            let (mapped, streamed) = (x.mapped_ms, x.streamed_ms);
+            mapped < streamed && beyond_noise(mapped, x.mapped_noise, streamed, x.streamed_noise)
+        };
         MappedAnalysis {
             link,
-            mapped_wins: (rows.iter())
-                .filter(|r| {
-                    r.mapped_ms < r.streamed_ms
-                        && beyond_noise(
-                            r.mapped_ms,
-                            r.mapped_noise,
-                            r.streamed_ms,
-                            r.streamed_noise,
-                        )
-                })
-                .map(|r| r.elements)
-                .collect(),
+            mapped_wins: rows.iter().filter(wins).map(|x| x.elements).collect(),
             rows,
         }
     }

@@ -39,28 +39,14 @@ impl crate::saved::Params for Params {
     const QUICK: &'static str = "--aligned 32768 --trials 3";
 
     fn validate(&self) -> Result<(), UsageError> {
-        let cells = u64::from(self.rows) * u64::from(self.aligned);
-        if cells > u64::from(u32::MAX)
-            || u64::from(self.aligned) * u64::from(self.cols) > u64::from(u32::MAX)
-        {
+        let [r, c, k] = [self.rows, self.cols, self.aligned].map(u64::from);
+        if r * k > u64::from(u32::MAX) || k * c > u64::from(u32::MAX) {
             return Err(UsageError::new(format!(
                 "--rows {} × --aligned {} × --cols {} makes matrices of more than 2^32 elements: use smaller sizes",
                 self.rows, self.aligned, self.cols
             )));
         }
         Ok(())
-    }
-}
-
-impl Params {
-    /// Bytes of device memory the run needs: A, B and C of every product.
-    pub fn device_bytes(&self) -> u64 {
-        let (r, c, k) = (
-            u64::from(self.rows),
-            u64::from(self.cols),
-            u64::from(self.aligned),
-        );
-        self.max_streams as u64 * (r * k + k * c + r * c) * size_of::<f32>() as u64
     }
 }
 
@@ -90,11 +76,6 @@ pub struct MatmulPoint {
     pub model_ms: f64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct MatmulAnalysis {
-    pub points: Vec<MatmulPoint>,
-}
-
 /// `ceil(products / streams)`.
 pub fn tasks_per_stream(products: usize, streams: usize) -> usize {
     products.div_ceil(streams.max(1))
@@ -102,9 +83,9 @@ pub fn tasks_per_stream(products: usize, streams: usize) -> usize {
 
 /// The one declaration of the table: a row per stream count, the CUDA C++ twins' median
 /// beside the Rust one where `cuda` ran. (The CSV is the wiki's layout: [`wiki_csv`].)
-fn columns(cuda: Option<&MatmulAnalysis>) -> Columns<'_, MatmulPoint> {
+fn columns(cuda: Option<&[MatmulPoint]>) -> Columns<'_, MatmulPoint> {
     let cpp = move |x: &MatmulPoint| {
-        (cuda?.points.iter())
+        (cuda?.iter())
             .find(|y| y.streams == x.streams)
             .map(|y| y.time.median())
     };
@@ -157,31 +138,29 @@ impl Experiment for MatmulStreams {
     const WORDS: &'static str = include_str!("matmul_streams.md");
     type Params = Params;
     type Result = MatmulStreamsResult;
-    type Derived = MatmulAnalysis;
+    /// A point per stream count.
+    type Derived = Vec<MatmulPoint>;
 
     fn rows(_r: &MatmulStreamsResult, derived: &Self::Derived) -> Vec<MeasuredRow> {
-        columns(None).measured_rows(&derived.points)
+        columns(None).measured_rows(derived)
     }
 
     /// Stream counts whose column holds a non-finite time are left out.
-    fn derive(r: &MatmulStreamsResult, _checks: &[TraceChecks]) -> MatmulAnalysis {
+    fn derive(r: &MatmulStreamsResult, _checks: &[TraceChecks]) -> Vec<MatmulPoint> {
         let products = r.run.params.max_streams;
-        let columns: Vec<Option<Series>> = (1..=products)
-            .map(|s| {
-                Series::new(
-                    r.trials_ms
-                        .iter()
-                        .filter_map(|row| row.get(s - 1).copied())
-                        .collect(),
-                )
-            })
-            .collect();
-        let one = columns.first().and_then(|c| c.as_ref()).map(Series::median);
-        let points = (1..=products)
-            .zip(columns)
-            .filter_map(|(s, time)| {
-                let time = time?;
-                let one = one?;
+        let time = |s: usize| {
+            Series::new(
+                r.trials_ms
+                    .iter()
+                    .filter_map(|t| t.get(s - 1))
+                    .copied()
+                    .collect(),
+            )
+        };
+        let one = time(1).as_ref().map(Series::median);
+        (1..=products)
+            .filter_map(|s| {
+                let (time, one) = (time(s)?, one?);
                 let tasks = tasks_per_stream(products, s);
                 Some(MatmulPoint {
                     streams: s,
@@ -192,13 +171,12 @@ impl Experiment for MatmulStreams {
                     time,
                 })
             })
-            .collect();
-        MatmulAnalysis { points }
+            .collect()
     }
 
     fn tables(_r: &Self::Result, derived: &Self::Derived, cuda: Option<With<Self>>) -> Vec<Table> {
-        let c = cuda.map(|(_, d)| d);
-        vec![columns(c).table(Some("ms for all products".into()), &derived.points)]
+        let c = cuda.map(|(_, d)| d.as_slice());
+        vec![columns(c).table(Some("ms for all products".into()), derived)]
     }
 
     fn csv(r: &MatmulStreamsResult, derived: &Self::Derived) -> Vec<Csv> {
@@ -206,7 +184,7 @@ impl Experiment for MatmulStreams {
             Csv::main(wiki_csv(r)),
             Csv {
                 suffix: Some("medians"),
-                contents: columns(None).csv(&derived.points),
+                contents: columns(None).csv(derived),
             },
         ]
     }
@@ -221,39 +199,32 @@ impl Experiment for MatmulStreams {
             ),
             "streams",
             "ms for all products",
-            XAxis::Categories(a.points.iter().map(|p| p.streams.to_string()).collect()),
+            XAxis::Categories(a.iter().map(|p| p.streams.to_string()).collect()),
             YScale::Linear,
         );
+        let whiskers = (a.iter()).map(|p| (p.time.min(), p.time.summary.max));
         chart.bars.push(BarSeries {
             name: "measured (median, whiskers min–max)".into(),
             color: PALETTE[0],
-            values: a.points.iter().map(|p| p.time.median()).collect(),
-            whiskers: Some(
-                a.points
-                    .iter()
-                    .map(|p| (p.time.min(), p.time.summary.max))
-                    .collect(),
-            ),
+            values: a.iter().map(|p| p.time.median()).collect(),
+            whiskers: Some(whiskers.collect()),
         });
-        chart.lines.push(line(
-            "model: tasks per stream × one product",
-            BOUND_COLOR,
-            true,
-            (a.points.iter().enumerate())
-                .map(|(i, p)| (i as f64, p.model_ms))
-                .collect(),
-        ));
+        let model = (a.iter().enumerate()).map(|(i, p)| (i as f64, p.model_ms));
+        let model_name = "model: tasks per stream × one product";
+        chart
+            .lines
+            .push(line(model_name, BOUND_COLOR, true, model.collect()));
         vec![FigureModel::chart("matmul-streams.svg".into(), chart)]
     }
 
     fn summary(r: &MatmulStreamsResult, a: &Self::Derived) -> Summary {
-        let noise: Vec<(String, f64)> = (a.points.iter())
+        let noise: Vec<(String, f64)> = (a.iter())
             .map(|p| (format!("{} streams", p.streams), p.time.noise()))
             .collect();
         Summary::of(&json!({
             "verified": r.run.verification.passed,
-            "ms_by_streams": a.points.iter().map(|p| p.time.median()).collect::<Vec<_>>(),
-            "speedup_max_streams": a.points.last().map_or(f64::NAN, |p| p.speedup),
+            "ms_by_streams": a.iter().map(|p| p.time.median()).collect::<Vec<_>>(),
+            "speedup_max_streams": a.last().map_or(f64::NAN, |p| p.speedup),
             "above_noise_target": stats::above_noise_target(&noise),
         }))
     }

@@ -28,7 +28,8 @@ impl Run for Bounds {
         p.validate()?;
         let gpu = ctx.gpu;
         let n = p.elements;
-        gpu.ensure_fits(2 * p.bytes())?;
+        let bytes = (n * size_of::<f32>()) as u64;
+        gpu.ensure_fits(2 * bytes)?;
         let mut rng =
             streamlab_results::rng::Rng::new(streamlab_results::rng::Rng::seed_from_clock());
         let mut host_in = gpu.pinned(n, 0.0f32)?;
@@ -42,7 +43,7 @@ impl Run for Bounds {
             gpu,
             &streams,
             &chunks(n, 1),
-            p.bytes(),
+            bytes,
             (p.sampling.repeats, PASSES),
             false,
             |kind, stream, part| match kind {

@@ -6,7 +6,9 @@
 //! to back; every output element of both is checked bit for bit by the sincos check.
 use std::ops::Range;
 
-use streamlab_results::experiments::mapped::{Mapped, MappedPoint, MappedResult, Params};
+use streamlab_results::experiments::mapped::{
+    Mapped, MappedPoint, MappedResult, Params, SINCOS_EXPONENT,
+};
 use streamlab_results::saved::Params as _;
 use streamlab_results::saved::{IssueOrder, StageTimes, Verification};
 
@@ -16,6 +18,18 @@ use crate::runtime::{Gpu, MappedBuffer, Region, RuntimeError, Shape, Stream};
 use crate::sincos::{Buffers, SincosFn, THREADS};
 use streamlab_results::spread::chunks;
 
+/// The array sizes, in floats, ascending: overlap-map's, and sincos-overlap's array
+/// where it lies in the range.
+fn sizes(p: &Params) -> Vec<usize> {
+    let mut exponents = p.sweep.exponents();
+    if (p.sweep.min_exponent..=p.sweep.max_exponent).contains(&SINCOS_EXPONENT) {
+        exponents.push(SINCOS_EXPONENT);
+    }
+    exponents.sort_unstable();
+    exponents.dedup();
+    exponents.into_iter().map(|e| 1usize << e).collect()
+}
+
 impl Run for Mapped {
     const SUMMARY: &'static str = "Zero-copy (mapped) host memory against streamed copies";
     const ABOUT: &'static str = "The sincos kernel on mapped (zero-copy) pinned host memory against streamed \
@@ -24,7 +38,7 @@ impl Run for Mapped {
     fn run(ctx: &Context, p: &Params) -> Result<MappedResult, RunError> {
         p.validate()?;
         let gpu = ctx.gpu;
-        let sizes = p.sizes();
+        let sizes = sizes(p);
         let largest = sizes.last().copied().unwrap_or(1);
         let kernel = ctx.kernels.sincos_in(ctx.form);
         let mut b = Buffers::new(gpu, ctx.kernels, ctx.form, largest)?;

@@ -44,7 +44,7 @@ impl Run for MatmulStreams {
     fn run(ctx: &Context, p: &Params) -> Result<MatmulStreamsResult, RunError> {
         p.validate()?;
         let gpu = ctx.gpu;
-        gpu.ensure_fits(p.device_bytes())?;
+        gpu.ensure_fits(device_bytes(p))?;
         let (rows, cols) = (p.rows as usize, p.cols as usize);
         let streams = gpu.streams(p.max_streams)?;
         let mut products = alloc_products(gpu, p)?;
@@ -306,4 +306,10 @@ fn check_products(
         |_| f64::from(p.aligned),
         0.0,
     ))
+}
+
+/// Bytes of device memory the run needs: A, B and C of every product.
+fn device_bytes(p: &Params) -> u64 {
+    let (r, c, k) = (u64::from(p.rows), u64::from(p.cols), u64::from(p.aligned));
+    p.max_streams as u64 * (r * k + k * c + r * c) * size_of::<f32>() as u64
 }
