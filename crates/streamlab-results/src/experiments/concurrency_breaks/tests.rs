@@ -28,6 +28,25 @@ fn the_host_calls_a_timeline_records_are_counted_per_iteration() {
         a.derived.remedy(Case::EventQuery).map(|x| x.breaks),
         Some(Case::HostWaitOnEvent)
     );
+    // The NULL-stream copy's overlap lost is told only where its timelines were traced.
+    let result = |a: &Analyzed<ConcurrencyBreaks>| {
+        let words = a.words.as_ref().unwrap();
+        let note = words.notes.iter().find(|(l, _)| l == "Result").unwrap();
+        note.1.clone()
+    };
+    assert!(
+        result(&a).contains("ms less per iteration"),
+        "{}",
+        result(&a)
+    );
+    let mut untraced = recorded("h200-2026-11-27-0014");
+    untraced.cases.iter_mut().for_each(|c| c.timeline = None);
+    let untraced = Analyzed::<ConcurrencyBreaks>::new(KernelSet::Rust, untraced);
+    let text = result(&untraced);
+    assert!(
+        text.contains("was not traced") && !text.contains("– ms"),
+        "{text}"
+    );
 }
 
 #[test]
