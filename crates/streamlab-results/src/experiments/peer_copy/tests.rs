@@ -326,6 +326,18 @@ fn a_row_above_its_link_is_flagged_and_left_out_of_the_headline() {
 }
 
 #[test]
+fn a_run_stopped_before_any_pair_copied_its_first_size_says_so() {
+    let mut stopped = result();
+    stopped.pairs.iter_mut().for_each(|p| p.points.clear());
+    let line = line(&stopped);
+    assert!(line.contains("2 pair(s): no size copied before"), "{line}");
+    let section = section::<PeerCopy>(&stopped);
+    let said = note(&section, "Result");
+    assert!(said.starts_with("No pair copied its first size"), "{said}");
+    assert!(!said.contains("none") && !line.contains("none"), "{said}");
+}
+
+#[test]
 fn an_older_result_without_links_checks_or_gate_reads_and_renders() {
     let path = std::path::Path::new("peer-copy.json");
     let older = include_str!(concat!(
