@@ -35,6 +35,12 @@ fn the_words_without_a_breakeven_or_a_gain() {
         "../../../../../docs/results/h200-quick/memcpy-kernel.json"
     ))
     .unwrap();
+    // Its best row is named apart only where it is not the breakeven row.
+    let full = finding(&r);
+    match full.split_once("; the most is ") {
+        Some((breakeven, most)) => assert!(!breakeven.contains(&most[..most.find('×').unwrap()])),
+        None => assert!(full.contains(", the most of any row."), "{full}"),
+    }
     r.rows.retain(|x| x.cycles < 1000);
     // The committed quick run's figures may be measured again: only the words are held.
     let gained = finding(&r);
