@@ -30,7 +30,7 @@ impl Run for Bounds {
         let n = p.elements;
         gpu.ensure_fits(2 * p.bytes())?;
         let mut rng =
-            streamlab_results::rng::Rng::new(streamlab_results::rng::Rng::seed_from_clock());
+            crate::rng::Rng::new(crate::rng::Rng::seed_from_clock());
         let mut host_in = gpu.pinned(n, 0.0f32)?;
         rng.fill_unit(host_in.as_mut_slice()?);
         let mut host_out = gpu.pinned(n, f32::NAN)?;
