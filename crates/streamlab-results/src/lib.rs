@@ -21,7 +21,6 @@ pub mod held;
 pub mod measured;
 pub mod range;
 pub mod report;
-pub mod rng;
 pub mod run;
 pub mod saved;
 pub mod spread;

@@ -24,6 +24,7 @@ pub mod experiments;
 pub mod measure;
 pub mod options;
 pub mod progress;
+pub mod rng;
 pub mod session;
 pub mod sincos;
 pub mod stop;

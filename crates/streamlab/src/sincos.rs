@@ -100,7 +100,7 @@ pub fn fill_inputs(
     (kernels, form): (&Kernels, KernelForm),
     host_a: &mut PinnedBuffer<f32>,
 ) -> Result<Expected, RuntimeError> {
-    let mut rng = streamlab_results::rng::Rng::new(streamlab_results::rng::Rng::seed_from_clock());
+    let mut rng = crate::rng::Rng::new(crate::rng::Rng::seed_from_clock());
     rng.fill_unit(host_a.as_mut_slice()?);
     let trig = Trig::measure(gpu, kernels, form, host_a.len())?;
     Ok(Expected::new(host_a.as_slice()?, &trig))

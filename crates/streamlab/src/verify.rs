@@ -296,7 +296,7 @@ mod tests {
     #[test]
     fn the_matmul_check_passes_the_kernels_cells_and_fails_a_kernel_that_swaps_row_and_column() {
         let n = 48;
-        let mut rng = streamlab_results::rng::Rng::new(11);
+        let mut rng = crate::rng::Rng::new(11);
         let (mut a, mut b) = (vec![0.0f32; n * n], vec![0.0f32; n * n]);
         rng.fill_signed_unit(&mut a);
         rng.fill_signed_unit(&mut b);
@@ -321,7 +321,7 @@ mod tests {
     #[test]
     fn the_matmul_tolerance_holds_at_a_long_inner_dimension_and_is_far_below_a_cell() {
         let (rows, cols, inner) = (2, 3, 131_072);
-        let mut rng = streamlab_results::rng::Rng::new(5);
+        let mut rng = crate::rng::Rng::new(5);
         let (mut a, mut b) = (vec![0.0f32; rows * inner], vec![0.0f32; inner * cols]);
         rng.fill_signed_unit(&mut a);
         rng.fill_signed_unit(&mut b);

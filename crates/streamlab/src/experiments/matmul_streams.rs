@@ -261,7 +261,7 @@ fn check_on_distinct_inputs(
 ) -> Result<Verification, RuntimeError> {
     let p = multiply.params;
     let (rows, cols, aligned) = (p.rows as usize, p.cols as usize, p.aligned as usize);
-    let mut rng = streamlab_results::rng::Rng::new(streamlab_results::rng::Rng::seed_from_clock());
+    let mut rng = crate::rng::Rng::new(crate::rng::Rng::seed_from_clock());
     let mut a = gpu.pinned(rows * aligned, 0.0f32)?;
     let mut b = gpu.pinned(aligned * cols, 0.0f32)?;
     rng.fill_signed_unit(a.as_mut_slice()?);

@@ -10,7 +10,7 @@ const SMALLEST: usize = 1 << 12;
 /// `n` inputs in [0, 1), as the experiments draw them.
 fn inputs(n: usize, seed: u64) -> Vec<f32> {
     let mut a = vec![0.0f32; n];
-    streamlab_results::rng::Rng::new(seed).fill_unit(&mut a);
+    crate::rng::Rng::new(seed).fill_unit(&mut a);
     a
 }
 

@@ -1,8 +1,8 @@
 //! compare-kernels: each Rust kernel against its CUDA C++ twin, in every form (plain, safe
 //! and tuned), each side the fastest of a few honest spellings of the form's algorithm,
 //! at the write-ups' shapes, at shapes with tails and at shapes drawn from a seed; warm
-//! and cold where the inputs fit in L2. What is saved is here; [`shapes`] says which
-//! shapes a run times, [`analysis`] derives the ratios (best Rust over best C++, the
+//! and cold where the inputs fit in L2. What is saved is here (the GPU side picks the
+//! shapes a run times), [`analysis`] derives the ratios (best Rust over best C++, the
 //! median and the worst over the shapes, what safety costs), and [`present`] shows them.
 
 use crate::card::KernelCard;
@@ -11,13 +11,33 @@ use crate::saved::{CudaBuild, Verification};
 
 pub mod analysis;
 pub mod present;
-pub mod shapes;
 pub mod tables;
-
-pub use shapes::Origin;
 
 /// The compare-kernels experiment.
 pub struct CompareKernels;
+
+/// Where a shape came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Origin {
+    /// The run's parameters: the write-ups' shapes unless told otherwise.
+    #[default]
+    Defaults,
+    /// The sweep of shapes with tails.
+    Tail,
+    /// Drawn from the run's seed.
+    Random,
+}
+
+impl Origin {
+    pub fn label(self) -> &'static str {
+        match self {
+            Origin::Defaults => "write-ups'",
+            Origin::Tail => "tail",
+            Origin::Random => "drawn",
+        }
+    }
+}
 
 /// What to compare; shapes are the experiments' defaults.
 #[derive(Debug, Clone, PartialEq, clap::Args, Serialize, Deserialize)]

@@ -77,7 +77,7 @@ impl Run for AllreduceOverlap {
         let points = p.points();
         let most = points.iter().map(|&(mib, _)| mib).max().unwrap_or(1) as usize;
         let elements = most << 18;
-        let seed = streamlab_results::rng::Rng::seed_from_clock();
+        let seed = crate::rng::Rng::seed_from_clock();
         let mut host = portable_pinned(p.buckets * elements, f32::NAN)?;
         let mut sides = open_sides(p, &refs, (elements, seed), &mut host)?;
         let mut gate = Gate::across(&refs)?;

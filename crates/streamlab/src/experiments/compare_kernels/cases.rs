@@ -2,22 +2,20 @@
 //! spellings on each side checked, then timed round-robin at every shape (matmul at each
 //! placement of its inputs, warm and cold).
 use super::placement::{placed_inputs, placed_len, placement_visits};
+use super::shapes::{AddShape, FillShape, MatmulShape, SincosShape};
 use super::{Bench, Buffers, Entry, LANGUAGES, input_seed};
 use crate::experiments::Context;
 use crate::measure::series;
+use crate::rng::Rng;
 use crate::runtime::spellings::Spelling;
 use crate::runtime::{DeviceBuffer, Element, PinnedBuffer, RuntimeError, Shape, Stream};
 use crate::sincos::{Expected, Trig, trig_at};
 use crate::verify::Bits;
 use std::ops::Range;
-use streamlab_results::experiments::compare_kernels::shapes::{
-    AddShape, FillShape, MatmulShape, SincosShape,
-};
 use streamlab_results::experiments::compare_kernels::{
     Cache, KernelCase, Origin, PLACEMENT_STEP_BYTES, Placement, SpellingRun,
 };
 use streamlab_results::experiments::matmul_streams;
-use streamlab_results::rng::Rng;
 use streamlab_results::saved::{KernelForm, KernelSet, Verification};
 
 impl Bench<'_> {

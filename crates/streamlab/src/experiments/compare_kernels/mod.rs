@@ -1,6 +1,6 @@
 //! compare-kernels: each Rust kernel against its CUDA C++ twin, in every form (plain, safe,
 //! tuned), each side in every spelling it has of the form (`runtime::kernels::Spelling`),
-//! at the shapes `streamlab_results::experiments::compare_kernels::shapes` lists: the
+//! at the shapes [`shapes`] lists: the
 //! write-ups', a sweep with tails, and shapes drawn from the run's seed.
 //!
 //! At each shape and form, every spelling first runs once into a poisoned output on inputs
@@ -24,14 +24,14 @@
 //! each output's largest error in ulps.
 mod cases;
 mod placement;
+mod shapes;
 
+use crate::rng::Rng;
 use streamlab_results::card::KernelCard;
-use streamlab_results::experiments::compare_kernels::shapes::{self};
 use streamlab_results::experiments::compare_kernels::{
     BATCHED_SAMPLE_MS, Cache, CompareKernels, KernelCase, KernelComparison,
     MAX_LAUNCHES_PER_SAMPLE, Origin, Params, SpellingRun,
 };
-use streamlab_results::rng::Rng;
 use streamlab_results::saved::{KernelForm, KernelSet, Params as _, Verification};
 
 use super::{Context, Run, RunError};

@@ -84,7 +84,7 @@ pub trait Element: Bits + streamlab_runtime::Element + Into<f64> {
     /// The `.npy` type code (little-endian).
     const NPY: &'static str;
     fn from_le(bytes: &[u8]) -> Self;
-    fn random(rng: &mut streamlab_results::rng::Rng) -> Self;
+    fn random(rng: &mut crate::rng::Rng) -> Self;
     fn poison() -> Self;
 }
 
@@ -95,8 +95,8 @@ macro_rules! element {
             fn from_le(bytes: &[u8]) -> Self {
                 <$t>::from_le_bytes(bytes.try_into().expect("element-sized"))
             }
-            fn random(rng: &mut streamlab_results::rng::Rng) -> Self {
-                let f: fn(&mut streamlab_results::rng::Rng) -> $t = $random;
+            fn random(rng: &mut crate::rng::Rng) -> Self {
+                let f: fn(&mut crate::rng::Rng) -> $t = $random;
                 f(rng)
             }
             fn poison() -> Self {

@@ -31,7 +31,7 @@ use super::{Context, Rebind, Run, RunError, chosen_gpus, several_gpus};
 use crate::measure::series;
 use crate::runtime::gate::Gate;
 use crate::runtime::{DeviceBuffer, Event, Gpu, RuntimeError, Shape, Stream};
-use streamlab_results::rng::Rng;
+use crate::rng::Rng;
 use timing::Bench;
 
 /// Threads per block of the copy kernel.

@@ -1,34 +1,11 @@
-//! The shapes compare-kernels times: the write-ups' (the run's parameters), a sweep of
+//! The shapes a compare-kernels run times: the write-ups' (the run's parameters), a sweep of
 //! shapes with tails (inner sizes that are not multiples of 8, cycle counts 1–9 and odd
 //! larger ones, prime element counts), and shapes drawn at random from the run's seed. The
 //! same parameters and seed give the same shapes, on any machine.
 
-use super::Params;
-use crate::experiments::prelude::*;
+use streamlab_results::experiments::compare_kernels::{Origin, Params};
+
 use crate::rng::Rng;
-
-/// Where a shape came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Origin {
-    /// The run's parameters: the write-ups' shapes unless told otherwise.
-    #[default]
-    Defaults,
-    /// The sweep of shapes with tails.
-    Tail,
-    /// Drawn from the run's seed.
-    Random,
-}
-
-impl Origin {
-    pub fn label(self) -> &'static str {
-        match self {
-            Origin::Defaults => "write-ups'",
-            Origin::Tail => "tail",
-            Origin::Random => "drawn",
-        }
-    }
-}
 
 /// A `rows × cols` matrix for `fill`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
