@@ -30,8 +30,7 @@ impl Run for Bounds {
         let n = p.elements;
         let bytes = (n * size_of::<f32>()) as u64;
         gpu.ensure_fits(2 * bytes)?;
-        let mut rng =
-            crate::rng::Rng::new(crate::rng::Rng::seed_from_clock());
+        let mut rng = crate::rng::Rng::new(crate::rng::Rng::seed_from_clock());
         let mut host_in = gpu.pinned(n, 0.0f32)?;
         rng.fill_unit(host_in.as_mut_slice()?);
         let mut host_out = gpu.pinned(n, f32::NAN)?;

@@ -52,8 +52,7 @@ struct Buffers {
 impl Buffers {
     /// The arrays of `n` ints: the input drawn at random, the output filled with -1.
     fn new(gpu: &Gpu, n: usize) -> Result<Buffers, RuntimeError> {
-        let mut rng =
-            crate::rng::Rng::new(crate::rng::Rng::seed_from_clock());
+        let mut rng = crate::rng::Rng::new(crate::rng::Rng::seed_from_clock());
         let mut host_in = gpu.pinned(n, 0i32)?;
         rng.fill_any_i32(host_in.as_mut_slice()?);
         Ok(Buffers {

@@ -1,7 +1,7 @@
 //! compare-kernels: each Rust kernel against its CUDA C++ twin, in every form (plain, safe,
 //! tuned), each side in every spelling it has of the form (`runtime::kernels::Spelling`),
-//! at the shapes [`shapes`] lists: the
-//! write-ups', a sweep with tails, and shapes drawn from the run's seed.
+//! at the shapes its module `shapes` lists: the write-ups', a sweep with tails, and
+//! shapes drawn from the run's seed.
 //!
 //! At each shape and form, every spelling first runs once into a poisoned output on inputs
 //! whose elements all differ (seeded from the run's seed), checked element by element

@@ -41,8 +41,7 @@ impl Run for ConcurrencyBreaks {
         let gpu = ctx.gpu;
         let n = p.elements;
         gpu.ensure_fits((2 * n * size_of::<i32>() + 2 * SCRATCH_WORDS * size_of::<u32>()) as u64)?;
-        let mut rng =
-            crate::rng::Rng::new(crate::rng::Rng::seed_from_clock());
+        let mut rng = crate::rng::Rng::new(crate::rng::Rng::seed_from_clock());
         let mut host_in = gpu.pinned(n, 0i32)?;
         rng.fill_any_i32(host_in.as_mut_slice()?);
         let blocking = gpu.blocking_streams(p.streams)?;

@@ -153,8 +153,7 @@ impl User<'_> {
                 break;
             }
             gpu.ensure_fits((2 * n * size_of::<T>()) as u64)?;
-            let mut rng =
-                crate::rng::Rng::new(crate::rng::Rng::seed_from_clock());
+            let mut rng = crate::rng::Rng::new(crate::rng::Rng::seed_from_clock());
             let mut a = Arrays {
                 host_in: gpu.pinned(n, T::poison())?,
                 host_out: gpu.pinned(n, T::poison())?,

@@ -29,9 +29,9 @@ use streamlab_results::spread::Devices;
 
 use super::{Context, Rebind, Run, RunError, chosen_gpus, several_gpus};
 use crate::measure::series;
+use crate::rng::Rng;
 use crate::runtime::gate::Gate;
 use crate::runtime::{DeviceBuffer, Event, Gpu, RuntimeError, Shape, Stream};
-use crate::rng::Rng;
 use timing::Bench;
 
 /// Threads per block of the copy kernel.
