@@ -246,12 +246,12 @@ impl Experiment for GraphOverlap {
                 ("replayed graph", |s| s.graph_ms),
             ];
             for ((name, ms), color) in ms.into_iter().zip(PALETTE) {
-                c.bars.push(BarSeries {
-                    name: name.into(),
+                c.bars.push(bars(
+                    name,
                     color,
-                    values: a.iter().map(|r| ms(side(r))).collect(),
-                    whiskers: None,
-                });
+                    a.iter().map(|r| ms(side(r))).collect(),
+                    None,
+                ));
             }
             c
         };

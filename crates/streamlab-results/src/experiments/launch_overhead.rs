@@ -315,12 +315,12 @@ impl Experiment for LaunchOverhead {
             ("GPU time", |r| r.async_gpu_us),
         ];
         for (color, (name, cost)) in PALETTE.into_iter().zip(sides) {
-            costs.bars.push(BarSeries {
-                name: name.into(),
+            costs.bars.push(bars(
+                name,
                 color,
-                values: a.rows.iter().chain([&a.graph]).map(cost).collect(),
-                whiskers: None,
-            });
+                a.rows.iter().chain([&a.graph]).map(cost).collect(),
+                None,
+            ));
         }
         let mut breakeven = blank(
             "launch-overhead: time per kernel against the work it carries".into(),

@@ -203,12 +203,12 @@ impl Experiment for MatmulStreams {
             YScale::Linear,
         );
         let whiskers = (a.iter()).map(|p| (p.time.min(), p.time.summary.max));
-        chart.bars.push(BarSeries {
-            name: "measured (median, whiskers min–max)".into(),
-            color: PALETTE[0],
-            values: a.iter().map(|p| p.time.median()).collect(),
-            whiskers: Some(whiskers.collect()),
-        });
+        chart.bars.push(bars(
+            "measured (median, whiskers min–max)",
+            PALETTE[0],
+            a.iter().map(|p| p.time.median()).collect(),
+            Some(whiskers.collect()),
+        ));
         let model = (a.iter().enumerate()).map(|(i, p)| (i as f64, p.model_ms));
         let model_name = "model: tasks per stream × one product";
         chart

@@ -58,17 +58,6 @@ impl crate::saved::Params for Params {
     }
 }
 
-impl Params {
-    /// The array sizes, in floats, ascending.
-    pub fn sizes(&self) -> Vec<usize> {
-        self.sweep
-            .exponents()
-            .into_iter()
-            .map(|e| 1usize << e)
-            .collect()
-    }
-}
-
 /// One size at one stream count (milliseconds per iteration).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MapCell {

@@ -10,10 +10,8 @@ pub use crate::experiment::{
     Saved, Serde, Summary, US, Value, With, context, own_link, verdict,
 };
 pub use crate::report::ReportError;
-pub use crate::report::chart::{
-    BOUND_COLOR, BarSeries, Level, PALETTE, SEQUENTIAL_COLOR, XAxis, YScale,
-};
-pub use crate::report::figures::{FigureModel, blank, line, points};
+pub use crate::report::chart::{BOUND_COLOR, Level, PALETTE, SEQUENTIAL_COLOR, XAxis, YScale};
+pub use crate::report::figures::{FigureModel, bars, blank, line, points};
 pub use crate::report::section::Section;
 pub use crate::report::table::{Columns, Table, faster, noise, num, times};
 pub use crate::saved::timeline::{CopyRates, Timeline};

@@ -275,7 +275,7 @@ impl Experiment for StreamPriorities {
         );
         // A model wait of 0 (a copy with an engine free) has no bar on the log scale.
         type Ms = fn(&WayRow) -> f64;
-        let bars: [(&str, _, Ms); 3] = [
+        let series: [(&str, _, Ms); 3] = [
             ("p50", PALETTE[0], |r| r.p50_ms),
             ("p99", PALETTE[1], |r| r.p99_ms),
             ("model p99", SEQUENTIAL_COLOR, |r| {
@@ -284,13 +284,9 @@ impl Experiment for StreamPriorities {
                     .unwrap_or(f64::NAN)
             }),
         ];
-        for (name, color, ms) in bars {
-            c.bars.push(BarSeries {
-                name: name.into(),
-                color,
-                values: a.rows.iter().map(ms).collect(),
-                whiskers: None,
-            });
+        for (name, color, ms) in series {
+            c.bars
+                .push(bars(name, color, a.rows.iter().map(ms).collect(), None));
         }
         vec![FigureModel::chart("stream-priorities.svg".into(), c)]
     }

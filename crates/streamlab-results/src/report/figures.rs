@@ -2,7 +2,7 @@
 //! file it is written to, and the helpers experiments build their charts with. Each
 //! experiment says what it draws, from its derived numbers and raw samples;
 //! [`super::plot`] draws every one.
-use super::chart::{Chart, HeatMap, LineSeries, XAxis, YScale};
+use super::chart::{BarSeries, Chart, HeatMap, LineSeries, XAxis, YScale};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Drawing {
@@ -60,6 +60,22 @@ pub fn line(
         markers: !dashed,
         joined: true,
         points,
+    }
+}
+
+/// A bar per category of `values`, each with its whisker's low and high ends where given.
+pub fn bars(
+    name: impl Into<String>,
+    color: &'static str,
+    values: Vec<f64>,
+    whiskers: Option<Vec<(f64, f64)>>,
+) -> BarSeries {
+    let name = name.into();
+    BarSeries {
+        name,
+        color,
+        values,
+        whiskers,
     }
 }
 

@@ -36,7 +36,7 @@ impl Run for OverlapMap {
     fn run(ctx: &Context, p: &Params) -> Result<OverlapMapResult, RunError> {
         p.validate()?;
         let gpu = ctx.gpu;
-        let sizes = p.sizes();
+        let sizes: Vec<usize> = (p.sweep.exponents().into_iter()).map(|e| 1 << e).collect();
         let largest = sizes.last().copied().unwrap_or(1);
         let mut b = Buffers::new(gpu, ctx.kernels, ctx.form, largest)?;
         let most = p.stream_counts.iter().copied().max().unwrap_or(1);

@@ -154,25 +154,6 @@ impl crate::saved::Params for Params {
     }
 }
 
-impl Params {
-    /// Every (bucket MiB, budget) measured, in order: the bucket sweep at NCCL's default
-    /// budget, then the budget sweep at `budget_mib`, NCCL's default first (the other
-    /// budgets run its products, so each ratio's compute is the same for every budget),
-    /// each pair once.
-    pub fn points(&self) -> Vec<(u32, Budget)> {
-        let mut out: Vec<(u32, Budget)> = Vec::new();
-        let sweep = (self.bucket_mib.iter().map(|&m| (m, Budget::Default)))
-            .chain([(self.budget_mib, Budget::Default)])
-            .chain(self.budgets.iter().map(|&b| (self.budget_mib, b)));
-        for point in sweep {
-            if !out.contains(&point) {
-                out.push(point);
-            }
-        }
-        out
-    }
-}
-
 /// One (bucket size, budget): its all-reduces alone and its ratios.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Point {

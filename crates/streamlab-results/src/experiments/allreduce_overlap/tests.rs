@@ -14,28 +14,13 @@ fn the_bound_hidden_fraction_and_bus_bandwidth() {
 }
 
 #[test]
-fn budgets_read_as_given_points_run_once_and_bad_sweeps_are_refused_in_one_line() {
+fn budgets_read_as_given_and_bad_sweeps_are_refused_in_one_line() {
     for text in ["default", "efficiency", "4"] {
         assert_eq!(String::from(text.parse::<Budget>().unwrap()), text);
     }
     let err = "0".parse::<Budget>().unwrap_err();
     assert!(err.contains("1 to 64"), "{err}");
     assert!("lots".parse::<Budget>().is_err());
-    // Each point is measured once, the bucket sweep first.
-    let p = Params {
-        bucket_mib: vec![1, 25],
-        budgets: vec![Budget::Default, Budget::MaxCtas(4)],
-        budget_mib: 25,
-        ..Params::default()
-    };
-    assert_eq!(
-        p.points(),
-        vec![
-            (1, Budget::Default),
-            (25, Budget::Default),
-            (25, Budget::MaxCtas(4))
-        ]
-    );
     use crate::saved::Params as _;
     let with = |change: fn(&mut Params)| {
         let mut p = Params::default();

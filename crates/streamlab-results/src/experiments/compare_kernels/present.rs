@@ -39,12 +39,12 @@ pub fn figures(a: &ComparisonAnalysis) -> Vec<FigureModel> {
         if values.iter().all(|v| v.is_nan()) {
             continue;
         }
-        chart.bars.push(BarSeries {
-            name: form.map_or("one form: Rust / C++".into(), |f| Measure::Form(f).label()),
-            color: PALETTE[i],
+        chart.bars.push(bars(
+            form.map_or("one form: Rust / C++".into(), |f| Measure::Form(f).label()),
+            PALETTE[i],
             values,
-            whiskers: None,
-        });
+            None,
+        ));
     }
     chart.levels.push(Level {
         name: "same time".into(),

@@ -103,12 +103,12 @@ pub(super) fn figures(r: &ConcurrencyBreaksResult, a: &BreaksAnalysis) -> Vec<Fi
                 .map_or((f64::NAN, f64::NAN), |c| (c.time.min(), c.time.summary.max))
         })
         .collect();
-    c.bars.push(BarSeries {
-        name: "median, whiskers min–max".into(),
-        color: PALETTE[0],
-        values: a.rows.iter().map(|x| x.median_ms).collect(),
-        whiskers: Some(whiskers),
-    });
+    c.bars.push(bars(
+        "median, whiskers min–max",
+        PALETTE[0],
+        a.rows.iter().map(|x| x.median_ms).collect(),
+        Some(whiskers),
+    ));
     if let Some(clean) = a.row(Case::Clean) {
         let across = (0..a.rows.len()).map(|i| (i as f64, clean.median_ms));
         c.lines.push(line(

@@ -89,15 +89,15 @@ pub(super) fn figures(r: &MultiGpuOverlapResult, a: &MultiGpuAnalysis) -> Vec<Fi
         XAxis::Categories(labels),
         YScale::Linear,
     );
-    chart.bars.push(BarSeries {
-        name: "measured (median)".into(),
-        color: PALETTE[1],
-        values: vec![a.alone_ms, a.spread_ms],
-        whiskers: Some(vec![
+    chart.bars.push(bars(
+        "measured (median)",
+        PALETTE[1],
+        vec![a.alone_ms, a.spread_ms],
+        Some(vec![
             (r.alone.min(), r.alone.summary.max),
             (r.spread.min(), r.spread.summary.max),
         ]),
-    });
+    ));
     let bounds = [&a.alone_bound, &a.bound];
     chart.lines.push(line(
         "each run's bound",

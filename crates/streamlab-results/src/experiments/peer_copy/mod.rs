@@ -57,26 +57,6 @@ impl crate::saved::Params for Params {
 
 /// The size of the copies whose latency is measured.
 pub const LATENCY_BYTES: u64 = 4096;
-/// About how many bytes one timed sample moves each way: small copies are repeated
-/// back to back up to this, at most [`MAX_PASSES`] times.
-const SAMPLE_BYTES: u64 = 64 << 20;
-/// The most copies in one timed sample.
-const MAX_PASSES: u64 = 256;
-
-impl Params {
-    /// The copy sizes, in bytes, ascending.
-    pub fn sizes(&self) -> Vec<u64> {
-        (self.min_exponent..=self.max_exponent)
-            .step_by(self.exponent_step as usize)
-            .map(|e| 1u64 << e)
-            .collect()
-    }
-
-    /// Copies of `bytes` timed back to back as one sample.
-    pub fn passes(bytes: u64) -> usize {
-        (SAMPLE_BYTES / bytes.max(1)).clamp(1, MAX_PASSES) as usize
-    }
-}
 
 /// How bytes get from one GPU to the other.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

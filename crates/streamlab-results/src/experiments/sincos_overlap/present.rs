@@ -157,12 +157,9 @@ pub(super) fn figures(r: &SincosOverlapResult, a: &SincosAnalysis) -> Vec<Figure
                 whiskers[slot] = (c.time.min(), c.time.summary.max);
             }
         }
-        chart.bars.push(BarSeries {
-            name: variant.label().to_owned(),
-            color,
-            values,
-            whiskers: Some(whiskers),
-        });
+        chart
+            .bars
+            .push(bars(variant.label(), color, values, Some(whiskers)));
     }
     let bound: Vec<(f64, f64)> = (a.configs.iter())
         .filter(|c| c.variant != IssueOrder::Async2)

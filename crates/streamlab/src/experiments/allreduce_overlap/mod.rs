@@ -39,6 +39,23 @@ use schedule::{
 
 mod schedule;
 
+/// Every (bucket MiB, budget) measured, in order: the bucket sweep at NCCL's default
+/// budget, then the budget sweep at `budget_mib`, NCCL's default first (the other
+/// budgets run its products, so each ratio's compute is the same for every budget),
+/// each pair once.
+fn points(p: &Params) -> Vec<(u32, Budget)> {
+    let mut out: Vec<(u32, Budget)> = Vec::new();
+    let sweep = (p.bucket_mib.iter().map(|&m| (m, Budget::Default)))
+        .chain([(p.budget_mib, Budget::Default)])
+        .chain(p.budgets.iter().map(|&b| (p.budget_mib, b)));
+    for point in sweep {
+        if !out.contains(&point) {
+            out.push(point);
+        }
+    }
+    out
+}
+
 impl Run for AllreduceOverlap {
     const SUMMARY: &'static str = "compute against NCCL's all-reduce over several GPUs";
     const ABOUT: &'static str = "Layers of the project's matrix product, each writing a bucket that NCCL all-reduces \
@@ -74,7 +91,7 @@ impl Run for AllreduceOverlap {
             .map(|&o| Gpu::open(o))
             .collect::<Result<Vec<_>, _>>()?;
         let refs: Vec<&Gpu> = gpus.iter().collect();
-        let points = p.points();
+        let points = points(p);
         let most = points.iter().map(|&(mib, _)| mib).max().unwrap_or(1) as usize;
         let elements = most << 18;
         let seed = crate::rng::Rng::seed_from_clock();
@@ -442,4 +459,21 @@ fn check_product(
         ));
     }
     Ok(crate::verify::combine(checks))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_point_is_measured_once_the_bucket_sweep_first() {
+        let p = Params {
+            bucket_mib: vec![1, 25],
+            budgets: vec![Budget::Default, Budget::MaxCtas(4)],
+            budget_mib: 25,
+            ..Params::default()
+        };
+        let once = [(25, Budget::Default), (25, Budget::MaxCtas(4))];
+        assert_eq!(points(&p), [&[(1, Budget::Default)][..], &once].concat());
+    }
 }

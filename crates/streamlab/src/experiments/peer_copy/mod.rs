@@ -75,6 +75,25 @@ impl Drop for Gpus<'_> {
     }
 }
 
+/// About how many bytes one timed sample moves each way: small copies are repeated
+/// back to back up to this, at most [`MAX_PASSES`] times.
+const SAMPLE_BYTES: u64 = 64 << 20;
+/// The most copies in one timed sample.
+const MAX_PASSES: u64 = 256;
+
+/// The copy sizes, in bytes, ascending.
+fn sizes(p: &Params) -> Vec<u64> {
+    (p.min_exponent..=p.max_exponent)
+        .step_by(p.exponent_step as usize)
+        .map(|e| 1u64 << e)
+        .collect()
+}
+
+/// Copies of `bytes` timed back to back as one sample.
+fn passes(bytes: u64) -> usize {
+    (SAMPLE_BYTES / bytes.max(1)).clamp(1, MAX_PASSES) as usize
+}
+
 /// Element `i` of the pattern drawn from `seed`: never the poison's all-ones word.
 fn pattern(seed: u64, i: usize) -> u32 {
     let mut rng = Rng::new(seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
@@ -103,7 +122,7 @@ fn copy_shape(gpu: &Gpu, n: usize) -> Shape {
 /// The elements, passes per sample and least samples of a sample of copies of `bytes`.
 fn sample_shape(p: &Params, bytes: u64) -> (usize, usize, usize) {
     let elements = (bytes as usize / size_of::<u32>()).max(1);
-    (elements, Params::passes(bytes), p.sampling.repeats)
+    (elements, passes(bytes), p.sampling.repeats)
 }
 
 /// Peer access between a pair's GPUs as found, put back as it was when this goes: by
@@ -164,7 +183,7 @@ fn measure_pair(
     let peer_access = src.can_access_peer(dst)? && dst.can_access_peer(src)?;
     let found = FoundAccess::turn_off(src, dst)?;
     let mut points = Vec::new();
-    for bytes in p.sizes() {
+    for bytes in sizes(p) {
         if ctx.stopping() {
             break;
         }
@@ -173,7 +192,7 @@ fn measure_pair(
         let both = bench.sample(Method::StagedBoth, pair, shape)?;
         points.push(PeerPoint {
             bytes,
-            passes: Params::passes(bytes),
+            passes: passes(bytes),
             staged: series(staged.total),
             staged_both: series(both.total),
             peer: None,
@@ -248,13 +267,13 @@ fn measure_local(
     let mut local = Vec::new();
     for g in 0..bench.sides.len() {
         let mut points = Vec::new();
-        for bytes in p.sizes() {
+        for bytes in sizes(p) {
             if ctx.stopping() {
                 break;
             }
             points.push(LocalPoint {
                 bytes,
-                passes: Params::passes(bytes),
+                passes: passes(bytes),
                 time: series(bench.local(g, sample_shape(p, bytes))?),
             });
         }
@@ -335,7 +354,7 @@ impl Run for PeerCopy {
         let ordinals = chosen_gpus(PeerCopy::NAME, &p.devices)?;
         let _rebind = Rebind(ctx.gpu);
         // Elements of the largest copy, the latency copies included.
-        let largest_bytes = p.sizes().last().map_or(0, |&b| b).max(LATENCY_BYTES);
+        let largest_bytes = sizes(p).last().map_or(0, |&b| b).max(LATENCY_BYTES);
         let largest = largest_bytes as usize / size_of::<u32>();
         let mut host = crate::runtime::peer::portable_pinned(largest, 0u32)?;
         let opened = (ordinals.iter())
@@ -386,5 +405,18 @@ impl Run for PeerCopy {
             local,
             gated: true,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sizes_cover_the_sweep_and_small_copies_are_timed_in_passes() {
+        let sizes = sizes(&Params::default());
+        assert_eq!(sizes.first(), Some(&4096));
+        assert_eq!(sizes.last(), Some(&(1 << 30)));
+        assert_eq!([4096, 1 << 30, 1 << 20].map(passes), [256, 1, 64]);
     }
 }
