@@ -70,9 +70,8 @@ pub fn bars(
     values: Vec<f64>,
     whiskers: Option<Vec<(f64, f64)>>,
 ) -> BarSeries {
-    let name = name.into();
     BarSeries {
-        name,
+        name: name.into(),
         color,
         values,
         whiskers,

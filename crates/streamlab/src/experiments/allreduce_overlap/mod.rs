@@ -473,7 +473,11 @@ mod tests {
             budget_mib: 25,
             ..Params::default()
         };
-        let once = [(25, Budget::Default), (25, Budget::MaxCtas(4))];
-        assert_eq!(points(&p), [&[(1, Budget::Default)][..], &once].concat());
+        let once = vec![
+            (1, Budget::Default),
+            (25, Budget::Default),
+            (25, Budget::MaxCtas(4)),
+        ];
+        assert_eq!(points(&p), once);
     }
 }
