@@ -104,9 +104,6 @@ fn one<T: From<u8>>() -> T {
     T::from(1)
 }
 
-/// How far apart [`Params::placements`] put an input: the GPU's large page.
-pub const PLACEMENT_STEP_BYTES: usize = 2 << 20;
-
 crate::defaults_from_clap!(Params);
 
 impl crate::saved::Params for Params {
@@ -184,10 +181,8 @@ pub struct KernelCase {
 }
 
 /// What each sample of a kernel shorter than this is timed over, at the least: its launches
-/// run back to back, as many as make it up (at most [`MAX_LAUNCHES_PER_SAMPLE`]).
+/// run back to back, as many as make it up.
 pub const BATCHED_SAMPLE_MS: f64 = 0.2;
-/// The most launches one sample runs back to back.
-pub const MAX_LAUNCHES_PER_SAMPLE: u32 = 256;
 
 fn is_one_launch(n: &u32) -> bool {
     *n == 1
@@ -279,8 +274,8 @@ impl Experiment for CompareKernels {
     type Result = KernelComparison;
     type Derived = analysis::ComparisonAnalysis;
 
-    fn rows(c: &KernelComparison, _derived: &Self::Derived) -> Vec<MeasuredRow> {
-        analysis::measured_rows(c)
+    fn rows(c: &KernelComparison, derived: &Self::Derived) -> Vec<MeasuredRow> {
+        tables::columns(c).measured_rows(&derived.cases)
     }
 
     fn derive(c: &KernelComparison, _checks: &[TraceChecks]) -> Self::Derived {
