@@ -96,7 +96,6 @@ pub struct Params {
     /// The seed of the drawn shapes and of every input (default: from the clock; the run
     /// prints and records the one it used, and the same seed draws the same shapes).
     #[arg(long)]
-    #[serde(default)]
     pub seed: Option<u64>,
 }
 
@@ -153,7 +152,6 @@ pub struct KernelCase {
     pub cards: Option<[KernelCard; 2]>,
     /// For a math library kernel, the Rust and the CUDA C++ output's largest error in
     /// units in the last place against an f64 reference.
-    #[serde(default)]
     pub max_ulps: Option<[f64; 2]>,
     /// Where the case was timed at several places in memory ([`Params::placements`]):
     /// each place and its visits; each spelling's launches there are its
@@ -202,7 +200,6 @@ pub struct SpellingRun {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub by_place: Vec<Series>,
     /// The driver's figures at the launch shape and the PTX's counts.
-    #[serde(default)]
     pub card: Option<KernelCard>,
     /// Its output on inputs whose elements all differ, against its reference.
     pub verification: Verification,
@@ -232,9 +229,7 @@ impl Cache {
 pub struct Placement {
     /// Each input's start, in bytes from the start of the one allocation holding them.
     pub offsets_bytes: Vec<usize>,
-    /// How many times the place was visited, its launches split among the visits (1 in
-    /// runs from before the visits there and back).
-    #[serde(default = "one")]
+    /// How many times the place was visited, its launches split among the visits.
     pub visits: usize,
     /// Runs from before spellings: the one Rust and CUDA C++ entry's launches there.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -250,7 +245,6 @@ pub struct KernelComparison {
     pub run: RunRecord<Params>,
     pub cuda_build: CudaBuild,
     /// The seed the drawn shapes and the inputs came from (none in runs from before).
-    #[serde(default)]
     pub seed: Option<u64>,
     pub cases: Vec<KernelCase>,
 }
