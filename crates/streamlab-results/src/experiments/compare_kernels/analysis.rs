@@ -8,6 +8,7 @@ use crate::card::KernelCard;
 use crate::experiments::prelude::*;
 use crate::stats::Quartiles;
 use crate::verdict;
+use std::borrow::Cow;
 
 /// The most a tuned Rust kernel may take of the best C++ of its algorithm, at the
 /// write-ups' shapes.
@@ -46,9 +47,6 @@ pub struct CaseRatio {
     pub origin: Origin,
     pub rust: Quartiles,
     pub cuda: Quartiles,
-    /// Relative noise of the Rust and the CUDA C++ samples.
-    pub rust_noise: f64,
-    pub cuda_noise: f64,
     /// Median Rust time over median CUDA C++ time, each side's fastest spelling: below 1
     /// Rust is faster.
     pub ratio: f64,
@@ -60,7 +58,8 @@ pub struct CaseRatio {
     /// Every spelling's time, Rust's then CUDA C++'s.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub spellings: Vec<SpellingTime>,
-    /// The fastest spellings' launches, Rust's and CUDA C++'s: the rows `compare` holds.
+    /// The fastest spellings' launches, Rust's and CUDA C++'s (their noise is the tables'
+    /// and the measured rows `compare` holds).
     #[serde(skip)]
     pub times: [Series; 2],
     /// The fastest spellings' cards, Rust and CUDA C++.
@@ -182,9 +181,9 @@ fn stands_for(form: Option<KernelForm>, wanted: KernelForm) -> bool {
 
 /// A case's spellings: every one it timed, or in runs from before spellings the one
 /// Rust and the one CUDA C++ entry it timed, named as its form's kernel.
-pub fn spellings(case: &KernelCase) -> Vec<SpellingRun> {
+pub fn spellings(case: &KernelCase) -> Cow<'_, [SpellingRun]> {
     if !case.spellings.is_empty() {
-        return case.spellings.clone();
+        return Cow::Borrowed(&case.spellings);
     }
     let entry = match case.form {
         Some(KernelForm::Plain) => format!("{}_plain", case.kernel),
@@ -210,7 +209,8 @@ pub fn spellings(case: &KernelCase) -> Vec<SpellingRun> {
     ]
     .into_iter()
     .flatten()
-    .collect()
+    .collect::<Vec<_>>()
+    .into()
 }
 
 /// The fastest (lowest median) of `runs` in `language`.
@@ -232,7 +232,8 @@ pub(super) fn case_ratio(c: &KernelCase, l2_bytes: u64) -> Option<CaseRatio> {
     let placement_noise = (rust.by_place.iter().chain(&cuda.by_place))
         .map(Series::noise)
         .reduce(f64::max);
-    let spellings = (runs.iter())
+    // Every spelling's time where the run kept them all.
+    let spellings = (c.spellings.iter())
         .map(|s| SpellingTime {
             language: s.language,
             entry: s.entry.clone(),
@@ -254,8 +255,6 @@ pub(super) fn case_ratio(c: &KernelCase, l2_bytes: u64) -> Option<CaseRatio> {
         origin: c.origin,
         rust: rust.times.quartiles(),
         cuda: cuda.times.quartiles(),
-        rust_noise: rust.times.noise(),
-        cuda_noise: cuda.times.noise(),
         ratio: rust.times.median() / cuda.times.median(),
         verdict: verdict::judge(
             &Rule::within(super::CompareKernels::NAME),
@@ -265,11 +264,7 @@ pub(super) fn case_ratio(c: &KernelCase, l2_bytes: u64) -> Option<CaseRatio> {
         .verdict,
         rust_spelling: rust.entry.clone(),
         cuda_spelling: cuda.entry.clone(),
-        spellings: if c.spellings.is_empty() {
-            Vec::new()
-        } else {
-            spellings
-        },
+        spellings,
         cards: rust.card.zip(cuda.card).map(|(r, k)| [r, k]),
         times: [rust.times.clone(), cuda.times.clone()],
         max_ulps: c.max_ulps,

@@ -30,14 +30,12 @@ fn cache_label(cache: Option<Cache>) -> &'static str {
 /// A case's name among the measured rows, e.g. "matmul/32×16×131072/tuned" (a cold case's
 /// ends in "cold").
 fn case_name(k: &CaseRatio) -> RowName {
-    let cold = if k.cache == Some(Cache::Cold) {
-        "cold"
-    } else {
-        ""
-    };
-    let form = k.form.map_or("", KernelForm::label);
-    let words: Vec<&str> = [k.kernel.as_str(), &k.case, form, cold]
+    let form = k.form.map(KernelForm::label);
+    let cold = (k.cache == Some(Cache::Cold)).then_some("cold");
+    let words = [Some(k.kernel.as_str()), Some(&k.case), form, cold];
+    let words: Vec<&str> = words
         .into_iter()
+        .flatten()
         .filter(|w| !w.is_empty())
         .collect();
     RowName::new(words.join("/"), words.join(" "))
@@ -87,14 +85,14 @@ pub(super) fn columns(c: &KernelComparison) -> Columns<'_, CaseRatio> {
             "rust_median_ms",
             |k| format!("{:.5}", k.rust.median),
         )
-        .noise("Rust noise", "rust_noise", |k| k.rust_noise)
+        .noise("Rust noise", "rust_noise", |k| k.times[0].noise())
         .both(
             "CUDA C++",
             move |k| quartiles(&k.cuda),
             "cuda_median_ms",
             |k| format!("{:.5}", k.cuda.median),
         )
-        .noise("C++ noise", "cuda_noise", |k| k.cuda_noise)
+        .noise("C++ noise", "cuda_noise", |k| k.times[1].noise())
         .number("Rust / C++", "rust_over_cuda", (3, 4), |k| k.ratio)
         .both(
             "Rust against C++",
