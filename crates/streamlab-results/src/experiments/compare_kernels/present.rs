@@ -3,6 +3,7 @@
 use super::analysis::{CaseRatio, ComparisonAnalysis, Measure, SweepRatio, span};
 use super::{BATCHED_SAMPLE_MS, Cache, CompareKernels, KERNELS, KernelComparison, Origin};
 use crate::experiments::prelude::*;
+use std::collections::BTreeSet;
 
 /// Rust time over CUDA C++ time per case at the write-ups' shapes (warm), in each form, on
 /// a linear axis from 0. The math functions timed alone compare two libraries, not two
@@ -135,11 +136,8 @@ pub fn summary(a: &ComparisonAnalysis) -> Summary {
 /// The distinct shapes (a kernel at a case) `c` timed, of `origin` or of any; the math
 /// functions timed alone (the cases with an error in ulps) are no shape.
 pub(super) fn shapes(c: &KernelComparison, origin: Option<Origin>) -> usize {
-    let mut seen: Vec<(&str, &str)> = (c.cases.iter())
+    let shapes = (c.cases.iter())
         .filter(|k| k.max_ulps.is_none() && origin.is_none_or(|o| k.origin == o))
-        .map(|k| (k.kernel.as_str(), k.case.as_str()))
-        .collect();
-    seen.sort_unstable();
-    seen.dedup();
-    seen.len()
+        .map(|k| (&k.kernel, &k.case));
+    shapes.collect::<BTreeSet<_>>().len()
 }

@@ -109,12 +109,14 @@ fn safety_is_held_against_the_fastest_unchecked_cpp_of_its_shape_and_the_worst_s
         })
         .to_vec()
     };
+    let analyzed = |cases: Vec<KernelCase>| {
+        let mut run = recorded();
+        run.cases = cases;
+        analyze(&run)
+    };
     let mut cases = at("wiki", Origin::Defaults, 3.0, 4.0, 3.0);
     cases.extend(at("tail", Origin::Tail, 3.6, 3.0, 3.5));
-    let a = analyze(&KernelComparison {
-        cases,
-        ..recorded()
-    });
+    let a = analyzed(cases);
     let wiki = &a.safety[0];
     assert_eq!(wiki.unchecked_spelling, "matmul");
     assert!((wiki.over_cuda_unchecked - 1.0).abs() < 1e-12);
@@ -133,10 +135,7 @@ fn safety_is_held_against_the_fastest_unchecked_cpp_of_its_shape_and_the_worst_s
     // column gives the worse of the two.
     let mut cases = at("wiki", Origin::Defaults, 3.0, 4.0, 3.0);
     cases.extend(at("512×512×2048", Origin::Defaults, 3.3, 3.0, 3.2));
-    let a = analyze(&KernelComparison {
-        cases,
-        ..recorded()
-    });
+    let a = analyzed(cases);
     let safety = warm(&a, Measure::Safety);
     assert!((safety.write_up.unwrap() - 1.1).abs() < 1e-12);
     assert_eq!(safety.write_up_case, "512×512×2048");
