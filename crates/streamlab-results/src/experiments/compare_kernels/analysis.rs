@@ -8,6 +8,7 @@ use crate::card::KernelCard;
 use crate::experiments::prelude::*;
 use crate::stats::Quartiles;
 use crate::verdict;
+use std::borrow::Cow;
 
 /// The most a tuned Rust kernel may take of the best C++ of its algorithm, at the
 /// write-ups' shapes.
@@ -46,9 +47,6 @@ pub struct CaseRatio {
     pub origin: Origin,
     pub rust: Quartiles,
     pub cuda: Quartiles,
-    /// Relative noise of the Rust and the CUDA C++ samples.
-    pub rust_noise: f64,
-    pub cuda_noise: f64,
     /// Median Rust time over median CUDA C++ time, each side's fastest spelling: below 1
     /// Rust is faster.
     pub ratio: f64,
@@ -60,6 +58,10 @@ pub struct CaseRatio {
     /// Every spelling's time, Rust's then CUDA C++'s.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub spellings: Vec<SpellingTime>,
+    /// The fastest spellings' launches, Rust's and CUDA C++'s (their noise is the tables'
+    /// and the measured rows `compare` holds).
+    #[serde(skip)]
+    pub times: [Series; 2],
     /// The fastest spellings' cards, Rust and CUDA C++.
     pub cards: Option<[KernelCard; 2]>,
     /// As [`KernelCase::max_ulps`].
@@ -179,9 +181,9 @@ fn stands_for(form: Option<KernelForm>, wanted: KernelForm) -> bool {
 
 /// A case's spellings: every one it timed, or in runs from before spellings the one
 /// Rust and the one CUDA C++ entry it timed, named as its form's kernel.
-pub fn spellings(case: &KernelCase) -> Vec<SpellingRun> {
+pub fn spellings(case: &KernelCase) -> Cow<'_, [SpellingRun]> {
     if !case.spellings.is_empty() {
-        return case.spellings.clone();
+        return Cow::Borrowed(&case.spellings);
     }
     let entry = match case.form {
         Some(KernelForm::Plain) => format!("{}_plain", case.kernel),
@@ -207,7 +209,8 @@ pub fn spellings(case: &KernelCase) -> Vec<SpellingRun> {
     ]
     .into_iter()
     .flatten()
-    .collect()
+    .collect::<Vec<_>>()
+    .into()
 }
 
 /// The fastest (lowest median) of `runs` in `language`.
@@ -229,7 +232,8 @@ pub(super) fn case_ratio(c: &KernelCase, l2_bytes: u64) -> Option<CaseRatio> {
     let placement_noise = (rust.by_place.iter().chain(&cuda.by_place))
         .map(Series::noise)
         .reduce(f64::max);
-    let spellings = (runs.iter())
+    // Every spelling's time where the run kept them all.
+    let spellings = (c.spellings.iter())
         .map(|s| SpellingTime {
             language: s.language,
             entry: s.entry.clone(),
@@ -251,8 +255,6 @@ pub(super) fn case_ratio(c: &KernelCase, l2_bytes: u64) -> Option<CaseRatio> {
         origin: c.origin,
         rust: rust.times.quartiles(),
         cuda: cuda.times.quartiles(),
-        rust_noise: rust.times.noise(),
-        cuda_noise: cuda.times.noise(),
         ratio: rust.times.median() / cuda.times.median(),
         verdict: verdict::judge(
             &Rule::within(super::CompareKernels::NAME),
@@ -262,12 +264,9 @@ pub(super) fn case_ratio(c: &KernelCase, l2_bytes: u64) -> Option<CaseRatio> {
         .verdict,
         rust_spelling: rust.entry.clone(),
         cuda_spelling: cuda.entry.clone(),
-        spellings: if c.spellings.is_empty() {
-            Vec::new()
-        } else {
-            spellings
-        },
+        spellings,
         cards: rust.card.zip(cuda.card).map(|(r, k)| [r, k]),
+        times: [rust.times.clone(), cuda.times.clone()],
         max_ulps: c.max_ulps,
         placement_range: span(by_placement.iter().copied()),
         placement_noise: placement_noise.filter(|_| !by_placement.is_empty()),
@@ -298,22 +297,24 @@ pub fn analyze(c: &KernelComparison) -> ComparisonAnalysis {
         })
     };
     let safety = safety_costs(&cases);
+    let sweep = sweep_ratios(&cases, &safety);
+    let safety = safety.into_iter().map(|(_, cost)| cost).collect();
     ComparisonAnalysis {
         tuned: ratios(KernelForm::Tuned),
         safe: ratios(KernelForm::Safe),
         plain: ratios(KernelForm::Plain),
-        sweep: sweep_ratios(&cases, &safety),
         libraries: (KernelForm::ALL.into_iter())
             .filter_map(|form| Some((form, write_up(KERNELS[3], form)?.ratio)))
             .collect(),
+        sweep,
         safety,
         cases,
     }
 }
 
-/// Each safe case against the fastest safe C++, unchecked C++ and unchecked Rust spellings
-/// of the same shape and cache state.
-fn safety_costs(cases: &[CaseRatio]) -> Vec<SafetyCost> {
+/// Each safe case with its cost against the fastest safe C++, unchecked C++ and unchecked
+/// Rust spellings of the same shape and cache state.
+fn safety_costs(cases: &[CaseRatio]) -> Vec<(&CaseRatio, SafetyCost)> {
     (cases.iter())
         .filter(|k| k.form == Some(KernelForm::Safe))
         .filter_map(|k| {
@@ -326,16 +327,19 @@ fn safety_costs(cases: &[CaseRatio]) -> Vec<SafetyCost> {
             let cuda =
                 (unchecked.clone()).min_by(|a, b| a.cuda.median.total_cmp(&b.cuda.median))?;
             let rust = unchecked.map(|u| u.rust.median).min_by(f64::total_cmp)?;
-            Some(SafetyCost {
-                kernel: k.kernel.clone(),
-                case: k.case.clone(),
-                origin: k.origin,
-                cache: k.cache,
-                over_cuda_safe: k.ratio,
-                over_cuda_unchecked: k.rust.median / cuda.cuda.median,
-                unchecked_spelling: cuda.cuda_spelling.clone(),
-                over_rust_tuned: k.rust.median / rust,
-            })
+            Some((
+                k,
+                SafetyCost {
+                    kernel: k.kernel.clone(),
+                    case: k.case.clone(),
+                    origin: k.origin,
+                    cache: k.cache,
+                    over_cuda_safe: k.ratio,
+                    over_cuda_unchecked: k.rust.median / cuda.cuda.median,
+                    unchecked_spelling: cuda.cuda_spelling.clone(),
+                    over_rust_tuned: k.rust.median / rust,
+                },
+            ))
         })
         .collect()
 }
@@ -349,81 +353,47 @@ pub(super) fn span(values: impl IntoIterator<Item = f64>) -> Option<[f64; 2]> {
 
 /// Per kernel (the ones both sides write alike), measure and cache state: the worst ratio
 /// over the write-ups' shapes, and the median and the worst over every shape timed.
-fn sweep_ratios(cases: &[CaseRatio], safety: &[SafetyCost]) -> Vec<SweepRatio> {
+fn sweep_ratios(cases: &[CaseRatio], safety: &[(&CaseRatio, SafetyCost)]) -> Vec<SweepRatio> {
+    // (measure, case, ratio) of every case
+    let forms = KernelForm::ALL.into_iter().flat_map(|form| {
+        let cases = cases.iter().filter(move |k| stands_for(k.form, form));
+        cases.map(move |k| (Measure::Form(form), k, k.ratio))
+    });
+    let costs = (safety.iter()).map(|(k, s)| (Measure::Safety, *k, s.over_cuda_unchecked));
+    let points: Vec<_> = forms.chain(costs).collect();
     let mut out = Vec::new();
     let measures = (KernelForm::ALL.into_iter().map(Measure::Form)).chain([Measure::Safety]);
     for kernel in KERNELS[..3].iter().copied() {
         for measure in measures.clone() {
             for cache in [None, Some(Cache::Warm), Some(Cache::Cold)] {
-                // (case, origin, ratio) of every shape of `kernel` at this cache state
-                let points: Vec<(&String, Origin, f64)> = match measure {
-                    Measure::Form(form) => (cases.iter())
-                        .filter(|k| stands_for(k.form, form))
-                        .map(|k| (&k.kernel, k.cache, &k.case, k.origin, k.ratio))
-                        .collect::<Vec<_>>(),
-                    Measure::Safety => (safety.iter())
-                        .map(|s| (&s.kernel, s.cache, &s.case, s.origin, s.over_cuda_unchecked))
-                        .collect(),
-                }
-                .into_iter()
-                .filter(|p| p.0 == kernel && p.1 == cache)
-                .map(|p| (p.2, p.3, p.4))
-                .collect();
-                let Some(worst) = points.iter().max_by(|a, b| a.2.total_cmp(&b.2)) else {
+                let shapes: Vec<_> = (points.iter())
+                    .filter(|p| p.0 == measure && p.1.kernel == kernel && p.1.cache == cache)
+                    .collect();
+                let worst_of = |write_ups: bool| {
+                    let of = shapes
+                        .iter()
+                        .filter(|p| !write_ups || p.1.origin == Origin::Defaults);
+                    of.max_by(|a, b| a.2.total_cmp(&b.2))
+                };
+                let (Some(worst), write_up) = (worst_of(false), worst_of(true)) else {
                     continue;
                 };
-                let write_ups = (points.iter().filter(|p| p.1 == Origin::Defaults))
-                    .max_by(|a, b| a.2.total_cmp(&b.2));
-                let write_up = write_ups.map(|p| p.2);
-                let ratios: Vec<f64> = points.iter().map(|p| p.2).collect();
-                let within_targets = measure.targets().map(|[at, worst_target]| {
-                    write_up.is_none_or(|w| w <= at) && worst.2 <= worst_target
-                });
+                let ratios: Vec<f64> = shapes.iter().map(|p| p.2).collect();
                 out.push(SweepRatio {
                     kernel: kernel.to_owned(),
                     measure,
                     cache,
-                    write_up,
-                    write_up_case: write_ups.map_or(String::new(), |p| p.0.clone()),
+                    write_up: write_up.map(|p| p.2),
+                    write_up_case: write_up.map_or(String::new(), |p| p.1.case.clone()),
                     median: stats::quantile(&stats::sorted(&ratios), 0.5),
                     worst: worst.2,
-                    worst_case: worst.0.clone(),
-                    shapes: points.len(),
-                    within_targets,
+                    worst_case: worst.1.case.clone(),
+                    shapes: shapes.len(),
+                    within_targets: (measure.targets())
+                        .map(|[at, most]| write_up.is_none_or(|w| w.2 <= at) && worst.2 <= most),
                 });
             }
         }
     }
     out
-}
-
-/// Every case's fastest Rust and fastest CUDA C++ spelling, as rows `compare` holds side
-/// by side ("matmul/32×16×131072/tuned/rust"; a cold case's key says so), the Rust row
-/// held against its C++ twin of the same case.
-pub fn measured_rows(c: &KernelComparison) -> Vec<MeasuredRow> {
-    let mut rows = Vec::new();
-    for k in &c.cases {
-        let runs = spellings(k);
-        let (Some(rust), Some(cuda)) = (
-            fastest(&runs, KernelSet::Rust),
-            fastest(&runs, KernelSet::Cuda),
-        ) else {
-            continue;
-        };
-        let cold = (k.cache == Some(Cache::Cold)).then_some("cold");
-        let form = k.form.map(KernelForm::label);
-        let words: Vec<&str> = [Some(k.kernel.as_str()), Some(k.case.as_str()), form, cold]
-            .into_iter()
-            .flatten()
-            .filter(|w| !w.is_empty())
-            .collect();
-        let (key, label) = (words.join("/"), words.join(" "));
-        let row = |run: &SpellingRun, suffix: &str| {
-            let label = format!("{label}, {}", run.language.label());
-            MeasuredRow::median(format!("{key}/{suffix}"), label, &run.times, MS)
-        };
-        rows.push(row(rust, "rust").controlled_by(RowControl::Row(format!("{key}/cuda"))));
-        rows.push(row(cuda, "cuda"));
-    }
-    rows
 }

@@ -96,16 +96,12 @@ pub struct Params {
     /// The seed of the drawn shapes and of every input (default: from the clock; the run
     /// prints and records the one it used, and the same seed draws the same shapes).
     #[arg(long)]
-    #[serde(default)]
     pub seed: Option<u64>,
 }
 
 fn one<T: From<u8>>() -> T {
     T::from(1)
 }
-
-/// How far apart [`Params::placements`] put an input: the GPU's large page.
-pub const PLACEMENT_STEP_BYTES: usize = 2 << 20;
 
 crate::defaults_from_clap!(Params);
 
@@ -156,7 +152,6 @@ pub struct KernelCase {
     pub cards: Option<[KernelCard; 2]>,
     /// For a math library kernel, the Rust and the CUDA C++ output's largest error in
     /// units in the last place against an f64 reference.
-    #[serde(default)]
     pub max_ulps: Option<[f64; 2]>,
     /// Where the case was timed at several places in memory ([`Params::placements`]):
     /// each place and its visits; each spelling's launches there are its
@@ -184,10 +179,8 @@ pub struct KernelCase {
 }
 
 /// What each sample of a kernel shorter than this is timed over, at the least: its launches
-/// run back to back, as many as make it up (at most [`MAX_LAUNCHES_PER_SAMPLE`]).
+/// run back to back, as many as make it up.
 pub const BATCHED_SAMPLE_MS: f64 = 0.2;
-/// The most launches one sample runs back to back.
-pub const MAX_LAUNCHES_PER_SAMPLE: u32 = 256;
 
 fn is_one_launch(n: &u32) -> bool {
     *n == 1
@@ -207,7 +200,6 @@ pub struct SpellingRun {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub by_place: Vec<Series>,
     /// The driver's figures at the launch shape and the PTX's counts.
-    #[serde(default)]
     pub card: Option<KernelCard>,
     /// Its output on inputs whose elements all differ, against its reference.
     pub verification: Verification,
@@ -237,9 +229,7 @@ impl Cache {
 pub struct Placement {
     /// Each input's start, in bytes from the start of the one allocation holding them.
     pub offsets_bytes: Vec<usize>,
-    /// How many times the place was visited, its launches split among the visits (1 in
-    /// runs from before the visits there and back).
-    #[serde(default = "one")]
+    /// How many times the place was visited, its launches split among the visits.
     pub visits: usize,
     /// Runs from before spellings: the one Rust and CUDA C++ entry's launches there.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -255,7 +245,6 @@ pub struct KernelComparison {
     pub run: RunRecord<Params>,
     pub cuda_build: CudaBuild,
     /// The seed the drawn shapes and the inputs came from (none in runs from before).
-    #[serde(default)]
     pub seed: Option<u64>,
     pub cases: Vec<KernelCase>,
 }
@@ -279,8 +268,8 @@ impl Experiment for CompareKernels {
     type Result = KernelComparison;
     type Derived = analysis::ComparisonAnalysis;
 
-    fn rows(c: &KernelComparison, _derived: &Self::Derived) -> Vec<MeasuredRow> {
-        analysis::measured_rows(c)
+    fn rows(c: &KernelComparison, derived: &Self::Derived) -> Vec<MeasuredRow> {
+        tables::columns(c).measured_rows(&derived.cases)
     }
 
     fn derive(c: &KernelComparison, _checks: &[TraceChecks]) -> Self::Derived {

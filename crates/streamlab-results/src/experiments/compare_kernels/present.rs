@@ -3,6 +3,7 @@
 use super::analysis::{CaseRatio, ComparisonAnalysis, Measure, SweepRatio, span};
 use super::{BATCHED_SAMPLE_MS, Cache, CompareKernels, KERNELS, KernelComparison, Origin};
 use crate::experiments::prelude::*;
+use std::collections::BTreeSet;
 
 /// Rust time over CUDA C++ time per case at the write-ups' shapes (warm), in each form, on
 /// a linear axis from 0. The math functions timed alone compare two libraries, not two
@@ -13,38 +14,33 @@ pub fn figures(a: &ComparisonAnalysis) -> Vec<FigureModel> {
         .filter(|k| k.max_ulps.is_none())
         .collect();
     // A shape's cases lie together: one category each.
-    let mut cases: Vec<(&str, &str)> = (shown.iter())
+    let mut shapes: Vec<(&str, &str)> = (shown.iter())
         .map(|c| (c.kernel.as_str(), c.case.as_str()))
         .collect();
-    cases.dedup();
-    let ratio = |&(kernel, case): &(&str, &str), form: Option<KernelForm>| {
-        (shown.iter())
-            .find(|c| c.kernel == kernel && c.case == case && c.form == form)
-            .map_or(f64::NAN, |c| c.ratio)
-    };
+    shapes.dedup();
+    let names = shapes
+        .iter()
+        .map(|(k, case)| format!("{k} {case}").trim_end().into());
     let mut chart = blank(
         "Rust against CUDA C++ at the write-ups' shapes, each side's fastest spelling (median time ratio; below 1: Rust faster)".into(),
         "kernel",
         "Rust time / CUDA C++ time",
-        XAxis::Categories(
-            (cases.iter())
-                .map(|(k, case)| if case.is_empty() { k.to_string() } else { format!("{k} {case}") })
-                .collect(),
-        ),
+        XAxis::Categories(names.collect()),
         YScale::Linear,
     );
     let forms = (KernelForm::ALL.into_iter().map(Some)).chain([None]);
     for (i, form) in forms.enumerate() {
-        let values: Vec<f64> = cases.iter().map(|key| ratio(key, form)).collect();
-        if values.iter().all(|v| v.is_nan()) {
-            continue;
+        let values: Vec<f64> = (shapes.iter())
+            .map(|&(kernel, case)| {
+                (shown.iter())
+                    .find(|c| c.kernel == kernel && c.case == case && c.form == form)
+                    .map_or(f64::NAN, |c| c.ratio)
+            })
+            .collect();
+        if values.iter().any(|v| !v.is_nan()) {
+            let name = form.map_or("one form: Rust / C++".into(), |f| Measure::Form(f).label());
+            chart.bars.push(bars(name, PALETTE[i], values, None));
         }
-        chart.bars.push(bars(
-            form.map_or("one form: Rust / C++".into(), |f| Measure::Form(f).label()),
-            PALETTE[i],
-            values,
-            None,
-        ));
     }
     chart.levels.push(Level {
         name: "same time".into(),
@@ -67,6 +63,9 @@ pub fn words(c: &KernelComparison, a: &ComparisonAnalysis) -> Value {
     };
     let tuned = (a.tuned.iter()).flat_map(|t| [t.fill, t.matmul, t.add_kernel]);
     let rows = over_shapes(a);
+    // A measure's ratios at the write-ups' shapes, kernel by kernel and cache by cache.
+    let write_ups =
+        |m: Measure| (a.sweep.iter().filter(move |s| s.measure == m)).map(|s| s.write_up);
     context! {
         batched_ms => BATCHED_SAMPLE_MS,
         seed => c.seed,
@@ -82,8 +81,8 @@ pub fn words(c: &KernelComparison, a: &ComparisonAnalysis) -> Value {
         worst_tuned => Serde(worst_row(a, TARGETED[0])),
         worst_safe => Serde(worst_row(a, Measure::Safety)),
         // Every write-ups' shape: the sweep keeps each kernel's worst of them.
-        cost_span => span(write_ups(a, TARGETED[0]).chain(tuned)),
-        safe_span => span(write_ups(a, Measure::Safety)),
+        cost_span => span(write_ups(TARGETED[0]).flatten().chain(tuned)),
+        safe_span => span(write_ups(Measure::Safety).flatten()),
     }
 }
 
@@ -98,13 +97,6 @@ pub const FACTS: &[&str] = &[
     "kernel_ratios_over_shapes",
     "math_libraries",
 ];
-
-/// `measure`'s ratios at the write-ups' shapes, kernel by kernel and cache state by state.
-fn write_ups(a: &ComparisonAnalysis, measure: Measure) -> impl Iterator<Item = f64> + '_ {
-    (a.sweep.iter())
-        .filter(move |s| s.measure == measure)
-        .filter_map(|s| s.write_up)
-}
 
 /// `measure`'s sweep row with the worst ratio, warm and cold alike: the worst of every
 /// shape and cache state.
@@ -144,11 +136,8 @@ pub fn summary(a: &ComparisonAnalysis) -> Summary {
 /// The distinct shapes (a kernel at a case) `c` timed, of `origin` or of any; the math
 /// functions timed alone (the cases with an error in ulps) are no shape.
 pub(super) fn shapes(c: &KernelComparison, origin: Option<Origin>) -> usize {
-    let mut seen: Vec<(&str, &str)> = (c.cases.iter())
+    let shapes = (c.cases.iter())
         .filter(|k| k.max_ulps.is_none() && origin.is_none_or(|o| k.origin == o))
-        .map(|k| (k.kernel.as_str(), k.case.as_str()))
-        .collect();
-    seen.sort_unstable();
-    seen.dedup();
-    seen.len()
+        .map(|k| (&k.kernel, &k.case));
+    shapes.collect::<BTreeSet<_>>().len()
 }

@@ -1,5 +1,5 @@
 //! A kernel comparison's tables (the cases, the ratios over the shapes, what safety costs,
-//! the spellings, the math libraries, the cards) and its CSVs.
+//! the spellings, the math libraries, the cards), its CSVs and its measured rows.
 use super::analysis::{
     CaseRatio, ComparisonAnalysis, SAFE_TARGET, SAFE_WORST_TARGET, SafetyCost, SpellingTime,
     SweepRatio, TUNED_TARGET, TUNED_WORST_TARGET,
@@ -27,8 +27,24 @@ fn cache_label(cache: Option<Cache>) -> &'static str {
     cache.map_or("", Cache::label)
 }
 
-/// The one declaration of the cases' table and CSV: a row per case.
-fn columns(c: &KernelComparison) -> Columns<'_, CaseRatio> {
+/// A case's name among the measured rows, e.g. "matmul/32×16×131072/tuned" (a cold case's
+/// ends in "cold").
+fn case_name(k: &CaseRatio) -> RowName {
+    let form = k.form.map(KernelForm::label);
+    let cold = (k.cache == Some(Cache::Cold)).then_some("cold");
+    let words = [Some(k.kernel.as_str()), Some(&k.case), form, cold];
+    let words: Vec<&str> = words
+        .into_iter()
+        .flatten()
+        .filter(|w| !w.is_empty())
+        .collect();
+    RowName::new(words.join("/"), words.join(" "))
+}
+
+/// The one declaration of the cases' table, CSV and measured rows: a row per case, its
+/// measured rows its fastest Rust and CUDA C++ spellings', the Rust row held against its
+/// C++ twin.
+pub(super) fn columns(c: &KernelComparison) -> Columns<'_, CaseRatio> {
     let quartiles =
         |q: &Quartiles| format!("{} ({}–{})", num(q.median, 4), num(q.q1, 4), num(q.q3, 4));
     Columns::new()
@@ -44,21 +60,22 @@ fn columns(c: &KernelComparison) -> Columns<'_, CaseRatio> {
         .both(
             "L2",
             |k| {
-                let fits = match k.fits_l2 {
-                    Some(true) => "fits",
-                    Some(false) => "does not fit",
-                    None => "",
-                };
-                [fits, cache_label(k.cache)]
-                    .into_iter()
-                    .filter(|w| !w.is_empty())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                let fits = k.fits_l2.map(|f| if f { "fits" } else { "does not fit" });
+                let words: Vec<_> = fits.into_iter().chain(k.cache.map(Cache::label)).collect();
+                words.join(", ")
             },
             "cache",
             |k| cache_label(k.cache).to_owned(),
         )
         .row_names()
+        .named(case_name, |k, item, row| match item {
+            Some("rust") => {
+                row.controlled_by(RowControl::Row(format!("{}/cuda", case_name(k).key)))
+            }
+            _ => row,
+        })
+        .measured((Some(("rust", "Rust")), MS), |k| Some(&k.times[0]))
+        .measured((Some(("cuda", "CUDA C++")), MS), |k| Some(&k.times[1]))
         .raw("inputs_fit_l2", |k| {
             k.fits_l2.map_or(String::new(), |f| f.to_string())
         })
@@ -68,14 +85,14 @@ fn columns(c: &KernelComparison) -> Columns<'_, CaseRatio> {
             "rust_median_ms",
             |k| format!("{:.5}", k.rust.median),
         )
-        .noise("Rust noise", "rust_noise", |k| k.rust_noise)
+        .noise("Rust noise", "rust_noise", |k| k.times[0].noise())
         .both(
             "CUDA C++",
             move |k| quartiles(&k.cuda),
             "cuda_median_ms",
             |k| format!("{:.5}", k.cuda.median),
         )
-        .noise("C++ noise", "cuda_noise", |k| k.cuda_noise)
+        .noise("C++ noise", "cuda_noise", |k| k.times[1].noise())
         .number("Rust / C++", "rust_over_cuda", (3, 4), |k| k.ratio)
         .both(
             "Rust against C++",
@@ -222,33 +239,32 @@ fn spelling_rows<'a>(cases: impl Iterator<Item = &'a CaseRatio>) -> Vec<Spelling
 /// The cards' columns, Rust beside CUDA C++ in each cell ("40 / 38"), for the fastest
 /// spellings.
 fn card_columns<'a>() -> Columns<'a, CaseRatio> {
-    let pair = |f: fn(&KernelCard) -> String| {
-        move |k: &CaseRatio| {
-            k.cards
-                .map_or("–".into(), |[r, c]| format!("{} / {}", f(&r), f(&c)))
-        }
-    };
-    Columns::new()
+    let figures: [(&str, fn(&KernelCard) -> String); 7] = [
+        ("registers", |c| c.driver.registers.to_string()),
+        ("local bytes", |c| c.driver.local_bytes.to_string()),
+        ("occupancy", |c| {
+            format!("{:.0}%", 100.0 * c.driver.occupancy)
+        }),
+        ("global loads", |c| c.ptx.global_loads.to_string()),
+        ("FMAs", |c| c.ptx.fmas.to_string()),
+        ("traps", |c| c.ptx.traps.to_string()),
+        ("hottest loop", |c| {
+            (c.ptx.hottest_loop_instructions).map_or("none".into(), |n| n.to_string())
+        }),
+    ];
+    let named = Columns::new()
         .show("kernel", |k: &CaseRatio| k.kernel.clone())
         .show("case", |k| k.case.clone())
-        .show("form", |k| form_label(k.form))
-        .show("registers", pair(|c| c.driver.registers.to_string()))
-        .show("local bytes", pair(|c| c.driver.local_bytes.to_string()))
-        .show(
-            "occupancy",
-            pair(|c| format!("{:.0}%", 100.0 * c.driver.occupancy)),
-        )
-        .show("global loads", pair(|c| c.ptx.global_loads.to_string()))
-        .show("FMAs", pair(|c| c.ptx.fmas.to_string()))
-        .show("traps", pair(|c| c.ptx.traps.to_string()))
-        .show(
-            "hottest loop",
-            pair(|c| {
-                c.ptx
-                    .hottest_loop_instructions
-                    .map_or("none".into(), |n| n.to_string())
-            }),
-        )
+        .show("form", |k| form_label(k.form));
+    figures
+        .into_iter()
+        .fold(named, |columns, (heading, figure)| {
+            columns.show(heading, move |k| {
+                (k.cards).map_or("–".into(), |[r, c]| {
+                    format!("{} / {}", figure(&r), figure(&c))
+                })
+            })
+        })
 }
 
 /// "Whose math": the math library kernels' times and largest errors, the `libm` crate's

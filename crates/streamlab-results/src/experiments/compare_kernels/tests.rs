@@ -2,12 +2,7 @@
 //! cases, the verdicts.
 use super::analysis::*;
 use super::*;
-use crate::saved::Verification;
 use crate::stats::tests::series;
-
-fn passed() -> Verification {
-    RunRecord::made_up(()).verification
-}
 
 /// The recorded run of 2026-11-27 00:14.
 fn recorded() -> KernelComparison {
@@ -25,7 +20,7 @@ fn warm(a: &ComparisonAnalysis, measure: Measure) -> &SweepRatio {
         .unwrap()
 }
 
-/// A case at `case` in `form` of the spellings `runs`.
+/// A case at `case` in `form` of the spellings `runs`, warm.
 fn spelled(
     kernel: &str,
     case: &str,
@@ -33,33 +28,19 @@ fn spelled(
     origin: Origin,
     runs: &[(KernelSet, &str, f64)],
 ) -> KernelCase {
-    KernelCase {
-        kernel: kernel.into(),
-        case: case.into(),
-        form: Some(form),
-        launch: String::new(),
-        rust: None,
-        cuda: None,
-        verification: passed(),
-        cards: None,
-        max_ulps: None,
-        placements: Vec::new(),
-        spellings: (runs.iter())
-            .map(|&(language, entry, ms)| SpellingRun {
-                language,
-                entry: entry.into(),
-                how: String::new(),
-                times: series(&[ms; 5]),
-                by_place: Vec::new(),
-                card: None,
-                verification: passed(),
-            })
-            .collect(),
-        cache: Some(Cache::Warm),
-        input_bytes: Some(1 << 20),
-        origin,
-        launches_per_sample: 1,
-    }
+    let passed = RunRecord::made_up(()).verification;
+    let spellings: Vec<serde_json::Value> = (runs.iter())
+        .map(|&(language, entry, ms)| {
+            let times = series(&[ms; 5]);
+            json!({"language": language, "entry": entry, "how": "", "times": times,
+                "verification": passed})
+        })
+        .collect();
+    serde_json::from_value(json!({
+        "kernel": kernel, "case": case, "form": form, "launch": "", "verification": passed,
+        "spellings": spellings, "cache": "warm", "input_bytes": 1 << 20, "origin": origin,
+    }))
+    .unwrap()
 }
 
 #[test]
@@ -128,9 +109,14 @@ fn safety_is_held_against_the_fastest_unchecked_cpp_of_its_shape_and_the_worst_s
         })
         .to_vec()
     };
+    let analyzed = |cases: Vec<KernelCase>| {
+        let mut run = recorded();
+        run.cases = cases;
+        analyze(&run)
+    };
     let mut cases = at("wiki", Origin::Defaults, 3.0, 4.0, 3.0);
     cases.extend(at("tail", Origin::Tail, 3.6, 3.0, 3.5));
-    let a = analyze(&KernelComparison { cases, ..empty() });
+    let a = analyzed(cases);
     let wiki = &a.safety[0];
     assert_eq!(wiki.unchecked_spelling, "matmul");
     assert!((wiki.over_cuda_unchecked - 1.0).abs() < 1e-12);
@@ -149,24 +135,11 @@ fn safety_is_held_against_the_fastest_unchecked_cpp_of_its_shape_and_the_worst_s
     // column gives the worse of the two.
     let mut cases = at("wiki", Origin::Defaults, 3.0, 4.0, 3.0);
     cases.extend(at("512×512×2048", Origin::Defaults, 3.3, 3.0, 3.2));
-    let a = analyze(&KernelComparison { cases, ..empty() });
+    let a = analyzed(cases);
     let safety = warm(&a, Measure::Safety);
     assert!((safety.write_up.unwrap() - 1.1).abs() < 1e-12);
     assert_eq!(safety.write_up_case, "512×512×2048");
     assert_eq!(safety.within_targets, Some(false));
-}
-
-fn empty() -> KernelComparison {
-    KernelComparison {
-        run: RunRecord::made_up(Params::default()),
-        cuda_build: crate::saved::CudaBuild {
-            compiler: String::new(),
-            ptx_target: String::new(),
-            options: Vec::new(),
-        },
-        seed: Some(1),
-        cases: Vec::new(),
-    }
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! The cases compare-kernels times, one method of the bench per kernel: each form's
 //! spellings on each side checked, then timed round-robin at every shape (matmul at each
 //! placement of its inputs, warm and cold).
-use super::placement::{placed_inputs, placed_len, placement_visits};
+use super::placement::{PLACEMENT_STEP_BYTES, placed_inputs, placed_len, placement_visits};
 use super::shapes::{AddShape, FillShape, MatmulShape, SincosShape};
 use super::{Bench, Buffers, Entry, LANGUAGES, input_seed};
 use crate::experiments::Context;
@@ -13,7 +13,7 @@ use crate::sincos::{Expected, Trig, trig_at};
 use crate::verify::Bits;
 use std::ops::Range;
 use streamlab_results::experiments::compare_kernels::{
-    Cache, KernelCase, Origin, PLACEMENT_STEP_BYTES, Placement, SpellingRun,
+    Cache, KernelCase, Origin, Placement, SpellingRun,
 };
 use streamlab_results::experiments::matmul_streams;
 use streamlab_results::saved::{KernelForm, KernelSet, Verification};

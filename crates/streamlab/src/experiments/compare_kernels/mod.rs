@@ -29,8 +29,8 @@ mod shapes;
 use crate::rng::Rng;
 use streamlab_results::card::KernelCard;
 use streamlab_results::experiments::compare_kernels::{
-    BATCHED_SAMPLE_MS, Cache, CompareKernels, KernelCase, KernelComparison,
-    MAX_LAUNCHES_PER_SAMPLE, Origin, Params, SpellingRun,
+    BATCHED_SAMPLE_MS, Cache, CompareKernels, KernelCase, KernelComparison, Origin, Params,
+    SpellingRun,
 };
 use streamlab_results::saved::{KernelForm, KernelSet, Params as _, Verification};
 
@@ -45,6 +45,9 @@ use crate::runtime::{
     DeviceBuffer, Element, Function, Gpu, Kernels, PinnedBuffer, RuntimeError, Shape, Stream,
 };
 use crate::verify::Bits;
+
+/// The most launches one sample runs back to back.
+const MAX_LAUNCHES_PER_SAMPLE: u32 = 256;
 
 impl Run for CompareKernels {
     const SUMMARY: &'static str =

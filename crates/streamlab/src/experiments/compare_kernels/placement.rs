@@ -2,6 +2,9 @@
 //! placements are visited in.
 use std::ops::Range;
 
+/// How far apart `--placements` put an input: the GPU's large page.
+pub(super) const PLACEMENT_STEP_BYTES: usize = 2 << 20;
+
 /// The elements an allocation needs for two inputs of `lens` elements at `places`
 /// placements `step` elements apart ([`placed_inputs`]).
 pub(super) fn placed_len(places: usize, lens: [usize; 2], step: usize) -> usize {
