@@ -239,7 +239,8 @@ fn spelling_rows<'a>(cases: impl Iterator<Item = &'a CaseRatio>) -> Vec<Spelling
 /// The cards' columns, Rust beside CUDA C++ in each cell ("40 / 38"), for the fastest
 /// spellings.
 fn card_columns<'a>() -> Columns<'a, CaseRatio> {
-    let figures: [(&str, fn(&KernelCard) -> String); 7] = [
+    type Figure = fn(&KernelCard) -> String;
+    let figures: [(&str, Figure); 7] = [
         ("registers", |c| c.driver.registers.to_string()),
         ("local bytes", |c| c.driver.local_bytes.to_string()),
         ("occupancy", |c| {
