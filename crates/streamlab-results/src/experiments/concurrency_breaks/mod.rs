@@ -218,7 +218,6 @@ pub struct ConcurrencyBreaksResult {
     pub cases: Vec<CaseRun>,
     /// The host's copy into staging (not recorded before the staged copy took its
     /// thread count from it).
-    #[serde(default)]
     pub staging: Option<StagingProbe>,
 }
 

@@ -139,13 +139,10 @@ pub struct PeerPoint {
     pub kernel_pull: Option<Series>,
     pub kernel_push: Option<Series>,
     /// `None` also in runs from before it was measured.
-    #[serde(default)]
     pub peer_dst: Option<Series>,
     /// Each direction's own time in the both-ways copies, source to destination then
     /// destination to source (`None` in runs from before they were timed apart).
-    #[serde(default)]
     pub staged_both_each: Option<[Series; 2]>,
-    #[serde(default)]
     pub peer_both_each: Option<[Series; 2]>,
 }
 
@@ -200,7 +197,6 @@ pub struct PairResult {
     pub latency_staged: Series,
     pub latency_peer: Option<Series>,
     /// `None` in runs from before peer access was checked.
-    #[serde(default)]
     pub access: Option<AccessCheck>,
 }
 
