@@ -57,12 +57,7 @@ fn rects(svg: &str, fill: &str) -> Vec<[i64; 4]> {
 }
 
 fn bars(name: &str, color: Color, values: &[f64]) -> BarSeries {
-    BarSeries {
-        name: name.into(),
-        color,
-        values: values.to_vec(),
-        whiskers: None,
-    }
+    figures::bars(name, color, values.to_vec(), None)
 }
 
 fn line(name: &str, color: Color, points: &[(f64, f64)]) -> LineSeries {
