@@ -43,15 +43,6 @@ crate::defaults_from_clap!(Params);
 
 impl crate::saved::Params for Params {
     const QUICK: &'static str = "--spin-us 200 --stream-counts 1,2,4,8,16,32 --repeats 2";
-
-    fn validate(&self) -> Result<(), UsageError> {
-        if self.stream_counts.is_empty() || self.queues.is_empty() {
-            return Err(UsageError::new(
-                "--stream-counts and --queues each need at least one value",
-            ));
-        }
-        Ok(())
-    }
 }
 
 /// One stream count with one queue setting.

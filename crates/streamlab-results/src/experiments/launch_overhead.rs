@@ -33,13 +33,6 @@ crate::defaults_from_clap!(Params);
 impl crate::saved::Params for Params {
     const QUICK: &'static str = "--launches 2000 --graph-nodes 200 --repeats 2 --work-us 0,2,8,32 \
         --breakeven-launches 500";
-
-    fn validate(&self) -> Result<(), UsageError> {
-        if self.work_us.is_empty() {
-            return Err(UsageError::new("--work-us needs at least one value"));
-        }
-        Ok(())
-    }
 }
 
 /// An empty kernel's launch cost in one language (microseconds per launch).
@@ -175,19 +168,10 @@ fn launch_columns<'a>() -> Columns<'a, LaunchRow> {
 fn breakeven_columns<'a>() -> Columns<'a, BreakevenRow> {
     Columns::new()
         .text("work", "work_us", |x: &BreakevenRow| x.work_us.to_string())
-        .named(
-            |x| {
-                RowName::new(
-                    format_args!("work{}", x.work_us),
-                    format_args!("kernels of {} µs work, per kernel", x.work_us),
-                )
-            },
-            |_, _, row| row,
-        )
-        .median(("per kernel", "per_kernel_us"), (3, 4), (None, US), |x| {
-            Some(&x.per_kernel)
+        .number("per kernel", "per_kernel_us", (3, 4), |x| {
+            x.per_kernel.median()
         })
-        .noise_of("noise", "noise")
+        .noise("noise", "noise", |x| x.per_kernel.noise())
         .number("bound", "bound_us", (3, 4), |x| x.bound_us)
         .both(
             "share not work",
@@ -209,7 +193,7 @@ impl Experiment for LaunchOverhead {
     type Result = LaunchOverheadResult;
     type Derived = LaunchAnalysis;
 
-    fn rows(r: &LaunchOverheadResult, derived: &Self::Derived) -> Vec<MeasuredRow> {
+    fn rows(r: &LaunchOverheadResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
         let mut rows = Vec::new();
         for c in &r.stream {
             let key = format!("{:?}", c.kernels).to_lowercase();
@@ -225,7 +209,13 @@ impl Experiment for LaunchOverhead {
             ("gpu", "GPU per kernel", &r.graph.gpu_us),
         ];
         rows.extend(RowName::new("graph", "graph replay").group(US, graph));
-        rows.extend(breakeven_columns().measured_rows(&derived.breakeven));
+        for p in &r.breakeven {
+            let at = RowName::new(
+                format_args!("work{}", p.work_us),
+                format_args!("kernels of {} µs work, per kernel", p.work_us),
+            );
+            rows.push(at.median(&p.per_kernel_us, US));
+        }
         // Every row is a launch's cost: held against the run's own launch probe.
         (rows.into_iter())
             .map(|row| row.controlled_by(RowControl::Launch))
