@@ -79,7 +79,7 @@ pub struct KernelConcurrencyResult {
 /// Relative distance within which measured waves "match" the model.
 pub const WAVES_TOLERANCE: f64 = 0.15;
 
-/// One stream count with one queue setting (medians, milliseconds).
+/// One stream count with one queue setting (milliseconds).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ConcurrencyRow {
     pub queues: u32,
