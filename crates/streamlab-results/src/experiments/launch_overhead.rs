@@ -33,13 +33,6 @@ crate::defaults_from_clap!(Params);
 impl crate::saved::Params for Params {
     const QUICK: &'static str = "--launches 2000 --graph-nodes 200 --repeats 2 --work-us 0,2,8,32 \
         --breakeven-launches 500";
-
-    fn validate(&self) -> Result<(), UsageError> {
-        if self.work_us.is_empty() {
-            return Err(UsageError::new("--work-us needs at least one value"));
-        }
-        Ok(())
-    }
 }
 
 /// An empty kernel's launch cost in one language (microseconds per launch).
@@ -85,18 +78,19 @@ pub struct LaunchOverheadResult {
 /// The overhead share under which a kernel's launch cost "stops mattering".
 pub const BREAKEVEN_OVERHEAD: f64 = 0.10;
 
-/// One language's launch costs on a stream, or the Rust kernel's graph replay (medians,
-/// microseconds per launch).
+/// One language's launch costs on a stream, or the Rust kernel's graph replay
+/// (microseconds per launch).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LaunchRow {
     pub kernels: KernelSet,
-    pub async_host_us: f64,
-    pub async_gpu_us: f64,
+    /// Host time to issue, and GPU time, back to back.
+    #[serde(skip)]
+    pub host: Series,
+    #[serde(skip)]
+    pub gpu: Series,
     /// Launch, then wait for it; none for the graph replay.
-    pub sync_us: Option<f64>,
-    /// Relative noise of the host's and the GPU's samples, back to back.
-    pub host_noise: f64,
-    pub gpu_noise: f64,
+    #[serde(skip)]
+    pub sync: Option<Series>,
     /// Back-to-back launches per second: one per the slower of host issue and GPU.
     pub launches_per_s: f64,
     /// The relative noise of that slower side.
@@ -107,9 +101,9 @@ pub struct LaunchRow {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BreakevenRow {
     pub work_us: u32,
-    pub per_kernel_us: f64,
-    /// Relative noise of the per-kernel samples.
-    pub noise: f64,
+    /// GPU time per kernel.
+    #[serde(skip)]
+    pub per_kernel: Series,
     /// The bound: the work itself, or the cost of an empty launch if larger.
     pub bound_us: f64,
     /// (per kernel − work) / per kernel: the share of each kernel's time that is not work.
@@ -140,11 +134,9 @@ fn row(kernels: KernelSet, host: &Series, gpu: &Series, sync: Option<&Series>) -
     };
     LaunchRow {
         kernels,
-        async_host_us: host.median(),
-        async_gpu_us: gpu.median(),
-        sync_us: sync.map(Series::median),
-        host_noise: host.noise(),
-        gpu_noise: gpu.noise(),
+        host: host.clone(),
+        gpu: gpu.clone(),
+        sync: sync.cloned(),
         launches_per_s: 1e6 / slower.median(),
         launches_noise: slower.noise(),
     }
@@ -159,15 +151,15 @@ fn of(rows: &[LaunchRow], set: KernelSet) -> Option<&LaunchRow> {
 fn launch_columns<'a>() -> Columns<'a, LaunchRow> {
     Columns::new()
         .show("launched by", |x: &LaunchRow| {
-            let way = x.sync_us.map_or("graph replay", |_| "stream");
+            let way = x.sync.as_ref().map_or("graph replay", |_| "stream");
             format!("{} kernel, {way}", x.kernels.label())
         })
-        .show("host (async)", |x| num(x.async_host_us, 3))
-        .show("host noise", |x| noise(x.host_noise))
-        .show("GPU (async)", |x| num(x.async_gpu_us, 3))
-        .show("GPU noise", |x| noise(x.gpu_noise))
+        .show("host (async)", |x| num(x.host.median(), 3))
+        .show("host noise", |x| noise(x.host.noise()))
+        .show("GPU (async)", |x| num(x.gpu.median(), 3))
+        .show("GPU noise", |x| noise(x.gpu.noise()))
         .show("launch + synchronize", |x| {
-            x.sync_us.map_or(String::new(), |s| num(s, 3))
+            (x.sync.as_ref()).map_or(String::new(), |s| num(s.median(), 3))
         })
         .show("launches/s", |x| num(x.launches_per_s, 0))
 }
@@ -176,8 +168,10 @@ fn launch_columns<'a>() -> Columns<'a, LaunchRow> {
 fn breakeven_columns<'a>() -> Columns<'a, BreakevenRow> {
     Columns::new()
         .text("work", "work_us", |x: &BreakevenRow| x.work_us.to_string())
-        .number("per kernel", "per_kernel_us", (3, 4), |x| x.per_kernel_us)
-        .noise("noise", "noise", |x| x.noise)
+        .number("per kernel", "per_kernel_us", (3, 4), |x| {
+            x.per_kernel.median()
+        })
+        .noise("noise", "noise", |x| x.per_kernel.noise())
         .number("bound", "bound_us", (3, 4), |x| x.bound_us)
         .both(
             "share not work",
@@ -240,15 +234,14 @@ impl Experiment for LaunchOverhead {
             })
             .collect();
         let (rust, cuda) = (of(&rows, KernelSet::Rust), of(&rows, KernelSet::Cuda));
-        let empty_us = rust.map_or(0.0, |x| x.async_gpu_us);
+        let empty_us = rust.map_or(0.0, |x| x.gpu.median());
         let breakeven: Vec<BreakevenRow> = (r.breakeven.iter())
             .map(|p| {
                 let per_kernel_us = p.per_kernel_us.median();
                 let work = f64::from(p.work_us);
                 BreakevenRow {
                     work_us: p.work_us,
-                    per_kernel_us,
-                    noise: p.per_kernel_us.noise(),
+                    per_kernel: p.per_kernel_us.clone(),
                     bound_us: work.max(empty_us),
                     overhead_share: (per_kernel_us - work) / per_kernel_us,
                 }
@@ -265,7 +258,7 @@ impl Experiment for LaunchOverhead {
             rust_over_cuda_rate,
             rust_over_cuda_within_noise,
             graph_over_stream_host: r.graph.host_us.median()
-                / rust.map_or(f64::NAN, |x| x.async_host_us),
+                / rust.map_or(f64::NAN, |x| x.host.median()),
             graph: row(KernelSet::Rust, &r.graph.host_us, &r.graph.gpu_us, None),
             breakeven_work_us: (breakeven.iter())
                 .filter(|b| b.work_us > 0 && b.overhead_share <= BREAKEVEN_OVERHEAD)
@@ -294,7 +287,7 @@ impl Experiment for LaunchOverhead {
     fn words(_r: &LaunchOverheadResult, a: &Self::Derived) -> Value {
         context! {
             overhead => BREAKEVEN_OVERHEAD,
-            rust => of(&a.rows, KernelSet::Rust).map(Serde),
+            rust_host_us => of(&a.rows, KernelSet::Rust).map(|x| x.host.median()),
         }
     }
 
@@ -311,8 +304,8 @@ impl Experiment for LaunchOverhead {
         );
         type Cost = fn(&LaunchRow) -> f64;
         let sides: [(&str, Cost); 2] = [
-            ("host time to issue", |r| r.async_host_us),
-            ("GPU time", |r| r.async_gpu_us),
+            ("host time to issue", |r| r.host.median()),
+            ("GPU time", |r| r.gpu.median()),
         ];
         for (color, (name, cost)) in PALETTE.into_iter().zip(sides) {
             costs.bars.push(bars(
@@ -331,7 +324,9 @@ impl Experiment for LaunchOverhead {
         );
         type Y = fn(&BreakevenRow) -> f64;
         let curves: [(&str, _, bool, Y); 2] = [
-            ("measured (median)", PALETTE[0], false, |b| b.per_kernel_us),
+            ("measured (median)", PALETTE[0], false, |b| {
+                b.per_kernel.median()
+            }),
             (
                 "bound: the work, or an empty launch",
                 BOUND_COLOR,

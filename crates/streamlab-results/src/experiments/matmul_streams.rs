@@ -66,8 +66,6 @@ pub struct MatmulPoint {
     pub streams: usize,
     /// The time for all products in each trial.
     pub time: Series,
-    /// The relative noise of its trials.
-    pub noise: f64,
     /// One-stream median over this median.
     pub speedup: f64,
     /// `ceil(products / streams)`: the most products any one stream runs.
@@ -164,7 +162,6 @@ impl Experiment for MatmulStreams {
                 let tasks = tasks_per_stream(products, s);
                 Some(MatmulPoint {
                     streams: s,
-                    noise: time.noise(),
                     speedup: one / time.median(),
                     tasks_per_stream: tasks,
                     model_ms: one * tasks as f64 / products as f64,
