@@ -130,9 +130,11 @@ fn host_link(r: &MultiGpuOverlapResult) -> (f64, f64, HostLinkProbes) {
     (ms, noise, probes)
 }
 
-/// Each GPU's share against its own pipeline bound, over batches of `runs` iterations.
-fn per_gpu(r: &MultiGpuOverlapResult, runs: usize) -> Vec<GpuBound> {
-    (r.gpus.iter())
+/// Derive everything from `r`.
+pub(super) fn analyze(r: &MultiGpuOverlapResult) -> MultiGpuAnalysis {
+    let runs = r.batch_sizes.iter().copied().max().unwrap_or(1);
+    // Each GPU's share against its own pipeline bound, over batches of `runs` iterations.
+    let per_gpu: Vec<GpuBound> = (r.gpus.iter())
         .map(|g| {
             let stages = g.stages.as_ref().map(|t| stages(t, None));
             GpuBound {
@@ -143,50 +145,31 @@ fn per_gpu(r: &MultiGpuOverlapResult, runs: usize) -> Vec<GpuBound> {
                 bound: stages.map(|s| pipeline::bound(s, g.streams, runs, g.device.copy_engines)),
             }
         })
-        .collect()
-}
-
-/// The spread run's bound as built (the `slowest` GPU's, with its ordinal and stages, or
-/// the host link's, whichever is larger), the noise of what it was built from, and which
-/// limit it is.
-fn spread_bound(
-    slowest: Option<(usize, Bound, &StageTimes)>,
-    (host_link_ms, host_link_noise): (f64, f64),
-) -> (Bound, f64, Limit) {
-    match slowest {
-        Some((ordinal, b, t)) if b.ms >= host_link_ms || host_link_ms.is_nan() => (
-            b,
-            stage_noise(t),
-            Limit::Gpu {
-                ordinal,
-                limiter: b.limiter,
-            },
-        ),
-        _ => (
-            Bound {
-                ms: host_link_ms,
-                limiter: Limiter::BothWays,
-                built_ms: None,
-                noise: None,
-                under: None,
-            },
-            host_link_noise,
-            Limit::HostLink,
-        ),
-    }
-}
-
-/// Derive everything from `r`.
-pub(super) fn analyze(r: &MultiGpuOverlapResult) -> MultiGpuAnalysis {
-    let runs = r.batch_sizes.iter().copied().max().unwrap_or(1);
-    let per_gpu = per_gpu(r, runs);
+        .collect();
     let slowest = (per_gpu.iter().zip(&r.gpus))
         .filter_map(|(g, share)| Some((g.ordinal, g.bound?, share.stages.as_ref()?)))
         .max_by(|a, b| a.1.ms.total_cmp(&b.1.ms));
     let (host_link_ms, host_link_noise, host_link_probes) = host_link(r);
     let (spread, alone) = (&r.spread, &r.alone);
     let (spread_ms, alone_ms) = (spread.median(), alone.median());
-    let (built, built_noise, limit) = spread_bound(slowest, (host_link_ms, host_link_noise));
+    // The spread run's bound as built (the slowest GPU's or the host link's, whichever is
+    // larger), the noise of what it was built from, and which limit it is.
+    let (built, built_noise, limit) = match slowest {
+        Some((ordinal, b, t)) if b.ms >= host_link_ms || host_link_ms.is_nan() => {
+            let limiter = b.limiter;
+            (b, stage_noise(t), Limit::Gpu { ordinal, limiter })
+        }
+        _ => {
+            let host_link = Bound {
+                ms: host_link_ms,
+                limiter: Limiter::BothWays,
+                built_ms: None,
+                noise: None,
+                under: None,
+            };
+            (host_link, host_link_noise, Limit::HostLink)
+        }
+    };
     let bound = built.held(spread_ms, spread.noise(), built_noise);
     let first = r.gpus.first();
     let alone_bound = pipeline::bound(
