@@ -2,7 +2,6 @@
 //! data-parallel training lives on.
 //! How it measures, its bounds and its model are told in its words, `allreduce_overlap.md`.
 use crate::experiments::prelude::*;
-use std::str::FromStr;
 
 mod present;
 
@@ -41,9 +40,9 @@ impl Budget {
     }
 }
 
-impl FromStr for Budget {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Budget, String> {
+impl TryFrom<String> for Budget {
+    type Error = String;
+    fn try_from(s: String) -> Result<Budget, String> {
         match s.trim() {
             "default" => Ok(Budget::Default),
             "efficiency" => Ok(Budget::Efficiency),
@@ -54,13 +53,6 @@ impl FromStr for Budget {
                 )),
             },
         }
-    }
-}
-
-impl TryFrom<String> for Budget {
-    type Error = String;
-    fn try_from(s: String) -> Result<Budget, String> {
-        s.parse()
     }
 }
 
@@ -93,7 +85,8 @@ pub struct Params {
     pub ratios: Vec<f64>,
     /// NCCL CTA budgets swept at --budget-mib, each a new set of communicators:
     /// `default`, `efficiency`, or a number of CTAs.
-    #[arg(long, value_delimiter = ',', default_values = ["default", "8", "4", "2"])]
+    #[arg(long, value_delimiter = ',', default_values = ["default", "8", "4", "2"],
+        value_parser = |s: &str| Budget::try_from(s.to_owned()))]
     pub budgets: Vec<Budget>,
     /// The bucket size (MiB) of the budget sweep.
     #[arg(long, default_value_t = 25)]

@@ -39,22 +39,14 @@ pub struct GpuBound {
 }
 
 /// The probes of every GPU copying in and out at once: how many were taken before, between
-/// and after the timed batches, and where the fastest, the bound's, was taken.
+/// and after the timed batches, and where the fastest, the bound's, was taken (`"before"`,
+/// `"between"` or `"after"`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct HostLinkProbes {
     pub before: usize,
     pub between: usize,
     pub after: usize,
-    pub best: When,
-}
-
-/// When a probe was taken, against the timed batches.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum When {
-    Before,
-    Between,
-    After,
+    pub best: &'static str,
 }
 
 /// Everything derived from a multi-gpu-overlap result.
@@ -63,12 +55,7 @@ pub struct MultiGpuAnalysis {
     /// GPUs in the run, and streams per GPU asked for.
     pub gpus: usize,
     pub streams: usize,
-    /// Medians per iteration, and their relative noise.
-    pub spread_ms: f64,
-    pub spread_noise: f64,
-    pub alone_ms: f64,
-    pub alone_noise: f64,
-    /// alone / spread.
+    /// alone / spread, of the medians per iteration.
     pub speedup: f64,
     pub per_gpu: Vec<GpuBound>,
     /// The slowest GPU's pipeline bound.
@@ -114,11 +101,10 @@ fn host_link(r: &MultiGpuOverlapResult) -> (f64, f64, HostLinkProbes) {
         r.host_link_after.as_ref(),
     ];
     let [before, between, after] = probes.map(|s| s.map_or(0, |s| s.samples_ms.len()));
-    let whens = [When::Before, When::Between, When::After];
-    let (ms, best) = (probes.into_iter().zip(whens))
+    let (ms, best) = (probes.into_iter().zip(["before", "between", "after"]))
         .filter_map(|(s, when)| Some((s?.min(), when)))
         .min_by(|a, b| a.0.total_cmp(&b.0))
-        .unwrap_or((f64::NAN, When::Before));
+        .unwrap_or((f64::NAN, "before"));
     let samples = probes.iter().flatten().flat_map(|s| s.samples_ms.clone());
     let noise = Series::new(samples.collect()).map_or(f64::NAN, |s| s.noise());
     let probes = HostLinkProbes {
@@ -184,10 +170,6 @@ pub(super) fn analyze(r: &MultiGpuOverlapResult) -> MultiGpuAnalysis {
     MultiGpuAnalysis {
         gpus: r.gpus.len(),
         streams: r.run.params.streams,
-        spread_ms,
-        spread_noise: spread.noise(),
-        alone_ms,
-        alone_noise: alone.noise(),
         speedup,
         per_gpu,
         gpus_bound_ms: slowest.map_or(0.0, |(_, b, _)| b.ms),
