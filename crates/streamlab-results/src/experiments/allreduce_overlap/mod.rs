@@ -11,9 +11,6 @@ use crate::derived::pipeline::beyond;
 
 pub struct AllreduceOverlap;
 
-/// The most buckets an iteration holds (what one sample queues behind the gate).
-pub const MAX_BUCKETS: usize = 16;
-
 /// The most MiB an iteration's buckets hold: each GPU's buckets, its pattern and its
 /// receive buffer, and the host buffer every element is checked in.
 pub const MAX_ITERATION_MIB: u64 = 4096;
@@ -73,8 +70,8 @@ pub struct Params {
     /// The GPUs, as ordinals, e.g. `0,1` (default: every GPU).
     #[arg(long, value_delimiter = ',')]
     pub devices: Vec<usize>,
-    /// Buckets (layers) per iteration.
-    #[arg(long, default_value_t = 8, value_parser = crate::saved::count(MAX_BUCKETS as u64))]
+    /// Buckets (layers) per iteration, at most 16 (what one sample queues behind the gate).
+    #[arg(long, default_value_t = 8, value_parser = crate::saved::count(16))]
     pub buckets: usize,
     /// Bucket sizes in MiB, swept at NCCL's default budget (PyTorch DDP's bucket is 25 MiB).
     #[arg(long, value_delimiter = ',', default_values_t = [1u32, 4, 25, 64, 256])]

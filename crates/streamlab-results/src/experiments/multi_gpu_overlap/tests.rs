@@ -57,11 +57,6 @@ fn result(host_link_ms: f64, spread_ms: f64) -> MultiGpuOverlapResult {
     }
 }
 
-/// `r`'s summary, its sentences from its words.
-fn summary(r: &MultiGpuOverlapResult) -> Summary {
-    analyzed::<MultiGpuOverlap>(r).analysis.summary
-}
-
 /// The chart of `r`.
 fn chart(r: &MultiGpuOverlapResult) -> crate::report::chart::Chart {
     let Drawing::Chart(chart) = figures(r, &analyze(r)).remove(0).drawing else {
@@ -103,13 +98,9 @@ fn a_slow_shared_link_binds_the_run_renders_held_to_its_bounds_and_an_idle_gpu_i
     assert_eq!(cell("all GPUs / bound"), "1.04×");
     assert_eq!(main.rows[0].last().unwrap(), "within");
     assert_eq!(tables[1].rows.len(), 2);
-    let csv = MultiGpuOverlap::csv(&r, &a)[0].contents.clone();
-    let mut lines = csv.lines();
-    assert_eq!(
-        lines.next().unwrap(),
-        "gpus,streams,spread_ms,spread_noise,alone_ms,alone_noise,speedup,bound_ms,spread_over_bound,bound_speedup,efficiency,beyond_bound"
-    );
-    assert!(lines.next().unwrap().starts_with("2,4,1.2500,"));
+    let csv = &MultiGpuOverlap::csv(&r, &a)[0].contents;
+    let start = "gpus,streams,spread_ms,spread_noise,alone_ms,alone_noise,speedup,bound_ms,spread_over_bound,bound_speedup,efficiency,beyond_bound\n2,4,1.2500,";
+    assert!(csv.starts_with(start), "{csv}");
     let shown = section::<MultiGpuOverlap>(&r);
     assert_eq!(shown.figures.len(), 1);
     let verdict = shown.verdict.as_deref().unwrap();
@@ -127,7 +118,8 @@ fn a_slow_shared_link_binds_the_run_renders_held_to_its_bounds_and_an_idle_gpu_i
     assert!(against.starts_with("All GPUs took 1.04× their bound"));
     assert_eq!(note(&shown, "Flagged"), "");
     assert_eq!(note(&shown, "Streams"), "");
-    let line = summary(&r).line.unwrap();
+    let summary = analyzed::<MultiGpuOverlap>(&r).analysis.summary;
+    let line = summary.line.unwrap();
     assert!(
         line.starts_with("2 GPUs 1.2500 ms, first alone 1.7000 ms: 1.36×")
             && line.ends_with("verified"),
@@ -221,7 +213,8 @@ fn a_run_beyond_its_bound_is_flagged_only_beyond_noise_and_is_never_a_finding() 
     assert!(a.bound.lowered() && close(a.bound.ms, 1.15) && close(a.spread_over_bound, 1.0));
     assert_eq!(a.bound.under, Some(Under::WithinNoise));
     assert!(!a.beyond_bound);
-    assert!(!summary(&noisy).overview.finding.contains("flagged"));
+    let summary = analyzed::<MultiGpuOverlap>(&noisy).analysis.summary;
+    assert!(!summary.overview.finding.contains("flagged"));
     let within = note(&section::<MultiGpuOverlap>(&noisy), "Flagged").to_owned();
     assert!(within.ends_with("within noise. Within the noise of both figures: not flagged."));
     // 17% under tight probes with tight samples: beyond noise, flagged.
@@ -231,7 +224,7 @@ fn a_run_beyond_its_bound_is_flagged_only_beyond_noise_and_is_never_a_finding() 
     assert!(a.beyond_bound && a.bound.lowered());
     assert_eq!(a.bound.under, Some(Under::BeyondNoise));
     assert_eq!(a.bound.built_ms, Some(1.2));
-    let summary = summary(&beyond);
+    let summary = analyzed::<MultiGpuOverlap>(&beyond).analysis.summary;
     let o = &summary.overview;
     let finding = &o.finding;
     assert!(finding.contains("flagged, not a finding"), "{finding}");
