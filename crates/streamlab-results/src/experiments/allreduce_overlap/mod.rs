@@ -2,7 +2,6 @@
 //! data-parallel training lives on.
 //! How it measures, its bounds and its model are told in its words, `allreduce_overlap.md`.
 use crate::experiments::prelude::*;
-use std::str::FromStr;
 
 mod present;
 
@@ -11,9 +10,6 @@ use present::{figures, overlap_columns, reduce_columns};
 use crate::derived::pipeline::beyond;
 
 pub struct AllreduceOverlap;
-
-/// The most buckets an iteration holds (what one sample queues behind the gate).
-pub const MAX_BUCKETS: usize = 16;
 
 /// The most MiB an iteration's buckets hold: each GPU's buckets, its pattern and its
 /// receive buffer, and the host buffer every element is checked in.
@@ -41,9 +37,9 @@ impl Budget {
     }
 }
 
-impl FromStr for Budget {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Budget, String> {
+impl TryFrom<String> for Budget {
+    type Error = String;
+    fn try_from(s: String) -> Result<Budget, String> {
         match s.trim() {
             "default" => Ok(Budget::Default),
             "efficiency" => Ok(Budget::Efficiency),
@@ -54,13 +50,6 @@ impl FromStr for Budget {
                 )),
             },
         }
-    }
-}
-
-impl TryFrom<String> for Budget {
-    type Error = String;
-    fn try_from(s: String) -> Result<Budget, String> {
-        s.parse()
     }
 }
 
@@ -81,8 +70,8 @@ pub struct Params {
     /// The GPUs, as ordinals, e.g. `0,1` (default: every GPU).
     #[arg(long, value_delimiter = ',')]
     pub devices: Vec<usize>,
-    /// Buckets (layers) per iteration.
-    #[arg(long, default_value_t = 8, value_parser = crate::saved::count(MAX_BUCKETS as u64))]
+    /// Buckets (layers) per iteration, at most 16 (what one sample queues behind the gate).
+    #[arg(long, default_value_t = 8, value_parser = crate::saved::count(16))]
     pub buckets: usize,
     /// Bucket sizes in MiB, swept at NCCL's default budget (PyTorch DDP's bucket is 25 MiB).
     #[arg(long, value_delimiter = ',', default_values_t = [1u32, 4, 25, 64, 256])]
@@ -93,7 +82,8 @@ pub struct Params {
     pub ratios: Vec<f64>,
     /// NCCL CTA budgets swept at --budget-mib, each a new set of communicators:
     /// `default`, `efficiency`, or a number of CTAs.
-    #[arg(long, value_delimiter = ',', default_values = ["default", "8", "4", "2"])]
+    #[arg(long, value_delimiter = ',', default_values = ["default", "8", "4", "2"],
+        value_parser = |s: &str| Budget::try_from(s.to_owned()))]
     pub budgets: Vec<Budget>,
     /// The bucket size (MiB) of the budget sweep.
     #[arg(long, default_value_t = 25)]

@@ -1,6 +1,6 @@
 //! allreduce-overlap's tables, CSV and measured rows (one declaration each for the
 //! all-reduces alone and for the overlap rows), and its two charts.
-use super::{AllreduceAnalysis, AllreduceOverlapResult, Budget, OverlapRow, RatioPoint, ReduceRow};
+use super::{AllreduceAnalysis, AllreduceOverlapResult, Budget, OverlapRow, ReduceRow};
 use crate::experiments::prelude::*;
 
 /// A point's name among the measured rows: its budget and bucket size.
@@ -43,49 +43,8 @@ pub(super) fn reduce_columns<'a>() -> Columns<'a, ReduceRow> {
         )
 }
 
-/// A ratio point's samples.
-type Samples = fn(&RatioPoint) -> &Series;
-
-/// A column's heading and CSV name, or a measured row's key and words.
-type Names = (&'static str, &'static str);
-
-/// The overlap rows' timed configurations after the compute alone: each one's column
-/// heading and CSV name, its key and words among the measured rows, and its samples.
-const TIMED: [(Names, Names, Samples); 3] = [
-    (
-        ("serialized, ms", "serialized_ms"),
-        ("serialized", "serialized"),
-        |p| &p.serialized,
-    ),
-    (
-        ("overlapped T, ms", "overlapped_ms"),
-        ("overlapped", "overlapped"),
-        |p| &p.overlapped,
-    ),
-    (
-        ("T, high priority, ms", "overlapped_high_ms"),
-        (
-            "overlapped-high",
-            "overlapped, communication at the greatest priority",
-        ),
-        |p| &p.overlapped_high,
-    ),
-];
-
-/// Each side beside a loop of the other: measured rows only.
-const INTERFERED: [(Names, Samples); 2] = [
-    (
-        ("compute-interfered", "compute beside an all-reduce loop"),
-        |p| &p.compute_interfered,
-    ),
-    (
-        ("reduce-interfered", "all-reduces beside a loop of products"),
-        |p| &p.reduce_interfered,
-    ),
-];
-
 pub(super) fn overlap_columns<'a>() -> Columns<'a, OverlapRow> {
-    let mut columns = Columns::new()
+    Columns::new()
         .text("budget", "budget", |x: &OverlapRow| x.budget.label())
         .number("bucket MiB", "bucket_mib", (0, 3), |x| x.bucket_mib)
         .number("C : M asked", "ratio_asked", (2, 3), |x| x.ratio_asked)
@@ -105,16 +64,46 @@ pub(super) fn overlap_columns<'a>() -> Columns<'a, OverlapRow> {
             (Some(("compute", "compute alone")), MS),
             |x| Some(&x.samples.compute),
         )
-        .number("all-reduce M, ms", "reduce_ms", (3, 6), |x| x.reduce_ms);
-    for ((heading, name), item, samples) in TIMED {
-        columns = columns.median((heading, name), (3, 6), (Some(item), MS), move |x| {
-            Some(samples(&x.samples))
-        });
-    }
-    for (item, samples) in INTERFERED {
-        columns = columns.measured((Some(item), MS), move |x| Some(samples(&x.samples)));
-    }
-    columns
+        .number("all-reduce M, ms", "reduce_ms", (3, 6), |x| x.reduce_ms)
+        .median(
+            ("serialized, ms", "serialized_ms"),
+            (3, 6),
+            (Some(("serialized", "serialized")), MS),
+            |x| Some(&x.samples.serialized),
+        )
+        .median(
+            ("overlapped T, ms", "overlapped_ms"),
+            (3, 6),
+            (Some(("overlapped", "overlapped")), MS),
+            |x| Some(&x.samples.overlapped),
+        )
+        .median(
+            ("T, high priority, ms", "overlapped_high_ms"),
+            (3, 6),
+            (
+                Some((
+                    "overlapped-high",
+                    "overlapped, communication at the greatest priority",
+                )),
+                MS,
+            ),
+            |x| Some(&x.samples.overlapped_high),
+        )
+        // Each side beside a loop of the other: measured rows only.
+        .measured(
+            (
+                Some(("compute-interfered", "compute beside an all-reduce loop")),
+                MS,
+            ),
+            |x| Some(&x.samples.compute_interfered),
+        )
+        .measured(
+            (
+                Some(("reduce-interfered", "all-reduces beside a loop of products")),
+                MS,
+            ),
+            |x| Some(&x.samples.reduce_interfered),
+        )
         .number("bound, ms", "bound_ms", (3, 6), |x| x.bound_ms)
         .number("full interference, ms", "interfered_ms", (3, 6), |x| {
             x.interfered_ms

@@ -16,11 +16,14 @@ fn the_bound_hidden_fraction_and_bus_bandwidth() {
 #[test]
 fn budgets_read_as_given_and_bad_sweeps_are_refused_in_one_line() {
     for text in ["default", "efficiency", "4"] {
-        assert_eq!(String::from(text.parse::<Budget>().unwrap()), text);
+        assert_eq!(
+            String::from(Budget::try_from(text.to_owned()).unwrap()),
+            text
+        );
     }
-    let err = "0".parse::<Budget>().unwrap_err();
+    let err = Budget::try_from("0".to_owned()).unwrap_err();
     assert!(err.contains("1 to 64"), "{err}");
-    assert!("lots".parse::<Budget>().is_err());
+    assert!(Budget::try_from("lots".to_owned()).is_err());
     use crate::saved::Params as _;
     let with = |change: fn(&mut Params)| {
         let mut p = Params::default();

@@ -39,22 +39,14 @@ pub struct GpuBound {
 }
 
 /// The probes of every GPU copying in and out at once: how many were taken before, between
-/// and after the timed batches, and where the fastest, the bound's, was taken.
+/// and after the timed batches, and where the fastest, the bound's, was taken (`"before"`,
+/// `"between"` or `"after"`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct HostLinkProbes {
     pub before: usize,
     pub between: usize,
     pub after: usize,
-    pub best: When,
-}
-
-/// When a probe was taken, against the timed batches.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum When {
-    Before,
-    Between,
-    After,
+    pub best: &'static str,
 }
 
 /// Everything derived from a multi-gpu-overlap result.
@@ -63,12 +55,7 @@ pub struct MultiGpuAnalysis {
     /// GPUs in the run, and streams per GPU asked for.
     pub gpus: usize,
     pub streams: usize,
-    /// Medians per iteration, and their relative noise.
-    pub spread_ms: f64,
-    pub spread_noise: f64,
-    pub alone_ms: f64,
-    pub alone_noise: f64,
-    /// alone / spread.
+    /// alone / spread, of the medians per iteration.
     pub speedup: f64,
     pub per_gpu: Vec<GpuBound>,
     /// The slowest GPU's pipeline bound.
@@ -114,11 +101,10 @@ fn host_link(r: &MultiGpuOverlapResult) -> (f64, f64, HostLinkProbes) {
         r.host_link_after.as_ref(),
     ];
     let [before, between, after] = probes.map(|s| s.map_or(0, |s| s.samples_ms.len()));
-    let whens = [When::Before, When::Between, When::After];
-    let (ms, best) = (probes.into_iter().zip(whens))
+    let (ms, best) = (probes.into_iter().zip(["before", "between", "after"]))
         .filter_map(|(s, when)| Some((s?.min(), when)))
         .min_by(|a, b| a.0.total_cmp(&b.0))
-        .unwrap_or((f64::NAN, When::Before));
+        .unwrap_or((f64::NAN, "before"));
     let samples = probes.iter().flatten().flat_map(|s| s.samples_ms.clone());
     let noise = Series::new(samples.collect()).map_or(f64::NAN, |s| s.noise());
     let probes = HostLinkProbes {
@@ -130,9 +116,11 @@ fn host_link(r: &MultiGpuOverlapResult) -> (f64, f64, HostLinkProbes) {
     (ms, noise, probes)
 }
 
-/// Each GPU's share against its own pipeline bound, over batches of `runs` iterations.
-fn per_gpu(r: &MultiGpuOverlapResult, runs: usize) -> Vec<GpuBound> {
-    (r.gpus.iter())
+/// Derive everything from `r`.
+pub(super) fn analyze(r: &MultiGpuOverlapResult) -> MultiGpuAnalysis {
+    let runs = r.batch_sizes.iter().copied().max().unwrap_or(1);
+    // Each GPU's share against its own pipeline bound, over batches of `runs` iterations.
+    let per_gpu: Vec<GpuBound> = (r.gpus.iter())
         .map(|g| {
             let stages = g.stages.as_ref().map(|t| stages(t, None));
             GpuBound {
@@ -143,50 +131,31 @@ fn per_gpu(r: &MultiGpuOverlapResult, runs: usize) -> Vec<GpuBound> {
                 bound: stages.map(|s| pipeline::bound(s, g.streams, runs, g.device.copy_engines)),
             }
         })
-        .collect()
-}
-
-/// The spread run's bound as built (the `slowest` GPU's, with its ordinal and stages, or
-/// the host link's, whichever is larger), the noise of what it was built from, and which
-/// limit it is.
-fn spread_bound(
-    slowest: Option<(usize, Bound, &StageTimes)>,
-    (host_link_ms, host_link_noise): (f64, f64),
-) -> (Bound, f64, Limit) {
-    match slowest {
-        Some((ordinal, b, t)) if b.ms >= host_link_ms || host_link_ms.is_nan() => (
-            b,
-            stage_noise(t),
-            Limit::Gpu {
-                ordinal,
-                limiter: b.limiter,
-            },
-        ),
-        _ => (
-            Bound {
-                ms: host_link_ms,
-                limiter: Limiter::BothWays,
-                built_ms: None,
-                noise: None,
-                under: None,
-            },
-            host_link_noise,
-            Limit::HostLink,
-        ),
-    }
-}
-
-/// Derive everything from `r`.
-pub(super) fn analyze(r: &MultiGpuOverlapResult) -> MultiGpuAnalysis {
-    let runs = r.batch_sizes.iter().copied().max().unwrap_or(1);
-    let per_gpu = per_gpu(r, runs);
+        .collect();
     let slowest = (per_gpu.iter().zip(&r.gpus))
         .filter_map(|(g, share)| Some((g.ordinal, g.bound?, share.stages.as_ref()?)))
         .max_by(|a, b| a.1.ms.total_cmp(&b.1.ms));
     let (host_link_ms, host_link_noise, host_link_probes) = host_link(r);
     let (spread, alone) = (&r.spread, &r.alone);
     let (spread_ms, alone_ms) = (spread.median(), alone.median());
-    let (built, built_noise, limit) = spread_bound(slowest, (host_link_ms, host_link_noise));
+    // The spread run's bound as built (the slowest GPU's or the host link's, whichever is
+    // larger), the noise of what it was built from, and which limit it is.
+    let (built, built_noise, limit) = match slowest {
+        Some((ordinal, b, t)) if b.ms >= host_link_ms || host_link_ms.is_nan() => {
+            let limiter = b.limiter;
+            (b, stage_noise(t), Limit::Gpu { ordinal, limiter })
+        }
+        _ => {
+            let host_link = Bound {
+                ms: host_link_ms,
+                limiter: Limiter::BothWays,
+                built_ms: None,
+                noise: None,
+                under: None,
+            };
+            (host_link, host_link_noise, Limit::HostLink)
+        }
+    };
     let bound = built.held(spread_ms, spread.noise(), built_noise);
     let first = r.gpus.first();
     let alone_bound = pipeline::bound(
@@ -201,10 +170,6 @@ pub(super) fn analyze(r: &MultiGpuOverlapResult) -> MultiGpuAnalysis {
     MultiGpuAnalysis {
         gpus: r.gpus.len(),
         streams: r.run.params.streams,
-        spread_ms,
-        spread_noise: spread.noise(),
-        alone_ms,
-        alone_noise: alone.noise(),
         speedup,
         per_gpu,
         gpus_bound_ms: slowest.map_or(0.0, |(_, b, _)| b.ms),

@@ -6,7 +6,7 @@ mod analysis;
 mod present;
 
 use analysis::analyze;
-pub use analysis::{GpuBound, HostLinkProbes, Limit, MultiGpuAnalysis, When};
+pub use analysis::{GpuBound, HostLinkProbes, Limit, MultiGpuAnalysis};
 use present::{columns, figures, gpu_columns};
 
 use crate::saved::DeviceInfo;
@@ -155,13 +155,13 @@ impl Experiment for MultiGpuOverlap {
         analyze(r)
     }
 
-    fn tables(_r: &Self::Result, a: &Self::Derived, _cuda: Option<With<Self>>) -> Vec<Table> {
+    fn tables(r: &Self::Result, a: &Self::Derived, _cuda: Option<With<Self>>) -> Vec<Table> {
         vec![
             columns().table(
                 Some(format!(
                     "medians, ms per iteration; speedup = alone / all GPUs; efficiency = speedup / the bound's speedup (at the bound within {TARGET}×)"
                 )),
-                std::slice::from_ref(a),
+                &[(r, a)],
             ),
             gpu_columns().table(
                 Some(format!(
@@ -174,8 +174,8 @@ impl Experiment for MultiGpuOverlap {
         ]
     }
 
-    fn csv(_r: &MultiGpuOverlapResult, derived: &Self::Derived) -> Vec<Csv> {
-        vec![Csv::main(columns().csv(std::slice::from_ref(derived)))]
+    fn csv(r: &MultiGpuOverlapResult, a: &Self::Derived) -> Vec<Csv> {
+        vec![Csv::main(columns().csv(&[(r, a)]))]
     }
 
     fn words(r: &MultiGpuOverlapResult, a: &Self::Derived) -> Value {
@@ -206,8 +206,8 @@ impl Experiment for MultiGpuOverlap {
         let headline = json!({
             "verified": r.run.verification.passed,
             "gpus": a.gpus,
-            "spread_ms": a.spread_ms,
-            "alone_ms": a.alone_ms,
+            "spread_ms": r.spread.median(),
+            "alone_ms": r.alone.median(),
             "speedup": a.speedup,
             "bound_speedup": a.bound_speedup,
             "limit": a.limit,

@@ -7,28 +7,37 @@ use crate::experiments::prelude::*;
 /// Half the width of a bar on the chart's category axis (the plots' bar group).
 const HALF_BAR: f64 = 0.4;
 
+/// A row of the main table: the run and what is derived from it.
+pub(super) type Run<'r> = (&'r MultiGpuOverlapResult, &'r MultiGpuAnalysis);
+
 /// The one declaration of the main table and the CSV: one row, the run.
-pub(super) fn columns<'a>() -> Columns<'a, MultiGpuAnalysis> {
+pub(super) fn columns<'a>() -> Columns<'a, Run<'a>> {
     Columns::new()
-        .text("GPUs", "gpus", |x: &MultiGpuAnalysis| x.gpus.to_string())
-        .text("streams per GPU", "streams", |x| x.streams.to_string())
-        .number("all GPUs (ms)", "spread_ms", (4, 4), |x| x.spread_ms)
-        .noise("noise", "spread_noise", |x| x.spread_noise)
-        .number("first GPU alone (ms)", "alone_ms", (4, 4), |x| x.alone_ms)
-        .noise("noise", "alone_noise", |x| x.alone_noise)
-        .times("speedup", "speedup", 4, |x| x.speedup)
-        .number("bound (ms)", "bound_ms", (4, 4), |x| x.bound.ms)
-        .times("all GPUs / bound", "spread_over_bound", 4, |x| {
-            x.spread_over_bound
+        .text("GPUs", "gpus", |(_, a): &Run| a.gpus.to_string())
+        .text("streams per GPU", "streams", |(_, a)| a.streams.to_string())
+        .number("all GPUs (ms)", "spread_ms", (4, 4), |(r, _)| {
+            r.spread.median()
         })
-        .times("bound's speedup", "bound_speedup", 4, |x| x.bound_speedup)
-        .number("efficiency", "efficiency", (3, 4), |x| x.efficiency)
-        .show("limited by", |x| x.limit.label())
+        .noise("noise", "spread_noise", |(r, _)| r.spread.noise())
+        .number("first GPU alone (ms)", "alone_ms", (4, 4), |(r, _)| {
+            r.alone.median()
+        })
+        .noise("noise", "alone_noise", |(r, _)| r.alone.noise())
+        .times("speedup", "speedup", 4, |(_, a)| a.speedup)
+        .number("bound (ms)", "bound_ms", (4, 4), |(_, a)| a.bound.ms)
+        .times("all GPUs / bound", "spread_over_bound", 4, |(_, a)| {
+            a.spread_over_bound
+        })
+        .times("bound's speedup", "bound_speedup", 4, |(_, a)| {
+            a.bound_speedup
+        })
+        .number("efficiency", "efficiency", (3, 4), |(_, a)| a.efficiency)
+        .show("limited by", |(_, a)| a.limit.label())
         .both(
             "against their bounds",
-            against_bounds,
+            |(_, a)| against_bounds(a),
             "beyond_bound",
-            |x| x.beyond_bound.to_string(),
+            |(_, a)| a.beyond_bound.to_string(),
         )
 }
 
@@ -65,16 +74,6 @@ pub(super) fn gpu_columns<'a>() -> Columns<'a, GpuBound> {
         })
 }
 
-/// A dash across each bar at `values[i]`: one series, its runs apart.
-fn per_bar(values: &[f64]) -> Vec<(f64, f64)> {
-    (values.iter().enumerate())
-        .flat_map(|(i, &v)| {
-            let x = i as f64;
-            [(x - HALF_BAR, v), (x + HALF_BAR, v), (x + 0.5, f64::NAN)]
-        })
-        .collect()
-}
-
 /// The two runs, each beside its own bound (a dash across its bar), the bound as built
 /// marked where a run beat it.
 pub(super) fn figures(r: &MultiGpuOverlapResult, a: &MultiGpuAnalysis) -> Vec<FigureModel> {
@@ -92,19 +91,23 @@ pub(super) fn figures(r: &MultiGpuOverlapResult, a: &MultiGpuAnalysis) -> Vec<Fi
     chart.bars.push(bars(
         "measured (median)",
         PALETTE[1],
-        vec![a.alone_ms, a.spread_ms],
+        vec![r.alone.median(), r.spread.median()],
         Some(vec![
             (r.alone.min(), r.alone.summary.max),
             (r.spread.min(), r.spread.summary.max),
         ]),
     ));
     let bounds = [&a.alone_bound, &a.bound];
-    chart.lines.push(line(
-        "each run's bound",
-        BOUND_COLOR,
-        true,
-        per_bar(&bounds.map(|b| b.ms)),
-    ));
+    // A dash across each bar at its own bound, broken between the bars.
+    let dashes = (bounds.iter().enumerate())
+        .flat_map(|(i, b)| {
+            let (x, y) = (i as f64, b.ms);
+            [(x - HALF_BAR, y), (x + HALF_BAR, y), (x + 0.5, f64::NAN)]
+        })
+        .collect();
+    chart
+        .lines
+        .push(line("each run's bound", BOUND_COLOR, true, dashes));
     let built: Vec<(f64, f64)> = (bounds.iter().enumerate())
         .filter_map(|(i, b)| Some((i as f64, b.built_ms?)))
         .collect();

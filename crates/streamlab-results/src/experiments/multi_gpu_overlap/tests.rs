@@ -57,11 +57,6 @@ fn result(host_link_ms: f64, spread_ms: f64) -> MultiGpuOverlapResult {
     }
 }
 
-/// `r`'s summary, its sentences from its words.
-fn summary(r: &MultiGpuOverlapResult) -> Summary {
-    analyzed::<MultiGpuOverlap>(r).analysis.summary
-}
-
 /// The chart of `r`.
 fn chart(r: &MultiGpuOverlapResult) -> crate::report::chart::Chart {
     let Drawing::Chart(chart) = figures(r, &analyze(r)).remove(0).drawing else {
@@ -103,13 +98,9 @@ fn a_slow_shared_link_binds_the_run_renders_held_to_its_bounds_and_an_idle_gpu_i
     assert_eq!(cell("all GPUs / bound"), "1.04×");
     assert_eq!(main.rows[0].last().unwrap(), "within");
     assert_eq!(tables[1].rows.len(), 2);
-    let csv = MultiGpuOverlap::csv(&r, &a)[0].contents.clone();
-    let mut lines = csv.lines();
-    assert_eq!(
-        lines.next().unwrap(),
-        "gpus,streams,spread_ms,spread_noise,alone_ms,alone_noise,speedup,bound_ms,spread_over_bound,bound_speedup,efficiency,beyond_bound"
-    );
-    assert!(lines.next().unwrap().starts_with("2,4,1.2500,"));
+    let csv = &MultiGpuOverlap::csv(&r, &a)[0].contents;
+    let start = "gpus,streams,spread_ms,spread_noise,alone_ms,alone_noise,speedup,bound_ms,spread_over_bound,bound_speedup,efficiency,beyond_bound\n2,4,1.2500,";
+    assert!(csv.starts_with(start), "{csv}");
     let shown = section::<MultiGpuOverlap>(&r);
     assert_eq!(shown.figures.len(), 1);
     let verdict = shown.verdict.as_deref().unwrap();
@@ -127,7 +118,8 @@ fn a_slow_shared_link_binds_the_run_renders_held_to_its_bounds_and_an_idle_gpu_i
     assert!(against.starts_with("All GPUs took 1.04× their bound"));
     assert_eq!(note(&shown, "Flagged"), "");
     assert_eq!(note(&shown, "Streams"), "");
-    let line = summary(&r).line.unwrap();
+    let summary = analyzed::<MultiGpuOverlap>(&r).analysis.summary;
+    let line = summary.line.unwrap();
     assert!(
         line.starts_with("2 GPUs 1.2500 ms, first alone 1.7000 ms: 1.36×")
             && line.ends_with("verified"),
@@ -163,46 +155,30 @@ fn a_slow_shared_link_binds_the_run_renders_held_to_its_bounds_and_an_idle_gpu_i
 }
 
 #[test]
-fn a_fast_link_leaves_the_slowest_gpu_as_the_limit() {
+fn devices_and_batches_are_checked_before_the_gpus_are_opened() {
+    let mut p = Params::default();
+    assert!(p.validate().is_ok(), "crate::spread tests the rest");
+    p.devices = vec![0];
+    let one = "multi-gpu-overlap needs two or more GPUs but --devices names one (0)";
+    assert!(p.validate().unwrap_err().to_string().contains(one));
+    (p.devices, p.batches, p.iterations) = (vec![], Some(30), 20);
+    let err = p.validate().unwrap_err().to_string();
+    assert!(err.contains("--batches 30"), "{err}");
+}
+
+#[test]
+fn the_bound_is_the_slowest_gpu_or_the_best_host_link_probe_before_between_and_after() {
     let mut r = result(0.5, 1.2);
-    // GPU 1's kernels take longer than its copies.
+    // GPU 1's kernels take longer than its copies, and the link is fast.
     r.gpus[1].stages = Some(stage_times(4, 32, 0.9));
     let a = analyze(&r);
-    let sms = Limit::Gpu {
-        ordinal: 1,
-        limiter: Limiter::Sms,
-    };
-    assert_eq!(a.limit, sms);
+    let (ordinal, limiter) = (1, Limiter::Sms);
+    assert_eq!(a.limit, Limit::Gpu { ordinal, limiter });
     assert!(close(a.bound.ms, a.per_gpu[1].bound.unwrap().ms));
     assert!(a.bound.ms > a.per_gpu[0].bound.unwrap().ms);
     // 1.7 / 1.2 against a bound's speedup near 1.75: more than 5% short.
     assert!(!a.at_bound, "{} against {}", a.speedup, a.bound_speedup);
     assert_eq!(a.limit.label(), "GPU 1: SMs");
-}
-
-#[test]
-fn devices_are_checked_before_the_gpus_are_opened() {
-    let given = |devices: &[usize]| Params {
-        devices: devices.to_vec(),
-        ..Params::default()
-    };
-    let err = given(&[0]).validate().unwrap_err().to_string();
-    let one = "multi-gpu-overlap needs two or more GPUs but --devices names one (0)";
-    assert!(err.contains(one), "{err}");
-    let others = "crate::spread's tests hold the others";
-    assert!(given(&[]).validate().is_ok(), "{others}");
-    let err = Params {
-        batches: Some(30),
-        iterations: 20,
-        ..Params::default()
-    }
-    .validate()
-    .unwrap_err();
-    assert!(err.to_string().contains("--batches 30"), "{err}");
-}
-
-#[test]
-fn the_host_links_bound_is_the_best_of_its_probes_before_between_and_after() {
     // Every GPU at once took 1.2 ms a pass before the timed batches; 1.1 ms in one probe
     // between two rounds of them.
     let mut r = result(1.2, 1.25);
@@ -213,15 +189,12 @@ fn the_host_links_bound_is_the_best_of_its_probes_before_between_and_after() {
     assert!(close(a.host_link_gbps, 2.0 * (64u64 << 20) as f64 / 1.1e6));
     assert!(a.bound_speedup > first_only.bound_speedup);
     let p = a.host_link_probes;
-    assert_eq!(
-        (p.before, p.between, p.after, p.best),
-        (2, 2, 0, When::Between)
-    );
+    assert_eq!((p.before, p.between, p.after, p.best), (2, 2, 0, "between"));
     // One after them faster still sets it; a slower one leaves it.
     r.host_link_after = Some(series(&[1.15, 1.08, 1.2]));
     let a = analyze(&r);
     assert!(close(a.host_link_ms, 1.08));
-    assert_eq!(a.host_link_probes.best, When::After);
+    assert_eq!(a.host_link_probes.best, "after");
     r.host_link_after = Some(series(&[1.5]));
     assert!(close(analyze(&r).host_link_ms, 1.1));
 }
@@ -240,7 +213,8 @@ fn a_run_beyond_its_bound_is_flagged_only_beyond_noise_and_is_never_a_finding() 
     assert!(a.bound.lowered() && close(a.bound.ms, 1.15) && close(a.spread_over_bound, 1.0));
     assert_eq!(a.bound.under, Some(Under::WithinNoise));
     assert!(!a.beyond_bound);
-    assert!(!summary(&noisy).overview.finding.contains("flagged"));
+    let summary = analyzed::<MultiGpuOverlap>(&noisy).analysis.summary;
+    assert!(!summary.overview.finding.contains("flagged"));
     let within = note(&section::<MultiGpuOverlap>(&noisy), "Flagged").to_owned();
     assert!(within.ends_with("within noise. Within the noise of both figures: not flagged."));
     // 17% under tight probes with tight samples: beyond noise, flagged.
@@ -250,7 +224,7 @@ fn a_run_beyond_its_bound_is_flagged_only_beyond_noise_and_is_never_a_finding() 
     assert!(a.beyond_bound && a.bound.lowered());
     assert_eq!(a.bound.under, Some(Under::BeyondNoise));
     assert_eq!(a.bound.built_ms, Some(1.2));
-    let summary = summary(&beyond);
+    let summary = analyzed::<MultiGpuOverlap>(&beyond).analysis.summary;
     let o = &summary.overview;
     let finding = &o.finding;
     assert!(finding.contains("flagged, not a finding"), "{finding}");
