@@ -109,10 +109,8 @@ fn quantile(values: &[f64], q: f64) -> f64 {
 pub struct WayRow {
     pub work: Work,
     pub prioritized: bool,
-    pub probes: usize,
     pub p50_ms: f64,
     pub p99_ms: f64,
-    pub max_ms: f64,
     /// The long operation's median span.
     pub long_ms: f64,
     /// The model's p50 and p99: a wait uniform up to the next block boundary of the
@@ -121,8 +119,7 @@ pub struct WayRow {
     /// long copy's end.
     pub model_p50_ms: f64,
     pub model_p99_ms: f64,
-    /// Its probes' waits, ms.
-    #[serde(skip)]
+    /// Its probes' waits, ms (their count and greatest in its summary).
     pub waits: Option<Series>,
 }
 
@@ -158,10 +155,14 @@ fn columns<'a>() -> Columns<'a, WayRow> {
         .text("priorities", "prioritized", |x| {
             (if x.prioritized { "yes" } else { "no" }).into()
         })
-        .number("probes", "probes", (0, 0), |x| x.probes as f64)
+        .number("probes", "probes", (0, 0), |x| {
+            x.waits.as_ref().map_or(0.0, |s| s.summary.count as f64)
+        })
         .number("wait p50 ms", "p50_ms", (4, 5), |x| x.p50_ms)
         .number("wait p99 ms", "p99_ms", (4, 5), |x| x.p99_ms)
-        .number("wait max ms", "max_ms", (4, 5), |x| x.max_ms)
+        .number("wait max ms", "max_ms", (4, 5), |x| {
+            x.waits.as_ref().map_or(f64::NAN, |s| s.summary.max)
+        })
         .number("model p50 ms", "model_p50_ms", (4, 5), |x| x.model_p50_ms)
         .number("model p99 ms", "model_p99_ms", (4, 5), |x| x.model_p99_ms)
         .number("long operation ms", "long_ms", (3, 4), |x| x.long_ms)
@@ -217,10 +218,8 @@ impl Experiment for StreamPriorities {
                 WayRow {
                     work: w.work,
                     prioritized: w.prioritized,
-                    probes: w.waits_ms.len(),
                     p50_ms: quantile(&w.waits_ms, 0.5),
                     p99_ms: quantile(&w.waits_ms, 0.99),
-                    max_ms: quantile(&w.waits_ms, 1.0),
                     long_ms,
                     model_p50_ms: reach * 0.5,
                     model_p99_ms: reach * 0.99,
@@ -310,18 +309,16 @@ impl Experiment for StreamPriorities {
 mod tests {
     use super::*;
 
+    /// Quantiles are by nearest rank; the model reaches a block for prioritized kernels and
+    /// the long operation otherwise.
     #[test]
-    fn quantiles_are_nearest_rank() {
+    fn nearest_rank_quantiles_and_the_model_s_reach() {
         let v: Vec<f64> = (1..=100).map(f64::from).collect();
         assert_eq!(quantile(&v, 0.5), 50.0);
         assert_eq!(quantile(&v, 0.99), 99.0);
         assert_eq!(quantile(&v, 1.0), 100.0);
         assert_eq!(quantile(&[3.0], 0.99), 3.0);
         assert!(quantile(&[], 0.5).is_nan());
-    }
-
-    #[test]
-    fn the_model_reaches_a_block_for_prioritized_kernels_and_the_long_operation_otherwise() {
         let way = |work, prioritized, waits: Vec<f64>| WayRun {
             work,
             prioritized,

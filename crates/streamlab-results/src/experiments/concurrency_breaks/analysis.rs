@@ -46,10 +46,6 @@ pub struct RemedyRow {
     pub breaks: Case,
     /// The remedy's time per iteration over the break's.
     pub over_break: f64,
-    /// What limits the remedy besides the GPU, measured in the same run: for the staged
-    /// copy, the host's copy of one chunk into pinned memory (ms, median), which the
-    /// pipeline hides only while it is shorter than an iteration.
-    pub host_copy_ms: Option<f64>,
 }
 
 impl BreakRow {
@@ -81,14 +77,6 @@ impl BreaksAnalysis {
     /// The median time per iteration of the clean pipeline `case` is held to.
     pub fn baseline_ms(&self, case: Case) -> Option<f64> {
         self.row(case.baseline()).map(|x| x.median_ms)
-    }
-
-    /// The staged copy's model: the slower of its clean pipeline and the host's copy of
-    /// a chunk into pinned memory, which the pipeline hides only while it is shorter.
-    pub fn staged_model_ms(&self) -> Option<f64> {
-        let remedy = self.remedy(Case::StagedCopy)?;
-        let clean = self.baseline_ms(Case::StagedCopy)?;
-        Some(clean.max(remedy.host_copy_ms?))
     }
 }
 
@@ -177,9 +165,6 @@ pub(super) fn analyze(r: &ConcurrencyBreaksResult, checks: &[TraceChecks]) -> Br
                 remedy: remedy.case,
                 breaks: cause.case,
                 over_break: remedy.median_ms / cause.median_ms,
-                host_copy_ms: (r.staging.as_ref())
-                    .filter(|_| remedy.case == Case::StagedCopy)
-                    .map(|s| s.copy.median()),
             })
         })
         .collect();

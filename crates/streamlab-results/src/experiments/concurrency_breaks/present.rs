@@ -4,24 +4,21 @@ use super::analysis::{BreakRow, BreaksAnalysis, RemedyRow};
 use super::{Case, ConcurrencyBreaksResult};
 use crate::experiments::prelude::*;
 
-/// A cost and its verdict where that is not a change: "(the same as clean)" or "(too
-/// noisy to say)" after it.
-fn cost_cell(cost_ms: f64, v: Verdict) -> String {
-    let unchanged = match v {
-        Verdict::Same => " (the same as clean)",
-        Verdict::TooNoisy | Verdict::NotComparable => " (too noisy to say)",
-        Verdict::Faster | Verdict::Slower => "",
-    };
-    format!("{}{unchanged}", num(cost_ms, 4))
-}
-
-/// A cost column: [`cost_cell`] in the tables, the milliseconds in the CSV.
+/// A cost column: the milliseconds in the CSV; in the tables, its verdict after it where
+/// that is not a change, "(the same as clean)" or "(too noisy to say)".
 fn cost<'a, R: 'a>(
     c: Columns<'a, R>,
     (heading, name): (&'static str, &'static str),
     cost: impl Fn(&R) -> (f64, Verdict) + Copy + 'a,
 ) -> Columns<'a, R> {
-    let cell = move |x: &R| cost_cell(cost(x).0, cost(x).1);
+    let cell = move |x: &R| {
+        let unchanged = match cost(x).1 {
+            Verdict::Same => " (the same as clean)",
+            Verdict::TooNoisy | Verdict::NotComparable => " (too noisy to say)",
+            Verdict::Faster | Verdict::Slower => "",
+        };
+        format!("{}{unchanged}", num(cost(x).0, 4))
+    };
     c.both(heading, cell, name, move |x| format!("{:.4}", cost(x).0))
 }
 
