@@ -136,13 +136,14 @@ impl PrioritiesAnalysis {
     pub fn row(&self, work: Work, prioritized: bool) -> Option<&WayRow> {
         (self.rows.iter()).find(|r| r.work == work && r.prioritized == prioritized)
     }
+}
 
-    /// `work`'s row without priorities and its row with them, where both have probes'
-    /// waits (a timeline drawn from events has none).
-    pub fn both_ways(&self, work: Work) -> Option<(&WayRow, &WayRow)> {
-        let measured = |prioritized| self.row(work, prioritized).filter(|r| r.waits.is_some());
-        measured(false).zip(measured(true))
-    }
+/// `work`'s row without priorities and its row with them, where both have probes' waits
+/// (a timeline drawn from events has none).
+fn both_ways(rows: &[WayRow], work: Work) -> Option<(&WayRow, &WayRow)> {
+    let measured = |on| (rows.iter()).find(|r| r.work == work && r.prioritized == on);
+    let measured = |on| measured(on).filter(|r| r.waits.is_some());
+    measured(false).zip(measured(true))
 }
 
 /// A copy's wait with priorities counts as unchanged within this factor of its wait
@@ -227,15 +228,13 @@ impl Experiment for StreamPriorities {
                 }
             })
             .collect();
-        let mut a = PrioritiesAnalysis {
+        PrioritiesAnalysis {
+            kernel_p99_gain: both_ways(&rows, Work::Kernels)
+                .map(|(off, on)| off.p99_ms / on.p99_ms),
+            copy_p50_with_over_without: both_ways(&rows, Work::Copies)
+                .map(|(off, on)| on.p50_ms / off.p50_ms),
             rows,
-            kernel_p99_gain: None,
-            copy_p50_with_over_without: None,
-        };
-        a.kernel_p99_gain = (a.both_ways(Work::Kernels)).map(|(off, on)| off.p99_ms / on.p99_ms);
-        a.copy_p50_with_over_without =
-            (a.both_ways(Work::Copies)).map(|(off, on)| on.p50_ms / off.p50_ms);
-        a
+        }
     }
 
     fn tables(_r: &Self::Result, derived: &Self::Derived, _cuda: Option<With<Self>>) -> Vec<Table> {
@@ -255,8 +254,8 @@ impl Experiment for StreamPriorities {
             resident_blocks => r.resident_blocks,
             priorities => [r.priority_range.0, r.priority_range.1],
             copy_engines => r.run.device.copy_engines,
-            kernels => a.both_ways(Work::Kernels).map(Serde),
-            copies => a.both_ways(Work::Copies).map(Serde),
+            kernels => both_ways(&a.rows, Work::Kernels).map(Serde),
+            copies => both_ways(&a.rows, Work::Copies).map(Serde),
             same_wait => SAME_WAIT,
         }
     }
