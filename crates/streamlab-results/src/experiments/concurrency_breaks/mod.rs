@@ -323,10 +323,8 @@ impl Experiment for ConcurrencyBreaks {
             YScale::Linear,
         );
         let whiskers = (a.rows.iter())
-            .map(|x| {
-                (r.cases.iter().find(|c| c.case == x.case))
-                    .map_or((f64::NAN, f64::NAN), |c| (c.time.min(), c.time.summary.max))
-            })
+            .filter_map(|x| r.cases.iter().find(|c| c.case == x.case))
+            .map(|c| (c.time.min(), c.time.summary.max))
             .collect();
         c.bars.push(bars(
             "median, whiskers min–max",
@@ -335,13 +333,11 @@ impl Experiment for ConcurrencyBreaks {
             Some(whiskers),
         ));
         if let Some(clean) = a.row(Case::Clean) {
-            let across = (0..a.rows.len()).map(|i| (i as f64, clean.median_ms));
-            c.lines.push(line(
-                "clean pipeline (median)",
-                BOUND_COLOR,
-                true,
-                across.collect(),
-            ));
+            let across = (0..a.rows.len())
+                .map(|i| (i as f64, clean.median_ms))
+                .collect();
+            c.lines
+                .push(line("clean pipeline (median)", BOUND_COLOR, true, across));
         }
         vec![FigureModel::chart("concurrency-breaks.svg".into(), c)]
     }
