@@ -76,11 +76,7 @@ impl WayRun {
 
 /// A way's name: "kernels, priorities", "copies, no priorities".
 fn way_label(work: Work, prioritized: bool) -> String {
-    let priorities = if prioritized {
-        "priorities"
-    } else {
-        "no priorities"
-    };
+    let priorities = ["no priorities", "priorities"][usize::from(prioritized)];
     format!("{}, {priorities}", work.label())
 }
 

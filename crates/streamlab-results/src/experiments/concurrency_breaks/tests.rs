@@ -1,15 +1,6 @@
 //! concurrency-breaks' analysis on a recorded run, and its cases' declarations.
 use super::*;
 
-/// The recorded run `run` (a folder of `tests/runs`).
-fn recorded(run: &str) -> ConcurrencyBreaksResult {
-    let path = format!(
-        "{}/tests/runs/{run}/concurrency-breaks.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
 #[test]
 fn every_case_has_a_clean_baseline_every_break_a_rule_and_every_remedy_a_break() {
     for case in Case::ALL {
@@ -63,6 +54,12 @@ fn the_staged_copy_is_held_against_the_host_s_copy_and_within_noise_is_the_rows_
         (Some(0.5), "on 4 threads"),
         (None, ""),
     ];
+    let run = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/runs/h200-2026-11-27-0447/concurrency-breaks.json"
+    );
+    let run: ConcurrencyBreaksResult =
+        serde_json::from_str(&std::fs::read_to_string(run).unwrap()).unwrap();
     let note = |a: &Analyzed<ConcurrencyBreaks>, label: &str| {
         let notes = &a.words.as_ref().unwrap().notes;
         notes.iter().find(|(l, _)| l == label).map(|x| x.1.clone())
@@ -76,7 +73,7 @@ fn the_staged_copy_is_held_against_the_host_s_copy_and_within_noise_is_the_rows_
         });
         let r = ConcurrencyBreaksResult {
             staging,
-            ..recorded("h200-2026-11-27-0447")
+            ..run.clone()
         };
         let a = Analyzed::<ConcurrencyBreaks>::new(KernelSet::Rust, r);
         let rows = &a.analysis.rows;
@@ -113,7 +110,7 @@ fn the_staged_copy_is_held_against_the_host_s_copy_and_within_noise_is_the_rows_
         let text = note(&a, "Result").unwrap();
         assert!(text.contains("ms less per iteration"), "{text}");
     }
-    let mut untraced = recorded("h200-2026-11-27-0447");
+    let mut untraced = run;
     untraced.cases.iter_mut().for_each(|c| c.timeline = None);
     let untraced = Analyzed::<ConcurrencyBreaks>::new(KernelSet::Rust, untraced);
     let text = note(&untraced, "Result").unwrap();
