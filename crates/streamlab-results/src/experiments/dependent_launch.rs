@@ -28,13 +28,6 @@ crate::defaults_from_clap!(Params);
 
 impl crate::saved::Params for Params {
     const QUICK: &'static str = "--spin-us 0,8 --chain 16 --repeats 2";
-
-    fn validate(&self) -> Result<(), UsageError> {
-        if self.spin_us.is_empty() {
-            return Err(UsageError::new("--spin-us needs at least one value"));
-        }
-        Ok(())
-    }
 }
 
 /// How a chain's kernels are launched.
@@ -94,13 +87,10 @@ pub struct GapRow {
     pub kernels: KernelSet,
     pub way: Way,
     pub spin_us: u32,
-    pub median_us: f64,
-    pub noise: f64,
     /// The plain launches' median gap at the same size and language over this one's:
     /// what this way saves, as a factor.
     pub plain_over_this: f64,
     /// Its gaps, µs.
-    #[serde(skip)]
     pub gaps: Series,
 }
 
@@ -170,8 +160,6 @@ impl Experiment for DependentLaunch {
                     kernels: p.kernels,
                     way: p.way,
                     spin_us: p.spin_us,
-                    median_us: s.median(),
-                    noise: s.noise(),
                     plain_over_this: plain / s.median(),
                     gaps: s,
                 })
@@ -210,7 +198,7 @@ impl Experiment for DependentLaunch {
         for (w, way) in Way::ALL.into_iter().enumerate() {
             for set in [KernelSet::Rust, KernelSet::Cuda] {
                 let points: Vec<(f64, f64)> = (sizes.iter().enumerate())
-                    .filter_map(|(i, &us)| Some((i as f64, a.row(set, way, us)?.median_us)))
+                    .filter_map(|(i, &us)| Some((i as f64, a.row(set, way, us)?.gaps.median())))
                     .collect();
                 if points.is_empty() {
                     continue;
@@ -226,7 +214,10 @@ impl Experiment for DependentLaunch {
     /// The headline: the median gaps at the smallest size (µs), each way and language.
     fn summary(r: &DependentLaunchResult, a: &Self::Derived) -> Summary {
         let spin = r.run.params.spin_us.iter().copied().min();
-        let gap = |set, way| spin.and_then(|us| a.row(set, way, us)).map(|x| x.median_us);
+        let gap = |set, way| {
+            spin.and_then(|us| a.row(set, way, us))
+                .map(|x| x.gaps.median())
+        };
         Summary::of(&json!({
             "verified": r.run.verification.passed,
             "spin_us": spin,

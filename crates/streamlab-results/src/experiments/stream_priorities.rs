@@ -76,11 +76,7 @@ impl WayRun {
 
 /// A way's name: "kernels, priorities", "copies, no priorities".
 fn way_label(work: Work, prioritized: bool) -> String {
-    let priorities = if prioritized {
-        "priorities"
-    } else {
-        "no priorities"
-    };
+    let priorities = ["no priorities", "priorities"][usize::from(prioritized)];
     format!("{}, {priorities}", work.label())
 }
 
@@ -109,10 +105,8 @@ fn quantile(values: &[f64], q: f64) -> f64 {
 pub struct WayRow {
     pub work: Work,
     pub prioritized: bool,
-    pub probes: usize,
     pub p50_ms: f64,
     pub p99_ms: f64,
-    pub max_ms: f64,
     /// The long operation's median span.
     pub long_ms: f64,
     /// The model's p50 and p99: a wait uniform up to the next block boundary of the
@@ -121,8 +115,7 @@ pub struct WayRow {
     /// long copy's end.
     pub model_p50_ms: f64,
     pub model_p99_ms: f64,
-    /// Its probes' waits, ms.
-    #[serde(skip)]
+    /// Its probes' waits, ms (their count and greatest in its summary).
     pub waits: Option<Series>,
 }
 
@@ -139,13 +132,14 @@ impl PrioritiesAnalysis {
     pub fn row(&self, work: Work, prioritized: bool) -> Option<&WayRow> {
         (self.rows.iter()).find(|r| r.work == work && r.prioritized == prioritized)
     }
+}
 
-    /// `work`'s row without priorities and its row with them, where both have probes'
-    /// waits (a timeline drawn from events has none).
-    pub fn both_ways(&self, work: Work) -> Option<(&WayRow, &WayRow)> {
-        let measured = |prioritized| self.row(work, prioritized).filter(|r| r.waits.is_some());
-        measured(false).zip(measured(true))
-    }
+/// `work`'s row without priorities and its row with them, where both have probes' waits
+/// (a timeline drawn from events has none).
+fn both_ways(rows: &[WayRow], work: Work) -> Option<(&WayRow, &WayRow)> {
+    let measured = |on| (rows.iter()).find(|r| r.work == work && r.prioritized == on);
+    let measured = |on| measured(on).filter(|r| r.waits.is_some());
+    measured(false).zip(measured(true))
 }
 
 /// A copy's wait with priorities counts as unchanged within this factor of its wait
@@ -158,10 +152,14 @@ fn columns<'a>() -> Columns<'a, WayRow> {
         .text("priorities", "prioritized", |x| {
             (if x.prioritized { "yes" } else { "no" }).into()
         })
-        .number("probes", "probes", (0, 0), |x| x.probes as f64)
+        .number("probes", "probes", (0, 0), |x| {
+            x.waits.as_ref().map_or(0.0, |s| s.summary.count as f64)
+        })
         .number("wait p50 ms", "p50_ms", (4, 5), |x| x.p50_ms)
         .number("wait p99 ms", "p99_ms", (4, 5), |x| x.p99_ms)
-        .number("wait max ms", "max_ms", (4, 5), |x| x.max_ms)
+        .number("wait max ms", "max_ms", (4, 5), |x| {
+            x.waits.as_ref().map_or(f64::NAN, |s| s.summary.max)
+        })
         .number("model p50 ms", "model_p50_ms", (4, 5), |x| x.model_p50_ms)
         .number("model p99 ms", "model_p99_ms", (4, 5), |x| x.model_p99_ms)
         .number("long operation ms", "long_ms", (3, 4), |x| x.long_ms)
@@ -217,10 +215,8 @@ impl Experiment for StreamPriorities {
                 WayRow {
                     work: w.work,
                     prioritized: w.prioritized,
-                    probes: w.waits_ms.len(),
                     p50_ms: quantile(&w.waits_ms, 0.5),
                     p99_ms: quantile(&w.waits_ms, 0.99),
-                    max_ms: quantile(&w.waits_ms, 1.0),
                     long_ms,
                     model_p50_ms: reach * 0.5,
                     model_p99_ms: reach * 0.99,
@@ -228,15 +224,13 @@ impl Experiment for StreamPriorities {
                 }
             })
             .collect();
-        let mut a = PrioritiesAnalysis {
+        PrioritiesAnalysis {
+            kernel_p99_gain: both_ways(&rows, Work::Kernels)
+                .map(|(off, on)| off.p99_ms / on.p99_ms),
+            copy_p50_with_over_without: both_ways(&rows, Work::Copies)
+                .map(|(off, on)| on.p50_ms / off.p50_ms),
             rows,
-            kernel_p99_gain: None,
-            copy_p50_with_over_without: None,
-        };
-        a.kernel_p99_gain = (a.both_ways(Work::Kernels)).map(|(off, on)| off.p99_ms / on.p99_ms);
-        a.copy_p50_with_over_without =
-            (a.both_ways(Work::Copies)).map(|(off, on)| on.p50_ms / off.p50_ms);
-        a
+        }
     }
 
     fn tables(_r: &Self::Result, derived: &Self::Derived, _cuda: Option<With<Self>>) -> Vec<Table> {
@@ -256,8 +250,8 @@ impl Experiment for StreamPriorities {
             resident_blocks => r.resident_blocks,
             priorities => [r.priority_range.0, r.priority_range.1],
             copy_engines => r.run.device.copy_engines,
-            kernels => a.both_ways(Work::Kernels).map(Serde),
-            copies => a.both_ways(Work::Copies).map(Serde),
+            kernels => both_ways(&a.rows, Work::Kernels).map(Serde),
+            copies => both_ways(&a.rows, Work::Copies).map(Serde),
             same_wait => SAME_WAIT,
         }
     }
@@ -310,18 +304,16 @@ impl Experiment for StreamPriorities {
 mod tests {
     use super::*;
 
+    /// Quantiles are by nearest rank; the model reaches a block for prioritized kernels and
+    /// the long operation otherwise.
     #[test]
-    fn quantiles_are_nearest_rank() {
+    fn nearest_rank_quantiles_and_the_model_s_reach() {
         let v: Vec<f64> = (1..=100).map(f64::from).collect();
         assert_eq!(quantile(&v, 0.5), 50.0);
         assert_eq!(quantile(&v, 0.99), 99.0);
         assert_eq!(quantile(&v, 1.0), 100.0);
         assert_eq!(quantile(&[3.0], 0.99), 3.0);
         assert!(quantile(&[], 0.5).is_nan());
-    }
-
-    #[test]
-    fn the_model_reaches_a_block_for_prioritized_kernels_and_the_long_operation_otherwise() {
         let way = |work, prioritized, waits: Vec<f64>| WayRun {
             work,
             prioritized,

@@ -46,10 +46,6 @@ pub struct RemedyRow {
     pub breaks: Case,
     /// The remedy's time per iteration over the break's.
     pub over_break: f64,
-    /// What limits the remedy besides the GPU, measured in the same run: for the staged
-    /// copy, the host's copy of one chunk into pinned memory (ms, median), which the
-    /// pipeline hides only while it is shorter than an iteration.
-    pub host_copy_ms: Option<f64>,
 }
 
 impl BreakRow {
@@ -81,14 +77,6 @@ impl BreaksAnalysis {
     /// The median time per iteration of the clean pipeline `case` is held to.
     pub fn baseline_ms(&self, case: Case) -> Option<f64> {
         self.row(case.baseline()).map(|x| x.median_ms)
-    }
-
-    /// The staged copy's model: the slower of its clean pipeline and the host's copy of
-    /// a chunk into pinned memory, which the pipeline hides only while it is shorter.
-    pub fn staged_model_ms(&self) -> Option<f64> {
-        let remedy = self.remedy(Case::StagedCopy)?;
-        let clean = self.baseline_ms(Case::StagedCopy)?;
-        Some(clean.max(remedy.host_copy_ms?))
     }
 }
 
@@ -131,6 +119,7 @@ pub(super) fn analyze(r: &ConcurrencyBreaksResult, checks: &[TraceChecks]) -> Br
         .map(|((case, t), checks)| (case, (t, checks)))
         .collect();
     let traced = |case: Case| traced.iter().find(|x| x.0 == case).map(|x| x.1);
+    let rule = Rule::within(ConcurrencyBreaks::NAME);
     let rows = (r.cases.iter())
         .filter_map(|c| {
             let base = find(c.case.baseline())?;
@@ -142,44 +131,31 @@ pub(super) fn analyze(r: &ConcurrencyBreaksResult, checks: &[TraceChecks]) -> Br
                 .map(|((kernel, both), (base_kernel, base_both))| {
                     (base_kernel - kernel, base_both - both)
                 });
-            let judged = verdict::judge(
-                &Rule::within(ConcurrencyBreaks::NAME),
-                (&base.time).into(),
-                (&c.time).into(),
-            );
             Some(BreakRow {
                 case: c.case,
                 median_ms: m,
                 noise: c.time.noise(),
                 over_clean: m / b,
                 cost_ms: m - b,
-                verdict: judged.verdict,
+                verdict: verdict::judge(&rule, (&base.time).into(), (&c.time).into()).verdict,
                 within_noise: (m / b - 1.0).abs() <= c.time.noise().max(base.time.noise()),
                 overlap_lost_ms: lost.map(|l| l.0),
                 both_ways_lost_ms: lost.map(|l| l.1),
                 host_ms: c.timeline.as_ref().and_then(host_per_iteration),
                 detected_as_expected: traced(c.case).is_some()
-                    && if expected.is_empty() {
-                        detected.is_empty()
-                    } else {
-                        expected.iter().all(|k| detected.contains(k))
-                    },
+                    && expected.iter().all(|k| detected.contains(k))
+                    && (!expected.is_empty() || detected.is_empty()),
                 detected,
             })
         })
         .collect::<Vec<BreakRow>>();
     let remedies = (rows.iter())
         .filter_map(|remedy| {
-            let cause = rows
-                .iter()
-                .find(|b| Some(b.case) == remedy.case.remedies())?;
+            let cause = (rows.iter()).find(|b| Some(b.case) == remedy.case.remedies())?;
             Some(RemedyRow {
                 remedy: remedy.case,
                 breaks: cause.case,
                 over_break: remedy.median_ms / cause.median_ms,
-                host_copy_ms: (r.staging.as_ref())
-                    .filter(|_| remedy.case == Case::StagedCopy)
-                    .map(|s| s.copy.median()),
             })
         })
         .collect();

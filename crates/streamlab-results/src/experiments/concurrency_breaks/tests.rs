@@ -1,54 +1,6 @@
 //! concurrency-breaks' analysis on a recorded run, and its cases' declarations.
 use super::*;
 
-/// The recorded run `run` (a folder of `tests/runs`).
-fn recorded(run: &str) -> ConcurrencyBreaksResult {
-    let path = format!(
-        "{}/tests/runs/{run}/concurrency-breaks.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
-#[test]
-fn the_host_calls_a_timeline_records_are_counted_per_iteration() {
-    let a = Analyzed::<ConcurrencyBreaks>::new(KernelSet::Rust, recorded("h200-2026-11-27-0014"));
-    let row = |case: Case| a.derived.row(case).unwrap();
-    // The clean pipeline waits for nothing on the host; a host wait and an allocation
-    // are host calls on the issue path.
-    assert_eq!(row(Case::Clean).host_ms, None);
-    for case in [Case::HostWaitOnEvent, Case::AllocAndFree] {
-        let host = row(case).host_ms.unwrap();
-        assert!(
-            host > 0.0 && host < row(case).median_ms * 10.0,
-            "{case:?}: {host}"
-        );
-    }
-    assert_eq!(
-        a.derived.remedy(Case::EventQuery).map(|x| x.breaks),
-        Some(Case::HostWaitOnEvent)
-    );
-    // The NULL-stream copy's overlap lost is told only where its timelines were traced.
-    let result = |a: &Analyzed<ConcurrencyBreaks>| {
-        let words = a.words.as_ref().unwrap();
-        let note = words.notes.iter().find(|(l, _)| l == "Result").unwrap();
-        note.1.clone()
-    };
-    assert!(
-        result(&a).contains("ms less per iteration"),
-        "{}",
-        result(&a)
-    );
-    let mut untraced = recorded("h200-2026-11-27-0014");
-    untraced.cases.iter_mut().for_each(|c| c.timeline = None);
-    let untraced = Analyzed::<ConcurrencyBreaks>::new(KernelSet::Rust, untraced);
-    let text = result(&untraced);
-    assert!(
-        text.contains("was not traced") && !text.contains("– ms"),
-        "{text}"
-    );
-}
-
 #[test]
 fn every_case_has_a_clean_baseline_every_break_a_rule_and_every_remedy_a_break() {
     for case in Case::ALL {
@@ -88,25 +40,12 @@ fn every_case_has_a_clean_baseline_every_break_a_rule_and_every_remedy_a_break()
     );
 }
 
-/// A staging probe whose copy of a chunk takes `copy_ms` on 4 threads.
-fn probe(copy_ms: f64) -> StagingProbe {
-    StagingProbe {
-        bytes: 8 << 20,
-        threads: 4,
-        by_threads: vec![
-            (1, 3.0 * copy_ms),
-            (2, 1.6 * copy_ms),
-            (4, copy_ms),
-            (8, copy_ms),
-        ],
-        copy: Series::new(vec![copy_ms * 0.99, copy_ms, copy_ms * 1.01]).unwrap(),
-    }
-}
-
 /// The recorded run of 2026-11-27 04:47 with a probe of each copy time, and without one
 /// as an older result: the staged copy is held against the slower of clean and the
 /// host's copy, the staging note says whether the pipeline hides that copy, and within
-/// noise means within the rows' noise, not under the minimum effect.
+/// noise means within the rows' noise, not under the minimum effect. The host calls a
+/// timeline records are counted per iteration, and the NULL-stream copy's overlap lost
+/// is told only where its timelines were traced.
 #[test]
 fn the_staged_copy_is_held_against_the_host_s_copy_and_within_noise_is_the_rows_noise() {
     let says = [
@@ -115,33 +54,68 @@ fn the_staged_copy_is_held_against_the_host_s_copy_and_within_noise_is_the_rows_
         (Some(0.5), "on 4 threads"),
         (None, ""),
     ];
+    let run = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/runs/h200-2026-11-27-0447/concurrency-breaks.json"
+    );
+    let run: ConcurrencyBreaksResult =
+        serde_json::from_str(&std::fs::read_to_string(run).unwrap()).unwrap();
+    let note = |a: &Analyzed<ConcurrencyBreaks>, label: &str| {
+        let notes = &a.words.as_ref().unwrap().notes;
+        notes.iter().find(|(l, _)| l == label).map(|x| x.1.clone())
+    };
     for (copy_ms, says) in says {
+        let staging = copy_ms.map(|copy_ms| StagingProbe {
+            bytes: 8 << 20,
+            threads: 4,
+            by_threads: vec![(1, 3.0 * copy_ms), (2, 1.6 * copy_ms), (4, copy_ms)],
+            copy: Series::new(vec![copy_ms * 0.99, copy_ms, copy_ms * 1.01]).unwrap(),
+        });
         let r = ConcurrencyBreaksResult {
-            staging: copy_ms.map(probe),
-            ..recorded("h200-2026-11-27-0447")
+            staging,
+            ..run.clone()
         };
         let a = Analyzed::<ConcurrencyBreaks>::new(KernelSet::Rust, r);
         let rows = &a.analysis.rows;
         let staged = rows.iter().find(|x| x.key == Case::StagedCopy.label());
-        let clean = a.derived.row(Case::Clean).unwrap().median_ms;
-        let held = copy_ms.map(|ms| RowControl::Model(clean.max(ms)));
+        let row = |case: Case| a.derived.row(case).unwrap();
+        let held = copy_ms.map(|ms| RowControl::Model(row(Case::Clean).median_ms.max(ms)));
         assert_eq!(staged.unwrap().control, held, "{copy_ms:?}");
         let probed = rows.iter().any(|x| x.key == "host-copy-to-staging");
         assert_eq!(probed, copy_ms.is_some());
-        let words = a.words.unwrap();
-        let note = |label: &str| (words.notes.iter()).find(|(l, _)| l == label);
-        match note("Staging") {
-            Some((_, text)) => assert!(text.contains(says), "{text}"),
+        match note(&a, "Staging") {
+            Some(text) => assert!(text.contains(says), "{text}"),
             None => assert!(copy_ms.is_none()),
         }
         for x in &a.derived.rows {
-            let noise = x.noise.max(a.derived.row(x.case.baseline()).unwrap().noise);
-            let within = (x.over_clean - 1.0).abs() <= noise;
+            let within = (x.over_clean - 1.0).abs() <= x.noise.max(row(x.case.baseline()).noise);
             assert_eq!(x.within_noise, within, "{:?}", x.case);
         }
         // A case the rule calls the same can still be beyond its noise: the words differ.
-        let (_, text) = note("Remedies' result").unwrap();
+        let text = note(&a, "Remedies' result").unwrap();
         assert!(text.contains("by the rule"), "{text}");
         assert!(text.contains("within noise of it"), "{text}");
+        // The clean pipeline waits for nothing on the host; a host wait and an allocation
+        // are host calls on the issue path.
+        assert_eq!(row(Case::Clean).host_ms, None);
+        for case in [Case::HostWaitOnEvent, Case::AllocAndFree] {
+            let host = row(case).host_ms.unwrap();
+            assert!(
+                host > 0.0 && host < row(case).median_ms * 10.0,
+                "{case:?}: {host}"
+            );
+        }
+        let cause = a.derived.remedy(Case::EventQuery).map(|x| x.breaks);
+        assert_eq!(cause, Some(Case::HostWaitOnEvent));
+        let text = note(&a, "Result").unwrap();
+        assert!(text.contains("ms less per iteration"), "{text}");
     }
+    let mut untraced = run;
+    untraced.cases.iter_mut().for_each(|c| c.timeline = None);
+    let untraced = Analyzed::<ConcurrencyBreaks>::new(KernelSet::Rust, untraced);
+    let text = note(&untraced, "Result").unwrap();
+    assert!(
+        text.contains("was not traced") && !text.contains("– ms"),
+        "{text}"
+    );
 }
