@@ -173,16 +173,10 @@ pub struct OverlapSizeAnalysis {
     pub sequential_ms: f64,
     /// Sequential first, then every streamed configuration.
     pub configs: Vec<OverlapConfig>,
-    /// Index into `configs` of the fastest streamed configuration.
-    pub best: Option<usize>,
+    /// The fastest streamed configuration.
+    pub best: Option<OverlapConfig>,
     /// sequential / best.
     pub speedup: f64,
-}
-
-impl OverlapSizeAnalysis {
-    pub fn best(&self) -> Option<&OverlapConfig> {
-        self.best.map(|i| &self.configs[i])
-    }
 }
 
 /// The verdict.
@@ -219,13 +213,16 @@ fn analyze_size(
     };
     let mut configs = vec![config(sequential, 1)];
     configs.extend((size.points.iter()).map(|p| config(p.clone(), size.iterations)));
-    let median = |i: usize| configs[i].point.time.median();
-    let best = (1..configs.len()).min_by(|&a, &b| median(a).total_cmp(&median(b)));
+    let median = |c: &OverlapConfig| c.point.time.median();
+    let best = (configs[1..].iter()).min_by(|a, b| median(a).total_cmp(&median(b)));
+    let best = best.cloned();
     let sequential_ms = size.sequential.median();
     OverlapSizeAnalysis {
         elements: size.elements,
         sequential_ms,
-        speedup: best.map_or(f64::NAN, |i| sequential_ms / median(i)),
+        speedup: best
+            .as_ref()
+            .map_or(f64::NAN, |b| sequential_ms / median(b)),
         configs,
         best,
     }
@@ -336,7 +333,7 @@ impl Experiment for Overlap {
     }
 
     fn words(r: &OverlapResult, a: &Self::Derived) -> Value {
-        let best = a.sizes[a.at_user_size].best();
+        let best = a.sizes[a.at_user_size].best.as_ref();
         context! {
             entry => r.entry.join(", "),
             payoff => PAYOFF,
@@ -362,7 +359,7 @@ impl Experiment for Overlap {
         ];
         for (name, color, dashed, ms) in curves {
             let points = (a.sizes.iter())
-                .filter_map(|s| Some((s.elements as f64, s.sequential_ms / ms(s.best()?))))
+                .filter_map(|s| Some((s.elements as f64, s.sequential_ms / ms(s.best.as_ref()?))))
                 .collect();
             chart.lines.push(line(name, color, dashed, points));
         }
