@@ -145,10 +145,8 @@ pub struct MapAnalysis {
     pub stream_counts: Vec<usize>,
     pub cells: Vec<MapCellAnalysis>,
     pub crossovers: Vec<Crossover>,
-    /// The model's constants (milliseconds, GB/s): ℓ_h, ℓ_d, L, k per element.
-    pub htod_latency_ms: f64,
-    pub dtoh_latency_ms: f64,
-    pub launch_ms: f64,
+    /// The model's kernel time per element (milliseconds); its fixed costs are the
+    /// medians of the run's overheads.
     pub kernel_ms_per_element: f64,
     /// The model's time per iteration on one stream, per size in `sizes`' order: what
     /// `compare` holds the sequential rows against.
@@ -167,10 +165,8 @@ fn columns<'a>() -> Columns<'a, MapCellAnalysis> {
         .text("streams", "streams", |x| x.streams.to_string())
         .named(
             |x| {
-                let streams = match x.streams {
-                    1 => "1 stream".to_owned(),
-                    s => format!("{s} streams"),
-                };
+                let plural = if x.streams == 1 { "" } else { "s" };
+                let streams = format!("{} stream{plural}", x.streams);
                 RowName::new(x.elements, format_args!("{} floats", x.elements))
                     .then(x.streams, streams)
             },
@@ -317,9 +313,6 @@ impl Experiment for OverlapMap {
             stream_counts,
             cells,
             crossovers,
-            htod_latency_ms,
-            dtoh_latency_ms,
-            launch_ms,
             kernel_ms_per_element,
             one_stream_model_ms,
         }
@@ -360,8 +353,8 @@ impl Experiment for OverlapMap {
         vec![Csv::main(columns().csv(&derived.cells))]
     }
 
-    fn words(_r: &OverlapMapResult, _a: &Self::Derived) -> Value {
-        context! { payoff => PAYOFF }
+    fn words(r: &OverlapMapResult, _a: &Self::Derived) -> Value {
+        context! { payoff => PAYOFF, overheads => Serde(&r.overheads) }
     }
 
     /// overlap-map: the measured speedup map and the model's, each with the pay-off contour;
