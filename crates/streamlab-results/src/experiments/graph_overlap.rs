@@ -87,41 +87,22 @@ pub struct GraphOverlapResult {
     pub points: Vec<GraphPoint>,
 }
 
-/// Stream issue against graph replay in one time (the GPU's or the host's): medians,
-/// milliseconds per iteration, and their relative noise.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Sides {
-    pub streams_ms: f64,
-    pub graph_ms: f64,
-    pub streams_noise: f64,
-    pub graph_noise: f64,
-    /// graph / streams.
-    pub ratio: f64,
-}
-
-impl Sides {
-    fn of(streams: &Series, graph: &Series) -> Sides {
-        let (streams_ms, graph_ms) = (streams.median(), graph.median());
-        Sides {
-            streams_ms,
-            graph_ms,
-            streams_noise: streams.noise(),
-            graph_noise: graph.noise(),
-            ratio: graph_ms / streams_ms,
-        }
-    }
-}
-
 /// One order at one chunk count.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GraphRow {
     pub variant: IssueOrder,
     pub chunks: usize,
-    pub gpu: Sides,
-    pub host: Sides,
+    /// Graph replay over stream issue: the medians of the GPU's and of the host's time.
+    pub gpu_ratio: f64,
+    pub host_ratio: f64,
     /// Against the faster way's GPU time; `bound.lowered()` where either way beat the
     /// bound built from the measured stages.
     pub bound: Bound,
+    /// The two ways' samples.
+    #[serde(skip)]
+    pub streams: GraphPoint,
+    #[serde(skip)]
+    pub graph: GraphPoint,
 }
 
 /// The one declaration of the table and the CSV: a row per order and chunk count.
@@ -130,19 +111,23 @@ fn columns<'a>() -> Columns<'a, GraphRow> {
         .text("order", "variant", |x: &GraphRow| x.variant.label().into())
         .text("chunks", "chunks", |x| x.chunks.to_string())
         .number("GPU streams", "gpu_streams_ms", (4, 4), |x| {
-            x.gpu.streams_ms
+            x.streams.gpu.median()
         })
-        .noise("noise", "gpu_streams_noise", |x| x.gpu.streams_noise)
-        .number("GPU graph", "gpu_graph_ms", (4, 4), |x| x.gpu.graph_ms)
-        .noise("noise", "gpu_graph_noise", |x| x.gpu.graph_noise)
-        .show("graph / streams", |x| num(x.gpu.ratio, 3))
+        .noise("noise", "gpu_streams_noise", |x| x.streams.gpu.noise())
+        .number("GPU graph", "gpu_graph_ms", (4, 4), |x| {
+            x.graph.gpu.median()
+        })
+        .noise("noise", "gpu_graph_noise", |x| x.graph.gpu.noise())
+        .show("graph / streams", |x| num(x.gpu_ratio, 3))
         .number("host streams", "host_streams_ms", (4, 4), |x| {
-            x.host.streams_ms
+            x.streams.host.median()
         })
-        .noise("noise", "host_streams_noise", |x| x.host.streams_noise)
-        .number("host graph", "host_graph_ms", (4, 4), |x| x.host.graph_ms)
-        .noise("noise", "host_graph_noise", |x| x.host.graph_noise)
-        .show("graph / streams", |x| num(x.host.ratio, 3))
+        .noise("noise", "host_streams_noise", |x| x.streams.host.noise())
+        .number("host graph", "host_graph_ms", (4, 4), |x| {
+            x.graph.host.median()
+        })
+        .noise("noise", "host_graph_noise", |x| x.graph.host.noise())
+        .show("graph / streams", |x| num(x.host_ratio, 3))
         .number("bound", "bound_ms", (4, 4), |x| x.bound.ms)
         .show("against its bound (the faster)", |x| x.bound.cell())
 }
@@ -210,9 +195,11 @@ impl Experiment for GraphOverlap {
                 rows.push(GraphRow {
                     variant,
                     chunks,
-                    gpu: Sides::of(&s.gpu, &g.gpu),
-                    host: Sides::of(&s.host, &g.host),
+                    gpu_ratio: g.gpu.median() / s.gpu.median(),
+                    host_ratio: g.host.median() / s.host.median(),
                     bound,
+                    streams: s.clone(),
+                    graph: g.clone(),
                 });
             }
         }
@@ -232,7 +219,7 @@ impl Experiment for GraphOverlap {
         let labels: Vec<String> = (a.iter())
             .map(|r| format!("{} ×{}", r.variant.short(), r.chunks))
             .collect();
-        let chart_of = |title: &str, y_label: &str, side: fn(&GraphRow) -> Sides| {
+        let chart_of = |title: &str, y_label: &str, side: fn(&GraphPoint) -> &Series| {
             let mut c = blank(
                 title.into(),
                 "order × chunks",
@@ -240,30 +227,26 @@ impl Experiment for GraphOverlap {
                 XAxis::Categories(labels.clone()),
                 YScale::Log,
             );
-            type Time = fn(Sides) -> f64;
-            let ms: [(&str, Time); 2] = [
-                ("issued on streams", |s| s.streams_ms),
-                ("replayed graph", |s| s.graph_ms),
+            type Way = fn(&GraphRow) -> &GraphPoint;
+            let ways: [(&str, Way); 2] = [
+                ("issued on streams", |r| &r.streams),
+                ("replayed graph", |r| &r.graph),
             ];
-            for ((name, ms), color) in ms.into_iter().zip(PALETTE) {
-                c.bars.push(bars(
-                    name,
-                    color,
-                    a.iter().map(|r| ms(side(r))).collect(),
-                    None,
-                ));
+            for ((name, way), color) in ways.into_iter().zip(PALETTE) {
+                let ms = a.iter().map(|r| side(way(r)).median()).collect();
+                c.bars.push(bars(name, color, ms, None));
             }
             c
         };
         let host = chart_of(
             "graph-overlap: host time per iteration (the CPU's share)",
             "host ms per iteration",
-            |r| r.host,
+            |p| &p.host,
         );
         let mut gpu = chart_of(
             "graph-overlap: GPU time per iteration, and its bound",
             "GPU ms per iteration",
-            |r| r.gpu,
+            |p| &p.gpu,
         );
         // The GPU times differ by a few percent: a linear axis from 0 shows them as they are.
         gpu.y_scale = YScale::Linear;
@@ -280,17 +263,17 @@ impl Experiment for GraphOverlap {
     /// (host time), each the worse order's, and whether the two sides' noise covers it.
     fn summary(r: &GraphOverlapResult, a: &Self::Derived) -> Summary {
         let chunks = &r.run.params.chunks;
-        let worst = |chunks: Option<&usize>, side: fn(&GraphRow) -> Sides| {
+        type Side = (fn(&GraphRow) -> f64, fn(&GraphPoint) -> &Series);
+        let worst = |chunks: Option<&usize>, (ratio, side): Side| {
             let x = (a.iter())
                 .filter(|x| Some(&x.chunks) == chunks)
-                .map(side)
-                .max_by(|x, y| x.ratio.total_cmp(&y.ratio))?;
-            let within =
-                !stats::beyond_noise(x.streams_ms, x.streams_noise, x.graph_ms, x.graph_noise);
-            Some((x.ratio, within))
+                .max_by(|x, y| ratio(x).total_cmp(&ratio(y)))?;
+            let (s, g) = (side(&x.streams), side(&x.graph));
+            let within = !stats::beyond_noise(s.median(), s.noise(), g.median(), g.noise());
+            Some((ratio(x), within))
         };
-        let gpu = worst(chunks.iter().min(), |x| x.gpu);
-        let host = worst(chunks.iter().max(), |x| x.host);
+        let gpu = worst(chunks.iter().min(), (|x| x.gpu_ratio, |p| &p.gpu));
+        let host = worst(chunks.iter().max(), (|x| x.host_ratio, |p| &p.host));
         Summary::of(&json!({
             "verified": r.run.verification.passed,
             "gpu_ratio_fewest_chunks": gpu.map(|x| x.0),

@@ -77,9 +77,6 @@ pub struct MappedResult {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MappedRow {
     pub elements: usize,
-    pub mapped_ms: f64,
-    /// The better of the two asynchronous orders.
-    pub streamed_ms: f64,
     pub mapped_bound_ms: f64,
     pub streamed_bound_ms: f64,
     /// mapped bound / mapped: 1 is the link's limit.
@@ -89,9 +86,6 @@ pub struct MappedRow {
     /// Either version beat the bound built from the measured rates: that bound was
     /// lowered to the row.
     pub beyond_bound: bool,
-    /// Relative noise of the mapped kernel's and the streamed version's samples.
-    pub mapped_noise: f64,
-    pub streamed_noise: f64,
     /// Where each version sits under its bound as built (each bound's noise: its
     /// copies' samples'), within or beyond the two figures' noise.
     pub mapped_under: Option<Under>,
@@ -126,6 +120,14 @@ fn link_rates(r: &MappedResult, run: Option<LinkRates>) -> CopyRates {
     }
 }
 
+/// The samples of the streamed version: the faster of the two asynchronous orders.
+fn streamed(p: &MappedPoint) -> &Series {
+    [&p.async1, &p.async2]
+        .into_iter()
+        .min_by(|a, b| a.median().total_cmp(&b.median()))
+        .expect("two orders")
+}
+
 /// Point `p` of `r` against its bounds from `link`, the fastest rates of every size, and
 /// `run`, the run's fastest large copies.
 fn mapped_row(
@@ -136,10 +138,7 @@ fn mapped_row(
 ) -> MappedRow {
     let (bytes, streams) = (p.whole.bytes, r.run.params.streams);
     let mapped_ms = p.mapped.median();
-    let streamed = [&p.async1, &p.async2]
-        .into_iter()
-        .min_by(|a, b| a.median().total_cmp(&b.median()))
-        .expect("two orders");
+    let streamed = streamed(p);
     let streamed_ms = streamed.median();
     // The link's capacity both ways is the run's best, as for the mapped bound.
     let streamed_bound = pipeline_stages([&p.whole, &p.chunked], streams, None, run).map(|parts| {
@@ -161,15 +160,11 @@ fn mapped_row(
     let mapped_bound_ms = if mapped_lowered { mapped_ms } else { built_ms };
     MappedRow {
         elements: p.elements,
-        mapped_ms,
-        streamed_ms,
         mapped_bound_ms,
         streamed_bound_ms: streamed_bound.map_or(f64::NAN, |b| b.ms),
         mapped_efficiency: mapped_bound_ms / mapped_ms,
         mapped_speedup: streamed_ms / mapped_ms,
         beyond_bound: mapped_lowered || streamed_bound.is_some_and(|b| b.lowered()),
-        mapped_noise: p.mapped.noise(),
-        streamed_noise: streamed.noise(),
         mapped_under: Under::of(built_ms, stage_noise(&p.whole), mapped_ms, p.mapped.noise()),
         streamed_under: streamed_bound.and_then(|b| b.under),
         point: p.clone(),
@@ -205,19 +200,21 @@ fn columns<'a>() -> Columns<'a, MappedRow> {
             (Some((MAPPED, "mapped")), MS),
             |x| Some(&x.point.mapped),
         )
+        .noise_of("noise", "mapped_noise")
         .measured((Some(("async1", "asynchronous 1")), MS), |x| {
             Some(&x.point.async1)
         })
         .measured((Some(("async2", "asynchronous 2")), MS), |x| {
             Some(&x.point.async2)
         })
-        .noise("noise", "mapped_noise", |x| x.mapped_noise)
         .number("mapped bound", "mapped_bound_ms", (4, 5), |x| {
             x.mapped_bound_ms
         })
         .show("efficiency", |x| num(x.mapped_efficiency, 3))
-        .number("streamed", "streamed_ms", (4, 5), |x| x.streamed_ms)
-        .noise("noise", "streamed_noise", |x| x.streamed_noise)
+        .number("streamed", "streamed_ms", (4, 5), |x| {
+            streamed(&x.point).median()
+        })
+        .noise("noise", "streamed_noise", |x| streamed(&x.point).noise())
         .number("streamed bound", "streamed_bound_ms", (4, 5), |x| {
             x.streamed_bound_ms
         })
@@ -264,8 +261,8 @@ impl Experiment for Mapped {
             .map(|p| mapped_row(r, run.as_ref(), &link, p))
             .collect();
         let wins = |x: &&MappedRow| {
-            let (mapped, streamed) = (x.mapped_ms, x.streamed_ms);
-            mapped < streamed && beyond_noise(mapped, x.mapped_noise, streamed, x.streamed_noise)
+            let (m, s) = (&x.point.mapped, streamed(&x.point));
+            m.median() < s.median() && beyond_noise(m.median(), m.noise(), s.median(), s.noise())
         };
         MappedAnalysis {
             link,
@@ -293,9 +290,11 @@ impl Experiment for Mapped {
         );
         type Y = fn(&MappedRow) -> f64;
         let series: [(&str, usize, bool, Y); 4] = [
-            ("mapped (median)", 4, false, |r| r.mapped_ms),
+            ("mapped (median)", 4, false, |r| r.point.mapped.median()),
             ("mapped bound: the link", 4, true, |r| r.mapped_bound_ms),
-            ("streamed (median)", 0, false, |r| r.streamed_ms),
+            ("streamed (median)", 0, false, |r| {
+                streamed(&r.point).median()
+            }),
             ("streamed bound: pipeline", 0, true, |r| r.streamed_bound_ms),
         ];
         for (name, color, dashed, y) in series {
@@ -308,7 +307,7 @@ impl Experiment for Mapped {
     fn summary(r: &MappedResult, a: &Self::Derived) -> Summary {
         // The size nearest sincos-overlap's array, where mapped memory is held to its bound.
         let near = (a.rows.iter()).min_by_key(|x| x.elements.abs_diff(1 << SINCOS_EXPONENT));
-        let near = near.map(|x| (x.elements, x.mapped_ms / x.mapped_bound_ms));
+        let near = near.map(|x| (x.elements, x.point.mapped.median() / x.mapped_bound_ms));
         Summary::of(&json!({
             "verified": r.run.verification.passed,
             "mapped_wins": a.mapped_wins,

@@ -157,17 +157,13 @@ pub struct OverlapResult {
     pub timeline: Option<Timeline>,
 }
 
-/// One configuration at one size (medians, milliseconds per iteration).
+/// One configuration at one size, sequential as one stream, against its bound.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct OverlapConfig {
-    pub variant: IssueOrder,
-    pub streams: usize,
-    pub median_ms: f64,
+    #[serde(flatten)]
+    pub point: OverlapPoint,
     /// `None` where its stages were not measured.
     pub bound: Option<Bound>,
-    /// Its samples.
-    #[serde(skip)]
-    pub time: Series,
 }
 
 /// One array size.
@@ -177,16 +173,10 @@ pub struct OverlapSizeAnalysis {
     pub sequential_ms: f64,
     /// Sequential first, then every streamed configuration.
     pub configs: Vec<OverlapConfig>,
-    /// Index into `configs` of the fastest streamed configuration.
-    pub best: Option<usize>,
+    /// The fastest streamed configuration.
+    pub best: Option<OverlapConfig>,
     /// sequential / best.
     pub speedup: f64,
-}
-
-impl OverlapSizeAnalysis {
-    pub fn best(&self) -> Option<&OverlapConfig> {
-        self.best.map(|i| &self.configs[i])
-    }
 }
 
 /// The verdict.
@@ -205,36 +195,34 @@ fn analyze_size(
     copy_engines: i32,
     link: Option<&LinkRates>,
 ) -> OverlapSizeAnalysis {
-    let config = |variant, streams, time: &Series, runs| {
-        let median_ms = time.median();
+    let config = |point: OverlapPoint, runs| {
+        let (streams, time) = (point.streams, &point.time);
         let bound = pipeline_stages(&size.stages, streams, None, link).map(|parts| {
             pipeline::bound(parts, streams, runs, copy_engines).held(
-                median_ms,
+                time.median(),
                 time.noise(),
                 chunks_noise(&size.stages, streams),
             )
         });
-        OverlapConfig {
-            variant,
-            streams,
-            median_ms,
-            bound,
-            time: time.clone(),
-        }
+        OverlapConfig { point, bound }
     };
+    let sequential = OverlapPoint {
+        variant: IssueOrder::Sequential,
+        streams: 1,
+        time: size.sequential.clone(),
+    };
+    let mut configs = vec![config(sequential, 1)];
+    configs.extend((size.points.iter()).map(|p| config(p.clone(), size.iterations)));
+    let median = |c: &OverlapConfig| c.point.time.median();
+    let best = (configs[1..].iter()).min_by(|a, b| median(a).total_cmp(&median(b)));
+    let best = best.cloned();
     let sequential_ms = size.sequential.median();
-    let mut configs = vec![config(IssueOrder::Sequential, 1, &size.sequential, 1)];
-    configs.extend(
-        (size.points.iter()).map(|p| config(p.variant, p.streams, &p.time, size.iterations)),
-    );
-    let best = (configs.iter().enumerate())
-        .filter(|(_, c)| c.variant != IssueOrder::Sequential)
-        .min_by(|a, b| a.1.median_ms.total_cmp(&b.1.median_ms))
-        .map(|(i, _)| i);
     OverlapSizeAnalysis {
         elements: size.elements,
         sequential_ms,
-        speedup: best.map_or(f64::NAN, |i| sequential_ms / configs[i].median_ms),
+        speedup: best
+            .as_ref()
+            .map_or(f64::NAN, |b| sequential_ms / median(b)),
         configs,
         best,
     }
@@ -250,24 +238,28 @@ fn columns<'a>() -> Columns<'a, Row<'a>> {
         .named(
             |(s, x): &Row| {
                 let n = RowName::new(s.elements, format_args!("{} elements", s.elements));
-                match x.variant {
+                match x.point.variant {
                     IssueOrder::Sequential => n.then("seq", "sequential"),
                     v => n.then(
-                        format_args!("{}/{}", v.short(), x.streams),
-                        format_args!("{} with {} streams", v.label(), x.streams),
+                        format_args!("{}/{}", v.short(), x.point.streams),
+                        format_args!("{} with {} streams", v.label(), x.point.streams),
                     ),
                 }
             },
             |_, _, row| row.over_link(),
         )
         .raw("elements", |(s, _): &Row| s.elements.to_string())
-        .text("variant", "variant", |(_, x)| x.variant.label().into())
-        .text("streams", "streams", |(_, x)| x.streams.to_string())
+        .text("variant", "variant", |(_, x)| {
+            x.point.variant.label().into()
+        })
+        .text("streams", "streams", |(_, x)| x.point.streams.to_string())
         .median(("ms", "median_ms"), (4, 5), (None, MS), |(_, x)| {
-            Some(&x.time)
+            Some(&x.point.time)
         })
         .noise_of("noise", "noise")
-        .show("speedup", |(s, x)| times(s.sequential_ms / x.median_ms))
+        .show("speedup", |(s, x)| {
+            times(s.sequential_ms / x.point.time.median())
+        })
         .number("bound", "bound_ms", (4, 5), |(_, x)| {
             x.bound.map_or(f64::NAN, |b| b.ms)
         })
@@ -341,11 +333,11 @@ impl Experiment for Overlap {
     }
 
     fn words(r: &OverlapResult, a: &Self::Derived) -> Value {
-        let best = a.sizes[a.at_user_size].best();
+        let best = a.sizes[a.at_user_size].best.as_ref();
         context! {
             entry => r.entry.join(", "),
             payoff => PAYOFF,
-            best => best.map(|b| (Serde(b), b.variant.label(), b.bound.map(|b| b.limiter.label()))),
+            best => best.map(|b| (Serde(b), b.point.variant.label(), b.bound.map(|b| b.limiter.label()))),
         }
     }
 
@@ -360,14 +352,14 @@ impl Experiment for Overlap {
         );
         type Ms = fn(&OverlapConfig) -> f64;
         let curves: [(&str, _, bool, Ms); 2] = [
-            ("measured", PALETTE[0], false, |b| b.median_ms),
+            ("measured", PALETTE[0], false, |b| b.point.time.median()),
             ("bound of that configuration", BOUND_COLOR, true, |b| {
                 b.bound.map_or(f64::NAN, |b| b.ms)
             }),
         ];
         for (name, color, dashed, ms) in curves {
             let points = (a.sizes.iter())
-                .filter_map(|s| Some((s.elements as f64, s.sequential_ms / ms(s.best()?))))
+                .filter_map(|s| Some((s.elements as f64, s.sequential_ms / ms(s.best.as_ref()?))))
                 .collect();
             chart.lines.push(line(name, color, dashed, points));
         }

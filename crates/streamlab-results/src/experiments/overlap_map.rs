@@ -107,25 +107,26 @@ pub struct OverlapMapResult {
 pub struct MapCellAnalysis {
     pub elements: usize,
     pub streams: usize,
-    /// The better asynchronous order's median, milliseconds per iteration.
-    pub best_ms: f64,
-    /// Relative noise of the better order's samples.
-    pub noise: f64,
-    /// One stream's median over `best_ms`.
+    /// One stream's median over the better asynchronous order's.
     pub speedup: f64,
     /// The model's time per iteration and speedup.
     pub model_ms: f64,
     pub model_speedup: f64,
     /// Measured and model on different sides of [`PAYOFF`].
     pub disagrees: bool,
-    /// Iterations per timed sample at its size.
+    /// Its samples.
     #[serde(skip)]
-    pub size_iterations: usize,
-    /// The two asynchronous orders' samples.
-    #[serde(skip)]
-    pub async1: Series,
-    #[serde(skip)]
-    pub async2: Series,
+    pub cell: MapCell,
+}
+
+impl MapCell {
+    /// The samples of the better asynchronous order.
+    fn best(&self) -> &Series {
+        [&self.async1, &self.async2]
+            .into_iter()
+            .min_by(|a, b| a.median().total_cmp(&b.median()))
+            .expect("two orders")
+    }
 }
 
 /// The smallest size at which a stream count pays off, measured and modelled.
@@ -144,10 +145,8 @@ pub struct MapAnalysis {
     pub stream_counts: Vec<usize>,
     pub cells: Vec<MapCellAnalysis>,
     pub crossovers: Vec<Crossover>,
-    /// The model's constants (milliseconds, GB/s): ℓ_h, ℓ_d, L, k per element.
-    pub htod_latency_ms: f64,
-    pub dtoh_latency_ms: f64,
-    pub launch_ms: f64,
+    /// The model's kernel time per element (milliseconds); its fixed costs are the
+    /// medians of the run's overheads.
     pub kernel_ms_per_element: f64,
     /// The model's time per iteration on one stream, per size in `sizes`' order: what
     /// `compare` holds the sequential rows against.
@@ -166,24 +165,22 @@ fn columns<'a>() -> Columns<'a, MapCellAnalysis> {
         .text("streams", "streams", |x| x.streams.to_string())
         .named(
             |x| {
-                let streams = match x.streams {
-                    1 => "1 stream".to_owned(),
-                    s => format!("{s} streams"),
-                };
+                let plural = if x.streams == 1 { "" } else { "s" };
+                let streams = format!("{} stream{plural}", x.streams);
                 RowName::new(x.elements, format_args!("{} floats", x.elements))
                     .then(x.streams, streams)
             },
             |x, _, row| row.over_link().modelled(Some(x.model_ms)),
         )
         .measured((Some(("async1", "asynchronous 1")), MS), |x| {
-            Some(&x.async1)
+            Some(&x.cell.async1)
         })
         .measured((Some(("async2", "asynchronous 2")), MS), |x| {
-            Some(&x.async2)
+            Some(&x.cell.async2)
         })
-        .show("iterations per sample", |x| x.size_iterations.to_string())
-        .number("best", "best_ms", (4, 5), |x| x.best_ms)
-        .noise("noise", "noise", |x| x.noise)
+        .show("iterations per sample", |x| x.cell.iterations.to_string())
+        .number("best", "best_ms", (4, 5), |x| x.cell.best().median())
+        .noise("noise", "noise", |x| x.cell.best().noise())
         .times("speedup", "speedup", 3, |x| x.speedup)
         .number("model", "model_ms", (4, 5), |x| x.model_ms)
         .times("model speedup", "model_speedup", 3, |x| x.model_speedup)
@@ -267,30 +264,22 @@ impl Experiment for OverlapMap {
             // One stream runs everything in order; its one-stream cells time the same work.
             let sequential = (size.cells.iter())
                 .filter(|c| c.streams == 1)
-                .map(|c| c.async1.median().min(c.async2.median()))
+                .map(|c| c.best().median())
                 .fold(size.sequential.median(), f64::min);
             let one_stream_model = model_ms(size.elements, 1, size.iterations);
             one_stream_model_ms.push(one_stream_model);
             for cell in &size.cells {
-                let best = [&cell.async1, &cell.async2]
-                    .into_iter()
-                    .min_by(|a, b| a.median().total_cmp(&b.median()))
-                    .expect("two orders");
-                let best_ms = best.median();
                 let model = model_ms(size.elements, cell.streams, cell.iterations);
-                let (speedup, model_speedup) = (sequential / best_ms, one_stream_model / model);
+                let speedup = sequential / cell.best().median();
+                let model_speedup = one_stream_model / model;
                 cells.push(MapCellAnalysis {
                     elements: size.elements,
                     streams: cell.streams,
-                    best_ms,
-                    noise: best.noise(),
                     speedup,
                     model_ms: model,
                     model_speedup,
                     disagrees: (speedup >= PAYOFF) != (model_speedup >= PAYOFF),
-                    size_iterations: size.iterations,
-                    async1: cell.async1.clone(),
-                    async2: cell.async2.clone(),
+                    cell: cell.clone(),
                 });
             }
         }
@@ -324,9 +313,6 @@ impl Experiment for OverlapMap {
             stream_counts,
             cells,
             crossovers,
-            htod_latency_ms,
-            dtoh_latency_ms,
-            launch_ms,
             kernel_ms_per_element,
             one_stream_model_ms,
         }
@@ -367,8 +353,8 @@ impl Experiment for OverlapMap {
         vec![Csv::main(columns().csv(&derived.cells))]
     }
 
-    fn words(_r: &OverlapMapResult, _a: &Self::Derived) -> Value {
-        context! { payoff => PAYOFF }
+    fn words(r: &OverlapMapResult, _a: &Self::Derived) -> Value {
+        context! { payoff => PAYOFF, overheads => Serde(&r.overheads) }
     }
 
     /// overlap-map: the measured speedup map and the model's, each with the pay-off contour;
