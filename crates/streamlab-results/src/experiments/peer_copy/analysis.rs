@@ -120,18 +120,9 @@ impl PeerCopyAnalysis {
         (self.matrix.iter()).find(|p| p.largest.src == src && p.largest.dst == dst)
     }
 
-    /// The slowest and fastest rate of `method` over the pairs where it ran at the
-    /// largest size, leaving out those above their link.
-    pub fn range(&self, method: Method) -> Option<(f64, f64)> {
-        self.unflagged_span(method, |rate| rate.gbps)
-    }
-
-    /// The same of its efficiency.
-    pub fn efficiency_range(&self, method: Method) -> Option<(f64, f64)> {
-        self.unflagged_span(method, |rate| rate.efficiency)
-    }
-
-    fn unflagged_span(&self, method: Method, value: fn(&Rate) -> f64) -> Option<(f64, f64)> {
+    /// The slowest and fastest `value` (GB/s, efficiency) of `method`'s rates over the
+    /// pairs where it ran at the largest size, leaving out those above their link.
+    pub fn range(&self, method: Method, value: fn(&Rate) -> f64) -> Option<(f64, f64)> {
         span(
             (self.matrix.iter())
                 .map(|p| &p.largest.rates[method])
@@ -168,14 +159,6 @@ pub(super) fn above(gbps: f64, noise: f64, link: f64) -> bool {
     gbps > link && beyond_noise(gbps, noise, link, 0.0)
 }
 
-/// The NVLinks' rate from `src` to `dst` in `directions` directions, NaN where unknown.
-fn link_rate(r: &PeerCopyResult, (src, dst): (usize, usize), directions: u64) -> f64 {
-    (r.links.iter())
-        .find(|l| l.src == src && l.dst == dst)
-        .and_then(|l| l.rate_gbps(directions))
-        .unwrap_or(f64::NAN)
-}
-
 /// Every method's numbers at point `p` of the pair `(s, d)`; NaN throughout where there
 /// is none (a pair stopped before its first size).
 fn rates(r: &PeerCopyResult, (s, d): (usize, usize), p: Option<&PeerPoint>) -> Rates {
@@ -188,13 +171,13 @@ fn rates(r: &PeerCopyResult, (s, d): (usize, usize), p: Option<&PeerPoint>) -> R
             ways.each_ref()
                 .map(|w| (rate(1, bytes, Some(w)), w.noise()))
         });
-        // Only the copies with peer access on cross the link.
-        let link = |pair, directions| {
-            if m.needs_peer_access() {
-                link_rate(r, pair, directions)
-            } else {
-                f64::NAN
-            }
+        // The NVLinks' rate from `src` to `dst` in `directions` directions, NaN where
+        // unknown or not crossed: only the copies with peer access on cross the link.
+        let link = |(src, dst): (usize, usize), directions| {
+            (r.links.iter())
+                .find(|l| l.src == src && l.dst == dst && m.needs_peer_access())
+                .and_then(|l| l.rate_gbps(directions))
+                .unwrap_or(f64::NAN)
         };
         let way_links = [link((s, d), 1), link((d, s), 1)];
         Rate {

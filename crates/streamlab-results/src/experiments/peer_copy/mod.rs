@@ -309,7 +309,9 @@ impl Experiment for PeerCopy {
 
     fn words(r: &PeerCopyResult, a: &Self::Derived) -> Value {
         // Each method's GB/s at the largest size; none where every pair's is above its link.
-        let gbps = |m: Method| (a.range(m)).map(|range| format!("{} GB/s", span(range, 1, 1.0)));
+        let gbps = |m: Method| {
+            (a.range(m, |r| r.gbps)).map(|range| format!("{} GB/s", span(range, 1, 1.0)))
+        };
         let gbps = context! {
             peer => gbps(Method::Peer),
             staged => gbps(Method::Staged),
@@ -330,7 +332,7 @@ impl Experiment for PeerCopy {
             let rate = &p.largest.rates[Method::Peer];
             (rate.gbps.is_finite() && !rate.above_link).then_some(rate.efficiency)
         };
-        let share = (a.efficiency_range(Method::Peer).zip(a.link_range()))
+        let share = (a.range(Method::Peer, |r| r.efficiency).zip(a.link_range()))
             .filter(|_| a.matrix.iter().filter_map(peer_share).all(f64::is_finite))
             .map(|(share, link)| [span(share, 0, 100.0), span(link, 1, 1.0)]);
         context! {
@@ -353,10 +355,10 @@ impl Experiment for PeerCopy {
         Summary::of(&json!({
             "verified": r.run.verification.passed,
             "pairs": a.matrix.len(),
-            "peer_gbps": a.range(Method::Peer),
-            "staged_gbps": a.range(Method::Staged),
+            "peer_gbps": a.range(Method::Peer, |r| r.gbps),
+            "staged_gbps": a.range(Method::Staged, |r| r.gbps),
             "link_gbps": a.link_range(),
-            "peer_efficiency": a.efficiency_range(Method::Peer),
+            "peer_efficiency": a.range(Method::Peer, |r| r.efficiency),
             "rows_above_link": a.rows_above_link(),
         }))
     }

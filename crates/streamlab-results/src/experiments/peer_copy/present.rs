@@ -41,21 +41,6 @@ fn rate_cell(rate: f64, share: f64) -> String {
     }
 }
 
-/// Each direction's own GB/s in a both-ways copy: "387.0 / 386.9".
-fn each_way_cell(rates: &Rates, method: Method) -> String {
-    match rates[method].each_way {
-        [a, b] if a.is_finite() && b.is_finite() => format!("{a:.1} / {b:.1}"),
-        _ => "–".into(),
-    }
-}
-
-/// The headings of the columns of each direction's own rate in the both-ways copies,
-/// peer access off and on.
-const EACH_WAY: [&str; 2] = [
-    "each way, peer access off (→ / ←)",
-    "each way, peer access on (→ / ←)",
-];
-
 /// The columns of rows with `rates`: each method's GB/s (its share of the link in the
 /// tables), and in the CSV its GB/s and noise, with each direction's own rate beside a
 /// both-ways method in the tables; then in the CSV each link method's efficiency and each
@@ -72,9 +57,14 @@ fn rate_columns<'a, R: 'a>(mut columns: Columns<'a, R>, rates: fn(&R) -> &Rates)
             .raw(format!("{}_noise", method.key()), move |x| {
                 format!("{:.4}", rates(x)[method].noise)
             });
+        // Each direction's own GB/s in a both-ways copy: "387.0 / 386.9".
         if method.directions() == 2 {
-            let heading = EACH_WAY[usize::from(method.needs_peer_access())];
-            columns = columns.show(heading, move |x| each_way_cell(rates(x), method));
+            let on = ["off", "on"][usize::from(method.needs_peer_access())];
+            let heading = format!("each way, peer access {on} (→ / ←)");
+            columns = columns.show(heading, move |x| match rates(x)[method].each_way {
+                [a, b] if a.is_finite() && b.is_finite() => format!("{a:.1} / {b:.1}"),
+                _ => "–".into(),
+            });
         }
     }
     for method in Method::ALL.into_iter().filter(|m| m.needs_peer_access()) {
@@ -101,22 +91,17 @@ fn rate_columns<'a, R: 'a>(mut columns: Columns<'a, R>, rates: fn(&R) -> &Rates)
     )
 }
 
-/// Each NVLink's rate one way, as NVML gave it.
-fn per_link(row: &LinkRow) -> String {
-    match &row.link.joined {
-        Joined::NvLink { per_link_gbps, .. } => {
-            (per_link_gbps.read()).map_or("not read".into(), |rate| num(*rate, 2))
-        }
-        Joined::Pcie { .. } | Joined::Unread(_) => "–".into(),
-    }
-}
-
 /// The one declaration of the link table: a row per pair.
 pub(super) fn link_columns<'a>() -> Columns<'a, LinkRow> {
     let mut columns = Columns::new()
         .show("pair", |x: &LinkRow| pair_label(x.link.src, x.link.dst))
         .show("joined by", |x| x.link.describe())
-        .show("per link (GB/s)", per_link)
+        .show("per link (GB/s)", |x| match &x.link.joined {
+            Joined::NvLink { per_link_gbps, .. } => {
+                (per_link_gbps.read()).map_or("not read".into(), |rate| num(*rate, 2))
+            }
+            Joined::Pcie { .. } | Joined::Unread(_) => "–".into(),
+        })
         .show("link one way (GB/s)", |x| num(x.one_way_gbps, 1))
         .show("link both ways (GB/s)", |x| num(x.both_ways_gbps, 1));
     // Each fastest copy: its GB/s with its share of the link, and which copy it is.
@@ -174,48 +159,43 @@ pub(super) fn local_columns<'a>() -> Columns<'a, LocalRow> {
         .noise("noise", "noise", |x| x.noise)
 }
 
-/// The heat map of `method`'s GB/s at the largest size, source GPU by row, destination
-/// by column; cells at or above `threshold` in one colour scale, those below in the
-/// other (no line between them: the diagonal's empty cells break any).
-fn heat_map(a: &PeerCopyAnalysis, method: Method, threshold: f64) -> HeatMap {
-    HeatMap {
-        title: format!(
-            "peer-copy: GB/s, {} (largest size; ≥ {threshold:.1} GB/s: the fastest copy with peer access off)",
-            method.label()
-        ),
-        x_label: "destination GPU".into(),
-        y_label: "source GPU".into(),
-        columns: a.devices.iter().map(|d| d.to_string()).collect(),
-        rows: a.devices.iter().map(|d| d.to_string()).collect(),
-        values: (a.devices.iter())
-            .map(|&src| {
-                (a.devices.iter())
-                    .map(|&dst| {
-                        a.pair(src, dst)
-                            .map(|p| p.largest.rates[method].gbps)
-                            .filter(|r| r.is_finite())
-                    })
-                    .collect()
-            })
-            .collect(),
-        threshold,
-        contour: None,
-        unit: "{:.1}",
-        marked: Vec::new(),
-    }
-}
-
-/// The matrix as heat maps: peer access on and off, one way.
+/// The matrix as heat maps of each method's GB/s at the largest size, peer access on and
+/// off, source GPU by row, destination by column; cells at or above the fastest staged copy
+/// in one colour scale, those below in the other (no line between them: the diagonal's
+/// empty cells break any).
 pub(super) fn figures(a: &PeerCopyAnalysis) -> Vec<FigureModel> {
-    let threshold = a.range(Method::Staged).map_or(0.0, |(_, fastest)| fastest);
+    let threshold = a
+        .range(Method::Staged, |r| r.gbps)
+        .map_or(0.0, |(_, fastest)| fastest);
+    let ordinals: Vec<String> = a.devices.iter().map(|d| d.to_string()).collect();
+    let rate = |method, src, dst| {
+        (a.pair(src, dst))
+            .map(|p: &PairRow| p.largest.rates[method].gbps)
+            .filter(|r: &f64| r.is_finite())
+    };
     [
         (Method::Peer, "peer-copy-peer.svg"),
         (Method::Staged, "peer-copy-staged.svg"),
     ]
-    .into_iter()
     .map(|(method, file)| FigureModel {
         file: file.into(),
-        drawing: Drawing::HeatMap(heat_map(a, method, threshold)),
+        drawing: Drawing::HeatMap(HeatMap {
+            title: format!(
+                "peer-copy: GB/s, {} (largest size; ≥ {threshold:.1} GB/s: the fastest copy with peer access off)",
+                method.label()
+            ),
+            x_label: "destination GPU".into(),
+            y_label: "source GPU".into(),
+            columns: ordinals.clone(),
+            rows: ordinals.clone(),
+            values: (a.devices.iter())
+                .map(|&src| a.devices.iter().map(|&dst| rate(method, src, dst)).collect())
+                .collect(),
+            threshold,
+            contour: None,
+            unit: "{:.1}",
+            marked: Vec::new(),
+        }),
     })
-    .collect()
+    .into()
 }
