@@ -318,14 +318,12 @@ impl Experiment for PeerCopy {
             pull => gbps(Method::KernelPull),
             push => gbps(Method::KernelPush),
         };
-        let kinds: Vec<String> = r.links.iter().map(|l| l.describe()).collect();
         let labels = |keep: fn(&PairResult) -> bool| -> Vec<String> {
             (r.pairs.iter())
                 .filter(|p| keep(p))
                 .map(|p| pair_label(p.src, p.dst))
                 .collect()
         };
-        let checked_off = |p: &&PairResult| p.access.is_some_and(|c| c.staged_checked_off);
         // The peer copies' share of their link's rate, and that rate one way: said where
         // every pair in the peer copies' range has it.
         let peer_share = |p: &PairRow| {
@@ -336,10 +334,10 @@ impl Experiment for PeerCopy {
             .filter(|_| a.matrix.iter().filter_map(peer_share).all(f64::is_finite))
             .map(|(share, link)| [span(share, 0, 100.0), span(link, 1, 1.0)]);
         context! {
-            kinds,
+            kinds => r.links.iter().map(|l| l.describe()).collect::<Vec<_>>(),
             above => a.rows_above_link(),
             without => labels(|p| !p.peer_access),
-            checked => r.pairs.iter().filter(checked_off).count(),
+            checked => labels(|p| p.access.is_some_and(|c| c.staged_checked_off)).len(),
             found_on => labels(|p| p.access.is_some_and(|c| c.found_on.contains(&true))),
             gated => r.gated,
             gbps,

@@ -246,7 +246,7 @@ fn the_rates_come_from_the_medians_held_against_the_link_and_render_everywhere()
 }
 
 #[test]
-fn a_row_above_its_link_is_flagged_and_left_out_of_the_headline() {
+fn a_row_above_its_link_is_flagged_and_a_run_stopped_before_its_first_size_says_so() {
     // One NVLink of 50 GB/s: the made-up peer copy's 104.9 GB/s cannot cross it.
     let r = result(1, 50.0);
     let a = analyze(&r);
@@ -265,12 +265,13 @@ fn a_row_above_its_link_is_flagged_and_left_out_of_the_headline() {
         None,
         "the one pair is flagged"
     );
-    let line = line(&r);
+    let flagged_line = line(&r);
     let none = "peer access off 10.5 GB/s, none counted with it on";
-    assert!(line.contains(none), "{line}");
-    assert!(line.contains("4 row(s) above the link's NVML"), "{line}");
-    let section = section::<PeerCopy>(&r);
-    let result = note(&section, "Result");
+    assert!(flagged_line.contains(none), "{flagged_line}");
+    let above_link = "4 row(s) above the link's NVML";
+    assert!(flagged_line.contains(above_link), "{flagged_line}");
+    let flagged_section = section::<PeerCopy>(&r);
+    let result = note(&flagged_section, "Result");
     assert!(result.contains("each ran above its link"), "{result}");
     let tables = PeerCopy::tables(&r, &a, None);
     let matrix = &tables[1];
@@ -286,11 +287,7 @@ fn a_row_above_its_link_is_flagged_and_left_out_of_the_headline() {
     // Within the noise of the link it is not flagged: a 4% spread against 2% over it.
     assert!(!above(102.0, 0.04, 100.0));
     assert!(above(110.0, 0.01, 100.0));
-}
-
-#[test]
-fn a_run_stopped_before_any_pair_copied_its_first_size_says_so() {
-    let mut stopped = result(18, 26.5625);
+    let mut stopped = r;
     stopped.pairs.iter_mut().for_each(|p| p.points.clear());
     let line = line(&stopped);
     assert!(line.contains("2 pair(s): no size copied before"), "{line}");
