@@ -25,35 +25,31 @@ pub struct Rate {
     pub above_link: bool,
 }
 
-/// Every method's [`Rate`] at one size of one pair, in [`Method::ALL`]'s order.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(transparent)]
-pub struct Rates(pub Vec<Rate>);
-
-impl std::ops::Index<Method> for Rates {
-    type Output = Rate;
-
-    fn index(&self, method: Method) -> &Rate {
-        &self.0[method as usize]
-    }
-}
-
-impl Rates {
-    /// The methods above the link.
-    pub fn flagged(&self) -> Vec<Method> {
-        (Method::ALL.into_iter())
-            .filter(|&m| self[m].above_link)
-            .collect()
-    }
-}
-
 /// One pair at one size.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PeerRow {
     pub src: usize,
     pub dst: usize,
     pub bytes: u64,
-    pub rates: Rates,
+    /// Every method's [`Rate`], in [`Method::ALL`]'s order.
+    pub rates: Vec<Rate>,
+}
+
+impl std::ops::Index<Method> for PeerRow {
+    type Output = Rate;
+
+    fn index(&self, method: Method) -> &Rate {
+        &self.rates[method as usize]
+    }
+}
+
+impl PeerRow {
+    /// The methods above the link.
+    pub fn flagged(&self) -> Vec<Method> {
+        (Method::ALL.into_iter())
+            .filter(|&m| self[m].above_link)
+            .collect()
+    }
 }
 
 /// One pair: its rates at the largest size measured and its latency.
@@ -125,7 +121,7 @@ impl PeerCopyAnalysis {
     pub fn range(&self, method: Method, value: fn(&Rate) -> f64) -> Option<(f64, f64)> {
         span(
             (self.matrix.iter())
-                .map(|p| &p.largest.rates[method])
+                .map(|p| &p.largest[method])
                 .filter(|rate| !rate.above_link)
                 .map(value),
         )
@@ -161,7 +157,7 @@ pub(super) fn above(gbps: f64, noise: f64, link: f64) -> bool {
 
 /// Every method's numbers at point `p` of the pair `(s, d)`; NaN throughout where there
 /// is none (a pair stopped before its first size).
-fn rates(r: &PeerCopyResult, (s, d): (usize, usize), p: Option<&PeerPoint>) -> Rates {
+fn rates(r: &PeerCopyResult, (s, d): (usize, usize), p: Option<&PeerPoint>) -> Vec<Rate> {
     let bytes = p.map_or(0, |p| p.bytes);
     let rate = |m: Method| {
         let samples = p.and_then(|p| p.samples(m));
@@ -189,7 +185,7 @@ fn rates(r: &PeerCopyResult, (s, d): (usize, usize), p: Option<&PeerPoint>) -> R
                 || (ways.iter().zip(way_links)).any(|(&(g, n), l)| above(g, n, l)),
         }
     };
-    Rates(Method::ALL.map(rate).to_vec())
+    Method::ALL.map(rate).to_vec()
 }
 
 /// The fastest row of `rows` over the link in `directions` directions, of those not above
@@ -197,7 +193,7 @@ fn rates(r: &PeerCopyResult, (s, d): (usize, usize), p: Option<&PeerPoint>) -> R
 fn best(rows: &[&PeerRow], directions: u64) -> Option<Best> {
     let over_link =
         (Method::ALL.into_iter()).filter(|m| m.needs_peer_access() && m.directions() == directions);
-    (over_link.flat_map(|m| rows.iter().map(move |row| (m, row.bytes, row.rates[m]))))
+    (over_link.flat_map(|m| rows.iter().map(move |row| (m, row.bytes, row[m]))))
         .filter(|(_, _, rate)| rate.gbps.is_finite() && !rate.above_link)
         .max_by(|a, b| a.2.gbps.total_cmp(&b.2.gbps))
         .map(|(method, bytes, rate)| Best {
@@ -220,7 +216,7 @@ fn links(r: &PeerCopyResult, rows: &[PeerRow]) -> Vec<LinkRow> {
                 one_way_gbps: link.rate_gbps(1).unwrap_or(f64::NAN),
                 both_ways_gbps: link.rate_gbps(2).unwrap_or(f64::NAN),
                 fastest: [1, 2].map(|directions| best(&own, directions)),
-                above_link: own.iter().map(|row| row.rates.flagged().len()).sum(),
+                above_link: own.iter().map(|row| row.flagged().len()).sum(),
             }
         })
         .collect()

@@ -6,7 +6,7 @@ mod analysis;
 mod present;
 
 use analysis::analyze;
-pub use analysis::{Best, LinkRow, LocalRow, PairRow, PeerCopyAnalysis, PeerRow, Rate, Rates};
+pub use analysis::{Best, LinkRow, LocalRow, PairRow, PeerCopyAnalysis, PeerRow, Rate};
 use present::{
     figures, link_columns, local_columns, matrix_columns, pair_label, size, span, sweep_columns,
 };
@@ -327,7 +327,7 @@ impl Experiment for PeerCopy {
         // The peer copies' share of their link's rate, and that rate one way: said where
         // every pair in the peer copies' range has it.
         let peer_share = |p: &PairRow| {
-            let rate = &p.largest.rates[Method::Peer];
+            let rate = &p.largest[Method::Peer];
             (rate.gbps.is_finite() && !rate.above_link).then_some(rate.efficiency)
         };
         let share = (a.range(Method::Peer, |r| r.efficiency).zip(a.link_range()))
@@ -363,45 +363,39 @@ impl Experiment for PeerCopy {
 }
 
 /// `pair`'s measured rows: each method's at each size, each direction's own in the
-/// both-ways copies, and the latencies. The staged copies cross the host link, which
-/// `compare` holds them against.
+/// both-ways copies, and the latencies. The staged copies (keyed so) cross the host link,
+/// which `compare` holds them against.
 fn pair_rows(pair: &PairResult) -> Vec<MeasuredRow> {
     let (s, d) = (pair.src, pair.dst);
     let mut rows = Vec::new();
-    let mut push = |row: RowName, samples: &Series, staged: bool| {
-        let row = row.median(samples, MS);
-        rows.push(if staged { row.over_link() } else { row });
-    };
     for p in &pair.points {
         let at = RowName::new(
             format_args!("{s}-{d}/{}", p.bytes),
             format_args!("GPU {s} to {d}, {}", size(p.bytes)),
         );
         for method in Method::ALL {
-            let (staged, this) = (
-                !method.needs_peer_access(),
-                at.then(method.key(), method.label()),
-            );
-            if let Some(samples) = p.samples(method) {
-                push(this.clone(), samples, staged);
-            }
-            let ways = [("forward", (s, d)), ("back", (d, s))];
-            let each_way = p.each_way(method).into_iter().flatten();
-            for ((way, (from, to)), samples) in ways.into_iter().zip(each_way) {
-                let row = this.then(way, format_args!("its {from} → {to} direction"));
-                push(row, samples, staged);
-            }
+            let this = at.then(method.key(), method.label());
+            let ways = (p.each_way(method).into_iter())
+                .flat_map(|[forward, back]| [("forward", s, d, forward), ("back", d, s, back)]);
+            rows.extend(p.samples(method).map(|x| this.clone().median(x, MS)));
+            rows.extend(ways.map(|(way, from, to, x)| {
+                let name = this.then(way, format_args!("its {from} → {to} direction"));
+                name.median(x, MS)
+            }));
         }
     }
     let at = RowName::new(
         format_args!("{s}-{d}/latency"),
         format_args!("GPU {s} to {d}, one {} copy", size(LATENCY_BYTES)),
     );
-    push(at.then("staged", "staged"), &pair.latency_staged, true);
-    if let Some(samples) = &pair.latency_peer {
-        push(at.then("peer", "peer"), samples, false);
-    }
-    rows
+    rows.push(at.then("staged", "staged").median(&pair.latency_staged, MS));
+    rows.extend((pair.latency_peer.iter()).map(|x| at.then("peer", "peer").median(x, MS)));
+    (rows.into_iter())
+        .map(|row| match row.key.contains("staged") {
+            true => row.over_link(),
+            false => row,
+        })
+        .collect()
 }
 
 #[cfg(test)]

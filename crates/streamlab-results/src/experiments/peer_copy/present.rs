@@ -1,7 +1,7 @@
 //! How peer-copy shows: how each pair is joined beside its fastest copy, the matrix, the
 //! sweep and the copies within each GPU as tables, each method's rates as a heat map.
 use super::Method;
-use super::analysis::{Best, LinkRow, LocalRow, PairRow, PeerCopyAnalysis, PeerRow, Rates};
+use super::analysis::{Best, LinkRow, LocalRow, PairRow, PeerCopyAnalysis, PeerRow};
 use crate::experiments::prelude::*;
 use crate::report::chart::HeatMap;
 use crate::report::figures::Drawing;
@@ -41,27 +41,27 @@ fn rate_cell(rate: f64, share: f64) -> String {
     }
 }
 
-/// The columns of rows with `rates`: each method's GB/s (its share of the link in the
+/// The columns of rows with rates (`row`): each method's GB/s (its share of the link in the
 /// tables), and in the CSV its GB/s and noise, with each direction's own rate beside a
 /// both-ways method in the tables; then in the CSV each link method's efficiency and each
 /// direction's own rate in the both-ways copies; in both the methods above the link.
-fn rate_columns<'a, R: 'a>(mut columns: Columns<'a, R>, rates: fn(&R) -> &Rates) -> Columns<'a, R> {
+fn rate_columns<'a, R: 'a>(mut columns: Columns<'a, R>, row: fn(&R) -> &PeerRow) -> Columns<'a, R> {
     for method in Method::ALL {
         columns = columns
             .both(
                 method.label(),
-                move |x| rate_cell(rates(x)[method].gbps, rates(x)[method].efficiency),
+                move |x| rate_cell(row(x)[method].gbps, row(x)[method].efficiency),
                 method.key(),
-                move |x| format!("{:.3}", rates(x)[method].gbps),
+                move |x| format!("{:.3}", row(x)[method].gbps),
             )
             .raw(format!("{}_noise", method.key()), move |x| {
-                format!("{:.4}", rates(x)[method].noise)
+                format!("{:.4}", row(x)[method].noise)
             });
         // Each direction's own GB/s in a both-ways copy: "387.0 / 386.9".
         if method.directions() == 2 {
             let on = ["off", "on"][usize::from(method.needs_peer_access())];
             let heading = format!("each way, peer access {on} (→ / ←)");
-            columns = columns.show(heading, move |x| match rates(x)[method].each_way {
+            columns = columns.show(heading, move |x| match row(x)[method].each_way {
                 [a, b] if a.is_finite() && b.is_finite() => format!("{a:.1} / {b:.1}"),
                 _ => "–".into(),
             });
@@ -69,18 +69,18 @@ fn rate_columns<'a, R: 'a>(mut columns: Columns<'a, R>, rates: fn(&R) -> &Rates)
     }
     for method in Method::ALL.into_iter().filter(|m| m.needs_peer_access()) {
         columns = columns.raw(format!("{}_efficiency", method.key()), move |x| {
-            format!("{:.4}", rates(x)[method].efficiency)
+            format!("{:.4}", row(x)[method].efficiency)
         });
     }
     for method in Method::ALL.into_iter().filter(|m| m.directions() == 2) {
         for (way, name) in ["forward", "back"].into_iter().enumerate() {
             columns = columns.raw(format!("{}_{name}", method.key()), move |x| {
-                format!("{:.3}", rates(x)[method].each_way[way])
+                format!("{:.3}", row(x)[method].each_way[way])
             });
         }
     }
     let flagged = move |x: &R, name: fn(Method) -> &'static str, separator: &str| {
-        let names: Vec<&str> = rates(x).flagged().into_iter().map(name).collect();
+        let names: Vec<&str> = row(x).flagged().into_iter().map(name).collect();
         names.join(separator)
     };
     columns.both(
@@ -131,7 +131,7 @@ pub(super) fn matrix_columns<'a>() -> Columns<'a, PairRow> {
         .show("peer access", |x| {
             if x.peer_access { "yes" } else { "no" }.to_owned()
         });
-    rate_columns(columns, |x| &x.largest.rates)
+    rate_columns(columns, |x| &x.largest)
         .show("latency off (µs)", |x| num(x.latency_staged_us, 1))
         .show("latency on (µs)", |x| num(x.latency_peer_us, 1))
 }
@@ -147,7 +147,7 @@ pub(super) fn sweep_columns<'a>() -> Columns<'a, PeerRow> {
         )
         .raw("dst", |x| x.dst.to_string())
         .both("size", |x| size(x.bytes), "bytes", |x| x.bytes.to_string());
-    rate_columns(columns, |x| &x.rates)
+    rate_columns(columns, |x| x)
 }
 
 /// The one declaration of the table and CSV of each GPU's copies to itself.
@@ -170,7 +170,7 @@ pub(super) fn figures(a: &PeerCopyAnalysis) -> Vec<FigureModel> {
     let ordinals: Vec<String> = a.devices.iter().map(|d| d.to_string()).collect();
     let rate = |method, src, dst| {
         (a.pair(src, dst))
-            .map(|p: &PairRow| p.largest.rates[method].gbps)
+            .map(|p: &PairRow| p.largest[method].gbps)
             .filter(|r: &f64| r.is_finite())
     };
     [

@@ -114,7 +114,7 @@ fn the_rates_come_from_the_medians_held_against_the_link_and_render_everywhere()
     let r = result(18, 26.5625);
     let a = analyze(&r);
     let forward = a.pair(0, 1).unwrap();
-    let rate = |m| forward.largest.rates[m].gbps;
+    let rate = |m| forward.largest[m].gbps;
     assert!(close(rate(Method::Peer), MIB / 0.01e6));
     assert!(close(rate(Method::PeerBoth), 2.0 * MIB / 0.01e6));
     assert!(close(rate(Method::Staged), MIB / 0.1e6));
@@ -122,18 +122,15 @@ fn the_rates_come_from_the_medians_held_against_the_link_and_render_everywhere()
     assert!(close(forward.latency_staged_us, 20.0));
     assert!(close(forward.latency_peer_us, 5.0));
     let back = a.pair(1, 0).unwrap();
-    assert!(!back.peer_access && back.largest.rates[Method::Peer].gbps.is_nan());
+    assert!(!back.peer_access && back.largest[Method::Peer].gbps.is_nan());
     assert!(back.latency_peer_us.is_nan());
     let pcie = "PCIe: no NVLink rate";
-    assert!(
-        back.largest.rates[Method::Peer].efficiency.is_nan(),
-        "{pcie}"
-    );
+    assert!(back.largest[Method::Peer].efficiency.is_nan(), "{pcie}");
     let (lo, hi) = a.range(Method::Peer, |r| r.gbps).unwrap();
     assert_eq!(lo, hi);
     assert_eq!(a.rows.len(), 2);
-    assert_eq!(a.rows[0].rates[Method::Peer].gbps, rate(Method::Peer));
-    let forward = &forward.largest.rates;
+    assert_eq!(a.rows[0][Method::Peer].gbps, rate(Method::Peer));
+    let forward = &forward.largest;
     let (one_way, both_ways) = (18.0 * 26.5625, 2.0 * 18.0 * 26.5625);
     let shares = [
         (Method::Peer, MIB / 0.01e6 / one_way),
@@ -156,7 +153,7 @@ fn the_rates_come_from_the_medians_held_against_the_link_and_render_everywhere()
     assert!(a.links[1].one_way_gbps.is_nan() && a.links[1].fastest[0].is_none());
     let (lo, hi) = a.range(Method::Peer, |r| r.efficiency).unwrap();
     assert!(close(lo, hi) && close(lo, MIB / 0.01e6 / one_way));
-    let [forward, back] = a.rows[0].rates[Method::PeerBoth].each_way;
+    let [forward, back] = a.rows[0][Method::PeerBoth].each_way;
     assert!(close(forward, MIB / 0.0095e6) && close(back, MIB / 0.0098e6));
     assert!(close(a.local[0].gbps, MIB / 0.001e6));
     let line = line(&r);
@@ -250,7 +247,7 @@ fn a_row_above_its_link_is_flagged_and_a_run_stopped_before_its_first_size_says_
     // One NVLink of 50 GB/s: the made-up peer copy's 104.9 GB/s cannot cross it.
     let r = result(1, 50.0);
     let a = analyze(&r);
-    let forward = &a.pair(0, 1).unwrap().largest.rates;
+    let forward = &a.pair(0, 1).unwrap().largest;
     let flagged = [
         Method::Peer,
         Method::PeerBoth,
