@@ -272,39 +272,30 @@ impl Experiment for PeerCopy {
     }
 
     fn tables(_r: &Self::Result, a: &Self::Derived, _cuda: Option<With<Self>>) -> Vec<Table> {
-        let mut tables = Vec::new();
-        if !a.links.is_empty() {
-            tables.push(link_columns().table(
-                Some("How each pair is joined (NVML) and the fastest copy over it at any size: GB/s, and its share of the link's rate in its directions".into()),
-                &a.links,
-            ));
-        }
-        tables.push(matrix_columns().table(
-            Some(format!(
-                "GB/s per pair at the largest size (both ways: both directions together; in brackets: share of the link's rate); latency: median µs of one {} copy",
-                size(LATENCY_BYTES)
-            )),
-            &a.matrix,
-        ));
-        tables.push(sweep_columns().table(Some("GB/s per pair and size".into()), &a.rows));
-        if !a.local.is_empty() {
-            tables.push(local_columns().table(
-                Some("The reference: each GPU's copy to itself (device to device), GB/s per size".into()),
-                &a.local,
-            ));
-        }
-        tables
+        let links = "How each pair is joined (NVML) and the fastest copy over it at any size: GB/s, and its share of the link's rate in its directions";
+        let matrix = format!(
+            "GB/s per pair at the largest size (both ways: both directions together; in brackets: share of the link's rate); latency: median µs of one {} copy",
+            size(LATENCY_BYTES)
+        );
+        let local = "The reference: each GPU's copy to itself (device to device), GB/s per size";
+        let link_table =
+            (!a.links.is_empty()).then(|| link_columns().table(Some(links.into()), &a.links));
+        let local_table =
+            (!a.local.is_empty()).then(|| local_columns().table(Some(local.into()), &a.local));
+        let sweep = sweep_columns().table(Some("GB/s per pair and size".into()), &a.rows);
+        (link_table.into_iter())
+            .chain([matrix_columns().table(Some(matrix), &a.matrix), sweep])
+            .chain(local_table)
+            .collect()
     }
 
     fn csv(_r: &PeerCopyResult, derived: &Self::Derived) -> Vec<Csv> {
-        let mut files = vec![Csv::main(sweep_columns().csv(&derived.rows))];
-        if !derived.local.is_empty() {
-            files.push(Csv {
-                suffix: Some("local"),
-                contents: local_columns().csv(&derived.local),
-            });
-        }
-        files
+        let local = (!derived.local.is_empty()).then(|| Csv {
+            suffix: Some("local"),
+            contents: local_columns().csv(&derived.local),
+        });
+        let sweep = Csv::main(sweep_columns().csv(&derived.rows));
+        std::iter::once(sweep).chain(local).collect()
     }
 
     fn words(r: &PeerCopyResult, a: &Self::Derived) -> Value {
