@@ -145,11 +145,6 @@ fn span(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
     Some((min, finite.iter().copied().fold(min, f64::max)))
 }
 
-/// GB/s of `directions` copies of `bytes` from `samples`; NaN where none.
-fn rate(directions: u64, bytes: u64, samples: Option<&Series>) -> f64 {
-    samples.map_or(f64::NAN, |s| gbps(directions * bytes, s.median()))
-}
-
 /// Whether `gbps` (of relative noise `noise`) is above `link` beyond the noise.
 pub(super) fn above(gbps: f64, noise: f64, link: f64) -> bool {
     gbps > link && beyond_noise(gbps, noise, link, 0.0)
@@ -161,11 +156,11 @@ fn rates(r: &PeerCopyResult, (s, d): (usize, usize), p: Option<&PeerPoint>) -> V
     let bytes = p.map_or(0, |p| p.bytes);
     let rate = |m: Method| {
         let samples = p.and_then(|p| p.samples(m));
-        let gbps = rate(m.directions(), bytes, samples);
+        let rate = samples.map_or(f64::NAN, |s| gbps(m.directions() * bytes, s.median()));
         let noise = samples.map_or(f64::NAN, Series::noise);
         let ways = (p.and_then(|p| p.each_way(m))).map_or([(f64::NAN, f64::NAN); 2], |ways| {
             ways.each_ref()
-                .map(|w| (rate(1, bytes, Some(w)), w.noise()))
+                .map(|w| (gbps(bytes, w.median()), w.noise()))
         });
         // The NVLinks' rate from `src` to `dst` in `directions` directions, NaN where
         // unknown or not crossed: only the copies with peer access on cross the link.
@@ -177,11 +172,11 @@ fn rates(r: &PeerCopyResult, (s, d): (usize, usize), p: Option<&PeerPoint>) -> V
         };
         let way_links = [link((s, d), 1), link((d, s), 1)];
         Rate {
-            gbps,
+            gbps: rate,
             noise,
             each_way: ways.map(|w| w.0),
-            efficiency: gbps / link((s, d), m.directions()),
-            above_link: above(gbps, noise, link((s, d), m.directions()))
+            efficiency: rate / link((s, d), m.directions()),
+            above_link: above(rate, noise, link((s, d), m.directions()))
                 || (ways.iter().zip(way_links)).any(|(&(g, n), l)| above(g, n, l)),
         }
     };

@@ -41,10 +41,10 @@ fn rate_cell(rate: f64, share: f64) -> String {
     }
 }
 
-/// The columns of rows with rates (`row`): each method's GB/s (its share of the link in the
-/// tables), and in the CSV its GB/s and noise, with each direction's own rate beside a
-/// both-ways method in the tables; then in the CSV each link method's efficiency and each
-/// direction's own rate in the both-ways copies; in both the methods above the link.
+/// The columns of rows with rates (`row`): each method's GB/s (with its share of the link
+/// in the tables, its noise in the CSV) and each direction's own beside a both-ways one;
+/// in the CSV then each link method's efficiency and each direction's own rate; in both
+/// the methods above the link.
 fn rate_columns<'a, R: 'a>(mut columns: Columns<'a, R>, row: fn(&R) -> &PeerRow) -> Columns<'a, R> {
     for method in Method::ALL {
         columns = columns
