@@ -97,7 +97,7 @@ fn result(links: u32, per_link: f64) -> PeerCopyResult {
 }
 
 #[test]
-fn the_rates_come_from_the_medians_held_against_the_link_and_render_everywhere() {
+fn devices_are_checked_and_the_rates_come_from_the_medians_held_against_the_link() {
     let given = |devices: &[usize]| Params {
         devices: devices.to_vec(),
         ..Params::default()
@@ -156,6 +156,12 @@ fn the_rates_come_from_the_medians_held_against_the_link_and_render_everywhere()
     let [forward, back] = a.rows[0][Method::PeerBoth].each_way;
     assert!(close(forward, MIB / 0.0095e6) && close(back, MIB / 0.0098e6));
     assert!(close(a.local[0].gbps, MIB / 0.001e6));
+}
+
+#[test]
+fn a_run_renders_as_tables_csv_heat_maps_notes_and_measured_rows() {
+    let r = result(18, 26.5625);
+    let a = analyze(&r);
     let line = line(&r);
     assert!(line.starts_with("2 pair(s)") && line.ends_with("verified"));
     let share = "(22% of the link's 478.1 GB/s one way)";
