@@ -105,11 +105,8 @@ pub(super) fn link_columns<'a>() -> Columns<'a, LinkRow> {
         .show("link one way (GB/s)", |x| num(x.one_way_gbps, 1))
         .show("link both ways (GB/s)", |x| num(x.both_ways_gbps, 1));
     // Each fastest copy: its GB/s with its share of the link, and which copy it is.
-    let fastest = [
-        ("fastest one way (GB/s)", "one way: copy"),
-        ("fastest both ways (GB/s)", "both ways: copy"),
-    ];
-    for (way, (rate, copy)) in fastest.into_iter().enumerate() {
+    for (way, ways) in ["one way", "both ways"].into_iter().enumerate() {
+        let (rate, copy) = (format!("fastest {ways} (GB/s)"), format!("{ways}: copy"));
         let cell = move |x: &LinkRow, say: fn(&Best) -> String| {
             x.fastest[way].as_ref().map_or("–".into(), say)
         };
