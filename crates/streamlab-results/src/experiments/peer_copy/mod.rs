@@ -79,15 +79,12 @@ pub enum Method {
 }
 
 impl Method {
-    pub const ALL: [Method; 7] = [
-        Method::Staged,
-        Method::StagedBoth,
-        Method::Peer,
-        Method::PeerBoth,
-        Method::KernelPull,
-        Method::KernelPush,
-        Method::PeerDst,
-    ];
+    pub const ALL: [Method; 7] = {
+        use Method::*;
+        [
+            Staged, StagedBoth, Peer, PeerBoth, KernelPull, KernelPush, PeerDst,
+        ]
+    };
 
     /// Its key in keys and the CSV (whose columns of it are named after it), and its words.
     fn names(self) -> (&'static str, &'static str) {
