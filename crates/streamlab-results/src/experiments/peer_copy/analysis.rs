@@ -25,35 +25,31 @@ pub struct Rate {
     pub above_link: bool,
 }
 
-/// Every method's [`Rate`] at one size of one pair, in [`Method::ALL`]'s order.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(transparent)]
-pub struct Rates(pub Vec<Rate>);
-
-impl std::ops::Index<Method> for Rates {
-    type Output = Rate;
-
-    fn index(&self, method: Method) -> &Rate {
-        &self.0[method as usize]
-    }
-}
-
-impl Rates {
-    /// The methods above the link.
-    pub fn flagged(&self) -> Vec<Method> {
-        (Method::ALL.into_iter())
-            .filter(|&m| self[m].above_link)
-            .collect()
-    }
-}
-
 /// One pair at one size.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PeerRow {
     pub src: usize,
     pub dst: usize,
     pub bytes: u64,
-    pub rates: Rates,
+    /// Every method's [`Rate`], in [`Method::ALL`]'s order.
+    pub rates: Vec<Rate>,
+}
+
+impl std::ops::Index<Method> for PeerRow {
+    type Output = Rate;
+
+    fn index(&self, method: Method) -> &Rate {
+        &self.rates[method as usize]
+    }
+}
+
+impl PeerRow {
+    /// The methods above the link.
+    pub fn flagged(&self) -> Vec<Method> {
+        (Method::ALL.into_iter())
+            .filter(|&m| self[m].above_link)
+            .collect()
+    }
 }
 
 /// One pair: its rates at the largest size measured and its latency.
@@ -120,21 +116,12 @@ impl PeerCopyAnalysis {
         (self.matrix.iter()).find(|p| p.largest.src == src && p.largest.dst == dst)
     }
 
-    /// The slowest and fastest rate of `method` over the pairs where it ran at the
-    /// largest size, leaving out those above their link.
-    pub fn range(&self, method: Method) -> Option<(f64, f64)> {
-        self.unflagged_span(method, |rate| rate.gbps)
-    }
-
-    /// The same of its efficiency.
-    pub fn efficiency_range(&self, method: Method) -> Option<(f64, f64)> {
-        self.unflagged_span(method, |rate| rate.efficiency)
-    }
-
-    fn unflagged_span(&self, method: Method, value: fn(&Rate) -> f64) -> Option<(f64, f64)> {
+    /// The slowest and fastest `value` (GB/s, efficiency) of `method`'s rates over the
+    /// pairs where it ran at the largest size, leaving out those above their link.
+    pub fn range(&self, method: Method, value: fn(&Rate) -> f64) -> Option<(f64, f64)> {
         span(
             (self.matrix.iter())
-                .map(|p| &p.largest.rates[method])
+                .map(|p| &p.largest[method])
                 .filter(|rate| !rate.above_link)
                 .map(value),
         )
@@ -158,55 +145,42 @@ fn span(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
     Some((min, finite.iter().copied().fold(min, f64::max)))
 }
 
-/// GB/s of `directions` copies of `bytes` from `samples`; NaN where none.
-fn rate(directions: u64, bytes: u64, samples: Option<&Series>) -> f64 {
-    samples.map_or(f64::NAN, |s| gbps(directions * bytes, s.median()))
-}
-
 /// Whether `gbps` (of relative noise `noise`) is above `link` beyond the noise.
 pub(super) fn above(gbps: f64, noise: f64, link: f64) -> bool {
     gbps > link && beyond_noise(gbps, noise, link, 0.0)
 }
 
-/// The NVLinks' rate from `src` to `dst` in `directions` directions, NaN where unknown.
-fn link_rate(r: &PeerCopyResult, (src, dst): (usize, usize), directions: u64) -> f64 {
-    (r.links.iter())
-        .find(|l| l.src == src && l.dst == dst)
-        .and_then(|l| l.rate_gbps(directions))
-        .unwrap_or(f64::NAN)
-}
-
 /// Every method's numbers at point `p` of the pair `(s, d)`; NaN throughout where there
 /// is none (a pair stopped before its first size).
-fn rates(r: &PeerCopyResult, (s, d): (usize, usize), p: Option<&PeerPoint>) -> Rates {
+fn rates(r: &PeerCopyResult, (s, d): (usize, usize), p: Option<&PeerPoint>) -> Vec<Rate> {
     let bytes = p.map_or(0, |p| p.bytes);
     let rate = |m: Method| {
         let samples = p.and_then(|p| p.samples(m));
-        let gbps = rate(m.directions(), bytes, samples);
+        let rate = samples.map_or(f64::NAN, |s| gbps(m.directions() * bytes, s.median()));
         let noise = samples.map_or(f64::NAN, Series::noise);
         let ways = (p.and_then(|p| p.each_way(m))).map_or([(f64::NAN, f64::NAN); 2], |ways| {
             ways.each_ref()
-                .map(|w| (rate(1, bytes, Some(w)), w.noise()))
+                .map(|w| (gbps(bytes, w.median()), w.noise()))
         });
-        // Only the copies with peer access on cross the link.
-        let link = |pair, directions| {
-            if m.needs_peer_access() {
-                link_rate(r, pair, directions)
-            } else {
-                f64::NAN
-            }
+        // The NVLinks' rate from `src` to `dst` in `directions` directions, NaN where
+        // unknown or not crossed: only the copies with peer access on cross the link.
+        let link = |(src, dst): (usize, usize), directions| {
+            (r.links.iter())
+                .find(|l| l.src == src && l.dst == dst && m.needs_peer_access())
+                .and_then(|l| l.rate_gbps(directions))
+                .unwrap_or(f64::NAN)
         };
         let way_links = [link((s, d), 1), link((d, s), 1)];
         Rate {
-            gbps,
+            gbps: rate,
             noise,
             each_way: ways.map(|w| w.0),
-            efficiency: gbps / link((s, d), m.directions()),
-            above_link: above(gbps, noise, link((s, d), m.directions()))
+            efficiency: rate / link((s, d), m.directions()),
+            above_link: above(rate, noise, link((s, d), m.directions()))
                 || (ways.iter().zip(way_links)).any(|(&(g, n), l)| above(g, n, l)),
         }
     };
-    Rates(Method::ALL.map(rate).to_vec())
+    Method::ALL.map(rate).to_vec()
 }
 
 /// The fastest row of `rows` over the link in `directions` directions, of those not above
@@ -214,7 +188,7 @@ fn rates(r: &PeerCopyResult, (s, d): (usize, usize), p: Option<&PeerPoint>) -> R
 fn best(rows: &[&PeerRow], directions: u64) -> Option<Best> {
     let over_link =
         (Method::ALL.into_iter()).filter(|m| m.needs_peer_access() && m.directions() == directions);
-    (over_link.flat_map(|m| rows.iter().map(move |row| (m, row.bytes, row.rates[m]))))
+    (over_link.flat_map(|m| rows.iter().map(move |row| (m, row.bytes, row[m]))))
         .filter(|(_, _, rate)| rate.gbps.is_finite() && !rate.above_link)
         .max_by(|a, b| a.2.gbps.total_cmp(&b.2.gbps))
         .map(|(method, bytes, rate)| Best {
@@ -237,7 +211,7 @@ fn links(r: &PeerCopyResult, rows: &[PeerRow]) -> Vec<LinkRow> {
                 one_way_gbps: link.rate_gbps(1).unwrap_or(f64::NAN),
                 both_ways_gbps: link.rate_gbps(2).unwrap_or(f64::NAN),
                 fastest: [1, 2].map(|directions| best(&own, directions)),
-                above_link: own.iter().map(|row| row.rates.flagged().len()).sum(),
+                above_link: own.iter().map(|row| row.flagged().len()).sum(),
             }
         })
         .collect()

@@ -6,7 +6,7 @@ mod analysis;
 mod present;
 
 use analysis::analyze;
-pub use analysis::{Best, LinkRow, LocalRow, PairRow, PeerCopyAnalysis, PeerRow, Rate, Rates};
+pub use analysis::{Best, LinkRow, LocalRow, PairRow, PeerCopyAnalysis, PeerRow, Rate};
 use present::{
     figures, link_columns, local_columns, matrix_columns, pair_label, size, span, sweep_columns,
 };
@@ -79,15 +79,12 @@ pub enum Method {
 }
 
 impl Method {
-    pub const ALL: [Method; 7] = [
-        Method::Staged,
-        Method::StagedBoth,
-        Method::Peer,
-        Method::PeerBoth,
-        Method::KernelPull,
-        Method::KernelPush,
-        Method::PeerDst,
-    ];
+    pub const ALL: [Method; 7] = {
+        use Method::*;
+        [
+            Staged, StagedBoth, Peer, PeerBoth, KernelPull, KernelPush, PeerDst,
+        ]
+    };
 
     /// Its key in keys and the CSV (whose columns of it are named after it), and its words.
     fn names(self) -> (&'static str, &'static str) {
@@ -268,72 +265,63 @@ impl Experiment for PeerCopy {
     }
 
     fn tables(_r: &Self::Result, a: &Self::Derived, _cuda: Option<With<Self>>) -> Vec<Table> {
-        let mut tables = Vec::new();
-        if !a.links.is_empty() {
-            tables.push(link_columns().table(
-                Some("How each pair is joined (NVML) and the fastest copy over it at any size: GB/s, and its share of the link's rate in its directions".into()),
-                &a.links,
-            ));
-        }
-        tables.push(matrix_columns().table(
-            Some(format!(
-                "GB/s per pair at the largest size (both ways: both directions together; in brackets: share of the link's rate); latency: median µs of one {} copy",
-                size(LATENCY_BYTES)
-            )),
-            &a.matrix,
-        ));
-        tables.push(sweep_columns().table(Some("GB/s per pair and size".into()), &a.rows));
-        if !a.local.is_empty() {
-            tables.push(local_columns().table(
-                Some("The reference: each GPU's copy to itself (device to device), GB/s per size".into()),
-                &a.local,
-            ));
-        }
-        tables
+        let links = "How each pair is joined (NVML) and the fastest copy over it at any size: GB/s, and its share of the link's rate in its directions";
+        let matrix = format!(
+            "GB/s per pair at the largest size (both ways: both directions together; in brackets: share of the link's rate); latency: median µs of one {} copy",
+            size(LATENCY_BYTES)
+        );
+        let local = "The reference: each GPU's copy to itself (device to device), GB/s per size";
+        let link_table =
+            (!a.links.is_empty()).then(|| link_columns().table(Some(links.into()), &a.links));
+        let local_table =
+            (!a.local.is_empty()).then(|| local_columns().table(Some(local.into()), &a.local));
+        let sweep = sweep_columns().table(Some("GB/s per pair and size".into()), &a.rows);
+        (link_table.into_iter())
+            .chain([matrix_columns().table(Some(matrix), &a.matrix), sweep])
+            .chain(local_table)
+            .collect()
     }
 
     fn csv(_r: &PeerCopyResult, derived: &Self::Derived) -> Vec<Csv> {
-        let mut files = vec![Csv::main(sweep_columns().csv(&derived.rows))];
-        if !derived.local.is_empty() {
-            files.push(Csv {
-                suffix: Some("local"),
-                contents: local_columns().csv(&derived.local),
-            });
-        }
-        files
+        let local = (!derived.local.is_empty()).then(|| Csv {
+            suffix: Some("local"),
+            contents: local_columns().csv(&derived.local),
+        });
+        let sweep = Csv::main(sweep_columns().csv(&derived.rows));
+        std::iter::once(sweep).chain(local).collect()
     }
 
     fn words(r: &PeerCopyResult, a: &Self::Derived) -> Value {
         // Each method's GB/s at the largest size; none where every pair's is above its link.
-        let gbps = |m: Method| (a.range(m)).map(|range| format!("{} GB/s", span(range, 1, 1.0)));
+        let gbps = |m: Method| {
+            (a.range(m, |r| r.gbps)).map(|range| format!("{} GB/s", span(range, 1, 1.0)))
+        };
         let gbps = context! {
             peer => gbps(Method::Peer),
             staged => gbps(Method::Staged),
             pull => gbps(Method::KernelPull),
             push => gbps(Method::KernelPush),
         };
-        let kinds: Vec<String> = r.links.iter().map(|l| l.describe()).collect();
         let labels = |keep: fn(&PairResult) -> bool| -> Vec<String> {
             (r.pairs.iter())
                 .filter(|p| keep(p))
                 .map(|p| pair_label(p.src, p.dst))
                 .collect()
         };
-        let checked_off = |p: &&PairResult| p.access.is_some_and(|c| c.staged_checked_off);
         // The peer copies' share of their link's rate, and that rate one way: said where
         // every pair in the peer copies' range has it.
         let peer_share = |p: &PairRow| {
-            let rate = &p.largest.rates[Method::Peer];
+            let rate = &p.largest[Method::Peer];
             (rate.gbps.is_finite() && !rate.above_link).then_some(rate.efficiency)
         };
-        let share = (a.efficiency_range(Method::Peer).zip(a.link_range()))
+        let share = (a.range(Method::Peer, |r| r.efficiency).zip(a.link_range()))
             .filter(|_| a.matrix.iter().filter_map(peer_share).all(f64::is_finite))
             .map(|(share, link)| [span(share, 0, 100.0), span(link, 1, 1.0)]);
         context! {
-            kinds,
+            kinds => r.links.iter().map(|l| l.describe()).collect::<Vec<_>>(),
             above => a.rows_above_link(),
             without => labels(|p| !p.peer_access),
-            checked => r.pairs.iter().filter(checked_off).count(),
+            checked => labels(|p| p.access.is_some_and(|c| c.staged_checked_off)).len(),
             found_on => labels(|p| p.access.is_some_and(|c| c.found_on.contains(&true))),
             gated => r.gated,
             gbps,
@@ -349,55 +337,49 @@ impl Experiment for PeerCopy {
         Summary::of(&json!({
             "verified": r.run.verification.passed,
             "pairs": a.matrix.len(),
-            "peer_gbps": a.range(Method::Peer),
-            "staged_gbps": a.range(Method::Staged),
+            "peer_gbps": a.range(Method::Peer, |r| r.gbps),
+            "staged_gbps": a.range(Method::Staged, |r| r.gbps),
             "link_gbps": a.link_range(),
-            "peer_efficiency": a.efficiency_range(Method::Peer),
+            "peer_efficiency": a.range(Method::Peer, |r| r.efficiency),
             "rows_above_link": a.rows_above_link(),
         }))
     }
 }
 
 /// `pair`'s measured rows: each method's at each size, each direction's own in the
-/// both-ways copies, and the latencies. The staged copies cross the host link, which
-/// `compare` holds them against.
+/// both-ways copies, and the latencies. The staged copies (keyed so) cross the host link,
+/// which `compare` holds them against.
 fn pair_rows(pair: &PairResult) -> Vec<MeasuredRow> {
     let (s, d) = (pair.src, pair.dst);
     let mut rows = Vec::new();
-    let mut push = |row: RowName, samples: &Series, staged: bool| {
-        let row = row.median(samples, MS);
-        rows.push(if staged { row.over_link() } else { row });
-    };
     for p in &pair.points {
         let at = RowName::new(
             format_args!("{s}-{d}/{}", p.bytes),
             format_args!("GPU {s} to {d}, {}", size(p.bytes)),
         );
         for method in Method::ALL {
-            let (staged, this) = (
-                !method.needs_peer_access(),
-                at.then(method.key(), method.label()),
-            );
-            if let Some(samples) = p.samples(method) {
-                push(this.clone(), samples, staged);
-            }
-            let ways = [("forward", (s, d)), ("back", (d, s))];
-            let each_way = p.each_way(method).into_iter().flatten();
-            for ((way, (from, to)), samples) in ways.into_iter().zip(each_way) {
-                let row = this.then(way, format_args!("its {from} → {to} direction"));
-                push(row, samples, staged);
-            }
+            let this = at.then(method.key(), method.label());
+            let ways = (p.each_way(method).into_iter())
+                .flat_map(|[forward, back]| [("forward", s, d, forward), ("back", d, s, back)]);
+            rows.extend(p.samples(method).map(|x| this.clone().median(x, MS)));
+            rows.extend(ways.map(|(way, from, to, x)| {
+                let name = this.then(way, format_args!("its {from} → {to} direction"));
+                name.median(x, MS)
+            }));
         }
     }
     let at = RowName::new(
         format_args!("{s}-{d}/latency"),
         format_args!("GPU {s} to {d}, one {} copy", size(LATENCY_BYTES)),
     );
-    push(at.then("staged", "staged"), &pair.latency_staged, true);
-    if let Some(samples) = &pair.latency_peer {
-        push(at.then("peer", "peer"), samples, false);
-    }
-    rows
+    rows.push(at.then("staged", "staged").median(&pair.latency_staged, MS));
+    rows.extend((pair.latency_peer.iter()).map(|x| at.then("peer", "peer").median(x, MS)));
+    (rows.into_iter())
+        .map(|row| match row.key.contains("staged") {
+            true => row.over_link(),
+            false => row,
+        })
+        .collect()
 }
 
 #[cfg(test)]

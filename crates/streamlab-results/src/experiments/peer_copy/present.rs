@@ -1,7 +1,7 @@
 //! How peer-copy shows: how each pair is joined beside its fastest copy, the matrix, the
 //! sweep and the copies within each GPU as tables, each method's rates as a heat map.
 use super::Method;
-use super::analysis::{Best, LinkRow, LocalRow, PairRow, PeerCopyAnalysis, PeerRow, Rates};
+use super::analysis::{Best, LinkRow, LocalRow, PairRow, PeerCopyAnalysis, PeerRow};
 use crate::experiments::prelude::*;
 use crate::report::chart::HeatMap;
 use crate::report::figures::Drawing;
@@ -41,56 +41,46 @@ fn rate_cell(rate: f64, share: f64) -> String {
     }
 }
 
-/// Each direction's own GB/s in a both-ways copy: "387.0 / 386.9".
-fn each_way_cell(rates: &Rates, method: Method) -> String {
-    match rates[method].each_way {
-        [a, b] if a.is_finite() && b.is_finite() => format!("{a:.1} / {b:.1}"),
-        _ => "–".into(),
-    }
-}
-
-/// The headings of the columns of each direction's own rate in the both-ways copies,
-/// peer access off and on.
-const EACH_WAY: [&str; 2] = [
-    "each way, peer access off (→ / ←)",
-    "each way, peer access on (→ / ←)",
-];
-
-/// The columns of rows with `rates`: each method's GB/s (its share of the link in the
-/// tables), and in the CSV its GB/s and noise, with each direction's own rate beside a
-/// both-ways method in the tables; then in the CSV each link method's efficiency and each
-/// direction's own rate in the both-ways copies; in both the methods above the link.
-fn rate_columns<'a, R: 'a>(mut columns: Columns<'a, R>, rates: fn(&R) -> &Rates) -> Columns<'a, R> {
+/// The columns of rows with rates (`row`): each method's GB/s (with its share of the link
+/// in the tables, its noise in the CSV) and each direction's own beside a both-ways one;
+/// in the CSV then each link method's efficiency and each direction's own rate; in both
+/// the methods above the link.
+fn rate_columns<'a, R: 'a>(mut columns: Columns<'a, R>, row: fn(&R) -> &PeerRow) -> Columns<'a, R> {
     for method in Method::ALL {
         columns = columns
             .both(
                 method.label(),
-                move |x| rate_cell(rates(x)[method].gbps, rates(x)[method].efficiency),
+                move |x| rate_cell(row(x)[method].gbps, row(x)[method].efficiency),
                 method.key(),
-                move |x| format!("{:.3}", rates(x)[method].gbps),
+                move |x| format!("{:.3}", row(x)[method].gbps),
             )
             .raw(format!("{}_noise", method.key()), move |x| {
-                format!("{:.4}", rates(x)[method].noise)
+                format!("{:.4}", row(x)[method].noise)
             });
+        // Each direction's own GB/s in a both-ways copy: "387.0 / 386.9".
         if method.directions() == 2 {
-            let heading = EACH_WAY[usize::from(method.needs_peer_access())];
-            columns = columns.show(heading, move |x| each_way_cell(rates(x), method));
+            let on = ["off", "on"][usize::from(method.needs_peer_access())];
+            let heading = format!("each way, peer access {on} (→ / ←)");
+            columns = columns.show(heading, move |x| match row(x)[method].each_way {
+                [a, b] if a.is_finite() && b.is_finite() => format!("{a:.1} / {b:.1}"),
+                _ => "–".into(),
+            });
         }
     }
     for method in Method::ALL.into_iter().filter(|m| m.needs_peer_access()) {
         columns = columns.raw(format!("{}_efficiency", method.key()), move |x| {
-            format!("{:.4}", rates(x)[method].efficiency)
+            format!("{:.4}", row(x)[method].efficiency)
         });
     }
     for method in Method::ALL.into_iter().filter(|m| m.directions() == 2) {
         for (way, name) in ["forward", "back"].into_iter().enumerate() {
             columns = columns.raw(format!("{}_{name}", method.key()), move |x| {
-                format!("{:.3}", rates(x)[method].each_way[way])
+                format!("{:.3}", row(x)[method].each_way[way])
             });
         }
     }
     let flagged = move |x: &R, name: fn(Method) -> &'static str, separator: &str| {
-        let names: Vec<&str> = rates(x).flagged().into_iter().map(name).collect();
+        let names: Vec<&str> = row(x).flagged().into_iter().map(name).collect();
         names.join(separator)
     };
     columns.both(
@@ -101,30 +91,22 @@ fn rate_columns<'a, R: 'a>(mut columns: Columns<'a, R>, rates: fn(&R) -> &Rates)
     )
 }
 
-/// Each NVLink's rate one way, as NVML gave it.
-fn per_link(row: &LinkRow) -> String {
-    match &row.link.joined {
-        Joined::NvLink { per_link_gbps, .. } => {
-            (per_link_gbps.read()).map_or("not read".into(), |rate| num(*rate, 2))
-        }
-        Joined::Pcie { .. } | Joined::Unread(_) => "–".into(),
-    }
-}
-
 /// The one declaration of the link table: a row per pair.
 pub(super) fn link_columns<'a>() -> Columns<'a, LinkRow> {
     let mut columns = Columns::new()
         .show("pair", |x: &LinkRow| pair_label(x.link.src, x.link.dst))
         .show("joined by", |x| x.link.describe())
-        .show("per link (GB/s)", per_link)
+        .show("per link (GB/s)", |x| match &x.link.joined {
+            Joined::NvLink { per_link_gbps, .. } => {
+                (per_link_gbps.read()).map_or("not read".into(), |rate| num(*rate, 2))
+            }
+            Joined::Pcie { .. } | Joined::Unread(_) => "–".into(),
+        })
         .show("link one way (GB/s)", |x| num(x.one_way_gbps, 1))
         .show("link both ways (GB/s)", |x| num(x.both_ways_gbps, 1));
     // Each fastest copy: its GB/s with its share of the link, and which copy it is.
-    let fastest = [
-        ("fastest one way (GB/s)", "one way: copy"),
-        ("fastest both ways (GB/s)", "both ways: copy"),
-    ];
-    for (way, (rate, copy)) in fastest.into_iter().enumerate() {
+    for (way, ways) in ["one way", "both ways"].into_iter().enumerate() {
+        let (rate, copy) = (format!("fastest {ways} (GB/s)"), format!("{ways}: copy"));
         let cell = move |x: &LinkRow, say: fn(&Best) -> String| {
             x.fastest[way].as_ref().map_or("–".into(), say)
         };
@@ -146,7 +128,7 @@ pub(super) fn matrix_columns<'a>() -> Columns<'a, PairRow> {
         .show("peer access", |x| {
             if x.peer_access { "yes" } else { "no" }.to_owned()
         });
-    rate_columns(columns, |x| &x.largest.rates)
+    rate_columns(columns, |x| &x.largest)
         .show("latency off (µs)", |x| num(x.latency_staged_us, 1))
         .show("latency on (µs)", |x| num(x.latency_peer_us, 1))
 }
@@ -162,7 +144,7 @@ pub(super) fn sweep_columns<'a>() -> Columns<'a, PeerRow> {
         )
         .raw("dst", |x| x.dst.to_string())
         .both("size", |x| size(x.bytes), "bytes", |x| x.bytes.to_string());
-    rate_columns(columns, |x| &x.rates)
+    rate_columns(columns, |x| x)
 }
 
 /// The one declaration of the table and CSV of each GPU's copies to itself.
@@ -174,48 +156,43 @@ pub(super) fn local_columns<'a>() -> Columns<'a, LocalRow> {
         .noise("noise", "noise", |x| x.noise)
 }
 
-/// The heat map of `method`'s GB/s at the largest size, source GPU by row, destination
-/// by column; cells at or above `threshold` in one colour scale, those below in the
-/// other (no line between them: the diagonal's empty cells break any).
-fn heat_map(a: &PeerCopyAnalysis, method: Method, threshold: f64) -> HeatMap {
-    HeatMap {
-        title: format!(
-            "peer-copy: GB/s, {} (largest size; ≥ {threshold:.1} GB/s: the fastest copy with peer access off)",
-            method.label()
-        ),
-        x_label: "destination GPU".into(),
-        y_label: "source GPU".into(),
-        columns: a.devices.iter().map(|d| d.to_string()).collect(),
-        rows: a.devices.iter().map(|d| d.to_string()).collect(),
-        values: (a.devices.iter())
-            .map(|&src| {
-                (a.devices.iter())
-                    .map(|&dst| {
-                        a.pair(src, dst)
-                            .map(|p| p.largest.rates[method].gbps)
-                            .filter(|r| r.is_finite())
-                    })
-                    .collect()
-            })
-            .collect(),
-        threshold,
-        contour: None,
-        unit: "{:.1}",
-        marked: Vec::new(),
-    }
-}
-
-/// The matrix as heat maps: peer access on and off, one way.
+/// The matrix as heat maps of each method's GB/s at the largest size, peer access on and
+/// off, source GPU by row, destination by column; cells at or above the fastest staged copy
+/// in one colour scale, those below in the other (no line between them: the diagonal's
+/// empty cells break any).
 pub(super) fn figures(a: &PeerCopyAnalysis) -> Vec<FigureModel> {
-    let threshold = a.range(Method::Staged).map_or(0.0, |(_, fastest)| fastest);
+    let threshold = a
+        .range(Method::Staged, |r| r.gbps)
+        .map_or(0.0, |(_, fastest)| fastest);
+    let ordinals: Vec<String> = a.devices.iter().map(|d| d.to_string()).collect();
+    let rate = |method, src, dst| {
+        (a.pair(src, dst))
+            .map(|p: &PairRow| p.largest[method].gbps)
+            .filter(|r: &f64| r.is_finite())
+    };
     [
         (Method::Peer, "peer-copy-peer.svg"),
         (Method::Staged, "peer-copy-staged.svg"),
     ]
-    .into_iter()
     .map(|(method, file)| FigureModel {
         file: file.into(),
-        drawing: Drawing::HeatMap(heat_map(a, method, threshold)),
+        drawing: Drawing::HeatMap(HeatMap {
+            title: format!(
+                "peer-copy: GB/s, {} (largest size; ≥ {threshold:.1} GB/s: the fastest copy with peer access off)",
+                method.label()
+            ),
+            x_label: "destination GPU".into(),
+            y_label: "source GPU".into(),
+            columns: ordinals.clone(),
+            rows: ordinals.clone(),
+            values: (a.devices.iter())
+                .map(|&src| a.devices.iter().map(|&dst| rate(method, src, dst)).collect())
+                .collect(),
+            threshold,
+            contour: None,
+            unit: "{:.1}",
+            marked: Vec::new(),
+        }),
     })
-    .collect()
+    .into()
 }

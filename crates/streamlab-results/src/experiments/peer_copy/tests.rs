@@ -33,11 +33,14 @@ fn line(r: &PeerCopyResult) -> String {
 /// One MiB, the made-up copies' size, as a float.
 const MIB: f64 = (1u64 << 20) as f64;
 
-/// Two GPUs: 0 → 1 with peer access (1 MiB in 0.01 ms one way), 1 → 0 without.
-fn result() -> PeerCopyResult {
-    let mib = 1u64 << 20;
+/// Two GPUs: 0 → 1 with peer access (1 MiB in 0.01 ms one way, and on the destination's
+/// stream, each direction of the copies both ways timed apart) over `links` NVLinks of
+/// `per_link` GB/s each through NVSwitch, 1 → 0 without over PCIe; GPU 0's copy to itself,
+/// the peer access checks and the gate.
+fn result(links: u32, per_link: f64) -> PeerCopyResult {
+    use crate::saved::links::{Joined, PairLink, PcieLink, Reading};
     let point = |peer: bool| PeerPoint {
-        bytes: mib,
+        bytes: 1 << 20,
         passes: 64,
         staged: series(&[0.1, 0.1, 0.2]),
         staged_both: series(&[0.1]),
@@ -45,9 +48,9 @@ fn result() -> PeerCopyResult {
         peer_both: peer.then(|| series(&[0.01])),
         kernel_pull: peer.then(|| series(&[0.02])),
         kernel_push: peer.then(|| series(&[0.04])),
-        peer_dst: None,
+        peer_dst: peer.then(|| series(&[0.011])),
         staged_both_each: None,
-        peer_both_each: None,
+        peer_both_each: peer.then(|| [series(&[0.0095]), series(&[0.0098])]),
     };
     let pair = |src, dst, peer: bool| PairResult {
         src,
@@ -56,97 +59,11 @@ fn result() -> PeerCopyResult {
         points: vec![point(peer)],
         latency_staged: series(&[0.02, 0.03, 0.02]),
         latency_peer: peer.then(|| series(&[0.005])),
-        access: None,
+        access: Some(AccessCheck {
+            found_on: [peer, false],
+            staged_checked_off: true,
+        }),
     };
-    PeerCopyResult {
-        run: RunRecord::made_up(Params::quick()),
-        devices: vec![
-            crate::saved::made_up_device(0),
-            crate::saved::made_up_device(1),
-        ],
-        pairs: vec![pair(0, 1, true), pair(1, 0, false)],
-        links: Vec::new(),
-        local: Vec::new(),
-        gated: false,
-    }
-}
-
-#[test]
-fn the_matrix_rates_come_from_the_medians_and_render_as_tables_csv_and_heat_maps() {
-    let r = result();
-    let a = analyze(&r);
-    let forward = a.pair(0, 1).unwrap();
-    let rate = |m| forward.largest.rates[m].gbps;
-    assert!(close(rate(Method::Peer), MIB / 0.01e6));
-    assert!(close(rate(Method::PeerBoth), 2.0 * MIB / 0.01e6));
-    assert!(close(rate(Method::Staged), MIB / 0.1e6));
-    assert!(close(rate(Method::KernelPush), MIB / 0.04e6));
-    assert!(close(forward.latency_staged_us, 20.0));
-    assert!(close(forward.latency_peer_us, 5.0));
-    let back = a.pair(1, 0).unwrap();
-    assert!(!back.peer_access && back.largest.rates[Method::Peer].gbps.is_nan());
-    assert!(back.latency_peer_us.is_nan());
-    let (lo, hi) = a.range(Method::Peer).unwrap();
-    assert_eq!(lo, hi);
-    assert_eq!(a.rows.len(), 2);
-    assert_eq!(a.rows[0].rates[Method::Peer].gbps, rate(Method::Peer));
-    let tables = PeerCopy::tables(&r, &a, None);
-    let matrix = &tables[0];
-    assert_eq!(matrix.rows.len(), 2);
-    assert_eq!(matrix.rows[0][..2], ["0 → 1", "yes"]);
-    let peer = matrix.column("copy, peer access on").unwrap();
-    assert_eq!(matrix.rows[0][peer], "104.9");
-    assert_eq!(matrix.rows[1][peer], "–");
-    let csv = PeerCopy::csv(&r, &a)[0].contents.clone();
-    let mut lines = csv.lines();
-    let header = lines.next().unwrap();
-    assert!(header.starts_with("src,dst,bytes,staged,staged_noise,staged_both"));
-    assert!(lines.next().unwrap().starts_with("0,1,1048576,10.486,"));
-    let figures = figures(&a);
-    assert_eq!(figures.len(), 2);
-    let Drawing::HeatMap(map) = &figures[0].drawing else {
-        panic!("a heat map")
-    };
-    assert_eq!(map.rows, ["0", "1"]);
-    assert_eq!(map.values[0][0], None);
-    assert!(map.values[0][1].is_some_and(|v| (v - 104.8576).abs() < 1e-9));
-    let empty_diagonal = "the diagonal's empty cells would break a line";
-    assert_eq!(map.contour, None, "{empty_diagonal}");
-    assert_eq!(map.values[1][0], None);
-    let section = section::<PeerCopy>(&r);
-    assert_eq!(section.figures.len(), 2);
-    assert!(section.notes.iter().any(|(_, n)| n.contains("1 → 0")));
-    let line = line(&r);
-    assert!(line.starts_with("2 pair(s)") && line.ends_with("verified"));
-    assert_eq!(PeerCopy::rows(&r, &a).len(), 6 + 2 + 2 + 1);
-    let mut staged_only = result();
-    staged_only.pairs.retain(|p| !p.peer_access);
-    let staged_only = analyzed::<PeerCopy>(&staged_only);
-    let finding = &staged_only.analysis.summary.overview.finding;
-    assert!(finding.ends_with("no pair had peer access."), "{finding}");
-}
-
-#[test]
-fn devices_are_checked_before_the_gpus_are_opened_and_sizes_and_spans_read_short() {
-    let given = |devices: &[usize]| Params {
-        devices: devices.to_vec(),
-        ..Params::default()
-    };
-    // crate::spread's tests hold every check; its words name this experiment.
-    let err = given(&[1]).validate().unwrap_err().to_string();
-    assert!(err.contains("peer-copy needs two or more"), "{err}");
-    assert!(given(&[0, 1]).validate().is_ok());
-    assert_eq!(size(4096), "4 KiB");
-    assert_eq!(size(1 << 30), "1 GiB");
-    assert_eq!(span((377.04, 384.5), 1, 1.0), "377.0–384.5");
-    let both_80 = "both ends read 80%";
-    assert_eq!(span((0.8012, 0.8049), 0, 100.0), "80", "{both_80}");
-}
-
-/// `result()` with the links NVML could report: 0 → 1 over `links` NVLinks of
-/// `per_link` GB/s each through NVSwitch, 1 → 0 over PCIe.
-fn linked(links: u32, per_link: f64) -> PeerCopyResult {
-    use crate::saved::links::{Joined, PairLink, PcieLink, Reading};
     let pcie = Reading::Read(PcieLink {
         generation: 5,
         width: 16,
@@ -160,43 +77,60 @@ fn linked(links: u32, per_link: f64) -> PeerCopyResult {
     let (src, dst) = (pcie.clone(), pcie);
     let link = |src, dst, joined| PairLink { src, dst, joined };
     PeerCopyResult {
+        run: RunRecord::made_up(Params::quick()),
+        devices: vec![
+            crate::saved::made_up_device(0),
+            crate::saved::made_up_device(1),
+        ],
+        pairs: vec![pair(0, 1, true), pair(1, 0, false)],
         links: vec![link(0, 1, nvlink), link(1, 0, Joined::Pcie { src, dst })],
+        local: vec![LocalCopy {
+            gpu: 0,
+            points: vec![LocalPoint {
+                bytes: 1 << 20,
+                passes: 64,
+                time: series(&[0.001]),
+            }],
+        }],
         gated: true,
-        ..result()
     }
 }
 
-/// `linked(18, 26.5625)` with a copy on the destination's stream, each direction of the
-/// copies both ways timed apart, GPU 0's copy to itself and the peer access checks.
-fn in_full() -> PeerCopyResult {
-    let mut r = linked(18, 26.5625);
-    let point = &mut r.pairs[0].points[0];
-    point.peer_dst = Some(series(&[0.011]));
-    point.peer_both_each = Some([series(&[0.0095]), series(&[0.0098])]);
-    r.local = vec![LocalCopy {
-        gpu: 0,
-        points: vec![LocalPoint {
-            bytes: 1 << 20,
-            passes: 64,
-            time: series(&[0.001]),
-        }],
-    }];
-    r.pairs[0].access = Some(AccessCheck {
-        found_on: [true, false],
-        staged_checked_off: true,
-    });
-    r.pairs[1].access = Some(AccessCheck {
-        found_on: [false, false],
-        staged_checked_off: true,
-    });
-    r
-}
-
 #[test]
-fn a_copy_over_nvlink_is_held_against_its_links_rate_and_shown_with_each_way_and_local_copies() {
-    let r = in_full();
+fn devices_are_checked_and_the_rates_come_from_the_medians_held_against_the_link() {
+    let given = |devices: &[usize]| Params {
+        devices: devices.to_vec(),
+        ..Params::default()
+    };
+    // crate::spread's tests hold every check; its words name this experiment.
+    let err = given(&[1]).validate().unwrap_err().to_string();
+    assert!(err.contains("peer-copy needs two or more"), "{err}");
+    assert!(given(&[0, 1]).validate().is_ok());
+    assert_eq!(size(4096), "4 KiB");
+    assert_eq!(size(1 << 30), "1 GiB");
+    assert_eq!(span((377.04, 384.5), 1, 1.0), "377.0–384.5");
+    let both_80 = "both ends read 80%";
+    assert_eq!(span((0.8012, 0.8049), 0, 100.0), "80", "{both_80}");
+    let r = result(18, 26.5625);
     let a = analyze(&r);
-    let forward = &a.pair(0, 1).unwrap().largest.rates;
+    let forward = a.pair(0, 1).unwrap();
+    let rate = |m| forward.largest[m].gbps;
+    assert!(close(rate(Method::Peer), MIB / 0.01e6));
+    assert!(close(rate(Method::PeerBoth), 2.0 * MIB / 0.01e6));
+    assert!(close(rate(Method::Staged), MIB / 0.1e6));
+    assert!(close(rate(Method::KernelPush), MIB / 0.04e6));
+    assert!(close(forward.latency_staged_us, 20.0));
+    assert!(close(forward.latency_peer_us, 5.0));
+    let back = a.pair(1, 0).unwrap();
+    assert!(!back.peer_access && back.largest[Method::Peer].gbps.is_nan());
+    assert!(back.latency_peer_us.is_nan());
+    let pcie = "PCIe: no NVLink rate";
+    assert!(back.largest[Method::Peer].efficiency.is_nan(), "{pcie}");
+    let (lo, hi) = a.range(Method::Peer, |r| r.gbps).unwrap();
+    assert_eq!(lo, hi);
+    assert_eq!(a.rows.len(), 2);
+    assert_eq!(a.rows[0][Method::Peer].gbps, rate(Method::Peer));
+    let forward = &forward.largest;
     let (one_way, both_ways) = (18.0 * 26.5625, 2.0 * 18.0 * 26.5625);
     let shares = [
         (Method::Peer, MIB / 0.01e6 / one_way),
@@ -211,18 +145,25 @@ fn a_copy_over_nvlink_is_held_against_its_links_rate_and_shown_with_each_way_and
         "not over the link"
     );
     assert!(forward.flagged().is_empty());
-    let back = &a.pair(1, 0).unwrap().largest.rates;
-    let pcie = "PCIe: no NVLink rate";
-    assert!(back[Method::Peer].efficiency.is_nan(), "{pcie}");
     let link = &a.links[0];
     assert!(close(link.one_way_gbps, one_way) && close(link.both_ways_gbps, both_ways));
     let [best, best_both] = link.fastest.each_ref().map(|b| b.as_ref().unwrap());
     assert_eq!((best.method, best.bytes), (Method::Peer, 1 << 20));
     assert_eq!(best_both.method, Method::PeerBoth);
     assert!(a.links[1].one_way_gbps.is_nan() && a.links[1].fastest[0].is_none());
-    let (lo, hi) = a.efficiency_range(Method::Peer).unwrap();
+    let (lo, hi) = a.range(Method::Peer, |r| r.efficiency).unwrap();
     assert!(close(lo, hi) && close(lo, MIB / 0.01e6 / one_way));
+    let [forward, back] = a.rows[0][Method::PeerBoth].each_way;
+    assert!(close(forward, MIB / 0.0095e6) && close(back, MIB / 0.0098e6));
+    assert!(close(a.local[0].gbps, MIB / 0.001e6));
+}
+
+#[test]
+fn a_run_renders_as_tables_csv_heat_maps_notes_and_measured_rows() {
+    let r = result(18, 26.5625);
+    let a = analyze(&r);
     let line = line(&r);
+    assert!(line.starts_with("2 pair(s)") && line.ends_with("verified"));
     let share = "(22% of the link's 478.1 GB/s one way)";
     assert!(line.contains(share), "{line}");
     let tables = PeerCopy::tables(&r, &a, None);
@@ -243,37 +184,42 @@ fn a_copy_over_nvlink_is_held_against_its_links_rate_and_shown_with_each_way_and
     assert_eq!(cell(1, "link one way"), "–");
     assert_eq!(cell(1, "fastest one way"), "–");
     let matrix = &tables[1];
+    assert_eq!(matrix.rows.len(), 2);
+    assert_eq!(matrix.rows[0][..2], ["0 → 1", "yes"]);
     let peer = matrix.column("copy, peer access on").unwrap();
     assert_eq!(matrix.rows[0][peer], "104.9 (22%)");
-    let section = section::<PeerCopy>(&r);
-    let link = note(&section, "Link");
-    assert!(link.contains("18 × NVLink 4.0 through NVSwitch; PCIe 5.0 x16"));
-    assert!(note(&section, "Timing").contains("behind a gate"));
-    let rows = PeerCopy::rows(&r, &a);
-    let row = |key: &str| rows.iter().find(|x| x.key == key).expect(key);
-    let host_link = "staged copies cross the host link";
-    assert!(row("0-1/1048576/staged").over_link, "{host_link}");
-    assert!(!row("0-1/1048576/peer").over_link);
-    assert_eq!(row("0-1/1048576/peer_dst").value, 0.011);
-    assert_eq!(row("0-1/1048576/peer_both/forward").value, 0.0095);
-    let back = &row("0-1/1048576/peer_both/back").label;
-    assert!(back.contains("1 → 0 direction"));
-    assert_eq!(row("0-0/1048576/local").value, 0.001);
-    let [forward, back] = a.rows[0].rates[Method::PeerBoth].each_way;
-    assert!(close(forward, MIB / 0.0095e6) && close(back, MIB / 0.0098e6));
-    assert!(close(a.local[0].gbps, MIB / 0.001e6));
+    assert_eq!(matrix.rows[1][peer], "–");
     let sweep = &tables[2];
     let each = sweep.column("each way, peer access on").unwrap();
     assert_eq!(sweep.rows[0][each], "110.4 / 107.0");
     assert_eq!(tables[3].rows[0], ["0", "1 MiB", "1048.6", "0.0%"]);
     let files = PeerCopy::csv(&r, &a);
     let sweep = &files[0].contents;
-    let header = sweep.lines().next().unwrap();
+    let mut lines = sweep.lines();
+    let header = lines.next().unwrap();
+    assert!(header.starts_with("src,dst,bytes,staged,staged_noise,staged_both"));
     assert!(header.contains("peer_dst,peer_dst_noise"));
+    assert!(lines.next().unwrap().starts_with("0,1,1048576,10.486,"));
     assert!(sweep.contains("peer_both_forward,peer_both_back"));
     assert_eq!(files[1].suffix, Some("local"));
     let local = "gpu,bytes,gbps,noise\n0,1048576,1048.576,";
     assert!(files[1].contents.starts_with(local));
+    let figures = figures(&a);
+    assert_eq!(figures.len(), 2);
+    let Drawing::HeatMap(map) = &figures[0].drawing else {
+        panic!("a heat map")
+    };
+    assert_eq!(map.rows, ["0", "1"]);
+    assert_eq!(map.values[0][0], None);
+    assert!(map.values[0][1].is_some_and(|v| (v - 104.8576).abs() < 1e-9));
+    let empty_diagonal = "the diagonal's empty cells would break a line";
+    assert_eq!(map.contour, None, "{empty_diagonal}");
+    assert_eq!(map.values[1][0], None);
+    let section = section::<PeerCopy>(&r);
+    assert_eq!(section.figures.len(), 2);
+    let link = note(&section, "Link");
+    assert!(link.contains("18 × NVLink 4.0 through NVSwitch; PCIe 5.0 x16"));
+    assert!(note(&section, "Timing").contains("behind a gate"));
     let access = note(&section, "Peer access");
     let said = [
         "No peer access for 1 → 0",
@@ -284,44 +230,67 @@ fn a_copy_over_nvlink_is_held_against_its_links_rate_and_shown_with_each_way_and
     for said in said {
         assert!(access.contains(said), "{access}");
     }
+    let rows = PeerCopy::rows(&r, &a);
+    assert_eq!(rows.len(), 9 + 2 + 2 + 1 + 1);
+    let row = |key: &str| rows.iter().find(|x| x.key == key).expect(key);
+    let host_link = "staged copies cross the host link";
+    assert!(row("0-1/1048576/staged").over_link, "{host_link}");
+    assert!(!row("0-1/1048576/peer").over_link);
+    assert_eq!(row("0-1/1048576/peer_dst").value, 0.011);
+    assert_eq!(row("0-1/1048576/peer_both/forward").value, 0.0095);
+    let back = &row("0-1/1048576/peer_both/back").label;
+    assert!(back.contains("1 → 0 direction"));
+    assert_eq!(row("0-0/1048576/local").value, 0.001);
+    let mut staged_only = result(18, 26.5625);
+    staged_only.pairs.retain(|p| !p.peer_access);
+    let staged_only = analyzed::<PeerCopy>(&staged_only);
+    let finding = &staged_only.analysis.summary.overview.finding;
+    assert!(finding.ends_with("no pair had peer access."), "{finding}");
 }
 
 #[test]
-fn a_row_above_its_link_is_flagged_and_left_out_of_the_headline() {
+fn a_row_above_its_link_is_flagged_and_a_run_stopped_before_its_first_size_says_so() {
     // One NVLink of 50 GB/s: the made-up peer copy's 104.9 GB/s cannot cross it.
-    let r = linked(1, 50.0);
+    let r = result(1, 50.0);
     let a = analyze(&r);
-    let forward = &a.pair(0, 1).unwrap().largest.rates;
-    let flagged = [Method::Peer, Method::PeerBoth, Method::KernelPull];
+    let forward = &a.pair(0, 1).unwrap().largest;
+    let flagged = [
+        Method::Peer,
+        Method::PeerBoth,
+        Method::KernelPull,
+        Method::PeerDst,
+    ];
     assert_eq!(forward.flagged(), flagged);
     assert!(!forward[Method::KernelPush].above_link, "26.2 GB/s fits 50");
-    assert_eq!(a.rows_above_link(), 3);
-    assert_eq!(a.range(Method::Peer), None, "the one pair is flagged");
-    let line = line(&r);
+    assert_eq!(a.rows_above_link(), 4);
+    assert_eq!(
+        a.range(Method::Peer, |r| r.gbps),
+        None,
+        "the one pair is flagged"
+    );
+    let flagged_line = line(&r);
     let none = "peer access off 10.5 GB/s, none counted with it on";
-    assert!(line.contains(none), "{line}");
-    assert!(line.contains("3 row(s) above the link's NVML"), "{line}");
-    let section = section::<PeerCopy>(&r);
-    let result = note(&section, "Result");
+    assert!(flagged_line.contains(none), "{flagged_line}");
+    let above_link = "4 row(s) above the link's NVML";
+    assert!(flagged_line.contains(above_link), "{flagged_line}");
+    let flagged_section = section::<PeerCopy>(&r);
+    let result = note(&flagged_section, "Result");
     assert!(result.contains("each ran above its link"), "{result}");
     let tables = PeerCopy::tables(&r, &a, None);
     let matrix = &tables[1];
     let flag = matrix.column("above the link").unwrap();
     assert_eq!(
         matrix.rows[0][flag],
-        "copy, peer access on; copy both ways, peer access on; kernel on destination (pull)"
+        "copy, peer access on; copy both ways, peer access on; kernel on destination (pull); \
+         copy on destination's stream, peer access on"
     );
     let csv = PeerCopy::csv(&r, &a)[0].contents.clone();
     let row = csv.lines().nth(1).unwrap();
-    assert!(row.ends_with(",peer;peer_both;kernel_pull"));
+    assert!(row.ends_with(",peer;peer_both;kernel_pull;peer_dst"));
     // Within the noise of the link it is not flagged: a 4% spread against 2% over it.
     assert!(!above(102.0, 0.04, 100.0));
     assert!(above(110.0, 0.01, 100.0));
-}
-
-#[test]
-fn a_run_stopped_before_any_pair_copied_its_first_size_says_so() {
-    let mut stopped = result();
+    let mut stopped = r;
     stopped.pairs.iter_mut().for_each(|p| p.points.clear());
     let line = line(&stopped);
     assert!(line.contains("2 pair(s): no size copied before"), "{line}");
