@@ -347,8 +347,8 @@ impl Experiment for PeerCopy {
 }
 
 /// `pair`'s measured rows: each method's at each size, each direction's own in the
-/// both-ways copies, and the latencies. The staged copies (keyed so) cross the host link,
-/// which `compare` holds them against.
+/// both-ways copies, and the latencies. The staged copies cross the host link, which
+/// `compare` holds them against.
 fn pair_rows(pair: &PairResult) -> Vec<MeasuredRow> {
     let (s, d) = (pair.src, pair.dst);
     let mut rows = Vec::new();
@@ -361,10 +361,15 @@ fn pair_rows(pair: &PairResult) -> Vec<MeasuredRow> {
             let this = at.then(method.key(), method.label());
             let ways = (p.each_way(method).into_iter())
                 .flat_map(|[forward, back]| [("forward", s, d, forward), ("back", d, s, back)]);
-            rows.extend(p.samples(method).map(|x| this.clone().median(x, MS)));
-            rows.extend(ways.map(|(way, from, to, x)| {
+            let own = p.samples(method).map(|x| this.clone().median(x, MS));
+            let each_way = ways.map(|(way, from, to, x)| {
                 let name = this.then(way, format_args!("its {from} → {to} direction"));
                 name.median(x, MS)
+            });
+            let staged = !method.needs_peer_access();
+            rows.extend((own.into_iter().chain(each_way)).map(|row| match staged {
+                true => row.over_link(),
+                false => row,
             }));
         }
     }
@@ -372,14 +377,10 @@ fn pair_rows(pair: &PairResult) -> Vec<MeasuredRow> {
         format_args!("{s}-{d}/latency"),
         format_args!("GPU {s} to {d}, one {} copy", size(LATENCY_BYTES)),
     );
-    rows.push(at.then("staged", "staged").median(&pair.latency_staged, MS));
+    let staged = at.then("staged", "staged").median(&pair.latency_staged, MS);
+    rows.push(staged.over_link());
     rows.extend((pair.latency_peer.iter()).map(|x| at.then("peer", "peer").median(x, MS)));
-    (rows.into_iter())
-        .map(|row| match row.key.contains("staged") {
-            true => row.over_link(),
-            false => row,
-        })
-        .collect()
+    rows
 }
 
 #[cfg(test)]
