@@ -4,30 +4,21 @@ use super::{MemcpyKernelResult, MemcpyKernelRow};
 use crate::derived::rates::for_chunks;
 use crate::experiments::prelude::*;
 
-/// One row against its bound (medians, milliseconds).
+/// One row against its bound.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MemcpyRow {
     pub cycles: i32,
     pub streams: usize,
-    pub htod_ms: f64,
-    pub kernel_ms: f64,
-    pub dtoh_ms: f64,
-    pub total_ms: f64,
-    pub concurrent_ms: f64,
-    /// total / concurrent.
+    /// total / concurrent (medians).
     pub speedup: f64,
     pub bound: Bound,
     /// total / bound: the most the streamed version can gain.
     pub bound_speedup: f64,
     /// bound / concurrent.
     pub efficiency: f64,
-    /// The streamed run's relative noise ([`crate::stats::Series::noise`]).
-    pub noise: f64,
-    /// The sequential and the streamed samples.
+    /// The saved row: its stages' and its two versions' samples.
     #[serde(skip)]
-    pub total: Series,
-    #[serde(skip)]
-    pub concurrent: Series,
+    pub saved: MemcpyKernelRow,
 }
 
 /// Everything derived from a memcpy-kernel result.
@@ -47,30 +38,11 @@ pub struct MemcpyAnalysis {
     pub best: Option<usize>,
 }
 
-impl MemcpyAnalysis {
-    /// The rows of one stream count, in cycles order.
-    pub fn rows_with(&self, streams: usize) -> impl Iterator<Item = &MemcpyRow> {
-        self.rows.iter().filter(move |r| r.streams == streams)
-    }
-
-    pub fn breakeven_row(&self) -> Option<&MemcpyRow> {
-        self.at_breakeven.map(|i| &self.rows[i])
-    }
-
-    pub fn breakeven_cycles(&self) -> Option<i32> {
-        self.breakeven_row().map(|r| r.cycles)
-    }
-
-    pub fn best_row(&self) -> Option<&MemcpyRow> {
-        self.best.map(|i| &self.rows[i])
-    }
-}
-
 /// The kernels' fastest rate at `streams` streams, in ms per cycle (the streamed
 /// version's kernels alone, over the rows whose cycles are at least the run's median: the
 /// kernel's time there is its sums'), and how far that rate moved over those rows
 /// ((slowest − fastest) / slowest): clocks move with load and temperature over a run.
-pub fn kernel_rate(r: &MemcpyKernelResult, streams: usize) -> Option<(f64, f64)> {
+fn kernel_rate(r: &MemcpyKernelResult, streams: usize) -> Option<(f64, f64)> {
     let mut cycles: Vec<i32> = r.rows.iter().map(|x| x.cycles).collect();
     cycles.sort_unstable();
     let median = *cycles.get(cycles.len() / 2)?;
@@ -99,7 +71,8 @@ pub(super) fn analyze(r: &MemcpyKernelResult) -> MemcpyAnalysis {
     let at_breakeven = (0..rows.len())
         .filter(|&i| rows[i].streams == headline_streams)
         .filter(|&i| {
-            super::outlasts_the_copies(rows[i].kernel_ms, rows[i].htod_ms, rows[i].dtoh_ms)
+            let x = &rows[i].saved;
+            super::outlasts_the_copies(x.kernel.median(), x.htod.median(), x.dtoh.median())
         })
         .min_by_key(|&i| rows[i].cycles);
     let best = (rows.iter().enumerate())
@@ -150,17 +123,10 @@ fn analyze_row(
     MemcpyRow {
         cycles: row.cycles,
         streams: row.streams,
-        htod_ms: row.htod.median(),
-        kernel_ms: row.kernel.median(),
-        dtoh_ms: row.dtoh.median(),
-        total_ms,
-        concurrent_ms,
         speedup: total_ms / concurrent_ms,
         bound,
         bound_speedup: total_ms / bound.ms,
         efficiency: bound.ms / concurrent_ms,
-        noise: row.concurrent.noise(),
-        total: row.total.clone(),
-        concurrent: row.concurrent.clone(),
+        saved: row.clone(),
     }
 }

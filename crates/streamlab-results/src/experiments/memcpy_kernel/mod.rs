@@ -8,7 +8,7 @@ mod analysis;
 mod present;
 
 use analysis::analyze;
-pub use analysis::{MemcpyAnalysis, MemcpyRow, kernel_rate};
+pub use analysis::{MemcpyAnalysis, MemcpyRow};
 use present::{columns, figures};
 
 use crate::range::IntRange;
@@ -169,17 +169,16 @@ impl Experiment for MemcpyKernel {
         let columns = columns(cuda.map(|(_, d)| d));
         (a.stream_counts.iter())
             .map(|&streams| {
-                let rows: Vec<MemcpyRow> = a.rows_with(streams).cloned().collect();
+                let rows: Vec<MemcpyRow> =
+                    (a.rows.iter().filter(|x| x.streams == streams).cloned()).collect();
                 let best = (rows.iter().map(|x| x.speedup)).fold(f64::NEG_INFINITY, f64::max);
-                let (first, last) = (
-                    rows.first().map(|x| x.cycles),
-                    rows.last().map(|x| x.cycles),
-                );
+                let ends = [rows.first(), rows.last()].map(|x| x.map(|x| x.cycles));
+                let breakeven = a.at_breakeven.map(|i| a.rows[i].cycles);
                 let caption =
                     format!("{streams} streams (medians, ms); efficiency = bound / concurrent");
                 // The ends, the breakeven, the best, and every row its bound marks.
                 columns.keyed(Some(caption), &rows, |x| {
-                    [a.breakeven_cycles(), first, last].contains(&Some(x.cycles))
+                    [breakeven, ends[0], ends[1]].contains(&Some(x.cycles))
                         || x.speedup == best
                         || !x.bound.mark().is_empty()
                 })
@@ -194,7 +193,7 @@ impl Experiment for MemcpyKernel {
     fn words(r: &MemcpyKernelResult, a: &Self::Derived) -> Value {
         context! {
             copy_engines => r.run.device.copy_engines,
-            at => a.breakeven_row().map(Serde),
+            at => a.at_breakeven.map(|i| Serde(&a.rows[i])),
         }
     }
 
@@ -203,7 +202,7 @@ impl Experiment for MemcpyKernel {
     }
 
     fn summary(r: &MemcpyKernelResult, a: &Self::Derived) -> Summary {
-        let (best, at) = (a.best_row(), a.breakeven_row());
+        let [best, at] = [a.best, a.at_breakeven].map(|i| i.map(|i| &a.rows[i]));
         let (under, under_beyond) = pipeline::count_under(a.rows.iter().map(|r| r.bound.under));
         let headline = json!({
             "verified": r.run.verification.passed,
@@ -213,7 +212,7 @@ impl Experiment for MemcpyKernel {
             "best_speedup": best.map_or(f64::NAN, |b| b.speedup),
             "best_speedup_streams": best.map_or(0, |b| b.streams),
             "best_speedup_cycles": best.map_or(0, |b| b.cycles),
-            "breakeven_cycles": a.breakeven_cycles(),
+            "breakeven_cycles": at.map(|b| b.cycles),
             "speedup_at_breakeven": at.map(|b| b.speedup),
             "bound_speedup_at_breakeven": at.map(|b| b.bound_speedup),
             "rows_beyond_bound": a.rows.iter().filter(|r| r.bound.lowered()).count(),

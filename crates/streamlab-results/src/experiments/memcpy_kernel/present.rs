@@ -11,7 +11,7 @@ pub(super) fn columns(cuda: Option<&MemcpyAnalysis>) -> Columns<'_, MemcpyRow> {
     let cpp = move |x: &MemcpyRow| {
         (cuda?.rows.iter())
             .find(|y| y.streams == x.streams && y.cycles == x.cycles)
-            .map(|y| y.concurrent_ms)
+            .map(|y| y.saved.concurrent.median())
     };
     Columns::new()
         .named(
@@ -25,20 +25,20 @@ pub(super) fn columns(cuda: Option<&MemcpyAnalysis>) -> Columns<'_, MemcpyRow> {
         )
         .raw("Streams", |x: &MemcpyRow| x.streams.to_string())
         .text("Cycles", "Cycles", |x| x.cycles.to_string())
-        .number("HtoD", "HtoD", (2, 4), |x| x.htod_ms)
-        .number("Kernel", "Kernel", (2, 4), |x| x.kernel_ms)
-        .number("DtoH", "DtoH", (2, 4), |x| x.dtoh_ms)
+        .number("HtoD", "HtoD", (2, 4), |x| x.saved.htod.median())
+        .number("Kernel", "Kernel", (2, 4), |x| x.saved.kernel.median())
+        .number("DtoH", "DtoH", (2, 4), |x| x.saved.dtoh.median())
         .median(
             ("Total", "Total"),
             (2, 4),
             (Some(("sequential", "sequential")), MS),
-            |x| Some(&x.total),
+            |x| Some(&x.saved.total),
         )
         .median(
             ("Concurrent", "Concurrent"),
             (2, 4),
             (Some(("streamed", "streamed")), MS),
-            |x| Some(&x.concurrent),
+            |x| Some(&x.saved.concurrent),
         )
         .noise_of("Noise", "Noise")
         .times("Speedup", "Speedup", 3, |x| x.speedup)
@@ -74,22 +74,20 @@ pub(super) fn figures(a: &MemcpyAnalysis) -> Vec<FigureModel> {
         XAxis::Linear,
         YScale::Linear,
     );
+    type Y = fn(&MemcpyRow) -> f64;
     for (i, &streams) in a.stream_counts.iter().enumerate() {
-        let (color, rows) = (
-            PALETTE[i % PALETTE.len()],
-            a.rows_with(streams).collect::<Vec<_>>(),
-        );
-        let measured = by_cycles(&rows, |r| r.speedup);
-        speedup
-            .lines
-            .push(line(format!("{streams} streams"), color, false, measured));
-        let bound = by_cycles(&rows, |r| r.bound_speedup);
-        speedup.lines.push(line(
-            format!("{streams} streams: bound"),
-            color,
-            true,
-            bound,
-        ));
+        let rows: Vec<_> = a.rows.iter().filter(|x| x.streams == streams).collect();
+        let lines: [(&str, bool, Y); 2] = [
+            ("", false, |r| r.speedup),
+            (": bound", true, |r| r.bound_speedup),
+        ];
+        for (name, dashed, y) in lines {
+            let (name, color) = (
+                format!("{streams} streams{name}"),
+                PALETTE[i % PALETTE.len()],
+            );
+            (speedup.lines).push(line(name, color, dashed, by_cycles(&rows, y)));
+        }
     }
     speedup.levels.push(Level {
         name: "no speedup".into(),
@@ -106,15 +104,20 @@ pub(super) fn figures(a: &MemcpyAnalysis) -> Vec<FigureModel> {
         XAxis::Linear,
         YScale::Linear,
     );
-    let rows: Vec<_> = a.rows_with(a.headline_streams).collect();
-    type Time = fn(&MemcpyRow) -> f64;
-    let series: [(&str, _, bool, Time); 6] = [
-        ("HtoD", PALETTE[0], false, |r| r.htod_ms),
-        ("kernel", PALETTE[2], false, |r| r.kernel_ms),
+    let rows: Vec<_> = (a.rows.iter())
+        .filter(|x| x.streams == a.headline_streams)
+        .collect();
+    let series: [(&str, _, bool, Y); 6] = [
+        ("HtoD", PALETTE[0], false, |r| r.saved.htod.median()),
+        ("kernel", PALETTE[2], false, |r| r.saved.kernel.median()),
         // Dashed, so that HtoD shows where the two copies take the same time.
-        ("DtoH", PALETTE[3], true, |r| r.dtoh_ms),
-        ("sequential total", SEQUENTIAL_COLOR, false, |r| r.total_ms),
-        ("streamed", PALETTE[4], false, |r| r.concurrent_ms),
+        ("DtoH", PALETTE[3], true, |r| r.saved.dtoh.median()),
+        ("sequential total", SEQUENTIAL_COLOR, false, |r| {
+            r.saved.total.median()
+        }),
+        ("streamed", PALETTE[4], false, |r| {
+            r.saved.concurrent.median()
+        }),
         ("streamed bound", BOUND_COLOR, true, |r| r.bound.ms),
     ];
     for (name, color, dashed, y) in series {

@@ -29,9 +29,9 @@ pub struct SincosConfig {
     /// Where its batches sit under their traced busiest bound (the median of their
     /// ratios under 1), within or beyond the two figures' noise.
     pub under_busiest_bound: Option<Under>,
-    /// The CUDA C++ host twin's median and noise.
-    pub cpp_host_ms: Option<f64>,
-    pub cpp_host_noise: Option<f64>,
+    /// The CUDA C++ host twin's samples.
+    #[serde(skip)]
+    pub cpp_host: Option<Series>,
     /// Rust host over C++ host (`SincosPoint::rust_host_over_cpp_host`).
     pub rust_host_over_cpp_host: Option<Ratio>,
     /// Traced rounds over untraced ones (`SincosPoint::traced_over_untraced`).
@@ -71,7 +71,7 @@ pub struct SincosAnalysis {
 impl SincosAnalysis {
     /// Whether any configuration has the C++ host twin's or the traced rounds' figures.
     pub fn has_hosts(&self) -> bool {
-        (self.configs.iter()).any(|c| c.cpp_host_ms.is_some() || c.traced_over_untraced.is_some())
+        (self.configs.iter()).any(|c| c.cpp_host.is_some() || c.traced_over_untraced.is_some())
     }
 
     pub fn sequential(&self) -> Option<&SincosConfig> {
@@ -82,16 +82,6 @@ impl SincosAnalysis {
 
     pub fn best(&self) -> Option<&SincosConfig> {
         self.best_async.map(|i| &self.configs[i])
-    }
-
-    /// Each configuration's label ("asynchronous 1 with 4 streams") and relative noise.
-    pub fn noise_by_configuration(&self) -> Vec<(String, f64)> {
-        (self.configs.iter())
-            .map(|c| {
-                let label = format!("{} with {} streams", c.variant.label(), c.streams);
-                (label, c.noise)
-            })
-            .collect()
     }
 
     /// Where the best row's noise is larger than its lead over the next row: which of
@@ -157,8 +147,7 @@ pub(super) fn analyze(r: &SincosOverlapResult) -> SincosAnalysis {
                     busiest_bound,
                     under_busiest_bound: busiest_bound
                         .and_then(|b| Under::of(1.0, b.noise, b.timed_over_bound, noise)),
-                    cpp_host_ms: p.cpp_host.as_ref().map(Series::median),
-                    cpp_host_noise: p.cpp_host.as_ref().map(Series::noise),
+                    cpp_host: p.cpp_host.clone(),
                     rust_host_over_cpp_host: p.rust_host_over_cpp_host(),
                     traced_over_untraced: p.traced_over_untraced(),
                 }
