@@ -38,19 +38,6 @@ pub struct SincosConfig {
     pub traced_over_untraced: Option<Ratio>,
 }
 
-impl SincosConfig {
-    /// Its time over its bound: 1 is the limit reached.
-    pub fn over_bound(&self) -> f64 {
-        self.median_ms / self.bound.ms
-    }
-
-    /// Faster than its busiest bound by more than the slack: a measurement no correct run
-    /// gives.
-    pub fn beyond_busiest_bound(&self) -> bool {
-        (self.busiest_bound).is_some_and(|b| pipeline::beyond(b.timed_over_bound, 1.0))
-    }
-}
-
 /// Everything derived from a sincos-overlap result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SincosAnalysis {
