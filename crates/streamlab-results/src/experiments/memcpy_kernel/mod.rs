@@ -161,12 +161,8 @@ impl Experiment for MemcpyKernel {
         let rows: Vec<MemcpyRow> = (r.rows.iter())
             .map(|row| analyze_row(r, row, link.as_ref()))
             .collect();
-        let mut stream_counts: Vec<usize> = Vec::new();
-        for row in &rows {
-            if !stream_counts.contains(&row.streams) {
-                stream_counts.push(row.streams);
-            }
-        }
+        // The run measures them in this order.
+        let stream_counts = r.run.params.stream_counts();
         let headline_streams = stream_counts.first().copied().unwrap_or(0);
         let at_breakeven = (0..rows.len())
             .filter(|&i| rows[i].streams == headline_streams)

@@ -1,7 +1,6 @@
 //! How sincos-overlap shows: its table's columns (the C++ kernels' and host's beside the
 //! Rust ones) and its charts.
-use super::SincosOverlapResult;
-use super::analysis::{SincosAnalysis, SincosConfig};
+use super::{SincosAnalysis, SincosConfig, SincosOverlapResult};
 use crate::experiments::prelude::*;
 use crate::report::chart::LineSeries;
 use crate::report::table::{ratio, under_csv};

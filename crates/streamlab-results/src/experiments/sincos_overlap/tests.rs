@@ -1,5 +1,4 @@
 //! sincos-overlap's analysis on the committed H100 run and on made-up results.
-use super::analysis::analyze;
 use super::present::columns;
 use super::*;
 use crate::saved::Params as _;
