@@ -264,7 +264,72 @@ impl Experiment for SincosOverlap {
     }
 
     fn derive(r: &SincosOverlapResult, _checks: &[TraceChecks]) -> SincosAnalysis {
-        analyze(r)
+        let link = own_link(r);
+        let whole = for_chunks(&r.stages, 1);
+        let rates = whole.map_or(CopyRates::UNMEASURED, best_rates);
+        let whole_stages = whole.map_or(
+            Stages {
+                htod_ms: f64::NAN,
+                kernel_ms: f64::NAN,
+                dtoh_ms: f64::NAN,
+                both_ms: f64::NAN,
+            },
+            |t| stages(t, None),
+        );
+        let batch_iterations = r.batch_sizes.iter().copied().max().unwrap_or(1);
+        let mut configs: Vec<SincosConfig> = r
+            .points
+            .iter()
+            .map(|p| {
+                // The sequential version's blocking copy makes the host wait every
+                // iteration, so its iterations never overlap.
+                let runs = match p.variant {
+                    IssueOrder::Sequential => 1,
+                    _ => batch_iterations,
+                };
+                // The parts measured over this configuration's chunks, or coarser ones.
+                let link = link.as_ref();
+                let parts =
+                    pipeline_stages(&r.stages, p.streams, None, link).unwrap_or(whole_stages);
+                let (median_ms, noise) = (p.time.median(), p.time.noise());
+                let bound = pipeline::bound(parts, p.streams, runs, r.run.device.copy_engines)
+                    .held(median_ms, noise, chunks_noise(&r.stages, p.streams));
+                let busiest_bound =
+                    trace::traced_bound(&p.samples_of_rounds(true), &p.traced_busiest);
+                SincosConfig {
+                    variant: p.variant,
+                    streams: p.streams,
+                    median_ms,
+                    bound,
+                    efficiency: bound.ms / median_ms,
+                    noise,
+                    outliers: p.time.outliers(),
+                    time: p.time.clone(),
+                    busiest_bound,
+                    under_busiest_bound: busiest_bound
+                        .and_then(|b| Under::of(1.0, b.noise, b.timed_over_bound, noise)),
+                    cpp_host: p.cpp_host.clone(),
+                    rust_host_over_cpp_host: p.rust_host_over_cpp_host(),
+                    traced_over_untraced: p.traced_over_untraced(),
+                }
+            })
+            .collect();
+        configs.sort_by_key(|c| {
+            (
+                c.variant != IssueOrder::Sequential,
+                c.streams,
+                c.variant as u8,
+            )
+        });
+        let by_time = async_by_time(&configs, |c| (c.variant, c.median_ms));
+        SincosAnalysis {
+            rates,
+            stages: whole_stages,
+            batch_iterations,
+            best_async: by_time.first().copied(),
+            runner_up: by_time.get(1).copied(),
+            configs,
+        }
     }
 
     fn tables(r: &Self::Result, a: &Self::Derived, cuda: Option<With<Self>>) -> Vec<Table> {
@@ -483,76 +548,6 @@ impl SincosAnalysis {
         self.configs
             .iter()
             .find(|c| c.variant == variant && c.streams == streams)
-    }
-}
-
-/// Derive everything from `r`.
-fn analyze(r: &SincosOverlapResult) -> SincosAnalysis {
-    let link = own_link(r);
-    let whole = for_chunks(&r.stages, 1);
-    let rates = whole.map_or(CopyRates::UNMEASURED, best_rates);
-    let whole_stages = whole.map_or(
-        Stages {
-            htod_ms: f64::NAN,
-            kernel_ms: f64::NAN,
-            dtoh_ms: f64::NAN,
-            both_ms: f64::NAN,
-        },
-        |t| stages(t, None),
-    );
-    let batch_iterations = r.batch_sizes.iter().copied().max().unwrap_or(1);
-    let mut configs: Vec<SincosConfig> =
-        r.points
-            .iter()
-            .map(|p| {
-                // The sequential version's blocking copy makes the host wait every
-                // iteration, so its iterations never overlap.
-                let runs = match p.variant {
-                    IssueOrder::Sequential => 1,
-                    _ => batch_iterations,
-                };
-                // The parts measured over this configuration's chunks, or coarser ones.
-                let link = link.as_ref();
-                let parts =
-                    pipeline_stages(&r.stages, p.streams, None, link).unwrap_or(whole_stages);
-                let (median_ms, noise) = (p.time.median(), p.time.noise());
-                let bound = pipeline::bound(parts, p.streams, runs, r.run.device.copy_engines)
-                    .held(median_ms, noise, chunks_noise(&r.stages, p.streams));
-                let busiest_bound =
-                    trace::traced_bound(&p.samples_of_rounds(true), &p.traced_busiest);
-                SincosConfig {
-                    variant: p.variant,
-                    streams: p.streams,
-                    median_ms,
-                    bound,
-                    efficiency: bound.ms / median_ms,
-                    noise,
-                    outliers: p.time.outliers(),
-                    time: p.time.clone(),
-                    busiest_bound,
-                    under_busiest_bound: busiest_bound
-                        .and_then(|b| Under::of(1.0, b.noise, b.timed_over_bound, noise)),
-                    cpp_host: p.cpp_host.clone(),
-                    rust_host_over_cpp_host: p.rust_host_over_cpp_host(),
-                    traced_over_untraced: p.traced_over_untraced(),
-                }
-            })
-            .collect();
-    configs.sort_by_key(|c| {
-        (
-            c.variant != IssueOrder::Sequential,
-            c.streams,
-            c.variant as u8,
-        )
-    });
-    let by_time = async_by_time(&configs, |c| (c.variant, c.median_ms));
-    SincosAnalysis {
-        rates,
-        stages: whole_stages,
-        batch_iterations,
-        best_async: by_time.first().copied(),
-        runner_up: by_time.get(1).copied(),
-        configs,
     }
 }
 

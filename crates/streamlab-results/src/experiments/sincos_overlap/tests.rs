@@ -26,7 +26,7 @@ fn hosts_from_before_skipped_and_paired_with_traced_rounds() {
         (words.unwrap().notes.into_iter()).find_map(|(l, text)| (l == "Hosts").then_some(text))
     };
     let csv = |r: &SincosOverlapResult| {
-        let a = analyze(r);
+        let a = SincosOverlap::derive(r, &[]);
         let csv = columns(KernelSet::Rust, None, a.has_hosts()).csv(&a.configs);
         (a.has_hosts(), csv)
     };
