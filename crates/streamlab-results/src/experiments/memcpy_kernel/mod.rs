@@ -3,15 +3,10 @@
 //! streams, across a sweep of kernel cycles; per row the speedup, its reachable bound,
 //! the efficiency, and the breakeven where the kernel outlasts the copies.
 //! How it measures, its bounds and its model are told in its words, `memcpy_kernel.md`.
+use crate::derived::rates::for_chunks;
 use crate::experiments::prelude::*;
-mod analysis;
-mod present;
-
-use analysis::analyze;
-pub use analysis::{MemcpyAnalysis, MemcpyRow, kernel_rate};
-use present::{columns, figures};
-
 use crate::range::IntRange;
+use crate::report::table::under_csv;
 
 /// The memcpy-kernel experiment.
 pub struct MemcpyKernel;
@@ -162,24 +157,47 @@ impl Experiment for MemcpyKernel {
     }
 
     fn derive(r: &MemcpyKernelResult, _checks: &[TraceChecks]) -> MemcpyAnalysis {
-        analyze(r)
+        let link = own_link(r);
+        let rows: Vec<MemcpyRow> = (r.rows.iter())
+            .map(|row| analyze_row(r, row, link.as_ref()))
+            .collect();
+        // The first stream count measured (the run measures them in this order).
+        let headline_streams = r.run.params.stream_counts().first().copied().unwrap_or(0);
+        let at_breakeven = (0..rows.len())
+            .filter(|&i| rows[i].streams == headline_streams)
+            .filter(|&i| {
+                let x = &rows[i].saved;
+                outlasts_the_copies(x.kernel.median(), x.htod.median(), x.dtoh.median())
+            })
+            .min_by_key(|&i| rows[i].cycles);
+        let best = (rows.iter().enumerate())
+            .filter(|(_, r)| r.speedup.is_finite())
+            .max_by(|a, b| a.1.speedup.total_cmp(&b.1.speedup))
+            .map(|(i, _)| i);
+        MemcpyAnalysis {
+            rates: for_chunks(&r.copies, headline_streams)
+                .map_or(CopyRates::UNMEASURED, best_rates),
+            rows,
+            headline_streams,
+            at_breakeven,
+            best,
+        }
     }
 
-    fn tables(_r: &Self::Result, a: &Self::Derived, cuda: Option<With<Self>>) -> Vec<Table> {
+    fn tables(r: &Self::Result, a: &Self::Derived, cuda: Option<With<Self>>) -> Vec<Table> {
         let columns = columns(cuda.map(|(_, d)| d));
-        (a.stream_counts.iter())
-            .map(|&streams| {
-                let rows: Vec<MemcpyRow> = a.rows_with(streams).cloned().collect();
+        (r.run.params.stream_counts().into_iter())
+            .map(|streams| {
+                let rows: Vec<MemcpyRow> =
+                    (a.rows.iter().filter(|x| x.streams == streams).cloned()).collect();
                 let best = (rows.iter().map(|x| x.speedup)).fold(f64::NEG_INFINITY, f64::max);
-                let (first, last) = (
-                    rows.first().map(|x| x.cycles),
-                    rows.last().map(|x| x.cycles),
-                );
+                let ends = [rows.first(), rows.last()].map(|x| x.map(|x| x.cycles));
+                let breakeven = a.at_breakeven.map(|i| a.rows[i].cycles);
                 let caption =
                     format!("{streams} streams (medians, ms); efficiency = bound / concurrent");
                 // The ends, the breakeven, the best, and every row its bound marks.
                 columns.keyed(Some(caption), &rows, |x| {
-                    [a.breakeven_cycles(), first, last].contains(&Some(x.cycles))
+                    [breakeven, ends[0], ends[1]].contains(&Some(x.cycles))
                         || x.speedup == best
                         || !x.bound.mark().is_empty()
                 })
@@ -194,16 +212,79 @@ impl Experiment for MemcpyKernel {
     fn words(r: &MemcpyKernelResult, a: &Self::Derived) -> Value {
         context! {
             copy_engines => r.run.device.copy_engines,
-            at => a.breakeven_row().map(Serde),
+            at => a.at_breakeven.map(|i| Serde(&a.rows[i])),
         }
     }
 
-    fn figures(_r: &MemcpyKernelResult, a: &Self::Derived) -> Vec<FigureModel> {
-        figures(a)
+    /// memcpy-kernel: speedup against cycles per stream count beside its bound, and the
+    /// stage times of the headline stream count.
+    fn figures(r: &MemcpyKernelResult, a: &Self::Derived) -> Vec<FigureModel> {
+        let mut speedup = blank(
+            "memcpy-kernel: streamed speedup over sequential, and its bound (Rust kernels)".into(),
+            "cycles",
+            "speedup",
+            XAxis::Linear,
+            YScale::Linear,
+        );
+        type Y = fn(&MemcpyRow) -> f64;
+        for (i, streams) in r.run.params.stream_counts().into_iter().enumerate() {
+            let rows: Vec<_> = a.rows.iter().filter(|x| x.streams == streams).collect();
+            let lines: [(&str, bool, Y); 2] = [
+                ("", false, |r| r.speedup),
+                (": bound", true, |r| r.bound_speedup),
+            ];
+            for (name, dashed, y) in lines {
+                let (name, color) = (
+                    format!("{streams} streams{name}"),
+                    PALETTE[i % PALETTE.len()],
+                );
+                (speedup.lines).push(line(name, color, dashed, by_cycles(&rows, y)));
+            }
+        }
+        speedup.levels.push(Level {
+            name: "no speedup".into(),
+            color: SEQUENTIAL_COLOR,
+            y: 1.0,
+        });
+        let mut stages = blank(
+            format!(
+                "memcpy-kernel: the parts and the streamed run, {} streams (medians)",
+                a.headline_streams
+            ),
+            "cycles",
+            "ms",
+            XAxis::Linear,
+            YScale::Linear,
+        );
+        let rows: Vec<_> = (a.rows.iter())
+            .filter(|x| x.streams == a.headline_streams)
+            .collect();
+        let series: [(&str, _, bool, Y); 6] = [
+            ("HtoD", PALETTE[0], false, |r| r.saved.htod.median()),
+            ("kernel", PALETTE[2], false, |r| r.saved.kernel.median()),
+            // Dashed, so that HtoD shows where the two copies take the same time.
+            ("DtoH", PALETTE[3], true, |r| r.saved.dtoh.median()),
+            ("sequential total", SEQUENTIAL_COLOR, false, |r| {
+                r.saved.total.median()
+            }),
+            ("streamed", PALETTE[4], false, |r| {
+                r.saved.concurrent.median()
+            }),
+            ("streamed bound", BOUND_COLOR, true, |r| r.bound.ms),
+        ];
+        for (name, color, dashed, y) in series {
+            stages
+                .lines
+                .push(line(name, color, dashed, by_cycles(&rows, y)));
+        }
+        vec![
+            FigureModel::chart("memcpy-kernel-speedup.svg".into(), speedup),
+            FigureModel::chart("memcpy-kernel-stages.svg".into(), stages),
+        ]
     }
 
     fn summary(r: &MemcpyKernelResult, a: &Self::Derived) -> Summary {
-        let (best, at) = (a.best_row(), a.breakeven_row());
+        let [best, at] = [a.best, a.at_breakeven].map(|i| i.map(|i| &a.rows[i]));
         let (under, under_beyond) = pipeline::count_under(a.rows.iter().map(|r| r.bound.under));
         let headline = json!({
             "verified": r.run.verification.passed,
@@ -213,7 +294,7 @@ impl Experiment for MemcpyKernel {
             "best_speedup": best.map_or(f64::NAN, |b| b.speedup),
             "best_speedup_streams": best.map_or(0, |b| b.streams),
             "best_speedup_cycles": best.map_or(0, |b| b.cycles),
-            "breakeven_cycles": a.breakeven_cycles(),
+            "breakeven_cycles": at.map(|b| b.cycles),
             "speedup_at_breakeven": at.map(|b| b.speedup),
             "bound_speedup_at_breakeven": at.map(|b| b.bound_speedup),
             "rows_beyond_bound": a.rows.iter().filter(|r| r.bound.lowered()).count(),
@@ -228,6 +309,158 @@ impl Experiment for MemcpyKernel {
             ..Overview::default()
         })
     }
+}
+
+/// One row against its bound.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MemcpyRow {
+    pub cycles: i32,
+    pub streams: usize,
+    /// total / concurrent (medians).
+    pub speedup: f64,
+    pub bound: Bound,
+    /// total / bound: the most the streamed version can gain.
+    pub bound_speedup: f64,
+    /// bound / concurrent.
+    pub efficiency: f64,
+    /// The saved row: its stages' and its two versions' samples.
+    #[serde(skip)]
+    pub saved: MemcpyKernelRow,
+}
+
+/// Everything derived from a memcpy-kernel result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MemcpyAnalysis {
+    /// The copy rates over the headline stream count's chunks.
+    pub rates: CopyRates,
+    pub rows: Vec<MemcpyRow>,
+    /// The stream count of the headline (the first measured).
+    pub headline_streams: usize,
+    /// Index into `rows` of the breakeven: the headline stream count's row of the first
+    /// cycles value whose kernel outlasts both copies (medians).
+    pub at_breakeven: Option<usize>,
+    /// Index into `rows` of the best speedup.
+    pub best: Option<usize>,
+}
+
+/// The kernels' fastest rate at `streams` streams, in ms per cycle (the streamed
+/// version's kernels alone, over the rows whose cycles are at least the run's median: the
+/// kernel's time there is its sums'), and how far that rate moved over those rows
+/// ((slowest − fastest) / slowest): clocks move with load and temperature over a run.
+fn kernel_rate(r: &MemcpyKernelResult, streams: usize) -> Option<(f64, f64)> {
+    let mut cycles: Vec<i32> = r.rows.iter().map(|x| x.cycles).collect();
+    cycles.sort_unstable();
+    let median = *cycles.get(cycles.len() / 2)?;
+    let rates: Vec<f64> = (r.rows.iter())
+        .filter(|x| x.streams == streams && x.cycles >= median.max(1))
+        .map(|x| x.kernels.min() / f64::from(x.cycles))
+        .filter(|rate| rate.is_finite() && *rate > 0.0)
+        .collect();
+    let fastest = rates.iter().copied().reduce(f64::min)?;
+    let slowest = rates.iter().copied().reduce(f64::max)?;
+    Some((fastest, (slowest - fastest) / slowest))
+}
+
+/// One row against its bound. The kernels' term is the fastest of the whole array's
+/// kernel, the streamed version's kernels alone, and the run's fastest per-cycle rate at
+/// this stream count times the row's cycles ([`kernel_rate`]); the bound's noise is the
+/// larger of its copies' noise and how far that rate moved over the run.
+fn analyze_row(
+    r: &MemcpyKernelResult,
+    row: &MemcpyKernelRow,
+    link: Option<&LinkRates>,
+) -> MemcpyRow {
+    let (copies, rate) = (&r.copies, kernel_rate(r, row.streams));
+    let at_rate = rate.map_or(f64::INFINITY, |(ms_per_cycle, _)| {
+        ms_per_cycle * f64::from(row.cycles)
+    });
+    let kernel = row.kernel.min().min(row.kernels.min()).min(at_rate);
+    let parts = match pipeline_stages(copies, row.streams, Some(kernel), link) {
+        Some(parts) => parts,
+        // Without its chunks' copy times, the whole array's sequential copies alone.
+        None => pipeline::Stages {
+            htod_ms: row.htod.min(),
+            kernel_ms: kernel,
+            dtoh_ms: row.dtoh.min(),
+            both_ms: row.htod.min().max(row.dtoh.min()),
+        },
+    };
+    let (total_ms, concurrent_ms) = (row.total.median(), row.concurrent.median());
+    let noise = chunks_noise(copies, row.streams).max(rate.map_or(0.0, |(_, moved)| moved));
+    let bound = pipeline::bound(parts, row.streams, 1, r.run.device.copy_engines).held(
+        concurrent_ms,
+        row.concurrent.noise(),
+        noise,
+    );
+    MemcpyRow {
+        cycles: row.cycles,
+        streams: row.streams,
+        speedup: total_ms / concurrent_ms,
+        bound,
+        bound_speedup: total_ms / bound.ms,
+        efficiency: bound.ms / concurrent_ms,
+        saved: row.clone(),
+    }
+}
+
+/// The one declaration of the tables (one per stream count) and the CSV (every row, the
+/// Handbook's columns), the CUDA C++ twins' concurrent time beside the Rust one where
+/// `cuda` ran.
+fn columns(cuda: Option<&MemcpyAnalysis>) -> Columns<'_, MemcpyRow> {
+    let cpp = move |x: &MemcpyRow| {
+        (cuda?.rows.iter())
+            .find(|y| y.streams == x.streams && y.cycles == x.cycles)
+            .map(|y| y.saved.concurrent.median())
+    };
+    Columns::new()
+        .named(
+            |x: &MemcpyRow| {
+                RowName::new(
+                    format_args!("{}/{}", x.streams, x.cycles),
+                    format_args!("{} streams, {} cycles", x.streams, x.cycles),
+                )
+            },
+            |_, _, row| row.over_link(),
+        )
+        .raw("Streams", |x: &MemcpyRow| x.streams.to_string())
+        .text("Cycles", "Cycles", |x| x.cycles.to_string())
+        .number("HtoD", "HtoD", (2, 4), |x| x.saved.htod.median())
+        .number("Kernel", "Kernel", (2, 4), |x| x.saved.kernel.median())
+        .number("DtoH", "DtoH", (2, 4), |x| x.saved.dtoh.median())
+        .median(
+            ("Total", "Total"),
+            (2, 4),
+            (Some(("sequential", "sequential")), MS),
+            |x| Some(&x.saved.total),
+        )
+        .median(
+            ("Concurrent", "Concurrent"),
+            (2, 4),
+            (Some(("streamed", "streamed")), MS),
+            |x| Some(&x.saved.concurrent),
+        )
+        .noise_of("Noise", "Noise")
+        .times("Speedup", "Speedup", 3, |x| x.speedup)
+        .number("Bound", "Bound", (2, 4), |x| x.bound.ms)
+        .times("Bound speedup", "BoundSpeedup", 3, |x| x.bound_speedup)
+        .show("Efficiency", |x| num(x.efficiency, 3))
+        .then(cuda.is_some(), |c| {
+            c.show("C++ Concurrent", move |x| {
+                cpp(x).map_or("–".into(), |v| num(v, 2))
+            })
+        })
+        .both(
+            "against its bound",
+            |x| x.bound.cell(),
+            "BeyondBound",
+            |x| x.bound.lowered().to_string(),
+        )
+        .raw("UnderBound", |x| under_csv(x.bound.under))
+}
+
+/// Each row's (cycles, `y`), a line's points.
+fn by_cycles(rows: &[&MemcpyRow], y: fn(&MemcpyRow) -> f64) -> Vec<(f64, f64)> {
+    rows.iter().map(|r| (f64::from(r.cycles), y(r))).collect()
 }
 
 #[cfg(test)]

@@ -3,15 +3,12 @@
 //! configuration its median, its noise, its reachable bound and the efficiency, and the
 //! best asynchronous configuration.
 //! How it measures, its bounds and its model are told in its words, `sincos_overlap.md`.
+use crate::derived::rates::{for_chunks, stages};
+use crate::derived::trace::{self, BusiestBound, TracedBound};
 use crate::experiments::prelude::*;
-mod analysis;
 mod present;
 
-use analysis::analyze;
-pub use analysis::{SincosAnalysis, SincosConfig, async_by_time};
 use present::{columns, figures};
-
-use crate::derived::trace::BusiestBound;
 
 /// The sincos-overlap experiment.
 pub struct SincosOverlap;
@@ -178,15 +175,6 @@ pub struct Ratio {
 }
 
 impl Ratio {
-    /// The median and the noise of `ratios` (none if empty).
-    fn of(ratios: Vec<f64>) -> Option<Ratio> {
-        let s = Series::new(ratios)?;
-        Some(Ratio {
-            ratio: s.median(),
-            noise: s.noise(),
-        })
-    }
-
     /// "1.004 ± 0.8%".
     pub fn label(&self) -> String {
         format!("{} ± {}", num(self.ratio, 3), noise(self.noise))
@@ -208,11 +196,13 @@ impl SincosPoint {
     /// Rust host over C++ host: the median of the batch pairs' ratios, with their noise.
     pub fn rust_host_over_cpp_host(&self) -> Option<Ratio> {
         let cpp = self.cpp_host.as_ref()?;
-        Ratio::of(
-            (self.time.samples_ms.iter().zip(&cpp.samples_ms))
-                .map(|(rust, cpp)| rust / cpp)
-                .collect(),
-        )
+        let pairs =
+            (self.time.samples_ms.iter().zip(&cpp.samples_ms)).map(|(rust, cpp)| rust / cpp);
+        let s = Series::new(pairs.collect())?;
+        Some(Ratio {
+            ratio: s.median(),
+            noise: s.noise(),
+        })
     }
 
     /// The median of the samples taken in traced rounds over the median of those in
@@ -274,7 +264,72 @@ impl Experiment for SincosOverlap {
     }
 
     fn derive(r: &SincosOverlapResult, _checks: &[TraceChecks]) -> SincosAnalysis {
-        analyze(r)
+        let link = own_link(r);
+        let whole = for_chunks(&r.stages, 1);
+        let rates = whole.map_or(CopyRates::UNMEASURED, best_rates);
+        let whole_stages = whole.map_or(
+            Stages {
+                htod_ms: f64::NAN,
+                kernel_ms: f64::NAN,
+                dtoh_ms: f64::NAN,
+                both_ms: f64::NAN,
+            },
+            |t| stages(t, None),
+        );
+        let batch_iterations = r.batch_sizes.iter().copied().max().unwrap_or(1);
+        let mut configs: Vec<SincosConfig> = r
+            .points
+            .iter()
+            .map(|p| {
+                // The sequential version's blocking copy makes the host wait every
+                // iteration, so its iterations never overlap.
+                let runs = match p.variant {
+                    IssueOrder::Sequential => 1,
+                    _ => batch_iterations,
+                };
+                // The parts measured over this configuration's chunks, or coarser ones.
+                let link = link.as_ref();
+                let parts =
+                    pipeline_stages(&r.stages, p.streams, None, link).unwrap_or(whole_stages);
+                let (median_ms, noise) = (p.time.median(), p.time.noise());
+                let bound = pipeline::bound(parts, p.streams, runs, r.run.device.copy_engines)
+                    .held(median_ms, noise, chunks_noise(&r.stages, p.streams));
+                let busiest_bound =
+                    trace::traced_bound(&p.samples_of_rounds(true), &p.traced_busiest);
+                SincosConfig {
+                    variant: p.variant,
+                    streams: p.streams,
+                    median_ms,
+                    bound,
+                    efficiency: bound.ms / median_ms,
+                    noise,
+                    outliers: p.time.outliers(),
+                    time: p.time.clone(),
+                    busiest_bound,
+                    under_busiest_bound: busiest_bound
+                        .and_then(|b| Under::of(1.0, b.noise, b.timed_over_bound, noise)),
+                    cpp_host: p.cpp_host.clone(),
+                    rust_host_over_cpp_host: p.rust_host_over_cpp_host(),
+                    traced_over_untraced: p.traced_over_untraced(),
+                }
+            })
+            .collect();
+        configs.sort_by_key(|c| {
+            (
+                c.variant != IssueOrder::Sequential,
+                c.streams,
+                c.variant as u8,
+            )
+        });
+        let by_time = async_by_time(&configs, |c| (c.variant, c.median_ms));
+        SincosAnalysis {
+            rates,
+            stages: whole_stages,
+            batch_iterations,
+            best_async: by_time.first().copied(),
+            runner_up: by_time.get(1).copied(),
+            configs,
+        }
     }
 
     fn tables(r: &Self::Result, a: &Self::Derived, cuda: Option<With<Self>>) -> Vec<Table> {
@@ -288,44 +343,38 @@ impl Experiment for SincosOverlap {
         let streams = r.run.params.streams;
         let asynchronous = (IssueOrder::ASYNC.iter()).filter_map(|&v| a.config(v, streams));
         for x in a.sequential().into_iter().chain(asynchronous) {
-            let line = match x.variant {
-                IssueOrder::Sequential => "sequential transfer and execution".to_owned(),
-                v => format!(
-                    "{} transfer and execution ({} streams)",
-                    v.label(),
-                    x.streams
-                ),
-            };
-            blog.rows
-                .push(vec![format!("Time for {line}"), num(x.median_ms, 4)]);
+            let streams = (x.variant != IssueOrder::Sequential)
+                .then(|| format!(" ({} streams)", x.streams))
+                .unwrap_or_default();
+            let line = format!(
+                "Time for {} transfer and execution{streams}",
+                x.variant.label()
+            );
+            blog.rows.push(vec![line, num(x.median_ms, 4)]);
         }
-        let c = cuda.map(|(_, d)| d);
-        let mut tables = vec![blog];
-        tables.push(columns(r.run.provenance.kernels, c, a.has_hosts()).table(
+        let measured = columns(
+            r.run.provenance.kernels,
+            cuda.map(|(_, d)| d),
+            a.has_hosts(),
+        );
+        let measured = measured.table(
             Some("medians, ms per iteration; efficiency = bound / measured".into()),
             &a.configs,
-        ));
+        );
         let mut stages = Table::new(
             Some("the whole array's parts, each alone (fastest sample)".into()),
             &["part", "ms", "GB/s"],
         );
         let (s, rates) = (&a.stages, &a.rates);
         stages.rows = [
-            ("HtoD", s.htod_ms, Some(rates.htod_gbps)),
-            ("kernel", s.kernel_ms, None),
-            ("DtoH", s.dtoh_ms, Some(rates.dtoh_gbps)),
-            ("in and out at once", s.both_ms, Some(rates.both_gbps)),
+            ("HtoD", s.htod_ms, num(rates.htod_gbps, 1)),
+            ("kernel", s.kernel_ms, String::new()),
+            ("DtoH", s.dtoh_ms, num(rates.dtoh_gbps, 1)),
+            ("in and out at once", s.both_ms, num(rates.both_gbps, 1)),
         ]
-        .map(|(part, ms, gbps)| {
-            vec![
-                part.into(),
-                num(ms, 4),
-                gbps.map_or(String::new(), |g| num(g, 1)),
-            ]
-        })
+        .map(|(part, ms, gbps)| vec![part.into(), num(ms, 4), gbps])
         .into();
-        tables.push(stages);
-        tables
+        vec![blog, measured, stages]
     }
 
     fn csv(_r: &SincosOverlapResult, derived: &Self::Derived) -> Vec<Csv> {
@@ -379,7 +428,13 @@ impl Experiment for SincosOverlap {
         let Some(best) = a.best() else {
             return Summary::default();
         };
-        let busiest = best.busiest_bound;
+        let (busiest, over_bound) = (best.busiest_bound, best.median_ms / best.bound.ms);
+        let label = |c: &SincosConfig| format!("{} with {} streams", c.variant.label(), c.streams);
+        let labelled_noise: Vec<_> = a.configs.iter().map(|c| (label(c), c.noise)).collect();
+        // Faster than its busiest bound beyond the slack: no correct run gives it.
+        let beyond_busiest = |c: &SincosConfig| {
+            (c.busiest_bound).is_some_and(|b| pipeline::beyond(b.timed_over_bound, 1.0))
+        };
         let rows = |keep: fn(&SincosConfig) -> bool| a.configs.iter().filter(|c| keep(c)).count();
         let (under, under_beyond) = pipeline::count_under(a.configs.iter().map(|c| c.bound.under));
         let (under_busiest, under_busiest_beyond) =
@@ -394,25 +449,117 @@ impl Experiment for SincosOverlap {
             "best_async_variant": best.variant,
             "best_async_streams": best.streams,
             "bound_ms": best.bound.ms,
-            "best_over_bound": best.over_bound(),
+            "best_over_bound": over_bound,
             "busiest_bound_ms": busiest.map(|b| b.ms),
             "best_over_busiest_bound": busiest.map(|b| b.timed_over_bound),
-            "rows_beyond_busiest_bound": rows(SincosConfig::beyond_busiest_bound),
+            "rows_beyond_busiest_bound": rows(beyond_busiest),
             "rows_beyond_bound": rows(|c| c.bound.lowered()),
             "rows_under_bound": under,
             "rows_under_bound_beyond_noise": under_beyond,
             "rows_under_busiest_bound": under_busiest,
             "rows_under_busiest_bound_beyond_noise": under_busiest_beyond,
             "configurations": a.configs.len(),
-            "above_noise_target": stats::above_noise_target(&a.noise_by_configuration()),
+            "above_noise_target": stats::above_noise_target(&labelled_noise),
             "rust_host_over_cpp_host": best.rust_host_over_cpp_host,
             "traced_over_untraced": best.traced_over_untraced,
         }))
         .with(Overview {
-            over_bound: Some((best.over_bound(), "the fastest iteration".into())),
+            over_bound: Some((over_bound, "the fastest iteration".into())),
             ..Overview::default()
         })
     }
+}
+
+/// One configuration against its bound.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SincosConfig {
+    pub variant: IssueOrder,
+    pub streams: usize,
+    /// Median time per iteration.
+    pub median_ms: f64,
+    pub bound: Bound,
+    /// bound / median: 1 is the limit reached.
+    pub efficiency: f64,
+    /// Relative noise of its samples ([`crate::stats::Series::noise`]).
+    pub noise: f64,
+    /// Indices of its outlier samples, kept in the result.
+    pub outliers: Vec<usize>,
+    /// Its samples.
+    #[serde(skip)]
+    pub time: Series,
+    /// From its traced batches: the time per iteration of its busiest engine or stream.
+    pub busiest_bound: Option<TracedBound>,
+    /// Where its batches sit under their traced busiest bound (the median of their
+    /// ratios under 1), within or beyond the two figures' noise.
+    pub under_busiest_bound: Option<Under>,
+    /// The CUDA C++ host twin's samples.
+    #[serde(skip)]
+    pub cpp_host: Option<Series>,
+    /// Rust host over C++ host (`SincosPoint::rust_host_over_cpp_host`).
+    pub rust_host_over_cpp_host: Option<Ratio>,
+    /// Traced rounds over untraced ones (`SincosPoint::traced_over_untraced`).
+    pub traced_over_untraced: Option<Ratio>,
+}
+
+/// Everything derived from a sincos-overlap result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SincosAnalysis {
+    /// The whole array's copy rates (one chunk): each way alone, both at once.
+    pub rates: CopyRates,
+    /// The whole array's stages (one chunk), fastest samples.
+    pub stages: Stages,
+    /// Iterations per batch over which fill and drain are shared.
+    pub batch_iterations: usize,
+    /// Sequential first, then each asynchronous variant by stream count.
+    pub configs: Vec<SincosConfig>,
+    /// Index into `configs` of the fastest asynchronous configuration.
+    pub best_async: Option<usize>,
+    /// Index into `configs` of the next fastest asynchronous configuration.
+    pub runner_up: Option<usize>,
+}
+
+impl SincosAnalysis {
+    /// Whether any configuration has the C++ host twin's or the traced rounds' figures.
+    pub fn has_hosts(&self) -> bool {
+        (self.configs.iter()).any(|c| c.cpp_host.is_some() || c.traced_over_untraced.is_some())
+    }
+
+    pub fn sequential(&self) -> Option<&SincosConfig> {
+        self.configs
+            .iter()
+            .find(|c| c.variant == IssueOrder::Sequential)
+    }
+
+    pub fn best(&self) -> Option<&SincosConfig> {
+        self.best_async.map(|i| &self.configs[i])
+    }
+
+    /// Where the best row's noise is larger than its lead over the next row: which of
+    /// the two is faster is not settled by this run.
+    pub fn best_within_noise(&self) -> Option<&SincosConfig> {
+        let best = self.best()?;
+        let next = &self.configs[self.runner_up?];
+        let lead = next.median_ms / best.median_ms - 1.0;
+        (best.noise.max(next.noise) > lead).then_some(next)
+    }
+
+    /// The configuration of `variant` at `streams`, if measured.
+    pub fn config(&self, variant: IssueOrder, streams: usize) -> Option<&SincosConfig> {
+        self.configs
+            .iter()
+            .find(|c| c.variant == variant && c.streams == streams)
+    }
+}
+
+/// The indices of the asynchronous configurations among `items`, fastest first, by
+/// `key`'s issue order and median time (those without a finite time left out): the one
+/// ranking of the analysis's best configuration and of the one the run traces.
+pub fn async_by_time<T>(items: &[T], key: impl Fn(&T) -> (IssueOrder, f64)) -> Vec<usize> {
+    let mut by_time: Vec<usize> = (0..items.len())
+        .filter(|&i| key(&items[i]).0 != IssueOrder::Sequential && key(&items[i]).1.is_finite())
+        .collect();
+    by_time.sort_by(|&a, &b| key(&items[a]).1.total_cmp(&key(&items[b]).1));
+    by_time
 }
 
 #[cfg(test)]

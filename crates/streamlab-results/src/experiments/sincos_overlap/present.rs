@@ -1,21 +1,9 @@
 //! How sincos-overlap shows: its table's columns (the C++ kernels' and host's beside the
 //! Rust ones) and its charts.
-use super::SincosOverlapResult;
-use super::analysis::{SincosAnalysis, SincosConfig};
+use super::{SincosAnalysis, SincosConfig, SincosOverlapResult};
 use crate::experiments::prelude::*;
 use crate::report::chart::LineSeries;
 use crate::report::table::{ratio, under_csv};
-
-/// A configuration against its bound and its traced busiest bound, in words.
-fn against_bounds(x: &SincosConfig) -> String {
-    let traced = x.under_busiest_bound.map(|u| {
-        let n = x.busiest_bound.map_or(String::new(), |b| {
-            format!(" (bound's noise {})", noise(b.noise))
-        });
-        format!("traced: {}{n}", u.label())
-    });
-    crate::derived::pipeline::bound_cell([x.bound.mark(), traced.unwrap_or_default()])
-}
 
 /// The columns of a result measured with `set`, the C++ kernels' beside them where
 /// `cuda` ran; `hosts`: with the CUDA C++ host twin's and the traced rounds' columns
@@ -31,7 +19,17 @@ pub(super) fn columns(
             x.variant.label().into()
         })
         .text("streams", "streams", |x| x.streams.to_string())
-        .named(row_name, |_, _, row| row.over_link())
+        // "seq", or its order and streams.
+        .named(
+            |x| match x.variant {
+                IssueOrder::Sequential => RowName::new("seq", x.variant.label()),
+                v => RowName::new(
+                    format_args!("{}/{}", v.short(), x.streams),
+                    format_args!("{} with {} streams", v.label(), x.streams),
+                ),
+            },
+            |_, _, row| row.over_link(),
+        )
         .median((set.label(), "median_ms"), (4, 4), (None, MS), |x| {
             Some(&x.time)
         })
@@ -49,8 +47,11 @@ pub(super) fn columns(
         })
         .then(hosts, |c| {
             let c = optional(c, ("C++ host", "cpp_host_ms"), |x| {
-                let (ms, n) = x.cpp_host_ms.zip(x.cpp_host_noise)?;
-                Some((ms, format!("{} ± {}", num(ms, 4), noise(n))))
+                let s = x.cpp_host.as_ref()?;
+                Some((
+                    s.median(),
+                    format!("{} ± {}", num(s.median(), 4), noise(s.noise())),
+                ))
             });
             let c = optional(
                 c,
@@ -82,9 +83,20 @@ pub(super) fn columns(
         let b = x.busiest_bound?;
         Some((b.timed_over_bound, num(b.timed_over_bound, 3)))
     })
-    .both("against its bounds", against_bounds, "beyond_bound", |x| {
-        x.bound.lowered().to_string()
-    })
+    .both(
+        "against its bounds",
+        |x| {
+            let traced = x.under_busiest_bound.map(|u| {
+                let n = x.busiest_bound.map_or(String::new(), |b| {
+                    format!(" (bound's noise {})", noise(b.noise))
+                });
+                format!("traced: {}{n}", u.label())
+            });
+            crate::derived::pipeline::bound_cell([x.bound.mark(), traced.unwrap_or_default()])
+        },
+        "beyond_bound",
+        |x| x.bound.lowered().to_string(),
+    )
     .raw("under_bound", |x| under_csv(x.bound.under))
     .raw("under_busiest_bound", |x| under_csv(x.under_busiest_bound))
 }
@@ -104,17 +116,6 @@ fn optional<'a>(
         name,
         move |x| raw(x).map_or(String::new(), |(v, _)| format!("{v:.4}")),
     )
-}
-
-/// A configuration's name among the measured rows: "seq", or its order and streams.
-fn row_name(x: &SincosConfig) -> RowName {
-    match x.variant {
-        IssueOrder::Sequential => RowName::new("seq", x.variant.label()),
-        v => RowName::new(
-            format_args!("{}/{}", v.short(), x.streams),
-            format_args!("{} with {} streams", v.label(), x.streams),
-        ),
-    }
 }
 
 /// sincos-overlap: time per iteration of every configuration (median bars, whiskers

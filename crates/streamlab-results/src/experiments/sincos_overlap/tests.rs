@@ -1,5 +1,4 @@
 //! sincos-overlap's analysis on the committed H100 run and on made-up results.
-use super::analysis::analyze;
 use super::present::columns;
 use super::*;
 use crate::saved::Params as _;
@@ -18,21 +17,23 @@ fn committed() -> SincosOverlapResult {
     r
 }
 
+/// A run from before the C++ host twin says nothing of hosts, a skipped twin one line;
+/// host pairs and traced rounds give their ratios with noise, and their columns.
 #[test]
-fn a_skipped_cpp_host_is_said_in_one_line_and_a_run_from_before_says_nothing() {
+fn hosts_from_before_skipped_and_paired_with_traced_rounds() {
     let hosts_note = |r: &SincosOverlapResult| {
         let words = Analyzed::<SincosOverlap>::new(KernelSet::Rust, r.clone()).words;
         (words.unwrap().notes.into_iter()).find_map(|(l, text)| (l == "Hosts").then_some(text))
     };
+    let csv = |r: &SincosOverlapResult| {
+        let a = SincosOverlap::derive(r, &[]);
+        let csv = columns(KernelSet::Rust, None, a.has_hosts()).csv(&a.configs);
+        (a.has_hosts(), csv)
+    };
     let mut r = committed();
-    let a = analyze(&r);
-    assert!(!a.has_hosts());
+    let (hosts, before) = csv(&r);
+    assert!(!hosts && !before.contains("cpp_host_ms"));
     assert!(hosts_note(&r).is_none());
-    assert!(
-        !columns(KernelSet::Rust, None, a.has_hosts())
-            .csv(&a.configs)
-            .contains("cpp_host_ms")
-    );
     r.cpp_host = CppHostRun::Skipped("no nvcc found".into());
     let text = hosts_note(&r).expect("a note");
     assert_eq!(text, "The CUDA C++ host twin was skipped: no nvcc found.");
@@ -41,11 +42,6 @@ fn a_skipped_cpp_host_is_said_in_one_line_and_a_run_from_before_says_nothing() {
         json.contains(r#""cpp_host":{"skipped":"no nvcc found"}"#),
         "{json}"
     );
-}
-
-#[test]
-fn host_pairs_and_traced_rounds_give_their_ratios_with_noise() {
-    let mut r = committed();
     let p = r
         .points
         .iter_mut()
@@ -64,13 +60,8 @@ fn host_pairs_and_traced_rounds_give_their_ratios_with_noise() {
     let median = |v: Vec<f64>| Series::new(v).unwrap().median();
     assert!((t.ratio - median(traced.clone()) / median(untraced)).abs() < 1e-12);
     assert_eq!(point.samples_of_rounds(true), traced);
-    let a = analyze(&r);
-    assert!(a.has_hosts());
-    assert!(
-        columns(KernelSet::Rust, None, true)
-            .csv(&a.configs)
-            .contains("rust_host_over_cpp_host")
-    );
+    let (hosts, paired) = csv(&r);
+    assert!(hosts && paired.contains("rust_host_over_cpp_host"));
 }
 
 #[test]
