@@ -23,7 +23,9 @@ pub fn link(p: &Provenance) -> Option<String> {
 /// ([`Provenance::held_back`]); "not recorded" where the result predates them.
 pub fn clocks(p: &Provenance) -> String {
     let described = if p.gpus.is_empty() {
-        (p.clocks.as_ref()).map_or_else(clocks_not_recorded, |c| c.describe())
+        let not_recorded =
+            || format!("{NOT_RECORDED}: results before 2026-11-26 did not read the GPU's clocks");
+        (p.clocks.as_ref()).map_or_else(not_recorded, |c| c.describe())
     } else {
         each_gpu(p, |g| g.clocks.describe())
     };
@@ -33,11 +35,6 @@ pub fn clocks(p: &Provenance) -> String {
         }
         None => described,
     }
-}
-
-/// What is said of a result that read no clocks.
-fn clocks_not_recorded() -> String {
-    format!("{NOT_RECORDED}: results before 2026-11-26 did not read the GPU's clocks")
 }
 
 /// Each GPU's link to the host, for an experiment of several GPUs, e.g. "GPU 0: PCIe gen

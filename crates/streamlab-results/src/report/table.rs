@@ -396,11 +396,7 @@ mod tests {
             .text("case", "case", |r: &Row| r.name.to_owned())
             .number("ms", "median_ms", (2, 5), |r| r.ms)
             .show("flag", |r| {
-                if r.ms > 2.0 {
-                    "slow".into()
-                } else {
-                    String::new()
-                }
+                (if r.ms > 2.0 { "slow" } else { "" }).to_owned()
             })
     }
 

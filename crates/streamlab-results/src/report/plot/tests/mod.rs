@@ -1,7 +1,7 @@
 //! The drawings as SVG: marks and colours per model value, axes, ticks and labels, bad
 //! data skipped; the heat maps' and timelines' tests are in [`maps`].
 use super::*;
-use crate::report::chart::{BarSeries, Level, LineSeries, PALETTE, XAxis, YScale};
+use crate::report::chart::{Level, LineSeries, PALETTE, XAxis, YScale};
 use crate::report::figures;
 use crate::saved::timeline::Engine;
 
@@ -56,15 +56,6 @@ fn rects(svg: &str, fill: &str) -> Vec<[i64; 4]> {
         .collect()
 }
 
-fn bars(name: &str, color: Color, values: &[f64]) -> BarSeries {
-    BarSeries {
-        name: name.into(),
-        color,
-        values: values.to_vec(),
-        whiskers: None,
-    }
-}
-
 fn line(name: &str, color: Color, points: &[(f64, f64)]) -> LineSeries {
     figures::line(name, color, false, points.to_vec())
 }
@@ -89,9 +80,9 @@ fn model() -> Chart {
 
 #[test]
 fn grouped_bars_in_upper_case_colours_and_ranges_that_do_not_hang() {
-    let mut a = bars("alone", PALETTE[0], &[1.0, 2.0, 3.0]);
-    a.whiskers = Some(vec![(0.8, 1.2), (1.9, 2.2), (2.5, 3.5)]);
-    let b = bars("together", PALETTE[1], &[1.5, 2.5, 3.5]);
+    let whiskers = vec![(0.8, 1.2), (1.9, 2.2), (2.5, 3.5)];
+    let a = figures::bars("alone", PALETTE[0], vec![1.0, 2.0, 3.0], Some(whiskers));
+    let b = figures::bars("together", PALETTE[1], vec![1.5, 2.5, 3.5], None);
     let c = Chart {
         bars: vec![a, b],
         ..model()
@@ -197,7 +188,7 @@ fn lines_markers_levels_and_log_axes() {
     // Log axes skip values not positive; a log x axis has base-2 ticks.
     let c = Chart {
         y_scale: YScale::Log,
-        bars: vec![bars("b", PALETTE[0], &[0.0, 10.0, -1.0])],
+        bars: vec![figures::bars("b", PALETTE[0], vec![0.0, 10.0, -1.0], None)],
         lines: vec![line(
             "l",
             PALETTE[1],
@@ -235,8 +226,13 @@ fn lines_markers_levels_and_log_axes() {
 
 #[test]
 fn bad_values_are_skipped_and_empty_or_degenerate_charts_render() {
-    let mut b = bars("b", PALETTE[0], &[1.0, f64::NAN, f64::INFINITY, 2.0]);
-    b.whiskers = Some(vec![(0.5, f64::NAN), (1.0, 2.0), (1.0, 2.0), (1.5, 2.5)]);
+    let whiskers = vec![(0.5, f64::NAN), (1.0, 2.0), (1.0, 2.0), (1.5, 2.5)];
+    let b = figures::bars(
+        "b",
+        PALETTE[0],
+        vec![1.0, f64::NAN, f64::INFINITY, 2.0],
+        Some(whiskers),
+    );
     let nan = (1.0, f64::NAN);
     let c = Chart {
         x: categories(4),
@@ -271,16 +267,16 @@ fn bad_values_are_skipped_and_empty_or_degenerate_charts_render() {
         }
     }
     let only_bad = Chart {
-        bars: vec![bars("b", PALETTE[0], &[f64::NAN])],
+        bars: vec![figures::bars("b", PALETTE[0], vec![f64::NAN], None)],
         ..model()
     };
     assert_eq!(occurrences(&chart(&only_bad), "no data"), 1);
     // Every category is labelled.
     for n in [1, 2, 7, 12, 25] {
-        let values: Vec<f64> = (0..n).map(|i| i as f64).collect();
+        let values = (0..n).map(|i| i as f64).collect();
         let c = Chart {
             x: categories(n),
-            bars: vec![bars("b", PALETTE[0], &values)],
+            bars: vec![figures::bars("b", PALETTE[0], values, None)],
             ..model()
         };
         let svg = chart(&c);
