@@ -244,18 +244,14 @@ fn aligned(t: &Table, widths: &[usize], max: usize) -> String {
         for k in 0..height {
             let mut line = String::new();
             for (i, cell) in wrapped.iter().enumerate() {
-                let c = cell.get(k).map_or("", String::as_str);
-                let pad = widths[i].saturating_sub(c.chars().count());
+                let (c, w) = (cell.get(k).map_or("", String::as_str), widths[i]);
                 if i > 0 {
                     line += "  ";
                 }
-                if i > 0 && numeric(i) {
-                    line += &" ".repeat(pad);
-                    line += c;
-                } else {
-                    line += c;
-                    line += &" ".repeat(pad);
-                }
+                line += &match i > 0 && numeric(i) {
+                    true => format!("{c:>w$}"),
+                    false => format!("{c:<w$}"),
+                };
             }
             out += line.trim_end();
             out.push('\n');

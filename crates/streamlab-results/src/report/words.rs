@@ -147,20 +147,13 @@ fn parse(text: &str) -> Option<Words> {
     for line in lines {
         match line.strip_prefix("## ") {
             Some(label) => parts.push((label.trim().to_owned(), Vec::new())),
+            None if line.trim().is_empty() => {}
             None => parts.last_mut()?.1.push(line.trim()),
         }
     }
-    let joined = |lines: &[&str]| {
-        lines
-            .iter()
-            .filter(|l| !l.is_empty())
-            .copied()
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
     let mut parts = parts
         .into_iter()
-        .map(|(label, lines)| (label, joined(&lines)))
+        .map(|(label, lines)| (label, lines.join(" ")))
         .filter(|(label, text)| label.is_empty() || !text.is_empty());
     let about = parts.next()?.1;
     let (summary, notes): (Vec<_>, Vec<_>) = parts.partition(|(label, _)| label.starts_with('@'));

@@ -16,14 +16,6 @@ use plotters::style::text_anchor::{HPos, VPos};
 /// The least width of the box around a break's operation, however short it ran.
 const CULPRIT_PX: f64 = 6.0;
 
-/// The subtitle of a timeline: what its times are.
-fn source_note(source: TraceSource) -> &'static str {
-    match source {
-        TraceSource::Cupti => "GPU records (CUPTI)",
-        TraceSource::Events => "event brackets: queueing included (CUPTI unavailable)",
-    }
-}
-
 /// The smallest of 1, 2, 2.5 and 5 times a power of ten that is at least `v` (1 for
 /// `v` not positive).
 pub(super) fn nice_ceil(v: f64) -> f64 {
@@ -60,7 +52,12 @@ pub(super) const WAITING: &str = "ready, waiting to start";
 
 pub(super) fn draw_gantt(root: &Area<'_>, g: &Gantt) -> Drawn {
     let area = titled(root, &g.title, 24, &TEXT)?;
-    let area = titled(&area, source_note(g.source), 16, &NOTE)?;
+    // The subtitle: what its times are.
+    let source = match g.source {
+        TraceSource::Cupti => "GPU records (CUPTI)",
+        TraceSource::Events => "event brackets: queueing included (CUPTI unavailable)",
+    };
+    let area = titled(&area, source, 16, &NOTE)?;
     let n = g.tracks.len();
     // Row 0 at the top.
     let row_y = |t: Track| {
@@ -201,12 +198,10 @@ fn draw_marks(chart: &mut GanttChart<'_, '_>, g: &Gantt, (end, n): (f64, usize))
     let slot_px =
         f64::from(chart.backend_coord(&(0.0, top - 1.0)).1 - chart.backend_coord(&(0.0, top)).1);
     let lines = if 1.2 * slot_px >= 2.2 * line_px { 2 } else { 1 };
-    let second = if lines == 2 {
-        f64::NEG_INFINITY
-    } else {
-        f64::INFINITY
-    };
-    let mut free_from = [f64::NEG_INFINITY, second];
+    let mut free_from = [f64::NEG_INFINITY; 2];
+    if lines == 1 {
+        free_from[1] = f64::INFINITY;
+    }
     for (i, m) in g.marks.iter().enumerate() {
         let label = format!("{}: {}", i + 1, m.label);
         let w = text::width(&label, text::px(size));
