@@ -312,10 +312,7 @@ mod tests {
         // The drawing names every row.
         let svg = crate::report::plot::gantt(&g);
         for label in &labels {
-            assert!(
-                svg.contains(&format!(">\n{label}\n</text>")),
-                "{label} is not named"
-            );
+            assert!(svg.contains(&format!(">\n{label}\n</text>")), "{label}");
         }
         // Three dividers between streams and engines, the one between the GPUs heavier.
         let dividers = |width: u32| {

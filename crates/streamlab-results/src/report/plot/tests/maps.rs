@@ -191,7 +191,6 @@ fn gantt_bars_labels_source_and_bad_bars() {
     assert_eq!(titled.len(), g.bars.len());
     assert_eq!(titled[0], "HtoD from 0 ms");
     // Queued bars are drawn first, under the execution bars.
-    let doc = parse(&svg);
     let fills: Vec<&str> = doc
         .descendants()
         .filter(|n| n.has_tag_name("rect"))
@@ -215,19 +214,11 @@ fn gantt_bars_labels_source_and_bad_bars() {
             title: String::new(),
         }));
     let svg = gantt(&g);
-    assert_eq!(
-        occurrences(
-            &svg,
-            "event brackets: queueing included (CUPTI unavailable)"
-        ),
-        1
-    );
+    let events = "event brackets: queueing included (CUPTI unavailable)";
+    assert_eq!(occurrences(&svg, events), 1);
     assert_eq!(occurrences(&svg, "ready, waiting to start"), 0);
-    assert_eq!(
-        count_rects(&svg, &hex(kind_color(OpKind::HtoD))),
-        3,
-        "bad bars skipped"
-    );
+    let htod = count_rects(&svg, &hex(kind_color(OpKind::HtoD)));
+    assert_eq!(htod, 3, "bad bars skipped");
 }
 
 #[test]
@@ -247,26 +238,17 @@ fn breaks_are_marked_where_they_started_every_row_named_and_no_data_said() {
     assert_eq!(occurrences(&svg, "2: HtoD on the NULL stream"), 1);
     assert_eq!(occurrences(&svg, "concurrency break"), 1);
     // The operation to blame is boxed on its row, wide enough to see, however short.
-    let boxes: Vec<&str> = (svg.split("<rect").skip(1))
-        .filter(|r| r.split('>').next().unwrap().contains("stroke=\"#B00020\""))
+    let doc = parse(&svg);
+    let widths: Vec<f64> = (doc.descendants())
+        .filter(|n| n.has_tag_name("rect") && n.attribute("stroke") == Some("#B00020"))
+        .map(|n| n.attribute("width").unwrap().parse().unwrap())
         .collect();
-    assert_eq!(boxes.len(), 1, "{boxes:?}");
-    let width: f64 = (boxes[0]
-        .split("width=\"")
-        .nth(1)
-        .unwrap()
-        .split('"')
-        .next()
-        .unwrap())
-    .parse()
-    .unwrap();
-    assert!(width >= 5.0, "a box {width} px wide");
+    assert!(
+        widths.len() == 1 && widths[0] >= 5.0,
+        "box widths {widths:?}"
+    );
     for track in &g.tracks {
-        assert_eq!(
-            occurrences(&svg, &track.label()),
-            1,
-            "{track:?} is not named"
-        );
+        assert_eq!(occurrences(&svg, &track.label()), 1, "{track:?}");
     }
     // An empty timeline renders.
     let g = Gantt {

@@ -200,11 +200,8 @@ fn lines_markers_levels_and_log_axes() {
     let svg = chart(&c);
     assert_eq!(count_rects(&svg, &hex(PALETTE[0])), 1);
     assert_eq!(count_circles(&svg, &hex(PALETTE[1])), 2);
-    assert_eq!(
-        count_polylines(&svg, "#222222"),
-        3,
-        "only the legend swatch's dashes"
-    );
+    let dashes = count_polylines(&svg, "#222222");
+    assert_eq!(dashes, 3, "only the legend swatch's dashes");
     let ticks = texts(&svg);
     assert!(ticks.iter().any(|t| t == "1000"), "{ticks:?}");
     let c = Chart {
