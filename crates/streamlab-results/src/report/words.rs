@@ -178,12 +178,8 @@ mod tests {
         let template = "# t: {{ a.x | fixed(1) }}\n\nWhat it\nmeasures.\n\n## Bound\n\
             {% if a.y %}\nAt {{ a.y | times }}.\n{% endif %}\n## Empty\n{% if false %}never{% endif %}\n\
             ## @line\n{{ 4 | faster(2) }}, {{ 2 | faster(4) }}; {{ true | verdict }}; 2^{{ 1024 | log2 }}\n";
-        let words = render(
-            "t",
-            template,
-            context! { a => context! { x => 2.25, y => 1.5 } },
-        )
-        .unwrap();
+        let a = context! { x => 2.25, y => 1.5 };
+        let words = render("t", template, context! { a => a }).unwrap();
         assert_eq!(words.title, "t: 2.2");
         assert_eq!(words.about, "What it measures.");
         assert_eq!(words.notes, [("Bound".to_owned(), "At 1.50×.".to_owned())]);
@@ -191,7 +187,8 @@ mod tests {
         assert_eq!(words.part("line").as_deref(), Some(line));
         assert_eq!(words.part("finding"), None);
         // A misspelt name or a missing title fails the render.
-        let e = render("t", "# t {{ a.missing }}", context! { a => context! {} }).unwrap_err();
+        let empty = context! { a => context! {} };
+        let e = render("t", "# t {{ a.missing }}", empty.clone()).unwrap_err();
         assert!(e.to_string().contains("the words of t"), "{e}");
         let e = render("t", "no title", context! {}).unwrap_err();
         assert!(e.to_string().contains("`# title`"), "{e}");
@@ -199,11 +196,7 @@ mod tests {
         assert!(e.to_string().contains("is none"), "{e}");
         let e = render("t", "# t {{ 'x' | fixed(1) }}", context! {}).unwrap_err();
         assert!(e.to_string().contains("not a number"), "{e}");
-        let e = render(
-            "t",
-            "# t {{ a.y | fixed(1) }}",
-            context! { a => context! {} },
-        );
-        assert!(e.unwrap_err().to_string().contains("undefined value"));
+        let e = render("t", "# t {{ a.y | fixed(1) }}", empty).unwrap_err();
+        assert!(e.to_string().contains("undefined value"));
     }
 }
