@@ -121,9 +121,7 @@ mod tests {
             "HtoD and the [NULL stream](#glossary-null-stream)"
         );
         // Every anchor is unique, and every meaning a sentence.
-        let items = include_str!("glossary.md")
-            .lines()
-            .filter(|l| l.starts_with("- "));
+        let items = (include_str!("glossary.md").lines()).filter(|l| l.starts_with("- "));
         assert_eq!(
             TERMS.len(),
             items.count(),
@@ -133,11 +131,8 @@ mod tests {
         assert_eq!(anchor("A/A"), "glossary-a-a");
         for (i, t) in TERMS.iter().enumerate() {
             assert!(t.anchor.starts_with("glossary-"));
-            assert!(
-                TERMS[..i].iter().all(|u| u.anchor != t.anchor),
-                "{}",
-                t.anchor
-            );
+            let unique = TERMS[..i].iter().all(|u| u.anchor != t.anchor);
+            assert!(unique, "{}", t.anchor);
             assert!(t.meaning.ends_with('.'), "{}", t.spelling);
         }
     }
