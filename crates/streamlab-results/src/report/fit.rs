@@ -88,10 +88,8 @@ impl Table {
             .collect();
         let cell = |row: &[String], i: usize| {
             let value = row.get(i).cloned().unwrap_or_default();
-            match row
-                .get(i + 1)
-                .filter(|n| noise(i) && !n.is_empty() && *n != "–")
-            {
+            let known = (row.get(i + 1)).filter(|n| noise(i) && !n.is_empty() && *n != "–");
+            match known {
                 Some(n) => format!("{value}{UNDER}± {n}"),
                 None => value,
             }

@@ -237,14 +237,10 @@ impl<'a, R: 'a> Columns<'a, R> {
     /// The relative noise ([`Columns::noise`]) of the samples of the measured column
     /// declared last (with [`Columns::median`]).
     pub fn noise_of(self, heading: impl Into<Text>, name: impl Into<Text>) -> Self {
-        let last = self
-            .measured
-            .last()
-            .expect("noise_of follows a measured column");
+        let last = (self.measured.last()).expect("noise_of follows a measured column");
         let samples = last.samples.clone();
-        self.noise(heading, name, move |r| {
-            samples(r).map_or(f64::NAN, Series::noise)
-        })
+        let noise = move |r: &R| samples(r).map_or(f64::NAN, Series::noise);
+        self.noise(heading, name, noise)
     }
 
     /// A factor: "1.23×" in the tables, `saved` decimals in the CSV.

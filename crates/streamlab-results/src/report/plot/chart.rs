@@ -5,7 +5,7 @@ use super::{
     Area, Axis, Drawn, FONT, GROUP, LABEL_SIZE, MARGIN, SIZE, TEXT, WHISKER, line_height, note,
     rgb, text_style, tick, tick_binary, titled, usable,
 };
-use crate::report::chart::{Chart, XAxis, YScale};
+use crate::report::chart::{Chart, LineSeries, XAxis, YScale};
 use crate::report::text;
 use plotters::coord::ranged1d::ValueFormatter;
 use plotters::element::DashedPathElement;
@@ -58,17 +58,13 @@ impl Plan {
         let y_ok = |y: f64| usable(y_log, y);
 
         let (bars, whiskers) = bars_of(c, &x_ok, &y_ok);
-        let lines: Vec<Vec<Vec<(f64, f64)>>> = c
-            .lines
-            .iter()
-            .map(|l| {
-                l.points
-                    .split(|&(x, y)| !(x_ok(x) && y_ok(y)))
-                    .filter(|run| !run.is_empty())
-                    .map(<[_]>::to_vec)
-                    .collect()
-            })
-            .collect();
+        let runs = |l: &LineSeries| -> Vec<Vec<(f64, f64)>> {
+            (l.points.split(|&(x, y)| !(x_ok(x) && y_ok(y))))
+                .filter(|run| !run.is_empty())
+                .map(<[_]>::to_vec)
+                .collect()
+        };
+        let lines: Vec<_> = c.lines.iter().map(runs).collect();
         let levels: Vec<Option<f64>> = c.levels.iter().map(|l| y_ok(l.y).then_some(l.y)).collect();
         let bands: Vec<Option<(f64, f64)>> = (c.bands.iter())
             .map(|b| (y_ok(b.lo) && y_ok(b.hi)).then_some((b.lo.min(b.hi), b.lo.max(b.hi))))

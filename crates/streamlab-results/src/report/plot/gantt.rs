@@ -60,12 +60,7 @@ pub(super) fn draw_gantt(root: &Area<'_>, g: &Gantt) -> Drawn {
     let area = titled(&area, source, 16, &NOTE)?;
     let n = g.tracks.len();
     // Row 0 at the top.
-    let row_y = |t: Track| {
-        g.tracks
-            .iter()
-            .position(|&x| x == t)
-            .map(|r| (n - 1 - r) as f64)
-    };
+    let row_y = |t: Track| (g.tracks.iter().position(|&x| x == t)).map(|r| (n - 1 - r) as f64);
     let bars: Vec<(f64, &GanttBar)> = (drawn(g).into_iter())
         .filter_map(|b| Some((row_y(b.track)?, b)))
         .collect();
