@@ -300,12 +300,8 @@ impl<'a, R: 'a> Columns<'a, R> {
     /// The CSV of `rows`: a header line of names, then a line per row.
     pub fn csv(&self, rows: &[R]) -> String {
         let raw: Vec<_> = self.columns.iter().filter_map(|c| c.csv.as_ref()).collect();
-        let mut out = raw
-            .iter()
-            .map(|(name, _)| name.as_ref())
-            .collect::<Vec<_>>()
-            .join(",")
-            + "\n";
+        let names: Vec<&str> = raw.iter().map(|(name, _)| name.as_ref()).collect();
+        let mut out = names.join(",") + "\n";
         for r in rows {
             let cells: Vec<String> = raw.iter().map(|(_, cell)| cell(r)).collect();
             let _ = writeln!(out, "{}", cells.join(","));

@@ -48,11 +48,9 @@ fn heat_map_cells_values_colours_contours_and_missing() {
     // Row 0 is on top.
     let y_of = |text: &str| {
         let doc = parse(&svg);
-        let node = doc
-            .descendants()
-            .find(|n| n.text().map(str::trim) == Some(text))
-            .unwrap();
-        node.attribute("y").unwrap().parse::<f64>().unwrap()
+        let node = (doc.descendants()).find(|n| n.text().map(str::trim) == Some(text));
+        let y = node.unwrap().attribute("y");
+        y.unwrap().parse::<f64>().unwrap()
     };
     assert!(y_of("small") < y_of("large"));
     // The two marked cells inside the grid, plus the legend swatch; (5, 5) is ignored.
