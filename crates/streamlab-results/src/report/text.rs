@@ -39,9 +39,8 @@ pub fn width(text: &str, px: f64) -> f64 {
 
 /// `text` split at spaces into lines at most `max` pixels wide at `px` pixels.
 pub fn wrap(text: &str, px: f64, max: f64) -> Vec<String> {
-    fill(text.split_whitespace().map(str::to_owned), |l| {
-        width(l, px) <= max
-    })
+    let words = text.split_whitespace().map(str::to_owned);
+    fill(words, |l| width(l, px) <= max)
 }
 
 /// `words` joined by spaces into lines, each taking the next word while `fits` the line.

@@ -78,11 +78,7 @@ impl Plan {
                 Axis::fit(x_log, 2.0, false, bar_xs.chain(line_xs))
             }
         };
-        let bar_ys = bars
-            .iter()
-            .flatten()
-            .flat_map(|b| [b.bottom, Some(b.top)])
-            .flatten();
+        let bar_ys = (bars.iter().flatten()).flat_map(|b| b.bottom.into_iter().chain([b.top]));
         let whisker_ys = whiskers.iter().flatten().flat_map(|w| [w.lo, w.hi]);
         let line_ys = lines.iter().flatten().flatten().map(|p| p.1);
         let level_ys = levels.iter().flatten().copied();
@@ -268,11 +264,7 @@ impl CategoryLabels {
         let lines: Vec<Vec<String>> = (down.into_iter().enumerate())
             .map(|(i, l)| if i % step == 0 { l } else { Vec::new() })
             .collect();
-        let height = lines
-            .iter()
-            .map(|l| text::widest(l, px))
-            .fold(0.0, f64::max)
-            .ceil() as i32;
+        let height = text::widest(&lines.concat(), px).ceil() as i32;
         CategoryLabels {
             lines,
             turned: true,

@@ -129,10 +129,8 @@ fn legend(g: &Gantt, bars: &[(f64, &GanttBar)]) -> Vec<Entry> {
     let kinds: Vec<OpKind> = (OpKind::ALL.into_iter())
         .filter(|&k| bars.iter().any(|(_, b)| b.kind == k))
         .collect();
-    let mut entries: Vec<Entry> = kinds
-        .iter()
-        .map(|&k| Entry::new(Swatch::Dot(rgb(kind_color(k))), k.label()))
-        .collect();
+    let dot = |&k: &OpKind| Entry::new(Swatch::Dot(rgb(kind_color(k))), k.label());
+    let mut entries: Vec<Entry> = kinds.iter().map(dot).collect();
     if bars.iter().any(|(_, b)| b.queued) {
         let colors = kinds.iter().map(|&k| rgb(queued_color(k))).collect();
         entries.push(Entry::new(Swatch::Dots(colors), WAITING));

@@ -17,11 +17,8 @@ pub(super) fn cell_text(v: f64, unit: &str) -> String {
         && let Some(len) = unit[open..].find('}')
     {
         let spec = &unit[open + 1..open + len];
-        let decimals = spec
-            .strip_prefix(":.")
-            .and_then(|d| d.parse().ok())
-            .unwrap_or(2)
-            .min(12);
+        let decimals = spec.strip_prefix(":.").and_then(|d| d.parse().ok());
+        let decimals: usize = decimals.unwrap_or(2).min(12);
         return format!("{}{v:.decimals$}{}", &unit[..open], &unit[open + len + 1..]);
     }
     format!("{v:.2}{unit}")

@@ -189,11 +189,8 @@ fn gantt_bars_labels_source_and_bad_bars() {
     assert_eq!(titled.len(), g.bars.len());
     assert_eq!(titled[0], "HtoD from 0 ms");
     // Queued bars are drawn first, under the execution bars.
-    let fills: Vec<&str> = doc
-        .descendants()
-        .filter(|n| n.has_tag_name("rect"))
-        .filter_map(|n| n.attribute("fill"))
-        .collect();
+    let rects = (doc.descendants()).filter(|n| n.has_tag_name("rect"));
+    let fills: Vec<&str> = rects.filter_map(|n| n.attribute("fill")).collect();
     let first = |c: Color| fills.iter().position(|f| *f == hex(c)).unwrap();
     assert!(first(queued_color(OpKind::HtoD)) < first(kind_color(OpKind::HtoD)));
     // Without queues or CUPTI.
