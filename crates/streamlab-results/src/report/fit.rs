@@ -94,14 +94,17 @@ impl Table {
                 None => value,
             }
         };
+        self.select(&keep, cell)
+    }
+
+    /// The table of its `columns` only, each cell as `cell` writes column `i` of a row.
+    fn select(&self, columns: &[usize], cell: impl Fn(&[String], usize) -> String) -> Table {
         Table {
-            caption: self.caption.clone(),
-            header: keep.iter().map(|&i| self.header[i].clone()).collect(),
+            header: columns.iter().map(|&i| self.header[i].clone()).collect(),
             rows: (self.rows.iter())
-                .map(|r| keep.iter().map(|&i| cell(r, i)).collect())
+                .map(|r| columns.iter().map(|&i| cell(r, i)).collect())
                 .collect(),
-            label_columns: self.label_columns,
-            key_rows: self.key_rows.clone(),
+            ..self.clone()
         }
     }
 
@@ -162,12 +165,8 @@ impl Table {
                 };
                 Table {
                     caption: Some(caption),
-                    header: columns.iter().map(|&i| self.header[i].clone()).collect(),
-                    rows: (self.rows.iter())
-                        .map(|r| columns.iter().map(|&i| r[i].clone()).collect())
-                        .collect(),
                     label_columns: labels,
-                    key_rows: self.key_rows.clone(),
+                    ..self.select(&columns, |r, i| r[i].clone())
                 }
             })
             .collect()

@@ -17,21 +17,19 @@ const MIN_QUEUED_MS: f64 = 0.001;
 /// A timeline whose operations all have finite times with `start <= end`, or the first
 /// operation that does not.
 pub fn check(t: &Timeline) -> Result<(), String> {
-    match t.ops.iter().find(|op| {
+    let Some(op) = t.ops.iter().find(|op| {
         !op.start_ms.is_finite()
             || !op.end_ms.is_finite()
             || op.end_ms < op.start_ms
             || op.ready_ms.is_some_and(|r| !r.is_finite())
-    }) {
-        Some(op) => {
-            let (kind, stream) = (op.kind.label(), op.stream + 1);
-            let (title, start, end) = (&t.title, op.start_ms, op.end_ms);
-            Err(format!(
-                "timeline {title:?}: a {kind} on stream {stream} runs from {start} ms to {end} ms"
-            ))
-        }
-        None => Ok(()),
-    }
+    }) else {
+        return Ok(());
+    };
+    let (kind, stream) = (op.kind.label(), op.stream + 1);
+    let (title, start, end) = (&t.title, op.start_ms, op.end_ms);
+    Err(format!(
+        "timeline {title:?}: a {kind} on stream {stream} runs from {start} ms to {end} ms"
+    ))
 }
 
 /// The rows: every stream an operation uses (at least the declared count), the lanes

@@ -87,37 +87,29 @@ pub fn engine() -> Environment<'static> {
         escape_formatter(out, state, value)
     });
     env.add_filter("fixed", |v: Value, n: usize| {
-        Ok::<_, Error>(format!("{:.n$}", number(&v)?))
+        number(&v).map(|x| format!("{x:.n$}"))
     });
-    env.add_filter("num", |v: Value, n: usize| {
-        Ok::<_, Error>(num(number(&v)?, n))
-    });
+    env.add_filter("num", |v: Value, n: usize| number(&v).map(|x| num(x, n)));
     env.add_filter("times", |v: Value, n: Option<usize>| {
-        let x = number(&v)?;
-        Ok::<_, Error>(n.map_or_else(|| times(x), |n| format!("{x:.n$}×")))
+        number(&v).map(|x| n.map_or_else(|| times(x), |n| format!("{x:.n$}×")))
     });
-    env.add_filter("noise", |v: Value| Ok::<_, Error>(noise(number(&v)?)));
+    env.add_filter("noise", |v: Value| number(&v).map(noise));
     env.add_filter("percent", |v: Value, n: Option<usize>| {
-        let x = number(&v)?;
-        Ok::<_, Error>(n.map_or_else(|| percent(x), |n| format!("{:.n$}%", 100.0 * x)))
+        number(&v).map(|x| n.map_or_else(|| percent(x), |n| format!("{:.n$}%", 100.0 * x)))
     });
     env.add_filter("mib", |v: Value| {
-        Ok::<_, Error>(number(&v)? / f64::from(1u32 << 20))
+        number(&v).map(|x| x / f64::from(1u32 << 20))
     });
     env.add_filter("log2", |v: Value| {
         let x = number(&v)?;
-        match x >= 1.0 {
-            true => Ok((x as u64).ilog2()),
-            false => Err(invalid(format!(
-                "log2 of {x}: give it a count of at least 1"
-            ))),
-        }
+        let why = || invalid(format!("log2 of {x}: give it a count of at least 1"));
+        (x >= 1.0).then(|| (x as u64).ilog2()).ok_or_else(why)
     });
     env.add_filter("faster", |v: Value, after: Value| {
         Ok::<_, Error>(faster(number(&v)?, number(&after)?))
     });
     env.add_filter("verdict", |v: Value| {
-        Ok::<_, Error>(verdict(defined(&v)?.is_true()))
+        defined(&v).map(|v| verdict(v.is_true()))
     });
     env
 }

@@ -12,11 +12,11 @@ use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-/// A bar in data coordinates; `bottom` is `None` where it starts at the axis (log y).
+/// A bar in data coordinates, from `x0` to `x1`, up to `top` from 0 (from the axis' foot
+/// on a log y axis).
 struct Bar {
     x0: f64,
     x1: f64,
-    bottom: Option<f64>,
     top: f64,
 }
 
@@ -78,7 +78,8 @@ impl Plan {
                 Axis::fit(x_log, 2.0, false, bar_xs.chain(line_xs))
             }
         };
-        let bar_ys = (bars.iter().flatten()).flat_map(|b| b.bottom.into_iter().chain([b.top]));
+        // Bars stand on 0 on a linear axis: `zero` below keeps it in range.
+        let bar_ys = bars.iter().flatten().map(|b| b.top);
         let whisker_ys = whiskers.iter().flatten().flat_map(|w| [w.lo, w.hi]);
         let line_ys = lines.iter().flatten().flatten().map(|p| p.1);
         let level_ys = levels.iter().flatten().copied();
@@ -118,7 +119,6 @@ fn bars_of(
     x_ok: &dyn Fn(f64) -> bool,
     y_ok: &dyn Fn(f64) -> bool,
 ) -> (Vec<Vec<Bar>>, Vec<Vec<Whisker>>) {
-    let bottom = (c.y_scale != YScale::Log).then_some(0.0);
     let width = GROUP / c.bars.len().max(1) as f64;
     let (mut bars, mut whiskers) = (Vec::new(), Vec::new());
     for (s, series) in c.bars.iter().enumerate() {
@@ -129,22 +129,13 @@ fn bars_of(
             if !(x_ok(x0) && x_ok(x1) && y_ok(top)) {
                 continue;
             }
-            these.push(Bar {
-                x0,
-                x1,
-                bottom,
-                top,
-            });
+            these.push(Bar { x0, x1, top });
             if let Some(&(lo, hi)) = series.whiskers.as_ref().and_then(|w| w.get(i))
                 && y_ok(lo)
                 && y_ok(hi)
             {
-                let x = (x0 + x1) / 2.0;
-                their_whiskers.push(Whisker {
-                    x,
-                    lo: lo.min(hi),
-                    hi: lo.max(hi),
-                });
+                let (x, lo, hi) = ((x0 + x1) / 2.0, lo.min(hi), lo.max(hi));
+                their_whiskers.push(Whisker { x, lo, hi });
             }
         }
         bars.push(these);
@@ -344,12 +335,16 @@ where
             chart.draw_series([Rectangle::new([(plan.x.lo, lo), (plan.x.hi, hi)], fill)])?;
         }
     }
+    // Bars stand on 0, or on a log axis' foot.
+    let bottom = if c.y_scale == YScale::Log {
+        plan.y.lo
+    } else {
+        0.0
+    };
     for (series, bars) in c.bars.iter().zip(&plan.bars) {
         let fill = rgb(series.color).filled();
-        chart.draw_series(bars.iter().map(|b| {
-            let bottom = b.bottom.unwrap_or(plan.y.lo);
-            Rectangle::new([(b.x0, bottom), (b.x1, b.top)], fill)
-        }))?;
+        let rect = |b: &Bar| Rectangle::new([(b.x0, bottom), (b.x1, b.top)], fill);
+        chart.draw_series(bars.iter().map(rect))?;
     }
     let whisker = WHISKER.stroke_width(1);
     for w in plan.whiskers.iter().flatten() {

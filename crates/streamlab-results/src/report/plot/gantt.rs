@@ -247,7 +247,7 @@ pub(super) fn with_titles(svg: String, g: &Gantt) -> String {
         match next.peek() {
             Some(b) if element.contains(&fill(b)) && element.ends_with("/>") => {
                 out += &element[..element.len() - 2];
-                out += &format!(">\n<title>{}</title>\n</rect>", escape(&b.title));
+                out += &format!(">\n<title>{}</title>\n</rect>", text::escape(&b.title));
                 next.next();
             }
             _ => out += element,
@@ -256,13 +256,6 @@ pub(super) fn with_titles(svg: String, g: &Gantt) -> String {
     }
     out += rest;
     out
-}
-
-/// Text with `&`, `<` and `>` escaped for SVG.
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
 }
 
 /// Names each track at its row's pixel height, right-aligned at pixel column `right`:
