@@ -311,7 +311,7 @@ mod tests {
     }
 
     #[test]
-    fn noise_goes_under_its_value_and_parts_fit_their_width() {
+    fn noise_goes_under_its_value_parts_fit_their_width_and_long_words_are_cut() {
         let m = wide().merged();
         assert_eq!(m.header, ["case", "alpha", "beta", "gamma"]);
         assert_eq!(m.rows[0][1], format!("1.2345{UNDER}± 0.4%"));
@@ -343,10 +343,7 @@ mod tests {
             assert!(w <= PAGE_PX, "{w}");
             assert_eq!(p.header[0], "case");
         }
-    }
-
-    #[test]
-    fn a_table_that_fits_is_one_part_and_long_words_are_cut() {
+        // A table that fits is one part; long words are cut.
         let mut t = Table::new(None, &["a", "b"]);
         t.rows.push(vec!["x".into(), "1".into()]);
         assert_eq!(t.parts(100.0, |_, _| 10.0).len(), 1);

@@ -84,21 +84,14 @@ pub fn gib(bytes: u64) -> f64 {
 
 /// One line naming the GPU.
 pub fn device(info: &DeviceInfo) -> String {
+    let (major, minor) = info.compute_capability;
+    let (name, sms, engines) = (&info.name, info.sm_count, info.copy_engines);
+    let concurrent = if info.concurrent_kernels { "yes" } else { "no" };
+    let (gib, cuda) = (gib(info.total_memory_bytes), &info.driver_cuda_version);
+    let link = (info.pcie_link.as_ref()).map_or(String::new(), |l| format!(", {l}"));
     format!(
-        "GPU {}: {} (compute {}.{}, {} SMs, {} copy engines, concurrent kernels: {}, {:.1} GiB, CUDA driver {}{})\n",
-        info.ordinal,
-        info.name,
-        info.compute_capability.0,
-        info.compute_capability.1,
-        info.sm_count,
-        info.copy_engines,
-        if info.concurrent_kernels { "yes" } else { "no" },
-        gib(info.total_memory_bytes),
-        info.driver_cuda_version,
-        info.pcie_link
-            .as_ref()
-            .map(|l| format!(", {l}"))
-            .unwrap_or_default(),
+        "GPU {}: {name} (compute {major}.{minor}, {sms} SMs, {engines} copy engines, concurrent kernels: {concurrent}, {gib:.1} GiB, CUDA driver {cuda}{link})\n",
+        info.ordinal
     )
 }
 

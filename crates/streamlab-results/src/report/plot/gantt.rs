@@ -30,13 +30,10 @@ pub(super) fn nice_ceil(v: f64) -> f64 {
         .unwrap_or(10.0 * power)
 }
 
-/// Pixels each row of a timeline takes at the least: room for its label.
-pub(super) const ROW_PX: u32 = 22;
-
-/// The height of a timeline of `rows` rows: every row labelled, at least the size of the
-/// other charts.
+/// The height of a timeline of `rows` rows: at least 22 pixels a row, room for its
+/// label, and at least the size of the other charts.
 pub(super) fn height(rows: usize) -> u32 {
-    SIZE.1.max(190 + ROW_PX * rows as u32)
+    SIZE.1.max(190 + 22 * rows as u32)
 }
 
 /// The end of a timeline's time axis: the last bar's end rounded up to the next step of
@@ -45,10 +42,6 @@ pub(super) fn axis_end(last: f64) -> f64 {
     let step = nice_ceil(last / 20.0);
     (last / step - 1e-9).ceil().max(1.0) * step
 }
-
-/// What the lighter bars are: the time from when an operation was ready (issued, its
-/// stream's earlier work done) to when it started.
-pub(super) const WAITING: &str = "ready, waiting to start";
 
 pub(super) fn draw_gantt(root: &Area<'_>, g: &Gantt) -> Drawn {
     let area = titled(root, &g.title, 24, &TEXT)?;
@@ -82,17 +75,15 @@ pub(super) fn draw_gantt(root: &Area<'_>, g: &Gantt) -> Drawn {
         .y_label_area_size((20 + longest).min(220))
         .build_cartesian_2d(x.lo..x.hi, -0.5..Axis::slots(n).hi + top)?;
     let x_fmt = |x: &f64| tick(*x);
-    // Track names are laid out apart ([`track_labels`]): the mesh writes none.
-    let y_fmt = |_: &f64| String::new();
     chart
         .configure_mesh()
         .label_style((FONT, LABEL_SIZE))
         .axis_desc_style((FONT, 16))
         .max_light_lines(4)
         .disable_y_mesh()
+        // Track names are laid out apart ([`track_labels`]): the mesh writes none.
         .y_labels(0)
         .x_label_formatter(&x_fmt)
-        .y_label_formatter(&y_fmt)
         .x_desc("time (ms)")
         .draw()?;
     let area = chart.plotting_area().strip_coord_spec();
@@ -133,7 +124,9 @@ fn legend(g: &Gantt, bars: &[(f64, &GanttBar)]) -> Vec<Entry> {
     let mut entries: Vec<Entry> = kinds.iter().map(dot).collect();
     if bars.iter().any(|(_, b)| b.queued) {
         let colors = kinds.iter().map(|&k| rgb(queued_color(k))).collect();
-        entries.push(Entry::new(Swatch::Dots(colors), WAITING));
+        // The time from when an operation was ready (issued, its stream's earlier work
+        // done) to when it started.
+        entries.push(Entry::new(Swatch::Dots(colors), "ready, waiting to start"));
     }
     if !g.marks.is_empty() {
         let rule = Swatch::rule(BREAK, 2, true);

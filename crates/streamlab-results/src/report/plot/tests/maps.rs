@@ -115,15 +115,18 @@ fn heat_map_cells_values_colours_contours_and_missing() {
     assert_eq!(tick_binary(f64::INFINITY), "inf");
 }
 
-fn timeline() -> Gantt {
-    let bar = |track, kind, queued, start_ms, end_ms| GanttBar {
+fn bar(track: Track, kind: OpKind, queued: bool, start_ms: f64, end_ms: f64) -> GanttBar {
+    GanttBar {
         track,
         kind,
         queued,
         start_ms,
         end_ms,
         title: format!("{kind:?} from {start_ms} ms"),
-    };
+    }
+}
+
+fn timeline() -> Gantt {
     let (s0, s1) = (Track::Stream(0), Track::Stream(1));
     Gantt {
         title: "sincos-overlap, 2 streams".into(),
@@ -200,14 +203,7 @@ fn gantt_bars_labels_source_and_bad_bars() {
     // Bad bars: on a track the timeline lacks, not finite, backwards.
     let bad = [(7, 0.0, 1.0), (0, f64::NAN, 1.0), (0, 2.0, 1.0)];
     g.bars
-        .extend(bad.map(|(stream, start_ms, end_ms)| GanttBar {
-            track: Track::Stream(stream),
-            kind: OpKind::HtoD,
-            queued: false,
-            start_ms,
-            end_ms,
-            title: String::new(),
-        }));
+        .extend(bad.map(|(s, start, end)| bar(Track::Stream(s), OpKind::HtoD, false, start, end)));
     let svg = gantt(&g);
     let events = "event brackets: queueing included (CUPTI unavailable)";
     assert_eq!(occurrences(&svg, events), 1);
