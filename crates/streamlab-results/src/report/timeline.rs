@@ -304,12 +304,8 @@ mod tests {
         assert_eq!(track_names(&doc), labels);
         let last = &doc["traceEvents"].as_array().unwrap().last().unwrap()["args"];
         assert!(last["gpu"] == 1 && last["stream"] == 2, "{last}");
-        // The drawing names every row.
-        let svg = crate::report::plot::gantt(&g);
-        for label in &labels {
-            assert!(svg.contains(&format!(">\n{label}\n</text>")), "{label}");
-        }
         // Three dividers between streams and engines, the one between the GPUs heavier.
+        let svg = crate::report::plot::gantt(&g);
         let dividers = |width: u32| {
             svg.matches(&format!("stroke=\"#777777\" stroke-width=\"{width}\""))
                 .count()

@@ -67,13 +67,14 @@ fn heat_map_cells_values_colours_contours_and_missing() {
     assert!(below.0 > below.1 && below.0 > below.2, "red: {below:?}");
     let (weak, t) = heat_color(1.1, 1.0, range);
     assert!(t < 0.5 && weak.1 > above.1, "weaker is lighter");
-    assert_eq!(heat_color(1.0, 1.0, (1.0, 1.0)).1, 0.5);
-    assert_eq!(heat_color(1.0, f64::NAN, range).1, 0.5);
-    assert_eq!(cell_text(1.368, "×"), "1.37×");
-    assert_eq!(cell_text(1.368, "{:.1}×"), "1.4×");
-    assert_eq!(cell_text(1.368, "{} ms"), "1.37 ms");
-    assert_eq!(cell_text(2.0, ""), "2.00");
-    assert_eq!(cell_text(2.0, "{:.x}"), "2.00");
+    let flat = [(1.0, (1.0, 1.0)), (f64::NAN, range)].map(|(t, r)| heat_color(1.0, t, r).1);
+    assert_eq!(flat, [0.5, 0.5]);
+    let units = ["×", "{:.1}×", "{} ms"].map(|unit| cell_text(1.368, unit));
+    assert_eq!(units, ["1.37×", "1.4×", "1.37 ms"]);
+    assert_eq!(
+        ["", "{:.x}"].map(|unit| cell_text(2.0, unit)),
+        ["2.00", "2.00"]
+    );
     // A heat map with no contour names none.
     // Every cell above the threshold: no edge to draw, so the legend names no line; and
     // a map that draws no line at all, whatever its cells.
@@ -102,17 +103,10 @@ fn heat_map_cells_values_colours_contours_and_missing() {
     assert_eq!(cell_rects(&heat_map(&ragged)), 0);
     assert_eq!(count_rects(&heat_map(&ragged), "#DDDDDD"), 6);
     // Tick labels are short.
-    assert_eq!(tick(0.0), "0");
-    assert_eq!(tick(1000.0), "1000");
-    assert_eq!(tick(0.125), "0.125");
-    assert_eq!(tick(2.5), "2.5");
-    assert_eq!(tick(-0.2), "-0.2");
-    assert_eq!(tick(3e7), "3.0e7");
-    assert_eq!(tick_binary(512.0), "512");
-    assert_eq!(tick_binary(1024.0), "1Ki");
-    assert_eq!(tick_binary(3.0 * 1048576.0), "3Mi");
-    assert_eq!(tick_binary(1536.0), "1536");
-    assert_eq!(tick_binary(f64::INFINITY), "inf");
+    let ticks = [0.0, 1000.0, 0.125, 2.5, -0.2, 3e7].map(tick);
+    assert_eq!(ticks, ["0", "1000", "0.125", "2.5", "-0.2", "3.0e7"]);
+    let binary = [512.0, 1024.0, 3.0 * 1048576.0, 1536.0, f64::INFINITY].map(tick_binary);
+    assert_eq!(binary, ["512", "1Ki", "3Mi", "1536", "inf"]);
 }
 
 fn bar(track: Track, kind: OpKind, queued: bool, start_ms: f64, end_ms: f64) -> GanttBar {
@@ -249,8 +243,8 @@ fn breaks_are_marked_where_they_started_every_row_named_and_no_data_said() {
     };
     let svg = gantt(&g);
     assert_eq!(occurrences(&svg, "no data"), 1);
-    assert_eq!(nice_ceil(3.7), 5.0);
-    assert_eq!(nice_ceil(2.0), 2.0);
-    assert_eq!(nice_ceil(0.011), 0.02);
-    assert_eq!(nice_ceil(-1.0), 1.0);
+    assert_eq!(
+        [3.7, 2.0, 0.011, -1.0].map(nice_ceil),
+        [5.0, 2.0, 0.02, 1.0]
+    );
 }
