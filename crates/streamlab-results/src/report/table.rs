@@ -389,13 +389,7 @@ mod tests {
 
     #[test]
     fn one_declaration_gives_the_table_and_the_csv() {
-        let rows = [
-            Row { name: "a", ms: 1.0 },
-            Row {
-                name: "long",
-                ms: 12.5,
-            },
-        ];
+        let rows = [("a", 1.0), ("long", 12.5)].map(|(name, ms)| Row { name, ms });
         let t = columns().table(Some("cap".into()), &rows);
         assert_eq!(t.header, ["case", "ms", "flag"]);
         assert_eq!(t.rows[1], ["long", "12.50", "slow"]);

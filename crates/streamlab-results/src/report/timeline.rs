@@ -251,14 +251,12 @@ mod tests {
                 on(1, OpKind::DtoH, 2.5, 2.5, 3.5),
             ]);
         }
+        let streams = 2;
         Timeline {
             title: "multi-gpu-overlap, 2 GPUs".into(),
             streams: 4,
             devices: (0..2)
-                .map(|ordinal| TracedGpu {
-                    ordinal,
-                    streams: 2,
-                })
+                .map(|ordinal| TracedGpu { ordinal, streams })
                 .collect(),
             ops,
             ..timeline()
@@ -330,13 +328,12 @@ mod tests {
             (queued[0].track, queued[0].start_ms, queued[0].end_ms),
             (Track::Stream(1), 0.0, 1.0)
         );
-        let counts = Engine::ALL.map(|e| {
-            g.bars
-                .iter()
+        let on_engine = |e| {
+            (g.bars.iter())
                 .filter(|b| b.track == Track::Engine(e))
                 .count()
-        });
-        assert_eq!(counts, [2, 1, 0], "HtoD, SMs, DtoH");
+        };
+        assert_eq!(Engine::ALL.map(on_engine), [2, 1, 0], "HtoD, SMs, DtoH");
         // The Chrome trace has the same tracks, and plain names.
         let doc: Value = serde_json::from_str(&trace(&timeline())).unwrap();
         assert_eq!(doc["source"], "cupti");
@@ -349,10 +346,8 @@ mod tests {
         let complete: Vec<&Value> = events.iter().filter(|e| e["ph"] == "X").collect();
         assert_eq!(complete.len(), 3 * 2 + 1);
         assert_eq!(complete.iter().filter(|e| e["name"] == "queued").count(), 1);
-        let htod = complete
-            .iter()
-            .find(|e| e["name"] == "HtoD" && e["tid"] == 2)
-            .unwrap();
+        let htod = (complete.iter()).find(|e| e["name"] == "HtoD" && e["tid"] == 2);
+        let htod = htod.unwrap();
         assert!(htod["ts"] == 1000.0 && htod["dur"] == 1000.0, "{htod}");
         // Backwards or non-finite operations are refused.
         let mut t = timeline();
