@@ -112,10 +112,8 @@ mod tests {
             power_w: None,
         };
         let mut p = Provenance::made_up();
-        assert_eq!(
-            clocks(&p),
-            "not recorded: results before 2026-11-26 did not read the GPU's clocks"
-        );
+        let never = "not recorded: results before 2026-11-26 did not read the GPU's clocks";
+        assert_eq!(clocks(&p), never);
         assert!(!p.clocks_read() && host_links(&p).is_none());
         p.clocks = Some(ClockProbe::Read {
             before: at(1980, &[]),
@@ -147,10 +145,8 @@ mod tests {
                 && note.contains("; GPU 1: SM 1980 MHz before, 1800 after"),
             "{note}"
         );
-        assert_eq!(
-            host_links(&p).unwrap(),
-            "GPU 0: PCIe gen 5 x16 (at most gen 5 x16), PCIe 32.0 GT/s x16; GPU 1: PCIe gen 5 x16 (at most gen 5 x16), PCIe 32.0 GT/s x16"
-        );
+        let links = "GPU 0: PCIe gen 5 x16 (at most gen 5 x16), PCIe 32.0 GT/s x16; GPU 1: PCIe gen 5 x16 (at most gen 5 x16), PCIe 32.0 GT/s x16";
+        assert_eq!(host_links(&p).unwrap(), links);
         // One GPU unread: whether it held back is not known.
         p.gpus[1].clocks = ClockProbe::Unread("NVML could not be loaded".into());
         assert!(!p.clocks_read() && p.held_back().is_none());

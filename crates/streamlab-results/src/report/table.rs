@@ -393,13 +393,9 @@ mod tests {
         let t = columns().table(Some("cap".into()), &rows);
         assert_eq!(t.header, ["case", "ms", "flag"]);
         assert_eq!(t.rows[1], ["long", "12.50", "slow"]);
-        assert_eq!(
-            columns().csv(&rows),
-            "case,median_ms\na,1.00000\nlong,12.50000\n"
-        );
-        assert_eq!(
-            t.text(),
-            "cap\ncase     ms  flag\na      1.00\nlong  12.50  slow\n"
-        );
+        let csv = "case,median_ms\na,1.00000\nlong,12.50000\n";
+        assert_eq!(columns().csv(&rows), csv);
+        let text = "cap\ncase     ms  flag\na      1.00\nlong  12.50  slow\n";
+        assert_eq!(t.text(), text);
     }
 }

@@ -292,10 +292,8 @@ mod tests {
         assert!(on(Track::GpuEngine(1, Engine::Sms)).all(|b| b.start_ms >= 1.05));
         assert_eq!(on(Track::Engine(Engine::HtoD)).count(), 0);
         let queued: Vec<&GanttBar> = g.bars.iter().filter(|b| b.queued).collect();
-        assert_eq!(
-            queued.iter().map(|b| b.track).collect::<Vec<_>>(),
-            [Track::GpuStream(0, 1), Track::GpuStream(1, 1)]
-        );
+        let waits: Vec<Track> = queued.iter().map(|b| b.track).collect();
+        assert_eq!(waits, [Track::GpuStream(0, 1), Track::GpuStream(1, 1)]);
         assert!(queued[1].title.starts_with("HtoD on GPU 1 stream 2"));
         // The Chrome trace names the same rows and says each operation's GPU.
         let doc: Value = serde_json::from_str(&trace(&t)).unwrap();
@@ -324,10 +322,8 @@ mod tests {
         assert_eq!(g.tracks.len(), 2 + 2);
         let queued: Vec<&GanttBar> = g.bars.iter().filter(|b| b.queued).collect();
         assert_eq!(queued.len(), 1);
-        assert_eq!(
-            (queued[0].track, queued[0].start_ms, queued[0].end_ms),
-            (Track::Stream(1), 0.0, 1.0)
-        );
+        let wait = (queued[0].track, queued[0].start_ms, queued[0].end_ms);
+        assert_eq!(wait, (Track::Stream(1), 0.0, 1.0));
         let on_engine = |e| {
             (g.bars.iter())
                 .filter(|b| b.track == Track::Engine(e))
@@ -339,10 +335,8 @@ mod tests {
         assert_eq!(doc["source"], "cupti");
         assert_eq!(doc["displayTimeUnit"], "ms");
         let events = doc["traceEvents"].as_array().unwrap();
-        assert_eq!(
-            track_names(&doc),
-            ["stream 1", "stream 2", "HtoD copy engine", "SMs"]
-        );
+        let names = ["stream 1", "stream 2", "HtoD copy engine", "SMs"];
+        assert_eq!(track_names(&doc), names);
         let complete: Vec<&Value> = events.iter().filter(|e| e["ph"] == "X").collect();
         assert_eq!(complete.len(), 3 * 2 + 1);
         assert_eq!(complete.iter().filter(|e| e["name"] == "queued").count(), 1);
@@ -389,9 +383,7 @@ mod tests {
         let host = (doc["traceEvents"].as_array().unwrap().iter())
             .find(|e| e["cat"] == "host")
             .unwrap();
-        assert!(
-            host["name"] == "cuMemFree" && host["args"]["stream"] == "host",
-            "{host}"
-        );
+        let (name, stream) = (&host["name"], &host["args"]["stream"]);
+        assert!(name == "cuMemFree" && stream == "host", "{host}");
     }
 }

@@ -91,10 +91,8 @@ fn grouped_bars_in_upper_case_colours_and_ranges_that_do_not_hang() {
     assert_eq!(PALETTE[0], "#4e79a7");
     assert!(svg.contains("fill=\"#4E79A7\"") && !svg.contains("#4e79a7"));
     let grey = RGBColor(0x80, 0x80, 0x80);
-    assert_eq!(
-        ["#4E79A7", "nonsense", "#12345é"].map(rgb),
-        [rgb("#4e79a7"), grey, grey]
-    );
+    let colors = ["#4E79A7", "nonsense", "#12345é"].map(rgb);
+    assert_eq!(colors, [rgb("#4e79a7"), grey, grey]);
     assert_eq!([0, 1].map(|i| count_rects(&svg, &hex(PALETTE[i]))), [3, 3]);
     // A stem and two caps per whisker, as plain lines: no ErrorBar circles.
     assert_eq!(count_polylines(&svg, "#333333"), 9);
@@ -131,10 +129,8 @@ fn grouped_bars_in_upper_case_colours_and_ranges_that_do_not_hang() {
     for (lo, hi) in points.into_iter().chain([(-1e200, 1e200)]) {
         for log in [false, true] {
             let a = Axis::fit(log, 10.0, !log, [lo, hi]);
-            assert!(
-                a.lo.is_finite() && a.hi.is_finite() && a.lo < a.hi,
-                "{lo} {hi} {a:?}"
-            );
+            let ordered = a.lo.is_finite() && a.hi.is_finite() && a.lo < a.hi;
+            assert!(ordered, "{lo} {hi} {a:?}");
             assert!(!log || a.lo > 0.0);
         }
     }
