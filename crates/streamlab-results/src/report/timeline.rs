@@ -276,14 +276,9 @@ mod tests {
         let t = two_gpus();
         let g = gantt(&t, &[]);
         let labels: Vec<String> = g.tracks.iter().map(|t| t.label()).collect();
-        let rows = [
-            "stream 1",
-            "stream 2",
-            "HtoD copy engine",
-            "SMs",
-            "DtoH copy engine",
-        ];
-        let each_gpus = (0..2).flat_map(|gpu| rows.map(|r| format!("GPU {gpu} {r}")));
+        let rows = ["stream 1", "stream 2", "HtoD copy engine", "SMs"];
+        let rows = rows.into_iter().chain(["DtoH copy engine"]);
+        let each_gpus = (0..2).flat_map(|gpu| rows.clone().map(move |r| format!("GPU {gpu} {r}")));
         assert_eq!(labels, each_gpus.collect::<Vec<_>>());
         // Each GPU's copies land on its own engine's row, none on the other's.
         let on = |track: Track| (g.bars.iter()).filter(move |b| b.track == track && !b.queued);
@@ -360,17 +355,10 @@ mod tests {
             ..op(3, OpKind::Host, 2.5, 2.5, 3.0)
         });
         let g = gantt(&t, &[]);
-        assert_eq!(
-            g.tracks,
-            [
-                Track::Stream(0),
-                Track::Stream(1),
-                Track::Lane(Lane::NullStream),
-                Track::Lane(Lane::Host),
-                Track::Engine(Engine::HtoD),
-                Track::Engine(Engine::Sms),
-            ]
-        );
+        let streams = [Track::Stream(0), Track::Stream(1)];
+        let lanes = [Lane::NullStream, Lane::Host].map(Track::Lane);
+        let engines = [Engine::HtoD, Engine::Sms].map(Track::Engine);
+        assert_eq!(g.tracks, [streams, lanes, engines].concat());
         let on = |track| {
             (g.bars.iter())
                 .filter(|b| b.track == track)

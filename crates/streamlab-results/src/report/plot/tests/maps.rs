@@ -123,13 +123,10 @@ fn timeline() -> Gantt {
     Gantt {
         title: "sincos-overlap, 2 streams".into(),
         source: TraceSource::Cupti,
-        tracks: vec![
-            s0,
-            s1,
-            Track::Engine(Engine::HtoD),
-            Track::Engine(Engine::Sms),
-            Track::Engine(Engine::DtoH),
-        ],
+        tracks: [s0, s1]
+            .into_iter()
+            .chain(Engine::ALL.map(Track::Engine))
+            .collect(),
         bars: vec![
             bar(s0, OpKind::HtoD, false, 0.0, 1.0),
             bar(s0, OpKind::Kernel, false, 1.0, 2.5),
