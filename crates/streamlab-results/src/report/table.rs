@@ -71,14 +71,19 @@ pub struct Columns<'a, R> {
     measured: Vec<Measured<'a, R>>,
 }
 
-impl<'a, R: 'a> Columns<'a, R> {
-    #[allow(clippy::new_without_default)]
-    pub fn new() -> Self {
+impl<'a, R> Default for Columns<'a, R> {
+    fn default() -> Self {
         Columns {
             columns: Vec::new(),
             name: None,
             measured: Vec::new(),
         }
+    }
+}
+
+impl<'a, R: 'a> Columns<'a, R> {
+    pub fn new() -> Self {
+        Self::default()
     }
 
     fn push(mut self, label: bool, shown: Named<'a, R>, csv: Named<'a, R>) -> Self {
