@@ -115,17 +115,15 @@ mod tests {
         let never = "not recorded: results before 2026-11-26 did not read the GPU's clocks";
         assert_eq!(clocks(&p), never);
         assert!(!p.clocks_read() && host_links(&p).is_none());
-        p.clocks = Some(ClockProbe::Read {
+        let read = |after| ClockProbe::Read {
             before: at(1980, &[]),
-            after: at(1980, &[]),
-        });
+            after,
+        };
+        p.clocks = Some(read(at(1980, &[])));
         assert!(p.clocks_read() && p.held_back().is_none());
         let probe = |ordinal: usize, after: GpuClocks| GpuProbe {
             ordinal,
-            clocks: ClockProbe::Read {
-                before: at(1980, &[]),
-                after,
-            },
+            clocks: read(after),
             pcie_link: Some("PCIe 32.0 GT/s x16".into()),
             pcie: Reading::Read(PcieLink {
                 generation: 5,
@@ -134,10 +132,8 @@ mod tests {
                 max_width: 16,
             }),
         };
-        p.gpus = vec![
-            probe(0, at(1980, &[])),
-            probe(1, at(1800, &["sw_power_cap"])),
-        ];
+        let held = probe(1, at(1800, &["sw_power_cap"]));
+        p.gpus = vec![probe(0, at(1980, &[])), held];
         assert_eq!(p.held_back().unwrap(), "GPU 1: held down by sw_power_cap");
         let note = clocks(&p);
         assert!(

@@ -199,12 +199,8 @@ fn bad_values_are_skipped_and_empty_or_degenerate_charts_render() {
     let whiskers = vec![(0.5, f64::NAN), (1.0, 2.0), (1.0, 2.0), (1.5, 2.5)];
     let values = vec![1.0, f64::NAN, f64::INFINITY, 2.0];
     let b = figures::bars("b", PALETTE[0], values, Some(whiskers));
-    let points = [
-        (0.0, 1.0),
-        (1.0, f64::NAN),
-        (2.0, 2.0),
-        (3.0, f64::NEG_INFINITY),
-    ];
+    let nan = (1.0, f64::NAN);
+    let points = [(0.0, 1.0), nan, (2.0, 2.0), (3.0, f64::NEG_INFINITY)];
     let c = Chart {
         x: categories(4),
         bars: vec![b],
