@@ -88,22 +88,23 @@ impl Table {
             .collect();
         let cell = |row: &[String], i: usize| {
             let value = row.get(i).cloned().unwrap_or_default();
-            match row
-                .get(i + 1)
-                .filter(|n| noise(i) && !n.is_empty() && *n != "–")
-            {
+            let known = (row.get(i + 1)).filter(|n| noise(i) && !n.is_empty() && *n != "–");
+            match known {
                 Some(n) => format!("{value}{UNDER}± {n}"),
                 None => value,
             }
         };
+        self.select(&keep, cell)
+    }
+
+    /// The table of its `columns` only, each cell as `cell` writes column `i` of a row.
+    fn select(&self, columns: &[usize], cell: impl Fn(&[String], usize) -> String) -> Table {
         Table {
-            caption: self.caption.clone(),
-            header: keep.iter().map(|&i| self.header[i].clone()).collect(),
+            header: columns.iter().map(|&i| self.header[i].clone()).collect(),
             rows: (self.rows.iter())
-                .map(|r| keep.iter().map(|&i| cell(r, i)).collect())
+                .map(|r| columns.iter().map(|&i| cell(r, i)).collect())
                 .collect(),
-            label_columns: self.label_columns,
-            key_rows: self.key_rows.clone(),
+            ..self.clone()
         }
     }
 
@@ -164,12 +165,8 @@ impl Table {
                 };
                 Table {
                     caption: Some(caption),
-                    header: columns.iter().map(|&i| self.header[i].clone()).collect(),
-                    rows: (self.rows.iter())
-                        .map(|r| columns.iter().map(|&i| r[i].clone()).collect())
-                        .collect(),
                     label_columns: labels,
-                    key_rows: self.key_rows.clone(),
+                    ..self.select(&columns, |r, i| r[i].clone())
                 }
             })
             .collect()
@@ -244,18 +241,14 @@ fn aligned(t: &Table, widths: &[usize], max: usize) -> String {
         for k in 0..height {
             let mut line = String::new();
             for (i, cell) in wrapped.iter().enumerate() {
-                let c = cell.get(k).map_or("", String::as_str);
-                let pad = widths[i].saturating_sub(c.chars().count());
+                let (c, w) = (cell.get(k).map_or("", String::as_str), widths[i]);
                 if i > 0 {
                     line += "  ";
                 }
-                if i > 0 && numeric(i) {
-                    line += &" ".repeat(pad);
-                    line += c;
-                } else {
-                    line += c;
-                    line += &" ".repeat(pad);
-                }
+                line += &match i > 0 && numeric(i) {
+                    true => format!("{c:>w$}"),
+                    false => format!("{c:<w$}"),
+                };
             }
             out += line.trim_end();
             out.push('\n');
@@ -318,14 +311,12 @@ mod tests {
     }
 
     #[test]
-    fn noise_goes_under_its_value_and_parts_fit_their_width() {
+    fn noise_goes_under_its_value_parts_fit_their_width_and_long_words_are_cut() {
         let m = wide().merged();
         assert_eq!(m.header, ["case", "alpha", "beta", "gamma"]);
         assert_eq!(m.rows[0][1], format!("1.2345{UNDER}± 0.4%"));
-        assert_eq!(
-            m.rows[0][2], "2.5",
-            "an unknown noise leaves the value alone"
-        );
+        let beta = &m.rows[0][2];
+        assert_eq!(beta, "2.5", "an unknown noise leaves the value alone");
         // Fitted text keeps to its width and names each row in every part.
         let text = wide().text_fitted(30);
         for line in text.lines() {
@@ -352,10 +343,7 @@ mod tests {
             assert!(w <= PAGE_PX, "{w}");
             assert_eq!(p.header[0], "case");
         }
-    }
-
-    #[test]
-    fn a_table_that_fits_is_one_part_and_long_words_are_cut() {
+        // A table that fits is one part; long words are cut.
         let mut t = Table::new(None, &["a", "b"]);
         t.rows.push(vec!["x".into(), "1".into()]);
         assert_eq!(t.parts(100.0, |_, _| 10.0).len(), 1);

@@ -112,32 +112,21 @@ mod tests {
     fn each_term_is_linked_once_where_first_used_and_its_anchor_is_unique() {
         let mut linker = Linker::default();
         let text = "HtoD then DtoH, HtoD again; HtoDs and `DtoD` not";
-        assert_eq!(
-            markdown(&mut linker, text),
-            "[HtoD](#glossary-htod) then [DtoH](#glossary-dtoh), HtoD again; HtoDs and `DtoD` not"
-        );
-        assert_eq!(
-            markdown(&mut linker, "HtoD and the NULL stream"),
-            "HtoD and the [NULL stream](#glossary-null-stream)"
-        );
+        let linked =
+            "[HtoD](#glossary-htod) then [DtoH](#glossary-dtoh), HtoD again; HtoDs and `DtoD` not";
+        assert_eq!(markdown(&mut linker, text), linked);
+        let null = "HtoD and the [NULL stream](#glossary-null-stream)";
+        assert_eq!(markdown(&mut linker, "HtoD and the NULL stream"), null);
         // Every anchor is unique, and every meaning a sentence.
-        let items = include_str!("glossary.md")
-            .lines()
-            .filter(|l| l.starts_with("- "));
-        assert_eq!(
-            TERMS.len(),
-            items.count(),
-            "a term not read from glossary.md"
-        );
+        let items = (include_str!("glossary.md").lines()).filter(|l| l.starts_with("- "));
+        let unread = "a term not read from glossary.md";
+        assert_eq!(TERMS.len(), items.count(), "{unread}");
         assert_eq!(anchor("p99"), "glossary-p99");
         assert_eq!(anchor("A/A"), "glossary-a-a");
         for (i, t) in TERMS.iter().enumerate() {
             assert!(t.anchor.starts_with("glossary-"));
-            assert!(
-                TERMS[..i].iter().all(|u| u.anchor != t.anchor),
-                "{}",
-                t.anchor
-            );
+            let unique = TERMS[..i].iter().all(|u| u.anchor != t.anchor);
+            assert!(unique, "{}", t.anchor);
             assert!(t.meaning.ends_with('.'), "{}", t.spelling);
         }
     }

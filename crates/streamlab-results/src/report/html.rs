@@ -6,6 +6,7 @@ use super::page::{Block, Link};
 use super::printer::{self, Format};
 use super::section::{Figure, TimelineFigure};
 use super::table::Table;
+use super::text;
 use crate::verdict::Verdict;
 
 /// The style of every page: the report's and the comparison's.
@@ -35,10 +36,7 @@ struct Html;
 impl Format for Html {
     /// `&`, `<`, `>` and `"` escaped.
     fn escape(text: &str) -> String {
-        text.replace('&', "&amp;")
-            .replace('<', "&lt;")
-            .replace('>', "&gt;")
-            .replace('"', "&quot;")
+        text::escape(text)
     }
 
     fn words(text: &str) -> String {

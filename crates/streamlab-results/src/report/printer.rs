@@ -165,12 +165,8 @@ fn timeline<F: Format>(t: &TimelineFigure, source: bool) -> String {
         let mark = F::outcome(class, c.outcome.mark(), false);
         format!("{} ({mark}): {}", F::escape(&c.name), F::words(&c.detail))
     });
-    let dropped = |r| {
-        F::escape(&format!(
-            "an earlier trace of this schedule was dropped: {r}"
-        ))
-    };
-    let retraced = t.retraced.iter().map(dropped);
+    let dropped = |r| format!("an earlier trace of this schedule was dropped: {r}");
+    let retraced = t.retraced.iter().map(|r| F::escape(&dropped(r)));
     let notes = t.notes().into_iter().map(|n| F::words(&n));
     F::heading(4, &t.title, None)
         + &F::timeline(t, &source)

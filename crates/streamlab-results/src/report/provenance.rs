@@ -23,7 +23,9 @@ pub fn link(p: &Provenance) -> Option<String> {
 /// ([`Provenance::held_back`]); "not recorded" where the result predates them.
 pub fn clocks(p: &Provenance) -> String {
     let described = if p.gpus.is_empty() {
-        (p.clocks.as_ref()).map_or_else(clocks_not_recorded, |c| c.describe())
+        let not_recorded =
+            || format!("{NOT_RECORDED}: results before 2026-11-26 did not read the GPU's clocks");
+        (p.clocks.as_ref()).map_or_else(not_recorded, |c| c.describe())
     } else {
         each_gpu(p, |g| g.clocks.describe())
     };
@@ -33,11 +35,6 @@ pub fn clocks(p: &Provenance) -> String {
         }
         None => described,
     }
-}
-
-/// What is said of a result that read no clocks.
-fn clocks_not_recorded() -> String {
-    format!("{NOT_RECORDED}: results before 2026-11-26 did not read the GPU's clocks")
 }
 
 /// Each GPU's link to the host, for an experiment of several GPUs, e.g. "GPU 0: PCIe gen
@@ -87,21 +84,14 @@ pub fn gib(bytes: u64) -> f64 {
 
 /// One line naming the GPU.
 pub fn device(info: &DeviceInfo) -> String {
+    let (major, minor) = info.compute_capability;
+    let (name, sms, engines) = (&info.name, info.sm_count, info.copy_engines);
+    let concurrent = if info.concurrent_kernels { "yes" } else { "no" };
+    let (gib, cuda) = (gib(info.total_memory_bytes), &info.driver_cuda_version);
+    let link = (info.pcie_link.as_ref()).map_or(String::new(), |l| format!(", {l}"));
     format!(
-        "GPU {}: {} (compute {}.{}, {} SMs, {} copy engines, concurrent kernels: {}, {:.1} GiB, CUDA driver {}{})\n",
-        info.ordinal,
-        info.name,
-        info.compute_capability.0,
-        info.compute_capability.1,
-        info.sm_count,
-        info.copy_engines,
-        if info.concurrent_kernels { "yes" } else { "no" },
-        gib(info.total_memory_bytes),
-        info.driver_cuda_version,
-        info.pcie_link
-            .as_ref()
-            .map(|l| format!(", {l}"))
-            .unwrap_or_default(),
+        "GPU {}: {name} (compute {major}.{minor}, {sms} SMs, {engines} copy engines, concurrent kernels: {concurrent}, {gib:.1} GiB, CUDA driver {cuda}{link})\n",
+        info.ordinal
     )
 }
 
@@ -122,22 +112,18 @@ mod tests {
             power_w: None,
         };
         let mut p = Provenance::made_up();
-        assert_eq!(
-            clocks(&p),
-            "not recorded: results before 2026-11-26 did not read the GPU's clocks"
-        );
+        let never = "not recorded: results before 2026-11-26 did not read the GPU's clocks";
+        assert_eq!(clocks(&p), never);
         assert!(!p.clocks_read() && host_links(&p).is_none());
-        p.clocks = Some(ClockProbe::Read {
+        let read = |after| ClockProbe::Read {
             before: at(1980, &[]),
-            after: at(1980, &[]),
-        });
+            after,
+        };
+        p.clocks = Some(read(at(1980, &[])));
         assert!(p.clocks_read() && p.held_back().is_none());
         let probe = |ordinal: usize, after: GpuClocks| GpuProbe {
             ordinal,
-            clocks: ClockProbe::Read {
-                before: at(1980, &[]),
-                after,
-            },
+            clocks: read(after),
             pcie_link: Some("PCIe 32.0 GT/s x16".into()),
             pcie: Reading::Read(PcieLink {
                 generation: 5,
@@ -146,10 +132,8 @@ mod tests {
                 max_width: 16,
             }),
         };
-        p.gpus = vec![
-            probe(0, at(1980, &[])),
-            probe(1, at(1800, &["sw_power_cap"])),
-        ];
+        let held = probe(1, at(1800, &["sw_power_cap"]));
+        p.gpus = vec![probe(0, at(1980, &[])), held];
         assert_eq!(p.held_back().unwrap(), "GPU 1: held down by sw_power_cap");
         let note = clocks(&p);
         assert!(
@@ -157,10 +141,8 @@ mod tests {
                 && note.contains("; GPU 1: SM 1980 MHz before, 1800 after"),
             "{note}"
         );
-        assert_eq!(
-            host_links(&p).unwrap(),
-            "GPU 0: PCIe gen 5 x16 (at most gen 5 x16), PCIe 32.0 GT/s x16; GPU 1: PCIe gen 5 x16 (at most gen 5 x16), PCIe 32.0 GT/s x16"
-        );
+        let links = "GPU 0: PCIe gen 5 x16 (at most gen 5 x16), PCIe 32.0 GT/s x16; GPU 1: PCIe gen 5 x16 (at most gen 5 x16), PCIe 32.0 GT/s x16";
+        assert_eq!(host_links(&p).unwrap(), links);
         // One GPU unread: whether it held back is not known.
         p.gpus[1].clocks = ClockProbe::Unread("NVML could not be loaded".into());
         assert!(!p.clocks_read() && p.held_back().is_none());

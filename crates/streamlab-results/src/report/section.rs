@@ -9,7 +9,7 @@ use super::ReportError;
 use super::chart::Gantt;
 use super::figures::{Drawing, FigureModel};
 use super::provenance;
-use super::table::Table;
+use super::table::{self, Table};
 use super::{plot, timeline, words};
 use crate::derived::pipeline::SLACK;
 use crate::derived::trace::{self, MIN_CHECKED_BYTES, TOLERANCE, TraceChecks};
@@ -101,10 +101,7 @@ impl TimelineFigure {
     ) -> Result<TimelineFigure, ReportError> {
         timeline::check(t).map_err(ReportError::Invalid)?;
         let checks = checks.clone();
-        let title = match set {
-            KernelSet::Rust => t.title.clone(),
-            KernelSet::Cuda => format!("{} (CUDA C++ kernels)", t.title),
-        };
+        let title = table::heading(&t.title, set);
         let mut gantt = timeline::gantt(t, &checks.breaks);
         gantt.title = gantt.title.replacen(&t.title, &title, 1);
         if checks.disturbed {

@@ -237,14 +237,10 @@ impl<'a, R: 'a> Columns<'a, R> {
     /// The relative noise ([`Columns::noise`]) of the samples of the measured column
     /// declared last (with [`Columns::median`]).
     pub fn noise_of(self, heading: impl Into<Text>, name: impl Into<Text>) -> Self {
-        let last = self
-            .measured
-            .last()
-            .expect("noise_of follows a measured column");
+        let last = (self.measured.last()).expect("noise_of follows a measured column");
         let samples = last.samples.clone();
-        self.noise(heading, name, move |r| {
-            samples(r).map_or(f64::NAN, Series::noise)
-        })
+        let noise = move |r: &R| samples(r).map_or(f64::NAN, Series::noise);
+        self.noise(heading, name, noise)
     }
 
     /// A factor: "1.23×" in the tables, `saved` decimals in the CSV.
@@ -304,12 +300,8 @@ impl<'a, R: 'a> Columns<'a, R> {
     /// The CSV of `rows`: a header line of names, then a line per row.
     pub fn csv(&self, rows: &[R]) -> String {
         let raw: Vec<_> = self.columns.iter().filter_map(|c| c.csv.as_ref()).collect();
-        let mut out = raw
-            .iter()
-            .map(|(name, _)| name.as_ref())
-            .collect::<Vec<_>>()
-            .join(",")
-            + "\n";
+        let names: Vec<&str> = raw.iter().map(|(name, _)| name.as_ref()).collect();
+        let mut out = names.join(",") + "\n";
         for r in rows {
             let cells: Vec<String> = raw.iter().map(|(_, cell)| cell(r)).collect();
             let _ = writeln!(out, "{}", cells.join(","));
@@ -396,33 +388,19 @@ mod tests {
             .text("case", "case", |r: &Row| r.name.to_owned())
             .number("ms", "median_ms", (2, 5), |r| r.ms)
             .show("flag", |r| {
-                if r.ms > 2.0 {
-                    "slow".into()
-                } else {
-                    String::new()
-                }
+                (if r.ms > 2.0 { "slow" } else { "" }).to_owned()
             })
     }
 
     #[test]
     fn one_declaration_gives_the_table_and_the_csv() {
-        let rows = [
-            Row { name: "a", ms: 1.0 },
-            Row {
-                name: "long",
-                ms: 12.5,
-            },
-        ];
+        let rows = [("a", 1.0), ("long", 12.5)].map(|(name, ms)| Row { name, ms });
         let t = columns().table(Some("cap".into()), &rows);
         assert_eq!(t.header, ["case", "ms", "flag"]);
         assert_eq!(t.rows[1], ["long", "12.50", "slow"]);
-        assert_eq!(
-            columns().csv(&rows),
-            "case,median_ms\na,1.00000\nlong,12.50000\n"
-        );
-        assert_eq!(
-            t.text(),
-            "cap\ncase     ms  flag\na      1.00\nlong  12.50  slow\n"
-        );
+        let csv = "case,median_ms\na,1.00000\nlong,12.50000\n";
+        assert_eq!(columns().csv(&rows), csv);
+        let text = "cap\ncase     ms  flag\na      1.00\nlong  12.50  slow\n";
+        assert_eq!(t.text(), text);
     }
 }

@@ -1,6 +1,7 @@
 //! How wide text is in a chart, so that [`super::plot`] can lay it out without overlap:
 //! the advance widths of DejaVu Sans (`rsvg-convert`'s sans-serif on Debian), wider than
-//! the sans-serif fonts browsers pick elsewhere, so a layout that fits it fits them.
+//! the sans-serif fonts browsers pick elsewhere, so a layout that fits it fits them;
+//! and text escaped for HTML and SVG.
 
 /// The pixel size of a plotters font size: its SVG backend writes `size / 1.24`.
 pub fn px(size: u32) -> f64 {
@@ -39,9 +40,8 @@ pub fn width(text: &str, px: f64) -> f64 {
 
 /// `text` split at spaces into lines at most `max` pixels wide at `px` pixels.
 pub fn wrap(text: &str, px: f64, max: f64) -> Vec<String> {
-    fill(text.split_whitespace().map(str::to_owned), |l| {
-        width(l, px) <= max
-    })
+    let words = text.split_whitespace().map(str::to_owned);
+    fill(words, |l| width(l, px) <= max)
 }
 
 /// `words` joined by spaces into lines, each taking the next word while `fits` the line.
@@ -65,6 +65,14 @@ pub fn fill(words: impl IntoIterator<Item = String>, fits: impl Fn(&str) -> bool
 /// The widest of `lines` at `px` pixels.
 pub fn widest(lines: &[String], px: f64) -> f64 {
     lines.iter().map(|l| width(l, px)).fold(0.0, f64::max)
+}
+
+/// `text` with `&`, `<`, `>` and `"` escaped for HTML and SVG.
+pub fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 #[cfg(test)]

@@ -17,21 +17,19 @@ const MIN_QUEUED_MS: f64 = 0.001;
 /// A timeline whose operations all have finite times with `start <= end`, or the first
 /// operation that does not.
 pub fn check(t: &Timeline) -> Result<(), String> {
-    match t.ops.iter().find(|op| {
+    let Some(op) = t.ops.iter().find(|op| {
         !op.start_ms.is_finite()
             || !op.end_ms.is_finite()
             || op.end_ms < op.start_ms
             || op.ready_ms.is_some_and(|r| !r.is_finite())
-    }) {
-        Some(op) => {
-            let (kind, stream) = (op.kind.label(), op.stream + 1);
-            let (title, start, end) = (&t.title, op.start_ms, op.end_ms);
-            Err(format!(
-                "timeline {title:?}: a {kind} on stream {stream} runs from {start} ms to {end} ms"
-            ))
-        }
-        None => Ok(()),
-    }
+    }) else {
+        return Ok(());
+    };
+    let (kind, stream) = (op.kind.label(), op.stream + 1);
+    let (title, start, end) = (&t.title, op.start_ms, op.end_ms);
+    Err(format!(
+        "timeline {title:?}: a {kind} on stream {stream} runs from {start} ms to {end} ms"
+    ))
 }
 
 /// The rows: every stream an operation uses (at least the declared count), the lanes
@@ -253,14 +251,12 @@ mod tests {
                 on(1, OpKind::DtoH, 2.5, 2.5, 3.5),
             ]);
         }
+        let streams = 2;
         Timeline {
             title: "multi-gpu-overlap, 2 GPUs".into(),
             streams: 4,
             devices: (0..2)
-                .map(|ordinal| TracedGpu {
-                    ordinal,
-                    streams: 2,
-                })
+                .map(|ordinal| TracedGpu { ordinal, streams })
                 .collect(),
             ops,
             ..timeline()
@@ -280,14 +276,9 @@ mod tests {
         let t = two_gpus();
         let g = gantt(&t, &[]);
         let labels: Vec<String> = g.tracks.iter().map(|t| t.label()).collect();
-        let rows = [
-            "stream 1",
-            "stream 2",
-            "HtoD copy engine",
-            "SMs",
-            "DtoH copy engine",
-        ];
-        let each_gpus = (0..2).flat_map(|gpu| rows.map(|r| format!("GPU {gpu} {r}")));
+        let rows = ["stream 1", "stream 2", "HtoD copy engine", "SMs"];
+        let rows = rows.into_iter().chain(["DtoH copy engine"]);
+        let each_gpus = (0..2).flat_map(|gpu| rows.clone().map(move |r| format!("GPU {gpu} {r}")));
         assert_eq!(labels, each_gpus.collect::<Vec<_>>());
         // Each GPU's copies land on its own engine's row, none on the other's.
         let on = |track: Track| (g.bars.iter()).filter(move |b| b.track == track && !b.queued);
@@ -296,28 +287,16 @@ mod tests {
         assert!(on(Track::GpuEngine(1, Engine::Sms)).all(|b| b.start_ms >= 1.05));
         assert_eq!(on(Track::Engine(Engine::HtoD)).count(), 0);
         let queued: Vec<&GanttBar> = g.bars.iter().filter(|b| b.queued).collect();
-        assert_eq!(
-            queued.iter().map(|b| b.track).collect::<Vec<_>>(),
-            [Track::GpuStream(0, 1), Track::GpuStream(1, 1)]
-        );
+        let waits: Vec<Track> = queued.iter().map(|b| b.track).collect();
+        assert_eq!(waits, [Track::GpuStream(0, 1), Track::GpuStream(1, 1)]);
         assert!(queued[1].title.starts_with("HtoD on GPU 1 stream 2"));
         // The Chrome trace names the same rows and says each operation's GPU.
         let doc: Value = serde_json::from_str(&trace(&t)).unwrap();
         assert_eq!(track_names(&doc), labels);
         let last = &doc["traceEvents"].as_array().unwrap().last().unwrap()["args"];
-        assert_eq!(
-            (last["gpu"].as_u64(), last["stream"].as_u64()),
-            (Some(1), Some(2))
-        );
-        // The drawing names every row.
-        let svg = crate::report::plot::gantt(&g);
-        for label in &labels {
-            assert!(
-                svg.contains(&format!(">\n{label}\n</text>")),
-                "{label} is not named"
-            );
-        }
+        assert!(last["gpu"] == 1 && last["stream"] == 2, "{last}");
         // Three dividers between streams and engines, the one between the GPUs heavier.
+        let svg = crate::report::plot::gantt(&g);
         let dividers = |width: u32| {
             svg.matches(&format!("stroke=\"#777777\" stroke-width=\"{width}\""))
                 .count()
@@ -338,45 +317,32 @@ mod tests {
         assert_eq!(g.tracks.len(), 2 + 2);
         let queued: Vec<&GanttBar> = g.bars.iter().filter(|b| b.queued).collect();
         assert_eq!(queued.len(), 1);
-        assert_eq!(
-            (queued[0].track, queued[0].start_ms, queued[0].end_ms),
-            (Track::Stream(1), 0.0, 1.0)
-        );
-        let counts = Engine::ALL.map(|e| {
-            g.bars
-                .iter()
+        let wait = (queued[0].track, queued[0].start_ms, queued[0].end_ms);
+        assert_eq!(wait, (Track::Stream(1), 0.0, 1.0));
+        let on_engine = |e| {
+            (g.bars.iter())
                 .filter(|b| b.track == Track::Engine(e))
                 .count()
-        });
-        assert_eq!(counts, [2, 1, 0], "HtoD, SMs, DtoH");
+        };
+        assert_eq!(Engine::ALL.map(on_engine), [2, 1, 0], "HtoD, SMs, DtoH");
         // The Chrome trace has the same tracks, and plain names.
         let doc: Value = serde_json::from_str(&trace(&timeline())).unwrap();
         assert_eq!(doc["source"], "cupti");
         assert_eq!(doc["displayTimeUnit"], "ms");
         let events = doc["traceEvents"].as_array().unwrap();
-        assert_eq!(
-            track_names(&doc),
-            ["stream 1", "stream 2", "HtoD copy engine", "SMs"]
-        );
+        let names = ["stream 1", "stream 2", "HtoD copy engine", "SMs"];
+        assert_eq!(track_names(&doc), names);
         let complete: Vec<&Value> = events.iter().filter(|e| e["ph"] == "X").collect();
         assert_eq!(complete.len(), 3 * 2 + 1);
         assert_eq!(complete.iter().filter(|e| e["name"] == "queued").count(), 1);
-        let htod = complete
-            .iter()
-            .find(|e| e["name"] == "HtoD" && e["tid"] == 2)
-            .unwrap();
-        assert_eq!(
-            (htod["ts"].as_f64(), htod["dur"].as_f64()),
-            (Some(1000.0), Some(1000.0))
-        );
+        let htod = (complete.iter()).find(|e| e["name"] == "HtoD" && e["tid"] == 2);
+        let htod = htod.unwrap();
+        assert!(htod["ts"] == 1000.0 && htod["dur"] == 1000.0, "{htod}");
         // Backwards or non-finite operations are refused.
         let mut t = timeline();
         t.ops[0].end_ms = -1.0;
-        let refused = check(&t).unwrap_err();
-        assert!(
-            refused.contains("stream 1 runs from 0 ms to -1 ms"),
-            "{refused}"
-        );
+        let e = check(&t).unwrap_err();
+        assert!(e.contains("stream 1 runs from 0 ms to -1 ms"), "{e}");
         t.ops[0].end_ms = f64::NAN;
         assert!(check(&t).is_err());
         assert!(check(&timeline()).is_ok());
@@ -389,17 +355,10 @@ mod tests {
             ..op(3, OpKind::Host, 2.5, 2.5, 3.0)
         });
         let g = gantt(&t, &[]);
-        assert_eq!(
-            g.tracks,
-            [
-                Track::Stream(0),
-                Track::Stream(1),
-                Track::Lane(Lane::NullStream),
-                Track::Lane(Lane::Host),
-                Track::Engine(Engine::HtoD),
-                Track::Engine(Engine::Sms),
-            ]
-        );
+        let streams = [Track::Stream(0), Track::Stream(1)];
+        let lanes = [Lane::NullStream, Lane::Host].map(Track::Lane);
+        let engines = [Engine::HtoD, Engine::Sms].map(Track::Engine);
+        assert_eq!(g.tracks, [streams, lanes, engines].concat());
         let on = |track| {
             (g.bars.iter())
                 .filter(|b| b.track == track)
@@ -412,9 +371,7 @@ mod tests {
         let host = (doc["traceEvents"].as_array().unwrap().iter())
             .find(|e| e["cat"] == "host")
             .unwrap();
-        assert_eq!(
-            (host["name"].as_str(), host["args"]["stream"].as_str()),
-            (Some("cuMemFree"), Some("host"))
-        );
+        let (name, stream) = (&host["name"], &host["args"]["stream"]);
+        assert!(name == "cuMemFree" && stream == "host", "{host}");
     }
 }

@@ -87,37 +87,29 @@ pub fn engine() -> Environment<'static> {
         escape_formatter(out, state, value)
     });
     env.add_filter("fixed", |v: Value, n: usize| {
-        Ok::<_, Error>(format!("{:.n$}", number(&v)?))
+        number(&v).map(|x| format!("{x:.n$}"))
     });
-    env.add_filter("num", |v: Value, n: usize| {
-        Ok::<_, Error>(num(number(&v)?, n))
-    });
+    env.add_filter("num", |v: Value, n: usize| number(&v).map(|x| num(x, n)));
     env.add_filter("times", |v: Value, n: Option<usize>| {
-        let x = number(&v)?;
-        Ok::<_, Error>(n.map_or_else(|| times(x), |n| format!("{x:.n$}×")))
+        number(&v).map(|x| n.map_or_else(|| times(x), |n| format!("{x:.n$}×")))
     });
-    env.add_filter("noise", |v: Value| Ok::<_, Error>(noise(number(&v)?)));
+    env.add_filter("noise", |v: Value| number(&v).map(noise));
     env.add_filter("percent", |v: Value, n: Option<usize>| {
-        let x = number(&v)?;
-        Ok::<_, Error>(n.map_or_else(|| percent(x), |n| format!("{:.n$}%", 100.0 * x)))
+        number(&v).map(|x| n.map_or_else(|| percent(x), |n| format!("{:.n$}%", 100.0 * x)))
     });
     env.add_filter("mib", |v: Value| {
-        Ok::<_, Error>(number(&v)? / f64::from(1u32 << 20))
+        number(&v).map(|x| x / f64::from(1u32 << 20))
     });
     env.add_filter("log2", |v: Value| {
         let x = number(&v)?;
-        match x >= 1.0 {
-            true => Ok((x as u64).ilog2()),
-            false => Err(invalid(format!(
-                "log2 of {x}: give it a count of at least 1"
-            ))),
-        }
+        let why = || invalid(format!("log2 of {x}: give it a count of at least 1"));
+        (x >= 1.0).then(|| (x as u64).ilog2()).ok_or_else(why)
     });
     env.add_filter("faster", |v: Value, after: Value| {
         Ok::<_, Error>(faster(number(&v)?, number(&after)?))
     });
     env.add_filter("verdict", |v: Value| {
-        Ok::<_, Error>(verdict(defined(&v)?.is_true()))
+        defined(&v).map(|v| verdict(v.is_true()))
     });
     env
 }
@@ -147,20 +139,13 @@ fn parse(text: &str) -> Option<Words> {
     for line in lines {
         match line.strip_prefix("## ") {
             Some(label) => parts.push((label.trim().to_owned(), Vec::new())),
+            None if line.trim().is_empty() => {}
             None => parts.last_mut()?.1.push(line.trim()),
         }
     }
-    let joined = |lines: &[&str]| {
-        lines
-            .iter()
-            .filter(|l| !l.is_empty())
-            .copied()
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
     let mut parts = parts
         .into_iter()
-        .map(|(label, lines)| (label, joined(&lines)))
+        .map(|(label, lines)| (label, lines.join(" ")))
         .filter(|(label, text)| label.is_empty() || !text.is_empty());
     let about = parts.next()?.1;
     let (summary, notes): (Vec<_>, Vec<_>) = parts.partition(|(label, _)| label.starts_with('@'));
@@ -185,12 +170,8 @@ mod tests {
         let template = "# t: {{ a.x | fixed(1) }}\n\nWhat it\nmeasures.\n\n## Bound\n\
             {% if a.y %}\nAt {{ a.y | times }}.\n{% endif %}\n## Empty\n{% if false %}never{% endif %}\n\
             ## @line\n{{ 4 | faster(2) }}, {{ 2 | faster(4) }}; {{ true | verdict }}; 2^{{ 1024 | log2 }}\n";
-        let words = render(
-            "t",
-            template,
-            context! { a => context! { x => 2.25, y => 1.5 } },
-        )
-        .unwrap();
+        let a = context! { x => 2.25, y => 1.5 };
+        let words = render("t", template, context! { a => a }).unwrap();
         assert_eq!(words.title, "t: 2.2");
         assert_eq!(words.about, "What it measures.");
         assert_eq!(words.notes, [("Bound".to_owned(), "At 1.50×.".to_owned())]);
@@ -198,7 +179,8 @@ mod tests {
         assert_eq!(words.part("line").as_deref(), Some(line));
         assert_eq!(words.part("finding"), None);
         // A misspelt name or a missing title fails the render.
-        let e = render("t", "# t {{ a.missing }}", context! { a => context! {} }).unwrap_err();
+        let empty = context! { a => context! {} };
+        let e = render("t", "# t {{ a.missing }}", empty.clone()).unwrap_err();
         assert!(e.to_string().contains("the words of t"), "{e}");
         let e = render("t", "no title", context! {}).unwrap_err();
         assert!(e.to_string().contains("`# title`"), "{e}");
@@ -206,11 +188,7 @@ mod tests {
         assert!(e.to_string().contains("is none"), "{e}");
         let e = render("t", "# t {{ 'x' | fixed(1) }}", context! {}).unwrap_err();
         assert!(e.to_string().contains("not a number"), "{e}");
-        let e = render(
-            "t",
-            "# t {{ a.y | fixed(1) }}",
-            context! { a => context! {} },
-        );
-        assert!(e.unwrap_err().to_string().contains("undefined value"));
+        let e = render("t", "# t {{ a.y | fixed(1) }}", empty).unwrap_err();
+        assert!(e.to_string().contains("undefined value"));
     }
 }

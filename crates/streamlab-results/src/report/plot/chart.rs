@@ -5,18 +5,18 @@ use super::{
     Area, Axis, Drawn, FONT, GROUP, LABEL_SIZE, MARGIN, SIZE, TEXT, WHISKER, line_height, note,
     rgb, text_style, tick, tick_binary, titled, usable,
 };
-use crate::report::chart::{Chart, XAxis, YScale};
+use crate::report::chart::{Chart, LineSeries, XAxis, YScale};
 use crate::report::text;
 use plotters::coord::ranged1d::ValueFormatter;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-/// A bar in data coordinates; `bottom` is `None` where it starts at the axis (log y).
+/// A bar in data coordinates, from `x0` to `x1`, up to `top` from 0 (from the axis' foot
+/// on a log y axis).
 struct Bar {
     x0: f64,
     x1: f64,
-    bottom: Option<f64>,
     top: f64,
 }
 
@@ -58,17 +58,13 @@ impl Plan {
         let y_ok = |y: f64| usable(y_log, y);
 
         let (bars, whiskers) = bars_of(c, &x_ok, &y_ok);
-        let lines: Vec<Vec<Vec<(f64, f64)>>> = c
-            .lines
-            .iter()
-            .map(|l| {
-                l.points
-                    .split(|&(x, y)| !(x_ok(x) && y_ok(y)))
-                    .filter(|run| !run.is_empty())
-                    .map(<[_]>::to_vec)
-                    .collect()
-            })
-            .collect();
+        let runs = |l: &LineSeries| -> Vec<Vec<(f64, f64)>> {
+            (l.points.split(|&(x, y)| !(x_ok(x) && y_ok(y))))
+                .filter(|run| !run.is_empty())
+                .map(<[_]>::to_vec)
+                .collect()
+        };
+        let lines: Vec<_> = c.lines.iter().map(runs).collect();
         let levels: Vec<Option<f64>> = c.levels.iter().map(|l| y_ok(l.y).then_some(l.y)).collect();
         let bands: Vec<Option<(f64, f64)>> = (c.bands.iter())
             .map(|b| (y_ok(b.lo) && y_ok(b.hi)).then_some((b.lo.min(b.hi), b.lo.max(b.hi))))
@@ -82,11 +78,8 @@ impl Plan {
                 Axis::fit(x_log, 2.0, false, bar_xs.chain(line_xs))
             }
         };
-        let bar_ys = bars
-            .iter()
-            .flatten()
-            .flat_map(|b| [b.bottom, Some(b.top)])
-            .flatten();
+        // Bars stand on 0 on a linear axis: `zero` below keeps it in range.
+        let bar_ys = bars.iter().flatten().map(|b| b.top);
         let whisker_ys = whiskers.iter().flatten().flat_map(|w| [w.lo, w.hi]);
         let line_ys = lines.iter().flatten().flatten().map(|p| p.1);
         let level_ys = levels.iter().flatten().copied();
@@ -126,7 +119,6 @@ fn bars_of(
     x_ok: &dyn Fn(f64) -> bool,
     y_ok: &dyn Fn(f64) -> bool,
 ) -> (Vec<Vec<Bar>>, Vec<Vec<Whisker>>) {
-    let bottom = (c.y_scale != YScale::Log).then_some(0.0);
     let width = GROUP / c.bars.len().max(1) as f64;
     let (mut bars, mut whiskers) = (Vec::new(), Vec::new());
     for (s, series) in c.bars.iter().enumerate() {
@@ -137,22 +129,13 @@ fn bars_of(
             if !(x_ok(x0) && x_ok(x1) && y_ok(top)) {
                 continue;
             }
-            these.push(Bar {
-                x0,
-                x1,
-                bottom,
-                top,
-            });
+            these.push(Bar { x0, x1, top });
             if let Some(&(lo, hi)) = series.whiskers.as_ref().and_then(|w| w.get(i))
                 && y_ok(lo)
                 && y_ok(hi)
             {
-                let x = (x0 + x1) / 2.0;
-                their_whiskers.push(Whisker {
-                    x,
-                    lo: lo.min(hi),
-                    hi: lo.max(hi),
-                });
+                let (x, lo, hi) = ((x0 + x1) / 2.0, lo.min(hi), lo.max(hi));
+                their_whiskers.push(Whisker { x, lo, hi });
             }
         }
         bars.push(these);
@@ -272,11 +255,7 @@ impl CategoryLabels {
         let lines: Vec<Vec<String>> = (down.into_iter().enumerate())
             .map(|(i, l)| if i % step == 0 { l } else { Vec::new() })
             .collect();
-        let height = lines
-            .iter()
-            .map(|l| text::widest(l, px))
-            .fold(0.0, f64::max)
-            .ceil() as i32;
+        let height = text::widest(&lines.concat(), px).ceil() as i32;
         CategoryLabels {
             lines,
             turned: true,
@@ -356,12 +335,16 @@ where
             chart.draw_series([Rectangle::new([(plan.x.lo, lo), (plan.x.hi, hi)], fill)])?;
         }
     }
+    // Bars stand on 0, or on a log axis' foot.
+    let bottom = if c.y_scale == YScale::Log {
+        plan.y.lo
+    } else {
+        0.0
+    };
     for (series, bars) in c.bars.iter().zip(&plan.bars) {
         let fill = rgb(series.color).filled();
-        chart.draw_series(bars.iter().map(|b| {
-            let bottom = b.bottom.unwrap_or(plan.y.lo);
-            Rectangle::new([(b.x0, bottom), (b.x1, b.top)], fill)
-        }))?;
+        let rect = |b: &Bar| Rectangle::new([(b.x0, bottom), (b.x1, b.top)], fill);
+        chart.draw_series(bars.iter().map(rect))?;
     }
     let whisker = WHISKER.stroke_width(1);
     for w in plan.whiskers.iter().flatten() {

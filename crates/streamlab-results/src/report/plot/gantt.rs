@@ -16,14 +16,6 @@ use plotters::style::text_anchor::{HPos, VPos};
 /// The least width of the box around a break's operation, however short it ran.
 const CULPRIT_PX: f64 = 6.0;
 
-/// The subtitle of a timeline: what its times are.
-fn source_note(source: TraceSource) -> &'static str {
-    match source {
-        TraceSource::Cupti => "GPU records (CUPTI)",
-        TraceSource::Events => "event brackets: queueing included (CUPTI unavailable)",
-    }
-}
-
 /// The smallest of 1, 2, 2.5 and 5 times a power of ten that is at least `v` (1 for
 /// `v` not positive).
 pub(super) fn nice_ceil(v: f64) -> f64 {
@@ -38,13 +30,10 @@ pub(super) fn nice_ceil(v: f64) -> f64 {
         .unwrap_or(10.0 * power)
 }
 
-/// Pixels each row of a timeline takes at the least: room for its label.
-pub(super) const ROW_PX: u32 = 22;
-
-/// The height of a timeline of `rows` rows: every row labelled, at least the size of the
-/// other charts.
+/// The height of a timeline of `rows` rows: at least 22 pixels a row, room for its
+/// label, and at least the size of the other charts.
 pub(super) fn height(rows: usize) -> u32 {
-    SIZE.1.max(190 + ROW_PX * rows as u32)
+    SIZE.1.max(190 + 22 * rows as u32)
 }
 
 /// The end of a timeline's time axis: the last bar's end rounded up to the next step of
@@ -54,21 +43,17 @@ pub(super) fn axis_end(last: f64) -> f64 {
     (last / step - 1e-9).ceil().max(1.0) * step
 }
 
-/// What the lighter bars are: the time from when an operation was ready (issued, its
-/// stream's earlier work done) to when it started.
-pub(super) const WAITING: &str = "ready, waiting to start";
-
 pub(super) fn draw_gantt(root: &Area<'_>, g: &Gantt) -> Drawn {
     let area = titled(root, &g.title, 24, &TEXT)?;
-    let area = titled(&area, source_note(g.source), 16, &NOTE)?;
+    // The subtitle: what its times are.
+    let source = match g.source {
+        TraceSource::Cupti => "GPU records (CUPTI)",
+        TraceSource::Events => "event brackets: queueing included (CUPTI unavailable)",
+    };
+    let area = titled(&area, source, 16, &NOTE)?;
     let n = g.tracks.len();
     // Row 0 at the top.
-    let row_y = |t: Track| {
-        g.tracks
-            .iter()
-            .position(|&x| x == t)
-            .map(|r| (n - 1 - r) as f64)
-    };
+    let row_y = |t: Track| (g.tracks.iter().position(|&x| x == t)).map(|r| (n - 1 - r) as f64);
     let bars: Vec<(f64, &GanttBar)> = (drawn(g).into_iter())
         .filter_map(|b| Some((row_y(b.track)?, b)))
         .collect();
@@ -90,17 +75,15 @@ pub(super) fn draw_gantt(root: &Area<'_>, g: &Gantt) -> Drawn {
         .y_label_area_size((20 + longest).min(220))
         .build_cartesian_2d(x.lo..x.hi, -0.5..Axis::slots(n).hi + top)?;
     let x_fmt = |x: &f64| tick(*x);
-    // Track names are laid out apart ([`track_labels`]): the mesh writes none.
-    let y_fmt = |_: &f64| String::new();
     chart
         .configure_mesh()
         .label_style((FONT, LABEL_SIZE))
         .axis_desc_style((FONT, 16))
         .max_light_lines(4)
         .disable_y_mesh()
+        // Track names are laid out apart ([`track_labels`]): the mesh writes none.
         .y_labels(0)
         .x_label_formatter(&x_fmt)
-        .y_label_formatter(&y_fmt)
         .x_desc("time (ms)")
         .draw()?;
     let area = chart.plotting_area().strip_coord_spec();
@@ -137,13 +120,13 @@ fn legend(g: &Gantt, bars: &[(f64, &GanttBar)]) -> Vec<Entry> {
     let kinds: Vec<OpKind> = (OpKind::ALL.into_iter())
         .filter(|&k| bars.iter().any(|(_, b)| b.kind == k))
         .collect();
-    let mut entries: Vec<Entry> = kinds
-        .iter()
-        .map(|&k| Entry::new(Swatch::Dot(rgb(kind_color(k))), k.label()))
-        .collect();
+    let dot = |&k: &OpKind| Entry::new(Swatch::Dot(rgb(kind_color(k))), k.label());
+    let mut entries: Vec<Entry> = kinds.iter().map(dot).collect();
     if bars.iter().any(|(_, b)| b.queued) {
         let colors = kinds.iter().map(|&k| rgb(queued_color(k))).collect();
-        entries.push(Entry::new(Swatch::Dots(colors), WAITING));
+        // The time from when an operation was ready (issued, its stream's earlier work
+        // done) to when it started.
+        entries.push(Entry::new(Swatch::Dots(colors), "ready, waiting to start"));
     }
     if !g.marks.is_empty() {
         let rule = Swatch::rule(BREAK, 2, true);
@@ -201,12 +184,10 @@ fn draw_marks(chart: &mut GanttChart<'_, '_>, g: &Gantt, (end, n): (f64, usize))
     let slot_px =
         f64::from(chart.backend_coord(&(0.0, top - 1.0)).1 - chart.backend_coord(&(0.0, top)).1);
     let lines = if 1.2 * slot_px >= 2.2 * line_px { 2 } else { 1 };
-    let second = if lines == 2 {
-        f64::NEG_INFINITY
-    } else {
-        f64::INFINITY
-    };
-    let mut free_from = [f64::NEG_INFINITY, second];
+    let mut free_from = [f64::NEG_INFINITY; 2];
+    if lines == 1 {
+        free_from[1] = f64::INFINITY;
+    }
     for (i, m) in g.marks.iter().enumerate() {
         let label = format!("{}: {}", i + 1, m.label);
         let w = text::width(&label, text::px(size));
@@ -259,7 +240,7 @@ pub(super) fn with_titles(svg: String, g: &Gantt) -> String {
         match next.peek() {
             Some(b) if element.contains(&fill(b)) && element.ends_with("/>") => {
                 out += &element[..element.len() - 2];
-                out += &format!(">\n<title>{}</title>\n</rect>", escape(&b.title));
+                out += &format!(">\n<title>{}</title>\n</rect>", text::escape(&b.title));
                 next.next();
             }
             _ => out += element,
@@ -268,13 +249,6 @@ pub(super) fn with_titles(svg: String, g: &Gantt) -> String {
     }
     out += rest;
     out
-}
-
-/// Text with `&`, `<` and `>` escaped for SVG.
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
 }
 
 /// Names each track at its row's pixel height, right-aligned at pixel column `right`:

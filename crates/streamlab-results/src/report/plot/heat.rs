@@ -17,11 +17,8 @@ pub(super) fn cell_text(v: f64, unit: &str) -> String {
         && let Some(len) = unit[open..].find('}')
     {
         let spec = &unit[open + 1..open + len];
-        let decimals = spec
-            .strip_prefix(":.")
-            .and_then(|d| d.parse().ok())
-            .unwrap_or(2)
-            .min(12);
+        let decimals = spec.strip_prefix(":.").and_then(|d| d.parse().ok());
+        let decimals: usize = decimals.unwrap_or(2).min(12);
         return format!("{}{v:.decimals$}{}", &unit[..open], &unit[open + len + 1..]);
     }
     format!("{v:.2}{unit}")
@@ -107,16 +104,8 @@ pub(super) fn draw_heat_map(root: &Area<'_>, h: &HeatMap) -> Drawn {
         .build_cartesian_2d(-0.5..Axis::slots(nx).hi, -0.5..Axis::slots(ny).hi)?;
     // Row 0 at the top.
     let row_y = |r: usize| (ny - 1 - r) as f64;
-    let x_fmt = |x: &f64| {
-        slot(*x, nx)
-            .map(|i| h.columns[i].clone())
-            .unwrap_or_default()
-    };
-    let y_fmt = |y: &f64| {
-        slot(*y, ny)
-            .map(|j| h.rows[ny - 1 - j].clone())
-            .unwrap_or_default()
-    };
+    let x_fmt = |x: &f64| (slot(*x, nx).map(|i| h.columns[i].clone())).unwrap_or_default();
+    let y_fmt = |y: &f64| (slot(*y, ny).map(|j| h.rows[ny - 1 - j].clone())).unwrap_or_default();
     let mut mesh = chart.configure_mesh();
     mesh.disable_mesh()
         .label_style((FONT, LABEL_SIZE))

@@ -246,14 +246,8 @@ impl Axis {
         let span = hi - lo;
         if span <= lo.abs().max(hi.abs()) * 1e-9 {
             let pad = if lo == 0.0 { 1.0 } else { lo.abs() * 0.1 };
-            return if zero && lo == 0.0 {
-                Axis { lo: 0.0, hi: pad }
-            } else {
-                Axis {
-                    lo: lo - pad,
-                    hi: hi + pad,
-                }
-            };
+            let lo = if zero && lo == 0.0 { 0.0 } else { lo - pad };
+            return Axis { lo, hi: hi + pad };
         }
         let pad = span * 0.05;
         Axis {

@@ -41,18 +41,16 @@ fn heat_map_cells_values_colours_contours_and_missing() {
     let svg = heat_map(&h);
     assert_eq!(cell_rects(&svg), 5);
     assert_eq!(count_rects(&svg, "#DDDDDD"), 1);
-    for text in "Overlap pays off|0.80×|1.37×|1.10×|2.00×|0.50×|–|small|large|1|2|4".split('|')
-    {
+    let labels = "Overlap pays off|0.80×|1.37×|1.10×|2.00×|0.50×|–|small|large|1|2|4";
+    for text in labels.split('|') {
         assert_eq!(occurrences(&svg, text), 1, "{text}");
     }
     // Row 0 is on top.
     let y_of = |text: &str| {
         let doc = parse(&svg);
-        let node = doc
-            .descendants()
-            .find(|n| n.text().map(str::trim) == Some(text))
-            .unwrap();
-        node.attribute("y").unwrap().parse::<f64>().unwrap()
+        let node = (doc.descendants()).find(|n| n.text().map(str::trim) == Some(text));
+        let y = node.unwrap().attribute("y");
+        y.unwrap().parse::<f64>().unwrap()
     };
     assert!(y_of("small") < y_of("large"));
     // The two marked cells inside the grid, plus the legend swatch; (5, 5) is ignored.
@@ -69,13 +67,12 @@ fn heat_map_cells_values_colours_contours_and_missing() {
     assert!(below.0 > below.1 && below.0 > below.2, "red: {below:?}");
     let (weak, t) = heat_color(1.1, 1.0, range);
     assert!(t < 0.5 && weak.1 > above.1, "weaker is lighter");
-    assert_eq!(heat_color(1.0, 1.0, (1.0, 1.0)).1, 0.5);
-    assert_eq!(heat_color(1.0, f64::NAN, range).1, 0.5);
-    assert_eq!(cell_text(1.368, "×"), "1.37×");
-    assert_eq!(cell_text(1.368, "{:.1}×"), "1.4×");
-    assert_eq!(cell_text(1.368, "{} ms"), "1.37 ms");
-    assert_eq!(cell_text(2.0, ""), "2.00");
-    assert_eq!(cell_text(2.0, "{:.x}"), "2.00");
+    let flat = [(1.0, (1.0, 1.0)), (f64::NAN, range)].map(|(t, r)| heat_color(1.0, t, r).1);
+    assert_eq!(flat, [0.5, 0.5]);
+    let units = ["×", "{:.1}×", "{} ms"].map(|unit| cell_text(1.368, unit));
+    assert_eq!(units, ["1.37×", "1.4×", "1.37 ms"]);
+    let plain = ["", "{:.x}"].map(|unit| cell_text(2.0, unit));
+    assert_eq!(plain, ["2.00", "2.00"]);
     // A heat map with no contour names none.
     // Every cell above the threshold: no edge to draw, so the legend names no line; and
     // a map that draws no line at all, whatever its cells.
@@ -104,39 +101,32 @@ fn heat_map_cells_values_colours_contours_and_missing() {
     assert_eq!(cell_rects(&heat_map(&ragged)), 0);
     assert_eq!(count_rects(&heat_map(&ragged), "#DDDDDD"), 6);
     // Tick labels are short.
-    assert_eq!(tick(0.0), "0");
-    assert_eq!(tick(1000.0), "1000");
-    assert_eq!(tick(0.125), "0.125");
-    assert_eq!(tick(2.5), "2.5");
-    assert_eq!(tick(-0.2), "-0.2");
-    assert_eq!(tick(3e7), "3.0e7");
-    assert_eq!(tick_binary(512.0), "512");
-    assert_eq!(tick_binary(1024.0), "1Ki");
-    assert_eq!(tick_binary(3.0 * 1048576.0), "3Mi");
-    assert_eq!(tick_binary(1536.0), "1536");
-    assert_eq!(tick_binary(f64::INFINITY), "inf");
+    let ticks = [0.0, 1000.0, 0.125, 2.5, -0.2, 3e7].map(tick);
+    assert_eq!(ticks, ["0", "1000", "0.125", "2.5", "-0.2", "3.0e7"]);
+    let binary = [512.0, 1024.0, 3.0 * 1048576.0, 1536.0, f64::INFINITY].map(tick_binary);
+    assert_eq!(binary, ["512", "1Ki", "3Mi", "1536", "inf"]);
 }
 
-fn timeline() -> Gantt {
-    let bar = |track, kind, queued, start_ms, end_ms| GanttBar {
+fn bar(track: Track, kind: OpKind, queued: bool, start_ms: f64, end_ms: f64) -> GanttBar {
+    GanttBar {
         track,
         kind,
         queued,
         start_ms,
         end_ms,
         title: format!("{kind:?} from {start_ms} ms"),
-    };
+    }
+}
+
+fn timeline() -> Gantt {
     let (s0, s1) = (Track::Stream(0), Track::Stream(1));
     Gantt {
         title: "sincos-overlap, 2 streams".into(),
         source: TraceSource::Cupti,
-        tracks: vec![
-            s0,
-            s1,
-            Track::Engine(Engine::HtoD),
-            Track::Engine(Engine::Sms),
-            Track::Engine(Engine::DtoH),
-        ],
+        tracks: [s0, s1]
+            .into_iter()
+            .chain(Engine::ALL.map(Track::Engine))
+            .collect(),
         bars: vec![
             bar(s0, OpKind::HtoD, false, 0.0, 1.0),
             bar(s0, OpKind::Kernel, false, 1.0, 2.5),
@@ -171,12 +161,10 @@ fn gantt_bars_labels_source_and_bad_bars() {
     for track in &g.tracks {
         assert_eq!(occurrences(&svg, &track.label()), 1, "{track:?}");
     }
-    for text in
-        "sincos-overlap, 2 streams|GPU records (CUPTI)|HtoD|kernel|DtoH|time (ms)".split('|')
-    {
+    let labels = "sincos-overlap, 2 streams|GPU records (CUPTI)|HtoD|kernel|DtoH|time (ms)";
+    for text in labels.split('|').chain(["ready, waiting to start"]) {
         assert_eq!(occurrences(&svg, text), 1, "{text}");
     }
-    assert_eq!(occurrences(&svg, "ready, waiting to start"), 1);
     assert_eq!(count_polylines(&svg, "#777777"), 1, "one divider");
     // The axis ends just past the last end (3.7 ms), not at the next power of ten.
     assert_eq!((occurrences(&svg, "4"), occurrences(&svg, "5")), (0, 0));
@@ -191,12 +179,8 @@ fn gantt_bars_labels_source_and_bad_bars() {
     assert_eq!(titled.len(), g.bars.len());
     assert_eq!(titled[0], "HtoD from 0 ms");
     // Queued bars are drawn first, under the execution bars.
-    let doc = parse(&svg);
-    let fills: Vec<&str> = doc
-        .descendants()
-        .filter(|n| n.has_tag_name("rect"))
-        .filter_map(|n| n.attribute("fill"))
-        .collect();
+    let rects = (doc.descendants()).filter(|n| n.has_tag_name("rect"));
+    let fills: Vec<&str> = rects.filter_map(|n| n.attribute("fill")).collect();
     let first = |c: Color| fills.iter().position(|f| *f == hex(c)).unwrap();
     assert!(first(queued_color(OpKind::HtoD)) < first(kind_color(OpKind::HtoD)));
     // Without queues or CUPTI.
@@ -206,28 +190,13 @@ fn gantt_bars_labels_source_and_bad_bars() {
     // Bad bars: on a track the timeline lacks, not finite, backwards.
     let bad = [(7, 0.0, 1.0), (0, f64::NAN, 1.0), (0, 2.0, 1.0)];
     g.bars
-        .extend(bad.map(|(stream, start_ms, end_ms)| GanttBar {
-            track: Track::Stream(stream),
-            kind: OpKind::HtoD,
-            queued: false,
-            start_ms,
-            end_ms,
-            title: String::new(),
-        }));
+        .extend(bad.map(|(s, start, end)| bar(Track::Stream(s), OpKind::HtoD, false, start, end)));
     let svg = gantt(&g);
-    assert_eq!(
-        occurrences(
-            &svg,
-            "event brackets: queueing included (CUPTI unavailable)"
-        ),
-        1
-    );
+    let events = "event brackets: queueing included (CUPTI unavailable)";
+    assert_eq!(occurrences(&svg, events), 1);
     assert_eq!(occurrences(&svg, "ready, waiting to start"), 0);
-    assert_eq!(
-        count_rects(&svg, &hex(kind_color(OpKind::HtoD))),
-        3,
-        "bad bars skipped"
-    );
+    let htod = count_rects(&svg, &hex(kind_color(OpKind::HtoD)));
+    assert_eq!(htod, 3, "bad bars skipped");
 }
 
 #[test]
@@ -247,26 +216,15 @@ fn breaks_are_marked_where_they_started_every_row_named_and_no_data_said() {
     assert_eq!(occurrences(&svg, "2: HtoD on the NULL stream"), 1);
     assert_eq!(occurrences(&svg, "concurrency break"), 1);
     // The operation to blame is boxed on its row, wide enough to see, however short.
-    let boxes: Vec<&str> = (svg.split("<rect").skip(1))
-        .filter(|r| r.split('>').next().unwrap().contains("stroke=\"#B00020\""))
+    let doc = parse(&svg);
+    let widths: Vec<f64> = (doc.descendants())
+        .filter(|n| n.has_tag_name("rect") && n.attribute("stroke") == Some("#B00020"))
+        .map(|n| n.attribute("width").unwrap().parse().unwrap())
         .collect();
-    assert_eq!(boxes.len(), 1, "{boxes:?}");
-    let width: f64 = (boxes[0]
-        .split("width=\"")
-        .nth(1)
-        .unwrap()
-        .split('"')
-        .next()
-        .unwrap())
-    .parse()
-    .unwrap();
-    assert!(width >= 5.0, "a box {width} px wide");
+    let one_box = widths.len() == 1 && widths[0] >= 5.0;
+    assert!(one_box, "box widths {widths:?}");
     for track in &g.tracks {
-        assert_eq!(
-            occurrences(&svg, &track.label()),
-            1,
-            "{track:?} is not named"
-        );
+        assert_eq!(occurrences(&svg, &track.label()), 1, "{track:?}");
     }
     // An empty timeline renders.
     let g = Gantt {
@@ -276,8 +234,6 @@ fn breaks_are_marked_where_they_started_every_row_named_and_no_data_said() {
     };
     let svg = gantt(&g);
     assert_eq!(occurrences(&svg, "no data"), 1);
-    assert_eq!(nice_ceil(3.7), 5.0);
-    assert_eq!(nice_ceil(2.0), 2.0);
-    assert_eq!(nice_ceil(0.011), 0.02);
-    assert_eq!(nice_ceil(-1.0), 1.0);
+    let ends = [3.7, 2.0, 0.011, -1.0].map(nice_ceil);
+    assert_eq!(ends, [5.0, 2.0, 0.02, 1.0]);
 }

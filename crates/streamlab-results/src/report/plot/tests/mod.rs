@@ -1,7 +1,7 @@
 //! The drawings as SVG: marks and colours per model value, axes, ticks and labels, bad
 //! data skipped; the heat maps' and timelines' tests are in [`maps`].
 use super::*;
-use crate::report::chart::{BarSeries, Level, LineSeries, PALETTE, XAxis, YScale};
+use crate::report::chart::{Level, LineSeries, PALETTE, XAxis, YScale};
 use crate::report::figures;
 use crate::saved::timeline::Engine;
 
@@ -56,10 +56,6 @@ fn rects(svg: &str, fill: &str) -> Vec<[i64; 4]> {
         .collect()
 }
 
-fn bars(name: &str, color: Color, values: &[f64]) -> BarSeries {
-    figures::bars(name, color, values.to_vec(), None)
-}
-
 fn line(name: &str, color: Color, points: &[(f64, f64)]) -> LineSeries {
     figures::line(name, color, false, points.to_vec())
 }
@@ -84,9 +80,9 @@ fn model() -> Chart {
 
 #[test]
 fn grouped_bars_in_upper_case_colours_and_ranges_that_do_not_hang() {
-    let mut a = bars("alone", PALETTE[0], &[1.0, 2.0, 3.0]);
-    a.whiskers = Some(vec![(0.8, 1.2), (1.9, 2.2), (2.5, 3.5)]);
-    let b = bars("together", PALETTE[1], &[1.5, 2.5, 3.5]);
+    let whiskers = vec![(0.8, 1.2), (1.9, 2.2), (2.5, 3.5)];
+    let a = figures::bars("alone", PALETTE[0], vec![1.0, 2.0, 3.0], Some(whiskers));
+    let b = figures::bars("together", PALETTE[1], vec![1.5, 2.5, 3.5], None);
     let c = Chart {
         bars: vec![a, b],
         ..model()
@@ -94,11 +90,10 @@ fn grouped_bars_in_upper_case_colours_and_ranges_that_do_not_hang() {
     let svg = chart(&c);
     assert_eq!(PALETTE[0], "#4e79a7");
     assert!(svg.contains("fill=\"#4E79A7\"") && !svg.contains("#4e79a7"));
-    assert_eq!(rgb("#4E79A7"), rgb("#4e79a7"));
-    assert_eq!(rgb("nonsense"), RGBColor(0x80, 0x80, 0x80));
-    assert_eq!(rgb("#12345é"), RGBColor(0x80, 0x80, 0x80));
-    assert_eq!(count_rects(&svg, &hex(PALETTE[0])), 3);
-    assert_eq!(count_rects(&svg, &hex(PALETTE[1])), 3);
+    let grey = RGBColor(0x80, 0x80, 0x80);
+    let colors = ["#4E79A7", "nonsense", "#12345é"].map(rgb);
+    assert_eq!(colors, [rgb("#4e79a7"), grey, grey]);
+    assert_eq!([0, 1].map(|i| count_rects(&svg, &hex(PALETTE[i]))), [3, 3]);
     // A stem and two caps per whisker, as plain lines: no ErrorBar circles.
     assert_eq!(count_polylines(&svg, "#333333"), 9);
     assert_eq!(count(&svg, "circle", "stroke", "#333333"), 0);
@@ -113,43 +108,29 @@ fn grouped_bars_in_upper_case_colours_and_ranges_that_do_not_hang() {
     // Legend swatches are circles.
     assert_eq!(count_circles(&svg, &hex(PALETTE[0])), 1);
     // Degenerate and huge ranges do not hang.
+    let huge = [(5.0, 5.0), (5.0, 5.0), (1e300, -1e300), (f64::MAX, 1.0)];
     let c = Chart {
         x: XAxis::Linear,
-        lines: vec![line(
-            "l",
-            PALETTE[0],
-            &[(5.0, 5.0), (5.0, 5.0), (1e300, -1e300), (f64::MAX, 1.0)],
-        )],
+        lines: vec![line("l", PALETTE[0], &huge)],
         ..model()
     };
     assert_eq!(count_circles(&chart(&c), &hex(PALETTE[0])), 2);
-    for (scale, v) in [
-        (YScale::Linear, 1e-300),
-        (YScale::Log, 1e-150),
-        (YScale::Linear, -1e200),
-        (YScale::Log, 1e200),
-    ] {
+    let scales = [YScale::Linear, YScale::Log].into_iter().cycle();
+    for (v, y_scale) in [1e-300, 1e-150, -1e200, 1e200].into_iter().zip(scales) {
         let tiny = Chart {
             x: XAxis::Linear,
-            y_scale: scale,
+            y_scale,
             lines: vec![line("l", PALETTE[0], &[(v, v), (v, v)])],
             ..model()
         };
         assert_eq!(count_circles(&chart(&tiny), &hex(PALETTE[0])), 2, "{v}");
     }
-    for (lo, hi) in [
-        (3.0, 3.0),
-        (-2.0, -2.0),
-        (0.0, 0.0),
-        (1e-300, 1e-300),
-        (-1e200, 1e200),
-    ] {
+    let points = [3.0, -2.0, 0.0, 1e-300].map(|v| (v, v));
+    for (lo, hi) in points.into_iter().chain([(-1e200, 1e200)]) {
         for log in [false, true] {
             let a = Axis::fit(log, 10.0, !log, [lo, hi]);
-            assert!(
-                a.lo.is_finite() && a.hi.is_finite() && a.lo < a.hi,
-                "{lo} {hi} {a:?}"
-            );
+            let ordered = a.lo.is_finite() && a.hi.is_finite() && a.lo < a.hi;
+            assert!(ordered, "{lo} {hi} {a:?}");
             assert!(!log || a.lo > 0.0);
         }
     }
@@ -158,15 +139,9 @@ fn grouped_bars_in_upper_case_colours_and_ranges_that_do_not_hang() {
 #[test]
 fn lines_markers_levels_and_log_axes() {
     let dashed = figures::line("model", PALETTE[4], true, vec![(0.0, 1.0), (2.0, 3.0)]);
+    let measured = [(0.0, 1.0), (1.0, 2.0), (2.0, 2.5)];
     let c = Chart {
-        lines: vec![
-            line(
-                "measured",
-                PALETTE[0],
-                &[(0.0, 1.0), (1.0, 2.0), (2.0, 2.5)],
-            ),
-            dashed,
-        ],
+        lines: vec![line("measured", PALETTE[0], &measured), dashed],
         levels: vec![level("peak", 4.0)],
         ..model()
     };
@@ -190,34 +165,25 @@ fn lines_markers_levels_and_log_axes() {
     let (lo, hi) = (xs.iter().min().unwrap(), xs.iter().max().unwrap());
     assert!(hi - lo > 400, "{lo}..{hi}");
     // Log axes skip values not positive; a log x axis has base-2 ticks.
+    let decades = [(0.0, 0.0), (1.0, 100.0), (2.0, 1000.0)];
     let c = Chart {
         y_scale: YScale::Log,
-        bars: vec![bars("b", PALETTE[0], &[0.0, 10.0, -1.0])],
-        lines: vec![line(
-            "l",
-            PALETTE[1],
-            &[(0.0, 0.0), (1.0, 100.0), (2.0, 1000.0)],
-        )],
+        bars: vec![figures::bars("b", PALETTE[0], vec![0.0, 10.0, -1.0], None)],
+        lines: vec![line("l", PALETTE[1], &decades)],
         levels: vec![level("zero", 0.0)],
         ..model()
     };
     let svg = chart(&c);
     assert_eq!(count_rects(&svg, &hex(PALETTE[0])), 1);
     assert_eq!(count_circles(&svg, &hex(PALETTE[1])), 2);
-    assert_eq!(
-        count_polylines(&svg, "#222222"),
-        3,
-        "only the legend swatch's dashes"
-    );
+    let dashes = count_polylines(&svg, "#222222");
+    assert_eq!(dashes, 3, "only the legend swatch's dashes");
     let ticks = texts(&svg);
     assert!(ticks.iter().any(|t| t == "1000"), "{ticks:?}");
+    let powers = [(-1.0, 1.0), (0.0, 1.0), (1.0, 2.0), (64.0, 3.0)];
     let c = Chart {
         x: XAxis::Log,
-        lines: vec![line(
-            "l",
-            PALETTE[0],
-            &[(-1.0, 1.0), (0.0, 1.0), (1.0, 2.0), (64.0, 3.0)],
-        )],
+        lines: vec![line("l", PALETTE[0], &powers)],
         ..model()
     };
     let svg = chart(&c);
@@ -230,17 +196,15 @@ fn lines_markers_levels_and_log_axes() {
 
 #[test]
 fn bad_values_are_skipped_and_empty_or_degenerate_charts_render() {
-    let mut b = bars("b", PALETTE[0], &[1.0, f64::NAN, f64::INFINITY, 2.0]);
-    b.whiskers = Some(vec![(0.5, f64::NAN), (1.0, 2.0), (1.0, 2.0), (1.5, 2.5)]);
+    let whiskers = vec![(0.5, f64::NAN), (1.0, 2.0), (1.0, 2.0), (1.5, 2.5)];
+    let values = vec![1.0, f64::NAN, f64::INFINITY, 2.0];
+    let b = figures::bars("b", PALETTE[0], values, Some(whiskers));
     let nan = (1.0, f64::NAN);
+    let points = [(0.0, 1.0), nan, (2.0, 2.0), (3.0, f64::NEG_INFINITY)];
     let c = Chart {
         x: categories(4),
         bars: vec![b],
-        lines: vec![line(
-            "l",
-            PALETTE[1],
-            &[(0.0, 1.0), nan, (2.0, 2.0), (3.0, f64::NEG_INFINITY)],
-        )],
+        lines: vec![line("l", PALETTE[1], &points)],
         levels: vec![level("nan", f64::NAN)],
         ..model()
     };
@@ -266,16 +230,16 @@ fn bad_values_are_skipped_and_empty_or_degenerate_charts_render() {
         }
     }
     let only_bad = Chart {
-        bars: vec![bars("b", PALETTE[0], &[f64::NAN])],
+        bars: vec![figures::bars("b", PALETTE[0], vec![f64::NAN], None)],
         ..model()
     };
     assert_eq!(occurrences(&chart(&only_bad), "no data"), 1);
     // Every category is labelled.
     for n in [1, 2, 7, 12, 25] {
-        let values: Vec<f64> = (0..n).map(|i| i as f64).collect();
+        let values = (0..n).map(|i| i as f64).collect();
         let c = Chart {
             x: categories(n),
-            bars: vec![bars("b", PALETTE[0], &values)],
+            bars: vec![figures::bars("b", PALETTE[0], values, None)],
             ..model()
         };
         let svg = chart(&c);
