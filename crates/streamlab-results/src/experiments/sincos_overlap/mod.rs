@@ -343,9 +343,10 @@ impl Experiment for SincosOverlap {
         let streams = r.run.params.streams;
         let asynchronous = (IssueOrder::ASYNC.iter()).filter_map(|&v| a.config(v, streams));
         for x in a.sequential().into_iter().chain(asynchronous) {
-            let streams = (x.variant != IssueOrder::Sequential)
-                .then(|| format!(" ({} streams)", x.streams))
-                .unwrap_or_default();
+            let streams = match x.variant {
+                IssueOrder::Sequential => String::new(),
+                _ => format!(" ({} streams)", x.streams),
+            };
             let line = format!(
                 "Time for {} transfer and execution{streams}",
                 x.variant.label()
