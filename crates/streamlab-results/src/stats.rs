@@ -371,7 +371,7 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn a_difference_is_beyond_noise_past_twice_the_combined_spread() {
+    fn beyond_noise_past_twice_the_combined_spread_and_above_the_noise_target_named() {
         // Spreads 1.0 and 1.0 (10% of 10): combined √2, twice that 2.83.
         let cases = [
             (10.0, 0.1, 12.8, 0.1 * 10.0 / 12.8, false, "within"),
@@ -385,10 +385,7 @@ pub(crate) mod tests {
         for (a, noise_a, b, noise_b, beyond, why) in cases {
             assert_eq!(beyond_noise(a, noise_a, b, noise_b), beyond, "{why}");
         }
-    }
-
-    #[test]
-    fn configurations_above_the_noise_target_are_named() {
+        // Configurations above the noise target are named, the noisiest first.
         let configs = vec![
             ("a".to_owned(), 0.004),
             ("b".to_owned(), 0.013),
