@@ -150,40 +150,48 @@ fn margins(c: &Comparison) -> Block<'static> {
     Block::whole(margins)
 }
 
-fn blocks(c: &Comparison) -> Vec<Block<'_>> {
-    let (ha, hb) = heads(c);
+/// The comparison's first notes, (label, text): what was compared, the rows judged
+/// alone, those held against a control, and the totals with the rule's false-call rate.
+pub fn notes(c: &Comparison) -> [(&'static str, String); 4] {
     let totals = Totals::of(c.rows());
-    let mut out = vec![Block::Title(c.title.clone())];
-    out.extend((c.banners.iter()).map(|b| Block::Banner("Incomplete run.".into(), b.clone())));
     let [alone, controlled] = totals.headlines();
     let false_calls = c.margins.false_call_text();
     let in_all = format!(
         "{}. The rule's measured false-call rate: {false_calls}.",
         totals.line()
     );
-    let notes = [
+    [
         ("What was compared", c.identity()),
         ("The machine", alone),
         ("The code", controlled),
         ("In all", in_all),
-    ];
-    out.extend(notes.map(|(label, text)| Block::Note(label.into(), text)));
-    let changed = c.changed();
-    if !changed.is_empty() {
-        let caption = "every row called changed, largest change first";
-        out.push(rows_table(c, caption, &changed, true));
-    }
+    ]
+}
+
+/// The experiments whose rows moved with the machine, as a note: (label, text).
+pub fn moved_with_machine(c: &Comparison) -> Option<(String, String)> {
     let moved: Vec<String> = (c.sections.iter())
         .filter_map(|s| {
             let (n, by) = s.machine_moved()?;
             Some(format!("{}: {n} rows, by {}", s.name, percent(by.abs())))
         })
         .collect();
-    if !moved.is_empty() {
-        out.push(Block::Note(
-            "Moved with the machine (not counted as changes)".into(),
-            moved.join("; "),
-        ));
+    let label = "Moved with the machine (not counted as changes)";
+    (!moved.is_empty()).then(|| (label.to_owned(), moved.join("; ")))
+}
+
+fn blocks(c: &Comparison) -> Vec<Block<'_>> {
+    let (ha, hb) = heads(c);
+    let mut out = vec![Block::Title(c.title.clone())];
+    out.extend((c.banners.iter()).map(|b| Block::Banner("Incomplete run.".into(), b.clone())));
+    out.extend(notes(c).map(|(label, text)| Block::Note(label.into(), text)));
+    let changed = c.changed();
+    if !changed.is_empty() {
+        let caption = "every row called changed, largest change first";
+        out.push(rows_table(c, caption, &changed, true));
+    }
+    if let Some((label, text)) = moved_with_machine(c) {
+        out.push(Block::Note(label, text));
     }
     let mut t = Table::new(
         Some("provenance that differs (the whole of it is at the end)".into()),
