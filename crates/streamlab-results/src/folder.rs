@@ -403,10 +403,8 @@ mod tests {
         assert!(typed.starts_with(named), "{typed}");
         let missing = fault(r#"{"device": {"sm_count": 1}}"#);
         let said = missing.contains("field \"complete\" is missing: ");
-        assert!(
-            said && missing.contains("run the experiment again"),
-            "{missing}"
-        );
+        let again = missing.contains("run the experiment again");
+        assert!(said && again, "{missing}");
         let newer = fault(r#"{"format": 9, "device": {"sm_count": 1}, "complete": true}"#);
         let said = "is in format 9, newer than this build reads (up to 2)";
         assert!(newer.contains(said), "{newer}");

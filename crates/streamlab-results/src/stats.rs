@@ -120,18 +120,13 @@ pub const NOISE_TARGET: f64 = 0.01;
 pub fn above_noise_target(configs: &[(String, f64)]) -> Vec<String> {
     (configs.iter())
         .filter(|(_, noise)| above_target(*noise))
-        .map(|(label, noise)| with_noise(label, *noise))
+        .map(|(label, noise)| format!("{label} ({:.1}%)", 100.0 * noise))
         .collect()
 }
 
 /// Whether a noise is above [`NOISE_TARGET`] (or could not be measured).
 pub fn above_target(noise: f64) -> bool {
     noise.is_nan() || noise > NOISE_TARGET
-}
-
-/// "asynchronous 1 with 16 streams (1.3%)".
-fn with_noise(label: &str, noise: f64) -> String {
-    format!("{label} ({:.1}%)", 100.0 * noise)
 }
 
 /// The most rows above the noise target [`noise_target_note`] names; its tables give the
@@ -142,8 +137,9 @@ pub const NOISY_ROWS_NAMED: usize = 8;
 /// naming the noisiest [`NOISY_ROWS_NAMED`] with their noise.
 pub fn noise_target_note(rows: &[(String, f64)]) -> String {
     let target = format!("{:.0}% noise target", 100.0 * NOISE_TARGET);
-    let mut above: Vec<&(String, f64)> = (rows.iter())
+    let mut above: Vec<(String, f64)> = (rows.iter())
         .filter(|(_, noise)| above_target(*noise))
+        .cloned()
         .collect();
     let count = above.len();
     let rest = match count {
@@ -162,13 +158,10 @@ pub fn noise_target_note(rows: &[(String, f64)]) -> String {
         }
         _ => String::new(),
     };
-    let named: Vec<String> = (above.iter())
-        .map(|(label, noise)| with_noise(label, *noise))
-        .collect();
+    let named = above_noise_target(&above).join(", ");
     format!(
-        "{count} of {} measured rows ended above the {target}: {}{rest}.",
-        rows.len(),
-        named.join(", ")
+        "{count} of {} measured rows ended above the {target}: {named}{rest}.",
+        rows.len()
     )
 }
 

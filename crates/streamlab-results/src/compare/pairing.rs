@@ -250,12 +250,11 @@ fn pairing(name: &'static str, a: &ComparedRun, b: &ComparedRun) -> Option<Pairi
         if set == KernelSet::Rust || a.run.analysis(name, KernelSet::Rust).is_none() {
             p.params = differing_params(x, y);
         }
-        for (side, list) in [("A", only_a), ("B", only_b)] {
-            if !list.is_empty() {
-                p.only
-                    .push((format!("Rows only in {side} ({kernels} kernels)"), list));
-            }
-        }
+        let only = [("A", only_a), ("B", only_b)].into_iter();
+        let only = only.filter(|(_, list)| !list.is_empty());
+        p.only.extend(
+            only.map(|(side, list)| (format!("Rows only in {side} ({kernels} kernels)"), list)),
+        );
         paired.extend(rows);
     }
     any.then_some((p, paired))

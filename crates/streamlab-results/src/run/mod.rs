@@ -219,10 +219,8 @@ mod tests {
         let name = files::json(experiments::ALL[0].name(), KernelSet::Rust);
         std::fs::write(dir.join(name), "{not json").unwrap();
         let (corrupt, said) = (err(&dir), "bounds.json is not JSON: key must be a string");
-        assert!(
-            corrupt.contains(said) && corrupt.ends_with("at line 1 column 2"),
-            "{corrupt}"
-        );
+        let at = corrupt.ends_with("at line 1 column 2");
+        assert!(corrupt.contains(said) && at, "{corrupt}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -112,14 +112,9 @@ fn each_check_passes_a_clean_trace_and_fails_its_own_fault_on_one_gpu_or_several
     ops[0].end_ms = 1.0;
     let checks = check(&timeline(ops.clone(), 1.4, 1));
     let one = &checks.checks[0];
-    assert_eq!(
-        (one.name.as_str(), one.outcome),
-        (ONE_AT_A_TIME, Outcome::Passed)
-    );
-    assert!(
-        one.detail
-            .contains("1 staged from pageable memory left out")
-    );
+    assert_eq!((&*one.name, one.outcome), (ONE_AT_A_TIME, Outcome::Passed));
+    let staged = "1 staged from pageable memory left out";
+    assert!(one.detail.contains(staged), "{one:?}");
     // Two pinned copies overlapping still fail beside it.
     ops[3].kind = OpKind::HtoD;
     ops[3].start_ms = 1.0;
@@ -238,10 +233,8 @@ fn flow_counts_idle_time_with_work_queued_and_names_the_longest_wait() {
     let said = f.describe(0.5);
     let none_beside = said.starts_with("kernels ran beside a copy 0% of their time");
     assert!(none_beside && said.contains("0.5000 ms (1 gap)"), "{said}");
-    assert!(
-        said.ends_with("(kernel on stream 1, iteration 1)"),
-        "{said}"
-    );
+    let longest = "(kernel on stream 1, iteration 1)";
+    assert!(said.ends_with(longest), "{said}");
     // The longest wait names its row as the timeline labels it.
     let on = |lane| Flow {
         longest_wait: Some(WaitingOp {
@@ -252,16 +245,14 @@ fn flow_counts_idle_time_with_work_queued_and_names_the_longest_wait() {
         }),
         ..Flow::default()
     };
-    let null = on(Some(Lane::NullStream)).describe(1.0);
-    assert!(
-        null.ends_with("(HtoD on the NULL stream, iteration 3)"),
-        "{null}"
-    );
-    let ninth = on(None).describe(1.0);
-    assert!(
-        ninth.ends_with("(HtoD on stream 9, iteration 3)"),
-        "{ninth}"
-    );
+    for (lane, row) in [
+        (Some(Lane::NullStream), "the NULL stream"),
+        (None, "stream 9"),
+    ] {
+        let said = on(lane).describe(1.0);
+        let longest = format!("(HtoD on {row}, iteration 3)");
+        assert!(said.ends_with(&longest), "{said}");
+    }
 }
 
 #[test]
@@ -331,11 +322,8 @@ fn breaks_are_named_with_what_they_held_back_and_the_gpu_idle_under_them() {
     t.ops[4].synchronous = true;
     t.other_lanes = vec![Lane::Host];
     t.ops.push(TimelineOp {
-        kind: OpKind::Host,
-        stream: 2,
         bytes: None,
         call: Some("cuMemFree".into()),
-        ready_ms: Some(0.0),
         ..op(OpKind::Host, 2, 0, 5.0, 5.5)
     });
     let found = breaks(&t);
