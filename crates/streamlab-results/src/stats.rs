@@ -27,11 +27,8 @@ impl Summary {
         let n = samples.len() as f64;
         let mean = samples.iter().sum::<f64>() / n;
         let sorted = sorted(samples);
-        let variance = if samples.len() > 1 {
-            samples.iter().map(|s| (s - mean).powi(2)).sum::<f64>() / (n - 1.0)
-        } else {
-            0.0
-        };
+        // n − 1 in the denominator; a single sample has no spread to divide.
+        let variance = samples.iter().map(|s| (s - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
         Some(Summary {
             count: samples.len(),
             mean,

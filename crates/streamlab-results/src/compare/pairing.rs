@@ -208,10 +208,8 @@ fn pairing(name: &'static str, a: &ComparedRun, b: &ComparedRun) -> Option<Pairi
             (None, None) => continue,
             (x, _) => {
                 let side = if x.is_some() { "A" } else { "B" };
-                note(
-                    format!("{kernels} kernels"),
-                    format!("measured only in {side}"),
-                );
+                let only = format!("measured only in {side}");
+                note(format!("{kernels} kernels"), only);
                 continue;
             }
         };
@@ -240,12 +238,10 @@ fn pairing(name: &'static str, a: &ComparedRun, b: &ComparedRun) -> Option<Pairi
         let moved = rows.first().and_then(|r| r.clocks_moved);
         if let Some(moved) = moved.filter(|m| *m > 0.0) {
             let by = 100.0 * moved.exp_m1();
-            note(
-                format!("Clocks ({kernels} kernels)"),
-                format!(
-                    "the GPU's SM or memory clock after the work differs by {by:.1}% between the results: a raw change within that is not called"
-                ),
+            let text = format!(
+                "the GPU's SM or memory clock after the work differs by {by:.1}% between the results: a raw change within that is not called"
             );
+            note(format!("Clocks ({kernels} kernels)"), text);
         }
         if set == KernelSet::Rust || a.run.analysis(name, KernelSet::Rust).is_none() {
             p.params = differing_params(x, y);
