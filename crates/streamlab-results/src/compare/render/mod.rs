@@ -48,7 +48,6 @@ fn rows_table(
         header.insert(0, "experiment");
     }
     let mut t = Table::new(Some(caption.to_owned()), &header);
-    let mut verdicts = Vec::new();
     let noise = |n: Option<f64>| n.map_or("not measured".to_owned(), table::noise);
     for r in rows {
         let mut cells = vec![
@@ -68,9 +67,8 @@ fn rows_table(
             cells.insert(0, r.row.experiment.to_owned());
         }
         t.rows.push(cells);
-        verdicts.push(Some(r.verdicts.verdict()));
     }
-    Block::Judged(t, verdicts)
+    Block::Judged(t, rows.iter().map(|r| Some(r.verdicts.verdict())).collect())
 }
 
 /// The headings of the two sides' columns, as the provenance table names them.
@@ -92,9 +90,7 @@ fn section_blocks<'a>(c: &Comparison, s: &'a ComparedSection) -> Vec<Block<'a>> 
             format!("by {by} (the median of {n} rows called changed raw that moved with their controls: the code did not change them, the machine did)"),
         ));
     }
-    for (label, text) in &s.notes {
-        out.push(Block::Note(label.clone(), text.clone()));
-    }
+    out.extend((s.notes.iter()).map(|(label, text)| Block::Note(label.clone(), text.clone())));
     for (label, rows) in &s.only {
         let items = rows.iter().map(|r| (None, r.clone())).collect();
         out.push(Block::Folded(
@@ -102,12 +98,9 @@ fn section_blocks<'a>(c: &Comparison, s: &'a ComparedSection) -> Vec<Block<'a>> 
             vec![Block::List(items)],
         ));
     }
+    let headline = "its headline, as each run's summary has it";
     let side_by_side = [
-        (
-            "its headline, as each run's summary has it",
-            "",
-            &s.headlines,
-        ),
+        (headline, "", &s.headlines),
         ("parameters that differ", "parameter", &s.params),
     ];
     for (caption, first, rows) in side_by_side.into_iter().filter(|(.., r)| !r.is_empty()) {
