@@ -333,9 +333,8 @@ impl<E: Experiment> Analyzed<E> {
             r.verification(),
         );
         section.notes.extend(words.notes);
-        section
-            .notes
-            .extend(cuda_note(cuda.map(|c| c.result.provenance())));
+        let twins = cuda_note(cuda.map(|c| c.result.provenance()));
+        section.notes.extend(twins);
         section.figures = draw(E::figures(r, a));
         section.timelines = self.timelines()?;
         Ok(section)

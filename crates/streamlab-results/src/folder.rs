@@ -156,12 +156,9 @@ pub fn parse<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, FolderEr
                 column: e.column(),
             }
         } else {
-            let reason = e.to_string();
-            let reason = reason
-                .split(" at line ")
-                .next()
-                .unwrap_or_default()
-                .to_owned();
+            // serde's text less its " at line L column C", which the error says itself.
+            let mut reason = e.to_string();
+            reason.truncate(reason.find(" at line ").unwrap_or(reason.len()));
             FolderError::NotJson {
                 path: path.to_owned(),
                 line: e.line(),

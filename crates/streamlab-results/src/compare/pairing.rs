@@ -75,12 +75,7 @@ fn headlines(name: &str, a: &SavedRun, b: &SavedRun) -> Vec<(String, String, Str
             KernelSet::Cuda => "headline, CUDA C++ kernels",
         };
         (run.analyses().filter(|x| x.name == name))
-            .flat_map(|x| {
-                x.summary
-                    .line
-                    .iter()
-                    .map(|l| (label(x).to_owned(), l.clone()))
-            })
+            .filter_map(|x| Some((label(x).to_owned(), x.summary.line.clone()?)))
             .collect()
     };
     let (la, lb) = (of(a), of(b));
