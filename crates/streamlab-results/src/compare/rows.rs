@@ -193,8 +193,8 @@ pub fn paired(
     launch: [Option<&Series>; 2],
 ) -> (Vec<PairedRow>, [Vec<String>; 2]) {
     let (ra, rb) = results;
-    let (a_rows, b_rows) = (&ra.rows[..], &rb.rows[..]);
-    let twin_rows = twins.map(|(x, y)| (&x.rows[..], &y.rows[..]));
+    let (a_rows, b_rows) = (&ra.rows, &rb.rows);
+    let twin_rows = twins.map(|(x, y)| (&x.rows, &y.rows));
     // The link's both-ways rate over each result's probes before and after it.
     let links =
         [ra, rb].map(|r| (r.provenance.link.as_ref()).map(|p| both_ways([&p.before, &p.after])));
@@ -213,9 +213,6 @@ pub fn paired(
     let clocks_moved = clocks_moved(results.iter().filter_map(|r| r.provenance.clocks.as_ref()));
     let figure =
         |rows: &[MeasuredRow], key: &str| rows.iter().find(|r| r.key == key).map(Figure::of_row);
-    let both = |(a, b): (&[MeasuredRow], &[MeasuredRow]), key: &str| {
-        Some([figure(a, key)?, figure(b, key)?])
-    };
     let mut out = Vec::new();
     let mut only_a = Vec::new();
     for x in a_rows {
@@ -224,9 +221,9 @@ pub fn paired(
             continue;
         };
         let row = [Figure::of_row(x), Figure::of_row(y)];
-        let twin = twin_rows.and_then(|rows| both(rows, &x.key));
+        let twin = twin_rows.and_then(|(ta, tb)| Some([figure(ta, &x.key)?, figure(tb, &x.key)?]));
         let named = match &x.control {
-            Some(RowControl::Row(key)) => both((a_rows, b_rows), key),
+            Some(RowControl::Row(key)) => figure(a_rows, key).zip(figure(b_rows, key)),
             _ => None,
         };
         // A model is exact given its probes: their noise is in the row's own.
@@ -254,7 +251,7 @@ pub fn paired(
         // time / twin, time / row, time / model, time × rate, time / launch
         let (control, controlled) = [
             (ControlKind::Twin, twin, true),
-            (ControlKind::Row, named, true),
+            (ControlKind::Row, named.map(|(p, q)| [p, q]), true),
             (ControlKind::Model, model, true),
             (ControlKind::Link, link, false),
             (ControlKind::Launch, launch, true),

@@ -130,14 +130,11 @@ pub fn rendered(run: &SavedRun) -> Result<Vec<(String, String)>, ReportError> {
         .map(|(name, contents)| (name.to_owned(), contents.to_owned()))
         .collect();
     for (stem, page) in doc.pages() {
-        let md = (
+        out.push((
             format!("{stem}{}", markdown::EXTENSION),
             markdown::page(&page),
-        );
-        out.extend([
-            md,
-            (format!("{stem}{}", html::EXTENSION), html::page("", &page)),
-        ]);
+        ));
+        out.push((format!("{stem}{}", html::EXTENSION), html::page("", &page)));
     }
     Ok(out)
 }
