@@ -182,10 +182,8 @@ impl Csv {
 
     /// Its file name for experiment `name` measured with `set`.
     pub fn file(&self, name: &str, set: KernelSet) -> String {
-        match self.suffix {
-            None => files::csv(name, set),
-            Some(suffix) => format!("{}-{suffix}.csv", files::stem(name, set)),
-        }
+        let suffix = self.suffix.map_or(String::new(), |s| format!("-{s}"));
+        format!("{}{suffix}.csv", files::stem(name, set))
     }
 }
 
@@ -335,9 +333,8 @@ impl<E: Experiment> Analyzed<E> {
             r.verification(),
         );
         section.notes.extend(words.notes);
-        section
-            .notes
-            .extend(cuda_note(cuda.map(|c| c.result.provenance())));
+        let twins = cuda_note(cuda.map(|c| c.result.provenance()));
+        section.notes.extend(twins);
         section.figures = draw(E::figures(r, a));
         section.timelines = self.timelines()?;
         Ok(section)

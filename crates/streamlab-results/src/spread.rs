@@ -108,11 +108,8 @@ mod tests {
             let parts = chunks(n, s);
             assert_eq!((parts.len(), parts[0].start, parts[s - 1].end), (s, 0, n));
             assert!(parts.windows(2).all(|w| w[0].end == w[1].start));
-            assert!(
-                parts
-                    .iter()
-                    .all(|p| p.len() == n / s || p.len() == n / s + 1)
-            );
+            let even = |p: &Range<usize>| p.len() == n / s || p.len() == n / s + 1;
+            assert!(parts.iter().all(even));
         }
         assert_eq!(chunks(10, 3), [0..3, 3..6, 6..10]);
         for elements in [1, 7, (1 << 25) + 3] {
@@ -160,10 +157,8 @@ mod tests {
         let err = check_devices("x", &[1, 1]).unwrap_err();
         assert!(err.to_string().contains("GPU 1 twice"), "{err}");
         let err = check_devices("x", &[1]).unwrap_err().to_string();
-        assert!(
-            err.contains("x needs two or more GPUs but --devices names one (1)"),
-            "{err}"
-        );
+        let said = "x needs two or more GPUs but --devices names one (1)";
+        assert!(err.contains(said), "{err}");
         assert!(check_devices("x", &[]).is_ok() && check_devices("x", &[0, 1]).is_ok());
     }
 }

@@ -27,11 +27,8 @@ impl Summary {
         let n = samples.len() as f64;
         let mean = samples.iter().sum::<f64>() / n;
         let sorted = sorted(samples);
-        let variance = if samples.len() > 1 {
-            samples.iter().map(|s| (s - mean).powi(2)).sum::<f64>() / (n - 1.0)
-        } else {
-            0.0
-        };
+        // n − 1 in the denominator; a single sample has no spread to divide.
+        let variance = samples.iter().map(|s| (s - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
         Some(Summary {
             count: samples.len(),
             mean,
@@ -120,18 +117,13 @@ pub const NOISE_TARGET: f64 = 0.01;
 pub fn above_noise_target(configs: &[(String, f64)]) -> Vec<String> {
     (configs.iter())
         .filter(|(_, noise)| above_target(*noise))
-        .map(|(label, noise)| with_noise(label, *noise))
+        .map(|(label, noise)| format!("{label} ({:.1}%)", 100.0 * noise))
         .collect()
 }
 
 /// Whether a noise is above [`NOISE_TARGET`] (or could not be measured).
 pub fn above_target(noise: f64) -> bool {
     noise.is_nan() || noise > NOISE_TARGET
-}
-
-/// "asynchronous 1 with 16 streams (1.3%)".
-fn with_noise(label: &str, noise: f64) -> String {
-    format!("{label} ({:.1}%)", 100.0 * noise)
 }
 
 /// The most rows above the noise target [`noise_target_note`] names; its tables give the
@@ -142,8 +134,9 @@ pub const NOISY_ROWS_NAMED: usize = 8;
 /// naming the noisiest [`NOISY_ROWS_NAMED`] with their noise.
 pub fn noise_target_note(rows: &[(String, f64)]) -> String {
     let target = format!("{:.0}% noise target", 100.0 * NOISE_TARGET);
-    let mut above: Vec<&(String, f64)> = (rows.iter())
+    let mut above: Vec<(String, f64)> = (rows.iter())
         .filter(|(_, noise)| above_target(*noise))
+        .cloned()
         .collect();
     let count = above.len();
     let rest = match count {
@@ -162,13 +155,10 @@ pub fn noise_target_note(rows: &[(String, f64)]) -> String {
         }
         _ => String::new(),
     };
-    let named: Vec<String> = (above.iter())
-        .map(|(label, noise)| with_noise(label, *noise))
-        .collect();
+    let named = above_noise_target(&above).join(", ");
     format!(
-        "{count} of {} measured rows ended above the {target}: {}{rest}.",
-        rows.len(),
-        named.join(", ")
+        "{count} of {} measured rows ended above the {target}: {named}{rest}.",
+        rows.len()
     )
 }
 
@@ -371,7 +361,7 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn a_difference_is_beyond_noise_past_twice_the_combined_spread() {
+    fn beyond_noise_past_twice_the_combined_spread_and_above_the_noise_target_named() {
         // Spreads 1.0 and 1.0 (10% of 10): combined √2, twice that 2.83.
         let cases = [
             (10.0, 0.1, 12.8, 0.1 * 10.0 / 12.8, false, "within"),
@@ -385,10 +375,7 @@ pub(crate) mod tests {
         for (a, noise_a, b, noise_b, beyond, why) in cases {
             assert_eq!(beyond_noise(a, noise_a, b, noise_b), beyond, "{why}");
         }
-    }
-
-    #[test]
-    fn configurations_above_the_noise_target_are_named() {
+        // Configurations above the noise target are named, the noisiest first.
         let configs = vec![
             ("a".to_owned(), 0.004),
             ("b".to_owned(), 0.013),

@@ -247,7 +247,7 @@ mod tests {
     }
 
     #[test]
-    fn a_change_past_the_machines_spread_is_called_and_the_spread_itself_is_not() {
+    fn a_change_past_the_machines_spread_or_its_clocks_or_control_is_called_and_they_are_not() {
         let m = margins(0.01, 0.002);
         let mut rows: Vec<PairedRow> = (0..40)
             .map(|i| row(1.0 + 0.0002 * i as f64, 0.001, None))
@@ -269,10 +269,7 @@ mod tests {
         assert!(!m.pairs.is_empty() && !m.held_out.is_empty());
         assert!(m.pooled.raw > 0.0);
         assert!(m.false_call_text().contains("A/A pairs"));
-    }
-
-    #[test]
-    fn a_row_that_moved_with_its_control_or_the_clocks_is_the_machines_doing() {
+        // A row that moved with its control or the clocks is the machine's doing.
         let m = margins(0.005, 0.002);
         let rows: Vec<PairedRow> = (0..30)
             .map(|i| {

@@ -366,14 +366,8 @@ pub fn compare(a: &ComparedRun, b: &ComparedRun, min_change: f64) -> Comparison 
             }
         })
         .collect();
-    let banners = [a, b]
-        .iter()
-        .filter_map(|r| {
-            r.summary
-                .incomplete()
-                .map(|i| format!("{}: {i}", r.heading()))
-        })
-        .collect();
+    let banner = |r: &&ComparedRun| Some(format!("{}: {}", r.heading(), r.summary.incomplete()?));
+    let banners = [a, b].iter().filter_map(banner).collect();
     let only = [(a, only_a), (b, only_b)]
         .into_iter()
         .filter(|(_, names)| !names.is_empty())

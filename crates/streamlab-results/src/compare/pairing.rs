@@ -75,12 +75,7 @@ fn headlines(name: &str, a: &SavedRun, b: &SavedRun) -> Vec<(String, String, Str
             KernelSet::Cuda => "headline, CUDA C++ kernels",
         };
         (run.analyses().filter(|x| x.name == name))
-            .flat_map(|x| {
-                x.summary
-                    .line
-                    .iter()
-                    .map(|l| (label(x).to_owned(), l.clone()))
-            })
+            .filter_map(|x| Some((label(x).to_owned(), x.summary.line.clone()?)))
             .collect()
     };
     let (la, lb) = (of(a), of(b));
@@ -208,10 +203,8 @@ fn pairing(name: &'static str, a: &ComparedRun, b: &ComparedRun) -> Option<Pairi
             (None, None) => continue,
             (x, _) => {
                 let side = if x.is_some() { "A" } else { "B" };
-                note(
-                    format!("{kernels} kernels"),
-                    format!("measured only in {side}"),
-                );
+                let only = format!("measured only in {side}");
+                note(format!("{kernels} kernels"), only);
                 continue;
             }
         };
@@ -240,22 +233,19 @@ fn pairing(name: &'static str, a: &ComparedRun, b: &ComparedRun) -> Option<Pairi
         let moved = rows.first().and_then(|r| r.clocks_moved);
         if let Some(moved) = moved.filter(|m| *m > 0.0) {
             let by = 100.0 * moved.exp_m1();
-            note(
-                format!("Clocks ({kernels} kernels)"),
-                format!(
-                    "the GPU's SM or memory clock after the work differs by {by:.1}% between the results: a raw change within that is not called"
-                ),
+            let text = format!(
+                "the GPU's SM or memory clock after the work differs by {by:.1}% between the results: a raw change within that is not called"
             );
+            note(format!("Clocks ({kernels} kernels)"), text);
         }
         if set == KernelSet::Rust || a.run.analysis(name, KernelSet::Rust).is_none() {
             p.params = differing_params(x, y);
         }
-        for (side, list) in [("A", only_a), ("B", only_b)] {
-            if !list.is_empty() {
-                p.only
-                    .push((format!("Rows only in {side} ({kernels} kernels)"), list));
-            }
-        }
+        let only = [("A", only_a), ("B", only_b)].into_iter();
+        let only = only.filter(|(_, list)| !list.is_empty());
+        p.only.extend(
+            only.map(|(side, list)| (format!("Rows only in {side} ({kernels} kernels)"), list)),
+        );
         paired.extend(rows);
     }
     any.then_some((p, paired))

@@ -146,8 +146,7 @@ pub fn pipeline_stages<'a>(
     link: Option<&LinkRates>,
 ) -> Option<Stages> {
     let all: Vec<&StageTimes> = all.into_iter().collect();
-    let own = all.iter().find(|t| t.chunks == chunks)?;
-    let bytes = own.bytes;
+    let bytes = all.iter().find(|t| t.chunks == chunks)?.bytes;
     let pooled = bytes / chunks.max(1) as u64 >= POOLED_CHUNK_BYTES;
     let link = link.filter(|_| pooled);
     let both_ms = all

@@ -213,19 +213,35 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("streamlab-run-empty-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
-        let err = SavedRun::load(&dir).err().unwrap();
-        assert!(
-            err.to_string().contains("holds no streamlab results"),
-            "{err}"
-        );
+        let err = |dir: &Path| SavedRun::load(dir).err().unwrap().to_string();
+        let empty = err(&dir);
+        assert!(empty.contains("holds no streamlab results"), "{empty}");
         let name = files::json(experiments::ALL[0].name(), KernelSet::Rust);
-        std::fs::write(dir.join(name), "{not json").unwrap();
-        let err = SavedRun::load(&dir).err().unwrap();
-        assert!(
-            err.to_string()
-                .contains("bounds.json is not JSON: key must be a string at line 1 column 2"),
-            "{err}"
-        );
+        // Each fault names the file and where, in one line: (contents, what is said).
+        let faults = [
+            (
+                "{not json",
+                "bounds.json is not JSON: key must be a string at line 1 column 2",
+            ),
+            (
+                "{\"format\": 2",
+                "bounds.json ends early, at line 1 column 12",
+            ),
+            (
+                "{\"format\": 9}",
+                "is in format 9, newer than this build reads (up to 2)",
+            ),
+            (
+                "{}",
+                "is missing: the file was not written by this streamlab",
+            ),
+        ];
+        for (contents, said) in faults {
+            std::fs::write(dir.join(&name), contents).unwrap();
+            let fault = err(&dir);
+            let one_line = fault.lines().count() == 1;
+            assert!(fault.contains(said) && one_line, "{fault}");
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

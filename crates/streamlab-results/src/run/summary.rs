@@ -29,11 +29,8 @@ pub fn summarize(run: &SavedRun, status: RunStatus) -> Option<RunSummary> {
     let (device, mut provenance) = run.header()?;
     // The run's duration is the summary's own, not its first experiment's.
     provenance.duration_s = None;
-    let mut experiments = Entries::default();
-    let mut cuda = Entries::default();
-    let mut ratios = Entries::default();
-    let mut facts = Entries::default();
-    let mut moved = Entries::default();
+    let [mut experiments, mut cuda, mut ratios, mut facts, mut moved] =
+        std::array::from_fn(|_| Entries::default());
     for l in listed(run) {
         let rust = run.analysis(l.name(), KernelSet::Rust);
         if let Some(probe) = rust.and_then(|a| a.provenance.link.as_ref()) {

@@ -30,11 +30,6 @@ pub mod files {
         format!("{}.json", stem(name, set))
     }
 
-    /// The CSV beside [`json`].
-    pub fn csv(name: &str, set: KernelSet) -> String {
-        format!("{}.csv", stem(name, set))
-    }
-
     /// The stem of every file of experiment `name` measured with `set`.
     pub fn stem(name: &str, set: KernelSet) -> String {
         match set {

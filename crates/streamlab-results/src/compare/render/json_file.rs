@@ -21,15 +21,17 @@ pub struct Counts {
 }
 
 impl Counts {
-    fn add(&mut self, v: Verdict) {
-        self.rows += 1;
-        self.changed += usize::from(v.changed());
-        match v {
-            Verdict::Faster => self.faster += 1,
-            Verdict::Slower => self.slower += 1,
-            Verdict::Same => self.same += 1,
-            Verdict::TooNoisy => self.too_noisy += 1,
-            Verdict::NotComparable => self.not_comparable += 1,
+    fn of(verdicts: impl IntoIterator<Item = Verdict>) -> Counts {
+        let verdicts: Vec<Verdict> = verdicts.into_iter().collect();
+        let n = |v: Verdict| verdicts.iter().filter(|&&x| x == v).count();
+        Counts {
+            rows: verdicts.len(),
+            changed: n(Verdict::Faster) + n(Verdict::Slower),
+            faster: n(Verdict::Faster),
+            slower: n(Verdict::Slower),
+            same: n(Verdict::Same),
+            too_noisy: n(Verdict::TooNoisy),
+            not_comparable: n(Verdict::NotComparable),
         }
     }
 }
@@ -51,21 +53,22 @@ pub struct Totals {
 
 impl Totals {
     pub fn of<'a>(rows: impl IntoIterator<Item = &'a ComparedRow>) -> Totals {
-        let mut t = Totals::default();
-        for r in rows {
-            t.raw.add(if r.verdicts.moved_with_machine {
-                Verdict::Same
-            } else {
-                r.raw()
-            });
-            match r.verdicts.controlled {
-                Some(c) => t.controlled.add(c.verdict),
-                None => t.alone.add(r.raw()),
-            }
-            t.verdict.add(r.verdicts.verdict());
-            t.moved_with_machine += usize::from(r.verdicts.moved_with_machine);
+        let rows: Vec<&ComparedRow> = rows.into_iter().collect();
+        let moved = |r: &&&ComparedRow| r.verdicts.moved_with_machine;
+        // A row the machine moved counts the same raw.
+        let raw = |r: &&ComparedRow| match moved(&r) {
+            true => Verdict::Same,
+            false => r.raw(),
+        };
+        let alone = rows.iter().filter(|r| r.verdicts.controlled.is_none());
+        let controlled = (rows.iter()).filter_map(|r| r.verdicts.controlled.map(|c| c.verdict));
+        Totals {
+            raw: Counts::of(rows.iter().map(raw)),
+            alone: Counts::of(alone.map(|r| r.raw())),
+            controlled: Counts::of(controlled),
+            verdict: Counts::of(rows.iter().map(|r| r.verdicts.verdict())),
+            moved_with_machine: rows.iter().filter(moved).count(),
         }
-        t
     }
 
     /// The two headlines: the rows judged alone, and those held against a control.

@@ -48,7 +48,6 @@ fn rows_table(
         header.insert(0, "experiment");
     }
     let mut t = Table::new(Some(caption.to_owned()), &header);
-    let mut verdicts = Vec::new();
     let noise = |n: Option<f64>| n.map_or("not measured".to_owned(), table::noise);
     for r in rows {
         let mut cells = vec![
@@ -68,9 +67,8 @@ fn rows_table(
             cells.insert(0, r.row.experiment.to_owned());
         }
         t.rows.push(cells);
-        verdicts.push(Some(r.verdicts.verdict()));
     }
-    Block::Judged(t, verdicts)
+    Block::Judged(t, rows.iter().map(|r| Some(r.verdicts.verdict())).collect())
 }
 
 /// The headings of the two sides' columns, as the provenance table names them.
@@ -92,9 +90,7 @@ fn section_blocks<'a>(c: &Comparison, s: &'a ComparedSection) -> Vec<Block<'a>> 
             format!("by {by} (the median of {n} rows called changed raw that moved with their controls: the code did not change them, the machine did)"),
         ));
     }
-    for (label, text) in &s.notes {
-        out.push(Block::Note(label.clone(), text.clone()));
-    }
+    out.extend((s.notes.iter()).map(|(label, text)| Block::Note(label.clone(), text.clone())));
     for (label, rows) in &s.only {
         let items = rows.iter().map(|r| (None, r.clone())).collect();
         out.push(Block::Folded(
@@ -102,12 +98,9 @@ fn section_blocks<'a>(c: &Comparison, s: &'a ComparedSection) -> Vec<Block<'a>> 
             vec![Block::List(items)],
         ));
     }
+    let headline = "its headline, as each run's summary has it";
     let side_by_side = [
-        (
-            "its headline, as each run's summary has it",
-            "",
-            &s.headlines,
-        ),
+        (headline, "", &s.headlines),
         ("parameters that differ", "parameter", &s.params),
     ];
     for (caption, first, rows) in side_by_side.into_iter().filter(|(.., r)| !r.is_empty()) {
@@ -150,40 +143,48 @@ fn margins(c: &Comparison) -> Block<'static> {
     Block::whole(margins)
 }
 
-fn blocks(c: &Comparison) -> Vec<Block<'_>> {
-    let (ha, hb) = heads(c);
+/// The comparison's first notes, (label, text): what was compared, the rows judged
+/// alone, those held against a control, and the totals with the rule's false-call rate.
+pub fn notes(c: &Comparison) -> [(&'static str, String); 4] {
     let totals = Totals::of(c.rows());
-    let mut out = vec![Block::Title(c.title.clone())];
-    out.extend((c.banners.iter()).map(|b| Block::Banner("Incomplete run.".into(), b.clone())));
     let [alone, controlled] = totals.headlines();
     let false_calls = c.margins.false_call_text();
     let in_all = format!(
         "{}. The rule's measured false-call rate: {false_calls}.",
         totals.line()
     );
-    let notes = [
+    [
         ("What was compared", c.identity()),
         ("The machine", alone),
         ("The code", controlled),
         ("In all", in_all),
-    ];
-    out.extend(notes.map(|(label, text)| Block::Note(label.into(), text)));
-    let changed = c.changed();
-    if !changed.is_empty() {
-        let caption = "every row called changed, largest change first";
-        out.push(rows_table(c, caption, &changed, true));
-    }
+    ]
+}
+
+/// The experiments whose rows moved with the machine, as a note: (label, text).
+pub fn moved_with_machine(c: &Comparison) -> Option<(String, String)> {
     let moved: Vec<String> = (c.sections.iter())
         .filter_map(|s| {
             let (n, by) = s.machine_moved()?;
             Some(format!("{}: {n} rows, by {}", s.name, percent(by.abs())))
         })
         .collect();
-    if !moved.is_empty() {
-        out.push(Block::Note(
-            "Moved with the machine (not counted as changes)".into(),
-            moved.join("; "),
-        ));
+    let label = "Moved with the machine (not counted as changes)";
+    (!moved.is_empty()).then(|| (label.to_owned(), moved.join("; ")))
+}
+
+fn blocks(c: &Comparison) -> Vec<Block<'_>> {
+    let (ha, hb) = heads(c);
+    let mut out = vec![Block::Title(c.title.clone())];
+    out.extend((c.banners.iter()).map(|b| Block::Banner("Incomplete run.".into(), b.clone())));
+    out.extend(notes(c).map(|(label, text)| Block::Note(label.into(), text)));
+    let changed = c.changed();
+    if !changed.is_empty() {
+        let caption = "every row called changed, largest change first";
+        out.push(rows_table(c, caption, &changed, true));
+    }
+    if let Some((label, text)) = moved_with_machine(c) {
+        out.push(Block::Note(label, text));
     }
     let mut t = Table::new(
         Some("provenance that differs (the whole of it is at the end)".into()),

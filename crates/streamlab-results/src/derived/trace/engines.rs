@@ -124,12 +124,9 @@ impl Flow {
     /// kernel 12% of theirs; every engine idle with work queued 0.0120 ms (3 gaps);
     /// queue wait mean 0.4100 ms, longest 1.2400 ms (HtoD on stream 2, iteration 1)".
     pub fn describe(&self, sms_busy_ms: f64) -> String {
-        let share = |part: f64, whole: f64| {
-            if whole > 0.0 {
-                format!("{:.0}%", 100.0 * part / whole)
-            } else {
-                "–".to_owned()
-            }
+        let share = |part: f64, whole: f64| match whole > 0.0 {
+            true => format!("{:.0}%", 100.0 * part / whole),
+            false => "–".to_owned(),
         };
         let longest = self.longest_wait.map_or(String::new(), |w| {
             let (kind, row) = (w.kind.label(), row_label(w.stream, w.lane));

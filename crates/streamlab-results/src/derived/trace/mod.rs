@@ -349,16 +349,12 @@ fn period(t: &Timeline, i: usize) -> Option<f64> {
 fn traced_ms(t: &Timeline) -> Option<(f64, String)> {
     if t.reference.back_to_back && t.iterations >= 3 {
         let middle = t.iterations / 2;
-        return Some((
-            period(t, middle)?,
-            format!("the period of iteration {} of {}", middle + 1, t.iterations),
-        ));
+        let what = format!("the period of iteration {} of {}", middle + 1, t.iterations);
+        return Some((period(t, middle)?, what));
     }
     let (start, end) = extent(t)?;
-    Some((
-        (end - start) / t.iterations.max(1) as f64,
-        "the traced span".into(),
-    ))
+    let per_iteration = (end - start) / t.iterations.max(1) as f64;
+    Some((per_iteration, "the traced span".into()))
 }
 
 fn span(t: &Timeline) -> TraceCheck {

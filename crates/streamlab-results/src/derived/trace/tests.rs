@@ -94,11 +94,8 @@ fn each_check_passes_a_clean_trace_and_fails_its_own_fault_on_one_gpu_or_several
         .collect();
     let checks = check(&t);
     assert!(checks.passed(), "{:?}", checks.failures());
-    let one = &checks.checks[0];
-    assert!(
-        one.detail.starts_with("4 HtoD and 2 DtoH copies"),
-        "{one:?}"
-    );
+    let said = &checks.checks[0].detail;
+    assert!(said.starts_with("4 HtoD and 2 DtoH copies"), "{said}");
     // Several GPUs have no one set of engines: no occupancy, no busiest bound.
     assert!(checks.occupancy.is_none() && checks.busiest_bound().is_none());
     // Two copies of one GPU overlapping still fail, named by their GPU's stream.
@@ -115,22 +112,14 @@ fn each_check_passes_a_clean_trace_and_fails_its_own_fault_on_one_gpu_or_several
     ops[0].end_ms = 1.0;
     let checks = check(&timeline(ops.clone(), 1.4, 1));
     let one = &checks.checks[0];
-    assert_eq!(
-        (one.name.as_str(), one.outcome),
-        (ONE_AT_A_TIME, Outcome::Passed)
-    );
-    assert!(
-        one.detail
-            .contains("1 staged from pageable memory left out")
-    );
+    assert_eq!((&*one.name, one.outcome), (ONE_AT_A_TIME, Outcome::Passed));
+    let staged = "1 staged from pageable memory left out";
+    assert!(one.detail.contains(staged), "{one:?}");
     // Two pinned copies overlapping still fail beside it.
     ops[3].kind = OpKind::HtoD;
     ops[3].start_ms = 1.0;
-    let failed = failures(ops, 1.4);
-    assert!(
-        failed.iter().any(|f| f.contains("starts 0.250 ms before")),
-        "{failed:?}"
-    );
+    let failed = failures(ops, 1.4).join("; ");
+    assert!(failed.contains("starts 0.250 ms before"), "{failed}");
 }
 
 #[test]
@@ -212,11 +201,8 @@ fn occupancy_and_flow_are_each_engines_union_and_bound_the_iteration() {
     ];
     let o = occupancy(&timeline(ops, 1.0, 3)).unwrap();
     assert!(close(o.bound.ms, 1.0));
-    assert_eq!(
-        o.sms_busy_ms.to_bits(),
-        0.0f64.to_bits(),
-        "no negative zero"
-    );
+    let no_negative_zero = o.sms_busy_ms.to_bits() == 0.0f64.to_bits();
+    assert!(no_negative_zero, "{}", o.sms_busy_ms);
     // Stream 1 copies in and runs its kernel in the first iteration, and only copies
     // in the middle one: its 1.0 ms then is the bound.
     let ops = vec![
@@ -245,15 +231,10 @@ fn flow_counts_idle_time_with_work_queued_and_names_the_longest_wait() {
     assert!(close(f.idle_while_queued_ms, 0.5));
     assert_eq!((f.idle_gaps, f.copy_kernel_overlap_ms), (1, 0.0));
     let said = f.describe(0.5);
-    assert!(
-        said.starts_with("kernels ran beside a copy 0% of their time"),
-        "{said}"
-    );
-    assert!(said.contains("0.5000 ms (1 gap)"), "{said}");
-    assert!(
-        said.ends_with("(kernel on stream 1, iteration 1)"),
-        "{said}"
-    );
+    let none_beside = said.starts_with("kernels ran beside a copy 0% of their time");
+    assert!(none_beside && said.contains("0.5000 ms (1 gap)"), "{said}");
+    let longest = "(kernel on stream 1, iteration 1)";
+    assert!(said.ends_with(longest), "{said}");
     // The longest wait names its row as the timeline labels it.
     let on = |lane| Flow {
         longest_wait: Some(WaitingOp {
@@ -264,16 +245,14 @@ fn flow_counts_idle_time_with_work_queued_and_names_the_longest_wait() {
         }),
         ..Flow::default()
     };
-    let null = on(Some(Lane::NullStream)).describe(1.0);
-    assert!(
-        null.ends_with("(HtoD on the NULL stream, iteration 3)"),
-        "{null}"
-    );
-    let ninth = on(None).describe(1.0);
-    assert!(
-        ninth.ends_with("(HtoD on stream 9, iteration 3)"),
-        "{ninth}"
-    );
+    for (lane, row) in [
+        (Some(Lane::NullStream), "the NULL stream"),
+        (None, "stream 9"),
+    ] {
+        let said = on(lane).describe(1.0);
+        let longest = format!("(HtoD on {row}, iteration 3)");
+        assert!(said.ends_with(&longest), "{said}");
+    }
 }
 
 #[test]
@@ -333,20 +312,18 @@ fn breaks_are_named_with_what_they_held_back_and_the_gpu_idle_under_them() {
     assert_eq!(b.held_back, 1);
     // Nothing else ran from 1.0 to 2.0.
     assert!(close(b.alone_ms, 1.0));
+    let said = b.describe();
     assert!(
-        b.describe()
-            .contains("held back 1 operation that was ready")
+        said.contains("held back 1 operation that was ready"),
+        "{said}"
     );
     let mut t = pipeline(false);
     t.ops[1].pageable = true;
     t.ops[4].synchronous = true;
     t.other_lanes = vec![Lane::Host];
     t.ops.push(TimelineOp {
-        kind: OpKind::Host,
-        stream: 2,
         bytes: None,
         call: Some("cuMemFree".into()),
-        ready_ms: Some(0.0),
         ..op(OpKind::Host, 2, 0, 5.0, 5.5)
     });
     let found = breaks(&t);
