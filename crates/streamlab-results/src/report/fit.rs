@@ -187,16 +187,22 @@ impl Table {
         } else {
             self.merged()
         };
-        // A column is at most what is left beside the labels; the rest wraps.
-        let labels: usize = (0..table.label_columns.min(table.header.len()))
-            .map(|i| column_chars(&table, i) + 2)
-            .sum();
+        // A column is at most what is left beside the labels, and a label column at most
+        // what the other columns leave; the rest wraps.
+        let n = table.label_columns.min(table.header.len());
+        let fitted = |t: &Table, i: usize, cap: usize| column_chars(t, i).min(cap) + 2;
+        let labels: usize = (0..n).map(|i| fitted(&table, i, usize::MAX)).sum();
         let cap = max.saturating_sub(labels).max(12);
-        let width = |t: &Table, i: usize| (column_chars(t, i).min(cap) + 2) as f64;
+        let others: usize = (n..table.header.len())
+            .map(|i| fitted(&table, i, cap))
+            .sum();
+        let label_cap = max.saturating_sub(others).max(cap);
+        let cap_of = |i: usize| if i < n { label_cap } else { cap };
+        let width = |t: &Table, i: usize| fitted(t, i, cap_of(i)) as f64;
         let mut out = String::new();
         for part in table.parts(max as f64 + 2.0, width) {
             let widths: Vec<usize> = (0..part.header.len())
-                .map(|i| column_chars(&part, i).min(cap))
+                .map(|i| column_chars(&part, i).min(cap_of(i)))
                 .collect();
             out += &aligned(&part, &widths, max);
         }
@@ -348,6 +354,11 @@ mod tests {
         t.rows.push(vec!["x".into(), "1".into()]);
         assert_eq!(t.parts(100.0, |_, _| 10.0).len(), 1);
         assert_eq!(t.text_fitted(100), t.text());
+        // A label wider than half the width stays whole where the other columns leave room.
+        let label = "compare-kernels: add_kernel cycles 1001, 134217689 ints plain: Rust";
+        t.rows[0][0] = label.into();
+        let text = t.text_fitted(100);
+        assert!(text.lines().any(|l| l.starts_with(label)), "{text}");
         assert_eq!(wrap_chars("ab cd efghij", 5), ["ab cd", "efghi", "j"]);
         assert_eq!(wrap_chars("", 5), [""]);
     }
