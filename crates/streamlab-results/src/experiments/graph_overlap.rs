@@ -107,29 +107,32 @@ pub struct GraphRow {
 
 /// The one declaration of the table and the CSV: a row per order and chunk count.
 fn columns<'a>() -> Columns<'a, GraphRow> {
-    Columns::new()
+    let columns = Columns::new()
         .text("order", "variant", |x: &GraphRow| x.variant.label().into())
-        .text("chunks", "chunks", |x| x.chunks.to_string())
-        .number("GPU streams", "gpu_streams_ms", (4, 4), |x| {
-            x.streams.gpu.median()
-        })
-        .noise("noise", "gpu_streams_noise", |x| x.streams.gpu.noise())
-        .number("GPU graph", "gpu_graph_ms", (4, 4), |x| {
-            x.graph.gpu.median()
-        })
-        .noise("noise", "gpu_graph_noise", |x| x.graph.gpu.noise())
-        .show("graph / streams", |x| num(x.gpu_ratio, 3))
-        .number("host streams", "host_streams_ms", (4, 4), |x| {
-            x.streams.host.median()
-        })
-        .noise("noise", "host_streams_noise", |x| x.streams.host.noise())
-        .number("host graph", "host_graph_ms", (4, 4), |x| {
-            x.graph.host.median()
-        })
-        .noise("noise", "host_graph_noise", |x| x.graph.host.noise())
+        .text("chunks", "chunks", |x| x.chunks.to_string());
+    let columns = timed(columns, "GPU streams", "gpu_streams", |x| &x.streams.gpu);
+    let columns = timed(columns, "GPU graph", "gpu_graph", |x| &x.graph.gpu);
+    let columns = columns.show("graph / streams", |x| num(x.gpu_ratio, 3));
+    let columns = timed(columns, "host streams", "host_streams", |x| &x.streams.host);
+    let columns = timed(columns, "host graph", "host_graph", |x| &x.graph.host);
+    columns
         .show("graph / streams", |x| num(x.host_ratio, 3))
         .number("bound", "bound_ms", (4, 4), |x| x.bound.ms)
         .show("against its bound (the faster)", |x| x.bound.cell())
+}
+
+/// `columns` and a series' median (`<name>_ms`) and noise (`<name>_noise`).
+fn timed<'a>(
+    columns: Columns<'a, GraphRow>,
+    heading: &'static str,
+    name: &str,
+    series: fn(&GraphRow) -> &Series,
+) -> Columns<'a, GraphRow> {
+    columns
+        .number(heading, format!("{name}_ms"), (4, 4), move |x| {
+            series(x).median()
+        })
+        .noise("noise", format!("{name}_noise"), move |x| series(x).noise())
 }
 
 impl Saved for GraphOverlapResult {
