@@ -61,6 +61,15 @@ impl Series {
         self.summary.median
     }
 
+    /// The faster (lower median, by `total_cmp`) of this series and `other`; this one
+    /// where they tie.
+    pub fn faster<'a>(&'a self, other: &'a Series) -> &'a Series {
+        match other.median().total_cmp(&self.median()) {
+            std::cmp::Ordering::Less => other,
+            _ => self,
+        }
+    }
+
     /// The fastest sample: what the hardware demonstrably reached.
     pub fn min(&self) -> f64 {
         self.summary.min
@@ -340,6 +349,11 @@ pub(crate) mod tests {
         assert!(Summary::of(&[]).is_none());
         assert!(Summary::of(&[1.0, f64::NAN]).is_none());
         assert!(Series::new(vec![f64::INFINITY]).is_none());
+        // The faster of two is the lower median; the first where they tie.
+        let (slow, fast, tie) = (series(&[3.0, 2.0]), series(&[1.0, 2.0]), series(&[2.5]));
+        assert_eq!(slow.faster(&fast), &fast);
+        assert_eq!(fast.faster(&slow), &fast);
+        assert!(std::ptr::eq(slow.faster(&tie), &slow));
         let quiet = series(&[10.0, 10.1, 9.9, 10.0, 10.05]);
         // Deviations 0, .1, .1, 0, .05: median .05, × 1.4826 over 10.
         assert!((quiet.noise() - 0.007_413).abs() < 1e-6, "{quiet:?}");

@@ -186,9 +186,7 @@ impl Experiment for GraphOverlap {
                 ) else {
                     continue;
                 };
-                let faster = ([&s.gpu, &g.gpu].into_iter())
-                    .min_by(|a, b| a.median().total_cmp(&b.median()))
-                    .expect("two ways");
+                let faster = s.gpu.faster(&g.gpu);
                 let (iterations, engines) = (r.run.params.iterations, r.run.device.copy_engines);
                 let bound = pipeline::bound(parts, chunks, iterations, engines).held(
                     faster.median(),

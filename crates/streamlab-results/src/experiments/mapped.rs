@@ -122,10 +122,7 @@ fn link_rates(r: &MappedResult, run: Option<LinkRates>) -> CopyRates {
 
 /// The samples of the streamed version: the faster of the two asynchronous orders.
 fn streamed(p: &MappedPoint) -> &Series {
-    [&p.async1, &p.async2]
-        .into_iter()
-        .min_by(|a, b| a.median().total_cmp(&b.median()))
-        .expect("two orders")
+    p.async1.faster(&p.async2)
 }
 
 /// Point `p` of `r` against its bounds from `link`, the fastest rates of every size, and
