@@ -161,8 +161,13 @@ impl Experiment for MemcpyKernel {
         let rows: Vec<MemcpyRow> = (r.rows.iter())
             .map(|row| analyze_row(r, row, link.as_ref()))
             .collect();
-        // The first stream count measured (the run measures them in this order).
-        let headline_streams = r.run.params.stream_counts().first().copied().unwrap_or(0);
+        let mut stream_counts: Vec<usize> = Vec::new();
+        for row in &rows {
+            if !stream_counts.contains(&row.streams) {
+                stream_counts.push(row.streams);
+            }
+        }
+        let headline_streams = stream_counts.first().copied().unwrap_or(0);
         let at_breakeven = (0..rows.len())
             .filter(|&i| rows[i].streams == headline_streams)
             .filter(|&i| {
@@ -177,6 +182,7 @@ impl Experiment for MemcpyKernel {
         MemcpyAnalysis {
             rates: for_chunks(&r.copies, headline_streams)
                 .map_or(CopyRates::UNMEASURED, best_rates),
+            stream_counts,
             rows,
             headline_streams,
             at_breakeven,
@@ -184,9 +190,9 @@ impl Experiment for MemcpyKernel {
         }
     }
 
-    fn tables(r: &Self::Result, a: &Self::Derived, cuda: Option<With<Self>>) -> Vec<Table> {
+    fn tables(_r: &Self::Result, a: &Self::Derived, cuda: Option<With<Self>>) -> Vec<Table> {
         let columns = columns(cuda.map(|(_, d)| d));
-        (r.run.params.stream_counts().into_iter())
+        (a.stream_counts.iter().copied())
             .map(|streams| {
                 let rows: Vec<MemcpyRow> =
                     (a.rows.iter().filter(|x| x.streams == streams).cloned()).collect();
@@ -218,7 +224,7 @@ impl Experiment for MemcpyKernel {
 
     /// memcpy-kernel: speedup against cycles per stream count beside its bound, and the
     /// stage times of the headline stream count.
-    fn figures(r: &MemcpyKernelResult, a: &Self::Derived) -> Vec<FigureModel> {
+    fn figures(_r: &MemcpyKernelResult, a: &Self::Derived) -> Vec<FigureModel> {
         let mut speedup = blank(
             "memcpy-kernel: streamed speedup over sequential, and its bound (Rust kernels)".into(),
             "cycles",
@@ -227,7 +233,7 @@ impl Experiment for MemcpyKernel {
             YScale::Linear,
         );
         type Y = fn(&MemcpyRow) -> f64;
-        for (i, streams) in r.run.params.stream_counts().into_iter().enumerate() {
+        for (i, &streams) in a.stream_counts.iter().enumerate() {
             let rows: Vec<_> = a.rows.iter().filter(|x| x.streams == streams).collect();
             let lines: [(&str, bool, Y); 2] = [
                 ("", false, |r| r.speedup),
@@ -333,6 +339,8 @@ pub struct MemcpyRow {
 pub struct MemcpyAnalysis {
     /// The copy rates over the headline stream count's chunks.
     pub rates: CopyRates,
+    /// The stream counts measured, in the order the run measured them.
+    pub stream_counts: Vec<usize>,
     pub rows: Vec<MemcpyRow>,
     /// The stream count of the headline (the first measured).
     pub headline_streams: usize,

@@ -52,3 +52,25 @@ fn the_words_without_a_breakeven_or_a_gain() {
     r.rows.clear();
     assert!(finding(&r).ends_with("and no row's speedup was measured."));
 }
+
+/// A run stopped before a stream count was measured shows the counts it measured, and
+/// its headline is the first of them; with no row there is none.
+#[test]
+fn the_tables_and_the_headline_follow_the_stream_counts_measured() {
+    let mut r: MemcpyKernelResult = serde_json::from_str(include_str!(
+        "../../../../../docs/results/h200-quick/memcpy-kernel.json"
+    ))
+    .unwrap();
+    let p = &mut r.run.params;
+    (p.streams, p.streams_step) = ("8..=32".parse().unwrap(), 24);
+    let a = MemcpyKernel::derive(&r, &[]);
+    assert_eq!(
+        (a.stream_counts.as_slice(), a.headline_streams),
+        ([8].as_slice(), 8)
+    );
+    assert_eq!(MemcpyKernel::tables(&r, &a, None).len(), 1);
+    r.rows.clear();
+    let a = MemcpyKernel::derive(&r, &[]);
+    assert_eq!((a.stream_counts.len(), a.headline_streams), (0, 0));
+    assert!(MemcpyKernel::tables(&r, &a, None).is_empty());
+}
