@@ -37,7 +37,7 @@ pub trait Experiment: Sized + 'static {
     const NAME: &'static str;
     /// Whether it runs the project's kernels, so `--kernels` and `--form` apply and the
     /// CUDA C++ twins' result sits beside the Rust one.
-    const USES_KERNEL_SETS: bool;
+    const USES_KERNEL_SETS: bool = false;
     /// Its section's words: a Markdown template beside its code ([`words`]).
     const WORDS: &'static str;
     type Params: Params;

@@ -60,7 +60,6 @@ pub struct Toy;
 
 impl Experiment for Toy {
     const NAME: &'static str = "toy";
-    const USES_KERNEL_SETS: bool = false;
     const WORDS: &'static str = "# Toy: one copy\n\nOne copy timed with events.\n\n## @line\none copy at {{ h | fixed(1) }} GB/s";
     type Params = Params;
     type Result = ToyResult;

@@ -138,7 +138,6 @@ impl Saved for BoundsResult {
 
 impl Experiment for Bounds {
     const NAME: &'static str = "bounds";
-    const USES_KERNEL_SETS: bool = false;
     const WORDS: &'static str = include_str!("bounds.md");
     type Params = Params;
     type Result = BoundsResult;

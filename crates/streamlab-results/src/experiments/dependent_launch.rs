@@ -135,7 +135,6 @@ impl Saved for DependentLaunchResult {
 
 impl Experiment for DependentLaunch {
     const NAME: &'static str = "dependent-launch";
-    const USES_KERNEL_SETS: bool = false;
     const WORDS: &'static str = include_str!("dependent_launch.md");
     type Params = Params;
     type Result = DependentLaunchResult;

@@ -145,7 +145,6 @@ impl Saved for GraphOverlapResult {
 
 impl Experiment for GraphOverlap {
     const NAME: &'static str = "graph-overlap";
-    const USES_KERNEL_SETS: bool = false;
     const WORDS: &'static str = include_str!("graph_overlap.md");
     type Params = Params;
     type Result = GraphOverlapResult;

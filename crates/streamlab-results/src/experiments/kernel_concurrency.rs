@@ -95,8 +95,6 @@ pub struct ConcurrencyRow {
     pub model_waves: usize,
     /// concurrent / one kernel alone.
     pub measured_waves: f64,
-    /// 2 × streams × one kernel alone.
-    pub expected_serial_ms: f64,
     /// model waves × one kernel alone.
     pub expected_concurrent_ms: f64,
     /// model waves × the spin time each kernel is held to: no run can be faster.
@@ -185,7 +183,6 @@ impl Saved for KernelConcurrencyResult {
 
 impl Experiment for KernelConcurrency {
     const NAME: &'static str = "kernel-concurrency";
-    const USES_KERNEL_SETS: bool = false;
     const WORDS: &'static str = include_str!("kernel_concurrency.md");
     type Params = Params;
     type Result = KernelConcurrencyResult;
@@ -224,7 +221,6 @@ impl Experiment for KernelConcurrency {
                     speedup: serial_ms / concurrent_ms,
                     model_waves: waves,
                     measured_waves,
-                    expected_serial_ms: (KERNELS_PER_STREAM * p.streams) as f64 * single,
                     expected_concurrent_ms: waves as f64 * single,
                     bound_ms,
                     over_bound: concurrent_ms / bound_ms,

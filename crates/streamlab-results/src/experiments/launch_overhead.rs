@@ -187,7 +187,6 @@ impl Saved for LaunchOverheadResult {
 
 impl Experiment for LaunchOverhead {
     const NAME: &'static str = "launch-overhead";
-    const USES_KERNEL_SETS: bool = false;
     const WORDS: &'static str = include_str!("launch_overhead.md");
     type Params = Params;
     type Result = LaunchOverheadResult;

@@ -237,7 +237,6 @@ impl Saved for MappedResult {
 
 impl Experiment for Mapped {
     const NAME: &'static str = "mapped";
-    const USES_KERNEL_SETS: bool = false;
     const WORDS: &'static str = include_str!("mapped.md");
     type Params = Params;
     type Result = MappedResult;

@@ -292,7 +292,6 @@ impl Saved for OverlapResult {
 
 impl Experiment for Overlap {
     const NAME: &'static str = "overlap";
-    const USES_KERNEL_SETS: bool = false;
     const WORDS: &'static str = include_str!("overlap.md");
     type Params = Params;
     type Result = OverlapResult;

@@ -196,7 +196,6 @@ impl Saved for OverlapMapResult {
 
 impl Experiment for OverlapMap {
     const NAME: &'static str = "overlap-map";
-    const USES_KERNEL_SETS: bool = false;
     const WORDS: &'static str = include_str!("overlap_map.md");
     const QUESTION: Option<Question> = Some(Question::StreamsPayOff);
     type Params = Params;

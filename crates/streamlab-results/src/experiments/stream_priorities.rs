@@ -185,7 +185,6 @@ impl Saved for StreamPrioritiesResult {
 
 impl Experiment for StreamPriorities {
     const NAME: &'static str = "stream-priorities";
-    const USES_KERNEL_SETS: bool = false;
     const WORDS: &'static str = include_str!("stream_priorities.md");
     type Params = Params;
     type Result = StreamPrioritiesResult;

@@ -275,7 +275,6 @@ pub fn hidden(c: f64, m: f64, t: f64) -> f64 {
 
 impl Experiment for AllreduceOverlap {
     const NAME: &'static str = "allreduce-overlap";
-    const USES_KERNEL_SETS: bool = false;
     const WORDS: &'static str = include_str!("../allreduce_overlap.md");
     type Params = Params;
     type Result = AllreduceOverlapResult;

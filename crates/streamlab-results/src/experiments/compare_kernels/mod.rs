@@ -262,7 +262,6 @@ impl Saved for KernelComparison {
 
 impl Experiment for CompareKernels {
     const NAME: &'static str = "compare-kernels";
-    const USES_KERNEL_SETS: bool = false;
     const WORDS: &'static str = include_str!("../compare_kernels.md");
     type Params = Params;
     type Result = KernelComparison;

@@ -228,7 +228,6 @@ impl Saved for ConcurrencyBreaksResult {
 
 impl Experiment for ConcurrencyBreaks {
     const NAME: &'static str = "concurrency-breaks";
-    const USES_KERNEL_SETS: bool = false;
     const WORDS: &'static str = include_str!("../concurrency_breaks.md");
     type Params = Params;
     type Result = ConcurrencyBreaksResult;

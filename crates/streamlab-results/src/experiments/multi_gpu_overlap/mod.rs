@@ -130,7 +130,6 @@ impl Saved for MultiGpuOverlapResult {
 
 impl Experiment for MultiGpuOverlap {
     const NAME: &'static str = "multi-gpu-overlap";
-    const USES_KERNEL_SETS: bool = false;
     const WORDS: &'static str = include_str!("../multi_gpu_overlap.md");
     type Params = Params;
     type Result = MultiGpuOverlapResult;

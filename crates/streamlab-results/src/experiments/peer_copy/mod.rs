@@ -240,7 +240,6 @@ impl Saved for PeerCopyResult {
 
 impl Experiment for PeerCopy {
     const NAME: &'static str = "peer-copy";
-    const USES_KERNEL_SETS: bool = false;
     const WORDS: &'static str = include_str!("../peer_copy.md");
     type Params = Params;
     type Result = PeerCopyResult;
