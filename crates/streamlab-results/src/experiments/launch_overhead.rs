@@ -127,11 +127,7 @@ pub struct LaunchAnalysis {
 }
 
 fn row(kernels: KernelSet, host: &Series, gpu: &Series, sync: Option<&Series>) -> LaunchRow {
-    let slower = if host.median() >= gpu.median() {
-        host
-    } else {
-        gpu
-    };
+    let slower = std::cmp::max_by(gpu, host, |a, b| a.median().total_cmp(&b.median()));
     LaunchRow {
         kernels,
         host: host.clone(),
@@ -301,19 +297,15 @@ impl Experiment for LaunchOverhead {
             XAxis::Categories(labels.collect()),
             YScale::Linear,
         );
-        type Cost = fn(&LaunchRow) -> f64;
-        let sides: [(&str, Cost); 2] = [
-            ("host time to issue", |r| r.host.median()),
-            ("GPU time", |r| r.gpu.median()),
+        let median = |side: fn(&LaunchRow) -> &Series| {
+            (a.rows.iter().chain([&a.graph]))
+                .map(|r| side(r).median())
+                .collect()
+        };
+        costs.bars = vec![
+            bars("host time to issue", PALETTE[0], median(|r| &r.host), None),
+            bars("GPU time", PALETTE[1], median(|r| &r.gpu), None),
         ];
-        for (color, (name, cost)) in PALETTE.into_iter().zip(sides) {
-            costs.bars.push(bars(
-                name,
-                color,
-                a.rows.iter().chain([&a.graph]).map(cost).collect(),
-                None,
-            ));
-        }
         let mut breakeven = blank(
             "launch-overhead: time per kernel against the work it carries".into(),
             "work per kernel (µs)",
@@ -321,24 +313,16 @@ impl Experiment for LaunchOverhead {
             XAxis::Linear,
             YScale::Linear,
         );
-        type Y = fn(&BreakevenRow) -> f64;
-        let curves: [(&str, _, bool, Y); 2] = [
-            ("measured (median)", PALETTE[0], false, |b| {
-                b.per_kernel.median()
-            }),
-            (
-                "bound: the work, or an empty launch",
-                BOUND_COLOR,
-                true,
-                |b| b.bound_us,
-            ),
-        ];
-        for (name, color, dashed, y) in curves {
+        let curve = |y: fn(&BreakevenRow) -> f64| {
             let points = a.breakeven.iter().map(|b| (f64::from(b.work_us), y(b)));
-            breakeven
-                .lines
-                .push(line(name, color, dashed, points.collect()));
-        }
+            points.collect()
+        };
+        let measured = curve(|b| b.per_kernel.median());
+        let bound = "bound: the work, or an empty launch";
+        breakeven.lines = vec![
+            line("measured (median)", PALETTE[0], false, measured),
+            line(bound, BOUND_COLOR, true, curve(|b| b.bound_us)),
+        ];
         vec![
             FigureModel::chart("launch-overhead.svg".into(), costs),
             FigureModel::chart("launch-overhead-breakeven.svg".into(), breakeven),

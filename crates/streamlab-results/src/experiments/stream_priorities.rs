@@ -67,15 +67,8 @@ pub struct WayRun {
     pub long_ms: Vec<f64>,
 }
 
-impl WayRun {
-    /// "kernels, priorities" and the like.
-    pub fn label(&self) -> String {
-        way_label(self.work, self.prioritized)
-    }
-}
-
 /// A way's name: "kernels, priorities", "copies, no priorities".
-fn way_label(work: Work, prioritized: bool) -> String {
+pub fn way_label(work: Work, prioritized: bool) -> String {
     let priorities = ["no priorities", "priorities"][usize::from(prioritized)];
     format!("{}, {priorities}", work.label())
 }
@@ -128,23 +121,17 @@ pub struct PrioritiesAnalysis {
     pub copy_p50_with_over_without: Option<f64>,
 }
 
-impl PrioritiesAnalysis {
-    pub fn row(&self, work: Work, prioritized: bool) -> Option<&WayRow> {
-        (self.rows.iter()).find(|r| r.work == work && r.prioritized == prioritized)
-    }
+/// `work`'s row with priorities or without.
+fn way(rows: &[WayRow], work: Work, prioritized: bool) -> Option<&WayRow> {
+    (rows.iter()).find(|r| r.work == work && r.prioritized == prioritized)
 }
 
 /// `work`'s row without priorities and its row with them, where both have probes' waits
 /// (a timeline drawn from events has none).
 fn both_ways(rows: &[WayRow], work: Work) -> Option<(&WayRow, &WayRow)> {
-    let measured = |on| (rows.iter()).find(|r| r.work == work && r.prioritized == on);
-    let measured = |on| measured(on).filter(|r| r.waits.is_some());
+    let measured = |on| way(rows, work, on).filter(|r| r.waits.is_some());
     measured(false).zip(measured(true))
 }
-
-/// A copy's wait with priorities counts as unchanged within this factor of its wait
-/// without them, at p50 and at p99.
-const SAME_WAIT: f64 = 1.5;
 
 fn columns<'a>() -> Columns<'a, WayRow> {
     Columns::new()
@@ -190,10 +177,8 @@ impl Experiment for StreamPriorities {
     type Result = StreamPrioritiesResult;
     type Derived = PrioritiesAnalysis;
 
-    /// Each way's probes' waits. A probe copy takes a copy engine of its own, so its wait
-    /// is the host's and the driver's path from issue to start, which the run's launch
-    /// probe measures too: it is held against that; a probe kernel's wait is the running
-    /// grid's, on the GPU.
+    /// Each way's probes' waits; a probe copy's (the host's and the driver's path to a copy
+    /// engine of its own) held against the run's launch probe.
     fn rows(_r: &StreamPrioritiesResult, derived: &Self::Derived) -> Vec<MeasuredRow> {
         columns().measured_rows(&derived.rows)
     }
@@ -251,7 +236,6 @@ impl Experiment for StreamPriorities {
             copy_engines => r.run.device.copy_engines,
             kernels => both_ways(&a.rows, Work::Kernels).map(Serde),
             copies => both_ways(&a.rows, Work::Copies).map(Serde),
-            same_wait => SAME_WAIT,
         }
     }
 
@@ -266,33 +250,25 @@ impl Experiment for StreamPriorities {
             XAxis::Categories(labels),
             YScale::Log,
         );
+        let ms = |f: fn(&WayRow) -> f64| a.rows.iter().map(f).collect();
         // A model wait of 0 (a copy with an engine free) has no bar on the log scale.
-        type Ms = fn(&WayRow) -> f64;
-        let series: [(&str, _, Ms); 3] = [
-            ("p50", PALETTE[0], |r| r.p50_ms),
-            ("p99", PALETTE[1], |r| r.p99_ms),
-            ("model p99", SEQUENTIAL_COLOR, |r| {
-                Some(r.model_p99_ms)
-                    .filter(|&m| m > 0.0)
-                    .unwrap_or(f64::NAN)
-            }),
+        c.bars = vec![
+            bars("p50", PALETTE[0], ms(|r| r.p50_ms), None),
+            bars("p99", PALETTE[1], ms(|r| r.p99_ms), None),
+            bars("model p99", SEQUENTIAL_COLOR, ms(|r| r.model_p99_ms), None),
         ];
-        for (name, color, ms) in series {
-            c.bars
-                .push(bars(name, color, a.rows.iter().map(ms).collect(), None));
-        }
         vec![FigureModel::chart("stream-priorities.svg".into(), c)]
     }
 
     fn summary(r: &StreamPrioritiesResult, a: &Self::Derived) -> Summary {
         let both = |work, f: fn(&WayRow) -> f64| {
-            [false, true].map(|prioritized| a.row(work, prioritized).map(f))
+            [false, true].map(|prioritized| way(&a.rows, work, prioritized).map(f))
         };
         Summary::of(&json!({
             "verified": r.run.verification.passed,
             "kernel_p50_ms": both(Work::Kernels, |w| w.p50_ms),
             "kernel_p99_ms": both(Work::Kernels, |w| w.p99_ms),
-            "model_p99_ms": a.row(Work::Kernels, true).map(|w| w.model_p99_ms),
+            "model_p99_ms": way(&a.rows, Work::Kernels, true).map(|w| w.model_p99_ms),
             "kernel_p99_gain": a.kernel_p99_gain,
             "copy_p50_ms": both(Work::Copies, |w| w.p50_ms),
         }))
@@ -313,7 +289,7 @@ mod tests {
         assert_eq!(quantile(&v, 1.0), 100.0);
         assert_eq!(quantile(&[3.0], 0.99), 3.0);
         assert!(quantile(&[], 0.5).is_nan());
-        let way = |work, prioritized, waits: Vec<f64>| WayRun {
+        let run = |work, prioritized, waits: Vec<f64>| WayRun {
             work,
             prioritized,
             waits_ms: waits,
@@ -325,17 +301,17 @@ mod tests {
             resident_blocks: 4224,
             long_blocks: 42240,
             ways: vec![
-                way(Work::Kernels, false, vec![1.0, 1.5, 2.0]),
-                way(Work::Kernels, true, vec![0.01, 0.05, 0.09]),
-                way(Work::Copies, false, vec![1.0, 1.1]),
-                way(Work::Copies, true, vec![1.05, 1.1]),
+                run(Work::Kernels, false, vec![1.0, 1.5, 2.0]),
+                run(Work::Kernels, true, vec![0.01, 0.05, 0.09]),
+                run(Work::Copies, false, vec![1.0, 1.1]),
+                run(Work::Copies, true, vec![1.05, 1.1]),
             ],
         };
         let analyzed = Analyzed::<StreamPriorities>::new(KernelSet::Rust, r);
         let a = &analyzed.derived;
-        let with = a.row(Work::Kernels, true).unwrap();
+        let with = way(&a.rows, Work::Kernels, true).unwrap();
         assert!((with.model_p99_ms - 0.099).abs() < 1e-12, "{with:?}");
-        let without = a.row(Work::Kernels, false).unwrap();
+        let without = way(&a.rows, Work::Kernels, false).unwrap();
         assert!((without.model_p99_ms - 2.1 * 0.99).abs() < 1e-12);
         assert!((a.kernel_p99_gain.unwrap() - 2.0 / 0.09).abs() < 1e-9);
         let notes = analyzed.words.clone().unwrap().notes;
@@ -346,7 +322,7 @@ mod tests {
         );
         assert!(words.contains("the priority made no difference"), "{words}");
         assert!(words.contains("it queued behind the long copy"), "{words}");
-        let copies = a.row(Work::Copies, true).unwrap();
+        let copies = way(&a.rows, Work::Copies, true).unwrap();
         assert_eq!(copies.model_p99_ms, 0.0, "made_up has three copy engines");
     }
 }

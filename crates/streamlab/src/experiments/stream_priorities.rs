@@ -9,7 +9,7 @@
 use std::time::{Duration, Instant};
 
 use streamlab_results::experiments::stream_priorities::{
-    Params, StreamPriorities, StreamPrioritiesResult, WayRun, Work,
+    Params, StreamPriorities, StreamPrioritiesResult, WayRun, Work, way_label,
 };
 use streamlab_results::saved::Params as _;
 use streamlab_results::saved::Verification;
@@ -71,12 +71,13 @@ impl Run for StreamPriorities {
                     waits_ms: Vec::new(),
                     long_ms: Vec::new(),
                 };
+                let label = way_label(work, prioritized);
                 for round in 0..p.rounds {
                     let t = bench.trace(&streams, work, prioritized, alone_ms)?;
                     let (waits, long) = waits(&t);
                     way.waits_ms.extend(waits);
                     way.long_ms.extend(long);
-                    task.step(&format!("{}, round {}", way.label(), round + 1));
+                    task.step(&format!("{label}, round {}", round + 1));
                 }
                 ways.push(way);
             }
