@@ -252,17 +252,14 @@ mod tests {
                 point(KernelSet::Cuda, Way::Programmatic, 0, &[2.0, 2.0, 2.0]),
             ],
         };
-        let a = DependentLaunch::derive(&r, &[]);
+        let analyzed = Analyzed::<DependentLaunch>::new(KernelSet::Rust, r);
+        let a = &analyzed.derived;
         let pdl = a.row(KernelSet::Rust, Way::Programmatic, 0).unwrap();
         assert!((pdl.plain_over_this - 4.0).abs() < 1e-12, "{pdl:?}");
         let cuda = a.row(KernelSet::Cuda, Way::Programmatic, 0).unwrap();
         assert!((cuda.plain_over_this - 4.0).abs() < 1e-12);
         assert!(a.row(KernelSet::Rust, Way::Graph, 0).is_none());
-        let words = Analyzed::<DependentLaunch>::new(KernelSet::Rust, r)
-            .analysis
-            .summary
-            .overview
-            .finding;
+        let words = &analyzed.analysis.summary.overview.finding;
         assert!(words.contains("plain launches 4.00"), "{words}");
         assert!(words.contains("The CUDA C++ twins"), "{words}");
     }

@@ -220,12 +220,8 @@ impl Experiment for LaunchOverhead {
     fn derive(r: &LaunchOverheadResult, _checks: &[TraceChecks]) -> LaunchAnalysis {
         let rows: Vec<LaunchRow> = (r.stream.iter())
             .map(|c| {
-                row(
-                    c.kernels,
-                    &c.async_host_us,
-                    &c.async_gpu_us,
-                    Some(&c.sync_us),
-                )
+                let sync = Some(&c.sync_us);
+                row(c.kernels, &c.async_host_us, &c.async_gpu_us, sync)
             })
             .collect();
         let (rust, cuda) = (of(&rows, KernelSet::Rust), of(&rows, KernelSet::Cuda));

@@ -240,14 +240,12 @@ impl Experiment for StreamPriorities {
     }
 
     fn figures(_r: &StreamPrioritiesResult, a: &Self::Derived) -> Vec<FigureModel> {
-        let labels = (a.rows.iter())
-            .map(|r| way_label(r.work, r.prioritized))
-            .collect();
+        let labels = a.rows.iter().map(|r| way_label(r.work, r.prioritized));
         let mut c = blank(
             "stream-priorities: a probe's wait from issue to start, measured and modelled".into(),
             "probes issued while the long operation runs",
             "ms (log)",
-            XAxis::Categories(labels),
+            XAxis::Categories(labels.collect()),
             YScale::Log,
         );
         let ms = |f: fn(&WayRow) -> f64| a.rows.iter().map(f).collect();
