@@ -153,10 +153,8 @@ fn columns<'a>() -> Columns<'a, WayRow> {
         .named(
             |x| {
                 let priority = if x.prioritized { "priority" } else { "default" };
-                RowName::new(
-                    format_args!("{}/{priority}", x.work.label()),
-                    format_args!("{}: a probe's wait", way_label(x.work, x.prioritized)),
-                )
+                RowName::new(x.work.label(), way_label(x.work, x.prioritized))
+                    .then(priority, "a probe's wait")
             },
             |x, _, row| match x.work {
                 Work::Copies => row.controlled_by(RowControl::Launch),
