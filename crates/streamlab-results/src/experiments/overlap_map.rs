@@ -364,6 +364,7 @@ impl Experiment for OverlapMap {
                 Some((row, column))
             })
             .collect();
+        let at = |n, s| (a.cells.iter()).find(|c| c.elements == n && c.streams == s);
         let map = |name: &str, value: fn(&MapCellAnalysis) -> f64| FigureModel {
             file: format!("overlap-map-{name}.svg"),
             drawing: Drawing::HeatMap(HeatMap {
@@ -377,10 +378,7 @@ impl Experiment for OverlapMap {
                 values: (a.sizes.iter())
                     .map(|&n| {
                         (a.stream_counts.iter())
-                            .map(|&s| {
-                                let mut cells = a.cells.iter();
-                                cells.find(|c| c.elements == n && c.streams == s).map(value)
-                            })
+                            .map(|&s| at(n, s).map(value))
                             .collect()
                     })
                     .collect(),
