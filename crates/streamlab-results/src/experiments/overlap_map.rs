@@ -316,6 +316,7 @@ impl Experiment for OverlapMap {
 
     fn tables(_r: &Self::Result, a: &Self::Derived, _cuda: Option<With<Self>>) -> Vec<Table> {
         let at = |n: Option<usize>| n.map_or("never".to_owned(), |n| format!("2^{}", n.ilog2()));
+        let caption = format!("where streams start to pay off (speedup ≥ {PAYOFF:.2}×)");
         let crossovers = Columns::new()
             .show("streams", |x: &Crossover| x.streams.to_string())
             .show("measured", move |x| at(x.measured))
@@ -323,12 +324,7 @@ impl Experiment for OverlapMap {
             .show("size steps apart", |x| {
                 x.steps_apart.map_or("–".into(), |d| d.to_string())
             })
-            .table(
-                Some(format!(
-                    "where streams start to pay off (speedup ≥ {PAYOFF:.2}×)"
-                )),
-                &a.crossovers,
-            );
+            .table(Some(caption), &a.crossovers);
         // Each stream count's crossovers, measured and modelled, and every cell where
         // the two disagree.
         let at_crossover = |x: &MapCellAnalysis| {
