@@ -39,12 +39,11 @@ impl crate::saved::Params for Params {
     fn validate(&self) -> Result<(), UsageError> {
         self.sweep.validate()?;
         crate::saved::check_sample_ms(self.sample_ms)?;
-        let mut counts = self.stream_counts.clone();
-        counts.sort_unstable();
-        if let Some(twice) = counts.windows(2).find(|w| w[0] == w[1]) {
+        let counts = &self.stream_counts;
+        let twice = (counts.iter().enumerate()).find(|&(i, s)| counts[..i].contains(s));
+        if let Some((_, s)) = twice {
             return Err(UsageError::new(format!(
-                "--stream-counts lists {} twice: give each stream count once",
-                twice[0]
+                "--stream-counts lists {s} twice: give each stream count once"
             )));
         }
         let smallest = 1usize << self.sweep.min_exponent;
@@ -250,9 +249,8 @@ impl Experiment for OverlapMap {
                 both_ms: ms_at(2 * bytes, rates.both_gbps),
             };
             let front_end = s * (htod_latency_ms + launch_ms + dtoh_latency_ms);
-            pipeline::bound(stages, streams, runs, r.run.device.copy_engines)
-                .ms
-                .max(front_end)
+            let bound = pipeline::bound(stages, streams, runs, r.run.device.copy_engines);
+            bound.ms.max(front_end)
         };
         let mut cells = Vec::new();
         let mut one_stream_model_ms = Vec::new();
