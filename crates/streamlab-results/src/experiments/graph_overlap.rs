@@ -38,9 +38,6 @@ impl crate::saved::Params for Params {
                 "--chunks {c} exceeds --elements {}: use at most one chunk per element",
                 self.elements
             ))),
-            None if self.chunks.is_empty() => {
-                Err(UsageError::new("--chunks needs at least one value"))
-            }
             None => Ok(()),
         }
     }
@@ -171,28 +168,22 @@ impl Experiment for GraphOverlap {
 
     fn derive(r: &GraphOverlapResult, _checks: &[TraceChecks]) -> Vec<GraphRow> {
         let link = own_link(r);
-        let mut rows = Vec::new();
-        for variant in IssueOrder::ASYNC {
-            for &chunks in &r.run.params.chunks {
-                let find = |issue| {
-                    (r.points.iter())
-                        .find(|p| p.variant == variant && p.chunks == chunks && p.issue == issue)
-                };
-                let (Some(s), Some(g), Some(parts)) = (
-                    find(Issue::Streams),
-                    find(Issue::Graph),
-                    pipeline_stages(&r.stages, chunks, None, link.as_ref()),
-                ) else {
-                    continue;
-                };
+        let (iterations, engines) = (r.run.params.iterations, r.run.device.copy_engines);
+        (r.points.iter())
+            .filter(|p| p.issue == Issue::Streams)
+            .filter_map(|s| {
+                let (variant, chunks) = (s.variant, s.chunks);
+                let g = (r.points.iter()).find(|g| {
+                    g.variant == variant && g.chunks == chunks && g.issue == Issue::Graph
+                })?;
+                let parts = pipeline_stages(&r.stages, chunks, None, link.as_ref())?;
                 let faster = s.gpu.faster(&g.gpu);
-                let (iterations, engines) = (r.run.params.iterations, r.run.device.copy_engines);
                 let bound = pipeline::bound(parts, chunks, iterations, engines).held(
                     faster.median(),
                     faster.noise(),
                     chunks_noise(&r.stages, chunks),
                 );
-                rows.push(GraphRow {
+                Some(GraphRow {
                     variant,
                     chunks,
                     gpu_ratio: g.gpu.median() / s.gpu.median(),
@@ -200,10 +191,9 @@ impl Experiment for GraphOverlap {
                     bound,
                     streams: s.clone(),
                     graph: g.clone(),
-                });
-            }
-        }
-        rows
+                })
+            })
+            .collect()
     }
 
     fn tables(_r: &Self::Result, derived: &Self::Derived, _cuda: Option<With<Self>>) -> Vec<Table> {
@@ -220,22 +210,13 @@ impl Experiment for GraphOverlap {
             .map(|r| format!("{} ×{}", r.variant.short(), r.chunks))
             .collect();
         let chart_of = |title: &str, y_label: &str, side: fn(&GraphPoint) -> &Series| {
-            let mut c = blank(
-                title.into(),
-                "order × chunks",
-                y_label,
-                XAxis::Categories(labels.clone()),
-                YScale::Log,
-            );
-            type Way = fn(&GraphRow) -> &GraphPoint;
-            let ways: [(&str, Way); 2] = [
-                ("issued on streams", |r| &r.streams),
-                ("replayed graph", |r| &r.graph),
-            ];
-            for ((name, way), color) in ways.into_iter().zip(PALETTE) {
-                let ms = a.iter().map(|r| side(way(r)).median()).collect();
-                c.bars.push(bars(name, color, ms, None));
-            }
+            let x = XAxis::Categories(labels.clone());
+            let mut c = blank(title.into(), "order × chunks", y_label, x, YScale::Log);
+            let streams = a.iter().map(|r| side(&r.streams).median()).collect();
+            let graph = a.iter().map(|r| side(&r.graph).median()).collect();
+            c.bars
+                .push(bars("issued on streams", PALETTE[0], streams, None));
+            c.bars.push(bars("replayed graph", PALETTE[1], graph, None));
             c
         };
         let host = chart_of(

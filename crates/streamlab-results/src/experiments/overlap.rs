@@ -190,15 +190,11 @@ pub struct OverlapAnalysis {
     pub at_user_size: usize,
 }
 
-fn analyze_size(
-    size: &OverlapSize,
-    copy_engines: i32,
-    link: Option<&LinkRates>,
-) -> OverlapSizeAnalysis {
+fn analyze_size(size: &OverlapSize, engines: i32, link: Option<&LinkRates>) -> OverlapSizeAnalysis {
     let config = |point: OverlapPoint, runs| {
         let (streams, time) = (point.streams, &point.time);
         let bound = pipeline_stages(&size.stages, streams, None, link).map(|parts| {
-            pipeline::bound(parts, streams, runs, copy_engines).held(
+            pipeline::bound(parts, streams, runs, engines).held(
                 time.median(),
                 time.noise(),
                 chunks_noise(&size.stages, streams),
@@ -215,16 +211,13 @@ fn analyze_size(
     configs.extend((size.points.iter()).map(|p| config(p.clone(), size.iterations)));
     let median = |c: &OverlapConfig| c.point.time.median();
     let best = (configs[1..].iter()).min_by(|a, b| median(a).total_cmp(&median(b)));
-    let best = best.cloned();
     let sequential_ms = size.sequential.median();
     OverlapSizeAnalysis {
         elements: size.elements,
         sequential_ms,
-        speedup: best
-            .as_ref()
-            .map_or(f64::NAN, |b| sequential_ms / median(b)),
+        speedup: best.map_or(f64::NAN, |b| sequential_ms / median(b)),
+        best: best.cloned(),
         configs,
-        best,
     }
 }
 

@@ -39,12 +39,11 @@ impl crate::saved::Params for Params {
     fn validate(&self) -> Result<(), UsageError> {
         self.sweep.validate()?;
         crate::saved::check_sample_ms(self.sample_ms)?;
-        let mut counts = self.stream_counts.clone();
-        counts.sort_unstable();
-        if let Some(twice) = counts.windows(2).find(|w| w[0] == w[1]) {
+        let counts = &self.stream_counts;
+        let twice = (counts.iter().enumerate()).find(|&(i, s)| counts[..i].contains(s));
+        if let Some((_, s)) = twice {
             return Err(UsageError::new(format!(
-                "--stream-counts lists {} twice: give each stream count once",
-                twice[0]
+                "--stream-counts lists {s} twice: give each stream count once"
             )));
         }
         let smallest = 1usize << self.sweep.min_exponent;
@@ -250,9 +249,8 @@ impl Experiment for OverlapMap {
                 both_ms: ms_at(2 * bytes, rates.both_gbps),
             };
             let front_end = s * (htod_latency_ms + launch_ms + dtoh_latency_ms);
-            pipeline::bound(stages, streams, runs, r.run.device.copy_engines)
-                .ms
-                .max(front_end)
+            let bound = pipeline::bound(stages, streams, runs, r.run.device.copy_engines);
+            bound.ms.max(front_end)
         };
         let mut cells = Vec::new();
         let mut one_stream_model_ms = Vec::new();
@@ -316,6 +314,7 @@ impl Experiment for OverlapMap {
 
     fn tables(_r: &Self::Result, a: &Self::Derived, _cuda: Option<With<Self>>) -> Vec<Table> {
         let at = |n: Option<usize>| n.map_or("never".to_owned(), |n| format!("2^{}", n.ilog2()));
+        let caption = format!("where streams start to pay off (speedup ≥ {PAYOFF:.2}×)");
         let crossovers = Columns::new()
             .show("streams", |x: &Crossover| x.streams.to_string())
             .show("measured", move |x| at(x.measured))
@@ -323,12 +322,7 @@ impl Experiment for OverlapMap {
             .show("size steps apart", |x| {
                 x.steps_apart.map_or("–".into(), |d| d.to_string())
             })
-            .table(
-                Some(format!(
-                    "where streams start to pay off (speedup ≥ {PAYOFF:.2}×)"
-                )),
-                &a.crossovers,
-            );
+            .table(Some(caption), &a.crossovers);
         // Each stream count's crossovers, measured and modelled, and every cell where
         // the two disagree.
         let at_crossover = |x: &MapCellAnalysis| {
@@ -364,6 +358,7 @@ impl Experiment for OverlapMap {
                 Some((row, column))
             })
             .collect();
+        let at = |n, s| (a.cells.iter()).find(|c| c.elements == n && c.streams == s);
         let map = |name: &str, value: fn(&MapCellAnalysis) -> f64| FigureModel {
             file: format!("overlap-map-{name}.svg"),
             drawing: Drawing::HeatMap(HeatMap {
@@ -377,10 +372,7 @@ impl Experiment for OverlapMap {
                 values: (a.sizes.iter())
                     .map(|&n| {
                         (a.stream_counts.iter())
-                            .map(|&s| {
-                                let mut cells = a.cells.iter();
-                                cells.find(|c| c.elements == n && c.streams == s).map(value)
-                            })
+                            .map(|&s| at(n, s).map(value))
                             .collect()
                     })
                     .collect(),
