@@ -33,7 +33,6 @@ fn budgets_read_as_given_and_bad_sweeps_are_refused_in_one_line() {
     for bad in [
         with(|p| p.ratios = vec![0.0]),
         with(|p| p.bucket_mib = vec![0]),
-        with(|p| p.budgets = vec![]),
         with(|p| p.ratios = vec![1.0, 1.0]),
         with(|p| p.warmup = 0),
         with(|p| (p.buckets, p.bucket_mib) = (16, vec![512])),
