@@ -218,8 +218,7 @@ pub struct OverlapRow {
     /// `max(C, M) + min(C, M) / K` from the stages alone.
     pub bound_ms: f64,
     /// The same from each side as measured beside a loop of the other: an estimate under
-    /// full interference (in the schedule the two overlap only part of the time), not a
-    /// bound.
+    /// full interference (the schedule overlaps them only part of the time), not a bound.
     pub interfered_ms: f64,
     /// An independent loop ended before the side it was to slow, in some sample: that
     /// side's slowed time, and so the estimate, is low.

@@ -144,9 +144,8 @@ pub(super) fn figures(r: &AllreduceOverlapResult, a: &AllreduceAnalysis) -> Vec<
             .collect();
         budget_points.sort_by(|x, y| x.0.total_cmp(&y.0));
         let name = format!("compute : all-reduce {ratio} asked");
-        trade
-            .lines
-            .push(line(name.clone(), color, false, budget_points));
+        let budgets = line(name.clone(), color, false, budget_points);
+        trade.lines.push(budgets);
         let size_points = of_ratio()
             .filter(|row| row.budget == Budget::Default)
             .map(|row| (row.bucket_mib, row.hidden))

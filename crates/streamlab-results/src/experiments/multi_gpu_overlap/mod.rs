@@ -248,9 +248,8 @@ pub struct GpuBound {
     pub bound: Option<Bound>,
 }
 
-/// The probes of every GPU copying in and out at once: how many were taken before, between
-/// and after the timed batches, and where the fastest, the bound's, was taken (`"before"`,
-/// `"between"` or `"after"`).
+/// How many probes of every GPU copying in and out at once were taken before, between and
+/// after the timed batches, and when the fastest, the bound's, was.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct HostLinkProbes {
     pub before: usize,
@@ -273,9 +272,8 @@ pub struct MultiGpuAnalysis {
     pub host_link_gbps: f64,
     pub host_link_noise: f64,
     pub host_link_probes: HostLinkProbes,
-    /// The spread run's bound, held to it: the larger of the two above as built
-    /// (`bound.built_ms` where the run beat it by more than the slack and it was lowered
-    /// to the run), where the run sits under it, and which limit it is.
+    /// The spread run's bound held to it (the larger of the two above; `built_ms` where the
+    /// run beat it by more than the slack), and which limit it is.
     pub bound: Bound,
     pub limit: Limit,
     /// The first GPU's pipeline bound for the whole work alone, held to its run.
@@ -365,14 +363,10 @@ fn analyze(r: &MultiGpuOverlapResult) -> MultiGpuAnalysis {
         }
     };
     let bound = built.held(spread_ms, spread.noise(), built_noise);
-    let first = r.gpus.first();
-    let alone_bound = pipeline::bound(
-        stages(&r.alone_stages, None),
-        r.alone_stages.chunks,
-        runs,
-        first.map_or(0, |g| g.device.copy_engines),
-    )
-    .held(alone_ms, alone.noise(), stage_noise(&r.alone_stages));
+    let t = &r.alone_stages;
+    let engines = r.gpus.first().map_or(0, |g| g.device.copy_engines);
+    let alone_built = pipeline::bound(stages(t, None), t.chunks, runs, engines);
+    let alone_bound = alone_built.held(alone_ms, alone.noise(), stage_noise(t));
     let speedup = alone_ms / spread_ms;
     let bound_speedup = alone_bound.ms / bound.ms;
     MultiGpuAnalysis {
