@@ -135,9 +135,7 @@ impl Experiment for MultiGpuOverlap {
         let spread = format!("{gpus} GPUs, {streams} streams each");
         let alone = format!("the first GPU alone, {streams} streams");
         let host = "every GPU copying in and out at once, one pass, before the timed batches";
-        let row = |key: &str, label: &str, series| {
-            MeasuredRow::median(key, label, series, MS).over_link()
-        };
+        let row = |key: &str, label: &str, s| MeasuredRow::median(key, label, s, MS).over_link();
         vec![
             row("spread", &spread, &r.spread),
             row("alone", &alone, &r.alone),
@@ -431,12 +429,9 @@ fn columns<'a>() -> Columns<'a, Run<'a>> {
 /// Where each run sits under its bound, if it does, and the flag of a run beyond it.
 fn against_bounds(x: &MultiGpuAnalysis) -> String {
     let mark = |run: &str, b: &Bound| (b.under.is_some()).then(|| format!("{run}: {}", b.mark()));
-    crate::derived::pipeline::bound_cell(
-        [mark("all GPUs", &x.bound), mark("alone", &x.alone_bound)]
-            .into_iter()
-            .flatten()
-            .chain(x.beyond_bound.then(|| "flagged: no finding".to_owned())),
-    )
+    let marks = [mark("all GPUs", &x.bound), mark("alone", &x.alone_bound)];
+    let flag = x.beyond_bound.then(|| "flagged: no finding".to_owned());
+    pipeline::bound_cell(marks.into_iter().flatten().chain(flag))
 }
 
 /// The table of each GPU's share against its own pipeline bound.
@@ -488,16 +483,14 @@ fn figures(r: &MultiGpuOverlapResult, a: &MultiGpuAnalysis) -> Vec<FigureModel> 
             [(x - HALF_BAR, y), (x + HALF_BAR, y), (x + 0.5, f64::NAN)]
         })
         .collect();
-    chart
-        .lines
-        .push(line("each run's bound", BOUND_COLOR, true, dashes));
+    let each = line("each run's bound", BOUND_COLOR, true, dashes);
+    chart.lines.push(each);
     let built: Vec<(f64, f64)> = (bounds.iter().enumerate())
         .filter_map(|(i, b)| Some((i as f64, b.built_ms?)))
         .collect();
     if !built.is_empty() {
-        chart
-            .lines
-            .push(points("bound as built, beaten", PALETTE[3], built));
+        let beaten = points("bound as built, beaten", PALETTE[3], built);
+        chart.lines.push(beaten);
     }
     vec![FigureModel::chart("multi-gpu-overlap.svg".into(), chart)]
 }

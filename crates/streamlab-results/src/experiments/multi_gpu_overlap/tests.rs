@@ -249,12 +249,8 @@ fn a_result_saved_before_the_probes_between_and_after_still_reads() {
     // This module's made-up two-GPU result (host link 1.2 ms, all GPUs 1.25 ms) as
     // streamlab f771c3b saved it, every GPU used: no probes between or after the timed
     // batches, no timeline, no GPU ordinals in its parameters.
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/formats/multi-gpu-overlap-f771c3b.json"
-    );
-    let text = std::fs::read_to_string(path).unwrap();
-    let r: MultiGpuOverlapResult = crate::folder::parse(path.as_ref(), &text).unwrap();
+    let text = include_str!("../../../tests/formats/multi-gpu-overlap-f771c3b.json");
+    let r: MultiGpuOverlapResult = crate::folder::parse("f771c3b".as_ref(), text).unwrap();
     assert!(r.host_link_between.is_none() && r.host_link_after.is_none());
     assert!(r.timeline.is_none() && r.run.params.devices.is_empty());
     let analyzed = analyzed::<MultiGpuOverlap>(&r);
