@@ -318,11 +318,11 @@ impl Experiment for AllreduceOverlap {
             }
         }
         let budget_mib = f64::from(r.run.params.budget_mib);
+        // How far a row's ratio asked is from 1, either way.
+        let off = |row: &OverlapRow| row.ratio_asked.ln().abs();
         let headline = (overlap.iter().enumerate())
             .filter(|(_, row)| row.budget == Budget::Default && row.bucket_mib == budget_mib)
-            .min_by(|(_, a), (_, b)| {
-                (a.ratio_asked.ln().abs()).total_cmp(&b.ratio_asked.ln().abs())
-            })
+            .min_by(|(_, a), (_, b)| off(a).total_cmp(&off(b)))
             .map(|(i, _)| i);
         AllreduceAnalysis {
             ranks,

@@ -48,11 +48,10 @@ impl crate::saved::Params for Params {
     const QUICK: &'static str = "--elements 4194304 --warmup 2 --iterations 20 --batches 4";
 
     fn validate(&self) -> Result<(), UsageError> {
-        if self.batches() > self.iterations {
+        let (batches, iterations) = (self.batches(), self.iterations);
+        if batches > iterations {
             return Err(UsageError::new(format!(
-                "--batches {} exceeds --iterations {}: each batch needs at least one iteration",
-                self.batches(),
-                self.iterations
+                "--batches {batches} exceeds --iterations {iterations}: each batch needs at least one iteration"
             )));
         }
         crate::spread::check_devices(MultiGpuOverlap::NAME, &self.devices)
@@ -102,9 +101,8 @@ pub struct MultiGpuOverlapResult {
     /// Milliseconds per pass of every GPU copying its share in and out at once (the
     /// whole array each way over all GPUs), host-timed, before the timed batches.
     pub host_link: Series,
-    /// The same pass once after each round of timed batches, and several after the
-    /// last: with `host_link`, the probes whose fastest is the host link's bound (absent
-    /// before 2026-11-28, whose bound rests on `host_link` alone).
+    /// The same pass once after each round of timed batches, and several after the last
+    /// (absent before 2026-11-28); the fastest of all three is the host link's bound.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host_link_between: Option<Series>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
