@@ -117,7 +117,8 @@ impl crate::saved::Params for Params {
         let iteration_mib = self.buckets as u64 * u64::from(most);
         let ratio_twice =
             (self.ratios.iter().enumerate()).find(|(i, r)| self.ratios[..*i].contains(r));
-        // `--buckets` and `--side` are held to their ranges by their parsers.
+        // `--buckets` and `--side` are held to their ranges by their parsers, and an empty
+        // list (`--ratios=`) fails its parser.
         let refusals = [
             (bucket_mibs.clone().find(|&&m| !(1..=1024).contains(&m))).map(|mib| format!(
                 "a bucket of {mib} MiB is outside 1..=1024: give --bucket-mib and --budget-mib from 1 to 1024"
@@ -133,14 +134,9 @@ impl crate::saved::Params for Params {
             (self.warmup == 0).then(|| {
                 "--warmup 0: each configuration needs an untimed iteration first (NCCL connects on first use): give --warmup 1 or more".into()
             }),
-            (self.bucket_mib.is_empty() || self.ratios.is_empty() || self.budgets.is_empty()).then(|| {
-                "--bucket-mib, --ratios and --budgets each need at least one value: give e.g. --ratios 1".into()
-            }),
         ];
-        match refusals.into_iter().flatten().next() {
-            Some(refusal) => Err(UsageError::new(refusal)),
-            None => Ok(()),
-        }
+        let refusal = refusals.into_iter().flatten().next();
+        refusal.map_or(Ok(()), |refusal| Err(UsageError::new(refusal)))
     }
 }
 
@@ -222,8 +218,7 @@ pub struct OverlapRow {
     /// `max(C, M) + min(C, M) / K` from the stages alone.
     pub bound_ms: f64,
     /// The same from each side as measured beside a loop of the other: an estimate under
-    /// full interference (in the schedule the two overlap only part of the time), not a
-    /// bound.
+    /// full interference (the schedule overlaps them only part of the time), not a bound.
     pub interfered_ms: f64,
     /// An independent loop ended before the side it was to slow, in some sample: that
     /// side's slowed time, and so the estimate, is low.
@@ -251,9 +246,6 @@ pub struct AllreduceAnalysis {
     /// The point nearest PyTorch DDP's default (the budget sweep's bucket, NCCL's default
     /// budget, the ratio nearest 1), where measured.
     pub headline: Option<usize>,
-    /// The row of the budget sweep at the headline's ratio (the same compute for every
-    /// budget) whose overlapped iteration is the shortest.
-    pub best_budget: Option<usize>,
 }
 
 /// Bus bandwidth (GB/s) of an all-reduce of `bytes` on `ranks` GPUs taking `ms`.
@@ -299,12 +291,10 @@ impl Experiment for AllreduceOverlap {
                 samples: [p.in_place.clone(), p.out_of_place.clone()],
             });
             for q in &p.ratios {
-                let (c, t, th) = (
-                    q.compute.median(),
-                    q.overlapped.median(),
-                    q.overlapped_high.median(),
-                );
+                let (c, t) = (q.compute.median(), q.overlapped.median());
+                let th = q.overlapped_high.median();
                 let b = bound(c, m, k);
+                let interfered = [&q.compute_interfered, &q.reduce_interfered].map(Series::median);
                 overlap.push(OverlapRow {
                     bucket_mib,
                     budget: p.budget,
@@ -316,11 +306,7 @@ impl Experiment for AllreduceOverlap {
                     overlapped_ms: t,
                     overlapped_high_ms: th,
                     bound_ms: b,
-                    interfered_ms: bound(
-                        q.compute_interfered.median(),
-                        q.reduce_interfered.median(),
-                        k,
-                    ),
+                    interfered_ms: bound(interfered[0], interfered[1], k),
                     short_loops: q.short_loops > 0,
                     hidden: hidden(c, m, t),
                     hidden_high: hidden(c, m, th),
@@ -332,27 +318,17 @@ impl Experiment for AllreduceOverlap {
             }
         }
         let budget_mib = f64::from(r.run.params.budget_mib);
+        // How far a row's ratio asked is from 1, either way.
+        let off = |row: &OverlapRow| row.ratio_asked.ln().abs();
         let headline = (overlap.iter().enumerate())
             .filter(|(_, row)| row.budget == Budget::Default && row.bucket_mib == budget_mib)
-            .min_by(|(_, a), (_, b)| {
-                (a.ratio_asked.ln().abs()).total_cmp(&b.ratio_asked.ln().abs())
-            })
+            .min_by(|(_, a), (_, b)| off(a).total_cmp(&off(b)))
             .map(|(i, _)| i);
-        let best_budget = headline.and_then(|h| {
-            let asked = overlap[h].ratio_asked;
-            (overlap.iter().enumerate())
-                .filter(|(_, row)| {
-                    row.ratio_asked == asked && row.bucket_mib == overlap[h].bucket_mib
-                })
-                .min_by(|(_, a), (_, b)| a.overlapped_ms.total_cmp(&b.overlapped_ms))
-                .map(|(i, _)| i)
-        });
         AllreduceAnalysis {
             ranks,
             reduce,
             overlap,
             headline,
-            best_budget,
         }
     }
 
@@ -396,12 +372,9 @@ impl Experiment for AllreduceOverlap {
     }
 
     fn summary(_r: &AllreduceOverlapResult, a: &AllreduceAnalysis) -> Summary {
-        let Some(h) = a.headline.map(|i| &a.overlap[i]) else {
+        let Some((h, best, _)) = a.budget_sweep() else {
             return Summary::default();
         };
-        let best = a.best_budget.map_or(h, |i| &a.overlap[i]);
-        // The row nearest PyTorch DDP's default, and the CTA budget whose iteration was the
-        // shortest at its bucket size and ratio.
         let headline = json!({
             "gpus": a.ranks,
             "at_default": h,
@@ -424,14 +397,24 @@ impl Experiment for AllreduceOverlap {
 }
 
 impl AllreduceAnalysis {
+    /// The headline's row, the row of the budget sweep at its bucket size and ratio (the
+    /// same compute for every budget) whose overlapped iteration is the shortest, and how
+    /// many budgets ran there.
+    fn budget_sweep(&self) -> Option<(&OverlapRow, &OverlapRow, usize)> {
+        let h = &self.overlap[self.headline?];
+        let sweep: Vec<&OverlapRow> = (self.overlap.iter())
+            .filter(|row| row.bucket_mib == h.bucket_mib && row.ratio_asked == h.ratio_asked)
+            .collect();
+        let best = (sweep.iter().copied())
+            .min_by(|a, b| a.overlapped_ms.total_cmp(&b.overlapped_ms))
+            .unwrap_or(h);
+        Some((h, best, sweep.len()))
+    }
+
     /// What the budget sweep found at the headline's bucket size and ratio, as a clause;
     /// `None` where one budget ran there.
     fn budgets_found(&self) -> Option<String> {
-        let h = &self.overlap[self.headline?];
-        let best = self.best_budget.map_or(h, |i| &self.overlap[i]);
-        let budgets = (self.overlap.iter())
-            .filter(|row| row.bucket_mib == h.bucket_mib && row.ratio_asked == h.ratio_asked)
-            .count();
+        let (h, best, budgets) = self.budget_sweep()?;
         let found = if best.budget == h.budget {
             "none finished an iteration sooner than NCCL's default".into()
         } else {

@@ -11,6 +11,11 @@ fn point_name(budget: Budget, bucket_mib: f64) -> RowName {
     )
 }
 
+/// A measured row `key` in ms, said as "`words`" under the table row's name.
+fn item<'s>(key: &'s str, words: &'s str) -> (Option<(&'s str, &'s str)>, &'s str) {
+    (Some((key, words)), MS)
+}
+
 pub(super) fn reduce_columns<'a>() -> Columns<'a, ReduceRow> {
     Columns::new()
         .text("budget", "budget", |x: &ReduceRow| x.budget.label())
@@ -19,16 +24,13 @@ pub(super) fn reduce_columns<'a>() -> Columns<'a, ReduceRow> {
         .median(
             ("in place, ms", "in_place_ms"),
             (3, 6),
-            (Some(("in-place", "all-reduces alone, in place")), MS),
+            item("in-place", "all-reduces alone, in place"),
             |x| Some(&x.samples[0]),
         )
         .median(
             ("out of place, ms", "out_of_place_ms"),
             (3, 6),
-            (
-                Some(("out-of-place", "all-reduces alone, out of place")),
-                MS,
-            ),
+            item("out-of-place", "all-reduces alone, out of place"),
             |x| Some(&x.samples[1]),
         )
         .number("ms per bucket", "bucket_ms", (4, 6), |x| x.bucket_ms)
@@ -61,47 +63,38 @@ pub(super) fn overlap_columns<'a>() -> Columns<'a, OverlapRow> {
         .median(
             ("compute C, ms", "compute_ms"),
             (3, 6),
-            (Some(("compute", "compute alone")), MS),
+            item("compute", "compute alone"),
             |x| Some(&x.samples.compute),
         )
         .number("all-reduce M, ms", "reduce_ms", (3, 6), |x| x.reduce_ms)
         .median(
             ("serialized, ms", "serialized_ms"),
             (3, 6),
-            (Some(("serialized", "serialized")), MS),
+            item("serialized", "serialized"),
             |x| Some(&x.samples.serialized),
         )
         .median(
             ("overlapped T, ms", "overlapped_ms"),
             (3, 6),
-            (Some(("overlapped", "overlapped")), MS),
+            item("overlapped", "overlapped"),
             |x| Some(&x.samples.overlapped),
         )
         .median(
             ("T, high priority, ms", "overlapped_high_ms"),
             (3, 6),
-            (
-                Some((
-                    "overlapped-high",
-                    "overlapped, communication at the greatest priority",
-                )),
-                MS,
+            item(
+                "overlapped-high",
+                "overlapped, communication at the greatest priority",
             ),
             |x| Some(&x.samples.overlapped_high),
         )
         // Each side beside a loop of the other: measured rows only.
         .measured(
-            (
-                Some(("compute-interfered", "compute beside an all-reduce loop")),
-                MS,
-            ),
+            item("compute-interfered", "compute beside an all-reduce loop"),
             |x| Some(&x.samples.compute_interfered),
         )
         .measured(
-            (
-                Some(("reduce-interfered", "all-reduces beside a loop of products")),
-                MS,
-            ),
+            item("reduce-interfered", "all-reduces beside a loop of products"),
             |x| Some(&x.samples.reduce_interfered),
         )
         .number("bound, ms", "bound_ms", (3, 6), |x| x.bound_ms)
@@ -110,14 +103,7 @@ pub(super) fn overlap_columns<'a>() -> Columns<'a, OverlapRow> {
         })
         .both(
             "loops outlasted",
-            |x| {
-                (if x.short_loops {
-                    "no: estimate low"
-                } else {
-                    "yes"
-                })
-                .into()
-            },
+            |x| String::from(x.short_loops.then_some("no: estimate low").unwrap_or("yes")),
             "short_loops",
             |x| x.short_loops.to_string(),
         )
@@ -158,9 +144,8 @@ pub(super) fn figures(r: &AllreduceOverlapResult, a: &AllreduceAnalysis) -> Vec<
             .collect();
         budget_points.sort_by(|x, y| x.0.total_cmp(&y.0));
         let name = format!("compute : all-reduce {ratio} asked");
-        trade
-            .lines
-            .push(line(name.clone(), color, false, budget_points));
+        let budgets = line(name.clone(), color, false, budget_points);
+        trade.lines.push(budgets);
         let size_points = of_ratio()
             .filter(|row| row.budget == Budget::Default)
             .map(|row| (row.bucket_mib, row.hidden))

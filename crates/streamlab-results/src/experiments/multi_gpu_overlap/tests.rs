@@ -1,8 +1,5 @@
 //! multi-gpu-overlap's analysis and presentation on made-up two-GPU results.
-use super::analysis::analyze;
-use super::present::figures;
 use super::*;
-use crate::derived::pipeline::Limiter;
 use crate::experiments::peer_copy::tests::{analyzed, note, section};
 use crate::report::figures::Drawing;
 use crate::saved::Params as _;
@@ -68,7 +65,7 @@ fn chart(r: &MultiGpuOverlapResult) -> crate::report::chart::Chart {
 #[test]
 fn a_slow_shared_link_binds_the_run_renders_held_to_its_bounds_and_an_idle_gpu_is_said() {
     // Every GPU at once moves 128 MiB in 1.2 ms: slower than either GPU alone.
-    let r = result(1.2, 1.25);
+    let mut r = result(1.2, 1.25);
     let a = analyze(&r);
     let share = a.per_gpu[0].bound.unwrap();
     let one_way = (32u64 << 20) as f64 / 50e6;
@@ -134,16 +131,12 @@ fn a_slow_shared_link_binds_the_run_renders_held_to_its_bounds_and_an_idle_gpu_i
     // A dash across each bar, broken between them.
     let p = &bound.points;
     assert_eq!(p.len(), 6);
-    assert_eq!((p[0].0, p[1].0), (-0.4, 0.4));
-    assert_eq!((p[0].1, p[1].1), (a.alone_bound.ms, a.alone_bound.ms));
+    let (alone, spread) = (a.alone_bound.ms, a.bound.ms);
+    assert_eq!(p[..2], [(-0.4, alone), (0.4, alone)]);
     assert!(p[2].1.is_nan());
-    assert_eq!((p[3].0, p[4].0), (0.6, 1.4));
-    assert_eq!((p[3].1, p[4].1), (a.bound.ms, a.bound.ms));
+    assert_eq!(p[3..5], [(0.6, spread), (1.4, spread)]);
     // An idle GPU has no bound, and is said to have had no elements.
-    let mut r = r;
-    r.gpus[1].streams = 0;
-    r.gpus[1].elements = 0;
-    r.gpus[1].stages = None;
+    (r.gpus[1].streams, r.gpus[1].elements, r.gpus[1].stages) = (0, 0, None);
     let a = analyze(&r);
     assert!(a.per_gpu[1].bound.is_none());
     let idle = section::<MultiGpuOverlap>(&r);
@@ -256,12 +249,8 @@ fn a_result_saved_before_the_probes_between_and_after_still_reads() {
     // This module's made-up two-GPU result (host link 1.2 ms, all GPUs 1.25 ms) as
     // streamlab f771c3b saved it, every GPU used: no probes between or after the timed
     // batches, no timeline, no GPU ordinals in its parameters.
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/formats/multi-gpu-overlap-f771c3b.json"
-    );
-    let text = std::fs::read_to_string(path).unwrap();
-    let r: MultiGpuOverlapResult = crate::folder::parse(path.as_ref(), &text).unwrap();
+    let text = include_str!("../../../tests/formats/multi-gpu-overlap-f771c3b.json");
+    let r: MultiGpuOverlapResult = crate::folder::parse("f771c3b".as_ref(), text).unwrap();
     assert!(r.host_link_between.is_none() && r.host_link_after.is_none());
     assert!(r.timeline.is_none() && r.run.params.devices.is_empty());
     let analyzed = analyzed::<MultiGpuOverlap>(&r);
