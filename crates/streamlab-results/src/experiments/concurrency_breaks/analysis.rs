@@ -11,7 +11,9 @@ use crate::verdict;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BreakRow {
     pub case: Case,
-    pub median_ms: f64,
+    /// Its milliseconds per iteration (the saved series).
+    #[serde(skip)]
+    pub time: Series,
     pub noise: f64,
     /// Its median over its clean pipeline's, and the difference per iteration.
     pub over_clean: f64,
@@ -76,7 +78,7 @@ impl BreaksAnalysis {
 
     /// The median time per iteration of the clean pipeline `case` is held to.
     pub fn baseline_ms(&self, case: Case) -> Option<f64> {
-        self.row(case.baseline()).map(|x| x.median_ms)
+        self.row(case.baseline()).map(|x| x.time.median())
     }
 }
 
@@ -133,7 +135,7 @@ pub(super) fn analyze(r: &ConcurrencyBreaksResult, checks: &[TraceChecks]) -> Br
                 });
             Some(BreakRow {
                 case: c.case,
-                median_ms: m,
+                time: c.time.clone(),
                 noise: c.time.noise(),
                 over_clean: m / b,
                 cost_ms: m - b,
@@ -155,7 +157,7 @@ pub(super) fn analyze(r: &ConcurrencyBreaksResult, checks: &[TraceChecks]) -> Br
             Some(RemedyRow {
                 remedy: remedy.case,
                 breaks: cause.case,
-                over_break: remedy.median_ms / cause.median_ms,
+                over_break: remedy.time.median() / cause.time.median(),
             })
         })
         .collect();

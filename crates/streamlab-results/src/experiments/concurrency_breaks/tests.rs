@@ -79,7 +79,7 @@ fn the_staged_copy_is_held_against_the_host_s_copy_and_within_noise_is_the_rows_
         let rows = &a.analysis.rows;
         let staged = rows.iter().find(|x| x.key == Case::StagedCopy.label());
         let row = |case: Case| a.derived.row(case).unwrap();
-        let held = copy_ms.map(|ms| RowControl::Model(row(Case::Clean).median_ms.max(ms)));
+        let held = copy_ms.map(|ms| RowControl::Model(row(Case::Clean).time.median().max(ms)));
         assert_eq!(staged.unwrap().control, held, "{copy_ms:?}");
         let probed = rows.iter().any(|x| x.key == "host-copy-to-staging");
         assert_eq!(probed, copy_ms.is_some());
@@ -101,7 +101,7 @@ fn the_staged_copy_is_held_against_the_host_s_copy_and_within_noise_is_the_rows_
         for case in [Case::HostWaitOnEvent, Case::AllocAndFree] {
             let host = row(case).host_ms.unwrap();
             assert!(
-                host > 0.0 && host < row(case).median_ms * 10.0,
+                host > 0.0 && host < row(case).time.median() * 10.0,
                 "{case:?}: {host}"
             );
         }
