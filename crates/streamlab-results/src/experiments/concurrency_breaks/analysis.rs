@@ -28,9 +28,8 @@ pub struct BreakRow {
     /// Per traced iteration, how much less copies ran beside kernels than in the clean
     /// pipeline's trace: the copy–kernel overlap it destroyed.
     pub overlap_lost_ms: Option<f64>,
-    /// Per traced iteration, how much less the two copy directions ran at once. This
-    /// costs less than its length: a copy alone runs faster than beside one in the other
-    /// direction (the link's both-ways rate is below twice its one-way rate).
+    /// Per traced iteration, how much less the two copy directions ran at once: this costs
+    /// less than its length, as a copy alone runs at its faster one-way rate.
     pub both_ways_lost_ms: Option<f64>,
     /// Per traced iteration, how long the host spent in the calls its timeline records
     /// (a wait, an allocation, a copy into staging): host work on the issue path.

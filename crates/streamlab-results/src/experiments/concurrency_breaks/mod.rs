@@ -210,8 +210,7 @@ pub struct ConcurrencyBreaksResult {
     pub run: RunRecord<Params>,
     pub calibration: Calibration,
     pub cases: Vec<CaseRun>,
-    /// The host's copy into staging (not recorded before the staged copy took its
-    /// thread count from it).
+    /// The host's copy into staging (none in runs from before the staged copy used it).
     pub staging: Option<StagingProbe>,
 }
 
@@ -219,10 +218,7 @@ impl Saved for ConcurrencyBreaksResult {
     experiment::saved_fields!(Params);
 
     fn timelines(&self) -> Vec<&Timeline> {
-        self.cases
-            .iter()
-            .filter_map(|c| c.timeline.as_ref())
-            .collect()
+        self.cases.iter().flat_map(|c| &c.timeline).collect()
     }
 }
 
@@ -322,12 +318,10 @@ impl Experiment for ConcurrencyBreaks {
             a.rows.iter().map(|x| x.time.median()).collect(),
             Some(whiskers),
         ));
-        if let Some(clean) = a.row(Case::Clean) {
-            let across = (0..a.rows.len())
-                .map(|i| (i as f64, clean.time.median()))
-                .collect();
-            c.lines
-                .push(line("clean pipeline (median)", BOUND_COLOR, true, across));
+        if let Some(clean) = a.baseline_ms(Case::Clean) {
+            let across = (0..a.rows.len()).map(|i| (i as f64, clean)).collect();
+            let lines = &mut c.lines;
+            lines.push(line("clean pipeline (median)", BOUND_COLOR, true, across));
         }
         vec![FigureModel::chart("concurrency-breaks.svg".into(), c)]
     }

@@ -121,13 +121,11 @@ impl MemcpyKernelRow {
 pub struct MemcpyKernelResult {
     #[serde(flatten)]
     pub run: RunRecord<Params>,
-    /// For each stream count, its chunks copied in alone, out alone and both ways at
-    /// once.
+    /// Each stream count's chunks copied in alone, out alone and both ways at once.
     pub copies: Vec<StageTimes>,
     /// One row per (streams, cycles) measured, in the order measured.
     pub rows: Vec<MemcpyKernelRow>,
-    /// One streamed run traced, at the breakeven cycles (or the first) and the first
-    /// stream count.
+    /// One streamed run traced: the first stream count at the breakeven (or first) cycles.
     pub timeline: Option<Timeline>,
 }
 
