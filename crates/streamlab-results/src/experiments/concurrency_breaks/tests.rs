@@ -54,12 +54,10 @@ fn the_staged_copy_is_held_against_the_host_s_copy_and_within_noise_is_the_rows_
         (Some(0.5), "on 4 threads"),
         (None, ""),
     ];
-    let run = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/runs/h200-2026-11-27-0447/concurrency-breaks.json"
-    );
-    let run: ConcurrencyBreaksResult =
-        serde_json::from_str(&std::fs::read_to_string(run).unwrap()).unwrap();
+    let run: ConcurrencyBreaksResult = serde_json::from_str(include_str!(
+        "../../../tests/runs/h200-2026-11-27-0447/concurrency-breaks.json"
+    ))
+    .unwrap();
     let note = |a: &Analyzed<ConcurrencyBreaks>, label: &str| {
         let notes = &a.words.as_ref().unwrap().notes;
         notes.iter().find(|(l, _)| l == label).map(|x| x.1.clone())

@@ -282,8 +282,7 @@ impl Experiment for MemcpyKernel {
         let (under, under_beyond) = pipeline::count_under(a.rows.iter().map(|r| r.bound.under));
         let headline = json!({
             "verified": r.run.verification.passed,
-            // The stream count of the headline figures (the first measured; the
-            // Handbook's 8).
+            // The headline figures' stream count (the first measured; the Handbook's 8).
             "num_streams": a.headline_streams,
             "best_speedup": best.map_or(f64::NAN, |b| b.speedup),
             "best_speedup_streams": best.map_or(0, |b| b.streams),
