@@ -113,7 +113,6 @@ fn detected((_, checks): Traced) -> Vec<BreakKind> {
 /// Everything derived from `r`, whose timelines' trace checks are `checks` (in
 /// [`crate::experiment::Saved::timelines`]' order: the traced cases').
 pub(super) fn analyze(r: &ConcurrencyBreaksResult, checks: &[TraceChecks]) -> BreaksAnalysis {
-    let find = |case: Case| r.cases.iter().find(|c| c.case == case);
     let traced: Vec<(Case, Traced)> = (r.cases.iter())
         .filter_map(|c| Some((c.case, c.timeline.as_ref()?)))
         .zip(checks)
@@ -123,7 +122,7 @@ pub(super) fn analyze(r: &ConcurrencyBreaksResult, checks: &[TraceChecks]) -> Br
     let rule = Rule::within(ConcurrencyBreaks::NAME);
     let rows = (r.cases.iter())
         .filter_map(|c| {
-            let base = find(c.case.baseline())?;
+            let base = r.cases.iter().find(|b| b.case == c.case.baseline())?;
             let (m, b) = (c.time.median(), base.time.median());
             let detected = traced(c.case).map(detected).unwrap_or_default();
             let expected = c.case.expected();

@@ -63,16 +63,13 @@ fn the_staged_copy_is_held_against_the_host_s_copy_and_within_noise_is_the_rows_
         notes.iter().find(|(l, _)| l == label).map(|x| x.1.clone())
     };
     for (copy_ms, says) in says {
-        let staging = copy_ms.map(|copy_ms| StagingProbe {
+        let mut r = run.clone();
+        r.staging = copy_ms.map(|copy_ms| StagingProbe {
             bytes: 8 << 20,
             threads: 4,
             by_threads: vec![(1, 3.0 * copy_ms), (2, 1.6 * copy_ms), (4, copy_ms)],
             copy: Series::new(vec![copy_ms * 0.99, copy_ms, copy_ms * 1.01]).unwrap(),
         });
-        let r = ConcurrencyBreaksResult {
-            staging,
-            ..run.clone()
-        };
         let a = Analyzed::<ConcurrencyBreaks>::new(KernelSet::Rust, r);
         let rows = &a.analysis.rows;
         let staged = rows.iter().find(|x| x.key == Case::StagedCopy.label());
