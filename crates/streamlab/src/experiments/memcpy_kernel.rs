@@ -23,8 +23,7 @@ use kernels_rs::add_kernel;
 use nvptx_kernel::Kernel;
 use streamlab_results::derived::rates::{best_rates, for_chunks};
 use streamlab_results::experiments::memcpy_kernel::{
-    MAX_EXTENSION_STEPS, MemcpyKernel, MemcpyKernelResult, MemcpyKernelRow, Params,
-    outlasts_the_copies,
+    MemcpyKernel, MemcpyKernelResult, MemcpyKernelRow, Params,
 };
 use streamlab_results::saved::timeline::{OpKind, Timeline, TraceReference};
 use streamlab_results::saved::{Params as _, StageTimes, Verification};
@@ -40,6 +39,9 @@ use streamlab_results::spread::chunks;
 
 /// Samples of each copy stage for the bound, and passes over the array per sample.
 const STAGE_SAMPLING: (usize, usize) = (3, 2);
+
+/// Cycles values tried past the end of the range while looking for the breakeven point.
+const MAX_EXTENSION_STEPS: usize = 256;
 
 /// The arrays of one run.
 struct Buffers {
@@ -305,12 +307,7 @@ impl Sweep<'_> {
             }
             // The first stream count's row, whose crossing is the breakeven.
             let first: &MemcpyKernelRow = &rows[rows.len() - counts.len()];
-            let crossed = outlasts_the_copies(
-                first.kernel.median(),
-                first.htod.median(),
-                first.dtoh.median(),
-            );
-            if crossed && breakeven.is_none() {
+            if first.outlasts_the_copies() && breakeven.is_none() {
                 breakeven = Some(c32);
             }
             next = match values.next() {

@@ -11,7 +11,9 @@ use crate::verdict;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BreakRow {
     pub case: Case,
-    pub median_ms: f64,
+    /// Its milliseconds per iteration (the saved series).
+    #[serde(skip)]
+    pub time: Series,
     pub noise: f64,
     /// Its median over its clean pipeline's, and the difference per iteration.
     pub over_clean: f64,
@@ -26,9 +28,8 @@ pub struct BreakRow {
     /// Per traced iteration, how much less copies ran beside kernels than in the clean
     /// pipeline's trace: the copy–kernel overlap it destroyed.
     pub overlap_lost_ms: Option<f64>,
-    /// Per traced iteration, how much less the two copy directions ran at once. This
-    /// costs less than its length: a copy alone runs faster than beside one in the other
-    /// direction (the link's both-ways rate is below twice its one-way rate).
+    /// Per traced iteration, how much less the two copy directions ran at once: this costs
+    /// less than its length, as a copy alone runs at its faster one-way rate.
     pub both_ways_lost_ms: Option<f64>,
     /// Per traced iteration, how long the host spent in the calls its timeline records
     /// (a wait, an allocation, a copy into staging): host work on the issue path.
@@ -76,7 +77,7 @@ impl BreaksAnalysis {
 
     /// The median time per iteration of the clean pipeline `case` is held to.
     pub fn baseline_ms(&self, case: Case) -> Option<f64> {
-        self.row(case.baseline()).map(|x| x.median_ms)
+        self.row(case.baseline()).map(|x| x.time.median())
     }
 }
 
@@ -112,7 +113,6 @@ fn detected((_, checks): Traced) -> Vec<BreakKind> {
 /// Everything derived from `r`, whose timelines' trace checks are `checks` (in
 /// [`crate::experiment::Saved::timelines`]' order: the traced cases').
 pub(super) fn analyze(r: &ConcurrencyBreaksResult, checks: &[TraceChecks]) -> BreaksAnalysis {
-    let find = |case: Case| r.cases.iter().find(|c| c.case == case);
     let traced: Vec<(Case, Traced)> = (r.cases.iter())
         .filter_map(|c| Some((c.case, c.timeline.as_ref()?)))
         .zip(checks)
@@ -122,7 +122,7 @@ pub(super) fn analyze(r: &ConcurrencyBreaksResult, checks: &[TraceChecks]) -> Br
     let rule = Rule::within(ConcurrencyBreaks::NAME);
     let rows = (r.cases.iter())
         .filter_map(|c| {
-            let base = find(c.case.baseline())?;
+            let base = r.cases.iter().find(|b| b.case == c.case.baseline())?;
             let (m, b) = (c.time.median(), base.time.median());
             let detected = traced(c.case).map(detected).unwrap_or_default();
             let expected = c.case.expected();
@@ -133,7 +133,7 @@ pub(super) fn analyze(r: &ConcurrencyBreaksResult, checks: &[TraceChecks]) -> Br
                 });
             Some(BreakRow {
                 case: c.case,
-                median_ms: m,
+                time: c.time.clone(),
                 noise: c.time.noise(),
                 over_clean: m / b,
                 cost_ms: m - b,
@@ -155,7 +155,7 @@ pub(super) fn analyze(r: &ConcurrencyBreaksResult, checks: &[TraceChecks]) -> Br
             Some(RemedyRow {
                 remedy: remedy.case,
                 breaks: cause.case,
-                over_break: remedy.median_ms / cause.median_ms,
+                over_break: remedy.time.median() / cause.time.median(),
             })
         })
         .collect();

@@ -210,8 +210,7 @@ pub struct ConcurrencyBreaksResult {
     pub run: RunRecord<Params>,
     pub calibration: Calibration,
     pub cases: Vec<CaseRun>,
-    /// The host's copy into staging (not recorded before the staged copy took its
-    /// thread count from it).
+    /// The host's copy into staging (none in runs from before the staged copy used it).
     pub staging: Option<StagingProbe>,
 }
 
@@ -219,10 +218,7 @@ impl Saved for ConcurrencyBreaksResult {
     experiment::saved_fields!(Params);
 
     fn timelines(&self) -> Vec<&Timeline> {
-        self.cases
-            .iter()
-            .filter_map(|c| c.timeline.as_ref())
-            .collect()
+        self.cases.iter().flat_map(|c| &c.timeline).collect()
     }
 }
 
@@ -240,14 +236,7 @@ impl Experiment for ConcurrencyBreaks {
     fn rows(r: &ConcurrencyBreaksResult, derived: &Self::Derived) -> Vec<MeasuredRow> {
         let clean = derived.baseline_ms(Case::StagedCopy);
         let staged_model = (r.staging.as_ref().zip(clean)).map(|(s, c)| c.max(s.copy.median()));
-        let mut rows: Vec<MeasuredRow> = (r.cases.iter())
-            .map(|c| {
-                let model = staged_model.filter(|_| c.case == Case::StagedCopy);
-                MeasuredRow::median(c.case.label(), c.case.label(), &c.time, MS)
-                    .over_link()
-                    .modelled(model)
-            })
-            .collect();
+        let mut rows = columns(staged_model).measured_rows(&derived.rows);
         rows.extend(r.staging.iter().map(|probe| {
             let threads = probe.threads;
             let words =
@@ -262,7 +251,7 @@ impl Experiment for ConcurrencyBreaks {
     }
 
     fn tables(r: &Self::Result, derived: &Self::Derived, _cuda: Option<With<Self>>) -> Vec<Table> {
-        let mut tables = vec![columns().table(
+        let mut tables = vec![columns(None).table(
             Some(format!(
                 "medians of {} back-to-back iterations per sample; cost: ms per iteration over the clean pipeline on streams of the same kind",
                 r.run.params.iterations
@@ -282,7 +271,7 @@ impl Experiment for ConcurrencyBreaks {
     }
 
     fn csv(_r: &ConcurrencyBreaksResult, derived: &Self::Derived) -> Vec<Csv> {
-        let mut files = vec![Csv::main(columns().csv(&derived.rows))];
+        let mut files = vec![Csv::main(columns(None).csv(&derived.rows))];
         if !derived.remedies.is_empty() {
             files.push(Csv {
                 suffix: Some("remedies"),
@@ -311,7 +300,7 @@ impl Experiment for ConcurrencyBreaks {
         }
     }
 
-    fn figures(r: &ConcurrencyBreaksResult, a: &Self::Derived) -> Vec<FigureModel> {
+    fn figures(_r: &ConcurrencyBreaksResult, a: &Self::Derived) -> Vec<FigureModel> {
         let labels: Vec<String> = a.rows.iter().map(|x| x.case.label().to_owned()).collect();
         let mut c = blank(
             "concurrency-breaks: time per iteration, each break and each remedy against the clean pipeline".into(),
@@ -321,21 +310,18 @@ impl Experiment for ConcurrencyBreaks {
             YScale::Linear,
         );
         let whiskers = (a.rows.iter())
-            .filter_map(|x| r.cases.iter().find(|c| c.case == x.case))
-            .map(|c| (c.time.min(), c.time.summary.max))
+            .map(|x| (x.time.min(), x.time.summary.max))
             .collect();
         c.bars.push(bars(
             "median, whiskers min–max",
             PALETTE[0],
-            a.rows.iter().map(|x| x.median_ms).collect(),
+            a.rows.iter().map(|x| x.time.median()).collect(),
             Some(whiskers),
         ));
-        if let Some(clean) = a.row(Case::Clean) {
-            let across = (0..a.rows.len())
-                .map(|i| (i as f64, clean.median_ms))
-                .collect();
-            c.lines
-                .push(line("clean pipeline (median)", BOUND_COLOR, true, across));
+        if let Some(clean) = a.baseline_ms(Case::Clean) {
+            let across = (0..a.rows.len()).map(|i| (i as f64, clean)).collect();
+            let lines = &mut c.lines;
+            lines.push(line("clean pipeline (median)", BOUND_COLOR, true, across));
         }
         vec![FigureModel::chart("concurrency-breaks.svg".into(), c)]
     }
@@ -424,23 +410,28 @@ fn traced_ms<'a>(
     })
 }
 
-/// "yes" where `yes`, else `no`.
-fn yes(yes: bool, no: &str) -> String {
-    (if yes { "yes" } else { no }).into()
-}
-
-/// The one declaration of the table and the CSV: a row per case.
-fn columns<'a>() -> Columns<'a, BreakRow> {
+/// The one declaration of the table, the CSV and the measured rows: a row per case, over
+/// the link, the staged copy's held against `staged_model`.
+fn columns<'a>(staged_model: Option<f64>) -> Columns<'a, BreakRow> {
+    let hold = move |x: &BreakRow, _: Option<&str>, row: MeasuredRow| {
+        (row.over_link()).modelled(staged_model.filter(|_| x.case == Case::StagedCopy))
+    };
     let c = Columns::new()
-        .text("case", "case", |x: &BreakRow| x.case.label().into())
+        .named(
+            |x: &BreakRow| RowName::new(x.case.label(), x.case.label()),
+            hold,
+        )
+        .text("case", "case", |x| x.case.label().into())
         .both(
             "streams",
             |x| ["non-blocking", "blocking"][usize::from(x.case.blocking_streams())].into(),
             "blocking_streams",
             |x| x.case.blocking_streams().to_string(),
         )
-        .number("ms per iteration", "ms", (4, 4), |x| x.median_ms)
-        .noise("noise", "noise", |x| x.noise)
+        .median(("ms per iteration", "ms"), (4, 4), (None, MS), |x| {
+            Some(&x.time)
+        })
+        .noise_of("noise", "noise")
         .number("over clean", "over_clean", (3, 4), |x| x.over_clean);
     let c = cost(c, ("cost ms", "cost_ms"), |x| (x.cost_ms, x.verdict));
     let lost = ("copy–kernel overlap lost ms (traced)", "overlap_lost_ms");
@@ -454,7 +445,9 @@ fn columns<'a>() -> Columns<'a, BreakRow> {
         .text("nsys analyze rule", "nsys_rule", |x| {
             x.case.nsys_rule().unwrap_or("").into()
         })
-        .show("as expected", |x| yes(x.detected_as_expected, "NO"))
+        .show("as expected", |x| {
+            ["NO", "yes"][usize::from(x.detected_as_expected)].into()
+        })
 }
 
 /// The table of each break beside its remedy, each one's cost read from its row in `a`.
@@ -469,8 +462,10 @@ fn remedy_columns(a: &BreaksAnalysis) -> Columns<'_, RemedyRow> {
         (row(x.remedy).cost_ms, row(x.remedy).verdict)
     })
     .number("remedy over break", "over_break", (3, 4), |x| x.over_break)
-    .show("as clean", move |x| yes(row(x.remedy).as_clean(), "no"))
+    .show("as clean", move |x| {
+        ["no", "yes"][usize::from(row(x.remedy).as_clean())].into()
+    })
     .show("within noise", move |x| {
-        yes(row(x.remedy).within_noise, "no")
+        ["no", "yes"][usize::from(row(x.remedy).within_noise)].into()
     })
 }

@@ -54,32 +54,27 @@ fn the_staged_copy_is_held_against_the_host_s_copy_and_within_noise_is_the_rows_
         (Some(0.5), "on 4 threads"),
         (None, ""),
     ];
-    let run = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/runs/h200-2026-11-27-0447/concurrency-breaks.json"
-    );
-    let run: ConcurrencyBreaksResult =
-        serde_json::from_str(&std::fs::read_to_string(run).unwrap()).unwrap();
+    let run: ConcurrencyBreaksResult = serde_json::from_str(include_str!(
+        "../../../tests/runs/h200-2026-11-27-0447/concurrency-breaks.json"
+    ))
+    .unwrap();
     let note = |a: &Analyzed<ConcurrencyBreaks>, label: &str| {
         let notes = &a.words.as_ref().unwrap().notes;
         notes.iter().find(|(l, _)| l == label).map(|x| x.1.clone())
     };
     for (copy_ms, says) in says {
-        let staging = copy_ms.map(|copy_ms| StagingProbe {
+        let mut r = run.clone();
+        r.staging = copy_ms.map(|copy_ms| StagingProbe {
             bytes: 8 << 20,
             threads: 4,
             by_threads: vec![(1, 3.0 * copy_ms), (2, 1.6 * copy_ms), (4, copy_ms)],
             copy: Series::new(vec![copy_ms * 0.99, copy_ms, copy_ms * 1.01]).unwrap(),
         });
-        let r = ConcurrencyBreaksResult {
-            staging,
-            ..run.clone()
-        };
         let a = Analyzed::<ConcurrencyBreaks>::new(KernelSet::Rust, r);
         let rows = &a.analysis.rows;
         let staged = rows.iter().find(|x| x.key == Case::StagedCopy.label());
         let row = |case: Case| a.derived.row(case).unwrap();
-        let held = copy_ms.map(|ms| RowControl::Model(row(Case::Clean).median_ms.max(ms)));
+        let held = copy_ms.map(|ms| RowControl::Model(row(Case::Clean).time.median().max(ms)));
         assert_eq!(staged.unwrap().control, held, "{copy_ms:?}");
         let probed = rows.iter().any(|x| x.key == "host-copy-to-staging");
         assert_eq!(probed, copy_ms.is_some());
@@ -101,7 +96,7 @@ fn the_staged_copy_is_held_against_the_host_s_copy_and_within_noise_is_the_rows_
         for case in [Case::HostWaitOnEvent, Case::AllocAndFree] {
             let host = row(case).host_ms.unwrap();
             assert!(
-                host > 0.0 && host < row(case).median_ms * 10.0,
+                host > 0.0 && host < row(case).time.median() * 10.0,
                 "{case:?}: {host}"
             );
         }

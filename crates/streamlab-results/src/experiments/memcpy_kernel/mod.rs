@@ -11,16 +11,6 @@ use crate::report::table::under_csv;
 /// The memcpy-kernel experiment.
 pub struct MemcpyKernel;
 
-/// Cycles values tried past the end of the range while looking for the breakeven point.
-pub const MAX_EXTENSION_STEPS: usize = 256;
-
-/// Whether a row's kernel outlasts both its copies: the breakeven is the first cycles
-/// value where the first stream count's row does (read by the run, which extends the
-/// range until then, and by the analysis, which finds it).
-pub fn outlasts_the_copies(kernel_ms: f64, htod_ms: f64, dtoh_ms: f64) -> bool {
-    kernel_ms > htod_ms.max(dtoh_ms)
-}
-
 /// Parameters; defaults are the Handbook program's, with the book's 128 M ints.
 #[derive(Debug, Clone, PartialEq, clap::Args, Serialize, Deserialize)]
 pub struct Params {
@@ -117,18 +107,25 @@ pub struct MemcpyKernelRow {
     pub kernels: Series,
 }
 
+impl MemcpyKernelRow {
+    /// Whether its kernel outlasts both its copies (medians): the breakeven is the first
+    /// cycles value where the first stream count's row does (read by the run, which
+    /// extends the range until then, and by the analysis, which finds it).
+    pub fn outlasts_the_copies(&self) -> bool {
+        self.kernel.median() > self.htod.median().max(self.dtoh.median())
+    }
+}
+
 /// Result of memcpy-kernel.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MemcpyKernelResult {
     #[serde(flatten)]
     pub run: RunRecord<Params>,
-    /// For each stream count, its chunks copied in alone, out alone and both ways at
-    /// once.
+    /// Each stream count's chunks copied in alone, out alone and both ways at once.
     pub copies: Vec<StageTimes>,
     /// One row per (streams, cycles) measured, in the order measured.
     pub rows: Vec<MemcpyKernelRow>,
-    /// One streamed run traced, at the breakeven cycles (or the first) and the first
-    /// stream count.
+    /// One streamed run traced: the first stream count at the breakeven (or first) cycles.
     pub timeline: Option<Timeline>,
 }
 
@@ -161,24 +158,17 @@ impl Experiment for MemcpyKernel {
         let rows: Vec<MemcpyRow> = (r.rows.iter())
             .map(|row| analyze_row(r, row, link.as_ref()))
             .collect();
-        let mut stream_counts: Vec<usize> = Vec::new();
-        for row in &rows {
-            if !stream_counts.contains(&row.streams) {
-                stream_counts.push(row.streams);
-            }
-        }
+        let mut seen = std::collections::HashSet::new();
+        let stream_counts: Vec<usize> = (rows.iter().map(|x| x.streams))
+            .filter(|&s| seen.insert(s))
+            .collect();
         let headline_streams = stream_counts.first().copied().unwrap_or(0);
         let at_breakeven = (0..rows.len())
-            .filter(|&i| rows[i].streams == headline_streams)
-            .filter(|&i| {
-                let x = &rows[i].saved;
-                outlasts_the_copies(x.kernel.median(), x.htod.median(), x.dtoh.median())
-            })
+            .filter(|&i| rows[i].streams == headline_streams && rows[i].saved.outlasts_the_copies())
             .min_by_key(|&i| rows[i].cycles);
-        let best = (rows.iter().enumerate())
-            .filter(|(_, r)| r.speedup.is_finite())
-            .max_by(|a, b| a.1.speedup.total_cmp(&b.1.speedup))
-            .map(|(i, _)| i);
+        let best = (0..rows.len())
+            .filter(|&i| rows[i].speedup.is_finite())
+            .max_by(|&i, &j| rows[i].speedup.total_cmp(&rows[j].speedup));
         MemcpyAnalysis {
             rates: for_chunks(&r.copies, headline_streams)
                 .map_or(CopyRates::UNMEASURED, best_rates),
@@ -232,20 +222,21 @@ impl Experiment for MemcpyKernel {
             XAxis::Linear,
             YScale::Linear,
         );
-        type Y = fn(&MemcpyRow) -> f64;
         for (i, &streams) in a.stream_counts.iter().enumerate() {
             let rows: Vec<_> = a.rows.iter().filter(|x| x.streams == streams).collect();
-            let lines: [(&str, bool, Y); 2] = [
-                ("", false, |r| r.speedup),
-                (": bound", true, |r| r.bound_speedup),
-            ];
-            for (name, dashed, y) in lines {
-                let (name, color) = (
-                    format!("{streams} streams{name}"),
-                    PALETTE[i % PALETTE.len()],
-                );
-                (speedup.lines).push(line(name, color, dashed, by_cycles(&rows, y)));
-            }
+            let color = PALETTE[i % PALETTE.len()];
+            let (gained, bound) = (
+                by_cycles(&rows, |r| r.speedup),
+                by_cycles(&rows, |r| r.bound_speedup),
+            );
+            let lines = &mut speedup.lines;
+            lines.push(line(format!("{streams} streams"), color, false, gained));
+            lines.push(line(
+                format!("{streams} streams: bound"),
+                color,
+                true,
+                bound,
+            ));
         }
         speedup.levels.push(Level {
             name: "no speedup".into(),
@@ -265,24 +256,21 @@ impl Experiment for MemcpyKernel {
         let rows: Vec<_> = (a.rows.iter())
             .filter(|x| x.streams == a.headline_streams)
             .collect();
-        let series: [(&str, _, bool, Y); 6] = [
-            ("HtoD", PALETTE[0], false, |r| r.saved.htod.median()),
-            ("kernel", PALETTE[2], false, |r| r.saved.kernel.median()),
+        let series: [(&str, _, bool, fn(&MemcpyKernelRow) -> &Series); 5] = [
+            ("HtoD", PALETTE[0], false, |r| &r.htod),
+            ("kernel", PALETTE[2], false, |r| &r.kernel),
             // Dashed, so that HtoD shows where the two copies take the same time.
-            ("DtoH", PALETTE[3], true, |r| r.saved.dtoh.median()),
-            ("sequential total", SEQUENTIAL_COLOR, false, |r| {
-                r.saved.total.median()
-            }),
-            ("streamed", PALETTE[4], false, |r| {
-                r.saved.concurrent.median()
-            }),
-            ("streamed bound", BOUND_COLOR, true, |r| r.bound.ms),
+            ("DtoH", PALETTE[3], true, |r| &r.dtoh),
+            ("sequential total", SEQUENTIAL_COLOR, false, |r| &r.total),
+            ("streamed", PALETTE[4], false, |r| &r.concurrent),
         ];
-        for (name, color, dashed, y) in series {
-            stages
-                .lines
-                .push(line(name, color, dashed, by_cycles(&rows, y)));
+        let lines = &mut stages.lines;
+        for (name, color, dashed, s) in series {
+            let medians = by_cycles(&rows, |r| s(&r.saved).median());
+            lines.push(line(name, color, dashed, medians));
         }
+        let bound = by_cycles(&rows, |r| r.bound.ms);
+        lines.push(line("streamed bound", BOUND_COLOR, true, bound));
         vec![
             FigureModel::chart("memcpy-kernel-speedup.svg".into(), speedup),
             FigureModel::chart("memcpy-kernel-stages.svg".into(), stages),
@@ -294,8 +282,7 @@ impl Experiment for MemcpyKernel {
         let (under, under_beyond) = pipeline::count_under(a.rows.iter().map(|r| r.bound.under));
         let headline = json!({
             "verified": r.run.verification.passed,
-            // The stream count of the headline figures (the first measured; the
-            // Handbook's 8).
+            // The headline figures' stream count (the first measured; the Handbook's 8).
             "num_streams": a.headline_streams,
             "best_speedup": best.map_or(f64::NAN, |b| b.speedup),
             "best_speedup_streams": best.map_or(0, |b| b.streams),
@@ -467,7 +454,7 @@ fn columns(cuda: Option<&MemcpyAnalysis>) -> Columns<'_, MemcpyRow> {
 }
 
 /// Each row's (cycles, `y`), a line's points.
-fn by_cycles(rows: &[&MemcpyRow], y: fn(&MemcpyRow) -> f64) -> Vec<(f64, f64)> {
+fn by_cycles(rows: &[&MemcpyRow], y: impl Fn(&MemcpyRow) -> f64) -> Vec<(f64, f64)> {
     rows.iter().map(|r| (f64::from(r.cycles), y(r))).collect()
 }
 
