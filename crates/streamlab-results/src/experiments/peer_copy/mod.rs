@@ -1,6 +1,8 @@
 //! peer-copy: copies between GPUs of one machine, for every ordered pair of the GPUs
 //! chosen, over a size sweep, beside the link that joins them.
 //! How it measures, its bounds and its model are told in its words, `peer_copy.md`.
+use std::collections::BTreeMap;
+
 use crate::experiments::prelude::*;
 mod analysis;
 mod present;
@@ -291,16 +293,12 @@ impl Experiment for PeerCopy {
     }
 
     fn words(r: &PeerCopyResult, a: &Self::Derived) -> Value {
-        // Each method's GB/s at the largest size; none where every pair's is above its link.
+        // Each method's GB/s at the largest size by its key; none where every pair's is above
+        // its link.
         let gbps = |m: Method| {
             (a.range(m, |r| r.gbps)).map(|range| format!("{} GB/s", span(range, 1, 1.0)))
         };
-        let gbps = context! {
-            peer => gbps(Method::Peer),
-            staged => gbps(Method::Staged),
-            pull => gbps(Method::KernelPull),
-            push => gbps(Method::KernelPush),
-        };
+        let gbps: BTreeMap<_, _> = Method::ALL.map(|m| (m.key(), gbps(m))).into();
         let labels = |keep: fn(&PairResult) -> bool| -> Vec<String> {
             (r.pairs.iter())
                 .filter(|p| keep(p))
@@ -309,16 +307,13 @@ impl Experiment for PeerCopy {
         };
         // The peer copies' share of their link's rate, and that rate one way: said where
         // every pair in the peer copies' range has it.
-        let peer_share = |p: &PairRow| {
-            let rate = &p.largest[Method::Peer];
-            (rate.gbps.is_finite() && !rate.above_link).then_some(rate.efficiency)
-        };
+        let mut peer = (a.matrix.iter()).map(|p| &p.largest[Method::Peer]);
+        let known = peer.all(|r| !r.gbps.is_finite() || r.above_link || r.efficiency.is_finite());
         let share = (a.range(Method::Peer, |r| r.efficiency).zip(a.link_range()))
-            .filter(|_| a.matrix.iter().filter_map(peer_share).all(f64::is_finite))
+            .filter(|_| known)
             .map(|(share, link)| [span(share, 0, 100.0), span(link, 1, 1.0)]);
         context! {
             kinds => r.links.iter().map(|l| l.describe()).collect::<Vec<_>>(),
-            above => a.rows_above_link(),
             without => labels(|p| !p.peer_access),
             checked => labels(|p| p.access.is_some_and(|c| c.staged_checked_off)).len(),
             found_on => labels(|p| p.access.is_some_and(|c| c.found_on.contains(&true))),
@@ -328,8 +323,8 @@ impl Experiment for PeerCopy {
         }
     }
 
-    fn figures(_r: &PeerCopyResult, a: &Self::Derived) -> Vec<FigureModel> {
-        figures(a)
+    fn figures(r: &PeerCopyResult, a: &Self::Derived) -> Vec<FigureModel> {
+        figures(r, a)
     }
 
     fn summary(r: &PeerCopyResult, a: &Self::Derived) -> Summary {
@@ -350,6 +345,8 @@ impl Experiment for PeerCopy {
 /// `compare` holds them against.
 fn pair_rows(pair: &PairResult) -> Vec<MeasuredRow> {
     let (s, d) = (pair.src, pair.dst);
+    let ways = [(s, d, "forward"), (d, s, "back")]
+        .map(|(from, to, way)| (way, format!("its {from} → {to} direction")));
     let mut rows = Vec::new();
     for p in &pair.points {
         let at = RowName::new(
@@ -358,18 +355,13 @@ fn pair_rows(pair: &PairResult) -> Vec<MeasuredRow> {
         );
         for method in Method::ALL {
             let this = at.then(method.key(), method.label());
-            let ways = (p.each_way(method).into_iter())
-                .flat_map(|[forward, back]| [("forward", s, d, forward), ("back", d, s, back)]);
             let own = p.samples(method).map(|x| this.clone().median(x, MS));
-            let each_way = ways.map(|(way, from, to, x)| {
-                let name = this.then(way, format_args!("its {from} → {to} direction"));
-                name.median(x, MS)
-            });
-            let staged = !method.needs_peer_access();
-            rows.extend((own.into_iter().chain(each_way)).map(|row| match staged {
-                true => row.over_link(),
-                false => row,
-            }));
+            let each_way = (ways.iter().zip(p.each_way(method).into_iter().flatten()))
+                .map(|((way, words), x)| (*way, words.as_str(), x));
+            for mut row in own.into_iter().chain(this.group(MS, each_way)) {
+                row.over_link = !method.needs_peer_access();
+                rows.push(row);
+            }
         }
     }
     let at = RowName::new(

@@ -1,7 +1,7 @@
 //! How peer-copy shows: how each pair is joined beside its fastest copy, the matrix, the
 //! sweep and the copies within each GPU as tables, each method's rates as a heat map.
-use super::Method;
 use super::analysis::{Best, LinkRow, LocalRow, PairRow, PeerCopyAnalysis, PeerRow};
+use super::{Method, PeerCopyResult};
 use crate::experiments::prelude::*;
 use crate::report::chart::HeatMap;
 use crate::report::figures::Drawing;
@@ -160,11 +160,12 @@ pub(super) fn local_columns<'a>() -> Columns<'a, LocalRow> {
 /// off, source GPU by row, destination by column; cells at or above the fastest staged copy
 /// in one colour scale, those below in the other (no line between them: the diagonal's
 /// empty cells break any).
-pub(super) fn figures(a: &PeerCopyAnalysis) -> Vec<FigureModel> {
+pub(super) fn figures(r: &PeerCopyResult, a: &PeerCopyAnalysis) -> Vec<FigureModel> {
     let threshold = a
         .range(Method::Staged, |r| r.gbps)
         .map_or(0.0, |(_, fastest)| fastest);
-    let ordinals: Vec<String> = a.devices.iter().map(|d| d.to_string()).collect();
+    let devices: Vec<usize> = r.devices.iter().map(|d| d.ordinal).collect();
+    let ordinals: Vec<String> = devices.iter().map(|d| d.to_string()).collect();
     let rate = |method, src, dst| {
         (a.pair(src, dst))
             .map(|p: &PairRow| p.largest[method].gbps)
@@ -185,8 +186,8 @@ pub(super) fn figures(a: &PeerCopyAnalysis) -> Vec<FigureModel> {
             y_label: "source GPU".into(),
             columns: ordinals.clone(),
             rows: ordinals.clone(),
-            values: (a.devices.iter())
-                .map(|&src| a.devices.iter().map(|&dst| rate(method, src, dst)).collect())
+            values: (devices.iter())
+                .map(|&src| devices.iter().map(|&dst| rate(method, src, dst)).collect())
                 .collect(),
             threshold,
             contour: None,
