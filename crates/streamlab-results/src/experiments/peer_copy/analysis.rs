@@ -117,12 +117,8 @@ impl PeerCopyAnalysis {
     /// The slowest and fastest `value` (GB/s, efficiency) of `method`'s rates over the
     /// pairs where it ran at the largest size, leaving out those above their link.
     pub fn range(&self, method: Method, value: fn(&Rate) -> f64) -> Option<(f64, f64)> {
-        span(
-            (self.matrix.iter())
-                .map(|p| &p.largest[method])
-                .filter(|rate| !rate.above_link)
-                .map(value),
-        )
+        let rates = (self.matrix.iter()).map(|p| &p.largest[method]);
+        span(rates.filter(|rate| !rate.above_link).map(value))
     }
 
     /// The slowest and fastest pair's NVLink rate one way.

@@ -13,8 +13,7 @@ use present::{
     figures, link_columns, local_columns, matrix_columns, pair_label, size, span, sweep_columns,
 };
 
-use crate::saved::DeviceInfo;
-use crate::saved::links::PairLink;
+use crate::saved::{DeviceInfo, links::PairLink};
 
 pub struct PeerCopy;
 
@@ -248,15 +247,11 @@ impl Experiment for PeerCopy {
     type Derived = PeerCopyAnalysis;
 
     fn rows(r: &PeerCopyResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
-        let local = (r.local.iter()).flat_map(|local| {
-            let g = local.gpu;
-            local.points.iter().map(move |p| {
-                let at = RowName::new(
-                    format_args!("{g}-{g}/{}/local", p.bytes),
-                    format_args!("GPU {g} to itself, {}", size(p.bytes)),
-                );
-                at.median(&p.time, MS)
-            })
+        let local = (r.local.iter()).flat_map(|l| l.points.iter().map(move |p| (l.gpu, p)));
+        let local = local.map(|(g, p)| {
+            let key = format!("{g}-{g}/{}/local", p.bytes);
+            let label = format!("GPU {g} to itself, {}", size(p.bytes));
+            RowName::new(key, label).median(&p.time, MS)
         });
         r.pairs.iter().flat_map(pair_rows).chain(local).collect()
     }
@@ -300,10 +295,8 @@ impl Experiment for PeerCopy {
         };
         let gbps: BTreeMap<_, _> = Method::ALL.map(|m| (m.key(), gbps(m))).into();
         let labels = |keep: fn(&PairResult) -> bool| -> Vec<String> {
-            (r.pairs.iter())
-                .filter(|p| keep(p))
-                .map(|p| pair_label(p.src, p.dst))
-                .collect()
+            let kept = r.pairs.iter().filter(|p| keep(p));
+            kept.map(|p| pair_label(p.src, p.dst)).collect()
         };
         // The peer copies' share of their link's rate, and that rate one way: said where
         // every pair in the peer copies' range has it.

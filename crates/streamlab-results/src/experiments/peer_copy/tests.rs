@@ -1,5 +1,6 @@
 //! peer-copy's analysis and presentation on a made-up two-GPU result, and the helpers its
 //! tests share with the other experiments on several GPUs.
+use super::Method::*;
 use super::analysis::{above, analyze};
 use super::present::{figures, size, span};
 use super::*;
@@ -103,45 +104,41 @@ fn devices_are_checked_and_the_rates_come_from_the_medians_held_against_the_link
     let a = analyze(&r);
     let forward = a.pair(0, 1).unwrap();
     let rate = |m| forward.largest[m].gbps;
-    assert!(close(rate(Method::Peer), MIB / 0.01e6));
-    assert!(close(rate(Method::PeerBoth), 2.0 * MIB / 0.01e6));
-    assert!(close(rate(Method::Staged), MIB / 0.1e6));
-    assert!(close(rate(Method::KernelPush), MIB / 0.04e6));
+    assert!(close(rate(Peer), MIB / 0.01e6));
+    assert!(close(rate(PeerBoth), 2.0 * MIB / 0.01e6));
+    assert!(close(rate(Staged), MIB / 0.1e6));
+    assert!(close(rate(KernelPush), MIB / 0.04e6));
     assert!(close(forward.latency_staged_us, 20.0));
     assert!(close(forward.latency_peer_us, 5.0));
     let back = a.pair(1, 0).unwrap();
-    assert!(!back.peer_access && back.largest[Method::Peer].gbps.is_nan());
+    assert!(!back.peer_access && back.largest[Peer].gbps.is_nan());
     assert!(back.latency_peer_us.is_nan());
     let pcie = "PCIe: no NVLink rate";
-    assert!(back.largest[Method::Peer].efficiency.is_nan(), "{pcie}");
-    let (lo, hi) = a.range(Method::Peer, |r| r.gbps).unwrap();
-    assert_eq!(lo, hi);
+    assert!(back.largest[Peer].efficiency.is_nan(), "{pcie}");
+    assert!(a.range(Peer, |r| r.gbps).is_some_and(|(lo, hi)| lo == hi));
     assert_eq!(a.rows.len(), 2);
-    assert_eq!(a.rows[0][Method::Peer].gbps, rate(Method::Peer));
+    assert_eq!(a.rows[0][Peer].gbps, rate(Peer));
     let forward = &forward.largest;
     let (one_way, both_ways) = (18.0 * 26.5625, 2.0 * 18.0 * 26.5625);
     let shares = [
-        (Method::Peer, MIB / 0.01e6 / one_way),
-        (Method::PeerBoth, 2.0 * MIB / 0.01e6 / both_ways),
-        (Method::KernelPull, MIB / 0.02e6 / one_way),
+        (Peer, MIB / 0.01e6 / one_way),
+        (PeerBoth, 2.0 * MIB / 0.01e6 / both_ways),
+        (KernelPull, MIB / 0.02e6 / one_way),
     ];
     for (m, share) in shares {
         assert!(close(forward[m].efficiency, share), "{m:?}");
     }
-    assert!(
-        forward[Method::Staged].efficiency.is_nan(),
-        "not over the link"
-    );
+    assert!(forward[Staged].efficiency.is_nan(), "not over the link");
     assert!(forward.flagged().is_empty());
     let link = &a.links[0];
     assert!(close(link.one_way_gbps, one_way) && close(link.both_ways_gbps, both_ways));
     let [best, best_both] = link.fastest.each_ref().map(|b| b.as_ref().unwrap());
-    assert_eq!((best.method, best.bytes), (Method::Peer, 1 << 20));
-    assert_eq!(best_both.method, Method::PeerBoth);
+    assert_eq!((best.method, best.bytes), (Peer, 1 << 20));
+    assert_eq!(best_both.method, PeerBoth);
     assert!(a.links[1].one_way_gbps.is_nan() && a.links[1].fastest[0].is_none());
-    let (lo, hi) = a.range(Method::Peer, |r| r.efficiency).unwrap();
+    let (lo, hi) = a.range(Peer, |r| r.efficiency).unwrap();
     assert!(close(lo, hi) && close(lo, MIB / 0.01e6 / one_way));
-    let [forward, back] = a.rows[0][Method::PeerBoth].each_way;
+    let [forward, back] = a.rows[0][PeerBoth].each_way;
     assert!(close(forward, MIB / 0.0095e6) && close(back, MIB / 0.0098e6));
     assert!(close(a.local[0].gbps, MIB / 0.001e6));
 }
@@ -238,20 +235,11 @@ fn a_row_above_its_link_is_flagged_and_a_run_stopped_before_its_first_size_says_
     let r = result(1, 50.0);
     let a = analyze(&r);
     let forward = &a.pair(0, 1).unwrap().largest;
-    let flagged = [
-        Method::Peer,
-        Method::PeerBoth,
-        Method::KernelPull,
-        Method::PeerDst,
-    ];
+    let flagged = [Peer, PeerBoth, KernelPull, PeerDst];
     assert_eq!(forward.flagged(), flagged);
-    assert!(!forward[Method::KernelPush].above_link, "26.2 GB/s fits 50");
+    assert!(!forward[KernelPush].above_link, "26.2 GB/s fits 50");
     assert_eq!(a.rows_above_link(), 4);
-    assert_eq!(
-        a.range(Method::Peer, |r| r.gbps),
-        None,
-        "the one pair is flagged"
-    );
+    assert_eq!(a.range(Peer, |r| r.gbps), None, "the one pair is flagged");
     let flagged_line = line(&r);
     let none = "peer access off 10.5 GB/s, none counted with it on";
     assert!(flagged_line.contains(none), "{flagged_line}");
