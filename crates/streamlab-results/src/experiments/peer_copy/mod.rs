@@ -267,15 +267,13 @@ impl Experiment for PeerCopy {
             size(LATENCY_BYTES)
         );
         let local = "The reference: each GPU's copy to itself (device to device), GB/s per size";
-        let link_table =
-            (!a.links.is_empty()).then(|| link_columns().table(Some(links.into()), &a.links));
-        let local_table =
-            (!a.local.is_empty()).then(|| local_columns().table(Some(local.into()), &a.local));
-        let sweep = sweep_columns().table(Some("GB/s per pair and size".into()), &a.rows);
-        (link_table.into_iter())
-            .chain([matrix_columns().table(Some(matrix), &a.matrix), sweep])
-            .chain(local_table)
-            .collect()
+        let tables = [
+            (!a.links.is_empty()).then(|| link_columns().table(Some(links.into()), &a.links)),
+            Some(matrix_columns().table(Some(matrix), &a.matrix)),
+            Some(sweep_columns().table(Some("GB/s per pair and size".into()), &a.rows)),
+            (!a.local.is_empty()).then(|| local_columns().table(Some(local.into()), &a.local)),
+        ];
+        tables.into_iter().flatten().collect()
     }
 
     fn csv(_r: &PeerCopyResult, derived: &Self::Derived) -> Vec<Csv> {

@@ -161,9 +161,7 @@ pub(super) fn local_columns<'a>() -> Columns<'a, LocalRow> {
 /// in one colour scale, those below in the other (no line between them: the diagonal's
 /// empty cells break any).
 pub(super) fn figures(r: &PeerCopyResult, a: &PeerCopyAnalysis) -> Vec<FigureModel> {
-    let threshold = a
-        .range(Method::Staged, |r| r.gbps)
-        .map_or(0.0, |(_, fastest)| fastest);
+    let threshold = (a.range(Method::Staged, |r| r.gbps)).map_or(0.0, |(_, fastest)| fastest);
     let devices: Vec<usize> = r.devices.iter().map(|d| d.ordinal).collect();
     let ordinals: Vec<String> = devices.iter().map(|d| d.to_string()).collect();
     let rate = |method, src, dst| {
