@@ -286,8 +286,7 @@ impl Experiment for PeerCopy {
     }
 
     fn words(r: &PeerCopyResult, a: &Self::Derived) -> Value {
-        // Each method's GB/s at the largest size by its key; none where every pair's is above
-        // its link.
+        // Each method's GB/s at the largest size by key; none where every pair's is above its link.
         let gbps = |m: Method| {
             (a.range(m, |r| r.gbps)).map(|range| format!("{} GB/s", span(range, 1, 1.0)))
         };
