@@ -1,8 +1,6 @@
 //! peer-copy: copies between GPUs of one machine, for every ordered pair of the GPUs
 //! chosen, over a size sweep, beside the link that joins them.
 //! How it measures, its bounds and its model are told in its words, `peer_copy.md`.
-use std::collections::BTreeMap;
-
 use crate::experiments::prelude::*;
 mod analysis;
 mod present;
@@ -290,7 +288,7 @@ impl Experiment for PeerCopy {
         let gbps = |m: Method| {
             (a.range(m, |r| r.gbps)).map(|range| format!("{} GB/s", span(range, 1, 1.0)))
         };
-        let gbps: BTreeMap<_, _> = Method::ALL.map(|m| (m.key(), gbps(m))).into();
+        let gbps = Value::from_pairs(Method::ALL.map(|m| (m.key(), gbps(m))));
         let labels = |keep: fn(&PairResult) -> bool| -> Vec<String> {
             let kept = r.pairs.iter().filter(|p| keep(p));
             kept.map(|p| pair_label(p.src, p.dst)).collect()

@@ -9,21 +9,15 @@ use crate::saved::links::Joined;
 
 /// A size in bytes, e.g. "4 KiB", "1 GiB".
 pub(super) fn size(bytes: u64) -> String {
-    match bytes.ilog2() {
-        e @ 30.. => format!("{} GiB", 1u64 << (e - 30)),
-        e @ 20.. => format!("{} MiB", 1u64 << (e - 20)),
-        e @ 10.. => format!("{} KiB", 1u64 << (e - 10)),
-        _ => format!("{bytes} B"),
-    }
+    let scale = (bytes.ilog2() / 10).min(3);
+    let unit = ["B", "KiB", "MiB", "GiB"][scale as usize];
+    format!("{} {unit}", bytes >> (10 * scale))
 }
 
 /// `(lo, hi)` as "377.0–384.5" with `decimals` decimals, each end times `scale` (100: a
 /// percentage), one number where both ends read the same.
 pub(super) fn span((lo, hi): (f64, f64), decimals: usize, scale: f64) -> String {
-    let (lo, hi) = (
-        format!("{:.decimals$}", scale * lo),
-        format!("{:.decimals$}", scale * hi),
-    );
+    let [lo, hi] = [lo, hi].map(|x| format!("{:.decimals$}", scale * x));
     if lo == hi { lo } else { format!("{lo}–{hi}") }
 }
 
@@ -34,10 +28,9 @@ pub(super) fn pair_label(src: usize, dst: usize) -> String {
 
 /// GB/s, with its share of the link's rate in brackets where known: "395.2 (83%)".
 fn rate_cell(rate: f64, share: f64) -> String {
-    if rate.is_finite() && share.is_finite() {
-        format!("{rate:.1} ({:.0}%)", 100.0 * share)
-    } else {
-        num(rate, 1)
+    match rate.is_finite() && share.is_finite() {
+        true => format!("{rate:.1} ({:.0}%)", 100.0 * share),
+        false => num(rate, 1),
     }
 }
 
