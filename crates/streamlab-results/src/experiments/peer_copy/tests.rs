@@ -2,7 +2,7 @@
 //! tests share with the other experiments on several GPUs.
 use super::Method::*;
 use super::analysis::{above, analyze};
-use super::present::{figures, size, span};
+use super::present::{size, span};
 use super::*;
 use crate::report::figures::Drawing;
 use crate::saved::KernelSet;
@@ -185,9 +185,9 @@ fn a_run_renders_as_tables_csv_heat_maps_notes_and_measured_rows() {
     assert_eq!(files[1].suffix, Some("local"));
     let local = "gpu,bytes,gbps,noise\n0,1048576,1048.576,";
     assert!(files[1].contents.starts_with(local));
-    let figures = figures(&r, &a);
-    assert_eq!(figures.len(), 2);
-    let Drawing::HeatMap(map) = &figures[0].drawing else {
+    let section = section::<PeerCopy>(&r);
+    assert_eq!(section.figures.len(), 2);
+    let Drawing::HeatMap(map) = &section.figures[0].model.drawing else {
         panic!("a heat map")
     };
     assert_eq!(map.rows, ["0", "1"]);
@@ -196,8 +196,6 @@ fn a_run_renders_as_tables_csv_heat_maps_notes_and_measured_rows() {
     let empty_diagonal = "the diagonal's empty cells would break a line";
     assert_eq!(map.contour, None, "{empty_diagonal}");
     assert_eq!(map.values[1][0], None);
-    let section = section::<PeerCopy>(&r);
-    assert_eq!(section.figures.len(), 2);
     let link = note(&section, "Link");
     assert!(link.contains("18 × NVLink 4.0 through NVSwitch; PCIe 5.0 x16"));
     assert!(note(&section, "Timing").contains("behind a gate"));
