@@ -98,8 +98,6 @@ pub struct LocalRow {
 /// Everything derived from a peer-copy result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PeerCopyAnalysis {
-    /// The ordinals copied between, in the run's order.
-    pub devices: Vec<usize>,
     /// A row per pair and size.
     pub rows: Vec<PeerRow>,
     /// A row per pair: the matrix.
@@ -119,12 +117,8 @@ impl PeerCopyAnalysis {
     /// The slowest and fastest `value` (GB/s, efficiency) of `method`'s rates over the
     /// pairs where it ran at the largest size, leaving out those above their link.
     pub fn range(&self, method: Method, value: fn(&Rate) -> f64) -> Option<(f64, f64)> {
-        span(
-            (self.matrix.iter())
-                .map(|p| &p.largest[method])
-                .filter(|rate| !rate.above_link)
-                .map(value),
-        )
+        let rates = (self.matrix.iter()).map(|p| &p.largest[method]);
+        span(rates.filter(|rate| !rate.above_link).map(value))
     }
 
     /// The slowest and fastest pair's NVLink rate one way.
@@ -140,9 +134,9 @@ impl PeerCopyAnalysis {
 
 /// The smallest and largest of the finite `values`.
 fn span(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
-    let finite: Vec<f64> = values.filter(|v| v.is_finite()).collect();
-    let min = finite.iter().copied().reduce(f64::min)?;
-    Some((min, finite.iter().copied().fold(min, f64::max)))
+    (values.filter(|v| v.is_finite())).fold(None, |span, v| {
+        Some(span.map_or((v, v), |(lo, hi): (f64, f64)| (lo.min(v), hi.max(v))))
+    })
 }
 
 /// Whether `gbps` (of relative noise `noise`) is above `link` beyond the noise.
@@ -150,18 +144,17 @@ pub(super) fn above(gbps: f64, noise: f64, link: f64) -> bool {
     gbps > link && beyond_noise(gbps, noise, link, 0.0)
 }
 
-/// Every method's numbers at point `p` of the pair `(s, d)`; NaN throughout where there
-/// is none (a pair stopped before its first size).
-fn rates(r: &PeerCopyResult, (s, d): (usize, usize), p: Option<&PeerPoint>) -> Vec<Rate> {
-    let bytes = p.map_or(0, |p| p.bytes);
+/// `pair`'s row at its point `p`: every method's numbers, NaN throughout where there is
+/// none (a pair stopped before its first size).
+fn row(r: &PeerCopyResult, pair: &PairResult, p: Option<&PeerPoint>) -> PeerRow {
+    let ((s, d), bytes) = ((pair.src, pair.dst), p.map_or(0, |p| p.bytes));
     let rate = |m: Method| {
+        let figures = |x: &Series, bytes| (gbps(bytes, x.median()), x.noise());
+        let nan = (f64::NAN, f64::NAN);
         let samples = p.and_then(|p| p.samples(m));
-        let rate = samples.map_or(f64::NAN, |s| gbps(m.directions() * bytes, s.median()));
-        let noise = samples.map_or(f64::NAN, Series::noise);
-        let ways = (p.and_then(|p| p.each_way(m))).map_or([(f64::NAN, f64::NAN); 2], |ways| {
-            ways.each_ref()
-                .map(|w| (gbps(bytes, w.median()), w.noise()))
-        });
+        let (rate, noise) = samples.map_or(nan, |x| figures(x, m.directions() * bytes));
+        let ways = (p.and_then(|p| p.each_way(m)))
+            .map_or([nan; 2], |ways| ways.each_ref().map(|x| figures(x, bytes)));
         // The NVLinks' rate from `src` to `dst` in `directions` directions, NaN where
         // unknown or not crossed: only the copies with peer access on cross the link.
         let link = |(src, dst): (usize, usize), directions| {
@@ -170,48 +163,50 @@ fn rates(r: &PeerCopyResult, (s, d): (usize, usize), p: Option<&PeerPoint>) -> V
                 .and_then(|l| l.rate_gbps(directions))
                 .unwrap_or(f64::NAN)
         };
-        let way_links = [link((s, d), 1), link((d, s), 1)];
+        let (own_link, way_links) = (link((s, d), m.directions()), [(s, d), (d, s)]);
         Rate {
             gbps: rate,
             noise,
             each_way: ways.map(|w| w.0),
-            efficiency: rate / link((s, d), m.directions()),
-            above_link: above(rate, noise, link((s, d), m.directions()))
-                || (ways.iter().zip(way_links)).any(|(&(g, n), l)| above(g, n, l)),
+            efficiency: rate / own_link,
+            above_link: above(rate, noise, own_link)
+                || (ways.iter().zip(way_links)).any(|(&(g, n), way)| above(g, n, link(way, 1))),
         }
     };
-    Method::ALL.map(rate).to_vec()
+    let rates = Method::ALL.map(rate).to_vec();
+    PeerRow {
+        src: s,
+        dst: d,
+        bytes,
+        rates,
+    }
 }
 
-/// The fastest row of `rows` over the link in `directions` directions, of those not above
-/// it.
-fn best(rows: &[&PeerRow], directions: u64) -> Option<Best> {
-    let over_link =
-        (Method::ALL.into_iter()).filter(|m| m.needs_peer_access() && m.directions() == directions);
-    (over_link.flat_map(|m| rows.iter().map(move |row| (m, row.bytes, row[m]))))
-        .filter(|(_, _, rate)| rate.gbps.is_finite() && !rate.above_link)
-        .max_by(|a, b| a.2.gbps.total_cmp(&b.2.gbps))
-        .map(|(method, bytes, rate)| Best {
-            method,
-            bytes,
-            gbps: rate.gbps,
-            efficiency: rate.efficiency,
-        })
-}
-
-/// Each pair's link beside its fastest copies.
+/// Each pair's link beside its fastest copies over it one way and both ways, of those not
+/// above it.
 fn links(r: &PeerCopyResult, rows: &[PeerRow]) -> Vec<LinkRow> {
     (r.links.iter())
         .map(|link| {
-            let own: Vec<&PeerRow> = (rows.iter())
-                .filter(|row| row.src == link.src && row.dst == link.dst)
-                .collect();
+            let own = (rows.iter()).filter(|row| row.src == link.src && row.dst == link.dst);
+            let best = |directions| {
+                let over_link = (Method::ALL.into_iter())
+                    .filter(|m| m.needs_peer_access() && m.directions() == directions);
+                (over_link.flat_map(|m| own.clone().map(move |row| (m, row.bytes, row[m]))))
+                    .filter(|(_, _, rate)| rate.gbps.is_finite() && !rate.above_link)
+                    .max_by(|a, b| a.2.gbps.total_cmp(&b.2.gbps))
+                    .map(|(method, bytes, rate)| Best {
+                        method,
+                        bytes,
+                        gbps: rate.gbps,
+                        efficiency: rate.efficiency,
+                    })
+            };
             LinkRow {
                 link: link.clone(),
                 one_way_gbps: link.rate_gbps(1).unwrap_or(f64::NAN),
                 both_ways_gbps: link.rate_gbps(2).unwrap_or(f64::NAN),
-                fastest: [1, 2].map(|directions| best(&own, directions)),
-                above_link: own.iter().map(|row| row.flagged().len()).sum(),
+                fastest: [1, 2].map(best),
+                above_link: own.map(|row| row.flagged().len()).sum(),
             }
         })
         .collect()
@@ -219,19 +214,13 @@ fn links(r: &PeerCopyResult, rows: &[PeerRow]) -> Vec<LinkRow> {
 
 /// Derive everything from `r`.
 pub(super) fn analyze(r: &PeerCopyResult) -> PeerCopyAnalysis {
-    let row = |pair: &PairResult, p: Option<&PeerPoint>| PeerRow {
-        src: pair.src,
-        dst: pair.dst,
-        bytes: p.map_or(0, |p| p.bytes),
-        rates: rates(r, (pair.src, pair.dst), p),
-    };
     let rows: Vec<PeerRow> = (r.pairs.iter())
-        .flat_map(|pair| pair.points.iter().map(move |p| row(pair, Some(p))))
+        .flat_map(|pair| pair.points.iter().map(move |p| row(r, pair, Some(p))))
         .collect();
     let us = |s: &Series| s.median() * 1e3;
     let matrix = (r.pairs.iter())
         .map(|pair| PairRow {
-            largest: row(pair, pair.points.iter().max_by_key(|p| p.bytes)),
+            largest: row(r, pair, pair.points.iter().max_by_key(|p| p.bytes)),
             peer_access: pair.peer_access,
             latency_staged_us: us(&pair.latency_staged),
             latency_peer_us: pair.latency_peer.as_ref().map_or(f64::NAN, us),
@@ -248,7 +237,6 @@ pub(super) fn analyze(r: &PeerCopyResult) -> PeerCopyAnalysis {
         })
         .collect();
     PeerCopyAnalysis {
-        devices: r.devices.iter().map(|d| d.ordinal).collect(),
         links: links(r, &rows),
         rows,
         matrix,

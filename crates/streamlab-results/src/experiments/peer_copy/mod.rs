@@ -11,8 +11,7 @@ use present::{
     figures, link_columns, local_columns, matrix_columns, pair_label, size, span, sweep_columns,
 };
 
-use crate::saved::DeviceInfo;
-use crate::saved::links::PairLink;
+use crate::saved::{DeviceInfo, links::PairLink};
 
 pub struct PeerCopy;
 
@@ -246,15 +245,11 @@ impl Experiment for PeerCopy {
     type Derived = PeerCopyAnalysis;
 
     fn rows(r: &PeerCopyResult, _derived: &Self::Derived) -> Vec<MeasuredRow> {
-        let local = (r.local.iter()).flat_map(|local| {
-            let g = local.gpu;
-            local.points.iter().map(move |p| {
-                let at = RowName::new(
-                    format_args!("{g}-{g}/{}/local", p.bytes),
-                    format_args!("GPU {g} to itself, {}", size(p.bytes)),
-                );
-                at.median(&p.time, MS)
-            })
+        let local = (r.local.iter()).flat_map(|l| l.points.iter().map(move |p| (l.gpu, p)));
+        let local = local.map(|(g, p)| {
+            let key = format!("{g}-{g}/{}/local", p.bytes);
+            let label = format!("GPU {g} to itself, {}", size(p.bytes));
+            RowName::new(key, label).median(&p.time, MS)
         });
         r.pairs.iter().flat_map(pair_rows).chain(local).collect()
     }
@@ -270,15 +265,13 @@ impl Experiment for PeerCopy {
             size(LATENCY_BYTES)
         );
         let local = "The reference: each GPU's copy to itself (device to device), GB/s per size";
-        let link_table =
-            (!a.links.is_empty()).then(|| link_columns().table(Some(links.into()), &a.links));
-        let local_table =
-            (!a.local.is_empty()).then(|| local_columns().table(Some(local.into()), &a.local));
-        let sweep = sweep_columns().table(Some("GB/s per pair and size".into()), &a.rows);
-        (link_table.into_iter())
-            .chain([matrix_columns().table(Some(matrix), &a.matrix), sweep])
-            .chain(local_table)
-            .collect()
+        let tables = [
+            (!a.links.is_empty()).then(|| link_columns().table(Some(links.into()), &a.links)),
+            Some(matrix_columns().table(Some(matrix), &a.matrix)),
+            Some(sweep_columns().table(Some("GB/s per pair and size".into()), &a.rows)),
+            (!a.local.is_empty()).then(|| local_columns().table(Some(local.into()), &a.local)),
+        ];
+        tables.into_iter().flatten().collect()
     }
 
     fn csv(_r: &PeerCopyResult, derived: &Self::Derived) -> Vec<Csv> {
@@ -291,34 +284,24 @@ impl Experiment for PeerCopy {
     }
 
     fn words(r: &PeerCopyResult, a: &Self::Derived) -> Value {
-        // Each method's GB/s at the largest size; none where every pair's is above its link.
+        // Each method's GB/s at the largest size by key; none where every pair's is above its link.
         let gbps = |m: Method| {
             (a.range(m, |r| r.gbps)).map(|range| format!("{} GB/s", span(range, 1, 1.0)))
         };
-        let gbps = context! {
-            peer => gbps(Method::Peer),
-            staged => gbps(Method::Staged),
-            pull => gbps(Method::KernelPull),
-            push => gbps(Method::KernelPush),
-        };
+        let gbps = Value::from_pairs(Method::ALL.map(|m| (m.key(), gbps(m))));
         let labels = |keep: fn(&PairResult) -> bool| -> Vec<String> {
-            (r.pairs.iter())
-                .filter(|p| keep(p))
-                .map(|p| pair_label(p.src, p.dst))
-                .collect()
+            let kept = r.pairs.iter().filter(|p| keep(p));
+            kept.map(|p| pair_label(p.src, p.dst)).collect()
         };
         // The peer copies' share of their link's rate, and that rate one way: said where
         // every pair in the peer copies' range has it.
-        let peer_share = |p: &PairRow| {
-            let rate = &p.largest[Method::Peer];
-            (rate.gbps.is_finite() && !rate.above_link).then_some(rate.efficiency)
-        };
+        let mut peer = (a.matrix.iter()).map(|p| &p.largest[Method::Peer]);
+        let known = peer.all(|r| !r.gbps.is_finite() || r.above_link || r.efficiency.is_finite());
         let share = (a.range(Method::Peer, |r| r.efficiency).zip(a.link_range()))
-            .filter(|_| a.matrix.iter().filter_map(peer_share).all(f64::is_finite))
+            .filter(|_| known)
             .map(|(share, link)| [span(share, 0, 100.0), span(link, 1, 1.0)]);
         context! {
             kinds => r.links.iter().map(|l| l.describe()).collect::<Vec<_>>(),
-            above => a.rows_above_link(),
             without => labels(|p| !p.peer_access),
             checked => labels(|p| p.access.is_some_and(|c| c.staged_checked_off)).len(),
             found_on => labels(|p| p.access.is_some_and(|c| c.found_on.contains(&true))),
@@ -328,8 +311,8 @@ impl Experiment for PeerCopy {
         }
     }
 
-    fn figures(_r: &PeerCopyResult, a: &Self::Derived) -> Vec<FigureModel> {
-        figures(a)
+    fn figures(r: &PeerCopyResult, a: &Self::Derived) -> Vec<FigureModel> {
+        figures(r, a)
     }
 
     fn summary(r: &PeerCopyResult, a: &Self::Derived) -> Summary {
@@ -350,6 +333,8 @@ impl Experiment for PeerCopy {
 /// `compare` holds them against.
 fn pair_rows(pair: &PairResult) -> Vec<MeasuredRow> {
     let (s, d) = (pair.src, pair.dst);
+    let ways = [(s, d, "forward"), (d, s, "back")]
+        .map(|(from, to, way)| (way, format!("its {from} → {to} direction")));
     let mut rows = Vec::new();
     for p in &pair.points {
         let at = RowName::new(
@@ -358,18 +343,13 @@ fn pair_rows(pair: &PairResult) -> Vec<MeasuredRow> {
         );
         for method in Method::ALL {
             let this = at.then(method.key(), method.label());
-            let ways = (p.each_way(method).into_iter())
-                .flat_map(|[forward, back]| [("forward", s, d, forward), ("back", d, s, back)]);
             let own = p.samples(method).map(|x| this.clone().median(x, MS));
-            let each_way = ways.map(|(way, from, to, x)| {
-                let name = this.then(way, format_args!("its {from} → {to} direction"));
-                name.median(x, MS)
-            });
-            let staged = !method.needs_peer_access();
-            rows.extend((own.into_iter().chain(each_way)).map(|row| match staged {
-                true => row.over_link(),
-                false => row,
-            }));
+            let each_way = (ways.iter().zip(p.each_way(method).into_iter().flatten()))
+                .map(|((way, words), x)| (*way, words.as_str(), x));
+            for mut row in own.into_iter().chain(this.group(MS, each_way)) {
+                row.over_link = !method.needs_peer_access();
+                rows.push(row);
+            }
         }
     }
     let at = RowName::new(

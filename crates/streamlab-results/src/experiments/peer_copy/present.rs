@@ -1,7 +1,7 @@
 //! How peer-copy shows: how each pair is joined beside its fastest copy, the matrix, the
 //! sweep and the copies within each GPU as tables, each method's rates as a heat map.
-use super::Method;
 use super::analysis::{Best, LinkRow, LocalRow, PairRow, PeerCopyAnalysis, PeerRow};
+use super::{Method, PeerCopyResult};
 use crate::experiments::prelude::*;
 use crate::report::chart::HeatMap;
 use crate::report::figures::Drawing;
@@ -9,21 +9,15 @@ use crate::saved::links::Joined;
 
 /// A size in bytes, e.g. "4 KiB", "1 GiB".
 pub(super) fn size(bytes: u64) -> String {
-    match bytes.ilog2() {
-        e @ 30.. => format!("{} GiB", 1u64 << (e - 30)),
-        e @ 20.. => format!("{} MiB", 1u64 << (e - 20)),
-        e @ 10.. => format!("{} KiB", 1u64 << (e - 10)),
-        _ => format!("{bytes} B"),
-    }
+    let scale = (bytes.ilog2() / 10).min(3);
+    let unit = ["B", "KiB", "MiB", "GiB"][scale as usize];
+    format!("{} {unit}", bytes >> (10 * scale))
 }
 
 /// `(lo, hi)` as "377.0–384.5" with `decimals` decimals, each end times `scale` (100: a
 /// percentage), one number where both ends read the same.
 pub(super) fn span((lo, hi): (f64, f64), decimals: usize, scale: f64) -> String {
-    let (lo, hi) = (
-        format!("{:.decimals$}", scale * lo),
-        format!("{:.decimals$}", scale * hi),
-    );
+    let [lo, hi] = [lo, hi].map(|x| format!("{:.decimals$}", scale * x));
     if lo == hi { lo } else { format!("{lo}–{hi}") }
 }
 
@@ -34,10 +28,9 @@ pub(super) fn pair_label(src: usize, dst: usize) -> String {
 
 /// GB/s, with its share of the link's rate in brackets where known: "395.2 (83%)".
 fn rate_cell(rate: f64, share: f64) -> String {
-    if rate.is_finite() && share.is_finite() {
-        format!("{rate:.1} ({:.0}%)", 100.0 * share)
-    } else {
-        num(rate, 1)
+    match rate.is_finite() && share.is_finite() {
+        true => format!("{rate:.1} ({:.0}%)", 100.0 * share),
+        false => num(rate, 1),
     }
 }
 
@@ -160,11 +153,10 @@ pub(super) fn local_columns<'a>() -> Columns<'a, LocalRow> {
 /// off, source GPU by row, destination by column; cells at or above the fastest staged copy
 /// in one colour scale, those below in the other (no line between them: the diagonal's
 /// empty cells break any).
-pub(super) fn figures(a: &PeerCopyAnalysis) -> Vec<FigureModel> {
-    let threshold = a
-        .range(Method::Staged, |r| r.gbps)
-        .map_or(0.0, |(_, fastest)| fastest);
-    let ordinals: Vec<String> = a.devices.iter().map(|d| d.to_string()).collect();
+pub(super) fn figures(r: &PeerCopyResult, a: &PeerCopyAnalysis) -> Vec<FigureModel> {
+    let threshold = (a.range(Method::Staged, |r| r.gbps)).map_or(0.0, |(_, fastest)| fastest);
+    let devices: Vec<usize> = r.devices.iter().map(|d| d.ordinal).collect();
+    let ordinals: Vec<String> = devices.iter().map(|d| d.to_string()).collect();
     let rate = |method, src, dst| {
         (a.pair(src, dst))
             .map(|p: &PairRow| p.largest[method].gbps)
@@ -185,8 +177,8 @@ pub(super) fn figures(a: &PeerCopyAnalysis) -> Vec<FigureModel> {
             y_label: "source GPU".into(),
             columns: ordinals.clone(),
             rows: ordinals.clone(),
-            values: (a.devices.iter())
-                .map(|&src| a.devices.iter().map(|&dst| rate(method, src, dst)).collect())
+            values: (devices.iter())
+                .map(|&src| devices.iter().map(|&dst| rate(method, src, dst)).collect())
                 .collect(),
             threshold,
             contour: None,

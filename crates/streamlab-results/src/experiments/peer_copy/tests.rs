@@ -1,7 +1,8 @@
 //! peer-copy's analysis and presentation on a made-up two-GPU result, and the helpers its
 //! tests share with the other experiments on several GPUs.
+use super::Method::*;
 use super::analysis::{above, analyze};
-use super::present::{figures, size, span};
+use super::present::{size, span};
 use super::*;
 use crate::report::figures::Drawing;
 use crate::saved::KernelSet;
@@ -33,37 +34,34 @@ fn line(r: &PeerCopyResult) -> String {
 /// One MiB, the made-up copies' size, as a float.
 const MIB: f64 = (1u64 << 20) as f64;
 
-/// Two GPUs: 0 → 1 with peer access (1 MiB in 0.01 ms one way, and on the destination's
-/// stream, each direction of the copies both ways timed apart) over `links` NVLinks of
-/// `per_link` GB/s each through NVSwitch, 1 → 0 without over PCIe; GPU 0's copy to itself,
-/// the peer access checks and the gate.
+/// The made-up two-GPU run as peer-copy recorded it before the links were read
+/// (`tests/data/peer-copy-older.json`): 0 → 1 with peer access (1 MiB in 0.01 ms one way),
+/// 1 → 0 without.
+fn older() -> PeerCopyResult {
+    let path = std::path::Path::new("peer-copy.json");
+    let older = include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/peer-copy-older.json"
+    ));
+    crate::folder::parse(path, older).expect("a peer-copy result from before the links reads")
+}
+
+/// The older run as a run records it now: 0 → 1 also on the destination's stream and each
+/// direction of its copies both ways timed apart, over `links` NVLinks of `per_link` GB/s
+/// each through NVSwitch, 1 → 0 over PCIe; GPU 0's copy to itself, the peer access checks
+/// and the gate.
 fn result(links: u32, per_link: f64) -> PeerCopyResult {
     use crate::saved::links::{Joined, PairLink, PcieLink, Reading};
-    let point = |peer: bool| PeerPoint {
-        bytes: 1 << 20,
-        passes: 64,
-        staged: series(&[0.1, 0.1, 0.2]),
-        staged_both: series(&[0.1]),
-        peer: peer.then(|| series(&[0.01, 0.01])),
-        peer_both: peer.then(|| series(&[0.01])),
-        kernel_pull: peer.then(|| series(&[0.02])),
-        kernel_push: peer.then(|| series(&[0.04])),
-        peer_dst: peer.then(|| series(&[0.011])),
-        staged_both_each: None,
-        peer_both_each: peer.then(|| [series(&[0.0095]), series(&[0.0098])]),
-    };
-    let pair = |src, dst, peer: bool| PairResult {
-        src,
-        dst,
-        peer_access: peer,
-        points: vec![point(peer)],
-        latency_staged: series(&[0.02, 0.03, 0.02]),
-        latency_peer: peer.then(|| series(&[0.005])),
-        access: Some(AccessCheck {
+    let mut r = older();
+    for pair in &mut r.pairs {
+        let (peer, point) = (pair.peer_access, &mut pair.points[0]);
+        point.peer_dst = peer.then(|| series(&[0.011]));
+        point.peer_both_each = peer.then(|| [series(&[0.0095]), series(&[0.0098])]);
+        pair.access = Some(AccessCheck {
             found_on: [peer, false],
             staged_checked_off: true,
-        }),
-    };
+        });
+    }
     let pcie = Reading::Read(PcieLink {
         generation: 5,
         width: 16,
@@ -76,24 +74,15 @@ fn result(links: u32, per_link: f64) -> PeerCopyResult {
     };
     let (src, dst) = (pcie.clone(), pcie);
     let link = |src, dst, joined| PairLink { src, dst, joined };
-    PeerCopyResult {
-        run: RunRecord::made_up(Params::quick()),
-        devices: vec![
-            crate::saved::made_up_device(0),
-            crate::saved::made_up_device(1),
-        ],
-        pairs: vec![pair(0, 1, true), pair(1, 0, false)],
-        links: vec![link(0, 1, nvlink), link(1, 0, Joined::Pcie { src, dst })],
-        local: vec![LocalCopy {
-            gpu: 0,
-            points: vec![LocalPoint {
-                bytes: 1 << 20,
-                passes: 64,
-                time: series(&[0.001]),
-            }],
-        }],
-        gated: true,
-    }
+    r.links = vec![link(0, 1, nvlink), link(1, 0, Joined::Pcie { src, dst })];
+    let points = vec![LocalPoint {
+        bytes: 1 << 20,
+        passes: 64,
+        time: series(&[0.001]),
+    }];
+    r.local = vec![LocalCopy { gpu: 0, points }];
+    r.gated = true;
+    r
 }
 
 #[test]
@@ -115,45 +104,41 @@ fn devices_are_checked_and_the_rates_come_from_the_medians_held_against_the_link
     let a = analyze(&r);
     let forward = a.pair(0, 1).unwrap();
     let rate = |m| forward.largest[m].gbps;
-    assert!(close(rate(Method::Peer), MIB / 0.01e6));
-    assert!(close(rate(Method::PeerBoth), 2.0 * MIB / 0.01e6));
-    assert!(close(rate(Method::Staged), MIB / 0.1e6));
-    assert!(close(rate(Method::KernelPush), MIB / 0.04e6));
+    assert!(close(rate(Peer), MIB / 0.01e6));
+    assert!(close(rate(PeerBoth), 2.0 * MIB / 0.01e6));
+    assert!(close(rate(Staged), MIB / 0.1e6));
+    assert!(close(rate(KernelPush), MIB / 0.04e6));
     assert!(close(forward.latency_staged_us, 20.0));
     assert!(close(forward.latency_peer_us, 5.0));
     let back = a.pair(1, 0).unwrap();
-    assert!(!back.peer_access && back.largest[Method::Peer].gbps.is_nan());
+    assert!(!back.peer_access && back.largest[Peer].gbps.is_nan());
     assert!(back.latency_peer_us.is_nan());
     let pcie = "PCIe: no NVLink rate";
-    assert!(back.largest[Method::Peer].efficiency.is_nan(), "{pcie}");
-    let (lo, hi) = a.range(Method::Peer, |r| r.gbps).unwrap();
-    assert_eq!(lo, hi);
+    assert!(back.largest[Peer].efficiency.is_nan(), "{pcie}");
+    assert!(a.range(Peer, |r| r.gbps).is_some_and(|(lo, hi)| lo == hi));
     assert_eq!(a.rows.len(), 2);
-    assert_eq!(a.rows[0][Method::Peer].gbps, rate(Method::Peer));
+    assert_eq!(a.rows[0][Peer].gbps, rate(Peer));
     let forward = &forward.largest;
     let (one_way, both_ways) = (18.0 * 26.5625, 2.0 * 18.0 * 26.5625);
     let shares = [
-        (Method::Peer, MIB / 0.01e6 / one_way),
-        (Method::PeerBoth, 2.0 * MIB / 0.01e6 / both_ways),
-        (Method::KernelPull, MIB / 0.02e6 / one_way),
+        (Peer, MIB / 0.01e6 / one_way),
+        (PeerBoth, 2.0 * MIB / 0.01e6 / both_ways),
+        (KernelPull, MIB / 0.02e6 / one_way),
     ];
     for (m, share) in shares {
         assert!(close(forward[m].efficiency, share), "{m:?}");
     }
-    assert!(
-        forward[Method::Staged].efficiency.is_nan(),
-        "not over the link"
-    );
+    assert!(forward[Staged].efficiency.is_nan(), "not over the link");
     assert!(forward.flagged().is_empty());
     let link = &a.links[0];
     assert!(close(link.one_way_gbps, one_way) && close(link.both_ways_gbps, both_ways));
     let [best, best_both] = link.fastest.each_ref().map(|b| b.as_ref().unwrap());
-    assert_eq!((best.method, best.bytes), (Method::Peer, 1 << 20));
-    assert_eq!(best_both.method, Method::PeerBoth);
+    assert_eq!((best.method, best.bytes), (Peer, 1 << 20));
+    assert_eq!(best_both.method, PeerBoth);
     assert!(a.links[1].one_way_gbps.is_nan() && a.links[1].fastest[0].is_none());
-    let (lo, hi) = a.range(Method::Peer, |r| r.efficiency).unwrap();
+    let (lo, hi) = a.range(Peer, |r| r.efficiency).unwrap();
     assert!(close(lo, hi) && close(lo, MIB / 0.01e6 / one_way));
-    let [forward, back] = a.rows[0][Method::PeerBoth].each_way;
+    let [forward, back] = a.rows[0][PeerBoth].each_way;
     assert!(close(forward, MIB / 0.0095e6) && close(back, MIB / 0.0098e6));
     assert!(close(a.local[0].gbps, MIB / 0.001e6));
 }
@@ -171,18 +156,14 @@ fn a_run_renders_as_tables_csv_heat_maps_notes_and_measured_rows() {
     let links = &tables[0];
     let caption = links.caption.as_deref().unwrap();
     assert!(caption.starts_with("How each pair is joined"));
-    let cell = |row: usize, heading: &str| links.rows[row][links.column(heading).unwrap()].clone();
-    assert_eq!(cell(0, "joined by"), "18 × NVLink 4.0 through NVSwitch");
-    assert_eq!(cell(0, "per link"), "26.56");
-    assert_eq!(cell(0, "link one way"), "478.1");
-    assert_eq!(cell(0, "link both ways"), "956.2");
-    assert_eq!(cell(0, "fastest one way"), "104.9 (22%)");
-    assert_eq!(cell(0, "one way: copy"), "copy, peer access on, 1 MiB");
-    assert_eq!(cell(0, "fastest both ways"), "209.7 (22%)");
-    assert_eq!(cell(0, "rows above"), "0");
-    assert_eq!(cell(1, "joined by"), "PCIe 5.0 x16");
-    assert_eq!(cell(1, "link one way"), "–");
-    assert_eq!(cell(1, "fastest one way"), "–");
+    // pair, joined by, per link, the link one way and both ways, the fastest copy one way
+    // and both ways (GB/s, copy), rows above the link.
+    let nvlink = "0 → 1 | 18 × NVLink 4.0 through NVSwitch | 26.56 | 478.1 | 956.2 | \
+        104.9 (22%) | copy, peer access on, 1 MiB | 209.7 (22%) | \
+        copy both ways, peer access on, 1 MiB | 0";
+    assert_eq!(links.rows[0].join(" | "), nvlink);
+    let pcie = "1 → 0 | PCIe 5.0 x16 | – | – | – | – | – | – | – | 0";
+    assert_eq!(links.rows[1].join(" | "), pcie);
     let matrix = &tables[1];
     assert_eq!(matrix.rows.len(), 2);
     assert_eq!(matrix.rows[0][..2], ["0 → 1", "yes"]);
@@ -204,9 +185,9 @@ fn a_run_renders_as_tables_csv_heat_maps_notes_and_measured_rows() {
     assert_eq!(files[1].suffix, Some("local"));
     let local = "gpu,bytes,gbps,noise\n0,1048576,1048.576,";
     assert!(files[1].contents.starts_with(local));
-    let figures = figures(&a);
-    assert_eq!(figures.len(), 2);
-    let Drawing::HeatMap(map) = &figures[0].drawing else {
+    let section = section::<PeerCopy>(&r);
+    assert_eq!(section.figures.len(), 2);
+    let Drawing::HeatMap(map) = &section.figures[0].model.drawing else {
         panic!("a heat map")
     };
     assert_eq!(map.rows, ["0", "1"]);
@@ -215,8 +196,6 @@ fn a_run_renders_as_tables_csv_heat_maps_notes_and_measured_rows() {
     let empty_diagonal = "the diagonal's empty cells would break a line";
     assert_eq!(map.contour, None, "{empty_diagonal}");
     assert_eq!(map.values[1][0], None);
-    let section = section::<PeerCopy>(&r);
-    assert_eq!(section.figures.len(), 2);
     let link = note(&section, "Link");
     assert!(link.contains("18 × NVLink 4.0 through NVSwitch; PCIe 5.0 x16"));
     assert!(note(&section, "Timing").contains("behind a gate"));
@@ -254,20 +233,11 @@ fn a_row_above_its_link_is_flagged_and_a_run_stopped_before_its_first_size_says_
     let r = result(1, 50.0);
     let a = analyze(&r);
     let forward = &a.pair(0, 1).unwrap().largest;
-    let flagged = [
-        Method::Peer,
-        Method::PeerBoth,
-        Method::KernelPull,
-        Method::PeerDst,
-    ];
+    let flagged = [Peer, PeerBoth, KernelPull, PeerDst];
     assert_eq!(forward.flagged(), flagged);
-    assert!(!forward[Method::KernelPush].above_link, "26.2 GB/s fits 50");
+    assert!(!forward[KernelPush].above_link, "26.2 GB/s fits 50");
     assert_eq!(a.rows_above_link(), 4);
-    assert_eq!(
-        a.range(Method::Peer, |r| r.gbps),
-        None,
-        "the one pair is flagged"
-    );
+    assert_eq!(a.range(Peer, |r| r.gbps), None, "the one pair is flagged");
     let flagged_line = line(&r);
     let none = "peer access off 10.5 GB/s, none counted with it on";
     assert!(flagged_line.contains(none), "{flagged_line}");
@@ -302,13 +272,7 @@ fn a_row_above_its_link_is_flagged_and_a_run_stopped_before_its_first_size_says_
 
 #[test]
 fn an_older_result_without_links_checks_or_gate_reads_and_renders() {
-    let path = std::path::Path::new("peer-copy.json");
-    let older = include_str!(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/peer-copy-older.json"
-    ));
-    let r: PeerCopyResult =
-        crate::folder::parse(path, older).expect("a peer-copy result from before the links reads");
+    let r = older();
     assert!(r.links.is_empty() && r.local.is_empty() && !r.gated);
     assert!(r.pairs.iter().all(|p| p.access.is_none()));
     assert!(r.pairs[0].points[0].peer_dst.is_none());
