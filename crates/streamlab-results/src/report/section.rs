@@ -12,7 +12,8 @@ use super::provenance;
 use super::table::{self, Table};
 use super::{plot, timeline, words};
 use crate::derived::pipeline::SLACK;
-use crate::derived::trace::{self, MIN_CHECKED_BYTES, TOLERANCE, TraceChecks};
+use crate::derived::rates::LARGE_COPY_BYTES;
+use crate::derived::trace::{self, TOLERANCE, TraceChecks};
 use crate::saved::timeline::Timeline;
 use crate::saved::{KernelSet, Provenance, Verification};
 
@@ -257,7 +258,7 @@ pub fn cuda_note(p: Option<&Provenance>) -> Option<(String, String)> {
 /// shown on each page with timelines.
 pub fn timeline_notes() -> Vec<String> {
     let context = context! {
-        checked_mib => MIN_CHECKED_BYTES >> 20, tolerance => TOLERANCE, slack => SLACK,
+        checked_mib => LARGE_COPY_BYTES >> 20, tolerance => TOLERANCE, slack => SLACK,
     };
     let template = include_str!("timelines.md");
     let notes = words::render("the timelines' notes", template, context);

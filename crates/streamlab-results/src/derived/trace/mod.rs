@@ -14,7 +14,7 @@
 //! 2. Each copy's duration lies between its bytes over its direction's rate alone and
 //!    its bytes over its direction's rate while both directions run (how much of it ran
 //!    while the other direction was busy decides where), within [`TOLERANCE`]; both rates
-//!    measured over the same chunks in the same run. Copies under [`MIN_CHECKED_BYTES`]
+//!    measured over the same chunks in the same run. Copies under [`LARGE_COPY_BYTES`]
 //!    are dominated by fixed costs and are not checked.
 //! 3. The traced schedule took as long as its fastest timed sample, within [`TOLERANCE`]
 //!    (the trace is one clean run, so it is held to the cleanest timed one): the period
@@ -40,15 +40,12 @@ pub use engines::{
 use serde::Serialize;
 
 use super::pipeline::SLACK;
-use super::rates::ms_at;
+use super::rates::{LARGE_COPY_BYTES, ms_at};
 use crate::saved::timeline::{CopyRates, OpKind, Timeline, TimelineOp, TraceSource};
 use crate::stats::Series;
 
 /// Relative tolerance of the duration and span checks.
 pub const TOLERANCE: f64 = 0.15;
-/// Copies smaller than this are not held to the copy rates: their fixed costs (a few
-/// microseconds, more while CUPTI records them) reach the tolerance.
-pub const MIN_CHECKED_BYTES: u64 = 8 << 20;
 /// Overlap allowed between two copies of one direction (timestamp granularity).
 const OVERLAP_SLACK_MS: f64 = 0.001;
 
@@ -254,7 +251,7 @@ fn copy_durations(t: &Timeline) -> TraceCheck {
         let Some(bytes) = op.bytes.filter(|_| !op.pageable) else {
             continue;
         };
-        if bytes < MIN_CHECKED_BYTES {
+        if bytes < LARGE_COPY_BYTES {
             skipped += 1;
             continue;
         }
