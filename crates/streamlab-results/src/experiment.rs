@@ -17,7 +17,7 @@ use crate::derived::summary::Json;
 use crate::derived::trace::{self, TraceChecks};
 use crate::report::ReportError;
 use crate::report::figures::FigureModel;
-use crate::report::section::{Section, TimelineFigure, cuda_note, draw};
+use crate::report::section::{Figure, Section, TimelineFigure, cuda_note};
 use crate::report::table::Table;
 pub use crate::report::words::verdict;
 use crate::report::words::{self, Words};
@@ -335,7 +335,7 @@ impl<E: Experiment> Analyzed<E> {
         section.notes.extend(words.notes);
         let twins = cuda_note(cuda.map(|c| c.result.provenance()));
         section.notes.extend(twins);
-        section.figures = draw(E::figures(r, a));
+        section.figures = E::figures(r, a).into_iter().map(Figure::draw).collect();
         section.timelines = self.timelines()?;
         Ok(section)
     }

@@ -241,10 +241,6 @@ fn parameters<P: Serialize>(p: &P) -> String {
     pairs.join(", ")
 }
 
-pub fn draw(models: Vec<FigureModel>) -> Vec<Figure> {
-    models.into_iter().map(Figure::draw).collect()
-}
-
 /// The note of a section whose experiment also ran with the CUDA C++ twins.
 pub fn cuda_note(p: Option<&Provenance>) -> Option<(String, String)> {
     let form = p?.form.label();

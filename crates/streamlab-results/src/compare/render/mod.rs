@@ -160,7 +160,6 @@ pub fn moved_with_machine(c: &Comparison) -> Option<(String, String)> {
 }
 
 fn blocks(c: &Comparison) -> Vec<Block<'_>> {
-    let (ha, hb) = heads(c);
     let mut out = vec![Block::Title(c.title.clone())];
     out.extend((c.banners.iter()).map(|b| Block::Banner("Incomplete run.".into(), b.clone())));
     out.extend(notes(c).map(|(label, text)| Block::Note(label.into(), text)));
@@ -172,15 +171,15 @@ fn blocks(c: &Comparison) -> Vec<Block<'_>> {
     if let Some((label, text)) = moved_with_machine(c) {
         out.push(Block::Note(label, text));
     }
-    let mut t = Table::new(
-        Some("provenance that differs (the whole of it is at the end)".into()),
-        &["", &ha, &hb],
-    );
-    t.rows = (c.header.rows.iter())
-        .filter(|r| r.len() == 3 && r[1] != r[2])
-        .cloned()
-        .collect();
-    out.push(Block::whole(t));
+    let caption = "provenance that differs (the whole of it is at the end)";
+    out.push(Block::whole(Table {
+        caption: Some(caption.into()),
+        rows: (c.header.rows.iter())
+            .filter(|r| r[1] != r[2])
+            .cloned()
+            .collect(),
+        ..c.header.clone()
+    }));
     for o in &c.only {
         out.push(Block::Note(
             format!("Only in {}", o.heading),

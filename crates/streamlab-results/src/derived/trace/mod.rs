@@ -10,7 +10,8 @@
 //! the run goes on (`--strict` makes it fail the run). The checks:
 //!
 //! 1. No two copies in the same direction overlap on one GPU: each direction has one
-//!    copy engine.
+//!    copy engine. A copy from pageable memory is left out: the driver stages it chunk
+//!    by chunk, and its record spans every chunk while the engine serves other copies.
 //! 2. Each copy's duration lies between its bytes over its direction's rate alone and
 //!    its bytes over its direction's rate while both directions run (how much of it ran
 //!    while the other direction was busy decides where), within [`TOLERANCE`]; both rates
@@ -193,10 +194,7 @@ fn describe(t: &Timeline, op: &TimelineOp) -> String {
     )
 }
 
-/// No two copies of one direction on one GPU overlap (each GPU has its own engines). A
-/// copy from pageable memory is left out: the driver stages it through pinned buffers
-/// chunk by chunk, and its record spans every chunk while the copy engine serves other
-/// copies between them.
+/// The first check: one copy per direction at a time on each GPU.
 fn one_copy_at_a_time(t: &Timeline) -> TraceCheck {
     let mut counted = Vec::new();
     let staged = t.ops.iter().filter(|op| op.pageable).count();
@@ -299,13 +297,6 @@ fn slowest_shared_rates(r: &CopyRates) -> (f64, f64) {
     (htod, r.dtoh_shared_gbps.min(r.both_gbps - r.htod_gbps))
 }
 
-fn iteration_end(t: &Timeline, i: usize) -> Option<f64> {
-    (t.ops.iter())
-        .filter(|op| op.iteration == i)
-        .map(|op| op.end_ms)
-        .max_by(f64::total_cmp)
-}
-
 /// The period of back-to-back iteration `i` (from 1): the median, over its operations,
 /// of how long after its twin in iteration `i - 1` (the same stream, kind and place on
 /// its stream) each one ended. An engine serves the streams in an order of its own, so
@@ -336,9 +327,13 @@ fn period(t: &Timeline, i: usize) -> Option<f64> {
                 .collect::<Vec<f64>>()
         })
         .collect();
+    let last_end = |i: usize| {
+        let ends = t.ops.iter().filter(|op| op.iteration == i);
+        ends.map(|op| op.end_ms).max_by(f64::total_cmp)
+    };
     match Series::new(distances) {
         Some(d) => Some(d.median()),
-        None => Some(iteration_end(t, i)? - iteration_end(t, i - 1)?),
+        None => Some(last_end(i)? - last_end(i - 1)?),
     }
 }
 
