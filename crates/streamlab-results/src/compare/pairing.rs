@@ -9,12 +9,12 @@ pub(super) type Pairing = (ComparedSection, Vec<PairedRow>);
 use crate::derived::rates::{faster, link_moved};
 use crate::derived::summary::Json;
 use crate::experiment::Analysis;
-use crate::experiments;
 use crate::report::chart::{BOUND_COLOR, Band, Level, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, points};
 use crate::report::provenance;
 use crate::report::table::{self, Table};
 use crate::run::SavedRun;
+use crate::run::summary::listed;
 use crate::saved::{KernelSet, files};
 use crate::verdict::Verdict;
 
@@ -246,13 +246,7 @@ fn pairing(name: &'static str, a: &ComparedRun, b: &ComparedRun) -> Option<Pairi
 pub(super) fn pairings(a: &ComparedRun, b: &ComparedRun) -> (Vec<Pairing>, [Vec<&'static str>; 2]) {
     let mut found = Vec::new();
     let mut only = [Vec::new(), Vec::new()];
-    let mut names: Vec<&'static str> = experiments::ALL.iter().map(|e| e.name()).collect();
-    for h in a.run.held().chain(b.run.held()) {
-        if !names.contains(&h.name()) {
-            names.push(h.name());
-        }
-    }
-    for name in names {
+    for name in listed([&a.run, &b.run]).iter().map(|l| l.name()) {
         match (
             a.run.experiment(name).is_some(),
             b.run.experiment(name).is_some(),
