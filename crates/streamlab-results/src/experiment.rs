@@ -17,7 +17,9 @@ use crate::derived::summary::Json;
 use crate::derived::trace::{self, TraceChecks};
 use crate::report::ReportError;
 use crate::report::figures::FigureModel;
-use crate::report::section::{Section, TimelineFigure, cuda_note, draw};
+use crate::report::section::{
+    Figure, Section, TimelineFigure, cuda_note, machine_notes, parameters,
+};
 use crate::report::table::Table;
 pub use crate::report::words::verdict;
 use crate::report::words::{self, Words};
@@ -318,26 +320,29 @@ impl<E: Experiment> Analyzed<E> {
         (&self.result, &self.derived)
     }
 
-    /// The section of its experiment ([`Section::new`]): its title, what it measures and
-    /// its notes from its words; the CUDA C++ note where the twins' result `cuda` is there;
-    /// its figures and its traced timelines.
+    /// The section of its experiment: its title, what it measures and its notes from its
+    /// words, after the machine's notes; the CUDA C++ note where the twins' result `cuda`
+    /// is there; its parameters, verification, figures and traced timelines.
     pub fn section(&self, cuda: Option<&Analyzed<E>>) -> Result<Section, ReportError> {
         let (r, a) = self.with();
         let words = self.words.clone().map_err(ReportError::Invalid)?;
-        let mut section = Section::new(
-            E::NAME,
-            &words.title,
-            &words.about,
-            r.params(),
-            r.provenance(),
-            r.verification(),
-        );
-        section.notes.extend(words.notes);
-        let twins = cuda_note(cuda.map(|c| c.result.provenance()));
-        section.notes.extend(twins);
-        section.figures = draw(E::figures(r, a));
-        section.timelines = self.timelines()?;
-        Ok(section)
+        let (p, v) = (r.provenance(), r.verification());
+        let mut notes = machine_notes(p);
+        notes.extend(words.notes);
+        notes.extend(cuda_note(cuda.map(|c| c.result.provenance())));
+        Ok(Section {
+            id: E::NAME.to_owned(),
+            title: words.title,
+            about: words.about,
+            verdict: None,
+            parameters: parameters(r.params()),
+            notes,
+            complete: p.complete,
+            verification: (v.passed, v.sentence()),
+            tables: Vec::new(),
+            figures: E::figures(r, a).into_iter().map(Figure::draw).collect(),
+            timelines: self.timelines()?,
+        })
     }
 
     /// The figures of its traced timelines, with their checks.

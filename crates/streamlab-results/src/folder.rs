@@ -128,11 +128,6 @@ pub fn to_json<T: Serialize>(name: &str, value: &T) -> Result<String, FolderErro
     })
 }
 
-/// Write `value` as pretty JSON to `dir/name`, whole, with its format.
-pub fn write_json<T: Serialize>(dir: &Path, name: &str, value: &T) -> Result<(), FolderError> {
-    write_atomic(dir, name, to_json(name, value)?.as_bytes())
-}
-
 /// Read `dir/name` as JSON of type `T` ([`parse`]), `None` if there is no such file.
 pub fn read_json<T: DeserializeOwned>(dir: &Path, name: &str) -> Result<Option<T>, FolderError> {
     let path = dir.join(name);

@@ -5,7 +5,7 @@
 //! Each experiment lives in one module under [`experiments`], behind one trait
 //! ([`experiment::Experiment`]): its parameters and result, its derived numbers, its
 //! tables, CSV, charts, report section and `summary.json` headline. The registry
-//! (`experiments::each`) lists them once. What they share sits below them: [`saved`]
+//! (`experiments::ALL`) lists them once. What they share sits below them: [`saved`]
 //! (what every result is built from), [`derived`] (the pipeline model, rates, trace
 //! checks), [`report`] (tables, figures, sections, Markdown and HTML) and [`folder`]
 //! (files written whole). [`run`] sits above them all: a results folder read back,

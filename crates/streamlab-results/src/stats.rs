@@ -390,11 +390,8 @@ pub(crate) mod tests {
             assert_eq!(beyond_noise(a, noise_a, b, noise_b), beyond, "{why}");
         }
         // Configurations above the noise target are named, the noisiest first.
-        let configs = vec![
-            ("a".to_owned(), 0.004),
-            ("b".to_owned(), 0.013),
-            ("c".to_owned(), f64::INFINITY),
-        ];
+        let configs =
+            [("a", 0.004), ("b", 0.013), ("c", f64::INFINITY)].map(|(l, n)| (l.into(), n));
         assert_eq!(above_noise_target(&configs), ["b (1.3%)", "c (inf%)"]);
         let note = noise_target_note(&configs);
         let named = "2 of 3 measured rows ended above the 1% noise target: b (1.3%), c";

@@ -433,7 +433,7 @@ pub fn write(
 
 #[cfg(test)]
 mod tests {
-    use super::pairing::{leaf_text, leaves, paired_keys};
+    use super::pairing::{leaf_text, leaves, side_by_side};
     use super::*;
     use crate::derived::summary::Json;
 
@@ -459,9 +459,12 @@ mod tests {
             &mut a,
         );
         leaves("", &parse(r#"{"x": 3.0, "v": [1.0, 2.0]}"#), &mut b);
-        let keys: Vec<&str> = paired_keys(&a, &b).iter().map(|p| p.0).collect();
+        let paired = side_by_side(&a, &b, false, |v| v.map_or("–".into(), leaf_text));
+        let keys: Vec<&str> = paired.iter().map(|p| p.0.as_str()).collect();
         assert_eq!(keys, ["x", "v[0]", "v[1]", "only"]);
-        assert!(paired_keys(&a, &b)[3].2.is_none());
+        assert_eq!(paired[3].2, "–", "B lacks it");
+        let differing = side_by_side(&a, &b, true, |v| v.map_or("–".into(), leaf_text));
+        assert_eq!(differing.len(), 2, "x and only: {differing:?}");
         assert_eq!(leaf_text(&parse("2.5")), "2.500");
         let texts = ["null", "true", "3", "\"s\"", "[]"].map(|t| leaf_text(&parse(t)));
         assert_eq!(texts, ["null", "true", "3", "s", "[]"]);

@@ -9,12 +9,12 @@ pub(super) type Pairing = (ComparedSection, Vec<PairedRow>);
 use crate::derived::rates::{faster, link_moved};
 use crate::derived::summary::Json;
 use crate::experiment::Analysis;
-use crate::experiments;
 use crate::report::chart::{BOUND_COLOR, Band, Level, XAxis, YScale};
 use crate::report::figures::{FigureModel, blank, points};
 use crate::report::provenance;
 use crate::report::table::{self, Table};
 use crate::run::SavedRun;
+use crate::run::summary::listed;
 use crate::saved::{KernelSet, files};
 use crate::verdict::Verdict;
 
@@ -50,21 +50,24 @@ pub(super) fn leaf_text(value: &Json) -> String {
     }
 }
 
-/// The union of two lists of keyed items, A's order first: each key with A's and B's.
-pub(super) fn paired_keys<'a, T>(
-    a: &'a [(String, T)],
-    b: &'a [(String, T)],
-) -> Vec<(&'a str, Option<&'a T>, Option<&'a T>)> {
-    let find = |list: &'a [(String, T)], key: &str| list.iter().find(|(k, _)| k == key);
-    let mut out: Vec<_> = (a.iter())
-        .map(|(k, v)| (k.as_str(), Some(v), find(b, k).map(|(_, w)| w)))
-        .collect();
-    out.extend(
-        (b.iter())
-            .filter(|(k, _)| find(a, k).is_none())
-            .map(|(k, w)| (k.as_str(), None, Some(w))),
-    );
-    out
+/// The union of two lists of keyed items, A's order first: each key with A's and B's as
+/// `text` writes them (`None` where a side lacks it); only those that differ where
+/// `differing`.
+pub(super) fn side_by_side<T: PartialEq>(
+    a: &[(String, T)],
+    b: &[(String, T)],
+    differing: bool,
+    text: impl Fn(Option<&T>) -> String,
+) -> Vec<(String, String, String)> {
+    fn find<'a, T>(list: &'a [(String, T)], key: &str) -> Option<&'a T> {
+        list.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+    let only_b = b.iter().filter(|(k, _)| find(a, k).is_none());
+    (a.iter().map(|(k, x)| (k, Some(x), find(b, k))))
+        .chain(only_b.map(|(k, y)| (k, None, Some(y))))
+        .filter(|(_, x, y)| !differing || x != y)
+        .map(|(k, x, y)| (k.clone(), text(x), text(y)))
+        .collect()
 }
 
 /// The headline of experiment `name` as each run words it, by kernel set: (label, A, B).
@@ -78,14 +81,9 @@ fn headlines(name: &str, a: &SavedRun, b: &SavedRun) -> Vec<(String, String, Str
             .filter_map(|x| Some((label(x).to_owned(), x.summary.line.clone()?)))
             .collect()
     };
-    let (la, lb) = (of(a), of(b));
-    paired_keys(&la, &lb)
-        .into_iter()
-        .map(|(k, x, y)| {
-            let text = |v: Option<&String>| v.cloned().unwrap_or_else(|| "–".into());
-            (k.to_owned(), text(x), text(y))
-        })
-        .collect()
+    side_by_side(&of(a), &of(b), false, |v| {
+        v.cloned().unwrap_or_else(|| "–".into())
+    })
 }
 
 /// The parameters that differ between two results, by path: (parameter, A, B).
@@ -95,15 +93,8 @@ fn differing_params(a: &Analysis, b: &Analysis) -> Vec<(String, String, String)>
         leaves("", &x.params, &mut out);
         out
     };
-    let (pa, pb) = (leaves_of(a), leaves_of(b));
-    paired_keys(&pa, &pb)
-        .into_iter()
-        .filter(|(_, x, y)| x != y)
-        .map(|(k, x, y)| {
-            let text = |v: Option<&Json>| v.map_or("–".to_owned(), leaf_text);
-            (k.to_owned(), text(x), text(y))
-        })
-        .collect()
+    let text = |v: Option<&Json>| v.map_or("–".to_owned(), leaf_text);
+    side_by_side(&leaves_of(a), &leaves_of(b), true, text)
 }
 
 /// The rows of one kernel set as B/A, each the ratio its verdict used and coloured by that
@@ -255,13 +246,7 @@ fn pairing(name: &'static str, a: &ComparedRun, b: &ComparedRun) -> Option<Pairi
 pub(super) fn pairings(a: &ComparedRun, b: &ComparedRun) -> (Vec<Pairing>, [Vec<&'static str>; 2]) {
     let mut found = Vec::new();
     let mut only = [Vec::new(), Vec::new()];
-    let mut names: Vec<&'static str> = experiments::ALL.iter().map(|e| e.name()).collect();
-    for h in a.run.held().chain(b.run.held()) {
-        if !names.contains(&h.name()) {
-            names.push(h.name());
-        }
-    }
-    for name in names {
+    for name in listed([&a.run, &b.run]).iter().map(|l| l.name()) {
         match (
             a.run.experiment(name).is_some(),
             b.run.experiment(name).is_some(),

@@ -1,7 +1,7 @@
 //! Rates and pipeline stages from measured stage times: the best each path reached in
 //! the run, since a bound is what the hardware demonstrably did.
 //!
-//! Large copies (at least [`POOLED_CHUNK_BYTES`] each) move at the link's rate whatever
+//! Large copies (at least [`LARGE_COPY_BYTES`] each) move at the link's rate whatever
 //! their size, so the fastest rate of an experiment's own large copies holds all its
 //! bounds' large copy stages: a sample that met a busy link cannot raise a bound.
 //! Smaller copies keep their own measured times, fixed costs included.
@@ -57,11 +57,11 @@ pub fn stages(t: &StageTimes, kernels: Option<f64>) -> Stages {
     }
 }
 
-/// Chunks from this size up move at the link's rate: a copy's fixed cost (a few
-/// microseconds) is under 3% of their time.
-pub const POOLED_CHUNK_BYTES: u64 = 8 << 20;
+/// Copies from this size up move at the link's rate: a copy's fixed cost (a few
+/// microseconds, more while CUPTI records it) is under 3% of their time.
+pub const LARGE_COPY_BYTES: u64 = 8 << 20;
 
-/// The fastest copies of at least [`POOLED_CHUNK_BYTES`] among `stage_times` and the
+/// The fastest copies of at least [`LARGE_COPY_BYTES`] among `stage_times` and the
 /// copies of `timelines` of one GPU (alone or not, a copy shows a rate its direction
 /// reached); `None` where there were none.
 pub fn fastest_link<'a>(
@@ -73,7 +73,7 @@ pub fn fastest_link<'a>(
         fastest = Some(fastest.map_or(rates, |f| faster(f, rates)));
     };
     for t in stage_times {
-        if t.bytes / t.chunks.max(1) as u64 >= POOLED_CHUNK_BYTES {
+        if t.bytes / t.chunks.max(1) as u64 >= LARGE_COPY_BYTES {
             offer(LinkRates {
                 htod_gbps: gbps(t.bytes, t.htod.min()),
                 dtoh_gbps: gbps(t.bytes, t.dtoh.min()),
@@ -88,7 +88,7 @@ pub fn fastest_link<'a>(
         let (Some(bytes), took) = (op.bytes, op.end_ms - op.start_ms) else {
             continue;
         };
-        if bytes < POOLED_CHUNK_BYTES || took <= 0.0 || op.pageable {
+        if bytes < LARGE_COPY_BYTES || took <= 0.0 || op.pageable {
             continue;
         }
         let rate = gbps(bytes, took);
@@ -130,7 +130,7 @@ pub fn link_moved(p: &LinkProbe) -> (f64, f64, f64) {
 /// The stages of a pipeline of `chunks` chunks; `None` when that split was not measured.
 ///
 /// Copies in alone, copies out alone and the kernels: the fastest sample of the split
-/// into `chunks` chunks; and, when its chunks are at least [`POOLED_CHUNK_BYTES`], the
+/// into `chunks` chunks; and, when its chunks are at least [`LARGE_COPY_BYTES`], the
 /// fastest over every coarser split of the same bytes too (and the two-chunk split for
 /// one chunk), the copies held to no slower than `link`'s fastest rates: such chunks pay
 /// their fixed costs in the noise, so what a coarser split reached is reachable. Smaller
@@ -138,7 +138,7 @@ pub fn link_moved(p: &LinkProbe) -> (f64, f64, f64) {
 ///
 /// Both directions at once: the fastest over every split (a sample with few chunks lets
 /// one direction run on alone, which measures the sharing rather than the capacity), and
-/// for chunks of at least [`POOLED_CHUNK_BYTES`] no slower than `link`'s both-ways rate.
+/// for chunks of at least [`LARGE_COPY_BYTES`] no slower than `link`'s both-ways rate.
 pub fn pipeline_stages<'a>(
     all: impl IntoIterator<Item = &'a StageTimes>,
     chunks: usize,
@@ -147,7 +147,7 @@ pub fn pipeline_stages<'a>(
 ) -> Option<Stages> {
     let all: Vec<&StageTimes> = all.into_iter().collect();
     let bytes = all.iter().find(|t| t.chunks == chunks)?.bytes;
-    let pooled = bytes / chunks.max(1) as u64 >= POOLED_CHUNK_BYTES;
+    let pooled = bytes / chunks.max(1) as u64 >= LARGE_COPY_BYTES;
     let link = link.filter(|_| pooled);
     let both_ms = all
         .iter()

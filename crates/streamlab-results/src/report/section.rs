@@ -12,9 +12,10 @@ use super::provenance;
 use super::table::{self, Table};
 use super::{plot, timeline, words};
 use crate::derived::pipeline::SLACK;
-use crate::derived::trace::{self, MIN_CHECKED_BYTES, TOLERANCE, TraceChecks};
+use crate::derived::rates::LARGE_COPY_BYTES;
+use crate::derived::trace::{self, TOLERANCE, TraceChecks};
 use crate::saved::timeline::Timeline;
-use crate::saved::{KernelSet, Provenance, Verification};
+use crate::saved::{KernelSet, Provenance};
 
 /// One experiment's part of the report.
 #[derive(Debug, Clone)]
@@ -169,36 +170,6 @@ impl TimelineFigure {
 pub const MACHINE_NOTES: [&str; 3] = ["Machine", "Clocks", "Host links"];
 
 impl Section {
-    /// The section of experiment `id`: its title, what it measures, its parameters, the
-    /// link probed around it and the GPU's clocks (from `provenance`), whether it is complete and verified;
-    /// its tables, notes, charts and timelines are added by the experiment.
-    pub fn new<P: Serialize>(
-        id: &str,
-        title: &str,
-        about: &str,
-        params: &P,
-        provenance: &Provenance,
-        verification: &Verification,
-    ) -> Section {
-        Section {
-            id: id.to_owned(),
-            title: title.to_owned(),
-            about: about.to_owned(),
-            verdict: None,
-            parameters: parameters(params),
-            notes: (provenance::link(provenance).into_iter())
-                .map(|l| (MACHINE_NOTES[0].to_owned(), l))
-                .chain([(MACHINE_NOTES[1].to_owned(), provenance::clocks(provenance))])
-                .chain(provenance::host_links(provenance).map(|l| (MACHINE_NOTES[2].to_owned(), l)))
-                .collect(),
-            complete: provenance.complete,
-            verification: (verification.passed, verification.sentence()),
-            tables: Vec::new(),
-            figures: Vec::new(),
-            timelines: Vec::new(),
-        }
-    }
-
     /// The verdict line: `headline` (what the experiment found), then what its traced
     /// timelines say (what bounds the first, whether any broke concurrency).
     pub fn lead(&self, headline: Option<String>) -> Option<String> {
@@ -227,8 +198,17 @@ impl Section {
     }
 }
 
+/// The notes on the machine while a result ran ([`MACHINE_NOTES`]): the link probed
+/// around it, the GPU's clocks and, for several GPUs, their host links.
+pub fn machine_notes(p: &Provenance) -> Vec<(String, String)> {
+    let link = provenance::link(p).map(|l| (MACHINE_NOTES[0].to_owned(), l));
+    let clocks = (MACHINE_NOTES[1].to_owned(), provenance::clocks(p));
+    let hosts = provenance::host_links(p).map(|l| (MACHINE_NOTES[2].to_owned(), l));
+    link.into_iter().chain([clocks]).chain(hosts).collect()
+}
+
 /// `p` as "name: value" pairs.
-fn parameters<P: Serialize>(p: &P) -> String {
+pub fn parameters<P: Serialize>(p: &P) -> String {
     let Ok(serde_json::Value::Object(map)) = serde_json::to_value(p) else {
         return String::new();
     };
@@ -238,10 +218,6 @@ fn parameters<P: Serialize>(p: &P) -> String {
     };
     let pairs: Vec<String> = map.iter().filter(|(_, v)| !v.is_null()).map(pair).collect();
     pairs.join(", ")
-}
-
-pub fn draw(models: Vec<FigureModel>) -> Vec<Figure> {
-    models.into_iter().map(Figure::draw).collect()
 }
 
 /// The note of a section whose experiment also ran with the CUDA C++ twins.
@@ -257,7 +233,7 @@ pub fn cuda_note(p: Option<&Provenance>) -> Option<(String, String)> {
 /// shown on each page with timelines.
 pub fn timeline_notes() -> Vec<String> {
     let context = context! {
-        checked_mib => MIN_CHECKED_BYTES >> 20, tolerance => TOLERANCE, slack => SLACK,
+        checked_mib => LARGE_COPY_BYTES >> 20, tolerance => TOLERANCE, slack => SLACK,
     };
     let template = include_str!("timelines.md");
     let notes = words::render("the timelines' notes", template, context);

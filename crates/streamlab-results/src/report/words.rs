@@ -114,16 +114,12 @@ pub fn engine() -> Environment<'static> {
     env
 }
 
-/// The engine the report's words render with, made once.
-fn environment() -> &'static Environment<'static> {
-    static ENV: OnceLock<Environment<'static>> = OnceLock::new();
-    ENV.get_or_init(engine)
-}
-
 /// `template` (experiment `name`'s words) rendered with `context`; the error says what
 /// failed, and where.
 pub fn render(name: &str, template: &str, context: Value) -> Result<Words, String> {
-    let text = environment()
+    // The engine, made once.
+    static ENV: OnceLock<Environment<'static>> = OnceLock::new();
+    let text = (ENV.get_or_init(engine))
         .render_str(template, context)
         .map_err(|e| format!("the words of {name}: {e:#}"))?;
     parse(&text).ok_or_else(|| {

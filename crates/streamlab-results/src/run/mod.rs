@@ -9,7 +9,7 @@ use std::path::Path;
 
 pub use crate::held::{Held, Results, sets};
 
-use crate::derived::summary::RunSummary;
+use crate::derived::summary::{Entries, RunSummary};
 use crate::experiment::{Analysis, Experiment};
 use crate::experiments;
 use crate::folder::{self, FolderError, Held as FileKind};
@@ -134,25 +134,22 @@ impl SavedRun {
         let Some(summary) = &self.summary else {
             return Vec::new();
         };
-        let mut out = Vec::new();
-        for entry in experiments::ALL {
-            let name = entry.name();
-            let summaries = [
-                (KernelSet::Rust, Some(&summary.experiments)),
-                (KernelSet::Cuda, summary.cuda_experiments.as_ref()),
-            ];
-            for (set, entries) in summaries {
-                let named = (entries.and_then(|e| e.get(name))).is_some_and(|h| !h.is_null());
-                if named && self.analysis(name, set).is_none() {
-                    out.push(format!(
-                        "{} ({})",
-                        files::stem(name, set),
-                        files::json(name, set)
-                    ));
-                }
-            }
-        }
-        out
+        let summaries = [
+            (KernelSet::Rust, Some(&summary.experiments)),
+            (KernelSet::Cuda, summary.cuda_experiments.as_ref()),
+        ];
+        let named = |name: &str, entries: Option<&Entries>| {
+            (entries.and_then(|e| e.get(name))).is_some_and(|h| !h.is_null())
+        };
+        (experiments::ALL.iter().map(|e| e.name()))
+            .flat_map(|name| summaries.map(|(set, entries)| (name, set, entries)))
+            .filter(|&(name, set, entries)| {
+                named(name, entries) && self.analysis(name, set).is_none()
+            })
+            .map(|(name, set, _)| {
+                format!("{} ({})", files::stem(name, set), files::json(name, set))
+            })
+            .collect()
     }
 
     /// The device and provenance of the first result measured with the Rust kernels,

@@ -50,7 +50,8 @@ impl Recorder {
     ) -> Result<(SavedRun, Option<RunSummary>), ReportError> {
         let summary = status.and_then(|s| summarize(&self.run, s));
         if let Some(s) = &summary {
-            folder::write_json(&self.dir, files::SUMMARY, s)?;
+            let json = folder::to_json(files::SUMMARY, s)?;
+            folder::write_atomic(&self.dir, files::SUMMARY, json.as_bytes())?;
         }
         self.run.summary = summary.clone();
         if self.run.held().next().is_some() {

@@ -13,10 +13,12 @@ use crate::report::table::{self, Table};
 use crate::saved::KernelSet;
 use crate::stats;
 
-/// The registry's experiments, then those `run` holds that it does not list.
-fn listed(run: &SavedRun) -> Vec<&'static dyn Registered> {
+/// The registry's experiments, then those `runs` hold that it does not list.
+pub(crate) fn listed<'a>(
+    runs: impl IntoIterator<Item = &'a SavedRun>,
+) -> Vec<&'static dyn Registered> {
     let mut out: Vec<&'static dyn Registered> = experiments::ALL.to_vec();
-    for h in run.held() {
+    for h in runs.into_iter().flat_map(SavedRun::held) {
         if !out.iter().any(|l| l.name() == h.name()) {
             out.push(h.experiment());
         }
@@ -31,7 +33,7 @@ pub fn summarize(run: &SavedRun, status: RunStatus) -> Option<RunSummary> {
     provenance.duration_s = None;
     let [mut experiments, mut cuda, mut ratios, mut facts, mut moved] =
         std::array::from_fn(|_| Entries::default());
-    for l in listed(run) {
+    for l in listed([run]) {
         let rust = run.analysis(l.name(), KernelSet::Rust);
         if let Some(probe) = rust.and_then(|a| a.provenance.link.as_ref()) {
             moved.insert(l.name().to_owned(), experiment::json(&link_moved(probe).2));

@@ -7,7 +7,7 @@ pub use json_file::{Counts, Totals, comparison_json, rule_text};
 
 use super::{ComparedRow, ComparedSection, Comparison, change_text, p_text, significant};
 use crate::report::page::{Block, Lead, Link};
-use crate::report::table::{self, Table};
+use crate::report::table::{self, Columns, Table};
 use crate::report::{html, markdown};
 use crate::saved::files;
 use crate::verdict::percent;
@@ -32,42 +32,33 @@ fn rows_table(
     experiment: bool,
 ) -> Block<'static> {
     let (ha, hb) = heads(c);
-    let mut header = vec![
-        "row",
-        "unit",
-        &ha,
-        "noise A",
-        &hb,
-        "noise B",
-        "B/A raw",
-        "p",
-        "held against",
-        "B/A controlled",
-    ];
-    if experiment {
-        header.insert(0, "experiment");
-    }
-    let mut t = Table::new(Some(caption.to_owned()), &header);
     let noise = |n: Option<f64>| n.map_or("not measured".to_owned(), table::noise);
-    for r in rows {
-        let mut cells = vec![
-            r.label().to_owned(),
-            r.row.unit.to_owned(),
-            significant(r.row.a.value),
-            noise(r.row.a.noise),
-            significant(r.row.b.value),
-            noise(r.row.b.noise),
-            change_text(r.verdicts.raw.b_over_a, r.raw_called()),
-            r.verdicts.raw.p_value.map_or("–".into(), p_text),
-            r.row.control.map_or("–".into(), |k| k.text().to_owned()),
-            (r.verdicts.controlled)
-                .map_or("–".into(), |j| change_text(j.b_over_a, Some(j.verdict))),
-        ];
-        if experiment {
-            cells.insert(0, r.row.experiment.to_owned());
-        }
-        t.rows.push(cells);
-    }
+    let dash = || "–".to_owned();
+    let controlled = |r: &&ComparedRow| {
+        let j = r.verdicts.controlled;
+        j.map_or_else(dash, |j| change_text(j.b_over_a, Some(j.verdict)))
+    };
+    let t = Columns::<&ComparedRow>::new()
+        .then(experiment, |t| {
+            t.show("experiment", |r| r.row.experiment.to_owned())
+        })
+        .show("row", |r| r.label().to_owned())
+        .show("unit", |r| r.row.unit.to_owned())
+        .show(ha, |r| significant(r.row.a.value))
+        .show("noise A", move |r| noise(r.row.a.noise))
+        .show(hb, |r| significant(r.row.b.value))
+        .show("noise B", move |r| noise(r.row.b.noise))
+        .show("B/A raw", |r| {
+            change_text(r.verdicts.raw.b_over_a, r.raw_called())
+        })
+        .show("p", move |r| {
+            r.verdicts.raw.p_value.map_or_else(dash, p_text)
+        })
+        .show("held against", move |r| {
+            r.row.control.map_or_else(dash, |k| k.text().to_owned())
+        })
+        .show("B/A controlled", controlled)
+        .table(Some(caption.to_owned()), rows);
     Block::Judged(t, rows.iter().map(|r| Some(r.verdicts.verdict())).collect())
 }
 
@@ -127,20 +118,15 @@ fn section_blocks<'a>(c: &Comparison, s: &'a ComparedSection) -> Vec<Block<'a>> 
 
 /// Each experiment's spread between two machines, and the rows it was fitted on.
 fn margins(c: &Comparison) -> Block<'static> {
-    let mut margins = Table::new(
-        Some("each experiment's spread between two machines (one standard deviation of ln B/A), raw and controlled, and the rows it was fitted on".into()),
-        &["experiment", "raw", "controlled", "rows"],
-    );
-    for s in &c.sections {
-        let m = c.margins.experiments.get(s.name);
-        margins.rows.push(vec![
-            s.name.to_owned(),
-            percent(c.margins.spread(s.name, false)),
-            percent(c.margins.spread(s.name, true)),
-            m.map_or("pooled".into(), |m| m.rows.to_string()),
-        ]);
-    }
-    Block::whole(margins)
+    let m = &c.margins;
+    let rows = |s: &ComparedSection| m.experiments.get(s.name).map(|e| e.rows.to_string());
+    let t = Columns::<ComparedSection>::new()
+        .show("experiment", |s| s.name.to_owned())
+        .show("raw", |s| percent(m.spread(s.name, false)))
+        .show("controlled", |s| percent(m.spread(s.name, true)))
+        .show("rows", move |s| rows(s).unwrap_or_else(|| "pooled".into()))
+        .table(Some("each experiment's spread between two machines (one standard deviation of ln B/A), raw and controlled, and the rows it was fitted on".into()), &c.sections);
+    Block::whole(t)
 }
 
 /// The comparison's first notes, (label, text): what was compared, the rows judged
@@ -174,7 +160,6 @@ pub fn moved_with_machine(c: &Comparison) -> Option<(String, String)> {
 }
 
 fn blocks(c: &Comparison) -> Vec<Block<'_>> {
-    let (ha, hb) = heads(c);
     let mut out = vec![Block::Title(c.title.clone())];
     out.extend((c.banners.iter()).map(|b| Block::Banner("Incomplete run.".into(), b.clone())));
     out.extend(notes(c).map(|(label, text)| Block::Note(label.into(), text)));
@@ -186,15 +171,15 @@ fn blocks(c: &Comparison) -> Vec<Block<'_>> {
     if let Some((label, text)) = moved_with_machine(c) {
         out.push(Block::Note(label, text));
     }
-    let mut t = Table::new(
-        Some("provenance that differs (the whole of it is at the end)".into()),
-        &["", &ha, &hb],
-    );
-    t.rows = (c.header.rows.iter())
-        .filter(|r| r.len() == 3 && r[1] != r[2])
-        .cloned()
-        .collect();
-    out.push(Block::whole(t));
+    let caption = "provenance that differs (the whole of it is at the end)";
+    out.push(Block::whole(Table {
+        caption: Some(caption.into()),
+        rows: (c.header.rows.iter())
+            .filter(|r| r[1] != r[2])
+            .cloned()
+            .collect(),
+        ..c.header.clone()
+    }));
     for o in &c.only {
         out.push(Block::Note(
             format!("Only in {}", o.heading),

@@ -10,11 +10,12 @@
 //! the run goes on (`--strict` makes it fail the run). The checks:
 //!
 //! 1. No two copies in the same direction overlap on one GPU: each direction has one
-//!    copy engine.
+//!    copy engine. A copy from pageable memory is left out: the driver stages it chunk
+//!    by chunk, and its record spans every chunk while the engine serves other copies.
 //! 2. Each copy's duration lies between its bytes over its direction's rate alone and
 //!    its bytes over its direction's rate while both directions run (how much of it ran
 //!    while the other direction was busy decides where), within [`TOLERANCE`]; both rates
-//!    measured over the same chunks in the same run. Copies under [`MIN_CHECKED_BYTES`]
+//!    measured over the same chunks in the same run. Copies under [`LARGE_COPY_BYTES`]
 //!    are dominated by fixed costs and are not checked.
 //! 3. The traced schedule took as long as its fastest timed sample, within [`TOLERANCE`]
 //!    (the trace is one clean run, so it is held to the cleanest timed one): the period
@@ -40,15 +41,12 @@ pub use engines::{
 use serde::Serialize;
 
 use super::pipeline::SLACK;
-use super::rates::ms_at;
+use super::rates::{LARGE_COPY_BYTES, ms_at};
 use crate::saved::timeline::{CopyRates, OpKind, Timeline, TimelineOp, TraceSource};
 use crate::stats::Series;
 
 /// Relative tolerance of the duration and span checks.
 pub const TOLERANCE: f64 = 0.15;
-/// Copies smaller than this are not held to the copy rates: their fixed costs (a few
-/// microseconds, more while CUPTI records them) reach the tolerance.
-pub const MIN_CHECKED_BYTES: u64 = 8 << 20;
 /// Overlap allowed between two copies of one direction (timestamp granularity).
 const OVERLAP_SLACK_MS: f64 = 0.001;
 
@@ -196,10 +194,7 @@ fn describe(t: &Timeline, op: &TimelineOp) -> String {
     )
 }
 
-/// No two copies of one direction on one GPU overlap (each GPU has its own engines). A
-/// copy from pageable memory is left out: the driver stages it through pinned buffers
-/// chunk by chunk, and its record spans every chunk while the copy engine serves other
-/// copies between them.
+/// The first check: one copy per direction at a time on each GPU.
 fn one_copy_at_a_time(t: &Timeline) -> TraceCheck {
     let mut counted = Vec::new();
     let staged = t.ops.iter().filter(|op| op.pageable).count();
@@ -254,7 +249,7 @@ fn copy_durations(t: &Timeline) -> TraceCheck {
         let Some(bytes) = op.bytes.filter(|_| !op.pageable) else {
             continue;
         };
-        if bytes < MIN_CHECKED_BYTES {
+        if bytes < LARGE_COPY_BYTES {
             skipped += 1;
             continue;
         }
@@ -302,13 +297,6 @@ fn slowest_shared_rates(r: &CopyRates) -> (f64, f64) {
     (htod, r.dtoh_shared_gbps.min(r.both_gbps - r.htod_gbps))
 }
 
-fn iteration_end(t: &Timeline, i: usize) -> Option<f64> {
-    (t.ops.iter())
-        .filter(|op| op.iteration == i)
-        .map(|op| op.end_ms)
-        .max_by(f64::total_cmp)
-}
-
 /// The period of back-to-back iteration `i` (from 1): the median, over its operations,
 /// of how long after its twin in iteration `i - 1` (the same stream, kind and place on
 /// its stream) each one ended. An engine serves the streams in an order of its own, so
@@ -339,9 +327,13 @@ fn period(t: &Timeline, i: usize) -> Option<f64> {
                 .collect::<Vec<f64>>()
         })
         .collect();
+    let last_end = |i: usize| {
+        let ends = t.ops.iter().filter(|op| op.iteration == i);
+        ends.map(|op| op.end_ms).max_by(f64::total_cmp)
+    };
     match Series::new(distances) {
         Some(d) => Some(d.median()),
-        None => Some(iteration_end(t, i)? - iteration_end(t, i - 1)?),
+        None => Some(last_end(i)? - last_end(i - 1)?),
     }
 }
 

@@ -24,12 +24,6 @@ pub(super) fn cell_text(v: f64, unit: &str) -> String {
     format!("{v:.2}{unit}")
 }
 
-/// Blends from `a` (t = 0) to `b` (t = 1).
-fn blend((a, b): (RGBColor, RGBColor), t: f64) -> RGBColor {
-    let mix = |x: u8, y: u8| (f64::from(x) + (f64::from(y) - f64::from(x)) * t).round() as u8;
-    RGBColor(mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
-}
-
 /// The value of cell (row, column) if it has a usable one.
 fn cell(h: &HeatMap, row: usize, column: usize) -> Option<f64> {
     let v = (*h.values.get(row)?.get(column)?)?;
@@ -45,7 +39,10 @@ pub(super) fn heat_color(v: f64, threshold: f64, (lo, hi): (f64, f64)) -> (RGBCo
         (RED, (threshold - v) / (threshold - lo))
     };
     let t = if t.is_nan() { 0.5 } else { t.clamp(0.0, 1.0) };
-    (blend(scale, t), t)
+    // Blended from the scale's light end (t = 0) to its strong one (t = 1).
+    let mix = |x: u8, y: u8| (f64::from(x) + (f64::from(y) - f64::from(x)) * t).round() as u8;
+    let (a, b) = scale;
+    (RGBColor(mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2)), t)
 }
 
 /// The contour: every edge between a cell at or above the threshold and one below, in

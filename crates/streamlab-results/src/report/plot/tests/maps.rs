@@ -40,7 +40,7 @@ fn heat_map_cells_values_colours_contours_and_missing() {
     let h = heat();
     let svg = heat_map(&h);
     assert_eq!(cell_rects(&svg), 5);
-    assert_eq!(count_rects(&svg, "#DDDDDD"), 1);
+    assert_eq!(marks(&svg, "rect", "#DDDDDD"), 1);
     let labels = "Overlap pays off|0.80×|1.37×|1.10×|2.00×|0.50×|–|small|large|1|2|4";
     for text in labels.split('|') {
         assert_eq!(occurrences(&svg, text), 1, "{text}");
@@ -54,10 +54,10 @@ fn heat_map_cells_values_colours_contours_and_missing() {
     };
     assert!(y_of("small") < y_of("large"));
     // The two marked cells inside the grid, plus the legend swatch; (5, 5) is ignored.
-    assert_eq!(count_polylines(&svg, "#5B1A8C"), 2 + 1);
+    assert_eq!(marks(&svg, "polyline", "#5B1A8C"), 2 + 1);
     // Edges between ≥ 1 and < 1: (0,0)|(0,1), (1,1)|(1,2), (0,0)/(1,0); (0,1)/(1,1) are
     // both above and (0,2) is missing. Plus the legend swatch.
-    assert_eq!(count_polylines(&svg, "#1F1F1F"), 3 + 1);
+    assert_eq!(marks(&svg, "polyline", "#1F1F1F"), 3 + 1);
     assert_eq!(occurrences(&svg, "pay-off line"), 1);
     // Colours are two-sided, values written in their unit.
     let range = (0.5, 2.0);
@@ -80,7 +80,7 @@ fn heat_map_cells_values_colours_contours_and_missing() {
     (all_above.threshold, all_above.marked, no_line.contour) = (0.1, vec![], None);
     for h in [all_above, no_line] {
         let svg = heat_map(&h);
-        assert_eq!(count_polylines(&svg, "#1F1F1F"), 0);
+        assert_eq!(marks(&svg, "polyline", "#1F1F1F"), 0);
         assert_eq!(occurrences(&svg, "pay-off line"), 0);
     }
     // An empty heat map renders.
@@ -99,7 +99,7 @@ fn heat_map_cells_values_colours_contours_and_missing() {
         ..heat()
     };
     assert_eq!(cell_rects(&heat_map(&ragged)), 0);
-    assert_eq!(count_rects(&heat_map(&ragged), "#DDDDDD"), 6);
+    assert_eq!(marks(&heat_map(&ragged), "rect", "#DDDDDD"), 6);
     // Tick labels are short.
     let ticks = [0.0, 1000.0, 0.125, 2.5, -0.2, 3e7].map(tick);
     assert_eq!(ticks, ["0", "1000", "0.125", "2.5", "-0.2", "3.0e7"]);
@@ -154,10 +154,10 @@ fn gantt_bars_labels_source_and_bad_bars() {
     };
     let tick = |svg: &str, t: &str| svg.contains(&format!(">\n{t}\n</text>"));
     assert!(!tick(&svg, "20") && tick(&gantt(&longer), "20"));
-    assert_eq!(count_rects(&svg, &hex(kind_color(OpKind::HtoD))), 3);
-    assert_eq!(count_rects(&svg, &hex(kind_color(OpKind::Kernel))), 3);
-    assert_eq!(count_rects(&svg, &hex(kind_color(OpKind::DtoH))), 2);
-    assert_eq!(count_rects(&svg, &hex(queued_color(OpKind::HtoD))), 1);
+    assert_eq!(marks(&svg, "rect", &hex(kind_color(OpKind::HtoD))), 3);
+    assert_eq!(marks(&svg, "rect", &hex(kind_color(OpKind::Kernel))), 3);
+    assert_eq!(marks(&svg, "rect", &hex(kind_color(OpKind::DtoH))), 2);
+    assert_eq!(marks(&svg, "rect", &hex(queued_color(OpKind::HtoD))), 1);
     for track in &g.tracks {
         assert_eq!(occurrences(&svg, &track.label()), 1, "{track:?}");
     }
@@ -165,7 +165,7 @@ fn gantt_bars_labels_source_and_bad_bars() {
     for text in labels.split('|').chain(["ready, waiting to start"]) {
         assert_eq!(occurrences(&svg, text), 1, "{text}");
     }
-    assert_eq!(count_polylines(&svg, "#777777"), 1, "one divider");
+    assert_eq!(marks(&svg, "polyline", "#777777"), 1, "one divider");
     // The axis ends just past the last end (3.7 ms), not at the next power of ten.
     assert_eq!((occurrences(&svg, "4"), occurrences(&svg, "5")), (0, 0));
     assert_eq!(occurrences(&svg, "3.5"), 1);
@@ -195,7 +195,7 @@ fn gantt_bars_labels_source_and_bad_bars() {
     let events = "event brackets: queueing included (CUPTI unavailable)";
     assert_eq!(occurrences(&svg, events), 1);
     assert_eq!(occurrences(&svg, "ready, waiting to start"), 0);
-    let htod = count_rects(&svg, &hex(kind_color(OpKind::HtoD)));
+    let htod = marks(&svg, "rect", &hex(kind_color(OpKind::HtoD)));
     assert_eq!(htod, 3, "bad bars skipped");
 }
 

@@ -23,16 +23,10 @@ fn count(svg: &str, tag: &str, attribute: &str, value: &str) -> usize {
         .count()
 }
 
-fn count_rects(svg: &str, fill: &str) -> usize {
-    count(svg, "rect", "fill", fill)
-}
-
-fn count_polylines(svg: &str, stroke: &str) -> usize {
-    count(svg, "polyline", "stroke", stroke)
-}
-
-fn count_circles(svg: &str, fill: &str) -> usize {
-    count(svg, "circle", "fill", fill)
+/// The `tag` elements drawn in `color`: stroked for a `polyline`, else filled.
+fn marks(svg: &str, tag: &str, color: &str) -> usize {
+    let attribute = if tag == "polyline" { "stroke" } else { "fill" };
+    count(svg, tag, attribute, color)
 }
 
 fn texts(svg: &str) -> Vec<String> {
@@ -93,9 +87,12 @@ fn grouped_bars_in_upper_case_colours_and_ranges_that_do_not_hang() {
     let grey = RGBColor(0x80, 0x80, 0x80);
     let colors = ["#4E79A7", "nonsense", "#12345é"].map(rgb);
     assert_eq!(colors, [rgb("#4e79a7"), grey, grey]);
-    assert_eq!([0, 1].map(|i| count_rects(&svg, &hex(PALETTE[i]))), [3, 3]);
+    assert_eq!(
+        [0, 1].map(|i| marks(&svg, "rect", &hex(PALETTE[i]))),
+        [3, 3]
+    );
     // A stem and two caps per whisker, as plain lines: no ErrorBar circles.
-    assert_eq!(count_polylines(&svg, "#333333"), 9);
+    assert_eq!(marks(&svg, "polyline", "#333333"), 9);
     assert_eq!(count(&svg, "circle", "stroke", "#333333"), 0);
     for text in "Throughput by size|size|GB/s|cat 0|cat 1|cat 2|alone|together".split('|') {
         assert_eq!(occurrences(&svg, text), 1, "{text}");
@@ -106,7 +103,7 @@ fn grouped_bars_in_upper_case_colours_and_ranges_that_do_not_hang() {
         assert!((a[0] + a[2] - b[0]).abs() <= 1, "{a:?} {b:?}");
     }
     // Legend swatches are circles.
-    assert_eq!(count_circles(&svg, &hex(PALETTE[0])), 1);
+    assert_eq!(marks(&svg, "circle", &hex(PALETTE[0])), 1);
     // Degenerate and huge ranges do not hang.
     let huge = [(5.0, 5.0), (5.0, 5.0), (1e300, -1e300), (f64::MAX, 1.0)];
     let c = Chart {
@@ -114,7 +111,7 @@ fn grouped_bars_in_upper_case_colours_and_ranges_that_do_not_hang() {
         lines: vec![line("l", PALETTE[0], &huge)],
         ..model()
     };
-    assert_eq!(count_circles(&chart(&c), &hex(PALETTE[0])), 2);
+    assert_eq!(marks(&chart(&c), "circle", &hex(PALETTE[0])), 2);
     let scales = [YScale::Linear, YScale::Log].into_iter().cycle();
     for (v, y_scale) in [1e-300, 1e-150, -1e200, 1e200].into_iter().zip(scales) {
         let tiny = Chart {
@@ -123,7 +120,7 @@ fn grouped_bars_in_upper_case_colours_and_ranges_that_do_not_hang() {
             lines: vec![line("l", PALETTE[0], &[(v, v), (v, v)])],
             ..model()
         };
-        assert_eq!(count_circles(&chart(&tiny), &hex(PALETTE[0])), 2, "{v}");
+        assert_eq!(marks(&chart(&tiny), "circle", &hex(PALETTE[0])), 2, "{v}");
     }
     let points = [3.0, -2.0, 0.0, 1e-300].map(|v| (v, v));
     for (lo, hi) in points.into_iter().chain([(-1e200, 1e200)]) {
@@ -147,12 +144,12 @@ fn lines_markers_levels_and_log_axes() {
     };
     let svg = chart(&c);
     // One polyline for the line, one for its legend swatch; a marker per point.
-    assert_eq!(count_polylines(&svg, &hex(PALETTE[0])), 2);
-    assert_eq!(count_circles(&svg, &hex(PALETTE[0])), 3);
+    assert_eq!(marks(&svg, "polyline", &hex(PALETTE[0])), 2);
+    assert_eq!(marks(&svg, "circle", &hex(PALETTE[0])), 3);
     // Dashes: many short polylines.
-    assert!(count_polylines(&svg, &hex(PALETTE[4])) > 5);
-    assert_eq!(count_circles(&svg, &hex(PALETTE[4])), 0);
-    assert!(count_polylines(&svg, "#222222") > 10);
+    assert!(marks(&svg, "polyline", &hex(PALETTE[4])) > 5);
+    assert_eq!(marks(&svg, "circle", &hex(PALETTE[4])), 0);
+    assert!(marks(&svg, "polyline", "#222222") > 10);
     for text in ["measured", "model", "peak"] {
         assert_eq!(occurrences(&svg, text), 1, "{text}");
     }
@@ -174,9 +171,9 @@ fn lines_markers_levels_and_log_axes() {
         ..model()
     };
     let svg = chart(&c);
-    assert_eq!(count_rects(&svg, &hex(PALETTE[0])), 1);
-    assert_eq!(count_circles(&svg, &hex(PALETTE[1])), 2);
-    let dashes = count_polylines(&svg, "#222222");
+    assert_eq!(marks(&svg, "rect", &hex(PALETTE[0])), 1);
+    assert_eq!(marks(&svg, "circle", &hex(PALETTE[1])), 2);
+    let dashes = marks(&svg, "polyline", "#222222");
     assert_eq!(dashes, 3, "only the legend swatch's dashes");
     let ticks = texts(&svg);
     assert!(ticks.iter().any(|t| t == "1000"), "{ticks:?}");
@@ -187,7 +184,7 @@ fn lines_markers_levels_and_log_axes() {
         ..model()
     };
     let svg = chart(&c);
-    assert_eq!(count_circles(&svg, &hex(PALETTE[0])), 2);
+    assert_eq!(marks(&svg, "circle", &hex(PALETTE[0])), 2);
     let ticks = texts(&svg);
     for t in ["1", "2", "4", "64"] {
         assert!(ticks.iter().any(|x| x == t), "{t} in {ticks:?}");
@@ -209,11 +206,11 @@ fn bad_values_are_skipped_and_empty_or_degenerate_charts_render() {
         ..model()
     };
     let svg = chart(&c);
-    assert_eq!(count_rects(&svg, &hex(PALETTE[0])), 2);
-    assert_eq!(count_polylines(&svg, "#333333"), 3, "one usable whisker");
-    assert_eq!(count_circles(&svg, &hex(PALETTE[1])), 2);
+    assert_eq!(marks(&svg, "rect", &hex(PALETTE[0])), 2);
+    assert_eq!(marks(&svg, "polyline", "#333333"), 3, "one usable whisker");
+    assert_eq!(marks(&svg, "circle", &hex(PALETTE[1])), 2);
     // The NaN splits the line: two single points, no segment (the legend's only).
-    assert_eq!(count_polylines(&svg, &hex(PALETTE[1])), 1);
+    assert_eq!(marks(&svg, "polyline", &hex(PALETTE[1])), 1);
     assert!(!svg.contains("NaN") && !svg.contains("inf"));
     // An empty chart renders its axes and a note.
     for x in [categories(0), XAxis::Linear, XAxis::Log] {
@@ -226,7 +223,7 @@ fn bad_values_are_skipped_and_empty_or_degenerate_charts_render() {
             let svg = chart(&c);
             assert_eq!(occurrences(&svg, "no data"), 1);
             assert_eq!(occurrences(&svg, "Throughput by size"), 1);
-            assert!(count_polylines(&svg, "#000000") > 0, "axes");
+            assert!(marks(&svg, "polyline", "#000000") > 0, "axes");
         }
     }
     let only_bad = Chart {
@@ -250,7 +247,7 @@ fn bad_values_are_skipped_and_empty_or_degenerate_charts_render() {
             let wrapped = texts.contains(&"cat".to_owned()) && texts.contains(&i.to_string());
             assert!(whole == 1 || (whole == 0 && wrapped), "{n} categories: {i}");
         }
-        assert_eq!(count_rects(&svg, &hex(PALETTE[0])), n);
+        assert_eq!(marks(&svg, "rect", &hex(PALETTE[0])), n);
     }
 }
 
