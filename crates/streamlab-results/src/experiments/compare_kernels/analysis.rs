@@ -21,18 +21,6 @@ pub const SAFE_TARGET: f64 = 1.05;
 /// The same at the worst shape timed.
 pub const SAFE_WORST_TARGET: f64 = 1.10;
 
-/// One spelling's time in a case.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SpellingTime {
-    pub language: KernelSet,
-    pub entry: String,
-    pub how: String,
-    pub median: f64,
-    pub noise: f64,
-    /// The fastest of its language in this case: the one the case's ratio takes.
-    pub fastest: bool,
-}
-
 /// One case, the fastest Rust spelling against the fastest CUDA C++ one.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CaseRatio {
@@ -55,9 +43,9 @@ pub struct CaseRatio {
     /// The fastest spelling's entry on each side.
     pub rust_spelling: String,
     pub cuda_spelling: String,
-    /// Every spelling's time, Rust's then CUDA C++'s.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub spellings: Vec<SpellingTime>,
+    /// Every spelling the run kept (none in runs from before spellings).
+    #[serde(skip)]
+    pub spellings: Vec<SpellingRun>,
     /// The fastest spellings' launches, Rust's and CUDA C++'s (their noise is the tables'
     /// and the measured rows `compare` holds).
     #[serde(skip)]
@@ -232,17 +220,6 @@ pub(super) fn case_ratio(c: &KernelCase, l2_bytes: u64) -> Option<CaseRatio> {
     let placement_noise = (rust.by_place.iter().chain(&cuda.by_place))
         .map(Series::noise)
         .reduce(f64::max);
-    // Every spelling's time where the run kept them all.
-    let spellings = (c.spellings.iter())
-        .map(|s| SpellingTime {
-            language: s.language,
-            entry: s.entry.clone(),
-            how: s.how.clone(),
-            median: s.times.median(),
-            noise: s.times.noise(),
-            fastest: std::ptr::eq(s, rust) || std::ptr::eq(s, cuda),
-        })
-        .collect();
     Some(CaseRatio {
         kernel: c.kernel.clone(),
         case: c.case.clone(),
@@ -264,7 +241,7 @@ pub(super) fn case_ratio(c: &KernelCase, l2_bytes: u64) -> Option<CaseRatio> {
         .verdict,
         rust_spelling: rust.entry.clone(),
         cuda_spelling: cuda.entry.clone(),
-        spellings,
+        spellings: c.spellings.clone(),
         cards: rust.card.zip(cuda.card).map(|(r, k)| [r, k]),
         times: [rust.times.clone(), cuda.times.clone()],
         max_ulps: c.max_ulps,
