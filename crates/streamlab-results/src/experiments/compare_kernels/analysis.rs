@@ -43,9 +43,9 @@ pub struct CaseRatio {
     /// The fastest spelling's entry on each side.
     pub rust_spelling: String,
     pub cuda_spelling: String,
-    /// Every spelling the run kept (none in runs from before spellings).
+    /// The case as saved: its spellings (none in runs from before spellings) and launch.
     #[serde(skip)]
-    pub spellings: Vec<SpellingRun>,
+    pub saved: KernelCase,
     /// The fastest spellings' launches, Rust's and CUDA C++'s (their noise is the tables'
     /// and the measured rows `compare` holds).
     #[serde(skip)]
@@ -178,27 +178,21 @@ pub fn spellings(case: &KernelCase) -> Cow<'_, [SpellingRun]> {
         Some(KernelForm::Safe) => format!("{}_safe", case.kernel),
         _ => case.kernel.clone(),
     };
-    let one = |language, times: &Option<Series>, card: Option<KernelCard>, place: usize| {
-        times.clone().map(|times| SpellingRun {
+    let one = |side: usize, language| {
+        Some(SpellingRun {
             language,
             entry: entry.clone(),
             how: "the one spelling timed".into(),
-            times,
+            times: [&case.rust, &case.cuda][side].clone()?,
             by_place: (case.placements.iter())
-                .filter_map(|p| [&p.rust, &p.cuda][place].clone())
+                .filter_map(|p| [&p.rust, &p.cuda][side].clone())
                 .collect(),
-            card,
+            card: case.cards.map(|c| c[side]),
             verification: case.verification.clone(),
         })
     };
-    [
-        one(KernelSet::Rust, &case.rust, case.cards.map(|c| c[0]), 0),
-        one(KernelSet::Cuda, &case.cuda, case.cards.map(|c| c[1]), 1),
-    ]
-    .into_iter()
-    .flatten()
-    .collect::<Vec<_>>()
-    .into()
+    let runs = [one(0, KernelSet::Rust), one(1, KernelSet::Cuda)];
+    Cow::Owned(runs.into_iter().flatten().collect())
 }
 
 /// The fastest (lowest median) of `runs` in `language`.
@@ -241,7 +235,7 @@ pub(super) fn case_ratio(c: &KernelCase, l2_bytes: u64) -> Option<CaseRatio> {
         .verdict,
         rust_spelling: rust.entry.clone(),
         cuda_spelling: cuda.entry.clone(),
-        spellings: c.spellings.clone(),
+        saved: c.clone(),
         cards: rust.card.zip(cuda.card).map(|(r, k)| [r, k]),
         times: [rust.times.clone(), cuda.times.clone()],
         max_ulps: c.max_ulps,
@@ -338,39 +332,35 @@ fn sweep_ratios(cases: &[CaseRatio], safety: &[(&CaseRatio, SafetyCost)]) -> Vec
     });
     let costs = (safety.iter()).map(|(k, s)| (Measure::Safety, *k, s.over_cuda_unchecked));
     let points: Vec<_> = forms.chain(costs).collect();
-    let mut out = Vec::new();
-    let measures = (KernelForm::ALL.into_iter().map(Measure::Form)).chain([Measure::Safety]);
-    for kernel in KERNELS[..3].iter().copied() {
-        for measure in measures.clone() {
-            for cache in [None, Some(Cache::Warm), Some(Cache::Cold)] {
-                let shapes: Vec<_> = (points.iter())
-                    .filter(|p| p.0 == measure && p.1.kernel == kernel && p.1.cache == cache)
-                    .collect();
-                let worst_of = |write_ups: bool| {
-                    let of = shapes
-                        .iter()
-                        .filter(|p| !write_ups || p.1.origin == Origin::Defaults);
-                    of.max_by(|a, b| a.2.total_cmp(&b.2))
-                };
-                let (Some(worst), write_up) = (worst_of(false), worst_of(true)) else {
-                    continue;
-                };
-                let ratios: Vec<f64> = shapes.iter().map(|p| p.2).collect();
-                out.push(SweepRatio {
-                    kernel: kernel.to_owned(),
-                    measure,
-                    cache,
-                    write_up: write_up.map(|p| p.2),
-                    write_up_case: write_up.map_or(String::new(), |p| p.1.case.clone()),
-                    median: stats::quantile(&stats::sorted(&ratios), 0.5),
-                    worst: worst.2,
-                    worst_case: worst.1.case.clone(),
-                    shapes: shapes.len(),
-                    within_targets: (measure.targets())
-                        .map(|[at, most]| write_up.is_none_or(|w| w.2 <= at) && worst.2 <= most),
-                });
-            }
-        }
-    }
-    out
+    let measures = (KernelForm::ALL.map(Measure::Form).into_iter()).chain([Measure::Safety]);
+    let caches = [None, Some(Cache::Warm), Some(Cache::Cold)];
+    let groups = (KERNELS[..3].iter()).flat_map(|&kernel| {
+        let by_cache = move |measure| caches.map(|cache| (kernel, measure, cache));
+        measures.clone().flat_map(by_cache)
+    });
+    let sweep = groups.filter_map(|(kernel, measure, cache)| {
+        let shapes: Vec<_> = (points.iter())
+            .filter(|p| p.0 == measure && p.1.kernel == kernel && p.1.cache == cache)
+            .collect();
+        let worst_of = |write_ups: bool| {
+            let of = (shapes.iter()).filter(|p| !write_ups || p.1.origin == Origin::Defaults);
+            of.max_by(|a, b| a.2.total_cmp(&b.2))
+        };
+        let (worst, write_up) = (worst_of(false)?, worst_of(true));
+        let ratios: Vec<f64> = shapes.iter().map(|p| p.2).collect();
+        Some(SweepRatio {
+            kernel: kernel.to_owned(),
+            measure,
+            cache,
+            write_up: write_up.map(|p| p.2),
+            write_up_case: write_up.map_or(String::new(), |p| p.1.case.clone()),
+            median: stats::quantile(&stats::sorted(&ratios), 0.5),
+            worst: worst.2,
+            worst_case: worst.1.case.clone(),
+            shapes: shapes.len(),
+            within_targets: (measure.targets())
+                .map(|[at, most]| write_up.is_none_or(|w| w.2 <= at) && worst.2 <= most),
+        })
+    });
+    sweep.collect()
 }

@@ -133,11 +133,7 @@ pub(super) fn columns(c: &KernelComparison) -> Columns<'_, CaseRatio> {
         })
         .raw("rust_max_ulps", ulps(0, 3, ""))
         .raw("cuda_max_ulps", ulps(1, 3, ""))
-        .show("launch", move |k| {
-            (c.cases.iter())
-                .find(|s| s.kernel == k.kernel && s.case == k.case && s.form == k.form)
-                .map_or(String::new(), |s| s.launch.clone())
-        })
+        .show("launch", |k| k.saved.launch.clone())
 }
 
 /// The ratios over the shapes: per kernel, measure and cache state.
@@ -229,7 +225,7 @@ pub(super) fn spelling_rows<'a>(cases: &'a [CaseRatio]) -> Vec<SpellingRow<'a>> 
         }
     };
     (cases.iter())
-        .flat_map(|case| case.spellings.iter().map(move |s| row(case, s)))
+        .flat_map(|case| case.saved.spellings.iter().map(move |s| row(case, s)))
         .collect()
 }
 

@@ -1,6 +1,7 @@
 //! compare-kernels' analysis on made-up cases: ratios, safety's cost, the sweep's worst
 //! cases, the verdicts.
 use super::analysis::*;
+use super::tables::spelling_rows;
 use super::*;
 use crate::stats::tests::series;
 
@@ -45,47 +46,36 @@ fn spelled(
 
 #[test]
 fn the_ratio_takes_each_sides_fastest_spelling_and_a_run_from_before_spellings_has_one_a_side() {
-    use KernelSet::{Cuda, Rust};
-    let case = spelled(
-        "matmul",
-        "32×16×131072",
-        KernelForm::Tuned,
-        Origin::Defaults,
-        &[
-            (Rust, "matmul", 3.0),
-            (Rust, "matmul_tuned_walk", 5.0),
-            (Cuda, "matmul", 4.0),
-            (Cuda, "matmul_tuned_ldg", 2.5),
-        ],
-    );
+    use {KernelForm::Tuned, KernelSet::*, Origin::Defaults};
+    let runs = [
+        (Rust, "matmul", 3.0),
+        (Rust, "matmul_tuned_walk", 5.0),
+        (Cuda, "matmul", 4.0),
+        (Cuda, "matmul_tuned_ldg", 2.5),
+    ];
+    let case = spelled("matmul", "32×16×131072", Tuned, Defaults, &runs);
     let r = case_ratio(&case, 60 << 20).unwrap();
     assert_eq!(
         (r.rust_spelling.as_str(), r.cuda_spelling.as_str()),
         ("matmul", "matmul_tuned_ldg")
     );
     assert!((r.ratio - 3.0 / 2.5).abs() < 1e-12);
-    let rows = super::tables::spelling_rows(std::slice::from_ref(&r));
+    let rows = spelling_rows(std::slice::from_ref(&r));
     assert_eq!(rows.iter().filter(|s| s.fastest).count(), 2);
     assert_eq!(r.fits_l2, Some(true));
     assert_eq!(case_ratio(&case, 0).unwrap().fits_l2, None);
     let old = KernelCase {
         rust: Some(series(&[2.0; 3])),
         cuda: Some(series(&[4.0; 3])),
-        spellings: Vec::new(),
-        ..spelled(
-            "add_kernel",
-            "cycles 256",
-            KernelForm::Tuned,
-            Origin::Defaults,
-            &[],
-        )
+        ..spelled("add_kernel", "cycles 256", Tuned, Defaults, &[])
     };
     let runs = spellings(&old);
     assert_eq!(runs.len(), 2);
     assert!(runs.iter().all(|r| r.entry == "add_kernel"));
     let r = case_ratio(&old, 0).unwrap();
     assert!((r.ratio - 0.5).abs() < 1e-12);
-    assert!(r.spellings.is_empty(), "no spellings table for an old run");
+    let rows = spelling_rows(std::slice::from_ref(&r));
+    assert!(rows.is_empty(), "no spellings table for an old run");
 }
 
 #[test]
@@ -100,13 +90,8 @@ fn safety_is_held_against_the_fastest_unchecked_cpp_of_its_shape_and_the_worst_s
             (Tuned, "matmul", 2.6, tuned_cpp),
         ]
         .map(|(form, entry, rust, cuda)| {
-            spelled(
-                "matmul",
-                case,
-                form,
-                origin,
-                &[(Rust, entry, rust), (Cuda, entry, cuda)],
-            )
+            let runs = [(Rust, entry, rust), (Cuda, entry, cuda)];
+            spelled("matmul", case, form, origin, &runs)
         })
         .to_vec()
     };
