@@ -10,17 +10,6 @@ use crate::stats::Quartiles;
 use crate::verdict;
 use std::borrow::Cow;
 
-/// The most a tuned Rust kernel may take of the best C++ of its algorithm, at the
-/// write-ups' shapes.
-pub const TUNED_TARGET: f64 = 1.01;
-/// The most a tuned Rust kernel may take of the best C++, at the worst shape timed.
-pub const TUNED_WORST_TARGET: f64 = 1.05;
-/// The most a safe Rust kernel may take of the fastest unchecked C++ of its algorithm, at
-/// the write-ups' shapes.
-pub const SAFE_TARGET: f64 = 1.05;
-/// The same at the worst shape timed.
-pub const SAFE_WORST_TARGET: f64 = 1.10;
-
 /// One case, the fastest Rust spelling against the fastest CUDA C++ one.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CaseRatio {
@@ -97,15 +86,20 @@ impl Measure {
         }
     }
 
-    /// The targets at every write-ups' shape and at the worst shape, where there are.
+    /// The most Rust may take of the C++ it is held against at every write-ups' shape, and
+    /// at the worst shape timed (none outside [`TARGETED`]).
     pub fn targets(self) -> Option<[f64; 2]> {
         match self {
-            Measure::Form(KernelForm::Tuned) => Some([TUNED_TARGET, TUNED_WORST_TARGET]),
-            Measure::Safety => Some([SAFE_TARGET, SAFE_WORST_TARGET]),
+            Measure::Form(KernelForm::Tuned) => Some([1.01, 1.05]),
+            Measure::Safety => Some([1.05, 1.10]),
             Measure::Form(_) => None,
         }
     }
 }
+
+/// The measures held to targets: the tuned form (against the best C++ of its algorithm)
+/// and safety's cost.
+pub const TARGETED: [Measure; 2] = [Measure::Form(KernelForm::Tuned), Measure::Safety];
 
 /// One kernel's ratio over every shape timed (one cache state).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -131,7 +125,6 @@ pub struct SweepRatio {
 pub struct SafetyCost {
     pub kernel: String,
     pub case: String,
-    pub origin: Origin,
     pub cache: Option<Cache>,
     /// Safe Rust over the fastest safe C++ spelling.
     pub over_cuda_safe: f64,
@@ -219,10 +212,7 @@ pub(super) fn case_ratio(c: &KernelCase, l2_bytes: u64) -> Option<CaseRatio> {
         case: c.case.clone(),
         form: c.form,
         cache: c.cache,
-        fits_l2: c
-            .input_bytes
-            .filter(|_| l2_bytes > 0)
-            .map(|bytes| bytes <= l2_bytes),
+        fits_l2: (c.input_bytes.filter(|_| l2_bytes > 0)).map(|bytes| bytes <= l2_bytes),
         origin: c.origin,
         rust: rust.times.quartiles(),
         cuda: cuda.times.quartiles(),
@@ -303,7 +293,6 @@ fn safety_costs(cases: &[CaseRatio]) -> Vec<(&CaseRatio, SafetyCost)> {
                 SafetyCost {
                     kernel: k.kernel.clone(),
                     case: k.case.clone(),
-                    origin: k.origin,
                     cache: k.cache,
                     over_cuda_safe: k.ratio,
                     over_cuda_unchecked: k.rust.median / cuda.cuda.median,

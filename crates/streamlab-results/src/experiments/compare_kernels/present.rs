@@ -1,6 +1,6 @@
 //! How a kernel comparison shows: its report section (its tables from [`super::tables`]),
 //! its chart and its facts in `summary.json`.
-use super::analysis::{CaseRatio, ComparisonAnalysis, Measure, SweepRatio, span};
+use super::analysis::{CaseRatio, ComparisonAnalysis, Measure, SweepRatio, TARGETED, span};
 use super::{BATCHED_SAMPLE_MS, Cache, CompareKernels, KERNELS, KernelComparison, Origin};
 use crate::experiments::prelude::*;
 use std::collections::BTreeSet;
@@ -81,9 +81,6 @@ pub fn words(c: &KernelComparison, a: &ComparisonAnalysis) -> Value {
         safe_span => span(write_ups(Measure::Safety).flatten()),
     }
 }
-
-/// The measures held to targets, which the facts give over the shapes.
-const TARGETED: [Measure; 2] = [Measure::Form(KernelForm::Tuned), Measure::Safety];
 
 /// The facts compare-kernels adds to `summary.json`.
 pub const FACTS: &[&str] = &[

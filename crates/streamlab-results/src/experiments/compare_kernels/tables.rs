@@ -1,9 +1,6 @@
 //! A kernel comparison's tables (the cases, the ratios over the shapes, what safety costs,
 //! the spellings, the math libraries, the cards), its CSVs and its measured rows.
-use super::analysis::{
-    CaseRatio, ComparisonAnalysis, SAFE_TARGET, SAFE_WORST_TARGET, SafetyCost, SweepRatio,
-    TUNED_TARGET, TUNED_WORST_TARGET,
-};
+use super::analysis::{CaseRatio, ComparisonAnalysis, SafetyCost, SweepRatio, TARGETED};
 use super::{Cache, KernelComparison, Origin, SpellingRun};
 use crate::card::KernelCard;
 use crate::experiments::prelude::*;
@@ -167,11 +164,8 @@ fn safety_columns<'a>() -> Columns<'a, SafetyCost> {
         .show("case", |k| k.case.clone())
         .show("L2", |k| cache_label(k.cache).to_owned())
         .show("safe Rust / fastest unchecked C++", |k| {
-            format!(
-                "{} ({})",
-                num(k.over_cuda_unchecked, 3),
-                k.unchecked_spelling
-            )
+            let cost = num(k.over_cuda_unchecked, 3);
+            format!("{cost} ({})", k.unchecked_spelling)
         })
         .show("safe Rust / safe C++", |k| num(k.over_cuda_safe, 3))
         .show("safe Rust / fastest unchecked Rust", |k| {
@@ -313,9 +307,10 @@ pub fn tables(c: &KernelComparison, a: &ComparisonAnalysis) -> Vec<Table> {
         key_case,
     )];
     if !a.sweep.is_empty() {
+        let [[tuned, tuned_worst], [safe, safe_worst]] = TARGETED.map(|m| m.targets().unwrap());
         tables.push(sweep_columns().table(
             Some(format!(
-                "each ratio over every shape timed (the write-ups', tails and drawn): targets for the tuned form ≤ {TUNED_TARGET:.2} at every write-ups' shape and ≤ {TUNED_WORST_TARGET:.2} at the worst, for safety's cost ≤ {SAFE_TARGET:.2} and ≤ {SAFE_WORST_TARGET:.2}"
+                "each ratio over every shape timed (the write-ups', tails and drawn): targets for the tuned form ≤ {tuned:.2} at every write-ups' shape and ≤ {tuned_worst:.2} at the worst, for safety's cost ≤ {safe:.2} and ≤ {safe_worst:.2}"
             )),
             &a.sweep,
         ));

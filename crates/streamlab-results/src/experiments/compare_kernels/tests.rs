@@ -1,6 +1,7 @@
 //! compare-kernels' analysis on made-up cases: ratios, safety's cost, the sweep's worst
 //! cases, the verdicts.
 use super::analysis::*;
+use super::present::shapes;
 use super::tables::spelling_rows;
 use super::*;
 use crate::stats::tests::series;
@@ -144,21 +145,16 @@ fn the_recorded_run_names_where_each_worst_ratio_was_measured_and_counts_shapes_
     // fill's worst is at the one shape the run has no name for: the write-ups'.
     assert!(line.contains("at the write-ups' shape)"), "{line}");
     // Shapes are counted once whatever their forms and cache states.
-    let all = super::present::shapes(&r, None);
-    let parts: usize = [Origin::Defaults, Origin::Tail, Origin::Random]
-        .into_iter()
-        .map(|o| super::present::shapes(&r, Some(o)))
-        .sum();
+    let all = shapes(&r, None);
+    let origins = [Origin::Defaults, Origin::Tail, Origin::Random];
+    let parts: usize = origins.map(|o| shapes(&r, Some(o))).iter().sum();
     assert_eq!(all, parts);
     // Each shape has three forms at least, and math functions are no shape.
-    assert!(
-        3 * all <= r.cases.len(),
-        "{all} shapes of {} cases",
-        r.cases.len()
-    );
+    let cases = r.cases.len();
+    assert!(3 * all <= cases, "{all} shapes of {cases} cases");
     // The write-ups' shapes: fill, the wiki's and the square matmul, AddKernel at its two
     // cycle counts, sincos.
-    assert_eq!(super::present::shapes(&r, Some(Origin::Defaults)), 6);
+    assert_eq!(shapes(&r, Some(Origin::Defaults)), 6);
     // Where every ratio is 1, each span prints one value.
     let mut even = r;
     for s in even.cases.iter_mut().flat_map(|k| &mut k.spellings) {
