@@ -288,18 +288,16 @@ fn safety_costs(cases: &[CaseRatio]) -> Vec<(&CaseRatio, SafetyCost)> {
             let cuda =
                 (unchecked.clone()).min_by(|a, b| a.cuda.median.total_cmp(&b.cuda.median))?;
             let rust = unchecked.map(|u| u.rust.median).min_by(f64::total_cmp)?;
-            Some((
-                k,
-                SafetyCost {
-                    kernel: k.kernel.clone(),
-                    case: k.case.clone(),
-                    cache: k.cache,
-                    over_cuda_safe: k.ratio,
-                    over_cuda_unchecked: k.rust.median / cuda.cuda.median,
-                    unchecked_spelling: cuda.cuda_spelling.clone(),
-                    over_rust_tuned: k.rust.median / rust,
-                },
-            ))
+            let cost = SafetyCost {
+                kernel: k.kernel.clone(),
+                case: k.case.clone(),
+                cache: k.cache,
+                over_cuda_safe: k.ratio,
+                over_cuda_unchecked: k.rust.median / cuda.cuda.median,
+                unchecked_spelling: cuda.cuda_spelling.clone(),
+                over_rust_tuned: k.rust.median / rust,
+            };
+            Some((k, cost))
         })
         .collect()
 }

@@ -29,12 +29,9 @@ fn cache_label(cache: Option<Cache>) -> &'static str {
 fn case_name(k: &CaseRatio) -> RowName {
     let form = k.form.map(KernelForm::label);
     let cold = (k.cache == Some(Cache::Cold)).then_some("cold");
-    let words = [Some(k.kernel.as_str()), Some(&k.case), form, cold];
-    let words: Vec<&str> = words
-        .into_iter()
-        .flatten()
-        .filter(|w| !w.is_empty())
-        .collect();
+    let case = (!k.case.is_empty()).then_some(k.case.as_str());
+    let words = [Some(k.kernel.as_str()), case, form, cold];
+    let words: Vec<&str> = words.into_iter().flatten().collect();
     RowName::new(words.join("/"), words.join(" "))
 }
 
