@@ -3,7 +3,7 @@
 //! shape, and its median and worst over every shape timed; and what safety costs (safe
 //! Rust over the fastest unchecked C++ of the same algorithm).
 
-use super::{Cache, KERNELS, KernelCase, KernelComparison, LIBRARY_KERNELS, Origin, SpellingRun};
+use super::{Cache, KERNELS, KernelCase, KernelComparison, Origin, SpellingRun};
 use crate::card::KernelCard;
 use crate::experiments::prelude::*;
 use crate::stats::Quartiles;
@@ -53,9 +53,6 @@ pub struct CaseRatio {
     /// range of `by_placement` wider than it is the places' doing, not the launches'.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub placement_noise: Option<f64>,
-    /// The two sides call different math libraries (the `libm` crate, CUDA's libdevice):
-    /// the ratio compares libraries, not languages.
-    pub library: bool,
 }
 
 /// Per kernel, Rust over CUDA C++ in one form at the write-ups' shape (warm), the
@@ -232,7 +229,6 @@ pub(super) fn case_ratio(c: &KernelCase, l2_bytes: u64) -> Option<CaseRatio> {
         placement_range: span(by_placement.iter().copied()),
         placement_noise: placement_noise.filter(|_| !by_placement.is_empty()),
         by_placement,
-        library: LIBRARY_KERNELS.contains(&c.kernel.as_str()),
     })
 }
 

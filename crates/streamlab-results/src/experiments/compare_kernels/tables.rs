@@ -1,7 +1,7 @@
 //! A kernel comparison's tables (the cases, the ratios over the shapes, what safety costs,
 //! the spellings, the math libraries, the cards), its CSVs and its measured rows.
 use super::analysis::{CaseRatio, ComparisonAnalysis, SafetyCost, SweepRatio, TARGETED};
-use super::{Cache, KernelComparison, Origin, SpellingRun};
+use super::{Cache, KernelComparison, LIBRARY_KERNELS, Origin, SpellingRun};
 use crate::card::KernelCard;
 use crate::experiments::prelude::*;
 use crate::stats::Quartiles;
@@ -101,7 +101,9 @@ pub(super) fn columns(c: &KernelComparison) -> Columns<'_, CaseRatio> {
             |k| k.rust_spelling.clone(),
         )
         .raw("cuda_spelling", |k| k.cuda_spelling.clone())
-        .raw("math_libraries_differ", |k| k.library.to_string())
+        .raw("math_libraries_differ", |k| {
+            LIBRARY_KERNELS.contains(&k.kernel.as_str()).to_string()
+        })
         .then(c.run.params.placements > 1, |columns| {
             columns.both(
                 "Rust / C++ by placement",
