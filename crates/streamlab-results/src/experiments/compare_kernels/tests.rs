@@ -81,8 +81,7 @@ fn the_ratio_takes_each_sides_fastest_spelling_and_a_run_from_before_spellings_h
 
 #[test]
 fn safety_is_held_against_the_fastest_unchecked_cpp_of_its_shape_and_the_worst_shape_is_named() {
-    use KernelForm::{Plain, Safe, Tuned};
-    use KernelSet::{Cuda, Rust};
+    use {KernelForm::*, KernelSet::*, Origin::*};
     // matmul at `case` in each form: (form, entry, Rust ms, C++ ms).
     let at = |case: &str, origin, safe: f64, plain_cpp: f64, tuned_cpp: f64| {
         [
@@ -94,16 +93,15 @@ fn safety_is_held_against_the_fastest_unchecked_cpp_of_its_shape_and_the_worst_s
             let runs = [(Rust, entry, rust), (Cuda, entry, cuda)];
             spelled("matmul", case, form, origin, &runs)
         })
-        .to_vec()
     };
-    let analyzed = |cases: Vec<KernelCase>| {
-        let mut run = recorded();
-        run.cases = cases;
-        analyze(&run)
+    let at_wiki = || at("wiki", Defaults, 3.0, 4.0, 3.0);
+    let analyzed = |cases: [[KernelCase; 3]; 2]| {
+        analyze(&KernelComparison {
+            cases: cases.concat(),
+            ..recorded()
+        })
     };
-    let mut cases = at("wiki", Origin::Defaults, 3.0, 4.0, 3.0);
-    cases.extend(at("tail", Origin::Tail, 3.6, 3.0, 3.5));
-    let a = analyzed(cases);
+    let a = analyzed([at_wiki(), at("tail", Tail, 3.6, 3.0, 3.5)]);
     let wiki = &a.safety[0];
     assert_eq!(wiki.unchecked_spelling, "matmul");
     assert!((wiki.over_cuda_unchecked - 1.0).abs() < 1e-12);
@@ -120,9 +118,7 @@ fn safety_is_held_against_the_fastest_unchecked_cpp_of_its_shape_and_the_worst_s
     assert_eq!(tuned.within_targets, Some(true));
     // A second write-ups' shape (matmul's square) is held to the same target: the
     // column gives the worse of the two.
-    let mut cases = at("wiki", Origin::Defaults, 3.0, 4.0, 3.0);
-    cases.extend(at("512×512×2048", Origin::Defaults, 3.3, 3.0, 3.2));
-    let a = analyzed(cases);
+    let a = analyzed([at_wiki(), at("512×512×2048", Defaults, 3.3, 3.0, 3.2)]);
     let safety = warm(&a, Measure::Safety);
     assert!((safety.write_up.unwrap() - 1.1).abs() < 1e-12);
     assert_eq!(safety.write_up_case, "512×512×2048");
