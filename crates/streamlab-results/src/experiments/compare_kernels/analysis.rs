@@ -3,35 +3,12 @@
 //! shape, and its median and worst over every shape timed; and what safety costs (safe
 //! Rust over the fastest unchecked C++ of the same algorithm).
 
-use super::{Cache, KERNELS, KernelCase, KernelComparison, LIBRARY_KERNELS, Origin, SpellingRun};
+use super::{Cache, KERNELS, KernelCase, KernelComparison, Origin, SpellingRun};
 use crate::card::KernelCard;
 use crate::experiments::prelude::*;
 use crate::stats::Quartiles;
 use crate::verdict;
 use std::borrow::Cow;
-
-/// The most a tuned Rust kernel may take of the best C++ of its algorithm, at the
-/// write-ups' shapes.
-pub const TUNED_TARGET: f64 = 1.01;
-/// The most a tuned Rust kernel may take of the best C++, at the worst shape timed.
-pub const TUNED_WORST_TARGET: f64 = 1.05;
-/// The most a safe Rust kernel may take of the fastest unchecked C++ of its algorithm, at
-/// the write-ups' shapes.
-pub const SAFE_TARGET: f64 = 1.05;
-/// The same at the worst shape timed.
-pub const SAFE_WORST_TARGET: f64 = 1.10;
-
-/// One spelling's time in a case.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SpellingTime {
-    pub language: KernelSet,
-    pub entry: String,
-    pub how: String,
-    pub median: f64,
-    pub noise: f64,
-    /// The fastest of its language in this case: the one the case's ratio takes.
-    pub fastest: bool,
-}
 
 /// One case, the fastest Rust spelling against the fastest CUDA C++ one.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -55,9 +32,9 @@ pub struct CaseRatio {
     /// The fastest spelling's entry on each side.
     pub rust_spelling: String,
     pub cuda_spelling: String,
-    /// Every spelling's time, Rust's then CUDA C++'s.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub spellings: Vec<SpellingTime>,
+    /// The case as saved: its spellings (none in runs from before spellings) and launch.
+    #[serde(skip)]
+    pub saved: KernelCase,
     /// The fastest spellings' launches, Rust's and CUDA C++'s (their noise is the tables'
     /// and the measured rows `compare` holds).
     #[serde(skip)]
@@ -76,9 +53,6 @@ pub struct CaseRatio {
     /// range of `by_placement` wider than it is the places' doing, not the launches'.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub placement_noise: Option<f64>,
-    /// The two sides call different math libraries (the `libm` crate, CUDA's libdevice):
-    /// the ratio compares libraries, not languages.
-    pub library: bool,
 }
 
 /// Per kernel, Rust over CUDA C++ in one form at the write-ups' shape (warm), the
@@ -109,15 +83,20 @@ impl Measure {
         }
     }
 
-    /// The targets at every write-ups' shape and at the worst shape, where there are.
+    /// The most Rust may take of the C++ it is held against at every write-ups' shape, and
+    /// at the worst shape timed (none outside [`TARGETED`]).
     pub fn targets(self) -> Option<[f64; 2]> {
         match self {
-            Measure::Form(KernelForm::Tuned) => Some([TUNED_TARGET, TUNED_WORST_TARGET]),
-            Measure::Safety => Some([SAFE_TARGET, SAFE_WORST_TARGET]),
+            Measure::Form(KernelForm::Tuned) => Some([1.01, 1.05]),
+            Measure::Safety => Some([1.05, 1.10]),
             Measure::Form(_) => None,
         }
     }
 }
+
+/// The measures held to targets: the tuned form (against the best C++ of its algorithm)
+/// and safety's cost.
+pub const TARGETED: [Measure; 2] = [Measure::Form(KernelForm::Tuned), Measure::Safety];
 
 /// One kernel's ratio over every shape timed (one cache state).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -143,7 +122,6 @@ pub struct SweepRatio {
 pub struct SafetyCost {
     pub kernel: String,
     pub case: String,
-    pub origin: Origin,
     pub cache: Option<Cache>,
     /// Safe Rust over the fastest safe C++ spelling.
     pub over_cuda_safe: f64,
@@ -190,27 +168,21 @@ pub fn spellings(case: &KernelCase) -> Cow<'_, [SpellingRun]> {
         Some(KernelForm::Safe) => format!("{}_safe", case.kernel),
         _ => case.kernel.clone(),
     };
-    let one = |language, times: &Option<Series>, card: Option<KernelCard>, place: usize| {
-        times.clone().map(|times| SpellingRun {
+    let one = |side: usize, language| {
+        Some(SpellingRun {
             language,
             entry: entry.clone(),
             how: "the one spelling timed".into(),
-            times,
+            times: [&case.rust, &case.cuda][side].clone()?,
             by_place: (case.placements.iter())
-                .filter_map(|p| [&p.rust, &p.cuda][place].clone())
+                .filter_map(|p| [&p.rust, &p.cuda][side].clone())
                 .collect(),
-            card,
+            card: case.cards.map(|c| c[side]),
             verification: case.verification.clone(),
         })
     };
-    [
-        one(KernelSet::Rust, &case.rust, case.cards.map(|c| c[0]), 0),
-        one(KernelSet::Cuda, &case.cuda, case.cards.map(|c| c[1]), 1),
-    ]
-    .into_iter()
-    .flatten()
-    .collect::<Vec<_>>()
-    .into()
+    let runs = [one(0, KernelSet::Rust), one(1, KernelSet::Cuda)];
+    Cow::Owned(runs.into_iter().flatten().collect())
 }
 
 /// The fastest (lowest median) of `runs` in `language`.
@@ -232,26 +204,12 @@ pub(super) fn case_ratio(c: &KernelCase, l2_bytes: u64) -> Option<CaseRatio> {
     let placement_noise = (rust.by_place.iter().chain(&cuda.by_place))
         .map(Series::noise)
         .reduce(f64::max);
-    // Every spelling's time where the run kept them all.
-    let spellings = (c.spellings.iter())
-        .map(|s| SpellingTime {
-            language: s.language,
-            entry: s.entry.clone(),
-            how: s.how.clone(),
-            median: s.times.median(),
-            noise: s.times.noise(),
-            fastest: std::ptr::eq(s, rust) || std::ptr::eq(s, cuda),
-        })
-        .collect();
     Some(CaseRatio {
         kernel: c.kernel.clone(),
         case: c.case.clone(),
         form: c.form,
         cache: c.cache,
-        fits_l2: c
-            .input_bytes
-            .filter(|_| l2_bytes > 0)
-            .map(|bytes| bytes <= l2_bytes),
+        fits_l2: (c.input_bytes.filter(|_| l2_bytes > 0)).map(|bytes| bytes <= l2_bytes),
         origin: c.origin,
         rust: rust.times.quartiles(),
         cuda: cuda.times.quartiles(),
@@ -264,14 +222,13 @@ pub(super) fn case_ratio(c: &KernelCase, l2_bytes: u64) -> Option<CaseRatio> {
         .verdict,
         rust_spelling: rust.entry.clone(),
         cuda_spelling: cuda.entry.clone(),
-        spellings,
+        saved: c.clone(),
         cards: rust.card.zip(cuda.card).map(|(r, k)| [r, k]),
         times: [rust.times.clone(), cuda.times.clone()],
         max_ulps: c.max_ulps,
         placement_range: span(by_placement.iter().copied()),
         placement_noise: placement_noise.filter(|_| !by_placement.is_empty()),
         by_placement,
-        library: LIBRARY_KERNELS.contains(&c.kernel.as_str()),
     })
 }
 
@@ -327,19 +284,16 @@ fn safety_costs(cases: &[CaseRatio]) -> Vec<(&CaseRatio, SafetyCost)> {
             let cuda =
                 (unchecked.clone()).min_by(|a, b| a.cuda.median.total_cmp(&b.cuda.median))?;
             let rust = unchecked.map(|u| u.rust.median).min_by(f64::total_cmp)?;
-            Some((
-                k,
-                SafetyCost {
-                    kernel: k.kernel.clone(),
-                    case: k.case.clone(),
-                    origin: k.origin,
-                    cache: k.cache,
-                    over_cuda_safe: k.ratio,
-                    over_cuda_unchecked: k.rust.median / cuda.cuda.median,
-                    unchecked_spelling: cuda.cuda_spelling.clone(),
-                    over_rust_tuned: k.rust.median / rust,
-                },
-            ))
+            let cost = SafetyCost {
+                kernel: k.kernel.clone(),
+                case: k.case.clone(),
+                cache: k.cache,
+                over_cuda_safe: k.ratio,
+                over_cuda_unchecked: k.rust.median / cuda.cuda.median,
+                unchecked_spelling: cuda.cuda_spelling.clone(),
+                over_rust_tuned: k.rust.median / rust,
+            };
+            Some((k, cost))
         })
         .collect()
 }
@@ -361,39 +315,35 @@ fn sweep_ratios(cases: &[CaseRatio], safety: &[(&CaseRatio, SafetyCost)]) -> Vec
     });
     let costs = (safety.iter()).map(|(k, s)| (Measure::Safety, *k, s.over_cuda_unchecked));
     let points: Vec<_> = forms.chain(costs).collect();
-    let mut out = Vec::new();
-    let measures = (KernelForm::ALL.into_iter().map(Measure::Form)).chain([Measure::Safety]);
-    for kernel in KERNELS[..3].iter().copied() {
-        for measure in measures.clone() {
-            for cache in [None, Some(Cache::Warm), Some(Cache::Cold)] {
-                let shapes: Vec<_> = (points.iter())
-                    .filter(|p| p.0 == measure && p.1.kernel == kernel && p.1.cache == cache)
-                    .collect();
-                let worst_of = |write_ups: bool| {
-                    let of = shapes
-                        .iter()
-                        .filter(|p| !write_ups || p.1.origin == Origin::Defaults);
-                    of.max_by(|a, b| a.2.total_cmp(&b.2))
-                };
-                let (Some(worst), write_up) = (worst_of(false), worst_of(true)) else {
-                    continue;
-                };
-                let ratios: Vec<f64> = shapes.iter().map(|p| p.2).collect();
-                out.push(SweepRatio {
-                    kernel: kernel.to_owned(),
-                    measure,
-                    cache,
-                    write_up: write_up.map(|p| p.2),
-                    write_up_case: write_up.map_or(String::new(), |p| p.1.case.clone()),
-                    median: stats::quantile(&stats::sorted(&ratios), 0.5),
-                    worst: worst.2,
-                    worst_case: worst.1.case.clone(),
-                    shapes: shapes.len(),
-                    within_targets: (measure.targets())
-                        .map(|[at, most]| write_up.is_none_or(|w| w.2 <= at) && worst.2 <= most),
-                });
-            }
-        }
-    }
-    out
+    let measures = (KernelForm::ALL.map(Measure::Form).into_iter()).chain([Measure::Safety]);
+    let caches = [None, Some(Cache::Warm), Some(Cache::Cold)];
+    let groups = (KERNELS[..3].iter()).flat_map(|&kernel| {
+        let by_cache = move |measure| caches.map(|cache| (kernel, measure, cache));
+        measures.clone().flat_map(by_cache)
+    });
+    let sweep = groups.filter_map(|(kernel, measure, cache)| {
+        let shapes: Vec<_> = (points.iter())
+            .filter(|p| p.0 == measure && p.1.kernel == kernel && p.1.cache == cache)
+            .collect();
+        let worst_of = |write_ups: bool| {
+            let of = (shapes.iter()).filter(|p| !write_ups || p.1.origin == Origin::Defaults);
+            of.max_by(|a, b| a.2.total_cmp(&b.2))
+        };
+        let (worst, write_up) = (worst_of(false)?, worst_of(true));
+        let ratios: Vec<f64> = shapes.iter().map(|p| p.2).collect();
+        Some(SweepRatio {
+            kernel: kernel.to_owned(),
+            measure,
+            cache,
+            write_up: write_up.map(|p| p.2),
+            write_up_case: write_up.map_or(String::new(), |p| p.1.case.clone()),
+            median: stats::quantile(&stats::sorted(&ratios), 0.5),
+            worst: worst.2,
+            worst_case: worst.1.case.clone(),
+            shapes: shapes.len(),
+            within_targets: (measure.targets())
+                .map(|[at, most]| write_up.is_none_or(|w| w.2 <= at) && worst.2 <= most),
+        })
+    });
+    sweep.collect()
 }

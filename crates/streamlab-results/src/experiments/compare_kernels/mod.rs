@@ -111,15 +111,10 @@ impl crate::saved::Params for Params {
         --placements 2 --sweep-launches 5 --random-shapes 1";
 
     fn validate(&self) -> Result<(), UsageError> {
-        if self.add_cycles.is_empty() {
-            return Err(UsageError::new("--add-cycles needs at least one value"));
-        }
-        if self.placements > 1 && self.launches < 2 * self.placements {
+        let (launches, placements, needed) = (self.launches, self.placements, 2 * self.placements);
+        if placements > 1 && launches < needed {
             return Err(UsageError::new(format!(
-                "--launches {} is too few for --placements {}: each placement is visited twice, with a launch or more each; give --launches {} or more, or fewer --placements",
-                self.launches,
-                self.placements,
-                2 * self.placements
+                "--launches {launches} is too few for --placements {placements}: each placement is visited twice, with a launch or more each; give --launches {needed} or more, or fewer --placements"
             )));
         }
         Ok(())

@@ -1,6 +1,6 @@
 //! How a kernel comparison shows: its report section (its tables from [`super::tables`]),
 //! its chart and its facts in `summary.json`.
-use super::analysis::{CaseRatio, ComparisonAnalysis, Measure, SweepRatio, span};
+use super::analysis::{CaseRatio, ComparisonAnalysis, Measure, SweepRatio, TARGETED, span};
 use super::{BATCHED_SAMPLE_MS, Cache, CompareKernels, KERNELS, KernelComparison, Origin};
 use crate::experiments::prelude::*;
 use std::collections::BTreeSet;
@@ -9,18 +9,16 @@ use std::collections::BTreeSet;
 /// a linear axis from 0. The math functions timed alone compare two libraries, not two
 /// languages: they are left to their table.
 pub fn figures(a: &ComparisonAnalysis) -> Vec<FigureModel> {
-    let shown: Vec<&CaseRatio> = (a.cases.iter())
-        .filter(|k| k.origin == Origin::Defaults && k.cache != Some(Cache::Cold))
-        .filter(|k| k.max_ulps.is_none())
-        .collect();
+    let shown = |k: &&CaseRatio| {
+        k.origin == Origin::Defaults && k.cache != Some(Cache::Cold) && k.max_ulps.is_none()
+    };
+    let shown: Vec<&CaseRatio> = a.cases.iter().filter(shown).collect();
     // A shape's cases lie together: one category each.
     let mut shapes: Vec<(&str, &str)> = (shown.iter())
         .map(|c| (c.kernel.as_str(), c.case.as_str()))
         .collect();
     shapes.dedup();
-    let names = shapes
-        .iter()
-        .map(|(k, case)| format!("{k} {case}").trim_end().into());
+    let names = (shapes.iter()).map(|(k, case)| format!("{k} {case}").trim_end().into());
     let mut chart = blank(
         "Rust against CUDA C++ at the write-ups' shapes, each side's fastest spelling (median time ratio; below 1: Rust faster)".into(),
         "kernel",
@@ -30,13 +28,11 @@ pub fn figures(a: &ComparisonAnalysis) -> Vec<FigureModel> {
     );
     let forms = (KernelForm::ALL.into_iter().map(Some)).chain([None]);
     for (i, form) in forms.enumerate() {
-        let values: Vec<f64> = (shapes.iter())
-            .map(|&(kernel, case)| {
-                (shown.iter())
-                    .find(|c| c.kernel == kernel && c.case == case && c.form == form)
-                    .map_or(f64::NAN, |c| c.ratio)
-            })
-            .collect();
+        let ratio = |&(kernel, case): &(&str, &str)| {
+            let of = |c: &&&CaseRatio| c.kernel == kernel && c.case == case && c.form == form;
+            shown.iter().find(of).map_or(f64::NAN, |c| c.ratio)
+        };
+        let values: Vec<f64> = shapes.iter().map(ratio).collect();
         if values.iter().any(|v| !v.is_nan()) {
             let name = form.map_or("one form: Rust / C++".into(), |f| Measure::Form(f).label());
             chart.bars.push(bars(name, PALETTE[i], values, None));
@@ -85,9 +81,6 @@ pub fn words(c: &KernelComparison, a: &ComparisonAnalysis) -> Value {
         safe_span => span(write_ups(Measure::Safety).flatten()),
     }
 }
-
-/// The measures held to targets, which the facts give over the shapes.
-const TARGETED: [Measure; 2] = [Measure::Form(KernelForm::Tuned), Measure::Safety];
 
 /// The facts compare-kernels adds to `summary.json`.
 pub const FACTS: &[&str] = &[

@@ -1,10 +1,7 @@
 //! A kernel comparison's tables (the cases, the ratios over the shapes, what safety costs,
 //! the spellings, the math libraries, the cards), its CSVs and its measured rows.
-use super::analysis::{
-    CaseRatio, ComparisonAnalysis, SAFE_TARGET, SAFE_WORST_TARGET, SafetyCost, SpellingTime,
-    SweepRatio, TUNED_TARGET, TUNED_WORST_TARGET,
-};
-use super::{Cache, KernelComparison, Origin};
+use super::analysis::{CaseRatio, ComparisonAnalysis, SafetyCost, SweepRatio, TARGETED};
+use super::{Cache, KernelComparison, LIBRARY_KERNELS, Origin, SpellingRun};
 use crate::card::KernelCard;
 use crate::experiments::prelude::*;
 use crate::stats::Quartiles;
@@ -32,12 +29,9 @@ fn cache_label(cache: Option<Cache>) -> &'static str {
 fn case_name(k: &CaseRatio) -> RowName {
     let form = k.form.map(KernelForm::label);
     let cold = (k.cache == Some(Cache::Cold)).then_some("cold");
-    let words = [Some(k.kernel.as_str()), Some(&k.case), form, cold];
-    let words: Vec<&str> = words
-        .into_iter()
-        .flatten()
-        .filter(|w| !w.is_empty())
-        .collect();
+    let case = (!k.case.is_empty()).then_some(k.case.as_str());
+    let words = [Some(k.kernel.as_str()), case, form, cold];
+    let words: Vec<&str> = words.into_iter().flatten().collect();
     RowName::new(words.join("/"), words.join(" "))
 }
 
@@ -107,7 +101,9 @@ pub(super) fn columns(c: &KernelComparison) -> Columns<'_, CaseRatio> {
             |k| k.rust_spelling.clone(),
         )
         .raw("cuda_spelling", |k| k.cuda_spelling.clone())
-        .raw("math_libraries_differ", |k| k.library.to_string())
+        .raw("math_libraries_differ", |k| {
+            LIBRARY_KERNELS.contains(&k.kernel.as_str()).to_string()
+        })
         .then(c.run.params.placements > 1, |columns| {
             columns.both(
                 "Rust / C++ by placement",
@@ -131,17 +127,9 @@ pub(super) fn columns(c: &KernelComparison) -> Columns<'_, CaseRatio> {
                 },
             )
         })
-        .raw("rust_max_ulps", |k| {
-            k.max_ulps.map_or(String::new(), |u| format!("{:.3}", u[0]))
-        })
-        .raw("cuda_max_ulps", |k| {
-            k.max_ulps.map_or(String::new(), |u| format!("{:.3}", u[1]))
-        })
-        .show("launch", move |k| {
-            (c.cases.iter())
-                .find(|s| s.kernel == k.kernel && s.case == k.case && s.form == k.form)
-                .map_or(String::new(), |s| s.launch.clone())
-        })
+        .raw("rust_max_ulps", ulps(0, 3, ""))
+        .raw("cuda_max_ulps", ulps(1, 3, ""))
+        .show("launch", |k| k.saved.launch.clone())
 }
 
 /// The ratios over the shapes: per kernel, measure and cache state.
@@ -175,11 +163,8 @@ fn safety_columns<'a>() -> Columns<'a, SafetyCost> {
         .show("case", |k| k.case.clone())
         .show("L2", |k| cache_label(k.cache).to_owned())
         .show("safe Rust / fastest unchecked C++", |k| {
-            format!(
-                "{} ({})",
-                num(k.over_cuda_unchecked, 3),
-                k.unchecked_spelling
-            )
+            let cost = num(k.over_cuda_unchecked, 3);
+            format!("{cost} ({})", k.unchecked_spelling)
         })
         .show("safe Rust / safe C++", |k| num(k.over_cuda_safe, 3))
         .show("safe Rust / fastest unchecked Rust", |k| {
@@ -187,19 +172,16 @@ fn safety_columns<'a>() -> Columns<'a, SafetyCost> {
         })
 }
 
-/// A spelling's row: its case, language, entry, what it does, its time and how far it is
-/// from its language's fastest.
-struct SpellingRow<'a> {
+/// A spelling's row: its case, the spelling, and whether it is its language's fastest
+/// there (the one the case's ratio takes) and its time over that one's.
+pub(super) struct SpellingRow<'a> {
     case: &'a CaseRatio,
-    spelling: &'a SpellingTime,
+    spelling: &'a SpellingRun,
+    pub(super) fastest: bool,
+    over_fastest: f64,
 }
 
 fn spelling_columns<'a>() -> Columns<'a, SpellingRow<'a>> {
-    let fastest_of = |r: &SpellingRow| {
-        (r.case.spellings.iter())
-            .find(|s| s.language == r.spelling.language && s.fastest)
-            .map_or(f64::NAN, |s| s.median)
-    };
     Columns::new()
         .text("kernel", "kernel", |r: &SpellingRow| r.case.kernel.clone())
         .text("case", "case", |r| r.case.case.clone())
@@ -209,76 +191,87 @@ fn spelling_columns<'a>() -> Columns<'a, SpellingRow<'a>> {
             r.spelling.language.label().to_owned()
         })
         .text("entry", "entry", |r| r.spelling.entry.clone())
-        .number("median ms", "median_ms", (4, 5), |r| r.spelling.median)
-        .noise("noise", "noise", |r| r.spelling.noise)
+        .number("median ms", "median_ms", (4, 5), |r| {
+            r.spelling.times.median()
+        })
+        .noise("noise", "noise", |r| r.spelling.times.noise())
         .both(
             "over its language's fastest",
-            move |r| {
-                if r.spelling.fastest {
-                    "fastest".into()
-                } else {
-                    num(r.spelling.median / fastest_of(r), 3)
-                }
+            |r| match r.fastest {
+                true => "fastest".into(),
+                false => num(r.over_fastest, 3),
             },
             "over_fastest",
-            move |r| format!("{:.4}", r.spelling.median / fastest_of(r)),
+            |r| format!("{:.4}", r.over_fastest),
         )
         .text("how", "how", |r| r.spelling.how.clone())
 }
 
-fn spelling_rows<'a>(cases: impl Iterator<Item = &'a CaseRatio>) -> Vec<SpellingRow<'a>> {
-    cases
-        .flat_map(|case| {
-            case.spellings
-                .iter()
-                .map(move |spelling| SpellingRow { case, spelling })
-        })
+pub(super) fn spelling_rows<'a>(cases: &'a [CaseRatio]) -> Vec<SpellingRow<'a>> {
+    let row = |case: &'a CaseRatio, spelling: &'a SpellingRun| {
+        let side = usize::from(spelling.language == KernelSet::Cuda);
+        SpellingRow {
+            case,
+            spelling,
+            fastest: spelling.entry == [&case.rust_spelling, &case.cuda_spelling][side][..],
+            over_fastest: spelling.times.median() / case.times[side].median(),
+        }
+    };
+    (cases.iter())
+        .flat_map(|case| case.saved.spellings.iter().map(move |s| row(case, s)))
         .collect()
 }
 
 /// The cards' columns, Rust beside CUDA C++ in each cell ("40 / 38"), for the fastest
 /// spellings.
 fn card_columns<'a>() -> Columns<'a, CaseRatio> {
-    type Figure = fn(&KernelCard) -> String;
-    let figures: [(&str, Figure); 7] = [
-        ("registers", |c| c.driver.registers.to_string()),
-        ("local bytes", |c| c.driver.local_bytes.to_string()),
-        ("occupancy", |c| {
-            format!("{:.0}%", 100.0 * c.driver.occupancy)
-        }),
-        ("global loads", |c| c.ptx.global_loads.to_string()),
-        ("FMAs", |c| c.ptx.fmas.to_string()),
-        ("traps", |c| c.ptx.traps.to_string()),
-        ("hottest loop", |c| {
-            (c.ptx.hottest_loop_instructions).map_or("none".into(), |n| n.to_string())
-        }),
-    ];
-    let named = Columns::new()
+    Columns::new()
         .show("kernel", |k: &CaseRatio| k.kernel.clone())
         .show("case", |k| k.case.clone())
-        .show("form", |k| form_label(k.form));
-    figures
-        .into_iter()
-        .fold(named, |columns, (heading, figure)| {
-            columns.show(heading, move |k| {
-                (k.cards).map_or("–".into(), |[r, c]| {
-                    format!("{} / {}", figure(&r), figure(&c))
-                })
-            })
+        .show("form", |k| form_label(k.form))
+        .show("registers", cards(|c| c.driver.registers.to_string()))
+        .show("local bytes", cards(|c| c.driver.local_bytes.to_string()))
+        .show(
+            "occupancy",
+            cards(|c| format!("{:.0}%", 100.0 * c.driver.occupancy)),
+        )
+        .show("global loads", cards(|c| c.ptx.global_loads.to_string()))
+        .show("FMAs", cards(|c| c.ptx.fmas.to_string()))
+        .show("traps", cards(|c| c.ptx.traps.to_string()))
+        .show(
+            "hottest loop",
+            cards(|c| match c.ptx.hottest_loop_instructions {
+                Some(n) => n.to_string(),
+                None => "none".into(),
+            }),
+        )
+}
+
+/// A card's `figure`, the Rust spelling's beside the CUDA C++ one's ("–" without cards).
+fn cards(figure: fn(&KernelCard) -> String) -> impl Fn(&CaseRatio) -> String {
+    move |k| {
+        (k.cards).map_or("–".into(), |[r, c]| {
+            format!("{} / {}", figure(&r), figure(&c))
         })
+    }
+}
+
+/// A math function's largest error in ulps, Rust's (`side` 0) or CUDA C++'s, with
+/// `decimals`, or `none` for a case that is no math function.
+fn ulps(side: usize, decimals: usize, none: &str) -> impl Fn(&CaseRatio) -> String {
+    move |k| k.max_ulps.map_or(none.into(), |u| num(u[side], decimals))
 }
 
 /// "Whose math": the math library kernels' times and largest errors, the `libm` crate's
 /// (Rust) against CUDA's (C++).
 fn math_columns<'a>() -> Columns<'a, CaseRatio> {
-    let ulps = |i: usize| move |k: &CaseRatio| k.max_ulps.map_or("–".into(), |u| num(u[i], 2));
     Columns::new()
         .show("function", |k: &CaseRatio| k.kernel.clone())
         .show("libm crate (Rust), ms", |k| num(k.rust.median, 4))
         .show("CUDA libdevice (C++), ms", |k| num(k.cuda.median, 4))
         .show("libm / libdevice", |k| num(k.ratio, 3))
-        .show("libm crate, largest error (ulps)", ulps(0))
-        .show("libdevice, largest error (ulps)", ulps(1))
+        .show("libm crate, largest error (ulps)", ulps(0, 2, "–"))
+        .show("libdevice, largest error (ulps)", ulps(1, 2, "–"))
 }
 
 /// A case that carries the comparison's finding: the tuned form (or a kernel's one
@@ -291,7 +284,7 @@ fn key_case(k: &CaseRatio) -> bool {
 /// before spellings).
 pub fn csv(c: &KernelComparison, a: &ComparisonAnalysis) -> Vec<Csv> {
     let mut files = vec![Csv::main(columns(c).csv(&a.cases))];
-    let spellings = spelling_rows(a.cases.iter());
+    let spellings = spelling_rows(&a.cases);
     if !spellings.is_empty() {
         files.push(Csv {
             suffix: Some("spellings"),
@@ -313,9 +306,10 @@ pub fn tables(c: &KernelComparison, a: &ComparisonAnalysis) -> Vec<Table> {
         key_case,
     )];
     if !a.sweep.is_empty() {
+        let [[tuned, tuned_worst], [safe, safe_worst]] = TARGETED.map(|m| m.targets().unwrap());
         tables.push(sweep_columns().table(
             Some(format!(
-                "each ratio over every shape timed (the write-ups', tails and drawn): targets for the tuned form ≤ {TUNED_TARGET:.2} at every write-ups' shape and ≤ {TUNED_WORST_TARGET:.2} at the worst, for safety's cost ≤ {SAFE_TARGET:.2} and ≤ {SAFE_WORST_TARGET:.2}"
+                "each ratio over every shape timed (the write-ups', tails and drawn): targets for the tuned form ≤ {tuned:.2} at every write-ups' shape and ≤ {tuned_worst:.2} at the worst, for safety's cost ≤ {safe:.2} and ≤ {safe_worst:.2}"
             )),
             &a.sweep,
         ));
@@ -333,12 +327,12 @@ pub fn tables(c: &KernelComparison, a: &ComparisonAnalysis) -> Vec<Table> {
             costliest,
         ));
     }
-    let spellings = spelling_rows(defaults.iter());
+    let spellings = spelling_rows(&defaults);
     if !spellings.is_empty() {
         tables.push(spelling_columns().keyed(
             Some("every spelling at the write-ups' shapes (all shapes in compare-kernels-spellings.csv): median ms per launch, and its time over its language's fastest".into()),
             &spellings,
-            |r| r.spelling.fastest,
+            |r| r.fastest,
         ));
     }
     let others = cases_where(|k| k.origin != Origin::Defaults);

@@ -1,6 +1,8 @@
 //! compare-kernels' analysis on made-up cases: ratios, safety's cost, the sweep's worst
 //! cases, the verdicts.
 use super::analysis::*;
+use super::present::shapes;
+use super::tables::spelling_rows;
 use super::*;
 use crate::stats::tests::series;
 
@@ -45,52 +47,41 @@ fn spelled(
 
 #[test]
 fn the_ratio_takes_each_sides_fastest_spelling_and_a_run_from_before_spellings_has_one_a_side() {
-    use KernelSet::{Cuda, Rust};
-    let case = spelled(
-        "matmul",
-        "32×16×131072",
-        KernelForm::Tuned,
-        Origin::Defaults,
-        &[
-            (Rust, "matmul", 3.0),
-            (Rust, "matmul_tuned_walk", 5.0),
-            (Cuda, "matmul", 4.0),
-            (Cuda, "matmul_tuned_ldg", 2.5),
-        ],
-    );
+    use {KernelForm::Tuned, KernelSet::*, Origin::Defaults};
+    let runs = [
+        (Rust, "matmul", 3.0),
+        (Rust, "matmul_tuned_walk", 5.0),
+        (Cuda, "matmul", 4.0),
+        (Cuda, "matmul_tuned_ldg", 2.5),
+    ];
+    let case = spelled("matmul", "32×16×131072", Tuned, Defaults, &runs);
     let r = case_ratio(&case, 60 << 20).unwrap();
     assert_eq!(
         (r.rust_spelling.as_str(), r.cuda_spelling.as_str()),
         ("matmul", "matmul_tuned_ldg")
     );
     assert!((r.ratio - 3.0 / 2.5).abs() < 1e-12);
-    assert_eq!(r.spellings.iter().filter(|s| s.fastest).count(), 2);
+    let rows = spelling_rows(std::slice::from_ref(&r));
+    assert_eq!(rows.iter().filter(|s| s.fastest).count(), 2);
     assert_eq!(r.fits_l2, Some(true));
     assert_eq!(case_ratio(&case, 0).unwrap().fits_l2, None);
     let old = KernelCase {
         rust: Some(series(&[2.0; 3])),
         cuda: Some(series(&[4.0; 3])),
-        spellings: Vec::new(),
-        ..spelled(
-            "add_kernel",
-            "cycles 256",
-            KernelForm::Tuned,
-            Origin::Defaults,
-            &[],
-        )
+        ..spelled("add_kernel", "cycles 256", Tuned, Defaults, &[])
     };
     let runs = spellings(&old);
     assert_eq!(runs.len(), 2);
     assert!(runs.iter().all(|r| r.entry == "add_kernel"));
     let r = case_ratio(&old, 0).unwrap();
     assert!((r.ratio - 0.5).abs() < 1e-12);
-    assert!(r.spellings.is_empty(), "no spellings table for an old run");
+    let rows = spelling_rows(std::slice::from_ref(&r));
+    assert!(rows.is_empty(), "no spellings table for an old run");
 }
 
 #[test]
 fn safety_is_held_against_the_fastest_unchecked_cpp_of_its_shape_and_the_worst_shape_is_named() {
-    use KernelForm::{Plain, Safe, Tuned};
-    use KernelSet::{Cuda, Rust};
+    use {KernelForm::*, KernelSet::*, Origin::*};
     // matmul at `case` in each form: (form, entry, Rust ms, C++ ms).
     let at = |case: &str, origin, safe: f64, plain_cpp: f64, tuned_cpp: f64| {
         [
@@ -99,24 +90,18 @@ fn safety_is_held_against_the_fastest_unchecked_cpp_of_its_shape_and_the_worst_s
             (Tuned, "matmul", 2.6, tuned_cpp),
         ]
         .map(|(form, entry, rust, cuda)| {
-            spelled(
-                "matmul",
-                case,
-                form,
-                origin,
-                &[(Rust, entry, rust), (Cuda, entry, cuda)],
-            )
+            let runs = [(Rust, entry, rust), (Cuda, entry, cuda)];
+            spelled("matmul", case, form, origin, &runs)
         })
-        .to_vec()
     };
-    let analyzed = |cases: Vec<KernelCase>| {
-        let mut run = recorded();
-        run.cases = cases;
-        analyze(&run)
+    let at_wiki = || at("wiki", Defaults, 3.0, 4.0, 3.0);
+    let analyzed = |cases: [[KernelCase; 3]; 2]| {
+        analyze(&KernelComparison {
+            cases: cases.concat(),
+            ..recorded()
+        })
     };
-    let mut cases = at("wiki", Origin::Defaults, 3.0, 4.0, 3.0);
-    cases.extend(at("tail", Origin::Tail, 3.6, 3.0, 3.5));
-    let a = analyzed(cases);
+    let a = analyzed([at_wiki(), at("tail", Tail, 3.6, 3.0, 3.5)]);
     let wiki = &a.safety[0];
     assert_eq!(wiki.unchecked_spelling, "matmul");
     assert!((wiki.over_cuda_unchecked - 1.0).abs() < 1e-12);
@@ -133,9 +118,7 @@ fn safety_is_held_against_the_fastest_unchecked_cpp_of_its_shape_and_the_worst_s
     assert_eq!(tuned.within_targets, Some(true));
     // A second write-ups' shape (matmul's square) is held to the same target: the
     // column gives the worse of the two.
-    let mut cases = at("wiki", Origin::Defaults, 3.0, 4.0, 3.0);
-    cases.extend(at("512×512×2048", Origin::Defaults, 3.3, 3.0, 3.2));
-    let a = analyzed(cases);
+    let a = analyzed([at_wiki(), at("512×512×2048", Defaults, 3.3, 3.0, 3.2)]);
     let safety = warm(&a, Measure::Safety);
     assert!((safety.write_up.unwrap() - 1.1).abs() < 1e-12);
     assert_eq!(safety.write_up_case, "512×512×2048");
@@ -158,21 +141,16 @@ fn the_recorded_run_names_where_each_worst_ratio_was_measured_and_counts_shapes_
     // fill's worst is at the one shape the run has no name for: the write-ups'.
     assert!(line.contains("at the write-ups' shape)"), "{line}");
     // Shapes are counted once whatever their forms and cache states.
-    let all = super::present::shapes(&r, None);
-    let parts: usize = [Origin::Defaults, Origin::Tail, Origin::Random]
-        .into_iter()
-        .map(|o| super::present::shapes(&r, Some(o)))
-        .sum();
+    let all = shapes(&r, None);
+    let origins = [Origin::Defaults, Origin::Tail, Origin::Random];
+    let parts: usize = origins.map(|o| shapes(&r, Some(o))).iter().sum();
     assert_eq!(all, parts);
     // Each shape has three forms at least, and math functions are no shape.
-    assert!(
-        3 * all <= r.cases.len(),
-        "{all} shapes of {} cases",
-        r.cases.len()
-    );
+    let cases = r.cases.len();
+    assert!(3 * all <= cases, "{all} shapes of {cases} cases");
     // The write-ups' shapes: fill, the wiki's and the square matmul, AddKernel at its two
     // cycle counts, sincos.
-    assert_eq!(super::present::shapes(&r, Some(Origin::Defaults)), 6);
+    assert_eq!(shapes(&r, Some(Origin::Defaults)), 6);
     // Where every ratio is 1, each span prints one value.
     let mut even = r;
     for s in even.cases.iter_mut().flat_map(|k| &mut k.spellings) {
