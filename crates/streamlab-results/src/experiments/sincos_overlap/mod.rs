@@ -61,14 +61,11 @@ impl crate::saved::Params for Params {
                 self.iterations
             )));
         }
-        if let Some(&count) = self
-            .all_stream_counts()
-            .iter()
-            .find(|&&c| c > self.elements)
-        {
+        let most = self.elements;
+        let count = (self.stream_counts.iter()).fold(self.streams, |m, &c| m.max(c));
+        if count > most {
             return Err(UsageError::new(format!(
-                "{count} streams for {} elements leaves streams without work: use at most {} streams",
-                self.elements, self.elements
+                "{count} streams for {most} elements leaves streams without work: use at most {most} streams"
             )));
         }
         Ok(())
@@ -129,20 +126,17 @@ pub struct SincosPoint {
     pub variant: IssueOrder,
     pub streams: usize,
     pub time: Series,
-    /// Asynchronous orders, with CUPTI: one per timed batch of a traced round (every
-    /// batch in runs from before rounds alternated), from a batch of iterations traced
-    /// back to back right after it, the busy time per steady iteration of its
-    /// busiest engine or stream (`trace::busiest_bound`; the records are not kept).
+    /// Asynchronous orders, with CUPTI: per timed batch of a traced round (every batch in
+    /// runs from before rounds alternated), its busiest engine's or stream's busy time per
+    /// steady iteration in a batch traced right after it (`trace::busiest_bound`).
     #[serde(default)]
     pub traced_busiest: Vec<BusiestBound>,
-    /// The CUDA C++ host twin's samples, batch for batch with `time`: sample `j` of each
-    /// was taken in the same round, one right after the other (absent where it did not
-    /// run).
+    /// The CUDA C++ host twin's samples (where it ran), batch for batch with `time`: sample
+    /// `j` of each was taken in the same round, one right after the other.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpp_host: Option<Series>,
-    /// For each sample of `time`, whether it was taken in a round that traced every
-    /// asynchronous batch right after timing it (rounds alternate; empty in runs from
-    /// before).
+    /// For each sample of `time`, whether its round traced every asynchronous batch right
+    /// after timing it (rounds alternate; empty in runs from before).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub traced_round: Vec<bool>,
 }
@@ -174,17 +168,9 @@ pub struct Ratio {
     pub noise: f64,
 }
 
-impl Ratio {
-    /// "1.004 ± 0.8%".
-    pub fn label(&self) -> String {
-        format!("{} ± {}", num(self.ratio, 3), noise(self.noise))
-    }
-}
-
 impl SincosPoint {
-    /// The samples taken in traced rounds (`traced`: those whose batches were traced
-    /// right after them, every sample in runs from before rounds alternated) or in
-    /// untraced ones, in order.
+    /// The samples taken in traced rounds (`traced`; every sample in runs from before rounds
+    /// alternated) or in untraced ones, in order.
     pub fn samples_of_rounds(&self, traced: bool) -> Vec<f64> {
         let of_round = |j: usize| self.traced_round.get(j).copied().unwrap_or(true);
         (self.time.samples_ms.iter().enumerate())
@@ -198,8 +184,7 @@ impl SincosPoint {
         let cpp = self.cpp_host.as_ref()?;
         let pairs =
             (self.time.samples_ms.iter().zip(&cpp.samples_ms)).map(|(rust, cpp)| rust / cpp);
-        let s = Series::new(pairs.collect())?;
-        Some(Ratio {
+        Series::new(pairs.collect()).map(|s| Ratio {
             ratio: s.median(),
             noise: s.noise(),
         })
@@ -265,6 +250,7 @@ impl Experiment for SincosOverlap {
 
     fn derive(r: &SincosOverlapResult, _checks: &[TraceChecks]) -> SincosAnalysis {
         let link = own_link(r);
+        let link = link.as_ref();
         let whole = for_chunks(&r.stages, 1);
         let rates = whole.map_or(CopyRates::UNMEASURED, best_rates);
         let whole_stages = whole.map_or(
@@ -277,9 +263,8 @@ impl Experiment for SincosOverlap {
             |t| stages(t, None),
         );
         let batch_iterations = r.batch_sizes.iter().copied().max().unwrap_or(1);
-        let mut configs: Vec<SincosConfig> = r
-            .points
-            .iter()
+        // In the points' order: sequential first, then each stream count's orders.
+        let configs: Vec<SincosConfig> = (r.points.iter())
             .map(|p| {
                 // The sequential version's blocking copy makes the host wait every
                 // iteration, so its iterations never overlap.
@@ -288,7 +273,6 @@ impl Experiment for SincosOverlap {
                     _ => batch_iterations,
                 };
                 // The parts measured over this configuration's chunks, or coarser ones.
-                let link = link.as_ref();
                 let parts =
                     pipeline_stages(&r.stages, p.streams, None, link).unwrap_or(whole_stages);
                 let (median_ms, noise) = (p.time.median(), p.time.noise());
@@ -314,13 +298,6 @@ impl Experiment for SincosOverlap {
                 }
             })
             .collect();
-        configs.sort_by_key(|c| {
-            (
-                c.variant != IssueOrder::Sequential,
-                c.streams,
-                c.variant as u8,
-            )
-        });
         let by_time = async_by_time(&configs, |c| (c.variant, c.median_ms));
         SincosAnalysis {
             rates,
@@ -333,32 +310,21 @@ impl Experiment for SincosOverlap {
     }
 
     fn tables(r: &Self::Result, a: &Self::Derived, cuda: Option<With<Self>>) -> Vec<Table> {
-        let mut blog = Table::new(
-            Some(format!(
-                "the blog's lines (medians, {} kernels)",
-                r.run.provenance.kernels.label()
-            )),
-            &["line", "ms"],
-        );
+        let kernels = r.run.provenance.kernels;
+        let caption = format!("the blog's lines (medians, {} kernels)", kernels.label());
+        let mut blog = Table::new(Some(caption), &["line", "ms"]);
         let streams = r.run.params.streams;
-        let asynchronous = (IssueOrder::ASYNC.iter()).filter_map(|&v| a.config(v, streams));
-        for x in a.sequential().into_iter().chain(asynchronous) {
-            let streams = match x.variant {
+        for x in (a.configs.iter())
+            .filter(|c| c.variant == IssueOrder::Sequential || c.streams == streams)
+        {
+            let at = match x.variant {
                 IssueOrder::Sequential => String::new(),
-                _ => format!(" ({} streams)", x.streams),
+                _ => format!(" ({streams} streams)"),
             };
-            let line = format!(
-                "Time for {} transfer and execution{streams}",
-                x.variant.label()
-            );
+            let line = format!("Time for {} transfer and execution{at}", x.variant.label());
             blog.rows.push(vec![line, num(x.median_ms, 4)]);
         }
-        let measured = columns(
-            r.run.provenance.kernels,
-            cuda.map(|(_, d)| d),
-            a.has_hosts(),
-        );
-        let measured = measured.table(
+        let measured = columns(kernels, cuda.map(|(_, d)| d), a.has_hosts()).table(
             Some("medians, ms per iteration; efficiency = bound / measured".into()),
             &a.configs,
         );
@@ -526,9 +492,7 @@ impl SincosAnalysis {
     }
 
     pub fn sequential(&self) -> Option<&SincosConfig> {
-        self.configs
-            .iter()
-            .find(|c| c.variant == IssueOrder::Sequential)
+        (self.configs.first()).filter(|c| c.variant == IssueOrder::Sequential)
     }
 
     pub fn best(&self) -> Option<&SincosConfig> {
