@@ -84,12 +84,9 @@ impl crate::saved::Params for Params {
             (self.streams > most).then(|| format!("--streams {} lowered to {most}", self.streams));
         self.streams = self.streams.min(most);
         let said: Vec<String> = said.into_iter().chain(lowered).collect();
-        (!said.is_empty()).then(|| {
-            format!(
-                "{most} elements give at most {most} streams work: {}",
-                said.join(", ")
-            )
-        })
+        let said = said.join(", ");
+        (!said.is_empty())
+            .then(|| format!("{most} elements give at most {most} streams work: {said}"))
     }
 }
 
@@ -112,11 +109,6 @@ impl Params {
     pub fn bytes(&self) -> u64 {
         (self.elements * size_of::<f32>()) as u64
     }
-}
-
-/// The title of `variant`'s traced timeline at `streams`: how its row finds it.
-pub fn trace_title(variant: IssueOrder, streams: usize) -> String {
-    format!("sincos-overlap {}, {streams} streams", variant.label())
 }
 
 /// One variant at one stream count: each sample is the mean time per iteration of one
@@ -215,7 +207,7 @@ pub struct SincosOverlapResult {
     /// Sequential (one stream) and each asynchronous variant at each stream count.
     pub points: Vec<SincosPoint>,
     /// Three iterations of each asynchronous variant at `--streams`, and of the fastest
-    /// asynchronous configuration, traced back to back ([`trace_title`]).
+    /// asynchronous configuration, traced back to back.
     pub timelines: Vec<Timeline>,
     /// The CUDA C++ host twin.
     #[serde(default, skip_serializing_if = "CppHostRun::not_asked")]
@@ -250,7 +242,6 @@ impl Experiment for SincosOverlap {
 
     fn derive(r: &SincosOverlapResult, _checks: &[TraceChecks]) -> SincosAnalysis {
         let link = own_link(r);
-        let link = link.as_ref();
         let whole = for_chunks(&r.stages, 1);
         let rates = whole.map_or(CopyRates::UNMEASURED, best_rates);
         let whole_stages = whole.map_or(
@@ -273,8 +264,8 @@ impl Experiment for SincosOverlap {
                     _ => batch_iterations,
                 };
                 // The parts measured over this configuration's chunks, or coarser ones.
-                let parts =
-                    pipeline_stages(&r.stages, p.streams, None, link).unwrap_or(whole_stages);
+                let parts = pipeline_stages(&r.stages, p.streams, None, link.as_ref())
+                    .unwrap_or(whole_stages);
                 let (median_ms, noise) = (p.time.median(), p.time.noise());
                 let bound = pipeline::bound(parts, p.streams, runs, r.run.device.copy_engines)
                     .held(median_ms, noise, chunks_noise(&r.stages, p.streams));
@@ -288,11 +279,10 @@ impl Experiment for SincosOverlap {
                     efficiency: bound.ms / median_ms,
                     noise,
                     outliers: p.time.outliers(),
-                    time: p.time.clone(),
+                    point: p.clone(),
                     busiest_bound,
                     under_busiest_bound: busiest_bound
                         .and_then(|b| Under::of(1.0, b.noise, b.timed_over_bound, noise)),
-                    cpp_host: p.cpp_host.clone(),
                     rust_host_over_cpp_host: p.rust_host_over_cpp_host(),
                     traced_over_untraced: p.traced_over_untraced(),
                 }
@@ -368,7 +358,6 @@ impl Experiment for SincosOverlap {
             traced_batch => TRACED_BATCH,
             best => a.best().map(config),
             next => a.best_within_noise().map(config),
-            sequential => a.sequential().map(Serde),
             cpp_host => Serde(&r.cpp_host),
             noise_target => stats::NOISE_TARGET,
             lowered => a.configs.iter().filter(|c| c.bound.lowered()).map(config).collect::<Vec<_>>(),
@@ -451,17 +440,14 @@ pub struct SincosConfig {
     pub noise: f64,
     /// Indices of its outlier samples, kept in the result.
     pub outliers: Vec<usize>,
-    /// Its samples.
+    /// Its point, as measured: its samples, and the C++ host twin's.
     #[serde(skip)]
-    pub time: Series,
+    pub point: SincosPoint,
     /// From its traced batches: the time per iteration of its busiest engine or stream.
     pub busiest_bound: Option<TracedBound>,
     /// Where its batches sit under their traced busiest bound (the median of their
     /// ratios under 1), within or beyond the two figures' noise.
     pub under_busiest_bound: Option<Under>,
-    /// The CUDA C++ host twin's samples.
-    #[serde(skip)]
-    pub cpp_host: Option<Series>,
     /// Rust host over C++ host (`SincosPoint::rust_host_over_cpp_host`).
     pub rust_host_over_cpp_host: Option<Ratio>,
     /// Traced rounds over untraced ones (`SincosPoint::traced_over_untraced`).
@@ -488,7 +474,8 @@ pub struct SincosAnalysis {
 impl SincosAnalysis {
     /// Whether any configuration has the C++ host twin's or the traced rounds' figures.
     pub fn has_hosts(&self) -> bool {
-        (self.configs.iter()).any(|c| c.cpp_host.is_some() || c.traced_over_untraced.is_some())
+        (self.configs.iter())
+            .any(|c| c.point.cpp_host.is_some() || c.traced_over_untraced.is_some())
     }
 
     pub fn sequential(&self) -> Option<&SincosConfig> {

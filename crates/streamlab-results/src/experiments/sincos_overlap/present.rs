@@ -14,10 +14,8 @@ pub(super) fn columns(
     hosts: bool,
 ) -> Columns<'_, SincosConfig> {
     let cpp = move |x: &SincosConfig| cuda.and_then(|c| c.config(x.variant, x.streams));
-    let columns = Columns::new()
-        .text("variant", "variant", |x: &SincosConfig| {
-            x.variant.label().into()
-        })
+    let columns = Columns::<SincosConfig>::new()
+        .text("variant", "variant", |x| x.variant.label().into())
         .text("streams", "streams", |x| x.streams.to_string())
         // "seq", or its order and streams.
         .named(
@@ -31,7 +29,7 @@ pub(super) fn columns(
             |_, _, row| row.over_link(),
         )
         .median((set.label(), "median_ms"), (4, 4), (None, MS), |x| {
-            Some(&x.time)
+            Some(&x.point.time)
         })
         .noise_of("noise", "noise")
         .then(cuda.is_some(), |c| {
@@ -47,7 +45,8 @@ pub(super) fn columns(
         })
         .then(hosts, |c| {
             let c = optional(c, ("C++ host", "cpp_host_ms"), |x| {
-                (x.cpp_host.as_ref()).map(|s| (s.median(), plus_minus(s.median(), s.noise(), 4)))
+                (x.point.cpp_host.as_ref())
+                    .map(|s| (s.median(), plus_minus(s.median(), s.noise(), 4)))
             });
             let shown = |r: Ratio| (r.ratio, plus_minus(r.ratio, r.noise, 3));
             let names = ("Rust host / C++ host", "rust_host_over_cpp_host");
@@ -70,12 +69,9 @@ pub(super) fn columns(
     .both(
         "against its bounds",
         |x| {
-            let traced = x.under_busiest_bound.map(|u| {
-                let n = x.busiest_bound.map_or(String::new(), |b| {
-                    format!(" (bound's noise {})", noise(b.noise))
-                });
-                format!("traced: {}{n}", u.label())
-            });
+            // A row under its busiest bound has one.
+            let traced = (x.busiest_bound.zip(x.under_busiest_bound))
+                .map(|(b, u)| format!("traced: {} (bound's noise {})", u.label(), noise(b.noise)));
             pipeline::bound_cell([x.bound.mark(), traced.unwrap_or_default()])
         },
         "beyond_bound",
@@ -140,7 +136,7 @@ pub(super) fn figures(r: &SincosOverlapResult, a: &SincosAnalysis) -> Vec<Figure
         for c in a.configs.iter().filter(|c| c.variant == variant) {
             if let Some(slot) = slot_of(c) {
                 values[slot] = c.median_ms;
-                whiskers[slot] = (c.time.min(), c.time.summary.max);
+                whiskers[slot] = (c.point.time.min(), c.point.time.summary.max);
             }
         }
         chart

@@ -1,5 +1,4 @@
 //! sincos-overlap's analysis on the committed H200 run and on made-up results.
-use super::present::columns;
 use super::*;
 use crate::saved::Params as _;
 
@@ -29,8 +28,7 @@ fn hosts_from_before_skipped_and_paired_with_traced_rounds() {
     };
     let csv = |r: &SincosOverlapResult| {
         let a = SincosOverlap::derive(r, &[]);
-        let csv = columns(KernelSet::Rust, None, a.has_hosts()).csv(&a.configs);
-        (a.has_hosts(), csv)
+        (a.has_hosts(), SincosOverlap::csv(r, &a).remove(0).contents)
     };
     let mut r = committed();
     r.cpp_host = CppHostRun::NotAsked;
