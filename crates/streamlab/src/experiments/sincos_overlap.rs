@@ -164,7 +164,7 @@ impl Run for SincosOverlap {
             stages,
             points,
             timelines,
-            cpp_host,
+            cpp_host: Some(cpp_host),
         })
     }
 }

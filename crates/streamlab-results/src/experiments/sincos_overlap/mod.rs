@@ -133,24 +133,14 @@ pub struct SincosPoint {
     pub traced_round: Vec<bool>,
 }
 
-/// Whether and how the CUDA C++ host twin ran.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// How the CUDA C++ host twin ran.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CppHostRun {
-    /// Runs from before the twin.
-    #[default]
-    NotAsked,
     /// Not run, and why (one line).
     Skipped(String),
     /// Built by nvcc (its path, version and options) and run beside the Rust host.
     Built(String),
-}
-
-impl CppHostRun {
-    /// A run from before the twin.
-    pub fn not_asked(&self) -> bool {
-        *self == CppHostRun::NotAsked
-    }
 }
 
 /// A median ratio and its relative noise.
@@ -209,9 +199,9 @@ pub struct SincosOverlapResult {
     /// Three iterations of each asynchronous variant at `--streams`, and of the fastest
     /// asynchronous configuration, traced back to back.
     pub timelines: Vec<Timeline>,
-    /// The CUDA C++ host twin.
-    #[serde(default, skip_serializing_if = "CppHostRun::not_asked")]
-    pub cpp_host: CppHostRun,
+    /// The CUDA C++ host twin (none in runs from before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpp_host: Option<CppHostRun>,
 }
 
 impl Saved for SincosOverlapResult {
@@ -314,14 +304,11 @@ impl Experiment for SincosOverlap {
             let line = format!("Time for {} transfer and execution{at}", x.variant.label());
             blog.rows.push(vec![line, num(x.median_ms, 4)]);
         }
-        let measured = columns(kernels, cuda.map(|(_, d)| d), a.has_hosts()).table(
-            Some("medians, ms per iteration; efficiency = bound / measured".into()),
-            &a.configs,
-        );
-        let mut stages = Table::new(
-            Some("the whole array's parts, each alone (fastest sample)".into()),
-            &["part", "ms", "GB/s"],
-        );
+        let caption = "medians, ms per iteration; efficiency = bound / measured";
+        let measured = columns(kernels, cuda.map(|(_, d)| d), a.has_hosts());
+        let measured = measured.table(Some(caption.into()), &a.configs);
+        let caption = "the whole array's parts, each alone (fastest sample)";
+        let mut stages = Table::new(Some(caption.into()), &["part", "ms", "GB/s"]);
         let (s, rates) = (&a.stages, &a.rates);
         stages.rows = [
             ("HtoD", s.htod_ms, num(rates.htod_gbps, 1)),
@@ -385,6 +372,7 @@ impl Experiment for SincosOverlap {
             return Summary::default();
         };
         let (busiest, over_bound) = (best.busiest_bound, best.median_ms / best.bound.ms);
+        let sequential = (a.configs.first()).filter(|c| c.variant == IssueOrder::Sequential);
         let label = |c: &SincosConfig| format!("{} with {} streams", c.variant.label(), c.streams);
         let labelled_noise: Vec<_> = a.configs.iter().map(|c| (label(c), c.noise)).collect();
         // Faster than its busiest bound beyond the slack: no correct run gives it.
@@ -397,7 +385,7 @@ impl Experiment for SincosOverlap {
             pipeline::count_under(a.configs.iter().map(|c| c.under_busiest_bound));
         Summary::of(&json!({
             "verified": r.run.verification.passed,
-            "sequential_ms": a.sequential().map_or(f64::NAN, |s| s.median_ms),
+            "sequential_ms": sequential.map_or(f64::NAN, |s| s.median_ms),
             "best_async_ms": best.median_ms,
             "best_async_noise": best.noise,
             // Whether its noise exceeds its lead over the next fastest configuration.
@@ -478,10 +466,6 @@ impl SincosAnalysis {
             .any(|c| c.point.cpp_host.is_some() || c.traced_over_untraced.is_some())
     }
 
-    pub fn sequential(&self) -> Option<&SincosConfig> {
-        (self.configs.first()).filter(|c| c.variant == IssueOrder::Sequential)
-    }
-
     pub fn best(&self) -> Option<&SincosConfig> {
         self.best_async.map(|i| &self.configs[i])
     }
@@ -493,13 +477,6 @@ impl SincosAnalysis {
         let next = &self.configs[self.runner_up?];
         let lead = next.median_ms / best.median_ms - 1.0;
         (best.noise.max(next.noise) > lead).then_some(next)
-    }
-
-    /// The configuration of `variant` at `streams`, if measured.
-    pub fn config(&self, variant: IssueOrder, streams: usize) -> Option<&SincosConfig> {
-        self.configs
-            .iter()
-            .find(|c| c.variant == variant && c.streams == streams)
     }
 }
 

@@ -13,7 +13,10 @@ pub(super) fn columns(
     cuda: Option<&SincosAnalysis>,
     hosts: bool,
 ) -> Columns<'_, SincosConfig> {
-    let cpp = move |x: &SincosConfig| cuda.and_then(|c| c.config(x.variant, x.streams));
+    // The C++ kernels' row of the same configuration.
+    let cpp = move |x: &SincosConfig| {
+        (cuda?.configs.iter()).find(|y| y.variant == x.variant && y.streams == x.streams)
+    };
     let columns = Columns::<SincosConfig>::new()
         .text("variant", "variant", |x| x.variant.label().into())
         .text("streams", "streams", |x| x.streams.to_string())

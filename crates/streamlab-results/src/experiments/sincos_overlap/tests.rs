@@ -31,7 +31,7 @@ fn hosts_from_before_skipped_and_paired_with_traced_rounds() {
         (a.has_hosts(), SincosOverlap::csv(r, &a).remove(0).contents)
     };
     let mut r = committed();
-    r.cpp_host = CppHostRun::NotAsked;
+    r.cpp_host = None;
     for p in &mut r.points {
         p.cpp_host = None;
         p.traced_round.clear();
@@ -39,7 +39,7 @@ fn hosts_from_before_skipped_and_paired_with_traced_rounds() {
     let (hosts, before) = csv(&r);
     assert!(!hosts && !before.contains("cpp_host_ms"));
     assert!(hosts_note(&r).is_none());
-    r.cpp_host = CppHostRun::Skipped("no nvcc found".into());
+    r.cpp_host = Some(CppHostRun::Skipped("no nvcc found".into()));
     let text = hosts_note(&r).expect("a note");
     assert_eq!(text, "The CUDA C++ host twin was skipped: no nvcc found.");
     let json = serde_json::to_string(&r).unwrap();
