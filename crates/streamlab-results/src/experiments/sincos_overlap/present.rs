@@ -142,9 +142,8 @@ pub(super) fn figures(r: &SincosOverlapResult, a: &SincosAnalysis) -> Vec<Figure
                 whiskers[slot] = (c.point.time.min(), c.point.time.summary.max);
             }
         }
-        chart
-            .bars
-            .push(bars(variant.label(), color, values, Some(whiskers)));
+        let shown = bars(variant.label(), color, values, Some(whiskers));
+        chart.bars.push(shown);
     }
     let bound: Vec<(f64, f64)> = (a.configs.iter())
         .filter(|c| c.variant != IssueOrder::Async2)
