@@ -35,7 +35,7 @@ use streamlab_results::derived::rates::{best_rates, for_chunks};
 use streamlab_results::derived::trace::{BusiestBound, busiest_bound};
 use streamlab_results::experiments::sincos_overlap::{
     CppHostRun, Params, SincosOverlap, SincosOverlapResult, SincosPoint, TRACED_BATCH,
-    async_by_time, trace_title,
+    async_by_time,
 };
 use streamlab_results::saved::timeline::{OpKind, Timeline, TraceReference, TraceSource};
 use streamlab_results::saved::{IssueOrder, Params as _, StageTimes, Verification};
@@ -164,7 +164,7 @@ impl Run for SincosOverlap {
             stages,
             points,
             timelines,
-            cpp_host,
+            cpp_host: Some(cpp_host),
         })
     }
 }
@@ -452,7 +452,8 @@ fn trace(
     reference: Option<TraceReference>,
 ) -> Result<Timeline, RuntimeError> {
     let parts = chunks(b.host_a.len(), streams.len());
-    let title = trace_title(variant, streams.len());
+    let used = streams.len();
+    let title = format!("sincos-overlap {}, {used} streams", variant.label());
     let schedule = |rec: &mut trace::Recorder| {
         for iteration in 0..iterations {
             issue_iteration(variant, streams, &parts, |kind, s, part| {

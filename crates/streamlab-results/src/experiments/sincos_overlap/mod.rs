@@ -61,14 +61,11 @@ impl crate::saved::Params for Params {
                 self.iterations
             )));
         }
-        if let Some(&count) = self
-            .all_stream_counts()
-            .iter()
-            .find(|&&c| c > self.elements)
-        {
+        let most = self.elements;
+        let count = (self.stream_counts.iter()).fold(self.streams, |m, &c| m.max(c));
+        if count > most {
             return Err(UsageError::new(format!(
-                "{count} streams for {} elements leaves streams without work: use at most {} streams",
-                self.elements, self.elements
+                "{count} streams for {most} elements leaves streams without work: use at most {most} streams"
             )));
         }
         Ok(())
@@ -87,12 +84,9 @@ impl crate::saved::Params for Params {
             (self.streams > most).then(|| format!("--streams {} lowered to {most}", self.streams));
         self.streams = self.streams.min(most);
         let said: Vec<String> = said.into_iter().chain(lowered).collect();
-        (!said.is_empty()).then(|| {
-            format!(
-                "{most} elements give at most {most} streams work: {}",
-                said.join(", ")
-            )
-        })
+        let said = said.join(", ");
+        (!said.is_empty())
+            .then(|| format!("{most} elements give at most {most} streams work: {said}"))
     }
 }
 
@@ -117,11 +111,6 @@ impl Params {
     }
 }
 
-/// The title of `variant`'s traced timeline at `streams`: how its row finds it.
-pub fn trace_title(variant: IssueOrder, streams: usize) -> String {
-    format!("sincos-overlap {}, {streams} streams", variant.label())
-}
-
 /// One variant at one stream count: each sample is the mean time per iteration of one
 /// timed batch of back-to-back iterations.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -129,42 +118,29 @@ pub struct SincosPoint {
     pub variant: IssueOrder,
     pub streams: usize,
     pub time: Series,
-    /// Asynchronous orders, with CUPTI: one per timed batch of a traced round (every
-    /// batch in runs from before rounds alternated), from a batch of iterations traced
-    /// back to back right after it, the busy time per steady iteration of its
-    /// busiest engine or stream (`trace::busiest_bound`; the records are not kept).
+    /// Asynchronous orders, with CUPTI: per timed batch of a traced round (every batch in
+    /// runs from before rounds alternated), its busiest engine's or stream's busy time per
+    /// steady iteration in a batch traced right after it (`trace::busiest_bound`).
     #[serde(default)]
     pub traced_busiest: Vec<BusiestBound>,
-    /// The CUDA C++ host twin's samples, batch for batch with `time`: sample `j` of each
-    /// was taken in the same round, one right after the other (absent where it did not
-    /// run).
+    /// The CUDA C++ host twin's samples (where it ran), batch for batch with `time`: sample
+    /// `j` of each was taken in the same round, one right after the other.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpp_host: Option<Series>,
-    /// For each sample of `time`, whether it was taken in a round that traced every
-    /// asynchronous batch right after timing it (rounds alternate; empty in runs from
-    /// before).
+    /// For each sample of `time`, whether its round traced every asynchronous batch right
+    /// after timing it (rounds alternate; empty in runs from before).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub traced_round: Vec<bool>,
 }
 
-/// Whether and how the CUDA C++ host twin ran.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// How the CUDA C++ host twin ran.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CppHostRun {
-    /// Runs from before the twin.
-    #[default]
-    NotAsked,
     /// Not run, and why (one line).
     Skipped(String),
     /// Built by nvcc (its path, version and options) and run beside the Rust host.
     Built(String),
-}
-
-impl CppHostRun {
-    /// A run from before the twin.
-    pub fn not_asked(&self) -> bool {
-        *self == CppHostRun::NotAsked
-    }
 }
 
 /// A median ratio and its relative noise.
@@ -174,17 +150,9 @@ pub struct Ratio {
     pub noise: f64,
 }
 
-impl Ratio {
-    /// "1.004 ± 0.8%".
-    pub fn label(&self) -> String {
-        format!("{} ± {}", num(self.ratio, 3), noise(self.noise))
-    }
-}
-
 impl SincosPoint {
-    /// The samples taken in traced rounds (`traced`: those whose batches were traced
-    /// right after them, every sample in runs from before rounds alternated) or in
-    /// untraced ones, in order.
+    /// The samples taken in traced rounds (`traced`; every sample in runs from before rounds
+    /// alternated) or in untraced ones, in order.
     pub fn samples_of_rounds(&self, traced: bool) -> Vec<f64> {
         let of_round = |j: usize| self.traced_round.get(j).copied().unwrap_or(true);
         (self.time.samples_ms.iter().enumerate())
@@ -198,8 +166,7 @@ impl SincosPoint {
         let cpp = self.cpp_host.as_ref()?;
         let pairs =
             (self.time.samples_ms.iter().zip(&cpp.samples_ms)).map(|(rust, cpp)| rust / cpp);
-        let s = Series::new(pairs.collect())?;
-        Some(Ratio {
+        Series::new(pairs.collect()).map(|s| Ratio {
             ratio: s.median(),
             noise: s.noise(),
         })
@@ -230,11 +197,11 @@ pub struct SincosOverlapResult {
     /// Sequential (one stream) and each asynchronous variant at each stream count.
     pub points: Vec<SincosPoint>,
     /// Three iterations of each asynchronous variant at `--streams`, and of the fastest
-    /// asynchronous configuration, traced back to back ([`trace_title`]).
+    /// asynchronous configuration, traced back to back.
     pub timelines: Vec<Timeline>,
-    /// The CUDA C++ host twin.
-    #[serde(default, skip_serializing_if = "CppHostRun::not_asked")]
-    pub cpp_host: CppHostRun,
+    /// The CUDA C++ host twin (none in runs from before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpp_host: Option<CppHostRun>,
 }
 
 impl Saved for SincosOverlapResult {
@@ -277,9 +244,8 @@ impl Experiment for SincosOverlap {
             |t| stages(t, None),
         );
         let batch_iterations = r.batch_sizes.iter().copied().max().unwrap_or(1);
-        let mut configs: Vec<SincosConfig> = r
-            .points
-            .iter()
+        // In the points' order: sequential first, then each stream count's orders.
+        let configs: Vec<SincosConfig> = (r.points.iter())
             .map(|p| {
                 // The sequential version's blocking copy makes the host wait every
                 // iteration, so its iterations never overlap.
@@ -288,9 +254,8 @@ impl Experiment for SincosOverlap {
                     _ => batch_iterations,
                 };
                 // The parts measured over this configuration's chunks, or coarser ones.
-                let link = link.as_ref();
-                let parts =
-                    pipeline_stages(&r.stages, p.streams, None, link).unwrap_or(whole_stages);
+                let parts = pipeline_stages(&r.stages, p.streams, None, link.as_ref())
+                    .unwrap_or(whole_stages);
                 let (median_ms, noise) = (p.time.median(), p.time.noise());
                 let bound = pipeline::bound(parts, p.streams, runs, r.run.device.copy_engines)
                     .held(median_ms, noise, chunks_noise(&r.stages, p.streams));
@@ -304,23 +269,15 @@ impl Experiment for SincosOverlap {
                     efficiency: bound.ms / median_ms,
                     noise,
                     outliers: p.time.outliers(),
-                    time: p.time.clone(),
+                    point: p.clone(),
                     busiest_bound,
                     under_busiest_bound: busiest_bound
                         .and_then(|b| Under::of(1.0, b.noise, b.timed_over_bound, noise)),
-                    cpp_host: p.cpp_host.clone(),
                     rust_host_over_cpp_host: p.rust_host_over_cpp_host(),
                     traced_over_untraced: p.traced_over_untraced(),
                 }
             })
             .collect();
-        configs.sort_by_key(|c| {
-            (
-                c.variant != IssueOrder::Sequential,
-                c.streams,
-                c.variant as u8,
-            )
-        });
         let by_time = async_by_time(&configs, |c| (c.variant, c.median_ms));
         SincosAnalysis {
             rates,
@@ -333,39 +290,25 @@ impl Experiment for SincosOverlap {
     }
 
     fn tables(r: &Self::Result, a: &Self::Derived, cuda: Option<With<Self>>) -> Vec<Table> {
-        let mut blog = Table::new(
-            Some(format!(
-                "the blog's lines (medians, {} kernels)",
-                r.run.provenance.kernels.label()
-            )),
-            &["line", "ms"],
-        );
+        let kernels = r.run.provenance.kernels;
+        let caption = format!("the blog's lines (medians, {} kernels)", kernels.label());
+        let mut blog = Table::new(Some(caption), &["line", "ms"]);
         let streams = r.run.params.streams;
-        let asynchronous = (IssueOrder::ASYNC.iter()).filter_map(|&v| a.config(v, streams));
-        for x in a.sequential().into_iter().chain(asynchronous) {
-            let streams = match x.variant {
+        for x in (a.configs.iter())
+            .filter(|c| c.variant == IssueOrder::Sequential || c.streams == streams)
+        {
+            let at = match x.variant {
                 IssueOrder::Sequential => String::new(),
-                _ => format!(" ({} streams)", x.streams),
+                _ => format!(" ({streams} streams)"),
             };
-            let line = format!(
-                "Time for {} transfer and execution{streams}",
-                x.variant.label()
-            );
+            let line = format!("Time for {} transfer and execution{at}", x.variant.label());
             blog.rows.push(vec![line, num(x.median_ms, 4)]);
         }
-        let measured = columns(
-            r.run.provenance.kernels,
-            cuda.map(|(_, d)| d),
-            a.has_hosts(),
-        );
-        let measured = measured.table(
-            Some("medians, ms per iteration; efficiency = bound / measured".into()),
-            &a.configs,
-        );
-        let mut stages = Table::new(
-            Some("the whole array's parts, each alone (fastest sample)".into()),
-            &["part", "ms", "GB/s"],
-        );
+        let caption = "medians, ms per iteration; efficiency = bound / measured";
+        let measured = columns(kernels, cuda.map(|(_, d)| d), a.has_hosts());
+        let measured = measured.table(Some(caption.into()), &a.configs);
+        let caption = "the whole array's parts, each alone (fastest sample)";
+        let mut stages = Table::new(Some(caption.into()), &["part", "ms", "GB/s"]);
         let (s, rates) = (&a.stages, &a.rates);
         stages.rows = [
             ("HtoD", s.htod_ms, num(rates.htod_gbps, 1)),
@@ -402,7 +345,6 @@ impl Experiment for SincosOverlap {
             traced_batch => TRACED_BATCH,
             best => a.best().map(config),
             next => a.best_within_noise().map(config),
-            sequential => a.sequential().map(Serde),
             cpp_host => Serde(&r.cpp_host),
             noise_target => stats::NOISE_TARGET,
             lowered => a.configs.iter().filter(|c| c.bound.lowered()).map(config).collect::<Vec<_>>(),
@@ -430,6 +372,7 @@ impl Experiment for SincosOverlap {
             return Summary::default();
         };
         let (busiest, over_bound) = (best.busiest_bound, best.median_ms / best.bound.ms);
+        let sequential = (a.configs.first()).filter(|c| c.variant == IssueOrder::Sequential);
         let label = |c: &SincosConfig| format!("{} with {} streams", c.variant.label(), c.streams);
         let labelled_noise: Vec<_> = a.configs.iter().map(|c| (label(c), c.noise)).collect();
         // Faster than its busiest bound beyond the slack: no correct run gives it.
@@ -442,7 +385,7 @@ impl Experiment for SincosOverlap {
             pipeline::count_under(a.configs.iter().map(|c| c.under_busiest_bound));
         Summary::of(&json!({
             "verified": r.run.verification.passed,
-            "sequential_ms": a.sequential().map_or(f64::NAN, |s| s.median_ms),
+            "sequential_ms": sequential.map_or(f64::NAN, |s| s.median_ms),
             "best_async_ms": best.median_ms,
             "best_async_noise": best.noise,
             // Whether its noise exceeds its lead over the next fastest configuration.
@@ -485,17 +428,14 @@ pub struct SincosConfig {
     pub noise: f64,
     /// Indices of its outlier samples, kept in the result.
     pub outliers: Vec<usize>,
-    /// Its samples.
+    /// Its point, as measured: its samples, and the C++ host twin's.
     #[serde(skip)]
-    pub time: Series,
+    pub point: SincosPoint,
     /// From its traced batches: the time per iteration of its busiest engine or stream.
     pub busiest_bound: Option<TracedBound>,
     /// Where its batches sit under their traced busiest bound (the median of their
     /// ratios under 1), within or beyond the two figures' noise.
     pub under_busiest_bound: Option<Under>,
-    /// The CUDA C++ host twin's samples.
-    #[serde(skip)]
-    pub cpp_host: Option<Series>,
     /// Rust host over C++ host (`SincosPoint::rust_host_over_cpp_host`).
     pub rust_host_over_cpp_host: Option<Ratio>,
     /// Traced rounds over untraced ones (`SincosPoint::traced_over_untraced`).
@@ -522,13 +462,8 @@ pub struct SincosAnalysis {
 impl SincosAnalysis {
     /// Whether any configuration has the C++ host twin's or the traced rounds' figures.
     pub fn has_hosts(&self) -> bool {
-        (self.configs.iter()).any(|c| c.cpp_host.is_some() || c.traced_over_untraced.is_some())
-    }
-
-    pub fn sequential(&self) -> Option<&SincosConfig> {
-        self.configs
-            .iter()
-            .find(|c| c.variant == IssueOrder::Sequential)
+        (self.configs.iter())
+            .any(|c| c.point.cpp_host.is_some() || c.traced_over_untraced.is_some())
     }
 
     pub fn best(&self) -> Option<&SincosConfig> {
@@ -542,13 +477,6 @@ impl SincosAnalysis {
         let next = &self.configs[self.runner_up?];
         let lead = next.median_ms / best.median_ms - 1.0;
         (best.noise.max(next.noise) > lead).then_some(next)
-    }
-
-    /// The configuration of `variant` at `streams`, if measured.
-    pub fn config(&self, variant: IssueOrder, streams: usize) -> Option<&SincosConfig> {
-        self.configs
-            .iter()
-            .find(|c| c.variant == variant && c.streams == streams)
     }
 }
 

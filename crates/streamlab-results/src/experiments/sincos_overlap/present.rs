@@ -1,6 +1,6 @@
 //! How sincos-overlap shows: its table's columns (the C++ kernels' and host's beside the
 //! Rust ones) and its charts.
-use super::{SincosAnalysis, SincosConfig, SincosOverlapResult};
+use super::{Ratio, SincosAnalysis, SincosConfig, SincosOverlapResult};
 use crate::experiments::prelude::*;
 use crate::report::chart::LineSeries;
 use crate::report::table::{ratio, under_csv};
@@ -13,11 +13,12 @@ pub(super) fn columns(
     cuda: Option<&SincosAnalysis>,
     hosts: bool,
 ) -> Columns<'_, SincosConfig> {
-    let cpp = move |x: &SincosConfig| cuda.and_then(|c| c.config(x.variant, x.streams));
-    let columns = Columns::new()
-        .text("variant", "variant", |x: &SincosConfig| {
-            x.variant.label().into()
-        })
+    // The C++ kernels' row of the same configuration.
+    let cpp = move |x: &SincosConfig| {
+        (cuda?.configs.iter()).find(|y| y.variant == x.variant && y.streams == x.streams)
+    };
+    let columns = Columns::<SincosConfig>::new()
+        .text("variant", "variant", |x| x.variant.label().into())
         .text("streams", "streams", |x| x.streams.to_string())
         // "seq", or its order and streams.
         .named(
@@ -31,7 +32,7 @@ pub(super) fn columns(
             |_, _, row| row.over_link(),
         )
         .median((set.label(), "median_ms"), (4, 4), (None, MS), |x| {
-            Some(&x.time)
+            Some(&x.point.time)
         })
         .noise_of("noise", "noise")
         .then(cuda.is_some(), |c| {
@@ -47,58 +48,45 @@ pub(super) fn columns(
         })
         .then(hosts, |c| {
             let c = optional(c, ("C++ host", "cpp_host_ms"), |x| {
-                let s = x.cpp_host.as_ref()?;
-                Some((
-                    s.median(),
-                    format!("{} ± {}", num(s.median(), 4), noise(s.noise())),
-                ))
+                (x.point.cpp_host.as_ref())
+                    .map(|s| (s.median(), plus_minus(s.median(), s.noise(), 4)))
             });
-            let c = optional(
-                c,
-                ("Rust host / C++ host", "rust_host_over_cpp_host"),
-                |x| x.rust_host_over_cpp_host.map(|r| (r.ratio, r.label())),
-            );
-            optional(
-                c,
-                ("traced rounds / untraced", "traced_over_untraced"),
-                |x| x.traced_over_untraced.map(|r| (r.ratio, r.label())),
-            )
+            let shown = |r: Ratio| (r.ratio, plus_minus(r.ratio, r.noise, 3));
+            let names = ("Rust host / C++ host", "rust_host_over_cpp_host");
+            let c = optional(c, names, move |x| x.rust_host_over_cpp_host.map(shown));
+            let names = ("traced rounds / untraced", "traced_over_untraced");
+            optional(c, names, move |x| x.traced_over_untraced.map(shown))
         })
         .number("bound", "bound_ms", (4, 4), |x| x.bound.ms)
         .show("limited by", |x| x.bound.limiter.label().into())
         .number("efficiency", "efficiency", (3, 4), |x| x.efficiency);
-    let columns = optional(
-        columns,
-        ("busiest bound (traced)", "busiest_bound_ms"),
-        |x| {
-            let b = x.busiest_bound?;
-            let label = b.resource.label();
-            Some((
-                b.ms,
-                format!("{} ± {} ({label})", num(b.ms, 4), noise(b.noise)),
-            ))
-        },
-    );
-    optional(columns, ("measured / busiest", "over_busiest"), |x| {
+    let names = ("busiest bound (traced)", "busiest_bound_ms");
+    let columns = optional(columns, names, |x| {
         let b = x.busiest_bound?;
-        Some((b.timed_over_bound, num(b.timed_over_bound, 3)))
+        let shown = plus_minus(b.ms, b.noise, 4);
+        Some((b.ms, format!("{shown} ({})", b.resource.label())))
+    });
+    optional(columns, ("measured / busiest", "over_busiest"), |x| {
+        (x.busiest_bound).map(|b| (b.timed_over_bound, num(b.timed_over_bound, 3)))
     })
     .both(
         "against its bounds",
         |x| {
-            let traced = x.under_busiest_bound.map(|u| {
-                let n = x.busiest_bound.map_or(String::new(), |b| {
-                    format!(" (bound's noise {})", noise(b.noise))
-                });
-                format!("traced: {}{n}", u.label())
-            });
-            crate::derived::pipeline::bound_cell([x.bound.mark(), traced.unwrap_or_default()])
+            // A row under its busiest bound has one.
+            let traced = (x.busiest_bound.zip(x.under_busiest_bound))
+                .map(|(b, u)| format!("traced: {} (bound's noise {})", u.label(), noise(b.noise)));
+            pipeline::bound_cell([x.bound.mark(), traced.unwrap_or_default()])
         },
         "beyond_bound",
         |x| x.bound.lowered().to_string(),
     )
     .raw("under_bound", |x| under_csv(x.bound.under))
     .raw("under_busiest_bound", |x| under_csv(x.under_busiest_bound))
+}
+
+/// "1.2345 ± 0.8%": `value` to `decimals` decimals, with its relative noise.
+fn plus_minus(value: f64, relative: f64, decimals: usize) -> String {
+    format!("{} ± {}", num(value, decimals), noise(relative))
 }
 
 /// A column of a value a configuration may lack: the text of `value` in the tables ("–"
@@ -121,19 +109,15 @@ fn optional<'a>(
 /// sincos-overlap: time per iteration of every configuration (median bars, whiskers
 /// from the fastest to the slowest batch), with each stream count's bound.
 pub(super) fn figures(r: &SincosOverlapResult, a: &SincosAnalysis) -> Vec<FigureModel> {
-    // The asynchronous stream counts, ascending (the configurations' order).
-    let mut counts: Vec<usize> = (a.configs.iter())
-        .filter(|c| c.variant != IssueOrder::Sequential)
-        .map(|c| c.streams)
-        .collect();
-    counts.dedup();
-    let labels: Vec<String> = std::iter::once("sequential".to_owned())
-        .chain(counts.iter().map(|s| format!("{s} streams")))
-        .collect();
-    let slot_of = |c: &SincosConfig| match c.variant {
-        IssueOrder::Sequential => Some(0),
-        _ => counts.iter().position(|&s| s == c.streams).map(|i| i + 1),
+    // Sequential, then the asynchronous stream counts ascending (the configurations' order).
+    let category = |c: &SincosConfig| match c.variant {
+        IssueOrder::Sequential => "sequential".to_owned(),
+        _ => format!("{} streams", c.streams),
     };
+    let mut labels = vec!["sequential".to_owned()];
+    labels.extend(a.configs.iter().map(category));
+    labels.dedup();
+    let slot_of = |c: &SincosConfig| labels.iter().position(|l| *l == category(c));
     let mut chart = blank(
         format!(
             "sincos-overlap: 2^{} floats, time per iteration (Rust kernels)",
@@ -155,12 +139,11 @@ pub(super) fn figures(r: &SincosOverlapResult, a: &SincosAnalysis) -> Vec<Figure
         for c in a.configs.iter().filter(|c| c.variant == variant) {
             if let Some(slot) = slot_of(c) {
                 values[slot] = c.median_ms;
-                whiskers[slot] = (c.time.min(), c.time.summary.max);
+                whiskers[slot] = (c.point.time.min(), c.point.time.summary.max);
             }
         }
-        chart
-            .bars
-            .push(bars(variant.label(), color, values, Some(whiskers)));
+        let shown = bars(variant.label(), color, values, Some(whiskers));
+        chart.bars.push(shown);
     }
     let bound: Vec<(f64, f64)> = (a.configs.iter())
         .filter(|c| c.variant != IssueOrder::Async2)

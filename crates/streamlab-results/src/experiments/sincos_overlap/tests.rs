@@ -1,20 +1,20 @@
-//! sincos-overlap's analysis on the committed H100 run and on made-up results.
-use super::present::columns;
+//! sincos-overlap's analysis on the committed H200 run and on made-up results.
 use super::*;
 use crate::saved::Params as _;
 
-/// The committed H100 run, as a run from before the C++ host twin and traced rounds.
+/// The committed H200 run (its C++ host twin built, its rounds alternating).
 fn committed() -> SincosOverlapResult {
-    let mut r: SincosOverlapResult = serde_json::from_str(include_str!(
-        "../../../../../docs/results/h100/sincos-overlap.json"
+    serde_json::from_str(include_str!(
+        "../../../../../docs/results/h200/sincos-overlap.json"
     ))
-    .expect("the committed sincos-overlap result parses");
-    r.cpp_host = CppHostRun::NotAsked;
-    for p in &mut r.points {
-        p.cpp_host = None;
-        p.traced_round.clear();
-    }
-    r
+    .expect("the committed sincos-overlap result parses")
+}
+
+/// The notes and summary sentences of `r`'s words, each with its label.
+fn said(r: &SincosOverlapResult) -> Vec<(String, String)> {
+    let words = Analyzed::<SincosOverlap>::new(KernelSet::Rust, r.clone()).words;
+    let words = words.unwrap();
+    (words.notes.into_iter()).chain(words.summary).collect()
 }
 
 /// A run from before the C++ host twin says nothing of hosts, a skipped twin one line;
@@ -22,19 +22,24 @@ fn committed() -> SincosOverlapResult {
 #[test]
 fn hosts_from_before_skipped_and_paired_with_traced_rounds() {
     let hosts_note = |r: &SincosOverlapResult| {
-        let words = Analyzed::<SincosOverlap>::new(KernelSet::Rust, r.clone()).words;
-        (words.unwrap().notes.into_iter()).find_map(|(l, text)| (l == "Hosts").then_some(text))
+        said(r)
+            .into_iter()
+            .find_map(|(l, text)| (l == "Hosts").then_some(text))
     };
     let csv = |r: &SincosOverlapResult| {
         let a = SincosOverlap::derive(r, &[]);
-        let csv = columns(KernelSet::Rust, None, a.has_hosts()).csv(&a.configs);
-        (a.has_hosts(), csv)
+        (a.has_hosts(), SincosOverlap::csv(r, &a).remove(0).contents)
     };
     let mut r = committed();
+    r.cpp_host = None;
+    for p in &mut r.points {
+        p.cpp_host = None;
+        p.traced_round.clear();
+    }
     let (hosts, before) = csv(&r);
     assert!(!hosts && !before.contains("cpp_host_ms"));
     assert!(hosts_note(&r).is_none());
-    r.cpp_host = CppHostRun::Skipped("no nvcc found".into());
+    r.cpp_host = Some(CppHostRun::Skipped("no nvcc found".into()));
     let text = hosts_note(&r).expect("a note");
     assert_eq!(text, "The CUDA C++ host twin was skipped: no nvcc found.");
     let json = serde_json::to_string(&r).unwrap();
@@ -42,15 +47,12 @@ fn hosts_from_before_skipped_and_paired_with_traced_rounds() {
         json.contains(r#""cpp_host":{"skipped":"no nvcc found"}"#),
         "{json}"
     );
-    let p = r
-        .points
-        .iter_mut()
+    let p = (r.points.iter_mut())
         .find(|p| p.variant != IssueOrder::Sequential)
         .unwrap();
     let rust = p.time.samples_ms.clone();
-    let n = rust.len();
     p.cpp_host = Series::new(rust.iter().map(|ms| ms / 1.25).collect());
-    p.traced_round = (0..n).map(|j| j % 2 == 0).collect();
+    p.traced_round = (0..rust.len()).map(|j| j % 2 == 0).collect();
     let point = p.clone();
     let pairs = point.rust_host_over_cpp_host().unwrap();
     assert!((pairs.ratio - 1.25).abs() < 1e-12 && pairs.noise < 1e-12);
@@ -90,15 +92,13 @@ fn stream_counts_above_the_element_count_are_dropped_and_said() {
 #[test]
 fn the_words_say_what_is_missing_and_name_the_sequential_version() {
     let says = |r: &SincosOverlapResult| {
-        let words = Analyzed::<SincosOverlap>::new(KernelSet::Rust, r.clone()).words;
-        let words = words.unwrap();
-        let all = (words.notes.into_iter()).chain(words.summary);
-        all.map(|(_, text)| text).collect::<Vec<_>>().join("\n")
+        said(r)
+            .into_iter()
+            .map(|(_, text)| text)
+            .collect::<Vec<_>>()
+            .join("\n")
     };
-    let mut r: SincosOverlapResult = serde_json::from_str(include_str!(
-        "../../../../../docs/results/h200/sincos-overlap.json"
-    ))
-    .unwrap();
+    let mut r = committed();
     let mut alone = r.clone();
     alone.points.retain(|p| p.variant != IssueOrder::Sequential);
     alone.points.iter_mut().for_each(|p| p.cpp_host = None);
@@ -114,10 +114,7 @@ fn the_words_say_what_is_missing_and_name_the_sequential_version() {
         assert!(text.contains(said), "{said}: {text}");
     }
     assert!(!text.contains('–') && !text.contains("NaN"), "{text}");
-    let sequential = r
-        .points
-        .iter_mut()
-        .find(|p| p.variant == IssueOrder::Sequential);
+    let sequential = (r.points.iter_mut()).find(|p| p.variant == IssueOrder::Sequential);
     let time = &mut sequential.unwrap().time;
     *time = Series::new(time.samples_ms.iter().map(|ms| ms / 10.0).collect()).unwrap();
     let text = says(&r);
