@@ -244,8 +244,7 @@ impl Experiment for SincosOverlap {
             |t| stages(t, None),
         );
         let batch_iterations = r.batch_sizes.iter().copied().max().unwrap_or(1);
-        // In the points' order: sequential first, then each stream count's orders.
-        let configs: Vec<SincosConfig> = (r.points.iter())
+        let mut configs: Vec<SincosConfig> = (r.points.iter())
             .map(|p| {
                 // The sequential version's blocking copy makes the host wait every
                 // iteration, so its iterations never overlap.
@@ -278,6 +277,14 @@ impl Experiment for SincosOverlap {
                 }
             })
             .collect();
+        // Sequential first, then each stream count's orders, whatever the points' order.
+        configs.sort_by_key(|c| {
+            (
+                c.variant != IssueOrder::Sequential,
+                c.streams,
+                c.variant as u8,
+            )
+        });
         let by_time = async_by_time(&configs, |c| (c.variant, c.median_ms));
         SincosAnalysis {
             rates,

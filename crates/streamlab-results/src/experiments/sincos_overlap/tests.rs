@@ -128,3 +128,17 @@ fn the_words_say_what_is_missing_and_name_the_sequential_version() {
         "{text}"
     );
 }
+
+/// The configurations come sequential first, then by stream count and order, whatever
+/// the order of the saved points.
+#[test]
+fn configurations_in_order_whatever_the_points_order() {
+    let mut r = committed();
+    let key = |a: &SincosAnalysis| -> Vec<_> {
+        (a.configs.iter()).map(|c| (c.variant, c.streams)).collect()
+    };
+    let ordered = key(&SincosOverlap::derive(&r, &[]));
+    assert_eq!(ordered[0].0, IssueOrder::Sequential);
+    r.points.reverse();
+    assert_eq!(key(&SincosOverlap::derive(&r, &[])), ordered);
+}
