@@ -68,7 +68,7 @@ fn verdict(c: &compare::Comparison, name: &str, key: &str) -> Verdict {
         .find(|s| s.name == name)
         .unwrap_or_else(|| panic!("no section for {name}"));
     (section.rows.iter())
-        .find(|r| r.key() == key && r.set() == KernelSet::Rust)
+        .find(|r| r.row.key == key && r.row.set == KernelSet::Rust)
         .unwrap_or_else(|| panic!("{name} has no row {key}"))
         .raw()
 }
@@ -89,9 +89,7 @@ fn every_a_a_pair_calls_few_rows_changed_and_nothing_to_fail_on() {
             .map(|r| {
                 format!(
                     "{}: {} ({:?})",
-                    r.row.experiment,
-                    r.label(),
-                    r.verdicts.raw.b_over_a
+                    r.row.experiment, r.row.label, r.verdicts.raw.b_over_a
                 )
             })
             .collect();
@@ -154,7 +152,7 @@ fn a_change_made_on_purpose_is_called_raw_and_controlled() {
         .find(|s| s.name == "matmul-streams")
         .unwrap();
     for r in &section.rows {
-        let slowed = r.set() == KernelSet::Rust;
+        let slowed = r.row.set == KernelSet::Rust;
         assert_eq!(
             r.verdicts.verdict(),
             if slowed {
@@ -163,10 +161,10 @@ fn a_change_made_on_purpose_is_called_raw_and_controlled() {
                 Verdict::Same
             },
             "{}",
-            r.label()
+            r.row.label
         );
         if slowed {
-            assert!(r.verdicts.raw_changed(), "{} raw", r.label());
+            assert!(r.verdicts.raw_changed(), "{} raw", r.row.label);
             assert_eq!(
                 r.verdicts.controlled.map(|c| c.verdict),
                 Some(Verdict::Slower)
@@ -284,8 +282,8 @@ fn a_host_slower_at_every_copy_and_launch_is_not_taken_for_slower_code() {
         let c = compare::compare(&a, &b, 0.0);
         let section = c.sections.iter().find(|s| s.name == "overlap-map").unwrap();
         (section.rows.iter())
-            .filter(|r| r.key().contains("async") || r.key().ends_with("/seq"))
-            .map(|r| (r.label().to_owned(), r.verdicts.verdict()))
+            .filter(|r| r.row.key.contains("async") || r.row.key.ends_with("/seq"))
+            .map(|r| (r.row.label.clone(), r.verdicts.verdict()))
             .collect::<Vec<_>>()
     };
     let host = slowed(true);
@@ -434,13 +432,13 @@ fn a_run_compared_with_itself_changes_nothing() {
     let rows: Vec<_> = c.sections.iter().flat_map(|s| &s.rows).collect();
     assert!(rows.len() > 500);
     for r in rows {
-        assert!(!r.raw().changed(), "{} changed", r.label());
-        assert_eq!(r.verdicts.raw.b_over_a, Some(1.0), "{}", r.label());
+        assert!(!r.raw().changed(), "{} changed", r.row.label);
+        assert_eq!(r.verdicts.raw.b_over_a, Some(1.0), "{}", r.row.label);
         assert_ne!(
             r.raw(),
             Verdict::TooNoisy,
             "{}: identical rows are the same",
-            r.label()
+            r.row.label
         );
     }
     let md = compare::render::markdown(&c);
@@ -758,12 +756,12 @@ fn every_chart_plots_the_ratio_its_verdict_used_by_row_name() {
                         false => KernelSet::Rust,
                     };
                     let row = (section.rows.iter())
-                        .find(|r| r.label() == name && r.set() == set)
+                        .find(|r| r.row.label == *name && r.row.set == set)
                         .unwrap_or_else(|| panic!("{name}: no such row"));
                     let judged = row.verdicts.controlled.unwrap_or(row.verdicts.raw);
                     assert_eq!(Some(y), judged.b_over_a, "{name}");
                     assert_eq!(series.name, row.verdicts.verdict().text(), "{name}");
-                    if section.rows.iter().filter(|r| r.set() == set).count() > 30 {
+                    if section.rows.iter().filter(|r| r.row.set == set).count() > 30 {
                         assert_ne!(row.verdicts.verdict(), Verdict::Same, "{name}");
                     }
                 }

@@ -117,18 +117,6 @@ pub struct ComparedRow {
 }
 
 impl ComparedRow {
-    pub fn key(&self) -> &str {
-        &self.row.key
-    }
-
-    pub fn label(&self) -> &str {
-        &self.row.label
-    }
-
-    pub fn set(&self) -> KernelSet {
-        self.row.set
-    }
-
     /// Its raw verdict where it is judged alone: a row with a control is called by it
     /// only, so that no row is called both faster and slower.
     pub fn raw_called(&self) -> Option<Verdict> {
@@ -354,7 +342,7 @@ pub fn compare(a: &ComparedRun, b: &ComparedRun, min_change: f64) -> Comparison 
                 .into_iter()
                 .filter_map(|set| {
                     let of_set: Vec<&ComparedRow> =
-                        rows.iter().filter(|r| r.set() == set).collect();
+                        rows.iter().filter(|r| r.row.set == set).collect();
                     let chart = ratio_chart(section.name, set, &of_set, (&heads.0, &heads.1));
                     chart.map(Figure::draw)
                 })

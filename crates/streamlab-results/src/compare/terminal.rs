@@ -19,7 +19,7 @@ pub fn text(c: &Comparison) -> String {
             change_text(j.b_over_a, Some(j.verdict))
         });
         t.rows.push(vec![
-            format!("{}: {}", r.row.experiment, r.label()),
+            format!("{}: {}", r.row.experiment, r.row.label),
             change_text(r.verdicts.raw.b_over_a, r.raw_called()),
             controlled,
         ]);

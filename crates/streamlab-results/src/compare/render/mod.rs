@@ -42,7 +42,7 @@ fn rows_table(
         .then(experiment, |t| {
             t.show("experiment", |r| r.row.experiment.to_owned())
         })
-        .show("row", |r| r.label().to_owned())
+        .show("row", |r| r.row.label.clone())
         .show("unit", |r| r.row.unit.to_owned())
         .show(ha, |r| significant(r.row.a.value))
         .show("noise A", move |r| noise(r.row.a.noise))
