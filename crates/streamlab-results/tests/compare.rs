@@ -70,7 +70,9 @@ fn verdict(c: &compare::Comparison, name: &str, key: &str) -> Verdict {
     (section.rows.iter())
         .find(|r| r.row.key == key && r.row.set == KernelSet::Rust)
         .unwrap_or_else(|| panic!("{name} has no row {key}"))
-        .raw()
+        .verdicts
+        .raw
+        .verdict
 }
 
 #[test]
@@ -219,7 +221,11 @@ fn a_slowdown_the_gpus_clocks_account_for_is_not_the_codes() {
     };
     let section = |c: &compare::Comparison| {
         let s = c.sections.iter().find(|s| s.name == "matmul-streams");
-        s.unwrap().rows.iter().map(|r| r.raw()).collect::<Vec<_>>()
+        s.unwrap()
+            .rows
+            .iter()
+            .map(|r| r.verdicts.raw.verdict)
+            .collect::<Vec<_>>()
     };
     let held = slowed(1500);
     assert!(section(&held).iter().all(|v| !v.changed()));
@@ -346,7 +352,7 @@ fn the_h100_against_the_h200_calls_what_the_h200s_memory_changes() {
         // the same, too noisy, or without a ratio.
         for s in &c.sections {
             let moved = s.machine_moved().map_or(0, |m| m.0);
-            let counted = s.changed().len()
+            let counted = compare::changed(&s.rows).len()
                 + moved
                 + [Verdict::Same, Verdict::TooNoisy, Verdict::NotComparable]
                     .into_iter()
@@ -432,10 +438,10 @@ fn a_run_compared_with_itself_changes_nothing() {
     let rows: Vec<_> = c.sections.iter().flat_map(|s| &s.rows).collect();
     assert!(rows.len() > 500);
     for r in rows {
-        assert!(!r.raw().changed(), "{} changed", r.row.label);
+        assert!(!r.verdicts.raw.verdict.changed(), "{} changed", r.row.label);
         assert_eq!(r.verdicts.raw.b_over_a, Some(1.0), "{}", r.row.label);
         assert_ne!(
-            r.raw(),
+            r.verdicts.raw.verdict,
             Verdict::TooNoisy,
             "{}: identical rows are the same",
             r.row.label

@@ -58,13 +58,13 @@ impl Totals {
         // A row the machine moved counts the same raw.
         let raw = |r: &&ComparedRow| match moved(&r) {
             true => Verdict::Same,
-            false => r.raw(),
+            false => r.verdicts.raw.verdict,
         };
         let alone = rows.iter().filter(|r| r.verdicts.controlled.is_none());
         let controlled = (rows.iter()).filter_map(|r| r.verdicts.controlled.map(|c| c.verdict));
         Totals {
             raw: Counts::of(rows.iter().map(raw)),
-            alone: Counts::of(alone.map(|r| r.raw())),
+            alone: Counts::of(alone.map(|r| r.verdicts.raw.verdict)),
             controlled: Counts::of(controlled),
             verdict: Counts::of(rows.iter().map(|r| r.verdicts.verdict())),
             moved_with_machine: rows.iter().filter(moved).count(),
