@@ -112,9 +112,12 @@ mod tests {
             assert!(parts.iter().all(even));
         }
         assert_eq!(chunks(10, 3), [0..3, 3..6, 6..10]);
-        for elements in [1, 7, (1 << 25) + 3] {
+        // Each GPU's stream count: one element leaves the first two GPUs none.
+        for (elements, counts) in [(1, [0, 0, 1]), (7, [2, 2, 3]), ((1 << 25) + 3, [4, 4, 4])] {
             let shares = over_gpus(elements, 3, 4);
             assert_eq!(shares.len(), 3, "{elements}");
+            let used = shares.iter().map(|s| s.parts.len()).collect::<Vec<_>>();
+            assert_eq!(used, counts, "{elements}");
             let mut next = 0;
             for share in &shares {
                 assert_eq!(share.elements.start, next, "{elements}");
@@ -130,18 +133,7 @@ mod tests {
             }
             assert_eq!(next, elements);
         }
-        let parts = |elements| -> Vec<Vec<Range<usize>>> {
-            over_gpus(elements, 3, 4)
-                .into_iter()
-                .map(|s| s.parts)
-                .collect()
-        };
-        let one = parts(1);
-        assert!(one[0].is_empty() && one[1].is_empty());
-        assert_eq!((one[2].len(), one[2][0].clone()), (1, 0..1));
-        let counts = |elements| parts(elements).iter().map(Vec::len).collect::<Vec<_>>();
-        assert_eq!(counts(7), [2, 2, 3]);
-        assert_eq!(counts((1 << 25) + 3), [4, 4, 4]);
+        assert_eq!(over_gpus(1, 3, 4)[2].parts, [0..1]);
     }
 
     #[test]

@@ -327,21 +327,15 @@ mod tests {
         // The minimum effect is the rule's.
         let b = series(10.5, 0.004, 10);
         assert_eq!(verdict(&a, &b), Verdict::Slower);
-        let by = |min_change: f64, b: &Series| {
-            let rule = Rule { min_change, ..RULE };
-            judge(&rule, (&a).into(), b.into())
-        };
+        let rule = |min_change: f64| Rule { min_change, ..RULE };
+        let by = |min_change: f64, b: &Series| judge(&rule(min_change), (&a).into(), b.into());
         assert_eq!(by(0.08, &b).verdict, Verdict::Same);
         // A minimum effect of 20% leaves a 5% change uncalled: the same, since both
         // sides' noise is far under it.
         let widened = by(0.2, &b);
         assert_eq!((widened.verdict, widened.min_effect), (Verdict::Same, 0.2));
         assert_eq!(by(0.2, &series(13.0, 0.004, 10)).verdict, Verdict::Slower);
-        let loose = Rule {
-            min_change: 0.08,
-            ..RULE
-        };
-        assert!(loose.describe().contains("(|B/A − 1|): 8%"));
+        assert!(rule(0.08).describe().contains("(|B/A − 1|): 8%"));
         assert_eq!(percent(0.025), "2.5%");
         // Within a run, the minimum effect is the experiment's spread between machines.
         let within = Rule::within("compare-kernels").min_change;

@@ -68,9 +68,11 @@ fn verdict(c: &compare::Comparison, name: &str, key: &str) -> Verdict {
         .find(|s| s.name == name)
         .unwrap_or_else(|| panic!("no section for {name}"));
     (section.rows.iter())
-        .find(|r| r.key() == key && r.set() == KernelSet::Rust)
+        .find(|r| r.row.key == key && r.row.set == KernelSet::Rust)
         .unwrap_or_else(|| panic!("{name} has no row {key}"))
-        .raw()
+        .verdicts
+        .raw
+        .verdict
 }
 
 #[test]
@@ -89,9 +91,7 @@ fn every_a_a_pair_calls_few_rows_changed_and_nothing_to_fail_on() {
             .map(|r| {
                 format!(
                     "{}: {} ({:?})",
-                    r.row.experiment,
-                    r.label(),
-                    r.verdicts.raw.b_over_a
+                    r.row.experiment, r.row.label, r.verdicts.raw.b_over_a
                 )
             })
             .collect();
@@ -154,7 +154,7 @@ fn a_change_made_on_purpose_is_called_raw_and_controlled() {
         .find(|s| s.name == "matmul-streams")
         .unwrap();
     for r in &section.rows {
-        let slowed = r.set() == KernelSet::Rust;
+        let slowed = r.row.set == KernelSet::Rust;
         assert_eq!(
             r.verdicts.verdict(),
             if slowed {
@@ -163,10 +163,10 @@ fn a_change_made_on_purpose_is_called_raw_and_controlled() {
                 Verdict::Same
             },
             "{}",
-            r.label()
+            r.row.label
         );
         if slowed {
-            assert!(r.verdicts.raw_changed(), "{} raw", r.label());
+            assert!(r.verdicts.raw_changed(), "{} raw", r.row.label);
             assert_eq!(
                 r.verdicts.controlled.map(|c| c.verdict),
                 Some(Verdict::Slower)
@@ -221,7 +221,11 @@ fn a_slowdown_the_gpus_clocks_account_for_is_not_the_codes() {
     };
     let section = |c: &compare::Comparison| {
         let s = c.sections.iter().find(|s| s.name == "matmul-streams");
-        s.unwrap().rows.iter().map(|r| r.raw()).collect::<Vec<_>>()
+        s.unwrap()
+            .rows
+            .iter()
+            .map(|r| r.verdicts.raw.verdict)
+            .collect::<Vec<_>>()
     };
     let held = slowed(1500);
     assert!(section(&held).iter().all(|v| !v.changed()));
@@ -284,8 +288,8 @@ fn a_host_slower_at_every_copy_and_launch_is_not_taken_for_slower_code() {
         let c = compare::compare(&a, &b, 0.0);
         let section = c.sections.iter().find(|s| s.name == "overlap-map").unwrap();
         (section.rows.iter())
-            .filter(|r| r.key().contains("async") || r.key().ends_with("/seq"))
-            .map(|r| (r.label().to_owned(), r.verdicts.verdict()))
+            .filter(|r| r.row.key.contains("async") || r.row.key.ends_with("/seq"))
+            .map(|r| (r.row.label.clone(), r.verdicts.verdict()))
             .collect::<Vec<_>>()
     };
     let host = slowed(true);
@@ -348,7 +352,7 @@ fn the_h100_against_the_h200_calls_what_the_h200s_memory_changes() {
         // the same, too noisy, or without a ratio.
         for s in &c.sections {
             let moved = s.machine_moved().map_or(0, |m| m.0);
-            let counted = s.changed().len()
+            let counted = compare::changed(&s.rows).len()
                 + moved
                 + [Verdict::Same, Verdict::TooNoisy, Verdict::NotComparable]
                     .into_iter()
@@ -434,13 +438,13 @@ fn a_run_compared_with_itself_changes_nothing() {
     let rows: Vec<_> = c.sections.iter().flat_map(|s| &s.rows).collect();
     assert!(rows.len() > 500);
     for r in rows {
-        assert!(!r.raw().changed(), "{} changed", r.label());
-        assert_eq!(r.verdicts.raw.b_over_a, Some(1.0), "{}", r.label());
+        assert!(!r.verdicts.raw.verdict.changed(), "{} changed", r.row.label);
+        assert_eq!(r.verdicts.raw.b_over_a, Some(1.0), "{}", r.row.label);
         assert_ne!(
-            r.raw(),
+            r.verdicts.raw.verdict,
             Verdict::TooNoisy,
             "{}: identical rows are the same",
-            r.label()
+            r.row.label
         );
     }
     let md = compare::render::markdown(&c);
@@ -758,12 +762,12 @@ fn every_chart_plots_the_ratio_its_verdict_used_by_row_name() {
                         false => KernelSet::Rust,
                     };
                     let row = (section.rows.iter())
-                        .find(|r| r.label() == name && r.set() == set)
+                        .find(|r| r.row.label == *name && r.row.set == set)
                         .unwrap_or_else(|| panic!("{name}: no such row"));
                     let judged = row.verdicts.controlled.unwrap_or(row.verdicts.raw);
                     assert_eq!(Some(y), judged.b_over_a, "{name}");
                     assert_eq!(series.name, row.verdicts.verdict().text(), "{name}");
-                    if section.rows.iter().filter(|r| r.set() == set).count() > 30 {
+                    if section.rows.iter().filter(|r| r.row.set == set).count() > 30 {
                         assert_ne!(row.verdicts.verdict(), Verdict::Same, "{name}");
                     }
                 }

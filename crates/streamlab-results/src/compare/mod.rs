@@ -117,27 +117,10 @@ pub struct ComparedRow {
 }
 
 impl ComparedRow {
-    pub fn key(&self) -> &str {
-        &self.row.key
-    }
-
-    pub fn label(&self) -> &str {
-        &self.row.label
-    }
-
-    pub fn set(&self) -> KernelSet {
-        self.row.set
-    }
-
     /// Its raw verdict where it is judged alone: a row with a control is called by it
     /// only, so that no row is called both faster and slower.
     pub fn raw_called(&self) -> Option<Verdict> {
         (self.verdicts.controlled.is_none()).then_some(self.verdicts.raw.verdict)
-    }
-
-    /// The raw verdict: what the machine and the code did.
-    pub fn raw(&self) -> Verdict {
-        self.verdicts.raw.verdict
     }
 
     /// How large the row's change is: the larger |ln B/A| of its raw and controlled ones.
@@ -176,11 +159,6 @@ impl ComparedSection {
             .count()
     }
 
-    /// Its rows called changed, largest change first.
-    pub fn changed(&self) -> Vec<&ComparedRow> {
-        changed(&self.rows)
-    }
-
     /// How many rows moved with their controls, and their median raw change (B/A − 1).
     pub fn machine_moved(&self) -> Option<(usize, f64)> {
         let mut moved: Vec<f64> = (self.rows.iter())
@@ -212,7 +190,7 @@ impl ComparedSection {
 
 /// The rows of `rows` called changed (the controlled verdict where there is one, else the
 /// raw one), largest change first.
-fn changed<'a>(rows: impl IntoIterator<Item = &'a ComparedRow>) -> Vec<&'a ComparedRow> {
+pub fn changed<'a>(rows: impl IntoIterator<Item = &'a ComparedRow>) -> Vec<&'a ComparedRow> {
     let mut changed: Vec<&ComparedRow> = (rows.into_iter())
         .filter(|r| r.verdicts.verdict().changed())
         .collect();
@@ -240,11 +218,6 @@ impl Comparison {
     /// Every row of every section.
     pub fn rows(&self) -> impl Iterator<Item = &ComparedRow> {
         self.sections.iter().flat_map(|s| &s.rows)
-    }
-
-    /// Every row called changed, largest change first.
-    pub fn changed(&self) -> Vec<&ComparedRow> {
-        changed(self.rows())
     }
 
     /// Whether the two runs are of one build and of one GPU kind.
@@ -354,7 +327,7 @@ pub fn compare(a: &ComparedRun, b: &ComparedRun, min_change: f64) -> Comparison 
                 .into_iter()
                 .filter_map(|set| {
                     let of_set: Vec<&ComparedRow> =
-                        rows.iter().filter(|r| r.set() == set).collect();
+                        rows.iter().filter(|r| r.row.set == set).collect();
                     let chart = ratio_chart(section.name, set, &of_set, (&heads.0, &heads.1));
                     chart.map(Figure::draw)
                 })

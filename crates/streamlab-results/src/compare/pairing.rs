@@ -135,7 +135,7 @@ pub(super) fn ratio_chart(
         ),
         "row",
         "B / A as judged",
-        XAxis::Categories(shown.iter().map(|r| r.label().to_owned()).collect()),
+        XAxis::Categories(shown.iter().map(|r| r.row.label.clone()).collect()),
         YScale::Linear,
     );
     let spread = shown.iter().map(|r| judged(r).spread).fold(0.0, f64::max);
@@ -325,10 +325,7 @@ pub(super) fn header(a: &ComparedRun, b: &ComparedRun) -> Table {
             ),
             ("Fastest copies (HtoD, DtoH, both ways)", fastest),
             ("GPU clocks (NVML, around each result)", clocks_read(r)),
-            ("streamlab", p.streamlab_version.clone()),
             ("Started (UTC)", p.started_utc.clone()),
-            ("Rust PTX target", p.ptx_target.clone()),
-            ("Kernel form", p.form.label().to_owned()),
         ];
         facts.extend(provenance::build_facts(p));
         facts

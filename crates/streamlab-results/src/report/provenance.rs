@@ -51,13 +51,20 @@ fn each_gpu(p: &Provenance, what: impl Fn(&GpuProbe) -> String) -> String {
         .join("; ")
 }
 
-/// What made a result, as `(label, value)` rows of a header: the build and the machine,
-/// "not recorded" where the result's format predates them.
+/// What made a result, as `(label, value)` rows of a header: the streamlab, its kernels,
+/// the build and the machine, "not recorded" where the result's format predates them.
 pub fn build_facts(p: &Provenance) -> Vec<(&'static str, String)> {
     let known = |v: Option<String>| v.unwrap_or_else(|| NOT_RECORDED.to_owned());
     let build = |f: fn(&BuildInfo) -> String| known(p.build.as_ref().map(f));
     let host = |f: fn(&HostInfo) -> Option<String>| known(p.host.as_ref().and_then(f));
+    let form = p.form.label();
     let mut facts = vec![
+        ("streamlab", p.streamlab_version.clone()),
+        ("Rust PTX target", p.ptx_target.clone()),
+        (
+            "Kernel form",
+            format!("{form} (unless a section says otherwise)"),
+        ),
         ("Commit", build(BuildInfo::commit_text)),
         ("Rust compiler (host)", build(|b| b.host_rustc.clone())),
         ("Rust compiler (kernels)", build(|b| b.kernel_rustc.clone())),

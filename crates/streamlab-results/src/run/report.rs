@@ -70,17 +70,10 @@ pub fn document(run: &SavedRun) -> Result<Document, ReportError> {
     }
     let (lede, header) = match run.header() {
         Some((device, provenance)) => {
-            let form = provenance.form.label();
             let mut rows = vec![
                 ("GPU", provenance::device(&device).trim_end().to_owned()),
                 ("Started (UTC)", provenance.started_utc.clone()),
                 ("Took", took(run, &provenance)),
-                ("streamlab", provenance.streamlab_version.clone()),
-                ("Rust PTX target", provenance.ptx_target.clone()),
-                (
-                    "Kernel form",
-                    format!("{form} (unless a section says otherwise)"),
-                ),
             ];
             rows.extend(provenance::build_facts(&provenance));
             let started = provenance.started_utc.replace('T', " ");

@@ -58,13 +58,13 @@ impl Totals {
         // A row the machine moved counts the same raw.
         let raw = |r: &&ComparedRow| match moved(&r) {
             true => Verdict::Same,
-            false => r.raw(),
+            false => r.verdicts.raw.verdict,
         };
         let alone = rows.iter().filter(|r| r.verdicts.controlled.is_none());
         let controlled = (rows.iter()).filter_map(|r| r.verdicts.controlled.map(|c| c.verdict));
         Totals {
             raw: Counts::of(rows.iter().map(raw)),
-            alone: Counts::of(alone.map(|r| r.raw())),
+            alone: Counts::of(alone.map(|r| r.verdicts.raw.verdict)),
             controlled: Counts::of(controlled),
             verdict: Counts::of(rows.iter().map(|r| r.verdicts.verdict())),
             moved_with_machine: rows.iter().filter(moved).count(),
@@ -134,7 +134,7 @@ pub fn comparison_json(c: &Comparison) -> String {
     for s in &c.sections {
         let mut sets = Entries::default();
         for set in [KernelSet::Rust, KernelSet::Cuda] {
-            let rows: Vec<&ComparedRow> = s.rows.iter().filter(|r| r.set() == set).collect();
+            let rows: Vec<&ComparedRow> = s.rows.iter().filter(|r| r.row.set == set).collect();
             if rows.is_empty() {
                 continue;
             }
@@ -144,7 +144,7 @@ pub fn comparison_json(c: &Comparison) -> String {
                 // The raw change and its verdict, against the experiment's spread between
                 // machines; what it was held against, and the controlled change.
                 let file = serde_json::json!({
-                    "label": r.label(),
+                    "label": &r.row.label,
                     "unit": r.row.unit,
                     "a": r.row.a.value,
                     "b": r.row.b.value,
@@ -161,7 +161,7 @@ pub fn comparison_json(c: &Comparison) -> String {
                     "controlled_verdict": controlled.map(|c| c.verdict),
                     "moved_with_machine": r.verdicts.moved_with_machine,
                 });
-                keyed.insert(r.key().to_owned(), file);
+                keyed.insert(r.row.key.to_owned(), file);
             }
             // Named as the set serialises: "rust", "cuda".
             sets.insert(format!("{set:?}").to_lowercase(), Json::Object(keyed));

@@ -5,7 +5,7 @@ mod json_file;
 
 pub use json_file::{Counts, Totals, comparison_json, rule_text};
 
-use super::{ComparedRow, ComparedSection, Comparison, change_text, p_text, significant};
+use super::{ComparedRow, ComparedSection, Comparison, change_text, changed, p_text, significant};
 use crate::report::page::{Block, Lead, Link};
 use crate::report::table::{self, Columns, Table};
 use crate::report::{html, markdown};
@@ -42,7 +42,7 @@ fn rows_table(
         .then(experiment, |t| {
             t.show("experiment", |r| r.row.experiment.to_owned())
         })
-        .show("row", |r| r.label().to_owned())
+        .show("row", |r| r.row.label.clone())
         .show("unit", |r| r.row.unit.to_owned())
         .show(ha, |r| significant(r.row.a.value))
         .show("noise A", move |r| noise(r.row.a.noise))
@@ -101,7 +101,7 @@ fn section_blocks<'a>(c: &Comparison, s: &'a ComparedSection) -> Vec<Block<'a>> 
             .collect();
         out.push(Block::whole(t));
     }
-    let changed = s.changed();
+    let changed = changed(&s.rows);
     if !changed.is_empty() {
         let caption = "rows called changed, largest change first";
         out.push(rows_table(c, caption, &changed, false));
@@ -163,7 +163,7 @@ fn blocks(c: &Comparison) -> Vec<Block<'_>> {
     let mut out = vec![Block::Title(c.title.clone())];
     out.extend((c.banners.iter()).map(|b| Block::Banner("Incomplete run.".into(), b.clone())));
     out.extend(notes(c).map(|(label, text)| Block::Note(label.into(), text)));
-    let changed = c.changed();
+    let changed = changed(c.rows());
     if !changed.is_empty() {
         let caption = "every row called changed, largest change first";
         out.push(rows_table(c, caption, &changed, true));
