@@ -4,6 +4,7 @@
 //! How it measures, its bounds and its model are told in its words, `kernel_concurrency.md`.
 
 use crate::experiments::prelude::*;
+use crate::report::chart::Chart;
 use crate::saved::Verification;
 
 /// Kernels each stream runs, one after another (simpleHyperQ's kernel_A and kernel_B).
@@ -125,6 +126,11 @@ pub fn model_waves(streams: usize, queues: u32, resident: u32) -> usize {
     streams.div_ceil(queues.min(resident).max(1) as usize) + KERNELS_PER_STREAM - 1
 }
 
+/// A queue setting's row name, above its stream counts'.
+fn queue_row(queues: u32) -> RowName {
+    RowName::new(format_args!("q{queues}"), format_args!("{queues} queues"))
+}
+
 /// The one declaration of the table and the CSV: a row per queue setting and stream
 /// count.
 fn columns<'a>() -> Columns<'a, ConcurrencyRow> {
@@ -133,14 +139,8 @@ fn columns<'a>() -> Columns<'a, ConcurrencyRow> {
         .text("streams", "streams", |x| x.streams.to_string())
         .named(
             |x| {
-                RowName::new(
-                    format_args!("q{}", x.queues),
-                    format_args!("{} queues", x.queues),
-                )
-                .then(
-                    format_args!("s{}", x.streams),
-                    format_args!("{} streams", x.streams),
-                )
+                let s = x.streams;
+                queue_row(x.queues).then(format_args!("s{s}"), format_args!("{s} streams"))
             },
             |_, _, row| row,
         )
@@ -192,11 +192,8 @@ impl Experiment for KernelConcurrency {
         // One kernel alone per queue setting, then its stream counts'.
         let mut rows = Vec::new();
         for run in &r.runs {
-            let q = RowName::new(
-                format_args!("q{}", run.queues),
-                format_args!("{} queues", run.queues),
-            );
-            rows.push(q.then("single", "one kernel alone").median(&run.single, MS));
+            let single = queue_row(run.queues).then("single", "one kernel alone");
+            rows.push(single.median(&run.single, MS));
             let points = derived.rows.iter().filter(|x| x.queues == run.queues);
             rows.extend(columns().measured_rows(points));
         }
@@ -249,42 +246,31 @@ impl Experiment for KernelConcurrency {
     /// Time for every stream's kernels against the stream count, per queue setting, with
     /// the wave model and the serial time.
     fn figures(r: &KernelConcurrencyResult, a: &Self::Derived) -> Vec<FigureModel> {
+        let curve = |queues: u32, ms: fn(&ConcurrencyRow) -> f64| {
+            let at = a.rows.iter().filter(|r| r.queues == queues);
+            at.map(|r| (r.streams as f64, ms(r))).collect()
+        };
+        let queues = r.runs.iter().map(|q| q.queues);
+        let mut lines: Vec<_> = (queues.zip(PALETTE.into_iter().cycle()))
+            .flat_map(|(q, color)| {
+                let measured = curve(q, |r| r.concurrent.median());
+                let model = curve(q, |r| r.expected_concurrent_ms);
+                [
+                    line(format!("{q} queues: measured"), color, false, measured),
+                    line(format!("{q} queues: wave model"), color, true, model),
+                ]
+            })
+            .collect();
+        if let Some(first) = r.runs.first() {
+            let serial = curve(first.queues, |r| r.serial.median());
+            lines.push(line("serial (measured)", SEQUENTIAL_COLOR, false, serial));
+        }
         let spin_us = r.run.params.spin_us;
-        let mut chart = blank(
-            format!("kernel-concurrency: kernels of {spin_us} µs, two per stream"),
-            "streams",
-            "ms",
-            XAxis::Log,
-            YScale::Log,
-        );
-        type Ms = fn(&ConcurrencyRow) -> f64;
-        let curves: [(&str, bool, Ms); 2] = [
-            ("measured", false, |r| r.concurrent.median()),
-            ("wave model", true, |r| r.expected_concurrent_ms),
-        ];
-        for (i, queues) in r.runs.iter().map(|q| q.queues).enumerate() {
-            for (what, dashed, ms) in curves {
-                let points = (a.rows.iter())
-                    .filter(|r| r.queues == queues)
-                    .map(|r| (r.streams as f64, ms(r)));
-                let color = PALETTE[i % PALETTE.len()];
-                let name = format!("{queues} queues: {what}");
-                chart
-                    .lines
-                    .push(line(name, color, dashed, points.collect()));
-            }
-        }
-        if let Some(first) = r.runs.first().map(|q| q.queues) {
-            chart.lines.push(line(
-                "serial (measured)",
-                SEQUENTIAL_COLOR,
-                false,
-                (a.rows.iter())
-                    .filter(|r| r.queues == first)
-                    .map(|r| (r.streams as f64, r.serial.median()))
-                    .collect(),
-            ));
-        }
+        let title = format!("kernel-concurrency: kernels of {spin_us} µs, two per stream");
+        let chart = Chart {
+            lines,
+            ..blank(title, "streams", "ms", XAxis::Log, YScale::Log)
+        };
         vec![FigureModel::chart("kernel-concurrency.svg".into(), chart)]
     }
 

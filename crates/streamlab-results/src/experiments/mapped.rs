@@ -109,12 +109,11 @@ pub struct MappedAnalysis {
 fn link_rates(r: &MappedResult, run: Option<LinkRates>) -> CopyRates {
     let all: Vec<CopyRates> = r.points.iter().map(|p| best_rates(&p.whole)).collect();
     let best = |rate: fn(&CopyRates) -> f64| all.iter().map(rate).fold(f64::NAN, f64::max);
-    let with_run =
-        |own: f64, rate: fn(&LinkRates) -> f64| run.as_ref().map_or(own, |l| own.max(rate(l)));
+    let run = |rate: fn(&LinkRates) -> f64| run.as_ref().map_or(f64::NAN, rate);
     CopyRates {
-        htod_gbps: with_run(best(|c| c.htod_gbps), |l| l.htod_gbps),
-        dtoh_gbps: with_run(best(|c| c.dtoh_gbps), |l| l.dtoh_gbps),
-        both_gbps: with_run(best(|c| c.both_gbps), |l| l.both_gbps),
+        htod_gbps: best(|c| c.htod_gbps).max(run(|l| l.htod_gbps)),
+        dtoh_gbps: best(|c| c.dtoh_gbps).max(run(|l| l.dtoh_gbps)),
+        both_gbps: best(|c| c.both_gbps).max(run(|l| l.both_gbps)),
         htod_shared_gbps: best(|c| c.htod_shared_gbps),
         dtoh_shared_gbps: best(|c| c.dtoh_shared_gbps),
     }

@@ -147,13 +147,8 @@ impl Experiment for MatmulStreams {
     fn derive(r: &MatmulStreamsResult, _checks: &[TraceChecks]) -> Vec<MatmulPoint> {
         let products = r.run.params.max_streams;
         let time = |s: usize| {
-            Series::new(
-                r.trials_ms
-                    .iter()
-                    .filter_map(|t| t.get(s - 1))
-                    .copied()
-                    .collect(),
-            )
+            let column = r.trials_ms.iter().filter_map(|t| t.get(s - 1));
+            Series::new(column.copied().collect())
         };
         let one = time(1).as_ref().map(Series::median);
         (1..=products)
@@ -199,18 +194,17 @@ impl Experiment for MatmulStreams {
             XAxis::Categories(a.iter().map(|p| p.streams.to_string()).collect()),
             YScale::Linear,
         );
-        let whiskers = (a.iter()).map(|p| (p.time.min(), p.time.summary.max));
-        chart.bars.push(bars(
-            "measured (median, whiskers min–max)",
-            PALETTE[0],
-            a.iter().map(|p| p.time.median()).collect(),
-            Some(whiskers.collect()),
-        ));
+        let medians = a.iter().map(|p| p.time.median()).collect();
+        let whiskers = Some(
+            a.iter()
+                .map(|p| (p.time.min(), p.time.summary.max))
+                .collect(),
+        );
+        let measured = "measured (median, whiskers min–max)";
+        chart.bars = vec![bars(measured, PALETTE[0], medians, whiskers)];
         let model = (a.iter().enumerate()).map(|(i, p)| (i as f64, p.model_ms));
         let model_name = "model: tasks per stream × one product";
-        chart
-            .lines
-            .push(line(model_name, BOUND_COLOR, true, model.collect()));
+        chart.lines = vec![line(model_name, BOUND_COLOR, true, model.collect())];
         vec![FigureModel::chart("matmul-streams.svg".into(), chart)]
     }
 
