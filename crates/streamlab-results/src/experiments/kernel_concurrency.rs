@@ -4,7 +4,6 @@
 //! How it measures, its bounds and its model are told in its words, `kernel_concurrency.md`.
 
 use crate::experiments::prelude::*;
-use crate::report::chart::Chart;
 use crate::saved::Verification;
 
 /// Kernels each stream runs, one after another (simpleHyperQ's kernel_A and kernel_B).
@@ -104,9 +103,8 @@ pub struct ConcurrencyRow {
     pub over_bound: f64,
     /// Measured waves within [`WAVES_TOLERANCE`] of the model.
     pub matches_model: bool,
-    /// Where the concurrent time sits under its bound (exact: the spin time is held by
-    /// the GPU's clock), within or beyond its noise; none at or over it. Under it, the
-    /// bound or the measurement is wrong.
+    /// Where the concurrent time sits under its bound (exact: the GPU's clock holds the
+    /// spin time), within or beyond its noise; none at or over it: under it, one is wrong.
     pub under: Option<Under>,
 }
 
@@ -232,11 +230,9 @@ impl Experiment for KernelConcurrency {
     fn tables(_r: &Self::Result, derived: &Self::Derived, _cuda: Option<With<Self>>) -> Vec<Table> {
         let most = derived.rows.iter().map(|x| x.streams).max();
         // Each queue setting at its most streams, and every row off its model or bound.
-        vec![
-            columns().keyed(Some("medians, ms".into()), &derived.rows, |x| {
-                Some(x.streams) == most || !x.matches_model || x.under.is_some()
-            }),
-        ]
+        let shown =
+            |x: &ConcurrencyRow| Some(x.streams) == most || !x.matches_model || x.under.is_some();
+        vec![columns().keyed(Some("medians, ms".into()), &derived.rows, shown)]
     }
 
     fn csv(_r: &KernelConcurrencyResult, derived: &Self::Derived) -> Vec<Csv> {
@@ -250,8 +246,11 @@ impl Experiment for KernelConcurrency {
             let at = a.rows.iter().filter(|r| r.queues == queues);
             at.map(|r| (r.streams as f64, ms(r))).collect()
         };
+        let spin_us = r.run.params.spin_us;
+        let title = format!("kernel-concurrency: kernels of {spin_us} µs, two per stream");
+        let mut chart = blank(title, "streams", "ms", XAxis::Log, YScale::Log);
         let queues = r.runs.iter().map(|q| q.queues);
-        let mut lines: Vec<_> = (queues.zip(PALETTE.into_iter().cycle()))
+        chart.lines = (queues.zip(PALETTE.into_iter().cycle()))
             .flat_map(|(q, color)| {
                 let measured = curve(q, |r| r.concurrent.median());
                 let model = curve(q, |r| r.expected_concurrent_ms);
@@ -263,14 +262,9 @@ impl Experiment for KernelConcurrency {
             .collect();
         if let Some(first) = r.runs.first() {
             let serial = curve(first.queues, |r| r.serial.median());
-            lines.push(line("serial (measured)", SEQUENTIAL_COLOR, false, serial));
+            let serial = line("serial (measured)", SEQUENTIAL_COLOR, false, serial);
+            chart.lines.push(serial);
         }
-        let spin_us = r.run.params.spin_us;
-        let title = format!("kernel-concurrency: kernels of {spin_us} µs, two per stream");
-        let chart = Chart {
-            lines,
-            ..blank(title, "streams", "ms", XAxis::Log, YScale::Log)
-        };
         vec![FigureModel::chart("kernel-concurrency.svg".into(), chart)]
     }
 

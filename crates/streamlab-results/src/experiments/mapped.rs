@@ -137,17 +137,12 @@ fn mapped_row(
     let streamed = streamed(p);
     let streamed_ms = streamed.median();
     // The link's capacity both ways is the run's best, as for the mapped bound.
-    let streamed_bound = pipeline_stages([&p.whole, &p.chunked], streams, None, run).map(|parts| {
-        let parts = Stages {
-            both_ms: parts.both_ms.min(ms_at(2 * bytes, link.both_gbps)),
-            ..parts
-        };
-        pipeline::bound(parts, streams, p.iterations, r.run.device.copy_engines).held(
-            streamed_ms,
-            streamed.noise(),
-            stage_noise(&p.chunked),
-        )
-    });
+    let streamed_bound =
+        pipeline_stages([&p.whole, &p.chunked], streams, None, run).map(|mut parts| {
+            parts.both_ms = parts.both_ms.min(ms_at(2 * bytes, link.both_gbps));
+            let bound = pipeline::bound(parts, streams, p.iterations, r.run.device.copy_engines);
+            bound.held(streamed_ms, streamed.noise(), stage_noise(&p.chunked))
+        });
     let built_ms = (ms_at(bytes, link.htod_gbps))
         .max(ms_at(bytes, link.dtoh_gbps))
         .max(ms_at(2 * bytes, link.both_gbps));
