@@ -84,11 +84,9 @@ pub const WAVES_TOLERANCE: f64 = 0.15;
 pub struct ConcurrencyRow {
     pub queues: u32,
     pub streams: usize,
-    /// The serial and the concurrent samples.
+    /// Its serial and concurrent samples.
     #[serde(skip)]
-    pub serial: Series,
-    #[serde(skip)]
-    pub concurrent: Series,
+    pub point: ConcurrencyPoint,
     /// serial / concurrent.
     pub speedup: f64,
     /// The model's waves: `ceil(streams / min(queues, resident grids)) + 1`.
@@ -146,14 +144,14 @@ fn columns<'a>() -> Columns<'a, ConcurrencyRow> {
             ("serial", "serial_ms"),
             (3, 4),
             (Some(("serial", "serial")), MS),
-            |x| Some(&x.serial),
+            |x| Some(&x.point.serial),
         )
         .noise_of("serial noise", "serial_noise")
         .median(
             ("concurrent", "concurrent_ms"),
             (3, 4),
             (Some(("concurrent", "concurrent")), MS),
-            |x| Some(&x.concurrent),
+            |x| Some(&x.point.concurrent),
         )
         .noise_of("concurrent noise", "concurrent_noise")
         .times("speedup", "speedup", 3, |x| x.speedup)
@@ -211,8 +209,7 @@ impl Experiment for KernelConcurrency {
                 rows.push(ConcurrencyRow {
                     queues: run.queues,
                     streams: p.streams,
-                    serial: p.serial.clone(),
-                    concurrent: p.concurrent.clone(),
+                    point: p.clone(),
                     speedup: serial_ms / concurrent_ms,
                     model_waves: waves,
                     measured_waves,
@@ -252,7 +249,7 @@ impl Experiment for KernelConcurrency {
         let queues = r.runs.iter().map(|q| q.queues);
         chart.lines = (queues.zip(PALETTE.into_iter().cycle()))
             .flat_map(|(q, color)| {
-                let measured = curve(q, |r| r.concurrent.median());
+                let measured = curve(q, |r| r.point.concurrent.median());
                 let model = curve(q, |r| r.expected_concurrent_ms);
                 [
                     line(format!("{q} queues: measured"), color, false, measured),
@@ -261,7 +258,7 @@ impl Experiment for KernelConcurrency {
             })
             .collect();
         if let Some(first) = r.runs.first() {
-            let serial = curve(first.queues, |r| r.serial.median());
+            let serial = curve(first.queues, |r| r.point.serial.median());
             let serial = line("serial (measured)", SEQUENTIAL_COLOR, false, serial);
             chart.lines.push(serial);
         }

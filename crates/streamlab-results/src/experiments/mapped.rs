@@ -271,13 +271,8 @@ impl Experiment for Mapped {
     }
 
     fn figures(_r: &MappedResult, a: &Self::Derived) -> Vec<FigureModel> {
-        let mut chart = blank(
-            "mapped: zero-copy kernel against streamed copies".into(),
-            "floats",
-            "ms per iteration",
-            XAxis::Log,
-            YScale::Log,
-        );
+        let title = "mapped: zero-copy kernel against streamed copies".into();
+        let mut chart = blank(title, "floats", "ms per iteration", XAxis::Log, YScale::Log);
         type Y = fn(&MappedRow) -> f64;
         let series: [(&str, usize, bool, Y); 4] = [
             ("mapped (median)", 4, false, |r| r.point.mapped.median()),

@@ -185,15 +185,12 @@ impl Experiment for MatmulStreams {
     /// tasks-per-stream model.
     fn figures(r: &MatmulStreamsResult, a: &Self::Derived) -> Vec<FigureModel> {
         let products = r.run.params.max_streams;
-        let mut chart = blank(
-            format!(
-                "matmul-streams: {products} products spread over 1..{products} streams (Rust kernels)"
-            ),
-            "streams",
-            "ms for all products",
-            XAxis::Categories(a.iter().map(|p| p.streams.to_string()).collect()),
-            YScale::Linear,
+        let title = format!(
+            "matmul-streams: {products} products spread over 1..{products} streams (Rust kernels)"
         );
+        let streams = XAxis::Categories(a.iter().map(|p| p.streams.to_string()).collect());
+        let y = "ms for all products";
+        let mut chart = blank(title, "streams", y, streams, YScale::Linear);
         let medians = a.iter().map(|p| p.time.median()).collect();
         let whiskers = Some(
             a.iter()
