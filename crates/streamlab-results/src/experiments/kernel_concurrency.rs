@@ -171,9 +171,8 @@ impl Saved for KernelConcurrencyResult {
     experiment::saved_fields!(Params);
 
     fn timelines(&self) -> Vec<&Timeline> {
-        (self.runs.iter())
-            .filter_map(|r| r.timeline.as_ref())
-            .collect()
+        let runs = self.runs.iter();
+        runs.filter_map(|r| r.timeline.as_ref()).collect()
     }
 }
 

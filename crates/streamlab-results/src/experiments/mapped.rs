@@ -133,15 +133,13 @@ fn mapped_row(
     p: &MappedPoint,
 ) -> MappedRow {
     let (bytes, streams) = (p.whole.bytes, r.run.params.streams);
-    let mapped_ms = p.mapped.median();
-    let streamed = streamed(p);
-    let streamed_ms = streamed.median();
+    let (mapped_ms, streamed_ms) = (p.mapped.median(), streamed(p).median());
     // The link's capacity both ways is the run's best, as for the mapped bound.
     let streamed_bound =
         pipeline_stages([&p.whole, &p.chunked], streams, None, run).map(|mut parts| {
             parts.both_ms = parts.both_ms.min(ms_at(2 * bytes, link.both_gbps));
             let bound = pipeline::bound(parts, streams, p.iterations, r.run.device.copy_engines);
-            bound.held(streamed_ms, streamed.noise(), stage_noise(&p.chunked))
+            bound.held(streamed_ms, streamed(p).noise(), stage_noise(&p.chunked))
         });
     let built_ms = (ms_at(bytes, link.htod_gbps))
         .max(ms_at(bytes, link.dtoh_gbps))
@@ -222,10 +220,8 @@ impl Saved for MappedResult {
     experiment::saved_fields!(Params);
 
     fn stage_times(&self) -> Vec<&StageTimes> {
-        self.points
-            .iter()
-            .flat_map(|p| [&p.whole, &p.chunked])
-            .collect()
+        let points = self.points.iter();
+        points.flat_map(|p| [&p.whole, &p.chunked]).collect()
     }
 }
 
@@ -236,10 +232,9 @@ impl Experiment for Mapped {
     type Result = MappedResult;
     type Derived = MappedAnalysis;
 
-    /// Each time held against what bounds it at its size, from the same run: the mapped
-    /// kernel against the whole array copied in and out at once (a small copy's latency,
-    /// a large one's link rate), the streamed orders against their pipeline bound from
-    /// their chunks' copies and kernels timed alone.
+    /// Each time against its bound at its size, from the same run: the mapped kernel's, the
+    /// whole array copied both ways at once; the streamed orders', their pipeline bound
+    /// from their chunks' copies and kernels timed alone.
     fn rows(_r: &MappedResult, derived: &Self::Derived) -> Vec<MeasuredRow> {
         columns().measured_rows(&derived.rows)
     }

@@ -83,9 +83,8 @@ pub fn tasks_per_stream(products: usize, streams: usize) -> usize {
 /// beside the Rust one where `cuda` ran. (The CSV is the wiki's layout: [`wiki_csv`].)
 fn columns(cuda: Option<&[MatmulPoint]>) -> Columns<'_, MatmulPoint> {
     let cpp = move |x: &MatmulPoint| {
-        (cuda?.iter())
-            .find(|y| y.streams == x.streams)
-            .map(|y| y.time.median())
+        let twin = cuda?.iter().find(|y| y.streams == x.streams);
+        twin.map(|y| y.time.median())
     };
     Columns::<MatmulPoint>::new()
         .text("streams", "streams", |x| x.streams.to_string())
