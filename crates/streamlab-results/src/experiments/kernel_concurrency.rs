@@ -4,7 +4,6 @@
 //! How it measures, its bounds and its model are told in its words, `kernel_concurrency.md`.
 
 use crate::experiments::prelude::*;
-use crate::saved::Verification;
 
 /// Kernels each stream runs, one after another (simpleHyperQ's kernel_A and kernel_B).
 pub const KERNELS_PER_STREAM: usize = 2;
@@ -62,7 +61,7 @@ pub struct QueueRun {
     /// One spin kernel alone on one stream.
     pub single: Series,
     pub points: Vec<ConcurrencyPoint>,
-    pub verification: Verification,
+    pub verification: crate::saved::Verification,
     /// The 32-stream case traced (or the largest count below it).
     pub timeline: Option<Timeline>,
 }
@@ -258,8 +257,7 @@ impl Experiment for KernelConcurrency {
             .collect();
         if let Some(first) = r.runs.first() {
             let serial = curve(first.queues, |r| r.point.serial.median());
-            let serial = line("serial (measured)", SEQUENTIAL_COLOR, false, serial);
-            chart.lines.push(serial);
+            (chart.lines).push(line("serial (measured)", SEQUENTIAL_COLOR, false, serial));
         }
         vec![FigureModel::chart("kernel-concurrency.svg".into(), chart)]
     }

@@ -6,7 +6,6 @@
 use crate::derived::rates::{ms_at, stage_noise};
 use crate::experiments::prelude::*;
 use crate::report::table::flag;
-use crate::saved::SizeSweep;
 use crate::stats::beyond_noise;
 
 pub struct Mapped;
@@ -15,7 +14,7 @@ pub struct Mapped;
 pub struct Params {
     #[command(flatten)]
     #[serde(flatten)]
-    pub sweep: SizeSweep,
+    pub sweep: crate::saved::SizeSweep,
     /// Streams of the streamed version (the blog's 4).
     #[arg(long, default_value_t = 4, value_parser = crate::saved::count(MAX_STREAMS as u64))]
     pub streams: usize,
@@ -97,26 +96,12 @@ pub struct MappedRow {
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MappedAnalysis {
-    /// The fastest rates of whole-array copies over every size: the link's bandwidth.
+    /// The fastest rate of each path over every size's whole-array copies and the run's
+    /// fastest large copies: the link's bandwidth.
     pub link: CopyRates,
     pub rows: Vec<MappedRow>,
     /// The sizes at which mapped memory was faster by more than the two rows' noise.
     pub mapped_wins: Vec<usize>,
-}
-
-/// The fastest rate of each path over every size's whole-array copies and the run's
-/// fastest large copies.
-fn link_rates(r: &MappedResult, run: Option<LinkRates>) -> CopyRates {
-    let all: Vec<CopyRates> = r.points.iter().map(|p| best_rates(&p.whole)).collect();
-    let best = |rate: fn(&CopyRates) -> f64| all.iter().map(rate).fold(f64::NAN, f64::max);
-    let run = |rate: fn(&LinkRates) -> f64| run.as_ref().map_or(f64::NAN, rate);
-    CopyRates {
-        htod_gbps: best(|c| c.htod_gbps).max(run(|l| l.htod_gbps)),
-        dtoh_gbps: best(|c| c.dtoh_gbps).max(run(|l| l.dtoh_gbps)),
-        both_gbps: best(|c| c.both_gbps).max(run(|l| l.both_gbps)),
-        htod_shared_gbps: best(|c| c.htod_shared_gbps),
-        dtoh_shared_gbps: best(|c| c.dtoh_shared_gbps),
-    }
 }
 
 /// The samples of the streamed version: the faster of the two asynchronous orders.
@@ -241,10 +226,18 @@ impl Experiment for Mapped {
 
     fn derive(r: &MappedResult, _checks: &[TraceChecks]) -> MappedAnalysis {
         let run = own_link(r);
-        let link = link_rates(r, run);
-        let rows: Vec<MappedRow> = (r.points.iter())
-            .map(|p| mapped_row(r, run.as_ref(), &link, p))
-            .collect();
+        let all: Vec<CopyRates> = r.points.iter().map(|p| best_rates(&p.whole)).collect();
+        let best = |rate: fn(&CopyRates) -> f64| all.iter().map(rate).fold(f64::NAN, f64::max);
+        let run_best = |rate: fn(&LinkRates) -> f64| run.as_ref().map_or(f64::NAN, rate);
+        let link = CopyRates {
+            htod_gbps: best(|c| c.htod_gbps).max(run_best(|l| l.htod_gbps)),
+            dtoh_gbps: best(|c| c.dtoh_gbps).max(run_best(|l| l.dtoh_gbps)),
+            both_gbps: best(|c| c.both_gbps).max(run_best(|l| l.both_gbps)),
+            htod_shared_gbps: best(|c| c.htod_shared_gbps),
+            dtoh_shared_gbps: best(|c| c.dtoh_shared_gbps),
+        };
+        let row = |p| mapped_row(r, run.as_ref(), &link, p);
+        let rows: Vec<MappedRow> = r.points.iter().map(row).collect();
         let wins = |x: &&MappedRow| {
             let (m, s) = (&x.point.mapped, streamed(&x.point));
             m.median() < s.median() && beyond_noise(m.median(), m.noise(), s.median(), s.noise())

@@ -205,14 +205,12 @@ impl Experiment for MatmulStreams {
     }
 
     fn summary(r: &MatmulStreamsResult, a: &Self::Derived) -> Summary {
-        let noise: Vec<(String, f64)> = (a.iter())
-            .map(|p| (format!("{} streams", p.streams), p.time.noise()))
-            .collect();
+        let noise = (a.iter()).map(|p| (format!("{} streams", p.streams), p.time.noise()));
         Summary::of(&json!({
             "verified": r.run.verification.passed,
             "ms_by_streams": a.iter().map(|p| p.time.median()).collect::<Vec<_>>(),
             "speedup_max_streams": a.last().map_or(f64::NAN, |p| p.speedup),
-            "above_noise_target": stats::above_noise_target(&noise),
+            "above_noise_target": stats::above_noise_target(&noise.collect::<Vec<_>>()),
         }))
     }
 
