@@ -4,7 +4,6 @@
 //! How it measures, its bounds and its model are told in its words, `kernel_concurrency.md`.
 
 use crate::experiments::prelude::*;
-use crate::saved::Verification;
 
 /// Kernels each stream runs, one after another (simpleHyperQ's kernel_A and kernel_B).
 pub const KERNELS_PER_STREAM: usize = 2;
@@ -62,7 +61,7 @@ pub struct QueueRun {
     /// One spin kernel alone on one stream.
     pub single: Series,
     pub points: Vec<ConcurrencyPoint>,
-    pub verification: Verification,
+    pub verification: crate::saved::Verification,
     /// The 32-stream case traced (or the largest count below it).
     pub timeline: Option<Timeline>,
 }
@@ -84,11 +83,9 @@ pub const WAVES_TOLERANCE: f64 = 0.15;
 pub struct ConcurrencyRow {
     pub queues: u32,
     pub streams: usize,
-    /// The serial and the concurrent samples.
+    /// Its serial and concurrent samples.
     #[serde(skip)]
-    pub serial: Series,
-    #[serde(skip)]
-    pub concurrent: Series,
+    pub point: ConcurrencyPoint,
     /// serial / concurrent.
     pub speedup: f64,
     /// The model's waves: `ceil(streams / min(queues, resident grids)) + 1`.
@@ -103,9 +100,8 @@ pub struct ConcurrencyRow {
     pub over_bound: f64,
     /// Measured waves within [`WAVES_TOLERANCE`] of the model.
     pub matches_model: bool,
-    /// Where the concurrent time sits under its bound (exact: the spin time is held by
-    /// the GPU's clock), within or beyond its noise; none at or over it. Under it, the
-    /// bound or the measurement is wrong.
+    /// Where the concurrent time sits under its bound (exact: the GPU's clock holds the
+    /// spin time), within or beyond its noise; none at or over it: under it, one is wrong.
     pub under: Option<Under>,
 }
 
@@ -125,6 +121,11 @@ pub fn model_waves(streams: usize, queues: u32, resident: u32) -> usize {
     streams.div_ceil(queues.min(resident).max(1) as usize) + KERNELS_PER_STREAM - 1
 }
 
+/// A queue setting's row name, above its stream counts'.
+fn queue_row(queues: u32) -> RowName {
+    RowName::new(format_args!("q{queues}"), format_args!("{queues} queues"))
+}
+
 /// The one declaration of the table and the CSV: a row per queue setting and stream
 /// count.
 fn columns<'a>() -> Columns<'a, ConcurrencyRow> {
@@ -133,14 +134,8 @@ fn columns<'a>() -> Columns<'a, ConcurrencyRow> {
         .text("streams", "streams", |x| x.streams.to_string())
         .named(
             |x| {
-                RowName::new(
-                    format_args!("q{}", x.queues),
-                    format_args!("{} queues", x.queues),
-                )
-                .then(
-                    format_args!("s{}", x.streams),
-                    format_args!("{} streams", x.streams),
-                )
+                let s = x.streams;
+                queue_row(x.queues).then(format_args!("s{s}"), format_args!("{s} streams"))
             },
             |_, _, row| row,
         )
@@ -148,14 +143,14 @@ fn columns<'a>() -> Columns<'a, ConcurrencyRow> {
             ("serial", "serial_ms"),
             (3, 4),
             (Some(("serial", "serial")), MS),
-            |x| Some(&x.serial),
+            |x| Some(&x.point.serial),
         )
         .noise_of("serial noise", "serial_noise")
         .median(
             ("concurrent", "concurrent_ms"),
             (3, 4),
             (Some(("concurrent", "concurrent")), MS),
-            |x| Some(&x.concurrent),
+            |x| Some(&x.point.concurrent),
         )
         .noise_of("concurrent noise", "concurrent_noise")
         .times("speedup", "speedup", 3, |x| x.speedup)
@@ -175,9 +170,8 @@ impl Saved for KernelConcurrencyResult {
     experiment::saved_fields!(Params);
 
     fn timelines(&self) -> Vec<&Timeline> {
-        (self.runs.iter())
-            .filter_map(|r| r.timeline.as_ref())
-            .collect()
+        let runs = self.runs.iter();
+        runs.filter_map(|r| r.timeline.as_ref()).collect()
     }
 }
 
@@ -192,11 +186,8 @@ impl Experiment for KernelConcurrency {
         // One kernel alone per queue setting, then its stream counts'.
         let mut rows = Vec::new();
         for run in &r.runs {
-            let q = RowName::new(
-                format_args!("q{}", run.queues),
-                format_args!("{} queues", run.queues),
-            );
-            rows.push(q.then("single", "one kernel alone").median(&run.single, MS));
+            let single = queue_row(run.queues).then("single", "one kernel alone");
+            rows.push(single.median(&run.single, MS));
             let points = derived.rows.iter().filter(|x| x.queues == run.queues);
             rows.extend(columns().measured_rows(points));
         }
@@ -216,8 +207,7 @@ impl Experiment for KernelConcurrency {
                 rows.push(ConcurrencyRow {
                     queues: run.queues,
                     streams: p.streams,
-                    serial: p.serial.clone(),
-                    concurrent: p.concurrent.clone(),
+                    point: p.clone(),
                     speedup: serial_ms / concurrent_ms,
                     model_waves: waves,
                     measured_waves,
@@ -235,11 +225,9 @@ impl Experiment for KernelConcurrency {
     fn tables(_r: &Self::Result, derived: &Self::Derived, _cuda: Option<With<Self>>) -> Vec<Table> {
         let most = derived.rows.iter().map(|x| x.streams).max();
         // Each queue setting at its most streams, and every row off its model or bound.
-        vec![
-            columns().keyed(Some("medians, ms".into()), &derived.rows, |x| {
-                Some(x.streams) == most || !x.matches_model || x.under.is_some()
-            }),
-        ]
+        let shown =
+            |x: &ConcurrencyRow| Some(x.streams) == most || !x.matches_model || x.under.is_some();
+        vec![columns().keyed(Some("medians, ms".into()), &derived.rows, shown)]
     }
 
     fn csv(_r: &KernelConcurrencyResult, derived: &Self::Derived) -> Vec<Csv> {
@@ -249,41 +237,27 @@ impl Experiment for KernelConcurrency {
     /// Time for every stream's kernels against the stream count, per queue setting, with
     /// the wave model and the serial time.
     fn figures(r: &KernelConcurrencyResult, a: &Self::Derived) -> Vec<FigureModel> {
+        let curve = |queues: u32, ms: fn(&ConcurrencyRow) -> f64| {
+            let at = a.rows.iter().filter(|r| r.queues == queues);
+            at.map(|r| (r.streams as f64, ms(r))).collect()
+        };
         let spin_us = r.run.params.spin_us;
-        let mut chart = blank(
-            format!("kernel-concurrency: kernels of {spin_us} µs, two per stream"),
-            "streams",
-            "ms",
-            XAxis::Log,
-            YScale::Log,
-        );
-        type Ms = fn(&ConcurrencyRow) -> f64;
-        let curves: [(&str, bool, Ms); 2] = [
-            ("measured", false, |r| r.concurrent.median()),
-            ("wave model", true, |r| r.expected_concurrent_ms),
-        ];
-        for (i, queues) in r.runs.iter().map(|q| q.queues).enumerate() {
-            for (what, dashed, ms) in curves {
-                let points = (a.rows.iter())
-                    .filter(|r| r.queues == queues)
-                    .map(|r| (r.streams as f64, ms(r)));
-                let color = PALETTE[i % PALETTE.len()];
-                let name = format!("{queues} queues: {what}");
-                chart
-                    .lines
-                    .push(line(name, color, dashed, points.collect()));
-            }
-        }
-        if let Some(first) = r.runs.first().map(|q| q.queues) {
-            chart.lines.push(line(
-                "serial (measured)",
-                SEQUENTIAL_COLOR,
-                false,
-                (a.rows.iter())
-                    .filter(|r| r.queues == first)
-                    .map(|r| (r.streams as f64, r.serial.median()))
-                    .collect(),
-            ));
+        let title = format!("kernel-concurrency: kernels of {spin_us} µs, two per stream");
+        let mut chart = blank(title, "streams", "ms", XAxis::Log, YScale::Log);
+        let queues = r.runs.iter().map(|q| q.queues);
+        chart.lines = (queues.zip(PALETTE.into_iter().cycle()))
+            .flat_map(|(q, color)| {
+                let measured = curve(q, |r| r.point.concurrent.median());
+                let model = curve(q, |r| r.expected_concurrent_ms);
+                [
+                    line(format!("{q} queues: measured"), color, false, measured),
+                    line(format!("{q} queues: wave model"), color, true, model),
+                ]
+            })
+            .collect();
+        if let Some(first) = r.runs.first() {
+            let serial = curve(first.queues, |r| r.point.serial.median());
+            (chart.lines).push(line("serial (measured)", SEQUENTIAL_COLOR, false, serial));
         }
         vec![FigureModel::chart("kernel-concurrency.svg".into(), chart)]
     }

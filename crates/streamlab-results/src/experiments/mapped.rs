@@ -6,7 +6,6 @@
 use crate::derived::rates::{ms_at, stage_noise};
 use crate::experiments::prelude::*;
 use crate::report::table::flag;
-use crate::saved::SizeSweep;
 use crate::stats::beyond_noise;
 
 pub struct Mapped;
@@ -15,7 +14,7 @@ pub struct Mapped;
 pub struct Params {
     #[command(flatten)]
     #[serde(flatten)]
-    pub sweep: SizeSweep,
+    pub sweep: crate::saved::SizeSweep,
     /// Streams of the streamed version (the blog's 4).
     #[arg(long, default_value_t = 4, value_parser = crate::saved::count(MAX_STREAMS as u64))]
     pub streams: usize,
@@ -97,27 +96,12 @@ pub struct MappedRow {
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MappedAnalysis {
-    /// The fastest rates of whole-array copies over every size: the link's bandwidth.
+    /// The fastest rate of each path over every size's whole-array copies and the run's
+    /// fastest large copies: the link's bandwidth.
     pub link: CopyRates,
     pub rows: Vec<MappedRow>,
     /// The sizes at which mapped memory was faster by more than the two rows' noise.
     pub mapped_wins: Vec<usize>,
-}
-
-/// The fastest rate of each path over every size's whole-array copies and the run's
-/// fastest large copies.
-fn link_rates(r: &MappedResult, run: Option<LinkRates>) -> CopyRates {
-    let all: Vec<CopyRates> = r.points.iter().map(|p| best_rates(&p.whole)).collect();
-    let best = |rate: fn(&CopyRates) -> f64| all.iter().map(rate).fold(f64::NAN, f64::max);
-    let with_run =
-        |own: f64, rate: fn(&LinkRates) -> f64| run.as_ref().map_or(own, |l| own.max(rate(l)));
-    CopyRates {
-        htod_gbps: with_run(best(|c| c.htod_gbps), |l| l.htod_gbps),
-        dtoh_gbps: with_run(best(|c| c.dtoh_gbps), |l| l.dtoh_gbps),
-        both_gbps: with_run(best(|c| c.both_gbps), |l| l.both_gbps),
-        htod_shared_gbps: best(|c| c.htod_shared_gbps),
-        dtoh_shared_gbps: best(|c| c.dtoh_shared_gbps),
-    }
 }
 
 /// The samples of the streamed version: the faster of the two asynchronous orders.
@@ -134,21 +118,14 @@ fn mapped_row(
     p: &MappedPoint,
 ) -> MappedRow {
     let (bytes, streams) = (p.whole.bytes, r.run.params.streams);
-    let mapped_ms = p.mapped.median();
-    let streamed = streamed(p);
-    let streamed_ms = streamed.median();
+    let (mapped_ms, streamed_ms) = (p.mapped.median(), streamed(p).median());
     // The link's capacity both ways is the run's best, as for the mapped bound.
-    let streamed_bound = pipeline_stages([&p.whole, &p.chunked], streams, None, run).map(|parts| {
-        let parts = Stages {
-            both_ms: parts.both_ms.min(ms_at(2 * bytes, link.both_gbps)),
-            ..parts
-        };
-        pipeline::bound(parts, streams, p.iterations, r.run.device.copy_engines).held(
-            streamed_ms,
-            streamed.noise(),
-            stage_noise(&p.chunked),
-        )
-    });
+    let streamed_bound =
+        pipeline_stages([&p.whole, &p.chunked], streams, None, run).map(|mut parts| {
+            parts.both_ms = parts.both_ms.min(ms_at(2 * bytes, link.both_gbps));
+            let bound = pipeline::bound(parts, streams, p.iterations, r.run.device.copy_engines);
+            bound.held(streamed_ms, streamed(p).noise(), stage_noise(&p.chunked))
+        });
     let built_ms = (ms_at(bytes, link.htod_gbps))
         .max(ms_at(bytes, link.dtoh_gbps))
         .max(ms_at(2 * bytes, link.both_gbps));
@@ -228,10 +205,8 @@ impl Saved for MappedResult {
     experiment::saved_fields!(Params);
 
     fn stage_times(&self) -> Vec<&StageTimes> {
-        self.points
-            .iter()
-            .flat_map(|p| [&p.whole, &p.chunked])
-            .collect()
+        let points = self.points.iter();
+        points.flat_map(|p| [&p.whole, &p.chunked]).collect()
     }
 }
 
@@ -242,20 +217,27 @@ impl Experiment for Mapped {
     type Result = MappedResult;
     type Derived = MappedAnalysis;
 
-    /// Each time held against what bounds it at its size, from the same run: the mapped
-    /// kernel against the whole array copied in and out at once (a small copy's latency,
-    /// a large one's link rate), the streamed orders against their pipeline bound from
-    /// their chunks' copies and kernels timed alone.
+    /// Each time against its bound at its size, from the same run: the mapped kernel's, the
+    /// whole array copied both ways at once; the streamed orders', their pipeline bound
+    /// from their chunks' copies and kernels timed alone.
     fn rows(_r: &MappedResult, derived: &Self::Derived) -> Vec<MeasuredRow> {
         columns().measured_rows(&derived.rows)
     }
 
     fn derive(r: &MappedResult, _checks: &[TraceChecks]) -> MappedAnalysis {
         let run = own_link(r);
-        let link = link_rates(r, run);
-        let rows: Vec<MappedRow> = (r.points.iter())
-            .map(|p| mapped_row(r, run.as_ref(), &link, p))
-            .collect();
+        let all: Vec<CopyRates> = r.points.iter().map(|p| best_rates(&p.whole)).collect();
+        let best = |rate: fn(&CopyRates) -> f64| all.iter().map(rate).fold(f64::NAN, f64::max);
+        let run_best = |rate: fn(&LinkRates) -> f64| run.as_ref().map_or(f64::NAN, rate);
+        let link = CopyRates {
+            htod_gbps: best(|c| c.htod_gbps).max(run_best(|l| l.htod_gbps)),
+            dtoh_gbps: best(|c| c.dtoh_gbps).max(run_best(|l| l.dtoh_gbps)),
+            both_gbps: best(|c| c.both_gbps).max(run_best(|l| l.both_gbps)),
+            htod_shared_gbps: best(|c| c.htod_shared_gbps),
+            dtoh_shared_gbps: best(|c| c.dtoh_shared_gbps),
+        };
+        let row = |p| mapped_row(r, run.as_ref(), &link, p);
+        let rows: Vec<MappedRow> = r.points.iter().map(row).collect();
         let wins = |x: &&MappedRow| {
             let (m, s) = (&x.point.mapped, streamed(&x.point));
             m.median() < s.median() && beyond_noise(m.median(), m.noise(), s.median(), s.noise())
@@ -277,13 +259,8 @@ impl Experiment for Mapped {
     }
 
     fn figures(_r: &MappedResult, a: &Self::Derived) -> Vec<FigureModel> {
-        let mut chart = blank(
-            "mapped: zero-copy kernel against streamed copies".into(),
-            "floats",
-            "ms per iteration",
-            XAxis::Log,
-            YScale::Log,
-        );
+        let title = "mapped: zero-copy kernel against streamed copies".into();
+        let mut chart = blank(title, "floats", "ms per iteration", XAxis::Log, YScale::Log);
         type Y = fn(&MappedRow) -> f64;
         let series: [(&str, usize, bool, Y); 4] = [
             ("mapped (median)", 4, false, |r| r.point.mapped.median()),

@@ -83,9 +83,8 @@ pub fn tasks_per_stream(products: usize, streams: usize) -> usize {
 /// beside the Rust one where `cuda` ran. (The CSV is the wiki's layout: [`wiki_csv`].)
 fn columns(cuda: Option<&[MatmulPoint]>) -> Columns<'_, MatmulPoint> {
     let cpp = move |x: &MatmulPoint| {
-        (cuda?.iter())
-            .find(|y| y.streams == x.streams)
-            .map(|y| y.time.median())
+        let twin = cuda?.iter().find(|y| y.streams == x.streams);
+        twin.map(|y| y.time.median())
     };
     Columns::<MatmulPoint>::new()
         .text("streams", "streams", |x| x.streams.to_string())
@@ -147,13 +146,8 @@ impl Experiment for MatmulStreams {
     fn derive(r: &MatmulStreamsResult, _checks: &[TraceChecks]) -> Vec<MatmulPoint> {
         let products = r.run.params.max_streams;
         let time = |s: usize| {
-            Series::new(
-                r.trials_ms
-                    .iter()
-                    .filter_map(|t| t.get(s - 1))
-                    .copied()
-                    .collect(),
-            )
+            let column = r.trials_ms.iter().filter_map(|t| t.get(s - 1));
+            Series::new(column.copied().collect())
         };
         let one = time(1).as_ref().map(Series::median);
         (1..=products)
@@ -190,39 +184,33 @@ impl Experiment for MatmulStreams {
     /// tasks-per-stream model.
     fn figures(r: &MatmulStreamsResult, a: &Self::Derived) -> Vec<FigureModel> {
         let products = r.run.params.max_streams;
-        let mut chart = blank(
-            format!(
-                "matmul-streams: {products} products spread over 1..{products} streams (Rust kernels)"
-            ),
-            "streams",
-            "ms for all products",
-            XAxis::Categories(a.iter().map(|p| p.streams.to_string()).collect()),
-            YScale::Linear,
+        let title = format!(
+            "matmul-streams: {products} products spread over 1..{products} streams (Rust kernels)"
         );
-        let whiskers = (a.iter()).map(|p| (p.time.min(), p.time.summary.max));
-        chart.bars.push(bars(
-            "measured (median, whiskers min–max)",
-            PALETTE[0],
-            a.iter().map(|p| p.time.median()).collect(),
-            Some(whiskers.collect()),
-        ));
+        let streams = XAxis::Categories(a.iter().map(|p| p.streams.to_string()).collect());
+        let y = "ms for all products";
+        let mut chart = blank(title, "streams", y, streams, YScale::Linear);
+        let medians = a.iter().map(|p| p.time.median()).collect();
+        let whiskers = Some(
+            a.iter()
+                .map(|p| (p.time.min(), p.time.summary.max))
+                .collect(),
+        );
+        let measured = "measured (median, whiskers min–max)";
+        chart.bars = vec![bars(measured, PALETTE[0], medians, whiskers)];
         let model = (a.iter().enumerate()).map(|(i, p)| (i as f64, p.model_ms));
         let model_name = "model: tasks per stream × one product";
-        chart
-            .lines
-            .push(line(model_name, BOUND_COLOR, true, model.collect()));
+        chart.lines = vec![line(model_name, BOUND_COLOR, true, model.collect())];
         vec![FigureModel::chart("matmul-streams.svg".into(), chart)]
     }
 
     fn summary(r: &MatmulStreamsResult, a: &Self::Derived) -> Summary {
-        let noise: Vec<(String, f64)> = (a.iter())
-            .map(|p| (format!("{} streams", p.streams), p.time.noise()))
-            .collect();
+        let noise = (a.iter()).map(|p| (format!("{} streams", p.streams), p.time.noise()));
         Summary::of(&json!({
             "verified": r.run.verification.passed,
             "ms_by_streams": a.iter().map(|p| p.time.median()).collect::<Vec<_>>(),
             "speedup_max_streams": a.last().map_or(f64::NAN, |p| p.speedup),
-            "above_noise_target": stats::above_noise_target(&noise),
+            "above_noise_target": stats::above_noise_target(&noise.collect::<Vec<_>>()),
         }))
     }
 
