@@ -318,8 +318,8 @@ impl<E: Experiment> Analyzed<E> {
         (&self.result, &self.derived)
     }
 
-    /// The section of its experiment ([`Section::new`]): its title, what it measures and
-    /// its notes from its words; the CUDA C++ note where the twins' result `cuda` is there;
+    /// The section of its experiment ([`Section::new`]): its title, what it measures, its
+    /// verdict where its words have one and its notes from its words; the CUDA C++ note where the twins' result `cuda` is there;
     /// its figures and its traced timelines.
     pub fn section(&self, cuda: Option<&Analyzed<E>>) -> Result<Section, ReportError> {
         let (r, a) = self.with();
@@ -332,6 +332,7 @@ impl<E: Experiment> Analyzed<E> {
             r.provenance(),
             r.verification(),
         );
+        section.verdict = words.part("verdict");
         section.notes.extend(words.notes);
         let twins = cuda_note(cuda.map(|c| c.result.provenance()));
         section.notes.extend(twins);
