@@ -180,6 +180,12 @@ impl Csv {
         }
     }
 
+    /// `<stem>-<suffix>.csv`.
+    pub fn extra(suffix: &'static str, contents: String) -> Csv {
+        let suffix = Some(suffix);
+        Csv { suffix, contents }
+    }
+
     /// Its file name for experiment `name` measured with `set`.
     pub fn file(&self, name: &str, set: KernelSet) -> String {
         let suffix = self.suffix.map_or(String::new(), |s| format!("-{s}"));
