@@ -182,6 +182,12 @@ impl Csv {
         }
     }
 
+    /// `<stem>-<suffix>.csv`.
+    pub fn extra(suffix: &'static str, contents: String) -> Csv {
+        let suffix = Some(suffix);
+        Csv { suffix, contents }
+    }
+
     /// Its file name for experiment `name` measured with `set`.
     pub fn file(&self, name: &str, set: KernelSet) -> String {
         let suffix = self.suffix.map_or(String::new(), |s| format!("-{s}"));
@@ -320,13 +326,15 @@ impl<E: Experiment> Analyzed<E> {
         (&self.result, &self.derived)
     }
 
-    /// The section of its experiment: its title, what it measures and its notes from its
-    /// words, after the machine's notes; the CUDA C++ note where the twins' result `cuda`
-    /// is there; its parameters, verification, figures and traced timelines.
+    /// The section of its experiment: its title, what it measures, its verdict where its
+    /// words have one and its notes from its words, after the machine's notes; the CUDA
+    /// C++ note where the twins' result `cuda` is there; its parameters, verification,
+    /// figures and traced timelines.
     pub fn section(&self, cuda: Option<&Analyzed<E>>) -> Result<Section, ReportError> {
         let (r, a) = self.with();
         let words = self.words.clone().map_err(ReportError::Invalid)?;
         let (p, v) = (r.provenance(), r.verification());
+        let verdict = words.part("verdict");
         let mut notes = machine_notes(p);
         notes.extend(words.notes);
         notes.extend(cuda_note(cuda.map(|c| c.result.provenance())));
@@ -334,7 +342,7 @@ impl<E: Experiment> Analyzed<E> {
             id: E::NAME.to_owned(),
             title: words.title,
             about: words.about,
-            verdict: None,
+            verdict,
             parameters: parameters(r.params()),
             notes,
             complete: p.complete,

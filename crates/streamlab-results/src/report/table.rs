@@ -132,6 +132,23 @@ impl<'a, R: 'a> Columns<'a, R> {
         self.valued(heading, name, value, move |v| num(v, shown), save)
     }
 
+    /// A value a row may lack, as `value` gives it (its number and its text): the text in
+    /// the tables, the number to four decimals in the CSV; "–" and empty without one.
+    pub fn optional(
+        self,
+        (heading, name): (impl Into<Text>, impl Into<Text>),
+        value: impl Fn(&R) -> Option<(f64, String)> + 'a,
+    ) -> Self {
+        let value = Rc::new(value);
+        let raw = value.clone();
+        self.both(
+            heading,
+            move |x| value(x).map_or("–".into(), |(_, shown)| shown),
+            name,
+            move |x| raw(x).map_or(String::new(), |(v, _)| format!("{v:.4}")),
+        )
+    }
+
     /// A value a row, shown by `show` in the tables and by `save` in the CSV.
     fn valued(
         self,
@@ -390,17 +407,21 @@ mod tests {
             .show("flag", |r| {
                 (if r.ms > 2.0 { "slow" } else { "" }).to_owned()
             })
+            .optional(("over 2", "over_2_ms"), |r| {
+                (r.ms > 2.0).then(|| (r.ms - 2.0, format!("{} ms", r.ms - 2.0)))
+            })
     }
 
     #[test]
     fn one_declaration_gives_the_table_and_the_csv() {
         let rows = [("a", 1.0), ("long", 12.5)].map(|(name, ms)| Row { name, ms });
         let t = columns().table(Some("cap".into()), &rows);
-        assert_eq!(t.header, ["case", "ms", "flag"]);
-        assert_eq!(t.rows[1], ["long", "12.50", "slow"]);
-        let csv = "case,median_ms\na,1.00000\nlong,12.50000\n";
+        assert_eq!(t.header, ["case", "ms", "flag", "over 2"]);
+        assert_eq!(t.rows[0][3], "–");
+        assert_eq!(t.rows[1], ["long", "12.50", "slow", "10.5 ms"]);
+        let csv = "case,median_ms,over_2_ms\na,1.00000,\nlong,12.50000,10.5000\n";
         assert_eq!(columns().csv(&rows), csv);
-        let text = "cap\ncase     ms  flag\na      1.00\nlong  12.50  slow\n";
+        let text = "cap\ncase     ms  flag   over 2\na      1.00              –\nlong  12.50  slow  10.5 ms\n";
         assert_eq!(t.text(), text);
     }
 }

@@ -360,10 +360,7 @@ impl Experiment for AllreduceOverlap {
     fn csv(_r: &AllreduceOverlapResult, a: &AllreduceAnalysis) -> Vec<Csv> {
         vec![
             Csv::main(overlap_columns().csv(&a.overlap)),
-            Csv {
-                suffix: Some("alone"),
-                contents: reduce_columns().csv(&a.reduce),
-            },
+            Csv::extra("alone", reduce_columns().csv(&a.reduce)),
         ]
     }
 

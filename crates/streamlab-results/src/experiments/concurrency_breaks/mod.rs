@@ -271,14 +271,10 @@ impl Experiment for ConcurrencyBreaks {
     }
 
     fn csv(_r: &ConcurrencyBreaksResult, derived: &Self::Derived) -> Vec<Csv> {
-        let mut files = vec![Csv::main(columns(None).csv(&derived.rows))];
-        if !derived.remedies.is_empty() {
-            files.push(Csv {
-                suffix: Some("remedies"),
-                contents: remedy_columns(derived).csv(&derived.remedies),
-            });
-        }
-        files
+        let remedies = remedy_columns(derived).csv(&derived.remedies);
+        let remedies = (!derived.remedies.is_empty()).then(|| Csv::extra("remedies", remedies));
+        let main = Csv::main(columns(None).csv(&derived.rows));
+        std::iter::once(main).chain(remedies).collect()
     }
 
     /// Besides the calibration and the staging probe, each case by its name in the
@@ -398,18 +394,6 @@ fn cost<'a, R: 'a>(
     c.both(heading, cell, name, move |x| format!("{:.4}", cost(x).0))
 }
 
-/// A time a traced row may lack: "–" in the tables, empty in the CSV without one.
-fn traced_ms<'a>(
-    c: Columns<'a, BreakRow>,
-    (heading, name): (&'static str, &'static str),
-    ms: fn(&BreakRow) -> Option<f64>,
-) -> Columns<'a, BreakRow> {
-    let cell = move |x: &BreakRow| ms(x).map_or("–".into(), |v| num(v, 4));
-    c.both(heading, cell, name, move |x| {
-        ms(x).map_or(String::new(), |v| format!("{v:.4}"))
-    })
-}
-
 /// The one declaration of the table, the CSV and the measured rows: a row per case, over
 /// the link, the staged copy's held against `staged_model`.
 fn columns<'a>(staged_model: Option<f64>) -> Columns<'a, BreakRow> {
@@ -435,9 +419,10 @@ fn columns<'a>(staged_model: Option<f64>) -> Columns<'a, BreakRow> {
         .number("over clean", "over_clean", (3, 4), |x| x.over_clean);
     let c = cost(c, ("cost ms", "cost_ms"), |x| (x.cost_ms, x.verdict));
     let lost = ("copy–kernel overlap lost ms (traced)", "overlap_lost_ms");
-    let c = traced_ms(c, lost, |x| x.overlap_lost_ms);
     let both = ("both-ways lost ms (traced)", "both_ways_lost_ms");
-    traced_ms(c, both, |x| x.both_ways_lost_ms)
+    let ms = |v: f64| (v, num(v, 4));
+    c.optional(lost, move |x| x.overlap_lost_ms.map(ms))
+        .optional(both, move |x| x.both_ways_lost_ms.map(ms))
         .text("detected", "detected", |x| match x.detected.as_slice() {
             [] => "none".into(),
             k => k.iter().map(|k| k.label()).collect::<Vec<_>>().join(", "),

@@ -441,7 +441,7 @@ fn columns(cuda: Option<&MemcpyAnalysis>) -> Columns<'_, MemcpyRow> {
         .show("Efficiency", |x| num(x.efficiency, 3))
         .then(cuda.is_some(), |c| {
             c.show("C++ Concurrent", move |x| {
-                cpp(x).map_or("–".into(), |v| num(v, 2))
+                num(cpp(x).unwrap_or(f64::NAN), 2)
             })
         })
         .both(

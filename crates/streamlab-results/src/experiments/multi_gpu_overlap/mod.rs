@@ -182,16 +182,6 @@ impl Experiment for MultiGpuOverlap {
         figures(r, a)
     }
 
-    /// Its section, with the verdict its words give.
-    fn section(
-        rust: &Analyzed<Self>,
-        cuda: Option<&Analyzed<Self>>,
-    ) -> Result<Section, ReportError> {
-        let mut sec = rust.section(cuda)?;
-        sec.verdict = rust.words.as_ref().ok().and_then(|w| w.part("verdict"));
-        Ok(sec)
-    }
-
     fn summary(r: &MultiGpuOverlapResult, a: &Self::Derived) -> Summary {
         let gpus = r.gpus.len();
         let headline = json!({
@@ -435,7 +425,7 @@ fn against_bounds(x: &MultiGpuAnalysis) -> String {
 /// The table of each GPU's share against its own pipeline bound.
 fn gpu_columns<'a>() -> Columns<'a, GpuBound> {
     let stage = |pick: fn(&Stages) -> f64| {
-        move |x: &GpuBound| x.stages.as_ref().map_or("–".into(), |s| num(pick(s), 4))
+        move |x: &GpuBound| num(x.stages.as_ref().map_or(f64::NAN, pick), 4)
     };
     Columns::new()
         .show("GPU", |x: &GpuBound| x.ordinal.to_string())
@@ -445,9 +435,7 @@ fn gpu_columns<'a>() -> Columns<'a, GpuBound> {
         .show("kernels (ms)", stage(|s| s.kernel_ms))
         .show("DtoH (ms)", stage(|s| s.dtoh_ms))
         .show("both ways (ms)", stage(|s| s.both_ms))
-        .show("bound (ms)", |x| {
-            x.bound.map_or("–".into(), |b| num(b.ms, 4))
-        })
+        .show("bound (ms)", |x| num(x.bound.map_or(f64::NAN, |b| b.ms), 4))
         .show("limited by", |x| {
             x.bound
                 .map_or("no elements".into(), |b| b.limiter.label().into())

@@ -275,10 +275,8 @@ impl Experiment for PeerCopy {
     }
 
     fn csv(_r: &PeerCopyResult, derived: &Self::Derived) -> Vec<Csv> {
-        let local = (!derived.local.is_empty()).then(|| Csv {
-            suffix: Some("local"),
-            contents: local_columns().csv(&derived.local),
-        });
+        let local = (!derived.local.is_empty())
+            .then(|| Csv::extra("local", local_columns().csv(&derived.local)));
         let sweep = Csv::main(sweep_columns().csv(&derived.rows));
         std::iter::once(sweep).chain(local).collect()
     }
