@@ -104,10 +104,8 @@ fn columns(cuda: Option<&[MatmulPoint]>) -> Columns<'_, MatmulPoint> {
         })
         .number("model", "model_ms", (3, 4), |x| x.model_ms)
         .then(cuda.is_some(), |c| {
-            c.show("C++ median", move |x| {
-                cpp(x).map_or("–".into(), |v| num(v, 3))
-            })
-            .show("Rust / C++", move |x| ratio(x.time.median(), cpp(x)))
+            c.show("C++ median", move |x| num(cpp(x).unwrap_or(f64::NAN), 3))
+                .show("Rust / C++", move |x| ratio(x.time.median(), cpp(x)))
         })
 }
 
@@ -173,10 +171,7 @@ impl Experiment for MatmulStreams {
     fn csv(r: &MatmulStreamsResult, derived: &Self::Derived) -> Vec<Csv> {
         vec![
             Csv::main(wiki_csv(r)),
-            Csv {
-                suffix: Some("medians"),
-                contents: columns(None).csv(derived),
-            },
+            Csv::extra("medians", columns(None).csv(derived)),
         ]
     }
 

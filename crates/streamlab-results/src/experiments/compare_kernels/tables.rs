@@ -286,10 +286,7 @@ pub fn csv(c: &KernelComparison, a: &ComparisonAnalysis) -> Vec<Csv> {
     let mut files = vec![Csv::main(columns(c).csv(&a.cases))];
     let spellings = spelling_rows(&a.cases);
     if !spellings.is_empty() {
-        files.push(Csv {
-            suffix: Some("spellings"),
-            contents: spelling_columns().csv(&spellings),
-        });
+        files.push(Csv::extra("spellings", spelling_columns().csv(&spellings)));
     }
     files
 }

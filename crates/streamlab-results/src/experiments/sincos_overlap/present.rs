@@ -17,7 +17,7 @@ pub(super) fn columns(
     let cpp = move |x: &SincosConfig| {
         (cuda?.configs.iter()).find(|y| y.variant == x.variant && y.streams == x.streams)
     };
-    let columns = Columns::<SincosConfig>::new()
+    Columns::<SincosConfig>::new()
         .text("variant", "variant", |x| x.variant.label().into())
         .text("streams", "streams", |x| x.streams.to_string())
         // "seq", or its order and streams.
@@ -47,63 +47,50 @@ pub(super) fn columns(
             })
         })
         .then(hosts, |c| {
-            let c = optional(c, ("C++ host", "cpp_host_ms"), |x| {
+            let shown = |r: Ratio| (r.ratio, plus_minus(r.ratio, r.noise, 3));
+            c.optional(("C++ host", "cpp_host_ms"), |x| {
                 (x.point.cpp_host.as_ref())
                     .map(|s| (s.median(), plus_minus(s.median(), s.noise(), 4)))
-            });
-            let shown = |r: Ratio| (r.ratio, plus_minus(r.ratio, r.noise, 3));
-            let names = ("Rust host / C++ host", "rust_host_over_cpp_host");
-            let c = optional(c, names, move |x| x.rust_host_over_cpp_host.map(shown));
-            let names = ("traced rounds / untraced", "traced_over_untraced");
-            optional(c, names, move |x| x.traced_over_untraced.map(shown))
+            })
+            .optional(
+                ("Rust host / C++ host", "rust_host_over_cpp_host"),
+                move |x| x.rust_host_over_cpp_host.map(shown),
+            )
+            .optional(
+                ("traced rounds / untraced", "traced_over_untraced"),
+                move |x| x.traced_over_untraced.map(shown),
+            )
         })
         .number("bound", "bound_ms", (4, 4), |x| x.bound.ms)
         .show("limited by", |x| x.bound.limiter.label().into())
-        .number("efficiency", "efficiency", (3, 4), |x| x.efficiency);
-    let names = ("busiest bound (traced)", "busiest_bound_ms");
-    let columns = optional(columns, names, |x| {
-        let b = x.busiest_bound?;
-        let shown = plus_minus(b.ms, b.noise, 4);
-        Some((b.ms, format!("{shown} ({})", b.resource.label())))
-    });
-    optional(columns, ("measured / busiest", "over_busiest"), |x| {
-        (x.busiest_bound).map(|b| (b.timed_over_bound, num(b.timed_over_bound, 3)))
-    })
-    .both(
-        "against its bounds",
-        |x| {
-            // A row under its busiest bound has one.
-            let traced = (x.busiest_bound.zip(x.under_busiest_bound))
-                .map(|(b, u)| format!("traced: {} (bound's noise {})", u.label(), noise(b.noise)));
-            pipeline::bound_cell([x.bound.mark(), traced.unwrap_or_default()])
-        },
-        "beyond_bound",
-        |x| x.bound.lowered().to_string(),
-    )
-    .raw("under_bound", |x| under_csv(x.bound.under))
-    .raw("under_busiest_bound", |x| under_csv(x.under_busiest_bound))
+        .number("efficiency", "efficiency", (3, 4), |x| x.efficiency)
+        .optional(("busiest bound (traced)", "busiest_bound_ms"), |x| {
+            let b = x.busiest_bound?;
+            let shown = plus_minus(b.ms, b.noise, 4);
+            Some((b.ms, format!("{shown} ({})", b.resource.label())))
+        })
+        .optional(("measured / busiest", "over_busiest"), |x| {
+            (x.busiest_bound).map(|b| (b.timed_over_bound, num(b.timed_over_bound, 3)))
+        })
+        .both(
+            "against its bounds",
+            |x| {
+                // A row under its busiest bound has one.
+                let traced = (x.busiest_bound.zip(x.under_busiest_bound)).map(|(b, u)| {
+                    format!("traced: {} (bound's noise {})", u.label(), noise(b.noise))
+                });
+                pipeline::bound_cell([x.bound.mark(), traced.unwrap_or_default()])
+            },
+            "beyond_bound",
+            |x| x.bound.lowered().to_string(),
+        )
+        .raw("under_bound", |x| under_csv(x.bound.under))
+        .raw("under_busiest_bound", |x| under_csv(x.under_busiest_bound))
 }
 
 /// "1.2345 ± 0.8%": `value` to `decimals` decimals, with its relative noise.
 fn plus_minus(value: f64, relative: f64, decimals: usize) -> String {
     format!("{} ± {}", num(value, decimals), noise(relative))
-}
-
-/// A column of a value a configuration may lack: the text of `value` in the tables ("–"
-/// without one), its number to four decimals in the CSV (empty without one).
-fn optional<'a>(
-    columns: Columns<'a, SincosConfig>,
-    (heading, name): (&'static str, &'static str),
-    value: impl Fn(&SincosConfig) -> Option<(f64, String)> + 'a,
-) -> Columns<'a, SincosConfig> {
-    let value = std::rc::Rc::new(value);
-    let raw = value.clone();
-    columns.both(
-        heading,
-        move |x| value(x).map_or("–".into(), |(_, shown)| shown),
-        name,
-        move |x| raw(x).map_or(String::new(), |(v, _)| format!("{v:.4}")),
-    )
 }
 
 /// sincos-overlap: time per iteration of every configuration (median bars, whiskers
