@@ -133,7 +133,7 @@ mod tests {
             }
             assert_eq!(next, elements);
         }
-        assert_eq!(over_gpus(1, 3, 4)[2].parts, [0..1]);
+        assert_eq!(over_gpus(1, 3, 4)[2].parts, vec![0..1]);
     }
 
     #[test]

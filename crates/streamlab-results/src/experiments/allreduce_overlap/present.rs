@@ -103,7 +103,13 @@ pub(super) fn overlap_columns<'a>() -> Columns<'a, OverlapRow> {
         })
         .both(
             "loops outlasted",
-            |x| String::from(x.short_loops.then_some("no: estimate low").unwrap_or("yes")),
+            |x| {
+                String::from(if x.short_loops {
+                    "no: estimate low"
+                } else {
+                    "yes"
+                })
+            },
             "short_loops",
             |x| x.short_loops.to_string(),
         )

@@ -256,7 +256,8 @@ impl Experiment for MemcpyKernel {
         let rows: Vec<_> = (a.rows.iter())
             .filter(|x| x.streams == a.headline_streams)
             .collect();
-        let series: [(&str, _, bool, fn(&MemcpyKernelRow) -> &Series); 5] = [
+        type Stage = fn(&MemcpyKernelRow) -> &Series;
+        let series: [(&str, _, bool, Stage); 5] = [
             ("HtoD", PALETTE[0], false, |r| &r.htod),
             ("kernel", PALETTE[2], false, |r| &r.kernel),
             // Dashed, so that HtoD shows where the two copies take the same time.
