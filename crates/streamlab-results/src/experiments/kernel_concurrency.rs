@@ -158,9 +158,7 @@ fn columns<'a>() -> Columns<'a, ConcurrencyRow> {
         .number("waves", "measured_waves", (2, 3), |x| x.measured_waves)
         .show("model", |x| num(x.expected_concurrent_ms, 3))
         .number("bound", "bound_ms", (3, 4), |x| x.bound_ms)
-        .show("matches model", |x| {
-            (if x.matches_model { "yes" } else { "no" }).into()
-        })
+        .show("matches model", |x| yes_no(x.matches_model).into())
         .show("against its bound", |x| {
             crate::derived::pipeline::bound_cell(x.under.map(|u| u.label().to_owned()))
         })

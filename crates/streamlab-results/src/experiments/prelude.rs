@@ -13,7 +13,7 @@ pub use crate::report::ReportError;
 pub use crate::report::chart::{BOUND_COLOR, Level, PALETTE, SEQUENTIAL_COLOR, XAxis, YScale};
 pub use crate::report::figures::{FigureModel, bars, blank, line, points};
 pub use crate::report::section::Section;
-pub use crate::report::table::{Columns, Table, faster, noise, num, times};
+pub use crate::report::table::{Columns, Table, faster, noise, num, times, yes_no};
 pub use crate::saved::timeline::{CopyRates, Timeline};
 pub use crate::saved::{
     IssueOrder, KernelForm, KernelSet, LinkRates, MAX_STREAMS, RunRecord, StageTimes, UsageError,

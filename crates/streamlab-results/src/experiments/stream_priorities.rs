@@ -137,7 +137,7 @@ fn columns<'a>() -> Columns<'a, WayRow> {
     Columns::new()
         .text("work", "work", |x: &WayRow| x.work.label().into())
         .text("priorities", "prioritized", |x| {
-            (if x.prioritized { "yes" } else { "no" }).into()
+            yes_no(x.prioritized).into()
         })
         .number("probes", "probes", (0, 0), |x| {
             x.waits.as_ref().map_or(0.0, |s| s.summary.count as f64)

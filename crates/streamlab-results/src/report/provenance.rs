@@ -93,7 +93,7 @@ pub fn gib(bytes: u64) -> f64 {
 pub fn device(info: &DeviceInfo) -> String {
     let (major, minor) = info.compute_capability;
     let (name, sms, engines) = (&info.name, info.sm_count, info.copy_engines);
-    let concurrent = if info.concurrent_kernels { "yes" } else { "no" };
+    let concurrent = crate::report::table::yes_no(info.concurrent_kernels);
     let (gib, cuda) = (gib(info.total_memory_bytes), &info.driver_cuda_version);
     let link = (info.pcie_link.as_ref()).map_or(String::new(), |l| format!(", {l}"));
     format!(

@@ -357,6 +357,11 @@ pub fn noise(x: f64) -> String {
     finite(x, |x| format!("{:.1}%", 100.0 * x))
 }
 
+/// "yes" or "no".
+pub fn yes_no(yes: bool) -> &'static str {
+    if yes { "yes" } else { "no" }
+}
+
 /// The flag of a row that beat the bound built from the measured rates, as a cell.
 pub fn flag(beyond: bool) -> String {
     let flag = "beat its bound as built: bound lowered to the row";

@@ -150,10 +150,7 @@ fn sweep_columns<'a>() -> Columns<'a, SweepRatio> {
                 format!("≤ {at:.2}, worst ≤ {worst:.2}")
             })
         })
-        .show("met", |s| {
-            let met = s.within_targets.map(|met| if met { "yes" } else { "no" });
-            met.unwrap_or("–").into()
-        })
+        .show("met", |s| s.within_targets.map_or("–", yes_no).into())
 }
 
 /// The safety table: one row per safe case.

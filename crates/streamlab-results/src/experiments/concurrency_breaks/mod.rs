@@ -447,10 +447,8 @@ fn remedy_columns(a: &BreaksAnalysis) -> Columns<'_, RemedyRow> {
         (row(x.remedy).cost_ms, row(x.remedy).verdict)
     })
     .number("remedy over break", "over_break", (3, 4), |x| x.over_break)
-    .show("as clean", move |x| {
-        ["no", "yes"][usize::from(row(x.remedy).as_clean())].into()
-    })
+    .show("as clean", move |x| yes_no(row(x.remedy).as_clean()).into())
     .show("within noise", move |x| {
-        ["no", "yes"][usize::from(row(x.remedy).within_noise)].into()
+        yes_no(row(x.remedy).within_noise).into()
     })
 }

@@ -9,7 +9,7 @@ use crate::saved::links::Joined;
 
 /// A size in bytes, e.g. "4 KiB", "1 GiB".
 pub(super) fn size(bytes: u64) -> String {
-    let scale = (bytes.ilog2() / 10).min(3);
+    let scale = (bytes.checked_ilog2().unwrap_or(0) / 10).min(3);
     let unit = ["B", "KiB", "MiB", "GiB"][scale as usize];
     format!("{} {unit}", bytes >> (10 * scale))
 }
@@ -118,9 +118,7 @@ pub(super) fn matrix_columns<'a>() -> Columns<'a, PairRow> {
         .show("pair", |x: &PairRow| {
             pair_label(x.largest.src, x.largest.dst)
         })
-        .show("peer access", |x| {
-            if x.peer_access { "yes" } else { "no" }.to_owned()
-        });
+        .show("peer access", |x| yes_no(x.peer_access).into());
     rate_columns(columns, |x| &x.largest)
         .show("latency off (µs)", |x| num(x.latency_staged_us, 1))
         .show("latency on (µs)", |x| num(x.latency_peer_us, 1))

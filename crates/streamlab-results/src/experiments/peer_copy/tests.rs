@@ -97,6 +97,7 @@ fn devices_are_checked_and_the_rates_come_from_the_medians_held_against_the_link
     assert!(given(&[0, 1]).validate().is_ok());
     assert_eq!(size(4096), "4 KiB");
     assert_eq!(size(1 << 30), "1 GiB");
+    assert_eq!(size(0), "0 B");
     assert_eq!(span((377.04, 384.5), 1, 1.0), "377.0–384.5");
     let both_80 = "both ends read 80%";
     assert_eq!(span((0.8012, 0.8049), 0, 100.0), "80", "{both_80}");
