@@ -276,9 +276,14 @@ mod tests {
         let t = two_gpus();
         let g = gantt(&t, &[]);
         let labels: Vec<String> = g.tracks.iter().map(|t| t.label()).collect();
-        let rows = ["stream 1", "stream 2", "HtoD copy engine", "SMs"];
-        let rows = rows.into_iter().chain(["DtoH copy engine"]);
-        let each_gpus = (0..2).flat_map(|gpu| rows.clone().map(move |r| format!("GPU {gpu} {r}")));
+        let rows = [
+            "stream 1",
+            "stream 2",
+            "HtoD copy engine",
+            "SMs",
+            "DtoH copy engine",
+        ];
+        let each_gpus = (0..2).flat_map(|gpu| rows.map(|r| format!("GPU {gpu} {r}")));
         assert_eq!(labels, each_gpus.collect::<Vec<_>>());
         // Each GPU's copies land on its own engine's row, none on the other's.
         let on = |track: Track| (g.bars.iter()).filter(move |b| b.track == track && !b.queued);
